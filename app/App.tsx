@@ -1,0 +1,57 @@
+/**
+ * The app shell: a skip link, the navigation the product grows into, and the current view.
+ * Only views that work are listed; routing is the URL hash (`#/system`).
+ */
+import { useEffect, useState } from 'react';
+import { SystemView } from './views/SystemView';
+
+interface ViewDef {
+  id: string;
+  title: string;
+  render: () => React.ReactNode;
+}
+
+const VIEWS: ViewDef[] = [{ id: 'system', title: 'System', render: () => <SystemView /> }];
+
+function currentViewId(): string {
+  const id = window.location.hash.replace(/^#\/?/, '');
+  return VIEWS.some((v) => v.id === id) ? id : VIEWS[0].id;
+}
+
+export function App() {
+  const [viewId, setViewId] = useState(currentViewId);
+  useEffect(() => {
+    const onHash = () => setViewId(currentViewId());
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+  const view = VIEWS.find((v) => v.id === viewId) ?? VIEWS[0];
+  useEffect(() => {
+    document.title = `${view.title} · Dewpoint`;
+  }, [view]);
+
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <span className="brand">Dewpoint</span>
+        <nav aria-label="Views">
+          <ul>
+            {VIEWS.map((v) => (
+              <li key={v.id}>
+                <a href={`#/${v.id}`} aria-current={v.id === view.id ? 'page' : undefined}>
+                  {v.title}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {view.render()}
+      </main>
+    </div>
+  );
+}

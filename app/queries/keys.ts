@@ -1,0 +1,4 @@
+/** Query keys for every worker read, from one factory. */
+export const keys = {
+  backend: () => ['backend'] as const,
+};

@@ -1,0 +1,43 @@
+/**
+ * `dewpoint bench <name> [--json] [--runs N]` / `npm run bench -- <name>`: prints a table, or one
+ * JSON object with `--json`. Ratios are always between variants measured in the same run: timings
+ * on a software adapter drift up to 2× between runs.
+ */
+import { benchMatmul } from './matmul';
+
+export interface BenchArgs {
+  json: boolean;
+  runs: number | null;
+}
+
+export const BENCHES: Record<string, (args: BenchArgs) => Promise<{ table: string; json: unknown }>> = {
+  matmul: benchMatmul,
+};
+
+export async function runBench(argv: string[]): Promise<number> {
+  const [name, ...flags] = argv;
+  const args: BenchArgs = { json: false, runs: null };
+  for (let i = 0; i < flags.length; i++) {
+    const f = flags[i];
+    if (f === '--json') args.json = true;
+    else if (f === '--runs') {
+      const n = Number(flags[++i]);
+      if (!Number.isInteger(n) || n < 1 || n > 100) {
+        process.stderr.write(`dewpoint bench: --runs must be an integer in 1..100, got '${flags[i]}'\n`);
+        return 2;
+      }
+      args.runs = n;
+    } else {
+      process.stderr.write(`dewpoint bench: unknown flag '${f}'; allowed: --json, --runs N\n`);
+      return 2;
+    }
+  }
+  const bench = name ? BENCHES[name] : undefined;
+  if (!bench) {
+    process.stderr.write(`dewpoint bench: ${name ? `unknown bench '${name}'` : 'missing bench name'}; allowed: ${Object.keys(BENCHES).join(', ')}\n`);
+    return 2;
+  }
+  const { table, json } = await bench(args);
+  process.stdout.write(args.json ? `${JSON.stringify(json)}\n` : table);
+  return 0;
+}

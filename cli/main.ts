@@ -1,0 +1,38 @@
+/**
+ * `dewpoint <command>`: the Node entry point (run as `npx dewpoint`, or `npm run bench -- <name>`).
+ * Returns the process exit code; usage errors name the command and the allowed values.
+ */
+import { nodeGpu, configureVulkanIcd } from '../kernels/common/node-gpu';
+import { selectBackend } from '../kernels/backends/select';
+import { BENCHES, runBench } from './bench/index';
+
+const USAGE = `usage: dewpoint <command>
+
+commands:
+  info                         backend info (adapter, limits, features) as JSON
+  bench <name> [--json]        benchmarks; names: ${Object.keys(BENCHES).join(', ')}
+    --runs N                   timed runs per measurement (median), default depends on the bench
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'info': {
+      const icd = configureVulkanIcd();
+      const selected = await selectBackend(await nodeGpu(), 'auto');
+      if (!selected.ok) throw new Error(selected.reason);
+      console.log(JSON.stringify({ ...selected.info, vulkanIcd: icd }, null, 2));
+      return 0;
+    }
+    case 'bench':
+      return runBench(rest);
+    case undefined:
+    case '-h':
+    case '--help':
+      process.stdout.write(USAGE);
+      return command === undefined ? 1 : 0;
+    default:
+      process.stderr.write(`dewpoint: unknown command '${command}'; allowed: info, bench\n\n${USAGE}`);
+      return 2;
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * Named GPU errors. Only `name`, `message` and `stack` survive comlink, so the app switches on
+ * `name`; every name here is also listed in `worker/protocol.ts` (ERROR_NAMES), which a test checks.
+ */
+
+export type GpuErrorName =
+  | 'GpuUnavailable'
+  | 'GpuDeviceLost'
+  | 'GpuValidationError'
+  | 'GpuOutOfMemory'
+  | 'ShaderCompileError';
+
+export const GPU_ERROR_NAMES: readonly GpuErrorName[] = [
+  'GpuUnavailable',
+  'GpuDeviceLost',
+  'GpuValidationError',
+  'GpuOutOfMemory',
+  'ShaderCompileError',
+];
+
+export class GpuError extends Error {
+  override readonly name: GpuErrorName;
+  constructor(name: GpuErrorName, message: string) {
+    super(message);
+    this.name = name;
+  }
+}

@@ -1,0 +1,7 @@
+/** Matmul operand layouts used by the training step: A·B, A·Bᵀ, Aᵀ·B. */
+export type MatmulLayout = 'nn' | 'nt' | 'tn';
+
+/** Kernel choice: `auto` picks by problem size (see matmul.ts). */
+export type MatmulVariant = 'auto' | 'naive' | 'tiled';
+
+export const MATMUL_LAYOUTS: readonly MatmulLayout[] = ['nn', 'nt', 'tn'];

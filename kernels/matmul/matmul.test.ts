@@ -1,0 +1,76 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { randomArray } from '../common/random';
+import { createTensor, uploadTensor } from '../common/tensor';
+import { testGpuOps } from '../common/node-test-gpu';
+import { expectClose } from '../testing/expect-close';
+import type { MatmulLayout } from './layout';
+import { MATMUL_LAYOUTS } from './layout';
+import { matmul, matmulNaive, matmulTiled } from './matmul';
+import { matmulRef } from './matmul.ref';
+
+const gpu = await testGpuOps();
+
+// Float32 accumulation on the GPU against float64 accumulation in the reference: the error grows
+// with K, so atol scales with it.
+const tol = (K: number) => ({ atol: 2e-6 * Math.max(K, 1), rtol: 1e-5 });
+
+const SHAPES: [number, number, number][] = [
+  [1, 1, 1],
+  [17, 33, 5],
+  [65, 17, 130], // one past the 64-tile in M, two past in N
+  [64, 64, 64],
+  [3, 4099, 7], // large K, odd everything
+  [130, 257, 66],
+];
+
+describe.runIf(gpu)('matmul on WebGPU vs matmulRef', () => {
+  afterAll(() => gpu?.ctx.device.destroy());
+
+  async function check(kernel: typeof matmulNaive, M: number, K: number, N: number, layout: MatmulLayout, accumulate: boolean, lo = -1, hi = 1) {
+    const ops = gpu!;
+    const seed = M * 7919 + K * 131 + N;
+    const a = randomArray(M * K, seed, lo, hi);
+    const b = randomArray(K * N, seed + 1, lo, hi);
+    const init = randomArray(M * N, seed + 2);
+    const ta = createTensor(ops.ctx, 'a', a.length);
+    const tb = createTensor(ops.ctx, 'b', b.length);
+    const tout = createTensor(ops.ctx, 'out', M * N);
+    uploadTensor(ops.ctx, ta, a);
+    uploadTensor(ops.ctx, tb, b);
+    uploadTensor(ops.ctx, tout, init);
+    kernel(ops.rt, tout, ta, tb, M, K, N, layout, accumulate);
+    const got = await ops.rt.read(tout);
+    const want = init.slice();
+    matmulRef(want, a, b, M, K, N, layout, accumulate);
+    const scale = Math.max(Math.abs(lo), Math.abs(hi)) ** 2;
+    const t = tol(K);
+    expectClose(got, want, { atol: t.atol * scale, rtol: t.rtol, label: `${kernel.name} ${layout} ${M}x${K}x${N}${accumulate ? ' +=' : ''}` });
+    for (const x of [ta, tb, tout]) x.buffer.destroy();
+  }
+
+  for (const kernel of [matmulNaive, matmulTiled]) {
+    for (const layout of MATMUL_LAYOUTS) {
+      it(`${kernel.name} ${layout} on odd shapes`, async () => {
+        for (const [M, K, N] of SHAPES) await check(kernel, M, K, N, layout, false);
+      });
+    }
+    it(`${kernel.name} accumulates (+=) in every layout`, async () => {
+      for (const layout of MATMUL_LAYOUTS) await check(kernel, 33, 20, 70, layout, true);
+    });
+    it(`${kernel.name} keeps relative accuracy on large-magnitude inputs`, async () => {
+      await check(kernel, 40, 96, 72, 'nn', false, -1000, 1000);
+    });
+  }
+
+  it('matmul (auto) picks both kernels and both agree with the reference', async () => {
+    await check((rt, o, a, b, M, K, N, l, acc) => matmul(rt, o, a, b, M, K, N, l, acc), 2, 3, 2, 'nn', false);
+    await check((rt, o, a, b, M, K, N, l, acc) => matmul(rt, o, a, b, M, K, N, l, acc), 96, 32, 96, 'nt', false);
+  });
+
+  it('refuses mismatched buffers before dispatching', () => {
+    const ops = gpu!;
+    const t = createTensor(ops.ctx, 'small', 3);
+    expect(() => matmulTiled(ops.rt, t, t, t, 2, 2, 2, 'nn')).toThrow(/needs M\*N/);
+    t.buffer.destroy();
+  });
+});

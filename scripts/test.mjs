@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+// `npm test`: the whole suite. Finds a browser (CHROME_PATH, /usr/bin/chromium, google-chrome;
+// on Debian/Ubuntu as root it installs Debian's chromium with apt when none is found), makes sure
+// the Vulkan loader and the SwiftShader ICD are there for Dawn in Node on machines without a GPU,
+// then runs: typecheck, lint, unit + GPU tests (Vitest, Node), the app build, end-to-end tests
+// (Playwright, Chromium with WebGPU). Every step runs; the exit code is non-zero if any failed.
+//   node scripts/test.mjs [--only unit|e2e|static]
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+
+const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
+const isRoot = process.getuid?.() === 0;
+const isDebian = existsSync('/etc/debian_version');
+
+function which(cmd) {
+  const r = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+function aptInstall(packages, why) {
+  if (!(isDebian && isRoot)) {
+    console.error(`\n${why}\nInstall ${packages.join(' ')} (Debian/Ubuntu: sudo apt-get install ${packages.join(' ')}), or set CHROME_PATH to a Chromium/Chrome binary.`);
+    process.exit(1);
+  }
+  console.log(`[setup] ${why}: apt-get install ${packages.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
+  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { stdio: 'inherit', env });
+}
+
+function hasGpuDeviceNode() {
+  if (existsSync('/dev/nvidia0')) return true;
+  return existsSync('/dev/dri') && spawnSync('sh', ['-c', 'ls /dev/dri | grep -q renderD']).status === 0;
+}
+
+function hasVulkanLoader() {
+  return spawnSync('sh', ['-c', 'ldconfig -p | grep -q "libvulkan.so.1 "']).status === 0;
+}
+
+function findBrowser() {
+  if (process.env.CHROME_PATH) {
+    if (!existsSync(process.env.CHROME_PATH)) {
+      console.error(`CHROME_PATH=${process.env.CHROME_PATH} does not exist`);
+      process.exit(1);
+    }
+    return process.env.CHROME_PATH;
+  }
+  if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
+  const chrome = which('google-chrome') ?? which('google-chrome-stable');
+  if (chrome) return chrome;
+  aptInstall(['chromium'], 'no Chromium or Chrome found (CHROME_PATH, /usr/bin/chromium, google-chrome)');
+  return '/usr/bin/chromium';
+}
+
+function setup() {
+  const browser = findBrowser();
+  const missing = [];
+  if (!hasGpuDeviceNode() && !existsSync(SWIFTSHADER_ICD)) missing.push('chromium');
+  if (!hasVulkanLoader()) missing.push('libvulkan1');
+  if (missing.length) aptInstall(missing, 'WebGPU in Node (Dawn) needs the Vulkan loader and, without a GPU, the SwiftShader ICD from Debian\'s chromium');
+  console.log(`[setup] browser: ${browser}`);
+  console.log(`[setup] GPU device node: ${hasGpuDeviceNode() ? 'yes' : `no (Dawn will use SwiftShader: ${SWIFTSHADER_ICD})`}`);
+  return browser;
+}
+
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
+const ALLOWED = ['static', 'unit', 'e2e'];
+if (only !== null && !ALLOWED.includes(only)) {
+  console.error(`--only must be one of ${ALLOWED.join(', ')}, got '${only}'`);
+  process.exit(2);
+}
+
+const browser = setup();
+const env = { ...process.env, CHROME_PATH: browser };
+rmSync('test-results/summary', { recursive: true, force: true });
+mkdirSync('test-results/summary', { recursive: true });
+
+const steps = [
+  { group: 'static', name: 'typecheck', cmd: ['npx', 'tsc', '-b'] },
+  { group: 'static', name: 'lint', cmd: ['npx', 'eslint', '.'] },
+  { group: 'unit', name: 'unit + GPU tests (Vitest, Node)', cmd: ['npx', 'vitest', 'run', '--reporter=default', '--reporter=json', '--outputFile.json=test-results/summary/vitest.json'] },
+  { group: 'e2e', name: 'build', cmd: ['npx', 'vite', 'build'] },
+  {
+    group: 'e2e',
+    name: 'end-to-end (Playwright, Chromium + WebGPU)',
+    cmd: ['npx', 'playwright', 'test', '--reporter=list,json'],
+    env: { PLAYWRIGHT_JSON_OUTPUT_NAME: 'test-results/summary/playwright.json' },
+  },
+];
+
+const results = [];
+for (const step of steps) {
+  if (only && step.group !== only) continue;
+  console.log(`\n=== ${step.name}: ${step.cmd.join(' ')}`);
+  const t0 = Date.now();
+  const r = spawnSync(step.cmd[0], step.cmd.slice(1), { stdio: 'inherit', env: { ...env, ...step.env } });
+  const ok = r.status === 0;
+  results.push({ name: step.name, ok, seconds: (Date.now() - t0) / 1000 });
+  console.log(`=== ${step.name}: ${ok ? 'ok' : `FAILED (exit ${r.status ?? r.signal})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+// Test counts from the runners' JSON reports.
+let passed = 0, failed = 0, skipped = 0;
+try {
+  const v = JSON.parse(readFileSync('test-results/summary/vitest.json', 'utf8'));
+  passed += v.numPassedTests; failed += v.numFailedTests; skipped += v.numPendingTests + (v.numTodoTests ?? 0);
+} catch (e) {
+  if (!only || only === 'unit') console.log(`(no Vitest report: ${e.message})`);
+}
+try {
+  const p = JSON.parse(readFileSync('test-results/summary/playwright.json', 'utf8'));
+  passed += p.stats.expected; failed += p.stats.unexpected + (p.stats.flaky ?? 0); skipped += p.stats.skipped;
+} catch (e) {
+  if (!only || only === 'e2e') console.log(`(no Playwright report: ${e.message})`);
+}
+
+console.log('\n=== summary');
+for (const r of results) console.log(`${r.ok ? 'ok    ' : 'FAILED'} ${r.name} (${r.seconds.toFixed(1)} s)`);
+const stepsFailed = results.filter((r) => !r.ok).length;
+console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(stepsFailed > 0 || failed > 0 ? 1 : 0);
