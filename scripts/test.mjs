@@ -72,19 +72,19 @@ if (only !== null && !ALLOWED.includes(only)) {
 
 const browser = setup();
 const env = { ...process.env, CHROME_PATH: browser };
-rmSync('test-results/summary', { recursive: true, force: true });
-mkdirSync('test-results/summary', { recursive: true });
+rmSync('test-reports', { recursive: true, force: true });
+mkdirSync('test-reports', { recursive: true });
 
 const steps = [
   { group: 'static', name: 'typecheck', cmd: ['npx', 'tsc', '-b'] },
   { group: 'static', name: 'lint', cmd: ['npx', 'eslint', '.'] },
-  { group: 'unit', name: 'unit + GPU tests (Vitest, Node)', cmd: ['npx', 'vitest', 'run', '--reporter=default', '--reporter=json', '--outputFile.json=test-results/summary/vitest.json'] },
+  { group: 'unit', name: 'unit + GPU tests (Vitest, Node)', cmd: ['npx', 'vitest', 'run', '--reporter=default', '--reporter=json', '--outputFile.json=test-reports/vitest.json'] },
   { group: 'e2e', name: 'build', cmd: ['npx', 'vite', 'build'] },
   {
     group: 'e2e',
     name: 'end-to-end (Playwright, Chromium + WebGPU)',
     cmd: ['npx', 'playwright', 'test', '--reporter=list,json'],
-    env: { PLAYWRIGHT_JSON_OUTPUT_NAME: 'test-results/summary/playwright.json' },
+    env: { PLAYWRIGHT_JSON_OUTPUT_NAME: 'test-reports/playwright.json' },
   },
 ];
 
@@ -102,13 +102,13 @@ for (const step of steps) {
 // Test counts from the runners' JSON reports.
 let passed = 0, failed = 0, skipped = 0;
 try {
-  const v = JSON.parse(readFileSync('test-results/summary/vitest.json', 'utf8'));
+  const v = JSON.parse(readFileSync('test-reports/vitest.json', 'utf8'));
   passed += v.numPassedTests; failed += v.numFailedTests; skipped += v.numPendingTests + (v.numTodoTests ?? 0);
 } catch (e) {
   if (!only || only === 'unit') console.log(`(no Vitest report: ${e.message})`);
 }
 try {
-  const p = JSON.parse(readFileSync('test-results/summary/playwright.json', 'utf8'));
+  const p = JSON.parse(readFileSync('test-reports/playwright.json', 'utf8'));
   passed += p.stats.expected; failed += p.stats.unexpected + (p.stats.flaky ?? 0); skipped += p.stats.skipped;
 } catch (e) {
   if (!only || only === 'e2e') console.log(`(no Playwright report: ${e.message})`);
