@@ -1,0 +1,53 @@
+/**
+ * Advantage estimators: the outcome (per-sequence) ones, GRPO, RLOO and REINFORCE++-baseline, one
+ * dispatcher over them for pack, and masked GAE for PPO. Each module cites its verl/TRL/rLLM
+ * reference; rl-formulas.md §3 has the formulas and §11 the disagreements `compat` selects.
+ */
+import type { Compat } from '../compat';
+import type { OutcomeAdvantages } from './groups';
+import { grpoAdvantages, type GrpoOptions } from './grpo';
+import { reinforcePlusPlusBaseline, type ReinforcePlusPlusOptions } from './reinforce-pp';
+import { rlooAdvantages, type RlooOptions } from './rloo';
+
+export type { OutcomeAdvantages } from './groups';
+export { grpoAdvantages, type GrpoOptions } from './grpo';
+export { rlooAdvantages, type RlooOptions } from './rloo';
+export { reinforcePlusPlusBaseline, type ReinforcePlusPlusOptions } from './reinforce-pp';
+export { gae, type GaeInput, type GaeOptions, type GaeResult } from './gae';
+export { verlMaskedMean, verlWhitenStats, whitenWith, VERL_EPS, type WhitenStats } from './whiten';
+
+/** The outcome estimators pack can run. */
+export type OutcomeEstimator = 'grpo' | 'rloo' | 'reinforce++-baseline';
+export const OUTCOME_ESTIMATORS: readonly OutcomeEstimator[] = ['grpo', 'rloo', 'reinforce++-baseline'];
+
+/** Every outcome estimator's options in one object; each reads its own fields (and `compat`). */
+export type AdvantageOptions = GrpoOptions & RlooOptions & ReinforcePlusPlusOptions & { compat?: Compat };
+
+/** Runs `estimator` on per-sequence `scores`; `lengths` (trainable tokens per sequence) feeds verl's REINFORCE++-baseline. */
+export function outcomeAdvantages(
+  estimator: OutcomeEstimator,
+  scores: ArrayLike<number>,
+  groups: ArrayLike<string | number>,
+  lengths: ArrayLike<number>,
+  options: AdvantageOptions = {},
+): OutcomeAdvantages {
+  switch (estimator) {
+    case 'grpo':
+      return grpoAdvantages(scores, groups, options);
+    case 'rloo':
+      return rlooAdvantages(scores, groups, options);
+    case 'reinforce++-baseline':
+      return reinforcePlusPlusBaseline(scores, groups, lengths, options);
+    default:
+      throw new Error(`estimator = ${JSON.stringify(estimator)}: expected one of ${OUTCOME_ESTIMATORS.join(', ')}`);
+  }
+}
+
+/** verl's broadcast of per-sequence advantages in its own layout (one sequence per row): `a_b · m[b, t]`. */
+export function broadcastAdvantages(perSequence: ArrayLike<number>, mask: ArrayLike<number>, rows: number, width: number): Float64Array {
+  if (perSequence.length !== rows) throw new Error(`broadcastAdvantages: ${perSequence.length} advantages for ${rows} rows`);
+  if (mask.length !== rows * width) throw new Error(`broadcastAdvantages: mask has ${mask.length} entries, expected ${rows} × ${width}`);
+  const out = new Float64Array(rows * width);
+  for (let r = 0; r < rows; r++) for (let c = 0; c < width; c++) out[r * width + c] = perSequence[r] * mask[r * width + c];
+  return out;
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { gradients, maxDiff, table } from '../testing/loss-table';
+import { ppoLoss } from './ppo';
+import { isPolicyLossName, policyLoss, POLICY_LOSS_NAMES, POLICY_LOSSES, runPolicyLoss, type PolicyLossSpec } from './registry';
+
+describe('policy-loss registry', () => {
+  it('holds the nine losses of the spec', () => {
+    expect([...POLICY_LOSS_NAMES].sort()).toEqual(
+      ['cispo', 'dppo_kl', 'dppo_tv', 'echo', 'gspo', 'icepop', 'ppo', 'reinforce', 'reinforce_kl'].sort(),
+    );
+    expect(isPolicyLossName('ppo')).toBe(true);
+    expect(isPolicyLossName('vanilla')).toBe(false);
+    expect(isPolicyLossName('toString')).toBe(false);
+  });
+
+  it('dispatches by name with typed options, and by spec', () => {
+    const a = policyLoss('ppo', table(), { dualClip: 4 });
+    const b = ppoLoss(table(), { dualClip: 4 });
+    expect(Array.from(a.loss)).toEqual(Array.from(b.loss));
+    const spec: PolicyLossSpec = { name: 'cispo', options: { compat: 'trl', cap: 1.3 } };
+    expect(runPolicyLoss(spec, table()).dlogp[1]).toBeCloseTo(1.3, 12);
+  });
+
+  it('refuses an unknown name, listing the known ones', () => {
+    expect(() => policyLoss('vanilla' as never, table())).toThrow(/'vanilla' is unknown; expected one of ppo, gspo/);
+  });
+
+  // every registered loss: backward(w) = ∂(Σ w l)/∂logp with stop-gradients held at the base point
+  for (const name of POLICY_LOSS_NAMES) {
+    it(`${name}: backward(w) against central differences`, () => {
+      const [a, n] = gradients((ctx) => POLICY_LOSSES[name](ctx), table());
+      expect(maxDiff(a, n)).toBeLessThan(1e-7);
+      const out = POLICY_LOSSES[name](table());
+      expect(out.loss.length).toBe(6);
+      expect(out.loss[2]).toBe(0); // masked out
+    });
+  }
+});
