@@ -8,11 +8,26 @@ import type { MatmulLayout, MatmulVariant } from './matmul/layout';
 
 export type BackendName = 'cpu' | 'webgpu';
 
-/** An opaque f32 tensor owned by one backend; shapes live with the caller. */
+export type DType = 'f32' | 'i32';
+
+/** An opaque tensor owned by one backend; shapes live with the caller. */
 export interface Tensor {
   readonly backend: BackendName;
+  readonly dtype: DType;
   readonly length: number;
   readonly label: string;
+}
+
+/** AdamW hyperparameters (PyTorch torch.optim.AdamW semantics, bias-corrected). */
+export interface AdamWParams {
+  lr: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  /** Decoupled weight decay; 0 for norms. */
+  weightDecay: number;
+  /** 1-based step count t for the bias corrections. */
+  step: number;
 }
 
 export interface MatmulOptions {
@@ -22,12 +37,21 @@ export interface MatmulOptions {
   variant?: MatmulVariant;
 }
 
+/**
+ * The operations of the training step. Shapes are given by the dims that follow the tensors.
+ * Backward ops ACCUMULATE (+=) into their gradient outputs; callers zero gradients explicitly.
+ */
 export interface Ops {
   readonly backend: BackendName;
-  alloc(label: string, length: number): Tensor;
+  alloc(label: string, length: number, dtype?: DType): Tensor;
+  /** Writes values (f32 tensors) or integers (i32 tensors, bit-exact). */
   upload(t: Tensor, data: ArrayLike<number>): void;
   /** Values of `t` after all recorded work; rejects with `GpuDeviceLost` if the device is gone. */
   read(t: Tensor): Promise<Float32Array>;
+  /** Sets every element to 0 (in order with the recorded work). */
+  zero(t: Tensor): void;
+  /** dst = src (same length). */
+  copy(dst: Tensor, src: Tensor): void;
   /** Submits recorded work without waiting for it. */
   flush(): Promise<void>;
   /** Waits until all recorded work has finished. */
@@ -37,4 +61,35 @@ export interface Ops {
    * out(M, N) (+)= op(A) · op(B). Layouts: nn A(M,K)·B(K,N); nt A(M,K)·B(N,K)ᵀ; tn A(K,M)ᵀ·B(K,N).
    */
   matmul(out: Tensor, a: Tensor, b: Tensor, M: number, K: number, N: number, layout: MatmulLayout, opts?: MatmulOptions): void;
+
+  /** out(N, C) = wte[ids] with ids (N) i32; ids outside 0..V-1 give zero rows. */
+  embeddingForward(out: Tensor, ids: Tensor, wte: Tensor, N: number, C: number, V: number): void;
+  /** dwte(V, C) += scatter of dout(N, C) by ids. */
+  embeddingBackward(dwte: Tensor, dout: Tensor, ids: Tensor, N: number, C: number, V: number): void;
+  /** out(N, C) = inp / rms(inp) · weight; rstd (N) saved for backward. */
+  rmsnormForward(out: Tensor, rstd: Tensor, inp: Tensor, weight: Tensor, N: number, C: number, eps: number): void;
+  rmsnormBackward(dinp: Tensor, dweight: Tensor, dout: Tensor, inp: Tensor, weight: Tensor, rstd: Tensor, N: number, C: number): void;
+  /** out(N, NH, hs) = rope(inp) at positions (N) i32 (HF rotate_half convention); out ≠ inp. */
+  ropeForward(out: Tensor, inp: Tensor, positions: Tensor, N: number, NH: number, hs: number, theta: number): void;
+  ropeBackward(dinp: Tensor, dout: Tensor, positions: Tensor, N: number, NH: number, hs: number, theta: number): void;
+  /** Segment-aware causal attention; q, k, v, out (B, T, NH, hs); lse (B, NH, T); segmentIds (B, T) i32. */
+  attentionForward(out: Tensor, lse: Tensor, q: Tensor, k: Tensor, v: Tensor, segmentIds: Tensor, B: number, T: number, NH: number, hs: number): void;
+  attentionBackward(dq: Tensor, dk: Tensor, dv: Tensor, dout: Tensor, q: Tensor, k: Tensor, v: Tensor, out: Tensor, lse: Tensor, segmentIds: Tensor, B: number, T: number, NH: number, hs: number): void;
+  /** out (n) = silu(gate) · up. */
+  swigluForward(out: Tensor, gate: Tensor, up: Tensor, n: number): void;
+  swigluBackward(dgate: Tensor, dup: Tensor, dout: Tensor, gate: Tensor, up: Tensor, n: number): void;
+  /** out (n) = a + b. */
+  residualForward(out: Tensor, a: Tensor, b: Tensor, n: number): void;
+  /** dst (n) += src. */
+  accumulate(dst: Tensor, src: Tensor, n: number): void;
+  /** Per row of logits (N, V): logp of targets (N) i32 (0 where target < 0), entropy, lse. */
+  logprobForward(logp: Tensor, entropy: Tensor, lse: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void;
+  /** dlogits(N, V) += dlogp_t · (onehot(target_t) − softmax_t). */
+  logprobBackward(dlogits: Tensor, dlogp: Tensor, logits: Tensor, targets: Tensor, lse: Tensor, N: number, V: number): void;
+  /** One AdamW step on param (n) with grad · gradScale[0] (gradScale (1), e.g. from clipScale). */
+  adamw(param: Tensor, grad: Tensor, m: Tensor, v: Tensor, n: number, hp: AdamWParams, gradScale: Tensor | null): void;
+  /** out (1) = Σ over every tensor of Σ g². */
+  gradNormSquared(out: Tensor, grads: readonly Tensor[]): void;
+  /** scale (1) = min(1, maxNorm / (sqrt(normSq[0]) + 1e-6)). */
+  clipScale(scale: Tensor, normSq: Tensor, maxNorm: number): void;
 }

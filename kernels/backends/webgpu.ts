@@ -1,13 +1,23 @@
 /**
  * The `webgpu` backend: each op records its WGSL kernel into the Dispatcher's command encoder.
- * Work is submitted on `flush`, `sync` or `read`.
+ * Work is submitted on `flush`, `sync` or `read`. Every tensor has a buffer of its own (WebGPU
+ * forbids binding one buffer read-only and writable in the same dispatch).
  */
+import { adamw } from '../adamw/adamw';
+import { attentionBackward, attentionForward } from '../attention/attention';
 import type { GpuContext } from '../common/context';
 import { Dispatcher } from '../common/dispatcher';
 import type { GpuTensor } from '../common/tensor';
 import { createTensor, uploadTensor } from '../common/tensor';
+import { embeddingBackward, embeddingForward } from '../embedding/embedding';
+import { clipScale, gradNormPartialsLength, gradNormSquared } from '../gradnorm/gradnorm';
+import { logprobBackward, logprobForward } from '../logprob/logprob';
 import { matmul } from '../matmul/matmul';
-import type { Ops, Tensor } from '../ops';
+import type { DType, Ops, Tensor } from '../ops';
+import { accumulate, residualForward } from '../residual/residual';
+import { rmsnormBackward, rmsnormForward } from '../rmsnorm/rmsnorm';
+import { ropeBackward, ropeForward } from '../rope/rope';
+import { swigluBackward, swigluForward } from '../swiglu/swiglu';
 
 export interface WebGpuTensor extends Tensor, GpuTensor {
   readonly backend: 'webgpu';
@@ -26,36 +36,62 @@ export interface WebGpuOps extends Ops {
 
 export function createWebGpuOps(ctx: GpuContext): WebGpuOps {
   const rt = new Dispatcher(ctx);
-  // Tensors with a buffer of their own; arena views share a buffer and are freed with the arena.
+  const g = gpuTensor;
+  // Tensors with a buffer of their own; views (arena slices) are freed with their owner.
   const owned = new WeakSet<Tensor>();
+  let normScratch: GpuTensor | null = null;
+  const alloc = (label: string, length: number, dtype: DType = 'f32'): WebGpuTensor => {
+    const t: WebGpuTensor = { ...createTensor(ctx, label, length), backend: 'webgpu', dtype };
+    owned.add(t);
+    return t;
+  };
   return {
     backend: 'webgpu',
     ctx,
     rt,
-    alloc(label, length) {
-      const t: WebGpuTensor = { ...createTensor(ctx, label, length), backend: 'webgpu' };
-      owned.add(t);
-      return t;
-    },
+    alloc,
     upload(t, data) {
-      uploadTensor(ctx, gpuTensor(t), data);
+      uploadTensor(ctx, g(t), t.dtype === 'i32' && !(data instanceof Int32Array) ? Int32Array.from(data) : data);
     },
-    read(t) {
-      return rt.read(gpuTensor(t));
+    async read(t) {
+      const raw = await rt.read(g(t));
+      return t.dtype === 'i32' ? Float32Array.from(new Int32Array(raw.buffer, raw.byteOffset, raw.length)) : raw;
     },
-    flush() {
-      return rt.flush();
-    },
-    sync() {
-      return rt.sync();
-    },
+    flush: () => rt.flush(),
+    sync: () => rt.sync(),
     free(t) {
       if (!owned.has(t)) throw new Error(`free('${t.label}'): not allocated by this backend's alloc (arena views are freed with their arena)`);
       owned.delete(t);
-      gpuTensor(t).buffer.destroy();
+      g(t).buffer.destroy();
     },
+    zero: (t) => rt.clear(g(t)),
+    copy: (dst, src) => rt.copy(g(src), g(dst)),
     matmul(out, a, b, M, K, N, layout, opts) {
-      matmul(rt, gpuTensor(out), gpuTensor(a), gpuTensor(b), M, K, N, layout, opts?.accumulate ?? false, opts?.variant ?? 'auto');
+      matmul(rt, g(out), g(a), g(b), M, K, N, layout, opts?.accumulate ?? false, opts?.variant ?? 'auto');
     },
+    embeddingForward: (out, ids, wte, N, C, V) => embeddingForward(rt, g(out), g(ids), g(wte), N, C, V),
+    embeddingBackward: (dwte, dout, ids, N, C, V) => embeddingBackward(rt, g(dwte), g(dout), g(ids), N, C, V),
+    rmsnormForward: (out, rstd, inp, w, N, C, eps) => rmsnormForward(rt, g(out), g(rstd), g(inp), g(w), N, C, eps),
+    rmsnormBackward: (dinp, dw, dout, inp, w, rstd, N, C) => rmsnormBackward(rt, g(dinp), g(dw), g(dout), g(inp), g(w), g(rstd), N, C),
+    ropeForward: (out, inp, pos, N, NH, hs, theta) => ropeForward(rt, g(out), g(inp), g(pos), N, NH, hs, theta),
+    ropeBackward: (dinp, dout, pos, N, NH, hs, theta) => ropeBackward(rt, g(dinp), g(dout), g(pos), N, NH, hs, theta),
+    attentionForward: (out, lse, q, k, v, seg, B, T, NH, hs) => attentionForward(rt, g(out), g(lse), g(q), g(k), g(v), g(seg), B, T, NH, hs),
+    attentionBackward: (dq, dk, dv, dout, q, k, v, out, lse, seg, B, T, NH, hs) =>
+      attentionBackward(rt, g(dq), g(dk), g(dv), g(dout), g(q), g(k), g(v), g(out), g(lse), g(seg), B, T, NH, hs),
+    swigluForward: (out, gate, up, n) => swigluForward(rt, g(out), g(gate), g(up), n),
+    swigluBackward: (dgate, dup, dout, gate, up, n) => swigluBackward(rt, g(dgate), g(dup), g(dout), g(gate), g(up), n),
+    residualForward: (out, a, b, n) => residualForward(rt, g(out), g(a), g(b), n),
+    accumulate: (dst, src, n) => accumulate(rt, g(dst), g(src), n),
+    logprobForward: (logp, entropy, lse, logits, targets, N, V) => logprobForward(rt, g(logp), g(entropy), g(lse), g(logits), g(targets), N, V),
+    logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V) => logprobBackward(rt, g(dlogits), g(dlogp), g(logits), g(targets), g(lse), N, V),
+    adamw: (param, grad, m, v, n, hp, gradScale) => adamw(rt, g(param), g(grad), g(m), g(v), n, hp, gradScale ? g(gradScale) : 1),
+    gradNormSquared(out, grads) {
+      const tensors = grads.map(g);
+      const need = gradNormPartialsLength(tensors.map((t) => t.length));
+      // Grow-only scratch; a replaced one is left to GC, as recorded work may still use it.
+      if (!normScratch || normScratch.length < need) normScratch = createTensor(ctx, 'grad_norm_partials', need);
+      gradNormSquared(rt, g(out), normScratch, tensors);
+    },
+    clipScale: (scale, normSq, maxNorm) => clipScale(rt, g(scale), g(normSq), maxNorm),
   };
 }

@@ -65,6 +65,11 @@ export class Dispatcher {
     this.getEncoder().copyBufferToBuffer(src.buffer, src.offset, dst.buffer, dst.offset, src.length * 4);
   }
 
+  /** Records a fill with zeros, in order with the dispatches. */
+  clear(t: GpuTensor): void {
+    if (t.length > 0) this.getEncoder().clearBuffer(t.buffer, t.offset, t.length * 4);
+  }
+
   /** Submits everything recorded so far. Throws a `ShaderCompileError` before submitting bad work. */
   async flush(): Promise<void> {
     await this.pipelines.check();

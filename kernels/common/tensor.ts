@@ -52,10 +52,15 @@ export function createTensor(ctx: GpuContext, label: string, length: number): Gp
   return { buffer, offset: 0, length, label };
 }
 
+/**
+ * Writes `data` into `t`. Float data (any ArrayLike) is stored as f32; an Int32Array or
+ * Uint32Array is stored bit-for-bit, for WGSL `array<i32>` / `array<u32>` bindings (ids,
+ * positions, segment ids).
+ */
 export function uploadTensor(ctx: GpuContext, t: GpuTensor, data: ArrayLike<number>): void {
   assertAlive(ctx);
   if (data.length !== t.length) throw new Error(`upload to '${t.label}': expected ${t.length} values, got ${data.length}`);
-  const f = data instanceof Float32Array ? data : Float32Array.from(data);
+  const f = data instanceof Float32Array || data instanceof Int32Array || data instanceof Uint32Array ? data : Float32Array.from(data);
   if (f.length > 0) ctx.device.queue.writeBuffer(t.buffer, t.offset, f.buffer, f.byteOffset, f.byteLength);
 }
 

@@ -1,0 +1,79 @@
+/**
+ * WebGPU wrappers for segment-aware causal attention over packed rows; same contract as
+ * attention.ref.ts. `attentionForward`: one dispatch, writes out and lse. `attentionBackward`:
+ * two dispatches (a per-query prep, then one fused kernel that owns dq_i, dk_i, dv_i per
+ * position, no atomics), accumulating into dq, dk, dv. Requires hs a multiple of 4, at most 64.
+ * Outputs must not share a buffer with inputs (WebGPU forbids binding one buffer read-only and
+ * writable in one dispatch); dq, dk, dv may share one.
+ */
+import type { Dispatcher } from '../common/dispatcher';
+import type { GpuTensor } from '../common/tensor';
+import { createTensor } from '../common/tensor';
+import { checkAttentionShapes } from './attention.ref';
+import backwardSrc from './attention_backward.wgsl?raw';
+import prepSrc from './attention_backward_prep.wgsl?raw';
+import forwardSrc from './attention_forward.wgsl?raw';
+
+const WG = 64;
+const MAX_HS = 64; // MAX_HS4 · 4 in the WGSL
+
+function params(B: number, T: number, NH: number, hs: number): ArrayBuffer {
+  const buf = new ArrayBuffer(16);
+  new Uint32Array(buf, 0, 3).set([B, T, NH]);
+  new Float32Array(buf, 12, 1)[0] = Math.LOG2E / Math.sqrt(hs);
+  return buf;
+}
+
+function check(op: string, outputs: Record<string, GpuTensor>, inputs: Record<string, GpuTensor>, B: number, T: number, NH: number, hs: number): void {
+  checkAttentionShapes(op, { ...outputs, ...inputs }, B, T, NH, hs);
+  if (hs % 4 !== 0 || hs > MAX_HS) throw new Error(`${op}: hs must be a multiple of 4 in 4..${MAX_HS} (heads are read as vec4), got ${hs}`);
+  for (const [o, ot] of Object.entries(outputs)) {
+    for (const [i, it] of Object.entries(inputs)) {
+      if (ot.buffer === it.buffer) throw new Error(`${op}: ${o} ('${ot.label}') shares a buffer with ${i} ('${it.label}'); WebGPU cannot bind one buffer read-only and writable in one dispatch: give outputs their own buffer`);
+    }
+  }
+}
+
+/** out (B, T, NH, hs), lse (B, NH, T) = attention(q, k, v) within segments, causal. */
+export function attentionForward(rt: Dispatcher, out: GpuTensor, lse: GpuTensor, q: GpuTensor, k: GpuTensor, v: GpuTensor, segmentIds: GpuTensor, B: number, T: number, NH: number, hs: number): void {
+  check('attentionForward', { out, lse }, { q, k, v, segmentIds }, B, T, NH, hs);
+  if (B * T * NH === 0) return;
+  const spec = { label: 'attention_forward', code: forwardSrc, constants: { WG, HS4: hs / 4 } };
+  rt.dispatch(spec, params(B, T, NH, hs), [q, k, v, segmentIds, out, lse], [Math.ceil(T / WG), NH, B]);
+}
+
+/** Length (f32 elements) of the backward's scratch: (B, NH, T) rows of 4 words. */
+export function attentionBackwardScratchLength(B: number, T: number, NH: number): number {
+  return 4 * B * NH * T;
+}
+
+const scratchByDispatcher = new WeakMap<Dispatcher, GpuTensor>();
+
+/** A grow-only scratch per Dispatcher; a replaced one is left to GC, as recorded work may use it. */
+function defaultScratch(rt: Dispatcher, length: number): GpuTensor {
+  const t = scratchByDispatcher.get(rt);
+  if (t && t.length >= length) return t;
+  const fresh = createTensor(rt.ctx, 'attention_backward_rows', length);
+  scratchByDispatcher.set(rt, fresh);
+  return fresh;
+}
+
+/**
+ * dq, dk, dv (B, T, NH, hs) += gradients of attention given dout, with the forward's out and lse.
+ * `scratch` (attentionBackwardScratchLength elements, e.g. from the model's arena) holds the
+ * per-query (lse, D, segment) rows; by default one cached per Dispatcher is used.
+ */
+export function attentionBackward(rt: Dispatcher, dq: GpuTensor, dk: GpuTensor, dv: GpuTensor, dout: GpuTensor, q: GpuTensor, k: GpuTensor, v: GpuTensor, out: GpuTensor, lse: GpuTensor, segmentIds: GpuTensor, B: number, T: number, NH: number, hs: number, scratch?: GpuTensor): void {
+  check('attentionBackward', { dq, dk, dv }, { dout, q, k, v, out, lse, segmentIds }, B, T, NH, hs);
+  if (B * T * NH === 0) return;
+  const need = attentionBackwardScratchLength(B, T, NH);
+  if (scratch && scratch.length < need) throw new Error(`attentionBackward: scratch has ${scratch.length} elements, needs 4*B*NH*T = ${need}`);
+  const rows = scratch ?? defaultScratch(rt, need);
+  for (const t of [dq, dk, dv, dout, q, k, v, out, lse, segmentIds]) {
+    if (t.buffer === rows.buffer) throw new Error(`attentionBackward: scratch ('${rows.label}') shares a buffer with '${t.label}'; it is written then read, so it needs a buffer of its own`);
+  }
+  const constants = { WG, HS4: hs / 4 };
+  const grid: [number, number, number] = [Math.ceil(T / WG), NH, B];
+  rt.dispatch({ label: 'attention_backward_prep', code: prepSrc, constants }, params(B, T, NH, hs), [dout, out, lse, segmentIds, rows], grid);
+  rt.dispatch({ label: 'attention_backward', code: backwardSrc, constants }, params(B, T, NH, hs), [q, k, v, dout, rows, dq, dk, dv], grid);
+}

@@ -1,0 +1,87 @@
+/**
+ * WebGPU wrappers for the fused log-softmax: `logprobForward` (log-prob of the target id, entropy
+ * and log-sum-exp per row) and `logprobBackward` (accumulates into dlogits, seeded by a per-token
+ * dlogp and optionally dentropy), one dispatch each. Two kernels per direction: `row` (one
+ * invocation per row, no barriers) for small vocabularies and `wide` (one workgroup per row, tree
+ * reduction) for real ones; `auto` picks by V. Same contracts as the references in
+ * logprob.ref.ts, except that a target ≥ V yields logp = NaN instead of an exception.
+ * Precision: the backward takes p_v = exp(z − lse) with lse stored as f32, so p carries a relative
+ * error of about |lse|·2⁻²⁴ (≈ 6e-4 for logits near ±1e4, < 1e-5 for |logits| < 100).
+ */
+import type { Dispatcher } from '../common/dispatcher';
+import type { GpuTensor } from '../common/tensor';
+import type { EntropyGrad } from './logprob.ref';
+import { checkLogprobShapes } from './logprob.ref';
+import forwardSrc from './logprob_forward.wgsl?raw';
+import forwardWideSrc from './logprob_forward_wide.wgsl?raw';
+import backwardSrc from './logprob_backward.wgsl?raw';
+import backwardWideSrc from './logprob_backward_wide.wgsl?raw';
+
+export type LogprobVariant = 'auto' | 'row' | 'wide';
+
+const WG = 64;
+const MAX_GROUPS_X = 65535;
+const QUIET_NAN_BITS = 0x7fc00000;
+/**
+ * From this V on a row gets a workgroup. Measured on SwiftShader (2 cores), where barriers are
+ * costly: `row` wins by 10-100× up to V = 2048 and `wide` wins from about V = 8192 when N is
+ * small; on a real GPU `wide` is the better kernel for a real vocabulary (coalesced reads).
+ */
+const WIDE_FROM_V = 8192;
+
+export function chooseLogprobVariant(V: number): 'row' | 'wide' {
+  return V >= WIDE_FROM_V ? 'wide' : 'row';
+}
+
+/** Workgroups for N rows: one per row (wide) or one per WG rows (row), folded into 2-D. */
+function groupsFor(N: number, variant: 'row' | 'wide'): [number, number] {
+  const groups = variant === 'wide' ? N : Math.ceil(N / WG);
+  return [Math.min(groups, MAX_GROUPS_X), Math.ceil(groups / MAX_GROUPS_X)];
+}
+
+export function logprobForward(
+  rt: Dispatcher,
+  logp: GpuTensor,
+  entropy: GpuTensor,
+  lse: GpuTensor,
+  logits: GpuTensor,
+  targets: GpuTensor,
+  N: number,
+  V: number,
+  variant: LogprobVariant = 'auto',
+): void {
+  checkLogprobShapes('logprobForward', { logp: logp.length, entropy: entropy.length, lse: lse.length, logits: logits.length, targets: targets.length }, N, V);
+  if (N === 0) return;
+  const v = variant === 'auto' ? chooseLogprobVariant(V) : variant;
+  const spec = v === 'wide' ? { label: 'logprob_forward_wide', code: forwardWideSrc } : { label: 'logprob_forward', code: forwardSrc };
+  rt.dispatch({ ...spec, constants: { WG } }, new Uint32Array([N, V, QUIET_NAN_BITS]), [logits, targets, logp, entropy, lse], groupsFor(N, v));
+}
+
+export function logprobBackward(
+  rt: Dispatcher,
+  dlogits: GpuTensor,
+  dlogp: GpuTensor,
+  logits: GpuTensor,
+  targets: GpuTensor,
+  lse: GpuTensor,
+  N: number,
+  V: number,
+  entropyGrad?: EntropyGrad<GpuTensor>,
+  variant: LogprobVariant = 'auto',
+): void {
+  const sizes: Record<string, number> = { dlogits: dlogits.length, dlogp: dlogp.length, logits: logits.length, targets: targets.length, lse: lse.length };
+  if (entropyGrad) Object.assign(sizes, { dentropy: entropyGrad.dentropy.length, entropy: entropyGrad.entropy.length });
+  checkLogprobShapes('logprobBackward', sizes, N, V);
+  if (N === 0) return;
+  const v = variant === 'auto' ? chooseLogprobVariant(V) : variant;
+  const spec = v === 'wide' ? { label: 'logprob_backward_wide', code: backwardWideSrc } : { label: 'logprob_backward', code: backwardSrc };
+  // Without the entropy seed the two entropy bindings are never read: bind dlogp in their place.
+  const dentropy = entropyGrad?.dentropy ?? dlogp;
+  const entropy = entropyGrad?.entropy ?? dlogp;
+  rt.dispatch(
+    { ...spec, constants: { WG, WITH_ENTROPY: entropyGrad ? 1 : 0 } },
+    new Uint32Array([N, V]),
+    [dlogp, dentropy, logits, targets, lse, entropy, dlogits],
+    groupsFor(N, v),
+  );
+}

@@ -1,0 +1,76 @@
+// logprob_backward_wide: logprob_backward for wide rows (a real vocabulary), a whole workgroup
+// per row: accumulates the gradient of the per-token seeds through the fused log-softmax into the
+// logits' gradient.
+//
+// Formula, with p_v = exp(z[t, v] − lse[t]) and log p_v = z[t, v] − lse[t]:
+//   dlogits[t, v] += dlogp[t] · (1[v = target[t]] − p_v)             (skipped when target[t] < 0)
+//                  − dentropy[t] · p_v · (log p_v + entropy[t])       (only when WITH_ENTROPY)
+// since ∂logp_t/∂z_v = 1[v = target] − p_v and ∂H_t/∂z_v = −p_v (log p_v + H_t).
+// BACKWARD ACCUMULATES: dlogits is added to, never overwritten (the caller zeroes it once a step).
+// Reference: logprobBackwardRef in logprob.ref.ts.
+// Threading: one workgroup of WG invocations per row (row = wid.y · num_workgroups.x + wid.x);
+// invocation i updates v = i, i + WG, ... Every element has one writer, so no atomics.
+// Bindings (dentropy and entropy are bound to any tensor, e.g. dlogp, when !WITH_ENTROPY):
+//   p:        Params uniform
+//   dlogp:    (N) f32
+//   dentropy: (N) f32
+//   logits:   (N, V) f32
+//   targets:  (N) i32
+//   lse:      (N) f32, from logprob_forward
+//   entropy:  (N) f32, from logprob_forward
+//   dlogits:  (N, V) f32, accumulated
+
+struct Params {
+  N: u32,
+  V: u32,
+}
+
+override WG: u32 = 64u;
+override WITH_ENTROPY: bool = false;
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> dlogp: array<f32>;
+@group(0) @binding(2) var<storage, read> dentropy: array<f32>;
+@group(0) @binding(3) var<storage, read> logits: array<f32>;
+@group(0) @binding(4) var<storage, read> targets: array<i32>;
+@group(0) @binding(5) var<storage, read> lse: array<f32>;
+@group(0) @binding(6) var<storage, read> entropy: array<f32>;
+@group(0) @binding(7) var<storage, read_write> dlogits: array<f32>;
+
+fn logit_index(t: u32, v: u32) -> u32 {
+  return t * p.V + v;
+}
+
+fn row_of(wid: vec3u, groups: vec3u) -> u32 {
+  return wid.y * groups.x + wid.x;
+}
+
+@compute @workgroup_size(WG)
+fn logprob_backward_wide(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) groups: vec3u,
+  @builtin(local_invocation_index) li: u32,
+) {
+  let t = row_of(wid, groups);
+  if (t >= p.N) { return; }
+  let tgt = targets[t];
+  // A row without a target contributes no log-prob gradient; its dlogp is never read.
+  var seed = 0.0;
+  if (tgt >= 0) { seed = dlogp[t]; }
+  var dent = 0.0;
+  var h = 0.0;
+  if (WITH_ENTROPY) {
+    dent = dentropy[t];
+    h = entropy[t];
+  }
+  let row_lse = lse[t];
+  for (var v = li; v < p.V; v += WG) {
+    let i = logit_index(t, v);
+    let logp_v = logits[i] - row_lse;
+    let p_v = exp(logp_v);
+    var g = -seed * p_v;
+    if (i32(v) == tgt) { g += seed; }
+    if (WITH_ENTROPY) { g -= dent * p_v * (logp_v + h); }
+    dlogits[i] += g;
+  }
+}

@@ -1,0 +1,77 @@
+// logprob_forward: fused log-softmax over the LM head's logits, one invocation per row (the
+// straightforward port of the reference; logprob_forward_wide is the variant for wide rows).
+// Per row t it writes the log-prob of the target id, the entropy and the row's log-sum-exp.
+//
+// Formula, with m = max_v z[t, v], S = Σ_v exp(z[t, v] − m), T = Σ_v exp(z[t, v] − m)·(z[t, v] − m):
+//   lse[t]     = m + log S                           (= log Σ_v exp z[t, v])
+//   logp[t]    = z[t, target[t]] − lse[t]            (0 when target[t] < 0; NaN when ≥ V)
+//   entropy[t] = −Σ_v p_v log p_v = log S − T / S    (every row, padding included)
+// Working relative to the max keeps every exponent ≤ 0 and every term bounded by the spread of
+// the row, so logits of ±1e4 neither overflow nor cancel.
+// Reference: logprobForwardRef in logprob.ref.ts.
+// Threading: invocation t = (wid.y · num_workgroups.x + wid.x) · WG + lid handles row t alone:
+// one pass over the row for m, one for S and T. No workgroup memory and no barriers, which is
+// what a software adapter (SwiftShader) runs fastest when V is small.
+// Bindings:
+//   p:       Params uniform
+//   logits:  (N, V) f32
+//   targets: (N) i32
+//   logp:    (N) f32
+//   entropy: (N) f32
+//   lse:     (N) f32
+
+struct Params {
+  N: u32,
+  V: u32,
+  nan_bits: u32, // 0x7fc00000: a quiet NaN, supplied at run time (WGSL rejects NaN constants)
+}
+
+override WG: u32 = 64u;
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> logits: array<f32>;
+@group(0) @binding(2) var<storage, read> targets: array<i32>;
+@group(0) @binding(3) var<storage, read_write> logp: array<f32>;
+@group(0) @binding(4) var<storage, read_write> entropy: array<f32>;
+@group(0) @binding(5) var<storage, read_write> lse: array<f32>;
+
+fn logit_index(t: u32, v: u32) -> u32 {
+  return t * p.V + v;
+}
+
+fn row_of(wid: vec3u, groups: vec3u, lid: u32) -> u32 {
+  return (wid.y * groups.x + wid.x) * WG + lid;
+}
+
+@compute @workgroup_size(WG)
+fn logprob_forward(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) groups: vec3u,
+  @builtin(local_invocation_index) lid: u32,
+) {
+  let t = row_of(wid, groups, lid);
+  if (t >= p.N) { return; }
+  var m = logits[logit_index(t, 0u)];
+  for (var v = 1u; v < p.V; v++) {
+    m = max(m, logits[logit_index(t, v)]);
+  }
+  var s = 0.0;
+  var tt = 0.0;
+  for (var v = 0u; v < p.V; v++) {
+    let d = logits[logit_index(t, v)] - m;
+    let e = exp(d);
+    s += e;
+    tt += e * d;
+  }
+  let log_s = log(s);
+  lse[t] = m + log_s;
+  entropy[t] = log_s - tt / s;
+  let tgt = targets[t];
+  if (tgt < 0) {
+    logp[t] = 0.0;
+  } else if (u32(tgt) >= p.V) {
+    logp[t] = bitcast<f32>(p.nan_bits);
+  } else {
+    logp[t] = (logits[logit_index(t, u32(tgt))] - m) - log_s;
+  }
+}
