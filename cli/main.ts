@@ -4,7 +4,9 @@
  */
 import { nodeGpu, configureVulkanIcd } from '../kernels/common/node-gpu';
 import { selectBackend } from '../kernels/backends/select';
+import { UsageError } from './args';
 import { BENCHES, runBench } from './bench/index';
+import { pretrain } from './commands/pretrain';
 
 const USAGE = `usage: dewpoint <command>
 
@@ -12,9 +14,23 @@ commands:
   info                         backend info (adapter, limits, features) as JSON
   bench <name> [--json]        benchmarks; names: ${Object.keys(BENCHES).join(', ')}
     --runs N                   timed runs per measurement (median), default depends on the bench
+  pretrain [--backend auto|webgpu|cpu] [--out DIR] [--steps N] [--target ACC] [--json]
+                               SFT on arithmetic; writes the base checkpoint when held-out accuracy >= ACC
 `;
 
 export async function main(argv: string[]): Promise<number> {
+  try {
+    return await dispatch(argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+async function dispatch(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'info': {
@@ -26,13 +42,15 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'bench':
       return runBench(rest);
+    case 'pretrain':
+      return pretrain(rest);
     case undefined:
     case '-h':
     case '--help':
       process.stdout.write(USAGE);
       return command === undefined ? 1 : 0;
     default:
-      process.stderr.write(`dewpoint: unknown command '${command}'; allowed: info, bench\n\n${USAGE}`);
+      process.stderr.write(`dewpoint: unknown command '${command}'; allowed: info, bench, pretrain\n\n${USAGE}`);
       return 2;
   }
 }

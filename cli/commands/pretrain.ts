@@ -1,0 +1,63 @@
+/**
+ * `dewpoint pretrain` (`npm run pretrain`): trains the default small model on arithmetic with SFT
+ * and writes the base checkpoint for the RL demos. It stops deliberately early: at the first
+ * evaluation whose held-out accuracy reaches `--target` (default 0.25), so the RL presets have
+ * room to improve (calibration.md: the 20–40% window is only ~40 steps wide, so it evaluates often).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { exportCheckpoint } from '../../worker/model/checkpoint';
+import { SFT_ARITH, SftRun } from '../../worker/train/sft';
+import { parseFlags } from '../args';
+import { cliBackend, describeBackend } from '../backend';
+
+export async function pretrain(argv: string[]): Promise<number> {
+  const f = parseFlags('pretrain', argv, { 'eval-from': 'number', backend: 'string', out: 'string', steps: 'number', target: 'number', seed: 'number', 'eval-every': 'number', 'eval-n': 'number', json: 'boolean' });
+  const { ops, info } = await cliBackend(f.backend);
+  const config = {
+    ...SFT_ARITH,
+    steps: (f.steps as number | undefined) ?? SFT_ARITH.steps,
+    seed: (f.seed as number | undefined) ?? SFT_ARITH.seed,
+    evalEvery: (f['eval-every'] as number | undefined) ?? 10,
+    evalN: (f['eval-n'] as number | undefined) ?? SFT_ARITH.evalN,
+  };
+  const target = (f.target as number | undefined) ?? 0.25;
+  // Greedy evaluation without a KV cache costs several training steps; before this step accuracy is ~0 (calibration.md).
+  const evalFrom = (f['eval-from'] as number | undefined) ?? 300;
+  const out = (f.out as string | undefined) ?? 'public/checkpoints/arith-base';
+  const log = (x: object) => process.stdout.write(`${f.json ? JSON.stringify(x) : Object.entries(x).map(([k, v]) => `${k}=${typeof v === 'number' ? +v.toPrecision(4) : v}`).join(' ')}\n`);
+  process.stderr.write(`pretrain: ${describeBackend(info)}, ${config.steps} steps max, stop at held-out accuracy >= ${target}\n`);
+  const run = new SftRun(ops, config);
+  const t0 = performance.now();
+  let reached: { step: number; accuracy: number; meanLength: number } | null = null;
+  for (let s = 1; s <= config.steps; s++) {
+    const m = await run.next();
+    if (s % 10 === 0 || s === 1) log(m);
+    if (config.evalEvery > 0 && s % config.evalEvery === 0 && s >= evalFrom) {
+      const ev = await run.evaluate();
+      log({ step: s, 'eval/accuracy': ev.accuracy, 'eval/mean_length': ev.meanLength, 'eval/n': ev.n });
+      if (ev.accuracy >= target) {
+        reached = { step: s, accuracy: ev.accuracy, meanLength: ev.meanLength };
+        break;
+      }
+    }
+  }
+  if (!reached) {
+    process.stderr.write(`pretrain: held-out accuracy never reached ${target} in ${config.steps} steps; no checkpoint written\n`);
+    return 1;
+  }
+  const files = await exportCheckpoint(run.model, run.tok, {
+    kind: 'dewpoint-checkpoint',
+    trainedWith: 'dewpoint pretrain (SFT, worker/train/sft.ts)',
+    command: `npm run pretrain -- ${argv.join(' ')}`.trim(),
+    backend: describeBackend(info),
+    sft: config,
+    step: reached.step,
+    heldOut: { n: config.evalN, accuracy: reached.accuracy, meanLength: reached.meanLength, split: 'hash-disjoint held-out (worker/data/arith.ts)' },
+    seconds: (performance.now() - t0) / 1000,
+  });
+  mkdirSync(out, { recursive: true });
+  for (const [name, bytes] of Object.entries(files)) writeFileSync(join(out, name), bytes);
+  process.stderr.write(`pretrain: step ${reached.step}, held-out accuracy ${(reached.accuracy * 100).toFixed(1)}% on ${config.evalN}; wrote ${out}\n`);
+  return 0;
+}

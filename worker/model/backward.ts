@@ -1,0 +1,55 @@
+/**
+ * The backward pass: forward.ts reversed, written by hand. Seeded by `a.dlogp` (∂loss/∂logp per
+ * position, uploaded by the caller); ACCUMULATES into the gradients `g` (zeroed by the caller once
+ * per step, so several backward passes can add up). Scratch gradients are zeroed here before the
+ * accumulating kernels that write them.
+ */
+import type { Ops } from '../../kernels/ops';
+import type { ModelConfig } from './config';
+import type { Acts, ParamSet } from './tensors';
+
+export function backward(ops: Ops, c: ModelConfig, p: ParamSet, g: ParamSet, a: Acts): void {
+  const { B, T } = a;
+  const N = B * T, C = c.dModel, F = c.ffn, V = c.vocab, NH = c.heads, hs = C / NH;
+  ops.zero(a.dlogits);
+  ops.logprobBackward(a.dlogits, a.dlogp, a.logits, a.targets, a.lseOut, N, V);
+  ops.matmul(a.dln, a.dlogits, p.lmHead, N, V, C, 'nn'); // dlnf = dlogits · W (V, C)
+  ops.matmul(g.lmHead, a.dlogits, a.lnf, V, N, C, 'tn', { accumulate: true }); // dW += dlogitsᵀ · lnf
+  ops.zero(a.dres);
+  ops.rmsnormBackward(a.dres, g.lnf, a.dln, a.xL, p.lnf, a.rstdf, N, C);
+  for (let l = c.layers - 1; l >= 0; l--) {
+    const w = p.layers[l];
+    const gw = g.layers[l];
+    const x = a.layers[l];
+    // xNext = x1 + down(h): dres flows to x1 unchanged and into the MLP branch.
+    ops.matmul(a.dh, a.dres, w.wd, N, C, F, 'nn'); // dh = dres · Wd (C, F)
+    ops.matmul(gw.wd, a.dres, x.h, C, N, F, 'tn', { accumulate: true }); // dWd += dresᵀ · h
+    ops.zero(a.dgate);
+    ops.zero(a.dup);
+    ops.swigluBackward(a.dgate, a.dup, a.dh, x.gate, x.up, N * F);
+    ops.matmul(a.dln, a.dgate, w.wg, N, F, C, 'nn'); // dln2 = dgate · Wg + dup · Wu
+    ops.matmul(a.dln, a.dup, w.wu, N, F, C, 'nn', { accumulate: true });
+    ops.matmul(gw.wg, a.dgate, x.ln2, F, N, C, 'tn', { accumulate: true });
+    ops.matmul(gw.wu, a.dup, x.ln2, F, N, C, 'tn', { accumulate: true });
+    ops.rmsnormBackward(a.dres, gw.ln2, a.dln, x.x1, w.ln2, x.rstd2, N, C);
+    // x1 = x + o_proj(att): dres flows to x unchanged and into the attention branch.
+    ops.matmul(a.datt, a.dres, w.wo, N, C, C, 'nn');
+    ops.matmul(gw.wo, a.dres, x.att, C, N, C, 'tn', { accumulate: true });
+    ops.zero(a.dq);
+    ops.zero(a.dk);
+    ops.zero(a.dv);
+    ops.attentionBackward(a.dq, a.dk, a.dv, a.datt, x.q, x.k, x.v, x.att, x.lse, a.segments, B, T, NH, hs);
+    ops.zero(a.dqPre);
+    ops.zero(a.dkPre);
+    ops.ropeBackward(a.dqPre, a.dq, a.positions, N, NH, hs, c.ropeTheta);
+    ops.ropeBackward(a.dkPre, a.dk, a.positions, N, NH, hs, c.ropeTheta);
+    ops.matmul(a.dln, a.dqPre, w.wq, N, C, C, 'nn');
+    ops.matmul(a.dln, a.dkPre, w.wk, N, C, C, 'nn', { accumulate: true });
+    ops.matmul(a.dln, a.dv, w.wv, N, C, C, 'nn', { accumulate: true });
+    ops.matmul(gw.wq, a.dqPre, x.ln1, C, N, C, 'tn', { accumulate: true });
+    ops.matmul(gw.wk, a.dkPre, x.ln1, C, N, C, 'tn', { accumulate: true });
+    ops.matmul(gw.wv, a.dv, x.ln1, C, N, C, 'tn', { accumulate: true });
+    ops.rmsnormBackward(a.dres, gw.ln1, a.dln, x.x, w.ln1, x.rstd1, N, C);
+  }
+  ops.embeddingBackward(g.wte, a.dres, a.ids, N, C, V);
+}

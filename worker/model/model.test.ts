@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { createCpuOps } from '../../kernels/backends/cpu';
+import { testGpuOps } from '../../kernels/common/node-test-gpu';
+import { mulberry32 } from '../../kernels/common/random';
+import type { Ops } from '../../kernels/ops';
+import { compareClose, expectClose } from '../../kernels/testing/expect-close';
+import type { ModelConfig } from './config';
+import { modelPreset } from './config';
+import type { PackedInput } from './model';
+import { Model } from './model';
+import { numel, paramSpecs } from './params';
+
+/** Random weights with a larger spread than the init, so that every gradient is well above float32 noise. */
+function randomWeights(c: ModelConfig, seed: number, scale = 0.4): Map<string, Float32Array> {
+  const rand = mulberry32(seed);
+  const w = new Map<string, Float32Array>();
+  for (const s of paramSpecs(c)) {
+    const n = numel(s.shape);
+    w.set(s.name, Float32Array.from({ length: n }, () => (s.shape.length === 1 ? 1 + scale * (rand() - 0.5) : scale * (rand() * 2 - 1))));
+  }
+  return w;
+}
+
+/** Packs chains (lists of ids) into rows given as lists of chain indices. */
+function packRows(chains: number[][], rows: number[][], width: number): PackedInput {
+  const inputIds = new Int32Array(rows.length * width);
+  const segmentIds = new Int32Array(rows.length * width);
+  const positions = new Int32Array(rows.length * width);
+  rows.forEach((row, r) => {
+    let t = 0;
+    row.forEach((ci, s) => {
+      chains[ci].forEach((id, p) => {
+        inputIds[r * width + t] = id;
+        segmentIds[r * width + t] = s + 1;
+        positions[r * width + t] = p;
+        t++;
+      });
+    });
+    if (t > width) throw new Error('row overflow');
+  });
+  return { rows: rows.length, width, inputIds, segmentIds, positions };
+}
+
+const TINY: ModelConfig = { ...modelPreset('tiny', 7), layers: 2, tiedEmbeddings: false };
+const CHAINS = [[1, 4, 2, 6, 3], [2, 5, 5], [6, 1, 3, 0]];
+const BATCH = packRows(CHAINS, [[0, 1], [2]], 9);
+/** Fixed per-id seed: L = Σ_t c_t · logp_t. */
+const SEED = Float32Array.from({ length: BATCH.rows * BATCH.width }, (_, i) => Math.sin(1.7 * i + 0.3));
+
+async function lossOf(model: Model, batch: PackedInput, c: ArrayLike<number>): Promise<number> {
+  const { logp } = await model.score(batch);
+  let L = 0;
+  for (let i = 0; i < logp.length; i++) L += c[i] * logp[i];
+  return L;
+}
+
+describe('model gradient check (CPU backend, central finite differences)', () => {
+  it('every parameter tensor of a 2-layer untied model', async () => {
+    const ops = createCpuOps();
+    const model = new Model(ops, TINY);
+    const weights = randomWeights(TINY, 3);
+    model.setWeights(weights);
+    await model.score(BATCH);
+    model.zeroGrad();
+    model.backward(SEED);
+    const grads = await model.getGradients();
+    const h = 2e-3;
+    for (const s of paramSpecs(TINY)) {
+      const w = weights.get(s.name)!;
+      const fd = new Float64Array(w.length);
+      for (let i = 0; i < w.length; i++) {
+        const x = w[i];
+        w[i] = x + h;
+        model.setWeights(weights);
+        const lp = await lossOf(model, BATCH, SEED);
+        w[i] = x - h;
+        model.setWeights(weights);
+        const lm = await lossOf(model, BATCH, SEED);
+        w[i] = x;
+        fd[i] = (lp - lm) / (2 * h);
+      }
+      model.setWeights(weights);
+      const g = grads.get(s.name)!;
+      let num = 0, den = 0;
+      for (let i = 0; i < g.length; i++) {
+        num += (g[i] - fd[i]) ** 2;
+        den += fd[i] ** 2;
+      }
+      expect(den, `${s.name}: finite-difference gradient is zero, the check would be vacuous`).toBeGreaterThan(1e-8);
+      expect(Math.sqrt(num / den), `${s.name}: relative error of the analytic gradient`).toBeLessThan(1e-2);
+    }
+  });
+});
+
+async function logpOfChain(ops: Ops, c: ModelConfig, w: Map<string, Float32Array>, batch: PackedInput, row: number, start: number, len: number) {
+  const model = new Model(ops, c);
+  model.setWeights(w);
+  const { logp } = await model.score(batch);
+  return logp.slice(row * batch.width + start, row * batch.width + start + len);
+}
+
+const gpu = await testGpuOps();
+const backends: [string, () => Ops][] = [['cpu', createCpuOps]];
+if (gpu) backends.push(['webgpu', () => gpu]);
+
+describe.each(backends)('packing invariance on %s', (_name, makeOps) => {
+  it('a chain gets the same log-probs alone, packed after others, and with chains permuted', async () => {
+    const ops = makeOps();
+    const w = randomWeights(TINY, 5);
+    const alone = await logpOfChain(ops, TINY, w, packRows(CHAINS, [[0]], 9), 0, 0, 5);
+    const after = await logpOfChain(ops, TINY, w, packRows(CHAINS, [[1, 0]], 9), 0, 3, 5);
+    const permuted = await logpOfChain(ops, TINY, w, packRows(CHAINS, [[2], [1, 0]], 9), 1, 3, 5);
+    expect(alone[0]).toBe(0); // a chain start predicts nothing
+    expect(Math.min(...alone.slice(1))).toBeLessThan(0);
+    expectClose(after, alone, { atol: 2e-6, rtol: 1e-5, label: 'packed after another chain' });
+    expectClose(permuted, alone, { atol: 2e-6, rtol: 1e-5, label: 'permuted across rows' });
+  });
+});
+
+describe.runIf(gpu)('WebGPU ≡ CPU', () => {
+  it('forward log-probs, entropies and every gradient agree', async () => {
+    const c = { ...modelPreset('tiny', 11), layers: 2, dModel: 16, heads: 2, ffn: 40 };
+    const w = randomWeights(c, 9, 0.2);
+    const batch = packRows([[1, 4, 2, 6, 3, 9, 10, 2], [2, 5, 5], [6, 1, 3, 0, 8], [7, 7, 1]], [[0, 1], [2, 3]], 12);
+    const seed = Float32Array.from({ length: batch.rows * batch.width }, (_, i) => Math.cos(0.9 * i));
+    const results = [];
+    for (const ops of [createCpuOps(), gpu!]) {
+      const model = new Model(ops, c);
+      model.setWeights(w);
+      const scored = await model.score(batch);
+      model.zeroGrad();
+      model.backward(seed);
+      results.push({ scored, grads: await model.getGradients() });
+    }
+    const [cpu, webgpu] = results;
+    expectClose(webgpu.scored.logp, cpu.scored.logp, { atol: 1e-4, rtol: 1e-4, label: 'logp' });
+    expectClose(webgpu.scored.entropy, cpu.scored.entropy, { atol: 1e-4, rtol: 1e-4, label: 'entropy' });
+    for (const [name, g] of cpu.grads) {
+      const scale = Math.max(...g.map(Math.abs));
+      const r = compareClose(webgpu.grads.get(name)!, g, { atol: 1e-4 * scale, rtol: 1e-3, label: name });
+      expect(r.ok, r.message).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,170 @@
+/**
+ * The Llama-style model on `Ops`: parameters, gradients and AdamW moments, the activations of one
+ * [B, T] packed batch, and the three phases of a training step: `score` (forward, one readback of
+ * log-probs and entropy), `backward(dlogp)` (accumulates gradients), `step` (global-norm clipping
+ * and AdamW, with one scalar readback: the gradient norm). Not a trainer: schedules and losses
+ * live with the caller.
+ */
+import { mulberry32 } from '../../kernels/common/random';
+import type { AdamWParams, Ops, Tensor } from '../../kernels/ops';
+import { backward } from './backward';
+import type { ModelConfig } from './config';
+import { validateModelConfig } from './config';
+import { forward } from './forward';
+import { alignToIds, seedToPositions, targetsFor } from './packing';
+import { numel, paramSpecs } from './params';
+import type { Acts, ParamSet } from './tensors';
+import { allocActs, allocParamSet, freeActs } from './tensors';
+
+/** A packed batch as the model reads it: row-major [rows, width]. */
+export interface PackedInput {
+  rows: number;
+  width: number;
+  inputIds: ArrayLike<number>;
+  segmentIds: ArrayLike<number>;
+  positions: ArrayLike<number>;
+}
+
+export interface Scored {
+  /** log p(id_t | chain prefix), aligned with inputIds; 0 at chain starts and padding. */
+  logp: Float32Array;
+  /** Entropy of the distribution that predicted id_t, aligned like logp. */
+  entropy: Float32Array;
+}
+
+export interface StepOptions extends Omit<AdamWParams, 'weightDecay'> {
+  weightDecay: number;
+  /** Clip the global gradient norm to this value; Infinity disables clipping. */
+  maxGradNorm: number;
+}
+
+export class Model {
+  readonly params: ParamSet;
+  readonly grads: ParamSet;
+  private readonly m: ParamSet;
+  private readonly v: ParamSet;
+  private acts: Acts | null = null;
+  private batch: PackedInput | null = null;
+  private readonly normSq: Tensor;
+  private readonly clip: Tensor;
+
+  constructor(readonly ops: Ops, readonly config: ModelConfig) {
+    const problems = validateModelConfig(config);
+    if (problems.length) throw new Error(`invalid model config: ${problems.join('; ')}`);
+    this.params = allocParamSet(ops, config, 'param');
+    this.grads = allocParamSet(ops, config, 'grad');
+    this.m = allocParamSet(ops, config, 'adam_m');
+    this.v = allocParamSet(ops, config, 'adam_v');
+    this.normSq = ops.alloc('grad_norm_sq', 1);
+    this.clip = ops.alloc('clip_scale', 1);
+  }
+
+  /** Seeded init: N(0, 0.02) for matrices, 0.02/√(2L) for o_proj and down_proj, ones for norms. */
+  initWeights(seed: number): void {
+    const rand = mulberry32(seed);
+    const gauss = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+    const residualStd = 0.02 / Math.sqrt(2 * this.config.layers);
+    for (const s of paramSpecs(this.config)) {
+      const n = numel(s.shape);
+      const data = new Float32Array(n);
+      if (s.shape.length === 1) data.fill(1);
+      else {
+        const std = /o_proj|down_proj/.test(s.name) ? residualStd : 0.02;
+        for (let i = 0; i < n; i++) data[i] = std * gauss();
+      }
+      this.ops.upload(this.params.byName.get(s.name)!, data);
+    }
+  }
+
+  /** Loads weights by Hugging Face name; every parameter must be present with its exact size. */
+  setWeights(weights: ReadonlyMap<string, Float32Array>): void {
+    for (const s of paramSpecs(this.config)) {
+      const w = weights.get(s.name);
+      if (!w) throw new Error(`setWeights: missing tensor '${s.name}' (shape [${s.shape}])`);
+      if (w.length !== numel(s.shape)) throw new Error(`setWeights: '${s.name}' has ${w.length} values, expected ${numel(s.shape)} (shape [${s.shape}])`);
+      this.ops.upload(this.params.byName.get(s.name)!, w);
+    }
+  }
+
+  async getWeights(): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    for (const [name, t] of this.params.byName) out.set(name, await this.ops.read(t));
+    return out;
+  }
+
+  async getGradients(): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    for (const [name, t] of this.grads.byName) out.set(name, await this.ops.read(t));
+    return out;
+  }
+
+  /** Forward on a packed batch; returns log-probs and entropies aligned with the ids. */
+  async score(batch: PackedInput): Promise<Scored> {
+    const acts = this.runForward(batch);
+    const { rows, width, segmentIds } = batch;
+    const [logp, entropy] = [await this.ops.read(acts.logp), await this.ops.read(acts.entropy)];
+    return { logp: alignToIds(logp, segmentIds, rows, width), entropy: alignToIds(entropy, segmentIds, rows, width) };
+  }
+
+  /** Forward on a packed batch; returns the logits (V) at each flat index in `at` (row · width + t). */
+  async logitsAt(batch: PackedInput, at: readonly number[]): Promise<Float32Array[]> {
+    const acts = this.runForward(batch);
+    const V = this.config.vocab;
+    const logits = await this.ops.read(acts.logits);
+    return at.map((i) => {
+      if (!Number.isInteger(i) || i < 0 || i >= batch.rows * batch.width) throw new Error(`logitsAt: index ${i} outside 0..${batch.rows * batch.width - 1}`);
+      return logits.slice(i * V, (i + 1) * V);
+    });
+  }
+
+  private runForward(batch: PackedInput): Acts {
+    const { rows, width } = batch;
+    if (width > this.config.maxSeq) throw new Error(`score: width ${width} exceeds the model's maxSeq ${this.config.maxSeq}`);
+    for (const [name, a] of [['inputIds', batch.inputIds], ['segmentIds', batch.segmentIds], ['positions', batch.positions]] as const) {
+      if (a.length !== rows * width) throw new Error(`score: ${name} has ${a.length} entries, expected rows × width = ${rows * width}`);
+    }
+    const acts = this.actsFor(rows, width);
+    this.ops.upload(acts.ids, Int32Array.from(batch.inputIds));
+    this.ops.upload(acts.segments, Int32Array.from(batch.segmentIds));
+    this.ops.upload(acts.positions, Int32Array.from(batch.positions));
+    this.ops.upload(acts.targets, targetsFor(batch.inputIds, batch.segmentIds, rows, width));
+    forward(this.ops, this.config, this.params, acts);
+    this.batch = batch;
+    return acts;
+  }
+
+  /** Accumulates ∂loss/∂θ for the last scored batch, given ∂loss/∂logp aligned with its ids. */
+  backward(dlogp: ArrayLike<number>): void {
+    const batch = this.batch;
+    if (!batch || !this.acts) throw new Error('backward() before score(): score a batch first');
+    if (dlogp.length !== batch.rows * batch.width) throw new Error(`backward: dlogp has ${dlogp.length} entries, expected ${batch.rows * batch.width}`);
+    this.ops.upload(this.acts.dlogp, seedToPositions(dlogp, batch.segmentIds, batch.rows, batch.width));
+    backward(this.ops, this.config, this.params, this.grads, this.acts);
+  }
+
+  zeroGrad(): void {
+    for (const t of this.grads.byName.values()) this.ops.zero(t);
+  }
+
+  /** Clips to `maxGradNorm` and applies AdamW to every parameter; returns the pre-clip norm. */
+  async step(o: StepOptions): Promise<number> {
+    const grads = [...this.grads.byName.values()];
+    this.ops.gradNormSquared(this.normSq, grads);
+    const clipping = Number.isFinite(o.maxGradNorm);
+    if (clipping) this.ops.clipScale(this.clip, this.normSq, o.maxGradNorm);
+    for (const s of paramSpecs(this.config)) {
+      const p = this.params.byName.get(s.name)!;
+      this.ops.adamw(p, this.grads.byName.get(s.name)!, this.m.byName.get(s.name)!, this.v.byName.get(s.name)!, p.length, {
+        lr: o.lr, beta1: o.beta1, beta2: o.beta2, eps: o.eps, step: o.step, weightDecay: s.decay ? o.weightDecay : 0,
+      }, clipping ? this.clip : null);
+    }
+    return Math.sqrt((await this.ops.read(this.normSq))[0]);
+  }
+
+  private actsFor(B: number, T: number): Acts {
+    if (this.acts && this.acts.B === B && this.acts.T === T) return this.acts;
+    if (this.acts) freeActs(this.ops, this.acts);
+    this.acts = allocActs(this.ops, this.config, B, T);
+    return this.acts;
+  }
+}

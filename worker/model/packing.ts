@@ -1,0 +1,41 @@
+/**
+ * Between a packed batch (entries aligned with input ids, as the RL core uses them) and the model's
+ * positions (position t predicts the id at t + 1 of the same chain). Pure functions over
+ * [rows, width] arrays; the model applies them around forward and backward.
+ */
+
+/** For each position, the id it predicts: ids[t + 1] when t + 1 continues t's chain, else −1. */
+export function targetsFor(ids: ArrayLike<number>, segments: ArrayLike<number>, rows: number, width: number): Int32Array {
+  const out = new Int32Array(rows * width).fill(-1);
+  for (let r = 0; r < rows; r++) {
+    for (let t = 0; t + 1 < width; t++) {
+      const i = r * width + t;
+      if (segments[i] !== 0 && segments[i + 1] === segments[i]) out[i] = ids[i + 1];
+    }
+  }
+  return out;
+}
+
+/** Per-position values → entries aligned with ids: out[t] = pos[t − 1] when t continues a chain, else 0. */
+export function alignToIds(pos: ArrayLike<number>, segments: ArrayLike<number>, rows: number, width: number): Float32Array {
+  const out = new Float32Array(rows * width);
+  for (let r = 0; r < rows; r++) {
+    for (let t = 1; t < width; t++) {
+      const i = r * width + t;
+      if (segments[i] !== 0 && segments[i - 1] === segments[i]) out[i] = pos[i - 1];
+    }
+  }
+  return out;
+}
+
+/** The transpose of alignToIds: a per-id seed (∂loss/∂logp_t) → a per-position seed. */
+export function seedToPositions(perId: ArrayLike<number>, segments: ArrayLike<number>, rows: number, width: number): Float32Array {
+  const out = new Float32Array(rows * width);
+  for (let r = 0; r < rows; r++) {
+    for (let t = 1; t < width; t++) {
+      const i = r * width + t;
+      if (segments[i] !== 0 && segments[i - 1] === segments[i]) out[i - 1] = perId[i];
+    }
+  }
+  return out;
+}

@@ -1,0 +1,43 @@
+/**
+ * Parameter specs as data: every weight tensor's name (Hugging Face `LlamaForCausalLM` naming, so
+ * checkpoints load in `transformers`), shape, and whether weight decay applies. Linear weights are
+ * stored as HF does, (out, in), and applied as x·Wᵀ (matmul layout `nt`).
+ */
+import type { ModelConfig } from './config';
+
+export interface ParamSpec {
+  name: string;
+  shape: number[];
+  /** AdamW weight decay applies (matrices yes; norms no). */
+  decay: boolean;
+}
+
+export function paramSpecs(c: ModelConfig): ParamSpec[] {
+  const C = c.dModel, F = c.ffn, V = c.vocab;
+  const specs: ParamSpec[] = [{ name: 'model.embed_tokens.weight', shape: [V, C], decay: true }];
+  for (let l = 0; l < c.layers; l++) {
+    const p = `model.layers.${l}`;
+    specs.push(
+      { name: `${p}.input_layernorm.weight`, shape: [C], decay: false },
+      { name: `${p}.self_attn.q_proj.weight`, shape: [C, C], decay: true },
+      { name: `${p}.self_attn.k_proj.weight`, shape: [C, C], decay: true },
+      { name: `${p}.self_attn.v_proj.weight`, shape: [C, C], decay: true },
+      { name: `${p}.self_attn.o_proj.weight`, shape: [C, C], decay: true },
+      { name: `${p}.post_attention_layernorm.weight`, shape: [C], decay: false },
+      { name: `${p}.mlp.gate_proj.weight`, shape: [F, C], decay: true },
+      { name: `${p}.mlp.up_proj.weight`, shape: [F, C], decay: true },
+      { name: `${p}.mlp.down_proj.weight`, shape: [C, F], decay: true },
+    );
+  }
+  specs.push({ name: 'model.norm.weight', shape: [C], decay: false });
+  if (!c.tiedEmbeddings) specs.push({ name: 'lm_head.weight', shape: [V, C], decay: true });
+  return specs;
+}
+
+export function numel(shape: readonly number[]): number {
+  return shape.reduce((a, b) => a * b, 1);
+}
+
+export function parameterCount(c: ModelConfig): number {
+  return paramSpecs(c).reduce((n, s) => n + numel(s.shape), 0);
+}

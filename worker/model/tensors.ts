@@ -1,0 +1,141 @@
+/**
+ * The model's tensors, named the llm.c way: parameters (and, with the same structure, their
+ * gradients and AdamW moments), and the activations of one packed batch [B, T] that the backward
+ * pass reads. Specs are data; allocation goes through `Ops`, one buffer per tensor (WebGPU forbids
+ * binding one buffer read-only and writable in the same dispatch, so activations cannot share one).
+ */
+import type { Ops, Tensor } from '../../kernels/ops';
+import type { ModelConfig } from './config';
+import { paramSpecs, numel } from './params';
+
+export interface LayerParams {
+  ln1: Tensor; // (C)   input_layernorm
+  wq: Tensor; // (C, C) q_proj, (out, in)
+  wk: Tensor; // (C, C) k_proj
+  wv: Tensor; // (C, C) v_proj
+  wo: Tensor; // (C, C) o_proj
+  ln2: Tensor; // (C)   post_attention_layernorm
+  wg: Tensor; // (F, C) gate_proj
+  wu: Tensor; // (F, C) up_proj
+  wd: Tensor; // (C, F) down_proj
+}
+
+export interface ParamSet {
+  wte: Tensor; // (V, C) embed_tokens
+  layers: LayerParams[];
+  lnf: Tensor; // (C) norm
+  lmHead: Tensor; // (V, C) lm_head, or wte itself when tied
+  /** Every tensor by its Hugging Face name, in spec order (lm_head absent when tied). */
+  byName: Map<string, Tensor>;
+}
+
+const LAYER_KEYS: [keyof LayerParams, string][] = [
+  ['ln1', 'input_layernorm.weight'],
+  ['wq', 'self_attn.q_proj.weight'],
+  ['wk', 'self_attn.k_proj.weight'],
+  ['wv', 'self_attn.v_proj.weight'],
+  ['wo', 'self_attn.o_proj.weight'],
+  ['ln2', 'post_attention_layernorm.weight'],
+  ['wg', 'mlp.gate_proj.weight'],
+  ['wu', 'mlp.up_proj.weight'],
+  ['wd', 'mlp.down_proj.weight'],
+];
+
+/** Allocates one tensor per parameter spec (zeros), e.g. the parameters, gradients or moments. */
+export function allocParamSet(ops: Ops, c: ModelConfig, prefix: string): ParamSet {
+  const byName = new Map<string, Tensor>();
+  for (const s of paramSpecs(c)) byName.set(s.name, ops.alloc(`${prefix}:${s.name}`, numel(s.shape)));
+  const layers: LayerParams[] = [];
+  for (let l = 0; l < c.layers; l++) {
+    const lp = {} as LayerParams;
+    for (const [key, suffix] of LAYER_KEYS) lp[key] = byName.get(`model.layers.${l}.${suffix}`)!;
+    layers.push(lp);
+  }
+  const wte = byName.get('model.embed_tokens.weight')!;
+  return { wte, layers, lnf: byName.get('model.norm.weight')!, lmHead: c.tiedEmbeddings ? wte : byName.get('lm_head.weight')!, byName };
+}
+
+export interface LayerActs {
+  x: Tensor; // (N, C) residual stream entering the layer
+  ln1: Tensor; // (N, C)
+  rstd1: Tensor; // (N)
+  q: Tensor; // (N, C) after RoPE
+  k: Tensor; // (N, C) after RoPE
+  v: Tensor; // (N, C)
+  att: Tensor; // (N, C) attention output before o_proj
+  lse: Tensor; // (B, NH, T)
+  x1: Tensor; // (N, C) residual after the attention block
+  ln2: Tensor; // (N, C)
+  rstd2: Tensor; // (N)
+  gate: Tensor; // (N, F)
+  up: Tensor; // (N, F)
+  h: Tensor; // (N, F) silu(gate) · up
+}
+
+/** Activations and backward scratch for a [B, T] batch (N = B·T). */
+export interface Acts {
+  B: number;
+  T: number;
+  ids: Tensor; // (N) i32 input ids
+  positions: Tensor; // (N) i32
+  segments: Tensor; // (N) i32, 0 = padding
+  targets: Tensor; // (N) i32: the id each position predicts, −1 where none
+  layers: LayerActs[];
+  xL: Tensor; // (N, C) residual after the last layer
+  lnf: Tensor; // (N, C)
+  rstdf: Tensor; // (N)
+  logits: Tensor; // (N, V)
+  logp: Tensor; // (N) log p(target | prefix) per position
+  entropy: Tensor; // (N)
+  lseOut: Tensor; // (N)
+  // forward scratch
+  qPre: Tensor; // (N, C) before RoPE
+  kPre: Tensor; // (N, C)
+  proj: Tensor; // (N, C) o_proj / down_proj output
+  // backward scratch
+  dlogp: Tensor; // (N) seed per position
+  dlogits: Tensor; // (N, V)
+  dres: Tensor; // (N, C) gradient of the residual stream
+  dln: Tensor; // (N, C)
+  datt: Tensor; // (N, C)
+  dq: Tensor; // (N, C) after RoPE
+  dk: Tensor; // (N, C)
+  dv: Tensor; // (N, C)
+  dqPre: Tensor; // (N, C)
+  dkPre: Tensor; // (N, C)
+  dgate: Tensor; // (N, F)
+  dup: Tensor; // (N, F)
+  dh: Tensor; // (N, F)
+}
+
+export function allocActs(ops: Ops, c: ModelConfig, B: number, T: number): Acts {
+  const N = B * T, C = c.dModel, F = c.ffn, V = c.vocab;
+  const f = (name: string, n: number) => ops.alloc(`act:${name}`, n);
+  const i = (name: string) => ops.alloc(`act:${name}`, N, 'i32');
+  const layers: LayerActs[] = [];
+  for (let l = 0; l < c.layers; l++) {
+    const p = `l${l}.`;
+    layers.push({
+      x: f(`${p}x`, N * C), ln1: f(`${p}ln1`, N * C), rstd1: f(`${p}rstd1`, N),
+      q: f(`${p}q`, N * C), k: f(`${p}k`, N * C), v: f(`${p}v`, N * C), att: f(`${p}att`, N * C), lse: f(`${p}lse`, N * c.heads),
+      x1: f(`${p}x1`, N * C), ln2: f(`${p}ln2`, N * C), rstd2: f(`${p}rstd2`, N),
+      gate: f(`${p}gate`, N * F), up: f(`${p}up`, N * F), h: f(`${p}h`, N * F),
+    });
+  }
+  return {
+    B, T, ids: i('ids'), positions: i('positions'), segments: i('segments'), targets: i('targets'), layers,
+    xL: f('xL', N * C), lnf: f('lnf', N * C), rstdf: f('rstdf', N), logits: f('logits', N * V),
+    logp: f('logp', N), entropy: f('entropy', N), lseOut: f('lseOut', N),
+    qPre: f('qPre', N * C), kPre: f('kPre', N * C), proj: f('proj', N * C),
+    dlogp: f('dlogp', N), dlogits: f('dlogits', N * V), dres: f('dres', N * C), dln: f('dln', N * C), datt: f('datt', N * C),
+    dq: f('dq', N * C), dk: f('dk', N * C), dv: f('dv', N * C), dqPre: f('dqPre', N * C), dkPre: f('dkPre', N * C),
+    dgate: f('dgate', N * F), dup: f('dup', N * F), dh: f('dh', N * F),
+  };
+}
+
+export function freeActs(ops: Ops, a: Acts): void {
+  for (const [key, t] of Object.entries(a)) {
+    if (key === 'layers') for (const la of t as LayerActs[]) for (const x of Object.values(la)) ops.free(x);
+    else if (typeof t === 'object') ops.free(t as Tensor);
+  }
+}

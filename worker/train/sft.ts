@@ -1,0 +1,116 @@
+/**
+ * Supervised fine-tuning on arithmetic: a seeded task stream packed into fixed [rows, width]
+ * batches, token-mean NLL on completion ids, warmup + cosine learning rate, global-norm clipping,
+ * AdamW, and held-out greedy exact-match every `evalEvery` steps. One `step()` call = one
+ * optimizer step; the caller (worker API, CLI, tests) owns the loop, so it can pause, stop and
+ * checkpoint between steps.
+ */
+import type { Ops } from '../../kernels/ops';
+import type { ArithOptions, ArithTask, TrainStream } from '../data/arith';
+import { encodeExample, heldOut, trainStream } from '../data/arith';
+import type { CharTokenizer } from '../data/tokenizer';
+import { arithTokenizer } from '../data/tokenizer';
+import type { ModelConfig, ModelPresetName } from '../model/config';
+import { modelPreset } from '../model/config';
+import { Model } from '../model/model';
+import type { EvalResult } from './evaluate';
+import { evaluateArith } from './evaluate';
+import { lrAt } from './schedule';
+import { packExamples } from './sft-batch';
+import { sftLoss } from './sft-loss';
+
+export interface SftConfig {
+  /** Model size preset (worker/model/config.ts). */
+  model: ModelPresetName;
+  /** Seed of the weight init and of the task stream. */
+  seed: number;
+  /** Optimizer steps. */
+  steps: number;
+  /** Examples per step (calibration.md: 64). */
+  examples: number;
+  /** Packed batch shape: rows × width ids. */
+  rows: number;
+  width: number;
+  /** Peak learning rate (calibration.md: 1e-3), warmup steps (50), floor of the cosine (lr / 10). */
+  lr: number;
+  warmup: number;
+  minLr: number;
+  /** AdamW (calibration.md: 0.9, 0.98, wd 0.01). */
+  beta1: number;
+  beta2: number;
+  eps: number;
+  weightDecay: number;
+  /** Global gradient-norm clip (Infinity: none). */
+  maxGradNorm: number;
+  /** Evaluate held-out accuracy every N steps (0: never) on `evalN` tasks. */
+  evalEvery: number;
+  evalN: number;
+  /** Task options (difficulty, prompt format). */
+  task: ArithOptions;
+}
+
+export const SFT_ARITH: SftConfig = {
+  model: 'small', seed: 1, steps: 1500, examples: 64, rows: 32, width: 40,
+  lr: 1e-3, warmup: 50, minLr: 1e-4, beta1: 0.9, beta2: 0.98, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 5.0,
+  evalEvery: 20, evalN: 200, task: { difficulty: 1, format: 'bare' },
+};
+
+export interface SftStepMetrics {
+  step: number;
+  'loss/sft': number;
+  'opt/lr': number;
+  'opt/grad_norm': number;
+  'perf/tokens_per_s': number;
+  'perf/step_ms': number;
+  'batch/packing_efficiency': number;
+}
+
+export class SftRun {
+  readonly tok: CharTokenizer;
+  readonly model: Model;
+  readonly modelConfig: ModelConfig;
+  private readonly stream: TrainStream;
+  private readonly heldOutTasks: ArithTask[];
+  step = 0;
+
+  constructor(ops: Ops, readonly config: SftConfig) {
+    this.tok = arithTokenizer(config.task.format === 'words' ? 'words' : 'bare');
+    this.modelConfig = { ...modelPreset(config.model, this.tok.size), maxSeq: Math.max(config.width, modelPreset(config.model, this.tok.size).maxSeq) };
+    this.model = new Model(ops, this.modelConfig);
+    this.model.initWeights(config.seed);
+    this.stream = trainStream(config.seed, config.task);
+    this.heldOutTasks = heldOut(config.evalN, config.task);
+  }
+
+  /** One optimizer step on the next `examples` training tasks. */
+  async next(): Promise<SftStepMetrics> {
+    const c = this.config;
+    const t0 = performance.now();
+    const tasks = this.stream.take(c.examples);
+    const packed = packExamples(tasks.map((t) => encodeExample(this.tok, t)), c.rows, c.width);
+    if (!packed.ok) throw new Error(`SFT batch does not fit: ${packed.reason} (raise rows or width, or lower examples)`);
+    const batch = packed.batch;
+    this.step++;
+    const { logp } = await this.model.score(batch);
+    const { loss, dlogp } = sftLoss(logp, batch.lossMask);
+    this.model.zeroGrad();
+    this.model.backward(dlogp);
+    const lr = lrAt(this.step, { lr: c.lr, warmup: c.warmup, total: c.steps, minLr: c.minLr });
+    const gradNorm = await this.model.step({ lr, beta1: c.beta1, beta2: c.beta2, eps: c.eps, weightDecay: c.weightDecay, step: this.step, maxGradNorm: c.maxGradNorm });
+    const ms = performance.now() - t0;
+    return {
+      step: this.step,
+      'loss/sft': loss,
+      'opt/lr': lr,
+      'opt/grad_norm': gradNorm,
+      'perf/tokens_per_s': (batch.efficiency * batch.rows * batch.width) / (ms / 1000),
+      'perf/step_ms': ms,
+      'batch/packing_efficiency': batch.efficiency,
+    };
+  }
+
+  /** Held-out exact-match accuracy with greedy decoding. */
+  evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
+    return evaluateArith(this.model, this.tok, this.heldOutTasks.slice(0, n));
+  }
+}
