@@ -4,6 +4,7 @@
  * `webgpu` (the WGSL wrappers). Operations are recorded in order; `read` returns values after
  * everything recorded before it has run. Argument order: outputs, inputs, dims.
  */
+import type { AdamWHyper } from './adamw/adamw.ref';
 import type { MatmulLayout, MatmulVariant } from './matmul/layout';
 
 export type BackendName = 'cpu' | 'webgpu';
@@ -18,17 +19,11 @@ export interface Tensor {
   readonly label: string;
 }
 
-/** AdamW hyperparameters (PyTorch torch.optim.AdamW semantics, bias-corrected). */
-export interface AdamWParams {
-  lr: number;
-  beta1: number;
-  beta2: number;
-  eps: number;
-  /** Decoupled weight decay; 0 for norms. */
-  weightDecay: number;
-  /** 1-based step count t for the bias corrections. */
-  step: number;
-}
+/**
+ * AdamW hyperparameters (PyTorch torch.optim.AdamW semantics, bias-corrected): `AdamWHyper`,
+ * defined with the reference in adamw/adamw.ref.ts; `AdamWParams` is the same type.
+ */
+export type { AdamWHyper, AdamWHyper as AdamWParams };
 
 export interface MatmulOptions {
   /** Add to `out` instead of overwriting it (gradient accumulation). Default false. */
@@ -87,7 +82,7 @@ export interface Ops {
   /** dlogits(N, V) += dlogp_t · (onehot(target_t) − softmax_t). */
   logprobBackward(dlogits: Tensor, dlogp: Tensor, logits: Tensor, targets: Tensor, lse: Tensor, N: number, V: number): void;
   /** One AdamW step on param (n) with grad · gradScale[0] (gradScale (1), e.g. from clipScale). */
-  adamw(param: Tensor, grad: Tensor, m: Tensor, v: Tensor, n: number, hp: AdamWParams, gradScale: Tensor | null): void;
+  adamw(param: Tensor, grad: Tensor, m: Tensor, v: Tensor, n: number, hp: AdamWHyper, gradScale: Tensor | null): void;
   /** out (1) = Σ over every tensor of Σ g². */
   gradNormSquared(out: Tensor, grads: readonly Tensor[]): void;
   /** scale (1) = min(1, maxNorm / (sqrt(normSq[0]) + 1e-6)). */

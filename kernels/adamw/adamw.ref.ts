@@ -25,7 +25,7 @@ export interface AdamWHyper {
   beta2: number;
   /** Added to the bias-corrected sqrt(v), > 0 (PyTorch default 1e-8). */
   eps: number;
-  /** Decoupled weight decay, ≥ 0 (PyTorch AdamW default 0.01). */
+  /** Decoupled weight decay, ≥ 0 (PyTorch AdamW default 0.01; 0 for norms). */
   weightDecay: number;
   /** The step number t, 1-based: the first update uses t = 1. */
   step: number;

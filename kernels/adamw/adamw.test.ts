@@ -1,9 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomArray } from '../common/random';
-import type { GpuTensor } from '../common/tensor';
-import { createTensor, uploadTensor } from '../common/tensor';
 import { testGpuOps } from '../common/node-test-gpu';
 import { expectClose } from '../testing/expect-close';
+import { testTensors } from '../testing/gpu-tensors';
 import type { AdamWHyper } from './adamw';
 import { adamw } from './adamw';
 import { adamwRef } from './adamw.ref';
@@ -17,16 +16,11 @@ const HP: Omit<AdamWHyper, 'step'> = { lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 
 const TOL = { atol: 1e-7, rtol: 2e-6 };
 
 describe.runIf(gpu)('adamw on WebGPU vs adamwRef', () => {
-  afterAll(() => gpu?.ctx.device.destroy());
-  const made: GpuTensor[] = [];
-  afterAll(() => made.forEach((t) => t.buffer.destroy()));
-
-  function tensor(label: string, data: ArrayLike<number>): GpuTensor {
-    const t = createTensor(gpu!.ctx, label, data.length);
-    uploadTensor(gpu!.ctx, t, data);
-    made.push(t);
-    return t;
-  }
+  const { tensor, destroyAll } = testTensors(gpu);
+  afterAll(() => {
+    destroyAll();
+    gpu?.ctx.device.destroy();
+  });
 
   /** Runs `steps` steps on the GPU and in the reference (f32 state) and compares param, m, v. */
   async function check(n: number, seed: number, steps: number, gScale: number, scaleMode: 'number' | 'tensor', len = n) {

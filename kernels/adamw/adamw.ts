@@ -6,6 +6,7 @@
  * arenas) updates them all in one dispatch.
  */
 import type { Dispatcher } from '../common/dispatcher';
+import { strideGroups } from '../common/launch';
 import type { GpuTensor } from '../common/tensor';
 import type { AdamWHyper } from './adamw.ref';
 import { adamwScalars, checkAdamWSizes, checkScaleNumber } from './adamw.ref';
@@ -18,10 +19,6 @@ const WG = 64;
 const ITEMS_PER_INVOCATION = 16;
 /** ... with at most this many workgroups. */
 const MAX_GROUPS = 4096;
-
-function adamwGroups(n: number): number {
-  return Math.min(MAX_GROUPS, Math.ceil(n / (WG * ITEMS_PER_INVOCATION)));
-}
 
 export function adamw(
   rt: Dispatcher,
@@ -56,6 +53,6 @@ export function adamw(
     params,
     // Without a scale tensor the scale binding is never read: bind grad in its place.
     [grad, fromTensor ? gradScale : grad, param, m, v],
-    [adamwGroups(n)],
+    [strideGroups(n, WG, ITEMS_PER_INVOCATION, MAX_GROUPS)],
   );
 }

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { randomArray } from '../common/random';
+import type { Chain } from '../testing/attention-fixtures';
+import { packRows, randomChain } from '../testing/attention-fixtures';
 import { expectClose } from '../testing/expect-close';
+import { numericGrad } from '../testing/finite-diff';
 import { attentionBackwardRef, attentionForwardRef } from './attention.ref';
-import type { Chain } from './attention.fixtures';
-import { packRows, randomChain } from './attention.fixtures';
 
 type Dims = [B: number, T: number, NH: number, hs: number];
 
@@ -70,19 +71,8 @@ describe('attentionBackwardRef', () => {
     const w = Float64Array.from(randomArray(n, 6));
     const loss = () => forward64(inputs.q, inputs.k, inputs.v, seg, dims).out.reduce((a, o, i) => a + w[i] * o, 0);
     const g = backward64(w, inputs.q, inputs.k, inputs.v, seg, dims);
-    const eps = 1e-6;
     for (const name of ['q', 'k', 'v'] as const) {
-      const x = inputs[name];
-      const fd = new Float64Array(n);
-      for (let i = 0; i < n; i++) {
-        const x0 = x[i];
-        x[i] = x0 + eps;
-        const lp = loss();
-        x[i] = x0 - eps;
-        const lm = loss();
-        x[i] = x0;
-        fd[i] = (lp - lm) / (2 * eps);
-      }
+      const fd = numericGrad(inputs[name], loss, { h: 1e-6 });
       expectClose(g[`d${name}`], fd, { atol: 1e-8, rtol: 1e-6, label: `d${name} vs finite differences` });
     }
     // The padding position (row 0, t = 4) is neither a query nor a key.

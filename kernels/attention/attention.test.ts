@@ -1,13 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Arena } from '../common/arena';
 import { randomArray } from '../common/random';
-import type { GpuTensor } from '../common/tensor';
-import { createTensor, uploadTensor } from '../common/tensor';
+import { uploadTensor } from '../common/tensor';
 import { testGpuOps } from '../common/node-test-gpu';
+import { packRows, randomChain, randomSegments } from '../testing/attention-fixtures';
 import { expectClose } from '../testing/expect-close';
+import { testTensors } from '../testing/gpu-tensors';
 import { attentionBackward, attentionBackwardScratchLength, attentionForward } from './attention';
 import { attentionBackwardRef, attentionForwardRef } from './attention.ref';
-import { packRows, randomChain, randomSegments } from './attention.fixtures';
 
 const gpu = await testGpuOps();
 
@@ -32,12 +32,6 @@ interface Case {
 describe.runIf(gpu)('attention on WebGPU vs attentionRef', () => {
   afterAll(() => gpu?.ctx.device.destroy());
 
-  function tensor(label: string, data: Float32Array | Int32Array): GpuTensor {
-    const t = createTensor(gpu!.ctx, label, data.length);
-    uploadTensor(gpu!.ctx, t, data);
-    return t;
-  }
-
   async function check({ B, T, NH, hs, seg, qk = 1, vo = 1 }: Case) {
     const ops = gpu!;
     const n = B * T * NH * hs;
@@ -45,8 +39,9 @@ describe.runIf(gpu)('attention on WebGPU vs attentionRef', () => {
     const [q, k] = [0, 1].map((i) => randomArray(n, seed + i, -qk, qk));
     const [v, dout] = [2, 3].map((i) => randomArray(n, seed + i, -vo, vo));
     const inits = [4, 5, 6].map((i) => randomArray(n, seed + i));
+    const { tensor, empty, destroyAll } = testTensors(ops);
     const t = { q: tensor('q', q), k: tensor('k', k), v: tensor('v', v), dout: tensor('dout', dout), seg: tensor('segmentIds', seg) };
-    const [tout, tlse] = [createTensor(ops.ctx, 'out', n), createTensor(ops.ctx, 'lse', B * NH * T)];
+    const [tout, tlse] = [empty('out', n), empty('lse', B * NH * T)];
     const [tdq, tdk, tdv] = inits.map((x, i) => tensor(['dq', 'dk', 'dv'][i], x));
     attentionForward(ops.rt, tout, tlse, t.q, t.k, t.v, t.seg, B, T, NH, hs);
     attentionBackward(ops.rt, tdq, tdk, tdv, t.dout, t.q, t.k, t.v, tout, tlse, t.seg, B, T, NH, hs);
@@ -63,7 +58,7 @@ describe.runIf(gpu)('attention on WebGPU vs attentionRef', () => {
       // A padding position is neither query nor key: its gradient rows stay exactly as they were.
       for (let j = 0; j < B * T; j++) if (seg[j] === 0) expect(got.subarray(j * NH * hs, (j + 1) * NH * hs)).toEqual(inits[i].subarray(j * NH * hs, (j + 1) * NH * hs));
     }
-    for (const x of [...Object.values(t), tout, tlse, tdq, tdk, tdv]) x.buffer.destroy();
+    destroyAll();
   }
 
   it('matches on T = 1 and T = 7 with hs = 4, several segments and padding tails', async () => {
@@ -87,9 +82,10 @@ describe.runIf(gpu)('attention on WebGPU vs attentionRef', () => {
     const [a, b] = [randomChain(5, NH, hs, 11), randomChain(6, NH, hs, 21)];
     const rows = packRows([[[a, 1]], [[b, 1], [a, 2]], [[a, 7], [b, 3]]], T, NH, hs, 31);
     const n = 3 * T * NH * hs;
+    const { tensor, empty, destroyAll } = testTensors(ops);
     const t = { q: tensor('q', rows.q), k: tensor('k', rows.k), v: tensor('v', rows.v), dout: tensor('dout', rows.dout), seg: tensor('segmentIds', rows.segmentIds) };
-    const [tout, tlse, tdq, tdk, tdv] = [n, 3 * NH * T, n, n, n].map((len, i) => createTensor(ops.ctx, `t${i}`, len));
-    const scratch = createTensor(ops.ctx, 'scratch', attentionBackwardScratchLength(3, T, NH));
+    const [tout, tlse, tdq, tdk, tdv] = [n, 3 * NH * T, n, n, n].map((len, i) => empty(`t${i}`, len));
+    const scratch = empty('scratch', attentionBackwardScratchLength(3, T, NH));
     attentionForward(ops.rt, tout, tlse, t.q, t.k, t.v, t.seg, 3, T, NH, hs);
     attentionBackward(ops.rt, tdq, tdk, tdv, t.dout, t.q, t.k, t.v, tout, tlse, t.seg, 3, T, NH, hs, scratch);
     const W = NH * hs;
@@ -100,7 +96,7 @@ describe.runIf(gpu)('attention on WebGPU vs attentionRef', () => {
       expectClose(span(got, 2, 0, a.len), span(got, 0, 0, a.len), { atol: 0, rtol: 0, label: `${name} of a: before b vs alone` });
       expectClose(span(got, 2, 5, b.len), span(got, 1, 0, b.len), { atol: 0, rtol: 0, label: `${name} of b: after a vs first` });
     }
-    for (const x of [...Object.values(t), tout, tlse, tdq, tdk, tdv, scratch]) x.buffer.destroy();
+    destroyAll();
   });
 
   it('runs on arena views: inputs in one buffer, dq, dk, dv in another', async () => {
@@ -129,14 +125,16 @@ describe.runIf(gpu)('attention on WebGPU vs attentionRef', () => {
 
   it('refuses bad head sizes, shared output buffers and a short scratch before dispatching', () => {
     const ops = gpu!;
-    const x = createTensor(ops.ctx, 'x', 64);
-    const y = createTensor(ops.ctx, 'y', 64);
-    const seg = createTensor(ops.ctx, 'seg', 8);
-    const lse = createTensor(ops.ctx, 'lse', 16);
+    const { empty, destroyAll } = testTensors(ops);
+    const x = empty('x', 64);
+    const y = empty('y', 64);
+    const seg = empty('seg', 8);
+    const lse = empty('lse', 16);
     expect(() => attentionForward(ops.rt, y, y, x, x, x, seg, 1, 8, 1, 6)).toThrow(/hs must be a multiple of 4/);
     expect(() => attentionForward(ops.rt, x, y, x, x, x, seg, 1, 8, 2, 4)).toThrow(/out \('x'\) shares a buffer with q/);
     expect(() => attentionBackward(ops.rt, y, y, y, x, x, x, x, x, lse, seg, 1, 8, 2, 4, seg)).toThrow(/scratch has 8 elements, needs 4\*B\*NH\*T = 64/);
+    expect(() => attentionBackward(ops.rt, y, y, y, x, x, x, x, x, lse, seg, 1, 8, 2, 4)).toThrow(/output 'y' overlaps 'y' \(dq and dk/);
     expect(() => attentionForward(ops.rt, y, y, x, x, x, seg, 1, 8, 2, 8)).toThrow(/out has 64 elements, needs B\*T\*NH\*hs = 1\*8\*2\*8 = 128/);
-    for (const t of [x, y, seg, lse]) t.buffer.destroy();
+    destroyAll();
   });
 });

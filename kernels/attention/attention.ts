@@ -4,9 +4,10 @@
  * two dispatches (a per-query prep, then one fused kernel that owns dq_i, dk_i, dv_i per
  * position, no atomics), accumulating into dq, dk, dv. Requires hs a multiple of 4, at most 64.
  * Outputs must not share a buffer with inputs (WebGPU forbids binding one buffer read-only and
- * writable in one dispatch); dq, dk, dv may share one.
+ * writable in one dispatch); dq, dk, dv may share one at disjoint ranges.
  */
 import type { Dispatcher } from '../common/dispatcher';
+import { checkDisjoint } from '../common/launch';
 import type { GpuTensor } from '../common/tensor';
 import { createTensor } from '../common/tensor';
 import { checkAttentionShapes } from './attention.ref';
@@ -24,19 +25,15 @@ function params(B: number, T: number, NH: number, hs: number): ArrayBuffer {
   return buf;
 }
 
-function check(op: string, outputs: Record<string, GpuTensor>, inputs: Record<string, GpuTensor>, B: number, T: number, NH: number, hs: number): void {
-  checkAttentionShapes(op, { ...outputs, ...inputs }, B, T, NH, hs);
+function checkShapes(op: string, tensors: Record<string, GpuTensor>, B: number, T: number, NH: number, hs: number): void {
+  checkAttentionShapes(op, tensors, B, T, NH, hs);
   if (hs % 4 !== 0 || hs > MAX_HS) throw new Error(`${op}: hs must be a multiple of 4 in 4..${MAX_HS} (heads are read as vec4), got ${hs}`);
-  for (const [o, ot] of Object.entries(outputs)) {
-    for (const [i, it] of Object.entries(inputs)) {
-      if (ot.buffer === it.buffer) throw new Error(`${op}: ${o} ('${ot.label}') shares a buffer with ${i} ('${it.label}'); WebGPU cannot bind one buffer read-only and writable in one dispatch: give outputs their own buffer`);
-    }
-  }
 }
 
 /** out (B, T, NH, hs), lse (B, NH, T) = attention(q, k, v) within segments, causal. */
 export function attentionForward(rt: Dispatcher, out: GpuTensor, lse: GpuTensor, q: GpuTensor, k: GpuTensor, v: GpuTensor, segmentIds: GpuTensor, B: number, T: number, NH: number, hs: number): void {
-  check('attentionForward', { out, lse }, { q, k, v, segmentIds }, B, T, NH, hs);
+  checkShapes('attentionForward', { out, lse, q, k, v, segmentIds }, B, T, NH, hs);
+  checkDisjoint('attentionForward', { out, lse }, { q, k, v, segmentIds });
   if (B * T * NH === 0) return;
   const spec = { label: 'attention_forward', code: forwardSrc, constants: { WG, HS4: hs / 4 } };
   rt.dispatch(spec, params(B, T, NH, hs), [q, k, v, segmentIds, out, lse], [Math.ceil(T / WG), NH, B]);
@@ -64,10 +61,11 @@ function defaultScratch(rt: Dispatcher, length: number): GpuTensor {
  * per-query (lse, D, segment) rows; by default one cached per Dispatcher is used.
  */
 export function attentionBackward(rt: Dispatcher, dq: GpuTensor, dk: GpuTensor, dv: GpuTensor, dout: GpuTensor, q: GpuTensor, k: GpuTensor, v: GpuTensor, out: GpuTensor, lse: GpuTensor, segmentIds: GpuTensor, B: number, T: number, NH: number, hs: number, scratch?: GpuTensor): void {
-  check('attentionBackward', { dq, dk, dv }, { dout, q, k, v, out, lse, segmentIds }, B, T, NH, hs);
-  if (B * T * NH === 0) return;
+  checkShapes('attentionBackward', { dq, dk, dv, dout, q, k, v, out, lse, segmentIds }, B, T, NH, hs);
   const need = attentionBackwardScratchLength(B, T, NH);
   if (scratch && scratch.length < need) throw new Error(`attentionBackward: scratch has ${scratch.length} elements, needs 4*B*NH*T = ${need}`);
+  checkDisjoint('attentionBackward', { dq, dk, dv }, { dout, q, k, v, out, lse, segmentIds });
+  if (B * T * NH === 0) return;
   const rows = scratch ?? defaultScratch(rt, need);
   for (const t of [dq, dk, dv, dout, q, k, v, out, lse, segmentIds]) {
     if (t.buffer === rows.buffer) throw new Error(`attentionBackward: scratch ('${rows.label}') shares a buffer with '${t.label}'; it is written then read, so it needs a buffer of its own`);

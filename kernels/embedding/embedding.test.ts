@@ -1,9 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { mulberry32, randomArray } from '../common/random';
-import type { GpuTensor } from '../common/tensor';
-import { createTensor, uploadTensor } from '../common/tensor';
 import { testGpuOps } from '../common/node-test-gpu';
 import { expectClose } from '../testing/expect-close';
+import { testTensors } from '../testing/gpu-tensors';
 import type { EmbeddingBackwardTuning } from './embedding';
 import { embeddingBackward, embeddingBackwardTuning, embeddingForward } from './embedding';
 import { embeddingBackwardRef, embeddingForwardRef } from './embedding.ref';
@@ -36,18 +35,11 @@ function maxRepeats(ids: Int32Array): number {
 }
 
 describe.runIf(gpu)('embedding kernels on WebGPU vs the reference', () => {
-  const made: GpuTensor[] = [];
+  const { tensor, destroyAll } = testTensors(gpu);
   afterAll(() => {
-    made.forEach((t) => t.buffer.destroy());
+    destroyAll();
     gpu?.ctx.device.destroy();
   });
-
-  function tensor(label: string, data: Float32Array | Int32Array): GpuTensor {
-    const t = createTensor(gpu!.ctx, label, data.length);
-    uploadTensor(gpu!.ctx, t, data);
-    made.push(t);
-    return t;
-  }
 
   async function check(N: number, C: number, V: number, ids: Int32Array, lo = -1, hi = 1) {
     const seed = N * 7919 + C * 131 + V;

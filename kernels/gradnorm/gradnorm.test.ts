@@ -1,9 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomArray } from '../common/random';
-import type { GpuTensor } from '../common/tensor';
-import { createTensor, uploadTensor } from '../common/tensor';
 import { testGpuOps } from '../common/node-test-gpu';
 import { expectClose } from '../testing/expect-close';
+import { testTensors } from '../testing/gpu-tensors';
 import { clipScale, gradNormPartialsLength, gradNormRelErrorBound, gradNormSquared } from './gradnorm';
 import { clipScaleRef, gradNormSquaredRef } from './gradnorm.ref';
 
@@ -13,16 +12,11 @@ const gpu = await testGpuOps();
 const normTol = (lengths: number[]) => ({ atol: 0, rtol: gradNormRelErrorBound(lengths) });
 
 describe.runIf(gpu)('gradnorm on WebGPU vs gradNormSquaredRef / clipScaleRef', () => {
-  afterAll(() => gpu?.ctx.device.destroy());
-  const made: GpuTensor[] = [];
-  afterAll(() => made.forEach((t) => t.buffer.destroy()));
-
-  function tensor(label: string, data: ArrayLike<number>): GpuTensor {
-    const t = createTensor(gpu!.ctx, label, data.length);
-    uploadTensor(gpu!.ctx, t, data);
-    made.push(t);
-    return t;
-  }
+  const { tensor, destroyAll } = testTensors(gpu);
+  afterAll(() => {
+    destroyAll();
+    gpu?.ctx.device.destroy();
+  });
 
   /** Runs both stages on the GPU; returns Σ g² read back, with the reference value. */
   async function run(arrays: Float32Array[], flat: boolean): Promise<[number, number]> {

@@ -12,6 +12,7 @@
  * squares below ~1e-38 may flush to zero.
  */
 import type { Dispatcher } from '../common/dispatcher';
+import { strideGroups } from '../common/launch';
 import type { GpuTensor } from '../common/tensor';
 import { checkMaxNorm, checkOut } from './gradnorm.ref';
 import clipSrc from './clip_scale.wgsl?raw';
@@ -26,7 +27,7 @@ const MAX_GROUPS = 1024;
 
 /** Stage-1 invocations, hence `partials` slots, for a tensor of n elements (a multiple of 64). */
 export function gradNormSlots(n: number): number {
-  return WG * Math.min(MAX_GROUPS, Math.ceil(n / (WG * ITEMS_PER_INVOCATION)));
+  return WG * strideGroups(n, WG, ITEMS_PER_INVOCATION, MAX_GROUPS);
 }
 
 /** Length of the `partials` scratch that gradNormSquared needs for tensors of these lengths. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32, randomArray } from '../common/random';
 import { expectClose } from '../testing/expect-close';
+import { numericGrad } from '../testing/finite-diff';
 import { logprobBackwardRef, logprobForwardRef } from './logprob.ref';
 
 /** Forward reference in float64: returns [logp, entropy, lse]. */
@@ -17,24 +18,14 @@ function forward64(logits: ArrayLike<number>, targets: ArrayLike<number>, N: num
  * evaluated with the forward reference.
  */
 function finiteDiffGrad(logits: Float64Array, targets: Int32Array, dlogp: Float64Array, dentropy: Float64Array | null, N: number, V: number, h = 1e-5): Float64Array {
-  const loss = (z: Float64Array) => {
+  const z = Float64Array.from(logits);
+  const loss = () => {
     const [logp, entropy] = forward64(z, targets, N, V);
     let l = 0;
     for (let t = 0; t < N; t++) l += dlogp[t] * logp[t] + (dentropy ? dentropy[t] * entropy[t] : 0);
     return l;
   };
-  const grad = new Float64Array(N * V);
-  const z = Float64Array.from(logits);
-  for (let i = 0; i < z.length; i++) {
-    const z0 = z[i];
-    z[i] = z0 + h;
-    const up = loss(z);
-    z[i] = z0 - h;
-    const down = loss(z);
-    z[i] = z0;
-    grad[i] = (up - down) / (2 * h);
-  }
-  return grad;
+  return numericGrad(z, loss, { h });
 }
 
 describe('logprobForwardRef', () => {

@@ -1,9 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { mulberry32, randomArray } from '../common/random';
-import type { GpuTensor } from '../common/tensor';
-import { createTensor, uploadTensor } from '../common/tensor';
 import { testGpuOps } from '../common/node-test-gpu';
 import { expectClose } from '../testing/expect-close';
+import { testTensors } from '../testing/gpu-tensors';
 import type { LogprobVariant } from './logprob';
 import { chooseLogprobVariant, logprobBackward, logprobForward } from './logprob';
 import { logprobBackwardRef, logprobForwardRef } from './logprob.ref';
@@ -17,16 +16,11 @@ const FWD_TOL = { atol: 2e-5, rtol: 2e-6 };
 const BWD_TOL = { atol: 2e-6, rtol: 2e-5 };
 
 describe.runIf(gpu)('logprob on WebGPU vs logprobForwardRef / logprobBackwardRef', () => {
-  afterAll(() => gpu?.ctx.device.destroy());
-  const made: GpuTensor[] = [];
-  afterAll(() => made.forEach((t) => t.buffer.destroy()));
-
-  function tensor(label: string, data: ArrayLike<number>): GpuTensor {
-    const t = createTensor(gpu!.ctx, label, data.length);
-    uploadTensor(gpu!.ctx, t, data);
-    made.push(t);
-    return t;
-  }
+  const { tensor, destroyAll } = testTensors(gpu);
+  afterAll(() => {
+    destroyAll();
+    gpu?.ctx.device.destroy();
+  });
 
   /** Seeded case: logits in [lo, hi), targets in 0..V-1 with about one in five set to −1. */
   function makeCase(N: number, V: number, seed: number, lo = -4, hi = 4) {

@@ -9,6 +9,7 @@
  * error of about |lse|·2⁻²⁴ (≈ 6e-4 for logits near ±1e4, < 1e-5 for |logits| < 100).
  */
 import type { Dispatcher } from '../common/dispatcher';
+import { gridFor } from '../common/launch';
 import type { GpuTensor } from '../common/tensor';
 import type { EntropyGrad } from './logprob.ref';
 import { checkLogprobShapes } from './logprob.ref';
@@ -20,7 +21,6 @@ import backwardWideSrc from './logprob_backward_wide.wgsl?raw';
 export type LogprobVariant = 'auto' | 'row' | 'wide';
 
 const WG = 64;
-const MAX_GROUPS_X = 65535;
 const QUIET_NAN_BITS = 0x7fc00000;
 /**
  * From this V on a row gets a workgroup. Measured on SwiftShader (2 cores), where barriers are
@@ -34,9 +34,8 @@ export function chooseLogprobVariant(V: number): 'row' | 'wide' {
 }
 
 /** Workgroups for N rows: one per row (wide) or one per WG rows (row), folded into 2-D. */
-function groupsFor(N: number, variant: 'row' | 'wide'): [number, number] {
-  const groups = variant === 'wide' ? N : Math.ceil(N / WG);
-  return [Math.min(groups, MAX_GROUPS_X), Math.ceil(groups / MAX_GROUPS_X)];
+function groupsFor(rt: Dispatcher, N: number, variant: 'row' | 'wide'): [number, number] {
+  return gridFor(rt, variant === 'wide' ? N : Math.ceil(N / WG));
 }
 
 export function logprobForward(
@@ -54,7 +53,7 @@ export function logprobForward(
   if (N === 0) return;
   const v = variant === 'auto' ? chooseLogprobVariant(V) : variant;
   const spec = v === 'wide' ? { label: 'logprob_forward_wide', code: forwardWideSrc } : { label: 'logprob_forward', code: forwardSrc };
-  rt.dispatch({ ...spec, constants: { WG } }, new Uint32Array([N, V, QUIET_NAN_BITS]), [logits, targets, logp, entropy, lse], groupsFor(N, v));
+  rt.dispatch({ ...spec, constants: { WG } }, new Uint32Array([N, V, QUIET_NAN_BITS]), [logits, targets, logp, entropy, lse], groupsFor(rt, N, v));
 }
 
 export function logprobBackward(
@@ -82,6 +81,6 @@ export function logprobBackward(
     { ...spec, constants: { WG, WITH_ENTROPY: entropyGrad ? 1 : 0 } },
     new Uint32Array([N, V]),
     [dlogp, dentropy, logits, targets, lse, entropy, dlogits],
-    groupsFor(N, v),
+    groupsFor(rt, N, v),
   );
 }

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomArray } from '../common/random';
-import { createTensor, uploadTensor } from '../common/tensor';
 import { testGpuOps } from '../common/node-test-gpu';
 import { expectClose } from '../testing/expect-close';
+import { testTensors } from '../testing/gpu-tensors';
 import type { MatmulLayout } from './layout';
 import { MATMUL_LAYOUTS } from './layout';
 import { matmul, matmulNaive, matmulTiled } from './matmul';
@@ -32,12 +32,8 @@ describe.runIf(gpu)('matmul on WebGPU vs matmulRef', () => {
     const a = randomArray(M * K, seed, lo, hi);
     const b = randomArray(K * N, seed + 1, lo, hi);
     const init = randomArray(M * N, seed + 2);
-    const ta = createTensor(ops.ctx, 'a', a.length);
-    const tb = createTensor(ops.ctx, 'b', b.length);
-    const tout = createTensor(ops.ctx, 'out', M * N);
-    uploadTensor(ops.ctx, ta, a);
-    uploadTensor(ops.ctx, tb, b);
-    uploadTensor(ops.ctx, tout, init);
+    const { tensor, destroyAll } = testTensors(ops);
+    const [ta, tb, tout] = [tensor('a', a), tensor('b', b), tensor('out', init)];
     kernel(ops.rt, tout, ta, tb, M, K, N, layout, accumulate);
     const got = await ops.rt.read(tout);
     const want = init.slice();
@@ -45,7 +41,7 @@ describe.runIf(gpu)('matmul on WebGPU vs matmulRef', () => {
     const scale = Math.max(Math.abs(lo), Math.abs(hi)) ** 2;
     const t = tol(K);
     expectClose(got, want, { atol: t.atol * scale, rtol: t.rtol, label: `${kernel.name} ${layout} ${M}x${K}x${N}${accumulate ? ' +=' : ''}` });
-    for (const x of [ta, tb, tout]) x.buffer.destroy();
+    destroyAll();
   }
 
   for (const kernel of [matmulNaive, matmulTiled]) {
@@ -69,8 +65,9 @@ describe.runIf(gpu)('matmul on WebGPU vs matmulRef', () => {
 
   it('refuses mismatched buffers before dispatching', () => {
     const ops = gpu!;
-    const t = createTensor(ops.ctx, 'small', 3);
+    const { empty, destroyAll } = testTensors(ops);
+    const t = empty('small', 3);
     expect(() => matmulTiled(ops.rt, t, t, t, 2, 2, 2, 'nn')).toThrow(/needs M\*N/);
-    t.buffer.destroy();
+    destroyAll();
   });
 });

@@ -1,22 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomArray } from '../common/random';
-import { flatGrid } from './launch';
+import { numericGrad } from '../testing/finite-diff';
 import { accumulateRef, residualForwardRef } from './residual.ref';
-
-/** Central differences (float64) of a scalar function with respect to every entry of `x`. */
-function numericGrad(x: Float64Array, f: () => number, h = 1e-5): Float64Array {
-  const g = new Float64Array(x.length);
-  for (let i = 0; i < x.length; i++) {
-    const x0 = x[i];
-    x[i] = x0 + h;
-    const up = f();
-    x[i] = x0 - h;
-    const down = f();
-    x[i] = x0;
-    g[i] = (up - down) / (2 * h);
-  }
-  return g;
-}
 
 describe('residualForwardRef and accumulateRef', () => {
   it('match hand values', () => {
@@ -42,7 +27,7 @@ describe('residualForwardRef and accumulateRef', () => {
       const analytic = Float64Array.from(randomArray(n, 4)); // accumulates on top of what is there
       const before = analytic.slice();
       accumulateRef(analytic, g, n);
-      const fd = numericGrad(x, loss);
+      const fd = numericGrad(x, loss, { h: 1e-5 });
       for (let i = 0; i < n; i++) expect(analytic[i] - before[i]).toBeCloseTo(fd[i], 8);
     }
   });
@@ -51,20 +36,5 @@ describe('residualForwardRef and accumulateRef', () => {
     expect(() => residualForwardRef(new Float32Array(2), [1, 2, 3], [1, 2, 3], 3)).toThrow(/out has 2 elements, needs n = 3/);
     expect(() => accumulateRef(new Float32Array(3), [1], 3)).toThrow(/src has 1 elements/);
     expect(() => accumulateRef(new Float32Array(3), [1], -1)).toThrow(/n must be a non-negative integer/);
-  });
-});
-
-describe('flatGrid', () => {
-  it('stays 1-D under the limit and folds into 2-D above it, covering every group', () => {
-    expect(flatGrid(5, 65535)).toEqual([5, 1]);
-    expect(flatGrid(0, 8)).toEqual([0, 1]);
-    for (const groups of [9, 16, 17, 63, 64]) {
-      const [x, y] = flatGrid(groups, 8);
-      expect(x).toBeLessThanOrEqual(8);
-      expect(y).toBeLessThanOrEqual(8);
-      expect(x * y).toBeGreaterThanOrEqual(groups);
-      expect(x * (y - 1)).toBeLessThan(groups); // no wholly empty row of workgroups
-    }
-    expect(() => flatGrid(65, 8)).toThrow(/exceed 8²/);
   });
 });

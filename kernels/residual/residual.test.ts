@@ -1,9 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomArray } from '../common/random';
-import type { GpuTensor } from '../common/tensor';
-import { createTensor, uploadTensor } from '../common/tensor';
 import { testGpuOps } from '../common/node-test-gpu';
 import { expectClose } from '../testing/expect-close';
+import { testTensors } from '../testing/gpu-tensors';
 import forwardSrc from './residual_forward.wgsl?raw';
 import { ELEMENTWISE_BLOCK, accumulate, residualForward } from './residual';
 import { accumulateRef, residualForwardRef } from './residual.ref';
@@ -15,16 +14,11 @@ const EXACT = { atol: 0, rtol: 0 };
 const SIZES = [1, 3, 1023, 1025, 1_000_003];
 
 describe.runIf(gpu)('residual kernels on WebGPU vs the reference', () => {
-  afterAll(() => gpu?.ctx.device.destroy());
-  const made: GpuTensor[] = [];
-  afterAll(() => made.forEach((t) => t.buffer.destroy()));
-
-  function tensor(label: string, data: Float32Array): GpuTensor {
-    const t = createTensor(gpu!.ctx, label, data.length);
-    uploadTensor(gpu!.ctx, t, data);
-    made.push(t);
-    return t;
-  }
+  const { tensor, destroyAll } = testTensors(gpu);
+  afterAll(() => {
+    destroyAll();
+    gpu?.ctx.device.destroy();
+  });
 
   it('residualForward on odd sizes and extreme ranges', async () => {
     for (const n of SIZES) {

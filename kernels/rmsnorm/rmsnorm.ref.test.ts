@@ -1,23 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { randomArray } from '../common/random';
 import { expectClose } from '../testing/expect-close';
+import { numericGrad } from '../testing/finite-diff';
 import { rmsnormBackwardRef, rmsnormForwardRef } from './rmsnorm.ref';
-
-/** Central differences (float64) of a scalar function with respect to every entry of `x`. */
-function numericGrad(x: Float64Array, f: () => number, h = 1e-6): Float64Array {
-  const g = new Float64Array(x.length);
-  for (let i = 0; i < x.length; i++) {
-    const x0 = x[i];
-    const step = h * Math.max(1, Math.abs(x0));
-    x[i] = x0 + step;
-    const up = f();
-    x[i] = x0 - step;
-    const down = f();
-    x[i] = x0;
-    g[i] = (up - down) / (2 * step);
-  }
-  return g;
-}
 
 const f64 = (xs: ArrayLike<number>) => Float64Array.from(xs);
 
@@ -75,8 +60,9 @@ describe('rmsnormBackwardRef', () => {
     const dinp = dinp0.slice();
     const dweight = dweight0.slice();
     rmsnormBackwardRef(dinp, dweight, g, inp, weight, rstd, N, C);
-    const fdInp = numericGrad(inp, loss);
-    const fdWeight = numericGrad(weight, loss);
+    // Steps relative to each entry: the rows range from ×1e-3 to ×1e3.
+    const fdInp = numericGrad(inp, loss, { relative: true });
+    const fdWeight = numericGrad(weight, loss, { relative: true });
     expectClose(dinp.map((v, i) => v - dinp0[i]), fdInp, { atol: 1e-7, rtol: 1e-6, label: 'dinp vs FD' });
     expectClose(dweight.map((v, i) => v - dweight0[i]), fdWeight, { atol: 1e-7, rtol: 1e-6, label: 'dweight vs FD' });
   });

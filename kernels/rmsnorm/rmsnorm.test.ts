@@ -1,9 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomArray } from '../common/random';
-import type { GpuTensor } from '../common/tensor';
-import { createTensor, uploadTensor } from '../common/tensor';
 import { testGpuOps } from '../common/node-test-gpu';
 import { expectClose } from '../testing/expect-close';
+import { testTensors } from '../testing/gpu-tensors';
 import { rmsnormBackward, rmsnormForward } from './rmsnorm';
 import { rmsnormBackwardRef, rmsnormForwardRef } from './rmsnorm.ref';
 
@@ -40,18 +39,11 @@ function randomCase(N: number, C: number, accumulate: boolean, rowScale: (n: num
 }
 
 describe.runIf(gpu)('rmsnorm kernels on WebGPU vs the reference', () => {
-  const made: GpuTensor[] = [];
+  const { tensor, destroyAll } = testTensors(gpu);
   afterAll(() => {
-    made.forEach((t) => t.buffer.destroy());
+    destroyAll();
     gpu?.ctx.device.destroy();
   });
-
-  function tensor(label: string, data: Float32Array): GpuTensor {
-    const t = createTensor(gpu!.ctx, label, data.length);
-    uploadTensor(gpu!.ctx, t, data);
-    made.push(t);
-    return t;
-  }
 
   /** Runs forward and backward on the GPU and returns both sides' results. */
   async function run({ N, C, inp, weight, dout, dinp0, dweight0 }: Case) {

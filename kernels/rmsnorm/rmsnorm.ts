@@ -3,8 +3,8 @@
  * `rmsnormBackward` (dinp += …, dweight += …, one dispatch). Same contract as rmsnorm.ref.ts.
  */
 import type { Dispatcher } from '../common/dispatcher';
+import { checkDisjoint, gridFor } from '../common/launch';
 import type { GpuTensor } from '../common/tensor';
-import { checkDisjoint, gridFor } from '../residual/launch';
 import { checkRmsnormEps, checkRmsnormShapes } from './rmsnorm.ref';
 import backwardSrc from './rmsnorm_backward.wgsl?raw';
 import forwardSrc from './rmsnorm_forward.wgsl?raw';
@@ -22,7 +22,7 @@ function params(N: number, C: number, eps = 0): ArrayBuffer {
 export function rmsnormForward(rt: Dispatcher, out: GpuTensor, rstd: GpuTensor, inp: GpuTensor, weight: GpuTensor, N: number, C: number, eps: number): void {
   checkRmsnormShapes('rmsnormForward', { out, inp }, { rstd }, { weight }, N, C);
   checkRmsnormEps(eps);
-  checkDisjoint('rmsnormForward', [out, rstd], [inp, weight]);
+  checkDisjoint('rmsnormForward', { out, rstd }, { inp, weight });
   if (N === 0) return;
   rt.dispatch({ label: 'rmsnorm_forward', code: forwardSrc, constants: { WG } }, params(N, C, eps), [inp, weight, out, rstd], gridFor(rt, Math.ceil(N / WG)));
 }
@@ -30,7 +30,7 @@ export function rmsnormForward(rt: Dispatcher, out: GpuTensor, rstd: GpuTensor, 
 /** dinp (N, C) += ∂L/∂inp, dweight (C) += ∂L/∂weight, given dout (N, C) and the forward's rstd (N). */
 export function rmsnormBackward(rt: Dispatcher, dinp: GpuTensor, dweight: GpuTensor, dout: GpuTensor, inp: GpuTensor, weight: GpuTensor, rstd: GpuTensor, N: number, C: number): void {
   checkRmsnormShapes('rmsnormBackward', { dinp, dout, inp }, { rstd }, { dweight, weight }, N, C);
-  checkDisjoint('rmsnormBackward', [dinp, dweight], [dout, inp, weight, rstd]);
+  checkDisjoint('rmsnormBackward', { dinp, dweight }, { dout, inp, weight, rstd });
   if (N === 0) return;
   rt.dispatch({ label: 'rmsnorm_backward', code: backwardSrc, constants: { WG } }, params(N, C), [dout, inp, weight, rstd, dinp, dweight], gridFor(rt, Math.ceil((C + N) / WG)));
 }

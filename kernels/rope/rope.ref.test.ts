@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomArray } from '../common/random';
 import { expectClose } from '../testing/expect-close';
+import { numericGrad } from '../testing/finite-diff';
 import { ropeBackwardRef, ropeForwardRef } from './rope.ref';
 
 /** Σ w · rope(x) in float64: a scalar loss whose gradient in x is ropeBackward(w). */
@@ -56,13 +57,7 @@ describe('ropeBackwardRef', () => {
     const w = Float64Array.from(randomArray(N * NH * hs, 5));
     const grad = new Float64Array(N * NH * hs);
     ropeBackwardRef(grad, w, positions, N, NH, hs, theta);
-    const eps = 1e-5;
-    const fd = new Float64Array(x.length);
-    for (let i = 0; i < x.length; i++) {
-      const xp = x.slice(); xp[i] += eps;
-      const xm = x.slice(); xm[i] -= eps;
-      fd[i] = (lossOf(xp, w, positions, N, NH, hs, theta) - lossOf(xm, w, positions, N, NH, hs, theta)) / (2 * eps);
-    }
+    const fd = numericGrad(x, () => lossOf(x, w, positions, N, NH, hs, theta), { h: 1e-5 });
     expectClose(grad, fd, { atol: 1e-9, rtol: 1e-8, label: 'rope backward vs finite differences' });
   });
 

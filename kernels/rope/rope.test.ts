@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { mulberry32, randomArray } from '../common/random';
-import { createTensor, uploadTensor } from '../common/tensor';
 import { testGpuOps } from '../common/node-test-gpu';
 import { expectClose } from '../testing/expect-close';
+import { testTensors } from '../testing/gpu-tensors';
 import { ropeBackward, ropeForward } from './rope';
 import { ropeBackwardRef, ropeForwardRef } from './rope.ref';
 
@@ -30,12 +30,9 @@ describe.runIf(gpu)('rope on WebGPU vs ropeRef', () => {
     const dy = randomArray(size, seed + 1, -scale, scale);
     const init = randomArray(size, seed + 2);
     const positions = randomPositions(N, seed + 3, maxPos);
-    const [tx, tdy, tout, tdx] = ['x', 'dy', 'out', 'dx'].map((l) => createTensor(ops.ctx, l, size));
-    const tpos = createTensor(ops.ctx, 'positions', N);
-    uploadTensor(ops.ctx, tx, x);
-    uploadTensor(ops.ctx, tdy, dy);
-    uploadTensor(ops.ctx, tdx, init);
-    uploadTensor(ops.ctx, tpos, positions);
+    const { tensor, empty, destroyAll } = testTensors(ops);
+    const [tx, tdy, tout, tdx] = [tensor('x', x), tensor('dy', dy), empty('out', size), tensor('dx', init)];
+    const tpos = tensor('positions', positions);
     ropeForward(ops.rt, tout, tx, tpos, N, NH, hs, theta);
     ropeBackward(ops.rt, tdx, tdy, tpos, N, NH, hs, theta);
     const label = `N=${N} NH=${NH} hs=${hs} theta=${theta} pos<=${maxPos} scale=${scale}`;
@@ -46,7 +43,7 @@ describe.runIf(gpu)('rope on WebGPU vs ropeRef', () => {
     const t = tol(maxPos, scale);
     expectClose(await ops.rt.read(tout), wantOut, { ...t, label: `ropeForward ${label}` });
     expectClose(await ops.rt.read(tdx), wantDx, { ...t, atol: t.atol + 1e-6, label: `ropeBackward (+=) ${label}` });
-    for (const tt of [tx, tdy, tout, tdx, tpos]) tt.buffer.destroy();
+    destroyAll();
   }
 
   it('matches on small and odd shapes, hs = 2 to 64', async () => {
@@ -64,10 +61,11 @@ describe.runIf(gpu)('rope on WebGPU vs ropeRef', () => {
 
   it('refuses an output that shares the input buffer, and bad sizes, before dispatching', () => {
     const ops = gpu!;
-    const t = createTensor(ops.ctx, 'qk', 16);
-    const pos = createTensor(ops.ctx, 'positions', 2);
+    const { empty, destroyAll } = testTensors(ops);
+    const t = empty('qk', 16);
+    const pos = empty('positions', 2);
     expect(() => ropeForward(ops.rt, t, t, pos, 2, 2, 4, 10000)).toThrow(/shares a buffer with inp/);
     expect(() => ropeForward(ops.rt, t, t, pos, 2, 2, 6, 10000)).toThrow(/out has 16 elements, needs N\*NH\*hs = 2\*2\*6 = 24/);
-    for (const x of [t, pos]) x.buffer.destroy();
+    destroyAll();
   });
 });

@@ -1,22 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { randomArray } from '../common/random';
 import { expectClose } from '../testing/expect-close';
+import { numericGrad } from '../testing/finite-diff';
 import { swigluBackwardRef, swigluForwardRef } from './swiglu.ref';
-
-/** Central differences (float64) of a scalar function with respect to every entry of `x`. */
-function numericGrad(x: Float64Array, f: () => number, h = 1e-6): Float64Array {
-  const g = new Float64Array(x.length);
-  for (let i = 0; i < x.length; i++) {
-    const x0 = x[i];
-    x[i] = x0 + h;
-    const up = f();
-    x[i] = x0 - h;
-    const down = f();
-    x[i] = x0;
-    g[i] = (up - down) / (2 * h);
-  }
-  return g;
-}
 
 const f64 = (xs: ArrayLike<number>) => Float64Array.from(xs);
 

@@ -1,9 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { mulberry32, randomArray } from '../common/random';
-import type { GpuTensor } from '../common/tensor';
-import { createTensor, uploadTensor } from '../common/tensor';
 import { testGpuOps } from '../common/node-test-gpu';
 import { expectClose } from '../testing/expect-close';
+import { testTensors } from '../testing/gpu-tensors';
 import { swigluBackward, swigluForward } from './swiglu';
 import { swigluBackwardRef, swigluForwardRef } from './swiglu.ref';
 
@@ -23,18 +22,11 @@ function extremeArray(n: number, seed: number): Float32Array {
 }
 
 describe.runIf(gpu)('swiglu kernels on WebGPU vs the reference', () => {
-  const made: GpuTensor[] = [];
+  const { tensor, destroyAll } = testTensors(gpu);
   afterAll(() => {
-    made.forEach((t) => t.buffer.destroy());
+    destroyAll();
     gpu?.ctx.device.destroy();
   });
-
-  function tensor(label: string, data: Float32Array): GpuTensor {
-    const t = createTensor(gpu!.ctx, label, data.length);
-    uploadTensor(gpu!.ctx, t, data);
-    made.push(t);
-    return t;
-  }
 
   /** `accumulateOnto`: start the gradients from random values (tests +=) or from zeros. */
   async function check(n: number, gate: Float32Array, tol: { atol: number; rtol: number }, what: string, accumulateOnto: boolean) {

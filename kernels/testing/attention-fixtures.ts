@@ -1,7 +1,7 @@
 /**
- * Test fixtures for attention (used by attention.ref.test.ts and attention.test.ts, not by the
- * model): seeded packed rows. `packRows` lays chains out in rows, as rl/pack.ts does, so tests
- * can check that a chain's outputs do not depend on what else shares its row.
+ * Test fixtures for attention (used by attention/attention.ref.test.ts and attention.test.ts,
+ * not by the model): seeded packed rows. `packRows` lays chains out in rows, as rl/pack.ts does,
+ * so tests can check that a chain's outputs do not depend on what else shares its row.
  */
 import { mulberry32, randomArray } from '../common/random';
 
