@@ -3,6 +3,7 @@
  * Only views that work are listed; routing is the URL hash (`#/system`).
  */
 import { useEffect, useState } from 'react';
+import { ExperimentsView } from './views/ExperimentsView';
 import { SystemView } from './views/SystemView';
 
 interface ViewDef {
@@ -11,7 +12,10 @@ interface ViewDef {
   render: () => React.ReactNode;
 }
 
-const VIEWS: ViewDef[] = [{ id: 'system', title: 'System', render: () => <SystemView /> }];
+const VIEWS: ViewDef[] = [
+  { id: 'experiments', title: 'Experiments', render: () => <ExperimentsView /> },
+  { id: 'system', title: 'System', render: () => <SystemView /> },
+];
 
 function currentViewId(): string {
   const id = window.location.hash.replace(/^#\/?/, '');

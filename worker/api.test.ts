@@ -1,9 +1,9 @@
-import { expose, wrap } from 'comlink';
+import { expose, proxy, wrap } from 'comlink';
 import { describe, expect, it } from 'vitest';
 import { GPU_ERROR_NAMES } from '../kernels/common/errors';
 import { nodeGpu } from '../kernels/common/node-gpu';
 import { createWorkbench } from './api';
-import type { WorkbenchApi } from './protocol';
+import type { RunEvent, WorkbenchApi } from './protocol';
 import { ERROR_NAMES } from './protocol';
 
 /** The API as the app sees it: through comlink over a real MessageChannel. */
@@ -49,5 +49,54 @@ describe('worker API over comlink', () => {
     expect(result.cases.map((c) => c.name)).toContain('matmul_tiled nt 65x17x130');
     expect(result.cases.every((c) => c.passed)).toBe(true);
     expect(result.passed).toBe(true);
+  });
+});
+
+describe('runs over comlink', () => {
+  async function collect(api: WorkbenchApi, steps: number) {
+    const events: RunEvent[] = [];
+    let resolveDone!: () => void;
+    const done = new Promise<void>((r) => (resolveDone = r));
+    const id = await api.startSft(
+      { preset: 'sft-arith', steps, lr: 1e-3, seed: 3, evalEvery: 0, evalN: 10 },
+      proxy((e: RunEvent) => {
+        events.push(e);
+        if (e.type === 'status' && e.status !== 'running' && e.status !== 'paused') resolveDone();
+      }),
+    );
+    return { id, events, done };
+  }
+
+  it('starts an SFT run that reports each step and finishes, without holding the call open', async () => {
+    const api = connect();
+    await api.init('cpu');
+    const { id, events, done } = await collect(api, 2);
+    expect(id).toMatch(/^sft-/);
+    await done;
+    const steps = events.filter((e) => e.type === 'step');
+    expect(steps.map((e) => e.type === 'step' && e.step)).toEqual([1, 2]);
+    expect(steps.every((e) => e.type === 'step' && Number.isFinite(e.metrics['loss/sft']))).toBe(true);
+    expect(events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
+  });
+
+  it('stops between steps when asked', async () => {
+    const api = connect();
+    await api.init('cpu');
+    const { id, events, done } = await collect(api, 50);
+    await new Promise((r) => setTimeout(r, 50));
+    await api.stopRun(id);
+    await done;
+    expect(events.at(-1)).toMatchObject({ type: 'status', status: 'stopped' });
+    expect(events.filter((e) => e.type === 'step').length).toBeLessThan(50);
+  });
+
+  it('refuses invalid options, naming the field and the allowed range', async () => {
+    const api = connect();
+    await api.init('cpu');
+    await expect(api.startSft({ preset: 'sft-arith', steps: 0, lr: 1, seed: 1, evalEvery: 0, evalN: 10 }, proxy(() => {}))).rejects.toMatchObject({
+      name: 'InvalidConfig',
+      message: expect.stringMatching(/steps must be an integer in 1\.\.5000, got 0; lr must be in \(0, 0\.1\], got 1/),
+    });
+    await expect(api.stopRun('nope')).rejects.toMatchObject({ name: 'UnknownRun' });
   });
 });

@@ -5,15 +5,26 @@
 import type { Ops } from '../kernels/ops';
 import { selectBackend } from '../kernels/backends/select';
 import { GpuError } from '../kernels/common/errors';
-import type { BackendInfo, BackendPreference, SelfTestResult, WorkbenchApi } from './protocol';
+import type { BackendInfo, BackendPreference, RunEvent, SelfTestResult, SftRunOptions, WorkbenchApi } from './protocol';
+import { PRESETS, validateSftOptions } from './runs/presets';
+import { RunManager } from './runs/run-manager';
 import { runSelfTest } from './selftest';
 
 export class NotInitializedError extends Error {
   override readonly name = 'NotInitialized';
 }
 
+export class InvalidConfigError extends Error {
+  override readonly name = 'InvalidConfig';
+}
+
 export function createWorkbench(getGpu: () => GPU | undefined | Promise<GPU | undefined>): WorkbenchApi {
   let ops: Ops | null = null;
+  const requireOps = (what: string): Ops => {
+    if (!ops) throw new NotInitializedError(`${what} before init(): call init() first`);
+    return ops;
+  };
+  const runs = new RunManager(() => requireOps('a run'));
 
   return {
     async init(preference: BackendPreference = 'auto'): Promise<BackendInfo> {
@@ -23,8 +34,25 @@ export function createWorkbench(getGpu: () => GPU | undefined | Promise<GPU | un
       return selected.info;
     },
     async selfTest(): Promise<SelfTestResult> {
-      if (!ops) throw new NotInitializedError('selfTest() before init(): call init() first');
-      return runSelfTest(ops);
+      return runSelfTest(requireOps('selfTest()'));
+    },
+    async presets() {
+      return PRESETS;
+    },
+    async startSft(options: SftRunOptions, onEvent: (event: RunEvent) => void) {
+      requireOps('startSft()');
+      const problems = validateSftOptions(options);
+      if (problems.length) throw new InvalidConfigError(problems.join('; '));
+      return runs.startSft(options, onEvent);
+    },
+    async pauseRun(id: string) {
+      runs.pause(id);
+    },
+    async resumeRun(id: string) {
+      runs.resume(id);
+    },
+    async stopRun(id: string) {
+      runs.stop(id);
     },
   };
 }

@@ -11,6 +11,8 @@ export const ERROR_NAMES = [
   'GpuOutOfMemory',
   'ShaderCompileError',
   'NotInitialized',
+  'InvalidConfig',
+  'UnknownRun',
 ] as const;
 export type ErrorName = (typeof ERROR_NAMES)[number];
 
@@ -63,4 +65,43 @@ export interface WorkbenchApi {
   init(preference?: BackendPreference): Promise<BackendInfo>;
   /** Runs matmul on the active backend against the CPU reference. */
   selfTest(): Promise<SelfTestResult>;
+  /** The presets the Experiments view offers. */
+  presets(): Promise<PresetInfo[]>;
+  /**
+   * Starts an SFT run and returns its id at once; progress arrives through `onEvent` (a
+   * comlink proxy). One run at a time: starting another stops the current one.
+   */
+  startSft(options: SftRunOptions, onEvent: (event: RunEvent) => void): Promise<string>;
+  pauseRun(runId: string): Promise<void>;
+  resumeRun(runId: string): Promise<void>;
+  stopRun(runId: string): Promise<void>;
+}
+
+/** Options of an SFT run a person can set (the rest comes from the preset). */
+export interface SftRunOptions {
+  /** Preset name; only `sft-arith` exists today. */
+  preset: 'sft-arith';
+  /** Optimizer steps, 1..5000. */
+  steps: number;
+  /** Peak learning rate, (0, 0.1]. */
+  lr: number;
+  /** Seed of the weight init and the task stream. */
+  seed: number;
+  /** Evaluate held-out accuracy every N steps (0: never), on `evalN` tasks (1..1000). */
+  evalEvery: number;
+  evalN: number;
+}
+
+export type RunStatus = 'running' | 'paused' | 'finished' | 'stopped' | 'failed';
+
+export type RunEvent =
+  | { type: 'status'; runId: string; status: RunStatus; message?: string; errorName?: string }
+  | { type: 'step'; runId: string; step: number; totalSteps: number; metrics: Record<string, number> }
+  | { type: 'eval'; runId: string; step: number; accuracy: number; meanLength: number; n: number; samples: { prompt: string; completion: string; answer: string; correct: boolean }[] };
+
+export interface PresetInfo {
+  name: 'sft-arith';
+  title: string;
+  description: string;
+  defaults: SftRunOptions;
 }

@@ -1,0 +1,27 @@
+/** Worker reads and actions of the Experiments view. */
+import { queryOptions } from '@tanstack/react-query';
+import { proxy } from 'comlink';
+import type { SftRunOptions } from '../../worker/protocol';
+import { useRunStore } from '../state/run-store';
+import { workbench } from '../worker-client';
+import { keys } from './keys';
+
+export const presetsQuery = () => queryOptions({ queryKey: keys.presets(), queryFn: () => workbench.presets(), staleTime: Infinity });
+
+export async function startSftRun(options: SftRunOptions): Promise<void> {
+  const { receive, begin } = useRunStore.getState();
+  // Events can arrive before startSft resolves: buffer them until the id is known.
+  const early: Parameters<typeof receive>[0][] = [];
+  let started = false;
+  const runId = await workbench.startSft(
+    options,
+    proxy((e) => (started ? receive(e) : early.push(e))),
+  );
+  begin(runId, options.steps);
+  started = true;
+  for (const e of early) receive(e);
+}
+
+export const pauseRun = (id: string) => workbench.pauseRun(id);
+export const resumeRun = (id: string) => workbench.resumeRun(id);
+export const stopRun = (id: string) => workbench.stopRun(id);

@@ -1,0 +1,153 @@
+/**
+ * Experiments: pick a preset, adjust its options, start a run and watch it live (loss, learning
+ * rate, tokens/s, held-out accuracy), with pause, resume and stop between steps.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useMemo, useState } from 'react';
+import type { SftRunOptions } from '../../worker/protocol';
+import { Chart } from '../components/Chart';
+import { pauseRun, presetsQuery, resumeRun, startSftRun, stopRun } from '../queries/experiments';
+import { backendInfoQuery } from '../queries/system';
+import { useRunStore } from '../state/run-store';
+
+const FIELDS: { key: Exclude<keyof SftRunOptions, 'preset'>; label: string; step: string; help: string }[] = [
+  { key: 'steps', label: 'Steps', step: '1', help: 'optimizer steps, 1–5000' },
+  { key: 'lr', label: 'Learning rate', step: 'any', help: 'peak, after warmup; (0, 0.1]' },
+  { key: 'seed', label: 'Seed', step: '1', help: 'weight init and task order' },
+  { key: 'evalEvery', label: 'Evaluate every', step: '1', help: 'steps between held-out evaluations; 0 = never' },
+  { key: 'evalN', label: 'Held-out tasks', step: '1', help: 'greedy exact match on this many, 1–1000' },
+];
+
+function RunControls() {
+  const { runId, status } = useRunStore();
+  if (!runId) return null;
+  const active = status === 'running' || status === 'paused';
+  return (
+    <div className="controls">
+      {status === 'running' && <button type="button" onClick={() => void pauseRun(runId)}>Pause</button>}
+      {status === 'paused' && <button type="button" onClick={() => void resumeRun(runId)}>Resume</button>}
+      {active && <button type="button" onClick={() => void stopRun(runId)}>Stop</button>}
+    </div>
+  );
+}
+
+function LiveRun() {
+  const { runId, status, message, steps, evals, totalSteps } = useRunStore();
+  const last = steps.at(-1);
+  const lastEval = evals.at(-1);
+  const lossSeries = useMemo(() => [{ name: 'loss/sft', points: steps.map((s) => [s.step, s.metrics['loss/sft']] as [number, number]) }], [steps]);
+  const accSeries = useMemo(() => [{ name: 'held-out accuracy', points: evals.map((e) => [e.step, e.accuracy] as [number, number]) }], [evals]);
+  if (!runId) return <p>No run yet: choose a preset and start it.</p>;
+  return (
+    <section aria-labelledby="live-title">
+      <h2 id="live-title">Run {runId}</h2>
+      <p>
+        Status: <strong data-testid="run-status">{status}</strong> · step <span data-testid="run-step">{last?.step ?? 0}</span> of {totalSteps}
+      </p>
+      <progress max={totalSteps} value={last?.step ?? 0} aria-label="Run progress" />
+      {message && <p role={status === 'failed' ? 'alert' : 'status'}>{message}</p>}
+      <RunControls />
+      <dl className="facts">
+        <dt>Loss (SFT)</dt>
+        <dd data-testid="metric-loss">{last ? last.metrics['loss/sft'].toFixed(4) : '–'}</dd>
+        <dt>Learning rate</dt>
+        <dd>{last ? last.metrics['opt/lr'].toExponential(2) : '–'}</dd>
+        <dt>Gradient norm</dt>
+        <dd>{last ? last.metrics['opt/grad_norm'].toFixed(3) : '–'}</dd>
+        <dt>Tokens/s</dt>
+        <dd data-testid="metric-tokens-per-s">{last ? last.metrics['perf/tokens_per_s'].toFixed(0) : '–'}</dd>
+        <dt>Held-out accuracy</dt>
+        <dd data-testid="metric-accuracy">{lastEval ? `${(lastEval.accuracy * 100).toFixed(1)}% (step ${lastEval.step}, n=${lastEval.n})` : 'not evaluated yet'}</dd>
+      </dl>
+      <Chart label={`SFT loss by step; latest ${last ? last.metrics['loss/sft'].toFixed(4) : 'none'}`} series={lossSeries} yName="loss" />
+      {evals.length > 0 && <Chart label="Held-out exact-match accuracy by step" series={accSeries} yName="accuracy" height={180} />}
+      {lastEval && (
+        <details>
+          <summary>Greedy samples at step {lastEval.step}</summary>
+          <ul>
+            {lastEval.samples.map((s, i) => (
+              <li key={i}>
+                <code>{s.prompt}</code> → <code>{s.completion}</code> ({s.correct ? 'correct' : `expected ${s.answer}`})
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </section>
+  );
+}
+
+export function ExperimentsView() {
+  const backend = useQuery(backendInfoQuery());
+  const presets = useQuery(presetsQuery());
+  const [options, setOptions] = useState<SftRunOptions | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const status = useRunStore((s) => s.status);
+  useEffect(() => {
+    if (!options && presets.data?.[0]) setOptions(presets.data[0].defaults);
+  }, [options, presets.data]);
+
+  const start = async () => {
+    if (!options) return;
+    setError(null);
+    try {
+      await startSftRun(options);
+    } catch (e) {
+      const err = e as Error;
+      setError(`${err.name}: ${err.message}`);
+    }
+  };
+
+  return (
+    <section aria-labelledby="experiments-title">
+      <h1 id="experiments-title">Experiments</h1>
+      {backend.data && (
+        <p>
+          Training on <strong>{backend.data.backend}</strong>
+          {backend.data.adapter ? ` (${backend.data.adapter.vendor}/${backend.data.adapter.architecture})` : ''}.
+        </p>
+      )}
+      <h2>Presets</h2>
+      <div className="presets">
+        {presets.data?.map((p) => (
+          <button key={p.name} type="button" data-testid={`preset-${p.name}`} aria-pressed={options?.preset === p.name} onClick={() => setOptions(p.defaults)}>
+            <strong>{p.name}</strong>: {p.title}
+            <span className="preset-description">{p.description}</span>
+          </button>
+        ))}
+      </div>
+      {options && (
+        <form
+          aria-label="Run options"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void start();
+          }}
+        >
+          {FIELDS.map((f) => (
+            <label key={f.key}>
+              {f.label}
+              <input
+                type="number"
+                step={f.step}
+                value={options[f.key]}
+                aria-describedby={`help-${f.key}`}
+                onChange={(e) => setOptions({ ...options, [f.key]: e.target.value === '' ? NaN : Number(e.target.value) })}
+              />
+              <small id={`help-${f.key}`}>{f.help}</small>
+            </label>
+          ))}
+          <button type="submit" data-testid="run-start" disabled={!backend.data || status === 'running' || status === 'paused'}>
+            Start run
+          </button>
+          {error && (
+            <p role="alert" className="bad">
+              {error}
+            </p>
+          )}
+        </form>
+      )}
+      <LiveRun />
+    </section>
+  );
+}

@@ -1,0 +1,32 @@
+import { expect, test } from '@playwright/test';
+
+test('Experiments: sft-arith trains in the worker on WebGPU and the loss falls, live', async ({ page }) => {
+  await page.goto('/#/experiments');
+  await expect(page.getByRole('heading', { level: 1, name: 'Experiments' })).toBeVisible();
+  await expect(page.getByText(/Training on webgpu/)).toBeVisible();
+  await page.getByTestId('preset-sft-arith').click();
+  await page.getByRole('spinbutton', { name: /Steps/ }).fill('6');
+  await page.getByRole('spinbutton', { name: /Learning rate/ }).fill('0.005');
+  await page.getByRole('spinbutton', { name: /Evaluate every/ }).fill('6');
+  await page.getByRole('spinbutton', { name: /Held-out tasks/ }).fill('8');
+  await page.getByTestId('run-start').click();
+  await expect(page.getByTestId('run-status')).toHaveText('running');
+  await expect(page.getByTestId('run-step')).toHaveText('1', { timeout: 120_000 });
+  const first = Number(await page.getByTestId('metric-loss').textContent());
+  await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
+  const last = Number(await page.getByTestId('metric-loss').textContent());
+  expect(first).toBeGreaterThan(3);
+  expect(last).toBeLessThan(first - 0.1);
+  await expect(page.getByTestId('metric-accuracy')).toContainText(/% \(step 6, n=8\)/);
+  await expect(page.getByRole('img', { name: /SFT loss by step/ })).toBeVisible();
+});
+
+test('Experiments: an invalid option is refused with the field and its range, and nothing starts', async ({ page }) => {
+  await page.goto('/#/experiments');
+  await page.getByTestId('preset-sft-arith').click();
+  await expect(page.getByText(/Training on webgpu/)).toBeVisible();
+  await page.getByRole('spinbutton', { name: /Learning rate/ }).fill('5');
+  await page.getByTestId('run-start').click();
+  await expect(page.getByRole('alert')).toContainText('InvalidConfig: lr must be in (0, 0.1], got 5');
+  await expect(page.getByTestId('run-status')).toHaveCount(0);
+});

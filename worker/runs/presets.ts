@@ -1,0 +1,31 @@
+/**
+ * The presets the Experiments view offers, and the validation of the options a person may change
+ * (each problem names the field and the allowed range).
+ */
+import type { PresetInfo, SftRunOptions } from '../protocol';
+import { SFT_ARITH } from '../train/sft';
+
+export const PRESETS: PresetInfo[] = [
+  {
+    name: 'sft-arith',
+    title: 'SFT: 2-digit addition',
+    description:
+      'Supervised fine-tuning of the small Llama-style model (2 layers, d 64, 102k parameters) on prompts like 47+35= with completions \\boxed{82}. Loss falls within the first steps; held-out exact-match accuracy climbs after ~500 steps (calibration.md).',
+    defaults: { preset: 'sft-arith', steps: SFT_ARITH.steps, lr: SFT_ARITH.lr, seed: SFT_ARITH.seed, evalEvery: SFT_ARITH.evalEvery, evalN: 100 },
+  },
+];
+
+/** Problems with the options, each naming the field and the allowed values; empty when valid. */
+export function validateSftOptions(o: SftRunOptions): string[] {
+  const problems: string[] = [];
+  const int = (field: keyof SftRunOptions, v: number, lo: number, hi: number) => {
+    if (!Number.isInteger(v) || v < lo || v > hi) problems.push(`${field} must be an integer in ${lo}..${hi}, got ${v}`);
+  };
+  if (!PRESETS.some((p) => p.name === o.preset)) problems.push(`preset must be one of ${PRESETS.map((p) => p.name).join(', ')}, got '${o.preset}'`);
+  int('steps', o.steps, 1, 5000);
+  int('seed', o.seed, 0, 2 ** 31 - 1);
+  int('evalEvery', o.evalEvery, 0, 5000);
+  int('evalN', o.evalN, 1, 1000);
+  if (!(o.lr > 0 && o.lr <= 0.1)) problems.push(`lr must be in (0, 0.1], got ${o.lr}`);
+  return problems;
+}
