@@ -6,6 +6,7 @@ import { nodeGpu, configureVulkanIcd } from '../kernels/common/node-gpu';
 import { selectBackend } from '../kernels/backends/select';
 import { UsageError } from './args';
 import { BENCHES, runBench } from './bench/index';
+import { evalCommand } from './commands/eval';
 import { pretrain } from './commands/pretrain';
 
 const USAGE = `usage: dewpoint <command>
@@ -16,6 +17,8 @@ commands:
     --runs N                   timed runs per measurement (median), default depends on the bench
   pretrain [--backend auto|webgpu|cpu] [--out DIR] [--steps N] [--target ACC] [--json]
                                SFT on arithmetic; writes the base checkpoint when held-out accuracy >= ACC
+  eval --checkpoint DIR [--task arith] [--n 500] [--backend ...] [--json]
+                               held-out exact-match accuracy (greedy) and mean completion length
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -44,13 +47,15 @@ async function dispatch(argv: string[]): Promise<number> {
       return runBench(rest);
     case 'pretrain':
       return pretrain(rest);
+    case 'eval':
+      return evalCommand(rest);
     case undefined:
     case '-h':
     case '--help':
       process.stdout.write(USAGE);
       return command === undefined ? 1 : 0;
     default:
-      process.stderr.write(`dewpoint: unknown command '${command}'; allowed: info, bench, pretrain\n\n${USAGE}`);
+      process.stderr.write(`dewpoint: unknown command '${command}'; allowed: info, bench, pretrain, eval\n\n${USAGE}`);
       return 2;
   }
 }

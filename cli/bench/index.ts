@@ -4,6 +4,7 @@
  * on a software adapter drift up to 2× between runs.
  */
 import { benchMatmul } from './matmul';
+import { benchTrain } from './train';
 
 export interface BenchArgs {
   json: boolean;
@@ -12,6 +13,7 @@ export interface BenchArgs {
 
 export const BENCHES: Record<string, (args: BenchArgs) => Promise<{ table: string; json: unknown }>> = {
   matmul: benchMatmul,
+  train: benchTrain,
 };
 
 export async function runBench(argv: string[]): Promise<number> {

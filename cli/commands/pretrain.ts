@@ -4,12 +4,11 @@
  * evaluation whose held-out accuracy reaches `--target` (default 0.25), so the RL presets have
  * room to improve (calibration.md: the 20–40% window is only ~40 steps wide, so it evaluates often).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { exportCheckpoint } from '../../worker/model/checkpoint';
 import { SFT_ARITH, SftRun } from '../../worker/train/sft';
 import { parseFlags } from '../args';
 import { cliBackend, describeBackend } from '../backend';
+import { writeCheckpointDir } from '../checkpoint-dir';
 
 export async function pretrain(argv: string[]): Promise<number> {
   const f = parseFlags('pretrain', argv, { 'eval-from': 'number', backend: 'string', out: 'string', steps: 'number', target: 'number', seed: 'number', 'eval-every': 'number', 'eval-n': 'number', json: 'boolean' });
@@ -56,8 +55,7 @@ export async function pretrain(argv: string[]): Promise<number> {
     heldOut: { n: config.evalN, accuracy: reached.accuracy, meanLength: reached.meanLength, split: 'hash-disjoint held-out (worker/data/arith.ts)' },
     seconds: (performance.now() - t0) / 1000,
   });
-  mkdirSync(out, { recursive: true });
-  for (const [name, bytes] of Object.entries(files)) writeFileSync(join(out, name), bytes);
+  writeCheckpointDir(out, files);
   process.stderr.write(`pretrain: step ${reached.step}, held-out accuracy ${(reached.accuracy * 100).toFixed(1)}% on ${config.evalN}; wrote ${out}\n`);
   return 0;
 }

@@ -8,6 +8,7 @@ import type { GpuContext } from './context';
 import { assertAlive } from './context';
 import type { PipelineSpec } from './pipelines';
 import { PipelineCache } from './pipelines';
+import type { GpuProfiler } from './profiler';
 import type { GpuTensor } from './tensor';
 import { GPUBufferUsageFlags, GPUMapModeFlags, bindingBytes, roundUp } from './tensor';
 
@@ -27,6 +28,8 @@ export class Dispatcher {
   private readonly slotBytes: number;
   /** Dispatches recorded since creation (for tests and benches). */
   dispatchCount = 0;
+  /** When set, every compute pass is timed (benchmarks only). */
+  profiler: GpuProfiler | null = null;
 
   constructor(readonly ctx: GpuContext) {
     this.pipelines = new PipelineCache(ctx);
@@ -50,7 +53,8 @@ export class Dispatcher {
     const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: uniform }];
     tensors.forEach((t, i) => entries.push({ binding: i + 1, resource: { buffer: t.buffer, offset: t.offset, size: bindingBytes(t.length) } }));
     const bindGroup = this.ctx.device.createBindGroup({ label: spec.label, layout: pipeline.getBindGroupLayout(0), entries });
-    const pass = this.getEncoder().beginComputePass({ label: spec.label });
+    const timestampWrites = this.profiler?.passWrites(spec.label);
+    const pass = this.getEncoder().beginComputePass(timestampWrites ? { label: spec.label, timestampWrites } : { label: spec.label });
     pass.setPipeline(pipeline);
     pass.setBindGroup(0, bindGroup);
     pass.dispatchWorkgroups(workgroups[0], workgroups[1] ?? 1, workgroups[2] ?? 1);
@@ -113,8 +117,10 @@ export class Dispatcher {
     }
     this.slot = 0;
     if (this.encoder) {
+      const afterSubmit = this.profiler?.beforeSubmit(this.encoder);
       this.ctx.device.queue.submit([this.encoder.finish()]);
       this.encoder = null;
+      afterSubmit?.();
     }
   }
 

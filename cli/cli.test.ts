@@ -1,0 +1,50 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createCpuOps } from '../kernels/backends/cpu';
+import { exportCheckpoint } from '../worker/model/checkpoint';
+import { SFT_ARITH, SftRun } from '../worker/train/sft';
+import { UsageError, parseFlags } from './args';
+import { writeCheckpointDir } from './checkpoint-dir';
+import { main } from './main';
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((s) => (out.push(String(s)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
+  return { out, err };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('dewpoint CLI', () => {
+  it('parseFlags names the unknown flag and the allowed ones, and checks numbers', () => {
+    expect(parseFlags('x', ['--n', '5', '--json'], { n: 'number', json: 'boolean' })).toEqual({ n: 5, json: true });
+    expect(() => parseFlags('x', ['--m', '1'], { n: 'number' })).toThrow(new UsageError("dewpoint x: unknown argument '--m'; allowed: --n"));
+    expect(() => parseFlags('x', ['--n', 'five'], { n: 'number' })).toThrow(/--n must be a number, got 'five'/);
+  });
+
+  it('eval reads a checkpoint folder and reports held-out accuracy and mean length as JSON', async () => {
+    const run = new SftRun(createCpuOps(), { ...SFT_ARITH, model: 'tiny', steps: 1, examples: 4, rows: 2, evalEvery: 0, evalN: 4 });
+    await run.next();
+    const dir = mkdtempSync(join(tmpdir(), 'dewpoint-ck-'));
+    writeCheckpointDir(dir, await exportCheckpoint(run.model, run.tok, { sft: run.config }));
+    const { out } = capture();
+    expect(await main(['eval', '--checkpoint', dir, '--n', '3', '--backend', 'cpu', '--json'])).toBe(0);
+    const report = JSON.parse(out.join(''));
+    expect(report).toMatchObject({ task: 'arith', split: 'held-out', n: 3 });
+    expect(report.accuracy).toBeGreaterThanOrEqual(0);
+    expect(report.accuracy).toBeLessThanOrEqual(1);
+    expect(report.meanLength).toBeGreaterThan(0);
+  });
+
+  it('refuses bad usage with exit code 2 and a message naming the allowed values', async () => {
+    const { err } = capture();
+    expect(await main(['eval', '--checkpoint', '/x', '--task', 'gsm8k'])).toBe(2);
+    expect(err.join('')).toMatch(/--task must be 'arith', got 'gsm8k'/);
+    expect(await main(['frobnicate'])).toBe(2);
+    expect(err.join('')).toMatch(/unknown command 'frobnicate'; allowed: info, bench, pretrain, eval/);
+  });
+});
