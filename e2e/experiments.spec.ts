@@ -19,6 +19,12 @@ test('Experiments: sft-arith trains in the worker on WebGPU and the loss falls, 
   expect(last).toBeLessThan(first - 0.1);
   await expect(page.getByTestId('metric-accuracy')).toContainText(/% \(step 6, n=8\)/);
   await expect(page.getByRole('img', { name: /SFT loss by step/ })).toBeVisible();
+  await expect(page.getByText(/Latest checkpoint: step 6/)).toBeVisible();
+  await page.getByRole('button', { name: 'Prepare download' }).click();
+  const download = page.waitForEvent('download');
+  await page.getByRole('list', { name: 'Checkpoint files' }).getByRole('link', { name: 'config.json' }).click();
+  const config = JSON.parse(await (await (await download).createReadStream()).toArray().then((c) => Buffer.concat(c).toString('utf8')));
+  expect(config).toMatchObject({ architectures: ['LlamaForCausalLM'], hidden_size: 64, num_hidden_layers: 2 });
 });
 
 test('Experiments: an invalid option is refused with the field and its range, and nothing starts', async ({ page }) => {

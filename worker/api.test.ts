@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { GPU_ERROR_NAMES } from '../kernels/common/errors';
 import { nodeGpu } from '../kernels/common/node-gpu';
 import { createWorkbench } from './api';
+import type { CheckpointFiles } from './model/checkpoint';
+import { importCheckpoint } from './model/checkpoint';
 import type { RunEvent, WorkbenchApi } from './protocol';
 import { ERROR_NAMES } from './protocol';
 
@@ -58,7 +60,7 @@ describe('runs over comlink', () => {
     let resolveDone!: () => void;
     const done = new Promise<void>((r) => (resolveDone = r));
     const id = await api.startSft(
-      { preset: 'sft-arith', steps, lr: 1e-3, seed: 3, evalEvery: 0, evalN: 10 },
+      { preset: 'sft-arith', steps, lr: 1e-3, seed: 3, evalEvery: 0, evalN: 10, checkpointEvery: 0 },
       proxy((e: RunEvent) => {
         events.push(e);
         if (e.type === 'status' && e.status !== 'running' && e.status !== 'paused') resolveDone();
@@ -77,6 +79,12 @@ describe('runs over comlink', () => {
     expect(steps.map((e) => e.type === 'step' && e.step)).toEqual([1, 2]);
     expect(steps.every((e) => e.type === 'step' && Number.isFinite(e.metrics['loss/sft']))).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
+    expect(events.filter((e) => e.type === 'checkpoint')).toEqual([expect.objectContaining({ step: 2 })]);
+    const ck = await api.latestCheckpoint();
+    expect(ck).toMatchObject({ runId: id, step: 2 });
+    const loaded = importCheckpoint(ck!.files as CheckpointFiles);
+    expect(loaded.info).toMatchObject({ runId: id, step: 2 });
+    expect(loaded.weights.get('model.embed_tokens.weight')!.length).toBe(loaded.config.vocab * loaded.config.dModel);
   });
 
   it('stops between steps when asked', async () => {
@@ -93,7 +101,7 @@ describe('runs over comlink', () => {
   it('refuses invalid options, naming the field and the allowed range', async () => {
     const api = connect();
     await api.init('cpu');
-    await expect(api.startSft({ preset: 'sft-arith', steps: 0, lr: 1, seed: 1, evalEvery: 0, evalN: 10 }, proxy(() => {}))).rejects.toMatchObject({
+    await expect(api.startSft({ preset: 'sft-arith', steps: 0, lr: 1, seed: 1, evalEvery: 0, evalN: 10, checkpointEvery: 0 }, proxy(() => {}))).rejects.toMatchObject({
       name: 'InvalidConfig',
       message: expect.stringMatching(/steps must be an integer in 1\.\.5000, got 0; lr must be in \(0, 0\.1\], got 1/),
     });

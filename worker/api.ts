@@ -2,6 +2,7 @@
  * The worker API behind comlink: thin delegation to the backend selection and the self-test,
  * no math here. `getGpu` supplies `navigator.gpu` (or the `webgpu` package's GPU in Node).
  */
+import { transfer } from 'comlink';
 import type { Ops } from '../kernels/ops';
 import { selectBackend } from '../kernels/backends/select';
 import { GpuError } from '../kernels/common/errors';
@@ -53,6 +54,10 @@ export function createWorkbench(getGpu: () => GPU | undefined | Promise<GPU | un
     },
     async stopRun(id: string) {
       runs.stop(id);
+    },
+    async latestCheckpoint() {
+      const c = runs.latest;
+      return c ? transfer(c, Object.values(c.files).map((f) => f.slice().buffer)) : null;
     },
   };
 }

@@ -75,6 +75,8 @@ export interface WorkbenchApi {
   pauseRun(runId: string): Promise<void>;
   resumeRun(runId: string): Promise<void>;
   stopRun(runId: string): Promise<void>;
+  /** The latest checkpoint of the current or last run, or null if none was written yet. */
+  latestCheckpoint(): Promise<CheckpointDownload | null>;
 }
 
 /** Options of an SFT run a person can set (the rest comes from the preset). */
@@ -90,6 +92,15 @@ export interface SftRunOptions {
   /** Evaluate held-out accuracy every N steps (0: never), on `evalN` tasks (1..1000). */
   evalEvery: number;
   evalN: number;
+  /** Export a checkpoint every N steps (0: only at the end); the latest is kept for download. */
+  checkpointEvery: number;
+}
+
+/** A checkpoint's files (safetensors weights, HF config.json, tokenizer.json, dewpoint.json). */
+export interface CheckpointDownload {
+  runId: string;
+  step: number;
+  files: Record<string, Uint8Array>;
 }
 
 export type RunStatus = 'running' | 'paused' | 'finished' | 'stopped' | 'failed';
@@ -97,6 +108,7 @@ export type RunStatus = 'running' | 'paused' | 'finished' | 'stopped' | 'failed'
 export type RunEvent =
   | { type: 'status'; runId: string; status: RunStatus; message?: string; errorName?: string }
   | { type: 'step'; runId: string; step: number; totalSteps: number; metrics: Record<string, number> }
+  | { type: 'checkpoint'; runId: string; step: number; bytes: number }
   | { type: 'eval'; runId: string; step: number; accuracy: number; meanLength: number; n: number; samples: { prompt: string; completion: string; answer: string; correct: boolean }[] };
 
 export interface PresetInfo {

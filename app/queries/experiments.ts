@@ -25,3 +25,4 @@ export async function startSftRun(options: SftRunOptions): Promise<void> {
 export const pauseRun = (id: string) => workbench.pauseRun(id);
 export const resumeRun = (id: string) => workbench.resumeRun(id);
 export const stopRun = (id: string) => workbench.stopRun(id);
+export const latestCheckpoint = () => workbench.latestCheckpoint();

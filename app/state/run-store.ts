@@ -25,6 +25,8 @@ interface RunState {
   totalSteps: number;
   steps: StepPoint[];
   evals: EvalPoint[];
+  /** The latest checkpoint the run exported (the files stay in the worker until downloaded). */
+  checkpoint: { step: number; bytes: number } | null;
   begin: (runId: string, totalSteps: number) => void;
   receive: (e: RunEvent) => void;
 }
@@ -36,11 +38,13 @@ export const useRunStore = create<RunState>((set, get) => ({
   totalSteps: 0,
   steps: [],
   evals: [],
-  begin: (runId, totalSteps) => set({ runId, totalSteps, status: 'running', message: null, steps: [], evals: [] }),
+  checkpoint: null,
+  begin: (runId, totalSteps) => set({ runId, totalSteps, status: 'running', message: null, steps: [], evals: [], checkpoint: null }),
   receive: (e) => {
     if (get().runId !== null && e.runId !== get().runId) return; // an event of a replaced run
     if (e.type === 'status') set({ status: e.status, message: e.message ? `${e.errorName ? `${e.errorName}: ` : ''}${e.message}` : null });
     else if (e.type === 'step') set((s) => ({ steps: [...s.steps, { step: e.step, metrics: e.metrics }], totalSteps: e.totalSteps }));
+    else if (e.type === 'checkpoint') set({ checkpoint: { step: e.step, bytes: e.bytes } });
     else set((s) => ({ evals: [...s.evals, { step: e.step, accuracy: e.accuracy, meanLength: e.meanLength, n: e.n, samples: e.samples }] }));
   },
 }));

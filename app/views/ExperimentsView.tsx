@@ -6,7 +6,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import type { SftRunOptions } from '../../worker/protocol';
 import { Chart } from '../components/Chart';
-import { pauseRun, presetsQuery, resumeRun, startSftRun, stopRun } from '../queries/experiments';
+import { latestCheckpoint, pauseRun, presetsQuery, resumeRun, startSftRun, stopRun } from '../queries/experiments';
 import { backendInfoQuery } from '../queries/system';
 import { useRunStore } from '../state/run-store';
 
@@ -16,7 +16,41 @@ const FIELDS: { key: Exclude<keyof SftRunOptions, 'preset'>; label: string; step
   { key: 'seed', label: 'Seed', step: '1', help: 'weight init and task order' },
   { key: 'evalEvery', label: 'Evaluate every', step: '1', help: 'steps between held-out evaluations; 0 = never' },
   { key: 'evalN', label: 'Held-out tasks', step: '1', help: 'greedy exact match on this many, 1–1000' },
+  { key: 'checkpointEvery', label: 'Checkpoint every', step: '1', help: 'steps; 0 = at the end only' },
 ];
+
+function CheckpointDownload() {
+  const checkpoint = useRunStore((s) => s.checkpoint);
+  const [links, setLinks] = useState<{ name: string; url: string }[]>([]);
+  useEffect(() => () => links.forEach((l) => URL.revokeObjectURL(l.url)), [links]);
+  if (!checkpoint) return null;
+  const prepare = async () => {
+    const c = await latestCheckpoint();
+    if (!c) return;
+    setLinks(Object.entries(c.files).map(([name, bytes]) => ({ name, url: URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>])) })));
+  };
+  return (
+    <div>
+      <p>
+        Latest checkpoint: step {checkpoint.step}, {(checkpoint.bytes / 1024).toFixed(0)} KiB (safetensors + Hugging Face config.json + tokenizer.json).{' '}
+        <button type="button" onClick={() => void prepare()}>
+          Prepare download
+        </button>
+      </p>
+      {links.length > 0 && (
+        <ul aria-label="Checkpoint files">
+          {links.map((l) => (
+            <li key={l.name}>
+              <a href={l.url} download={l.name}>
+                {l.name}
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
 
 function RunControls() {
   const { runId, status } = useRunStore();
@@ -47,6 +81,7 @@ function LiveRun() {
       <progress max={totalSteps} value={last?.step ?? 0} aria-label="Run progress" />
       {message && <p role={status === 'failed' ? 'alert' : 'status'}>{message}</p>}
       <RunControls />
+      <CheckpointDownload />
       <dl className="facts">
         <dt>Loss (SFT)</dt>
         <dd data-testid="metric-loss">{last ? last.metrics['loss/sft'].toFixed(4) : '–'}</dd>
@@ -111,7 +146,9 @@ export function ExperimentsView() {
       <div className="presets">
         {presets.data?.map((p) => (
           <button key={p.name} type="button" data-testid={`preset-${p.name}`} aria-pressed={options?.preset === p.name} onClick={() => setOptions(p.defaults)}>
-            <strong>{p.name}</strong>: {p.title}
+            <span>
+              <strong>{p.name}</strong>: {p.title}
+            </span>
             <span className="preset-description">{p.description}</span>
           </button>
         ))}

@@ -11,7 +11,7 @@ export const PRESETS: PresetInfo[] = [
     title: 'SFT: 2-digit addition',
     description:
       'Supervised fine-tuning of the small Llama-style model (2 layers, d 64, 102k parameters) on prompts like 47+35= with completions \\boxed{82}. Loss falls within the first steps; held-out exact-match accuracy climbs after ~500 steps (calibration.md).',
-    defaults: { preset: 'sft-arith', steps: SFT_ARITH.steps, lr: SFT_ARITH.lr, seed: SFT_ARITH.seed, evalEvery: SFT_ARITH.evalEvery, evalN: 100 },
+    defaults: { preset: 'sft-arith', steps: SFT_ARITH.steps, lr: SFT_ARITH.lr, seed: SFT_ARITH.seed, evalEvery: SFT_ARITH.evalEvery, evalN: 100, checkpointEvery: 100 },
   },
 ];
 
@@ -26,6 +26,7 @@ export function validateSftOptions(o: SftRunOptions): string[] {
   int('seed', o.seed, 0, 2 ** 31 - 1);
   int('evalEvery', o.evalEvery, 0, 5000);
   int('evalN', o.evalN, 1, 1000);
+  int('checkpointEvery', o.checkpointEvery, 0, 5000);
   if (!(o.lr > 0 && o.lr <= 0.1)) problems.push(`lr must be in (0, 0.1], got ${o.lr}`);
   return problems;
 }

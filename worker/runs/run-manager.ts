@@ -4,7 +4,8 @@
  * (other API calls) are delivered. One run at a time.
  */
 import type { Ops } from '../../kernels/ops';
-import type { RunEvent, RunStatus, SftRunOptions } from '../protocol';
+import { exportCheckpoint } from '../model/checkpoint';
+import type { CheckpointDownload, RunEvent, RunStatus, SftRunOptions } from '../protocol';
 import { SFT_ARITH, SftRun } from '../train/sft';
 
 interface Active {
@@ -16,6 +17,8 @@ interface Active {
 export class RunManager {
   private active: Active | null = null;
   private counter = 0;
+  /** The latest checkpoint written by any run (in memory; persistence comes with IndexedDB). */
+  latest: CheckpointDownload | null = null;
 
   constructor(private readonly getOps: () => Ops) {}
 
@@ -78,6 +81,11 @@ export class RunManager {
         }
         const m = await sft.next();
         emit({ type: 'step', runId, step, totalSteps: o.steps, metrics: { ...m } });
+        if ((o.checkpointEvery > 0 && step % o.checkpointEvery === 0) || step === o.steps) {
+          const files = await exportCheckpoint(sft.model, sft.tok, { kind: 'dewpoint-checkpoint', trainedWith: 'Experiments view (sft-arith)', runId, step, sft: sft.config });
+          this.latest = { runId, step, files: { ...files } };
+          emit({ type: 'checkpoint', runId, step, bytes: Object.values(files).reduce((n, f) => n + f.byteLength, 0) });
+        }
         if (o.evalEvery > 0 && (step % o.evalEvery === 0 || step === o.steps)) {
           const ev = await sft.evaluate();
           emit({ type: 'eval', runId, step, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n, samples: ev.samples });
