@@ -1,0 +1,122 @@
+/**
+ * Drawing one id from a `SamplingDistribution`, and the seeded generator that supplies the draws.
+ *
+ * `sampleToken` is inverse-CDF sampling over the support in its fixed (ascending id) order, the
+ * way `torch.multinomial` walks a probability row: one uniform u in [0, 1) picks the first id whose
+ * cumulative probability exceeds u · (total mass). It always consumes exactly one draw, greedy
+ * included, so the position in the stream never depends on the settings or on the logits.
+ *
+ * `Sampler` wraps the project's `mulberry32` (kernels/common/random.ts) with a checkpointable
+ * state `{ algorithm, seed, draws }`: mulberry32's internal word after n draws is
+ * seed + n·0x6d2b79f5 (mod 2³²), so a restored sampler resumes the stream exactly, in O(1).
+ * Not the rollout loop (which decides how seeds map to prompts and samples) and not the logits.
+ */
+import { mulberry32 } from '../../kernels/common/random';
+import type { SamplingDistribution } from './distribution';
+
+export interface SampledToken {
+  /** The drawn vocabulary id (always one of `dist.support`). */
+  id: number;
+  /** Its log-prob under the sampling distribution (after temperature/top-k/top-p, renormalised). */
+  behaviorLogProb: number;
+  /** Its log-prob under the unmodified model (`dist.rawLogProbs[id]`). */
+  rawLogProb: number;
+}
+
+/** One draw from `dist` with the next value of `rand` (uniform in [0, 1)). */
+export function sampleToken(dist: SamplingDistribution, rand: () => number): SampledToken {
+  const u = rand();
+  if (!(u >= 0 && u < 1)) throw new Error(`sampleToken: rand() returned ${u}; expected a number in [0, 1)`);
+  const { support, logProbs, rawLogProbs } = dist;
+  const n = support.length;
+  if (n === 0 || logProbs.length !== n) {
+    throw new Error(`sampleToken: support has ${n} ids and logProbs ${logProbs.length} entries; expected the same number, at least 1`);
+  }
+  // Scale u by the actual total, so rounding in the renormalised probabilities biases no id.
+  let total = 0;
+  for (let j = 0; j < n; j++) total += Math.exp(logProbs[j]);
+  const target = u * total;
+  const pick = (j: number): SampledToken => ({ id: support[j], behaviorLogProb: logProbs[j], rawLogProb: rawLogProbs[support[j]] });
+  let cumulative = 0;
+  let last = -1;
+  for (let j = 0; j < n; j++) {
+    const p = Math.exp(logProbs[j]);
+    if (p === 0) continue;
+    last = j;
+    cumulative += p;
+    if (target < cumulative) return pick(j);
+  }
+  // Only reached when u · total rounds up to the total: the last id with positive probability.
+  if (last < 0) throw new Error(`sampleToken: every support id has probability 0; expected at least one positive`);
+  return pick(last);
+}
+
+/** A sampler's checkpoint: plain JSON, enough to resume its stream exactly. */
+export interface SamplerState {
+  algorithm: 'mulberry32';
+  /** The seed the stream started from, an integer in [0, 2³²). */
+  seed: number;
+  /** Uniforms drawn so far (one per sampled token). */
+  draws: number;
+}
+
+const MULBERRY32_INCREMENT = 0x6d2b79f5;
+const UINT32_MAX = 0xffffffff;
+
+/** A seeded stream of uniforms with a checkpointable position. Create with `createSampler(seed)`. */
+export class Sampler {
+  private readonly seed: number;
+  private draws: number;
+  private readonly rand: () => number;
+
+  private constructor(seed: number, draws: number) {
+    this.seed = seed;
+    this.draws = draws;
+    // mulberry32 adds the increment before each output, so starting from this word continues
+    // the stream of `seed` after `draws` outputs (Math.imul is the product mod 2³²).
+    this.rand = mulberry32((seed + Math.imul(draws, MULBERRY32_INCREMENT)) >>> 0);
+  }
+
+  /** A fresh stream; `seed` is an integer in [0, 2³²). */
+  static create(seed: number): Sampler {
+    if (!Number.isInteger(seed) || seed < 0 || seed > UINT32_MAX) {
+      throw new Error(`createSampler: seed = ${seed}: expected an integer in [0, ${UINT32_MAX}]`);
+    }
+    return new Sampler(seed, 0);
+  }
+
+  /** Resumes the stream a `state()` checkpoint describes; refuses a malformed one. */
+  static fromState(state: SamplerState): Sampler {
+    if (state == null || state.algorithm !== 'mulberry32') {
+      throw new Error(`Sampler.fromState: algorithm = ${state?.algorithm}: expected 'mulberry32'`);
+    }
+    if (!Number.isInteger(state.seed) || state.seed < 0 || state.seed > UINT32_MAX) {
+      throw new Error(`Sampler.fromState: seed = ${state.seed}: expected an integer in [0, ${UINT32_MAX}]`);
+    }
+    if (!Number.isSafeInteger(state.draws) || state.draws < 0) {
+      throw new Error(`Sampler.fromState: draws = ${state.draws}: expected a non-negative safe integer`);
+    }
+    return new Sampler(state.seed, state.draws);
+  }
+
+  /** The next uniform in [0, 1). */
+  next(): number {
+    this.draws++;
+    return this.rand();
+  }
+
+  /** One id from `dist` (one draw). */
+  sample(dist: SamplingDistribution): SampledToken {
+    return sampleToken(dist, () => this.next());
+  }
+
+  /** A checkpoint of the current position (a new object each call). */
+  state(): SamplerState {
+    return { algorithm: 'mulberry32', seed: this.seed, draws: this.draws };
+  }
+}
+
+/** A seeded sampler starting at the beginning of `seed`'s stream (`Sampler.create`). */
+export function createSampler(seed: number): Sampler {
+  return Sampler.create(seed);
+}
