@@ -5,6 +5,7 @@
  * everything recorded before it has run. Argument order: outputs, inputs, dims.
  */
 import type { AdamWHyper } from './adamw/adamw.ref';
+import type { CopyRange } from './common/dispatcher';
 import type { MatmulLayout, MatmulVariant } from './matmul/layout';
 
 export type BackendName = 'cpu' | 'webgpu';
@@ -45,8 +46,8 @@ export interface Ops {
   read(t: Tensor): Promise<Float32Array>;
   /** Sets every element to 0 (in order with the recorded work). */
   zero(t: Tensor): void;
-  /** dst = src (same length). */
-  copy(dst: Tensor, src: Tensor): void;
+  /** dst = src (same length), or `count` elements from `srcOffset` to `dstOffset`. */
+  copy(dst: Tensor, src: Tensor, range?: CopyRange): void;
   /** Submits recorded work without waiting for it. */
   flush(): Promise<void>;
   /** Waits until all recorded work has finished. */
@@ -70,6 +71,11 @@ export interface Ops {
   /** Segment-aware causal attention; q, k, v, out (B, T, NH, hs); lse (B, NH, T); segmentIds (B, T) i32. */
   attentionForward(out: Tensor, lse: Tensor, q: Tensor, k: Tensor, v: Tensor, segmentIds: Tensor, B: number, T: number, NH: number, hs: number): void;
   attentionBackward(dq: Tensor, dk: Tensor, dv: Tensor, dout: Tensor, q: Tensor, k: Tensor, v: Tensor, out: Tensor, lse: Tensor, segmentIds: Tensor, B: number, T: number, NH: number, hs: number): void;
+  /**
+   * Sampling with a KV cache: out (B, NH, hs) = attention of q (B, NH, hs) over the cached keys and
+   * values (B, L, NH, hs) 0..lengths[b]−1 of its row (lengths (B) i32; 0 = inactive row, zeros).
+   */
+  attentionDecode(out: Tensor, q: Tensor, kCache: Tensor, vCache: Tensor, lengths: Tensor, B: number, L: number, NH: number, hs: number): void;
   /** out (n) = silu(gate) · up. */
   swigluForward(out: Tensor, gate: Tensor, up: Tensor, n: number): void;
   swigluBackward(dgate: Tensor, dup: Tensor, dout: Tensor, gate: Tensor, up: Tensor, n: number): void;

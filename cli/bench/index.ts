@@ -4,6 +4,7 @@
  * on a software adapter drift up to 2× between runs.
  */
 import { benchMatmul } from './matmul';
+import { benchRollout } from './rollout';
 import { benchTrain } from './train';
 
 export interface BenchArgs {
@@ -14,6 +15,7 @@ export interface BenchArgs {
 export const BENCHES: Record<string, (args: BenchArgs) => Promise<{ table: string; json: unknown }>> = {
   matmul: benchMatmul,
   train: benchTrain,
+  rollout: benchRollout,
 };
 
 export async function runBench(argv: string[]): Promise<number> {

@@ -4,7 +4,9 @@
  * the oracle the GPU backend is tested against.
  */
 import { adamwRef } from '../adamw/adamw.ref';
+import { checkCopyRange } from '../common/dispatcher';
 import { attentionBackwardRef, attentionForwardRef } from '../attention/attention.ref';
+import { attentionDecodeRef } from '../attention_decode/attention-decode.ref';
 import { embeddingBackwardRef, embeddingForwardRef } from '../embedding/embedding.ref';
 import { clipScaleRef, gradNormSquaredRef } from '../gradnorm/gradnorm.ref';
 import { logprobBackwardRef, logprobForwardRef } from '../logprob/logprob.ref';
@@ -56,9 +58,9 @@ export function createCpuOps(): Ops {
     zero(t) {
       (t as CpuTensor).data.fill(0);
     },
-    copy(dst, src) {
-      if (dst.length !== src.length) throw new Error(`copy '${src.label}' -> '${dst.label}': lengths differ (${src.length} vs ${dst.length})`);
-      (dst as CpuTensor).data.set((src as CpuTensor).data);
+    copy(dst, src, range) {
+      const r = checkCopyRange(src, dst, range);
+      (dst as CpuTensor).data.set((src as CpuTensor).data.subarray(r.srcOffset, r.srcOffset + r.count), r.dstOffset);
     },
     matmul(out, a, b, M, K, N, layout, opts) {
       matmulRef(d(out), d(a), d(b), M, K, N, layout, opts?.accumulate ?? false);
@@ -72,6 +74,7 @@ export function createCpuOps(): Ops {
     attentionForward: (out, lse, q, k, v, seg, B, T, NH, hs) => attentionForwardRef(d(out), d(lse), d(q), d(k), d(v), ints(seg), B, T, NH, hs),
     attentionBackward: (dq, dk, dv, dout, q, k, v, out, lse, seg, B, T, NH, hs) =>
       attentionBackwardRef(d(dq), d(dk), d(dv), d(dout), d(q), d(k), d(v), d(out), d(lse), ints(seg), B, T, NH, hs),
+    attentionDecode: (out, q, k, v, lengths, B, L, NH, hs) => attentionDecodeRef(d(out), d(q), d(k), d(v), ints(lengths), B, L, NH, hs),
     swigluForward: (out, gate, up, n) => swigluForwardRef(d(out), d(gate), d(up), n),
     swigluBackward: (dgate, dup, dout, gate, up, n) => swigluBackwardRef(d(dgate), d(dup), d(dout), d(gate), d(up), n),
     residualForward: (out, a, b, n) => residualForwardRef(d(out), d(a), d(b), n),

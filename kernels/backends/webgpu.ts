@@ -5,6 +5,7 @@
  */
 import { adamw } from '../adamw/adamw';
 import { attentionBackward, attentionForward } from '../attention/attention';
+import { attentionDecode } from '../attention_decode/attention-decode';
 import type { GpuContext } from '../common/context';
 import { Dispatcher } from '../common/dispatcher';
 import type { GpuTensor } from '../common/tensor';
@@ -65,7 +66,7 @@ export function createWebGpuOps(ctx: GpuContext): WebGpuOps {
       g(t).buffer.destroy();
     },
     zero: (t) => rt.clear(g(t)),
-    copy: (dst, src) => rt.copy(g(src), g(dst)),
+    copy: (dst, src, range) => rt.copy(g(src), g(dst), range),
     matmul(out, a, b, M, K, N, layout, opts) {
       matmul(rt, g(out), g(a), g(b), M, K, N, layout, opts?.accumulate ?? false, opts?.variant ?? 'auto');
     },
@@ -78,6 +79,7 @@ export function createWebGpuOps(ctx: GpuContext): WebGpuOps {
     attentionForward: (out, lse, q, k, v, seg, B, T, NH, hs) => attentionForward(rt, g(out), g(lse), g(q), g(k), g(v), g(seg), B, T, NH, hs),
     attentionBackward: (dq, dk, dv, dout, q, k, v, out, lse, seg, B, T, NH, hs) =>
       attentionBackward(rt, g(dq), g(dk), g(dv), g(dout), g(q), g(k), g(v), g(out), g(lse), g(seg), B, T, NH, hs),
+    attentionDecode: (out, q, k, v, lengths, B, L, NH, hs) => attentionDecode(rt, g(out), g(q), g(k), g(v), g(lengths), B, L, NH, hs),
     swigluForward: (out, gate, up, n) => swigluForward(rt, g(out), g(gate), g(up), n),
     swigluBackward: (dgate, dup, dout, gate, up, n) => swigluBackward(rt, g(dgate), g(dup), g(dout), g(gate), g(up), n),
     residualForward: (out, a, b, n) => residualForward(rt, g(out), g(a), g(b), n),

@@ -12,6 +12,29 @@ import type { GpuProfiler } from './profiler';
 import type { GpuTensor } from './tensor';
 import { GPUBufferUsageFlags, GPUMapModeFlags, bindingBytes, roundUp } from './tensor';
 
+/** Elements to copy and where: offsets and count in elements. */
+export interface CopyRange {
+  dstOffset: number;
+  srcOffset: number;
+  count: number;
+}
+
+/** The whole tensor when `range` is absent; throws when a range runs outside either tensor. */
+export function checkCopyRange(src: { length: number; label: string }, dst: { length: number; label: string }, range?: CopyRange): CopyRange {
+  if (!range) {
+    if (src.length !== dst.length) throw new Error(`copy '${src.label}' -> '${dst.label}': lengths differ (${src.length} vs ${dst.length})`);
+    return { dstOffset: 0, srcOffset: 0, count: src.length };
+  }
+  const { dstOffset, srcOffset, count } = range;
+  for (const [k, v] of Object.entries(range)) {
+    if (!Number.isInteger(v) || v < 0) throw new Error(`copy '${src.label}' -> '${dst.label}': ${k} must be a non-negative integer, got ${v}`);
+  }
+  if (srcOffset + count > src.length || dstOffset + count > dst.length) {
+    throw new Error(`copy '${src.label}'[${srcOffset}..${srcOffset + count}) -> '${dst.label}'[${dstOffset}..${dstOffset + count}): outside the tensors (lengths ${src.length}, ${dst.length})`);
+  }
+  return range;
+}
+
 const SLOTS_PER_CHUNK = 256;
 const MAX_PARAM_BYTES = 256;
 
@@ -63,10 +86,10 @@ export class Dispatcher {
   }
 
   /** Records a buffer-to-buffer copy in order with the dispatches. */
-  copy(src: GpuTensor, dst: GpuTensor): void {
-    if (src.length !== dst.length) throw new Error(`copy '${src.label}' -> '${dst.label}': lengths differ (${src.length} vs ${dst.length})`);
-    if (src.length === 0) return;
-    this.getEncoder().copyBufferToBuffer(src.buffer, src.offset, dst.buffer, dst.offset, src.length * 4);
+  copy(src: GpuTensor, dst: GpuTensor, range?: CopyRange): void {
+    const r = checkCopyRange(src, dst, range);
+    if (r.count === 0) return;
+    this.getEncoder().copyBufferToBuffer(src.buffer, src.offset + r.srcOffset * 4, dst.buffer, dst.offset + r.dstOffset * 4, r.count * 4);
   }
 
   /** Records a fill with zeros, in order with the dispatches. */

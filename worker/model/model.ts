@@ -117,7 +117,8 @@ export class Model {
     });
   }
 
-  private runForward(batch: PackedInput): Acts {
+  /** Forward on a packed batch, leaving every activation in place (for prefill and tests). */
+  runForward(batch: PackedInput): Acts {
     const { rows, width } = batch;
     if (width > this.config.maxSeq) throw new Error(`score: width ${width} exceeds the model's maxSeq ${this.config.maxSeq}`);
     for (const [name, a] of [['inputIds', batch.inputIds], ['segmentIds', batch.segmentIds], ['positions', batch.positions]] as const) {

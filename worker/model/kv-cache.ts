@@ -1,0 +1,99 @@
+/**
+ * The KV cache of one batch of B sequences, and the `Decoder` that fills it: `prefill` runs the
+ * ordinary forward over the prompts (one per row) and copies each row's k/v into the cache;
+ * `step` appends one id per row through decode-forward.ts. Both return the next-token logits of
+ * every row (B, V). Rows are independent; a row's cache never exceeds `L` positions.
+ */
+import type { Ops, Tensor } from '../../kernels/ops';
+import type { ModelConfig } from './config';
+import { decodeForward } from './decode-forward';
+import type { Model } from './model';
+import type { Acts } from './tensors';
+import { allocActs, freeActs } from './tensors';
+
+export interface KvCache {
+  B: number;
+  L: number;
+  /** Per layer, (B, L, C) after RoPE. */
+  k: Tensor[];
+  v: Tensor[];
+  /** Ids cached per row (host mirror). */
+  lengths: Int32Array;
+  /** lengths + 1 during a step: what the new token attends to (B) i32. */
+  attendLengths: Tensor;
+}
+
+function allocCache(ops: Ops, c: ModelConfig, B: number, L: number): KvCache {
+  const k: Tensor[] = [];
+  const v: Tensor[] = [];
+  for (let l = 0; l < c.layers; l++) {
+    k.push(ops.alloc(`kv:k${l}`, B * L * c.dModel));
+    v.push(ops.alloc(`kv:v${l}`, B * L * c.dModel));
+  }
+  return { B, L, k, v, lengths: new Int32Array(B), attendLengths: ops.alloc('kv:attend', B, 'i32') };
+}
+
+export class Decoder {
+  readonly cache: KvCache;
+  private readonly acts: Acts;
+  private readonly ops: Ops;
+
+  constructor(private readonly model: Model, readonly B: number, readonly L: number) {
+    if (L > model.config.maxSeq) throw new Error(`Decoder: cache length ${L} exceeds the model's maxSeq ${model.config.maxSeq}`);
+    this.ops = model.ops;
+    this.cache = allocCache(this.ops, model.config, B, L);
+    this.acts = allocActs(this.ops, model.config, B, 1);
+  }
+
+  /** Runs the prompts (one per row, each ≥ 1 id) and returns the logits after each row's last id. */
+  async prefill(prompts: readonly ArrayLike<number>[]): Promise<Float32Array> {
+    const { B, L } = this;
+    if (prompts.length !== B) throw new Error(`prefill: ${prompts.length} prompts for ${B} rows`);
+    const T = Math.max(...prompts.map((p) => p.length));
+    if (T > L) throw new Error(`prefill: a prompt of ${T} ids does not fit the cache length ${L}`);
+    const n = B * T;
+    const inputIds = new Int32Array(n), segmentIds = new Int32Array(n), positions = new Int32Array(n);
+    prompts.forEach((p, b) => {
+      if (p.length === 0) throw new Error(`prefill: prompt ${b} is empty`);
+      for (let t = 0; t < p.length; t++) {
+        inputIds[b * T + t] = p[t];
+        segmentIds[b * T + t] = 1;
+        positions[b * T + t] = t;
+      }
+    });
+    const acts = this.model.runForward({ rows: B, width: T, inputIds, segmentIds, positions });
+    const C = this.model.config.dModel;
+    prompts.forEach((p, b) => {
+      for (let l = 0; l < this.model.config.layers; l++) {
+        this.ops.copy(this.cache.k[l], acts.layers[l].k, { dstOffset: b * L * C, srcOffset: b * T * C, count: p.length * C });
+        this.ops.copy(this.cache.v[l], acts.layers[l].v, { dstOffset: b * L * C, srcOffset: b * T * C, count: p.length * C });
+      }
+      this.cache.lengths[b] = p.length;
+    });
+    const V = this.model.config.vocab;
+    const all = await this.ops.read(acts.logits);
+    const out = new Float32Array(B * V);
+    prompts.forEach((p, b) => out.set(all.subarray((b * T + p.length - 1) * V, (b * T + p.length) * V), b * V));
+    return out;
+  }
+
+  /** Appends ids (B) at each row's current length and returns the next-token logits (B, V). */
+  async step(ids: ArrayLike<number>): Promise<Float32Array> {
+    const { B, L } = this;
+    if (ids.length !== B) throw new Error(`step: ${ids.length} ids for ${B} rows`);
+    for (let b = 0; b < B; b++) {
+      if (this.cache.lengths[b] >= L) throw new Error(`step: row ${b} is full (${L} ids); stop that row before the cache length`);
+    }
+    this.ops.upload(this.acts.ids, Int32Array.from(ids));
+    this.ops.upload(this.acts.positions, this.cache.lengths);
+    this.ops.upload(this.cache.attendLengths, this.cache.lengths.map((x) => x + 1));
+    decodeForward(this.ops, this.model.config, this.model.params, this.acts, this.cache);
+    for (let b = 0; b < B; b++) this.cache.lengths[b]++;
+    return this.ops.read(this.acts.logits);
+  }
+
+  free(): void {
+    freeActs(this.ops, this.acts);
+    for (const t of [...this.cache.k, ...this.cache.v, this.cache.attendLengths]) this.ops.free(t);
+  }
+}

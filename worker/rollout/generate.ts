@@ -1,0 +1,108 @@
+/**
+ * Batched generation: prompts (one row each; the caller repeats a prompt G times for a group) are
+ * sampled up to `maxNew` ids or EOS, with a KV cache (default) or by re-scoring the whole prefix
+ * each step (`useCache: false`, for comparison). Each row has its own seeded sampler, derived from
+ * (seed, row), so a completion does not depend on which other rows share its batch. Records per
+ * sampled id the behavior log-prob (after temperature/top-k/top-p), the raw log-prob (unmodified
+ * model) and optionally the support.
+ */
+import type { Model, PackedInput } from '../model/model';
+import { Decoder } from '../model/kv-cache';
+import type { SamplingOptions } from './distribution';
+import { samplingDistribution } from './distribution';
+import { createSampler } from './sample';
+
+export interface GenerateOptions extends SamplingOptions {
+  /** Largest number of sampled ids per row (EOS included). */
+  maxNew: number;
+  /** The stop id. */
+  eos: number;
+  /** Seed of the per-row samplers. */
+  seed: number;
+  /** Keep the top-k/top-p support of every sampled id. Default false. */
+  recordSupport?: boolean;
+  /** Use the KV cache. Default true. */
+  useCache?: boolean;
+}
+
+export interface Generated {
+  promptIds: Int32Array;
+  /** Sampled ids, EOS included when the stop was natural. */
+  sampledIds: Int32Array;
+  behaviorLogProbs: Float64Array;
+  rawLogProbs: Float64Array;
+  finishReason: 'stop' | 'length';
+  support?: Int32Array[];
+}
+
+/** Seed of row `row`'s sampler: a 32-bit mix of (seed, row). */
+export function rowSeed(seed: number, row: number): number {
+  let h = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(row + 1, 0xc2b2ae35);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d);
+  h ^= h >>> 15;
+  return h >>> 0;
+}
+
+export async function generate(model: Model, prompts: readonly ArrayLike<number>[], o: GenerateOptions): Promise<Generated[]> {
+  const B = prompts.length;
+  if (B === 0) return [];
+  if (!Number.isInteger(o.maxNew) || o.maxNew < 1) throw new Error(`generate: maxNew must be a positive integer, got ${o.maxNew}`);
+  const longest = Math.max(...prompts.map((p) => p.length));
+  const L = longest + o.maxNew;
+  if (L > model.config.maxSeq) throw new Error(`generate: prompt (${longest}) + maxNew (${o.maxNew}) exceeds the model's maxSeq ${model.config.maxSeq}`);
+  const V = model.config.vocab;
+  const samplers = prompts.map((_, r) => createSampler(rowSeed(o.seed, r)));
+  const out = prompts.map(() => ({ ids: [] as number[], behavior: [] as number[], raw: [] as number[], support: [] as Int32Array[], done: false, stop: false }));
+  const seqs = prompts.map((p) => Array.from(p));
+  const decoder = o.useCache === false ? null : new Decoder(model, B, L);
+  try {
+    let logits = decoder ? await decoder.prefill(prompts) : await fullLogits(model, seqs);
+    for (let step = 0; step < o.maxNew; step++) {
+      const next = new Int32Array(B).fill(o.eos);
+      for (let r = 0; r < B; r++) {
+        const row = out[r];
+        if (row.done) continue;
+        const dist = samplingDistribution(logits.subarray(r * V, (r + 1) * V), o);
+        const tok = samplers[r].sample(dist);
+        row.ids.push(tok.id);
+        row.behavior.push(tok.behaviorLogProb);
+        row.raw.push(tok.rawLogProb);
+        if (o.recordSupport) row.support.push(dist.support);
+        seqs[r].push(tok.id);
+        next[r] = tok.id;
+        if (tok.id === o.eos) row.done = row.stop = true;
+        else if (row.ids.length >= o.maxNew) row.done = true;
+      }
+      if (out.every((row) => row.done)) break;
+      logits = decoder ? await decoder.step(next) : await fullLogits(model, seqs);
+    }
+  } finally {
+    decoder?.free();
+  }
+  return out.map((row, r) => ({
+    promptIds: Int32Array.from(prompts[r]),
+    sampledIds: Int32Array.from(row.ids),
+    behaviorLogProbs: Float64Array.from(row.behavior),
+    rawLogProbs: Float64Array.from(row.raw),
+    finishReason: row.stop ? 'stop' : 'length',
+    ...(o.recordSupport ? { support: row.support } : {}),
+  }));
+}
+
+/** Next-token logits (B, V) of every row by re-scoring its whole sequence (no cache). */
+async function fullLogits(model: Model, seqs: number[][]): Promise<Float32Array> {
+  const rows = seqs.length;
+  const width = Math.max(...seqs.map((s) => s.length));
+  const batch: PackedInput = { rows, width, inputIds: new Int32Array(rows * width), segmentIds: new Int32Array(rows * width), positions: new Int32Array(rows * width) };
+  seqs.forEach((s, r) => s.forEach((id, t) => {
+    (batch.inputIds as Int32Array)[r * width + t] = id;
+    (batch.segmentIds as Int32Array)[r * width + t] = 1;
+    (batch.positions as Int32Array)[r * width + t] = t;
+  }));
+  const rowsLogits = await model.logitsAt(batch, seqs.map((s, r) => r * width + s.length - 1));
+  const V = model.config.vocab;
+  const out = new Float32Array(rows * V);
+  rowsLogits.forEach((l, r) => out.set(l, r * V));
+  return out;
+}
