@@ -8,6 +8,7 @@ import { UsageError } from './args';
 import { BENCHES, runBench } from './bench/index';
 import { evalCommand } from './commands/eval';
 import { pretrain } from './commands/pretrain';
+import { trainCommand } from './commands/train';
 
 const USAGE = `usage: dewpoint <command>
 
@@ -19,6 +20,8 @@ commands:
                                SFT on arithmetic; writes the base checkpoint when held-out accuracy >= ACC
   eval --checkpoint DIR [--task arith] [--n 500] [--backend ...] [--json]
                                held-out exact-match accuracy (greedy) and mean completion length
+  train --preset grpo-arith [--steps N] [--checkpoint DIR] [--backend ...] [--eval-every K] [--json]
+                               GRPO from a checkpoint (default public/checkpoints/arith-base); metrics per step
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -49,13 +52,15 @@ async function dispatch(argv: string[]): Promise<number> {
       return pretrain(rest);
     case 'eval':
       return evalCommand(rest);
+    case 'train':
+      return trainCommand(rest);
     case undefined:
     case '-h':
     case '--help':
       process.stdout.write(USAGE);
       return command === undefined ? 1 : 0;
     default:
-      process.stderr.write(`dewpoint: unknown command '${command}'; allowed: info, bench, pretrain, eval\n\n${USAGE}`);
+      process.stderr.write(`dewpoint: unknown command '${command}'; allowed: info, bench, pretrain, eval, train\n\n${USAGE}`);
       return 2;
   }
 }
