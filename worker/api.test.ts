@@ -4,14 +4,23 @@ import { GPU_ERROR_NAMES } from '../kernels/common/errors';
 import { nodeGpu } from '../kernels/common/node-gpu';
 import { createWorkbench } from './api';
 import type { CheckpointFiles } from './model/checkpoint';
-import { importCheckpoint } from './model/checkpoint';
-import type { RunEvent, WorkbenchApi } from './protocol';
+import { exportCheckpoint, importCheckpoint } from './model/checkpoint';
+import { createCpuOps } from '../kernels/backends/cpu';
+import { SFT_ARITH, SftRun } from './train/sft';
+import type { RunEvent, RunOptions, WorkbenchApi } from './protocol';
 import { ERROR_NAMES } from './protocol';
 
 /** The API as the app sees it: through comlink over a real MessageChannel. */
-function connect(): WorkbenchApi {
+/** A base checkpoint for GRPO runs: a tiny model after a few SFT steps. */
+async function tinyBaseFiles(): Promise<CheckpointFiles> {
+  const sft = new SftRun(createCpuOps(), { ...SFT_ARITH, model: 'tiny', steps: 2, examples: 8, rows: 4, evalEvery: 0, evalN: 1 });
+  await sft.next();
+  return exportCheckpoint(sft.model, sft.tok, { note: 'test base' });
+}
+
+function connect(loadBase: () => Promise<CheckpointFiles> = tinyBaseFiles): WorkbenchApi {
   const { port1, port2 } = new MessageChannel();
-  expose(createWorkbench(() => nodeGpu()), port1);
+  expose(createWorkbench(() => nodeGpu(), loadBase), port1);
   return wrap<WorkbenchApi>(port2) as unknown as WorkbenchApi;
 }
 
@@ -55,12 +64,12 @@ describe('worker API over comlink', () => {
 });
 
 describe('runs over comlink', () => {
-  async function collect(api: WorkbenchApi, steps: number) {
+  async function collect(api: WorkbenchApi, steps: number, options?: RunOptions) {
     const events: RunEvent[] = [];
     let resolveDone!: () => void;
     const done = new Promise<void>((r) => (resolveDone = r));
-    const id = await api.startSft(
-      { preset: 'sft-arith', steps, lr: 1e-3, seed: 3, evalEvery: 0, evalN: 10, checkpointEvery: 0 },
+    const id = await api.startRun(
+      options ?? { preset: 'sft-arith', steps, lr: 1e-3, seed: 3, evalEvery: 0, evalN: 10, checkpointEvery: 0 },
       proxy((e: RunEvent) => {
         events.push(e);
         if (e.type === 'status' && e.status !== 'running' && e.status !== 'paused') resolveDone();
@@ -101,10 +110,36 @@ describe('runs over comlink', () => {
   it('refuses invalid options, naming the field and the allowed range', async () => {
     const api = connect();
     await api.init('cpu');
-    await expect(api.startSft({ preset: 'sft-arith', steps: 0, lr: 1, seed: 1, evalEvery: 0, evalN: 10, checkpointEvery: 0 }, proxy(() => {}))).rejects.toMatchObject({
+    await expect(api.startRun({ preset: 'sft-arith', steps: 0, lr: 1, seed: 1, evalEvery: 0, evalN: 10, checkpointEvery: 0 }, proxy(() => {}))).rejects.toMatchObject({
       name: 'InvalidConfig',
       message: expect.stringMatching(/steps must be an integer in 1\.\.5000, got 0; lr must be in \(0, 0\.1\], got 1/),
     });
     await expect(api.stopRun('nope')).rejects.toMatchObject({ name: 'UnknownRun' });
+    await expect(api.startRun({ preset: 'grpo-arith', steps: 1, lr: 1e-4, seed: 1, prompts: 2, group: 1, temperature: 0, evalEvery: 0, evalN: 1, checkpointEvery: 0 }, proxy(() => {}))).rejects.toMatchObject({
+      message: expect.stringMatching(/group must be an integer in 2\.\.64, got 1; temperature must be in \(0, 10\], got 0/),
+    });
+  });
+
+  it('runs GRPO from the base checkpoint and reports reward metrics', async () => {
+    const api = connect();
+    await api.init('cpu');
+    const { events, done } = await collect(api, 2, { preset: 'grpo-arith', steps: 2, lr: 1e-3, seed: 1, prompts: 2, group: 3, temperature: 1, evalEvery: 2, evalN: 3, checkpointEvery: 0 });
+    await done;
+    const last = events.at(-1);
+    expect(last, last?.type === 'status' ? last.message : '').toMatchObject({ type: 'status', status: 'finished' });
+    const steps = events.filter((e) => e.type === 'step');
+    expect(steps).toHaveLength(2);
+    for (const e of steps) if (e.type === 'step') expect(e.metrics['reward/mean']).toBeGreaterThanOrEqual(0);
+    expect(events.some((e) => e.type === 'eval' && e.n === 3)).toBe(true);
+  });
+
+  it('fails a GRPO run with a clear message when the base checkpoint cannot be loaded', async () => {
+    const api = connect(async () => {
+      throw new Error('GET /checkpoints/arith-base/model.safetensors: HTTP 404');
+    });
+    await api.init('cpu');
+    const { events, done } = await collect(api, 1, { preset: 'grpo-arith', steps: 1, lr: 1e-4, seed: 1, prompts: 2, group: 2, temperature: 1, evalEvery: 0, evalN: 1, checkpointEvery: 0 });
+    await done;
+    expect(events.at(-1)).toMatchObject({ type: 'status', status: 'failed', message: expect.stringMatching(/base checkpoint .*HTTP 404/) });
   });
 });

@@ -6,8 +6,9 @@ import { transfer } from 'comlink';
 import type { Ops } from '../kernels/ops';
 import { selectBackend } from '../kernels/backends/select';
 import { GpuError } from '../kernels/common/errors';
-import type { BackendInfo, BackendPreference, RunEvent, SelfTestResult, SftRunOptions, WorkbenchApi } from './protocol';
-import { PRESETS, validateSftOptions } from './runs/presets';
+import type { CheckpointFiles } from './model/checkpoint';
+import type { BackendInfo, BackendPreference, RunEvent, RunOptions, SelfTestResult, WorkbenchApi } from './protocol';
+import { PRESETS, validateRunOptions } from './runs/presets';
 import { RunManager } from './runs/run-manager';
 import { runSelfTest } from './selftest';
 
@@ -19,13 +20,17 @@ export class InvalidConfigError extends Error {
   override readonly name = 'InvalidConfig';
 }
 
-export function createWorkbench(getGpu: () => GPU | undefined | Promise<GPU | undefined>): WorkbenchApi {
+/**
+ * `getGpu`: `navigator.gpu` (or the webgpu package's GPU in Node). `loadBase`: the files of the
+ * shipped base checkpoint (fetched from the page's origin in the browser).
+ */
+export function createWorkbench(getGpu: () => GPU | undefined | Promise<GPU | undefined>, loadBase: () => Promise<CheckpointFiles>): WorkbenchApi {
   let ops: Ops | null = null;
   const requireOps = (what: string): Ops => {
     if (!ops) throw new NotInitializedError(`${what} before init(): call init() first`);
     return ops;
   };
-  const runs = new RunManager(() => requireOps('a run'));
+  const runs = new RunManager(() => requireOps('a run'), loadBase);
 
   return {
     async init(preference: BackendPreference = 'auto'): Promise<BackendInfo> {
@@ -40,11 +45,11 @@ export function createWorkbench(getGpu: () => GPU | undefined | Promise<GPU | un
     async presets() {
       return PRESETS;
     },
-    async startSft(options: SftRunOptions, onEvent: (event: RunEvent) => void) {
-      requireOps('startSft()');
-      const problems = validateSftOptions(options);
+    async startRun(options: RunOptions, onEvent: (event: RunEvent) => void) {
+      requireOps('startRun()');
+      const problems = validateRunOptions(options);
       if (problems.length) throw new InvalidConfigError(problems.join('; '));
-      return runs.startSft(options, onEvent);
+      return runs.start(options, onEvent);
     },
     async pauseRun(id: string) {
       runs.pause(id);

@@ -1,5 +1,20 @@
 /** The dedicated Worker's entry point: exposes the workbench API over comlink, nothing else. */
 import { expose } from 'comlink';
 import { createWorkbench } from './api';
+import { CHECKPOINT_FILES } from './model/checkpoint';
+import type { CheckpointFiles } from './model/checkpoint';
 
-expose(createWorkbench(() => self.navigator.gpu));
+/** The shipped base checkpoint, served by the app from public/checkpoints/arith-base/. */
+async function fetchBase(): Promise<CheckpointFiles> {
+  const files = await Promise.all(
+    CHECKPOINT_FILES.map(async (name) => {
+      const url = new URL(`/checkpoints/arith-base/${name}`, self.location.origin);
+      const res = await fetch(url);
+      if (!res.ok) throw new Error(`GET ${url.pathname}: HTTP ${res.status}`);
+      return [name, new Uint8Array(await res.arrayBuffer())] as const;
+    }),
+  );
+  return Object.fromEntries(files) as CheckpointFiles;
+}
+
+expose(createWorkbench(() => self.navigator.gpu, fetchBase));

@@ -68,10 +68,10 @@ export interface WorkbenchApi {
   /** The presets the Experiments view offers. */
   presets(): Promise<PresetInfo[]>;
   /**
-   * Starts an SFT run and returns its id at once; progress arrives through `onEvent` (a
+   * Starts a run of a preset and returns its id at once; progress arrives through `onEvent` (a
    * comlink proxy). One run at a time: starting another stops the current one.
    */
-  startSft(options: SftRunOptions, onEvent: (event: RunEvent) => void): Promise<string>;
+  startRun(options: RunOptions, onEvent: (event: RunEvent) => void): Promise<string>;
   pauseRun(runId: string): Promise<void>;
   resumeRun(runId: string): Promise<void>;
   stopRun(runId: string): Promise<void>;
@@ -81,7 +81,7 @@ export interface WorkbenchApi {
 
 /** Options of an SFT run a person can set (the rest comes from the preset). */
 export interface SftRunOptions {
-  /** Preset name; only `sft-arith` exists today. */
+  /** Supervised training from scratch. */
   preset: 'sft-arith';
   /** Optimizer steps, 1..5000. */
   steps: number;
@@ -111,9 +111,27 @@ export type RunEvent =
   | { type: 'checkpoint'; runId: string; step: number; bytes: number }
   | { type: 'eval'; runId: string; step: number; accuracy: number; meanLength: number; n: number; samples: { prompt: string; completion: string; answer: string; correct: boolean }[] };
 
-export interface PresetInfo {
-  name: 'sft-arith';
-  title: string;
-  description: string;
-  defaults: SftRunOptions;
+/** Options of a GRPO run from the shipped base checkpoint (the rest comes from the preset). */
+export interface GrpoRunOptions {
+  preset: 'grpo-arith';
+  /** Optimizer steps, 1..5000. */
+  steps: number;
+  /** Learning rate (constant), (0, 0.1]. */
+  lr: number;
+  /** Seed of the task stream and the samplers. */
+  seed: number;
+  /** Prompts per step (1..256) and completions per prompt, the advantage group (2..64). */
+  prompts: number;
+  group: number;
+  /** Sampling temperature, (0, 10]. */
+  temperature: number;
+  evalEvery: number;
+  evalN: number;
+  checkpointEvery: number;
 }
+
+export type RunOptions = SftRunOptions | GrpoRunOptions;
+
+export type PresetInfo =
+  | { name: 'sft-arith'; title: string; description: string; defaults: SftRunOptions }
+  | { name: 'grpo-arith'; title: string; description: string; defaults: GrpoRunOptions };

@@ -1,21 +1,21 @@
 /** Worker reads and actions of the Experiments view. */
 import { queryOptions } from '@tanstack/react-query';
 import { proxy } from 'comlink';
-import type { SftRunOptions } from '../../worker/protocol';
+import type { RunEvent, RunOptions } from '../../worker/protocol';
 import { useRunStore } from '../state/run-store';
 import { workbench } from '../worker-client';
 import { keys } from './keys';
 
 export const presetsQuery = () => queryOptions({ queryKey: keys.presets(), queryFn: () => workbench.presets(), staleTime: Infinity });
 
-export async function startSftRun(options: SftRunOptions): Promise<void> {
+export async function startRun(options: RunOptions): Promise<void> {
   const { receive, begin } = useRunStore.getState();
-  // Events can arrive before startSft resolves: buffer them until the id is known.
-  const early: Parameters<typeof receive>[0][] = [];
+  // Events can arrive before startRun resolves: buffer them until the id is known.
+  const early: RunEvent[] = [];
   let started = false;
-  const runId = await workbench.startSft(
+  const runId = await workbench.startRun(
     options,
-    proxy((e) => (started ? receive(e) : early.push(e))),
+    proxy((e: RunEvent) => (started ? receive(e) : early.push(e))),
   );
   begin(runId, options.steps);
   started = true;

@@ -4,15 +4,19 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
-import type { SftRunOptions } from '../../worker/protocol';
+import type { RunOptions } from '../../worker/protocol';
 import { Chart } from '../components/Chart';
-import { latestCheckpoint, pauseRun, presetsQuery, resumeRun, startSftRun, stopRun } from '../queries/experiments';
+import { latestCheckpoint, pauseRun, presetsQuery, resumeRun, startRun, stopRun } from '../queries/experiments';
 import { backendInfoQuery } from '../queries/system';
 import { useRunStore } from '../state/run-store';
 
-const FIELDS: { key: Exclude<keyof SftRunOptions, 'preset'>; label: string; step: string; help: string }[] = [
+/** Form fields; a preset shows those its options have. */
+const FIELDS: { key: string; label: string; step: string; help: string }[] = [
   { key: 'steps', label: 'Steps', step: '1', help: 'optimizer steps, 1–5000' },
-  { key: 'lr', label: 'Learning rate', step: 'any', help: 'peak, after warmup; (0, 0.1]' },
+  { key: 'lr', label: 'Learning rate', step: 'any', help: 'peak (SFT: after warmup); (0, 0.1]' },
+  { key: 'prompts', label: 'Prompts per step', step: '1', help: 'P, 1–256' },
+  { key: 'group', label: 'Group size', step: '1', help: 'G completions per prompt, 2–64' },
+  { key: 'temperature', label: 'Temperature', step: 'any', help: 'sampling, (0, 10]' },
   { key: 'seed', label: 'Seed', step: '1', help: 'weight init and task order' },
   { key: 'evalEvery', label: 'Evaluate every', step: '1', help: 'steps between held-out evaluations; 0 = never' },
   { key: 'evalN', label: 'Held-out tasks', step: '1', help: 'greedy exact match on this many, 1–1000' },
@@ -69,7 +73,11 @@ function LiveRun() {
   const { runId, status, message, steps, evals, totalSteps } = useRunStore();
   const last = steps.at(-1);
   const lastEval = evals.at(-1);
-  const lossSeries = useMemo(() => [{ name: 'loss/sft', points: steps.map((s) => [s.step, s.metrics['loss/sft']] as [number, number]) }], [steps]);
+  const isRl = steps.length > 0 && 'reward/mean' in steps[0].metrics;
+  const lossKey = isRl ? 'loss/total' : 'loss/sft';
+  const lossSeries = useMemo(() => [{ name: lossKey, points: steps.map((s) => [s.step, s.metrics[lossKey]] as [number, number]) }], [steps, lossKey]);
+  const rewardSeries = useMemo(() => [{ name: 'reward/mean', points: steps.map((s) => [s.step, s.metrics['reward/mean']] as [number, number]) }], [steps]);
+  const fmt = (key: string, digits = 4) => (last && key in last.metrics ? last.metrics[key].toFixed(digits) : '–');
   const accSeries = useMemo(() => [{ name: 'held-out accuracy', points: evals.map((e) => [e.step, e.accuracy] as [number, number]) }], [evals]);
   if (!runId) return <p>No run yet: choose a preset and start it.</p>;
   return (
@@ -83,18 +91,31 @@ function LiveRun() {
       <RunControls />
       <CheckpointDownload />
       <dl className="facts">
-        <dt>Loss (SFT)</dt>
-        <dd data-testid="metric-loss">{last ? last.metrics['loss/sft'].toFixed(4) : '–'}</dd>
+        {isRl && (
+          <>
+            <dt>Mean reward</dt>
+            <dd data-testid="metric-reward-mean">{fmt('reward/mean', 3)}</dd>
+            <dt>Zero-std groups</dt>
+            <dd>{fmt('reward/frac_reward_zero_std', 2)}</dd>
+            <dt>Clip fraction</dt>
+            <dd>{fmt('rl/pg_clipfrac', 3)}</dd>
+            <dt>Step time (sample / score / train)</dt>
+            <dd>{last ? `${fmt('perf/sample_ms', 0)} / ${fmt('perf/score_ms', 0)} / ${fmt('perf/train_ms', 0)} ms` : '–'}</dd>
+          </>
+        )}
+        <dt>Loss ({lossKey})</dt>
+        <dd data-testid="metric-loss">{fmt(lossKey)}</dd>
         <dt>Learning rate</dt>
         <dd>{last ? last.metrics['opt/lr'].toExponential(2) : '–'}</dd>
         <dt>Gradient norm</dt>
-        <dd>{last ? last.metrics['opt/grad_norm'].toFixed(3) : '–'}</dd>
+        <dd>{fmt('opt/grad_norm', 3)}</dd>
         <dt>Tokens/s</dt>
-        <dd data-testid="metric-tokens-per-s">{last ? last.metrics['perf/tokens_per_s'].toFixed(0) : '–'}</dd>
+        <dd data-testid="metric-tokens-per-s">{fmt('perf/tokens_per_s', 0)}</dd>
         <dt>Held-out accuracy</dt>
         <dd data-testid="metric-accuracy">{lastEval ? `${(lastEval.accuracy * 100).toFixed(1)}% (step ${lastEval.step}, n=${lastEval.n})` : 'not evaluated yet'}</dd>
       </dl>
-      <Chart label={`SFT loss by step; latest ${last ? last.metrics['loss/sft'].toFixed(4) : 'none'}`} series={lossSeries} yName="loss" />
+      {isRl && <Chart label={`Mean reward by step; latest ${fmt('reward/mean', 3)}`} series={rewardSeries} yName="reward" height={180} />}
+      <Chart label={`${isRl ? 'Loss' : 'SFT loss'} by step; latest ${fmt(lossKey)}`} series={lossSeries} yName="loss" />
       {evals.length > 0 && <Chart label="Held-out exact-match accuracy by step" series={accSeries} yName="accuracy" height={180} />}
       {lastEval && (
         <details>
@@ -115,7 +136,7 @@ function LiveRun() {
 export function ExperimentsView() {
   const backend = useQuery(backendInfoQuery());
   const presets = useQuery(presetsQuery());
-  const [options, setOptions] = useState<SftRunOptions | null>(null);
+  const [options, setOptions] = useState<RunOptions | null>(null);
   const [error, setError] = useState<string | null>(null);
   const status = useRunStore((s) => s.status);
   useEffect(() => {
@@ -126,7 +147,7 @@ export function ExperimentsView() {
     if (!options) return;
     setError(null);
     try {
-      await startSftRun(options);
+      await startRun(options);
     } catch (e) {
       const err = e as Error;
       setError(`${err.name}: ${err.message}`);
@@ -161,15 +182,15 @@ export function ExperimentsView() {
             void start();
           }}
         >
-          {FIELDS.map((f) => (
+          {FIELDS.filter((f) => f.key in options).map((f) => (
             <label key={f.key}>
               {f.label}
               <input
                 type="number"
                 step={f.step}
-                value={options[f.key]}
+                value={(options as unknown as Record<string, number>)[f.key]}
                 aria-describedby={`help-${f.key}`}
-                onChange={(e) => setOptions({ ...options, [f.key]: e.target.value === '' ? NaN : Number(e.target.value) })}
+                onChange={(e) => setOptions({ ...options, [f.key]: e.target.value === '' ? NaN : Number(e.target.value) } as RunOptions)}
               />
               <small id={`help-${f.key}`}>{f.help}</small>
             </label>

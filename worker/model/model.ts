@@ -120,9 +120,14 @@ export class Model {
   /** Forward on a packed batch, leaving every activation in place (for prefill and tests). */
   runForward(batch: PackedInput): Acts {
     const { rows, width } = batch;
-    if (width > this.config.maxSeq) throw new Error(`score: width ${width} exceeds the model's maxSeq ${this.config.maxSeq}`);
     for (const [name, a] of [['inputIds', batch.inputIds], ['segmentIds', batch.segmentIds], ['positions', batch.positions]] as const) {
       if (a.length !== rows * width) throw new Error(`score: ${name} has ${a.length} entries, expected rows × width = ${rows * width}`);
+    }
+    // A packed row may be wider than maxSeq; each chain's positions may not reach it.
+    for (let i = 0; i < batch.positions.length; i++) {
+      if (batch.segmentIds[i] !== 0 && batch.positions[i] >= this.config.maxSeq) {
+        throw new Error(`score: position ${batch.positions[i]} at [${Math.floor(i / width)}, ${i % width}] reaches the model's maxSeq ${this.config.maxSeq}; a chain may hold at most ${this.config.maxSeq} ids`);
+      }
     }
     const acts = this.actsFor(rows, width);
     this.ops.upload(acts.ids, Int32Array.from(batch.inputIds));

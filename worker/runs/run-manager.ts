@@ -4,9 +4,23 @@
  * (other API calls) are delivered. One run at a time.
  */
 import type { Ops } from '../../kernels/ops';
-import { exportCheckpoint } from '../model/checkpoint';
-import type { CheckpointDownload, RunEvent, RunStatus, SftRunOptions } from '../protocol';
+import type { CharTokenizer } from '../data/tokenizer';
+import type { CheckpointFiles, LoadedCheckpoint } from '../model/checkpoint';
+import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
+import type { Model } from '../model/model';
+import type { CheckpointDownload, RunEvent, RunOptions, RunStatus } from '../protocol';
+import type { EvalResult } from '../train/evaluate';
+import { GRPO_ARITH, GrpoRun } from '../train/grpo';
 import { SFT_ARITH, SftRun } from '../train/sft';
+
+/** What the loop needs of a run, whatever its objective. */
+interface Trainer {
+  model: Model;
+  tok: CharTokenizer;
+  config: object;
+  next(): Promise<Record<string, number>>;
+  evaluate(): Promise<EvalResult>;
+}
 
 interface Active {
   id: string;
@@ -20,11 +34,15 @@ export class RunManager {
   /** The latest checkpoint written by any run (in memory; persistence comes with IndexedDB). */
   latest: CheckpointDownload | null = null;
 
-  constructor(private readonly getOps: () => Ops) {}
+  /**
+   * `getOps`: the active backend. `loadBase`: the files of the shipped base checkpoint
+   * (public/checkpoints/arith-base), fetched by the page's origin in the browser.
+   */
+  constructor(private readonly getOps: () => Ops, private readonly loadBase: () => Promise<CheckpointFiles>) {}
 
-  startSft(options: SftRunOptions, emit: (e: RunEvent) => void): string {
+  start(options: RunOptions, emit: (e: RunEvent) => void): string {
     if (this.active) this.stop(this.active.id);
-    const id = `sft-${Date.now().toString(36)}-${++this.counter}`;
+    const id = `${options.preset.split('-')[0]}-${Date.now().toString(36)}-${++this.counter}`;
     const run: Active = { id, status: 'running', wake: null };
     this.active = run;
     void this.loop(run, options, emit);
@@ -61,11 +79,27 @@ export class RunManager {
     return this.active;
   }
 
-  private async loop(run: Active, o: SftRunOptions, emit: (e: RunEvent) => void): Promise<void> {
+  private async trainer(o: RunOptions): Promise<Trainer> {
+    if (o.preset === 'sft-arith') {
+      const sft = new SftRun(this.getOps(), { ...SFT_ARITH, steps: o.steps, lr: o.lr, seed: o.seed, evalEvery: o.evalEvery, evalN: o.evalN });
+      return { model: sft.model, tok: sft.tok, config: sft.config, next: async () => ({ ...(await sft.next()) }), evaluate: () => sft.evaluate() };
+    }
+    let base: LoadedCheckpoint;
+    try {
+      base = importCheckpoint(await this.loadBase());
+    } catch (e) {
+      throw new Error(`could not load the base checkpoint (public/checkpoints/arith-base): ${(e as Error).message}`);
+    }
+    const config = { ...GRPO_ARITH, steps: o.steps, lr: o.lr, seed: o.seed, prompts: o.prompts, group: o.group, temperature: o.temperature, evalEvery: o.evalEvery, evalN: o.evalN };
+    const grpo = new GrpoRun(this.getOps(), config, base);
+    return { model: grpo.model, tok: base.tokenizer, config, next: async () => (await grpo.next()).metrics, evaluate: () => grpo.evaluate() };
+  }
+
+  private async loop(run: Active, o: RunOptions, emit: (e: RunEvent) => void): Promise<void> {
     const runId = run.id;
     try {
       emit({ type: 'status', runId, status: 'running' });
-      const sft = new SftRun(this.getOps(), { ...SFT_ARITH, steps: o.steps, lr: o.lr, seed: o.seed, evalEvery: o.evalEvery, evalN: o.evalN });
+      const trainer = await this.trainer(o);
       for (let step = 1; step <= o.steps; step++) {
         // Yield to the event loop so pause / stop messages are handled between steps.
         await new Promise((r) => setTimeout(r, 0));
@@ -79,15 +113,15 @@ export class RunManager {
           emit({ type: 'status', runId, status: 'stopped', message: `stopped after step ${step - 1}` });
           return;
         }
-        const m = await sft.next();
-        emit({ type: 'step', runId, step, totalSteps: o.steps, metrics: { ...m } });
+        const metrics = await trainer.next();
+        emit({ type: 'step', runId, step, totalSteps: o.steps, metrics });
         if ((o.checkpointEvery > 0 && step % o.checkpointEvery === 0) || step === o.steps) {
-          const files = await exportCheckpoint(sft.model, sft.tok, { kind: 'dewpoint-checkpoint', trainedWith: 'Experiments view (sft-arith)', runId, step, sft: sft.config });
+          const files = await exportCheckpoint(trainer.model, trainer.tok, { kind: 'dewpoint-checkpoint', trainedWith: `Experiments view (${o.preset})`, runId, step, [o.preset === 'sft-arith' ? 'sft' : 'grpo']: trainer.config });
           this.latest = { runId, step, files: { ...files } };
           emit({ type: 'checkpoint', runId, step, bytes: Object.values(files).reduce((n, f) => n + f.byteLength, 0) });
         }
         if (o.evalEvery > 0 && (step % o.evalEvery === 0 || step === o.steps)) {
-          const ev = await sft.evaluate();
+          const ev = await trainer.evaluate();
           emit({ type: 'eval', runId, step, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n, samples: ev.samples });
         }
       }
