@@ -1,42 +1,28 @@
 /**
- * One decoding step with a KV cache: B rows, one new id each. The same kernel list as forward.ts,
+ * One decoding step with a KV cache: B rows, one new id each. The kernel list of forward.ts,
  * except that each layer appends the new k/v (after RoPE) to its row of the cache and attends over
- * the cache instead of over the packed row. Writes the next-token logits (B, V) into `a.logits`.
+ * the cache instead of over a packed row. Writes the next-token logits (B, V) into `a.logits`.
  */
 import type { Ops } from '../../kernels/ops';
 import type { ModelConfig } from './config';
-import type { Acts, ParamSet } from './tensors';
+import { attentionInputs, attentionOutputAndMlp, lmHead } from './forward';
 import type { KvCache } from './kv-cache';
+import type { Acts, ParamSet } from './tensors';
 
 export function decodeForward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, cache: KvCache): void {
   const B = a.B * a.T; // one id per row
-  const C = c.dModel, F = c.ffn, V = c.vocab, NH = c.heads, hs = C / NH, L = cache.L;
-  ops.embeddingForward(a.layers.length ? a.layers[0].x : a.xL, a.ids, p.wte, B, C, V);
+  const C = c.dModel, NH = c.heads, hs = C / NH, L = cache.L;
+  ops.embeddingForward(a.layers.length ? a.layers[0].x : a.xL, a.ids, p.wte, B, C, c.vocab);
   for (let l = 0; l < c.layers; l++) {
-    const w = p.layers[l];
     const x = a.layers[l];
-    const xNext = l + 1 < c.layers ? a.layers[l + 1].x : a.xL;
-    ops.rmsnormForward(x.ln1, x.rstd1, x.x, w.ln1, B, C, c.normEps);
-    ops.matmul(a.qPre, x.ln1, w.wq, B, C, C, 'nt');
-    ops.matmul(a.kPre, x.ln1, w.wk, B, C, C, 'nt');
-    ops.matmul(x.v, x.ln1, w.wv, B, C, C, 'nt');
-    ops.ropeForward(x.q, a.qPre, a.positions, B, NH, hs, c.ropeTheta); // positions = lengths before the append
-    ops.ropeForward(x.k, a.kPre, a.positions, B, NH, hs, c.ropeTheta);
+    attentionInputs(ops, c, p.layers[l], x, a, B); // positions = each row's length before the append
     for (let b = 0; b < B; b++) {
-      const at = (b * L + cache.lengths[b]) * C; // append the new k/v at the row's current length
+      const at = (b * L + cache.lengths[b]) * C;
       ops.copy(cache.k[l], x.k, { dstOffset: at, srcOffset: b * C, count: C });
       ops.copy(cache.v[l], x.v, { dstOffset: at, srcOffset: b * C, count: C });
     }
     ops.attentionDecode(x.att, x.q, cache.k[l], cache.v[l], cache.attendLengths, B, L, NH, hs);
-    ops.matmul(a.proj, x.att, w.wo, B, C, C, 'nt');
-    ops.residualForward(x.x1, x.x, a.proj, B * C);
-    ops.rmsnormForward(x.ln2, x.rstd2, x.x1, w.ln2, B, C, c.normEps);
-    ops.matmul(x.gate, x.ln2, w.wg, B, C, F, 'nt');
-    ops.matmul(x.up, x.ln2, w.wu, B, C, F, 'nt');
-    ops.swigluForward(x.h, x.gate, x.up, B * F);
-    ops.matmul(a.proj, x.h, w.wd, B, F, C, 'nt');
-    ops.residualForward(xNext, x.x1, a.proj, B * C);
+    attentionOutputAndMlp(ops, c, p.layers[l], x, a, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, B);
   }
-  ops.rmsnormForward(a.lnf, a.rstdf, a.xL, p.lnf, B, C, c.normEps);
-  ops.matmul(a.logits, a.lnf, p.lmHead, B, C, V, 'nt');
+  lmHead(ops, c, p, a, B);
 }
