@@ -1,0 +1,24 @@
+import { expect, test } from '@playwright/test';
+
+test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome and reports rewards', async ({ page }) => {
+  await page.goto('/#/experiments');
+  await expect(page.getByText(/Training on webgpu/)).toBeVisible();
+  await page.getByTestId('preset-grpo-arith').click();
+  await page.getByRole('spinbutton', { name: /Steps/ }).fill('2');
+  await page.getByRole('spinbutton', { name: /Prompts per step/ }).fill('4');
+  await page.getByRole('spinbutton', { name: /Group size/ }).fill('4');
+  await page.getByRole('spinbutton', { name: /Evaluate every/ }).fill('2');
+  await page.getByRole('spinbutton', { name: /Held-out tasks/ }).fill('16');
+  await page.getByTestId('run-start').click();
+  await expect(page.getByTestId('run-status')).toHaveText('running');
+  await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
+  await expect(page.getByTestId('run-step')).toHaveText('2');
+  const reward = Number(await page.getByTestId('metric-reward-mean').textContent());
+  expect(reward).toBeGreaterThanOrEqual(0);
+  expect(reward).toBeLessThanOrEqual(1);
+  // The base checkpoint already solves some held-out problems: greedy accuracy is above zero.
+  await expect(page.getByTestId('metric-accuracy')).toContainText(/\(step 2, n=16\)/);
+  const accuracy = parseFloat((await page.getByTestId('metric-accuracy').textContent()) ?? '');
+  expect(accuracy).toBeGreaterThan(0);
+  await expect(page.getByRole('img', { name: /Mean reward by step/ })).toBeVisible();
+});
