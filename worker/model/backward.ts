@@ -6,15 +6,20 @@
  */
 import type { Ops } from '../../kernels/ops';
 import type { ModelConfig } from './config';
+import type { ValueHead } from './forward';
 import type { Acts, ParamSet } from './tensors';
 
-export function backward(ops: Ops, c: ModelConfig, p: ParamSet, g: ParamSet, a: Acts): void {
+export function backward(ops: Ops, c: ModelConfig, p: ParamSet, g: ParamSet, a: Acts, vh: ValueHead | null = null): void {
   const { B, T } = a;
   const N = B * T, C = c.dModel, F = c.ffn, V = c.vocab, NH = c.heads, hs = C / NH;
   ops.zero(a.dlogits);
   ops.logprobBackward(a.dlogits, a.dlogp, a.logits, a.targets, a.lseOut, N, V);
   ops.matmul(a.dln, a.dlogits, p.lmHead, N, V, C, 'nn'); // dlnf = dlogits · W (V, C)
   ops.matmul(g.lmHead, a.dlogits, a.lnf, V, N, C, 'tn', { accumulate: true }); // dW += dlogitsᵀ · lnf
+  if (vh) {
+    ops.matmul(a.dln, a.dvalues, vh.w, N, 1, C, 'nn', { accumulate: true }); // dlnf += dvalues · w (1, C)
+    ops.matmul(vh.gw, a.dvalues, a.lnf, 1, N, C, 'tn', { accumulate: true }); // dw += dvaluesᵀ · lnf
+  }
   ops.zero(a.dres);
   ops.rmsnormBackward(a.dres, g.lnf, a.dln, a.xL, p.lnf, a.rstdf, N, C);
   for (let l = c.layers - 1; l >= 0; l--) {

@@ -5,11 +5,17 @@
  * The blocks before and after attention are shared with decode-forward.ts (sampling with a KV
  * cache), which differs only in how attention reads keys and values.
  */
-import type { Ops } from '../../kernels/ops';
+import type { Ops, Tensor } from '../../kernels/ops';
 import type { ModelConfig } from './config';
 import type { Acts, LayerActs, LayerParams, ParamSet } from './tensors';
 
-export function forward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts): void {
+/** The PPO value head: one linear map (1, C) of the final normed hidden state, and its gradient. */
+export interface ValueHead {
+  w: Tensor; // (1, C)
+  gw: Tensor; // (1, C)
+}
+
+export function forward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, vh: ValueHead | null = null): void {
   const { B, T } = a;
   const N = B * T, C = c.dModel, V = c.vocab, NH = c.heads, hs = C / NH;
   ops.embeddingForward(a.layers.length ? a.layers[0].x : a.xL, a.ids, p.wte, N, C, V);
@@ -21,6 +27,7 @@ export function forward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts): void {
   }
   lmHead(ops, c, p, a, N);
   ops.logprobForward(a.logp, a.entropy, a.lseOut, a.logits, a.targets, N, V);
+  if (vh) ops.matmul(a.values, a.lnf, vh.w, N, C, 1, 'nt'); // (N, C) · (1, C)ᵀ
 }
 
 /** ln1 → q, k, v projections → RoPE on q and k (at `a.positions`). */

@@ -142,3 +142,71 @@ describe.runIf(gpu)('WebGPU ≡ CPU', () => {
     }
   });
 });
+
+describe('value head (PPO critic)', () => {
+  const VALUE_SEED = Float32Array.from({ length: BATCH.rows * BATCH.width }, (_, i) => Math.cos(0.7 * i + 0.2));
+
+  async function total(model: Model): Promise<number> {
+    const { logp, values } = await model.score(BATCH);
+    let L = 0;
+    for (let i = 0; i < logp.length; i++) L += SEED[i] * logp[i] + VALUE_SEED[i] * values![i];
+    return L;
+  }
+
+  it('gradients of logp and value terms together match finite differences (value head and trunk)', async () => {
+    const ops = createCpuOps();
+    const model = new Model(ops, TINY, { valueHead: true });
+    const weights = randomWeights(TINY, 8);
+    const head = Float32Array.from({ length: TINY.dModel }, (_, i) => Math.sin(i + 1) * 0.5);
+    model.setWeights(weights);
+    model.setValueHead(head);
+    const { values } = await model.score(BATCH);
+    expect(values).not.toBeNull();
+    expect(values![0]).toBe(0); // aligned like logp: a chain start has no state before it
+    model.zeroGrad();
+    model.backward(SEED, VALUE_SEED);
+    const gHead = (await model.getValueHeadGradient())!;
+    const gNorm = (await model.getGradients()).get('model.norm.weight')!;
+    const h = 2e-3;
+    for (let i = 0; i < head.length; i++) {
+      const w = head.slice();
+      w[i] = head[i] + h;
+      model.setValueHead(w);
+      const lp = await total(model);
+      w[i] = head[i] - h;
+      model.setValueHead(w);
+      const lm = await total(model);
+      expect(gHead[i]).toBeCloseTo((lp - lm) / (2 * h), 2);
+    }
+    model.setValueHead(head);
+    const norm = weights.get('model.norm.weight')!;
+    for (let i = 0; i < norm.length; i++) {
+      const x = norm[i];
+      norm[i] = x + h;
+      model.setWeights(weights);
+      const lp = await total(model);
+      norm[i] = x - h;
+      model.setWeights(weights);
+      const lm = await total(model);
+      norm[i] = x;
+      expect(gNorm[i]).toBeCloseTo((lp - lm) / (2 * h), 2);
+    }
+  });
+
+  it.runIf(gpu)('runs the same on WebGPU as on the CPU', async () => {
+    const w = randomWeights(TINY, 9);
+    const head = Float32Array.from({ length: TINY.dModel }, (_, i) => 0.3 - 0.05 * i);
+    const out = [];
+    for (const ops of [createCpuOps(), gpu!]) {
+      const m = new Model(ops, TINY, { valueHead: true });
+      m.setWeights(w);
+      m.setValueHead(head);
+      const { values } = await m.score(BATCH);
+      m.zeroGrad();
+      m.backward(SEED, VALUE_SEED);
+      out.push({ values: values!, g: (await m.getValueHeadGradient())! });
+    }
+    expectClose(out[1].values, out[0].values, { atol: 1e-5, rtol: 1e-4, label: 'values' });
+    expectClose(out[1].g, out[0].g, { atol: 1e-4, rtol: 1e-3, label: 'value head gradient' });
+  });
+});

@@ -10,6 +10,7 @@ import type { AdamWParams, Ops, Tensor } from '../../kernels/ops';
 import { backward } from './backward';
 import type { ModelConfig } from './config';
 import { validateModelConfig } from './config';
+import type { ValueHead } from './forward';
 import { forward } from './forward';
 import { alignToIds, seedToPositions, targetsFor } from './packing';
 import { numel, paramSpecs } from './params';
@@ -25,11 +26,18 @@ export interface PackedInput {
   positions: ArrayLike<number>;
 }
 
+export interface ModelOptions {
+  /** Add the PPO value head (`value_head.weight`, (1, C), zero-initialised). Default false. */
+  valueHead?: boolean;
+}
+
 export interface Scored {
   /** log p(id_t | chain prefix), aligned with inputIds; 0 at chain starts and padding. */
   logp: Float32Array;
   /** Entropy of the distribution that predicted id_t, aligned like logp. */
   entropy: Float32Array;
+  /** Value-head estimate at the state before id_t, aligned like logp (value head only). */
+  values: Float32Array | null;
 }
 
 export interface StepOptions extends Omit<AdamWParams, 'weightDecay'> {
@@ -47,8 +55,10 @@ export class Model {
   private batch: PackedInput | null = null;
   private readonly normSq: Tensor;
   private readonly clip: Tensor;
+  /** The value head and its AdamW moments, when enabled. */
+  private readonly vh: (ValueHead & { m: Tensor; v: Tensor }) | null;
 
-  constructor(readonly ops: Ops, readonly config: ModelConfig) {
+  constructor(readonly ops: Ops, readonly config: ModelConfig, options: ModelOptions = {}) {
     const problems = validateModelConfig(config);
     if (problems.length) throw new Error(`invalid model config: ${problems.join('; ')}`);
     this.params = allocParamSet(ops, config, 'param');
@@ -57,6 +67,25 @@ export class Model {
     this.v = allocParamSet(ops, config, 'adam_v');
     this.normSq = ops.alloc('grad_norm_sq', 1);
     this.clip = ops.alloc('clip_scale', 1);
+    const C = config.dModel;
+    this.vh = options.valueHead
+      ? { w: ops.alloc('param:value_head.weight', C), gw: ops.alloc('grad:value_head.weight', C), m: ops.alloc('adam_m:value_head.weight', C), v: ops.alloc('adam_v:value_head.weight', C) }
+      : null;
+  }
+
+  /** The value head's weights (1, C), or null without a value head. */
+  async getValueHead(): Promise<Float32Array | null> {
+    return this.vh ? this.ops.read(this.vh.w) : null;
+  }
+
+  setValueHead(w: ArrayLike<number>): void {
+    if (!this.vh) throw new Error('setValueHead: this model has no value head (construct it with { valueHead: true })');
+    this.ops.upload(this.vh.w, w);
+  }
+
+  /** The value head's gradient, or null without a value head. */
+  async getValueHeadGradient(): Promise<Float32Array | null> {
+    return this.vh ? this.ops.read(this.vh.gw) : null;
   }
 
   /** Seeded init: N(0, 0.02) for matrices, 0.02/√(2L) for o_proj and down_proj, ones for norms. */
@@ -103,7 +132,8 @@ export class Model {
     const acts = this.runForward(batch);
     const { rows, width, segmentIds } = batch;
     const [logp, entropy] = [await this.ops.read(acts.logp), await this.ops.read(acts.entropy)];
-    return { logp: alignToIds(logp, segmentIds, rows, width), entropy: alignToIds(entropy, segmentIds, rows, width) };
+    const values = this.vh ? alignToIds(await this.ops.read(acts.values), segmentIds, rows, width) : null;
+    return { logp: alignToIds(logp, segmentIds, rows, width), entropy: alignToIds(entropy, segmentIds, rows, width), values };
   }
 
   /** Forward on a packed batch; returns the logits (V) at each flat index in `at` (row · width + t). */
@@ -134,27 +164,36 @@ export class Model {
     this.ops.upload(acts.segments, Int32Array.from(batch.segmentIds));
     this.ops.upload(acts.positions, Int32Array.from(batch.positions));
     this.ops.upload(acts.targets, targetsFor(batch.inputIds, batch.segmentIds, rows, width));
-    forward(this.ops, this.config, this.params, acts);
+    forward(this.ops, this.config, this.params, acts, this.vh);
     this.batch = batch;
     return acts;
   }
 
-  /** Accumulates ∂loss/∂θ for the last scored batch, given ∂loss/∂logp aligned with its ids. */
-  backward(dlogp: ArrayLike<number>): void {
+  /**
+   * Accumulates ∂loss/∂θ for the last scored batch, given ∂loss/∂logp (and, with a value head,
+   * ∂loss/∂value) aligned with its ids.
+   */
+  backward(dlogp: ArrayLike<number>, dvalues: ArrayLike<number> | null = null): void {
     const batch = this.batch;
     if (!batch || !this.acts) throw new Error('backward() before score(): score a batch first');
     if (dlogp.length !== batch.rows * batch.width) throw new Error(`backward: dlogp has ${dlogp.length} entries, expected ${batch.rows * batch.width}`);
     this.ops.upload(this.acts.dlogp, seedToPositions(dlogp, batch.segmentIds, batch.rows, batch.width));
-    backward(this.ops, this.config, this.params, this.grads, this.acts);
+    if (dvalues && !this.vh) throw new Error('backward: dvalues given but the model has no value head');
+    if (this.vh) {
+      if (dvalues && dvalues.length !== dlogp.length) throw new Error(`backward: dvalues has ${dvalues.length} entries, expected ${dlogp.length}`);
+      this.ops.upload(this.acts.dvalues, dvalues ? seedToPositions(dvalues, batch.segmentIds, batch.rows, batch.width) : new Float32Array(dlogp.length));
+    }
+    backward(this.ops, this.config, this.params, this.grads, this.acts, this.vh);
   }
 
   zeroGrad(): void {
     for (const t of this.grads.byName.values()) this.ops.zero(t);
+    if (this.vh) this.ops.zero(this.vh.gw);
   }
 
   /** Clips to `maxGradNorm` and applies AdamW to every parameter; returns the pre-clip norm. */
   async step(o: StepOptions): Promise<number> {
-    const grads = [...this.grads.byName.values()];
+    const grads = [...this.grads.byName.values(), ...(this.vh ? [this.vh.gw] : [])];
     this.ops.gradNormSquared(this.normSq, grads);
     const clipping = Number.isFinite(o.maxGradNorm);
     if (clipping) this.ops.clipScale(this.clip, this.normSq, o.maxGradNorm);
@@ -163,6 +202,10 @@ export class Model {
       this.ops.adamw(p, this.grads.byName.get(s.name)!, this.m.byName.get(s.name)!, this.v.byName.get(s.name)!, p.length, {
         lr: o.lr, beta1: o.beta1, beta2: o.beta2, eps: o.eps, step: o.step, weightDecay: s.decay ? o.weightDecay : 0,
       }, clipping ? this.clip : null);
+    }
+    if (this.vh) {
+      const { lr, beta1, beta2, eps, step } = o;
+      this.ops.adamw(this.vh.w, this.vh.gw, this.vh.m, this.vh.v, this.vh.w.length, { lr, beta1, beta2, eps, step, weightDecay: 0 }, clipping ? this.clip : null);
     }
     return Math.sqrt((await this.ops.read(this.normSq))[0]);
   }

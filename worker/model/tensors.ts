@@ -86,6 +86,7 @@ export interface Acts {
   rstdf: Tensor; // (N)
   logits: Tensor; // (N, V)
   logp: Tensor; // (N) log p(target | prefix) per position
+  values: Tensor; // (N) value head output per position (PPO critic; unused without a value head)
   entropy: Tensor; // (N)
   lseOut: Tensor; // (N)
   // forward scratch
@@ -94,6 +95,7 @@ export interface Acts {
   proj: Tensor; // (N, C) o_proj / down_proj output
   // backward scratch
   dlogp: Tensor; // (N) seed per position
+  dvalues: Tensor; // (N) value-head seed per position
   dlogits: Tensor; // (N, V)
   dres: Tensor; // (N, C) gradient of the residual stream
   dln: Tensor; // (N, C)
@@ -125,9 +127,9 @@ export function allocActs(ops: Ops, c: ModelConfig, B: number, T: number): Acts 
   return {
     B, T, ids: i('ids'), positions: i('positions'), segments: i('segments'), targets: i('targets'), layers,
     xL: f('xL', N * C), lnf: f('lnf', N * C), rstdf: f('rstdf', N), logits: f('logits', N * V),
-    logp: f('logp', N), entropy: f('entropy', N), lseOut: f('lseOut', N),
+    logp: f('logp', N), values: f('values', N), entropy: f('entropy', N), lseOut: f('lseOut', N),
     qPre: f('qPre', N * C), kPre: f('kPre', N * C), proj: f('proj', N * C),
-    dlogp: f('dlogp', N), dlogits: f('dlogits', N * V), dres: f('dres', N * C), dln: f('dln', N * C), datt: f('datt', N * C),
+    dlogp: f('dlogp', N), dvalues: f('dvalues', N), dlogits: f('dlogits', N * V), dres: f('dres', N * C), dln: f('dln', N * C), datt: f('datt', N * C),
     dq: f('dq', N * C), dk: f('dk', N * C), dv: f('dv', N * C), dqPre: f('dqPre', N * C), dkPre: f('dkPre', N * C),
     dgate: f('dgate', N * F), dup: f('dup', N * F), dh: f('dh', N * F),
   };
