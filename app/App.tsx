@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from 'react';
 import { ExperimentsView } from './views/ExperimentsView';
+import { GroupsView } from './views/GroupsView';
 import { SystemView } from './views/SystemView';
 
 interface ViewDef {
@@ -14,6 +15,7 @@ interface ViewDef {
 
 const VIEWS: ViewDef[] = [
   { id: 'experiments', title: 'Experiments', render: () => <ExperimentsView /> },
+  { id: 'groups', title: 'Groups', render: () => <GroupsView /> },
   { id: 'system', title: 'System', render: () => <SystemView /> },
 ];
 

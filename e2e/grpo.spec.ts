@@ -21,4 +21,16 @@ test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome an
   const accuracy = parseFloat((await page.getByTestId('metric-accuracy').textContent()) ?? '');
   expect(accuracy).toBeGreaterThan(0);
   await expect(page.getByRole('img', { name: /Mean reward by step/ })).toBeVisible();
+
+  // Groups view: every advantage group of any kept step.
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Groups' }).click();
+  await expect(page.getByTestId('groups-view')).toBeVisible();
+  await expect(page.getByRole('combobox', { name: 'Step' })).toHaveValue('2');
+  await expect(page.getByTestId('group')).toHaveCount(4);
+  await expect(page.getByText(/^Step 2: 4 groups, \d+ with zero variance\.$/)).toBeVisible();
+  const firstGroup = page.getByTestId('group').first();
+  await expect(firstGroup.getByRole('row')).toHaveCount(5); // header + G = 4 completions
+  await page.getByRole('button', { name: 'Previous step' }).click();
+  await expect(page.getByRole('combobox', { name: 'Step' })).toHaveValue('1');
+  await expect(page.getByText(/^Step 1: 4 groups/)).toBeVisible();
 });

@@ -123,8 +123,19 @@ describe('runs over comlink', () => {
   it('runs GRPO from the base checkpoint and reports reward metrics', async () => {
     const api = connect();
     await api.init('cpu');
-    const { events, done } = await collect(api, 2, { preset: 'grpo-arith', steps: 2, lr: 1e-3, seed: 1, prompts: 2, group: 3, temperature: 1, evalEvery: 2, evalN: 3, checkpointEvery: 0 });
+    const { id, events, done } = await collect(api, 2, { preset: 'grpo-arith', steps: 2, lr: 1e-3, seed: 1, prompts: 2, group: 3, temperature: 1, evalEvery: 2, evalN: 3, checkpointEvery: 0 });
     await done;
+    expect(await api.groupSteps(id)).toEqual([1, 2]);
+    const groups = (await api.groupsAt(id, 2))!;
+    expect(groups).toHaveLength(2);
+    for (const g of groups) {
+      expect(g.samples).toHaveLength(3);
+      expect(g.zeroStd).toBe(g.samples.every((x) => x.reward === g.samples[0].reward));
+      // GRPO advantages are group-normalised: they sum to 0 within a group (all 0 when zero-std).
+      expect(Math.abs(g.samples.reduce((a, x) => a + x.advantage, 0))).toBeLessThan(1e-9);
+      expect(g.samples.every((x) => x.length > 0 && typeof x.completion === 'string')).toBe(true);
+    }
+    expect(await api.groupsAt(id, 99)).toBeNull();
     const last = events.at(-1);
     expect(last, last?.type === 'status' ? last.message : '').toMatchObject({ type: 'status', status: 'finished' });
     const steps = events.filter((e) => e.type === 'step');

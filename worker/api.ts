@@ -60,6 +60,12 @@ export function createWorkbench(getGpu: () => GPU | undefined | Promise<GPU | un
     async stopRun(id: string) {
       runs.stop(id);
     },
+    async groupSteps(runId: string) {
+      return runs.groupSteps(runId);
+    },
+    async groupsAt(runId: string, step: number) {
+      return runs.groupsAt(runId, step);
+    },
     async latestCheckpoint() {
       const c = runs.latest;
       return c ? transfer(c, Object.values(c.files).map((f) => f.slice().buffer)) : null;

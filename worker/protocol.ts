@@ -75,6 +75,10 @@ export interface WorkbenchApi {
   pauseRun(runId: string): Promise<void>;
   resumeRun(runId: string): Promise<void>;
   stopRun(runId: string): Promise<void>;
+  /** Steps of the current or last run whose advantage groups are kept (in memory, newest 500). */
+  groupSteps(runId: string): Promise<number[]>;
+  /** The advantage groups of one step, or null when that step is not kept. */
+  groupsAt(runId: string, step: number): Promise<GroupRecord[] | null>;
   /** The latest checkpoint of the current or last run, or null if none was written yet. */
   latestCheckpoint(): Promise<CheckpointDownload | null>;
 }
@@ -135,3 +139,30 @@ export type RunOptions = SftRunOptions | GrpoRunOptions;
 export type PresetInfo =
   | { name: 'sft-arith'; title: string; description: string; defaults: SftRunOptions }
   | { name: 'grpo-arith'; title: string; description: string; defaults: GrpoRunOptions };
+
+/** One completion of an advantage group, as the Groups view shows it. */
+export interface GroupSample {
+  sample: number;
+  /** Decoded completion (specials hidden). */
+  completion: string;
+  reward: number;
+  components: Record<string, number>;
+  /** The session's advantage (0 when it carries no loss mass, e.g. masked or zero-std). */
+  advantage: number;
+  status: string;
+  /** Sampled ids, EOS included. */
+  length: number;
+  truncated: boolean;
+}
+
+/** An advantage group at one step: one prompt, its G completions. */
+export interface GroupRecord {
+  group: string;
+  prompt: string;
+  answer: string;
+  rewardMean: number;
+  rewardStd: number;
+  /** All rewards equal: no learning signal from this group. */
+  zeroStd: boolean;
+  samples: GroupSample[];
+}

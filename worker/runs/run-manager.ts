@@ -8,7 +8,8 @@ import type { CharTokenizer } from '../data/tokenizer';
 import type { CheckpointFiles, LoadedCheckpoint } from '../model/checkpoint';
 import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
-import type { CheckpointDownload, RunEvent, RunOptions, RunStatus } from '../protocol';
+import type { CheckpointDownload, GroupRecord, RunEvent, RunOptions, RunStatus } from '../protocol';
+import { groupRecords } from './groups';
 import type { EvalResult } from '../train/evaluate';
 import { GRPO_ARITH, GrpoRun } from '../train/grpo';
 import { SFT_ARITH, SftRun } from '../train/sft';
@@ -18,9 +19,11 @@ interface Trainer {
   model: Model;
   tok: CharTokenizer;
   config: object;
-  next(): Promise<Record<string, number>>;
+  next(): Promise<{ metrics: Record<string, number>; groups?: GroupRecord[] }>;
   evaluate(): Promise<EvalResult>;
 }
+
+const MAX_KEPT_STEPS = 500;
 
 interface Active {
   id: string;
@@ -33,6 +36,22 @@ export class RunManager {
   private counter = 0;
   /** The latest checkpoint written by any run (in memory; persistence comes with IndexedDB). */
   latest: CheckpointDownload | null = null;
+  /** Advantage groups per step of the current or last run (in memory until the IndexedDB store). */
+  private groups: { runId: string; byStep: Map<number, GroupRecord[]> } | null = null;
+
+  groupSteps(runId: string): number[] {
+    return this.groups?.runId === runId ? [...this.groups.byStep.keys()] : [];
+  }
+
+  groupsAt(runId: string, step: number): GroupRecord[] | null {
+    return this.groups?.runId === runId ? (this.groups.byStep.get(step) ?? null) : null;
+  }
+
+  private keepGroups(runId: string, step: number, groups: GroupRecord[]): void {
+    if (this.groups?.runId !== runId) this.groups = { runId, byStep: new Map() };
+    this.groups.byStep.set(step, groups);
+    if (this.groups.byStep.size > MAX_KEPT_STEPS) this.groups.byStep.delete(this.groups.byStep.keys().next().value!);
+  }
 
   /**
    * `getOps`: the active backend. `loadBase`: the files of the shipped base checkpoint
@@ -82,7 +101,7 @@ export class RunManager {
   private async trainer(o: RunOptions): Promise<Trainer> {
     if (o.preset === 'sft-arith') {
       const sft = new SftRun(this.getOps(), { ...SFT_ARITH, steps: o.steps, lr: o.lr, seed: o.seed, evalEvery: o.evalEvery, evalN: o.evalN });
-      return { model: sft.model, tok: sft.tok, config: sft.config, next: async () => ({ ...(await sft.next()) }), evaluate: () => sft.evaluate() };
+      return { model: sft.model, tok: sft.tok, config: sft.config, next: async () => ({ metrics: { ...(await sft.next()) } }), evaluate: () => sft.evaluate() };
     }
     let base: LoadedCheckpoint;
     try {
@@ -92,7 +111,14 @@ export class RunManager {
     }
     const config = { ...GRPO_ARITH, steps: o.steps, lr: o.lr, seed: o.seed, prompts: o.prompts, group: o.group, temperature: o.temperature, evalEvery: o.evalEvery, evalN: o.evalN };
     const grpo = new GrpoRun(this.getOps(), config, base);
-    return { model: grpo.model, tok: base.tokenizer, config, next: async () => (await grpo.next()).metrics, evaluate: () => grpo.evaluate() };
+    return {
+      model: grpo.model, tok: base.tokenizer, config,
+      next: async () => {
+        const s = await grpo.next();
+        return { metrics: s.metrics, groups: groupRecords(s, base.tokenizer) };
+      },
+      evaluate: () => grpo.evaluate(),
+    };
   }
 
   private async loop(run: Active, o: RunOptions, emit: (e: RunEvent) => void): Promise<void> {
@@ -113,7 +139,8 @@ export class RunManager {
           emit({ type: 'status', runId, status: 'stopped', message: `stopped after step ${step - 1}` });
           return;
         }
-        const metrics = await trainer.next();
+        const { metrics, groups } = await trainer.next();
+        if (groups) this.keepGroups(runId, step, groups);
         emit({ type: 'step', runId, step, totalSteps: o.steps, metrics });
         if ((o.checkpointEvery > 0 && step % o.checkpointEvery === 0) || step === o.steps) {
           const files = await exportCheckpoint(trainer.model, trainer.tok, { kind: 'dewpoint-checkpoint', trainedWith: `Experiments view (${o.preset})`, runId, step, [o.preset === 'sft-arith' ? 'sft' : 'grpo']: trainer.config });

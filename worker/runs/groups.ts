@@ -1,0 +1,38 @@
+/**
+ * The advantage groups of one GRPO step as the Groups view shows them: per (task, group) the
+ * prompt, the ground truth and every completion with its reward, components, advantage, status
+ * and length. Pure data from the step's sessions and packed batch.
+ */
+import type { CharTokenizer } from '../data/tokenizer';
+import type { GroupRecord } from '../protocol';
+import type { GrpoStep } from '../train/grpo';
+
+export function groupRecords(s: GrpoStep, tok: CharTokenizer): GroupRecord[] {
+  const byGroup = new Map<string, GroupRecord>();
+  s.sessions.forEach((session, i) => {
+    const task = s.tasks.find((t) => t.id === session.task)!;
+    let g = byGroup.get(session.group);
+    if (!g) {
+      g = { group: session.group, prompt: task.prompt, answer: task.answer, rewardMean: 0, rewardStd: 0, zeroStd: false, samples: [] };
+      byGroup.set(session.group, g);
+    }
+    const gen = s.generated[i];
+    g.samples.push({
+      sample: session.sample,
+      completion: tok.decode(gen.sampledIds),
+      reward: session.reward ?? 0,
+      components: { ...(session.components ?? {}) },
+      advantage: s.packed.sessionAdvantages[i],
+      status: session.status,
+      length: gen.sampledIds.length,
+      truncated: gen.finishReason === 'length',
+    });
+  });
+  for (const g of byGroup.values()) {
+    const r = g.samples.map((x) => x.reward);
+    g.rewardMean = r.reduce((a, b) => a + b, 0) / r.length;
+    g.rewardStd = Math.sqrt(r.reduce((a, b) => a + (b - g.rewardMean) ** 2, 0) / r.length);
+    g.zeroStd = r.every((x) => x === r[0]);
+  }
+  return [...byGroup.values()];
+}
