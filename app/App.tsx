@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from 'react';
 import { ExperimentsView } from './views/ExperimentsView';
+import { BatchView } from './views/BatchView';
 import { GroupsView } from './views/GroupsView';
 import { SystemView } from './views/SystemView';
 
@@ -16,6 +17,7 @@ interface ViewDef {
 const VIEWS: ViewDef[] = [
   { id: 'experiments', title: 'Experiments', render: () => <ExperimentsView /> },
   { id: 'groups', title: 'Groups', render: () => <GroupsView /> },
+  { id: 'batch', title: 'Batch', render: () => <BatchView /> },
   { id: 'system', title: 'System', render: () => <SystemView /> },
 ];
 

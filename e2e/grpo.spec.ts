@@ -33,4 +33,19 @@ test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome an
   await page.getByRole('button', { name: 'Previous step' }).click();
   await expect(page.getByRole('combobox', { name: 'Step' })).toHaveValue('1');
   await expect(page.getByText(/^Step 1: 4 groups/)).toBeVisible();
+
+  // Batch view: the packed grid, its layers, a cell's values and its session.
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Batch' }).click();
+  await expect(page.getByTestId('batch-view')).toBeVisible();
+  await expect(page.getByTestId('batch-summary')).toContainText(/8 rows × 46 ids; \d+ rows needed; packing efficiency \d+\.\d%/);
+  const canvas = page.getByTestId('batch-canvas');
+  await expect(canvas).toBeVisible();
+  await canvas.focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByTestId('batch-cell')).toContainText(/row 0, column 1: "\d"|row 0, column 1: "<bos>"|row 0, column 1: ".";/);
+  await page.getByRole('combobox', { name: 'Layer' }).selectOption({ label: 'Advantage' });
+  await expect(page.getByTestId('batch-legend')).toContainText(/blue = −.*white = 0, red = \+/);
+  await page.keyboard.press('Tab');
+  await canvas.click({ position: { x: 7 + 14 * 10, y: 7 } });
+  await expect(page.getByTestId('batch-session')).toContainText(/Completion .*reward [01]; advantage/);
 });

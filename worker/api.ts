@@ -66,6 +66,9 @@ export function createWorkbench(getGpu: () => GPU | undefined | Promise<GPU | un
     async groupsAt(runId: string, step: number) {
       return runs.groupsAt(runId, step);
     },
+    async batchAt(runId: string, step: number) {
+      return runs.batchAt(runId, step);
+    },
     async latestCheckpoint() {
       const c = runs.latest;
       return c ? transfer(c, Object.values(c.files).map((f) => f.slice().buffer)) : null;

@@ -79,6 +79,8 @@ export interface WorkbenchApi {
   groupSteps(runId: string): Promise<number[]>;
   /** The advantage groups of one step, or null when that step is not kept. */
   groupsAt(runId: string, step: number): Promise<GroupRecord[] | null>;
+  /** The packed batch of one step (newest 50 kept), or null when that step is not kept. */
+  batchAt(runId: string, step: number): Promise<BatchRecord | null>;
   /** The latest checkpoint of the current or last run, or null if none was written yet. */
   latestCheckpoint(): Promise<CheckpointDownload | null>;
 }
@@ -165,4 +167,22 @@ export interface GroupRecord {
   /** All rewards equal: no learning signal from this group. */
   zeroStd: boolean;
   samples: GroupSample[];
+}
+
+/** Layers of a packed batch the Batch view can colour, each [rows × width] row-major. */
+export type BatchLayer = 'segments' | 'responseMask' | 'advantage' | 'mismatch' | 'dlogp' | 'version';
+
+/** One step's packed batch as the trainer saw it. */
+export interface BatchRecord {
+  rows: number;
+  width: number;
+  rowsNeeded: number;
+  /** Real tokens / (rows × width). */
+  efficiency: number;
+  /** The character of each id ('' for padding; specials as <bos>, <eos>). */
+  tokens: string[];
+  /** 1 + the session's index in the step (0 = padding), to open the session. */
+  sessionIds: Int32Array;
+  /** mismatch = old (raw, trainer-side at sampling) − behavior log-prob on sampled ids. */
+  layers: Record<BatchLayer, Float32Array>;
 }

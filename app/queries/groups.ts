@@ -8,3 +8,6 @@ export const groupStepsQuery = (runId: string, latestStep: number) =>
 
 export const groupsAtQuery = (runId: string, step: number) =>
   queryOptions({ queryKey: keys.groupsAt(runId, step), queryFn: () => workbench.groupsAt(runId, step), staleTime: Infinity });
+
+export const batchAtQuery = (runId: string, step: number) =>
+  queryOptions({ queryKey: keys.batchAt(runId, step), queryFn: () => workbench.batchAt(runId, step), staleTime: Infinity });

@@ -5,4 +5,5 @@ export const keys = {
   /** Changes with the latest step, so the list refreshes as the run goes. */
   groupSteps: (runId: string, latestStep: number) => ['runs', runId, 'group-steps', latestStep] as const,
   groupsAt: (runId: string, step: number) => ['runs', runId, 'groups', step] as const,
+  batchAt: (runId: string, step: number) => ['runs', runId, 'batch', step] as const,
 };

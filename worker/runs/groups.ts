@@ -1,10 +1,11 @@
 /**
  * The advantage groups of one GRPO step as the Groups view shows them: per (task, group) the
  * prompt, the ground truth and every completion with its reward, components, advantage, status
- * and length. Pure data from the step's sessions and packed batch.
+ * and length; and the packed batch's layers for the Batch view. Pure data from the step's
+ * sessions, packed batch and dlogp.
  */
 import type { CharTokenizer } from '../data/tokenizer';
-import type { GroupRecord } from '../protocol';
+import type { BatchRecord, GroupRecord } from '../protocol';
 import type { GrpoStep } from '../train/grpo';
 
 export function groupRecords(s: GrpoStep, tok: CharTokenizer): GroupRecord[] {
@@ -35,4 +36,23 @@ export function groupRecords(s: GrpoStep, tok: CharTokenizer): GroupRecord[] {
     g.zeroStd = r.every((x) => x === r[0]);
   }
   return [...byGroup.values()];
+}
+
+export function batchRecord(s: GrpoStep, tok: CharTokenizer): BatchRecord {
+  const p = s.packed;
+  const n = p.rows * p.width;
+  const tokens = Array.from(p.inputIds, (id, i) => (p.segmentIds[i] === 0 ? '' : tok.isSpecial(id) ? tok.decode([id], { specials: true }) : tok.decode([id])));
+  const mismatch = new Float32Array(n);
+  if (p.oldLogProbs) for (let i = 0; i < n; i++) if (p.responseMask[i]) mismatch[i] = p.oldLogProbs[i] - p.behaviorLogProbs[i];
+  return {
+    rows: p.rows, width: p.width, rowsNeeded: p.rowsNeeded, efficiency: p.efficiency, tokens, sessionIds: p.sessionIds.slice(),
+    layers: {
+      segments: Float32Array.from(p.segmentIds),
+      responseMask: Float32Array.from(p.responseMask),
+      advantage: Float32Array.from(p.advantages, (a, i) => (p.responseMask[i] ? a : 0)),
+      mismatch,
+      dlogp: Float32Array.from(s.dlogp),
+      version: Float32Array.from(p.versions),
+    },
+  };
 }

@@ -8,8 +8,8 @@ import type { CharTokenizer } from '../data/tokenizer';
 import type { CheckpointFiles, LoadedCheckpoint } from '../model/checkpoint';
 import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
-import type { CheckpointDownload, GroupRecord, RunEvent, RunOptions, RunStatus } from '../protocol';
-import { groupRecords } from './groups';
+import type { BatchRecord, CheckpointDownload, GroupRecord, RunEvent, RunOptions, RunStatus } from '../protocol';
+import { batchRecord, groupRecords } from './groups';
 import type { EvalResult } from '../train/evaluate';
 import { GRPO_ARITH, GrpoRun } from '../train/grpo';
 import { SFT_ARITH, SftRun } from '../train/sft';
@@ -19,11 +19,12 @@ interface Trainer {
   model: Model;
   tok: CharTokenizer;
   config: object;
-  next(): Promise<{ metrics: Record<string, number>; groups?: GroupRecord[] }>;
+  next(): Promise<{ metrics: Record<string, number>; groups?: GroupRecord[]; batch?: BatchRecord }>;
   evaluate(): Promise<EvalResult>;
 }
 
 const MAX_KEPT_STEPS = 500;
+const MAX_KEPT_BATCHES = 50;
 
 interface Active {
   id: string;
@@ -37,20 +38,26 @@ export class RunManager {
   /** The latest checkpoint written by any run (in memory; persistence comes with IndexedDB). */
   latest: CheckpointDownload | null = null;
   /** Advantage groups per step of the current or last run (in memory until the IndexedDB store). */
-  private groups: { runId: string; byStep: Map<number, GroupRecord[]> } | null = null;
+  private kept: { runId: string; groups: Map<number, GroupRecord[]>; batches: Map<number, BatchRecord> } | null = null;
 
   groupSteps(runId: string): number[] {
-    return this.groups?.runId === runId ? [...this.groups.byStep.keys()] : [];
+    return this.kept?.runId === runId ? [...this.kept.groups.keys()] : [];
   }
 
   groupsAt(runId: string, step: number): GroupRecord[] | null {
-    return this.groups?.runId === runId ? (this.groups.byStep.get(step) ?? null) : null;
+    return this.kept?.runId === runId ? (this.kept.groups.get(step) ?? null) : null;
   }
 
-  private keepGroups(runId: string, step: number, groups: GroupRecord[]): void {
-    if (this.groups?.runId !== runId) this.groups = { runId, byStep: new Map() };
-    this.groups.byStep.set(step, groups);
-    if (this.groups.byStep.size > MAX_KEPT_STEPS) this.groups.byStep.delete(this.groups.byStep.keys().next().value!);
+  batchAt(runId: string, step: number): BatchRecord | null {
+    return this.kept?.runId === runId ? (this.kept.batches.get(step) ?? null) : null;
+  }
+
+  private keep(runId: string, step: number, groups: GroupRecord[], batch: BatchRecord): void {
+    if (this.kept?.runId !== runId) this.kept = { runId, groups: new Map(), batches: new Map() };
+    this.kept.groups.set(step, groups);
+    this.kept.batches.set(step, batch);
+    if (this.kept.groups.size > MAX_KEPT_STEPS) this.kept.groups.delete(this.kept.groups.keys().next().value!);
+    if (this.kept.batches.size > MAX_KEPT_BATCHES) this.kept.batches.delete(this.kept.batches.keys().next().value!);
   }
 
   /**
@@ -115,7 +122,7 @@ export class RunManager {
       model: grpo.model, tok: base.tokenizer, config,
       next: async () => {
         const s = await grpo.next();
-        return { metrics: s.metrics, groups: groupRecords(s, base.tokenizer) };
+        return { metrics: s.metrics, groups: groupRecords(s, base.tokenizer), batch: batchRecord(s, base.tokenizer) };
       },
       evaluate: () => grpo.evaluate(),
     };
@@ -139,8 +146,8 @@ export class RunManager {
           emit({ type: 'status', runId, status: 'stopped', message: `stopped after step ${step - 1}` });
           return;
         }
-        const { metrics, groups } = await trainer.next();
-        if (groups) this.keepGroups(runId, step, groups);
+        const { metrics, groups, batch } = await trainer.next();
+        if (groups && batch) this.keep(runId, step, groups, batch);
         emit({ type: 'step', runId, step, totalSteps: o.steps, metrics });
         if ((o.checkpointEvery > 0 && step % o.checkpointEvery === 0) || step === o.steps) {
           const files = await exportCheckpoint(trainer.model, trainer.tok, { kind: 'dewpoint-checkpoint', trainedWith: `Experiments view (${o.preset})`, runId, step, [o.preset === 'sft-arith' ? 'sft' : 'grpo']: trainer.config });

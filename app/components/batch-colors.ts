@@ -1,0 +1,63 @@
+/**
+ * Colour scales of the Batch view: categorical for segments, binary for the response mask,
+ * diverging (blue − white − red, symmetric around 0) for signed layers, sequential for versions.
+ */
+import type { BatchLayer } from '../../worker/protocol';
+
+export type Scale = { kind: 'categorical' } | { kind: 'binary' } | { kind: 'diverging'; max: number } | { kind: 'sequential'; min: number; max: number };
+
+export const LAYER_INFO: Record<BatchLayer, { title: string; help: string }> = {
+  segments: { title: 'Segments (chains)', help: 'each packed chain in its own colour; grey = padding' },
+  responseMask: { title: 'Response mask', help: 'dark = sampled id the loss reads; light = prompt or padding' },
+  advantage: { title: 'Advantage', help: "the session's advantage on its sampled ids (red > 0, blue < 0)" },
+  mismatch: { title: 'Old − behavior log-prob', help: 'raw model log-prob minus the sampling log-prob (temperature/top-k/top-p)' },
+  dlogp: { title: 'Per-token gradient dlogp', help: '∂loss/∂logp seeding the backward pass (red > 0, blue < 0)' },
+  version: { title: 'Policy version', help: 'optimizer steps behind the weights that sampled each id; −1 = not sampled' },
+};
+
+export const BATCH_LAYERS = Object.keys(LAYER_INFO) as BatchLayer[];
+
+export function scaleFor(layer: BatchLayer, values: Float32Array): Scale {
+  if (layer === 'segments') return { kind: 'categorical' };
+  if (layer === 'responseMask') return { kind: 'binary' };
+  if (layer === 'version') {
+    let min = Infinity, max = -Infinity;
+    for (const v of values) if (v >= 0) [min, max] = [Math.min(min, v), Math.max(max, v)];
+    return { kind: 'sequential', min: Number.isFinite(min) ? min : 0, max: Number.isFinite(max) ? max : 0 };
+  }
+  let max = 0;
+  for (const v of values) max = Math.max(max, Math.abs(v));
+  return { kind: 'diverging', max };
+}
+
+export function colorOf(scale: Scale, v: number): string {
+  switch (scale.kind) {
+    case 'categorical':
+      return v === 0 ? '#d4d4d8' : `hsl(${(v * 137.5) % 360} 65% 62%)`;
+    case 'binary':
+      return v ? '#1e3a8a' : '#e5e7eb';
+    case 'sequential': {
+      if (v < 0) return '#e5e7eb';
+      const t = scale.max > scale.min ? (v - scale.min) / (scale.max - scale.min) : 1;
+      return `hsl(150 60% ${85 - 50 * t}%)`;
+    }
+    case 'diverging': {
+      const t = scale.max > 0 ? Math.max(-1, Math.min(1, v / scale.max)) : 0;
+      const light = 97 - 52 * Math.abs(t);
+      return t >= 0 ? `hsl(0 75% ${light}%)` : `hsl(220 75% ${light}%)`;
+    }
+  }
+}
+
+export function legendOf(scale: Scale): string {
+  switch (scale.kind) {
+    case 'categorical':
+      return 'colour = chain (segment id); grey = padding';
+    case 'binary':
+      return 'dark = 1, light = 0';
+    case 'sequential':
+      return `light = version ${scale.min}, dark = version ${scale.max}; grey = not sampled`;
+    case 'diverging':
+      return `blue = −${scale.max.toPrecision(3)}, white = 0, red = +${scale.max.toPrecision(3)}`;
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * Batch: the packed [rows, width] batch of any kept step on a canvas, with switchable layers
+ * (chains, response mask, advantage, old − behavior log-prob, dlogp, version), a legend and
+ * colour scale, every value of a cell on hover (or with the arrow keys), and the session under
+ * a cell on click (or Enter); packing efficiency and rows needed above.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { BatchLayer, BatchRecord, GroupSample } from '../../worker/protocol';
+import { BATCH_LAYERS, LAYER_INFO, colorOf, legendOf, scaleFor } from '../components/batch-colors';
+import { batchAtQuery, groupStepsQuery, groupsAtQuery } from '../queries/groups';
+import { useRunStore } from '../state/run-store';
+
+const CELL_W = 14;
+const CELL_H = 14;
+
+function describeCell(b: BatchRecord, i: number): string {
+  const row = Math.floor(i / b.width), col = i % b.width;
+  const token = b.tokens[i] === '' ? 'padding' : JSON.stringify(b.tokens[i]);
+  const values = BATCH_LAYERS.map((l) => `${l} ${Number(b.layers[l][i].toPrecision(4))}`).join(', ');
+  return `row ${row}, column ${col}: ${token}; session ${b.sessionIds[i] || '–'}; ${values}`;
+}
+
+export function BatchView() {
+  const runId = useRunStore((s) => s.runId);
+  const latest = useRunStore((s) => s.steps.at(-1)?.step ?? 0);
+  const steps = useQuery({ ...groupStepsQuery(runId ?? '', latest), enabled: Boolean(runId) });
+  const [step, setStep] = useState<number | null>(null);
+  const [layer, setLayer] = useState<BatchLayer>('segments');
+  const [cursor, setCursor] = useState<number | null>(null);
+  const [session, setSession] = useState<number | null>(null);
+  const canvas = useRef<HTMLCanvasElement>(null);
+  useEffect(() => {
+    if (step === null && steps.data?.length) setStep(steps.data.at(-1)!);
+  }, [steps.data, step]);
+  const batch = useQuery({ ...batchAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null });
+  const groups = useQuery({ ...groupsAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null && session !== null });
+  const b = batch.data ?? null;
+  const scale = useMemo(() => (b ? scaleFor(layer, b.layers[layer]) : null), [b, layer]);
+
+  useEffect(() => {
+    const ctx = canvas.current?.getContext('2d');
+    if (!ctx || !b || !scale) return;
+    const values = b.layers[layer];
+    for (let i = 0; i < b.rows * b.width; i++) {
+      ctx.fillStyle = colorOf(scale, values[i]);
+      ctx.fillRect((i % b.width) * CELL_W, Math.floor(i / b.width) * CELL_H, CELL_W - 1, CELL_H - 1);
+    }
+    if (cursor !== null) {
+      ctx.strokeStyle = '#000';
+      ctx.lineWidth = 2;
+      ctx.strokeRect((cursor % b.width) * CELL_W + 1, Math.floor(cursor / b.width) * CELL_H + 1, CELL_W - 3, CELL_H - 3);
+    }
+  }, [b, layer, scale, cursor]);
+
+  if (!runId) return <p>No run yet: start a GRPO run in Experiments.</p>;
+  const cellAt = (e: React.MouseEvent<HTMLCanvasElement>) => {
+    if (!b) return null;
+    const r = e.currentTarget.getBoundingClientRect();
+    const col = Math.floor((e.clientX - r.left) / CELL_W), row = Math.floor((e.clientY - r.top) / CELL_H);
+    return row >= 0 && row < b.rows && col >= 0 && col < b.width ? row * b.width + col : null;
+  };
+  const open = (i: number | null) => setSession(i !== null && b && b.sessionIds[i] ? b.sessionIds[i] : null);
+  const onKey = (e: React.KeyboardEvent) => {
+    if (!b) return;
+    const at = cursor ?? 0;
+    const moves: Record<string, number> = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: b.width, ArrowUp: -b.width };
+    if (e.key in moves) {
+      e.preventDefault();
+      const next = at + moves[e.key];
+      if (next >= 0 && next < b.rows * b.width) setCursor(next);
+    } else if (e.key === 'Enter') open(at);
+  };
+  const sample: GroupSample | null = session !== null && groups.data ? (groups.data.flatMap((g) => g.samples)[session - 1] ?? null) : null;
+
+  return (
+    <section aria-labelledby="batch-title" data-testid="batch-view">
+      <h1 id="batch-title">Packed batch</h1>
+      {!steps.data?.length ? (
+        <p>This run keeps no packed batches (only GRPO runs have them), or no step has finished yet.</p>
+      ) : (
+        <div className="controls">
+          <label>
+            Step{' '}
+            <select value={step ?? ''} onChange={(e) => setStep(Number(e.target.value))}>
+              {steps.data.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Layer{' '}
+            <select value={layer} onChange={(e) => setLayer(e.target.value as BatchLayer)}>
+              {BATCH_LAYERS.map((l) => (
+                <option key={l} value={l}>
+                  {LAYER_INFO[l].title}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+      )}
+      {step !== null && batch.data === null && <p>Step {step}'s batch is no longer kept (the newest 50 are).</p>}
+      {b && scale && (
+        <>
+          <p data-testid="batch-summary">
+            {b.rows} rows × {b.width} ids; {b.rowsNeeded} rows needed; packing efficiency {(b.efficiency * 100).toFixed(1)}%.
+          </p>
+          <p>
+            <strong>{LAYER_INFO[layer].title}</strong>: {LAYER_INFO[layer].help}. Scale: <span data-testid="batch-legend">{legendOf(scale)}</span>.
+          </p>
+          <canvas
+            ref={canvas}
+            data-testid="batch-canvas"
+            width={b.width * CELL_W}
+            height={b.rows * CELL_H}
+            tabIndex={0}
+            role="img"
+            aria-label={`Packed batch of step ${step}, layer ${LAYER_INFO[layer].title}. Arrow keys move over cells, Enter opens the session.`}
+            onMouseMove={(e) => setCursor(cellAt(e))}
+            onClick={(e) => open(cellAt(e))}
+            onKeyDown={onKey}
+          />
+          <p aria-live="polite" data-testid="batch-cell">
+            {cursor !== null ? describeCell(b, cursor) : 'Hover over a cell, or focus the grid and use the arrow keys.'}
+          </p>
+          {sample && (
+            <div data-testid="batch-session" className="session">
+              <h2>Session {session}</h2>
+              <p>
+                Completion <code>{sample.completion}</code>; reward {sample.reward}; advantage {sample.advantage.toFixed(3)}; {sample.status}, {sample.length} ids
+                {sample.truncated ? ' (truncated)' : ''}.
+              </p>
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
