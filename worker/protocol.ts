@@ -136,11 +136,29 @@ export interface GrpoRunOptions {
   checkpointEvery: number;
 }
 
-export type RunOptions = SftRunOptions | GrpoRunOptions;
+/** Options of a DPO run from the shipped base checkpoint (pairs from the base model's samples). */
+export interface DpoRunOptions {
+  preset: 'dpo-arith';
+  steps: number;
+  lr: number;
+  seed: number;
+  /** Preference pairs per step, 1..256. */
+  pairs: number;
+  /** DPO β, (0, 10]. */
+  beta: number;
+  /** Weight of the NLL term on chosen completions (TRL rpo_alpha), [0, 10]. */
+  nllWeight: number;
+  evalEvery: number;
+  evalN: number;
+  checkpointEvery: number;
+}
+
+export type RunOptions = SftRunOptions | GrpoRunOptions | DpoRunOptions;
 
 export type PresetInfo =
   | { name: 'sft-arith'; title: string; description: string; defaults: SftRunOptions }
-  | { name: 'grpo-arith'; title: string; description: string; defaults: GrpoRunOptions };
+  | { name: 'grpo-arith'; title: string; description: string; defaults: GrpoRunOptions }
+  | { name: 'dpo-arith'; title: string; description: string; defaults: DpoRunOptions };
 
 /** One completion of an advantage group, as the Groups view shows it. */
 export interface GroupSample {

@@ -17,6 +17,9 @@ const FIELDS: { key: string; label: string; step: string; help: string }[] = [
   { key: 'prompts', label: 'Prompts per step', step: '1', help: 'P, 1–256' },
   { key: 'group', label: 'Group size', step: '1', help: 'G completions per prompt, 2–64' },
   { key: 'temperature', label: 'Temperature', step: 'any', help: 'sampling, (0, 10]' },
+  { key: 'pairs', label: 'Pairs per step', step: '1', help: 'preference pairs, 1–256' },
+  { key: 'beta', label: 'DPO β', step: 'any', help: '(0, 10]' },
+  { key: 'nllWeight', label: 'NLL weight', step: 'any', help: 'on chosen completions (rpo_alpha), [0, 10]' },
   { key: 'seed', label: 'Seed', step: '1', help: 'weight init and task order' },
   { key: 'evalEvery', label: 'Evaluate every', step: '1', help: 'steps between held-out evaluations; 0 = never' },
   { key: 'evalN', label: 'Held-out tasks', step: '1', help: 'greedy exact match on this many, 1–1000' },
@@ -74,7 +77,8 @@ function LiveRun() {
   const last = steps.at(-1);
   const lastEval = evals.at(-1);
   const isRl = steps.length > 0 && 'reward/mean' in steps[0].metrics;
-  const lossKey = isRl ? 'loss/total' : 'loss/sft';
+  const isDpo = steps.length > 0 && 'loss/dpo' in steps[0].metrics;
+  const lossKey = isRl || isDpo ? 'loss/total' : 'loss/sft';
   const lossSeries = useMemo(() => [{ name: lossKey, points: steps.map((s) => [s.step, s.metrics[lossKey]] as [number, number]) }], [steps, lossKey]);
   const rewardSeries = useMemo(() => [{ name: 'reward/mean', points: steps.map((s) => [s.step, s.metrics['reward/mean']] as [number, number]) }], [steps]);
   const fmt = (key: string, digits = 4) => (last && key in last.metrics ? last.metrics[key].toFixed(digits) : '–');
@@ -103,6 +107,14 @@ function LiveRun() {
             <dd>{last ? `${fmt('perf/sample_ms', 0)} / ${fmt('perf/score_ms', 0)} / ${fmt('perf/train_ms', 0)} ms` : '–'}</dd>
           </>
         )}
+        {isDpo && (
+          <>
+            <dt>Reward margin / accuracy</dt>
+            <dd data-testid="metric-dpo-margin">
+              {fmt('rewards/margins', 3)} / {fmt('rewards/accuracies', 3)}
+            </dd>
+          </>
+        )}
         <dt>Loss ({lossKey})</dt>
         <dd data-testid="metric-loss">{fmt(lossKey)}</dd>
         <dt>Learning rate</dt>
@@ -115,7 +127,7 @@ function LiveRun() {
         <dd data-testid="metric-accuracy">{lastEval ? `${(lastEval.accuracy * 100).toFixed(1)}% (step ${lastEval.step}, n=${lastEval.n})` : 'not evaluated yet'}</dd>
       </dl>
       {isRl && <Chart label={`Mean reward by step; latest ${fmt('reward/mean', 3)}`} series={rewardSeries} yName="reward" height={180} />}
-      <Chart label={`${isRl ? 'Loss' : 'SFT loss'} by step; latest ${fmt(lossKey)}`} series={lossSeries} yName="loss" />
+      <Chart label={`${isRl || isDpo ? 'Loss' : 'SFT loss'} by step; latest ${fmt(lossKey)}`} series={lossSeries} yName="loss" />
       {evals.length > 0 && <Chart label="Held-out exact-match accuracy by step" series={accSeries} yName="accuracy" height={180} />}
       {lastEval && (
         <details>

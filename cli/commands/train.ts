@@ -1,15 +1,16 @@
 /**
- * `dewpoint train --preset grpo-arith [--steps N] [--lr X] [--max-grad-norm X] [--checkpoint DIR] [--json]`:
- * the GRPO loop of worker/train/grpo.ts in Node, printing one line of metrics per step (JSON lines
+ * `dewpoint train --preset grpo-arith|dpo-arith [--steps N] [--lr X] [--max-grad-norm X] [--checkpoint DIR] [--json]`:
+ * the GRPO or DPO loop (worker/train/grpo.ts, dpo.ts) in Node, printing one line of metrics per step (JSON lines
  * with --json) and held-out accuracy every `--eval-every` steps (and before the first step).
  */
 import { importCheckpoint } from '../../worker/model/checkpoint';
+import { DPO_ARITH, DpoRun } from '../../worker/train/dpo';
 import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
 import { UsageError, parseFlags } from '../args';
 import { cliBackend, describeBackend } from '../backend';
 import { readCheckpointDir } from '../checkpoint-dir';
 
-const PRESETS = { 'grpo-arith': GRPO_ARITH } as const;
+const PRESETS = { 'grpo-arith': GRPO_ARITH, 'dpo-arith': DPO_ARITH } as const;
 
 export async function trainCommand(argv: string[]): Promise<number> {
   const f = parseFlags('train', argv, { preset: 'string', steps: 'number', checkpoint: 'string', backend: 'string', json: 'boolean', 'eval-every': 'number', 'eval-n': 'number', seed: 'number', lr: 'number', 'max-grad-norm': 'number' });
@@ -31,7 +32,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
   const print = (x: Record<string, unknown>) =>
     process.stdout.write(`${f.json ? JSON.stringify(x) : Object.entries(x).map(([k, v]) => `${k}=${typeof v === 'number' ? +v.toPrecision(4) : v}`).join(' ')}\n`);
   process.stderr.write(`train ${name}: ${describeBackend(info)}, from ${dir}, ${config.steps} steps\n`);
-  const run = new GrpoRun(ops, config, checkpoint);
+  const run = name === 'dpo-arith' ? new DpoRun(ops, { ...DPO_ARITH, ...config }, checkpoint) : new GrpoRun(ops, { ...GRPO_ARITH, ...config }, checkpoint);
   const evaluate = async (step: number) => {
     const ev = await run.evaluate();
     print({ step, 'eval/accuracy': ev.accuracy, 'eval/mean_length': ev.meanLength, 'eval/n': ev.n });
@@ -41,7 +42,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
   let last = first;
   for (let s = 1; s <= config.steps; s++) {
     const { metrics } = await run.next();
-    const keys = ['reward/mean', 'reward/std', 'reward/frac_reward_zero_std', 'loss/total', 'rl/pg_clipfrac', 'rl/ppo_kl', 'rl/entropy', 'mismatch/kl', 'opt/grad_norm', 'response/mean_length', 'perf/sample_ms', 'perf/score_ms', 'perf/train_ms', 'perf/tokens_per_s'];
+    const keys = ['loss/dpo', 'loss/nll_chosen', 'rewards/margins', 'rewards/accuracies', 'reward/mean', 'reward/std', 'reward/frac_reward_zero_std', 'loss/total', 'rl/pg_clipfrac', 'rl/ppo_kl', 'rl/entropy', 'mismatch/kl', 'opt/grad_norm', 'response/mean_length', 'perf/sample_ms', 'perf/score_ms', 'perf/train_ms', 'perf/tokens_per_s'];
     print({ step: s, ...(f.json ? metrics : Object.fromEntries(keys.filter((k) => k in metrics).map((k) => [k, metrics[k]]))) });
     if (config.evalEvery > 0 && (s % config.evalEvery === 0 || s === config.steps)) last = await evaluate(s);
   }

@@ -2,7 +2,8 @@
  * The presets the Experiments view offers, and the validation of the options a person may change
  * (each problem names the field and the allowed range).
  */
-import type { GrpoRunOptions, PresetInfo, RunOptions } from '../protocol';
+import type { DpoRunOptions, GrpoRunOptions, PresetInfo, RunOptions } from '../protocol';
+import { DPO_ARITH } from '../train/dpo';
 import { GRPO_ARITH } from '../train/grpo';
 import { SFT_ARITH } from '../train/sft';
 
@@ -24,6 +25,16 @@ export const PRESETS: PresetInfo[] = [
       temperature: GRPO_ARITH.temperature, evalEvery: GRPO_ARITH.evalEvery, evalN: 100, checkpointEvery: 50,
     },
   },
+  {
+    name: 'dpo-arith',
+    title: 'DPO from the base checkpoint',
+    description:
+      "DPO on pairs from the base model's own samples (8 per prompt at T = 1; chosen = a correct completion, rejected = an incorrect one), the frozen base as reference, β = 0.1, plus an NLL term on the chosen completion (weight 1, TRL rpo_alpha): plain DPO collapses accuracy here (calibration.md).",
+    defaults: {
+      preset: 'dpo-arith', steps: DPO_ARITH.steps, lr: DPO_ARITH.lr, seed: DPO_ARITH.seed, pairs: DPO_ARITH.pairs, beta: DPO_ARITH.beta, nllWeight: DPO_ARITH.nllWeight,
+      evalEvery: DPO_ARITH.evalEvery, evalN: 100, checkpointEvery: 50,
+    },
+  },
 ];
 
 /** Problems with the options, each naming the field and the allowed values; empty when valid. */
@@ -39,6 +50,12 @@ export function validateRunOptions(o: RunOptions): string[] {
   int('evalN', o.evalN, 1, 1000);
   int('checkpointEvery', o.checkpointEvery, 0, 5000);
   if (!(o.lr > 0 && o.lr <= 0.1)) problems.push(`lr must be in (0, 0.1], got ${o.lr}`);
+  if (o.preset === 'dpo-arith') {
+    const d = o as DpoRunOptions;
+    int('pairs', d.pairs, 1, 256);
+    if (!(d.beta > 0 && d.beta <= 10)) problems.push(`beta must be in (0, 10], got ${d.beta}`);
+    if (!(d.nllWeight >= 0 && d.nllWeight <= 10)) problems.push(`nllWeight must be in [0, 10], got ${d.nllWeight}`);
+  }
   if (o.preset === 'grpo-arith') {
     const g = o as GrpoRunOptions;
     int('prompts', g.prompts, 1, 256);

@@ -11,6 +11,7 @@ import type { Model } from '../model/model';
 import type { BatchRecord, CheckpointDownload, GroupRecord, RunEvent, RunOptions, RunStatus } from '../protocol';
 import { batchRecord, groupRecords } from './groups';
 import type { EvalResult } from '../train/evaluate';
+import { DPO_ARITH, DpoRun } from '../train/dpo';
 import { GRPO_ARITH, GrpoRun } from '../train/grpo';
 import { SFT_ARITH, SftRun } from '../train/sft';
 
@@ -116,6 +117,11 @@ export class RunManager {
     } catch (e) {
       throw new Error(`could not load the base checkpoint (public/checkpoints/arith-base): ${(e as Error).message}`);
     }
+    if (o.preset === 'dpo-arith') {
+      const config = { ...DPO_ARITH, steps: o.steps, lr: o.lr, seed: o.seed, pairs: o.pairs, beta: o.beta, nllWeight: o.nllWeight, evalEvery: o.evalEvery, evalN: o.evalN };
+      const dpo = new DpoRun(this.getOps(), config, base);
+      return { model: dpo.model, tok: base.tokenizer, config, next: async () => ({ metrics: (await dpo.next()).metrics }), evaluate: () => dpo.evaluate() };
+    }
     const config = { ...GRPO_ARITH, steps: o.steps, lr: o.lr, seed: o.seed, prompts: o.prompts, group: o.group, temperature: o.temperature, evalEvery: o.evalEvery, evalN: o.evalN };
     const grpo = new GrpoRun(this.getOps(), config, base);
     return {
@@ -150,7 +156,7 @@ export class RunManager {
         if (groups && batch) this.keep(runId, step, groups, batch);
         emit({ type: 'step', runId, step, totalSteps: o.steps, metrics });
         if ((o.checkpointEvery > 0 && step % o.checkpointEvery === 0) || step === o.steps) {
-          const files = await exportCheckpoint(trainer.model, trainer.tok, { kind: 'dewpoint-checkpoint', trainedWith: `Experiments view (${o.preset})`, runId, step, [o.preset === 'sft-arith' ? 'sft' : 'grpo']: trainer.config });
+          const files = await exportCheckpoint(trainer.model, trainer.tok, { kind: 'dewpoint-checkpoint', trainedWith: `Experiments view (${o.preset})`, runId, step, [o.preset.split('-')[0]]: trainer.config });
           this.latest = { runId, step, files: { ...files } };
           emit({ type: 'checkpoint', runId, step, bytes: Object.values(files).reduce((n, f) => n + f.byteLength, 0) });
         }

@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createCpuOps } from '../../kernels/backends/cpu';
+import { mathReward } from '../rewards/math-reward';
+import type { CheckpointFiles } from '../model/checkpoint';
+import { CHECKPOINT_FILES, importCheckpoint } from '../model/checkpoint';
+import { DPO_ARITH, DpoRun } from './dpo';
+
+const base = importCheckpoint(
+  Object.fromEntries(CHECKPOINT_FILES.map((f) => [f, new Uint8Array(readFileSync(`public/checkpoints/arith-base/${f}`))])) as CheckpointFiles,
+);
+
+describe('DpoRun from the shipped base checkpoint (CPU)', () => {
+  it('builds correct/incorrect pairs from the base model and starts at the DPO loss log 2', async () => {
+    const run = new DpoRun(createCpuOps(), { ...DPO_ARITH, pairs: 4, samplesPerPrompt: 8, evalN: 4 }, base);
+    const { metrics, pairs } = await run.next();
+    expect(pairs).toHaveLength(4);
+    const tok = base.tokenizer;
+    for (const p of pairs) {
+      expect(mathReward(tok.decode(p.chosen), p.task.answer).score).toBe(1);
+      expect(mathReward(tok.decode(p.rejected), p.task.answer).score).toBe(0);
+    }
+    // Policy = reference at the first step: every margin is 0 and sigmoid DPO is log 2.
+    expect(metrics['loss/dpo']).toBeCloseTo(Math.log(2), 6);
+    expect(metrics['rewards/margins']).toBeCloseTo(0, 6);
+    expect(metrics['loss/nll_chosen']).toBeGreaterThan(0);
+    expect(metrics['loss/total']).toBeCloseTo(metrics['loss/dpo'] + metrics['loss/nll_chosen'], 10);
+    // The second step trains on a moved policy; the loss stays finite.
+    const second = await run.next();
+    expect(Number.isFinite(second.metrics['loss/total'])).toBe(true);
+  });
+});
