@@ -40,6 +40,17 @@ describe('dewpoint CLI', () => {
     expect(report.meanLength).toBeGreaterThan(0);
   });
 
+  it('bench pack reports packing beating one session per row (JSON)', async () => {
+    const { out } = capture();
+    expect(await main(['bench', 'pack', '--json', '--runs', '1'])).toBe(0);
+    const report = JSON.parse(out.join(''));
+    expect(report.rows).toHaveLength(3);
+    for (const r of report.rows) {
+      expect(r.efficiency).toBeGreaterThan(r.oneRowEfficiency);
+      expect(r.rowsNeeded).toBeLessThan(r.oneRowRows);
+    }
+  });
+
   it('refuses bad usage with exit code 2 and a message naming the allowed values', async () => {
     const { err } = capture();
     expect(await main(['eval', '--checkpoint', '/x', '--task', 'gsm8k'])).toBe(2);

@@ -4,6 +4,7 @@
  * on a software adapter drift up to 2× between runs.
  */
 import { benchMatmul } from './matmul';
+import { benchPack } from './pack';
 import { benchRollout } from './rollout';
 import { benchTrain } from './train';
 
@@ -16,6 +17,7 @@ export const BENCHES: Record<string, (args: BenchArgs) => Promise<{ table: strin
   matmul: benchMatmul,
   train: benchTrain,
   rollout: benchRollout,
+  pack: benchPack,
 };
 
 export async function runBench(argv: string[]): Promise<number> {
