@@ -9,6 +9,9 @@ test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome an
   await page.getByRole('spinbutton', { name: /Group size/ }).fill('4');
   await page.getByRole('spinbutton', { name: /Evaluate every/ }).fill('2');
   await page.getByRole('spinbutton', { name: /Held-out tasks/ }).fill('16');
+  await page.getByText('Config as JSON').click();
+  await expect(page.getByTestId('config-json')).toContainText('"preset": "grpo-arith"');
+  await expect(page.getByTestId('config-json')).toContainText('"group": 4');
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-status')).toHaveText('running');
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
@@ -21,6 +24,9 @@ test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome an
   const accuracy = parseFloat((await page.getByTestId('metric-accuracy').textContent()) ?? '');
   expect(accuracy).toBeGreaterThan(0);
   await expect(page.getByRole('img', { name: /Mean reward by step/ })).toBeVisible();
+  // Every reported metric can be plotted: KL to the sampler, clip fraction, entropy, ...
+  await page.getByTestId('metric-select').selectOption(['mismatch/kl', 'rl/pg_clipfrac']);
+  await expect(page.getByRole('img', { name: 'Metrics by step: mismatch/kl, rl/pg_clipfrac' })).toBeVisible();
 
   // Groups view: every advantage group of any kept step.
   await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Groups' }).click();

@@ -6,6 +6,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import type { RunOptions } from '../../worker/protocol';
 import { Chart } from '../components/Chart';
+import { MetricExplorer } from '../components/MetricExplorer';
 import { latestCheckpoint, pauseRun, presetsQuery, resumeRun, startRun, stopRun } from '../queries/experiments';
 import { backendInfoQuery } from '../queries/system';
 import { useRunStore } from '../state/run-store';
@@ -25,6 +26,30 @@ const FIELDS: { key: string; label: string; step: string; help: string }[] = [
   { key: 'evalN', label: 'Held-out tasks', step: '1', help: 'greedy exact match on this many, 1–1000' },
   { key: 'checkpointEvery', label: 'Checkpoint every', step: '1', help: 'steps; 0 = at the end only' },
 ];
+
+/** The run's options as JSON, with a copy button, so a run can be described or repeated exactly. */
+function ConfigJson({ options }: { options: RunOptions }) {
+  const [copied, setCopied] = useState(false);
+  const text = JSON.stringify(options, null, 2);
+  return (
+    <details className="config-json">
+      <summary>Config as JSON</summary>
+      <pre data-testid="config-json">{text}</pre>
+      <button
+        type="button"
+        onClick={() => {
+          void navigator.clipboard.writeText(text).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          );
+        }}
+      >
+        Copy
+      </button>
+      <span role="status">{copied ? ' copied' : ''}</span>
+    </details>
+  );
+}
 
 function CheckpointDownload() {
   const checkpoint = useRunStore((s) => s.checkpoint);
@@ -128,6 +153,7 @@ function LiveRun() {
       </dl>
       {isRl && <Chart label={`Mean reward by step; latest ${fmt('reward/mean', 3)}`} series={rewardSeries} yName="reward" height={180} />}
       <Chart label={`${isRl || isDpo ? 'Loss' : 'SFT loss'} by step; latest ${fmt(lossKey)}`} series={lossSeries} yName="loss" />
+      <MetricExplorer steps={steps} />
       {evals.length > 0 && <Chart label="Held-out exact-match accuracy by step" series={accSeries} yName="accuracy" height={180} />}
       {lastEval && (
         <details>
@@ -207,6 +233,7 @@ export function ExperimentsView() {
               <small id={`help-${f.key}`}>{f.help}</small>
             </label>
           ))}
+          <ConfigJson options={options} />
           <button type="submit" data-testid="run-start" disabled={!backend.data || status === 'running' || status === 'paused'}>
             Start run
           </button>
