@@ -6,6 +6,9 @@ import './styles.css';
 
 const queryClient = new QueryClient();
 
+// Ask the browser not to evict stored runs under storage pressure (it may say no; runs are still stored).
+void navigator.storage?.persist?.().catch((e: Error) => console.warn(`storage.persist() failed: ${e.message}`));
+
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>

@@ -10,6 +10,8 @@ import type { CheckpointFiles } from './model/checkpoint';
 import type { BackendInfo, BackendPreference, RunEvent, RunOptions, SelfTestResult, WorkbenchApi } from './protocol';
 import { PRESETS, validateRunOptions } from './runs/presets';
 import { RunManager } from './runs/run-manager';
+import type { RunStore } from './store/run-store';
+import { MemoryRunStore } from './store/run-store';
 import { runSelfTest } from './selftest';
 
 export class NotInitializedError extends Error {
@@ -24,13 +26,17 @@ export class InvalidConfigError extends Error {
  * `getGpu`: `navigator.gpu` (or the webgpu package's GPU in Node). `loadBase`: the files of the
  * shipped base checkpoint (fetched from the page's origin in the browser).
  */
-export function createWorkbench(getGpu: () => GPU | undefined | Promise<GPU | undefined>, loadBase: () => Promise<CheckpointFiles>): WorkbenchApi {
+export function createWorkbench(
+  getGpu: () => GPU | undefined | Promise<GPU | undefined>,
+  loadBase: () => Promise<CheckpointFiles>,
+  store: RunStore = new MemoryRunStore(),
+): WorkbenchApi {
   let ops: Ops | null = null;
   const requireOps = (what: string): Ops => {
     if (!ops) throw new NotInitializedError(`${what} before init(): call init() first`);
     return ops;
   };
-  const runs = new RunManager(() => requireOps('a run'), loadBase);
+  const runs = new RunManager(() => requireOps('a run'), loadBase, store);
 
   return {
     async init(preference: BackendPreference = 'auto'): Promise<BackendInfo> {
@@ -60,18 +66,32 @@ export function createWorkbench(getGpu: () => GPU | undefined | Promise<GPU | un
     async stopRun(id: string) {
       runs.stop(id);
     },
+    async storage() {
+      await store.listRuns(); // a deferred store knows its kind once open
+      return store.kind;
+    },
+    async listRuns() {
+      return store.listRuns();
+    },
+    async runHistory(runId: string) {
+      const [steps, evaluations] = await Promise.all([store.stepMetrics(runId), store.evaluations(runId)]);
+      return { steps, evaluations };
+    },
     async groupSteps(runId: string) {
-      return runs.groupSteps(runId);
+      return store.groupSteps(runId);
     },
     async groupsAt(runId: string, step: number) {
-      return runs.groupsAt(runId, step);
+      return store.groupsAt(runId, step);
     },
     async batchAt(runId: string, step: number) {
-      return runs.batchAt(runId, step);
+      return store.batchAt(runId, step);
     },
     async latestCheckpoint() {
-      const c = runs.latest;
-      return c ? transfer(c, Object.values(c.files).map((f) => f.slice().buffer)) : null;
+      const runId = runs.lastRunId;
+      const c = runId ? await store.latestCheckpoint(runId) : null;
+      if (!runId || !c) return null;
+      const files = Object.fromEntries(Object.entries(c.files).map(([k, f]) => [k, f.slice()])) as CheckpointFiles;
+      return transfer({ runId, step: c.step, files }, Object.values(files).map((f) => f.buffer));
     },
   };
 }

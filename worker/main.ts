@@ -3,6 +3,9 @@ import { expose } from 'comlink';
 import { createWorkbench } from './api';
 import { CHECKPOINT_FILES } from './model/checkpoint';
 import type { CheckpointFiles } from './model/checkpoint';
+import { openIdbStore } from './store/idb-store';
+import type { RunStore } from './store/run-store';
+import { DeferredRunStore, MemoryRunStore } from './store/run-store';
 
 /** The shipped base checkpoint, served by the app from public/checkpoints/arith-base/. */
 async function fetchBase(): Promise<CheckpointFiles> {
@@ -17,4 +20,15 @@ async function fetchBase(): Promise<CheckpointFiles> {
   return Object.fromEntries(files) as CheckpointFiles;
 }
 
-expose(createWorkbench(() => self.navigator.gpu, fetchBase));
+/** IndexedDB when this context has it (a reload keeps runs), memory otherwise. */
+async function openStore(): Promise<RunStore> {
+  if (!self.indexedDB) return new MemoryRunStore();
+  try {
+    return await openIdbStore();
+  } catch (e) {
+    console.error(`dewpoint: IndexedDB unavailable, runs will not survive a reload: ${(e as Error).message}`);
+    return new MemoryRunStore();
+  }
+}
+
+expose(createWorkbench(() => self.navigator.gpu, fetchBase, new DeferredRunStore(openStore())));

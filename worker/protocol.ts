@@ -75,11 +75,17 @@ export interface WorkbenchApi {
   pauseRun(runId: string): Promise<void>;
   resumeRun(runId: string): Promise<void>;
   stopRun(runId: string): Promise<void>;
-  /** Steps of the current or last run whose advantage groups are kept (in memory, newest 500). */
+  /** Where runs are stored: 'indexeddb' (survives a reload) or 'memory'. */
+  storage(): Promise<'indexeddb' | 'memory'>;
+  /** Stored runs, newest first. */
+  listRuns(): Promise<RunSummary[]>;
+  /** A stored run's per-step metrics and evaluations. */
+  runHistory(runId: string): Promise<{ steps: { step: number; metrics: Record<string, number> }[]; evaluations: { step: number; accuracy: number; meanLength: number; n: number }[] }>;
+  /** Steps of a run whose advantage groups are stored. */
   groupSteps(runId: string): Promise<number[]>;
   /** The advantage groups of one step, or null when that step is not kept. */
   groupsAt(runId: string, step: number): Promise<GroupRecord[] | null>;
-  /** The packed batch of one step (newest 50 kept), or null when that step is not kept. */
+  /** The packed batch of one step, or null when that step has none. */
   batchAt(runId: string, step: number): Promise<BatchRecord | null>;
   /** The latest checkpoint of the current or last run, or null if none was written yet. */
   latestCheckpoint(): Promise<CheckpointDownload | null>;
@@ -107,6 +113,16 @@ export interface CheckpointDownload {
   runId: string;
   step: number;
   files: Record<string, Uint8Array>;
+}
+
+/** A stored run, as listed after a reload. */
+export interface RunSummary {
+  runId: string;
+  options: RunOptions;
+  createdAt: number;
+  status: RunStatus;
+  lastStep: number;
+  message?: string;
 }
 
 export type RunStatus = 'running' | 'paused' | 'finished' | 'stopped' | 'failed';

@@ -2,6 +2,8 @@
 export const keys = {
   backend: () => ['backend'] as const,
   presets: () => ['presets'] as const,
+  runs: () => ['runs'] as const,
+  storage: () => ['storage'] as const,
   /** Changes with the latest step, so the list refreshes as the run goes. */
   groupSteps: (runId: string, latestStep: number) => ['runs', runId, 'group-steps', latestStep] as const,
   groupsAt: (runId: string, step: number) => ['runs', runId, 'groups', step] as const,

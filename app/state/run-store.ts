@@ -28,6 +28,8 @@ interface RunState {
   /** The latest checkpoint the run exported (the files stay in the worker until downloaded). */
   checkpoint: { step: number; bytes: number } | null;
   begin: (runId: string, totalSteps: number) => void;
+  /** Shows a stored run (after a reload) as the current one. */
+  load: (runId: string, status: RunStatus, totalSteps: number, steps: StepPoint[], evals: EvalPoint[], message?: string) => void;
   receive: (e: RunEvent) => void;
 }
 
@@ -40,6 +42,7 @@ export const useRunStore = create<RunState>((set, get) => ({
   evals: [],
   checkpoint: null,
   begin: (runId, totalSteps) => set({ runId, totalSteps, status: 'running', message: null, steps: [], evals: [], checkpoint: null }),
+  load: (runId, status, totalSteps, steps, evals, message) => set({ runId, status, totalSteps, steps, evals, message: message ?? null, checkpoint: null }),
   receive: (e) => {
     if (get().runId !== null && e.runId !== get().runId) return; // an event of a replaced run
     if (e.type === 'status') set({ status: e.status, message: e.message ? `${e.errorName ? `${e.errorName}: ` : ''}${e.message}` : null });

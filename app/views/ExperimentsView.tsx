@@ -7,6 +7,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { RunOptions } from '../../worker/protocol';
 import { Chart } from '../components/Chart';
 import { MetricExplorer } from '../components/MetricExplorer';
+import { StoredRuns } from '../components/StoredRuns';
 import { latestCheckpoint, pauseRun, presetsQuery, resumeRun, startRun, stopRun } from '../queries/experiments';
 import { backendInfoQuery } from '../queries/system';
 import { useRunStore } from '../state/run-store';
@@ -245,6 +246,7 @@ export function ExperimentsView() {
         </form>
       )}
       <LiveRun />
+      <StoredRuns />
     </section>
   );
 }

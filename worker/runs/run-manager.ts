@@ -8,7 +8,9 @@ import type { CharTokenizer } from '../data/tokenizer';
 import type { CheckpointFiles, LoadedCheckpoint } from '../model/checkpoint';
 import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
-import type { BatchRecord, CheckpointDownload, GroupRecord, RunEvent, RunOptions, RunStatus } from '../protocol';
+import type { BatchRecord, GroupRecord, RunEvent, RunOptions, RunStatus } from '../protocol';
+import type { RunStore } from '../store/run-store';
+import { StorageFullError } from '../store/run-store';
 import { batchRecord, groupRecords } from './groups';
 import type { EvalResult } from '../train/evaluate';
 import { DPO_ARITH, DpoRun } from '../train/dpo';
@@ -24,9 +26,6 @@ interface Trainer {
   evaluate(): Promise<EvalResult>;
 }
 
-const MAX_KEPT_STEPS = 500;
-const MAX_KEPT_BATCHES = 50;
-
 interface Active {
   id: string;
   status: RunStatus;
@@ -36,42 +35,26 @@ interface Active {
 export class RunManager {
   private active: Active | null = null;
   private counter = 0;
-  /** The latest checkpoint written by any run (in memory; persistence comes with IndexedDB). */
-  latest: CheckpointDownload | null = null;
-  /** Advantage groups per step of the current or last run (in memory until the IndexedDB store). */
-  private kept: { runId: string; groups: Map<number, GroupRecord[]>; batches: Map<number, BatchRecord> } | null = null;
-
-  groupSteps(runId: string): number[] {
-    return this.kept?.runId === runId ? [...this.kept.groups.keys()] : [];
-  }
-
-  groupsAt(runId: string, step: number): GroupRecord[] | null {
-    return this.kept?.runId === runId ? (this.kept.groups.get(step) ?? null) : null;
-  }
-
-  batchAt(runId: string, step: number): BatchRecord | null {
-    return this.kept?.runId === runId ? (this.kept.batches.get(step) ?? null) : null;
-  }
-
-  private keep(runId: string, step: number, groups: GroupRecord[], batch: BatchRecord): void {
-    if (this.kept?.runId !== runId) this.kept = { runId, groups: new Map(), batches: new Map() };
-    this.kept.groups.set(step, groups);
-    this.kept.batches.set(step, batch);
-    if (this.kept.groups.size > MAX_KEPT_STEPS) this.kept.groups.delete(this.kept.groups.keys().next().value!);
-    if (this.kept.batches.size > MAX_KEPT_BATCHES) this.kept.batches.delete(this.kept.batches.keys().next().value!);
-  }
+  /** The id of the run started last (still active or not), for the latest checkpoint. */
+  lastRunId: string | null = null;
 
   /**
    * `getOps`: the active backend. `loadBase`: the files of the shipped base checkpoint
-   * (public/checkpoints/arith-base), fetched by the page's origin in the browser.
+   * (public/checkpoints/arith-base), fetched by the page's origin in the browser. `store`: where
+   * runs, steps, groups, batches and checkpoints are committed (IndexedDB in the browser).
    */
-  constructor(private readonly getOps: () => Ops, private readonly loadBase: () => Promise<CheckpointFiles>) {}
+  constructor(
+    private readonly getOps: () => Ops,
+    private readonly loadBase: () => Promise<CheckpointFiles>,
+    readonly store: RunStore,
+  ) {}
 
   start(options: RunOptions, emit: (e: RunEvent) => void): string {
     if (this.active) this.stop(this.active.id);
     const id = `${options.preset.split('-')[0]}-${Date.now().toString(36)}-${++this.counter}`;
     const run: Active = { id, status: 'running', wake: null };
     this.active = run;
+    this.lastRunId = id;
     void this.loop(run, options, emit);
     return id;
   }
@@ -136,41 +119,61 @@ export class RunManager {
 
   private async loop(run: Active, o: RunOptions, emit: (e: RunEvent) => void): Promise<void> {
     const runId = run.id;
+    const setStatus = async (status: RunStatus, message?: string, errorName?: string) => {
+      emit({ type: 'status', runId, status, ...(message ? { message } : {}), ...(errorName ? { errorName } : {}) });
+      await this.store.setStatus(runId, status, message).catch((e: Error) => console.error(`run ${runId}: could not store status ${status}: ${e.message}`));
+    };
     try {
+      await this.store.putRun({ runId, options: o, createdAt: Date.now(), status: 'running', lastStep: 0 });
       emit({ type: 'status', runId, status: 'running' });
       const trainer = await this.trainer(o);
       for (let step = 1; step <= o.steps; step++) {
         // Yield to the event loop so pause / stop messages are handled between steps.
         await new Promise((r) => setTimeout(r, 0));
-        if (run.status === 'paused') {
-          emit({ type: 'status', runId, status: 'paused' });
-          await new Promise<void>((r) => (run.wake = r));
-          run.wake = null;
-          if ((run.status as RunStatus) === 'running') emit({ type: 'status', runId, status: 'running' });
-        }
+        if (run.status === 'paused') await this.waitWhilePaused(run, setStatus);
         if (run.status === 'stopped') {
-          emit({ type: 'status', runId, status: 'stopped', message: `stopped after step ${step - 1}` });
+          await setStatus('stopped', `stopped after step ${step - 1}`);
           return;
         }
         const { metrics, groups, batch } = await trainer.next();
-        if (groups && batch) this.keep(runId, step, groups, batch);
+        let evaluation;
+        if (o.evalEvery > 0 && (step % o.evalEvery === 0 || step === o.steps)) {
+          const ev = await trainer.evaluate();
+          evaluation = { step, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n };
+          emit({ type: 'eval', runId, step, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n, samples: ev.samples });
+        }
+        // One transaction per step; a full store pauses the run until the person frees space and resumes.
+        for (;;) {
+          try {
+            await this.store.commitStep(runId, { step, metrics, ...(groups ? { groups } : {}), ...(batch ? { batch } : {}), ...(evaluation ? { evaluation } : {}) });
+            break;
+          } catch (e) {
+            if (!(e instanceof StorageFullError)) throw e;
+            run.status = 'paused';
+            await this.waitWhilePaused(run, setStatus, e.message);
+            if ((run.status as RunStatus) === 'stopped') break;
+          }
+        }
         emit({ type: 'step', runId, step, totalSteps: o.steps, metrics });
         if ((o.checkpointEvery > 0 && step % o.checkpointEvery === 0) || step === o.steps) {
           const files = await exportCheckpoint(trainer.model, trainer.tok, { kind: 'dewpoint-checkpoint', trainedWith: `Experiments view (${o.preset})`, runId, step, [o.preset.split('-')[0]]: trainer.config });
-          this.latest = { runId, step, files: { ...files } };
+          await this.store.saveCheckpoint(runId, step, files);
           emit({ type: 'checkpoint', runId, step, bytes: Object.values(files).reduce((n, f) => n + f.byteLength, 0) });
-        }
-        if (o.evalEvery > 0 && (step % o.evalEvery === 0 || step === o.steps)) {
-          const ev = await trainer.evaluate();
-          emit({ type: 'eval', runId, step, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n, samples: ev.samples });
         }
       }
       run.status = 'finished';
-      emit({ type: 'status', runId, status: 'finished' });
+      await setStatus('finished');
     } catch (e) {
       run.status = 'failed';
       const err = e as Error;
-      emit({ type: 'status', runId, status: 'failed', message: err.message, errorName: err.name });
+      await setStatus('failed', err.message, err.name);
     }
+  }
+
+  private async waitWhilePaused(run: Active, setStatus: (s: RunStatus, m?: string) => Promise<void>, message?: string): Promise<void> {
+    await setStatus('paused', message);
+    await new Promise<void>((r) => (run.wake = r));
+    run.wake = null;
+    if ((run.status as RunStatus) === 'running') await setStatus('running');
   }
 }

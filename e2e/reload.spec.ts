@@ -1,0 +1,31 @@
+import { expect, test } from '@playwright/test';
+
+test('a finished GRPO run survives a reload: its metrics, groups and batches come back from IndexedDB', async ({ page }) => {
+  await page.goto('/#/experiments');
+  await expect(page.getByText(/Training on webgpu/)).toBeVisible();
+  await page.getByTestId('preset-grpo-arith').click();
+  await page.getByRole('spinbutton', { name: /Steps/ }).fill('2');
+  await page.getByRole('spinbutton', { name: /Prompts per step/ }).fill('2');
+  await page.getByRole('spinbutton', { name: /Group size/ }).fill('2');
+  await page.getByRole('spinbutton', { name: /Evaluate every/ }).fill('0');
+  await page.getByTestId('run-start').click();
+  await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
+  const reward = await page.getByTestId('metric-reward-mean').textContent();
+  const runId = (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');
+
+  await page.reload();
+  await expect(page.getByText('Kept in this browser (IndexedDB): they survive a reload.')).toBeVisible();
+  const row = page.getByTestId('stored-runs').getByRole('row', { name: new RegExp(runId) });
+  await expect(row).toContainText('finished');
+  await expect(row).toContainText('2 / 2');
+  await row.getByRole('button', { name: `Open run ${runId}` }).click();
+  await expect(page.getByTestId('run-status')).toHaveText('finished');
+  await expect(page.getByTestId('run-step')).toHaveText('2');
+  await expect(page.getByTestId('metric-reward-mean')).toHaveText(reward!);
+
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Groups' }).click();
+  await expect(page.getByRole('combobox', { name: 'Step' })).toHaveValue('2');
+  await expect(page.getByTestId('group')).toHaveCount(2);
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Batch' }).click();
+  await expect(page.getByTestId('batch-summary')).toContainText('2 rows × 46 ids');
+});
