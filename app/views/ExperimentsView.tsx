@@ -108,7 +108,14 @@ function LiveRun() {
   const lossSeries = useMemo(() => [{ name: lossKey, points: steps.map((s) => [s.step, s.metrics[lossKey]] as [number, number]) }], [steps, lossKey]);
   const rewardSeries = useMemo(() => [{ name: 'reward/mean', points: steps.map((s) => [s.step, s.metrics['reward/mean']] as [number, number]) }], [steps]);
   const fmt = (key: string, digits = 4) => (last && key in last.metrics ? last.metrics[key].toFixed(digits) : '–');
-  const accSeries = useMemo(() => [{ name: 'held-out accuracy', points: evals.map((e) => [e.step, e.accuracy] as [number, number]) }], [evals]);
+  // Evaluations move by a few points between steps (calibration.md): show a 3-point moving average beside them.
+  const accSeries = useMemo(
+    () => [
+      { name: 'held-out accuracy', points: evals.map((e) => [e.step, e.accuracy] as [number, number]) },
+      { name: 'moving average (3)', points: evals.map((e, i) => [e.step, evals.slice(Math.max(0, i - 2), i + 1).reduce((a, x) => a + x.accuracy, 0) / Math.min(3, i + 1)] as [number, number]) },
+    ],
+    [evals],
+  );
   if (!runId) return <p>No run yet: choose a preset and start it.</p>;
   return (
     <section aria-labelledby="live-title">

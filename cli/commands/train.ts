@@ -1,5 +1,5 @@
 /**
- * `dewpoint train --preset grpo-arith|dpo-arith [--steps N] [--lr X] [--max-grad-norm X] [--checkpoint DIR] [--json]`:
+ * `dewpoint train --preset grpo-arith|dpo-arith [--steps N] [--lr X] [--max-grad-norm X] [--prompts P] [--checkpoint DIR] [--json]`:
  * the GRPO or DPO loop (worker/train/grpo.ts, dpo.ts) in Node, printing one line of metrics per step (JSON lines
  * with --json) and held-out accuracy every `--eval-every` steps (and before the first step).
  */
@@ -13,7 +13,7 @@ import { readCheckpointDir } from '../checkpoint-dir';
 const PRESETS = { 'grpo-arith': GRPO_ARITH, 'dpo-arith': DPO_ARITH } as const;
 
 export async function trainCommand(argv: string[]): Promise<number> {
-  const f = parseFlags('train', argv, { preset: 'string', steps: 'number', checkpoint: 'string', backend: 'string', json: 'boolean', 'eval-every': 'number', 'eval-n': 'number', seed: 'number', lr: 'number', 'max-grad-norm': 'number' });
+  const f = parseFlags('train', argv, { preset: 'string', steps: 'number', checkpoint: 'string', backend: 'string', json: 'boolean', 'eval-every': 'number', 'eval-n': 'number', seed: 'number', lr: 'number', 'max-grad-norm': 'number', prompts: 'number' });
   const name = (f.preset as string | undefined) ?? 'grpo-arith';
   if (!(name in PRESETS)) throw new UsageError(`dewpoint train: --preset must be one of ${Object.keys(PRESETS).join(', ')}, got '${name}'`);
   const base = PRESETS[name as keyof typeof PRESETS];
@@ -23,6 +23,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
     seed: (f.seed as number | undefined) ?? base.seed,
     lr: (f.lr as number | undefined) ?? base.lr,
     maxGradNorm: (f['max-grad-norm'] as number | undefined) ?? base.maxGradNorm,
+    ...(f.prompts !== undefined ? (name === 'dpo-arith' ? { pairs: f.prompts as number } : { prompts: f.prompts as number }) : {}),
     evalEvery: (f['eval-every'] as number | undefined) ?? base.evalEvery,
     evalN: (f['eval-n'] as number | undefined) ?? base.evalN,
   };
