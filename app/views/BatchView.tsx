@@ -1,5 +1,5 @@
 /**
- * Batch: the packed [rows, width] batch of any kept step on a canvas, with switchable layers
+ * Batch: the packed [rows, width] batch of any stored step on a canvas, with switchable layers
  * (chains, response mask, advantage, old − behavior log-prob, dlogp, version), a legend and
  * colour scale, every value of a cell on hover (or with the arrow keys), and the session under
  * a cell on click (or Enter); packing efficiency and rows needed above.
@@ -102,7 +102,7 @@ export function BatchView() {
           </label>
         </div>
       )}
-      {step !== null && batch.data === null && <p>Step {step}'s batch is no longer kept (the newest 50 are).</p>}
+      {step !== null && batch.data === null && <p>Step {step} has no stored batch.</p>}
       {b && scale && (
         <>
           <p data-testid="batch-summary">

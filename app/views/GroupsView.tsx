@@ -1,5 +1,5 @@
 /**
- * Groups: for any kept step of the current GRPO run, every advantage group side by side: prompt,
+ * Groups: for any stored step of the current (or an opened) GRPO run, every advantage group side by side: prompt,
  * ground truth, the G completions with reward, components, advantage, status and length.
  * Zero-variance groups (no learning signal) are flagged; groups can be sorted; steps browsed.
  */
