@@ -119,8 +119,10 @@ export interface CheckpointDownload {
 export interface RunSummary {
   runId: string;
   options: RunOptions;
+  /** ms since the epoch. */
   createdAt: number;
   status: RunStatus;
+  /** Last committed step (0 before the first). */
   lastStep: number;
   message?: string;
 }

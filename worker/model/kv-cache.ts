@@ -7,6 +7,7 @@
 import type { Ops, Tensor } from '../../kernels/ops';
 import type { ModelConfig } from './config';
 import { decodeForward } from './decode-forward';
+import { rowPerSequence } from './packing';
 import type { Model } from './model';
 import type { Acts } from './tensors';
 import { allocActs, freeActs } from './tensors';
@@ -51,17 +52,10 @@ export class Decoder {
     if (prompts.length !== B) throw new Error(`prefill: ${prompts.length} prompts for ${B} rows`);
     const T = Math.max(...prompts.map((p) => p.length));
     if (T > L) throw new Error(`prefill: a prompt of ${T} ids does not fit the cache length ${L}`);
-    const n = B * T;
-    const inputIds = new Int32Array(n), segmentIds = new Int32Array(n), positions = new Int32Array(n);
     prompts.forEach((p, b) => {
       if (p.length === 0) throw new Error(`prefill: prompt ${b} is empty`);
-      for (let t = 0; t < p.length; t++) {
-        inputIds[b * T + t] = p[t];
-        segmentIds[b * T + t] = 1;
-        positions[b * T + t] = t;
-      }
     });
-    const acts = this.model.runForward({ rows: B, width: T, inputIds, segmentIds, positions });
+    const acts = this.model.runForward(rowPerSequence(prompts, T));
     const C = this.model.config.dModel;
     prompts.forEach((p, b) => {
       for (let l = 0; l < this.model.config.layers; l++) {

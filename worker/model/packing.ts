@@ -3,6 +3,7 @@
  * positions (position t predicts the id at t + 1 of the same chain). Pure functions over
  * [rows, width] arrays; the model applies them around forward and backward.
  */
+import type { PackedInput } from './model';
 
 /** For each position, the id it predicts: ids[t + 1] when t + 1 continues t's chain, else −1. */
 export function targetsFor(ids: ArrayLike<number>, segments: ArrayLike<number>, rows: number, width: number): Int32Array {
@@ -38,4 +39,24 @@ export function seedToPositions(perId: ArrayLike<number>, segments: ArrayLike<nu
     }
   }
   return out;
+}
+
+/**
+ * One sequence per row, each a single chain from position 0, right-padded to `width` (default:
+ * the longest): the batch shape of sampling, prefill and DPO pairs.
+ */
+export function rowPerSequence(seqs: readonly ArrayLike<number>[], width = Math.max(0, ...seqs.map((s) => s.length))): PackedInput {
+  const rows = seqs.length;
+  const inputIds = new Int32Array(rows * width);
+  const segmentIds = new Int32Array(rows * width);
+  const positions = new Int32Array(rows * width);
+  seqs.forEach((s, r) => {
+    if (s.length > width) throw new Error(`rowPerSequence: sequence ${r} has ${s.length} ids, width is ${width}`);
+    for (let t = 0; t < s.length; t++) {
+      inputIds[r * width + t] = s[t];
+      segmentIds[r * width + t] = 1;
+      positions[r * width + t] = t;
+    }
+  });
+  return { rows, width, inputIds, segmentIds, positions };
 }

@@ -6,7 +6,8 @@
  * sampled id the behavior log-prob (after temperature/top-k/top-p), the raw log-prob (unmodified
  * model) and optionally the support.
  */
-import type { Model, PackedInput } from '../model/model';
+import type { Model } from '../model/model';
+import { rowPerSequence } from '../model/packing';
 import { Decoder } from '../model/kv-cache';
 import type { SamplingOptions } from './distribution';
 import { samplingDistribution } from './distribution';
@@ -92,14 +93,8 @@ export async function generate(model: Model, prompts: readonly ArrayLike<number>
 
 /** Next-token logits (B, V) of every row by re-scoring its whole sequence (no cache). */
 async function fullLogits(model: Model, seqs: number[][]): Promise<Float32Array> {
-  const rows = seqs.length;
-  const width = Math.max(...seqs.map((s) => s.length));
-  const batch: PackedInput = { rows, width, inputIds: new Int32Array(rows * width), segmentIds: new Int32Array(rows * width), positions: new Int32Array(rows * width) };
-  seqs.forEach((s, r) => s.forEach((id, t) => {
-    (batch.inputIds as Int32Array)[r * width + t] = id;
-    (batch.segmentIds as Int32Array)[r * width + t] = 1;
-    (batch.positions as Int32Array)[r * width + t] = t;
-  }));
+  const batch = rowPerSequence(seqs);
+  const { rows, width } = batch;
   const rowsLogits = await model.logitsAt(batch, seqs.map((s, r) => r * width + s.length - 1));
   const V = model.config.vocab;
   const out = new Float32Array(rows * V);

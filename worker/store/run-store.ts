@@ -3,19 +3,11 @@
  * and the latest checkpoint. One interface, two homes: IndexedDB in the browser (idb-store.ts, the
  * worker alone owns it) and memory (this file) in Node and when IndexedDB is unavailable.
  */
-import type { BatchRecord, GroupRecord, RunOptions, RunStatus } from '../protocol';
+import type { BatchRecord, GroupRecord, RunStatus, RunSummary } from '../protocol';
 import type { CheckpointFiles } from '../model/checkpoint';
 
-export interface RunRecord {
-  runId: string;
-  options: RunOptions;
-  /** ms since the epoch. */
-  createdAt: number;
-  status: RunStatus;
-  /** Last committed step (0 before the first). */
-  lastStep: number;
-  message?: string;
-}
+/** A stored run: the protocol's RunSummary is exactly what the store keeps. */
+export type RunRecord = RunSummary;
 
 export interface EvalRecord {
   step: number;

@@ -10,15 +10,17 @@ import type { Ops } from '../../kernels/ops';
 import type { ArithOptions, ArithTask, TrainStream } from '../data/arith';
 import { encodeExample, heldOut, trainStream } from '../data/arith';
 import type { LoadedCheckpoint } from '../model/checkpoint';
-import type { PackedInput } from '../model/model';
+import { rowPerSequence } from '../model/packing';
 import { Model } from '../model/model';
 import { mathReward } from '../rewards/math-reward';
 import { dpoLoss } from '../rl/index';
 import { generate } from '../rollout/generate';
 import type { EvalResult } from './evaluate';
 import { evaluateArith } from './evaluate';
+import type { OptimizerConfig } from './optimizer';
+import { stepOptions } from './optimizer';
 
-export interface DpoConfig {
+export interface DpoConfig extends OptimizerConfig {
   seed: number;
   steps: number;
   /** Pairs per optimizer step (calibration.md: 16). */
@@ -31,12 +33,6 @@ export interface DpoConfig {
   beta: number;
   /** Weight of the NLL term on chosen completions (TRL `rpo_alpha`); 0 = plain DPO. */
   nllWeight: number;
-  lr: number;
-  beta1: number;
-  beta2: number;
-  eps: number;
-  weightDecay: number;
-  maxGradNorm: number;
   evalEvery: number;
   evalN: number;
   task: ArithOptions;
@@ -104,31 +100,26 @@ export class DpoRun {
     this.step++;
     const tSample = performance.now();
     // [2·pairs, width]: row 2i = prompt + chosen, row 2i+1 = prompt + rejected (dew layout).
-    const width = Math.max(...pairs.flatMap((p) => [p.prompt.length + p.chosen.length, p.prompt.length + p.rejected.length]));
-    const rows = 2 * pairs.length;
-    const batch: PackedInput & { mask: Float64Array } = { rows, width, inputIds: new Int32Array(rows * width), segmentIds: new Int32Array(rows * width), positions: new Int32Array(rows * width), mask: new Float64Array(rows * width) };
+    const batch = rowPerSequence(pairs.flatMap((p) => [[...p.prompt, ...p.chosen], [...p.prompt, ...p.rejected]]));
+    const { width } = batch;
+    const mask = new Float64Array(batch.rows * width); // 1 on completion ids
     pairs.forEach((p, i) => [p.chosen, p.rejected].forEach((completion, k) => {
-      const base = (2 * i + k) * width;
-      [...p.prompt, ...completion].forEach((id, t) => {
-        (batch.inputIds as Int32Array)[base + t] = id;
-        (batch.segmentIds as Int32Array)[base + t] = 1;
-        (batch.positions as Int32Array)[base + t] = t;
-        if (t >= p.prompt.length) batch.mask[base + t] = 1;
-      });
+      const base = (2 * i + k) * width + p.prompt.length;
+      mask.fill(1, base, base + completion.length);
     }));
     const refLogp = (await this.reference.score(batch)).logp;
     const { logp } = await this.model.score(batch);
-    const dpo = dpoLoss({ pairs: pairs.length, width, logp, refLogp, mask: batch.mask, beta: c.beta });
+    const dpo = dpoLoss({ pairs: pairs.length, width, logp, refLogp, mask, beta: c.beta });
     const dlogp = dpo.dlogp;
     let nll = 0;
     if (c.nllWeight > 0) {
       // Token-mean NLL over the chosen completions (rows 2i), as TRL's rpo_alpha term.
       let tokens = 0;
-      for (let i = 0; i < pairs.length; i++) for (let t = 0; t < width; t++) tokens += batch.mask[2 * i * width + t];
+      for (let i = 0; i < pairs.length; i++) for (let t = 0; t < width; t++) tokens += mask[2 * i * width + t];
       for (let i = 0; i < pairs.length; i++) {
         for (let t = 0; t < width; t++) {
           const j = 2 * i * width + t;
-          if (!batch.mask[j]) continue;
+          if (!mask[j]) continue;
           nll -= logp[j] / tokens;
           dlogp[j] -= c.nllWeight / tokens;
         }
@@ -136,7 +127,7 @@ export class DpoRun {
     }
     this.model.zeroGrad();
     this.model.backward(dlogp);
-    const gradNorm = await this.model.step({ lr: c.lr, beta1: c.beta1, beta2: c.beta2, eps: c.eps, weightDecay: c.weightDecay, step: this.step, maxGradNorm: c.maxGradNorm });
+    const gradNorm = await this.model.step(stepOptions(c, this.step));
     const t1 = performance.now();
     return {
       pairs,

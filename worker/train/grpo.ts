@@ -18,8 +18,11 @@ import type { Generated } from '../rollout/generate';
 import { generate } from '../rollout/generate';
 import type { EvalResult } from './evaluate';
 import { evaluateArith } from './evaluate';
+import type { OptimizerConfig } from './optimizer';
+import { stepOptions } from './optimizer';
 
-export interface GrpoConfig {
+/** AdamW in GRPO_ARITH: lr 1e-4 constant, (0.9, 0.99), wd 0 (calibration.md). */
+export interface GrpoConfig extends OptimizerConfig {
   /** Seed of the task stream and of the samplers. */
   seed: number;
   steps: number;
@@ -31,13 +34,6 @@ export interface GrpoConfig {
   topK: number;
   topP: number;
   maxNew: number;
-  /** AdamW: lr 1e-4 constant, (0.9, 0.99), wd 0 (calibration.md). */
-  lr: number;
-  beta1: number;
-  beta2: number;
-  eps: number;
-  weightDecay: number;
-  maxGradNorm: number;
   /** Policy loss by registry name (default ppo, clip 0.2) and its aggregation (token-mean). */
   policyLoss: PolicyLossSpec;
   aggregation: AggregationOptions;
@@ -121,7 +117,7 @@ export class GrpoRun {
     );
     this.model.zeroGrad();
     this.model.backward(obj.dlogp);
-    const gradNorm = await this.model.step({ lr: c.lr, beta1: c.beta1, beta2: c.beta2, eps: c.eps, weightDecay: c.weightDecay, step: this.step, maxGradNorm: c.maxGradNorm });
+    const gradNorm = await this.model.step(stepOptions(c, this.step));
     const tTrain = performance.now();
     const rewards = sessions.map((s) => s.reward ?? 0);
     const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;

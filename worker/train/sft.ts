@@ -17,9 +17,11 @@ import type { EvalResult } from './evaluate';
 import { evaluateArith } from './evaluate';
 import { lrAt } from './schedule';
 import { packExamples } from './sft-batch';
+import type { OptimizerConfig } from './optimizer';
+import { stepOptions } from './optimizer';
 import { sftLoss } from './sft-loss';
 
-export interface SftConfig {
+export interface SftConfig extends OptimizerConfig {
   /** Model size preset (worker/model/config.ts). */
   model: ModelPresetName;
   /** Seed of the weight init and of the task stream. */
@@ -31,17 +33,9 @@ export interface SftConfig {
   /** Packed batch shape: rows × width ids. */
   rows: number;
   width: number;
-  /** Peak learning rate (calibration.md: 1e-3), warmup steps (50), floor of the cosine (lr / 10). */
-  lr: number;
+  /** Warmup steps (calibration.md: 50 to a peak lr of 1e-3) and floor of the cosine (lr / 10). */
   warmup: number;
   minLr: number;
-  /** AdamW (calibration.md: 0.9, 0.98, wd 0.01). */
-  beta1: number;
-  beta2: number;
-  eps: number;
-  weightDecay: number;
-  /** Global gradient-norm clip (Infinity: none). */
-  maxGradNorm: number;
   /** Evaluate held-out accuracy every N steps (0: never) on `evalN` tasks. */
   evalEvery: number;
   evalN: number;
@@ -96,7 +90,7 @@ export class SftRun {
     this.model.zeroGrad();
     this.model.backward(dlogp);
     const lr = lrAt(this.step, { lr: c.lr, warmup: c.warmup, total: c.steps, minLr: c.minLr });
-    const gradNorm = await this.model.step({ lr, beta1: c.beta1, beta2: c.beta2, eps: c.eps, weightDecay: c.weightDecay, step: this.step, maxGradNorm: c.maxGradNorm });
+    const gradNorm = await this.model.step(stepOptions(c, this.step, lr));
     const ms = performance.now() - t0;
     return {
       step: this.step,
