@@ -2,7 +2,7 @@
  * The advantage groups of one GRPO step as the Groups view shows them: per (task, group) the
  * prompt, the ground truth and every completion with its reward, components, advantage, status
  * and length; and the packed batch's layers for the Batch view. Pure data from the step's
- * sessions, packed batch and dlogp.
+ * sessions, packed batch, old log-probs and dlogp.
  */
 import type { CharTokenizer } from '../data/tokenizer';
 import type { BatchRecord, GroupRecord } from '../protocol';
@@ -42,8 +42,10 @@ export function batchRecord(s: GrpoStep, tok: CharTokenizer): BatchRecord {
   const p = s.packed;
   const n = p.rows * p.width;
   const tokens = Array.from(p.inputIds, (id, i) => (p.segmentIds[i] === 0 ? '' : tok.isSpecial(id) ? tok.decode([id], { specials: true }) : tok.decode([id])));
+  // Old: the trainer's rescoring before the first update when the step took several, else the sampler's raw log-probs.
+  const old = s.oldLogp ?? p.oldLogProbs;
   const mismatch = new Float32Array(n);
-  if (p.oldLogProbs) for (let i = 0; i < n; i++) if (p.responseMask[i]) mismatch[i] = p.oldLogProbs[i] - p.behaviorLogProbs[i];
+  if (old) for (let i = 0; i < n; i++) if (p.responseMask[i]) mismatch[i] = old[i] - p.behaviorLogProbs[i];
   return {
     rows: p.rows, width: p.width, rowsNeeded: p.rowsNeeded, efficiency: p.efficiency, tokens, sessionIds: p.sessionIds.slice(),
     layers: {

@@ -1,9 +1,25 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
+import type { LoadedCheckpoint } from '../model/checkpoint';
 import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
-import type { GrpoConfig } from './grpo';
+import { Model } from '../model/model';
+import type * as MathRewardModule from '../rewards/math-reward';
+import type { GrpoConfig, GrpoStep } from './grpo';
 import { GRPO_ARITH, GrpoRun } from './grpo';
 import { SFT_ARITH, SftRun } from './sft';
+
+// A three-step SFT model never answers right, so every advantage would be 0 and no update would
+// move the weights. The tests of the update loop swap in a reward that splits groups (the
+// completion's length parity); the others keep MathReward.
+const testReward = vi.hoisted(() => ({ on: false }));
+vi.mock('../rewards/math-reward', async (importOriginal) => {
+  const real = await importOriginal<typeof MathRewardModule>();
+  const parity = (completion: string) => {
+    const score = (completion.length % 2) as 0 | 1;
+    return { score, components: { boxed: 0, parsed: 0, correct: score }, extracted: null, detail: 'test reward: completion length parity' } as const;
+  };
+  return { ...real, mathReward: (completion: string, reference: string) => (testReward.on ? parity(completion) : real.mathReward(completion, reference)) };
+});
 
 async function tinyBase() {
   const sft = new SftRun(createCpuOps(), { ...SFT_ARITH, model: 'tiny', steps: 3, examples: 8, rows: 4, lr: 1e-2, warmup: 1, evalEvery: 0, evalN: 1 });
@@ -42,5 +58,131 @@ describe('GrpoRun (CPU, tiny model)', () => {
     const base = await tinyBase();
     const s = await new GrpoRun(createCpuOps(), { ...CONFIG, beta: 0.05 }, base).next();
     expect(s.metrics['rl/kl']).toBeCloseTo(0, 5);
+  });
+});
+
+describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity reward)', () => {
+  // Truncated completions train too ('score'), so every session carries loss mass.
+  const TRAIN: GrpoConfig = { ...CONFIG, truncation: 'score' };
+  let base: LoadedCheckpoint;
+  beforeAll(async () => {
+    base = await tinyBase();
+    testReward.on = true;
+  });
+  afterAll(() => {
+    testReward.on = false;
+  });
+  const first = (config: GrpoConfig) => new GrpoRun(createCpuOps(), config, base).next();
+  const rowsMass = (s: GrpoStep, rows: readonly number[]) => rows.reduce((n, r) => n + s.packed.responseMask.subarray(r * s.packed.width, (r + 1) * s.packed.width).reduce((a, b) => a + b, 0), 0);
+  async function startingScore(s: GrpoStep) {
+    const fresh = new Model(createCpuOps(), base.config);
+    fresh.setWeights(base.weights);
+    return (await fresh.score(s.packed)).logp;
+  }
+
+  it('epochs = 2: two optimizer steps on the batch; old log-probs are the rescoring before the first, so the second sees ratio ≠ 1', async () => {
+    const run = new GrpoRun(createCpuOps(), { ...TRAIN, epochs: 2 }, base);
+    const s = await run.next();
+    expect(s.metrics['reward/frac_reward_zero_std']).toBeLessThan(1); // nonzero advantages: the updates move the weights
+    expect(s.metrics['opt/steps_per_batch']).toBe(2);
+    expect(s.updates.map((u) => [u.epoch, u.miniBatch, u.rows.length])).toEqual([[0, 0, 6], [1, 0, 6]]);
+    expect(s.oldLogp).not.toBeNull();
+    expect(Array.from(s.oldLogp!)).toEqual(Array.from(await startingScore(s))); // verl old_log_prob: same weights, same numbers
+    expect(Math.abs(s.updates[0].metrics['rl/ppo_kl'])).toBe(0); // logp and old are one forward
+    expect(Math.abs(s.updates[1].metrics['rl/ppo_kl'])).toBeGreaterThan(1e-6);
+    expect(s.metrics['rl/ppo_kl']).toBe(s.updates[1].metrics['rl/ppo_kl']); // the last step's metrics
+    expect(s.metrics['opt/grad_norm']).toBe(s.updates[1].metrics['opt/grad_norm']);
+    // mismatch compares the rescoring (not the sampler's raw log-probs) with behavior
+    const single = await first(TRAIN);
+    expect(single.oldLogp).toBeNull();
+    expect(single.updates).toHaveLength(1);
+    // AdamW counts optimizer steps across batches.
+    expect((await run.model.getOptimizerState()).t).toBe(2);
+    await run.next();
+    expect((await run.model.getOptimizerState()).t).toBe(4);
+  });
+
+  it('miniBatches = 2: two steps on disjoint halves of the rows that cover every trained token once, each aggregated over its own tokens', async () => {
+    const s = await first({ ...TRAIN, miniBatches: 2 });
+    const W = s.packed.width;
+    expect(s.metrics['opt/steps_per_batch']).toBe(2);
+    const [a, b] = s.updates.map((u) => u.rows);
+    expect([a.length, b.length]).toEqual([s.packed.rows / 2, s.packed.rows / 2]);
+    expect(new Set([...a, ...b]).size).toBe(s.packed.rows); // disjoint and covering
+    expect(s.updates.map((u) => u.tokens)).toEqual([rowsMass(s, a), rowsMass(s, b)]);
+    expect(rowsMass(s, a) * rowsMass(s, b)).toBeGreaterThan(0);
+    expect(s.updates[0].tokens + s.updates[1].tokens).toBe(s.packed.metrics['batch/trainable_tokens']);
+    // Old log-probs: each mini-batch rescored alone under the starting weights equals the whole batch scored at once.
+    const start = await startingScore(s);
+    s.oldLogp!.forEach((x, i) => expect(x).toBeCloseTo(start[i], 5));
+    // First step: ratio ≡ 1 exactly, so PPO's token-mean seed is −A/N over its own N tokens; the second sees the moved weights.
+    expect(Math.abs(s.updates[0].metrics['rl/ppo_kl'])).toBe(0);
+    expect(Math.abs(s.updates[1].metrics['rl/ppo_kl'])).toBeGreaterThan(1e-6);
+    for (const r of a) {
+      for (let i = r * W; i < (r + 1) * W; i++) expect(s.dlogp[i]).toBeCloseTo(s.packed.responseMask[i] ? -s.packed.advantages[i] / s.updates[0].tokens : 0, 12);
+    }
+    for (const r of b) for (let i = r * W; i < (r + 1) * W; i++) if (!s.packed.responseMask[i]) expect(s.dlogp[i]).toBe(0);
+  });
+
+  it('importance: with behavior ≠ old (temperature 0.7) a TIS cap and an IcePop band each change the loss; at temperature 1 they change nothing', async () => {
+    const T = { ...TRAIN, temperature: 0.7 };
+    const none = await first(T);
+    const tis = await first({ ...T, importance: { threshold: 1.5 } });
+    const band = await first({ ...T, importance: { threshold: [0.95, 1.05] } });
+    const rejected = await first({ ...T, rejection: { token_k1: [0.95, 1.05] } });
+    for (const s of [tis, band, rejected]) expect(s.generated.map((g) => [...g.sampledIds])).toEqual(none.generated.map((g) => [...g.sampledIds]));
+    expect(Math.abs(none.metrics['mismatch/kl'])).toBeGreaterThan(1e-4); // raw (old) vs tempered (behavior)
+    const losses = [none, tis, band, rejected].map((s) => s.metrics['loss/policy']);
+    expect(new Set(losses).size).toBe(4);
+    expect(band.metrics['mismatch/rollout_is_oob_ratio']).toBeGreaterThan(0);
+    expect(rejected.metrics['mismatch/rollout_rs_masked_fraction']).toBeGreaterThan(0);
+    // Temperature 1: behavior = raw = old, every weight is 1.
+    const plain = await first(TRAIN);
+    const capped = await first({ ...TRAIN, importance: { threshold: 1.5 } });
+    expect(capped.metrics['loss/policy']).toBe(plain.metrics['loss/policy']);
+  });
+
+  it('estimator, advantage and truncation reach pack: RLOO gives other advantages than GRPO on the same batch', async () => {
+    const grpo = await first(TRAIN);
+    const rloo = await first({ ...TRAIN, estimator: 'rloo' });
+    const drGrpo = await first({ ...TRAIN, advantage: { scale: 'none' } });
+    const masked = await first({ ...TRAIN, truncation: 'mask' });
+    expect(rloo.sessions.map((s) => s.reward)).toEqual(grpo.sessions.map((s) => s.reward));
+    // RLOO by hand: a_i = r_i − mean of the other members of its group.
+    const expected = rloo.sessions.map((s) => {
+      const others = rloo.sessions.filter((o) => o.group === s.group && o !== s).map((o) => o.reward!);
+      return s.reward! - others.reduce((x, y) => x + y, 0) / others.length;
+    });
+    Array.from(rloo.packed.sessionAdvantages).forEach((a, i) => expect(a).toBeCloseTo(expected[i], 12));
+    expect(Array.from(rloo.packed.sessionAdvantages)).not.toEqual(Array.from(grpo.packed.sessionAdvantages));
+    expect(rloo.metrics['loss/policy']).not.toBe(grpo.metrics['loss/policy']);
+    // Dr. GRPO: centred, not divided by the std.
+    expect(Array.from(drGrpo.packed.sessionAdvantages)).not.toEqual(Array.from(grpo.packed.sessionAdvantages));
+    expect(grpo.metrics['sessions/truncated']).toBeGreaterThan(0);
+    expect(masked.packed.counts.trained).toBe(grpo.packed.counts.trained - grpo.metrics['sessions/truncated']);
+  });
+
+  it('kl: the configured estimator measures the KL to the frozen reference', async () => {
+    const k3 = await first({ ...TRAIN, beta: 0.05, epochs: 2 });
+    const k1 = await first({ ...TRAIN, beta: 0.05, epochs: 2, kl: { estimator: 'k1' } });
+    expect(k3.metrics['rl/kl']).toBeGreaterThan(0); // the second step's weights moved off the reference
+    expect(k1.metrics['rl/kl']).not.toBeCloseTo(k3.metrics['rl/kl'], 9);
+    expect(k3.metrics['loss/kl']).toBeCloseTo(0.05 * k3.metrics['rl/kl'], 12);
+  });
+
+  it('is deterministic with shuffled mini-batches over epochs: same seed, same rows, metrics and weights', async () => {
+    const config = { ...TRAIN, epochs: 2, miniBatches: 3 };
+    const runs = [new GrpoRun(createCpuOps(), config, base), new GrpoRun(createCpuOps(), config, base)];
+    const noPerf = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/')));
+    for (let step = 0; step < 2; step++) {
+      const [a, b] = [await runs[0].next(), await runs[1].next()];
+      expect(a.updates).toHaveLength(6);
+      expect(a.updates.map((u) => u.rows)).toEqual(b.updates.map((u) => u.rows));
+      expect(a.updates[0].rows).not.toEqual(a.updates[3].rows); // reshuffled per epoch
+      expect(noPerf(a.metrics)).toEqual(noPerf(b.metrics));
+      expect(Array.from(a.dlogp)).toEqual(Array.from(b.dlogp));
+    }
+    const [wa, wb] = [await runs[0].model.getWeights(), await runs[1].model.getWeights()];
+    for (const [name, w] of wa) expect(Array.from(w)).toEqual(Array.from(wb.get(name)!));
   });
 });

@@ -1,25 +1,32 @@
 /**
- * A GRPO run on arithmetic, one optimizer step per call of `next()`: sample P prompts × G
+ * A GRPO run on arithmetic, one sampled batch per call of `next()`: sample P prompts × G
  * completions under the current weights (KV cache), score them with MathReward, turn each into a
  * one-call Session, pack, rescore with the trainer, evaluate the GRPO objective of the RL core,
- * backward, clip, AdamW. With beta > 0 a frozen copy of the starting weights is the reference.
- * Not the UI loop (worker/runs) nor the CLI: both drive this.
+ * backward, clip, AdamW; `epochs` × `miniBatches` such optimizer steps per batch (verl
+ * `ppo_epochs`, `ppo_mini_batch_size`), one by default. With beta > 0 a frozen copy of the
+ * starting weights is the reference. Not the UI loop (worker/runs) nor the CLI: both drive this.
  */
+import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
 import type { ArithOptions, ArithTask, TrainStream } from '../data/arith';
 import { encodeExample, heldOut, trainStream } from '../data/arith';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { Model } from '../model/model';
+import type { PackedInput, Scored } from '../model/model';
 import { mathReward } from '../rewards/math-reward';
 import type { PackedBatch } from '../rl/pack-types';
-import type { AggregationOptions, PolicyLossSpec, Session } from '../rl/index';
-import { grpoObjective, pack } from '../rl/index';
+import type {
+  AdvantageOptions, AggregationOptions, GrpoObjectiveOptions, GrpoObjectiveOutput, IsWeightsOptions, KlOptions, OutcomeEstimator, PolicyLossSpec, RejectionThresholds, Session, Truncation,
+} from '../rl/index';
+import { grpoObjective, pack, sessionMeanWeights } from '../rl/index';
 import type { Generated } from '../rollout/generate';
 import { generate } from '../rollout/generate';
 import type { EvalResult } from './evaluate';
 import { evaluateArith } from './evaluate';
 import type { OptimizerConfig } from './optimizer';
 import { stepOptions } from './optimizer';
+import type { ResumePoint, TrainerPosition } from './resume';
+import { restore } from './resume';
 
 /** AdamW in GRPO_ARITH: lr 1e-4 constant, (0.9, 0.99), wd 0 (calibration.md). */
 export interface GrpoConfig extends OptimizerConfig {
@@ -39,8 +46,25 @@ export interface GrpoConfig extends OptimizerConfig {
   aggregation: AggregationOptions;
   /** KL strength to the frozen starting weights (0: no reference model). */
   beta: number;
+  /** KL estimator and its clamps (used when beta > 0). */
+  kl: KlOptions;
   /** Mask sessions of all-equal groups (calibration.md skipped them). */
   maskZeroAdvantage: boolean;
+  /** Outcome advantage estimator and its options (compat, scale, ...). */
+  estimator: OutcomeEstimator;
+  advantage: AdvantageOptions;
+  /** Truncated completions: 'mask' (no loss mass) or 'score' (train on their reward). */
+  truncation: Truncation;
+  /** Behavior-policy corrections: IS weights (TIS cap or IcePop band) and rejection masks; none by default. */
+  importance?: IsWeightsOptions;
+  rejection?: RejectionThresholds;
+  /**
+   * Optimizer steps per sampled batch: `epochs` passes over it, each split into `miniBatches`
+   * (1, 1 = one step, ratio ≡ 1, calibration.md). With more than one step, old log-probs are the
+   * trainer's rescoring of the batch before the first update.
+   */
+  epochs: number;
+  miniBatches: number;
   evalEvery: number;
   evalN: number;
   task: ArithOptions;
@@ -49,18 +73,122 @@ export interface GrpoConfig extends OptimizerConfig {
 export const GRPO_ARITH: GrpoConfig = {
   seed: 1, steps: 150, prompts: 16, group: 8, temperature: 1, topK: 0, topP: 1, maxNew: 16,
   lr: 1e-4, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, maxGradNorm: 1.0,
-  policyLoss: { name: 'ppo' }, aggregation: { mode: 'token-mean' }, beta: 0, maskZeroAdvantage: true,
+  policyLoss: { name: 'ppo' }, aggregation: { mode: 'token-mean' }, beta: 0, kl: { estimator: 'k3' }, maskZeroAdvantage: true,
+  estimator: 'grpo', advantage: {}, truncation: 'mask', epochs: 1, miniBatches: 1,
   evalEvery: 10, evalN: 200, task: { difficulty: 1, format: 'bare' },
 };
 
+/** One optimizer step of a batch: the packed rows it trained on and what it measured. */
+export interface GrpoUpdate {
+  /** 0-based pass over the batch, and mini-batch within the pass. */
+  epoch: number;
+  miniBatch: number;
+  /** The packed rows it scored and trained on, in that order: filled rows ascending, then padding rows. */
+  rows: number[];
+  /** Trainable tokens its objective aggregated over (responseMask × the rejection keep). */
+  tokens: number;
+  /** Its objective's metrics and `opt/grad_norm`. */
+  metrics: Record<string, number>;
+}
+
 export interface GrpoStep {
   step: number;
+  /** The batch's figures, the last optimizer step's objective metrics and `opt/grad_norm`, `opt/steps_per_batch`. */
   metrics: Record<string, number>;
   tasks: ArithTask[];
   sessions: Session[];
   generated: Generated[];
   packed: PackedBatch;
+  /**
+   * ∂loss/∂logp per packed id, from the last update that trained the id's row: the last epoch
+   * covers every row once, so this is the last epoch's gradient seeds (one update: its seed).
+   */
   dlogp: Float64Array;
+  /**
+   * The old log-probs when the trainer rescored the batch under the weights before its first
+   * update (epochs × miniBatches > 1, verl `old_log_prob`); null when old is the sampler's raw
+   * log-probs, `packed.oldLogProbs`. The Batch view's mismatch is old − behavior.
+   */
+  oldLogp: Float64Array | null;
+  /** The batch's optimizer steps, in order. */
+  updates: GrpoUpdate[];
+}
+
+/** epochs × miniBatches, each checked to be an integer ≥ 1. */
+function stepsPerBatch(c: GrpoConfig): number {
+  for (const k of ['epochs', 'miniBatches'] as const) {
+    if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`GrpoConfig.${k} = ${c[k]}: expected an integer ≥ 1`);
+  }
+  return c.epochs * c.miniBatches;
+}
+
+/**
+ * The rows each optimizer step trains on: per epoch, a partition of the batch's `rows` packed rows
+ * into `miniBatches` groups of rows / miniBatches (pack pads `rows` to a multiple). The filled rows
+ * (pack fills 0 … rowsNeeded−1) are shuffled once per epoch (verl shuffles its mini-batches per
+ * epoch) and dealt round-robin, so mini-batches differ by at most one filled row; padding rows make
+ * up the size. One mini-batch: every row, in order. A session's chains never leave their rows, and
+ * the advantages come from pack over whole groups, so a mini-batch needs no whole groups.
+ */
+function miniBatchRows(rows: number, rowsNeeded: number, epochs: number, miniBatches: number, rand: () => number): number[][][] {
+  const size = rows / miniBatches;
+  if (!Number.isInteger(size) || rowsNeeded > rows) throw new Error(`miniBatchRows: ${rows} rows (${rowsNeeded} filled) do not split into ${miniBatches} mini-batches`);
+  const all = Array.from({ length: rows }, (_, r) => r);
+  if (miniBatches === 1) return Array.from({ length: epochs }, () => [all]);
+  return Array.from({ length: epochs }, () => {
+    const filled = all.slice(0, rowsNeeded);
+    for (let i = filled.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [filled[i], filled[j]] = [filled[j], filled[i]];
+    }
+    const groups: number[][] = Array.from({ length: miniBatches }, () => []);
+    filled.forEach((r, i) => groups[i % miniBatches].push(r));
+    const padding = all.slice(rowsNeeded);
+    return groups.map((g) => [...g.sort((a, b) => a - b), ...padding.splice(0, size - g.length)]);
+  });
+}
+
+type Table = Float32Array | Float64Array | Int32Array;
+
+/** Rows `rows` of a `[*, width]` table, stacked in that order. */
+function takeRows<T extends Table>(a: T, rows: readonly number[], width: number): T {
+  const out = new (a.constructor as new (n: number) => T)(rows.length * width);
+  rows.forEach((r, i) => out.set(a.subarray(r * width, (r + 1) * width), i * width));
+  return out;
+}
+
+/** Writes a mini-batch's `[rows.length, width]` table back at its rows of `dst`. */
+function putRows(dst: Float64Array, src: ArrayLike<number>, rows: readonly number[], width: number): void {
+  rows.forEach((r, i) => {
+    for (let t = 0; t < width; t++) dst[r * width + t] = src[i * width + t];
+  });
+}
+
+/** One mini-batch of a packed batch, as the model and the objective read it. */
+interface MiniBatch extends PackedInput {
+  segmentIds: Int32Array;
+  advantages: Float64Array;
+  responseMask: Float64Array;
+  behaviorLogp: Float64Array;
+  sessionWeights: Float64Array;
+  sessionIds: Int32Array;
+  /** The same rows of any other `[rows, width]` table of the batch. */
+  take<T extends Table>(a: T): T;
+}
+
+/** Rows `rows` of `p`; the batch itself (no copies) when they are every row in order. */
+function miniBatchOf(p: PackedBatch, rows: readonly number[]): MiniBatch {
+  const whole = rows.length === p.rows && rows.every((r, i) => r === i);
+  const take = <T extends Table>(a: T): T => (whole ? a : takeRows(a, rows, p.width));
+  const responseMask = take(p.responseMask);
+  const sessionIds = take(p.sessionIds);
+  return {
+    rows: rows.length, width: p.width, inputIds: take(p.inputIds), segmentIds: take(p.segmentIds), positions: take(p.positions),
+    advantages: take(p.advantages), responseMask, behaviorLogp: take(p.behaviorLogProbs), sessionIds,
+    // session-mean over this mini-batch's sessions (the same weights unless a session spans rows).
+    sessionWeights: whole ? p.sessionWeights : sessionMeanWeights(sessionIds, responseMask),
+    take,
+  };
 }
 
 export class GrpoRun {
@@ -86,8 +214,9 @@ export class GrpoRun {
   async next(): Promise<GrpoStep> {
     const c = this.config;
     const tok = this.base.tokenizer;
+    const steps = stepsPerBatch(c);
     this.step++;
-    const version = this.step - 1; // weights after `version` optimizer steps sample this batch
+    const version = this.step - 1; // weights after `version` batches' updates sample this batch
     const t0 = performance.now();
     const tasks = this.stream.take(c.prompts);
     const prompts = tasks.flatMap((t) => Array.from({ length: c.group }, () => encodeExample(tok, t).promptIds));
@@ -105,19 +234,52 @@ export class GrpoRun {
     });
     const longest = Math.max(...prompts.map((p) => p.length)) + c.maxNew;
     // Two chains always fit a row of twice the longest chain: a fixed [rows, width] keeps the
-    // model's activations allocated once.
-    const packed = pack(sessions, 2 * longest, { rows: Math.ceil((c.prompts * c.group) / 2), estimator: 'grpo', truncation: 'mask', maskZeroAdvantage: c.maskZeroAdvantage });
+    // model's activations allocated once. Rows round up to a multiple of miniBatches, so every
+    // mini-batch has the same shape too.
+    const rows = Math.ceil(Math.ceil((c.prompts * c.group) / 2) / c.miniBatches) * c.miniBatches;
+    const packed = pack(sessions, 2 * longest, { rows, estimator: c.estimator, advantage: c.advantage, truncation: c.truncation, maskZeroAdvantage: c.maskZeroAdvantage });
     if (!packed.ok) throw new Error(`GRPO batch does not pack: ${packed.message}`);
-    const scored = await this.model.score(packed);
+    const plan = miniBatchRows(packed.rows, packed.rowsNeeded, c.epochs, c.miniBatches, mulberry32((c.seed * 100_003 + this.step) ^ 0x6a09e667));
+    // Old log-probs. One update per batch: the sampler's raw log-probs (ratio ≡ 1 up to float32,
+    // calibration.md). More: the trainer's rescoring under the weights before the first update
+    // (verl `old_log_prob`), done in epoch 0's mini-batches last to first, so that the activations
+    // left in place are the first update's own forward.
+    let oldLogp = packed.oldLogProbs ?? undefined;
+    let rescored: Float64Array | null = null;
+    let firstScored: Scored | null = null;
+    if (steps === 1) firstScored = await this.model.score(packed);
+    else {
+      rescored = new Float64Array(packed.rows * packed.width);
+      for (let b = c.miniBatches - 1; b >= 0; b--) {
+        firstScored = await this.model.score(miniBatchOf(packed, plan[0][b]));
+        putRows(rescored, firstScored.logp, plan[0][b], packed.width);
+      }
+      oldLogp = rescored;
+    }
     const refLogp = this.reference ? (await this.reference.score(packed)).logp : undefined;
     const tScore = performance.now();
-    const obj = grpoObjective(
-      { rows: packed.rows, width: packed.width, logp: scored.logp, oldLogp: packed.oldLogProbs ?? undefined, behaviorLogp: packed.behaviorLogProbs, refLogp, advantages: packed.advantages, responseMask: packed.responseMask, segmentIds: packed.segmentIds, sessionWeights: packed.sessionWeights, sessionIds: packed.sessionIds, entropy: scored.entropy },
-      { policyLoss: c.policyLoss, aggregation: c.aggregation, beta: c.beta },
-    );
-    this.model.zeroGrad();
-    this.model.backward(obj.dlogp);
-    const gradNorm = await this.model.step(stepOptions(c, this.step));
+    const options: GrpoObjectiveOptions = { policyLoss: c.policyLoss, aggregation: c.aggregation, beta: c.beta, kl: c.kl, importance: c.importance, rejection: c.rejection };
+    const dlogp = new Float64Array(packed.rows * packed.width);
+    const updates: GrpoUpdate[] = [];
+    let last: GrpoObjectiveOutput | null = null;
+    let gradNorm = 0;
+    for (let e = 0; e < c.epochs; e++) {
+      for (let b = 0; b < c.miniBatches; b++) {
+        const mb = miniBatchOf(packed, plan[e][b]);
+        const scored = e === 0 && b === 0 && firstScored ? firstScored : await this.model.score(mb);
+        const obj = grpoObjective(
+          { rows: mb.rows, width: mb.width, logp: scored.logp, oldLogp: oldLogp && mb.take(oldLogp), behaviorLogp: mb.behaviorLogp, refLogp: refLogp && mb.take(refLogp), advantages: mb.advantages, responseMask: mb.responseMask, segmentIds: mb.segmentIds, sessionWeights: mb.sessionWeights, sessionIds: mb.sessionIds, entropy: scored.entropy },
+          options,
+        );
+        this.model.zeroGrad();
+        this.model.backward(obj.dlogp);
+        // AdamW counts optimizer steps, not batches: batch k's updates are (k−1)·steps + 1 … k·steps.
+        gradNorm = await this.model.step(stepOptions(c, (this.step - 1) * steps + updates.length + 1));
+        putRows(dlogp, obj.dlogp, plan[e][b], packed.width);
+        updates.push({ epoch: e, miniBatch: b, rows: plan[e][b], tokens: obj.mask.reduce((n, m) => n + m, 0), metrics: { ...obj.metrics, 'opt/grad_norm': gradNorm } });
+        last = obj;
+      }
+    }
     const tTrain = performance.now();
     const rewards = sessions.map((s) => s.reward ?? 0);
     const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
@@ -125,23 +287,39 @@ export class GrpoRun {
     const sampledTokens = generated.reduce((n, g) => n + g.sampledIds.length, 0);
     const metrics: Record<string, number> = {
       ...packed.metrics,
-      ...obj.metrics,
+      ...last?.metrics,
       'reward/mean': mean,
       'reward/std': std,
       'response/mean_length': sampledTokens / generated.length,
       'response/truncated_frac': generated.filter((g) => g.finishReason === 'length').length / generated.length,
       'opt/lr': c.lr,
       'opt/grad_norm': gradNorm,
+      'opt/steps_per_batch': steps,
+      // score_ms: the old log-probs' rescoring and the reference before the first update; train_ms: the updates, their forwards included.
       'perf/sample_ms': tSample - t0,
       'perf/score_ms': tScore - tSample,
       'perf/train_ms': tTrain - tScore,
       'perf/step_ms': tTrain - t0,
       'perf/tokens_per_s': (packed.realTokens + sampledTokens) / ((tTrain - t0) / 1000),
     };
-    return { step: this.step, metrics, tasks, sessions, generated, packed, dlogp: obj.dlogp };
+    return { step: this.step, metrics, tasks, sessions, generated, packed, dlogp, oldLogp: rescored, updates };
   }
 
   evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
     return evaluateArith(this.model, this.base.tokenizer, this.heldOutTasks.slice(0, n));
+  }
+
+  /**
+   * Where this run stands between steps, for an exact continuation (worker/train/resume.ts): the
+   * sampling seeds derive from the step, the frozen reference from the base.
+   */
+  position(): TrainerPosition {
+    return { step: this.step, tasksDrawn: this.stream.position };
+  }
+
+  /** Continues a freshly constructed run from a stored position, weights and AdamW state. */
+  resumeAt(from: ResumePoint): void {
+    restore(this.model, this.stream, from);
+    this.step = from.position.step;
   }
 }
