@@ -27,12 +27,17 @@ test('Experiments: sft-arith trains in the worker on WebGPU and the loss falls, 
   expect(config).toMatchObject({ architectures: ['LlamaForCausalLM'], hidden_size: 64, num_hidden_layers: 2 });
 });
 
-test('Experiments: an invalid option is refused with the field and its range, and nothing starts', async ({ page }) => {
+test('Experiments: an invalid option shows the field and its range, and nothing can start', async ({ page }) => {
   await page.goto('/#/experiments');
   await page.getByTestId('preset-sft-arith').click();
   await expect(page.getByText(/Training on webgpu/)).toBeVisible();
-  await page.getByRole('spinbutton', { name: /Learning rate/ }).fill('5');
-  await page.getByTestId('run-start').click();
-  await expect(page.getByRole('alert')).toContainText('InvalidConfig: lr must be in (0, 0.1], got 5');
+  await expect(page.getByTestId('run-start')).toBeEnabled();
+  const lr = page.getByRole('spinbutton', { name: /Learning rate/ });
+  await lr.fill('5');
+  await expect(lr).toHaveAttribute('aria-invalid', 'true');
+  await expect(lr).toHaveAccessibleDescription(/^lr must be a number in \(0, 0\.1\], got 5/);
+  await expect(page.getByTestId('problem-lr')).toHaveText('lr must be a number in (0, 0.1], got 5');
+  await expect(page.getByTestId('run-start')).toBeDisabled();
+  await page.getByTestId('run-start').click({ force: true });
   await expect(page.getByTestId('run-status')).toHaveCount(0);
 });

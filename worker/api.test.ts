@@ -7,8 +7,11 @@ import type { CheckpointFiles } from './model/checkpoint';
 import { exportCheckpoint, importCheckpoint } from './model/checkpoint';
 import { createCpuOps } from '../kernels/backends/cpu';
 import { SFT_ARITH, SftRun } from './train/sft';
-import type { RunEvent, RunOptions, WorkbenchApi } from './protocol';
+import type { GrpoRunOptions, RunEvent, RunOptions, WorkbenchApi } from './protocol';
 import { ERROR_NAMES } from './protocol';
+import { PRESETS } from './runs/presets';
+
+const GRPO = PRESETS.find((p) => p.name === 'grpo-arith')!.defaults as GrpoRunOptions;
 
 /** The API as the app sees it: through comlink over a real MessageChannel. */
 /** A base checkpoint for GRPO runs: a tiny model after a few SFT steps. */
@@ -112,18 +115,27 @@ describe('runs over comlink', () => {
     await api.init('cpu');
     await expect(api.startRun({ preset: 'sft-arith', steps: 0, lr: 1, seed: 1, evalEvery: 0, evalN: 10, checkpointEvery: 0 }, proxy(() => {}))).rejects.toMatchObject({
       name: 'InvalidConfig',
-      message: expect.stringMatching(/steps must be an integer in 1\.\.5000, got 0; lr must be in \(0, 0\.1\], got 1/),
+      message: expect.stringMatching(/steps must be an integer in 1\.\.5000, got 0; lr must be a number in \(0, 0\.1\], got 1/),
     });
     await expect(api.stopRun('nope')).rejects.toMatchObject({ name: 'UnknownRun' });
-    await expect(api.startRun({ preset: 'grpo-arith', steps: 1, lr: 1e-4, seed: 1, prompts: 2, group: 1, temperature: 0, evalEvery: 0, evalN: 1, checkpointEvery: 0 }, proxy(() => {}))).rejects.toMatchObject({
-      message: expect.stringMatching(/group must be an integer in 2\.\.64, got 1; temperature must be in \(0, 10\], got 0/),
+    const bad: GrpoRunOptions = { ...GRPO, steps: 1, group: 1, temperature: 0, policyLoss: { name: 'ppo', clipHigh: -1 } };
+    await expect(api.startRun(bad, proxy(() => {}))).rejects.toMatchObject({
+      message: expect.stringMatching(/group must be an integer in 2\.\.64, got 1; temperature must be a number in \(0, 10\], got 0; policyLoss\.clipHigh must be a number in \[0, 10\], got -1/),
     });
+    // The same check, as the form asks for it before a start.
+    expect(await api.checkRunOptions(bad)).toEqual([
+      { path: 'group', message: 'group must be an integer in 2..64, got 1' },
+      { path: 'temperature', message: 'temperature must be a number in (0, 10], got 0' },
+      { path: 'policyLoss.clipHigh', message: 'policyLoss.clipHigh must be a number in [0, 10], got -1' },
+    ]);
+    expect(await api.checkRunOptions(GRPO)).toEqual([]);
+    expect((await api.presets()).find((p) => p.name === 'grpo-arith')!.fields.map((f) => f.path)).toContain('policyLoss.clipHigh');
   });
 
   it('runs GRPO from the base checkpoint and reports reward metrics', async () => {
     const api = connect();
     await api.init('cpu');
-    const { id, events, done } = await collect(api, 2, { preset: 'grpo-arith', steps: 2, lr: 1e-3, seed: 1, prompts: 2, group: 3, temperature: 1, evalEvery: 2, evalN: 3, checkpointEvery: 0 });
+    const { id, events, done } = await collect(api, 2, { ...GRPO, steps: 2, lr: 1e-3, seed: 1, prompts: 2, group: 3, temperature: 1, evalEvery: 2, evalN: 3, checkpointEvery: 0 });
     await done;
     expect(await api.groupSteps(id)).toEqual([1, 2]);
     const groups = (await api.groupsAt(id, 2))!;
@@ -149,8 +161,43 @@ describe('runs over comlink', () => {
       throw new Error('GET /checkpoints/arith-base/model.safetensors: HTTP 404');
     });
     await api.init('cpu');
-    const { events, done } = await collect(api, 1, { preset: 'grpo-arith', steps: 1, lr: 1e-4, seed: 1, prompts: 2, group: 2, temperature: 1, evalEvery: 0, evalN: 1, checkpointEvery: 0 });
+    const { events, done } = await collect(api, 1, { ...GRPO, steps: 1, lr: 1e-4, seed: 1, prompts: 2, group: 2, temperature: 1, evalEvery: 0, evalN: 1, checkpointEvery: 0 });
     await done;
     expect(events.at(-1)).toMatchObject({ type: 'status', status: 'failed', message: expect.stringMatching(/base checkpoint .*HTTP 404/) });
+  });
+
+  it('continues a stopped GRPO run under its id and serves its sessions, typed arrays intact', async () => {
+    const api = connect();
+    await api.init('cpu');
+    const options: GrpoRunOptions = { ...GRPO, steps: 5, prompts: 2, group: 2, evalEvery: 0, evalN: 1, checkpointEvery: 1 };
+    let stopped!: () => void;
+    const ended = new Promise<void>((r) => (stopped = r));
+    const id = await api.startRun(
+      options,
+      proxy((e: RunEvent) => {
+        if (e.type === 'step' && e.step === 1) void api.stopRun(e.runId);
+        if (e.type === 'status' && e.status === 'stopped') stopped();
+      }),
+    );
+    await ended;
+    const run = (await api.listRuns()).find((r) => r.runId === id)!;
+    expect(run).toMatchObject({ status: 'stopped', checkpointStep: run.lastStep });
+    expect(run.lastStep).toBeLessThan(5);
+
+    const events: RunEvent[] = [];
+    let finished!: () => void;
+    const done = new Promise<void>((r) => (finished = r));
+    const r = await api.continueRun(id, proxy((e: RunEvent) => (events.push(e), e.type === 'status' && e.status !== 'running' && finished())));
+    expect(r).toEqual({ ok: true, fromStep: run.lastStep });
+    await done;
+    expect(events.at(-1)).toMatchObject({ type: 'status', runId: id, status: 'finished' });
+    expect(events.find((e) => e.type === 'step')).toMatchObject({ step: run.lastStep + 1 });
+    expect((await api.runHistory(id)).steps.map((s) => s.step)).toEqual([1, 2, 3, 4, 5]);
+    const sessions = (await api.sessionsAt(id, 5))!;
+    expect(sessions).toHaveLength(4);
+    expect(sessions[0].calls[0].sampledIds).toBeInstanceOf(Int32Array);
+    expect(sessions[0].calls[0].behaviorLogProbs).toBeInstanceOf(Float64Array);
+    expect(sessions.every((s) => s.calls[0].version === 4)).toBe(true);
+    expect(await api.continueRun(id, proxy(() => {}))).toMatchObject({ ok: false, reason: expect.stringMatching(/finished/) });
   });
 });

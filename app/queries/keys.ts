@@ -2,6 +2,8 @@
 export const keys = {
   backend: () => ['backend'] as const,
   presets: () => ['presets'] as const,
+  /** The worker's problems with a set of run options (the options are the key: JSON, no undefined). */
+  optionProblems: (options: unknown) => ['option-problems', options] as const,
   runs: () => ['runs'] as const,
   storage: () => ['storage'] as const,
   /** Changes with the latest step, so the list refreshes as the run goes. */

@@ -1,0 +1,102 @@
+/**
+ * Run options (what the form edits, protocol.ts) ↔ trainer configs (worker/train): `*ConfigOf`
+ * maps validated options onto a preset's config, and `*OptionsOf` gives the options a config
+ * stands for, so a preset's defaults are its trainer config and the two cannot drift (tested:
+ * `grpoConfigOf(grpoOptionsOf(GRPO_ARITH))` is GRPO_ARITH). Not validation (schema.ts).
+ */
+import type { DpoRunOptions, GrpoRunOptions, ImportanceRunOptions, PolicyLossRunOptions, SftRunOptions } from '../protocol';
+import type { PolicyLossSpec } from '../rl/index';
+import type { DpoConfig } from '../train/dpo';
+import type { GrpoConfig } from '../train/grpo';
+import type { SftConfig } from '../train/sft';
+
+/** Run bookkeeping the trainers do not see. */
+interface Bookkeeping {
+  evalN: number;
+  checkpointEvery: number;
+}
+
+export function sftConfigOf(o: SftRunOptions, base: SftConfig): SftConfig {
+  return { ...base, steps: o.steps, lr: o.lr, seed: o.seed, evalEvery: o.evalEvery, evalN: o.evalN };
+}
+
+export function sftOptionsOf(c: SftConfig, run: Bookkeeping): SftRunOptions {
+  return { preset: 'sft-arith', steps: c.steps, lr: c.lr, seed: c.seed, evalEvery: c.evalEvery, ...run };
+}
+
+export function grpoConfigOf(o: GrpoRunOptions, base: GrpoConfig): GrpoConfig {
+  const { name, ...lossOptions } = o.policyLoss;
+  const { estimator, ...advantage } = o.advantage;
+  const config: GrpoConfig = {
+    ...base,
+    seed: o.seed, steps: o.steps, prompts: o.prompts, group: o.group,
+    temperature: o.temperature, topK: o.topK, topP: o.topP, maxNew: o.maxNew,
+    lr: o.lr, beta1: o.beta1, beta2: o.beta2, eps: o.eps, weightDecay: o.weightDecay, maxGradNorm: o.maxGradNorm,
+    policyLoss: (Object.keys(lossOptions).length ? { name, options: lossOptions } : { name }) as PolicyLossSpec,
+    aggregation: { ...o.aggregation },
+    beta: o.beta,
+    kl: { ...o.kl },
+    maskZeroAdvantage: o.maskZeroAdvantage,
+    estimator,
+    advantage,
+    truncation: o.truncation,
+    epochs: o.epochs, miniBatches: o.miniBatches,
+    evalEvery: o.evalEvery, evalN: o.evalN,
+  };
+  delete config.importance;
+  delete config.rejection;
+  const imp = o.importance;
+  if (imp.kind !== 'off') config.importance = { level: imp.level, threshold: imp.kind === 'tis' ? imp.cap : [imp.low, imp.high], batchNormalize: imp.batchNormalize };
+  if (Object.keys(o.rejection).length) config.rejection = { ...o.rejection };
+  return config;
+}
+
+export function grpoOptionsOf(c: GrpoConfig, run: Bookkeeping): GrpoRunOptions {
+  const imp = c.importance;
+  const threshold = imp?.threshold ?? 2;
+  const importance: ImportanceRunOptions = !imp
+    ? { kind: 'off' }
+    : typeof threshold === 'number'
+      ? { kind: 'tis', level: imp.level ?? 'token', cap: threshold, batchNormalize: imp.batchNormalize ?? false }
+      : { kind: 'band', level: imp.level ?? 'token', low: threshold[0], high: threshold[1], batchNormalize: imp.batchNormalize ?? false };
+  return {
+    preset: 'grpo-arith',
+    steps: c.steps, lr: c.lr, seed: c.seed, prompts: c.prompts, group: c.group,
+    temperature: c.temperature, topK: c.topK, topP: c.topP, maxNew: c.maxNew,
+    policyLoss: { name: c.policyLoss.name, ...c.policyLoss.options } as PolicyLossRunOptions,
+    aggregation: { mode: c.aggregation.mode ?? 'token-mean', ...c.aggregation } as GrpoRunOptions['aggregation'],
+    advantage: { estimator: c.estimator, ...c.advantage } as GrpoRunOptions['advantage'],
+    maskZeroAdvantage: c.maskZeroAdvantage,
+    truncation: c.truncation,
+    beta: c.beta,
+    kl: { ...c.kl, estimator: c.kl.estimator ?? 'k3' } as GrpoRunOptions['kl'],
+    importance,
+    rejection: { ...c.rejection } as GrpoRunOptions['rejection'],
+    beta1: c.beta1, beta2: c.beta2, eps: c.eps, weightDecay: c.weightDecay, maxGradNorm: c.maxGradNorm,
+    epochs: c.epochs, miniBatches: c.miniBatches,
+    evalEvery: c.evalEvery,
+    ...run,
+  };
+}
+
+export function dpoConfigOf(o: DpoRunOptions, base: DpoConfig): DpoConfig {
+  return {
+    ...base,
+    seed: o.seed, steps: o.steps, pairs: o.pairs, samplesPerPrompt: o.samplesPerPrompt, temperature: o.temperature, maxNew: o.maxNew,
+    beta: o.beta, lossType: o.loss.type, labelSmoothing: 'labelSmoothing' in o.loss ? (o.loss.labelSmoothing ?? 0) : 0, nllWeight: o.nllWeight,
+    lr: o.lr, beta1: o.beta1, beta2: o.beta2, eps: o.eps, weightDecay: o.weightDecay, maxGradNorm: o.maxGradNorm,
+    evalEvery: o.evalEvery, evalN: o.evalN,
+  };
+}
+
+export function dpoOptionsOf(c: DpoConfig, run: Bookkeeping): DpoRunOptions {
+  const loss: DpoRunOptions['loss'] = c.lossType === 'sigmoid' || c.lossType === 'robust' ? { type: c.lossType, labelSmoothing: c.labelSmoothing } : { type: c.lossType };
+  return {
+    preset: 'dpo-arith',
+    steps: c.steps, lr: c.lr, seed: c.seed, pairs: c.pairs, beta: c.beta, loss, nllWeight: c.nllWeight,
+    samplesPerPrompt: c.samplesPerPrompt, temperature: c.temperature, maxNew: c.maxNew,
+    beta1: c.beta1, beta2: c.beta2, eps: c.eps, weightDecay: c.weightDecay, maxGradNorm: c.maxGradNorm,
+    evalEvery: c.evalEvery,
+    ...run,
+  };
+}

@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import type { FieldSpec, GrpoRunOptions, RunOptions } from '../protocol';
+import { AGGREGATION_MODES, KL_ESTIMATORS, OUTCOME_ESTIMATORS, POLICY_LOSS_NAMES, REJECTION_OPTIONS } from '../rl/index';
+import { checkRunOptions, isActive, optionFields, valueAt } from './fields';
+import { PRESETS } from './presets';
+import { runOptionsSchema } from './schema';
+
+const defaults = (name: RunOptions['preset']) => structuredClone(PRESETS.find((p) => p.name === name)!.defaults) as RunOptions;
+const GRPO = defaults('grpo-arith') as GrpoRunOptions;
+const messages = (o: unknown) => checkRunOptions(o).map((p) => p.message);
+
+/** A copy of `o` with `path` set (undefined: removed). */
+function setAt(o: unknown, path: string, value: unknown): RunOptions {
+  const copy = structuredClone(o) as Record<string, unknown>;
+  const keys = path.split('.');
+  let at = copy;
+  for (const k of keys.slice(0, -1)) at = (at[k] ??= {}) as Record<string, unknown>;
+  if (value === undefined) delete at[keys.at(-1)!];
+  else at[keys.at(-1)!] = value;
+  return copy as unknown as RunOptions;
+}
+
+/** Preset defaults switched to variant `k` of those where `field` applies, with that variant's required options filled in. */
+function activate(field: FieldSpec, fields: FieldSpec[], preset: RunOptions['preset'], k: number): RunOptions {
+  let o = defaults(preset);
+  for (const c of field.when ?? []) {
+    o = setAt(o, c.path, c === field.when!.at(-1) ? c.values[k] : c.values[0]);
+    const prefix = c.path.slice(0, c.path.lastIndexOf('.') + 1);
+    // Leave only the discriminator of that object, then fill what the new variant requires.
+    for (const k of Object.keys(valueAt(o, prefix.slice(0, -1)) as object)) if (`${prefix}${k}` !== c.path) o = setAt(o, `${prefix}${k}`, undefined);
+  }
+  for (const f of fields) if (isActive(f, o) && !f.optional && valueAt(o, f.path) === undefined) o = setAt(o, f.path, f.initial ?? f.values?.[0]);
+  expect(checkRunOptions(o), `${preset}: the variant of ${field.path}`).toEqual([]);
+  return o;
+}
+
+describe('run options schema', () => {
+  it('accepts every preset as shipped', () => {
+    for (const p of PRESETS) {
+      expect(checkRunOptions(p.defaults), p.name).toEqual([]);
+      expect(runOptionsSchema.safeParse(p.defaults).success).toBe(true);
+    }
+  });
+
+  it('names the field and its range for each kind of bad number', () => {
+    expect(messages({ ...GRPO, steps: 0 })).toEqual(['steps must be an integer in 1..5000, got 0']);
+    expect(messages({ ...GRPO, group: 2.5 })).toEqual(['group must be an integer in 2..64, got 2.5']);
+    expect(messages({ ...GRPO, temperature: 0 })).toEqual(['temperature must be a number in (0, 10], got 0']);
+    expect(messages({ ...GRPO, beta1: 1 })).toEqual(['beta1 must be a number in [0, 1), got 1']);
+    expect(messages({ ...GRPO, lr: Number.NaN })).toEqual(['lr must be a number in (0, 0.1], got NaN']);
+    expect(messages({ ...GRPO, topP: Infinity })).toEqual(['topP must be a number in (0, 1], got Infinity']);
+    expect(messages(setAt(GRPO, 'lr', undefined))).toEqual(['lr must be a number in (0, 0.1], got nothing']);
+    expect(checkRunOptions({ ...GRPO, policyLoss: { name: 'ppo', clipHigh: -1 } })).toEqual([
+      { path: 'policyLoss.clipHigh', message: 'policyLoss.clipHigh must be a number in [0, 10], got -1' },
+    ]);
+    expect(messages({ ...GRPO, maskZeroAdvantage: 'yes' })).toEqual(["maskZeroAdvantage must be true or false, got 'yes'"]);
+    expect(messages({ ...GRPO, steps: 0, lr: 1 })).toEqual(['steps must be an integer in 1..5000, got 0', 'lr must be a number in (0, 0.1], got 1']);
+  });
+
+  it('lists the allowed values for an unknown one', () => {
+    expect(messages({ ...GRPO, aggregation: { mode: 'mean' } })).toEqual([
+      "aggregation.mode must be one of token-mean, token-sum, seq-mean-token-mean, seq-mean-token-sum, session-mean, grpo, seq-mean-token-sum-norm, dr_grpo, got 'mean'",
+    ]);
+    expect(messages({ ...GRPO, kl: { estimator: 'k4' } })).toEqual(["kl.estimator must be one of k1, abs, k2, k3, k1+, abs+, k2+, k3+, got 'k4'"]);
+    expect(messages({ ...GRPO, policyLoss: { name: 'echo' } })).toEqual(["policyLoss.name must be one of ppo, gspo, cispo, reinforce, dppo_tv, dppo_kl, icepop, reinforce_kl, got 'echo'"]);
+    // A variant narrows a shared option: TRL has no REINFORCE++-baseline.
+    expect(messages({ ...GRPO, advantage: { estimator: 'reinforce++-baseline', compat: 'trl' } })).toEqual(["advantage.compat must be one of verl, rllm, got 'trl'"]);
+    expect(messages({ ...defaults('dpo-arith'), loss: { type: 'dpo' } })).toEqual(["loss.type must be one of sigmoid, robust, ipo, hinge, got 'dpo'"]);
+    expect(messages({ preset: 'ppo-arith' })).toEqual(["preset must be one of sft-arith, grpo-arith, dpo-arith, got 'ppo-arith'"]);
+    expect(messages(null)).toEqual(['options must be an object with a preset, got null']);
+  });
+
+  it("refuses another variant's option and unknown fields, saying where they apply", () => {
+    expect(messages({ ...GRPO, policyLoss: { name: 'gspo', dualClip: 2 } })).toEqual([
+      'policyLoss.dualClip is not an option of grpo-arith; it applies only when policyLoss.name is ppo',
+    ]);
+    expect(messages({ ...defaults('dpo-arith'), loss: { type: 'ipo', labelSmoothing: 0.1 } })).toEqual([
+      'loss.labelSmoothing is not an option of dpo-arith; it applies only when loss.type is sigmoid, or loss.type is robust',
+    ]);
+    expect(messages({ ...defaults('sft-arith'), prompts: 4 })).toEqual(['prompts is not an option of sft-arith']);
+  });
+
+  it('checks options against each other', () => {
+    expect(messages({ ...GRPO, prompts: 2, group: 3, miniBatches: 4 })).toEqual([
+      'miniBatches must be at most ⌈prompts × group / 2⌉ = 3 (the packed rows; one row per mini-batch at least), got 4',
+    ]);
+    expect(messages({ ...GRPO, prompts: 2, group: 3, miniBatches: 3 })).toEqual([]);
+    expect(messages({ ...GRPO, importance: { kind: 'band', level: 'token', low: 3, high: 2, batchNormalize: false } })).toEqual([
+      'importance.low must be at most importance.high (2), got 3',
+    ]);
+    expect(messages({ ...GRPO, policyLoss: { name: 'icepop', alpha: 6 } })).toEqual(['policyLoss.alpha must be at most policyLoss.beta (5), got 6']);
+    expect(messages({ ...GRPO, policyLoss: { name: 'reinforce_kl', klApprox: false, ratioClampMin: 2, ratioClampMax: 1 } })).toEqual([
+      'policyLoss.ratioClampMin must be at most policyLoss.ratioClampMax (1), got 2',
+    ]);
+  });
+
+  it('offers every option value the RL core has (echo excepted: no observation tokens here)', () => {
+    const values = (path: string) => [...new Set(optionFields('grpo-arith').filter((f) => f.path === path).flatMap((f) => f.values!))].sort();
+    expect([...values('policyLoss.name'), 'echo'].sort()).toEqual([...POLICY_LOSS_NAMES].sort());
+    expect(values('aggregation.mode')).toEqual([...AGGREGATION_MODES].sort());
+    expect(values('kl.estimator')).toEqual([...KL_ESTIMATORS].sort());
+    expect(values('advantage.estimator')).toEqual([...OUTCOME_ESTIMATORS].sort());
+    const rejection = optionFields('grpo-arith').filter((f) => f.path.startsWith('rejection.')).map((f) => f.path.slice('rejection.'.length));
+    expect(rejection.sort()).toEqual([...REJECTION_OPTIONS].sort());
+  });
+});
+
+describe('form fields derived from the schema', () => {
+  it.each(PRESETS.map((p) => p.name))('%s: every field has a label, help, a section and a distinct label', (preset) => {
+    const fields = optionFields(preset);
+    expect(fields.length).toBeGreaterThan(5);
+    for (const f of fields) {
+      expect(f.label.length, f.path).toBeGreaterThan(1);
+      expect(f.help.length, f.path).toBeGreaterThan(5);
+    }
+    const labelOf = new Map<string, string>();
+    for (const f of fields) {
+      const other = [...labelOf].find(([path, label]) => label === f.label && path !== f.path);
+      expect(other, `${f.path} and ${other?.[0]} share the label '${f.label}'`).toBeUndefined();
+      labelOf.set(f.path, f.label);
+    }
+  });
+
+  it.each(PRESETS.map((p) => p.name))('%s: each field allows exactly what the schema accepts', (preset) => {
+    const fields = optionFields(preset);
+    const refusedWith = (f: FieldSpec, o: RunOptions, value: unknown) =>
+      checkRunOptions(setAt(o, f.path, value)).filter((p) => p.path === f.path && p.message.includes(`must be ${f.allowed}`));
+    const variants = (f: FieldSpec) => Array.from({ length: f.when?.at(-1)?.values.length ?? 1 }, (_, k) => k);
+    for (const [f, k] of fields.flatMap((f) => variants(f).map((k) => [f, k] as const))) {
+      const o = activate(f, fields, preset, k);
+      const ok = (v: unknown) => expect(refusedWith(f, o, v), `${preset} ${f.path} = ${String(v)}`).toEqual([]);
+      const bad = (v: unknown) => expect(refusedWith(f, o, v), `${preset} ${f.path} = ${String(v)}`).toHaveLength(1);
+      if (f.kind === 'select') {
+        f.values!.forEach(ok);
+        bad('bogus');
+      } else if (f.kind === 'boolean') {
+        [true, false].forEach(ok);
+        bad('yes');
+      } else {
+        const d = f.kind === 'integer' ? 1 : Math.max(1e-9, (f.max! - f.min!) * 1e-6);
+        (f.minExclusive ? bad : ok)(f.min);
+        (f.maxExclusive ? bad : ok)(f.max);
+        bad(f.min! - d);
+        bad(f.max! + d);
+        ok(f.kind === 'integer' ? Math.round((f.min! + f.max!) / 2) : (f.min! + f.max!) / 2);
+        if (f.kind === 'integer') bad(f.min! + 0.5);
+      }
+      if (f.optional) expect(checkRunOptions(setAt(o, f.path, undefined)), `${preset} ${f.path} left out`).toEqual([]);
+      else expect(checkRunOptions(setAt(o, f.path, undefined)).map((p) => p.path), `${preset} ${f.path} left out`).toContain(f.path);
+    }
+  });
+});

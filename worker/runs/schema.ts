@@ -1,0 +1,286 @@
+/**
+ * The run options a person may set, as zod schemas: the one source of every range, allowed value,
+ * label and help text. The form description (fields.ts) is derived from these schemas and the
+ * problems a form shows come from parsing with them. Each GRPO option maps onto `GrpoConfig`
+ * (configs.ts) and from there onto the RL core (worker/rl); each range here is what the core
+ * accepts, narrowed to what makes sense for the shipped 2-layer model (64 positions, 25 ids).
+ *
+ * Not the defaults (presets.ts, from the trainers' configs) nor the mapping (configs.ts).
+ */
+import { z } from 'zod';
+import type { DpoRunOptions, FieldSection, GrpoRunOptions, RunOptions, SftRunOptions } from '../protocol';
+
+/** Form metadata on a schema: label, section, help; `initial` is filled in when a variant's required option appears. */
+export interface FieldMeta {
+  title: string;
+  section: FieldSection;
+  description: string;
+  initial?: number | string | boolean;
+}
+
+/**
+ * A number in an interval written as problems state it: `'(0, 0.1]'`, `'[0, 1)'`. Finite only
+ * (zod refuses NaN and ±Infinity), so an option meaning "no bound" is left out instead.
+ */
+export function num(interval: string, meta: FieldMeta) {
+  const m = /^([[(])\s*(-?[\d.e+-]+),\s*(-?[\d.e+-]+)\s*([\])])$/.exec(interval);
+  if (!m) throw new Error(`num: interval '${interval}' is not like '(0, 1]'`);
+  const [lo, hi] = [Number(m[2]), Number(m[3])];
+  let s = z.number();
+  s = m[1] === '(' ? s.gt(lo) : s.gte(lo);
+  s = m[4] === ')' ? s.lt(hi) : s.lte(hi);
+  return s.meta({ ...meta });
+}
+
+/** An integer in `lo..hi` (both included). */
+export function int(lo: number, hi: number, meta: FieldMeta) {
+  return z.int().min(lo).max(hi).meta({ ...meta });
+}
+
+const COMPAT = ['verl', 'trl', 'rllm'] as const;
+
+// Run: the options every preset has.
+const run = {
+  steps: int(1, 5000, { title: 'Steps', section: 'Run', description: 'Optimizer steps (for GRPO: sampled batches).' }),
+  seed: int(0, 2 ** 31 - 1, { title: 'Seed', section: 'Run', description: 'Seed of the weight init or the samplers, and of the task order.' }),
+  evalEvery: int(0, 5000, { title: 'Evaluate every', section: 'Run', description: 'Steps between held-out evaluations; 0 = never.' }),
+  evalN: int(1, 1000, { title: 'Held-out tasks', section: 'Run', description: 'Greedy exact match on this many held-out tasks.' }),
+  checkpointEvery: int(0, 5000, { title: 'Checkpoint every', section: 'Run', description: 'Steps between checkpoints; 0 = at the end only. The latest is kept for download.' }),
+};
+
+const lr = num('(0, 0.1]', { title: 'Learning rate', section: 'Optimizer', description: 'AdamW learning rate (SFT: the peak, after warmup).' });
+
+const optimizer = {
+  beta1: num('[0, 1)', { title: 'Adam β1', section: 'Optimizer', description: 'First-moment decay.' }),
+  beta2: num('[0, 1)', { title: 'Adam β2', section: 'Optimizer', description: 'Second-moment decay.' }),
+  eps: num('(0, 0.001]', { title: 'Adam ε', section: 'Optimizer', description: 'Added to the root of the second moment.' }),
+  weightDecay: num('[0, 1]', { title: 'Weight decay', section: 'Optimizer', description: 'Decoupled (AdamW), on matrices only.' }),
+  maxGradNorm: num('(0, 1000000]', { title: 'Max grad norm', section: 'Optimizer', description: 'Global gradient-norm clip (a large value: none).' }),
+};
+
+// Sampling shared by GRPO and DPO; the base model has 64 positions and prompts take ~7.
+const temperature = num('(0, 10]', { title: 'Temperature', section: 'Sampling', description: 'Sampling temperature of the behavior policy.' });
+const maxNew = int(1, 48, { title: 'Max new tokens', section: 'Sampling', description: 'Completion length limit (the model has 64 positions; a prompt takes about 7).' });
+
+// Policy-loss options shared by several losses: one definition, so the form shows one field.
+const clipLow = num('[0, 1]', { title: 'Clip ε low', section: 'Objective', description: 'Ratio floor 1 − ε_low (verl clip_ratio_low, TRL epsilon). Empty: 0.2.' }).optional();
+const clipHigh = num('[0, 10]', { title: 'Clip ε high', section: 'Objective', description: 'Ratio ceiling 1 + ε_high (DAPO clip-higher). Empty: ε low.' }).optional();
+const lossCompat = z.enum(COMPAT).optional().meta({ title: 'Loss compat', section: 'Objective', description: 'Whose conventions fill the loss options left empty (verl by default).' });
+
+const policyLoss = z.discriminatedUnion('name', [
+  z.strictObject({
+    name: z.literal('ppo'),
+    clipLow,
+    clipHigh,
+    dualClip: num('(1, 1000]', { title: 'Dual clip c', section: 'Objective', description: 'Bound on the loss of negative-advantage tokens (verl clip_ratio_c). Empty: 3 under verl, none under trl/rllm.' }).optional(),
+    logRatioClamp: num('(0, 100]', { title: 'Log-ratio clamp', section: 'Objective', description: 'Bound on |logp − old| before exp. Empty: 20 (verl, rllm), none (trl).' }).optional(),
+    delta: num('(1, 100]', { title: 'TRL δ', section: 'Objective', description: 'TRL two-sided GRPO: r ← min(r, δ) in the unclipped term. Empty: none.' }).optional(),
+    compat: lossCompat,
+  }),
+  z.strictObject({
+    name: z.literal('gspo'),
+    clipLow,
+    clipHigh,
+    logRatioCap: num('(0, 100]', { title: 'Log-ratio cap', section: 'Objective', description: 'Cap on the log of the sequence ratio. Empty: 10 (verl, rllm), none (trl).' }).optional(),
+    compat: lossCompat,
+  }),
+  z.strictObject({
+    name: z.literal('cispo'),
+    clipLow,
+    clipHigh,
+    cap: num('(0, 100]', { title: 'TRL ratio cap', section: 'Objective', description: "TRL's absolute cap on the detached ratio (compat trl only). Empty: 5." }).optional(),
+    compat: lossCompat,
+  }),
+  z.strictObject({ name: z.literal('reinforce') }),
+  z.strictObject({
+    name: z.literal(['dppo_tv', 'dppo_kl']),
+    deltaLow: num('[0, 10]', { title: 'Trust region δ low', section: 'Objective', description: 'Drop a negative-advantage token moving away by more than this. Empty: 0.2.' }).optional(),
+    deltaHigh: num('[0, 10]', { title: 'Trust region δ high', section: 'Objective', description: 'The same for positive advantages. Empty: δ low.' }).optional(),
+    truncation: num('(0, 10000]', { title: 'Ratio truncation C', section: 'Objective', description: 'Truncation of the detached ratio. Empty: 3 (verl), none (rllm).' }).optional(),
+    compat: z.enum(['verl', 'rllm']).optional().meta({ title: 'Loss compat', section: 'Objective', description: 'verl, or rllm (no truncation, clamped binary KL).' }),
+  }),
+  z.strictObject({
+    name: z.literal('icepop'),
+    alpha: num('[0, 1000]', { title: 'Band low α', section: 'Objective', description: 'Keep tokens whose train/sampler ratio is at least α. Empty: 0.5.' }).optional(),
+    beta: num('(0, 1000]', { title: 'Band high β', section: 'Objective', description: 'Keep tokens whose train/sampler ratio is at most β. Empty: 5.' }).optional(),
+  }),
+  z.strictObject({
+    name: z.literal('reinforce_kl'),
+    bwdKlCoef: num('[0, 10]', { title: 'Backward KL coef', section: 'Objective', description: 'Weight of the backward KL to the sampler. Empty: 0.' }).optional(),
+    fwdKlCoef: num('[0, 10]', { title: 'Forward KL coef', section: 'Objective', description: 'Weight of the forward KL to the sampler. Empty: 0.' }).optional(),
+    klApprox: z.boolean().meta({ title: 'KL value estimators', section: 'Objective', description: "Schulman's estimators instead of the score-function forms.", initial: false }),
+    ratioClampMin: num('[0, 100]', { title: 'Ratio clamp min', section: 'Objective', description: 'Lower bound of the detached weight. Empty: none.' }).optional(),
+    ratioClampMax: num('(0, 100]', { title: 'Ratio clamp max', section: 'Objective', description: 'Upper bound of the detached weight. Empty: none.' }).optional(),
+  }),
+]).meta({ title: 'Policy loss', section: 'Objective', description: 'The per-token policy loss by registry name (echo is not offered: it needs environment observation tokens, which arithmetic has none of).' });
+
+const aggregation = z.discriminatedUnion('mode', [
+  z.strictObject({ mode: z.literal(['token-mean', 'token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum', 'session-mean', 'grpo']) }),
+  z.strictObject({
+    mode: z.literal('seq-mean-token-sum-norm'),
+    lossScaleFactor: num('(0, 1000000]', { title: 'Loss scale factor', section: 'Objective', description: 'K of seq-mean-token-sum-norm (verl loss_scale_factor). Empty: the batch width.' }).optional(),
+  }),
+  z.strictObject({
+    mode: z.literal('dr_grpo'),
+    maxCompletionLength: int(1, 4096, { title: 'Max completion length', section: 'Objective', description: 'L_max of dr_grpo (TRL max_completion_length). Empty: the batch width.' }).optional(),
+  }),
+]).meta({ title: 'Aggregation', section: 'Objective', description: 'How per-token losses become one scalar.' });
+
+const advCompat = z.enum(COMPAT).optional().meta({ title: 'Advantage compat', section: 'Advantage', description: 'Whose conventions fill the options left empty (verl by default).' });
+const singleton = z.enum(['raw', 'zero']).optional().meta({ title: 'Group of one', section: 'Advantage', description: "A one-member group keeps its raw score or gets 0. Empty: per compat (verl/rllm raw, trl zero)." });
+
+const advantage = z.discriminatedUnion('estimator', [
+  z.strictObject({
+    estimator: z.literal('grpo'),
+    scale: z.enum(['group', 'batch', 'none']).optional().meta({ title: 'Std scaling', section: 'Advantage', description: "Divide by the group's std, the batch's std, or nothing (Dr. GRPO). Empty: group." }),
+    stdType: z.enum(['unbiased', 'population']).optional().meta({ title: 'Std type', section: 'Advantage', description: 'ddof 1 or 0. Empty: per compat (verl/trl unbiased, rllm population).' }),
+    epsilon: num('[0, 1]', { title: 'Std ε', section: 'Advantage', description: 'Added to the std. Empty: per compat (verl/rllm 1e-6, trl 1e-4).' }).optional(),
+    singleton,
+    compat: advCompat,
+  }),
+  z.strictObject({
+    estimator: z.literal('rloo'),
+    singleton,
+    normalize: z.boolean().meta({ title: 'Whiten over batch', section: 'Advantage', description: "Whiten the advantages over the batch afterwards (TRL normalize_advantages).", initial: false }),
+    compat: advCompat,
+  }),
+  z.strictObject({
+    estimator: z.literal('reinforce++-baseline'),
+    compat: z.enum(['verl', 'rllm']).optional().meta({ title: 'Advantage compat', section: 'Advantage', description: 'verl (token-weighted whitening, default) or rllm (sequence-level std); TRL has no such estimator.' }),
+  }),
+]).meta({ title: 'Advantage estimator', section: 'Advantage', description: 'Outcome advantage from the group of completions of each prompt.' });
+
+const kl = z.strictObject({
+  estimator: z.enum(['k1', 'abs', 'k2', 'k3', 'k1+', 'abs+', 'k2+', 'k3+']).meta({ title: 'KL estimator', section: 'KL', description: "Per-token KL to the reference (k3 = verl low_var_kl); '+' keeps the value with k2's gradient. Used when β > 0." }),
+  compat: z.enum(COMPAT).optional().meta({ title: 'KL compat', section: 'KL', description: 'verl/rllm clamp k3; trl leaves it unclamped. Empty: verl.' }),
+});
+
+const level = z.enum(['token', 'sequence']).meta({ title: 'IS level', section: 'Corrections', description: 'Per-token ratios, or the exp of each sequence’s summed log-ratio.', initial: 'token' });
+const batchNormalize = z.boolean().meta({ title: 'Normalize IS weights', section: 'Corrections', description: 'Divide the weights by their batch mean.', initial: false });
+
+const importance = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('off') }),
+  z.strictObject({ kind: z.literal('tis'), level, cap: num('(0, 1000]', { title: 'TIS cap', section: 'Corrections', description: 'Upper cap on the importance weight (verl rollout_is_threshold).', initial: 2 }), batchNormalize }),
+  z.strictObject({
+    kind: z.literal('band'),
+    level,
+    low: num('[0, 1000]', { title: 'Band low', section: 'Corrections', description: 'Weights below are zeroed (IcePop).', initial: 0.5 }),
+    high: num('(0, 1000]', { title: 'Band high', section: 'Corrections', description: 'Weights above are zeroed (IcePop).', initial: 5 }),
+    batchNormalize,
+  }),
+]).meta({ title: 'IS weights', section: 'Corrections', description: 'Importance weights between the trainer and the sampler: off, a TIS cap, or an IcePop band.' });
+
+const k1 = (title: string, what: string) => num('[1, 1000]', { title, section: 'Corrections', description: `Reject where the ${what} π_train/π_rollout leaves [1/u, u]. Empty: off.` }).optional();
+const kHi = (title: string, what: string) => num('(0, 1000]', { title, section: 'Corrections', description: `Reject where the ${what} exceeds this bound. Empty: off.` }).optional();
+
+const rejection = z.strictObject({
+  token_k1: k1('Reject token k1', 'token ratio'),
+  token_k2: kHi('Reject token k2', 'token k2 divergence'),
+  token_k3: kHi('Reject token k3', 'token k3 divergence'),
+  seq_sum_k1: k1('Reject seq-sum k1', 'sequence ratio (product)'),
+  seq_sum_k2: kHi('Reject seq-sum k2', 'summed k2 of a sequence'),
+  seq_sum_k3: kHi('Reject seq-sum k3', 'summed k3 of a sequence'),
+  seq_mean_k1: k1('Reject seq-mean k1', 'geometric-mean ratio of a sequence'),
+  seq_mean_k2: kHi('Reject seq-mean k2', 'mean k2 of a sequence'),
+  seq_mean_k3: kHi('Reject seq-mean k3', 'mean k3 of a sequence'),
+  seq_max_k2: kHi('Reject seq-max k2', 'largest token k2 of a sequence'),
+  seq_max_k3: kHi('Reject seq-max k3', 'largest token k3 of a sequence'),
+});
+
+export const sftSchema = z.strictObject({
+  preset: z.literal('sft-arith'),
+  steps: run.steps,
+  lr,
+  seed: run.seed,
+  evalEvery: run.evalEvery,
+  evalN: run.evalN,
+  checkpointEvery: run.checkpointEvery,
+});
+
+export const grpoSchema = z
+  .strictObject({
+    preset: z.literal('grpo-arith'),
+    steps: run.steps,
+    lr,
+    seed: run.seed,
+    prompts: int(1, 256, { title: 'Prompts per step', section: 'Sampling', description: 'Prompts sampled per step (P).' }),
+    group: int(2, 64, { title: 'Group size', section: 'Sampling', description: 'Completions per prompt (G), the advantage group.' }),
+    temperature,
+    topK: int(0, 100, { title: 'Top-k', section: 'Sampling', description: 'Sample among the k most likely ids; 0 = off.' }),
+    topP: num('(0, 1]', { title: 'Top-p', section: 'Sampling', description: 'Nucleus sampling; 1 = off.' }),
+    maxNew,
+    policyLoss,
+    aggregation,
+    advantage,
+    maskZeroAdvantage: z.boolean().meta({ title: 'Mask zero-advantage groups', section: 'Advantage', description: 'Give no loss mass to groups whose rewards are all equal.' }),
+    truncation: z.enum(['mask', 'score']).meta({ title: 'Truncated completions', section: 'Advantage', description: 'mask: no loss mass; score: train on their reward.' }),
+    beta: num('[0, 10]', { title: 'KL β', section: 'KL', description: 'KL strength to the frozen starting weights; 0 = no reference model.' }),
+    kl,
+    importance,
+    rejection,
+    ...optimizer,
+    epochs: int(1, 16, { title: 'Epochs', section: 'Optimizer', description: 'Passes over each sampled batch.' }),
+    miniBatches: int(1, 64, { title: 'Mini-batches', section: 'Optimizer', description: 'Optimizer steps per pass (the batch split evenly).' }),
+    evalEvery: run.evalEvery,
+    evalN: run.evalN,
+    checkpointEvery: run.checkpointEvery,
+  })
+  .superRefine((o, ctx) => {
+    const problem = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+    // The trainer packs two completions per row and splits the rows (worker/train/grpo.ts).
+    const rows = Math.ceil((o.prompts * o.group) / 2);
+    if (o.miniBatches > rows) {
+      problem(['miniBatches'], `miniBatches must be at most ⌈prompts × group / 2⌉ = ${rows} (the packed rows; one row per mini-batch at least), got ${o.miniBatches}`);
+    }
+    const p = o.policyLoss;
+    if (p.name === 'icepop' && (p.alpha ?? 0.5) > (p.beta ?? 5)) {
+      problem(['policyLoss', 'alpha'], `policyLoss.alpha must be at most policyLoss.beta (${p.beta ?? 5}), got ${p.alpha ?? 0.5}`);
+    }
+    if (p.name === 'reinforce_kl' && p.ratioClampMin !== undefined && p.ratioClampMax !== undefined && p.ratioClampMin > p.ratioClampMax) {
+      problem(['policyLoss', 'ratioClampMin'], `policyLoss.ratioClampMin must be at most policyLoss.ratioClampMax (${p.ratioClampMax}), got ${p.ratioClampMin}`);
+    }
+    if (o.importance.kind === 'band' && o.importance.low > o.importance.high) {
+      problem(['importance', 'low'], `importance.low must be at most importance.high (${o.importance.high}), got ${o.importance.low}`);
+    }
+  });
+
+export const dpoSchema = z.strictObject({
+  preset: z.literal('dpo-arith'),
+  steps: run.steps,
+  lr,
+  seed: run.seed,
+  pairs: int(1, 256, { title: 'Pairs per step', section: 'Sampling', description: 'Preference pairs per optimizer step.' }),
+  beta: num('(0, 10]', { title: 'DPO β', section: 'Objective', description: 'Strength of the implicit KL to the reference (τ for IPO).' }),
+  loss: z.discriminatedUnion('type', [
+    z.strictObject({
+      type: z.literal('sigmoid'),
+      labelSmoothing: num('[0, 0.5]', { title: 'Label smoothing', section: 'Objective', description: 'ε of cDPO: the chance a preference label is flipped. Empty: 0.' }).optional(),
+    }),
+    z.strictObject({
+      type: z.literal('robust'),
+      labelSmoothing: num('[0, 0.5)', { title: 'Label smoothing', section: 'Objective', description: 'ε of robust DPO (below 0.5). Empty: 0.' }).optional(),
+    }),
+    z.strictObject({ type: z.literal(['ipo', 'hinge']) }),
+  ]).meta({ title: 'DPO loss', section: 'Objective', description: 'sigmoid (DPO eq. 7), ipo, hinge (SLiC) or robust (TRL loss_type).' }),
+  nllWeight: num('[0, 10]', { title: 'NLL weight', section: 'Objective', description: 'Weight of the NLL term on chosen completions (TRL rpo_alpha); 0 = plain DPO.' }),
+  samplesPerPrompt: int(2, 64, { title: 'Samples per prompt', section: 'Sampling', description: 'Completions sampled per prompt to find a correct and an incorrect one.' }),
+  temperature,
+  maxNew,
+  ...optimizer,
+  evalEvery: run.evalEvery,
+  evalN: run.evalN,
+  checkpointEvery: run.checkpointEvery,
+});
+
+export const runOptionsSchema = z.discriminatedUnion('preset', [sftSchema, grpoSchema, dpoSchema]);
+
+export const PRESET_SCHEMAS = { 'sft-arith': sftSchema, 'grpo-arith': grpoSchema, 'dpo-arith': dpoSchema } as const;
+
+// The protocol's hand-written types (the app sees those, not zod) must be exactly what the
+// schemas accept: a type error here means one changed without the other.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const agree = <T extends true>(): T => true as T;
+agree<Same<z.input<typeof sftSchema>, SftRunOptions>>();
+agree<Same<z.input<typeof grpoSchema>, GrpoRunOptions>>();
+agree<Same<z.input<typeof dpoSchema>, DpoRunOptions>>();
+agree<Same<z.output<typeof runOptionsSchema>, RunOptions>>();
