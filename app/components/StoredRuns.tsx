@@ -1,10 +1,12 @@
 /**
  * Runs stored by the worker (IndexedDB: they survive a reload), newest first, each with its status
- * and last committed step; Open shows one in the live view, Groups and Batch.
+ * and last committed step; Open shows one in the live view, Groups and Batch; Continue goes on
+ * from the last checkpoint of a stopped, failed or interrupted (tab closed mid-run) run.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
-import { openStoredRun, runsQuery, storageQuery } from '../queries/experiments';
+import { useEffect, useState } from 'react';
+import type { RunSummary } from '../../worker/protocol';
+import { continueRun, openStoredRun, runsQuery, storageQuery } from '../queries/experiments';
 import { keys } from '../queries/keys';
 import { useRunStore } from '../state/run-store';
 
@@ -15,6 +17,19 @@ export function StoredRuns() {
   const status = useRunStore((s) => s.status);
   const lastStep = useRunStore((s) => s.steps.at(-1)?.step ?? 0);
   const current = useRunStore((s) => s.runId);
+  const [refused, setRefused] = useState<string | null>(null);
+  const live = status === 'running' || status === 'paused';
+  const continuable = (r: RunSummary) => (r.status === 'stopped' || r.status === 'failed' || r.status === 'interrupted') && r.checkpointStep !== undefined;
+  const onContinue = async (r: RunSummary) => {
+    setRefused(null);
+    try {
+      setRefused(await continueRun(r));
+    } catch (e) {
+      const err = e as Error;
+      setRefused(`${err.name}: ${err.message}`);
+    }
+    void client.invalidateQueries({ queryKey: keys.runs() });
+  };
   useEffect(() => {
     void client.invalidateQueries({ queryKey: keys.runs() });
   }, [client, status, lastStep]);
@@ -44,17 +59,28 @@ export function StoredRuns() {
               <td>{r.status}</td>
               <td>
                 {r.lastStep} / {r.options.steps}
+                {r.checkpointStep !== undefined && <small> (checkpoint {r.checkpointStep})</small>}
               </td>
               <td>{new Date(r.createdAt).toLocaleString()}</td>
               <td>
                 <button type="button" onClick={() => void openStoredRun(r)} disabled={r.runId === current} aria-label={`Open run ${r.runId}`}>
                   Open
                 </button>
+                {continuable(r) && (
+                  <button type="button" onClick={() => void onContinue(r)} disabled={live} aria-label={`Continue run ${r.runId} from step ${r.checkpointStep}`}>
+                    Continue
+                  </button>
+                )}
               </td>
             </tr>
           ))}
         </tbody>
       </table>
+      {refused && (
+        <p role="alert" className="bad">
+          Could not continue: {refused}
+        </p>
+      )}
     </section>
   );
 }

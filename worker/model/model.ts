@@ -2,8 +2,9 @@
  * The Llama-style model on `Ops`: parameters, gradients and AdamW moments, the activations of one
  * [B, T] packed batch, and the three phases of a training step: `score` (forward, one readback of
  * log-probs and entropy), `backward(dlogp)` (accumulates gradients), `step` (global-norm clipping
- * and AdamW, with one scalar readback: the gradient norm). Not a trainer: schedules and losses
- * live with the caller.
+ * and AdamW, with one scalar readback: the gradient norm). Weights and AdamW state can be read and
+ * restored, for checkpoints and exact continuation. Not a trainer: schedules and losses live with
+ * the caller.
  */
 import { mulberry32 } from '../../kernels/common/random';
 import type { AdamWParams, Ops, Tensor } from '../../kernels/ops';
@@ -46,6 +47,17 @@ export interface StepOptions extends Omit<AdamWParams, 'weightDecay'> {
   maxGradNorm: number;
 }
 
+/**
+ * AdamW's state between steps: the step count `t` of the last update (bias correction uses it) and
+ * the first and second moments of every parameter, by Hugging Face name (`value_head.weight` too
+ * when the model has one). With the weights, it makes a continuation exact.
+ */
+export interface OptimizerState {
+  t: number;
+  m: Map<string, Float32Array>;
+  v: Map<string, Float32Array>;
+}
+
 export class Model {
   readonly params: ParamSet;
   readonly grads: ParamSet;
@@ -57,6 +69,8 @@ export class Model {
   private readonly clip: Tensor;
   /** The value head and its AdamW moments, when enabled. */
   private readonly vh: (ValueHead & { m: Tensor; v: Tensor }) | null;
+  /** AdamW step count of the last update (0: none yet). */
+  private t = 0;
 
   constructor(readonly ops: Ops, readonly config: ModelConfig, options: ModelOptions = {}) {
     const problems = validateModelConfig(config);
@@ -207,7 +221,44 @@ export class Model {
       const { lr, beta1, beta2, eps, step } = o;
       this.ops.adamw(this.vh.w, this.vh.gw, this.vh.m, this.vh.v, this.vh.w.length, { lr, beta1, beta2, eps, step, weightDecay: 0 }, clipping ? this.clip : null);
     }
+    this.t = o.step;
     return Math.sqrt((await this.ops.read(this.normSq))[0]);
+  }
+
+  /** AdamW's moments and step count, read back through `Ops` (one read per tensor; between steps only). */
+  async getOptimizerState(): Promise<OptimizerState> {
+    const m = new Map<string, Float32Array>();
+    const v = new Map<string, Float32Array>();
+    for (const [name, t] of this.moments()) {
+      m.set(name, await this.ops.read(t.m));
+      v.set(name, await this.ops.read(t.v));
+    }
+    return { t: this.t, m, v };
+  }
+
+  /** Restores AdamW's state; every tensor must be present with its exact size (the next step passes `step: t + 1`). */
+  setOptimizerState(s: OptimizerState): void {
+    if (!Number.isInteger(s.t) || s.t < 0) throw new Error(`setOptimizerState: t = ${s.t}; expected a non-negative integer`);
+    const moments = this.moments();
+    for (const [name, t] of moments) {
+      for (const [which, data] of [['m', s.m.get(name)], ['v', s.v.get(name)]] as const) {
+        if (!data) throw new Error(`setOptimizerState: missing ${which} of '${name}' (${t.m.length} values)`);
+        if (data.length !== t.m.length) throw new Error(`setOptimizerState: ${which} of '${name}' has ${data.length} values, expected ${t.m.length}`);
+      }
+    }
+    for (const name of s.m.keys()) if (!moments.has(name)) throw new Error(`setOptimizerState: unknown tensor '${name}' (a value head state for a model without one?)`);
+    for (const [name, t] of moments) {
+      this.ops.upload(t.m, s.m.get(name)!);
+      this.ops.upload(t.v, s.v.get(name)!);
+    }
+    this.t = s.t;
+  }
+
+  private moments(): Map<string, { m: Tensor; v: Tensor }> {
+    const out = new Map<string, { m: Tensor; v: Tensor }>();
+    for (const name of this.m.byName.keys()) out.set(name, { m: this.m.byName.get(name)!, v: this.v.byName.get(name)! });
+    if (this.vh) out.set('value_head.weight', { m: this.vh.m, v: this.vh.v });
+    return out;
   }
 
   private actsFor(B: number, T: number): Acts {

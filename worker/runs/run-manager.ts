@@ -2,19 +2,29 @@
  * Runs long work without holding a comlink promise open: `start` returns a run id at once, the
  * loop reports through the event callback and yields between steps so that pause, resume and stop
  * (other API calls) are delivered. One run at a time.
+ *
+ * Continuing: every checkpoint is stored with the AdamW state and the trainer's position, so
+ * `continue` rebuilds the trainer at the checkpoint's step and runs on to `options.steps` under
+ * the same id. Steps committed after that checkpoint (a stop or a closed tab between checkpoints)
+ * are deleted first, not overwritten as they come: the stored history is always one unbroken
+ * trajectory, even when the continued run is stopped again before reaching them.
  */
 import type { Ops } from '../../kernels/ops';
 import type { CharTokenizer } from '../data/tokenizer';
 import type { CheckpointFiles, LoadedCheckpoint } from '../model/checkpoint';
 import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
-import type { BatchRecord, GroupRecord, RunEvent, RunOptions, RunStatus } from '../protocol';
-import type { RunStore } from '../store/run-store';
+import type { BatchRecord, ContinueResult, GroupRecord, RunEvent, RunOptions, RunStatus, RunSummary } from '../protocol';
+import type { Session } from '../rl/types';
+import type { ResumeRecord, RunStore } from '../store/run-store';
 import { StorageFullError } from '../store/run-store';
+import { dpoConfigOf, grpoConfigOf, sftConfigOf } from './configs';
+import { checkRunOptions } from './fields';
 import { batchRecord, groupRecords } from './groups';
 import type { EvalResult } from '../train/evaluate';
 import { DPO_ARITH, DpoRun } from '../train/dpo';
 import { GRPO_ARITH, GrpoRun } from '../train/grpo';
+import type { Resumable } from '../train/resume';
 import { SFT_ARITH, SftRun } from '../train/sft';
 
 /** What the loop needs of a run, whatever its objective. */
@@ -22,14 +32,26 @@ interface Trainer {
   model: Model;
   tok: CharTokenizer;
   config: object;
-  next(): Promise<{ metrics: Record<string, number>; groups?: GroupRecord[]; batch?: BatchRecord }>;
+  next(): Promise<{ metrics: Record<string, number>; groups?: GroupRecord[]; batch?: BatchRecord; sessions?: readonly Session[] }>;
   evaluate(): Promise<EvalResult>;
+  /** The run itself, to store its position with each checkpoint and to continue from one. */
+  run: Resumable;
+}
+
+/** Where `loop` starts a continued run: the stored checkpoint and what resuming it needs. */
+interface From {
+  step: number;
+  files: CheckpointFiles;
+  resume: ResumeRecord;
 }
 
 interface Active {
   id: string;
   status: RunStatus;
   wake: (() => void) | null;
+  /** Settles when the run's loop has returned (its last write done); null before it starts. */
+  done: Promise<void> | null;
+  ended: boolean;
 }
 
 export class RunManager {
@@ -52,11 +74,57 @@ export class RunManager {
   start(options: RunOptions, emit: (e: RunEvent) => void): string {
     if (this.active) this.stop(this.active.id);
     const id = `${options.preset.split('-')[0]}-${Date.now().toString(36)}-${++this.counter}`;
-    const run: Active = { id, status: 'running', wake: null };
+    const run: Active = { id, status: 'running', wake: null, done: null, ended: false };
     this.active = run;
     this.lastRunId = id;
-    void this.loop(run, options, emit);
+    run.done = this.loop(run, options, emit, null);
     return id;
+  }
+
+  /**
+   * Continues a stored run from its last checkpoint, to its `options.steps`, under the same id
+   * (stopping the active run, if another). Refused, with the reason, for an unknown, finished or
+   * active run and for one without a checkpoint holding AdamW state (none yet, or stored by v1).
+   */
+  async continue(runId: string, emit: (e: RunEvent) => void): Promise<ContinueResult> {
+    const refused = await this.refusal(runId);
+    if (refused) return { ok: false, reason: refused };
+    // Claim the one slot at once (a second call now sees this run as live), then let the previous
+    // run's loop end: it may be inside a step of this very run, and two loops must never write one run.
+    const previous = this.active;
+    const run: Active = { id: runId, status: 'running', wake: null, done: null, ended: false };
+    this.active = run;
+    this.lastRunId = runId;
+    if (previous && !previous.ended) {
+      if (previous.status === 'running' || previous.status === 'paused') this.stop(previous.id);
+      await previous.done;
+    }
+    const [stored, point] = await Promise.all([this.store.listRuns().then((rs) => rs.find((r) => r.runId === runId)), this.store.resumePoint(runId)]);
+    const late = stored?.status === 'finished' ? `run '${runId}' finished meanwhile` : !stored || !point ? `run '${runId}' has no checkpoint to continue from` : null;
+    if (late) {
+      run.ended = true;
+      return { ok: false, reason: late };
+    }
+    run.done = this.loop(run, stored!.options, emit, point);
+    return { ok: true, fromStep: point!.step };
+  }
+
+  /** Why `runId` cannot be continued now, or null when it can. */
+  private async refusal(runId: string): Promise<string | null> {
+    const stored = (await this.listRuns()).find((r) => r.runId === runId);
+    if (!stored) return `no stored run '${runId}'`;
+    if (stored.status === 'finished') return `run '${runId}' is finished (${stored.lastStep} of ${stored.options.steps} steps)`;
+    if (stored.status === 'running' || stored.status === 'paused') return `run '${runId}' is ${stored.status} now: stop it first`;
+    const problems = checkRunOptions(stored.options);
+    if (problems.length) return `run '${runId}' was stored with options this version no longer accepts: ${problems.map((p) => p.message).join('; ')}`;
+    if (stored.checkpointStep === undefined) return `run '${runId}' has no checkpoint to continue from (none written yet, or written before checkpoints kept the optimizer state)`;
+    return null;
+  }
+
+  /** Stored runs; one stored as running or paused whose loop is not running here was interrupted (a closed tab). */
+  async listRuns(): Promise<RunSummary[]> {
+    const live = this.active && !this.active.ended ? this.active.id : null;
+    return (await this.store.listRuns()).map((r) => ((r.status === 'running' || r.status === 'paused') && r.runId !== live ? { ...r, status: 'interrupted' as const } : r));
   }
 
   pause(id: string): void {
@@ -91,8 +159,8 @@ export class RunManager {
 
   private async trainer(o: RunOptions): Promise<Trainer> {
     if (o.preset === 'sft-arith') {
-      const sft = new SftRun(this.getOps(), { ...SFT_ARITH, steps: o.steps, lr: o.lr, seed: o.seed, evalEvery: o.evalEvery, evalN: o.evalN });
-      return { model: sft.model, tok: sft.tok, config: sft.config, next: async () => ({ metrics: { ...(await sft.next()) } }), evaluate: () => sft.evaluate() };
+      const sft = new SftRun(this.getOps(), sftConfigOf(o, SFT_ARITH));
+      return { model: sft.model, tok: sft.tok, config: sft.config, next: async () => ({ metrics: { ...(await sft.next()) } }), evaluate: () => sft.evaluate(), run: sft };
     }
     let base: LoadedCheckpoint;
     try {
@@ -101,33 +169,41 @@ export class RunManager {
       throw new Error(`could not load the base checkpoint (public/checkpoints/arith-base): ${(e as Error).message}`);
     }
     if (o.preset === 'dpo-arith') {
-      const config = { ...DPO_ARITH, steps: o.steps, lr: o.lr, seed: o.seed, pairs: o.pairs, beta: o.beta, nllWeight: o.nllWeight, evalEvery: o.evalEvery, evalN: o.evalN };
+      const config = dpoConfigOf(o, DPO_ARITH);
       const dpo = new DpoRun(this.getOps(), config, base);
-      return { model: dpo.model, tok: base.tokenizer, config, next: async () => ({ metrics: (await dpo.next()).metrics }), evaluate: () => dpo.evaluate() };
+      return { model: dpo.model, tok: base.tokenizer, config, next: async () => ({ metrics: (await dpo.next()).metrics }), evaluate: () => dpo.evaluate(), run: dpo };
     }
-    const config = { ...GRPO_ARITH, steps: o.steps, lr: o.lr, seed: o.seed, prompts: o.prompts, group: o.group, temperature: o.temperature, evalEvery: o.evalEvery, evalN: o.evalN };
+    const config = grpoConfigOf(o, GRPO_ARITH);
     const grpo = new GrpoRun(this.getOps(), config, base);
     return {
       model: grpo.model, tok: base.tokenizer, config,
       next: async () => {
         const s = await grpo.next();
-        return { metrics: s.metrics, groups: groupRecords(s, base.tokenizer), batch: batchRecord(s, base.tokenizer) };
+        return { metrics: s.metrics, groups: groupRecords(s, base.tokenizer), batch: batchRecord(s, base.tokenizer), sessions: s.sessions };
       },
       evaluate: () => grpo.evaluate(),
+      run: grpo,
     };
   }
 
-  private async loop(run: Active, o: RunOptions, emit: (e: RunEvent) => void): Promise<void> {
+  /** Runs steps to `o.steps`: from 1, or from the step after the checkpoint `from`. */
+  private async loop(run: Active, o: RunOptions, emit: (e: RunEvent) => void, from: From | null): Promise<void> {
     const runId = run.id;
     const setStatus = async (status: RunStatus, message?: string, errorName?: string) => {
       emit({ type: 'status', runId, status, ...(message ? { message } : {}), ...(errorName ? { errorName } : {}) });
       await this.store.setStatus(runId, status, message).catch((e: Error) => console.error(`run ${runId}: could not store status ${status}: ${e.message}`));
     };
     try {
-      await this.store.putRun({ runId, options: o, createdAt: Date.now(), status: 'running', lastStep: 0 });
-      emit({ type: 'status', runId, status: 'running' });
+      if (from) {
+        await this.store.truncateAfter(runId, from.step);
+        await setStatus('running', `continuing from the checkpoint at step ${from.step}`);
+      } else {
+        await this.store.putRun({ runId, options: o, createdAt: Date.now(), status: 'running', lastStep: 0 });
+        emit({ type: 'status', runId, status: 'running' });
+      }
       const trainer = await this.trainer(o);
-      for (let step = 1; step <= o.steps; step++) {
+      if (from) trainer.run.resumeAt({ ...from.resume, weights: importCheckpoint(from.files).weights });
+      for (let step = (from?.step ?? 0) + 1; step <= o.steps; step++) {
         // Yield to the event loop so pause / stop messages are handled between steps.
         await new Promise((r) => setTimeout(r, 0));
         if (run.status === 'paused') await this.waitWhilePaused(run, setStatus);
@@ -135,7 +211,7 @@ export class RunManager {
           await setStatus('stopped', `stopped after step ${step - 1}`);
           return;
         }
-        const { metrics, groups, batch } = await trainer.next();
+        const { metrics, groups, batch, sessions } = await trainer.next();
         let evaluation;
         if (o.evalEvery > 0 && (step % o.evalEvery === 0 || step === o.steps)) {
           const ev = await trainer.evaluate();
@@ -145,7 +221,7 @@ export class RunManager {
         // One transaction per step; a full store pauses the run until the person frees space and resumes.
         for (;;) {
           try {
-            await this.store.commitStep(runId, { step, metrics, ...(groups ? { groups } : {}), ...(batch ? { batch } : {}), ...(evaluation ? { evaluation } : {}) });
+            await this.store.commitStep(runId, { step, metrics, ...(groups ? { groups } : {}), ...(batch ? { batch } : {}), ...(sessions ? { sessions } : {}), ...(evaluation ? { evaluation } : {}) });
             break;
           } catch (e) {
             if (!(e instanceof StorageFullError)) throw e;
@@ -157,7 +233,9 @@ export class RunManager {
         emit({ type: 'step', runId, step, totalSteps: o.steps, metrics });
         if ((o.checkpointEvery > 0 && step % o.checkpointEvery === 0) || step === o.steps) {
           const files = await exportCheckpoint(trainer.model, trainer.tok, { kind: 'dewpoint-checkpoint', trainedWith: `Experiments view (${o.preset})`, runId, step, [o.preset.split('-')[0]]: trainer.config });
-          await this.store.saveCheckpoint(runId, step, files);
+          // With AdamW's state and the trainer's position, the checkpoint is one a run can continue from.
+          const resume = { optimizer: await trainer.model.getOptimizerState(), position: trainer.run.position() };
+          await this.store.saveCheckpoint(runId, step, files, resume);
           emit({ type: 'checkpoint', runId, step, bytes: Object.values(files).reduce((n, f) => n + f.byteLength, 0) });
         }
       }
@@ -167,6 +245,8 @@ export class RunManager {
       run.status = 'failed';
       const err = e as Error;
       await setStatus('failed', err.message, err.name);
+    } finally {
+      run.ended = true;
     }
   }
 

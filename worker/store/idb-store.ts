@@ -1,19 +1,23 @@
 /**
- * The IndexedDB home of the run store (idb). Schema version 1; `upgrade` is a ladder of
- * `if (oldVersion < n)` steps so later versions add stores without losing data. A step is one
- * read-write transaction over every store it touches, with `durability: 'strict'` so a committed
- * step survives a crash; a transaction aborted for quota (QuotaExceededError) becomes a
- * `StorageFullError` that pauses the run instead of hanging.
+ * The IndexedDB home of the run store (idb). Schema version 2; `upgrade` is a ladder of
+ * `if (oldVersion < n)` steps so later versions add stores without losing data (v1: runs, steps,
+ * groups, batches, checkpoints; v2: sessions, and `resume` (AdamW state and trainer position
+ * beside the checkpoint, kept apart so listing or downloading a checkpoint does not read them)).
+ * A step is one read-write transaction over every store it touches, with `durability: 'strict'`
+ * so a committed step survives a crash; a transaction aborted for quota (QuotaExceededError)
+ * becomes a `StorageFullError` that pauses the run instead of hanging.
  */
 import type { DBSchema, IDBPDatabase } from 'idb';
 import { openDB } from 'idb';
 import type { CheckpointFiles } from '../model/checkpoint';
 import type { BatchRecord, GroupRecord, RunStatus } from '../protocol';
-import type { EvalRecord, RunRecord, RunStore, StepCommit } from './run-store';
+import type { EvalRecord, ResumeRecord, RunRecord, RunStore, StepCommit } from './run-store';
 import { StorageFullError } from './run-store';
+import type { SessionsRow } from './sessions-codec';
+import { decodeSessions, encodeSessions } from './sessions-codec';
 
 export const DB_NAME = 'dewpoint';
-export const DB_VERSION = 1;
+export const DB_VERSION = 2;
 
 interface Schema extends DBSchema {
   runs: { key: string; value: RunRecord };
@@ -21,10 +25,16 @@ interface Schema extends DBSchema {
   groups: { key: [string, number]; value: { runId: string; step: number; groups: GroupRecord[] }; indexes: { byRun: string } };
   batches: { key: [string, number]; value: { runId: string; step: number; batch: BatchRecord } };
   checkpoints: { key: string; value: { runId: string; step: number; files: CheckpointFiles } };
+  sessions: { key: [string, number]; value: { runId: string; step: number } & SessionsRow };
+  resume: { key: string; value: { runId: string; step: number } & ResumeRecord };
 }
 
-export async function openIdbStore(): Promise<IdbRunStore> {
-  const db = await openDB<Schema>(DB_NAME, DB_VERSION, {
+/** Stores keyed [runId, step]: what one step writes, and what truncating a run deletes. */
+const PER_STEP = ['steps', 'groups', 'batches', 'sessions'] as const;
+
+/** Opens (creating or upgrading) the database; `name` only for tests. */
+export async function openIdbStore(name = DB_NAME): Promise<IdbRunStore> {
+  const db = await openDB<Schema>(name, DB_VERSION, {
     upgrade(db, oldVersion) {
       if (oldVersion < 1) {
         db.createObjectStore('runs', { keyPath: 'runId' });
@@ -32,6 +42,11 @@ export async function openIdbStore(): Promise<IdbRunStore> {
         db.createObjectStore('groups', { keyPath: ['runId', 'step'] }).createIndex('byRun', 'runId');
         db.createObjectStore('batches', { keyPath: ['runId', 'step'] });
         db.createObjectStore('checkpoints', { keyPath: 'runId' });
+      }
+      if (oldVersion < 2) {
+        // v1 runs keep everything; their checkpoints have no AdamW state, so they cannot be continued.
+        db.createObjectStore('sessions', { keyPath: ['runId', 'step'] });
+        db.createObjectStore('resume', { keyPath: 'runId' });
       }
     },
     blocked() {
@@ -63,12 +78,13 @@ export class IdbRunStore implements RunStore {
   }
 
   async commitStep(runId: string, c: StepCommit) {
-    const tx = this.db.transaction(['runs', 'steps', 'groups', 'batches'], 'readwrite', { durability: 'strict' });
+    const tx = this.db.transaction(['runs', ...PER_STEP], 'readwrite', { durability: 'strict' });
     const run = await tx.objectStore('runs').get(runId);
     if (!run) throw new Error(`run store: no run '${runId}'`);
     const writes: Promise<unknown>[] = [tx.objectStore('steps').put({ runId, step: c.step, metrics: c.metrics, ...(c.evaluation ? { evaluation: c.evaluation } : {}) })];
     if (c.groups) writes.push(tx.objectStore('groups').put({ runId, step: c.step, groups: c.groups }));
     if (c.batch) writes.push(tx.objectStore('batches').put({ runId, step: c.step, batch: c.batch }));
+    if (c.sessions) writes.push(tx.objectStore('sessions').put({ runId, step: c.step, ...encodeSessions(c.sessions) }));
     writes.push(tx.objectStore('runs').put({ ...run, lastStep: c.step })); // the commit record, last
     await write(Promise.all(writes), tx.done);
   }
@@ -80,9 +96,28 @@ export class IdbRunStore implements RunStore {
     await write(tx.store.put({ ...run, status, message }), tx.done);
   }
 
-  async saveCheckpoint(runId: string, step: number, files: CheckpointFiles) {
-    const tx = this.db.transaction('checkpoints', 'readwrite', { durability: 'strict' });
-    await write(tx.store.put({ runId, step, files }), tx.done);
+  async saveCheckpoint(runId: string, step: number, files: CheckpointFiles, resume?: ResumeRecord) {
+    const tx = this.db.transaction(['runs', 'checkpoints', 'resume'], 'readwrite', { durability: 'strict' });
+    const run = await tx.objectStore('runs').get(runId);
+    if (!run) throw new Error(`run store: no run '${runId}'`);
+    const rest = { ...run };
+    delete rest.checkpointStep;
+    await write(
+      Promise.all([
+        tx.objectStore('checkpoints').put({ runId, step, files }),
+        resume ? tx.objectStore('resume').put({ runId, step, ...resume }) : tx.objectStore('resume').delete(runId),
+        tx.objectStore('runs').put(resume ? { ...rest, checkpointStep: step } : rest), // the commit record, last
+      ]),
+      tx.done,
+    );
+  }
+
+  async truncateAfter(runId: string, step: number) {
+    const tx = this.db.transaction(['runs', ...PER_STEP], 'readwrite', { durability: 'strict' });
+    const run = await tx.objectStore('runs').get(runId);
+    if (!run) throw new Error(`run store: no run '${runId}'`);
+    const after = IDBKeyRange.bound([runId, step], [runId, Infinity], true);
+    await write(Promise.all([...PER_STEP.map((s) => tx.objectStore(s).delete(after)), tx.objectStore('runs').put({ ...run, lastStep: step })]), tx.done);
   }
 
   async listRuns() {
@@ -109,8 +144,21 @@ export class IdbRunStore implements RunStore {
     return (await this.db.get('batches', [runId, step]))?.batch ?? null;
   }
 
+  async sessionsAt(runId: string, step: number) {
+    const row = await this.db.get('sessions', [runId, step]);
+    return row ? decodeSessions(row) : null;
+  }
+
   async latestCheckpoint(runId: string) {
     const c = await this.db.get('checkpoints', runId);
     return c ? { step: c.step, files: c.files } : null;
+  }
+
+  async resumePoint(runId: string) {
+    const tx = this.db.transaction(['checkpoints', 'resume'], 'readonly');
+    const [c, r] = await Promise.all([tx.objectStore('checkpoints').get(runId), tx.objectStore('resume').get(runId)]);
+    // Written together; a step mismatch would mean a checkpoint from another writer: not resumable.
+    if (!c || !r || r.step !== c.step) return null;
+    return { step: c.step, files: c.files, resume: { optimizer: r.optimizer, position: r.position } };
   }
 }

@@ -1,11 +1,12 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import type { BatchRecord, GroupRecord } from '../protocol';
+import type { BatchRecord, GroupRecord, RunOptions } from '../protocol';
+import { PRESETS } from '../runs/presets';
 import { openIdbStore, write } from './idb-store';
 import type { RunStore } from './run-store';
 import { MemoryRunStore, StorageFullError } from './run-store';
 
-const OPTIONS = { preset: 'grpo-arith', steps: 2, lr: 1e-4, seed: 1, prompts: 2, group: 2, temperature: 1, evalEvery: 1, evalN: 4, checkpointEvery: 0 } as const;
+const OPTIONS: RunOptions = { ...PRESETS.find((p) => p.name === 'grpo-arith')!.defaults, steps: 2, lr: 1e-4, seed: 1, evalEvery: 1, evalN: 4, checkpointEvery: 0 } as RunOptions;
 const GROUPS: GroupRecord[] = [{ group: 't1', prompt: '1+2=', answer: '3', rewardMean: 0.5, rewardStd: 0.5, zeroStd: false, samples: [] }];
 const BATCH: BatchRecord = {
   rows: 1, width: 3, rowsNeeded: 1, efficiency: 1, tokens: ['<bos>', '1', '+'], sessionIds: Int32Array.of(1, 1, 1),

@@ -13,12 +13,15 @@ import type { LoadedCheckpoint } from '../model/checkpoint';
 import { rowPerSequence } from '../model/packing';
 import { Model } from '../model/model';
 import { mathReward } from '../rewards/math-reward';
+import type { DpoLossType } from '../rl/index';
 import { dpoLoss } from '../rl/index';
 import { generate } from '../rollout/generate';
 import type { EvalResult } from './evaluate';
 import { evaluateArith } from './evaluate';
 import type { OptimizerConfig } from './optimizer';
 import { stepOptions } from './optimizer';
+import type { ResumePoint, TrainerPosition } from './resume';
+import { restore } from './resume';
 
 export interface DpoConfig extends OptimizerConfig {
   seed: number;
@@ -29,8 +32,11 @@ export interface DpoConfig extends OptimizerConfig {
   samplesPerPrompt: number;
   temperature: number;
   maxNew: number;
-  /** DPO β (TRL default 0.1). */
+  /** DPO β (TRL default 0.1; τ for IPO). */
   beta: number;
+  /** The RL core's `dpoLoss` variant (sigmoid = DPO eq. 7) and its label smoothing (sigmoid, robust; 0 otherwise). */
+  lossType: DpoLossType;
+  labelSmoothing: number;
   /** Weight of the NLL term on chosen completions (TRL `rpo_alpha`); 0 = plain DPO. */
   nllWeight: number;
   evalEvery: number;
@@ -39,7 +45,7 @@ export interface DpoConfig extends OptimizerConfig {
 }
 
 export const DPO_ARITH: DpoConfig = {
-  seed: 1, steps: 150, pairs: 16, samplesPerPrompt: 8, temperature: 1, maxNew: 16, beta: 0.1, nllWeight: 1.0,
+  seed: 1, steps: 150, pairs: 16, samplesPerPrompt: 8, temperature: 1, maxNew: 16, beta: 0.1, lossType: 'sigmoid', labelSmoothing: 0, nllWeight: 1.0,
   lr: 1e-4, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, maxGradNorm: 1.0,
   evalEvery: 10, evalN: 200, task: { difficulty: 1, format: 'bare' },
 };
@@ -109,7 +115,7 @@ export class DpoRun {
     }));
     const refLogp = (await this.reference.score(batch)).logp;
     const { logp } = await this.model.score(batch);
-    const dpo = dpoLoss({ pairs: pairs.length, width, logp, refLogp, mask, beta: c.beta });
+    const dpo = dpoLoss({ pairs: pairs.length, width, logp, refLogp, mask, beta: c.beta, lossType: c.lossType, labelSmoothing: c.labelSmoothing });
     const dlogp = dpo.dlogp;
     let nll = 0;
     if (c.nllWeight > 0) {
@@ -148,5 +154,23 @@ export class DpoRun {
 
   evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
     return evaluateArith(this.model, this.base.tokenizer, this.heldOutTasks.slice(0, n));
+  }
+
+  /**
+   * Where this run stands between steps, for an exact continuation (worker/train/resume.ts): with
+   * the stream position, the sampling-round counter (its seeds) and the pairs not yet trained on.
+   */
+  position(): TrainerPosition {
+    return { step: this.step, tasksDrawn: this.stream.position, dpo: { sampled: this.sampled, pending: this.pending.map((p) => ({ ...p })) } };
+  }
+
+  /** Continues a freshly constructed run from a stored position, weights and AdamW state. */
+  resumeAt(from: ResumePoint): void {
+    const dpo = from.position.dpo;
+    if (!dpo) throw new Error('DpoRun.resumeAt: the position has no DPO state (sampling rounds and pending pairs); was it saved by another trainer?');
+    restore(this.model, this.stream, from);
+    this.step = from.position.step;
+    this.sampled = dpo.sampled;
+    this.pending.splice(0, this.pending.length, ...dpo.pending.map((p) => ({ ...p })));
   }
 }

@@ -19,6 +19,8 @@ import { lrAt } from './schedule';
 import { packExamples } from './sft-batch';
 import type { OptimizerConfig } from './optimizer';
 import { stepOptions } from './optimizer';
+import type { ResumePoint, TrainerPosition } from './resume';
+import { restore } from './resume';
 import { sftLoss } from './sft-loss';
 
 export interface SftConfig extends OptimizerConfig {
@@ -106,5 +108,16 @@ export class SftRun {
   /** Held-out exact-match accuracy with greedy decoding. */
   evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
     return evaluateArith(this.model, this.tok, this.heldOutTasks.slice(0, n));
+  }
+
+  /** Where this run stands between steps, for an exact continuation (worker/train/resume.ts). */
+  position(): TrainerPosition {
+    return { step: this.step, tasksDrawn: this.stream.position };
+  }
+
+  /** Continues a freshly constructed run from a stored position, weights and AdamW state. */
+  resumeAt(from: ResumePoint): void {
+    restore(this.model, this.stream, from);
+    this.step = from.position.step;
   }
 }

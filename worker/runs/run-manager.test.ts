@@ -1,0 +1,119 @@
+import 'fake-indexeddb/auto';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createCpuOps } from '../../kernels/backends/cpu';
+import type { CheckpointFiles } from '../model/checkpoint';
+import { CHECKPOINT_FILES, importCheckpoint } from '../model/checkpoint';
+import type { RunEvent, RunOptions } from '../protocol';
+import { openIdbStore } from '../store/idb-store';
+import type { RunStore } from '../store/run-store';
+import { PRESETS } from './presets';
+import { RunManager } from './run-manager';
+
+const BASE = Object.fromEntries(CHECKPOINT_FILES.map((f) => [f, new Uint8Array(readFileSync(`public/checkpoints/arith-base/${f}`))])) as CheckpointFiles;
+const tok = importCheckpoint(BASE).tokenizer;
+
+/** GRPO from the shipped base (it solves some sums, so groups have reward spread and the weights move). */
+const GRPO = { ...PRESETS.find((p) => p.name === 'grpo-arith')!.defaults, steps: 4, prompts: 3, group: 4, lr: 3e-3, seed: 5, evalEvery: 0, evalN: 1, checkpointEvery: 1 } as RunOptions;
+
+const manager = (store: RunStore) => new RunManager(createCpuOps, async () => BASE, store);
+
+/** Starts (or continues) a run and resolves when it ends; `stopAfter` stops it once that step is reported. */
+function drive(m: RunManager, begin: (emit: (e: RunEvent) => void) => string | Promise<unknown>, stopAfter?: number) {
+  const events: RunEvent[] = [];
+  let id = '';
+  const done = new Promise<RunEvent[]>((resolve) => {
+    const emit = (e: RunEvent) => {
+      events.push(e);
+      id = e.runId;
+      if (e.type === 'step' && e.step === stopAfter) m.stop(e.runId);
+      if (e.type === 'status' && e.status !== 'running' && e.status !== 'paused') resolve(events);
+    };
+    void begin(emit);
+  });
+  return done.then((evs) => ({ events: evs, id }));
+}
+
+/** What two computations of a step must agree on exactly: every metric but timings. */
+async function history(store: RunStore, runId: string): Promise<Record<string, number>[]> {
+  return (await store.stepMetrics(runId)).map(({ step, metrics }) => ({ step, ...Object.fromEntries(Object.entries(metrics).filter(([k]) => !k.startsWith('perf/'))) }));
+}
+
+describe('continuing a stored run (CPU, fake-indexeddb)', () => {
+  it('stopped after step 1 and continued from its checkpoint, a GRPO run computes the steps of one that never stopped', async () => {
+    const store = await openIdbStore('dewpoint-continue-exact');
+    const options = { ...GRPO, steps: 3 } as RunOptions;
+    const whole = await drive(manager(store), (emit) => manager(store).start(options, emit));
+    expect(whole.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
+    const reference = await history(store, whole.id);
+    expect(reference.map((s) => s.step)).toEqual([1, 2, 3]);
+    // Not vacuous: the run learns (reward spread within groups, moving weights), so a lost AdamW state would show.
+    expect(reference.some((s) => s['reward/frac_reward_zero_std'] < 1 && s['opt/grad_norm'] > 0)).toBe(true);
+
+    const m = manager(store);
+    const first = await drive(m, (emit) => m.start(options, emit), 1);
+    expect(first.events.at(-1)).toMatchObject({ type: 'status', status: 'stopped', message: 'stopped after step 1' });
+    const stopped = (await m.listRuns()).find((r) => r.runId === first.id)!;
+    expect(stopped).toMatchObject({ status: 'stopped', lastStep: 1, checkpointStep: 1 });
+
+    const again = await drive(m, (emit) => m.continue(first.id, emit).then((r) => expect(r).toEqual({ ok: true, fromStep: 1 })));
+    expect(again.events.filter((e) => e.type === 'step').map((e) => e.type === 'step' && e.step)).toEqual([2, 3]);
+    expect(again.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
+    expect(await history(store, first.id)).toEqual(reference);
+    expect((await m.listRuns()).find((r) => r.runId === first.id)).toMatchObject({ status: 'finished', lastStep: 3, checkpointStep: 3 });
+
+    // The sessions of a continued step are those of the uninterrupted run, id for id and log-prob for log-prob.
+    const [a, b] = [await store.sessionsAt(whole.id, 3), await store.sessionsAt(first.id, 3)];
+    expect(a).toHaveLength(12);
+    expect(b).toEqual(a);
+    // And they are what was sampled: the groups view's completions decode from the stored ids.
+    const groups = (await store.groupsAt(first.id, 3))!;
+    for (const s of b!) {
+      expect(s.calls[0].version).toBe(2);
+      expect(s.calls[0].behaviorLogProbs.length).toBe(s.calls[0].sampledIds.length);
+      const shown = groups.find((g) => g.group === s.group)!.samples.find((x) => x.sample === s.sample)!;
+      expect(tok.decode(s.calls[0].sampledIds)).toBe(shown.completion);
+      expect(s.reward).toBe(shown.reward);
+    }
+  });
+
+  it('a run left running by a closed tab lists as interrupted; continuing drops steps after its checkpoint and finishes', async () => {
+    const store = await openIdbStore('dewpoint-continue-interrupted');
+    const options = { ...GRPO, checkpointEvery: 2 } as RunOptions;
+    const m = manager(store);
+    const first = await drive(m, (emit) => m.start(options, emit), 3);
+    // As a closed tab leaves it: steps 1–3 committed, the checkpoint at 2, the status still 'running'.
+    await store.setStatus(first.id, 'running');
+    expect((await store.listRuns()).find((r) => r.runId === first.id)).toMatchObject({ status: 'running', lastStep: 3, checkpointStep: 2 });
+
+    const reopened = manager(store); // the page after a reload: a new worker, nothing active
+    expect((await reopened.listRuns()).find((r) => r.runId === first.id)?.status).toBe('interrupted');
+    const again = await drive(reopened, (emit) => reopened.continue(first.id, emit));
+    expect(again.events[0]).toMatchObject({ type: 'status', status: 'running', message: 'continuing from the checkpoint at step 2' });
+    expect(again.events.filter((e) => e.type === 'step').map((e) => e.type === 'step' && e.step)).toEqual([3, 4]);
+    expect(again.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
+    const steps = await history(store, first.id);
+    expect(steps.map((s) => s.step)).toEqual([1, 2, 3, 4]);
+    const whole = await drive(manager(store), (emit) => manager(store).start(GRPO, emit));
+    expect(steps).toEqual(await history(store, whole.id));
+  });
+
+  it('refuses, with the reason, an unknown run, a finished one, the live one and one without a resumable checkpoint', async () => {
+    const store = await openIdbStore('dewpoint-continue-refusals');
+    const m = manager(store);
+    expect(await m.continue('nope', () => {})).toEqual({ ok: false, reason: "no stored run 'nope'" });
+    const done = await drive(m, (emit) => m.start({ ...GRPO, steps: 1 } as RunOptions, emit));
+    expect(await m.continue(done.id, () => {})).toMatchObject({ ok: false, reason: expect.stringMatching(/is finished \(1 of 1 steps\)/) });
+
+    await store.putRun({ runId: 'no-checkpoint', options: GRPO, createdAt: 1, status: 'stopped', lastStep: 1 });
+    expect(await m.continue('no-checkpoint', () => {})).toMatchObject({ ok: false, reason: expect.stringMatching(/no checkpoint to continue from/) });
+
+    let live = '';
+    const running = drive(m, (emit) => (live = m.start({ ...GRPO, steps: 3 } as RunOptions, emit)));
+    await new Promise((r) => setTimeout(r, 0));
+    expect((await m.listRuns()).find((r) => r.runId === live)?.status).toBe('running');
+    expect(await m.continue(live, () => {})).toMatchObject({ ok: false, reason: expect.stringMatching(/is running now/) });
+    m.stop(live);
+    await running;
+  });
+});

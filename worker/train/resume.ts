@@ -1,0 +1,55 @@
+/**
+ * What a trainer needs, beyond its config, to continue a run exactly where it stopped: its
+ * position (optimizer steps taken, tasks drawn from the seeded stream, whatever else it carries
+ * from one step to the next) plus the model's weights and AdamW state. GRPO's sampling seeds and
+ * SFT's learning-rate schedule derive from the step, so nothing else is needed: on one backend a
+ * continued run computes the same steps as one that never stopped. Not storage (worker/store) and
+ * not the loop (worker/runs).
+ */
+import type { ArithTask, TrainStream } from '../data/arith';
+import type { Model, OptimizerState } from '../model/model';
+
+/** A DPO preference pair found by sampling but not yet trained on. */
+export interface PendingPair {
+  task: ArithTask;
+  prompt: Int32Array;
+  chosen: Int32Array;
+  rejected: Int32Array;
+}
+
+export interface TrainerPosition {
+  /** Optimizer steps taken: the next `next()` computes step + 1. */
+  step: number;
+  /** Tasks drawn so far from the seeded train stream (worker/data/arith.ts `trainStream`). */
+  tasksDrawn: number;
+  /** DPO only: sampling rounds so far (each round's seed counts up) and pairs waiting for a step. */
+  dpo?: { sampled: number; pending: PendingPair[] };
+}
+
+/** Everything a freshly constructed trainer loads to continue: position, weights, AdamW state. */
+export interface ResumePoint {
+  position: TrainerPosition;
+  weights: ReadonlyMap<string, Float32Array>;
+  optimizer: OptimizerState;
+}
+
+/** A trainer that can say where it stands and continue from there. */
+export interface Resumable {
+  position(): TrainerPosition;
+  /** Call on a freshly constructed run, before its first `next()`. */
+  resumeAt(from: ResumePoint): void;
+}
+
+/**
+ * Loads weights and AdamW state into `model` and draws `tasksDrawn` tasks from a fresh `stream`
+ * (drawing is cheap and gives exactly the stream's state then); the trainer sets its own counters.
+ */
+export function restore(model: Model, stream: TrainStream, from: ResumePoint): void {
+  const { step, tasksDrawn } = from.position;
+  if (!Number.isInteger(step) || step < 0) throw new Error(`resumeAt: position.step = ${step}; expected a non-negative integer`);
+  if (stream.position !== 0) throw new Error(`resumeAt: this run has already drawn ${stream.position} tasks; resume a freshly constructed run`);
+  if (!Number.isInteger(tasksDrawn) || tasksDrawn < 0) throw new Error(`resumeAt: position.tasksDrawn = ${tasksDrawn}; expected a non-negative integer`);
+  model.setWeights(from.weights);
+  model.setOptimizerState(from.optimizer);
+  while (stream.position < tasksDrawn) stream.next();
+}
