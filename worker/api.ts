@@ -8,7 +8,8 @@ import { selectBackend } from '../kernels/backends/select';
 import { GpuError } from '../kernels/common/errors';
 import type { CheckpointFiles } from './model/checkpoint';
 import type { BackendInfo, BackendPreference, RunEvent, RunOptions, SelfTestResult, WorkbenchApi } from './protocol';
-import { PRESETS, validateRunOptions } from './runs/presets';
+import { checkRunOptions } from './runs/fields';
+import { PRESETS } from './runs/presets';
 import { RunManager } from './runs/run-manager';
 import type { RunStore } from './store/run-store';
 import { MemoryRunStore } from './store/run-store';
@@ -51,10 +52,13 @@ export function createWorkbench(
     async presets() {
       return PRESETS;
     },
+    async checkRunOptions(options: RunOptions) {
+      return checkRunOptions(options);
+    },
     async startRun(options: RunOptions, onEvent: (event: RunEvent) => void) {
       requireOps('startRun()');
-      const problems = validateRunOptions(options);
-      if (problems.length) throw new InvalidConfigError(problems.join('; '));
+      const problems = checkRunOptions(options);
+      if (problems.length) throw new InvalidConfigError(problems.map((p) => p.message).join('; '));
       return runs.start(options, onEvent);
     },
     async pauseRun(id: string) {
@@ -66,12 +70,16 @@ export function createWorkbench(
     async stopRun(id: string) {
       runs.stop(id);
     },
+    async continueRun(runId: string, onEvent: (event: RunEvent) => void) {
+      requireOps('continueRun()');
+      return runs.continue(runId, onEvent);
+    },
     async storage() {
       await store.listRuns(); // a deferred store knows its kind once open
       return store.kind;
     },
     async listRuns() {
-      return store.listRuns();
+      return runs.listRuns();
     },
     async runHistory(runId: string) {
       const [steps, evaluations] = await Promise.all([store.stepMetrics(runId), store.evaluations(runId)]);
@@ -85,6 +93,9 @@ export function createWorkbench(
     },
     async batchAt(runId: string, step: number) {
       return store.batchAt(runId, step);
+    },
+    async sessionsAt(runId: string, step: number) {
+      return store.sessionsAt(runId, step);
     },
     async latestCheckpoint() {
       const runId = runs.lastRunId;

@@ -65,8 +65,13 @@ export interface WorkbenchApi {
   init(preference?: BackendPreference): Promise<BackendInfo>;
   /** Runs matmul on the active backend against the CPU reference. */
   selfTest(): Promise<SelfTestResult>;
-  /** The presets the Experiments view offers. */
+  /** The presets the Experiments view offers, each with the form description of its options. */
   presets(): Promise<PresetInfo[]>;
+  /**
+   * Problems with a run's options, each naming the field and its allowed range or values; empty
+   * when valid. The same check `startRun` applies (the worker is the only validator).
+   */
+  checkRunOptions(options: RunOptions): Promise<OptionProblem[]>;
   /**
    * Starts a run of a preset and returns its id at once; progress arrives through `onEvent` (a
    * comlink proxy). One run at a time: starting another stops the current one.
@@ -75,9 +80,17 @@ export interface WorkbenchApi {
   pauseRun(runId: string): Promise<void>;
   resumeRun(runId: string): Promise<void>;
   stopRun(runId: string): Promise<void>;
+  /**
+   * Continues a stored run (stopped, failed or interrupted) from its last checkpoint under the same
+   * id, to its `options.steps`: steps committed after that checkpoint are deleted and computed
+   * again. Like `startRun`, returns at once (with the checkpoint's step); progress arrives through
+   * `onEvent`. A run that cannot continue (unknown, finished, active, or without a resumable
+   * checkpoint) gives `ok: false` and the reason.
+   */
+  continueRun(runId: string, onEvent: (event: RunEvent) => void): Promise<ContinueResult>;
   /** Where runs are stored: 'indexeddb' (survives a reload) or 'memory'. */
   storage(): Promise<'indexeddb' | 'memory'>;
-  /** Stored runs, newest first. */
+  /** Stored runs, newest first; one stored as running or paused that this worker is not running is 'interrupted'. */
   listRuns(): Promise<RunSummary[]>;
   /** A stored run's per-step metrics and evaluations. */
   runHistory(runId: string): Promise<{ steps: { step: number; metrics: Record<string, number> }[]; evaluations: { step: number; accuracy: number; meanLength: number; n: number }[] }>;
@@ -87,6 +100,8 @@ export interface WorkbenchApi {
   groupsAt(runId: string, step: number): Promise<GroupRecord[] | null>;
   /** The packed batch of one step, or null when that step has none. */
   batchAt(runId: string, step: number): Promise<BatchRecord | null>;
+  /** The sessions of one step (GRPO), with every call's ids and log-probs, or null when that step has none. */
+  sessionsAt(runId: string, step: number): Promise<SessionRecord[] | null>;
   /** The latest checkpoint of the current or last run, or null if none was written yet. */
   latestCheckpoint(): Promise<CheckpointDownload | null>;
 }
@@ -115,6 +130,8 @@ export interface CheckpointDownload {
   files: Record<string, Uint8Array>;
 }
 
+export type ContinueResult = { ok: true; fromStep: number } | { ok: false; reason: string };
+
 /** A stored run, as listed after a reload. */
 export interface RunSummary {
   runId: string;
@@ -124,10 +141,16 @@ export interface RunSummary {
   status: RunStatus;
   /** Last committed step (0 before the first). */
   lastStep: number;
+  /** Step of the latest checkpoint the run can continue from (weights, AdamW state, trainer position); absent when none. */
+  checkpointStep?: number;
   message?: string;
 }
 
-export type RunStatus = 'running' | 'paused' | 'finished' | 'stopped' | 'failed';
+/**
+ * `interrupted` appears only in listings: the store says running or paused, but no worker of this
+ * page runs it (the tab was closed or reloaded mid-run); it can be continued like a stopped run.
+ */
+export type RunStatus = 'running' | 'paused' | 'finished' | 'stopped' | 'failed' | 'interrupted';
 
 export type RunEvent =
   | { type: 'status'; runId: string; status: RunStatus; message?: string; errorName?: string }
@@ -135,20 +158,91 @@ export type RunEvent =
   | { type: 'checkpoint'; runId: string; step: number; bytes: number }
   | { type: 'eval'; runId: string; step: number; accuracy: number; meanLength: number; n: number; samples: { prompt: string; completion: string; answer: string; correct: boolean }[] };
 
-/** Options of a GRPO run from the shipped base checkpoint (the rest comes from the preset). */
+/** Which framework's behaviour an option left unset reproduces (worker/rl/compat.ts). */
+export type CompatName = 'verl' | 'trl' | 'rllm';
+
+/**
+ * The policy loss by registry name with that loss's options (worker/rl/losses). An option left
+ * out takes the loss's default (often per `compat`). `echo` is not offered: it needs environment
+ * observation tokens, which the single-turn arithmetic task does not have.
+ */
+export type PolicyLossRunOptions =
+  | { name: 'ppo'; clipLow?: number; clipHigh?: number; dualClip?: number; logRatioClamp?: number; delta?: number; compat?: CompatName }
+  | { name: 'gspo'; clipLow?: number; clipHigh?: number; logRatioCap?: number; compat?: CompatName }
+  | { name: 'cispo'; clipLow?: number; clipHigh?: number; cap?: number; compat?: CompatName }
+  | { name: 'reinforce' }
+  | { name: 'dppo_tv' | 'dppo_kl'; deltaLow?: number; deltaHigh?: number; truncation?: number; compat?: 'verl' | 'rllm' }
+  | { name: 'icepop'; alpha?: number; beta?: number }
+  | { name: 'reinforce_kl'; bwdKlCoef?: number; fwdKlCoef?: number; klApprox: boolean; ratioClampMin?: number; ratioClampMax?: number };
+
+/** Loss aggregation (worker/rl/aggregate.ts); two modes take a constant (default: the batch width). */
+export type AggregationRunOptions =
+  | { mode: 'token-mean' | 'token-sum' | 'seq-mean-token-mean' | 'seq-mean-token-sum' | 'session-mean' | 'grpo' }
+  | { mode: 'seq-mean-token-sum-norm'; lossScaleFactor?: number }
+  | { mode: 'dr_grpo'; maxCompletionLength?: number };
+
+/** The outcome advantage estimator and its options (worker/rl/advantages); unset options follow `compat`. */
+export type AdvantageRunOptions =
+  | { estimator: 'grpo'; scale?: 'group' | 'batch' | 'none'; stdType?: 'unbiased' | 'population'; epsilon?: number; singleton?: 'raw' | 'zero'; compat?: CompatName }
+  | { estimator: 'rloo'; singleton?: 'raw' | 'zero'; normalize: boolean; compat?: CompatName }
+  | { estimator: 'reinforce++-baseline'; compat?: 'verl' | 'rllm' };
+
+export type KlEstimatorName = 'k1' | 'abs' | 'k2' | 'k3' | 'k1+' | 'abs+' | 'k2+' | 'k3+';
+
+/** Behavior-policy IS weights (worker/rl/corrections/is-weights.ts): none, a TIS cap, or an IcePop band. */
+export type ImportanceRunOptions =
+  | { kind: 'off' }
+  | { kind: 'tis'; level: 'token' | 'sequence'; cap: number; batchNormalize: boolean }
+  | { kind: 'band'; level: 'token' | 'sequence'; low: number; high: number; batchNormalize: boolean };
+
+export type RejectionName =
+  | 'token_k1' | 'token_k2' | 'token_k3'
+  | 'seq_sum_k1' | 'seq_sum_k2' | 'seq_sum_k3'
+  | 'seq_mean_k1' | 'seq_mean_k2' | 'seq_mean_k3'
+  | 'seq_max_k2' | 'seq_max_k3';
+
+/**
+ * Options of a GRPO run from the shipped base checkpoint; worker/runs/schema.ts holds each
+ * field's range and meaning (the form shows them).
+ */
 export interface GrpoRunOptions {
   preset: 'grpo-arith';
-  /** Optimizer steps, 1..5000. */
+  /** Optimizer steps (sampled batches). */
   steps: number;
-  /** Learning rate (constant), (0, 0.1]. */
+  /** Learning rate (constant). */
   lr: number;
   /** Seed of the task stream and the samplers. */
   seed: number;
-  /** Prompts per step (1..256) and completions per prompt, the advantage group (2..64). */
+  /** Prompts per step and completions per prompt (the advantage group). */
   prompts: number;
   group: number;
-  /** Sampling temperature, (0, 10]. */
+  /** Sampling: temperature, top-k (0: off), top-p (1: off), max new tokens. */
   temperature: number;
+  topK: number;
+  topP: number;
+  maxNew: number;
+  policyLoss: PolicyLossRunOptions;
+  aggregation: AggregationRunOptions;
+  advantage: AdvantageRunOptions;
+  /** Mask sessions of all-equal groups. */
+  maskZeroAdvantage: boolean;
+  /** Truncated completions: no loss mass ('mask') or trained on their reward ('score'). */
+  truncation: 'mask' | 'score';
+  /** KL strength to the frozen starting weights (0: no reference) and the estimator. */
+  beta: number;
+  kl: { estimator: KlEstimatorName; compat?: CompatName };
+  importance: ImportanceRunOptions;
+  /** Rejection masks: k1 options take u (keep ratios in [1/u, u]), k2/k3 an upper bound; absent: off. */
+  rejection: Partial<Record<RejectionName, number>>;
+  /** AdamW and global-norm clipping. */
+  beta1: number;
+  beta2: number;
+  eps: number;
+  weightDecay: number;
+  maxGradNorm: number;
+  /** Passes over each sampled batch and optimizer steps per pass. */
+  epochs: number;
+  miniBatches: number;
   evalEvery: number;
   evalN: number;
   checkpointEvery: number;
@@ -160,12 +254,23 @@ export interface DpoRunOptions {
   steps: number;
   lr: number;
   seed: number;
-  /** Preference pairs per step, 1..256. */
+  /** Preference pairs per step. */
   pairs: number;
-  /** DPO β, (0, 10]. */
+  /** DPO β (τ for IPO). */
   beta: number;
-  /** Weight of the NLL term on chosen completions (TRL rpo_alpha), [0, 10]. */
+  /** The DPO variant (worker/rl/dpo.ts) and its label smoothing (sigmoid: cDPO, robust). */
+  loss: { type: 'sigmoid' | 'robust'; labelSmoothing?: number } | { type: 'ipo' | 'hinge' };
+  /** Weight of the NLL term on chosen completions (TRL rpo_alpha). */
   nllWeight: number;
+  /** Completions sampled per prompt to find a pair, their temperature and length. */
+  samplesPerPrompt: number;
+  temperature: number;
+  maxNew: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  weightDecay: number;
+  maxGradNorm: number;
   evalEvery: number;
   evalN: number;
   checkpointEvery: number;
@@ -174,9 +279,47 @@ export interface DpoRunOptions {
 export type RunOptions = SftRunOptions | GrpoRunOptions | DpoRunOptions;
 
 export type PresetInfo =
-  | { name: 'sft-arith'; title: string; description: string; defaults: SftRunOptions }
-  | { name: 'grpo-arith'; title: string; description: string; defaults: GrpoRunOptions }
-  | { name: 'dpo-arith'; title: string; description: string; defaults: DpoRunOptions };
+  | { name: 'sft-arith'; title: string; description: string; defaults: SftRunOptions; fields: FieldSpec[] }
+  | { name: 'grpo-arith'; title: string; description: string; defaults: GrpoRunOptions; fields: FieldSpec[] }
+  | { name: 'dpo-arith'; title: string; description: string; defaults: DpoRunOptions; fields: FieldSpec[] };
+
+/** A problem with run options: the dotted path of the field and a message naming it and its allowed range or values. */
+export interface OptionProblem {
+  path: string;
+  message: string;
+}
+
+export const FIELD_SECTIONS = ['Objective', 'Advantage', 'KL', 'Corrections', 'Sampling', 'Optimizer', 'Run'] as const;
+export type FieldSection = (typeof FIELD_SECTIONS)[number];
+
+/**
+ * One input of the options form, derived from the worker's schema (worker/runs/schema.ts) so the
+ * app renders it without the validator.
+ */
+export interface FieldSpec {
+  /** Dotted path into the options, e.g. `policyLoss.clipHigh`. */
+  path: string;
+  label: string;
+  section: FieldSection;
+  /** What the field means and its default when left empty. */
+  help: string;
+  kind: 'number' | 'integer' | 'select' | 'boolean';
+  /** Bounds (number, integer); `*Exclusive` when the bound itself is not allowed. */
+  min?: number;
+  max?: number;
+  minExclusive?: boolean;
+  maxExclusive?: boolean;
+  /** Allowed values (select). */
+  values?: string[];
+  /** May be left out (empty): the RL core's default applies. */
+  optional: boolean;
+  /** Shown only while each named field holds one of the listed values (a variant's option). */
+  when?: { path: string; values: string[] }[];
+  /** The value the form fills in when the field appears (a required option of a variant). */
+  initial?: number | string | boolean;
+  /** The allowed range or values in words, as problems state them: `a number in [0, 10]`. */
+  allowed: string;
+}
 
 /** One completion of an advantage group, as the Groups view shows it. */
 export interface GroupSample {
@@ -221,4 +364,32 @@ export interface BatchRecord {
   sessionIds: Int32Array;
   /** mismatch = old (raw, trainer-side at sampling) − behavior log-prob on sampled ids. */
   layers: Record<BatchLayer, Float32Array>;
+}
+
+/** One model call of a stored session, as the sampler served it (worker/rl/types.ts `Call`). */
+export interface StoredCall {
+  promptIds: Int32Array;
+  /** EOS included when finishReason is 'stop'. */
+  sampledIds: Int32Array;
+  /** Per sampled id: log-prob under the sampling distribution, and under the unmodified model (null: not recorded). */
+  behaviorLogProbs: Float64Array;
+  rawLogProbs: Float64Array | null;
+  finishReason: 'stop' | 'length';
+  /** Policy version (optimizer steps taken) that sampled it. */
+  version: number;
+}
+
+/** One stored session of a step (worker/rl/types.ts `Session`), top-k/top-p support left out. */
+export interface SessionRecord {
+  task: string;
+  group: string;
+  sample: number;
+  attempt: number;
+  status: 'completed' | 'truncated' | 'cancelled' | 'failed';
+  /** Why it ended, when known (worker/rl/types.ts `TerminationReason`). */
+  termination?: string;
+  reward: number | null;
+  components: Record<string, number>;
+  detail?: string;
+  calls: StoredCall[];
 }

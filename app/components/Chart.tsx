@@ -13,6 +13,10 @@ echarts.use([LineChart, GridComponent, TooltipComponent, LegendComponent, Canvas
 export interface Series {
   name: string;
   points: [number, number][];
+  /** Series with the same `stack` are drawn as stacked areas (parts of a whole, e.g. step time). */
+  stack?: string;
+  /** A dashed line, for bounds drawn around another series (mean ± std). */
+  dashed?: boolean;
 }
 
 interface ChartProps {
@@ -22,6 +26,12 @@ interface ChartProps {
   xName?: string;
   yName?: string;
   height?: number;
+}
+
+/** Axis ticks: an exponent for tiny or huge values (a loss near 0 otherwise reads -0.0000000006), else the tick without float noise. */
+function axisNumber(v: number): string {
+  const a = Math.abs(v);
+  return a !== 0 && (a < 1e-3 || a >= 1e6) ? Number(v.toPrecision(3)).toExponential() : String(Number(v.toPrecision(12)));
 }
 
 export function Chart({ label, series, xName = 'step', yName, height = 220 }: ChartProps) {
@@ -42,6 +52,11 @@ export function Chart({ label, series, xName = 'step', yName, height = 220 }: Ch
   }, []);
 
   useEffect(() => {
+    // Zooming the y axis to the data (scale) would magnify float noise on a flat curve (an ESS of 1 ± 2e-10): start such an axis at 0.
+    const ys = series.flatMap((s) => s.points.map(([, y]) => y)).filter(Number.isFinite);
+    const lo = Math.min(...ys);
+    const hi = Math.max(...ys);
+    const flat = ys.length > 0 && hi - lo <= 1e-6 * Math.max(Math.abs(lo), Math.abs(hi));
     chart.current?.setOption(
       {
         animation: false,
@@ -49,8 +64,15 @@ export function Chart({ label, series, xName = 'step', yName, height = 220 }: Ch
         tooltip: { trigger: 'axis' },
         legend: { top: 0 },
         xAxis: { type: 'value', name: xName, minInterval: 1 },
-        yAxis: { type: 'value', name: yName, scale: true },
-        series: series.map((s) => ({ name: s.name, type: 'line', showSymbol: s.points.length < 30, data: s.points })),
+        yAxis: { type: 'value', name: yName, scale: !flat, axisLabel: { formatter: axisNumber } },
+        series: series.map((s) => ({
+          name: s.name,
+          type: 'line',
+          showSymbol: s.points.length < 30,
+          data: s.points,
+          ...(s.stack ? { stack: s.stack, areaStyle: { opacity: 0.35 } } : {}),
+          ...(s.dashed ? { lineStyle: { type: 'dashed', width: 1 } } : {}),
+        })),
       },
       { replaceMerge: ['series'] },
     );

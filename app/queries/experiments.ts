@@ -1,5 +1,5 @@
 /** Worker reads and actions of the Experiments view. */
-import { queryOptions } from '@tanstack/react-query';
+import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 import { proxy } from 'comlink';
 import type { RunEvent, RunOptions, RunSummary } from '../../worker/protocol';
 import { useRunStore } from '../state/run-store';
@@ -17,6 +17,16 @@ export async function openStoredRun(run: RunSummary): Promise<void> {
 
 export const presetsQuery = () => queryOptions({ queryKey: keys.presets(), queryFn: () => workbench.presets(), staleTime: Infinity });
 
+/** The worker's problems with these options (empty: valid); the previous answer stays while the next is checked. */
+export const optionProblemsQuery = (options: RunOptions | null) =>
+  queryOptions({
+    queryKey: keys.optionProblems(options),
+    queryFn: () => workbench.checkRunOptions(options!),
+    enabled: options !== null,
+    staleTime: Infinity,
+    placeholderData: keepPreviousData,
+  });
+
 export async function startRun(options: RunOptions): Promise<void> {
   const { receive, begin } = useRunStore.getState();
   // Events can arrive before startRun resolves: buffer them until the id is known.
@@ -29,6 +39,28 @@ export async function startRun(options: RunOptions): Promise<void> {
   begin(runId, options.steps);
   started = true;
   for (const e of early) receive(e);
+}
+
+/**
+ * Continues a stored run from its last checkpoint and makes it the live run: its history up to that
+ * checkpoint (later steps are computed again), then the events as they come. Resolves to the
+ * worker's reason when it refuses.
+ */
+export async function continueRun(run: RunSummary): Promise<string | null> {
+  const { receive, load } = useRunStore.getState();
+  const early: RunEvent[] = [];
+  let loaded = false;
+  const r = await workbench.continueRun(
+    run.runId,
+    proxy((e: RunEvent) => (loaded ? receive(e) : early.push(e))),
+  );
+  if (!r.ok) return r.reason;
+  const h = await workbench.runHistory(run.runId);
+  const upTo = <T extends { step: number }>(xs: T[]) => xs.filter((x) => x.step <= r.fromStep);
+  load(run.runId, 'running', run.options.steps, upTo(h.steps), upTo(h.evaluations).map((e) => ({ ...e, samples: [] })));
+  loaded = true;
+  for (const e of early) receive(e);
+  return null;
 }
 
 export const pauseRun = (id: string) => workbench.pauseRun(id);

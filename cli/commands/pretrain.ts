@@ -11,7 +11,7 @@ import { cliBackend, describeBackend } from '../backend';
 import { writeCheckpointDir } from '../checkpoint-dir';
 
 export async function pretrain(argv: string[]): Promise<number> {
-  const f = parseFlags('pretrain', argv, { 'eval-from': 'number', backend: 'string', out: 'string', steps: 'number', target: 'number', seed: 'number', 'eval-every': 'number', 'eval-n': 'number', json: 'boolean' });
+  const f = parseFlags('pretrain', argv, { 'eval-from': 'number', backend: 'string', out: 'string', steps: 'number', target: 'number', seed: 'number', 'eval-every': 'number', 'eval-n': 'number', 'min-lr': 'number', 'max-grad-norm': 'number', json: 'boolean' });
   const { ops, info } = await cliBackend(f.backend);
   const config = {
     ...SFT_ARITH,
@@ -19,6 +19,9 @@ export async function pretrain(argv: string[]): Promise<number> {
     seed: (f.seed as number | undefined) ?? SFT_ARITH.seed,
     evalEvery: (f['eval-every'] as number | undefined) ?? 10,
     evalN: (f['eval-n'] as number | undefined) ?? SFT_ARITH.evalN,
+    // calibration.md's base: constant lr (--min-lr 0.001) and no clipping (--max-grad-norm 1e9).
+    minLr: (f['min-lr'] as number | undefined) ?? SFT_ARITH.minLr,
+    maxGradNorm: (f['max-grad-norm'] as number | undefined) ?? SFT_ARITH.maxGradNorm,
   };
   const target = (f.target as number | undefined) ?? 0.25;
   // Greedy evaluation without a KV cache costs several training steps; before this step accuracy is ~0 (calibration.md).

@@ -1,0 +1,37 @@
+import { expect, test } from '@playwright/test';
+
+test('Experiments: a GRPO run pauses between steps, resumes and stops', async ({ page }) => {
+  await page.goto('/#/experiments');
+  await expect(page.getByText(/Training on webgpu/)).toBeVisible();
+  await page.getByTestId('preset-grpo-arith').click();
+  await page.getByRole('spinbutton', { name: /Steps/ }).fill('8');
+  await page.getByRole('spinbutton', { name: /Prompts per step/ }).fill('2');
+  await page.getByRole('spinbutton', { name: /Group size/ }).fill('2');
+  await page.getByRole('spinbutton', { name: /Evaluate every/ }).fill('0');
+  await page.getByTestId('run-start').click();
+  const status = page.getByTestId('run-status');
+  const step = page.getByTestId('run-step');
+  await expect(step).toHaveText('1', { timeout: 120_000 });
+
+  // Pause takes effect between steps: the step under way finishes, then the worker waits.
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await expect(status).toHaveText('paused');
+  await expect(page.getByRole('button', { name: 'Resume' })).toBeVisible();
+  const pausedAt = Number(await step.textContent());
+  expect(pausedAt).toBeGreaterThanOrEqual(1);
+  // A step with 2 × 2 completions takes a few seconds here; while paused none starts.
+  await page.waitForTimeout(5_000);
+  await expect(step).toHaveText(String(pausedAt));
+  await expect(status).toHaveText('paused');
+
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await expect(status).toHaveText('running');
+  await expect(step).toHaveText(String(pausedAt + 1), { timeout: 120_000 });
+
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(status).toHaveText('stopped', { timeout: 120_000 });
+  const stoppedAt = Number(await step.textContent());
+  expect(stoppedAt).toBeLessThan(8);
+  await expect(page.getByRole('status').filter({ hasText: `stopped after step ${stoppedAt}` })).toBeVisible();
+  await expect(page.getByRole('button', { name: /Pause|Resume|Stop/ })).toHaveCount(0);
+});
