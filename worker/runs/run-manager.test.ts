@@ -6,7 +6,8 @@ import type { CheckpointFiles } from '../model/checkpoint';
 import { CHECKPOINT_FILES, importCheckpoint } from '../model/checkpoint';
 import type { RunEvent, RunOptions } from '../protocol';
 import { openIdbStore } from '../store/idb-store';
-import type { RunStore } from '../store/run-store';
+import type { RunStore, StepCommit } from '../store/run-store';
+import { MemoryRunStore, StorageFullError } from '../store/run-store';
 import { PRESETS } from './presets';
 import { RunManager } from './run-manager';
 
@@ -115,5 +116,30 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
     expect(await m.continue(live, () => {})).toMatchObject({ ok: false, reason: expect.stringMatching(/is running now/) });
     m.stop(live);
     await running;
+  });
+
+  it('a full store pauses the run with its message; stopped then, the uncommitted step is neither reported nor checkpointed', async () => {
+    /** Fake: a memory store whose commit of step 2 fails as a full IndexedDB quota does. */
+    class FullAtStep2Store extends MemoryRunStore {
+      override async commitStep(runId: string, commit: StepCommit): Promise<void> {
+        if (commit.step === 2) throw new StorageFullError('storage is full: step 2 was not stored; the run is paused');
+        return super.commitStep(runId, commit);
+      }
+    }
+    const store = new FullAtStep2Store();
+    const m = manager(store);
+    const run = drive(m, (emit) => {
+      const id = m.start({ ...GRPO, steps: 3 } as RunOptions, (e) => {
+        emit(e);
+        if (e.type === 'status' && e.status === 'paused') m.stop(id);
+      });
+      return id;
+    });
+    const { events, id } = await run;
+    expect(events.find((e) => e.type === 'status' && e.status === 'paused')).toMatchObject({ message: expect.stringMatching(/storage is full/) });
+    expect(events.filter((e) => e.type === 'step').map((e) => e.type === 'step' && e.step)).toEqual([1]);
+    expect(events.filter((e) => e.type === 'checkpoint').map((e) => e.type === 'checkpoint' && e.step)).toEqual([1]);
+    expect(events.at(-1)).toMatchObject({ type: 'status', status: 'stopped', message: 'stopped after step 1 (step 2 could not be stored)' });
+    expect((await m.listRuns()).find((r) => r.runId === id)).toMatchObject({ status: 'stopped', lastStep: 1, checkpointStep: 1 });
   });
 });

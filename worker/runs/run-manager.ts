@@ -230,6 +230,11 @@ export class RunManager {
             if ((run.status as RunStatus) === 'stopped') break;
           }
         }
+        // Stopped while waiting for space: this step was never committed, so it is neither reported nor checkpointed.
+        if ((run.status as RunStatus) === 'stopped') {
+          await setStatus('stopped', `stopped after step ${step - 1} (step ${step} could not be stored)`);
+          return;
+        }
         emit({ type: 'step', runId, step, totalSteps: o.steps, metrics });
         if ((o.checkpointEvery > 0 && step % o.checkpointEvery === 0) || step === o.steps) {
           const files = await exportCheckpoint(trainer.model, trainer.tok, { kind: 'dewpoint-checkpoint', trainedWith: `Experiments view (${o.preset})`, runId, step, [o.preset.split('-')[0]]: trainer.config });
@@ -252,7 +257,8 @@ export class RunManager {
 
   private async waitWhilePaused(run: Active, setStatus: (s: RunStatus, m?: string) => Promise<void>, message?: string): Promise<void> {
     await setStatus('paused', message);
-    await new Promise<void>((r) => (run.wake = r));
+    // A resume or stop may arrive while the status is being reported, before there is a wake to call.
+    if (run.status === 'paused') await new Promise<void>((r) => (run.wake = r));
     run.wake = null;
     if ((run.status as RunStatus) === 'running') await setStatus('running');
   }
