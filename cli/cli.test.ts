@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -7,6 +7,8 @@ import { exportCheckpoint } from '../worker/model/checkpoint';
 import { SFT_ARITH, SftRun } from '../worker/train/sft';
 import { UsageError, parseFlags } from './args';
 import { writeCheckpointDir } from './checkpoint-dir';
+import { cliRunOptions } from './commands/train';
+import { PRESETS } from '../worker/runs/presets';
 import { main } from './main';
 
 function capture() {
@@ -57,5 +59,25 @@ describe('dewpoint CLI', () => {
     expect(err.join('')).toMatch(/--task must be 'arith', got 'gsm8k'/);
     expect(await main(['frobnicate'])).toBe(2);
     expect(err.join('')).toMatch(/unknown command 'frobnicate'; allowed: info, bench, pretrain, eval, train/);
+  });
+
+  it('train --config takes the Experiments view\'s JSON, lets flags override it, and names every invalid field', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dewpoint-config-'));
+    const file = join(dir, 'run.json');
+    const ui = PRESETS.find((p) => p.name === 'grpo-arith')!.defaults;
+    writeFileSync(file, JSON.stringify({ ...ui, advantage: { estimator: 'rloo', normalize: false }, temperature: 0.7 }));
+    const o = cliRunOptions({ config: file, steps: 3, prompts: 4 });
+    expect(o).toMatchObject({ preset: 'grpo-arith', steps: 3, prompts: 4, temperature: 0.7, advantage: { estimator: 'rloo' } });
+
+    writeFileSync(file, JSON.stringify({ ...ui, temperature: 0, group: 1 }));
+    expect(() => cliRunOptions({ config: file })).toThrow(/invalid run options:\n {2}group must be an integer in 2\.\.\d+, got 1\n {2}temperature must be a number in \(0, \d+\], got 0/);
+    expect(() => cliRunOptions({ config: file, preset: 'grpo-arith' })).toThrow(/--preset or --config, not both/);
+    writeFileSync(file, '{ not json');
+    expect(() => cliRunOptions({ config: file })).toThrow(/is not JSON/);
+    writeFileSync(file, JSON.stringify({ preset: 'sft-arith' }));
+    expect(() => cliRunOptions({ config: file })).toThrow(/preset must be one of grpo-arith, dpo-arith, got 'sft-arith'/);
+    // Without --config: the preset's options, with the trainer's held-out n.
+    expect(cliRunOptions({ preset: 'dpo-arith', prompts: 8 })).toMatchObject({ preset: 'dpo-arith', pairs: 8, evalN: 200 });
+    expect(() => cliRunOptions({ preset: 'dpo-arith', lr: -1 })).toThrow(/lr must be a number in \(0, 0\.1\], got -1/);
   });
 });
