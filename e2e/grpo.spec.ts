@@ -36,6 +36,31 @@ test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome an
   await expect(page.getByText(/^Step 2: 4 groups, \d+ with zero variance\.$/)).toBeVisible();
   const firstGroup = page.getByTestId('group').first();
   await expect(firstGroup.getByRole('row')).toHaveCount(5); // header + G = 4 completions
+
+  // Session inspector, opened from the keyboard: every sampled id with its log-probs.
+  const firstSample = firstGroup.getByRole('row').nth(1);
+  const length = parseInt((await firstSample.getByRole('cell').nth(5).textContent()) ?? '', 10); // Length column
+  expect(length).toBeGreaterThan(0);
+  const inspect = firstSample.getByRole('button', { name: /^Inspect sample \d+$/ });
+  await inspect.focus();
+  await page.keyboard.press('Enter');
+  await expect(inspect).toHaveAttribute('aria-expanded', 'true');
+  const panel = page.getByTestId('session-panel');
+  await expect(panel.getByRole('heading', { name: /^Inspector: step 2, session \d+, sample \d+ of group / })).toBeVisible();
+  await expect(panel.getByRole('table', { name: /^Call 1 of 1: \d+ prompt ids, \d+ sampled ids; finish reason (stop|length); policy version \d+$/ })).toBeVisible();
+  await expect(panel.getByRole('columnheader', { name: 'Behavior log-prob' })).toBeVisible();
+  const sampled = panel.locator('[data-testid="session-token-row"][data-kind="sampled"]');
+  await expect(sampled).toHaveCount(length);
+  await expect(panel.locator('[data-testid="session-token-row"][data-kind="prompt"]').first()).toContainText('"<bos>"');
+  // Behavior and raw log-probs (cells 4 and 5 after the row header): finite, ≤ 0, to 4 decimals.
+  const logProbs = await sampled.evaluateAll((rows) => rows.flatMap((r) => [4, 5].map((c) => (r as HTMLTableRowElement).cells[c].textContent ?? '')));
+  expect(logProbs).toHaveLength(2 * length);
+  for (const text of logProbs) {
+    expect(text).toMatch(/^-?\d+\.\d{4}$/);
+    expect(Number(text)).toBeLessThanOrEqual(0);
+  }
+  await inspect.click();
+  await expect(panel).toHaveCount(0);
   await page.getByRole('button', { name: 'Previous step' }).click();
   await expect(page.getByRole('combobox', { name: 'Step' })).toHaveValue('1');
   await expect(page.getByText(/^Step 1: 4 groups/)).toBeVisible();
@@ -54,4 +79,6 @@ test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome an
   await page.keyboard.press('Tab');
   await canvas.click({ position: { x: 7 + 14 * 10, y: 7 } });
   await expect(page.getByTestId('batch-session')).toContainText(/Completion .*reward [01]; advantage/);
+  await expect(page.getByTestId('batch-session').getByTestId('session-panel')).toBeVisible();
+  await expect(page.getByTestId('batch-session').getByTestId('session-token-row').first()).toBeVisible();
 });

@@ -97,6 +97,9 @@ describe('runs over comlink', () => {
     const loaded = importCheckpoint(ck!.files as CheckpointFiles);
     expect(loaded.info).toMatchObject({ runId: id, step: 2 });
     expect(loaded.weights.get('model.embed_tokens.weight')!.length).toBe(loaded.config.vocab * loaded.config.dModel);
+
+    // The run's own tokenizer: ids name their symbols, specials by name.
+    expect(await api.tokenTexts(id, Int32Array.of(1, 3, 13, 2))).toEqual(['<bos>', '0', '+', '<eos>']);
   });
 
   it('stops between steps when asked', async () => {
@@ -198,6 +201,12 @@ describe('runs over comlink', () => {
     expect(sessions[0].calls[0].sampledIds).toBeInstanceOf(Int32Array);
     expect(sessions[0].calls[0].behaviorLogProbs).toBeInstanceOf(Float64Array);
     expect(sessions.every((s) => s.calls[0].version === 4)).toBe(true);
+    // Token texts under the run's tokenizer (the base checkpoint's), for the session inspector.
+    const { promptIds, sampledIds } = sessions[0].calls[0];
+    const base = importCheckpoint(await tinyBaseFiles()).tokenizer;
+    expect(await api.tokenTexts(id, sampledIds)).toEqual(Array.from(sampledIds, (t) => base.decode([t], { specials: true })));
+    expect((await api.tokenTexts(id, promptIds))![0]).toBe('<bos>');
+    expect(await api.tokenTexts('grpo-unknown', sampledIds)).toBeNull();
     expect(await api.continueRun(id, proxy(() => {}))).toMatchObject({ ok: false, reason: expect.stringMatching(/finished/) });
   });
 });

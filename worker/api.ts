@@ -97,6 +97,10 @@ export function createWorkbench(
     async sessionsAt(runId: string, step: number) {
       return store.sessionsAt(runId, step);
     },
+    async tokenTexts(runId: string, ids: Int32Array) {
+      const tok = await runs.tokenizerOf(runId);
+      return tok ? Array.from(ids, (id) => tok.decode([id], { specials: true })) : null;
+    },
     async latestCheckpoint() {
       const runId = runs.lastRunId;
       const c = runId ? await store.latestCheckpoint(runId) : null;

@@ -102,6 +102,11 @@ export interface WorkbenchApi {
   batchAt(runId: string, step: number): Promise<BatchRecord | null>;
   /** The sessions of one step (GRPO), with every call's ids and log-probs, or null when that step has none. */
   sessionsAt(runId: string, step: number): Promise<SessionRecord[] | null>;
+  /**
+   * The text of each id under a stored run's tokenizer (specials by name: `<eos>`), or null when no
+   * run `runId` is stored. An id outside the vocabulary is an error.
+   */
+  tokenTexts(runId: string, ids: Int32Array): Promise<string[] | null>;
   /** The latest checkpoint of the current or last run, or null if none was written yet. */
   latestCheckpoint(): Promise<CheckpointDownload | null>;
 }

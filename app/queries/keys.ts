@@ -10,4 +10,7 @@ export const keys = {
   groupSteps: (runId: string, latestStep: number) => ['runs', runId, 'group-steps', latestStep] as const,
   groupsAt: (runId: string, step: number) => ['runs', runId, 'groups', step] as const,
   batchAt: (runId: string, step: number) => ['runs', runId, 'batch', step] as const,
+  sessionsAt: (runId: string, step: number) => ['runs', runId, 'sessions', step] as const,
+  /** The ids are the key (a session's are a few dozen). */
+  tokenTexts: (runId: string, ids: readonly number[]) => ['runs', runId, 'token-texts', ids] as const,
 };

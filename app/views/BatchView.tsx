@@ -2,12 +2,13 @@
  * Batch: the packed [rows, width] batch of any stored step on a canvas, with switchable layers
  * (chains, response mask, advantage, old − behavior log-prob, dlogp, version), a legend and
  * colour scale, every value of a cell on hover (or with the arrow keys), and the session under
- * a cell on click (or Enter); packing efficiency and rows needed above.
+ * a cell on click (or Enter), with its inspector (SessionPanel); packing efficiency and rows needed above.
  */
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { BatchLayer, BatchRecord, GroupSample } from '../../worker/protocol';
 import { BATCH_LAYERS, LAYER_INFO, colorOf, legendOf, scaleFor } from '../components/batch-colors';
+import { SessionPanel } from '../components/SessionPanel';
 import { batchAtQuery, groupStepsQuery, groupsAtQuery } from '../queries/groups';
 import { useRunStore } from '../state/run-store';
 
@@ -126,13 +127,16 @@ export function BatchView() {
           <p aria-live="polite" data-testid="batch-cell">
             {cursor !== null ? describeCell(b, cursor) : 'Hover over a cell, or focus the grid and use the arrow keys.'}
           </p>
-          {sample && (
+          {session !== null && step !== null && (
             <div data-testid="batch-session" className="session">
               <h2>Session {session}</h2>
-              <p>
-                Completion <code>{sample.completion}</code>; reward {sample.reward}; advantage {sample.advantage.toFixed(3)}; {sample.status}, {sample.length} ids
-                {sample.truncated ? ' (truncated)' : ''}.
-              </p>
+              {sample && (
+                <p>
+                  Completion <code>{sample.completion}</code>; reward {sample.reward}; advantage {sample.advantage.toFixed(3)}; {sample.status}, {sample.length} ids
+                  {sample.truncated ? ' (truncated)' : ''}.
+                </p>
+              )}
+              <SessionPanel runId={runId} step={step} at={{ index: session - 1 }} headingLevel={3} />
             </div>
           )}
         </>

@@ -2,10 +2,12 @@
  * Groups: for any stored step of the current (or an opened) GRPO run, every advantage group side by side: prompt,
  * ground truth, the G completions with reward, components, advantage, status and length.
  * Zero-variance groups (no learning signal) are flagged; groups can be sorted; steps browsed.
+ * Each completion opens the session inspector (SessionPanel) below its group.
  */
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useMemo, useState } from 'react';
+import { Fragment, useEffect, useMemo, useState } from 'react';
 import type { GroupRecord } from '../../worker/protocol';
+import { SessionPanel } from '../components/SessionPanel';
 import { groupStepsQuery, groupsAtQuery } from '../queries/groups';
 import { useRunStore } from '../state/run-store';
 
@@ -18,7 +20,13 @@ const SORTS: Record<SortKey, { label: string; compare: (a: GroupRecord, b: Group
   'std-desc': { label: 'reward spread, high first', compare: (a, b) => b.rewardStd - a.rewardStd },
 };
 
-function GroupTable({ g }: { g: GroupRecord }) {
+/** The completion whose inspector is open. */
+interface Inspected {
+  group: string;
+  sample: number;
+}
+
+function GroupTable({ g, inspected, onInspect }: { g: GroupRecord; inspected: Inspected | null; onInspect: (sample: number | null) => void }) {
   return (
     <table className={`group ${g.zeroStd ? 'zero-std' : ''}`} data-testid="group">
       <caption>
@@ -34,25 +42,34 @@ function GroupTable({ g }: { g: GroupRecord }) {
           <th scope="col">Advantage</th>
           <th scope="col">Status</th>
           <th scope="col">Length</th>
+          <th scope="col">Session</th>
         </tr>
       </thead>
       <tbody>
-        {g.samples.map((s) => (
-          <tr key={s.sample}>
-            <th scope="row">{s.sample}</th>
-            <td>
-              <code>{s.completion || '(empty)'}</code>
-            </td>
-            <td>{s.reward}</td>
-            <td>{Object.entries(s.components).map(([k, v]) => `${k} ${v}`).join(', ')}</td>
-            <td className={s.advantage > 0 ? 'ok' : s.advantage < 0 ? 'bad' : ''}>{s.advantage.toFixed(3)}</td>
-            <td>{s.status}</td>
-            <td>
-              {s.length}
-              {s.truncated ? ' (truncated)' : ''}
-            </td>
-          </tr>
-        ))}
+        {g.samples.map((s) => {
+          const open = inspected?.group === g.group && inspected.sample === s.sample;
+          return (
+            <tr key={s.sample}>
+              <th scope="row">{s.sample}</th>
+              <td>
+                <code>{s.completion || '(empty)'}</code>
+              </td>
+              <td>{s.reward}</td>
+              <td>{Object.entries(s.components).map(([k, v]) => `${k} ${v}`).join(', ')}</td>
+              <td className={s.advantage > 0 ? 'ok' : s.advantage < 0 ? 'bad' : ''}>{s.advantage.toFixed(3)}</td>
+              <td>{s.status}</td>
+              <td>
+                {s.length}
+                {s.truncated ? ' (truncated)' : ''}
+              </td>
+              <td>
+                <button type="button" aria-expanded={open} onClick={() => onInspect(open ? null : s.sample)}>
+                  Inspect sample {s.sample}
+                </button>
+              </td>
+            </tr>
+          );
+        })}
       </tbody>
     </table>
   );
@@ -64,10 +81,12 @@ export function GroupsView() {
   const steps = useQuery({ ...groupStepsQuery(runId ?? '', latest), enabled: Boolean(runId) });
   const [step, setStep] = useState<number | null>(null);
   const [sort, setSort] = useState<SortKey>('order');
+  const [inspected, setInspected] = useState<Inspected | null>(null);
   const available = steps.data ?? [];
   useEffect(() => {
     if (step === null && available.length) setStep(available.at(-1)!);
   }, [available, step]);
+  useEffect(() => setInspected(null), [runId, step]);
   const groups = useQuery({ ...groupsAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null });
   const sorted = useMemo(() => (groups.data ? [...groups.data].sort(SORTS[sort].compare) : []), [groups.data, sort]);
 
@@ -117,7 +136,10 @@ export function GroupsView() {
             </p>
           )}
           {sorted.map((g) => (
-            <GroupTable key={g.group} g={g} />
+            <Fragment key={g.group}>
+              <GroupTable g={g} inspected={inspected} onInspect={(sample) => setInspected(sample === null ? null : { group: g.group, sample })} />
+              {inspected?.group === g.group && step !== null && <SessionPanel runId={runId} step={step} at={inspected} />}
+            </Fragment>
           ))}
         </>
       )}

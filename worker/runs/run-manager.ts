@@ -10,7 +10,8 @@
  * trajectory, even when the continued run is stopped again before reaching them.
  */
 import type { Ops } from '../../kernels/ops';
-import type { CharTokenizer } from '../data/tokenizer';
+import type { CharTokenizer, TokenizerDescription } from '../data/tokenizer';
+import { tokenizerFromDescription } from '../data/tokenizer';
 import type { CheckpointFiles, LoadedCheckpoint } from '../model/checkpoint';
 import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
@@ -25,7 +26,7 @@ import type { EvalResult } from '../train/evaluate';
 import { DPO_ARITH, DpoRun } from '../train/dpo';
 import { GRPO_ARITH, GrpoRun } from '../train/grpo';
 import type { Resumable } from '../train/resume';
-import { SFT_ARITH, SftRun } from '../train/sft';
+import { SFT_ARITH, SftRun, sftTokenizer } from '../train/sft';
 
 /** What the loop needs of a run, whatever its objective. */
 interface Trainer {
@@ -59,6 +60,8 @@ export class RunManager {
   private counter = 0;
   /** The id of the run started last (still active or not), for the latest checkpoint. */
   lastRunId: string | null = null;
+  /** The base checkpoint's tokenizer, read once (null until asked, or after a failed read). */
+  private baseTokenizer: Promise<CharTokenizer> | null = null;
 
   /**
    * `getOps`: the active backend. `loadBase`: the files of the shipped base checkpoint
@@ -155,6 +158,27 @@ export class RunManager {
       throw e;
     }
     return this.active;
+  }
+
+  /**
+   * The tokenizer a stored run encodes with, or null when no run `runId` is stored: an SFT run's
+   * own (its task format's vocabulary), else the base checkpoint's (GRPO and DPO start from it and
+   * keep its vocabulary). Only the base's tokenizer.json is parsed, not its weights.
+   */
+  async tokenizerOf(runId: string): Promise<CharTokenizer | null> {
+    const run = (await this.store.listRuns()).find((r) => r.runId === runId);
+    if (!run) return null;
+    if (run.options.preset === 'sft-arith') return sftTokenizer(sftConfigOf(run.options, SFT_ARITH));
+    this.baseTokenizer ??= this.loadBase().then((files) => {
+      const desc = JSON.parse(new TextDecoder().decode(files['tokenizer.json'])) as TokenizerDescription;
+      return tokenizerFromDescription(desc);
+    });
+    try {
+      return await this.baseTokenizer;
+    } catch (e) {
+      this.baseTokenizer = null; // the next call tries again
+      throw new Error(`could not read the base checkpoint's tokenizer.json (public/checkpoints/arith-base): ${(e as Error).message}`);
+    }
   }
 
   private async trainer(o: RunOptions): Promise<Trainer> {

@@ -61,6 +61,11 @@ export interface SftStepMetrics {
   'batch/packing_efficiency': number;
 }
 
+/** The tokenizer of an SFT run: the arithmetic vocabulary its task format needs. */
+export function sftTokenizer(config: Pick<SftConfig, 'task'>): CharTokenizer {
+  return arithTokenizer(config.task.format === 'words' ? 'words' : 'bare');
+}
+
 export class SftRun {
   readonly tok: CharTokenizer;
   readonly model: Model;
@@ -70,7 +75,7 @@ export class SftRun {
   step = 0;
 
   constructor(ops: Ops, readonly config: SftConfig) {
-    this.tok = arithTokenizer(config.task.format === 'words' ? 'words' : 'bare');
+    this.tok = sftTokenizer(config);
     this.modelConfig = { ...modelPreset(config.model, this.tok.size), maxSeq: Math.max(config.width, modelPreset(config.model, this.tok.size).maxSeq) };
     this.model = new Model(ops, this.modelConfig);
     this.model.initWeights(config.seed);

@@ -1,0 +1,147 @@
+/**
+ * The session inspector: one stored GRPO session exactly as it was sampled and as the trainer saw
+ * it. Its task, group, sample, status, reward and components, then per model call a token table:
+ * the prompt ids (marked as prompt), then per sampled id its behavior log-prob (the sampling
+ * distribution, after temperature / top-k / top-p), its raw log-prob (the unmodified model, the
+ * trainer's old log-prob), raw − behavior (the Batch view's mismatch layer) and exp(behavior).
+ * Token texts come from the run's tokenizer in the worker. Not an editor, and not the packed batch.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useId } from 'react';
+import type { SessionRecord, StoredCall } from '../../worker/protocol';
+import { sessionsAtQuery, tokenTextsQuery } from '../queries/groups';
+
+/** Which session of the step: its index in the step (the Batch view's session id − 1), or its group and sample. */
+export type SessionRef = { index: number } | { group: string; sample: number };
+
+const fmt = (x: number) => x.toFixed(4);
+
+function findSession(sessions: SessionRecord[], at: SessionRef): number {
+  return 'index' in at ? (at.index >= 0 && at.index < sessions.length ? at.index : -1) : sessions.findIndex((s) => s.group === at.group && s.sample === at.sample);
+}
+
+function CallTable({ runId, call, n, of }: { runId: string; call: StoredCall; n: number; of: number }) {
+  const ids = new Int32Array(call.promptIds.length + call.sampledIds.length);
+  ids.set(call.promptIds);
+  ids.set(call.sampledIds, call.promptIds.length);
+  const texts = useQuery(tokenTextsQuery(runId, ids));
+  const P = call.promptIds.length;
+  const text = (i: number) => (texts.data ? JSON.stringify(texts.data[i]) : texts.isError ? '?' : '…');
+  const raw = call.rawLogProbs;
+  let sumBehavior = 0, sumRaw = 0;
+  for (let j = 0; j < call.sampledIds.length; j++) {
+    sumBehavior += call.behaviorLogProbs[j];
+    if (raw) sumRaw += raw[j];
+  }
+  return (
+    <table className="session-tokens">
+      <caption>
+        Call {n} of {of}: {P} prompt ids, {call.sampledIds.length} sampled ids; finish reason {call.finishReason}; policy version {call.version}
+        {texts.isError && <span className="bad"> · token texts unavailable: {texts.error.message}</span>}
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Position</th>
+          <th scope="col">Id</th>
+          <th scope="col">Token</th>
+          <th scope="col">Kind</th>
+          <th scope="col" className="num">Behavior log-prob</th>
+          <th scope="col" className="num">Raw log-prob</th>
+          <th scope="col" className="num">Raw − behavior</th>
+          <th scope="col" className="num">Probability exp(behavior)</th>
+        </tr>
+      </thead>
+      <tbody>
+        {Array.from(ids, (id, i) => {
+          const j = i - P;
+          const b = j >= 0 ? call.behaviorLogProbs[j] : null;
+          return (
+            <tr key={i} data-testid="session-token-row" data-kind={j >= 0 ? 'sampled' : 'prompt'} className={j >= 0 ? undefined : 'prompt-token'}>
+              <th scope="row">{i}</th>
+              <td>{id}</td>
+              <td>
+                <code>{text(i)}</code>
+              </td>
+              <td>{j >= 0 ? 'sampled' : 'prompt'}</td>
+              <td className="num">{b === null ? '' : fmt(b)}</td>
+              <td className="num">{b === null ? '' : raw ? fmt(raw[j]) : 'not recorded'}</td>
+              <td className="num">{b === null || !raw ? '' : fmt(raw[j] - b)}</td>
+              <td className="num">{b === null ? '' : fmt(Math.exp(b))}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+      <tfoot>
+        <tr>
+          <th scope="row" colSpan={4}>
+            Sum over sampled ids
+          </th>
+          <td className="num">{fmt(sumBehavior)}</td>
+          <td className="num">{raw ? fmt(sumRaw) : ''}</td>
+          <td className="num">{raw ? fmt(sumRaw - sumBehavior) : ''}</td>
+          <td className="num">{fmt(Math.exp(sumBehavior))}</td>
+        </tr>
+      </tfoot>
+    </table>
+  );
+}
+
+export function SessionPanel({ runId, step, at, headingLevel = 2 }: { runId: string; step: number; at: SessionRef; headingLevel?: 2 | 3 }) {
+  const sessions = useQuery(sessionsAtQuery(runId, step));
+  const headingId = useId();
+  const Heading = headingLevel === 2 ? 'h2' : 'h3';
+  const index = sessions.data ? findSession(sessions.data, at) : -1;
+  const s = index >= 0 ? sessions.data![index] : null;
+  const which = 'index' in at ? `session ${at.index + 1}` : `sample ${at.sample} of group ${at.group}`;
+
+  return (
+    <section className="session-panel" data-testid="session-panel" aria-labelledby={headingId}>
+      <Heading id={headingId}>Inspector: step {step}, {s ? `session ${index + 1}, sample ${s.sample} of group ${s.group}` : which}</Heading>
+      {sessions.isPending ? (
+        <p>Loading the sessions of step {step}…</p>
+      ) : sessions.isError ? (
+        <p className="bad">Could not read the sessions of step {step}: {sessions.error.message}</p>
+      ) : sessions.data === null ? (
+        <p>Step {step} keeps no sessions.</p>
+      ) : !s ? (
+        <p>Step {step} has no {which}.</p>
+      ) : (
+        <>
+          <dl className="facts">
+            <dt>Task</dt>
+            <dd>{s.task}</dd>
+            <dt>Group</dt>
+            <dd>{s.group}</dd>
+            <dt>Sample</dt>
+            <dd>
+              {s.sample}
+              {s.attempt > 0 ? ` (attempt ${s.attempt})` : ''}
+            </dd>
+            <dt>Status</dt>
+            <dd>
+              {s.status}
+              {s.termination ? ` (${s.termination})` : ''}
+            </dd>
+            <dt>Finish reason</dt>
+            <dd>{s.calls.map((c) => c.finishReason).join(', ') || 'no call'}</dd>
+            <dt>Policy version</dt>
+            <dd>{s.calls.map((c) => c.version).join(', ') || 'no call'}</dd>
+            <dt>Reward</dt>
+            <dd>{s.reward ?? 'none'}</dd>
+            <dt>Components</dt>
+            <dd>{Object.entries(s.components).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}</dd>
+            {s.detail !== undefined && (
+              <>
+                <dt>Detail</dt>
+                <dd>{s.detail}</dd>
+              </>
+            )}
+          </dl>
+          {s.calls.map((c, k) => (
+            <CallTable key={k} runId={runId} call={c} n={k + 1} of={s.calls.length} />
+          ))}
+        </>
+      )}
+    </section>
+  );
+}
