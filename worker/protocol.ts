@@ -367,7 +367,7 @@ export interface BatchRecord {
   tokens: string[];
   /** 1 + the session's index in the step (0 = padding), to open the session. */
   sessionIds: Int32Array;
-  /** mismatch = old (raw, trainer-side at sampling) − behavior log-prob on sampled ids. */
+  /** mismatch = old − behavior log-prob on sampled ids; old is the sampler's raw log-prob, or the trainer's rescoring before the first update when a batch takes several optimizer steps. */
   layers: Record<BatchLayer, Float32Array>;
 }
 

@@ -1,6 +1,6 @@
 /**
  * What a trainer needs, beyond its config, to continue a run exactly where it stopped: its
- * position (optimizer steps taken, tasks drawn from the seeded stream, whatever else it carries
+ * position (steps taken, tasks drawn from the seeded stream, whatever else it carries
  * from one step to the next) plus the model's weights and AdamW state. GRPO's sampling seeds and
  * SFT's learning-rate schedule derive from the step, so nothing else is needed: on one backend a
  * continued run computes the same steps as one that never stopped. Not storage (worker/store) and
@@ -18,7 +18,7 @@ export interface PendingPair {
 }
 
 export interface TrainerPosition {
-  /** Optimizer steps taken: the next `next()` computes step + 1. */
+  /** Steps taken (`next()` calls; a GRPO step is one sampled batch, epochs × miniBatches optimizer steps): the next `next()` computes step + 1. */
   step: number;
   /** Tasks drawn so far from the seeded train stream (worker/data/arith.ts `trainStream`). */
   tasksDrawn: number;
