@@ -1,7 +1,7 @@
 /**
- * A GRPO run on arithmetic, one sampled batch per call of `next()`: sample P prompts × G
- * completions under the current weights (KV cache), score them with MathReward, turn each into a
- * one-call Session, pack, rescore with the trainer, evaluate the GRPO objective of the RL core,
+ * A GRPO run on arithmetic, one sampled batch per call of `next()`: a SampledRollout draws P
+ * prompts × G completions under the current weights (KV cache) as one-call Sessions scored with
+ * MathReward, pack, rescore with the trainer, evaluate the GRPO objective of the RL core,
  * backward, clip, AdamW; `epochs` × `miniBatches` such optimizer steps per batch (verl
  * `ppo_epochs`, `ppo_mini_batch_size`), one by default. With beta > 0 a frozen copy of the
  * starting weights is the reference. Not the UI loop (worker/runs) nor the CLI: both drive this.
@@ -18,9 +18,10 @@ import type { PackedBatch } from '../rl/pack-types';
 import type {
   AdvantageOptions, AggregationOptions, GrpoObjectiveOptions, GrpoObjectiveOutput, IsWeightsOptions, KlOptions, OutcomeEstimator, PolicyLossSpec, RejectionThresholds, Session, Truncation,
 } from '../rl/index';
-import { grpoObjective, pack, sessionMeanWeights } from '../rl/index';
+import { grpoObjective, sessionMeanWeights } from '../rl/index';
 import type { Generated } from '../rollout/generate';
-import { generate } from '../rollout/generate';
+import { PromptSource } from '../rollout/prompt-source';
+import { SampledRollout } from '../rollout/sampled-rollout';
 import type { EvalResult } from './evaluate';
 import { evaluateArith } from './evaluate';
 import type { OptimizerConfig } from './optimizer';
@@ -196,6 +197,7 @@ export class GrpoRun {
   private readonly reference: Model | null;
   private readonly stream: TrainStream;
   private readonly heldOutTasks: ArithTask[];
+  private readonly rollout: SampledRollout<ArithTask>;
   step = 0;
 
   constructor(ops: Ops, readonly config: GrpoConfig, readonly base: LoadedCheckpoint) {
@@ -205,6 +207,18 @@ export class GrpoRun {
     this.reference?.setWeights(base.weights);
     this.stream = trainStream(config.seed, config.task);
     this.heldOutTasks = heldOut(config.evalN, config.task);
+    const tok = base.tokenizer;
+    // Batch `step` (version step − 1) samples with generate seed c.seed · 100_003 + step.
+    const source = new PromptSource<ArithTask>({
+      model: this.model, reward: (text, task) => {
+        const r = mathReward(text, task.answer);
+        return { score: r.score, components: { ...r.components }, detail: r.detail };
+      },
+      decode: (ids) => tok.decode(ids),
+      prompt: (task) => encodeExample(tok, task).promptIds, eos: tok.eos, maxNewTokens: config.maxNew,
+      sampling: { temperature: config.temperature, topK: config.topK, topP: config.topP }, seed: config.seed * 100_003 + 1,
+    });
+    this.rollout = new SampledRollout(source, { groups: config.group, pack: { estimator: config.estimator, advantage: config.advantage, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage } });
   }
 
   get tokenizer() {
@@ -213,31 +227,20 @@ export class GrpoRun {
 
   async next(): Promise<GrpoStep> {
     const c = this.config;
-    const tok = this.base.tokenizer;
     const steps = stepsPerBatch(c);
     this.step++;
     const version = this.step - 1; // weights after `version` batches' updates sample this batch
     const t0 = performance.now();
     const tasks = this.stream.take(c.prompts);
-    const prompts = tasks.flatMap((t) => Array.from({ length: c.group }, () => encodeExample(tok, t).promptIds));
-    const generated = await generate(this.model, prompts, { maxNew: c.maxNew, eos: tok.eos, seed: c.seed * 100_003 + this.step, temperature: c.temperature, topK: c.topK, topP: c.topP });
+    const sessions = await this.rollout.collect(tasks, version);
+    const generated: Generated[] = sessions.map(({ calls: [g] }) => ({ promptIds: g.promptIds, sampledIds: g.sampledIds, behaviorLogProbs: g.behaviorLogProbs, rawLogProbs: g.rawLogProbs, finishReason: g.finishReason }));
     const tSample = performance.now();
-    const sessions: Session[] = generated.map((g, i) => {
-      const task = tasks[Math.floor(i / c.group)];
-      const r = mathReward(tok.decode(g.sampledIds), task.answer);
-      return {
-        task: task.id, group: task.id, sample: i % c.group, attempt: 0,
-        calls: [{ promptIds: g.promptIds, sampledIds: g.sampledIds, behaviorLogProbs: g.behaviorLogProbs, rawLogProbs: g.rawLogProbs, finishReason: g.finishReason, version }],
-        status: g.finishReason === 'stop' ? 'completed' : 'truncated',
-        reward: r.score, components: { ...r.components }, detail: r.detail,
-      };
-    });
-    const longest = Math.max(...prompts.map((p) => p.length)) + c.maxNew;
+    const longest = Math.max(...generated.map((g) => g.promptIds.length)) + c.maxNew;
     // Two chains always fit a row of twice the longest chain: a fixed [rows, width] keeps the
     // model's activations allocated once. Rows round up to a multiple of miniBatches, so every
     // mini-batch has the same shape too.
     const rows = Math.ceil(Math.ceil((c.prompts * c.group) / 2) / c.miniBatches) * c.miniBatches;
-    const packed = pack(sessions, 2 * longest, { rows, estimator: c.estimator, advantage: c.advantage, truncation: c.truncation, maskZeroAdvantage: c.maskZeroAdvantage });
+    const packed = this.rollout.pack(sessions, 2 * longest, { rows });
     if (!packed.ok) throw new Error(`GRPO batch does not pack: ${packed.message}`);
     const plan = miniBatchRows(packed.rows, packed.rowsNeeded, c.epochs, c.miniBatches, mulberry32((c.seed * 100_003 + this.step) ^ 0x6a09e667));
     // Old log-probs. One update per batch: the sampler's raw log-probs (ratio ≡ 1 up to float32,
