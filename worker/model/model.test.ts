@@ -55,17 +55,22 @@ async function lossOf(model: Model, batch: PackedInput, c: ArrayLike<number>): P
 }
 
 describe('model gradient check (CPU backend, central finite differences)', () => {
-  it('every parameter tensor of a 2-layer untied model', async () => {
+  // Untied: every tensor on its own. Tied (the shipped base): the embedding's gradient is the sum
+  // of the lookup's and the LM head's, both accumulated into one tensor.
+  it.each([
+    ['untied', TINY],
+    ['tied', { ...TINY, tiedEmbeddings: true }],
+  ] as const)('every parameter tensor of a 2-layer %s model', async (_name, config: ModelConfig) => {
     const ops = createCpuOps();
-    const model = new Model(ops, TINY);
-    const weights = randomWeights(TINY, 3);
+    const model = new Model(ops, config);
+    const weights = randomWeights(config, 3);
     model.setWeights(weights);
     await model.score(BATCH);
     model.zeroGrad();
     model.backward(SEED);
     const grads = await model.getGradients();
     const h = 2e-3;
-    for (const s of paramSpecs(TINY)) {
+    for (const s of paramSpecs(config)) {
       const w = weights.get(s.name)!;
       const fd = new Float64Array(w.length);
       for (let i = 0; i < w.length; i++) {
