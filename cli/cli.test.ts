@@ -6,7 +6,7 @@ import { createCpuOps } from '../kernels/backends/cpu';
 import { exportCheckpoint } from '../worker/model/checkpoint';
 import { SFT_ARITH, SftRun } from '../worker/train/sft';
 import { UsageError, parseFlags } from './args';
-import { writeCheckpointDir } from './checkpoint-dir';
+import { writeCheckpointDir } from '../worker/model/node-checkpoint-dir';
 import { cliRunOptions } from './commands/train';
 import { PRESETS } from '../worker/runs/presets';
 import { main } from './main';

@@ -10,7 +10,7 @@ import { Model } from '../../worker/model/model';
 import { evaluateArith } from '../../worker/train/evaluate';
 import { UsageError, parseFlags } from '../args';
 import { cliBackend, describeBackend } from '../backend';
-import { readCheckpointDir } from '../checkpoint-dir';
+import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 
 export async function evalCommand(argv: string[]): Promise<number> {
   const f = parseFlags('eval', argv, { checkpoint: 'string', task: 'string', n: 'number', backend: 'string', json: 'boolean' });

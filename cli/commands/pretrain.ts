@@ -12,7 +12,7 @@ import { exportCheckpoint } from '../../worker/model/checkpoint';
 import { SFT_ARITH, SftRun } from '../../worker/train/sft';
 import { parseFlags } from '../args';
 import { cliBackend, describeBackend } from '../backend';
-import { writeCheckpointDir } from '../checkpoint-dir';
+import { BASE_CHECKPOINT_DIR, writeCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 
 export async function pretrain(argv: string[]): Promise<number> {
   const f = parseFlags('pretrain', argv, { 'eval-from': 'number', backend: 'string', out: 'string', steps: 'number', target: 'number', seed: 'number', 'eval-every': 'number', 'eval-n': 'number', 'min-lr': 'number', 'max-grad-norm': 'number', json: 'boolean' });
@@ -30,7 +30,7 @@ export async function pretrain(argv: string[]): Promise<number> {
   const target = (f.target as number | undefined) ?? 0.22;
   // Greedy evaluation without a KV cache costs several training steps; before this step accuracy is ~0 (calibration.md).
   const evalFrom = (f['eval-from'] as number | undefined) ?? 450;
-  const out = (f.out as string | undefined) ?? 'public/checkpoints/arith-base';
+  const out = (f.out as string | undefined) ?? BASE_CHECKPOINT_DIR;
   const log = (x: object) => process.stdout.write(`${f.json ? JSON.stringify(x) : Object.entries(x).map(([k, v]) => `${k}=${typeof v === 'number' ? +v.toPrecision(4) : v}`).join(' ')}\n`);
   process.stderr.write(`pretrain: ${describeBackend(info)}, ${config.steps} steps max, stop at held-out accuracy >= ${target}\n`);
   const run = new SftRun(ops, config);

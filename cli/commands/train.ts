@@ -14,7 +14,7 @@ import { DPO_ARITH, DpoRun } from '../../worker/train/dpo';
 import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
 import { UsageError, parseFlags } from '../args';
 import { cliBackend, describeBackend } from '../backend';
-import { readCheckpointDir } from '../checkpoint-dir';
+import { BASE_CHECKPOINT_DIR, readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 
 /** The run options of a preset as the CLI starts them (held-out n as the trainer's default, no checkpoints). */
 const PRESET_OPTIONS = {
@@ -59,7 +59,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
   const options = cliRunOptions(f);
   const name = options.preset;
   const config = options.preset === 'dpo-arith' ? dpoConfigOf(options, DPO_ARITH) : grpoConfigOf(options, GRPO_ARITH);
-  const dir = (f.checkpoint as string | undefined) ?? 'public/checkpoints/arith-base';
+  const dir = (f.checkpoint as string | undefined) ?? BASE_CHECKPOINT_DIR;
   const checkpoint = importCheckpoint(readCheckpointDir(dir));
   const { ops, info } = await cliBackend(f.backend);
   const print = (x: Record<string, unknown>) =>

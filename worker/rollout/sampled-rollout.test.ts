@@ -1,33 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { createCpuOps } from '../../kernels/backends/cpu';
 import type { ArithTask } from '../data/arith';
-import { encodeExample, heldOut } from '../data/arith';
-import type { CheckpointFiles } from '../model/checkpoint';
-import { CHECKPOINT_FILES, importCheckpoint } from '../model/checkpoint';
-import { Model } from '../model/model';
+import { encodeExample } from '../data/arith';
 import { mathReward } from '../rewards/math-reward';
 import { generate } from './generate';
-import type { PromptReward, PromptSourceOptions, SampledSession } from './prompt-source';
-import { PromptSource } from './prompt-source';
+import type { PromptReward, SampledSession } from './prompt-source';
 import { SampledRollout } from './sampled-rollout';
-
-// The shipped base: a real arithmetic model, so completions end on EOS or run out of budget as in training.
-const base = importCheckpoint(Object.fromEntries(CHECKPOINT_FILES.map((f) => [f, new Uint8Array(readFileSync(`public/checkpoints/arith-base/${f}`))])) as CheckpointFiles);
-const tok = base.tokenizer;
-const model = new Model(createCpuOps(), base.config);
-model.setWeights(base.weights);
-const TASKS = heldOut(3, { difficulty: 1, format: 'bare' });
-const math: PromptReward<ArithTask> = (text, task) => {
-  const r = mathReward(text, task.answer);
-  return { score: r.score, components: { ...r.components }, detail: r.detail };
-};
-
-function source(o: Partial<PromptSourceOptions<ArithTask>> = {}) {
-  return new PromptSource<ArithTask>({
-    model, reward: math, decode: (ids) => tok.decode(ids), prompt: (t) => encodeExample(tok, t).promptIds, eos: tok.eos, maxNewTokens: 16, seed: 5, ...o,
-  });
-}
+import { model, source, TASKS, tok } from './node-test-source';
 
 const ids = (sessions: SampledSession[]) => sessions.map((s) => [...s.calls[0].sampledIds]);
 

@@ -1,17 +1,16 @@
 import 'fake-indexeddb/auto';
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
-import type { CheckpointFiles } from '../model/checkpoint';
-import { CHECKPOINT_FILES, importCheckpoint } from '../model/checkpoint';
+import { importCheckpoint } from '../model/checkpoint';
 import type { RunEvent, RunOptions } from '../protocol';
 import { openIdbStore } from '../store/idb-store';
 import type { RunStore, StepCommit } from '../store/run-store';
 import { MemoryRunStore, StorageFullError } from '../store/run-store';
 import { PRESETS } from './presets';
 import { RunManager } from './run-manager';
+import { BASE_CHECKPOINT_DIR, readCheckpointDir } from '../model/node-checkpoint-dir';
 
-const BASE = Object.fromEntries(CHECKPOINT_FILES.map((f) => [f, new Uint8Array(readFileSync(`public/checkpoints/arith-base/${f}`))])) as CheckpointFiles;
+const BASE = readCheckpointDir(BASE_CHECKPOINT_DIR);
 const tok = importCheckpoint(BASE).tokenizer;
 
 /** GRPO from the shipped base (it solves some sums, so groups have reward spread and the weights move). */

@@ -1,13 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
 import { mathReward } from '../rewards/math-reward';
-import type { CheckpointFiles } from '../model/checkpoint';
-import { CHECKPOINT_FILES, importCheckpoint } from '../model/checkpoint';
+import { importCheckpoint } from '../model/checkpoint';
 import { DPO_ARITH, DpoRun } from './dpo';
+import { BASE_CHECKPOINT_DIR, readCheckpointDir } from '../model/node-checkpoint-dir';
 
 const base = importCheckpoint(
-  Object.fromEntries(CHECKPOINT_FILES.map((f) => [f, new Uint8Array(readFileSync(`public/checkpoints/arith-base/${f}`))])) as CheckpointFiles,
+  readCheckpointDir(BASE_CHECKPOINT_DIR),
 );
 
 describe('DpoRun from the shipped base checkpoint (CPU)', () => {

@@ -13,7 +13,7 @@ import { encodeExample, heldOut, trainStream } from '../data/arith';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { Model } from '../model/model';
 import type { PackedInput, Scored } from '../model/model';
-import { mathReward } from '../rewards/math-reward';
+import { taskMathReward } from '../rewards/task-math-reward';
 import type { PackedBatch } from '../rl/pack-types';
 import type {
   AdvantageOptions, AggregationOptions, GrpoObjectiveOptions, GrpoObjectiveOutput, IsWeightsOptions, KlOptions, OutcomeEstimator, PolicyLossSpec, RejectionThresholds, Session, Truncation,
@@ -210,10 +210,7 @@ export class GrpoRun {
     const tok = base.tokenizer;
     // Batch `step` (version step − 1) samples with generate seed c.seed · 100_003 + step.
     const source = new PromptSource<ArithTask>({
-      model: this.model, reward: (text, task) => {
-        const r = mathReward(text, task.answer);
-        return { score: r.score, components: { ...r.components }, detail: r.detail };
-      },
+      model: this.model, reward: taskMathReward,
       decode: (ids) => tok.decode(ids),
       prompt: (task) => encodeExample(tok, task).promptIds, eos: tok.eos, maxNewTokens: config.maxNew,
       sampling: { temperature: config.temperature, topK: config.topK, topP: config.topP }, seed: config.seed * 100_003 + 1,

@@ -1,14 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
 import { testGpuOps } from '../../kernels/common/node-test-gpu';
 import type { Ops } from '../../kernels/ops';
-import type { CheckpointFiles } from '../model/checkpoint';
-import { CHECKPOINT_FILES, importCheckpoint } from '../model/checkpoint';
+import { importCheckpoint } from '../model/checkpoint';
 import type { OptimizerState } from '../model/model';
 import { DPO_ARITH, DpoRun } from './dpo';
 import type { ResumePoint } from './resume';
 import { SFT_ARITH, SftRun } from './sft';
+import { BASE_CHECKPOINT_DIR, readCheckpointDir } from '../model/node-checkpoint-dir';
 
 /** Without timings: what two computations of one step must agree on exactly. */
 const exact = (m: object) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/')));
@@ -82,7 +81,7 @@ describe('continuing a trainer from its position (CPU)', () => {
   });
 
   it('DPO: the pairs waiting in the pool and the sampling rounds carry over; step 3 matches', async () => {
-    const base = importCheckpoint(Object.fromEntries(CHECKPOINT_FILES.map((f) => [f, new Uint8Array(readFileSync(`public/checkpoints/arith-base/${f}`))])) as CheckpointFiles);
+    const base = importCheckpoint(readCheckpointDir(BASE_CHECKPOINT_DIR));
     const config = { ...DPO_ARITH, pairs: 2, samplesPerPrompt: 6, evalN: 1, lr: 1e-3 };
     const ops = createCpuOps();
     const whole = new DpoRun(ops, config, base);

@@ -1,8 +1,8 @@
-/** Reads and writes a checkpoint folder (the files of worker/model/checkpoint.ts) in Node. */
+/** Reads and writes a checkpoint folder (the files of checkpoint.ts) in Node: the CLI and the tests. */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CheckpointFiles } from '../worker/model/checkpoint';
-import { CHECKPOINT_FILES } from '../worker/model/checkpoint';
+import type { CheckpointFiles } from './checkpoint';
+import { CHECKPOINT_FILES } from './checkpoint';
 
 export function readCheckpointDir(dir: string): CheckpointFiles {
   const missing = CHECKPOINT_FILES.filter((f) => !existsSync(join(dir, f)));
@@ -14,3 +14,6 @@ export function writeCheckpointDir(dir: string, files: CheckpointFiles): void {
   mkdirSync(dir, { recursive: true });
   for (const f of CHECKPOINT_FILES) writeFileSync(join(dir, f), files[f]);
 }
+
+/** The shipped base checkpoint's folder, relative to the repository root (where the CLI and the tests run). */
+export const BASE_CHECKPOINT_DIR = 'public/checkpoints/arith-base';
