@@ -20,7 +20,7 @@ commands:
                                SFT on arithmetic; writes the base checkpoint when held-out accuracy >= ACC
   eval --checkpoint DIR [--task arith] [--n 500] [--backend ...] [--json]
                                held-out exact-match accuracy (greedy) and mean completion length
-  train --preset grpo-arith|dpo-arith | --config FILE [--steps N] [--lr X] [--prompts P] [--checkpoint DIR] [--backend ...] [--eval-every K] [--json]
+  train --preset grpo-arith|dpo-arith | --config FILE [--steps N] [--lr X] [--seed S] [--prompts P] [--train-problems N] [--max-grad-norm X] [--checkpoint DIR] [--backend ...] [--eval-every K] [--eval-n N] [--json]
                                GRPO or DPO from a checkpoint (default public/checkpoints/arith-base); metrics per step
 `;
 

@@ -221,6 +221,8 @@ export interface GrpoRunOptions {
   /** Prompts per step and completions per prompt (the advantage group). */
   prompts: number;
   group: number;
+  /** A training set of this many problems, in passes; absent: every training problem, i.i.d. */
+  trainProblems?: number;
   /** Sampling: temperature, top-k (0: off), top-p (1: off), max new tokens. */
   temperature: number;
   topK: number;

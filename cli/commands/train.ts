@@ -1,5 +1,5 @@
 /**
- * `dewpoint train --preset grpo-arith|dpo-arith | --config FILE [--steps N] [--lr X] [--max-grad-norm X] [--prompts P] [--checkpoint DIR] [--json]`:
+ * `dewpoint train --preset grpo-arith|dpo-arith | --config FILE [--steps N] [--lr X] [--max-grad-norm X] [--prompts P] [--train-problems N] [--checkpoint DIR] [--json]`:
  * the GRPO or DPO loop (worker/train/grpo.ts, dpo.ts) in Node, printing one line of metrics per step (JSON lines
  * with --json) and held-out accuracy every `--eval-every` steps (and before the first step).
  * `--config` takes the run options as the Experiments view shows them ("Config as JSON"): the
@@ -46,7 +46,7 @@ export function cliRunOptions(f: Record<string, string | number | boolean | unde
     if (!(name in PRESET_OPTIONS)) throw new UsageError(`dewpoint train: --preset must be one of ${Object.keys(PRESET_OPTIONS).join(', ')}, got '${name}'`);
     options = { ...PRESET_OPTIONS[name as keyof typeof PRESET_OPTIONS]() };
   }
-  const flagFields: Record<string, string> = { steps: 'steps', seed: 'seed', lr: 'lr', 'max-grad-norm': 'maxGradNorm', 'eval-every': 'evalEvery', 'eval-n': 'evalN' };
+  const flagFields: Record<string, string> = { steps: 'steps', seed: 'seed', lr: 'lr', 'max-grad-norm': 'maxGradNorm', 'eval-every': 'evalEvery', 'eval-n': 'evalN', 'train-problems': 'trainProblems' };
   for (const [flag, field] of Object.entries(flagFields)) if (f[flag] !== undefined) options[field] = f[flag];
   if (f.prompts !== undefined) options[options.preset === 'dpo-arith' ? 'pairs' : 'prompts'] = f.prompts;
   const problems = checkRunOptions(options);
@@ -55,7 +55,7 @@ export function cliRunOptions(f: Record<string, string | number | boolean | unde
 }
 
 export async function trainCommand(argv: string[]): Promise<number> {
-  const f = parseFlags('train', argv, { preset: 'string', config: 'string', steps: 'number', checkpoint: 'string', backend: 'string', json: 'boolean', 'eval-every': 'number', 'eval-n': 'number', seed: 'number', lr: 'number', 'max-grad-norm': 'number', prompts: 'number' });
+  const f = parseFlags('train', argv, { preset: 'string', config: 'string', steps: 'number', checkpoint: 'string', backend: 'string', json: 'boolean', 'eval-every': 'number', 'eval-n': 'number', seed: 'number', lr: 'number', 'max-grad-norm': 'number', prompts: 'number', 'train-problems': 'number' });
   const options = cliRunOptions(f);
   const name = options.preset;
   const config = options.preset === 'dpo-arith' ? dpoConfigOf(options, DPO_ARITH) : grpoConfigOf(options, GRPO_ARITH);

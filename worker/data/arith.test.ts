@@ -169,6 +169,29 @@ describe('determinism', () => {
     expect(out).toEqual(trainStream(8).take(20));
   });
 
+  it('trainProblems: the first N distinct problems of the stream, each pass a fresh order of all N', () => {
+    const n = 16;
+    const s = trainStream(3, { trainProblems: n });
+    const passes = [0, 1, 2].map(() => s.take(n).map(key));
+    const distinct: string[] = [];
+    for (const k of trainStream(3).take(200).map(key)) if (!distinct.includes(k) && distinct.length < n) distinct.push(k);
+    for (const pass of passes) expect([...pass].sort()).toEqual([...distinct].sort());
+    expect(passes[1]).not.toEqual(passes[0]);
+    expect(s.position).toBe(3 * n);
+    // Resuming mid-pass continues the same order; another seed is another set.
+    expect(trainStream(3, { trainProblems: n }, 20).take(28).map(key)).toEqual(passes.flat().slice(20));
+    expect(trainStream(4, { trainProblems: n }).take(n).map(key).sort()).not.toEqual([...distinct].sort());
+    for (const t of passes.flat()) expect(isHeldOut('add', Number(t.split('/')[1]), Number(t.split('/')[2]))).toBe(false);
+  });
+
+  it('trainProblems beyond the training split, or not a positive integer, is refused naming the field', () => {
+    const available = problemSpaceSize() - (heldOutCount() as number);
+    expect(() => trainStream(1, { trainProblems: available + 1 })).toThrow(`trainProblems = ${available + 1}; expected an integer in 1..${available}`);
+    expect(() => trainStream(1, { trainProblems: 0 })).toThrow(/trainProblems = 0; expected an integer in 1\.\./);
+    expect(() => trainStream(1, { trainProblems: 2.5 })).toThrow(/trainProblems = 2\.5/);
+    expect(trainStream(1, { trainProblems: available }).take(3)).toHaveLength(3);
+  });
+
   it('the split hash is pinned (changing it would silently change every held-out set)', () => {
     expect(problemHash('add', 47, 35)).toBe(problemHash('add', 47, 35));
     expect(heldOutCount()).toBe(PINNED_LEVEL1_HELD_OUT);

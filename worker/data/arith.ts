@@ -49,6 +49,13 @@ export interface ArithOptions {
   format?: PromptFormat;
   /** Default true: subtraction includes a < b (negative answers, `\boxed{-12}`); false drops those problems. */
   allowNegative?: boolean;
+  /**
+   * Default: none, every training problem (about 9,000 for level 1), drawn i.i.d. N: a training
+   * set of N problems, the first N distinct ones of the seed's stream, then passes over them, each
+   * in a fresh seeded order (a dataset with epochs). A small set is RL's overfitting check: reward
+   * on it rises within steps while held-out accuracy does not. Only `trainStream` reads it.
+   */
+  trainProblems?: number;
 }
 
 export interface ArithTask {
@@ -224,7 +231,9 @@ export interface TrainStream extends Iterable<ArithTask> {
 /**
  * Training tasks from `seed`: op uniform over `difficulty.ops`, then a and b uniform, redrawn while
  * the problem is held out (or negative when not allowed). Same seed and options, same tasks in the
- * same order. `skip` (default 0) draws and discards that many tasks first, to resume a run.
+ * same order. With `trainProblems` = N, the first N distinct problems of that stream form the
+ * training set and the stream is passes over it, each shuffled with a generator of its own. `skip`
+ * (default 0) draws and discards that many tasks first, to resume a run.
  */
 export function trainStream(seed: number, opts: ArithOptions = {}, skip = 0): TrainStream {
   const { difficulty, format, allowNegative } = resolve(opts);
@@ -232,17 +241,31 @@ export function trainStream(seed: number, opts: ArithOptions = {}, skip = 0): Tr
   const rand = mulberry32(seed);
   const int = (n: number) => Math.floor(rand() * n);
   const ops = difficulty.ops;
-  let position = 0;
-  const next = (): ArithTask => {
+  const draw = (): ArithTask => {
     for (;;) {
       const op = ops[int(ops.length)];
       const [na, nb] = bounds(difficulty, op);
       const a = int(na);
       const b = int(nb);
       if (!allowed(op, a, b, allowNegative) || isHeldOut(op, a, b)) continue;
-      position++;
       return makeTask(op, a, b, difficulty, format, int);
     }
+  };
+  const set = opts.trainProblems === undefined ? null : trainingSet(opts, draw);
+  const passRand = mulberry32((seed ^ 0x5bd1e995) >>> 0);
+  let order: number[] = [];
+  let position = 0;
+  const next = (): ArithTask => {
+    position++;
+    if (!set) return draw();
+    if (order.length === 0) {
+      order = Array.from(set.keys());
+      for (let i = order.length - 1; i > 0; i--) {
+        const j = Math.floor(passRand() * (i + 1));
+        [order[i], order[j]] = [order[j], order[i]];
+      }
+    }
+    return set[order.pop() as number];
   };
   for (let k = 0; k < skip; k++) next();
   return {
@@ -255,6 +278,26 @@ export function trainStream(seed: number, opts: ArithOptions = {}, skip = 0): Tr
       for (;;) yield next();
     },
   };
+}
+
+/** The first `opts.trainProblems` distinct problems `draw` gives; throws when the split has fewer. */
+function trainingSet(opts: ArithOptions, draw: () => ArithTask): ArithTask[] {
+  const n = opts.trainProblems as number;
+  const size = problemSpaceSize(opts);
+  const available = size <= ENUMERATE_LIMIT ? size - heldOutProblems(opts).length : Infinity;
+  if (!Number.isInteger(n) || n < 1 || n > available) {
+    throw new Error(`trainProblems = ${n}; expected an integer in 1..${available} (the training problems of this difficulty)`);
+  }
+  const seen = new Set<string>();
+  const set: ArithTask[] = [];
+  while (set.length < n) {
+    const t = draw();
+    const key = `${t.op}/${t.a}/${t.b}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    set.push(t);
+  }
+  return set;
 }
 
 /** The word template of a held-out task: fixed by the problem's hash, so evaluation never varies. */

@@ -10,7 +10,7 @@ const RUN = { evalN: 37, checkpointEvery: 7 };
 
 /** Every GRPO option away from its default, so a mapping that drops one shows. */
 const GRPO: GrpoRunOptions = {
-  preset: 'grpo-arith', steps: 12, lr: 3e-4, seed: 9, prompts: 6, group: 5,
+  preset: 'grpo-arith', steps: 12, lr: 3e-4, seed: 9, prompts: 6, group: 5, trainProblems: 16,
   temperature: 0.8, topK: 7, topP: 0.95, maxNew: 20,
   policyLoss: { name: 'cispo', clipLow: 0.1, clipHigh: 0.28, cap: 4, compat: 'trl' },
   aggregation: { mode: 'dr_grpo', maxCompletionLength: 24 },
@@ -45,6 +45,7 @@ describe('run options ↔ trainer configs', () => {
       kl: { estimator: 'k2+', compat: 'trl' },
       importance: { level: 'sequence', threshold: [0.25, 4], batchNormalize: true },
       rejection: { seq_mean_k1: 2, token_k3: 5 },
+      task: { ...GRPO_ARITH.task, trainProblems: 16 },
       topK: 7, topP: 0.95, maxNew: 20, epochs: 2, miniBatches: 3, beta1: 0.8, weightDecay: 0.05,
     });
     expect(grpoOptionsOf(c, RUN)).toEqual(GRPO);

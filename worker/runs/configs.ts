@@ -42,7 +42,9 @@ export function grpoConfigOf(o: GrpoRunOptions, base: GrpoConfig): GrpoConfig {
     truncation: o.truncation,
     epochs: o.epochs, miniBatches: o.miniBatches,
     evalEvery: o.evalEvery, evalN: o.evalN,
+    task: { ...base.task, trainProblems: o.trainProblems },
   };
+  if (o.trainProblems === undefined) delete config.task.trainProblems;
   delete config.importance;
   delete config.rejection;
   const imp = o.importance;
@@ -62,6 +64,7 @@ export function grpoOptionsOf(c: GrpoConfig, run: Bookkeeping): GrpoRunOptions {
   return {
     preset: 'grpo-arith',
     steps: c.steps, lr: c.lr, seed: c.seed, prompts: c.prompts, group: c.group,
+    ...(c.task.trainProblems === undefined ? {} : { trainProblems: c.task.trainProblems }),
     temperature: c.temperature, topK: c.topK, topP: c.topP, maxNew: c.maxNew,
     policyLoss: { name: c.policyLoss.name, ...c.policyLoss.options } as PolicyLossRunOptions,
     aggregation: { mode: c.aggregation.mode ?? 'token-mean', ...c.aggregation } as GrpoRunOptions['aggregation'],

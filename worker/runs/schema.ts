@@ -205,6 +205,11 @@ export const grpoSchema = z
     seed: run.seed,
     prompts: int(1, 256, { title: 'Prompts per step', section: 'Sampling', description: 'Prompts sampled per step (P).' }),
     group: int(2, 64, { title: 'Group size', section: 'Sampling', description: 'Completions per prompt (G), the advantage group.' }),
+    trainProblems: int(1, 5000, {
+      title: 'Training problems',
+      section: 'Sampling',
+      description: 'A training set of this many problems, visited in passes (each in a fresh order). Empty: every training problem (about 9,000), drawn at random. A small set (16) is the overfitting check: its reward rises within ~20 steps; held-out accuracy does not.',
+    }).optional(),
     temperature,
     topK: int(0, 100, { title: 'Top-k', section: 'Sampling', description: 'Sample among the k most likely ids; 0 = off.' }),
     topP: num('(0, 1]', { title: 'Top-p', section: 'Sampling', description: 'Nucleus sampling; 1 = off.' }),

@@ -54,6 +54,15 @@ describe('GrpoRun (CPU, tiny model)', () => {
     expect(a.metrics['loss/total']).toBe(b.metrics['loss/total']);
   });
 
+  it('task.trainProblems: every step draws its prompts from the same training set', async () => {
+    const base = await tinyBase();
+    const run = new GrpoRun(createCpuOps(), { ...CONFIG, task: { ...CONFIG.task, trainProblems: 3 } }, base);
+    const ids = [await run.next(), await run.next()].map((s) => s.tasks.map((t) => t.id).sort());
+    expect(ids[0]).toHaveLength(3);
+    expect(new Set(ids[0]).size).toBe(3);
+    expect(ids[1]).toEqual(ids[0]);
+  });
+
   it('with beta > 0 adds the KL to a frozen reference (zero at the first step)', async () => {
     const base = await tinyBase();
     const s = await new GrpoRun(createCpuOps(), { ...CONFIG, beta: 0.05 }, base).next();
