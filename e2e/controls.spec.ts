@@ -1,13 +1,8 @@
 import { expect, test } from '@playwright/test';
+import { openPreset } from './helpers';
 
 test('Experiments: a GRPO run pauses between steps, resumes and stops', async ({ page }) => {
-  await page.goto('/#/experiments');
-  await expect(page.getByText(/Training on webgpu/)).toBeVisible();
-  await page.getByTestId('preset-grpo-arith').click();
-  await page.getByRole('spinbutton', { name: /Steps/ }).fill('8');
-  await page.getByRole('spinbutton', { name: /Prompts per step/ }).fill('2');
-  await page.getByRole('spinbutton', { name: /Group size/ }).fill('2');
-  await page.getByRole('spinbutton', { name: /Evaluate every/ }).fill('0');
+  await openPreset(page, 'grpo-arith', { Steps: 8, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0 });
   await page.getByTestId('run-start').click();
   const status = page.getByTestId('run-status');
   const step = page.getByTestId('run-step');

@@ -1,14 +1,9 @@
 import { expect, test } from '@playwright/test';
+import { openPreset } from './helpers';
 
 test('Experiments: sft-arith trains in the worker on WebGPU and the loss falls, live', async ({ page }) => {
-  await page.goto('/#/experiments');
+  await openPreset(page, 'sft-arith', { Steps: 6, 'Learning rate': 0.005, 'Evaluate every': 6, 'Held-out tasks': 8 });
   await expect(page.getByRole('heading', { level: 1, name: 'Experiments' })).toBeVisible();
-  await expect(page.getByText(/Training on webgpu/)).toBeVisible();
-  await page.getByTestId('preset-sft-arith').click();
-  await page.getByRole('spinbutton', { name: /Steps/ }).fill('6');
-  await page.getByRole('spinbutton', { name: /Learning rate/ }).fill('0.005');
-  await page.getByRole('spinbutton', { name: /Evaluate every/ }).fill('6');
-  await page.getByRole('spinbutton', { name: /Held-out tasks/ }).fill('8');
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-status')).toHaveText('running');
   await expect(page.getByTestId('run-step')).toHaveText('1', { timeout: 120_000 });

@@ -1,14 +1,8 @@
 import { expect, test } from '@playwright/test';
+import { openPreset } from './helpers';
 
 test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome and reports rewards', async ({ page }) => {
-  await page.goto('/#/experiments');
-  await expect(page.getByText(/Training on webgpu/)).toBeVisible();
-  await page.getByTestId('preset-grpo-arith').click();
-  await page.getByRole('spinbutton', { name: /Steps/ }).fill('2');
-  await page.getByRole('spinbutton', { name: /Prompts per step/ }).fill('4');
-  await page.getByRole('spinbutton', { name: /Group size/ }).fill('4');
-  await page.getByRole('spinbutton', { name: /Evaluate every/ }).fill('2');
-  await page.getByRole('spinbutton', { name: /Held-out tasks/ }).fill('16');
+  await openPreset(page, 'grpo-arith', { Steps: 2, 'Prompts per step': 4, 'Group size': 4, 'Evaluate every': 2, 'Held-out tasks': 16 });
   await page.getByText('Config as JSON').click();
   await expect(page.getByTestId('config-json')).toContainText('"preset": "grpo-arith"');
   await expect(page.getByTestId('config-json')).toContainText('"group": 4');

@@ -1,0 +1,23 @@
+/**
+ * Steps the specs share: open Experiments with the worker ready, pick a preset and fill its form.
+ * Fields are named by their label (the form's spinbuttons are labelled by the schema's titles).
+ */
+import { expect, type Page } from '@playwright/test';
+
+/** Opens Experiments, waits for the worker's backend, clicks `preset-<name>` and fills `fields` (label → value). */
+export async function openPreset(page: Page, preset: 'sft-arith' | 'grpo-arith' | 'dpo-arith', fields: Record<string, string | number> = {}): Promise<void> {
+  await page.goto('/#/experiments');
+  await expect(page.getByText(/Training on webgpu/)).toBeVisible();
+  await page.getByTestId(`preset-${preset}`).click();
+  for (const [label, value] of Object.entries(fields)) {
+    await page.getByRole('spinbutton', { name: new RegExp(`^${label}`) }).fill(String(value));
+  }
+}
+
+/** The dashboard's "Export metrics (JSON)" file, parsed (app/state/metrics-file.ts). */
+export async function exportedMetrics(page: Page): Promise<{ steps: { step: number; metrics: Record<string, number> }[]; evals: { step: number; accuracy: number }[] }> {
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export metrics (JSON)' }).click();
+  const chunks = await (await (await download).createReadStream()).toArray();
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
