@@ -1,13 +1,8 @@
 import { expect, test } from '@playwright/test';
+import { openPreset } from './helpers';
 
 test('a finished GRPO run survives a reload: its metrics, groups and batches come back from IndexedDB', async ({ page }) => {
-  await page.goto('/#/experiments');
-  await expect(page.getByText(/Training on webgpu/)).toBeVisible();
-  await page.getByTestId('preset-grpo-arith').click();
-  await page.getByRole('spinbutton', { name: /Steps/ }).fill('2');
-  await page.getByRole('spinbutton', { name: /Prompts per step/ }).fill('2');
-  await page.getByRole('spinbutton', { name: /Group size/ }).fill('2');
-  await page.getByRole('spinbutton', { name: /Evaluate every/ }).fill('0');
+  await openPreset(page, 'grpo-arith', { Steps: 2, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0 });
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
   const reward = await page.getByTestId('metric-reward-mean').textContent();
@@ -31,14 +26,7 @@ test('a finished GRPO run survives a reload: its metrics, groups and batches com
 });
 
 test('a GRPO run cut off by a reload is listed as interrupted and continues from its last checkpoint to the end', async ({ page }) => {
-  await page.goto('/#/experiments');
-  await expect(page.getByText(/Training on webgpu/)).toBeVisible();
-  await page.getByTestId('preset-grpo-arith').click();
-  await page.getByRole('spinbutton', { name: /Steps/ }).fill('30');
-  await page.getByRole('spinbutton', { name: /Prompts per step/ }).fill('2');
-  await page.getByRole('spinbutton', { name: /Group size/ }).fill('2');
-  await page.getByRole('spinbutton', { name: /Evaluate every/ }).fill('0');
-  await page.getByRole('spinbutton', { name: /Checkpoint every/ }).fill('1');
+  await openPreset(page, 'grpo-arith', { Steps: 30, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0, 'Checkpoint every': 1 });
   await page.getByTestId('run-start').click();
   // 30 short steps: the reload lands mid-run whatever this machine's speed (with 3, a fast run
   // could finish before the first checkpoint's text was seen).
@@ -57,4 +45,24 @@ test('a GRPO run cut off by a reload is listed as interrupted and continues from
   await expect(row).toContainText('finished');
   await expect(row).toContainText('30 / 30');
   await expect(row.getByRole('button', { name: /^Continue/ })).toHaveCount(0);
+});
+
+test('a run live in another tab is listed as running there and cannot be continued; once that tab closes it is interrupted', async ({ page, context }) => {
+  await openPreset(page, 'grpo-arith', { Steps: 30, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0, 'Checkpoint every': 1 });
+  await page.getByTestId('run-start').click();
+  await expect(page.getByText(/Latest checkpoint: step \d+,/)).toBeVisible({ timeout: 170_000 });
+  const runId = (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');
+
+  // A second tab of the same origin: same IndexedDB, same Web Locks, its own worker.
+  const other = await context.newPage();
+  await other.goto('/#/experiments');
+  const row = other.getByTestId('stored-runs').getByRole('row', { name: new RegExp(runId) });
+  await expect(row).toContainText(/(running|paused) in another tab/);
+  await expect(row.getByRole('button', { name: /^Continue/ })).toHaveCount(0);
+
+  // Closing the running tab releases its lock: the run was interrupted there and continues here.
+  await page.close();
+  await other.reload();
+  await expect(row).toContainText('interrupted');
+  await expect(row.getByRole('button', { name: new RegExp(`^Continue run ${runId} from step \\d+$`) })).toBeEnabled();
 });

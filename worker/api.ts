@@ -11,6 +11,8 @@ import type { BackendInfo, BackendPreference, RunEvent, RunOptions, SelfTestResu
 import { checkRunOptions } from './runs/fields';
 import { PRESETS } from './runs/presets';
 import { RunManager } from './runs/run-manager';
+import type { RunLocks } from './runs/run-locks';
+import { memoryRunLocks } from './runs/run-locks';
 import type { RunStore } from './store/run-store';
 import { MemoryRunStore } from './store/run-store';
 import { runSelfTest } from './selftest';
@@ -31,13 +33,14 @@ export function createWorkbench(
   getGpu: () => GPU | undefined | Promise<GPU | undefined>,
   loadBase: () => Promise<CheckpointFiles>,
   store: RunStore = new MemoryRunStore(),
+  locks: RunLocks = memoryRunLocks(),
 ): WorkbenchApi {
   let ops: Ops | null = null;
   const requireOps = (what: string): Ops => {
     if (!ops) throw new NotInitializedError(`${what} before init(): call init() first`);
     return ops;
   };
-  const runs = new RunManager(() => requireOps('a run'), loadBase, store);
+  const runs = new RunManager(() => requireOps('a run'), loadBase, store, locks);
 
   return {
     async init(preference: BackendPreference = 'auto'): Promise<BackendInfo> {

@@ -1,6 +1,7 @@
 /** The dedicated Worker's entry point: exposes the workbench API over comlink, nothing else. */
 import { expose } from 'comlink';
 import { createWorkbench } from './api';
+import { memoryRunLocks, webRunLocks } from './runs/run-locks';
 import { CHECKPOINT_FILES } from './model/checkpoint';
 import type { CheckpointFiles } from './model/checkpoint';
 import { openIdbStore } from './store/idb-store';
@@ -31,4 +32,6 @@ async function openStore(): Promise<RunStore> {
   }
 }
 
-expose(createWorkbench(() => self.navigator.gpu, fetchBase, new DeferredRunStore(openStore())));
+// Web Locks tell a run live in another tab from one a closed tab interrupted (runs/run-locks.ts).
+const locks = self.navigator.locks ? webRunLocks(self.navigator.locks) : memoryRunLocks();
+expose(createWorkbench(() => self.navigator.gpu, fetchBase, new DeferredRunStore(openStore()), locks));

@@ -149,6 +149,8 @@ export interface RunSummary {
   /** Step of the latest checkpoint the run can continue from (weights, AdamW state, trainer position); absent when none. */
   checkpointStep?: number;
   message?: string;
+  /** Running or paused in another tab of this origin (its run lock is held there): it cannot be continued here. */
+  elsewhere?: boolean;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Runs stored by the worker (IndexedDB: they survive a reload), newest first, each with its status
  * and last committed step; Open shows one in the live view, Groups and Batch; Continue goes on
- * from the last checkpoint of a stopped, failed or interrupted (tab closed mid-run) run.
+ * from the last checkpoint of a stopped, failed or interrupted (tab closed mid-run) run; a run live
+ * in another tab of this origin shows as such and cannot be continued here.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -56,7 +57,7 @@ export function StoredRuns() {
             <tr key={r.runId} aria-current={r.runId === current ? 'true' : undefined}>
               <th scope="row">{r.runId}</th>
               <td>{r.options.preset}</td>
-              <td>{r.status}</td>
+              <td>{r.elsewhere ? `${r.status} in another tab` : r.status}</td>
               <td>
                 {r.lastStep} / {r.options.steps}
                 {r.checkpointStep !== undefined && <small> (checkpoint {r.checkpointStep})</small>}

@@ -7,6 +7,7 @@ import { openIdbStore } from '../store/idb-store';
 import type { RunStore, StepCommit } from '../store/run-store';
 import { MemoryRunStore, StorageFullError } from '../store/run-store';
 import { PRESETS } from './presets';
+import { memoryRunLocks } from './run-locks';
 import { RunManager } from './run-manager';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir } from '../model/node-checkpoint-dir';
 
@@ -96,6 +97,42 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
     expect(steps.map((s) => s.step)).toEqual([1, 2, 3, 4]);
     const whole = await drive(manager(store), (emit) => manager(store).start(GRPO, emit));
     expect(steps).toEqual(await history(store, whole.id));
+  });
+
+  it('two pages of one origin: a run live in one lists as running elsewhere in the other, which cannot continue it until its lock is gone', async () => {
+    const store = await openIdbStore('dewpoint-continue-two-tabs');
+    const locks = memoryRunLocks(); // stands for the Web Locks both pages of an origin share
+    const [a, b] = [new RunManager(createCpuOps, async () => BASE, store, locks), new RunManager(createCpuOps, async () => BASE, store, locks)];
+    let id = '';
+    let onPaused = () => {};
+    let onEnded = () => {};
+    const paused = new Promise<void>((r) => (onPaused = r));
+    const ended = new Promise<void>((r) => (onEnded = r));
+    id = a.start({ ...GRPO, steps: 3 } as RunOptions, (e) => {
+      if (e.type === 'step' && e.step === 1) a.pause(e.runId);
+      if (e.type === 'status' && e.status === 'paused') onPaused();
+      if (e.type === 'status' && e.status === 'stopped') onEnded();
+    });
+    await paused;
+    expect((await b.listRuns()).find((r) => r.runId === id)).toMatchObject({ status: 'paused', elsewhere: true, checkpointStep: 1 });
+    expect(await b.continue(id, () => {})).toEqual({ ok: false, reason: `run '${id}' is paused in another tab` });
+    // Page a stops it: its loop ends and gives the lock back; b may now continue the stopped run.
+    a.stop(id);
+    await ended;
+    // The status event comes before its write; the lock goes when the loop returns, after it.
+    while ((await locks.held()).size) await new Promise((r) => setTimeout(r, 5));
+    expect((await b.listRuns()).find((r) => r.runId === id)).toMatchObject({ status: 'stopped' });
+    const again = await drive(b, (emit) => b.continue(id, emit));
+    expect(again.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
+
+    // A page that holds a run's lock but no loop here: listed as live elsewhere; once released (the tab closed), interrupted.
+    await store.putRun({ runId: 'other-tab', options: GRPO, createdAt: 2, status: 'running', lastStep: 0 });
+    const release = (await locks.acquire('other-tab'))!;
+    expect(await locks.acquire('other-tab')).toBeNull();
+    expect((await b.listRuns()).find((r) => r.runId === 'other-tab')).toMatchObject({ status: 'running', elsewhere: true });
+    expect(await b.continue('other-tab', () => {})).toEqual({ ok: false, reason: "run 'other-tab' is running in another tab" });
+    release();
+    expect((await b.listRuns()).find((r) => r.runId === 'other-tab')?.status).toBe('interrupted');
   });
 
   it('refuses, with the reason, an unknown run, a finished one, the live one and one without a resumable checkpoint', async () => {

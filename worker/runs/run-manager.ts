@@ -22,6 +22,8 @@ import { StorageFullError } from '../store/run-store';
 import { dpoConfigOf, grpoConfigOf, sftConfigOf } from './configs';
 import { checkRunOptions } from './fields';
 import { batchRecord, groupRecords } from './groups';
+import type { RunLocks } from './run-locks';
+import { memoryRunLocks } from './run-locks';
 import type { EvalResult } from '../train/evaluate';
 import { DPO_ARITH, DpoRun } from '../train/dpo';
 import { GRPO_ARITH, GrpoRun } from '../train/grpo';
@@ -67,11 +69,13 @@ export class RunManager {
    * `getOps`: the active backend. `loadBase`: the files of the shipped base checkpoint
    * (public/checkpoints/arith-base), fetched by the page's origin in the browser. `store`: where
    * runs, steps, groups, batches and checkpoints are committed (IndexedDB in the browser).
+   * `locks`: which runs a page of this origin is running (Web Locks in the browser, run-locks.ts).
    */
   constructor(
     private readonly getOps: () => Ops,
     private readonly loadBase: () => Promise<CheckpointFiles>,
     readonly store: RunStore,
+    private readonly locks: RunLocks = memoryRunLocks(),
   ) {}
 
   start(options: RunOptions, emit: (e: RunEvent) => void): string {
@@ -80,7 +84,8 @@ export class RunManager {
     const run: Active = { id, status: 'running', wake: null, done: null, ended: false };
     this.active = run;
     this.lastRunId = id;
-    run.done = this.loop(run, options, emit, null);
+    // A new id: nobody else holds its lock, so the loop starts once it has it.
+    run.done = this.locks.acquire(id).then((release) => this.loop(run, options, emit, null, release ?? (() => {})));
     return id;
   }
 
@@ -94,6 +99,9 @@ export class RunManager {
     if (refused) return { ok: false, reason: refused };
     // Claim the one slot at once (a second call now sees this run as live), then let the previous
     // run's loop end: it may be inside a step of this very run, and two loops must never write one run.
+    // Its lock first: another tab may have continued it since the listing.
+    const release = await this.locks.acquire(runId);
+    if (!release) return { ok: false, reason: `run '${runId}' is running in another tab` };
     const previous = this.active;
     const run: Active = { id: runId, status: 'running', wake: null, done: null, ended: false };
     this.active = run;
@@ -106,9 +114,10 @@ export class RunManager {
     const late = stored?.status === 'finished' ? `run '${runId}' finished meanwhile` : !stored || !point ? `run '${runId}' has no checkpoint to continue from` : null;
     if (late) {
       run.ended = true;
+      release();
       return { ok: false, reason: late };
     }
-    run.done = this.loop(run, stored!.options, emit, point);
+    run.done = this.loop(run, stored!.options, emit, point, release);
     return { ok: true, fromStep: point!.step };
   }
 
@@ -117,17 +126,26 @@ export class RunManager {
     const stored = (await this.listRuns()).find((r) => r.runId === runId);
     if (!stored) return `no stored run '${runId}'`;
     if (stored.status === 'finished') return `run '${runId}' is finished (${stored.lastStep} of ${stored.options.steps} steps)`;
-    if (stored.status === 'running' || stored.status === 'paused') return `run '${runId}' is ${stored.status} now: stop it first`;
+    if (stored.status === 'running' || stored.status === 'paused') {
+      return stored.elsewhere ? `run '${runId}' is ${stored.status} in another tab` : `run '${runId}' is ${stored.status} now: stop it first`;
+    }
     const problems = checkRunOptions(stored.options);
     if (problems.length) return `run '${runId}' was stored with options this version no longer accepts: ${problems.map((p) => p.message).join('; ')}`;
     if (stored.checkpointStep === undefined) return `run '${runId}' has no checkpoint to continue from (none written yet, or written before checkpoints kept the optimizer state)`;
     return null;
   }
 
-  /** Stored runs; one stored as running or paused whose loop is not running here was interrupted (a closed tab). */
+  /**
+   * Stored runs. One stored as running or paused whose loop is not running here is live in another
+   * tab when its lock is held (`elsewhere`), and otherwise was interrupted (a closed tab).
+   */
   async listRuns(): Promise<RunSummary[]> {
     const live = this.active && !this.active.ended ? this.active.id : null;
-    return (await this.store.listRuns()).map((r) => ((r.status === 'running' || r.status === 'paused') && r.runId !== live ? { ...r, status: 'interrupted' as const } : r));
+    const [runs, held] = await Promise.all([this.store.listRuns(), this.locks.held()]);
+    return runs.map((r) => {
+      if ((r.status !== 'running' && r.status !== 'paused') || r.runId === live) return r;
+      return held.has(r.runId) ? { ...r, elsewhere: true } : { ...r, status: 'interrupted' as const };
+    });
   }
 
   pause(id: string): void {
@@ -211,7 +229,7 @@ export class RunManager {
   }
 
   /** Runs steps to `o.steps`: from 1, or from the step after the checkpoint `from`. */
-  private async loop(run: Active, o: RunOptions, emit: (e: RunEvent) => void, from: From | null): Promise<void> {
+  private async loop(run: Active, o: RunOptions, emit: (e: RunEvent) => void, from: From | null, release: () => void): Promise<void> {
     const runId = run.id;
     const setStatus = async (status: RunStatus, message?: string, errorName?: string) => {
       emit({ type: 'status', runId, status, ...(message ? { message } : {}), ...(errorName ? { errorName } : {}) });
@@ -276,6 +294,7 @@ export class RunManager {
       await setStatus('failed', err.message, err.name);
     } finally {
       run.ended = true;
+      release();
     }
   }
 
