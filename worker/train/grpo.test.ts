@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
+import { mulberry32 } from '../../kernels/common/random';
 import { Model } from '../model/model';
+import { grpoObjective } from '../rl/index';
 import type * as MathRewardModule from '../rewards/math-reward';
 import type { GrpoConfig, GrpoStep } from './grpo';
 import { GRPO_ARITH, GrpoRun } from './grpo';
@@ -88,6 +90,51 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
     fresh.setWeights(base.weights);
     return (await fresh.score(s.packed)).logp;
   }
+
+  it('one update is AdamW on the gradient of the objective it reports: a finite difference along a random direction agrees', async () => {
+    const config: GrpoConfig = { ...TRAIN, maxGradNorm: 1e9, lr: 1e-3 };
+    const run = new GrpoRun(createCpuOps(), config, base);
+    const s = await run.next();
+    expect(s.metrics['reward/frac_reward_zero_std']).toBeLessThan(1);
+    const p = s.packed;
+    // The objective as the step evaluated it, at any weights: old and behavior stay the sampler's.
+    const lossAt = async (w: Map<string, Float32Array>) => {
+      const m = new Model(createCpuOps(), base.config);
+      m.setWeights(w);
+      const { logp, entropy } = await m.score(p);
+      const input = { rows: p.rows, width: p.width, logp, oldLogp: p.oldLogProbs ?? undefined, behaviorLogp: p.behaviorLogProbs, advantages: p.advantages, responseMask: p.responseMask, segmentIds: p.segmentIds, sessionWeights: p.sessionWeights, sessionIds: p.sessionIds, entropy };
+      return grpoObjective(input, { policyLoss: config.policyLoss, aggregation: config.aggregation, beta: 0, kl: config.kl }).loss;
+    };
+    expect(await lossAt(base.weights)).toBeCloseTo(s.metrics['loss/total'], 6);
+    // The gradient the step used (AdamW scales a copy when clipping; the gradients stay as computed).
+    const grads = await run.model.getGradients();
+    const rand = mulberry32(17);
+    const h = 1e-3;
+    const plus = new Map<string, Float32Array>();
+    const minus = new Map<string, Float32Array>();
+    let along = 0;
+    let norm = 0;
+    for (const [name, w] of base.weights) {
+      const d = Float32Array.from(w, () => rand() * 2 - 1);
+      const g = grads.get(name)!;
+      for (let i = 0; i < w.length; i++) {
+        along += g[i] * d[i];
+        norm += d[i] * d[i];
+      }
+      plus.set(name, Float32Array.from(w, (x, i) => x + h * d[i]));
+      minus.set(name, Float32Array.from(w, (x, i) => x - h * d[i]));
+    }
+    const fd = ((await lossAt(plus)) - (await lossAt(minus))) / (2 * h);
+    expect(Math.abs(along), 'vacuous: the gradient is orthogonal to the direction').toBeGreaterThan(1e-3 * Math.sqrt(norm));
+    expect(Math.abs(fd - along)).toBeLessThan(0.01 * Math.abs(along));
+    // AdamW's first step from zero moments (no decay at weightDecay 0): θ₁ − θ₀ = −lr · g / (|g| + ε).
+    const after = await run.model.getWeights();
+    for (const [name, w] of base.weights) {
+      const g = grads.get(name)!;
+      const moved = after.get(name)!;
+      for (let i = 0; i < w.length; i += 7) expect(moved[i] - w[i]).toBeCloseTo((-config.lr * g[i]) / (Math.abs(g[i]) + config.eps), 6);
+    }
+  });
 
   it('epochs = 2: two optimizer steps on the batch; old log-probs are the rescoring before the first, so the second sees ratio ≠ 1', async () => {
     const run = new GrpoRun(createCpuOps(), { ...TRAIN, epochs: 2 }, base);
