@@ -15,11 +15,14 @@ export interface RunLocks {
 
 const PREFIX = 'dewpoint-run:';
 
-/** Run locks over the Web Locks API (`navigator.locks`, also in dedicated workers). */
+/**
+ * Run locks over the Web Locks API (`navigator.locks`, also in dedicated workers). Where the API
+ * refuses (an opaque origin), a run goes on without a lock and listings fall back to "interrupted".
+ */
 export function webRunLocks(locks: LockManager): RunLocks {
   return {
     acquire: (runId) =>
-      new Promise((resolve, reject) => {
+      new Promise((resolve) => {
         locks
           .request(`${PREFIX}${runId}`, { ifAvailable: true }, (lock) => {
             if (!lock) {
@@ -29,10 +32,13 @@ export function webRunLocks(locks: LockManager): RunLocks {
             // The lock is held until the returned promise settles: until the loop calls release.
             return new Promise<void>((release) => resolve(() => release()));
           })
-          .catch(reject);
+          .catch((e: Error) => {
+            console.error(`run ${runId}: no Web Lock (${e.message}); other tabs will list it as interrupted while it runs`);
+            resolve(() => {});
+          });
       }),
     held: async () => {
-      const { held = [] } = await locks.query();
+      const { held = [] } = await locks.query().catch(() => ({ held: [] as LockInfo[] }));
       return new Set(held.flatMap((l) => (l.name?.startsWith(PREFIX) ? [l.name.slice(PREFIX.length)] : [])));
     },
   };

@@ -97,11 +97,11 @@ export class RunManager {
   async continue(runId: string, emit: (e: RunEvent) => void): Promise<ContinueResult> {
     const refused = await this.refusal(runId);
     if (refused) return { ok: false, reason: refused };
+    // Its lock first: another tab (or a continue already under way here) may have taken it since the listing.
+    const release = await this.locks.acquire(runId);
+    if (!release) return { ok: false, reason: `run '${runId}' is already running (another tab, or a continue under way here, holds its lock)` };
     // Claim the one slot at once (a second call now sees this run as live), then let the previous
     // run's loop end: it may be inside a step of this very run, and two loops must never write one run.
-    // Its lock first: another tab may have continued it since the listing.
-    const release = await this.locks.acquire(runId);
-    if (!release) return { ok: false, reason: `run '${runId}' is running in another tab` };
     const previous = this.active;
     const run: Active = { id: runId, status: 'running', wake: null, done: null, ended: false };
     this.active = run;
