@@ -337,7 +337,7 @@ export interface GroupSample {
   completion: string;
   reward: number;
   components: Record<string, number>;
-  /** The session's advantage (0 when it carries no loss mass, e.g. masked or zero-std). */
+  /** The session's advantage (0 when it carries no loss mass, e.g. masked or zero-std); a DPO pair's completion: its implicit reward. */
   advantage: number;
   status: string;
   /** Sampled ids, EOS included. */
@@ -345,8 +345,14 @@ export interface GroupSample {
   truncated: boolean;
 }
 
-/** An advantage group at one step: one prompt, its G completions. */
+/**
+ * An advantage group at one step: one prompt, its G completions. A DPO step's groups are its
+ * preference pairs (`kind: 'dpo-pair'`): sample 0 the chosen completion, 1 the rejected one, each
+ * sample's `advantage` its implicit reward β · Σ (log π − log π_ref) before the update.
+ */
 export interface GroupRecord {
+  /** Absent: 'advantage' (GRPO). */
+  kind?: 'advantage' | 'dpo-pair';
   group: string;
   prompt: string;
   answer: string;

@@ -103,7 +103,7 @@ export function BatchView() {
           </label>
         </div>
       )}
-      {step !== null && batch.data === null && <p>Step {step} has no stored batch.</p>}
+      {step !== null && batch.data === null && <p>Step {step} has no stored batch (only GRPO steps are packed; DPO trains one row per sequence).</p>}
       {b && scale && (
         <>
           <p data-testid="batch-summary">

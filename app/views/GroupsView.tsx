@@ -1,6 +1,7 @@
 /**
  * Groups: for any stored step of the current (or an opened) GRPO run, every advantage group side by side: prompt,
- * ground truth, the G completions with reward, components, advantage, status and length.
+ * ground truth, the G completions with reward, components, advantage, status and length. A DPO
+ * run's steps show their preference pairs the same way: chosen and rejected, with implicit rewards.
  * Zero-variance groups (no learning signal) are flagged; groups can be sorted; steps browsed.
  * Each completion opens the session inspector (SessionPanel) below its group.
  */
@@ -39,7 +40,7 @@ function GroupTable({ g, inspected, onInspect }: { g: GroupRecord; inspected: In
           <th scope="col">Completion</th>
           <th scope="col">Reward</th>
           <th scope="col">Components</th>
-          <th scope="col">Advantage</th>
+          <th scope="col">{g.kind === 'dpo-pair' ? 'Implicit reward β·Δlog π' : 'Advantage'}</th>
           <th scope="col">Status</th>
           <th scope="col">Length</th>
           <th scope="col">Session</th>
@@ -90,13 +91,13 @@ export function GroupsView() {
   const groups = useQuery({ ...groupsAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null });
   const sorted = useMemo(() => (groups.data ? [...groups.data].sort(SORTS[sort].compare) : []), [groups.data, sort]);
 
-  if (!runId) return <p>No run yet: start a GRPO run in Experiments.</p>;
+  if (!runId) return <p>No run yet: start a GRPO or DPO run in Experiments.</p>;
   const index = step === null ? -1 : available.indexOf(step);
   return (
     <section aria-labelledby="groups-title" data-testid="groups-view">
       <h1 id="groups-title">Groups</h1>
       {available.length === 0 ? (
-        <p>This run keeps no advantage groups (only GRPO runs have them), or no step has finished yet.</p>
+        <p>This run keeps no advantage groups (GRPO and DPO runs have them), or no step has finished yet.</p>
       ) : (
         <>
           <div className="controls" role="group" aria-label="Step">
@@ -130,11 +131,17 @@ export function GroupsView() {
               </select>
             </label>
           </div>
-          {groups.data && (
-            <p>
-              Step {step}: {groups.data.length} groups, {groups.data.filter((g) => g.zeroStd).length} with zero variance.
-            </p>
-          )}
+          {groups.data &&
+            (groups.data[0]?.kind === 'dpo-pair' ? (
+              <p>
+                Step {step}: {groups.data.length} preference pairs (chosen: a correct completion of the base model, rejected: an incorrect one); implicit rewards
+                before the step's update.
+              </p>
+            ) : (
+              <p>
+                Step {step}: {groups.data.length} groups, {groups.data.filter((g) => g.zeroStd).length} with zero variance.
+              </p>
+            ))}
           {sorted.map((g) => (
             <Fragment key={g.group}>
               <GroupTable g={g} inspected={inspected} onInspect={(sample) => setInspected(sample === null ? null : { group: g.group, sample })} />

@@ -26,6 +26,7 @@ describe('dpoLoss, hand values (β = 0.1, Δ = 2)', () => {
     expect(metrics['rewards/accuracies']).toBe(1);
     expect(metrics['logps/chosen']).toBe(-2);
     expect(metrics['logps/rejected']).toBe(-2);
+    expect(Array.from(dpoLoss(one).implicitRewards).map((r) => +r.toFixed(14))).toEqual([0.1, -0.1]); // per row: β(s − s_ref)
   });
 
   it('sigmoid with label smoothing is cDPO', () => {
@@ -105,6 +106,7 @@ describe('dpoLoss gradients against central finite differences', () => {
     expect(h.loss).toBeCloseTo(p.loss, 15);
     expect(Array.from(h.dlogp)).toEqual(toHalves(Array.from(p.dlogp)));
     expect(h.metrics).toEqual(p.metrics);
+    expect(Array.from(h.implicitRewards)).toEqual([p.implicitRewards[0], p.implicitRewards[2], p.implicitRewards[1], p.implicitRewards[3]]);
   });
 });
 

@@ -47,6 +47,8 @@ export interface DpoResult {
   dlogp: Float64Array;
   /** TRL's `rewards/chosen`, `rewards/rejected`, `rewards/margins`, `rewards/accuracies`, `logps/chosen`, `logps/rejected` (means over pairs). */
   metrics: Record<string, number>;
+  /** Per row of the layout, its completion's implicit reward β · Σ (logp − refLogp) over the mask (the per-pair values behind `rewards/*`). */
+  implicitRewards: Float64Array;
 }
 
 const logSigmoid = (x: number) => (x >= 0 ? -Math.log1p(Math.exp(-x)) : x - Math.log1p(Math.exp(x)));
@@ -85,6 +87,7 @@ export function dpoLoss(input: DpoInput): DpoResult {
     return { s, ref, n };
   };
   const dlogp = new Float64Array(rows * width);
+  const implicitRewards = new Float64Array(rows);
   let loss = 0;
   const acc = { chosen: 0, rejected: 0, margins: 0, accuracies: 0, lc: 0, lr: 0 };
   for (let i = 0; i < B; i++) {
@@ -126,6 +129,8 @@ export function dpoLoss(input: DpoInput): DpoResult {
     }
     const rewC = beta * (c.s - c.ref);
     const rewR = beta * (r.s - r.ref);
+    implicitRewards[rc] = rewC;
+    implicitRewards[rr] = rewR;
     acc.chosen += rewC / B;
     acc.rejected += rewR / B;
     acc.margins += (rewC - rewR) / B;
@@ -141,5 +146,5 @@ export function dpoLoss(input: DpoInput): DpoResult {
     'logps/chosen': acc.lc,
     'logps/rejected': acc.lr,
   };
-  return { loss, dlogp, metrics };
+  return { loss, dlogp, metrics, implicitRewards };
 }

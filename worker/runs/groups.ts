@@ -2,10 +2,14 @@
  * The advantage groups of one GRPO step as the Groups view shows them: per (task, group) the
  * prompt, the ground truth and every completion with its reward, components, advantage, status
  * and length; and the packed batch's layers for the Batch view. Pure data from the step's
- * sessions, packed batch, old log-probs and dlogp.
+ * sessions, packed batch, old log-probs and dlogp. A DPO step's pairs as groups of two and as
+ * sessions (`pairRecords`, `pairSessions`).
  */
 import type { CharTokenizer } from '../data/tokenizer';
 import type { BatchRecord, GroupRecord } from '../protocol';
+import { taskMathReward } from '../rewards/task-math-reward';
+import type { Session } from '../rl/types';
+import type { DpoStep, Pair } from '../train/dpo';
 import type { GrpoStep } from '../train/grpo';
 
 export function groupRecords(s: GrpoStep, tok: CharTokenizer): GroupRecord[] {
@@ -57,4 +61,45 @@ export function batchRecord(s: GrpoStep, tok: CharTokenizer): BatchRecord {
       version: Float32Array.from(p.versions),
     },
   };
+}
+
+/** The group key of a step's i-th pair (a problem may come twice in one step). */
+const pairGroup = (p: Pair, i: number) => `pair ${i + 1}: ${p.task.id}`;
+
+/** The reward of a pair's completion, as the pair was chosen by (MathReward on the text without EOS). */
+function scored(p: Pair, ids: Int32Array, tok: CharTokenizer) {
+  const text = tok.decode(ids[ids.length - 1] === tok.eos ? ids.subarray(0, ids.length - 1) : ids);
+  return { text, ...taskMathReward(text, p.task) };
+}
+
+/** A DPO step's pairs as the Groups view shows them: chosen (sample 0) and rejected (1), with their implicit rewards. */
+export function pairRecords(s: DpoStep, tok: CharTokenizer): GroupRecord[] {
+  return s.pairs.map((p, i) => {
+    const samples = ([p.chosen, p.rejected] as const).map((ids, k) => {
+      const r = scored(p, ids, tok);
+      return { sample: k, completion: r.text, reward: r.score, components: r.components, advantage: s.implicitRewards[2 * i + k], status: k === 0 ? 'chosen' : 'rejected', length: ids.length, truncated: false };
+    });
+    const mean = (samples[0].reward + samples[1].reward) / 2;
+    const std = Math.abs(samples[0].reward - samples[1].reward) / 2;
+    return { kind: 'dpo-pair', group: pairGroup(p, i), prompt: p.task.prompt, answer: p.task.answer, rewardMean: mean, rewardStd: std, zeroStd: std === 0, samples };
+  });
+}
+
+/**
+ * A DPO step's pairs as sessions: per pair the chosen (sample 0) and the rejected (sample 1)
+ * completion, each one call of the frozen base's sampler (version 0) with its log-probs. Pairs a
+ * checkpoint kept without their calls give none.
+ */
+export function pairSessions(s: DpoStep, tok: CharTokenizer): Session[] {
+  return s.pairs.flatMap((p, i) => {
+    if (!p.calls) return [];
+    return ([p.calls.chosen, p.calls.rejected] as const).map((g, k) => {
+      const r = scored(p, g.sampledIds, tok);
+      return {
+        task: p.task.id, group: pairGroup(p, i), sample: k, attempt: 0,
+        calls: [{ promptIds: g.promptIds, sampledIds: g.sampledIds, behaviorLogProbs: g.behaviorLogProbs, rawLogProbs: g.rawLogProbs, finishReason: g.finishReason, version: 0 }],
+        status: 'completed' as const, reward: r.score, components: r.components, detail: r.detail,
+      };
+    });
+  });
 }

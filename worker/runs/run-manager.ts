@@ -21,7 +21,7 @@ import type { ResumeRecord, RunStore } from '../store/run-store';
 import { StorageFullError } from '../store/run-store';
 import { dpoConfigOf, grpoConfigOf, sftConfigOf } from './configs';
 import { checkRunOptions } from './fields';
-import { batchRecord, groupRecords } from './groups';
+import { batchRecord, groupRecords, pairRecords, pairSessions } from './groups';
 import type { RunLocks } from './run-locks';
 import { memoryRunLocks } from './run-locks';
 import type { EvalResult } from '../train/evaluate';
@@ -213,7 +213,15 @@ export class RunManager {
     if (o.preset === 'dpo-arith') {
       const config = dpoConfigOf(o, DPO_ARITH);
       const dpo = new DpoRun(this.getOps(), config, base);
-      return { model: dpo.model, tok: base.tokenizer, config, next: async () => ({ metrics: (await dpo.next()).metrics }), evaluate: () => dpo.evaluate(), run: dpo };
+      return {
+        model: dpo.model, tok: base.tokenizer, config,
+        next: async () => {
+          const s = await dpo.next();
+          return { metrics: s.metrics, groups: pairRecords(s, base.tokenizer), sessions: pairSessions(s, base.tokenizer) };
+        },
+        evaluate: () => dpo.evaluate(),
+        run: dpo,
+      };
     }
     const config = grpoConfigOf(o, GRPO_ARITH);
     const grpo = new GrpoRun(this.getOps(), config, base);

@@ -15,6 +15,7 @@ import { Model } from '../model/model';
 import { mathReward } from '../rewards/math-reward';
 import type { DpoLossType } from '../rl/index';
 import { dpoLoss } from '../rl/index';
+import type { Generated } from '../rollout/generate';
 import { generate } from '../rollout/generate';
 import type { EvalResult } from './evaluate';
 import { evaluateArith } from './evaluate';
@@ -50,11 +51,27 @@ export const DPO_ARITH: DpoConfig = {
   evalEvery: 10, evalN: 200, task: { difficulty: 1, format: 'bare' },
 };
 
-interface Pair {
+export interface Pair {
   task: ArithTask;
   prompt: Int32Array;
   chosen: Int32Array;
   rejected: Int32Array;
+  /**
+   * The frozen base's sampler calls that drew `chosen` and `rejected` (their behavior and raw
+   * log-probs), stored with the step's sessions. Absent in pairs a checkpoint kept before they were.
+   */
+  calls?: { chosen: Generated; rejected: Generated };
+}
+
+/** One DPO optimizer step: its metrics, the pairs it trained on, and each completion's implicit reward. */
+export interface DpoStep {
+  metrics: Record<string, number>;
+  pairs: Pair[];
+  /**
+   * β · Σ (log π − log π_ref) over each completion before the update, [chosen₀, rejected₀,
+   * chosen₁, …]: DPO's implicit reward (TRL `rewards/chosen`, `rewards/rejected` per pair).
+   */
+  implicitRewards: Float64Array;
 }
 
 export class DpoRun {
@@ -92,13 +109,13 @@ export class DpoRun {
         const mine = gens.slice(i * c.samplesPerPrompt, (i + 1) * c.samplesPerPrompt).filter((g) => g.finishReason === 'stop');
         const correct = mine.find((g) => mathReward(tok.decode(g.sampledIds), task.answer).score === 1);
         const wrong = mine.find((g) => mathReward(tok.decode(g.sampledIds), task.answer).score === 0);
-        if (correct && wrong) this.pending.push({ task, prompt: ids[i], chosen: correct.sampledIds, rejected: wrong.sampledIds });
+        if (correct && wrong) this.pending.push({ task, prompt: ids[i], chosen: correct.sampledIds, rejected: wrong.sampledIds, calls: { chosen: correct, rejected: wrong } });
       });
     }
     return prompts;
   }
 
-  async next(): Promise<{ metrics: Record<string, number>; pairs: Pair[] }> {
+  async next(): Promise<DpoStep> {
     const c = this.config;
     const t0 = performance.now();
     const prompts = await this.fill(c.pairs);
@@ -137,6 +154,7 @@ export class DpoRun {
     const t1 = performance.now();
     return {
       pairs,
+      implicitRewards: dpo.implicitRewards,
       metrics: {
         ...dpo.metrics,
         'loss/dpo': dpo.loss,
