@@ -38,7 +38,7 @@ describe('a DPO step as groups and sessions (shipped base, CPU)', () => {
     for (const x of sessions) {
       const call = x.calls[0];
       expect(call.version).toBe(0);
-      const batch = rowPerSequence([[...call.promptIds, ...call.sampledIds]]);
+      const batch = rowPerSequence([[...Array.from(call.promptIds), ...Array.from(call.sampledIds)]]);
       const { logp } = await ref.score(batch);
       Array.from(call.sampledIds).forEach((_, t) => expect(call.rawLogProbs![t]).toBeCloseTo(logp[call.promptIds.length + t], 4));
     }

@@ -15,13 +15,12 @@ import { Model } from '../model/model';
 import { mathReward } from '../rewards/math-reward';
 import type { DpoLossType } from '../rl/index';
 import { dpoLoss } from '../rl/index';
-import type { Generated } from '../rollout/generate';
 import { generate } from '../rollout/generate';
 import type { EvalResult } from './evaluate';
 import { evaluateArith } from './evaluate';
 import type { OptimizerConfig } from './optimizer';
 import { stepOptions } from './optimizer';
-import type { ResumePoint, TrainerPosition } from './resume';
+import type { PendingPair, ResumePoint, TrainerPosition } from './resume';
 import { restore } from './resume';
 
 export interface DpoConfig extends OptimizerConfig {
@@ -51,17 +50,8 @@ export const DPO_ARITH: DpoConfig = {
   evalEvery: 10, evalN: 200, task: { difficulty: 1, format: 'bare' },
 };
 
-export interface Pair {
-  task: ArithTask;
-  prompt: Int32Array;
-  chosen: Int32Array;
-  rejected: Int32Array;
-  /**
-   * The frozen base's sampler calls that drew `chosen` and `rejected` (their behavior and raw
-   * log-probs), stored with the step's sessions. Absent in pairs a checkpoint kept before they were.
-   */
-  calls?: { chosen: Generated; rejected: Generated };
-}
+/** A preference pair (chosen = a correct completion of the base, rejected = an incorrect one for the same prompt). */
+export type Pair = PendingPair;
 
 /** One DPO optimizer step: its metrics, the pairs it trained on, and each completion's implicit reward. */
 export interface DpoStep {

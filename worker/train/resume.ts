@@ -8,6 +8,7 @@
  */
 import type { ArithTask, TrainStream } from '../data/arith';
 import type { Model, OptimizerState } from '../model/model';
+import type { Generated } from '../rollout/generate';
 
 /** A DPO preference pair found by sampling but not yet trained on. */
 export interface PendingPair {
@@ -15,6 +16,11 @@ export interface PendingPair {
   prompt: Int32Array;
   chosen: Int32Array;
   rejected: Int32Array;
+  /**
+   * The frozen base's sampler calls that drew `chosen` and `rejected` (their behavior and raw
+   * log-probs), stored with the step's sessions. Absent in pairs a checkpoint kept before they were.
+   */
+  calls?: { chosen: Generated; rejected: Generated };
 }
 
 export interface TrainerPosition {
