@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createCpuOps } from '../kernels/backends/cpu';
-import { exportCheckpoint } from '../worker/model/checkpoint';
+import { exportCheckpoint, importCheckpoint } from '../worker/model/checkpoint';
 import { SFT_ARITH, SftRun } from '../worker/train/sft';
 import { UsageError, parseFlags } from './args';
-import { writeCheckpointDir } from '../worker/model/node-checkpoint-dir';
+import { BASE_CHECKPOINT_DIR, readCheckpointDir, writeCheckpointDir } from '../worker/model/node-checkpoint-dir';
 import { cliRunOptions } from './commands/train';
 import { PRESETS } from '../worker/runs/presets';
 import { main } from './main';
@@ -51,6 +51,23 @@ describe('dewpoint CLI', () => {
       expect(r.efficiency).toBeGreaterThan(r.oneRowEfficiency);
       expect(r.rowsNeeded).toBeLessThan(r.oneRowRows);
     }
+  });
+
+  it('pretrain --from continues SFT from a checkpoint, evaluates and writes its last step to --out, never to the base', async () => {
+    const { out, err } = capture();
+    expect(await main(['pretrain', '--from', BASE_CHECKPOINT_DIR, '--backend', 'cpu'])).toBe(2);
+    expect(err.join('')).toMatch(/--from needs --out/);
+    const dir = mkdtempSync(join(tmpdir(), 'dewpoint-cont-'));
+    expect(await main(['pretrain', '--from', BASE_CHECKPOINT_DIR, '--out', dir, '--steps', '2', '--warmup', '0', '--eval-every', '2', '--eval-n', '3', '--backend', 'cpu', '--json'])).toBe(0);
+    const lines = out.join('').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.at(-1)).toMatchObject({ step: 2, 'eval/n': 3 });
+    const written = importCheckpoint(readCheckpointDir(dir));
+    const baseWeights = importCheckpoint(readCheckpointDir(BASE_CHECKPOINT_DIR)).weights;
+    const name = 'model.layers.0.mlp.down_proj.weight';
+    expect(written.weights.get(name)!.some((w, i) => w !== baseWeights.get(name)![i])).toBe(true); // trained on from the base, not re-initialised
+    const drift = written.weights.get(name)!.reduce((m, w, i) => Math.max(m, Math.abs(w - baseWeights.get(name)![i])), 0);
+    expect(drift).toBeLessThan(0.01); // two AdamW steps of lr 1e-3 move each weight by at most ~2e-3
+    expect(JSON.parse(new TextDecoder().decode(readCheckpointDir(dir)['dewpoint.json']))).toMatchObject({ from: BASE_CHECKPOINT_DIR, step: 2 });
   });
 
   it('refuses bad usage with exit code 2 and a message naming the allowed values', async () => {

@@ -16,7 +16,7 @@ commands:
   info                         backend info (adapter, limits, features) as JSON
   bench <name> [--json]        benchmarks; names: ${Object.keys(BENCHES).join(', ')}
     --runs N                   timed runs per measurement (median), default depends on the bench
-  pretrain [--backend auto|webgpu|cpu] [--out DIR] [--steps N] [--target ACC] [--min-lr X] [--max-grad-norm X] [--json]
+  pretrain [--backend auto|webgpu|cpu] [--out DIR] [--steps N] [--target ACC] [--min-lr X] [--max-grad-norm X] [--from DIR --out DIR] [--warmup N] [--json]
                                SFT on arithmetic; writes the base checkpoint when held-out accuracy >= ACC
   eval --checkpoint DIR [--task arith] [--n 500] [--backend ...] [--json]
                                held-out exact-match accuracy (greedy) and mean completion length

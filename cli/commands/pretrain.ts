@@ -6,16 +6,22 @@
  * (default 0.22 on 300 tasks, evaluated every 10 steps from step 450), so the RL presets have room
  * to improve (calibration.md: the 20–40% window is only ~40 steps wide, so it evaluates often).
  * A base made with the cosine decay and clipping of SFT_ARITH (the earlier shipped base) gained
- * 5 points under GRPO where this one gains 11–14 (README).
+ * 5 points under GRPO where this one gains 10–14 (README).
+ *
+ * `--from DIR` continues SFT from a checkpoint's weights (fresh AdamW) instead: it runs every step,
+ * evaluates every `--eval-every` steps from the start, and writes the last step to `--out`
+ * (required, so the shipped base is never overwritten): calibration.md's "continued SFT" baseline.
  */
-import { exportCheckpoint } from '../../worker/model/checkpoint';
+import { exportCheckpoint, importCheckpoint } from '../../worker/model/checkpoint';
 import { SFT_ARITH, SftRun } from '../../worker/train/sft';
-import { parseFlags } from '../args';
+import { UsageError, parseFlags } from '../args';
 import { cliBackend, describeBackend } from '../backend';
-import { BASE_CHECKPOINT_DIR, writeCheckpointDir } from '../../worker/model/node-checkpoint-dir';
+import { BASE_CHECKPOINT_DIR, readCheckpointDir, writeCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 
 export async function pretrain(argv: string[]): Promise<number> {
-  const f = parseFlags('pretrain', argv, { 'eval-from': 'number', backend: 'string', out: 'string', steps: 'number', target: 'number', seed: 'number', 'eval-every': 'number', 'eval-n': 'number', 'min-lr': 'number', 'max-grad-norm': 'number', json: 'boolean' });
+  const f = parseFlags('pretrain', argv, { 'eval-from': 'number', backend: 'string', out: 'string', steps: 'number', target: 'number', seed: 'number', 'eval-every': 'number', 'eval-n': 'number', 'min-lr': 'number', 'max-grad-norm': 'number', from: 'string', warmup: 'number', json: 'boolean' });
+  const from = f.from as string | undefined;
+  if (from !== undefined && f.out === undefined) throw new UsageError('dewpoint pretrain: --from needs --out (a continued run never overwrites the shipped base)');
   const { ops, info } = await cliBackend(f.backend);
   const config = {
     ...SFT_ARITH,
@@ -26,14 +32,16 @@ export async function pretrain(argv: string[]): Promise<number> {
     // calibration.md's base: constant lr and no clipping.
     minLr: (f['min-lr'] as number | undefined) ?? SFT_ARITH.lr,
     maxGradNorm: (f['max-grad-norm'] as number | undefined) ?? 1e9,
+    warmup: (f.warmup as number | undefined) ?? SFT_ARITH.warmup,
   };
   const target = (f.target as number | undefined) ?? 0.22;
   // Greedy evaluation without a KV cache costs several training steps; before this step accuracy is ~0 (calibration.md).
-  const evalFrom = (f['eval-from'] as number | undefined) ?? 450;
+  const evalFrom = (f['eval-from'] as number | undefined) ?? (from ? 0 : 450);
   const out = (f.out as string | undefined) ?? BASE_CHECKPOINT_DIR;
   const log = (x: object) => process.stdout.write(`${f.json ? JSON.stringify(x) : Object.entries(x).map(([k, v]) => `${k}=${typeof v === 'number' ? +v.toPrecision(4) : v}`).join(' ')}\n`);
-  process.stderr.write(`pretrain: ${describeBackend(info)}, ${config.steps} steps max, stop at held-out accuracy >= ${target}\n`);
+  process.stderr.write(`pretrain: ${describeBackend(info)}, ${from ? `from ${from}, ${config.steps} steps` : `${config.steps} steps max, stop at held-out accuracy >= ${target}`}\n`);
   const run = new SftRun(ops, config);
+  if (from) run.model.setWeights(importCheckpoint(readCheckpointDir(from)).weights);
   const t0 = performance.now();
   let reached: { step: number; accuracy: number; meanLength: number } | null = null;
   for (let s = 1; s <= config.steps; s++) {
@@ -42,11 +50,14 @@ export async function pretrain(argv: string[]): Promise<number> {
     if (config.evalEvery > 0 && s % config.evalEvery === 0 && s >= evalFrom) {
       const ev = await run.evaluate();
       log({ step: s, 'eval/accuracy': ev.accuracy, 'eval/mean_length': ev.meanLength, 'eval/n': ev.n });
-      if (ev.accuracy >= target) {
-        reached = { step: s, accuracy: ev.accuracy, meanLength: ev.meanLength };
-        break;
-      }
+      if (from || ev.accuracy >= target) reached = { step: s, accuracy: ev.accuracy, meanLength: ev.meanLength };
+      if (!from && reached) break;
     }
+  }
+  if (from && reached?.step !== config.steps) {
+    const ev = await run.evaluate();
+    log({ step: config.steps, 'eval/accuracy': ev.accuracy, 'eval/mean_length': ev.meanLength, 'eval/n': ev.n });
+    reached = { step: config.steps, accuracy: ev.accuracy, meanLength: ev.meanLength };
   }
   if (!reached) {
     process.stderr.write(`pretrain: held-out accuracy never reached ${target} in ${config.steps} steps; no checkpoint written\n`);
@@ -58,6 +69,7 @@ export async function pretrain(argv: string[]): Promise<number> {
     command: `npm run pretrain -- ${argv.join(' ')}`.trim(),
     backend: describeBackend(info),
     sft: config,
+    ...(from ? { from } : {}),
     step: reached.step,
     heldOut: { n: config.evalN, accuracy: reached.accuracy, meanLength: reached.meanLength, split: 'hash-disjoint held-out (worker/data/arith.ts)' },
     seconds: (performance.now() - t0) / 1000,
