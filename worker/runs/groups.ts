@@ -66,9 +66,9 @@ export function batchRecord(s: GrpoStep, tok: CharTokenizer): BatchRecord {
 /** The group key of a step's i-th pair (a problem may come twice in one step). */
 const pairGroup = (p: Pair, i: number) => `pair ${i + 1}: ${p.task.id}`;
 
-/** The reward of a pair's completion, as the pair was chosen by (MathReward on the text without EOS). */
+/** The reward of a pair's completion, as the pair was chosen by (MathReward on the decoded text; decode skips EOS). */
 function scored(p: Pair, ids: Int32Array, tok: CharTokenizer) {
-  const text = tok.decode(ids[ids.length - 1] === tok.eos ? ids.subarray(0, ids.length - 1) : ids);
+  const text = tok.decode(ids);
   return { text, ...taskMathReward(text, p.task) };
 }
 

@@ -103,12 +103,11 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
     const store = await openIdbStore('dewpoint-continue-two-tabs');
     const locks = memoryRunLocks(); // stands for the Web Locks both pages of an origin share
     const [a, b] = [new RunManager(createCpuOps, async () => BASE, store, locks), new RunManager(createCpuOps, async () => BASE, store, locks)];
-    let id = '';
     let onPaused = () => {};
     let onEnded = () => {};
     const paused = new Promise<void>((r) => (onPaused = r));
     const ended = new Promise<void>((r) => (onEnded = r));
-    id = a.start({ ...GRPO, steps: 3 } as RunOptions, (e) => {
+    const id = a.start({ ...GRPO, steps: 3 } as RunOptions, (e) => {
       if (e.type === 'step' && e.step === 1) a.pause(e.runId);
       if (e.type === 'status' && e.status === 'paused') onPaused();
       if (e.type === 'status' && e.status === 'stopped') onEnded();
