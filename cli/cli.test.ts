@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -68,6 +68,18 @@ describe('dewpoint CLI', () => {
     const drift = written.weights.get(name)!.reduce((m, w, i) => Math.max(m, Math.abs(w - baseWeights.get(name)![i])), 0);
     expect(drift).toBeLessThan(0.01); // two AdamW steps of lr 1e-3 move each weight by at most ~2e-3
     expect(JSON.parse(new TextDecoder().decode(readCheckpointDir(dir)['dewpoint.json']))).toMatchObject({ from: BASE_CHECKPOINT_DIR, step: 2 });
+  });
+
+  it('pretrain checks every flag before any work: each bad value is named with its allowed range', async () => {
+    const { out, err } = capture();
+    const dir = join(mkdtempSync(join(tmpdir(), 'dewpoint-bad-')), 'never');
+    expect(await main(['pretrain', '--out', dir, '--steps', '-3', '--seed', '1.5', '--eval-n', '5000', '--min-lr', '0.5', '--warmup', '-1', '--target', '22', '--backend', 'cpu'])).toBe(2);
+    const message = err.join('');
+    for (const line of ['--steps must be an integer in 1..5000, got -3', '--seed must be an integer in 0..2147483647, got 1.5', '--eval-n must be an integer in 1..1000, got 5000', '--min-lr must be in (0, 0.001]', '--warmup must be an integer ≥ 0, got -1', '--target must be an accuracy in (0, 1], got 22']) {
+      expect(message).toContain(line);
+    }
+    expect(out.join('')).toBe(''); // no step ran
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('refuses bad usage with exit code 2 and a message naming the allowed values', async () => {

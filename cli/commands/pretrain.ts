@@ -14,6 +14,7 @@
  */
 import { exportCheckpoint, importCheckpoint } from '../../worker/model/checkpoint';
 import { SFT_ARITH, SftRun } from '../../worker/train/sft';
+import { checkRunOptions } from '../../worker/runs/fields';
 import { UsageError, parseFlags } from '../args';
 import { cliBackend, describeBackend } from '../backend';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir, writeCheckpointDir } from '../../worker/model/node-checkpoint-dir';
@@ -22,7 +23,6 @@ export async function pretrain(argv: string[]): Promise<number> {
   const f = parseFlags('pretrain', argv, { 'eval-from': 'number', backend: 'string', out: 'string', steps: 'number', target: 'number', seed: 'number', 'eval-every': 'number', 'eval-n': 'number', 'min-lr': 'number', 'max-grad-norm': 'number', from: 'string', warmup: 'number', json: 'boolean' });
   const from = f.from as string | undefined;
   if (from !== undefined && f.out === undefined) throw new UsageError('dewpoint pretrain: --from needs --out (a continued run never overwrites the shipped base)');
-  const { ops, info } = await cliBackend(f.backend);
   const config = {
     ...SFT_ARITH,
     steps: (f.steps as number | undefined) ?? SFT_ARITH.steps,
@@ -37,6 +37,8 @@ export async function pretrain(argv: string[]): Promise<number> {
   const target = (f.target as number | undefined) ?? 0.22;
   // Greedy evaluation without a KV cache costs several training steps; before this step accuracy is ~0 (calibration.md).
   const evalFrom = (f['eval-from'] as number | undefined) ?? (from ? 0 : 450);
+  checkPretrainFlags(config, { target, evalFrom });
+  const { ops, info } = await cliBackend(f.backend);
   const out = (f.out as string | undefined) ?? BASE_CHECKPOINT_DIR;
   const log = (x: object) => process.stdout.write(`${f.json ? JSON.stringify(x) : Object.entries(x).map(([k, v]) => `${k}=${typeof v === 'number' ? +v.toPrecision(4) : v}`).join(' ')}\n`);
   process.stderr.write(`pretrain: ${describeBackend(info)}, ${from ? `from ${from}, ${config.steps} steps` : `${config.steps} steps max, stop at held-out accuracy >= ${target}`}\n`);
@@ -77,4 +79,23 @@ export async function pretrain(argv: string[]): Promise<number> {
   writeCheckpointDir(out, files);
   process.stderr.write(`pretrain: step ${reached.step}, held-out accuracy ${(reached.accuracy * 100).toFixed(1)}% on ${config.evalN}; wrote ${out}\n`);
   return 0;
+}
+
+/**
+ * The flags' values, checked before any work: the fields the sft-arith preset shares are checked by
+ * its schema (the Experiments view's messages), the pretrain-only ones here, each naming its flag.
+ */
+function checkPretrainFlags(c: typeof SFT_ARITH, extra: { target: number; evalFrom: number }): void {
+  const flagOf: Record<string, string> = { steps: '--steps', seed: '--seed', evalEvery: '--eval-every', evalN: '--eval-n' };
+  const problems = checkRunOptions({ preset: 'sft-arith', steps: c.steps, lr: c.lr, seed: c.seed, evalEvery: c.evalEvery, evalN: c.evalN, checkpointEvery: 0 })
+    .map((p) => (p.path in flagOf && p.message.startsWith(p.path) ? flagOf[p.path] + p.message.slice(p.path.length) : p.message));
+  const check = (ok: boolean, flag: string, value: number, allowed: string) => {
+    if (!ok) problems.push(`--${flag} must be ${allowed}, got ${value}`);
+  };
+  check(c.minLr > 0 && c.minLr <= c.lr, 'min-lr', c.minLr, `in (0, ${c.lr}] (the peak lr)`);
+  check(c.maxGradNorm > 0, 'max-grad-norm', c.maxGradNorm, 'positive (1e9: no clipping)');
+  check(Number.isInteger(c.warmup) && c.warmup >= 0, 'warmup', c.warmup, 'an integer ≥ 0');
+  check(extra.target > 0 && extra.target <= 1, 'target', extra.target, 'an accuracy in (0, 1]');
+  check(Number.isInteger(extra.evalFrom) && extra.evalFrom >= 0, 'eval-from', extra.evalFrom, 'an integer ≥ 0');
+  if (problems.length) throw new UsageError(`dewpoint pretrain: invalid options:\n${problems.map((p) => `  ${p}`).join('\n')}`);
 }
