@@ -19,15 +19,25 @@ describe('dashboardPanels', () => {
     const panels = dashboardPanels([grpo(1, 0.25), grpo(2, 0.5)], []);
     const byId = Object.fromEntries(panels.map((p) => [p.id, p]));
     expect(panels.map((p) => p.id)).toEqual(['reward', 'loss', 'kl', 'clip', 'entropy', 'mismatch-kl', 'ess', 'zero-std', 'tokens', 'time']);
-    expect(byId.reward.series.map((s) => s.name)).toEqual(['reward/mean', 'mean + std', 'mean − std']);
-    expect(byId.reward.series[1].points).toEqual([[1, 0.75], [2, 1]]);
-    expect(byId.reward.series[2].points).toEqual([[1, -0.25], [2, 0]]);
-    expect(byId.reward.label).toBe('Mean reward by step; latest 0.5 (std 0.5)');
+    expect(byId.reward.series.map((s) => s.name)).toEqual(['reward/mean', 'moving average (10)', 'mean + std', 'mean − std']);
+    expect(byId.reward.series[1].points).toEqual([[1, 0.25], [2, 0.375]]);
+    expect(byId.reward.series[2].points).toEqual([[1, 0.75], [2, 1]]);
+    expect(byId.reward.series[3].points).toEqual([[1, -0.25], [2, 0]]);
+    expect(byId.reward.label).toBe('Mean reward by step; latest 0.5 (std 0.5), 10-step average 0.375');
     expect(byId.loss.series.map((s) => s.name)).toEqual(['loss/total', 'loss/policy']);
     expect(byId.kl.series.map((s) => s.name)).toEqual(['rl/ppo_kl']);
     expect(byId.clip.series.map((s) => s.name)).toEqual(['rl/pg_clipfrac', 'rl/pg_clipfrac_lower']);
     expect(byId.time.series.map((s) => [s.name, s.stack])).toEqual([['perf/sample_ms', 'time'], ['perf/score_ms', 'time'], ['perf/train_ms', 'time']]);
     expect(byId.time.label).toBe('Step time by phase by step (stacked); latest perf/sample_ms 100, perf/score_ms 20, perf/train_ms 50');
+  });
+
+  it("averages the reward over the last 10 steps: step 12's average is of steps 3..12", () => {
+    const rewards = Array.from({ length: 12 }, (_, i) => (i < 2 ? 1 : 0.1));
+    const reward = dashboardPanels(rewards.map((r, i) => grpo(i + 1, r)), []).find((p) => p.id === 'reward')!;
+    const avg = reward.series.find((s) => s.name === 'moving average (10)')!.points;
+    expect(avg[10][1]).toBeCloseTo((1 + 9 * 0.1) / 10, 12); // step 11: steps 2..11
+    expect(avg[11][1]).toBeCloseTo(0.1, 12);
+    expect(reward.label).toMatch(/latest 0.1 \(std 0.5\), 10-step average 0.1$/);
   });
 
   it('shows the KL term and rl/kl when a reference model ran (beta > 0)', () => {
