@@ -86,9 +86,10 @@ export async function pretrain(argv: string[]): Promise<number> {
  * its schema (the Experiments view's messages), the pretrain-only ones here, each naming its flag.
  */
 function checkPretrainFlags(c: typeof SFT_ARITH, extra: { target: number; evalFrom: number }): void {
-  const flagOf: Record<string, string> = { steps: '--steps', seed: '--seed', evalEvery: '--eval-every', evalN: '--eval-n' };
+  // A field's message starts with its path (evalN); the flag is its kebab-case (--eval-n).
+  const flag = (path: string) => `--${path.replace(/[A-Z]/g, (ch) => `-${ch.toLowerCase()}`)}`;
   const problems = checkRunOptions({ preset: 'sft-arith', steps: c.steps, lr: c.lr, seed: c.seed, evalEvery: c.evalEvery, evalN: c.evalN, checkpointEvery: 0 })
-    .map((p) => (p.path in flagOf && p.message.startsWith(p.path) ? flagOf[p.path] + p.message.slice(p.path.length) : p.message));
+    .map((p) => (p.message.startsWith(p.path) ? flag(p.path) + p.message.slice(p.path.length) : p.message));
   const check = (ok: boolean, flag: string, value: number, allowed: string) => {
     if (!ok) problems.push(`--${flag} must be ${allowed}, got ${value}`);
   };
