@@ -22,20 +22,43 @@ test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome an
   await page.getByTestId('metric-select').selectOption(['mismatch/kl', 'rl/pg_clipfrac']);
   await expect(page.getByRole('img', { name: 'Metrics by step: mismatch/kl, rl/pg_clipfrac' })).toBeVisible();
 
-  // Groups view: every advantage group of any kept step.
+  // Groups view: every advantage group of any kept step, naming the run and the step.
   await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Groups' }).click();
   await expect(page.getByTestId('groups-view')).toBeVisible();
   await expect(page.getByRole('combobox', { name: 'Step' })).toHaveValue('2');
+  await expect(page.getByRole('heading', { name: /^Run grpo-arith · \S+ · step 2 of 2$/ })).toBeVisible();
+  await expect(page.getByRole('combobox', { name: 'Run' })).toContainText('(current)');
   await expect(page.getByTestId('group')).toHaveCount(4);
   await expect(page.getByText(/^Step 2: 4 groups, \d+ with zero variance\.$/)).toBeVisible();
   const firstGroup = page.getByTestId('group').first();
   await expect(firstGroup.getByRole('row')).toHaveCount(5); // header + G = 4 completions
 
+  // The std shown is the one the advantages divided by: verl's unbiased std of the trained
+  // (completed) members, not the population std; and each advantage is (r − μ) / (σ + 1e-6).
+  let checked = 0;
+  for (const group of await page.getByTestId('group').all()) {
+    await expect(group.getByTestId('group-estimate')).toHaveText(/^GRPO · compat verl · scale group · stdType unbiased · epsilon 1e-6 · singleton raw: /);
+    const rows = await group.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from((tr as HTMLTableRowElement).cells, (c) => c.textContent ?? '')));
+    const trained = rows.filter((row) => row[5] === 'completed'); // cells: # Completion Reward Components Advantage Status Length Session
+    const r = trained.map((row) => Number(row[2]));
+    if (r.length < 2 || r.every((x) => x === r[0])) continue;
+    const mu = r.reduce((a, b) => a + b, 0) / r.length;
+    const std = Math.sqrt(r.reduce((a, b) => a + (b - mu) ** 2, 0) / (r.length - 1));
+    await expect(group.getByTestId('group-stats')).toHaveText(`mean reward ${(rows.reduce((a, row) => a + Number(row[2]), 0) / rows.length).toFixed(3)} · baseline ${mu.toFixed(3)} · std ${std.toFixed(3)} (unbiased, group)${trained.length < rows.length ? ` · ${trained.length} of ${rows.length} trained` : ''}`);
+    for (const row of trained) expect(Number(row[4].replace('−', '-'))).toBeCloseTo((Number(row[2]) - mu) / (std + 1e-6), 2);
+    checked++;
+  }
+  expect(checked, 'groups with a reward spread at step 2').toBeGreaterThan(0);
+
   // Session inspector, opened from the keyboard: every sampled id with its log-probs.
   const firstSample = firstGroup.getByRole('row').nth(1);
   const length = parseInt((await firstSample.getByRole('cell').nth(5).textContent()) ?? '', 10); // Length column
   expect(length).toBeGreaterThan(0);
-  const inspect = firstSample.getByRole('button', { name: /^Inspect sample \d+$/ });
+  const inspect = firstSample.getByRole('button', { name: /^Inspect sample \d+ of group \S+=$/ });
+  // Each button has its own name: the sample and its group's prompt.
+  const names = await page.getByRole('button', { name: /^Inspect sample / }).evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label')));
+  expect(names).toHaveLength(16);
+  expect(new Set(names).size).toBe(16);
   await inspect.focus();
   await page.keyboard.press('Enter');
   await expect(inspect).toHaveAttribute('aria-expanded', 'true');
@@ -62,14 +85,23 @@ test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome an
   // Batch view: the packed grid, its layers, a cell's values and its session.
   await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Batch' }).click();
   await expect(page.getByTestId('batch-view')).toBeVisible();
+  await expect(page.getByRole('heading', { name: /^Run grpo-arith · \S+ · step 2 of 2$/ })).toBeVisible();
   await expect(page.getByTestId('batch-summary')).toContainText(/8 rows × 46 ids; \d+ rows needed; packing efficiency \d+\.\d%/);
   const canvas = page.getByTestId('batch-canvas');
   await expect(canvas).toBeVisible();
   await canvas.focus();
   await page.keyboard.press('ArrowRight');
-  await expect(page.getByTestId('batch-cell')).toContainText(/row 0, column 1: "\d"|row 0, column 1: "<bos>"|row 0, column 1: ".";/);
+  // A cell in words: its token, session and chain, "response mask: no" on the prompt, never a raw layer key.
+  const cell = page.getByTestId('batch-cell');
+  await expect(cell).toHaveText(/^row 0, column 1: ".+" · session \d+, chain \d+ · response mask: no \(the loss skips it\) · not sampled \(prompt\)$/);
+  await expect(canvas).toHaveAttribute('title', (await cell.textContent())!);
   await page.getByRole('combobox', { name: 'Layer' }).selectOption({ label: 'Advantage' });
   await expect(page.getByTestId('batch-legend')).toContainText(/blue = −.*white = 0, red = \+/);
+  // On to the first id the loss reads: "response mask: yes" and a signed advantage.
+  await canvas.focus();
+  for (let k = 0; k < 8 * 46 && !/response mask: yes/.test((await cell.textContent()) ?? ''); k++) await page.keyboard.press('ArrowRight');
+  await expect(cell).toHaveText(/ · response mask: yes \(the loss reads it\) · advantage ([+−]\d+\.\d{3}|0\.000) · old − behavior log-prob \S+ · dlogp \S+ · sampled by policy version 1$/);
+  await expect(cell).not.toContainText('responseMask');
   await page.keyboard.press('Tab');
   await canvas.click({ position: { x: 7 + 14 * 10, y: 7 } });
   await expect(page.getByTestId('batch-session')).toContainText(/Completion .*reward [01]; advantage/);

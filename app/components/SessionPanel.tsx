@@ -4,17 +4,22 @@
  * the prompt ids (marked as prompt), then per sampled id its behavior log-prob (the sampling
  * distribution, after temperature / top-k / top-p), its raw log-prob (the unmodified model, the
  * trainer's old log-prob), raw − behavior (the Batch view's mismatch layer) and exp(behavior).
- * Token texts come from the run's tokenizer in the worker. Not an editor, and not the packed batch.
+ * Token texts come from the run's tokenizer in the worker. A DPO pair's completion (`kind:
+ * 'dpo-pair'`) reads as the chosen or rejected completion of its pair. Not an editor, and not the
+ * packed batch.
  */
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
-import type { SessionRecord, StoredCall } from '../../worker/protocol';
+import type { GroupRecord, SessionRecord, StoredCall } from '../../worker/protocol';
 import { sessionsAtQuery, tokenTextsQuery } from '../queries/groups';
 
 /** Which session of the step: its index in the step (the Batch view's session id − 1), or its group and sample. */
 export type SessionRef = { index: number } | { group: string; sample: number };
 
 const fmt = (x: number) => x.toFixed(4);
+
+/** DPO sessions: sample 0 is the pair's chosen completion, 1 its rejected one. */
+const ROLE = ['chosen', 'rejected'];
 
 function findSession(sessions: SessionRecord[], at: SessionRef): number {
   return 'index' in at ? (at.index >= 0 && at.index < sessions.length ? at.index : -1) : sessions.findIndex((s) => s.group === at.group && s.sample === at.sample);
@@ -60,7 +65,7 @@ function CallTable({ runId, call, n, of }: { runId: string; call: StoredCall; n:
               <th scope="row">{i}</th>
               <td>{id}</td>
               <td>
-                <code>{text(i)}</code>
+                <code className="token">{text(i)}</code>
               </td>
               <td>{j >= 0 ? 'sampled' : 'prompt'}</td>
               <td className="num">{b === null ? '' : fmt(b)}</td>
@@ -86,17 +91,19 @@ function CallTable({ runId, call, n, of }: { runId: string; call: StoredCall; n:
   );
 }
 
-export function SessionPanel({ runId, step, at, headingLevel = 2 }: { runId: string; step: number; at: SessionRef; headingLevel?: 2 | 3 }) {
+export function SessionPanel({ runId, step, at, headingLevel = 2, kind = 'advantage' }: { runId: string; step: number; at: SessionRef; headingLevel?: 2 | 3; kind?: GroupRecord['kind'] }) {
   const sessions = useQuery(sessionsAtQuery(runId, step));
   const headingId = useId();
   const Heading = headingLevel === 2 ? 'h2' : 'h3';
   const index = sessions.data ? findSession(sessions.data, at) : -1;
   const s = index >= 0 ? sessions.data![index] : null;
-  const which = 'index' in at ? `session ${at.index + 1}` : `sample ${at.sample} of group ${at.group}`;
+  const pair = kind === 'dpo-pair';
+  const of = (sample: number, group: string) => (pair ? `${ROLE[sample] ?? `sample ${sample}`} completion of ${group}` : `sample ${sample} of group ${group}`);
+  const which = 'index' in at ? `session ${at.index + 1}` : of(at.sample, at.group);
 
   return (
     <section className="session-panel" data-testid="session-panel" aria-labelledby={headingId}>
-      <Heading id={headingId}>Inspector: step {step}, {s ? `session ${index + 1}, sample ${s.sample} of group ${s.group}` : which}</Heading>
+      <Heading id={headingId}>Inspector: step {step}, {s ? `session ${index + 1}, ${of(s.sample, s.group)}` : which}</Heading>
       {sessions.isPending ? (
         <p>Loading the sessions of step {step}…</p>
       ) : sessions.isError ? (
@@ -110,11 +117,11 @@ export function SessionPanel({ runId, step, at, headingLevel = 2 }: { runId: str
           <dl className="facts">
             <dt>Task</dt>
             <dd>{s.task}</dd>
-            <dt>Group</dt>
+            <dt>{pair ? 'Pair' : 'Group'}</dt>
             <dd>{s.group}</dd>
-            <dt>Sample</dt>
+            <dt>{pair ? 'Completion' : 'Sample'}</dt>
             <dd>
-              {s.sample}
+              {pair ? (ROLE[s.sample] ?? s.sample) : s.sample}
               {s.attempt > 0 ? ` (attempt ${s.attempt})` : ''}
             </dd>
             <dt>Status</dt>

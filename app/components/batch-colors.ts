@@ -1,6 +1,7 @@
 /**
  * Colour scales of the Batch view: categorical for segments, binary for the response mask,
- * diverging (blue − white − red, symmetric around 0) for signed layers, sequential for versions.
+ * diverging (blue − white − red, symmetric around 0, exactly #ffffff at 0) for signed layers,
+ * sequential for versions.
  */
 import type { BatchLayer } from '../../worker/protocol';
 
@@ -30,6 +31,14 @@ export function scaleFor(layer: BatchLayer, values: Float32Array): Scale {
   return { kind: 'diverging', max };
 }
 
+/** The diverging scale's ends (Tailwind red-700, blue-700) and its centre. */
+export const DIVERGING = { positive: [185, 28, 28], negative: [29, 78, 216], zero: '#ffffff' } as const;
+
+const hex = (rgb: readonly number[]) => `#${rgb.map((c) => c.toString(16).padStart(2, '0')).join('')}`;
+
+/** White mixed linearly (in sRGB) towards `end` by t ∈ (0, 1], rounded down so that only 0 is pure white. */
+const fromWhite = (end: readonly number[], t: number) => hex(end.map((c) => Math.floor(255 + (c - 255) * t)));
+
 export function colorOf(scale: Scale, v: number): string {
   switch (scale.kind) {
     case 'categorical':
@@ -42,9 +51,10 @@ export function colorOf(scale: Scale, v: number): string {
       return `hsl(150 60% ${85 - 50 * t}%)`;
     }
     case 'diverging': {
+      if (!Number.isFinite(v)) return '#d4d4d8';
       const t = scale.max > 0 ? Math.max(-1, Math.min(1, v / scale.max)) : 0;
-      const light = 97 - 52 * Math.abs(t);
-      return t >= 0 ? `hsl(0 75% ${light}%)` : `hsl(220 75% ${light}%)`;
+      if (t === 0) return DIVERGING.zero;
+      return fromWhite(t > 0 ? DIVERGING.positive : DIVERGING.negative, Math.abs(t));
     }
   }
 }
@@ -54,7 +64,7 @@ export function legendOf(scale: Scale): string {
     case 'categorical':
       return 'colour = chain (segment id); grey = padding';
     case 'binary':
-      return 'dark = 1, light = 0';
+      return 'dark = a response id the loss reads, light = prompt or padding';
     case 'sequential':
       return `light = version ${scale.min}, dark = version ${scale.max}; grey = not sampled`;
     case 'diverging':

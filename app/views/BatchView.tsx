@@ -3,37 +3,39 @@
  * (chains, response mask, advantage, old − behavior log-prob, dlogp, version), a legend and
  * colour scale, every value of a cell on hover (or with the arrow keys), and the session under
  * a cell on click (or Enter), with its inspector (SessionPanel); packing efficiency and rows needed above.
+ * The run is picked as in Groups (shared, default the live run); the heading names run and step.
  */
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { BatchLayer, BatchRecord, GroupSample } from '../../worker/protocol';
+import type { BatchLayer, GroupSample } from '../../worker/protocol';
+import { describeCell } from '../components/batch-cell';
 import { BATCH_LAYERS, LAYER_INFO, colorOf, legendOf, scaleFor } from '../components/batch-colors';
+import { signed } from '../components/estimate-text';
 import { SessionPanel } from '../components/SessionPanel';
+import { RunPicker, RunStepHeading, useShownRun } from '../components/ViewedRun';
 import { batchAtQuery, groupStepsQuery, groupsAtQuery } from '../queries/groups';
-import { useRunStore } from '../state/run-store';
 
 const CELL_W = 14;
 const CELL_H = 14;
 
-function describeCell(b: BatchRecord, i: number): string {
-  const row = Math.floor(i / b.width), col = i % b.width;
-  const token = b.tokens[i] === '' ? 'padding' : JSON.stringify(b.tokens[i]);
-  const values = BATCH_LAYERS.map((l) => `${l} ${Number(b.layers[l][i].toPrecision(4))}`).join(', ');
-  return `row ${row}, column ${col}: ${token}; session ${b.sessionIds[i] || '–'}; ${values}`;
-}
-
 export function BatchView() {
-  const runId = useRunStore((s) => s.runId);
-  const latest = useRunStore((s) => s.steps.at(-1)?.step ?? 0);
-  const steps = useQuery({ ...groupStepsQuery(runId ?? '', latest), enabled: Boolean(runId) });
-  const [step, setStep] = useState<number | null>(null);
+  const shown = useShownRun();
+  const { runId } = shown;
+  const steps = useQuery({ ...groupStepsQuery(runId ?? '', shown.latestStep), enabled: Boolean(runId) });
+  const [chosen, setChosen] = useState<{ runId: string; step: number } | null>(null);
+  const step = chosen && chosen.runId === runId ? chosen.step : null;
   const [layer, setLayer] = useState<BatchLayer>('segments');
   const [cursor, setCursor] = useState<number | null>(null);
   const [session, setSession] = useState<number | null>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
+  // Each run opens at its latest stored step; a pick holds while it is the run on screen.
   useEffect(() => {
-    if (step === null && steps.data?.length) setStep(steps.data.at(-1)!);
-  }, [steps.data, step]);
+    if (runId && chosen?.runId !== runId && steps.data?.length) setChosen({ runId, step: steps.data.at(-1)! });
+  }, [runId, steps.data, chosen]);
+  useEffect(() => {
+    setSession(null);
+    setCursor(null);
+  }, [runId, step]);
   const batch = useQuery({ ...batchAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null });
   const groups = useQuery({ ...groupsAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null && session !== null });
   const b = batch.data ?? null;
@@ -43,6 +45,9 @@ export function BatchView() {
     const ctx = canvas.current?.getContext('2d');
     if (!ctx || !b || !scale) return;
     const values = b.layers[layer];
+    // Grey 1-px gaps outline every cell, so white (zero) cells stay visible.
+    ctx.fillStyle = '#a1a1aa';
+    ctx.fillRect(0, 0, b.width * CELL_W, b.rows * CELL_H);
     for (let i = 0; i < b.rows * b.width; i++) {
       ctx.fillStyle = colorOf(scale, values[i]);
       ctx.fillRect((i % b.width) * CELL_W, Math.floor(i / b.width) * CELL_H, CELL_W - 1, CELL_H - 1);
@@ -54,7 +59,22 @@ export function BatchView() {
     }
   }, [b, layer, scale, cursor]);
 
-  if (!runId) return <p>No run yet: start a GRPO run in Experiments.</p>;
+  const title = (
+    <>
+      <h1 id="batch-title">Packed batch</h1>
+      <div className="controls">
+        <RunPicker shown={shown} />
+      </div>
+    </>
+  );
+  if (!runId) {
+    return (
+      <section aria-labelledby="batch-title" data-testid="batch-view">
+        {title}
+        <p>No run yet: start a GRPO run in Experiments, or pick a stored run.</p>
+      </section>
+    );
+  }
   const cellAt = (e: React.MouseEvent<HTMLCanvasElement>) => {
     if (!b) return null;
     const r = e.currentTarget.getBoundingClientRect();
@@ -76,14 +96,15 @@ export function BatchView() {
 
   return (
     <section aria-labelledby="batch-title" data-testid="batch-view">
-      <h1 id="batch-title">Packed batch</h1>
+      {title}
+      <RunStepHeading shown={shown} step={step} />
       {!steps.data?.length ? (
         <p>This run keeps no packed batches (only GRPO runs have them), or no step has finished yet.</p>
       ) : (
         <div className="controls">
           <label>
             Step{' '}
-            <select value={step ?? ''} onChange={(e) => setStep(Number(e.target.value))}>
+            <select value={step ?? ''} onChange={(e) => setChosen({ runId, step: Number(e.target.value) })}>
               {steps.data.map((s) => (
                 <option key={s} value={s}>
                   {s}
@@ -120,6 +141,7 @@ export function BatchView() {
             tabIndex={0}
             role="img"
             aria-label={`Packed batch of step ${step}, layer ${LAYER_INFO[layer].title}. Arrow keys move over cells, Enter opens the session.`}
+            title={cursor !== null ? describeCell(b, cursor) : undefined}
             onMouseMove={(e) => setCursor(cellAt(e))}
             onClick={(e) => open(cellAt(e))}
             onKeyDown={onKey}
@@ -132,7 +154,7 @@ export function BatchView() {
               <h2>Session {session}</h2>
               {sample && (
                 <p>
-                  Completion <code>{sample.completion}</code>; reward {sample.reward}; advantage {sample.advantage.toFixed(3)}; {sample.status}, {sample.length} ids
+                  Completion <code className="completion">{sample.completion}</code>; reward {sample.reward}; advantage {signed(sample.advantage)}; {sample.status}, {sample.length} ids
                   {sample.truncated ? ' (truncated)' : ''}.
                 </p>
               )}

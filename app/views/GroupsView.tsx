@@ -1,24 +1,39 @@
 /**
- * Groups: for any stored step of the current (or an opened) GRPO run, every advantage group side by side: prompt,
- * ground truth, the G completions with reward, components, advantage, status and length. A DPO
- * run's steps show their preference pairs the same way: chosen and rejected, with implicit rewards.
- * Zero-variance groups (no learning signal) are flagged; groups can be sorted; steps browsed.
- * Each completion opens the session inspector (SessionPanel) below its group.
+ * Groups: for any stored step of a GRPO run, every advantage group side by side: prompt, ground
+ * truth, the baseline and std the estimator used with its settings, and the G completions with
+ * reward, components, advantage, status and length (GroupTable). A DPO run's steps show their
+ * preference pairs instead: margin, ranked correctly, per-pair loss, chosen and rejected with
+ * their implicit rewards (PairTable). The run is picked (shared with Batch, default the live
+ * run), steps browsed, groups or pairs sorted; each completion opens the session inspector
+ * (SessionPanel) below its group.
  */
 import { useQuery } from '@tanstack/react-query';
 import { Fragment, useEffect, useMemo, useState } from 'react';
 import type { GroupRecord } from '../../worker/protocol';
+import { GroupTable } from '../components/GroupTable';
+import { PairLegend, PairTable } from '../components/PairTable';
 import { SessionPanel } from '../components/SessionPanel';
+import { RunPicker, RunStepHeading, useShownRun } from '../components/ViewedRun';
 import { groupStepsQuery, groupsAtQuery } from '../queries/groups';
-import { useRunStore } from '../state/run-store';
 
-type SortKey = 'order' | 'reward-desc' | 'reward-asc' | 'std-desc';
+type Sort = { label: string; compare: (a: GroupRecord, b: GroupRecord) => number };
+const inOrder: Sort = { label: 'batch order', compare: () => 0 };
+const spread = (g: GroupRecord) => g.estimate?.std ?? g.rewardStd;
 
-const SORTS: Record<SortKey, { label: string; compare: (a: GroupRecord, b: GroupRecord) => number }> = {
-  order: { label: 'batch order', compare: () => 0 },
+const GROUP_SORTS: Record<string, Sort> = {
+  order: inOrder,
   'reward-desc': { label: 'mean reward, high first', compare: (a, b) => b.rewardMean - a.rewardMean },
   'reward-asc': { label: 'mean reward, low first', compare: (a, b) => a.rewardMean - b.rewardMean },
-  'std-desc': { label: 'reward spread, high first', compare: (a, b) => b.rewardStd - a.rewardStd },
+  'std-desc': { label: 'reward std, high first', compare: (a, b) => spread(b) - spread(a) },
+};
+const margin = (g: GroupRecord) => g.pair?.margin ?? 0;
+const loss = (g: GroupRecord) => g.pair?.loss ?? 0;
+const PAIR_SORTS: Record<string, Sort> = {
+  order: inOrder,
+  'margin-desc': { label: 'margin, high first', compare: (a, b) => margin(b) - margin(a) },
+  'margin-asc': { label: 'margin, low first', compare: (a, b) => margin(a) - margin(b) },
+  'loss-desc': { label: 'loss, high first', compare: (a, b) => loss(b) - loss(a) },
+  'loss-asc': { label: 'loss, low first', compare: (a, b) => loss(a) - loss(b) },
 };
 
 /** The completion whose inspector is open. */
@@ -27,77 +42,53 @@ interface Inspected {
   sample: number;
 }
 
-function GroupTable({ g, inspected, onInspect }: { g: GroupRecord; inspected: Inspected | null; onInspect: (sample: number | null) => void }) {
-  return (
-    <table className={`group ${g.zeroStd ? 'zero-std' : ''}`} data-testid="group">
-      <caption>
-        <code>{g.prompt}</code> → ground truth <strong>{g.answer}</strong> · mean reward {g.rewardMean.toFixed(3)}, std {g.rewardStd.toFixed(3)}
-        {g.zeroStd && <span className="flag"> · zero variance: no learning signal</span>}
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">#</th>
-          <th scope="col">Completion</th>
-          <th scope="col">Reward</th>
-          <th scope="col">Components</th>
-          <th scope="col">{g.kind === 'dpo-pair' ? 'Implicit reward β·Δlog π' : 'Advantage'}</th>
-          <th scope="col">Status</th>
-          <th scope="col">Length</th>
-          <th scope="col">Session</th>
-        </tr>
-      </thead>
-      <tbody>
-        {g.samples.map((s) => {
-          const open = inspected?.group === g.group && inspected.sample === s.sample;
-          return (
-            <tr key={s.sample}>
-              <th scope="row">{s.sample}</th>
-              <td>
-                <code>{s.completion || '(empty)'}</code>
-              </td>
-              <td>{s.reward}</td>
-              <td>{Object.entries(s.components).map(([k, v]) => `${k} ${v}`).join(', ')}</td>
-              <td className={s.advantage > 0 ? 'ok' : s.advantage < 0 ? 'bad' : ''}>{s.advantage.toFixed(3)}</td>
-              <td>{s.status}</td>
-              <td>
-                {s.length}
-                {s.truncated ? ' (truncated)' : ''}
-              </td>
-              <td>
-                <button type="button" aria-expanded={open} onClick={() => onInspect(open ? null : s.sample)}>
-                  Inspect sample {s.sample}
-                </button>
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
-  );
-}
-
 export function GroupsView() {
-  const runId = useRunStore((s) => s.runId);
-  const latest = useRunStore((s) => s.steps.at(-1)?.step ?? 0);
-  const steps = useQuery({ ...groupStepsQuery(runId ?? '', latest), enabled: Boolean(runId) });
-  const [step, setStep] = useState<number | null>(null);
-  const [sort, setSort] = useState<SortKey>('order');
+  const shown = useShownRun();
+  const { runId } = shown;
+  const steps = useQuery({ ...groupStepsQuery(runId ?? '', shown.latestStep), enabled: Boolean(runId) });
+  const [chosen, setChosen] = useState<{ runId: string; step: number } | null>(null);
+  const [sort, setSort] = useState('order');
   const [inspected, setInspected] = useState<Inspected | null>(null);
-  const available = steps.data ?? [];
+  const available = useMemo(() => steps.data ?? [], [steps.data]);
+  // Each run opens at its latest stored step; a pick holds while it is the run on screen.
   useEffect(() => {
-    if (step === null && available.length) setStep(available.at(-1)!);
-  }, [available, step]);
+    if (runId && chosen?.runId !== runId && available.length) setChosen({ runId, step: available.at(-1)! });
+  }, [runId, available, chosen]);
+  const step = chosen && chosen.runId === runId ? chosen.step : null;
+  const setStep = (s: number) => {
+    if (runId) setChosen({ runId, step: s });
+  };
   useEffect(() => setInspected(null), [runId, step]);
   const groups = useQuery({ ...groupsAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null });
-  const sorted = useMemo(() => (groups.data ? [...groups.data].sort(SORTS[sort].compare) : []), [groups.data, sort]);
+  const pairs = groups.data?.[0]?.kind === 'dpo-pair';
+  const sorts = pairs ? PAIR_SORTS : GROUP_SORTS;
+  const order = sorts[sort] ?? inOrder;
+  const sorted = useMemo(() => (groups.data ? [...groups.data].sort(order.compare) : []), [groups.data, order]);
 
-  if (!runId) return <p>No run yet: start a GRPO or DPO run in Experiments.</p>;
+  const title = (
+    <>
+      <h1 id="groups-title">Groups</h1>
+      <div className="controls">
+        <RunPicker shown={shown} />
+      </div>
+    </>
+  );
+  if (!runId) {
+    return (
+      <section aria-labelledby="groups-title" data-testid="groups-view">
+        {title}
+        <p>No run yet: start a GRPO or DPO run in Experiments, or pick a stored run.</p>
+      </section>
+    );
+  }
   const index = step === null ? -1 : available.indexOf(step);
+  const noun = pairs ? 'pairs' : 'groups';
   return (
     <section aria-labelledby="groups-title" data-testid="groups-view">
-      <h1 id="groups-title">Groups</h1>
+      {title}
+      <RunStepHeading shown={shown} step={step} />
       {available.length === 0 ? (
-        <p>This run keeps no advantage groups (GRPO and DPO runs have them), or no step has finished yet.</p>
+        <p>This run keeps no advantage groups or preference pairs (GRPO and DPO runs have them), or no step has finished yet.</p>
       ) : (
         <>
           <div className="controls" role="group" aria-label="Step">
@@ -121,9 +112,9 @@ export function GroupsView() {
               Latest
             </button>
             <label>
-              Sort groups by{' '}
-              <select value={sort} onChange={(e) => setSort(e.target.value as SortKey)}>
-                {Object.entries(SORTS).map(([k, v]) => (
+              Sort {noun} by{' '}
+              <select value={sorts[sort] ? sort : 'order'} onChange={(e) => setSort(e.target.value)}>
+                {Object.entries(sorts).map(([k, v]) => (
                   <option key={k} value={k}>
                     {v.label}
                   </option>
@@ -132,22 +123,29 @@ export function GroupsView() {
             </label>
           </div>
           {groups.data &&
-            (groups.data[0]?.kind === 'dpo-pair' ? (
-              <p>
-                Step {step}: {groups.data.length} preference pairs (chosen: a correct completion of the base model, rejected: an incorrect one); implicit rewards
-                before the step's update.
-              </p>
+            (pairs ? (
+              <>
+                <p>
+                  Step {step}: {groups.data.length} preference pairs, {groups.data.filter((g) => g.pair?.rankedCorrectly).length} ranked correctly (chosen: a correct completion of the
+                  base model, rejected: an incorrect one); implicit rewards, margins and losses before the step's update.
+                </p>
+                <PairLegend />
+              </>
             ) : (
               <p>
                 Step {step}: {groups.data.length} groups, {groups.data.filter((g) => g.zeroStd).length} with zero variance.
               </p>
             ))}
-          {sorted.map((g) => (
-            <Fragment key={g.group}>
-              <GroupTable g={g} inspected={inspected} onInspect={(sample) => setInspected(sample === null ? null : { group: g.group, sample })} />
-              {inspected?.group === g.group && step !== null && <SessionPanel runId={runId} step={step} at={inspected} />}
-            </Fragment>
-          ))}
+          {sorted.map((g) => {
+            const open = inspected?.group === g.group ? inspected.sample : null;
+            const onInspect = (sample: number | null) => setInspected(sample === null ? null : { group: g.group, sample });
+            return (
+              <Fragment key={g.group}>
+                {g.kind === 'dpo-pair' ? <PairTable g={g} index={groups.data!.indexOf(g) + 1} open={open} onInspect={onInspect} /> : <GroupTable g={g} open={open} onInspect={onInspect} />}
+                {open !== null && step !== null && <SessionPanel runId={runId} step={step} at={{ group: g.group, sample: open }} kind={g.kind} />}
+              </Fragment>
+            );
+          })}
         </>
       )}
     </section>

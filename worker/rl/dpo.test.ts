@@ -110,6 +110,25 @@ describe('dpoLoss gradients against central finite differences', () => {
   });
 });
 
+describe('dpoLoss per-pair losses', () => {
+  it.each(['sigmoid', 'ipo', 'hinge', 'robust'] as const)('%s: one per pair, each the loss of that pair alone, averaging to the reported loss', (lossType) => {
+    const labelSmoothing = lossType === 'robust' ? 0.2 : 0;
+    const opts = { pairs: B, width: W, refLogp, mask, lossType, labelSmoothing, beta: 0.7 };
+    const out = dpoLoss({ ...opts, logp });
+    expect(out.pairLosses).toHaveLength(B);
+    expect((out.pairLosses[0] + out.pairLosses[1]) / 2).toBeCloseTo(out.loss, 14);
+    expect(out.pairLosses[0]).not.toBeCloseTo(out.pairLosses[1], 6); // the two pairs differ, so a mean copied into both fails
+    for (let i = 0; i < B; i++) {
+      const rows = (a: number[]) => a.slice(2 * i * W, (2 * i + 2) * W);
+      expect(out.pairLosses[i]).toBeCloseTo(dpoLoss({ ...opts, pairs: 1, logp: rows(logp), refLogp: rows(refLogp), mask: rows(mask) }).loss, 14);
+    }
+  });
+
+  it('hand value: sigmoid at Δ = 2 is −log σ(0.2)', () => {
+    expect(dpoLoss(one).pairLosses[0]).toBeCloseTo(-logSigmoid(0.2), 14);
+  });
+});
+
 describe('dpoLoss refusals', () => {
   it('refuses bad sizes, options and values', () => {
     expect(() => dpoLoss({ ...one, pairs: 0 })).toThrow(/pairs/);

@@ -49,6 +49,8 @@ export interface DpoResult {
   metrics: Record<string, number>;
   /** Per row of the layout, its completion's implicit reward β · Σ (logp − refLogp) over the mask (the per-pair values behind `rewards/*`). */
   implicitRewards: Float64Array;
+  /** Per pair, the loss variant's value `l_i` for that pair (`loss` is their mean). */
+  pairLosses: Float64Array;
 }
 
 const logSigmoid = (x: number) => (x >= 0 ? -Math.log1p(Math.exp(-x)) : x - Math.log1p(Math.exp(x)));
@@ -88,6 +90,7 @@ export function dpoLoss(input: DpoInput): DpoResult {
   };
   const dlogp = new Float64Array(rows * width);
   const implicitRewards = new Float64Array(rows);
+  const pairLosses = new Float64Array(B);
   let loss = 0;
   const acc = { chosen: 0, rejected: 0, margins: 0, accuracies: 0, lc: 0, lr: 0 };
   for (let i = 0; i < B; i++) {
@@ -122,6 +125,7 @@ export function dpoLoss(input: DpoInput): DpoResult {
       gc = dl;
       gr = dl;
     }
+    pairLosses[i] = l;
     loss += l / B;
     for (let t = 0; t < width; t++) {
       dlogp[rc * width + t] = mask[rc * width + t] ? gc / B + 0 : 0; // + 0 turns −0 into 0
@@ -146,5 +150,5 @@ export function dpoLoss(input: DpoInput): DpoResult {
     'logps/chosen': acc.lc,
     'logps/rejected': acc.lr,
   };
-  return { loss, dlogp, metrics, implicitRewards };
+  return { loss, dlogp, metrics, implicitRewards, pairLosses };
 }

@@ -1,18 +1,24 @@
 /**
  * The advantage groups of one GRPO step as the Groups view shows them: per (task, group) the
  * prompt, the ground truth and every completion with its reward, components, advantage, status
- * and length; and the packed batch's layers for the Batch view. Pure data from the step's
- * sessions, packed batch, old log-probs and dlogp. A DPO step's pairs as groups of two and as
+ * and length, and the estimator's working (its resolved settings, the baseline and the std it
+ * divided by, from the RL core's `outcomeAdvantageDetails` on the same inputs as pack); and the
+ * packed batch's layers for the Batch view. Pure data from the step's sessions, packed batch, old
+ * log-probs and dlogp. A DPO step's pairs as groups of two, with margin and per-pair loss, and as
  * sessions (`pairRecords`, `pairSessions`).
  */
 import type { CharTokenizer } from '../data/tokenizer';
 import type { BatchRecord, GroupRecord } from '../protocol';
 import { taskMathReward } from '../rewards/task-math-reward';
-import type { Session } from '../rl/types';
-import type { DpoStep, Pair } from '../train/dpo';
-import type { GrpoStep } from '../train/grpo';
+import { outcomeAdvantageDetails } from '../rl/advantages/index';
+import { trains, type Session } from '../rl/types';
+import type { DpoConfig, DpoStep, Pair } from '../train/dpo';
+import type { GrpoConfig, GrpoStep } from '../train/grpo';
 
-export function groupRecords(s: GrpoStep, tok: CharTokenizer): GroupRecord[] {
+/** What of a GRPO run's config the groups need: the estimator and what pack feeds it. */
+export type GroupsConfig = Pick<GrpoConfig, 'estimator' | 'advantage' | 'truncation'>;
+
+export function groupRecords(s: GrpoStep, tok: CharTokenizer, config: GroupsConfig): GroupRecord[] {
   const byGroup = new Map<string, GroupRecord>();
   s.sessions.forEach((session, i) => {
     const task = s.tasks.find((t) => t.id === session.task)!;
@@ -39,7 +45,31 @@ export function groupRecords(s: GrpoStep, tok: CharTokenizer): GroupRecord[] {
     g.rewardStd = Math.sqrt(r.reduce((a, b) => a + (b - g.rewardMean) ** 2, 0) / r.length);
     g.zeroStd = r.every((x) => x === r[0]);
   }
+  explain(s.sessions, byGroup, config);
   return [...byGroup.values()];
+}
+
+/**
+ * Fills each group's `estimate` and its trained samples' `baseline`: the estimator run as pack
+ * runs it (worker/rl/pack.ts `sessionAdvantages`: the trained sessions, keyed by (task, group),
+ * with their sampled-id counts), so the view shows the σ the advantages were divided by.
+ */
+function explain(sessions: readonly Session[], byGroup: Map<string, GroupRecord>, config: GroupsConfig): void {
+  const idx = sessions.map((_, i) => i).filter((i) => trains(sessions[i].status, config.truncation));
+  const scores = idx.map((i) => sessions[i].reward ?? 0);
+  const keys = idx.map((i) => JSON.stringify([sessions[i].task, sessions[i].group]));
+  const lengths = idx.map((i) => sessions[i].calls.reduce((n, c) => n + c.sampledIds.length, 0));
+  const d = outcomeAdvantageDetails(config.estimator, scores, keys, lengths, config.advantage);
+  for (const gd of d.groups) {
+    const first = sessions[idx[gd.members[0]]];
+    const g = byGroup.get(first.group)!;
+    g.estimate = { estimator: config.estimator, settings: d.settings, members: gd.members.length, baseline: gd.baseline, std: gd.std, divisor: gd.divisor, zero: gd.zero, batch: d.batch };
+    for (const k of gd.members) {
+      const session = sessions[idx[k]];
+      const sample = g.samples.find((x) => x.sample === session.sample);
+      if (sample) sample.baseline = d.baselines[k];
+    }
+  }
 }
 
 export function batchRecord(s: GrpoStep, tok: CharTokenizer): BatchRecord {
@@ -72,8 +102,12 @@ function scored(p: Pair, ids: Int32Array, tok: CharTokenizer) {
   return { text, ...taskMathReward(text, p.task) };
 }
 
-/** A DPO step's pairs as the Groups view shows them: chosen (sample 0) and rejected (1), with their implicit rewards. */
-export function pairRecords(s: DpoStep, tok: CharTokenizer): GroupRecord[] {
+/**
+ * A DPO step's pairs as the Groups view shows them: chosen (sample 0) and rejected (1), with their
+ * implicit rewards, the margin (chosen − rejected; ranked correctly when > 0, TRL
+ * `rewards/accuracies`) and the loss variant's value for the pair (`dpoLoss` `pairLosses`).
+ */
+export function pairRecords(s: DpoStep, tok: CharTokenizer, config: Pick<DpoConfig, 'lossType' | 'beta'>): GroupRecord[] {
   return s.pairs.map((p, i) => {
     const samples = ([p.chosen, p.rejected] as const).map((ids, k) => {
       const r = scored(p, ids, tok);
@@ -81,7 +115,9 @@ export function pairRecords(s: DpoStep, tok: CharTokenizer): GroupRecord[] {
     });
     const mean = (samples[0].reward + samples[1].reward) / 2;
     const std = Math.abs(samples[0].reward - samples[1].reward) / 2;
-    return { kind: 'dpo-pair', group: pairGroup(p, i), prompt: p.task.prompt, answer: p.task.answer, rewardMean: mean, rewardStd: std, zeroStd: std === 0, samples };
+    const [chosen, rejected] = [s.implicitRewards[2 * i], s.implicitRewards[2 * i + 1]];
+    const pair = { margin: chosen - rejected, rankedCorrectly: chosen > rejected, loss: s.pairLosses[i], lossType: config.lossType, beta: config.beta };
+    return { kind: 'dpo-pair', group: pairGroup(p, i), prompt: p.task.prompt, answer: p.task.answer, rewardMean: mean, rewardStd: std, zeroStd: std === 0, samples, pair };
   });
 }
 

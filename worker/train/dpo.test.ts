@@ -24,6 +24,9 @@ describe('DpoRun from the shipped base checkpoint (CPU)', () => {
     expect(metrics['rewards/margins']).toBeCloseTo(0, 6);
     expect(metrics['loss/nll_chosen']).toBeGreaterThan(0);
     expect(metrics['loss/total']).toBeCloseTo(metrics['loss/dpo'] + metrics['loss/nll_chosen'], 10);
+    // Throughput as GRPO reports it: ids generated plus ids scored, per second of the step.
+    expect(metrics['perf/tokens_per_s']).toBeGreaterThan(0);
+    expect(Number.isFinite(metrics['perf/tokens_per_s'])).toBe(true);
     // The second step trains on a moved policy; the loss stays finite.
     const second = await run.next();
     expect(Number.isFinite(second.metrics['loss/total'])).toBe(true);

@@ -62,6 +62,8 @@ export interface DpoStep {
    * chosen₁, …]: DPO's implicit reward (TRL `rewards/chosen`, `rewards/rejected` per pair).
    */
   implicitRewards: Float64Array;
+  /** Per pair, the DPO loss variant's value for that pair before the update (`loss/dpo` is their mean; the NLL term is not in it). */
+  pairLosses: Float64Array;
 }
 
 export class DpoRun {
@@ -82,11 +84,12 @@ export class DpoRun {
     this.heldOutTasks = heldOut(config.evalN, config.task);
   }
 
-  /** Samples prompts with the frozen base until `n` pairs are waiting; returns prompts sampled. */
-  private async fill(n: number): Promise<number> {
+  /** Samples prompts with the frozen base until `n` pairs are waiting; returns prompts sampled and the ids generated. */
+  private async fill(n: number): Promise<{ prompts: number; sampledTokens: number }> {
     const c = this.config;
     const tok = this.base.tokenizer;
     let prompts = 0;
+    let sampledTokens = 0;
     for (let round = 0; this.pending.length < n; round++) {
       if (round > 50) throw new Error(`DPO: found only ${this.pending.length} of ${n} pairs in 50 rounds of sampling: the base model is always right or always wrong on these prompts`);
       const tasks = this.stream.take(c.pairs);
@@ -95,6 +98,7 @@ export class DpoRun {
         maxNew: c.maxNew, eos: tok.eos, seed: c.seed * 7919 + ++this.sampled, temperature: c.temperature,
       });
       prompts += tasks.length;
+      sampledTokens += gens.reduce((k, g) => k + g.sampledIds.length, 0);
       tasks.forEach((task, i) => {
         const mine = gens.slice(i * c.samplesPerPrompt, (i + 1) * c.samplesPerPrompt).filter((g) => g.finishReason === 'stop');
         const correct = mine.find((g) => mathReward(tok.decode(g.sampledIds), task.answer).score === 1);
@@ -102,13 +106,13 @@ export class DpoRun {
         if (correct && wrong) this.pending.push({ task, prompt: ids[i], chosen: correct.sampledIds, rejected: wrong.sampledIds, calls: { chosen: correct, rejected: wrong } });
       });
     }
-    return prompts;
+    return { prompts, sampledTokens };
   }
 
   async next(): Promise<DpoStep> {
     const c = this.config;
     const t0 = performance.now();
-    const prompts = await this.fill(c.pairs);
+    const { prompts, sampledTokens } = await this.fill(c.pairs);
     const pairs = this.pending.splice(0, c.pairs);
     this.step++;
     const tSample = performance.now();
@@ -145,6 +149,7 @@ export class DpoRun {
     return {
       pairs,
       implicitRewards: dpo.implicitRewards,
+      pairLosses: dpo.pairLosses,
       metrics: {
         ...dpo.metrics,
         'loss/dpo': dpo.loss,
@@ -156,6 +161,8 @@ export class DpoRun {
         'perf/sample_ms': tSample - t0,
         'perf/train_ms': t1 - tSample,
         'perf/step_ms': t1 - t0,
+        // As GRPO's: ids generated while sampling pairs (none when enough were pending) plus the ids of the scored batch.
+        'perf/tokens_per_s': (sampledTokens + pairs.reduce((k, p) => k + 2 * p.prompt.length + p.chosen.length + p.rejected.length, 0)) / ((t1 - t0) / 1000),
       },
     };
   }

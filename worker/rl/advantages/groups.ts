@@ -83,3 +83,35 @@ export function stdOf(scores: ArrayLike<number>, idx: readonly number[], mean: n
 export function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i);
 }
+
+/**
+ * How an outcome estimator reached its advantages, for views that show the math: per group what
+ * it subtracted and divided by, and any batch-level normalisation after that. Each estimator's
+ * `*Details` function computes it and its advantages function returns `details.advantages`, so
+ * the two cannot disagree.
+ */
+export interface AdvantageDetails {
+  /** The options the estimator read, `compat`'s defaults filled in. */
+  settings: Record<string, string | number | boolean>;
+  /** Per input sequence, the baseline subtracted from its score (RLOO: the mean of the others). */
+  baselines: Float64Array;
+  /** Per group, in grouping order. */
+  groups: GroupDetail[];
+  /** A normalisation over the whole batch after the per-group step, `a = (c − mean) / divisor`; null when none. */
+  batch: { mean: number; std: number; divisor: number } | null;
+  advantages: Float64Array;
+  grouping: Grouping;
+}
+
+export interface GroupDetail {
+  /** Indices of its members in the input. */
+  members: number[];
+  /** The baseline when it is the same for every member (GRPO, REINFORCE++ group mean), else null (RLOO: per member). */
+  baseline: number | null;
+  /** The std the centred score was divided by, before ε (GRPO: the group's or the batch's); null when not divided per group. */
+  std: number | null;
+  /** What the centred score was divided by (std + ε); null when not divided per group. */
+  divisor: number | null;
+  /** Its members' per-group step is exactly 0 (an all-equal group; a singleton the estimator zeroes). */
+  zero: boolean;
+}

@@ -6,10 +6,11 @@
  * `GRPOTrainer` `scale_rewards`, rLLM `calculate_grpo_advantages_per_group`. Flow-GRPO's
  * `PerPromptStatTracker` (dew FlowRollout) is `{ stdType: 'population', epsilon: 1e-4, singleton:
  * 'zero' }`. Groups whose scores are all equal (≥ 2 members) get exactly 0, where torch would
- * leave an ulp-sized residue of `r − mean`.
+ * leave an ulp-sized residue of `r − mean`. `grpoDetails` is the same computation with its working
+ * (resolved options, each group's μ and the σ divided by), for views; `grpoAdvantages` wraps it.
  */
 import type { Compat } from '../compat';
-import { groupScores, meanOf, outcome, range, stdOf, type OutcomeAdvantages } from './groups';
+import { groupScores, meanOf, outcome, range, stdOf, type AdvantageDetails, type GroupDetail, type OutcomeAdvantages } from './groups';
 
 export interface GrpoOptions {
   /** Framework whose conventions fill the options left unset. Default `'verl'`. */
@@ -44,6 +45,12 @@ export function grpoAdvantages(
   groups: ArrayLike<string | number>,
   options: GrpoOptions = {},
 ): OutcomeAdvantages {
+  const d = grpoDetails(scores, groups, options);
+  return outcome(d.advantages, d.grouping);
+}
+
+/** `grpoAdvantages` with its working: the resolved options and, per group, μ and the σ it divided by. */
+export function grpoDetails(scores: ArrayLike<number>, groups: ArrayLike<string | number>, options: GrpoOptions = {}): AdvantageDetails {
   const compat = options.compat ?? 'verl';
   const preset = PRESETS[compat];
   if (!preset) throw new Error(`grpo: compat = ${JSON.stringify(compat)}: expected "verl", "trl" or "rllm"`);
@@ -58,22 +65,25 @@ export function grpoAdvantages(
   const all = range(scores.length);
   const batchStd = scale === 'batch' ? stdOf(scores, all, meanOf(scores, all), stdType) : 0;
   const adv = new Float64Array(scores.length);
-  g.members.forEach((m, k) => {
-    if (m.length > 1 && g.zeroStd[k]) return; // all equal: exactly zero
+  const baselines = new Float64Array(scores.length);
+  const details: GroupDetail[] = g.members.map((m, k) => {
     let mean: number;
     let std: number;
-    if (m.length === 1) {
-      if (singleton === 'zero') return; // μ = r: a = 0 whatever the scale
-      mean = 0;
-      std = 1;
-    } else {
+    // A singleton: 'zero' takes μ = r (a = 0 whatever the scale), 'raw' μ = 0 and σ = 1.
+    if (m.length === 1) [mean, std] = singleton === 'zero' ? [scores[m[0]], 0] : [0, 1];
+    else {
       mean = meanOf(scores, m);
       std = stdOf(scores, m, mean, stdType);
     }
+    const used = scale === 'none' ? null : scale === 'batch' ? batchStd : std;
+    const zero = m.length > 1 ? g.zeroStd[k] : singleton === 'zero'; // all equal: exactly zero
     for (const i of m) {
+      baselines[i] = mean;
+      if (zero) continue;
       const c = scores[i] - mean;
-      adv[i] = scale === 'none' ? c : c / ((scale === 'batch' ? batchStd : std) + epsilon);
+      adv[i] = used === null ? c : c / (used + epsilon);
     }
+    return { members: m, baseline: mean, std: used, divisor: used === null ? null : used + epsilon, zero };
   });
-  return outcome(adv, g);
+  return { settings: { compat, scale, stdType, epsilon, singleton }, baselines, groups: details, batch: null, advantages: adv, grouping: g };
 }

@@ -4,15 +4,15 @@
  * reference; rl-formulas.md §3 has the formulas and §11 the disagreements `compat` selects.
  */
 import type { Compat } from '../compat';
-import type { OutcomeAdvantages } from './groups';
-import { grpoAdvantages, type GrpoOptions } from './grpo';
-import { reinforcePlusPlusBaseline, type ReinforcePlusPlusOptions } from './reinforce-pp';
-import { rlooAdvantages, type RlooOptions } from './rloo';
+import type { AdvantageDetails, OutcomeAdvantages } from './groups';
+import { grpoAdvantages, grpoDetails, type GrpoOptions } from './grpo';
+import { reinforcePlusPlusBaseline, reinforcePlusPlusDetails, type ReinforcePlusPlusOptions } from './reinforce-pp';
+import { rlooAdvantages, rlooDetails, type RlooOptions } from './rloo';
 
-export type { OutcomeAdvantages } from './groups';
-export { grpoAdvantages, type GrpoOptions } from './grpo';
-export { rlooAdvantages, type RlooOptions } from './rloo';
-export { reinforcePlusPlusBaseline, type ReinforcePlusPlusOptions } from './reinforce-pp';
+export type { AdvantageDetails, GroupDetail, OutcomeAdvantages } from './groups';
+export { grpoAdvantages, grpoDetails, type GrpoOptions } from './grpo';
+export { rlooAdvantages, rlooDetails, type RlooOptions } from './rloo';
+export { reinforcePlusPlusBaseline, reinforcePlusPlusDetails, type ReinforcePlusPlusOptions } from './reinforce-pp';
 export { gae, type GaeInput, type GaeOptions, type GaeResult } from './gae';
 export { verlMaskedMean, verlWhitenStats, whitenWith, VERL_EPS, type WhitenStats } from './whiten';
 
@@ -38,6 +38,26 @@ export function outcomeAdvantages(
       return rlooAdvantages(scores, groups, options);
     case 'reinforce++-baseline':
       return reinforcePlusPlusBaseline(scores, groups, lengths, options);
+    default:
+      throw new Error(`estimator = ${JSON.stringify(estimator)}: expected one of ${OUTCOME_ESTIMATORS.join(', ')}`);
+  }
+}
+
+/** `outcomeAdvantages` with the estimator's working (resolved settings, per-group baseline and std, batch normalisation): what a view shows. */
+export function outcomeAdvantageDetails(
+  estimator: OutcomeEstimator,
+  scores: ArrayLike<number>,
+  groups: ArrayLike<string | number>,
+  lengths: ArrayLike<number>,
+  options: AdvantageOptions = {},
+): AdvantageDetails {
+  switch (estimator) {
+    case 'grpo':
+      return grpoDetails(scores, groups, options);
+    case 'rloo':
+      return rlooDetails(scores, groups, options);
+    case 'reinforce++-baseline':
+      return reinforcePlusPlusDetails(scores, groups, lengths, options);
     default:
       throw new Error(`estimator = ${JSON.stringify(estimator)}: expected one of ${OUTCOME_ESTIMATORS.join(', ')}`);
   }

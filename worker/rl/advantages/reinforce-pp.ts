@@ -13,8 +13,8 @@
  * TRL has no such estimator; `compat: 'trl'` is refused.
  */
 import type { Compat } from '../compat';
-import { groupScores, meanOf, outcome, range, stdOf, type OutcomeAdvantages } from './groups';
-import { verlWhitenStats, whitenWith } from './whiten';
+import { groupScores, meanOf, outcome, range, stdOf, type AdvantageDetails, type GroupDetail, type OutcomeAdvantages } from './groups';
+import { VERL_EPS, verlWhitenStats, whitenWith } from './whiten';
 
 export interface ReinforcePlusPlusOptions {
   /** `'verl'` (token-whitened) or `'rllm'` (sequence-level population std); `'trl'` is refused. Default `'verl'`. */
@@ -31,27 +31,45 @@ export function reinforcePlusPlusBaseline(
   lengths?: ArrayLike<number>,
   options: ReinforcePlusPlusOptions = {},
 ): OutcomeAdvantages {
+  const d = reinforcePlusPlusDetails(scores, groups, lengths, options);
+  return outcome(d.advantages, d.grouping);
+}
+
+/** `reinforcePlusPlusBaseline` with its working: per group the mean subtracted, then the batch whitening. */
+export function reinforcePlusPlusDetails(
+  scores: ArrayLike<number>,
+  groups: ArrayLike<string | number>,
+  lengths?: ArrayLike<number>,
+  options: ReinforcePlusPlusOptions = {},
+): AdvantageDetails {
   const compat = options.compat ?? 'verl';
   if (compat === 'trl') throw new Error('reinforce++-baseline: TRL has no REINFORCE++-baseline estimator; use compat "verl" or "rllm"');
   if (compat !== 'verl' && compat !== 'rllm') throw new Error(`reinforce++-baseline: compat = ${JSON.stringify(compat)}: expected "verl" or "rllm"`);
   const g = groupScores(scores, groups);
   const centred = new Float64Array(scores.length);
-  g.members.forEach((m, k) => {
+  const baselines = new Float64Array(scores.length);
+  const details: GroupDetail[] = g.members.map((m, k) => {
     if (m.length === 1) {
+      // verl: μ = 0 (c = r); rLLM: c = 0.
+      baselines[m[0]] = compat === 'verl' ? 0 : scores[m[0]];
       centred[m[0]] = compat === 'verl' ? scores[m[0]] : 0;
-      return;
+      return { members: m, baseline: baselines[m[0]], std: null, divisor: null, zero: compat !== 'verl' };
     }
-    if (g.zeroStd[k]) return;
     const mean = meanOf(scores, m);
-    for (const i of m) centred[i] = scores[i] - mean;
+    for (const i of m) {
+      baselines[i] = mean;
+      if (!g.zeroStd[k]) centred[i] = scores[i] - mean;
+    }
+    return { members: m, baseline: mean, std: null, divisor: null, zero: g.zeroStd[k] };
   });
+  const done = (advantages: Float64Array, batch: AdvantageDetails['batch']): AdvantageDetails => ({ settings: { compat }, baselines, groups: details, batch, advantages, grouping: g });
 
   const adv = new Float64Array(scores.length);
   if (compat === 'rllm') {
     const all = range(scores.length);
     const std = stdOf(centred, all, meanOf(centred, all), 'population');
     for (let i = 0; i < adv.length; i++) adv[i] = centred[i] / (std + 1e-6);
-    return outcome(adv, g);
+    return done(adv, { mean: 0, std, divisor: std + 1e-6 });
   }
 
   if (!lengths) throw new Error('reinforce++-baseline (verl): lengths is required, the number of trainable tokens of each sequence');
@@ -61,7 +79,7 @@ export function reinforcePlusPlusBaseline(
     if (!Number.isInteger(lengths[i]) || lengths[i] < 0) throw new Error(`reinforce++-baseline: lengths[${i}] = ${lengths[i]}: expected a non-negative integer`);
     tokens += lengths[i];
   }
-  if (tokens === 0) return outcome(adv, g); // no trainable token: zero targets, zero mass (dew)
+  if (tokens === 0) return done(adv, null); // no trainable token: zero targets, zero mass (dew)
   if (tokens === 1) {
     const i = Array.prototype.findIndex.call(lengths, (n: number) => n === 1);
     throw new Error(
@@ -70,5 +88,5 @@ export function reinforcePlusPlusBaseline(
   }
   const stats = verlWhitenStats(centred, lengths);
   for (let i = 0; i < adv.length; i++) adv[i] = lengths[i] > 0 ? whitenWith(centred[i], stats) : 0;
-  return outcome(adv, g);
+  return done(adv, { mean: stats.mean, std: Math.sqrt(stats.variance), divisor: Math.sqrt(stats.variance + VERL_EPS) });
 }

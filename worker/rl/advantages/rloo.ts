@@ -8,7 +8,7 @@
  * `normalize_advantages` (batch whitening, unbiased std, + 1e-4).
  */
 import type { Compat } from '../compat';
-import { groupScores, meanOf, outcome, range, stdOf, type OutcomeAdvantages } from './groups';
+import { groupScores, meanOf, outcome, range, stdOf, type AdvantageDetails, type GroupDetail, type OutcomeAdvantages } from './groups';
 
 export interface RlooOptions {
   /** Framework whose conventions fill the options left unset. Default `'verl'`. */
@@ -25,27 +25,42 @@ export function rlooAdvantages(
   groups: ArrayLike<string | number>,
   options: RlooOptions = {},
 ): OutcomeAdvantages {
+  const d = rlooDetails(scores, groups, options);
+  return outcome(d.advantages, d.grouping);
+}
+
+/** `rlooAdvantages` with its working: per member the leave-one-out baseline, and the batch whitening if on. */
+export function rlooDetails(scores: ArrayLike<number>, groups: ArrayLike<string | number>, options: RlooOptions = {}): AdvantageDetails {
   const compat = options.compat ?? 'verl';
   if (!['verl', 'trl', 'rllm'].includes(compat)) throw new Error(`rloo: compat = ${JSON.stringify(compat)}: expected "verl", "trl" or "rllm"`);
   const singleton = options.singleton ?? (compat === 'trl' ? 'zero' : 'raw');
+  const normalize = options.normalize ?? false;
   const g = groupScores(scores, groups);
   const adv = new Float64Array(scores.length);
-  g.members.forEach((m, k) => {
+  const baselines = new Float64Array(scores.length);
+  const details: GroupDetail[] = g.members.map((m, k) => {
     const n = m.length;
     if (n === 1) {
+      // 'raw' keeps r (baseline 0); 'zero' gives 0 (baseline r).
+      baselines[m[0]] = singleton === 'raw' ? 0 : scores[m[0]];
       adv[m[0]] = singleton === 'raw' ? scores[m[0]] : 0;
-      return;
+      return { members: m, baseline: baselines[m[0]], std: null, divisor: null, zero: singleton === 'zero' };
     }
-    if (g.zeroStd[k]) return; // all equal: exactly zero
     let sum = 0;
     for (const i of m) sum += scores[i];
-    for (const i of m) adv[i] = scores[i] - (sum - scores[i]) / (n - 1);
+    for (const i of m) {
+      baselines[i] = (sum - scores[i]) / (n - 1);
+      if (!g.zeroStd[k]) adv[i] = scores[i] - baselines[i]; // all equal: exactly zero
+    }
+    return { members: m, baseline: null, std: null, divisor: null, zero: g.zeroStd[k] };
   });
-  if (options.normalize) {
+  let batch: AdvantageDetails['batch'] = null;
+  if (normalize) {
     const all = range(adv.length);
     const mean = meanOf(adv, all);
     const std = stdOf(adv, all, mean, 'unbiased');
+    batch = { mean, std, divisor: std + 1e-4 };
     for (let i = 0; i < adv.length; i++) adv[i] = (adv[i] - mean) / (std + 1e-4);
   }
-  return outcome(adv, g);
+  return { settings: { compat, singleton, normalize }, baselines, groups: details, batch, advantages: adv, grouping: g };
 }

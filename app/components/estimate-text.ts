@@ -1,0 +1,66 @@
+/**
+ * The words the Groups view puts beside a group: its reward statistics as the advantage estimator
+ * used them (`GroupRecord.estimate`, computed by the RL core) and the formula with the numbers
+ * filled in; and a DPO pair's margin and loss. Text only, no math of its own: every number comes
+ * from the stored record. References: rl-formulas.md §3.1–3.3 (GRPO, RLOO, REINFORCE++) and §8.2 (DPO).
+ */
+import type { GroupRecord } from '../../worker/protocol';
+import { fixed, significant } from './format';
+
+type Estimate = NonNullable<GroupRecord['estimate']>;
+
+const ESTIMATORS: Record<Estimate['estimator'], string> = { grpo: 'GRPO', rloo: 'RLOO', 'reinforce++-baseline': 'REINFORCE++-baseline' };
+
+const f3 = (v: number) => fixed(v, 3);
+/** Signed, three decimals: +1.500, −0.250, 0.000. */
+export const signed = (v: number) => {
+  const s = f3(v);
+  return Number(s) > 0 ? `+${s}` : Number(s) < 0 ? `−${s.slice(1)}` : s;
+};
+
+/** The caption's statistics: mean reward, the baseline and the std the advantages used. */
+export function groupStats(g: GroupRecord): string {
+  const e = g.estimate;
+  const mean = `mean reward ${f3(g.rewardMean)}`;
+  // Stored before the estimator's working was kept: only the description is there.
+  if (!e) return `${mean} · std ${f3(g.rewardStd)} (population; the estimator's std was not recorded)`;
+  const baseline = e.baseline === null ? 'baseline per completion (leave-one-out)' : `baseline ${f3(e.baseline)}`;
+  const std = e.std === null ? 'no std scaling' : `std ${f3(e.std)}${e.estimator === 'grpo' ? ` (${e.settings.stdType}, ${e.settings.scale === 'batch' ? 'batch' : 'group'})` : ''}`;
+  const members = e.members < g.samples.length ? ` · ${e.members} of ${g.samples.length} trained` : '';
+  return `${mean} · ${baseline} · ${std}${members}`;
+}
+
+/** The estimator and the options it read, compat's defaults filled in: "GRPO · compat verl · scale group · stdType unbiased · epsilon 1e-6". */
+export function estimateSettings(e: Estimate): string {
+  const opts = Object.entries(e.settings).map(([k, v]) => `${k} ${typeof v === 'number' ? significant(v) : String(v)}`);
+  return [ESTIMATORS[e.estimator], ...opts].join(' · ');
+}
+
+function batchStep(e: Estimate, input: string): string {
+  if (!e.batch) return '';
+  const { mean, std, divisor } = e.batch;
+  return `; then over the whole batch a = (${input} − m) / d with m = ${f3(mean)}, std ${f3(std)}, d = ${significant(divisor)}`;
+}
+
+/** The formula this group's advantages came from, with its numbers. */
+export function estimateFormula(e: Estimate, members: number): string {
+  const eps = significant(Number(e.settings.epsilon ?? 0));
+  if (e.estimator === 'grpo') {
+    if (e.zero) return members > 1 ? 'all rewards equal: advantage 0 (no learning signal)' : 'a single member: μ = r, so advantage 0';
+    const mu = members === 1 ? 'μ = 0 (a single member keeps its raw score)' : `μ = ${f3(e.baseline ?? 0)} (group mean)`;
+    if (e.std === null) return `a = r − μ, ${mu}; no std scaling (scale none)`;
+    const sigma = members === 1 && e.settings.scale !== 'batch' ? 'σ = 1' : `σ = ${f3(e.std)} (${e.settings.stdType} std of the ${e.settings.scale === 'batch' ? 'batch' : 'group'})`;
+    return `a = (r − μ) / (σ + ε), ${mu}, ${sigma}, ε = ${eps}`;
+  }
+  if (e.estimator === 'rloo') {
+    const own = members === 1 ? (e.zero ? 'a single member: a = 0' : 'a single member keeps its raw score: a = r') : e.zero ? 'all rewards equal: a = 0' : 'a = r − b, b = the mean reward of the other members (Baseline column)';
+    return own + batchStep(e, 'a');
+  }
+  const own = e.zero ? 'c = 0 (all rewards equal, or a single member)' : `c = r − μ, μ = ${f3(e.baseline ?? 0)} (${members === 1 ? 'a single member' : 'group mean'})`;
+  return own + (e.batch ? batchStep(e, 'c') : '; no trainable token in the batch: a = 0');
+}
+
+/** A DPO pair's caption: margin, whether the pair is ranked correctly, and its loss. */
+export function pairStats(p: NonNullable<GroupRecord['pair']>): string {
+  return `margin ${signed(p.margin)} · ${p.rankedCorrectly ? 'ranked correctly' : 'ranked wrongly'} · ${p.lossType} loss ${fixed(p.loss, 4)} (β ${significant(p.beta)})`;
+}
