@@ -10,7 +10,7 @@ const grpo = (n: number, reward: number) =>
     'loss/total': 0.1 * n, 'loss/policy': 0.1 * n, 'loss/kl': 0,
     'rl/pg_clipfrac': 0.01, 'rl/pg_clipfrac_lower': 0, 'rl/ppo_kl': 1e-4, 'rl/entropy': 1.2,
     'mismatch/kl': 2e-5, 'mismatch/k3_kl': 1e-5, 'mismatch/ess': 0.99, 'mismatch/training_ppl': 3,
-    'perf/sample_ms': 100, 'perf/score_ms': 20, 'perf/train_ms': 50, 'perf/step_ms': 170, 'perf/tokens_per_s': 900,
+    'perf/sample_ms': 100, 'perf/old_logprob_ms': 20, 'perf/train_ms': 50, 'perf/step_ms': 170, 'perf/tokens_per_s': 900,
     'opt/lr': 1e-4,
   });
 
@@ -19,24 +19,21 @@ describe('dashboardPanels', () => {
     const panels = dashboardPanels([grpo(1, 0.25), grpo(2, 0.5)], []);
     const byId = Object.fromEntries(panels.map((p) => [p.id, p]));
     expect(panels.map((p) => p.id)).toEqual(['reward', 'loss', 'kl', 'clip', 'entropy', 'mismatch-kl', 'ess', 'zero-std', 'tokens', 'time']);
-    expect(byId.reward.series.map((s) => s.name)).toEqual(['reward/mean', 'moving average (10)', 'mean + std', 'mean − std']);
-    expect(byId.reward.series[1].points).toEqual([[1, 0.25], [2, 0.375]]);
-    expect(byId.reward.series[2].points).toEqual([[1, 0.75], [2, 1]]);
-    expect(byId.reward.series[3].points).toEqual([[1, -0.25], [2, 0]]);
+    // The trend is the charts' smoothing (Chart): no second smoothed series of the panel's own.
+    expect(byId.reward.series.map((s) => s.name)).toEqual(['reward/mean', 'mean + std', 'mean − std']);
+    expect(byId.reward.series[1].points).toEqual([[1, 0.75], [2, 1]]);
+    expect(byId.reward.series[2].points).toEqual([[1, -0.25], [2, 0]]);
     expect(byId.reward.label).toBe('Mean reward by step; latest 0.5 (std 0.5), 10-step average 0.375');
     expect(byId.loss.series.map((s) => s.name)).toEqual(['loss/total', 'loss/policy']);
     expect(byId.kl.series.map((s) => s.name)).toEqual(['rl/ppo_kl']);
     expect(byId.clip.series.map((s) => s.name)).toEqual(['rl/pg_clipfrac', 'rl/pg_clipfrac_lower']);
-    expect(byId.time.series.map((s) => [s.name, s.stack])).toEqual([['perf/sample_ms', 'time'], ['perf/score_ms', 'time'], ['perf/train_ms', 'time']]);
-    expect(byId.time.label).toBe('Step time by phase by step (stacked); latest perf/sample_ms 100, perf/score_ms 20, perf/train_ms 50');
+    expect(byId.time.series.map((s) => [s.name, s.stack])).toEqual([['perf/sample_ms', 'time'], ['perf/old_logprob_ms', 'time'], ['perf/train_ms', 'time']]);
+    expect(byId.time.label).toBe('Step time by phase by step (stacked); latest perf/sample_ms 100, perf/old_logprob_ms 20, perf/train_ms 50');
   });
 
-  it("averages the reward over the last 10 steps: step 12's average is of steps 3..12", () => {
+  it("names the reward's mean over the last 10 steps: step 12's is of steps 3..12", () => {
     const rewards = Array.from({ length: 12 }, (_, i) => (i < 2 ? 1 : 0.1));
     const reward = dashboardPanels(rewards.map((r, i) => grpo(i + 1, r)), []).find((p) => p.id === 'reward')!;
-    const avg = reward.series.find((s) => s.name === 'moving average (10)')!.points;
-    expect(avg[10][1]).toBeCloseTo((1 + 9 * 0.1) / 10, 12); // step 11: steps 2..11
-    expect(avg[11][1]).toBeCloseTo(0.1, 12);
     expect(reward.label).toMatch(/latest 0.1 \(std 0.5\), 10-step average 0.1$/);
   });
 
@@ -49,7 +46,7 @@ describe('dashboardPanels', () => {
     expect(panels.find((p) => p.id === 'kl')!.series.map((x) => x.name)).toEqual(['rl/kl', 'rl/ppo_kl']);
   });
 
-  it('draws DPO loss terms and implicit rewards, SFT loss under its own name, and accuracy with its moving average', () => {
+  it('draws DPO loss terms and implicit rewards, SFT loss under its own name, and held-out accuracy', () => {
     const dpo = dashboardPanels([step(1, { 'loss/dpo': 0.69, 'loss/nll_chosen': 1.5, 'loss/total': 2.19, 'rewards/margins': 0.01, 'rewards/chosen': 0.02, 'rewards/rejected': 0.01, 'perf/sample_ms': 10, 'perf/train_ms': 5 })], []);
     expect(dpo.map((p) => p.id)).toEqual(['loss', 'dpo', 'time']);
     expect(dpo[0].series.map((s) => s.name)).toEqual(['loss/total', 'loss/dpo', 'loss/nll_chosen']);

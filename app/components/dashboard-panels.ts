@@ -36,9 +36,9 @@ export function fmt(v: number | undefined): string {
   return a !== 0 && (a < 1e-3 || a >= 1e5) ? v.toExponential(2) : String(Number(v.toPrecision(3)));
 }
 
-/** Steps in the reward curve's moving average. */
+/** Steps in the reward's trailing mean, given in the reward chart's accessible name. */
 const REWARD_WINDOW = 10;
-const PHASES = ['perf/sample_ms', 'perf/score_ms', 'perf/train_ms'];
+const PHASES = ['perf/sample_ms', 'perf/old_logprob_ms', 'perf/ref_ms', 'perf/train_ms'];
 const isClip = (k: string) => /clip_?frac|clip_ratio/.test(k);
 
 /** Panels of the keys `keys` (in order) that at least one step reported; label lists their latest values. */
@@ -62,9 +62,10 @@ export function dashboardPanels(steps: StepPoint[], evals: EvalPoint[]): Panel[]
   if (keys.includes('reward/mean')) {
     const raw = curve(steps, 'reward/mean');
     // One step's mean over P × G samples moves by a few hundredths (0.03 at 128 samples and a
-    // reward near 0.15): the trend a run is judged by is the moving average over 10 steps.
+    // reward near 0.15): the trend a run is judged by is the smoothed curve (the charts' smoothing
+    // control, TensorBoard's EMA) and, in words, the mean of the last 10 steps.
     const smooth = movingAverage(raw, REWARD_WINDOW);
-    const series: Series[] = [{ name: 'reward/mean', points: raw }, { name: `moving average (${REWARD_WINDOW})`, points: smooth }];
+    const series: Series[] = [{ name: 'reward/mean', points: raw }];
     if (keys.includes('reward/std')) {
       series.push(
         { name: 'mean + std', points: curve(steps, 'reward/std', (sd, m) => m['reward/mean'] + sd), dashed: true },
@@ -78,11 +79,11 @@ export function dashboardPanels(steps: StepPoint[], evals: EvalPoint[]): Panel[]
   if (evals.length > 0) {
     const raw = evals.map((e) => [e.step, e.accuracy] as [number, number]);
     const e = evals.at(-1)!;
-    // Evaluations move by a few points between steps (calibration.md): a 3-point moving average beside them.
+    // Evaluations move by a few points between evaluations (calibration.md): the charts' smoothing shows the trend.
     panels.push({
       id: 'accuracy', title: 'Held-out accuracy', yName: 'accuracy',
       label: `Held-out exact-match accuracy by step; latest ${(e.accuracy * 100).toFixed(1)}% at step ${e.step} (n=${e.n})`,
-      series: [{ name: 'held-out accuracy', points: raw }, { name: 'moving average (3)', points: movingAverage(raw, 3) }],
+      series: [{ name: 'held-out accuracy', points: raw }],
     });
   }
 
