@@ -99,7 +99,7 @@ describe('dewpoint CLI', () => {
     expect(o).toMatchObject({ preset: 'grpo-arith', steps: 3, prompts: 4, temperature: 0.7, advantage: { estimator: 'rloo' } });
 
     writeFileSync(file, JSON.stringify({ ...ui, temperature: 0, group: 1 }));
-    expect(() => cliRunOptions({ config: file })).toThrow(/invalid run options:\n {2}group must be an integer in 2\.\.\d+, got 1\n {2}temperature must be a number in \(0, \d+\], got 0/);
+    expect(() => cliRunOptions({ config: file })).toThrow(/invalid run options:\n {2}Group size \(group\) must be an integer in 2\.\.\d+, got 1\n {2}Temperature \(temperature\) must be a number in \(0, \d+\], got 0/);
     expect(() => cliRunOptions({ config: file, preset: 'grpo-arith' })).toThrow(/--preset or --config, not both/);
     writeFileSync(file, '{ not json');
     expect(() => cliRunOptions({ config: file })).toThrow(/is not JSON/);
@@ -107,6 +107,6 @@ describe('dewpoint CLI', () => {
     expect(() => cliRunOptions({ config: file })).toThrow(/preset must be one of grpo-arith, dpo-arith, got 'sft-arith'/);
     // Without --config: the preset's options, with the trainer's held-out n.
     expect(cliRunOptions({ preset: 'dpo-arith', prompts: 8 })).toMatchObject({ preset: 'dpo-arith', pairs: 8, evalN: 200 });
-    expect(() => cliRunOptions({ preset: 'dpo-arith', lr: -1 })).toThrow(/lr must be a number in \(0, 0\.1\], got -1/);
+    expect(() => cliRunOptions({ preset: 'dpo-arith', lr: -1 })).toThrow(/Learning rate \(lr\) must be a number in \(0, 0\.1\], got -1/);
   });
 });

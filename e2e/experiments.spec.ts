@@ -30,8 +30,8 @@ test('Experiments: an invalid option shows the field and its range, and nothing 
   const lr = page.getByRole('spinbutton', { name: /Learning rate/ });
   await lr.fill('5');
   await expect(lr).toHaveAttribute('aria-invalid', 'true');
-  await expect(lr).toHaveAccessibleDescription(/^lr must be a number in \(0, 0\.1\], got 5/);
-  await expect(page.getByTestId('problem-lr')).toHaveText('lr must be a number in (0, 0.1], got 5');
+  await expect(lr).toHaveAccessibleDescription(/^Learning rate \(lr\) must be a number in \(0, 0\.1\], got 5/);
+  await expect(page.getByTestId('problem-lr')).toHaveText('Learning rate (lr) must be a number in (0, 0.1], got 5');
   await expect(page.getByTestId('run-start')).toBeDisabled();
   await page.getByTestId('run-start').click({ force: true });
   await expect(page.getByTestId('run-status')).toHaveCount(0);

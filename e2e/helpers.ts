@@ -1,6 +1,7 @@
 /**
  * Steps the specs share: open Experiments with the worker ready, pick a preset and fill its form.
- * Fields are named by their label (the form's spinbuttons are labelled by the schema's titles).
+ * Fields are named by their label (the form's spinbuttons are labelled by the schema's titles); a
+ * field outside the always-open common section is in a collapsed section, which is opened first.
  */
 import { expect, type Page } from '@playwright/test';
 
@@ -9,8 +10,18 @@ export async function openPreset(page: Page, preset: 'sft-arith' | 'grpo-arith' 
   await page.goto('/#/experiments');
   await expect(page.getByText(/Training on webgpu/)).toBeVisible();
   await page.getByTestId(`preset-${preset}`).click();
+  await expect(page.getByRole('form', { name: 'Run options' })).toBeVisible();
+  await fillFields(page, fields);
+}
+
+/** Fills form fields by label (label → value), opening each collapsed section that holds one first. */
+export async function fillFields(page: Page, fields: Record<string, string | number>): Promise<void> {
   for (const [label, value] of Object.entries(fields)) {
-    await page.getByRole('spinbutton', { name: new RegExp(`^${label}`) }).fill(String(value));
+    const name = new RegExp(`^${label}`);
+    const section = page.getByRole('group').filter({ has: page.getByRole('spinbutton', { name, includeHidden: true }) });
+    const collapsed = section.getByRole('button', { expanded: false });
+    if ((await collapsed.count()) > 0) await collapsed.click();
+    await page.getByRole('spinbutton', { name }).fill(String(value));
   }
 }
 

@@ -118,18 +118,18 @@ describe('runs over comlink', () => {
     await api.init('cpu');
     await expect(api.startRun({ preset: 'sft-arith', steps: 0, lr: 1, seed: 1, evalEvery: 0, evalN: 10, checkpointEvery: 0 }, proxy(() => {}))).rejects.toMatchObject({
       name: 'InvalidConfig',
-      message: expect.stringMatching(/steps must be an integer in 1\.\.5000, got 0; lr must be a number in \(0, 0\.1\], got 1/),
+      message: expect.stringMatching(/Steps \(steps\) must be an integer in 1\.\.5000, got 0; Learning rate \(lr\) must be a number in \(0, 0\.1\], got 1/),
     });
     await expect(api.stopRun('nope')).rejects.toMatchObject({ name: 'UnknownRun' });
     const bad: GrpoRunOptions = { ...GRPO, steps: 1, group: 1, temperature: 0, policyLoss: { name: 'ppo', clipHigh: -1 } };
     await expect(api.startRun(bad, proxy(() => {}))).rejects.toMatchObject({
-      message: expect.stringMatching(/group must be an integer in 2\.\.64, got 1; temperature must be a number in \(0, 10\], got 0; policyLoss\.clipHigh must be a number in \[0, 10\], got -1/),
+      message: expect.stringMatching(/Group size \(group\) must be an integer in 2\.\.64, got 1; Temperature \(temperature\) must be a number in \(0, 10\], got 0; Clip ε high \(policyLoss\.clipHigh\) must be a number in \[0, 10\], got -1/),
     });
     // The same check, as the form asks for it before a start.
     expect(await api.checkRunOptions(bad)).toEqual([
-      { path: 'group', message: 'group must be an integer in 2..64, got 1' },
-      { path: 'temperature', message: 'temperature must be a number in (0, 10], got 0' },
-      { path: 'policyLoss.clipHigh', message: 'policyLoss.clipHigh must be a number in [0, 10], got -1' },
+      { path: 'group', message: 'Group size (group) must be an integer in 2..64, got 1' },
+      { path: 'temperature', message: 'Temperature (temperature) must be a number in (0, 10], got 0' },
+      { path: 'policyLoss.clipHigh', message: 'Clip ε high (policyLoss.clipHigh) must be a number in [0, 10], got -1' },
     ]);
     expect(await api.checkRunOptions(GRPO)).toEqual([]);
     expect((await api.presets()).find((p) => p.name === 'grpo-arith')!.fields.map((f) => f.path)).toContain('policyLoss.clipHigh');

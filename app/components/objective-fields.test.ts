@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FieldSpec, RunOptions } from '../../worker/protocol';
-import { sectionsOf, withField } from './objective-fields';
+import { inFormOrder, parseConfigJson, problemsBySection, sectionsOf, unshownProblems, withField } from './objective-fields';
 
 const base = { section: 'Objective', help: 'h', allowed: 'a' } as const;
 const FIELDS: FieldSpec[] = [
@@ -11,6 +11,7 @@ const FIELDS: FieldSpec[] = [
   { ...base, path: 'advantage.compat', label: 'Compat', section: 'Advantage', kind: 'select', values: ['verl', 'trl', 'rllm'], optional: true, when: [{ path: 'advantage.estimator', values: ['grpo'] }] },
   { ...base, path: 'advantage.compat', label: 'Compat', section: 'Advantage', kind: 'select', values: ['verl', 'rllm'], optional: true, when: [{ path: 'advantage.estimator', values: ['reinforce++-baseline'] }] },
   { ...base, path: 'steps', label: 'Steps', section: 'Run', kind: 'integer', min: 1, max: 5000, optional: false },
+  { ...base, path: 'lr', label: 'Learning rate', section: 'Optimizer', kind: 'number', min: 0, max: 0.1, optional: false, common: true },
 ];
 const OPTIONS = { preset: 'grpo-arith', steps: 3, policyLoss: { name: 'ppo', clipLow: 0.1 }, advantage: { estimator: 'grpo', compat: 'trl' } } as unknown as RunOptions;
 
@@ -35,13 +36,50 @@ describe('editing options by field', () => {
     expect(rllm).toMatchObject({ advantage: { estimator: 'reinforce++-baseline', compat: 'rllm' } });
   });
 
-  it('groups the fields that apply by section, in order', () => {
+  it('groups the fields that apply by section, in order, the common ones first in their own section', () => {
     const sections = sectionsOf(FIELDS, OPTIONS);
     expect(sections.map(([s, fs]) => [s, fs.map((f) => f.path)])).toEqual([
+      ['Common', ['lr']],
       ['Objective', ['policyLoss.name', 'policyLoss.clipLow']],
       ['Advantage', ['advantage.estimator', 'advantage.compat']],
       ['Run', ['steps']],
     ]);
-    expect(sections[1][1][1].values).toEqual(['verl', 'trl', 'rllm']);
+    expect(sections[2][1][1].values).toEqual(['verl', 'trl', 'rllm']);
+  });
+});
+
+describe('problems in the form', () => {
+  const problems = [
+    { path: 'policyLoss.clipLow', message: 'Clip ε low (policyLoss.clipLow) must be a number in [0, 1], got 2' },
+    { path: 'lr', message: 'Learning rate (lr) must be a number in (0, 0.1], got 1' },
+    { path: 'policyLoss.klApprox', message: 'KL value estimators (policyLoss.klApprox) is not an option of grpo-arith; …' },
+    { path: 'lrr', message: 'lrr is not an option of grpo-arith' },
+  ];
+
+  it('counts the problems of each section by the fields it shows', () => {
+    expect([...problemsBySection(FIELDS, OPTIONS, problems)]).toEqual([
+      ['Objective', 1],
+      ['Common', 1],
+    ]);
+    expect(problemsBySection(FIELDS, OPTIONS, []).size).toBe(0);
+  });
+
+  it('lists the problems in the order of their fields in the form, the common section first, unshown ones last', () => {
+    const steps = { path: 'steps', message: 'Steps (steps) must be an integer in 1..5000, got 0' };
+    expect(inFormOrder(FIELDS, OPTIONS, [problems[3], steps, ...problems.slice(0, 3)]).map((p) => p.path)).toEqual(['lr', 'policyLoss.clipLow', 'steps', 'lrr', 'policyLoss.klApprox']);
+  });
+
+  it('finds the problems no shown field holds: an unknown option, an inactive variant, a bad preset', () => {
+    expect(unshownProblems(FIELDS, OPTIONS, problems).map((p) => p.path)).toEqual(['policyLoss.klApprox', 'lrr']);
+    expect(unshownProblems([], { preset: 'ppo-arith' }, [{ path: 'preset', message: 'preset must be one of …' }])).toHaveLength(1);
+    expect(unshownProblems(FIELDS, OPTIONS, problems.slice(0, 2))).toEqual([]);
+  });
+
+  it('parses a config JSON, naming what is wrong with text that is not JSON', () => {
+    expect(parseConfigJson(' {"preset": "grpo-arith", "steps": 3} ', 'the pasted text')).toEqual({ ok: true, value: { preset: 'grpo-arith', steps: 3 } });
+    const bad = parseConfigJson('{ "steps": 3,', 'run.json');
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.reason).toMatch(/^run\.json is not JSON: /);
+    expect(parseConfigJson('  ', 'the pasted text')).toEqual({ ok: false, reason: 'the pasted text is empty: paste the JSON that "Config as JSON" shows' });
   });
 });

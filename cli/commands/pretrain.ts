@@ -86,10 +86,9 @@ export async function pretrain(argv: string[]): Promise<number> {
  * its schema (the Experiments view's messages), the pretrain-only ones here, each naming its flag.
  */
 function checkPretrainFlags(c: typeof SFT_ARITH, extra: { target: number; evalFrom: number }): void {
-  // A field's message starts with its path (evalN); the flag is its kebab-case (--eval-n).
+  // Each field is named by its flag: the kebab-case of its path (evalN: --eval-n).
   const flag = (path: string) => `--${path.replace(/[A-Z]/g, (ch) => `-${ch.toLowerCase()}`)}`;
-  const problems = checkRunOptions({ preset: 'sft-arith', steps: c.steps, lr: c.lr, seed: c.seed, evalEvery: c.evalEvery, evalN: c.evalN, checkpointEvery: 0 })
-    .map((p) => (p.message.startsWith(p.path) ? flag(p.path) + p.message.slice(p.path.length) : p.message));
+  const problems = checkRunOptions({ preset: 'sft-arith', steps: c.steps, lr: c.lr, seed: c.seed, evalEvery: c.evalEvery, evalN: c.evalN, checkpointEvery: 0 }, flag).map((p) => p.message);
   const check = (ok: boolean, flag: string, value: number, allowed: string) => {
     if (!ok) problems.push(`--${flag} must be ${allowed}, got ${value}`);
   };

@@ -1,7 +1,9 @@
 /**
  * The form description of each preset's options, derived from its zod schema (schema.ts) through
- * `z.toJSONSchema`, and the problems a set of options has, each naming the field and its allowed
- * range or values. The app renders the fields and shows the problems; it never validates itself.
+ * `z.toJSONSchema`, and the problems a set of options has, each naming the field by its label and
+ * its dotted path (`Clip ε high (policyLoss.clipHigh) must be a number in [0, 10], got -1`: the
+ * form shows labels, the config JSON and the CLI use paths) and its allowed range or values. The
+ * app renders the fields and shows the problems; it never validates itself.
  *
  * A discriminated union (`policyLoss` by `name`, ...) becomes a select for the discriminator and
  * the variants' options with a `when` condition; an option several variants share with the same
@@ -29,6 +31,7 @@ interface Json {
   description?: string;
   section?: FieldSpec['section'];
   initial?: FieldSpec['initial'];
+  common?: boolean;
 }
 
 type When = NonNullable<FieldSpec['when']>;
@@ -45,6 +48,7 @@ function leaf(node: Json, path: string, optional: boolean, when: When): FieldSpe
   const f: Omit<FieldSpec, 'allowed'> = { path, label: node.title, section: node.section, help: node.description, kind: 'number', optional };
   if (when.length) f.when = when;
   if (node.initial !== undefined) f.initial = node.initial;
+  if (node.common) f.common = true;
   if (node.enum || node.const !== undefined) {
     f.kind = 'select';
     f.values = node.enum ?? [node.const!];
@@ -103,12 +107,13 @@ function merge(fields: FieldSpec[]): FieldSpec[] {
   return out;
 }
 
-/** The form fields of a preset's options, ordered by section (FIELD_SECTIONS) and then as in the schema. */
+/** The form fields of a preset's options: the common ones first, then by section (FIELD_SECTIONS), each as in the schema. */
 export function optionFields(preset: RunOptions['preset']): FieldSpec[] {
   const json = z.toJSONSchema(PRESET_SCHEMAS[preset], { io: 'input' }) as Json;
   const fields: FieldSpec[] = [];
   walk(json, '', false, [], {}, fields);
-  return merge(fields).sort((a, b) => FIELD_SECTIONS.indexOf(a.section) - FIELD_SECTIONS.indexOf(b.section));
+  const rank = (f: FieldSpec) => (f.common ? -1 : FIELD_SECTIONS.indexOf(f.section));
+  return merge(fields).sort((a, b) => rank(a) - rank(b));
 }
 
 const FIELDS = Object.fromEntries(Object.keys(PRESET_SCHEMAS).map((p) => [p, optionFields(p as RunOptions['preset'])])) as Record<RunOptions['preset'], FieldSpec[]>;
@@ -126,31 +131,49 @@ export function isActive(field: FieldSpec, options: unknown): boolean {
 
 const show = (v: unknown) => (v === undefined ? 'nothing' : typeof v === 'string' ? `'${v}'` : typeof v === 'number' ? String(v) : JSON.stringify(v));
 
-/** Problems with `options`, each naming the field and its allowed range or values; empty when they are valid. */
-export function checkRunOptions(options: unknown): OptionProblem[] {
+/**
+ * How a problem names a field, given its dotted path and its label (undefined where the preset has
+ * no such field, e.g. an unknown key or `preset`).
+ */
+export type FieldNamer = (path: string, label: string | undefined) => string;
+
+/** The label and the path, `Clip ε high (policyLoss.clipHigh)`; the path alone where there is no label. */
+export const labelAndPath: FieldNamer = (path, label) => (label ? `${label} (${path})` : path);
+
+/**
+ * Problems with `options`, each naming the field (by `name`: its label and path unless told
+ * otherwise, e.g. the CLI's flags) and its allowed range or values; empty when they are valid.
+ */
+export function checkRunOptions(options: unknown, name: FieldNamer = labelAndPath): OptionProblem[] {
   const result = runOptionsSchema.safeParse(options);
   if (result.success) return [];
   const preset = valueAt(options, 'preset') as RunOptions['preset'];
   const fields = Object.prototype.hasOwnProperty.call(FIELDS, preset) ? FIELDS[preset] : [];
+  /** The field at `path`: the one shown for these options, else any variant's. */
+  const fieldAt = (path: string) => {
+    const candidates = fields.filter((f) => f.path === path);
+    return candidates.find((f) => isActive(f, options)) ?? candidates[0];
+  };
+  const named = (path: string) => name(path, fieldAt(path)?.label);
   return result.error.issues.flatMap((issue): OptionProblem[] => {
     const path = issue.path.join('.');
     const got = show(valueAt(options, path));
-    if (issue.code === 'custom') return [{ path, message: issue.message }];
+    // schema.ts writes a custom problem as its predicate, naming other fields as `{path}`.
+    if (issue.code === 'custom') return [{ path, message: `${named(path)} ${issue.message.replace(/\{([\w.]+)\}/g, (_, p: string) => named(p))}` }];
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((k) => {
         const p = path ? `${path}.${k}` : k;
         const only = fields.filter((f) => f.path === p).flatMap((f) => f.when ?? []);
-        const where = only.length ? `; it applies only when ${only.map((c) => `${c.path} is ${c.values.join(' or ')}`).join(', or ')}` : '';
-        return { path: p, message: `${p} is not an option of ${preset}${where}` };
+        const where = only.length ? `; it applies only when ${only.map((c) => `${named(c.path)} is ${c.values.join(' or ')}`).join(', or ')}` : '';
+        return { path: p, message: `${named(p)} is not an option of ${preset}${where}` };
       });
     }
     if (!path) return [{ path, message: `options must be an object with a preset, got ${got}` }];
-    const candidates = fields.filter((f) => f.path === path);
-    const field = candidates.find((f) => isActive(f, options)) ?? candidates[0];
-    if (field) return [{ path, message: `${path} must be ${field.allowed}, got ${got}` }];
+    const field = fieldAt(path);
+    if (field) return [{ path, message: `${named(path)} must be ${field.allowed}, got ${got}` }];
     const { options: choices, values } = issue as { options?: unknown; values?: unknown };
     const listed = choices ?? values;
-    if (Array.isArray(listed)) return [{ path, message: `${path} must be one of ${listed.join(', ')}, got ${got}` }];
-    return [{ path, message: `${path}: ${issue.message}` }];
+    if (Array.isArray(listed)) return [{ path, message: `${named(path)} must be one of ${listed.join(', ')}, got ${got}` }];
+    return [{ path, message: `${named(path)}: ${issue.message}` }];
   });
 }

@@ -42,55 +42,65 @@ describe('run options schema', () => {
     }
   });
 
-  it('names the field and its range for each kind of bad number', () => {
-    expect(messages({ ...GRPO, steps: 0 })).toEqual(['steps must be an integer in 1..5000, got 0']);
-    expect(messages({ ...GRPO, group: 2.5 })).toEqual(['group must be an integer in 2..64, got 2.5']);
-    expect(messages({ ...GRPO, temperature: 0 })).toEqual(['temperature must be a number in (0, 10], got 0']);
-    expect(messages({ ...GRPO, beta1: 1 })).toEqual(['beta1 must be a number in [0, 1), got 1']);
-    expect(messages({ ...GRPO, lr: Number.NaN })).toEqual(['lr must be a number in (0, 0.1], got NaN']);
-    expect(messages({ ...GRPO, topP: Infinity })).toEqual(['topP must be a number in (0, 1], got Infinity']);
-    expect(messages(setAt(GRPO, 'lr', undefined))).toEqual(['lr must be a number in (0, 0.1], got nothing']);
+  it('names the field by its label and path, and its range, for each kind of bad number', () => {
+    expect(messages({ ...GRPO, steps: 0 })).toEqual(['Steps (steps) must be an integer in 1..5000, got 0']);
+    expect(messages({ ...GRPO, group: 2.5 })).toEqual(['Group size (group) must be an integer in 2..64, got 2.5']);
+    expect(messages({ ...GRPO, temperature: 0 })).toEqual(['Temperature (temperature) must be a number in (0, 10], got 0']);
+    expect(messages({ ...GRPO, beta1: 1 })).toEqual(['Adam β1 (beta1) must be a number in [0, 1), got 1']);
+    expect(messages({ ...GRPO, lr: Number.NaN })).toEqual(['Learning rate (lr) must be a number in (0, 0.1], got NaN']);
+    expect(messages({ ...GRPO, topP: Infinity })).toEqual(['Top-p (topP) must be a number in (0, 1], got Infinity']);
+    expect(messages(setAt(GRPO, 'lr', undefined))).toEqual(['Learning rate (lr) must be a number in (0, 0.1], got nothing']);
     expect(checkRunOptions({ ...GRPO, policyLoss: { name: 'ppo', clipHigh: -1 } })).toEqual([
-      { path: 'policyLoss.clipHigh', message: 'policyLoss.clipHigh must be a number in [0, 10], got -1' },
+      { path: 'policyLoss.clipHigh', message: 'Clip ε high (policyLoss.clipHigh) must be a number in [0, 10], got -1' },
     ]);
-    expect(messages({ ...GRPO, maskZeroAdvantage: 'yes' })).toEqual(["maskZeroAdvantage must be true or false, got 'yes'"]);
-    expect(messages({ ...GRPO, steps: 0, lr: 1 })).toEqual(['steps must be an integer in 1..5000, got 0', 'lr must be a number in (0, 0.1], got 1']);
+    expect(messages({ ...GRPO, maskZeroAdvantage: 'yes' })).toEqual(["Mask zero-advantage groups (maskZeroAdvantage) must be true or false, got 'yes'"]);
+    expect(messages({ ...GRPO, steps: 0, lr: 1 })).toEqual(['Steps (steps) must be an integer in 1..5000, got 0', 'Learning rate (lr) must be a number in (0, 0.1], got 1']);
+  });
+
+  it('names fields as the caller asks (the CLI: by flag), every field of a message alike', () => {
+    const flag = (path: string) => `--${path}`;
+    expect(checkRunOptions({ ...GRPO, steps: 0 }, flag)).toEqual([{ path: 'steps', message: '--steps must be an integer in 1..5000, got 0' }]);
+    expect(checkRunOptions({ ...GRPO, prompts: 2, group: 3, miniBatches: 4 }, flag).map((p) => p.message)).toEqual([
+      '--miniBatches must be at most ⌈--prompts × --group / 2⌉ = 3 (the packed rows; one row per mini-batch at least), got 4',
+    ]);
+    expect(checkRunOptions({ ...GRPO, lrr: 1 }, (path, label) => `${label ?? 'no label'}: ${path}`).map((p) => p.message)).toEqual(['no label: lrr is not an option of grpo-arith']);
   });
 
   it('lists the allowed values for an unknown one', () => {
     expect(messages({ ...GRPO, aggregation: { mode: 'mean' } })).toEqual([
-      "aggregation.mode must be one of token-mean, token-sum, seq-mean-token-mean, seq-mean-token-sum, session-mean, grpo, seq-mean-token-sum-norm, dr_grpo, got 'mean'",
+      "Aggregation (aggregation.mode) must be one of token-mean, token-sum, seq-mean-token-mean, seq-mean-token-sum, session-mean, grpo, seq-mean-token-sum-norm, dr_grpo, got 'mean'",
     ]);
-    expect(messages({ ...GRPO, kl: { estimator: 'k4' } })).toEqual(["kl.estimator must be one of k1, abs, k2, k3, k1+, abs+, k2+, k3+, got 'k4'"]);
-    expect(messages({ ...GRPO, policyLoss: { name: 'echo' } })).toEqual(["policyLoss.name must be one of ppo, gspo, cispo, reinforce, dppo_tv, dppo_kl, icepop, reinforce_kl, got 'echo'"]);
+    expect(messages({ ...GRPO, kl: { estimator: 'k4' } })).toEqual(["KL estimator (kl.estimator) must be one of k1, abs, k2, k3, k1+, abs+, k2+, k3+, got 'k4'"]);
+    expect(messages({ ...GRPO, policyLoss: { name: 'echo' } })).toEqual(["Policy loss (policyLoss.name) must be one of ppo, gspo, cispo, reinforce, dppo_tv, dppo_kl, icepop, reinforce_kl, got 'echo'"]);
     // A variant narrows a shared option: TRL has no REINFORCE++-baseline.
-    expect(messages({ ...GRPO, advantage: { estimator: 'reinforce++-baseline', compat: 'trl' } })).toEqual(["advantage.compat must be one of verl, rllm, got 'trl'"]);
-    expect(messages({ ...defaults('dpo-arith'), loss: { type: 'dpo' } })).toEqual(["loss.type must be one of sigmoid, robust, ipo, hinge, got 'dpo'"]);
+    expect(messages({ ...GRPO, advantage: { estimator: 'reinforce++-baseline', compat: 'trl' } })).toEqual(["Advantage compat (advantage.compat) must be one of verl, rllm, got 'trl'"]);
+    expect(messages({ ...defaults('dpo-arith'), loss: { type: 'dpo' } })).toEqual(["DPO loss (loss.type) must be one of sigmoid, robust, ipo, hinge, got 'dpo'"]);
+    // No field has these paths: the path alone.
     expect(messages({ preset: 'ppo-arith' })).toEqual(["preset must be one of sft-arith, grpo-arith, dpo-arith, got 'ppo-arith'"]);
     expect(messages(null)).toEqual(['options must be an object with a preset, got null']);
   });
 
   it("refuses another variant's option and unknown fields, saying where they apply", () => {
     expect(messages({ ...GRPO, policyLoss: { name: 'gspo', dualClip: 2 } })).toEqual([
-      'policyLoss.dualClip is not an option of grpo-arith; it applies only when policyLoss.name is ppo',
+      'Dual clip c (policyLoss.dualClip) is not an option of grpo-arith; it applies only when Policy loss (policyLoss.name) is ppo',
     ]);
     expect(messages({ ...defaults('dpo-arith'), loss: { type: 'ipo', labelSmoothing: 0.1 } })).toEqual([
-      'loss.labelSmoothing is not an option of dpo-arith; it applies only when loss.type is sigmoid, or loss.type is robust',
+      'Label smoothing (loss.labelSmoothing) is not an option of dpo-arith; it applies only when DPO loss (loss.type) is sigmoid, or DPO loss (loss.type) is robust',
     ]);
     expect(messages({ ...defaults('sft-arith'), prompts: 4 })).toEqual(['prompts is not an option of sft-arith']);
   });
 
-  it('checks options against each other', () => {
+  it('checks options against each other, naming both fields', () => {
     expect(messages({ ...GRPO, prompts: 2, group: 3, miniBatches: 4 })).toEqual([
-      'miniBatches must be at most ⌈prompts × group / 2⌉ = 3 (the packed rows; one row per mini-batch at least), got 4',
+      'Mini-batches (miniBatches) must be at most ⌈Prompts per step (prompts) × Group size (group) / 2⌉ = 3 (the packed rows; one row per mini-batch at least), got 4',
     ]);
     expect(messages({ ...GRPO, prompts: 2, group: 3, miniBatches: 3 })).toEqual([]);
     expect(messages({ ...GRPO, importance: { kind: 'band', level: 'token', low: 3, high: 2, batchNormalize: false } })).toEqual([
-      'importance.low must be at most importance.high (2), got 3',
+      'Band low (importance.low) must be at most Band high (importance.high) = 2, got 3',
     ]);
-    expect(messages({ ...GRPO, policyLoss: { name: 'icepop', alpha: 6 } })).toEqual(['policyLoss.alpha must be at most policyLoss.beta (5), got 6']);
+    expect(messages({ ...GRPO, policyLoss: { name: 'icepop', alpha: 6 } })).toEqual(['Band low α (policyLoss.alpha) must be at most Band high β (policyLoss.beta) = 5, got 6']);
     expect(messages({ ...GRPO, policyLoss: { name: 'reinforce_kl', klApprox: false, ratioClampMin: 2, ratioClampMax: 1 } })).toEqual([
-      'policyLoss.ratioClampMin must be at most policyLoss.ratioClampMax (1), got 2',
+      'Ratio clamp min (policyLoss.ratioClampMin) must be at most Ratio clamp max (policyLoss.ratioClampMax) = 1, got 2',
     ]);
   });
 
@@ -106,6 +116,20 @@ describe('run options schema', () => {
 });
 
 describe('form fields derived from the schema', () => {
+  it('marks the options changed on most runs as common, listed first in the order the form shows them', () => {
+    const common = (preset: RunOptions['preset']) => {
+      const fields = optionFields(preset);
+      const n = fields.filter((f) => f.common).length;
+      expect(fields.slice(0, n).every((f) => f.common), `${preset}: the common fields come first`).toBe(true);
+      return fields.slice(0, n).map((f) => f.path);
+    };
+    expect(common('grpo-arith')).toEqual(['steps', 'lr', 'prompts', 'group', 'seed']);
+    expect(common('dpo-arith')).toEqual(['steps', 'lr', 'pairs', 'seed']);
+    expect(common('sft-arith')).toEqual(['steps', 'lr', 'seed']);
+    // They keep their own section (the field's home when a form shows no common section).
+    expect(optionFields('grpo-arith').find((f) => f.path === 'lr')).toMatchObject({ section: 'Optimizer', common: true });
+  });
+
   it.each(PRESETS.map((p) => p.name))('%s: every field has a label, help, a section and a distinct label', (preset) => {
     const fields = optionFields(preset);
     expect(fields.length).toBeGreaterThan(5);

@@ -10,12 +10,17 @@
 import { z } from 'zod';
 import type { DpoRunOptions, FieldSection, GrpoRunOptions, RunOptions, SftRunOptions } from '../protocol';
 
-/** Form metadata on a schema: label, section, help; `initial` is filled in when a variant's required option appears. */
+/**
+ * Form metadata on a schema: label, section, help; `initial` is filled in when a variant's required
+ * option appears; `common` puts the field in the form's always-open first section (the options a
+ * person changes on most runs), before the sections.
+ */
 export interface FieldMeta {
   title: string;
   section: FieldSection;
   description: string;
   initial?: number | string | boolean;
+  common?: boolean;
 }
 
 /**
@@ -41,14 +46,14 @@ const COMPAT = ['verl', 'trl', 'rllm'] as const;
 
 // Run: the options every preset has.
 const run = {
-  steps: int(1, 5000, { title: 'Steps', section: 'Run', description: 'Optimizer steps (for GRPO: sampled batches).' }),
-  seed: int(0, 2 ** 31 - 1, { title: 'Seed', section: 'Run', description: 'Seed of the weight init or the samplers, and of the task order.' }),
+  steps: int(1, 5000, { title: 'Steps', section: 'Run', description: 'Optimizer steps (for GRPO: sampled batches).', common: true }),
+  seed: int(0, 2 ** 31 - 1, { title: 'Seed', section: 'Run', description: 'Seed of the weight init or the samplers, and of the task order.', common: true }),
   evalEvery: int(0, 5000, { title: 'Evaluate every', section: 'Run', description: 'Steps between held-out evaluations; 0 = never.' }),
   evalN: int(1, 1000, { title: 'Held-out tasks', section: 'Run', description: 'Greedy exact match on this many held-out tasks.' }),
   checkpointEvery: int(0, 5000, { title: 'Checkpoint every', section: 'Run', description: 'Steps between checkpoints; 0 = at the end only. The latest is kept for download.' }),
 };
 
-const lr = num('(0, 0.1]', { title: 'Learning rate', section: 'Optimizer', description: 'AdamW learning rate (SFT: the peak, after warmup).' });
+const lr = num('(0, 0.1]', { title: 'Learning rate', section: 'Optimizer', description: 'AdamW learning rate (SFT: the peak, after warmup).', common: true });
 
 const optimizer = {
   beta1: num('[0, 1)', { title: 'Adam β1', section: 'Optimizer', description: 'First-moment decay.' }),
@@ -200,11 +205,12 @@ export const sftSchema = z.strictObject({
 export const grpoSchema = z
   .strictObject({
     preset: z.literal('grpo-arith'),
+    // The common fields first, in the order the form shows them.
     steps: run.steps,
     lr,
+    prompts: int(1, 256, { title: 'Prompts per step', section: 'Sampling', description: 'Prompts sampled per step (P).', common: true }),
+    group: int(2, 64, { title: 'Group size', section: 'Sampling', description: 'Completions per prompt (G), the advantage group.', common: true }),
     seed: run.seed,
-    prompts: int(1, 256, { title: 'Prompts per step', section: 'Sampling', description: 'Prompts sampled per step (P).' }),
-    group: int(2, 64, { title: 'Group size', section: 'Sampling', description: 'Completions per prompt (G), the advantage group.' }),
     trainProblems: int(1, 5000, {
       title: 'Training problems',
       section: 'Sampling',
@@ -231,21 +237,23 @@ export const grpoSchema = z
     checkpointEvery: run.checkpointEvery,
   })
   .superRefine((o, ctx) => {
+    // A message is the predicate only: checkRunOptions (fields.ts) puts the field's name before it
+    // and writes each `{path}` as that field's name, as every other problem names its fields.
     const problem = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
     // The trainer packs two completions per row and splits the rows (worker/train/grpo.ts).
     const rows = Math.ceil((o.prompts * o.group) / 2);
     if (o.miniBatches > rows) {
-      problem(['miniBatches'], `miniBatches must be at most ⌈prompts × group / 2⌉ = ${rows} (the packed rows; one row per mini-batch at least), got ${o.miniBatches}`);
+      problem(['miniBatches'], `must be at most ⌈{prompts} × {group} / 2⌉ = ${rows} (the packed rows; one row per mini-batch at least), got ${o.miniBatches}`);
     }
     const p = o.policyLoss;
     if (p.name === 'icepop' && (p.alpha ?? 0.5) > (p.beta ?? 5)) {
-      problem(['policyLoss', 'alpha'], `policyLoss.alpha must be at most policyLoss.beta (${p.beta ?? 5}), got ${p.alpha ?? 0.5}`);
+      problem(['policyLoss', 'alpha'], `must be at most {policyLoss.beta} = ${p.beta ?? 5}, got ${p.alpha ?? 0.5}`);
     }
     if (p.name === 'reinforce_kl' && p.ratioClampMin !== undefined && p.ratioClampMax !== undefined && p.ratioClampMin > p.ratioClampMax) {
-      problem(['policyLoss', 'ratioClampMin'], `policyLoss.ratioClampMin must be at most policyLoss.ratioClampMax (${p.ratioClampMax}), got ${p.ratioClampMin}`);
+      problem(['policyLoss', 'ratioClampMin'], `must be at most {policyLoss.ratioClampMax} = ${p.ratioClampMax}, got ${p.ratioClampMin}`);
     }
     if (o.importance.kind === 'band' && o.importance.low > o.importance.high) {
-      problem(['importance', 'low'], `importance.low must be at most importance.high (${o.importance.high}), got ${o.importance.low}`);
+      problem(['importance', 'low'], `must be at most {importance.high} = ${o.importance.high}, got ${o.importance.low}`);
     }
   });
 
@@ -253,8 +261,8 @@ export const dpoSchema = z.strictObject({
   preset: z.literal('dpo-arith'),
   steps: run.steps,
   lr,
+  pairs: int(1, 256, { title: 'Pairs per step', section: 'Sampling', description: 'Preference pairs per optimizer step.', common: true }),
   seed: run.seed,
-  pairs: int(1, 256, { title: 'Pairs per step', section: 'Sampling', description: 'Preference pairs per optimizer step.' }),
   beta: num('(0, 10]', { title: 'DPO β', section: 'Objective', description: 'Strength of the implicit KL to the reference (τ for IPO).' }),
   loss: z.discriminatedUnion('type', [
     z.strictObject({
