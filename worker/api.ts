@@ -77,6 +77,12 @@ export function createWorkbench(
       requireOps('continueRun()');
       return runs.continue(runId, onEvent);
     },
+    async updateRun(runId: string, meta: { name?: string; notes?: string }) {
+      return runs.updateMeta(runId, meta);
+    },
+    async deleteRun(runId: string) {
+      return runs.deleteRun(runId);
+    },
     async storage() {
       await store.listRuns(); // a deferred store knows its kind once open
       return store.kind;
@@ -104,8 +110,8 @@ export function createWorkbench(
       const tok = await runs.tokenizerOf(runId);
       return tok ? Array.from(ids, (id) => tok.decode([id], { specials: true })) : null;
     },
-    async latestCheckpoint() {
-      const runId = runs.lastRunId;
+    async latestCheckpoint(which?: string) {
+      const runId = which ?? runs.lastRunId;
       const c = runId ? await store.latestCheckpoint(runId) : null;
       if (!runId || !c) return null;
       const files = Object.fromEntries(Object.entries(c.files).map(([k, f]) => [k, f.slice()])) as CheckpointFiles;

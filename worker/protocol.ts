@@ -88,6 +88,10 @@ export interface WorkbenchApi {
    * checkpoint) gives `ok: false` and the reason.
    */
   continueRun(runId: string, onEvent: (event: RunEvent) => void): Promise<ContinueResult>;
+  /** Names a stored run (an empty name: back to the default) or edits its notes. */
+  updateRun(runId: string, meta: { name?: string; notes?: string }): Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** Deletes every stored record of a run that is not running or paused anywhere. */
+  deleteRun(runId: string): Promise<DeleteResult>;
   /** Where runs are stored: 'indexeddb' (survives a reload) or 'memory'. */
   storage(): Promise<'indexeddb' | 'memory'>;
   /** Stored runs, newest first; one stored as running or paused that this worker is not running is 'interrupted'. */
@@ -107,8 +111,8 @@ export interface WorkbenchApi {
    * run `runId` is stored. An id outside the vocabulary is an error.
    */
   tokenTexts(runId: string, ids: Int32Array): Promise<string[] | null>;
-  /** The latest checkpoint of the current or last run, or null if none was written yet. */
-  latestCheckpoint(): Promise<CheckpointDownload | null>;
+  /** The latest checkpoint of run `runId` (default: the current or last run), or null if it has none. */
+  latestCheckpoint(runId?: string): Promise<CheckpointDownload | null>;
 }
 
 /** Options of an SFT run a person can set (the rest comes from the preset). */
@@ -137,6 +141,9 @@ export interface CheckpointDownload {
 
 export type ContinueResult = { ok: true; fromStep: number } | { ok: false; reason: string };
 
+/** A deleted run: its committed steps and the approximate bytes of every record removed. */
+export type DeleteResult = { ok: true; steps: number; bytes: number } | { ok: false; reason: string };
+
 /** A stored run, as listed after a reload. */
 export interface RunSummary {
   runId: string;
@@ -151,6 +158,18 @@ export interface RunSummary {
   message?: string;
   /** Running or paused in another tab of this origin (its run lock is held there): it cannot be continued here. */
   elsewhere?: boolean;
+  /** The run's name: the one a person gave it, else (filled in by listRuns) the preset and the id's time part, `grpo-arith · m3x9k2`. */
+  name?: string;
+  /** Free-text notes about the run. */
+  notes?: string;
+  /** The backend that trained it (the last one, for a continued run). */
+  backend?: BackendName;
+  /** Milliseconds spent computing its committed steps and evaluations (pauses and gaps excluded). */
+  activeMs?: number;
+  /** ms since the epoch of the last committed step. */
+  updatedAt?: number;
+  /** The latest values the runs table shows: mean reward (GRPO, DPO pairs' chosen reward for DPO) and held-out accuracy. */
+  latest?: { rewardMean?: number; accuracy?: number; accuracyStep?: number };
 }
 
 /**
@@ -163,7 +182,18 @@ export type RunEvent =
   | { type: 'status'; runId: string; status: RunStatus; message?: string; errorName?: string }
   | { type: 'step'; runId: string; step: number; totalSteps: number; metrics: Record<string, number> }
   | { type: 'checkpoint'; runId: string; step: number; bytes: number }
+  /** Where the step under way is: its phase and, when counted, how far (`done` of `total` `unit`). */
+  | { type: 'phase'; runId: string; step: number; phase: StepPhase; done?: number; total?: number; unit?: string }
   | { type: 'eval'; runId: string; step: number; accuracy: number; meanLength: number; n: number; samples: { prompt: string; completion: string; answer: string; correct: boolean }[] };
+
+/**
+ * The phases of a step, as the dashboard names them: sampling the rollouts, recomputing the old
+ * log-probs before the first update (verl `old_log_prob`, only with several updates per batch),
+ * the frozen reference's log-probs (β > 0), training (forward, backward, AdamW), the held-out
+ * evaluation, storing the step, writing a checkpoint. `step` covers a trainer that does not
+ * report its phases (SFT, DPO).
+ */
+export type StepPhase = 'sampling' | 'old log-probs' | 'reference log-probs' | 'training' | 'evaluating' | 'storing' | 'checkpointing' | 'step';
 
 /** Which framework's behaviour an option left unset reproduces (worker/rl/compat.ts). */
 export type CompatName = 'verl' | 'trl' | 'rllm';
@@ -326,6 +356,8 @@ export interface FieldSpec {
   when?: { path: string; values: string[] }[];
   /** The value the form fills in when the field appears (a required option of a variant). */
   initial?: number | string | boolean;
+  /** One of the options changed on most runs: the form shows it first, in an always-open section, whatever its `section`. */
+  common?: boolean;
   /** The allowed range or values in words, as problems state them: `a number in [0, 10]`. */
   allowed: string;
 }
@@ -339,6 +371,8 @@ export interface GroupSample {
   components: Record<string, number>;
   /** The session's advantage (0 when it carries no loss mass, e.g. masked or zero-std); a DPO pair's completion: its implicit reward. */
   advantage: number;
+  /** The baseline the estimator subtracted from this sample's reward (RLOO: the mean of the others; absent when not trained or not kept). */
+  baseline?: number;
   status: string;
   /** Sampled ids, EOS included. */
   length: number;
@@ -357,10 +391,34 @@ export interface GroupRecord {
   prompt: string;
   answer: string;
   rewardMean: number;
+  /** Population std of all its rewards, a description only: the std the advantages divided by is `estimate.std`. */
   rewardStd: number;
   /** All rewards equal: no learning signal from this group. */
   zeroStd: boolean;
   samples: GroupSample[];
+  /**
+   * GRPO: how the RL core's estimator reached this group's advantages (worker/rl/advantages
+   * `outcomeAdvantageDetails`); absent for pairs and for groups stored before it was kept.
+   */
+  estimate?: {
+    estimator: 'grpo' | 'rloo' | 'reinforce++-baseline';
+    /** The options the estimator read, compat's defaults filled in (grpo: compat, scale, stdType, epsilon, singleton). */
+    settings: Record<string, string | number | boolean>;
+    /** Samples the estimator grouped (the trained ones: truncated completions are left out under truncation 'mask'). */
+    members: number;
+    /** μ subtracted, when the same for every member (GRPO, REINFORCE++: the group mean); null when per sample (RLOO: `GroupSample.baseline`). */
+    baseline: number | null;
+    /** σ the centred reward was divided by, before ε (GRPO: the group's, or the batch's under scale 'batch'); null when none. */
+    std: number | null;
+    /** σ + ε; null when not divided per group. */
+    divisor: number | null;
+    /** The per-group step is exactly 0 (all rewards equal, or a singleton the estimator zeroes). */
+    zero: boolean;
+    /** A normalisation over the whole batch after the per-group step, a = (c − mean) / divisor (RLOO normalize, REINFORCE++); null when none. */
+    batch: { mean: number; std: number; divisor: number } | null;
+  };
+  /** A DPO pair: margin = implicit reward chosen − rejected, ranked correctly when it is > 0, and the loss variant's value for this pair. */
+  pair?: { margin: number; rankedCorrectly: boolean; loss: number; lossType: string; beta: number };
 }
 
 /** Layers of a packed batch the Batch view can colour, each [rows × width] row-major. */

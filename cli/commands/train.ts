@@ -75,7 +75,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
   let last = first;
   for (let s = 1; s <= config.steps; s++) {
     const { metrics } = await run.next();
-    const keys = ['loss/dpo', 'loss/nll_chosen', 'rewards/margins', 'rewards/accuracies', 'reward/mean', 'reward/std', 'reward/frac_reward_zero_std', 'loss/total', 'rl/pg_clipfrac', 'rl/ppo_kl', 'rl/entropy', 'mismatch/kl', 'opt/grad_norm', 'response/mean_length', 'perf/sample_ms', 'perf/score_ms', 'perf/train_ms', 'perf/tokens_per_s'];
+    const keys = ['loss/dpo', 'loss/nll_chosen', 'rewards/margins', 'rewards/accuracies', 'reward/mean', 'reward/std', 'reward/frac_reward_zero_std', 'loss/total', 'rl/pg_clipfrac', 'rl/ppo_kl', 'rl/entropy', 'mismatch/kl', 'opt/grad_norm', 'response/mean_length', 'perf/sample_ms', 'perf/old_logprob_ms', 'perf/ref_ms', 'perf/train_ms', 'perf/tokens_per_s'];
     print({ step: s, ...(f.json ? metrics : Object.fromEntries(keys.filter((k) => k in metrics).map((k) => [k, metrics[k]]))) });
     if (config.evalEvery > 0 && (s % config.evalEvery === 0 || s === config.steps)) last = await evaluate(s);
   }

@@ -24,6 +24,8 @@ export interface GenerateOptions extends SamplingOptions {
   recordSupport?: boolean;
   /** Use the KV cache. Default true. */
   useCache?: boolean;
+  /** Called after each sampled position with the rows finished so far (EOS or budget) and the row count. */
+  onProgress?: (finished: number, rows: number) => void;
 }
 
 export interface Generated {
@@ -75,6 +77,7 @@ export async function generate(model: Model, prompts: readonly ArrayLike<number>
         if (tok.id === o.eos) row.done = row.stop = true;
         else if (row.ids.length >= o.maxNew) row.done = true;
       }
+      o.onProgress?.(out.reduce((n, row) => n + (row.done ? 1 : 0), 0), B);
       if (out.every((row) => row.done)) break;
       logits = decoder ? await decoder.step(next) : await fullLogits(model, seqs);
     }

@@ -63,6 +63,8 @@ export interface PromptSourceOptions<T> {
   sampling?: SamplingOptions;
   /** Seed of the samplers (see the module comment). Default 0. */
   seed?: number;
+  /** Told after each sampled position of a draw: rows finished, rows in the draw (a Model policy only). */
+  onProgress?: (finished: number, rows: number) => void;
 }
 
 /** The error a cancelled session's promise rejects with. */
@@ -163,7 +165,7 @@ export class PromptSource<T extends { id: string }> {
     let generated: Generated[];
     try {
       const { eos, maxNewTokens, sampling } = this.o;
-      generated = await this.sampler(live.map((q) => this.o.prompt(q.task)), { ...sampling, maxNew: maxNewTokens, eos, seed });
+      generated = await this.sampler(live.map((q) => this.o.prompt(q.task)), { ...sampling, maxNew: maxNewTokens, eos, seed, ...(this.o.onProgress ? { onProgress: this.o.onProgress } : {}) });
       if (generated.length !== live.length) throw new Error(`PromptSource: the sampler returned ${generated.length} completions for ${live.length} prompts`);
     } catch (e) {
       for (const q of live) this.settle(q, (p) => p.reject(e));

@@ -53,7 +53,7 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
 
     const m = manager(store);
     const first = await drive(m, (emit) => m.start(options, emit), 1);
-    expect(first.events.at(-1)).toMatchObject({ type: 'status', status: 'stopped', message: 'stopped after step 1' });
+    expect(first.events.at(-1)).toMatchObject({ type: 'status', status: 'stopped', message: 'stopped after step 1; continue from its checkpoint' });
     const stopped = (await m.listRuns()).find((r) => r.runId === first.id)!;
     expect(stopped).toMatchObject({ status: 'stopped', lastStep: 1, checkpointStep: 1 });
 
@@ -78,13 +78,99 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
     }
   });
 
+  it('stopped during a step, a run commits that step, reports it as the last one, writes its checkpoint and continues from it', async () => {
+    const store = await openIdbStore('dewpoint-stop-mid-step');
+    const options = { ...GRPO, steps: 3, checkpointEvery: 0 } as RunOptions;
+    const m = manager(store);
+    // The stop arrives while step 2 is sampling (its first phase event), not between steps.
+    const first = await drive(m, (emit) => {
+      const id = m.start(options, (e) => {
+        emit(e);
+        if (e.type === 'phase' && e.step === 2 && e.phase === 'sampling') m.stop(id);
+      });
+      return id;
+    });
+    expect(first.events.filter((e) => e.type === 'step').map((e) => e.type === 'step' && e.step)).toEqual([1, 2]);
+    expect(first.events.filter((e) => e.type === 'checkpoint').map((e) => e.type === 'checkpoint' && e.step)).toEqual([2]);
+    expect(first.events.at(-1)).toMatchObject({ type: 'status', status: 'stopped', message: 'stopped after step 2; continue from its checkpoint' });
+    expect((await m.listRuns()).find((r) => r.runId === first.id)).toMatchObject({ status: 'stopped', lastStep: 2, checkpointStep: 2 });
+    const again = await drive(m, (emit) => m.continue(first.id, emit).then((r) => expect(r).toEqual({ ok: true, fromStep: 2 })));
+    expect(again.events.filter((e) => e.type === 'step').map((e) => e.type === 'step' && e.step)).toEqual([3]);
+    expect(again.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
+  });
+
+  it('reports the phases of a GRPO step in order, and evaluates before the first step (step 0)', async () => {
+    const store = new MemoryRunStore();
+    const m = manager(store);
+    const { events, id } = await drive(m, (emit) => m.start({ ...GRPO, steps: 1, evalEvery: 1, evalN: 2 } as RunOptions, emit));
+    const phases = events.flatMap((e) => (e.type === 'phase' ? [`${e.step}:${e.phase}`] : []));
+    expect([...new Set(phases)]).toEqual(['0:evaluating', '1:sampling', '1:training', '1:evaluating', '1:storing', '1:checkpointing']);
+    const sampling = events.filter((e) => e.type === 'phase' && e.phase === 'sampling');
+    expect(sampling[0]).toMatchObject({ done: 0, total: 12, unit: 'sequences' });
+    expect(sampling.at(-1)).toMatchObject({ done: 12, total: 12 });
+    expect(events.filter((e) => e.type === 'eval').map((e) => e.type === 'eval' && e.step)).toEqual([0, 1]);
+    expect((await store.evaluations(id)).map((e) => e.step)).toEqual([0, 1]);
+    // Step 0 is an evaluation, not a step: the metrics start at step 1.
+    expect((await store.stepMetrics(id)).map((s) => s.step)).toEqual([1]);
+    const run = (await m.listRuns()).find((r) => r.runId === id)!;
+    expect(run).toMatchObject({ backend: 'cpu', lastStep: 1, latest: { accuracyStep: 1 } });
+    expect(run.name).toMatch(/^grpo-arith · /);
+    expect(run.activeMs).toBeGreaterThan(0);
+  });
+
+  it('names, annotates and deletes a stored run; refuses to delete a live one', async () => {
+    const store = await openIdbStore('dewpoint-meta-delete');
+    const m = manager(store);
+    const done = await drive(m, (emit) => m.start({ ...GRPO, steps: 2 } as RunOptions, emit));
+    expect(await m.updateMeta(done.id, { name: '  lr 3e-3 probe ', notes: 'too high?' })).toEqual({ ok: true });
+    expect((await m.listRuns()).find((r) => r.runId === done.id)).toMatchObject({ name: 'lr 3e-3 probe', notes: 'too high?' });
+    expect(await m.updateMeta(done.id, { name: 'x'.repeat(101) })).toMatchObject({ ok: false, reason: expect.stringMatching(/name must be text of at most 100 characters/) });
+    expect(await m.updateMeta(done.id, { name: '' })).toEqual({ ok: true });
+    expect((await m.listRuns()).find((r) => r.runId === done.id)!.name).toMatch(/^grpo-arith · /);
+    expect(await m.updateMeta('nope', { name: 'a' })).toEqual({ ok: false, reason: "no stored run 'nope'" });
+
+    let live = '';
+    const running = drive(m, (emit) => (live = m.start({ ...GRPO, steps: 3 } as RunOptions, emit)));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(await m.deleteRun(live)).toMatchObject({ ok: false, reason: expect.stringMatching(/is running: stop it first/) });
+    m.stop(live);
+    await running;
+
+    const deleted = await m.deleteRun(done.id);
+    expect(deleted).toMatchObject({ ok: true, steps: 2 });
+    // Two steps of sessions, groups and batches and a checkpoint with AdamW state: well over 100 kB.
+    expect(deleted.ok && deleted.bytes).toBeGreaterThan(100_000);
+    expect((await m.listRuns()).some((r) => r.runId === done.id)).toBe(false);
+    expect(await store.stepMetrics(done.id)).toEqual([]);
+    expect(await store.groupSteps(done.id)).toEqual([]);
+    expect(await store.sessionsAt(done.id, 1)).toBeNull();
+    expect(await store.latestCheckpoint(done.id)).toBeNull();
+    expect(await store.resumePoint(done.id)).toBeNull();
+    expect((await m.listRuns()).some((r) => r.runId === live)).toBe(true);
+    expect(await m.deleteRun(done.id)).toEqual({ ok: false, reason: `no stored run '${done.id}'` });
+  });
+
   it('a run left running by a closed tab lists as interrupted; continuing drops steps after its checkpoint and finishes', async () => {
     const store = await openIdbStore('dewpoint-continue-interrupted');
     const options = { ...GRPO, checkpointEvery: 2 } as RunOptions;
-    const m = manager(store);
-    const first = await drive(m, (emit) => m.start(options, emit), 3);
+    // A closed tab: the worker dies after committing step 3; nothing it would write after that lands.
+    let dead = false;
+    const dying = new Proxy(store, {
+      get: (target, key) => {
+        const v = Reflect.get(target, key, target);
+        return typeof v === 'function' ? (...args: unknown[]) => (dead ? new Promise(() => {}) : v.apply(target, args)) : v;
+      },
+    });
+    const m = manager(dying);
+    const first = await new Promise<{ id: string }>((resolve) => {
+      const id = m.start(options, (e) => {
+        if (e.type === 'step' && e.step === 3) {
+          dead = true;
+          resolve({ id });
+        }
+      });
+    });
     // As a closed tab leaves it: steps 1–3 committed, the checkpoint at 2, the status still 'running'.
-    await store.setStatus(first.id, 'running');
     expect((await store.listRuns()).find((r) => r.runId === first.id)).toMatchObject({ status: 'running', lastStep: 3, checkpointStep: 2 });
 
     const reopened = manager(store); // the page after a reload: a new worker, nothing active
@@ -174,7 +260,7 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
     expect(events.find((e) => e.type === 'status' && e.status === 'paused')).toMatchObject({ message: expect.stringMatching(/storage is full/) });
     expect(events.filter((e) => e.type === 'step').map((e) => e.type === 'step' && e.step)).toEqual([1]);
     expect(events.filter((e) => e.type === 'checkpoint').map((e) => e.type === 'checkpoint' && e.step)).toEqual([1]);
-    expect(events.at(-1)).toMatchObject({ type: 'status', status: 'stopped', message: 'stopped after step 1 (step 2 could not be stored)' });
+    expect(events.at(-1)).toMatchObject({ type: 'status', status: 'stopped', message: 'stopped after step 1 (step 2 could not be stored); continue from the checkpoint at step 1' });
     expect((await m.listRuns()).find((r) => r.runId === id)).toMatchObject({ status: 'stopped', lastStep: 1, checkpointStep: 1 });
   });
 });

@@ -15,10 +15,10 @@ import { tokenizerFromDescription } from '../data/tokenizer';
 import type { CheckpointFiles, LoadedCheckpoint } from '../model/checkpoint';
 import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
-import type { BatchRecord, ContinueResult, GroupRecord, RunEvent, RunOptions, RunStatus, RunSummary } from '../protocol';
+import type { BatchRecord, ContinueResult, DeleteResult, GroupRecord, RunEvent, RunOptions, RunStatus, RunSummary, StepPhase } from '../protocol';
 import type { Session } from '../rl/types';
-import type { ResumeRecord, RunStore } from '../store/run-store';
-import { StorageFullError } from '../store/run-store';
+import type { ResumeRecord, RunMeta, RunStore } from '../store/run-store';
+import { StorageFullError, metaProblems } from '../store/run-store';
 import { dpoConfigOf, grpoConfigOf, sftConfigOf } from './configs';
 import { checkRunOptions } from './fields';
 import { batchRecord, groupRecords, pairRecords, pairSessions } from './groups';
@@ -36,9 +36,16 @@ interface Trainer {
   tok: CharTokenizer;
   config: object;
   next(): Promise<{ metrics: Record<string, number>; groups?: GroupRecord[]; batch?: BatchRecord; sessions?: readonly Session[] }>;
+  /** Where the step under way is, for trainers that report it (GRPO); others report the whole step as `step`. */
+  onProgress?: (report: ((phase: StepPhase, done?: number, total?: number, unit?: string) => void) | null) => void;
   evaluate(): Promise<EvalResult>;
   /** The run itself, to store its position with each checkpoint and to continue from one. */
   run: Resumable;
+}
+
+/** A run's name until a person gives it one: the preset and the time part of its id. */
+export function defaultName(r: { runId: string; options: RunOptions }): string {
+  return `${r.options.preset} · ${r.runId.split('-')[1] ?? r.runId}`;
 }
 
 /** Where `loop` starts a continued run: the stored checkpoint and what resuming it needs. */
@@ -142,10 +149,42 @@ export class RunManager {
   async listRuns(): Promise<RunSummary[]> {
     const live = this.active && !this.active.ended ? this.active.id : null;
     const [runs, held] = await Promise.all([this.store.listRuns(), this.locks.held()]);
-    return runs.map((r) => {
+    return runs.map((stored) => {
+      const r = stored.name ? stored : { ...stored, name: defaultName(stored) };
       if ((r.status !== 'running' && r.status !== 'paused') || r.runId === live) return r;
       return held.has(r.runId) ? { ...r, elsewhere: true } : { ...r, status: 'interrupted' as const };
     });
+  }
+
+  /** Renames a stored run or edits its notes; refused, with the reason, for an unknown run or a bad value. */
+  async updateMeta(runId: string, meta: RunMeta): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const problems = metaProblems(meta);
+    if (problems.length) return { ok: false, reason: problems.join('; ') };
+    if (!(await this.store.listRuns()).some((r) => r.runId === runId)) return { ok: false, reason: `no stored run '${runId}'` };
+    await this.store.updateMeta(runId, meta);
+    return { ok: true };
+  }
+
+  /**
+   * Deletes every stored record of a run. Refused for a run that is running or paused, here or in
+   * another tab (stop it first), and for an unknown one. Says how much it removed.
+   */
+  async deleteRun(runId: string): Promise<DeleteResult> {
+    const stored = (await this.listRuns()).find((r) => r.runId === runId);
+    if (!stored) return { ok: false, reason: `no stored run '${runId}'` };
+    if (stored.status === 'running' || stored.status === 'paused') {
+      return { ok: false, reason: `run '${runId}' is ${stored.status}${stored.elsewhere ? ' in another tab' : ''}: stop it first` };
+    }
+    // Its lock for the length of the delete, so no tab starts continuing it meanwhile.
+    const release = await this.locks.acquire(runId);
+    if (!release) return { ok: false, reason: `run '${runId}' is being continued (another tab holds its lock)` };
+    try {
+      const { steps, bytes } = await this.store.deleteRun(runId);
+      if (this.lastRunId === runId) this.lastRunId = null;
+      return { ok: true, steps, bytes };
+    } finally {
+      release();
+    }
   }
 
   pause(id: string): void {
@@ -217,7 +256,7 @@ export class RunManager {
         model: dpo.model, tok: base.tokenizer, config,
         next: async () => {
           const s = await dpo.next();
-          return { metrics: s.metrics, groups: pairRecords(s, base.tokenizer), sessions: pairSessions(s, base.tokenizer) };
+          return { metrics: s.metrics, groups: pairRecords(s, base.tokenizer, config), sessions: pairSessions(s, base.tokenizer) };
         },
         evaluate: () => dpo.evaluate(),
         run: dpo,
@@ -229,20 +268,27 @@ export class RunManager {
       model: grpo.model, tok: base.tokenizer, config,
       next: async () => {
         const s = await grpo.next();
-        return { metrics: s.metrics, groups: groupRecords(s, base.tokenizer), batch: batchRecord(s, base.tokenizer), sessions: s.sessions };
+        return { metrics: s.metrics, groups: groupRecords(s, base.tokenizer, config), batch: batchRecord(s, base.tokenizer), sessions: s.sessions };
       },
       evaluate: () => grpo.evaluate(),
+      onProgress: (report) => (grpo.onProgress = report),
       run: grpo,
     };
   }
 
-  /** Runs steps to `o.steps`: from 1, or from the step after the checkpoint `from`. */
+  /**
+   * Runs steps to `o.steps`: from 1 (after the evaluation before training, step 0, when the run
+   * evaluates at all), or from the step after the checkpoint `from`. A stop between steps writes a
+   * checkpoint of the last committed step (unless it has one), so a stopped run can continue.
+   */
   private async loop(run: Active, o: RunOptions, emit: (e: RunEvent) => void, from: From | null, release: () => void): Promise<void> {
     const runId = run.id;
     const setStatus = async (status: RunStatus, message?: string, errorName?: string) => {
       emit({ type: 'status', runId, status, ...(message ? { message } : {}), ...(errorName ? { errorName } : {}) });
       await this.store.setStatus(runId, status, message).catch((e: Error) => console.error(`run ${runId}: could not store status ${status}: ${e.message}`));
     };
+    const phase = (step: number) => (p: StepPhase, done?: number, total?: number, unit?: string) =>
+      emit({ type: 'phase', runId, step, phase: p, ...(done !== undefined ? { done } : {}), ...(total !== undefined ? { total } : {}), ...(unit ? { unit } : {}) });
     try {
       if (from) {
         await this.store.truncateAfter(runId, from.step);
@@ -251,28 +297,59 @@ export class RunManager {
         await this.store.putRun({ runId, options: o, createdAt: Date.now(), status: 'running', lastStep: 0 });
         emit({ type: 'status', runId, status: 'running' });
       }
+      await this.store.setBackend(runId, this.getOps().backend);
       const trainer = await this.trainer(o);
       if (from) trainer.run.resumeAt({ ...from.resume, weights: importCheckpoint(from.files).weights });
-      for (let step = (from?.step ?? 0) + 1; step <= o.steps; step++) {
+      /** The last step stored, and the step of the run's checkpoint (the one continuing would start from). */
+      let committed = from?.step ?? 0;
+      let checkpointed = from?.step ?? null;
+      const checkpoint = async (step: number) => {
+        phase(step)('checkpointing');
+        const files = await exportCheckpoint(trainer.model, trainer.tok, { kind: 'dewpoint-checkpoint', trainedWith: `Experiments view (${o.preset})`, runId, step, [o.preset.split('-')[0]]: trainer.config });
+        // With AdamW's state and the trainer's position, the checkpoint is one a run can continue from.
+        const resume = { optimizer: await trainer.model.getOptimizerState(), position: trainer.run.position() };
+        await this.store.saveCheckpoint(runId, step, files, resume);
+        checkpointed = step;
+        emit({ type: 'checkpoint', runId, step, bytes: Object.values(files).reduce((n, f) => n + f.byteLength, 0) });
+      };
+      // The held-out accuracy before any update, so the accuracy curve starts where the model started.
+      if (!from && o.evalEvery > 0) {
+        phase(0)('evaluating', 0, o.evalN, 'problems');
+        const t0 = performance.now();
+        const ev = await trainer.evaluate();
+        emit({ type: 'eval', runId, step: 0, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n, samples: ev.samples });
+        await this.store.commitStep(runId, { step: 0, metrics: {}, evaluation: { step: 0, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n }, ms: performance.now() - t0 });
+      }
+      for (let step = committed + 1; step <= o.steps; step++) {
         // Yield to the event loop so pause / stop messages are handled between steps.
         await new Promise((r) => setTimeout(r, 0));
         if (run.status === 'paused') await this.waitWhilePaused(run, setStatus);
         if (run.status === 'stopped') {
-          await setStatus('stopped', `stopped after step ${step - 1}`);
+          // The trainer stands exactly at the last committed step: its checkpoint is one to continue from.
+          if (committed > 0 && checkpointed !== committed) await checkpoint(committed);
+          await setStatus('stopped', committed > 0 ? `stopped after step ${committed}; continue from its checkpoint` : 'stopped before the first step');
           return;
         }
+        const t0 = performance.now();
+        const report = phase(step);
+        if (trainer.onProgress) trainer.onProgress(report);
+        else report('step');
         const { metrics, groups, batch, sessions } = await trainer.next();
+        trainer.onProgress?.(null);
         let evaluation;
         if (o.evalEvery > 0 && (step % o.evalEvery === 0 || step === o.steps)) {
+          report('evaluating', 0, o.evalN, 'problems');
           const ev = await trainer.evaluate();
           evaluation = { step, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n };
           emit({ type: 'eval', runId, step, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n, samples: ev.samples });
         }
+        report('storing');
         // One transaction per step; a full store pauses the run until the person frees space and resumes.
-        for (;;) {
+        let stored = false;
+        while (!stored) {
           try {
-            await this.store.commitStep(runId, { step, metrics, ...(groups ? { groups } : {}), ...(batch ? { batch } : {}), ...(sessions ? { sessions } : {}), ...(evaluation ? { evaluation } : {}) });
-            break;
+            await this.store.commitStep(runId, { step, metrics, ms: performance.now() - t0, ...(groups ? { groups } : {}), ...(batch ? { batch } : {}), ...(sessions ? { sessions } : {}), ...(evaluation ? { evaluation } : {}) });
+            stored = true;
           } catch (e) {
             if (!(e instanceof StorageFullError)) throw e;
             run.status = 'paused';
@@ -280,19 +357,15 @@ export class RunManager {
             if ((run.status as RunStatus) === 'stopped') break;
           }
         }
-        // Stopped while waiting for space: this step was never committed, so it is neither reported nor checkpointed.
-        if ((run.status as RunStatus) === 'stopped') {
-          await setStatus('stopped', `stopped after step ${step - 1} (step ${step} could not be stored)`);
+        // Stopped while waiting for space: this step was never committed, so it is neither reported
+        // nor checkpointed, and the trainer has moved past the last committed step (no checkpoint of it now).
+        if (!stored) {
+          await setStatus('stopped', `stopped after step ${committed} (step ${step} could not be stored)${checkpointed !== null ? `; continue from the checkpoint at step ${checkpointed}` : ''}`);
           return;
         }
+        committed = step;
         emit({ type: 'step', runId, step, totalSteps: o.steps, metrics });
-        if ((o.checkpointEvery > 0 && step % o.checkpointEvery === 0) || step === o.steps) {
-          const files = await exportCheckpoint(trainer.model, trainer.tok, { kind: 'dewpoint-checkpoint', trainedWith: `Experiments view (${o.preset})`, runId, step, [o.preset.split('-')[0]]: trainer.config });
-          // With AdamW's state and the trainer's position, the checkpoint is one a run can continue from.
-          const resume = { optimizer: await trainer.model.getOptimizerState(), position: trainer.run.position() };
-          await this.store.saveCheckpoint(runId, step, files, resume);
-          emit({ type: 'checkpoint', runId, step, bytes: Object.values(files).reduce((n, f) => n + f.byteLength, 0) });
-        }
+        if ((o.checkpointEvery > 0 && step % o.checkpointEvery === 0) || step === o.steps) await checkpoint(step);
       }
       run.status = 'finished';
       await setStatus('finished');

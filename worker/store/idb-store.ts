@@ -10,9 +10,9 @@
 import type { DBSchema, IDBPDatabase } from 'idb';
 import { openDB } from 'idb';
 import type { CheckpointFiles } from '../model/checkpoint';
-import type { BatchRecord, GroupRecord, RunStatus } from '../protocol';
-import type { EvalRecord, ResumeRecord, RunRecord, RunStore, StepCommit } from './run-store';
-import { StorageFullError } from './run-store';
+import type { BackendName, BatchRecord, GroupRecord, RunStatus } from '../protocol';
+import type { EvalRecord, ResumeRecord, RunMeta, RunRecord, RunStore, StepCommit } from './run-store';
+import { StorageFullError, approxBytes, committedRun, withMeta } from './run-store';
 import type { SessionsRow } from './sessions-codec';
 import { decodeSessions, encodeSessions } from './sessions-codec';
 
@@ -85,7 +85,7 @@ export class IdbRunStore implements RunStore {
     if (c.groups) writes.push(tx.objectStore('groups').put({ runId, step: c.step, groups: c.groups }));
     if (c.batch) writes.push(tx.objectStore('batches').put({ runId, step: c.step, batch: c.batch }));
     if (c.sessions) writes.push(tx.objectStore('sessions').put({ runId, step: c.step, ...encodeSessions(c.sessions) }));
-    writes.push(tx.objectStore('runs').put({ ...run, lastStep: c.step })); // the commit record, last
+    writes.push(tx.objectStore('runs').put(committedRun(run, c, Date.now()))); // the commit record, last
     await write(Promise.all(writes), tx.done);
   }
 
@@ -94,6 +94,42 @@ export class IdbRunStore implements RunStore {
     const run = await tx.store.get(runId);
     if (!run) throw new Error(`run store: no run '${runId}'`);
     await write(tx.store.put({ ...run, status, message }), tx.done);
+  }
+
+  async updateMeta(runId: string, meta: RunMeta) {
+    await this.updateRun(runId, (run) => withMeta(run, meta));
+  }
+
+  async setBackend(runId: string, backend: BackendName) {
+    await this.updateRun(runId, (run) => ({ ...run, backend }));
+  }
+
+  private async updateRun(runId: string, f: (run: RunRecord) => RunRecord) {
+    const tx = this.db.transaction('runs', 'readwrite', { durability: 'strict' });
+    const run = await tx.store.get(runId);
+    if (!run) throw new Error(`run store: no run '${runId}'`);
+    await write(tx.store.put(f(run)), tx.done);
+  }
+
+  async deleteRun(runId: string) {
+    const stores = ['runs', 'checkpoints', 'resume', ...PER_STEP] as const;
+    const tx = this.db.transaction([...stores], 'readwrite', { durability: 'strict' });
+    const run = await tx.objectStore('runs').get(runId);
+    if (!run) throw new Error(`run store: no run '${runId}'`);
+    const all = IDBKeyRange.bound([runId, -Infinity], [runId, Infinity]);
+    // Read what is deleted, to say how much it was: one pass, in the same transaction.
+    const [steps, ...rest] = await Promise.all([
+      tx.objectStore('steps').getAll(all),
+      ...PER_STEP.filter((s) => s !== 'steps').map((s) => tx.objectStore(s).getAll(all)),
+      tx.objectStore('checkpoints').get(runId),
+      tx.objectStore('resume').get(runId),
+    ]);
+    const bytes = approxBytes(run) + approxBytes(steps) + approxBytes(rest);
+    await write(
+      Promise.all([...PER_STEP.map((s) => tx.objectStore(s).delete(all)), tx.objectStore('checkpoints').delete(runId), tx.objectStore('resume').delete(runId), tx.objectStore('runs').delete(runId)]),
+      tx.done,
+    );
+    return { steps: steps.filter((s) => s.step > 0).length, bytes };
   }
 
   async saveCheckpoint(runId: string, step: number, files: CheckpointFiles, resume?: ResumeRecord) {
@@ -125,7 +161,8 @@ export class IdbRunStore implements RunStore {
   }
 
   async stepMetrics(runId: string) {
-    return (await this.db.getAllFromIndex('steps', 'byRun', runId)).sort((a, b) => a.step - b.step).map((s) => ({ step: s.step, metrics: s.metrics }));
+    const steps = await this.db.getAllFromIndex('steps', 'byRun', runId);
+    return steps.filter((s) => s.step > 0).sort((a, b) => a.step - b.step).map((s) => ({ step: s.step, metrics: s.metrics }));
   }
 
   async evaluations(runId: string) {

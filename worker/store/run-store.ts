@@ -4,7 +4,7 @@
  * trainer's position). One interface, two homes: IndexedDB in the browser (idb-store.ts, the
  * worker alone owns it) and memory (this file) in Node and when IndexedDB is unavailable.
  */
-import type { BatchRecord, GroupRecord, RunStatus, RunSummary, SessionRecord } from '../protocol';
+import type { BackendName, BatchRecord, GroupRecord, RunStatus, RunSummary, SessionRecord } from '../protocol';
 import type { CheckpointFiles } from '../model/checkpoint';
 import type { OptimizerState } from '../model/model';
 import type { Session } from '../rl/types';
@@ -22,9 +22,14 @@ export interface EvalRecord {
   n: number;
 }
 
-/** Everything one step produced: written together, or not at all. */
+/**
+ * Everything one step produced: written together, or not at all. Step 0 is the evaluation before
+ * the first update (metrics empty): it is an evaluation, not a step, and `stepMetrics` skips it.
+ */
 export interface StepCommit {
   step: number;
+  /** Milliseconds the step (and its evaluation) computed, added to the run's `activeMs`. */
+  ms?: number;
   metrics: Record<string, number>;
   groups?: GroupRecord[];
   batch?: BatchRecord;
@@ -39,13 +44,64 @@ export interface ResumeRecord {
   position: TrainerPosition;
 }
 
+/** What a person may change on a stored run: its name and notes. */
+export interface RunMeta {
+  name?: string;
+  notes?: string;
+}
+
+/** What deleting a run removed: its committed steps and the approximate bytes of every record. */
+export interface DeletedRun {
+  steps: number;
+  bytes: number;
+}
+
+/** The run record after `commit`: last step, time of the commit, compute time, latest reward and accuracy. */
+export function committedRun(run: RunRecord, commit: StepCommit, now: number): RunRecord {
+  const latest = { ...run.latest };
+  const reward = commit.metrics['reward/mean'];
+  if (reward !== undefined && Number.isFinite(reward)) latest.rewardMean = reward;
+  if (commit.evaluation) Object.assign(latest, { accuracy: commit.evaluation.accuracy, accuracyStep: commit.evaluation.step });
+  return { ...run, lastStep: commit.step, updatedAt: now, activeMs: (run.activeMs ?? 0) + (commit.ms ?? 0), latest };
+}
+
+/**
+ * Approximate bytes a stored value takes: typed arrays and buffers by their length, strings at two
+ * bytes a character, numbers and booleans at eight; objects and arrays summed over their parts. An
+ * estimate of what deleting it frees (the browser's own accounting adds overhead and compacts later).
+ */
+export function approxBytes(v: unknown): number {
+  if (v === null || v === undefined) return 0;
+  if (typeof v === 'string') return 2 * v.length;
+  if (typeof v === 'number' || typeof v === 'boolean') return 8;
+  if (ArrayBuffer.isView(v)) return v.byteLength;
+  if (v instanceof ArrayBuffer) return v.byteLength;
+  if (Array.isArray(v)) return v.reduce((n: number, x) => n + approxBytes(x), 0);
+  if (typeof v === 'object') return Object.entries(v).reduce((n, [k, x]) => n + 2 * k.length + approxBytes(x), 0);
+  return 0;
+}
+
+/** Checks a name and notes edit: the problems in words, empty when it is fine. */
+export function metaProblems(meta: RunMeta): string[] {
+  const problems: string[] = [];
+  if (meta.name !== undefined && (typeof meta.name !== 'string' || meta.name.length > 100)) problems.push(`name must be text of at most 100 characters, got ${typeof meta.name === 'string' ? `${meta.name.length} characters` : typeof meta.name}`);
+  if (meta.notes !== undefined && (typeof meta.notes !== 'string' || meta.notes.length > 10_000)) problems.push(`notes must be text of at most 10000 characters, got ${typeof meta.notes === 'string' ? `${meta.notes.length} characters` : typeof meta.notes}`);
+  return problems;
+}
+
 export interface RunStore {
   /** Where the data lives, for the UI: 'indexeddb' or 'memory'. */
   readonly kind: 'indexeddb' | 'memory';
   putRun(run: RunRecord): Promise<void>;
-  /** Writes one step atomically and advances the run's lastStep. */
+  /** Writes one step atomically and advances the run record (`committedRun`). */
   commitStep(runId: string, commit: StepCommit): Promise<void>;
   setStatus(runId: string, status: RunStatus, message?: string): Promise<void>;
+  /** Sets the run's name and notes (an empty name: back to the default); the caller checks them (`metaProblems`). */
+  updateMeta(runId: string, meta: RunMeta): Promise<void>;
+  /** Sets the backend that trains the run now. */
+  setBackend(runId: string, backend: BackendName): Promise<void>;
+  /** Removes every record of the run (run, steps, groups, batches, sessions, checkpoint, resume state), atomically. */
+  deleteRun(runId: string): Promise<DeletedRun>;
   /**
    * Replaces the run's checkpoint. With `resume`, the run's `checkpointStep` becomes `step` in the
    * same write; without, the run no longer has a checkpoint to continue from.
@@ -63,6 +119,18 @@ export interface RunStore {
   latestCheckpoint(runId: string): Promise<{ step: number; files: CheckpointFiles } | null>;
   /** The latest checkpoint with its AdamW state and trainer position, or null when it has none. */
   resumePoint(runId: string): Promise<{ step: number; files: CheckpointFiles; resume: ResumeRecord } | null>;
+}
+
+/** The run with a name and notes edit applied: an empty name or notes removes the field. */
+export function withMeta(run: RunRecord, meta: RunMeta): RunRecord {
+  const next = { ...run };
+  for (const k of ['name', 'notes'] as const) {
+    const v = meta[k];
+    if (v === undefined) continue;
+    if (v.trim() === '') delete next[k];
+    else next[k] = k === 'name' ? v.trim() : v;
+  }
+  return next;
 }
 
 /** Raised when the store is full (IndexedDB quota): the run pauses with this message. */
@@ -87,11 +155,29 @@ export class MemoryRunStore implements RunStore {
     const steps = this.steps.get(runId)!.filter((s) => s.step !== commit.step);
     steps.push({ ...rest, ...(sessions ? { sessions: encodeSessions(sessions) } : {}) });
     this.steps.set(runId, steps.sort((a, b) => a.step - b.step));
-    run.lastStep = commit.step;
+    this.runs.set(runId, committedRun(run, commit, Date.now()));
   }
 
   async setStatus(runId: string, status: RunStatus, message?: string) {
     Object.assign(this.require(runId), { status, message });
+  }
+
+  async updateMeta(runId: string, meta: RunMeta) {
+    this.runs.set(runId, withMeta(this.require(runId), meta));
+  }
+
+  async setBackend(runId: string, backend: BackendName) {
+    this.require(runId).backend = backend;
+  }
+
+  async deleteRun(runId: string) {
+    const run = this.require(runId);
+    const steps = this.steps.get(runId) ?? [];
+    const bytes = approxBytes(run) + approxBytes(steps) + approxBytes(this.checkpoints.get(runId));
+    this.runs.delete(runId);
+    this.steps.delete(runId);
+    this.checkpoints.delete(runId);
+    return { steps: steps.filter((s) => s.step > 0).length, bytes };
   }
 
   async saveCheckpoint(runId: string, step: number, files: CheckpointFiles, resume?: ResumeRecord) {
@@ -112,7 +198,7 @@ export class MemoryRunStore implements RunStore {
   }
 
   async stepMetrics(runId: string) {
-    return (this.steps.get(runId) ?? []).map((s) => ({ step: s.step, metrics: s.metrics }));
+    return (this.steps.get(runId) ?? []).filter((s) => s.step > 0).map((s) => ({ step: s.step, metrics: s.metrics }));
   }
 
   async evaluations(runId: string) {
@@ -169,6 +255,9 @@ export class DeferredRunStore implements RunStore {
   putRun = (run: RunRecord) => this.call('putRun', run);
   commitStep = (runId: string, c: StepCommit) => this.call('commitStep', runId, c);
   setStatus = (runId: string, status: RunStatus, message?: string) => this.call('setStatus', runId, status, message);
+  updateMeta = (runId: string, meta: RunMeta) => this.call('updateMeta', runId, meta);
+  setBackend = (runId: string, backend: BackendName) => this.call('setBackend', runId, backend);
+  deleteRun = (runId: string) => this.call('deleteRun', runId);
   saveCheckpoint = (runId: string, step: number, files: CheckpointFiles, resume?: ResumeRecord) => this.call('saveCheckpoint', runId, step, files, resume);
   truncateAfter = (runId: string, step: number) => this.call('truncateAfter', runId, step);
   listRuns = () => this.call('listRuns');

@@ -19,6 +19,7 @@ import type {
   AdvantageOptions, AggregationOptions, GrpoObjectiveOptions, GrpoObjectiveOutput, IsWeightsOptions, KlOptions, OutcomeEstimator, PolicyLossSpec, RejectionThresholds, Session, Truncation,
 } from '../rl/index';
 import { grpoObjective, sessionMeanWeights } from '../rl/index';
+import type { StepPhase } from '../protocol';
 import type { Generated } from '../rollout/generate';
 import { PromptSource } from '../rollout/prompt-source';
 import { SampledRollout } from '../rollout/sampled-rollout';
@@ -199,6 +200,8 @@ export class GrpoRun {
   private readonly heldOutTasks: ArithTask[];
   private readonly rollout: SampledRollout<ArithTask>;
   step = 0;
+  /** Told where the step under way is (sampling n of N sequences, old log-probs, reference, training). */
+  onProgress: ((phase: StepPhase, done?: number, total?: number, unit?: string) => void) | null = null;
 
   constructor(ops: Ops, readonly config: GrpoConfig, readonly base: LoadedCheckpoint) {
     this.model = new Model(ops, base.config);
@@ -214,6 +217,7 @@ export class GrpoRun {
       decode: (ids) => tok.decode(ids),
       prompt: (task) => encodeExample(tok, task).promptIds, eos: tok.eos, maxNewTokens: config.maxNew,
       sampling: { temperature: config.temperature, topK: config.topK, topP: config.topP }, seed: config.seed * 100_003 + 1,
+      onProgress: (finished, rows) => this.onProgress?.('sampling', finished, rows, 'sequences'),
     });
     this.rollout = new SampledRollout(source, { groups: config.group, pack: { estimator: config.estimator, advantage: config.advantage, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage } });
   }
@@ -229,6 +233,7 @@ export class GrpoRun {
     const version = this.step - 1; // weights after `version` batches' updates sample this batch
     const t0 = performance.now();
     const tasks = this.stream.take(c.prompts);
+    this.onProgress?.('sampling', 0, c.prompts * c.group, 'sequences');
     const sessions = await this.rollout.collect(tasks, version);
     const generated: Generated[] = sessions.map(({ calls: [g] }) => ({ promptIds: g.promptIds, sampledIds: g.sampledIds, behaviorLogProbs: g.behaviorLogProbs, rawLogProbs: g.rawLogProbs, finishReason: g.finishReason }));
     const tSample = performance.now();
@@ -247,8 +252,15 @@ export class GrpoRun {
     let oldLogp = packed.oldLogProbs ?? undefined;
     let rescored: Float64Array | null = null;
     let firstScored: Scored | null = null;
-    if (steps === 1) firstScored = await this.model.score(packed);
-    else {
+    // One update: this forward is the update's own (its log-probs are the ratio's numerator), so it counts as training.
+    let tFirstForward = 0;
+    if (steps === 1) {
+      this.onProgress?.('training', 0, steps, 'updates');
+      const t = performance.now();
+      firstScored = await this.model.score(packed);
+      tFirstForward = performance.now() - t;
+    } else {
+      this.onProgress?.('old log-probs');
       rescored = new Float64Array(packed.rows * packed.width);
       for (let b = c.miniBatches - 1; b >= 0; b--) {
         firstScored = await this.model.score(miniBatchOf(packed, plan[0][b]));
@@ -256,6 +268,8 @@ export class GrpoRun {
       }
       oldLogp = rescored;
     }
+    const tOld = performance.now();
+    if (this.reference) this.onProgress?.('reference log-probs');
     const refLogp = this.reference ? (await this.reference.score(packed)).logp : undefined;
     const tScore = performance.now();
     const options: GrpoObjectiveOptions = { policyLoss: c.policyLoss, aggregation: c.aggregation, beta: c.beta, kl: c.kl, importance: c.importance, rejection: c.rejection };
@@ -265,6 +279,7 @@ export class GrpoRun {
     let gradNorm = 0;
     for (let e = 0; e < c.epochs; e++) {
       for (let b = 0; b < c.miniBatches; b++) {
+        this.onProgress?.('training', updates.length, steps, 'updates');
         const mb = miniBatchOf(packed, plan[e][b]);
         const scored = e === 0 && b === 0 && firstScored ? firstScored : await this.model.score(mb);
         const obj = grpoObjective(
@@ -295,10 +310,13 @@ export class GrpoRun {
       'opt/lr': c.lr,
       'opt/grad_norm': gradNorm,
       'opt/steps_per_batch': steps,
-      // score_ms: the old log-probs' rescoring and the reference before the first update; train_ms: the updates, their forwards included.
+      // verl's timing_s/gen, old_log_prob, ref and update_actor: sampling; rescoring the old
+      // log-probs before the first update (only with several updates per batch: with one, they are
+      // the sampler's); the frozen reference (β > 0); the updates, their forwards included.
       'perf/sample_ms': tSample - t0,
-      'perf/score_ms': tScore - tSample,
-      'perf/train_ms': tTrain - tScore,
+      ...(rescored ? { 'perf/old_logprob_ms': tOld - tSample } : {}),
+      ...(this.reference ? { 'perf/ref_ms': tScore - tOld } : {}),
+      'perf/train_ms': tTrain - tScore + tFirstForward,
       'perf/step_ms': tTrain - t0,
       'perf/tokens_per_s': (packed.realTokens + sampledTokens) / ((tTrain - t0) / 1000),
     };
