@@ -5,7 +5,9 @@
  */
 import { defineConfig } from '@playwright/test';
 
-const PORT = 4173;
+// E2E_PORT and E2E_DIST let two checkouts' suites run side by side (each builds into its own folder).
+const PORT = Number(process.env.E2E_PORT ?? 4173);
+const DIST = process.env.E2E_DIST ?? 'dist';
 
 export const CHROMIUM_ARGS = [
   '--enable-unsafe-webgpu',
@@ -36,7 +38,7 @@ export default defineConfig({
     trace: 'retain-on-failure',
   },
   webServer: {
-    command: `npx vite preview --port ${PORT} --strictPort --host localhost`,
+    command: `npx vite preview --port ${PORT} --strictPort --host localhost --outDir ${DIST}`,
     url: `http://localhost:${PORT}`,
     reuseExistingServer: false,
     timeout: 60_000,

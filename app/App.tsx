@@ -7,6 +7,8 @@ import { ExperimentsView } from './views/ExperimentsView';
 import { BatchView } from './views/BatchView';
 import { GroupsView } from './views/GroupsView';
 import { SystemView } from './views/SystemView';
+import { CompareView } from './views/CompareView';
+import { useRunStore } from './state/run-store';
 
 interface ViewDef {
   id: string;
@@ -18,6 +20,7 @@ const VIEWS: ViewDef[] = [
   { id: 'experiments', title: 'Experiments', render: () => <ExperimentsView /> },
   { id: 'groups', title: 'Groups', render: () => <GroupsView /> },
   { id: 'batch', title: 'Batch', render: () => <BatchView /> },
+  { id: 'compare', title: 'Compare', render: () => <CompareView /> },
   { id: 'system', title: 'System', render: () => <SystemView /> },
 ];
 
@@ -26,7 +29,26 @@ function currentViewId(): string {
   return VIEWS.some((v) => v.id === id) ? id : VIEWS[0].id;
 }
 
+/**
+ * While a run is live in this tab, leaving or reloading the page would end it mid-step: the
+ * browser asks first (beforeunload). A run so ended is listed as interrupted and can continue
+ * from its last checkpoint.
+ */
+function useWarnBeforeUnload(): void {
+  const live = useRunStore((s) => s.status === 'running' || s.status === 'paused');
+  useEffect(() => {
+    if (!live) return;
+    const warn = (e: BeforeUnloadEvent) => {
+      e.preventDefault();
+      e.returnValue = ''; // older Chrome needs a value set to show the dialog
+    };
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [live]);
+}
+
 export function App() {
+  useWarnBeforeUnload();
   const [viewId, setViewId] = useState(currentViewId);
   useEffect(() => {
     const onHash = () => setViewId(currentViewId());

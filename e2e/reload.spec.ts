@@ -33,7 +33,8 @@ test('a GRPO run cut off by a reload is listed as interrupted and continues from
   await expect(page.getByText(/Latest checkpoint: step \d+,/)).toBeVisible({ timeout: 170_000 });
   const runId = (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');
 
-  // The reload ends the worker mid-run: the store still says 'running'.
+  // The reload ends the worker mid-run (once the page's "leave?" question is answered): the store still says 'running'.
+  page.on('dialog', (d) => void d.accept());
   await page.reload();
   const row = page.getByTestId('stored-runs').getByRole('row', { name: new RegExp(runId) });
   await expect(row).toContainText('interrupted');

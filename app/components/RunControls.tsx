@@ -1,11 +1,11 @@
 /**
  * Actions on the live run: pause, resume and stop (the worker acts between steps), the latest
- * checkpoint as downloadable files, and the run's metrics as a JSON file (what the dashboard
- * plots: every step's metrics and every evaluation; `npm run demo` reads its report from it).
+ * checkpoint as downloadable files, and the run's metrics as JSON (with its config; `npm run demo`
+ * reads its report from it) or CSV (state/metrics-file.ts).
  */
 import { useEffect, useState } from 'react';
 import { latestCheckpoint, pauseRun, resumeRun, stopRun } from '../queries/experiments';
-import { metricsFile } from '../state/metrics-file';
+import { metricsCsv, metricsFile } from '../state/metrics-file';
 import { useRunStore } from '../state/run-store';
 
 export function RunControls() {
@@ -22,39 +22,50 @@ export function RunControls() {
   );
 }
 
+/** Saves `text` as a file named `name`. */
+function download(name: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
 function MetricsExport() {
-  const { runId, status, totalSteps, steps, evals } = useRunStore();
+  const { runId, status, totalSteps, steps, evals, options } = useRunStore();
   if (!runId || steps.length === 0) return null;
-  const download = () => {
-    const file = metricsFile({ runId, status, totalSteps, steps, evals });
-    const url = URL.createObjectURL(new Blob([JSON.stringify(file, null, 2)], { type: 'application/json' }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = `${runId}-metrics.json`;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  };
+  const run = { runId, status, totalSteps, steps, evals, config: options };
   return (
-    <button type="button" onClick={download}>
-      Export metrics (JSON)
-    </button>
+    <>
+      <button type="button" onClick={() => download(`${runId}-metrics.json`, JSON.stringify(metricsFile(run), null, 2), 'application/json')}>
+        Export metrics (JSON)
+      </button>
+      <button type="button" onClick={() => download(`${runId}-metrics.csv`, metricsCsv(run), 'text/csv')}>
+        Export metrics (CSV)
+      </button>
+    </>
   );
 }
 
 export function CheckpointDownload() {
   const checkpoint = useRunStore((s) => s.checkpoint);
+  const runId = useRunStore((s) => s.runId);
   const [links, setLinks] = useState<{ name: string; url: string }[]>([]);
   useEffect(() => () => links.forEach((l) => URL.revokeObjectURL(l.url)), [links]);
-  if (!checkpoint) return null;
+  // Links prepared for another run or an older checkpoint are not this one's.
+  useEffect(() => setLinks([]), [runId, checkpoint?.step]);
+  if (!checkpoint || !runId) return null;
   const prepare = async () => {
-    const c = await latestCheckpoint();
+    const c = await latestCheckpoint(runId);
     if (!c) return;
     setLinks(Object.entries(c.files).map(([name, bytes]) => ({ name, url: URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>])) })));
   };
   return (
     <div>
       <p>
-        Latest checkpoint: step {checkpoint.step}, {(checkpoint.bytes / 1024).toFixed(0)} KiB (safetensors + Hugging Face config.json + tokenizer.json).{' '}
+        Latest checkpoint: step {checkpoint.step}
+        {checkpoint.bytes !== undefined ? `, ${(checkpoint.bytes / 1024).toFixed(0)} KiB` : ''} (safetensors + Hugging Face config.json + tokenizer.json).{' '}
         <button type="button" onClick={() => void prepare()}>
           Prepare download
         </button>

@@ -5,17 +5,28 @@
  * zero-std groups, tokens/s, step time by phase). The panels are chosen in dashboard-panels.ts;
  * any other metric can be plotted from the explorer below them.
  */
+import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
+import { runsQuery } from '../queries/experiments';
 import type { StepPoint } from '../state/run-store';
 import { useRunStore } from '../state/run-store';
 import { Chart } from './Chart';
+import { ChartSettings } from './ChartSettings';
 import { dashboardPanels } from './dashboard-panels';
+import { fixed } from './format';
 import { MetricExplorer } from './MetricExplorer';
 import { CheckpointDownload, RunControls } from './RunControls';
+import { RunProgress } from './RunProgress';
+
+/** A step's time by phase, in verl's terms: sampling, old log-probs (when recomputed), reference (β > 0), training. */
+function stepTime(m: Record<string, number>): string {
+  const parts: [string, string][] = [['perf/sample_ms', 'sampling'], ['perf/old_logprob_ms', 'old log-probs'], ['perf/ref_ms', 'reference'], ['perf/train_ms', 'training']];
+  return parts.filter(([k]) => k in m).map(([k, name]) => `${name} ${fixed(m[k], 0)} ms`).join(' · ');
+}
 
 function Facts({ last, isRl, isDpo, lossKey }: { last: StepPoint | undefined; isRl: boolean; isDpo: boolean; lossKey: string }) {
   const lastEval = useRunStore((s) => s.evals.at(-1));
-  const fmt = (key: string, digits = 4) => (last && key in last.metrics ? last.metrics[key].toFixed(digits) : '–');
+  const fmt = (key: string, digits = 4) => (last && key in last.metrics ? fixed(last.metrics[key], digits) : '–');
   return (
     <dl className="facts">
       {isRl && (
@@ -26,8 +37,8 @@ function Facts({ last, isRl, isDpo, lossKey }: { last: StepPoint | undefined; is
           <dd>{fmt('reward/frac_reward_zero_std', 2)}</dd>
           <dt>Clip fraction</dt>
           <dd>{fmt('rl/pg_clipfrac', 3)}</dd>
-          <dt>Step time (sample / score / train)</dt>
-          <dd>{last ? `${fmt('perf/sample_ms', 0)} / ${fmt('perf/score_ms', 0)} / ${fmt('perf/train_ms', 0)} ms` : '–'}</dd>
+          <dt>Step time</dt>
+          <dd>{last ? stepTime(last.metrics) : '–'}</dd>
         </>
       )}
       {isDpo && (
@@ -70,15 +81,16 @@ function Samples() {
 }
 
 export function RunDashboard() {
-  const { runId, status, message, steps, evals, totalSteps } = useRunStore();
+  const { runId, options, status, message, steps, evals } = useRunStore();
+  const stored = useQuery(runsQuery());
   const last = steps.at(-1);
-  const isRl = steps.length > 0 && 'reward/mean' in steps[0].metrics;
-  const isDpo = steps.length > 0 && 'loss/dpo' in steps[0].metrics;
+  // What the run reports follows from its preset, known before its first step.
+  const isRl = options?.preset === 'grpo-arith';
+  const isDpo = options?.preset === 'dpo-arith';
   const lossKey = isRl || isDpo ? 'loss/total' : 'loss/sft';
   const panels = useMemo(() => dashboardPanels(steps, evals), [steps, evals]);
-  if (!runId) return <p>No run yet: choose a preset and start it.</p>;
-  const step = last?.step ?? 0;
-  const latest = (key: string, digits: number) => (last && key in last.metrics ? last.metrics[key].toFixed(digits) : '–');
+  if (!runId) return <p>{stored.data?.length ? 'No run open: start one above, or open a stored run from the table below.' : 'No run yet: choose a preset and start it.'}</p>;
+  const latest = (key: string, digits: number) => (last && key in last.metrics ? fixed(last.metrics[key], digits) : '–');
   const headline = isRl ? ` · mean reward ${latest('reward/mean', 2)}` : isDpo ? ` · reward margin ${latest('rewards/margins', 3)}` : '';
   return (
     <section aria-labelledby="live-title" data-testid="run-dashboard">
@@ -86,17 +98,12 @@ export function RunDashboard() {
       <p>
         Status: <strong data-testid="run-status">{status}</strong>
       </p>
-      <div className="run-progress">
-        <progress max={totalSteps} value={step} aria-label="Run progress" />
-        <span data-testid="run-progress-text">
-          step <span data-testid="run-step">{step}</span> / {totalSteps}
-          {headline}
-        </span>
-      </div>
+      <RunProgress headline={headline} />
       {message && <p role={status === 'failed' ? 'alert' : 'status'}>{message}</p>}
       <RunControls />
       <CheckpointDownload />
       <Facts last={last} isRl={isRl} isDpo={isDpo} lossKey={lossKey} />
+      <ChartSettings />
       <div className="chart-grid">
         {panels.map((p) => (
           <figure key={p.id} className="chart-panel" data-testid={`chart-${p.id}`}>

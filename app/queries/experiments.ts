@@ -12,7 +12,10 @@ export const storageQuery = () => queryOptions({ queryKey: keys.storage(), query
 /** Loads a stored run's metrics and evaluations into the live view. */
 export async function openStoredRun(run: RunSummary): Promise<void> {
   const h = await workbench.runHistory(run.runId);
-  useRunStore.getState().load(run.runId, run.status, run.options.steps, h.steps, h.evaluations.map((e) => ({ ...e, samples: [] })), run.message);
+  const { load } = useRunStore.getState();
+  load(run.runId, run.options, run.status, h.steps, h.evaluations.map((e) => ({ ...e, samples: [] })), run.message);
+  // Its checkpoint can be downloaded as the live run's can (its size is known once prepared).
+  if (run.checkpointStep !== undefined) useRunStore.setState({ checkpoint: { step: run.checkpointStep } });
 }
 
 export const presetsQuery = () => queryOptions({ queryKey: keys.presets(), queryFn: () => workbench.presets(), staleTime: Infinity });
@@ -36,7 +39,7 @@ export async function startRun(options: RunOptions): Promise<void> {
     options,
     proxy((e: RunEvent) => (started ? receive(e) : early.push(e))),
   );
-  begin(runId, options.steps);
+  begin(runId, options);
   started = true;
   for (const e of early) receive(e);
 }
@@ -57,13 +60,32 @@ export async function continueRun(run: RunSummary): Promise<string | null> {
   if (!r.ok) return r.reason;
   const h = await workbench.runHistory(run.runId);
   const upTo = <T extends { step: number }>(xs: T[]) => xs.filter((x) => x.step <= r.fromStep);
-  load(run.runId, 'running', run.options.steps, upTo(h.steps), upTo(h.evaluations).map((e) => ({ ...e, samples: [] })));
+  load(run.runId, run.options, 'running', upTo(h.steps), upTo(h.evaluations).map((e) => ({ ...e, samples: [] })), undefined, true);
   loaded = true;
   for (const e of early) receive(e);
   return null;
 }
 
-export const pauseRun = (id: string) => workbench.pauseRun(id);
+/** Pause and stop act between steps: until the worker reaches them the dashboard says "pausing…" or "stopping…". */
+export const pauseRun = (id: string) => {
+  useRunStore.getState().request('pause');
+  return workbench.pauseRun(id);
+};
 export const resumeRun = (id: string) => workbench.resumeRun(id);
-export const stopRun = (id: string) => workbench.stopRun(id);
-export const latestCheckpoint = () => workbench.latestCheckpoint();
+export const stopRun = (id: string) => {
+  useRunStore.getState().request('stop');
+  return workbench.stopRun(id);
+};
+export const latestCheckpoint = (runId: string) => workbench.latestCheckpoint(runId);
+
+/** Renames a run or edits its notes; resolves to the worker's reason when it refuses. */
+export async function updateRun(runId: string, meta: { name?: string; notes?: string }): Promise<string | null> {
+  const r = await workbench.updateRun(runId, meta);
+  return r.ok ? null : r.reason;
+}
+
+export const deleteRun = (runId: string) => workbench.deleteRun(runId);
+
+/** A stored run's per-step metrics and evaluations (the Compare view reads several). */
+export const runHistoryQuery = (runId: string, lastStep: number) =>
+  queryOptions({ queryKey: keys.runHistory(runId, lastStep), queryFn: () => workbench.runHistory(runId) });

@@ -6,6 +6,8 @@ export const keys = {
   optionProblems: (options: unknown) => ['option-problems', options] as const,
   runs: () => ['runs'] as const,
   storage: () => ['storage'] as const,
+  /** Changes with the run's last step, so a live run's history refreshes as it goes. */
+  runHistory: (runId: string, lastStep: number) => ['runs', runId, 'history', lastStep] as const,
   /** Changes with the latest step, so the list refreshes as the run goes. */
   groupSteps: (runId: string, latestStep: number) => ['runs', runId, 'group-steps', latestStep] as const,
   groupsAt: (runId: string, step: number) => ['runs', runId, 'groups', step] as const,

@@ -1,9 +1,12 @@
 /**
- * The live run, in zustand: the events the worker sends while a run is going. Only UI and live
- * state lives here; stored runs are read through react-query.
+ * The live run, in zustand: the events the worker sends while a run is going, and what the
+ * dashboard derives from their arrival (the phase of the step under way, when each step ended,
+ * a pause or stop asked for but not yet reached). Only UI and live state lives here; stored runs
+ * are read through react-query.
  */
 import { create } from 'zustand';
-import type { RunEvent, RunStatus } from '../../worker/protocol';
+import type { RunEvent, RunOptions, RunStatus, StepPhase } from '../../worker/protocol';
+import { useViewedRun } from './viewed-run';
 
 export interface StepPoint {
   step: number;
@@ -18,36 +21,76 @@ export interface EvalPoint {
   samples: Extract<RunEvent, { type: 'eval' }>['samples'];
 }
 
+/** The phase of the step under way, as last reported, and when it was reported (ms, `Date.now()`). */
+export interface PhasePoint {
+  step: number;
+  phase: StepPhase;
+  done?: number;
+  total?: number;
+  unit?: string;
+  at: number;
+}
+
 interface RunState {
   runId: string | null;
+  /** The run's exact options (its preset says which curves and labels apply before any step). */
+  options: RunOptions | null;
   status: RunStatus | 'idle';
   message: string | null;
   totalSteps: number;
   steps: StepPoint[];
   evals: EvalPoint[];
   /** The latest checkpoint the run exported (the files stay in the worker until downloaded). */
-  checkpoint: { step: number; bytes: number } | null;
-  begin: (runId: string, totalSteps: number) => void;
-  /** Shows a stored run (after a reload) as the current one. */
-  load: (runId: string, status: RunStatus, totalSteps: number, steps: StepPoint[], evals: EvalPoint[], message?: string) => void;
+  checkpoint: { step: number; bytes?: number } | null;
+  phase: PhasePoint | null;
+  /** When the run started (or was continued) in this tab, and when each step since then ended (ms). */
+  startedAt: number | null;
+  stepEnds: { step: number; at: number }[];
+  /** A pause or stop the person asked for that the worker has not reached yet (it acts between steps). */
+  requested: 'pause' | 'stop' | null;
+  begin: (runId: string, options: RunOptions) => void;
+  /** Shows a stored run as the current one; `live` when it was just continued (events follow). */
+  load: (runId: string, options: RunOptions, status: RunStatus, steps: StepPoint[], evals: EvalPoint[], message?: string, live?: boolean) => void;
   receive: (e: RunEvent) => void;
+  request: (what: 'pause' | 'stop') => void;
 }
+
+/** A run that becomes the current one is what Groups and Batch show next (not an earlier pick). */
+const followCurrent = () => useViewedRun.getState().view(null);
 
 export const useRunStore = create<RunState>((set, get) => ({
   runId: null,
+  options: null,
   status: 'idle',
   message: null,
   totalSteps: 0,
   steps: [],
   evals: [],
   checkpoint: null,
-  begin: (runId, totalSteps) => set({ runId, totalSteps, status: 'running', message: null, steps: [], evals: [], checkpoint: null }),
-  load: (runId, status, totalSteps, steps, evals, message) => set({ runId, status, totalSteps, steps, evals, message: message ?? null, checkpoint: null }),
+  phase: null,
+  startedAt: null,
+  stepEnds: [],
+  requested: null,
+  begin: (runId, options) => {
+    followCurrent();
+    set({ runId, options, totalSteps: options.steps, status: 'running', message: null, steps: [], evals: [], checkpoint: null, phase: null, startedAt: Date.now(), stepEnds: [], requested: null });
+  },
+  load: (runId, options, status, steps, evals, message, live = false) => {
+    followCurrent();
+    set({ runId, options, status, totalSteps: options.steps, steps, evals, message: message ?? null, checkpoint: null, phase: null, startedAt: live ? Date.now() : null, stepEnds: [], requested: null });
+  },
   receive: (e) => {
     if (get().runId !== null && e.runId !== get().runId) return; // an event of a replaced run
-    if (e.type === 'status') set({ status: e.status, message: e.message ? `${e.errorName ? `${e.errorName}: ` : ''}${e.message}` : null });
-    else if (e.type === 'step') set((s) => ({ steps: [...s.steps, { step: e.step, metrics: e.metrics }], totalSteps: e.totalSteps }));
-    else if (e.type === 'checkpoint') set({ checkpoint: { step: e.step, bytes: e.bytes } });
+    if (e.type === 'status') {
+      const requested = get().requested;
+      // A pause or stop asked for is reached when the status says so (or the run ended otherwise).
+      const reached = e.status !== 'running' || requested === null;
+      set({ status: e.status, message: e.message ? `${e.errorName ? `${e.errorName}: ` : ''}${e.message}` : null, ...(reached ? { requested: null } : {}), ...(e.status === 'running' ? {} : { phase: null }) });
+    } else if (e.type === 'step') {
+      set((s) => ({ steps: [...s.steps, { step: e.step, metrics: e.metrics }], totalSteps: e.totalSteps, stepEnds: [...s.stepEnds, { step: e.step, at: Date.now() }] }));
+    } else if (e.type === 'checkpoint') set({ checkpoint: { step: e.step, bytes: e.bytes } });
+    else if (e.type === 'phase') set({ phase: { step: e.step, phase: e.phase, done: e.done, total: e.total, unit: e.unit, at: Date.now() } });
     else set((s) => ({ evals: [...s.evals, { step: e.step, accuracy: e.accuracy, meanLength: e.meanLength, n: e.n, samples: e.samples }] }));
   },
+  request: (what) => set({ requested: what }),
 }));

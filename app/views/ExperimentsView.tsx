@@ -3,13 +3,16 @@
  * rate, tokens/s, held-out accuracy), with pause, resume and stop between steps.
  */
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { RunOptions } from '../../worker/protocol';
-import { ObjectiveForm } from '../components/ObjectiveForm';
+import { ConfigImport } from '../components/ConfigImport';
+import { ObjectiveForm, type ObjectiveFormHandle } from '../components/ObjectiveForm';
+import { ProblemSummary } from '../components/ProblemSummary';
 import { RunDashboard } from '../components/RunDashboard';
-import { StoredRuns } from '../components/StoredRuns';
+import { RunsTable } from '../components/RunsTable';
 import { optionProblemsQuery, presetsQuery, startRun } from '../queries/experiments';
 import { backendInfoQuery } from '../queries/system';
+import { useFormStore } from '../state/form-store';
 import { useRunStore } from '../state/run-store';
 
 /** The run's options as JSON, with a copy button, so a run can be described or repeated exactly. */
@@ -39,16 +42,18 @@ function ConfigJson({ options }: { options: RunOptions }) {
 export function ExperimentsView() {
   const backend = useQuery(backendInfoQuery());
   const presets = useQuery(presetsQuery());
-  const [options, setOptions] = useState<RunOptions | null>(null);
+  const { options, setOptions, choosePreset, resetPreset, initFrom } = useFormStore();
   const [error, setError] = useState<string | null>(null);
   const status = useRunStore((s) => s.status);
   const check = useQuery(optionProblemsQuery(options));
   const problems = check.data ?? [];
   const checked = check.isSuccess && !check.isPlaceholderData;
-  const fields = presets.data?.find((p) => p.name === options?.preset)?.fields ?? [];
+  const preset = presets.data?.find((p) => p.name === options?.preset);
+  const fields = preset?.fields ?? [];
+  const form = useRef<ObjectiveFormHandle>(null);
   useEffect(() => {
-    if (!options && presets.data?.[0]) setOptions(presets.data[0].defaults);
-  }, [options, presets.data]);
+    if (presets.data) initFrom(presets.data);
+  }, [presets.data, initFrom]);
 
   const start = async () => {
     if (!options) return;
@@ -73,7 +78,7 @@ export function ExperimentsView() {
       <h2>Presets</h2>
       <div className="presets">
         {presets.data?.map((p) => (
-          <button key={p.name} type="button" data-testid={`preset-${p.name}`} aria-pressed={options?.preset === p.name} onClick={() => setOptions(p.defaults)}>
+          <button key={p.name} type="button" data-testid={`preset-${p.name}`} aria-pressed={options?.preset === p.name} onClick={() => choosePreset(p)}>
             <span>
               <strong>{p.name}</strong>: {p.title}
             </span>
@@ -90,23 +95,30 @@ export function ExperimentsView() {
             void start();
           }}
         >
-          <ObjectiveForm fields={fields} options={options} problems={problems} onChange={setOptions} />
+          <ObjectiveForm ref={form} fields={fields} options={options} problems={problems} onChange={setOptions} />
+          {/* Sticky: Start and the problems stay in reach however many sections are open. */}
+          <div className="form-actions">
+            <button type="submit" data-testid="run-start" aria-describedby="run-start-note" disabled={!backend.data || status === 'running' || status === 'paused' || !checked || problems.length > 0}>
+              Start run
+            </button>
+            {preset && (
+              <button type="button" onClick={() => resetPreset(preset)}>
+                Reset to the preset&apos;s defaults
+              </button>
+            )}
+            <ProblemSummary fields={fields} options={options} problems={problems} checkError={check.isError ? check.error.message : null} onReveal={(path) => form.current?.reveal(path)} />
+            {error && (
+              <p role="alert" className="bad">
+                {error}
+              </p>
+            )}
+          </div>
           <ConfigJson options={options} />
-          <button type="submit" data-testid="run-start" aria-describedby="run-start-note" disabled={!backend.data || status === 'running' || status === 'paused' || !checked || problems.length > 0}>
-            Start run
-          </button>
-          <span id="run-start-note" className={problems.length ? 'bad' : undefined}>
-            {check.isError ? ` Could not check the options: ${check.error.message}` : problems.length ? ` ${problems.length} problem${problems.length > 1 ? 's' : ''} with the options: fix ${problems.length > 1 ? 'them' : 'it'} to start.` : ''}
-          </span>
-          {error && (
-            <p role="alert" className="bad">
-              {error}
-            </p>
-          )}
+          <ConfigImport presets={presets.data ?? []} />
         </form>
       )}
       <RunDashboard />
-      <StoredRuns />
+      <RunsTable />
     </section>
   );
 }

@@ -15,8 +15,19 @@ function AdapterDetails({ info }: { info: BackendInfo }) {
     );
   }
   const a = info.adapter;
+  const software = a.isFallbackAdapter || /swiftshader|llvmpipe|lavapipe|warp/i.test(`${a.vendor} ${a.architecture} ${a.description} ${a.device}`);
   return (
     <div data-testid="adapter-info">
+      {software && (
+        <p className="note" data-testid="software-adapter">
+          This adapter is a <strong>software GPU</strong> ({a.architecture || a.description || 'a fallback adapter'}): SwiftShader and its kind run WebGPU on the
+          CPU, with no graphics hardware involved. Every kernel works and gives the same numbers, but slowly: matmuls reach a few GFLOPS instead of thousands, and
+          each dispatch costs tens of microseconds, so one step of the grpo-arith preset takes several seconds here (about 8 s on a 2-core machine) where a real GPU
+          takes a fraction of a second. On such a machine keep to the small presets, fewer prompts per step and evaluations on fewer problems; the step time by
+          phase on the run dashboard shows where the time goes. Chrome picks a software adapter when it finds no usable GPU (or its GPU is blocklisted):{' '}
+          <code>chrome://gpu</code> says why.
+        </p>
+      )}
       <dl className="facts">
         <dt>Vendor</dt>
         <dd>{a.vendor || '(not reported)'}</dd>

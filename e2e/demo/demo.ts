@@ -42,6 +42,8 @@ async function fillField(page: Page, name: string, label: RegExp, value: string)
   const target = (await byId.count()) > 0 ? byId.first() : page.getByLabel(label).first();
   const tag = await target.evaluate((el) => el.tagName.toLowerCase());
   const control = ['input', 'select', 'textarea'].includes(tag) ? target : target.locator('input, select, textarea').first();
+  // Fields outside the common section sit in collapsed sections: open the one that holds it.
+  if (!(await control.isVisible())) await page.getByRole('group').filter({ has: control }).getByRole('button', { expanded: false }).click();
   await control.fill(value);
 }
 

@@ -7,7 +7,7 @@ const input = (over: Partial<ReportInput> = {}): ReportInput => ({
   browser: 'chromium 140',
   configJson: JSON.stringify({ preset: 'grpo-arith', steps: 2, evalEvery: 2, evalN: 16 }),
   metrics: {
-    kind: 'dewpoint-metrics', version: 1, runId: 'run-1', status: 'finished', totalSteps: 2,
+    kind: 'dewpoint-metrics', version: 2, config: null, runId: 'run-1', status: 'finished', totalSteps: 2,
     steps: [{ step: 1, metrics: { 'reward/mean': 0.25, 'perf/step_ms': 900 } }, { step: 2, metrics: { 'reward/mean': 0.5, 'perf/step_ms': 800 } }],
     evals: [{ step: 2, accuracy: 0.125, meanLength: 6, n: 16 }],
   },

@@ -1,0 +1,64 @@
+/**
+ * What the dashboard says about the step under way and the run's remaining time, as pure functions
+ * of the live run's events (run-store.ts): the phase in words, the elapsed time, and an ETA from
+ * the wall time of the latest steps (evaluations and storing included, since they are part of
+ * what is left). Not a scheduler and not a measurement of the trainer (that is `perf/*`).
+ */
+import type { PhasePoint } from './run-store';
+
+/** Steps whose wall time the ETA averages. */
+const ETA_WINDOW = 10;
+
+/** The phase as a person reads it: `sampling: 37 / 128 sequences finished`. */
+export function phaseText(p: PhasePoint): string {
+  const counted = p.done !== undefined && p.total !== undefined;
+  switch (p.phase) {
+    case 'sampling':
+      return counted ? `sampling: ${p.done} / ${p.total} ${p.unit ?? ''} finished`.replace('  ', ' ') : 'sampling';
+    case 'training':
+      return counted && p.total! > 1 ? `training: update ${p.done! + 1} of ${p.total}` : 'training (forward, backward, AdamW)';
+    case 'old log-probs':
+      return 'old log-probs: rescoring the batch before the first update';
+    case 'reference log-probs':
+      return 'reference log-probs (frozen starting weights, for the KL term)';
+    case 'evaluating':
+      return counted ? `evaluating on ${p.total} held-out ${p.unit ?? 'problems'} (greedy)` : 'evaluating';
+    case 'storing':
+      return 'storing the step (IndexedDB)';
+    case 'checkpointing':
+      return 'writing a checkpoint';
+    default:
+      return 'computing the step';
+  }
+}
+
+/** `1 h 02 min`, `3 min 05 s`, `12 s`. */
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
+  if (h > 0) return `${h} h ${String(m).padStart(2, '0')} min`;
+  if (m > 0) return `${m} min ${String(r).padStart(2, '0')} s`;
+  return `${r} s`;
+}
+
+export interface Timing {
+  /** Since the run started (or was continued) in this tab. */
+  elapsedMs: number;
+  /** Mean wall time of the latest steps (up to 10), null before one ended. */
+  msPerStep: number | null;
+  /** Time left for the remaining steps at that pace, null before a step ended. */
+  etaMs: number | null;
+}
+
+/**
+ * `stepEnds`: when each step since `startedAt` ended. The first step's time counts from
+ * `startedAt`; it includes loading the base and the step-0 evaluation, so once two steps have
+ * ended the pace comes from the intervals between step ends only.
+ */
+export function timing(startedAt: number, stepEnds: { step: number; at: number }[], now: number, lastStep: number, totalSteps: number): Timing {
+  const elapsedMs = now - startedAt;
+  if (stepEnds.length === 0) return { elapsedMs, msPerStep: null, etaMs: null };
+  const times = (stepEnds.length >= 2 ? stepEnds.map((e) => e.at) : [startedAt, stepEnds[0].at]).slice(-(ETA_WINDOW + 1));
+  const msPerStep = (times.at(-1)! - times[0]) / (times.length - 1);
+  return { elapsedMs, msPerStep, etaMs: Math.max(0, totalSteps - lastStep) * msPerStep };
+}
