@@ -191,7 +191,7 @@ export type RunEvent =
  * log-probs before the first update (verl `old_log_prob`, only with several updates per batch),
  * the frozen reference's log-probs (β > 0), training (forward, backward, AdamW), the held-out
  * evaluation, storing the step, writing a checkpoint. `step` covers a trainer that does not
- * report its phases (SFT, DPO).
+ * report its phases (SFT). DPO's sampling counts the pairs found.
  */
 export type StepPhase = 'sampling' | 'old log-probs' | 'reference log-probs' | 'training' | 'evaluating' | 'storing' | 'checkpointing' | 'step';
 

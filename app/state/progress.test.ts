@@ -7,6 +7,7 @@ describe('phaseText', () => {
     expect(phaseText({ step: 3, phase: 'training', done: 0, total: 1, unit: 'updates', at: 0 })).toBe('training (forward, backward, AdamW)');
     expect(phaseText({ step: 3, phase: 'training', done: 2, total: 4, unit: 'updates', at: 0 })).toBe('training: update 3 of 4');
     expect(phaseText({ step: 3, phase: 'old log-probs', at: 0 })).toMatch(/^old log-probs/);
+    expect(phaseText({ step: 2, phase: 'sampling', done: 3, total: 16, unit: 'pairs found', at: 0 })).toBe('sampling the base model: 3 / 16 pairs found');
     expect(phaseText({ step: 0, phase: 'evaluating', done: 0, total: 100, unit: 'problems', at: 0 })).toBe('evaluating on 100 held-out problems (greedy)');
   });
 });

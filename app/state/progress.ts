@@ -14,7 +14,9 @@ export function phaseText(p: PhasePoint): string {
   const counted = p.done !== undefined && p.total !== undefined;
   switch (p.phase) {
     case 'sampling':
-      return counted ? `sampling: ${p.done} / ${p.total} ${p.unit ?? ''} finished`.replace('  ', ' ') : 'sampling';
+      if (!counted) return 'sampling';
+      // DPO counts the pairs found so far; GRPO the sequences finished.
+      return p.unit === 'pairs found' ? `sampling the base model: ${p.done} / ${p.total} pairs found` : `sampling: ${p.done} / ${p.total} ${p.unit ?? ''} finished`.replace('  ', ' ');
     case 'training':
       return counted && p.total! > 1 ? `training: update ${p.done! + 1} of ${p.total}` : 'training (forward, backward, AdamW)';
     case 'old log-probs':

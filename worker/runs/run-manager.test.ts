@@ -118,6 +118,16 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
     expect(run.activeMs).toBeGreaterThan(0);
   });
 
+  it('reports the phases of a DPO step: sampling pairs, the reference, training', async () => {
+    const m = manager(new MemoryRunStore());
+    const dpo = { ...PRESETS.find((p) => p.name === 'dpo-arith')!.defaults, steps: 1, pairs: 2, evalEvery: 0, checkpointEvery: 0 } as RunOptions;
+    const { events } = await drive(m, (emit) => m.start(dpo, emit));
+    expect(events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
+    const phases = events.flatMap((e) => (e.type === 'phase' ? [e.phase] : []));
+    expect([...new Set(phases)]).toEqual(['sampling', 'reference log-probs', 'training', 'storing', 'checkpointing']);
+    expect(events.find((e) => e.type === 'phase' && e.phase === 'sampling')).toMatchObject({ done: 0, total: 2, unit: 'pairs found' });
+  });
+
   it('names, annotates and deletes a stored run; refuses to delete a live one', async () => {
     const store = await openIdbStore('dewpoint-meta-delete');
     const m = manager(store);

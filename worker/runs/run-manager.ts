@@ -259,6 +259,7 @@ export class RunManager {
           return { metrics: s.metrics, groups: pairRecords(s, base.tokenizer, config), sessions: pairSessions(s, base.tokenizer) };
         },
         evaluate: () => dpo.evaluate(),
+        onProgress: (report) => (dpo.onProgress = report),
         run: dpo,
       };
     }

@@ -13,6 +13,7 @@ import type { LoadedCheckpoint } from '../model/checkpoint';
 import { rowPerSequence } from '../model/packing';
 import { Model } from '../model/model';
 import { mathReward } from '../rewards/math-reward';
+import type { StepPhase } from '../protocol';
 import type { DpoLossType } from '../rl/index';
 import { dpoLoss } from '../rl/index';
 import { generate } from '../rollout/generate';
@@ -74,6 +75,8 @@ export class DpoRun {
   private readonly pending: Pair[] = [];
   private sampled = 0;
   step = 0;
+  /** Told where the step under way is (sampling pairs, the reference's log-probs, training). */
+  onProgress: ((phase: StepPhase, done?: number, total?: number, unit?: string) => void) | null = null;
 
   constructor(ops: Ops, readonly config: DpoConfig, readonly base: LoadedCheckpoint) {
     this.model = new Model(ops, base.config);
@@ -94,6 +97,7 @@ export class DpoRun {
       if (round > 50) throw new Error(`DPO: found only ${this.pending.length} of ${n} pairs in 50 rounds of sampling: the base model is always right or always wrong on these prompts`);
       const tasks = this.stream.take(c.pairs);
       const ids = tasks.map((t) => encodeExample(tok, t).promptIds);
+      this.onProgress?.('sampling', this.pending.length, n, 'pairs found');
       const gens = await generate(this.reference, tasks.flatMap((_, i) => Array.from({ length: c.samplesPerPrompt }, () => ids[i])), {
         maxNew: c.maxNew, eos: tok.eos, seed: c.seed * 7919 + ++this.sampled, temperature: c.temperature,
       });
@@ -124,7 +128,9 @@ export class DpoRun {
       const base = (2 * i + k) * width + p.prompt.length;
       mask.fill(1, base, base + completion.length);
     }));
+    this.onProgress?.('reference log-probs');
     const refLogp = (await this.reference.score(batch)).logp;
+    this.onProgress?.('training');
     const { logp } = await this.model.score(batch);
     const dpo = dpoLoss({ pairs: pairs.length, width, logp, refLogp, mask, beta: c.beta, lossType: c.lossType, labelSmoothing: c.labelSmoothing });
     const dlogp = dpo.dlogp;
