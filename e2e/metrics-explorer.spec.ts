@@ -25,7 +25,7 @@ test('All metrics: a selection from an earlier run keeps only the keys of the ru
   await expect(select).toHaveValues(['rl/entropy']);
   await expect(page.getByRole('img', { name: 'Metrics by step: rl/entropy' })).toBeVisible();
   await expect(select.getByRole('option', { name: /^loss\/sft/ })).toHaveCount(0);
-  await expect(page.getByText(/No data for/)).toHaveCount(0);
+  await expect(page.getByText(/No data to draw for/)).toHaveCount(0);
 
   // Back on the SFT run, of the keys chosen on the GRPO run only opt/lr (which SFT reports too) stays.
   await select.selectOption(['opt/lr', 'rl/entropy']);

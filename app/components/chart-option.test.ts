@@ -95,8 +95,8 @@ describe('buildChart', () => {
 
   it('says in words which series have no points', () => {
     expect(noDataNote([loss])).toBeNull();
-    expect(buildChart([loss, { name: 'loss/sft', points: [] }], view, axes).noData).toBe('No data for loss/sft in this run.');
-    expect(noDataNote([{ name: 'x', points: [[1, NaN]] }])).toBe('No data for x in this run.');
+    expect(buildChart([loss, { name: 'loss/sft', points: [] }], view, axes).noData).toBe('No data to draw for loss/sft (not reported, or not yet).');
+    expect(noDataNote([{ name: 'x', points: [[1, NaN]] }])).toBe('No data to draw for x (not reported, or not yet).');
     expect(noDataNote([])).toBe('Nothing to plot.');
   });
 

@@ -100,7 +100,7 @@ export function logScaleProblem(series: Series[]): string | null {
 export function noDataNote(series: Series[]): string | null {
   if (series.length === 0) return 'Nothing to plot.';
   const empty = series.filter((s) => finite(s.points).length === 0).map((s) => s.name);
-  return empty.length > 0 ? `No data for ${empty.join(', ')} in this run.` : null;
+  return empty.length > 0 ? `No data to draw for ${empty.join(', ')} (not reported, or not yet).` : null;
 }
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
