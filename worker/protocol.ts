@@ -195,6 +195,9 @@ export type RunEvent =
  */
 export type StepPhase = 'sampling' | 'old log-probs' | 'reference log-probs' | 'training' | 'evaluating' | 'storing' | 'checkpointing' | 'step';
 
+/** How a trainer tells where its step is: the phase and, when counted, `done` of `total` `unit`. */
+export type PhaseReport = (phase: StepPhase, done?: number, total?: number, unit?: string) => void;
+
 /** Which framework's behaviour an option left unset reproduces (worker/rl/compat.ts). */
 export type CompatName = 'verl' | 'trl' | 'rllm';
 

@@ -9,7 +9,7 @@ import type { RunSummary } from '../../worker/protocol';
 import { duration } from '../state/progress';
 import { useCompareStore } from '../state/compare-store';
 import { useFormStore } from '../state/form-store';
-import { keyParams } from './runs-table';
+import { keyParams, runLabel } from './runs-table';
 
 export interface RowActions {
   open: (r: RunSummary) => void;
@@ -40,7 +40,7 @@ export function RunRow({ r, current, live, columns, actions }: Props) {
   const [problem, setProblem] = useState<string | null>(null);
   const compared = useCompareStore((s) => s.runIds.includes(r.runId));
   const toggle = useCompareStore((s) => s.toggle);
-  const title = r.name ?? r.runId;
+  const title = runLabel(r);
   const busy = r.status === 'running' || r.status === 'paused';
   const continuable = (r.status === 'stopped' || r.status === 'failed' || r.status === 'interrupted') && r.checkpointStep !== undefined;
   const save = async (meta: { name?: string; notes?: string }, what: string) => {

@@ -15,7 +15,7 @@ import { useRunStore } from '../state/run-store';
 import type { RowActions } from './RunRow';
 import { RunRow } from './RunRow';
 import type { SortKey } from './runs-table';
-import { SORT_LABELS, deletedText, filterRuns, sortRuns } from './runs-table';
+import { SORT_LABELS, deletedText, filterRuns, runLabel, sortRuns } from './runs-table';
 
 const STATUSES: (RunStatus | 'all')[] = ['all', 'running', 'paused', 'finished', 'stopped', 'failed', 'interrupted'];
 /** Columns in order: a sort key, or a plain heading. */
@@ -36,9 +36,8 @@ export function RunsTable() {
   const [refused, setRefused] = useState<string | null>(null);
   const live = status === 'running' || status === 'paused';
   const refresh = () => void client.invalidateQueries({ queryKey: keys.runs() });
-  useEffect(() => {
-    void client.invalidateQueries({ queryKey: keys.runs() });
-  }, [client, status, lastStep]);
+  // The listing follows the live run's status and steps.
+  useEffect(refresh, [client, status, lastStep]);
   const shown = useMemo(() => sortRuns(filterRuns(runs.data ?? [], { text, status: statusFilter }), sort.key, sort.dir), [runs.data, text, statusFilter, sort]);
   if (!runs.data?.length) return null;
 
@@ -56,10 +55,10 @@ export function RunsTable() {
     remove: async (r: RunSummary) => {
       const d = await deleteRun(r.runId);
       refresh();
-      if (!d.ok) return `Could not delete ${r.name ?? r.runId}: ${d.reason}`;
-      if (r.runId === current) useRunStore.setState({ runId: null, status: 'idle', steps: [], evals: [], options: null, checkpoint: null, message: null });
+      if (!d.ok) return `Could not delete ${runLabel(r)}: ${d.reason}`;
+      if (r.runId === current) useRunStore.getState().clear();
       useCompareStore.getState().toggle(r.runId, false);
-      return deletedText(r.name ?? r.runId, d);
+      return deletedText(runLabel(r), d);
     },
     announce: setSaid,
   };

@@ -7,6 +7,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { RunSummary } from '../../worker/protocol';
 import { runsQuery } from '../queries/experiments';
+import { runLabel } from './runs-table';
 import { useRunStore } from '../state/run-store';
 import { useViewedRun } from '../state/viewed-run';
 
@@ -25,8 +26,6 @@ export interface ShownRun {
   /** The stored runs, the live one first when the store does not list it yet. */
   runs: RunSummary[];
 }
-
-export const runLabel = (r: Pick<RunSummary, 'runId' | 'name'>) => r.name ?? r.runId;
 
 export function useShownRun(): ShownRun {
   const liveRunId = useRunStore((s) => s.runId);
@@ -67,6 +66,18 @@ export function RunPicker({ shown }: { shown: ShownRun }) {
         ))}
       </select>
     </label>
+  );
+}
+
+/** A view's title and its run picker, shown whether or not a run is open. */
+export function ViewTitle({ id, title, shown }: { id: string; title: string; shown: ShownRun }) {
+  return (
+    <>
+      <h1 id={id}>{title}</h1>
+      <div className="controls">
+        <RunPicker shown={shown} />
+      </div>
+    </>
   );
 }
 

@@ -4,6 +4,9 @@
  */
 import type { RunStatus, RunSummary } from '../../worker/protocol';
 
+/** A run as the views name it: its name (listRuns fills in the default), else its id. */
+export const runLabel = (r: Pick<RunSummary, 'runId' | 'name'>) => r.name ?? r.runId;
+
 /** The hyperparameters a person tells runs apart by: lr, prompts × group (pairs), loss, β. */
 export function keyParams(r: RunSummary): string {
   const o = r.options;
@@ -13,9 +16,6 @@ export function keyParams(r: RunSummary): string {
   return lr;
 }
 
-/** Milliseconds the run computed; runs stored before this was kept have none. */
-export const durationOf = (r: RunSummary): number | undefined => r.activeMs;
-
 export type SortKey = 'name' | 'preset' | 'status' | 'steps' | 'reward' | 'accuracy' | 'started' | 'duration';
 
 export const SORT_LABELS: Record<SortKey, string> = {
@@ -23,14 +23,15 @@ export const SORT_LABELS: Record<SortKey, string> = {
 };
 
 const value: Record<SortKey, (r: RunSummary) => string | number | undefined> = {
-  name: (r) => (r.name ?? r.runId).toLowerCase(),
+  name: (r) => runLabel(r).toLowerCase(),
   preset: (r) => r.options.preset,
   status: (r) => r.status,
   steps: (r) => r.lastStep,
   reward: (r) => r.latest?.rewardMean,
   accuracy: (r) => r.latest?.accuracy,
   started: (r) => r.createdAt,
-  duration: durationOf,
+  // Runs stored before compute time was kept have none.
+  duration: (r) => r.activeMs,
 };
 
 /** Runs sorted by `key` (runs without a value last, whatever the direction), ties newest first. */

@@ -16,7 +16,7 @@ export function phaseText(p: PhasePoint): string {
     case 'sampling':
       if (!counted) return 'sampling';
       // DPO counts the pairs found so far; GRPO the sequences finished.
-      return p.unit === 'pairs found' ? `sampling the base model: ${p.done} / ${p.total} pairs found` : `sampling: ${p.done} / ${p.total} ${p.unit ?? ''} finished`.replace('  ', ' ');
+      return p.unit === 'pairs found' ? `sampling the base model: ${p.done} / ${p.total} pairs found` : `sampling: ${p.done} / ${p.total}${p.unit ? ` ${p.unit}` : ''} finished`;
     case 'training':
       return counted && p.total! > 1 ? `training: update ${p.done! + 1} of ${p.total}` : 'training (forward, backward, AdamW)';
     case 'old log-probs':

@@ -53,24 +53,18 @@ interface RunState {
   load: (runId: string, options: RunOptions, status: RunStatus, steps: StepPoint[], evals: EvalPoint[], message?: string, live?: boolean) => void;
   receive: (e: RunEvent) => void;
   request: (what: 'pause' | 'stop') => void;
+  /** No run open (the one shown was deleted). */
+  clear: () => void;
 }
+
+type RunData = Omit<RunState, 'begin' | 'load' | 'receive' | 'request' | 'clear'>;
+const noRun = (): RunData => ({ runId: null, options: null, status: 'idle', message: null, totalSteps: 0, steps: [], evals: [], checkpoint: null, phase: null, startedAt: null, stepEnds: [], requested: null });
 
 /** A run that becomes the current one is what Groups and Batch show next (not an earlier pick). */
 const followCurrent = () => useViewedRun.getState().view(null);
 
 export const useRunStore = create<RunState>((set, get) => ({
-  runId: null,
-  options: null,
-  status: 'idle',
-  message: null,
-  totalSteps: 0,
-  steps: [],
-  evals: [],
-  checkpoint: null,
-  phase: null,
-  startedAt: null,
-  stepEnds: [],
-  requested: null,
+  ...noRun(),
   begin: (runId, options) => {
     followCurrent();
     set({ runId, options, totalSteps: options.steps, status: 'running', message: null, steps: [], evals: [], checkpoint: null, phase: null, startedAt: Date.now(), stepEnds: [], requested: null });
@@ -93,4 +87,5 @@ export const useRunStore = create<RunState>((set, get) => ({
     else set((s) => ({ evals: [...s.evals, { step: e.step, accuracy: e.accuracy, meanLength: e.meanLength, n: e.n, samples: e.samples }] }));
   },
   request: (what) => set({ requested: what }),
+  clear: () => set(noRun()),
 }));

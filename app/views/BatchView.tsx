@@ -12,7 +12,7 @@ import { describeCell } from '../components/batch-cell';
 import { BATCH_LAYERS, LAYER_INFO, colorOf, legendOf, scaleFor } from '../components/batch-colors';
 import { signed } from '../components/estimate-text';
 import { SessionPanel } from '../components/SessionPanel';
-import { RunPicker, RunStepHeading, useShownRun } from '../components/ViewedRun';
+import { RunStepHeading, ViewTitle, useShownRun } from '../components/ViewedRun';
 import { batchAtQuery, groupStepsQuery, groupsAtQuery } from '../queries/groups';
 
 const CELL_W = 14;
@@ -59,14 +59,7 @@ export function BatchView() {
     }
   }, [b, layer, scale, cursor]);
 
-  const title = (
-    <>
-      <h1 id="batch-title">Packed batch</h1>
-      <div className="controls">
-        <RunPicker shown={shown} />
-      </div>
-    </>
-  );
+  const title = <ViewTitle id="batch-title" title="Packed batch" shown={shown} />;
   if (!runId) {
     return (
       <section aria-labelledby="batch-title" data-testid="batch-view">

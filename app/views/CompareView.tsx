@@ -9,6 +9,7 @@ import { useMemo, useState } from 'react';
 import { Chart } from '../components/Chart';
 import { ChartSettings } from '../components/ChartSettings';
 import { ACCURACY, configRows, metricKeys, overlay } from '../components/compare';
+import { runLabel } from '../components/runs-table';
 import { runHistoryQuery, runsQuery } from '../queries/experiments';
 import { useCompareStore } from '../state/compare-store';
 
@@ -21,7 +22,7 @@ export function CompareView() {
   const histories = useQueries({ queries: picked.map((r) => runHistoryQuery(r.runId, r.lastStep)) });
   const loaded = histories.every((h) => h.data);
   // Small (a few runs × their steps): computed each render, which happens only as the queries settle.
-  const named = loaded ? picked.map((r, i) => ({ name: r.name ?? r.runId, steps: histories[i].data!.steps, evaluations: histories[i].data!.evaluations })) : [];
+  const named = loaded ? picked.map((r, i) => ({ name: runLabel(r), steps: histories[i].data!.steps, evaluations: histories[i].data!.evaluations })) : [];
   const keys = metricKeys(named);
   const shown = metric !== null && keys.includes(metric) ? metric : keys.includes('reward/mean') ? 'reward/mean' : (keys[0] ?? null);
   const series = shown ? overlay(named, shown) : [];
@@ -37,7 +38,7 @@ export function CompareView() {
           <legend>Runs to compare</legend>
           {runs.data.map((r) => (
             <label key={r.runId}>
-              <input type="checkbox" checked={runIds.includes(r.runId)} onChange={(e) => toggle(r.runId, e.target.checked)} /> {r.name ?? r.runId}{' '}
+              <input type="checkbox" checked={runIds.includes(r.runId)} onChange={(e) => toggle(r.runId, e.target.checked)} /> {runLabel(r)}{' '}
               <small>
                 ({r.status}, {r.lastStep} / {r.options.steps} steps)
               </small>
@@ -69,7 +70,7 @@ export function CompareView() {
             shown && (
               <figure className="chart-panel" data-testid="compare-chart">
                 <figcaption>
-                  {shown} by step: {picked.map((r) => r.name ?? r.runId).join(', ')}
+                  {shown} by step: {picked.map((r) => runLabel(r)).join(', ')}
                 </figcaption>
                 <Chart label={`${shown} by step, one line per run: ${series.map((s) => `${s.name} (${s.points.length} points)`).join(', ')}`} series={series} yName={shown === ACCURACY ? 'accuracy' : shown} height={280} />
               </figure>
@@ -85,7 +86,7 @@ export function CompareView() {
                 <th scope="col">Field</th>
                 {picked.map((r) => (
                   <th key={r.runId} scope="col">
-                    {r.name ?? r.runId}
+                    {runLabel(r)}
                   </th>
                 ))}
               </tr>

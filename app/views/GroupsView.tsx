@@ -13,7 +13,7 @@ import type { GroupRecord } from '../../worker/protocol';
 import { GroupTable } from '../components/GroupTable';
 import { PairLegend, PairTable } from '../components/PairTable';
 import { SessionPanel } from '../components/SessionPanel';
-import { RunPicker, RunStepHeading, useShownRun } from '../components/ViewedRun';
+import { RunStepHeading, ViewTitle, useShownRun } from '../components/ViewedRun';
 import { groupStepsQuery, groupsAtQuery } from '../queries/groups';
 
 type Sort = { label: string; compare: (a: GroupRecord, b: GroupRecord) => number };
@@ -65,14 +65,7 @@ export function GroupsView() {
   const order = sorts[sort] ?? inOrder;
   const sorted = useMemo(() => (groups.data ? [...groups.data].sort(order.compare) : []), [groups.data, order]);
 
-  const title = (
-    <>
-      <h1 id="groups-title">Groups</h1>
-      <div className="controls">
-        <RunPicker shown={shown} />
-      </div>
-    </>
-  );
+  const title = <ViewTitle id="groups-title" title="Groups" shown={shown} />;
   if (!runId) {
     return (
       <section aria-labelledby="groups-title" data-testid="groups-view">

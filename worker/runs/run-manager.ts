@@ -15,10 +15,10 @@ import { tokenizerFromDescription } from '../data/tokenizer';
 import type { CheckpointFiles, LoadedCheckpoint } from '../model/checkpoint';
 import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
-import type { BatchRecord, ContinueResult, DeleteResult, GroupRecord, RunEvent, RunOptions, RunStatus, RunSummary, StepPhase } from '../protocol';
+import type { BatchRecord, ContinueResult, DeleteResult, GroupRecord, PhaseReport, RunEvent, RunOptions, RunStatus, RunSummary } from '../protocol';
 import type { Session } from '../rl/types';
 import type { ResumeRecord, RunMeta, RunStore } from '../store/run-store';
-import { StorageFullError, metaProblems } from '../store/run-store';
+import { StorageFullError } from '../store/run-store';
 import { dpoConfigOf, grpoConfigOf, sftConfigOf } from './configs';
 import { checkRunOptions } from './fields';
 import { batchRecord, groupRecords, pairRecords, pairSessions } from './groups';
@@ -37,10 +37,18 @@ interface Trainer {
   config: object;
   next(): Promise<{ metrics: Record<string, number>; groups?: GroupRecord[]; batch?: BatchRecord; sessions?: readonly Session[] }>;
   /** Where the step under way is, for trainers that report it (GRPO); others report the whole step as `step`. */
-  onProgress?: (report: ((phase: StepPhase, done?: number, total?: number, unit?: string) => void) | null) => void;
+  onProgress?: (report: PhaseReport | null) => void;
   evaluate(): Promise<EvalResult>;
   /** The run itself, to store its position with each checkpoint and to continue from one. */
   run: Resumable;
+}
+
+/** Checks a name and notes edit: the problems in words, empty when it is fine. */
+function metaProblems(meta: RunMeta): string[] {
+  const problems: string[] = [];
+  if (meta.name !== undefined && (typeof meta.name !== 'string' || meta.name.length > 100)) problems.push(`name must be text of at most 100 characters, got ${typeof meta.name === 'string' ? `${meta.name.length} characters` : typeof meta.name}`);
+  if (meta.notes !== undefined && (typeof meta.notes !== 'string' || meta.notes.length > 10_000)) problems.push(`notes must be text of at most 10000 characters, got ${typeof meta.notes === 'string' ? `${meta.notes.length} characters` : typeof meta.notes}`);
+  return problems;
 }
 
 /** A run's name until a person gives it one: the preset and the time part of its id. */
@@ -288,7 +296,7 @@ export class RunManager {
       emit({ type: 'status', runId, status, ...(message ? { message } : {}), ...(errorName ? { errorName } : {}) });
       await this.store.setStatus(runId, status, message).catch((e: Error) => console.error(`run ${runId}: could not store status ${status}: ${e.message}`));
     };
-    const phase = (step: number) => (p: StepPhase, done?: number, total?: number, unit?: string) =>
+    const phase = (step: number): PhaseReport => (p, done, total, unit) =>
       emit({ type: 'phase', runId, step, phase: p, ...(done !== undefined ? { done } : {}), ...(total !== undefined ? { total } : {}), ...(unit ? { unit } : {}) });
     try {
       if (from) {

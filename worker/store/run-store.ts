@@ -81,14 +81,6 @@ export function approxBytes(v: unknown): number {
   return 0;
 }
 
-/** Checks a name and notes edit: the problems in words, empty when it is fine. */
-export function metaProblems(meta: RunMeta): string[] {
-  const problems: string[] = [];
-  if (meta.name !== undefined && (typeof meta.name !== 'string' || meta.name.length > 100)) problems.push(`name must be text of at most 100 characters, got ${typeof meta.name === 'string' ? `${meta.name.length} characters` : typeof meta.name}`);
-  if (meta.notes !== undefined && (typeof meta.notes !== 'string' || meta.notes.length > 10_000)) problems.push(`notes must be text of at most 10000 characters, got ${typeof meta.notes === 'string' ? `${meta.notes.length} characters` : typeof meta.notes}`);
-  return problems;
-}
-
 export interface RunStore {
   /** Where the data lives, for the UI: 'indexeddb' or 'memory'. */
   readonly kind: 'indexeddb' | 'memory';
@@ -96,7 +88,7 @@ export interface RunStore {
   /** Writes one step atomically and advances the run record (`committedRun`). */
   commitStep(runId: string, commit: StepCommit): Promise<void>;
   setStatus(runId: string, status: RunStatus, message?: string): Promise<void>;
-  /** Sets the run's name and notes (an empty name: back to the default); the caller checks them (`metaProblems`). */
+  /** Sets the run's name and notes (an empty name: back to the default); the caller checks them (RunManager.updateMeta). */
   updateMeta(runId: string, meta: RunMeta): Promise<void>;
   /** Sets the backend that trains the run now. */
   setBackend(runId: string, backend: BackendName): Promise<void>;

@@ -13,7 +13,7 @@ import type { LoadedCheckpoint } from '../model/checkpoint';
 import { rowPerSequence } from '../model/packing';
 import { Model } from '../model/model';
 import { mathReward } from '../rewards/math-reward';
-import type { StepPhase } from '../protocol';
+import type { PhaseReport } from '../protocol';
 import type { DpoLossType } from '../rl/index';
 import { dpoLoss } from '../rl/index';
 import { generate } from '../rollout/generate';
@@ -76,7 +76,7 @@ export class DpoRun {
   private sampled = 0;
   step = 0;
   /** Told where the step under way is (sampling pairs, the reference's log-probs, training). */
-  onProgress: ((phase: StepPhase, done?: number, total?: number, unit?: string) => void) | null = null;
+  onProgress: PhaseReport | null = null;
 
   constructor(ops: Ops, readonly config: DpoConfig, readonly base: LoadedCheckpoint) {
     this.model = new Model(ops, base.config);

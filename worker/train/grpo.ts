@@ -19,7 +19,7 @@ import type {
   AdvantageOptions, AggregationOptions, GrpoObjectiveOptions, GrpoObjectiveOutput, IsWeightsOptions, KlOptions, OutcomeEstimator, PolicyLossSpec, RejectionThresholds, Session, Truncation,
 } from '../rl/index';
 import { grpoObjective, sessionMeanWeights } from '../rl/index';
-import type { StepPhase } from '../protocol';
+import type { PhaseReport } from '../protocol';
 import type { Generated } from '../rollout/generate';
 import { PromptSource } from '../rollout/prompt-source';
 import { SampledRollout } from '../rollout/sampled-rollout';
@@ -201,7 +201,7 @@ export class GrpoRun {
   private readonly rollout: SampledRollout<ArithTask>;
   step = 0;
   /** Told where the step under way is (sampling n of N sequences, old log-probs, reference, training). */
-  onProgress: ((phase: StepPhase, done?: number, total?: number, unit?: string) => void) | null = null;
+  onProgress: PhaseReport | null = null;
 
   constructor(ops: Ops, readonly config: GrpoConfig, readonly base: LoadedCheckpoint) {
     this.model = new Model(ops, base.config);

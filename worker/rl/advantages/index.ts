@@ -4,10 +4,10 @@
  * reference; rl-formulas.md §3 has the formulas and §11 the disagreements `compat` selects.
  */
 import type { Compat } from '../compat';
-import type { AdvantageDetails, OutcomeAdvantages } from './groups';
-import { grpoAdvantages, grpoDetails, type GrpoOptions } from './grpo';
-import { reinforcePlusPlusBaseline, reinforcePlusPlusDetails, type ReinforcePlusPlusOptions } from './reinforce-pp';
-import { rlooAdvantages, rlooDetails, type RlooOptions } from './rloo';
+import { outcome, type AdvantageDetails, type OutcomeAdvantages } from './groups';
+import { grpoDetails, type GrpoOptions } from './grpo';
+import { reinforcePlusPlusDetails, type ReinforcePlusPlusOptions } from './reinforce-pp';
+import { rlooDetails, type RlooOptions } from './rloo';
 
 export type { AdvantageDetails, GroupDetail, OutcomeAdvantages } from './groups';
 export { grpoAdvantages, grpoDetails, type GrpoOptions } from './grpo';
@@ -31,16 +31,8 @@ export function outcomeAdvantages(
   lengths: ArrayLike<number>,
   options: AdvantageOptions = {},
 ): OutcomeAdvantages {
-  switch (estimator) {
-    case 'grpo':
-      return grpoAdvantages(scores, groups, options);
-    case 'rloo':
-      return rlooAdvantages(scores, groups, options);
-    case 'reinforce++-baseline':
-      return reinforcePlusPlusBaseline(scores, groups, lengths, options);
-    default:
-      throw new Error(`estimator = ${JSON.stringify(estimator)}: expected one of ${OUTCOME_ESTIMATORS.join(', ')}`);
-  }
+  const d = outcomeAdvantageDetails(estimator, scores, groups, lengths, options);
+  return outcome(d.advantages, d.grouping);
 }
 
 /** `outcomeAdvantages` with the estimator's working (resolved settings, per-group baseline and std, batch normalisation): what a view shows. */
