@@ -1,6 +1,7 @@
 /**
  * The app shell: a skip link, the navigation the product grows into, and the current view.
- * Only views that work are listed; routing is the URL hash (`#/system`).
+ * Only views that work are listed; routing is the URL hash (`#/system`). A view may read a query
+ * after its route (`#/episodes?run=…&step=…`): the router matches the part before `?`.
  */
 import { useEffect, useState } from 'react';
 import { ExperimentsView } from './views/ExperimentsView';
@@ -8,6 +9,7 @@ import { BatchView } from './views/BatchView';
 import { GroupsView } from './views/GroupsView';
 import { SystemView } from './views/SystemView';
 import { CompareView } from './views/CompareView';
+import { EpisodesView } from './views/EpisodesView';
 import { useRunStore } from './state/run-store';
 
 interface ViewDef {
@@ -20,12 +22,13 @@ const VIEWS: ViewDef[] = [
   { id: 'experiments', title: 'Experiments', render: () => <ExperimentsView /> },
   { id: 'groups', title: 'Groups', render: () => <GroupsView /> },
   { id: 'batch', title: 'Batch', render: () => <BatchView /> },
+  { id: 'episodes', title: 'Episodes', render: () => <EpisodesView /> },
   { id: 'compare', title: 'Compare', render: () => <CompareView /> },
   { id: 'system', title: 'System', render: () => <SystemView /> },
 ];
 
 function currentViewId(): string {
-  const id = window.location.hash.replace(/^#\/?/, '');
+  const id = window.location.hash.replace(/^#\/?/, '').split('?')[0];
   return VIEWS.some((v) => v.id === id) ? id : VIEWS[0].id;
 }
 
@@ -71,7 +74,7 @@ export function App() {
           <ul>
             {VIEWS.map((v) => (
               <li key={v.id}>
-                <a href={`#/${v.id}`} aria-current={v.id === view.id ? 'page' : undefined}>
+                <a href={`#/${v.id}`} data-testid={`nav-${v.id}`} aria-current={v.id === view.id ? 'page' : undefined}>
                   {v.title}
                 </a>
               </li>

@@ -42,6 +42,17 @@ describe('dewpoint CLI', () => {
     expect(report.meanLength).toBeGreaterThan(0);
   });
 
+  it('bench traces reports delta-chain storage linear in turns, full prompts quadratic (JSON)', async () => {
+    const { out } = capture();
+    expect(await main(['bench', 'traces', '--json', '--runs', '1'])).toBe(0);
+    const report = JSON.parse(out.join(''));
+    expect(report.rows.map((r: { turns: number }) => r.turns)).toEqual([10, 50, 200]);
+    for (const r of report.rows) expect(r.storedTokens).toBeLessThanOrEqual(1.2 * r.uniqueTokens);
+    const [, fifty, twoHundred] = report.rows;
+    expect(twoHundred.storedTokens / fifty.storedTokens).toBeLessThan(5);
+    expect(twoHundred.fullPromptTokens / fifty.fullPromptTokens).toBeGreaterThan(12);
+  });
+
   it('bench pack reports packing beating one session per row (JSON)', async () => {
     const { out } = capture();
     expect(await main(['bench', 'pack', '--json', '--runs', '1'])).toBe(0);
@@ -87,7 +98,7 @@ describe('dewpoint CLI', () => {
     expect(await main(['eval', '--checkpoint', '/x', '--task', 'gsm8k'])).toBe(2);
     expect(err.join('')).toMatch(/--task must be 'arith', got 'gsm8k'/);
     expect(await main(['frobnicate'])).toBe(2);
-    expect(err.join('')).toMatch(/unknown command 'frobnicate'; allowed: info, bench, pretrain, eval, train/);
+    expect(err.join('')).toMatch(/unknown command 'frobnicate'; allowed: info, bench, pretrain, eval, train, episodes/);
   });
 
   it('train --config takes the Experiments view\'s JSON, lets flags override it, and names every invalid field', () => {
@@ -104,9 +115,29 @@ describe('dewpoint CLI', () => {
     writeFileSync(file, '{ not json');
     expect(() => cliRunOptions({ config: file })).toThrow(/is not JSON/);
     writeFileSync(file, JSON.stringify({ preset: 'sft-arith' }));
-    expect(() => cliRunOptions({ config: file })).toThrow(/preset must be one of grpo-arith, dpo-arith, got 'sft-arith'/);
+    expect(() => cliRunOptions({ config: file })).toThrow(/preset must be one of grpo-arith, grpo-calc, grpo-guess, dpo-arith, got 'sft-arith'/);
     // Without --config: the preset's options, with the trainer's held-out n.
     expect(cliRunOptions({ preset: 'dpo-arith', prompts: 8 })).toMatchObject({ preset: 'dpo-arith', pairs: 8, evalN: 200 });
     expect(() => cliRunOptions({ preset: 'dpo-arith', lr: -1 })).toThrow(/Learning rate \(lr\) must be a number in \(0, 0\.1\], got -1/);
+  });
+
+  it('train --preset grpo-calc --journal DIR journals every turn; episodes export writes one JSONL line per episode', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dewpoint-journal-'));
+    const { out, err } = capture();
+    expect(await main(['train', '--preset', 'grpo-calc', '--steps', '1', '--prompts', '2', '--eval-every', '0', '--backend', 'cpu', '--journal', dir, '--json'])).toBe(0);
+    const runId = /as run (\S+)/.exec(err.join(''))![1];
+    const step = JSON.parse(out.join('').trim().split('\n').at(-1)!);
+    expect(step).toMatchObject({ step: 1, 'episodes/count': 16 });
+    out.length = 0;
+    const file = join(dir, 'episodes.jsonl');
+    expect(await main(['episodes', 'export', '--journal', dir, '--out', file])).toBe(0);
+    const lines = (await import('node:fs')).readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(16);
+    expect(lines.every((l) => l.run === runId && l.step === 1 && l.environment === 'calc' && l.status !== 'running')).toBe(true);
+    expect(lines.reduce((n, l) => n + l.turns.length, 0)).toBe(Math.round(step['episodes/turns_mean'] * 16));
+    await expect(main(['episodes', 'export', '--journal', dir, '--run', 'nope'])).resolves.toBe(2);
+    expect(err.join('')).toMatch(/--run nope is not in .*; it holds: cli-grpo-calc-/);
+    await expect(main(['train', '--preset', 'grpo-arith', '--journal', dir])).resolves.toBe(2);
+    expect(err.join('')).toMatch(/--journal is for the multi-turn presets/);
   });
 });

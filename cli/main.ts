@@ -9,6 +9,7 @@ import { BENCHES, runBench } from './bench/index';
 import { evalCommand } from './commands/eval';
 import { pretrain } from './commands/pretrain';
 import { trainCommand } from './commands/train';
+import { episodesCommand } from './commands/episodes';
 
 const USAGE = `usage: dewpoint <command>
 
@@ -16,12 +17,15 @@ commands:
   info                         backend info (adapter, limits, features) as JSON
   bench <name> [--json]        benchmarks; names: ${Object.keys(BENCHES).join(', ')}
     --runs N                   timed runs per measurement (median), default depends on the bench
-  pretrain [--backend auto|webgpu|cpu] [--out DIR] [--steps N] [--target ACC] [--min-lr X] [--max-grad-norm X] [--from DIR --out DIR] [--warmup N] [--json]
+  pretrain [--task arith|calc|guess] [--backend auto|webgpu|cpu] [--out DIR] [--steps N] [--target ACC] [--min-lr X] [--max-grad-norm X] [--from DIR --out DIR] [--warmup N] [--json]
                                SFT on arithmetic; writes the base checkpoint when held-out accuracy >= ACC
   eval --checkpoint DIR [--task arith] [--n 500] [--backend ...] [--json]
                                held-out exact-match accuracy (greedy) and mean completion length
-  train --preset grpo-arith|dpo-arith | --config FILE [--steps N] [--lr X] [--seed S] [--prompts P] [--train-problems N] [--max-grad-norm X] [--checkpoint DIR] [--backend ...] [--eval-every K] [--eval-n N] [--json]
-                               GRPO or DPO from a checkpoint (default public/checkpoints/arith-base); metrics per step
+  train --preset grpo-arith|grpo-calc|grpo-guess|dpo-arith | --config FILE [--steps N] [--lr X] [--seed S] [--prompts P] [--train-problems N] [--max-grad-norm X] [--checkpoint DIR] [--journal DIR] [--backend ...] [--eval-every K] [--eval-n N] [--json]
+                               GRPO or DPO from a checkpoint (default: the preset's base in public/checkpoints); metrics per step;
+                               --journal DIR journals every turn of a multi-turn preset
+  episodes export --journal DIR [--run ID] [--out FILE]
+                               a journaled run's episodes as JSONL (one line per episode)
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -54,13 +58,15 @@ async function dispatch(argv: string[]): Promise<number> {
       return evalCommand(rest);
     case 'train':
       return trainCommand(rest);
+    case 'episodes':
+      return episodesCommand(rest);
     case undefined:
     case '-h':
     case '--help':
       process.stdout.write(USAGE);
       return command === undefined ? 1 : 0;
     default:
-      process.stderr.write(`dewpoint: unknown command '${command}'; allowed: info, bench, pretrain, eval, train\n\n${USAGE}`);
+      process.stderr.write(`dewpoint: unknown command '${command}'; allowed: info, bench, pretrain, eval, train, episodes\n\n${USAGE}`);
       return 2;
   }
 }

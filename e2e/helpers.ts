@@ -6,7 +6,7 @@
 import { expect, type Page } from '@playwright/test';
 
 /** Opens Experiments, waits for the worker's backend, clicks `preset-<name>` and fills `fields` (label → value). */
-export async function openPreset(page: Page, preset: 'sft-arith' | 'grpo-arith' | 'dpo-arith', fields: Record<string, string | number> = {}): Promise<void> {
+export async function openPreset(page: Page, preset: 'sft-arith' | 'grpo-arith' | 'grpo-calc' | 'grpo-guess' | 'dpo-arith', fields: Record<string, string | number> = {}): Promise<void> {
   await page.goto('/#/experiments');
   await expect(page.getByText(/Training on webgpu/)).toBeVisible();
   await page.getByTestId(`preset-${preset}`).click();

@@ -16,6 +16,8 @@ import { memoryRunLocks } from './runs/run-locks';
 import type { RunStore } from './store/run-store';
 import { MemoryRunStore } from './store/run-store';
 import { runSelfTest } from './selftest';
+import { episodeDetail, episodeSummaries, episodesJsonl, replayEpisode } from './episodes/views';
+import type { BaseName } from './runs/run-manager';
 
 export class NotInitializedError extends Error {
   override readonly name = 'NotInitialized';
@@ -31,7 +33,7 @@ export class InvalidConfigError extends Error {
  */
 export function createWorkbench(
   getGpu: () => GPU | undefined | Promise<GPU | undefined>,
-  loadBase: () => Promise<CheckpointFiles>,
+  loadBase: (name: BaseName) => Promise<CheckpointFiles>,
   store: RunStore = new MemoryRunStore(),
   locks: RunLocks = memoryRunLocks(),
 ): WorkbenchApi {
@@ -109,6 +111,28 @@ export function createWorkbench(
     async tokenTexts(runId: string, ids: Int32Array) {
       const tok = await runs.tokenizerOf(runId);
       return tok ? Array.from(ids, (id) => tok.decode([id], { specials: true })) : null;
+    },
+    async episodeSteps(runId: string) {
+      return store.journal.steps(runId);
+    },
+    async episodesAt(runId: string, step: number) {
+      const [c, records] = await Promise.all([runs.episodeContext(runId), store.journal.load(runId, step)]);
+      return c && records.length ? episodeSummaries(records, step, c) : null;
+    },
+    async episodeAt(runId: string, step: number, index: number) {
+      const [c, records] = await Promise.all([runs.episodeContext(runId), store.journal.load(runId, step)]);
+      return c && records.length ? episodeDetail(records, step, index, c) : null;
+    },
+    async replayEpisode(runId: string, step: number, index: number) {
+      const [c, records] = await Promise.all([runs.episodeContext(runId), store.journal.load(runId, step)]);
+      if (!c) return { identical: false, summary: `run '${runId}' has no multi-turn episodes`, turns: [] };
+      return replayEpisode(records, index, c);
+    },
+    async exportEpisodes(runId: string) {
+      const c = await runs.episodeContext(runId);
+      if (!c) return '';
+      const steps = await store.journal.steps(runId);
+      return episodesJsonl(runId, await Promise.all(steps.map(async (step) => ({ step, records: await store.journal.load(runId, step) }))), c);
     },
     async latestCheckpoint(which?: string) {
       const runId = which ?? runs.lastRunId;

@@ -5,14 +5,15 @@ import { memoryRunLocks, webRunLocks } from './runs/run-locks';
 import { CHECKPOINT_FILES } from './model/checkpoint';
 import type { CheckpointFiles } from './model/checkpoint';
 import { openIdbStore } from './store/idb-store';
+import type { BaseName } from './runs/run-manager';
 import type { RunStore } from './store/run-store';
 import { DeferredRunStore, MemoryRunStore } from './store/run-store';
 
-/** The shipped base checkpoint, served by the app from public/checkpoints/arith-base/. */
-async function fetchBase(): Promise<CheckpointFiles> {
+/** A shipped base checkpoint, served by the app from public/checkpoints/NAME/. */
+async function fetchBase(base: BaseName): Promise<CheckpointFiles> {
   const files = await Promise.all(
     CHECKPOINT_FILES.map(async (name) => {
-      const url = new URL(`/checkpoints/arith-base/${name}`, self.location.origin);
+      const url = new URL(`/checkpoints/${base}/${name}`, self.location.origin);
       const res = await fetch(url);
       if (!res.ok) throw new Error(`GET ${url.pathname}: HTTP ${res.status}`);
       return [name, new Uint8Array(await res.arrayBuffer())] as const;

@@ -111,6 +111,16 @@ export interface WorkbenchApi {
    * run `runId` is stored. An id outside the vocabulary is an error.
    */
   tokenTexts(runId: string, ids: Int32Array): Promise<string[] | null>;
+  /** Steps of a run with journaled episodes (multi-turn presets), ascending. */
+  episodeSteps(runId: string): Promise<number[]>;
+  /** The journaled episodes of one step, or null when the step has none. */
+  episodesAt(runId: string, step: number): Promise<EpisodeSummary[] | null>;
+  /** One episode with its turns, or null when it is not journaled. */
+  episodeAt(runId: string, step: number, index: number): Promise<EpisodeDetail | null>;
+  /** Re-executes an episode's journaled actions against a fresh environment and compares every observation. */
+  replayEpisode(runId: string, step: number, index: number): Promise<ReplayResult>;
+  /** A run's episodes as JSONL: one line per episode (turns, token ids, behavior and raw log-probs, rewards, statuses). */
+  exportEpisodes(runId: string): Promise<string>;
   /** The latest checkpoint of run `runId` (default: the current or last run), or null if it has none. */
   latestCheckpoint(runId?: string): Promise<CheckpointDownload | null>;
 }
@@ -290,6 +300,17 @@ export interface GrpoRunOptions {
   checkpointEvery: number;
 }
 
+/**
+ * Options of a GRPO run on multi-turn episodes of an environment (`grpo-calc`: a calculator tool,
+ * `grpo-guess`: guess a number from higher/lower answers), from that environment's base
+ * checkpoint: GRPO's options, `maxNew` per action, and the turn limit.
+ */
+export interface EpisodeGrpoRunOptions extends Omit<GrpoRunOptions, 'preset' | 'trainProblems'> {
+  preset: 'grpo-calc' | 'grpo-guess';
+  /** Turns (model actions) an episode may take before it is truncated (`max_turns`). */
+  maxTurns: number;
+}
+
 /** Options of a DPO run from the shipped base checkpoint (pairs from the base model's samples). */
 export interface DpoRunOptions {
   preset: 'dpo-arith';
@@ -318,11 +339,12 @@ export interface DpoRunOptions {
   checkpointEvery: number;
 }
 
-export type RunOptions = SftRunOptions | GrpoRunOptions | DpoRunOptions;
+export type RunOptions = SftRunOptions | GrpoRunOptions | EpisodeGrpoRunOptions | DpoRunOptions;
 
 export type PresetInfo =
   | { name: 'sft-arith'; title: string; description: string; defaults: SftRunOptions; fields: FieldSpec[] }
   | { name: 'grpo-arith'; title: string; description: string; defaults: GrpoRunOptions; fields: FieldSpec[] }
+  | { name: 'grpo-calc' | 'grpo-guess'; title: string; description: string; defaults: EpisodeGrpoRunOptions; fields: FieldSpec[] }
   | { name: 'dpo-arith'; title: string; description: string; defaults: DpoRunOptions; fields: FieldSpec[] };
 
 /** A problem with run options: the dotted path of the field and a message naming it and its allowed range or values. */
@@ -377,9 +399,13 @@ export interface GroupSample {
   /** The baseline the estimator subtracted from this sample's reward (RLOO: the mean of the others; absent when not trained or not kept). */
   baseline?: number;
   status: string;
-  /** Sampled ids, EOS included. */
+  /** Sampled ids, EOS included (an episode: over all its actions). */
   length: number;
   truncated: boolean;
+  /** A multi-turn episode's turns: each action's text (EOS excluded) and the environment's answer. */
+  turns?: { action: string; observation: string; detail?: string }[];
+  /** A multi-turn episode's index in the step (the Replay view opens it). */
+  episode?: number;
 }
 
 /**
@@ -468,4 +494,77 @@ export interface SessionRecord {
   components: Record<string, number>;
   detail?: string;
   calls: StoredCall[];
+}
+
+/** How an episode ended (worker/rl/types.ts `EpisodeStatus`, never `running` once stored complete). */
+export type EpisodeStatusName = 'running' | 'completed' | 'truncated' | 'cancelled' | 'error';
+
+/** One journaled episode of a step, as the Replay view lists it. */
+export interface EpisodeSummary {
+  step: number;
+  /** Index within the step, group-major (group g, sample s: g · G + s). */
+  index: number;
+  group: string;
+  sample: number;
+  task: { id: string; prompt: string; answer: string };
+  status: EpisodeStatusName;
+  /** Why it ended (worker/rl/types.ts `TerminationReason`), when it did. */
+  termination?: string;
+  /** null: not scored (failed, cancelled, corrupt, still running). */
+  reward: number | null;
+  turns: number;
+  /** The policy version (updates taken) that drew its actions. */
+  policyVersion: number;
+  /** Carried loss mass in the step's update. */
+  trained: boolean;
+  /** Another episode of its group failed or was cancelled: the whole group was left out of the update. */
+  groupAborted: boolean;
+  /** A journal record of it failed its checksum: shown, never trained on. */
+  corrupt: boolean;
+  detail?: string;
+  /** Turns restored from the journal after a restart instead of executed (0 for an episode that ran through). */
+  resumedTurns: number;
+  /** Milliseconds of sampling and environment steps, over its turns. */
+  ms: number;
+}
+
+/** One turn of an episode, as the Replay view's timeline shows it. */
+export interface EpisodeTurnView {
+  /** 1-based. */
+  turn: number;
+  traceId: string;
+  parentTraceId: string | null;
+  /** The full prompt the model saw, rebuilt from the delta chain; null when the chain cannot be resolved (`unresolved`). */
+  promptIds: Int32Array | null;
+  /** promptIds[0 … inherited − 1] came from earlier turns; the rest is this turn's own delta. */
+  inherited: number;
+  /** This turn did not extend the previous one: a new chain root, why, and the first divergent index. */
+  reset?: { reason: 'duplicate' | 'prefix_changed' | 'empty_delta'; index: number };
+  /** An identical resend of another trace. */
+  replayOf?: string;
+  /** Why the chain could not be rebuilt (a missing or corrupt parent). */
+  unresolved?: string;
+  action: { ids: Int32Array; text: string; rawLogProbs: Float64Array; behaviorLogProbs: Float64Array; terminated: boolean; policyStep: number; temperature: number };
+  observation: { ids: Int32Array; text: string; status: EpisodeStatusName; detail?: string; termination?: string; reward?: number };
+  sampleMs: number;
+  envMs: number;
+  /** Restored from the journal after a restart (not executed by the process that finished the episode). */
+  resumed: boolean;
+  checksumOk: boolean;
+}
+
+/** An episode with its turns and the vocabulary to read their ids. */
+export interface EpisodeDetail extends EpisodeSummary {
+  initialIds: Int32Array;
+  /** id → symbol (specials by name). */
+  vocab: string[];
+  turnViews: EpisodeTurnView[];
+}
+
+/** A journaled episode re-executed against a fresh environment: each turn identical or where it diverged. */
+export interface ReplayResult {
+  identical: boolean;
+  /** `identical` or `diverged at turn N` (the first). */
+  summary: string;
+  turns: { turn: number; identical: boolean; firstDivergentToken?: number; expected?: string; got?: string }[];
 }

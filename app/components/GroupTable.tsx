@@ -48,7 +48,18 @@ export function GroupTable({ g, open, onInspect }: { g: GroupRecord } & InspectP
             <tr key={s.sample}>
               <th scope="row">{s.sample}</th>
               <td>
-                <code className="completion">{s.completion || '(empty)'}</code>
+                {s.turns ? (
+                  <ol className="episode-turns" aria-label={`Turns of sample ${s.sample}`} data-testid="group-turns">
+                    {s.turns.map((t, k) => (
+                      <li key={k}>
+                        <code className="completion">{t.action || '(empty)'}</code>
+                        {t.observation && <code className="observation"> {t.observation}</code>}
+                      </li>
+                    ))}
+                  </ol>
+                ) : (
+                  <code className="completion">{s.completion || '(empty)'}</code>
+                )}
               </td>
               <td>{s.reward}</td>
               <td>{Object.entries(s.components).map(([k, v]) => `${k} ${v}`).join(', ')}</td>

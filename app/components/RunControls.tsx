@@ -7,6 +7,7 @@ import { useEffect, useState } from 'react';
 import { latestCheckpoint, pauseRun, resumeRun, stopRun } from '../queries/experiments';
 import { metricsCsv, metricsFile } from '../state/metrics-file';
 import { useRunStore } from '../state/run-store';
+import { downloadText } from '../state/download';
 
 export function RunControls() {
   const { runId, status } = useRunStore();
@@ -22,26 +23,16 @@ export function RunControls() {
   );
 }
 
-/** Saves `text` as a file named `name`. */
-function download(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
-
 function MetricsExport() {
   const { runId, status, totalSteps, steps, evals, options } = useRunStore();
   if (!runId || steps.length === 0) return null;
   const run = { runId, status, totalSteps, steps, evals, config: options };
   return (
     <>
-      <button type="button" onClick={() => download(`${runId}-metrics.json`, JSON.stringify(metricsFile(run), null, 2), 'application/json')}>
+      <button type="button" onClick={() => downloadText(`${runId}-metrics.json`, JSON.stringify(metricsFile(run), null, 2), 'application/json')}>
         Export metrics (JSON)
       </button>
-      <button type="button" onClick={() => download(`${runId}-metrics.csv`, metricsCsv(run), 'text/csv')}>
+      <button type="button" onClick={() => downloadText(`${runId}-metrics.csv`, metricsCsv(run), 'text/csv')}>
         Export metrics (CSV)
       </button>
     </>

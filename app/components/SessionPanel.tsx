@@ -5,13 +5,16 @@
  * distribution, after temperature / top-k / top-p), its raw log-prob (the unmodified model, the
  * trainer's old log-prob), raw − behavior (the Batch view's mismatch layer) and exp(behavior).
  * Token texts come from the run's tokenizer in the worker. A DPO pair's completion (`kind:
- * 'dpo-pair'`) reads as the chosen or rejected completion of its pair. Not an editor, and not the
- * packed batch.
+ * 'dpo-pair'`) reads as the chosen or rejected completion of its pair. A session of a step with
+ * journaled multi-turn episodes links to its episode in the Replay view. Not an editor, and not
+ * the packed batch.
  */
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
 import type { GroupRecord, SessionRecord, StoredCall } from '../../worker/protocol';
+import { episodeStepsQuery, episodesAtQuery } from '../queries/episodes';
 import { sessionsAtQuery, tokenTextsQuery } from '../queries/groups';
+import { formatEpisodeLink } from './episodes';
 
 /** Which session of the step: its index in the step (the Batch view's session id − 1), or its group and sample. */
 export type SessionRef = { index: number } | { group: string; sample: number };
@@ -91,6 +94,26 @@ function CallTable({ runId, call, n, of }: { runId: string; call: StoredCall; n:
   );
 }
 
+/**
+ * "Replay this episode" when the step journaled episodes: the episode of the same group and sample,
+ * else the session's index in the step (episodes are indexed group-major like sessions). The step
+ * keys the steps query (the panel knows no latest step).
+ */
+function ReplayLink({ runId, step, session }: { runId: string; step: number; session: { index: number; group: string; sample: number } }) {
+  const steps = useQuery(episodeStepsQuery(runId, step));
+  const journaled = Boolean(steps.data?.includes(step));
+  const episodes = useQuery({ ...episodesAtQuery(runId, step), enabled: journaled });
+  if (!journaled) return null;
+  const match = episodes.data?.find((e) => e.group === session.group && e.sample === session.sample);
+  return (
+    <p>
+      <a href={formatEpisodeLink({ run: runId, step, episode: match ? match.index : session.index })} data-testid="session-replay-link">
+        Replay this episode
+      </a>
+    </p>
+  );
+}
+
 export function SessionPanel({ runId, step, at, headingLevel = 2, kind = 'advantage' }: { runId: string; step: number; at: SessionRef; headingLevel?: 2 | 3; kind?: GroupRecord['kind'] }) {
   const sessions = useQuery(sessionsAtQuery(runId, step));
   const headingId = useId();
@@ -144,6 +167,7 @@ export function SessionPanel({ runId, step, at, headingLevel = 2, kind = 'advant
               </>
             )}
           </dl>
+          <ReplayLink runId={runId} step={step} session={{ index, group: s.group, sample: s.sample }} />
           {s.calls.map((c, k) => (
             <CallTable key={k} runId={runId} call={c} n={k + 1} of={s.calls.length} />
           ))}

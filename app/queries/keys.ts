@@ -15,4 +15,9 @@ export const keys = {
   sessionsAt: (runId: string, step: number) => ['runs', runId, 'sessions', step] as const,
   /** The ids are the key (a session's are a few dozen). */
   tokenTexts: (runId: string, ids: readonly number[]) => ['runs', runId, 'token-texts', ids] as const,
+  /** Steps with journaled episodes; changes with the latest step, like `groupSteps`. */
+  episodeSteps: (runId: string, latestStep: number) => ['runs', runId, 'episode-steps', latestStep] as const,
+  episodesAt: (runId: string, step: number) => ['runs', runId, 'episodes', step] as const,
+  /** Under `episodesAt`, so invalidating a step's episodes refreshes its opened episode too. */
+  episodeAt: (runId: string, step: number, index: number) => ['runs', runId, 'episodes', step, index] as const,
 };

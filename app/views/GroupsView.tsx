@@ -5,7 +5,8 @@
  * preference pairs instead: margin, ranked correctly, per-pair loss, chosen and rejected with
  * their implicit rewards (PairTable). The run is picked (shared with Batch, default the live
  * run), steps browsed, groups or pairs sorted; each completion opens the session inspector
- * (SessionPanel) below its group.
+ * (SessionPanel) below its group. A run with journaled multi-turn episodes links to the step's
+ * episodes in the Replay view.
  */
 import { useQuery } from '@tanstack/react-query';
 import { Fragment, useEffect, useMemo, useState } from 'react';
@@ -14,6 +15,8 @@ import { GroupTable } from '../components/GroupTable';
 import { PairLegend, PairTable } from '../components/PairTable';
 import { SessionPanel } from '../components/SessionPanel';
 import { RunStepHeading, ViewTitle, useShownRun } from '../components/ViewedRun';
+import { formatEpisodeLink } from '../components/episodes';
+import { episodeStepsQuery } from '../queries/episodes';
 import { groupStepsQuery, groupsAtQuery } from '../queries/groups';
 
 type Sort = { label: string; compare: (a: GroupRecord, b: GroupRecord) => number };
@@ -60,6 +63,7 @@ export function GroupsView() {
   };
   useEffect(() => setInspected(null), [runId, step]);
   const groups = useQuery({ ...groupsAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null });
+  const episodeSteps = useQuery({ ...episodeStepsQuery(runId ?? '', shown.latestStep), enabled: Boolean(runId) });
   const pairs = groups.data?.[0]?.kind === 'dpo-pair';
   const sorts = pairs ? PAIR_SORTS : GROUP_SORTS;
   const order = sorts[sort] ?? inOrder;
@@ -80,6 +84,19 @@ export function GroupsView() {
     <section aria-labelledby="groups-title" data-testid="groups-view">
       {title}
       <RunStepHeading shown={shown} step={step} />
+      {Boolean(episodeSteps.data?.length) && (
+        <p>
+          {step !== null && episodeSteps.data!.includes(step) ? (
+            <a href={formatEpisodeLink({ run: runId, step })} data-testid="groups-episodes-link">
+              Open this step's episodes in Replay
+            </a>
+          ) : (
+            <a href={formatEpisodeLink({ run: runId })} data-testid="groups-episodes-link">
+              Open this run's episodes in Replay
+            </a>
+          )}
+        </p>
+      )}
       {available.length === 0 ? (
         <p>This run keeps no advantage groups or preference pairs (GRPO and DPO runs have them), or no step has finished yet.</p>
       ) : (

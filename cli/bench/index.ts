@@ -6,6 +6,7 @@
 import { benchMatmul } from './matmul';
 import { benchPack } from './pack';
 import { benchRollout } from './rollout';
+import { benchTraces } from './traces';
 import { benchTrain } from './train';
 
 export interface BenchArgs {
@@ -18,6 +19,7 @@ export const BENCHES: Record<string, (args: BenchArgs) => Promise<{ table: strin
   train: benchTrain,
   rollout: benchRollout,
   pack: benchPack,
+  traces: benchTraces,
 };
 
 export async function runBench(argv: string[]): Promise<number> {

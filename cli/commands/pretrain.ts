@@ -11,81 +11,125 @@
  * `--from DIR` continues SFT from a checkpoint's weights (fresh AdamW) instead: it runs every step,
  * evaluates every `--eval-every` steps from the start, and writes the last step to `--out`
  * (required, so the shipped base is never overwritten): calibration.md's "continued SFT" baseline.
+ *
+ * `--task calc|guess` makes the base of a multi-turn environment instead (default `--task arith`,
+ * the above): SFT on demonstration episodes (worker/train/sft-episodes.ts, SFT_CALC / SFT_GUESS)
+ * with the same constant lr, no clipping and early stop, held-out accuracy from greedy episodes,
+ * written to public/checkpoints/calc-base or guess-base. Their defaults (`TASK_DEFAULTS`) stop
+ * well short of what SFT reaches, so that GRPO has room to improve the base.
  */
 import { exportCheckpoint, importCheckpoint } from '../../worker/model/checkpoint';
+import type { EvalResult } from '../../worker/train/evaluate';
+import type { SftStepMetrics } from '../../worker/train/sft';
 import { SFT_ARITH, SftRun } from '../../worker/train/sft';
+import type { SftEpisodeConfig } from '../../worker/train/sft-episodes';
+import { SFT_CALC, SFT_GUESS, SftEpisodeRun } from '../../worker/train/sft-episodes';
+import type { Model } from '../../worker/model/model';
+import type { CharTokenizer } from '../../worker/data/tokenizer';
 import { checkRunOptions } from '../../worker/runs/fields';
 import { UsageError, parseFlags } from '../args';
 import { cliBackend, describeBackend } from '../backend';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir, writeCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 
+type PretrainTask = 'arith' | 'calc' | 'guess';
+
+/**
+ * Per task: the SFT config and the early stop. arith: calibration.md's base (see above). calc and
+ * guess: measured with this command (README of the checkpoints' dewpoint.json), targets chosen
+ * to leave a deliberately imperfect base.
+ */
+const TASK_DEFAULTS: Record<PretrainTask, { sft: typeof SFT_ARITH | SftEpisodeConfig; target: number; evalFrom: number; evalEvery: number; evalN: number; out: string }> = {
+  arith: { sft: SFT_ARITH, target: 0.22, evalFrom: 450, evalEvery: 10, evalN: 300, out: BASE_CHECKPOINT_DIR },
+  calc: { sft: SFT_CALC, target: 0.4, evalFrom: 100, evalEvery: 10, evalN: 200, out: 'public/checkpoints/calc-base' },
+  guess: { sft: SFT_GUESS, target: 0.4, evalFrom: 50, evalEvery: 10, evalN: 63, out: 'public/checkpoints/guess-base' },
+};
+
+/** What the command trains: SftRun (arith) or SftEpisodeRun (calc, guess). */
+interface PretrainRun {
+  readonly model: Model;
+  readonly tok: CharTokenizer;
+  next(): Promise<SftStepMetrics>;
+  evaluate(): Promise<EvalResult>;
+}
+
 export async function pretrain(argv: string[]): Promise<number> {
-  const f = parseFlags('pretrain', argv, { 'eval-from': 'number', backend: 'string', out: 'string', steps: 'number', target: 'number', seed: 'number', 'eval-every': 'number', 'eval-n': 'number', 'min-lr': 'number', 'max-grad-norm': 'number', from: 'string', warmup: 'number', json: 'boolean' });
+  const f = parseFlags('pretrain', argv, { task: 'string', 'eval-from': 'number', backend: 'string', out: 'string', steps: 'number', target: 'number', seed: 'number', 'eval-every': 'number', 'eval-n': 'number', 'min-lr': 'number', 'max-grad-norm': 'number', from: 'string', warmup: 'number', json: 'boolean' });
   const from = f.from as string | undefined;
   if (from !== undefined && f.out === undefined) throw new UsageError('dewpoint pretrain: --from needs --out (a continued run never overwrites the shipped base)');
+  const task = (f.task as string | undefined) ?? 'arith';
+  if (!Object.prototype.hasOwnProperty.call(TASK_DEFAULTS, task)) throw new UsageError(`dewpoint pretrain: --task must be one of ${Object.keys(TASK_DEFAULTS).join(', ')}, got '${task}'`);
+  const d = TASK_DEFAULTS[task as PretrainTask];
   const config = {
-    ...SFT_ARITH,
-    steps: (f.steps as number | undefined) ?? SFT_ARITH.steps,
-    seed: (f.seed as number | undefined) ?? SFT_ARITH.seed,
-    evalEvery: (f['eval-every'] as number | undefined) ?? 10,
-    evalN: (f['eval-n'] as number | undefined) ?? 300,
+    ...d.sft,
+    steps: (f.steps as number | undefined) ?? d.sft.steps,
+    seed: (f.seed as number | undefined) ?? d.sft.seed,
+    evalEvery: (f['eval-every'] as number | undefined) ?? d.evalEvery,
+    evalN: (f['eval-n'] as number | undefined) ?? d.evalN,
     // calibration.md's base: constant lr and no clipping.
-    minLr: (f['min-lr'] as number | undefined) ?? SFT_ARITH.lr,
+    minLr: (f['min-lr'] as number | undefined) ?? d.sft.lr,
     maxGradNorm: (f['max-grad-norm'] as number | undefined) ?? 1e9,
-    warmup: (f.warmup as number | undefined) ?? SFT_ARITH.warmup,
+    warmup: (f.warmup as number | undefined) ?? d.sft.warmup,
   };
-  const target = (f.target as number | undefined) ?? 0.22;
-  // Greedy evaluation without a KV cache costs several training steps; before this step accuracy is ~0 (calibration.md).
-  const evalFrom = (f['eval-from'] as number | undefined) ?? (from ? 0 : 450);
+  const target = (f.target as number | undefined) ?? d.target;
+  // Greedy evaluation costs several training steps; before this step accuracy is ~0 (calibration.md, and measured for calc and guess).
+  const evalFrom = (f['eval-from'] as number | undefined) ?? (from ? 0 : d.evalFrom);
   checkPretrainFlags(config, { target, evalFrom });
   const { ops, info } = await cliBackend(f.backend);
-  const out = (f.out as string | undefined) ?? BASE_CHECKPOINT_DIR;
+  const out = (f.out as string | undefined) ?? d.out;
   const log = (x: object) => process.stdout.write(`${f.json ? JSON.stringify(x) : Object.entries(x).map(([k, v]) => `${k}=${typeof v === 'number' ? +v.toPrecision(4) : v}`).join(' ')}\n`);
-  process.stderr.write(`pretrain: ${describeBackend(info)}, ${from ? `from ${from}, ${config.steps} steps` : `${config.steps} steps max, stop at held-out accuracy >= ${target}`}\n`);
-  const run = new SftRun(ops, config);
+  process.stderr.write(`pretrain: ${task === 'arith' ? '' : `${task}, `}${describeBackend(info)}, ${from ? `from ${from}, ${config.steps} steps` : `${config.steps} steps max, stop at held-out accuracy >= ${target}`}\n`);
+  const run: PretrainRun = 'env' in config ? new SftEpisodeRun(ops, config) : new SftRun(ops, config);
   if (from) run.model.setWeights(importCheckpoint(readCheckpointDir(from)).weights);
   const t0 = performance.now();
-  let reached: { step: number; accuracy: number; meanLength: number } | null = null;
+  let reached: { step: number; n: number; accuracy: number; meanLength: number } | null = null;
   for (let s = 1; s <= config.steps; s++) {
     const m = await run.next();
     if (s % 10 === 0 || s === 1) log(m);
     if (config.evalEvery > 0 && s % config.evalEvery === 0 && s >= evalFrom) {
       const ev = await run.evaluate();
       log({ step: s, 'eval/accuracy': ev.accuracy, 'eval/mean_length': ev.meanLength, 'eval/n': ev.n });
-      if (from || ev.accuracy >= target) reached = { step: s, accuracy: ev.accuracy, meanLength: ev.meanLength };
+      if (from || ev.accuracy >= target) reached = { step: s, n: ev.n, accuracy: ev.accuracy, meanLength: ev.meanLength };
       if (!from && reached) break;
     }
   }
   if (from && reached?.step !== config.steps) {
     const ev = await run.evaluate();
     log({ step: config.steps, 'eval/accuracy': ev.accuracy, 'eval/mean_length': ev.meanLength, 'eval/n': ev.n });
-    reached = { step: config.steps, accuracy: ev.accuracy, meanLength: ev.meanLength };
+    reached = { step: config.steps, n: ev.n, accuracy: ev.accuracy, meanLength: ev.meanLength };
   }
   if (!reached) {
     process.stderr.write(`pretrain: held-out accuracy never reached ${target} in ${config.steps} steps; no checkpoint written\n`);
     return 1;
   }
+  const episodes = 'env' in config;
   const files = await exportCheckpoint(run.model, run.tok, {
     kind: 'dewpoint-checkpoint',
-    trainedWith: 'dewpoint pretrain (SFT, worker/train/sft.ts)',
+    trainedWith: episodes ? `dewpoint pretrain --task ${task} (SFT on demonstration episodes, worker/train/sft-episodes.ts)` : 'dewpoint pretrain (SFT, worker/train/sft.ts)',
     command: `npm run pretrain -- ${argv.join(' ')}`.trim(),
     backend: describeBackend(info),
     sft: config,
     ...(from ? { from } : {}),
     step: reached.step,
-    heldOut: { n: config.evalN, accuracy: reached.accuracy, meanLength: reached.meanLength, split: 'hash-disjoint held-out (worker/data/arith.ts)' },
+    heldOut: { n: reached.n, accuracy: reached.accuracy, meanLength: reached.meanLength, split: HELD_OUT_SPLIT[task as PretrainTask] },
     seconds: (performance.now() - t0) / 1000,
   });
   writeCheckpointDir(out, files);
-  process.stderr.write(`pretrain: step ${reached.step}, held-out accuracy ${(reached.accuracy * 100).toFixed(1)}% on ${config.evalN}; wrote ${out}\n`);
+  process.stderr.write(`pretrain: step ${reached.step}, held-out accuracy ${(reached.accuracy * 100).toFixed(1)}% on ${reached.n}; wrote ${out}\n`);
   return 0;
 }
+
+/** What `heldOut` in dewpoint.json was measured on. */
+const HELD_OUT_SPLIT: Record<PretrainTask, string> = {
+  arith: 'hash-disjoint held-out (worker/data/arith.ts)',
+  calc: 'hash-disjoint held-out of (a, b, c) (worker/episodes/calc.ts); greedy episodes, reward 1',
+  guess: 'every secret 1..63 (worker/episodes/guess.ts: the whole task space, train and held-out alike); greedy episodes, reward 1',
+};
 
 /**
  * The flags' values, checked before any work: the fields the sft-arith preset shares are checked by
  * its schema (the Experiments view's messages), the pretrain-only ones here, each naming its flag.
  */
-function checkPretrainFlags(c: typeof SFT_ARITH, extra: { target: number; evalFrom: number }): void {
+function checkPretrainFlags(c: Pick<typeof SFT_ARITH, 'steps' | 'lr' | 'seed' | 'evalEvery' | 'evalN' | 'minLr' | 'maxGradNorm' | 'warmup'>, extra: { target: number; evalFrom: number }): void {
   // Each field is named by its flag: the kebab-case of its path (evalN: --eval-n).
   const flag = (path: string) => `--${path.replace(/[A-Z]/g, (ch) => `-${ch.toLowerCase()}`)}`;
   const problems = checkRunOptions({ preset: 'sft-arith', steps: c.steps, lr: c.lr, seed: c.seed, evalEvery: c.evalEvery, evalN: c.evalN, checkpointEvery: 0 }, flag).map((p) => p.message);

@@ -39,6 +39,13 @@ export const ARITH_VOCAB: readonly string[] = Object.freeze([
 /** Size of the `bare` vocabulary (calibration.md's 25 symbols): the first 25 entries of `ARITH_VOCAB`. */
 export const BARE_VOCAB_SIZE = 25;
 
+/**
+ * The vocabulary of the tool-use environments (worker/episodes: `calc`, `guess`): the 25 `bare`
+ * symbols (so ids of digits, `+ - * =` and `\\boxed{}` agree with the arithmetic base) plus the
+ * characters of `calc(...)` calls and of the environments' answers: `c a l ( ) < > ?`.
+ */
+export const TOOL_VOCAB: readonly string[] = Object.freeze([...ARITH_VOCAB.slice(0, BARE_VOCAB_SIZE), ...'cal()<>?']);
+
 /** What a checkpoint stores as its tokenizer (tokenizer.json). */
 export interface TokenizerDescription {
   type: 'char';
@@ -139,6 +146,11 @@ export function tokenizerFromDescription(desc: TokenizerDescription): CharTokeni
 export function arithTokenizer(format: 'words' | 'bare' = 'words'): CharTokenizer {
   const vocab = format === 'bare' ? ARITH_VOCAB.slice(0, BARE_VOCAB_SIZE) : ARITH_VOCAB;
   return build(vocab, { pad: PAD_ID, bos: BOS_ID, eos: EOS_ID });
+}
+
+/** The tokenizer of the tool-use environments (`TOOL_VOCAB`, 33 ids, specials as in arithmetic). */
+export function toolTokenizer(): CharTokenizer {
+  return build(TOOL_VOCAB, { pad: PAD_ID, bos: BOS_ID, eos: EOS_ID });
 }
 
 function describeChar(ch: string): string {

@@ -59,6 +59,8 @@ export const INFRASTRUCTURE_FAILURES = [
   'grading_error',
   'model_error',
   'env_start_timeout',
+  // An environment that threw, hung past its step deadline or answered with invalid ids.
+  'env_error',
 ] as const;
 
 export type AgentOutcome = (typeof AGENT_OUTCOMES)[number];

@@ -20,6 +20,8 @@ export interface GenerateOptions extends SamplingOptions {
   eos: number;
   /** Seed of the per-row samplers. */
   seed: number;
+  /** Each row's own sampler seed instead of one derived from (seed, row) (multi-turn episodes seed each turn). */
+  rowSeeds?: readonly number[];
   /** Keep the top-k/top-p support of every sampled id. Default false. */
   recordSupport?: boolean;
   /** Use the KV cache. Default true. */
@@ -55,7 +57,8 @@ export async function generate(model: Model, prompts: readonly ArrayLike<number>
   const L = longest + o.maxNew;
   if (L > model.config.maxSeq) throw new Error(`generate: prompt (${longest}) + maxNew (${o.maxNew}) exceeds the model's maxSeq ${model.config.maxSeq}`);
   const V = model.config.vocab;
-  const samplers = prompts.map((_, r) => createSampler(rowSeed(o.seed, r)));
+  if (o.rowSeeds && o.rowSeeds.length !== B) throw new Error(`generate: ${o.rowSeeds.length} rowSeeds for ${B} prompts; expected one per prompt`);
+  const samplers = prompts.map((_, r) => createSampler(o.rowSeeds ? o.rowSeeds[r] : rowSeed(o.seed, r)));
   const out = prompts.map(() => ({ ids: [] as number[], behavior: [] as number[], raw: [] as number[], support: [] as Int32Array[], done: false, stop: false }));
   const seqs = prompts.map((p) => Array.from(p));
   const decoder = o.useCache === false ? null : new Decoder(model, B, L);

@@ -3,7 +3,8 @@ import type { DpoRunOptions, GrpoRunOptions } from '../protocol';
 import { DPO_ARITH } from '../train/dpo';
 import { GRPO_ARITH } from '../train/grpo';
 import { SFT_ARITH } from '../train/sft';
-import { dpoConfigOf, dpoOptionsOf, grpoConfigOf, grpoOptionsOf, sftConfigOf, sftOptionsOf } from './configs';
+import { GRPO_CALC, GRPO_GUESS } from '../train/grpo-episodes';
+import { dpoConfigOf, dpoOptionsOf, episodeGrpoConfigOf, episodeGrpoOptionsOf, grpoConfigOf, grpoOptionsOf, sftConfigOf, sftOptionsOf } from './configs';
 import { checkRunOptions } from './fields';
 
 const RUN = { evalN: 37, checkpointEvery: 7 };
@@ -33,6 +34,19 @@ describe('run options ↔ trainer configs', () => {
     expect(grpoConfigOf(grpoOptionsOf(GRPO_ARITH, RUN), GRPO_ARITH)).toEqual({ ...GRPO_ARITH, evalN: RUN.evalN });
     expect(dpoConfigOf(dpoOptionsOf(DPO_ARITH, RUN), DPO_ARITH)).toEqual({ ...DPO_ARITH, evalN: RUN.evalN });
     expect(sftConfigOf(sftOptionsOf(SFT_ARITH, RUN), SFT_ARITH)).toEqual({ ...SFT_ARITH, evalN: RUN.evalN });
+    for (const c of [GRPO_CALC, GRPO_GUESS]) expect(episodeGrpoConfigOf(episodeGrpoOptionsOf(c, RUN), c)).toEqual({ ...c, evalN: RUN.evalN });
+  });
+
+  it('maps every option of a multi-turn preset: GRPO\'s, the turn limit, the environment from the preset', () => {
+    const { trainProblems: _none, ...shared } = GRPO;
+    const o = { ...shared, preset: 'grpo-guess' as const, maxTurns: 5, maxNew: 4 };
+    expect(checkRunOptions(o)).toEqual([]);
+    const c = episodeGrpoConfigOf(o, GRPO_GUESS);
+    expect(c).toMatchObject({ environment: 'guess', maxTurns: 5, maxNew: 4, estimator: 'rloo', epochs: 2, miniBatches: 3, policyLoss: { name: 'cispo' } });
+    expect('task' in c).toBe(false);
+    expect(episodeGrpoOptionsOf(c, RUN)).toEqual(o);
+    expect(checkRunOptions({ ...o, trainProblems: 16 }).map((p) => p.message)).toEqual(['trainProblems is not an option of grpo-guess']);
+    expect(checkRunOptions({ ...o, maxTurns: 0 })[0].message).toMatch(/Max turns \(maxTurns\) must be an integer in 1..16, got 0/);
   });
 
   it('maps every GRPO option onto the config the trainer reads', () => {

@@ -4,10 +4,11 @@
  * stands for, so a preset's defaults are its trainer config and the two cannot drift (tested:
  * `grpoConfigOf(grpoOptionsOf(GRPO_ARITH))` is GRPO_ARITH). Not validation (schema.ts).
  */
-import type { DpoRunOptions, GrpoRunOptions, ImportanceRunOptions, PolicyLossRunOptions, SftRunOptions } from '../protocol';
+import type { DpoRunOptions, EpisodeGrpoRunOptions, GrpoRunOptions, ImportanceRunOptions, PolicyLossRunOptions, SftRunOptions } from '../protocol';
 import type { PolicyLossSpec } from '../rl/index';
 import type { DpoConfig } from '../train/dpo';
 import type { GrpoConfig } from '../train/grpo';
+import type { GrpoEpisodeConfig } from '../train/grpo-episodes';
 import type { SftConfig } from '../train/sft';
 
 /** Run bookkeeping the trainers do not see. */
@@ -80,6 +81,19 @@ export function grpoOptionsOf(c: GrpoConfig, run: Bookkeeping): GrpoRunOptions {
     evalEvery: c.evalEvery,
     ...run,
   };
+}
+
+/** Episode GRPO: GRPO's mapping for the shared options, the environment from the base config, the turn limit from the options. */
+export function episodeGrpoConfigOf(o: EpisodeGrpoRunOptions, base: GrpoEpisodeConfig): GrpoEpisodeConfig {
+  const { preset: _preset, maxTurns, ...shared } = o;
+  const { task: _task, ...grpo } = grpoConfigOf({ ...shared, preset: 'grpo-arith' }, { ...base, task: {} });
+  return { ...grpo, environment: base.environment, maxTurns };
+}
+
+export function episodeGrpoOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): EpisodeGrpoRunOptions {
+  const { environment, maxTurns, ...grpo } = c;
+  const { preset: _preset, trainProblems: _none, ...shared } = grpoOptionsOf({ ...grpo, task: {} }, run);
+  return { ...shared, preset: `grpo-${environment}`, maxTurns };
 }
 
 export function dpoConfigOf(o: DpoRunOptions, base: DpoConfig): DpoConfig {

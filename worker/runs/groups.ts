@@ -8,17 +8,34 @@
  * sessions (`pairRecords`, `pairSessions`).
  */
 import type { CharTokenizer } from '../data/tokenizer';
-import type { BatchRecord, GroupRecord } from '../protocol';
+import type { BatchRecord, GroupRecord, GroupSample } from '../protocol';
 import { taskMathReward } from '../rewards/task-math-reward';
 import { outcomeAdvantageDetails } from '../rl/advantages/index';
 import { trains, type Session } from '../rl/types';
 import type { DpoConfig, DpoStep, Pair } from '../train/dpo';
 import type { GrpoConfig, GrpoStep } from '../train/grpo';
+import type { GrpoEpisodeStep } from '../train/grpo-episodes';
 
 /** What of a GRPO run's config the groups need: the estimator and what pack feeds it. */
 export type GroupsConfig = Pick<GrpoConfig, 'estimator' | 'advantage' | 'truncation'>;
 
-export function groupRecords(s: GrpoStep, tok: CharTokenizer, config: GroupsConfig): GroupRecord[] {
+/** A sample's completion as the Groups view shows it: one call's text (single-turn) or the episode's turns. */
+function completionOf(s: GrpoStep | GrpoEpisodeStep, i: number, tok: CharTokenizer): Pick<GroupSample, 'completion' | 'length' | 'truncated' | 'turns' | 'episode'> {
+  if ('episodes' in s) {
+    const e = s.episodes[i];
+    const turns = e.episode.transitions.map((t) => {
+      const tokens = Array.from(t.action.tokens).slice(0, t.action.terminated ? -1 : undefined);
+      const obs = Array.from(t.observation.context).slice(t.action.context.length + t.action.tokens.length);
+      return { action: tok.decode(tokens), observation: tok.decode(obs), ...(t.observation.detail ? { detail: t.observation.detail } : {}) };
+    });
+    const length = e.episode.transitions.reduce((n, t) => n + t.action.tokens.length, 0);
+    return { completion: e.transcript.replace(/\n/g, ' ⏎ '), length, truncated: e.episode.status === 'truncated', turns, episode: e.index };
+  }
+  const gen = s.generated[i];
+  return { completion: tok.decode(gen.sampledIds), length: gen.sampledIds.length, truncated: gen.finishReason === 'length' };
+}
+
+export function groupRecords(s: GrpoStep | GrpoEpisodeStep, tok: CharTokenizer, config: GroupsConfig): GroupRecord[] {
   const byGroup = new Map<string, GroupRecord>();
   s.sessions.forEach((session, i) => {
     const task = s.tasks.find((t) => t.id === session.task)!;
@@ -27,16 +44,13 @@ export function groupRecords(s: GrpoStep, tok: CharTokenizer, config: GroupsConf
       g = { group: session.group, prompt: task.prompt, answer: task.answer, rewardMean: 0, rewardStd: 0, zeroStd: false, samples: [] };
       byGroup.set(session.group, g);
     }
-    const gen = s.generated[i];
     g.samples.push({
       sample: session.sample,
-      completion: tok.decode(gen.sampledIds),
       reward: session.reward ?? 0,
       components: { ...(session.components ?? {}) },
       advantage: s.packed.sessionAdvantages[i],
       status: session.status,
-      length: gen.sampledIds.length,
-      truncated: gen.finishReason === 'length',
+      ...completionOf(s, i, tok),
     });
   });
   for (const g of byGroup.values()) {
@@ -72,7 +86,7 @@ function explain(sessions: readonly Session[], byGroup: Map<string, GroupRecord>
   }
 }
 
-export function batchRecord(s: GrpoStep, tok: CharTokenizer): BatchRecord {
+export function batchRecord(s: Pick<GrpoStep, 'packed' | 'oldLogp' | 'dlogp'>, tok: CharTokenizer): BatchRecord {
   const p = s.packed;
   const n = p.rows * p.width;
   const tokens = Array.from(p.inputIds, (id, i) => (p.segmentIds[i] === 0 ? '' : tok.isSpecial(id) ? tok.decode([id], { specials: true }) : tok.decode([id])));

@@ -6,7 +6,8 @@ import type { PresetInfo } from '../protocol';
 import { DPO_ARITH } from '../train/dpo';
 import { GRPO_ARITH } from '../train/grpo';
 import { SFT_ARITH } from '../train/sft';
-import { dpoOptionsOf, grpoOptionsOf, sftOptionsOf } from './configs';
+import { GRPO_CALC, GRPO_GUESS } from '../train/grpo-episodes';
+import { dpoOptionsOf, episodeGrpoOptionsOf, grpoOptionsOf, sftOptionsOf } from './configs';
 import { optionFields } from './fields';
 
 export const PRESETS: PresetInfo[] = [
@@ -25,6 +26,22 @@ export const PRESETS: PresetInfo[] = [
       'GRPO on 2-digit addition from public/checkpoints/arith-base: 16 prompts × 8 samples per step, MathReward (exact \\boxed{} answer), group-normalised advantages, PPO clip 0.2, token-mean, lr 1e-4, β = 0. Reward and held-out accuracy rise over ~150 steps (calibration.md).',
     defaults: grpoOptionsOf(GRPO_ARITH, { evalN: 100, checkpointEvery: 50 }),
     fields: optionFields('grpo-arith'),
+  },
+  {
+    name: 'grpo-calc',
+    title: 'GRPO with a calculator tool (multi-turn)',
+    description:
+      'Multi-turn GRPO from public/checkpoints/calc-base on a+b+c problems: the model calls calc(47+35), reads the answer the environment appends (=82), calls again and finishes with \\boxed{101}, up to 4 turns. 8 tasks × 8 episodes per step; the environment\'s tokens are context, masked from the loss; reward 1 for the right boxed answer. Every turn is journaled: close the tab mid-run and Continue, then open any episode in Episodes and replay it.',
+    defaults: episodeGrpoOptionsOf(GRPO_CALC, { evalN: 100, checkpointEvery: 10 }),
+    fields: optionFields('grpo-calc'),
+  },
+  {
+    name: 'grpo-guess',
+    title: 'GRPO on guess-a-number (multi-turn feedback)',
+    description:
+      'Multi-turn GRPO from public/checkpoints/guess-base: find a secret in 1..63 from higher (>) and lower (<) answers in at most 7 guesses. 8 secrets × 8 episodes per step, reward 1 when found. Journaled like grpo-calc.',
+    defaults: episodeGrpoOptionsOf(GRPO_GUESS, { evalN: 63, checkpointEvery: 10 }),
+    fields: optionFields('grpo-guess'),
   },
   {
     name: 'dpo-arith',

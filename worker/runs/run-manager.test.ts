@@ -91,7 +91,7 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
       return id;
     });
     expect(first.events.filter((e) => e.type === 'step').map((e) => e.type === 'step' && e.step)).toEqual([1, 2]);
-    expect(first.events.filter((e) => e.type === 'checkpoint').map((e) => e.type === 'checkpoint' && e.step)).toEqual([2]);
+    expect(first.events.filter((e) => e.type === 'checkpoint').map((e) => e.type === 'checkpoint' && e.step)).toEqual([0, 2]); // the start (the base) and the stop's
     expect(first.events.at(-1)).toMatchObject({ type: 'status', status: 'stopped', message: 'stopped after step 2; continue from its checkpoint' });
     expect((await m.listRuns()).find((r) => r.runId === first.id)).toMatchObject({ status: 'stopped', lastStep: 2, checkpointStep: 2 });
     const again = await drive(m, (emit) => m.continue(first.id, emit).then((r) => expect(r).toEqual({ ok: true, fromStep: 2 })));
@@ -104,7 +104,7 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
     const m = manager(store);
     const { events, id } = await drive(m, (emit) => m.start({ ...GRPO, steps: 1, evalEvery: 1, evalN: 2 } as RunOptions, emit));
     const phases = events.flatMap((e) => (e.type === 'phase' ? [`${e.step}:${e.phase}`] : []));
-    expect([...new Set(phases)]).toEqual(['0:evaluating', '1:sampling', '1:training', '1:evaluating', '1:storing', '1:checkpointing']);
+    expect([...new Set(phases)]).toEqual(['0:checkpointing', '0:evaluating', '1:sampling', '1:training', '1:evaluating', '1:storing', '1:checkpointing']);
     const sampling = events.filter((e) => e.type === 'phase' && e.phase === 'sampling');
     expect(sampling[0]).toMatchObject({ done: 0, total: 12, unit: 'sequences' });
     expect(sampling.at(-1)).toMatchObject({ done: 12, total: 12 });
@@ -124,7 +124,7 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
     const { events } = await drive(m, (emit) => m.start(dpo, emit));
     expect(events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
     const phases = events.flatMap((e) => (e.type === 'phase' ? [e.phase] : []));
-    expect([...new Set(phases)]).toEqual(['sampling', 'reference log-probs', 'training', 'storing', 'checkpointing']);
+    expect([...new Set(phases)]).toEqual(['checkpointing', 'sampling', 'reference log-probs', 'training', 'storing']); // the start's checkpoint first, then step 1's (its phase already seen)
     expect(events.find((e) => e.type === 'phase' && e.phase === 'sampling')).toMatchObject({ done: 0, total: 2, unit: 'pairs found' });
   });
 
@@ -269,8 +269,47 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
     const { events, id } = await run;
     expect(events.find((e) => e.type === 'status' && e.status === 'paused')).toMatchObject({ message: expect.stringMatching(/storage is full/) });
     expect(events.filter((e) => e.type === 'step').map((e) => e.type === 'step' && e.step)).toEqual([1]);
-    expect(events.filter((e) => e.type === 'checkpoint').map((e) => e.type === 'checkpoint' && e.step)).toEqual([1]);
+    expect(events.filter((e) => e.type === 'checkpoint').map((e) => e.type === 'checkpoint' && e.step)).toEqual([0, 1]);
     expect(events.at(-1)).toMatchObject({ type: 'status', status: 'stopped', message: 'stopped after step 1 (step 2 could not be stored); continue from the checkpoint at step 1' });
     expect((await m.listRuns()).find((r) => r.runId === id)).toMatchObject({ status: 'stopped', lastStep: 1, checkpointStep: 1 });
+  });
+});
+
+describe('a multi-turn run (grpo-calc, CPU)', () => {
+  const CALC_BASE = readCheckpointDir('public/checkpoints/calc-base');
+  const CALC = { ...PRESETS.find((p) => p.name === 'grpo-calc')!.defaults, steps: 2, prompts: 2, group: 2, seed: 3, evalEvery: 0, evalN: 1, checkpointEvery: 0 } as RunOptions;
+  const calcManager = (store: RunStore) => new RunManager(createCpuOps, async (name) => (name === 'calc-base' ? CALC_BASE : BASE), store);
+
+  it('cut off mid-step before any checkpoint of its own, continues from its start: the journaled turns are restored, none is committed twice, and it computes what an uninterrupted run does', async () => {
+    const reference = new MemoryRunStore();
+    const whole = await drive(calcManager(reference), (emit) => calcManager(reference).start(CALC, emit));
+    expect(whole.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
+    expect((await reference.journal.steps(whole.id))).toEqual([1, 2]);
+
+    // The journal refuses step 2's third commit (the tab closed then): step 1 is stored, step 2 has its starts and one round of turns.
+    const store = new MemoryRunStore();
+    const commit = store.journal.commit.bind(store.journal);
+    let commits = 0;
+    store.journal.commit = async (records) => {
+      if (records[0]?.step === 2 && ++commits === 3) throw new Error('the tab closed');
+      return commit(records);
+    };
+    const m = calcManager(store);
+    const cut = await drive(m, (emit) => m.start(CALC, emit));
+    expect(cut.events.at(-1)).toMatchObject({ type: 'status', status: 'failed', message: 'the tab closed' });
+    const listed = (await m.listRuns()).find((r) => r.runId === cut.id)!;
+    expect(listed).toMatchObject({ lastStep: 1, checkpointStep: 0 });
+    const turns = async (step: number) => (await store.journal.load(cut.id, step)).filter((r) => r.turn > 0).length;
+    const [all1, kept2] = [await turns(1), await turns(2)];
+    expect(kept2).toBeGreaterThan(0);
+
+    const again = await drive(m, (emit) => m.continue(cut.id, emit).then((r) => expect(r).toEqual({ ok: true, fromStep: 0 })));
+    expect(again.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
+    // Continued from the start: step 1 is computed again from its journal alone, step 2 from where it was cut off.
+    const steps = await store.stepMetrics(cut.id);
+    expect(steps.map((s) => s.metrics['episodes/resumed_turns'])).toEqual([all1, kept2]);
+    expect(await turns(2)).toBe((await reference.journal.load(whole.id, 2)).filter((r) => r.turn > 0).length);
+    const exact = (h: Record<string, number>[]) => h.map(({ 'episodes/resumed_turns': _r, ...rest }) => rest);
+    expect(exact(await history(store, cut.id))).toEqual(exact(await history(reference, whole.id)));
   });
 });

@@ -15,11 +15,11 @@ import { tokenizerFromDescription } from '../data/tokenizer';
 import type { CheckpointFiles, LoadedCheckpoint } from '../model/checkpoint';
 import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
-import type { BatchRecord, ContinueResult, DeleteResult, GroupRecord, PhaseReport, RunEvent, RunOptions, RunStatus, RunSummary } from '../protocol';
+import type { BatchRecord, ContinueResult, DeleteResult, EpisodeGrpoRunOptions, GroupRecord, PhaseReport, RunEvent, RunOptions, RunStatus, RunSummary } from '../protocol';
 import type { Session } from '../rl/types';
 import type { ResumeRecord, RunMeta, RunStore } from '../store/run-store';
 import { StorageFullError } from '../store/run-store';
-import { dpoConfigOf, grpoConfigOf, sftConfigOf } from './configs';
+import { dpoConfigOf, episodeGrpoConfigOf, grpoConfigOf, sftConfigOf } from './configs';
 import { checkRunOptions } from './fields';
 import { batchRecord, groupRecords, pairRecords, pairSessions } from './groups';
 import type { RunLocks } from './run-locks';
@@ -27,8 +27,29 @@ import { memoryRunLocks } from './run-locks';
 import type { EvalResult } from '../train/evaluate';
 import { DPO_ARITH, DpoRun } from '../train/dpo';
 import { GRPO_ARITH, GrpoRun } from '../train/grpo';
+import { GRPO_CALC, GRPO_GUESS, GrpoEpisodeRun } from '../train/grpo-episodes';
+import type { EpisodeContext } from '../episodes/views';
+import { ENVIRONMENTS } from '../episodes/kinds';
 import type { Resumable } from '../train/resume';
 import { SFT_ARITH, SftRun, sftTokenizer } from '../train/sft';
+
+/** The shipped base checkpoints (public/checkpoints/NAME): arithmetic, and one per environment. */
+export type BaseName = 'arith-base' | 'calc-base' | 'guess-base';
+
+/** The base checkpoint a preset starts from (SFT starts from nothing: null). */
+export function baseOf(preset: RunOptions['preset']): BaseName | null {
+  if (preset === 'sft-arith') return null;
+  if (preset === 'grpo-calc') return 'calc-base';
+  if (preset === 'grpo-guess') return 'guess-base';
+  return 'arith-base';
+}
+
+const isEpisodePreset = (o: RunOptions): o is EpisodeGrpoRunOptions => o.preset === 'grpo-calc' || o.preset === 'grpo-guess';
+
+/** The trainer config of an episode preset. */
+function episodeConfigOf(o: EpisodeGrpoRunOptions) {
+  return episodeGrpoConfigOf(o, o.preset === 'grpo-calc' ? GRPO_CALC : GRPO_GUESS);
+}
 
 /** What the loop needs of a run, whatever its objective. */
 interface Trainer {
@@ -77,18 +98,20 @@ export class RunManager {
   private counter = 0;
   /** The id of the run started last (still active or not), for the latest checkpoint. */
   lastRunId: string | null = null;
-  /** The base checkpoint's tokenizer, read once (null until asked, or after a failed read). */
-  private baseTokenizer: Promise<CharTokenizer> | null = null;
+  /** Each base checkpoint's tokenizer, read once (absent until asked, or after a failed read). */
+  private readonly baseTokenizers = new Map<BaseName, Promise<CharTokenizer>>();
+  /** Loops started by this manager: each gets its own writer id for the episode journal. */
+  private loops = 0;
 
   /**
-   * `getOps`: the active backend. `loadBase`: the files of the shipped base checkpoint
-   * (public/checkpoints/arith-base), fetched by the page's origin in the browser. `store`: where
-   * runs, steps, groups, batches and checkpoints are committed (IndexedDB in the browser).
+   * `getOps`: the active backend. `loadBase`: the files of a shipped base checkpoint
+   * (public/checkpoints/NAME), fetched by the page's origin in the browser. `store`: where runs,
+   * steps, groups, batches, checkpoints and the episode journal are committed (IndexedDB in the browser).
    * `locks`: which runs a page of this origin is running (Web Locks in the browser, run-locks.ts).
    */
   constructor(
     private readonly getOps: () => Ops,
-    private readonly loadBase: () => Promise<CheckpointFiles>,
+    private readonly loadBase: (name: BaseName) => Promise<CheckpointFiles>,
     readonly store: RunStore,
     private readonly locks: RunLocks = memoryRunLocks(),
   ) {}
@@ -233,29 +256,58 @@ export class RunManager {
   async tokenizerOf(runId: string): Promise<CharTokenizer | null> {
     const run = (await this.store.listRuns()).find((r) => r.runId === runId);
     if (!run) return null;
-    if (run.options.preset === 'sft-arith') return sftTokenizer(sftConfigOf(run.options, SFT_ARITH));
-    this.baseTokenizer ??= this.loadBase().then((files) => {
-      const desc = JSON.parse(new TextDecoder().decode(files['tokenizer.json'])) as TokenizerDescription;
-      return tokenizerFromDescription(desc);
-    });
+    const base = baseOf(run.options.preset);
+    if (base === null) return sftTokenizer(sftConfigOf(run.options as Parameters<typeof sftConfigOf>[0], SFT_ARITH));
+    let tok = this.baseTokenizers.get(base);
+    if (!tok) {
+      tok = this.loadBase(base).then((files) => tokenizerFromDescription(JSON.parse(new TextDecoder().decode(files['tokenizer.json'])) as TokenizerDescription));
+      this.baseTokenizers.set(base, tok);
+    }
     try {
-      return await this.baseTokenizer;
+      return await tok;
     } catch (e) {
-      this.baseTokenizer = null; // the next call tries again
-      throw new Error(`could not read the base checkpoint's tokenizer.json (public/checkpoints/arith-base): ${(e as Error).message}`);
+      this.baseTokenizers.delete(base); // the next call tries again
+      throw new Error(`could not read the base checkpoint's tokenizer.json (public/checkpoints/${base}): ${(e as Error).message}`);
     }
   }
 
-  private async trainer(o: RunOptions): Promise<Trainer> {
+  /**
+   * What reading a stored run's episodes needs (its environment, tokenizer, group size and what
+   * trains), or null when the run is unknown or journals no episodes.
+   */
+  async episodeContext(runId: string): Promise<EpisodeContext | null> {
+    const run = (await this.store.listRuns()).find((r) => r.runId === runId);
+    if (!run || !isEpisodePreset(run.options)) return null;
+    const config = episodeConfigOf(run.options);
+    const tok = await this.tokenizerOf(runId);
+    return { kind: { ...ENVIRONMENTS[config.environment], maxTurns: config.maxTurns, maxActionTokens: config.maxNew }, tok: tok!, group: config.group, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage };
+  }
+
+  private async trainer(o: RunOptions, runId: string, writer: string): Promise<Trainer> {
     if (o.preset === 'sft-arith') {
       const sft = new SftRun(this.getOps(), sftConfigOf(o, SFT_ARITH));
       return { model: sft.model, tok: sft.tok, config: sft.config, next: async () => ({ metrics: { ...(await sft.next()) } }), evaluate: () => sft.evaluate(), run: sft };
     }
+    const name = baseOf(o.preset)!;
     let base: LoadedCheckpoint;
     try {
-      base = importCheckpoint(await this.loadBase());
+      base = importCheckpoint(await this.loadBase(name));
     } catch (e) {
-      throw new Error(`could not load the base checkpoint (public/checkpoints/arith-base): ${(e as Error).message}`);
+      throw new Error(`could not load the base checkpoint (public/checkpoints/${name}): ${(e as Error).message}`);
+    }
+    if (isEpisodePreset(o)) {
+      const config = episodeConfigOf(o);
+      const grpo = new GrpoEpisodeRun(this.getOps(), config, base, { journal: this.store.journal, runId, writer });
+      return {
+        model: grpo.model, tok: base.tokenizer, config,
+        next: async () => {
+          const s = await grpo.next();
+          return { metrics: s.metrics, groups: groupRecords(s, base.tokenizer, config), batch: batchRecord(s, base.tokenizer), sessions: s.sessions };
+        },
+        evaluate: () => grpo.evaluate(),
+        onProgress: (report) => (grpo.onProgress = report),
+        run: grpo,
+      };
     }
     if (o.preset === 'dpo-arith') {
       const config = dpoConfigOf(o, DPO_ARITH);
@@ -271,7 +323,7 @@ export class RunManager {
         run: dpo,
       };
     }
-    const config = grpoConfigOf(o, GRPO_ARITH);
+    const config = grpoConfigOf(o as Parameters<typeof grpoConfigOf>[0], GRPO_ARITH);
     const grpo = new GrpoRun(this.getOps(), config, base);
     return {
       model: grpo.model, tok: base.tokenizer, config,
@@ -307,7 +359,7 @@ export class RunManager {
         emit({ type: 'status', runId, status: 'running' });
       }
       await this.store.setBackend(runId, this.getOps().backend);
-      const trainer = await this.trainer(o);
+      const trainer = await this.trainer(o, runId, `${runId}/loop ${++this.loops} at ${new Date().toISOString()}`);
       if (from) trainer.run.resumeAt({ ...from.resume, weights: importCheckpoint(from.files).weights });
       /** The last step stored, and the step of the run's checkpoint (the one continuing would start from). */
       let committed = from?.step ?? 0;
@@ -321,6 +373,10 @@ export class RunManager {
         checkpointed = step;
         emit({ type: 'checkpoint', runId, step, bytes: Object.values(files).reduce((n, f) => n + f.byteLength, 0) });
       };
+      // A run from a base checkpoint can continue from its start (the base, fresh AdamW) when it
+      // is cut off before its first checkpoint: a multi-turn run then resumes its first step's
+      // journaled turns instead of losing them.
+      if (!from && baseOf(o.preset) !== null) await checkpoint(0);
       // The held-out accuracy before any update, so the accuracy curve starts where the model started.
       if (!from && o.evalEvery > 0) {
         phase(0)('evaluating', 0, o.evalN, 'problems');

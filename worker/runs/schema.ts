@@ -8,7 +8,7 @@
  * Not the defaults (presets.ts, from the trainers' configs) nor the mapping (configs.ts).
  */
 import { z } from 'zod';
-import type { DpoRunOptions, FieldSection, GrpoRunOptions, RunOptions, SftRunOptions } from '../protocol';
+import type { DpoRunOptions, EpisodeGrpoRunOptions, FieldSection, GrpoRunOptions, RunOptions, SftRunOptions } from '../protocol';
 
 /**
  * Form metadata on a schema: label, section, help; `initial` is filled in when a variant's required
@@ -202,60 +202,86 @@ export const sftSchema = z.strictObject({
   checkpointEvery: run.checkpointEvery,
 });
 
+/** GRPO's options after the common ones, shared by the single-turn and the episode presets. */
+const grpoRest = {
+  temperature,
+  topK: int(0, 100, { title: 'Top-k', section: 'Sampling', description: 'Sample among the k most likely ids; 0 = off.' }),
+  topP: num('(0, 1]', { title: 'Top-p', section: 'Sampling', description: 'Nucleus sampling; 1 = off.' }),
+  policyLoss,
+  aggregation,
+  advantage,
+  maskZeroAdvantage: z.boolean().meta({ title: 'Mask zero-advantage groups', section: 'Advantage', description: 'Give no loss mass to groups whose rewards are all equal.' }),
+  truncation: z.enum(['mask', 'score']).meta({ title: 'Truncated completions', section: 'Advantage', description: 'mask: no loss mass; score: train on their reward.' }),
+  beta: num('[0, 10]', { title: 'KL β', section: 'KL', description: 'KL strength to the frozen starting weights; 0 = no reference model.' }),
+  kl,
+  importance,
+  rejection,
+  ...optimizer,
+  epochs: int(1, 16, { title: 'Epochs', section: 'Optimizer', description: 'Passes over each sampled batch.' }),
+  miniBatches: int(1, 64, { title: 'Mini-batches', section: 'Optimizer', description: 'Optimizer steps per pass (the batch split evenly).' }),
+  evalEvery: run.evalEvery,
+  evalN: run.evalN,
+  checkpointEvery: run.checkpointEvery,
+};
+
+const prompts = int(1, 256, { title: 'Prompts per step', section: 'Sampling', description: 'Prompts (tasks) sampled per step (P).', common: true });
+const group = int(2, 64, { title: 'Group size', section: 'Sampling', description: 'Completions (episodes) per prompt (G), the advantage group.', common: true });
+
+/** The checks across fields of any GRPO preset. */
+function grpoRefine(o: { prompts: number; group: number; miniBatches: number; policyLoss: z.infer<typeof policyLoss>; importance: z.infer<typeof importance> }, ctx: z.RefinementCtx): void {
+  // A message is the predicate only: checkRunOptions (fields.ts) puts the field's name before it
+  // and writes each `{path}` as that field's name, as every other problem names its fields.
+  const problem = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+  // The trainer packs two completions per row and splits the rows (worker/train/grpo.ts).
+  const rows = Math.ceil((o.prompts * o.group) / 2);
+  if (o.miniBatches > rows) {
+    problem(['miniBatches'], `must be at most ⌈{prompts} × {group} / 2⌉ = ${rows} (the packed rows; one row per mini-batch at least), got ${o.miniBatches}`);
+  }
+  const p = o.policyLoss;
+  if (p.name === 'icepop' && (p.alpha ?? 0.5) > (p.beta ?? 5)) {
+    problem(['policyLoss', 'alpha'], `must be at most {policyLoss.beta} = ${p.beta ?? 5}, got ${p.alpha ?? 0.5}`);
+  }
+  if (p.name === 'reinforce_kl' && p.ratioClampMin !== undefined && p.ratioClampMax !== undefined && p.ratioClampMin > p.ratioClampMax) {
+    problem(['policyLoss', 'ratioClampMin'], `must be at most {policyLoss.ratioClampMax} = ${p.ratioClampMax}, got ${p.ratioClampMin}`);
+  }
+  if (o.importance.kind === 'band' && o.importance.low > o.importance.high) {
+    problem(['importance', 'low'], `must be at most {importance.high} = ${o.importance.high}, got ${o.importance.low}`);
+  }
+}
+
 export const grpoSchema = z
   .strictObject({
     preset: z.literal('grpo-arith'),
     // The common fields first, in the order the form shows them.
     steps: run.steps,
     lr,
-    prompts: int(1, 256, { title: 'Prompts per step', section: 'Sampling', description: 'Prompts sampled per step (P).', common: true }),
-    group: int(2, 64, { title: 'Group size', section: 'Sampling', description: 'Completions per prompt (G), the advantage group.', common: true }),
+    prompts,
+    group,
     seed: run.seed,
     trainProblems: int(1, 5000, {
       title: 'Training problems',
       section: 'Sampling',
       description: 'A training set of this many problems, visited in passes (each in a fresh order). Empty: every training problem (about 9,000), drawn at random. A small set (16) is the overfitting check: its reward rises within ~20 steps; held-out accuracy does not.',
     }).optional(),
-    temperature,
-    topK: int(0, 100, { title: 'Top-k', section: 'Sampling', description: 'Sample among the k most likely ids; 0 = off.' }),
-    topP: num('(0, 1]', { title: 'Top-p', section: 'Sampling', description: 'Nucleus sampling; 1 = off.' }),
     maxNew,
-    policyLoss,
-    aggregation,
-    advantage,
-    maskZeroAdvantage: z.boolean().meta({ title: 'Mask zero-advantage groups', section: 'Advantage', description: 'Give no loss mass to groups whose rewards are all equal.' }),
-    truncation: z.enum(['mask', 'score']).meta({ title: 'Truncated completions', section: 'Advantage', description: 'mask: no loss mass; score: train on their reward.' }),
-    beta: num('[0, 10]', { title: 'KL β', section: 'KL', description: 'KL strength to the frozen starting weights; 0 = no reference model.' }),
-    kl,
-    importance,
-    rejection,
-    ...optimizer,
-    epochs: int(1, 16, { title: 'Epochs', section: 'Optimizer', description: 'Passes over each sampled batch.' }),
-    miniBatches: int(1, 64, { title: 'Mini-batches', section: 'Optimizer', description: 'Optimizer steps per pass (the batch split evenly).' }),
-    evalEvery: run.evalEvery,
-    evalN: run.evalN,
-    checkpointEvery: run.checkpointEvery,
+    ...grpoRest,
   })
-  .superRefine((o, ctx) => {
-    // A message is the predicate only: checkRunOptions (fields.ts) puts the field's name before it
-    // and writes each `{path}` as that field's name, as every other problem names its fields.
-    const problem = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
-    // The trainer packs two completions per row and splits the rows (worker/train/grpo.ts).
-    const rows = Math.ceil((o.prompts * o.group) / 2);
-    if (o.miniBatches > rows) {
-      problem(['miniBatches'], `must be at most ⌈{prompts} × {group} / 2⌉ = ${rows} (the packed rows; one row per mini-batch at least), got ${o.miniBatches}`);
-    }
-    const p = o.policyLoss;
-    if (p.name === 'icepop' && (p.alpha ?? 0.5) > (p.beta ?? 5)) {
-      problem(['policyLoss', 'alpha'], `must be at most {policyLoss.beta} = ${p.beta ?? 5}, got ${p.alpha ?? 0.5}`);
-    }
-    if (p.name === 'reinforce_kl' && p.ratioClampMin !== undefined && p.ratioClampMax !== undefined && p.ratioClampMin > p.ratioClampMax) {
-      problem(['policyLoss', 'ratioClampMin'], `must be at most {policyLoss.ratioClampMax} = ${p.ratioClampMax}, got ${p.ratioClampMin}`);
-    }
-    if (o.importance.kind === 'band' && o.importance.low > o.importance.high) {
-      problem(['importance', 'low'], `must be at most {importance.high} = ${o.importance.high}, got ${o.importance.low}`);
-    }
-  });
+  .superRefine(grpoRefine);
+
+/** GRPO on multi-turn episodes (worker/train/grpo-episodes.ts): no training-set option; the turn limit and the action length. */
+export const episodeGrpoSchema = z
+  .strictObject({
+    preset: z.literal(['grpo-calc', 'grpo-guess']),
+    steps: run.steps,
+    lr,
+    prompts,
+    group,
+    seed: run.seed,
+    maxTurns: int(1, 16, { title: 'Max turns', section: 'Sampling', description: 'Model actions an episode may take; one still running after them is truncated (max_turns).', common: true }),
+    maxNew: int(1, 32, { title: 'Max action tokens', section: 'Sampling', description: 'Ids per model action, EOS included; an action that reaches it without EOS truncates its episode (max_response_length).' }),
+    ...grpoRest,
+  })
+  .superRefine(grpoRefine);
 
 export const dpoSchema = z.strictObject({
   preset: z.literal('dpo-arith'),
@@ -285,9 +311,9 @@ export const dpoSchema = z.strictObject({
   checkpointEvery: run.checkpointEvery,
 });
 
-export const runOptionsSchema = z.discriminatedUnion('preset', [sftSchema, grpoSchema, dpoSchema]);
+export const runOptionsSchema = z.discriminatedUnion('preset', [sftSchema, grpoSchema, episodeGrpoSchema, dpoSchema]);
 
-export const PRESET_SCHEMAS = { 'sft-arith': sftSchema, 'grpo-arith': grpoSchema, 'dpo-arith': dpoSchema } as const;
+export const PRESET_SCHEMAS = { 'sft-arith': sftSchema, 'grpo-arith': grpoSchema, 'grpo-calc': episodeGrpoSchema, 'grpo-guess': episodeGrpoSchema, 'dpo-arith': dpoSchema } as const;
 
 // The protocol's hand-written types (the app sees those, not zod) must be exactly what the
 // schemas accept: a type error here means one changed without the other.
@@ -295,5 +321,6 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const agree = <T extends true>(): T => true as T;
 agree<Same<z.input<typeof sftSchema>, SftRunOptions>>();
 agree<Same<z.input<typeof grpoSchema>, GrpoRunOptions>>();
+agree<Same<z.input<typeof episodeGrpoSchema>, EpisodeGrpoRunOptions>>();
 agree<Same<z.input<typeof dpoSchema>, DpoRunOptions>>();
 agree<Same<z.output<typeof runOptionsSchema>, RunOptions>>();

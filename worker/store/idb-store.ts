@@ -1,8 +1,11 @@
 /**
- * The IndexedDB home of the run store (idb). Schema version 2; `upgrade` is a ladder of
+ * The IndexedDB home of the run store (idb). Schema version 3; `upgrade` is a ladder of
  * `if (oldVersion < n)` steps so later versions add stores without losing data (v1: runs, steps,
  * groups, batches, checkpoints; v2: sessions, and `resume` (AdamW state and trainer position
- * beside the checkpoint, kept apart so listing or downloading a checkpoint does not read them)).
+ * beside the checkpoint, kept apart so listing or downloading a checkpoint does not read them);
+ * v3: `journal`, the episode journal keyed [runId, step, episode, turn] (idb-journal.ts, reached
+ * as `store.journal`). Deleting a run deletes its journal in the same transaction; truncating a
+ * run does not touch it, since a recomputed step reuses its committed turns.
  * A step is one read-write transaction over every store it touches, with `durability: 'strict'`
  * so a committed step survives a crash; a transaction aborted for quota (QuotaExceededError)
  * becomes a `StorageFullError` that pauses the run instead of hanging.
@@ -11,15 +14,17 @@ import type { DBSchema, IDBPDatabase } from 'idb';
 import { openDB } from 'idb';
 import type { CheckpointFiles } from '../model/checkpoint';
 import type { BackendName, BatchRecord, GroupRecord, RunStatus } from '../protocol';
+import type { JournalSchema } from './idb-journal';
+import { IdbJournal, runRange } from './idb-journal';
 import type { EvalRecord, ResumeRecord, RunMeta, RunRecord, RunStore, StepCommit } from './run-store';
 import { StorageFullError, approxBytes, committedRun, withMeta } from './run-store';
 import type { SessionsRow } from './sessions-codec';
 import { decodeSessions, encodeSessions } from './sessions-codec';
 
 export const DB_NAME = 'dewpoint';
-export const DB_VERSION = 2;
+export const DB_VERSION = 3;
 
-interface Schema extends DBSchema {
+interface Schema extends DBSchema, JournalSchema {
   runs: { key: string; value: RunRecord };
   steps: { key: [string, number]; value: { runId: string; step: number; metrics: Record<string, number>; evaluation?: EvalRecord }; indexes: { byRun: string } };
   groups: { key: [string, number]; value: { runId: string; step: number; groups: GroupRecord[] }; indexes: { byRun: string } };
@@ -48,6 +53,9 @@ export async function openIdbStore(name = DB_NAME): Promise<IdbRunStore> {
         db.createObjectStore('sessions', { keyPath: ['runId', 'step'] });
         db.createObjectStore('resume', { keyPath: 'runId' });
       }
+      if (oldVersion < 3) {
+        db.createObjectStore('journal', { keyPath: ['runId', 'step', 'episode', 'turn'] });
+      }
     },
     blocked() {
       console.warn('dewpoint: an older tab holds the database open; close it to upgrade');
@@ -70,7 +78,12 @@ export async function write<T>(p: Promise<T>, done: Promise<void>): Promise<T> {
 
 export class IdbRunStore implements RunStore {
   readonly kind = 'indexeddb' as const;
-  constructor(private readonly db: IDBPDatabase<Schema>) {}
+  /** The episode journal, in the same database. */
+  readonly journal: IdbJournal;
+  constructor(private readonly db: IDBPDatabase<Schema>) {
+    // Schema includes JournalSchema; idb's typed store-name lists are not covariant, hence the cast.
+    this.journal = new IdbJournal(db as unknown as IDBPDatabase<JournalSchema>);
+  }
 
   async putRun(run: RunRecord) {
     const tx = this.db.transaction('runs', 'readwrite', { durability: 'strict' });
@@ -112,7 +125,7 @@ export class IdbRunStore implements RunStore {
   }
 
   async deleteRun(runId: string) {
-    const stores = ['runs', 'checkpoints', 'resume', ...PER_STEP] as const;
+    const stores = ['runs', 'checkpoints', 'resume', 'journal', ...PER_STEP] as const;
     const tx = this.db.transaction([...stores], 'readwrite', { durability: 'strict' });
     const run = await tx.objectStore('runs').get(runId);
     if (!run) throw new Error(`run store: no run '${runId}'`);
@@ -123,10 +136,11 @@ export class IdbRunStore implements RunStore {
       ...PER_STEP.filter((s) => s !== 'steps').map((s) => tx.objectStore(s).getAll(all)),
       tx.objectStore('checkpoints').get(runId),
       tx.objectStore('resume').get(runId),
+      tx.objectStore('journal').getAll(runRange(runId)),
     ]);
     const bytes = approxBytes(run) + approxBytes(steps) + approxBytes(rest);
     await write(
-      Promise.all([...PER_STEP.map((s) => tx.objectStore(s).delete(all)), tx.objectStore('checkpoints').delete(runId), tx.objectStore('resume').delete(runId), tx.objectStore('runs').delete(runId)]),
+      Promise.all([...PER_STEP.map((s) => tx.objectStore(s).delete(all)), tx.objectStore('checkpoints').delete(runId), tx.objectStore('resume').delete(runId), tx.objectStore('journal').delete(runRange(runId)), tx.objectStore('runs').delete(runId)]),
       tx.done,
     );
     return { steps: steps.filter((s) => s.step > 0).length, bytes };
@@ -148,6 +162,7 @@ export class IdbRunStore implements RunStore {
     );
   }
 
+  /** Deletes the later steps' records; never the journal (a recomputed step reuses its committed turns). */
   async truncateAfter(runId: string, step: number) {
     const tx = this.db.transaction(['runs', ...PER_STEP], 'readwrite', { durability: 'strict' });
     const run = await tx.objectStore('runs').get(runId);

@@ -137,7 +137,7 @@ describe('IndexedDB schema upgrade', () => {
     await v1.put('checkpoints', { runId: 'old-1', step: 2, files: FILES });
     v1.close();
 
-    expect(DB_VERSION).toBe(2);
+    expect(DB_VERSION).toBe(3);
     const store = await openIdbStore(name);
     expect(await store.listRuns()).toEqual([{ runId: 'old-1', options: OPTIONS, createdAt: 1, status: 'stopped', lastStep: 2, message: 'stopped after step 2' }]);
     expect((await store.stepMetrics('old-1')).map((s) => s.metrics['reward/mean'])).toEqual([0.25, 0.5]);

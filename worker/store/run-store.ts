@@ -9,6 +9,8 @@ import type { CheckpointFiles } from '../model/checkpoint';
 import type { OptimizerState } from '../model/model';
 import type { Session } from '../rl/types';
 import type { TrainerPosition } from '../train/resume';
+import type { EpisodeJournal } from '../episodes/journal';
+import { MemoryJournal } from '../episodes/journal';
 import type { SessionsRow } from './sessions-codec';
 import { decodeSessions, encodeSessions } from './sessions-codec';
 
@@ -84,6 +86,8 @@ export function approxBytes(v: unknown): number {
 export interface RunStore {
   /** Where the data lives, for the UI: 'indexeddb' or 'memory'. */
   readonly kind: 'indexeddb' | 'memory';
+  /** The episode journal of multi-turn runs, in the same home (deleteRun removes a run's records; truncateAfter keeps them). */
+  readonly journal: EpisodeJournal;
   putRun(run: RunRecord): Promise<void>;
   /** Writes one step atomically and advances the run record (`committedRun`). */
   commitStep(runId: string, commit: StepCommit): Promise<void>;
@@ -132,6 +136,7 @@ export class StorageFullError extends Error {
 
 export class MemoryRunStore implements RunStore {
   readonly kind = 'memory' as const;
+  readonly journal = new MemoryJournal();
   private readonly runs = new Map<string, RunRecord>();
   private readonly steps = new Map<string, (Omit<StepCommit, 'sessions'> & { sessions?: SessionsRow })[]>();
   private readonly checkpoints = new Map<string, { step: number; files: CheckpointFiles; resume?: ResumeRecord }>();
@@ -169,6 +174,7 @@ export class MemoryRunStore implements RunStore {
     this.runs.delete(runId);
     this.steps.delete(runId);
     this.checkpoints.delete(runId);
+    await this.journal.deleteRun(runId);
     return { steps: steps.filter((s) => s.step > 0).length, bytes };
   }
 
@@ -238,12 +244,23 @@ export class MemoryRunStore implements RunStore {
 export class DeferredRunStore implements RunStore {
   kind: 'indexeddb' | 'memory' = 'memory';
   constructor(private readonly ready: Promise<RunStore>) {
-    void ready.then((s) => (this.kind = s.kind));
+    void ready.then((s) => {
+      this.kind = s.kind;
+      (this.journal as { kind: EpisodeJournal['kind'] }).kind = s.journal.kind;
+    });
   }
   private async call<K extends keyof RunStore>(k: K, ...args: unknown[]): Promise<Awaited<ReturnType<Extract<RunStore[K], (...a: never[]) => unknown>>>> {
     const s = await this.ready;
     return (s[k] as (...a: unknown[]) => Promise<never>)(...args);
   }
+  /** The journal of the store once open. */
+  readonly journal: EpisodeJournal = {
+    kind: 'memory',
+    load: async (runId, step) => (await this.ready).journal.load(runId, step),
+    commit: async (records) => (await this.ready).journal.commit(records),
+    steps: async (runId) => (await this.ready).journal.steps(runId),
+    deleteRun: async (runId) => (await this.ready).journal.deleteRun(runId),
+  };
   putRun = (run: RunRecord) => this.call('putRun', run);
   commitStep = (runId: string, c: StepCommit) => this.call('commitStep', runId, c);
   setStatus = (runId: string, status: RunStatus, message?: string) => this.call('setStatus', runId, status, message);

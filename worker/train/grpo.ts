@@ -117,7 +117,7 @@ export interface GrpoStep {
 }
 
 /** epochs × miniBatches, each checked to be an integer ≥ 1. */
-function stepsPerBatch(c: GrpoConfig): number {
+function stepsPerBatch(c: Pick<GrpoConfig, 'epochs' | 'miniBatches'>): number {
   for (const k of ['epochs', 'miniBatches'] as const) {
     if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`GrpoConfig.${k} = ${c[k]}: expected an integer ≥ 1`);
   }
@@ -193,6 +193,127 @@ function miniBatchOf(p: PackedBatch, rows: readonly number[]): MiniBatch {
   };
 }
 
+/** What one batch's update needs: the trainer's model, its frozen reference, the config and the batch's number. */
+export interface UpdateContext {
+  model: Model;
+  reference: Model | null;
+  config: Omit<GrpoConfig, 'task'>;
+  /** 1-based batch number (AdamW counts (step − 1) · steps + k). */
+  step: number;
+  onProgress: PhaseReport | null;
+}
+
+/** A packed batch after its epochs × miniBatches optimizer steps, with the phases' end times. */
+export interface TrainedBatch {
+  dlogp: Float64Array;
+  /** The trainer's rescoring before the first update (several updates per batch), else null. */
+  oldLogp: Float64Array | null;
+  updates: GrpoUpdate[];
+  last: GrpoObjectiveOutput | null;
+  gradNorm: number;
+  /** performance.now() after the old log-probs, after the reference, after training; the first update's forward (ms). */
+  tOld: number;
+  tScore: number;
+  tTrain: number;
+  tFirstForward: number;
+  /** Whether the reference scored the batch (β > 0). */
+  referenced: boolean;
+  packed: PackedBatch;
+}
+
+/**
+ * The GRPO update of one packed batch, whatever collected it (single-turn prompts or multi-turn
+ * episodes): old log-probs, the reference's, then epochs × miniBatches optimizer steps of the RL
+ * core's GRPO objective.
+ */
+export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Promise<TrainedBatch> {
+  const c = ctx.config;
+  const steps = stepsPerBatch(c);
+  const plan = miniBatchRows(packed.rows, packed.rowsNeeded, c.epochs, c.miniBatches, mulberry32((c.seed * 100_003 + ctx.step) ^ 0x6a09e667));
+  // Old log-probs. One update per batch: the sampler's raw log-probs (ratio ≡ 1 up to float32,
+  // calibration.md). More: the trainer's rescoring under the weights before the first update
+  // (verl `old_log_prob`), done in epoch 0's mini-batches last to first, so that the activations
+  // left in place are the first update's own forward.
+  let oldLogp = packed.oldLogProbs ?? undefined;
+  let rescored: Float64Array | null = null;
+  let firstScored: Scored | null = null;
+  // One update: this forward is the update's own (its log-probs are the ratio's numerator), so it counts as training.
+  let tFirstForward = 0;
+  if (steps === 1) {
+    ctx.onProgress?.('training', 0, steps, 'updates');
+    const t = performance.now();
+    firstScored = await ctx.model.score(packed);
+    tFirstForward = performance.now() - t;
+  } else {
+    ctx.onProgress?.('old log-probs');
+    rescored = new Float64Array(packed.rows * packed.width);
+    for (let b = c.miniBatches - 1; b >= 0; b--) {
+      firstScored = await ctx.model.score(miniBatchOf(packed, plan[0][b]));
+      putRows(rescored, firstScored.logp, plan[0][b], packed.width);
+    }
+    oldLogp = rescored;
+  }
+  const tOld = performance.now();
+  if (ctx.reference) ctx.onProgress?.('reference log-probs');
+  const refLogp = ctx.reference ? (await ctx.reference.score(packed)).logp : undefined;
+  const tScore = performance.now();
+  const options: GrpoObjectiveOptions = { policyLoss: c.policyLoss, aggregation: c.aggregation, beta: c.beta, kl: c.kl, importance: c.importance, rejection: c.rejection };
+  const dlogp = new Float64Array(packed.rows * packed.width);
+  const updates: GrpoUpdate[] = [];
+  let last: GrpoObjectiveOutput | null = null;
+  let gradNorm = 0;
+  for (let e = 0; e < c.epochs; e++) {
+    for (let b = 0; b < c.miniBatches; b++) {
+      ctx.onProgress?.('training', updates.length, steps, 'updates');
+      const mb = miniBatchOf(packed, plan[e][b]);
+      const scored = e === 0 && b === 0 && firstScored ? firstScored : await ctx.model.score(mb);
+      const obj = grpoObjective(
+        { rows: mb.rows, width: mb.width, logp: scored.logp, oldLogp: oldLogp && mb.take(oldLogp), behaviorLogp: mb.behaviorLogp, refLogp: refLogp && mb.take(refLogp), advantages: mb.advantages, responseMask: mb.responseMask, segmentIds: mb.segmentIds, sessionWeights: mb.sessionWeights, sessionIds: mb.sessionIds, entropy: scored.entropy },
+        options,
+      );
+      ctx.model.zeroGrad();
+      ctx.model.backward(obj.dlogp);
+      // AdamW counts optimizer steps, not batches: batch k's updates are (k−1)·steps + 1 … k·steps.
+      gradNorm = await ctx.model.step(stepOptions(c, (ctx.step - 1) * steps + updates.length + 1));
+      putRows(dlogp, obj.dlogp, plan[e][b], packed.width);
+      updates.push({ epoch: e, miniBatch: b, rows: plan[e][b], tokens: obj.mask.reduce((n, m) => n + m, 0), metrics: { ...obj.metrics, 'opt/grad_norm': gradNorm } });
+      last = obj;
+    }
+  }
+  return { dlogp, oldLogp: rescored, updates, last, gradNorm, tOld, tScore, tTrain: performance.now(), tFirstForward, referenced: ctx.reference !== null, packed };
+}
+
+/**
+ * A batch's figures: pack's, the last update's objective metrics, rewards, lengths over every
+ * call of every session, and verl's timing phases: sampling; rescoring the old log-probs before
+ * the first update (only with several updates per batch: with one, they are the sampler's); the
+ * frozen reference (β > 0); the updates, their forwards included.
+ */
+export function batchMetrics(c: Omit<GrpoConfig, 'task'>, sessions: readonly Session[], t: TrainedBatch, t0: number, tSample: number): Record<string, number> {
+  const steps = stepsPerBatch(c);
+  const rewards = sessions.map((s) => s.reward ?? 0);
+  const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
+  const std = Math.sqrt(rewards.reduce((a, b) => a + (b - mean) ** 2, 0) / rewards.length);
+  const sampledTokens = sessions.reduce((n, s) => n + s.calls.reduce((m, call) => m + call.sampledIds.length, 0), 0);
+  return {
+    ...t.packed.metrics,
+    ...t.last?.metrics,
+    'reward/mean': mean,
+    'reward/std': std,
+    'response/mean_length': sampledTokens / sessions.length,
+    'response/truncated_frac': sessions.filter((s) => s.status === 'truncated').length / sessions.length,
+    'opt/lr': c.lr,
+    'opt/grad_norm': t.gradNorm,
+    'opt/steps_per_batch': steps,
+    'perf/sample_ms': tSample - t0,
+    ...(t.oldLogp ? { 'perf/old_logprob_ms': t.tOld - tSample } : {}),
+    ...(t.referenced ? { 'perf/ref_ms': t.tScore - t.tOld } : {}),
+    'perf/train_ms': t.tTrain - t.tScore + t.tFirstForward,
+    'perf/step_ms': t.tTrain - t0,
+    'perf/tokens_per_s': (t.packed.realTokens + sampledTokens) / ((t.tTrain - t0) / 1000),
+  };
+}
+
 export class GrpoRun {
   readonly model: Model;
   private readonly reference: Model | null;
@@ -228,7 +349,7 @@ export class GrpoRun {
 
   async next(): Promise<GrpoStep> {
     const c = this.config;
-    const steps = stepsPerBatch(c);
+    stepsPerBatch(c);
     this.step++;
     const version = this.step - 1; // weights after `version` batches' updates sample this batch
     const t0 = performance.now();
@@ -244,83 +365,9 @@ export class GrpoRun {
     const rows = Math.ceil(Math.ceil((c.prompts * c.group) / 2) / c.miniBatches) * c.miniBatches;
     const packed = this.rollout.pack(sessions, 2 * longest, { rows });
     if (!packed.ok) throw new Error(`GRPO batch does not pack: ${packed.message}`);
-    const plan = miniBatchRows(packed.rows, packed.rowsNeeded, c.epochs, c.miniBatches, mulberry32((c.seed * 100_003 + this.step) ^ 0x6a09e667));
-    // Old log-probs. One update per batch: the sampler's raw log-probs (ratio ≡ 1 up to float32,
-    // calibration.md). More: the trainer's rescoring under the weights before the first update
-    // (verl `old_log_prob`), done in epoch 0's mini-batches last to first, so that the activations
-    // left in place are the first update's own forward.
-    let oldLogp = packed.oldLogProbs ?? undefined;
-    let rescored: Float64Array | null = null;
-    let firstScored: Scored | null = null;
-    // One update: this forward is the update's own (its log-probs are the ratio's numerator), so it counts as training.
-    let tFirstForward = 0;
-    if (steps === 1) {
-      this.onProgress?.('training', 0, steps, 'updates');
-      const t = performance.now();
-      firstScored = await this.model.score(packed);
-      tFirstForward = performance.now() - t;
-    } else {
-      this.onProgress?.('old log-probs');
-      rescored = new Float64Array(packed.rows * packed.width);
-      for (let b = c.miniBatches - 1; b >= 0; b--) {
-        firstScored = await this.model.score(miniBatchOf(packed, plan[0][b]));
-        putRows(rescored, firstScored.logp, plan[0][b], packed.width);
-      }
-      oldLogp = rescored;
-    }
-    const tOld = performance.now();
-    if (this.reference) this.onProgress?.('reference log-probs');
-    const refLogp = this.reference ? (await this.reference.score(packed)).logp : undefined;
-    const tScore = performance.now();
-    const options: GrpoObjectiveOptions = { policyLoss: c.policyLoss, aggregation: c.aggregation, beta: c.beta, kl: c.kl, importance: c.importance, rejection: c.rejection };
-    const dlogp = new Float64Array(packed.rows * packed.width);
-    const updates: GrpoUpdate[] = [];
-    let last: GrpoObjectiveOutput | null = null;
-    let gradNorm = 0;
-    for (let e = 0; e < c.epochs; e++) {
-      for (let b = 0; b < c.miniBatches; b++) {
-        this.onProgress?.('training', updates.length, steps, 'updates');
-        const mb = miniBatchOf(packed, plan[e][b]);
-        const scored = e === 0 && b === 0 && firstScored ? firstScored : await this.model.score(mb);
-        const obj = grpoObjective(
-          { rows: mb.rows, width: mb.width, logp: scored.logp, oldLogp: oldLogp && mb.take(oldLogp), behaviorLogp: mb.behaviorLogp, refLogp: refLogp && mb.take(refLogp), advantages: mb.advantages, responseMask: mb.responseMask, segmentIds: mb.segmentIds, sessionWeights: mb.sessionWeights, sessionIds: mb.sessionIds, entropy: scored.entropy },
-          options,
-        );
-        this.model.zeroGrad();
-        this.model.backward(obj.dlogp);
-        // AdamW counts optimizer steps, not batches: batch k's updates are (k−1)·steps + 1 … k·steps.
-        gradNorm = await this.model.step(stepOptions(c, (this.step - 1) * steps + updates.length + 1));
-        putRows(dlogp, obj.dlogp, plan[e][b], packed.width);
-        updates.push({ epoch: e, miniBatch: b, rows: plan[e][b], tokens: obj.mask.reduce((n, m) => n + m, 0), metrics: { ...obj.metrics, 'opt/grad_norm': gradNorm } });
-        last = obj;
-      }
-    }
-    const tTrain = performance.now();
-    const rewards = sessions.map((s) => s.reward ?? 0);
-    const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
-    const std = Math.sqrt(rewards.reduce((a, b) => a + (b - mean) ** 2, 0) / rewards.length);
-    const sampledTokens = generated.reduce((n, g) => n + g.sampledIds.length, 0);
-    const metrics: Record<string, number> = {
-      ...packed.metrics,
-      ...last?.metrics,
-      'reward/mean': mean,
-      'reward/std': std,
-      'response/mean_length': sampledTokens / generated.length,
-      'response/truncated_frac': generated.filter((g) => g.finishReason === 'length').length / generated.length,
-      'opt/lr': c.lr,
-      'opt/grad_norm': gradNorm,
-      'opt/steps_per_batch': steps,
-      // verl's timing_s/gen, old_log_prob, ref and update_actor: sampling; rescoring the old
-      // log-probs before the first update (only with several updates per batch: with one, they are
-      // the sampler's); the frozen reference (β > 0); the updates, their forwards included.
-      'perf/sample_ms': tSample - t0,
-      ...(rescored ? { 'perf/old_logprob_ms': tOld - tSample } : {}),
-      ...(this.reference ? { 'perf/ref_ms': tScore - tOld } : {}),
-      'perf/train_ms': tTrain - tScore + tFirstForward,
-      'perf/step_ms': tTrain - t0,
-      'perf/tokens_per_s': (packed.realTokens + sampledTokens) / ((tTrain - t0) / 1000),
-    };
-    return { step: this.step, metrics, tasks, sessions, generated, packed, dlogp, oldLogp: rescored, updates };
+    const trained = await updateOnBatch({ model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress }, packed);
+    const metrics = batchMetrics(c, sessions, trained, t0, tSample);
+    return { step: this.step, metrics, tasks, sessions, generated, packed, dlogp: trained.dlogp, oldLogp: trained.oldLogp, updates: trained.updates };
   }
 
   evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {

@@ -1,0 +1,65 @@
+/**
+ * `dewpoint episodes export --journal DIR [--run ID] [--out FILE]`: a journaled run's episodes as
+ * JSONL (one line per episode: turns, token ids, behavior and raw log-probs, observations,
+ * rewards, statuses; worker/episodes/views.ts `episodesJsonl`), the same lines the Replay view
+ * exports. The journal is the one `dewpoint train --preset grpo-calc --journal DIR` writes; its
+ * run folder holds the run's options (`run.json`), which say the environment and what trained.
+ * Without `--run`, the journal must hold exactly one run.
+ */
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { importCheckpoint } from '../../worker/model/checkpoint';
+import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
+import { ENVIRONMENTS } from '../../worker/episodes/kinds';
+import { episodesJsonl } from '../../worker/episodes/views';
+import type { EpisodeGrpoRunOptions } from '../../worker/protocol';
+import { episodeGrpoConfigOf } from '../../worker/runs/configs';
+import { GRPO_CALC, GRPO_GUESS } from '../../worker/train/grpo-episodes';
+import { UsageError, parseFlags } from '../args';
+import { FileJournal } from '../node-journal';
+
+/** What `train --journal` writes beside a run's journal files. */
+export interface JournalRunFile {
+  runId: string;
+  options: EpisodeGrpoRunOptions;
+  /** The base checkpoint folder (its tokenizer decodes the episodes). */
+  checkpoint: string;
+}
+
+export const RUN_FILE = 'run.json';
+
+export async function episodesCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== 'export') throw new UsageError(`dewpoint episodes: the subcommand must be 'export', got ${sub === undefined ? 'none' : `'${sub}'`}`);
+  const f = parseFlags('episodes export', rest, { journal: 'string', run: 'string', out: 'string' });
+  if (f.journal === undefined) throw new UsageError('dewpoint episodes export: --journal DIR is required (the folder given to dewpoint train --journal)');
+  const dir = f.journal as string;
+  let runs: string[];
+  try {
+    runs = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => decodeURIComponent(d.name));
+  } catch (e) {
+    throw new UsageError(`dewpoint episodes export: cannot read --journal ${dir}: ${(e as Error).message}`);
+  }
+  const runId = (f.run as string | undefined) ?? (runs.length === 1 ? runs[0] : undefined);
+  if (runId === undefined) throw new UsageError(`dewpoint episodes export: --run is required: ${dir} holds ${runs.length} runs (${runs.join(', ') || 'none'})`);
+  if (!runs.includes(runId)) throw new UsageError(`dewpoint episodes export: --run ${runId} is not in ${dir}; it holds: ${runs.join(', ') || 'no runs'}`);
+  const journal = new FileJournal(dir);
+  let run: JournalRunFile;
+  try {
+    run = JSON.parse(readFileSync(join(journal.runDir(runId), RUN_FILE), 'utf8')) as JournalRunFile;
+  } catch (e) {
+    throw new UsageError(`dewpoint episodes export: run ${runId} has no readable ${RUN_FILE} (written by dewpoint train --journal): ${(e as Error).message}`);
+  }
+  const config = episodeGrpoConfigOf(run.options, run.options.preset === 'grpo-calc' ? GRPO_CALC : GRPO_GUESS);
+  const tok = importCheckpoint(readCheckpointDir(run.checkpoint)).tokenizer;
+  const kind = { ...ENVIRONMENTS[config.environment], maxTurns: config.maxTurns, maxActionTokens: config.maxNew };
+  const steps = await journal.steps(runId);
+  const text = await episodesJsonl(runId, await Promise.all(steps.map(async (step) => ({ step, records: await journal.load(runId, step) }))), { kind, tok, group: config.group, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage });
+  for (const w of journal.warnings) process.stderr.write(`episodes export: ${w}\n`);
+  const lines = text ? text.split('\n').length - 1 : 0;
+  if (f.out !== undefined) {
+    writeFileSync(f.out as string, text);
+    process.stderr.write(`episodes export: ${lines} episodes of ${steps.length} steps of run ${runId} to ${f.out}\n`);
+  } else process.stdout.write(text);
+  return 0;
+}

@@ -1,0 +1,95 @@
+/**
+ * What an environment is to the episode rollout: `reset(task)` gives the first model context,
+ * `step(action)` answers one model action with the ids to append (or a whole new context), a
+ * status and optionally a reward; recoverable environments also snapshot and restore their state.
+ *
+ * Not the rollout (rollout.ts owns turns, budgets, timeouts and the journal) and not a tokenizer:
+ * an environment speaks ids, and the tool environments decode them with `toolTokenizer()`.
+ * Reference: dew `Environment`, `RecoverableEnvironment`, `Observation` (rl-spec.md "Data
+ * model", "Journal and traces"). Deviation: dew's observation always carries the exact next
+ * context; here an environment returns the ids it appends after the action (the common case, and
+ * what keeps a turn's stored delta small), or `context` when it rewrites the context (compaction).
+ */
+
+/** A value or a promise of it: built-in environments answer at once, others (a companion process) later. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** How an environment says the episode goes on: `running`, it ended (`done`), or it failed (`error`: an infrastructure failure, never a reward 0). */
+export type EnvStatus = 'running' | 'done' | 'error';
+
+/** An environment's answer to one action. */
+export interface EnvStep {
+  /** Ids appended to the context after the action (its EOS included); empty when the episode ended. Ignored when `context` is given. */
+  observation: ArrayLike<number>;
+  /** The whole next model context instead of an append (the environment compacted or rewrote it). */
+  context?: ArrayLike<number>;
+  status: EnvStatus;
+  /** The episode's reward, when the environment scores it itself (at `done`); otherwise the verifier's. */
+  reward?: number;
+  /** What happened, in words (`calc(47+35) = 82`, `invalid action`); stored with the turn. */
+  detail?: string;
+}
+
+/** One model action as the environment sees it: the sampled ids, EOS excluded, and its text. */
+export interface EnvAction {
+  ids: ArrayLike<number>;
+  /** `tokenizer.decode(ids)`. */
+  text: string;
+  /** Whether the action ended on EOS (false: it ran out of its token budget). */
+  terminated: boolean;
+}
+
+export interface Environment {
+  /** The first model context (BOS and prompt ids). Called once, before any `step`. */
+  reset(): MaybePromise<ArrayLike<number>>;
+  step(action: EnvAction): MaybePromise<EnvStep>;
+  /** Recoverable environments: an opaque, JSON-safe snapshot of everything needed to go on after the last step. */
+  getState?(): string;
+  /** Restores a snapshot taken by `getState` (on a fresh instance, after `reset`), without replaying any step. */
+  setState?(state: string): void;
+  /** Releases resources; called once when the episode ends, fails or is cancelled. */
+  close?(): MaybePromise<void>;
+}
+
+/** A task of an environment: an id and its payload (what the verifier and the views read). */
+export interface EnvTask {
+  id: string;
+  /** The prompt in words, for the views (`47+35+19=`). */
+  prompt: string;
+  /** The expected answer, for the views and the verifier (`101`). */
+  answer: string;
+  data: Readonly<Record<string, unknown>>;
+}
+
+/** Makes one environment for one episode of a task. */
+export type EnvironmentFactory = (task: EnvTask) => Environment;
+
+/**
+ * Scores a finished (completed or truncated) episode; used when the environment gave no reward.
+ * `transcript`: each turn's action text (EOS excluded) followed by its observation text, turns
+ * joined by a newline (`calc(47+35)=82\ncalc(82+19)=101\n\\boxed{101}`).
+ */
+export type Verifier = (task: EnvTask, transcript: string) => number;
+
+/**
+ * An environment kind as the presets name it (`calc`, `guess`): how to draw its tasks, make its
+ * environments and score its episodes. `demonstrate` gives an expert's actions (texts, EOS
+ * excluded) for a task: the SFT data of its base checkpoint.
+ */
+export interface EnvironmentKind {
+  name: string;
+  /** A line for the UI. */
+  title: string;
+  /** Training tasks, a seeded stream: the n-th call returns the same tasks for the same seed. */
+  trainTasks(seed: number): { take(n: number): EnvTask[]; readonly position: number; skip(n: number): void };
+  /** Held-out tasks, disjoint from the training ones. */
+  heldOut(n: number): EnvTask[];
+  create: EnvironmentFactory;
+  /** Reward of an episode the environment did not score itself. */
+  verify: Verifier;
+  /** Turn limit of its episodes. */
+  maxTurns: number;
+  /** Sampled ids per action, EOS included. */
+  maxActionTokens: number;
+  demonstrate(task: EnvTask): string[];
+}

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { createCpuOps } from '../../kernels/backends/cpu';
+import { toolTokenizer } from '../data/tokenizer';
+import type { JournalRecord } from '../episodes/journal';
+import { MemoryJournal } from '../episodes/journal';
+import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
+import { modelPreset } from '../model/config';
+import { Model } from '../model/model';
+import type { ResumePoint } from './resume';
+import type { GrpoEpisodeConfig } from './grpo-episodes';
+import { GRPO_CALC, GrpoEpisodeRun } from './grpo-episodes';
+
+/** A randomly initialised tiny model over the tool vocabulary, with room for calc episodes. */
+async function tinyToolBase() {
+  const tok = toolTokenizer();
+  const model = new Model(createCpuOps(), { ...modelPreset('tiny', tok.size), maxSeq: 96 });
+  model.initWeights(3);
+  return importCheckpoint(await exportCheckpoint(model, tok, { note: 'test base' }));
+}
+
+const CONFIG: GrpoEpisodeConfig = { ...GRPO_CALC, prompts: 2, group: 3, lr: 1e-2, maskZeroAdvantage: false, evalN: 4 };
+const exact = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/') && k !== 'episodes/resumed_turns'));
+
+describe('GrpoEpisodeRun (CPU, tiny model)', () => {
+  it('collects P×G episodes, trains on their actions only, and counts them in episodes/*', async () => {
+    const run = new GrpoEpisodeRun(createCpuOps(), CONFIG, await tinyToolBase());
+    const s = await run.next();
+    expect(s.episodes).toHaveLength(6);
+    expect(s.sessions.map((x) => x.group)).toEqual(s.episodes.map((e) => e.task.id));
+    expect(s.metrics['episodes/count']).toBe(6);
+    const ended = ['completed', 'truncated', 'error', 'cancelled'].reduce((n, k) => n + s.metrics[`episodes/${k}`], 0);
+    expect(ended).toBe(6);
+    expect(s.metrics['episodes/turns_mean']).toBeGreaterThanOrEqual(1);
+    for (let i = 0; i < s.dlogp.length; i++) if (!s.packed.responseMask[i]) expect(s.dlogp[i]).toBe(0);
+    // Every action id of every call is in the batch; masked or not, no observation id carries loss.
+    const sampled = s.sessions.reduce((n, x) => n + x.calls.reduce((m, c) => m + c.sampledIds.length, 0), 0);
+    expect(s.packed.responseMask.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(sampled);
+    expect(Number.isFinite(s.metrics['loss/total'])).toBe(true);
+  });
+
+  it('a crash mid-step (the journal refuses a commit) continues from the last committed turn and computes the same step as a run that never stopped', async () => {
+    const base = await tinyToolBase();
+    const ops = createCpuOps();
+    const reference = new GrpoEpisodeRun(ops, CONFIG, base, { journal: new MemoryJournal(), runId: 'r', writer: 'ref' });
+    const ref = [await reference.next(), await reference.next()];
+
+    const journal = new MemoryJournal();
+    const first = new GrpoEpisodeRun(ops, CONFIG, base, { journal, runId: 'r', writer: 'first' });
+    await first.next();
+    const point: ResumePoint = { position: structuredClone(first.position()), weights: await first.model.getWeights(), optimizer: await first.model.getOptimizerState() };
+    // Step 2's start records and first round of turns commit; its second round does not (the tab closed).
+    let commits = 0;
+    const failing = Object.create(journal) as MemoryJournal;
+    failing.commit = async (records: readonly JournalRecord[]) => {
+      if (records[0]?.step === 2 && ++commits > 2) throw new Error('the tab closed');
+      return journal.commit(records);
+    };
+    (first as unknown as { journal: { journal: MemoryJournal } }).journal.journal = failing;
+    await expect(first.next()).rejects.toThrow('the tab closed');
+    const committed = (await journal.load('r', 2)).filter((r) => r.turn > 0);
+    expect(committed.length).toBeGreaterThan(0);
+
+    const second = new GrpoEpisodeRun(ops, CONFIG, base, { journal, runId: 'r', writer: 'second' });
+    second.resumeAt(point);
+    const s2 = await second.next();
+    expect(s2.step).toBe(2);
+    expect(s2.metrics['episodes/resumed_turns']).toBe(committed.length);
+    expect(exact(s2.metrics)).toEqual(exact(ref[1].metrics));
+    expect(s2.episodes.map((e) => e.episode)).toEqual(ref[1].episodes.map((e) => e.episode));
+    expect(await second.model.getWeights()).toEqual(await reference.model.getWeights());
+    // Turns after the crash were written by the second loop; none was committed twice (the journal refuses that).
+    const writers = new Set((await journal.load('r', 2)).map((r) => r.writer));
+    expect(writers).toEqual(new Set(['first', 'second']));
+  });
+});

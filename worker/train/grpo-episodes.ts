@@ -1,0 +1,166 @@
+/**
+ * A GRPO run on multi-turn episodes of an environment (`calc`, `guess`): per step, P tasks × G
+ * episodes collected under the current weights (worker/episodes/rollout.ts, journaled when a
+ * journal is given), each episode read as a Session (`sessionOf`, one call per action: the
+ * environment's ids are context, masked from the loss), packed and trained by the same update as
+ * single-turn GRPO (`updateOnBatch`). The episode's single reward is shared by its actions (no
+ * per-turn credit, dew `EpisodeRollout.project`); a group with a failed, cancelled or corrupt
+ * episode is left out of the update entirely. Not the UI loop (worker/runs) nor the CLI.
+ */
+import type { Ops } from '../../kernels/ops';
+import type { EnvTask, EnvironmentKind } from '../episodes/environment';
+import { evaluateEpisodes } from '../episodes/evaluate';
+import type { EpisodeJournal } from '../episodes/journal';
+import { ENVIRONMENTS, type EnvironmentName } from '../episodes/kinds';
+import type { CollectedEpisode } from '../episodes/rollout';
+import { collectEpisodes } from '../episodes/rollout';
+import type { LoadedCheckpoint } from '../model/checkpoint';
+import { Model } from '../model/model';
+import type { PhaseReport } from '../protocol';
+import { pack } from '../rl/pack';
+import type { PackedBatch } from '../rl/pack-types';
+import { sessionOf } from '../rl/session-of';
+import { trainable, type Session } from '../rl/types';
+import type { EvalResult } from './evaluate';
+import type { GrpoConfig, GrpoUpdate } from './grpo';
+import { GRPO_ARITH, batchMetrics, updateOnBatch } from './grpo';
+import type { ResumePoint, TrainerPosition } from './resume';
+
+/** GRPO's options, an environment instead of an arithmetic task, `maxNew` per action. */
+export interface GrpoEpisodeConfig extends Omit<GrpoConfig, 'task'> {
+  environment: EnvironmentName;
+  /** Turn limit of an episode (the environment's by default). */
+  maxTurns: number;
+}
+
+/** grpo-calc: GRPO_ARITH's optimizer and objective; 8 tasks × 8 episodes, up to 4 turns of 14 ids. */
+export const GRPO_CALC: GrpoEpisodeConfig = (() => {
+  const { task: _task, ...grpo } = GRPO_ARITH;
+  return { ...grpo, prompts: 8, group: 8, maxNew: ENVIRONMENTS.calc.maxActionTokens, environment: 'calc', maxTurns: ENVIRONMENTS.calc.maxTurns, evalN: 200 };
+})();
+
+/** grpo-guess: the same, 8 secrets × 8 episodes of up to 7 guesses. */
+export const GRPO_GUESS: GrpoEpisodeConfig = { ...GRPO_CALC, maxNew: ENVIRONMENTS.guess.maxActionTokens, environment: 'guess', maxTurns: ENVIRONMENTS.guess.maxTurns, evalN: 63 };
+
+export interface GrpoEpisodeStep {
+  step: number;
+  metrics: Record<string, number>;
+  tasks: EnvTask[];
+  episodes: CollectedEpisode[];
+  /** The sessions as packed: a group-aborted episode's session is `cancelled`. */
+  sessions: Session[];
+  packed: PackedBatch;
+  dlogp: Float64Array;
+  oldLogp: Float64Array | null;
+  updates: GrpoUpdate[];
+}
+
+/** The session an episode trains as: `sessionOf`, or cancelled when its group was aborted. */
+export function trainingSession(e: CollectedEpisode): Session {
+  const s = sessionOf(e.episode, e.group, e.task.id);
+  if (!e.groupAborted || !trainable(s.status)) return s;
+  return { ...s, status: 'cancelled', reward: null, detail: `group ${JSON.stringify(e.group)} aborted: another of its episodes failed or was cancelled`, termination: undefined };
+}
+
+/** `episodes/*` metrics of a step: counts by status and termination, turns, resumed turns, aborted groups. */
+export function episodeMetrics(episodes: readonly CollectedEpisode[]): Record<string, number> {
+  const n = episodes.length;
+  const m: Record<string, number> = { 'episodes/count': n };
+  for (const status of ['completed', 'truncated', 'error', 'cancelled'] as const) m[`episodes/${status}`] = episodes.filter((e) => e.episode.status === status).length;
+  for (const e of episodes) {
+    const t = e.episode.termination;
+    if (t) m[`episodes/termination/${t}`] = (m[`episodes/termination/${t}`] ?? 0) + 1;
+  }
+  m['episodes/turns_mean'] = n ? episodes.reduce((a, e) => a + e.episode.transitions.length, 0) / n : 0;
+  m['episodes/resumed_turns'] = episodes.reduce((a, e) => a + e.resumed.filter(Boolean).length, 0);
+  m['episodes/corrupt'] = episodes.filter((e) => e.corrupt).length;
+  m['episodes/aborted_groups'] = new Set(episodes.filter((e) => e.groupAborted).map((e) => e.group)).size;
+  return m;
+}
+
+export class GrpoEpisodeRun {
+  readonly model: Model;
+  private readonly reference: Model | null;
+  readonly kind: EnvironmentKind;
+  private readonly stream: ReturnType<EnvironmentKind['trainTasks']>;
+  private readonly heldOutTasks: EnvTask[];
+  step = 0;
+  onProgress: PhaseReport | null = null;
+
+  /** `journal`: commit every turn there, under run `runId`, as `writer` (recovery reads it back). */
+  constructor(ops: Ops, readonly config: GrpoEpisodeConfig, readonly base: LoadedCheckpoint, private readonly journal: { journal: EpisodeJournal; runId: string; writer: string } | null = null) {
+    const kind = ENVIRONMENTS[config.environment];
+    if (!kind) throw new Error(`GrpoEpisodeRun: environment ${JSON.stringify(config.environment)}; expected one of ${Object.keys(ENVIRONMENTS).join(', ')}`);
+    this.kind = { ...kind, maxTurns: config.maxTurns, maxActionTokens: config.maxNew };
+    this.model = new Model(ops, base.config);
+    this.model.setWeights(base.weights);
+    this.reference = config.beta > 0 ? new Model(ops, base.config) : null;
+    this.reference?.setWeights(base.weights);
+    this.stream = kind.trainTasks(config.seed);
+    this.heldOutTasks = kind.heldOut(config.evalN);
+  }
+
+  get tokenizer() {
+    return this.base.tokenizer;
+  }
+
+  /** The cohort seed of batch `step`: every action's sampler derives from it (rollout.ts `turnSeed`). */
+  samplerSeed(step: number): number {
+    return (this.config.seed * 100_003 + step) >>> 0;
+  }
+
+  async next(): Promise<GrpoEpisodeStep> {
+    const c = this.config;
+    this.step++;
+    const version = this.step - 1;
+    const t0 = performance.now();
+    const tasks = this.stream.take(c.prompts);
+    const total = c.prompts * c.group;
+    this.onProgress?.('sampling', 0, total, 'episodes');
+    const seed = this.samplerSeed(this.step);
+    const episodes = await collectEpisodes(this.model, tasks, c.group, {
+      kind: this.kind, tok: this.base.tokenizer, maxContext: this.model.config.maxSeq,
+      sampling: { temperature: c.temperature, topK: c.topK, topP: c.topP }, seed, policyVersion: version,
+      ...(this.journal ? { journal: { journal: this.journal.journal, cohort: { runId: this.journal.runId, step: this.step, policyVersion: version, samplerSeed: seed } }, writer: this.journal.writer } : {}),
+      onProgress: (_round, finished) => this.onProgress?.('sampling', finished, total, 'episodes'),
+    });
+    const tSample = performance.now();
+    const sessions = episodes.map(trainingSession);
+    const packed = packEpisodes(sessions, c);
+    const trained = await updateOnBatch({ model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress }, packed);
+    const metrics = { ...batchMetrics(c, sessions, trained, t0, tSample), ...episodeMetrics(episodes) };
+    return { step: this.step, metrics, tasks, episodes, sessions, packed, dlogp: trained.dlogp, oldLogp: trained.oldLogp, updates: trained.updates };
+  }
+
+  evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
+    return evaluateEpisodes(this.model, this.base.tokenizer, this.kind, this.heldOutTasks.slice(0, n));
+  }
+
+  position(): TrainerPosition {
+    return { step: this.step, tasksDrawn: this.stream.position };
+  }
+
+  resumeAt(from: ResumePoint): void {
+    const { step, tasksDrawn } = from.position;
+    if (this.stream.position !== 0) throw new Error(`resumeAt: this run has already drawn ${this.stream.position} tasks; resume a freshly constructed run`);
+    this.model.setWeights(from.weights);
+    this.model.setOptimizerState(from.optimizer);
+    this.stream.skip(tasksDrawn);
+    this.step = step;
+  }
+}
+
+/**
+ * Packs a step's sessions: rows of twice the longest chain (two chains always fit), as many rows
+ * as half the sessions rounded up to a multiple of miniBatches, more when chains were reset (pack
+ * says how many it needs).
+ */
+function packEpisodes(sessions: readonly Session[], c: GrpoEpisodeConfig): PackedBatch {
+  const longest = Math.max(1, ...sessions.flatMap((s) => s.calls.map((call) => call.promptIds.length + call.sampledIds.length)));
+  const roundUp = (n: number) => Math.ceil(Math.max(1, n) / c.miniBatches) * c.miniBatches;
+  const options = { estimator: c.estimator, advantage: c.advantage, truncation: c.truncation, maskZeroAdvantage: c.maskZeroAdvantage };
+  let packed = pack(sessions, 2 * longest, { ...options, rows: roundUp(Math.ceil(sessions.length / 2)) });
+  if (!packed.ok && packed.reason === 'rows') packed = pack(sessions, 2 * longest, { ...options, rows: roundUp(packed.rowsNeeded) });
+  if (!packed.ok) throw new Error(`GRPO episode batch does not pack: ${packed.message}`);
+  return packed;
+}

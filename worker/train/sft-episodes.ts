@@ -1,0 +1,198 @@
+/**
+ * Supervised fine-tuning on demonstration episodes of an environment kind (`calc`, `guess`): the
+ * base checkpoints of the multi-turn presets. Each example is one expert episode, run through a
+ * real environment instance so that the observations are the environment's own:
+ *
+ *   BOS prompt | action₁ EOS | observation₁ | action₂ EOS | observation₂ | … | actionₙ EOS
+ *
+ * with a loss mask of 1 exactly on the action ids and their EOS (the environment's ids are context
+ * only). Otherwise as `SftRun` (sft.ts): the same token-mean NLL, warmup + cosine lr, clipping,
+ * AdamW, metric names, position and resume; held-out accuracy is greedy episodes
+ * (worker/episodes/evaluate.ts), the fraction with reward 1.
+ */
+import type { Ops } from '../../kernels/ops';
+import type { CharTokenizer } from '../data/tokenizer';
+import { toolTokenizer } from '../data/tokenizer';
+import { CALC } from '../episodes/calc';
+import type { EnvTask, EnvironmentKind } from '../episodes/environment';
+import { evaluateEpisodes } from '../episodes/evaluate';
+import { GUESS } from '../episodes/guess';
+import type { ModelConfig, ModelPresetName } from '../model/config';
+import { modelPreset } from '../model/config';
+import { Model } from '../model/model';
+import type { EvalResult } from './evaluate';
+import type { OptimizerConfig } from './optimizer';
+import { stepOptions } from './optimizer';
+import type { ResumePoint, TrainerPosition } from './resume';
+import { lrAt } from './schedule';
+import type { SftStepMetrics } from './sft';
+import type { MaskedExample } from './sft-batch';
+import { packMaskedExamples } from './sft-batch';
+import { sftLoss } from './sft-loss';
+
+/** The environment kinds SFT can demonstrate, by name. */
+export const EPISODE_KINDS = { calc: CALC, guess: GUESS } as const satisfies Record<string, EnvironmentKind>;
+export type EpisodeKindName = keyof typeof EPISODE_KINDS;
+
+export interface SftEpisodeConfig extends OptimizerConfig {
+  /** The environment kind whose demonstrations are the examples. */
+  env: EpisodeKindName;
+  /** Model size preset (worker/model/config.ts). */
+  model: ModelPresetName;
+  /** The model's maxSeq: room for the RL rollouts' longest context + action, beyond the SFT `width`. */
+  maxSeq: number;
+  /** Seed of the weight init and of the task stream. */
+  seed: number;
+  /** Optimizer steps. */
+  steps: number;
+  /** Demonstration episodes per step. */
+  examples: number;
+  /** Packed batch shape: rows × width ids (width ≥ the longest demonstration). */
+  rows: number;
+  width: number;
+  /** Warmup steps and floor of the cosine. */
+  warmup: number;
+  minLr: number;
+  /** Evaluate held-out accuracy every N steps (0: never) on `evalN` tasks. */
+  evalEvery: number;
+  evalN: number;
+}
+
+/**
+ * `calc`: demonstrations are 51–55 ids (mean 54: 10 of prompt, 3 actions of 11–13 ids with EOS,
+ * two observations of 3–4), one per row of 56. maxSeq 96 leaves the rollouts room for a fourth
+ * turn and for actions up to the 14-id budget.
+ */
+export const SFT_CALC: SftEpisodeConfig = {
+  env: 'calc', model: 'small', maxSeq: 96, seed: 1, steps: 1500, examples: 64, rows: 64, width: 56,
+  lr: 1e-3, warmup: 50, minLr: 1e-4, beta1: 0.9, beta2: 0.98, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 5.0,
+  evalEvery: 20, evalN: 200,
+};
+
+/**
+ * `guess`: demonstrations are 9–29 ids (mean 25: 6 of prompt, up to 6 guesses of ≤ 3 ids with EOS
+ * and 5 one-id answers), mostly one per row of 30. maxSeq 48 covers 7 turns (6 + 7·3 + 6·1 = 33).
+ * Held-out is every one of the 63 secrets.
+ */
+export const SFT_GUESS: SftEpisodeConfig = {
+  env: 'guess', model: 'small', maxSeq: 48, seed: 1, steps: 1500, examples: 64, rows: 64, width: 30,
+  lr: 1e-3, warmup: 50, minLr: 1e-4, beta1: 0.9, beta2: 0.98, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 5.0,
+  evalEvery: 10, evalN: 63,
+};
+
+/** The kind a config names; throws with the allowed names. */
+export function episodeKind(name: string): EnvironmentKind {
+  const kind = (EPISODE_KINDS as Record<string, EnvironmentKind>)[name];
+  if (!kind) throw new Error(`env = ${JSON.stringify(name)}; expected one of ${Object.keys(EPISODE_KINDS).join(', ')}`);
+  return kind;
+}
+
+/**
+ * One demonstration episode of `task` as a masked example: `kind.demonstrate(task)` driven through
+ * a fresh environment. Throws when the environment rewrites its context, ends the episode before
+ * the last action, or does not end it with reward 1 there: the expert must solve the task.
+ */
+export async function demonstrationExample(kind: EnvironmentKind, tok: CharTokenizer, task: EnvTask): Promise<MaskedExample & { ids: Int32Array; lossMask: Float32Array }> {
+  const env = kind.create(task);
+  try {
+    const ids: number[] = Array.from(await env.reset());
+    const mask: number[] = ids.map(() => 0);
+    const actions = kind.demonstrate(task);
+    for (const [k, text] of actions.entries()) {
+      const actionIds = tok.encode(text);
+      const r = await env.step({ ids: actionIds, text, terminated: true });
+      for (const id of actionIds) ids.push(id);
+      ids.push(tok.eos);
+      for (let i = 0; i <= actionIds.length; i++) mask.push(1);
+      const last = k === actions.length - 1;
+      const where = `${kind.name} demonstration of ${task.id}, action ${k + 1} of ${actions.length} (${JSON.stringify(text)})`;
+      if (r.context !== undefined) throw new Error(`${where}: the environment rewrote its context; SFT demonstrations need append-only observations`);
+      if (r.status === 'error') throw new Error(`${where}: the environment failed: ${r.detail ?? 'no detail'}`);
+      if (!last && r.status === 'done') throw new Error(`${where}: the episode ended before the last action (${r.detail ?? 'no detail'})`);
+      if (last && (r.status !== 'done' || r.reward !== 1)) {
+        throw new Error(`${where}: the last action must end the episode with reward 1, got status ${r.status}, reward ${r.reward} (${r.detail ?? 'no detail'})`);
+      }
+      for (const id of Array.from(r.observation)) {
+        ids.push(id);
+        mask.push(0);
+      }
+    }
+    return { ids: Int32Array.from(ids), lossMask: Float32Array.from(mask) };
+  } finally {
+    await env.close?.();
+  }
+}
+
+export class SftEpisodeRun {
+  readonly tok: CharTokenizer;
+  readonly kind: EnvironmentKind;
+  readonly model: Model;
+  readonly modelConfig: ModelConfig;
+  private readonly stream: ReturnType<EnvironmentKind['trainTasks']>;
+  private readonly heldOutTasks: EnvTask[];
+  step = 0;
+
+  constructor(ops: Ops, readonly config: SftEpisodeConfig) {
+    this.kind = episodeKind(config.env);
+    this.tok = toolTokenizer();
+    if (!Number.isInteger(config.maxSeq) || config.maxSeq < config.width) {
+      throw new Error(`SftEpisodeRun: maxSeq = ${config.maxSeq}; expected an integer ≥ width (${config.width}), the longest packed chain`);
+    }
+    this.modelConfig = { ...modelPreset(config.model, this.tok.size), maxSeq: config.maxSeq };
+    this.model = new Model(ops, this.modelConfig);
+    this.model.initWeights(config.seed);
+    this.stream = this.kind.trainTasks(config.seed);
+    this.heldOutTasks = this.kind.heldOut(config.evalN);
+  }
+
+  /** One optimizer step on the demonstrations of the next `examples` training tasks. */
+  async next(): Promise<SftStepMetrics> {
+    const c = this.config;
+    const t0 = performance.now();
+    const tasks = this.stream.take(c.examples);
+    const examples: MaskedExample[] = [];
+    for (const t of tasks) examples.push(await demonstrationExample(this.kind, this.tok, t));
+    const packed = packMaskedExamples(examples, c.rows, c.width);
+    if (!packed.ok) throw new Error(`SFT batch does not fit: ${packed.reason} (raise rows or width, or lower examples)`);
+    const batch = packed.batch;
+    this.step++;
+    const { logp } = await this.model.score(batch);
+    const { loss, dlogp } = sftLoss(logp, batch.lossMask);
+    this.model.zeroGrad();
+    this.model.backward(dlogp);
+    const lr = lrAt(this.step, { lr: c.lr, warmup: c.warmup, total: c.steps, minLr: c.minLr });
+    const gradNorm = await this.model.step(stepOptions(c, this.step, lr));
+    const ms = performance.now() - t0;
+    return {
+      step: this.step,
+      'loss/sft': loss,
+      'opt/lr': lr,
+      'opt/grad_norm': gradNorm,
+      'perf/tokens_per_s': (batch.efficiency * batch.rows * batch.width) / (ms / 1000),
+      'perf/step_ms': ms,
+      'batch/packing_efficiency': batch.efficiency,
+    };
+  }
+
+  /** Held-out accuracy: greedy episodes, the fraction with reward 1. */
+  evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
+    return evaluateEpisodes(this.model, this.tok, this.kind, this.heldOutTasks.slice(0, n));
+  }
+
+  /** Where this run stands between steps, for an exact continuation (worker/train/resume.ts). */
+  position(): TrainerPosition {
+    return { step: this.step, tasksDrawn: this.stream.position };
+  }
+
+  /** Continues a freshly constructed run from a stored position, weights and AdamW state. */
+  resumeAt(from: ResumePoint): void {
+    const { step, tasksDrawn } = from.position;
+    if (!Number.isInteger(step) || step < 0) throw new Error(`resumeAt: position.step = ${step}; expected a non-negative integer`);
+    if (this.stream.position !== 0) throw new Error(`resumeAt: this run has already drawn ${this.stream.position} tasks; resume a freshly constructed run`);
+    if (!Number.isInteger(tasksDrawn) || tasksDrawn < 0) throw new Error(`resumeAt: position.tasksDrawn = ${tasksDrawn}; expected a non-negative integer`);
+    this.model.setWeights(from.weights);
+    this.model.setOptimizerState(from.optimizer);
+    this.stream.skip(tasksDrawn);
+    this.step = step;
+  }
+}
