@@ -10,11 +10,10 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importCheckpoint } from '../../worker/model/checkpoint';
 import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
-import { ENVIRONMENTS } from '../../worker/episodes/kinds';
 import { episodesJsonl } from '../../worker/episodes/views';
 import type { EpisodeGrpoRunOptions } from '../../worker/protocol';
 import { episodeGrpoConfigOf } from '../../worker/runs/configs';
-import { GRPO_CALC, GRPO_GUESS } from '../../worker/train/grpo-episodes';
+import { GRPO_CALC, GRPO_GUESS, configuredKind } from '../../worker/train/grpo-episodes';
 import { UsageError, parseFlags } from '../args';
 import { FileJournal } from '../node-journal';
 
@@ -52,7 +51,7 @@ export async function episodesCommand(argv: string[]): Promise<number> {
   }
   const config = episodeGrpoConfigOf(run.options, run.options.preset === 'grpo-calc' ? GRPO_CALC : GRPO_GUESS);
   const tok = importCheckpoint(readCheckpointDir(run.checkpoint)).tokenizer;
-  const kind = { ...ENVIRONMENTS[config.environment], maxTurns: config.maxTurns, maxActionTokens: config.maxNew };
+  const kind = configuredKind(config);
   const steps = await journal.steps(runId);
   const text = await episodesJsonl(runId, await Promise.all(steps.map(async (step) => ({ step, records: await journal.load(runId, step) }))), { kind, tok, group: config.group, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage });
   for (const w of journal.warnings) process.stderr.write(`episodes export: ${w}\n`);

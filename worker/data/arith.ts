@@ -82,7 +82,7 @@ const OP_CODE: Record<ArithOp, number> = { add: 1, sub: 2, mul: 3 };
 const OP_SYMBOL: Record<ArithOp, string> = { add: '+', sub: '-', mul: '*' };
 
 /** murmur3's 32-bit finaliser: a bijection on uint32 that mixes every input bit into every output bit. */
-function fmix32(h: number): number {
+export function fmix32(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

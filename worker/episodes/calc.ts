@@ -20,6 +20,7 @@
  */
 import { mulberry32 } from '../../kernels/common/random';
 import { extractBoxed } from '../data/answer';
+import { fmix32 } from '../data/arith';
 import { toolTokenizer } from '../data/tokenizer';
 import type { EnvAction, EnvStep, EnvTask, Environment, EnvironmentKind } from './environment';
 
@@ -41,16 +42,6 @@ export const CALC_MAX_OPERAND_DIGITS = 6;
 const HELD_OUT_ORDER_SEED = 0x0ca1_c017;
 
 const tok = toolTokenizer();
-
-/** murmur3's 32-bit finaliser (as in worker/data/arith.ts). */
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
 
 /** The fixed hash the split is defined by (a tag keeps it apart from arith's). Changing it changes every split: don't. */
 export function calcHash(a: number, b: number, c: number): number {

@@ -28,7 +28,9 @@ function summary(e: CollectedEpisode, all: readonly CollectedEpisode[], step: nu
   const ep = e.episode;
   const rewards = all.filter((x) => x.group === e.group).map((x) => x.episode.reward);
   const zeroStd = rewards.every((r) => r === rewards[0]);
-  const trained = ep.status !== 'running' && !e.groupAborted && !e.corrupt && ep.status !== 'error' && trains(ep.status === 'completed' ? 'completed' : ep.status === 'truncated' ? 'truncated' : 'cancelled', c.truncation) && !(c.maskZeroAdvantage && zeroStd);
+  // pack's rule (worker/rl/pack.ts `carries`): a trainable status under the truncation rule, a whole group, not all rewards equal when those are masked.
+  const trainable = (ep.status === 'completed' || ep.status === 'truncated') && trains(ep.status, c.truncation);
+  const trained = trainable && !e.groupAborted && !e.corrupt && !(c.maskZeroAdvantage && zeroStd);
   return {
     step, index: e.index, group: e.group, sample: e.sample,
     task: { id: e.task.id, prompt: e.task.prompt, answer: e.task.answer },

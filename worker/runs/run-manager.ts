@@ -21,15 +21,14 @@ import type { ResumeRecord, RunMeta, RunStore } from '../store/run-store';
 import { StorageFullError } from '../store/run-store';
 import { dpoConfigOf, episodeGrpoConfigOf, grpoConfigOf, sftConfigOf } from './configs';
 import { checkRunOptions } from './fields';
-import { batchRecord, groupRecords, pairRecords, pairSessions } from './groups';
+import { batchRecord, groupRecords, pairRecords, pairSessions, type GroupsConfig } from './groups';
 import type { RunLocks } from './run-locks';
 import { memoryRunLocks } from './run-locks';
 import type { EvalResult } from '../train/evaluate';
 import { DPO_ARITH, DpoRun } from '../train/dpo';
 import { GRPO_ARITH, GrpoRun } from '../train/grpo';
-import { GRPO_CALC, GRPO_GUESS, GrpoEpisodeRun } from '../train/grpo-episodes';
+import { GRPO_CALC, GRPO_GUESS, GrpoEpisodeRun, configuredKind } from '../train/grpo-episodes';
 import type { EpisodeContext } from '../episodes/views';
-import { ENVIRONMENTS } from '../episodes/kinds';
 import type { Resumable } from '../train/resume';
 import { SFT_ARITH, SftRun, sftTokenizer } from '../train/sft';
 
@@ -62,6 +61,20 @@ interface Trainer {
   evaluate(): Promise<EvalResult>;
   /** The run itself, to store its position with each checkpoint and to continue from one. */
   run: Resumable;
+}
+
+/** A GRPO run (single-turn or on episodes) as the loop drives it: each step stored with its groups, packed batch and sessions. */
+function grpoTrainer(grpo: GrpoRun | GrpoEpisodeRun, config: GroupsConfig, tok: CharTokenizer): Trainer {
+  return {
+    model: grpo.model, tok, config,
+    next: async () => {
+      const s = await grpo.next();
+      return { metrics: s.metrics, groups: groupRecords(s, tok, config), batch: batchRecord(s, tok), sessions: s.sessions };
+    },
+    evaluate: () => grpo.evaluate(),
+    onProgress: (report) => (grpo.onProgress = report),
+    run: grpo,
+  };
 }
 
 /** Checks a name and notes edit: the problems in words, empty when it is fine. */
@@ -280,7 +293,7 @@ export class RunManager {
     if (!run || !isEpisodePreset(run.options)) return null;
     const config = episodeConfigOf(run.options);
     const tok = await this.tokenizerOf(runId);
-    return { kind: { ...ENVIRONMENTS[config.environment], maxTurns: config.maxTurns, maxActionTokens: config.maxNew }, tok: tok!, group: config.group, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage };
+    return { kind: configuredKind(config), tok: tok!, group: config.group, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage };
   }
 
   private async trainer(o: RunOptions, runId: string, writer: string): Promise<Trainer> {
@@ -297,17 +310,7 @@ export class RunManager {
     }
     if (isEpisodePreset(o)) {
       const config = episodeConfigOf(o);
-      const grpo = new GrpoEpisodeRun(this.getOps(), config, base, { journal: this.store.journal, runId, writer });
-      return {
-        model: grpo.model, tok: base.tokenizer, config,
-        next: async () => {
-          const s = await grpo.next();
-          return { metrics: s.metrics, groups: groupRecords(s, base.tokenizer, config), batch: batchRecord(s, base.tokenizer), sessions: s.sessions };
-        },
-        evaluate: () => grpo.evaluate(),
-        onProgress: (report) => (grpo.onProgress = report),
-        run: grpo,
-      };
+      return grpoTrainer(new GrpoEpisodeRun(this.getOps(), config, base, { journal: this.store.journal, runId, writer }), config, base.tokenizer);
     }
     if (o.preset === 'dpo-arith') {
       const config = dpoConfigOf(o, DPO_ARITH);
@@ -324,17 +327,7 @@ export class RunManager {
       };
     }
     const config = grpoConfigOf(o as Parameters<typeof grpoConfigOf>[0], GRPO_ARITH);
-    const grpo = new GrpoRun(this.getOps(), config, base);
-    return {
-      model: grpo.model, tok: base.tokenizer, config,
-      next: async () => {
-        const s = await grpo.next();
-        return { metrics: s.metrics, groups: groupRecords(s, base.tokenizer, config), batch: batchRecord(s, base.tokenizer), sessions: s.sessions };
-      },
-      evaluate: () => grpo.evaluate(),
-      onProgress: (report) => (grpo.onProgress = report),
-      run: grpo,
-    };
+    return grpoTrainer(new GrpoRun(this.getOps(), config, base), config, base.tokenizer);
   }
 
   /**

@@ -42,6 +42,13 @@ export const GRPO_CALC: GrpoEpisodeConfig = (() => {
 /** grpo-guess: the same, 8 secrets × 8 episodes of up to 7 guesses. */
 export const GRPO_GUESS: GrpoEpisodeConfig = { ...GRPO_CALC, maxNew: ENVIRONMENTS.guess.maxActionTokens, environment: 'guess', maxTurns: ENVIRONMENTS.guess.maxTurns, evalN: 63 };
 
+/** The environment kind a config runs: the registry's, with the config's turn limit and action length. */
+export function configuredKind(c: Pick<GrpoEpisodeConfig, 'environment' | 'maxTurns' | 'maxNew'>): EnvironmentKind {
+  const kind = ENVIRONMENTS[c.environment];
+  if (!kind) throw new Error(`GrpoEpisodeRun: environment ${JSON.stringify(c.environment)}; expected one of ${Object.keys(ENVIRONMENTS).join(', ')}`);
+  return { ...kind, maxTurns: c.maxTurns, maxActionTokens: c.maxNew };
+}
+
 export interface GrpoEpisodeStep {
   step: number;
   metrics: Record<string, number>;
@@ -89,15 +96,13 @@ export class GrpoEpisodeRun {
 
   /** `journal`: commit every turn there, under run `runId`, as `writer` (recovery reads it back). */
   constructor(ops: Ops, readonly config: GrpoEpisodeConfig, readonly base: LoadedCheckpoint, private readonly journal: { journal: EpisodeJournal; runId: string; writer: string } | null = null) {
-    const kind = ENVIRONMENTS[config.environment];
-    if (!kind) throw new Error(`GrpoEpisodeRun: environment ${JSON.stringify(config.environment)}; expected one of ${Object.keys(ENVIRONMENTS).join(', ')}`);
-    this.kind = { ...kind, maxTurns: config.maxTurns, maxActionTokens: config.maxNew };
+    this.kind = configuredKind(config);
     this.model = new Model(ops, base.config);
     this.model.setWeights(base.weights);
     this.reference = config.beta > 0 ? new Model(ops, base.config) : null;
     this.reference?.setWeights(base.weights);
-    this.stream = kind.trainTasks(config.seed);
-    this.heldOutTasks = kind.heldOut(config.evalN);
+    this.stream = this.kind.trainTasks(config.seed);
+    this.heldOutTasks = this.kind.heldOut(config.evalN);
   }
 
   get tokenizer() {

@@ -13,30 +13,25 @@
 import type { Ops } from '../../kernels/ops';
 import type { CharTokenizer } from '../data/tokenizer';
 import { toolTokenizer } from '../data/tokenizer';
-import { CALC } from '../episodes/calc';
 import type { EnvTask, EnvironmentKind } from '../episodes/environment';
 import { evaluateEpisodes } from '../episodes/evaluate';
-import { GUESS } from '../episodes/guess';
+import { ENVIRONMENTS, type EnvironmentName } from '../episodes/kinds';
 import type { ModelConfig, ModelPresetName } from '../model/config';
 import { modelPreset } from '../model/config';
 import { Model } from '../model/model';
 import type { EvalResult } from './evaluate';
 import type { OptimizerConfig } from './optimizer';
-import { stepOptions } from './optimizer';
 import type { ResumePoint, TrainerPosition } from './resume';
-import { lrAt } from './schedule';
 import type { SftStepMetrics } from './sft';
+import { sftUpdate } from './sft';
 import type { MaskedExample } from './sft-batch';
 import { packMaskedExamples } from './sft-batch';
-import { sftLoss } from './sft-loss';
 
 /** The environment kinds SFT can demonstrate, by name. */
-export const EPISODE_KINDS = { calc: CALC, guess: GUESS } as const satisfies Record<string, EnvironmentKind>;
-export type EpisodeKindName = keyof typeof EPISODE_KINDS;
 
 export interface SftEpisodeConfig extends OptimizerConfig {
   /** The environment kind whose demonstrations are the examples. */
-  env: EpisodeKindName;
+  env: EnvironmentName;
   /** Model size preset (worker/model/config.ts). */
   model: ModelPresetName;
   /** The model's maxSeq: room for the RL rollouts' longest context + action, beyond the SFT `width`. */
@@ -82,8 +77,8 @@ export const SFT_GUESS: SftEpisodeConfig = {
 
 /** The kind a config names; throws with the allowed names. */
 export function episodeKind(name: string): EnvironmentKind {
-  const kind = (EPISODE_KINDS as Record<string, EnvironmentKind>)[name];
-  if (!kind) throw new Error(`env = ${JSON.stringify(name)}; expected one of ${Object.keys(EPISODE_KINDS).join(', ')}`);
+  const kind = (ENVIRONMENTS as Record<string, EnvironmentKind>)[name];
+  if (!kind) throw new Error(`env = ${JSON.stringify(name)}; expected one of ${Object.keys(ENVIRONMENTS).join(', ')}`);
   return kind;
 }
 
@@ -154,24 +149,8 @@ export class SftEpisodeRun {
     for (const t of tasks) examples.push(await demonstrationExample(this.kind, this.tok, t));
     const packed = packMaskedExamples(examples, c.rows, c.width);
     if (!packed.ok) throw new Error(`SFT batch does not fit: ${packed.reason} (raise rows or width, or lower examples)`);
-    const batch = packed.batch;
     this.step++;
-    const { logp } = await this.model.score(batch);
-    const { loss, dlogp } = sftLoss(logp, batch.lossMask);
-    this.model.zeroGrad();
-    this.model.backward(dlogp);
-    const lr = lrAt(this.step, { lr: c.lr, warmup: c.warmup, total: c.steps, minLr: c.minLr });
-    const gradNorm = await this.model.step(stepOptions(c, this.step, lr));
-    const ms = performance.now() - t0;
-    return {
-      step: this.step,
-      'loss/sft': loss,
-      'opt/lr': lr,
-      'opt/grad_norm': gradNorm,
-      'perf/tokens_per_s': (batch.efficiency * batch.rows * batch.width) / (ms / 1000),
-      'perf/step_ms': ms,
-      'batch/packing_efficiency': batch.efficiency,
-    };
+    return sftUpdate(this.model, packed.batch, c, this.step, t0);
   }
 
   /** Held-out accuracy: greedy episodes, the fraction with reward 1. */

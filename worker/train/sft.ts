@@ -17,6 +17,7 @@ import type { EvalResult } from './evaluate';
 import { evaluateArith } from './evaluate';
 import { lrAt } from './schedule';
 import { packExamples } from './sft-batch';
+import type { SftBatch } from './sft-batch';
 import type { OptimizerConfig } from './optimizer';
 import { stepOptions } from './optimizer';
 import type { ResumePoint, TrainerPosition } from './resume';
@@ -66,6 +67,33 @@ export function sftTokenizer(config: Pick<SftConfig, 'task'>): CharTokenizer {
   return arithTokenizer(config.task.format === 'words' ? 'words' : 'bare');
 }
 
+/** What one SFT update needs of its config: the optimizer and the schedule. */
+type UpdateConfig = OptimizerConfig & Pick<SftConfig, 'steps' | 'warmup' | 'minLr'>;
+
+/**
+ * One SFT optimizer step on a packed batch (token-mean NLL on its loss mask, warmup + cosine lr,
+ * AdamW), as optimizer step `step`; its metrics, timed from `t0`. Shared by the arithmetic and the
+ * episode SFT runs, which differ only in how they build the batch.
+ */
+export async function sftUpdate(model: Model, batch: SftBatch, c: UpdateConfig, step: number, t0: number): Promise<SftStepMetrics> {
+  const { logp } = await model.score(batch);
+  const { loss, dlogp } = sftLoss(logp, batch.lossMask);
+  model.zeroGrad();
+  model.backward(dlogp);
+  const lr = lrAt(step, { lr: c.lr, warmup: c.warmup, total: c.steps, minLr: c.minLr });
+  const gradNorm = await model.step(stepOptions(c, step, lr));
+  const ms = performance.now() - t0;
+  return {
+    step,
+    'loss/sft': loss,
+    'opt/lr': lr,
+    'opt/grad_norm': gradNorm,
+    'perf/tokens_per_s': (batch.efficiency * batch.rows * batch.width) / (ms / 1000),
+    'perf/step_ms': ms,
+    'batch/packing_efficiency': batch.efficiency,
+  };
+}
+
 export class SftRun {
   readonly tok: CharTokenizer;
   readonly model: Model;
@@ -90,24 +118,8 @@ export class SftRun {
     const tasks = this.stream.take(c.examples);
     const packed = packExamples(tasks.map((t) => encodeExample(this.tok, t)), c.rows, c.width);
     if (!packed.ok) throw new Error(`SFT batch does not fit: ${packed.reason} (raise rows or width, or lower examples)`);
-    const batch = packed.batch;
     this.step++;
-    const { logp } = await this.model.score(batch);
-    const { loss, dlogp } = sftLoss(logp, batch.lossMask);
-    this.model.zeroGrad();
-    this.model.backward(dlogp);
-    const lr = lrAt(this.step, { lr: c.lr, warmup: c.warmup, total: c.steps, minLr: c.minLr });
-    const gradNorm = await this.model.step(stepOptions(c, this.step, lr));
-    const ms = performance.now() - t0;
-    return {
-      step: this.step,
-      'loss/sft': loss,
-      'opt/lr': lr,
-      'opt/grad_norm': gradNorm,
-      'perf/tokens_per_s': (batch.efficiency * batch.rows * batch.width) / (ms / 1000),
-      'perf/step_ms': ms,
-      'batch/packing_efficiency': batch.efficiency,
-    };
+    return sftUpdate(this.model, packed.batch, c, this.step, t0);
   }
 
   /** Held-out exact-match accuracy with greedy decoding. */
