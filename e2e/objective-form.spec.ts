@@ -23,6 +23,8 @@ test.beforeEach(async ({ page }) => {
 
 test('grpo-arith: the common fields come first with Start in view; the other sections are collapsed until opened', async ({ page }) => {
   await page.getByTestId('preset-grpo-arith').click();
+  // The chosen preset's description is shown once, beneath the buttons, as its accessible description.
+  await expect(page.getByTestId('preset-grpo-arith')).toHaveAccessibleDescription(/^GRPO on 2-digit addition/);
   const common = page.getByRole('group', { name: 'Common', exact: true });
   for (const label of ['Steps', 'Learning rate', 'Prompts per step', 'Group size', 'Seed']) {
     await expect(common.getByRole('spinbutton', { name: label, exact: true })).toBeVisible();

@@ -76,16 +76,32 @@ export function ExperimentsView() {
         </p>
       )}
       <h2>Presets</h2>
+      {/* Compact buttons, the chosen preset's description once beneath them: five presets with
+          their descriptions inside would push Start below the fold. */}
       <div className="presets">
-        {presets.data?.map((p) => (
-          <button key={p.name} type="button" data-testid={`preset-${p.name}`} aria-pressed={options?.preset === p.name} onClick={() => choosePreset(p)}>
-            <span>
-              <strong>{p.name}</strong>: {p.title}
-            </span>
-            <span className="preset-description">{p.description}</span>
-          </button>
-        ))}
+        {presets.data?.map((p) => {
+          const chosen = options?.preset === p.name;
+          return (
+            <button
+              key={p.name}
+              type="button"
+              data-testid={`preset-${p.name}`}
+              aria-pressed={chosen}
+              aria-describedby={chosen ? 'preset-description' : undefined}
+              title={p.description}
+              onClick={() => choosePreset(p)}
+            >
+              <strong>{p.name}</strong>
+              <span>{p.title}</span>
+            </button>
+          );
+        })}
       </div>
+      {preset && (
+        <p id="preset-description" className="preset-description" data-testid="preset-description">
+          {preset.description}
+        </p>
+      )}
       {options && (
         <form
           aria-label="Run options"
