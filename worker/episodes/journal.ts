@@ -59,6 +59,8 @@ export interface StartRecord extends RecordKey {
   initial: number[];
   /** The environment's snapshot after reset (recoverable environments). */
   state?: string;
+  /** Set when the first context already used up a budget (no room for an action): how the episode ended. */
+  ended?: { status: 'truncated'; termination: TerminationReason; detail: string };
   ms: number;
 }
 

@@ -7,7 +7,7 @@ import type { EnvStep, EnvTask, Environment, EnvironmentKind } from './environme
 import type { Cohort, JournalRecord } from './journal';
 import { MemoryJournal } from './journal';
 import type { EpisodeRolloutOptions, EpisodeSampler } from './rollout';
-import { collectEpisodes } from './rollout';
+import { collectEpisodes, readJournal } from './rollout';
 
 const tok = toolTokenizer();
 const EOS = tok.eos;
@@ -209,6 +209,20 @@ describe('collectEpisodes with a journal', () => {
     expect(eps[1].episode.detail).toMatch(/step 4, episode 1, turn 2 failed its checksum/);
     expect(eps[0].groupAborted).toBe(true);
     expect([eps[2].corrupt, eps[2].groupAborted, eps[2].episode.status]).toEqual([false, false, 'completed']);
+  });
+
+  it('a first context with no room for an action ends the episode in its start record; the journal reads it back as ended, not running', async () => {
+    const journal = new MemoryJournal();
+    const kind = countingKind(() => obs([], 'done', 1), new Map());
+    const cramped = { ...kind, create: (task: EnvTask) => ({ ...kind.create(task), reset: () => Int32Array.from([tok.bos, ...Array(61).fill(3)]) }) };
+    const sampler = fakeSampler();
+    const eps = await collectEpisodes(sampler, tasks.slice(0, 1), 2, options(cramped, { journal: { journal, cohort } }));
+    expect(sampler.calls).toBe(0);
+    expect(eps.map((e) => [e.episode.status, e.episode.termination, e.episode.transitions.length])).toEqual([['truncated', 'max_prompt_length', 0], ['truncated', 'max_prompt_length', 0]]);
+    const records = await journal.load('r', 4);
+    expect(records.map((r) => [r.kind, r.kind === 'start' ? r.ended?.termination : null])).toEqual([['start', 'max_prompt_length'], ['start', 'max_prompt_length']]);
+    const read = await readJournal(records, cramped, tok, 2);
+    expect(read.map((e) => [e.episode.status, e.episode.termination, e.episode.reward])).toEqual(eps.map((e) => [e.episode.status, e.episode.termination, e.episode.reward]));
   });
 
   it('refuses a journal written by another cohort', async () => {

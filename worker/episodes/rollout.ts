@@ -192,7 +192,11 @@ export async function collectEpisodes(policy: Model | EpisodeSampler, tasks: rea
       } finally {
         slot.ms += performance.now() - t0;
       }
-      if (jr) starts.push(withChecksum<StartRecord>({ ...key(slot, 0), kind: 'start', turn: 0, task: slot.task, group: slot.group, sample: slot.sample, initial: slot.initial, ...stateOf(slot.env), ms: slot.ms }));
+      // A first context that leaves no room for an action ends the episode here, in its start record.
+      const hit = budgetHit(slot, kind, o, started);
+      if (hit) end(slot, 'truncated', hit.termination, hit.detail);
+      const ending = hit ? { ended: { status: 'truncated' as const, termination: hit.termination, detail: hit.detail } } : {};
+      if (jr) starts.push(withChecksum<StartRecord>({ ...key(slot, 0), kind: 'start', turn: 0, task: slot.task, group: slot.group, sample: slot.sample, initial: slot.initial, ...stateOf(slot.env), ...ending, ms: slot.ms }));
     }
     await commit(starts);
 
@@ -337,6 +341,7 @@ async function restoreSlot(slot: Slot, records: JournalRecord[], o: Pick<Episode
   if (start?.kind === 'start' && start === usable[0]) {
     slot.initial = [...start.initial];
     slot.context = [...start.initial];
+    if (start.ended) end(slot, start.ended.status, start.ended.termination, start.ended.detail);
   }
   const resolved = resolveTraces(turns.map((t) => t.trace));
   for (const r of turns) {

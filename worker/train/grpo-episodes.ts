@@ -33,10 +33,15 @@ export interface GrpoEpisodeConfig extends Omit<GrpoConfig, 'task'> {
   maxTurns: number;
 }
 
-/** grpo-calc: GRPO_ARITH's optimizer and objective; 8 tasks × 8 episodes, up to 4 turns of 14 ids. */
+/**
+ * grpo-calc: GRPO_ARITH's optimizer and objective; 8 tasks × 8 episodes, up to 4 turns of 14 ids.
+ * Truncated episodes are scored (dew's default, verl's behaviour), not masked as in grpo-arith:
+ * running out of turns or of an action's ids is the agent's failure, and the verifier scores it 0.
+ * Masked, a base that often truncates leaves its groups with only their successes, all positive.
+ */
 export const GRPO_CALC: GrpoEpisodeConfig = (() => {
   const { task: _task, ...grpo } = GRPO_ARITH;
-  return { ...grpo, prompts: 8, group: 8, maxNew: ENVIRONMENTS.calc.maxActionTokens, environment: 'calc', maxTurns: ENVIRONMENTS.calc.maxTurns, evalN: 200 };
+  return { ...grpo, truncation: 'score', prompts: 8, group: 8, maxNew: ENVIRONMENTS.calc.maxActionTokens, environment: 'calc', maxTurns: ENVIRONMENTS.calc.maxTurns, evalN: 200 };
 })();
 
 /** grpo-guess: the same, 8 secrets × 8 episodes of up to 7 guesses. */
