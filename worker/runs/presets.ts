@@ -31,7 +31,7 @@ export const PRESETS: PresetInfo[] = [
     name: 'grpo-calc',
     title: 'GRPO with a calculator tool (multi-turn)',
     description:
-      'Multi-turn GRPO from public/checkpoints/calc-base on a+b+c problems: the model calls calc(47+35), reads the answer the environment appends (=82), calls again and finishes with \\boxed{101}, up to 4 turns. 8 tasks × 8 episodes per step; the environment\'s tokens are context, masked from the loss; reward 1 for the right boxed answer. Every turn is journaled: close the tab mid-run and Continue, then open any episode in Episodes and replay it.',
+      'Multi-turn GRPO from public/checkpoints/calc-base on a+b+c problems: the model calls calc(47+35), reads the answer the environment appends (=82), calls again and finishes with \\boxed{101}, up to 4 turns. 8 tasks × 8 episodes per step; the environment\'s tokens are context, masked from the loss; reward 1 for the right boxed answer. Every turn is journaled: close the tab mid-run and Continue, then open any episode in Episodes and replay it. Measured: this base samples the right answer ~3% of the time at T = 1 and its held-out accuracy collapses (33.5% to 0–1.5% over 150 steps, README).',
     defaults: episodeGrpoOptionsOf(GRPO_CALC, { evalN: 100, checkpointEvery: 10 }),
     fields: optionFields('grpo-calc'),
   },
@@ -39,7 +39,7 @@ export const PRESETS: PresetInfo[] = [
     name: 'grpo-guess',
     title: 'GRPO on guess-a-number (multi-turn feedback)',
     description:
-      'Multi-turn GRPO from public/checkpoints/guess-base: find a secret in 1..63 from higher (>) and lower (<) answers in at most 7 guesses. 8 secrets × 8 episodes per step, reward 1 when found. Journaled like grpo-calc.',
+      'Multi-turn GRPO from public/checkpoints/guess-base: find a secret in 1..63 from higher (>) and lower (<) answers in at most 7 guesses. 8 secrets × 8 episodes per step, reward 1 when found. Journaled like grpo-calc. Measured: the sampled success rate rises 5–7 points in 150 steps, the greedy one stays at ~56% (README).',
     defaults: episodeGrpoOptionsOf(GRPO_GUESS, { evalN: 63, checkpointEvery: 10 }),
     fields: optionFields('grpo-guess'),
   },
