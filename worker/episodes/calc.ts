@@ -23,6 +23,7 @@ import { extractBoxed } from '../data/answer';
 import { fmix32 } from '../data/arith';
 import { toolTokenizer } from '../data/tokenizer';
 import type { EnvAction, EnvStep, EnvTask, Environment, EnvironmentKind } from './environment';
+import { readTurnState, writeTurnState } from './environment';
 
 /** The payload of a calc task (`EnvTask.data`). */
 export type CalcTaskData = {
@@ -130,16 +131,6 @@ export function calcHeldOut(n: number): EnvTask[] {
   return list.slice(0, n).map(([a, b, c]) => calcTask(a, b, c));
 }
 
-/** What `getState` stores: enough to go on after the last step. */
-interface CalcState {
-  task: string;
-  /** Steps taken. */
-  turns: number;
-  /** Results of the well-formed calculator calls so far, in order. */
-  results: number[];
-  done: boolean;
-}
-
 type CalcAnswer = { ok: true; result: number; expr: string } | { ok: false; why: string };
 
 /** Evaluates the inside of `calc(...)`: two non-negative integers joined by `+`, `-` or `*`. */
@@ -197,18 +188,13 @@ export class CalcEnvironment implements Environment {
   }
 
   getState(): string {
-    const s: CalcState = { task: this.task.id, turns: this.turns, results: [...this.results], done: this.done };
-    return JSON.stringify(s);
+    return writeTurnState('results', { task: this.task.id, turns: this.turns, values: this.results, done: this.done });
   }
 
   setState(state: string): void {
-    const s = JSON.parse(state) as Partial<CalcState>;
-    if (s.task !== this.task.id) throw new Error(`calc setState: the snapshot is of task ${JSON.stringify(s.task)}, this environment's is ${this.task.id}`);
-    if (!Number.isInteger(s.turns) || s.turns! < 0) throw new Error(`calc setState: turns = ${JSON.stringify(s.turns)}; expected a non-negative integer`);
-    if (!Array.isArray(s.results) || !s.results.every((r) => Number.isInteger(r))) throw new Error(`calc setState: results = ${JSON.stringify(s.results)}; expected a list of integers`);
-    if (typeof s.done !== 'boolean') throw new Error(`calc setState: done = ${JSON.stringify(s.done)}; expected a boolean`);
-    this.turns = s.turns!;
-    this.results = [...s.results];
+    const s = readTurnState('calc', 'results', state, this.task.id);
+    this.turns = s.turns;
+    this.results = s.values;
     this.done = s.done;
   }
 }

@@ -18,6 +18,7 @@
 import { mulberry32 } from '../../kernels/common/random';
 import { toolTokenizer } from '../data/tokenizer';
 import type { EnvAction, EnvStep, EnvTask, Environment, EnvironmentKind } from './environment';
+import { readTurnState, writeTurnState } from './environment';
 
 /** The payload of a guess task (`EnvTask.data`). */
 export type GuessTaskData = {
@@ -69,16 +70,6 @@ export function guessHeldOut(n: number): EnvTask[] {
   return Array.from({ length: Math.min(n, GUESS_MAX) }, (_, i) => guessTask(i + 1));
 }
 
-/** What `getState` stores. */
-interface GuessState {
-  task: string;
-  /** Steps taken. */
-  turns: number;
-  /** The integer guesses so far, in order. */
-  guesses: number[];
-  done: boolean;
-}
-
 export class GuessEnvironment implements Environment {
   private readonly secret: number;
   private turns = 0;
@@ -113,18 +104,13 @@ export class GuessEnvironment implements Environment {
   }
 
   getState(): string {
-    const s: GuessState = { task: this.task.id, turns: this.turns, guesses: [...this.guesses], done: this.done };
-    return JSON.stringify(s);
+    return writeTurnState('guesses', { task: this.task.id, turns: this.turns, values: this.guesses, done: this.done });
   }
 
   setState(state: string): void {
-    const s = JSON.parse(state) as Partial<GuessState>;
-    if (s.task !== this.task.id) throw new Error(`guess setState: the snapshot is of task ${JSON.stringify(s.task)}, this environment's is ${this.task.id}`);
-    if (!Number.isInteger(s.turns) || s.turns! < 0) throw new Error(`guess setState: turns = ${JSON.stringify(s.turns)}; expected a non-negative integer`);
-    if (!Array.isArray(s.guesses) || !s.guesses.every((g) => Number.isInteger(g))) throw new Error(`guess setState: guesses = ${JSON.stringify(s.guesses)}; expected a list of integers`);
-    if (typeof s.done !== 'boolean') throw new Error(`guess setState: done = ${JSON.stringify(s.done)}; expected a boolean`);
-    this.turns = s.turns!;
-    this.guesses = [...s.guesses];
+    const s = readTurnState('guess', 'guesses', state, this.task.id);
+    this.turns = s.turns;
+    this.guesses = s.values;
     this.done = s.done;
   }
 }

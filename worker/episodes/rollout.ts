@@ -287,14 +287,7 @@ function stepProblem(a: EnvStep, V: number, maxObs: number, maxContext: number):
   return a.context !== undefined ? idProblem(a.context, V, maxContext, 'the new context') : idProblem(a.observation, V, maxObs, 'the observation');
 }
 
-interface TurnObservation {
-  ids: number[];
-  context?: number[];
-  status: EpisodeStatus;
-  detail?: string;
-  termination?: TerminationReason;
-  reward?: number;
-}
+type TurnObservation = TurnRecord['observation'];
 
 /** The observation a turn records: the environment's answer, or why the episode ended without one. */
 function observationOf(g: Generated, answer: EnvStep | null, failure: string | null, maxAction: number): TurnObservation {

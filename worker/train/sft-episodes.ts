@@ -16,41 +16,22 @@ import { toolTokenizer } from '../data/tokenizer';
 import type { EnvTask, EnvironmentKind } from '../episodes/environment';
 import { evaluateEpisodes } from '../episodes/evaluate';
 import { ENVIRONMENTS, type EnvironmentName } from '../episodes/kinds';
-import type { ModelConfig, ModelPresetName } from '../model/config';
+import type { ModelConfig } from '../model/config';
 import { modelPreset } from '../model/config';
 import { Model } from '../model/model';
 import type { EvalResult } from './evaluate';
-import type { OptimizerConfig } from './optimizer';
 import type { ResumePoint, TrainerPosition } from './resume';
-import type { SftStepMetrics } from './sft';
+import type { SftConfig, SftStepMetrics } from './sft';
 import { sftUpdate } from './sft';
 import type { MaskedExample } from './sft-batch';
 import { packMaskedExamples } from './sft-batch';
 
-/** The environment kinds SFT can demonstrate, by name. */
-
-export interface SftEpisodeConfig extends OptimizerConfig {
+/** SftConfig's fields, an environment kind instead of an arithmetic task, and the model's maxSeq. */
+export interface SftEpisodeConfig extends Omit<SftConfig, 'task'> {
   /** The environment kind whose demonstrations are the examples. */
   env: EnvironmentName;
-  /** Model size preset (worker/model/config.ts). */
-  model: ModelPresetName;
   /** The model's maxSeq: room for the RL rollouts' longest context + action, beyond the SFT `width`. */
   maxSeq: number;
-  /** Seed of the weight init and of the task stream. */
-  seed: number;
-  /** Optimizer steps. */
-  steps: number;
-  /** Demonstration episodes per step. */
-  examples: number;
-  /** Packed batch shape: rows × width ids (width ≥ the longest demonstration). */
-  rows: number;
-  width: number;
-  /** Warmup steps and floor of the cosine. */
-  warmup: number;
-  minLr: number;
-  /** Evaluate held-out accuracy every N steps (0: never) on `evalN` tasks. */
-  evalEvery: number;
-  evalN: number;
 }
 
 /**
