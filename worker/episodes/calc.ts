@@ -160,11 +160,7 @@ export class CalcEnvironment implements Environment {
   }
 
   reset(): Int32Array {
-    const p = tok.encode(this.task.prompt);
-    const ids = new Int32Array(p.length + 1);
-    ids[0] = tok.bos;
-    ids.set(p, 1);
-    return ids;
+    return Int32Array.from([tok.bos, ...tok.encode(this.task.prompt)]);
   }
 
   step(action: EnvAction): EnvStep {

@@ -81,11 +81,7 @@ export class GuessEnvironment implements Environment {
   }
 
   reset(): Int32Array {
-    const p = tok.encode(GUESS_PROMPT);
-    const ids = new Int32Array(p.length + 1);
-    ids[0] = tok.bos;
-    ids.set(p, 1);
-    return ids;
+    return Int32Array.from([tok.bos, ...tok.encode(GUESS_PROMPT)]);
   }
 
   step(action: EnvAction): EnvStep {
