@@ -89,9 +89,12 @@ test('a grpo-calc run closed at random points ten times continues each time: no 
     expect(e.status, `step ${e.step} episode ${e.episode}`).not.toBe('running');
     expect(e.turns.map((t) => t.turn)).toEqual(e.turns.map((_, k) => k + 1));
   }
-  // Some turns were restored from the journal after a close instead of executed again (another writer finished their episode).
+  // How many episodes a close cut between turns (their turns have two writers: restored from the
+  // journal, then finished by the next tab). That depends on where the closes fall in wall-clock
+  // time, so it is reported, not asserted; recovery from every turn boundary is asserted
+  // deterministically in worker/episodes/rollout.test.ts.
   const restored = interrupted.filter((e) => new Set(e.turns.map((t) => t.executed_by)).size > 1);
-  expect(restored.length).toBeGreaterThan(0);
+  test.info().annotations.push({ type: 'episodes cut between turns', description: String(restored.length) });
 
   // The same config and seed, never interrupted: the same episodes, id for id.
   await openPreset(page, 'grpo-calc', SMALL);
