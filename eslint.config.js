@@ -8,7 +8,7 @@ const restrict = (patterns) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/', 'dist-*/', '.tsbuild/', 'node_modules/', 'test-results/', 'playwright-report/', 'demo-out/', 'public/'] },
+  { ignores: ['dist/', 'dist-*/', '.tsbuild/', 'node_modules/', 'test-results/', 'playwright-report/', 'demo-out/', 'public/', 'kernels/wasm/assembly/', 'kernels/wasm/build/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

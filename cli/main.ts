@@ -4,6 +4,7 @@
  */
 import { nodeGpu, configureVulkanIcd } from '../kernels/common/node-gpu';
 import { selectBackend } from '../kernels/backends/select';
+import { nodeWasmBinary } from '../kernels/wasm/node-wasm';
 import { UsageError } from './args';
 import { BENCHES, runBench } from './bench/index';
 import { evalCommand } from './commands/eval';
@@ -17,7 +18,7 @@ commands:
   info                         backend info (adapter, limits, features) as JSON
   bench <name> [--json]        benchmarks; names: ${Object.keys(BENCHES).join(', ')}
     --runs N                   timed runs per measurement (median), default depends on the bench
-  pretrain [--task arith|calc|guess] [--backend auto|webgpu|cpu] [--out DIR] [--steps N] [--target ACC] [--min-lr X] [--max-grad-norm X] [--from DIR --out DIR] [--warmup N] [--json]
+  pretrain [--task arith|calc|guess] [--backend auto|webgpu|wasm|cpu] [--out DIR] [--steps N] [--target ACC] [--min-lr X] [--max-grad-norm X] [--from DIR --out DIR] [--warmup N] [--json]
                                SFT on arithmetic; writes the base checkpoint when held-out accuracy >= ACC
   eval --checkpoint DIR [--task arith] [--n 500] [--backend ...] [--json]
                                held-out exact-match accuracy (greedy) and mean completion length
@@ -45,7 +46,7 @@ async function dispatch(argv: string[]): Promise<number> {
   switch (command) {
     case 'info': {
       const icd = configureVulkanIcd();
-      const selected = await selectBackend(await nodeGpu(), 'auto');
+      const selected = await selectBackend({ gpu: await nodeGpu(), wasmBinary: nodeWasmBinary }, 'auto');
       if (!selected.ok) throw new Error(selected.reason);
       console.log(JSON.stringify({ ...selected.info, vulkanIcd: icd }, null, 2));
       return 0;

@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { openPreset } from './helpers';
 
 test('Experiments: sft-arith trains in the worker on WebGPU and the loss falls, live', async ({ page }) => {
-  await openPreset(page, 'sft-arith', { Steps: 6, 'Learning rate': 0.005, 'Evaluate every': 6, 'Held-out tasks': 8 });
+  await openPreset(page, 'sft-arith', { Steps: 6, 'Learning rate': 0.005, 'Evaluate every': 6, 'Held-out tasks': 8 }, 'webgpu');
   await expect(page.getByRole('heading', { level: 1, name: 'Experiments' })).toBeVisible();
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-status')).toHaveText('running');
@@ -25,7 +25,7 @@ test('Experiments: sft-arith trains in the worker on WebGPU and the loss falls, 
 test('Experiments: an invalid option shows the field and its range, and nothing can start', async ({ page }) => {
   await page.goto('/#/experiments');
   await page.getByTestId('preset-sft-arith').click();
-  await expect(page.getByText(/Training on webgpu/)).toBeVisible();
+  await expect(page.getByText(/Training on wasm/)).toBeVisible();
   await expect(page.getByTestId('run-start')).toBeEnabled();
   const lr = page.getByRole('spinbutton', { name: /Learning rate/ });
   await lr.fill('5');

@@ -7,7 +7,7 @@ import { expect, test } from '@playwright/test';
 
 test.beforeEach(async ({ page }) => {
   await page.goto('/#/experiments');
-  await expect(page.getByText(/Training on webgpu/)).toBeVisible();
+  await expect(page.getByText(/Training on wasm/)).toBeVisible();
   await page.getByTestId('preset-grpo-arith').click();
 });
 

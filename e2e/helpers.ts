@@ -5,10 +5,20 @@
  */
 import { expect, type Page } from '@playwright/test';
 
-/** Opens Experiments, waits for the worker's backend, clicks `preset-<name>` and fills `fields` (label → value). */
-export async function openPreset(page: Page, preset: 'sft-arith' | 'grpo-arith' | 'grpo-calc' | 'grpo-guess' | 'dpo-arith', fields: Record<string, string | number> = {}): Promise<void> {
+/**
+ * Opens Experiments, waits for the worker's backend (`auto` picks wasm over Chromium's SwiftShader
+ * adapter; `backend` forces one, as the System view's choice does), clicks `preset-<name>` and
+ * fills `fields` (label → value).
+ */
+export async function openPreset(
+  page: Page,
+  preset: 'sft-arith' | 'grpo-arith' | 'grpo-calc' | 'grpo-guess' | 'dpo-arith',
+  fields: Record<string, string | number> = {},
+  backend: 'wasm' | 'webgpu' = 'wasm',
+): Promise<void> {
+  if (backend !== 'wasm') await page.addInitScript((b) => localStorage.setItem('dewpoint.backend', b), backend);
   await page.goto('/#/experiments');
-  await expect(page.getByText(/Training on webgpu/)).toBeVisible();
+  await expect(page.getByText(new RegExp(`Training on ${backend}`))).toBeVisible();
   await page.getByTestId(`preset-${preset}`).click();
   await expect(page.getByRole('form', { name: 'Run options' })).toBeVisible();
   await fillFields(page, fields);

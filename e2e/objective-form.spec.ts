@@ -18,7 +18,7 @@ async function open(page: Page, ...sections: string[]) {
 
 test.beforeEach(async ({ page }) => {
   await page.goto('/#/experiments');
-  await expect(page.getByText(/Training on webgpu/)).toBeVisible();
+  await expect(page.getByText(/Training on wasm/)).toBeVisible();
 });
 
 test('grpo-arith: the common fields come first with Start in view; the other sections are collapsed until opened', async ({ page }) => {

@@ -74,7 +74,7 @@ test('Runs table: name, notes, filter, sort, config and run again, exports with 
   const second = await runIdOf(page);
   const table = page.getByTestId('stored-runs');
   await expect(table.getByRole('row', { name: new RegExp(second) })).toContainText('lr 0.0003 · 2 × 2 · ppo, token-mean · β 0');
-  await expect(table.getByRole('row', { name: new RegExp(second) })).toContainText('webgpu');
+  await expect(table.getByRole('row', { name: new RegExp(second) })).toContainText('wasm');
 
   // Name and notes, kept by the worker.
   await table.getByRole('button', { name: /^Details of grpo-arith · / }).first().click();

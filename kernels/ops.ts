@@ -8,7 +8,7 @@ import type { AdamWHyper } from './adamw/adamw.ref';
 import type { CopyRange } from './common/dispatcher';
 import type { MatmulLayout, MatmulVariant } from './matmul/layout';
 
-export type BackendName = 'cpu' | 'webgpu';
+export type BackendName = 'cpu' | 'webgpu' | 'wasm';
 
 export type DType = 'f32' | 'i32';
 

@@ -29,13 +29,15 @@ export class InvalidConfigError extends Error {
 
 /**
  * `getGpu`: `navigator.gpu` (or the webgpu package's GPU in Node). `loadBase`: the files of the
- * shipped base checkpoint (fetched from the page's origin in the browser).
+ * shipped base checkpoint (fetched from the page's origin in the browser). `wasmBinary`: the wasm
+ * backend's ops.wasm (without it, no wasm backend).
  */
 export function createWorkbench(
   getGpu: () => GPU | undefined | Promise<GPU | undefined>,
   loadBase: (name: BaseName) => Promise<CheckpointFiles>,
   store: RunStore = new MemoryRunStore(),
   locks: RunLocks = memoryRunLocks(),
+  wasmBinary?: () => Promise<ArrayBuffer | ArrayBufferView>,
 ): WorkbenchApi {
   let ops: Ops | null = null;
   const requireOps = (what: string): Ops => {
@@ -46,7 +48,7 @@ export function createWorkbench(
 
   return {
     async init(preference: BackendPreference = 'auto'): Promise<BackendInfo> {
-      const selected = await selectBackend(await getGpu(), preference);
+      const selected = await selectBackend({ gpu: await getGpu(), wasmBinary }, preference);
       if (!selected.ok) throw new GpuError('GpuUnavailable', selected.reason);
       ops = selected.ops;
       return selected.info;

@@ -22,6 +22,14 @@ async function fetchBase(base: BaseName): Promise<CheckpointFiles> {
   return Object.fromEntries(files) as CheckpointFiles;
 }
 
+/** The wasm backend's binary, bundled by Vite from kernels/wasm/build (scripts/build-wasm.mjs). */
+async function fetchWasm(): Promise<ArrayBuffer> {
+  const url = new URL('../kernels/wasm/build/ops.wasm', import.meta.url);
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`GET ${url.pathname}: HTTP ${res.status}`);
+  return res.arrayBuffer();
+}
+
 /** IndexedDB when this context has it (a reload keeps runs), memory otherwise. */
 async function openStore(): Promise<RunStore> {
   if (!self.indexedDB) return new MemoryRunStore();
@@ -35,4 +43,4 @@ async function openStore(): Promise<RunStore> {
 
 // Web Locks tell a run live in another tab from one a closed tab interrupted (runs/run-locks.ts).
 const locks = self.navigator.locks ? webRunLocks(self.navigator.locks) : memoryRunLocks();
-expose(createWorkbench(() => self.navigator.gpu, fetchBase, new DeferredRunStore(openStore()), locks));
+expose(createWorkbench(() => self.navigator.gpu, fetchBase, new DeferredRunStore(openStore()), locks, fetchWasm));

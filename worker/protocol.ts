@@ -16,8 +16,8 @@ export const ERROR_NAMES = [
 ] as const;
 export type ErrorName = (typeof ERROR_NAMES)[number];
 
-export type BackendName = 'cpu' | 'webgpu';
-export type BackendPreference = 'auto' | 'webgpu' | 'cpu';
+export type BackendName = 'cpu' | 'webgpu' | 'wasm';
+export type BackendPreference = 'auto' | 'webgpu' | 'wasm' | 'cpu';
 
 export interface AdapterSummary {
   vendor: string;
@@ -35,8 +35,12 @@ export interface BackendInfo {
   backend: BackendName;
   /** The WebGPU adapter in use (webgpu backend only). */
   adapter: AdapterSummary | null;
+  /** Why this backend: requested, software adapter, probe, or why the faster ones were unavailable. */
+  reason: string;
   /** Why the CPU backend is in use (cpu backend only). */
   fallbackReason: string | null;
+  /** `auto`'s measured probe (hardware WebGPU adapter and wasm both available): ms per repetition by backend. */
+  probe: { workload: string; msPerRep: Partial<Record<BackendName, number>> } | null;
 }
 
 export interface SelfTestCase {

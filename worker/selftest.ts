@@ -40,7 +40,7 @@ async function runCase(ops: Ops, M: number, K: number, N: number, layout: Matmul
   for (const t of [ta, tb, tout]) ops.free(t);
   // Float32 sums of K products of values in [-1, 1]: error grows with K.
   const tolerance = 2e-6 * Math.max(K, 1);
-  const name = `matmul_${ops.backend === 'cpu' ? 'ref' : variant} ${layout} ${M}x${K}x${N}`;
+  const name = `matmul_${ops.backend === 'webgpu' ? variant : ops.backend === 'cpu' ? 'ref' : 'wasm'} ${layout} ${M}x${K}x${N}`;
   return { name, maxAbsError, tolerance, passed: maxAbsError <= tolerance };
 }
 
@@ -72,7 +72,7 @@ export function median(xs: readonly number[]): number {
 
 export async function runSelfTest(ops: Ops): Promise<SelfTestResult> {
   const t0 = performance.now();
-  const variants: MatmulVariant[] = ops.backend === 'cpu' ? ['auto'] : ['naive', 'tiled'];
+  const variants: MatmulVariant[] = ops.backend === 'webgpu' ? ['naive', 'tiled'] : ['auto'];
   const cases: SelfTestCase[] = [];
   for (const variant of variants) {
     for (const layout of MATMUL_LAYOUTS) {

@@ -1,18 +1,79 @@
 /**
- * System: which backend the worker runs on (the adapter, its key limits and features, or why it
- * fell back to the CPU) and a kernel self-test against the CPU reference.
+ * System: which backend the worker runs on and why (auto's choice, with its probe's timings, or
+ * the person's forced choice), the WebGPU adapter with its key limits and features, and a kernel
+ * self-test against the CPU reference.
  */
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { backendInfoQuery, runSelfTest } from '../queries/system';
-import type { BackendInfo, SelfTestResult } from '../../worker/protocol';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useId } from 'react';
+import { keys } from '../queries/keys';
+import { BACKEND_CHOICES, backendInfoQuery, runSelfTest, storeBackendPreference, storedBackendPreference } from '../queries/system';
+import { workbench } from '../worker-client';
+import type { BackendInfo, BackendPreference, SelfTestResult } from '../../worker/protocol';
+
+const CHOICE_TEXT: Record<BackendPreference, string> = {
+  auto: 'auto: the fastest available',
+  webgpu: 'webgpu: WGSL kernels on the GPU',
+  wasm: 'wasm: WebAssembly SIMD kernels on the CPU',
+  cpu: 'cpu: the plain references (slowest)',
+};
+
+function BackendChoice() {
+  const id = useId();
+  const client = useQueryClient();
+  const change = useMutation({
+    mutationFn: (p: BackendPreference) => workbench.init(p),
+    onSuccess: (info, p) => {
+      storeBackendPreference(p);
+      client.setQueryData(keys.backend(), info);
+    },
+  });
+  return (
+    <div className="field">
+      <label htmlFor={id}>Backend</label>
+      <select id={id} defaultValue={storedBackendPreference()} onChange={(e) => change.mutate(e.target.value as BackendPreference)} disabled={change.isPending} aria-describedby={`${id}-note`}>
+        {BACKEND_CHOICES.map((c) => (
+          <option key={c} value={c}>
+            {CHOICE_TEXT[c]}
+          </option>
+        ))}
+      </select>
+      <p id={`${id}-note`} className="note">
+        Applies to runs started from now on; a run already going keeps its backend.
+      </p>
+      {change.isError && (
+        <p role="alert" className="bad">
+          Could not switch the backend ({change.error.name}): {change.error.message}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function ProbeTable({ probe }: { probe: NonNullable<BackendInfo['probe']> }) {
+  return (
+    <table data-testid="backend-probe">
+      <caption>Probe: {probe.workload}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Backend</th>
+          <th scope="col">ms per repetition</th>
+        </tr>
+      </thead>
+      <tbody>
+        {Object.entries(probe.msPerRep).map(([b, ms]) => (
+          <tr key={b}>
+            <th scope="row">{b}</th>
+            <td>{ms?.toFixed(2)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
 
 function AdapterDetails({ info }: { info: BackendInfo }) {
   if (!info.adapter) {
-    return (
-      <p data-testid="adapter-info">
-        No WebGPU adapter: running on the CPU reference backend. Reason: {info.fallbackReason}
-      </p>
-    );
+    return <p data-testid="adapter-info">No WebGPU adapter{info.backend === 'cpu' ? '' : ' in use'}.</p>;
   }
   const a = info.adapter;
   const software = a.isFallbackAdapter || /swiftshader|llvmpipe|lavapipe|warp/i.test(`${a.vendor} ${a.architecture} ${a.description} ${a.device}`);
@@ -21,11 +82,9 @@ function AdapterDetails({ info }: { info: BackendInfo }) {
       {software && (
         <p className="note" data-testid="software-adapter">
           This adapter is a <strong>software GPU</strong> ({a.architecture || a.description || 'a fallback adapter'}): SwiftShader and its kind run WebGPU on the
-          CPU, with no graphics hardware involved. Every kernel works and gives the same numbers, but slowly: matmuls reach a few GFLOPS instead of thousands, and
-          each dispatch costs tens of microseconds, so one step of the grpo-arith preset takes several seconds here (about 8 s on a 2-core machine) where a real GPU
-          takes a fraction of a second. On such a machine keep to the small presets, fewer prompts per step and evaluations on fewer problems; the step time by
-          phase on the run dashboard shows where the time goes. Chrome picks a software adapter when it finds no usable GPU (or its GPU is blocklisted):{' '}
-          <code>chrome://gpu</code> says why.
+          CPU, with no graphics hardware involved. Every kernel works and gives the same numbers, but slowly (matmuls reach a few GFLOPS, and each dispatch costs
+          tens of microseconds), so <code>auto</code> trains on the wasm backend instead: SIMD kernels on the same CPU, an order of magnitude faster. Chrome picks a
+          software adapter when it finds no usable GPU (or its GPU is blocklisted): <code>chrome://gpu</code> says why.
         </p>
       )}
       <dl className="facts">
@@ -103,7 +162,7 @@ export function SystemView() {
     <section aria-labelledby="system-title">
       <h1 id="system-title">System</h1>
       <h2>Backend</h2>
-      {backend.isPending && <p role="status">Looking for a WebGPU adapter…</p>}
+      {backend.isPending && <p role="status">Choosing a backend…</p>}
       {backend.isError && (
         <p role="alert">
           Could not start the worker backend ({backend.error.name}): {backend.error.message}
@@ -114,6 +173,9 @@ export function SystemView() {
           <p>
             Active backend: <strong data-testid="backend-name">{backend.data.backend}</strong>
           </p>
+          <p data-testid="backend-reason">Why: {backend.data.reason}.</p>
+          {backend.data.probe && <ProbeTable probe={backend.data.probe} />}
+          <BackendChoice />
           <AdapterDetails info={backend.data} />
         </>
       )}

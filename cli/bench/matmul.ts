@@ -21,7 +21,7 @@ export interface MatmulRow {
 
 export async function benchMatmul(args: BenchArgs) {
   const runs = args.runs ?? 3;
-  const selected = await selectBackend(await nodeGpu(), 'auto');
+  const selected = await selectBackend({ gpu: await nodeGpu() }, 'webgpu');
   if (!selected.ok) throw new Error(selected.reason);
   const gpu = selected.info.backend === 'webgpu' ? selected.ops : null;
   const cpu = createCpuOps();

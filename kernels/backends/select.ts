@@ -1,33 +1,127 @@
 /**
- * Run-time backend selection. `auto` takes WebGPU when an adapter and device can be had and
- * otherwise falls back to the CPU, recording why; `webgpu` refuses instead of falling back.
+ * Run-time backend selection. A forced choice (`webgpu`, `wasm`, `cpu`) refuses rather than
+ * falls back. `auto` takes the fastest available backend: wasm when the WebGPU adapter is a
+ * software one (SwiftShader, a fallback adapter: a CPU emulating a GPU loses to SIMD on the same
+ * CPU) or missing; on a hardware adapter, the faster of WebGPU and wasm on a short measured probe
+ * shaped like a training step's matmuls. The CPU backend (the references) only when neither
+ * WebGPU nor WebAssembly can be had. The result says why, with the probe's numbers.
  */
 import type { AdapterSummary } from '../common/context';
 import { acquireGpu } from '../common/context';
 import type { BackendName, Ops } from '../ops';
 import { createCpuOps } from './cpu';
+import { createWasmOps } from './wasm';
 import { createWebGpuOps } from './webgpu';
 
-export type BackendPreference = 'auto' | 'webgpu' | 'cpu';
+export type BackendPreference = 'auto' | 'webgpu' | 'wasm' | 'cpu';
+export const BACKEND_PREFERENCES: readonly BackendPreference[] = ['auto', 'webgpu', 'wasm', 'cpu'];
+
+/** What selection may use: the WebGPU entry point, and the wasm backend's binary (ops.wasm). */
+export interface BackendSources {
+  gpu?: GPU;
+  wasmBinary?: () => Promise<ArrayBuffer | ArrayBufferView>;
+}
+
+/** The probe's timings: milliseconds per repetition of its workload, by backend. */
+export interface BackendProbe {
+  workload: string;
+  msPerRep: Partial<Record<BackendName, number>>;
+}
 
 export interface BackendInfo {
   backend: BackendName;
-  /** The WebGPU adapter in use (webgpu backend only). */
+  /** The WebGPU adapter (when one was acquired, whichever backend won). */
   adapter: AdapterSummary | null;
+  /** Why this backend: requested, software adapter, probe, or why the faster ones were unavailable. */
+  reason: string;
   /** Why the CPU backend is in use (cpu backend only). */
   fallbackReason: string | null;
+  /** The measured probe, when `auto` ran one. */
+  probe: BackendProbe | null;
 }
 
 export type SelectResult = { ok: true; ops: Ops; info: BackendInfo } | { ok: false; reason: string };
 
-export async function selectBackend(gpu: GPU | undefined, preference: BackendPreference = 'auto'): Promise<SelectResult> {
+/** A software adapter: Chrome's and Dawn's SwiftShader, or any adapter flagged as a fallback. */
+export function isSoftwareAdapter(a: AdapterSummary): boolean {
+  return a.isFallbackAdapter || /swiftshader/i.test(`${a.architecture} ${a.description} ${a.device}`);
+}
+
+async function loadWasm(sources: BackendSources): Promise<{ ok: true; ops: Ops } | { ok: false; reason: string }> {
+  if (!sources.wasmBinary) return { ok: false, reason: 'no wasm binary was supplied' };
+  try {
+    return { ok: true, ops: createWasmOps(await sources.wasmBinary()) };
+  } catch (e) {
+    return { ok: false, reason: `the wasm backend failed to load: ${(e as Error).message}` };
+  }
+}
+
+/** performance.now (kernels/ is typed without DOM or Node). */
+const now = (): number => (globalThis as unknown as { performance: { now(): number } }).performance.now();
+
+const PROBE = { M: 1024, K: 64, N: 176, reps: 3 };
+
+/** Milliseconds per repetition of a forward/backward-shaped trio of matmuls (nt, nn, tn), after one warm-up. */
+export async function probeOps(ops: Ops): Promise<number> {
+  const { M, K, N, reps } = PROBE;
+  const x = ops.alloc('probe.x', M * K);
+  const w = ops.alloc('probe.w', N * K);
+  const y = ops.alloc('probe.y', M * N);
+  const dx = ops.alloc('probe.dx', M * K);
+  const dw = ops.alloc('probe.dw', N * K);
+  ops.upload(x, Float32Array.from({ length: M * K }, (_, i) => Math.sin(i)));
+  ops.upload(w, Float32Array.from({ length: N * K }, (_, i) => Math.cos(i)));
+  const rep = () => {
+    ops.matmul(y, x, w, M, K, N, 'nt');
+    ops.matmul(dx, y, w, M, N, K, 'nn');
+    ops.matmul(dw, y, x, N, M, K, 'tn');
+  };
+  rep();
+  await ops.read(dw);
+  const t0 = now();
+  for (let r = 0; r < reps; r++) rep();
+  await ops.read(dw);
+  const ms = (now() - t0) / reps;
+  [x, w, y, dx, dw].forEach((t) => ops.free(t));
+  return ms;
+}
+
+export async function selectBackend(sources: BackendSources, preference: BackendPreference = 'auto'): Promise<SelectResult> {
+  const info = (backend: BackendName, reason: string, extra: Partial<BackendInfo> = {}): BackendInfo => ({ backend, adapter: null, reason, fallbackReason: null, probe: null, ...extra });
   if (preference === 'cpu') {
-    return { ok: true, ops: createCpuOps(), info: { backend: 'cpu', adapter: null, fallbackReason: 'the CPU backend was requested' } };
+    const reason = 'the CPU backend was requested';
+    return { ok: true, ops: createCpuOps(), info: info('cpu', reason, { fallbackReason: reason }) };
   }
-  const acquired = await acquireGpu(gpu);
-  if (acquired.ok) {
-    return { ok: true, ops: createWebGpuOps(acquired.ctx), info: { backend: 'webgpu', adapter: acquired.ctx.adapter, fallbackReason: null } };
+  if (preference === 'wasm') {
+    const wasm = await loadWasm(sources);
+    return wasm.ok ? { ok: true, ops: wasm.ops, info: info('wasm', 'the wasm backend was requested') } : wasm;
   }
-  if (preference === 'webgpu') return { ok: false, reason: acquired.reason };
-  return { ok: true, ops: createCpuOps(), info: { backend: 'cpu', adapter: null, fallbackReason: acquired.reason } };
+  const acquired = await acquireGpu(sources.gpu);
+  if (preference === 'webgpu') {
+    if (!acquired.ok) return { ok: false, reason: acquired.reason };
+    return { ok: true, ops: createWebGpuOps(acquired.ctx), info: info('webgpu', 'the WebGPU backend was requested', { adapter: acquired.ctx.adapter }) };
+  }
+  const wasm = await loadWasm(sources);
+  if (!acquired.ok) {
+    if (wasm.ok) return { ok: true, ops: wasm.ops, info: info('wasm', `no WebGPU: ${acquired.reason}`) };
+    const reason = `no WebGPU (${acquired.reason}) and ${wasm.reason}`;
+    return { ok: true, ops: createCpuOps(), info: info('cpu', reason, { fallbackReason: reason }) };
+  }
+  const adapter = acquired.ctx.adapter;
+  if (!wasm.ok) return { ok: true, ops: createWebGpuOps(acquired.ctx), info: info('webgpu', `WebGPU, the only fast backend available (${wasm.reason})`, { adapter }) };
+  if (isSoftwareAdapter(adapter)) {
+    acquired.ctx.device.destroy();
+    return { ok: true, ops: wasm.ops, info: info('wasm', `the WebGPU adapter is a software one (${adapter.vendor}/${adapter.architecture}): wasm SIMD on the same CPU is faster`, { adapter }) };
+  }
+  const gpuOps = createWebGpuOps(acquired.ctx);
+  const workload = `${PROBE.reps} × matmul nt, nn, tn at ${PROBE.M}×${PROBE.K}×${PROBE.N}`;
+  const msPerRep = { webgpu: await probeOps(gpuOps), wasm: await probeOps(wasm.ops) };
+  const probe = { workload, msPerRep };
+  const winner = msPerRep.wasm < msPerRep.webgpu ? 'wasm' : 'webgpu';
+  const reason = `probe: webgpu ${msPerRep.webgpu.toFixed(2)} ms, wasm ${msPerRep.wasm.toFixed(2)} ms per repetition`;
+  if (winner === 'wasm') {
+    acquired.ctx.device.destroy();
+    return { ok: true, ops: wasm.ops, info: info('wasm', reason, { adapter, probe }) };
+  }
+  return { ok: true, ops: gpuOps, info: info('webgpu', reason, { adapter, probe }) };
 }

@@ -20,7 +20,7 @@ export function checkEmbeddingShapes(op: string, sizes: { rows: number; ids: num
   if (sizes.table < V * C) throw new Error(`${op}: ${names.table} has ${sizes.table} elements, needs V*C = ${V}*${C} = ${V * C}`);
 }
 
-function checkId(op: string, ids: ArrayLike<number>, n: number, V: number): number {
+export function checkId(op: string, ids: ArrayLike<number>, n: number, V: number): number {
   const id = ids[n];
   if (!Number.isInteger(id) || id < 0 || id >= V) {
     throw new Error(`${op}: ids[${n}] = ${id} is outside 0..${V - 1} (V = ${V}); the GPU kernel gives this token a zero row`);

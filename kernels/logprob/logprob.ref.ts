@@ -75,7 +75,7 @@ export function logprobBackwardRef(
   }
 }
 
-function targetOf(targets: ArrayLike<number>, t: number, V: number): number {
+export function targetOf(targets: ArrayLike<number>, t: number, V: number): number {
   const target = targets[t];
   if (!Number.isInteger(target) || target >= V) {
     throw new Error(`logprob: targets[${t}] = ${target} is not an id in 0..${V - 1} (or < 0 for "no target")`);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
 import { testGpuOps } from '../../kernels/common/node-test-gpu';
+import { testWasmOps } from '../../kernels/wasm/node-wasm';
 import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
 import { compareClose, expectClose } from '../../kernels/testing/expect-close';
@@ -54,14 +55,16 @@ async function lossOf(model: Model, batch: PackedInput, c: ArrayLike<number>): P
   return L;
 }
 
-describe('model gradient check (CPU backend, central finite differences)', () => {
+const wasm = await testWasmOps();
+
+describe.each([['cpu', createCpuOps], ['wasm', () => wasm]] as const)('model gradient check (%s backend, central finite differences)', (_backend, makeOps) => {
   // Untied: every tensor on its own. Tied (the shipped base): the embedding's gradient is the sum
   // of the lookup's and the LM head's, both accumulated into one tensor.
   it.each([
     ['untied', TINY],
     ['tied', { ...TINY, tiedEmbeddings: true }],
   ] as const)('every parameter tensor of a 2-layer %s model', async (_name, config: ModelConfig) => {
-    const ops = createCpuOps();
+    const ops = makeOps();
     const model = new Model(ops, config);
     const weights = randomWeights(config, 3);
     model.setWeights(weights);
@@ -105,7 +108,7 @@ async function logpOfChain(ops: Ops, c: ModelConfig, w: Map<string, Float32Array
 }
 
 const gpu = await testGpuOps();
-const backends: [string, () => Ops][] = [['cpu', createCpuOps]];
+const backends: [string, () => Ops][] = [['cpu', createCpuOps], ['wasm', () => wasm]];
 if (gpu) backends.push(['webgpu', () => gpu]);
 
 describe.each(backends)('packing invariance on %s', (_name, makeOps) => {
@@ -122,14 +125,14 @@ describe.each(backends)('packing invariance on %s', (_name, makeOps) => {
   });
 });
 
-describe.runIf(gpu)('WebGPU ≡ CPU', () => {
-  it('forward log-probs, entropies and every gradient agree', async () => {
+describe.each([['WebGPU', gpu], ['wasm', wasm]] as const)('%s ≡ CPU', (_name, other) => {
+  it.runIf(other)('forward log-probs, entropies and every gradient agree', async () => {
     const c = { ...modelPreset('tiny', 11), layers: 2, dModel: 16, heads: 2, ffn: 40 };
     const w = randomWeights(c, 9, 0.2);
     const batch = packRows([[1, 4, 2, 6, 3, 9, 10, 2], [2, 5, 5], [6, 1, 3, 0, 8], [7, 7, 1]], [[0, 1], [2, 3]], 12);
     const seed = Float32Array.from({ length: batch.rows * batch.width }, (_, i) => Math.cos(0.9 * i));
     const results = [];
-    for (const ops of [createCpuOps(), gpu!]) {
+    for (const ops of [createCpuOps(), other!]) {
       const model = new Model(ops, c);
       model.setWeights(w);
       const scored = await model.score(batch);
@@ -137,12 +140,12 @@ describe.runIf(gpu)('WebGPU ≡ CPU', () => {
       model.backward(seed);
       results.push({ scored, grads: await model.getGradients() });
     }
-    const [cpu, webgpu] = results;
-    expectClose(webgpu.scored.logp, cpu.scored.logp, { atol: 1e-4, rtol: 1e-4, label: 'logp' });
-    expectClose(webgpu.scored.entropy, cpu.scored.entropy, { atol: 1e-4, rtol: 1e-4, label: 'entropy' });
+    const [cpu, got] = results;
+    expectClose(got.scored.logp, cpu.scored.logp, { atol: 1e-4, rtol: 1e-4, label: 'logp' });
+    expectClose(got.scored.entropy, cpu.scored.entropy, { atol: 1e-4, rtol: 1e-4, label: 'entropy' });
     for (const [name, g] of cpu.grads) {
       const scale = Math.max(...g.map(Math.abs));
-      const r = compareClose(webgpu.grads.get(name)!, g, { atol: 1e-4 * scale, rtol: 1e-3, label: name });
+      const r = compareClose(got.grads.get(name)!, g, { atol: 1e-4 * scale, rtol: 1e-3, label: name });
       expect(r.ok, r.message).toBe(true);
     }
   });
@@ -198,11 +201,12 @@ describe('value head (PPO critic)', () => {
     }
   });
 
-  it.runIf(gpu)('runs the same on WebGPU as on the CPU', async () => {
+  it.each([['WebGPU', gpu], ['wasm', wasm]] as const)('runs the same on %s as on the CPU', async (_name, other) => {
+    if (!other) return; // no adapter outside CI (testGpuOps throws under CI)
     const w = randomWeights(TINY, 9);
     const head = Float32Array.from({ length: TINY.dModel }, (_, i) => 0.3 - 0.05 * i);
     const out = [];
-    for (const ops of [createCpuOps(), gpu!]) {
+    for (const ops of [createCpuOps(), other]) {
       const m = new Model(ops, TINY, { valueHead: true });
       m.setWeights(w);
       m.setValueHead(head);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
 import { testGpuOps } from '../../kernels/common/node-test-gpu';
+import { testWasmOps } from '../../kernels/wasm/node-wasm';
 import type { Ops } from '../../kernels/ops';
 import { expectClose } from '../../kernels/testing/expect-close';
 import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
@@ -17,6 +18,7 @@ const GOLDEN_CONFIG: SftConfig = { ...SFT_ARITH, model: 'tiny', seed: 7, steps: 
 /** Losses of steps 1..10, recorded from this code on each backend. */
 const GOLDEN: Record<string, number[]> = {
   cpu: [3.250258019235399, 3.2039056264835857, 3.149523965935958, 3.102993660784782, 3.063196446305962, 3.0226985805637234, 2.9963544312343804, 2.972019743412099, 2.9723598341788016, 2.945967886758887],
+  wasm: [3.2502580218844943, 3.203905629075092, 3.14952395840695, 3.10299366332115, 3.0631964514332433, 3.022698591043661, 2.9963544286707395, 2.972019745948467, 2.9723598341788016, 2.9459678919419],
   webgpu: [3.2502580722173056, 3.203905647215636, 3.1495240086003355, 3.1029936912211964, 3.063196482196931, 3.0226986486833174, 2.996354497889037, 2.972019839794078, 2.97235990852438, 2.9459679567295574],
 };
 
@@ -28,7 +30,8 @@ async function trajectory(ops: Ops): Promise<number[]> {
 }
 
 const gpu = await testGpuOps();
-const backends: [string, () => Ops][] = [['cpu', createCpuOps]];
+const wasm = await testWasmOps();
+const backends: [string, () => Ops][] = [['cpu', createCpuOps], ['wasm', () => wasm]];
 if (gpu) backends.push(['webgpu', () => gpu]);
 
 describe.each(backends)('golden 10-step SFT trajectory on %s', (name, makeOps) => {
@@ -36,6 +39,8 @@ describe.each(backends)('golden 10-step SFT trajectory on %s', (name, makeOps) =
     const losses = await trajectory(makeOps());
     console.log(`[golden] ${name}: ${JSON.stringify(losses)}`);
     expectClose(losses, GOLDEN[name], { atol: 2e-5, rtol: 2e-5, label: `${name} losses` });
+    // Every backend follows the CPU references' trajectory within float32 tolerance.
+    expectClose(losses, GOLDEN.cpu, { atol: 2e-5, rtol: 2e-5, label: `${name} vs cpu losses` });
     expect(losses[9]).toBeLessThan(losses[0] - 0.25);
   });
 });

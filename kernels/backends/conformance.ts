@@ -1,0 +1,195 @@
+/**
+ * Op-by-op conformance cases for a backend against the CPU backend (every op is its reference
+ * there): each case allocates its inputs from seeded random data, runs one op, and names the
+ * tensors to compare. Shapes are odd on purpose (tails of every SIMD and tile width) and include
+ * the model's own. Used by the wasm and WebGPU conformance tests.
+ */
+import { randomArray } from '../common/random';
+import type { AdamWHyper, Ops, Tensor } from '../ops';
+
+export interface ConformanceCase {
+  name: string;
+  /** Runs the op on `ops`; returns the tensors to compare, by name. */
+  run(ops: Ops): Record<string, Tensor>;
+  /** Float32 against float64 references: the tolerance grows with the reduction length. */
+  atol: number;
+  rtol: number;
+}
+
+function f32(ops: Ops, label: string, n: number, seed: number, lo = -1, hi = 1): Tensor {
+  const t = ops.alloc(label, n);
+  ops.upload(t, randomArray(n, seed, lo, hi));
+  return t;
+}
+
+function i32(ops: Ops, label: string, values: ArrayLike<number>): Tensor {
+  const t = ops.alloc(label, values.length, 'i32');
+  ops.upload(t, values);
+  return t;
+}
+
+/** Segment ids of packed rows: chains of 1..5 ids, then padding (0) at the end of each row. */
+function segments(B: number, T: number, seed: number): number[] {
+  const r = randomArray(B * T, seed, 0, 1);
+  const out: number[] = [];
+  for (let b = 0; b < B; b++) {
+    let seg = 1;
+    let left = 0;
+    const pad = Math.floor(r[b * T] * 3);
+    for (let t = 0; t < T; t++) {
+      if (t >= T - pad) out.push(0);
+      else {
+        if (left === 0) {
+          left = 1 + Math.floor(r[b * T + t] * 5);
+          seg++;
+        }
+        left--;
+        out.push(seg);
+      }
+    }
+  }
+  return out;
+}
+
+const ids = (n: number, V: number, seed: number) => Array.from(randomArray(n, seed, 0, 1), (x) => Math.floor(x * V));
+
+const MATMUL_SHAPES: [number, number, number][] = [[1, 1, 1], [17, 33, 5], [65, 17, 130], [5, 64, 25], [130, 64, 176], [64, 130, 9], [3, 300, 7]];
+const ATTN_SHAPES: [number, number, number, number][] = [[1, 1, 1, 1], [2, 9, 2, 4], [3, 37, 4, 16], [1, 64, 2, 6]];
+const HP: AdamWHyper = { lr: 1e-2, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.1, step: 3 };
+
+export function conformanceCases(): ConformanceCase[] {
+  const cases: ConformanceCase[] = [];
+  for (const layout of ['nn', 'nt', 'tn'] as const) {
+    for (const accumulate of [false, true]) {
+      for (const [M, K, N] of MATMUL_SHAPES) {
+        cases.push({
+          name: `matmul ${layout}${accumulate ? ' +=' : ''} ${M}x${K}x${N}`, atol: 2e-6 * K, rtol: 1e-5,
+          run: (ops) => {
+            const out = f32(ops, 'out', M * N, 3);
+            ops.matmul(out, f32(ops, 'a', M * K, 1), f32(ops, 'b', K * N, 2), M, K, N, layout, { accumulate });
+            return { out };
+          },
+        });
+      }
+    }
+  }
+  for (const [N, C, V] of [[1, 1, 1], [13, 7, 5], [100, 64, 25]]) {
+    cases.push({
+      name: `embedding ${N}x${C} of ${V}`, atol: 1e-6, rtol: 1e-6,
+      run: (ops) => {
+        const tok = i32(ops, 'ids', ids(N, V, 4));
+        const out = ops.alloc('out', N * C);
+        ops.embeddingForward(out, tok, f32(ops, 'wte', V * C, 5), N, C, V);
+        const dwte = f32(ops, 'dwte', V * C, 6);
+        ops.embeddingBackward(dwte, f32(ops, 'dout', N * C, 7), tok, N, C, V);
+        return { out, dwte };
+      },
+    });
+  }
+  for (const [N, C] of [[1, 1], [7, 13], [97, 64]]) {
+    cases.push({
+      name: `rmsnorm ${N}x${C}`, atol: 1e-5, rtol: 1e-4,
+      run: (ops) => {
+        const inp = f32(ops, 'inp', N * C, 8, -2, 2);
+        const w = f32(ops, 'w', C, 9);
+        const out = ops.alloc('out', N * C);
+        const rstd = ops.alloc('rstd', N);
+        ops.rmsnormForward(out, rstd, inp, w, N, C, 1e-5);
+        const dinp = f32(ops, 'dinp', N * C, 10);
+        const dw = f32(ops, 'dw', C, 11);
+        ops.rmsnormBackward(dinp, dw, f32(ops, 'dout', N * C, 12), inp, w, rstd, N, C);
+        return { out, rstd, dinp, dw };
+      },
+    });
+  }
+  for (const [N, NH, hs] of [[1, 1, 2], [9, 3, 6], [70, 4, 16]]) {
+    cases.push({
+      name: `rope ${N}x${NH}x${hs}`, atol: 1e-5, rtol: 1e-5,
+      run: (ops) => {
+        const pos = i32(ops, 'pos', Array.from({ length: N }, (_, i) => (i * 7) % 61));
+        const out = ops.alloc('out', N * NH * hs);
+        ops.ropeForward(out, f32(ops, 'inp', N * NH * hs, 13), pos, N, NH, hs, 10000);
+        const dinp = f32(ops, 'dinp', N * NH * hs, 14);
+        ops.ropeBackward(dinp, f32(ops, 'dout', N * NH * hs, 15), pos, N, NH, hs, 10000);
+        return { out, dinp };
+      },
+    });
+  }
+  for (const [B, T, NH, hs] of ATTN_SHAPES) {
+    cases.push({
+      name: `attention ${B}x${T}x${NH}x${hs}`, atol: 2e-5, rtol: 1e-4,
+      run: (ops) => {
+        const n = B * T * NH * hs;
+        const seg = i32(ops, 'seg', segments(B, T, 16));
+        const [q, k, v] = [f32(ops, 'q', n, 17, -2, 2), f32(ops, 'k', n, 18, -2, 2), f32(ops, 'v', n, 19)];
+        const out = ops.alloc('out', n);
+        const lse = ops.alloc('lse', B * NH * T);
+        ops.attentionForward(out, lse, q, k, v, seg, B, T, NH, hs);
+        const [dq, dk, dv] = [f32(ops, 'dq', n, 20), f32(ops, 'dk', n, 21), f32(ops, 'dv', n, 22)];
+        ops.attentionBackward(dq, dk, dv, f32(ops, 'dout', n, 23), q, k, v, out, lse, seg, B, T, NH, hs);
+        return { out, lse, dq, dk, dv };
+      },
+    });
+  }
+  for (const [B, L, NH, hs] of [[1, 1, 1, 1], [5, 9, 2, 4], [128, 40, 4, 16]]) {
+    cases.push({
+      name: `attentionDecode ${B}x${L}x${NH}x${hs}`, atol: 1e-5, rtol: 1e-4,
+      run: (ops) => {
+        const lengths = i32(ops, 'lengths', Array.from({ length: B }, (_, b) => (b * 5) % (L + 1)));
+        const out = f32(ops, 'out', B * NH * hs, 24);
+        ops.attentionDecode(out, f32(ops, 'q', B * NH * hs, 25, -2, 2), f32(ops, 'k', B * L * NH * hs, 26, -2, 2), f32(ops, 'v', B * L * NH * hs, 27), lengths, B, L, NH, hs);
+        return { out };
+      },
+    });
+  }
+  for (const n of [1, 7, 1003]) {
+    cases.push({
+      name: `elementwise ${n}`, atol: 1e-6, rtol: 1e-5,
+      run: (ops) => {
+        const gate = f32(ops, 'gate', n, 28, -6, 6);
+        const up = f32(ops, 'up', n, 29);
+        const out = ops.alloc('out', n);
+        ops.swigluForward(out, gate, up, n);
+        const dgate = f32(ops, 'dgate', n, 30);
+        const dup = f32(ops, 'dup', n, 31);
+        ops.swigluBackward(dgate, dup, f32(ops, 'dout', n, 32), gate, up, n);
+        const sum = ops.alloc('sum', n);
+        ops.residualForward(sum, gate, up, n);
+        ops.accumulate(up, gate, n);
+        return { out, dgate, dup, sum, up };
+      },
+    });
+  }
+  for (const [N, V] of [[1, 1], [9, 25], [70, 300]]) {
+    cases.push({
+      name: `logprob ${N}x${V}`, atol: 2e-5, rtol: 1e-4,
+      run: (ops) => {
+        const logits = f32(ops, 'logits', N * V, 33, -5, 5);
+        const targets = i32(ops, 'targets', ids(N, V, 34).map((t, i) => (i % 5 === 2 ? -1 : t)));
+        const [logp, entropy, lse] = [ops.alloc('logp', N), ops.alloc('entropy', N), ops.alloc('lse', N)];
+        ops.logprobForward(logp, entropy, lse, logits, targets, N, V);
+        const dlogits = f32(ops, 'dlogits', N * V, 35);
+        ops.logprobBackward(dlogits, f32(ops, 'dlogp', N, 36), logits, targets, lse, N, V);
+        return { logp, entropy, lse, dlogits };
+      },
+    });
+  }
+  for (const n of [1, 5, 1030]) {
+    cases.push({
+      name: `adamw, grad norm, clip ${n}`, atol: 1e-6, rtol: 1e-5,
+      run: (ops) => {
+        const grads = [f32(ops, 'g0', n, 37), f32(ops, 'g1', 3, 38, -5, 5)];
+        const normSq = ops.alloc('normSq', 1);
+        ops.gradNormSquared(normSq, grads);
+        const scale = ops.alloc('scale', 1);
+        ops.clipScale(scale, normSq, 0.5);
+        const [param, m, v] = [f32(ops, 'param', n, 39), f32(ops, 'm', n, 40), f32(ops, 'v', n, 41, 0, 1)];
+        ops.adamw(param, grads[0], m, v, n, HP, scale);
+        const p2 = f32(ops, 'p2', n, 42);
+        ops.adamw(p2, grads[0], ops.alloc('m2', n), ops.alloc('v2', n), n, { ...HP, step: 1 }, null);
+        return { normSq, scale, param, m, v, p2 };
+      },
+    });
+  }
+  return cases;
+}

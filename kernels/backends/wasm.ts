@@ -1,0 +1,269 @@
+/**
+ * The `wasm` backend: tensors live in one WebAssembly linear memory and the ops run as
+ * AssemblyScript kernels compiled with SIMD (kernels/wasm/assembly, built by
+ * scripts/build-wasm.mjs). Like the CPU backend it runs each op at once, so `read` and `sync`
+ * have nothing to wait for. The binary is handed in (`loadWasmBinary` in worker/, node-wasm.ts in
+ * Node): kernels/ has no fetch and no file system.
+ */
+import { checkCopyRange } from '../common/dispatcher';
+import { adamwScalars, checkAdamWSizes } from '../adamw/adamw.ref';
+import { checkAttentionShapes } from '../attention/attention.ref';
+import { checkAttentionDecodeShapes } from '../attention_decode/attention-decode.ref';
+import { checkEmbeddingShapes, checkId } from '../embedding/embedding.ref';
+import { checkOut, clipScaleRef } from '../gradnorm/gradnorm.ref';
+import { checkLogprobShapes, targetOf } from '../logprob/logprob.ref';
+import { checkMatmulShapes } from '../matmul/matmul.ref';
+import type { DType, Ops, Tensor } from '../ops';
+import { checkElementwise } from '../residual/residual.ref';
+import { checkRmsnormEps, checkRmsnormShapes } from '../rmsnorm/rmsnorm.ref';
+import { checkRopeShapes } from '../rope/rope.ref';
+import { WasmHeap } from '../wasm/heap';
+
+/** The parts of the WebAssembly JS API this backend uses (kernels/ is built without DOM or Node types). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  Memory: new (d: { initial: number; maximum: number; shared?: boolean }) => WasmMemory;
+  Module: new (bytes: ArrayBufferView | ArrayBuffer) => object;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+}
+const WA = (): WasmApi => {
+  const api = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
+  if (!api) throw new Error('the wasm backend needs WebAssembly, which this environment lacks');
+  return api;
+};
+
+/** The kernels' exports (kernels/wasm/assembly/index.ts). Pointers are byte offsets. */
+interface Kernels {
+  heapBase(): number;
+  matmulRows(out: number, a: number, b: number, M: number, K: number, N: number, transA: number, acc: number, m0: number, m1: number): void;
+  transpose(dst: number, src: number, rows: number, cols: number): void;
+  attentionForward(out: number, lse: number, q: number, k: number, v: number, seg: number, B: number, T: number, NH: number, hs: number, scores: number): void;
+  attentionBackward(dq: number, dk: number, dv: number, dout: number, q: number, k: number, v: number, seg: number, B: number, T: number, NH: number, hs: number, scores: number, dps: number): void;
+  attentionDecode(out: number, q: number, kc: number, vc: number, lengths: number, B: number, L: number, NH: number, hs: number, scores: number): void;
+  rmsnormForward(out: number, rstd: number, inp: number, w: number, N: number, C: number, eps: number): void;
+  rmsnormBackward(dinp: number, dw: number, dout: number, inp: number, w: number, rstd: number, N: number, C: number, dwAcc: number): void;
+  rope(out: number, inp: number, positions: number, N: number, NH: number, hs: number, theta: number, backward: number, tab: number): void;
+  swigluForward(out: number, gate: number, up: number, n: number): void;
+  swigluBackward(dgate: number, dup: number, dout: number, gate: number, up: number, n: number): void;
+  add(out: number, a: number, b: number, n: number): void;
+  embeddingForward(out: number, ids: number, wte: number, N: number, C: number): void;
+  embeddingBackward(dwte: number, dout: number, ids: number, N: number, C: number, V: number, acc: number): void;
+  logprobForward(logp: number, entropy: number, lse: number, logits: number, targets: number, N: number, V: number): void;
+  logprobBackward(dlogits: number, dlogp: number, logits: number, targets: number, lse: number, N: number, V: number): void;
+  adamw(param: number, grad: number, m: number, v: number, n: number, scale: number, decay: number, omb1: number, beta2: number, omb2: number, stepSize: number, bc2Sqrt: number, eps: number): void;
+  sumSquares(g: number, n: number): number;
+}
+
+/** 2 GiB: the maximum the binary declares (scripts/build-wasm.mjs). */
+const MAX_PAGES = 32768;
+
+export interface WasmTensor extends Tensor {
+  readonly backend: 'wasm';
+  /** Byte offset of element 0 in the memory. */
+  readonly ptr: number;
+}
+
+export interface WasmOps extends Ops {
+  readonly backend: 'wasm';
+  /** Bytes held by live tensors now, and the most ever held. */
+  memoryStats(): { liveBytes: number; peakBytes: number };
+}
+
+/** The single-threaded backend over ops.wasm (`binary`: its bytes or a compiled module). */
+export function createWasmOps(binary: ArrayBuffer | ArrayBufferView | object): WasmOps {
+  const api = WA();
+  const module = binary instanceof ArrayBuffer || ArrayBuffer.isView(binary) ? new api.Module(binary) : binary;
+  const memory = new api.Memory({ initial: 16, maximum: MAX_PAGES });
+  const abort = () => {
+    throw new Error('wasm kernel aborted');
+  };
+  const k = new api.Instance(module, { env: { memory, abort } }).exports as unknown as Kernels;
+  const heap = new WasmHeap(memory, k.heapBase(), MAX_PAGES * 65536);
+  let buffer: ArrayBuffer | null = null;
+  let f32v = new Float32Array(0);
+  let i32v = new Int32Array(0);
+  const refresh = () => {
+    if (buffer !== memory.buffer) {
+      buffer = memory.buffer;
+      f32v = new Float32Array(buffer);
+      i32v = new Int32Array(buffer);
+    }
+  };
+  const live = new Set<WasmTensor>();
+  const tensor = (t: Tensor, dtype: DType | null = null): WasmTensor => {
+    if (t.backend !== 'wasm') throw new Error(`wasm backend got a '${t.backend}' tensor '${t.label}'`);
+    if (!live.has(t as WasmTensor)) throw new Error(`wasm tensor '${t.label}' was freed`);
+    if (dtype && t.dtype !== dtype) throw new Error(`'${t.label}' is ${t.dtype}; this operand must be ${dtype}`);
+    return t as WasmTensor;
+  };
+  /** Pointer of an f32 operand. */
+  const p = (t: Tensor): number => tensor(t, 'f32').ptr;
+  /** A view of an f32 tensor (valid until the memory grows: take views after any alloc). */
+  const d = (t: Tensor): Float32Array => {
+    const w = tensor(t, 'f32');
+    refresh();
+    return f32v.subarray(w.ptr >> 2, (w.ptr >> 2) + w.length);
+  };
+  const ints = (t: Tensor): Int32Array => {
+    const w = tensor(t, 'i32');
+    refresh();
+    return i32v.subarray(w.ptr >> 2, (w.ptr >> 2) + w.length);
+  };
+  /** Pointer of an i32 operand. */
+  const i = (t: Tensor): number => tensor(t, 'i32').ptr;
+  const checkTargets = (targets: Tensor, N: number, V: number) => {
+    const tv = ints(targets);
+    for (let t = 0; t < N; t++) targetOf(tv, t, V);
+  };
+  const view = (t: Tensor): Float32Array | Int32Array => (t.dtype === 'i32' ? ints(t) : d(t));
+  // Scratch for one op at a time (nt's transposed B, softmax rows, f64 accumulators): grown as needed, kept.
+  let scratch = { ptr: -1, bytes: 0 };
+  const scratchOf = (bytes: number): number => {
+    if (bytes > scratch.bytes) {
+      if (scratch.ptr >= 0) heap.release(scratch.ptr);
+      scratch = { ptr: heap.alloc(bytes), bytes };
+    }
+    return scratch.ptr;
+  };
+
+  return {
+    backend: 'wasm',
+    memoryStats: () => ({ liveBytes: heap.liveBytes, peakBytes: heap.peakBytes }),
+    alloc(label, length, dtype: DType = 'f32') {
+      if (!Number.isInteger(length) || length < 0) throw new Error(`alloc '${label}': length must be a non-negative integer, got ${length}`);
+      const ptr = heap.alloc(length * 4);
+      const t: WasmTensor = { backend: 'wasm', dtype, label, length, ptr };
+      live.add(t);
+      view(t).fill(0);
+      return t;
+    },
+    upload(t, data) {
+      const target = view(t);
+      if (data.length !== target.length) throw new Error(`upload to '${t.label}': expected ${target.length} values, got ${data.length}`);
+      target.set(data);
+    },
+    async read(t) {
+      return Float32Array.from(view(t));
+    },
+    async flush() {},
+    async sync() {},
+    free(t) {
+      const w = tensor(t);
+      live.delete(w);
+      heap.release(w.ptr);
+    },
+    zero(t) {
+      view(t).fill(0);
+    },
+    copy(dst, src, range) {
+      const r = checkCopyRange(src, dst, range);
+      const s = view(src);
+      view(dst).set(s.subarray(r.srcOffset, r.srcOffset + r.count), r.dstOffset);
+    },
+    matmul(out, a, b, M, K, N, layout, opts) {
+      checkMatmulShapes(out.length, a.length, b.length, M, K, N, layout);
+      const acc = opts?.accumulate ? 1 : 0;
+      if (M === 0 || N === 0) return;
+      if (K === 0) {
+        if (!acc) d(out).fill(0, 0, M * N);
+        return;
+      }
+      let bp = p(b);
+      if (layout === 'nt') {
+        const t = scratchOf(K * N * 4);
+        k.transpose(t, p(b), N, K);
+        bp = t;
+      }
+      k.matmulRows(p(out), p(a), bp, M, K, N, layout === 'tn' ? 1 : 0, acc, 0, M);
+    },
+    embeddingForward(out, ids, wte, N, C, V) {
+      checkEmbeddingShapes('embeddingForward', { rows: out.length, ids: ids.length, table: wte.length }, N, C, V);
+      const idv = ints(ids);
+      for (let n = 0; n < N; n++) checkId('embeddingForward', idv, n, V);
+      k.embeddingForward(p(out), i(ids), p(wte), N, C);
+    },
+    embeddingBackward(dwte, dout, ids, N, C, V) {
+      checkEmbeddingShapes('embeddingBackward', { rows: dout.length, ids: ids.length, table: dwte.length }, N, C, V, { rows: 'dout', table: 'dwte' });
+      const idv = ints(ids);
+      for (let n = 0; n < N; n++) checkId('embeddingBackward', idv, n, V);
+      k.embeddingBackward(p(dwte), p(dout), i(ids), N, C, V, scratchOf(V * C * 8));
+    },
+    rmsnormForward(out, rstd, inp, w, N, C, eps) {
+      checkRmsnormShapes('rmsnormForward', { out, inp }, { rstd }, { weight: w }, N, C);
+      checkRmsnormEps(eps);
+      k.rmsnormForward(p(out), p(rstd), p(inp), p(w), N, C, eps);
+    },
+    rmsnormBackward(dinp, dw, dout, inp, w, rstd, N, C) {
+      checkRmsnormShapes('rmsnormBackward', { dinp, dout, inp }, { rstd }, { dweight: dw, weight: w }, N, C);
+      k.rmsnormBackward(p(dinp), p(dw), p(dout), p(inp), p(w), p(rstd), N, C, scratchOf(C * 8));
+    },
+    ropeForward(out, inp, pos, N, NH, hs, theta) {
+      checkRopeShapes('ropeForward', out.length, inp.length, pos.length, N, NH, hs, theta);
+      k.rope(p(out), p(inp), i(pos), N, NH, hs, theta, 0, scratchOf(hs * 4));
+    },
+    ropeBackward(dinp, dout, pos, N, NH, hs, theta) {
+      checkRopeShapes('ropeBackward', dinp.length, dout.length, pos.length, N, NH, hs, theta);
+      k.rope(p(dinp), p(dout), i(pos), N, NH, hs, theta, 1, scratchOf(hs * 4));
+    },
+    attentionForward(out, lse, q, kk, v, seg, B, T, NH, hs) {
+      checkAttentionShapes('attentionForward', { out, lse, q, k: kk, v, segmentIds: seg }, B, T, NH, hs);
+      k.attentionForward(p(out), p(lse), p(q), p(kk), p(v), i(seg), B, T, NH, hs, scratchOf(T * 4));
+    },
+    attentionBackward(dq, dk, dv, dout, q, kk, v, out, lse, seg, B, T, NH, hs) {
+      checkAttentionShapes('attentionBackward', { dq, dk, dv, dout, q, k: kk, v, out, lse, segmentIds: seg }, B, T, NH, hs);
+      const scores = scratchOf(T * 8);
+      k.attentionBackward(p(dq), p(dk), p(dv), p(dout), p(q), p(kk), p(v), i(seg), B, T, NH, hs, scores, scores + T * 4);
+    },
+    attentionDecode(out, q, kc, vc, lengths, B, L, NH, hs) {
+      checkAttentionDecodeShapes('attentionDecode', { out, q, kCache: kc, vCache: vc, lengths }, B, L, NH, hs);
+      const lv = ints(lengths);
+      for (let b = 0; b < B; b++) {
+        if (!(lv[b] >= 0 && lv[b] <= L)) throw new Error(`attentionDecode: lengths[${b}] = ${lv[b]} is outside 0..L = 0..${L}`);
+      }
+      k.attentionDecode(p(out), p(q), p(kc), p(vc), i(lengths), B, L, NH, hs, scratchOf(L * 4));
+    },
+    swigluForward(out, gate, up, n) {
+      checkElementwise('swigluForward', n, { out, gate, up });
+      k.swigluForward(p(out), p(gate), p(up), n);
+    },
+    swigluBackward(dgate, dup, dout, gate, up, n) {
+      checkElementwise('swigluBackward', n, { dgate, dup, dout, gate, up });
+      k.swigluBackward(p(dgate), p(dup), p(dout), p(gate), p(up), n);
+    },
+    residualForward(out, a, b, n) {
+      checkElementwise('residualForward', n, { out, a, b });
+      k.add(p(out), p(a), p(b), n);
+    },
+    accumulate(dst, src, n) {
+      checkElementwise('accumulate', n, { dst, src });
+      k.add(p(dst), p(dst), p(src), n);
+    },
+    logprobForward(logp, entropy, lse, logits, targets, N, V) {
+      checkLogprobShapes('logprobForward', { logp: logp.length, entropy: entropy.length, lse: lse.length, logits: logits.length, targets: targets.length }, N, V);
+      checkTargets(targets, N, V);
+      k.logprobForward(p(logp), p(entropy), p(lse), p(logits), i(targets), N, V);
+    },
+    logprobBackward(dlogits, dlogp, logits, targets, lse, N, V) {
+      checkLogprobShapes('logprobBackward', { dlogits: dlogits.length, dlogp: dlogp.length, logits: logits.length, targets: targets.length, lse: lse.length }, N, V);
+      checkTargets(targets, N, V);
+      k.logprobBackward(p(dlogits), p(dlogp), p(logits), i(targets), p(lse), N, V);
+    },
+    adamw(param, grad, m, v, n, hp, gradScale) {
+      checkAdamWSizes('adamw', { param: param.length, grad: grad.length, m: m.length, v: v.length }, n);
+      const s = adamwScalars(hp);
+      // The clip scale is used as is, non-finite included (as the reference and the GPU do).
+      const scale = gradScale ? d(gradScale)[0] : 1;
+      k.adamw(p(param), p(grad), p(m), p(v), n, scale, s.decay, s.oneMinusBeta1, hp.beta2, s.oneMinusBeta2, s.stepSize, s.bc2Sqrt, hp.eps);
+    },
+    gradNormSquared(out, grads) {
+      checkOut('gradNormSquared', 'out', out.length);
+      let sum = 0;
+      for (const g of grads) sum += k.sumSquares(p(g), g.length);
+      d(out)[0] = sum;
+    },
+    clipScale: (scale, normSq, maxNorm) => clipScaleRef(d(scale), d(normSq), maxNorm),
+  };
+}

@@ -1,0 +1,56 @@
+// Vector helpers over f32 arrays at byte offsets: f32x4 over the first n & ~3 elements, scalar tail.
+
+/** Σ a[i]·b[i], i < n. */
+@inline export function dot(a: usize, b: usize, n: i32): f32 {
+  let acc = f32x4.splat(0);
+  const n4 = n & ~3;
+  let i = 0;
+  for (; i < n4; i += 4) acc = f32x4.add(acc, f32x4.mul(v128.load(a + (<usize>i << 2)), v128.load(b + (<usize>i << 2))));
+  let s = f32x4.extract_lane(acc, 0) + f32x4.extract_lane(acc, 1) + f32x4.extract_lane(acc, 2) + f32x4.extract_lane(acc, 3);
+  for (; i < n; i++) s += load<f32>(a + (<usize>i << 2)) * load<f32>(b + (<usize>i << 2));
+  return s;
+}
+
+/** y[i] += alpha·x[i], i < n. */
+@inline export function axpy(y: usize, alpha: f32, x: usize, n: i32): void {
+  const va = f32x4.splat(alpha);
+  const n4 = n & ~3;
+  let i = 0;
+  for (; i < n4; i += 4) {
+    const p = y + (<usize>i << 2);
+    v128.store(p, f32x4.add(v128.load(p), f32x4.mul(va, v128.load(x + (<usize>i << 2)))));
+  }
+  for (; i < n; i++) {
+    const p = y + (<usize>i << 2);
+    store<f32>(p, load<f32>(p) + alpha * load<f32>(x + (<usize>i << 2)));
+  }
+}
+
+/** y[i] = alpha·y[i], i < n. */
+@inline export function scale(y: usize, alpha: f32, n: i32): void {
+  const va = f32x4.splat(alpha);
+  const n4 = n & ~3;
+  let i = 0;
+  for (; i < n4; i += 4) {
+    const p = y + (<usize>i << 2);
+    v128.store(p, f32x4.mul(va, v128.load(p)));
+  }
+  for (; i < n; i++) store<f32>(y + (<usize>i << 2), alpha * load<f32>(y + (<usize>i << 2)));
+}
+
+/** y[i] = 0, i < n. */
+@inline export function zero(y: usize, n: i32): void {
+  memory.fill(y, 0, <usize>n << 2);
+}
+
+@inline export function f32at(p: usize, i: i32): f32 {
+  return load<f32>(p + (<usize>i << 2));
+}
+
+@inline export function i32at(p: usize, i: i32): i32 {
+  return load<i32>(p + (<usize>i << 2));
+}
+
+@inline export function setf32(p: usize, i: i32, v: f32): void {
+  store<f32>(p + (<usize>i << 2), v);
+}
