@@ -76,6 +76,7 @@ rmSync('test-reports', { recursive: true, force: true });
 mkdirSync('test-reports', { recursive: true });
 
 const steps = [
+  { group: 'static', name: 'wasm kernels (AssemblyScript)', cmd: ['node', 'scripts/build-wasm.mjs'] },
   { group: 'static', name: 'typecheck', cmd: ['npx', 'tsc', '-b'] },
   { group: 'static', name: 'lint', cmd: ['npx', 'eslint', '.'] },
   { group: 'unit', name: 'unit + GPU tests (Vitest, Node)', cmd: ['npx', 'vitest', 'run', '--reporter=default', '--reporter=json', '--outputFile.json=test-reports/vitest.json'] },
@@ -90,7 +91,7 @@ const steps = [
 
 const results = [];
 for (const step of steps) {
-  if (only && step.group !== only) continue;
+  if (only && step.group !== only && step.name !== 'wasm kernels (AssemblyScript)') continue;
   console.log(`\n=== ${step.name}: ${step.cmd.join(' ')}`);
   const t0 = Date.now();
   const r = spawnSync(step.cmd[0], step.cmd.slice(1), { stdio: 'inherit', env: { ...env, ...step.env } });

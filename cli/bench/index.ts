@@ -3,6 +3,7 @@
  * JSON object with `--json`. Ratios are always between variants measured in the same run: timings
  * on a software adapter drift up to 2× between runs.
  */
+import { benchGrpo } from './grpo';
 import { benchMatmul } from './matmul';
 import { benchPack } from './pack';
 import { benchRollout } from './rollout';
@@ -12,9 +13,12 @@ import { benchTrain } from './train';
 export interface BenchArgs {
   json: boolean;
   runs: number | null;
+  /** `train --model gpt-ref`: the peer bench's GPT shape instead of the presets. */
+  model: string | null;
 }
 
 export const BENCHES: Record<string, (args: BenchArgs) => Promise<{ table: string; json: unknown }>> = {
+  grpo: benchGrpo,
   matmul: benchMatmul,
   train: benchTrain,
   rollout: benchRollout,
@@ -24,7 +28,7 @@ export const BENCHES: Record<string, (args: BenchArgs) => Promise<{ table: strin
 
 export async function runBench(argv: string[]): Promise<number> {
   const [name, ...flags] = argv;
-  const args: BenchArgs = { json: false, runs: null };
+  const args: BenchArgs = { json: false, runs: null, model: null };
   for (let i = 0; i < flags.length; i++) {
     const f = flags[i];
     if (f === '--json') args.json = true;
@@ -35,8 +39,15 @@ export async function runBench(argv: string[]): Promise<number> {
         return 2;
       }
       args.runs = n;
+    } else if (f === '--model' && name === 'train') {
+      const m = flags[++i];
+      if (m !== 'gpt-ref') {
+        process.stderr.write(`dewpoint bench train: --model must be gpt-ref, got '${m ?? ''}'\n`);
+        return 2;
+      }
+      args.model = m;
     } else {
-      process.stderr.write(`dewpoint bench: unknown flag '${f}'; allowed: --json, --runs N\n`);
+      process.stderr.write(`dewpoint bench: unknown flag '${f}'; allowed: --json, --runs N${name === 'train' ? ', --model gpt-ref' : ''}\n`);
       return 2;
     }
   }

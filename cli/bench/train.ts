@@ -12,6 +12,7 @@ import type { ModelPresetName } from '../../worker/model/config';
 import { median } from '../../worker/selftest';
 import { SFT_ARITH, SftRun } from '../../worker/train/sft';
 import { cliBackend } from '../backend';
+import { benchGptRef } from './gpt-ref';
 import type { BenchArgs } from './index';
 
 const PRESETS: ModelPresetName[] = ['small', 'medium'];
@@ -82,6 +83,7 @@ async function measure(preset: ModelPresetName, backend: 'webgpu' | 'cpu', baseO
 }
 
 export async function benchTrain(args: BenchArgs) {
+  if (args.model === 'gpt-ref') return benchGptRef(args.runs);
   const runs = args.runs ?? 3;
   const { ops: gpuOps, info } = await cliBackend('auto');
   const rows: Row[] = [];

@@ -1,0 +1,75 @@
+/**
+ * Seconds per `grpo-arith` step (16 prompts × 8 samples from arith-base, one optimizer step) and
+ * its split into sampling and training (the update's forward, backward, clipping and AdamW), for
+ * every backend this machine has, in one run. Each backend runs the same seeded steps 1..1+runs
+ * (step 1 is the warm-up: allocation, pipeline compilation); the table gives the median of steps
+ * 2.., and checks that every backend drew the same rewards and losses as the CPU references.
+ */
+import { createCpuOps } from '../../kernels/backends/cpu';
+import type { Ops } from '../../kernels/ops';
+import { importCheckpoint } from '../../worker/model/checkpoint';
+import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
+import { median } from '../../worker/selftest';
+import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
+import { cliBackend, describeBackend } from '../backend';
+import type { BenchArgs } from './index';
+
+interface Row {
+  backend: string;
+  firstStepS: number;
+  stepS: number;
+  sampleS: number;
+  trainS: number;
+  /** reward/mean and loss/total of every step, in order. */
+  rewards: number[];
+  losses: number[];
+}
+
+async function measure(label: string, ops: Ops, steps: number): Promise<Row> {
+  const base = importCheckpoint(readCheckpointDir('public/checkpoints/arith-base'));
+  const run = new GrpoRun(ops, { ...GRPO_ARITH, evalEvery: 0 }, base);
+  const m: Record<string, number>[] = [];
+  for (let s = 0; s <= steps; s++) {
+    process.stderr.write(`grpo ${label}: step ${s + 1}/${steps + 1}\r`);
+    m.push((await run.next()).metrics);
+  }
+  process.stderr.write('\n');
+  const timed = m.slice(1);
+  const med = (k: string) => median(timed.map((x) => x[k])) / 1000;
+  return {
+    backend: label, firstStepS: m[0]['perf/step_ms'] / 1000, stepS: med('perf/step_ms'), sampleS: med('perf/sample_ms'), trainS: med('perf/train_ms'),
+    rewards: m.map((x) => x['reward/mean']), losses: m.map((x) => x['loss/total']),
+  };
+}
+
+export async function benchGrpo(args: BenchArgs) {
+  const steps = args.runs ?? 3;
+  const rows: Row[] = [];
+  const backends: [string, () => Promise<Ops | null>][] = [
+    ['wasm', async () => (await cliBackend('wasm')).ops],
+    ['webgpu', async () => cliBackend('webgpu').then((b) => b.ops, () => null)],
+    ['cpu', async () => createCpuOps()],
+  ];
+  let adapter = 'no WebGPU adapter';
+  for (const [name, make] of backends) {
+    const ops = await make();
+    if (!ops) continue;
+    if (name === 'webgpu') adapter = describeBackend((await cliBackend('webgpu')).info);
+    rows.push(await measure(name, ops, steps));
+  }
+  const cpu = rows.find((r) => r.backend === 'cpu')!;
+  const agreement = rows.map((r) => ({
+    backend: r.backend,
+    sameRewards: r.rewards.every((x, i) => x === cpu.rewards[i]),
+    maxLossDiff: Math.max(...r.losses.map((x, i) => Math.abs(x - cpu.losses[i]))),
+  }));
+  const json = { bench: 'grpo', preset: 'grpo-arith', batch: `${GRPO_ARITH.prompts} prompts x ${GRPO_ARITH.group} samples`, steps: steps + 1, statistic: `median of steps 2..${steps + 1}`, adapter, rows, agreement, speedupVsCpu: Object.fromEntries(rows.map((r) => [r.backend, cpu.stepS / r.stepS])) };
+  const s = (x: number) => x.toFixed(3);
+  const table = [
+    `grpo-arith step (${json.batch}), ${json.statistic}; webgpu: ${adapter}`,
+    '| backend | s/step | sample s | train s | first step s | × cpu | same rewards as cpu | max |Δ loss| |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map((r, i) => `| ${r.backend} | ${s(r.stepS)} | ${s(r.sampleS)} | ${s(r.trainS)} | ${s(r.firstStepS)} | ${(cpu.stepS / r.stepS).toFixed(1)} | ${agreement[i].sameRewards ? 'yes' : 'no'} | ${agreement[i].maxLossDiff.toExponential(1)} |`),
+  ].join('\n');
+  return { table: `${table}\n`, json };
+}
