@@ -2,6 +2,6 @@
 export type MatmulLayout = 'nn' | 'nt' | 'tn';
 
 /** Kernel choice: `auto` picks by problem size (see matmul.ts). */
-export type MatmulVariant = 'auto' | 'naive' | 'tiled';
+export type MatmulVariant = 'auto' | 'naive' | 'tiled' | 'register';
 
 export const MATMUL_LAYOUTS: readonly MatmulLayout[] = ['nn', 'nt', 'tn'];

@@ -5,7 +5,7 @@ import { expectClose } from '../testing/expect-close';
 import { testTensors } from '../testing/gpu-tensors';
 import type { MatmulLayout } from './layout';
 import { MATMUL_LAYOUTS } from './layout';
-import { matmul, matmulNaive, matmulTiled } from './matmul';
+import { chooseMatmulVariant, matmul, matmulNaive, matmulRegister, matmulTiled, registerVec4Fits } from './matmul';
 import { matmulRef } from './matmul.ref';
 
 const gpu = await testGpuOps();
@@ -21,6 +21,18 @@ const SHAPES: [number, number, number][] = [
   [64, 64, 64],
   [3, 4099, 7], // large K, odd everything
   [130, 257, 66],
+  [9, 7, 25], // one past the 8-block in M, N = 25 (the vocabulary), odd K
+  [3, 1, 2], // K = 1: only the K % 4 remainder loop
+  [70, 6, 3],
+  [68, 12, 20], // multiples of 4 but not of 8: matmul_register_vec4 in every layout, clamped edges
+  [68, 13, 20], // vec4 loads along m and n (tn) with a K % 4 remainder
+  [4, 1, 4],
+];
+// Accumulation shapes: together they take both register paths in every layout.
+const ACC_SHAPES: [number, number, number][] = [
+  [33, 20, 70],
+  [36, 20, 72],
+  [36, 21, 72],
 ];
 
 describe.runIf(gpu)('matmul on WebGPU vs matmulRef', () => {
@@ -44,21 +56,34 @@ describe.runIf(gpu)('matmul on WebGPU vs matmulRef', () => {
     destroyAll();
   }
 
-  for (const kernel of [matmulNaive, matmulTiled]) {
+  for (const kernel of [matmulNaive, matmulTiled, matmulRegister]) {
     for (const layout of MATMUL_LAYOUTS) {
       it(`${kernel.name} ${layout} on odd shapes`, async () => {
         for (const [M, K, N] of SHAPES) await check(kernel, M, K, N, layout, false);
       });
     }
     it(`${kernel.name} accumulates (+=) in every layout`, async () => {
-      for (const layout of MATMUL_LAYOUTS) await check(kernel, 33, 20, 70, layout, true);
+      for (const layout of MATMUL_LAYOUTS) {
+        for (const [M, K, N] of ACC_SHAPES) await check(kernel, M, K, N, layout, true);
+      }
     });
     it(`${kernel.name} keeps relative accuracy on large-magnitude inputs`, async () => {
       await check(kernel, 40, 96, 72, 'nn', false, -1000, 1000);
     });
   }
 
-  it('matmul (auto) picks both kernels and both agree with the reference', async () => {
+  it('the shapes above take both matmul_register paths (scalar and vec4 loads) in every layout', () => {
+    for (const layout of MATMUL_LAYOUTS) {
+      for (const shapes of [SHAPES, ACC_SHAPES]) {
+        const fits = shapes.map(([M, K, N]) => registerVec4Fits(M, K, N, layout));
+        expect(fits, `${layout}`).toContain(true);
+        expect(fits, `${layout}`).toContain(false);
+      }
+    }
+  });
+
+  it('matmul (auto) picks naive for tiny products, register otherwise, and both agree with the reference', async () => {
+    expect([chooseMatmulVariant(2, 3, 2), chooseMatmulVariant(96, 32, 96), chooseMatmulVariant(1, 3072, 1)]).toEqual(['naive', 'register', 'naive']);
     await check((rt, o, a, b, M, K, N, l, acc) => matmul(rt, o, a, b, M, K, N, l, acc), 2, 3, 2, 'nn', false);
     await check((rt, o, a, b, M, K, N, l, acc) => matmul(rt, o, a, b, M, K, N, l, acc), 96, 32, 96, 'nt', false);
   });
