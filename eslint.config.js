@@ -24,6 +24,11 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
   {
+    // The wasm backend's helper thread runs in a Web Worker or a worker_threads Worker.
+    files: ['kernels/wasm/thread.mjs'],
+    languageOptions: { globals: { self: 'readonly', WebAssembly: 'readonly' } },
+  },
+  {
     files: ['app/**/*.{ts,tsx}'],
     rules: restrict([
       { group: ['**/worker/**', '!**/worker/protocol'], message: 'app/ sees the worker only through worker/protocol.ts (types) and app/worker-client.ts.' },

@@ -4,7 +4,7 @@
  */
 import { nodeGpu, configureVulkanIcd } from '../kernels/common/node-gpu';
 import { selectBackend } from '../kernels/backends/select';
-import { nodeWasmBinary } from '../kernels/wasm/node-wasm';
+import { nodeWasmOps } from '../kernels/wasm/node-wasm';
 import { UsageError } from './args';
 import { BENCHES, runBench } from './bench/index';
 import { evalCommand } from './commands/eval';
@@ -46,7 +46,7 @@ async function dispatch(argv: string[]): Promise<number> {
   switch (command) {
     case 'info': {
       const icd = configureVulkanIcd();
-      const selected = await selectBackend({ gpu: await nodeGpu(), wasmBinary: nodeWasmBinary }, 'auto');
+      const selected = await selectBackend({ gpu: await nodeGpu(), wasm: () => nodeWasmOps() }, 'auto');
       if (!selected.ok) throw new Error(selected.reason);
       console.log(JSON.stringify({ ...selected.info, vulkanIcd: icd }, null, 2));
       return 0;

@@ -20,6 +20,8 @@ test('Experiments: a grpo-arith run on 16 training problems raises its reward, a
   const rewards = steps.map((s) => s.metrics['reward/mean']);
   expect(rewards).toHaveLength(STEPS);
   console.log(`grpo-learns: mean reward by step ${rewards.map((r) => r.toFixed(3)).join(' ')}`);
+  const stepMs = steps.map((s) => s.metrics['perf/step_ms']).sort((a, b) => a - b);
+  console.log(`grpo-learns: median step ${(stepMs[stepMs.length >> 1] / 1000).toFixed(2)} s (sample ${(mean(steps.map((s) => s.metrics['perf/sample_ms'])) / 1000).toFixed(2)} s, train ${(mean(steps.map((s) => s.metrics['perf/train_ms'])) / 1000).toFixed(2)} s mean)`);
   const first = mean(rewards.slice(0, 5));
   const last = mean(rewards.slice(-5));
   // 128 completions a step: a step's mean reward has a standard error of about 0.035, a 5-step mean about 0.016.

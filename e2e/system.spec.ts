@@ -13,7 +13,10 @@ test('System view: auto picks wasm over the software adapter, the self-test pass
   await expect(page.getByTestId('backend-name')).toHaveText('wasm');
   await expect(page.getByTestId('backend-reason')).toContainText(/software one \(google\/swiftshader\)/);
   await expect(page.getByTestId('software-adapter')).toBeVisible();
+  // COOP/COEP from the server: SharedArrayBuffer, so the wasm kernels run on every core.
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  await expect(page.getByTestId('backend-threads')).toHaveText(cores > 1 ? ` on ${Math.min(8, cores)} threads` : /on 1 thread/);
 
   await page.getByRole('button', { name: 'Run kernel self-test' }).click();
   await expect(page.getByTestId('selftest-result')).toHaveText(/^passed: 12 matmul cases on wasm/, { timeout: 60_000 });

@@ -4,6 +4,7 @@
  */
 import { transfer } from 'comlink';
 import type { Ops } from '../kernels/ops';
+import type { WasmOps } from '../kernels/backends/wasm';
 import { selectBackend } from '../kernels/backends/select';
 import { GpuError } from '../kernels/common/errors';
 import type { CheckpointFiles } from './model/checkpoint';
@@ -29,15 +30,15 @@ export class InvalidConfigError extends Error {
 
 /**
  * `getGpu`: `navigator.gpu` (or the webgpu package's GPU in Node). `loadBase`: the files of the
- * shipped base checkpoint (fetched from the page's origin in the browser). `wasmBinary`: the wasm
- * backend's ops.wasm (without it, no wasm backend).
+ * shipped base checkpoint (fetched from the page's origin in the browser). `wasm`: makes the wasm
+ * backend (without it, there is none).
  */
 export function createWorkbench(
   getGpu: () => GPU | undefined | Promise<GPU | undefined>,
   loadBase: (name: BaseName) => Promise<CheckpointFiles>,
   store: RunStore = new MemoryRunStore(),
   locks: RunLocks = memoryRunLocks(),
-  wasmBinary?: () => Promise<ArrayBuffer | ArrayBufferView>,
+  wasm?: () => Promise<WasmOps>,
 ): WorkbenchApi {
   let ops: Ops | null = null;
   const requireOps = (what: string): Ops => {
@@ -48,7 +49,7 @@ export function createWorkbench(
 
   return {
     async init(preference: BackendPreference = 'auto'): Promise<BackendInfo> {
-      const selected = await selectBackend({ gpu: await getGpu(), wasmBinary }, preference);
+      const selected = await selectBackend({ gpu: await getGpu(), wasm }, preference);
       if (!selected.ok) throw new GpuError('GpuUnavailable', selected.reason);
       ops = selected.ops;
       return selected.info;

@@ -1,6 +1,9 @@
 /** The dedicated Worker's entry point: exposes the workbench API over comlink, nothing else. */
 import { expose } from 'comlink';
 import { createWorkbench } from './api';
+import type { WasmOps } from '../kernels/backends/wasm';
+import { createThreadedWasmOps, createWasmOps } from '../kernels/backends/wasm';
+import type { ThreadPort } from '../kernels/wasm/threads';
 import { memoryRunLocks, webRunLocks } from './runs/run-locks';
 import { CHECKPOINT_FILES } from './model/checkpoint';
 import type { CheckpointFiles } from './model/checkpoint';
@@ -22,12 +25,31 @@ async function fetchBase(base: BaseName): Promise<CheckpointFiles> {
   return Object.fromEntries(files) as CheckpointFiles;
 }
 
-/** The wasm backend's binary, bundled by Vite from kernels/wasm/build (scripts/build-wasm.mjs). */
-async function fetchWasm(): Promise<ArrayBuffer> {
-  const url = new URL('../kernels/wasm/build/ops.wasm', import.meta.url);
+async function fetchBytes(url: URL): Promise<ArrayBuffer> {
   const res = await fetch(url);
   if (!res.ok) throw new Error(`GET ${url.pathname}: HTTP ${res.status}`);
   return res.arrayBuffer();
+}
+
+/**
+ * The wasm backend, made once per worker (a later init() reuses it and its threads): on every
+ * core over a shared memory when the page is cross-origin isolated (the dev server and `npm start`
+ * send COOP/COEP), else single-threaded. Its binaries are bundled by Vite from kernels/wasm/build.
+ */
+let wasmOps: Promise<WasmOps> | null = null;
+function makeWasm(): Promise<WasmOps> {
+  wasmOps ??= (async () => {
+    const threads = Math.min(8, self.navigator.hardwareConcurrency || 1);
+    if (self.crossOriginIsolated && threads > 1) {
+      const spawn = (): ThreadPort => {
+        const w = new Worker(new URL('../kernels/wasm/thread.mjs', import.meta.url), { type: 'module', name: 'dewpoint-wasm-thread' });
+        return { postMessage: (m) => w.postMessage(m), onMessage: (fn) => w.addEventListener('message', (e) => fn(e.data)), terminate: () => w.terminate() };
+      };
+      return createThreadedWasmOps(await fetchBytes(new URL('../kernels/wasm/build/ops-mt.wasm', import.meta.url)), threads, spawn);
+    }
+    return createWasmOps(await fetchBytes(new URL('../kernels/wasm/build/ops.wasm', import.meta.url)));
+  })();
+  return wasmOps;
 }
 
 /** IndexedDB when this context has it (a reload keeps runs), memory otherwise. */
@@ -43,4 +65,4 @@ async function openStore(): Promise<RunStore> {
 
 // Web Locks tell a run live in another tab from one a closed tab interrupted (runs/run-locks.ts).
 const locks = self.navigator.locks ? webRunLocks(self.navigator.locks) : memoryRunLocks();
-expose(createWorkbench(() => self.navigator.gpu, fetchBase, new DeferredRunStore(openStore()), locks, fetchWasm));
+expose(createWorkbench(() => self.navigator.gpu, fetchBase, new DeferredRunStore(openStore()), locks, makeWasm));

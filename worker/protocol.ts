@@ -41,6 +41,8 @@ export interface BackendInfo {
   fallbackReason: string | null;
   /** `auto`'s measured probe (hardware WebGPU adapter and wasm both available): ms per repetition by backend. */
   probe: { workload: string; msPerRep: Partial<Record<BackendName, number>> } | null;
+  /** Threads the kernels run on (wasm over SharedArrayBuffer when the page is cross-origin isolated; 1 elsewhere). */
+  threads: number;
 }
 
 export interface SelfTestCase {

@@ -1,5 +1,5 @@
 /**
- * The kernel self-test: matmul on the active backend, in every layout and both kernel variants,
+ * The kernel self-test: matmul on the active backend, in every layout and (WebGPU) every kernel variant,
  * on odd shapes, against the CPU reference; then the throughput of the default matmul. It is what
  * the System view's "Run kernel self-test" button shows.
  */
@@ -72,7 +72,7 @@ export function median(xs: readonly number[]): number {
 
 export async function runSelfTest(ops: Ops): Promise<SelfTestResult> {
   const t0 = performance.now();
-  const variants: MatmulVariant[] = ops.backend === 'webgpu' ? ['naive', 'tiled'] : ['auto'];
+  const variants: MatmulVariant[] = ops.backend === 'webgpu' ? ['naive', 'tiled', 'register'] : ['auto'];
   const cases: SelfTestCase[] = [];
   for (const variant of variants) {
     for (const layout of MATMUL_LAYOUTS) {

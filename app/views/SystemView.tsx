@@ -172,6 +172,12 @@ export function SystemView() {
         <>
           <p>
             Active backend: <strong data-testid="backend-name">{backend.data.backend}</strong>
+            {backend.data.backend === 'wasm' && (
+              <span data-testid="backend-threads">
+                {' '}
+                on {backend.data.threads} {backend.data.threads === 1 ? 'thread (the page is not cross-origin isolated, or has one core)' : 'threads'}
+              </span>
+            )}
           </p>
           <p data-testid="backend-reason">Why: {backend.data.reason}.</p>
           {backend.data.probe && <ProbeTable probe={backend.data.probe} />}

@@ -193,3 +193,39 @@ export function conformanceCases(): ConformanceCase[] {
   }
   return cases;
 }
+
+/** Shapes past the multi-threaded backend's split thresholds: a threaded run must equal a single-threaded one exactly. */
+export function bigCases(): ConformanceCase[] {
+  const cases: ConformanceCase[] = [];
+  for (const layout of ['nn', 'nt', 'tn'] as const) {
+    const [M, K, N] = [301, 64, 176];
+    cases.push({
+      name: `matmul ${layout} ${M}x${K}x${N}`, atol: 0, rtol: 0,
+      run: (ops) => {
+        const out = f32(ops, 'out', M * N, 3);
+        ops.matmul(out, f32(ops, 'a', M * K, 1), f32(ops, 'b', K * N, 2), M, K, N, layout, { accumulate: true });
+        return { out };
+      },
+    });
+  }
+  const [B, T, NH, hs] = [9, 64, 4, 16];
+  cases.push({
+    name: `attention ${B}x${T}x${NH}x${hs}`, atol: 0, rtol: 0,
+    run: (ops) => {
+      const n = B * T * NH * hs;
+      const seg = i32(ops, 'seg', segments(B, T, 16));
+      const [q, k, v] = [f32(ops, 'q', n, 17, -2, 2), f32(ops, 'k', n, 18, -2, 2), f32(ops, 'v', n, 19)];
+      const out = ops.alloc('out', n);
+      const lse = ops.alloc('lse', B * NH * T);
+      ops.attentionForward(out, lse, q, k, v, seg, B, T, NH, hs);
+      const [dq, dk, dv] = [f32(ops, 'dq', n, 20), f32(ops, 'dk', n, 21), f32(ops, 'dv', n, 22)];
+      ops.attentionBackward(dq, dk, dv, f32(ops, 'dout', n, 23), q, k, v, out, lse, seg, B, T, NH, hs);
+      const L = 64;
+      const lengths = i32(ops, 'lengths', Array.from({ length: 128 }, (_, b) => (b * 5) % (L + 1)));
+      const dec = ops.alloc('dec', 128 * NH * hs);
+      ops.attentionDecode(dec, f32(ops, 'dq2', 128 * NH * hs, 25), f32(ops, 'kc', 128 * L * NH * hs, 26), f32(ops, 'vc', 128 * L * NH * hs, 27), lengths, 128, L, NH, hs);
+      return { out, lse, dq, dk, dv, dec };
+    },
+  });
+  return cases;
+}

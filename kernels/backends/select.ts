@@ -10,16 +10,16 @@ import type { AdapterSummary } from '../common/context';
 import { acquireGpu } from '../common/context';
 import type { BackendName, Ops } from '../ops';
 import { createCpuOps } from './cpu';
-import { createWasmOps } from './wasm';
+import type { WasmOps } from './wasm';
 import { createWebGpuOps } from './webgpu';
 
 export type BackendPreference = 'auto' | 'webgpu' | 'wasm' | 'cpu';
 export const BACKEND_PREFERENCES: readonly BackendPreference[] = ['auto', 'webgpu', 'wasm', 'cpu'];
 
-/** What selection may use: the WebGPU entry point, and the wasm backend's binary (ops.wasm). */
+/** What selection may use: the WebGPU entry point, and a maker of the wasm backend (the host decides its threads). */
 export interface BackendSources {
   gpu?: GPU;
-  wasmBinary?: () => Promise<ArrayBuffer | ArrayBufferView>;
+  wasm?: () => Promise<WasmOps>;
 }
 
 /** The probe's timings: milliseconds per repetition of its workload, by backend. */
@@ -38,6 +38,8 @@ export interface BackendInfo {
   fallbackReason: string | null;
   /** The measured probe, when `auto` ran one. */
   probe: BackendProbe | null;
+  /** Threads the kernels run on (wasm; 1 elsewhere). */
+  threads: number;
 }
 
 export type SelectResult = { ok: true; ops: Ops; info: BackendInfo } | { ok: false; reason: string };
@@ -47,10 +49,10 @@ export function isSoftwareAdapter(a: AdapterSummary): boolean {
   return a.isFallbackAdapter || /swiftshader/i.test(`${a.architecture} ${a.description} ${a.device}`);
 }
 
-async function loadWasm(sources: BackendSources): Promise<{ ok: true; ops: Ops } | { ok: false; reason: string }> {
-  if (!sources.wasmBinary) return { ok: false, reason: 'no wasm binary was supplied' };
+async function loadWasm(sources: BackendSources): Promise<{ ok: true; ops: WasmOps } | { ok: false; reason: string }> {
+  if (!sources.wasm) return { ok: false, reason: 'no wasm backend was supplied' };
   try {
-    return { ok: true, ops: createWasmOps(await sources.wasmBinary()) };
+    return { ok: true, ops: await sources.wasm() };
   } catch (e) {
     return { ok: false, reason: `the wasm backend failed to load: ${(e as Error).message}` };
   }
@@ -87,14 +89,14 @@ export async function probeOps(ops: Ops): Promise<number> {
 }
 
 export async function selectBackend(sources: BackendSources, preference: BackendPreference = 'auto'): Promise<SelectResult> {
-  const info = (backend: BackendName, reason: string, extra: Partial<BackendInfo> = {}): BackendInfo => ({ backend, adapter: null, reason, fallbackReason: null, probe: null, ...extra });
+  const info = (backend: BackendName, reason: string, extra: Partial<BackendInfo> = {}): BackendInfo => ({ backend, adapter: null, reason, fallbackReason: null, probe: null, threads: 1, ...extra });
   if (preference === 'cpu') {
     const reason = 'the CPU backend was requested';
     return { ok: true, ops: createCpuOps(), info: info('cpu', reason, { fallbackReason: reason }) };
   }
   if (preference === 'wasm') {
     const wasm = await loadWasm(sources);
-    return wasm.ok ? { ok: true, ops: wasm.ops, info: info('wasm', 'the wasm backend was requested') } : wasm;
+    return wasm.ok ? { ok: true, ops: wasm.ops, info: info('wasm', 'the wasm backend was requested', { threads: wasm.ops.threads }) } : wasm;
   }
   const acquired = await acquireGpu(sources.gpu);
   if (preference === 'webgpu') {
@@ -103,7 +105,7 @@ export async function selectBackend(sources: BackendSources, preference: Backend
   }
   const wasm = await loadWasm(sources);
   if (!acquired.ok) {
-    if (wasm.ok) return { ok: true, ops: wasm.ops, info: info('wasm', `no WebGPU: ${acquired.reason}`) };
+    if (wasm.ok) return { ok: true, ops: wasm.ops, info: info('wasm', `no WebGPU: ${acquired.reason}`, { threads: wasm.ops.threads }) };
     const reason = `no WebGPU (${acquired.reason}) and ${wasm.reason}`;
     return { ok: true, ops: createCpuOps(), info: info('cpu', reason, { fallbackReason: reason }) };
   }
@@ -111,7 +113,7 @@ export async function selectBackend(sources: BackendSources, preference: Backend
   if (!wasm.ok) return { ok: true, ops: createWebGpuOps(acquired.ctx), info: info('webgpu', `WebGPU, the only fast backend available (${wasm.reason})`, { adapter }) };
   if (isSoftwareAdapter(adapter)) {
     acquired.ctx.device.destroy();
-    return { ok: true, ops: wasm.ops, info: info('wasm', `the WebGPU adapter is a software one (${adapter.vendor}/${adapter.architecture}): wasm SIMD on the same CPU is faster`, { adapter }) };
+    return { ok: true, ops: wasm.ops, info: info('wasm', `the WebGPU adapter is a software one (${adapter.vendor}/${adapter.architecture}): wasm SIMD on the same CPU is faster`, { adapter, threads: wasm.ops.threads }) };
   }
   const gpuOps = createWebGpuOps(acquired.ctx);
   const workload = `${PROBE.reps} × matmul nt, nn, tn at ${PROBE.M}×${PROBE.K}×${PROBE.N}`;
@@ -121,7 +123,8 @@ export async function selectBackend(sources: BackendSources, preference: Backend
   const reason = `probe: webgpu ${msPerRep.webgpu.toFixed(2)} ms, wasm ${msPerRep.wasm.toFixed(2)} ms per repetition`;
   if (winner === 'wasm') {
     acquired.ctx.device.destroy();
-    return { ok: true, ops: wasm.ops, info: info('wasm', reason, { adapter, probe }) };
+    return { ok: true, ops: wasm.ops, info: info('wasm', reason, { adapter, probe, threads: wasm.ops.threads }) };
   }
+  wasm.ops.close();
   return { ok: true, ops: gpuOps, info: info('webgpu', reason, { adapter, probe }) };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { nodeWasmBinary } from '../wasm/node-wasm';
+import { nodeWasmBinary, nodeWasmOps } from '../wasm/node-wasm';
 import { compareClose } from '../testing/expect-close';
-import { conformanceCases } from './conformance';
+import { bigCases, conformanceCases } from './conformance';
 import { createCpuOps } from './cpu';
 import { createWasmOps } from './wasm';
 
@@ -38,5 +38,30 @@ describe('wasm backend memory', () => {
     expect(() => ops.zero(big)).toThrow(/was freed/);
     expect(() => ops.free(big)).toThrow(/was freed/);
     expect(ops.memoryStats().peakBytes).toBeGreaterThanOrEqual(32 << 20);
+  });
+});
+
+describe('multi-threaded wasm backend (worker_threads over a shared memory)', () => {
+  it('passes the conformance cases and is bit-identical to one thread on shapes big enough to split', async () => {
+    const mt = await nodeWasmOps(3);
+    const one = createWasmOps(binary);
+    try {
+      expect(mt.threads).toBe(3);
+      const cpu = createCpuOps();
+      for (const c of conformanceCases()) {
+        const want = c.run(cpu);
+        const got = c.run(mt);
+        for (const [name, t] of Object.entries(want)) {
+          const r = compareClose(await mt.read(got[name]), await cpu.read(t), { atol: c.atol, rtol: c.rtol, label: `${c.name}: ${name}` });
+          expect(r.ok, r.message).toBe(true);
+        }
+      }
+      for (const c of bigCases()) {
+        const [a, b] = [c.run(one), c.run(mt)];
+        for (const name of Object.keys(a)) expect(Array.from(await mt.read(b[name])), `${c.name}: ${name}`).toEqual(Array.from(await one.read(a[name])));
+      }
+    } finally {
+      mt.close();
+    }
   });
 });

@@ -18,10 +18,12 @@ import { checkElementwise } from '../residual/residual.ref';
 import { checkRmsnormEps, checkRmsnormShapes } from '../rmsnorm/rmsnorm.ref';
 import { checkRopeShapes } from '../rope/rope.ref';
 import { WasmHeap } from '../wasm/heap';
+import type { ThreadPort } from '../wasm/threads';
+import { WasmThreadPool } from '../wasm/threads';
 
 /** The parts of the WebAssembly JS API this backend uses (kernels/ is built without DOM or Node types). */
 interface WasmMemory {
-  readonly buffer: ArrayBuffer;
+  readonly buffer: ArrayBufferLike;
   grow(pages: number): number;
 }
 interface WasmApi {
@@ -68,6 +70,10 @@ export interface WasmTensor extends Tensor {
 
 export interface WasmOps extends Ops {
   readonly backend: 'wasm';
+  /** Threads the kernels run on (1: single-threaded). */
+  readonly threads: number;
+  /** Stops the helper threads (multi-threaded only); the ops must not be used after. */
+  close(): void;
   /** Bytes held by live tensors now, and the most ever held. */
   memoryStats(): { liveBytes: number; peakBytes: number };
 }
@@ -75,16 +81,52 @@ export interface WasmOps extends Ops {
 /** The single-threaded backend over ops.wasm (`binary`: its bytes or a compiled module). */
 export function createWasmOps(binary: ArrayBuffer | ArrayBufferView | object): WasmOps {
   const api = WA();
-  const module = binary instanceof ArrayBuffer || ArrayBuffer.isView(binary) ? new api.Module(binary) : binary;
+  const module = compile(api, binary);
   const memory = new api.Memory({ initial: 16, maximum: MAX_PAGES });
+  return wasmOpsOver(api, module, memory, null);
+}
+
+/**
+ * The multi-threaded backend over ops-mt.wasm: a shared memory (SharedArrayBuffer: the page must
+ * be cross-origin isolated) and `threads − 1` helper threads from `spawn`. Matmuls split by rows
+ * and attention by batch rows once they are big enough to pay for the wake-up.
+ */
+export async function createThreadedWasmOps(binaryMt: ArrayBuffer | ArrayBufferView | object, threads: number, spawn: () => ThreadPort): Promise<WasmOps> {
+  if (!Number.isInteger(threads) || threads < 2) throw new Error(`createThreadedWasmOps: threads must be an integer ≥ 2, got ${threads}`);
+  const api = WA();
+  const module = compile(api, binaryMt);
+  const memory = new api.Memory({ initial: 16, maximum: MAX_PAGES, shared: true });
+  const pool = await WasmThreadPool.start(module, memory, threads - 1, PARALLEL, spawn);
+  return wasmOpsOver(api, module, memory, pool);
+}
+
+function compile(api: WasmApi, binary: ArrayBuffer | ArrayBufferView | object): object {
+  return binary instanceof ArrayBuffer || ArrayBuffer.isView(binary) ? new api.Module(binary) : binary;
+}
+
+/** The kernels helper threads run, by index. */
+const PARALLEL = ['matmulRows', 'attentionForward', 'attentionBackward', 'attentionDecode'] as const;
+const fnIndex = (name: (typeof PARALLEL)[number]) => PARALLEL.indexOf(name);
+/** Multiply-adds below which a matmul stays on one thread (waking a helper costs microseconds). */
+const PARALLEL_MIN_MACS = 1 << 18;
+
+/** [start, end) ranges splitting 0..n into at most `parts` pieces, each a multiple of `align` but the last. */
+function split(n: number, parts: number, align: number): [number, number][] {
+  const per = Math.ceil(n / parts / align) * align;
+  const out: [number, number][] = [];
+  for (let s = 0; s < n; s += per) out.push([s, Math.min(n, s + per)]);
+  return out;
+}
+
+function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: WasmThreadPool | null): WasmOps {
   const abort = () => {
     throw new Error('wasm kernel aborted');
   };
   const k = new api.Instance(module, { env: { memory, abort } }).exports as unknown as Kernels;
   const heap = new WasmHeap(memory, k.heapBase(), MAX_PAGES * 65536);
-  let buffer: ArrayBuffer | null = null;
-  let f32v = new Float32Array(0);
-  let i32v = new Int32Array(0);
+  let buffer: ArrayBufferLike | null = null;
+  let f32v: Float32Array = new Float32Array(0);
+  let i32v: Int32Array = new Int32Array(0);
   const refresh = () => {
     if (buffer !== memory.buffer) {
       buffer = memory.buffer;
@@ -129,8 +171,23 @@ export function createWasmOps(binary: ArrayBuffer | ArrayBufferView | object): W
     return scratch.ptr;
   };
 
+  /**
+   * Runs `parts` (one per range of `split`) across the threads, or all on this one. `perPart`
+   * gives part j's arguments; `here` runs one part's arguments on this thread.
+   */
+  const parallel = (fn: (typeof PARALLEL)[number], ranges: [number, number][], perPart: (range: [number, number], j: number) => number[], here: (args: number[]) => void) => {
+    if (!pool || ranges.length < 2) {
+      ranges.forEach((r, j) => here(perPart(r, j)));
+      return;
+    }
+    pool.run(ranges.map((r, j) => ({ fn: fnIndex(fn), args: perPart(r, j) })), (part) => here(part.args));
+  };
+  const threads = pool?.size ?? 1;
+
   return {
     backend: 'wasm',
+    threads,
+    close: () => pool?.close(),
     memoryStats: () => ({ liveBytes: heap.liveBytes, peakBytes: heap.peakBytes }),
     alloc(label, length, dtype: DType = 'f32') {
       if (!Number.isInteger(length) || length < 0) throw new Error(`alloc '${label}': length must be a non-negative integer, got ${length}`);
@@ -177,7 +234,10 @@ export function createWasmOps(binary: ArrayBuffer | ArrayBufferView | object): W
         k.transpose(t, p(b), N, K);
         bp = t;
       }
-      k.matmulRows(p(out), p(a), bp, M, K, N, layout === 'tn' ? 1 : 0, acc, 0, M);
+      const transA = layout === 'tn' ? 1 : 0;
+      const ranges = M * K * N >= PARALLEL_MIN_MACS && M >= 8 ? split(M, threads, 4) : [[0, M] as [number, number]];
+      const [po, pa] = [p(out), p(a)];
+      parallel('matmulRows', ranges, ([m0, m1]) => [po, pa, bp, M, K, N, transA, acc, m0, m1], (x) => k.matmulRows(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]));
     },
     embeddingForward(out, ids, wte, N, C, V) {
       checkEmbeddingShapes('embeddingForward', { rows: out.length, ids: ids.length, table: wte.length }, N, C, V);
@@ -210,12 +270,22 @@ export function createWasmOps(binary: ArrayBuffer | ArrayBufferView | object): W
     },
     attentionForward(out, lse, q, kk, v, seg, B, T, NH, hs) {
       checkAttentionShapes('attentionForward', { out, lse, q, k: kk, v, segmentIds: seg }, B, T, NH, hs);
-      k.attentionForward(p(out), p(lse), p(q), p(kk), p(v), i(seg), B, T, NH, hs, scratchOf(T * 4));
+      // Batch rows are independent: each part takes rows [b0, b1) through offset pointers, and its own scratch.
+      const ranges = split(B, B * T * T * NH * hs >= PARALLEL_MIN_MACS ? threads : 1, 1);
+      const scores = scratchOf(ranges.length * T * 4);
+      const [po, pl, pq, pk, pv, ps] = [p(out), p(lse), p(q), p(kk), p(v), i(seg)];
+      const row = T * NH * hs * 4;
+      parallel('attentionForward', ranges, ([b0, b1], j) => [po + b0 * row, pl + b0 * NH * T * 4, pq + b0 * row, pk + b0 * row, pv + b0 * row, ps + b0 * T * 4, b1 - b0, T, NH, hs, scores + j * T * 4],
+        (x) => k.attentionForward(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10]));
     },
     attentionBackward(dq, dk, dv, dout, q, kk, v, out, lse, seg, B, T, NH, hs) {
       checkAttentionShapes('attentionBackward', { dq, dk, dv, dout, q, k: kk, v, out, lse, segmentIds: seg }, B, T, NH, hs);
-      const scores = scratchOf(T * 8);
-      k.attentionBackward(p(dq), p(dk), p(dv), p(dout), p(q), p(kk), p(v), i(seg), B, T, NH, hs, scores, scores + T * 4);
+      const ranges = split(B, B * T * T * NH * hs >= PARALLEL_MIN_MACS ? threads : 1, 1);
+      const scores = scratchOf(ranges.length * T * 8);
+      const [pdq, pdk, pdv, pdo, pq, pk, pv, ps] = [p(dq), p(dk), p(dv), p(dout), p(q), p(kk), p(v), i(seg)];
+      const row = T * NH * hs * 4;
+      parallel('attentionBackward', ranges, ([b0, b1], j) => [pdq + b0 * row, pdk + b0 * row, pdv + b0 * row, pdo + b0 * row, pq + b0 * row, pk + b0 * row, pv + b0 * row, ps + b0 * T * 4, b1 - b0, T, NH, hs, scores + j * T * 8, scores + j * T * 8 + T * 4],
+        (x) => k.attentionBackward(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], x[13]));
     },
     attentionDecode(out, q, kc, vc, lengths, B, L, NH, hs) {
       checkAttentionDecodeShapes('attentionDecode', { out, q, kCache: kc, vCache: vc, lengths }, B, L, NH, hs);
@@ -223,7 +293,12 @@ export function createWasmOps(binary: ArrayBuffer | ArrayBufferView | object): W
       for (let b = 0; b < B; b++) {
         if (!(lv[b] >= 0 && lv[b] <= L)) throw new Error(`attentionDecode: lengths[${b}] = ${lv[b]} is outside 0..L = 0..${L}`);
       }
-      k.attentionDecode(p(out), p(q), p(kc), p(vc), i(lengths), B, L, NH, hs, scratchOf(L * 4));
+      const ranges = split(B, B * L * NH * hs >= PARALLEL_MIN_MACS ? threads : 1, 1);
+      const scores = scratchOf(ranges.length * L * 4);
+      const [po, pq, pk, pv, pl] = [p(out), p(q), p(kc), p(vc), i(lengths)];
+      const head = NH * hs * 4;
+      parallel('attentionDecode', ranges, ([b0, b1], j) => [po + b0 * head, pq + b0 * head, pk + b0 * L * head, pv + b0 * L * head, pl + b0 * 4, b1 - b0, L, NH, hs, scores + j * L * 4],
+        (x) => k.attentionDecode(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]));
     },
     swigluForward(out, gate, up, n) {
       checkElementwise('swigluForward', n, { out, gate, up });

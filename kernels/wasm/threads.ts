@@ -1,0 +1,104 @@
+/**
+ * The wasm backend's helper threads: `threads − 1` workers (kernels/wasm/thread.mjs) share the
+ * calling thread's WebAssembly memory and each runs its part of a kernel, woken through a shared
+ * control block with Atomics; the caller runs the first part itself, then blocks with Atomics.wait
+ * until every part is done. That blocking is why the ops run in a dedicated Worker (the browser
+ * main thread may not wait) or in Node. A kernel's parts write disjoint outputs (rows of a matmul,
+ * batch rows of attention), so the result is bit-identical to one thread. Hosts supply `spawn`
+ * (kernels/ knows neither Web Workers nor worker_threads).
+ */
+
+const SLOT = 64; // ints per slot: 16 of control, then 24 f64 arguments
+const ARGS = 8;
+
+/** A started helper thread, as the host's Worker API exposes it. */
+export interface ThreadPort {
+  postMessage(message: unknown): void;
+  /** Calls `fn` with each message the thread posts. */
+  onMessage(fn: (message: unknown) => void): void;
+  /** Called once the thread has started and its listeners are on (Node: unref, so it does not keep the process alive). */
+  started?(): void;
+  terminate(): void;
+}
+
+/** One part of a kernel: the export's index in `names` and its arguments. */
+export interface Part {
+  fn: number;
+  args: number[];
+}
+
+/** The Atomics and SharedArrayBuffer globals (kernels/ is typed without DOM or Node, ES2022 has both). */
+export class WasmThreadPool {
+  private readonly ctl: Int32Array;
+  private readonly f64: Float64Array;
+  private seq = 0;
+  private failure: string | null = null;
+
+  private constructor(private readonly ports: ThreadPort[], control: SharedArrayBuffer) {
+    this.ctl = new Int32Array(control);
+    this.f64 = new Float64Array(control);
+    ports.forEach((p) => {
+      p.onMessage((m) => {
+        const msg = m as { type?: string; message?: string };
+        if (msg.type === 'error') this.failure = msg.message ?? 'a helper thread failed';
+      });
+      p.started?.();
+    });
+  }
+
+  /** Threads in all, the caller included. */
+  get size(): number {
+    return this.ports.length + 1;
+  }
+
+  /** Starts `helpers` threads on `module` over the shared `memory`; resolves when every one has instantiated it. */
+  static async start(module: object, memory: object, helpers: number, names: readonly string[], spawn: () => ThreadPort): Promise<WasmThreadPool> {
+    const control = new SharedArrayBuffer(Math.max(1, helpers) * SLOT * 4);
+    const ports = Array.from({ length: helpers }, spawn);
+    await Promise.all(
+      ports.map(
+        (p, slot) =>
+          new Promise<void>((resolve, reject) => {
+            p.onMessage((m) => {
+              const msg = m as { type?: string; message?: string };
+              if (msg.type === 'ready') resolve();
+              else if (msg.type === 'error') reject(new Error(`wasm helper thread ${slot}: ${msg.message}`));
+            });
+            p.postMessage({ type: 'start', module, memory, control, slot, names: [...names] });
+          }),
+      ),
+    );
+    return new WasmThreadPool(ports, control);
+  }
+
+  /** Runs parts[0] here and parts[1..] on helper threads (at most `size` parts), returning when all are done. */
+  run(parts: readonly Part[], here: (part: Part) => void): void {
+    if (parts.length > this.size) throw new Error(`wasm threads: ${parts.length} parts for ${this.size} threads`);
+    const seq = ++this.seq;
+    for (let i = 1; i < parts.length; i++) {
+      const base = (i - 1) * SLOT;
+      const argBase = (base >> 1) + ARGS;
+      const { fn, args } = parts[i];
+      this.ctl[base + 2] = fn;
+      this.ctl[base + 3] = args.length;
+      for (let j = 0; j < args.length; j++) this.f64[argBase + j] = args[j];
+      Atomics.store(this.ctl, base, seq);
+      Atomics.notify(this.ctl, base);
+    }
+    if (parts.length) here(parts[0]);
+    for (let i = 1; i < parts.length; i++) {
+      const base = (i - 1) * SLOT;
+      while (Atomics.load(this.ctl, base + 1) !== seq) Atomics.wait(this.ctl, base + 1, Atomics.load(this.ctl, base + 1), 1000);
+      if (this.ctl[base + 4]) throw new Error(`wasm helper thread ${i - 1} failed: ${this.failure ?? 'see its error'}`);
+    }
+  }
+
+  /** Stops the helper threads. */
+  close(): void {
+    for (let i = 0; i < this.ports.length; i++) {
+      Atomics.store(this.ctl, i * SLOT, -1);
+      Atomics.notify(this.ctl, i * SLOT);
+    }
+    this.ports.forEach((p) => p.terminate());
+  }
+}
