@@ -32,9 +32,12 @@ export interface PackOptions {
   maskZeroAdvantage?: boolean;
   /**
    * Which sessions are placed. `'trained'`: those whose status trains under `truncation`.
-   * `'all'`: every session, the others with zero response mask (to show them). Default `'trained'` (dew).
+   * `'all'`: every session, the others with zero response mask (to show them). `'carried'`: only
+   * those that carry loss mass, so sessions masked for a zero advantage are not packed at all
+   * (they add nothing to any loss term, KL included, nor to its token count: training on the
+   * batch is the same, with fewer rows to compute). Default `'trained'` (dew).
    */
-  include?: 'trained' | 'all';
+  include?: 'trained' | 'all' | 'carried';
 }
 
 /** How many sessions ended how. Infrastructure failures are the `failed` ones. */

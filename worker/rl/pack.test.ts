@@ -144,6 +144,25 @@ describe('pack: options', () => {
     expect(masked.metrics['batch/trainable_tokens']).toBe(0);
     expect(masked.chains.length).toBe(3); // still placed
     expect(masked.sessionWeights.every((w) => w === 0)).toBe(true);
+    expect(masked.metrics['sessions/not_packed']).toBe(0);
+  });
+
+  it('include "carried" leaves out the sessions masked for a zero advantage, counted, and packs the same trained ids', () => {
+    // Group x (sessions 0, 1) all-equal, group y (2, 3) varied: only y's sessions carry mass.
+    const mixed = [
+      { ...sessions[0], reward: 1 }, { ...sessions[1], reward: 1 },
+      { ...sessions[0], group: 'y', reward: 1 }, { ...sessions[1], group: 'y', reward: 0 },
+    ];
+    const all = ok(pack(mixed, 8, { maskZeroAdvantage: true }));
+    const carried = ok(pack(mixed, 8, { maskZeroAdvantage: true, include: 'carried' }));
+    expect(new Set(carried.chains.map((c) => c.session))).toEqual(new Set([2, 3]));
+    expect(carried.metrics['sessions/not_packed']).toBe(2);
+    expect(carried.rowsNeeded).toBeLessThan(all.rowsNeeded);
+    expect(carried.metrics['batch/trainable_tokens']).toBe(all.metrics['batch/trainable_tokens']);
+    expect(carried.counts.trained).toBe(all.counts.trained);
+    // The masked ids of the full packing are exactly what "carried" leaves out.
+    const massIds = (b: typeof all) => Array.from(b.inputIds).filter((_, t) => b.responseMask[t] > 0).sort();
+    expect(massIds(carried)).toEqual(massIds(all));
   });
 
   it('records the sampler support as CSR per id', () => {

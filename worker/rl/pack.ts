@@ -23,7 +23,7 @@ export function pack(sessions: readonly Session[], width: number, options: PackO
   const { rows, estimator = 'grpo', truncation = 'mask', include = 'trained', maskZeroAdvantage = false } = options;
   if (rows !== undefined && (!Number.isInteger(rows) || rows < 0)) throw new Error(`pack: rows = ${rows}: expected a non-negative integer`);
   if (truncation !== 'mask' && truncation !== 'score') throw new Error(`pack: truncation = ${JSON.stringify(truncation)}: expected "mask" or "score"`);
-  if (include !== 'trained' && include !== 'all') throw new Error(`pack: include = ${JSON.stringify(include)}: expected "trained" or "all"`);
+  if (include !== 'trained' && include !== 'all' && include !== 'carried') throw new Error(`pack: include = ${JSON.stringify(include)}: expected "trained", "all" or "carried"`);
   if (maskZeroAdvantage && estimator === 'none') throw new Error('pack: maskZeroAdvantage with estimator "none" would mask every session');
   validateSessions(sessions);
 
@@ -31,7 +31,8 @@ export function pack(sessions: readonly Session[], width: number, options: PackO
   const { advantage, fracRewardZeroStd, zeroStdGroups, groups } = sessionAdvantages(sessions, trained, estimator, options);
   const carries = trained.map((t, i) => t && !(maskZeroAdvantage && advantage[i] === 0));
 
-  const chains = sessions.flatMap((s, i) => (include === 'all' || trained[i] ? chainsOf(s, i) : []));
+  const placedSession = (i: number) => (include === 'all' ? true : include === 'carried' ? carries[i] : trained[i]);
+  const chains = sessions.flatMap((s, i) => (placedSession(i) ? chainsOf(s, i) : []));
   const placed = placeChains(
     chains.map((c) => c.length),
     width,
@@ -72,6 +73,8 @@ export function pack(sessions: readonly Session[], width: number, options: PackO
     'batch/trainable_tokens': mass,
     'sessions/total': counts.total,
     'sessions/trained': counts.trained,
+    // Trained sessions left out of the rows because they carry no loss mass (include 'carried').
+    'sessions/not_packed': sessions.filter((_, i) => trained[i] && !placedSession(i)).length,
     'sessions/truncated': counts.byStatus.truncated,
     'sessions/cancelled': counts.byStatus.cancelled,
     'sessions/infrastructure_failures': counts.byStatus.failed,

@@ -161,16 +161,16 @@ export class GrpoEpisodeRun {
 }
 
 /**
- * Packs a step's sessions: rows of twice the longest chain (two chains always fit), as many rows
- * as half the sessions rounded up to a multiple of miniBatches, more when chains were reset (pack
- * says how many it needs).
+ * Packs a step's sessions that carry loss mass (include 'carried': masked zero-advantage groups
+ * cost no rows) into rows of twice the longest chain (two chains always fit), as many rows as
+ * pack needs rounded up to a multiple of miniBatches (at least one each).
  */
 function packEpisodes(sessions: readonly Session[], c: GrpoEpisodeConfig): PackedBatch {
   const longest = Math.max(1, ...sessions.flatMap((s) => s.calls.map((call) => call.promptIds.length + call.sampledIds.length)));
   const roundUp = (n: number) => Math.ceil(Math.max(1, n) / c.miniBatches) * c.miniBatches;
-  const options = { estimator: c.estimator, advantage: c.advantage, truncation: c.truncation, maskZeroAdvantage: c.maskZeroAdvantage };
-  let packed = pack(sessions, 2 * longest, { ...options, rows: roundUp(Math.ceil(sessions.length / 2)) });
-  if (!packed.ok && packed.reason === 'rows') packed = pack(sessions, 2 * longest, { ...options, rows: roundUp(packed.rowsNeeded) });
+  const options = { estimator: c.estimator, advantage: c.advantage, truncation: c.truncation, maskZeroAdvantage: c.maskZeroAdvantage, include: 'carried' as const };
+  let packed = pack(sessions, 2 * longest, options);
+  if (packed.ok && packed.rows !== roundUp(packed.rows)) packed = pack(sessions, 2 * longest, { ...options, rows: roundUp(packed.rows) });
   if (!packed.ok) throw new Error(`GRPO episode batch does not pack: ${packed.message}`);
   return packed;
 }

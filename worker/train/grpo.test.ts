@@ -7,7 +7,9 @@ import { Model } from '../model/model';
 import { grpoObjective } from '../rl/index';
 import type * as MathRewardModule from '../rewards/math-reward';
 import type { GrpoConfig, GrpoStep } from './grpo';
-import { GRPO_ARITH, GrpoRun } from './grpo';
+import { GRPO_ARITH, GrpoRun, updateOnBatch } from './grpo';
+import { pack } from '../rl/pack';
+import { expectClose } from '../../kernels/testing/expect-close';
 import { SFT_ARITH, SftRun } from './sft';
 
 // A three-step SFT model never answers right, so every advantage would be 0 and no update would
@@ -32,14 +34,16 @@ async function tinyBase() {
 const CONFIG: GrpoConfig = { ...GRPO_ARITH, prompts: 3, group: 4, maxNew: 8, evalN: 4, lr: 1e-2, maskZeroAdvantage: false };
 
 describe('GrpoRun (CPU, tiny model)', () => {
-  it('samples P×G sessions, packs them into a fixed batch, and steps on a dlogp that lives on sampled ids only', async () => {
+  it('samples P×G sessions, packs the trained ones (at most two a row), and steps on a dlogp that lives on sampled ids only', async () => {
     const base = await tinyBase();
     const run = new GrpoRun(createCpuOps(), CONFIG, base);
     const s = await run.next();
     expect(s.sessions).toHaveLength(12);
     expect(new Set(s.sessions.map((x) => x.group)).size).toBe(3);
     expect(s.sessions.every((x) => x.calls[0].version === 0 && (x.reward === 0 || x.reward === 1))).toBe(true);
-    expect(s.packed.rows).toBe(6);
+    expect(s.packed.rows).toBe(s.packed.rowsNeeded);
+    expect(s.packed.rows).toBeLessThanOrEqual(6);
+    expect(new Set(s.packed.chains.map((ch) => ch.session)).size).toBe(s.metrics['sessions/trained']);
     for (let i = 0; i < s.dlogp.length; i++) if (!s.packed.responseMask[i]) expect(s.dlogp[i]).toBe(0);
     expect(Number.isFinite(s.metrics['loss/total'])).toBe(true);
     expect(s.metrics['rl/ppo_kl']).toBeCloseTo(0, 5); // one optimizer step per batch: ratio ≡ 1 up to float32
@@ -90,6 +94,26 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
     fresh.setWeights(base.weights);
     return (await fresh.score(s.packed)).logp;
   }
+
+  it('leaving masked zero-advantage sessions out of the rows trains exactly as packing them would', async () => {
+    const config: GrpoConfig = { ...TRAIN, maskZeroAdvantage: true, prompts: 6 };
+    const s = await first(config);
+    expect(s.metrics['sessions/not_packed']).toBeGreaterThan(0); // some all-equal groups this seed
+    expect(s.metrics['sessions/not_packed']).toBeLessThan(s.sessions.length);
+    const longest = Math.max(...s.generated.map((g) => g.promptIds.length + g.sampledIds.length));
+    const weightsAfter = async (include: 'trained' | 'carried') => {
+      const packed = pack(s.sessions, 2 * longest, { truncation: config.truncation, maskZeroAdvantage: true, include });
+      if (!packed.ok) throw new Error(packed.message);
+      const model = new Model(createCpuOps(), base.config);
+      model.setWeights(base.weights);
+      const t = await updateOnBatch({ model, reference: null, config, step: 1, onProgress: null }, packed);
+      return { rows: packed.rows, loss: t.last!.metrics['loss/total'], weights: await model.getWeights() };
+    };
+    const [all, carried] = [await weightsAfter('trained'), await weightsAfter('carried')];
+    expect(carried.rows).toBeLessThan(all.rows);
+    expect(carried.loss).toBeCloseTo(all.loss, 9);
+    for (const [name, w] of all.weights) expectClose(carried.weights.get(name)!, w, { atol: 1e-7, rtol: 1e-6, label: name });
+  });
 
   it('one update is AdamW on the gradient of the objective it reports: a finite difference along a random direction agrees', async () => {
     const config: GrpoConfig = { ...TRAIN, maxGradNorm: 1e9, lr: 1e-3 };

@@ -359,11 +359,13 @@ export class GrpoRun {
     const generated: Generated[] = sessions.map(({ calls: [g] }) => ({ promptIds: g.promptIds, sampledIds: g.sampledIds, behaviorLogProbs: g.behaviorLogProbs, rawLogProbs: g.rawLogProbs, finishReason: g.finishReason }));
     const tSample = performance.now();
     const longest = Math.max(...generated.map((g) => g.promptIds.length)) + c.maxNew;
-    // Two chains always fit a row of twice the longest chain: a fixed [rows, width] keeps the
-    // model's activations allocated once. Rows round up to a multiple of miniBatches, so every
-    // mini-batch has the same shape too.
-    const rows = Math.ceil(Math.ceil((c.prompts * c.group) / 2) / c.miniBatches) * c.miniBatches;
-    const packed = this.rollout.pack(sessions, 2 * longest, { rows });
+    // Two chains always fit a row of twice the longest chain. Only sessions that carry loss mass
+    // are packed (include 'carried': a zero-advantage group masked by maskZeroAdvantage costs no
+    // rows); rows round up to a multiple of miniBatches (at least one each), so every mini-batch
+    // has the same shape.
+    const roundUp = (r: number) => Math.max(1, Math.ceil(r / c.miniBatches)) * c.miniBatches;
+    let packed = this.rollout.pack(sessions, 2 * longest, { include: 'carried' });
+    if (packed.ok && packed.rows !== roundUp(packed.rows)) packed = this.rollout.pack(sessions, 2 * longest, { include: 'carried', rows: roundUp(packed.rows) });
     if (!packed.ok) throw new Error(`GRPO batch does not pack: ${packed.message}`);
     const trained = await updateOnBatch({ model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress }, packed);
     const metrics = batchMetrics(c, sessions, trained, t0, tSample);
