@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { GPU_ERROR_NAMES } from '../kernels/common/errors';
 import { nodeGpu } from '../kernels/common/node-gpu';
 import { createWorkbench } from './api';
+import type { WasmOps } from '../kernels/backends/wasm';
+import { testWasmOps } from '../kernels/wasm/node-wasm';
 import type { CheckpointFiles } from './model/checkpoint';
 import { exportCheckpoint, importCheckpoint } from './model/checkpoint';
 import { createCpuOps } from '../kernels/backends/cpu';
@@ -21,9 +23,9 @@ async function tinyBaseFiles(): Promise<CheckpointFiles> {
   return exportCheckpoint(sft.model, sft.tok, { note: 'test base' });
 }
 
-function connect(loadBase: () => Promise<CheckpointFiles> = tinyBaseFiles): WorkbenchApi {
+function connect(loadBase: () => Promise<CheckpointFiles> = tinyBaseFiles, wasm?: () => Promise<WasmOps>): WorkbenchApi {
   const { port1, port2 } = new MessageChannel();
-  expose(createWorkbench(() => nodeGpu(), loadBase), port1);
+  expose(createWorkbench(() => nodeGpu(), loadBase, undefined, undefined, wasm), port1);
   return wrap<WorkbenchApi>(port2) as unknown as WorkbenchApi;
 }
 
@@ -63,6 +65,34 @@ describe('worker API over comlink', () => {
     expect(result.cases.map((c) => c.name)).toContain('matmul_tiled nt 65x17x130');
     expect(result.cases.every((c) => c.passed)).toBe(true);
     expect(result.passed).toBe(true);
+  });
+});
+
+describe('backend choice with the wasm backend available', () => {
+  it('auto takes wasm over a software adapter (or without one), says why, and a run records the choice', async () => {
+    const api = connect(tinyBaseFiles, testWasmOps);
+    const info = await api.init('auto');
+    expect(info.backend).toBe('wasm');
+    expect(info.reason).toMatch(/software one \(google\/swiftshader\)|no WebGPU/);
+    expect(info.threads).toBe(1);
+    const events: RunEvent[] = [];
+    let finished!: () => void;
+    const done = new Promise<void>((r) => (finished = r));
+    const id = await api.startRun({ preset: 'sft-arith', steps: 1, lr: 1e-3, seed: 3, evalEvery: 0, evalN: 10, checkpointEvery: 0 }, proxy((e: RunEvent) => {
+      events.push(e);
+      if (e.type === 'status' && e.status === 'finished') finished();
+    }));
+    await done;
+    const run = (await api.listRuns()).find((r) => r.runId === id)!;
+    expect(run.backend).toBe('wasm');
+    expect(run.backendChoice).toEqual({ reason: info.reason, threads: 1, probe: null });
+  });
+
+  it('a forced choice is taken or refused, never replaced', async () => {
+    const api = connect(tinyBaseFiles, testWasmOps);
+    expect(await api.init('wasm')).toMatchObject({ backend: 'wasm', reason: 'the wasm backend was requested' });
+    const noWasm = connect();
+    await expect(noWasm.init('wasm')).rejects.toMatchObject({ message: expect.stringMatching(/no wasm backend was supplied/) });
   });
 });
 

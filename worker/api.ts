@@ -8,7 +8,7 @@ import type { WasmOps } from '../kernels/backends/wasm';
 import { selectBackend } from '../kernels/backends/select';
 import { GpuError } from '../kernels/common/errors';
 import type { CheckpointFiles } from './model/checkpoint';
-import type { BackendInfo, BackendPreference, RunEvent, RunOptions, SelfTestResult, WorkbenchApi } from './protocol';
+import type { BackendInfo, BackendPreference, RunBackendChoice, RunEvent, RunOptions, SelfTestResult, WorkbenchApi } from './protocol';
 import { checkRunOptions } from './runs/fields';
 import { PRESETS } from './runs/presets';
 import { RunManager } from './runs/run-manager';
@@ -41,17 +41,19 @@ export function createWorkbench(
   wasm?: () => Promise<WasmOps>,
 ): WorkbenchApi {
   let ops: Ops | null = null;
+  let choice: RunBackendChoice | null = null;
   const requireOps = (what: string): Ops => {
     if (!ops) throw new NotInitializedError(`${what} before init(): call init() first`);
     return ops;
   };
-  const runs = new RunManager(() => requireOps('a run'), loadBase, store, locks);
+  const runs = new RunManager(() => requireOps('a run'), loadBase, store, locks, () => choice);
 
   return {
     async init(preference: BackendPreference = 'auto'): Promise<BackendInfo> {
       const selected = await selectBackend({ gpu: await getGpu(), wasm }, preference);
       if (!selected.ok) throw new GpuError('GpuUnavailable', selected.reason);
       ops = selected.ops;
+      choice = { reason: selected.info.reason, threads: selected.info.threads, probe: selected.info.probe };
       return selected.info;
     },
     async selfTest(): Promise<SelfTestResult> {

@@ -45,6 +45,9 @@ export interface BackendInfo {
   threads: number;
 }
 
+/** What a run records of the backend that trained it (BackendInfo less the adapter's details). */
+export type RunBackendChoice = Pick<BackendInfo, 'reason' | 'threads' | 'probe'>;
+
 export interface SelfTestCase {
   /** e.g. `matmul_tiled nt 65x17x130`. */
   name: string;
@@ -180,6 +183,8 @@ export interface RunSummary {
   notes?: string;
   /** The backend that trained it (the last one, for a continued run). */
   backend?: BackendName;
+  /** Why that backend, its threads and auto's probe, as the backend selection reported them. */
+  backendChoice?: RunBackendChoice;
   /** Milliseconds spent computing its committed steps and evaluations (pauses and gaps excluded). */
   activeMs?: number;
   /** ms since the epoch of the last committed step. */

@@ -76,7 +76,10 @@ export function RunRow({ r, current, live, columns, actions }: Props) {
           {pct(r.latest?.accuracy)}
           {r.latest?.accuracyStep !== undefined && <small> (step {r.latest.accuracyStep})</small>}
         </td>
-        <td>{r.backend ?? '–'}</td>
+        <td title={r.backendChoice ? `why: ${r.backendChoice.reason}` : undefined}>
+          {r.backend ?? '–'}
+          {r.backendChoice && r.backendChoice.threads > 1 && <small> ×{r.backendChoice.threads}</small>}
+        </td>
         <td>{new Date(r.createdAt).toLocaleString()}</td>
         <td>{r.activeMs === undefined ? '–' : duration(r.activeMs)}</td>
         <td className="actions">

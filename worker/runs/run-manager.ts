@@ -15,7 +15,7 @@ import { tokenizerFromDescription } from '../data/tokenizer';
 import type { CheckpointFiles, LoadedCheckpoint } from '../model/checkpoint';
 import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
-import type { BatchRecord, ContinueResult, DeleteResult, EpisodeGrpoRunOptions, GroupRecord, PhaseReport, RunEvent, RunOptions, RunStatus, RunSummary } from '../protocol';
+import type { BatchRecord, ContinueResult, DeleteResult, EpisodeGrpoRunOptions, GroupRecord, PhaseReport, RunBackendChoice, RunEvent, RunOptions, RunStatus, RunSummary } from '../protocol';
 import type { Session } from '../rl/types';
 import type { ResumeRecord, RunMeta, RunStore } from '../store/run-store';
 import { StorageFullError } from '../store/run-store';
@@ -121,12 +121,14 @@ export class RunManager {
    * (public/checkpoints/NAME), fetched by the page's origin in the browser. `store`: where runs,
    * steps, groups, batches, checkpoints and the episode journal are committed (IndexedDB in the browser).
    * `locks`: which runs a page of this origin is running (Web Locks in the browser, run-locks.ts).
+   * `getBackendChoice`: why the active backend was chosen, recorded with each run it trains.
    */
   constructor(
     private readonly getOps: () => Ops,
     private readonly loadBase: (name: BaseName) => Promise<CheckpointFiles>,
     readonly store: RunStore,
     private readonly locks: RunLocks = memoryRunLocks(),
+    private readonly getBackendChoice: () => RunBackendChoice | null = () => null,
   ) {}
 
   start(options: RunOptions, emit: (e: RunEvent) => void): string {
@@ -351,7 +353,8 @@ export class RunManager {
         await this.store.putRun({ runId, options: o, createdAt: Date.now(), status: 'running', lastStep: 0 });
         emit({ type: 'status', runId, status: 'running' });
       }
-      await this.store.setBackend(runId, this.getOps().backend);
+      const choice = this.getBackendChoice();
+      await this.store.setBackend(runId, this.getOps().backend, choice ?? undefined);
       const trainer = await this.trainer(o, runId, `${runId}/loop ${++this.loops} at ${new Date().toISOString()}`);
       if (from) trainer.run.resumeAt({ ...from.resume, weights: importCheckpoint(from.files).weights });
       /** The last step stored, and the step of the run's checkpoint (the one continuing would start from). */

@@ -13,7 +13,7 @@
 import type { DBSchema, IDBPDatabase } from 'idb';
 import { openDB } from 'idb';
 import type { CheckpointFiles } from '../model/checkpoint';
-import type { BackendName, BatchRecord, GroupRecord, RunStatus } from '../protocol';
+import type { BackendName, BatchRecord, RunBackendChoice, GroupRecord, RunStatus } from '../protocol';
 import type { JournalSchema } from './idb-journal';
 import { IdbJournal, runRange } from './idb-journal';
 import type { EvalRecord, ResumeRecord, RunMeta, RunRecord, RunStore, StepCommit } from './run-store';
@@ -113,8 +113,8 @@ export class IdbRunStore implements RunStore {
     await this.updateRun(runId, (run) => withMeta(run, meta));
   }
 
-  async setBackend(runId: string, backend: BackendName) {
-    await this.updateRun(runId, (run) => ({ ...run, backend }));
+  async setBackend(runId: string, backend: BackendName, choice?: RunBackendChoice) {
+    await this.updateRun(runId, (run) => ({ ...run, backend, backendChoice: choice }));
   }
 
   private async updateRun(runId: string, f: (run: RunRecord) => RunRecord) {

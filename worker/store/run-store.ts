@@ -4,7 +4,7 @@
  * trainer's position). One interface, two homes: IndexedDB in the browser (idb-store.ts, the
  * worker alone owns it) and memory (this file) in Node and when IndexedDB is unavailable.
  */
-import type { BackendName, BatchRecord, GroupRecord, RunStatus, RunSummary, SessionRecord } from '../protocol';
+import type { BackendName, BatchRecord, RunBackendChoice, GroupRecord, RunStatus, RunSummary, SessionRecord } from '../protocol';
 import type { CheckpointFiles } from '../model/checkpoint';
 import type { OptimizerState } from '../model/model';
 import type { Session } from '../rl/types';
@@ -94,8 +94,8 @@ export interface RunStore {
   setStatus(runId: string, status: RunStatus, message?: string): Promise<void>;
   /** Sets the run's name and notes (an empty name: back to the default); the caller checks them (RunManager.updateMeta). */
   updateMeta(runId: string, meta: RunMeta): Promise<void>;
-  /** Sets the backend that trains the run now. */
-  setBackend(runId: string, backend: BackendName): Promise<void>;
+  /** Sets the backend that trains the run now, and why it was chosen. */
+  setBackend(runId: string, backend: BackendName, choice?: RunBackendChoice): Promise<void>;
   /** Removes every record of the run (run, steps, groups, batches, sessions, checkpoint, resume state), atomically. */
   deleteRun(runId: string): Promise<DeletedRun>;
   /**
@@ -163,8 +163,10 @@ export class MemoryRunStore implements RunStore {
     this.runs.set(runId, withMeta(this.require(runId), meta));
   }
 
-  async setBackend(runId: string, backend: BackendName) {
-    this.require(runId).backend = backend;
+  async setBackend(runId: string, backend: BackendName, choice?: RunBackendChoice) {
+    const run = this.require(runId);
+    run.backend = backend;
+    run.backendChoice = choice;
   }
 
   async deleteRun(runId: string) {
@@ -265,7 +267,7 @@ export class DeferredRunStore implements RunStore {
   commitStep = (runId: string, c: StepCommit) => this.call('commitStep', runId, c);
   setStatus = (runId: string, status: RunStatus, message?: string) => this.call('setStatus', runId, status, message);
   updateMeta = (runId: string, meta: RunMeta) => this.call('updateMeta', runId, meta);
-  setBackend = (runId: string, backend: BackendName) => this.call('setBackend', runId, backend);
+  setBackend = (runId: string, backend: BackendName, choice?: RunBackendChoice) => this.call('setBackend', runId, backend, choice);
   deleteRun = (runId: string) => this.call('deleteRun', runId);
   saveCheckpoint = (runId: string, step: number, files: CheckpointFiles, resume?: ResumeRecord) => this.call('saveCheckpoint', runId, step, files, resume);
   truncateAfter = (runId: string, step: number) => this.call('truncateAfter', runId, step);
