@@ -2,7 +2,9 @@ import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { openPreset } from './helpers';
 
 /** A short grpo-calc run: 2 tasks × 2 episodes a step, checkpoints every other step (so a continue recomputes a step from its journal). */
-const SMALL = { Steps: 8, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0, 'Checkpoint every': 2 };
+// 16 steps of 2 × 2 episodes: long enough on WebGPU over SwiftShader for ten closes at random points.
+const STEPS = 16;
+const SMALL = { Steps: STEPS, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0, 'Checkpoint every': 2 };
 const KILLS = 10;
 
 interface ExportedTurn {
@@ -53,7 +55,8 @@ async function freshPage(context: BrowserContext): Promise<Page> {
 test('a grpo-calc run closed at random points ten times continues each time: no committed turn is lost or executed twice, and it ends where an uninterrupted run ends', async ({ context }) => {
   test.setTimeout(900_000);
   let page = await freshPage(context);
-  await openPreset(page, 'grpo-calc', SMALL);
+  // WebGPU over SwiftShader: steps slow enough that the closes land mid-run (on wasm the 8 steps end within the first wait).
+  await openPreset(page, 'grpo-calc', SMALL, 'webgpu');
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-phase')).toContainText(/Step 1: sampling/, { timeout: 120_000 });
   const runId = await runIdOf(page);
@@ -81,10 +84,10 @@ test('a grpo-calc run closed at random points ten times continues each time: no 
   }
   expect(kills).toBe(KILLS);
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 600_000 });
-  await expect(page.getByTestId('run-step')).toHaveText('8');
+  await expect(page.getByTestId('run-step')).toHaveText(String(STEPS));
 
   const interrupted = await exportedEpisodes(page, runId);
-  expect(interrupted).toHaveLength(8 * 4);
+  expect(interrupted).toHaveLength(STEPS * 4);
   for (const e of interrupted) {
     expect(e.status, `step ${e.step} episode ${e.episode}`).not.toBe('running');
     expect(e.turns.map((t) => t.turn)).toEqual(e.turns.map((_, k) => k + 1));
@@ -97,7 +100,7 @@ test('a grpo-calc run closed at random points ten times continues each time: no 
   test.info().annotations.push({ type: 'episodes cut between turns', description: String(restored.length) });
 
   // The same config and seed, never interrupted: the same episodes, id for id.
-  await openPreset(page, 'grpo-calc', SMALL);
+  await openPreset(page, 'grpo-calc', SMALL, 'webgpu');
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 600_000 });
   const reference = await exportedEpisodes(page, await runIdOf(page));

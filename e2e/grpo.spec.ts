@@ -86,7 +86,7 @@ test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome an
   await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Batch' }).click();
   await expect(page.getByTestId('batch-view')).toBeVisible();
   await expect(page.getByRole('heading', { name: /^Run grpo-arith · \S+ · step 2 of 2$/ })).toBeVisible();
-  await expect(page.getByTestId('batch-summary')).toContainText(/8 rows × 46 ids; \d+ rows needed; packing efficiency \d+\.\d%/);
+  await expect(page.getByTestId('batch-summary')).toContainText(/[1-8] rows × 46 ids; \d+ rows needed; packing efficiency \d+\.\d%/);
   const canvas = page.getByTestId('batch-canvas');
   await expect(canvas).toBeVisible();
   await canvas.focus();

@@ -16,7 +16,8 @@ export async function openPreset(
   fields: Record<string, string | number> = {},
   backend: 'wasm' | 'webgpu' = 'wasm',
 ): Promise<void> {
-  if (backend !== 'wasm') await page.addInitScript((b) => localStorage.setItem('dewpoint.backend', b), backend);
+  // The System view's stored choice, set before the page loads (auto for wasm: the default path).
+  await page.addInitScript((b) => localStorage.setItem('dewpoint.backend', b), backend === 'wasm' ? 'auto' : backend);
   await page.goto('/#/experiments');
   await expect(page.getByText(new RegExp(`Training on ${backend}`))).toBeVisible();
   await page.getByTestId(`preset-${preset}`).click();

@@ -6,8 +6,8 @@ const SMALL = { Steps: 6, 'Prompts per step': 2, 'Group size': 2, 'Evaluate ever
 const runIdOf = async (page: Page) => (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');
 
 test('Stop during a step: the step is stored and reported as the last one, a checkpoint is written, and the run continues from it', async ({ page }) => {
-  // 8 × 4 sequences: a step long enough here that Stop lands in its sampling.
-  await openPreset(page, 'grpo-arith', { ...SMALL, 'Prompts per step': 8, 'Group size': 4 });
+  // 8 × 4 sequences on WebGPU over SwiftShader: a step long enough that Stop lands in its sampling.
+  await openPreset(page, 'grpo-arith', { ...SMALL, 'Prompts per step': 8, 'Group size': 4 }, 'webgpu');
   await page.getByTestId('run-start').click();
   // Before the first step the dashboard already labels a GRPO run's loss as GRPO's, not SFT's.
   await expect(page.getByText('Loss (loss/total)')).toBeVisible();
@@ -37,7 +37,8 @@ test('Stop during a step: the step is stored and reported as the last one, a che
 });
 
 test('Reload mid-run asks first; after it the page does not claim there is no run while stored runs are listed', async ({ page }) => {
-  await openPreset(page, 'grpo-arith', { ...SMALL, Steps: 30 });
+  // WebGPU over SwiftShader: slow enough steps that the reload lands mid-run (wasm would finish first).
+  await openPreset(page, 'grpo-arith', { ...SMALL, Steps: 30 }, 'webgpu');
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-step')).toHaveText(/^[1-9]/, { timeout: 120_000 });
   const runId = await runIdOf(page);
