@@ -23,7 +23,7 @@ export function forward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, vh: Valu
     const x = a.layers[l];
     attentionInputs(ops, c, p.layers[l], x, a, N);
     ops.attentionForward(x.att, x.lse, x.q, x.k, x.v, a.segments, B, T, NH, hs);
-    attentionOutputAndMlp(ops, c, p.layers[l], x, a, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, N);
+    attentionOutputAndMlp(ops, c, p.layers[l], x, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, N);
   }
   lmHead(ops, c, p, a, N);
   ops.logprobForward(a.logp, a.entropy, a.lseOut, a.logits, a.targets, N, V);
@@ -41,17 +41,21 @@ export function attentionInputs(ops: Ops, c: ModelConfig, w: LayerParams, x: Lay
   ops.ropeForward(x.k, a.kPre, a.positions, N, NH, hs, c.ropeTheta);
 }
 
-/** o_proj → residual → ln2 → SwiGLU MLP → residual into `xNext`. */
-export function attentionOutputAndMlp(ops: Ops, c: ModelConfig, w: LayerParams, x: LayerActs, a: Acts, xNext: LayerActs['x'], N: number): void {
+/**
+ * o_proj → residual → ln2 → SwiGLU MLP → residual into `xNext`. Each residual add is fused into
+ * its projection: the stream is copied forward and the matmul accumulates onto it (one dispatch
+ * and one (N, C) round trip fewer per add than a separate residual kernel).
+ */
+export function attentionOutputAndMlp(ops: Ops, c: ModelConfig, w: LayerParams, x: LayerActs, xNext: LayerActs['x'], N: number): void {
   const C = c.dModel, F = c.ffn;
-  ops.matmul(a.proj, x.att, w.wo, N, C, C, 'nt');
-  ops.residualForward(x.x1, x.x, a.proj, N * C);
+  ops.copy(x.x1, x.x);
+  ops.matmul(x.x1, x.att, w.wo, N, C, C, 'nt', { accumulate: true }); // x1 = x + att · woᵀ
   ops.rmsnormForward(x.ln2, x.rstd2, x.x1, w.ln2, N, C, c.normEps);
   ops.matmul(x.gate, x.ln2, w.wg, N, C, F, 'nt'); // (N, C) · (F, C)ᵀ
   ops.matmul(x.up, x.ln2, w.wu, N, C, F, 'nt');
   ops.swigluForward(x.h, x.gate, x.up, N * F);
-  ops.matmul(a.proj, x.h, w.wd, N, F, C, 'nt'); // (N, F) · (C, F)ᵀ
-  ops.residualForward(xNext, x.x1, a.proj, N * C);
+  ops.copy(xNext, x.x1);
+  ops.matmul(xNext, x.h, w.wd, N, F, C, 'nt', { accumulate: true }); // xNext = x1 + h · wdᵀ, (N, F) · (C, F)ᵀ
 }
 
 /** Final RMSNorm and the LM head: logits (N, V). */

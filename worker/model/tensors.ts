@@ -92,7 +92,6 @@ export interface Acts {
   // forward scratch
   qPre: Tensor; // (N, C) before RoPE
   kPre: Tensor; // (N, C)
-  proj: Tensor; // (N, C) o_proj / down_proj output
   // backward scratch
   dlogp: Tensor; // (N) seed per position
   dvalues: Tensor; // (N) value-head seed per position
@@ -128,7 +127,7 @@ export function allocActs(ops: Ops, c: ModelConfig, B: number, T: number): Acts 
     B, T, ids: i('ids'), positions: i('positions'), segments: i('segments'), targets: i('targets'), layers,
     xL: f('xL', N * C), lnf: f('lnf', N * C), rstdf: f('rstdf', N), logits: f('logits', N * V),
     logp: f('logp', N), values: f('values', N), entropy: f('entropy', N), lseOut: f('lseOut', N),
-    qPre: f('qPre', N * C), kPre: f('kPre', N * C), proj: f('proj', N * C),
+    qPre: f('qPre', N * C), kPre: f('kPre', N * C),
     dlogp: f('dlogp', N), dvalues: f('dvalues', N), dlogits: f('dlogits', N * V), dres: f('dres', N * C), dln: f('dln', N * C), datt: f('datt', N * C),
     dq: f('dq', N * C), dk: f('dk', N * C), dv: f('dv', N * C), dqPre: f('dqPre', N * C), dkPre: f('dkPre', N * C),
     dgate: f('dgate', N * F), dup: f('dup', N * F), dh: f('dh', N * F),
