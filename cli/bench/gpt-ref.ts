@@ -8,6 +8,8 @@
  * loss must fall on every backend alike: a correctness check, not only a timing.
  */
 import { createCpuOps } from '../../kernels/backends/cpu';
+import { createWasmOps } from '../../kernels/backends/wasm';
+import { nodeWasmBinary } from '../../kernels/wasm/node-wasm';
 import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
 import type { ModelConfig } from '../../worker/model/config';
@@ -68,7 +70,9 @@ async function measure(backend: string, ops: Ops, steps: number): Promise<GptRef
 export async function benchGptRef(runs: number | null) {
   const steps = runs ?? 10;
   const rows: GptRefRow[] = [];
-  rows.push(await measure('wasm', (await cliBackend('wasm')).ops, steps));
+  const wasm = await cliBackend('wasm');
+  rows.push(await measure(`wasm × ${wasm.info.threads} threads`, wasm.ops, steps));
+  if (wasm.info.threads > 1) rows.push(await measure('wasm × 1 thread', createWasmOps(await nodeWasmBinary()), steps));
   const gpu = await cliBackend('webgpu').catch(() => null);
   let adapter = 'no WebGPU adapter';
   if (gpu) {

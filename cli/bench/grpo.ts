@@ -6,6 +6,8 @@
  * 2.., and checks that every backend drew the same rewards and losses as the CPU references.
  */
 import { createCpuOps } from '../../kernels/backends/cpu';
+import { createWasmOps } from '../../kernels/backends/wasm';
+import { nodeWasmBinary } from '../../kernels/wasm/node-wasm';
 import type { Ops } from '../../kernels/ops';
 import { importCheckpoint } from '../../worker/model/checkpoint';
 import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
@@ -45,8 +47,10 @@ async function measure(label: string, ops: Ops, steps: number): Promise<Row> {
 export async function benchGrpo(args: BenchArgs) {
   const steps = args.runs ?? 3;
   const rows: Row[] = [];
+  const wasm = await cliBackend('wasm');
   const backends: [string, () => Promise<Ops | null>][] = [
-    ['wasm', async () => (await cliBackend('wasm')).ops],
+    [`wasm × ${wasm.info.threads} threads`, async () => wasm.ops],
+    ...(wasm.info.threads > 1 ? [['wasm × 1 thread', async () => createWasmOps(await nodeWasmBinary())] as [string, () => Promise<Ops>]] : []),
     ['webgpu', async () => cliBackend('webgpu').then((b) => b.ops, () => null)],
     ['cpu', async () => createCpuOps()],
   ];

@@ -1,8 +1,8 @@
 /**
  * Train-step throughput (forward + backward + clipping + AdamW) of the SFT step for the default
- * model preset and a larger one, on WebGPU and on the CPU backend, in one run; and the share of
- * step time per kernel: GPU timestamp queries where the adapter has them, wall time per call on
- * the CPU (its ops run synchronously).
+ * model preset and a larger one, on WebGPU, wasm and the CPU backend, in one run; and the share
+ * of step time per kernel: GPU timestamp queries where the adapter has them, wall time per call
+ * on wasm and the CPU (their ops run synchronously). `--model gpt-ref`: gpt-ref.ts.
  */
 import { createCpuOps } from '../../kernels/backends/cpu';
 import type { WebGpuOps } from '../../kernels/backends/webgpu';
@@ -19,7 +19,7 @@ const PRESETS: ModelPresetName[] = ['small', 'medium'];
 
 interface Row {
   preset: ModelPresetName;
-  backend: 'webgpu' | 'cpu';
+  backend: 'webgpu' | 'wasm' | 'cpu';
   tokensPerStep: number;
   stepMs: number;
   tokensPerS: number;
@@ -28,8 +28,8 @@ interface Row {
   timing: 'timestamp-query' | 'wall-clock per call';
 }
 
-/** Wraps every op of a synchronous (CPU) backend to sum wall time per op name. */
-function timedCpuOps(ops: Ops, totals: Map<string, number>): Ops {
+/** Wraps every op of a synchronous backend (wasm, CPU) to sum wall time per op name. */
+function timedSyncOps(ops: Ops, totals: Map<string, number>): Ops {
   const wrapped: Record<string, unknown> = { ...ops };
   for (const [name, fn] of Object.entries(ops)) {
     if (typeof fn !== 'function' || ['alloc', 'upload', 'read', 'flush', 'sync', 'free'].includes(name)) continue;
@@ -48,9 +48,9 @@ function shares(totals: Map<string, number>): Record<string, number> {
   return Object.fromEntries([...totals.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, sum > 0 ? v / sum : 0]));
 }
 
-async function measure(preset: ModelPresetName, backend: 'webgpu' | 'cpu', baseOps: Ops, runs: number): Promise<Row> {
+async function measure(preset: ModelPresetName, backend: Row['backend'], baseOps: Ops, runs: number): Promise<Row> {
   const cpuTotals = new Map<string, number>();
-  const ops = backend === 'cpu' ? timedCpuOps(baseOps, cpuTotals) : baseOps;
+  const ops = backend === 'webgpu' ? baseOps : timedSyncOps(baseOps, cpuTotals);
   const run = new SftRun(ops, { ...SFT_ARITH, model: preset, evalEvery: 0, evalN: 1 });
   await run.next(); // warm-up: pipeline compilation, allocation
   const times: number[] = [];
@@ -85,17 +85,20 @@ async function measure(preset: ModelPresetName, backend: 'webgpu' | 'cpu', baseO
 export async function benchTrain(args: BenchArgs) {
   if (args.model === 'gpt-ref') return benchGptRef(args.runs);
   const runs = args.runs ?? 3;
-  const { ops: gpuOps, info } = await cliBackend('auto');
+  const gpu = await cliBackend('webgpu').catch(() => null);
+  const { ops: wasmOps } = await cliBackend('wasm');
   const rows: Row[] = [];
   for (const preset of PRESETS) {
-    if (info.backend === 'webgpu') {
+    if (gpu) {
       process.stderr.write(`train ${preset}: webgpu\n`);
-      rows.push(await measure(preset, 'webgpu', gpuOps, runs));
+      rows.push(await measure(preset, 'webgpu', gpu.ops, runs));
     }
+    process.stderr.write(`train ${preset}: wasm\n`);
+    rows.push(await measure(preset, 'wasm', wasmOps, runs));
     process.stderr.write(`train ${preset}: cpu\n`);
     rows.push(await measure(preset, 'cpu', createCpuOps(), runs));
   }
-  const adapter = info.adapter ? `${info.adapter.vendor}/${info.adapter.architecture} ${info.adapter.description}` : `no WebGPU: ${info.fallbackReason}`;
+  const adapter = gpu?.info.adapter ? `${gpu.info.adapter.vendor}/${gpu.info.adapter.architecture} ${gpu.info.adapter.description}` : 'no WebGPU adapter';
   const json = { bench: 'train', step: 'SFT: forward + backward + clip + AdamW', batch: { rows: SFT_ARITH.rows, width: SFT_ARITH.width, examples: SFT_ARITH.examples }, runs, statistic: 'median step time', adapter, rows };
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const lines = [
