@@ -28,7 +28,7 @@ function BackendChoice() {
     },
   });
   return (
-    <div className="field">
+    <div className="backend-choice">
       <label htmlFor={id}>Backend</label>
       <select id={id} defaultValue={storedBackendPreference()} onChange={(e) => change.mutate(e.target.value as BackendPreference)} disabled={change.isPending} aria-describedby={`${id}-note`}>
         {BACKEND_CHOICES.map((c) => (
