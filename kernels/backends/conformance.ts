@@ -53,6 +53,27 @@ function segments(B: number, T: number, seed: number): number[] {
 
 const ids = (n: number, V: number, seed: number) => Array.from(randomArray(n, seed, 0, 1), (x) => Math.floor(x * V));
 
+/** Attention forward then backward on packed rows of random segments. */
+function attention(ops: Ops, B: number, T: number, NH: number, hs: number): Record<string, Tensor> {
+  const n = B * T * NH * hs;
+  const seg = i32(ops, 'seg', segments(B, T, 16));
+  const [q, k, v] = [f32(ops, 'q', n, 17, -2, 2), f32(ops, 'k', n, 18, -2, 2), f32(ops, 'v', n, 19)];
+  const out = ops.alloc('out', n);
+  const lse = ops.alloc('lse', B * NH * T);
+  ops.attentionForward(out, lse, q, k, v, seg, B, T, NH, hs);
+  const [dq, dk, dv] = [f32(ops, 'dq', n, 20), f32(ops, 'dk', n, 21), f32(ops, 'dv', n, 22)];
+  ops.attentionBackward(dq, dk, dv, f32(ops, 'dout', n, 23), q, k, v, out, lse, seg, B, T, NH, hs);
+  return { out, lse, dq, dk, dv };
+}
+
+/** One decode step over caches of L slots, row b holding (5b) mod (L + 1) of them (0: an inactive row). */
+function decode(ops: Ops, B: number, L: number, NH: number, hs: number): Record<string, Tensor> {
+  const lengths = i32(ops, 'lengths', Array.from({ length: B }, (_, b) => (b * 5) % (L + 1)));
+  const out = f32(ops, 'out', B * NH * hs, 24);
+  ops.attentionDecode(out, f32(ops, 'q', B * NH * hs, 25, -2, 2), f32(ops, 'k', B * L * NH * hs, 26, -2, 2), f32(ops, 'v', B * L * NH * hs, 27), lengths, B, L, NH, hs);
+  return { out };
+}
+
 const MATMUL_SHAPES: [number, number, number][] = [[1, 1, 1], [17, 33, 5], [65, 17, 130], [5, 64, 25], [130, 64, 176], [64, 130, 9], [3, 300, 7]];
 const ATTN_SHAPES: [number, number, number, number][] = [[1, 1, 1, 1], [2, 9, 2, 4], [3, 37, 4, 16], [1, 64, 2, 6]];
 const HP: AdamWHyper = { lr: 1e-2, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.1, step: 3 };
@@ -115,32 +136,9 @@ export function conformanceCases(): ConformanceCase[] {
       },
     });
   }
-  for (const [B, T, NH, hs] of ATTN_SHAPES) {
-    cases.push({
-      name: `attention ${B}x${T}x${NH}x${hs}`, atol: 2e-5, rtol: 1e-4,
-      run: (ops) => {
-        const n = B * T * NH * hs;
-        const seg = i32(ops, 'seg', segments(B, T, 16));
-        const [q, k, v] = [f32(ops, 'q', n, 17, -2, 2), f32(ops, 'k', n, 18, -2, 2), f32(ops, 'v', n, 19)];
-        const out = ops.alloc('out', n);
-        const lse = ops.alloc('lse', B * NH * T);
-        ops.attentionForward(out, lse, q, k, v, seg, B, T, NH, hs);
-        const [dq, dk, dv] = [f32(ops, 'dq', n, 20), f32(ops, 'dk', n, 21), f32(ops, 'dv', n, 22)];
-        ops.attentionBackward(dq, dk, dv, f32(ops, 'dout', n, 23), q, k, v, out, lse, seg, B, T, NH, hs);
-        return { out, lse, dq, dk, dv };
-      },
-    });
-  }
+  for (const [B, T, NH, hs] of ATTN_SHAPES) cases.push({ name: `attention ${B}x${T}x${NH}x${hs}`, atol: 2e-5, rtol: 1e-4, run: (ops) => attention(ops, B, T, NH, hs) });
   for (const [B, L, NH, hs] of [[1, 1, 1, 1], [5, 9, 2, 4], [128, 40, 4, 16]]) {
-    cases.push({
-      name: `attentionDecode ${B}x${L}x${NH}x${hs}`, atol: 1e-5, rtol: 1e-4,
-      run: (ops) => {
-        const lengths = i32(ops, 'lengths', Array.from({ length: B }, (_, b) => (b * 5) % (L + 1)));
-        const out = f32(ops, 'out', B * NH * hs, 24);
-        ops.attentionDecode(out, f32(ops, 'q', B * NH * hs, 25, -2, 2), f32(ops, 'k', B * L * NH * hs, 26, -2, 2), f32(ops, 'v', B * L * NH * hs, 27), lengths, B, L, NH, hs);
-        return { out };
-      },
-    });
+    cases.push({ name: `attentionDecode ${B}x${L}x${NH}x${hs}`, atol: 1e-5, rtol: 1e-4, run: (ops) => decode(ops, B, L, NH, hs) });
   }
   for (const n of [1, 7, 1003]) {
     cases.push({
@@ -209,23 +207,8 @@ export function bigCases(): ConformanceCase[] {
     });
   }
   const [B, T, NH, hs] = [9, 64, 4, 16];
-  cases.push({
-    name: `attention ${B}x${T}x${NH}x${hs}`, atol: 0, rtol: 0,
-    run: (ops) => {
-      const n = B * T * NH * hs;
-      const seg = i32(ops, 'seg', segments(B, T, 16));
-      const [q, k, v] = [f32(ops, 'q', n, 17, -2, 2), f32(ops, 'k', n, 18, -2, 2), f32(ops, 'v', n, 19)];
-      const out = ops.alloc('out', n);
-      const lse = ops.alloc('lse', B * NH * T);
-      ops.attentionForward(out, lse, q, k, v, seg, B, T, NH, hs);
-      const [dq, dk, dv] = [f32(ops, 'dq', n, 20), f32(ops, 'dk', n, 21), f32(ops, 'dv', n, 22)];
-      ops.attentionBackward(dq, dk, dv, f32(ops, 'dout', n, 23), q, k, v, out, lse, seg, B, T, NH, hs);
-      const L = 64;
-      const lengths = i32(ops, 'lengths', Array.from({ length: 128 }, (_, b) => (b * 5) % (L + 1)));
-      const dec = ops.alloc('dec', 128 * NH * hs);
-      ops.attentionDecode(dec, f32(ops, 'dq2', 128 * NH * hs, 25), f32(ops, 'kc', 128 * L * NH * hs, 26), f32(ops, 'vc', 128 * L * NH * hs, 27), lengths, 128, L, NH, hs);
-      return { out, lse, dq, dk, dv, dec };
-    },
-  });
+  cases.push({ name: `attention ${B}x${T}x${NH}x${hs}`, atol: 0, rtol: 0, run: (ops) => attention(ops, B, T, NH, hs) });
+  const [D, L] = [128, 64];
+  cases.push({ name: `attentionDecode ${D}x${L}x${NH}x${hs}`, atol: 0, rtol: 0, run: (ops) => decode(ops, D, L, NH, hs) });
   return cases;
 }

@@ -10,6 +10,7 @@ import type { MatmulLayout, MatmulVariant } from './layout';
 import { checkMatmulShapes } from './matmul.ref';
 import naiveSrc from './matmul_naive.wgsl?raw';
 import registerSrc from './matmul_register.wgsl?raw';
+import registerLoadsSrc from './matmul_register_loads.wgsl?raw';
 import registerVec4Src from './matmul_register_vec4.wgsl?raw';
 import tiledSrc from './matmul_tiled.wgsl?raw';
 
@@ -46,8 +47,9 @@ export function registerVec4Fits(M: number, K: number, N: number, layout: Matmul
 }
 
 export function matmulRegister(rt: Dispatcher, out: GpuTensor, a: GpuTensor, b: GpuTensor, M: number, K: number, N: number, layout: MatmulLayout, accumulate = false): void {
-  const [label, code] = registerVec4Fits(M, K, N, layout) ? ['matmul_register_vec4', registerVec4Src] : ['matmul_register', registerSrc];
-  const spec = { label, code, constants: { ...constantsFor(layout), WG_X: REG_WG, WG_Y: REG_WG } };
+  // One body, two sets of loads prepended (WGSL declarations may come in any order).
+  const [label, loads] = registerVec4Fits(M, K, N, layout) ? ['matmul_register_vec4', registerVec4Src] : ['matmul_register', registerLoadsSrc];
+  const spec = { label, entryPoint: 'matmul_register', code: `${loads}\n${registerSrc}`, constants: { ...constantsFor(layout), WG_X: REG_WG, WG_Y: REG_WG } };
   launch(rt, spec, REG_BLOCK * REG_WG, out, a, b, M, K, N, layout, accumulate);
 }
 

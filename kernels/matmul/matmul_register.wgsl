@@ -1,6 +1,11 @@
 // matmul_register: out(M, N) = op(A) · op(B), optionally accumulated; the same contract as
 // matmul_naive, with an 8 × 8 block of outputs in registers per invocation and no workgroup memory.
-// Scalar loads, so any M, K, N; matmul_register_vec4 is the same scheme with vec4 loads.
+//
+// This file is the kernel's body; its loads come first, from one of two files the wrapper
+// prepends: matmul_register_loads.wgsl (scalar loads, any shape) or matmul_register_vec4.wgsl
+// (vec4 loads, for 16-byte-aligned rows). Each declares the bindings a and b and the functions
+// a_start, b_start (where four rows of op(A) and four columns of op(B) start), a_block, b_block
+// (a 4 × 4 block along k..k+3) and a_col, b_row (one k, for the K % 4 remainder).
 //
 // Formula: out[m, n] (+)= Σ_k op(A)[m, k] · op(B)[k, n] (see matmul_naive.wgsl for the layouts).
 // Reference: matmulRef in matmul.ref.ts.
@@ -35,49 +40,7 @@ override WG_Y: u32 = 4u;
 const LANES = vec4<u32>(0u, 1u, 2u, 3u);
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> a: array<f32>;
-@group(0) @binding(2) var<storage, read> b: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
-
-// Offsets in a of op(A)[m + i, 0], i = 0..3, rows clamped to M - 1.
-fn a_rows(m: u32) -> vec4<u32> {
-  let rows = min(vec4<u32>(m) + LANES, vec4<u32>(p.M - 1u));
-  if (TRANS_A) { return rows; }
-  return rows * p.K;
-}
-
-// Offsets in b of op(B)[0, n + j], j = 0..3, columns clamped to N - 1.
-fn b_cols(n: u32) -> vec4<u32> {
-  let cols = min(vec4<u32>(n) + LANES, vec4<u32>(p.N - 1u));
-  if (TRANS_B) { return cols * p.K; }
-  return cols;
-}
-
-// op(A)[rows, k]: a column of four rows.
-fn a_col(rows: vec4<u32>, k: u32) -> vec4<f32> {
-  var step = 1u;
-  if (TRANS_A) { step = p.M; }
-  let o = rows + vec4<u32>(k * step);
-  return vec4<f32>(a[o.x], a[o.y], a[o.z], a[o.w]);
-}
-
-// op(B)[k, cols]: a row of four columns.
-fn b_row(cols: vec4<u32>, k: u32) -> vec4<f32> {
-  var step = p.N;
-  if (TRANS_B) { step = 1u; }
-  let o = cols + vec4<u32>(k * step);
-  return vec4<f32>(b[o.x], b[o.y], b[o.z], b[o.w]);
-}
-
-// op(A)[rows, k..k+3]: column kk is op(A)[rows, k + kk].
-fn a_block(rows: vec4<u32>, k: u32) -> mat4x4<f32> {
-  return mat4x4<f32>(a_col(rows, k), a_col(rows, k + 1u), a_col(rows, k + 2u), a_col(rows, k + 3u));
-}
-
-// op(B)[k..k+3, cols]: column j is op(B)[k..k+3, n + j], so a_block · b_block is the block product.
-fn b_block(cols: vec4<u32>, k: u32) -> mat4x4<f32> {
-  return transpose(mat4x4<f32>(b_row(cols, k), b_row(cols, k + 1u), b_row(cols, k + 2u), b_row(cols, k + 3u)));
-}
 
 // Column j = x · y[j]: the rank-1 update of one k.
 fn outer(x: vec4<f32>, y: vec4<f32>) -> mat4x4<f32> {
@@ -114,10 +77,10 @@ fn matmul_register(@builtin(global_invocation_id) gid: vec3u) {
   let m0 = gid.y * 8u;
   let n0 = gid.x * 8u;
   if (m0 >= p.M || n0 >= p.N) { return; }
-  let r0 = a_rows(m0);
-  let r1 = a_rows(m0 + 4u);
-  let c0 = b_cols(n0);
-  let c1 = b_cols(n0 + 4u);
+  let r0 = a_start(m0);
+  let r1 = a_start(m0 + 4u);
+  let c0 = b_start(n0);
+  let c1 = b_start(n0 + 4u);
   var acc00 = mat4x4<f32>(); // rows m0..m0+3, columns n0..n0+3
   var acc01 = mat4x4<f32>(); // rows m0..m0+3, columns n0+4..n0+7
   var acc10 = mat4x4<f32>();
