@@ -475,6 +475,8 @@ export interface BatchRecord {
   tokens: string[];
   /** 1 + the session's index in the step (0 = padding), to open the session. */
   sessionIds: Int32Array;
+  /** Trained sessions left out of the rows because they carry no loss mass (masked zero-advantage groups); absent in batches stored before. */
+  notPacked?: number;
   /** mismatch = old − behavior log-prob on sampled ids; old is the sampler's raw log-prob, or the trainer's rescoring before the first update when a batch takes several optimizer steps. */
   layers: Record<BatchLayer, Float32Array>;
 }

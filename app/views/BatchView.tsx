@@ -122,6 +122,7 @@ export function BatchView() {
         <>
           <p data-testid="batch-summary">
             {b.rows} rows × {b.width} ids; {b.rowsNeeded} rows needed; packing efficiency {(b.efficiency * 100).toFixed(1)}%.
+            {!!b.notPacked && ` ${b.notPacked} ${b.notPacked === 1 ? 'session' : 'sessions'} of zero-advantage groups not packed: masked, they carry no loss.`}
           </p>
           <p>
             <strong>{LAYER_INFO[layer].title}</strong>: {LAYER_INFO[layer].help}. Scale: <span data-testid="batch-legend">{legendOf(scale)}</span>.

@@ -10,7 +10,7 @@ import { validateSessions } from '../rl/validate';
 import type { ArithTask } from '../data/arith';
 import { DPO_ARITH, DpoRun } from '../train/dpo';
 import { GRPO_ARITH, GrpoRun, type GrpoStep } from '../train/grpo';
-import { groupRecords, pairRecords, pairSessions, type GroupsConfig } from './groups';
+import { batchRecord, groupRecords, pairRecords, pairSessions, type GroupsConfig } from './groups';
 
 const base = importCheckpoint(readCheckpointDir(BASE_CHECKPOINT_DIR));
 const tok = base.tokenizer;
@@ -58,6 +58,14 @@ describe('a GRPO step as groups: the baseline and the std the estimator used', (
     expect(l.estimate).toMatchObject({ estimator: 'rloo', baseline: null, std: null });
     expect(l.samples.map((x) => x.baseline)).toEqual([1 / 3, 0, 1 / 3, 1 / 3]);
     expect(l.samples[1].advantage).toBe(1);
+  });
+
+  it('the batch record counts the sessions left out of the rows (masked zero-advantage groups, include "carried")', () => {
+    const step = grpoStep([[0, 1, 0, 0], [1, 1, 1, 1]], VERL_GRPO);
+    const carried = pack(step.sessions, 16, { truncation: 'mask', maskZeroAdvantage: true, include: 'carried' });
+    if (!carried.ok) throw new Error(carried.message);
+    expect(batchRecord({ ...step, packed: carried, dlogp: new Float64Array(carried.rows * carried.width) }, tok).notPacked).toBe(4);
+    expect(batchRecord(step, tok).notPacked).toBe(0);
   });
 
   it('groups as pack does: a truncated completion under truncation "mask" is no member; an all-equal group is zero', () => {

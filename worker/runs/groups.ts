@@ -95,7 +95,7 @@ export function batchRecord(s: Pick<GrpoStep, 'packed' | 'oldLogp' | 'dlogp'>, t
   const mismatch = new Float32Array(n);
   if (old) for (let i = 0; i < n; i++) if (p.responseMask[i]) mismatch[i] = old[i] - p.behaviorLogProbs[i];
   return {
-    rows: p.rows, width: p.width, rowsNeeded: p.rowsNeeded, efficiency: p.efficiency, tokens, sessionIds: p.sessionIds.slice(),
+    rows: p.rows, width: p.width, rowsNeeded: p.rowsNeeded, efficiency: p.efficiency, tokens, sessionIds: p.sessionIds.slice(), notPacked: p.metrics['sessions/not_packed'] ?? 0,
     layers: {
       segments: Float32Array.from(p.segmentIds),
       responseMask: Float32Array.from(p.responseMask),
