@@ -2,9 +2,9 @@ import { expect, test } from '@playwright/test';
 import { openPreset } from './helpers';
 
 test('Experiments: a GRPO run pauses between steps, resumes and stops', async ({ page }) => {
-  // 8 × 4 sequences a step and 30 steps on WebGPU over SwiftShader: a step lasts long enough that
-  // Pause and Stop land mid-run (on the wasm backend the whole run takes a second or two).
-  await openPreset(page, 'grpo-arith', { Steps: 30, 'Prompts per step': 8, 'Group size': 4, 'Evaluate every': 0 }, 'webgpu');
+  // The preset's 16 × 8 sequences a step and 30 steps on WebGPU over SwiftShader: a step lasts a
+  // second or more, so Pause and Stop land mid-run (on the wasm backend the run takes seconds).
+  await openPreset(page, 'grpo-arith', { Steps: 30, 'Evaluate every': 0 }, 'webgpu');
   await page.getByTestId('run-start').click();
   const status = page.getByTestId('run-status');
   const step = page.getByTestId('run-step');

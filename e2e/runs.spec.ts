@@ -6,14 +6,14 @@ const SMALL = { Steps: 6, 'Prompts per step': 2, 'Group size': 2, 'Evaluate ever
 const runIdOf = async (page: Page) => (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');
 
 test('Stop during a step: the step is stored and reported as the last one, a checkpoint is written, and the run continues from it', async ({ page }) => {
-  // 8 × 4 sequences on WebGPU over SwiftShader: a step long enough that Stop lands in its sampling.
-  await openPreset(page, 'grpo-arith', { ...SMALL, 'Prompts per step': 8, 'Group size': 4 }, 'webgpu');
+  // The preset's 16 × 8 sequences on WebGPU over SwiftShader: a step long enough that Stop lands in its sampling.
+  await openPreset(page, 'grpo-arith', { ...SMALL, 'Prompts per step': 16, 'Group size': 8 }, 'webgpu');
   await page.getByTestId('run-start').click();
   // Before the first step the dashboard already labels a GRPO run's loss as GRPO's, not SFT's.
   await expect(page.getByText('Loss (loss/total)')).toBeVisible();
   await expect(page.getByTestId('run-step')).toHaveText('1', { timeout: 120_000 });
   // The phase of the step under way, then Stop while step 2 is being sampled.
-  await expect(page.getByTestId('run-phase')).toContainText(/Step [2-5]: sampling: \d+ \/ 32 sequences finished/);
+  await expect(page.getByTestId('run-phase')).toContainText(/Step [2-5]: sampling: \d+ \/ 128 sequences finished/);
   await expect(page.getByTestId('run-timing')).toContainText(/Elapsed .* s per step · about .* left \(ETA/);
   await page.getByRole('button', { name: 'Stop' }).click();
   await expect(page.getByTestId('run-phase')).toContainText('stopping… (the step under way finishes and is stored first)');
