@@ -11,6 +11,7 @@ import { evalCommand } from './commands/eval';
 import { pretrain } from './commands/pretrain';
 import { trainCommand } from './commands/train';
 import { episodesCommand } from './commands/episodes';
+import { companionCommand } from './commands/companion';
 
 const USAGE = `usage: dewpoint <command>
 
@@ -27,6 +28,8 @@ commands:
                                --journal DIR journals every turn of a multi-turn preset
   episodes export --journal DIR [--run ID] [--out FILE]
                                a journaled run's episodes as JSONL (one line per episode)
+  companion [--port 8787] [--workers N] [--queue N] [--origin URL[,URL]] [--max-body BYTES]
+                               the local sandbox server: runs programs for the app, on 127.0.0.1, behind a printed token
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -61,13 +64,15 @@ async function dispatch(argv: string[]): Promise<number> {
       return trainCommand(rest);
     case 'episodes':
       return episodesCommand(rest);
+    case 'companion':
+      return companionCommand(rest);
     case undefined:
     case '-h':
     case '--help':
       process.stdout.write(USAGE);
       return command === undefined ? 1 : 0;
     default:
-      process.stderr.write(`dewpoint: unknown command '${command}'; allowed: info, bench, pretrain, eval, train, episodes\n\n${USAGE}`);
+      process.stderr.write(`dewpoint: unknown command '${command}'; allowed: info, bench, pretrain, eval, train, episodes, companion\n\n${USAGE}`);
       return 2;
   }
 }

@@ -1,0 +1,149 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProcessRunner } from './process-runner';
+import type { Outcome, Program, SandboxLimits } from './protocol';
+import type { Runner, RunningCompanion } from './server';
+import { sameSecret, startCompanion } from './server';
+
+const TOKEN = 'test-token-0123456789abcdef';
+const ORIGIN = 'http://localhost:5173';
+
+/** The real ProcessRunner, counting what it was asked to run (so a refused request can be shown to run nothing). */
+class CountingRunner implements Runner {
+  readonly name = 'process';
+  readonly inner = new ProcessRunner();
+  runs = 0;
+  run(program: Program, limits: SandboxLimits): Promise<Outcome> {
+    this.runs++;
+    return this.inner.run(program, limits);
+  }
+}
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Record<string, unknown>;
+}
+
+/** One HTTP request with exactly these headers (node:http, so Host and Origin are ours to set). */
+function send(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers: { ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} });
+      });
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+describe('companion HTTP server (real server, real processes)', () => {
+  const runner = new CountingRunner();
+  let companion: RunningCompanion;
+  let good: Record<string, string>;
+  beforeAll(async () => {
+    companion = await startCompanion({ runner, token: TOKEN, origins: [ORIGIN], workers: 1, queueLimit: 1, maxBodyBytes: 64 * 1024, networkIsolation: false }, 0);
+    good = { host: `127.0.0.1:${companion.port}`, origin: ORIGIN, authorization: `Bearer ${TOKEN}` };
+  });
+  afterAll(() => companion.close());
+  const hello = JSON.stringify({ files: { 'main.py': 'print(input()[::-1])' }, stdin: 'abc\n', limits: { wallSeconds: 10 } });
+
+  it('health: version, runner, workers, queue, limits and network isolation', async () => {
+    const r = await send(companion.port, 'GET', '/v1/health', good);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ version: '0.1.0', runner: 'process', workers: 1, queue: 0, networkIsolation: false, limits: { wallSeconds: 30, cpuSeconds: 10, memoryBytes: 256 * 1024 ** 2, messageBytes: 1024 ** 2 } });
+    expect(r.headers['access-control-allow-origin']).toBe(ORIGIN);
+  });
+
+  it('runs a program through the real runner and returns its outcome', async () => {
+    const before = runner.runs;
+    const r = await send(companion.port, 'POST', '/v1/run', good, hello);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ verdict: 'COMPLETED', exitCode: 0, stdout: 'cba\n', truncated: false });
+    expect(runner.runs).toBe(before + 1);
+  });
+
+  it.each([
+    ['no token', { authorization: '' }, 401, /missing Authorization/],
+    ['a wrong token', { authorization: `Bearer ${TOKEN}x` }, 401, /wrong token/],
+    ['a token without the Bearer scheme', { authorization: TOKEN }, 401, /missing Authorization/],
+    ['a foreign Origin', { origin: 'http://evil.example' }, 403, /Origin 'http:\/\/evil.example' is not allowed/],
+    ['no Origin', { origin: '' }, 403, /Origin '\(none\)' is not allowed/],
+    ['a foreign Host (DNS rebinding)', { host: 'evil.example:80' }, 421, /Host 'evil.example:80' is not this companion/],
+  ] as [string, Record<string, string>, number, RegExp][])('refuses %s, and runs nothing', async (_what, change, status, message) => {
+    const headers = Object.fromEntries(Object.entries({ ...good, ...change }).filter(([, v]) => v !== ''));
+    const before = runner.runs;
+    const r = await send(companion.port, 'POST', '/v1/run', headers, hello);
+    expect(r.status).toBe(status);
+    expect(String(r.body.error)).toMatch(message);
+    expect(runner.runs).toBe(before);
+    // Refused before the origin was accepted: no CORS grant, so a foreign page cannot even read the refusal.
+    if ('origin' in change || 'host' in change) expect(r.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('answers a CORS preflight for the allowed origin only, without a token', async () => {
+    const preflight = { host: good.host, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' };
+    const ok = await send(companion.port, 'OPTIONS', '/v1/run', { ...preflight, origin: ORIGIN });
+    expect(ok.status).toBe(204);
+    expect(ok.headers['access-control-allow-origin']).toBe(ORIGIN);
+    expect(String(ok.headers['access-control-allow-headers'])).toMatch(/Authorization/);
+    const foreign = await send(companion.port, 'OPTIONS', '/v1/run', { ...preflight, origin: 'http://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('refuses an oversized body with 413, and a bad one with a 400 naming the field; nothing runs', async () => {
+    const before = runner.runs;
+    const big = await send(companion.port, 'POST', '/v1/run', good, JSON.stringify({ files: { 'main.py': 'x'.repeat(70 * 1024) } }));
+    expect(big.status).toBe(413);
+    const cases: [unknown, RegExp][] = [
+      [{ files: { '../escape.py': 'print(1)' } }, /files\["\.\.\/escape\.py"\]: a file name must not contain a \.\. segment/],
+      [{ files: { '/etc/passwd': 'x' } }, /files\["\/etc\/passwd"\]: a file name must be relative/],
+      [{ files: { 'main.py': 'print(1)' }, limits: { cpuSeconds: 0 } }, /limits\.cpuSeconds: must be an integer in 1\.\.3600, got 0/],
+      [{ files: { 'main.py': 'print(1)' }, limits: { gpus: 1 } }, /limits\.gpus: unknown field/],
+      [{ files: { 'main.py': 'print(1)' }, shell: 'rm -rf /' }, /shell: unknown field/],
+      [{ argv: ['python3'] }, /files/],
+    ];
+    for (const [body, message] of cases) {
+      const r = await send(companion.port, 'POST', '/v1/run', good, JSON.stringify(body));
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(String(r.body.error)).toMatch(message);
+    }
+    const notJson = await send(companion.port, 'POST', '/v1/run', good, '{"files":');
+    expect(notJson.status).toBe(400);
+    expect(runner.runs).toBe(before);
+  });
+
+  it('a full queue answers 503 with Retry-After while one program runs and one waits', async () => {
+    const slow = JSON.stringify({ files: { 'main.py': 'import time; time.sleep(1.5)' }, limits: { wallSeconds: 10 } });
+    const first = send(companion.port, 'POST', '/v1/run', good, slow);
+    await new Promise((r) => setTimeout(r, 200));
+    const second = send(companion.port, 'POST', '/v1/run', good, slow);
+    await new Promise((r) => setTimeout(r, 200));
+    const third = await send(companion.port, 'POST', '/v1/run', good, slow);
+    expect(third.status).toBe(503);
+    expect(third.headers['retry-after']).toBe('1');
+    expect((await first).body.verdict).toBe('COMPLETED');
+    expect((await second).body.verdict).toBe('COMPLETED');
+  });
+
+  it('names the routes on a 404', async () => {
+    const r = await send(companion.port, 'GET', '/v2/run', good);
+    expect(r.status).toBe(404);
+    expect(String(r.body.error)).toMatch(/routes: GET \/v1\/health, POST \/v1\/run/);
+  });
+});
+
+describe('sameSecret', () => {
+  it('compares secrets of any length', () => {
+    expect(sameSecret('abc', 'abc')).toBe(true);
+    expect(sameSecret('abc', 'abd')).toBe(false);
+    expect(sameSecret('abc', 'abcd')).toBe(false);
+    expect(sameSecret('', 'x')).toBe(false);
+  });
+});
