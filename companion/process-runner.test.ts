@@ -243,12 +243,15 @@ describe('ProcessRunner: children', () => {
   it('a double-forked child in the group that outlives the program is killed', async () => {
     const { o, took } = await run(`
       import os, time
+      r, w = os.pipe()  # the program exits only once the grandchild has printed its pid
       if os.fork() == 0:
           if os.fork() == 0:
               print(os.getpid(), flush=True)
+              os.write(w, b"x")
               time.sleep(10_000)
           os._exit(0)
       os.wait()
+      os.read(r, 1)
     `);
     expect(o.verdict).toBe('COMPLETED');
     expect(pids(o.stdout)).toHaveLength(1);
@@ -259,13 +262,16 @@ describe('ProcessRunner: children', () => {
   it('a setsid child (its own session and group) that outlives the program is killed', async () => {
     const { o, took } = await run(`
       import os, time
+      r, w = os.pipe()  # the program exits only once the grandchild has printed its pid
       if os.fork() == 0:
           os.setsid()
           if os.fork() == 0:
               print(os.getpid(), os.getpgrp(), flush=True)
+              os.write(w, b"x")
               time.sleep(10_000)
           os._exit(0)
       os.wait()
+      os.read(r, 1)
     `);
     expect(o.verdict).toBe('COMPLETED');
     const [pid, pgrp] = pids(o.stdout);
@@ -277,10 +283,13 @@ describe('ProcessRunner: children', () => {
   it('a setsid child that also drops its environment is found by its cwd and killed', async () => {
     const { o, took } = await run(`
       import os, sys
+      r, w = os.pipe()  # the program exits only once the child has left the session and printed
       if os.fork() == 0:
           os.setsid()
           print(os.getpid(), flush=True)
+          os.write(w, b"x")
           os.execve("/bin/sleep", ["sleep", "10000"], {})
+      os.read(r, 1)
       sys.stdout.flush()
     `);
     const [pid] = pids(o.stdout);
@@ -294,10 +303,13 @@ describe('ProcessRunner: a child that escapes on purpose (the limit of this runn
   it('one that leaves the session, the environment and the job directory survives, but the run still returns', async () => {
     const { o, took } = await run(`
       import os
+      r, w = os.pipe()  # the program exits only once the child has escaped and printed
       if os.fork() == 0:
           os.setsid(); os.chdir("/")
           print(os.getpid(), flush=True)
+          os.write(w, b"x")
           os.execve("/bin/sleep", ["sleep", "10000"], {})
+      os.read(r, 1)
     `);
     const [pid] = pids(o.stdout);
     try {

@@ -35,6 +35,11 @@ export class RunnerUnavailable extends Error {
   override name = 'RunnerUnavailable';
 }
 
+/** The run was cancelled (its `signal` aborted) and the program killed: no outcome, never a verdict. */
+export class RunCancelled extends Error {
+  override name = 'RunCancelled';
+}
+
 export interface ProcessRunnerOptions {
   /** The PATH programs see, and where argv[0] and the launcher are looked up. Default: ours. */
   path?: string;
@@ -65,8 +70,11 @@ export class ProcessRunner {
     this.onStart = options.onStart;
   }
 
-  /** Run `program` to its end under `limits`. Throws RunnerUnavailable when it cannot start it. */
-  async run(program: Program, limits: SandboxLimits): Promise<Outcome> {
+  /**
+   * Run `program` to its end under `limits`. Throws RunnerUnavailable when it cannot start it, and
+   * RunCancelled when `signal` aborts first (the program's group is killed and its directory deleted).
+   */
+  async run(program: Program, limits: SandboxLimits, signal?: AbortSignal): Promise<Outcome> {
     const p = parseWith(programSchema, program, 'program');
     const l = parseWith(sandboxLimitsSchema, limits, 'limits');
     if (!p.ok || !l.ok) throw new Error(`ProcessRunner.run: invalid input (validate requests at the boundary): ${[...(p.ok ? [] : p.problems), ...(l.ok ? [] : l.problems)].join('; ')}`);
@@ -75,18 +83,19 @@ export class ProcessRunner {
     const launcher = await this.which(this.launcher, 'the limits launcher (util-linux prlimit; apt-get install util-linux)');
     const command = argv[0].includes('/') ? argv[0] : await this.which(argv[0], 'the program');
     await checkHardLimits(l.value);
+    if (signal?.aborted) throw new RunCancelled('cancelled before it started');
 
     // The real path: the /proc sweep compares it with each process's cwd.
     const dir = await mkdtemp(join(await realpath(this.tmpRoot), 'dewpoint-job-'));
     try {
       await writeFiles(dir, p.value.files);
-      return await this.execute(dir, launcher, [command, ...argv.slice(1)], p.value.stdin ?? '', l.value);
+      return await this.execute(dir, launcher, [command, ...argv.slice(1)], p.value.stdin ?? '', l.value, signal);
     } finally {
       await removeJobDir(dir);
     }
   }
 
-  private async execute(dir: string, launcher: string, argv: string[], stdin: string, limits: SandboxLimits): Promise<Outcome> {
+  private async execute(dir: string, launcher: string, argv: string[], stdin: string, limits: SandboxLimits, signal?: AbortSignal): Promise<Outcome> {
     // PYTHONDONTWRITEBYTECODE matters for a user argv without -I (-I ignores every PYTHON* variable).
     const env = { PATH: this.path, LANG: 'C.UTF-8', HOME: dir, PYTHONDONTWRITEBYTECODE: '1' };
     // --core=0:0: a SIGSEGV or SIGABRT would otherwise write a core file into the job directory.
@@ -100,8 +109,8 @@ export class ProcessRunner {
     const err: Buffer[] = [];
     let total = 0;
     let truncated = false;
-    let killedBy: 'wall' | 'output' | null = null;
-    const kill = (why: 'wall' | 'output') => {
+    let killedBy: 'wall' | 'output' | 'cancel' | null = null;
+    const kill = (why: 'wall' | 'output' | 'cancel') => {
       killedBy ??= why;
       if (child.pid !== undefined) killGroup(child.pid);
     };
@@ -133,9 +142,13 @@ export class ProcessRunner {
     });
     const pid = child.pid!;
     const wall = setTimeout(() => kill('wall'), limits.wallSeconds * 1000);
+    const cancel = () => kill('cancel');
+    signal?.addEventListener('abort', cancel, { once: true });
+    if (signal?.aborted) cancel();
     let swept = false;
     const cleanUp = async () => {
       clearTimeout(wall);
+      signal?.removeEventListener('abort', cancel);
       killGroup(pid);
       await sweepStrays(pid, dir);
       swept = true;
@@ -160,6 +173,7 @@ export class ProcessRunner {
         child.stderr.destroy();
         await Promise.all(closed);
       }
+      if (killedBy === 'cancel') throw new RunCancelled(`cancelled after ${seconds.toFixed(2)} s; the program was killed`);
       if (ioError.error) throw new Error(`the program's stdin, stdout or stderr failed: ${ioError.error.message}`, { cause: ioError.error });
 
       const stdout = decode(out, truncated);
@@ -186,7 +200,7 @@ export class ProcessRunner {
 }
 
 /** The verdict and who ended the program. The runner's own kills come first. */
-function judge(code: number | null, signal: NodeJS.Signals | null, killedBy: 'wall' | 'output' | null, seconds: number, limits: SandboxLimits): { verdict: Verdict; detail: string } {
+function judge(code: number | null, signal: NodeJS.Signals | null, killedBy: 'wall' | 'output' | 'cancel' | null, seconds: number, limits: SandboxLimits): { verdict: Verdict; detail: string } {
   if (killedBy === 'output') return { verdict: 'OUTPUT_LIMIT', detail: `killed by the runner: stdout and stderr passed the ${limits.messageBytes}-byte message limit` };
   if (killedBy === 'wall') return { verdict: 'TIMEOUT', detail: `killed by the runner at the ${limits.wallSeconds} s wall deadline` };
   if (signal === null) return { verdict: code === 0 ? 'COMPLETED' : 'FAILED', detail: `exit code ${code}` };

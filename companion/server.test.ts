@@ -1,3 +1,4 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProcessRunner } from './process-runner';
@@ -13,9 +14,9 @@ class CountingRunner implements Runner {
   readonly name = 'process';
   readonly inner = new ProcessRunner();
   runs = 0;
-  run(program: Program, limits: SandboxLimits): Promise<Outcome> {
+  run(program: Program, limits: SandboxLimits, signal?: AbortSignal): Promise<Outcome> {
     this.runs++;
-    return this.inner.run(program, limits);
+    return this.inner.run(program, limits, signal);
   }
 }
 
@@ -132,10 +133,45 @@ describe('companion HTTP server (real server, real processes)', () => {
     expect((await second).body.verdict).toBe('COMPLETED');
   });
 
+  it('runs a batch in order, and refuses a bad entry naming its index', async () => {
+    // This server has one worker and one queue place: a batch of two fits, a third would not.
+    const programs = [3, 1].map((n) => ({ files: { 'main.py': `import time; time.sleep(${n / 10}); print(${n})` } }));
+    const r = await send(companion.port, 'POST', '/v1/run-batch', good, JSON.stringify({ programs }));
+    expect(r.status).toBe(200);
+    expect((r.body.outcomes as { stdout: string }[]).map((o) => o.stdout)).toEqual(['3\n', '1\n']);
+    const tooMany = await send(companion.port, 'POST', '/v1/run-batch', good, JSON.stringify({ programs: [...programs, programs[0]] }));
+    expect(tooMany.status).toBe(503);
+    expect(String(tooMany.body.error)).toMatch(/a batch of 3 does not fit/);
+    const bad = await send(companion.port, 'POST', '/v1/run-batch', good, JSON.stringify({ programs: [programs[0], { files: { 'a/../b.py': '' } }] }));
+    expect(bad.status).toBe(400);
+    expect(String(bad.body.error)).toMatch(/programs\[1\]\.files\["a\/\.\.\/b\.py"\]: a file name must not contain a \.\. segment/);
+  });
+
+  it('a client that goes away cancels its program: the process is killed', async () => {
+    const marker = `/tmp/companion-abort-${process.pid}.pid`;
+    const body = JSON.stringify({ files: { 'main.py': `import os, time\nopen(${JSON.stringify(marker)}, 'w').write(str(os.getpid()))\ntime.sleep(30)` }, limits: { wallSeconds: 30 } });
+    const req = request({ host: '127.0.0.1', port: companion.port, method: 'POST', path: '/v1/run', headers: { ...good, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } });
+    req.on('error', () => undefined);
+    req.end(body);
+    const t0 = Date.now();
+    while (!(existsSync(marker) && readFileSync(marker, 'utf8'))) {
+      if (Date.now() - t0 > 10_000) throw new Error('the program did not start');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const pid = Number(readFileSync(marker, 'utf8'));
+    rmSync(marker);
+    req.destroy();
+    const t1 = Date.now();
+    while (existsSync(`/proc/${pid}`)) {
+      if (Date.now() - t1 > 5_000) throw new Error(`program ${pid} still runs after its client left`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  });
+
   it('names the routes on a 404', async () => {
     const r = await send(companion.port, 'GET', '/v2/run', good);
     expect(r.status).toBe(404);
-    expect(String(r.body.error)).toMatch(/routes: GET \/v1\/health, POST \/v1\/run/);
+    expect(String(r.body.error)).toMatch(/routes: GET \/v1\/health, POST \/v1\/run, POST \/v1\/run-batch/);
   });
 });
 

@@ -15,18 +15,15 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { RunnerUnavailable } from './process-runner';
-import type { Outcome, Program, SandboxLimits } from './protocol';
-import { parseWith, programSchema, sandboxLimitsSchema } from './protocol';
 import { z } from 'zod';
+import type { Job, Runner } from './fleet';
+import { QueueFull, SandboxFleet } from './fleet';
+import { RunCancelled, RunnerUnavailable } from './process-runner';
+import { parseWith, programSchema, sandboxLimitsSchema } from './protocol';
+
+export type { Runner } from './fleet';
 
 export const COMPANION_VERSION = '0.1.0';
-
-/** What runs one program (ProcessRunner; a container runner later). */
-export interface Runner {
-  readonly name: string;
-  run(program: Program, limits: SandboxLimits): Promise<Outcome>;
-}
 
 export interface CompanionOptions {
   runner: Runner;
@@ -44,7 +41,15 @@ export interface CompanionOptions {
 }
 
 /** A program to run: the program's fields and optional limits (defaults from rl-spec). */
-const runRequestSchema = z.strictObject({ ...programSchema.shape, limits: z.unknown().optional() });
+const runRequestSchema = z.strictObject({ ...programSchema.shape, limits: sandboxLimitsSchema.optional() });
+/** Programs per batch at most. */
+export const MAX_BATCH = 256;
+const batchRequestSchema = z.strictObject({ programs: z.array(runRequestSchema).min(1, 'must list at least one program').max(MAX_BATCH, `must list at most ${MAX_BATCH} programs`) });
+
+/** A validated request as the fleet's job (limits defaulted). */
+function jobOf({ limits, ...program }: z.output<typeof runRequestSchema>): Job {
+  return { program, limits: limits ?? sandboxLimitsSchema.parse({}) };
+}
 
 /** Constant-time comparison of two secrets of any length (both hashed to 32 bytes first). */
 export function sameSecret(a: string, b: string): boolean {
@@ -52,47 +57,15 @@ export function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(h(a), h(b));
 }
 
-/** Runs at most `workers` jobs at once; refuses once `queueLimit` more are waiting. */
-class JobQueue {
-  private running = 0;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(readonly workers: number, readonly queueLimit: number) {}
-
-  get depth(): number {
-    return this.waiting.length;
-  }
-
-  get active(): number {
-    return this.running;
-  }
-
-  /** Runs `job` when a worker is free, or returns null at once when the queue is full. */
-  async submit<T>(job: () => Promise<T>): Promise<{ value: T } | null> {
-    if (this.running >= this.workers) {
-      if (this.waiting.length >= this.queueLimit) return null;
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    }
-    this.running++;
-    try {
-      return { value: await job() };
-    } finally {
-      this.running--;
-      this.waiting.shift()?.();
-    }
-  }
-}
-
 function refuse(c: Context, status: 400 | 401 | 403 | 404 | 413 | 421 | 500 | 503, error: string, extra: Record<string, unknown> = {}) {
   return c.json({ error, ...extra }, status);
 }
 
 /** The Hono app for `port` (the Host check needs it). */
-export function companionApp(o: CompanionOptions, port: number): Hono {
+export function companionApp(o: CompanionOptions, port: number, fleet: SandboxFleet): Hono {
   const app = new Hono();
   const hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   const origins = new Set(o.origins);
-  const queue = new JobQueue(o.workers, o.queueLimit);
 
   app.use('*', async (c, next) => {
     const host = c.req.header('host') ?? '';
@@ -120,41 +93,59 @@ export function companionApp(o: CompanionOptions, port: number): Hono {
       version: COMPANION_VERSION,
       runner: o.runner.name,
       workers: o.workers,
-      running: queue.active,
-      queue: queue.depth,
+      running: fleet.running,
+      queue: fleet.queued,
       queueLimit: o.queueLimit,
       networkIsolation: o.networkIsolation,
       limits: sandboxLimitsSchema.parse({}),
     }),
   );
 
-  app.post('/v1/run', async (c) => {
+  /** The body as JSON checked against `schema`, or the 400 that names what is wrong. */
+  const bodyOf = async <S extends z.ZodType>(c: Context, schema: S) => {
     let body: unknown;
     try {
       body = await c.req.json();
     } catch {
-      return refuse(c, 400, 'the body is not JSON');
+      return { error: refuse(c, 400, 'the body is not JSON') } as const;
     }
-    const req = parseWith(runRequestSchema, body);
-    if (!req.ok) return refuse(c, 400, req.problems.join('; '), { problems: req.problems });
-    const limits = parseWith(sandboxLimitsSchema, req.value.limits ?? {}, 'limits');
-    if (!limits.ok) return refuse(c, 400, limits.problems.join('; '), { problems: limits.problems });
-    const { limits: _ignored, ...program } = req.value;
+    const parsed = parseWith(schema, body);
+    if (!parsed.ok) return { error: refuse(c, 400, parsed.problems.join('; '), { problems: parsed.problems }) } as const;
+    return { value: parsed.value } as const;
+  };
+  /** The fleet's refusals and the runner's failures: infrastructure errors, never verdicts. */
+  const failure = (c: Context, e: unknown) => {
+    if (e instanceof QueueFull) {
+      c.header('Retry-After', '1');
+      return refuse(c, 503, e.message);
+    }
+    if (e instanceof RunCancelled) return refuse(c, 503, `cancelled: ${e.message}`, { cancelled: true });
+    const status = e instanceof RunnerUnavailable ? 503 : 500;
+    return refuse(c, status, `${(e as Error).name}: ${(e as Error).message}`, { infrastructure: true });
+  };
+
+  // A client that goes away cancels its programs (the request's signal aborts).
+  app.post('/v1/run', async (c) => {
+    const req = await bodyOf(c, runRequestSchema);
+    if ('error' in req) return req.error;
     try {
-      const done = await queue.submit(() => o.runner.run(program, limits.value));
-      if (!done) {
-        c.header('Retry-After', '1');
-        return refuse(c, 503, `the queue is full (${o.workers} running, ${o.queueLimit} waiting)`);
-      }
-      return c.json(done.value);
+      return c.json(await fleet.submit(jobOf(req.value), c.req.raw.signal));
     } catch (e) {
-      // A runner that cannot start a program is an infrastructure error, never a verdict.
-      const status = e instanceof RunnerUnavailable ? 503 : 500;
-      return refuse(c, status, `${(e as Error).name}: ${(e as Error).message}`, { infrastructure: true });
+      return failure(c, e);
     }
   });
 
-  app.notFound((c) => refuse(c, 404, `no route ${c.req.method} ${new URL(c.req.url).pathname} (routes: GET /v1/health, POST /v1/run)`));
+  app.post('/v1/run-batch', async (c) => {
+    const req = await bodyOf(c, batchRequestSchema);
+    if ('error' in req) return req.error;
+    try {
+      return c.json({ outcomes: await fleet.run(req.value.programs.map(jobOf), c.req.raw.signal) });
+    } catch (e) {
+      return failure(c, e);
+    }
+  });
+
+  app.notFound((c) => refuse(c, 404, `no route ${c.req.method} ${new URL(c.req.url).pathname} (routes: GET /v1/health, POST /v1/run, POST /v1/run-batch)`));
   return app;
 }
 
@@ -164,20 +155,21 @@ export interface RunningCompanion {
   close(): Promise<void>;
 }
 
-/** Serves the companion on 127.0.0.1:`port` (0: any free port). */
+/** Serves the companion on 127.0.0.1:`port` (0: any free port). `close` cancels every program, then stops listening. */
 export async function startCompanion(o: CompanionOptions, port: number): Promise<RunningCompanion> {
+  const fleet = new SandboxFleet(o.runner, o.workers, o.queueLimit);
   return new Promise((resolve, reject) => {
-    let actual = port;
     // The app needs the port for its Host check; with port 0 it is known once listening.
-    const handler = { fetch: (req: Request) => app.fetch(req) };
-    let app = companionApp(o, port);
-    const server = serve({ fetch: handler.fetch, hostname: '127.0.0.1', port }, (info) => {
-      actual = info.port;
-      if (port === 0) app = companionApp(o, actual);
+    let app = companionApp(o, port, fleet);
+    const server = serve({ fetch: (req: Request) => app.fetch(req), hostname: '127.0.0.1', port }, (info) => {
+      if (port === 0) app = companionApp(o, info.port, fleet);
       resolve({
-        port: actual,
-        url: `http://127.0.0.1:${actual}`,
-        close: () => new Promise<void>((done, fail) => server.close((err) => (err ? fail(err) : done()))),
+        port: info.port,
+        url: `http://127.0.0.1:${info.port}`,
+        close: async () => {
+          await fleet.close();
+          await new Promise<void>((done, fail) => server.close((err) => (err ? fail(err) : done())));
+        },
       });
     });
     server.once('error', reject);

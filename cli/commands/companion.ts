@@ -6,7 +6,6 @@
  * directory.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ProcessRunner } from '../../companion/process-runner';
 import { COMPANION_VERSION, startCompanion } from '../../companion/server';
@@ -28,9 +27,7 @@ export async function companionCommand(argv: string[]): Promise<number> {
   for (const o of origins) {
     if (!/^https?:\/\/[^/]+$/.test(o)) throw new UsageError(`dewpoint companion: --origin must be scheme://host[:port] with no path (comma-separated for several), got '${o}'`);
   }
-  // Programs still running at shutdown: their process group is killed and their job directory deleted.
-  const jobs = new Map<number, string>();
-  const inner = new ProcessRunner({ onStart: ({ pid, dir }) => jobs.set(pid, dir) });
+  const inner = new ProcessRunner();
   const runner = { name: 'process', run: inner.run.bind(inner) };
   const token = randomBytes(24).toString('base64url');
   const companion = await startCompanion({ runner, token, origins, workers, queueLimit, maxBodyBytes, networkIsolation: false }, port);
@@ -44,17 +41,9 @@ export async function companionCommand(argv: string[]): Promise<number> {
     ].join('\n'),
   );
   await new Promise<void>((resolve) => {
+    // close() cancels the fleet: every running program's group is killed and its directory deleted.
     const stop = (signal: string) => {
       process.stderr.write(`dewpoint companion: ${signal}, stopping\n`);
-      for (const [pid, dir] of jobs) {
-        if (!existsSync(dir)) continue; // finished: the runner deleted it and its group is gone
-        try {
-          process.kill(-pid, 'SIGKILL');
-        } catch {
-          // the group is already gone
-        }
-        rmSync(dir, { recursive: true, force: true });
-      }
       void companion.close().finally(resolve);
     };
     process.once('SIGINT', () => stop('SIGINT'));
