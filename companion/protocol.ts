@@ -137,6 +137,38 @@ export const outcomeSchema = z.object({
 /** How one program ended, and what it wrote. */
 export type Outcome = z.infer<typeof outcomeSchema>;
 
+/** One test case of a code reward: the program's stdin and the stdout it must print. */
+export const codeCaseSchema = z.strictObject({ stdin: z.string(), stdout: z.string() });
+export type CodeCase = z.infer<typeof codeCaseSchema>;
+
+export const codeRewardRequestSchema = z.strictObject({
+  /** The model's completion; its last ```python block (else its last untagged block) is the program. */
+  completion: z.string(),
+  /** The cases, as dew's ground truth: a JSON text of a list of {stdin, stdout}, or the list itself. */
+  groundTruth: z.union([z.string(), z.array(codeCaseSchema)]),
+  /** Score 1 only when every case passes (else the fraction that pass). Default false. */
+  allOrNothing: z.boolean().optional(),
+  limits: sandboxLimitsSchema.optional(),
+});
+export type CodeRewardRequest = z.input<typeof codeRewardRequestSchema>;
+
+/** How one case went: the verdict (null when there was no program to run), whether it passed, and what the program wrote. */
+export interface CodeCaseResult {
+  verdict: Verdict | null;
+  passed: boolean;
+  stdout: string;
+  stderr: string;
+  detail: string;
+}
+
+export interface CodeRewardResult {
+  /** The fraction of cases that pass (or 0/1 with allOrNothing); 0 without a code block. */
+  reward: number;
+  /** The program that ran, or null when the completion has no code block. */
+  program: string | null;
+  cases: CodeCaseResult[];
+}
+
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 
 /**

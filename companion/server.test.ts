@@ -168,10 +168,24 @@ describe('companion HTTP server (real server, real processes)', () => {
     }
   });
 
+  it('grades a code completion case by case, and refuses a ground truth that is not a case list', async () => {
+    // This server has room for two programs (one worker, one queue place): wait until the last test's are gone.
+    while ((await send(companion.port, 'GET', '/v1/health', good)).body.running !== 0) await new Promise((r) => setTimeout(r, 20));
+    const completion = 'Here:\n```python\nprint(int(input()) * 2)\n```';
+    const groundTruth = JSON.stringify([{ stdin: '2\n', stdout: '4\n' }, { stdin: '5\n', stdout: '11' }]);
+    const r = await send(companion.port, 'POST', '/v1/reward/code', good, JSON.stringify({ completion, groundTruth }));
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ reward: 0.5, program: 'print(int(input()) * 2)' });
+    expect((r.body.cases as { passed: boolean }[]).map((x) => x.passed)).toEqual([true, false]);
+    const bad = await send(companion.port, 'POST', '/v1/reward/code', good, JSON.stringify({ completion, groundTruth: '[{"stdin": 1}]' }));
+    expect(bad.status).toBe(400);
+    expect(String(bad.body.error)).toMatch(/groundTruth\[0\]\.stdin/);
+  });
+
   it('names the routes on a 404', async () => {
     const r = await send(companion.port, 'GET', '/v2/run', good);
     expect(r.status).toBe(404);
-    expect(String(r.body.error)).toMatch(/routes: GET \/v1\/health, POST \/v1\/run, POST \/v1\/run-batch/);
+    expect(String(r.body.error)).toMatch(/routes: GET \/v1\/health, POST \/v1\/run, POST \/v1\/run-batch, POST \/v1\/reward\/code/);
   });
 });
 

@@ -19,7 +19,8 @@ import { z } from 'zod';
 import type { Job, Runner } from './fleet';
 import { QueueFull, SandboxFleet } from './fleet';
 import { RunCancelled, RunnerUnavailable } from './process-runner';
-import { parseWith, programSchema, sandboxLimitsSchema } from './protocol';
+import { BadGroundTruth, codeReward } from './code-reward';
+import { codeRewardRequestSchema, parseWith, programSchema, sandboxLimitsSchema } from './protocol';
 
 export type { Runner } from './fleet';
 
@@ -145,7 +146,19 @@ export function companionApp(o: CompanionOptions, port: number, fleet: SandboxFl
     }
   });
 
-  app.notFound((c) => refuse(c, 404, `no route ${c.req.method} ${new URL(c.req.url).pathname} (routes: GET /v1/health, POST /v1/run, POST /v1/run-batch)`));
+  app.post('/v1/reward/code', async (c) => {
+    const req = await bodyOf(c, codeRewardRequestSchema);
+    if ('error' in req) return req.error;
+    const { limits, ...rest } = req.value;
+    try {
+      return c.json(await codeReward(fleet, { ...rest, limits: limits ?? sandboxLimitsSchema.parse({}) }, c.req.raw.signal));
+    } catch (e) {
+      if (e instanceof BadGroundTruth) return refuse(c, 400, e.message);
+      return failure(c, e);
+    }
+  });
+
+  app.notFound((c) => refuse(c, 404, `no route ${c.req.method} ${new URL(c.req.url).pathname} (routes: GET /v1/health, POST /v1/run, POST /v1/run-batch, POST /v1/reward/code)`));
   return app;
 }
 

@@ -4,7 +4,8 @@
  *
  * Reference: rl-spec.md "Rewards" (`codeBlock(text, language = 'python')`) and dew
  * `code_block(completion, language='python')`. Not a Markdown renderer: it only finds fences.
- * Pure TypeScript, no DOM or Node APIs. Never throws.
+ * Pure TypeScript, no DOM or Node APIs. Never throws. It lives in the companion, which grades
+ * code completions (POST /v1/reward/code); the worker sends it the completion as is.
  *
  * Fences follow CommonMark where it matters, decided here:
  * - A fence is a line of 3+ backticks or 3+ tildes, after any indentation. The opener's info
