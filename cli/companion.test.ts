@@ -49,3 +49,27 @@ describe('dewpoint companion (the real command, a real HTTP client)', () => {
     }
   });
 });
+
+describe("the worker's companion client against the real server", () => {
+  it('reports health when connected, and says why when the token is wrong, the page is not allowed or nothing answers', async () => {
+    const { ProcessRunner } = await import('../companion/process-runner');
+    const { startCompanion } = await import('../companion/server');
+    const { CompanionClient, companionUrlProblem } = await import('../worker/companion-client');
+    const inner = new ProcessRunner();
+    const companion = await startCompanion({ runner: { name: 'process', run: inner.run.bind(inner) }, token: 'secret', origins: [ORIGIN], workers: 1, queueLimit: 1, maxBodyBytes: 1 << 20, networkIsolation: false }, 0);
+    // A browser sends the page's Origin by itself; Node's fetch does not, so these add it.
+    const from = (origin: string): typeof fetch => (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), origin } });
+    try {
+      const ok = await new CompanionClient(companion.url, 'secret', from(ORIGIN)).status();
+      expect(ok).toMatchObject({ connected: true, health: { runner: 'process', workers: 1, networkIsolation: false } });
+      expect(await new CompanionClient(companion.url, 'nope', from(ORIGIN)).status()).toMatchObject({ connected: false, error: expect.stringMatching(/refused the token \(wrong token\)/) });
+      expect(await new CompanionClient(companion.url, 'secret', from('http://evil.example')).status()).toMatchObject({ connected: false, error: expect.stringMatching(/refused this page \(Origin 'http:\/\/evil.example' is not allowed/) });
+    } finally {
+      await companion.close();
+    }
+    expect(await new CompanionClient(companion.url, 'secret', from(ORIGIN)).status()).toMatchObject({ connected: false, error: expect.stringMatching(/no companion answers at http:\/\/127\.0\.0\.1:\d+/) });
+    expect(companionUrlProblem('http://127.0.0.1:8787')).toBeNull();
+    expect(companionUrlProblem('http://example.com:8787')).toMatch(/must be http:\/\/127\.0\.0\.1:PORT/);
+    expect(companionUrlProblem('127.0.0.1:8787')).toMatch(/must be|is not a URL/);
+  });
+});

@@ -8,7 +8,8 @@ import type { WasmOps } from '../kernels/backends/wasm';
 import { selectBackend } from '../kernels/backends/select';
 import { GpuError } from '../kernels/common/errors';
 import type { CheckpointFiles } from './model/checkpoint';
-import type { BackendInfo, BackendPreference, RunBackendChoice, RunEvent, RunOptions, SelfTestResult, WorkbenchApi } from './protocol';
+import type { BackendInfo, BackendPreference, CompanionStatus, RunBackendChoice, RunEvent, RunOptions, SelfTestResult, WorkbenchApi } from './protocol';
+import { CompanionClient, companionUrlProblem } from './companion-client';
 import { checkRunOptions } from './runs/fields';
 import { PRESETS } from './runs/presets';
 import { RunManager } from './runs/run-manager';
@@ -48,7 +49,19 @@ export function createWorkbench(
   };
   const runs = new RunManager(() => requireOps('a run'), loadBase, store, locks, () => choice);
 
+  let companion: CompanionClient | null = null;
+
   return {
+    async connectCompanion(url: string, token: string): Promise<CompanionStatus> {
+      const problem = companionUrlProblem(url);
+      if (problem) throw new InvalidConfigError(problem);
+      if (!token.trim()) throw new InvalidConfigError('the companion token is empty: paste the token the companion printed at start');
+      companion = new CompanionClient(url, token.trim());
+      return companion.status();
+    },
+    async companionStatus(): Promise<CompanionStatus | null> {
+      return companion ? companion.status() : null;
+    },
     async init(preference: BackendPreference = 'auto'): Promise<BackendInfo> {
       const selected = await selectBackend({ gpu: await getGpu(), wasm }, preference);
       if (!selected.ok) throw new GpuError('GpuUnavailable', selected.reason);

@@ -69,7 +69,30 @@ export interface SelfTestResult {
   ms: number;
 }
 
+/** The companion as `GET /v1/health` describes it (companion/server.ts). */
+export interface CompanionHealth {
+  version: string;
+  runner: string;
+  workers: number;
+  running: number;
+  queue: number;
+  queueLimit: number;
+  networkIsolation: boolean;
+  limits: { wallSeconds: number; cpuSeconds: number; memoryBytes: number; messageBytes: number };
+}
+
+/** The worker's connection to the companion: where, and its health or why it cannot be reached. */
+export type CompanionStatus = { url: string; connected: true; health: CompanionHealth } | { url: string; connected: false; error: string };
+
 export interface WorkbenchApi {
+  /**
+   * Connects the worker to a companion (`npx dewpoint companion` prints its address and token)
+   * and reports its health, or why not (unreachable, wrong token, origin not allowed). The token
+   * stays in the worker for later requests.
+   */
+  connectCompanion(url: string, token: string): Promise<CompanionStatus>;
+  /** The connected companion's health now (null when none was connected). */
+  companionStatus(): Promise<CompanionStatus | null>;
   /** Selects the backend (default `auto`) and reports it; safe to call again to switch. */
   init(preference?: BackendPreference): Promise<BackendInfo>;
   /** Runs matmul on the active backend against the CPU reference. */

@@ -5,6 +5,7 @@
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
+import { CompanionPanel } from '../components/CompanionPanel';
 import { keys } from '../queries/keys';
 import { BACKEND_CHOICES, backendInfoQuery, runSelfTest, storeBackendPreference, storedBackendPreference } from '../queries/system';
 import { workbench } from '../worker-client';
@@ -185,6 +186,7 @@ export function SystemView() {
           <AdapterDetails info={backend.data} />
         </>
       )}
+      <CompanionPanel />
       <h2>Kernel self-test</h2>
       <p>Runs matmul on the active backend in every layout (A·B, A·Bᵀ, Aᵀ·B) on odd shapes and compares it with the CPU reference.</p>
       <button type="button" onClick={() => selfTest.mutate()} disabled={!backend.data || selfTest.isPending}>

@@ -35,6 +35,7 @@ export async function companionCommand(argv: string[]): Promise<number> {
     [
       `dewpoint companion ${COMPANION_VERSION}: ${companion.url} (process runner, ${workers} workers, queue ${queueLimit}; network NOT isolated)`,
       `token: ${token}`,
+      `open the app connected: ${origins[0]}/#/system?companion=${encodeURIComponent(companion.url)}&token=${token}`,
       `allowed origins: ${origins.join(', ')}`,
       `try: curl -H 'Origin: ${origins[0]}' -H 'Authorization: Bearer ${token}' ${companion.url}/v1/health`,
       '',
