@@ -1,5 +1,6 @@
 /** Backend selection for CLI commands: `--backend auto|webgpu|cpu` (default auto). */
-import { selectBackend } from '../kernels/backends/select';
+import { BACKEND_PREFERENCES, selectBackend } from '../kernels/backends/select';
+import type { BackendPreference } from '../kernels/backends/select';
 import type { BackendInfo } from '../kernels/backends/select';
 import { nodeGpu } from '../kernels/common/node-gpu';
 import { nodeWasmOps } from '../kernels/wasm/node-wasm';
@@ -7,8 +8,8 @@ import type { Ops } from '../kernels/ops';
 import { UsageError } from './args';
 
 export async function cliBackend(choice: unknown): Promise<{ ops: Ops; info: BackendInfo }> {
-  const pref = choice ?? 'auto';
-  if (pref !== 'auto' && pref !== 'webgpu' && pref !== 'wasm' && pref !== 'cpu') throw new UsageError(`--backend must be auto, webgpu, wasm or cpu, got '${String(pref)}'`);
+  const pref = (choice ?? 'auto') as BackendPreference;
+  if (!BACKEND_PREFERENCES.includes(pref)) throw new UsageError(`--backend must be ${BACKEND_PREFERENCES.join(', ')}, got '${String(pref)}'`);
   const selected = await selectBackend({ gpu: pref === 'cpu' || pref === 'wasm' ? undefined : await nodeGpu(), wasm: () => nodeWasmOps() }, pref);
   if (!selected.ok) throw new Error(`no WebGPU backend: ${selected.reason}`);
   return { ops: selected.ops, info: selected.info };

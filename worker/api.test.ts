@@ -4,7 +4,7 @@ import { GPU_ERROR_NAMES } from '../kernels/common/errors';
 import { nodeGpu } from '../kernels/common/node-gpu';
 import { createWorkbench } from './api';
 import type { WasmOps } from '../kernels/backends/wasm';
-import { testWasmOps } from '../kernels/wasm/node-wasm';
+import { nodeWasmOps } from '../kernels/wasm/node-wasm';
 import type { CheckpointFiles } from './model/checkpoint';
 import { exportCheckpoint, importCheckpoint } from './model/checkpoint';
 import { createCpuOps } from '../kernels/backends/cpu';
@@ -70,7 +70,7 @@ describe('worker API over comlink', () => {
 
 describe('backend choice with the wasm backend available', () => {
   it('auto takes wasm over a software adapter (or without one), says why, and a run records the choice', async () => {
-    const api = connect(tinyBaseFiles, testWasmOps);
+    const api = connect(tinyBaseFiles, () => nodeWasmOps(1));
     const info = await api.init('auto');
     expect(info.backend).toBe('wasm');
     expect(info.reason).toMatch(/software one \(google\/swiftshader\)|no WebGPU/);
@@ -89,7 +89,7 @@ describe('backend choice with the wasm backend available', () => {
   });
 
   it('a forced choice is taken or refused, never replaced', async () => {
-    const api = connect(tinyBaseFiles, testWasmOps);
+    const api = connect(tinyBaseFiles, () => nodeWasmOps(1));
     expect(await api.init('wasm')).toMatchObject({ backend: 'wasm', reason: 'the wasm backend was requested' });
     const noWasm = connect();
     await expect(noWasm.init('wasm')).rejects.toMatchObject({ message: expect.stringMatching(/no wasm backend was supplied/) });

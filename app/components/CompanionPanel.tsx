@@ -14,9 +14,9 @@ const DEFAULT_URL = 'http://127.0.0.1:8787';
 
 /** `#/system?companion=URL&token=T` (what the companion prints), or null. */
 export function parseCompanionLink(text: string): { url: string; token: string } | null {
-  const query = text.slice(text.indexOf('?') + 1);
-  if (!text.includes('?')) return null;
-  const params = new URLSearchParams(query);
+  const at = text.indexOf('?');
+  if (at < 0) return null;
+  const params = new URLSearchParams(text.slice(at + 1));
   const url = params.get('companion');
   const token = params.get('token');
   return url && token ? { url, token } : null;

@@ -8,8 +8,7 @@
  * loss must fall on every backend alike: a correctness check, not only a timing.
  */
 import { createCpuOps } from '../../kernels/backends/cpu';
-import { createWasmOps } from '../../kernels/backends/wasm';
-import { nodeWasmBinary } from '../../kernels/wasm/node-wasm';
+import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
 import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
 import type { ModelConfig } from '../../worker/model/config';
@@ -72,7 +71,7 @@ export async function benchGptRef(runs: number | null) {
   const rows: GptRefRow[] = [];
   const wasm = await cliBackend('wasm');
   rows.push(await measure(`wasm × ${wasm.info.threads} threads`, wasm.ops, steps));
-  if (wasm.info.threads > 1) rows.push(await measure('wasm × 1 thread', createWasmOps(await nodeWasmBinary()), steps));
+  if (wasm.info.threads > 1) rows.push(await measure('wasm × 1 thread', await nodeWasmOps(1), steps));
   const gpu = await cliBackend('webgpu').catch(() => null);
   let adapter = 'no WebGPU adapter';
   if (gpu) {

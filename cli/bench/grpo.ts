@@ -6,8 +6,7 @@
  * 2.., and checks that every backend drew the same rewards and losses as the CPU references.
  */
 import { createCpuOps } from '../../kernels/backends/cpu';
-import { createWasmOps } from '../../kernels/backends/wasm';
-import { nodeWasmBinary } from '../../kernels/wasm/node-wasm';
+import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
 import type { Ops } from '../../kernels/ops';
 import { importCheckpoint } from '../../worker/model/checkpoint';
 import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
@@ -50,7 +49,7 @@ export async function benchGrpo(args: BenchArgs) {
   const wasm = await cliBackend('wasm');
   const backends: [string, () => Promise<Ops | null>][] = [
     [`wasm × ${wasm.info.threads} threads`, async () => wasm.ops],
-    ...(wasm.info.threads > 1 ? [['wasm × 1 thread', async () => createWasmOps(await nodeWasmBinary())] as [string, () => Promise<Ops>]] : []),
+    ...(wasm.info.threads > 1 ? [['wasm × 1 thread', () => nodeWasmOps(1)] as [string, () => Promise<Ops>]] : []),
     ['webgpu', async () => cliBackend('webgpu').then((b) => b.ops, () => null)],
     ['cpu', async () => createCpuOps()],
   ];

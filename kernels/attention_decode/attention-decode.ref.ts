@@ -24,10 +24,7 @@ type Out = Float32Array | Float64Array;
 /** out (B, NH, hs) = attention of q (B, NH, hs) over the first lengths[b] slots of kCache, vCache (B, L, NH, hs). */
 export function attentionDecodeRef(out: Out, q: ArrayLike<number>, kCache: ArrayLike<number>, vCache: ArrayLike<number>, lengths: ArrayLike<number>, B: number, L: number, NH: number, hs: number): void {
   checkAttentionDecodeShapes('attentionDecode', { out, q, kCache, vCache, lengths }, B, L, NH, hs);
-  for (let b = 0; b < B; b++) {
-    const n = lengths[b];
-    if (!Number.isInteger(n) || n < 0 || n > L) throw new Error(`attentionDecode: lengths[${b}] = ${n} is outside 0..L = 0..${L}`);
-  }
+  checkDecodeLengths(lengths, B, L);
   const scale = 1 / Math.sqrt(hs);
   const slot = (b: number, s: number, h: number) => ((b * L + s) * NH + h) * hs;
   for (let b = 0; b < B; b++) {
@@ -55,6 +52,14 @@ export function attentionDecodeRef(out: Out, q: ArrayLike<number>, kCache: Array
 }
 
 /** Throws with expected and actual sizes when a dimension is invalid or a buffer is shorter than (B, L, NH, hs) needs. */
+/** Throws unless every lengths[b] (b < B) is an integer in 0..L. */
+export function checkDecodeLengths(lengths: ArrayLike<number>, B: number, L: number): void {
+  for (let b = 0; b < B; b++) {
+    const n = lengths[b];
+    if (!Number.isInteger(n) || n < 0 || n > L) throw new Error(`attentionDecode: lengths[${b}] = ${n} is outside 0..L = 0..${L}`);
+  }
+}
+
 export function checkAttentionDecodeShapes(op: string, buffers: Record<string, { length: number }>, B: number, L: number, NH: number, hs: number): void {
   for (const [name, x] of [['B', B], ['L', L], ['NH', NH], ['hs', hs]] as const) {
     if (!Number.isInteger(x) || x < 0) throw new Error(`${op}: ${name} must be a non-negative integer, got ${x}`);

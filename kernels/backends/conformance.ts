@@ -2,7 +2,7 @@
  * Op-by-op conformance cases for a backend against the CPU backend (every op is its reference
  * there): each case allocates its inputs from seeded random data, runs one op, and names the
  * tensors to compare. Shapes are odd on purpose (tails of every SIMD and tile width) and include
- * the model's own. Used by the wasm and WebGPU conformance tests.
+ * the model's own. Used by the wasm backend's tests (kernels/backends/wasm.test.ts).
  */
 import { randomArray } from '../common/random';
 import type { AdamWHyper, Ops, Tensor } from '../ops';

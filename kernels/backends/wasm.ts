@@ -8,7 +8,7 @@
 import { checkCopyRange } from '../common/dispatcher';
 import { adamwScalars, checkAdamWSizes } from '../adamw/adamw.ref';
 import { checkAttentionShapes } from '../attention/attention.ref';
-import { checkAttentionDecodeShapes } from '../attention_decode/attention-decode.ref';
+import { checkAttentionDecodeShapes, checkDecodeLengths } from '../attention_decode/attention-decode.ref';
 import { checkEmbeddingShapes, checkId } from '../embedding/embedding.ref';
 import { checkOut, clipScaleRef } from '../gradnorm/gradnorm.ref';
 import { checkLogprobShapes, targetOf } from '../logprob/logprob.ref';
@@ -172,10 +172,11 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
   };
 
   /**
-   * Runs `parts` (one per range of `split`) across the threads, or all on this one. `perPart`
-   * gives part j's arguments; `here` runs one part's arguments on this thread.
+   * Runs kernel `fn` once per range of `split`, across the threads or all on this one; `perPart`
+   * gives part j's arguments.
    */
-  const parallel = (fn: (typeof PARALLEL)[number], ranges: [number, number][], perPart: (range: [number, number], j: number) => number[], here: (args: number[]) => void) => {
+  const parallel = (fn: (typeof PARALLEL)[number], ranges: [number, number][], perPart: (range: [number, number], j: number) => number[]) => {
+    const here = (args: number[]) => (k[fn] as (...a: number[]) => void)(...args);
     if (!pool || ranges.length < 2) {
       ranges.forEach((r, j) => here(perPart(r, j)));
       return;
@@ -237,7 +238,7 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
       const transA = layout === 'tn' ? 1 : 0;
       const ranges = M * K * N >= PARALLEL_MIN_MACS && M >= 8 ? split(M, threads, 4) : [[0, M] as [number, number]];
       const [po, pa] = [p(out), p(a)];
-      parallel('matmulRows', ranges, ([m0, m1]) => [po, pa, bp, M, K, N, transA, acc, m0, m1], (x) => k.matmulRows(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]));
+      parallel('matmulRows', ranges, ([m0, m1]) => [po, pa, bp, M, K, N, transA, acc, m0, m1]);
     },
     embeddingForward(out, ids, wte, N, C, V) {
       checkEmbeddingShapes('embeddingForward', { rows: out.length, ids: ids.length, table: wte.length }, N, C, V);
@@ -275,8 +276,7 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
       const scores = scratchOf(ranges.length * T * 4);
       const [po, pl, pq, pk, pv, ps] = [p(out), p(lse), p(q), p(kk), p(v), i(seg)];
       const row = T * NH * hs * 4;
-      parallel('attentionForward', ranges, ([b0, b1], j) => [po + b0 * row, pl + b0 * NH * T * 4, pq + b0 * row, pk + b0 * row, pv + b0 * row, ps + b0 * T * 4, b1 - b0, T, NH, hs, scores + j * T * 4],
-        (x) => k.attentionForward(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10]));
+      parallel('attentionForward', ranges, ([b0, b1], j) => [po + b0 * row, pl + b0 * NH * T * 4, pq + b0 * row, pk + b0 * row, pv + b0 * row, ps + b0 * T * 4, b1 - b0, T, NH, hs, scores + j * T * 4]);
     },
     attentionBackward(dq, dk, dv, dout, q, kk, v, out, lse, seg, B, T, NH, hs) {
       checkAttentionShapes('attentionBackward', { dq, dk, dv, dout, q, k: kk, v, out, lse, segmentIds: seg }, B, T, NH, hs);
@@ -284,21 +284,16 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
       const scores = scratchOf(ranges.length * T * 8);
       const [pdq, pdk, pdv, pdo, pq, pk, pv, ps] = [p(dq), p(dk), p(dv), p(dout), p(q), p(kk), p(v), i(seg)];
       const row = T * NH * hs * 4;
-      parallel('attentionBackward', ranges, ([b0, b1], j) => [pdq + b0 * row, pdk + b0 * row, pdv + b0 * row, pdo + b0 * row, pq + b0 * row, pk + b0 * row, pv + b0 * row, ps + b0 * T * 4, b1 - b0, T, NH, hs, scores + j * T * 8, scores + j * T * 8 + T * 4],
-        (x) => k.attentionBackward(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], x[13]));
+      parallel('attentionBackward', ranges, ([b0, b1], j) => [pdq + b0 * row, pdk + b0 * row, pdv + b0 * row, pdo + b0 * row, pq + b0 * row, pk + b0 * row, pv + b0 * row, ps + b0 * T * 4, b1 - b0, T, NH, hs, scores + j * T * 8, scores + j * T * 8 + T * 4]);
     },
     attentionDecode(out, q, kc, vc, lengths, B, L, NH, hs) {
       checkAttentionDecodeShapes('attentionDecode', { out, q, kCache: kc, vCache: vc, lengths }, B, L, NH, hs);
-      const lv = ints(lengths);
-      for (let b = 0; b < B; b++) {
-        if (!(lv[b] >= 0 && lv[b] <= L)) throw new Error(`attentionDecode: lengths[${b}] = ${lv[b]} is outside 0..L = 0..${L}`);
-      }
+      checkDecodeLengths(ints(lengths), B, L);
       const ranges = split(B, B * L * NH * hs >= PARALLEL_MIN_MACS ? threads : 1, 1);
       const scores = scratchOf(ranges.length * L * 4);
       const [po, pq, pk, pv, pl] = [p(out), p(q), p(kc), p(vc), i(lengths)];
       const head = NH * hs * 4;
-      parallel('attentionDecode', ranges, ([b0, b1], j) => [po + b0 * head, pq + b0 * head, pk + b0 * L * head, pv + b0 * L * head, pl + b0 * 4, b1 - b0, L, NH, hs, scores + j * L * 4],
-        (x) => k.attentionDecode(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]));
+      parallel('attentionDecode', ranges, ([b0, b1], j) => [po + b0 * head, pq + b0 * head, pk + b0 * L * head, pv + b0 * L * head, pl + b0 * 4, b1 - b0, L, NH, hs, scores + j * L * 4]);
     },
     swigluForward(out, gate, up, n) {
       checkElementwise('swigluForward', n, { out, gate, up });

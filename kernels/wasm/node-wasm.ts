@@ -25,8 +25,3 @@ export async function nodeWasmOps(threads = availableParallelism()): Promise<Was
   if (threads < 2) return createWasmOps(await nodeWasmBinary());
   return createThreadedWasmOps(await nodeWasmBinary('ops-mt.wasm'), threads, nodeThread);
 }
-
-/** A fresh single-threaded wasm backend, for tests. */
-export async function testWasmOps(): Promise<WasmOps> {
-  return createWasmOps(await nodeWasmBinary());
-}

@@ -27,7 +27,7 @@ export interface Part {
   args: number[];
 }
 
-/** The Atomics and SharedArrayBuffer globals (kernels/ is typed without DOM or Node, ES2022 has both). */
+/** The helper threads and their control block (Atomics and SharedArrayBuffer are ES2022 globals). */
 export class WasmThreadPool {
   private readonly ctl: Int32Array;
   private readonly f64: Float64Array;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
 import { testGpuOps } from '../../kernels/common/node-test-gpu';
-import { testWasmOps } from '../../kernels/wasm/node-wasm';
+import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
 import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
 import { compareClose, expectClose } from '../../kernels/testing/expect-close';
@@ -55,7 +55,7 @@ async function lossOf(model: Model, batch: PackedInput, c: ArrayLike<number>): P
   return L;
 }
 
-const wasm = await testWasmOps();
+const wasm = await nodeWasmOps(1);
 
 describe.each([['cpu', createCpuOps], ['wasm', () => wasm]] as const)('model gradient check (%s backend, central finite differences)', (_backend, makeOps) => {
   // Untied: every tensor on its own. Tied (the shipped base): the embedding's gradient is the sum

@@ -23,7 +23,7 @@ import { sessionOf } from '../rl/session-of';
 import { trainable, type Session } from '../rl/types';
 import type { EvalResult } from './evaluate';
 import type { GrpoConfig, GrpoUpdate } from './grpo';
-import { GRPO_ARITH, batchMetrics, updateOnBatch } from './grpo';
+import { GRPO_ARITH, batchMetrics, packForUpdate, updateOnBatch } from './grpo';
 import type { ResumePoint, TrainerPosition } from './resume';
 
 /** GRPO's options, an environment instead of an arithmetic task, `maxNew` per action. */
@@ -160,17 +160,11 @@ export class GrpoEpisodeRun {
   }
 }
 
-/**
- * Packs a step's sessions that carry loss mass (include 'carried': masked zero-advantage groups
- * cost no rows) into rows of twice the longest chain (two chains always fit), as many rows as
- * pack needs rounded up to a multiple of miniBatches (at least one each).
- */
+/** Packs a step's sessions for the update (packForUpdate) into rows of twice the longest chain (two chains always fit). */
 function packEpisodes(sessions: readonly Session[], c: GrpoEpisodeConfig): PackedBatch {
   const longest = Math.max(1, ...sessions.flatMap((s) => s.calls.map((call) => call.promptIds.length + call.sampledIds.length)));
-  const roundUp = (n: number) => Math.ceil(Math.max(1, n) / c.miniBatches) * c.miniBatches;
-  const options = { estimator: c.estimator, advantage: c.advantage, truncation: c.truncation, maskZeroAdvantage: c.maskZeroAdvantage, include: 'carried' as const };
-  let packed = pack(sessions, 2 * longest, options);
-  if (packed.ok && packed.rows !== roundUp(packed.rows)) packed = pack(sessions, 2 * longest, { ...options, rows: roundUp(packed.rows) });
+  const options = { estimator: c.estimator, advantage: c.advantage, truncation: c.truncation, maskZeroAdvantage: c.maskZeroAdvantage };
+  const packed = packForUpdate((o) => pack(sessions, 2 * longest, { ...options, ...o }), c.miniBatches);
   if (!packed.ok) throw new Error(`GRPO episode batch does not pack: ${packed.message}`);
   return packed;
 }

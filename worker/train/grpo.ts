@@ -14,7 +14,7 @@ import type { LoadedCheckpoint } from '../model/checkpoint';
 import { Model } from '../model/model';
 import type { PackedInput, Scored } from '../model/model';
 import { taskMathReward } from '../rewards/task-math-reward';
-import type { PackedBatch } from '../rl/pack-types';
+import type { PackedBatch, PackOptions, PackResult } from '../rl/pack-types';
 import type {
   AdvantageOptions, AggregationOptions, GrpoObjectiveOptions, GrpoObjectiveOutput, IsWeightsOptions, KlOptions, OutcomeEstimator, PolicyLossSpec, RejectionThresholds, Session, Truncation,
 } from '../rl/index';
@@ -164,6 +164,18 @@ function putRows(dst: Float64Array, src: ArrayLike<number>, rows: readonly numbe
   rows.forEach((r, i) => {
     for (let t = 0; t < width; t++) dst[r * width + t] = src[i * width + t];
   });
+}
+
+/**
+ * Packs a batch for `updateOnBatch`: only the sessions that carry loss mass (include 'carried': a
+ * zero-advantage group masked by maskZeroAdvantage costs no rows), in as many rows as needed
+ * rounded up to a multiple of `miniBatches` (at least one each), so every mini-batch has the same
+ * shape. `packWith` is pack with the caller's sessions, width and options, plus these.
+ */
+export function packForUpdate(packWith: (options: Pick<PackOptions, 'include' | 'rows'>) => PackResult, miniBatches: number): PackResult {
+  const roundUp = (rows: number) => Math.max(1, Math.ceil(rows / miniBatches)) * miniBatches;
+  const packed = packWith({ include: 'carried' });
+  return packed.ok && packed.rows !== roundUp(packed.rows) ? packWith({ include: 'carried', rows: roundUp(packed.rows) }) : packed;
 }
 
 /** One mini-batch of a packed batch, as the model and the objective read it. */
@@ -359,13 +371,8 @@ export class GrpoRun {
     const generated: Generated[] = sessions.map(({ calls: [g] }) => ({ promptIds: g.promptIds, sampledIds: g.sampledIds, behaviorLogProbs: g.behaviorLogProbs, rawLogProbs: g.rawLogProbs, finishReason: g.finishReason }));
     const tSample = performance.now();
     const longest = Math.max(...generated.map((g) => g.promptIds.length)) + c.maxNew;
-    // Two chains always fit a row of twice the longest chain. Only sessions that carry loss mass
-    // are packed (include 'carried': a zero-advantage group masked by maskZeroAdvantage costs no
-    // rows); rows round up to a multiple of miniBatches (at least one each), so every mini-batch
-    // has the same shape.
-    const roundUp = (r: number) => Math.max(1, Math.ceil(r / c.miniBatches)) * c.miniBatches;
-    let packed = this.rollout.pack(sessions, 2 * longest, { include: 'carried' });
-    if (packed.ok && packed.rows !== roundUp(packed.rows)) packed = this.rollout.pack(sessions, 2 * longest, { include: 'carried', rows: roundUp(packed.rows) });
+    // Two chains always fit a row of twice the longest chain.
+    const packed = packForUpdate((options) => this.rollout.pack(sessions, 2 * longest, options), c.miniBatches);
     if (!packed.ok) throw new Error(`GRPO batch does not pack: ${packed.message}`);
     const trained = await updateOnBatch({ model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress }, packed);
     const metrics = batchMetrics(c, sessions, trained, t0, tSample);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
 import { testGpuOps } from '../../kernels/common/node-test-gpu';
-import { testWasmOps } from '../../kernels/wasm/node-wasm';
+import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
 import type { Ops } from '../../kernels/ops';
 import { expectClose } from '../../kernels/testing/expect-close';
 import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
@@ -30,7 +30,7 @@ async function trajectory(ops: Ops): Promise<number[]> {
 }
 
 const gpu = await testGpuOps();
-const wasm = await testWasmOps();
+const wasm = await nodeWasmOps(1);
 const backends: [string, () => Ops][] = [['cpu', createCpuOps], ['wasm', () => wasm]];
 if (gpu) backends.push(['webgpu', () => gpu]);
 
