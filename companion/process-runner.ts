@@ -216,7 +216,7 @@ function judge(code: number | null, signal: NodeJS.Signals | null, killedBy: 'wa
 }
 
 /** Decode a whole stream once; a cut stream first loses a partial UTF-8 character at its end. */
-function decode(chunks: Buffer[], truncated: boolean): string {
+export function decode(chunks: Buffer[], truncated: boolean): string {
   const all = Buffer.concat(chunks);
   return (truncated ? all.subarray(0, completeUtf8Length(all)) : all).toString('utf8');
 }
@@ -231,12 +231,12 @@ function completeUtf8Length(b: Buffer): number {
   return b.length - i < need ? i : b.length;
 }
 
-function isCode(e: unknown, ...codes: string[]): boolean {
+export function isCode(e: unknown, ...codes: string[]): boolean {
   return codes.includes((e as NodeJS.ErrnoException)?.code ?? '');
 }
 
 /** SIGKILL to a process (pid > 0) or a process group (pid < 0); gone already is fine. */
-function killQuietly(pid: number): void {
+export function killQuietly(pid: number): void {
   try {
     process.kill(pid, 'SIGKILL');
   } catch (e) {
@@ -244,7 +244,7 @@ function killQuietly(pid: number): void {
   }
 }
 
-function killGroup(pgid: number): void {
+export function killGroup(pgid: number): void {
   killQuietly(-pgid);
 }
 
@@ -288,7 +288,7 @@ async function isOfJob(pid: number, pgid: number, dir: string, home: Buffer): Pr
 }
 
 /** Write each file under `dir` (names already validated by the protocol), owner-only. */
-async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
+export async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
   for (const [name, content] of Object.entries(files)) {
     const target = resolve(dir, name);
     if (!target.startsWith(dir + sep)) throw new Error(`file ${JSON.stringify(name)} resolves outside the job directory ${dir}`);
@@ -299,7 +299,7 @@ async function writeFiles(dir: string, files: Record<string, string>): Promise<v
 }
 
 /** Delete the job directory, even one the program made unreadable (chmod 0 on a subdirectory). */
-async function removeJobDir(dir: string): Promise<void> {
+export async function removeJobDir(dir: string): Promise<void> {
   try {
     await rm(dir, { recursive: true, force: true });
   } catch (first) {
@@ -321,7 +321,7 @@ async function restoreModes(dir: string): Promise<void> {
  * prlimit can lower but not raise a hard limit (without CAP_SYS_RESOURCE); if it fails it exits 1
  * like a program would. Refuse such a run up front from our own limits, which the child inherits.
  */
-async function checkHardLimits(limits: SandboxLimits): Promise<void> {
+export async function checkHardLimits(limits: SandboxLimits): Promise<void> {
   const table = await readFile('/proc/self/limits', 'utf8');
   const hard = (label: string): number => {
     const line = table.split('\n').find((l) => l.startsWith(label));

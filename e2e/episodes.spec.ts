@@ -63,8 +63,12 @@ test('a grpo-calc run closed at random points ten times continues each time: no 
   const rand = lcg(20261201);
   let kills = 0;
   while (kills < KILLS) {
-    // Let the loop work for a random while (mid-step, between turns or between steps), then close the tab without asking.
-    await page.waitForTimeout(300 + Math.floor(rand() * 4000));
+    // Close k lands a random while (mid-step, between turns or between steps) after the run reached
+    // step 3 + k·(STEPS − 5)/KILLS: spread over the run and past the first checkpoint whatever the
+    // backend's speed (a continue resumes from an even step, so every target is reached again).
+    const target = 3 + Math.floor((kills * (STEPS - 5)) / KILLS);
+    await expect.poll(async () => Number(await page.getByTestId('run-step').textContent()), { timeout: 300_000, message: `kill ${kills + 1}: step ${target}` }).toBeGreaterThanOrEqual(target);
+    await page.waitForTimeout(Math.floor(rand() * 2000));
     const status = await page.getByTestId('run-status').textContent();
     if (status === 'finished') break;
     await page.close({ runBeforeUnload: false });
