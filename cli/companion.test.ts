@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +21,8 @@ describe('dewpoint companion (the real command, a real HTTP client)', () => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const side = mkdtempSync(join(tmpdir(), 'companion-test-'));
+    // Programs run as a uid of their own (companion/containment.ts): the marker's directory must let them write.
+    chmodSync(side, 0o777);
     try {
       await until(() => /token: \S+/.test(out), 30_000, 'the companion to start');
       const url = out.match(/: (http:\/\/127\.0\.0\.1:\d+) /)![1];

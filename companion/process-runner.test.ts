@@ -2,27 +2,29 @@
  * ProcessRunner against hostile programs, on real processes, one property per test. Each checks
  * the verdict, that the run ended within a generous bound (deadlines are the property under test
  * here, not speed: CI has 2 slow cores), that the job directory is gone and that no process of the
- * program is left (its process group and session, anything with HOME = its job directory, and
- * any pid the program printed).
+ * program is left (its process group and session, anything with HOME = its job directory or with
+ * its own uid, and any pid the program printed). Then `probe()` and its fallbacks.
  *
- * Not covered yet, on purpose: a fork bomb (we run as root here, and root ignores RLIMIT_NPROC:
- * needs the container's pids limit), a network connect (isolation needs namespaces), and writes
- * outside the job directory (this runner does not prevent them on its own; the container runner
- * mounts the job directory read-only and nothing else writable but /tmp).
+ * The fork bomb, a network connect, writes outside the job directory and the rest of the hostile
+ * programs run through the HTTP server in hostile.test.ts.
  */
 import { createHash } from 'node:crypto';
-import { chmod, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { chmod, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProcessRunner, RunnerUnavailable, type ProcessRunnerOptions } from './process-runner';
 import { sandboxLimitsSchema, type Outcome, type Program, type SandboxLimitsInput } from './protocol';
+import { alive, processesOf, py, type StartedJob } from './testing/processes';
 
 let root: string;
-let jobs: { pid: number; dir: string }[];
+let jobs: StartedJob[];
 
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'dewpoint-runner-test-'));
+  // A program dropped to a uid of its own must pass through here to reach its job directory by path.
+  await chmod(root, 0o711);
   jobs = [];
 });
 afterEach(async () => {
@@ -31,54 +33,9 @@ afterEach(async () => {
 
 const runner = (options: ProcessRunnerOptions = {}) => new ProcessRunner({ tmpRoot: root, onStart: (job) => jobs.push(job), ...options });
 
-/** Strip the common indentation of a Python source written inside a template literal. */
-function py(source: string): string {
-  const lines = source.replace(/^\n/, '').trimEnd().split('\n');
-  const indent = Math.min(...lines.filter((l) => l.trim()).map((l) => l.match(/^ */)![0].length));
-  return lines.map((l) => l.slice(indent)).join('\n') + '\n';
-}
-
-interface Proc {
-  pid: number;
-  state: string;
-  pgrp: number;
-  session: number;
-}
-
-async function proc(pid: number): Promise<Proc | null> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'latin1');
-    const [state, , pgrp, session] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { pid, state, pgrp: Number(pgrp), session: Number(session) };
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
-  }
-}
-
-/** Alive: in /proc and not a zombie (a dead process whose parent has not reaped it yet). */
-async function alive(pid: number): Promise<boolean> {
-  const p = await proc(pid);
-  return p !== null && p.state !== 'Z' && p.state !== 'X';
-}
-
-/** Live processes that belong to a job: its group or session, or HOME = its directory. */
-async function leftovers(job: { pid: number; dir: string }): Promise<number[]> {
-  const home = Buffer.from(`HOME=${job.dir}\0`);
-  const found: number[] = [];
-  for (const name of await readdir('/proc')) {
-    const pid = Number(name);
-    if (!Number.isInteger(pid) || !(await alive(pid))) continue;
-    const p = await proc(pid);
-    const environ = await readFile(`/proc/${pid}/environ`).catch(() => Buffer.alloc(0));
-    if (p && (p.pgrp === job.pid || p.session === job.pid || environ.includes(home))) found.push(pid);
-  }
-  return found;
-}
-
 async function expectNothingLeft(printedPids: number[] = []): Promise<void> {
   expect(await readdir(root), 'job directories left behind').toEqual([]);
-  for (const job of jobs) expect(await leftovers(job), `processes of job ${job.pid} left`).toEqual([]);
+  for (const job of jobs) expect(await processesOf(job), `processes of job ${job.pid} left`).toEqual([]);
   for (const pid of printedPids) expect(await alive(pid), `pid ${pid} printed by the program is alive`).toBe(false);
 }
 
@@ -299,8 +256,9 @@ describe('ProcessRunner: children', () => {
   });
 });
 
-describe('ProcessRunner: a child that escapes on purpose (the limit of this runner)', () => {
-  it('one that leaves the session, the environment and the job directory survives, but the run still returns', async () => {
+describe('ProcessRunner: a child that escapes on purpose', () => {
+  it('one that leaves the session, the environment and the job directory is killed with a uid of its own, else survives', async () => {
+    const { dedicatedUser } = await runner().probe();
     const { o, took } = await run(`
       import os
       r, w = os.pipe()  # the program exits only once the child has escaped and printed
@@ -313,13 +271,13 @@ describe('ProcessRunner: a child that escapes on purpose (the limit of this runn
     `);
     const [pid] = pids(o.stdout);
     try {
-      // It still holds our stdout pipe: the runner gives up on it after a short grace.
+      // Without its own uid it still holds our stdout pipe: the runner gives up on it after a short grace.
       expect(o.verdict).toBe('COMPLETED');
       expect(took).toBeLessThan(10);
-      expect(await alive(pid)).toBe(true);
+      expect(await alive(pid)).toBe(!dedicatedUser);
       expect(await readdir(root)).toEqual([]);
     } finally {
-      process.kill(pid, 'SIGKILL');
+      if (await alive(pid)) process.kill(pid, 'SIGKILL');
     }
   });
 });
@@ -332,10 +290,10 @@ describe('ProcessRunner: environment, files and stdin', () => {
     await expectNothingLeft();
   });
 
-  it('the environment is only PATH, LANG, HOME and PYTHONDONTWRITEBYTECODE', async () => {
+  it('the environment is only PATH, LANG, HOME, TMPDIR and PYTHONDONTWRITEBYTECODE', async () => {
     const { o } = await run('', {}, { argv: ['env'] });
     const env = Object.fromEntries(o.stdout.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-    expect(env).toEqual({ PATH: process.env.PATH, LANG: 'C.UTF-8', HOME: jobs[0].dir, PYTHONDONTWRITEBYTECODE: '1' });
+    expect(env).toEqual({ PATH: process.env.PATH, LANG: 'C.UTF-8', HOME: jobs[0].dir, TMPDIR: jobs[0].dir, PYTHONDONTWRITEBYTECODE: '1' });
     await expectNothingLeft();
   });
 
@@ -408,6 +366,22 @@ describe('ProcessRunner: infrastructure errors', () => {
     }
   });
 
+  it('an absolute argv[0] other users cannot reach is RunnerUnavailable when programs run as a uid of their own, else it runs', async () => {
+    const r = runner();
+    const { dedicatedUser } = await r.probe();
+    const python = (await r.run({ files: { 'main.py': 'import sys; print(sys.executable)' } }, limits)).stdout.trim();
+    const hidden = await mkdtemp(join(tmpdir(), 'dewpoint-hidden-')); // 0700: only its owner passes
+    try {
+      await symlink(python, join(hidden, 'python3'));
+      const outcome = r.run({ ...program, argv: [join(hidden, 'python3'), '-I', '-S', 'main.py'] }, limits);
+      if (dedicatedUser) await expect(outcome).rejects.toThrow(/cannot be executed by other users/);
+      else expect((await outcome).stdout).toBe('1\n');
+      await expectNothingLeft();
+    } finally {
+      await rm(hidden, { recursive: true, force: true });
+    }
+  });
+
   it('an invalid program given straight to run is a plain Error naming the field', async () => {
     const bad = { files: { '../escape.py': '' } };
     await expect(runner().run(bad, limits)).rejects.toThrow(/program\.files\["\.\.\/escape\.py"\]/);
@@ -416,8 +390,94 @@ describe('ProcessRunner: infrastructure errors', () => {
   });
 });
 
-describe('ProcessRunner: not covered by this runner alone (the container runner)', () => {
-  it.todo('a fork bomb is stopped (root ignores RLIMIT_NPROC; needs a pids cgroup limit)');
-  it.todo('a network connect is refused (needs a network namespace)');
-  it.todo('a write outside the job directory is refused (needs a read-only mount namespace)');
+/** A TCP listener on 127.0.0.1 that counts the connections it accepts. */
+async function listener(): Promise<{ server: Server; port: number; accepted: () => number }> {
+  let n = 0;
+  const server = createServer((socket) => {
+    n++;
+    socket.destroy();
+  });
+  await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
+  return { server, port: (server.address() as { port: number }).port, accepted: () => n };
+}
+
+const connect = (port: number) => `
+  import socket
+  try:
+      socket.create_connection(("127.0.0.1", ${port}), timeout=2).close()
+      print("connected")
+  except OSError as e:
+      print("refused", e.errno)
+`;
+
+describe('ProcessRunner.probe: what it reports is what a program meets', () => {
+  it('network isolation and the user, as reported, against a connect and getuid in a real run', async () => {
+    const r = runner();
+    const c = await r.probe();
+    const l = await listener();
+    try {
+      const o = await r.run({ files: { 'main.py': `${py(connect(l.port))}import os; print(os.getuid(), os.stat(".").st_uid)\n` } }, sandboxLimitsSchema.parse({}));
+      const [net, ids] = o.stdout.trim().split('\n');
+      expect(net.startsWith('connected')).toBe(!c.networkIsolation);
+      expect(l.accepted()).toBe(c.networkIsolation ? 0 : 1);
+      const [uid, owner] = ids.split(' ').map(Number);
+      expect(jobs[0].uid !== null).toBe(c.dedicatedUser);
+      expect(uid === process.geteuid!()).toBe(!c.dedicatedUser);
+      // With a uid of its own it owns its job directory (else the companion's user does).
+      expect(owner).toBe(uid);
+      if (c.dedicatedUser) expect([uid, c.maxProcesses]).toEqual([jobs[0].uid, 64]);
+    } finally {
+      l.server.close();
+    }
+    await expectNothingLeft();
+  });
+
+  it('two runs at once get two different uids when each has one of its own', async () => {
+    const r = runner();
+    const { dedicatedUser } = await r.probe();
+    const limits = sandboxLimitsSchema.parse({});
+    // Each sleeps a while, so the two overlap.
+    const program = { files: { 'main.py': 'import os, time\nprint(os.getuid())\ntime.sleep(0.3)\n' } };
+    const [a, b] = await Promise.all([r.run(program, limits), r.run(program, limits)]);
+    expect(a.stdout === b.stdout).toBe(!dedicatedUser);
+    await expectNothingLeft();
+  });
+
+  it('without unshare it reports the network as NOT isolated, and a program does reach 127.0.0.1', async () => {
+    const r = runner({ unshare: 'dewpoint-no-such-unshare' });
+    const c = await r.probe();
+    expect(c.networkIsolation).toBe(false);
+    expect(c.notes[0]).toMatch(/^network: NOT isolated \(unshare \(util-linux\) is missing\)/);
+    const l = await listener();
+    try {
+      const o = await r.run({ files: { 'main.py': py(connect(l.port)) } }, sandboxLimitsSchema.parse({}));
+      expect(o.stdout).toBe('connected\n');
+      expect(l.accepted()).toBe(1);
+    } finally {
+      l.server.close();
+    }
+    await expectNothingLeft();
+  });
+
+  it('a tool that is there but fails is found out by running it: a failing unshare and setpriv contain nothing', async () => {
+    const c = await runner({ unshare: '/bin/false', setpriv: '/bin/false' }).probe();
+    expect(c).toMatchObject({ networkIsolation: false, dedicatedUser: false });
+    expect(c.notes[0]).toMatch(/^network: NOT isolated \(.*unshare --user --net: exit code 1\)/);
+    expect(c.notes).toContainEqual(expect.stringMatching(/failed \(setpriv: exit code 1\)/));
+    const o = await runner({ unshare: '/bin/false', setpriv: '/bin/false' }).run({ files: { 'main.py': 'print("ran")' } }, sandboxLimitsSchema.parse({}));
+    expect(o.stdout).toBe('ran\n');
+    await expectNothingLeft();
+  });
+
+  it("without setpriv it reports the companion's own user, and the program runs as it, unbounded in processes if root", async () => {
+    const r = runner({ setpriv: 'dewpoint-no-such-setpriv' });
+    const c = await r.probe();
+    expect(c).toMatchObject({ dedicatedUser: false, user: expect.stringMatching(/^the companion's own user/) });
+    if (process.geteuid!() === 0) expect(c.maxProcesses).toBeNull();
+    expect(c.notes).toContainEqual(expect.stringMatching(/^user: setpriv \(util-linux\) is missing/));
+    const o = await r.run({ files: { 'main.py': 'import os; print(os.getuid())' } }, sandboxLimitsSchema.parse({}));
+    expect(Number(o.stdout)).toBe(process.geteuid!());
+    expect(jobs[0].uid).toBeNull();
+    await expectNothingLeft();
+  });
 });

@@ -1,5 +1,7 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProcessRunner } from './process-runner';
 import type { Outcome, Program, SandboxLimits } from './protocol';
@@ -9,11 +11,18 @@ import { sameSecret, startCompanion } from './server';
 const TOKEN = 'test-token-0123456789abcdef';
 const ORIGIN = 'http://localhost:5173';
 
+/** This file's job directories: a refused request must not even make one. */
+const tmpRoot = mkdtempSync(join(tmpdir(), 'dewpoint-server-test-'));
+chmodSync(tmpRoot, 0o711);
+afterAll(() => rmSync(tmpRoot, { recursive: true, force: true }));
+
 /** The real ProcessRunner, counting what it was asked to run (so a refused request can be shown to run nothing). */
 class CountingRunner implements Runner {
   readonly name = 'process';
-  readonly inner = new ProcessRunner();
+  readonly inner = new ProcessRunner({ tmpRoot, onStart: () => this.started++ });
   runs = 0;
+  /** Programs that really started. */
+  started = 0;
   run(program: Program, limits: SandboxLimits, signal?: AbortSignal): Promise<Outcome> {
     this.runs++;
     return this.inner.run(program, limits, signal);
@@ -76,13 +85,19 @@ describe('companion HTTP server (real server, real processes)', () => {
     ['a foreign Origin', { origin: 'http://evil.example' }, 403, /Origin 'http:\/\/evil.example' is not allowed/],
     ['no Origin', { origin: '' }, 403, /Origin '\(none\)' is not allowed/],
     ['a foreign Host (DNS rebinding)', { host: 'evil.example:80' }, 421, /Host 'evil.example:80' is not this companion/],
+    ['a Basic scheme', { authorization: `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}` }, 401, /missing Authorization/],
+    ["the token's prefix", { authorization: `Bearer ${TOKEN.slice(0, -1)}` }, 401, /wrong token/],
+    ['Origin null (a sandboxed frame, a file)', { origin: 'null' }, 403, /Origin 'null' is not allowed/],
+    ['an allowed origin on another port', { origin: 'http://localhost:5174' }, 403, /Origin 'http:\/\/localhost:5174' is not allowed/],
+    ['the loopback host on another port', { host: '127.0.0.1:1' }, 421, /Host '127.0.0.1:1' is not this companion/],
   ] as [string, Record<string, string>, number, RegExp][])('refuses %s, and runs nothing', async (_what, change, status, message) => {
     const headers = Object.fromEntries(Object.entries({ ...good, ...change }).filter(([, v]) => v !== ''));
-    const before = runner.runs;
+    const before = { runs: runner.runs, started: runner.started };
     const r = await send(companion.port, 'POST', '/v1/run', headers, hello);
     expect(r.status).toBe(status);
     expect(String(r.body.error)).toMatch(message);
-    expect(runner.runs).toBe(before);
+    expect({ runs: runner.runs, started: runner.started }).toEqual(before);
+    expect(readdirSync(tmpRoot)).toEqual([]);
     // Refused before the origin was accepted: no CORS grant, so a foreign page cannot even read the refusal.
     if ('origin' in change || 'host' in change) expect(r.headers['access-control-allow-origin']).toBeUndefined();
   });
@@ -96,6 +111,44 @@ describe('companion HTTP server (real server, real processes)', () => {
     const foreign = await send(companion.port, 'OPTIONS', '/v1/run', { ...preflight, origin: 'http://evil.example' });
     expect(foreign.status).toBe(403);
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+    // A preflight with a body still runs nothing.
+    const before = runner.runs;
+    const withBody = await send(companion.port, 'OPTIONS', '/v1/run', { ...preflight, origin: ORIGIN }, hello);
+    expect(withBody.status).toBe(204);
+    expect(runner.runs).toBe(before);
+  });
+
+  it.each([
+    ['POST', '/v1/run'],
+    ['POST', '/v1/run-batch'],
+    ['POST', '/v1/reward/code'],
+    ['POST', '/v1/sessions'],
+    ['GET', '/v1/health'],
+    ['GET', '/v2/no-such-route'],
+  ])('%s %s without a token is 401 before any routing or parsing, and runs nothing', async (method, path) => {
+    const before = { runs: runner.runs, started: runner.started };
+    const body = JSON.stringify({ files: { 'main.py': 'print(1)' }, programs: [{ files: { 'main.py': 'print(1)' } }], completion: '```python\nprint(1)\n```', groundTruth: [] });
+    const r = await send(companion.port, method, path, { host: good.host, origin: ORIGIN }, method === 'POST' ? body : undefined);
+    expect(r.status).toBe(401);
+    expect({ runs: runner.runs, started: runner.started }).toEqual(before);
+    expect(readdirSync(tmpRoot)).toEqual([]);
+  });
+
+  it('refuses an oversized chunked body (no Content-Length) with 413, and runs nothing', async () => {
+    const before = runner.runs;
+    const r = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: companion.port, method: 'POST', path: '/v1/run', headers: { ...good, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.write('{"files": {"main.py": "');
+      for (let i = 0; i < 10; i++) req.write('x'.repeat(8 * 1024));
+      req.end('"}}');
+    });
+    expect(r).toBe(413);
+    expect(runner.runs).toBe(before);
+    expect(readdirSync(tmpRoot)).toEqual([]);
   });
 
   it('refuses an oversized body with 413, and a bad one with a 400 naming the field; nothing runs', async () => {
@@ -118,6 +171,7 @@ describe('companion HTTP server (real server, real processes)', () => {
     const notJson = await send(companion.port, 'POST', '/v1/run', good, '{"files":');
     expect(notJson.status).toBe(400);
     expect(runner.runs).toBe(before);
+    expect(readdirSync(tmpRoot)).toEqual([]);
   });
 
   it('a full queue answers 503 with Retry-After while one program runs and one waits', async () => {
@@ -142,9 +196,13 @@ describe('companion HTTP server (real server, real processes)', () => {
     const tooMany = await send(companion.port, 'POST', '/v1/run-batch', good, JSON.stringify({ programs: [...programs, programs[0]] }));
     expect(tooMany.status).toBe(503);
     expect(String(tooMany.body.error)).toMatch(/a batch of 3 does not fit/);
+    // Refused whole: not even its good first entry runs.
+    const before = runner.runs;
     const bad = await send(companion.port, 'POST', '/v1/run-batch', good, JSON.stringify({ programs: [programs[0], { files: { 'a/../b.py': '' } }] }));
     expect(bad.status).toBe(400);
     expect(String(bad.body.error)).toMatch(/programs\[1\]\.files\["a\/\.\.\/b\.py"\]: a file name must not contain a \.\. segment/);
+    expect(runner.runs).toBe(before);
+    expect(readdirSync(tmpRoot)).toEqual([]);
   });
 
   it('a client that goes away cancels its program: the process is killed', async () => {

@@ -7,6 +7,7 @@ import { benchGrpo } from './grpo';
 import { benchMatmul } from './matmul';
 import { benchPack } from './pack';
 import { benchRollout } from './rollout';
+import { benchSandbox } from './sandbox';
 import { benchTraces } from './traces';
 import { benchTrain } from './train';
 
@@ -24,6 +25,7 @@ export const BENCHES: Record<string, (args: BenchArgs) => Promise<{ table: strin
   rollout: benchRollout,
   pack: benchPack,
   traces: benchTraces,
+  sandbox: benchSandbox,
 };
 
 export async function runBench(argv: string[]): Promise<number> {
