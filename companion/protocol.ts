@@ -186,3 +186,129 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, root =
     }),
   };
 }
+
+/*
+ * Environment sessions: SubprocessEnvironment (companion/subprocess-env.ts) and its HTTP routes
+ * (`/v1/sessions`, companion/server.ts). Contract: dew `SubprocessEnvironment`, `Environment`,
+ * `Observation` (../shared/reference/dew-objectives-rl.txt) and the worker's Environment interface
+ * (worker/episodes/environment.ts), whose shapes these are.
+ *
+ * The environment is a program in any language that reads one JSON request per line on stdin and
+ * writes one JSON reply per line on stdout (UTF-8, `\n`-terminated, nothing else on stdout:
+ * diagnostics go to stderr). Requests, in order: one `reset`, then `step`s, then `close`:
+ *
+ *   {"op":"reset","task":{"id":"guess/20","prompt":"1-63?","answer":"20","data":{"secret":20}},
+ *    "tokenizer":{"type":"char","vocab":["<pad>","<bos>","<eos>","0",...],"specials":{"pad":0,"bos":1,"eos":2}}}
+ *     → {"context":[1,4,14,9,6,32]}                    the first model context (BOS included)
+ *     → {"status":"error","detail":"..."}              it cannot start this task
+ *   {"op":"step","action":{"ids":[6,5],"text":"32","terminated":true}}
+ *     → {"observation":[30],"status":"running","detail":"32: the secret is lower"}
+ *     → {"observation":[],"status":"done","reward":1}  the episode ended (reward optional: else the verifier's)
+ *     → {"context":[...],"status":"running"}          the whole next context instead of an append (compaction)
+ *     → {"status":"error","detail":"..."}              it failed: an infrastructure failure, never a reward 0
+ *   {"op":"close"}                                       no reply: exit (the process group is killed soon after anyway)
+ *
+ * Ids are the model's token ids; `tokenizer` maps them to text (a char tokenizer: `vocab[id]` is
+ * the symbol of `id`, specials are names such as `<eos>`), so an environment needs no copy of the
+ * vocabulary. `action.ids` exclude EOS and `action.text` is their decoding (specials skipped).
+ * Replies are checked: unknown fields, a line that is not JSON, or a reply without a request
+ * end the session as `error`, quoting the line.
+ *
+ * Deviations from dew: status is the worker's `running | done | error` (dew's completed,
+ * truncated and cancelled are the rollout's to decide); reset gets the task (dew: the episode
+ * identity) and the tokenizer; a step may answer the ids it appends (`observation`) instead of the
+ * whole next context.
+ */
+
+/** A token id: a non-negative integer (the upper bound is the model's vocabulary, which the caller checks). */
+const idsSchema = z.array(z.int().min(0, 'must be a non-negative integer id'));
+
+/** POST /v1/sessions: the environment's program (files and argv, as in `Program`, no stdin) and its limits. */
+export const envSessionRequestSchema = z.strictObject({
+  files: programSchema.shape.files,
+  /** The environment's command, without a shell. Default: Python on `main.py`, as for `/v1/run`. */
+  argv: programSchema.shape.argv,
+  /**
+   * `wallSeconds` is the deadline of each request (reset, step), not of the session; `cpuSeconds`
+   * and `memoryBytes` bound the process over its whole life; `messageBytes` bounds one reply line.
+   */
+  limits: sandboxLimitsSchema.optional(),
+});
+export type EnvSessionRequest = z.input<typeof envSessionRequestSchema>;
+/** The answer to POST /v1/sessions: the session's id and the limits it runs under (defaults applied). */
+export interface EnvSessionOpened {
+  id: string;
+  limits: SandboxLimits;
+}
+
+/** A char tokenizer's description (worker/data/tokenizer.ts `TokenizerDescription`): `vocab[id]` is the symbol of `id`. */
+export const envTokenizerSchema = z.strictObject({
+  type: z.literal('char'),
+  vocab: z.array(z.string()).min(3, 'must hold at least the three specials'),
+  specials: z.strictObject({ pad: z.int().min(0), bos: z.int().min(0), eos: z.int().min(0) }),
+});
+
+/** The task of the episode (worker/episodes/environment.ts `EnvTask`). */
+export const envTaskSchema = z.strictObject({
+  id: z.string(),
+  prompt: z.string(),
+  answer: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+
+/** POST /v1/sessions/:id/reset, and the `reset` line without its `op`. */
+export const envResetRequestSchema = z.strictObject({ task: envTaskSchema, tokenizer: envTokenizerSchema });
+export type EnvResetRequest = z.infer<typeof envResetRequestSchema>;
+
+/** One model action (worker `EnvAction`): sampled ids without EOS, their text, whether it ended on EOS. */
+export const envActionSchema = z.strictObject({ ids: idsSchema, text: z.string(), terminated: z.boolean() });
+/** POST /v1/sessions/:id/step, and the `step` line without its `op`. */
+export const envStepRequestSchema = z.strictObject({ action: envActionSchema });
+export type EnvStepRequest = z.infer<typeof envStepRequestSchema>;
+
+/** A line on the environment's stdin. */
+export type EnvRequestLine = ({ op: 'reset' } & EnvResetRequest) | ({ op: 'step' } & EnvStepRequest) | { op: 'close' };
+
+export const ENV_STATUSES = ['running', 'done', 'error'] as const;
+
+/** The environment's reply to `reset` on its stdout. */
+export const envResetLineSchema = z
+  .strictObject({
+    context: idsSchema.optional(),
+    status: z.enum(['running', 'error']).optional(),
+    detail: z.string().optional(),
+  })
+  .superRefine((r, ctx) => {
+    if (r.status !== 'error' && r.context === undefined) ctx.addIssue({ code: 'custom', path: ['context'], message: 'a reply to reset needs context (the first model context) unless its status is error' });
+  });
+
+/** The environment's reply to `step` on its stdout. */
+export const envStepLineSchema = z
+  .strictObject({
+    observation: idsSchema.optional(),
+    context: idsSchema.optional(),
+    status: z.enum(ENV_STATUSES),
+    reward: z.number().optional(),
+    detail: z.string().optional(),
+  })
+  .superRefine((r, ctx) => {
+    if (r.observation !== undefined && r.context !== undefined) ctx.addIssue({ code: 'custom', path: ['context'], message: 'give observation (ids appended) or context (the whole next context), not both' });
+    if (r.status === 'running' && r.observation === undefined && r.context === undefined) ctx.addIssue({ code: 'custom', path: ['observation'], message: 'a running reply needs observation or context' });
+  });
+
+/**
+ * What POST /v1/sessions/:id/reset answers: the first context, or an error (the environment's own,
+ * or the companion's: deadline, exit, a stray line; the process is then dead).
+ */
+export type EnvResetReply = { status: 'running'; context: number[]; detail?: string } | { status: 'error'; context: []; detail: string };
+/**
+ * What POST /v1/sessions/:id/step answers: the worker's `EnvStep` (observation is `[]` when the
+ * reply gave `context` or none), or an error as for reset.
+ */
+export interface EnvStepReply {
+  observation: number[];
+  context?: number[];
+  status: (typeof ENV_STATUSES)[number];
+  reward?: number;
+  detail?: string;
+}

@@ -9,6 +9,23 @@
  * CORS preflight (answered for allowed origins only, before any token is needed), the bearer
  * token (constant-time compare), the body size limit, then the body's schema (a 400 naming the
  * field). A full queue answers 503 with Retry-After. Programs run as argv arrays, never a shell.
+ *
+ * Routes (every body and answer is JSON; shapes in protocol.ts):
+ * - GET  /v1/health: version, runner, workers, queue, limits, network isolation, sessions.
+ * - POST /v1/run `{files, argv?, stdin?, limits?}` → the Outcome; 503 + Retry-After when the queue is full.
+ * - POST /v1/run-batch `{programs: [...]}` → `{outcomes}` in order, all queued or none (503).
+ * - POST /v1/reward/code `{completion, groundTruth, allOrNothing?, limits?}` → CodeRewardResult.
+ * - Environment sessions (SubprocessEnvironment, protocol.ts "Environment sessions"):
+ *   - POST /v1/sessions `{files, argv?, limits?}` → `{id, limits}`: the program is started; 503 +
+ *     Retry-After when `sessions.max` are open; 503 (infrastructure) when it cannot start here.
+ *   - POST /v1/sessions/:id/reset `{task, tokenizer}` → EnvResetReply.
+ *   - POST /v1/sessions/:id/step `{action}` → EnvStepReply.
+ *     Both answer 200 `{status: 'error', detail}` when the environment failed (its own error, the
+ *     `limits.wallSeconds` deadline per request, its exit, a stray stdout line): that ends the
+ *     session, its process group killed and its directory deleted. 404: no such session (closed,
+ *     idle past `sessions.idleSeconds`, or never opened); 409: a request of it is still waiting.
+ *   - POST /v1/sessions/:id/close (no body) → `{closed: true}`: kills its group, deletes its directory.
+ *   A client that goes away during reset or step ends its session; so does the companion's close.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { serve } from '@hono/node-server';
@@ -18,9 +35,12 @@ import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import type { Job, Runner } from './fleet';
 import { QueueFull, SandboxFleet } from './fleet';
-import { RunCancelled, RunnerUnavailable } from './process-runner';
+import { ProcessRunner, RunCancelled, RunnerUnavailable } from './process-runner';
+import { EnvSessions, SessionsFull } from './env-sessions';
+import type { Containment } from './containment';
 import { BadGroundTruth, codeReward } from './code-reward';
-import { codeRewardRequestSchema, parseWith, programSchema, sandboxLimitsSchema } from './protocol';
+import type { EnvSessionOpened } from './protocol';
+import { codeRewardRequestSchema, envResetRequestSchema, envSessionRequestSchema, envStepRequestSchema, parseWith, programSchema, sandboxLimitsSchema } from './protocol';
 
 export type { Runner } from './fleet';
 
@@ -39,6 +59,26 @@ export interface CompanionOptions {
   maxBodyBytes: number;
   /** Whether programs are cut off from the network (reported by health). */
   networkIsolation: boolean;
+  /** What the runner contains and what it does not, from its probe (reported by health). */
+  containment?: Containment;
+  /** Environment sessions (SubprocessEnvironment). Default: DEFAULT_SESSIONS with a default ProcessRunner. */
+  sessions?: Partial<SessionOptions>;
+}
+
+export interface SessionOptions {
+  /** Starts session programs: always a process (the `runner` above runs one-shot programs only). */
+  launcher: ProcessRunner;
+  /** Sessions open at once at most; one more is refused with 503 + Retry-After. */
+  max: number;
+  /** A session without a request for this long is closed, seconds. */
+  idleSeconds: number;
+}
+
+export const DEFAULT_SESSIONS = { max: 64, idleSeconds: 300 } as const;
+
+/** The session table `o` asks for (the server's, shared by the apps made for one server). */
+export function sessionsOf(o: CompanionOptions): EnvSessions {
+  return new EnvSessions({ launcher: o.sessions?.launcher ?? new ProcessRunner(), max: o.sessions?.max ?? DEFAULT_SESSIONS.max, idleSeconds: o.sessions?.idleSeconds ?? DEFAULT_SESSIONS.idleSeconds });
 }
 
 /** A program to run: the program's fields and optional limits (defaults from rl-spec). */
@@ -58,12 +98,12 @@ export function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(h(a), h(b));
 }
 
-function refuse(c: Context, status: 400 | 401 | 403 | 404 | 413 | 421 | 500 | 503, error: string, extra: Record<string, unknown> = {}) {
+function refuse(c: Context, status: 400 | 401 | 403 | 404 | 409 | 413 | 421 | 500 | 503, error: string, extra: Record<string, unknown> = {}) {
   return c.json({ error, ...extra }, status);
 }
 
 /** The Hono app for `port` (the Host check needs it). */
-export function companionApp(o: CompanionOptions, port: number, fleet: SandboxFleet): Hono {
+export function companionApp(o: CompanionOptions, port: number, fleet: SandboxFleet, sessions: EnvSessions = sessionsOf(o)): Hono {
   const app = new Hono();
   const hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   const origins = new Set(o.origins);
@@ -98,7 +138,9 @@ export function companionApp(o: CompanionOptions, port: number, fleet: SandboxFl
       queue: fleet.queued,
       queueLimit: o.queueLimit,
       networkIsolation: o.networkIsolation,
+      ...(o.containment ? { containment: o.containment } : {}),
       limits: sandboxLimitsSchema.parse({}),
+      sessions: { open: sessions.open, max: sessions.o.max, idleSeconds: sessions.o.idleSeconds },
     }),
   );
 
@@ -116,7 +158,7 @@ export function companionApp(o: CompanionOptions, port: number, fleet: SandboxFl
   };
   /** The fleet's refusals and the runner's failures: infrastructure errors, never verdicts. */
   const failure = (c: Context, e: unknown) => {
-    if (e instanceof QueueFull) {
+    if (e instanceof QueueFull || e instanceof SessionsFull) {
       c.header('Retry-After', '1');
       return refuse(c, 503, e.message);
     }
@@ -158,7 +200,62 @@ export function companionApp(o: CompanionOptions, port: number, fleet: SandboxFl
     }
   });
 
-  app.notFound((c) => refuse(c, 404, `no route ${c.req.method} ${new URL(c.req.url).pathname} (routes: GET /v1/health, POST /v1/run, POST /v1/run-batch, POST /v1/reward/code)`));
+  app.post('/v1/sessions', async (c) => {
+    const req = await bodyOf(c, envSessionRequestSchema);
+    if ('error' in req) return req.error;
+    const { limits, ...program } = req.value;
+    const l = limits ?? sandboxLimitsSchema.parse({});
+    try {
+      return c.json({ id: await sessions.start(program, l), limits: l } satisfies EnvSessionOpened);
+    } catch (e) {
+      return failure(c, e);
+    }
+  });
+
+  /** The session the path names, or the 404/409 that says why not (checked after the body is read, right before use). */
+  const sessionOf = (c: Context) => {
+    const id = c.req.param('id')!;
+    const env = sessions.get(id);
+    if (!env) return { error: refuse(c, 404, `no environment session '${id}' (it was closed, idle for more than ${sessions.o.idleSeconds} s, or never opened)`) } as const;
+    if (env.busy) return { error: refuse(c, 409, `environment session '${id}' is still answering an earlier request: send one at a time`) } as const;
+    return { id } as const;
+  };
+  // A client that goes away during reset or step ends its session (the request's signal aborts).
+  app.post('/v1/sessions/:id/reset', async (c) => {
+    const req = await bodyOf(c, envResetRequestSchema);
+    if ('error' in req) return req.error;
+    const s = sessionOf(c);
+    if ('error' in s) return s.error;
+    try {
+      return c.json(await sessions.use(s.id, (env) => env.reset(req.value, c.req.raw.signal)));
+    } catch (e) {
+      return failure(c, e);
+    }
+  });
+
+  app.post('/v1/sessions/:id/step', async (c) => {
+    const req = await bodyOf(c, envStepRequestSchema);
+    if ('error' in req) return req.error;
+    const s = sessionOf(c);
+    if ('error' in s) return s.error;
+    try {
+      return c.json(await sessions.use(s.id, (env) => env.step(req.value, c.req.raw.signal)));
+    } catch (e) {
+      return failure(c, e);
+    }
+  });
+
+  app.post('/v1/sessions/:id/close', async (c) => {
+    const id = c.req.param('id');
+    try {
+      if (!(await sessions.end(id))) return refuse(c, 404, `no environment session '${id}' (it was closed, idle for more than ${sessions.o.idleSeconds} s, or never opened)`);
+    } catch (e) {
+      return failure(c, e);
+    }
+    return c.json({ closed: true });
+  });
+
+  app.notFound((c) => refuse(c, 404, `no route ${c.req.method} ${new URL(c.req.url).pathname} (routes: GET /v1/health, POST /v1/run, POST /v1/run-batch, POST /v1/reward/code, POST /v1/sessions, POST /v1/sessions/:id/reset, POST /v1/sessions/:id/step, POST /v1/sessions/:id/close)`));
   return app;
 }
 
@@ -168,19 +265,23 @@ export interface RunningCompanion {
   close(): Promise<void>;
 }
 
-/** Serves the companion on 127.0.0.1:`port` (0: any free port). `close` cancels every program, then stops listening. */
+/**
+ * Serves the companion on 127.0.0.1:`port` (0: any free port). `close` cancels every program and
+ * closes every environment session, then stops listening.
+ */
 export async function startCompanion(o: CompanionOptions, port: number): Promise<RunningCompanion> {
   const fleet = new SandboxFleet(o.runner, o.workers, o.queueLimit);
+  const sessions = sessionsOf(o);
   return new Promise((resolve, reject) => {
     // The app needs the port for its Host check; with port 0 it is known once listening.
-    let app = companionApp(o, port, fleet);
+    let app = companionApp(o, port, fleet, sessions);
     const server = serve({ fetch: (req: Request) => app.fetch(req), hostname: '127.0.0.1', port }, (info) => {
-      if (port === 0) app = companionApp(o, info.port, fleet);
+      if (port === 0) app = companionApp(o, info.port, fleet, sessions);
       resolve({
         port: info.port,
         url: `http://127.0.0.1:${info.port}`,
         close: async () => {
-          await fleet.close();
+          await Promise.all([fleet.close(), sessions.close()]);
           await new Promise<void>((done, fail) => server.close((err) => (err ? fail(err) : done())));
         },
       });

@@ -1,0 +1,222 @@
+/**
+ * The worker's CompanionEnvironment against the real companion server (here, in cli/, because
+ * only a Node test may import both sides): the same seeded guess episodes run once with the
+ * built-in TypeScript environment and once with examples/guess_env.py in companion sessions give
+ * identical observations, statuses and rewards per turn, and identical episodes; and every way
+ * the companion can fail (unreachable, full, gone mid-episode, the environment's own error or
+ * exit) ends the episode as an error (masked from training), never a reward 0.
+ */
+import { chmod, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mulberry32 } from '../kernels/common/random';
+import { ProcessRunner } from '../companion/process-runner';
+import type { EnvResetReply, EnvResetRequest, EnvSessionOpened, EnvSessionRequest, EnvStepReply, EnvStepRequest } from '../companion/protocol';
+import type { RunningCompanion } from '../companion/server';
+import { startCompanion } from '../companion/server';
+import type { SessionOpened, SessionRequest, SessionResetReply, SessionResetRequest, SessionStepReply, SessionStepRequest } from '../worker/companion-client';
+import { CompanionClient } from '../worker/companion-client';
+import { toolTokenizer } from '../worker/data/tokenizer';
+import { inCompanion } from '../worker/episodes/companion-env';
+import type { EnvStep, EnvironmentKind } from '../worker/episodes/environment';
+import { GUESS, guessTrainTasks } from '../worker/episodes/guess';
+import type { CollectedEpisode, EpisodeRolloutOptions, EpisodeSampler } from '../worker/episodes/rollout';
+import { collectEpisodes } from '../worker/episodes/rollout';
+
+/** The worker restates the session wire types (its project cannot compile the companion's); this fails to compile when they drift. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const AGREE: [Same<EnvSessionRequest, SessionRequest>, Same<EnvSessionOpened, SessionOpened>, Same<EnvResetRequest, SessionResetRequest>, Same<EnvStepRequest, SessionStepRequest>, Same<EnvResetReply, SessionResetReply>, Same<EnvStepReply, SessionStepReply>] = [true, true, true, true, true, true];
+
+const TOKEN = 'companion-env-test';
+const ORIGIN = 'http://localhost:5173';
+const tok = toolTokenizer();
+/** A browser sends the page's Origin by itself; Node's fetch does not. */
+const withOrigin: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), origin: ORIGIN } });
+
+/**
+ * A seeded stand-in for the policy, deterministic in each row's seed (so both runs draw the same
+ * actions): mostly binary search on the feedback so far, else a random number, an invalid action,
+ * or three digits without EOS (max_response_length).
+ */
+const guesser: EpisodeSampler = async (prompts, o) =>
+  prompts.map((p, r) => {
+    const rand = mulberry32(o.rowSeeds![r]);
+    let lo = 1;
+    let hi = 63;
+    for (const [, g, f] of tok.decode(p).slice('1-63?'.length).matchAll(/(\d+)([<>])/g)) {
+      if (f === '<') hi = Math.min(hi, Number(g) - 1);
+      else lo = Math.max(lo, Number(g) + 1);
+    }
+    const u = rand();
+    const text = u < 0.55 ? String(Math.floor((lo + hi) / 2)) : u < 0.8 ? String(Math.floor(rand() * 100)) : u < 0.93 ? ['?', 'a', '1c', '<'][Math.floor(rand() * 4)] : '123';
+    const ids = [...tok.encode(text), ...(text.length < o.maxNew ? [tok.eos] : [])].slice(0, o.maxNew);
+    return {
+      promptIds: Int32Array.from(p), sampledIds: Int32Array.from(ids),
+      behaviorLogProbs: Float64Array.from(ids, (_, k) => -0.1 * (k + 1)), rawLogProbs: Float64Array.from(ids, (_, k) => -0.2 * (k + 1)),
+      finishReason: ids.at(-1) === tok.eos ? 'stop' : 'length',
+    };
+  });
+
+interface Turn {
+  observation: number[];
+  context?: number[];
+  status: string;
+  reward?: number;
+  detail?: string;
+}
+
+/** `kind` whose environments log what they answer, in the order the rollout creates them. */
+function logged(kind: EnvironmentKind, log: { reset?: number[]; steps: Turn[] }[]): EnvironmentKind {
+  return {
+    ...kind,
+    create(task) {
+      const env = kind.create(task);
+      const entry: { reset?: number[]; steps: Turn[] } = { steps: [] };
+      log.push(entry);
+      return {
+        reset: async () => {
+          const ids = await env.reset();
+          entry.reset = Array.from(ids);
+          return ids;
+        },
+        step: async (action) => {
+          const s: EnvStep = await env.step(action);
+          entry.steps.push({ observation: Array.from(s.observation), ...(s.context ? { context: Array.from(s.context) } : {}), status: s.status, ...(s.reward !== undefined ? { reward: s.reward } : {}), ...(s.detail !== undefined ? { detail: s.detail } : {}) });
+          return s;
+        },
+        close: () => env.close?.(),
+      };
+    },
+  };
+}
+
+const options = (kind: EnvironmentKind, extra: Partial<EpisodeRolloutOptions> = {}): EpisodeRolloutOptions => ({ kind, tok, maxContext: 64, sampling: { temperature: 1 }, seed: 5, policyVersion: 0, stepTimeoutMs: 20_000, ...extra });
+
+async function serve(max = 64): Promise<{ companion: RunningCompanion; client: CompanionClient; root: string }> {
+  const root = await mkdtemp(join(tmpdir(), 'dewpoint-companion-env-'));
+  // Programs may run as a uid of their own (the runner's jail, as root): they must pass through.
+  await chmod(root, 0o711);
+  const inner = new ProcessRunner();
+  const companion = await startCompanion({ runner: { name: 'process', run: inner.run.bind(inner) }, token: TOKEN, origins: [ORIGIN], workers: 1, queueLimit: 1, maxBodyBytes: 1 << 20, networkIsolation: false, sessions: { launcher: new ProcessRunner({ tmpRoot: root }), max } }, 0);
+  return { companion, client: new CompanionClient(companion.url, TOKEN, withOrigin), root };
+}
+
+/** A Python environment from a source text, run as `python3 -I -S env.py`. */
+const python = (source: string) => ({ files: { 'env.py': source }, argv: ['python3', '-I', '-S', 'env.py'], limits: { wallSeconds: 10 } });
+
+const failed = (e: CollectedEpisode) => [e.episode.status, e.episode.termination, e.episode.reward, e.groupAborted];
+
+describe('examples/guess_env.py through a real companion equals the built-in guess environment', () => {
+  let s: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    s = await serve();
+  });
+  afterAll(async () => {
+    await s.companion.close();
+    await rm(s.root, { recursive: true, force: true });
+  });
+
+  it('the session wire types agree on both sides', () => {
+    expect(AGREE.every(Boolean)).toBe(true);
+  });
+
+  it('same seeded episodes: identical observations, statuses, rewards and details per turn, and identical episodes', async () => {
+    const source = await readFile(new URL('../examples/guess_env.py', import.meta.url), 'utf8');
+    const py = inCompanion(GUESS, { client: s.client, program: { files: { 'guess_env.py': source }, argv: ['python3', '-I', '-S', 'guess_env.py'], limits: { wallSeconds: 10 } }, tok });
+    const tasks = guessTrainTasks(11).take(8);
+    const [tsLog, pyLog]: { reset?: number[]; steps: Turn[] }[][] = [[], []];
+    const builtIn = await collectEpisodes(guesser, tasks, 3, options(logged(GUESS, tsLog)));
+    const viaCompanion = await collectEpisodes(guesser, tasks, 3, options(logged(py, pyLog)));
+
+    expect(pyLog).toEqual(tsLog);
+    expect(viaCompanion.map((e) => e.episode)).toEqual(builtIn.map((e) => e.episode));
+    expect(viaCompanion.map((e) => e.transcript)).toEqual(builtIn.map((e) => e.transcript));
+    // The run covers every path of the environment and of the rollout's endings.
+    const steps = tsLog.flatMap((l) => l.steps);
+    expect(steps.filter((t) => t.detail === 'invalid action').length, 'invalid actions').toBeGreaterThan(0);
+    expect(steps.filter((t) => /lower/.test(t.detail ?? '')).length, '< answers').toBeGreaterThan(0);
+    expect(steps.filter((t) => /higher/.test(t.detail ?? '')).length, '> answers').toBeGreaterThan(0);
+    const endings = new Set(builtIn.map((e) => e.episode.termination));
+    for (const t of ['env_done', 'max_turns', 'max_response_length']) expect(endings, t).toContain(t);
+    expect(builtIn.some((e) => e.episode.reward === 1) && builtIn.some((e) => e.episode.reward === 0)).toBe(true);
+    // Every session was closed: no process, no job directory.
+    expect(await s.client.status()).toMatchObject({ connected: true, health: { sessions: { open: 0 } } });
+    expect(await readdir(s.root)).toEqual([]);
+  });
+
+  it("the environment's own error and its exit mid-episode fail the episode (env_error), never a reward 0", async () => {
+    const exits = python(`
+import json, sys
+for n, line in enumerate(sys.stdin):
+    req = json.loads(line)
+    if req["op"] == "reset":
+        if req["task"]["id"] == "guess/1":
+            print(json.dumps({"status": "error", "detail": "task guess/1 is not available"}), flush=True)
+        else:
+            print(json.dumps({"context": [1, 3]}), flush=True)
+    elif n >= 2:
+        sys.exit(3)
+    elif req["op"] == "step":
+        print(json.dumps({"observation": [32], "status": "running"}), flush=True)
+`);
+    const kind = inCompanion(GUESS, { client: s.client, program: exits, tok });
+    const eps = await collectEpisodes(guesser, guessTrainTasks(11).take(1).concat(GUESS.heldOut(1)), 1, options(kind));
+    const [exited, refused] = eps;
+    expect(failed(exited)).toEqual(['error', 'env_error', null, true]);
+    expect(exited.episode.detail).toMatch(/the environment reported an error: the environment exited \(exit code 3\) before answering step/);
+    expect(failed(refused)).toEqual(['error', 'env_error', null, true]);
+    expect(refused.episode.detail).toMatch(/failed to start: the environment could not start task guess\/1: task guess\/1 is not available/);
+    expect(await readdir(s.root)).toEqual([]);
+  });
+});
+
+describe('a companion that fails: the episode is an infrastructure failure, never a reward 0', () => {
+  const source = () => readFile(new URL('../examples/guess_env.py', import.meta.url), 'utf8');
+  const program = async () => ({ files: { 'guess_env.py': await source() }, argv: ['python3', '-I', '-S', 'guess_env.py'], limits: { wallSeconds: 10 } });
+
+  it('unreachable: every episode fails to start', async () => {
+    const { companion, client, root } = await serve();
+    await companion.close();
+    const kind = inCompanion(GUESS, { client, program: await program(), tok });
+    const eps = await collectEpisodes(guesser, guessTrainTasks(3).take(2), 2, options(kind));
+    for (const e of eps) {
+      expect(failed(e)).toEqual(['error', 'env_error', null, true]);
+      expect(e.episode.detail).toMatch(/failed to start: no companion answers at http:\/\/127\.0\.0\.1:\d+/);
+    }
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('full (503): the episode without a session fails and aborts its group; the others run', async () => {
+    const { companion, client, root } = await serve(1);
+    try {
+      const kind = inCompanion(GUESS, { client, program: await program(), tok });
+      const [first, second] = await collectEpisodes(guesser, guessTrainTasks(3).take(1), 2, options(kind));
+      expect(first.episode.status).not.toBe('error');
+      expect(failed(second)).toEqual(['error', 'env_error', null, true]);
+      expect(second.episode.detail).toMatch(/HTTP 503: all 1 environment sessions are open/);
+      expect(first.groupAborted).toBe(true);
+    } finally {
+      await companion.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('gone mid-episode: the step fails as sandbox_error, the partial episode is kept', async () => {
+    const { companion, client, root } = await serve();
+    let calls = 0;
+    // The companion stops between the first and the second action.
+    const stopping: EpisodeSampler = async (prompts, o) => {
+      if (++calls === 2) await companion.close();
+      return guesser(prompts, { ...o, rowSeeds: o.rowSeeds!.map(() => 0) });
+    };
+    const kind = inCompanion(GUESS, { client, program: await program(), tok });
+    const eps = await collectEpisodes(stopping, [GUESS.heldOut(1)[0]], 1, options(kind));
+    const [e] = eps;
+    expect(failed(e)).toEqual(['error', 'sandbox_error', null, true]);
+    expect(e.episode.detail).toMatch(/the companion did not run the step: no companion answers/);
+    expect(e.episode.transitions.length).toBe(2);
+    expect(await readdir(root)).toEqual([]);
+    await rm(root, { recursive: true, force: true });
+  });
+});

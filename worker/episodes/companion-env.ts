@@ -1,0 +1,83 @@
+/**
+ * CompanionEnvironment: an `Environment` whose episode runs in a program of any language, in an
+ * environment session of the companion (companion/subprocess-env.ts; the JSON-lines protocol is
+ * documented in companion/protocol.ts "Environment sessions"). `reset` opens the session (the
+ * program starts in a fresh job directory) and sends the task and the tokenizer's description, so
+ * the program maps ids to text exactly as this worker does; `step` forwards each action's ids and
+ * text; `close` ends the session (the companion kills its process group and deletes its directory).
+ *
+ * Failures are never a reward: the environment's own error, its deadline (the session's
+ * `limits.wallSeconds` per request), its exit or a stray line come back as status `error`
+ * (`env_error`); a companion that cannot be reached or answers 4xx/5xx during a step is status
+ * `error` with failure `sandbox_error`; at reset either one throws, which the rollout records as
+ * `env_error` (the environment failed to start). Every one of them fails the episode and aborts
+ * its group (rollout.ts).
+ *
+ * Not recoverable (no getState/setState: the program's state is its own), so a journaled episode
+ * interrupted mid-way fails on recovery instead of executing committed turns again.
+ * Reference: dew `SubprocessEnvironment` (rl-spec.md "Sandboxes (companion)").
+ */
+import type { CompanionClient, SessionRequest } from '../companion-client';
+import type { CharTokenizer } from '../data/tokenizer';
+import type { EnvAction, EnvStep, EnvTask, Environment, EnvironmentFactory, EnvironmentKind } from './environment';
+
+export interface CompanionEnvOptions {
+  client: CompanionClient;
+  /** The environment's program: files (e.g. `guess_env.py`), argv, limits. */
+  program: SessionRequest;
+  /** The tokenizer the policy samples with; its description goes to the program at reset. */
+  tok: CharTokenizer;
+}
+
+export class CompanionEnvironment implements Environment {
+  private opening: Promise<string> | null = null;
+  private closed = false;
+  /** Aborted at close: a request still waiting (the rollout gave up on it) ends its session on the companion. */
+  private readonly abort = new AbortController();
+
+  constructor(readonly task: EnvTask, private readonly o: CompanionEnvOptions) {}
+
+  async reset(): Promise<Int32Array> {
+    if (this.opening) throw new Error(`companion environment (task ${this.task.id}): reset called twice; the rollout resets once`);
+    this.opening = this.o.client.openSession(this.o.program).then((s) => s.id);
+    const id = await this.opening;
+    if (this.closed) throw new Error('the episode was closed while its session opened');
+    const { id: taskId, prompt, answer, data } = this.task;
+    const r = await this.o.client.resetSession(id, { task: { id: taskId, prompt, answer, data: { ...data } }, tokenizer: this.o.tok.describe() }, this.abort.signal);
+    if (r.status === 'error') throw new Error(`the environment could not start task ${this.task.id}: ${r.detail}`);
+    return Int32Array.from(r.context);
+  }
+
+  async step(action: EnvAction): Promise<EnvStep> {
+    if (!this.opening) throw new Error(`companion environment (task ${this.task.id}): step before reset`);
+    try {
+      const id = await this.opening;
+      return await this.o.client.stepSession(id, { action: { ids: Array.from(action.ids), text: action.text, terminated: action.terminated } }, this.abort.signal);
+    } catch (e) {
+      return { observation: new Int32Array(0), status: 'error', failure: 'sandbox_error', detail: `the companion did not run the step: ${(e as Error).message}` };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.abort.abort();
+    if (!this.opening) return;
+    let id: string;
+    try {
+      id = await this.opening;
+    } catch {
+      return; // No session was opened: the reset that failed reported why.
+    }
+    await this.o.client.closeSession(id);
+  }
+}
+
+/** Environments of a task, each in its own companion session. */
+export function companionEnvironments(o: CompanionEnvOptions): EnvironmentFactory {
+  return (task) => new CompanionEnvironment(task, o);
+}
+
+/** `kind` (its tasks, verifier, budgets and demonstrations) with its environments run in the companion by `o.program`. */
+export function inCompanion(kind: EnvironmentKind, o: CompanionEnvOptions): EnvironmentKind {
+  return { ...kind, create: companionEnvironments(o) };
+}
