@@ -3,7 +3,9 @@
  * Only views that work are listed; routing is the URL hash (`#/system`). A view may read a query
  * after its route (`#/episodes?run=…&step=…`): the router matches the part before `?`.
  */
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
+import { companionQuery } from './queries/companion';
 import { ExperimentsView } from './views/ExperimentsView';
 import { BatchView } from './views/BatchView';
 import { GroupsView } from './views/GroupsView';
@@ -52,6 +54,8 @@ function useWarnBeforeUnload(): void {
 
 export function App() {
   useWarnBeforeUnload();
+  // Reconnects the tab's companion after a reload, before a grpo-code run continues (queries/companion.ts).
+  useQuery({ ...companionQuery(), staleTime: Infinity });
   const [viewId, setViewId] = useState(currentViewId);
   useEffect(() => {
     const onHash = () => setViewId(currentViewId());

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { expect, test } from '@playwright/test';
+import { fillFields, openPreset } from './helpers';
 
 /** Starts the real `dewpoint companion` for `origin`; resolves with its printed link once it listens. */
 function startCompanion(origin: string): Promise<{ child: ChildProcess; link: string; token: string }> {
@@ -27,7 +28,8 @@ test('System view: the link the companion prints connects the worker, shows its 
     await expect(health).toContainText('process');
     await expect(health).toContainText(/1 \(0 running, 0 of 4 queued\)/);
     await expect(health).toContainText('30 s wall, 10 s CPU, 256 MiB memory, 1 MiB of output');
-    await expect(health).toContainText(/Network isolation\s*off/);
+    await expect(health).toContainText(/Network isolation\s*on/);
+    await expect(health).toContainText(/Processesat most 64 at once/);
     expect(page.url()).not.toContain(token);
     expect(new URL(page.url()).hash).toBe('#/system');
 
@@ -35,6 +37,36 @@ test('System view: the link the companion prints connects the worker, shows its 
     await form.getByLabel('Token').fill('not-the-token');
     await form.getByRole('button', { name: 'Connect' }).click();
     await expect(page.getByTestId('companion-status')).toHaveText(/^Not connected: the companion refused the token \(wrong token\)/);
+  } finally {
+    child.kill('SIGTERM');
+  }
+});
+
+test('grpo-code: without a companion the preset says how to start one; connected, a run grades its programs there and Groups shows each case\'s verdict, the inspector its stdout', async ({ page }) => {
+  await openPreset(page, 'grpo-code', { Steps: 1, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0 });
+  await expect(page.getByTestId('companion-notice')).toContainText('No companion is connected');
+  await expect(page.getByTestId('companion-notice')).toContainText('npx dewpoint companion');
+
+  const origin = new URL(page.url()).origin;
+  const { child, link } = await startCompanion(origin);
+  try {
+    await page.goto(link);
+    await expect(page.getByTestId('companion-status')).toHaveText('Connected');
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Experiments' }).click();
+    await page.getByTestId('preset-grpo-code').click();
+    await fillFields(page, { Steps: 1, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0 });
+    await expect(page.getByTestId('companion-notice')).toContainText(/Companion connected at http:\/\/127\.0\.0\.1:\d+: process runner, 1 workers/);
+    await page.getByTestId('run-start').click();
+    await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
+
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Groups' }).click();
+    const chips = page.getByTestId('case-chip');
+    // 2 tasks × 2 samples, three cases each: every sample was graded (none failed for want of a sandbox).
+    await expect(chips).toHaveCount(12);
+    for (const text of await chips.allTextContents()) expect(text).toMatch(/^case [123]: (COMPLETED|FAILED|TIMEOUT|CRASHED|OUTPUT_LIMIT|NOT RUN) [✓✗] (passed|failed)$/);
+    await page.getByRole('button', { name: /^Inspect sample 0 of group/ }).first().click();
+    await expect(page.getByTestId('case-table')).toBeVisible();
+    await expect(page.getByTestId('case-stdout')).toHaveCount(3);
   } finally {
     child.kill('SIGTERM');
   }

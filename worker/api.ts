@@ -10,6 +10,7 @@ import { GpuError } from '../kernels/common/errors';
 import type { CheckpointFiles } from './model/checkpoint';
 import type { BackendInfo, BackendPreference, CompanionStatus, RunBackendChoice, RunEvent, RunOptions, SelfTestResult, WorkbenchApi } from './protocol';
 import { CompanionClient, companionUrlProblem } from './companion-client';
+import { cachedGrader, type CodeGrader } from './rewards/code-grader';
 import { checkRunOptions } from './runs/fields';
 import { PRESETS } from './runs/presets';
 import { RunManager } from './runs/run-manager';
@@ -47,17 +48,23 @@ export function createWorkbench(
     if (!ops) throw new NotInitializedError(`${what} before init(): call init() first`);
     return ops;
   };
-  const runs = new RunManager(() => requireOps('a run'), loadBase, store, locks, () => choice);
-
   let companion: CompanionClient | null = null;
+  let companionWorkers = 1;
+  // Graded repeats (a group's identical programs, SFT-like repeats) are answered from the cache; a new connection starts a new one.
+  let grader: CodeGrader | null = null;
+  const runs = new RunManager(() => requireOps('a run'), loadBase, store, locks, () => choice, () => ({ codeGrader: grader }));
 
   return {
     async connectCompanion(url: string, token: string): Promise<CompanionStatus> {
       const problem = companionUrlProblem(url);
       if (problem) throw new InvalidConfigError(problem);
       if (!token.trim()) throw new InvalidConfigError('the companion token is empty: paste the token the companion printed at start');
-      companion = new CompanionClient(url, token.trim());
-      return companion.status();
+      const client = new CompanionClient(url, token.trim());
+      companion = client;
+      const status = await client.status();
+      if (status.connected) companionWorkers = status.health.workers;
+      grader = cachedGrader((request) => client.gradeCode(request, companionWorkers));
+      return status;
     },
     async companionStatus(): Promise<CompanionStatus | null> {
       return companion ? companion.status() : null;

@@ -79,6 +79,13 @@ export interface CompanionHealth {
   queueLimit: number;
   networkIsolation: boolean;
   limits: { wallSeconds: number; cpuSeconds: number; memoryBytes: number; messageBytes: number };
+  /**
+   * What the runner contains, from its probe at start (companion/containment.ts `Containment`):
+   * who programs run as, the process bound (null: none), one line per property. Absent from an older companion.
+   */
+  containment?: { networkIsolation: boolean; dedicatedUser: boolean; user: string; maxProcesses: number | null; notes: string[] };
+  /** Environment sessions (`/v1/sessions`): open now, the most at once, the idle timeout. Absent from an older companion. */
+  sessions?: { open: number; max: number; idleSeconds: number };
 }
 
 /** The worker's connection to the companion: where, and its health or why it cannot be reached. */
@@ -334,13 +341,18 @@ export interface GrpoRunOptions {
   checkpointEvery: number;
 }
 
+/** The presets that run episodes of an environment (worker/episodes). */
+export const EPISODE_PRESETS = ['grpo-calc', 'grpo-guess', 'grpo-code'] as const;
+export type EpisodePreset = (typeof EPISODE_PRESETS)[number];
+
 /**
- * Options of a GRPO run on multi-turn episodes of an environment (`grpo-calc`: a calculator tool,
- * `grpo-guess`: guess a number from higher/lower answers), from that environment's base
- * checkpoint: GRPO's options, `maxNew` per action, and the turn limit.
+ * Options of a GRPO run on episodes of an environment (`grpo-calc`: a calculator tool,
+ * `grpo-guess`: guess a number from higher/lower answers, `grpo-code`: a program graded in the
+ * companion), from that environment's base checkpoint: GRPO's options, `maxNew` per action, and
+ * the turn limit.
  */
 export interface EpisodeGrpoRunOptions extends Omit<GrpoRunOptions, 'preset' | 'trainProblems'> {
-  preset: 'grpo-calc' | 'grpo-guess';
+  preset: EpisodePreset;
   /** Turns (model actions) an episode may take before it is truncated (`max_turns`). */
   maxTurns: number;
 }
@@ -378,7 +390,7 @@ export type RunOptions = SftRunOptions | GrpoRunOptions | EpisodeGrpoRunOptions 
 export type PresetInfo =
   | { name: 'sft-arith'; title: string; description: string; defaults: SftRunOptions; fields: FieldSpec[] }
   | { name: 'grpo-arith'; title: string; description: string; defaults: GrpoRunOptions; fields: FieldSpec[] }
-  | { name: 'grpo-calc' | 'grpo-guess'; title: string; description: string; defaults: EpisodeGrpoRunOptions; fields: FieldSpec[] }
+  | { name: EpisodePreset; title: string; description: string; defaults: EpisodeGrpoRunOptions; fields: FieldSpec[] }
   | { name: 'dpo-arith'; title: string; description: string; defaults: DpoRunOptions; fields: FieldSpec[] };
 
 /** A problem with run options: the dotted path of the field and a message naming it and its allowed range or values. */
@@ -437,7 +449,7 @@ export interface GroupSample {
   length: number;
   truncated: boolean;
   /** A multi-turn episode's turns: each action's text (EOS excluded) and the environment's answer. */
-  turns?: { action: string; observation: string; detail?: string }[];
+  turns?: { action: string; observation: string; detail?: string; cases?: CaseResult[] }[];
   /** A multi-turn episode's index in the step (the Replay view opens it). */
   episode?: number;
 }
@@ -518,6 +530,19 @@ export interface StoredCall {
 }
 
 /** One stored session of a step (worker/rl/types.ts `Session`), top-k/top-p support left out. */
+/**
+ * One test case of a code reward as the companion graded it (companion/protocol.ts
+ * `CodeCaseResult`, restated: the app and worker cannot import the companion): the verdict (null
+ * when there was no program to run), whether the output matched, what the program wrote and why.
+ */
+export interface CaseResult {
+  verdict: string | null;
+  passed: boolean;
+  stdout: string;
+  stderr: string;
+  detail: string;
+}
+
 export interface SessionRecord {
   task: string;
   group: string;
@@ -529,6 +554,8 @@ export interface SessionRecord {
   reward: number | null;
   components: Record<string, number>;
   detail?: string;
+  /** A code reward's test cases (grpo-code). */
+  cases?: CaseResult[];
   calls: StoredCall[];
 }
 

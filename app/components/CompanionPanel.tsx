@@ -4,32 +4,14 @@
  * drops the token from the address bar; or paste the address and the token), and show its health
  * or why it cannot be reached. The connection is kept for the tab (sessionStorage), not on disk.
  */
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
 import type { CompanionStatus } from '../../worker/protocol';
+import { keys } from '../queries/keys';
+import { parseCompanionLink, storeCompanion, storedCompanion as stored } from '../queries/companion';
 import { workbench } from '../worker-client';
 
-const STORAGE_KEY = 'dewpoint.companion';
 const DEFAULT_URL = 'http://127.0.0.1:8787';
-
-/** `#/system?companion=URL&token=T` (what the companion prints), or null. */
-export function parseCompanionLink(text: string): { url: string; token: string } | null {
-  const at = text.indexOf('?');
-  if (at < 0) return null;
-  const params = new URLSearchParams(text.slice(at + 1));
-  const url = params.get('companion');
-  const token = params.get('token');
-  return url && token ? { url, token } : null;
-}
-
-function stored(): { url: string; token: string } | null {
-  try {
-    const v = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null') as { url?: unknown; token?: unknown } | null;
-    return v && typeof v.url === 'string' && typeof v.token === 'string' ? { url: v.url, token: v.token } : null;
-  } catch {
-    return null;
-  }
-}
 
 const mib = (b: number) => `${(b / 1024 ** 2).toFixed(0)} MiB`;
 
@@ -52,18 +34,38 @@ function Health({ status }: { status: Extract<CompanionStatus, { connected: true
         {h.limits.wallSeconds} s wall, {h.limits.cpuSeconds} s CPU, {mib(h.limits.memoryBytes)} memory, {mib(h.limits.messageBytes)} of output
       </dd>
       <dt>Network isolation</dt>
-      <dd>{h.networkIsolation ? 'on' : 'off: programs can reach the network (the process runner does not isolate it)'}</dd>
+      <dd>{h.networkIsolation ? 'on' : 'off: programs can reach the network (this machine gives the runner no network namespace)'}</dd>
+      {h.containment && (
+        <>
+          <dt>Programs run as</dt>
+          <dd>{h.containment.user}</dd>
+          <dt>Processes</dt>
+          <dd>{h.containment.maxProcesses === null ? 'not bounded: a fork bomb is stopped only by the CPU limit' : `at most ${h.containment.maxProcesses} at once`}</dd>
+          <dt>Containment</dt>
+          <dd>
+            <ul data-testid="companion-containment">
+              {h.containment.notes.map((n, i) => (
+                <li key={i}>{n}</li>
+              ))}
+            </ul>
+          </dd>
+        </>
+      )}
     </dl>
   );
 }
 
 export function CompanionPanel() {
   const id = useId();
+  const queryClient = useQueryClient();
   const [url, setUrl] = useState(() => stored()?.url ?? DEFAULT_URL);
   const [token, setToken] = useState(() => stored()?.token ?? '');
   const connect = useMutation({
     mutationFn: (c: { url: string; token: string }): Promise<CompanionStatus> => workbench.connectCompanion(c.url, c.token),
-    onSuccess: (status, c) => (status.connected ? sessionStorage.setItem(STORAGE_KEY, JSON.stringify(c)) : sessionStorage.removeItem(STORAGE_KEY)),
+    onSuccess: (status, c) => {
+      storeCompanion(status.connected ? c : null);
+      queryClient.setQueryData(keys.companion(), status);
+    },
   });
   const { mutate } = connect;
 

@@ -6,6 +6,7 @@
  * (PairTable).
  */
 import type { GroupRecord } from '../../worker/protocol';
+import { CaseChips } from './CodeCases';
 import { estimateFormula, estimateSettings, groupStats, signed } from './estimate-text';
 
 export interface InspectProps {
@@ -54,6 +55,7 @@ export function GroupTable({ g, open, onInspect }: { g: GroupRecord } & InspectP
                       <li key={k}>
                         <code className="completion">{t.action || '(empty)'}</code>
                         {t.observation && <code className="observation"> {t.observation}</code>}
+                        {t.cases && <CaseChips cases={t.cases} label={`Test cases of sample ${s.sample}, turn ${k + 1}`} />}
                       </li>
                     ))}
                   </ol>

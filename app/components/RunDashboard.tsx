@@ -85,7 +85,7 @@ export function RunDashboard() {
   const stored = useQuery(runsQuery());
   const last = steps.at(-1);
   // What the run reports follows from its preset, known before its first step.
-  const isRl = options?.preset === 'grpo-arith' || options?.preset === 'grpo-calc' || options?.preset === 'grpo-guess';
+  const isRl = !!options && options.preset !== 'sft-arith' && options.preset !== 'dpo-arith';
   const isDpo = options?.preset === 'dpo-arith';
   const lossKey = isRl || isDpo ? 'loss/total' : 'loss/sft';
   const panels = useMemo(() => dashboardPanels(steps, evals), [steps, evals]);

@@ -9,6 +9,7 @@
  * journaled multi-turn episodes links to its episode in the Replay view. Not an editor, and not
  * the packed batch.
  */
+import { CaseTable } from './CodeCases';
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
 import type { GroupRecord, SessionRecord, StoredCall } from '../../worker/protocol';
@@ -167,6 +168,7 @@ export function SessionPanel({ runId, step, at, headingLevel = 2, kind = 'advant
               </>
             )}
           </dl>
+          {s.cases && <CaseTable cases={s.cases} />}
           <ReplayLink runId={runId} step={step} session={{ index, group: s.group, sample: s.sample }} />
           {s.calls.map((c, k) => (
             <CallTable key={k} runId={runId} call={c} n={k + 1} of={s.calls.length} />

@@ -11,7 +11,7 @@ export const runLabel = (r: Pick<RunSummary, 'runId' | 'name'>) => r.name ?? r.r
 export function keyParams(r: RunSummary): string {
   const o = r.options;
   const lr = `lr ${o.lr}`;
-  if (o.preset === 'grpo-calc' || o.preset === 'grpo-guess') return `${lr} · ${o.prompts} × ${o.group} · ≤ ${o.maxTurns} turns · ${o.policyLoss.name}, ${o.aggregation.mode} · β ${o.beta}`;
+  if (o.preset === 'grpo-calc' || o.preset === 'grpo-guess' || o.preset === 'grpo-code') return `${lr} · ${o.prompts} × ${o.group} · ≤ ${o.maxTurns} turns · ${o.policyLoss.name}, ${o.aggregation.mode} · β ${o.beta}`;
   if (o.preset === 'grpo-arith') return `${lr} · ${o.prompts} × ${o.group} · ${o.policyLoss.name}, ${o.aggregation.mode} · β ${o.beta}`;
   if (o.preset === 'dpo-arith') return `${lr} · ${o.pairs} pairs · ${o.loss.type} · β ${o.beta}`;
   return lr;

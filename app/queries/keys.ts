@@ -1,6 +1,7 @@
 /** Query keys for every worker read, from one factory. */
 export const keys = {
   backend: () => ['backend'] as const,
+  companion: () => ['companion'] as const,
   presets: () => ['presets'] as const,
   /** The worker's problems with a set of run options (the options are the key: JSON, no undefined). */
   optionProblems: (options: unknown) => ['option-problems', options] as const,

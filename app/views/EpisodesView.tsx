@@ -69,7 +69,7 @@ export function EpisodesView() {
     return (
       <section aria-labelledby="episodes-title" data-testid="episodes-view">
         {title}
-        <p>No run yet: start a grpo-calc or grpo-guess run in Experiments, or pick a stored run.</p>
+        <p>No run yet: start a grpo-calc, grpo-guess or grpo-code run in Experiments, or pick a stored run.</p>
       </section>
     );
   }
@@ -86,7 +86,7 @@ export function EpisodesView() {
           Could not read the run's episode steps ({steps.error.name}): {steps.error.message}
         </p>
       ) : available.length === 0 ? (
-        <p data-testid="episodes-empty">This run has no multi-turn episodes: only grpo-calc and grpo-guess runs journal episodes (or no step has finished yet).</p>
+        <p data-testid="episodes-empty">This run has no multi-turn episodes: only grpo-calc, grpo-guess and grpo-code runs journal episodes (or no step has finished yet).</p>
       ) : (
         <>
           <StepControls steps={available} step={step} setStep={setStep} />

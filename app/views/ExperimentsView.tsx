@@ -2,6 +2,7 @@
  * Experiments: pick a preset, adjust its options, start a run and watch it live (loss, learning
  * rate, tokens/s, held-out accuracy), with pause, resume and stop between steps.
  */
+import { CompanionNotice } from '../components/CompanionNotice';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import type { RunOptions } from '../../worker/protocol';
@@ -102,6 +103,7 @@ export function ExperimentsView() {
           {preset.description}
         </p>
       )}
+      {preset?.name === 'grpo-code' && <CompanionNotice />}
       {options && (
         <form
           aria-label="Run options"

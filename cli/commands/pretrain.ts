@@ -23,7 +23,8 @@ import type { EvalResult } from '../../worker/train/evaluate';
 import type { SftStepMetrics } from '../../worker/train/sft';
 import { SFT_ARITH, SftRun } from '../../worker/train/sft';
 import type { SftEpisodeConfig } from '../../worker/train/sft-episodes';
-import { SFT_CALC, SFT_GUESS, SftEpisodeRun } from '../../worker/train/sft-episodes';
+import { SFT_CALC, SFT_CODE, SFT_GUESS, SftEpisodeRun } from '../../worker/train/sft-episodes';
+import { localCodeGrader } from '../code-grader';
 import type { Model } from '../../worker/model/model';
 import type { CharTokenizer } from '../../worker/data/tokenizer';
 import { checkRunOptions } from '../../worker/runs/fields';
@@ -31,7 +32,7 @@ import { UsageError, parseFlags } from '../args';
 import { cliBackend, describeBackend } from '../backend';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir, writeCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 
-type PretrainTask = 'arith' | 'calc' | 'guess';
+type PretrainTask = 'arith' | 'calc' | 'guess' | 'code';
 
 /**
  * Per task: the SFT config and the early stop. arith: calibration.md's base (see above). calc and
@@ -49,6 +50,7 @@ const TASK_DEFAULTS: Record<PretrainTask, { sft: typeof SFT_ARITH | SftEpisodeCo
   arith: { sft: SFT_ARITH, target: 0.22, evalFrom: 450, evalEvery: 10, evalN: 300, out: BASE_CHECKPOINT_DIR },
   calc: { sft: SFT_CALC, target: 0.3, evalFrom: 200, evalEvery: 5, evalN: 200, out: 'public/checkpoints/calc-base' },
   guess: { sft: SFT_GUESS, target: 0.55, evalFrom: 50, evalEvery: 10, evalN: 63, out: 'public/checkpoints/guess-base' },
+  code: { sft: SFT_CODE, target: 0.4, evalFrom: 20, evalEvery: 10, evalN: 100, out: 'public/checkpoints/code-base' },
 };
 
 /** What the command trains: SftRun (arith) or SftEpisodeRun (calc, guess). */
@@ -85,45 +87,55 @@ export async function pretrain(argv: string[]): Promise<number> {
   const out = (f.out as string | undefined) ?? d.out;
   const log = (x: object) => process.stdout.write(`${f.json ? JSON.stringify(x) : Object.entries(x).map(([k, v]) => `${k}=${typeof v === 'number' ? +v.toPrecision(4) : v}`).join(' ')}\n`);
   process.stderr.write(`pretrain: ${task === 'arith' ? '' : `${task}, `}${describeBackend(info)}, ${from ? `from ${from}, ${config.steps} steps` : `${config.steps} steps max, stop at held-out accuracy >= ${target}`}\n`);
-  const run: PretrainRun = 'env' in config ? new SftEpisodeRun(ops, config) : new SftRun(ops, config);
-  if (from) run.model.setWeights(importCheckpoint(readCheckpointDir(from)).weights);
-  const t0 = performance.now();
-  let reached: { step: number; n: number; accuracy: number; meanLength: number } | null = null;
-  for (let s = 1; s <= config.steps; s++) {
-    const m = await run.next();
-    if (s % 10 === 0 || s === 1) log(m);
-    if (config.evalEvery > 0 && s % config.evalEvery === 0 && s >= evalFrom) {
-      const ev = await run.evaluate();
-      log({ step: s, 'eval/accuracy': ev.accuracy, 'eval/mean_length': ev.meanLength, 'eval/n': ev.n });
-      if (from || ev.accuracy >= target) reached = { step: s, n: ev.n, accuracy: ev.accuracy, meanLength: ev.meanLength };
-      if (!from && reached) break;
+  // code: demonstrations and greedy evaluations are graded in this process with the companion's runner.
+  const local = task === 'code' ? localCodeGrader() : null;
+  try {
+    return await pretrainLoop(local);
+  } finally {
+    await local?.close();
+  }
+
+  async function pretrainLoop(local: ReturnType<typeof localCodeGrader> | null): Promise<number> {
+    const run: PretrainRun = 'env' in config ? new SftEpisodeRun(ops, config, { codeGrader: local?.grader ?? null }) : new SftRun(ops, config);
+    if (from) run.model.setWeights(importCheckpoint(readCheckpointDir(from)).weights);
+    const t0 = performance.now();
+    let reached: { step: number; n: number; accuracy: number; meanLength: number } | null = null;
+    for (let s = 1; s <= config.steps; s++) {
+      const m = await run.next();
+      if (s % 10 === 0 || s === 1) log(m);
+      if (config.evalEvery > 0 && s % config.evalEvery === 0 && s >= evalFrom) {
+        const ev = await run.evaluate();
+        log({ step: s, 'eval/accuracy': ev.accuracy, 'eval/mean_length': ev.meanLength, 'eval/n': ev.n });
+        if (from || ev.accuracy >= target) reached = { step: s, n: ev.n, accuracy: ev.accuracy, meanLength: ev.meanLength };
+        if (!from && reached) break;
+      }
     }
+    if (from && reached?.step !== config.steps) {
+      const ev = await run.evaluate();
+      log({ step: config.steps, 'eval/accuracy': ev.accuracy, 'eval/mean_length': ev.meanLength, 'eval/n': ev.n });
+      reached = { step: config.steps, n: ev.n, accuracy: ev.accuracy, meanLength: ev.meanLength };
+    }
+    if (!reached) {
+      process.stderr.write(`pretrain: held-out accuracy never reached ${target} in ${config.steps} steps; no checkpoint written\n`);
+      return 1;
+    }
+    const episodes = 'env' in config;
+    const files = await exportCheckpoint(run.model, run.tok, {
+      kind: 'dewpoint-checkpoint',
+      trainedWith: episodes ? `dewpoint pretrain --task ${task} (SFT on demonstration episodes, worker/train/sft-episodes.ts)` : 'dewpoint pretrain (SFT, worker/train/sft.ts)',
+      command: `npm run pretrain -- ${argv.join(' ')}`.trim(),
+      backend: describeBackend(info),
+      sft: config,
+      ...(episodes ? { earlyStop: { target, evalFrom } } : {}),
+      ...(from ? { from } : {}),
+      step: reached.step,
+      heldOut: { n: reached.n, accuracy: reached.accuracy, meanLength: reached.meanLength, split: HELD_OUT_SPLIT[task as PretrainTask] },
+      seconds: (performance.now() - t0) / 1000,
+    });
+    writeCheckpointDir(out, files);
+    process.stderr.write(`pretrain: step ${reached.step}, held-out accuracy ${(reached.accuracy * 100).toFixed(1)}% on ${reached.n}; wrote ${out}\n`);
+    return 0;
   }
-  if (from && reached?.step !== config.steps) {
-    const ev = await run.evaluate();
-    log({ step: config.steps, 'eval/accuracy': ev.accuracy, 'eval/mean_length': ev.meanLength, 'eval/n': ev.n });
-    reached = { step: config.steps, n: ev.n, accuracy: ev.accuracy, meanLength: ev.meanLength };
-  }
-  if (!reached) {
-    process.stderr.write(`pretrain: held-out accuracy never reached ${target} in ${config.steps} steps; no checkpoint written\n`);
-    return 1;
-  }
-  const episodes = 'env' in config;
-  const files = await exportCheckpoint(run.model, run.tok, {
-    kind: 'dewpoint-checkpoint',
-    trainedWith: episodes ? `dewpoint pretrain --task ${task} (SFT on demonstration episodes, worker/train/sft-episodes.ts)` : 'dewpoint pretrain (SFT, worker/train/sft.ts)',
-    command: `npm run pretrain -- ${argv.join(' ')}`.trim(),
-    backend: describeBackend(info),
-    sft: config,
-    ...(episodes ? { earlyStop: { target, evalFrom } } : {}),
-    ...(from ? { from } : {}),
-    step: reached.step,
-    heldOut: { n: reached.n, accuracy: reached.accuracy, meanLength: reached.meanLength, split: HELD_OUT_SPLIT[task as PretrainTask] },
-    seconds: (performance.now() - t0) / 1000,
-  });
-  writeCheckpointDir(out, files);
-  process.stderr.write(`pretrain: step ${reached.step}, held-out accuracy ${(reached.accuracy * 100).toFixed(1)}% on ${reached.n}; wrote ${out}\n`);
-  return 0;
 }
 
 /** What `heldOut` in dewpoint.json was measured on. */
@@ -131,6 +143,7 @@ const HELD_OUT_SPLIT: Record<PretrainTask, string> = {
   arith: 'hash-disjoint held-out (worker/data/arith.ts)',
   calc: 'hash-disjoint held-out of (a, b, c) (worker/episodes/calc.ts); greedy episodes, reward 1',
   guess: 'every secret 1..63 (worker/episodes/guess.ts: the whole task space, train and held-out alike); greedy episodes, reward 1',
+  code: 'hash-disjoint held-out of the step pairs (worker/episodes/code.ts); greedy episodes graded in the sandbox, reward 1 = every case passes',
 };
 
 /**

@@ -16,7 +16,7 @@ import { dpoConfigOf, dpoOptionsOf, episodeGrpoConfigOf, episodeGrpoOptionsOf, g
 import { checkRunOptions } from '../../worker/runs/fields';
 import { DPO_ARITH, DpoRun } from '../../worker/train/dpo';
 import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
-import { GRPO_CALC, GRPO_GUESS, GrpoEpisodeRun } from '../../worker/train/grpo-episodes';
+import { EPISODE_CONFIGS, GRPO_CALC, GRPO_CODE, GRPO_GUESS, GrpoEpisodeRun } from '../../worker/train/grpo-episodes';
 import type { EpisodeGrpoRunOptions } from '../../worker/protocol';
 import { baseOf } from '../../worker/runs/run-manager';
 import { FileJournal } from '../node-journal';
@@ -25,12 +25,14 @@ import { RUN_FILE } from './episodes';
 import { UsageError, parseFlags } from '../args';
 import { cliBackend, describeBackend } from '../backend';
 import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
+import { localCodeGrader } from '../code-grader';
 
 /** The run options of a preset as the CLI starts them (held-out n as the trainer's default, no checkpoints). */
 const PRESET_OPTIONS = {
   'grpo-arith': () => grpoOptionsOf(GRPO_ARITH, { evalN: GRPO_ARITH.evalN, checkpointEvery: 0 }),
   'grpo-calc': () => episodeGrpoOptionsOf(GRPO_CALC, { evalN: GRPO_CALC.evalN, checkpointEvery: 0 }),
   'grpo-guess': () => episodeGrpoOptionsOf(GRPO_GUESS, { evalN: GRPO_GUESS.evalN, checkpointEvery: 0 }),
+  'grpo-code': () => episodeGrpoOptionsOf(GRPO_CODE, { evalN: GRPO_CODE.evalN, checkpointEvery: 0 }),
   'dpo-arith': () => dpoOptionsOf(DPO_ARITH, { evalN: DPO_ARITH.evalN, checkpointEvery: 0 }),
 } as const;
 
@@ -70,8 +72,8 @@ export async function trainCommand(argv: string[]): Promise<number> {
   const f = parseFlags('train', argv, { preset: 'string', config: 'string', steps: 'number', checkpoint: 'string', backend: 'string', json: 'boolean', 'eval-every': 'number', 'eval-n': 'number', seed: 'number', lr: 'number', 'max-grad-norm': 'number', prompts: 'number', 'train-problems': 'number', journal: 'string' });
   const options = cliRunOptions(f);
   const name = options.preset;
-  const episodic = options.preset === 'grpo-calc' || options.preset === 'grpo-guess';
-  if (f.journal !== undefined && !episodic) throw new UsageError(`dewpoint train: --journal is for the multi-turn presets (grpo-calc, grpo-guess), not ${name}`);
+  const episodic = options.preset === 'grpo-calc' || options.preset === 'grpo-guess' || options.preset === 'grpo-code';
+  if (f.journal !== undefined && !episodic) throw new UsageError(`dewpoint train: --journal is for the episode presets (grpo-calc, grpo-guess, grpo-code), not ${name}`);
   const dir = (f.checkpoint as string | undefined) ?? `public/checkpoints/${baseOf(name)}`;
   const checkpoint = importCheckpoint(readCheckpointDir(dir));
   const { ops, info } = await cliBackend(f.backend);
@@ -81,8 +83,10 @@ export async function trainCommand(argv: string[]): Promise<number> {
   let steps: number;
   let evalEvery: number;
   let evalN: number;
-  if (options.preset === 'grpo-calc' || options.preset === 'grpo-guess') {
-    const config = episodeGrpoConfigOf(options, options.preset === 'grpo-calc' ? GRPO_CALC : GRPO_GUESS);
+  // grpo-code grades in this process with the companion's runner (cli/code-grader.ts).
+  const local = options.preset === 'grpo-code' ? localCodeGrader() : null;
+  if (options.preset === 'grpo-calc' || options.preset === 'grpo-guess' || options.preset === 'grpo-code') {
+    const config = episodeGrpoConfigOf(options, EPISODE_CONFIGS[options.preset]);
     const runId = `cli-${name}-${Date.now().toString(36)}`;
     const journal = f.journal !== undefined ? { journal: new FileJournal(f.journal as string), runId, writer: `${runId}/cli` } : null;
     if (journal) {
@@ -91,7 +95,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
       writeFileSync(join(journal.journal.runDir(runId), RUN_FILE), JSON.stringify(file, null, 2));
       process.stderr.write(`train ${name}: journaling every turn to ${f.journal} as run ${runId}\n`);
     }
-    run = new GrpoEpisodeRun(ops, config, checkpoint, journal);
+    run = new GrpoEpisodeRun(ops, config, checkpoint, journal, { codeGrader: local?.grader ?? null });
     ({ steps, evalEvery, evalN } = config);
   } else if (options.preset === 'dpo-arith') {
     const config = dpoConfigOf(options, DPO_ARITH);
@@ -108,14 +112,23 @@ export async function trainCommand(argv: string[]): Promise<number> {
     print({ step, 'eval/accuracy': ev.accuracy, 'eval/mean_length': ev.meanLength, 'eval/n': ev.n });
     return ev.accuracy;
   };
-  const first = evalEvery > 0 ? await evaluate(0) : NaN;
-  let last = first;
-  for (let s = 1; s <= steps; s++) {
-    const { metrics } = await run.next();
-    const keys = ['episodes/turns_mean', 'episodes/completed', 'episodes/truncated', 'episodes/error', 'loss/dpo', 'loss/nll_chosen', 'rewards/margins', 'rewards/accuracies', 'reward/mean', 'reward/std', 'reward/frac_reward_zero_std', 'loss/total', 'rl/pg_clipfrac', 'rl/ppo_kl', 'rl/entropy', 'mismatch/kl', 'opt/grad_norm', 'response/mean_length', 'perf/sample_ms', 'perf/old_logprob_ms', 'perf/ref_ms', 'perf/train_ms', 'perf/tokens_per_s'];
-    print({ step: s, ...(f.json ? metrics : Object.fromEntries(keys.filter((k) => k in metrics).map((k) => [k, metrics[k]]))) });
-    if (evalEvery > 0 && (s % evalEvery === 0 || s === steps)) last = await evaluate(s);
+  try {
+    await trainLoop();
+  } finally {
+    await local?.close();
   }
-  if (evalEvery > 0) process.stderr.write(`train ${name}: held-out accuracy ${(first * 100).toFixed(1)}% -> ${(last * 100).toFixed(1)}% (${evalN} tasks)\n`);
   return 0;
+
+  async function trainLoop(): Promise<void> {
+    const first = evalEvery > 0 ? await evaluate(0) : NaN;
+    let last = first;
+    for (let s = 1; s <= steps; s++) {
+      const { metrics } = await run.next();
+      const keys = ['episodes/turns_mean', 'episodes/completed', 'episodes/truncated', 'episodes/error', 'loss/dpo', 'loss/nll_chosen', 'rewards/margins', 'rewards/accuracies', 'reward/mean', 'reward/std', 'reward/frac_reward_zero_std', 'loss/total', 'rl/pg_clipfrac', 'rl/ppo_kl', 'rl/entropy', 'mismatch/kl', 'opt/grad_norm', 'response/mean_length', 'perf/sample_ms', 'perf/old_logprob_ms', 'perf/ref_ms', 'perf/train_ms', 'perf/tokens_per_s'];
+      print({ step: s, ...(f.json ? metrics : Object.fromEntries(keys.filter((k) => k in metrics).map((k) => [k, metrics[k]]))) });
+      if (evalEvery > 0 && (s % evalEvery === 0 || s === steps)) last = await evaluate(s);
+    }
+    if (evalEvery > 0) process.stderr.write(`train ${name}: held-out accuracy ${(first * 100).toFixed(1)}% -> ${(last * 100).toFixed(1)}% (${evalN} tasks)\n`);
+    if (local) process.stderr.write(`train ${name}: ${local.grader.misses} completions graded, ${local.grader.hits} repeats answered from the cache\n`);
+  }
 }

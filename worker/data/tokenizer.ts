@@ -46,6 +46,13 @@ export const BARE_VOCAB_SIZE = 25;
  */
 export const TOOL_VOCAB: readonly string[] = Object.freeze([...ARITH_VOCAB.slice(0, BARE_VOCAB_SIZE), ...'cal()<>?']);
 
+/**
+ * The vocabulary of the `code` environment (worker/episodes/code.ts): specials, digits and
+ * `+ - * =` as in arithmetic (ids 0–16), then the prompts' ` , :`, the programs' `( )`, the code
+ * fence's backtick and newline, and the 26 lowercase letters.
+ */
+export const CODE_VOCAB: readonly string[] = Object.freeze([...ARITH_VOCAB.slice(0, 17), ...' ,:', ...'()`\n', ...'abcdefghijklmnopqrstuvwxyz']);
+
 /** What a checkpoint stores as its tokenizer (tokenizer.json). */
 export interface TokenizerDescription {
   type: 'char';
@@ -151,6 +158,11 @@ export function arithTokenizer(format: 'words' | 'bare' = 'words'): CharTokenize
 /** The tokenizer of the tool-use environments (`TOOL_VOCAB`, 33 ids, specials as in arithmetic). */
 export function toolTokenizer(): CharTokenizer {
   return build(TOOL_VOCAB, { pad: PAD_ID, bos: BOS_ID, eos: EOS_ID });
+}
+
+/** The tokenizer of the `code` environment (`CODE_VOCAB`, 50 ids, specials as in arithmetic). */
+export function codeTokenizer(): CharTokenizer {
+  return build(CODE_VOCAB, { pad: PAD_ID, bos: BOS_ID, eos: EOS_ID });
 }
 
 function describeChar(ch: string): string {

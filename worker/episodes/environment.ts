@@ -11,6 +11,9 @@
  * what keeps a turn's stored delta small), or `context` when it rewrites the context (compaction).
  */
 
+import type { CharTokenizer } from '../data/tokenizer';
+import type { CaseResult, InfrastructureFailure } from '../rl/types';
+
 /** A value or a promise of it: built-in environments answer at once, others (a companion process) later. */
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -28,6 +31,10 @@ export interface EnvStep {
   reward?: number;
   /** What happened, in words (`calc(47+35) = 82`, `invalid action`); stored with the turn. */
   detail?: string;
+  /** With status `error`: which infrastructure failure it was (default `env_error`). */
+  failure?: InfrastructureFailure;
+  /** A code environment's per-case verdicts and outputs, stored with the turn (the views show them). */
+  cases?: readonly CaseResult[];
 }
 
 /** One model action as the environment sees it: the sampled ids, EOS excluded, and its text. */
@@ -113,4 +120,6 @@ export interface EnvironmentKind {
   /** Sampled ids per action, EOS included. */
   maxActionTokens: number;
   demonstrate(task: EnvTask): string[];
+  /** The tokenizer its environments encode with (default `toolTokenizer()`): its base checkpoint's. */
+  tokenizer?: () => CharTokenizer;
 }

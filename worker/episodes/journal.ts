@@ -15,7 +15,7 @@
  * Homes: memory (this file), IndexedDB (worker/store/idb-journal.ts), a directory of JSONL files in
  * Node (cli/node-journal.ts). Reference: dew `EpisodeJournal` (rl-spec.md "Journal and traces").
  */
-import type { EpisodeStatus, SamplingSettings, TerminationReason } from '../rl/types';
+import type { CaseResult, EpisodeStatus, SamplingSettings, TerminationReason } from '../rl/types';
 import type { EnvTask } from './environment';
 import type { TraceRecord } from './traces';
 
@@ -86,6 +86,8 @@ export interface TurnRecord extends RecordKey {
     termination?: TerminationReason;
     /** The environment's own reward, when it gave one. */
     reward?: number;
+    /** A code reward's test cases (the `code` environment). */
+    cases?: CaseResult[];
   };
   /** The environment's snapshot after this step (recoverable environments). */
   state?: string;

@@ -294,9 +294,9 @@ function observationOf(g: Generated, answer: EnvStep | null, failure: string | n
   if (g.finishReason === 'length') return { ids: [], status: 'truncated', termination: 'max_response_length', detail: `the action reached ${maxAction} ids without EOS` };
   if (failure || !answer) return { ids: [], status: 'error', termination: 'env_error', detail: failure ?? 'no answer' };
   const detail = answer.detail ?? '';
-  if (answer.status === 'error') return { ids: [], status: 'error', termination: 'env_error', detail: `the environment reported an error${detail ? `: ${detail}` : ''}` };
+  if (answer.status === 'error') return { ids: [], status: 'error', termination: answer.failure ?? 'env_error', detail: `the environment reported an error${detail ? `: ${detail}` : ''}` };
   const base = { ids: answer.context !== undefined ? [] : Array.from(answer.observation), ...(answer.context !== undefined ? { context: Array.from(answer.context) } : {}), detail };
-  if (answer.status === 'done') return { ...base, status: 'completed', termination: 'env_done', ...(answer.reward !== undefined ? { reward: answer.reward } : {}) };
+  if (answer.status === 'done') return { ...base, status: 'completed', termination: 'env_done', ...(answer.reward !== undefined ? { reward: answer.reward } : {}), ...(answer.cases ? { cases: answer.cases.map((c) => ({ ...c })) } : {}) };
   return { ...base, status: 'running' };
 }
 
@@ -309,7 +309,7 @@ function applyTurn(slot: Slot, g: Generated, obs: TurnObservation, sampling: Sam
   const next = obs.context ?? [...slot.context, ...g.sampledIds, ...obs.ids];
   slot.transitions.push({
     action: { context: Int32Array.from(slot.context), tokens: g.sampledIds, rawLogProbs: g.rawLogProbs, behaviorLogProbs: g.behaviorLogProbs, terminated: g.finishReason === 'stop', policyStep, sampling },
-    observation: { context: Int32Array.from(next), status: obs.status, ...(obs.detail ? { detail: obs.detail } : {}), ...(obs.termination ? { termination: obs.termination } : {}) },
+    observation: { context: Int32Array.from(next), status: obs.status, ...(obs.detail ? { detail: obs.detail } : {}), ...(obs.termination ? { termination: obs.termination } : {}), ...(obs.cases ? { cases: obs.cases } : {}) },
   });
   slot.traces.push(trace);
   slot.resumed.push(false);
@@ -320,7 +320,7 @@ function applyTurn(slot: Slot, g: Generated, obs: TurnObservation, sampling: Sam
   return {
     trace,
     action: { rawLogProbs: Array.from(g.rawLogProbs), behaviorLogProbs: Array.from(g.behaviorLogProbs), terminated: g.finishReason === 'stop', policyStep, sampling },
-    observation: { ids: obs.ids, ...(obs.context ? { context: obs.context } : {}), status: obs.status, ...(obs.detail ? { detail: obs.detail } : {}), ...(obs.termination ? { termination: obs.termination } : {}), ...(obs.reward !== undefined ? { reward: obs.reward } : {}) },
+    observation: { ids: obs.ids, ...(obs.context ? { context: obs.context } : {}), status: obs.status, ...(obs.detail ? { detail: obs.detail } : {}), ...(obs.termination ? { termination: obs.termination } : {}), ...(obs.reward !== undefined ? { reward: obs.reward } : {}), ...(obs.cases ? { cases: obs.cases } : {}) },
     sampleMs, envMs,
   };
 }
@@ -349,7 +349,7 @@ async function restoreSlot(slot: Slot, records: JournalRecord[], o: Pick<Episode
     const next = obs.context ?? [...prompt.promptIds, ...sampled, ...obs.ids];
     slot.transitions.push({
       action: { context: prompt.promptIds, tokens: sampled, rawLogProbs: Float64Array.from(r.action.rawLogProbs), behaviorLogProbs: Float64Array.from(r.action.behaviorLogProbs), terminated: r.action.terminated, policyStep: r.action.policyStep, sampling: r.action.sampling },
-      observation: { context: Int32Array.from(next), status: obs.status, ...(obs.detail ? { detail: obs.detail } : {}), ...(obs.termination ? { termination: obs.termination } : {}) },
+      observation: { context: Int32Array.from(next), status: obs.status, ...(obs.detail ? { detail: obs.detail } : {}), ...(obs.termination ? { termination: obs.termination } : {}), ...(obs.cases ? { cases: obs.cases } : {}) },
     });
     slot.traces.push(r.trace);
     slot.resumed.push(true);

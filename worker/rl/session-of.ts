@@ -50,6 +50,12 @@ export function sessionOf(episode: Episode, group: string, task: string = String
     reward: episode.reward,
     detail: episode.detail ?? last?.observation.detail ?? '',
   };
+  // A graded program's cases: on the session, and each one's pass (1/0) as a reward component.
+  const cases = last?.observation.cases;
+  if (cases) {
+    session.cases = cases.map((c) => ({ ...c }));
+    session.components = Object.fromEntries(cases.map((c, i) => [`case_${i + 1}`, c.passed ? 1 : 0]));
+  }
   validateSession(session, 0, label, 'action');
   return session;
 }

@@ -7,6 +7,7 @@
  * `Task`, `EpisodeId`, `Action`, `Observation`, `Transition`, `Episode`) as summarised in
  * rl-spec.md "Data model"; termination reasons from the later framework named there.
  */
+import type { CaseResult } from '../protocol';
 
 /** `stop`: the sampler hit EOS (included in `sampledIds`); `length`: it ran out of budget. */
 export type FinishReason = 'stop' | 'length';
@@ -97,6 +98,8 @@ export interface Session {
   reward: number | null;
   /** Named verifier sub-scores, for logging. */
   components?: Readonly<Record<string, number>>;
+  /** A code reward's test cases, one per case (the `code` environment's episodes). */
+  cases?: readonly CaseResult[];
   /** Verifier or failure provenance. */
   detail?: string;
 }
@@ -151,7 +154,11 @@ export interface Observation {
   detail?: string;
   /** Why a terminal observation ended the episode, when the environment says. */
   termination?: TerminationReason;
+  /** A code reward's test cases, when the environment graded a program (the `code` environment). */
+  cases?: readonly CaseResult[];
 }
+
+export type { CaseResult };
 
 export interface Transition {
   action: Action;

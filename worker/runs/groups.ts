@@ -26,7 +26,7 @@ function completionOf(s: GrpoStep | GrpoEpisodeStep, i: number, tok: CharTokeniz
     const turns = e.episode.transitions.map((t) => {
       const tokens = Array.from(t.action.tokens).slice(0, t.action.terminated ? -1 : undefined);
       const obs = Array.from(t.observation.context).slice(t.action.context.length + t.action.tokens.length);
-      return { action: tok.decode(tokens), observation: tok.decode(obs), ...(t.observation.detail ? { detail: t.observation.detail } : {}) };
+      return { action: tok.decode(tokens), observation: tok.decode(obs), ...(t.observation.detail ? { detail: t.observation.detail } : {}), ...(t.observation.cases ? { cases: t.observation.cases.map((c) => ({ ...c })) } : {}) };
     });
     const length = e.episode.transitions.reduce((n, t) => n + t.action.tokens.length, 0);
     return { completion: e.transcript.replace(/\n/g, ' ⏎ '), length, truncated: e.episode.status === 'truncated', turns, episode: e.index };

@@ -6,7 +6,7 @@ import type { PresetInfo } from '../protocol';
 import { DPO_ARITH } from '../train/dpo';
 import { GRPO_ARITH } from '../train/grpo';
 import { SFT_ARITH } from '../train/sft';
-import { GRPO_CALC, GRPO_GUESS } from '../train/grpo-episodes';
+import { GRPO_CALC, GRPO_CODE, GRPO_GUESS } from '../train/grpo-episodes';
 import { dpoOptionsOf, episodeGrpoOptionsOf, grpoOptionsOf, sftOptionsOf } from './configs';
 import { optionFields } from './fields';
 
@@ -42,6 +42,14 @@ export const PRESETS: PresetInfo[] = [
       'Multi-turn GRPO from public/checkpoints/guess-base: find a secret in 1..63 from higher (>) and lower (<) answers in at most 7 guesses. 8 secrets × 8 episodes per step, reward 1 when found. Journaled like grpo-calc. Measured: the sampled success rate rises 5–7 points in 150 steps, the greedy one stays at ~56% (README).',
     defaults: episodeGrpoOptionsOf(GRPO_GUESS, { evalN: 63, checkpointEvery: 10 }),
     fields: optionFields('grpo-guess'),
+  },
+  {
+    name: 'grpo-code',
+    title: 'GRPO with code rewards (needs the companion)',
+    description:
+      'GRPO from public/checkpoints/code-base on one-turn tasks such as "add 3, mul 5:": the model writes a fenced Python program (x=int(input()), then x=x+3 and x=x*5, then print(x)), and the companion runs it in its sandbox on three inputs; the reward is the fraction of cases whose stdout matches. 8 tasks × 8 samples per step; the Groups view shows each case\'s verdict, the session panel its stdout and stderr. Needs a companion: run npx dewpoint companion and open the link it prints (or paste it in System); without one every episode fails as an infrastructure failure (masked, never reward 0).',
+    defaults: episodeGrpoOptionsOf(GRPO_CODE, { evalN: 100, checkpointEvery: 10 }),
+    fields: optionFields('grpo-code'),
   },
   {
     name: 'dpo-arith',

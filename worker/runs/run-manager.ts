@@ -15,6 +15,8 @@ import { tokenizerFromDescription } from '../data/tokenizer';
 import type { CheckpointFiles, LoadedCheckpoint } from '../model/checkpoint';
 import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
+import type { KindServices } from '../episodes/kinds';
+import { EPISODE_PRESETS } from '../protocol';
 import type { BatchRecord, ContinueResult, DeleteResult, EpisodeGrpoRunOptions, GroupRecord, PhaseReport, RunBackendChoice, RunEvent, RunOptions, RunStatus, RunSummary } from '../protocol';
 import type { Session } from '../rl/types';
 import type { ResumeRecord, RunMeta, RunStore } from '../store/run-store';
@@ -27,27 +29,28 @@ import { memoryRunLocks } from './run-locks';
 import type { EvalResult } from '../train/evaluate';
 import { DPO_ARITH, DpoRun } from '../train/dpo';
 import { GRPO_ARITH, GrpoRun } from '../train/grpo';
-import { GRPO_CALC, GRPO_GUESS, GrpoEpisodeRun, configuredKind } from '../train/grpo-episodes';
+import { EPISODE_CONFIGS, GrpoEpisodeRun, configuredKind } from '../train/grpo-episodes';
 import type { EpisodeContext } from '../episodes/views';
 import type { Resumable } from '../train/resume';
 import { SFT_ARITH, SftRun, sftTokenizer } from '../train/sft';
 
 /** The shipped base checkpoints (public/checkpoints/NAME): arithmetic, and one per environment. */
-export type BaseName = 'arith-base' | 'calc-base' | 'guess-base';
+export type BaseName = 'arith-base' | 'calc-base' | 'guess-base' | 'code-base';
 
 /** The base checkpoint a preset starts from (SFT starts from nothing: null). */
 export function baseOf(preset: RunOptions['preset']): BaseName | null {
   if (preset === 'sft-arith') return null;
   if (preset === 'grpo-calc') return 'calc-base';
   if (preset === 'grpo-guess') return 'guess-base';
+  if (preset === 'grpo-code') return 'code-base';
   return 'arith-base';
 }
 
-const isEpisodePreset = (o: RunOptions): o is EpisodeGrpoRunOptions => o.preset === 'grpo-calc' || o.preset === 'grpo-guess';
+const isEpisodePreset = (o: RunOptions): o is EpisodeGrpoRunOptions => (EPISODE_PRESETS as readonly string[]).includes(o.preset);
 
 /** The trainer config of an episode preset. */
 function episodeConfigOf(o: EpisodeGrpoRunOptions) {
-  return episodeGrpoConfigOf(o, o.preset === 'grpo-calc' ? GRPO_CALC : GRPO_GUESS);
+  return episodeGrpoConfigOf(o, EPISODE_CONFIGS[o.preset]);
 }
 
 /** What the loop needs of a run, whatever its objective. */
@@ -122,6 +125,7 @@ export class RunManager {
    * steps, groups, batches, checkpoints and the episode journal are committed (IndexedDB in the browser).
    * `locks`: which runs a page of this origin is running (Web Locks in the browser, run-locks.ts).
    * `getBackendChoice`: why the active backend was chosen, recorded with each run it trains.
+   * `getServices`: what environments need from outside (the companion's code grader), read when a run starts.
    */
   constructor(
     private readonly getOps: () => Ops,
@@ -129,6 +133,7 @@ export class RunManager {
     readonly store: RunStore,
     private readonly locks: RunLocks = memoryRunLocks(),
     private readonly getBackendChoice: () => RunBackendChoice | null = () => null,
+    private readonly getServices: () => KindServices = () => ({}),
   ) {}
 
   start(options: RunOptions, emit: (e: RunEvent) => void): string {
@@ -295,7 +300,7 @@ export class RunManager {
     if (!run || !isEpisodePreset(run.options)) return null;
     const config = episodeConfigOf(run.options);
     const tok = await this.tokenizerOf(runId);
-    return { kind: configuredKind(config), tok: tok!, group: config.group, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage };
+    return { kind: configuredKind(config, this.getServices()), tok: tok!, group: config.group, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage };
   }
 
   private async trainer(o: RunOptions, runId: string, writer: string): Promise<Trainer> {
@@ -312,7 +317,7 @@ export class RunManager {
     }
     if (isEpisodePreset(o)) {
       const config = episodeConfigOf(o);
-      return grpoTrainer(new GrpoEpisodeRun(this.getOps(), config, base, { journal: this.store.journal, runId, writer }), config, base.tokenizer);
+      return grpoTrainer(new GrpoEpisodeRun(this.getOps(), config, base, { journal: this.store.journal, runId, writer }, this.getServices()), config, base.tokenizer);
     }
     if (o.preset === 'dpo-arith') {
       const config = dpoConfigOf(o, DPO_ARITH);

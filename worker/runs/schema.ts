@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import type { DpoRunOptions, EpisodeGrpoRunOptions, FieldSection, GrpoRunOptions, RunOptions, SftRunOptions } from '../protocol';
+import { EPISODE_PRESETS } from '../protocol';
 
 /**
  * Form metadata on a schema: label, section, help; `initial` is filled in when a variant's required
@@ -271,14 +272,14 @@ export const grpoSchema = z
 /** GRPO on multi-turn episodes (worker/train/grpo-episodes.ts): no training-set option; the turn limit and the action length. */
 export const episodeGrpoSchema = z
   .strictObject({
-    preset: z.literal(['grpo-calc', 'grpo-guess']),
+    preset: z.literal([...EPISODE_PRESETS]),
     steps: run.steps,
     lr,
     prompts,
     group,
     seed: run.seed,
     maxTurns: int(1, 16, { title: 'Max turns', section: 'Sampling', description: 'Model actions an episode may take; one still running after them is truncated (max_turns).', common: true }),
-    maxNew: int(1, 32, { title: 'Max action tokens', section: 'Sampling', description: 'Ids per model action, EOS included; an action that reaches it without EOS truncates its episode (max_response_length).' }),
+    maxNew: int(1, 64, { title: 'Max action tokens', section: 'Sampling', description: 'Ids per model action, EOS included; an action that reaches it without EOS truncates its episode (max_response_length).' }),
     ...grpoRest,
   })
   .superRefine(grpoRefine);
@@ -313,7 +314,7 @@ export const dpoSchema = z.strictObject({
 
 export const runOptionsSchema = z.discriminatedUnion('preset', [sftSchema, grpoSchema, episodeGrpoSchema, dpoSchema]);
 
-export const PRESET_SCHEMAS = { 'sft-arith': sftSchema, 'grpo-arith': grpoSchema, 'grpo-calc': episodeGrpoSchema, 'grpo-guess': episodeGrpoSchema, 'dpo-arith': dpoSchema } as const;
+export const PRESET_SCHEMAS = { 'sft-arith': sftSchema, 'grpo-arith': grpoSchema, 'grpo-calc': episodeGrpoSchema, 'grpo-guess': episodeGrpoSchema, 'grpo-code': episodeGrpoSchema, 'dpo-arith': dpoSchema } as const;
 
 // The protocol's hand-written types (the app sees those, not zod) must be exactly what the
 // schemas accept: a type error here means one changed without the other.

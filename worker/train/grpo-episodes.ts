@@ -11,12 +11,12 @@ import type { Ops } from '../../kernels/ops';
 import type { EnvTask, EnvironmentKind } from '../episodes/environment';
 import { evaluateEpisodes } from '../episodes/evaluate';
 import type { EpisodeJournal } from '../episodes/journal';
-import { ENVIRONMENTS, type EnvironmentName } from '../episodes/kinds';
+import { ENVIRONMENTS, resolveKind, type EnvironmentName, type KindServices } from '../episodes/kinds';
 import type { CollectedEpisode } from '../episodes/rollout';
 import { collectEpisodes } from '../episodes/rollout';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { Model } from '../model/model';
-import type { PhaseReport } from '../protocol';
+import type { EpisodePreset, PhaseReport } from '../protocol';
 import { pack } from '../rl/pack';
 import type { PackedBatch } from '../rl/pack-types';
 import { sessionOf } from '../rl/session-of';
@@ -47,11 +47,15 @@ export const GRPO_CALC: GrpoEpisodeConfig = (() => {
 /** grpo-guess: the same, 8 secrets × 8 episodes of up to 7 guesses. */
 export const GRPO_GUESS: GrpoEpisodeConfig = { ...GRPO_CALC, maxNew: ENVIRONMENTS.guess.maxActionTokens, environment: 'guess', maxTurns: ENVIRONMENTS.guess.maxTurns, evalN: 63 };
 
+/** grpo-code: the same, 8 tasks × 8 one-turn episodes of up to 50 ids, graded in the companion; evaluated on every held-out task. */
+export const GRPO_CODE: GrpoEpisodeConfig = { ...GRPO_CALC, maxNew: ENVIRONMENTS.code.maxActionTokens, environment: 'code', maxTurns: 1, evalN: 100 };
+
+/** The trainer config each episode preset starts from. */
+export const EPISODE_CONFIGS: Readonly<Record<EpisodePreset, GrpoEpisodeConfig>> = { 'grpo-calc': GRPO_CALC, 'grpo-guess': GRPO_GUESS, 'grpo-code': GRPO_CODE };
+
 /** The environment kind a config runs: the registry's, with the config's turn limit and action length. */
-export function configuredKind(c: Pick<GrpoEpisodeConfig, 'environment' | 'maxTurns' | 'maxNew'>): EnvironmentKind {
-  const kind = ENVIRONMENTS[c.environment];
-  if (!kind) throw new Error(`GrpoEpisodeRun: environment ${JSON.stringify(c.environment)}; expected one of ${Object.keys(ENVIRONMENTS).join(', ')}`);
-  return { ...kind, maxTurns: c.maxTurns, maxActionTokens: c.maxNew };
+export function configuredKind(c: Pick<GrpoEpisodeConfig, 'environment' | 'maxTurns' | 'maxNew'>, services: KindServices = {}): EnvironmentKind {
+  return { ...resolveKind(c.environment, services), maxTurns: c.maxTurns, maxActionTokens: c.maxNew };
 }
 
 export interface GrpoEpisodeStep {
@@ -100,8 +104,8 @@ export class GrpoEpisodeRun {
   onProgress: PhaseReport | null = null;
 
   /** `journal`: commit every turn there, under run `runId`, as `writer` (recovery reads it back). */
-  constructor(ops: Ops, readonly config: GrpoEpisodeConfig, readonly base: LoadedCheckpoint, private readonly journal: { journal: EpisodeJournal; runId: string; writer: string } | null = null) {
-    this.kind = configuredKind(config);
+  constructor(ops: Ops, readonly config: GrpoEpisodeConfig, readonly base: LoadedCheckpoint, private readonly journal: { journal: EpisodeJournal; runId: string; writer: string } | null = null, services: KindServices = {}) {
+    this.kind = configuredKind(config, services);
     this.model = new Model(ops, base.config);
     this.model.setWeights(base.weights);
     this.reference = config.beta > 0 ? new Model(ops, base.config) : null;

@@ -15,7 +15,7 @@ import type { CharTokenizer } from '../data/tokenizer';
 import { toolTokenizer } from '../data/tokenizer';
 import type { EnvTask, EnvironmentKind } from '../episodes/environment';
 import { evaluateEpisodes } from '../episodes/evaluate';
-import { ENVIRONMENTS, type EnvironmentName } from '../episodes/kinds';
+import { resolveKind, type EnvironmentName, type KindServices } from '../episodes/kinds';
 import type { ModelConfig } from '../model/config';
 import { modelPreset } from '../model/config';
 import { Model } from '../model/model';
@@ -56,13 +56,6 @@ export const SFT_GUESS: SftEpisodeConfig = {
   evalEvery: 10, evalN: 63,
 };
 
-/** The kind a config names; throws with the allowed names. */
-export function episodeKind(name: string): EnvironmentKind {
-  const kind = (ENVIRONMENTS as Record<string, EnvironmentKind>)[name];
-  if (!kind) throw new Error(`env = ${JSON.stringify(name)}; expected one of ${Object.keys(ENVIRONMENTS).join(', ')}`);
-  return kind;
-}
-
 /**
  * One demonstration episode of `task` as a masked example: `kind.demonstrate(task)` driven through
  * a fresh environment. Throws when the environment rewrites its context, ends the episode before
@@ -99,6 +92,14 @@ export async function demonstrationExample(kind: EnvironmentKind, tok: CharToken
   }
 }
 
+/**
+ * `code`: demonstrations are 42–58 ids (a prompt of 3–13 characters after BOS, a fenced program
+ * of 37–43 and EOS), one per row of 60. maxSeq 64 leaves the rollouts room for the 50-id action
+ * budget after the longest prompt. Each demonstration is graded in the sandbox like a rollout
+ * (the expert must pass every case); the cached grader runs each distinct one once.
+ */
+export const SFT_CODE: SftEpisodeConfig = { ...SFT_GUESS, env: 'code', maxSeq: 64, width: 60, evalEvery: 10, evalN: 100 };
+
 export class SftEpisodeRun {
   readonly tok: CharTokenizer;
   readonly kind: EnvironmentKind;
@@ -108,9 +109,9 @@ export class SftEpisodeRun {
   private readonly heldOutTasks: EnvTask[];
   step = 0;
 
-  constructor(ops: Ops, readonly config: SftEpisodeConfig) {
-    this.kind = episodeKind(config.env);
-    this.tok = toolTokenizer();
+  constructor(ops: Ops, readonly config: SftEpisodeConfig, services: KindServices = {}) {
+    this.kind = resolveKind(config.env, services);
+    this.tok = (this.kind.tokenizer ?? toolTokenizer)();
     if (!Number.isInteger(config.maxSeq) || config.maxSeq < config.width) {
       throw new Error(`SftEpisodeRun: maxSeq = ${config.maxSeq}; expected an integer ≥ width (${config.width}), the longest packed chain`);
     }
