@@ -32,7 +32,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { handOver, probeSandboxing, type Containment, type Jail, type Sandboxing } from './containment';
-import { decode, judge } from './job';
+import { collectOutput, judge } from './job';
 import { parseWith, programSchema, sandboxLimitsSchema, type Outcome, type Program, type SandboxLimits } from './protocol';
 
 /** The runner cannot start programs here (no prlimit, no python3, not Linux): never a verdict. */
@@ -172,35 +172,13 @@ export class ProcessRunner {
     const child = spawn(launcher, args, { cwd: dir, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
 
     // One budget for stdout and stderr together; past it the group is killed and the rest dropped.
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let total = 0;
-    let truncated = false;
     let killedBy: 'wall' | 'output' | 'cancel' | null = null;
     const kill = (why: 'wall' | 'output' | 'cancel') => {
       killedBy ??= why;
       if (child.pid !== undefined) killGroup(child.pid);
     };
-    const collect = (into: Buffer[]) => (chunk: Buffer) => {
-      if (truncated) return;
-      const room = limits.messageBytes - total;
-      if (chunk.length <= room) {
-        into.push(chunk);
-        total += chunk.length;
-        return;
-      }
-      into.push(chunk.subarray(0, room));
-      total += room;
-      truncated = true;
-      kill('output');
-    };
-    child.stdout.on('data', collect(out));
-    child.stderr.on('data', collect(err));
+    const output = collectOutput(child.stdout, child.stderr, limits.messageBytes, () => kill('output'));
     const ioError: { error?: Error } = {};
-    const closed = [child.stdout, child.stderr].map((s) => {
-      s.on('error', (e) => (ioError.error ??= e));
-      return new Promise<void>((res) => s.once('close', () => res()));
-    });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.once('exit', (code, signal) => res({ code, signal })));
 
     await new Promise<void>((res, rej) => {
@@ -233,20 +211,13 @@ export class ProcessRunner {
       const seconds = (performance.now() - started) / 1000;
       await cleanUp();
       // Everything that could write is dead; a pipe still open is held by a process we cannot find.
-      let grace: NodeJS.Timeout | undefined;
-      const drained = await Promise.race([Promise.all(closed).then(() => true), new Promise<false>((res) => (grace = setTimeout(res, PIPE_GRACE_MS, false)))]);
-      clearTimeout(grace);
-      if (!drained) {
-        child.stdout.destroy();
-        child.stderr.destroy();
-        await Promise.all(closed);
-      }
+      await output.drain(PIPE_GRACE_MS);
       if (killedBy === 'cancel') throw new RunCancelled(`cancelled after ${seconds.toFixed(2)} s; the program was killed`);
-      if (ioError.error) throw new Error(`the program's stdin, stdout or stderr failed: ${ioError.error.message}`, { cause: ioError.error });
+      const ioFailure = ioError.error ?? output.error;
+      if (ioFailure) throw new Error(`the program's stdin, stdout or stderr failed: ${ioFailure.message}`, { cause: ioFailure });
 
-      const stdout = decode(out, truncated);
-      const stderr = decode(err, truncated);
-      return { ...judge(code, signal, killedBy, seconds, limits), exitCode: code, signal, stdout, stderr, seconds, cpuSeconds: null, truncated };
+      const { stdout, stderr } = output.text();
+      return { ...judge(code, signal, killedBy, seconds, limits), exitCode: code, signal, stdout, stderr, seconds, cpuSeconds: null, truncated: output.truncated };
     } finally {
       if (!swept) await cleanUp();
     }

@@ -23,7 +23,7 @@ import { extractBoxed } from '../data/answer';
 import { fmix32 } from '../data/arith';
 import { toolTokenizer } from '../data/tokenizer';
 import type { EnvAction, EnvStep, EnvTask, Environment, EnvironmentKind } from './environment';
-import { readTurnState, writeTurnState } from './environment';
+import { readTurnState, taskStream, writeTurnState } from './environment';
 
 /** The payload of a calc task (`EnvTask.data`). */
 export type CalcTaskData = {
@@ -82,26 +82,14 @@ export interface TaskStream {
 export function calcTrainTasks(seed: number): TaskStream {
   const rand = mulberry32(seed);
   const int = () => CALC_LO + Math.floor(rand() * (CALC_HI - CALC_LO + 1));
-  let position = 0;
-  const next = (): EnvTask => {
-    position++;
+  return taskStream(() => {
     for (;;) {
       const a = int();
       const b = int();
       const c = int();
       if (!isCalcHeldOut(a, b, c)) return calcTask(a, b, c);
     }
-  };
-  return {
-    take: (n) => Array.from({ length: n }, next),
-    get position() {
-      return position;
-    },
-    skip(n) {
-      if (!Number.isInteger(n) || n < 0) throw new Error(`skip: n = ${n}; expected a non-negative integer`);
-      for (let k = 0; k < n; k++) next();
-    },
-  };
+  });
 }
 
 let heldOutList: [number, number, number][] | null = null;

@@ -25,6 +25,7 @@ import { codeTokenizer } from '../data/tokenizer';
 import type { CodeGrader } from '../rewards/code-grader';
 import { GraderUnavailable } from '../rewards/code-grader';
 import type { EnvAction, EnvStep, EnvTask, Environment, EnvironmentKind } from './environment';
+import { taskStream } from './environment';
 
 export type CodeStep = { op: 'add' | 'sub' | 'mul'; n: number } | { op: 'sq' };
 
@@ -131,21 +132,7 @@ function theSplit() {
 export function codeTrainTasks(seed: number): { take(n: number): EnvTask[]; readonly position: number; skip(n: number): void } {
   const rand = mulberry32(seed);
   const { train } = theSplit();
-  let position = 0;
-  const next = (): EnvTask => {
-    position++;
-    return codeTask(train[Math.floor(rand() * train.length)]);
-  };
-  return {
-    take: (n) => Array.from({ length: n }, next),
-    get position() {
-      return position;
-    },
-    skip(n) {
-      if (!Number.isInteger(n) || n < 0) throw new Error(`skip: n = ${n}; expected a non-negative integer`);
-      for (let k = 0; k < n; k++) next();
-    },
-  };
+  return taskStream(() => codeTask(train[Math.floor(rand() * train.length)]));
 }
 
 /** The first n held-out tasks, in a fixed order (every one of them for n ≥ their count). */

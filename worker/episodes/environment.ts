@@ -123,3 +123,22 @@ export interface EnvironmentKind {
   /** The tokenizer its environments encode with (default `toolTokenizer()`): its base checkpoint's. */
   tokenizer?: () => CharTokenizer;
 }
+
+/** A kind's training task stream over `draw` (one seeded draw per task): `take`, `position` (tasks drawn) and `skip`. */
+export function taskStream(draw: () => EnvTask): ReturnType<EnvironmentKind['trainTasks']> {
+  let position = 0;
+  const next = (): EnvTask => {
+    position++;
+    return draw();
+  };
+  return {
+    take: (n) => Array.from({ length: n }, next),
+    get position() {
+      return position;
+    },
+    skip(n) {
+      if (!Number.isInteger(n) || n < 0) throw new Error(`skip: n = ${n}; expected a non-negative integer`);
+      for (let k = 0; k < n; k++) next();
+    },
+  };
+}

@@ -18,7 +18,7 @@
 import { mulberry32 } from '../../kernels/common/random';
 import { toolTokenizer } from '../data/tokenizer';
 import type { EnvAction, EnvStep, EnvTask, Environment, EnvironmentKind } from './environment';
-import { readTurnState, writeTurnState } from './environment';
+import { readTurnState, taskStream, writeTurnState } from './environment';
 
 /** The payload of a guess task (`EnvTask.data`). */
 export type GuessTaskData = {
@@ -47,21 +47,7 @@ export function guessSecret(task: EnvTask): number {
 /** Training tasks from `seed`: secrets uniform in 1..63. Same seed, same tasks; `skip` draws and discards. */
 export function guessTrainTasks(seed: number): { take(n: number): EnvTask[]; readonly position: number; skip(n: number): void } {
   const rand = mulberry32(seed);
-  let position = 0;
-  const next = (): EnvTask => {
-    position++;
-    return guessTask(1 + Math.floor(rand() * GUESS_MAX));
-  };
-  return {
-    take: (n) => Array.from({ length: n }, next),
-    get position() {
-      return position;
-    },
-    skip(n) {
-      if (!Number.isInteger(n) || n < 0) throw new Error(`skip: n = ${n}; expected a non-negative integer`);
-      for (let k = 0; k < n; k++) next();
-    },
-  };
+  return taskStream(() => guessTask(1 + Math.floor(rand() * GUESS_MAX)));
 }
 
 /** The secrets 1..min(n, 63) in order: `guessHeldOut(63)` is every task there is. */
