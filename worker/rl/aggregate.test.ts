@@ -69,6 +69,40 @@ describe('aggregate: hand values on a 2×3 table', () => {
   });
 });
 
+describe('aggregate: compat selects the verl seq-mean-token-sum-norm', () => {
+  // l = 1, 2, ·, 3, 4, 5 (Σ = 15) over chains {0,1}, {3,4}, {5}: B′ = 3 non-empty, K = width = 3.
+  // verl since b8d91ef8: Σ / (B′·K) = 15/9;  verl-legacy (≤ v0.7.0): Σ / K = 15/3 = 5, B′ times larger.
+  it('verl-legacy divides by K only; verl (default) and rllm by B′·K', () => {
+    const legacy = aggregate(l, input, { mode: 'seq-mean-token-sum-norm', compat: 'verl-legacy' });
+    expect(legacy.loss).toBeCloseTo(5, 14);
+    expect(Array.from(legacy.weights)).toEqual([1 / 3, 1 / 3, 0, 1 / 3, 1 / 3, 1 / 3]);
+    expect(aggregate(l, input, { mode: 'seq-mean-token-sum-norm' }).loss).toBeCloseTo(15 / 9, 14);
+    expect(aggregate(l, input, { mode: 'seq-mean-token-sum-norm', compat: 'rllm' }).loss).toBeCloseTo(15 / 9, 14);
+  });
+  it('verl-legacy with K = 10: 15/10; and rows as sequences (B′ = 2) leave it unchanged', () => {
+    expect(aggregate(l, input, { mode: 'seq-mean-token-sum-norm', compat: 'verl-legacy', lossScaleFactor: 10 }).loss).toBeCloseTo(1.5, 14);
+    const rows = { ...input, segmentIds: undefined };
+    expect(aggregate(l, rows, { mode: 'seq-mean-token-sum-norm', compat: 'verl-legacy' }).loss).toBeCloseTo(5, 14);
+    expect(aggregate(l, rows, { mode: 'seq-mean-token-sum-norm' }).loss).toBeCloseTo(15 / 6, 14);
+  });
+  it('every other mode reads the same under verl-legacy', () => {
+    for (const mode of AGGREGATION_MODES.filter((m) => m !== 'seq-mean-token-sum-norm')) {
+      expect(Array.from(aggregationWeights(input, { mode, compat: 'verl-legacy' })), mode).toEqual(Array.from(aggregationWeights(input, { mode })));
+    }
+  });
+  it('verl-legacy weights are ∂L/∂l', () => {
+    const options = { mode: 'seq-mean-token-sum-norm', compat: 'verl-legacy' } as const;
+    const numeric = centralDiff((x) => aggregate(x, input, options).loss, [1, 2, 0.5, 3, 4, 5]);
+    const weights = aggregationWeights(input, options);
+    for (let i = 0; i < 6; i++) expect(numeric[i]).toBeCloseTo(weights[i], 8);
+  });
+  it('refuses trl with seq-mean-token-sum-norm, and an unknown compat', () => {
+    expect(() => aggregate(l, input, { mode: 'seq-mean-token-sum-norm', compat: 'trl' })).toThrow(/TRL has no such mode/);
+    expect(aggregate(l, input, { mode: 'token-mean', compat: 'trl' }).loss).toBe(3);
+    expect(() => aggregate(l, input, { compat: 'verl-0.6' as never })).toThrow(/aggregation compat = "verl-0.6"/);
+  });
+});
+
 describe('aggregate: weights are ∂L/∂l (central differences)', () => {
   const finite = [1, 2, 0.5, 3, 4, 5];
   for (const mode of AGGREGATION_MODES) {

@@ -4,14 +4,16 @@
  * (and the layout) only; the objective multiplies them into the per-token gradients.
  *
  * Not a loss and not the corrections: it never reads log-probs. References: verl `agg_loss`
- * (`verl/trainer/ppo/core_algos.py`, current meaning of `seq-mean-token-sum-norm` since b8d91ef,
- * `token-sum` since #7197, single micro-batch, `dp_size = 1`), TRL `GRPOTrainer._compute_loss`
- * (`grpo`, `dr_grpo`; `bnpo`/`dapo` are token-mean here), dew `session-mean`; rl-formulas.md §4.
+ * (`verl/trainer/ppo/core_algos.py`, current meaning of `seq-mean-token-sum-norm` since b8d91ef8,
+ * `token-sum` since #7197, single micro-batch, `dp_size = 1`; the earlier meaning behind
+ * `compat: 'verl-legacy'`), TRL `GRPOTrainer._compute_loss` (`grpo`, `dr_grpo`; `bnpo`/`dapo` are
+ * token-mean here), dew `session-mean`; rl-formulas.md §4, §11.3.
  *
  * A sequence is a packed chain (a run of equal non-zero `segmentIds` in a row); without
  * `segmentIds` a whole row is one sequence (verl's layout). An empty mask gives loss 0 and zero
  * weights in every mode (verl: NaN from 0/0; dew: zero mass).
  */
+import type { Compat, LegacyCompat } from './compat';
 import { checkFinite, checkTable, sequenceSpans, type SegmentSpan, type TableLayout } from './table';
 
 export type AggregationMode =
@@ -51,7 +53,20 @@ export interface AggregationOptions {
   lossScaleFactor?: number;
   /** L_max of `dr_grpo` (TRL `max_completion_length`). Default: the width. */
   maxCompletionLength?: number;
+  /**
+   * Which verl `seq-mean-token-sum-norm` (the only mode it changes). `'verl'` (default; `'rllm'`,
+   * which aggregates through verl, is the same): `Σ_b Σ_t m l / (B′·K)`, B′ the non-empty
+   * sequences (verl-project/verl b8d91ef8d9f9ac09f6c885e380f656237a1de698, #5417, 2026-02-26; in
+   * v0.7.1 and later). `'verl-legacy'`: `Σ_b Σ_t m l / K`, no division by a sequence count, so B′
+   * times larger (verl 6d8f2f6ab98637d5ffe9ce3409220e7eb342133b, #990, through v0.7.0, K
+   * configurable since 6e6ae96c6376f5233d526d9b3264f6254b0966e7, #4360). TRL has no such mode (its
+   * constant-normaliser form is `dr_grpo`), so `'trl'` is refused with it; every other mode reads
+   * the same under each value.
+   */
+  compat?: Compat | LegacyCompat;
 }
+
+const AGGREGATION_COMPATS: readonly (Compat | LegacyCompat)[] = ['verl', 'trl', 'rllm', 'verl-legacy'];
 
 export interface Aggregated {
   /** L = Σ_t w_t·l_t over masked tokens only (NaN/∞ off the mask never propagate, as verl `masked_sum`). */
@@ -66,6 +81,13 @@ export function aggregationWeights(input: AggregationInput, options: Aggregation
   const mode = options.mode ?? 'token-mean';
   if (!AGGREGATION_MODES.includes(mode)) {
     throw new Error(`aggregation mode '${mode}' is unknown; expected one of ${AGGREGATION_MODES.join(', ')}`);
+  }
+  const compat = options.compat ?? 'verl';
+  if (!AGGREGATION_COMPATS.includes(compat)) {
+    throw new Error(`aggregation compat = ${JSON.stringify(compat)}: expected one of ${AGGREGATION_COMPATS.join(', ')}`);
+  }
+  if (compat === 'trl' && mode === 'seq-mean-token-sum-norm') {
+    throw new Error("aggregation 'seq-mean-token-sum-norm': TRL has no such mode (its constant-normaliser form is 'dr_grpo'); use compat 'verl' or 'verl-legacy'");
   }
   const spans = sequenceSpans(input, mask);
   const w = new Float64Array(rows * width);
@@ -103,9 +125,11 @@ export function aggregationWeights(input: AggregationInput, options: Aggregation
     const live = spans.filter((s) => count(s) > 0); // verl: fully masked sequences are excluded (B′)
     const k = mode === 'seq-mean-token-sum-norm' ? (options.lossScaleFactor ?? width) : 1;
     if (!(k > 0)) throw new Error(`lossScaleFactor = ${k}: expected > 0`);
+    // verl ≤ v0.7.0: `loss = torch.sum(seq_losses) / loss_scale_factor`, no seq-mean (6d8f2f6 … b8d91ef8).
+    const sequences = mode === 'seq-mean-token-sum-norm' && compat === 'verl-legacy' ? 1 : live.length;
     for (const s of live) {
       const per = mode === 'seq-mean-token-mean' ? count(s) + SEQ_TOKEN_MEAN_EPS : 1;
-      fill(s, 1 / (per * live.length * k));
+      fill(s, 1 / (per * sequences * k));
     }
   }
   return w;

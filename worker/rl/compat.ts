@@ -5,3 +5,10 @@
  * module says otherwise). A type only, not a preset table.
  */
 export type Compat = 'verl' | 'trl' | 'rllm';
+
+/**
+ * `'verl-legacy'`: verl before a formula changed meaning, accepted only by the `compat` options
+ * whose JSDoc names it (aggregation's `seq-mean-token-sum-norm`, changed by verl b8d91ef8, #5417).
+ * Never a default: the current verl form stays the default everywhere.
+ */
+export type LegacyCompat = 'verl-legacy';

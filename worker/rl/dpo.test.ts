@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dpoLoss, type DpoInput, type DpoLossType } from './dpo';
+import { expectClose } from '../../kernels/testing/expect-close';
 import { centralDiff } from './testing/finite-diff';
 
 const logSigmoid = (x: number) => -Math.log1p(Math.exp(-x));
@@ -139,5 +140,51 @@ describe('dpoLoss refusals', () => {
     expect(() => dpoLoss({ ...one, lossType: 'robust', labelSmoothing: 0.5 })).toThrow(/labelSmoothing/);
     expect(() => dpoLoss({ ...one, mask: [0, 1, 2, 0, 1, 0] })).toThrow(/expected 0 or 1/);
     expect(() => dpoLoss({ ...one, refLogp: [0, Number.NaN, 0, 0, 0, 0] })).toThrow(/refLogp\[0, 1\]/);
+  });
+});
+
+describe('dpoLoss per-pair intermediates: rewards, margins, logits', () => {
+  // Two pairs, width 2, dew layout (rows c0, r0, c1, r1), β = 0.5.
+  //   pair 0: chosen  s − s_ref = (−1 − 1) − (−1.5 − 1.5) = 1;  rejected (one token) −2 − (−1) = −1;  Δ0 = 2
+  //   pair 1: chosen (one token) −3 − (−1) = −2;               rejected 0 − 0 = 0;                   Δ1 = −2
+  //   rewards β(s − s_ref): chosen [0.5, −1], rejected [−0.5, 0]; margins βΔ = [1, −1]
+  //   sigmoid l = −log σ(βΔ): [log(1 + e^−1), log(1 + e)] = [0.3132617, 1.3132617]
+  //   ipo logits Δ_ipo = (s_c − s_ref_c)/n_c − (s_r − s_ref_r)/n_r: [1/2 − (−1)/1, −2/1 − 0/2] = [1.5, −2]
+  const two: DpoInput = {
+    pairs: 2,
+    width: 2,
+    logp: [-1, -1, -2, 0, -3, 0, -1, -1],
+    refLogp: [-1.5, -1.5, -1, 0, -1, 0, -1, -1],
+    mask: [1, 1, 1, 0, 1, 0, 1, 1],
+    beta: 0.5,
+  };
+  it('sigmoid: per pair each side’s implicit reward, the margin, Δ and the loss', () => {
+    const out = dpoLoss(two);
+    expectClose(out.chosenRewards, [0.5, -1], { atol: 1e-15, rtol: 0, label: 'chosenRewards' });
+    expectClose(out.rejectedRewards, [-0.5, 0], { atol: 1e-15, rtol: 0, label: 'rejectedRewards' });
+    expectClose(out.margins, [1, -1], { atol: 1e-15, rtol: 0, label: 'margins' });
+    expectClose(out.logits, [2, -2], { atol: 1e-15, rtol: 0, label: 'logits' });
+    expectClose(out.pairLosses, [Math.log1p(Math.exp(-1)), Math.log1p(Math.E)], { atol: 1e-15, rtol: 1e-14, label: 'pairLosses' });
+    // the batch metrics are the means of the per-pair values
+    expect(out.metrics['rewards/margins']).toBeCloseTo(0, 15);
+    expect(out.metrics['rewards/chosen']).toBeCloseTo(-0.25, 15);
+    expect(out.metrics['rewards/accuracies']).toBe(0.5);
+    expect(Array.from(out.implicitRewards)).toEqual([out.chosenRewards[0], out.rejectedRewards[0], out.chosenRewards[1], out.rejectedRewards[1]]);
+  });
+  it('ipo: the logits are the length-normalised margins the loss reads', () => {
+    const out = dpoLoss({ ...two, lossType: 'ipo' });
+    expectClose(out.logits, [1.5, -2], { atol: 1e-15, rtol: 0, label: 'ipo logits' });
+    expectClose(out.pairLosses, [(1.5 - 1) ** 2, (-2 - 1) ** 2], { atol: 1e-14, rtol: 0, label: 'ipo pairLosses' }); // 1/(2β) = 1
+    expectClose(out.margins, [1, -1], { atol: 1e-15, rtol: 0, label: 'margins are βΔ whatever the variant' });
+  });
+  it('halves layout: the same per-pair values', () => {
+    const rows = (a: ArrayLike<number>) => [0, 1, 2, 3].map((r) => Array.from(a).slice(r * 2, r * 2 + 2));
+    const toHalves = (a: ArrayLike<number>) => {
+      const r = rows(a);
+      return [...r[0], ...r[2], ...r[1], ...r[3]];
+    };
+    const h = dpoLoss({ ...two, logp: toHalves(two.logp), refLogp: toHalves(two.refLogp), mask: toHalves(two.mask), layout: 'halves' });
+    expectClose(h.margins, [1, -1], { atol: 1e-15, rtol: 0, label: 'halves margins' });
+    expectClose(h.chosenRewards, [0.5, -1], { atol: 1e-15, rtol: 0, label: 'halves chosenRewards' });
   });
 });

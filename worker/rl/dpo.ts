@@ -51,6 +51,18 @@ export interface DpoResult {
   implicitRewards: Float64Array;
   /** Per pair, the loss variant's value `l_i` for that pair (`loss` is their mean). */
   pairLosses: Float64Array;
+  /** Per pair, the chosen completion's implicit reward `β (s_c − s^ref_c)` (TRL `chosen_rewards`; = `implicitRewards` at its row). */
+  chosenRewards: Float64Array;
+  /** Per pair, the rejected completion's implicit reward `β (s_r − s^ref_r)` (TRL `rejected_rewards`). */
+  rejectedRewards: Float64Array;
+  /** Per pair, `chosenRewards − rejectedRewards` = βΔ (the per-pair values behind `rewards/margins`; > 0 counts in `rewards/accuracies`). */
+  margins: Float64Array;
+  /**
+   * Per pair, what the loss variant reads (TRL `logits`): Δ = (s_c − s^ref_c) − (s_r − s^ref_r)
+   * for sigmoid, hinge and robust (which take βΔ), and the length-normalised
+   * Δ_ipo = (s_c − s^ref_c)/max(n_c, 1) − (s_r − s^ref_r)/max(n_r, 1) for ipo.
+   */
+  logits: Float64Array;
 }
 
 const logSigmoid = (x: number) => (x >= 0 ? -Math.log1p(Math.exp(-x)) : x - Math.log1p(Math.exp(x)));
@@ -91,6 +103,10 @@ export function dpoLoss(input: DpoInput): DpoResult {
   const dlogp = new Float64Array(rows * width);
   const implicitRewards = new Float64Array(rows);
   const pairLosses = new Float64Array(B);
+  const chosenRewards = new Float64Array(B);
+  const rejectedRewards = new Float64Array(B);
+  const margins = new Float64Array(B);
+  const logits = new Float64Array(B);
   let loss = 0;
   const acc = { chosen: 0, rejected: 0, margins: 0, accuracies: 0, lc: 0, lr: 0 };
   for (let i = 0; i < B; i++) {
@@ -106,11 +122,13 @@ export function dpoLoss(input: DpoInput): DpoResult {
     if (lossType === 'ipo') {
       const nc = Math.max(c.n, 1);
       const nr = Math.max(r.n, 1);
-      const d = (c.s - c.ref) / nc - (r.s - r.ref) / nr - 1 / (2 * beta);
+      logits[i] = (c.s - c.ref) / nc - (r.s - r.ref) / nr;
+      const d = logits[i] - 1 / (2 * beta);
       l = d * d;
       gc = (2 * d) / nc;
       gr = (2 * d) / nr;
     } else {
+      logits[i] = delta;
       let dl: number; // ∂l/∂Δ
       if (lossType === 'hinge') {
         l = Math.max(0, 1 - z);
@@ -135,6 +153,9 @@ export function dpoLoss(input: DpoInput): DpoResult {
     const rewR = beta * (r.s - r.ref);
     implicitRewards[rc] = rewC;
     implicitRewards[rr] = rewR;
+    chosenRewards[i] = rewC;
+    rejectedRewards[i] = rewR;
+    margins[i] = rewC - rewR;
     acc.chosen += rewC / B;
     acc.rejected += rewR / B;
     acc.margins += (rewC - rewR) / B;
@@ -150,5 +171,5 @@ export function dpoLoss(input: DpoInput): DpoResult {
     'logps/chosen': acc.lc,
     'logps/rejected': acc.lr,
   };
-  return { loss, dlogp, metrics, implicitRewards, pairLosses };
+  return { loss, dlogp, metrics, implicitRewards, pairLosses, chosenRewards, rejectedRewards, margins, logits };
 }

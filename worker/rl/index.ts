@@ -6,7 +6,7 @@
  * outputs are `Float64Array`s and plain objects, so tests, the CLI and an external reference-value
  * suite can drive everything without the worker. Pure TypeScript, float64, no GPU.
  */
-export type { Compat } from './compat';
+export type { Compat, LegacyCompat } from './compat';
 export { checkFinite, checkTable, sequenceSpans, type SegmentSpan, type TableLayout } from './table';
 
 // Data model, validation, sessionOf, pack.
@@ -101,10 +101,10 @@ export {
 } from './losses/registry';
 export { aggregatePolicyLoss, type AggregatedPolicyLoss } from './losses/aggregate-policy-loss';
 export { ppoLoss, type PpoOptions } from './losses/ppo';
-export { gspoLoss, type GspoOptions } from './losses/gspo';
+export { gspoLoss, type GspoOptions, type GspoResult } from './losses/gspo';
 export { cispoLoss, type CispoOptions } from './losses/cispo';
 export { reinforceLoss, type ReinforceOptions } from './losses/reinforce';
-export { dppoTvLoss, dppoKlLoss, type DppoOptions } from './losses/dppo';
+export { dppoTvLoss, dppoKlLoss, type DppoOptions, type DppoResult } from './losses/dppo';
 export { icepopLoss, type IcepopOptions } from './losses/icepop';
 export { reinforceKlLoss, type ReinforceKlOptions } from './losses/reinforce-kl';
 export { echoLoss, type EchoOptions } from './losses/echo';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectClose } from '../../kernels/testing/expect-close';
 import { centralDiff } from './testing/finite-diff';
 import { valueLoss } from './value-loss';
 
@@ -37,6 +38,31 @@ describe('valueLoss, hand values', () => {
     const { dvalues } = valueLoss({ rows: 1, width: 1, values: [0.75], oldValues: [0.5], returns: [2], responseMask: [1], clip: 0.25 });
     const g = 2 * (0.75 - 2);
     expect(dvalues[0]).toBeCloseTo(0.5 * (0.5 * g + 0.5 * g * 0.5), 14);
+  });
+});
+
+describe('valueLoss, per-token intermediates', () => {
+  it('returns v̂, both terms, the one taken and whether it was the clipped one', () => {
+    const out = valueLoss(tiny);
+    // token 0: v̂ = max(min(1.0, 0.7), 0.3) = 0.7; (v − R)² = 1, (v̂ − R)² = 1.69 → clipped taken
+    // token 1: v̂ = max(min(0.0, 0.7), 0.3) = 0.3; (v − R)² = 1, (v̂ − R)² = 0.49 → unclipped taken
+    // token 2: padding, all 0 (its NaN value never reaches an output)
+    const close = (a: Float64Array, e: number[], label: string) => expectClose(a, e, { atol: 1e-15, rtol: 1e-14, label });
+    close(out.clippedValues, [0.7, 0.3, 0], 'clippedValues');
+    close(out.unclippedLoss, [1, 1, 0], 'unclippedLoss');
+    close(out.clippedLoss, [1.69, 0.49, 0], 'clippedLoss');
+    close(out.tokenLoss, [1.69, 1, 0], 'tokenLoss');
+    expect(Array.from(out.clippedTaken)).toEqual([1, 0, 0]);
+    // loss = ½ Σ w·tokenLoss with token-mean w = ½
+    expect(out.loss).toBeCloseTo(0.5 * 0.5 * (1.69 + 1), 14);
+  });
+
+  it('a tie counts as unclipped, as verl’s vf_clipfrac does', () => {
+    // v = old + c exactly: v̂ = v, both terms (0.75 − 2)² = 1.5625
+    const out = valueLoss({ rows: 1, width: 1, values: [0.75], oldValues: [0.5], returns: [2], responseMask: [1], clip: 0.25 });
+    expect(out.unclippedLoss[0]).toBe(out.clippedLoss[0]);
+    expect(out.clippedLoss[0]).toBeCloseTo(1.5625, 14);
+    expect(out.clippedTaken[0]).toBe(0);
   });
 });
 

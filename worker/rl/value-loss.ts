@@ -41,6 +41,16 @@ export interface ValueLossResult {
   dvalues: Float64Array;
   /** verl's critic metrics: `critic/vf_loss`, `critic/vf_clipfrac`, `critic/vpred_mean`. */
   metrics: Record<string, number>;
+  /** Per token the clipped prediction v̂ = max(min(v, old + c), old − c) (verl `vpredclipped`), `[rows, width]`, 0 off the mask. */
+  clippedValues: Float64Array;
+  /** Per token the unclipped term (v − R)² (verl `vf_losses1`), `[rows, width]`, 0 off the mask. */
+  unclippedLoss: Float64Array;
+  /** Per token the clipped term (v̂ − R)² (verl `vf_losses2`), `[rows, width]`, 0 off the mask. */
+  clippedLoss: Float64Array;
+  /** Per token the term taken, max of the two (verl `clipped_vf_losses`): `loss = 0.5 · Σ_t w_t tokenLoss_t`. */
+  tokenLoss: Float64Array;
+  /** Per token 1 where the clipped term was taken (strictly larger, verl's `vf_clipfrac` test), 0 where the unclipped one was (ties included) and off the mask. */
+  clippedTaken: Float64Array;
 }
 
 /** d min(x, b)/dx in torch (tie: ½). */
@@ -69,6 +79,10 @@ export function valueLoss(input: ValueLossInput): ValueLossResult {
   const dvalues = new Float64Array(m.length);
   let loss = 0;
   const clipped = new Float64Array(m.length);
+  const clippedValues = new Float64Array(m.length);
+  const unclippedLoss = new Float64Array(m.length);
+  const clippedLoss = new Float64Array(m.length);
+  const tokenLoss = new Float64Array(m.length);
   for (let i = 0; i < m.length; i++) {
     if (!m[i]) continue;
     const v = values[i];
@@ -82,14 +96,18 @@ export function valueLoss(input: ValueLossInput): ValueLossResult {
     const g1 = 2 * (v - R);
     const g2 = 2 * (vc - R) * dMax(u, lo) * dMin(v, hi);
     const dl = l1 > l2 ? g1 : l2 > l1 ? g2 : 0.5 * (g1 + g2);
-    loss += 0.5 * w(i) * Math.max(l1, l2);
+    tokenLoss[i] = Math.max(l1, l2);
+    loss += 0.5 * w(i) * tokenLoss[i];
     dvalues[i] = 0.5 * w(i) * dl + 0; // + 0 turns −0 into 0
     clipped[i] = l2 > l1 ? 1 : 0;
+    clippedValues[i] = vc;
+    unclippedLoss[i] = l1;
+    clippedLoss[i] = l2;
   }
   const metrics = {
     'critic/vf_loss': loss,
     'critic/vf_clipfrac': verlMaskedMeanOf(m, (i) => clipped[i]),
     'critic/vpred_mean': verlMaskedMeanOf(m, (i) => values[i]),
   };
-  return { loss, dvalues, metrics };
+  return { loss, dvalues, metrics, clippedValues, unclippedLoss, clippedLoss, tokenLoss, clippedTaken: clipped };
 }

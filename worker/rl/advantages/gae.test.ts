@@ -35,6 +35,27 @@ describe('gae (per row, verl)', () => {
     expect(out.returns[1]).toBeCloseTo(0.46816 + 0.2, 14);
   });
 
+  it('shiftMean false: divided by the std, the mean added back (verl masked_whiten shift_mean=False)', () => {
+    // raw on the mask: 0.46816, 0.428, 0.4, 1.394, 1.7 (first test); μ = 4.39016/(5 + 1e-8) = 0.878032
+    // unbiased var = Σ(x − μ)²/(5 + 1e-8) · 5/4 = 1.5408928/4 = 0.3852232; σ = √(var + 1e-8) = 0.6206635
+    // a = (x − μ)/σ + μ = the whitened values of the previous test + 0.878032
+    const out = gae({ rewards, values, mask, rows, width }, { gamma: 0.9, lam: 0.8, shiftMean: false });
+    const onMask: Record<number, number> = {
+      1: 0.21765486942328893,
+      2: 0.15294992347171565,
+      3: 0.10783691334611689,
+      4: 1.709348772804876,
+      6: 2.202369526320349,
+    };
+    for (const [i, e] of Object.entries(onMask)) expect(out.advantages[Number(i)], `adv ${i}`).toBeCloseTo(e, 12);
+    // verl applies it to every entry: the carried col 0 of row 0 equals col 1
+    expect(out.advantages[0]).toBeCloseTo(out.advantages[1], 15);
+    const centred = gae({ rewards, values, mask, rows, width }, { gamma: 0.9, lam: 0.8 });
+    for (let i = 0; i < 8; i++) expect(out.advantages[i] - centred.advantages[i], `shift ${i}`).toBeCloseTo(0.878031998243936, 12);
+    expect(Array.from(out.returns)).toEqual(Array.from(centred.returns)); // returns stay un-whitened
+    expect(() => gae({ rewards, values, mask, rows, width }, { shiftMean: 0 as never })).toThrow(/shiftMean = 0/);
+  });
+
   it('limiting case γ = λ = 1: advantage = future reward − value', () => {
     const out = gae({ rewards, values, mask, rows, width }, { whiten: false });
     expect(out.advantages[1]).toBeCloseTo(1 - 0.2, 14);

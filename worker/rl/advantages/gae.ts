@@ -4,8 +4,8 @@
  * Reference: verl `compute_gae_advantage_return` (rl-formulas.md §3.4), backwards from a zero
  * tail bootstrap; tokens off the mask (observations, prompts, padding) are skipped, carrying the
  * next trainable token's value and running advantage. Advantages are `masked_whiten`ed over every
- * trainable token of the batch (unbiased, +1e-8); returns are the un-whitened advantages plus the
- * values. Two layouts:
+ * trainable token of the batch (unbiased, +1e-8; `shiftMean: false` adds the mean back, verl
+ * `shift_mean=False`); returns are the un-whitened advantages plus the values. Two layouts:
  * - per row (default, verl): each row is one sequence. Every entry equals verl's, including the
  *   don't-care carry values off the mask.
  * - per session (dew PPORollout): given pack's `sessionIds` and `callIndex`, the recursion runs
@@ -40,10 +40,16 @@ export interface GaeOptions {
   lam?: number;
   /** Whiten the advantages over the batch's trainable tokens. Default `true` (verl always does). */
   whiten?: boolean;
+  /**
+   * verl `masked_whiten`'s `shift_mean`: `true` (default, verl's GAE) centres the whitened
+   * advantages; `false` divides by the std and adds the batch mean back, `(a − μ)/σ + μ`. Read only
+   * when whitening.
+   */
+  shiftMean?: boolean;
 }
 
 export interface GaeResult {
-  /** `[rows, width]` advantages, whitened unless `whiten: false`. */
+  /** `[rows, width]` advantages, whitened unless `whiten: false` (and re-centred unless `shiftMean: false`). */
   advantages: Float64Array;
   /** `[rows, width]` returns: un-whitened advantages plus values (the value-loss targets). */
   returns: Float64Array;
@@ -108,9 +114,11 @@ export function gae(input: GaeInput, options: GaeOptions = {}): GaeResult {
     }
   }
   if (options.whiten === false) return { advantages: raw, returns, mass };
+  const shiftMean = options.shiftMean ?? true;
+  if (typeof shiftMean !== 'boolean') throw new Error(`gae: shiftMean = ${JSON.stringify(shiftMean)}: expected true or false`);
   const stats = verlWhitenStats(raw, mask);
   const advantages = new Float64Array(rows * width);
-  for (let t = 0; t < raw.length; t++) if (!bySession || mask[t] === 1) advantages[t] = whitenWith(raw[t], stats);
+  for (let t = 0; t < raw.length; t++) if (!bySession || mask[t] === 1) advantages[t] = whitenWith(raw[t], stats, shiftMean);
   return { advantages, returns, mass };
 }
 

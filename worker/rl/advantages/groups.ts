@@ -97,8 +97,11 @@ export interface AdvantageDetails {
   baselines: Float64Array;
   /** Per group, in grouping order. */
   groups: GroupDetail[];
-  /** A normalisation over the whole batch after the per-group step, `a = (c − mean) / divisor`; null when none. */
-  batch: { mean: number; std: number; divisor: number } | null;
+  /**
+   * A normalisation over the whole batch after the per-group step, `a = (c − mean) / divisor`
+   * (`+ added` when present: verl `masked_whiten(..., shift_mean=False)` adds the mean back); null when none.
+   */
+  batch: { mean: number; std: number; divisor: number; added?: number } | null;
   advantages: Float64Array;
   grouping: Grouping;
 }

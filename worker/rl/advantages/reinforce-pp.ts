@@ -6,7 +6,8 @@
  * - verl `compute_reinforce_plus_plus_baseline_outcome_advantage` (default): `c_i = r_i − μ_g`
  *   (μ = 0 for a singleton), tiled over the tokens and `masked_whiten`ed over all trainable tokens
  *   of the batch, so the statistics are token-weighted (a sequence counts `lengths[i]` times),
- *   unbiased, and the result is re-centred. A sequence with no trainable token gets 0 (× mask).
+ *   unbiased, and the result is re-centred (`shiftMean: false`: verl `shift_mean=False`, the mean
+ *   is added back). A sequence with no trainable token gets 0 (× mask).
  *   One trainable token in the batch is refused (verl raises); none gives all zeros (dew).
  * - rLLM: `c_i = r_i − mean(group)` (a singleton gets 0, whatever its docstring says), then
  *   `a_i = c_i / (std_population(all c) + 1e-6)`, sequence-weighted and not re-centred.
@@ -19,6 +20,12 @@ import { VERL_EPS, verlWhitenStats, whitenWith } from './whiten';
 export interface ReinforcePlusPlusOptions {
   /** `'verl'` (token-whitened) or `'rllm'` (sequence-level population std); `'trl'` is refused. Default `'verl'`. */
   compat?: Compat;
+  /**
+   * verl `masked_whiten`'s `shift_mean`: `true` (default, verl's estimator) re-centres; `false`
+   * divides by the std and adds the token-weighted mean back, `(c − μ)/σ + μ`. verl form only:
+   * rLLM's never centres, so `false` with `compat: 'rllm'` is refused.
+   */
+  shiftMean?: boolean;
 }
 
 /**
@@ -45,6 +52,9 @@ export function reinforcePlusPlusDetails(
   const compat = options.compat ?? 'verl';
   if (compat === 'trl') throw new Error('reinforce++-baseline: TRL has no REINFORCE++-baseline estimator; use compat "verl" or "rllm"');
   if (compat !== 'verl' && compat !== 'rllm') throw new Error(`reinforce++-baseline: compat = ${JSON.stringify(compat)}: expected "verl" or "rllm"`);
+  const shiftMean = options.shiftMean ?? true;
+  if (typeof shiftMean !== 'boolean') throw new Error(`reinforce++-baseline: shiftMean = ${JSON.stringify(shiftMean)}: expected true or false`);
+  if (!shiftMean && compat === 'rllm') throw new Error('reinforce++-baseline: shiftMean false is verl masked_whiten\'s shift_mean; rLLM divides by a std without centring, so use compat "verl"');
   const g = groupScores(scores, groups);
   const centred = new Float64Array(scores.length);
   const baselines = new Float64Array(scores.length);
@@ -62,7 +72,8 @@ export function reinforcePlusPlusDetails(
     }
     return { members: m, baseline: mean, std: null, divisor: null, zero: g.zeroStd[k] };
   });
-  const done = (advantages: Float64Array, batch: AdvantageDetails['batch']): AdvantageDetails => ({ settings: { compat }, baselines, groups: details, batch, advantages, grouping: g });
+  const settings: AdvantageDetails['settings'] = compat === 'verl' ? { compat, shiftMean } : { compat };
+  const done = (advantages: Float64Array, batch: AdvantageDetails['batch']): AdvantageDetails => ({ settings, baselines, groups: details, batch, advantages, grouping: g });
 
   const adv = new Float64Array(scores.length);
   if (compat === 'rllm') {
@@ -87,6 +98,7 @@ export function reinforcePlusPlusDetails(
     );
   }
   const stats = verlWhitenStats(centred, lengths);
-  for (let i = 0; i < adv.length; i++) adv[i] = lengths[i] > 0 ? whitenWith(centred[i], stats) : 0;
-  return done(adv, { mean: stats.mean, std: Math.sqrt(stats.variance), divisor: Math.sqrt(stats.variance + VERL_EPS) });
+  for (let i = 0; i < adv.length; i++) adv[i] = lengths[i] > 0 ? whitenWith(centred[i], stats, shiftMean) : 0;
+  const batch = { mean: stats.mean, std: Math.sqrt(stats.variance), divisor: Math.sqrt(stats.variance + VERL_EPS) };
+  return done(adv, shiftMean ? batch : { ...batch, added: stats.mean });
 }

@@ -2,6 +2,10 @@
  * verl's masked whitening statistics (`verl/utils/torch_functional.py`: `masked_mean`,
  * `masked_var` with `unbiased=True`, `masked_whiten`), over entries that carry a weight: a 0/1
  * token mask, or a per-sequence token count for a value that is constant over its tokens.
+ * `masked_whiten(values, mask, shift_mean=True)` is `(x − μ)·rsqrt(var + 1e-8)`; with
+ * `shift_mean=False` it adds μ back, `(x − μ)·rsqrt(var + 1e-8) + μ` (unchanged since verl's first
+ * commit 30911f1; read at volcengine/verl b178a3c and verl-project/verl 1dda039). No verl estimator
+ * passes `shift_mean=False`; here it is the `shiftMean: false` option of the estimators that whiten.
  *
  * Not a normaliser of anything else: the epsilons (1e-8 in the mean's denominator and under the
  * square root) are verl's, and the refusals of an empty or one-token mask are verl's `ValueError`s
@@ -46,7 +50,11 @@ export function verlWhitenStats(x: ArrayLike<number>, w: ArrayLike<number>): Whi
   return { mean, variance, count };
 }
 
-/** verl `masked_whiten(x, m)` applied to one value: `(x − mean) · (var + 1e-8)^{-1/2}`. */
-export function whitenWith(x: number, s: WhitenStats): number {
-  return (x - s.mean) / Math.sqrt(s.variance + VERL_EPS);
+/**
+ * verl `masked_whiten(x, m, shift_mean)` applied to one value: `(x − mean) · (var + 1e-8)^{-1/2}`,
+ * plus `mean` when `shiftMean` is false (the scale changes, the mean stays). Default `true` (verl).
+ */
+export function whitenWith(x: number, s: WhitenStats, shiftMean = true): number {
+  const z = (x - s.mean) / Math.sqrt(s.variance + VERL_EPS);
+  return shiftMean ? z : z + s.mean;
 }

@@ -56,6 +56,14 @@ export interface RejectionResult {
   keep: Float64Array;
   /** Per option `rollout_rs_<opt>_{masked_fraction,seq_masked_fraction,mean,max,min}`, and overall `rollout_rs_{masked_fraction,seq_masked_fraction}`. */
   metrics: Record<string, number>;
+  /**
+   * Per option the value compared against its bounds, `[rows, width]`: the token's k1/k2/k3 for
+   * `token_*`, its sequence's sum, mean (sum / (n + 1e-8)) or max for `seq_*` (constant over the
+   * sequence); 0 off the response mask.
+   */
+  statistics: Partial<Record<RejectionOption, Float64Array>>;
+  /** Per option the bounds in the statistic's units: k1 `[log lo, log hi]` (so ρ ∈ [1/hi, 1/lo] is kept), k2/k3 `[−∞, hi]`; kept when lo ≤ stat ≤ hi. */
+  bounds: Partial<Record<RejectionOption, { lo: number; hi: number }>>;
 }
 
 function bounds(opt: RejectionOption, t: number | readonly [number, number]): { lo: number; hi: number } {
@@ -100,10 +108,13 @@ export function rejectionMask(input: RejectionInput): RejectionResult {
   }
   const keep = new Float64Array(n).fill(1);
   const metrics: Record<string, number> = {};
+  const statistics: RejectionResult['statistics'] = {};
+  const boundsOf: RejectionResult['bounds'] = {};
   const any = maskCount(m) > 0;
   for (const opt of names) {
     if (!REJECTION_OPTIONS.includes(opt)) throw new Error(`rejectionMask: unknown option '${opt}', expected one of ${REJECTION_OPTIONS.join(', ')}`);
     const { lo, hi } = bounds(opt, options[opt]!);
+    boundsOf[opt] = { lo, hi };
     const s = stat[opt.slice(-2) as 'k1' | 'k2' | 'k3'];
     const ok = (v: number) => v >= lo && v <= hi;
     const optKeep = new Float64Array(n).fill(1);
@@ -122,6 +133,9 @@ export function rejectionMask(input: RejectionInput): RejectionResult {
       perToken = (i) => byToken[i];
     }
     for (let i = 0; i < n; i++) keep[i] *= optKeep[i];
+    const compared = new Float64Array(n);
+    for (let i = 0; i < n; i++) if (m[i]) compared[i] = perToken(i);
+    statistics[opt] = compared;
     if (!any) continue;
     const key = `${prefix}rollout_rs_${opt}`;
     metrics[`${key}_masked_fraction`] = verlMaskedMeanOf(m, (i) => 1 - optKeep[i]);
@@ -140,5 +154,5 @@ export function rejectionMask(input: RejectionInput): RejectionResult {
     const { sum: rejected } = sequenceSums(spans, m, (i) => 1 - keep[i]);
     metrics[`${prefix}rollout_rs_seq_masked_fraction`] = spans.length ? mean(rejected.map((r) => (r > 0 ? 1 : 0))) : 0;
   }
-  return { mask, keep, metrics };
+  return { mask, keep, metrics, statistics, bounds: boundsOf };
 }

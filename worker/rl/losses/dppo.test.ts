@@ -63,6 +63,27 @@ describe('dppo_kl: hand values', () => {
   });
 });
 
+describe('dppo: the valid mask and truncated ratio it returns', () => {
+  // r = e^{logp − old} = e^{0.1}, e^{0.4}, ·, e^{−0.3}, e^0, e^{0.2} = 1.105, 1.492, ·, 0.741, 1, 1.221
+  it('tv, δ_low = 0.1: t3 (A < 0, p − q = −0.105) is dropped, the padding token is 0, the rest kept', () => {
+    const out = dppoTvLoss(ctx, { deltaLow: 0.1 });
+    expect(Array.from(out.valid)).toEqual([1, 1, 0, 0, 1, 1]);
+    // the mask and the gradient agree (every masked token has A ≠ 0): dropped ⇔ zero gradient
+    for (const i of [0, 1, 3, 4, 5]) expect(out.dlogp[i] === 0, `token ${i}`).toBe(out.valid[i] === 0);
+  });
+  it('tv, δ_high = 0.03: t0 (p − q = 0.035) and t5 (0.081) with A > 0 are dropped', () => {
+    expect(Array.from(dppoTvLoss(ctx, { deltaLow: 0.2, deltaHigh: 0.03 }).valid)).toEqual([0, 1, 0, 1, 1, 0]);
+  });
+  it('kl, δ_low = 0.02: t3 (bkl = 0.02497, moving away) is dropped', () => {
+    expect(Array.from(dppoKlLoss(ctx, { deltaLow: 0.02, deltaHigh: 0.2 }).valid)).toEqual([1, 1, 0, 0, 1, 1]);
+  });
+  it('truncatedRatio = min(r, C): C = 1.2 caps t1 and t5', () => {
+    const tr = dppoTvLoss(ctx, { truncation: 1.2 }).truncatedRatio;
+    const expected = [r[0], 1.2, 0, r[3], 1, 1.2];
+    for (let i = 0; i < 6; i++) expect(tr[i], `tr ${i}`).toBeCloseTo(expected[i], 15);
+  });
+});
+
 describe('dppo: gradients against central differences (sg held)', () => {
   for (const [name, fn] of [['tv', dppoTvLoss], ['kl', dppoKlLoss]] as const) {
     it(name, () => {

@@ -54,7 +54,15 @@ const klValid: Valid = (a, lp, lq, dLow, dHigh, rllm) => {
   return a > 0 ? bkl <= dHigh || p <= q : bkl <= dLow || p >= q;
 };
 
-function dppo(name: string, valid: Valid, ctx: PolicyLossContext, options: DppoOptions): PolicyLossResult {
+/** dppo's result: the registry's, plus the trust-region mask and the truncated ratio it applied. */
+export interface DppoResult extends PolicyLossResult {
+  /** Per token 1 where the trust region keeps the token's gradient (verl `valid_mask`), 0 where it drops it and off the mask, `[rows, width]`. */
+  valid: Float64Array;
+  /** Per token tr = min(r, C), the detached ratio that scales the gradient (verl `truncated_ratio`), `[rows, width]`, 0 off the mask. */
+  truncatedRatio: Float64Array;
+}
+
+function dppo(name: string, valid: Valid, ctx: PolicyLossContext, options: DppoOptions): DppoResult {
   const c = checkContext(ctx, name, { old: true });
   const rllm = options.compat === 'rllm';
   const dLow = options.deltaLow ?? 0.2;
@@ -66,6 +74,8 @@ function dppo(name: string, valid: Valid, ctx: PolicyLossContext, options: DppoO
   const dropped = new Float64Array(c.n);
   const truncated = new Float64Array(c.n);
   const negKl = new Float64Array(c.n);
+  const validMask = new Float64Array(c.n);
+  const truncatedRatio = new Float64Array(c.n);
   for (let i = 0; i < c.n; i++) {
     if (!c.mask[i]) continue;
     const a = c.adv[i];
@@ -75,6 +85,8 @@ function dppo(name: string, valid: Valid, ctx: PolicyLossContext, options: DppoO
     loss[i] = keep ? -a * tr * c.logp[i] : 0;
     dlogp[i] = keep ? -a * tr : 0;
     dropped[i] = 1 - keep;
+    validMask[i] = keep;
+    truncatedRatio[i] = tr;
     truncated[i] = r > C ? keep : 0;
     negKl[i] = -Math.min(Math.max(c.logp[i] - c.old[i], -LOG_RATIO_CLAMP), LOG_RATIO_CLAMP);
   }
@@ -84,13 +96,13 @@ function dppo(name: string, valid: Valid, ctx: PolicyLossContext, options: DppoO
     ppo_kl: verlMean(negKl, c.mask),
   };
   if (rllm) metrics.mask_frac = exactMean(dropped, c.mask);
-  return localResult(loss, dlogp, metrics);
+  return { ...localResult(loss, dlogp, metrics), valid: validMask, truncatedRatio };
 }
 
-export function dppoTvLoss(ctx: PolicyLossContext, options: DppoOptions = {}): PolicyLossResult {
+export function dppoTvLoss(ctx: PolicyLossContext, options: DppoOptions = {}): DppoResult {
   return dppo('dppo_tv', tvValid, ctx, options);
 }
 
-export function dppoKlLoss(ctx: PolicyLossContext, options: DppoOptions = {}): PolicyLossResult {
+export function dppoKlLoss(ctx: PolicyLossContext, options: DppoOptions = {}): DppoResult {
   return dppo('dppo_kl', klValid, ctx, options);
 }

@@ -37,6 +37,34 @@ describe('gspo (verl): hand values, sequence = packed chain', () => {
   });
 });
 
+describe('gspo: the sequence log-ratio and ratio it returns', () => {
+  // chains {0,1}: c = (0.1 + 0.4)/2 = 0.25; {2}: empty; {3,4}: (−0.3 + 0)/2 = −0.15; {5}: 0.2
+  const logRatio = [0.25, 0.25, 0, -0.15, -0.15, 0.2];
+  it('verl: the chain mean of logp − old on each masked token, and its exp; 0 off the mask', () => {
+    const out = gspoLoss(table());
+    for (let i = 0; i < 6; i++) {
+      expect(out.sequenceLogRatio[i], `log-ratio ${i}`).toBeCloseTo(logRatio[i], 15);
+      expect(out.sequenceRatio[i], `ratio ${i}`).toBeCloseTo(i === 2 ? 0 : Math.exp(logRatio[i]), 15);
+    }
+    // a per-token log-ratio (0.1, 0.4) in place of the chain mean would fail here
+    expect(out.sequenceLogRatio[0]).toBe(out.sequenceLogRatio[1]);
+  });
+  it('trl: the same values (its ratio differs only in the gradient)', () => {
+    const out = gspoLoss(table(), { compat: 'trl' });
+    for (const i of [0, 1, 3, 4, 5]) expect(out.sequenceLogRatio[i]).toBeCloseTo(logRatio[i], 15);
+  });
+  it('rows are the sequences without segmentIds: row 1 = (−0.3 + 0 + 0.2)/3', () => {
+    const out = gspoLoss({ ...table(), segmentIds: undefined });
+    for (const i of [3, 4, 5]) expect(out.sequenceLogRatio[i]).toBeCloseTo(-0.1 / 3, 15);
+  });
+  it('the log-ratio is reported before the cap, the ratio after it', () => {
+    // old = −13 on chain {0,1}: c = ((−1 + 13) + (−0.5 + 13))/2 = 12.25 > 10 → s = e^10
+    const out = gspoLoss({ ...table(), oldLogp: [-13, -13, -2, -0.9, -0.3, -1] });
+    expect(out.sequenceLogRatio[0]).toBeCloseTo(12.25, 13);
+    expect(out.sequenceRatio[0]).toBeCloseTo(Math.exp(10), 9);
+  });
+});
+
 describe('gspo: gradients', () => {
   it('verl: backward(w) = w ⊙ dlogp matches differences with sg held (GSPO-token)', () => {
     const [a, n] = gradients((ctx) => gspoLoss(ctx), table());

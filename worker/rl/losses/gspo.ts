@@ -31,7 +31,19 @@ export interface GspoOptions {
   compat?: Compat;
 }
 
-export function gspoLoss(ctx: PolicyLossContext, options: GspoOptions = {}): PolicyLossResult {
+/** gspo's result: the registry's, plus the sequence ratio it clipped. */
+export interface GspoResult extends PolicyLossResult {
+  /**
+   * Per token, its sequence's length-normalised log importance ratio, the mean over the chain's
+   * masked tokens of logp − old (verl `negative_approx_kl_seq`, before the cap; TRL
+   * `log_importance_weights` at sequence level), `[rows, width]`: constant over a chain, 0 off the mask.
+   */
+  sequenceLogRatio: Float64Array;
+  /** Per token, its sequence's ratio s = exp(min(sequenceLogRatio, cap)) (before the clip), `[rows, width]`, 0 off the mask. */
+  sequenceRatio: Float64Array;
+}
+
+export function gspoLoss(ctx: PolicyLossContext, options: GspoOptions = {}): GspoResult {
   const c = checkContext(ctx, 'gspo', { old: true });
   const compat = options.compat ?? 'verl';
   const lo = 1 - (options.clipLow ?? 0.2);
@@ -42,6 +54,8 @@ export function gspoLoss(ctx: PolicyLossContext, options: GspoOptions = {}): Pol
   const dlds = new Float64Array(c.n); // ∂l_t/∂s (trl)
   const clipped = new Float64Array(c.n);
   const negKl = new Float64Array(c.n);
+  const sequenceLogRatio = new Float64Array(c.n);
+  const sequenceRatio = new Float64Array(c.n);
   const seqOf = new Int32Array(c.n).fill(-1);
   const scale: number[] = []; // s_i·1/n_i for the trl backward
   c.spans.forEach((span, k) => {
@@ -59,9 +73,12 @@ export function gspoLoss(ctx: PolicyLossContext, options: GspoOptions = {}): Pol
     }
     const xTrl = trlSum / Math.max(n, 1);
     scale.push(xTrl <= cap ? Math.exp(Math.min(xTrl, cap)) / Math.max(n, 1) : 0);
+    const seqLog = compat === 'trl' ? xTrl : ci; // equal unless a finite-difference check holds sg(logp) apart
     for (let i = span.start; i < span.end; i++) {
       if (!c.mask[i]) continue;
       seqOf[i] = k;
+      sequenceLogRatio[i] = seqLog;
+      sequenceRatio[i] = Math.exp(Math.min(seqLog, cap));
       const a = c.adv[i];
       const x = compat === 'trl' ? xTrl : c.logp[i] - c.det[i] + ci;
       const s = Math.exp(Math.min(x, cap));
@@ -76,7 +93,7 @@ export function gspoLoss(ctx: PolicyLossContext, options: GspoOptions = {}): Pol
     }
   });
   const metrics = { pg_clipfrac: verlMean(clipped, c.mask), pg_clipfrac_lower: 0, ppo_kl: verlMean(negKl, c.mask) };
-  const result = localResult(loss, dlogp, metrics);
+  const result = { ...localResult(loss, dlogp, metrics), sequenceLogRatio, sequenceRatio };
   if (compat !== 'trl') return result;
   return {
     ...result,

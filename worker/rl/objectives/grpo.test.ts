@@ -84,6 +84,53 @@ describe('grpoObjective: hand values on the 2×3 table', () => {
   });
 });
 
+describe('grpoObjective: the correction weights and keep mask it applied', () => {
+  it('no behaviorLogp: weights 1 on the response mask, keep all 1', () => {
+    const out = grpoObjective(plain());
+    expect(Array.from(out.correctionWeights)).toEqual([1, 1, 0, 1, 1, 1]);
+    expect(Array.from(out.keep)).toEqual([1, 1, 1, 1, 1, 1]);
+  });
+  it('decoupled TIS cap 1.5: min(e^{old − behavior}, 1.5) per token, 0 off the mask', () => {
+    // old − behavior = −0.1, 0.6, ·, −0.4, 0, −0.1 → e^0.6 = 1.822 is capped at 1.5
+    const out = grpoObjective(objectiveTable(), { importance: { threshold: 1.5 } });
+    expectClose(out.correctionWeights, [e(-0.1), 1.5, 0, e(-0.4), 1, e(-0.1)], { atol: 1e-15, rtol: 1e-14, label: 'TIS weights' });
+    // the loss is built from exactly these weights
+    expect(out.loss).toBeCloseTo(sum((i) => out.correctionWeights[i] * PPO_L[i]) / 5, 14);
+  });
+  it('decoupled IcePop band [0.95, 1.5]: the ratio inside, 0 outside', () => {
+    // e^−0.1 = 0.905 and e^−0.4 = 0.670 fall below 0.95, e^0.6 = 1.822 above 1.5; e^0 = 1 stays
+    const out = grpoObjective(objectiveTable(), { importance: { threshold: [0.95, 1.5] } });
+    expect(Array.from(out.correctionWeights)).toEqual([0, 0, 0, 0, 1, 0]);
+  });
+  it('bypass: the dew band is 0/1; verl ppo_clip applies no weight; reinforce applies the raw ratio', () => {
+    // logp − behavior = 0, 1, ·, −0.7, 0, 0.1: e^1 and e^−0.7 fall outside [0.5, 2]
+    const input = { ...plain(), oldLogp: undefined, behaviorLogp: objectiveTable().behaviorLogp };
+    const band = { importance: { threshold: [0.5, 2] as const } };
+    expect(Array.from(grpoObjective(input, band).correctionWeights)).toEqual([1, 0, 0, 0, 1, 1]);
+    expect(Array.from(grpoObjective(input, { ...band, bypassLossType: 'ppo_clip' }).correctionWeights)).toEqual([1, 1, 0, 1, 1, 1]);
+    const rf = grpoObjective(input, { ...band, bypassLossType: 'reinforce', policyLoss: { name: 'reinforce' } }).correctionWeights;
+    expectClose(rf, [1, 0, 0, 0, 1, e(0.1)], { atol: 1e-15, rtol: 1e-14, label: 'reinforce band weights' });
+  });
+  it('a sequence mask: keep is 0 on the rejected chain {0,1} only (the empty chain {2} is kept)', () => {
+    // k1 = behavior − old summed per chain: {0,1} −0.5 < log 0.7 = −0.357 → rejected; {3,4} 0.4, {5} 0.1 ≤ log 2
+    const out = grpoObjective(objectiveTable(), { rejection: { seq_sum_k1: [0.7, 2] } });
+    expect(Array.from(out.keep)).toEqual([0, 0, 1, 1, 1, 1]);
+    expect(Array.from(out.mask)).toEqual([0, 0, 0, 1, 1, 1]);
+    expect(Array.from(out.correctionWeights)).toEqual([1, 1, 0, 1, 1, 1]); // no IS weights asked for
+  });
+});
+
+describe('grpoObjective: aggregation compat reaches the policy term', () => {
+  it('verl-legacy seq-mean-token-sum-norm is B′ = 3 times the current verl form on the table', () => {
+    // chains {0,1}, {3,4}, {5} carry mass (B′ = 3), {2} is empty; K = width = 3
+    const now = grpoObjective(plain(), { aggregation: { mode: 'seq-mean-token-sum-norm' } });
+    const legacy = grpoObjective(plain(), { aggregation: { mode: 'seq-mean-token-sum-norm', compat: 'verl-legacy' } });
+    expect(now.loss).toBeCloseTo(sum((i) => PPO_L[i]) / (3 * 3), 14);
+    expect(legacy.loss).toBeCloseTo(sum((i) => PPO_L[i]) / 3, 14);
+    expectClose(legacy.dlogp, now.dlogp.map((g) => 3 * g), { atol: 1e-15, rtol: 1e-13, label: 'legacy dlogp' });
+  });
+});
+
 describe('grpoObjective: dlogp against central finite differences', () => {
   const frozen = (input: ObjectiveInput, options: GrpoObjectiveOptions) => {
     const analytic = grpoObjective(input, options).dlogp;

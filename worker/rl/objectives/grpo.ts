@@ -53,6 +53,15 @@ export interface GrpoObjectiveOptions {
 export interface GrpoObjectiveOutput extends ObjectiveOutput {
   /** The token mass both terms were aggregated over: `responseMask` × the rejection keep (dew mask'). */
   mask: Float64Array;
+  /**
+   * The per-token IS weights c the policy term was multiplied by (constants, after the TIS cap or
+   * the IcePop band, and after batch normalisation), `[rows, width]`: 0 off the response mask, 1 on
+   * it where none apply (no `importance`, or bypass `'ppo_clip'`, which only logs them); bypass
+   * `'dew'` gives the band's 0/1. Never applied to the KL term.
+   */
+  correctionWeights: Float64Array;
+  /** Per token the rejection options' keep flag (1 kept, 0 rejected; all 1 without `rejection`), `[rows, width]`: mask = responseMask × keep. */
+  keep: Float64Array;
 }
 
 /** The aggregation layout of an objective over `mask`, with session-mean weights recomputed from `sessionIds` when given. */
@@ -95,6 +104,7 @@ export function grpoObjective(input: ObjectiveInput, options: GrpoObjectiveOptio
 
   let mask: Float64Array = Float64Array.from(responseMask);
   let correctionWeights: Float64Array | undefined;
+  let keep: Float64Array = new Float64Array(rows * width).fill(1);
   if (behaviorLogp) {
     const correction = rolloutCorrection({
       rows, width, responseMask, segmentIds: input.segmentIds, behaviorLogp, oldLogp, logp: detached,
@@ -103,6 +113,7 @@ export function grpoObjective(input: ObjectiveInput, options: GrpoObjectiveOptio
     });
     mask = correction.mask;
     correctionWeights = correction.weights;
+    keep = correction.keep;
     Object.assign(metrics, correction.metrics);
   }
   const mass = objectiveMass(input, mask, options);
@@ -135,5 +146,5 @@ export function grpoObjective(input: ObjectiveInput, options: GrpoObjectiveOptio
   metrics['loss/policy'] = pg.policyLoss;
   metrics['loss/kl'] = klLoss;
   metrics['loss/total'] = loss;
-  return { loss, dlogp, metrics, mask };
+  return { loss, dlogp, metrics, mask, correctionWeights: correctionWeights ?? Float64Array.from(responseMask), keep };
 }

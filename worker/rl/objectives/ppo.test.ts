@@ -16,6 +16,15 @@ const critic = {
 };
 const plain = (): PpoObjectiveInput => ({ ...objectiveTable(), behaviorLogp: undefined, ...critic });
 
+describe('ppoObjective: the policy side’s correction weights and keep mask', () => {
+  it('are grpoObjective’s: TIS min(e^{old − behavior}, 1.5) and the seq_sum_k1 keep', () => {
+    // old − behavior = −0.1, 0.6, ·, −0.4, 0, −0.1; chain {0,1}'s k1 sum −0.5 < log 0.7 → rejected
+    const out = ppoObjective({ ...objectiveTable(), ...critic }, { importance: { threshold: 1.5 }, rejection: { seq_sum_k1: [0.7, 2] } });
+    expect(Array.from(out.keep)).toEqual([0, 0, 1, 1, 1, 1]);
+    expectClose(out.correctionWeights, [Math.exp(-0.1), 1.5, 0, Math.exp(-0.4), 1, Math.exp(-0.1)], { atol: 1e-15, rtol: 1e-14, label: 'TIS weights' });
+  });
+});
+
 describe('ppoObjective: hand values on the 2×3 table', () => {
   it('adds 0.5 × the clipped value loss (token-mean) to the GRPO terms; dvalues seeds the critic', () => {
     const out = ppoObjective(plain(), { beta: 0.1 });

@@ -56,5 +56,5 @@ export function ppoObjective(input: PpoObjectiveInput, options: PpoObjectiveOpti
   const dvalues = critic.dvalues.map((g) => valueCoefficient * g + 0); // + 0 turns −0 into 0
   const loss = policy.loss + valueCoefficient * critic.loss;
   const metrics = { ...policy.metrics, ...critic.metrics, 'loss/value': valueCoefficient * critic.loss, 'loss/total': loss };
-  return { loss, dlogp: policy.dlogp, dvalues, metrics, mask: policy.mask };
+  return { loss, dlogp: policy.dlogp, dvalues, metrics, mask: policy.mask, correctionWeights: policy.correctionWeights, keep: policy.keep };
 }
