@@ -357,6 +357,23 @@ export interface EpisodeGrpoRunOptions extends Omit<GrpoRunOptions, 'preset' | '
   maxTurns: number;
 }
 
+/**
+ * Options of a PPO run from the arithmetic base (ppo-arith): GRPO's sampling, policy loss,
+ * corrections and optimizer; no outcome estimator (GAE over the critic's values gives each token
+ * its advantage); and the critic's options.
+ */
+export interface PpoRunOptions extends Omit<GrpoRunOptions, 'preset' | 'advantage' | 'maskZeroAdvantage' | 'trainProblems'> {
+  preset: 'ppo-arith';
+  /** GAE discount γ and λ (verl algorithm.gamma, algorithm.lam). */
+  gamma: number;
+  lam: number;
+  /** Re-centre the whitened advantages (verl masked_whiten shift_mean). */
+  shiftMean: boolean;
+  /** Weight of the value loss in the one loss, and the value clip range. */
+  valueCoefficient: number;
+  valueClip: number;
+}
+
 /** Options of a DPO run from the shipped base checkpoint (pairs from the base model's samples). */
 export interface DpoRunOptions {
   preset: 'dpo-arith';
@@ -385,12 +402,13 @@ export interface DpoRunOptions {
   checkpointEvery: number;
 }
 
-export type RunOptions = SftRunOptions | GrpoRunOptions | EpisodeGrpoRunOptions | DpoRunOptions;
+export type RunOptions = SftRunOptions | GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | DpoRunOptions;
 
 export type PresetInfo =
   | { name: 'sft-arith'; title: string; description: string; defaults: SftRunOptions; fields: FieldSpec[] }
   | { name: 'grpo-arith'; title: string; description: string; defaults: GrpoRunOptions; fields: FieldSpec[] }
   | { name: EpisodePreset; title: string; description: string; defaults: EpisodeGrpoRunOptions; fields: FieldSpec[] }
+  | { name: 'ppo-arith'; title: string; description: string; defaults: PpoRunOptions; fields: FieldSpec[] }
   | { name: 'dpo-arith'; title: string; description: string; defaults: DpoRunOptions; fields: FieldSpec[] };
 
 /** A problem with run options: the dotted path of the field and a message naming it and its allowed range or values. */

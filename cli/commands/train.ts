@@ -1,5 +1,5 @@
 /**
- * `dewpoint train --preset grpo-arith|grpo-calc|grpo-guess|dpo-arith | --config FILE [--steps N] [--lr X] [--max-grad-norm X] [--prompts P] [--train-problems N] [--checkpoint DIR] [--journal DIR] [--json]`:
+ * `dewpoint train --preset grpo-arith|grpo-calc|grpo-guess|grpo-code|ppo-arith|dpo-arith | --config FILE [--steps N] [--lr X] [--max-grad-norm X] [--prompts P] [--train-problems N] [--checkpoint DIR] [--journal DIR] [--json]`:
  * the GRPO or DPO loop (worker/train/grpo.ts, grpo-episodes.ts, dpo.ts) in Node, printing one line of metrics per step (JSON lines
  * with --json) and held-out accuracy every `--eval-every` steps (and before the first step). The
  * multi-turn presets start from their environment's base (public/checkpoints/calc-base,
@@ -11,8 +11,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importCheckpoint } from '../../worker/model/checkpoint';
-import type { DpoRunOptions, GrpoRunOptions } from '../../worker/protocol';
-import { dpoConfigOf, dpoOptionsOf, episodeGrpoConfigOf, episodeGrpoOptionsOf, grpoConfigOf, grpoOptionsOf } from '../../worker/runs/configs';
+import type { DpoRunOptions, GrpoRunOptions, PpoRunOptions } from '../../worker/protocol';
+import { PPO_ARITH, PpoRun } from '../../worker/train/ppo';
+import { dpoConfigOf, dpoOptionsOf, episodeGrpoConfigOf, episodeGrpoOptionsOf, grpoConfigOf, grpoOptionsOf, ppoConfigOf, ppoOptionsOf } from '../../worker/runs/configs';
 import { checkRunOptions } from '../../worker/runs/fields';
 import { DPO_ARITH, DpoRun } from '../../worker/train/dpo';
 import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
@@ -33,11 +34,12 @@ const PRESET_OPTIONS = {
   'grpo-calc': () => episodeGrpoOptionsOf(GRPO_CALC, { evalN: GRPO_CALC.evalN, checkpointEvery: 0 }),
   'grpo-guess': () => episodeGrpoOptionsOf(GRPO_GUESS, { evalN: GRPO_GUESS.evalN, checkpointEvery: 0 }),
   'grpo-code': () => episodeGrpoOptionsOf(GRPO_CODE, { evalN: GRPO_CODE.evalN, checkpointEvery: 0 }),
+  'ppo-arith': () => ppoOptionsOf(PPO_ARITH, { evalN: PPO_ARITH.evalN, checkpointEvery: 0 }),
   'dpo-arith': () => dpoOptionsOf(DPO_ARITH, { evalN: DPO_ARITH.evalN, checkpointEvery: 0 }),
 } as const;
 
 /** The options to run: `--config FILE` or the preset's, with the flags written over them, checked by the schema. */
-export function cliRunOptions(f: Record<string, string | number | boolean | undefined>): GrpoRunOptions | EpisodeGrpoRunOptions | DpoRunOptions {
+export function cliRunOptions(f: Record<string, string | number | boolean | undefined>): GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | DpoRunOptions {
   let options: Record<string, unknown>;
   if (f.config !== undefined) {
     if (f.preset !== undefined) throw new UsageError('dewpoint train: give --preset or --config, not both (the config names its preset)');
@@ -65,7 +67,7 @@ export function cliRunOptions(f: Record<string, string | number | boolean | unde
   if (f.prompts !== undefined) options[options.preset === 'dpo-arith' ? 'pairs' : 'prompts'] = f.prompts;
   const problems = checkRunOptions(options);
   if (problems.length) throw new UsageError(`dewpoint train: invalid run options:\n${problems.map((p) => `  ${p.message}`).join('\n')}`);
-  return options as unknown as GrpoRunOptions | EpisodeGrpoRunOptions | DpoRunOptions;
+  return options as unknown as GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | DpoRunOptions;
 }
 
 export async function trainCommand(argv: string[]): Promise<number> {
@@ -79,7 +81,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
   const { ops, info } = await cliBackend(f.backend);
   const print = (x: Record<string, unknown>) =>
     process.stdout.write(`${f.json ? JSON.stringify(x) : Object.entries(x).map(([k, v]) => `${k}=${typeof v === 'number' ? +v.toPrecision(4) : v}`).join(' ')}\n`);
-  let run: DpoRun | GrpoRun | GrpoEpisodeRun;
+  let run: DpoRun | GrpoRun | GrpoEpisodeRun | PpoRun;
   let steps: number;
   let evalEvery: number;
   let evalN: number;
@@ -96,6 +98,10 @@ export async function trainCommand(argv: string[]): Promise<number> {
       process.stderr.write(`train ${name}: journaling every turn to ${f.journal} as run ${runId}\n`);
     }
     run = new GrpoEpisodeRun(ops, config, checkpoint, journal, { codeGrader: local?.grader ?? null });
+    ({ steps, evalEvery, evalN } = config);
+  } else if (options.preset === 'ppo-arith') {
+    const config = ppoConfigOf(options, PPO_ARITH);
+    run = new PpoRun(ops, config, checkpoint);
     ({ steps, evalEvery, evalN } = config);
   } else if (options.preset === 'dpo-arith') {
     const config = dpoConfigOf(options, DPO_ARITH);
@@ -124,7 +130,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
     let last = first;
     for (let s = 1; s <= steps; s++) {
       const { metrics } = await run.next();
-      const keys = ['episodes/turns_mean', 'episodes/completed', 'episodes/truncated', 'episodes/error', 'loss/dpo', 'loss/nll_chosen', 'rewards/margins', 'rewards/accuracies', 'reward/mean', 'reward/std', 'reward/frac_reward_zero_std', 'loss/total', 'rl/pg_clipfrac', 'rl/ppo_kl', 'rl/entropy', 'mismatch/kl', 'opt/grad_norm', 'response/mean_length', 'perf/sample_ms', 'perf/old_logprob_ms', 'perf/ref_ms', 'perf/train_ms', 'perf/tokens_per_s'];
+      const keys = ['episodes/turns_mean', 'episodes/completed', 'episodes/truncated', 'episodes/error', 'loss/dpo', 'loss/nll_chosen', 'rewards/margins', 'rewards/accuracies', 'reward/mean', 'reward/std', 'reward/frac_reward_zero_std', 'loss/total', 'rl/pg_clipfrac', 'rl/ppo_kl', 'rl/entropy', 'mismatch/kl', 'opt/grad_norm', 'response/mean_length', 'loss/value', 'critic/vf_explained_var', 'critic/vf_clipfrac', 'critic/values/mean', 'critic/returns/mean', 'perf/sample_ms', 'perf/old_logprob_ms', 'perf/ref_ms', 'perf/train_ms', 'perf/tokens_per_s'];
       print({ step: s, ...(f.json ? metrics : Object.fromEntries(keys.filter((k) => k in metrics).map((k) => [k, metrics[k]]))) });
       if (evalEvery > 0 && (s % evalEvery === 0 || s === steps)) last = await evaluate(s);
     }

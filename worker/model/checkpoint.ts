@@ -10,6 +10,7 @@ import { tokenizerFromDescription } from '../data/tokenizer';
 import type { ModelConfig } from './config';
 import { fromHfConfig, toHfConfig } from './hf-config';
 import type { Model } from './model';
+import { VALUE_HEAD } from './model';
 import { paramSpecs } from './params';
 import { decodeSafetensors, encodeSafetensors } from './safetensors';
 
@@ -28,6 +29,9 @@ export interface LoadedCheckpoint {
 export async function exportCheckpoint(model: Model, tok: CharTokenizer, info: Record<string, unknown>): Promise<CheckpointFiles> {
   const weights = await model.getWeights();
   const tensors = paramSpecs(model.config).map((s) => ({ name: s.name, shape: s.shape, data: weights.get(s.name)! }));
+  // A PPO run's critic travels with it (Hugging Face loaders report it as an unused weight).
+  const head = weights.get(VALUE_HEAD);
+  if (head) tensors.push({ name: VALUE_HEAD, shape: [1, model.config.dModel], data: head });
   const text = (x: unknown) => new TextEncoder().encode(`${JSON.stringify(x, null, 2)}\n`);
   return {
     'model.safetensors': encodeSafetensors(tensors, { format: 'pt' }),
@@ -57,6 +61,11 @@ export function importCheckpoint(files: CheckpointFiles): LoadedCheckpoint {
     if (!t) throw new Error(`model.safetensors: missing tensor '${s.name}' (shape [${s.shape}])`);
     if (t.shape.join(',') !== s.shape.join(',')) throw new Error(`model.safetensors: '${s.name}' has shape [${t.shape}], config.json implies [${s.shape}]`);
     weights.set(s.name, t.data);
+  }
+  const head = tensors.get(VALUE_HEAD);
+  if (head) {
+    if (head.shape.join(',') !== `1,${hf.config.dModel}`) throw new Error(`model.safetensors: '${VALUE_HEAD}' has shape [${head.shape}], expected [1, ${hf.config.dModel}] (hidden_size)`);
+    weights.set(VALUE_HEAD, head.data);
   }
   return { config: hf.config, weights, tokenizer, info: json('dewpoint.json') };
 }

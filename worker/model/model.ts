@@ -27,6 +27,9 @@ export interface PackedInput {
   positions: ArrayLike<number>;
 }
 
+/** The value head's tensor name (dew ValueHead; TRL's value-head models call it `v_head`). */
+export const VALUE_HEAD = 'value_head.weight';
+
 export interface ModelOptions {
   /** Add the PPO value head (`value_head.weight`, (1, C), zero-initialised). Default false. */
   valueHead?: boolean;
@@ -94,6 +97,7 @@ export class Model {
 
   setValueHead(w: ArrayLike<number>): void {
     if (!this.vh) throw new Error('setValueHead: this model has no value head (construct it with { valueHead: true })');
+    if (w.length !== this.config.dModel) throw new Error(`setValueHead: ${VALUE_HEAD} has ${w.length} values, expected ${this.config.dModel} (shape [1, ${this.config.dModel}])`);
     this.ops.upload(this.vh.w, w);
   }
 
@@ -119,7 +123,11 @@ export class Model {
     }
   }
 
-  /** Loads weights by Hugging Face name; every parameter must be present with its exact size. */
+  /**
+   * Loads weights by Hugging Face name; every parameter must be present with its exact size. A
+   * model with a value head loads `value_head.weight` when the map has it (a PPO run's checkpoint)
+   * and keeps its zero init otherwise (a base checkpoint).
+   */
   setWeights(weights: ReadonlyMap<string, Float32Array>): void {
     for (const s of paramSpecs(this.config)) {
       const w = weights.get(s.name);
@@ -127,11 +135,15 @@ export class Model {
       if (w.length !== numel(s.shape)) throw new Error(`setWeights: '${s.name}' has ${w.length} values, expected ${numel(s.shape)} (shape [${s.shape}])`);
       this.ops.upload(this.params.byName.get(s.name)!, w);
     }
+    const head = weights.get(VALUE_HEAD);
+    if (head && this.vh) this.setValueHead(head);
   }
 
+  /** Every parameter by Hugging Face name, and `value_head.weight` when the model has a value head. */
   async getWeights(): Promise<Map<string, Float32Array>> {
     const out = new Map<string, Float32Array>();
     for (const [name, t] of this.params.byName) out.set(name, await this.ops.read(t));
+    if (this.vh) out.set(VALUE_HEAD, await this.ops.read(this.vh.w));
     return out;
   }
 

@@ -4,11 +4,12 @@
  * stands for, so a preset's defaults are its trainer config and the two cannot drift (tested:
  * `grpoConfigOf(grpoOptionsOf(GRPO_ARITH))` is GRPO_ARITH). Not validation (schema.ts).
  */
-import type { DpoRunOptions, EpisodeGrpoRunOptions, GrpoRunOptions, ImportanceRunOptions, PolicyLossRunOptions, SftRunOptions } from '../protocol';
+import type { DpoRunOptions, EpisodeGrpoRunOptions, GrpoRunOptions, ImportanceRunOptions, PolicyLossRunOptions, PpoRunOptions, SftRunOptions } from '../protocol';
 import type { PolicyLossSpec } from '../rl/index';
 import type { DpoConfig } from '../train/dpo';
 import type { GrpoConfig } from '../train/grpo';
 import type { GrpoEpisodeConfig } from '../train/grpo-episodes';
+import type { PpoConfig } from '../train/ppo';
 import type { SftConfig } from '../train/sft';
 
 /** Run bookkeeping the trainers do not see. */
@@ -94,6 +95,19 @@ export function episodeGrpoOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): Ep
   const { environment, maxTurns, ...grpo } = c;
   const { preset: _preset, trainProblems: _none, ...shared } = grpoOptionsOf({ ...grpo, task: {} }, run);
   return { ...shared, preset: `grpo-${environment}`, maxTurns };
+}
+
+/** PPO: GRPO's mapping for the shared options (no estimator, no masking), the critic's fields as they are. */
+export function ppoConfigOf(o: PpoRunOptions, base: PpoConfig): PpoConfig {
+  const { preset: _preset, gamma, lam, shiftMean, valueCoefficient, valueClip, ...shared } = o;
+  const grpo = grpoConfigOf({ ...shared, preset: 'grpo-arith', advantage: { estimator: base.estimator, ...base.advantage } as GrpoRunOptions['advantage'], maskZeroAdvantage: base.maskZeroAdvantage }, base);
+  return { ...grpo, gamma, lam, shiftMean, valueCoefficient, valueClip };
+}
+
+export function ppoOptionsOf(c: PpoConfig, run: Bookkeeping): PpoRunOptions {
+  const { gamma, lam, shiftMean, valueCoefficient, valueClip } = c;
+  const { preset: _preset, advantage: _advantage, maskZeroAdvantage: _mask, trainProblems: _none, ...shared } = grpoOptionsOf(c, run);
+  return { ...shared, preset: 'ppo-arith', gamma, lam, shiftMean, valueCoefficient, valueClip };
 }
 
 export function dpoConfigOf(o: DpoRunOptions, base: DpoConfig): DpoConfig {

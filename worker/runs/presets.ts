@@ -7,7 +7,8 @@ import { DPO_ARITH } from '../train/dpo';
 import { GRPO_ARITH } from '../train/grpo';
 import { SFT_ARITH } from '../train/sft';
 import { GRPO_CALC, GRPO_CODE, GRPO_GUESS } from '../train/grpo-episodes';
-import { dpoOptionsOf, episodeGrpoOptionsOf, grpoOptionsOf, sftOptionsOf } from './configs';
+import { dpoOptionsOf, episodeGrpoOptionsOf, grpoOptionsOf, ppoOptionsOf, sftOptionsOf } from './configs';
+import { PPO_ARITH } from '../train/ppo';
 import { optionFields } from './fields';
 
 export const PRESETS: PresetInfo[] = [
@@ -50,6 +51,14 @@ export const PRESETS: PresetInfo[] = [
       'GRPO from public/checkpoints/code-base on one-turn tasks such as "add 3, mul 5:": the model writes a fenced Python program (x=int(input()), then x=x+3 and x=x*5, then print(x)), and the companion runs it in its sandbox on three inputs; the reward is the fraction of cases whose stdout matches. 8 tasks × 8 samples per step; the Groups view shows each case\'s verdict, the session panel its stdout and stderr. Needs a companion: run npx dewpoint companion and open the link it prints (or paste it in System); without one every episode fails as an infrastructure failure (masked, never reward 0).',
     defaults: episodeGrpoOptionsOf(GRPO_CODE, { evalN: 100, checkpointEvery: 10 }),
     fields: optionFields('grpo-code'),
+  },
+  {
+    name: 'ppo-arith',
+    title: 'PPO with a critic (value head, GAE)',
+    description:
+      'PPO on 2-digit addition from public/checkpoints/arith-base, on the same sample budget as grpo-arith (16 prompts × 8 completions): a value head on the last hidden state (zero-initialised) is trained with the policy on one loss (value coefficient 0.5, value clip 0.2); GAE with γ 1, λ 0.95 over each completion\'s tokens, whitened over the batch; PPO clip 0.2, token-mean, 2 epochs × 2 mini-batches with old log-probs and values scored before the first update. Curves: value loss, explained variance, value clip fraction, returns and the advantage distribution; Batch shows per-token values and returns.',
+    defaults: ppoOptionsOf(PPO_ARITH, { evalN: 100, checkpointEvery: 50 }),
+    fields: optionFields('ppo-arith'),
   },
   {
     name: 'dpo-arith',

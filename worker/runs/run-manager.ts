@@ -21,7 +21,7 @@ import type { BatchRecord, ContinueResult, DeleteResult, EpisodeGrpoRunOptions, 
 import type { Session } from '../rl/types';
 import type { ResumeRecord, RunMeta, RunStore } from '../store/run-store';
 import { StorageFullError } from '../store/run-store';
-import { dpoConfigOf, episodeGrpoConfigOf, grpoConfigOf, sftConfigOf } from './configs';
+import { dpoConfigOf, episodeGrpoConfigOf, grpoConfigOf, ppoConfigOf, sftConfigOf } from './configs';
 import { checkRunOptions } from './fields';
 import { batchRecord, groupRecords, pairRecords, pairSessions, type GroupsConfig } from './groups';
 import type { RunLocks } from './run-locks';
@@ -29,6 +29,7 @@ import { memoryRunLocks } from './run-locks';
 import type { EvalResult } from '../train/evaluate';
 import { DPO_ARITH, DpoRun } from '../train/dpo';
 import { GRPO_ARITH, GrpoRun } from '../train/grpo';
+import { PPO_ARITH, PpoRun } from '../train/ppo';
 import { EPISODE_CONFIGS, GrpoEpisodeRun, configuredKind } from '../train/grpo-episodes';
 import type { EpisodeContext } from '../episodes/views';
 import type { Resumable } from '../train/resume';
@@ -67,7 +68,7 @@ interface Trainer {
 }
 
 /** A GRPO run (single-turn or on episodes) as the loop drives it: each step stored with its groups, packed batch and sessions. */
-function grpoTrainer(grpo: GrpoRun | GrpoEpisodeRun, config: GroupsConfig, tok: CharTokenizer): Trainer {
+function grpoTrainer(grpo: GrpoRun | GrpoEpisodeRun | PpoRun, config: GroupsConfig, tok: CharTokenizer): Trainer {
   return {
     model: grpo.model, tok, config,
     next: async () => {
@@ -333,7 +334,11 @@ export class RunManager {
         run: dpo,
       };
     }
-    const config = grpoConfigOf(o as Parameters<typeof grpoConfigOf>[0], GRPO_ARITH);
+    if (o.preset === 'ppo-arith') {
+      const config = ppoConfigOf(o, PPO_ARITH);
+      return grpoTrainer(new PpoRun(this.getOps(), config, base), config, base.tokenizer);
+    }
+    const config = grpoConfigOf(o, GRPO_ARITH);
     return grpoTrainer(new GrpoRun(this.getOps(), config, base), config, base.tokenizer);
   }
 

@@ -8,7 +8,7 @@
  * Not the defaults (presets.ts, from the trainers' configs) nor the mapping (configs.ts).
  */
 import { z } from 'zod';
-import type { DpoRunOptions, EpisodeGrpoRunOptions, FieldSection, GrpoRunOptions, RunOptions, SftRunOptions } from '../protocol';
+import type { DpoRunOptions, EpisodeGrpoRunOptions, FieldSection, GrpoRunOptions, PpoRunOptions, RunOptions, SftRunOptions } from '../protocol';
 import { EPISODE_PRESETS } from '../protocol';
 
 /**
@@ -284,6 +284,26 @@ export const episodeGrpoSchema = z
   })
   .superRefine(grpoRefine);
 
+/** PPO (worker/train/ppo.ts): GRPO's options but the outcome estimator and its masking, plus GAE's and the critic's. */
+const { advantage: _advantage, maskZeroAdvantage: _mask, ...ppoRest } = grpoRest;
+export const ppoSchema = z
+  .strictObject({
+    preset: z.literal('ppo-arith'),
+    steps: run.steps,
+    lr,
+    prompts,
+    group: int(1, 64, { title: 'Completions per prompt', section: 'Sampling', description: 'Completions sampled per prompt; PPO needs no groups (the critic is the baseline).', common: true }),
+    seed: run.seed,
+    maxNew,
+    ...ppoRest,
+    gamma: num('[0, 1]', { title: 'GAE γ', section: 'Advantage', description: 'Discount (verl algorithm.gamma).' }),
+    lam: num('[0, 1]', { title: 'GAE λ', section: 'Advantage', description: 'Bias-variance trade-off of GAE (verl algorithm.lam; dew PPORollout 0.95).' }),
+    shiftMean: z.boolean().meta({ title: 'Whiten: shift mean', section: 'Advantage', description: 'Re-centre the whitened advantages (verl masked_whiten shift_mean); off: scale only, the batch mean added back.' }),
+    valueCoefficient: num('[0, 100]', { title: 'Value coefficient', section: 'Objective', description: 'Weight c_v of the value loss in the one loss (dew value_coefficient).' }),
+    valueClip: num('(0, 1000]', { title: 'Value clip', section: 'Objective', description: 'Clip range of the value predictions around the rollout values (dew value_clip 0.2, verl cliprange_value 0.5).' }),
+  })
+  .superRefine(grpoRefine);
+
 export const dpoSchema = z.strictObject({
   preset: z.literal('dpo-arith'),
   steps: run.steps,
@@ -312,9 +332,9 @@ export const dpoSchema = z.strictObject({
   checkpointEvery: run.checkpointEvery,
 });
 
-export const runOptionsSchema = z.discriminatedUnion('preset', [sftSchema, grpoSchema, episodeGrpoSchema, dpoSchema]);
+export const runOptionsSchema = z.discriminatedUnion('preset', [sftSchema, grpoSchema, episodeGrpoSchema, ppoSchema, dpoSchema]);
 
-export const PRESET_SCHEMAS = { 'sft-arith': sftSchema, 'grpo-arith': grpoSchema, 'grpo-calc': episodeGrpoSchema, 'grpo-guess': episodeGrpoSchema, 'grpo-code': episodeGrpoSchema, 'dpo-arith': dpoSchema } as const;
+export const PRESET_SCHEMAS = { 'sft-arith': sftSchema, 'grpo-arith': grpoSchema, 'grpo-calc': episodeGrpoSchema, 'grpo-guess': episodeGrpoSchema, 'grpo-code': episodeGrpoSchema, 'ppo-arith': ppoSchema, 'dpo-arith': dpoSchema } as const;
 
 // The protocol's hand-written types (the app sees those, not zod) must be exactly what the
 // schemas accept: a type error here means one changed without the other.
@@ -323,5 +343,6 @@ const agree = <T extends true>(): T => true as T;
 agree<Same<z.input<typeof sftSchema>, SftRunOptions>>();
 agree<Same<z.input<typeof grpoSchema>, GrpoRunOptions>>();
 agree<Same<z.input<typeof episodeGrpoSchema>, EpisodeGrpoRunOptions>>();
+agree<Same<z.input<typeof ppoSchema>, PpoRunOptions>>();
 agree<Same<z.input<typeof dpoSchema>, DpoRunOptions>>();
 agree<Same<z.output<typeof runOptionsSchema>, RunOptions>>();

@@ -18,7 +18,8 @@ import type { PackedBatch, PackOptions, PackResult } from '../rl/pack-types';
 import type {
   AdvantageOptions, AggregationOptions, GrpoObjectiveOptions, GrpoObjectiveOutput, IsWeightsOptions, KlOptions, OutcomeEstimator, PolicyLossSpec, RejectionThresholds, Session, Truncation,
 } from '../rl/index';
-import { grpoObjective, sessionMeanWeights } from '../rl/index';
+import { grpoObjective, ppoObjective, sessionMeanWeights } from '../rl/index';
+import type { PpoObjectiveOutput } from '../rl/index';
 import type { PhaseReport } from '../protocol';
 import type { Generated } from '../rollout/generate';
 import { PromptSource } from '../rollout/prompt-source';
@@ -205,6 +206,19 @@ function miniBatchOf(p: PackedBatch, rows: readonly number[]): MiniBatch {
   };
 }
 
+/**
+ * PPO's critic side of an update (worker/train/ppo.ts): the batch as scored once before its
+ * first update (old log-probs and old values, verl `old_log_prob` and `values`), and the GAE
+ * return targets. The packed batch's advantages are then GAE's; the objective is `ppoObjective`.
+ */
+export interface CriticUpdate {
+  oldLogp: Float64Array;
+  oldValues: Float64Array;
+  returns: Float64Array;
+  valueCoefficient: number;
+  valueClip: number;
+}
+
 /** What one batch's update needs: the trainer's model, its frozen reference, the config and the batch's number. */
 export interface UpdateContext {
   model: Model;
@@ -213,6 +227,8 @@ export interface UpdateContext {
   /** 1-based batch number (AdamW counts (step − 1) · steps + k). */
   step: number;
   onProgress: PhaseReport | null;
+  /** PPO: train the value head too, on these targets (the model needs its value head). */
+  critic?: CriticUpdate;
 }
 
 /** A packed batch after its epochs × miniBatches optimizer steps, with the phases' end times. */
@@ -221,7 +237,7 @@ export interface TrainedBatch {
   /** The trainer's rescoring before the first update (several updates per batch), else null. */
   oldLogp: Float64Array | null;
   updates: GrpoUpdate[];
-  last: GrpoObjectiveOutput | null;
+  last: GrpoObjectiveOutput | PpoObjectiveOutput | null;
   gradNorm: number;
   /** performance.now() after the old log-probs, after the reference, after training; the first update's forward (ms). */
   tOld: number;
@@ -251,7 +267,11 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
   let firstScored: Scored | null = null;
   // One update: this forward is the update's own (its log-probs are the ratio's numerator), so it counts as training.
   let tFirstForward = 0;
-  if (steps === 1) {
+  if (ctx.critic) {
+    // PPO scored the batch before GAE: those are the old log-probs (and values); no second pass.
+    oldLogp = ctx.critic.oldLogp;
+    rescored = ctx.critic.oldLogp;
+  } else if (steps === 1) {
     ctx.onProgress?.('training', 0, steps, 'updates');
     const t = performance.now();
     firstScored = await ctx.model.score(packed);
@@ -279,12 +299,15 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
       ctx.onProgress?.('training', updates.length, steps, 'updates');
       const mb = miniBatchOf(packed, plan[e][b]);
       const scored = e === 0 && b === 0 && firstScored ? firstScored : await ctx.model.score(mb);
-      const obj = grpoObjective(
-        { rows: mb.rows, width: mb.width, logp: scored.logp, oldLogp: oldLogp && mb.take(oldLogp), behaviorLogp: mb.behaviorLogp, refLogp: refLogp && mb.take(refLogp), advantages: mb.advantages, responseMask: mb.responseMask, segmentIds: mb.segmentIds, sessionWeights: mb.sessionWeights, sessionIds: mb.sessionIds, entropy: scored.entropy },
-        options,
-      );
+      const input = { rows: mb.rows, width: mb.width, logp: scored.logp, oldLogp: oldLogp && mb.take(oldLogp), behaviorLogp: mb.behaviorLogp, refLogp: refLogp && mb.take(refLogp), advantages: mb.advantages, responseMask: mb.responseMask, segmentIds: mb.segmentIds, sessionWeights: mb.sessionWeights, sessionIds: mb.sessionIds, entropy: scored.entropy };
+      const critic = ctx.critic;
+      let obj: GrpoObjectiveOutput | PpoObjectiveOutput;
+      if (critic) {
+        if (!scored.values) throw new Error('updateOnBatch: a critic update needs a model with a value head');
+        obj = ppoObjective({ ...input, values: scored.values, oldValues: mb.take(critic.oldValues), returns: mb.take(critic.returns) }, { ...options, valueCoefficient: critic.valueCoefficient, valueClip: critic.valueClip });
+      } else obj = grpoObjective(input, options);
       ctx.model.zeroGrad();
-      ctx.model.backward(obj.dlogp);
+      ctx.model.backward(obj.dlogp, 'dvalues' in obj ? obj.dvalues : null);
       // AdamW counts optimizer steps, not batches: batch k's updates are (k−1)·steps + 1 … k·steps.
       gradNorm = await ctx.model.step(stepOptions(c, (ctx.step - 1) * steps + updates.length + 1));
       putRows(dlogp, obj.dlogp, plan[e][b], packed.width);

@@ -1,0 +1,191 @@
+/**
+ * A PPO run on arithmetic (ppo-arith): the policy and a critic (the model's value head, a linear
+ * map of the last hidden state, zero-initialised) trained together on one loss (dew
+ * `PPOObjective`). Per `next()`:
+ *
+ * 1. P prompts × G completions drawn under the current weights, scored by MathReward (as GRPO).
+ * 2. pack without an outcome estimator (every session trains; no zero-advantage masking: a
+ *    critic gives each token its own advantage); the terminal reward sits on each completion's
+ *    last action token (`tokenRewards`, verl `token_level_rewards`).
+ * 3. One scoring pass before any update: old log-probs and old values (verl `old_log_prob`,
+ *    `values`).
+ * 4. GAE (γ, λ) over each session's action tokens, whitened over the batch (verl
+ *    `compute_gae_advantage_return`, `masked_whiten`); returns = un-whitened advantages + values.
+ * 5. `epochs` × `miniBatches` optimizer steps of `ppoObjective`: the clipped policy loss plus
+ *    c_v · the clipped value loss, one backward pass into both heads, one AdamW.
+ *
+ * Reference: dew `PPOObjective`, `PPORollout` (λ 0.95, γ 1, value_coefficient 0.5, value_clip
+ * 0.2); verl ppo_trainer (critic as a separate model and optimizer: here one, as dew).
+ * Not the UI loop (worker/runs) nor the CLI.
+ */
+import type { Ops } from '../../kernels/ops';
+import type { ArithTask, TrainStream } from '../data/arith';
+import { encodeExample, heldOut, trainStream } from '../data/arith';
+import type { LoadedCheckpoint } from '../model/checkpoint';
+import { Model } from '../model/model';
+import type { PhaseReport } from '../protocol';
+import { taskMathReward } from '../rewards/task-math-reward';
+import { gae } from '../rl/index';
+import type { PackedBatch } from '../rl/pack-types';
+import type { Session } from '../rl/types';
+import type { Generated } from '../rollout/generate';
+import { PromptSource } from '../rollout/prompt-source';
+import { SampledRollout } from '../rollout/sampled-rollout';
+import type { EvalResult } from './evaluate';
+import { evaluateArith } from './evaluate';
+import type { GrpoConfig, GrpoUpdate } from './grpo';
+import { GRPO_ARITH, batchMetrics, packForUpdate, updateOnBatch } from './grpo';
+import type { ResumePoint, TrainerPosition } from './resume';
+import { restore } from './resume';
+
+/** GRPO's options (its estimator unused: GAE gives the advantages) plus the critic's. */
+export interface PpoConfig extends GrpoConfig {
+  /** GAE discount γ and λ. */
+  gamma: number;
+  lam: number;
+  /** Whitening of the GAE advantages: re-centred (verl) or only scaled (`shift_mean=False`). */
+  shiftMean: boolean;
+  /** Weight of the value loss in the one loss (dew value_coefficient). */
+  valueCoefficient: number;
+  /** Clip range of the value predictions around the rollout's (dew value_clip; verl cliprange_value 0.5). */
+  valueClip: number;
+}
+
+/**
+ * ppo-arith: GRPO_ARITH's task, sampling, optimizer and policy loss, so the two compare on the
+ * same sample budget (16 prompts × 8 completions); dew PPORollout's γ 1, λ 0.95, c_v 0.5, value
+ * clip 0.2; 2 epochs × 2 mini-batches (the old log-probs and values are a separate pass then).
+ */
+export const PPO_ARITH: PpoConfig = {
+  ...GRPO_ARITH,
+  maskZeroAdvantage: false, truncation: 'score', epochs: 2, miniBatches: 2,
+  gamma: 1, lam: 0.95, shiftMean: true, valueCoefficient: 0.5, valueClip: 0.2,
+};
+
+export interface PpoStep {
+  step: number;
+  metrics: Record<string, number>;
+  tasks: ArithTask[];
+  sessions: Session[];
+  generated: Generated[];
+  /** The packed batch, its advantages GAE's (whitened). */
+  packed: PackedBatch;
+  dlogp: Float64Array;
+  oldLogp: Float64Array | null;
+  updates: GrpoUpdate[];
+  /** Per packed id: the critic's value at rollout, the return target and the un-whitened advantage (returns − values). */
+  values: Float64Array;
+  returns: Float64Array;
+}
+
+/** Critic metrics of a batch over its action tokens: what verl logs as critic/* and returns/*, and explained variance. */
+export function criticMetrics(mask: ArrayLike<number>, values: ArrayLike<number>, returns: ArrayLike<number>, advantages: ArrayLike<number>): Record<string, number> {
+  const idx: number[] = [];
+  for (let i = 0; i < mask.length; i++) if (mask[i] === 1) idx.push(i);
+  const n = idx.length;
+  if (n === 0) return {};
+  const mean = (f: (i: number) => number) => idx.reduce((s, i) => s + f(i), 0) / n;
+  const variance = (f: (i: number) => number) => {
+    const m = mean(f);
+    return mean((i) => (f(i) - m) ** 2);
+  };
+  const varReturns = variance((i) => returns[i]);
+  const varResidual = variance((i) => returns[i] - values[i]);
+  const range = (f: (i: number) => number) => idx.reduce(([lo, hi], i) => [Math.min(lo, f(i)), Math.max(hi, f(i))], [Infinity, -Infinity]);
+  const [advMin, advMax] = range((i) => advantages[i]);
+  const [retMin, retMax] = range((i) => returns[i]);
+  const [valMin, valMax] = range((i) => values[i]);
+  return {
+    // verl critic/vf_explained_var: 1 − Var(R − V)/Var(R) (population variances, eps 1e-5 as verl).
+    'critic/vf_explained_var': 1 - varResidual / (varReturns + 1e-5),
+    'critic/values/mean': mean((i) => values[i]), 'critic/values/min': valMin, 'critic/values/max': valMax,
+    'critic/returns/mean': mean((i) => returns[i]), 'critic/returns/min': retMin, 'critic/returns/max': retMax,
+    'critic/advantages/mean': mean((i) => advantages[i]), 'critic/advantages/std': Math.sqrt(variance((i) => advantages[i])), 'critic/advantages/min': advMin, 'critic/advantages/max': advMax,
+  };
+}
+
+export class PpoRun {
+  readonly model: Model;
+  private readonly reference: Model | null;
+  private readonly stream: TrainStream;
+  private readonly heldOutTasks: ArithTask[];
+  private readonly rollout: SampledRollout<ArithTask>;
+  step = 0;
+  onProgress: PhaseReport | null = null;
+
+  constructor(ops: Ops, readonly config: PpoConfig, readonly base: LoadedCheckpoint) {
+    this.model = new Model(ops, base.config, { valueHead: true });
+    this.model.setWeights(base.weights);
+    this.reference = config.beta > 0 ? new Model(ops, base.config) : null;
+    this.reference?.setWeights(base.weights);
+    this.stream = trainStream(config.seed, config.task);
+    this.heldOutTasks = heldOut(config.evalN, config.task);
+    const tok = base.tokenizer;
+    // The same sampler seeds as GrpoRun's: the first batch of a PPO and a GRPO run of one seed are the same draws.
+    const source = new PromptSource<ArithTask>({
+      model: this.model, reward: taskMathReward,
+      decode: (ids) => tok.decode(ids),
+      prompt: (task) => encodeExample(tok, task).promptIds, eos: tok.eos, maxNewTokens: config.maxNew,
+      sampling: { temperature: config.temperature, topK: config.topK, topP: config.topP }, seed: config.seed * 100_003 + 1,
+      onProgress: (finished, rows) => this.onProgress?.('sampling', finished, rows, 'sequences'),
+    });
+    this.rollout = new SampledRollout(source, { groups: config.group, pack: { estimator: 'none', truncation: config.truncation, maskZeroAdvantage: false } });
+  }
+
+  get tokenizer() {
+    return this.base.tokenizer;
+  }
+
+  async next(): Promise<PpoStep> {
+    const c = this.config;
+    this.step++;
+    const version = this.step - 1;
+    const t0 = performance.now();
+    const tasks = this.stream.take(c.prompts);
+    this.onProgress?.('sampling', 0, c.prompts * c.group, 'sequences');
+    const sessions = await this.rollout.collect(tasks, version);
+    const generated: Generated[] = sessions.map(({ calls: [g] }) => ({ promptIds: g.promptIds, sampledIds: g.sampledIds, behaviorLogProbs: g.behaviorLogProbs, rawLogProbs: g.rawLogProbs, finishReason: g.finishReason }));
+    const tSample = performance.now();
+    const longest = Math.max(...generated.map((g) => g.promptIds.length)) + c.maxNew;
+    const first = packForUpdate((options) => this.rollout.pack(sessions, 2 * longest, options), c.miniBatches);
+    if (!first.ok) throw new Error(`PPO batch does not pack: ${first.message}`);
+    this.onProgress?.('old log-probs');
+    const scored = await this.model.score(first);
+    const oldValues = Float64Array.from(scored.values!);
+    const g = gae(
+      { rewards: first.tokenRewards, values: oldValues, mask: first.responseMask, rows: first.rows, width: first.width, sessionIds: first.sessionIds, callIndex: first.callIndex },
+      { gamma: c.gamma, lam: c.lam, whiten: true, shiftMean: c.shiftMean },
+    );
+    const packed: PackedBatch = { ...first, advantages: g.advantages };
+    const critic = { oldLogp: Float64Array.from(scored.logp), oldValues, returns: g.returns, valueCoefficient: c.valueCoefficient, valueClip: c.valueClip };
+    const trained = await updateOnBatch({ model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress, critic }, packed);
+    const raw = g.returns.map((r, i) => (first.responseMask[i] === 1 ? r - oldValues[i] : 0));
+    const metrics = { ...batchMetrics(c, sessions, trained, t0, tSample), ...criticMetrics(first.responseMask, oldValues, g.returns, g.advantages), 'critic/raw_advantages/mean': mean(raw, first.responseMask) };
+    return { step: this.step, metrics, tasks, sessions, generated, packed, dlogp: trained.dlogp, oldLogp: trained.oldLogp, updates: trained.updates, values: oldValues, returns: g.returns };
+  }
+
+  evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
+    return evaluateArith(this.model, this.base.tokenizer, this.heldOutTasks.slice(0, n));
+  }
+
+  position(): TrainerPosition {
+    return { step: this.step, tasksDrawn: this.stream.position };
+  }
+
+  /** Continues a freshly constructed run from a stored position, weights (value head included) and AdamW state. */
+  resumeAt(from: ResumePoint): void {
+    restore(this.model, this.stream, from);
+    this.step = from.position.step;
+  }
+}
+
+function mean(x: ArrayLike<number>, mask: ArrayLike<number>): number {
+  let s = 0;
+  let n = 0;
+  for (let i = 0; i < x.length; i++) {
+    if (mask[i] !== 1) continue;
+    s += x[i];
+    n++;
+  }
+  return n ? s / n : 0;
+}
