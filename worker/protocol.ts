@@ -468,6 +468,8 @@ export interface GroupSample {
   truncated: boolean;
   /** A multi-turn episode's turns: each action's text (EOS excluded) and the environment's answer. */
   turns?: { action: string; observation: string; detail?: string; cases?: CaseResult[] }[];
+  /** PPO: the critic at the first sampled id (value, return) and the sample's GAE advantages (mean, min, max over its sampled ids). */
+  critic?: { value: number; return: number; advantageMean: number; advantageMin: number; advantageMax: number };
   /** A multi-turn episode's index in the step (the Replay view opens it). */
   episode?: number;
 }
@@ -515,7 +517,10 @@ export interface GroupRecord {
 }
 
 /** Layers of a packed batch the Batch view can colour, each [rows × width] row-major. */
-export type BatchLayer = 'segments' | 'responseMask' | 'advantage' | 'mismatch' | 'dlogp' | 'version';
+/** Layers every packed batch has, and the critic's (PPO runs only: the value at rollout and the return target per id). */
+export type CoreBatchLayer = 'segments' | 'responseMask' | 'advantage' | 'mismatch' | 'dlogp' | 'version';
+export type CriticBatchLayer = 'value' | 'return';
+export type BatchLayer = CoreBatchLayer | CriticBatchLayer;
 
 /** One step's packed batch as the trainer saw it. */
 export interface BatchRecord {
@@ -531,7 +536,7 @@ export interface BatchRecord {
   /** Trained sessions left out of the rows because they carry no loss mass (masked zero-advantage groups); absent in batches stored before. */
   notPacked?: number;
   /** mismatch = old − behavior log-prob on sampled ids; old is the sampler's raw log-prob, or the trainer's rescoring before the first update when a batch takes several optimizer steps. */
-  layers: Record<BatchLayer, Float32Array>;
+  layers: Record<CoreBatchLayer, Float32Array> & Partial<Record<CriticBatchLayer, Float32Array>>;
 }
 
 /** One model call of a stored session, as the sampler served it (worker/rl/types.ts `Call`). */
@@ -574,7 +579,15 @@ export interface SessionRecord {
   detail?: string;
   /** A code reward's test cases (grpo-code). */
   cases?: CaseResult[];
+  /** PPO: per sampled id of its calls, in order, the critic's value at rollout, the return target and the (whitened) GAE advantage. */
+  critic?: SessionCritic;
   calls: StoredCall[];
+}
+
+export interface SessionCritic {
+  values: number[];
+  returns: number[];
+  advantages: number[];
 }
 
 /** How an episode ended (worker/rl/types.ts `EpisodeStatus`, never `running` once stored complete). */

@@ -18,6 +18,7 @@ export interface InspectProps {
 export function GroupTable({ g, open, onInspect }: { g: GroupRecord } & InspectProps) {
   const e = g.estimate;
   const perSampleBaseline = e?.baseline === null;
+  const critic = g.samples.some((s) => s.critic);
   return (
     <table className={`group ${g.zeroStd ? 'zero-std' : ''}`} data-testid="group">
       <caption>
@@ -36,7 +37,8 @@ export function GroupTable({ g, open, onInspect }: { g: GroupRecord } & InspectP
           <th scope="col">Reward</th>
           <th scope="col">Components</th>
           {perSampleBaseline && <th scope="col">Baseline</th>}
-          <th scope="col">Advantage</th>
+          {critic && <th scope="col">Critic (first id)</th>}
+          <th scope="col">{critic ? 'GAE advantage (mean, range)' : 'Advantage'}</th>
           <th scope="col">Status</th>
           <th scope="col">Length</th>
           <th scope="col">Session</th>
@@ -66,7 +68,11 @@ export function GroupTable({ g, open, onInspect }: { g: GroupRecord } & InspectP
               <td>{s.reward}</td>
               <td>{Object.entries(s.components).map(([k, v]) => `${k} ${v}`).join(', ')}</td>
               {perSampleBaseline && <td>{s.baseline === undefined ? 'not trained' : s.baseline.toFixed(3)}</td>}
-              <td className={s.advantage > 0 ? 'ok' : s.advantage < 0 ? 'bad' : ''}>{signed(s.advantage)}</td>
+              {critic && <td data-testid="group-critic">{s.critic ? `V ${s.critic.value.toFixed(3)} · R ${s.critic.return.toFixed(3)}` : 'not trained'}</td>}
+              <td className={s.advantage > 0 ? 'ok' : s.advantage < 0 ? 'bad' : ''}>
+                {signed(s.advantage)}
+                {s.critic && ` (${signed(s.critic.advantageMin)} … ${signed(s.critic.advantageMax)})`}
+              </td>
               <td>{s.status}</td>
               <td>
                 {s.length}

@@ -29,7 +29,10 @@ function findSession(sessions: SessionRecord[], at: SessionRef): number {
   return 'index' in at ? (at.index >= 0 && at.index < sessions.length ? at.index : -1) : sessions.findIndex((s) => s.group === at.group && s.sample === at.sample);
 }
 
-function CallTable({ runId, call, n, of }: { runId: string; call: StoredCall; n: number; of: number }) {
+/** PPO's figures of one call's sampled ids: the critic's value at rollout, the return target and the GAE advantage. */
+type CallCritic = { values: number[]; returns: number[]; advantages: number[] };
+
+function CallTable({ runId, call, n, of, critic }: { runId: string; call: StoredCall; n: number; of: number; critic: CallCritic | null }) {
   const ids = new Int32Array(call.promptIds.length + call.sampledIds.length);
   ids.set(call.promptIds);
   ids.set(call.sampledIds, call.promptIds.length);
@@ -58,6 +61,13 @@ function CallTable({ runId, call, n, of }: { runId: string; call: StoredCall; n:
           <th scope="col" className="num">Raw log-prob</th>
           <th scope="col" className="num">Raw − behavior</th>
           <th scope="col" className="num">Probability exp(behavior)</th>
+          {critic && (
+            <>
+              <th scope="col" className="num">Value</th>
+              <th scope="col" className="num">Return</th>
+              <th scope="col" className="num">GAE advantage</th>
+            </>
+          )}
         </tr>
       </thead>
       <tbody>
@@ -76,6 +86,13 @@ function CallTable({ runId, call, n, of }: { runId: string; call: StoredCall; n:
               <td className="num">{b === null ? '' : raw ? fmt(raw[j]) : 'not recorded'}</td>
               <td className="num">{b === null || !raw ? '' : fmt(raw[j] - b)}</td>
               <td className="num">{b === null ? '' : fmt(Math.exp(b))}</td>
+              {critic && (
+                <>
+                  <td className="num" data-testid="token-value">{b === null ? '' : fmt(critic.values[j])}</td>
+                  <td className="num">{b === null ? '' : fmt(critic.returns[j])}</td>
+                  <td className="num">{b === null ? '' : fmt(critic.advantages[j])}</td>
+                </>
+              )}
             </tr>
           );
         })}
@@ -89,10 +106,19 @@ function CallTable({ runId, call, n, of }: { runId: string; call: StoredCall; n:
           <td className="num">{raw ? fmt(sumRaw) : ''}</td>
           <td className="num">{raw ? fmt(sumRaw - sumBehavior) : ''}</td>
           <td className="num">{fmt(Math.exp(sumBehavior))}</td>
+          {critic && <td colSpan={3} />}
         </tr>
       </tfoot>
     </table>
   );
+}
+
+/** Call k's slice of a PPO session's per-sampled-id critic figures (calls in order), or null without them. */
+function callCritic(s: SessionRecord, k: number): CallCritic | null {
+  if (!s.critic) return null;
+  const from = s.calls.slice(0, k).reduce((n, c) => n + c.sampledIds.length, 0);
+  const to = from + s.calls[k].sampledIds.length;
+  return { values: s.critic.values.slice(from, to), returns: s.critic.returns.slice(from, to), advantages: s.critic.advantages.slice(from, to) };
 }
 
 /**
@@ -171,7 +197,7 @@ export function SessionPanel({ runId, step, at, headingLevel = 2, kind = 'advant
           {s.cases && <CaseTable cases={s.cases} />}
           <ReplayLink runId={runId} step={step} session={{ index, group: s.group, sample: s.sample }} />
           {s.calls.map((c, k) => (
-            <CallTable key={k} runId={runId} call={c} n={k + 1} of={s.calls.length} />
+            <CallTable key={k} runId={runId} call={c} n={k + 1} of={s.calls.length} critic={callCritic(s, k)} />
           ))}
         </>
       )}

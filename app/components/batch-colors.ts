@@ -10,10 +10,12 @@ export type Scale = { kind: 'categorical' } | { kind: 'binary' } | { kind: 'dive
 export const LAYER_INFO: Record<BatchLayer, { title: string; help: string }> = {
   segments: { title: 'Segments (chains)', help: 'each packed chain in its own colour; grey = padding' },
   responseMask: { title: 'Response mask', help: 'dark = sampled id the loss reads; light = prompt or padding' },
-  advantage: { title: 'Advantage', help: "the session's advantage on its sampled ids (red > 0, blue < 0)" },
+  advantage: { title: 'Advantage', help: "the advantage on each sampled id: the session's (outcome estimators), or each token's own under GAE (PPO, whitened); red > 0, blue < 0" },
   mismatch: { title: 'Old − behavior log-prob', help: 'raw model log-prob minus the sampling log-prob (temperature/top-k/top-p)' },
   dlogp: { title: 'Per-token gradient dlogp', help: '∂loss/∂logp seeding the backward pass (red > 0, blue < 0)' },
   version: { title: 'Policy version', help: 'optimizer steps behind the weights that sampled each id; −1 = not sampled' },
+  value: { title: 'Value (critic)', help: "the value head's estimate at rollout of the state each sampled id was drawn from (PPO)" },
+  return: { title: 'Return (GAE target)', help: 'the value target of each sampled id: un-whitened GAE advantage + value (PPO)' },
 };
 
 export const BATCH_LAYERS = Object.keys(LAYER_INFO) as BatchLayer[];

@@ -31,6 +31,23 @@ describe('dashboardPanels', () => {
     expect(byId.time.label).toBe('Step time by phase by step (stacked); latest perf/sample_ms 100, perf/old_logprob_ms 20, perf/train_ms 50');
   });
 
+  it('draws a PPO run: the critic\'s loss, explained variance, returns and values, the advantage distribution, and its clip fraction with the policy\'s', () => {
+    const ppo = (n: number) =>
+      step(n, {
+        ...grpo(n, 0.2).metrics, 'loss/value': 0.02, 'critic/vf_loss': 0.04, 'critic/vf_clipfrac': 0.1, 'critic/vf_explained_var': 0.1 * n,
+        'critic/returns/mean': 0.2, 'critic/values/mean': 0.05 * n, 'critic/returns/min': 0, 'critic/returns/max': 1,
+        'critic/advantages/min': -1.5, 'critic/advantages/mean': 0, 'critic/advantages/max': 2.5, 'critic/advantages/std': 1,
+      });
+    const panels = dashboardPanels([ppo(1), ppo(2)], []);
+    const byId = Object.fromEntries(panels.map((p) => [p.id, p]));
+    expect(panels.map((p) => p.id)).toEqual(['reward', 'loss', 'kl', 'clip', 'value-loss', 'explained-var', 'returns', 'advantages', 'entropy', 'mismatch-kl', 'ess', 'zero-std', 'tokens', 'time']);
+    expect(byId.loss.series.map((s) => s.name)).toEqual(['loss/total', 'loss/policy', 'loss/value']);
+    expect(byId.clip.series.map((s) => s.name)).toEqual(['critic/vf_clipfrac', 'rl/pg_clipfrac', 'rl/pg_clipfrac_lower']);
+    expect(byId['explained-var'].series[0].points).toEqual([[1, 0.1], [2, 0.2]]);
+    expect(byId.returns.series.map((s) => s.name)).toEqual(['critic/returns/mean', 'critic/values/mean', 'critic/returns/min', 'critic/returns/max']);
+    expect(byId.advantages.label).toBe('Advantage distribution (whitened) by step; latest critic/advantages/min -1.5, critic/advantages/mean 0, critic/advantages/max 2.5, critic/advantages/std 1');
+  });
+
   it("names the reward's mean over the last 10 steps: step 12's is of steps 3..12", () => {
     const rewards = Array.from({ length: 12 }, (_, i) => (i < 2 ? 1 : 0.1));
     const reward = dashboardPanels(rewards.map((r, i) => grpo(i + 1, r)), []).find((p) => p.id === 'reward')!;

@@ -95,6 +95,11 @@ export function dashboardPanels(steps: StepPoint[], evals: EvalPoint[]): Panel[]
 
   panels.push(keyPanel(steps, 'kl', 'KL', 'KL', ['rl/kl', 'rl/ppo_kl']));
   panels.push(keyPanel(steps, 'clip', 'Clip fractions', 'fraction', keys.filter(isClip)));
+  // PPO's critic (worker/train/ppo.ts): its loss, how much of the returns' variance it explains, what it predicts, and the advantages GAE made.
+  panels.push(keyPanel(steps, 'value-loss', 'Value loss', 'loss', ['critic/vf_loss']));
+  panels.push(keyPanel(steps, 'explained-var', 'Explained variance of the returns', 'fraction', ['critic/vf_explained_var']));
+  panels.push(keyPanel(steps, 'returns', 'Returns and values', 'return', ['critic/returns/mean', 'critic/values/mean', 'critic/returns/min', 'critic/returns/max']));
+  panels.push(keyPanel(steps, 'advantages', 'Advantage distribution (whitened)', 'advantage', ['critic/advantages/min', 'critic/advantages/mean', 'critic/advantages/max', 'critic/advantages/std']));
   panels.push(keyPanel(steps, 'entropy', 'Entropy', 'nats', ['rl/entropy']));
   panels.push(keyPanel(steps, 'mismatch-kl', 'Sampler mismatch KL', 'KL', ['mismatch/kl', 'mismatch/k3_kl']));
   panels.push(keyPanel(steps, 'ess', 'Effective sample size', 'ESS', ['mismatch/ess']));

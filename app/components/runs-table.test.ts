@@ -16,6 +16,8 @@ describe('keyParams', () => {
   it('names lr, prompts × group, loss and β of a GRPO run, pairs and loss of a DPO run', () => {
     expect(keyParams(runs[0])).toBe('lr 0.0001 · 16 × 8 · ppo, token-mean · β 0');
     expect(keyParams(runs[2])).toBe('lr 0.00005 · 16 pairs · ipo · β 0.1');
+    const ppo = { ...grpo, preset: 'ppo-arith', gamma: 1, lam: 0.95, valueCoefficient: 0.5 } as RunOptions;
+    expect(keyParams(run('p', { options: ppo }))).toBe('lr 0.0001 · 16 × 8 · ppo, token-mean · GAE γ 1 λ 0.95 · c_v 0.5 · β 0');
   });
 });
 

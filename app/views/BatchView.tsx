@@ -24,7 +24,7 @@ export function BatchView() {
   const steps = useQuery({ ...groupStepsQuery(runId ?? '', shown.latestStep), enabled: Boolean(runId) });
   const [chosen, setChosen] = useState<{ runId: string; step: number } | null>(null);
   const step = chosen && chosen.runId === runId ? chosen.step : null;
-  const [layer, setLayer] = useState<BatchLayer>('segments');
+  const [picked, setLayer] = useState<BatchLayer>('segments');
   const [cursor, setCursor] = useState<number | null>(null);
   const [session, setSession] = useState<number | null>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
@@ -39,12 +39,14 @@ export function BatchView() {
   const batch = useQuery({ ...batchAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null });
   const groups = useQuery({ ...groupsAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null && session !== null });
   const b = batch.data ?? null;
-  const scale = useMemo(() => (b ? scaleFor(layer, b.layers[layer]) : null), [b, layer]);
+  // A critic layer picked on a PPO batch falls back to the advantage on a batch without one.
+  const layer: BatchLayer = b && !b.layers[picked] ? 'advantage' : picked;
+  const scale = useMemo(() => (b ? scaleFor(layer, b.layers[layer]!) : null), [b, layer]);
 
   useEffect(() => {
     const ctx = canvas.current?.getContext('2d');
     if (!ctx || !b || !scale) return;
-    const values = b.layers[layer];
+    const values = b.layers[layer]!;
     // Grey 1-px gaps outline every cell, so white (zero) cells stay visible.
     ctx.fillStyle = '#a1a1aa';
     ctx.fillRect(0, 0, b.width * CELL_W, b.rows * CELL_H);
@@ -108,7 +110,7 @@ export function BatchView() {
           <label>
             Layer{' '}
             <select value={layer} onChange={(e) => setLayer(e.target.value as BatchLayer)}>
-              {BATCH_LAYERS.map((l) => (
+              {BATCH_LAYERS.filter((l) => !b || b.layers[l]).map((l) => (
                 <option key={l} value={l}>
                   {LAYER_INFO[l].title}
                 </option>

@@ -7,7 +7,7 @@
  * `Task`, `EpisodeId`, `Action`, `Observation`, `Transition`, `Episode`) as summarised in
  * rl-spec.md "Data model"; termination reasons from the later framework named there.
  */
-import type { CaseResult } from '../protocol';
+import type { CaseResult, SessionCritic } from '../protocol';
 
 /** `stop`: the sampler hit EOS (included in `sampledIds`); `length`: it ran out of budget. */
 export type FinishReason = 'stop' | 'length';
@@ -100,6 +100,8 @@ export interface Session {
   components?: Readonly<Record<string, number>>;
   /** A code reward's test cases, one per case (the `code` environment's episodes). */
   cases?: readonly CaseResult[];
+  /** PPO's per-sampled-id critic figures, calls in order (worker/train/ppo.ts): for the views, not read by pack. */
+  critic?: SessionCritic;
   /** Verifier or failure provenance. */
   detail?: string;
 }

@@ -8,7 +8,7 @@
  * sessions (`pairRecords`, `pairSessions`).
  */
 import type { CharTokenizer } from '../data/tokenizer';
-import type { BatchRecord, GroupRecord, GroupSample } from '../protocol';
+import type { BatchRecord, GroupRecord, GroupSample, SessionCritic } from '../protocol';
 import { taskMathReward } from '../rewards/task-math-reward';
 import { outcomeAdvantageDetails } from '../rl/advantages/index';
 import { trains, type Session } from '../rl/types';
@@ -44,13 +44,16 @@ export function groupRecords(s: GrpoStep | GrpoEpisodeStep, tok: CharTokenizer, 
       g = { group: session.group, prompt: task.prompt, answer: task.answer, rewardMean: 0, rewardStd: 0, zeroStd: false, samples: [] };
       byGroup.set(session.group, g);
     }
+    const critic = session.critic && session.critic.advantages.length > 0 ? criticSummary(session.critic) : null;
     g.samples.push({
       sample: session.sample,
       reward: session.reward ?? 0,
       components: { ...(session.components ?? {}) },
-      advantage: s.packed.sessionAdvantages[i],
+      // PPO has no session advantage: its tokens' GAE advantages are summarised by their mean.
+      advantage: critic ? critic.advantageMean : s.packed.sessionAdvantages[i],
       status: session.status,
       ...completionOf(s, i, tok),
+      ...(critic ? { critic } : {}),
     });
   });
   for (const g of byGroup.values()) {
@@ -59,8 +62,14 @@ export function groupRecords(s: GrpoStep | GrpoEpisodeStep, tok: CharTokenizer, 
     g.rewardStd = Math.sqrt(r.reduce((a, b) => a + (b - g.rewardMean) ** 2, 0) / r.length);
     g.zeroStd = r.every((x) => x === r[0]);
   }
-  explain(s.sessions, byGroup, config);
+  // Under a critic (PPO) no outcome estimator ran: there is no group estimate to explain.
+  if (!s.sessions.some((x) => x.critic)) explain(s.sessions, byGroup, config);
   return [...byGroup.values()];
+}
+
+function criticSummary(c: SessionCritic): NonNullable<GroupSample['critic']> {
+  const a = c.advantages;
+  return { value: c.values[0], return: c.returns[0], advantageMean: a.reduce((x, y) => x + y, 0) / a.length, advantageMin: Math.min(...a), advantageMax: Math.max(...a) };
 }
 
 /**
@@ -86,7 +95,7 @@ function explain(sessions: readonly Session[], byGroup: Map<string, GroupRecord>
   }
 }
 
-export function batchRecord(s: Pick<GrpoStep, 'packed' | 'oldLogp' | 'dlogp'>, tok: CharTokenizer): BatchRecord {
+export function batchRecord(s: Pick<GrpoStep, 'packed' | 'oldLogp' | 'dlogp'> & { values?: Float64Array; returns?: Float64Array }, tok: CharTokenizer): BatchRecord {
   const p = s.packed;
   const n = p.rows * p.width;
   const tokens = Array.from(p.inputIds, (id, i) => (p.segmentIds[i] === 0 ? '' : tok.isSpecial(id) ? tok.decode([id], { specials: true }) : tok.decode([id])));
@@ -103,9 +112,12 @@ export function batchRecord(s: Pick<GrpoStep, 'packed' | 'oldLogp' | 'dlogp'>, t
       mismatch,
       dlogp: Float32Array.from(s.dlogp),
       version: Float32Array.from(p.versions),
+      ...(s.values && s.returns ? { value: onMask(s.values, p.responseMask), return: onMask(s.returns, p.responseMask) } : {}),
     },
   };
 }
+
+const onMask = (a: ArrayLike<number>, mask: ArrayLike<number>) => Float32Array.from(a, (v, i) => (mask[i] ? v : 0));
 
 /** The group key of a step's i-th pair (a problem may come twice in one step). */
 const pairGroup = (p: Pair, i: number) => `pair ${i + 1}: ${p.task.id}`;

@@ -36,6 +36,7 @@ export function encodeSessions(sessions: readonly Session[]): SessionsRow {
       task: s.task, group: s.group, sample: s.sample, attempt: s.attempt, status: s.status, reward: s.reward, components: { ...s.components },
       ...(s.termination ? { termination: s.termination } : {}), ...(s.detail !== undefined ? { detail: s.detail } : {}),
       ...(s.cases ? { cases: s.cases.map((c) => ({ ...c })) } : {}),
+      ...(s.critic ? { critic: { values: [...s.critic.values], returns: [...s.critic.returns], advantages: [...s.critic.advantages] } } : {}),
       calls: s.calls.map((c) => {
         if (c.behaviorLogProbs.length !== c.sampledIds.length || (c.rawLogProbs && c.rawLogProbs.length !== c.sampledIds.length)) {
           throw new Error(`encodeSessions: session ${s.task}#${s.sample} has ${c.sampledIds.length} sampled ids but ${c.behaviorLogProbs.length} behavior / ${c.rawLogProbs?.length ?? '–'} raw log-probs`);

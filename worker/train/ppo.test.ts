@@ -4,6 +4,8 @@ import { importCheckpoint } from '../model/checkpoint';
 import { VALUE_HEAD } from '../model/model';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir } from '../model/node-checkpoint-dir';
 import { gae } from '../rl/index';
+import { batchRecord, groupRecords } from '../runs/groups';
+import { decodeSessions, encodeSessions } from '../store/sessions-codec';
 import { PPO_ARITH, PpoRun, criticMetrics } from './ppo';
 
 const base = importCheckpoint(readCheckpointDir(BASE_CHECKPOINT_DIR));
@@ -40,6 +42,23 @@ describe('PpoRun', () => {
     expect(s.metrics['loss/value']).toBeGreaterThan(0);
     const head = (await run.model.getValueHead())!;
     expect(head.some((w) => w !== 0)).toBe(true);
+    // Each session carries its sampled ids' critic figures, in order: the Groups, Batch and session views read them.
+    for (const [k, session] of s.sessions.entries()) {
+      const n = session.calls[0].sampledIds.length;
+      expect(session.critic!.advantages).toHaveLength(n);
+      const at = Array.from(p.sessionIds.keys()).filter((i) => p.sessionIds[i] === k + 1 && p.responseMask[i] === 1);
+      expect(session.critic!.returns).toEqual(at.map((i) => s.returns[i]));
+      expect(session.critic!.advantages).toEqual(at.map((i) => p.advantages[i]));
+    }
+    const groups = groupRecords(s, run.tokenizer, SMALL);
+    const first = groups[0].samples[0];
+    expect(groups[0].estimate).toBeUndefined();
+    expect(first.critic!.return).toBe(s.sessions[0].critic!.returns[0]);
+    expect(first.advantage).toBeCloseTo(s.sessions[0].critic!.advantages.reduce((a, b) => a + b) / s.sessions[0].critic!.advantages.length, 12);
+    const batch = batchRecord(s, run.tokenizer);
+    expect(Array.from(batch.layers.return!)).toEqual(Array.from(s.returns, (r, i) => (p.responseMask[i] ? Math.fround(r) : 0)));
+    const [stored] = decodeSessions(encodeSessions(s.sessions.slice(0, 1)));
+    expect(stored.critic).toEqual(s.sessions[0].critic);
     // The second batch is scored by the trained head.
     const s2 = await run.next();
     expect(s2.values.some((v, i) => s2.packed.responseMask[i] === 1 && v !== 0)).toBe(true);

@@ -23,7 +23,7 @@ import type { ArithTask, TrainStream } from '../data/arith';
 import { encodeExample, heldOut, trainStream } from '../data/arith';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { Model } from '../model/model';
-import type { PhaseReport } from '../protocol';
+import type { PhaseReport, SessionCritic } from '../protocol';
 import { taskMathReward } from '../rewards/task-math-reward';
 import { gae } from '../rl/index';
 import type { PackedBatch } from '../rl/pack-types';
@@ -161,7 +161,8 @@ export class PpoRun {
     const trained = await updateOnBatch({ model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress, critic }, packed);
     const raw = g.returns.map((r, i) => (first.responseMask[i] === 1 ? r - oldValues[i] : 0));
     const metrics = { ...batchMetrics(c, sessions, trained, t0, tSample), ...criticMetrics(first.responseMask, oldValues, g.returns, g.advantages), 'critic/raw_advantages/mean': mean(raw, first.responseMask) };
-    return { step: this.step, metrics, tasks, sessions, generated, packed, dlogp: trained.dlogp, oldLogp: trained.oldLogp, updates: trained.updates, values: oldValues, returns: g.returns };
+    const withCritic = sessions.map((s, k): Session => ({ ...s, critic: sessionCritic(first, k, oldValues, g.returns, g.advantages) }));
+    return { step: this.step, metrics, tasks, sessions: withCritic, generated, packed, dlogp: trained.dlogp, oldLogp: trained.oldLogp, updates: trained.updates, values: oldValues, returns: g.returns };
   }
 
   evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
@@ -177,6 +178,17 @@ export class PpoRun {
     restore(this.model, this.stream, from);
     this.step = from.position.step;
   }
+}
+
+/**
+ * Session k's critic figures per sampled id, calls in order: its packed positions on the response
+ * mask, sorted by call and then by where they lie (a call's ids are contiguous in its chain).
+ */
+export function sessionCritic(p: Pick<PackedBatch, 'sessionIds' | 'responseMask' | 'callIndex'>, k: number, values: ArrayLike<number>, returns: ArrayLike<number>, advantages: ArrayLike<number>): SessionCritic {
+  const at: number[] = [];
+  for (let i = 0; i < p.sessionIds.length; i++) if (p.sessionIds[i] === k + 1 && p.responseMask[i] === 1) at.push(i);
+  at.sort((a, b) => p.callIndex[a] - p.callIndex[b] || a - b);
+  return { values: at.map((i) => values[i]), returns: at.map((i) => returns[i]), advantages: at.map((i) => advantages[i]) };
 }
 
 function mean(x: ArrayLike<number>, mask: ArrayLike<number>): number {
