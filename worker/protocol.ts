@@ -336,6 +336,8 @@ export interface GrpoRunOptions {
   /** Passes over each sampled batch and optimizer steps per pass. */
   epochs: number;
   miniBatches: number;
+  /** Train on log-probs renormalised over the sampler's top-k/top-p support; absent: off (the full softmax). */
+  renormalize?: boolean;
   evalEvery: number;
   evalN: number;
   checkpointEvery: number;
@@ -351,7 +353,7 @@ export type EpisodePreset = (typeof EPISODE_PRESETS)[number];
  * companion), from that environment's base checkpoint: GRPO's options, `maxNew` per action, and
  * the turn limit.
  */
-export interface EpisodeGrpoRunOptions extends Omit<GrpoRunOptions, 'preset' | 'trainProblems'> {
+export interface EpisodeGrpoRunOptions extends Omit<GrpoRunOptions, 'preset' | 'trainProblems' | 'renormalize'> {
   preset: EpisodePreset;
   /** Turns (model actions) an episode may take before it is truncated (`max_turns`). */
   maxTurns: number;

@@ -113,8 +113,10 @@ export async function trainCommand(argv: string[]): Promise<number> {
     ({ steps, evalEvery, evalN } = config);
   }
   process.stderr.write(`train ${name}: ${describeBackend(info)}, from ${dir}, ${steps} steps\n`);
+  let evaluated = evalN;
   const evaluate = async (step: number) => {
     const ev = await run.evaluate();
+    evaluated = ev.n;
     print({ step, 'eval/accuracy': ev.accuracy, 'eval/mean_length': ev.meanLength, 'eval/n': ev.n });
     return ev.accuracy;
   };
@@ -134,7 +136,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
       print({ step: s, ...(f.json ? metrics : Object.fromEntries(keys.filter((k) => k in metrics).map((k) => [k, metrics[k]]))) });
       if (evalEvery > 0 && (s % evalEvery === 0 || s === steps)) last = await evaluate(s);
     }
-    if (evalEvery > 0) process.stderr.write(`train ${name}: held-out accuracy ${(first * 100).toFixed(1)}% -> ${(last * 100).toFixed(1)}% (${evalN} tasks)\n`);
+    if (evalEvery > 0) process.stderr.write(`train ${name}: held-out accuracy ${(first * 100).toFixed(1)}% -> ${(last * 100).toFixed(1)}% (${evaluated} tasks)\n`);
     if (local) process.stderr.write(`train ${name}: ${local.grader.misses} completions graded, ${local.grader.hits} repeats answered from the cache\n`);
   }
 }

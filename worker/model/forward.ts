@@ -15,7 +15,12 @@ export interface ValueHead {
   gw: Tensor; // (1, C)
 }
 
-export function forward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, vh: ValueHead | null = null): void {
+/**
+ * `logitBias` (N, V), when given, is added to the logits before the log-softmax: 0 on each
+ * position's kept ids and −1e9 elsewhere renormalises the log-probs (and their gradient) over
+ * the sampler's top-k/top-p support (packing.ts `supportBias`).
+ */
+export function forward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, vh: ValueHead | null = null, logitBias: Tensor | null = null): void {
   const { B, T } = a;
   const N = B * T, C = c.dModel, V = c.vocab, NH = c.heads, hs = C / NH;
   ops.embeddingForward(a.layers.length ? a.layers[0].x : a.xL, a.ids, p.wte, N, C, V);
@@ -26,6 +31,7 @@ export function forward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, vh: Valu
     attentionOutputAndMlp(ops, c, p.layers[l], x, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, N);
   }
   lmHead(ops, c, p, a, N);
+  if (logitBias) ops.accumulate(a.logits, logitBias, N * V);
   ops.logprobForward(a.logp, a.entropy, a.lseOut, a.logits, a.targets, N, V);
   if (vh) ops.matmul(a.values, a.lnf, vh.w, N, C, 1, 'nt'); // (N, C) · (1, C)ᵀ
 }

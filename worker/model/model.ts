@@ -72,6 +72,8 @@ export class Model {
   private readonly clip: Tensor;
   /** The value head and its AdamW moments, when enabled. */
   private readonly vh: (ValueHead & { m: Tensor; v: Tensor }) | null;
+  /** The logit bias tensor of the last batch that had one (score's `logitBias`). */
+  private bias: { t: Tensor; length: number } | null = null;
   /** AdamW step count of the last update (0: none yet). */
   private t = 0;
 
@@ -153,9 +155,12 @@ export class Model {
     return out;
   }
 
-  /** Forward on a packed batch; returns log-probs and entropies aligned with the ids. */
-  async score(batch: PackedInput): Promise<Scored> {
-    const acts = this.runForward(batch);
+  /**
+   * Forward on a packed batch; returns log-probs and entropies aligned with the ids. `logitBias`
+   * (rows · width · V) is added to the logits first (packing.ts `supportBias` renormalises over a support).
+   */
+  async score(batch: PackedInput, logitBias?: Float32Array): Promise<Scored> {
+    const acts = this.runForward(batch, logitBias);
     const { rows, width, segmentIds } = batch;
     const [logp, entropy] = [await this.ops.read(acts.logp), await this.ops.read(acts.entropy)];
     const values = this.vh ? alignToIds(await this.ops.read(acts.values), segmentIds, rows, width) : null;
@@ -174,7 +179,7 @@ export class Model {
   }
 
   /** Forward on a packed batch, leaving every activation in place (for prefill and tests). */
-  runForward(batch: PackedInput): Acts {
+  runForward(batch: PackedInput, logitBias?: Float32Array): Acts {
     const { rows, width } = batch;
     for (const [name, a] of [['inputIds', batch.inputIds], ['segmentIds', batch.segmentIds], ['positions', batch.positions]] as const) {
       if (a.length !== rows * width) throw new Error(`score: ${name} has ${a.length} entries, expected rows × width = ${rows * width}`);
@@ -190,7 +195,18 @@ export class Model {
     this.ops.upload(acts.segments, Int32Array.from(batch.segmentIds));
     this.ops.upload(acts.positions, Int32Array.from(batch.positions));
     this.ops.upload(acts.targets, targetsFor(batch.inputIds, batch.segmentIds, rows, width));
-    forward(this.ops, this.config, this.params, acts, this.vh);
+    let bias: Tensor | null = null;
+    if (logitBias) {
+      const n = rows * width * this.config.vocab;
+      if (logitBias.length !== n) throw new Error(`score: logitBias has ${logitBias.length} entries, expected rows × width × vocab = ${n}`);
+      if (this.bias?.length !== n) {
+        if (this.bias) this.ops.free(this.bias.t);
+        this.bias = { t: this.ops.alloc('act:logit_bias', n), length: n };
+      }
+      this.ops.upload(this.bias.t, logitBias);
+      bias = this.bias.t;
+    }
+    forward(this.ops, this.config, this.params, acts, this.vh, bias);
     this.batch = batch;
     return acts;
   }

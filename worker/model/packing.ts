@@ -29,6 +29,30 @@ export function alignToIds(pos: ArrayLike<number>, segments: ArrayLike<number>, 
   return out;
 }
 
+/** The logit bias outside a support: far enough below any logit that its probability is exactly 0 in float32. */
+export const OUTSIDE_SUPPORT = -1e9;
+
+/**
+ * The (rows · width, V) logit bias that renormalises each sampled id's log-prob over the
+ * sampler's support (pack's `support`: per id the kept ids, CSR by flat index): 0 on the kept ids
+ * and OUTSIDE_SUPPORT elsewhere, at the position that predicts the id (the one before it in its
+ * chain); 0 on every other position. `rows`: which rows of the batch, in order (default all).
+ */
+export function supportBias(support: { offsets: Int32Array; ids: Int32Array }, segments: ArrayLike<number>, width: number, V: number, rows: readonly number[]): Float32Array {
+  const out = new Float32Array(rows.length * width * V);
+  rows.forEach((r, k) => {
+    for (let t = 1; t < width; t++) {
+      const i = r * width + t;
+      const [from, to] = [support.offsets[i], support.offsets[i + 1]];
+      if (from === to || segments[i] === 0 || segments[i - 1] !== segments[i]) continue;
+      const row = out.subarray((k * width + t - 1) * V, (k * width + t) * V);
+      row.fill(OUTSIDE_SUPPORT);
+      for (let j = from; j < to; j++) row[support.ids[j]] = 0;
+    }
+  });
+  return out;
+}
+
 /** The transpose of alignToIds: a per-id seed (∂loss/∂logp_t) → a per-position seed. */
 export function seedToPositions(perId: ArrayLike<number>, segments: ArrayLike<number>, rows: number, width: number): Float32Array {
   const out = new Float32Array(rows * width);

@@ -37,9 +37,11 @@ export type PromptReward<T> = (completion: string, task: T) => PromptRewardResul
 /** Draws completions with `generate()`'s contract (one row per prompt, in order). */
 export type Sampler = (prompts: readonly ArrayLike<number>[], options: GenerateOptions) => Promise<Generated[]>;
 
-/** The one call of a sampled session: generate's arrays, and the version that drew them. */
+/** The one call of a sampled session: generate's arrays (the support when recorded), and the version that drew them. */
 export interface SampledCall extends Omit<Generated, 'support'> {
   version: number;
+  /** Per sampled id, the ids the top-k/top-p filter kept (`recordSupport`). */
+  support?: Int32Array[];
 }
 
 /** A single-turn session as a PromptSource makes it. */
@@ -63,6 +65,8 @@ export interface PromptSourceOptions<T> {
   sampling?: SamplingOptions;
   /** Seed of the samplers (see the module comment). Default 0. */
   seed?: number;
+  /** Keep each sampled id's top-k/top-p support on its call (for training renormalised over it). Default false. */
+  recordSupport?: boolean;
   /** Told after each sampled position of a draw: rows finished, rows in the draw (a Model policy only). */
   onProgress?: (finished: number, rows: number) => void;
 }
@@ -165,7 +169,7 @@ export class PromptSource<T extends { id: string }> {
     let generated: Generated[];
     try {
       const { eos, maxNewTokens, sampling } = this.o;
-      generated = await this.sampler(live.map((q) => this.o.prompt(q.task)), { ...sampling, maxNew: maxNewTokens, eos, seed, ...(this.o.onProgress ? { onProgress: this.o.onProgress } : {}) });
+      generated = await this.sampler(live.map((q) => this.o.prompt(q.task)), { ...sampling, maxNew: maxNewTokens, eos, seed, ...(this.o.recordSupport ? { recordSupport: true } : {}), ...(this.o.onProgress ? { onProgress: this.o.onProgress } : {}) });
       if (generated.length !== live.length) throw new Error(`PromptSource: the sampler returned ${generated.length} completions for ${live.length} prompts`);
     } catch (e) {
       for (const q of live) this.settle(q, (p) => p.reject(e));
@@ -181,7 +185,7 @@ export class PromptSource<T extends { id: string }> {
       const ids = g.finishReason === 'stop' ? g.sampledIds.subarray(0, g.sampledIds.length - 1) : g.sampledIds;
       const r = await this.o.reward(this.o.decode(ids), q.task);
       if (!Number.isFinite(r.score)) throw new Error(`PromptSource: the reward of session ${q.sample} of task ${JSON.stringify(q.task.id)} is ${r.score}; expected a finite number`);
-      const call: SampledCall = { promptIds: g.promptIds, sampledIds: g.sampledIds, behaviorLogProbs: g.behaviorLogProbs, rawLogProbs: g.rawLogProbs, finishReason: g.finishReason, version: q.version };
+      const call: SampledCall = { promptIds: g.promptIds, sampledIds: g.sampledIds, behaviorLogProbs: g.behaviorLogProbs, rawLogProbs: g.rawLogProbs, finishReason: g.finishReason, version: q.version, ...(g.support ? { support: g.support } : {}) };
       const session: SampledSession = {
         task: q.task.id, group: q.task.id, sample: q.sample, attempt: 0, calls: [call],
         status: g.finishReason === 'stop' ? 'completed' : 'truncated',

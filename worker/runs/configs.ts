@@ -46,6 +46,8 @@ export function grpoConfigOf(o: GrpoRunOptions, base: GrpoConfig): GrpoConfig {
     evalEvery: o.evalEvery, evalN: o.evalN,
     task: { ...base.task, trainProblems: o.trainProblems },
   };
+  if (o.renormalize) config.renormalize = true;
+  else delete config.renormalize;
   if (o.trainProblems === undefined) delete config.task.trainProblems;
   delete config.importance;
   delete config.rejection;
@@ -79,6 +81,7 @@ export function grpoOptionsOf(c: GrpoConfig, run: Bookkeeping): GrpoRunOptions {
     rejection: { ...c.rejection } as GrpoRunOptions['rejection'],
     beta1: c.beta1, beta2: c.beta2, eps: c.eps, weightDecay: c.weightDecay, maxGradNorm: c.maxGradNorm,
     epochs: c.epochs, miniBatches: c.miniBatches,
+    ...(c.renormalize ? { renormalize: true } : {}),
     evalEvery: c.evalEvery,
     ...run,
   };

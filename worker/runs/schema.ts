@@ -225,6 +225,9 @@ const grpoRest = {
   checkpointEvery: run.checkpointEvery,
 };
 
+/** Single-turn presets only: the episode rollout does not record the support. */
+const renormalize = z.boolean().optional().meta({ title: 'Renormalise over the support', section: 'Sampling', description: "Train on log-probs renormalised over each sampled id's top-k/top-p support, as the sampler drew them (dew). Off: the full softmax. Only changes anything with top-k or top-p on." });
+
 const prompts = int(1, 256, { title: 'Prompts per step', section: 'Sampling', description: 'Prompts (tasks) sampled per step (P).', common: true });
 const group = int(2, 64, { title: 'Group size', section: 'Sampling', description: 'Completions (episodes) per prompt (G), the advantage group.', common: true });
 
@@ -259,6 +262,7 @@ export const grpoSchema = z
     prompts,
     group,
     seed: run.seed,
+    renormalize,
     trainProblems: int(1, 5000, {
       title: 'Training problems',
       section: 'Sampling',
@@ -289,6 +293,7 @@ const { advantage: _advantage, maskZeroAdvantage: _mask, ...ppoRest } = grpoRest
 export const ppoSchema = z
   .strictObject({
     preset: z.literal('ppo-arith'),
+    renormalize,
     steps: run.steps,
     lr,
     prompts,

@@ -12,6 +12,7 @@ import type { ArithOptions, ArithTask, TrainStream } from '../data/arith';
 import { encodeExample, heldOut, trainStream } from '../data/arith';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { Model } from '../model/model';
+import { supportBias } from '../model/packing';
 import type { PackedInput, Scored } from '../model/model';
 import { taskMathReward } from '../rewards/task-math-reward';
 import type { PackedBatch, PackOptions, PackResult } from '../rl/pack-types';
@@ -68,6 +69,11 @@ export interface GrpoConfig extends OptimizerConfig {
    */
   epochs: number;
   miniBatches: number;
+  /**
+   * Renormalise the trainer's log-probs over each sampled id's top-k/top-p support, as the
+   * sampler did (dew; the sampler records the support). Off by default: the full softmax.
+   */
+  renormalize?: boolean;
   evalEvery: number;
   evalN: number;
   task: ArithOptions;
@@ -258,6 +264,12 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
   const c = ctx.config;
   const steps = stepsPerBatch(c);
   const plan = miniBatchRows(packed.rows, packed.rowsNeeded, c.epochs, c.miniBatches, mulberry32((c.seed * 100_003 + ctx.step) ^ 0x6a09e667));
+  // Renormalised over the sampler's support: every scoring of these rows adds the support's logit bias.
+  const support = c.renormalize ? packed.support : null;
+  if (c.renormalize && !support) throw new Error('updateOnBatch: renormalize needs the sampler\'s support on every call (sample with recordSupport)');
+  const V = ctx.model.config.vocab;
+  const biasOf = (rows: readonly number[]) => (support ? supportBias(support, packed.segmentIds, packed.width, V, rows) : undefined);
+  const allRows = Array.from({ length: packed.rows }, (_, r) => r);
   // Old log-probs. One update per batch: the sampler's raw log-probs (ratio ≡ 1 up to float32,
   // calibration.md). More: the trainer's rescoring under the weights before the first update
   // (verl `old_log_prob`), done in epoch 0's mini-batches last to first, so that the activations
@@ -274,20 +286,22 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
   } else if (steps === 1) {
     ctx.onProgress?.('training', 0, steps, 'updates');
     const t = performance.now();
-    firstScored = await ctx.model.score(packed);
+    firstScored = await ctx.model.score(packed, biasOf(allRows));
     tFirstForward = performance.now() - t;
+    // The sampler's raw log-probs are over the whole vocabulary: renormalised, old is this forward's own, detached (ratio ≡ 1).
+    if (support) oldLogp = Float64Array.from(firstScored.logp);
   } else {
     ctx.onProgress?.('old log-probs');
     rescored = new Float64Array(packed.rows * packed.width);
     for (let b = c.miniBatches - 1; b >= 0; b--) {
-      firstScored = await ctx.model.score(miniBatchOf(packed, plan[0][b]));
+      firstScored = await ctx.model.score(miniBatchOf(packed, plan[0][b]), biasOf(plan[0][b]));
       putRows(rescored, firstScored.logp, plan[0][b], packed.width);
     }
     oldLogp = rescored;
   }
   const tOld = performance.now();
   if (ctx.reference) ctx.onProgress?.('reference log-probs');
-  const refLogp = ctx.reference ? (await ctx.reference.score(packed)).logp : undefined;
+  const refLogp = ctx.reference ? (await ctx.reference.score(packed, biasOf(allRows))).logp : undefined;
   const tScore = performance.now();
   const options: GrpoObjectiveOptions = { policyLoss: c.policyLoss, aggregation: c.aggregation, beta: c.beta, kl: c.kl, importance: c.importance, rejection: c.rejection };
   const dlogp = new Float64Array(packed.rows * packed.width);
@@ -298,7 +312,7 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
     for (let b = 0; b < c.miniBatches; b++) {
       ctx.onProgress?.('training', updates.length, steps, 'updates');
       const mb = miniBatchOf(packed, plan[e][b]);
-      const scored = e === 0 && b === 0 && firstScored ? firstScored : await ctx.model.score(mb);
+      const scored = e === 0 && b === 0 && firstScored ? firstScored : await ctx.model.score(mb, biasOf(plan[e][b]));
       const input = { rows: mb.rows, width: mb.width, logp: scored.logp, oldLogp: oldLogp && mb.take(oldLogp), behaviorLogp: mb.behaviorLogp, refLogp: refLogp && mb.take(refLogp), advantages: mb.advantages, responseMask: mb.responseMask, segmentIds: mb.segmentIds, sessionWeights: mb.sessionWeights, sessionIds: mb.sessionIds, entropy: scored.entropy };
       const critic = ctx.critic;
       let obj: GrpoObjectiveOutput | PpoObjectiveOutput;
@@ -373,6 +387,7 @@ export class GrpoRun {
       decode: (ids) => tok.decode(ids),
       prompt: (task) => encodeExample(tok, task).promptIds, eos: tok.eos, maxNewTokens: config.maxNew,
       sampling: { temperature: config.temperature, topK: config.topK, topP: config.topP }, seed: config.seed * 100_003 + 1,
+      ...(config.renormalize ? { recordSupport: true } : {}),
       onProgress: (finished, rows) => this.onProgress?.('sampling', finished, rows, 'sequences'),
     });
     this.rollout = new SampledRollout(source, { groups: config.group, pack: { estimator: config.estimator, advantage: config.advantage, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage } });

@@ -23,6 +23,7 @@ import type { ArithTask, TrainStream } from '../data/arith';
 import { encodeExample, heldOut, trainStream } from '../data/arith';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { Model } from '../model/model';
+import { supportBias } from '../model/packing';
 import type { PhaseReport, SessionCritic } from '../protocol';
 import { taskMathReward } from '../rewards/task-math-reward';
 import { gae } from '../rl/index';
@@ -127,6 +128,7 @@ export class PpoRun {
       decode: (ids) => tok.decode(ids),
       prompt: (task) => encodeExample(tok, task).promptIds, eos: tok.eos, maxNewTokens: config.maxNew,
       sampling: { temperature: config.temperature, topK: config.topK, topP: config.topP }, seed: config.seed * 100_003 + 1,
+      ...(config.renormalize ? { recordSupport: true } : {}),
       onProgress: (finished, rows) => this.onProgress?.('sampling', finished, rows, 'sequences'),
     });
     this.rollout = new SampledRollout(source, { groups: config.group, pack: { estimator: 'none', truncation: config.truncation, maskZeroAdvantage: false } });
@@ -150,7 +152,8 @@ export class PpoRun {
     const first = packForUpdate((options) => this.rollout.pack(sessions, 2 * longest, options), c.miniBatches);
     if (!first.ok) throw new Error(`PPO batch does not pack: ${first.message}`);
     this.onProgress?.('old log-probs');
-    const scored = await this.model.score(first);
+    const rows = Array.from({ length: first.rows }, (_, r) => r);
+    const scored = await this.model.score(first, c.renormalize && first.support ? supportBias(first.support, first.segmentIds, first.width, this.model.config.vocab, rows) : undefined);
     const oldValues = Float64Array.from(scored.values!);
     const g = gae(
       { rewards: first.tokenRewards, values: oldValues, mask: first.responseMask, rows: first.rows, width: first.width, sessionIds: first.sessionIds, callIndex: first.callIndex },
