@@ -130,6 +130,12 @@ export function createWorkbench(
     async batchAt(runId: string, step: number) {
       return store.batchAt(runId, step);
     },
+    async flowAt(runId: string, step: number) {
+      return store.flowAt(runId, step);
+    },
+    async flowField(runId: string, size?: number) {
+      return runs.flowField(runId, size);
+    },
     async sessionsAt(runId: string, step: number) {
       return store.sessionsAt(runId, step);
     },

@@ -143,6 +143,10 @@ export interface WorkbenchApi {
   groupsAt(runId: string, step: number): Promise<GroupRecord[] | null>;
   /** The packed batch of one step, or null when that step has none. */
   batchAt(runId: string, step: number): Promise<BatchRecord | null>;
+  /** A Flow-GRPO step's sample cloud, or null when that step has none. */
+  flowAt(runId: string, step: number): Promise<FlowCloud | null>;
+  /** A stored Flow-GRPO run's reward over its view box (`size` × `size`), or null when the run is not one. */
+  flowField(runId: string, size?: number): Promise<FlowField | null>;
   /** The sessions of one step (GRPO), with every call's ids and log-probs, or null when that step has none. */
   sessionsAt(runId: string, step: number): Promise<SessionRecord[] | null>;
   /**
@@ -244,7 +248,7 @@ export type RunEvent =
  * evaluation, storing the step, writing a checkpoint. `step` covers a trainer that does not
  * report its phases (SFT). DPO's sampling counts the pairs found.
  */
-export type StepPhase = 'sampling' | 'old log-probs' | 'reference log-probs' | 'training' | 'evaluating' | 'storing' | 'checkpointing' | 'step';
+export type StepPhase = 'pretraining' | 'sampling' | 'old log-probs' | 'reference log-probs' | 'training' | 'evaluating' | 'storing' | 'checkpointing' | 'step';
 
 /** How a trainer tells where its step is: the phase and, when counted, `done` of `total` `unit`. */
 export type PhaseReport = (phase: StepPhase, done?: number, total?: number, unit?: string) => void;
@@ -376,6 +380,56 @@ export interface PpoRunOptions extends Omit<GrpoRunOptions, 'preset' | 'advantag
   valueClip: number;
 }
 
+/**
+ * Options of a Flow-GRPO run on 2-D points (flowgrpo-2d, worker/flow): a small rectified-flow
+ * policy pretrained by flow matching at the start of the run, then GRPO on its SDE samples with a
+ * "land inside this shape" reward.
+ */
+export interface FlowRunOptions {
+  preset: 'flowgrpo-2d';
+  steps: number;
+  lr: number;
+  seed: number;
+  /** Groups per step (each shares its starting noise) and samples per group. */
+  groups: number;
+  group: number;
+  /** Denoising steps of the SDE sampler and its noise level a (σ_t = a·√(t/(1−t))). */
+  sdeSteps: number;
+  noiseLevel: number;
+  /** PPO ratio band 1 ± clipRange, advantage clip, KL strength to the pretrained policy. */
+  clipRange: number;
+  advClipMax: number;
+  beta: number;
+  epochs: number;
+  miniBatches: number;
+  /** The shape to land in, and the length scale of the smooth reward outside it (0: 0/1 reward). */
+  target: 'ring' | 'discs';
+  smooth: number;
+  /** Flow-matching steps that make the starting policy (from N(0, I) to three blobs). */
+  pretrainSteps: number;
+  evalEvery: number;
+  /** Fixed starting points whose ODE samples are scored (the accuracy: the fraction inside the shape). */
+  evalN: number;
+  checkpointEvery: number;
+}
+
+/** One step's sample cloud of a Flow-GRPO run: N final points (N × 2, group-major), their rewards and advantages (0: not trained). */
+export interface FlowCloud {
+  step: number;
+  points: Float32Array;
+  rewards: Float32Array;
+  advantages: Float32Array;
+  group: number;
+}
+
+/** The reward of a Flow-GRPO run over its view box: `values` is size × size, row 0 at y = −box, column 0 at x = −box. */
+export interface FlowField {
+  box: number;
+  size: number;
+  values: Float32Array;
+  target: { kind: 'ring'; center: [number, number]; inner: number; outer: number } | { kind: 'discs'; discs: { center: [number, number]; radius: number }[] };
+}
+
 /** Options of a DPO run from the shipped base checkpoint (pairs from the base model's samples). */
 export interface DpoRunOptions {
   preset: 'dpo-arith';
@@ -404,14 +458,15 @@ export interface DpoRunOptions {
   checkpointEvery: number;
 }
 
-export type RunOptions = SftRunOptions | GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | DpoRunOptions;
+export type RunOptions = SftRunOptions | GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | DpoRunOptions | FlowRunOptions;
 
 export type PresetInfo =
   | { name: 'sft-arith'; title: string; description: string; defaults: SftRunOptions; fields: FieldSpec[] }
   | { name: 'grpo-arith'; title: string; description: string; defaults: GrpoRunOptions; fields: FieldSpec[] }
   | { name: EpisodePreset; title: string; description: string; defaults: EpisodeGrpoRunOptions; fields: FieldSpec[] }
   | { name: 'ppo-arith'; title: string; description: string; defaults: PpoRunOptions; fields: FieldSpec[] }
-  | { name: 'dpo-arith'; title: string; description: string; defaults: DpoRunOptions; fields: FieldSpec[] };
+  | { name: 'dpo-arith'; title: string; description: string; defaults: DpoRunOptions; fields: FieldSpec[] }
+  | { name: 'flowgrpo-2d'; title: string; description: string; defaults: FlowRunOptions; fields: FieldSpec[] };
 
 /** A problem with run options: the dotted path of the field and a message naming it and its allowed range or values. */
 export interface OptionProblem {

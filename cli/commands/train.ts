@@ -11,9 +11,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importCheckpoint } from '../../worker/model/checkpoint';
-import type { DpoRunOptions, GrpoRunOptions, PpoRunOptions } from '../../worker/protocol';
+import type { DpoRunOptions, FlowRunOptions, GrpoRunOptions, PpoRunOptions } from '../../worker/protocol';
 import { PPO_ARITH, PpoRun } from '../../worker/train/ppo';
-import { dpoConfigOf, dpoOptionsOf, episodeGrpoConfigOf, episodeGrpoOptionsOf, grpoConfigOf, grpoOptionsOf, ppoConfigOf, ppoOptionsOf } from '../../worker/runs/configs';
+import { FLOW_GRPO_2D, PRETRAIN_DEFAULTS } from '../../worker/flow/index';
+import { flowTrainer, type Trainer } from '../../worker/runs/run-manager';
+import { dpoConfigOf, dpoOptionsOf, episodeGrpoConfigOf, episodeGrpoOptionsOf, flowOptionsOf, grpoConfigOf, grpoOptionsOf, ppoConfigOf, ppoOptionsOf } from '../../worker/runs/configs';
 import { checkRunOptions } from '../../worker/runs/fields';
 import { DPO_ARITH, DpoRun } from '../../worker/train/dpo';
 import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
@@ -36,10 +38,11 @@ const PRESET_OPTIONS = {
   'grpo-code': () => episodeGrpoOptionsOf(GRPO_CODE, { evalN: GRPO_CODE.evalN, checkpointEvery: 0 }),
   'ppo-arith': () => ppoOptionsOf(PPO_ARITH, { evalN: PPO_ARITH.evalN, checkpointEvery: 0 }),
   'dpo-arith': () => dpoOptionsOf(DPO_ARITH, { evalN: DPO_ARITH.evalN, checkpointEvery: 0 }),
+  'flowgrpo-2d': () => flowOptionsOf(FLOW_GRPO_2D, PRETRAIN_DEFAULTS, { checkpointEvery: 0 }),
 } as const;
 
 /** The options to run: `--config FILE` or the preset's, with the flags written over them, checked by the schema. */
-export function cliRunOptions(f: Record<string, string | number | boolean | undefined>): GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | DpoRunOptions {
+export function cliRunOptions(f: Record<string, string | number | boolean | undefined>): GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | DpoRunOptions | FlowRunOptions {
   let options: Record<string, unknown>;
   if (f.config !== undefined) {
     if (f.preset !== undefined) throw new UsageError('dewpoint train: give --preset or --config, not both (the config names its preset)');
@@ -64,10 +67,10 @@ export function cliRunOptions(f: Record<string, string | number | boolean | unde
   }
   const flagFields: Record<string, string> = { steps: 'steps', seed: 'seed', lr: 'lr', 'max-grad-norm': 'maxGradNorm', 'eval-every': 'evalEvery', 'eval-n': 'evalN', 'train-problems': 'trainProblems' };
   for (const [flag, field] of Object.entries(flagFields)) if (f[flag] !== undefined) options[field] = f[flag];
-  if (f.prompts !== undefined) options[options.preset === 'dpo-arith' ? 'pairs' : 'prompts'] = f.prompts;
+  if (f.prompts !== undefined) options[options.preset === 'dpo-arith' ? 'pairs' : options.preset === 'flowgrpo-2d' ? 'groups' : 'prompts'] = f.prompts;
   const problems = checkRunOptions(options);
   if (problems.length) throw new UsageError(`dewpoint train: invalid run options:\n${problems.map((p) => `  ${p.message}`).join('\n')}`);
-  return options as unknown as GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | DpoRunOptions;
+  return options as unknown as GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | DpoRunOptions | FlowRunOptions;
 }
 
 export async function trainCommand(argv: string[]): Promise<number> {
@@ -76,12 +79,15 @@ export async function trainCommand(argv: string[]): Promise<number> {
   const name = options.preset;
   const episodic = options.preset === 'grpo-calc' || options.preset === 'grpo-guess' || options.preset === 'grpo-code';
   if (f.journal !== undefined && !episodic) throw new UsageError(`dewpoint train: --journal is for the episode presets (grpo-calc, grpo-guess, grpo-code), not ${name}`);
-  const dir = (f.checkpoint as string | undefined) ?? `public/checkpoints/${baseOf(name)}`;
-  const checkpoint = importCheckpoint(readCheckpointDir(dir));
+  const baseName = baseOf(name);
+  if (baseName === null && f.checkpoint !== undefined) throw new UsageError(`dewpoint train: ${name} starts from no checkpoint (its policy is pretrained in the run); drop --checkpoint`);
+  const dir = (f.checkpoint as string | undefined) ?? `public/checkpoints/${baseName}`;
+  const loaded = baseName === null ? null : importCheckpoint(readCheckpointDir(dir));
+  const base = () => loaded!;
   const { ops, info } = await cliBackend(f.backend);
   const print = (x: Record<string, unknown>) =>
     process.stdout.write(`${f.json ? JSON.stringify(x) : Object.entries(x).map(([k, v]) => `${k}=${typeof v === 'number' ? +v.toPrecision(4) : v}`).join(' ')}\n`);
-  let run: DpoRun | GrpoRun | GrpoEpisodeRun | PpoRun;
+  let run: DpoRun | GrpoRun | GrpoEpisodeRun | PpoRun | Pick<Trainer, 'next' | 'evaluate'>;
   let steps: number;
   let evalEvery: number;
   let evalN: number;
@@ -97,22 +103,26 @@ export async function trainCommand(argv: string[]): Promise<number> {
       writeFileSync(join(journal.journal.runDir(runId), RUN_FILE), JSON.stringify(file, null, 2));
       process.stderr.write(`train ${name}: journaling every turn to ${f.journal} as run ${runId}\n`);
     }
-    run = new GrpoEpisodeRun(ops, config, checkpoint, journal, { codeGrader: local?.grader ?? null });
+    run = new GrpoEpisodeRun(ops, config, base(), journal, { codeGrader: local?.grader ?? null });
     ({ steps, evalEvery, evalN } = config);
+  } else if (options.preset === 'flowgrpo-2d') {
+    // Pretrained by flow matching on the first call (no base checkpoint); the accuracy is the fraction of the ODE preview inside the shape.
+    run = flowTrainer(ops, options);
+    ({ steps, evalEvery, evalN } = options);
   } else if (options.preset === 'ppo-arith') {
     const config = ppoConfigOf(options, PPO_ARITH);
-    run = new PpoRun(ops, config, checkpoint);
+    run = new PpoRun(ops, config, base());
     ({ steps, evalEvery, evalN } = config);
   } else if (options.preset === 'dpo-arith') {
     const config = dpoConfigOf(options, DPO_ARITH);
-    run = new DpoRun(ops, config, checkpoint);
+    run = new DpoRun(ops, config, base());
     ({ steps, evalEvery, evalN } = config);
   } else {
     const config = grpoConfigOf(options as GrpoRunOptions, GRPO_ARITH);
-    run = new GrpoRun(ops, config, checkpoint);
+    run = new GrpoRun(ops, config, base());
     ({ steps, evalEvery, evalN } = config);
   }
-  process.stderr.write(`train ${name}: ${describeBackend(info)}, from ${dir}, ${steps} steps\n`);
+  process.stderr.write(`train ${name}: ${describeBackend(info)}, from ${loaded ? dir : 'a policy pretrained in the run'}, ${steps} steps\n`);
   let evaluated = evalN;
   const evaluate = async (step: number) => {
     const ev = await run.evaluate();
@@ -132,7 +142,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
     let last = first;
     for (let s = 1; s <= steps; s++) {
       const { metrics } = await run.next();
-      const keys = ['episodes/turns_mean', 'episodes/completed', 'episodes/truncated', 'episodes/error', 'loss/dpo', 'loss/nll_chosen', 'rewards/margins', 'rewards/accuracies', 'reward/mean', 'reward/std', 'reward/frac_reward_zero_std', 'loss/total', 'rl/pg_clipfrac', 'rl/ppo_kl', 'rl/entropy', 'mismatch/kl', 'opt/grad_norm', 'response/mean_length', 'loss/value', 'critic/vf_explained_var', 'critic/vf_clipfrac', 'critic/values/mean', 'critic/returns/mean', 'perf/sample_ms', 'perf/old_logprob_ms', 'perf/ref_ms', 'perf/train_ms', 'perf/tokens_per_s'];
+      const keys = ['reward/inside_frac', 'eval/inside_frac', 'rl/pg_clipfrac', 'rl/approx_kl', 'episodes/turns_mean', 'episodes/completed', 'episodes/truncated', 'episodes/error', 'loss/dpo', 'loss/nll_chosen', 'rewards/margins', 'rewards/accuracies', 'reward/mean', 'reward/std', 'reward/frac_reward_zero_std', 'loss/total', 'rl/pg_clipfrac', 'rl/ppo_kl', 'rl/entropy', 'mismatch/kl', 'opt/grad_norm', 'response/mean_length', 'loss/value', 'critic/vf_explained_var', 'critic/vf_clipfrac', 'critic/values/mean', 'critic/returns/mean', 'perf/sample_ms', 'perf/old_logprob_ms', 'perf/ref_ms', 'perf/train_ms', 'perf/tokens_per_s'];
       print({ step: s, ...(f.json ? metrics : Object.fromEntries(keys.filter((k) => k in metrics).map((k) => [k, metrics[k]]))) });
       if (evalEvery > 0 && (s % evalEvery === 0 || s === steps)) last = await evaluate(s);
     }

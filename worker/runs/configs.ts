@@ -4,7 +4,8 @@
  * stands for, so a preset's defaults are its trainer config and the two cannot drift (tested:
  * `grpoConfigOf(grpoOptionsOf(GRPO_ARITH))` is GRPO_ARITH). Not validation (schema.ts).
  */
-import type { DpoRunOptions, EpisodeGrpoRunOptions, GrpoRunOptions, ImportanceRunOptions, PolicyLossRunOptions, PpoRunOptions, SftRunOptions } from '../protocol';
+import type { DpoRunOptions, EpisodeGrpoRunOptions, FlowRunOptions, GrpoRunOptions, ImportanceRunOptions, PolicyLossRunOptions, PpoRunOptions, SftRunOptions } from '../protocol';
+import { FLOW_DISCS, FLOW_RING, PRETRAIN_DEFAULTS, type FlowGrpoConfig, type PretrainOptions } from '../flow/index';
 import type { PolicyLossSpec } from '../rl/index';
 import type { DpoConfig } from '../train/dpo';
 import type { GrpoConfig } from '../train/grpo';
@@ -111,6 +112,28 @@ export function ppoOptionsOf(c: PpoConfig, run: Bookkeeping): PpoRunOptions {
   const { gamma, lam, shiftMean, valueCoefficient, valueClip } = c;
   const { preset: _preset, advantage: _advantage, maskZeroAdvantage: _mask, trainProblems: _none, ...shared } = grpoOptionsOf(c, run);
   return { ...shared, preset: 'ppo-arith', gamma, lam, shiftMean, valueCoefficient, valueClip };
+}
+
+/** Flow-GRPO: the options onto FLOW_GRPO_2D (and the pretraining's step count onto PRETRAIN_DEFAULTS). */
+export function flowConfigOf(o: FlowRunOptions, base: FlowGrpoConfig): { config: FlowGrpoConfig; pretrain: PretrainOptions } {
+  const config: FlowGrpoConfig = {
+    ...base,
+    seed: o.seed, steps: o.steps, groups: o.groups, group: o.group, lr: o.lr,
+    sde: { ...base.sde, steps: o.sdeSteps, noiseLevel: o.noiseLevel },
+    clipRange: o.clipRange, advClipMax: o.advClipMax, beta: o.beta, epochs: o.epochs, miniBatches: o.miniBatches,
+    reward: { ...(o.target === 'ring' ? FLOW_RING : FLOW_DISCS), smooth: o.smooth },
+    evalEvery: o.evalEvery, evalN: o.evalN,
+  };
+  return { config, pretrain: { ...PRETRAIN_DEFAULTS, iterations: o.pretrainSteps } };
+}
+
+export function flowOptionsOf(c: FlowGrpoConfig, pretrain: PretrainOptions, run: { checkpointEvery: number }): FlowRunOptions {
+  return {
+    preset: 'flowgrpo-2d', steps: c.steps, lr: c.lr, seed: c.seed, groups: c.groups, group: c.group,
+    sdeSteps: c.sde.steps, noiseLevel: c.sde.noiseLevel, clipRange: c.clipRange, advClipMax: c.advClipMax, beta: c.beta,
+    epochs: c.epochs, miniBatches: c.miniBatches, target: c.reward.target.kind, smooth: c.reward.smooth,
+    pretrainSteps: pretrain.iterations, evalEvery: c.evalEvery, evalN: c.evalN, ...run,
+  };
 }
 
 export function dpoConfigOf(o: DpoRunOptions, base: DpoConfig): DpoConfig {

@@ -7,7 +7,8 @@ import { DPO_ARITH } from '../train/dpo';
 import { GRPO_ARITH } from '../train/grpo';
 import { SFT_ARITH } from '../train/sft';
 import { GRPO_CALC, GRPO_CODE, GRPO_GUESS } from '../train/grpo-episodes';
-import { dpoOptionsOf, episodeGrpoOptionsOf, grpoOptionsOf, ppoOptionsOf, sftOptionsOf } from './configs';
+import { dpoOptionsOf, episodeGrpoOptionsOf, flowOptionsOf, grpoOptionsOf, ppoOptionsOf, sftOptionsOf } from './configs';
+import { FLOW_GRPO_2D, PRETRAIN_DEFAULTS } from '../flow/index';
 import { PPO_ARITH } from '../train/ppo';
 import { optionFields } from './fields';
 
@@ -67,5 +68,13 @@ export const PRESETS: PresetInfo[] = [
       "DPO on pairs from the base model's own samples (8 per prompt at T = 1; chosen = a correct completion, rejected = an incorrect one), the frozen base as reference, β = 0.1, plus an NLL term on the chosen completion (weight 1, TRL rpo_alpha): plain DPO collapses accuracy here (calibration.md).",
     defaults: dpoOptionsOf(DPO_ARITH, { evalN: 100, checkpointEvery: 50 }),
     fields: optionFields('dpo-arith'),
+  },
+  {
+    name: 'flowgrpo-2d',
+    title: 'Flow-GRPO: land 2-D points inside a shape',
+    description:
+      'A rectified-flow policy over 2-D points (an MLP velocity field, 3 × 64, time-conditioned) is first pretrained by flow matching to carry N(0, I) to three blobs, then trained with Flow-GRPO: 8 groups × 8 samples per step drawn with the SDE sampler (10 denoising steps, a Gaussian log-probability per step), reward 1 inside the shape (the ring 0.75 ≤ |p| ≤ 0.9) and exp(−(d/0.15)²) outside, group advantages (population std, 1e-4), clip 0.05 per transition. The Flow view shows the sample cloud of any step over the reward field; the accuracy is the fraction of 256 fixed ODE samples inside the shape. Flow runs keep no checkpoint: they cannot be continued.',
+    defaults: flowOptionsOf(FLOW_GRPO_2D, PRETRAIN_DEFAULTS, { checkpointEvery: 0 }),
+    fields: optionFields('flowgrpo-2d'),
   },
 ];

@@ -17,11 +17,12 @@ import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
 import type { KindServices } from '../episodes/kinds';
 import { EPISODE_PRESETS } from '../protocol';
-import type { BatchRecord, ContinueResult, DeleteResult, EpisodeGrpoRunOptions, GroupRecord, PhaseReport, RunBackendChoice, RunEvent, RunOptions, RunStatus, RunSummary } from '../protocol';
+import type { BatchRecord, ContinueResult, DeleteResult, EpisodeGrpoRunOptions, FlowCloud, FlowField, FlowRunOptions, GroupRecord, PhaseReport, RunBackendChoice, RunEvent, RunOptions, RunStatus, RunSummary } from '../protocol';
+import { FLOW_GRPO_2D, FLOW_VIEW_BOX, FlowGrpoRun, flowReward, pretrainBase, validateFlowGrpoConfig } from '../flow/index';
 import type { Session } from '../rl/types';
 import type { ResumeRecord, RunMeta, RunStore } from '../store/run-store';
 import { StorageFullError } from '../store/run-store';
-import { dpoConfigOf, episodeGrpoConfigOf, grpoConfigOf, ppoConfigOf, sftConfigOf } from './configs';
+import { dpoConfigOf, episodeGrpoConfigOf, flowConfigOf, grpoConfigOf, ppoConfigOf, sftConfigOf } from './configs';
 import { checkRunOptions } from './fields';
 import { batchRecord, groupRecords, pairRecords, pairSessions, type GroupsConfig } from './groups';
 import type { RunLocks } from './run-locks';
@@ -40,7 +41,7 @@ export type BaseName = 'arith-base' | 'calc-base' | 'guess-base' | 'code-base';
 
 /** The base checkpoint a preset starts from (SFT starts from nothing: null). */
 export function baseOf(preset: RunOptions['preset']): BaseName | null {
-  if (preset === 'sft-arith') return null;
+  if (preset === 'sft-arith' || preset === 'flowgrpo-2d') return null;
   if (preset === 'grpo-calc') return 'calc-base';
   if (preset === 'grpo-guess') return 'guess-base';
   if (preset === 'grpo-code') return 'code-base';
@@ -55,11 +56,12 @@ function episodeConfigOf(o: EpisodeGrpoRunOptions) {
 }
 
 /** What the loop needs of a run, whatever its objective. */
-interface Trainer {
-  model: Model;
-  tok: CharTokenizer;
+export interface Trainer {
+  /** The language model and its tokenizer, checkpointed as a Hugging Face folder; null: the run keeps no checkpoint (Flow-GRPO). */
+  model: Model | null;
+  tok: CharTokenizer | null;
   config: object;
-  next(): Promise<{ metrics: Record<string, number>; groups?: GroupRecord[]; batch?: BatchRecord; sessions?: readonly Session[] }>;
+  next(): Promise<{ metrics: Record<string, number>; groups?: GroupRecord[]; batch?: BatchRecord; sessions?: readonly Session[]; flow?: FlowCloud }>;
   /** Where the step under way is, for trainers that report it (GRPO); others report the whole step as `step`. */
   onProgress?: (report: PhaseReport | null) => void;
   evaluate(): Promise<EvalResult>;
@@ -78,6 +80,48 @@ function grpoTrainer(grpo: GrpoRun | GrpoEpisodeRun | PpoRun, config: GroupsConf
     evaluate: () => grpo.evaluate(),
     onProgress: (report) => (grpo.onProgress = report),
     run: grpo,
+  };
+}
+
+/**
+ * A Flow-GRPO run as the loop drives it: the policy is pretrained (flow matching) on its first
+ * call, each step stores its sample cloud, and the evaluation is the fraction of the fixed ODE
+ * preview inside the shape. It keeps no checkpoint (there is no language model to export).
+ */
+export function flowTrainer(ops: Ops, o: FlowRunOptions): Trainer {
+  const { config, pretrain } = flowConfigOf(o, FLOW_GRPO_2D);
+  const problems = validateFlowGrpoConfig(config);
+  if (problems.length) throw new Error(`flowgrpo-2d: ${problems.join('; ')}`);
+  let report: PhaseReport | null = null;
+  let flow: FlowGrpoRun | null = null;
+  const ready = async (): Promise<FlowGrpoRun> => {
+    if (flow) return flow;
+    report?.('pretraining', 0, pretrain.iterations, 'steps');
+    const { weights } = await pretrainBase(ops, config.model, pretrain, config.seed, (i) => {
+      if ((i + 1) % 50 === 0) report?.('pretraining', i + 1, pretrain.iterations, 'steps');
+    });
+    flow = new FlowGrpoRun(ops, config, weights);
+    return flow;
+  };
+  return {
+    model: null, tok: null, config,
+    next: async () => {
+      const s = await (await ready()).next();
+      report?.('storing');
+      return { metrics: s.metrics, flow: { step: s.step, points: s.points, rewards: Float32Array.from(s.rewards), advantages: Float32Array.from(s.advantages), group: config.group } };
+    },
+    evaluate: async () => {
+      const points = await (await ready()).preview();
+      const { inside } = flowReward(points, config.reward);
+      return { n: inside.length, accuracy: inside.reduce((a, b) => a + b, 0) / inside.length, meanLength: 0, samples: [] };
+    },
+    onProgress: (r) => (report = r),
+    run: {
+      position: () => ({ step: flow?.step ?? 0, tasksDrawn: 0 }),
+      resumeAt: () => {
+        throw new Error('flowgrpo-2d runs keep no checkpoint: start a new run');
+      },
+    },
   };
 }
 
@@ -276,7 +320,7 @@ export class RunManager {
    */
   async tokenizerOf(runId: string): Promise<CharTokenizer | null> {
     const run = (await this.store.listRuns()).find((r) => r.runId === runId);
-    if (!run) return null;
+    if (!run || run.options.preset === 'flowgrpo-2d') return null; // a flow run has no tokens
     const base = baseOf(run.options.preset);
     if (base === null) return sftTokenizer(sftConfigOf(run.options as Parameters<typeof sftConfigOf>[0], SFT_ARITH));
     let tok = this.baseTokenizers.get(base);
@@ -290,6 +334,23 @@ export class RunManager {
       this.baseTokenizers.delete(base); // the next call tries again
       throw new Error(`could not read the base checkpoint's tokenizer.json (public/checkpoints/${base}): ${(e as Error).message}`);
     }
+  }
+
+  /** A stored Flow-GRPO run's reward over its view box, on a size × size grid (cell centres), or null for another run. */
+  async flowField(runId: string, size = 64): Promise<FlowField | null> {
+    if (!Number.isInteger(size) || size < 2 || size > 512) throw new Error(`flowField: size = ${size}; expected an integer in 2..512`);
+    const run = (await this.store.listRuns()).find((r) => r.runId === runId);
+    if (!run || run.options.preset !== 'flowgrpo-2d') return null;
+    const { reward } = flowConfigOf(run.options, FLOW_GRPO_2D).config;
+    const box = FLOW_VIEW_BOX;
+    const points = new Float32Array(size * size * 2);
+    for (let r = 0; r < size; r++) {
+      for (let c = 0; c < size; c++) {
+        points[2 * (r * size + c)] = -box + ((c + 0.5) * 2 * box) / size;
+        points[2 * (r * size + c) + 1] = -box + ((r + 0.5) * 2 * box) / size;
+      }
+    }
+    return { box, size, values: Float32Array.from(flowReward(points, reward).rewards), target: reward.target };
   }
 
   /**
@@ -309,6 +370,7 @@ export class RunManager {
       const sft = new SftRun(this.getOps(), sftConfigOf(o, SFT_ARITH));
       return { model: sft.model, tok: sft.tok, config: sft.config, next: async () => ({ metrics: { ...(await sft.next()) } }), evaluate: () => sft.evaluate(), run: sft };
     }
+    if (o.preset === 'flowgrpo-2d') return flowTrainer(this.getOps(), o);
     const name = baseOf(o.preset)!;
     let base: LoadedCheckpoint;
     try {
@@ -371,6 +433,7 @@ export class RunManager {
       let committed = from?.step ?? 0;
       let checkpointed = from?.step ?? null;
       const checkpoint = async (step: number) => {
+        if (!trainer.model || !trainer.tok) return;
         phase(step)('checkpointing');
         const files = await exportCheckpoint(trainer.model, trainer.tok, { kind: 'dewpoint-checkpoint', trainedWith: `Experiments view (${o.preset})`, runId, step, [o.preset.split('-')[0]]: trainer.config });
         // With AdamW's state and the trainer's position, the checkpoint is one a run can continue from.
@@ -387,7 +450,9 @@ export class RunManager {
       if (!from && o.evalEvery > 0) {
         phase(0)('evaluating', 0, o.evalN, 'problems');
         const t0 = performance.now();
+        trainer.onProgress?.(phase(0));
         const ev = await trainer.evaluate();
+        trainer.onProgress?.(null);
         emit({ type: 'eval', runId, step: 0, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n, samples: ev.samples });
         await this.store.commitStep(runId, { step: 0, metrics: {}, evaluation: { step: 0, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n }, ms: performance.now() - t0 });
       }
@@ -398,14 +463,14 @@ export class RunManager {
         if (run.status === 'stopped') {
           // The trainer stands exactly at the last committed step: its checkpoint is one to continue from.
           if (committed > 0 && checkpointed !== committed) await checkpoint(committed);
-          await setStatus('stopped', committed > 0 ? `stopped after step ${committed}; continue from its checkpoint` : 'stopped before the first step');
+          await setStatus('stopped', committed === 0 ? 'stopped before the first step' : trainer.model ? `stopped after step ${committed}; continue from its checkpoint` : `stopped after step ${committed} (this run keeps no checkpoint to continue from)`);
           return;
         }
         const t0 = performance.now();
         const report = phase(step);
         if (trainer.onProgress) trainer.onProgress(report);
         else report('step');
-        const { metrics, groups, batch, sessions } = await trainer.next();
+        const { metrics, groups, batch, sessions, flow } = await trainer.next();
         trainer.onProgress?.(null);
         let evaluation;
         if (o.evalEvery > 0 && (step % o.evalEvery === 0 || step === o.steps)) {
@@ -419,7 +484,7 @@ export class RunManager {
         let stored = false;
         while (!stored) {
           try {
-            await this.store.commitStep(runId, { step, metrics, ms: performance.now() - t0, ...(groups ? { groups } : {}), ...(batch ? { batch } : {}), ...(sessions ? { sessions } : {}), ...(evaluation ? { evaluation } : {}) });
+            await this.store.commitStep(runId, { step, metrics, ms: performance.now() - t0, ...(groups ? { groups } : {}), ...(batch ? { batch } : {}), ...(sessions ? { sessions } : {}), ...(flow ? { flow } : {}), ...(evaluation ? { evaluation } : {}) });
             stored = true;
           } catch (e) {
             if (!(e instanceof StorageFullError)) throw e;

@@ -13,7 +13,7 @@
 import type { DBSchema, IDBPDatabase } from 'idb';
 import { openDB } from 'idb';
 import type { CheckpointFiles } from '../model/checkpoint';
-import type { BackendName, BatchRecord, RunBackendChoice, GroupRecord, RunStatus } from '../protocol';
+import type { BackendName, BatchRecord, FlowCloud, RunBackendChoice, GroupRecord, RunStatus } from '../protocol';
 import type { JournalSchema } from './idb-journal';
 import { IdbJournal, runRange } from './idb-journal';
 import type { EvalRecord, ResumeRecord, RunMeta, RunRecord, RunStore, StepCommit } from './run-store';
@@ -26,7 +26,7 @@ export const DB_VERSION = 3;
 
 interface Schema extends DBSchema, JournalSchema {
   runs: { key: string; value: RunRecord };
-  steps: { key: [string, number]; value: { runId: string; step: number; metrics: Record<string, number>; evaluation?: EvalRecord }; indexes: { byRun: string } };
+  steps: { key: [string, number]; value: { runId: string; step: number; metrics: Record<string, number>; evaluation?: EvalRecord; flow?: FlowCloud }; indexes: { byRun: string } };
   groups: { key: [string, number]; value: { runId: string; step: number; groups: GroupRecord[] }; indexes: { byRun: string } };
   batches: { key: [string, number]; value: { runId: string; step: number; batch: BatchRecord } };
   checkpoints: { key: string; value: { runId: string; step: number; files: CheckpointFiles } };
@@ -94,7 +94,7 @@ export class IdbRunStore implements RunStore {
     const tx = this.db.transaction(['runs', ...PER_STEP], 'readwrite', { durability: 'strict' });
     const run = await tx.objectStore('runs').get(runId);
     if (!run) throw new Error(`run store: no run '${runId}'`);
-    const writes: Promise<unknown>[] = [tx.objectStore('steps').put({ runId, step: c.step, metrics: c.metrics, ...(c.evaluation ? { evaluation: c.evaluation } : {}) })];
+    const writes: Promise<unknown>[] = [tx.objectStore('steps').put({ runId, step: c.step, metrics: c.metrics, ...(c.evaluation ? { evaluation: c.evaluation } : {}), ...(c.flow ? { flow: c.flow } : {}) })];
     if (c.groups) writes.push(tx.objectStore('groups').put({ runId, step: c.step, groups: c.groups }));
     if (c.batch) writes.push(tx.objectStore('batches').put({ runId, step: c.step, batch: c.batch }));
     if (c.sessions) writes.push(tx.objectStore('sessions').put({ runId, step: c.step, ...encodeSessions(c.sessions) }));
@@ -190,6 +190,10 @@ export class IdbRunStore implements RunStore {
 
   async groupsAt(runId: string, step: number) {
     return (await this.db.get('groups', [runId, step]))?.groups ?? null;
+  }
+
+  async flowAt(runId: string, step: number) {
+    return (await this.db.get('steps', [runId, step]))?.flow ?? null;
   }
 
   async batchAt(runId: string, step: number) {

@@ -4,7 +4,7 @@
  * trainer's position). One interface, two homes: IndexedDB in the browser (idb-store.ts, the
  * worker alone owns it) and memory (this file) in Node and when IndexedDB is unavailable.
  */
-import type { BackendName, BatchRecord, RunBackendChoice, GroupRecord, RunStatus, RunSummary, SessionRecord } from '../protocol';
+import type { BackendName, BatchRecord, FlowCloud, RunBackendChoice, GroupRecord, RunStatus, RunSummary, SessionRecord } from '../protocol';
 import type { CheckpointFiles } from '../model/checkpoint';
 import type { OptimizerState } from '../model/model';
 import type { Session } from '../rl/types';
@@ -38,6 +38,8 @@ export interface StepCommit {
   evaluation?: EvalRecord;
   /** The step's sessions (GRPO), with every call's ids and log-probs. */
   sessions?: readonly Session[];
+  /** A Flow-GRPO step's sample cloud (kept with its metrics). */
+  flow?: FlowCloud;
 }
 
 /** Beside a checkpoint's files, what continuing from it needs. */
@@ -111,6 +113,8 @@ export interface RunStore {
   groupSteps(runId: string): Promise<number[]>;
   groupsAt(runId: string, step: number): Promise<GroupRecord[] | null>;
   batchAt(runId: string, step: number): Promise<BatchRecord | null>;
+  /** A Flow-GRPO step's sample cloud, or null when that step has none. */
+  flowAt(runId: string, step: number): Promise<FlowCloud | null>;
   sessionsAt(runId: string, step: number): Promise<SessionRecord[] | null>;
   latestCheckpoint(runId: string): Promise<{ step: number; files: CheckpointFiles } | null>;
   /** The latest checkpoint with its AdamW state and trainer position, or null when it has none. */
@@ -213,6 +217,10 @@ export class MemoryRunStore implements RunStore {
     return this.steps.get(runId)?.find((s) => s.step === step)?.groups ?? null;
   }
 
+  async flowAt(runId: string, step: number) {
+    return this.steps.get(runId)?.find((s) => s.step === step)?.flow ?? null;
+  }
+
   async batchAt(runId: string, step: number) {
     return this.steps.get(runId)?.find((s) => s.step === step)?.batch ?? null;
   }
@@ -277,6 +285,7 @@ export class DeferredRunStore implements RunStore {
   groupSteps = (runId: string) => this.call('groupSteps', runId);
   groupsAt = (runId: string, step: number) => this.call('groupsAt', runId, step);
   batchAt = (runId: string, step: number) => this.call('batchAt', runId, step);
+  flowAt = (runId: string, step: number) => this.call('flowAt', runId, step);
   sessionsAt = (runId: string, step: number) => this.call('sessionsAt', runId, step);
   latestCheckpoint = (runId: string) => this.call('latestCheckpoint', runId);
   resumePoint = (runId: string) => this.call('resumePoint', runId);
