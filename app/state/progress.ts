@@ -13,6 +13,8 @@ const ETA_WINDOW = 10;
 export function phaseText(p: PhasePoint): string {
   const counted = p.done !== undefined && p.total !== undefined;
   switch (p.phase) {
+    case 'pretraining':
+      return counted ? `pretraining the flow policy (flow matching): step ${p.done} / ${p.total}` : 'pretraining the flow policy (flow matching)';
     case 'sampling':
       if (!counted) return 'sampling';
       // DPO counts the pairs found so far; GRPO the sequences finished.
