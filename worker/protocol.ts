@@ -577,7 +577,9 @@ export interface GroupRecord {
 /** Layers every packed batch has, and the critic's (PPO runs only: the value at rollout and the return target per id). */
 export type CoreBatchLayer = 'segments' | 'responseMask' | 'advantage' | 'mismatch' | 'dlogp' | 'version';
 export type CriticBatchLayer = 'value' | 'return';
-export type BatchLayer = CoreBatchLayer | CriticBatchLayer;
+/** With behavior-policy corrections on: the IS weight and the rejection keep flag the objective applied per sampled id. */
+export type CorrectionBatchLayer = 'isWeight' | 'keep';
+export type BatchLayer = CoreBatchLayer | CriticBatchLayer | CorrectionBatchLayer;
 
 /** One step's packed batch as the trainer saw it. */
 export interface BatchRecord {
@@ -593,7 +595,7 @@ export interface BatchRecord {
   /** Trained sessions left out of the rows because they carry no loss mass (masked zero-advantage groups); absent in batches stored before. */
   notPacked?: number;
   /** mismatch = old − behavior log-prob on sampled ids; old is the sampler's raw log-prob, or the trainer's rescoring before the first update when a batch takes several optimizer steps. */
-  layers: Record<CoreBatchLayer, Float32Array> & Partial<Record<CriticBatchLayer, Float32Array>>;
+  layers: Record<CoreBatchLayer, Float32Array> & Partial<Record<CriticBatchLayer | CorrectionBatchLayer, Float32Array>>;
 }
 
 /** One model call of a stored session, as the sampler served it (worker/rl/types.ts `Call`). */

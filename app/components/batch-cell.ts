@@ -21,6 +21,7 @@ export function describeCell(b: BatchRecord, i: number): string {
   if (L.responseMask[i]) {
     parts.push('response mask: yes (the loss reads it)', `advantage ${signed(L.advantage[i])}`, `old − behavior log-prob ${signedSig(L.mismatch[i])}`, `dlogp ${signedSig(L.dlogp[i])}`);
     if (L.value && L.return) parts.push(`value ${signedSig(L.value[i])}`, `return ${signedSig(L.return[i])}`);
+    if (L.isWeight && L.keep) parts.push(`IS weight ${significant(L.isWeight[i])}`, L.keep[i] ? 'kept' : 'rejected');
   } else parts.push('response mask: no (the loss skips it)');
   parts.push(version);
   return parts.join(' · ');

@@ -16,13 +16,20 @@ export const LAYER_INFO: Record<BatchLayer, { title: string; help: string }> = {
   version: { title: 'Policy version', help: 'optimizer steps behind the weights that sampled each id; −1 = not sampled' },
   value: { title: 'Value (critic)', help: "the value head's estimate at rollout of the state each sampled id was drawn from (PPO)" },
   return: { title: 'Return (GAE target)', help: 'the value target of each sampled id: un-whitened GAE advantage + value (PPO)' },
+  isWeight: { title: 'IS weight (applied)', help: 'the importance weight the policy term was multiplied by, after the TIS cap or IcePop band (corrections on)' },
+  keep: { title: 'Rejection keep', help: 'dark = kept by every rejection option; light = rejected (no loss mass) or not sampled' },
 };
 
 export const BATCH_LAYERS = Object.keys(LAYER_INFO) as BatchLayer[];
 
 export function scaleFor(layer: BatchLayer, values: Float32Array): Scale {
   if (layer === 'segments') return { kind: 'categorical' };
-  if (layer === 'responseMask') return { kind: 'binary' };
+  if (layer === 'responseMask' || layer === 'keep') return { kind: 'binary' };
+  if (layer === 'isWeight') {
+    let max = 0;
+    for (const v of values) max = Math.max(max, v);
+    return { kind: 'sequential', min: 0, max };
+  }
   if (layer === 'version') {
     let min = Infinity, max = -Infinity;
     for (const v of values) if (v >= 0) [min, max] = [Math.min(min, v), Math.max(max, v)];

@@ -95,7 +95,7 @@ function explain(sessions: readonly Session[], byGroup: Map<string, GroupRecord>
   }
 }
 
-export function batchRecord(s: Pick<GrpoStep, 'packed' | 'oldLogp' | 'dlogp'> & { values?: Float64Array; returns?: Float64Array }, tok: CharTokenizer): BatchRecord {
+export function batchRecord(s: Pick<GrpoStep, 'packed' | 'oldLogp' | 'dlogp' | 'corrections'> & { values?: Float64Array; returns?: Float64Array }, tok: CharTokenizer): BatchRecord {
   const p = s.packed;
   const n = p.rows * p.width;
   const tokens = Array.from(p.inputIds, (id, i) => (p.segmentIds[i] === 0 ? '' : tok.isSpecial(id) ? tok.decode([id], { specials: true }) : tok.decode([id])));
@@ -113,6 +113,7 @@ export function batchRecord(s: Pick<GrpoStep, 'packed' | 'oldLogp' | 'dlogp'> & 
       dlogp: Float32Array.from(s.dlogp),
       version: Float32Array.from(p.versions),
       ...(s.values && s.returns ? { value: onMask(s.values, p.responseMask), return: onMask(s.returns, p.responseMask) } : {}),
+      ...(s.corrections ? { isWeight: onMask(s.corrections.weights, p.responseMask), keep: onMask(s.corrections.keep, p.responseMask) } : {}),
     },
   };
 }

@@ -22,7 +22,7 @@ import type { PackedBatch } from '../rl/pack-types';
 import { sessionOf } from '../rl/session-of';
 import { trainable, type Session } from '../rl/types';
 import type { EvalResult } from './evaluate';
-import type { GrpoConfig, GrpoUpdate } from './grpo';
+import type { GrpoConfig, GrpoStep, GrpoUpdate } from './grpo';
 import { GRPO_ARITH, batchMetrics, packForUpdate, updateOnBatch } from './grpo';
 import type { ResumePoint, TrainerPosition } from './resume';
 
@@ -67,6 +67,7 @@ export interface GrpoEpisodeStep {
   sessions: Session[];
   packed: PackedBatch;
   dlogp: Float64Array;
+  corrections?: GrpoStep['corrections'];
   oldLogp: Float64Array | null;
   updates: GrpoUpdate[];
 }
@@ -143,7 +144,7 @@ export class GrpoEpisodeRun {
     const packed = packEpisodes(sessions, c);
     const trained = await updateOnBatch({ model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress }, packed);
     const metrics = { ...batchMetrics(c, sessions, trained, t0, tSample), ...episodeMetrics(episodes) };
-    return { step: this.step, metrics, tasks, episodes, sessions, packed, dlogp: trained.dlogp, oldLogp: trained.oldLogp, updates: trained.updates };
+    return { step: this.step, metrics, tasks, episodes, sessions, packed, dlogp: trained.dlogp, corrections: trained.corrections, oldLogp: trained.oldLogp, updates: trained.updates };
   }
 
   evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {

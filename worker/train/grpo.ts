@@ -113,6 +113,8 @@ export interface GrpoStep {
    * covers every row once, so this is the last epoch's gradient seeds (one update: its seed).
    */
   dlogp: Float64Array;
+  /** The IS weights and rejection keep flags per packed id, when corrections are on (TrainedBatch). */
+  corrections?: TrainedBatch['corrections'];
   /**
    * The old log-probs when the trainer rescored the batch under the weights before its first
    * update (epochs × miniBatches > 1, verl `old_log_prob`); null when old is the sampler's raw
@@ -240,6 +242,11 @@ export interface UpdateContext {
 /** A packed batch after its epochs × miniBatches optimizer steps, with the phases' end times. */
 export interface TrainedBatch {
   dlogp: Float64Array;
+  /**
+   * With behavior-policy corrections on (importance or rejection): per packed id, the IS weight
+   * and the rejection keep flag the last epoch's objective applied; else null.
+   */
+  corrections: { weights: Float64Array; keep: Float64Array } | null;
   /** The trainer's rescoring before the first update (several updates per batch), else null. */
   oldLogp: Float64Array | null;
   updates: GrpoUpdate[];
@@ -305,6 +312,7 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
   const tScore = performance.now();
   const options: GrpoObjectiveOptions = { policyLoss: c.policyLoss, aggregation: c.aggregation, beta: c.beta, kl: c.kl, importance: c.importance, rejection: c.rejection };
   const dlogp = new Float64Array(packed.rows * packed.width);
+  const corrections = c.importance || c.rejection ? { weights: new Float64Array(packed.rows * packed.width), keep: new Float64Array(packed.rows * packed.width) } : null;
   const updates: GrpoUpdate[] = [];
   let last: GrpoObjectiveOutput | null = null;
   let gradNorm = 0;
@@ -325,11 +333,15 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
       // AdamW counts optimizer steps, not batches: batch k's updates are (k−1)·steps + 1 … k·steps.
       gradNorm = await ctx.model.step(stepOptions(c, (ctx.step - 1) * steps + updates.length + 1));
       putRows(dlogp, obj.dlogp, plan[e][b], packed.width);
+      if (corrections) {
+        putRows(corrections.weights, obj.correctionWeights, plan[e][b], packed.width);
+        putRows(corrections.keep, obj.keep, plan[e][b], packed.width);
+      }
       updates.push({ epoch: e, miniBatch: b, rows: plan[e][b], tokens: obj.mask.reduce((n, m) => n + m, 0), metrics: { ...obj.metrics, 'opt/grad_norm': gradNorm } });
       last = obj;
     }
   }
-  return { dlogp, oldLogp: rescored, updates, last, gradNorm, tOld, tScore, tTrain: performance.now(), tFirstForward, referenced: ctx.reference !== null, packed };
+  return { dlogp, corrections, oldLogp: rescored, updates, last, gradNorm, tOld, tScore, tTrain: performance.now(), tFirstForward, referenced: ctx.reference !== null, packed };
 }
 
 /**
@@ -414,7 +426,7 @@ export class GrpoRun {
     if (!packed.ok) throw new Error(`GRPO batch does not pack: ${packed.message}`);
     const trained = await updateOnBatch({ model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress }, packed);
     const metrics = batchMetrics(c, sessions, trained, t0, tSample);
-    return { step: this.step, metrics, tasks, sessions, generated, packed, dlogp: trained.dlogp, oldLogp: trained.oldLogp, updates: trained.updates };
+    return { step: this.step, metrics, tasks, sessions, generated, packed, dlogp: trained.dlogp, corrections: trained.corrections, oldLogp: trained.oldLogp, updates: trained.updates };
   }
 
   evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {

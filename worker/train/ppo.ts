@@ -34,7 +34,7 @@ import { PromptSource } from '../rollout/prompt-source';
 import { SampledRollout } from '../rollout/sampled-rollout';
 import type { EvalResult } from './evaluate';
 import { evaluateArith } from './evaluate';
-import type { GrpoConfig, GrpoUpdate } from './grpo';
+import type { GrpoConfig, GrpoStep, GrpoUpdate } from './grpo';
 import { GRPO_ARITH, batchMetrics, packForUpdate, updateOnBatch } from './grpo';
 import type { ResumePoint, TrainerPosition } from './resume';
 import { restore } from './resume';
@@ -72,6 +72,7 @@ export interface PpoStep {
   /** The packed batch, its advantages GAE's (whitened). */
   packed: PackedBatch;
   dlogp: Float64Array;
+  corrections?: GrpoStep['corrections'];
   oldLogp: Float64Array | null;
   updates: GrpoUpdate[];
   /** Per packed id: the critic's value at rollout, the return target and the un-whitened advantage (returns − values). */
@@ -165,7 +166,7 @@ export class PpoRun {
     const raw = g.returns.map((r, i) => (first.responseMask[i] === 1 ? r - oldValues[i] : 0));
     const metrics = { ...batchMetrics(c, sessions, trained, t0, tSample), ...criticMetrics(first.responseMask, oldValues, g.returns, g.advantages), 'critic/raw_advantages/mean': mean(raw, first.responseMask) };
     const withCritic = sessions.map((s, k): Session => ({ ...s, critic: sessionCritic(first, k, oldValues, g.returns, g.advantages) }));
-    return { step: this.step, metrics, tasks, sessions: withCritic, generated, packed, dlogp: trained.dlogp, oldLogp: trained.oldLogp, updates: trained.updates, values: oldValues, returns: g.returns };
+    return { step: this.step, metrics, tasks, sessions: withCritic, generated, packed, dlogp: trained.dlogp, corrections: trained.corrections, oldLogp: trained.oldLogp, updates: trained.updates, values: oldValues, returns: g.returns };
   }
 
   evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
