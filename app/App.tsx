@@ -12,6 +12,7 @@ import { GroupsView } from './views/GroupsView';
 import { SystemView } from './views/SystemView';
 import { CompareView } from './views/CompareView';
 import { EpisodesView } from './views/EpisodesView';
+import { FlowView } from './views/FlowView';
 import { useRunStore } from './state/run-store';
 
 interface ViewDef {
@@ -25,6 +26,7 @@ const VIEWS: ViewDef[] = [
   { id: 'groups', title: 'Groups', render: () => <GroupsView /> },
   { id: 'batch', title: 'Batch', render: () => <BatchView /> },
   { id: 'episodes', title: 'Episodes', render: () => <EpisodesView /> },
+  { id: 'flow', title: 'Flow', render: () => <FlowView /> },
   { id: 'compare', title: 'Compare', render: () => <CompareView /> },
   { id: 'system', title: 'System', render: () => <SystemView /> },
 ];

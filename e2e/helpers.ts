@@ -12,7 +12,7 @@ import { expect, type Page } from '@playwright/test';
  */
 export async function openPreset(
   page: Page,
-  preset: 'sft-arith' | 'grpo-arith' | 'grpo-calc' | 'grpo-guess' | 'grpo-code' | 'ppo-arith' | 'dpo-arith',
+  preset: 'sft-arith' | 'grpo-arith' | 'grpo-calc' | 'grpo-guess' | 'grpo-code' | 'ppo-arith' | 'dpo-arith' | 'flowgrpo-2d',
   fields: Record<string, string | number> = {},
   backend: 'wasm' | 'webgpu' = 'wasm',
 ): Promise<void> {

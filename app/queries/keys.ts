@@ -14,6 +14,9 @@ export const keys = {
   groupsAt: (runId: string, step: number) => ['runs', runId, 'groups', step] as const,
   batchAt: (runId: string, step: number) => ['runs', runId, 'batch', step] as const,
   sessionsAt: (runId: string, step: number) => ['runs', runId, 'sessions', step] as const,
+  /** A Flow-GRPO step's sample cloud, and the run's reward over its view box on a size × size grid. */
+  flowAt: (runId: string, step: number) => ['runs', runId, 'flow', step] as const,
+  flowField: (runId: string, size: number) => ['runs', runId, 'flow-field', size] as const,
   /** The ids are the key (a session's are a few dozen). */
   tokenTexts: (runId: string, ids: readonly number[]) => ['runs', runId, 'token-texts', ids] as const,
   /** Steps with journaled episodes; changes with the latest step, like `groupSteps`. */
