@@ -9,6 +9,7 @@
 import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
 import type { ArithOptions, ArithTask, TrainStream } from '../data/arith';
+import type { CharTokenizer } from '../data/tokenizer';
 import { encodeExample, heldOut, trainStream } from '../data/arith';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { Model } from '../model/model';
@@ -375,6 +376,23 @@ export function batchMetrics(c: Omit<GrpoConfig, 'task'>, sessions: readonly Ses
   };
 }
 
+/**
+ * The single-turn arithmetic rollout of GRPO and PPO: G completions per task under `model`, scored
+ * by MathReward. Batch `step` (version step − 1) samples with generate seed c.seed · 100_003 + step,
+ * so a GRPO and a PPO run of one seed draw the same first batch.
+ */
+export function arithRollout(model: Model, c: GrpoConfig, tok: CharTokenizer, onProgress: (finished: number, rows: number) => void, pack: PackOptions): SampledRollout<ArithTask> {
+  const source = new PromptSource<ArithTask>({
+    model, reward: taskMathReward,
+    decode: (ids) => tok.decode(ids),
+    prompt: (task) => encodeExample(tok, task).promptIds, eos: tok.eos, maxNewTokens: c.maxNew,
+    sampling: { temperature: c.temperature, topK: c.topK, topP: c.topP }, seed: c.seed * 100_003 + 1,
+    ...(c.renormalize ? { recordSupport: true } : {}),
+    onProgress,
+  });
+  return new SampledRollout(source, { groups: c.group, pack });
+}
+
 export class GrpoRun {
   readonly model: Model;
   private readonly reference: Model | null;
@@ -392,17 +410,9 @@ export class GrpoRun {
     this.reference?.setWeights(base.weights);
     this.stream = trainStream(config.seed, config.task);
     this.heldOutTasks = heldOut(config.evalN, config.task);
-    const tok = base.tokenizer;
-    // Batch `step` (version step − 1) samples with generate seed c.seed · 100_003 + step.
-    const source = new PromptSource<ArithTask>({
-      model: this.model, reward: taskMathReward,
-      decode: (ids) => tok.decode(ids),
-      prompt: (task) => encodeExample(tok, task).promptIds, eos: tok.eos, maxNewTokens: config.maxNew,
-      sampling: { temperature: config.temperature, topK: config.topK, topP: config.topP }, seed: config.seed * 100_003 + 1,
-      ...(config.renormalize ? { recordSupport: true } : {}),
-      onProgress: (finished, rows) => this.onProgress?.('sampling', finished, rows, 'sequences'),
+    this.rollout = arithRollout(this.model, config, base.tokenizer, (finished, rows) => this.onProgress?.('sampling', finished, rows, 'sequences'), {
+      estimator: config.estimator, advantage: config.advantage, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage,
     });
-    this.rollout = new SampledRollout(source, { groups: config.group, pack: { estimator: config.estimator, advantage: config.advantage, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage } });
   }
 
   get tokenizer() {

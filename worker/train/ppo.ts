@@ -20,22 +20,20 @@
  */
 import type { Ops } from '../../kernels/ops';
 import type { ArithTask, TrainStream } from '../data/arith';
-import { encodeExample, heldOut, trainStream } from '../data/arith';
+import { heldOut, trainStream } from '../data/arith';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { Model } from '../model/model';
 import { supportBias } from '../model/packing';
 import type { PhaseReport, SessionCritic } from '../protocol';
-import { taskMathReward } from '../rewards/task-math-reward';
 import { gae } from '../rl/index';
 import type { PackedBatch } from '../rl/pack-types';
 import type { Session } from '../rl/types';
 import type { Generated } from '../rollout/generate';
-import { PromptSource } from '../rollout/prompt-source';
-import { SampledRollout } from '../rollout/sampled-rollout';
+import type { SampledRollout } from '../rollout/sampled-rollout';
 import type { EvalResult } from './evaluate';
 import { evaluateArith } from './evaluate';
 import type { GrpoConfig, GrpoStep, GrpoUpdate } from './grpo';
-import { GRPO_ARITH, batchMetrics, packForUpdate, updateOnBatch } from './grpo';
+import { GRPO_ARITH, arithRollout, batchMetrics, packForUpdate, updateOnBatch } from './grpo';
 import type { ResumePoint, TrainerPosition } from './resume';
 import { restore } from './resume';
 
@@ -122,17 +120,8 @@ export class PpoRun {
     this.reference?.setWeights(base.weights);
     this.stream = trainStream(config.seed, config.task);
     this.heldOutTasks = heldOut(config.evalN, config.task);
-    const tok = base.tokenizer;
-    // The same sampler seeds as GrpoRun's: the first batch of a PPO and a GRPO run of one seed are the same draws.
-    const source = new PromptSource<ArithTask>({
-      model: this.model, reward: taskMathReward,
-      decode: (ids) => tok.decode(ids),
-      prompt: (task) => encodeExample(tok, task).promptIds, eos: tok.eos, maxNewTokens: config.maxNew,
-      sampling: { temperature: config.temperature, topK: config.topK, topP: config.topP }, seed: config.seed * 100_003 + 1,
-      ...(config.renormalize ? { recordSupport: true } : {}),
-      onProgress: (finished, rows) => this.onProgress?.('sampling', finished, rows, 'sequences'),
-    });
-    this.rollout = new SampledRollout(source, { groups: config.group, pack: { estimator: 'none', truncation: config.truncation, maskZeroAdvantage: false } });
+    // No outcome estimator: GAE over the critic's values gives the advantages after packing.
+    this.rollout = arithRollout(this.model, config, base.tokenizer, (finished, rows) => this.onProgress?.('sampling', finished, rows, 'sequences'), { estimator: 'none', truncation: config.truncation, maskZeroAdvantage: false });
   }
 
   get tokenizer() {
