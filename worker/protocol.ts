@@ -273,14 +273,14 @@ export type PolicyLossRunOptions =
 /** Loss aggregation (worker/rl/aggregate.ts); two modes take a constant (default: the batch width). */
 export type AggregationRunOptions =
   | { mode: 'token-mean' | 'token-sum' | 'seq-mean-token-mean' | 'seq-mean-token-sum' | 'session-mean' | 'grpo' }
-  | { mode: 'seq-mean-token-sum-norm'; lossScaleFactor?: number }
+  | { mode: 'seq-mean-token-sum-norm'; lossScaleFactor?: number; compat?: 'verl' | 'verl-legacy' }
   | { mode: 'dr_grpo'; maxCompletionLength?: number };
 
 /** The outcome advantage estimator and its options (worker/rl/advantages); unset options follow `compat`. */
 export type AdvantageRunOptions =
   | { estimator: 'grpo'; scale?: 'group' | 'batch' | 'none'; stdType?: 'unbiased' | 'population'; epsilon?: number; singleton?: 'raw' | 'zero'; compat?: CompatName }
   | { estimator: 'rloo'; singleton?: 'raw' | 'zero'; normalize: boolean; compat?: CompatName }
-  | { estimator: 'reinforce++-baseline'; compat?: 'verl' | 'rllm' };
+  | { estimator: 'reinforce++-baseline'; shiftMean?: boolean; compat?: 'verl' | 'rllm' };
 
 export type KlEstimatorName = 'k1' | 'abs' | 'k2' | 'k3' | 'k1+' | 'abs+' | 'k2+' | 'k3+';
 

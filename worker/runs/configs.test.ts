@@ -3,8 +3,10 @@ import type { DpoRunOptions, GrpoRunOptions } from '../protocol';
 import { DPO_ARITH } from '../train/dpo';
 import { GRPO_ARITH } from '../train/grpo';
 import { SFT_ARITH } from '../train/sft';
-import { GRPO_CALC, GRPO_GUESS } from '../train/grpo-episodes';
-import { dpoConfigOf, dpoOptionsOf, episodeGrpoConfigOf, episodeGrpoOptionsOf, grpoConfigOf, grpoOptionsOf, sftConfigOf, sftOptionsOf } from './configs';
+import { GRPO_CALC, GRPO_CODE, GRPO_GUESS } from '../train/grpo-episodes';
+import { dpoConfigOf, dpoOptionsOf, episodeGrpoConfigOf, episodeGrpoOptionsOf, flowConfigOf, flowOptionsOf, grpoConfigOf, grpoOptionsOf, ppoConfigOf, ppoOptionsOf, sftConfigOf, sftOptionsOf } from './configs';
+import { FLOW_GRPO_2D, PRETRAIN_DEFAULTS } from '../flow/index';
+import { PPO_ARITH } from '../train/ppo';
 import { checkRunOptions } from './fields';
 
 const RUN = { evalN: 37, checkpointEvery: 7 };
@@ -75,5 +77,21 @@ describe('run options ↔ trainer configs', () => {
     expect(c).toMatchObject({ lossType: 'robust', labelSmoothing: 0.1, samplesPerPrompt: 6, temperature: 1.2, maxNew: 18, beta: 0.3, nllWeight: 0.5 });
     expect(dpoOptionsOf(c, RUN)).toEqual(DPO);
     expect(dpoConfigOf({ ...DPO, loss: { type: 'hinge' } }, DPO_ARITH)).toMatchObject({ lossType: 'hinge', labelSmoothing: 0 });
+  });
+});
+
+describe('the newer options reach the trainers', () => {
+  it('PPO, Flow-GRPO and the code preset round-trip; renormalize, aggregation compat and shiftMean pass through', () => {
+    expect(ppoConfigOf(ppoOptionsOf(PPO_ARITH, RUN), PPO_ARITH)).toEqual({ ...PPO_ARITH, evalN: RUN.evalN });
+    expect(episodeGrpoConfigOf(episodeGrpoOptionsOf(GRPO_CODE, RUN), GRPO_CODE)).toEqual({ ...GRPO_CODE, evalN: RUN.evalN });
+    const flow = flowOptionsOf(FLOW_GRPO_2D, PRETRAIN_DEFAULTS, { checkpointEvery: 0 });
+    expect(checkRunOptions(flow)).toEqual([]);
+    expect(flowConfigOf(flow, FLOW_GRPO_2D)).toEqual({ config: FLOW_GRPO_2D, pretrain: PRETRAIN_DEFAULTS });
+    expect(flowConfigOf({ ...flow, target: 'discs', smooth: 0, pretrainSteps: 10 }, FLOW_GRPO_2D)).toMatchObject({ config: { reward: { target: { kind: 'discs' }, smooth: 0 } }, pretrain: { iterations: 10 } });
+    const o: GrpoRunOptions = { ...GRPO, renormalize: true, aggregation: { mode: 'seq-mean-token-sum-norm', compat: 'verl-legacy' }, advantage: { estimator: 'reinforce++-baseline', shiftMean: false } };
+    expect(checkRunOptions(o)).toEqual([]);
+    expect(grpoConfigOf(o, GRPO_ARITH)).toMatchObject({ renormalize: true, aggregation: { mode: 'seq-mean-token-sum-norm', compat: 'verl-legacy' }, estimator: 'reinforce++-baseline', advantage: { shiftMean: false } });
+    expect(grpoOptionsOf(grpoConfigOf(o, GRPO_ARITH), RUN)).toEqual(o);
+    expect(checkRunOptions({ ...GRPO, aggregation: { mode: 'token-mean', compat: 'verl-legacy' } }).map((p) => p.message).join()).toMatch(/compat/);
   });
 });

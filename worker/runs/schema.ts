@@ -125,6 +125,7 @@ const aggregation = z.discriminatedUnion('mode', [
   z.strictObject({
     mode: z.literal('seq-mean-token-sum-norm'),
     lossScaleFactor: num('(0, 1000000]', { title: 'Loss scale factor', section: 'Objective', description: 'K of seq-mean-token-sum-norm (verl loss_scale_factor). Empty: the batch width.' }).optional(),
+    compat: z.enum(['verl', 'verl-legacy']).optional().meta({ title: 'Aggregation compat', section: 'Objective', description: "verl: Σ/(K·rows with tokens), today's verl; verl-legacy: Σ/K, verl before #5417 (v0.7.0 and earlier). Empty: verl." }),
   }),
   z.strictObject({
     mode: z.literal('dr_grpo'),
@@ -152,6 +153,7 @@ const advantage = z.discriminatedUnion('estimator', [
   }),
   z.strictObject({
     estimator: z.literal('reinforce++-baseline'),
+    shiftMean: z.boolean().optional().meta({ title: 'Whiten: shift mean', section: 'Advantage', description: "verl masked_whiten's shift_mean: re-centre the whitened advantages (default), or scale only and add the batch mean back. Empty: shift." }),
     compat: z.enum(['verl', 'rllm']).optional().meta({ title: 'Advantage compat', section: 'Advantage', description: 'verl (token-weighted whitening, default) or rllm (sequence-level std); TRL has no such estimator.' }),
   }),
 ]).meta({ title: 'Advantage estimator', section: 'Advantage', description: 'Outcome advantage from the group of completions of each prompt.' });
