@@ -115,7 +115,7 @@ describe('dewpoint CLI', () => {
     writeFileSync(file, '{ not json');
     expect(() => cliRunOptions({ config: file })).toThrow(/is not JSON/);
     writeFileSync(file, JSON.stringify({ preset: 'sft-arith' }));
-    expect(() => cliRunOptions({ config: file })).toThrow(/preset must be one of grpo-arith, grpo-calc, grpo-guess, grpo-code, ppo-arith, dpo-arith, flowgrpo-2d, got 'sft-arith'/);
+    expect(() => cliRunOptions({ config: file })).toThrow(/preset must be one of grpo-arith, grpo-calc, grpo-guess, grpo-code, ppo-arith, ppo-calc, dpo-arith, flowgrpo-2d, got 'sft-arith'/);
     // Without --config: the preset's options, with the trainer's held-out n.
     expect(cliRunOptions({ preset: 'dpo-arith', prompts: 8 })).toMatchObject({ preset: 'dpo-arith', pairs: 8, evalN: 200 });
     expect(() => cliRunOptions({ preset: 'dpo-arith', lr: -1 })).toThrow(/Learning rate \(lr\) must be a number in \(0, 0\.1\], got -1/);

@@ -56,7 +56,7 @@ test('an imported config JSON fills the form; text that is not JSON, an unknown 
     await expect(lr).toHaveValue('0.0001');
   };
   await refused('{ "preset": "grpo-arith", "steps": 7,', /^Not loaded, the form is unchanged: the pasted text is not JSON: /);
-  await refused(JSON.stringify({ ...config, preset: 'sac-arith' }), "preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, ppo-arith, dpo-arith, flowgrpo-2d, got 'sac-arith'");
+  await refused(JSON.stringify({ ...config, preset: 'sac-arith' }), "preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, ppo-arith, ppo-calc, dpo-arith, flowgrpo-2d, got 'sac-arith'");
   await refused(JSON.stringify({ ...config, lrr: 0.1 }), 'lrr is not an option of grpo-arith');
 
   await box.fill(JSON.stringify(config, null, 2));

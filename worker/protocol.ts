@@ -380,6 +380,12 @@ export interface PpoRunOptions extends Omit<GrpoRunOptions, 'preset' | 'advantag
   valueClip: number;
 }
 
+/** Options of a PPO run on multi-turn episodes (ppo-calc): PPO's, the turn limit and `maxNew` per action. */
+export interface PpoEpisodeRunOptions extends Omit<PpoRunOptions, 'preset' | 'renormalize'> {
+  preset: 'ppo-calc';
+  maxTurns: number;
+}
+
 /**
  * Options of a Flow-GRPO run on 2-D points (flowgrpo-2d, worker/flow): a small rectified-flow
  * policy pretrained by flow matching at the start of the run, then GRPO on its SDE samples with a
@@ -458,13 +464,14 @@ export interface DpoRunOptions {
   checkpointEvery: number;
 }
 
-export type RunOptions = SftRunOptions | GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | DpoRunOptions | FlowRunOptions;
+export type RunOptions = SftRunOptions | GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | PpoEpisodeRunOptions | DpoRunOptions | FlowRunOptions;
 
 export type PresetInfo =
   | { name: 'sft-arith'; title: string; description: string; defaults: SftRunOptions; fields: FieldSpec[] }
   | { name: 'grpo-arith'; title: string; description: string; defaults: GrpoRunOptions; fields: FieldSpec[] }
   | { name: EpisodePreset; title: string; description: string; defaults: EpisodeGrpoRunOptions; fields: FieldSpec[] }
   | { name: 'ppo-arith'; title: string; description: string; defaults: PpoRunOptions; fields: FieldSpec[] }
+  | { name: 'ppo-calc'; title: string; description: string; defaults: PpoEpisodeRunOptions; fields: FieldSpec[] }
   | { name: 'dpo-arith'; title: string; description: string; defaults: DpoRunOptions; fields: FieldSpec[] }
   | { name: 'flowgrpo-2d'; title: string; description: string; defaults: FlowRunOptions; fields: FieldSpec[] };
 

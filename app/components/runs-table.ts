@@ -13,6 +13,7 @@ export function keyParams(r: RunSummary): string {
   const lr = `lr ${o.lr}`;
   if (o.preset === 'grpo-calc' || o.preset === 'grpo-guess' || o.preset === 'grpo-code') return `${lr} · ${o.prompts} × ${o.group} · ≤ ${o.maxTurns} turns · ${o.policyLoss.name}, ${o.aggregation.mode} · β ${o.beta}`;
   if (o.preset === 'grpo-arith') return `${lr} · ${o.prompts} × ${o.group} · ${o.policyLoss.name}, ${o.aggregation.mode} · β ${o.beta}`;
+  if (o.preset === 'ppo-calc') return `${lr} · ${o.prompts} × ${o.group} · ≤ ${o.maxTurns} turns · ${o.policyLoss.name}, ${o.aggregation.mode} · GAE γ ${o.gamma} λ ${o.lam} · c_v ${o.valueCoefficient} · β ${o.beta}`;
   if (o.preset === 'ppo-arith') return `${lr} · ${o.prompts} × ${o.group} · ${o.policyLoss.name}, ${o.aggregation.mode} · GAE γ ${o.gamma} λ ${o.lam} · c_v ${o.valueCoefficient} · β ${o.beta}`;
   if (o.preset === 'dpo-arith') return `${lr} · ${o.pairs} pairs · ${o.loss.type} · β ${o.beta}`;
   return lr;

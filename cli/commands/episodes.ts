@@ -11,16 +11,16 @@ import { join } from 'node:path';
 import { importCheckpoint } from '../../worker/model/checkpoint';
 import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 import { episodesJsonl } from '../../worker/episodes/views';
-import type { EpisodeGrpoRunOptions } from '../../worker/protocol';
-import { episodeGrpoConfigOf } from '../../worker/runs/configs';
-import { GRPO_CALC, GRPO_GUESS, configuredKind } from '../../worker/train/grpo-episodes';
+import type { EpisodeGrpoRunOptions, PpoEpisodeRunOptions } from '../../worker/protocol';
+import { episodeRunConfigOf } from '../../worker/runs/configs';
+import { configuredKind } from '../../worker/train/grpo-episodes';
 import { UsageError, parseFlags } from '../args';
 import { FileJournal } from '../node-journal';
 
 /** What `train --journal` writes beside a run's journal files. */
 export interface JournalRunFile {
   runId: string;
-  options: EpisodeGrpoRunOptions;
+  options: EpisodeGrpoRunOptions | PpoEpisodeRunOptions;
   /** The base checkpoint folder (its tokenizer decodes the episodes). */
   checkpoint: string;
 }
@@ -49,7 +49,7 @@ export async function episodesCommand(argv: string[]): Promise<number> {
   } catch (e) {
     throw new UsageError(`dewpoint episodes export: run ${runId} has no readable ${RUN_FILE} (written by dewpoint train --journal): ${(e as Error).message}`);
   }
-  const config = episodeGrpoConfigOf(run.options, run.options.preset === 'grpo-calc' ? GRPO_CALC : GRPO_GUESS);
+  const config = episodeRunConfigOf(run.options);
   const tok = importCheckpoint(readCheckpointDir(run.checkpoint)).tokenizer;
   const kind = configuredKind(config);
   const steps = await journal.steps(runId);

@@ -1,5 +1,5 @@
 /**
- * `dewpoint train --preset grpo-arith|grpo-calc|grpo-guess|grpo-code|ppo-arith|dpo-arith | --config FILE [--steps N] [--lr X] [--max-grad-norm X] [--prompts P] [--train-problems N] [--checkpoint DIR] [--journal DIR] [--json]`:
+ * `dewpoint train --preset grpo-arith|grpo-calc|grpo-guess|grpo-code|ppo-arith|ppo-calc|dpo-arith|flowgrpo-2d | --config FILE [--steps N] [--lr X] [--max-grad-norm X] [--prompts P] [--train-problems N] [--checkpoint DIR] [--journal DIR] [--json]`:
  * the GRPO or DPO loop (worker/train/grpo.ts, grpo-episodes.ts, dpo.ts) in Node, printing one line of metrics per step (JSON lines
  * with --json) and held-out accuracy every `--eval-every` steps (and before the first step). The
  * multi-turn presets start from their environment's base (public/checkpoints/calc-base,
@@ -11,15 +11,15 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importCheckpoint } from '../../worker/model/checkpoint';
-import type { DpoRunOptions, FlowRunOptions, GrpoRunOptions, PpoRunOptions } from '../../worker/protocol';
+import type { DpoRunOptions, FlowRunOptions, GrpoRunOptions, PpoEpisodeRunOptions, PpoRunOptions } from '../../worker/protocol';
 import { PPO_ARITH, PpoRun } from '../../worker/train/ppo';
 import { FLOW_GRPO_2D, PRETRAIN_DEFAULTS } from '../../worker/flow/index';
 import { flowTrainer, type Trainer } from '../../worker/runs/run-manager';
-import { dpoConfigOf, dpoOptionsOf, episodeGrpoConfigOf, episodeGrpoOptionsOf, flowOptionsOf, grpoConfigOf, grpoOptionsOf, ppoConfigOf, ppoOptionsOf } from '../../worker/runs/configs';
+import { dpoConfigOf, dpoOptionsOf, episodeGrpoOptionsOf, episodeRunConfigOf, flowOptionsOf, grpoConfigOf, grpoOptionsOf, ppoConfigOf, ppoEpisodeOptionsOf, ppoOptionsOf } from '../../worker/runs/configs';
 import { checkRunOptions } from '../../worker/runs/fields';
 import { DPO_ARITH, DpoRun } from '../../worker/train/dpo';
 import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
-import { EPISODE_CONFIGS, GRPO_CALC, GRPO_CODE, GRPO_GUESS, GrpoEpisodeRun } from '../../worker/train/grpo-episodes';
+import { GRPO_CALC, GRPO_CODE, GRPO_GUESS, GrpoEpisodeRun, PPO_CALC } from '../../worker/train/grpo-episodes';
 import type { EpisodeGrpoRunOptions } from '../../worker/protocol';
 import { baseOf } from '../../worker/runs/run-manager';
 import { FileJournal } from '../node-journal';
@@ -37,12 +37,13 @@ const PRESET_OPTIONS = {
   'grpo-guess': () => episodeGrpoOptionsOf(GRPO_GUESS, { evalN: GRPO_GUESS.evalN, checkpointEvery: 0 }),
   'grpo-code': () => episodeGrpoOptionsOf(GRPO_CODE, { evalN: GRPO_CODE.evalN, checkpointEvery: 0 }),
   'ppo-arith': () => ppoOptionsOf(PPO_ARITH, { evalN: PPO_ARITH.evalN, checkpointEvery: 0 }),
+  'ppo-calc': () => ppoEpisodeOptionsOf(PPO_CALC, { evalN: PPO_CALC.evalN, checkpointEvery: 0 }),
   'dpo-arith': () => dpoOptionsOf(DPO_ARITH, { evalN: DPO_ARITH.evalN, checkpointEvery: 0 }),
   'flowgrpo-2d': () => flowOptionsOf(FLOW_GRPO_2D, PRETRAIN_DEFAULTS, { checkpointEvery: 0 }),
 } as const;
 
 /** The options to run: `--config FILE` or the preset's, with the flags written over them, checked by the schema. */
-export function cliRunOptions(f: Record<string, string | number | boolean | undefined>): GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | DpoRunOptions | FlowRunOptions {
+export function cliRunOptions(f: Record<string, string | number | boolean | undefined>): GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | PpoEpisodeRunOptions | DpoRunOptions | FlowRunOptions {
   let options: Record<string, unknown>;
   if (f.config !== undefined) {
     if (f.preset !== undefined) throw new UsageError('dewpoint train: give --preset or --config, not both (the config names its preset)');
@@ -70,15 +71,15 @@ export function cliRunOptions(f: Record<string, string | number | boolean | unde
   if (f.prompts !== undefined) options[options.preset === 'dpo-arith' ? 'pairs' : options.preset === 'flowgrpo-2d' ? 'groups' : 'prompts'] = f.prompts;
   const problems = checkRunOptions(options);
   if (problems.length) throw new UsageError(`dewpoint train: invalid run options:\n${problems.map((p) => `  ${p.message}`).join('\n')}`);
-  return options as unknown as GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | DpoRunOptions | FlowRunOptions;
+  return options as unknown as GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | PpoEpisodeRunOptions | DpoRunOptions | FlowRunOptions;
 }
 
 export async function trainCommand(argv: string[]): Promise<number> {
   const f = parseFlags('train', argv, { preset: 'string', config: 'string', steps: 'number', checkpoint: 'string', backend: 'string', json: 'boolean', 'eval-every': 'number', 'eval-n': 'number', seed: 'number', lr: 'number', 'max-grad-norm': 'number', prompts: 'number', 'train-problems': 'number', journal: 'string' });
   const options = cliRunOptions(f);
   const name = options.preset;
-  const episodic = options.preset === 'grpo-calc' || options.preset === 'grpo-guess' || options.preset === 'grpo-code';
-  if (f.journal !== undefined && !episodic) throw new UsageError(`dewpoint train: --journal is for the episode presets (grpo-calc, grpo-guess, grpo-code), not ${name}`);
+  const episodic = options.preset === 'grpo-calc' || options.preset === 'grpo-guess' || options.preset === 'grpo-code' || options.preset === 'ppo-calc';
+  if (f.journal !== undefined && !episodic) throw new UsageError(`dewpoint train: --journal is for the episode presets (grpo-calc, grpo-guess, grpo-code, ppo-calc), not ${name}`);
   const baseName = baseOf(name);
   if (baseName === null && f.checkpoint !== undefined) throw new UsageError(`dewpoint train: ${name} starts from no checkpoint (its policy is pretrained in the run); drop --checkpoint`);
   const dir = (f.checkpoint as string | undefined) ?? `public/checkpoints/${baseName}`;
@@ -93,8 +94,8 @@ export async function trainCommand(argv: string[]): Promise<number> {
   let evalN: number;
   // grpo-code grades in this process with the companion's runner (cli/code-grader.ts).
   const local = options.preset === 'grpo-code' ? localCodeGrader() : null;
-  if (options.preset === 'grpo-calc' || options.preset === 'grpo-guess' || options.preset === 'grpo-code') {
-    const config = episodeGrpoConfigOf(options, EPISODE_CONFIGS[options.preset]);
+  if (options.preset === 'grpo-calc' || options.preset === 'grpo-guess' || options.preset === 'grpo-code' || options.preset === 'ppo-calc') {
+    const config = episodeRunConfigOf(options);
     const runId = `cli-${name}-${Date.now().toString(36)}`;
     const journal = f.journal !== undefined ? { journal: new FileJournal(f.journal as string), runId, writer: `${runId}/cli` } : null;
     if (journal) {

@@ -4,12 +4,13 @@
  * stands for, so a preset's defaults are its trainer config and the two cannot drift (tested:
  * `grpoConfigOf(grpoOptionsOf(GRPO_ARITH))` is GRPO_ARITH). Not validation (schema.ts).
  */
-import type { DpoRunOptions, EpisodeGrpoRunOptions, FlowRunOptions, GrpoRunOptions, ImportanceRunOptions, PolicyLossRunOptions, PpoRunOptions, SftRunOptions } from '../protocol';
+import type { DpoRunOptions, EpisodeGrpoRunOptions, FlowRunOptions, GrpoRunOptions, ImportanceRunOptions, PolicyLossRunOptions, PpoEpisodeRunOptions, PpoRunOptions, SftRunOptions } from '../protocol';
 import { FLOW_DISCS, FLOW_RING, PRETRAIN_DEFAULTS, type FlowGrpoConfig, type PretrainOptions } from '../flow/index';
 import type { PolicyLossSpec } from '../rl/index';
 import type { DpoConfig } from '../train/dpo';
 import type { GrpoConfig } from '../train/grpo';
 import type { GrpoEpisodeConfig } from '../train/grpo-episodes';
+import { EPISODE_CONFIGS, PPO_CALC } from '../train/grpo-episodes';
 import type { PpoConfig } from '../train/ppo';
 import type { SftConfig } from '../train/sft';
 
@@ -112,6 +113,25 @@ export function ppoOptionsOf(c: PpoConfig, run: Bookkeeping): PpoRunOptions {
   const { gamma, lam, shiftMean, valueCoefficient, valueClip } = c;
   const { preset: _preset, advantage: _advantage, maskZeroAdvantage: _mask, trainProblems: _none, ...shared } = grpoOptionsOf(c, run);
   return { ...shared, preset: 'ppo-arith', gamma, lam, shiftMean, valueCoefficient, valueClip };
+}
+
+/** PPO on episodes: PPO's mapping for the shared options, the environment from the base config, the critic into `critic`. */
+export function ppoEpisodeConfigOf(o: PpoEpisodeRunOptions, base: GrpoEpisodeConfig): GrpoEpisodeConfig {
+  const { preset: _preset, maxTurns, gamma, lam, shiftMean, valueCoefficient, valueClip, ...shared } = o;
+  const { task: _task, ...grpo } = grpoConfigOf({ ...shared, preset: 'grpo-arith', advantage: { estimator: base.estimator, ...base.advantage } as GrpoRunOptions['advantage'], maskZeroAdvantage: base.maskZeroAdvantage }, { ...base, task: {} });
+  return { ...grpo, environment: base.environment, maxTurns, critic: { gamma, lam, shiftMean, valueCoefficient, valueClip } };
+}
+
+export function ppoEpisodeOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): PpoEpisodeRunOptions {
+  const { environment, maxTurns, critic, ...grpo } = c;
+  if (!critic) throw new Error(`ppoEpisodeOptionsOf: the ${environment} config has no critic`);
+  const { preset: _preset, advantage: _advantage, maskZeroAdvantage: _mask, trainProblems: _none, renormalize: _renormalize, ...shared } = grpoOptionsOf({ ...grpo, task: {} }, run);
+  return { ...shared, preset: 'ppo-calc', maxTurns, ...critic };
+}
+
+/** The trainer config of any episode preset: GRPO's (grpo-calc, grpo-guess, grpo-code) or PPO's with its critic (ppo-calc). */
+export function episodeRunConfigOf(o: EpisodeGrpoRunOptions | PpoEpisodeRunOptions): GrpoEpisodeConfig {
+  return o.preset === 'ppo-calc' ? ppoEpisodeConfigOf(o, PPO_CALC) : episodeGrpoConfigOf(o, EPISODE_CONFIGS[o.preset]);
 }
 
 /** Flow-GRPO: the options onto FLOW_GRPO_2D (and the pretraining's step count onto PRETRAIN_DEFAULTS). */

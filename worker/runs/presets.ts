@@ -6,8 +6,8 @@ import type { PresetInfo } from '../protocol';
 import { DPO_ARITH } from '../train/dpo';
 import { GRPO_ARITH } from '../train/grpo';
 import { SFT_ARITH } from '../train/sft';
-import { GRPO_CALC, GRPO_CODE, GRPO_GUESS } from '../train/grpo-episodes';
-import { dpoOptionsOf, episodeGrpoOptionsOf, flowOptionsOf, grpoOptionsOf, ppoOptionsOf, sftOptionsOf } from './configs';
+import { GRPO_CALC, GRPO_CODE, GRPO_GUESS, PPO_CALC } from '../train/grpo-episodes';
+import { dpoOptionsOf, episodeGrpoOptionsOf, flowOptionsOf, grpoOptionsOf, ppoEpisodeOptionsOf, ppoOptionsOf, sftOptionsOf } from './configs';
 import { FLOW_GRPO_2D, PRETRAIN_DEFAULTS } from '../flow/index';
 import { PPO_ARITH } from '../train/ppo';
 import { optionFields } from './fields';
@@ -60,6 +60,14 @@ export const PRESETS: PresetInfo[] = [
       'PPO on 2-digit addition from public/checkpoints/arith-base, on the same sample budget as grpo-arith (16 prompts × 8 completions): a value head on the last hidden state (zero-initialised) is trained with the policy on one loss (value coefficient 0.5, value clip 0.2); GAE with γ 1, λ 0.95 over each completion\'s tokens, whitened over the batch; PPO clip 0.2, token-mean, 2 epochs × 2 mini-batches with old log-probs and values scored before the first update. Curves: value loss, explained variance, value clip fraction, returns and the advantage distribution; Batch shows per-token values and returns.',
     defaults: ppoOptionsOf(PPO_ARITH, { evalN: 100, checkpointEvery: 50 }),
     fields: optionFields('ppo-arith'),
+  },
+  {
+    name: 'ppo-calc',
+    title: 'PPO with a critic on the calculator episodes (multi-turn)',
+    description:
+      "grpo-calc's episodes from public/checkpoints/calc-base (8 tasks × 8 episodes, up to 4 turns) trained with ppo-arith's critic: a value head on every action id, GAE (γ 1, λ 0.95) over each episode's action ids (the environment's ids are skipped), whitened, clipped value loss, 2 epochs × 2 mini-batches. Journaled and replayable like grpo-calc; Groups, Batch and the inspector show each id's value, return and advantage.",
+    defaults: ppoEpisodeOptionsOf(PPO_CALC, { evalN: 100, checkpointEvery: 10 }),
+    fields: optionFields('ppo-calc'),
   },
   {
     name: 'dpo-arith',

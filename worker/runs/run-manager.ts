@@ -17,12 +17,12 @@ import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
 import type { KindServices } from '../episodes/kinds';
 import { EPISODE_PRESETS } from '../protocol';
-import type { BatchRecord, ContinueResult, DeleteResult, EpisodeGrpoRunOptions, FlowCloud, FlowField, FlowRunOptions, GroupRecord, PhaseReport, RunBackendChoice, RunEvent, RunOptions, RunStatus, RunSummary } from '../protocol';
+import type { BatchRecord, ContinueResult, DeleteResult, EpisodeGrpoRunOptions, PpoEpisodeRunOptions, FlowCloud, FlowField, FlowRunOptions, GroupRecord, PhaseReport, RunBackendChoice, RunEvent, RunOptions, RunStatus, RunSummary } from '../protocol';
 import { FLOW_GRPO_2D, FLOW_VIEW_BOX, FlowGrpoRun, flowReward, pretrainBase, validateFlowGrpoConfig } from '../flow/index';
 import type { Session } from '../rl/types';
 import type { ResumeRecord, RunMeta, RunStore } from '../store/run-store';
 import { StorageFullError } from '../store/run-store';
-import { dpoConfigOf, episodeGrpoConfigOf, flowConfigOf, grpoConfigOf, ppoConfigOf, sftConfigOf } from './configs';
+import { dpoConfigOf, episodeRunConfigOf as episodeConfigOf, flowConfigOf, grpoConfigOf, ppoConfigOf, sftConfigOf } from './configs';
 import { checkRunOptions } from './fields';
 import { batchRecord, groupRecords, pairRecords, pairSessions, type GroupsConfig } from './groups';
 import type { RunLocks } from './run-locks';
@@ -31,7 +31,7 @@ import type { EvalResult } from '../train/evaluate';
 import { DPO_ARITH, DpoRun } from '../train/dpo';
 import { GRPO_ARITH, GrpoRun } from '../train/grpo';
 import { PPO_ARITH, PpoRun } from '../train/ppo';
-import { EPISODE_CONFIGS, GrpoEpisodeRun, configuredKind } from '../train/grpo-episodes';
+import { GrpoEpisodeRun, configuredKind } from '../train/grpo-episodes';
 import type { EpisodeContext } from '../episodes/views';
 import type { Resumable } from '../train/resume';
 import { SFT_ARITH, SftRun, sftTokenizer } from '../train/sft';
@@ -42,18 +42,15 @@ export type BaseName = 'arith-base' | 'calc-base' | 'guess-base' | 'code-base';
 /** The base checkpoint a preset starts from (SFT starts from nothing: null). */
 export function baseOf(preset: RunOptions['preset']): BaseName | null {
   if (preset === 'sft-arith' || preset === 'flowgrpo-2d') return null;
-  if (preset === 'grpo-calc') return 'calc-base';
+  if (preset === 'grpo-calc' || preset === 'ppo-calc') return 'calc-base';
   if (preset === 'grpo-guess') return 'guess-base';
   if (preset === 'grpo-code') return 'code-base';
   return 'arith-base';
 }
 
-const isEpisodePreset = (o: RunOptions): o is EpisodeGrpoRunOptions => (EPISODE_PRESETS as readonly string[]).includes(o.preset);
+const isEpisodePreset = (o: RunOptions): o is EpisodeGrpoRunOptions | PpoEpisodeRunOptions => (EPISODE_PRESETS as readonly string[]).includes(o.preset) || o.preset === 'ppo-calc';
 
-/** The trainer config of an episode preset. */
-function episodeConfigOf(o: EpisodeGrpoRunOptions) {
-  return episodeGrpoConfigOf(o, EPISODE_CONFIGS[o.preset]);
-}
+
 
 /** What the loop needs of a run, whatever its objective. */
 export interface Trainer {

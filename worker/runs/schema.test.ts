@@ -76,7 +76,7 @@ describe('run options schema', () => {
     expect(messages({ ...GRPO, advantage: { estimator: 'reinforce++-baseline', compat: 'trl' } })).toEqual(["Advantage compat (advantage.compat) must be one of verl, rllm, got 'trl'"]);
     expect(messages({ ...defaults('dpo-arith'), loss: { type: 'dpo' } })).toEqual(["DPO loss (loss.type) must be one of sigmoid, robust, ipo, hinge, got 'dpo'"]);
     // No field has these paths: the path alone.
-    expect(messages({ preset: 'sac-arith' })).toEqual(["preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, ppo-arith, dpo-arith, flowgrpo-2d, got 'sac-arith'"]);
+    expect(messages({ preset: 'sac-arith' })).toEqual(["preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, ppo-arith, ppo-calc, dpo-arith, flowgrpo-2d, got 'sac-arith'"]);
     expect(messages(null)).toEqual(['options must be an object with a preset, got null']);
   });
 

@@ -8,7 +8,7 @@
  * Not the defaults (presets.ts, from the trainers' configs) nor the mapping (configs.ts).
  */
 import { z } from 'zod';
-import type { DpoRunOptions, EpisodeGrpoRunOptions, FieldSection, FlowRunOptions, GrpoRunOptions, PpoRunOptions, RunOptions, SftRunOptions } from '../protocol';
+import type { DpoRunOptions, EpisodeGrpoRunOptions, FieldSection, FlowRunOptions, GrpoRunOptions, PpoEpisodeRunOptions, PpoRunOptions, RunOptions, SftRunOptions } from '../protocol';
 import { EPISODE_PRESETS } from '../protocol';
 
 /**
@@ -311,6 +311,17 @@ export const ppoSchema = z
   })
   .superRefine(grpoRefine);
 
+/** PPO on multi-turn episodes (ppo-calc): PPO's options without renormalisation (the episode rollout records no support), the turn limit and the action length. */
+const { renormalize: _renormalize, ...ppoEpisodeRest } = ppoSchema.shape;
+export const ppoEpisodeSchema = z
+  .strictObject({
+    ...ppoEpisodeRest,
+    preset: z.literal('ppo-calc'),
+    maxTurns: episodeGrpoSchema.shape.maxTurns,
+    maxNew: episodeGrpoSchema.shape.maxNew,
+  })
+  .superRefine(grpoRefine);
+
 /** Flow-GRPO on 2-D points (worker/flow): the policy is pretrained at the start of the run, so there is no base checkpoint. */
 export const flowSchema = z.strictObject({
   preset: z.literal('flowgrpo-2d'),
@@ -364,9 +375,9 @@ export const dpoSchema = z.strictObject({
   checkpointEvery: run.checkpointEvery,
 });
 
-export const runOptionsSchema = z.discriminatedUnion('preset', [sftSchema, grpoSchema, episodeGrpoSchema, ppoSchema, dpoSchema, flowSchema]);
+export const runOptionsSchema = z.discriminatedUnion('preset', [sftSchema, grpoSchema, episodeGrpoSchema, ppoSchema, ppoEpisodeSchema, dpoSchema, flowSchema]);
 
-export const PRESET_SCHEMAS = { 'sft-arith': sftSchema, 'grpo-arith': grpoSchema, 'grpo-calc': episodeGrpoSchema, 'grpo-guess': episodeGrpoSchema, 'grpo-code': episodeGrpoSchema, 'ppo-arith': ppoSchema, 'dpo-arith': dpoSchema, 'flowgrpo-2d': flowSchema } as const;
+export const PRESET_SCHEMAS = { 'sft-arith': sftSchema, 'grpo-arith': grpoSchema, 'grpo-calc': episodeGrpoSchema, 'grpo-guess': episodeGrpoSchema, 'grpo-code': episodeGrpoSchema, 'ppo-arith': ppoSchema, 'ppo-calc': ppoEpisodeSchema, 'dpo-arith': dpoSchema, 'flowgrpo-2d': flowSchema } as const;
 
 // The protocol's hand-written types (the app sees those, not zod) must be exactly what the
 // schemas accept: a type error here means one changed without the other.
@@ -376,6 +387,7 @@ agree<Same<z.input<typeof sftSchema>, SftRunOptions>>();
 agree<Same<z.input<typeof grpoSchema>, GrpoRunOptions>>();
 agree<Same<z.input<typeof episodeGrpoSchema>, EpisodeGrpoRunOptions>>();
 agree<Same<z.input<typeof ppoSchema>, PpoRunOptions>>();
+agree<Same<z.input<typeof ppoEpisodeSchema>, PpoEpisodeRunOptions>>();
 agree<Same<z.input<typeof dpoSchema>, DpoRunOptions>>();
 agree<Same<z.input<typeof flowSchema>, FlowRunOptions>>();
 agree<Same<z.output<typeof runOptionsSchema>, RunOptions>>();

@@ -25,12 +25,19 @@ import type { EvalResult } from './evaluate';
 import type { GrpoConfig, GrpoStep, GrpoUpdate } from './grpo';
 import { GRPO_ARITH, batchMetrics, packForUpdate, updateOnBatch } from './grpo';
 import type { ResumePoint, TrainerPosition } from './resume';
+import type { CriticConfig } from './ppo';
+import { criticUpdate } from './ppo';
 
 /** GRPO's options, an environment instead of an arithmetic task, `maxNew` per action. */
 export interface GrpoEpisodeConfig extends Omit<GrpoConfig, 'task'> {
   environment: EnvironmentName;
   /** Turn limit of an episode (the environment's by default). */
   maxTurns: number;
+  /**
+   * Train with a critic instead of an outcome estimator (ppo-calc): a value head, GAE per episode
+   * over its action ids (the environment's ids are off the mask and skipped), the clipped value loss.
+   */
+  critic?: CriticConfig;
 }
 
 /**
@@ -49,6 +56,12 @@ export const GRPO_GUESS: GrpoEpisodeConfig = { ...GRPO_CALC, maxNew: ENVIRONMENT
 
 /** grpo-code: the same, 8 tasks × 8 one-turn episodes of up to 50 ids, graded in the companion; evaluated on every held-out task. */
 export const GRPO_CODE: GrpoEpisodeConfig = { ...GRPO_CALC, maxNew: ENVIRONMENTS.code.maxActionTokens, environment: 'code', maxTurns: 1, evalN: 100 };
+
+/** ppo-calc: grpo-calc's episodes, sampling and policy loss, with ppo-arith's critic and 2 epochs × 2 mini-batches. */
+export const PPO_CALC: GrpoEpisodeConfig = {
+  ...GRPO_CALC, maskZeroAdvantage: false, epochs: 2, miniBatches: 2,
+  critic: { gamma: 1, lam: 0.95, shiftMean: true, valueCoefficient: 0.5, valueClip: 0.2 },
+};
 
 /** The trainer config each episode preset starts from. */
 export const EPISODE_CONFIGS: Readonly<Record<EpisodePreset, GrpoEpisodeConfig>> = { 'grpo-calc': GRPO_CALC, 'grpo-guess': GRPO_GUESS, 'grpo-code': GRPO_CODE };
@@ -70,6 +83,9 @@ export interface GrpoEpisodeStep {
   corrections?: GrpoStep['corrections'];
   oldLogp: Float64Array | null;
   updates: GrpoUpdate[];
+  /** With a critic: per packed id, the value at rollout and the return target. */
+  values?: Float64Array;
+  returns?: Float64Array;
 }
 
 /** The session an episode trains as: `sessionOf`, or cancelled when its group was aborted. */
@@ -107,7 +123,7 @@ export class GrpoEpisodeRun {
   /** `journal`: commit every turn there, under run `runId`, as `writer` (recovery reads it back). */
   constructor(ops: Ops, readonly config: GrpoEpisodeConfig, readonly base: LoadedCheckpoint, private readonly journal: { journal: EpisodeJournal; runId: string; writer: string } | null = null, services: KindServices = {}) {
     this.kind = configuredKind(config, services);
-    this.model = new Model(ops, base.config);
+    this.model = new Model(ops, base.config, { valueHead: config.critic !== undefined });
     this.model.setWeights(base.weights);
     this.reference = config.beta > 0 ? new Model(ops, base.config) : null;
     this.reference?.setWeights(base.weights);
@@ -141,8 +157,14 @@ export class GrpoEpisodeRun {
     });
     const tSample = performance.now();
     const sessions = episodes.map(trainingSession);
+    const ctx = { model: this.model, reference: this.reference, step: this.step, onProgress: this.onProgress };
+    if (c.critic) {
+      const u = await criticUpdate({ ...ctx, config: { ...c, ...c.critic } }, packEpisodes(sessions, { ...c, estimator: 'none', maskZeroAdvantage: false }), sessions);
+      const metrics = { ...batchMetrics(c, sessions, u.trained, t0, tSample), ...u.metrics, ...episodeMetrics(episodes) };
+      return { step: this.step, metrics, tasks, episodes, sessions: u.sessions, packed: u.packed, dlogp: u.trained.dlogp, corrections: u.trained.corrections, oldLogp: u.trained.oldLogp, updates: u.trained.updates, values: u.values, returns: u.returns };
+    }
     const packed = packEpisodes(sessions, c);
-    const trained = await updateOnBatch({ model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress }, packed);
+    const trained = await updateOnBatch({ ...ctx, config: c }, packed);
     const metrics = { ...batchMetrics(c, sessions, trained, t0, tSample), ...episodeMetrics(episodes) };
     return { step: this.step, metrics, tasks, episodes, sessions, packed, dlogp: trained.dlogp, corrections: trained.corrections, oldLogp: trained.oldLogp, updates: trained.updates };
   }
@@ -166,7 +188,7 @@ export class GrpoEpisodeRun {
 }
 
 /** Packs a step's sessions for the update (packForUpdate) into rows of twice the longest chain (two chains always fit). */
-function packEpisodes(sessions: readonly Session[], c: GrpoEpisodeConfig): PackedBatch {
+function packEpisodes(sessions: readonly Session[], c: Pick<GrpoEpisodeConfig, 'advantage' | 'truncation' | 'maskZeroAdvantage' | 'miniBatches'> & { estimator: GrpoEpisodeConfig['estimator'] | 'none' }): PackedBatch {
   const longest = Math.max(1, ...sessions.flatMap((s) => s.calls.map((call) => call.promptIds.length + call.sampledIds.length)));
   const options = { estimator: c.estimator, advantage: c.advantage, truncation: c.truncation, maskZeroAdvantage: c.maskZeroAdvantage };
   const packed = packForUpdate((o) => pack(sessions, 2 * longest, { ...options, ...o }), c.miniBatches);

@@ -32,7 +32,7 @@ import type { Generated } from '../rollout/generate';
 import type { SampledRollout } from '../rollout/sampled-rollout';
 import type { EvalResult } from './evaluate';
 import { evaluateArith } from './evaluate';
-import type { GrpoConfig, GrpoStep, GrpoUpdate } from './grpo';
+import type { GrpoConfig, GrpoStep, GrpoUpdate, UpdateContext } from './grpo';
 import { GRPO_ARITH, arithRollout, batchMetrics, packForUpdate, updateOnBatch } from './grpo';
 import type { ResumePoint, TrainerPosition } from './resume';
 import { restore } from './resume';
@@ -141,21 +141,9 @@ export class PpoRun {
     const longest = Math.max(...generated.map((g) => g.promptIds.length)) + c.maxNew;
     const first = packForUpdate((options) => this.rollout.pack(sessions, 2 * longest, options), c.miniBatches);
     if (!first.ok) throw new Error(`PPO batch does not pack: ${first.message}`);
-    this.onProgress?.('old log-probs');
-    const rows = Array.from({ length: first.rows }, (_, r) => r);
-    const scored = await this.model.score(first, c.renormalize && first.support ? supportBias(first.support, first.segmentIds, first.width, this.model.config.vocab, rows) : undefined);
-    const oldValues = Float64Array.from(scored.values!);
-    const g = gae(
-      { rewards: first.tokenRewards, values: oldValues, mask: first.responseMask, rows: first.rows, width: first.width, sessionIds: first.sessionIds, callIndex: first.callIndex },
-      { gamma: c.gamma, lam: c.lam, whiten: true, shiftMean: c.shiftMean },
-    );
-    const packed: PackedBatch = { ...first, advantages: g.advantages };
-    const critic = { oldLogp: Float64Array.from(scored.logp), oldValues, returns: g.returns, valueCoefficient: c.valueCoefficient, valueClip: c.valueClip };
-    const trained = await updateOnBatch({ model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress, critic }, packed);
-    const raw = g.returns.map((r, i) => (first.responseMask[i] === 1 ? r - oldValues[i] : 0));
-    const metrics = { ...batchMetrics(c, sessions, trained, t0, tSample), ...criticMetrics(first.responseMask, oldValues, g.returns, g.advantages), 'critic/raw_advantages/mean': mean(raw, first.responseMask) };
-    const withCritic = sessions.map((s, k): Session => ({ ...s, critic: sessionCritic(first, k, oldValues, g.returns, g.advantages) }));
-    return { step: this.step, metrics, tasks, sessions: withCritic, generated, packed, dlogp: trained.dlogp, corrections: trained.corrections, oldLogp: trained.oldLogp, updates: trained.updates, values: oldValues, returns: g.returns };
+    const u = await criticUpdate({ model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress }, first, sessions);
+    const metrics = { ...batchMetrics(c, sessions, u.trained, t0, tSample), ...u.metrics };
+    return { step: this.step, metrics, tasks, sessions: u.sessions, generated, packed: u.packed, dlogp: u.trained.dlogp, corrections: u.trained.corrections, oldLogp: u.trained.oldLogp, updates: u.trained.updates, values: u.values, returns: u.returns };
   }
 
   evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
@@ -171,6 +159,36 @@ export class PpoRun {
     restore(this.model, this.stream, from);
     this.step = from.position.step;
   }
+}
+
+/** The critic's options, shared by ppo-arith and the episode presets that train with a critic. */
+export type CriticConfig = Pick<PpoConfig, 'gamma' | 'lam' | 'shiftMean' | 'valueCoefficient' | 'valueClip'>;
+
+/**
+ * PPO's update of a batch packed without an outcome estimator (`first`, advantages all 0): one
+ * scoring pass under the current weights (old log-probs and values; renormalised over the
+ * support when asked), masked GAE per session over its action tokens (an episode's observation
+ * ids are off the mask and skipped), then updateOnBatch's critic path. Returns the packed batch
+ * with GAE's advantages, the critic's figures per id and per session, and the critic metrics.
+ */
+export async function criticUpdate(ctx: Omit<UpdateContext, 'critic' | 'config'> & { config: Omit<GrpoConfig, 'task'> & CriticConfig }, first: PackedBatch, sessions: readonly Session[]) {
+  const c = ctx.config;
+  ctx.onProgress?.('old log-probs');
+  const rows = Array.from({ length: first.rows }, (_, r) => r);
+  const scored = await ctx.model.score(first, c.renormalize && first.support ? supportBias(first.support, first.segmentIds, first.width, ctx.model.config.vocab, rows) : undefined);
+  if (!scored.values) throw new Error('criticUpdate: the model has no value head');
+  const values = Float64Array.from(scored.values);
+  const g = gae(
+    { rewards: first.tokenRewards, values, mask: first.responseMask, rows: first.rows, width: first.width, sessionIds: first.sessionIds, callIndex: first.callIndex },
+    { gamma: c.gamma, lam: c.lam, whiten: true, shiftMean: c.shiftMean },
+  );
+  const packed: PackedBatch = { ...first, advantages: g.advantages };
+  const critic = { oldLogp: Float64Array.from(scored.logp), oldValues: values, returns: g.returns, valueCoefficient: c.valueCoefficient, valueClip: c.valueClip };
+  const trained = await updateOnBatch({ ...ctx, critic }, packed);
+  const raw = g.returns.map((r, i) => (first.responseMask[i] === 1 ? r - values[i] : 0));
+  const metrics = { ...criticMetrics(first.responseMask, values, g.returns, g.advantages), 'critic/raw_advantages/mean': mean(raw, first.responseMask) };
+  const withCritic = sessions.map((s, k): Session => ({ ...s, critic: sessionCritic(first, k, values, g.returns, g.advantages) }));
+  return { trained, packed, values, returns: g.returns, sessions: withCritic, metrics };
 }
 
 /**
