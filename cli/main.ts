@@ -12,6 +12,7 @@ import { pretrain } from './commands/pretrain';
 import { trainCommand } from './commands/train';
 import { episodesCommand } from './commands/episodes';
 import { companionCommand } from './commands/companion';
+import { exportCommand } from './commands/export';
 
 const USAGE = `usage: dewpoint <command>
 
@@ -30,6 +31,8 @@ commands:
                                a journaled run's episodes as JSONL (one line per episode)
   companion [--port 8787] [--workers N] [--queue N] [--origin URL[,URL]] [--max-body BYTES]
                                the local sandbox server: runs programs for the app, on 127.0.0.1, behind a printed token
+  export --config FILE --to verl|trl [--out FILE] [--json]
+                               run options ("Config as JSON") as a verl launch command or TRL config, and the options with no equivalent
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -66,13 +69,15 @@ async function dispatch(argv: string[]): Promise<number> {
       return episodesCommand(rest);
     case 'companion':
       return companionCommand(rest);
+    case 'export':
+      return exportCommand(rest);
     case undefined:
     case '-h':
     case '--help':
       process.stdout.write(USAGE);
       return command === undefined ? 1 : 0;
     default:
-      process.stderr.write(`dewpoint: unknown command '${command}'; allowed: info, bench, pretrain, eval, train, episodes, companion\n\n${USAGE}`);
+      process.stderr.write(`dewpoint: unknown command '${command}'; allowed: info, bench, pretrain, eval, train, episodes, companion, export\n\n${USAGE}`);
       return 2;
   }
 }

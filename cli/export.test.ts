@@ -1,0 +1,81 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PRESETS } from '../worker/runs/presets';
+import { main } from './main';
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((s) => (out.push(String(s)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
+  return { out, err };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+/** A preset's "Config as JSON" (optionally changed) written to a temporary file. */
+function config(preset: string, patch: Record<string, unknown> = {}): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'dewpoint-export-')), 'run.json');
+  writeFileSync(file, JSON.stringify({ ...PRESETS.find((p) => p.name === preset)!.defaults, ...patch }));
+  return file;
+}
+
+describe('dewpoint export', () => {
+  it('--to verl prints a shell script with the launch and the unmapped options as comments, and --out writes it', async () => {
+    const { out, err } = capture();
+    const file = config('grpo-arith', { policyLoss: { name: 'ppo', clipHigh: 0.28 }, rejection: { token_k1: 2, seq_mean_k3: 0.01 } });
+    const script = join(mkdtempSync(join(tmpdir(), 'dewpoint-export-out-')), 'run_verl.sh');
+    expect(await main(['export', '--config', file, '--to', 'verl', '--out', script])).toBe(0);
+    const text = out.join('');
+    expect(text.startsWith('#!/usr/bin/env bash\n')).toBe(true);
+    expect(text).toContain('python3 -m verl.trainer.main_ppo \\\n    data.train_files=$TRAIN_FILES \\\n');
+    expect(text).toContain('    actor_rollout_ref.actor.clip_ratio_high=0.28 \\\n');
+    expect(text).toContain(`    'algorithm.rollout_correction.rollout_rs="token_k1,seq_mean_k3"' \\\n`);
+    expect(text).toMatch(/\n# Not mapped \(3\):\n# {3}preset = grpo-arith \[no equivalent\]: .*\n# {3}maskZeroAdvantage = true \[no equivalent\]: .*\n# {3}truncation = mask \[no equivalent\]: .*\n$/);
+    // Every line is a comment or part of the one command (continued with a backslash).
+    const body = text.split('\n').filter((l) => l && !l.startsWith('#'));
+    expect(body.slice(0, -1).every((l) => l.endsWith(' \\'))).toBe(true);
+    expect(readFileSync(script, 'utf8')).toBe(text);
+    expect(err.join('')).toMatch(/export grpo-arith to verl: wrote .*run_verl\.sh \(3 options not mapped\)/);
+  });
+
+  it('--to trl prints the Python constructor (DPOConfig for dpo-arith); --json the whole export', async () => {
+    const { out } = capture();
+    expect(await main(['export', '--config', config('dpo-arith'), '--to', 'trl'])).toBe(0);
+    const text = out.join('');
+    expect(text).toContain('from trl import DPOConfig\n\nconfig = DPOConfig(\n');
+    expect(text).toContain('    loss_type=["sigmoid", "sft"],\n');
+    expect(text).toMatch(/# {3}samplesPerPrompt = 8 \[no equivalent\]: pair construction/);
+    out.length = 0;
+    expect(await main(['export', '--config', config('ppo-arith'), '--to', 'trl', '--json'])).toBe(0);
+    const json = JSON.parse(out.join(''));
+    expect(json).toMatchObject({ ok: true, className: 'PPOConfig', module: 'trl.experimental.ppo', kwargs: { vf_coef: 0.5, cliprange_value: 0.2 } });
+    expect(json.unmapped.some((u: { path: string }) => u.path === 'policyLoss.dualClip')).toBe(true);
+  });
+
+  it('a preset the target cannot take ends with exit code 1 and the reason', async () => {
+    const { out, err } = capture();
+    expect(await main(['export', '--config', config('flowgrpo-2d'), '--to', 'trl'])).toBe(1);
+    expect(await main(['export', '--config', config('dpo-arith'), '--to', 'verl'])).toBe(1);
+    expect(await main(['export', '--config', config('sft-arith'), '--to', 'verl'])).toBe(1);
+    expect(err.join('')).toMatch(/cannot export to trl: flowgrpo-2d trains a 2-D rectified-flow policy[\s\S]*cannot export to verl: dpo-arith is DPO[\s\S]*cannot export to verl: sft-arith is supervised/);
+    expect(out.join('')).toBe('');
+  });
+
+  it('refuses bad usage and invalid options with exit code 2, naming the field', async () => {
+    const { err } = capture();
+    expect(await main(['export', '--to', 'verl'])).toBe(2);
+    expect(await main(['export', '--config', config('grpo-arith'), '--to', 'openrlhf'])).toBe(2);
+    expect(await main(['export', '--config', config('grpo-arith', { temperature: 0 }), '--to', 'verl'])).toBe(2);
+    const bad = join(mkdtempSync(join(tmpdir(), 'dewpoint-export-')), 'bad.json');
+    writeFileSync(bad, '{ nope');
+    expect(await main(['export', '--config', bad, '--to', 'trl'])).toBe(2);
+    const message = err.join('');
+    expect(message).toContain('dewpoint export: --config FILE is required');
+    expect(message).toContain("dewpoint export: --to must be one of verl, trl, got 'openrlhf'");
+    expect(message).toMatch(/invalid run options in .*run\.json:\n {2}Temperature \(temperature\) must be a number in \(0, 10\], got 0/);
+    expect(message).toMatch(/bad\.json is not JSON/);
+  });
+});
