@@ -10,14 +10,7 @@ import { BASE_CHECKPOINT_DIR, readCheckpointDir, writeCheckpointDir } from '../w
 import { cliRunOptions } from './commands/train';
 import { PRESETS } from '../worker/runs/presets';
 import { main } from './main';
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((s) => (out.push(String(s)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
-  return { out, err };
-}
+import { capture } from './testing/capture';
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -4,14 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PRESETS } from '../worker/runs/presets';
 import { main } from './main';
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((s) => (out.push(String(s)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
-  return { out, err };
-}
+import { capture } from './testing/capture';
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -5,6 +5,7 @@
  * a cell on click (or Enter), with its inspector (SessionPanel); packing efficiency and rows needed above.
  * The run is picked as in Groups (shared, default the live run); the heading names run and step.
  */
+import { StepSelect } from '../components/StepSelect';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { BatchLayer, GroupSample } from '../../worker/protocol';
@@ -97,16 +98,7 @@ export function BatchView() {
         <p>This run keeps no packed batches (only GRPO runs have them), or no step has finished yet.</p>
       ) : (
         <div className="controls">
-          <label>
-            Step{' '}
-            <select value={step ?? ''} onChange={(e) => setChosen({ runId, step: Number(e.target.value) })}>
-              {steps.data.map((s) => (
-                <option key={s} value={s}>
-                  {s}
-                </option>
-              ))}
-            </select>
-          </label>
+          <StepSelect steps={steps.data} value={step} onChange={(s) => setChosen({ runId, step: s })} />
           <label>
             Layer{' '}
             <select value={layer} onChange={(e) => setLayer(e.target.value as BatchLayer)}>

@@ -5,6 +5,7 @@
  * previous five steps. The run is picked as in Groups and Batch (shared, default the live run);
  * until a step is picked the view follows the run's latest step. Other runs keep no clouds.
  */
+import { StepSelect } from '../components/StepSelect';
 import { useQueries, useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import type { FlowCloud } from '../../worker/protocol';
@@ -93,16 +94,7 @@ export function FlowView() {
             <button type="button" onClick={play} aria-pressed={playing}>
               {playing ? 'Pause' : 'Play'}
             </button>
-            <label>
-              Step{' '}
-              <select value={step ?? ''} onChange={(e) => setStep(Number(e.target.value))}>
-                {available.map((s) => (
-                  <option key={s} value={s}>
-                    {s}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <StepSelect steps={available} value={step} onChange={setStep} />
             <label>
               <span className="visually-hidden">Step</span>
               <input

@@ -8,6 +8,7 @@
  * (SessionPanel) below its group. A run with journaled multi-turn episodes links to the step's
  * episodes in the Replay view.
  */
+import { StepSelect } from '../components/StepSelect';
 import { useQuery } from '@tanstack/react-query';
 import { Fragment, useEffect, useMemo, useState } from 'react';
 import type { GroupRecord } from '../../worker/protocol';
@@ -105,16 +106,7 @@ export function GroupsView() {
             <button type="button" onClick={() => setStep(available[index - 1])} disabled={index <= 0}>
               Previous step
             </button>
-            <label>
-              Step{' '}
-              <select value={step ?? ''} onChange={(e) => setStep(Number(e.target.value))}>
-                {available.map((s) => (
-                  <option key={s} value={s}>
-                    {s}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <StepSelect steps={available} value={step} onChange={setStep} />
             <button type="button" onClick={() => setStep(available[index + 1])} disabled={index < 0 || index >= available.length - 1}>
               Next step
             </button>

@@ -6,15 +6,13 @@
  * Points are unbounded; the targets and the base distributions lie in [−1, 1]², and a view of
  * `FLOW_VIEW_BOX` shows them with a margin. Not an advantage (the RL core's GRPO estimator is).
  */
+import type { FlowField } from '../protocol';
 
 /** Half-width of the square a view should show: [−1.25, 1.25]². */
 export const FLOW_VIEW_BOX = 1.25;
 
-export type FlowTarget =
-  /** The annulus inner ≤ |p − center| ≤ outer. */
-  | { kind: 'ring'; center: [number, number]; inner: number; outer: number }
-  /** The union of discs |p − center| ≤ radius. */
-  | { kind: 'discs'; discs: { center: [number, number]; radius: number }[] };
+/** The annulus inner ≤ |p − center| ≤ outer, or the union of discs |p − center| ≤ radius (worker/protocol.ts `FlowField`'s target). */
+export type FlowTarget = FlowField['target'];
 
 export interface FlowRewardOptions {
   target: FlowTarget;
@@ -84,4 +82,16 @@ export function flowReward(points: ArrayLike<number>, o: FlowRewardOptions): Flo
     rewards[i] = o.smooth > 0 ? Math.exp(-((d / o.smooth) ** 2)) : inside[i];
   }
   return { rewards, inside };
+}
+
+/** The reward over the square ±box on a size × size grid of cell centres (row 0 at y = −box), with its target: what a view draws under the points. */
+export function rewardGrid(o: FlowRewardOptions, box: number, size: number): FlowField {
+  const points = new Float32Array(size * size * 2);
+  for (let r = 0; r < size; r++) {
+    for (let c = 0; c < size; c++) {
+      points[2 * (r * size + c)] = -box + ((c + 0.5) * 2 * box) / size;
+      points[2 * (r * size + c) + 1] = -box + ((r + 0.5) * 2 * box) / size;
+    }
+  }
+  return { box, size, values: Float32Array.from(flowReward(points, o).rewards), target: o.target };
 }

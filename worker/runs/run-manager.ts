@@ -18,7 +18,7 @@ import type { Model } from '../model/model';
 import type { KindServices } from '../episodes/kinds';
 import { EPISODE_PRESETS } from '../protocol';
 import type { BatchRecord, ContinueResult, DeleteResult, EpisodeGrpoRunOptions, PpoEpisodeRunOptions, FlowCloud, FlowField, FlowRunOptions, GroupRecord, PhaseReport, RunBackendChoice, RunEvent, RunOptions, RunStatus, RunSummary } from '../protocol';
-import { FLOW_GRPO_2D, FLOW_VIEW_BOX, FlowGrpoRun, flowReward, pretrainBase, validateFlowGrpoConfig } from '../flow/index';
+import { FLOW_GRPO_2D, FLOW_VIEW_BOX, FlowGrpoRun, flowReward, pretrainBase, rewardGrid, validateFlowGrpoConfig } from '../flow/index';
 import type { Session } from '../rl/types';
 import type { ResumeRecord, RunMeta, RunStore } from '../store/run-store';
 import { StorageFullError } from '../store/run-store';
@@ -338,16 +338,7 @@ export class RunManager {
     if (!Number.isInteger(size) || size < 2 || size > 512) throw new Error(`flowField: size = ${size}; expected an integer in 2..512`);
     const run = (await this.store.listRuns()).find((r) => r.runId === runId);
     if (!run || run.options.preset !== 'flowgrpo-2d') return null;
-    const { reward } = flowConfigOf(run.options, FLOW_GRPO_2D).config;
-    const box = FLOW_VIEW_BOX;
-    const points = new Float32Array(size * size * 2);
-    for (let r = 0; r < size; r++) {
-      for (let c = 0; c < size; c++) {
-        points[2 * (r * size + c)] = -box + ((c + 0.5) * 2 * box) / size;
-        points[2 * (r * size + c) + 1] = -box + ((r + 0.5) * 2 * box) / size;
-      }
-    }
-    return { box, size, values: Float32Array.from(flowReward(points, reward).rewards), target: reward.target };
+    return rewardGrid(flowConfigOf(run.options, FLOW_GRPO_2D).config.reward, FLOW_VIEW_BOX, size);
   }
 
   /**

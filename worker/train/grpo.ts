@@ -393,33 +393,38 @@ export function arithRollout(model: Model, c: GrpoConfig, tok: CharTokenizer, on
   return new SampledRollout(source, { groups: c.group, pack });
 }
 
-export class GrpoRun {
+/**
+ * A run on arithmetic prompts from a base checkpoint, whatever its update: the model (with a
+ * value head for a critic), the frozen reference (β > 0), the task stream, the held-out tasks
+ * and the rollout, one sampled and packed batch per `sample()`, evaluation and the resume
+ * position. GrpoRun and PpoRun (ppo.ts) differ only in how they pack and update.
+ */
+export abstract class ArithRun<C extends GrpoConfig> {
   readonly model: Model;
-  private readonly reference: Model | null;
-  private readonly stream: TrainStream;
+  protected readonly reference: Model | null;
+  protected readonly stream: TrainStream;
   private readonly heldOutTasks: ArithTask[];
-  private readonly rollout: SampledRollout<ArithTask>;
+  protected readonly rollout: SampledRollout<ArithTask>;
   step = 0;
   /** Told where the step under way is (sampling n of N sequences, old log-probs, reference, training). */
   onProgress: PhaseReport | null = null;
 
-  constructor(ops: Ops, readonly config: GrpoConfig, readonly base: LoadedCheckpoint) {
-    this.model = new Model(ops, base.config);
+  constructor(ops: Ops, readonly config: C, readonly base: LoadedCheckpoint, o: { valueHead: boolean; pack: PackOptions }) {
+    this.model = new Model(ops, base.config, { valueHead: o.valueHead });
     this.model.setWeights(base.weights);
     this.reference = config.beta > 0 ? new Model(ops, base.config) : null;
     this.reference?.setWeights(base.weights);
     this.stream = trainStream(config.seed, config.task);
     this.heldOutTasks = heldOut(config.evalN, config.task);
-    this.rollout = arithRollout(this.model, config, base.tokenizer, (finished, rows) => this.onProgress?.('sampling', finished, rows, 'sequences'), {
-      estimator: config.estimator, advantage: config.advantage, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage,
-    });
+    this.rollout = arithRollout(this.model, config, base.tokenizer, (finished, rows) => this.onProgress?.('sampling', finished, rows, 'sequences'), o.pack);
   }
 
   get tokenizer() {
     return this.base.tokenizer;
   }
 
-  async next(): Promise<GrpoStep> {
+  /** The next batch: P tasks × G completions under the current weights, packed for the update (`packForUpdate`). */
+  protected async sample() {
     const c = this.config;
     stepsPerBatch(c);
     this.step++;
@@ -433,10 +438,8 @@ export class GrpoRun {
     const longest = Math.max(...generated.map((g) => g.promptIds.length)) + c.maxNew;
     // Two chains always fit a row of twice the longest chain.
     const packed = packForUpdate((options) => this.rollout.pack(sessions, 2 * longest, options), c.miniBatches);
-    if (!packed.ok) throw new Error(`GRPO batch does not pack: ${packed.message}`);
-    const trained = await updateOnBatch({ model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress }, packed);
-    const metrics = batchMetrics(c, sessions, trained, t0, tSample);
-    return { step: this.step, metrics, tasks, sessions, generated, packed, dlogp: trained.dlogp, corrections: trained.corrections, oldLogp: trained.oldLogp, updates: trained.updates };
+    if (!packed.ok) throw new Error(`batch does not pack: ${packed.message}`);
+    return { tasks, sessions, generated, packed, t0, tSample };
   }
 
   evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
@@ -451,9 +454,23 @@ export class GrpoRun {
     return { step: this.step, tasksDrawn: this.stream.position };
   }
 
-  /** Continues a freshly constructed run from a stored position, weights and AdamW state. */
+  /** Continues a freshly constructed run from a stored position, weights (a value head's too) and AdamW state. */
   resumeAt(from: ResumePoint): void {
     restore(this.model, this.stream, from);
     this.step = from.position.step;
+  }
+}
+
+export class GrpoRun extends ArithRun<GrpoConfig> {
+  constructor(ops: Ops, config: GrpoConfig, base: LoadedCheckpoint) {
+    super(ops, config, base, { valueHead: false, pack: { estimator: config.estimator, advantage: config.advantage, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage } });
+  }
+
+  async next(): Promise<GrpoStep> {
+    const c = this.config;
+    const { tasks, sessions, generated, packed, t0, tSample } = await this.sample();
+    const trained = await updateOnBatch({ model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress }, packed);
+    const metrics = batchMetrics(c, sessions, trained, t0, tSample);
+    return { step: this.step, metrics, tasks, sessions, generated, packed, dlogp: trained.dlogp, corrections: trained.corrections, oldLogp: trained.oldLogp, updates: trained.updates };
   }
 }

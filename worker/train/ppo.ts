@@ -19,23 +19,16 @@
  * Not the UI loop (worker/runs) nor the CLI.
  */
 import type { Ops } from '../../kernels/ops';
-import type { ArithTask, TrainStream } from '../data/arith';
-import { heldOut, trainStream } from '../data/arith';
+import type { ArithTask } from '../data/arith';
+import type { Generated } from '../rollout/generate';
 import type { LoadedCheckpoint } from '../model/checkpoint';
-import { Model } from '../model/model';
 import { supportBias } from '../model/packing';
-import type { PhaseReport, SessionCritic } from '../protocol';
 import { gae } from '../rl/index';
+import type { SessionCritic } from '../protocol';
 import type { PackedBatch } from '../rl/pack-types';
 import type { Session } from '../rl/types';
-import type { Generated } from '../rollout/generate';
-import type { SampledRollout } from '../rollout/sampled-rollout';
-import type { EvalResult } from './evaluate';
-import { evaluateArith } from './evaluate';
 import type { GrpoConfig, GrpoStep, GrpoUpdate, UpdateContext } from './grpo';
-import { GRPO_ARITH, arithRollout, batchMetrics, packForUpdate, updateOnBatch } from './grpo';
-import type { ResumePoint, TrainerPosition } from './resume';
-import { restore } from './resume';
+import { ArithRun, GRPO_ARITH, batchMetrics, updateOnBatch } from './grpo';
 
 /** GRPO's options (its estimator unused: GAE gives the advantages) plus the critic's. */
 export interface PpoConfig extends GrpoConfig {
@@ -104,60 +97,18 @@ export function criticMetrics(mask: ArrayLike<number>, values: ArrayLike<number>
   };
 }
 
-export class PpoRun {
-  readonly model: Model;
-  private readonly reference: Model | null;
-  private readonly stream: TrainStream;
-  private readonly heldOutTasks: ArithTask[];
-  private readonly rollout: SampledRollout<ArithTask>;
-  step = 0;
-  onProgress: PhaseReport | null = null;
-
-  constructor(ops: Ops, readonly config: PpoConfig, readonly base: LoadedCheckpoint) {
-    this.model = new Model(ops, base.config, { valueHead: true });
-    this.model.setWeights(base.weights);
-    this.reference = config.beta > 0 ? new Model(ops, base.config) : null;
-    this.reference?.setWeights(base.weights);
-    this.stream = trainStream(config.seed, config.task);
-    this.heldOutTasks = heldOut(config.evalN, config.task);
-    // No outcome estimator: GAE over the critic's values gives the advantages after packing.
-    this.rollout = arithRollout(this.model, config, base.tokenizer, (finished, rows) => this.onProgress?.('sampling', finished, rows, 'sequences'), { estimator: 'none', truncation: config.truncation, maskZeroAdvantage: false });
-  }
-
-  get tokenizer() {
-    return this.base.tokenizer;
+export class PpoRun extends ArithRun<PpoConfig> {
+  // No outcome estimator: GAE over the critic's values gives the advantages after packing.
+  constructor(ops: Ops, config: PpoConfig, base: LoadedCheckpoint) {
+    super(ops, config, base, { valueHead: true, pack: { estimator: 'none', truncation: config.truncation, maskZeroAdvantage: false } });
   }
 
   async next(): Promise<PpoStep> {
     const c = this.config;
-    this.step++;
-    const version = this.step - 1;
-    const t0 = performance.now();
-    const tasks = this.stream.take(c.prompts);
-    this.onProgress?.('sampling', 0, c.prompts * c.group, 'sequences');
-    const sessions = await this.rollout.collect(tasks, version);
-    const generated: Generated[] = sessions.map(({ calls: [g] }) => ({ promptIds: g.promptIds, sampledIds: g.sampledIds, behaviorLogProbs: g.behaviorLogProbs, rawLogProbs: g.rawLogProbs, finishReason: g.finishReason }));
-    const tSample = performance.now();
-    const longest = Math.max(...generated.map((g) => g.promptIds.length)) + c.maxNew;
-    const first = packForUpdate((options) => this.rollout.pack(sessions, 2 * longest, options), c.miniBatches);
-    if (!first.ok) throw new Error(`PPO batch does not pack: ${first.message}`);
+    const { tasks, sessions, generated, packed: first, t0, tSample } = await this.sample();
     const u = await criticUpdate({ model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress }, first, sessions);
     const metrics = { ...batchMetrics(c, sessions, u.trained, t0, tSample), ...u.metrics };
     return { step: this.step, metrics, tasks, sessions: u.sessions, generated, packed: u.packed, dlogp: u.trained.dlogp, corrections: u.trained.corrections, oldLogp: u.trained.oldLogp, updates: u.trained.updates, values: u.values, returns: u.returns };
-  }
-
-  evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
-    return evaluateArith(this.model, this.base.tokenizer, this.heldOutTasks.slice(0, n));
-  }
-
-  position(): TrainerPosition {
-    return { step: this.step, tasksDrawn: this.stream.position };
-  }
-
-  /** Continues a freshly constructed run from a stored position, weights (value head included) and AdamW state. */
-  resumeAt(from: ResumePoint): void {
-    restore(this.model, this.stream, from);
-    this.step = from.position.step;
   }
 }
 
