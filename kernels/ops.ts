@@ -68,14 +68,19 @@ export interface Ops {
   /** out(N, NH, hs) = rope(inp) at positions (N) i32 (HF rotate_half convention); out ≠ inp. */
   ropeForward(out: Tensor, inp: Tensor, positions: Tensor, N: number, NH: number, hs: number, theta: number): void;
   ropeBackward(dinp: Tensor, dout: Tensor, positions: Tensor, N: number, NH: number, hs: number, theta: number): void;
-  /** Segment-aware causal attention; q, k, v, out (B, T, NH, hs); lse (B, NH, T); segmentIds (B, T) i32. */
-  attentionForward(out: Tensor, lse: Tensor, q: Tensor, k: Tensor, v: Tensor, segmentIds: Tensor, B: number, T: number, NH: number, hs: number): void;
-  attentionBackward(dq: Tensor, dk: Tensor, dv: Tensor, dout: Tensor, q: Tensor, k: Tensor, v: Tensor, out: Tensor, lse: Tensor, segmentIds: Tensor, B: number, T: number, NH: number, hs: number): void;
+  /**
+   * Segment-aware causal attention; q, out (B, T, NH, hs); k, v (B, T, NKV, hs); lse (B, NH, T);
+   * segmentIds (B, T) i32. Grouped-query attention: NKV divides NH and query head h reads kv head
+   * h / (NH / NKV) (transformers' repeat_kv); NKV = NH is multi-head attention.
+   */
+  attentionForward(out: Tensor, lse: Tensor, q: Tensor, k: Tensor, v: Tensor, segmentIds: Tensor, B: number, T: number, NH: number, NKV: number, hs: number): void;
+  /** dq (B, T, NH, hs), dk, dv (B, T, NKV, hs) +=; dk and dv of a kv head sum over its group of query heads. */
+  attentionBackward(dq: Tensor, dk: Tensor, dv: Tensor, dout: Tensor, q: Tensor, k: Tensor, v: Tensor, out: Tensor, lse: Tensor, segmentIds: Tensor, B: number, T: number, NH: number, NKV: number, hs: number): void;
   /**
    * Sampling with a KV cache: out (B, NH, hs) = attention of q (B, NH, hs) over the cached keys and
-   * values (B, L, NH, hs) 0..lengths[b]−1 of its row (lengths (B) i32; 0 = inactive row, zeros).
+   * values (B, L, NKV, hs) 0..lengths[b]−1 of its row (lengths (B) i32; 0 = inactive row, zeros).
    */
-  attentionDecode(out: Tensor, q: Tensor, kCache: Tensor, vCache: Tensor, lengths: Tensor, B: number, L: number, NH: number, hs: number): void;
+  attentionDecode(out: Tensor, q: Tensor, kCache: Tensor, vCache: Tensor, lengths: Tensor, B: number, L: number, NH: number, NKV: number, hs: number): void;
   /** out (n) = silu(gate) · up. */
   swigluForward(out: Tensor, gate: Tensor, up: Tensor, n: number): void;
   swigluBackward(dgate: Tensor, dup: Tensor, dout: Tensor, gate: Tensor, up: Tensor, n: number): void;

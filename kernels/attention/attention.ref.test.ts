@@ -6,24 +6,54 @@ import { expectClose } from '../testing/expect-close';
 import { numericGrad } from '../testing/finite-diff';
 import { attentionBackwardRef, attentionForwardRef } from './attention.ref';
 
-type Dims = [B: number, T: number, NH: number, hs: number];
+/** (B, T, NH, hs) with NKV = NH, or (B, T, NH, hs, NKV) for grouped-query attention. */
+type Dims = [B: number, T: number, NH: number, hs: number, NKV?: number];
 
 /** Forward in float64: out and lse. */
-function forward64(q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, seg: ArrayLike<number>, [B, T, NH, hs]: Dims) {
+function forward64(q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, seg: ArrayLike<number>, [B, T, NH, hs, NKV = NH]: Dims) {
   const out = new Float64Array(B * T * NH * hs);
   const lse = new Float64Array(B * NH * T);
-  attentionForwardRef(out, lse, q, k, v, seg, B, T, NH, hs);
+  attentionForwardRef(out, lse, q, k, v, seg, B, T, NH, NKV, hs);
   return { out, lse };
 }
 
 /** Backward in float64 from zeroed gradients. */
 function backward64(dout: ArrayLike<number>, q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, seg: ArrayLike<number>, dims: Dims) {
-  const [B, T, NH, hs] = dims;
+  const [B, T, NH, hs, NKV = NH] = dims;
   const { out, lse } = forward64(q, k, v, seg, dims);
-  const n = B * T * NH * hs;
-  const g = { dq: new Float64Array(n), dk: new Float64Array(n), dv: new Float64Array(n) };
-  attentionBackwardRef(g.dq, g.dk, g.dv, dout, q, k, v, out, lse, seg, B, T, NH, hs);
+  const [n, nkv] = [B * T * NH * hs, B * T * NKV * hs];
+  const g = { dq: new Float64Array(n), dk: new Float64Array(nkv), dv: new Float64Array(nkv) };
+  attentionBackwardRef(g.dq, g.dk, g.dv, dout, q, k, v, out, lse, seg, B, T, NH, NKV, hs);
   return g;
+}
+
+/**
+ * transformers' repeat_kv: (B, T, NKV, hs) → (B, T, NH, hs), kv head j copied to query heads
+ * j·G..(j+1)·G−1 (G = NH / NKV). Written from the HF definition, not from kvHeadOf.
+ */
+function repeatKv(x: ArrayLike<number>, B: number, T: number, NKV: number, G: number, hs: number): Float64Array {
+  const out = new Float64Array(B * T * NKV * G * hs);
+  for (let bt = 0; bt < B * T; bt++) {
+    for (let j = 0; j < NKV; j++) {
+      for (let r = 0; r < G; r++) {
+        for (let d = 0; d < hs; d++) out[((bt * NKV + j) * G + r) * hs + d] = x[(bt * NKV + j) * hs + d];
+      }
+    }
+  }
+  return out;
+}
+
+/** The adjoint of repeatKv: sums the G query-head copies of each kv head, (B, T, NH, hs) → (B, T, NKV, hs). */
+function sumGroups(x: ArrayLike<number>, B: number, T: number, NKV: number, G: number, hs: number): Float64Array {
+  const out = new Float64Array(B * T * NKV * hs);
+  for (let bt = 0; bt < B * T; bt++) {
+    for (let j = 0; j < NKV; j++) {
+      for (let r = 0; r < G; r++) {
+        for (let d = 0; d < hs; d++) out[(bt * NKV + j) * hs + d] += x[((bt * NKV + j) * G + r) * hs + d];
+      }
+    }
+  }
+  return out;
 }
 
 describe('attentionForwardRef', () => {
@@ -31,7 +61,7 @@ describe('attentionForwardRef', () => {
     // hs = 1 (scale 1), one head. Query 1 sees keys 0 and 1 with scores 0 and ln 3: weights 1/4, 3/4.
     const out = new Float32Array(4);
     const lse = new Float32Array(4);
-    attentionForwardRef(out, lse, [1, 1, 2, 5], [0, Math.log(3), 0.7, 9], [10, 20, 30, 40], Int32Array.of(1, 1, 2, 0), 1, 4, 1, 1);
+    attentionForwardRef(out, lse, [1, 1, 2, 5], [0, Math.log(3), 0.7, 9], [10, 20, 30, 40], Int32Array.of(1, 1, 2, 0), 1, 4, 1, 1, 1);
     expectClose(out, [10, 17.5, 30, 0], { atol: 1e-5, rtol: 1e-6, label: 'out' });
     expectClose(lse, [0, Math.log(4), 1.4, 0], { atol: 1e-6, rtol: 1e-6, label: 'lse' });
   });
@@ -41,7 +71,7 @@ describe('attentionForwardRef', () => {
     const v = randomArray(T * NH * hs, 1);
     const out = new Float32Array(T * NH * hs);
     const lse = new Float32Array(NH * T);
-    attentionForwardRef(out, lse, new Float32Array(v.length), randomArray(v.length, 2), v, Int32Array.of(3, 3, 3), 1, T, NH, hs);
+    attentionForwardRef(out, lse, new Float32Array(v.length), randomArray(v.length, 2), v, Int32Array.of(3, 3, 3), 1, T, NH, NH, hs);
     const want = new Float64Array(out.length);
     for (let t = 0; t < T; t++) {
       for (let c = 0; c < NH * hs; c++) {
@@ -54,9 +84,20 @@ describe('attentionForwardRef', () => {
 
   it('refuses short buffers, naming the buffer and the sizes', () => {
     const f = new Float32Array(8);
-    expect(() => attentionForwardRef(f, new Float32Array(1), f, f, f, Int32Array.of(1, 1), 1, 2, 1, 4)).toThrow(/lse has 1 elements, needs B\*NH\*T = 1\*1\*2 = 2/);
-    expect(() => attentionForwardRef(f, f, f, new Float32Array(7), f, Int32Array.of(1, 1), 1, 2, 1, 4)).toThrow(/k has 7 elements, needs B\*T\*NH\*hs = 1\*2\*1\*4 = 8/);
-    expect(() => attentionForwardRef(f, f, f, f, f, Int32Array.of(1), 1, 2, 1, 4)).toThrow(/segmentIds has 1 elements/);
+    expect(() => attentionForwardRef(f, new Float32Array(1), f, f, f, Int32Array.of(1, 1), 1, 2, 1, 1, 4)).toThrow(/lse has 1 elements, needs B\*NH\*T = 1\*1\*2 = 2/);
+    expect(() => attentionForwardRef(f, f, f, new Float32Array(7), f, Int32Array.of(1, 1), 1, 2, 1, 1, 4)).toThrow(/k has 7 elements, needs B\*T\*NKV\*hs = 1\*2\*1\*4 = 8/);
+    expect(() => attentionForwardRef(f, f, f, f, f, Int32Array.of(1), 1, 2, 1, 1, 4)).toThrow(/segmentIds has 1 elements/);
+    // GQA: q and out are (B, T, NH, hs), k and v (B, T, NKV, hs).
+    const g = new Float32Array(16);
+    expect(() => attentionForwardRef(g, g, new Float32Array(15), f, f, Int32Array.of(1, 1), 1, 2, 4, 2, 2)).toThrow(/q has 15 elements, needs B\*T\*NH\*hs = 1\*2\*4\*2 = 16/);
+    expect(() => attentionForwardRef(g, g, g, f, new Float32Array(7), Int32Array.of(1, 1), 1, 2, 4, 2, 2)).toThrow(/v has 7 elements, needs B\*T\*NKV\*hs = 1\*2\*2\*2 = 8/);
+  });
+
+  it('refuses kv head counts that do not divide the query heads', () => {
+    const f = new Float32Array(64);
+    expect(() => attentionForwardRef(f, f, f, f, f, Int32Array.of(1, 1), 1, 2, 4, 3, 4)).toThrow(/NH \(4 query heads\) must be a multiple of NKV \(3 kv heads\)/);
+    expect(() => attentionForwardRef(f, f, f, f, f, Int32Array.of(1, 1), 1, 2, 4, 0, 4)).toThrow(/must be a multiple of NKV \(0/);
+    expect(() => attentionBackwardRef(f, f, f, f, f, f, f, f, f, Int32Array.of(1, 1), 1, 2, 2, 1.5, 4)).toThrow(/NKV must be a non-negative integer, got 1.5/);
   });
 });
 
@@ -87,7 +128,7 @@ describe('attentionBackwardRef', () => {
     const fresh = backward64(dout, q, k, v, seg, dims);
     const { out, lse } = forward64(q, k, v, seg, dims);
     const dq = new Float64Array(12).fill(1), dk = new Float64Array(12).fill(2), dv = new Float64Array(12).fill(3);
-    attentionBackwardRef(dq, dk, dv, dout, q, k, v, out, lse, seg, ...dims);
+    attentionBackwardRef(dq, dk, dv, dout, q, k, v, out, lse, seg, 1, 3, 1, 1, 4);
     expectClose(dq, fresh.dq.map((x) => x + 1), { atol: 1e-12, rtol: 0, label: 'dq += ' });
     expectClose(dk, fresh.dk.map((x) => x + 2), { atol: 1e-12, rtol: 0, label: 'dk += ' });
     expectClose(dv, fresh.dv.map((x) => x + 3), { atol: 1e-12, rtol: 0, label: 'dv += ' });
@@ -113,5 +154,45 @@ describe('packing invariance (reference)', () => {
       for (const grad of [g.dq, g.dk, g.dv]) expect(span(grad, row, t0, a.len)).toEqual(span(grad, 0, 0, a.len));
     }
     expect(span(out, 2, 3, b.len)).toEqual(span(out, 1, 0, b.len));
+  });
+});
+
+describe('grouped-query attention (reference)', () => {
+  // NH = 6 query heads over NKV = 2 or 3 kv heads (groups of 3 or 2), and NKV = 1 (multi-query).
+  for (const NKV of [1, 2, 3]) {
+    it(`with NKV = ${NKV} equals multi-head attention on repeat_kv(k), repeat_kv(v); dk, dv are the group sums`, () => {
+      const [B, T, NH, hs] = [2, 7, 6, 4];
+      const G = NH / NKV;
+      const seg = Int32Array.of(1, 1, 1, 2, 2, 2, 0, 3, 3, 4, 3, 4, 4, 4);
+      const [nq, nkv] = [B * T * NH * hs, B * T * NKV * hs];
+      const [q, dout] = [randomArray(nq, 40 + NKV, -2, 2), randomArray(nq, 41 + NKV)];
+      const [k, v] = [randomArray(nkv, 42 + NKV, -2, 2), randomArray(nkv, 43 + NKV)];
+      const [kRep, vRep] = [repeatKv(k, B, T, NKV, G, hs), repeatKv(v, B, T, NKV, G, hs)];
+      const gqa = forward64(q, k, v, seg, [B, T, NH, hs, NKV]);
+      const mha = forward64(q, kRep, vRep, seg, [B, T, NH, hs]);
+      expect(gqa.out).toEqual(mha.out);
+      expect(gqa.lse).toEqual(mha.lse);
+      const g = backward64(dout, q, k, v, seg, [B, T, NH, hs, NKV]);
+      const m = backward64(dout, q, kRep, vRep, seg, [B, T, NH, hs]);
+      expect(g.dq).toEqual(m.dq);
+      expectClose(g.dk, sumGroups(m.dk, B, T, NKV, G, hs), { atol: 1e-12, rtol: 1e-12, label: 'dk = Σ over the group of the MHA dk' });
+      expectClose(g.dv, sumGroups(m.dv, B, T, NKV, G, hs), { atol: 1e-12, rtol: 1e-12, label: 'dv = Σ over the group of the MHA dv' });
+    });
+  }
+
+  it('backward matches central finite differences for dq, dk, dv with NKV = 2 of NH = 4 (float64)', () => {
+    const dims: Dims = [2, 5, 4, 3, 2];
+    const [B, T, NH, hs, NKV = NH] = dims;
+    const [nq, nkv] = [B * T * NH * hs, B * T * NKV * hs];
+    const seg = Int32Array.of(1, 1, 2, 2, 0, 5, 5, 7, 5, 7);
+    const inputs = { q: Float64Array.from(randomArray(nq, 53)), k: Float64Array.from(randomArray(nkv, 54)), v: Float64Array.from(randomArray(nkv, 55)) };
+    const w = Float64Array.from(randomArray(nq, 56));
+    const loss = () => forward64(inputs.q, inputs.k, inputs.v, seg, dims).out.reduce((a, o, i) => a + w[i] * o, 0);
+    const g = backward64(w, inputs.q, inputs.k, inputs.v, seg, dims);
+    for (const name of ['q', 'k', 'v'] as const) {
+      const fd = numericGrad(inputs[name], loss, { h: 1e-6 });
+      expect(Math.max(...Array.from(fd, Math.abs)), `d${name} is not trivially zero`).toBeGreaterThan(1e-3);
+      expectClose(g[`d${name}`], fd, { atol: 1e-8, rtol: 1e-6, label: `d${name} vs finite differences (GQA)` });
+    }
   });
 });

@@ -22,6 +22,8 @@ interface Case {
   B: number;
   T: number;
   NH: number;
+  /** kv heads (grouped-query attention); default NH. */
+  NKV?: number;
   hs: number;
   seg: Int32Array;
   /** Half-widths of the uniform q/k and v/dout ranges. */
@@ -32,31 +34,32 @@ interface Case {
 describe.runIf(gpu)('attention on WebGPU vs attentionRef', () => {
   afterAll(() => gpu?.ctx.device.destroy());
 
-  async function check({ B, T, NH, hs, seg, qk = 1, vo = 1 }: Case) {
+  async function check({ B, T, NH, NKV = NH, hs, seg, qk = 1, vo = 1 }: Case) {
     const ops = gpu!;
-    const n = B * T * NH * hs;
+    const [n, nkv] = [B * T * NH * hs, B * T * NKV * hs];
     const seed = B * 7919 + T * 131 + NH * 17 + hs;
-    const [q, k] = [0, 1].map((i) => randomArray(n, seed + i, -qk, qk));
-    const [v, dout] = [2, 3].map((i) => randomArray(n, seed + i, -vo, vo));
-    const inits = [4, 5, 6].map((i) => randomArray(n, seed + i));
+    const [q, k] = [n, nkv].map((len, i) => randomArray(len, seed + i, -qk, qk));
+    const [v, dout] = [nkv, n].map((len, i) => randomArray(len, seed + 2 + i, -vo, vo));
+    const inits = [n, nkv, nkv].map((len, i) => randomArray(len, seed + 4 + i));
     const { tensor, empty, destroyAll } = testTensors(ops);
     const t = { q: tensor('q', q), k: tensor('k', k), v: tensor('v', v), dout: tensor('dout', dout), seg: tensor('segmentIds', seg) };
     const [tout, tlse] = [empty('out', n), empty('lse', B * NH * T)];
     const [tdq, tdk, tdv] = inits.map((x, i) => tensor(['dq', 'dk', 'dv'][i], x));
-    attentionForward(ops.rt, tout, tlse, t.q, t.k, t.v, t.seg, B, T, NH, hs);
-    attentionBackward(ops.rt, tdq, tdk, tdv, t.dout, t.q, t.k, t.v, tout, tlse, t.seg, B, T, NH, hs);
-    const label = `B=${B} T=${T} NH=${NH} hs=${hs} |qk|<=${qk} |v|<=${vo}`;
+    attentionForward(ops.rt, tout, tlse, t.q, t.k, t.v, t.seg, B, T, NH, NKV, hs);
+    attentionBackward(ops.rt, tdq, tdk, tdv, t.dout, t.q, t.k, t.v, tout, tlse, t.seg, B, T, NH, NKV, hs);
+    const label = `B=${B} T=${T} NH=${NH} NKV=${NKV} hs=${hs} |qk|<=${qk} |v|<=${vo}`;
     const [out, lse] = [new Float32Array(n), new Float32Array(B * NH * T)];
-    attentionForwardRef(out, lse, q, k, v, seg, B, T, NH, hs);
+    attentionForwardRef(out, lse, q, k, v, seg, B, T, NH, NKV, hs);
     const grads = inits.map((x) => x.slice());
-    attentionBackwardRef(grads[0], grads[1], grads[2], dout, q, k, v, out, lse, seg, B, T, NH, hs);
+    attentionBackwardRef(grads[0], grads[1], grads[2], dout, q, k, v, out, lse, seg, B, T, NH, NKV, hs);
     expectClose(await ops.rt.read(tout), out, { ...tol(out), label: `out ${label}` });
     expectClose(await ops.rt.read(tlse), lse, { ...tol(lse), label: `lse ${label}` });
     for (const [i, name] of ['dq', 'dk', 'dv'].entries()) {
       const got = await ops.rt.read([tdq, tdk, tdv][i]);
       expectClose(got, grads[i], { ...tol(grads[i]), label: `${name} (+=) ${label}` });
       // A padding position is neither query nor key: its gradient rows stay exactly as they were.
-      for (let j = 0; j < B * T; j++) if (seg[j] === 0) expect(got.subarray(j * NH * hs, (j + 1) * NH * hs)).toEqual(inits[i].subarray(j * NH * hs, (j + 1) * NH * hs));
+      const W = (i === 0 ? NH : NKV) * hs;
+      for (let j = 0; j < B * T; j++) if (seg[j] === 0) expect(got.subarray(j * W, (j + 1) * W)).toEqual(inits[i].subarray(j * W, (j + 1) * W));
     }
     destroyAll();
   }
@@ -76,6 +79,13 @@ describe.runIf(gpu)('attention on WebGPU vs attentionRef', () => {
     await check({ B: 2, T: 24, NH: 2, hs: 16, seg: randomSegments(2, 24, 16, 4), qk: 4, vo: 1000 });
   });
 
+  it('matches with grouped-query attention: NKV = 1, 2, 3 of NH = 6, and 2 of 4 over two workgroups', async () => {
+    const seg = Int32Array.of(1, 1, 1, 2, 2, 0, 0, 4, 4, 4, 5, 4, 5, 5);
+    for (const NKV of [1, 2, 3]) await check({ B: 2, T: 7, NH: 6, NKV, hs: 4, seg });
+    await check({ B: 2, T: 67, NH: 4, NKV: 2, hs: 16, seg: randomSegments(2, 67, 30, 6) });
+    await check({ B: 1, T: 20, NH: 4, NKV: 1, hs: 64, seg: randomSegments(1, 20, 20, 7), qk: 3, vo: 100 });
+  });
+
   it('gives a chain the same outputs and gradients alone, packed after another chain, and swapped', async () => {
     const ops = gpu!;
     const [T, NH, hs] = [12, 2, 8];
@@ -86,8 +96,8 @@ describe.runIf(gpu)('attention on WebGPU vs attentionRef', () => {
     const t = { q: tensor('q', rows.q), k: tensor('k', rows.k), v: tensor('v', rows.v), dout: tensor('dout', rows.dout), seg: tensor('segmentIds', rows.segmentIds) };
     const [tout, tlse, tdq, tdk, tdv] = [n, 3 * NH * T, n, n, n].map((len, i) => empty(`t${i}`, len));
     const scratch = empty('scratch', attentionBackwardScratchLength(3, T, NH));
-    attentionForward(ops.rt, tout, tlse, t.q, t.k, t.v, t.seg, 3, T, NH, hs);
-    attentionBackward(ops.rt, tdq, tdk, tdv, t.dout, t.q, t.k, t.v, tout, tlse, t.seg, 3, T, NH, hs, scratch);
+    attentionForward(ops.rt, tout, tlse, t.q, t.k, t.v, t.seg, 3, T, NH, NH, hs);
+    attentionBackward(ops.rt, tdq, tdk, tdv, t.dout, t.q, t.k, t.v, tout, tlse, t.seg, 3, T, NH, NH, hs, scratch);
     const W = NH * hs;
     const span = (x: Float32Array, row: number, t0: number, len: number) => x.subarray((row * T + t0) * W, (row * T + t0 + len) * W);
     for (const [name, x] of [['out', tout], ['dq', tdq], ['dk', tdk], ['dv', tdv]] as const) {
@@ -111,12 +121,12 @@ describe.runIf(gpu)('attention on WebGPU vs attentionRef', () => {
     [q, k, v, dout, seg].forEach((x, i) => uploadTensor(ops.ctx, acts.get(['q', 'k', 'v', 'dout', 'seg'][i]), x));
     for (const g of ['dq', 'dk', 'dv']) uploadTensor(ops.ctx, grads.get(g), new Float32Array(n));
     const a = (name: string) => acts.get(name);
-    attentionForward(ops.rt, saved.get('out'), saved.get('lse'), a('q'), a('k'), a('v'), a('seg'), B, T, NH, hs);
-    attentionBackward(ops.rt, grads.get('dq'), grads.get('dk'), grads.get('dv'), a('dout'), a('q'), a('k'), a('v'), saved.get('out'), saved.get('lse'), a('seg'), B, T, NH, hs);
+    attentionForward(ops.rt, saved.get('out'), saved.get('lse'), a('q'), a('k'), a('v'), a('seg'), B, T, NH, NH, hs);
+    attentionBackward(ops.rt, grads.get('dq'), grads.get('dk'), grads.get('dv'), a('dout'), a('q'), a('k'), a('v'), saved.get('out'), saved.get('lse'), a('seg'), B, T, NH, NH, hs);
     const [out, lse] = [new Float32Array(n), new Float32Array(B * NH * T)];
-    attentionForwardRef(out, lse, q, k, v, seg, B, T, NH, hs);
+    attentionForwardRef(out, lse, q, k, v, seg, B, T, NH, NH, hs);
     const want = [new Float32Array(n), new Float32Array(n), new Float32Array(n)];
-    attentionBackwardRef(want[0], want[1], want[2], dout, q, k, v, out, lse, seg, B, T, NH, hs);
+    attentionBackwardRef(want[0], want[1], want[2], dout, q, k, v, out, lse, seg, B, T, NH, NH, hs);
     expectClose(await ops.rt.read(saved.get('out')), out, { ...tol(out), label: 'out (arena)' });
     for (const [i, name] of ['dq', 'dk', 'dv'].entries()) expectClose(await ops.rt.read(grads.get(name)), want[i], { ...tol(want[i]), label: `${name} (arena)` });
     expect(ops.ctx.errors.map((e) => e.message)).toEqual([]);
@@ -130,11 +140,12 @@ describe.runIf(gpu)('attention on WebGPU vs attentionRef', () => {
     const y = empty('y', 64);
     const seg = empty('seg', 8);
     const lse = empty('lse', 16);
-    expect(() => attentionForward(ops.rt, y, y, x, x, x, seg, 1, 8, 1, 6)).toThrow(/hs must be a multiple of 4/);
-    expect(() => attentionForward(ops.rt, x, y, x, x, x, seg, 1, 8, 2, 4)).toThrow(/out \('x'\) shares a buffer with q/);
-    expect(() => attentionBackward(ops.rt, y, y, y, x, x, x, x, x, lse, seg, 1, 8, 2, 4, seg)).toThrow(/scratch has 8 elements, needs 4\*B\*NH\*T = 64/);
-    expect(() => attentionBackward(ops.rt, y, y, y, x, x, x, x, x, lse, seg, 1, 8, 2, 4)).toThrow(/output 'y' overlaps 'y' \(dq and dk/);
-    expect(() => attentionForward(ops.rt, y, y, x, x, x, seg, 1, 8, 2, 8)).toThrow(/out has 64 elements, needs B\*T\*NH\*hs = 1\*8\*2\*8 = 128/);
+    expect(() => attentionForward(ops.rt, y, y, x, x, x, seg, 1, 8, 1, 1, 6)).toThrow(/hs must be a multiple of 4/);
+    expect(() => attentionForward(ops.rt, x, y, x, x, x, seg, 1, 8, 2, 2, 4)).toThrow(/out \('x'\) shares a buffer with q/);
+    expect(() => attentionBackward(ops.rt, y, y, y, x, x, x, x, x, lse, seg, 1, 8, 2, 2, 4, seg)).toThrow(/scratch has 8 elements, needs 4\*B\*NH\*T = 64/);
+    expect(() => attentionBackward(ops.rt, y, y, y, x, x, x, x, x, lse, seg, 1, 8, 2, 2, 4)).toThrow(/output 'y' overlaps 'y' \(dq and dk/);
+    expect(() => attentionForward(ops.rt, y, y, x, x, x, seg, 1, 8, 2, 2, 8)).toThrow(/out has 64 elements, needs B\*T\*NH\*hs = 1\*8\*2\*8 = 128/);
+    expect(() => attentionForward(ops.rt, y, empty('lse3', 24), x, x, x, seg, 1, 8, 3, 2, 4)).toThrow(/NH \(3 query heads\) must be a multiple of NKV \(2 kv heads\)/);
     destroyAll();
   });
 });

@@ -19,7 +19,8 @@ struct Params {
   B: u32,
   T: u32,
   NH: u32,
-  scale_log2e: f32, // unused here; the Params of the attention kernels are one struct
+  NKV: u32, // unused here; the Params of the attention kernels are one struct
+  scale_log2e: f32, // unused here
 }
 
 override WG: u32 = 64u;

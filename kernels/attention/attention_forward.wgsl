@@ -1,10 +1,11 @@
-// attention_forward: segment-aware causal self-attention over packed rows, one head at a time.
+// attention_forward: segment-aware causal self-attention over packed rows, one head at a time,
+// with grouped-query attention: query head h reads kv head j = h / (NH / NKV) (NKV = NH: MHA).
 //
 // Formula, for row b, head h, query t with segment id g = seg[b, t]:
 //   allowed(t) = { s ≤ t : seg[b, s] == g }, and a padding query (g == 0) has none;
-//   S[t, s] = scale · q[b, t, h, :] · k[b, s, h, :],  scale = 1/sqrt(hs)
+//   S[t, s] = scale · q[b, t, h, :] · k[b, s, j, :],  scale = 1/sqrt(hs)
 //   lse[b, h, t] = log Σ_{s ∈ allowed(t)} exp(S[t, s])
-//   out[b, t, h, :] = Σ_{s ∈ allowed(t)} exp(S[t, s] − lse[b, h, t]) · v[b, s, h, :]
+//   out[b, t, h, :] = Σ_{s ∈ allowed(t)} exp(S[t, s] − lse[b, h, t]) · v[b, s, j, :]
 // A padding query gets out = 0 and lse = 0. A non-padding query always attends to itself.
 // Reference: attentionForwardRef in attention.ref.ts.
 // Threading: one invocation per (b, t, h) query, WG consecutive queries of one (b, h) per
@@ -14,7 +15,8 @@
 // in vec4 registers (HS4 = hs / 4 is an override, so loops over it have a constant trip count).
 // Bindings (out and lse must not share a buffer with any input):
 //   p:           Params uniform
-//   q, k, v:     (B, T, NH, hs) f32, read as vec4
+//   q:           (B, T, NH, hs) f32, read as vec4
+//   k, v:        (B, T, NKV, hs) f32, read as vec4
 //   segment_ids: (B, T) i32, 0 = padding
 //   out:         (B, T, NH, hs) f32, written as vec4
 //   lse:         (B, NH, T) f32, natural log
@@ -23,6 +25,7 @@ struct Params {
   B: u32,
   T: u32,
   NH: u32,
+  NKV: u32, // kv heads; divides NH
   scale_log2e: f32, // log2(e) / sqrt(hs)
 }
 
@@ -40,9 +43,15 @@ const NEG_BIG: f32 = -3.0e38; // running max before the first key; exp2(NEG_BIG 
 @group(0) @binding(5) var<storage, read_write> out: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> lse: array<f32>;
 
-// vec4 index of element 0 of head h at (b, t) in a (B, T, NH, hs) tensor.
+// vec4 index of element 0 of head h at (b, t) in a (B, T, NH, hs) tensor (q, out).
 fn head_vec4(b: u32, t: u32, h: u32) -> u32 {
   return ((b * p.T + t) * p.NH + h) * HS4;
+}
+
+// vec4 index of element 0 of the kv head that query head h reads, at (b, t) in a (B, T, NKV, hs)
+// tensor (k, v): kv head h / (NH / NKV), as transformers' repeat_kv.
+fn kv_vec4(b: u32, t: u32, h: u32) -> u32 {
+  return ((b * p.T + t) * p.NKV + h / (p.NH / p.NKV)) * HS4;
 }
 
 fn segment(b: u32, t: u32) -> i32 {
@@ -78,7 +87,7 @@ fn attention_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocatio
   var l = 0.0;
   for (var s = 0u; s <= t; s++) {
     if (segment(b, s) != g) { continue; }
-    let ki = head_vec4(b, s, h);
+    let ki = kv_vec4(b, s, h);
     var dot4 = vec4<f32>(0.0);
     for (var d = 0u; d < HS4; d++) { dot4 += qs[d] * k[ki + d]; }
     let score = hsum(dot4);

@@ -20,24 +20,26 @@ const MAX_HS = 64; // 16 vec4 registers in the WGSL
  */
 const WG = 64;
 
-function params(B: number, L: number, NH: number, hs: number): ArrayBuffer {
-  const buf = new ArrayBuffer(16);
-  new Uint32Array(buf, 0, 3).set([B, L, NH]);
-  new Float32Array(buf, 12, 1)[0] = Math.LOG2E / Math.sqrt(hs);
+/** The WGSL `Params` struct: B, L, NH, NKV (u32), scale_log2e (f32). */
+function params(B: number, L: number, NH: number, NKV: number, hs: number): ArrayBuffer {
+  const buf = new ArrayBuffer(20);
+  new Uint32Array(buf, 0, 4).set([B, L, NH, NKV]);
+  new Float32Array(buf, 16, 1)[0] = Math.LOG2E / Math.sqrt(hs);
   return buf;
 }
 
 /**
  * out (B, NH, hs) = softmax(q · kᵀ / sqrt(hs)) · v for each row b and head h, over the cache
- * slots 0..lengths[b]−1 of kCache, vCache (B, L, NH, hs); q post-RoPE (B, NH, hs); lengths (B) i32.
+ * slots 0..lengths[b]−1 of kCache, vCache (B, L, NKV, hs) (query head h reads kv head
+ * h / (NH / NKV)); q post-RoPE (B, NH, hs); lengths (B) i32.
  * `workgroupSize` overrides the invocations per workgroup (tests and benches).
  */
-export function attentionDecode(rt: Dispatcher, out: GpuTensor, q: GpuTensor, kCache: GpuTensor, vCache: GpuTensor, lengths: GpuTensor, B: number, L: number, NH: number, hs: number, workgroupSize?: number): void {
-  checkAttentionDecodeShapes('attentionDecode', { out, q, kCache, vCache, lengths }, B, L, NH, hs);
+export function attentionDecode(rt: Dispatcher, out: GpuTensor, q: GpuTensor, kCache: GpuTensor, vCache: GpuTensor, lengths: GpuTensor, B: number, L: number, NH: number, NKV: number, hs: number, workgroupSize?: number): void {
+  checkAttentionDecodeShapes('attentionDecode', { out, q, kCache, vCache, lengths }, B, L, NH, NKV, hs);
   if (hs % 4 !== 0 || hs > MAX_HS) throw new Error(`attentionDecode: hs must be a multiple of 4 in 4..${MAX_HS} (heads are read as vec4), got ${hs}`);
   checkDisjoint('attentionDecode', { out }, { q, kCache, vCache, lengths });
   if (B * NH === 0) return;
   const wg = workgroupSize ?? WG;
   const spec = { label: 'attention_decode', code: decodeSrc, constants: { WG: wg, HS4: hs / 4 } };
-  rt.dispatch(spec, params(B, L, NH, hs), [q, kCache, vCache, lengths, out], gridFor(rt, Math.ceil((B * NH) / wg)));
+  rt.dispatch(spec, params(B, L, NH, NKV, hs), [q, kCache, vCache, lengths, out], gridFor(rt, Math.ceil((B * NH) / wg)));
 }

@@ -1,9 +1,10 @@
 // attention_decode: the attention step of sampling with a KV cache. The new token of row b
 // (query q[b, h]) attends to the cached keys/values of its own row, slots 0..n_b−1.
 //
-// Formula, for row b, head h, with n_b = clamp(lengths[b], 0, L):
-//   S[s] = scale · q[b, h, :] · k_cache[b, s, h, :]   for s < n_b,  scale = 1/sqrt(hs)
-//   out[b, h, :] = Σ_{s < n_b} exp(S[s] − max S) / Σ_s exp(S[s] − max S) · v_cache[b, s, h, :]
+// Formula, for row b, head h reading kv head j = h / (NH / NKV) (grouped-query attention, as
+// attention_forward.wgsl; NKV = NH is multi-head), with n_b = clamp(lengths[b], 0, L):
+//   S[s] = scale · q[b, h, :] · k_cache[b, s, j, :]   for s < n_b,  scale = 1/sqrt(hs)
+//   out[b, h, :] = Σ_{s < n_b} exp(S[s] − max S) / Σ_s exp(S[s] − max S) · v_cache[b, s, j, :]
 // n_b = 0 (an inactive row) gives out = 0. The cache already holds the new token's own k/v at
 // slot n_b − 1; slots ≥ n_b are never read. A length outside 0..L is clamped (the reference
 // throws; lengths live on the GPU and are not checked by the wrapper).
@@ -21,8 +22,8 @@
 // Bindings (out must not share a buffer with any input):
 //   p:        Params uniform
 //   q:        (B, NH, hs) f32, read as vec4
-//   k_cache:  (B, L, NH, hs) f32, read as vec4
-//   v_cache:  (B, L, NH, hs) f32, read as vec4
+//   k_cache:  (B, L, NKV, hs) f32, read as vec4
+//   v_cache:  (B, L, NKV, hs) f32, read as vec4
 //   lengths:  (B) i32, valid slots per row
 //   out:      (B, NH, hs) f32, written as vec4
 
@@ -30,6 +31,7 @@ struct Params {
   B: u32,
   L: u32,
   NH: u32,
+  NKV: u32, // kv heads; divides NH
   scale_log2e: f32, // log2(e) / sqrt(hs)
 }
 
@@ -53,9 +55,10 @@ fn query_vec4(b: u32, h: u32) -> u32 {
   return (b * p.NH + h) * HS4;
 }
 
-// vec4 index of element 0 of head h at slot s of row b in a (B, L, NH, hs) cache.
+// vec4 index of element 0 of the kv head that query head h reads (h / (NH / NKV)) at slot s of
+// row b in a (B, L, NKV, hs) cache.
 fn slot_vec4(b: u32, s: u32, h: u32) -> u32 {
-  return ((b * p.L + s) * p.NH + h) * HS4;
+  return ((b * p.L + s) * p.NKV + h / (p.NH / p.NKV)) * HS4;
 }
 
 // Valid slots of row b, clamped to 0..L.

@@ -2,7 +2,9 @@
  * Op-by-op conformance cases for a backend against the CPU backend (every op is its reference
  * there): each case allocates its inputs from seeded random data, runs one op, and names the
  * tensors to compare. Shapes are odd on purpose (tails of every SIMD and tile width) and include
- * the model's own. Used by the wasm backend's tests (kernels/backends/wasm.test.ts).
+ * the model's own. Used by the wasm backend's tests (kernels/backends/wasm.test.ts); the
+ * grouped-query attention cases (`gqaCases`, shapes every backend supports) also run on WebGPU
+ * (kernels/backends/webgpu.test.ts).
  */
 import { randomArray } from '../common/random';
 import type { AdamWHyper, Ops, Tensor } from '../ops';
@@ -53,29 +55,40 @@ function segments(B: number, T: number, seed: number): number[] {
 
 const ids = (n: number, V: number, seed: number) => Array.from(randomArray(n, seed, 0, 1), (x) => Math.floor(x * V));
 
-/** Attention forward then backward on packed rows of random segments. */
-function attention(ops: Ops, B: number, T: number, NH: number, hs: number): Record<string, Tensor> {
-  const n = B * T * NH * hs;
+/** Attention forward then backward on packed rows of random segments; k, v, dk, dv have NKV heads. */
+function attention(ops: Ops, B: number, T: number, NH: number, NKV: number, hs: number): Record<string, Tensor> {
+  const [n, nkv] = [B * T * NH * hs, B * T * NKV * hs];
   const seg = i32(ops, 'seg', segments(B, T, 16));
-  const [q, k, v] = [f32(ops, 'q', n, 17, -2, 2), f32(ops, 'k', n, 18, -2, 2), f32(ops, 'v', n, 19)];
+  const [q, k, v] = [f32(ops, 'q', n, 17, -2, 2), f32(ops, 'k', nkv, 18, -2, 2), f32(ops, 'v', nkv, 19)];
   const out = ops.alloc('out', n);
   const lse = ops.alloc('lse', B * NH * T);
-  ops.attentionForward(out, lse, q, k, v, seg, B, T, NH, hs);
-  const [dq, dk, dv] = [f32(ops, 'dq', n, 20), f32(ops, 'dk', n, 21), f32(ops, 'dv', n, 22)];
-  ops.attentionBackward(dq, dk, dv, f32(ops, 'dout', n, 23), q, k, v, out, lse, seg, B, T, NH, hs);
+  ops.attentionForward(out, lse, q, k, v, seg, B, T, NH, NKV, hs);
+  const [dq, dk, dv] = [f32(ops, 'dq', n, 20), f32(ops, 'dk', nkv, 21), f32(ops, 'dv', nkv, 22)];
+  ops.attentionBackward(dq, dk, dv, f32(ops, 'dout', n, 23), q, k, v, out, lse, seg, B, T, NH, NKV, hs);
   return { out, lse, dq, dk, dv };
 }
 
-/** One decode step over caches of L slots, row b holding (5b) mod (L + 1) of them (0: an inactive row). */
-function decode(ops: Ops, B: number, L: number, NH: number, hs: number): Record<string, Tensor> {
+/** One decode step over caches of L slots (NKV heads), row b holding (5b) mod (L + 1) of them (0: an inactive row). */
+function decode(ops: Ops, B: number, L: number, NH: number, NKV: number, hs: number): Record<string, Tensor> {
   const lengths = i32(ops, 'lengths', Array.from({ length: B }, (_, b) => (b * 5) % (L + 1)));
   const out = f32(ops, 'out', B * NH * hs, 24);
-  ops.attentionDecode(out, f32(ops, 'q', B * NH * hs, 25, -2, 2), f32(ops, 'k', B * L * NH * hs, 26, -2, 2), f32(ops, 'v', B * L * NH * hs, 27), lengths, B, L, NH, hs);
+  ops.attentionDecode(out, f32(ops, 'q', B * NH * hs, 25, -2, 2), f32(ops, 'k', B * L * NKV * hs, 26, -2, 2), f32(ops, 'v', B * L * NKV * hs, 27), lengths, B, L, NH, NKV, hs);
   return { out };
 }
 
 const MATMUL_SHAPES: [number, number, number][] = [[1, 1, 1], [17, 33, 5], [65, 17, 130], [5, 64, 25], [130, 64, 176], [64, 130, 9], [3, 300, 7]];
 const ATTN_SHAPES: [number, number, number, number][] = [[1, 1, 1, 1], [2, 9, 2, 4], [3, 37, 4, 16], [1, 64, 2, 6]];
+/** Grouped-query attention (B, T | L, NH, NKV, hs): groups of 2 and 3, and one kv head (multi-query); hs a multiple of 4 (WebGPU's vec4 heads). */
+const GQA_SHAPES: [number, number, number, number, number][] = [[2, 9, 4, 2, 4], [3, 37, 6, 2, 16], [1, 20, 4, 1, 8]];
+const GQA_DECODE_SHAPES: [number, number, number, number, number][] = [[5, 9, 4, 2, 4], [33, 17, 6, 3, 8], [7, 40, 4, 1, 16]];
+
+/** Grouped-query attention cases (NKV < NH) on shapes every backend supports, WebGPU included. */
+export function gqaCases(): ConformanceCase[] {
+  return [
+    ...GQA_SHAPES.map(([B, T, NH, NKV, hs]): ConformanceCase => ({ name: `attention GQA ${B}x${T}x${NH}/${NKV}x${hs}`, atol: 2e-5, rtol: 1e-4, run: (ops) => attention(ops, B, T, NH, NKV, hs) })),
+    ...GQA_DECODE_SHAPES.map(([B, L, NH, NKV, hs]): ConformanceCase => ({ name: `attentionDecode GQA ${B}x${L}x${NH}/${NKV}x${hs}`, atol: 1e-5, rtol: 1e-4, run: (ops) => decode(ops, B, L, NH, NKV, hs) })),
+  ];
+}
 const HP: AdamWHyper = { lr: 1e-2, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.1, step: 3 };
 
 export function conformanceCases(): ConformanceCase[] {
@@ -136,10 +149,14 @@ export function conformanceCases(): ConformanceCase[] {
       },
     });
   }
-  for (const [B, T, NH, hs] of ATTN_SHAPES) cases.push({ name: `attention ${B}x${T}x${NH}x${hs}`, atol: 2e-5, rtol: 1e-4, run: (ops) => attention(ops, B, T, NH, hs) });
+  for (const [B, T, NH, hs] of ATTN_SHAPES) cases.push({ name: `attention ${B}x${T}x${NH}x${hs}`, atol: 2e-5, rtol: 1e-4, run: (ops) => attention(ops, B, T, NH, NH, hs) });
   for (const [B, L, NH, hs] of [[1, 1, 1, 1], [5, 9, 2, 4], [128, 40, 4, 16]]) {
-    cases.push({ name: `attentionDecode ${B}x${L}x${NH}x${hs}`, atol: 1e-5, rtol: 1e-4, run: (ops) => decode(ops, B, L, NH, hs) });
+    cases.push({ name: `attentionDecode ${B}x${L}x${NH}x${hs}`, atol: 1e-5, rtol: 1e-4, run: (ops) => decode(ops, B, L, NH, NH, hs) });
   }
+  cases.push(...gqaCases());
+  // GQA with a head size that is no multiple of 4 (the wasm kernels' scalar tails; WebGPU refuses it).
+  cases.push({ name: 'attention GQA 2x11x6/3x6', atol: 2e-5, rtol: 1e-4, run: (ops) => attention(ops, 2, 11, 6, 3, 6) });
+  cases.push({ name: 'attentionDecode GQA 4x7x4/2x6', atol: 1e-5, rtol: 1e-4, run: (ops) => decode(ops, 4, 7, 4, 2, 6) });
   for (const n of [1, 7, 1003]) {
     cases.push({
       name: `elementwise ${n}`, atol: 1e-6, rtol: 1e-5,
@@ -207,8 +224,11 @@ export function bigCases(): ConformanceCase[] {
     });
   }
   const [B, T, NH, hs] = [9, 64, 4, 16];
-  cases.push({ name: `attention ${B}x${T}x${NH}x${hs}`, atol: 0, rtol: 0, run: (ops) => attention(ops, B, T, NH, hs) });
   const [D, L] = [128, 64];
-  cases.push({ name: `attentionDecode ${D}x${L}x${NH}x${hs}`, atol: 0, rtol: 0, run: (ops) => decode(ops, D, L, NH, hs) });
+  for (const NKV of [NH, 2]) {
+    const gqa = NKV === NH ? '' : ` GQA /${NKV}`;
+    cases.push({ name: `attention${gqa} ${B}x${T}x${NH}x${hs}`, atol: 0, rtol: 0, run: (ops) => attention(ops, B, T, NH, NKV, hs) });
+    cases.push({ name: `attentionDecode${gqa} ${D}x${L}x${NH}x${hs}`, atol: 0, rtol: 0, run: (ops) => decode(ops, D, L, NH, NKV, hs) });
+  }
   return cases;
 }

@@ -71,10 +71,10 @@ export function createCpuOps(): Ops {
     rmsnormBackward: (dinp, dw, dout, inp, w, rstd, N, C) => rmsnormBackwardRef(d(dinp), d(dw), d(dout), d(inp), d(w), d(rstd), N, C),
     ropeForward: (out, inp, pos, N, NH, hs, theta) => ropeForwardRef(d(out), d(inp), ints(pos), N, NH, hs, theta),
     ropeBackward: (dinp, dout, pos, N, NH, hs, theta) => ropeBackwardRef(d(dinp), d(dout), ints(pos), N, NH, hs, theta),
-    attentionForward: (out, lse, q, k, v, seg, B, T, NH, hs) => attentionForwardRef(d(out), d(lse), d(q), d(k), d(v), ints(seg), B, T, NH, hs),
-    attentionBackward: (dq, dk, dv, dout, q, k, v, out, lse, seg, B, T, NH, hs) =>
-      attentionBackwardRef(d(dq), d(dk), d(dv), d(dout), d(q), d(k), d(v), d(out), d(lse), ints(seg), B, T, NH, hs),
-    attentionDecode: (out, q, k, v, lengths, B, L, NH, hs) => attentionDecodeRef(d(out), d(q), d(k), d(v), ints(lengths), B, L, NH, hs),
+    attentionForward: (out, lse, q, k, v, seg, B, T, NH, NKV, hs) => attentionForwardRef(d(out), d(lse), d(q), d(k), d(v), ints(seg), B, T, NH, NKV, hs),
+    attentionBackward: (dq, dk, dv, dout, q, k, v, out, lse, seg, B, T, NH, NKV, hs) =>
+      attentionBackwardRef(d(dq), d(dk), d(dv), d(dout), d(q), d(k), d(v), d(out), d(lse), ints(seg), B, T, NH, NKV, hs),
+    attentionDecode: (out, q, k, v, lengths, B, L, NH, NKV, hs) => attentionDecodeRef(d(out), d(q), d(k), d(v), ints(lengths), B, L, NH, NKV, hs),
     swigluForward: (out, gate, up, n) => swigluForwardRef(d(out), d(gate), d(up), n),
     swigluBackward: (dgate, dup, dout, gate, up, n) => swigluBackwardRef(d(dgate), d(dup), d(dout), d(gate), d(up), n),
     residualForward: (out, a, b, n) => residualForwardRef(d(out), d(a), d(b), n),

@@ -42,9 +42,9 @@ interface Kernels {
   heapBase(): number;
   matmulRows(out: number, a: number, b: number, M: number, K: number, N: number, transA: number, acc: number, m0: number, m1: number): void;
   transpose(dst: number, src: number, rows: number, cols: number): void;
-  attentionForward(out: number, lse: number, q: number, k: number, v: number, seg: number, B: number, T: number, NH: number, hs: number, scores: number): void;
-  attentionBackward(dq: number, dk: number, dv: number, dout: number, q: number, k: number, v: number, seg: number, B: number, T: number, NH: number, hs: number, scores: number, dps: number): void;
-  attentionDecode(out: number, q: number, kc: number, vc: number, lengths: number, B: number, L: number, NH: number, hs: number, scores: number): void;
+  attentionForward(out: number, lse: number, q: number, k: number, v: number, seg: number, B: number, T: number, NH: number, NKV: number, hs: number, scores: number): void;
+  attentionBackward(dq: number, dk: number, dv: number, dout: number, q: number, k: number, v: number, seg: number, B: number, T: number, NH: number, NKV: number, hs: number, scores: number, dps: number): void;
+  attentionDecode(out: number, q: number, kc: number, vc: number, lengths: number, B: number, L: number, NH: number, NKV: number, hs: number, scores: number): void;
   rmsnormForward(out: number, rstd: number, inp: number, w: number, N: number, C: number, eps: number): void;
   rmsnormBackward(dinp: number, dw: number, dout: number, inp: number, w: number, rstd: number, N: number, C: number, dwAcc: number): void;
   rope(out: number, inp: number, positions: number, N: number, NH: number, hs: number, theta: number, backward: number, tab: number): void;
@@ -269,31 +269,31 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
       checkRopeShapes('ropeBackward', dinp.length, dout.length, pos.length, N, NH, hs, theta);
       k.rope(p(dinp), p(dout), i(pos), N, NH, hs, theta, 1, scratchOf(hs * 4));
     },
-    attentionForward(out, lse, q, kk, v, seg, B, T, NH, hs) {
-      checkAttentionShapes('attentionForward', { out, lse, q, k: kk, v, segmentIds: seg }, B, T, NH, hs);
+    attentionForward(out, lse, q, kk, v, seg, B, T, NH, NKV, hs) {
+      checkAttentionShapes('attentionForward', { out, lse, q, k: kk, v, segmentIds: seg }, B, T, NH, NKV, hs);
       // Batch rows are independent: each part takes rows [b0, b1) through offset pointers, and its own scratch.
       const ranges = split(B, B * T * T * NH * hs >= PARALLEL_MIN_MACS ? threads : 1, 1);
       const scores = scratchOf(ranges.length * T * 4);
       const [po, pl, pq, pk, pv, ps] = [p(out), p(lse), p(q), p(kk), p(v), i(seg)];
-      const row = T * NH * hs * 4;
-      parallel('attentionForward', ranges, ([b0, b1], j) => [po + b0 * row, pl + b0 * NH * T * 4, pq + b0 * row, pk + b0 * row, pv + b0 * row, ps + b0 * T * 4, b1 - b0, T, NH, hs, scores + j * T * 4]);
+      const [row, kvRow] = [T * NH * hs * 4, T * NKV * hs * 4];
+      parallel('attentionForward', ranges, ([b0, b1], j) => [po + b0 * row, pl + b0 * NH * T * 4, pq + b0 * row, pk + b0 * kvRow, pv + b0 * kvRow, ps + b0 * T * 4, b1 - b0, T, NH, NKV, hs, scores + j * T * 4]);
     },
-    attentionBackward(dq, dk, dv, dout, q, kk, v, out, lse, seg, B, T, NH, hs) {
-      checkAttentionShapes('attentionBackward', { dq, dk, dv, dout, q, k: kk, v, out, lse, segmentIds: seg }, B, T, NH, hs);
+    attentionBackward(dq, dk, dv, dout, q, kk, v, out, lse, seg, B, T, NH, NKV, hs) {
+      checkAttentionShapes('attentionBackward', { dq, dk, dv, dout, q, k: kk, v, out, lse, segmentIds: seg }, B, T, NH, NKV, hs);
       const ranges = split(B, B * T * T * NH * hs >= PARALLEL_MIN_MACS ? threads : 1, 1);
       const scores = scratchOf(ranges.length * T * 8);
       const [pdq, pdk, pdv, pdo, pq, pk, pv, ps] = [p(dq), p(dk), p(dv), p(dout), p(q), p(kk), p(v), i(seg)];
-      const row = T * NH * hs * 4;
-      parallel('attentionBackward', ranges, ([b0, b1], j) => [pdq + b0 * row, pdk + b0 * row, pdv + b0 * row, pdo + b0 * row, pq + b0 * row, pk + b0 * row, pv + b0 * row, ps + b0 * T * 4, b1 - b0, T, NH, hs, scores + j * T * 8, scores + j * T * 8 + T * 4]);
+      const [row, kvRow] = [T * NH * hs * 4, T * NKV * hs * 4];
+      parallel('attentionBackward', ranges, ([b0, b1], j) => [pdq + b0 * row, pdk + b0 * kvRow, pdv + b0 * kvRow, pdo + b0 * row, pq + b0 * row, pk + b0 * kvRow, pv + b0 * kvRow, ps + b0 * T * 4, b1 - b0, T, NH, NKV, hs, scores + j * T * 8, scores + j * T * 8 + T * 4]);
     },
-    attentionDecode(out, q, kc, vc, lengths, B, L, NH, hs) {
-      checkAttentionDecodeShapes('attentionDecode', { out, q, kCache: kc, vCache: vc, lengths }, B, L, NH, hs);
+    attentionDecode(out, q, kc, vc, lengths, B, L, NH, NKV, hs) {
+      checkAttentionDecodeShapes('attentionDecode', { out, q, kCache: kc, vCache: vc, lengths }, B, L, NH, NKV, hs);
       checkDecodeLengths(ints(lengths), B, L);
       const ranges = split(B, B * L * NH * hs >= PARALLEL_MIN_MACS ? threads : 1, 1);
       const scores = scratchOf(ranges.length * L * 4);
       const [po, pq, pk, pv, pl] = [p(out), p(q), p(kc), p(vc), i(lengths)];
-      const head = NH * hs * 4;
-      parallel('attentionDecode', ranges, ([b0, b1], j) => [po + b0 * head, pq + b0 * head, pk + b0 * L * head, pv + b0 * L * head, pl + b0 * 4, b1 - b0, L, NH, hs, scores + j * L * 4]);
+      const [head, kvHead] = [NH * hs * 4, NKV * hs * 4];
+      parallel('attentionDecode', ranges, ([b0, b1], j) => [po + b0 * head, pq + b0 * head, pk + b0 * L * kvHead, pv + b0 * L * kvHead, pl + b0 * 4, b1 - b0, L, NH, NKV, hs, scores + j * L * 4]);
     },
     swigluForward(out, gate, up, n) {
       checkElementwise('swigluForward', n, { out, gate, up });

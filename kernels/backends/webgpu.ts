@@ -76,10 +76,10 @@ export function createWebGpuOps(ctx: GpuContext): WebGpuOps {
     rmsnormBackward: (dinp, dw, dout, inp, w, rstd, N, C) => rmsnormBackward(rt, g(dinp), g(dw), g(dout), g(inp), g(w), g(rstd), N, C),
     ropeForward: (out, inp, pos, N, NH, hs, theta) => ropeForward(rt, g(out), g(inp), g(pos), N, NH, hs, theta),
     ropeBackward: (dinp, dout, pos, N, NH, hs, theta) => ropeBackward(rt, g(dinp), g(dout), g(pos), N, NH, hs, theta),
-    attentionForward: (out, lse, q, k, v, seg, B, T, NH, hs) => attentionForward(rt, g(out), g(lse), g(q), g(k), g(v), g(seg), B, T, NH, hs),
-    attentionBackward: (dq, dk, dv, dout, q, k, v, out, lse, seg, B, T, NH, hs) =>
-      attentionBackward(rt, g(dq), g(dk), g(dv), g(dout), g(q), g(k), g(v), g(out), g(lse), g(seg), B, T, NH, hs),
-    attentionDecode: (out, q, k, v, lengths, B, L, NH, hs) => attentionDecode(rt, g(out), g(q), g(k), g(v), g(lengths), B, L, NH, hs),
+    attentionForward: (out, lse, q, k, v, seg, B, T, NH, NKV, hs) => attentionForward(rt, g(out), g(lse), g(q), g(k), g(v), g(seg), B, T, NH, NKV, hs),
+    attentionBackward: (dq, dk, dv, dout, q, k, v, out, lse, seg, B, T, NH, NKV, hs) =>
+      attentionBackward(rt, g(dq), g(dk), g(dv), g(dout), g(q), g(k), g(v), g(out), g(lse), g(seg), B, T, NH, NKV, hs),
+    attentionDecode: (out, q, k, v, lengths, B, L, NH, NKV, hs) => attentionDecode(rt, g(out), g(q), g(k), g(v), g(lengths), B, L, NH, NKV, hs),
     swigluForward: (out, gate, up, n) => swigluForward(rt, g(out), g(gate), g(up), n),
     swigluBackward: (dgate, dup, dout, gate, up, n) => swigluBackward(rt, g(dgate), g(dup), g(dout), g(gate), g(up), n),
     residualForward: (out, a, b, n) => residualForward(rt, g(out), g(a), g(b), n),

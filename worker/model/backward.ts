@@ -6,12 +6,13 @@
  */
 import type { Ops } from '../../kernels/ops';
 import type { ModelConfig } from './config';
+import { kvDim } from './config';
 import type { ValueHead } from './forward';
 import type { Acts, ParamSet } from './tensors';
 
 export function backward(ops: Ops, c: ModelConfig, p: ParamSet, g: ParamSet, a: Acts, vh: ValueHead | null = null): void {
   const { B, T } = a;
-  const N = B * T, C = c.dModel, F = c.ffn, V = c.vocab, NH = c.heads, hs = C / NH;
+  const N = B * T, C = c.dModel, F = c.ffn, V = c.vocab, NH = c.heads, NKV = c.kvHeads, hs = C / NH, KV = kvDim(c);
   ops.zero(a.dlogits);
   ops.logprobBackward(a.dlogits, a.dlogp, a.logits, a.targets, a.lseOut, N, V);
   ops.matmul(a.dln, a.dlogits, p.lmHead, N, V, C, 'nn'); // dlnf = dlogits · W (V, C)
@@ -43,17 +44,17 @@ export function backward(ops: Ops, c: ModelConfig, p: ParamSet, g: ParamSet, a: 
     ops.zero(a.dq);
     ops.zero(a.dk);
     ops.zero(a.dv);
-    ops.attentionBackward(a.dq, a.dk, a.dv, a.datt, x.q, x.k, x.v, x.att, x.lse, a.segments, B, T, NH, hs);
+    ops.attentionBackward(a.dq, a.dk, a.dv, a.datt, x.q, x.k, x.v, x.att, x.lse, a.segments, B, T, NH, NKV, hs);
     ops.zero(a.dqPre);
     ops.zero(a.dkPre);
     ops.ropeBackward(a.dqPre, a.dq, a.positions, N, NH, hs, c.ropeTheta);
-    ops.ropeBackward(a.dkPre, a.dk, a.positions, N, NH, hs, c.ropeTheta);
-    ops.matmul(a.dln, a.dqPre, w.wq, N, C, C, 'nn');
-    ops.matmul(a.dln, a.dkPre, w.wk, N, C, C, 'nn', { accumulate: true });
-    ops.matmul(a.dln, a.dv, w.wv, N, C, C, 'nn', { accumulate: true });
+    ops.ropeBackward(a.dkPre, a.dk, a.positions, N, NKV, hs, c.ropeTheta);
+    ops.matmul(a.dln, a.dqPre, w.wq, N, C, C, 'nn'); // dln1 = dqPre · Wq + dkPre · Wk + dv · Wv
+    ops.matmul(a.dln, a.dkPre, w.wk, N, KV, C, 'nn', { accumulate: true }); // (N, KV) · (KV, C)
+    ops.matmul(a.dln, a.dv, w.wv, N, KV, C, 'nn', { accumulate: true });
     ops.matmul(gw.wq, a.dqPre, x.ln1, C, N, C, 'tn', { accumulate: true });
-    ops.matmul(gw.wk, a.dkPre, x.ln1, C, N, C, 'tn', { accumulate: true });
-    ops.matmul(gw.wv, a.dv, x.ln1, C, N, C, 'tn', { accumulate: true });
+    ops.matmul(gw.wk, a.dkPre, x.ln1, KV, N, C, 'tn', { accumulate: true }); // dWk (KV, C) += dkPreᵀ · ln1
+    ops.matmul(gw.wv, a.dv, x.ln1, KV, N, C, 'tn', { accumulate: true });
     ops.rmsnormBackward(a.dres, gw.ln1, a.dln, x.x, w.ln1, x.rstd1, N, C);
   }
   ops.embeddingBackward(g.wte, a.dres, a.ids, N, C, V);

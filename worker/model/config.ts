@@ -11,7 +11,10 @@ export interface ModelConfig {
   dModel: number;
   /** Attention heads (NH); head size hs = dModel / heads. */
   heads: number;
-  /** Key/value heads; equal to `heads` for now (no grouped-query attention yet). */
+  /**
+   * Key/value heads (NKV, num_key_value_heads): a divisor of `heads`. Each group of heads/kvHeads
+   * query heads shares one k/v head (grouped-query attention); kvHeads = heads is multi-head.
+   */
   kvHeads: number;
   /** SwiGLU inner size (F), ≈ 8/3 · dModel in Llama. */
   ffn: number;
@@ -60,7 +63,9 @@ export function validateModelConfig(c: ModelConfig): string[] {
   } else if (c.heads > 0 && (c.dModel / c.heads) % 2 !== 0) {
     problems.push(`head size dModel/heads = ${c.dModel / c.heads} must be even for RoPE`);
   }
-  if (c.kvHeads !== c.heads) problems.push(`kvHeads must equal heads (${c.heads}) for now, got ${c.kvHeads}`);
+  if (Number.isInteger(c.heads) && Number.isInteger(c.kvHeads) && c.heads > 0 && c.kvHeads > 0 && c.heads % c.kvHeads !== 0) {
+    problems.push(`kvHeads (${c.kvHeads}) must divide heads (${c.heads}): each group of heads/kvHeads query heads shares one key/value head`);
+  }
   if (!(c.ropeTheta > 0)) problems.push(`ropeTheta must be > 0, got ${c.ropeTheta}`);
   if (!(c.normEps > 0 && c.normEps < 1)) problems.push(`normEps must be in (0, 1), got ${c.normEps}`);
   return problems;
@@ -68,4 +73,9 @@ export function validateModelConfig(c: ModelConfig): string[] {
 
 export function headSize(c: ModelConfig): number {
   return c.dModel / c.heads;
+}
+
+/** Width of the key and value projections: kvHeads · headSize (= dModel without GQA). */
+export function kvDim(c: ModelConfig): number {
+  return c.kvHeads * headSize(c);
 }

@@ -5,23 +5,24 @@
  */
 import type { Ops } from '../../kernels/ops';
 import type { ModelConfig } from './config';
+import { kvDim } from './config';
 import { attentionInputs, attentionOutputAndMlp, lmHead } from './forward';
 import type { KvCache } from './kv-cache';
 import type { Acts, ParamSet } from './tensors';
 
 export function decodeForward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, cache: KvCache): void {
   const B = a.B * a.T; // one id per row
-  const C = c.dModel, NH = c.heads, hs = C / NH, L = cache.L;
+  const C = c.dModel, NH = c.heads, NKV = c.kvHeads, hs = C / NH, KV = kvDim(c), L = cache.L;
   ops.embeddingForward(a.layers.length ? a.layers[0].x : a.xL, a.ids, p.wte, B, C, c.vocab);
   for (let l = 0; l < c.layers; l++) {
     const x = a.layers[l];
     attentionInputs(ops, c, p.layers[l], x, a, B); // positions = each row's length before the append
     for (let b = 0; b < B; b++) {
-      const at = (b * L + cache.lengths[b]) * C;
-      ops.copy(cache.k[l], x.k, { dstOffset: at, srcOffset: b * C, count: C });
-      ops.copy(cache.v[l], x.v, { dstOffset: at, srcOffset: b * C, count: C });
+      const at = (b * L + cache.lengths[b]) * KV;
+      ops.copy(cache.k[l], x.k, { dstOffset: at, srcOffset: b * KV, count: KV });
+      ops.copy(cache.v[l], x.v, { dstOffset: at, srcOffset: b * KV, count: KV });
     }
-    ops.attentionDecode(x.att, x.q, cache.k[l], cache.v[l], cache.attendLengths, B, L, NH, hs);
+    ops.attentionDecode(x.att, x.q, cache.k[l], cache.v[l], cache.attendLengths, B, L, NH, NKV, hs);
     attentionOutputAndMlp(ops, c, p.layers[l], x, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, B);
   }
   lmHead(ops, c, p, a, B);

@@ -7,6 +7,7 @@
  */
 import type { Ops, Tensor } from '../../kernels/ops';
 import type { ModelConfig } from './config';
+import { kvDim } from './config';
 import type { Acts, LayerActs, LayerParams, ParamSet } from './tensors';
 
 /** The PPO value head: one linear map (1, C) of the final normed hidden state, and its gradient. */
@@ -22,12 +23,12 @@ export interface ValueHead {
  */
 export function forward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, vh: ValueHead | null = null, logitBias: Tensor | null = null): void {
   const { B, T } = a;
-  const N = B * T, C = c.dModel, V = c.vocab, NH = c.heads, hs = C / NH;
+  const N = B * T, C = c.dModel, V = c.vocab, NH = c.heads, NKV = c.kvHeads, hs = C / NH;
   ops.embeddingForward(a.layers.length ? a.layers[0].x : a.xL, a.ids, p.wte, N, C, V);
   for (let l = 0; l < c.layers; l++) {
     const x = a.layers[l];
     attentionInputs(ops, c, p.layers[l], x, a, N);
-    ops.attentionForward(x.att, x.lse, x.q, x.k, x.v, a.segments, B, T, NH, hs);
+    ops.attentionForward(x.att, x.lse, x.q, x.k, x.v, a.segments, B, T, NH, NKV, hs);
     attentionOutputAndMlp(ops, c, p.layers[l], x, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, N);
   }
   lmHead(ops, c, p, a, N);
@@ -36,15 +37,15 @@ export function forward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, vh: Valu
   if (vh) ops.matmul(a.values, a.lnf, vh.w, N, C, 1, 'nt'); // (N, C) · (1, C)ᵀ
 }
 
-/** ln1 → q, k, v projections → RoPE on q and k (at `a.positions`). */
+/** ln1 → q, k, v projections → RoPE on q (NH heads) and k (NKV heads) (at `a.positions`). */
 export function attentionInputs(ops: Ops, c: ModelConfig, w: LayerParams, x: LayerActs, a: Acts, N: number): void {
-  const C = c.dModel, NH = c.heads, hs = C / NH;
+  const C = c.dModel, NH = c.heads, NKV = c.kvHeads, hs = C / NH, KV = kvDim(c);
   ops.rmsnormForward(x.ln1, x.rstd1, x.x, w.ln1, N, C, c.normEps);
   ops.matmul(a.qPre, x.ln1, w.wq, N, C, C, 'nt'); // (N, C) · (C, C)ᵀ
-  ops.matmul(a.kPre, x.ln1, w.wk, N, C, C, 'nt');
-  ops.matmul(x.v, x.ln1, w.wv, N, C, C, 'nt');
+  ops.matmul(a.kPre, x.ln1, w.wk, N, C, KV, 'nt'); // (N, C) · (KV, C)ᵀ
+  ops.matmul(x.v, x.ln1, w.wv, N, C, KV, 'nt');
   ops.ropeForward(x.q, a.qPre, a.positions, N, NH, hs, c.ropeTheta);
-  ops.ropeForward(x.k, a.kPre, a.positions, N, NH, hs, c.ropeTheta);
+  ops.ropeForward(x.k, a.kPre, a.positions, N, NKV, hs, c.ropeTheta);
 }
 
 /**

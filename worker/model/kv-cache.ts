@@ -6,6 +6,7 @@
  */
 import type { Ops, Tensor } from '../../kernels/ops';
 import type { ModelConfig } from './config';
+import { kvDim } from './config';
 import { decodeForward } from './decode-forward';
 import { rowPerSequence } from './packing';
 import type { Model } from './model';
@@ -15,7 +16,7 @@ import { allocActs, freeActs } from './tensors';
 export interface KvCache {
   B: number;
   L: number;
-  /** Per layer, (B, L, C) after RoPE. */
+  /** Per layer, (B, L, KV) after RoPE, KV = kvHeads · hs (dModel without grouped-query attention). */
   k: Tensor[];
   v: Tensor[];
   /** Ids cached per row (host mirror). */
@@ -28,8 +29,8 @@ function allocCache(ops: Ops, c: ModelConfig, B: number, L: number): KvCache {
   const k: Tensor[] = [];
   const v: Tensor[] = [];
   for (let l = 0; l < c.layers; l++) {
-    k.push(ops.alloc(`kv:k${l}`, B * L * c.dModel));
-    v.push(ops.alloc(`kv:v${l}`, B * L * c.dModel));
+    k.push(ops.alloc(`kv:k${l}`, B * L * kvDim(c)));
+    v.push(ops.alloc(`kv:v${l}`, B * L * kvDim(c)));
   }
   return { B, L, k, v, lengths: new Int32Array(B), attendLengths: ops.alloc('kv:attend', B, 'i32') };
 }
@@ -56,11 +57,11 @@ export class Decoder {
       if (p.length === 0) throw new Error(`prefill: prompt ${b} is empty`);
     });
     const acts = this.model.runForward(rowPerSequence(prompts, T));
-    const C = this.model.config.dModel;
+    const KV = kvDim(this.model.config);
     prompts.forEach((p, b) => {
       for (let l = 0; l < this.model.config.layers; l++) {
-        this.ops.copy(this.cache.k[l], acts.layers[l].k, { dstOffset: b * L * C, srcOffset: b * T * C, count: p.length * C });
-        this.ops.copy(this.cache.v[l], acts.layers[l].v, { dstOffset: b * L * C, srcOffset: b * T * C, count: p.length * C });
+        this.ops.copy(this.cache.k[l], acts.layers[l].k, { dstOffset: b * L * KV, srcOffset: b * T * KV, count: p.length * KV });
+        this.ops.copy(this.cache.v[l], acts.layers[l].v, { dstOffset: b * L * KV, srcOffset: b * T * KV, count: p.length * KV });
       }
       this.cache.lengths[b] = p.length;
     });

@@ -43,6 +43,8 @@ function packRows(chains: number[][], rows: number[][], width: number): PackedIn
 }
 
 const TINY: ModelConfig = { ...modelPreset('tiny', 7), layers: 2, tiedEmbeddings: false };
+/** Grouped-query attention: 4 query heads over 2 kv heads (hs = 2), k_proj and v_proj (4, 8). */
+const TINY_GQA: ModelConfig = { ...TINY, heads: 4, kvHeads: 2 };
 const CHAINS = [[1, 4, 2, 6, 3], [2, 5, 5], [6, 1, 3, 0]];
 const BATCH = packRows(CHAINS, [[0, 1], [2]], 9);
 /** Fixed per-id seed: L = Σ_t c_t · logp_t. */
@@ -63,6 +65,8 @@ describe.each([['cpu', createCpuOps], ['wasm', () => wasm]] as const)('model gra
   it.each([
     ['untied', TINY],
     ['tied', { ...TINY, tiedEmbeddings: true }],
+    ['grouped-query (heads 4, kvHeads 2)', TINY_GQA],
+    ['multi-query (heads 2, kvHeads 1)', { ...TINY, kvHeads: 1 }],
   ] as const)('every parameter tensor of a 2-layer %s model', async (_name, config: ModelConfig) => {
     const ops = makeOps();
     const model = new Model(ops, config);
@@ -126,8 +130,11 @@ describe.each(backends)('packing invariance on %s', (_name, makeOps) => {
 });
 
 describe.each([['WebGPU', gpu], ['wasm', wasm]] as const)('%s ≡ CPU', (_name, other) => {
-  it.runIf(other)('forward log-probs, entropies and every gradient agree', async () => {
-    const c = { ...modelPreset('tiny', 11), layers: 2, dModel: 16, heads: 2, ffn: 40 };
+  it.runIf(other).each([
+    ['multi-head', 2, 2],
+    ['grouped-query (heads 4, kvHeads 2)', 4, 2],
+  ] as const)('%s: forward log-probs, entropies and every gradient agree', async (_kind, heads, kvHeads) => {
+    const c = { ...modelPreset('tiny', 11), layers: 2, dModel: 16, heads, kvHeads, ffn: 40 };
     const w = randomWeights(c, 9, 0.2);
     const batch = packRows([[1, 4, 2, 6, 3, 9, 10, 2], [2, 5, 5], [6, 1, 3, 0, 8], [7, 7, 1]], [[0, 1], [2, 3]], 12);
     const seed = Float32Array.from({ length: batch.rows * batch.width }, (_, i) => Math.cos(0.9 * i));

@@ -1,9 +1,11 @@
 /**
  * Parameter specs as data: every weight tensor's name (Hugging Face `LlamaForCausalLM` naming, so
  * checkpoints load in `transformers`), shape, and whether weight decay applies. Linear weights are
- * stored as HF does, (out, in), and applied as x·Wᵀ (matmul layout `nt`).
+ * stored as HF does, (out, in), and applied as x·Wᵀ (matmul layout `nt`); k_proj and v_proj are
+ * (kvHeads · hs, C), narrower than q_proj under grouped-query attention.
  */
 import type { ModelConfig } from './config';
+import { kvDim } from './config';
 
 export interface ParamSpec {
   name: string;
@@ -13,15 +15,15 @@ export interface ParamSpec {
 }
 
 export function paramSpecs(c: ModelConfig): ParamSpec[] {
-  const C = c.dModel, F = c.ffn, V = c.vocab;
+  const C = c.dModel, F = c.ffn, V = c.vocab, KV = kvDim(c);
   const specs: ParamSpec[] = [{ name: 'model.embed_tokens.weight', shape: [V, C], decay: true }];
   for (let l = 0; l < c.layers; l++) {
     const p = `model.layers.${l}`;
     specs.push(
       { name: `${p}.input_layernorm.weight`, shape: [C], decay: false },
       { name: `${p}.self_attn.q_proj.weight`, shape: [C, C], decay: true },
-      { name: `${p}.self_attn.k_proj.weight`, shape: [C, C], decay: true },
-      { name: `${p}.self_attn.v_proj.weight`, shape: [C, C], decay: true },
+      { name: `${p}.self_attn.k_proj.weight`, shape: [KV, C], decay: true },
+      { name: `${p}.self_attn.v_proj.weight`, shape: [KV, C], decay: true },
       { name: `${p}.self_attn.o_proj.weight`, shape: [C, C], decay: true },
       { name: `${p}.post_attention_layernorm.weight`, shape: [C], decay: false },
       { name: `${p}.mlp.gate_proj.weight`, shape: [F, C], decay: true },

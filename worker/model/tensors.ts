@@ -6,13 +6,14 @@
  */
 import type { Ops, Tensor } from '../../kernels/ops';
 import type { ModelConfig } from './config';
+import { kvDim } from './config';
 import { paramSpecs, numel } from './params';
 
 export interface LayerParams {
   ln1: Tensor; // (C)   input_layernorm
   wq: Tensor; // (C, C) q_proj, (out, in)
-  wk: Tensor; // (C, C) k_proj
-  wv: Tensor; // (C, C) v_proj
+  wk: Tensor; // (KV, C) k_proj, KV = kvHeads · hs
+  wv: Tensor; // (KV, C) v_proj
   wo: Tensor; // (C, C) o_proj
   ln2: Tensor; // (C)   post_attention_layernorm
   wg: Tensor; // (F, C) gate_proj
@@ -60,8 +61,8 @@ export interface LayerActs {
   ln1: Tensor; // (N, C)
   rstd1: Tensor; // (N)
   q: Tensor; // (N, C) after RoPE
-  k: Tensor; // (N, C) after RoPE
-  v: Tensor; // (N, C)
+  k: Tensor; // (N, KV) after RoPE, KV = kvHeads · hs
+  v: Tensor; // (N, KV)
   att: Tensor; // (N, C) attention output before o_proj
   lse: Tensor; // (B, NH, T)
   x1: Tensor; // (N, C) residual after the attention block
@@ -91,7 +92,7 @@ export interface Acts {
   lseOut: Tensor; // (N)
   // forward scratch
   qPre: Tensor; // (N, C) before RoPE
-  kPre: Tensor; // (N, C)
+  kPre: Tensor; // (N, KV)
   // backward scratch
   dlogp: Tensor; // (N) seed per position
   dvalues: Tensor; // (N) value-head seed per position
@@ -100,17 +101,17 @@ export interface Acts {
   dln: Tensor; // (N, C)
   datt: Tensor; // (N, C)
   dq: Tensor; // (N, C) after RoPE
-  dk: Tensor; // (N, C)
-  dv: Tensor; // (N, C)
+  dk: Tensor; // (N, KV)
+  dv: Tensor; // (N, KV)
   dqPre: Tensor; // (N, C)
-  dkPre: Tensor; // (N, C)
+  dkPre: Tensor; // (N, KV)
   dgate: Tensor; // (N, F)
   dup: Tensor; // (N, F)
   dh: Tensor; // (N, F)
 }
 
 export function allocActs(ops: Ops, c: ModelConfig, B: number, T: number): Acts {
-  const N = B * T, C = c.dModel, F = c.ffn, V = c.vocab;
+  const N = B * T, C = c.dModel, F = c.ffn, V = c.vocab, KV = kvDim(c);
   const f = (name: string, n: number) => ops.alloc(`act:${name}`, n);
   const i = (name: string) => ops.alloc(`act:${name}`, N, 'i32');
   const layers: LayerActs[] = [];
@@ -118,7 +119,7 @@ export function allocActs(ops: Ops, c: ModelConfig, B: number, T: number): Acts 
     const p = `l${l}.`;
     layers.push({
       x: f(`${p}x`, N * C), ln1: f(`${p}ln1`, N * C), rstd1: f(`${p}rstd1`, N),
-      q: f(`${p}q`, N * C), k: f(`${p}k`, N * C), v: f(`${p}v`, N * C), att: f(`${p}att`, N * C), lse: f(`${p}lse`, N * c.heads),
+      q: f(`${p}q`, N * C), k: f(`${p}k`, N * KV), v: f(`${p}v`, N * KV), att: f(`${p}att`, N * C), lse: f(`${p}lse`, N * c.heads),
       x1: f(`${p}x1`, N * C), ln2: f(`${p}ln2`, N * C), rstd2: f(`${p}rstd2`, N),
       gate: f(`${p}gate`, N * F), up: f(`${p}up`, N * F), h: f(`${p}h`, N * F),
     });
@@ -127,9 +128,9 @@ export function allocActs(ops: Ops, c: ModelConfig, B: number, T: number): Acts 
     B, T, ids: i('ids'), positions: i('positions'), segments: i('segments'), targets: i('targets'), layers,
     xL: f('xL', N * C), lnf: f('lnf', N * C), rstdf: f('rstdf', N), logits: f('logits', N * V),
     logp: f('logp', N), values: f('values', N), entropy: f('entropy', N), lseOut: f('lseOut', N),
-    qPre: f('qPre', N * C), kPre: f('kPre', N * C),
+    qPre: f('qPre', N * C), kPre: f('kPre', N * KV),
     dlogp: f('dlogp', N), dvalues: f('dvalues', N), dlogits: f('dlogits', N * V), dres: f('dres', N * C), dln: f('dln', N * C), datt: f('datt', N * C),
-    dq: f('dq', N * C), dk: f('dk', N * C), dv: f('dv', N * C), dqPre: f('dqPre', N * C), dkPre: f('dkPre', N * C),
+    dq: f('dq', N * C), dk: f('dk', N * KV), dv: f('dv', N * KV), dqPre: f('dqPre', N * C), dkPre: f('dkPre', N * KV),
     dgate: f('dgate', N * F), dup: f('dup', N * F), dh: f('dh', N * F),
   };
 }

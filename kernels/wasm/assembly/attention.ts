@@ -1,18 +1,24 @@
 // Segment-aware causal attention over packed rows (kernels/attention/attention.ref.ts), and the
-// KV-cache decode step (attention_decode.ref.ts). q, k, v, out (B, T, NH, hs); lse (B, NH, T);
-// segmentIds (B, T) i32. Query t of row b attends to the keys s ≤ t of its own non-zero segment.
-// `scores` is scratch for T f32 (softmax weights of one query).
+// KV-cache decode step (attention_decode.ref.ts). q, out (B, T, NH, hs); k, v (B, T, NKV, hs);
+// lse (B, NH, T); segmentIds (B, T) i32. Query t of row b attends to the keys s ≤ t of its own
+// non-zero segment. Grouped-query attention: query head h reads kv head h / (NH / NKV), as
+// transformers' repeat_kv; NKV = NH is multi-head attention, with the same arithmetic as before
+// GQA. `scores` is scratch for T f32 (softmax weights of one query).
 import { axpy, dot, f32at, i32at, scale, setf32, zero } from './vec';
 
-/** Softmax weights of query (b, t, h) into scores[0..t]; 0 for disallowed keys. Returns the lse (0 when none is allowed). */
-@inline function weights(scores: usize, q: usize, k: usize, seg: usize, b: i32, t: i32, h: i32, T: i32, NH: i32, hs: i32, sc: f32): f64 {
+/** Byte offset of element 0 of head h at (b, t) in a (B, T, heads, hs) tensor. */
+@inline function headAt(b: i32, t: i32, h: i32, T: i32, heads: i32, hs: i32): usize {
+  return (<usize>(b * T + t) * heads * hs + h * hs) << 2;
+}
+
+/** Softmax weights of query (b, t, h) over kv head j into scores[0..t]; 0 for disallowed keys. Returns the lse (0 when none is allowed). */
+@inline function weights(scores: usize, q: usize, k: usize, seg: usize, b: i32, t: i32, h: i32, j: i32, T: i32, NH: i32, NKV: i32, hs: i32, sc: f32): f64 {
   const g = i32at(seg, b * T + t);
-  const C = NH * hs;
-  const qt = q + ((<usize>(b * T + t) * C + h * hs) << 2);
+  const qt = q + headAt(b, t, h, T, NH, hs);
   let max: f32 = -Infinity;
   for (let s = 0; s <= t; s++) {
     if (i32at(seg, b * T + s) != g) continue;
-    const x = sc * dot(qt, k + ((<usize>(b * T + s) * C + h * hs) << 2), hs);
+    const x = sc * dot(qt, k + headAt(b, s, j, T, NKV, hs), hs);
     setf32(scores, s, x);
     if (x > max) max = x;
   }
@@ -31,50 +37,52 @@ import { axpy, dot, f32at, i32at, scale, setf32, zero } from './vec';
   return <f64>max + Math.log(sum);
 }
 
-export function attentionForward(out: usize, lse: usize, q: usize, k: usize, v: usize, seg: usize, B: i32, T: i32, NH: i32, hs: i32, scores: usize): void {
+export function attentionForward(out: usize, lse: usize, q: usize, k: usize, v: usize, seg: usize, B: i32, T: i32, NH: i32, NKV: i32, hs: i32, scores: usize): void {
   const sc = <f32>(1 / Math.sqrt(<f64>hs));
-  const C = NH * hs;
+  const G = NKV > 0 ? NH / NKV : 1;
   for (let b = 0; b < B; b++) {
     for (let t = 0; t < T; t++) {
       const g = i32at(seg, b * T + t);
       for (let h = 0; h < NH; h++) {
-        const o = out + ((<usize>(b * T + t) * C + h * hs) << 2);
+        const j = h / G;
+        const o = out + headAt(b, t, h, T, NH, hs);
         zero(o, hs);
         setf32(lse, (b * NH + h) * T + t, 0);
         if (g == 0) continue;
-        setf32(lse, (b * NH + h) * T + t, <f32>weights(scores, q, k, seg, b, t, h, T, NH, hs, sc));
+        setf32(lse, (b * NH + h) * T + t, <f32>weights(scores, q, k, seg, b, t, h, j, T, NH, NKV, hs, sc));
         for (let s = 0; s <= t; s++) {
           const p = f32at(scores, s);
-          if (p != 0) axpy(o, p, v + ((<usize>(b * T + s) * C + h * hs) << 2), hs);
+          if (p != 0) axpy(o, p, v + headAt(b, s, j, T, NKV, hs), hs);
         }
       }
     }
   }
 }
 
-/** dq, dk, dv += the gradients of Σ dout · out; P is recomputed from q and k. */
-export function attentionBackward(dq: usize, dk: usize, dv: usize, dout: usize, q: usize, k: usize, v: usize, seg: usize, B: i32, T: i32, NH: i32, hs: i32, scores: usize, dps: usize): void {
+/** dq, dk, dv += the gradients of Σ dout · out; P is recomputed from q and k. dk, dv of a kv head sum over its query heads. */
+export function attentionBackward(dq: usize, dk: usize, dv: usize, dout: usize, q: usize, k: usize, v: usize, seg: usize, B: i32, T: i32, NH: i32, NKV: i32, hs: i32, scores: usize, dps: usize): void {
   const sc = <f32>(1 / Math.sqrt(<f64>hs));
-  const C = NH * hs;
+  const G = NKV > 0 ? NH / NKV : 1;
   for (let b = 0; b < B; b++) {
     for (let t = 0; t < T; t++) {
       const g = i32at(seg, b * T + t);
       if (g == 0) continue;
       for (let h = 0; h < NH; h++) {
-        const off = (<usize>(b * T + t) * C + h * hs) << 2;
-        weights(scores, q, k, seg, b, t, h, T, NH, hs, sc);
+        const j = h / G;
+        const off = headAt(b, t, h, T, NH, hs);
+        weights(scores, q, k, seg, b, t, h, j, T, NH, NKV, hs, sc);
         let D: f32 = 0;
         for (let s = 0; s <= t; s++) {
           const p = f32at(scores, s);
           if (p == 0) continue;
-          const dp = dot(dout + off, v + ((<usize>(b * T + s) * C + h * hs) << 2), hs);
+          const dp = dot(dout + off, v + headAt(b, s, j, T, NKV, hs), hs);
           setf32(dps, s, dp);
           D += p * dp;
         }
         for (let s = 0; s <= t; s++) {
           const p = f32at(scores, s);
           if (p == 0) continue;
-          const ks = (<usize>(b * T + s) * C + h * hs) << 2;
+          const ks = headAt(b, s, j, T, NKV, hs);
           const ds = p * (f32at(dps, s) - D);
           axpy(dq + off, sc * ds, k + ks, hs);
           axpy(dk + ks, sc * ds, q + off, hs);
@@ -85,20 +93,21 @@ export function attentionBackward(dq: usize, dk: usize, dv: usize, dout: usize, 
   }
 }
 
-/** out (B, NH, hs) = attention of q over cache slots 0..lengths[b]−1 of row b (B, L, NH, hs). */
-export function attentionDecode(out: usize, q: usize, kc: usize, vc: usize, lengths: usize, B: i32, L: i32, NH: i32, hs: i32, scores: usize): void {
+/** out (B, NH, hs) = attention of q over cache slots 0..lengths[b]−1 of row b (B, L, NKV, hs). */
+export function attentionDecode(out: usize, q: usize, kc: usize, vc: usize, lengths: usize, B: i32, L: i32, NH: i32, NKV: i32, hs: i32, scores: usize): void {
   const sc = <f32>(1 / Math.sqrt(<f64>hs));
-  const C = NH * hs;
+  const G = NKV > 0 ? NH / NKV : 1;
   for (let b = 0; b < B; b++) {
     const n = i32at(lengths, b);
     for (let h = 0; h < NH; h++) {
+      const j = h / G;
       const o = out + ((<usize>(b * NH + h) * hs) << 2);
       const qo = q + ((<usize>(b * NH + h) * hs) << 2);
       zero(o, hs);
       if (n == 0) continue;
       let max: f32 = -Infinity;
       for (let s = 0; s < n; s++) {
-        const x = sc * dot(qo, kc + ((<usize>(b * L + s) * C + h * hs) << 2), hs);
+        const x = sc * dot(qo, kc + headAt(b, s, j, L, NKV, hs), hs);
         setf32(scores, s, x);
         if (x > max) max = x;
       }
@@ -106,7 +115,7 @@ export function attentionDecode(out: usize, q: usize, kc: usize, vc: usize, leng
       for (let s = 0; s < n; s++) {
         const e = Math.exp(<f64>(f32at(scores, s) - max));
         sum += e;
-        axpy(o, <f32>e, vc + ((<usize>(b * L + s) * C + h * hs) << 2), hs);
+        axpy(o, <f32>e, vc + headAt(b, s, j, L, NKV, hs), hs);
       }
       scale(o, <f32>(1 / sum), hs);
     }
