@@ -13,6 +13,7 @@ import { trainCommand } from './commands/train';
 import { episodesCommand } from './commands/episodes';
 import { companionCommand } from './commands/companion';
 import { exportCommand } from './commands/export';
+import { modelCommand } from './commands/model';
 
 const USAGE = `usage: dewpoint <command>
 
@@ -33,6 +34,9 @@ commands:
                                the local sandbox server: runs programs for the app, on 127.0.0.1, behind a printed token
   export --config FILE --to verl|trl [--out FILE] [--json]
                                run options ("Config as JSON") as a verl launch command or TRL config, and the options with no equivalent
+  model inspect DIR [--rows R] [--seq T] [--json]
+                               a Hugging Face Llama/Mistral folder before loading it (config.json and safetensors headers only):
+                               parameter count, dtypes, config, f32 training memory for a rows × seq batch (default: the SFT batch)
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -71,13 +75,15 @@ async function dispatch(argv: string[]): Promise<number> {
       return companionCommand(rest);
     case 'export':
       return exportCommand(rest);
+    case 'model':
+      return modelCommand(rest);
     case undefined:
     case '-h':
     case '--help':
       process.stdout.write(USAGE);
       return command === undefined ? 1 : 0;
     default:
-      process.stderr.write(`dewpoint: unknown command '${command}'; allowed: info, bench, pretrain, eval, train, episodes, companion, export\n\n${USAGE}`);
+      process.stderr.write(`dewpoint: unknown command '${command}'; allowed: info, bench, pretrain, eval, train, episodes, companion, export, model\n\n${USAGE}`);
       return 2;
   }
 }

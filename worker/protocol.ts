@@ -13,6 +13,8 @@ export const ERROR_NAMES = [
   'NotInitialized',
   'InvalidConfig',
   'UnknownRun',
+  /** A Hugging Face model folder that cannot be loaded (worker/hf/errors.ts HfFolderError). */
+  'InvalidModelFolder',
 ] as const;
 export type ErrorName = (typeof ERROR_NAMES)[number];
 

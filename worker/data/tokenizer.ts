@@ -67,18 +67,31 @@ export interface DecodeOptions {
   specials?: boolean;
 }
 
-export interface CharTokenizer {
-  /** id → symbol, length V. */
+/**
+ * What the training and sampling pipeline needs of any tokenizer: the char tokenizer here, or a
+ * Hugging Face BPE/SentencePiece tokenizer (worker/hf/tokenizer.ts). `encode` never adds BOS or
+ * EOS (the pipeline adds them, `encodePromptCompletion`). A `CharTokenizer` is a `TextTokenizer`
+ * that can also `describe()` itself; code that never calls `describe` can take a `TextTokenizer`.
+ */
+export interface TextTokenizer {
+  /** id → symbol (a character, a special's name, or a BPE piece such as `▁Hello`), length V. */
   readonly vocab: readonly string[];
   /** V, the vocabulary size (the model's `vocab_size`). */
   readonly size: number;
   readonly pad: number;
   readonly bos: number;
   readonly eos: number;
-  /** One id per character; throws on a character outside the vocabulary, naming it and its index. */
+  /** The ids of `text`, without BOS or EOS. */
   encode(text: string): Int32Array;
   /** The text of `ids`; throws on an id outside 0..V − 1. */
   decode(ids: ArrayLike<number>, options?: DecodeOptions): string;
+  /** True when `id` is a special token (PAD, BOS, EOS, and for HF tokenizers every special added token). */
+  isSpecial(id: number): boolean;
+}
+
+export interface CharTokenizer extends TextTokenizer {
+  /** One id per character; throws on a character outside the vocabulary, naming it and its index. */
+  encode(text: string): Int32Array;
   /** True when `id` is PAD, BOS or EOS. */
   isSpecial(id: number): boolean;
   /** A fresh, JSON-serialisable description (`tokenizerFromDescription` inverts it). */
@@ -225,7 +238,7 @@ export interface EncodedExample {
 }
 
 /** BOS + encode(prompt), encode(completion) + EOS: the SFT and RL boundary between given and generated ids. */
-export function encodePromptCompletion(tok: CharTokenizer, prompt: string, completion: string): EncodedExample {
+export function encodePromptCompletion(tok: TextTokenizer, prompt: string, completion: string): EncodedExample {
   const p = tok.encode(prompt);
   const c = tok.encode(completion);
   const promptIds = new Int32Array(p.length + 1);

@@ -54,7 +54,7 @@ export function importCheckpoint(files: CheckpointFiles): LoadedCheckpoint {
   if (!hf.ok) throw new Error(`config.json: ${hf.problems.join('; ')}`);
   const tokenizer = tokenizerFromDescription(json('tokenizer.json') as unknown as TokenizerDescription);
   if (tokenizer.size !== hf.config.vocab) throw new Error(`tokenizer.json has ${tokenizer.size} symbols but config.json vocab_size is ${hf.config.vocab}`);
-  const { tensors } = decodeSafetensors(files['model.safetensors']);
+  const { tensors } = decodeSafetensors(files['model.safetensors'], 'model.safetensors');
   const weights = new Map<string, Float32Array>();
   for (const s of paramSpecs(hf.config)) {
     const t = tensors.get(s.name);

@@ -1,0 +1,65 @@
+/**
+ * `dewpoint model inspect DIR [--rows R] [--seq T] [--json]`: what a Hugging Face model folder
+ * holds before loading it (worker/hf/folder.ts `inspectHfFolder`, which reads config.json and
+ * the safetensors headers only): architecture, parameter count, dtypes, the model config and the
+ * f32 training memory for a rows × seq batch (default: the SFT batch, 32 × 40). A folder the
+ * loader would refuse ends with exit code 1 and every problem, each naming its file and field.
+ */
+import { HfFolderError } from '../../worker/hf/errors';
+import { inspectHfFolder } from '../../worker/hf/folder';
+import type { HfFileReader } from '../../worker/hf/files';
+import type { HfFolderInspection } from '../../worker/hf/folder';
+import { hfDirReader } from '../../worker/hf/node-hf-dir';
+import { SFT_ARITH } from '../../worker/train/sft';
+import { UsageError, parseFlags } from '../args';
+
+const USAGE = 'dewpoint model inspect DIR [--rows R] [--seq T] [--json]';
+
+export async function modelCommand(argv: string[]): Promise<number> {
+  const [sub, dir, ...rest] = argv;
+  if (sub !== 'inspect') throw new UsageError(`dewpoint model: expected the subcommand 'inspect', got ${sub === undefined ? 'nothing' : `'${sub}'`}; usage: ${USAGE}`);
+  if (dir === undefined || dir.startsWith('--')) throw new UsageError(`dewpoint model inspect: the model folder DIR is required; usage: ${USAGE}`);
+  const f = parseFlags('model inspect', rest, { rows: 'number', seq: 'number', json: 'boolean' });
+  const rows = (f.rows as number | undefined) ?? SFT_ARITH.rows;
+  const seq = (f.seq as number | undefined) ?? SFT_ARITH.width;
+  for (const [name, v] of [['rows', rows], ['seq', seq]] as const) {
+    if (!Number.isInteger(v) || v < 1) throw new UsageError(`dewpoint model inspect: --${name} must be a positive integer, got ${v}`);
+  }
+  let reader: HfFileReader;
+  try {
+    reader = hfDirReader(dir);
+  } catch (e) {
+    throw new UsageError(`dewpoint model inspect: ${(e as Error).message}`);
+  }
+  let info: HfFolderInspection;
+  try {
+    info = await inspectHfFolder(reader, { rows, seq });
+  } catch (e) {
+    if (!(e instanceof HfFolderError)) throw e;
+    if (f.json) process.stdout.write(`${JSON.stringify({ ok: false, dir, problems: e.problems })}\n`);
+    process.stderr.write(`dewpoint model inspect: cannot load ${dir}:\n${e.problems.map((p) => `  ${p.file}: ${p.field}: ${p.detail}`).join('\n')}\n`);
+    return 1;
+  }
+  if (f.json) {
+    const { hfConfig: _hf, ...rest } = info;
+    process.stdout.write(`${JSON.stringify({ ok: true, dir, ...rest })}\n`);
+  } else process.stdout.write(inspectText(dir, info));
+  return 0;
+}
+
+const MiB = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+
+export function inspectText(dir: string, info: HfFolderInspection): string {
+  const c = info.config;
+  const t = info.training;
+  const lines = [
+    `${dir}: ${info.architecture}`,
+    `  parameters  ${info.parameterCount.toLocaleString('en-US')} (${info.dtypes.join(', ')}) in ${info.weightFiles.map((w) => w.file).join(', ')}${info.index ? ` (index ${info.index})` : ''}`,
+    `  config      layers ${c.layers}, hidden ${c.dModel}, heads ${c.heads} (kv ${c.kvHeads}), ffn ${c.ffn}, vocab ${c.vocab}, max positions ${c.maxSeq}, tied embeddings ${c.tiedEmbeddings}, rope_theta ${c.ropeTheta}, rms_norm_eps ${c.normEps}`,
+    `  training    ${MiB(t.total)} in f32 for a ${t.rows} × ${t.seq} batch: weights ${MiB(t.weights)} + grads ${MiB(t.grads)} + AdamW moments ${MiB(t.adamMoments)} + activations ${MiB(t.activations)}`,
+    `              counts ${t.counts}`,
+    ...info.ignoredTensors.map((n) => `  ignored     ${n}`),
+    ...info.notes.map((n) => `  note        ${n}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,73 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fixtureFolder } from '../worker/hf/node-fixture';
+import { writeHfDir } from '../worker/hf/node-hf-dir';
+import { trainingMemoryEstimate } from '../worker/hf/memory';
+import { SFT_ARITH } from '../worker/train/sft';
+import { main } from './main';
+import { capture } from './testing/capture';
+
+afterEach(() => vi.restoreAllMocks());
+
+/** The test fixture (2 layers, d 64, vocab 32000, Llama tokenizer) written to a temporary folder. */
+function folder(...args: Parameters<typeof fixtureFolder>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dewpoint-model-'));
+  writeHfDir(dir, fixtureFolder(...args).files);
+  return dir;
+}
+
+describe('dewpoint model inspect', () => {
+  it('--json: parameter count, dtypes, config and the training memory for the default (SFT) batch', async () => {
+    const { out } = capture();
+    const dir = folder({}, { dtype: 'BF16', shards: 2 });
+    expect(await main(['model', 'inspect', dir, '--json'])).toBe(0);
+    const info = JSON.parse(out.join(''));
+    expect(info).toMatchObject({
+      ok: true,
+      dir,
+      architecture: 'LlamaForCausalLM',
+      parameterCount: 4_196_672,
+      dtypes: ['BF16'],
+      index: 'model.safetensors.index.json',
+      config: { layers: 2, dModel: 64, heads: 4, kvHeads: 4, ffn: 176, vocab: 32000, maxSeq: 64, tiedEmbeddings: false },
+    });
+    expect(info.weightFiles.map((w: { file: string }) => w.file)).toEqual(['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors']);
+    expect(info.training).toEqual(trainingMemoryEstimate(info.config, SFT_ARITH.rows, SFT_ARITH.width));
+    expect(info.training.total).toBe(16 * 4_196_672 + info.training.activations);
+  });
+
+  it('prints a summary; --rows/--seq set the batch', async () => {
+    const { out } = capture();
+    expect(await main(['model', 'inspect', folder({ tiedEmbeddings: true }), '--rows', '2', '--seq', '16'])).toBe(0);
+    const text = out.join('');
+    expect(text).toMatch(/: LlamaForCausalLM\n {2}parameters {2}2,148,672 \(F32\) in model\.safetensors\n/);
+    expect(text).toContain('  config      layers 2, hidden 64, heads 4 (kv 4), ffn 176, vocab 32000, max positions 64, tied embeddings true, rope_theta 10000, rms_norm_eps 0.00001\n');
+    expect(text).toMatch(/ {2}training {4}[\d.]+ MiB in f32 for a 2 × 16 batch: weights 8\.2 MiB \+ grads 8\.2 MiB \+ AdamW moments 16\.4 MiB \+ activations [\d.]+ MiB\n/);
+  });
+
+  it('a folder the loader refuses: exit code 1 and every problem with its file and field', async () => {
+    const { out, err } = capture();
+    const dir = folder();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ architectures: ['GPT2LMHeadModel'], model_type: 'gpt2' }));
+    expect(await main(['model', 'inspect', dir])).toBe(1);
+    expect(err.join('')).toContain(`dewpoint model inspect: cannot load ${dir}:\n  config.json: architectures: got ["GPT2LMHeadModel"]; expected exactly one of LlamaForCausalLM or MistralForCausalLM`);
+    expect(out.join('')).toBe('');
+    expect(await main(['model', 'inspect', dir, '--json'])).toBe(1);
+    expect(JSON.parse(out.join('')).problems[0]).toMatchObject({ file: 'config.json', field: 'architectures' });
+  });
+
+  it('bad usage: exit code 2 naming what is wrong', async () => {
+    const { err } = capture();
+    expect(await main(['model'])).toBe(2);
+    expect(await main(['model', 'inspect'])).toBe(2);
+    expect(await main(['model', 'inspect', join(tmpdir(), 'no-such-dewpoint-model')])).toBe(2);
+    expect(await main(['model', 'inspect', folder(), '--rows', '0'])).toBe(2);
+    const message = err.join('');
+    expect(message).toContain("dewpoint model: expected the subcommand 'inspect', got nothing");
+    expect(message).toContain('dewpoint model inspect: the model folder DIR is required');
+    expect(message).toMatch(/model folder '.*no-such-dewpoint-model' does not exist or is not a folder/);
+    expect(message).toContain('dewpoint model inspect: --rows must be a positive integer, got 0');
+  });
+});
