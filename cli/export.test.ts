@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { parquetReadObjects } from 'hyparquet';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -66,9 +67,41 @@ describe('dewpoint export', () => {
     writeFileSync(bad, '{ nope');
     expect(await main(['export', '--config', bad, '--to', 'trl'])).toBe(2);
     const message = err.join('');
-    expect(message).toContain('dewpoint export: --config FILE is required');
+    expect(message).toContain('dewpoint export: a run folder (dewpoint train --save DIR) or --config FILE');
     expect(message).toContain("dewpoint export: --to must be one of verl, trl, got 'openrlhf'");
     expect(message).toMatch(/invalid run options in .*run\.json:\n {2}Temperature \(temperature\) must be a number in \(0, 10\], got 0/);
     expect(message).toMatch(/bad\.json is not JSON/);
+  });
+
+  it('train --save RUN keeps each step; export RUN --to verl|trl writes the files from it', async () => {
+    const { out, err } = capture();
+    const run = join(mkdtempSync(join(tmpdir(), 'dewpoint-run-')), 'run');
+    expect(await main(['train', '--preset', 'grpo-arith', '--steps', '2', '--prompts', '2', '--eval-every', '0', '--backend', 'cpu', '--save', run])).toBe(0);
+    expect(err.join('')).toContain(`saving each step's groups and rollouts to ${run}`);
+    expect(readdirSync(run).sort()).toEqual(['run.json', 'steps.jsonl']);
+    out.length = 0;
+    expect(await main(['export', run, '--to', 'verl'])).toBe(0);
+    expect(readdirSync(join(run, 'verl')).sort()).toEqual(['launch.sh', 'rollouts.parquet', 'train.parquet']);
+    expect(out.join('').trim().split('\n').sort()).toEqual(['launch.sh', 'rollouts.parquet', 'train.parquet'].map((f) => join(run, 'verl', f)));
+    // 2 steps x 2 prompts x the preset's 8 samples, each with its ids and log-probs.
+    const rows = await parquetReadObjects({ file: new Uint8Array(readFileSync(join(run, 'verl', 'rollouts.parquet'))).buffer });
+    expect(rows).toHaveLength(32);
+    expect(new Set(rows.map((r) => r.step))).toEqual(new Set([1, 2]));
+    for (const r of rows) expect((r.response_ids as number[]).length).toBe((r.rollout_log_probs as number[]).length);
+    expect(err.join('')).toContain('export grpo-arith to verl: 2 steps, 32 rollouts, 3 files');
+    const trl = join(run, 'out-trl');
+    expect(await main(['export', run, '--to', 'trl', '--out', trl])).toBe(0);
+    const grpo = readFileSync(join(trl, 'grpo.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { prompt: string; solution: string });
+    expect(grpo).toHaveLength(new Set(rows.map((r) => r.input)).size);
+    expect(grpo[0].prompt).toMatch(/^\d+\+\d+=$/);
+    expect(readFileSync(join(trl, 'config.py'), 'utf8')).toContain('GRPOConfig(');
+  });
+
+  it('export RUN refuses a folder that is not a run, and mixing a folder with --config', async () => {
+    const { err } = capture();
+    const empty = mkdtempSync(join(tmpdir(), 'dewpoint-notrun-'));
+    expect(await main(['export', empty, '--to', 'verl'])).toBe(2);
+    expect(await main(['export', empty, '--to', 'verl', '--config', config('grpo-arith')])).toBe(2);
+    expect(err.join('')).toMatch(/is not a run folder: run\.json is missing[\s\S]*give a run folder or --config FILE/);
   });
 });

@@ -25,13 +25,16 @@ commands:
                                SFT on arithmetic; writes the base checkpoint when held-out accuracy >= ACC
   eval --checkpoint DIR [--task arith] [--n 500] [--backend ...] [--json]
                                held-out exact-match accuracy (greedy) and mean completion length
-  train --preset grpo-arith|grpo-calc|grpo-guess|grpo-code|ppo-arith|ppo-calc|dpo-arith|flowgrpo-2d | --config FILE [--steps N] [--lr X] [--seed S] [--prompts P] [--train-problems N] [--max-grad-norm X] [--checkpoint DIR] [--journal DIR] [--backend ...] [--eval-every K] [--eval-n N] [--json]
+  train --preset grpo-arith|grpo-calc|grpo-guess|grpo-code|ppo-arith|ppo-calc|dpo-arith|flowgrpo-2d | --config FILE [--steps N] [--lr X] [--seed S] [--prompts P] [--train-problems N] [--max-grad-norm X] [--dataset FILE --reward math|exact|regex|code] [--checkpoint DIR] [--journal DIR] [--save DIR] [--backend ...] [--eval-every K] [--eval-n N] [--json]
                                GRPO or DPO from a checkpoint (default: the preset's base in public/checkpoints); metrics per step;
                                --journal DIR journals every turn of a multi-turn preset
   episodes export --journal DIR [--run ID] [--out FILE]
                                a journaled run's episodes as JSONL (one line per episode)
   companion [--port 8787] [--workers N] [--queue N] [--origin URL[,URL]] [--max-body BYTES]
                                the local sandbox server: runs programs for the app, on 127.0.0.1, behind a printed token
+  export RUN --to verl|trl [--out DIR]
+                               a run folder (train --save RUN) as the files verl or TRL start from: rollouts and prompts as parquet
+                               and the launch command (verl); GRPO and DPO datasets as JSONL and the config's keyword arguments (TRL)
   export --config FILE --to verl|trl [--out FILE] [--json]
                                run options ("Config as JSON") as a verl launch command or TRL config, and the options with no equivalent
   model inspect DIR [--rows R] [--seq T] [--json]

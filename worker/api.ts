@@ -8,7 +8,9 @@ import type { WasmOps } from '../kernels/backends/wasm';
 import { selectBackend } from '../kernels/backends/select';
 import { GpuError } from '../kernels/common/errors';
 import type { CheckpointFiles } from './model/checkpoint';
-import type { BackendInfo, BackendPreference, CompanionStatus, RunBackendChoice, RunEvent, RunOptions, SelfTestResult, WorkbenchApi } from './protocol';
+import { importCheckpoint } from './model/checkpoint';
+import { parseDataset } from './data/dataset';
+import type { BackendInfo, BackendPreference, CompanionStatus, DatasetRewardOptions, RunBackendChoice, RunEvent, RunOptions, SelfTestResult, WorkbenchApi } from './protocol';
 import { CompanionClient, companionUrlProblem } from './companion-client';
 import { cachedGrader, type CodeGrader } from './rewards/code-grader';
 import { checkRunOptions } from './runs/fields';
@@ -20,7 +22,10 @@ import type { RunStore } from './store/run-store';
 import { MemoryRunStore } from './store/run-store';
 import { runSelfTest } from './selftest';
 import { episodeDetail, episodeSummaries, episodesJsonl, replayEpisode } from './episodes/views';
+import { exportStoredRun } from './interop/files';
 import type { BaseName } from './runs/run-manager';
+import { importVerlRun, importedOptions } from './interop/verl-import';
+import { importedEpisodeDetail, importedEpisodeSummaries, importedReplay } from './interop/verl-episodes';
 
 export class NotInitializedError extends Error {
   override readonly name = 'NotInitialized';
@@ -53,6 +58,8 @@ export function createWorkbench(
   // Graded repeats (a group's identical programs, SFT-like repeats) are answered from the cache; a new connection starts a new one.
   let grader: CodeGrader | null = null;
   const runs = new RunManager(() => requireOps('a run'), loadBase, store, locks, () => choice, () => ({ codeGrader: grader }));
+  // An imported run (verl rollouts) has no trainer, tokenizer or environment: the calls that need one answer for it here.
+  const imported = async (runId: string) => importedOptions((await store.listRuns()).find((r) => r.runId === runId)) !== null;
 
   return {
     async connectCompanion(url: string, token: string): Promise<CompanionStatus> {
@@ -85,6 +92,11 @@ export function createWorkbench(
     async checkRunOptions(options: RunOptions) {
       return checkRunOptions(options);
     },
+    async loadDataset(file: { name: string; bytes: Uint8Array }, choice: { reward: DatasetRewardOptions; heldOut?: number }) {
+      // The presets that take a dataset all start from the arithmetic base: its vocabulary and positions bound the prompts.
+      const base = importCheckpoint(await loadBase('arith-base'));
+      return parseDataset(file.name, file.bytes, { tokenizer: base.tokenizer, maxPromptIds: base.config.maxSeq - 1, reward: choice.reward, ...(choice.heldOut !== undefined ? { heldOut: choice.heldOut } : {}) });
+    },
     async startRun(options: RunOptions, onEvent: (event: RunEvent) => void) {
       requireOps('startRun()');
       const problems = checkRunOptions(options);
@@ -101,6 +113,7 @@ export function createWorkbench(
       runs.stop(id);
     },
     async continueRun(runId: string, onEvent: (event: RunEvent) => void) {
+      if (await imported(runId)) return { ok: false as const, reason: `run '${runId}' was imported from verl rollouts: it was trained by verl and has nothing to continue here` };
       requireOps('continueRun()');
       return runs.continue(runId, onEvent);
     },
@@ -121,6 +134,9 @@ export function createWorkbench(
       const [steps, evaluations] = await Promise.all([store.stepMetrics(runId), store.evaluations(runId)]);
       return { steps, evaluations };
     },
+    async exportRunFiles(runId: string, to: 'verl' | 'trl') {
+      return exportStoredRun(store, runId, to);
+    },
     async groupSteps(runId: string) {
       return store.groupSteps(runId);
     },
@@ -140,21 +156,32 @@ export function createWorkbench(
       return store.sessionsAt(runId, step);
     },
     async tokenTexts(runId: string, ids: Int32Array) {
+      if (await imported(runId)) throw new Error(`run '${runId}' was imported from verl rollouts: its dump has token ids but no tokenizer, so they have no text here`);
       const tok = await runs.tokenizerOf(runId);
       return tok ? Array.from(ids, (id) => tok.decode([id], { specials: true })) : null;
     },
     async episodeSteps(runId: string) {
+      if (await imported(runId)) return store.groupSteps(runId);
       return store.journal.steps(runId);
     },
     async episodesAt(runId: string, step: number) {
+      if (await imported(runId)) {
+        const groups = await store.groupsAt(runId, step);
+        return groups ? importedEpisodeSummaries(groups, step) : null;
+      }
       const [c, records] = await Promise.all([runs.episodeContext(runId), store.journal.load(runId, step)]);
       return c && records.length ? episodeSummaries(records, step, c) : null;
     },
     async episodeAt(runId: string, step: number, index: number) {
+      if (await imported(runId)) {
+        const [groups, sessions] = await Promise.all([store.groupsAt(runId, step), store.sessionsAt(runId, step)]);
+        return groups ? importedEpisodeDetail(groups, sessions, step, index) : null;
+      }
       const [c, records] = await Promise.all([runs.episodeContext(runId), store.journal.load(runId, step)]);
       return c && records.length ? episodeDetail(records, step, index, c) : null;
     },
     async replayEpisode(runId: string, step: number, index: number) {
+      if (await imported(runId)) return importedReplay();
       const [c, records] = await Promise.all([runs.episodeContext(runId), store.journal.load(runId, step)]);
       if (!c) return { identical: false, summary: `run '${runId}' has no multi-turn episodes`, turns: [] };
       return replayEpisode(records, index, c);
@@ -164,6 +191,9 @@ export function createWorkbench(
       if (!c) return '';
       const steps = await store.journal.steps(runId);
       return episodesJsonl(runId, await Promise.all(steps.map(async (step) => ({ step, records: await store.journal.load(runId, step) }))), c);
+    },
+    async importVerlRun(files: { name: string; bytes: Uint8Array }[]) {
+      return importVerlRun(store, files);
     },
     async latestCheckpoint(which?: string) {
       const runId = which ?? runs.lastRunId;

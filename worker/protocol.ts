@@ -114,6 +114,14 @@ export interface WorkbenchApi {
    */
   checkRunOptions(options: RunOptions): Promise<OptionProblem[]>;
   /**
+   * Reads a prompt dataset file (`.jsonl` or `.parquet`, worker/data/dataset.ts) for the run
+   * options' `dataset` of grpo-arith, ppo-arith or dpo-arith: every prompt checked against the
+   * arithmetic base's vocabulary and length, test cases checked for `reward.kind` 'code'. `heldOut`
+   * defaults to a tenth of the records (at least 1 of 2 or more). A bad file gives `ok: false`
+   * naming its file, line or row, field and what was expected; nothing is kept.
+   */
+  loadDataset(file: { name: string; bytes: Uint8Array }, choice: { reward: DatasetRewardOptions; heldOut?: number }): Promise<DatasetLoadResult>;
+  /**
    * Starts a run of a preset and returns its id at once; progress arrives through `onEvent` (a
    * comlink proxy). One run at a time: starting another stops the current one.
    */
@@ -168,6 +176,26 @@ export interface WorkbenchApi {
   exportEpisodes(runId: string): Promise<string>;
   /** The latest checkpoint of run `runId` (default: the current or last run), or null if it has none. */
   latestCheckpoint(runId?: string): Promise<CheckpointDownload | null>;
+  /**
+   * Stores verl rollout dumps (`trainer.rollout_data_dir`'s `{step}.jsonl`, or parquet with the
+   * same columns) as one run with status `imported`: per step its groups, and its sessions and
+   * batch when the dump has token ids (worker/interop/verl-import.ts). A bad file gives `ok: false`
+   * naming its file, line, field and what was expected, and stores nothing.
+   */
+  importVerlRun(files: { name: string; bytes: Uint8Array }[]): Promise<VerlImportResult>;
+  /**
+   * A stored run for verl (rollouts and prompts as parquet, the launch command) or TRL (GRPO and
+   * DPO datasets as JSONL, the config's keyword arguments), worker/interop/files.ts; `ok: false`
+   * with the reason for a run the target cannot take (SFT, Flow-GRPO; DPO on verl) or an unknown run.
+   */
+  exportRunFiles(runId: string, to: 'verl' | 'trl'): Promise<{ ok: true; files: ExportFile[] } | { ok: false; reason: string }>;
+}
+
+/** One file of an export to verl or TRL. */
+export interface ExportFile {
+  name: string;
+  mime: string;
+  bytes: Uint8Array;
 }
 
 /** Options of an SFT run a person can set (the rest comes from the preset). */
@@ -202,7 +230,8 @@ export type DeleteResult = { ok: true; steps: number; bytes: number } | { ok: fa
 /** A stored run, as listed after a reload. */
 export interface RunSummary {
   runId: string;
-  options: RunOptions;
+  /** What the run was started with; an imported run (status `imported`) holds its import record instead. */
+  options: RunOptions | ImportedRunOptions;
   /** ms since the epoch. */
   createdAt: number;
   status: RunStatus;
@@ -232,8 +261,9 @@ export interface RunSummary {
 /**
  * `interrupted` appears only in listings: the store says running or paused, but no worker of this
  * page runs it (the tab was closed or reloaded mid-run); it can be continued like a stopped run.
+ * `imported`: read from another framework's files (`importVerlRun`), never trained here.
  */
-export type RunStatus = 'running' | 'paused' | 'finished' | 'stopped' | 'failed' | 'interrupted';
+export type RunStatus = 'running' | 'paused' | 'finished' | 'stopped' | 'failed' | 'interrupted' | 'imported';
 
 export type RunEvent =
   | { type: 'status'; runId: string; status: RunStatus; message?: string; errorName?: string }
@@ -344,10 +374,63 @@ export interface GrpoRunOptions {
   miniBatches: number;
   /** Train on log-probs renormalised over the sampler's top-k/top-p support; absent: off (the full softmax). */
   renormalize?: boolean;
+  /** A person's prompt dataset instead of the arithmetic generator (worker/data/dataset.ts); absent: arithmetic. */
+  dataset?: DatasetRunOptions;
   evalEvery: number;
   evalN: number;
   checkpointEvery: number;
 }
+
+/**
+ * How a dataset's completions are scored (worker/rewards/dataset-reward.ts): `math` MathReward on
+ * the last \boxed{}; `exact` the trimmed completion equals the ground truth; `regex` the last
+ * match of `pattern` (its one capture group, or the whole match) equals it; `code` the companion
+ * runs the completion's program on the ground truth's test cases.
+ */
+export interface DatasetRewardOptions {
+  kind: 'math' | 'exact' | 'regex' | 'code';
+  /** `regex` only (required there): a JavaScript regular expression with one capture group, or none. */
+  pattern?: string;
+}
+
+/** One prompt of a dataset, as loaded: the prompt text, the ground truth as text, the record's other fields. */
+export interface DatasetRecord {
+  prompt: string;
+  /** The ground truth (a number as its text; test cases for `code` as JSON text). */
+  answer: string;
+  /** The record's other fields (verl's data_source, extra_info, ...), JSON values. */
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * A person's dataset carried in the run options (so a stored run continues after a reload):
+ * `loadDataset` makes it from a file. The `heldOut` records whose prompts rank first by a fixed
+ * hash are the held-out split (worker/data/dataset.ts `splitDataset`); the rest are trained on.
+ */
+export interface DatasetRunOptions {
+  /** The file's name, as the person chose it. */
+  name: string;
+  format: 'jsonl' | 'parquet';
+  records: DatasetRecord[];
+  /** Records held out for evaluation (0..records − 1). */
+  heldOut: number;
+  reward: DatasetRewardOptions;
+}
+
+/** Where a dataset file is bad: the file, its line (JSONL) or row (parquet), the field and what was expected. */
+export interface DatasetProblem {
+  file: string;
+  /** 1-based; null for a problem with the whole file. */
+  line: number | null;
+  unit: 'line' | 'row';
+  /** null for a line that is not a JSON object, or a file that cannot be read. */
+  field: string | null;
+  expected: string;
+  got?: string;
+}
+
+/** What `loadDataset` read: the dataset for the run options, or the first problem (and nothing loaded). */
+export type DatasetLoadResult = { ok: true; dataset: DatasetRunOptions } | { ok: false; problem: DatasetProblem; message: string };
 
 /** The presets that run episodes of an environment (worker/episodes). */
 export const EPISODE_PRESETS = ['grpo-calc', 'grpo-guess', 'grpo-code'] as const;
@@ -359,7 +442,7 @@ export type EpisodePreset = (typeof EPISODE_PRESETS)[number];
  * companion), from that environment's base checkpoint: GRPO's options, `maxNew` per action, and
  * the turn limit.
  */
-export interface EpisodeGrpoRunOptions extends Omit<GrpoRunOptions, 'preset' | 'trainProblems' | 'renormalize'> {
+export interface EpisodeGrpoRunOptions extends Omit<GrpoRunOptions, 'preset' | 'trainProblems' | 'renormalize' | 'dataset'> {
   preset: EpisodePreset;
   /** Turns (model actions) an episode may take before it is truncated (`max_turns`). */
   maxTurns: number;
@@ -383,7 +466,7 @@ export interface PpoRunOptions extends Omit<GrpoRunOptions, 'preset' | 'advantag
 }
 
 /** Options of a PPO run on multi-turn episodes (ppo-calc): PPO's, the turn limit and `maxNew` per action. */
-export interface PpoEpisodeRunOptions extends Omit<PpoRunOptions, 'preset' | 'renormalize'> {
+export interface PpoEpisodeRunOptions extends Omit<PpoRunOptions, 'preset' | 'renormalize' | 'dataset'> {
   preset: 'ppo-calc';
   maxTurns: number;
 }
@@ -461,10 +544,62 @@ export interface DpoRunOptions {
   eps: number;
   weightDecay: number;
   maxGradNorm: number;
+  /** A person's prompt dataset (rewards math, exact or regex) instead of the arithmetic generator; absent: arithmetic. */
+  dataset?: DatasetRunOptions;
   evalEvery: number;
   evalN: number;
   checkpointEvery: number;
 }
+
+/**
+ * The record of a run imported from verl's rollout dumps (worker/interop/verl-import.ts), kept
+ * where a trained run keeps its options: what was read, how the samples were grouped, where the
+ * advantages came from, and what the dump lacks. Nothing to start, continue or run again.
+ */
+export interface ImportedRunOptions {
+  preset: 'verl-import';
+  /** The last step's number (verl counts from 1), so views say "step s of steps". */
+  steps: number;
+  /** The steps imported, ascending. */
+  stepNumbers: number[];
+  /** The files read, in order, with the rows each held. */
+  files: { name: string; rows: number }[];
+  /** `uid`: grouped by the dump's `uid` column (verl's own group key); `input`: by identical `input` within a step (the dump has no uid). */
+  grouping: 'uid' | 'input';
+  /** `dump`: the dump's `advantages` column; `recomputed`: Dewpoint's GRPO estimator with verl's defaults, because the dump has none. */
+  advantages: 'dump' | 'recomputed';
+  /** The optional columns the dump has (`uid`, `response_ids`, …). */
+  present: string[];
+  /** What the dump lacks and, per view, what that view cannot draw without it. */
+  missing: ImportMissing[];
+  /** Where the format was read: the verl file, function and commit. */
+  format: string;
+}
+
+/** A field an imported dump lacks, and what one view cannot draw without it. */
+export interface ImportMissing {
+  field: string;
+  view: 'Groups' | 'Batch' | 'Replay';
+  /** What the view cannot draw, and when verl writes the field. */
+  cannot: string;
+}
+
+/** Where an imported file is bad: the file, its line (JSONL) or row (parquet), the field and what was expected. */
+export interface ImportProblem {
+  file: string;
+  /** 1-based; null for a problem with the whole file. */
+  line: number | null;
+  unit: 'line' | 'row';
+  /** null for a line that is not a JSON object, or a file that cannot be read. */
+  field: string | null;
+  expected: string;
+  got?: string;
+}
+
+/** What `importVerlRun` did: the stored run, or the first problem (and nothing stored). */
+export type VerlImportResult =
+  | { ok: true; runId: string; steps: number; groups: number; samples: number; missing: ImportMissing[] }
+  | { ok: false; problem: ImportProblem; message: string };
 
 export type RunOptions = SftRunOptions | GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | PpoEpisodeRunOptions | DpoRunOptions | FlowRunOptions;
 
@@ -529,7 +664,7 @@ export interface GroupSample {
   /** The baseline the estimator subtracted from this sample's reward (RLOO: the mean of the others; absent when not trained or not kept). */
   baseline?: number;
   status: string;
-  /** Sampled ids, EOS included (an episode: over all its actions). */
+  /** Sampled ids, EOS included (an episode: over all its actions); NaN: not recorded (an import without token ids). */
   length: number;
   truncated: boolean;
   /** A multi-turn episode's turns: each action's text (EOS excluded) and the environment's answer. */
@@ -603,7 +738,12 @@ export interface BatchRecord {
   sessionIds: Int32Array;
   /** Trained sessions left out of the rows because they carry no loss mass (masked zero-advantage groups); absent in batches stored before. */
   notPacked?: number;
-  /** mismatch = old − behavior log-prob on sampled ids; old is the sampler's raw log-prob, or the trainer's rescoring before the first update when a batch takes several optimizer steps. */
+  /**
+   * mismatch = old − behavior log-prob on sampled ids; old is the sampler's raw log-prob, or the
+   * trainer's rescoring before the first update when a batch takes several optimizer steps. A
+   * value NaN: not recorded (an imported batch: verl dumps no dlogp, and old − behavior only with
+   * both log-prob columns); the Batch view lists only layers with a recorded value.
+   */
   layers: Record<CoreBatchLayer, Float32Array> & Partial<Record<CriticBatchLayer | CorrectionBatchLayer, Float32Array>>;
 }
 

@@ -1,17 +1,25 @@
 /**
- * `dewpoint export --config run.json --to verl|trl [--out FILE] [--json]`: the run options the
- * Experiments view shows as "Config as JSON" (checked by the same schema as `train --config`,
- * worker/runs/fields.ts) as a verl launch command or a TRL config constructor
- * (worker/interop), followed by every option the target has no equivalent for. The output is a
- * runnable file (a shell script or Python), the list as comments; `--out FILE` writes the same
- * text there, `--json` prints the whole export (mapped and unmapped options) as JSON instead.
+ * `dewpoint export RUN --to verl|trl [--out DIR]`: a run folder (`dewpoint train --save RUN`,
+ * cli/run-folder.ts) as the files verl or TRL start from (worker/interop/files.ts): verl's
+ * rollouts.parquet, train.parquet and launch.sh; TRL's grpo.jsonl, dpo.jsonl and config.py.
+ * They go to `--out DIR` (default RUN/verl or RUN/trl).
+ *
+ * `dewpoint export --config run.json --to verl|trl [--out FILE] [--json]`: only the run options
+ * the Experiments view shows as "Config as JSON" (checked by the same schema as `train --config`,
+ * worker/runs/fields.ts), as a verl launch command or a TRL config constructor, followed by every
+ * option the target has no equivalent for, printed (and written to `--out FILE`); `--json` prints
+ * the whole export (mapped and unmapped options) as JSON instead.
+ *
  * Presets the target cannot take (SFT, Flow-GRPO; DPO on verl) end with exit code 1 and the reason.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RunOptions } from '../../worker/protocol';
-import { EXPORT_TARGETS, exportRun, formatUnmapped, type ExportTarget, type TrlExport, type VerlExport } from '../../worker/interop/index';
+import { configText, exportFiles } from '../../worker/interop/files';
+import { EXPORT_TARGETS, exportRun, type ExportTarget } from '../../worker/interop/index';
 import { checkRunOptions } from '../../worker/runs/fields';
 import { UsageError, parseFlags } from '../args';
+import { readRunFolder } from '../run-folder';
 
 /** The run options in `file`, checked by the schema; a usage error names what is wrong. */
 export function readRunOptions(file: string): RunOptions {
@@ -32,39 +40,43 @@ export function readRunOptions(file: string): RunOptions {
   return options as RunOptions;
 }
 
-/** The export as a file: the command or the constructor, then the unmapped options as comments. */
-export function exportText(options: RunOptions, e: VerlExport | TrlExport): string {
-  const notMapped = [`# Not mapped (${e.unmapped.length}):`, ...formatUnmapped(e.unmapped).map((l) => `#   ${l}`)];
-  if ('command' in e) {
-    return [
-      '#!/usr/bin/env bash',
-      `# Dewpoint ${options.preset} as a verl launch (keys of verl-project/verl @ 1dda039). Set MODEL_PATH (the exported`,
-      '# checkpoint folder), TRAIN_FILES and VAL_FILES (parquet prompts) first.',
-      '',
-      e.command,
-      '',
-      ...notMapped,
-      '',
-    ].join('\n');
-  }
-  return [`# Dewpoint ${options.preset} as TRL ${e.className} keyword arguments (huggingface/trl @ f2cd577).`, e.python, ...notMapped, ''].join('\n');
-}
-
 export function exportCommand(argv: string[]): number {
-  const f = parseFlags('export', argv, { config: 'string', to: 'string', out: 'string', json: 'boolean' });
-  if (f.config === undefined) throw new UsageError('dewpoint export: --config FILE is required (the run options, as the Experiments view\'s "Config as JSON")');
+  const run = argv[0] !== undefined && !argv[0].startsWith('--') ? argv[0] : undefined;
+  const f = parseFlags('export', run === undefined ? argv : argv.slice(1), { config: 'string', to: 'string', out: 'string', json: 'boolean' });
   if (!EXPORT_TARGETS.includes(f.to as ExportTarget)) throw new UsageError(`dewpoint export: --to must be one of ${EXPORT_TARGETS.join(', ')}, got ${f.to === undefined ? 'nothing' : `'${String(f.to)}'`}`);
+  if (run !== undefined) {
+    if (f.config !== undefined || f.json) throw new UsageError('dewpoint export: give a run folder or --config FILE (with --json), not both');
+    return exportFolder(run, f.to as ExportTarget, (f.out as string | undefined) ?? join(run, String(f.to)));
+  }
+  if (f.config === undefined) throw new UsageError('dewpoint export: a run folder (dewpoint train --save DIR) or --config FILE (the run options, as the Experiments view\'s "Config as JSON") is required');
   const options = readRunOptions(f.config as string);
   const e = exportRun(options, f.to as ExportTarget);
   if (!e.ok) {
     process.stderr.write(`dewpoint export: cannot export to ${String(f.to)}: ${e.reason}\n`);
     return 1;
   }
-  const text = f.json ? `${JSON.stringify(e, null, 2)}\n` : exportText(options, e);
+  const text = f.json ? `${JSON.stringify(e, null, 2)}\n` : configText(options, e);
   process.stdout.write(text);
   if (f.out !== undefined) {
     writeFileSync(f.out as string, text);
     process.stderr.write(`export ${options.preset} to ${String(f.to)}: wrote ${String(f.out)} (${e.unmapped.length} options not mapped)\n`);
   }
+  return 0;
+}
+
+function exportFolder(run: string, to: ExportTarget, out: string): number {
+  const { options, steps } = readRunFolder(run, 'export');
+  const e = exportFiles(options, steps, to);
+  if (!e.ok) {
+    process.stderr.write(`dewpoint export: cannot export to ${to}: ${e.reason}\n`);
+    return 1;
+  }
+  mkdirSync(out, { recursive: true });
+  for (const file of e.files) {
+    writeFileSync(join(out, file.name), file.bytes);
+    process.stdout.write(`${join(out, file.name)}\n`);
+  }
+  const rows = steps.reduce((n, s) => n + s.rows.length, 0);
+  process.stderr.write(`export ${options.preset} to ${to}: ${steps.length} steps, ${rows} rollouts, ${e.files.length} files in ${out}\n`);
   return 0;
 }

@@ -23,3 +23,13 @@ export function unsupported(preset: RunOptions['preset'], target: 'verl' | 'trl'
   if (preset === 'dpo-arith' && target === 'verl') return "dpo-arith is DPO: verl.trainer.main_ppo trains PPO-family objectives only; export it to TRL (DPOConfig) instead";
   return null;
 }
+
+/** The run's task in words: a person's dataset when it has one (with its reward), else the preset's own. */
+export function taskOf(o: RunOptions & { preset: RlPreset | 'dpo-arith' }): string {
+  const dataset = 'dataset' in o ? o.dataset : undefined;
+  if (dataset) {
+    const reward = dataset.reward.kind === 'regex' ? `regex /${dataset.reward.pattern}/ against the ground truth` : dataset.reward.kind === 'math' ? 'MathReward on the last \\boxed{}' : dataset.reward.kind === 'exact' ? 'exact match with the ground truth' : "the companion's test cases";
+    return `the prompts of ${dataset.name} (${dataset.records.length} records, ${dataset.heldOut} held out), reward: ${reward}`;
+  }
+  return o.preset === 'dpo-arith' ? TASKS['grpo-arith'] : TASKS[o.preset];
+}

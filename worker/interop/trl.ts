@@ -22,7 +22,7 @@
  */
 import type { DpoRunOptions, EpisodeGrpoRunOptions, GrpoRunOptions, PpoEpisodeRunOptions, PpoRunOptions, RunOptions } from '../protocol';
 import { advantageSettings, isSet, lossSettings } from './resolve';
-import { TASKS, unsupported } from './tasks';
+import { taskOf, unsupported } from './tasks';
 import { MappingLog, bound, type ExportFailure, type Mapped, type Unmapped } from './types';
 import type { RlRunOptions } from './verl';
 
@@ -143,7 +143,7 @@ function sampling(o: RlRunOptions, b: Builder, lengthKey: 'max_completion_length
 
 function taskReason(o: RlRunOptions, trainer: string): string {
   const turns = 'maxTurns' in o && o.maxTurns > 1 ? '; the environment would be a set of tools passed to GRPOTrainer' : '';
-  return `the task (${TASKS[o.preset]}) is not a config option: pass train_dataset and ${trainer}${turns}`;
+  return `the task (${taskOf(o)}) is not a config option: pass train_dataset and ${trainer}${turns}`;
 }
 
 function grpo(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): void {
@@ -347,7 +347,7 @@ function ppo(o: PpoRunOptions | PpoEpisodeRunOptions, b: Builder): void {
   const G = o.group;
   const M = o.miniBatches;
   const total = P * G;
-  b.log.none('preset', o.preset, `the task (${TASKS[o.preset]}) is not a config option: pass train_dataset (each prompt ${G} times: TRL's PPO samples one response per query) and a reward_model to PPOTrainer${'maxTurns' in o && o.maxTurns > 1 ? "; TRL's PPO has no multi-turn episodes" : ''}`);
+  b.log.none('preset', o.preset, `the task (${taskOf(o)}) is not a config option: pass train_dataset (each prompt ${G} times: TRL's PPO samples one response per query) and a reward_model to PPOTrainer${'maxTurns' in o && o.maxTurns > 1 ? "; TRL's PPO has no multi-turn episodes" : ''}`);
   b.fixed('stop_token', 'eos');
   common(o, b, 1, null);
   b.set('steps', o.steps, 'total_episodes', o.steps * total, `${o.steps} batches × ${total} responses`);

@@ -22,7 +22,7 @@
  */
 import type { EpisodeGrpoRunOptions, GrpoRunOptions, PpoEpisodeRunOptions, PpoRunOptions, RejectionName, RunOptions } from '../protocol';
 import { advantageSettings, isSet, lossSettings } from './resolve';
-import { TASKS, unsupported } from './tasks';
+import { taskOf, unsupported } from './tasks';
 import { MappingLog, bound, type ExportFailure, type Mapped, type Unmapped } from './types';
 
 export type RlRunOptions = GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | PpoEpisodeRunOptions;
@@ -98,7 +98,7 @@ function translate(o: RlRunOptions): VerlExport {
   // The task: verl reads prompts from parquet files and scores them with a reward function.
   const reward = o.preset === 'grpo-code' ? 'a custom_reward_function.path that runs the program on the cases (or sandbox_fusion.url)' : 'a custom_reward_function.path computing the reward';
   const multi = turns > 1 ? "; the environment's answers need verl's multi-turn rollout (actor_rollout_ref.rollout.multi_turn: tool_config_path with a tool, or an agent loop), which this export cannot write" : '';
-  log.none('preset', o.preset, `the task (${TASKS[o.preset]}) is not a verl option: supply data.train_files/val_files with the prompts and ${reward}${multi}`);
+  log.none('preset', o.preset, `the task (${taskOf(o)}) is not a verl option: supply data.train_files/val_files with the prompts and ${reward}${multi}`);
   fixed('data.train_files', '$TRAIN_FILES');
   fixed('data.val_files', '$VAL_FILES');
   fixed('actor_rollout_ref.model.path', '$MODEL_PATH');

@@ -5,7 +5,8 @@
  *
  * Reference: dew `PromptSource` and `SessionSource` (rl-spec.md "Rollouts and sources"). The
  * reward scores the completion with EOS excluded; a draw that ends on its token budget is
- * `truncated` and still scored. Deviations: no scorer threads (a reward may return a promise);
+ * `truncated` and still scored; a reward that reports a `failure` (a grader that cannot grade)
+ * makes the session `failed`, unscored. Deviations: no scorer threads (a reward may return a promise);
  * a failed draw or reward rejects the promises it concerns (dew raises an infrastructure failure),
  * so no promise is left pending.
  *
@@ -16,7 +17,8 @@
  * seed and the same submissions give the same sessions.
  */
 import type { Model } from '../model/model';
-import type { Session } from '../rl/types';
+import type { CaseResult } from '../protocol';
+import type { InfrastructureFailure, Session } from '../rl/types';
 import type { SamplingOptions } from './distribution';
 import type { GenerateOptions, Generated } from './generate';
 import { generate } from './generate';
@@ -29,6 +31,13 @@ export interface PromptRewardResult {
   components?: Readonly<Record<string, number>>;
   /** Why, stored on the session. */
   detail?: string;
+  /** A code reward's verdict per test case, stored on the session. */
+  cases?: readonly CaseResult[];
+  /**
+   * The reward could not be computed (a code grader that cannot grade): the session is `failed`
+   * with this termination, unscored and masked from training; `score` is ignored.
+   */
+  failure?: InfrastructureFailure;
 }
 
 /** Scores a completion's decoded text (EOS excluded) against its task. May throw or reject. */
@@ -184,12 +193,14 @@ export class PromptSource<T extends { id: string }> {
     try {
       const ids = g.finishReason === 'stop' ? g.sampledIds.subarray(0, g.sampledIds.length - 1) : g.sampledIds;
       const r = await this.o.reward(this.o.decode(ids), q.task);
-      if (!Number.isFinite(r.score)) throw new Error(`PromptSource: the reward of session ${q.sample} of task ${JSON.stringify(q.task.id)} is ${r.score}; expected a finite number`);
+      if (!r.failure && !Number.isFinite(r.score)) throw new Error(`PromptSource: the reward of session ${q.sample} of task ${JSON.stringify(q.task.id)} is ${r.score}; expected a finite number`);
       const call: SampledCall = { promptIds: g.promptIds, sampledIds: g.sampledIds, behaviorLogProbs: g.behaviorLogProbs, rawLogProbs: g.rawLogProbs, finishReason: g.finishReason, version: q.version, ...(g.support ? { support: g.support } : {}) };
       const session: SampledSession = {
         task: q.task.id, group: q.task.id, sample: q.sample, attempt: 0, calls: [call],
-        status: g.finishReason === 'stop' ? 'completed' : 'truncated',
-        reward: r.score, components: { ...r.components }, detail: r.detail ?? '',
+        status: r.failure ? 'failed' : g.finishReason === 'stop' ? 'completed' : 'truncated',
+        ...(r.failure ? { termination: r.failure } : {}),
+        reward: r.failure ? null : r.score, components: { ...r.components }, detail: r.detail ?? '',
+        ...(r.cases ? { cases: r.cases.map((c) => ({ ...c })) } : {}),
       };
       this.settle(q, (p) => p.resolve(session));
     } catch (e) {

@@ -51,6 +51,8 @@ export function grpoConfigOf(o: GrpoRunOptions, base: GrpoConfig): GrpoConfig {
   if (o.renormalize) config.renormalize = true;
   else delete config.renormalize;
   if (o.trainProblems === undefined) delete config.task.trainProblems;
+  if (o.dataset) config.dataset = o.dataset;
+  else delete config.dataset;
   delete config.importance;
   delete config.rejection;
   const imp = o.importance;
@@ -84,6 +86,7 @@ export function grpoOptionsOf(c: GrpoConfig, run: Bookkeeping): GrpoRunOptions {
     beta1: c.beta1, beta2: c.beta2, eps: c.eps, weightDecay: c.weightDecay, maxGradNorm: c.maxGradNorm,
     epochs: c.epochs, miniBatches: c.miniBatches,
     ...(c.renormalize ? { renormalize: true } : {}),
+    ...(c.dataset ? { dataset: c.dataset } : {}),
     evalEvery: c.evalEvery,
     ...run,
   };
@@ -98,7 +101,7 @@ export function episodeGrpoConfigOf(o: EpisodeGrpoRunOptions, base: GrpoEpisodeC
 
 export function episodeGrpoOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): EpisodeGrpoRunOptions {
   const { environment, maxTurns, ...grpo } = c;
-  const { preset: _preset, trainProblems: _none, ...shared } = grpoOptionsOf({ ...grpo, task: {} }, run);
+  const { preset: _preset, trainProblems: _none, dataset: _dataset, ...shared } = grpoOptionsOf({ ...grpo, task: {} }, run);
   return { ...shared, preset: `grpo-${environment}`, maxTurns };
 }
 
@@ -125,7 +128,7 @@ export function ppoEpisodeConfigOf(o: PpoEpisodeRunOptions, base: GrpoEpisodeCon
 export function ppoEpisodeOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): PpoEpisodeRunOptions {
   const { environment, maxTurns, critic, ...grpo } = c;
   if (!critic) throw new Error(`ppoEpisodeOptionsOf: the ${environment} config has no critic`);
-  const { preset: _preset, advantage: _advantage, maskZeroAdvantage: _mask, trainProblems: _none, renormalize: _renormalize, ...shared } = grpoOptionsOf({ ...grpo, task: {} }, run);
+  const { preset: _preset, advantage: _advantage, maskZeroAdvantage: _mask, trainProblems: _none, renormalize: _renormalize, dataset: _dataset, ...shared } = grpoOptionsOf({ ...grpo, task: {} }, run);
   return { ...shared, preset: 'ppo-calc', maxTurns, ...critic };
 }
 
@@ -157,8 +160,10 @@ export function flowOptionsOf(c: FlowGrpoConfig, pretrain: PretrainOptions, run:
 }
 
 export function dpoConfigOf(o: DpoRunOptions, base: DpoConfig): DpoConfig {
+  const { dataset: _dataset, ...rest } = base;
   return {
-    ...base,
+    ...rest,
+    ...(o.dataset ? { dataset: o.dataset } : {}),
     seed: o.seed, steps: o.steps, pairs: o.pairs, samplesPerPrompt: o.samplesPerPrompt, temperature: o.temperature, maxNew: o.maxNew,
     beta: o.beta, lossType: o.loss.type, labelSmoothing: 'labelSmoothing' in o.loss ? (o.loss.labelSmoothing ?? 0) : 0, nllWeight: o.nllWeight,
     lr: o.lr, beta1: o.beta1, beta2: o.beta2, eps: o.eps, weightDecay: o.weightDecay, maxGradNorm: o.maxGradNorm,
@@ -173,6 +178,7 @@ export function dpoOptionsOf(c: DpoConfig, run: Bookkeeping): DpoRunOptions {
     steps: c.steps, lr: c.lr, seed: c.seed, pairs: c.pairs, beta: c.beta, loss, nllWeight: c.nllWeight,
     samplesPerPrompt: c.samplesPerPrompt, temperature: c.temperature, maxNew: c.maxNew,
     beta1: c.beta1, beta2: c.beta2, eps: c.eps, weightDecay: c.weightDecay, maxGradNorm: c.maxGradNorm,
+    ...(c.dataset ? { dataset: c.dataset } : {}),
     evalEvery: c.evalEvery,
     ...run,
   };

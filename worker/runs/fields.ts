@@ -32,6 +32,8 @@ interface Json {
   section?: FieldSpec['section'];
   initial?: FieldSpec['initial'];
   common?: boolean;
+  /** Set from a file, not a form input (the run options' `dataset`): left out of the fields. */
+  file?: boolean;
 }
 
 type When = NonNullable<FieldSpec['when']>;
@@ -83,7 +85,7 @@ function walk(node: Json, prefix: string, optional: boolean, when: When, meta: J
   }
   if (node.type === 'object' && node.properties) {
     for (const [k, child] of Object.entries(node.properties)) {
-      if (!prefix && k === 'preset') continue;
+      if ((!prefix && k === 'preset') || child.file) continue;
       walk(child, prefix ? `${prefix}.${k}` : k, !(node.required ?? []).includes(k), when, child, out);
     }
     return;
@@ -174,6 +176,8 @@ export function checkRunOptions(options: unknown, name: FieldNamer = labelAndPat
     const { options: choices, values } = issue as { options?: unknown; values?: unknown };
     const listed = choices ?? values;
     if (Array.isArray(listed)) return [{ path, message: `${named(path)} must be one of ${listed.join(', ')}, got ${got}` }];
+    // A schema's own message written as a predicate ('must hold ...') reads after the name, as custom ones do.
+    if (issue.message.startsWith('must ')) return [{ path, message: `${named(path)} ${issue.message}, got ${got.length > 80 ? `${got.slice(0, 77)}...` : got}` }];
     return [{ path, message: `${named(path)}: ${issue.message}` }];
   });
 }

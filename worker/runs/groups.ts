@@ -9,6 +9,7 @@
  */
 import type { CharTokenizer } from '../data/tokenizer';
 import type { BatchRecord, GroupRecord, GroupSample, SessionCritic } from '../protocol';
+import { syncDatasetReward } from '../rewards/dataset-reward';
 import { taskMathReward } from '../rewards/task-math-reward';
 import { outcomeAdvantageDetails } from '../rl/advantages/index';
 import { trains, type Session } from '../rl/types';
@@ -123,10 +124,19 @@ const onMask = (a: ArrayLike<number>, mask: ArrayLike<number>) => Float32Array.f
 /** The group key of a step's i-th pair (a problem may come twice in one step). */
 const pairGroup = (p: Pair, i: number) => `pair ${i + 1}: ${p.task.id}`;
 
-/** The reward of a pair's completion, as the pair was chosen by (MathReward on the decoded text; decode skips EOS). */
-function scored(p: Pair, ids: Int32Array, tok: CharTokenizer) {
+type PairReward = (completion: string, task: { readonly answer: string }) => { score: number; components: Record<string, number>; detail: string };
+
+/** The reward pairs were chosen by: MathReward, or the dataset's. */
+function pairReward(c: Pick<DpoConfig, 'dataset'>): PairReward {
+  if (!c.dataset) return taskMathReward;
+  const reward = syncDatasetReward(c.dataset.reward);
+  return (completion, task) => reward(completion, task.answer);
+}
+
+/** The reward of a pair's completion, as the pair was chosen by (decode skips EOS). */
+function scored(p: Pair, ids: Int32Array, tok: CharTokenizer, reward: PairReward) {
   const text = tok.decode(ids);
-  return { text, ...taskMathReward(text, p.task) };
+  return { text, ...reward(text, p.task) };
 }
 
 /**
@@ -134,10 +144,11 @@ function scored(p: Pair, ids: Int32Array, tok: CharTokenizer) {
  * implicit rewards, the margin (chosen − rejected; ranked correctly when > 0, TRL
  * `rewards/accuracies`) and the loss variant's value for the pair (`dpoLoss` `pairLosses`).
  */
-export function pairRecords(s: DpoStep, tok: CharTokenizer, config: Pick<DpoConfig, 'lossType' | 'beta'>): GroupRecord[] {
+export function pairRecords(s: DpoStep, tok: CharTokenizer, config: Pick<DpoConfig, 'lossType' | 'beta' | 'dataset'>): GroupRecord[] {
+  const reward = pairReward(config);
   return s.pairs.map((p, i) => {
     const samples = ([p.chosen, p.rejected] as const).map((ids, k) => {
-      const r = scored(p, ids, tok);
+      const r = scored(p, ids, tok, reward);
       return { sample: k, completion: r.text, reward: r.score, components: r.components, advantage: s.implicitRewards[2 * i + k], status: k === 0 ? 'chosen' : 'rejected', length: ids.length, truncated: false };
     });
     const mean = (samples[0].reward + samples[1].reward) / 2;
@@ -149,15 +160,16 @@ export function pairRecords(s: DpoStep, tok: CharTokenizer, config: Pick<DpoConf
 }
 
 /**
- * A DPO step's pairs as sessions: per pair the chosen (sample 0) and the rejected (sample 1)
- * completion, each one call of the frozen base's sampler (version 0) with its log-probs. Pairs a
+ * A DPO step's pairs as sessions (scored by the config's reward, as `pairRecords`): per pair the
+ * chosen (sample 0) and the rejected (sample 1) completion, each one call of the frozen base's sampler (version 0) with its log-probs. Pairs a
  * checkpoint kept without their calls give none.
  */
-export function pairSessions(s: DpoStep, tok: CharTokenizer): Session[] {
+export function pairSessions(s: DpoStep, tok: CharTokenizer, config: Pick<DpoConfig, 'dataset'> = {}): Session[] {
+  const reward = pairReward(config);
   return s.pairs.flatMap((p, i) => {
     if (!p.calls) return [];
     return ([p.calls.chosen, p.calls.rejected] as const).map((g, k) => {
-      const r = scored(p, g.sampledIds, tok);
+      const r = scored(p, g.sampledIds, tok, reward);
       return {
         task: p.task.id, group: pairGroup(p, i), sample: k, attempt: 0,
         calls: [{ promptIds: g.promptIds, sampledIds: g.sampledIds, behaviorLogProbs: g.behaviorLogProbs, rawLogProbs: g.rawLogProbs, finishReason: g.finishReason, version: 0 }],

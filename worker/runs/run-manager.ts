@@ -122,6 +122,16 @@ export function flowTrainer(ops: Ops, o: FlowRunOptions): Trainer {
   };
 }
 
+/**
+ * A trainer config as a checkpoint's dewpoint.json records it: a dataset's records are left out
+ * (their count stays), so a checkpoint does not carry a copy of the person's file; the run's
+ * stored options keep them.
+ */
+export function checkpointConfig(config: object): object {
+  const d = (config as { dataset?: { records: unknown[] } }).dataset;
+  return d ? { ...config, dataset: { ...d, records: d.records.length } } : config;
+}
+
 /** Checks a name and notes edit: the problems in words, empty when it is fine. */
 function metaProblems(meta: RunMeta): string[] {
   const problems: string[] = [];
@@ -377,7 +387,7 @@ export class RunManager {
         model: dpo.model, tok: base.tokenizer, config,
         next: async () => {
           const s = await dpo.next();
-          return { metrics: s.metrics, groups: pairRecords(s, base.tokenizer, config), sessions: pairSessions(s, base.tokenizer) };
+          return { metrics: s.metrics, groups: pairRecords(s, base.tokenizer, config), sessions: pairSessions(s, base.tokenizer, config) };
         },
         evaluate: () => dpo.evaluate(),
         onProgress: (report) => (dpo.onProgress = report),
@@ -386,10 +396,10 @@ export class RunManager {
     }
     if (o.preset === 'ppo-arith') {
       const config = ppoConfigOf(o, PPO_ARITH);
-      return grpoTrainer(new PpoRun(this.getOps(), config, base), config, base.tokenizer);
+      return grpoTrainer(new PpoRun(this.getOps(), config, base, this.getServices()), config, base.tokenizer);
     }
     const config = grpoConfigOf(o, GRPO_ARITH);
-    return grpoTrainer(new GrpoRun(this.getOps(), config, base), config, base.tokenizer);
+    return grpoTrainer(new GrpoRun(this.getOps(), config, base, this.getServices()), config, base.tokenizer);
   }
 
   /**
@@ -423,7 +433,7 @@ export class RunManager {
       const checkpoint = async (step: number) => {
         if (!trainer.model || !trainer.tok) return;
         phase(step)('checkpointing');
-        const files = await exportCheckpoint(trainer.model, trainer.tok, { kind: 'dewpoint-checkpoint', trainedWith: `Experiments view (${o.preset})`, runId, step, [o.preset.split('-')[0]]: trainer.config });
+        const files = await exportCheckpoint(trainer.model, trainer.tok, { kind: 'dewpoint-checkpoint', trainedWith: `Experiments view (${o.preset})`, runId, step, [o.preset.split('-')[0]]: checkpointConfig(trainer.config) });
         // With AdamW's state and the trainer's position, the checkpoint is one a run can continue from.
         const resume = { optimizer: await trainer.model.getOptimizerState(), position: trainer.run.position() };
         await this.store.saveCheckpoint(runId, step, files, resume);

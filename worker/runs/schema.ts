@@ -10,6 +10,8 @@
 import { z } from 'zod';
 import type { DpoRunOptions, EpisodeGrpoRunOptions, FieldSection, FlowRunOptions, GrpoRunOptions, PpoEpisodeRunOptions, PpoRunOptions, RunOptions, SftRunOptions } from '../protocol';
 import { EPISODE_PRESETS } from '../protocol';
+import { splitDataset } from '../data/dataset';
+import { compileRewardPattern, parseCases } from '../rewards/dataset-reward';
 
 /**
  * Form metadata on a schema: label, section, help; `initial` is filled in when a variant's required
@@ -195,6 +197,56 @@ const rejection = z.strictObject({
   seq_max_k3: kHi('Reject seq-max k3', 'largest token k3 of a sequence'),
 });
 
+/**
+ * A person's prompt dataset and its reward (protocol.ts `DatasetRunOptions`): set from a file
+ * (`loadDataset`, worker/data/dataset.ts checks it line by line), never a form input (`file`
+ * keeps it out of the form fields). Its checks across fields are `datasetRefine`.
+ */
+const dataset = z
+  .strictObject({
+    name: z.string({ error: 'must be the file name' }).min(1, { error: 'must be the file name' }),
+    format: z.enum(['jsonl', 'parquet']),
+    records: z
+      .array(z.strictObject({
+        prompt: z.string({ error: 'must be the prompt text' }).min(1, { error: 'must be the prompt text' }),
+        answer: z.string({ error: 'must be the ground truth as text' }).min(1, { error: 'must be the ground truth as text' }),
+        metadata: z.record(z.string(), z.unknown()).optional(),
+      }), { error: 'must be a list of {prompt, answer, metadata?} records' })
+      .min(1, { error: 'must hold at least one record' })
+      .max(100_000, { error: 'must hold at most 100000 records' }),
+    heldOut: z.int({ error: 'must be an integer count of held-out records' }).min(0, { error: 'must be an integer count of held-out records' }),
+    reward: z.strictObject({ kind: z.enum(['math', 'exact', 'regex', 'code']), pattern: z.string({ error: 'must be a regular expression' }).optional() }, { error: 'must be {kind, pattern?}' }),
+  }, { error: 'must be a dataset {name, format, records, heldOut, reward} (loadDataset reads one from a file)' })
+  .optional()
+  .meta({ title: 'Dataset', description: "A prompt dataset file (JSONL or parquet) and its reward, instead of the arithmetic generator.", file: true });
+
+/** The dataset's checks: a pattern that compiles, a held-out count that leaves records to train on and evaluates when asked, test cases for `code`. */
+function datasetRefine(o: { evalEvery: number; dataset?: z.infer<typeof dataset> }, ctx: z.RefinementCtx, preset: string): void {
+  // zod runs refinements on objects with problems of their own: check only a well-formed dataset.
+  const parsed = dataset.safeParse(o.dataset);
+  if (!parsed.success || !parsed.data) return;
+  const d = parsed.data;
+  const problem = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path: ['dataset', ...path], message });
+  const pattern = d.reward.pattern;
+  if (d.reward.kind === 'regex' && pattern === undefined) problem(['reward', 'pattern'], 'must be a regular expression (one capture group, the answer, or none for the whole match) when {dataset.reward.kind} is regex, got nothing');
+  if (d.reward.kind !== 'regex' && pattern !== undefined) problem(['reward', 'pattern'], `applies only when {dataset.reward.kind} is regex, got ${JSON.stringify(pattern)} with ${d.reward.kind}`);
+  if (d.reward.kind === 'regex' && pattern !== undefined) {
+    const p = compileRewardPattern(pattern);
+    if (!p.ok) problem(['reward', 'pattern'], `${p.reason}, got ${JSON.stringify(pattern)}`);
+  }
+  if (d.reward.kind === 'code' && preset === 'dpo-arith') problem(['reward', 'kind'], "must be one of math, exact, regex for dpo-arith (its pairs are chosen as they are sampled, without the companion), got 'code'");
+  if (d.reward.kind === 'code') {
+    const bad = d.records.findIndex((r) => !parseCases(r.answer).ok);
+    if (bad >= 0) {
+      const c = parseCases(d.records[bad].answer) as { expected: string; got: string };
+      problem(['records', bad, 'answer'], `must be ${c.expected}; record ${bad + 1}'s ${c.got}`);
+    }
+  }
+  if (d.heldOut >= d.records.length) problem(['heldOut'], `must be an integer in 0..${d.records.length - 1} (at least one record left to train on), got ${d.heldOut}`);
+  else if (splitDataset(d.records, d.heldOut).train.length === 0) problem(['heldOut'], `must leave a record to train on whose prompt is not held out (the records repeat the held-out prompts), got ${d.heldOut}`);
+  if (o.evalEvery > 0 && d.heldOut === 0) problem(['heldOut'], 'must be at least 1 when {evalEvery} > 0 (the evaluation runs on the held-out records), got 0');
+}
+
 export const sftSchema = z.strictObject({
   preset: z.literal('sft-arith'),
   steps: run.steps,
@@ -271,9 +323,14 @@ export const grpoSchema = z
       description: 'A training set of this many problems, visited in passes (each in a fresh order). Empty: every training problem (about 9,000), drawn at random. A small set (16) is the overfitting check: its reward rises within ~20 steps; held-out accuracy does not.',
     }).optional(),
     maxNew,
+    dataset,
     ...grpoRest,
   })
-  .superRefine(grpoRefine);
+  .superRefine((o, ctx) => {
+    grpoRefine(o, ctx);
+    datasetRefine(o, ctx, o.preset);
+    if (o.dataset && o.trainProblems !== undefined) ctx.addIssue({ code: 'custom', path: ['trainProblems'], message: `applies to the arithmetic generator only; with {dataset} every training record is visited in passes: leave it empty, got ${o.trainProblems}` });
+  });
 
 /** GRPO on multi-turn episodes (worker/train/grpo-episodes.ts): no training-set option; the turn limit and the action length. */
 export const episodeGrpoSchema = z
@@ -308,11 +365,15 @@ export const ppoSchema = z
     shiftMean: z.boolean().meta({ title: 'Whiten: shift mean', section: 'Advantage', description: 'Re-centre the whitened advantages (verl masked_whiten shift_mean); off: scale only, the batch mean added back.' }),
     valueCoefficient: num('[0, 100]', { title: 'Value coefficient', section: 'Objective', description: 'Weight c_v of the value loss in the one loss (dew value_coefficient).' }),
     valueClip: num('(0, 1000]', { title: 'Value clip', section: 'Objective', description: 'Clip range of the value predictions around the rollout values (dew value_clip 0.2, verl cliprange_value 0.5).' }),
+    dataset,
   })
-  .superRefine(grpoRefine);
+  .superRefine((o, ctx) => {
+    grpoRefine(o, ctx);
+    datasetRefine(o, ctx, o.preset);
+  });
 
-/** PPO on multi-turn episodes (ppo-calc): PPO's options without renormalisation (the episode rollout records no support), the turn limit and the action length. */
-const { renormalize: _renormalize, ...ppoEpisodeRest } = ppoSchema.shape;
+/** PPO on multi-turn episodes (ppo-calc): PPO's options without renormalisation (the episode rollout records no support) or a dataset, the turn limit and the action length. */
+const { renormalize: _renormalize, dataset: _dataset, ...ppoEpisodeRest } = ppoSchema.shape;
 export const ppoEpisodeSchema = z
   .strictObject({
     ...ppoEpisodeRest,
@@ -370,10 +431,11 @@ export const dpoSchema = z.strictObject({
   temperature,
   maxNew,
   ...optimizer,
+  dataset,
   evalEvery: run.evalEvery,
   evalN: run.evalN,
   checkpointEvery: run.checkpointEvery,
-});
+}).superRefine((o, ctx) => datasetRefine(o, ctx, o.preset));
 
 export const runOptionsSchema = z.discriminatedUnion('preset', [sftSchema, grpoSchema, episodeGrpoSchema, ppoSchema, ppoEpisodeSchema, dpoSchema, flowSchema]);
 

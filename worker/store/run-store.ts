@@ -4,7 +4,7 @@
  * trainer's position). One interface, two homes: IndexedDB in the browser (idb-store.ts, the
  * worker alone owns it) and memory (this file) in Node and when IndexedDB is unavailable.
  */
-import type { BackendName, BatchRecord, FlowCloud, RunBackendChoice, GroupRecord, RunStatus, RunSummary, SessionRecord } from '../protocol';
+import type { RunOptions, BackendName, BatchRecord, FlowCloud, RunBackendChoice, GroupRecord, RunStatus, RunSummary, SessionRecord } from '../protocol';
 import type { CheckpointFiles } from '../model/checkpoint';
 import type { OptimizerState } from '../model/model';
 import type { Session } from '../rl/types';
@@ -14,8 +14,12 @@ import { MemoryJournal } from '../episodes/journal';
 import type { SessionsRow } from './sessions-codec';
 import { decodeSessions, encodeSessions } from './sessions-codec';
 
-/** A stored run: the protocol's RunSummary is exactly what the store keeps. */
-export type RunRecord = RunSummary;
+/**
+ * A stored run: the protocol's RunSummary, with the options a trainer reads. An imported run
+ * (status `imported`, worker/interop/verl-import.ts) keeps its ImportedRunOptions here under this
+ * type; the worker API answers for it before any trainer path reads them (api.ts `imported`).
+ */
+export type RunRecord = Omit<RunSummary, 'options'> & { options: RunOptions };
 
 export interface EvalRecord {
   step: number;

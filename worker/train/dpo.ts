@@ -1,28 +1,30 @@
 /**
- * DPO on arithmetic from the base checkpoint: preference pairs from the base model's own samples
- * (G completions per prompt at temperature 1; chosen = the first correct one, rejected = the first
- * incorrect one; prompts without both give no pair), the frozen base as reference, the RL core's
+ * DPO on arithmetic (or a person's prompt dataset, task-source.ts) from the base checkpoint:
+ * preference pairs from the base model's own samples (G completions per prompt at temperature 1;
+ * chosen = the first correct one, rejected = the first incorrect one under MathReward or the
+ * dataset's reward; prompts without both give no pair), the frozen base as reference, the RL core's
  * `dpoLoss`, plus an optional NLL term on the chosen completion (TRL `rpo_alpha`): calibration.md
  * found plain DPO collapses greedy accuracy here and DPO + NLL (weight 1) gains ~15 points.
  * One optimizer step per `next()`.
  */
 import type { Ops } from '../../kernels/ops';
-import type { ArithOptions, ArithTask, TrainStream } from '../data/arith';
-import { encodeExample, heldOut, trainStream } from '../data/arith';
+import type { ArithOptions } from '../data/arith';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { rowPerSequence } from '../model/packing';
 import { Model } from '../model/model';
 import { mathReward } from '../rewards/math-reward';
-import type { PhaseReport } from '../protocol';
+import type { DatasetRunOptions, PhaseReport } from '../protocol';
+import { syncDatasetReward } from '../rewards/dataset-reward';
 import type { DpoLossType } from '../rl/index';
 import { dpoLoss } from '../rl/index';
 import { generate } from '../rollout/generate';
 import type { EvalResult } from './evaluate';
-import { evaluateArith } from './evaluate';
 import type { OptimizerConfig } from './optimizer';
 import { stepOptions } from './optimizer';
 import type { PendingPair, ResumePoint, TrainerPosition } from './resume';
 import { restore } from './resume';
+import type { RunTask, TaskSource } from './task-source';
+import { taskSourceOf } from './task-source';
 
 export interface DpoConfig extends OptimizerConfig {
   seed: number;
@@ -42,7 +44,10 @@ export interface DpoConfig extends OptimizerConfig {
   nllWeight: number;
   evalEvery: number;
   evalN: number;
+  /** The arithmetic generator's options (unused with a dataset). */
   task: ArithOptions;
+  /** A person's prompt dataset and its reward (math, exact or regex) instead of the arithmetic generator; absent: arithmetic. */
+  dataset?: DatasetRunOptions;
 }
 
 export const DPO_ARITH: DpoConfig = {
@@ -70,8 +75,9 @@ export interface DpoStep {
 export class DpoRun {
   readonly model: Model;
   private readonly reference: Model;
-  private readonly stream: TrainStream;
-  private readonly heldOutTasks: ArithTask[];
+  private readonly source: TaskSource;
+  /** 1 for a correct completion, 0 for an incorrect one: MathReward, or the dataset's reward. */
+  private readonly score: (completion: string, task: RunTask) => number;
   private readonly pending: Pair[] = [];
   private sampled = 0;
   step = 0;
@@ -83,8 +89,9 @@ export class DpoRun {
     this.model.setWeights(base.weights);
     this.reference = new Model(ops, base.config);
     this.reference.setWeights(base.weights);
-    this.stream = trainStream(config.seed, config.task);
-    this.heldOutTasks = heldOut(config.evalN, config.task);
+    this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq);
+    const reward = config.dataset ? syncDatasetReward(config.dataset.reward) : null;
+    this.score = (completion, task) => (reward ? reward(completion, task.answer) : mathReward(completion, task.answer)).score;
   }
 
   /** Samples prompts with the frozen base until `n` pairs are waiting; returns prompts sampled and the ids generated. */
@@ -95,8 +102,8 @@ export class DpoRun {
     let sampledTokens = 0;
     for (let round = 0; this.pending.length < n; round++) {
       if (round > 50) throw new Error(`DPO: found only ${this.pending.length} of ${n} pairs in 50 rounds of sampling: the base model is always right or always wrong on these prompts`);
-      const tasks = this.stream.take(c.pairs);
-      const ids = tasks.map((t) => encodeExample(tok, t).promptIds);
+      const tasks = this.source.stream.take(c.pairs);
+      const ids = tasks.map((t) => this.source.promptIds(t));
       this.onProgress?.('sampling', this.pending.length, n, 'pairs found');
       const gens = await generate(this.reference, tasks.flatMap((_, i) => Array.from({ length: c.samplesPerPrompt }, () => ids[i])), {
         maxNew: c.maxNew, eos: tok.eos, seed: c.seed * 7919 + ++this.sampled, temperature: c.temperature,
@@ -105,8 +112,8 @@ export class DpoRun {
       sampledTokens += gens.reduce((k, g) => k + g.sampledIds.length, 0);
       tasks.forEach((task, i) => {
         const mine = gens.slice(i * c.samplesPerPrompt, (i + 1) * c.samplesPerPrompt).filter((g) => g.finishReason === 'stop');
-        const correct = mine.find((g) => mathReward(tok.decode(g.sampledIds), task.answer).score === 1);
-        const wrong = mine.find((g) => mathReward(tok.decode(g.sampledIds), task.answer).score === 0);
+        const correct = mine.find((g) => this.score(tok.decode(g.sampledIds), task) === 1);
+        const wrong = mine.find((g) => this.score(tok.decode(g.sampledIds), task) === 0);
         if (correct && wrong) this.pending.push({ task, prompt: ids[i], chosen: correct.sampledIds, rejected: wrong.sampledIds, calls: { chosen: correct, rejected: wrong } });
       });
     }
@@ -173,8 +180,8 @@ export class DpoRun {
     };
   }
 
-  evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
-    return evaluateArith(this.model, this.base.tokenizer, this.heldOutTasks.slice(0, n));
+  evaluate(n = this.source.heldOut.length): Promise<EvalResult> {
+    return this.source.evaluate(this.model, this.source.heldOut.slice(0, n));
   }
 
   /**
@@ -182,14 +189,14 @@ export class DpoRun {
    * the stream position, the sampling-round counter (its seeds) and the pairs not yet trained on.
    */
   position(): TrainerPosition {
-    return { step: this.step, tasksDrawn: this.stream.position, dpo: { sampled: this.sampled, pending: this.pending.map((p) => ({ ...p })) } };
+    return { step: this.step, tasksDrawn: this.source.stream.position, dpo: { sampled: this.sampled, pending: this.pending.map((p) => ({ ...p })) } };
   }
 
   /** Continues a freshly constructed run from a stored position, weights and AdamW state. */
   resumeAt(from: ResumePoint): void {
     const dpo = from.position.dpo;
     if (!dpo) throw new Error('DpoRun.resumeAt: the position has no DPO state (sampling rounds and pending pairs); was it saved by another trainer?');
-    restore(this.model, this.stream, from);
+    restore(this.model, this.source.stream, from);
     this.step = from.position.step;
     this.sampled = dpo.sampled;
     this.pending.splice(0, this.pending.length, ...dpo.pending.map((p) => ({ ...p })));

@@ -1,11 +1,12 @@
 /**
  * Held-out exact-match accuracy on arithmetic tasks with greedy decoding (KV cache), and mean
- * completion length (in ids, EOS included).
+ * completion length (in ids, EOS included); `evaluateTasks` the same for any single-turn tasks
+ * under their own reward (a person's dataset: a sample is correct when its reward is 1).
  */
 import type { ArithTask } from '../data/arith';
 import { encodeExample } from '../data/arith';
 import { exactMatch } from '../data/answer';
-import type { CharTokenizer } from '../data/tokenizer';
+import type { CharTokenizer, TextTokenizer } from '../data/tokenizer';
 import type { Model } from '../model/model';
 import { generate } from '../rollout/generate';
 
@@ -35,5 +36,32 @@ export async function evaluateArith(model: Model, tok: CharTokenizer, tasks: rea
     length += ids.length;
     if (samples.length < 8) samples.push({ prompt: tasks[i].prompt, completion: text, answer: tasks[i].answer, correct: ok });
   });
+  return { n: tasks.length, accuracy: tasks.length ? correct / tasks.length : 0, meanLength: tasks.length ? length / tasks.length : 0, samples };
+}
+
+/**
+ * Greedy completions of `tasks` (prompt ids from `promptIds`) scored by `reward` (EOS excluded from
+ * its text, as in training): the accuracy is the fraction with reward 1. A reward may be async (a
+ * code grader); one that reports a failure counts as not correct.
+ */
+export async function evaluateTasks<T extends { prompt: string; answer: string }>(
+  model: Model, tok: TextTokenizer, tasks: readonly T[], promptIds: (task: T) => Int32Array,
+  reward: (completion: string, task: T) => { score: number; failure?: string } | Promise<{ score: number; failure?: string }>, maxNew: number, batch = 64,
+): Promise<EvalResult> {
+  let correct = 0;
+  let length = 0;
+  const samples: EvalResult['samples'] = [];
+  for (let i = 0; i < tasks.length; i += batch) {
+    const part = tasks.slice(i, i + batch);
+    const gens = await generate(model, part.map(promptIds), { maxNew, eos: tok.eos, seed: 0, temperature: 0 });
+    const texts = gens.map((g) => tok.decode(g.finishReason === 'stop' ? g.sampledIds.subarray(0, g.sampledIds.length - 1) : g.sampledIds));
+    const scores = await Promise.all(texts.map((text, k) => reward(text, part[k])));
+    scores.forEach((r, k) => {
+      const ok = !r.failure && r.score === 1;
+      if (ok) correct++;
+      length += gens[k].sampledIds.length;
+      if (samples.length < 8) samples.push({ prompt: part[k].prompt, completion: texts[k], answer: part[k].answer, correct: ok });
+    });
+  }
   return { n: tasks.length, accuracy: tasks.length ? correct / tasks.length : 0, meanLength: tasks.length ? length / tasks.length : 0, samples };
 }

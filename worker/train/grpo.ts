@@ -1,37 +1,37 @@
 /**
- * A GRPO run on arithmetic, one sampled batch per call of `next()`: a SampledRollout draws P
- * prompts × G completions under the current weights (KV cache) as one-call Sessions scored with
- * MathReward, pack, rescore with the trainer, evaluate the GRPO objective of the RL core,
- * backward, clip, AdamW; `epochs` × `miniBatches` such optimizer steps per batch (verl
+ * A GRPO run on arithmetic (or a person's prompt dataset, task-source.ts), one sampled batch per
+ * call of `next()`: a SampledRollout draws P prompts × G completions under the current weights
+ * (KV cache) as one-call Sessions scored with MathReward (or the dataset's reward), pack, rescore
+ * with the trainer, evaluate the GRPO objective of the RL core, backward, clip, AdamW; `epochs` × `miniBatches` such optimizer steps per batch (verl
  * `ppo_epochs`, `ppo_mini_batch_size`), one by default. With beta > 0 a frozen copy of the
  * starting weights is the reference. Not the UI loop (worker/runs) nor the CLI: both drive this.
  */
 import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
-import type { ArithOptions, ArithTask, TrainStream } from '../data/arith';
-import type { CharTokenizer } from '../data/tokenizer';
-import { encodeExample, heldOut, trainStream } from '../data/arith';
+import type { ArithOptions } from '../data/arith';
+import type { TextTokenizer } from '../data/tokenizer';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { Model } from '../model/model';
 import { supportBias } from '../model/packing';
 import type { PackedInput, Scored } from '../model/model';
-import { taskMathReward } from '../rewards/task-math-reward';
 import type { PackedBatch, PackOptions, PackResult } from '../rl/pack-types';
 import type {
   AdvantageOptions, AggregationOptions, GrpoObjectiveOptions, GrpoObjectiveOutput, IsWeightsOptions, KlOptions, OutcomeEstimator, PolicyLossSpec, RejectionThresholds, Session, Truncation,
 } from '../rl/index';
 import { grpoObjective, ppoObjective, sessionMeanWeights } from '../rl/index';
 import type { PpoObjectiveOutput } from '../rl/index';
-import type { PhaseReport } from '../protocol';
+import type { DatasetRunOptions, PhaseReport } from '../protocol';
+import type { KindServices } from '../episodes/kinds';
 import type { Generated } from '../rollout/generate';
 import { PromptSource } from '../rollout/prompt-source';
 import { SampledRollout } from '../rollout/sampled-rollout';
 import type { EvalResult } from './evaluate';
-import { evaluateArith } from './evaluate';
 import type { OptimizerConfig } from './optimizer';
 import { stepOptions } from './optimizer';
 import type { ResumePoint, TrainerPosition } from './resume';
 import { restore } from './resume';
+import type { RunTask, TaskSource } from './task-source';
+import { taskSourceOf } from './task-source';
 
 /** AdamW in GRPO_ARITH: lr 1e-4 constant, (0.9, 0.99), wd 0 (calibration.md). */
 export interface GrpoConfig extends OptimizerConfig {
@@ -77,7 +77,10 @@ export interface GrpoConfig extends OptimizerConfig {
   renormalize?: boolean;
   evalEvery: number;
   evalN: number;
+  /** The arithmetic generator's options (unused with a dataset). */
   task: ArithOptions;
+  /** A person's prompt dataset and its reward instead of the arithmetic generator (task-source.ts); absent: arithmetic. */
+  dataset?: DatasetRunOptions;
 }
 
 export const GRPO_ARITH: GrpoConfig = {
@@ -105,7 +108,7 @@ export interface GrpoStep {
   step: number;
   /** The batch's figures, the last optimizer step's objective metrics and `opt/grad_norm`, `opt/steps_per_batch`. */
   metrics: Record<string, number>;
-  tasks: ArithTask[];
+  tasks: RunTask[];
   sessions: Session[];
   generated: Generated[];
   packed: PackedBatch;
@@ -377,46 +380,45 @@ export function batchMetrics(c: Omit<GrpoConfig, 'task'>, sessions: readonly Ses
 }
 
 /**
- * The single-turn arithmetic rollout of GRPO and PPO: G completions per task under `model`, scored
- * by MathReward. Batch `step` (version step − 1) samples with generate seed c.seed · 100_003 + step,
- * so a GRPO and a PPO run of one seed draw the same first batch.
+ * The single-turn rollout of GRPO and PPO: G completions per task under `model`, scored by the
+ * source's reward (MathReward on arithmetic). Batch `step` (version step − 1) samples with
+ * generate seed c.seed · 100_003 + step, so a GRPO and a PPO run of one seed draw the same first batch.
  */
-export function arithRollout(model: Model, c: GrpoConfig, tok: CharTokenizer, onProgress: (finished: number, rows: number) => void, pack: PackOptions): SampledRollout<ArithTask> {
-  const source = new PromptSource<ArithTask>({
-    model, reward: taskMathReward,
+export function singleTurnRollout(model: Model, c: GrpoConfig, tok: TextTokenizer, source: TaskSource, onProgress: (finished: number, rows: number) => void, pack: PackOptions): SampledRollout<RunTask> {
+  const prompts = new PromptSource<RunTask>({
+    model, reward: source.reward,
     decode: (ids) => tok.decode(ids),
-    prompt: (task) => encodeExample(tok, task).promptIds, eos: tok.eos, maxNewTokens: c.maxNew,
+    prompt: (task) => source.promptIds(task), eos: tok.eos, maxNewTokens: c.maxNew,
     sampling: { temperature: c.temperature, topK: c.topK, topP: c.topP }, seed: c.seed * 100_003 + 1,
     ...(c.renormalize ? { recordSupport: true } : {}),
     onProgress,
   });
-  return new SampledRollout(source, { groups: c.group, pack });
+  return new SampledRollout(prompts, { groups: c.group, pack });
 }
 
 /**
- * A run on arithmetic prompts from a base checkpoint, whatever its update: the model (with a
- * value head for a critic), the frozen reference (β > 0), the task stream, the held-out tasks
- * and the rollout, one sampled and packed batch per `sample()`, evaluation and the resume
- * position. GrpoRun and PpoRun (ppo.ts) differ only in how they pack and update.
+ * A single-turn run from a base checkpoint, whatever its update: the model (with a value head for
+ * a critic), the frozen reference (β > 0), the task source (arithmetic, or a person's dataset:
+ * task-source.ts) with its stream, held-out tasks and reward, the rollout, one sampled and packed
+ * batch per `sample()`, evaluation and the resume position. GrpoRun and PpoRun (ppo.ts) differ
+ * only in how they pack and update. `services.codeGrader` grades a dataset's `code` reward.
  */
 export abstract class ArithRun<C extends GrpoConfig> {
   readonly model: Model;
   protected readonly reference: Model | null;
-  protected readonly stream: TrainStream;
-  private readonly heldOutTasks: ArithTask[];
-  protected readonly rollout: SampledRollout<ArithTask>;
+  protected readonly source: TaskSource;
+  protected readonly rollout: SampledRollout<RunTask>;
   step = 0;
   /** Told where the step under way is (sampling n of N sequences, old log-probs, reference, training). */
   onProgress: PhaseReport | null = null;
 
-  constructor(ops: Ops, readonly config: C, readonly base: LoadedCheckpoint, o: { valueHead: boolean; pack: PackOptions }) {
+  constructor(ops: Ops, readonly config: C, readonly base: LoadedCheckpoint, o: { valueHead: boolean; pack: PackOptions }, services: KindServices = {}) {
     this.model = new Model(ops, base.config, { valueHead: o.valueHead });
     this.model.setWeights(base.weights);
     this.reference = config.beta > 0 ? new Model(ops, base.config) : null;
     this.reference?.setWeights(base.weights);
-    this.stream = trainStream(config.seed, config.task);
-    this.heldOutTasks = heldOut(config.evalN, config.task);
-    this.rollout = arithRollout(this.model, config, base.tokenizer, (finished, rows) => this.onProgress?.('sampling', finished, rows, 'sequences'), o.pack);
+    this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq, services.codeGrader ?? null);
+    this.rollout = singleTurnRollout(this.model, config, base.tokenizer, this.source, (finished, rows) => this.onProgress?.('sampling', finished, rows, 'sequences'), o.pack);
   }
 
   get tokenizer() {
@@ -430,7 +432,7 @@ export abstract class ArithRun<C extends GrpoConfig> {
     this.step++;
     const version = this.step - 1; // weights after `version` batches' updates sample this batch
     const t0 = performance.now();
-    const tasks = this.stream.take(c.prompts);
+    const tasks = this.source.stream.take(c.prompts);
     this.onProgress?.('sampling', 0, c.prompts * c.group, 'sequences');
     const sessions = await this.rollout.collect(tasks, version);
     const generated: Generated[] = sessions.map(({ calls: [g] }) => ({ promptIds: g.promptIds, sampledIds: g.sampledIds, behaviorLogProbs: g.behaviorLogProbs, rawLogProbs: g.rawLogProbs, finishReason: g.finishReason }));
@@ -442,8 +444,8 @@ export abstract class ArithRun<C extends GrpoConfig> {
     return { tasks, sessions, generated, packed, t0, tSample };
   }
 
-  evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
-    return evaluateArith(this.model, this.base.tokenizer, this.heldOutTasks.slice(0, n));
+  evaluate(n = this.source.heldOut.length): Promise<EvalResult> {
+    return this.source.evaluate(this.model, this.source.heldOut.slice(0, n));
   }
 
   /**
@@ -451,19 +453,19 @@ export abstract class ArithRun<C extends GrpoConfig> {
    * sampling seeds derive from the step, the frozen reference from the base.
    */
   position(): TrainerPosition {
-    return { step: this.step, tasksDrawn: this.stream.position };
+    return { step: this.step, tasksDrawn: this.source.stream.position };
   }
 
   /** Continues a freshly constructed run from a stored position, weights (a value head's too) and AdamW state. */
   resumeAt(from: ResumePoint): void {
-    restore(this.model, this.stream, from);
+    restore(this.model, this.source.stream, from);
     this.step = from.position.step;
   }
 }
 
 export class GrpoRun extends ArithRun<GrpoConfig> {
-  constructor(ops: Ops, config: GrpoConfig, base: LoadedCheckpoint) {
-    super(ops, config, base, { valueHead: false, pack: { estimator: config.estimator, advantage: config.advantage, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage } });
+  constructor(ops: Ops, config: GrpoConfig, base: LoadedCheckpoint, services: KindServices = {}) {
+    super(ops, config, base, { valueHead: false, pack: { estimator: config.estimator, advantage: config.advantage, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage } }, services);
   }
 
   async next(): Promise<GrpoStep> {

@@ -19,7 +19,8 @@
  * Not the UI loop (worker/runs) nor the CLI.
  */
 import type { Ops } from '../../kernels/ops';
-import type { ArithTask } from '../data/arith';
+import type { KindServices } from '../episodes/kinds';
+import type { RunTask } from './task-source';
 import type { Generated } from '../rollout/generate';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { supportBias } from '../model/packing';
@@ -57,7 +58,7 @@ export const PPO_ARITH: PpoConfig = {
 export interface PpoStep {
   step: number;
   metrics: Record<string, number>;
-  tasks: ArithTask[];
+  tasks: RunTask[];
   sessions: Session[];
   generated: Generated[];
   /** The packed batch, its advantages GAE's (whitened). */
@@ -99,8 +100,8 @@ export function criticMetrics(mask: ArrayLike<number>, values: ArrayLike<number>
 
 export class PpoRun extends ArithRun<PpoConfig> {
   // No outcome estimator: GAE over the critic's values gives the advantages after packing.
-  constructor(ops: Ops, config: PpoConfig, base: LoadedCheckpoint) {
-    super(ops, config, base, { valueHead: true, pack: { estimator: 'none', truncation: config.truncation, maskZeroAdvantage: false } });
+  constructor(ops: Ops, config: PpoConfig, base: LoadedCheckpoint, services: KindServices = {}) {
+    super(ops, config, base, { valueHead: true, pack: { estimator: 'none', truncation: config.truncation, maskZeroAdvantage: false } }, services);
   }
 
   async next(): Promise<PpoStep> {

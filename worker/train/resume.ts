@@ -6,13 +6,13 @@
  * continued run computes the same steps as one that never stopped. Not storage (worker/store) and
  * not the loop (worker/runs).
  */
-import type { ArithTask, TrainStream } from '../data/arith';
+import type { RunTask } from './task-source';
 import type { Model, OptimizerState } from '../model/model';
 import type { Generated } from '../rollout/generate';
 
 /** A DPO preference pair found by sampling but not yet trained on. */
 export interface PendingPair {
-  task: ArithTask;
+  task: RunTask;
   prompt: Int32Array;
   chosen: Int32Array;
   rejected: Int32Array;
@@ -26,7 +26,7 @@ export interface PendingPair {
 export interface TrainerPosition {
   /** Steps taken (`next()` calls; a GRPO step is one sampled batch, epochs × miniBatches optimizer steps): the next `next()` computes step + 1. */
   step: number;
-  /** Tasks drawn so far from the seeded train stream (worker/data/arith.ts `trainStream`). */
+  /** Tasks drawn so far from the seeded train stream (worker/data/arith.ts `trainStream`, or a dataset's `datasetStream`). */
   tasksDrawn: number;
   /** DPO only: sampling rounds so far (each round's seed counts up) and pairs waiting for a step. */
   dpo?: { sampled: number; pending: PendingPair[] };
@@ -50,7 +50,7 @@ export interface Resumable {
  * Loads weights and AdamW state into `model` and draws `tasksDrawn` tasks from a fresh `stream`
  * (drawing is cheap and gives exactly the stream's state then); the trainer sets its own counters.
  */
-export function restore(model: Model, stream: TrainStream, from: ResumePoint): void {
+export function restore(model: Model, stream: { readonly position: number; next(): unknown }, from: ResumePoint): void {
   const { step, tasksDrawn } = from.position;
   if (!Number.isInteger(step) || step < 0) throw new Error(`resumeAt: position.step = ${step}; expected a non-negative integer`);
   if (stream.position !== 0) throw new Error(`resumeAt: this run has already drawn ${stream.position} tasks; resume a freshly constructed run`);

@@ -1,0 +1,94 @@
+/**
+ * Where a single-turn trainer (GRPO, PPO, DPO on the arithmetic base) gets its prompts and how it
+ * scores them: the arithmetic generator with MathReward (worker/data/arith.ts, the default, as
+ * before), or a person's dataset (worker/data/dataset.ts) with its reward
+ * (worker/rewards/dataset-reward.ts). Either way: a seeded training stream (its `position`
+ * resumes a run), the held-out tasks in a fixed order, each task's prompt ids (BOS + prompt), the
+ * reward a PromptSource calls, and the held-out evaluation under that reward.
+ *
+ * Not the trainers (grpo.ts, ppo.ts, dpo.ts) nor the data itself.
+ */
+import type { ArithOptions, ArithTask } from '../data/arith';
+import { encodeExample, heldOut, trainStream } from '../data/arith';
+import type { DatasetTask } from '../data/dataset';
+import { datasetStream, datasetTask, splitDataset } from '../data/dataset';
+import type { CharTokenizer, TextTokenizer } from '../data/tokenizer';
+import { encodePromptCompletion } from '../data/tokenizer';
+import type { Model } from '../model/model';
+import type { DatasetRunOptions } from '../protocol';
+import type { CodeGrader } from '../rewards/code-grader';
+import { datasetPromptReward } from '../rewards/dataset-reward';
+import { taskMathReward } from '../rewards/task-math-reward';
+import type { PromptReward } from '../rollout/prompt-source';
+import type { EvalResult } from './evaluate';
+import { evaluateArith, evaluateTasks } from './evaluate';
+
+/** A single-turn task: an arithmetic problem or a dataset record. Both have an id, a prompt and an answer (the ground truth). */
+export type RunTask = ArithTask | DatasetTask;
+
+export interface TaskSource<T extends RunTask = RunTask> {
+  /** The seeded training stream; `position` tasks drawn so far. */
+  stream: { next(): T; take(n: number): T[]; readonly position: number };
+  /** The held-out tasks, in their fixed order (evaluation takes a prefix). */
+  heldOut: T[];
+  /** BOS + the prompt's ids. */
+  promptIds(task: T): Int32Array;
+  reward: PromptReward<T>;
+  /** Greedy accuracy on `tasks` under the reward. */
+  evaluate(model: Model, tasks: readonly T[]): Promise<EvalResult>;
+}
+
+/** What picks the source: the config's dataset, else its arithmetic task options. */
+export interface TaskSourceConfig {
+  seed: number;
+  evalN: number;
+  maxNew: number;
+  task: ArithOptions;
+  dataset?: DatasetRunOptions;
+}
+
+/** The arithmetic generator and MathReward, exactly as the trainers had them. */
+export function arithTaskSource(c: TaskSourceConfig, tok: CharTokenizer): TaskSource<ArithTask> {
+  return {
+    stream: trainStream(c.seed, c.task),
+    heldOut: heldOut(c.evalN, c.task),
+    promptIds: (task) => encodeExample(tok, task).promptIds,
+    reward: taskMathReward,
+    evaluate: (model, tasks) => evaluateArith(model, tok, tasks),
+  };
+}
+
+/**
+ * A dataset's tasks: every prompt encoded up front (a prompt the tokenizer refuses, or one that
+ * leaves no room for `maxNew` ids in `maxSeq` positions, throws naming its record), the split and
+ * the stream of dataset.ts, the held-out evaluation on the first `evalN` held-out records with
+ * `maxNew` ids (the training budget) and the same reward. `code` grades with `grader`.
+ */
+export function datasetTaskSource(d: DatasetRunOptions, c: Pick<TaskSourceConfig, 'seed' | 'evalN' | 'maxNew'>, tok: TextTokenizer, maxSeq: number, grader: CodeGrader | null): TaskSource<DatasetTask> {
+  const ids = d.records.map((r, i) => {
+    let p: Int32Array;
+    try {
+      p = encodePromptCompletion(tok, r.prompt, '').promptIds;
+    } catch (e) {
+      throw new Error(`dataset ${d.name}, record ${i + 1}: the prompt cannot be encoded with the base checkpoint's tokenizer: ${(e as Error).message}`);
+    }
+    if (p.length + c.maxNew > maxSeq) throw new Error(`dataset ${d.name}, record ${i + 1}: BOS + prompt (${p.length} ids) + maxNew (${c.maxNew}) = ${p.length + c.maxNew} positions; the model has ${maxSeq}: shorten the prompt or lower maxNew`);
+    return p;
+  });
+  const split = splitDataset(d.records, d.heldOut);
+  const reward = datasetPromptReward(d.reward, grader);
+  const promptIds = (task: DatasetTask) => ids[task.record];
+  return {
+    stream: datasetStream(d.records, split.train, c.seed),
+    heldOut: split.heldOut.slice(0, c.evalN).map((i) => datasetTask(d.records, i)),
+    promptIds,
+    reward,
+    evaluate: (model, tasks) => evaluateTasks(model, tok, tasks, promptIds, reward, c.maxNew),
+  };
+}
+
+/** The config's source: its dataset when it has one, else arithmetic. */
+export function taskSourceOf(c: TaskSourceConfig, tok: CharTokenizer, maxSeq: number, grader: CodeGrader | null = null): TaskSource {
+  // Each source only ever sees its own tasks: the union type is the trainers' view of either.
+  return (c.dataset ? datasetTaskSource(c.dataset, c, tok, maxSeq, grader) : arithTaskSource(c, tok)) as unknown as TaskSource;
+}
