@@ -14,6 +14,8 @@ import { fixed } from './format';
 
 function ActionTokens({ turn, vocab }: { turn: EpisodeTurnView; vocab: readonly string[] }) {
   const { ids, behaviorLogProbs: behavior, rawLogProbs: raw } = turn.action;
+  // No vocabulary (an imported verl rollout): the action's text as recorded, its ids unnamed.
+  if (!vocab.length) return <code className="completion">{turn.action.text || '(empty)'}</code>;
   return (
     <ol className="heat-tokens" aria-label={`Action of turn ${turn.turn}: ${ids.length} tokens coloured by behavior log-prob`}>
       {Array.from(ids, (id, j) => {
@@ -37,7 +39,7 @@ function Turn({ turn, vocab, selected, onSelect, itemRef }: { turn: EpisodeTurnV
         Turn {turn.turn}
         <small>
           {' '}
-          · policy version {turn.action.policyStep} · temperature {turn.action.temperature} · sample {fixed(turn.sampleMs, 1)} ms · env {fixed(turn.envMs, 1)} ms
+          · policy version {turn.action.policyStep} · temperature {Number.isNaN(turn.action.temperature) ? 'not recorded' : turn.action.temperature} · sample {fixed(turn.sampleMs, 1)} ms · env {fixed(turn.envMs, 1)} ms
         </small>
         {turn.resumed && (
           <span className="mark" data-testid="turn-resumed">

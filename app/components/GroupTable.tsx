@@ -75,7 +75,7 @@ export function GroupTable({ g, open, onInspect }: { g: GroupRecord } & InspectP
               </td>
               <td>{s.status}</td>
               <td>
-                {s.length}
+                {Number.isNaN(s.length) ? 'not recorded' : s.length}
                 {s.truncated ? ' (truncated)' : ''}
               </td>
               <td>

@@ -1,7 +1,8 @@
 /**
  * One stored run in the runs table: its row (name, preset, key hyperparameters, status, steps,
  * latest mean reward and held-out accuracy, backend, start, duration, actions) and, opened with
- * Details, its exact config with "Run again with this config", its name and notes, and Delete
+ * Details, its exact config with "Run again with this config", its name and notes, Export for
+ * verl or TRL (the files download), and Delete
  * behind a confirmation that says what it removes and, once done, how much it freed.
  */
 import { useState } from 'react';
@@ -17,6 +18,8 @@ export interface RowActions {
   /** Resolves to the worker's reason when it refuses. */
   save: (r: RunSummary, meta: { name?: string; notes?: string }) => Promise<string | null>;
   remove: (r: RunSummary) => Promise<string>;
+  /** Downloads the run's files for verl or TRL (worker/interop/files.ts); resolves to what was saved or why not. */
+  exportTo: (r: RunSummary, to: 'verl' | 'trl') => Promise<string>;
   /** Tells the person what happened (a polite live region above the table). */
   announce: (text: string) => void;
 }
@@ -29,6 +32,11 @@ interface Props {
   columns: number;
   actions: RowActions;
 }
+
+const EXPORT_TITLES = {
+  verl: 'rollouts.parquet (every stored session with ids, log-probs, advantages), train.parquet (the prompts, RLHFDataset layout) and launch.sh (Hydra overrides)',
+  trl: 'grpo.jsonl (prompt, solution), dpo.jsonl (prompt, chosen, rejected) and config.py (the config keyword arguments)',
+};
 
 const pct = (v: number | undefined) => (v === undefined ? '–' : `${(v * 100).toFixed(1)}%`);
 
@@ -49,6 +57,7 @@ export function RunRow({ r, current, live, columns, actions }: Props) {
     if (!reason) actions.announce(`Saved the ${what} of ${meta.name !== undefined ? meta.name || 'the run' : title}.`);
   };
   const runAgain = () => {
+    if (r.options.preset === 'verl-import') return; // an import has no config to run (the button is disabled)
     useFormStore.getState().setOptions(r.options);
     actions.announce(`The form above now holds the config of ${title}: check it and start the run.`);
     document.querySelector('form[aria-label="Run options"]')?.scrollIntoView();
@@ -120,8 +129,15 @@ export function RunRow({ r, current, live, columns, actions }: Props) {
                     {problem}
                   </p>
                 )}
+                <p role="group" aria-label={`Export ${title}`}>
+                  {(['verl', 'trl'] as const).map((to) => (
+                    <button key={to} type="button" onClick={() => void actions.exportTo(r, to).then(actions.announce)} disabled={busy} title={busy ? 'Stop the run first' : EXPORT_TITLES[to]}>
+                      Export for {to === 'verl' ? 'verl' : 'TRL'}
+                    </button>
+                  ))}
+                </p>
                 <p>
-                  <button type="button" onClick={runAgain}>
+                  <button type="button" onClick={runAgain} disabled={r.options.preset === 'verl-import'} title={r.options.preset === 'verl-import' ? 'An imported verl run has no Dewpoint config' : undefined}>
                     Run again with this config
                   </button>{' '}
                   {!confirming ? (

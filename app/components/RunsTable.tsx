@@ -8,7 +8,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import type { RunStatus, RunSummary } from '../../worker/protocol';
-import { continueRun, deleteRun, openStoredRun, runsQuery, storageQuery, updateRun } from '../queries/experiments';
+import { continueRun, deleteRun, exportRunFiles, openStoredRun, runsQuery, storageQuery, updateRun } from '../queries/experiments';
+import { downloadText } from '../state/download';
 import { keys } from '../queries/keys';
 import { useCompareStore } from '../state/compare-store';
 import { useRunStore } from '../state/run-store';
@@ -17,6 +18,7 @@ import { RunRow } from './RunRow';
 import type { SortKey } from './runs-table';
 import { SORT_LABELS, deletedText, filterRuns, runLabel, sortRuns } from './runs-table';
 
+const kb = (n: number) => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} kB`);
 const STATUSES: (RunStatus | 'all')[] = ['all', 'running', 'paused', 'finished', 'stopped', 'failed', 'interrupted'];
 /** Columns in order: a sort key, or a plain heading. */
 const COLUMNS: (SortKey | string)[] = ['compare', 'name', 'preset', 'Hyperparameters', 'status', 'steps', 'reward', 'accuracy', 'Backend', 'started', 'duration', 'Actions'];
@@ -59,6 +61,13 @@ export function RunsTable() {
       if (r.runId === current) useRunStore.getState().clear();
       useCompareStore.getState().toggle(r.runId, false);
       return deletedText(runLabel(r), d);
+    },
+    exportTo: async (r, to) => {
+      const e = await exportRunFiles(r.runId, to);
+      if (!e.ok) return `Cannot export ${runLabel(r)} to ${to}: ${e.reason}`;
+      const prefix = `${r.options.preset}-${r.runId.slice(-6)}`;
+      for (const f of e.files) downloadText(`${prefix}-${f.name}`, f.bytes as Uint8Array<ArrayBuffer>, f.mime);
+      return `Exported ${runLabel(r)} for ${to}: ${e.files.map((f) => `${prefix}-${f.name} (${kb(f.bytes.byteLength)})`).join(', ')}.`;
     },
     announce: setSaid,
   };

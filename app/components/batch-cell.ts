@@ -9,7 +9,7 @@ import { signed } from './estimate-text';
 import { significant } from './format';
 
 /** 4 significant digits with a sign: +0.0123, −2.5e-5, 0. */
-const signedSig = (v: number) => (v > 0 ? `+${significant(v)}` : v < 0 ? `−${significant(-v)}` : '0');
+const signedSig = (v: number) => (Number.isNaN(v) ? 'not recorded' : v > 0 ? `+${significant(v)}` : v < 0 ? `−${significant(-v)}` : '0');
 
 export function describeCell(b: BatchRecord, i: number): string {
   const row = Math.floor(i / b.width), col = i % b.width;

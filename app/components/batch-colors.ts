@@ -22,12 +22,17 @@ export const LAYER_INFO: Record<BatchLayer, { title: string; help: string }> = {
 
 export const BATCH_LAYERS = Object.keys(LAYER_INFO) as BatchLayer[];
 
+/** A layer the batch has with at least one recorded value (an imported batch's NaN layers are not recorded: verl dumps no dlogp). */
+export function recorded(values: Float32Array | undefined): values is Float32Array {
+  return values !== undefined && values.some(Number.isFinite);
+}
+
 export function scaleFor(layer: BatchLayer, values: Float32Array): Scale {
   if (layer === 'segments') return { kind: 'categorical' };
   if (layer === 'responseMask' || layer === 'keep') return { kind: 'binary' };
   if (layer === 'isWeight') {
     let max = 0;
-    for (const v of values) max = Math.max(max, v);
+    for (const v of values) if (Number.isFinite(v)) max = Math.max(max, v);
     return { kind: 'sequential', min: 0, max };
   }
   if (layer === 'version') {
@@ -36,7 +41,7 @@ export function scaleFor(layer: BatchLayer, values: Float32Array): Scale {
     return { kind: 'sequential', min: Number.isFinite(min) ? min : 0, max: Number.isFinite(max) ? max : 0 };
   }
   let max = 0;
-  for (const v of values) max = Math.max(max, Math.abs(v));
+  for (const v of values) if (Number.isFinite(v)) max = Math.max(max, Math.abs(v));
   return { kind: 'diverging', max };
 }
 

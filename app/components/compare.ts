@@ -3,14 +3,14 @@
  * by side with the fields that differ marked, the metrics they share, and one curve per run for a
  * metric (held-out accuracy as `eval/accuracy`). The view renders them with the Chart component.
  */
-import type { RunOptions } from '../../worker/protocol';
+import type { ImportedRunOptions, RunOptions } from '../../worker/protocol';
 import type { Series } from './Chart';
 
 /** The held-out accuracy, offered beside the step metrics. */
 export const ACCURACY = 'eval/accuracy';
 
 /** `{ policyLoss: { name: 'ppo' } }` → `{ 'policyLoss.name': 'ppo' }`; leaves as JSON text. */
-export function flattenConfig(options: RunOptions | Record<string, unknown>, prefix = ''): Record<string, string> {
+export function flattenConfig(options: RunOptions | ImportedRunOptions | Record<string, unknown>, prefix = ''): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(options)) {
     const path = prefix ? `${prefix}.${k}` : k;
@@ -28,7 +28,7 @@ export interface ConfigRow {
 }
 
 /** Every field any of the configs has, in path order, with whether the runs disagree on it. */
-export function configRows(configs: readonly RunOptions[]): ConfigRow[] {
+export function configRows(configs: readonly (RunOptions | ImportedRunOptions)[]): ConfigRow[] {
   const flat = configs.map((c) => flattenConfig(c));
   const paths = [...new Set(flat.flatMap((f) => Object.keys(f)))].sort();
   return paths.map((path) => {

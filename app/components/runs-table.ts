@@ -10,6 +10,7 @@ export const runLabel = (r: Pick<RunSummary, 'runId' | 'name'>) => r.name ?? r.r
 /** The hyperparameters a person tells runs apart by: lr, prompts × group (pairs), loss, β. */
 export function keyParams(r: RunSummary): string {
   const o = r.options;
+  if (o.preset === 'verl-import') return `verl rollouts · ${o.files.map((f) => f.name).join(', ')} · grouped by ${o.grouping} · advantages ${o.advantages === 'dump' ? 'from the dump' : 'recomputed'}`;
   const lr = `lr ${o.lr}`;
   if (o.preset === 'grpo-calc' || o.preset === 'grpo-guess' || o.preset === 'grpo-code') return `${lr} · ${o.prompts} × ${o.group} · ≤ ${o.maxTurns} turns · ${o.policyLoss.name}, ${o.aggregation.mode} · β ${o.beta}`;
   if (o.preset === 'grpo-arith') return `${lr} · ${o.prompts} × ${o.group} · ${o.policyLoss.name}, ${o.aggregation.mode} · β ${o.beta}`;

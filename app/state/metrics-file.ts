@@ -5,7 +5,7 @@
  * evaluation before training). `npm run demo` builds its report from the JSON file
  * (e2e/demo/report.ts), so its shape is versioned: version 2 added `config`.
  */
-import type { RunOptions } from '../../worker/protocol';
+import type { ImportedRunOptions, RunOptions } from '../../worker/protocol';
 import type { EvalPoint, StepPoint } from './run-store';
 
 export interface MetricsFile {
@@ -15,7 +15,7 @@ export interface MetricsFile {
   status: string;
   totalSteps: number;
   /** The run's exact options (what "Config as JSON" showed when it started); null when unknown. */
-  config: RunOptions | null;
+  config: RunOptions | ImportedRunOptions | null;
   steps: StepPoint[];
   /** Evaluations without their greedy samples. */
   evals: Omit<EvalPoint, 'samples'>[];
@@ -25,7 +25,7 @@ export interface RunMetrics {
   runId: string;
   status: string;
   totalSteps: number;
-  config: RunOptions | null;
+  config: RunOptions | ImportedRunOptions | null;
   steps: StepPoint[];
   evals: EvalPoint[];
 }

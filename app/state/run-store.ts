@@ -5,7 +5,7 @@
  * are read through react-query.
  */
 import { create } from 'zustand';
-import type { RunEvent, RunOptions, RunStatus, StepPhase } from '../../worker/protocol';
+import type { ImportedRunOptions, RunEvent, RunOptions, RunStatus, StepPhase } from '../../worker/protocol';
 import { useViewedRun } from './viewed-run';
 
 export interface StepPoint {
@@ -34,7 +34,7 @@ export interface PhasePoint {
 interface RunState {
   runId: string | null;
   /** The run's exact options (its preset says which curves and labels apply before any step). */
-  options: RunOptions | null;
+  options: RunOptions | ImportedRunOptions | null;
   status: RunStatus | 'idle';
   message: string | null;
   totalSteps: number;
@@ -50,7 +50,7 @@ interface RunState {
   requested: 'pause' | 'stop' | null;
   begin: (runId: string, options: RunOptions) => void;
   /** Shows a stored run as the current one; `live` when it was just continued (events follow). */
-  load: (runId: string, options: RunOptions, status: RunStatus, steps: StepPoint[], evals: EvalPoint[], message?: string, live?: boolean) => void;
+  load: (runId: string, options: RunOptions | ImportedRunOptions, status: RunStatus, steps: StepPoint[], evals: EvalPoint[], message?: string, live?: boolean) => void;
   receive: (e: RunEvent) => void;
   request: (what: 'pause' | 'stop') => void;
   /** No run open (the one shown was deleted). */

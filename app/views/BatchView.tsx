@@ -10,10 +10,11 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { BatchLayer, GroupSample } from '../../worker/protocol';
 import { describeCell } from '../components/batch-cell';
-import { BATCH_LAYERS, LAYER_INFO, colorOf, legendOf, scaleFor } from '../components/batch-colors';
+import { BATCH_LAYERS, LAYER_INFO, colorOf, legendOf, recorded, scaleFor } from '../components/batch-colors';
 import { signed } from '../components/estimate-text';
 import { SessionPanel } from '../components/SessionPanel';
 import { RunStepHeading, ViewTitle, useShownRun } from '../components/ViewedRun';
+import { ImportNotice } from '../components/ImportNotice';
 import { batchAtQuery, groupStepsQuery, groupsAtQuery } from '../queries/groups';
 
 const CELL_W = 14;
@@ -41,7 +42,7 @@ export function BatchView() {
   const groups = useQuery({ ...groupsAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null && session !== null });
   const b = batch.data ?? null;
   // A critic layer picked on a PPO batch falls back to the advantage on a batch without one.
-  const layer: BatchLayer = b && !b.layers[picked] ? 'advantage' : picked;
+  const layer: BatchLayer = b && !recorded(b.layers[picked]) ? 'advantage' : picked;
   const scale = useMemo(() => (b ? scaleFor(layer, b.layers[layer]!) : null), [b, layer]);
 
   useEffect(() => {
@@ -94,6 +95,7 @@ export function BatchView() {
     <section aria-labelledby="batch-title" data-testid="batch-view">
       {title}
       <RunStepHeading shown={shown} step={step} />
+      <ImportNotice shown={shown} view="Batch" />
       {!steps.data?.length ? (
         <p>This run keeps no packed batches (only GRPO runs have them), or no step has finished yet.</p>
       ) : (
@@ -102,7 +104,7 @@ export function BatchView() {
           <label>
             Layer{' '}
             <select value={layer} onChange={(e) => setLayer(e.target.value as BatchLayer)}>
-              {BATCH_LAYERS.filter((l) => !b || b.layers[l]).map((l) => (
+              {BATCH_LAYERS.filter((l) => !b || recorded(b.layers[l])).map((l) => (
                 <option key={l} value={l}>
                   {LAYER_INFO[l].title}
                 </option>

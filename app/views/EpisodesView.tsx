@@ -11,6 +11,7 @@ import { EpisodeList } from '../components/EpisodeList';
 import { EpisodePanel } from '../components/EpisodePanel';
 import { useEpisodeSelection } from '../components/episode-selection';
 import { RunStepHeading, ViewTitle } from '../components/ViewedRun';
+import { ImportNotice } from '../components/ImportNotice';
 import { episodesAtQuery, exportEpisodes } from '../queries/episodes';
 import { downloadText } from '../state/download';
 
@@ -79,6 +80,7 @@ export function EpisodesView() {
     <section aria-labelledby="episodes-title" data-testid="episodes-view">
       {title}
       <RunStepHeading shown={shown} step={step} />
+      <ImportNotice shown={shown} view="Replay" />
       {steps.isPending ? (
         <p role="status">Looking for journaled episodes…</p>
       ) : steps.isError ? (

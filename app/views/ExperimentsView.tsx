@@ -7,10 +7,12 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import type { RunOptions } from '../../worker/protocol';
 import { ConfigImport } from '../components/ConfigImport';
+import { DATASET_PRESETS, DatasetPicker } from '../components/DatasetPicker';
 import { ObjectiveForm, type ObjectiveFormHandle } from '../components/ObjectiveForm';
 import { ProblemSummary } from '../components/ProblemSummary';
 import { RunDashboard } from '../components/RunDashboard';
 import { RunsTable } from '../components/RunsTable';
+import { VerlImport } from '../components/VerlImport';
 import { optionProblemsQuery, presetsQuery, startRun } from '../queries/experiments';
 import { backendInfoQuery } from '../queries/system';
 import { useFormStore } from '../state/form-store';
@@ -114,6 +116,7 @@ export function ExperimentsView() {
           }}
         >
           <ObjectiveForm ref={form} fields={fields} options={options} problems={problems} onChange={setOptions} />
+          {(DATASET_PRESETS as readonly string[]).includes(options.preset) && <DatasetPicker options={options} onChange={setOptions} />}
           {/* Sticky: Start and the problems stay in reach however many sections are open. */}
           <div className="form-actions">
             <button type="submit" data-testid="run-start" aria-describedby="run-start-note" disabled={!backend.data || status === 'running' || status === 'paused' || !checked || problems.length > 0}>
@@ -137,6 +140,7 @@ export function ExperimentsView() {
       )}
       <RunDashboard />
       <RunsTable />
+      <VerlImport />
     </section>
   );
 }

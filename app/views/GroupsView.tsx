@@ -16,6 +16,7 @@ import { GroupTable } from '../components/GroupTable';
 import { PairLegend, PairTable } from '../components/PairTable';
 import { SessionPanel } from '../components/SessionPanel';
 import { RunStepHeading, ViewTitle, useShownRun } from '../components/ViewedRun';
+import { ImportNotice } from '../components/ImportNotice';
 import { formatEpisodeLink } from '../components/episodes';
 import { episodeStepsQuery } from '../queries/episodes';
 import { groupStepsQuery, groupsAtQuery } from '../queries/groups';
@@ -85,6 +86,7 @@ export function GroupsView() {
     <section aria-labelledby="groups-title" data-testid="groups-view">
       {title}
       <RunStepHeading shown={shown} step={step} />
+      <ImportNotice shown={shown} view="Groups" />
       {Boolean(episodeSteps.data?.length) && (
         <p>
           {step !== null && episodeSteps.data!.includes(step) ? (
