@@ -3,7 +3,7 @@ import { expose, proxy, wrap } from 'comlink';
 import { describe, expect, it } from 'vitest';
 import { createWorkbench } from './api';
 import type { CheckpointFiles } from './model/checkpoint';
-import { importCheckpoint } from './model/checkpoint';
+import { charTokenizer, importCheckpoint } from './model/checkpoint';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir } from './model/node-checkpoint-dir';
 import type { GrpoRunOptions, RunEvent, WorkbenchApi } from './protocol';
 import { PRESETS } from './runs/presets';
@@ -60,6 +60,6 @@ describe('a run on a prompt dataset through the worker API (CPU)', () => {
     }
     const ck = importCheckpoint((await api.latestCheckpoint(id))!.files as CheckpointFiles);
     expect(ck.info).toMatchObject({ step: 3, grpo: { dataset: { name: 'arith-dataset.jsonl', records: 20, heldOut: 4 } } });
-    expect(ck.tokenizer.describe()).toEqual(importCheckpoint(readCheckpointDir(BASE_CHECKPOINT_DIR)).tokenizer.describe());
+    expect(charTokenizer(ck.tokenizer, 'test').describe()).toEqual(charTokenizer(importCheckpoint(readCheckpointDir(BASE_CHECKPOINT_DIR)).tokenizer, 'test').describe());
   });
 });

@@ -8,7 +8,7 @@
  */
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { importCheckpoint } from '../../worker/model/checkpoint';
+import { charTokenizer, importCheckpoint } from '../../worker/model/checkpoint';
 import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 import { episodesJsonl } from '../../worker/episodes/views';
 import type { EpisodeGrpoRunOptions, PpoEpisodeRunOptions } from '../../worker/protocol';
@@ -50,7 +50,7 @@ export async function episodesCommand(argv: string[]): Promise<number> {
     throw new UsageError(`dewpoint episodes export: run ${runId} has no readable ${RUN_FILE} (written by dewpoint train --journal): ${(e as Error).message}`);
   }
   const config = episodeRunConfigOf(run.options);
-  const tok = importCheckpoint(readCheckpointDir(run.checkpoint)).tokenizer;
+  const tok = charTokenizer(importCheckpoint(readCheckpointDir(run.checkpoint)).tokenizer, 'episodes export');
   const kind = configuredKind(config);
   const steps = await journal.steps(runId);
   const text = await episodesJsonl(runId, await Promise.all(steps.map(async (step) => ({ step, records: await journal.load(runId, step) }))), { kind, tok, group: config.group, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage });

@@ -35,7 +35,7 @@ import type { JournalRunFile } from './episodes';
 import { RUN_FILE } from './episodes';
 import { UsageError, parseFlags } from '../args';
 import { cliBackend, describeBackend } from '../backend';
-import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
+import { loadCheckpointDir, readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 import { localCodeGrader } from '../code-grader';
 import { RunFolderWriter } from '../run-folder';
 
@@ -129,8 +129,17 @@ export function cliRunOptions(f: Record<string, string | number | boolean | unde
 export async function trainCommand(argv: string[]): Promise<number> {
   const f = parseFlags('train', argv, { preset: 'string', config: 'string', steps: 'number', checkpoint: 'string', backend: 'string', json: 'boolean', 'eval-every': 'number', 'eval-n': 'number', seed: 'number', lr: 'number', 'max-grad-norm': 'number', prompts: 'number', 'train-problems': 'number', journal: 'string', save: 'string', dataset: 'string', reward: 'string', 'reward-pattern': 'string', 'held-out': 'number' });
   // The dataset presets all start from the arithmetic base: read it once, for the dataset's checks and the run.
-  let arithBase: LoadedCheckpoint | null = null;
-  const readArithBase = () => (arithBase ??= importCheckpoint(readCheckpointDir((f.checkpoint as string | undefined) ?? 'public/checkpoints/arith-base')));
+  // --checkpoint: a Dewpoint checkpoint or a Hugging Face Llama/Mistral folder, read (and checked) before anything runs.
+  let given: LoadedCheckpoint | null = null;
+  if (f.checkpoint !== undefined) {
+    try {
+      given = await loadCheckpointDir(f.checkpoint as string);
+    } catch (e) {
+      throw new UsageError(`dewpoint train: --checkpoint ${String(f.checkpoint)}: ${(e as Error).message}`);
+    }
+  }
+  let arithBase: LoadedCheckpoint | null = given;
+  const readArithBase = () => (arithBase ??= importCheckpoint(readCheckpointDir('public/checkpoints/arith-base')));
   const options = cliRunOptions(f, await cliDataset(f, readArithBase));
   const name = options.preset;
   const episodic = options.preset === 'grpo-calc' || options.preset === 'grpo-guess' || options.preset === 'grpo-code' || options.preset === 'ppo-calc';
@@ -138,7 +147,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
   const baseName = baseOf(name);
   if (baseName === null && f.checkpoint !== undefined) throw new UsageError(`dewpoint train: ${name} starts from no checkpoint (its policy is pretrained in the run); drop --checkpoint`);
   const dir = (f.checkpoint as string | undefined) ?? `public/checkpoints/${baseName}`;
-  const loaded = baseName === null ? null : baseName === 'arith-base' && arithBase ? arithBase : importCheckpoint(readCheckpointDir(dir));
+  const loaded = baseName === null ? null : (given ?? (baseName === 'arith-base' && arithBase ? arithBase : importCheckpoint(readCheckpointDir(dir))));
   const base = () => loaded!;
   const { ops, info } = await cliBackend(f.backend);
   const print = (x: Record<string, unknown>) =>

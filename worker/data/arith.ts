@@ -12,7 +12,7 @@
  * Not a reward (see `answer.ts`) and not a dataset loader. All draws come from `mulberry32`.
  */
 import { mulberry32 } from '../../kernels/common/random';
-import { encodePromptCompletion, type CharTokenizer, type EncodedExample } from './tokenizer';
+import { encodePromptCompletion, type EncodedExample, type TextTokenizer } from './tokenizer';
 
 export type ArithOp = 'add' | 'sub' | 'mul';
 export const ARITH_OPS: readonly ArithOp[] = ['add', 'sub', 'mul'];
@@ -187,7 +187,7 @@ export function completionFor(task: ArithTask): string {
 }
 
 /** `{ promptIds: BOS + prompt, completionIds: \boxed{answer} + EOS }`. */
-export function encodeExample(tok: CharTokenizer, task: ArithTask): EncodedExample {
+export function encodeExample(tok: TextTokenizer, task: ArithTask): EncodedExample {
   return encodePromptCompletion(tok, task.prompt, completionFor(task));
 }
 

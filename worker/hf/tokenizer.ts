@@ -34,6 +34,8 @@ export interface HfTokenizer extends TextTokenizer {
   readonly specialSources: { readonly pad: string; readonly bos: string; readonly eos: string };
   /** tokenizer_config.json `add_bos_token` (what transformers' encode would do); `encode` here never adds BOS. */
   readonly addsBos: boolean;
+  /** The files it was built from, as parsed (a checkpoint writes them back: worker/model/checkpoint.ts). */
+  readonly sources: Readonly<HfTokenizerSources>;
 }
 
 export interface HfTokenizerSources {
@@ -137,6 +139,7 @@ export function hfTokenizer(sources: HfTokenizerSources): HfTokenizer {
     specialTokens: Object.freeze({ pad: vocab[pad.id], bos: vocab[bos!.id], eos: vocab[eos!.id] }),
     specialSources: Object.freeze({ pad: pad.source, bos: bos!.source, eos: eos!.source }),
     addsBos: tokenizerConfig.add_bos_token === true,
+    sources: Object.freeze({ ...sources }),
     isSpecial,
     encode(text: string): Int32Array {
       return Int32Array.from(tok.encode(text, { add_special_tokens: false }).ids);

@@ -1,11 +1,13 @@
 /**
  * Checkpoints in a standard layout: `model.safetensors` (F32 weights under Hugging Face
  * `LlamaForCausalLM` names), `config.json` (HF config), `tokenizer.json` (our character
- * tokenizer's description) and `dewpoint.json` (provenance: how it was trained, its held-out
- * accuracy). Files are plain bytes/strings, so Node writes them to a folder and the browser
+ * tokenizer's description, or a Hugging Face tokenizer.json, then with its
+ * `tokenizer_config.json` beside it) and `dewpoint.json` (provenance: how it was trained, its
+ * held-out accuracy, or the folder it was loaded from). Files are plain bytes/strings, so Node writes them to a folder and the browser
  * fetches or stores them. Export then import is exact.
  */
-import type { CharTokenizer, TokenizerDescription } from '../data/tokenizer';
+import type { CharTokenizer, TextTokenizer, TokenizerDescription } from '../data/tokenizer';
+import { hfTokenizer, type HfTokenizer } from '../hf/tokenizer';
 import { tokenizerFromDescription } from '../data/tokenizer';
 import type { ModelConfig } from './config';
 import { fromHfConfig, toHfConfig } from './hf-config';
@@ -16,17 +18,29 @@ import { decodeSafetensors, encodeSafetensors } from './safetensors';
 
 export const CHECKPOINT_FILES = ['model.safetensors', 'config.json', 'tokenizer.json', 'dewpoint.json'] as const;
 export type CheckpointFile = (typeof CHECKPOINT_FILES)[number];
-export type CheckpointFiles = Record<CheckpointFile, Uint8Array>;
+/** The four files, and a Hugging Face tokenizer's tokenizer_config.json when the checkpoint has one (a person's own model). */
+export type CheckpointFiles = Record<CheckpointFile, Uint8Array> & { 'tokenizer_config.json'?: Uint8Array };
+
+/** The tokenizer of a checkpoint: the character tokenizer of the shipped bases, or a Hugging Face one. */
+export type CheckpointTokenizer = CharTokenizer | HfTokenizer;
+
+export const isHfTokenizer = (tok: TextTokenizer): tok is HfTokenizer => (tok as Partial<HfTokenizer>).kind === 'hf';
+
+/** The checkpoint's tokenizer when it is the character tokenizer (the environments and SFT tasks are written in its vocabulary); `what` names who needs it. */
+export function charTokenizer(tok: CheckpointTokenizer, what: string): CharTokenizer {
+  if (isHfTokenizer(tok)) throw new Error(`${what} needs the character tokenizer of a shipped base, not a Hugging Face tokenizer`);
+  return tok;
+}
 
 export interface LoadedCheckpoint {
   config: ModelConfig;
   weights: Map<string, Float32Array>;
-  tokenizer: CharTokenizer;
+  tokenizer: CheckpointTokenizer;
   /** Contents of dewpoint.json. */
   info: Record<string, unknown>;
 }
 
-export async function exportCheckpoint(model: Model, tok: CharTokenizer, info: Record<string, unknown>): Promise<CheckpointFiles> {
+export async function exportCheckpoint(model: Model, tok: CheckpointTokenizer, info: Record<string, unknown>): Promise<CheckpointFiles> {
   const weights = await model.getWeights();
   const tensors = paramSpecs(model.config).map((s) => ({ name: s.name, shape: s.shape, data: weights.get(s.name)! }));
   // A PPO run's critic travels with it (Hugging Face loaders report it as an unused weight).
@@ -36,14 +50,15 @@ export async function exportCheckpoint(model: Model, tok: CharTokenizer, info: R
   return {
     'model.safetensors': encodeSafetensors(tensors, { format: 'pt' }),
     'config.json': text(toHfConfig(model.config, { bos: tok.bos, eos: tok.eos, pad: tok.pad })),
-    'tokenizer.json': text(tok.describe()),
+    'tokenizer.json': text(isHfTokenizer(tok) ? tok.sources.tokenizerJson : tok.describe()),
     'dewpoint.json': text(info),
+    ...(isHfTokenizer(tok) ? { 'tokenizer_config.json': text(tok.sources.tokenizerConfig ?? {}) } : {}),
   };
 }
 
 /** Parses checkpoint files; every problem names the file and the field. */
 export function importCheckpoint(files: CheckpointFiles): LoadedCheckpoint {
-  const json = (name: CheckpointFile) => {
+  const json = (name: CheckpointFile | 'tokenizer_config.json') => {
     try {
       return JSON.parse(new TextDecoder().decode(files[name])) as Record<string, unknown>;
     } catch (e) {
@@ -52,8 +67,15 @@ export function importCheckpoint(files: CheckpointFiles): LoadedCheckpoint {
   };
   const hf = fromHfConfig(json('config.json'));
   if (!hf.ok) throw new Error(`config.json: ${hf.problems.join('; ')}`);
-  const tokenizer = tokenizerFromDescription(json('tokenizer.json') as unknown as TokenizerDescription);
-  if (tokenizer.size !== hf.config.vocab) throw new Error(`tokenizer.json has ${tokenizer.size} symbols but config.json vocab_size is ${hf.config.vocab}`);
+  const described = json('tokenizer.json');
+  let tokenizer: CheckpointTokenizer;
+  if (described.type === 'char') {
+    tokenizer = tokenizerFromDescription(described as unknown as TokenizerDescription);
+    if (tokenizer.size !== hf.config.vocab) throw new Error(`tokenizer.json has ${tokenizer.size} symbols but config.json vocab_size is ${hf.config.vocab}`);
+  } else {
+    // A Hugging Face tokenizer.json (a person's own model): its ids checked against vocab_size.
+    tokenizer = hfTokenizer({ tokenizerJson: described, tokenizerConfig: files['tokenizer_config.json'] ? json('tokenizer_config.json') : undefined, config: json('config.json'), vocabSize: hf.config.vocab });
+  }
   const { tensors } = decodeSafetensors(files['model.safetensors'], 'model.safetensors');
   const weights = new Map<string, Float32Array>();
   for (const s of paramSpecs(hf.config)) {
@@ -68,4 +90,22 @@ export function importCheckpoint(files: CheckpointFiles): LoadedCheckpoint {
     weights.set(VALUE_HEAD, head.data);
   }
   return { config: hf.config, weights, tokenizer, info: json('dewpoint.json') };
+}
+
+/** Longest sequence a person's model is trained on here, whatever its max_position_embeddings. */
+export const HF_MAX_SEQ = 256;
+
+/**
+ * A Hugging Face folder (worker/hf/folder.ts `loadHfFolder`) as a base checkpoint: its config with
+ * maxSeq capped at HF_MAX_SEQ (the training width here, not the model's own limit), its weights
+ * and tokenizer, and where it came from.
+ */
+export function checkpointFromHf(loaded: { config: ModelConfig; weights: Map<string, Float32Array>; tokenizer: HfTokenizer; info: { parameterCount: number; architecture: string; dtypes: readonly string[] } }, name: string): LoadedCheckpoint {
+  const maxSeq = Math.min(loaded.config.maxSeq, HF_MAX_SEQ);
+  return {
+    config: { ...loaded.config, maxSeq },
+    weights: loaded.weights,
+    tokenizer: loaded.tokenizer,
+    info: { source: 'huggingface', folder: name, architecture: loaded.info.architecture, dtypes: loaded.info.dtypes, parameters: loaded.info.parameterCount, max_position_embeddings: loaded.config.maxSeq, trained_width: maxSeq },
+  };
 }

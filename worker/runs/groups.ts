@@ -7,7 +7,7 @@
  * log-probs and dlogp. A DPO step's pairs as groups of two, with margin and per-pair loss, and as
  * sessions (`pairRecords`, `pairSessions`).
  */
-import type { CharTokenizer } from '../data/tokenizer';
+import type { TextTokenizer } from '../data/tokenizer';
 import type { BatchRecord, GroupRecord, GroupSample, SessionCritic } from '../protocol';
 import { syncDatasetReward } from '../rewards/dataset-reward';
 import { taskMathReward } from '../rewards/task-math-reward';
@@ -21,7 +21,7 @@ import type { GrpoEpisodeStep } from '../train/grpo-episodes';
 export type GroupsConfig = Pick<GrpoConfig, 'estimator' | 'advantage' | 'truncation'>;
 
 /** A sample's completion as the Groups view shows it: one call's text (single-turn) or the episode's turns. */
-function completionOf(s: GrpoStep | GrpoEpisodeStep, i: number, tok: CharTokenizer): Pick<GroupSample, 'completion' | 'length' | 'truncated' | 'turns' | 'episode'> {
+function completionOf(s: GrpoStep | GrpoEpisodeStep, i: number, tok: TextTokenizer): Pick<GroupSample, 'completion' | 'length' | 'truncated' | 'turns' | 'episode'> {
   if ('episodes' in s) {
     const e = s.episodes[i];
     const turns = e.episode.transitions.map((t) => {
@@ -36,7 +36,7 @@ function completionOf(s: GrpoStep | GrpoEpisodeStep, i: number, tok: CharTokeniz
   return { completion: tok.decode(gen.sampledIds), length: gen.sampledIds.length, truncated: gen.finishReason === 'length' };
 }
 
-export function groupRecords(s: GrpoStep | GrpoEpisodeStep, tok: CharTokenizer, config: GroupsConfig): GroupRecord[] {
+export function groupRecords(s: GrpoStep | GrpoEpisodeStep, tok: TextTokenizer, config: GroupsConfig): GroupRecord[] {
   const byGroup = new Map<string, GroupRecord>();
   s.sessions.forEach((session, i) => {
     const task = s.tasks.find((t) => t.id === session.task)!;
@@ -96,7 +96,7 @@ function explain(sessions: readonly Session[], byGroup: Map<string, GroupRecord>
   }
 }
 
-export function batchRecord(s: Pick<GrpoStep, 'packed' | 'oldLogp' | 'dlogp' | 'corrections'> & { values?: Float64Array; returns?: Float64Array }, tok: CharTokenizer): BatchRecord {
+export function batchRecord(s: Pick<GrpoStep, 'packed' | 'oldLogp' | 'dlogp' | 'corrections'> & { values?: Float64Array; returns?: Float64Array }, tok: TextTokenizer): BatchRecord {
   const p = s.packed;
   const n = p.rows * p.width;
   const tokens = Array.from(p.inputIds, (id, i) => (p.segmentIds[i] === 0 ? '' : tok.isSpecial(id) ? tok.decode([id], { specials: true }) : tok.decode([id])));
@@ -134,7 +134,7 @@ function pairReward(c: Pick<DpoConfig, 'dataset'>): PairReward {
 }
 
 /** The reward of a pair's completion, as the pair was chosen by (decode skips EOS). */
-function scored(p: Pair, ids: Int32Array, tok: CharTokenizer, reward: PairReward) {
+function scored(p: Pair, ids: Int32Array, tok: TextTokenizer, reward: PairReward) {
   const text = tok.decode(ids);
   return { text, ...reward(text, p.task) };
 }
@@ -144,7 +144,7 @@ function scored(p: Pair, ids: Int32Array, tok: CharTokenizer, reward: PairReward
  * implicit rewards, the margin (chosen − rejected; ranked correctly when > 0, TRL
  * `rewards/accuracies`) and the loss variant's value for the pair (`dpoLoss` `pairLosses`).
  */
-export function pairRecords(s: DpoStep, tok: CharTokenizer, config: Pick<DpoConfig, 'lossType' | 'beta' | 'dataset'>): GroupRecord[] {
+export function pairRecords(s: DpoStep, tok: TextTokenizer, config: Pick<DpoConfig, 'lossType' | 'beta' | 'dataset'>): GroupRecord[] {
   const reward = pairReward(config);
   return s.pairs.map((p, i) => {
     const samples = ([p.chosen, p.rejected] as const).map((ids, k) => {
@@ -164,7 +164,7 @@ export function pairRecords(s: DpoStep, tok: CharTokenizer, config: Pick<DpoConf
  * chosen (sample 0) and the rejected (sample 1) completion, each one call of the frozen base's sampler (version 0) with its log-probs. Pairs a
  * checkpoint kept without their calls give none.
  */
-export function pairSessions(s: DpoStep, tok: CharTokenizer, config: Pick<DpoConfig, 'dataset'> = {}): Session[] {
+export function pairSessions(s: DpoStep, tok: TextTokenizer, config: Pick<DpoConfig, 'dataset'> = {}): Session[] {
   const reward = pairReward(config);
   return s.pairs.flatMap((p, i) => {
     if (!p.calls) return [];

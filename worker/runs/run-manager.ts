@@ -12,7 +12,7 @@
 import type { Ops } from '../../kernels/ops';
 import type { CharTokenizer, TokenizerDescription } from '../data/tokenizer';
 import { tokenizerFromDescription } from '../data/tokenizer';
-import type { CheckpointFiles, LoadedCheckpoint } from '../model/checkpoint';
+import type { CheckpointFiles, CheckpointTokenizer, LoadedCheckpoint } from '../model/checkpoint';
 import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
 import type { KindServices } from '../episodes/kinds';
@@ -56,7 +56,7 @@ const isEpisodePreset = (o: RunOptions): o is EpisodeGrpoRunOptions | PpoEpisode
 export interface Trainer {
   /** The language model and its tokenizer, checkpointed as a Hugging Face folder; null: the run keeps no checkpoint (Flow-GRPO). */
   model: Model | null;
-  tok: CharTokenizer | null;
+  tok: CheckpointTokenizer | null;
   config: object;
   next(): Promise<{ metrics: Record<string, number>; groups?: GroupRecord[]; batch?: BatchRecord; sessions?: readonly Session[]; flow?: FlowCloud }>;
   /** Where the step under way is, for trainers that report it (GRPO); others report the whole step as `step`. */
@@ -67,7 +67,7 @@ export interface Trainer {
 }
 
 /** A GRPO run (single-turn or on episodes) as the loop drives it: each step stored with its groups, packed batch and sessions. */
-function grpoTrainer(grpo: GrpoRun | GrpoEpisodeRun | PpoRun, config: GroupsConfig, tok: CharTokenizer): Trainer {
+function grpoTrainer(grpo: GrpoRun | GrpoEpisodeRun | PpoRun, config: GroupsConfig, tok: CheckpointTokenizer): Trainer {
   return {
     model: grpo.model, tok, config,
     next: async () => {

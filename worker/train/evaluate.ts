@@ -6,7 +6,7 @@
 import type { ArithTask } from '../data/arith';
 import { encodeExample } from '../data/arith';
 import { exactMatch } from '../data/answer';
-import type { CharTokenizer, TextTokenizer } from '../data/tokenizer';
+import type { TextTokenizer } from '../data/tokenizer';
 import type { Model } from '../model/model';
 import { generate } from '../rollout/generate';
 
@@ -18,7 +18,7 @@ export interface EvalResult {
   samples: { prompt: string; completion: string; answer: string; correct: boolean }[];
 }
 
-export async function evaluateArith(model: Model, tok: CharTokenizer, tasks: readonly ArithTask[], maxNew = 16, batch = 64): Promise<EvalResult> {
+export async function evaluateArith(model: Model, tok: TextTokenizer, tasks: readonly ArithTask[], maxNew = 16, batch = 64): Promise<EvalResult> {
   const prompts = tasks.map((t) => encodeExample(tok, t).promptIds);
   const completions: Int32Array[] = [];
   for (let i = 0; i < prompts.length; i += batch) {

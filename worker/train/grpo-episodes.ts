@@ -14,7 +14,7 @@ import type { EpisodeJournal } from '../episodes/journal';
 import { ENVIRONMENTS, resolveKind, type EnvironmentName, type KindServices } from '../episodes/kinds';
 import type { CollectedEpisode } from '../episodes/rollout';
 import { collectEpisodes } from '../episodes/rollout';
-import type { LoadedCheckpoint } from '../model/checkpoint';
+import { charTokenizer, type LoadedCheckpoint } from '../model/checkpoint';
 import { Model } from '../model/model';
 import type { EpisodePreset, PhaseReport } from '../protocol';
 import { pack } from '../rl/pack';
@@ -150,7 +150,7 @@ export class GrpoEpisodeRun {
     this.onProgress?.('sampling', 0, total, 'episodes');
     const seed = this.samplerSeed(this.step);
     const episodes = await collectEpisodes(this.model, tasks, c.group, {
-      kind: this.kind, tok: this.base.tokenizer, maxContext: this.model.config.maxSeq,
+      kind: this.kind, tok: charTokenizer(this.base.tokenizer, 'an episode run'), maxContext: this.model.config.maxSeq,
       sampling: { temperature: c.temperature, topK: c.topK, topP: c.topP }, seed, policyVersion: version,
       ...(this.journal ? { journal: { journal: this.journal.journal, cohort: { runId: this.journal.runId, step: this.step, policyVersion: version, samplerSeed: seed } }, writer: this.journal.writer } : {}),
       onProgress: (_round, finished) => this.onProgress?.('sampling', finished, total, 'episodes'),
@@ -170,7 +170,7 @@ export class GrpoEpisodeRun {
   }
 
   evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
-    return evaluateEpisodes(this.model, this.base.tokenizer, this.kind, this.heldOutTasks.slice(0, n));
+    return evaluateEpisodes(this.model, charTokenizer(this.base.tokenizer, 'an episode run'), this.kind, this.heldOutTasks.slice(0, n));
   }
 
   position(): TrainerPosition {

@@ -12,7 +12,7 @@ import type { ArithOptions, ArithTask } from '../data/arith';
 import { encodeExample, heldOut, trainStream } from '../data/arith';
 import type { DatasetTask } from '../data/dataset';
 import { datasetStream, datasetTask, splitDataset } from '../data/dataset';
-import type { CharTokenizer, TextTokenizer } from '../data/tokenizer';
+import type { TextTokenizer } from '../data/tokenizer';
 import { encodePromptCompletion } from '../data/tokenizer';
 import type { Model } from '../model/model';
 import type { DatasetRunOptions } from '../protocol';
@@ -48,7 +48,7 @@ export interface TaskSourceConfig {
 }
 
 /** The arithmetic generator and MathReward, exactly as the trainers had them. */
-export function arithTaskSource(c: TaskSourceConfig, tok: CharTokenizer): TaskSource<ArithTask> {
+export function arithTaskSource(c: TaskSourceConfig, tok: TextTokenizer): TaskSource<ArithTask> {
   return {
     stream: trainStream(c.seed, c.task),
     heldOut: heldOut(c.evalN, c.task),
@@ -88,7 +88,7 @@ export function datasetTaskSource(d: DatasetRunOptions, c: Pick<TaskSourceConfig
 }
 
 /** The config's source: its dataset when it has one, else arithmetic. */
-export function taskSourceOf(c: TaskSourceConfig, tok: CharTokenizer, maxSeq: number, grader: CodeGrader | null = null): TaskSource {
+export function taskSourceOf(c: TaskSourceConfig, tok: TextTokenizer, maxSeq: number, grader: CodeGrader | null = null): TaskSource {
   // Each source only ever sees its own tasks: the union type is the trainers' view of either.
   return (c.dataset ? datasetTaskSource(c.dataset, c, tok, maxSeq, grader) : arithTaskSource(c, tok)) as unknown as TaskSource;
 }
