@@ -417,8 +417,11 @@ export interface DatasetRunOptions {
   reward: DatasetRewardOptions;
 }
 
-/** Where a dataset file is bad: the file, its line (JSONL) or row (parquet), the field and what was expected. */
-export interface DatasetProblem {
+/**
+ * Where a file a person gave is bad (a dataset, a verl dump): the file, its line (JSONL) or row
+ * (parquet), the field and what was expected.
+ */
+export interface FileProblem {
   file: string;
   /** 1-based; null for a problem with the whole file. */
   line: number | null;
@@ -430,7 +433,7 @@ export interface DatasetProblem {
 }
 
 /** What `loadDataset` read: the dataset for the run options, or the first problem (and nothing loaded). */
-export type DatasetLoadResult = { ok: true; dataset: DatasetRunOptions } | { ok: false; problem: DatasetProblem; message: string };
+export type DatasetLoadResult = { ok: true; dataset: DatasetRunOptions } | { ok: false; problem: FileProblem; message: string };
 
 /** The presets that run episodes of an environment (worker/episodes). */
 export const EPISODE_PRESETS = ['grpo-calc', 'grpo-guess', 'grpo-code'] as const;
@@ -584,22 +587,11 @@ export interface ImportMissing {
   cannot: string;
 }
 
-/** Where an imported file is bad: the file, its line (JSONL) or row (parquet), the field and what was expected. */
-export interface ImportProblem {
-  file: string;
-  /** 1-based; null for a problem with the whole file. */
-  line: number | null;
-  unit: 'line' | 'row';
-  /** null for a line that is not a JSON object, or a file that cannot be read. */
-  field: string | null;
-  expected: string;
-  got?: string;
-}
 
 /** What `importVerlRun` did: the stored run, or the first problem (and nothing stored). */
 export type VerlImportResult =
   | { ok: true; runId: string; steps: number; groups: number; samples: number; missing: ImportMissing[] }
-  | { ok: false; problem: ImportProblem; message: string };
+  | { ok: false; problem: FileProblem; message: string };
 
 export type RunOptions = SftRunOptions | GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | PpoEpisodeRunOptions | DpoRunOptions | FlowRunOptions;
 

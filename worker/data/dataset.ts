@@ -28,7 +28,8 @@
  */
 import { parquetReadObjects } from 'hyparquet';
 import { mulberry32 } from '../../kernels/common/random';
-import type { DatasetLoadResult, DatasetProblem, DatasetRecord, DatasetRewardOptions } from '../protocol';
+import { jsonlRows, type JsonlRow } from './jsonl';
+import type { DatasetLoadResult, FileProblem, DatasetRecord, DatasetRewardOptions } from '../protocol';
 import { parseCases } from '../rewards/dataset-reward';
 import { fmix32 } from './arith';
 import type { TextTokenizer } from './tokenizer';
@@ -54,12 +55,12 @@ class Bad extends Error {
 }
 
 /** `train.jsonl line 7: 'prompt' is missing (expected a string or a list of {role, content})`. */
-export function problemMessage(p: DatasetProblem): string {
+export function problemMessage(p: FileProblem): string {
   const where = p.line === null ? p.file : `${p.file} ${p.unit} ${p.line}`;
   return `${where}: ${p.field ? `'${p.field}' ` : ''}${p.got ?? 'is wrong'} (expected ${p.expected})`;
 }
 
-function fail(problem: DatasetProblem): DatasetLoadResult {
+function fail(problem: FileProblem): DatasetLoadResult {
   return { ok: false, problem, message: problemMessage(problem) };
 }
 
@@ -181,12 +182,12 @@ export function formatOf(name: string): DatasetFormat | null {
 }
 
 /** A row of a file: its 1-based line (JSONL, blank lines skipped) or row (parquet), and its value or why it is not JSON. */
-type Row = { at: number; raw: unknown } | { at: number; notJson: string };
+type Row = JsonlRow;
 
 /** The rows of a file, in order; or the problem with the whole file. */
-async function rowsOf(name: string, format: DatasetFormat, bytes: Uint8Array): Promise<{ ok: true; rows: Row[] } | { ok: false; problem: DatasetProblem }> {
+async function rowsOf(name: string, format: DatasetFormat, bytes: Uint8Array): Promise<{ ok: true; rows: Row[] } | { ok: false; problem: FileProblem }> {
   const unit = format === 'jsonl' ? 'line' : 'row';
-  const whole = (expected: string, got: string) => ({ ok: false as const, problem: { file: name, line: null, unit, field: null, expected, got } satisfies DatasetProblem });
+  const whole = (expected: string, got: string) => ({ ok: false as const, problem: { file: name, line: null, unit, field: null, expected, got } satisfies FileProblem });
   if (format === 'parquet') {
     if (bytes.length < 8 || String.fromCharCode(...bytes.subarray(0, 4)) !== 'PAR1') return whole('a parquet file (it starts with PAR1)', 'is not one');
     let objects: Record<string, unknown>[];
@@ -204,19 +205,8 @@ async function rowsOf(name: string, format: DatasetFormat, bytes: Uint8Array): P
   } catch {
     return whole('UTF-8 text, one JSON object a line', 'is not UTF-8');
   }
-  const rows: Row[] = [];
-  const lines = text.replace(/^\uFEFF/, '').split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].replace(/\r$/, '');
-    if (!line.trim()) continue;
-    try {
-      rows.push({ at: i + 1, raw: JSON.parse(line) });
-    } catch (e) {
-      // Reported in line order with the records' own problems: the first bad line wins.
-      rows.push({ at: i + 1, notJson: (e as Error).message });
-    }
-  }
-  return { ok: true, rows };
+  // A line that is not JSON is reported in line order with the records' own problems: the first bad line wins.
+  return { ok: true, rows: jsonlRows(text) };
 }
 
 /**

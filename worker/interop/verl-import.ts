@@ -25,7 +25,8 @@
  * if a write fails, so nothing is ever half-imported. The records themselves are verl-records.ts.
  */
 import { parquetReadObjects } from 'hyparquet';
-import type { ImportMissing, ImportProblem, ImportedRunOptions, RunOptions, VerlImportResult } from '../protocol';
+import { jsonlRows } from '../data/jsonl';
+import type { ImportMissing, FileProblem, ImportedRunOptions, RunOptions, VerlImportResult } from '../protocol';
 import type { RunRecord, RunStore } from '../store/run-store';
 import { MAX_BATCH_IDS, stepRecords, type VerlRow } from './verl-records';
 
@@ -101,7 +102,7 @@ const NOT_COMPONENTS = new Set([...REQUIRED_COLUMNS, ...Object.keys(VERL_COLUMNS
 /** Present on every row or on none (gts may be null on a row: no ground truth; old_log_probs too: a session not trained on). */
 const ALL_OR_NONE = ['uid', 'advantages', 'response_ids', 'prompt_ids', 'response_mask', 'rollout_log_probs', 'finish_reason', 'token_level_scores'] as const;
 
-type Outcome<T> = { ok: true; value: T } | { ok: false; problem: ImportProblem };
+type Outcome<T> = { ok: true; value: T } | { ok: false; problem: FileProblem };
 
 class Bad extends Error {
   constructor(readonly field: string | null, readonly expected: string, readonly got?: unknown) {
@@ -116,7 +117,7 @@ const shown = (v: unknown): string => {
 };
 
 /** The message of a problem: `2.jsonl line 3, field score: expected a finite number, got "abc"`. */
-export function problemText(p: ImportProblem): string {
+export function problemText(p: FileProblem): string {
   const where = [p.file, p.line !== null ? `${p.unit} ${p.line}` : null, p.field !== null ? `field ${p.field}` : null].filter(Boolean).join(', ').replace(/, (line|row) /, ` $1 `);
   return `${where}: expected ${p.expected}${p.got !== undefined ? `, got ${p.got}` : ''}`;
 }
@@ -231,15 +232,9 @@ async function readRows(file: { name: string; bytes: Uint8Array }): Promise<Outc
     return whole('UTF-8 text (verl writes JSON lines with ensure_ascii=False)', 'bytes that are not UTF-8');
   }
   const rows: { at: number; raw: unknown }[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].replace(/\r$/, '');
-    if (!line.trim()) continue;
-    try {
-      rows.push({ at: i + 1, raw: JSON.parse(line) });
-    } catch (e) {
-      return { ok: false, problem: { file: name, line: i + 1, unit: 'line', field: null, expected: 'one JSON object (verl writes json.dumps of each sample)', got: `text that is not JSON (${(e as Error).message})` } };
-    }
+  for (const row of jsonlRows(text)) {
+    if ('notJson' in row) return { ok: false, problem: { file: name, line: row.at, unit: 'line', field: null, expected: 'one JSON object (verl writes json.dumps of each sample)', got: `text that is not JSON (${row.notJson})` } };
+    rows.push(row);
   }
   return { ok: true, value: { unit: 'line', rows } };
 }
