@@ -7,13 +7,14 @@
  * verl (`--to verl`):
  * - `rollouts.parquet`: every session of every stored step (RolloutRow's columns), for analysis
  *   next to verl's own `rollout_data_dir` dumps (Dewpoint's import reads it back).
- * - `train.parquet`: the run's distinct prompts in verl's RLHFDataset layout (`data_source`,
+ * - `train.parquet` (and `val.parquet`): the run's distinct prompts — a dataset run's whole training
+ *   split (and its held-out split) — in verl's RLHFDataset layout (`data_source`,
  *   `prompt` as a chat list, `ability`, `reward_model: {style: rule, ground_truth}`,
  *   `extra_info: {split, index}`), for `data.train_files`.
  * - `launch.sh`: the Hydra overrides (verl.ts) with the unmapped options as comments.
  *
  * TRL (`--to trl`):
- * - `grpo.jsonl`: `{"prompt", "solution"}` per distinct prompt (GRPOTrainer's dataset; TRL's
+ * - `grpo.jsonl` (and `grpo-eval.jsonl`, a dataset's held-out split): `{"prompt", "solution"}` per distinct prompt (GRPOTrainer's dataset; TRL's
  *   `accuracy_reward` reads `solution`).
  * - `dpo.jsonl`: `{"prompt", "chosen", "rejected"}`: a DPO run's pairs, or a GRPO run's groups'
  *   best and worst completions where their rewards differ.
@@ -26,6 +27,7 @@ import { exportRun, formatUnmapped, type ExportTarget } from './index';
 import type { ExportFailure } from './types';
 import type { TrlExport } from './trl';
 import type { VerlExport } from './verl';
+import { splitDataset } from '../data/dataset';
 import type { RunStore } from '../store/run-store';
 import { distinctPrompts, preferencePairs, storedSteps, type PairRow, type PromptRow, type RolloutRow } from './rollouts';
 
@@ -76,13 +78,13 @@ export function rolloutsParquet(rows: readonly RolloutRow[]): Uint8Array {
 }
 
 /** verl's RLHFDataset layout (examples/data_preprocess/gsm8k.py's rows). */
-export function verlPromptsParquet(prompts: readonly PromptRow[], dataSource: string, ability: string): Uint8Array {
+export function verlPromptsParquet(prompts: readonly PromptRow[], dataSource: string, ability: string, split: 'train' | 'test' = 'train'): Uint8Array {
   return parquet([
     { name: 'data_source', data: prompts.map(() => dataSource), schema: [str('data_source')] },
     { name: 'prompt', data: prompts.map((p) => [{ role: 'user', content: p.prompt }]), schema: list('prompt', struct('element', [str('role'), str('content')], 'REQUIRED')) },
     { name: 'ability', data: prompts.map(() => ability), schema: [str('ability')] },
     { name: 'reward_model', data: prompts.map((p) => ({ style: 'rule', ground_truth: p.answer })), schema: struct('reward_model', [str('style'), str('ground_truth')]) },
-    { name: 'extra_info', data: prompts.map((_, i) => ({ split: 'train', index: i })), schema: struct('extra_info', [str('split'), scalar('index', 'INT32')]) },
+    { name: 'extra_info', data: prompts.map((_, i) => ({ split, index: i })), schema: struct('extra_info', [str('split'), scalar('index', 'INT32')]) },
   ]);
 }
 
@@ -139,7 +141,12 @@ export function exportFiles(options: RunOptions, steps: readonly StepExport[], t
   const config = exportRun(options, to);
   if (!config.ok) return config;
   const rows = steps.flatMap((s) => s.rows);
-  const prompts = distinctPrompts(steps.flatMap((s) => s.groups.map((g) => ({ input: g.prompt, gts: g.answer }))));
+  // A dataset run: its file's training split and held-out split. Otherwise the prompts the run sampled.
+  const dataset = 'dataset' in options ? options.dataset : undefined;
+  const split = dataset ? splitDataset(dataset.records, dataset.heldOut) : null;
+  const asPrompts = (ids: readonly number[]) => ids.map((i) => ({ prompt: dataset!.records[i].prompt, answer: dataset!.records[i].answer }));
+  const prompts = split ? asPrompts(split.train) : distinctPrompts(steps.flatMap((s) => s.groups.map((g) => ({ input: g.prompt, gts: g.answer }))));
+  const heldOut = split ? asPrompts(split.heldOut) : [];
   const text = (name: string, body: string, mime = 'text/plain'): ExportFile => ({ name, mime, bytes: new TextEncoder().encode(body) });
   if (to === 'verl') {
     const source = verlDataSource(options);
@@ -149,6 +156,7 @@ export function exportFiles(options: RunOptions, steps: readonly StepExport[], t
       files: [
         { name: 'rollouts.parquet', mime: 'application/vnd.apache.parquet', bytes: rolloutsParquet(rows) },
         { name: 'train.parquet', mime: 'application/vnd.apache.parquet', bytes: verlPromptsParquet(prompts, source.dataSource, source.ability) },
+        ...(heldOut.length ? [{ name: 'val.parquet', mime: 'application/vnd.apache.parquet', bytes: verlPromptsParquet(heldOut, source.dataSource, source.ability, 'test') }] : []),
         text('launch.sh', launch, 'text/x-shellscript'),
       ],
     };
@@ -158,6 +166,7 @@ export function exportFiles(options: RunOptions, steps: readonly StepExport[], t
     ok: true,
     files: [
       { name: 'grpo.jsonl', mime: 'application/jsonl', bytes: trlGrpoJsonl(prompts) },
+      ...(heldOut.length ? [{ name: 'grpo-eval.jsonl', mime: 'application/jsonl', bytes: trlGrpoJsonl(heldOut) }] : []),
       { name: 'dpo.jsonl', mime: 'application/jsonl', bytes: trlDpoJsonl(pairs) },
       text('config.py', configText(options, config), 'text/x-python'),
     ],

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
 import { exportCheckpoint, importCheckpoint, type LoadedCheckpoint } from '../model/checkpoint';
 import type * as MathRewardModule from '../rewards/math-reward';
-import type { GroupRecord, SessionRecord } from '../protocol';
+import type { GroupRecord, GrpoRunOptions, SessionRecord } from '../protocol';
 import { batchRecord, groupRecords } from '../runs/groups';
 import { defaultsOf } from './testing/variants';
 import { MemoryRunStore } from '../store/run-store';
@@ -156,6 +156,24 @@ describe('exportFiles', () => {
     expect(dpo.length).toBe(preferencePairs(steps).length);
     expect(dpo.length).toBeGreaterThan(0);
     expect(new TextDecoder().decode(trl.files[2].bytes)).toContain('GRPOConfig(');
+  });
+
+  it("gives a dataset run's training split as the prompts and its held-out split as val / eval", async () => {
+    const records = Array.from({ length: 10 }, (_, i) => ({ prompt: `${i}+1=`, answer: String(i + 1) }));
+    const options = { ...defaultsOf<GrpoRunOptions>('grpo-arith'), dataset: { name: 'd.jsonl', format: 'jsonl', records, heldOut: 3, reward: { kind: 'exact' } } } as never;
+    const verl = exportFiles(options, [{ step: 1, groups, rows }], 'verl');
+    if (!verl.ok) throw new Error(verl.reason);
+    expect(verl.files.map((f) => f.name)).toEqual(['rollouts.parquet', 'train.parquet', 'val.parquet', 'launch.sh']);
+    const train = await parquetReadObjects({ file: verl.files[1].bytes.buffer as ArrayBuffer });
+    const val = await parquetReadObjects({ file: verl.files[2].bytes.buffer as ArrayBuffer });
+    expect(train).toHaveLength(7);
+    expect(val).toHaveLength(3);
+    expect(val.every((v) => v.extra_info.split === 'test')).toBe(true);
+    expect(new Set([...train, ...val].map((r) => r.prompt[0].content))).toEqual(new Set(records.map((r) => r.prompt)));
+    expect(train[0].data_source).toBe('dewpoint/exact');
+    const trl = exportFiles(options, [{ step: 1, groups, rows }], 'trl');
+    if (!trl.ok) throw new Error(trl.reason);
+    expect(trl.files.map((f) => f.name)).toEqual(['grpo.jsonl', 'grpo-eval.jsonl', 'dpo.jsonl', 'config.py']);
   });
 
   it('pairs a GRPO group best against worst only when their rewards differ', () => {
