@@ -49,6 +49,14 @@ describe('train --checkpoint HF_FOLDER --dataset FILE', () => {
     expect(rows.every((r) => /^Letter \d:$/.test(r.input as string))).toBe(true);
   });
 
+  it("refuses a config whose base names a model picked in the app (that model lives in the tab's worker)", async () => {
+    const { err } = capture();
+    const picked = join(dir, '..', 'picked.json');
+    writeFileSync(picked, JSON.stringify({ ...PRESETS.find((p) => p.name === 'grpo-arith')!.defaults, base: { kind: 'hf', id: 'hf-0123456789abcdef', name: 'tiny-llama', parameters: 1000 } }));
+    expect(await main(['train', '--config', picked, '--steps', '1', '--backend', 'cpu'])).toBe(2);
+    expect(err.join('')).toContain('give its folder with --checkpoint DIR');
+  });
+
   it('refuses a folder that is not a model, naming the file', async () => {
     const { err } = capture();
     const empty = mkdtempSync(join(tmpdir(), 'dewpoint-hf-empty-'));

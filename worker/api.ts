@@ -8,9 +8,11 @@ import type { WasmOps } from '../kernels/backends/wasm';
 import { selectBackend } from '../kernels/backends/select';
 import { GpuError } from '../kernels/common/errors';
 import type { CheckpointFiles } from './model/checkpoint';
-import { importCheckpoint } from './model/checkpoint';
+import { checkpointTokenizer } from './model/checkpoint';
+import type { TextTokenizer } from './data/tokenizer';
+import { PickedModels } from './hf/models';
 import { parseDataset } from './data/dataset';
-import type { BackendInfo, BackendPreference, CompanionStatus, DatasetRewardOptions, RunBackendChoice, RunEvent, RunOptions, SelfTestResult, WorkbenchApi } from './protocol';
+import type { BackendInfo, BackendPreference, CompanionStatus, DatasetLoadResult, DatasetRewardOptions, ModelFolderFile, RunBackendChoice, RunEvent, RunOptions, SelfTestResult, WorkbenchApi } from './protocol';
 import { CompanionClient, companionUrlProblem } from './companion-client';
 import { cachedGrader, type CodeGrader } from './rewards/code-grader';
 import { checkRunOptions } from './runs/fields';
@@ -57,7 +59,9 @@ export function createWorkbench(
   let companionWorkers = 1;
   // Graded repeats (a group's identical programs, SFT-like repeats) are answered from the cache; a new connection starts a new one.
   let grader: CodeGrader | null = null;
-  const runs = new RunManager(() => requireOps('a run'), loadBase, store, locks, () => choice, () => ({ codeGrader: grader }));
+  // A person's own models (useModel), kept in this worker's memory until it ends.
+  const models = new PickedModels();
+  const runs = new RunManager(() => requireOps('a run'), loadBase, store, locks, () => choice, () => ({ codeGrader: grader }), (id) => models.files(id));
   // An imported run (verl rollouts) has no trainer, tokenizer or environment: the calls that need one answer for it here.
   const imported = async (runId: string) => importedOptions((await store.listRuns()).find((r) => r.runId === runId)) !== null;
 
@@ -92,15 +96,38 @@ export function createWorkbench(
     async checkRunOptions(options: RunOptions) {
       return checkRunOptions(options);
     },
-    async loadDataset(file: { name: string; bytes: Uint8Array }, choice: { reward: DatasetRewardOptions; heldOut?: number }) {
-      // The presets that take a dataset all start from the arithmetic base: its vocabulary and positions bound the prompts.
-      const base = importCheckpoint(await loadBase('arith-base'));
-      return parseDataset(file.name, file.bytes, { tokenizer: base.tokenizer, maxPromptIds: base.config.maxSeq - 1, reward: choice.reward, ...(choice.heldOut !== undefined ? { heldOut: choice.heldOut } : {}) });
+    async loadDataset(file: { name: string; bytes: Uint8Array }, choice: { reward: DatasetRewardOptions; heldOut?: number; modelId?: string }): Promise<DatasetLoadResult> {
+      // The presets that take a dataset start from the arithmetic base or a person's own model: its vocabulary and positions bound the prompts.
+      let base: { tokenizer: TextTokenizer; maxSeq: number };
+      if (choice.modelId !== undefined) {
+        const picked = models.tokenizer(choice.modelId);
+        if (!picked) {
+          const expected = `a model picked in this tab (Use this model); '${choice.modelId}' is no longer in this tab's worker (a reload drops a picked model)`;
+          return { ok: false, problem: { file: file.name, line: null, unit: 'line', field: null, expected }, message: `${file.name}: not checked against the run's model: ${expected}: pick the model folder again, then load the dataset` };
+        }
+        base = picked;
+      } else {
+        const arith = checkpointTokenizer(await loadBase('arith-base'));
+        base = { tokenizer: arith.tokenizer, maxSeq: arith.config.maxSeq };
+      }
+      return parseDataset(file.name, file.bytes, { tokenizer: base.tokenizer, maxPromptIds: base.maxSeq - 1, reward: choice.reward, ...(choice.heldOut !== undefined ? { heldOut: choice.heldOut } : {}) });
+    },
+    async inspectModel(files: ModelFolderFile[], options?: { name?: string; rows?: number }) {
+      return models.inspect(files, options);
+    },
+    async useModel(files: ModelFolderFile[], options?: { name?: string }) {
+      return models.use(files, options);
+    },
+    async pickedModel(id: string) {
+      return models.model(id);
     },
     async startRun(options: RunOptions, onEvent: (event: RunEvent) => void) {
       requireOps('startRun()');
       const problems = checkRunOptions(options);
       if (problems.length) throw new InvalidConfigError(problems.map((p) => p.message).join('; '));
+      // A new run's own model must be here (a stored one continues from its checkpoints instead).
+      const picked = 'base' in options ? options.base : undefined;
+      if (picked && !models.model(picked.id)) throw new InvalidConfigError(`base: the model '${picked.name}' (${picked.id}) is no longer in this tab's worker (a reload drops a picked model): pick the model folder again (Use this model), then start the run`);
       return runs.start(options, onEvent);
     },
     async pauseRun(id: string) {

@@ -116,11 +116,31 @@ export interface WorkbenchApi {
   /**
    * Reads a prompt dataset file (`.jsonl` or `.parquet`, worker/data/dataset.ts) for the run
    * options' `dataset` of grpo-arith, ppo-arith or dpo-arith: every prompt checked against the
-   * arithmetic base's vocabulary and length, test cases checked for `reward.kind` 'code'. `heldOut`
+   * arithmetic base's vocabulary and length (with `modelId`: that picked model's tokenizer and
+   * trained width instead; a model this worker no longer holds gives `ok: false`), test cases
+   * checked for `reward.kind` 'code'. `heldOut`
    * defaults to a tenth of the records (at least 1 of 2 or more). A bad file gives `ok: false`
    * naming its file, line or row, field and what was expected; nothing is kept.
    */
-  loadDataset(file: { name: string; bytes: Uint8Array }, choice: { reward: DatasetRewardOptions; heldOut?: number }): Promise<DatasetLoadResult>;
+  loadDataset(file: { name: string; bytes: Uint8Array }, choice: { reward: DatasetRewardOptions; heldOut?: number; modelId?: string }): Promise<DatasetLoadResult>;
+  /**
+   * What a Hugging Face Llama-family folder holds, before loading it (worker/hf/folder.ts
+   * `inspectHfFolder`: config.json and the safetensors headers only; a `Blob` is read by ranges,
+   * so its tensor data is not read): architecture, parameter count, dtypes, the config and the f32
+   * training memory for a `rows` × trained-width batch (default 1 row). A folder the loader would
+   * refuse gives `ok: false` with every problem, each naming its file and field.
+   */
+  inspectModel(files: ModelFolderFile[], options?: { name?: string; rows?: number }): Promise<InspectModelResult>;
+  /**
+   * Loads the folder whole (every check first, then the tensors converted to F32) and keeps it in
+   * this worker's memory as a checkpoint under an id (a hash of its weights, config and tokenizer,
+   * so the same folder picked again has the same id), for the run options' `base`. Kept until the
+   * worker ends (a reload); a run on it keeps it in its own checkpoints. A bad folder gives
+   * `ok: false` naming file and field, and nothing is kept.
+   */
+  useModel(files: ModelFolderFile[], options?: { name?: string }): Promise<UseModelResult>;
+  /** The picked model `id` when this worker holds it, else null (a reload drops picked models). */
+  pickedModel(id: string): Promise<PickedModel | null>;
   /**
    * Starts a run of a preset and returns its id at once; progress arrives through `onEvent` (a
    * comlink proxy). One run at a time: starting another stops the current one.
@@ -376,6 +396,8 @@ export interface GrpoRunOptions {
   renormalize?: boolean;
   /** A person's prompt dataset instead of the arithmetic generator (worker/data/dataset.ts); absent: arithmetic. */
   dataset?: DatasetRunOptions;
+  /** A person's own model (`useModel`) instead of the shipped arithmetic base; absent: the shipped base. */
+  base?: BaseModelRunOptions;
   evalEvery: number;
   evalN: number;
   checkpointEvery: number;
@@ -418,6 +440,80 @@ export interface DatasetRunOptions {
 }
 
 /**
+ * A run's base when it is not the shipped one: a Hugging Face folder picked in the app
+ * (`useModel`), by the id the worker keeps it under, its name and parameter count (shown with the
+ * run). When the worker no longer holds it (after a reload), the run continues from its own
+ * checkpoints, which carry the model and its tokenizer.
+ */
+export interface BaseModelRunOptions {
+  kind: 'hf';
+  /** `useModel`'s id: `hf-` and 16 hex digits of the model's hash. */
+  id: string;
+  /** The folder's name. */
+  name: string;
+  parameters: number;
+}
+
+/** One file of a model folder as the app hands it over: its plain name and its bytes, or the File itself (read by ranges). */
+export interface ModelFolderFile {
+  name: string;
+  bytes: Uint8Array | FileBlob;
+}
+
+/** What the worker reads of a File or Blob (this file compiles without the DOM lib; a File is one). */
+export interface FileBlob {
+  readonly size: number;
+  slice(start?: number, end?: number): { arrayBuffer(): Promise<ArrayBuffer> };
+}
+
+/** What is wrong with a model folder: the file, the field (a config.json key, `tensor 'name'`, `header`, `(file)`) and what was expected. */
+export interface ModelFolderProblem {
+  file: string;
+  field: string;
+  detail: string;
+}
+
+/** A model folder as inspected (worker/hf/folder.ts `HfFolderInspection`, for the app). */
+export interface ModelSummary {
+  /** The folder's name. */
+  name: string;
+  architecture: string;
+  parameters: number;
+  /** Dtypes of the tensors as stored (loading converts them to F32). */
+  dtypes: string[];
+  config: { layers: number; dModel: number; heads: number; kvHeads: number; ffn: number; vocab: number; maxPositions: number; tiedEmbeddings: boolean; ropeTheta: number; normEps: number };
+  /** The longest sequence a run trains on here (max_position_embeddings capped at 256). */
+  trainedWidth: number;
+  weightFiles: { file: string; bytes: number; tensors: number }[];
+  index: string | null;
+  /** Tensors the files hold that the model ignores, as transformers does. */
+  ignoredTensors: string[];
+  /** What was assumed for absent config fields. */
+  notes: string[];
+  /** f32 training memory for a rows × seq batch, in bytes, and what it counts (worker/hf/memory.ts). */
+  training: { rows: number; seq: number; parameters: number; weights: number; grads: number; adamMoments: number; activations: number; total: number; counts: string };
+}
+
+export type InspectModelResult = { ok: true; summary: ModelSummary } | { ok: false; problems: ModelFolderProblem[]; message: string };
+
+/** A model `useModel` keeps in the worker: what the run options' `base` names, and what the app shows of it. */
+export interface PickedModel {
+  id: string;
+  name: string;
+  architecture: string;
+  parameters: number;
+  dtypes: string[];
+  trainedWidth: number;
+  vocab: number;
+  /** The tokenizer's special tokens and whether it has a chat template. */
+  tokenizer: { bos: string; eos: string; pad: string; chatTemplate: boolean };
+  /** Bytes of the F32 checkpoint the worker holds. */
+  bytes: number;
+}
+
+export type UseModelResult = { ok: true; model: PickedModel } | { ok: false; problems: ModelFolderProblem[]; message: string };
+
+/**
  * Where a file a person gave is bad (a dataset, a verl dump): the file, its line (JSONL) or row
  * (parquet), the field and what was expected.
  */
@@ -445,7 +541,7 @@ export type EpisodePreset = (typeof EPISODE_PRESETS)[number];
  * companion), from that environment's base checkpoint: GRPO's options, `maxNew` per action, and
  * the turn limit.
  */
-export interface EpisodeGrpoRunOptions extends Omit<GrpoRunOptions, 'preset' | 'trainProblems' | 'renormalize' | 'dataset'> {
+export interface EpisodeGrpoRunOptions extends Omit<GrpoRunOptions, 'preset' | 'trainProblems' | 'renormalize' | 'dataset' | 'base'> {
   preset: EpisodePreset;
   /** Turns (model actions) an episode may take before it is truncated (`max_turns`). */
   maxTurns: number;
@@ -469,7 +565,7 @@ export interface PpoRunOptions extends Omit<GrpoRunOptions, 'preset' | 'advantag
 }
 
 /** Options of a PPO run on multi-turn episodes (ppo-calc): PPO's, the turn limit and `maxNew` per action. */
-export interface PpoEpisodeRunOptions extends Omit<PpoRunOptions, 'preset' | 'renormalize' | 'dataset'> {
+export interface PpoEpisodeRunOptions extends Omit<PpoRunOptions, 'preset' | 'renormalize' | 'dataset' | 'base'> {
   preset: 'ppo-calc';
   maxTurns: number;
 }
@@ -549,6 +645,8 @@ export interface DpoRunOptions {
   maxGradNorm: number;
   /** A person's prompt dataset (rewards math, exact or regex) instead of the arithmetic generator; absent: arithmetic. */
   dataset?: DatasetRunOptions;
+  /** A person's own model (`useModel`) instead of the shipped arithmetic base: the policy, the reference and the pairs' sampler. */
+  base?: BaseModelRunOptions;
   evalEvery: number;
   evalN: number;
   checkpointEvery: number;

@@ -28,6 +28,7 @@ export function DatasetPicker({ options, onChange }: { options: RunOptions; onCh
   const [outcome, setOutcome] = useState<{ ok: boolean; message: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const dataset = 'dataset' in options ? options.dataset : undefined;
+  const base = 'base' in options ? options.base : undefined;
 
   const load = async () => {
     if (!file) return;
@@ -35,7 +36,8 @@ export function DatasetPicker({ options, onChange }: { options: RunOptions; onCh
     try {
       const reward: DatasetRewardOptions = kind === 'regex' ? { kind, pattern } : { kind };
       const bytes = new Uint8Array(await file.arrayBuffer());
-      const r = await workbench.loadDataset({ name: file.name, bytes }, { reward, ...(heldOut.trim() ? { heldOut: Number(heldOut) } : {}) });
+      // Checked against the run's base: a picked model's tokenizer and positions, else the shipped base's.
+      const r = await workbench.loadDataset({ name: file.name, bytes }, { reward, ...(heldOut.trim() ? { heldOut: Number(heldOut) } : {}), ...(base ? { modelId: base.id } : {}) });
       if (!r.ok) return setOutcome({ ok: false, message: `Not loaded, the run keeps its prompts: ${r.message}` });
       onChange({ ...options, dataset: r.dataset } as RunOptions);
       setOutcome({ ok: true, message: `Loaded ${r.dataset.name}: ${r.dataset.records.length} records, ${r.dataset.heldOut} held out for evaluation, reward ${r.dataset.reward.kind}.` });

@@ -6,6 +6,8 @@ export const keys = {
   /** The worker's problems with a set of run options (the options are the key: JSON, no undefined). */
   optionProblems: (options: unknown) => ['option-problems', options] as const,
   runs: () => ['runs'] as const,
+  /** A model picked in this tab (useModel), while the worker holds it. */
+  pickedModel: (id: string) => ['picked-model', id] as const,
   storage: () => ['storage'] as const,
   /** Changes with the run's last step, so a live run's history refreshes as it goes. */
   runHistory: (runId: string, lastStep: number) => ['runs', runId, 'history', lastStep] as const,

@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { RunOptions } from '../../worker/protocol';
 import { ConfigImport } from '../components/ConfigImport';
 import { DATASET_PRESETS, DatasetPicker } from '../components/DatasetPicker';
+import { ModelPicker } from '../components/ModelPicker';
 import { ObjectiveForm, type ObjectiveFormHandle } from '../components/ObjectiveForm';
 import { ProblemSummary } from '../components/ProblemSummary';
 import { RunDashboard } from '../components/RunDashboard';
@@ -116,7 +117,12 @@ export function ExperimentsView() {
           }}
         >
           <ObjectiveForm ref={form} fields={fields} options={options} problems={problems} onChange={setOptions} />
-          {(DATASET_PRESETS as readonly string[]).includes(options.preset) && <DatasetPicker options={options} onChange={setOptions} />}
+          {(DATASET_PRESETS as readonly string[]).includes(options.preset) && (
+            <>
+              <ModelPicker options={options} onChange={setOptions} />
+              <DatasetPicker options={options} onChange={setOptions} />
+            </>
+          )}
           {/* Sticky: Start and the problems stay in reach however many sections are open. */}
           <div className="form-actions">
             <button type="submit" data-testid="run-start" aria-describedby="run-start-note" disabled={!backend.data || status === 'running' || status === 'paused' || !checked || problems.length > 0}>

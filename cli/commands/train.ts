@@ -123,6 +123,8 @@ export function cliRunOptions(f: Record<string, string | number | boolean | unde
   }
   const problems = checkRunOptions(options, cliNamer);
   if (problems.length) throw new UsageError(`dewpoint train: invalid run options:\n${problems.map((p) => `  ${p.message}`).join('\n')}`);
+  // An app run's picked model lives in that tab's worker, not here: the folder itself is --checkpoint.
+  if (options.base !== undefined) throw new UsageError("dewpoint train: the config's base names a model picked in the app (kept in that tab's worker); give its folder with --checkpoint DIR and drop base from the config");
   return options as unknown as GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | PpoEpisodeRunOptions | DpoRunOptions | FlowRunOptions;
 }
 

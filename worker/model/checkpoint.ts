@@ -41,30 +41,36 @@ export interface LoadedCheckpoint {
 }
 
 export async function exportCheckpoint(model: Model, tok: CheckpointTokenizer, info: Record<string, unknown>): Promise<CheckpointFiles> {
-  const weights = await model.getWeights();
-  const tensors = paramSpecs(model.config).map((s) => ({ name: s.name, shape: s.shape, data: weights.get(s.name)! }));
+  return checkpointFiles(model.config, await model.getWeights(), tok, info);
+}
+
+/** The checkpoint files of a config and its weights (a Model's, or a folder's as loaded), without a Model. */
+export function checkpointFiles(config: ModelConfig, weights: ReadonlyMap<string, Float32Array>, tok: CheckpointTokenizer, info: Record<string, unknown>): CheckpointFiles {
+  const tensors = paramSpecs(config).map((s) => ({ name: s.name, shape: s.shape, data: weights.get(s.name)! }));
   // A PPO run's critic travels with it (Hugging Face loaders report it as an unused weight).
   const head = weights.get(VALUE_HEAD);
-  if (head) tensors.push({ name: VALUE_HEAD, shape: [1, model.config.dModel], data: head });
+  if (head) tensors.push({ name: VALUE_HEAD, shape: [1, config.dModel], data: head });
   const text = (x: unknown) => new TextEncoder().encode(`${JSON.stringify(x, null, 2)}\n`);
   return {
     'model.safetensors': encodeSafetensors(tensors, { format: 'pt' }),
-    'config.json': text(toHfConfig(model.config, { bos: tok.bos, eos: tok.eos, pad: tok.pad })),
+    'config.json': text(toHfConfig(config, { bos: tok.bos, eos: tok.eos, pad: tok.pad })),
     'tokenizer.json': text(isHfTokenizer(tok) ? tok.sources.tokenizerJson : tok.describe()),
     'dewpoint.json': text(info),
     ...(isHfTokenizer(tok) ? { 'tokenizer_config.json': text(tok.sources.tokenizerConfig ?? {}) } : {}),
   };
 }
 
-/** Parses checkpoint files; every problem names the file and the field. */
-export function importCheckpoint(files: CheckpointFiles): LoadedCheckpoint {
-  const json = (name: CheckpointFile | 'tokenizer_config.json') => {
-    try {
-      return JSON.parse(new TextDecoder().decode(files[name])) as Record<string, unknown>;
-    } catch (e) {
-      throw new Error(`${name}: not valid JSON (${(e as Error).message})`);
-    }
-  };
+const checkpointJson = (files: CheckpointFiles, name: CheckpointFile | 'tokenizer_config.json') => {
+  try {
+    return JSON.parse(new TextDecoder().decode(files[name])) as Record<string, unknown>;
+  } catch (e) {
+    throw new Error(`${name}: not valid JSON (${(e as Error).message})`);
+  }
+};
+
+/** A checkpoint's config and tokenizer only (its weights are not decoded): what reading a run's tokens needs. */
+export function checkpointTokenizer(files: CheckpointFiles): { config: ModelConfig; tokenizer: CheckpointTokenizer } {
+  const json = (name: CheckpointFile | 'tokenizer_config.json') => checkpointJson(files, name);
   const hf = fromHfConfig(json('config.json'));
   if (!hf.ok) throw new Error(`config.json: ${hf.problems.join('; ')}`);
   const described = json('tokenizer.json');
@@ -76,9 +82,15 @@ export function importCheckpoint(files: CheckpointFiles): LoadedCheckpoint {
     // A Hugging Face tokenizer.json (a person's own model): its ids checked against vocab_size.
     tokenizer = hfTokenizer({ tokenizerJson: described, tokenizerConfig: files['tokenizer_config.json'] ? json('tokenizer_config.json') : undefined, config: json('config.json'), vocabSize: hf.config.vocab });
   }
+  return { config: hf.config, tokenizer };
+}
+
+/** Parses checkpoint files; every problem names the file and the field. */
+export function importCheckpoint(files: CheckpointFiles): LoadedCheckpoint {
+  const { config, tokenizer } = checkpointTokenizer(files);
   const { tensors } = decodeSafetensors(files['model.safetensors'], 'model.safetensors');
   const weights = new Map<string, Float32Array>();
-  for (const s of paramSpecs(hf.config)) {
+  for (const s of paramSpecs(config)) {
     const t = tensors.get(s.name);
     if (!t) throw new Error(`model.safetensors: missing tensor '${s.name}' (shape [${s.shape}])`);
     if (t.shape.join(',') !== s.shape.join(',')) throw new Error(`model.safetensors: '${s.name}' has shape [${t.shape}], config.json implies [${s.shape}]`);
@@ -86,10 +98,10 @@ export function importCheckpoint(files: CheckpointFiles): LoadedCheckpoint {
   }
   const head = tensors.get(VALUE_HEAD);
   if (head) {
-    if (head.shape.join(',') !== `1,${hf.config.dModel}`) throw new Error(`model.safetensors: '${VALUE_HEAD}' has shape [${head.shape}], expected [1, ${hf.config.dModel}] (hidden_size)`);
+    if (head.shape.join(',') !== `1,${config.dModel}`) throw new Error(`model.safetensors: '${VALUE_HEAD}' has shape [${head.shape}], expected [1, ${config.dModel}] (hidden_size)`);
     weights.set(VALUE_HEAD, head.data);
   }
-  return { config: hf.config, weights, tokenizer, info: json('dewpoint.json') };
+  return { config, weights, tokenizer, info: checkpointJson(files, 'dewpoint.json') };
 }
 
 /** Longest sequence a person's model is trained on here, whatever its max_position_embeddings. */

@@ -13,11 +13,11 @@ import type { Ops } from '../../kernels/ops';
 import type { CharTokenizer, TokenizerDescription } from '../data/tokenizer';
 import { tokenizerFromDescription } from '../data/tokenizer';
 import type { CheckpointFiles, CheckpointTokenizer, LoadedCheckpoint } from '../model/checkpoint';
-import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
+import { charTokenizer, checkpointTokenizer, exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
 import type { KindServices } from '../episodes/kinds';
 import { EPISODE_PRESETS } from '../protocol';
-import type { BatchRecord, ContinueResult, DeleteResult, EpisodeGrpoRunOptions, PpoEpisodeRunOptions, FlowCloud, FlowField, FlowRunOptions, GroupRecord, PhaseReport, RunBackendChoice, RunEvent, RunOptions, RunStatus, RunSummary } from '../protocol';
+import type { BaseModelRunOptions, BatchRecord, ContinueResult, DeleteResult, EpisodeGrpoRunOptions, PpoEpisodeRunOptions, FlowCloud, FlowField, FlowRunOptions, GroupRecord, PhaseReport, RunBackendChoice, RunEvent, RunOptions, RunStatus, RunSummary } from '../protocol';
 import { FLOW_GRPO_2D, FLOW_VIEW_BOX, FlowGrpoRun, flowReward, pretrainBase, rewardGrid, validateFlowGrpoConfig } from '../flow/index';
 import type { Session } from '../rl/types';
 import type { ResumeRecord, RunMeta, RunStore } from '../store/run-store';
@@ -47,6 +47,12 @@ export function baseOf(preset: RunOptions['preset']): BaseName | null {
   if (preset === 'grpo-code') return 'code-base';
   return 'arith-base';
 }
+
+/** A run's own model (`base`), when it has one. */
+const pickedBase = (o: RunOptions): BaseModelRunOptions | undefined => ('base' in o ? o.base : undefined);
+
+/** Why a run's own model is not here, in words. */
+const notHeld = (b: BaseModelRunOptions) => `the model '${b.name}' (${b.id}) is no longer in this tab's worker (a reload drops a picked model)`;
 
 const isEpisodePreset = (o: RunOptions): o is EpisodeGrpoRunOptions | PpoEpisodeRunOptions => (EPISODE_PRESETS as readonly string[]).includes(o.preset) || o.preset === 'ppo-calc';
 
@@ -168,6 +174,8 @@ export class RunManager {
   lastRunId: string | null = null;
   /** Each base checkpoint's tokenizer, read once (absent until asked, or after a failed read). */
   private readonly baseTokenizers = new Map<BaseName, Promise<CharTokenizer>>();
+  /** The same for a person's own models, by model id. */
+  private readonly pickedTokenizers = new Map<string, Promise<CheckpointTokenizer>>();
   /** Loops started by this manager: each gets its own writer id for the episode journal. */
   private loops = 0;
 
@@ -178,6 +186,7 @@ export class RunManager {
    * `locks`: which runs a page of this origin is running (Web Locks in the browser, run-locks.ts).
    * `getBackendChoice`: why the active backend was chosen, recorded with each run it trains.
    * `getServices`: what environments need from outside (the companion's code grader), read when a run starts.
+   * `pickedModel`: the checkpoint files of a person's own model kept in this worker (worker/hf/models.ts), by the id a run's `base` names.
    */
   constructor(
     private readonly getOps: () => Ops,
@@ -186,6 +195,7 @@ export class RunManager {
     private readonly locks: RunLocks = memoryRunLocks(),
     private readonly getBackendChoice: () => RunBackendChoice | null = () => null,
     private readonly getServices: () => KindServices = () => ({}),
+    private readonly pickedModel: (id: string) => CheckpointFiles | undefined = () => undefined,
   ) {}
 
   start(options: RunOptions, emit: (e: RunEvent) => void): string {
@@ -323,11 +333,14 @@ export class RunManager {
   /**
    * The tokenizer a stored run encodes with, or null when no run `runId` is stored: an SFT run's
    * own (its task format's vocabulary), else the base checkpoint's (GRPO and DPO start from it and
-   * keep its vocabulary). Only the base's tokenizer.json is parsed, not its weights.
+   * keep its vocabulary): a person's own model's (its `base`) from this worker, else from the run's
+   * checkpoint. Only the tokenizer files are parsed, not the weights.
    */
-  async tokenizerOf(runId: string): Promise<CharTokenizer | null> {
+  async tokenizerOf(runId: string): Promise<CheckpointTokenizer | null> {
     const run = (await this.store.listRuns()).find((r) => r.runId === runId);
     if (!run || run.options.preset === 'flowgrpo-2d') return null; // a flow run has no tokens
+    const picked = pickedBase(run.options);
+    if (picked) return this.pickedTokenizer(runId, picked);
     const base = baseOf(run.options.preset);
     if (base === null) return sftTokenizer(sftConfigOf(run.options as Parameters<typeof sftConfigOf>[0], SFT_ARITH));
     let tok = this.baseTokenizers.get(base);
@@ -340,6 +353,56 @@ export class RunManager {
     } catch (e) {
       this.baseTokenizers.delete(base); // the next call tries again
       throw new Error(`could not read the base checkpoint's tokenizer.json (public/checkpoints/${base}): ${(e as Error).message}`);
+    }
+  }
+
+  /** The tokenizer of run `runId`'s own model: from this worker's copy, else from the run's checkpoint (each carries it). */
+  private async pickedTokenizer(runId: string, picked: BaseModelRunOptions): Promise<CheckpointTokenizer> {
+    let tok = this.pickedTokenizers.get(picked.id);
+    if (!tok) {
+      tok = (async () => {
+        const files = this.pickedModel(picked.id) ?? (await this.store.latestCheckpoint(runId))?.files;
+        if (!files) throw new Error(`${notHeld(picked)}, and run '${runId}' has no checkpoint of it: pick the model folder again (Use this model)`);
+        return checkpointTokenizer(files).tokenizer;
+      })();
+      this.pickedTokenizers.set(picked.id, tok);
+    }
+    try {
+      return await tok;
+    } catch (e) {
+      this.pickedTokenizers.delete(picked.id); // the next call tries again
+      throw e;
+    }
+  }
+
+  /**
+   * The base a run starts from: the shipped checkpoint of its preset, or a person's own model (its
+   * `base`): this worker's copy, else (after a reload) the run's own checkpoint, which carries the
+   * model and its tokenizer. The latter is the base only while it is the step-0 checkpoint or the
+   * run has no reference policy (KL β > 0, DPO's reference and pair sampler): a later checkpoint
+   * holds trained weights, and taking them as the reference would change the objective silently.
+   */
+  private async baseCheckpoint(o: RunOptions, runId: string): Promise<LoadedCheckpoint> {
+    const picked = pickedBase(o);
+    if (!picked) {
+      const name = baseOf(o.preset)!;
+      try {
+        return importCheckpoint(await this.loadBase(name));
+      } catch (e) {
+        throw new Error(`could not load the base checkpoint (public/checkpoints/${name}): ${(e as Error).message}`);
+      }
+    }
+    const held = this.pickedModel(picked.id);
+    const own = held ? null : await this.store.latestCheckpoint(runId);
+    if (!held && !own) throw new Error(`${notHeld(picked)}: pick the model folder again (Use this model), then start the run`);
+    const reference = o.preset === 'dpo-arith' ? 'DPO samples its pairs from the starting model and scores them against it' : 'beta' in o && o.beta > 0 ? `KL β = ${o.beta} holds the run to the starting model` : null;
+    if (own && own.step > 0 && reference) {
+      throw new Error(`${notHeld(picked)}, and ${reference}, which the run's checkpoint at step ${own.step} no longer holds (it has the trained weights): pick the model folder again (Use this model), then continue`);
+    }
+    try {
+      return importCheckpoint(held ?? own!.files);
+    } catch (e) {
+      throw new Error(`could not read the model '${picked.name}' (${held ? "this worker's copy" : `the run's checkpoint at step ${own!.step}`}): ${(e as Error).message}`);
     }
   }
 
@@ -360,7 +423,7 @@ export class RunManager {
     if (!run || !isEpisodePreset(run.options)) return null;
     const config = episodeConfigOf(run.options);
     const tok = await this.tokenizerOf(runId);
-    return { kind: configuredKind(config, this.getServices()), tok: tok!, group: config.group, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage };
+    return { kind: configuredKind(config, this.getServices()), tok: charTokenizer(tok!, `${run.options.preset} episodes`), group: config.group, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage };
   }
 
   private async trainer(o: RunOptions, runId: string, writer: string): Promise<Trainer> {
@@ -369,13 +432,7 @@ export class RunManager {
       return { model: sft.model, tok: sft.tok, config: sft.config, next: async () => ({ metrics: { ...(await sft.next()) } }), evaluate: () => sft.evaluate(), run: sft };
     }
     if (o.preset === 'flowgrpo-2d') return flowTrainer(this.getOps(), o);
-    const name = baseOf(o.preset)!;
-    let base: LoadedCheckpoint;
-    try {
-      base = importCheckpoint(await this.loadBase(name));
-    } catch (e) {
-      throw new Error(`could not load the base checkpoint (public/checkpoints/${name}): ${(e as Error).message}`);
-    }
+    const base = await this.baseCheckpoint(o, runId);
     if (isEpisodePreset(o)) {
       const config = episodeConfigOf(o);
       return grpoTrainer(new GrpoEpisodeRun(this.getOps(), config, base, { journal: this.store.journal, runId, writer }, this.getServices()), config, base.tokenizer);

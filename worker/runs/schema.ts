@@ -220,6 +220,20 @@ const dataset = z
   .optional()
   .meta({ title: 'Dataset', description: "A prompt dataset file (JSONL or parquet) and its reward, instead of the arithmetic generator.", file: true });
 
+/**
+ * A person's own model as the run's base (protocol.ts `BaseModelRunOptions`): set by the app's
+ * model picker (`useModel` keeps the folder in the worker), never a form input (`file`).
+ */
+const base = z
+  .strictObject({
+    kind: z.literal('hf'),
+    id: z.string({ error: "must be useModel's model id" }).regex(/^hf-[0-9a-f]{16}$/, { error: "must be useModel's model id (hf- and 16 hex digits)" }),
+    name: z.string({ error: 'must be the model folder\'s name' }).min(1, { error: 'must be the model folder\'s name' }).max(200, { error: 'must be the model folder\'s name (at most 200 characters)' }),
+    parameters: z.int({ error: 'must be the parameter count, a positive integer' }).min(1, { error: 'must be the parameter count, a positive integer' }),
+  }, { error: "must be a picked model {kind: 'hf', id, name, parameters} (useModel gives one), or absent for the shipped base" })
+  .optional()
+  .meta({ title: 'Base model', description: "A person's Hugging Face Llama-family model instead of the shipped arithmetic base.", file: true });
+
 /** The dataset's checks: a pattern that compiles, a held-out count that leaves records to train on and evaluates when asked, test cases for `code`. */
 function datasetRefine(o: { evalEvery: number; dataset?: z.infer<typeof dataset> }, ctx: z.RefinementCtx, preset: string): void {
   // zod runs refinements on objects with problems of their own: check only a well-formed dataset.
@@ -324,6 +338,7 @@ export const grpoSchema = z
     }).optional(),
     maxNew,
     dataset,
+    base,
     ...grpoRest,
   })
   .superRefine((o, ctx) => {
@@ -366,14 +381,15 @@ export const ppoSchema = z
     valueCoefficient: num('[0, 100]', { title: 'Value coefficient', section: 'Objective', description: 'Weight c_v of the value loss in the one loss (dew value_coefficient).' }),
     valueClip: num('(0, 1000]', { title: 'Value clip', section: 'Objective', description: 'Clip range of the value predictions around the rollout values (dew value_clip 0.2, verl cliprange_value 0.5).' }),
     dataset,
+    base,
   })
   .superRefine((o, ctx) => {
     grpoRefine(o, ctx);
     datasetRefine(o, ctx, o.preset);
   });
 
-/** PPO on multi-turn episodes (ppo-calc): PPO's options without renormalisation (the episode rollout records no support) or a dataset, the turn limit and the action length. */
-const { renormalize: _renormalize, dataset: _dataset, ...ppoEpisodeRest } = ppoSchema.shape;
+/** PPO on multi-turn episodes (ppo-calc): PPO's options without renormalisation (the episode rollout records no support), a dataset or a base of one's own, the turn limit and the action length. */
+const { renormalize: _renormalize, dataset: _dataset, base: _base, ...ppoEpisodeRest } = ppoSchema.shape;
 export const ppoEpisodeSchema = z
   .strictObject({
     ...ppoEpisodeRest,
@@ -432,6 +448,7 @@ export const dpoSchema = z.strictObject({
   maxNew,
   ...optimizer,
   dataset,
+  base,
   evalEvery: run.evalEvery,
   evalN: run.evalN,
   checkpointEvery: run.checkpointEvery,
