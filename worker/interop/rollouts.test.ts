@@ -207,3 +207,14 @@ describe('exportFiles', () => {
     expect(await exportStoredRun(store, 'v1', 'trl')).toEqual({ ok: false, reason: expect.stringMatching(/imported from verl/) });
   });
 });
+
+describe('the task an export names', () => {
+  it("names a person's model and dataset instead of the shipped arithmetic base", () => {
+    const base = { kind: 'hf', id: 'hf-0123456789abcdef', name: 'tiny-llama', parameters: 4_196_672 } as const;
+    const plain = exportFiles({ ...defaultsOf<GrpoRunOptions>('grpo-arith'), base } as never, [], 'verl');
+    if (!plain.ok) throw new Error(plain.reason);
+    const launch = new TextDecoder().decode(plain.files.find((f) => f.name === 'launch.sh')!.bytes);
+    expect(launch).toMatch(/from the model tiny-llama, .*\(a Hugging Face folder: set MODEL_PATH to it\)/);
+    expect(launch).not.toContain('public/checkpoints/arith-base');
+  });
+});

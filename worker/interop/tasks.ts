@@ -29,7 +29,10 @@ export function taskOf(o: RunOptions & { preset: RlPreset | 'dpo-arith' }): stri
   const dataset = 'dataset' in o ? o.dataset : undefined;
   if (dataset) {
     const reward = dataset.reward.kind === 'regex' ? `regex /${dataset.reward.pattern}/ against the ground truth` : dataset.reward.kind === 'math' ? 'MathReward on the last \\boxed{}' : dataset.reward.kind === 'exact' ? 'exact match with the ground truth' : "the companion's test cases";
-    return `the prompts of ${dataset.name} (${dataset.records.length} records, ${dataset.heldOut} held out), reward: ${reward}`;
+    const base = 'base' in o && o.base ? `, from the model ${o.base.name} (a Hugging Face folder: set MODEL_PATH to it)` : '';
+    return `the prompts of ${dataset.name} (${dataset.records.length} records, ${dataset.heldOut} held out), reward: ${reward}${base}`;
   }
-  return o.preset === 'dpo-arith' ? TASKS['grpo-arith'] : TASKS[o.preset];
+  const task = o.preset === 'dpo-arith' ? TASKS['grpo-arith'] : TASKS[o.preset];
+  const base = 'base' in o ? o.base : undefined;
+  return base ? `${task.replace('public/checkpoints/arith-base', `the model ${base.name}`)} (a Hugging Face folder: set MODEL_PATH to it)` : task;
 }
