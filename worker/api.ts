@@ -8,10 +8,8 @@ import type { WasmOps } from '../kernels/backends/wasm';
 import { selectBackend } from '../kernels/backends/select';
 import { GpuError } from '../kernels/common/errors';
 import type { CheckpointFiles } from './model/checkpoint';
-import { checkpointTokenizer } from './model/checkpoint';
-import type { TextTokenizer } from './data/tokenizer';
 import { PickedModels } from './hf/models';
-import { parseDataset } from './data/dataset';
+import { loadDatasetFor } from './runs/dataset-load';
 import type { BackendInfo, BackendPreference, CompanionStatus, DatasetLoadResult, DatasetRewardOptions, ModelFolderFile, RunBackendChoice, RunEvent, RunOptions, SelfTestResult, WorkbenchApi } from './protocol';
 import { CompanionClient, companionUrlProblem } from './companion-client';
 import { cachedGrader, type CodeGrader } from './rewards/code-grader';
@@ -97,20 +95,7 @@ export function createWorkbench(
       return checkRunOptions(options);
     },
     async loadDataset(file: { name: string; bytes: Uint8Array }, choice: { reward: DatasetRewardOptions; heldOut?: number; modelId?: string }): Promise<DatasetLoadResult> {
-      // The presets that take a dataset start from the arithmetic base or a person's own model: its vocabulary and positions bound the prompts.
-      let base: { tokenizer: TextTokenizer; maxSeq: number };
-      if (choice.modelId !== undefined) {
-        const picked = models.tokenizer(choice.modelId);
-        if (!picked) {
-          const expected = `a model picked in this tab (Use this model); '${choice.modelId}' is no longer in this tab's worker (a reload drops a picked model)`;
-          return { ok: false, problem: { file: file.name, line: null, unit: 'line', field: null, expected }, message: `${file.name}: not checked against the run's model: ${expected}: pick the model folder again, then load the dataset` };
-        }
-        base = picked;
-      } else {
-        const arith = checkpointTokenizer(await loadBase('arith-base'));
-        base = { tokenizer: arith.tokenizer, maxSeq: arith.config.maxSeq };
-      }
-      return parseDataset(file.name, file.bytes, { tokenizer: base.tokenizer, maxPromptIds: base.maxSeq - 1, reward: choice.reward, ...(choice.heldOut !== undefined ? { heldOut: choice.heldOut } : {}) });
+      return loadDatasetFor(file, choice, models, loadBase);
     },
     async inspectModel(files: ModelFolderFile[], options?: { name?: string; rows?: number }) {
       return models.inspect(files, options);

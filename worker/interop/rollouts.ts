@@ -85,9 +85,10 @@ export function rolloutRows(step: StepRollouts, dataSource: string): RolloutRow[
     const gs = g?.samples.find((x) => x.sample === s.sample);
     const r = responseOf(s);
     const sampled = r.mask.reduce((n, m) => n + m, 0);
-    const onSampled = (values: (k: number) => number) => {
+    /** Per response id: `values(k, i)` at the k-th sampled id (response index i), 0 on the environment's ids. */
+    const onSampled = (values: (k: number, i: number) => number) => {
       let k = 0;
-      return r.mask.map((m) => (m ? values(k++) : 0));
+      return r.mask.map((m, i) => (m ? values(k++, i) : 0));
     };
     const pos = positions?.[i];
     const packed = pos !== undefined && pos.length === sampled && sampled > 0;
@@ -116,17 +117,10 @@ export function rolloutRows(step: StepRollouts, dataSource: string): RolloutRow[
       response_ids: r.ids,
       response_mask: r.mask,
       rollout_log_probs: r.behavior,
-      old_log_probs: packed ? onSampled((k) => r.behavior[indexOfSampled(r.mask, k)] + b.layers.mismatch[pos[k]]) : null,
+      old_log_probs: packed ? onSampled((k, i) => r.behavior[i] + b.layers.mismatch[pos[k]]) : null,
       advantages,
     };
   });
-}
-
-/** Index in the response of its k-th sampled id. */
-function indexOfSampled(mask: readonly number[], k: number): number {
-  let seen = -1;
-  for (let i = 0; i < mask.length; i++) if (mask[i] && ++seen === k) return i;
-  throw new Error(`no sampled id ${k}`);
 }
 
 /** A distinct prompt of the run, with its ground truth, as datasets list it. */
