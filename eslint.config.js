@@ -8,7 +8,20 @@ const restrict = (patterns) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/', 'dist-*/', '.tsbuild/', 'node_modules/', 'test-results/', 'playwright-report/', 'demo-out/', 'public/', 'kernels/wasm/assembly/', 'kernels/wasm/build/'] },
+  {
+    ignores: [
+      'dist/',
+      'dist-*/',
+      '.tsbuild/',
+      'node_modules/',
+      'test-results/',
+      'playwright-report/',
+      'demo-out/',
+      'public/',
+      'kernels/wasm/assembly/',
+      'kernels/wasm/build/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -31,9 +44,19 @@ export default tseslint.config(
   {
     files: ['app/**/*.{ts,tsx}'],
     rules: restrict([
-      { group: ['**/worker/**', '!**/worker/protocol'], message: 'app/ sees the worker only through worker/protocol.ts (types) and app/worker-client.ts.' },
-      { group: ['**/worker/protocol'], allowTypeImports: true, message: 'app/ may only `import type` from worker/protocol.ts.' },
-      { group: ['**/kernels/**', '**/companion/**', '**/cli/**'], message: 'app/ may not import kernels/, companion/ or cli/.' },
+      {
+        group: ['**/worker/**', '!**/worker/protocol'],
+        message: 'app/ sees the worker only through worker/protocol.ts (types) and app/worker-client.ts.',
+      },
+      {
+        group: ['**/worker/protocol'],
+        allowTypeImports: true,
+        message: 'app/ may only `import type` from worker/protocol.ts.',
+      },
+      {
+        group: ['**/kernels/**', '**/companion/**', '**/cli/**'],
+        message: 'app/ may not import kernels/, companion/ or cli/.',
+      },
     ]),
   },
   {
@@ -41,21 +64,44 @@ export default tseslint.config(
     rules: {
       ...restrict([
         { group: ['**/app/**', '**/cli/**', '**/e2e/**'], message: 'worker/ may import kernels/ and itself only.' },
-        { group: ['**/companion/**', '!**/companion/protocol'], message: 'worker/ talks to the companion over HTTP; only `import type` from companion/protocol.ts.' },
-        { group: ['**/companion/protocol'], allowTypeImports: true, message: 'worker/ may only `import type` from companion/protocol.ts.' },
+        {
+          group: ['**/companion/**', '!**/companion/protocol'],
+          message: 'worker/ talks to the companion over HTTP; only `import type` from companion/protocol.ts.',
+        },
+        {
+          group: ['**/companion/protocol'],
+          allowTypeImports: true,
+          message: 'worker/ may only `import type` from companion/protocol.ts.',
+        },
       ]),
-      'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Use the seeded generator (kernels/common/random.ts).' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Math', property: 'random', message: 'Use the seeded generator (kernels/common/random.ts).' },
+      ],
     },
   },
   {
     files: ['kernels/**/*.ts'],
     rules: {
-      ...restrict([{ group: ['**/app/**', '**/worker/**', '**/companion/**', '**/cli/**', '**/e2e/**'], message: 'kernels/ imports nothing above it.' }]),
-      'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Use the seeded generator (kernels/common/random.ts).' }],
+      ...restrict([
+        {
+          group: ['**/app/**', '**/worker/**', '**/companion/**', '**/cli/**', '**/e2e/**'],
+          message: 'kernels/ imports nothing above it.',
+        },
+      ]),
+      'no-restricted-properties': [
+        'error',
+        { object: 'Math', property: 'random', message: 'Use the seeded generator (kernels/common/random.ts).' },
+      ],
     },
   },
   {
     files: ['companion/**/*.ts'],
-    rules: restrict([{ group: ['**/app/**', '**/worker/**', '**/kernels/**', '**/cli/**'], message: 'companion/ imports its own files only.' }]),
+    rules: restrict([
+      {
+        group: ['**/app/**', '**/worker/**', '**/kernels/**', '**/cli/**'],
+        message: 'companion/ imports its own files only.',
+      },
+    ]),
   },
 );

@@ -15,7 +15,12 @@ export function parseFlags(command: string, argv: readonly string[], spec: FlagS
     const arg = argv[i];
     const name = arg.startsWith('--') ? arg.slice(2) : null;
     const kind = name ? spec[name] : undefined;
-    if (!name || !kind) throw new UsageError(`dewpoint ${command}: unknown argument '${arg}'; allowed: ${Object.keys(spec).map((k) => `--${k}`).join(', ')}`);
+    if (!name || !kind)
+      throw new UsageError(
+        `dewpoint ${command}: unknown argument '${arg}'; allowed: ${Object.keys(spec)
+          .map((k) => `--${k}`)
+          .join(', ')}`,
+      );
     if (kind === 'boolean') {
       out[name] = true;
       continue;

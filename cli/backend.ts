@@ -9,8 +9,12 @@ import { UsageError } from './args';
 
 export async function cliBackend(choice: unknown): Promise<{ ops: Ops; info: BackendInfo }> {
   const pref = (choice ?? 'auto') as BackendPreference;
-  if (!BACKEND_PREFERENCES.includes(pref)) throw new UsageError(`--backend must be ${BACKEND_PREFERENCES.join(', ')}, got '${String(pref)}'`);
-  const selected = await selectBackend({ gpu: pref === 'cpu' || pref === 'wasm' ? undefined : await nodeGpu(), wasm: () => nodeWasmOps() }, pref);
+  if (!BACKEND_PREFERENCES.includes(pref))
+    throw new UsageError(`--backend must be ${BACKEND_PREFERENCES.join(', ')}, got '${String(pref)}'`);
+  const selected = await selectBackend(
+    { gpu: pref === 'cpu' || pref === 'wasm' ? undefined : await nodeGpu(), wasm: () => nodeWasmOps() },
+    pref,
+  );
   if (!selected.ok) throw new Error(`no WebGPU backend: ${selected.reason}`);
   return { ops: selected.ops, info: selected.info };
 }

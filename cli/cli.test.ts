@@ -17,12 +17,22 @@ afterEach(() => vi.restoreAllMocks());
 describe('dewpoint CLI', () => {
   it('parseFlags names the unknown flag and the allowed ones, and checks numbers', () => {
     expect(parseFlags('x', ['--n', '5', '--json'], { n: 'number', json: 'boolean' })).toEqual({ n: 5, json: true });
-    expect(() => parseFlags('x', ['--m', '1'], { n: 'number' })).toThrow(new UsageError("dewpoint x: unknown argument '--m'; allowed: --n"));
+    expect(() => parseFlags('x', ['--m', '1'], { n: 'number' })).toThrow(
+      new UsageError("dewpoint x: unknown argument '--m'; allowed: --n"),
+    );
     expect(() => parseFlags('x', ['--n', 'five'], { n: 'number' })).toThrow(/--n must be a number, got 'five'/);
   });
 
   it('eval reads a checkpoint folder and reports held-out accuracy and mean length as JSON', async () => {
-    const run = new SftRun(createCpuOps(), { ...SFT_ARITH, model: 'tiny', steps: 1, examples: 4, rows: 2, evalEvery: 0, evalN: 4 });
+    const run = new SftRun(createCpuOps(), {
+      ...SFT_ARITH,
+      model: 'tiny',
+      steps: 1,
+      examples: 4,
+      rows: 2,
+      evalEvery: 0,
+      evalN: 4,
+    });
     await run.next();
     const dir = mkdtempSync(join(tmpdir(), 'dewpoint-ck-'));
     writeCheckpointDir(dir, await exportCheckpoint(run.model, run.tok, { sft: run.config }));
@@ -62,24 +72,79 @@ describe('dewpoint CLI', () => {
     expect(await main(['pretrain', '--from', BASE_CHECKPOINT_DIR, '--backend', 'cpu'])).toBe(2);
     expect(err.join('')).toMatch(/--from needs --out/);
     const dir = mkdtempSync(join(tmpdir(), 'dewpoint-cont-'));
-    expect(await main(['pretrain', '--from', BASE_CHECKPOINT_DIR, '--out', dir, '--steps', '2', '--warmup', '0', '--eval-every', '2', '--eval-n', '3', '--backend', 'cpu', '--json'])).toBe(0);
-    const lines = out.join('').trim().split('\n').map((l) => JSON.parse(l));
+    expect(
+      await main([
+        'pretrain',
+        '--from',
+        BASE_CHECKPOINT_DIR,
+        '--out',
+        dir,
+        '--steps',
+        '2',
+        '--warmup',
+        '0',
+        '--eval-every',
+        '2',
+        '--eval-n',
+        '3',
+        '--backend',
+        'cpu',
+        '--json',
+      ]),
+    ).toBe(0);
+    const lines = out
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.at(-1)).toMatchObject({ step: 2, 'eval/n': 3 });
     const written = importCheckpoint(readCheckpointDir(dir));
     const baseWeights = importCheckpoint(readCheckpointDir(BASE_CHECKPOINT_DIR)).weights;
     const name = 'model.layers.0.mlp.down_proj.weight';
     expect(written.weights.get(name)!.some((w, i) => w !== baseWeights.get(name)![i])).toBe(true); // trained on from the base, not re-initialised
-    const drift = written.weights.get(name)!.reduce((m, w, i) => Math.max(m, Math.abs(w - baseWeights.get(name)![i])), 0);
+    const drift = written.weights
+      .get(name)!
+      .reduce((m, w, i) => Math.max(m, Math.abs(w - baseWeights.get(name)![i])), 0);
     expect(drift).toBeLessThan(0.01); // two AdamW steps of lr 1e-3 move each weight by at most ~2e-3
-    expect(JSON.parse(new TextDecoder().decode(readCheckpointDir(dir)['dewpoint.json']))).toMatchObject({ from: BASE_CHECKPOINT_DIR, step: 2 });
+    expect(JSON.parse(new TextDecoder().decode(readCheckpointDir(dir)['dewpoint.json']))).toMatchObject({
+      from: BASE_CHECKPOINT_DIR,
+      step: 2,
+    });
   });
 
   it('pretrain checks every flag before any work: each bad value is named with its allowed range', async () => {
     const { out, err } = capture();
     const dir = join(mkdtempSync(join(tmpdir(), 'dewpoint-bad-')), 'never');
-    expect(await main(['pretrain', '--out', dir, '--steps', '-3', '--seed', '1.5', '--eval-n', '5000', '--min-lr', '0.5', '--warmup', '-1', '--target', '22', '--backend', 'cpu'])).toBe(2);
+    expect(
+      await main([
+        'pretrain',
+        '--out',
+        dir,
+        '--steps',
+        '-3',
+        '--seed',
+        '1.5',
+        '--eval-n',
+        '5000',
+        '--min-lr',
+        '0.5',
+        '--warmup',
+        '-1',
+        '--target',
+        '22',
+        '--backend',
+        'cpu',
+      ]),
+    ).toBe(2);
     const message = err.join('');
-    for (const line of ['--steps must be an integer in 1..5000, got -3', '--seed must be an integer in 0..2147483647, got 1.5', '--eval-n must be an integer in 1..1000, got 5000', '--min-lr must be in (0, 0.001]', '--warmup must be an integer ≥ 0, got -1', '--target must be an accuracy in (0, 1], got 22']) {
+    for (const line of [
+      '--steps must be an integer in 1..5000, got -3',
+      '--seed must be an integer in 0..2147483647, got 1.5',
+      '--eval-n must be an integer in 1..1000, got 5000',
+      '--min-lr must be in (0, 0.001]',
+      '--warmup must be an integer ≥ 0, got -1',
+      '--target must be an accuracy in (0, 1], got 22',
+    ]) {
       expect(message).toContain(line);
     }
     expect(out.join('')).toBe(''); // no step ran
@@ -94,39 +159,81 @@ describe('dewpoint CLI', () => {
     expect(err.join('')).toMatch(/unknown command 'frobnicate'; allowed: info, bench, pretrain, eval, train, episodes/);
   });
 
-  it('train --config takes the Experiments view\'s JSON, lets flags override it, and names every invalid field', () => {
+  it("train --config takes the Experiments view's JSON, lets flags override it, and names every invalid field", () => {
     const dir = mkdtempSync(join(tmpdir(), 'dewpoint-config-'));
     const file = join(dir, 'run.json');
     const ui = PRESETS.find((p) => p.name === 'grpo-arith')!.defaults;
-    writeFileSync(file, JSON.stringify({ ...ui, advantage: { estimator: 'rloo', normalize: false }, temperature: 0.7 }));
+    writeFileSync(
+      file,
+      JSON.stringify({ ...ui, advantage: { estimator: 'rloo', normalize: false }, temperature: 0.7 }),
+    );
     const o = cliRunOptions({ config: file, steps: 3, prompts: 4 });
-    expect(o).toMatchObject({ preset: 'grpo-arith', steps: 3, prompts: 4, temperature: 0.7, advantage: { estimator: 'rloo' } });
+    expect(o).toMatchObject({
+      preset: 'grpo-arith',
+      steps: 3,
+      prompts: 4,
+      temperature: 0.7,
+      advantage: { estimator: 'rloo' },
+    });
 
     writeFileSync(file, JSON.stringify({ ...ui, temperature: 0, group: 1 }));
-    expect(() => cliRunOptions({ config: file })).toThrow(/invalid run options:\n {2}Group size \(group\) must be an integer in 2\.\.\d+, got 1\n {2}Temperature \(temperature\) must be a number in \(0, \d+\], got 0/);
+    expect(() => cliRunOptions({ config: file })).toThrow(
+      /invalid run options:\n {2}Group size \(group\) must be an integer in 2\.\.\d+, got 1\n {2}Temperature \(temperature\) must be a number in \(0, \d+\], got 0/,
+    );
     expect(() => cliRunOptions({ config: file, preset: 'grpo-arith' })).toThrow(/--preset or --config, not both/);
     writeFileSync(file, '{ not json');
     expect(() => cliRunOptions({ config: file })).toThrow(/is not JSON/);
     writeFileSync(file, JSON.stringify({ preset: 'sft-arith' }));
-    expect(() => cliRunOptions({ config: file })).toThrow(/preset must be one of grpo-arith, grpo-calc, grpo-guess, grpo-code, ppo-arith, ppo-calc, dpo-arith, flowgrpo-2d, got 'sft-arith'/);
+    expect(() => cliRunOptions({ config: file })).toThrow(
+      /preset must be one of grpo-arith, grpo-calc, grpo-guess, grpo-code, ppo-arith, ppo-calc, dpo-arith, flowgrpo-2d, got 'sft-arith'/,
+    );
     // Without --config: the preset's options, with the trainer's held-out n.
-    expect(cliRunOptions({ preset: 'dpo-arith', prompts: 8 })).toMatchObject({ preset: 'dpo-arith', pairs: 8, evalN: 200 });
-    expect(() => cliRunOptions({ preset: 'dpo-arith', lr: -1 })).toThrow(/Learning rate \(lr\) must be a number in \(0, 0\.1\], got -1/);
+    expect(cliRunOptions({ preset: 'dpo-arith', prompts: 8 })).toMatchObject({
+      preset: 'dpo-arith',
+      pairs: 8,
+      evalN: 200,
+    });
+    expect(() => cliRunOptions({ preset: 'dpo-arith', lr: -1 })).toThrow(
+      /Learning rate \(lr\) must be a number in \(0, 0\.1\], got -1/,
+    );
   });
 
   it('train --preset grpo-calc --journal DIR journals every turn; episodes export writes one JSONL line per episode', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dewpoint-journal-'));
     const { out, err } = capture();
-    expect(await main(['train', '--preset', 'grpo-calc', '--steps', '1', '--prompts', '2', '--eval-every', '0', '--backend', 'cpu', '--journal', dir, '--json'])).toBe(0);
+    expect(
+      await main([
+        'train',
+        '--preset',
+        'grpo-calc',
+        '--steps',
+        '1',
+        '--prompts',
+        '2',
+        '--eval-every',
+        '0',
+        '--backend',
+        'cpu',
+        '--journal',
+        dir,
+        '--json',
+      ]),
+    ).toBe(0);
     const runId = /as run (\S+)/.exec(err.join(''))![1];
     const step = JSON.parse(out.join('').trim().split('\n').at(-1)!);
     expect(step).toMatchObject({ step: 1, 'episodes/count': 16 });
     out.length = 0;
     const file = join(dir, 'episodes.jsonl');
     expect(await main(['episodes', 'export', '--journal', dir, '--out', file])).toBe(0);
-    const lines = (await import('node:fs')).readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await import('node:fs'))
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(16);
-    expect(lines.every((l) => l.run === runId && l.step === 1 && l.environment === 'calc' && l.status !== 'running')).toBe(true);
+    expect(
+      lines.every((l) => l.run === runId && l.step === 1 && l.environment === 'calc' && l.status !== 'running'),
+    ).toBe(true);
     expect(lines.reduce((n, l) => n + l.turns.length, 0)).toBe(Math.round(step['episodes/turns_mean'] * 16));
     await expect(main(['episodes', 'export', '--journal', dir, '--run', 'nope'])).resolves.toBe(2);
     expect(err.join('')).toMatch(/--run nope is not in .*; it holds: cli-grpo-calc-/);

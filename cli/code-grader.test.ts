@@ -11,16 +11,26 @@ describe('localCodeGrader', () => {
 
   it('the expert program of held-out tasks passes every case; a wrong one fails the cases it gets wrong', async () => {
     for (const t of codeHeldOut(4)) {
-      const r = await local.grader({ completion: codeSolution((t.data as { steps: never[] }).steps), cases: (t.data as { cases: never[] }).cases });
+      const r = await local.grader({
+        completion: codeSolution((t.data as { steps: never[] }).steps),
+        cases: (t.data as { cases: never[] }).cases,
+      });
       expect(r.reward, t.id).toBe(1);
       expect(r.cases.map((c) => c.verdict)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED']);
     }
-    const t = codeTask([{ op: 'add', n: 3 }, { op: 'mul', n: 5 }]);
+    const t = codeTask([
+      { op: 'add', n: 3 },
+      { op: 'mul', n: 5 },
+    ]);
     const cases = (t.data as { cases: { stdin: string; stdout: string }[] }).cases;
     // x+3*5 is not (x+3)*5: right only where 3·5 + x = 5·(x + 3), i.e. never; prints 12, 17, 26.
     const wrong = await local.grader({ completion: '```\nx=int(input())\nprint(x+3*5)\n```', cases });
     expect(wrong.reward).toBe(0);
-    expect(wrong.cases.map((c) => [c.verdict, c.passed, c.stdout])).toEqual([['COMPLETED', false, '12\n'], ['COMPLETED', false, '17\n'], ['COMPLETED', false, '26\n']]);
+    expect(wrong.cases.map((c) => [c.verdict, c.passed, c.stdout])).toEqual([
+      ['COMPLETED', false, '12\n'],
+      ['COMPLETED', false, '17\n'],
+      ['COMPLETED', false, '26\n'],
+    ]);
     const crash = await local.grader({ completion: '```\nprint(1/0)\n```', cases });
     expect(crash.cases.every((c) => c.verdict === 'FAILED' && /ZeroDivisionError/.test(c.stderr))).toBe(true);
     const none = await local.grader({ completion: 'print(1)', cases });

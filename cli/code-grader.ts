@@ -22,9 +22,16 @@ export function localCodeGrader(workers = availableParallelism()): LocalGrader {
   const limits = sandboxLimitsSchema.parse({});
   const grader = cachedGrader(async (r) => {
     try {
-      return await codeReward(fleet, { completion: r.completion, groundTruth: r.cases, allOrNothing: r.allOrNothing, limits });
+      return await codeReward(fleet, {
+        completion: r.completion,
+        groundTruth: r.cases,
+        allOrNothing: r.allOrNothing,
+        limits,
+      });
     } catch (e) {
-      throw new GraderUnavailable(`the in-process sandbox could not grade: ${(e as Error).name}: ${(e as Error).message}`);
+      throw new GraderUnavailable(
+        `the in-process sandbox could not grade: ${(e as Error).name}: ${(e as Error).message}`,
+      );
     }
   });
   return { grader, close: () => fleet.close() };

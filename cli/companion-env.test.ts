@@ -12,10 +12,24 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../kernels/common/random';
 import { ProcessRunner } from '../companion/process-runner';
-import type { EnvResetReply, EnvResetRequest, EnvSessionOpened, EnvSessionRequest, EnvStepReply, EnvStepRequest } from '../companion/protocol';
+import type {
+  EnvResetReply,
+  EnvResetRequest,
+  EnvSessionOpened,
+  EnvSessionRequest,
+  EnvStepReply,
+  EnvStepRequest,
+} from '../companion/protocol';
 import type { RunningCompanion } from '../companion/server';
 import { startCompanion } from '../companion/server';
-import type { SessionOpened, SessionRequest, SessionResetReply, SessionResetRequest, SessionStepReply, SessionStepRequest } from '../worker/companion-client';
+import type {
+  SessionOpened,
+  SessionRequest,
+  SessionResetReply,
+  SessionResetRequest,
+  SessionStepReply,
+  SessionStepRequest,
+} from '../worker/companion-client';
 import { CompanionClient } from '../worker/companion-client';
 import { toolTokenizer } from '../worker/data/tokenizer';
 import { inCompanion } from '../worker/episodes/companion-env';
@@ -26,13 +40,21 @@ import { collectEpisodes } from '../worker/episodes/rollout';
 
 /** The worker restates the session wire types (its project cannot compile the companion's); this fails to compile when they drift. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const AGREE: [Same<EnvSessionRequest, SessionRequest>, Same<EnvSessionOpened, SessionOpened>, Same<EnvResetRequest, SessionResetRequest>, Same<EnvStepRequest, SessionStepRequest>, Same<EnvResetReply, SessionResetReply>, Same<EnvStepReply, SessionStepReply>] = [true, true, true, true, true, true];
+const AGREE: [
+  Same<EnvSessionRequest, SessionRequest>,
+  Same<EnvSessionOpened, SessionOpened>,
+  Same<EnvResetRequest, SessionResetRequest>,
+  Same<EnvStepRequest, SessionStepRequest>,
+  Same<EnvResetReply, SessionResetReply>,
+  Same<EnvStepReply, SessionStepReply>,
+] = [true, true, true, true, true, true];
 
 const TOKEN = 'companion-env-test';
 const ORIGIN = 'http://localhost:5173';
 const tok = toolTokenizer();
 /** A browser sends the page's Origin by itself; Node's fetch does not. */
-const withOrigin: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), origin: ORIGIN } });
+const withOrigin: typeof fetch = (input, init) =>
+  fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), origin: ORIGIN } });
 
 /**
  * A seeded stand-in for the policy, deterministic in each row's seed (so both runs draw the same
@@ -44,16 +66,28 @@ const guesser: EpisodeSampler = async (prompts, o) =>
     const rand = mulberry32(o.rowSeeds![r]);
     let lo = 1;
     let hi = 63;
-    for (const [, g, f] of tok.decode(p).slice('1-63?'.length).matchAll(/(\d+)([<>])/g)) {
+    for (const [, g, f] of tok
+      .decode(p)
+      .slice('1-63?'.length)
+      .matchAll(/(\d+)([<>])/g)) {
       if (f === '<') hi = Math.min(hi, Number(g) - 1);
       else lo = Math.max(lo, Number(g) + 1);
     }
     const u = rand();
-    const text = u < 0.55 ? String(Math.floor((lo + hi) / 2)) : u < 0.8 ? String(Math.floor(rand() * 100)) : u < 0.93 ? ['?', 'a', '1c', '<'][Math.floor(rand() * 4)] : '123';
+    const text =
+      u < 0.55
+        ? String(Math.floor((lo + hi) / 2))
+        : u < 0.8
+          ? String(Math.floor(rand() * 100))
+          : u < 0.93
+            ? ['?', 'a', '1c', '<'][Math.floor(rand() * 4)]
+            : '123';
     const ids = [...tok.encode(text), ...(text.length < o.maxNew ? [tok.eos] : [])].slice(0, o.maxNew);
     return {
-      promptIds: Int32Array.from(p), sampledIds: Int32Array.from(ids),
-      behaviorLogProbs: Float64Array.from(ids, (_, k) => -0.1 * (k + 1)), rawLogProbs: Float64Array.from(ids, (_, k) => -0.2 * (k + 1)),
+      promptIds: Int32Array.from(p),
+      sampledIds: Int32Array.from(ids),
+      behaviorLogProbs: Float64Array.from(ids, (_, k) => -0.1 * (k + 1)),
+      rawLogProbs: Float64Array.from(ids, (_, k) => -0.2 * (k + 1)),
       finishReason: ids.at(-1) === tok.eos ? 'stop' : 'length',
     };
   });
@@ -82,7 +116,13 @@ function logged(kind: EnvironmentKind, log: { reset?: number[]; steps: Turn[] }[
         },
         step: async (action) => {
           const s: EnvStep = await env.step(action);
-          entry.steps.push({ observation: Array.from(s.observation), ...(s.context ? { context: Array.from(s.context) } : {}), status: s.status, ...(s.reward !== undefined ? { reward: s.reward } : {}), ...(s.detail !== undefined ? { detail: s.detail } : {}) });
+          entry.steps.push({
+            observation: Array.from(s.observation),
+            ...(s.context ? { context: Array.from(s.context) } : {}),
+            status: s.status,
+            ...(s.reward !== undefined ? { reward: s.reward } : {}),
+            ...(s.detail !== undefined ? { detail: s.detail } : {}),
+          });
           return s;
         },
         close: () => env.close?.(),
@@ -91,19 +131,44 @@ function logged(kind: EnvironmentKind, log: { reset?: number[]; steps: Turn[] }[
   };
 }
 
-const options = (kind: EnvironmentKind, extra: Partial<EpisodeRolloutOptions> = {}): EpisodeRolloutOptions => ({ kind, tok, maxContext: 64, sampling: { temperature: 1 }, seed: 5, policyVersion: 0, stepTimeoutMs: 20_000, ...extra });
+const options = (kind: EnvironmentKind, extra: Partial<EpisodeRolloutOptions> = {}): EpisodeRolloutOptions => ({
+  kind,
+  tok,
+  maxContext: 64,
+  sampling: { temperature: 1 },
+  seed: 5,
+  policyVersion: 0,
+  stepTimeoutMs: 20_000,
+  ...extra,
+});
 
 async function serve(max = 64): Promise<{ companion: RunningCompanion; client: CompanionClient; root: string }> {
   const root = await mkdtemp(join(tmpdir(), 'dewpoint-companion-env-'));
   // Programs may run as a uid of their own (the runner's jail, as root): they must pass through.
   await chmod(root, 0o711);
   const inner = new ProcessRunner();
-  const companion = await startCompanion({ runner: { name: 'process', run: inner.run.bind(inner) }, token: TOKEN, origins: [ORIGIN], workers: 1, queueLimit: 1, maxBodyBytes: 1 << 20, networkIsolation: false, sessions: { launcher: new ProcessRunner({ tmpRoot: root }), max } }, 0);
+  const companion = await startCompanion(
+    {
+      runner: { name: 'process', run: inner.run.bind(inner) },
+      token: TOKEN,
+      origins: [ORIGIN],
+      workers: 1,
+      queueLimit: 1,
+      maxBodyBytes: 1 << 20,
+      networkIsolation: false,
+      sessions: { launcher: new ProcessRunner({ tmpRoot: root }), max },
+    },
+    0,
+  );
   return { companion, client: new CompanionClient(companion.url, TOKEN, withOrigin), root };
 }
 
 /** A Python environment from a source text, run as `python3 -I -S env.py`. */
-const python = (source: string) => ({ files: { 'env.py': source }, argv: ['python3', '-I', '-S', 'env.py'], limits: { wallSeconds: 10 } });
+const python = (source: string) => ({
+  files: { 'env.py': source },
+  argv: ['python3', '-I', '-S', 'env.py'],
+  limits: { wallSeconds: 10 },
+});
 
 const failed = (e: CollectedEpisode) => [e.episode.status, e.episode.termination, e.episode.reward, e.groupAborted];
 
@@ -123,7 +188,15 @@ describe('examples/guess_env.py through a real companion equals the built-in gue
 
   it('same seeded episodes: identical observations, statuses, rewards and details per turn, and identical episodes', async () => {
     const source = await readFile(new URL('../examples/guess_env.py', import.meta.url), 'utf8');
-    const py = inCompanion(GUESS, { client: s.client, program: { files: { 'guess_env.py': source }, argv: ['python3', '-I', '-S', 'guess_env.py'], limits: { wallSeconds: 10 } }, tok });
+    const py = inCompanion(GUESS, {
+      client: s.client,
+      program: {
+        files: { 'guess_env.py': source },
+        argv: ['python3', '-I', '-S', 'guess_env.py'],
+        limits: { wallSeconds: 10 },
+      },
+      tok,
+    });
     const tasks = guessTrainTasks(11).take(8);
     const [tsLog, pyLog]: { reset?: number[]; steps: Turn[] }[][] = [[], []];
     const builtIn = await collectEpisodes(guesser, tasks, 3, options(logged(GUESS, tsLog)));
@@ -164,16 +237,24 @@ for n, line in enumerate(sys.stdin):
     const eps = await collectEpisodes(guesser, guessTrainTasks(11).take(1).concat(GUESS.heldOut(1)), 1, options(kind));
     const [exited, refused] = eps;
     expect(failed(exited)).toEqual(['error', 'env_error', null, true]);
-    expect(exited.episode.detail).toMatch(/the environment reported an error: the environment exited \(exit code 3\) before answering step/);
+    expect(exited.episode.detail).toMatch(
+      /the environment reported an error: the environment exited \(exit code 3\) before answering step/,
+    );
     expect(failed(refused)).toEqual(['error', 'env_error', null, true]);
-    expect(refused.episode.detail).toMatch(/failed to start: the environment could not start task guess\/1: task guess\/1 is not available/);
+    expect(refused.episode.detail).toMatch(
+      /failed to start: the environment could not start task guess\/1: task guess\/1 is not available/,
+    );
     expect(await readdir(s.root)).toEqual([]);
   });
 });
 
 describe('a companion that fails: the episode is an infrastructure failure, never a reward 0', () => {
   const source = () => readFile(new URL('../examples/guess_env.py', import.meta.url), 'utf8');
-  const program = async () => ({ files: { 'guess_env.py': await source() }, argv: ['python3', '-I', '-S', 'guess_env.py'], limits: { wallSeconds: 10 } });
+  const program = async () => ({
+    files: { 'guess_env.py': await source() },
+    argv: ['python3', '-I', '-S', 'guess_env.py'],
+    limits: { wallSeconds: 10 },
+  });
 
   it('unreachable: every episode fails to start', async () => {
     const { companion, client, root } = await serve();

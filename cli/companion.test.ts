@@ -17,7 +17,9 @@ async function until(check: () => boolean, ms: number, what: string): Promise<vo
 
 describe('dewpoint companion (the real command, a real HTTP client)', () => {
   it('prints its address and token, runs programs, and on SIGTERM kills a running program and deletes its job directory', async () => {
-    const child = spawn(process.execPath, ['bin/dewpoint.mjs', 'companion', '--port', '0', '--workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/dewpoint.mjs', 'companion', '--port', '0', '--workers', '1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const side = mkdtempSync(join(tmpdir(), 'companion-test-'));
@@ -33,7 +35,12 @@ describe('dewpoint companion (the real command, a real HTTP client)', () => {
 
       // A program that records its pid and job directory outside it, then sleeps.
       const marker = join(side, 'job.json');
-      const sleeper = { files: { 'main.py': `import json, os, time\nopen(${JSON.stringify(marker)}, 'w').write(json.dumps([os.getpid(), os.getcwd()]))\ntime.sleep(60)` }, limits: { wallSeconds: 60 } };
+      const sleeper = {
+        files: {
+          'main.py': `import json, os, time\nopen(${JSON.stringify(marker)}, 'w').write(json.dumps([os.getpid(), os.getcwd()]))\ntime.sleep(60)`,
+        },
+        limits: { wallSeconds: 60 },
+      };
       void fetch(`${url}/v1/run`, { method: 'POST', headers, body: JSON.stringify(sleeper) }).catch(() => undefined);
       await until(() => existsSync(marker) && readFileSync(marker, 'utf8').length > 0, 20_000, 'the program to start');
       const [pid, dir] = JSON.parse(readFileSync(marker, 'utf8')) as [number, string];
@@ -58,18 +65,41 @@ describe("the worker's companion client against the real server", () => {
     const { startCompanion } = await import('../companion/server');
     const { CompanionClient, companionUrlProblem } = await import('../worker/companion-client');
     const inner = new ProcessRunner();
-    const companion = await startCompanion({ runner: { name: 'process', run: inner.run.bind(inner) }, token: 'secret', origins: [ORIGIN], workers: 1, queueLimit: 1, maxBodyBytes: 1 << 20, networkIsolation: false }, 0);
+    const companion = await startCompanion(
+      {
+        runner: { name: 'process', run: inner.run.bind(inner) },
+        token: 'secret',
+        origins: [ORIGIN],
+        workers: 1,
+        queueLimit: 1,
+        maxBodyBytes: 1 << 20,
+        networkIsolation: false,
+      },
+      0,
+    );
     // A browser sends the page's Origin by itself; Node's fetch does not, so these add it.
-    const from = (origin: string): typeof fetch => (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), origin } });
+    const from =
+      (origin: string): typeof fetch =>
+      (input, init) =>
+        fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), origin } });
     try {
       const ok = await new CompanionClient(companion.url, 'secret', from(ORIGIN)).status();
       expect(ok).toMatchObject({ connected: true, health: { runner: 'process', workers: 1, networkIsolation: false } });
-      expect(await new CompanionClient(companion.url, 'nope', from(ORIGIN)).status()).toMatchObject({ connected: false, error: expect.stringMatching(/refused the token \(wrong token\)/) });
-      expect(await new CompanionClient(companion.url, 'secret', from('http://evil.example')).status()).toMatchObject({ connected: false, error: expect.stringMatching(/refused this page \(Origin 'http:\/\/evil.example' is not allowed/) });
+      expect(await new CompanionClient(companion.url, 'nope', from(ORIGIN)).status()).toMatchObject({
+        connected: false,
+        error: expect.stringMatching(/refused the token \(wrong token\)/),
+      });
+      expect(await new CompanionClient(companion.url, 'secret', from('http://evil.example')).status()).toMatchObject({
+        connected: false,
+        error: expect.stringMatching(/refused this page \(Origin 'http:\/\/evil.example' is not allowed/),
+      });
     } finally {
       await companion.close();
     }
-    expect(await new CompanionClient(companion.url, 'secret', from(ORIGIN)).status()).toMatchObject({ connected: false, error: expect.stringMatching(/no companion answers at http:\/\/127\.0\.0\.1:\d+/) });
+    expect(await new CompanionClient(companion.url, 'secret', from(ORIGIN)).status()).toMatchObject({
+      connected: false,
+      error: expect.stringMatching(/no companion answers at http:\/\/127\.0\.0\.1:\d+/),
+    });
     expect(companionUrlProblem('http://127.0.0.1:8787')).toBeNull();
     expect(companionUrlProblem('http://example.com:8787')).toMatch(/must be http:\/\/127\.0\.0\.1:PORT/);
     expect(companionUrlProblem('127.0.0.1:8787')).toMatch(/must be|is not a URL/);

@@ -19,7 +19,10 @@ function config(preset: string, patch: Record<string, unknown> = {}): string {
 describe('dewpoint export', () => {
   it('--to verl prints a shell script with the launch and the unmapped options as comments, and --out writes it', async () => {
     const { out, err } = capture();
-    const file = config('grpo-arith', { policyLoss: { name: 'ppo', clipHigh: 0.28 }, rejection: { token_k1: 2, seq_mean_k3: 0.01 } });
+    const file = config('grpo-arith', {
+      policyLoss: { name: 'ppo', clipHigh: 0.28 },
+      rejection: { token_k1: 2, seq_mean_k3: 0.01 },
+    });
     const script = join(mkdtempSync(join(tmpdir(), 'dewpoint-export-out-')), 'run_verl.sh');
     expect(await main(['export', '--config', file, '--to', 'verl', '--out', script])).toBe(0);
     const text = out.join('');
@@ -27,7 +30,9 @@ describe('dewpoint export', () => {
     expect(text).toContain('python3 -m verl.trainer.main_ppo \\\n    data.train_files=$TRAIN_FILES \\\n');
     expect(text).toContain('    actor_rollout_ref.actor.clip_ratio_high=0.28 \\\n');
     expect(text).toContain(`    'algorithm.rollout_correction.rollout_rs="token_k1,seq_mean_k3"' \\\n`);
-    expect(text).toMatch(/\n# Not mapped \(3\):\n# {3}preset = grpo-arith \[no equivalent\]: .*\n# {3}maskZeroAdvantage = true \[no equivalent\]: .*\n# {3}truncation = mask \[no equivalent\]: .*\n$/);
+    expect(text).toMatch(
+      /\n# Not mapped \(3\):\n# {3}preset = grpo-arith \[no equivalent\]: .*\n# {3}maskZeroAdvantage = true \[no equivalent\]: .*\n# {3}truncation = mask \[no equivalent\]: .*\n$/,
+    );
     // Every line is a comment or part of the one command (continued with a backslash).
     const body = text.split('\n').filter((l) => l && !l.startsWith('#'));
     expect(body.slice(0, -1).every((l) => l.endsWith(' \\'))).toBe(true);
@@ -45,7 +50,12 @@ describe('dewpoint export', () => {
     out.length = 0;
     expect(await main(['export', '--config', config('ppo-arith'), '--to', 'trl', '--json'])).toBe(0);
     const json = JSON.parse(out.join(''));
-    expect(json).toMatchObject({ ok: true, className: 'PPOConfig', module: 'trl.experimental.ppo', kwargs: { vf_coef: 0.5, cliprange_value: 0.2 } });
+    expect(json).toMatchObject({
+      ok: true,
+      className: 'PPOConfig',
+      module: 'trl.experimental.ppo',
+      kwargs: { vf_coef: 0.5, cliprange_value: 0.2 },
+    });
     expect(json.unmapped.some((u: { path: string }) => u.path === 'policyLoss.dualClip')).toBe(true);
   });
 
@@ -54,7 +64,9 @@ describe('dewpoint export', () => {
     expect(await main(['export', '--config', config('flowgrpo-2d'), '--to', 'trl'])).toBe(1);
     expect(await main(['export', '--config', config('dpo-arith'), '--to', 'verl'])).toBe(1);
     expect(await main(['export', '--config', config('sft-arith'), '--to', 'verl'])).toBe(1);
-    expect(err.join('')).toMatch(/cannot export to trl: flowgrpo-2d trains a 2-D rectified-flow policy[\s\S]*cannot export to verl: dpo-arith is DPO[\s\S]*cannot export to verl: sft-arith is supervised/);
+    expect(err.join('')).toMatch(
+      /cannot export to trl: flowgrpo-2d trains a 2-D rectified-flow policy[\s\S]*cannot export to verl: dpo-arith is DPO[\s\S]*cannot export to verl: sft-arith is supervised/,
+    );
     expect(out.join('')).toBe('');
   });
 
@@ -69,29 +81,54 @@ describe('dewpoint export', () => {
     const message = err.join('');
     expect(message).toContain('dewpoint export: a run folder (dewpoint train --save DIR) or --config FILE');
     expect(message).toContain("dewpoint export: --to must be one of verl, trl, got 'openrlhf'");
-    expect(message).toMatch(/invalid run options in .*run\.json:\n {2}Temperature \(temperature\) must be a number in \(0, 10\], got 0/);
+    expect(message).toMatch(
+      /invalid run options in .*run\.json:\n {2}Temperature \(temperature\) must be a number in \(0, 10\], got 0/,
+    );
     expect(message).toMatch(/bad\.json is not JSON/);
   });
 
   it('train --save RUN keeps each step; export RUN --to verl|trl writes the files from it', async () => {
     const { out, err } = capture();
     const run = join(mkdtempSync(join(tmpdir(), 'dewpoint-run-')), 'run');
-    expect(await main(['train', '--preset', 'grpo-arith', '--steps', '2', '--prompts', '2', '--eval-every', '0', '--backend', 'cpu', '--save', run])).toBe(0);
+    expect(
+      await main([
+        'train',
+        '--preset',
+        'grpo-arith',
+        '--steps',
+        '2',
+        '--prompts',
+        '2',
+        '--eval-every',
+        '0',
+        '--backend',
+        'cpu',
+        '--save',
+        run,
+      ]),
+    ).toBe(0);
     expect(err.join('')).toContain(`saving each step's groups and rollouts to ${run}`);
     expect(readdirSync(run).sort()).toEqual(['run.json', 'steps.jsonl']);
     out.length = 0;
     expect(await main(['export', run, '--to', 'verl'])).toBe(0);
     expect(readdirSync(join(run, 'verl')).sort()).toEqual(['launch.sh', 'rollouts.parquet', 'train.parquet']);
-    expect(out.join('').trim().split('\n').sort()).toEqual(['launch.sh', 'rollouts.parquet', 'train.parquet'].map((f) => join(run, 'verl', f)));
+    expect(out.join('').trim().split('\n').sort()).toEqual(
+      ['launch.sh', 'rollouts.parquet', 'train.parquet'].map((f) => join(run, 'verl', f)),
+    );
     // 2 steps x 2 prompts x the preset's 8 samples, each with its ids and log-probs.
-    const rows = await parquetReadObjects({ file: new Uint8Array(readFileSync(join(run, 'verl', 'rollouts.parquet'))).buffer });
+    const rows = await parquetReadObjects({
+      file: new Uint8Array(readFileSync(join(run, 'verl', 'rollouts.parquet'))).buffer,
+    });
     expect(rows).toHaveLength(32);
     expect(new Set(rows.map((r) => r.step))).toEqual(new Set([1, 2]));
     for (const r of rows) expect((r.response_ids as number[]).length).toBe((r.rollout_log_probs as number[]).length);
     expect(err.join('')).toContain('export grpo-arith to verl: 2 steps, 32 rollouts, 3 files');
     const trl = join(run, 'out-trl');
     expect(await main(['export', run, '--to', 'trl', '--out', trl])).toBe(0);
-    const grpo = readFileSync(join(trl, 'grpo.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { prompt: string; solution: string });
+    const grpo = readFileSync(join(trl, 'grpo.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { prompt: string; solution: string });
     expect(grpo).toHaveLength(new Set(rows.map((r) => r.input)).size);
     expect(grpo[0].prompt).toMatch(/^\d+\+\d+=$/);
     expect(readFileSync(join(trl, 'config.py'), 'utf8')).toContain('GRPOConfig(');

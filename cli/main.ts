@@ -86,7 +86,9 @@ async function dispatch(argv: string[]): Promise<number> {
       process.stdout.write(USAGE);
       return command === undefined ? 1 : 0;
     default:
-      process.stderr.write(`dewpoint: unknown command '${command}'; allowed: info, bench, pretrain, eval, train, episodes, companion, export, model\n\n${USAGE}`);
+      process.stderr.write(
+        `dewpoint: unknown command '${command}'; allowed: info, bench, pretrain, eval, train, episodes, companion, export, model\n\n${USAGE}`,
+      );
       return 2;
   }
 }

@@ -31,9 +31,21 @@ describe('dewpoint model inspect', () => {
       parameterCount: 4_196_672,
       dtypes: ['BF16'],
       index: 'model.safetensors.index.json',
-      config: { layers: 2, dModel: 64, heads: 4, kvHeads: 4, ffn: 176, vocab: 32000, maxSeq: 64, tiedEmbeddings: false },
+      config: {
+        layers: 2,
+        dModel: 64,
+        heads: 4,
+        kvHeads: 4,
+        ffn: 176,
+        vocab: 32000,
+        maxSeq: 64,
+        tiedEmbeddings: false,
+      },
     });
-    expect(info.weightFiles.map((w: { file: string }) => w.file)).toEqual(['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors']);
+    expect(info.weightFiles.map((w: { file: string }) => w.file)).toEqual([
+      'model-00001-of-00002.safetensors',
+      'model-00002-of-00002.safetensors',
+    ]);
     expect(info.training).toEqual(trainingMemoryEstimate(info.config, SFT_ARITH.rows, SFT_ARITH.width));
     expect(info.training.total).toBe(16 * 4_196_672 + info.training.activations);
   });
@@ -43,8 +55,12 @@ describe('dewpoint model inspect', () => {
     expect(await main(['model', 'inspect', folder({ tiedEmbeddings: true }), '--rows', '2', '--seq', '16'])).toBe(0);
     const text = out.join('');
     expect(text).toMatch(/: LlamaForCausalLM\n {2}parameters {2}2,148,672 \(F32\) in model\.safetensors\n/);
-    expect(text).toContain('  config      layers 2, hidden 64, heads 4 (kv 4), ffn 176, vocab 32000, max positions 64, tied embeddings true, rope_theta 10000, rms_norm_eps 0.00001\n');
-    expect(text).toMatch(/ {2}training {4}[\d.]+ MiB in f32 for a 2 × 16 batch: weights 8\.2 MiB \+ grads 8\.2 MiB \+ AdamW moments 16\.4 MiB \+ activations [\d.]+ MiB\n/);
+    expect(text).toContain(
+      '  config      layers 2, hidden 64, heads 4 (kv 4), ffn 176, vocab 32000, max positions 64, tied embeddings true, rope_theta 10000, rms_norm_eps 0.00001\n',
+    );
+    expect(text).toMatch(
+      / {2}training {4}[\d.]+ MiB in f32 for a 2 × 16 batch: weights 8\.2 MiB \+ grads 8\.2 MiB \+ AdamW moments 16\.4 MiB \+ activations [\d.]+ MiB\n/,
+    );
   });
 
   it('a folder the loader refuses: exit code 1 and every problem with its file and field', async () => {
@@ -52,7 +68,9 @@ describe('dewpoint model inspect', () => {
     const dir = folder();
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ architectures: ['GPT2LMHeadModel'], model_type: 'gpt2' }));
     expect(await main(['model', 'inspect', dir])).toBe(1);
-    expect(err.join('')).toContain(`dewpoint model inspect: cannot load ${dir}:\n  config.json: architectures: got ["GPT2LMHeadModel"]; expected exactly one of LlamaForCausalLM or MistralForCausalLM`);
+    expect(err.join('')).toContain(
+      `dewpoint model inspect: cannot load ${dir}:\n  config.json: architectures: got ["GPT2LMHeadModel"]; expected exactly one of LlamaForCausalLM or MistralForCausalLM`,
+    );
     expect(out.join('')).toBe('');
     expect(await main(['model', 'inspect', dir, '--json'])).toBe(1);
     expect(JSON.parse(out.join('')).problems[0]).toMatchObject({ file: 'config.json', field: 'architectures' });

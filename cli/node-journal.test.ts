@@ -1,4 +1,13 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,23 +19,63 @@ const cohort = (runId: string, step: number) => `${runId}/step ${step}/version 0
 
 function start(runId: string, step: number, episode: number): StartRecord {
   return withChecksum<StartRecord>({
-    runId, step, episode, turn: 0, cohort: cohort(runId, step), writer: 'loop-1', kind: 'start',
-    task: { id: 'add/47/35', prompt: '47+35=\n"ok"', answer: '82', data: { a: 47, b: 35 } }, group: 'add/47/35', sample: episode, initial: [1, 7, 9], ms: 0.25,
+    runId,
+    step,
+    episode,
+    turn: 0,
+    cohort: cohort(runId, step),
+    writer: 'loop-1',
+    kind: 'start',
+    task: { id: 'add/47/35', prompt: '47+35=\n"ok"', answer: '82', data: { a: 47, b: 35 } },
+    group: 'add/47/35',
+    sample: episode,
+    initial: [1, 7, 9],
+    ms: 0.25,
   });
 }
 
 function turn(runId: string, step: number, episode: number, k: number): TurnRecord {
   return withChecksum<TurnRecord>({
-    runId, step, episode, turn: k, cohort: cohort(runId, step), writer: 'loop-1', kind: 'turn',
-    trace: { traceId: `t${episode}.${k}`, parentTraceId: k > 1 ? `t${episode}.${k - 1}` : null, promptDeltaIds: [3, 4], completionIds: [5, 2] },
+    runId,
+    step,
+    episode,
+    turn: k,
+    cohort: cohort(runId, step),
+    writer: 'loop-1',
+    kind: 'turn',
+    trace: {
+      traceId: `t${episode}.${k}`,
+      parentTraceId: k > 1 ? `t${episode}.${k - 1}` : null,
+      promptDeltaIds: [3, 4],
+      completionIds: [5, 2],
+    },
     // Doubles that float32 or a short decimal would round, and values JSON cannot write: all must come back exactly.
-    action: { rawLogProbs: [-0.1234567890123, -1e-9, -Infinity, -0], behaviorLogProbs: [-0.1234567890124, -3e-9, 5e-324, -1.7976931348623157e308], terminated: k === 2, policyStep: 0, sampling: { temperature: 0.7, topP: 0.95 } },
-    observation: { ids: k === 2 ? [] : [6], status: k === 2 ? 'completed' : 'running', ...(k === 2 ? { reward: 1 / 3 } : {}) },
-    state: `{"turn":${k}}\u00e9\u{1f600}`, sampleMs: 1.5, envMs: 0.5,
+    action: {
+      rawLogProbs: [-0.1234567890123, -1e-9, -Infinity, -0],
+      behaviorLogProbs: [-0.1234567890124, -3e-9, 5e-324, -1.7976931348623157e308],
+      terminated: k === 2,
+      policyStep: 0,
+      sampling: { temperature: 0.7, topP: 0.95 },
+    },
+    observation: {
+      ids: k === 2 ? [] : [6],
+      status: k === 2 ? 'completed' : 'running',
+      ...(k === 2 ? { reward: 1 / 3 } : {}),
+    },
+    state: `{"turn":${k}}\u00e9\u{1f600}`,
+    sampleMs: 1.5,
+    envMs: 0.5,
   });
 }
 
-const episodes = (runId: string, step: number): JournalRecord[] => [start(runId, step, 1), turn(runId, step, 1, 1), start(runId, step, 0), turn(runId, step, 0, 1), turn(runId, step, 1, 2), turn(runId, step, 0, 2)];
+const episodes = (runId: string, step: number): JournalRecord[] => [
+  start(runId, step, 1),
+  turn(runId, step, 1, 1),
+  start(runId, step, 0),
+  turn(runId, step, 0, 1),
+  turn(runId, step, 1, 2),
+  turn(runId, step, 0, 2),
+];
 const keys = (rs: JournalRecord[]) => rs.map((r) => [r.episode, r.turn]);
 
 let dir: string;
@@ -48,8 +97,22 @@ describe('file episode journal', () => {
     // A fresh journal over the same folder (a restarted CLI) reads the same records back.
     const again = new FileJournal(dir);
     const got = await again.load('run-1', 12);
-    expect(keys(got)).toEqual([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]);
-    expect(got).toEqual([start('run-1', 12, 0), turn('run-1', 12, 0, 1), turn('run-1', 12, 0, 2), start('run-1', 12, 1), turn('run-1', 12, 1, 1), turn('run-1', 12, 1, 2)]);
+    expect(keys(got)).toEqual([
+      [0, 0],
+      [0, 1],
+      [0, 2],
+      [1, 0],
+      [1, 1],
+      [1, 2],
+    ]);
+    expect(got).toEqual([
+      start('run-1', 12, 0),
+      turn('run-1', 12, 0, 1),
+      turn('run-1', 12, 0, 2),
+      start('run-1', 12, 1),
+      turn('run-1', 12, 1, 1),
+      turn('run-1', 12, 1, 2),
+    ]);
     const t = got[1] as TurnRecord;
     expect(Object.is(t.action.rawLogProbs[3], -0)).toBe(true);
     expect(t.action.rawLogProbs[2]).toBe(-Infinity);
@@ -72,9 +135,16 @@ describe('file episode journal', () => {
     }
     await expect(journal.commit([start('c', 1, 2), start('c', 1, 2)])).rejects.toThrow(/episode 2, turn 0/);
     expect(statSync(file).size).toBe(size);
-    expect(keys(await journal.load('c', 1))).toEqual([[0, 0], [0, 1]]);
+    expect(keys(await journal.load('c', 1))).toEqual([
+      [0, 0],
+      [0, 1],
+    ]);
     await journal.commit([start('c', 1, 1)]);
-    expect(keys(await new FileJournal(dir).load('c', 1))).toEqual([[0, 0], [0, 1], [1, 0]]);
+    expect(keys(await new FileJournal(dir).load('c', 1))).toEqual([
+      [0, 0],
+      [0, 1],
+      [1, 0],
+    ]);
   });
 
   it('refuses a commit spanning two steps (one write cannot be atomic across files)', async () => {
@@ -92,16 +162,25 @@ describe('file episode journal', () => {
     const next = readFileSync(file, 'utf8').split('\n')[1].replace('"turn":1', '"turn":2');
     appendFileSync(file, `${next}\n${next.slice(0, 40)}`);
     const reader = new FileJournal(dir);
-    expect(keys(await reader.load('t', 1))).toEqual([[0, 0], [0, 1]]);
+    expect(keys(await reader.load('t', 1))).toEqual([
+      [0, 0],
+      [0, 1],
+    ]);
     expect(reader.warnings).toHaveLength(1);
-    expect(reader.warnings[0]).toMatch(/step-000001\.jsonl: ignored 2 uncommitted line\(s\) after byte \d+ \(a write torn by a crash\)/);
+    expect(reader.warnings[0]).toMatch(
+      /step-000001\.jsonl: ignored 2 uncommitted line\(s\) after byte \d+ \(a write torn by a crash\)/,
+    );
     await reader.load('t', 1);
     expect(reader.warnings).toHaveLength(1); // said once
     // The same journal (its keys in memory, file grown behind it) and a fresh one both cut the tail.
     await journal.commit([turn('t', 1, 0, 2)]);
     expect(readFileSync(file, 'utf8').startsWith(committed)).toBe(true);
     const fresh = new FileJournal(dir);
-    expect(keys(await fresh.load('t', 1))).toEqual([[0, 0], [0, 1], [0, 2]]);
+    expect(keys(await fresh.load('t', 1))).toEqual([
+      [0, 0],
+      [0, 1],
+      [0, 2],
+    ]);
     expect(fresh.warnings).toEqual([]);
     expect((await fresh.load('t', 1)).every(checksumOk)).toBe(true);
   });
@@ -128,7 +207,10 @@ describe('file episode journal', () => {
     writeFileSync(file, changed);
     const reader = new FileJournal(dir);
     const got = await reader.load('d', 1);
-    expect(keys(got)).toEqual([[0, 0], [0, 1]]);
+    expect(keys(got)).toEqual([
+      [0, 0],
+      [0, 1],
+    ]);
     expect(got.map(checksumOk)).toEqual([true, false]);
     expect(reader.warnings).toEqual([]);
   });
@@ -139,7 +221,9 @@ describe('file episode journal', () => {
     await journal.commit([start('x', 1, 1)]);
     const file = join(dir, 'x', 'step-000001.jsonl');
     writeFileSync(file, readFileSync(file, 'utf8').replace('{"runId"', '{"runId'));
-    await expect(new FileJournal(dir).load('x', 1)).rejects.toThrow(/step-000001\.jsonl: line 1 does not parse, inside committed records/);
+    await expect(new FileJournal(dir).load('x', 1)).rejects.toThrow(
+      /step-000001\.jsonl: line 1 does not parse, inside committed records/,
+    );
   });
 
   it('deleteRun removes the run folder and nothing else; the run can be journaled again', async () => {

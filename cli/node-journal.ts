@@ -34,7 +34,8 @@ const NEWLINE = 0x0a; // one byte in UTF-8, never part of a multibyte character
 const CACHED_FILES = 8;
 
 function replacer(_key: string, v: unknown): unknown {
-  if (typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0))) return { [NUM_TAG]: Object.is(v, -0) ? '-0' : String(v) };
+  if (typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0)))
+    return { [NUM_TAG]: Object.is(v, -0) ? '-0' : String(v) };
   return v;
 }
 
@@ -42,7 +43,8 @@ function reviver(_key: string, v: unknown): unknown {
   if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
     const keys = Object.keys(v);
     const tag = (v as Record<string, unknown>)[NUM_TAG];
-    if (keys.length === 1 && typeof tag === 'string' && ['-0', 'NaN', 'Infinity', '-Infinity'].includes(tag)) return Number(tag);
+    if (keys.length === 1 && typeof tag === 'string' && ['-0', 'NaN', 'Infinity', '-Infinity'].includes(tag))
+      return Number(tag);
   }
   return v;
 }
@@ -80,8 +82,13 @@ export function parseJournalFile(bytes: Uint8Array, where: string): ParsedJourna
       const n = COMMIT_LINE.exec(line)?.[1];
       const bad = pending.indexOf(null);
       if (n === undefined || Number(n) !== pending.length || bad >= 0) {
-        const what = bad >= 0 ? `line ${lineNo - pending.length + bad} does not parse` : `commit line ${lineNo} (${line}) does not match the ${pending.length} record line(s) before it`;
-        throw new Error(`journal ${where}: ${what}, inside committed records (changed outside dewpoint, not a crash); delete the file to collect the step again`);
+        const what =
+          bad >= 0
+            ? `line ${lineNo - pending.length + bad} does not parse`
+            : `commit line ${lineNo} (${line}) does not match the ${pending.length} record line(s) before it`;
+        throw new Error(
+          `journal ${where}: ${what}, inside committed records (changed outside dewpoint, not a crash); delete the file to collect the step again`,
+        );
       }
       records.push(...(pending as JournalRecord[]));
       pending = [];
@@ -138,7 +145,10 @@ export class FileJournal implements EpisodeJournal {
   /** The run's folder: its id as one path segment. */
   runDir(runId: string): string {
     const name = encodeURIComponent(runId);
-    if (name === '' || name === '.' || name === '..') throw new Error(`journal: run id ${JSON.stringify(runId)} cannot name a folder; use a non-empty id other than '.' and '..'`);
+    if (name === '' || name === '.' || name === '..')
+      throw new Error(
+        `journal: run id ${JSON.stringify(runId)} cannot name a folder; use a non-empty id other than '.' and '..'`,
+      );
     return join(this.dir, name);
   }
 
@@ -165,11 +175,21 @@ export class FileJournal implements EpisodeJournal {
       if (records.length === 0) return;
       const { runId, step } = records[0];
       const seen = new Set<string>();
-      const conflict = (r: JournalRecord) => new JournalConflict(`journal: ${describeRecord(r)} of run '${r.runId}' is already committed; nothing of this commit (${records.length} records) was written`);
+      const conflict = (r: JournalRecord) =>
+        new JournalConflict(
+          `journal: ${describeRecord(r)} of run '${r.runId}' is already committed; nothing of this commit (${records.length} records) was written`,
+        );
       for (const r of records) {
-        const ok = typeof r.runId === 'string' && [r.step, r.episode, r.turn].every((n) => Number.isSafeInteger(n) && n >= 0);
-        if (!ok) throw new Error(`journal: a record's key must be (runId: string, step, episode, turn: non-negative integers), got (${JSON.stringify(r.runId)}, ${r.step}, ${r.episode}, ${r.turn})`);
-        if (r.runId !== runId || r.step !== step) throw new Error(`journal: one commit covers one step of one run (one file, one atomic write), got step ${step} of '${runId}' and step ${r.step} of '${r.runId}'; commit them separately`);
+        const ok =
+          typeof r.runId === 'string' && [r.step, r.episode, r.turn].every((n) => Number.isSafeInteger(n) && n >= 0);
+        if (!ok)
+          throw new Error(
+            `journal: a record's key must be (runId: string, step, episode, turn: non-negative integers), got (${JSON.stringify(r.runId)}, ${r.step}, ${r.episode}, ${r.turn})`,
+          );
+        if (r.runId !== runId || r.step !== step)
+          throw new Error(
+            `journal: one commit covers one step of one run (one file, one atomic write), got step ${step} of '${runId}' and step ${r.step} of '${r.runId}'; commit them separately`,
+          );
         if (seen.has(keyOf(r))) throw conflict(r); // twice in this batch: refused before touching the disk
         seen.add(keyOf(r));
       }
@@ -191,13 +211,22 @@ export class FileJournal implements EpisodeJournal {
         try {
           if (state.size > state.committed) await fh.truncate(state.committed); // cut a torn tail: appending after it would glue lines
           state.size = state.committed;
-          for (let done = 0; done < buf.length; ) done += (await fh.write(buf, done, buf.length - done)).bytesWritten;
+          for (let done = 0; done < buf.length;) done += (await fh.write(buf, done, buf.length - done)).bytesWritten;
           await fh.sync();
         } catch (e) {
           // Take back whatever part reached the file (without its commit line it would read as a torn tail anyway).
           state.size = -1; // unknown until read again
-          await fh.truncate(state.committed).catch((t: Error) => console.error(`journal ${path}: could not cut a failed write back to ${state.committed} bytes: ${t.message}`));
-          if (isFull(e)) throw new StorageFullError(`disk full writing the episode journal (${path}): the run is paused; free space and resume`);
+          await fh
+            .truncate(state.committed)
+            .catch((t: Error) =>
+              console.error(
+                `journal ${path}: could not cut a failed write back to ${state.committed} bytes: ${t.message}`,
+              ),
+            );
+          if (isFull(e))
+            throw new StorageFullError(
+              `disk full writing the episode journal (${path}): the run is paused; free space and resume`,
+            );
           throw e;
         }
         for (const k of seen) state.keys.add(k);
@@ -271,7 +300,11 @@ export class FileJournal implements EpisodeJournal {
       if (!this.warnings.includes(message)) this.warnings.push(message);
     }
     this.states.delete(path); // re-inserted last: the Map's order is least recently used first
-    this.states.set(path, { keys: new Set(parsed.records.map(keyOf)), committed: parsed.committedBytes, size: bytes.length });
+    this.states.set(path, {
+      keys: new Set(parsed.records.map(keyOf)),
+      committed: parsed.committedBytes,
+      size: bytes.length,
+    });
     while (this.states.size > CACHED_FILES) this.states.delete(this.states.keys().next().value!);
     return parsed.records;
   }

@@ -35,7 +35,11 @@ export class RunFolderWriter {
     if (!records.groups) return;
     // Through the store's codec, so the rows are what an app export of the same run gives.
     const sessions: SessionRecord[] = records.sessions ? decodeSessions(encodeSessions(records.sessions)) : [];
-    const line: StepExport = { step, groups: records.groups, rows: rolloutRows({ step, groups: records.groups, sessions, batch: records.batch }, this.dataSource) };
+    const line: StepExport = {
+      step,
+      groups: records.groups,
+      rows: rolloutRows({ step, groups: records.groups, sessions, batch: records.batch }, this.dataSource),
+    };
     appendFileSync(join(this.dir, STEPS_FILE), `${JSON.stringify(line)}\n`);
   }
 }
@@ -44,7 +48,10 @@ export class RunFolderWriter {
 export function readRunFolder(dir: string, command: string): { options: RunOptions; steps: StepExport[] } {
   const path = (f: string) => join(dir, f);
   for (const f of [RUN_OPTIONS_FILE, STEPS_FILE]) {
-    if (!existsSync(path(f))) throw new UsageError(`dewpoint ${command}: ${dir} is not a run folder: ${f} is missing (dewpoint train --save DIR writes one)`);
+    if (!existsSync(path(f)))
+      throw new UsageError(
+        `dewpoint ${command}: ${dir} is not a run folder: ${f} is missing (dewpoint train --save DIR writes one)`,
+      );
   }
   let options: unknown;
   try {
@@ -53,15 +60,22 @@ export function readRunFolder(dir: string, command: string): { options: RunOptio
     throw new UsageError(`dewpoint ${command}: ${path(RUN_OPTIONS_FILE)} is not JSON: ${(e as Error).message}`);
   }
   const problems = checkRunOptions(options);
-  if (problems.length) throw new UsageError(`dewpoint ${command}: invalid run options in ${path(RUN_OPTIONS_FILE)}:\n${problems.map((p) => `  ${p.message}`).join('\n')}`);
+  if (problems.length)
+    throw new UsageError(
+      `dewpoint ${command}: invalid run options in ${path(RUN_OPTIONS_FILE)}:\n${problems.map((p) => `  ${p.message}`).join('\n')}`,
+    );
   const steps: StepExport[] = [];
-  readFileSync(path(STEPS_FILE), 'utf8').split('\n').forEach((line, i) => {
-    if (!line.trim()) return;
-    try {
-      steps.push(JSON.parse(line) as StepExport);
-    } catch (e) {
-      throw new UsageError(`dewpoint ${command}: ${path(STEPS_FILE)} line ${i + 1} is not JSON: ${(e as Error).message}`);
-    }
-  });
+  readFileSync(path(STEPS_FILE), 'utf8')
+    .split('\n')
+    .forEach((line, i) => {
+      if (!line.trim()) return;
+      try {
+        steps.push(JSON.parse(line) as StepExport);
+      } catch (e) {
+        throw new UsageError(
+          `dewpoint ${command}: ${path(STEPS_FILE)} line ${i + 1} is not JSON: ${(e as Error).message}`,
+        );
+      }
+    });
   return { options: options as RunOptions, steps };
 }

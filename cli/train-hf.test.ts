@@ -23,25 +23,64 @@ beforeAll(() => {
   dir = join(root, 'tiny-llama');
   writeHfDir(dir, fixtureFolder({ kvHeads: 2 }).files);
   data = join(root, 'letters.jsonl');
-  writeFileSync(data, ['e', 'a', 't', 'o', 'i', 'n'].map((l, i) => JSON.stringify({ prompt: `Letter ${i + 1}:`, ground_truth: l })).join('\n'));
+  writeFileSync(
+    data,
+    ['e', 'a', 't', 'o', 'i', 'n']
+      .map((l, i) => JSON.stringify({ prompt: `Letter ${i + 1}:`, ground_truth: l }))
+      .join('\n'),
+  );
   config = join(root, 'run.json');
-  writeFileSync(config, JSON.stringify({ ...PRESETS.find((p) => p.name === 'grpo-arith')!.defaults, truncation: 'score' }));
+  writeFileSync(
+    config,
+    JSON.stringify({ ...PRESETS.find((p) => p.name === 'grpo-arith')!.defaults, truncation: 'score' }),
+  );
 });
 
 describe('train --checkpoint HF_FOLDER --dataset FILE', () => {
   it('runs GRPO on the folder and the file; the saved rollouts are in its vocabulary and export for verl', async () => {
     const { out, err } = capture();
     const run = join(dir, '..', 'run');
-    const code = await main(['train', '--config', config, '--checkpoint', dir, '--dataset', data, '--reward', 'regex', '--reward-pattern', '([a-z])[^a-z]*$', '--held-out', '1', '--steps', '3', '--prompts', '2', '--eval-every', '0', '--backend', 'wasm', '--save', run, '--json']);
+    const code = await main([
+      'train',
+      '--config',
+      config,
+      '--checkpoint',
+      dir,
+      '--dataset',
+      data,
+      '--reward',
+      'regex',
+      '--reward-pattern',
+      '([a-z])[^a-z]*$',
+      '--held-out',
+      '1',
+      '--steps',
+      '3',
+      '--prompts',
+      '2',
+      '--eval-every',
+      '0',
+      '--backend',
+      'wasm',
+      '--save',
+      run,
+      '--json',
+    ]);
     expect(code, err.join('')).toBe(0);
     expect(err.join('')).toContain(`from ${dir}, 3 steps`);
-    const steps = out.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>);
+    const steps = out
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, number>);
     expect(steps).toHaveLength(3);
     // Some group split: a gradient flowed into the model.
     expect(steps.some((s) => s['opt/grad_norm'] > 0 && s['reward/std'] > 0)).toBe(true);
     out.length = 0;
     expect(await main(['export', run, '--to', 'verl'])).toBe(0);
-    const rows = await parquetReadObjects({ file: new Uint8Array(readFileSync(join(run, 'verl', 'rollouts.parquet'))).buffer });
+    const rows = await parquetReadObjects({
+      file: new Uint8Array(readFileSync(join(run, 'verl', 'rollouts.parquet'))).buffer,
+    });
     expect(rows).toHaveLength(3 * 2 * 8);
     // BOS is the tokenizer's <s> (1), and the sampled ids range over the 32000-piece vocabulary.
     expect(rows.every((r) => (r.prompt_ids as number[])[0] === 1)).toBe(true);
@@ -52,7 +91,13 @@ describe('train --checkpoint HF_FOLDER --dataset FILE', () => {
   it("refuses a config whose base names a model picked in the app (that model lives in the tab's worker)", async () => {
     const { err } = capture();
     const picked = join(dir, '..', 'picked.json');
-    writeFileSync(picked, JSON.stringify({ ...PRESETS.find((p) => p.name === 'grpo-arith')!.defaults, base: { kind: 'hf', id: 'hf-0123456789abcdef', name: 'tiny-llama', parameters: 1000 } }));
+    writeFileSync(
+      picked,
+      JSON.stringify({
+        ...PRESETS.find((p) => p.name === 'grpo-arith')!.defaults,
+        base: { kind: 'hf', id: 'hf-0123456789abcdef', name: 'tiny-llama', parameters: 1000 },
+      }),
+    );
     expect(await main(['train', '--config', picked, '--steps', '1', '--backend', 'cpu'])).toBe(2);
     expect(err.join('')).toContain('give its folder with --checkpoint DIR');
   });
@@ -60,7 +105,9 @@ describe('train --checkpoint HF_FOLDER --dataset FILE', () => {
   it('refuses a folder that is not a model, naming the file', async () => {
     const { err } = capture();
     const empty = mkdtempSync(join(tmpdir(), 'dewpoint-hf-empty-'));
-    expect(await main(['train', '--preset', 'grpo-arith', '--checkpoint', empty, '--steps', '1', '--backend', 'cpu'])).toBe(2);
+    expect(
+      await main(['train', '--preset', 'grpo-arith', '--checkpoint', empty, '--steps', '1', '--backend', 'cpu']),
+    ).toBe(2);
     expect(err.join('')).toMatch(/--checkpoint .*: .*config\.json/);
   });
 });

@@ -58,7 +58,10 @@ export function fencedBlocks(text: string): FencedBlock[] {
     if (j === lines.length) break; // unclosed: it would run to the end, so nothing follows it
     blocks.push({
       tag: info.trim().split(/\s+/)[0].toLowerCase(),
-      content: lines.slice(i + 1, j).map((line) => dedent(line, indent.length)).join('\n'),
+      content: lines
+        .slice(i + 1, j)
+        .map((line) => dedent(line, indent.length))
+        .join('\n'),
     });
     i = j;
   }

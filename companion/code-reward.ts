@@ -24,7 +24,9 @@ export function casesOf(groundTruth: string | readonly CodeCase[]): CodeCase[] {
     try {
       value = JSON.parse(groundTruth);
     } catch (e) {
-      throw new BadGroundTruth(`groundTruth: not JSON (${(e as Error).message}); expected a list of {"stdin", "stdout"}`);
+      throw new BadGroundTruth(
+        `groundTruth: not JSON (${(e as Error).message}); expected a list of {"stdin", "stdout"}`,
+      );
     }
   }
   const parsed = parseWith(z.array(codeCaseSchema).min(1, 'must hold at least one case'), value, 'groundTruth');
@@ -44,17 +46,36 @@ export function outputMatches(actual: string, expected: string): boolean {
   return a.length === e.length && a.every((line, i) => line === e[i]);
 }
 
-export async function codeReward(fleet: SandboxFleet, request: { completion: string; groundTruth: string | readonly CodeCase[]; allOrNothing?: boolean; limits: SandboxLimits }, signal?: AbortSignal): Promise<CodeRewardResult> {
+export async function codeReward(
+  fleet: SandboxFleet,
+  request: {
+    completion: string;
+    groundTruth: string | readonly CodeCase[];
+    allOrNothing?: boolean;
+    limits: SandboxLimits;
+  },
+  signal?: AbortSignal,
+): Promise<CodeRewardResult> {
   const cases = casesOf(request.groundTruth);
   const program = codeBlock(request.completion);
   if (program === null) {
-    const none: CodeCaseResult = { verdict: null, passed: false, stdout: '', stderr: '', detail: 'no ```python (or untagged) code block in the completion' };
+    const none: CodeCaseResult = {
+      verdict: null,
+      passed: false,
+      stdout: '',
+      stderr: '',
+      detail: 'no ```python (or untagged) code block in the completion',
+    };
     return { reward: 0, program: null, cases: cases.map(() => ({ ...none })) };
   }
-  const outcomes = await fleet.run(cases.map((c) => ({ program: { files: { 'main.py': program }, stdin: c.stdin }, limits: request.limits })), signal);
+  const outcomes = await fleet.run(
+    cases.map((c) => ({ program: { files: { 'main.py': program }, stdin: c.stdin }, limits: request.limits })),
+    signal,
+  );
   const results = outcomes.map((o, i): CodeCaseResult => {
     const passed = o.verdict === 'COMPLETED' && outputMatches(o.stdout, cases[i].stdout);
-    const detail = o.verdict !== 'COMPLETED' ? `${o.verdict}: ${o.detail}` : passed ? 'output matches' : 'output differs';
+    const detail =
+      o.verdict !== 'COMPLETED' ? `${o.verdict}: ${o.detail}` : passed ? 'output matches' : 'output differs';
     return { verdict: o.verdict, passed, stdout: o.stdout, stderr: o.stderr, detail };
   });
   const passed = results.filter((r) => r.passed).length;

@@ -30,37 +30,77 @@ const py = (source: string): Program => ({ files: { 'main.py': source } });
 describe('ContainerRunner.command', () => {
   it('builds the runtime argv: no network, read-only /work, small /tmp, every limit, no privileges, no env', () => {
     const runner = new ContainerRunner({ image: 'python:3.12-slim' });
-    const argv = runner.command(py('print(1)'), limits({ wallSeconds: 5, cpuSeconds: 3, memoryBytes: 128 * MiB }), '/tmp/dewpoint-job-x/work', 'dewpoint-abc', '/tmp/dewpoint-job-x/cid');
+    const argv = runner.command(
+      py('print(1)'),
+      limits({ wallSeconds: 5, cpuSeconds: 3, memoryBytes: 128 * MiB }),
+      '/tmp/dewpoint-job-x/work',
+      'dewpoint-abc',
+      '/tmp/dewpoint-job-x/cid',
+    );
     expect(argv).toEqual([
-      'run', '--rm',
-      '--name', 'dewpoint-abc',
-      '--cidfile', '/tmp/dewpoint-job-x/cid',
-      '--network', 'none',
+      'run',
+      '--rm',
+      '--name',
+      'dewpoint-abc',
+      '--cidfile',
+      '/tmp/dewpoint-job-x/cid',
+      '--network',
+      'none',
       '--read-only',
-      '-v', '/tmp/dewpoint-job-x/work:/work:ro',
-      '-w', '/work',
-      '--tmpfs', `/tmp:rw,noexec,nosuid,nodev,size=${64 * MiB},mode=1777`,
-      '--memory', String(128 * MiB),
-      '--memory-swap', String(128 * MiB),
-      '--pids-limit', '64',
-      '--cpus', '1',
-      '--ulimit', 'cpu=3:4',
-      '--ulimit', 'nofile=1024:1024',
-      '--ulimit', 'nproc=4096:4096',
-      '--user', '65534:65534',
-      '--cap-drop', 'ALL',
-      '--security-opt', 'no-new-privileges',
-      '--pull', 'never',
+      '-v',
+      '/tmp/dewpoint-job-x/work:/work:ro',
+      '-w',
+      '/work',
+      '--tmpfs',
+      `/tmp:rw,noexec,nosuid,nodev,size=${64 * MiB},mode=1777`,
+      '--memory',
+      String(128 * MiB),
+      '--memory-swap',
+      String(128 * MiB),
+      '--pids-limit',
+      '64',
+      '--cpus',
+      '1',
+      '--ulimit',
+      'cpu=3:4',
+      '--ulimit',
+      'nofile=1024:1024',
+      '--ulimit',
+      'nproc=4096:4096',
+      '--user',
+      '65534:65534',
+      '--cap-drop',
+      'ALL',
+      '--security-opt',
+      'no-new-privileges',
+      '--pull',
+      'never',
       '-i',
       'python:3.12-slim',
-      'python', '-I', '-S', 'main.py',
+      'python',
+      '-I',
+      '-S',
+      'main.py',
     ]);
     expect(argv.filter((a) => a === '-e' || a.startsWith('--env'))).toEqual([]);
   });
 
   it('takes the options and a program argv as given', () => {
-    const runner = new ContainerRunner({ image: 'img', cpus: 0.5, pids: 16, user: '1000:1000', python: ['python3'], tmpfsBytes: 8 * MiB });
-    const argv = runner.command({ files: {}, argv: ['sh', '-c', 'echo hi'] }, limits({ cpuSeconds: 1 }), '/j/work', 'n', '/j/cid');
+    const runner = new ContainerRunner({
+      image: 'img',
+      cpus: 0.5,
+      pids: 16,
+      user: '1000:1000',
+      python: ['python3'],
+      tmpfsBytes: 8 * MiB,
+    });
+    const argv = runner.command(
+      { files: {}, argv: ['sh', '-c', 'echo hi'] },
+      limits({ cpuSeconds: 1 }),
+      '/j/work',
+      'n',
+      '/j/cid',
+    );
     const value = (flag: string) => argv.filter((_, i) => argv[i - 1] === flag);
     expect(value('--cpus')).toEqual(['0.5']);
     expect(value('--pids-limit')).toEqual(['16']);
@@ -72,9 +112,13 @@ describe('ContainerRunner.command', () => {
   });
 
   it('refuses a job directory that -v cannot mount, and bad options by name', () => {
-    expect(() => new ContainerRunner({ image: 'img' }).command(py(''), limits(), '/tmp/a:b/work', 'n', '/c')).toThrow(/contains ':'/);
+    expect(() => new ContainerRunner({ image: 'img' }).command(py(''), limits(), '/tmp/a:b/work', 'n', '/c')).toThrow(
+      /contains ':'/,
+    );
     expect(() => new ContainerRunner({ image: '--privileged' })).toThrow(/image must be/);
-    expect(() => new ContainerRunner({ image: 'img', cpus: 0, pids: 1.5 })).toThrow(/cpus must be a number > 0, got 0; pids must be an integer ≥ 1, got 1.5/);
+    expect(() => new ContainerRunner({ image: 'img', cpus: 0, pids: 1.5 })).toThrow(
+      /cpus must be a number > 0, got 0; pids must be an integer ≥ 1, got 1.5/,
+    );
   });
 
   it("removes with SIGKILL at once in each CLI's dialect (podman's rm -f waits 10 s without --time 0)", () => {
@@ -87,20 +131,33 @@ describe('ContainerRunner.command', () => {
 
 describe('containerVerdict (docker run exit statuses)', () => {
   const l = limits({ wallSeconds: 5, cpuSeconds: 2, memoryBytes: 64 * MiB, messageBytes: 100 });
-  const v = (code: number | null, seconds = 0.5, killedBy: 'wall' | 'output' | null = null) => containerVerdict(code, killedBy, seconds, l, 1);
+  const v = (code: number | null, seconds = 0.5, killedBy: 'wall' | 'output' | null = null) =>
+    containerVerdict(code, killedBy, seconds, l, 1);
 
   it('judges exit statuses as ProcessRunner does, and 128 + n as signal n', () => {
     expect(v(0)).toEqual({ verdict: 'COMPLETED', detail: 'exit code 0', exitCode: 0, signal: null });
     expect(v(3)).toEqual({ verdict: 'FAILED', detail: 'exit code 3', exitCode: 3, signal: null });
-    expect(v(139)).toEqual({ verdict: 'CRASHED', detail: 'killed by signal SIGSEGV (not sent by the runner)', exitCode: null, signal: 'SIGSEGV' });
-    expect(v(152)).toMatchObject({ verdict: 'TIMEOUT', detail: 'CPU limit (SIGXCPU at 2 s of CPU time)', signal: 'SIGXCPU' });
+    expect(v(139)).toEqual({
+      verdict: 'CRASHED',
+      detail: 'killed by signal SIGSEGV (not sent by the runner)',
+      exitCode: null,
+      signal: 'SIGSEGV',
+    });
+    expect(v(152)).toMatchObject({
+      verdict: 'TIMEOUT',
+      detail: 'CPU limit (SIGXCPU at 2 s of CPU time)',
+      signal: 'SIGXCPU',
+    });
   });
 
   it("tells the CPU limit's SIGKILL from an early one (most likely the OOM killer)", () => {
     expect(v(137, 0.5)).toMatchObject({ verdict: 'CRASHED', signal: 'SIGKILL', exitCode: null });
     expect(v(137, 0.5).detail).toMatch(/OOM killer at the 67108864-byte memory cap/);
     // The hard limit is cpuSeconds + 1 = 3 s; at 1 CPU it cannot come before 3 s of wall time.
-    expect(v(137, 3.1)).toMatchObject({ verdict: 'TIMEOUT', detail: 'CPU limit (SIGKILL at the 3 s hard RLIMIT_CPU limit; not sent by the runner)' });
+    expect(v(137, 3.1)).toMatchObject({
+      verdict: 'TIMEOUT',
+      detail: 'CPU limit (SIGKILL at the 3 s hard RLIMIT_CPU limit; not sent by the runner)',
+    });
   });
 
   it("reports 126 and 127 as FAILED, naming docker's meaning", () => {
@@ -110,8 +167,16 @@ describe('containerVerdict (docker run exit statuses)', () => {
   });
 
   it("puts the runner's own kills first, and refuses to judge the runtime's failures", () => {
-    expect(v(null, 5, 'wall')).toEqual({ verdict: 'TIMEOUT', detail: 'killed by the runner at the 5 s wall deadline', exitCode: null, signal: 'SIGKILL' });
-    expect(v(null, 1, 'output')).toMatchObject({ verdict: 'OUTPUT_LIMIT', detail: 'killed by the runner: stdout and stderr passed the 100-byte message limit' });
+    expect(v(null, 5, 'wall')).toEqual({
+      verdict: 'TIMEOUT',
+      detail: 'killed by the runner at the 5 s wall deadline',
+      exitCode: null,
+      signal: 'SIGKILL',
+    });
+    expect(v(null, 1, 'output')).toMatchObject({
+      verdict: 'OUTPUT_LIMIT',
+      detail: 'killed by the runner: stdout and stderr passed the 100-byte message limit',
+    });
     expect(() => v(125)).toThrow(/runtime's failure/);
     expect(() => v(null)).toThrow(/runtime's failure/);
   });
@@ -151,16 +216,27 @@ describe('ContainerRunner against a fake docker', () => {
   });
 
   const runner = (options: Partial<ContainerRunnerOptions> = {}) =>
-    new ContainerRunner({ image: 'dewpoint-test:1', runtime: FAKE, python: ['python3', '-I', '-S'], tmpRoot: jobs, onStart: (job) => started.push(job), ...options });
+    new ContainerRunner({
+      image: 'dewpoint-test:1',
+      runtime: FAKE,
+      python: ['python3', '-I', '-S'],
+      tmpRoot: jobs,
+      onStart: (job) => started.push(job),
+      ...options,
+    });
 
   async function log(): Promise<LogEntry[]> {
     const text = await readFile(logFile, 'utf8').catch((e: NodeJS.ErrnoException) => {
       if (e.code === 'ENOENT') return '';
       throw e;
     });
-    return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogEntry);
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as LogEntry);
   }
-  const invocations = async (command: string) => (await log()).filter((e) => e.argv?.includes(command)).map((e) => e.argv!);
+  const invocations = async (command: string) =>
+    (await log()).filter((e) => e.argv?.includes(command)).map((e) => e.argv!);
 
   async function alive(pid: number): Promise<boolean> {
     try {
@@ -194,11 +270,26 @@ describe('ContainerRunner against a fake docker', () => {
   }
 
   it('runs main.py with stdin, reports COMPLETED with UTF-8 output, and leaves removal to --rm', async () => {
-    const program: Program = { files: { 'main.py': 'import sys\nprint(sys.stdin.read().upper(), "é✓", end="")\nprint("warn", file=sys.stderr)\n', 'lib/x.txt': 'x' }, stdin: 'héllo' };
+    const program: Program = {
+      files: {
+        'main.py': 'import sys\nprint(sys.stdin.read().upper(), "é✓", end="")\nprint("warn", file=sys.stderr)\n',
+        'lib/x.txt': 'x',
+      },
+      stdin: 'héllo',
+    };
     const l = limits({ wallSeconds: 20 });
     const r = runner();
     const outcome = await r.run(program, l);
-    expect(outcome).toMatchObject({ verdict: 'COMPLETED', exitCode: 0, signal: null, stdout: 'HÉLLO é✓', stderr: 'warn\n', detail: 'exit code 0', truncated: false, cpuSeconds: null });
+    expect(outcome).toMatchObject({
+      verdict: 'COMPLETED',
+      exitCode: 0,
+      signal: null,
+      stdout: 'HÉLLO é✓',
+      stderr: 'warn\n',
+      detail: 'exit code 0',
+      truncated: false,
+      cpuSeconds: null,
+    });
     const [{ dir, name }] = started;
     // Exactly the argv `command` builds, for this job's directory, name and cidfile.
     expect(await invocations('run')).toEqual([r.command(program, l, dir, name, join(dirname(dir), 'cid'))]);
@@ -208,8 +299,16 @@ describe('ContainerRunner against a fake docker', () => {
 
   it('FAILED on a nonzero exit, CRASHED on a signal, FAILED with 127 when the command is not in the image', async () => {
     const r = runner();
-    expect(await r.run(py('raise SystemExit(3)'), limits())).toMatchObject({ verdict: 'FAILED', exitCode: 3, detail: 'exit code 3' });
-    expect(await r.run(py('import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)'), limits())).toMatchObject({ verdict: 'CRASHED', signal: 'SIGSEGV', exitCode: null });
+    expect(await r.run(py('raise SystemExit(3)'), limits())).toMatchObject({
+      verdict: 'FAILED',
+      exitCode: 3,
+      detail: 'exit code 3',
+    });
+    expect(await r.run(py('import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)'), limits())).toMatchObject({
+      verdict: 'CRASHED',
+      signal: 'SIGSEGV',
+      exitCode: null,
+    });
     const missing = await r.run({ files: {}, argv: ['dewpoint-no-such-program'] }, limits());
     expect(missing).toMatchObject({ verdict: 'FAILED', exitCode: 127 });
     expect(missing.detail).toMatch(/not found in the container/);
@@ -219,13 +318,25 @@ describe('ContainerRunner against a fake docker', () => {
 
   it('TIMEOUT at the CPU limit (--ulimit cpu=S:S+1, SIGXCPU at S)', async () => {
     const outcome = await runner().run(py('while True: pass'), limits({ cpuSeconds: 1, wallSeconds: 30 }));
-    expect(outcome).toMatchObject({ verdict: 'TIMEOUT', signal: 'SIGXCPU', detail: 'CPU limit (SIGXCPU at 1 s of CPU time)' });
+    expect(outcome).toMatchObject({
+      verdict: 'TIMEOUT',
+      signal: 'SIGXCPU',
+      detail: 'CPU limit (SIGXCPU at 1 s of CPU time)',
+    });
     await expectNothingLeft();
   });
 
   it('at the wall deadline kills the client, then removes the container by name (global flags first)', async () => {
-    const outcome = await runner({ runtimeArgs: ['--fake-global', 'x'] }).run(py('import time\ntime.sleep(60)'), limits({ wallSeconds: 1 }));
-    expect(outcome).toMatchObject({ verdict: 'TIMEOUT', detail: 'killed by the runner at the 1 s wall deadline', exitCode: null, signal: 'SIGKILL' });
+    const outcome = await runner({ runtimeArgs: ['--fake-global', 'x'] }).run(
+      py('import time\ntime.sleep(60)'),
+      limits({ wallSeconds: 1 }),
+    );
+    expect(outcome).toMatchObject({
+      verdict: 'TIMEOUT',
+      detail: 'killed by the runner at the 1 s wall deadline',
+      exitCode: null,
+      signal: 'SIGKILL',
+    });
     expect(outcome.seconds).toBeLessThan(20);
     expect((await invocations('run'))[0].slice(0, 3)).toEqual(['--fake-global', 'x', 'run']);
     await expectRemovedByName(['--fake-global', 'x']);
@@ -248,7 +359,9 @@ describe('ContainerRunner against a fake docker', () => {
 
   it('OUTPUT_LIMIT past messageBytes over stdout and stderr together, then removes the container', async () => {
     // stderr first (and surely read first), then a flood on stdout: the budget counts both.
-    const program = py('import sys, time\nsys.stderr.write("e" * 10); sys.stderr.flush(); time.sleep(0.3)\nwhile True:\n    sys.stdout.write("x" * 100); sys.stdout.flush()');
+    const program = py(
+      'import sys, time\nsys.stderr.write("e" * 10); sys.stderr.flush(); time.sleep(0.3)\nwhile True:\n    sys.stdout.write("x" * 100); sys.stdout.flush()',
+    );
     const outcome = await runner().run(program, limits({ messageBytes: 1000, wallSeconds: 30 }));
     expect(outcome).toMatchObject({ verdict: 'OUTPUT_LIMIT', truncated: true, stderr: 'e'.repeat(10) });
     expect(outcome.stdout).toBe('x'.repeat(990));
@@ -258,7 +371,11 @@ describe('ContainerRunner against a fake docker', () => {
 
   it('cancellation kills and removes the container and throws RunCancelled (podman dialect)', async () => {
     const controller = new AbortController();
-    const run = runner({ engine: 'podman' }).run(py('import time\ntime.sleep(60)'), limits({ wallSeconds: 30 }), controller.signal);
+    const run = runner({ engine: 'podman' }).run(
+      py('import time\ntime.sleep(60)'),
+      limits({ wallSeconds: 30 }),
+      controller.signal,
+    );
     setTimeout(() => controller.abort(), 700);
     await expect(run).rejects.toBeInstanceOf(RunCancelled);
     const [runArgv] = await invocations('run');
@@ -311,7 +428,9 @@ describe('ContainerRunner against a fake docker', () => {
     await expect(runner().probe()).rejects.toThrow(/image dewpoint-test:1 is not available.*No such image/s);
     vi.stubEnv('FAKE_DOCKER_MODE', 'no-daemon');
     await expect(runner().probe()).rejects.toThrow(/version failed \(exit status 1\): Cannot connect/);
-    await expect(runner({ python: ['python3', '-c', 'raise SystemExit(1)'] }).probe()).rejects.toThrow(RunnerUnavailable);
+    await expect(runner({ python: ['python3', '-c', 'raise SystemExit(1)'] }).probe()).rejects.toThrow(
+      RunnerUnavailable,
+    );
     await expectNothingLeft();
   });
 });
@@ -322,17 +441,25 @@ describe.skipIf(!REAL)(`ContainerRunner on a real engine (${REAL ?? 'DEWPOINT_CO
   const image = process.env.DEWPOINT_CONTAINER_IMAGE ?? '';
   const runtimeArgs = (process.env.DEWPOINT_CONTAINER_RUNTIME_ARGS ?? '').split(/\s+/).filter(Boolean);
   let names: string[] = [];
-  const runner = (o: Partial<ContainerRunnerOptions> = {}) => new ContainerRunner({ image, runtime: REAL, runtimeArgs, onStart: (job) => names.push(job.name), ...o });
+  const runner = (o: Partial<ContainerRunnerOptions> = {}) =>
+    new ContainerRunner({ image, runtime: REAL, runtimeArgs, onStart: (job) => names.push(job.name), ...o });
   /** Names of every container the engine knows, running or not. */
-  const containers = () => spawnSync(REAL!, [...runtimeArgs, 'ps', '-a', '--format', '{{.Names}}'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+  const containers = () =>
+    spawnSync(REAL!, [...runtimeArgs, 'ps', '-a', '--format', '{{.Names}}'], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter(Boolean);
 
   beforeEach(() => {
-    if (!image) throw new Error('DEWPOINT_CONTAINER_IMAGE must name an image with python when DEWPOINT_CONTAINER_RUNTIME is set');
+    if (!image)
+      throw new Error('DEWPOINT_CONTAINER_IMAGE must name an image with python when DEWPOINT_CONTAINER_RUNTIME is set');
     names = [];
   });
   afterEach(() => {
     const left = containers();
-    expect(names.filter((n) => left.includes(n)), 'containers left behind').toEqual([]);
+    expect(
+      names.filter((n) => left.includes(n)),
+      'containers left behind',
+    ).toEqual([]);
   });
 
   it('probe passes', async () => {
@@ -354,8 +481,21 @@ describe.skipIf(!REAL)(`ContainerRunner on a real engine (${REAL ?? 'DEWPOINT_CO
     ].join('\n');
     const outcome = await runner().run({ files: { 'main.py': source }, stdin: 'hi' }, limits({ wallSeconds: 60 }));
     expect(outcome.verdict, outcome.stderr).toBe('COMPLETED');
-    const seen = Object.fromEntries(outcome.stdout.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-    expect(seen).toEqual({ uid: '65534', stdin: 'hi', cwd: '/work', work: 'errno 30', root: 'errno 30', tmp: 'ok', net: expect.stringMatching(/^errno \d+$/) });
+    const seen = Object.fromEntries(
+      outcome.stdout
+        .trim()
+        .split('\n')
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
+    expect(seen).toEqual({
+      uid: '65534',
+      stdin: 'hi',
+      cwd: '/work',
+      work: 'errno 30',
+      root: 'errno 30',
+      tmp: 'ok',
+      net: expect.stringMatching(/^errno \d+$/),
+    });
   });
 
   it('TIMEOUT at the wall deadline, and the container is gone', async () => {
@@ -365,24 +505,34 @@ describe.skipIf(!REAL)(`ContainerRunner on a real engine (${REAL ?? 'DEWPOINT_CO
 
   it('TIMEOUT at the CPU limit: SIGKILL at the hard limit (PID 1 ignores SIGXCPU)', async () => {
     const outcome = await runner().run(py('while True: pass'), limits({ cpuSeconds: 1, wallSeconds: 60 }));
-    expect(outcome).toMatchObject({ verdict: 'TIMEOUT', detail: 'CPU limit (SIGKILL at the 2 s hard RLIMIT_CPU limit; not sent by the runner)' });
+    expect(outcome).toMatchObject({
+      verdict: 'TIMEOUT',
+      detail: 'CPU limit (SIGKILL at the 2 s hard RLIMIT_CPU limit; not sent by the runner)',
+    });
   });
 
   it('CRASHED by the OOM killer at the memory cap', async () => {
-    const outcome = await runner().run(py('x = []\nwhile True: x.append(bytearray(1 << 20))'), limits({ memoryBytes: 64 * MiB, wallSeconds: 60 }));
+    const outcome = await runner().run(
+      py('x = []\nwhile True: x.append(bytearray(1 << 20))'),
+      limits({ memoryBytes: 64 * MiB, wallSeconds: 60 }),
+    );
     expect(outcome.verdict).toBe('CRASHED');
     expect(outcome.detail).toMatch(/OOM killer/);
   });
 
   it('the pids limit stops a fork bomb', async () => {
-    const source = 'import os, time\nn = 0\ntry:\n    while n < 500:\n        if os.fork() == 0:\n            time.sleep(30); os._exit(0)\n        n += 1\nexcept OSError:\n    pass\nprint(n)';
+    const source =
+      'import os, time\nn = 0\ntry:\n    while n < 500:\n        if os.fork() == 0:\n            time.sleep(30); os._exit(0)\n        n += 1\nexcept OSError:\n    pass\nprint(n)';
     const outcome = await runner({ pids: 16 }).run(py(source), limits({ wallSeconds: 60 }));
     expect(outcome.verdict, outcome.stderr).toBe('COMPLETED');
     expect(Number(outcome.stdout)).toBeLessThan(16);
   });
 
   it('OUTPUT_LIMIT, and the container is gone', async () => {
-    const outcome = await runner().run(py('while True: print("x" * 1000)'), limits({ messageBytes: 10_000, wallSeconds: 60 }));
+    const outcome = await runner().run(
+      py('while True: print("x" * 1000)'),
+      limits({ messageBytes: 10_000, wallSeconds: 60 }),
+    );
     expect(outcome).toMatchObject({ verdict: 'OUTPUT_LIMIT', truncated: true });
     expect(outcome.stdout.length + outcome.stderr.length).toBeLessThanOrEqual(10_000);
   });

@@ -37,7 +37,15 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Runner } from './fleet';
 import { collectOutput, judge } from './job';
 import { isCode, killGroup, removeJobDir, RunCancelled, RunnerUnavailable, writeFiles } from './process-runner';
-import { parseWith, programSchema, sandboxLimitsSchema, type Outcome, type Program, type SandboxLimits, type Verdict } from './protocol';
+import {
+  parseWith,
+  programSchema,
+  sandboxLimitsSchema,
+  type Outcome,
+  type Program,
+  type SandboxLimits,
+  type Verdict,
+} from './protocol';
 
 export interface ContainerRunnerOptions {
   /** The image to run, already present: it is never pulled (`--pull never`). */
@@ -128,13 +136,19 @@ export class ContainerRunner implements Runner {
     this.tmpRoot = options.tmpRoot ?? tmpdir();
     this.onStart = options.onStart;
     const problems = [
-      /^[^\s-]\S*$/.test(this.image) ? null : `image must be an image reference (no spaces, not starting with -), got ${JSON.stringify(this.image)}`,
+      /^[^\s-]\S*$/.test(this.image)
+        ? null
+        : `image must be an image reference (no spaces, not starting with -), got ${JSON.stringify(this.image)}`,
       this.runtime !== '' ? null : 'runtime must name a CLI (docker, podman or a path), got ""',
       Number.isFinite(this.cpus) && this.cpus > 0 ? null : `cpus must be a number > 0, got ${this.cpus}`,
       Number.isInteger(this.pids) && this.pids >= 1 ? null : `pids must be an integer ≥ 1, got ${this.pids}`,
-      /^[^\s:]+(:[^\s:]+)?$/.test(this.user) ? null : `user must be uid[:gid] or name[:group], got ${JSON.stringify(this.user)}`,
+      /^[^\s:]+(:[^\s:]+)?$/.test(this.user)
+        ? null
+        : `user must be uid[:gid] or name[:group], got ${JSON.stringify(this.user)}`,
       this.python.length > 0 ? null : 'python must name the image interpreter (at least one element), got []',
-      Number.isInteger(this.tmpfsBytes) && this.tmpfsBytes >= MiB ? null : `tmpfsBytes must be an integer ≥ ${MiB}, got ${this.tmpfsBytes}`,
+      Number.isInteger(this.tmpfsBytes) && this.tmpfsBytes >= MiB
+        ? null
+        : `tmpfsBytes must be an integer ≥ ${MiB}, got ${this.tmpfsBytes}`,
     ].filter((p) => p !== null);
     if (problems.length > 0) throw new Error(`ContainerRunner: ${problems.join('; ')}`);
   }
@@ -145,30 +159,50 @@ export class ContainerRunner implements Runner {
    */
   command(program: Program, limits: SandboxLimits, directory: string, name: string, cidfile: string): string[] {
     // -v splits on ':'; a path with one cannot be mounted this way.
-    if (directory.includes(':')) throw new Error(`ContainerRunner.command: the job directory ${directory} contains ':', which -v cannot mount (choose a tmpRoot without one)`);
+    if (directory.includes(':'))
+      throw new Error(
+        `ContainerRunner.command: the job directory ${directory} contains ':', which -v cannot mount (choose a tmpRoot without one)`,
+      );
     const argv = program.argv ?? [...this.python, 'main.py'];
     return [
       'run',
       '--rm',
-      '--name', name,
-      '--cidfile', cidfile,
-      '--network', 'none',
+      '--name',
+      name,
+      '--cidfile',
+      cidfile,
+      '--network',
+      'none',
       '--read-only',
-      '-v', `${directory}:/work:ro`,
-      '-w', '/work',
-      '--tmpfs', `/tmp:rw,noexec,nosuid,nodev,size=${this.tmpfsBytes},mode=1777`,
+      '-v',
+      `${directory}:/work:ro`,
+      '-w',
+      '/work',
+      '--tmpfs',
+      `/tmp:rw,noexec,nosuid,nodev,size=${this.tmpfsBytes},mode=1777`,
       // --memory-swap equal to --memory: no swap at all (docker run reference, "--memory-swap").
-      '--memory', String(limits.memoryBytes),
-      '--memory-swap', String(limits.memoryBytes),
-      '--pids-limit', String(this.pids),
-      '--cpus', String(this.cpus),
-      '--ulimit', `cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
-      '--ulimit', `nofile=${OPEN_FILES}:${OPEN_FILES}`,
-      '--ulimit', `nproc=${PROCESSES}:${PROCESSES}`,
-      '--user', this.user,
-      '--cap-drop', 'ALL',
-      '--security-opt', 'no-new-privileges',
-      '--pull', 'never',
+      '--memory',
+      String(limits.memoryBytes),
+      '--memory-swap',
+      String(limits.memoryBytes),
+      '--pids-limit',
+      String(this.pids),
+      '--cpus',
+      String(this.cpus),
+      '--ulimit',
+      `cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
+      '--ulimit',
+      `nofile=${OPEN_FILES}:${OPEN_FILES}`,
+      '--ulimit',
+      `nproc=${PROCESSES}:${PROCESSES}`,
+      '--user',
+      this.user,
+      '--cap-drop',
+      'ALL',
+      '--security-opt',
+      'no-new-privileges',
+      '--pull',
+      'never',
       '-i',
       this.image,
       ...argv,
@@ -183,7 +217,10 @@ export class ContainerRunner implements Runner {
   async run(program: Program, limits: SandboxLimits, signal?: AbortSignal): Promise<Outcome> {
     const p = parseWith(programSchema, program, 'program');
     const l = parseWith(sandboxLimitsSchema, limits, 'limits');
-    if (!p.ok || !l.ok) throw new Error(`ContainerRunner.run: invalid input (validate requests at the boundary): ${[...(p.ok ? [] : p.problems), ...(l.ok ? [] : l.problems)].join('; ')}`);
+    if (!p.ok || !l.ok)
+      throw new Error(
+        `ContainerRunner.run: invalid input (validate requests at the boundary): ${[...(p.ok ? [] : p.problems), ...(l.ok ? [] : l.problems)].join('; ')}`,
+      );
     if (signal?.aborted) throw new RunCancelled('cancelled before it started');
 
     const box = await mkdtemp(join(await realpath(this.tmpRoot), 'dewpoint-job-'));
@@ -207,13 +244,24 @@ export class ContainerRunner implements Runner {
    */
   async probe(): Promise<{ networkIsolation: true; notes: string[] }> {
     const version = await this.call(['version']);
-    if (version.code !== 0) throw new RunnerUnavailable(`${this.runtime} version failed (${status(version)}): ${tail(version.stderr || version.stdout)}`);
+    if (version.code !== 0)
+      throw new RunnerUnavailable(
+        `${this.runtime} version failed (${status(version)}): ${tail(version.stderr || version.stdout)}`,
+      );
     const versions = [...version.stdout.matchAll(/^\s*Version:\s*(\S+)/gm)].map((m) => m[1]);
     const image = await this.call(['image', 'inspect', '--format', '{{.Id}}', this.image]);
-    if (image.code !== 0) throw new RunnerUnavailable(`the image ${this.image} is not available to ${this.runtime}, and it is never pulled (build, load or import it first): ${tail(image.stderr || image.stdout)}`);
-    const trial = await this.run({ files: { 'main.py': 'print("ok")\n' } }, sandboxLimitsSchema.parse({ wallSeconds: 120 }));
+    if (image.code !== 0)
+      throw new RunnerUnavailable(
+        `the image ${this.image} is not available to ${this.runtime}, and it is never pulled (build, load or import it first): ${tail(image.stderr || image.stdout)}`,
+      );
+    const trial = await this.run(
+      { files: { 'main.py': 'print("ok")\n' } },
+      sandboxLimitsSchema.parse({ wallSeconds: 120 }),
+    );
     if (trial.verdict !== 'COMPLETED' || trial.stdout.trim() !== 'ok') {
-      throw new RunnerUnavailable(`a trial program (${[...this.python, 'main.py'].join(' ')} in ${this.image}) did not print ok: ${trial.verdict}, ${trial.detail}; stderr: ${tail(trial.stderr)}`);
+      throw new RunnerUnavailable(
+        `a trial program (${[...this.python, 'main.py'].join(' ')} in ${this.image}) did not print ok: ${trial.verdict}, ${trial.detail}; stderr: ${tail(trial.stderr)}`,
+      );
     }
     return {
       networkIsolation: true,
@@ -226,7 +274,13 @@ export class ContainerRunner implements Runner {
     };
   }
 
-  private async execute(args: string[], job: { dir: string; name: string; cidfile: string }, stdin: string, limits: SandboxLimits, signal?: AbortSignal): Promise<Outcome> {
+  private async execute(
+    args: string[],
+    job: { dir: string; name: string; cidfile: string },
+    stdin: string,
+    limits: SandboxLimits,
+    signal?: AbortSignal,
+  ): Promise<Outcome> {
     const started = performance.now();
     // detached: the client leads its own process group, so a wrapper script dies with it.
     const client = spawn(this.runtime, args, { env: this.env(), detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -274,18 +328,37 @@ export class ContainerRunner implements Runner {
     try {
       if (killedBy !== null || exit.signal !== null) await this.remove(job.name, job.cidfile);
       else if (exit.code === 125 && (await exists(job.cidfile))) {
-        await this.remove(job.name, job.cidfile).catch((e: Error) => (removal = `; removing its container failed too: ${e.message}`));
+        await this.remove(job.name, job.cidfile).catch(
+          (e: Error) => (removal = `; removing its container failed too: ${e.message}`),
+        );
       }
     } finally {
       await output.drain(PIPE_GRACE_MS);
     }
-    if (killedBy === 'cancel') throw new RunCancelled(`cancelled after ${seconds.toFixed(2)} s; the container was killed and removed`);
-    if (exit.signal !== null && killedBy === null) throw new RunnerUnavailable(`the ${this.runtime} client died of ${exit.signal}, which the runner did not send; its container ${job.name} was removed`);
+    if (killedBy === 'cancel')
+      throw new RunCancelled(`cancelled after ${seconds.toFixed(2)} s; the container was killed and removed`);
+    if (exit.signal !== null && killedBy === null)
+      throw new RunnerUnavailable(
+        `the ${this.runtime} client died of ${exit.signal}, which the runner did not send; its container ${job.name} was removed`,
+      );
     const { stdout, stderr } = output.text();
-    if (killedBy === null && exit.code === 125) throw new RunnerUnavailable(`${this.runtime} could not run the container (exit status 125): ${tail(stderr)}${removal}`);
+    if (killedBy === null && exit.code === 125)
+      throw new RunnerUnavailable(
+        `${this.runtime} could not run the container (exit status 125): ${tail(stderr)}${removal}`,
+      );
     const ioError = stdinError ?? output.error;
-    if (ioError) throw new Error(`the ${this.runtime} client's stdin, stdout or stderr failed: ${ioError.message}`, { cause: ioError });
-    return { ...containerVerdict(exit.code, killedBy, seconds, limits, this.cpus), stdout, stderr, seconds, cpuSeconds: null, truncated: output.truncated };
+    if (ioError)
+      throw new Error(`the ${this.runtime} client's stdin, stdout or stderr failed: ${ioError.message}`, {
+        cause: ioError,
+      });
+    return {
+      ...containerVerdict(exit.code, killedBy, seconds, limits, this.cpus),
+      stdout,
+      stderr,
+      seconds,
+      cpuSeconds: null,
+      truncated: output.truncated,
+    };
   }
 
   /**
@@ -308,13 +381,20 @@ export class ContainerRunner implements Runner {
       if (attempt === REMOVE_RETRIES) break;
       await delay(REMOVE_BACKOFF_MS * 2 ** attempt);
     }
-    if (failure) throw new RunnerUnavailable(`could not remove container ${name} with ${this.runtime} ${removeCommand(this.engine, name).join(' ')} (${REMOVE_RETRIES + 1} tries): ${failure}`);
+    if (failure)
+      throw new RunnerUnavailable(
+        `could not remove container ${name} with ${this.runtime} ${removeCommand(this.engine, name).join(' ')} (${REMOVE_RETRIES + 1} tries): ${failure}`,
+      );
   }
 
   /** Run one short runtime command (`runtimeArgs` first) to its end, or kill it after CALL_TIMEOUT_MS. */
   private call(args: string[]): Promise<CallResult> {
     return new Promise((resolve, reject) => {
-      const child = spawn(this.runtime, [...this.runtimeArgs, ...args], { env: this.env(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(this.runtime, [...this.runtimeArgs, ...args], {
+        env: this.env(),
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       const output = collectOutput(child.stdout, child.stderr, CALL_OUTPUT_BYTES, () => {});
       const timer = setTimeout(() => killGroup(child.pid!), CALL_TIMEOUT_MS);
       child.once('error', (e) => {
@@ -334,7 +414,10 @@ export class ContainerRunner implements Runner {
 
   private unavailable(e: Error): Error {
     if (!isCode(e, 'ENOENT', 'EACCES', 'ENOTDIR')) return e;
-    return new RunnerUnavailable(`the container runtime ${this.runtime} could not be started (${e.message}); is docker or podman installed and on this runner's PATH (${this.path})?`, { cause: e });
+    return new RunnerUnavailable(
+      `the container runtime ${this.runtime} could not be started (${e.message}); is docker or podman installed and on this runner's PATH (${this.path})?`,
+      { cause: e },
+    );
   }
 }
 
@@ -348,12 +431,21 @@ export function removeCommand(engine: 'docker' | 'podman', name: string): string
  * `docker run`'s conventions, with ProcessRunner's words (./job.ts `judge`). 125 and a client
  * killed by someone else are the runtime's failures: the runner raises, never judges them.
  */
-export function containerVerdict(code: number | null, killedBy: 'wall' | 'output' | 'cancel' | null, seconds: number, limits: SandboxLimits, cpus: number): { verdict: Verdict; detail: string; exitCode: number | null; signal: NodeJS.Signals | null } {
+export function containerVerdict(
+  code: number | null,
+  killedBy: 'wall' | 'output' | 'cancel' | null,
+  seconds: number,
+  limits: SandboxLimits,
+  cpus: number,
+): { verdict: Verdict; detail: string; exitCode: number | null; signal: NodeJS.Signals | null } {
   if (killedBy !== null) {
     const signal = code === null ? 'SIGKILL' : null;
     return { ...judge(code, signal, killedBy, seconds, limits), exitCode: code, signal };
   }
-  if (code === null || code === 125) throw new Error(`containerVerdict: exit status ${code} is the runtime's failure, not the program's (the runner raises RunnerUnavailable for it)`);
+  if (code === null || code === 125)
+    throw new Error(
+      `containerVerdict: exit status ${code} is the runtime's failure, not the program's (the runner raises RunnerUnavailable for it)`,
+    );
   const signal = code > 128 ? signalName(code - 128) : null;
   if (signal === 'SIGKILL') {
     // A container's PID 1 never sees the soft limit's SIGXCPU (the kernel drops default-action
@@ -362,14 +454,29 @@ export function containerVerdict(code: number | null, killedBy: 'wall' | 'output
     // much CPU time at its processor share is not the CPU limit.
     const hard = limits.cpuSeconds + 1;
     if (seconds * Math.min(cpus, availableParallelism()) >= 0.95 * hard) {
-      return { verdict: 'TIMEOUT', detail: `CPU limit (SIGKILL at the ${hard} s hard RLIMIT_CPU limit; not sent by the runner)`, exitCode: null, signal };
+      return {
+        verdict: 'TIMEOUT',
+        detail: `CPU limit (SIGKILL at the ${hard} s hard RLIMIT_CPU limit; not sent by the runner)`,
+        exitCode: null,
+        signal,
+      };
     }
-    return { verdict: 'CRASHED', detail: `killed by signal SIGKILL (exit status 137; not sent by the runner): most likely the OOM killer at the ${limits.memoryBytes}-byte memory cap`, exitCode: null, signal };
+    return {
+      verdict: 'CRASHED',
+      detail: `killed by signal SIGKILL (exit status 137; not sent by the runner): most likely the OOM killer at the ${limits.memoryBytes}-byte memory cap`,
+      exitCode: null,
+      signal,
+    };
   }
   if (signal !== null) return { ...judge(null, signal, null, seconds, limits), exitCode: null, signal };
   if (code === 126 || code === 127) {
     const what = code === 127 ? 'was not found' : 'could not be run';
-    return { verdict: 'FAILED', detail: `exit code ${code}: the command ${what} in the container, or the program exited ${code} itself (docker run's convention)`, exitCode: code, signal: null };
+    return {
+      verdict: 'FAILED',
+      detail: `exit code ${code}: the command ${what} in the container, or the program exited ${code} itself (docker run's convention)`,
+      exitCode: code,
+      signal: null,
+    };
   }
   return { ...judge(code, null, null, seconds, limits), exitCode: code, signal: null };
 }

@@ -109,7 +109,10 @@ export class Jail {
 class UidPool {
   private next: number;
   private readonly used = new Set<number>();
-  constructor(readonly first: number, readonly count: number) {
+  constructor(
+    readonly first: number,
+    readonly count: number,
+  ) {
     this.next = randomInt(count);
   }
   acquire(): number {
@@ -121,7 +124,9 @@ class UidPool {
         return this.first + k;
       }
     }
-    throw new Error(`all ${this.count} sandbox uids from ${this.first} are in use (uids are kept while a process of theirs may live)`);
+    throw new Error(
+      `all ${this.count} sandbox uids from ${this.first} are in use (uids are kept while a process of theirs may live)`,
+    );
   }
   release(uid: number): void {
     this.used.delete(uid);
@@ -134,7 +139,11 @@ const UIDS = new UidPool(UID_RANGE.first, UID_RANGE.count);
 /** Runs `argv` (a launcher chain ending in `true`) and says whether it exited 0, or why not. */
 function attempt(argv: readonly string[]): Promise<{ ok: boolean; why: string }> {
   return new Promise((resolve) => {
-    const child = spawn(argv[0], argv.slice(1), { cwd: '/', env: { PATH: '/usr/bin:/bin' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(argv[0], argv.slice(1), {
+      cwd: '/',
+      env: { PATH: '/usr/bin:/bin' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
     const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
@@ -144,7 +153,10 @@ function attempt(argv: readonly string[]): Promise<{ ok: boolean; why: string }>
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ ok: code === 0, why: stderr.trim().split('\n').pop() || (signal ? `killed by ${signal}` : `exit code ${code}`) });
+      resolve({
+        ok: code === 0,
+        why: stderr.trim().split('\n').pop() || (signal ? `killed by ${signal}` : `exit code ${code}`),
+      });
     });
   });
 }
@@ -178,16 +190,30 @@ export async function probeSandboxing(tools: Tools): Promise<Sandboxing> {
   const { true: exits0, setpriv, unshare, prlimit } = tools;
 
   // The user: a uid of our own (root), else no_new_privs only.
-  const setprivStage = (uid: number | null) => (setpriv ? [setpriv, ...(uid === null ? [] : ['--reuid', `${uid}`, '--regid', `${uid}`, '--clear-groups']), '--no-new-privs', '--'] : []);
+  const setprivStage = (uid: number | null) =>
+    setpriv
+      ? [
+          setpriv,
+          ...(uid === null ? [] : ['--reuid', `${uid}`, '--regid', `${uid}`, '--clear-groups']),
+          '--no-new-privs',
+          '--',
+        ]
+      : [];
   const probeUid = root ? UIDS.acquire() : null;
   let useSetpriv = false;
   try {
     if (!exits0) notes.push('probe: no `true` on PATH, so nothing could be probed and nothing is contained');
-    else if (!setpriv) notes.push(`user: setpriv (util-linux) is missing, so ${root ? "programs run as the companion's own user" : 'no no_new_privs'}`);
+    else if (!setpriv)
+      notes.push(
+        `user: setpriv (util-linux) is missing, so ${root ? "programs run as the companion's own user" : 'no no_new_privs'}`,
+      );
     else {
       const r = await attempt([...setprivStage(probeUid), exits0]);
       useSetpriv = r.ok;
-      if (!r.ok) notes.push(`user: ${root ? `dropping to a uid of its own` : 'no_new_privs'} failed (setpriv: ${r.why}), so programs run as the companion's own user`);
+      if (!r.ok)
+        notes.push(
+          `user: ${root ? `dropping to a uid of its own` : 'no_new_privs'} failed (setpriv: ${r.why}), so programs run as the companion's own user`,
+        );
     }
     const drop = root && useSetpriv;
 
@@ -249,13 +275,23 @@ export async function probeSandboxing(tools: Tools): Promise<Sandboxing> {
         ? `fork bomb: at most ${nproc} processes and threads at once (RLIMIT_NPROC, counted for this run alone)`
         : `fork bomb: NOT bounded (${root ? 'root is exempt from RLIMIT_NPROC' : `RLIMIT_NPROC would count every process of ${me}, so it cannot bound one run`}); the wall deadline kills its group`,
       `memory: RLIMIT_AS bounds each process, not their sum${bounded ? ` (${nproc} × memoryBytes at worst)` : ''}; disk: no quota`,
-      net ? 'System V IPC: a namespace of its own, freed at exit' : 'System V IPC: shared with the machine; objects a program leaves outlive it',
+      net
+        ? 'System V IPC: a namespace of its own, freed at exit'
+        : 'System V IPC: shared with the machine; objects a program leaves outlive it',
     );
     if (drop && (await sysctl('fs/protected_symlinks')) === '0') {
-      notes.push('files: fs.protected_symlinks is 0 here, so while it runs a program can plant links in /tmp for a root process that uses predictable names there (sysctl fs.protected_symlinks=1 closes that)');
+      notes.push(
+        'files: fs.protected_symlinks is 0 here, so while it runs a program can plant links in /tmp for a root process that uses predictable names there (sysctl fs.protected_symlinks=1 closes that)',
+      );
     }
     return {
-      containment: { networkIsolation: net !== null, dedicatedUser: drop, user, maxProcesses: bounded ? nproc : null, notes },
+      containment: {
+        networkIsolation: net !== null,
+        dedicatedUser: drop,
+        user,
+        maxProcesses: bounded ? nproc : null,
+        notes,
+      },
       runsAsOthers: drop,
       jail: () => {
         const uid = drop ? UIDS.acquire() : null;
@@ -281,7 +317,13 @@ function whoami(): string {
 
 function uncontained(me: string, notes: string[]): Sandboxing {
   return {
-    containment: { networkIsolation: false, dedicatedUser: false, user: `the companion's own user, ${me}`, maxProcesses: null, notes },
+    containment: {
+      networkIsolation: false,
+      dedicatedUser: false,
+      user: `the companion's own user, ${me}`,
+      maxProcesses: null,
+      notes,
+    },
     runsAsOthers: false,
     jail: () => new Jail(null, [], []),
   };
@@ -313,7 +355,10 @@ export async function removeLitter(uid: number): Promise<void> {
         try {
           if ((await lstat(path)).uid === uid) await rm(path, { recursive: true, force: true });
         } catch (e) {
-          if (!gone(e)) throw new Error(`could not delete ${path}, left by sandbox uid ${uid}: ${(e as Error).message}`, { cause: e });
+          if (!gone(e))
+            throw new Error(`could not delete ${path}, left by sandbox uid ${uid}: ${(e as Error).message}`, {
+              cause: e,
+            });
         }
       }),
     );

@@ -50,7 +50,10 @@ export class EnvSessions {
   /** Starts a session and returns its id; SessionsFull when every place is taken, RunnerUnavailable when it cannot start. */
   async start(program: SubprocessProgram, limits: SandboxLimits): Promise<string> {
     if (this.closed) throw new SessionsFull('the companion is shutting down');
-    if (this.open >= this.o.max) throw new SessionsFull(`all ${this.o.max} environment sessions are open; close one or wait (idle sessions close after ${this.o.idleSeconds} s)`);
+    if (this.open >= this.o.max)
+      throw new SessionsFull(
+        `all ${this.o.max} environment sessions are open; close one or wait (idle sessions close after ${this.o.idleSeconds} s)`,
+      );
     this.starting++;
     let env: SubprocessEnvironment;
     try {
@@ -105,7 +108,9 @@ export class EnvSessions {
     if (!entry) return;
     clearTimeout(entry.idle);
     entry.idle = setTimeout(() => {
-      this.end(id).catch((e: Error) => console.error(`environment session ${id}: closing it after ${this.o.idleSeconds} s idle failed: ${e.message}`));
+      this.end(id).catch((e: Error) =>
+        console.error(`environment session ${id}: closing it after ${this.o.idleSeconds} s idle failed: ${e.message}`),
+      );
     }, this.o.idleSeconds * 1000);
     entry.idle.unref();
   }

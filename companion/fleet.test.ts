@@ -6,7 +6,10 @@ import type { Program } from './protocol';
 import { sandboxLimitsSchema } from './protocol';
 
 const limits = sandboxLimitsSchema.parse({ wallSeconds: 20 });
-const py = (code: string, stdin?: string): { program: Program; limits: typeof limits } => ({ program: { files: { 'main.py': code }, stdin }, limits });
+const py = (code: string, stdin?: string): { program: Program; limits: typeof limits } => ({
+  program: { files: { 'main.py': code }, stdin },
+  limits,
+});
 
 /** The real ProcessRunner, recording each started program's pid and job directory. */
 function recordingRunner() {
@@ -71,7 +74,11 @@ describe('SandboxFleet (real processes)', () => {
   it('a failing job cancels the rest of its batch', async () => {
     const { runner: real, started } = recordingRunner();
     // The real runner, made to fail (as a runner that cannot start does) on the job whose stdin says so.
-    const runner = { name: 'process', run: (p: Program, l: typeof limits, signal?: AbortSignal) => (p.stdin === 'fail' ? Promise.reject(new Error('injected runner failure')) : real.run(p, l, signal)) };
+    const runner = {
+      name: 'process',
+      run: (p: Program, l: typeof limits, signal?: AbortSignal) =>
+        p.stdin === 'fail' ? Promise.reject(new Error('injected runner failure')) : real.run(p, l, signal),
+    };
     const fleet = new SandboxFleet(runner, 2, 4);
     const batch = fleet.run([py('import time; time.sleep(30)'), py('', 'fail'), py('print(3)')]);
     await expect(batch).rejects.toThrow(/injected runner failure/);
@@ -82,7 +89,11 @@ describe('SandboxFleet (real processes)', () => {
   it('close() kills every running program, refuses the waiting ones, and later submits', async () => {
     const { runner, started } = recordingRunner();
     const fleet = new SandboxFleet(runner, 2, 4);
-    const jobs = [fleet.submit(py('import time; time.sleep(30)')), fleet.submit(py('import time; time.sleep(30)')), fleet.submit(py('print(1)'))].map(settle);
+    const jobs = [
+      fleet.submit(py('import time; time.sleep(30)')),
+      fleet.submit(py('import time; time.sleep(30)')),
+      fleet.submit(py('print(1)')),
+    ].map(settle);
     await until(() => started.length === 2, 10_000);
     const t0 = performance.now();
     await fleet.close();

@@ -37,9 +37,15 @@ export class SandboxFleet {
   private readonly runs = new Set<Promise<unknown>>();
   private closed = false;
 
-  constructor(readonly runner: Runner, readonly workers: number, readonly queueLimit: number) {
-    if (!Number.isInteger(workers) || workers < 1) throw new Error(`SandboxFleet: workers must be an integer ≥ 1, got ${workers}`);
-    if (!Number.isInteger(queueLimit) || queueLimit < 0) throw new Error(`SandboxFleet: queueLimit must be an integer ≥ 0, got ${queueLimit}`);
+  constructor(
+    readonly runner: Runner,
+    readonly workers: number,
+    readonly queueLimit: number,
+  ) {
+    if (!Number.isInteger(workers) || workers < 1)
+      throw new Error(`SandboxFleet: workers must be an integer ≥ 1, got ${workers}`);
+    if (!Number.isInteger(queueLimit) || queueLimit < 0)
+      throw new Error(`SandboxFleet: queueLimit must be an integer ≥ 0, got ${queueLimit}`);
   }
 
   get running(): number {
@@ -58,14 +64,22 @@ export class SandboxFleet {
   /** Queues one job; rejects with QueueFull at once when there is no room, RunCancelled when `signal` aborts. */
   submit(job: Job, signal?: AbortSignal): Promise<Outcome> {
     if (this.closed) return Promise.reject(new RunCancelled('the fleet is closed'));
-    if (this.room() < 1) return Promise.reject(new QueueFull(`the queue is full (${this.active} running, ${this.waiting.length} of ${this.queueLimit} waiting)`));
+    if (this.room() < 1)
+      return Promise.reject(
+        new QueueFull(
+          `the queue is full (${this.active} running, ${this.waiting.length} of ${this.queueLimit} waiting)`,
+        ),
+      );
     return this.enqueue(job, signal);
   }
 
   /** Queues every job or none (QueueFull); the outcomes come in the jobs' order. A failure cancels the rest. */
   async run(jobs: readonly Job[], signal?: AbortSignal): Promise<Outcome[]> {
     if (this.closed) throw new RunCancelled('the fleet is closed');
-    if (jobs.length > this.room()) throw new QueueFull(`a batch of ${jobs.length} does not fit (room for ${this.room()}: ${this.workers} workers, ${this.queueLimit} queue places)`);
+    if (jobs.length > this.room())
+      throw new QueueFull(
+        `a batch of ${jobs.length} does not fit (room for ${this.room()}: ${this.workers} workers, ${this.queueLimit} queue places)`,
+      );
     const batch = new AbortController();
     const onAbort = () => batch.abort();
     signal?.addEventListener('abort', onAbort, { once: true });

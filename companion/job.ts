@@ -12,17 +12,32 @@ import type { Readable } from 'node:stream';
 import type { SandboxLimits, Verdict } from './protocol';
 
 /** The verdict and who ended the program. The runner's own kills come first. */
-export function judge(code: number | null, signal: NodeJS.Signals | null, killedBy: 'wall' | 'output' | 'cancel' | null, seconds: number, limits: SandboxLimits): { verdict: Verdict; detail: string } {
-  if (killedBy === 'output') return { verdict: 'OUTPUT_LIMIT', detail: `killed by the runner: stdout and stderr passed the ${limits.messageBytes}-byte message limit` };
-  if (killedBy === 'wall') return { verdict: 'TIMEOUT', detail: `killed by the runner at the ${limits.wallSeconds} s wall deadline` };
+export function judge(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  killedBy: 'wall' | 'output' | 'cancel' | null,
+  seconds: number,
+  limits: SandboxLimits,
+): { verdict: Verdict; detail: string } {
+  if (killedBy === 'output')
+    return {
+      verdict: 'OUTPUT_LIMIT',
+      detail: `killed by the runner: stdout and stderr passed the ${limits.messageBytes}-byte message limit`,
+    };
+  if (killedBy === 'wall')
+    return { verdict: 'TIMEOUT', detail: `killed by the runner at the ${limits.wallSeconds} s wall deadline` };
   if (signal === null) return { verdict: code === 0 ? 'COMPLETED' : 'FAILED', detail: `exit code ${code}` };
-  if (signal === 'SIGXCPU') return { verdict: 'TIMEOUT', detail: `CPU limit (SIGXCPU at ${limits.cpuSeconds} s of CPU time)` };
+  if (signal === 'SIGXCPU')
+    return { verdict: 'TIMEOUT', detail: `CPU limit (SIGXCPU at ${limits.cpuSeconds} s of CPU time)` };
   // With soft = hard the kernel sends SIGKILL at the RLIMIT_CPU limit, without a SIGXCPU first
   // (kernel/time/posix-cpu-timers.c checks the hard limit first). A SIGKILL from anyone else (the
   // OOM killer, the program itself) looks the same; one that came before the program could have
   // spent its CPU time even on every core is not the CPU limit.
   if (signal === 'SIGKILL' && seconds * availableParallelism() >= 0.95 * limits.cpuSeconds) {
-    return { verdict: 'TIMEOUT', detail: `CPU limit (SIGKILL at the ${limits.cpuSeconds} s RLIMIT_CPU hard limit; not sent by the runner)` };
+    return {
+      verdict: 'TIMEOUT',
+      detail: `CPU limit (SIGKILL at the ${limits.cpuSeconds} s RLIMIT_CPU hard limit; not sent by the runner)`,
+    };
   }
   return { verdict: 'CRASHED', detail: `killed by signal ${signal} (not sent by the runner)` };
 }
@@ -77,7 +92,10 @@ export function collectOutput(stdout: Readable, stderr: Readable, budget: number
     },
     async drain(graceMs: number) {
       let grace: NodeJS.Timeout | undefined;
-      const drained = await Promise.race([Promise.all(closed).then(() => true), new Promise<false>((res) => (grace = setTimeout(res, graceMs, false)))]);
+      const drained = await Promise.race([
+        Promise.all(closed).then(() => true),
+        new Promise<false>((res) => (grace = setTimeout(res, graceMs, false))),
+      ]);
       clearTimeout(grace);
       if (drained) return;
       stdout.destroy();

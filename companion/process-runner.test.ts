@@ -31,7 +31,8 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const runner = (options: ProcessRunnerOptions = {}) => new ProcessRunner({ tmpRoot: root, onStart: (job) => jobs.push(job), ...options });
+const runner = (options: ProcessRunnerOptions = {}) =>
+  new ProcessRunner({ tmpRoot: root, onStart: (job) => jobs.push(job), ...options });
 
 async function expectNothingLeft(printedPids: number[] = []): Promise<void> {
   expect(await readdir(root), 'job directories left behind').toEqual([]);
@@ -40,9 +41,16 @@ async function expectNothingLeft(printedPids: number[] = []): Promise<void> {
 }
 
 /** Run main.py (or `program`'s argv); return the outcome and the wall time the call took. */
-async function run(source: string, limits: SandboxLimitsInput = {}, program: Partial<Program> = {}): Promise<{ o: Outcome; took: number }> {
+async function run(
+  source: string,
+  limits: SandboxLimitsInput = {},
+  program: Partial<Program> = {},
+): Promise<{ o: Outcome; took: number }> {
   const started = performance.now();
-  const o = await runner().run({ ...program, files: { 'main.py': py(source), ...program.files } }, sandboxLimitsSchema.parse(limits));
+  const o = await runner().run(
+    { ...program, files: { 'main.py': py(source), ...program.files } },
+    sandboxLimitsSchema.parse(limits),
+  );
   const took = (performance.now() - started) / 1000;
   expect(jobs).toHaveLength(1);
   return { o, took };
@@ -53,7 +61,16 @@ const pids = (text: string) => text.split(/\s+/).filter(Boolean).map(Number);
 describe('ProcessRunner: exits', () => {
   it('hello world is COMPLETED with its stdout', async () => {
     const { o, took } = await run(`print("hello, world")`);
-    expect(o).toMatchObject({ verdict: 'COMPLETED', exitCode: 0, signal: null, stdout: 'hello, world\n', stderr: '', detail: 'exit code 0', truncated: false, cpuSeconds: null });
+    expect(o).toMatchObject({
+      verdict: 'COMPLETED',
+      exitCode: 0,
+      signal: null,
+      stdout: 'hello, world\n',
+      stderr: '',
+      detail: 'exit code 0',
+      truncated: false,
+      cpuSeconds: null,
+    });
     expect(o.seconds).toBeGreaterThan(0);
     expect(took).toBeLessThan(10);
     await expectNothingLeft();
@@ -98,11 +115,14 @@ describe('ProcessRunner: limits', () => {
   });
 
   it('a SIGXCPU handler that ignores the signal is still TIMEOUT (soft = hard: SIGKILL)', async () => {
-    const { o, took } = await run(`
+    const { o, took } = await run(
+      `
       import signal
       signal.signal(signal.SIGXCPU, lambda *_: None)
       while True: pass
-    `, { cpuSeconds: 1, wallSeconds: 20 });
+    `,
+      { cpuSeconds: 1, wallSeconds: 20 },
+    );
     expect(o).toMatchObject({ verdict: 'TIMEOUT', signal: 'SIGKILL' });
     expect(o.detail).toMatch(/^CPU limit/);
     expect(took).toBeLessThan(15);
@@ -111,17 +131,25 @@ describe('ProcessRunner: limits', () => {
 
   it('sleeping forever is TIMEOUT at wallSeconds 1, killed by the runner', async () => {
     const { o, took } = await run(`import time; time.sleep(10_000)`, { wallSeconds: 1 });
-    expect(o).toMatchObject({ verdict: 'TIMEOUT', exitCode: null, signal: 'SIGKILL', detail: 'killed by the runner at the 1 s wall deadline' });
+    expect(o).toMatchObject({
+      verdict: 'TIMEOUT',
+      exitCode: null,
+      signal: 'SIGKILL',
+      detail: 'killed by the runner at the 1 s wall deadline',
+    });
     expect(o.seconds).toBeGreaterThanOrEqual(0.99);
     expect(took).toBeLessThan(10);
     await expectNothingLeft();
   });
 
   it('a memory hog under memoryBytes 64 MiB is FAILED with MemoryError (RLIMIT_AS)', async () => {
-    const { o, took } = await run(`
+    const { o, took } = await run(
+      `
       chunks = []
       while True: chunks.append(bytearray(8 * 1024 * 1024))
-    `, { memoryBytes: 64 * 1024 ** 2 });
+    `,
+      { memoryBytes: 64 * 1024 ** 2 },
+    );
     expect(o).toMatchObject({ verdict: 'FAILED', exitCode: 1 });
     expect(o.stderr).toContain('MemoryError');
     expect(took).toBeLessThan(10);
@@ -136,7 +164,12 @@ describe('ProcessRunner: limits', () => {
 
   it('SIGSEGV is CRASHED, naming the signal', async () => {
     const { o, took } = await run(`import os, signal; os.kill(os.getpid(), signal.SIGSEGV)`);
-    expect(o).toMatchObject({ verdict: 'CRASHED', exitCode: null, signal: 'SIGSEGV', detail: 'killed by signal SIGSEGV (not sent by the runner)' });
+    expect(o).toMatchObject({
+      verdict: 'CRASHED',
+      exitCode: null,
+      signal: 'SIGSEGV',
+      detail: 'killed by signal SIGSEGV (not sent by the runner)',
+    });
     expect(took).toBeLessThan(10);
     await expectNothingLeft();
   });
@@ -157,7 +190,11 @@ describe('ProcessRunner: output', () => {
     ['both', '1, 2'],
   ])('a flood on %s is OUTPUT_LIMIT, truncated to messageBytes', async (_stream, fds) => {
     const { o, took } = await run(flood(fds));
-    expect(o).toMatchObject({ verdict: 'OUTPUT_LIMIT', truncated: true, detail: 'killed by the runner: stdout and stderr passed the 1048576-byte message limit' });
+    expect(o).toMatchObject({
+      verdict: 'OUTPUT_LIMIT',
+      truncated: true,
+      detail: 'killed by the runner: stdout and stderr passed the 1048576-byte message limit',
+    });
     expect(bytes(o)).toBe(MiB);
     if (fds.includes('1')) expect(o.stdout.length).toBeGreaterThan(0);
     if (fds.includes('2')) expect(o.stderr.length).toBeGreaterThan(0);
@@ -167,7 +204,12 @@ describe('ProcessRunner: output', () => {
 
   it('output exactly at messageBytes (stdout + stderr) is COMPLETED and whole', async () => {
     const { o } = await run(`import os; os.write(1, b"a" * 600); os.write(2, b"b" * 400)`, { messageBytes: 1000 });
-    expect(o).toMatchObject({ verdict: 'COMPLETED', truncated: false, stdout: 'a'.repeat(600), stderr: 'b'.repeat(400) });
+    expect(o).toMatchObject({
+      verdict: 'COMPLETED',
+      truncated: false,
+      stdout: 'a'.repeat(600),
+      stderr: 'b'.repeat(400),
+    });
     await expectNothingLeft();
   });
 
@@ -292,31 +334,53 @@ describe('ProcessRunner: environment, files and stdin', () => {
 
   it('the environment is only PATH, LANG, HOME, TMPDIR and PYTHONDONTWRITEBYTECODE', async () => {
     const { o } = await run('', {}, { argv: ['env'] });
-    const env = Object.fromEntries(o.stdout.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-    expect(env).toEqual({ PATH: process.env.PATH, LANG: 'C.UTF-8', HOME: jobs[0].dir, TMPDIR: jobs[0].dir, PYTHONDONTWRITEBYTECODE: '1' });
+    const env = Object.fromEntries(
+      o.stdout
+        .trim()
+        .split('\n')
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
+    expect(env).toEqual({
+      PATH: process.env.PATH,
+      LANG: 'C.UTF-8',
+      HOME: jobs[0].dir,
+      TMPDIR: jobs[0].dir,
+      PYTHONDONTWRITEBYTECODE: '1',
+    });
     await expectNothingLeft();
   });
 
   // The default argv's -I leaves the script's directory off sys.path, so this one drops it to import lib/.
   it('files are written owner-only, nested directories included; no bytecode is written', async () => {
-    const { o } = await run(`
+    const { o } = await run(
+      `
       import os
       from lib import util
       print(util.X, oct(os.stat("main.py").st_mode & 0o777), oct(os.stat("lib/util.py").st_mode & 0o777))
       print(os.path.exists("lib/__pycache__"))
-    `, {}, { files: { 'lib/util.py': 'X = 42\n' }, argv: ['python3', '-S', 'main.py'] });
+    `,
+      {},
+      { files: { 'lib/util.py': 'X = 42\n' }, argv: ['python3', '-S', 'main.py'] },
+    );
     expect(o.stdout).toBe('42 0o600 0o600\nFalse\n');
     await expectNothingLeft();
   });
 
   it('8 MiB of stdin is read fully while output is drained', async () => {
     const stdin = 'abcdefgh\n'.repeat((8 * 1024 ** 2) / 9);
-    const { o, took } = await run(`
+    const { o, took } = await run(
+      `
       import hashlib, sys
       data = sys.stdin.buffer.read()
       print(len(data), hashlib.sha256(data).hexdigest())
-    `, {}, { stdin });
-    expect(o).toMatchObject({ verdict: 'COMPLETED', stdout: `${stdin.length} ${createHash('sha256').update(stdin).digest('hex')}\n` });
+    `,
+      {},
+      { stdin },
+    );
+    expect(o).toMatchObject({
+      verdict: 'COMPLETED',
+      stdout: `${stdin.length} ${createHash('sha256').update(stdin).digest('hex')}\n`,
+    });
     expect(took).toBeLessThan(15);
     await expectNothingLeft();
   });
@@ -343,13 +407,19 @@ describe('ProcessRunner: infrastructure errors', () => {
   const program = { files: { 'main.py': 'print(1)\n' } };
 
   it('a missing launcher is RunnerUnavailable, not a verdict', async () => {
-    await expect(runner({ launcher: 'dewpoint-no-such-prlimit' }).run(program, limits)).rejects.toThrow(RunnerUnavailable);
-    await expect(runner({ launcher: 'dewpoint-no-such-prlimit' }).run(program, limits)).rejects.toThrow(/limits launcher/);
+    await expect(runner({ launcher: 'dewpoint-no-such-prlimit' }).run(program, limits)).rejects.toThrow(
+      RunnerUnavailable,
+    );
+    await expect(runner({ launcher: 'dewpoint-no-such-prlimit' }).run(program, limits)).rejects.toThrow(
+      /limits launcher/,
+    );
     await expectNothingLeft();
   });
 
   it('a program not on PATH is RunnerUnavailable', async () => {
-    await expect(runner().run({ ...program, argv: ['dewpoint-no-such-python'] }, limits)).rejects.toThrow(RunnerUnavailable);
+    await expect(runner().run({ ...program, argv: ['dewpoint-no-such-python'] }, limits)).rejects.toThrow(
+      RunnerUnavailable,
+    );
     await expectNothingLeft();
   });
 
@@ -416,7 +486,10 @@ describe('ProcessRunner.probe: what it reports is what a program meets', () => {
     const c = await r.probe();
     const l = await listener();
     try {
-      const o = await r.run({ files: { 'main.py': `${py(connect(l.port))}import os; print(os.getuid(), os.stat(".").st_uid)\n` } }, sandboxLimitsSchema.parse({}));
+      const o = await r.run(
+        { files: { 'main.py': `${py(connect(l.port))}import os; print(os.getuid(), os.stat(".").st_uid)\n` } },
+        sandboxLimitsSchema.parse({}),
+      );
       const [net, ids] = o.stdout.trim().split('\n');
       expect(net.startsWith('connected')).toBe(!c.networkIsolation);
       expect(l.accepted()).toBe(c.networkIsolation ? 0 : 1);
@@ -464,7 +537,10 @@ describe('ProcessRunner.probe: what it reports is what a program meets', () => {
     expect(c).toMatchObject({ networkIsolation: false, dedicatedUser: false });
     expect(c.notes[0]).toMatch(/^network: NOT isolated \(.*unshare --user --net: exit code 1\)/);
     expect(c.notes).toContainEqual(expect.stringMatching(/failed \(setpriv: exit code 1\)/));
-    const o = await runner({ unshare: '/bin/false', setpriv: '/bin/false' }).run({ files: { 'main.py': 'print("ran")' } }, sandboxLimitsSchema.parse({}));
+    const o = await runner({ unshare: '/bin/false', setpriv: '/bin/false' }).run(
+      { files: { 'main.py': 'print("ran")' } },
+      sandboxLimitsSchema.parse({}),
+    );
     expect(o.stdout).toBe('ran\n');
     await expectNothingLeft();
   });

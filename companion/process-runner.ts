@@ -27,13 +27,32 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, constants as fsConstants, readFileSync, readdirSync } from 'node:fs';
-import { access, chmod, mkdir, mkdtemp, readFile, readdir, readlink, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  access,
+  chmod,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readdir,
+  readlink,
+  realpath,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { handOver, probeSandboxing, type Containment, type Jail, type Sandboxing } from './containment';
 import { collectOutput, judge } from './job';
-import { parseWith, programSchema, sandboxLimitsSchema, type Outcome, type Program, type SandboxLimits } from './protocol';
+import {
+  parseWith,
+  programSchema,
+  sandboxLimitsSchema,
+  type Outcome,
+  type Program,
+  type SandboxLimits,
+} from './protocol';
 
 /** The runner cannot start programs here (no prlimit, no python3, not Linux): never a verdict. */
 export class RunnerUnavailable extends Error {
@@ -97,8 +116,14 @@ export class ProcessRunner {
       const [python] = DEFAULT_ARGV;
       const ours = await this.find(python);
       const theirs = await this.find(python, true);
-      if (theirs !== ours) notes.push(`python: programs run ${theirs ?? `no ${python}: none on PATH that other users can reach`}${ours ? ` (the companion's own, ${ours}, is out of their reach)` : ''}`);
-      if (!(await othersMayEnter(this.tmpRoot))) notes.push(`files: other users cannot enter ${this.tmpRoot}, so absolute paths into a job directory fail for programs (chmod o+x it, or pick another tmpRoot)`);
+      if (theirs !== ours)
+        notes.push(
+          `python: programs run ${theirs ?? `no ${python}: none on PATH that other users can reach`}${ours ? ` (the companion's own, ${ours}, is out of their reach)` : ''}`,
+        );
+      if (!(await othersMayEnter(this.tmpRoot)))
+        notes.push(
+          `files: other users cannot enter ${this.tmpRoot}, so absolute paths into a job directory fail for programs (chmod o+x it, or pick another tmpRoot)`,
+        );
     }
     return { ...containment, notes };
   }
@@ -110,8 +135,14 @@ export class ProcessRunner {
 
   private sandbox(): Promise<Sandboxing> {
     this.sandboxing ??= (async () => {
-      if (process.platform !== 'linux') return probeSandboxing({ prlimit: null, unshare: null, setpriv: null, true: null });
-      return probeSandboxing({ prlimit: await this.find(this.launcher), unshare: await this.find(this.unshare), setpriv: await this.find(this.setpriv), true: await this.find('true') });
+      if (process.platform !== 'linux')
+        return probeSandboxing({ prlimit: null, unshare: null, setpriv: null, true: null });
+      return probeSandboxing({
+        prlimit: await this.find(this.launcher),
+        unshare: await this.find(this.unshare),
+        setpriv: await this.find(this.setpriv),
+        true: await this.find('true'),
+      });
     })();
     return this.sandboxing;
   }
@@ -131,7 +162,10 @@ export class ProcessRunner {
   async run(program: Program, limits: SandboxLimits, signal?: AbortSignal): Promise<Outcome> {
     const p = parseWith(programSchema, program, 'program');
     const l = parseWith(sandboxLimitsSchema, limits, 'limits');
-    if (!p.ok || !l.ok) throw new Error(`ProcessRunner.run: invalid input (validate requests at the boundary): ${[...(p.ok ? [] : p.problems), ...(l.ok ? [] : l.problems)].join('; ')}`);
+    if (!p.ok || !l.ok)
+      throw new Error(
+        `ProcessRunner.run: invalid input (validate requests at the boundary): ${[...(p.ok ? [] : p.problems), ...(l.ok ? [] : l.problems)].join('; ')}`,
+      );
     const { launcher, argv } = await this.prepare(p.value.argv ?? DEFAULT_ARGV, l.value);
     if (signal?.aborted) throw new RunCancelled('cancelled before it started');
 
@@ -152,20 +186,36 @@ export class ProcessRunner {
    * `limits`, or RunnerUnavailable saying why it cannot start here. Shared with SubprocessEnvironment.
    */
   async prepare(argv: readonly string[], limits: SandboxLimits): Promise<{ launcher: string; argv: string[] }> {
-    if (process.platform !== 'linux') throw new RunnerUnavailable(`ProcessRunner needs Linux (process groups, /proc, prlimit); this is ${process.platform}`);
-    const launcher = await this.which(this.launcher, 'the limits launcher (util-linux prlimit; apt-get install util-linux)');
+    if (process.platform !== 'linux')
+      throw new RunnerUnavailable(
+        `ProcessRunner needs Linux (process groups, /proc, prlimit); this is ${process.platform}`,
+      );
+    const launcher = await this.which(
+      this.launcher,
+      'the limits launcher (util-linux prlimit; apt-get install util-linux)',
+    );
     // A program dropped to a uid of its own must be able to reach it (not root's pyenv shim).
     const { runsAsOthers } = await this.sandbox();
     const command = argv[0].includes('/') ? argv[0] : await this.which(argv[0], 'the program', runsAsOthers);
     // A missing one fails at exec like any program; one that exists but is out of reach is this runner's problem.
     if (runsAsOthers && isAbsolute(argv[0]) && existsSync(command) && !(await othersMayExecute(command))) {
-      throw new RunnerUnavailable(`the program, ${command}, cannot be executed by other users, and programs run as a uid of their own`);
+      throw new RunnerUnavailable(
+        `the program, ${command}, cannot be executed by other users, and programs run as a uid of their own`,
+      );
     }
     await checkHardLimits(limits);
     return { launcher, argv: [command, ...argv.slice(1)] };
   }
 
-  private async execute(dir: string, launcher: string, argv: string[], stdin: string, limits: SandboxLimits, jail: Jail, signal?: AbortSignal): Promise<Outcome> {
+  private async execute(
+    dir: string,
+    launcher: string,
+    argv: string[],
+    stdin: string,
+    limits: SandboxLimits,
+    jail: Jail,
+    signal?: AbortSignal,
+  ): Promise<Outcome> {
     const { args, env } = launchCommand(argv, dir, limits, this.path, jail);
     const started = performance.now();
     // detached: the child calls setsid(), so it leads a new session and process group (pgid = pid).
@@ -179,7 +229,9 @@ export class ProcessRunner {
     };
     const output = collectOutput(child.stdout, child.stderr, limits.messageBytes, () => kill('output'));
     const ioError: { error?: Error } = {};
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.once('exit', (code, signal) => res({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+      child.once('exit', (code, signal) => res({ code, signal })),
+    );
 
     await new Promise<void>((res, rej) => {
       child.once('spawn', res);
@@ -212,12 +264,23 @@ export class ProcessRunner {
       await cleanUp();
       // Everything that could write is dead; a pipe still open is held by a process we cannot find.
       await output.drain(PIPE_GRACE_MS);
-      if (killedBy === 'cancel') throw new RunCancelled(`cancelled after ${seconds.toFixed(2)} s; the program was killed`);
+      if (killedBy === 'cancel')
+        throw new RunCancelled(`cancelled after ${seconds.toFixed(2)} s; the program was killed`);
       const ioFailure = ioError.error ?? output.error;
-      if (ioFailure) throw new Error(`the program's stdin, stdout or stderr failed: ${ioFailure.message}`, { cause: ioFailure });
+      if (ioFailure)
+        throw new Error(`the program's stdin, stdout or stderr failed: ${ioFailure.message}`, { cause: ioFailure });
 
       const { stdout, stderr } = output.text();
-      return { ...judge(code, signal, killedBy, seconds, limits), exitCode: code, signal, stdout, stderr, seconds, cpuSeconds: null, truncated: output.truncated };
+      return {
+        ...judge(code, signal, killedBy, seconds, limits),
+        exitCode: code,
+        signal,
+        stdout,
+        stderr,
+        seconds,
+        cpuSeconds: null,
+        truncated: output.truncated,
+      };
     } finally {
       if (!swept) await cleanUp();
     }
@@ -228,7 +291,12 @@ export class ProcessRunner {
    * `forOthers`: one that a user other than its owner may execute (every directory on the way too).
    */
   private async which(name: string, what: string, forOthers = false): Promise<string> {
-    const candidates = name.includes('/') ? [resolve(name)] : this.path.split(delimiter).filter(isAbsolute).map((d) => join(d, name));
+    const candidates = name.includes('/')
+      ? [resolve(name)]
+      : this.path
+          .split(delimiter)
+          .filter(isAbsolute)
+          .map((d) => join(d, name));
     for (const c of candidates) {
       try {
         await access(c, fsConstants.X_OK);
@@ -237,7 +305,9 @@ export class ProcessRunner {
         if (!isCode(e, 'ENOENT', 'EACCES', 'ENOTDIR')) throw e;
       }
     }
-    throw new RunnerUnavailable(`${what}, ${name}, is not an executable file on this runner's PATH (${this.path})${forOthers ? ' that other users may execute (programs run as a uid of their own)' : ''}`);
+    throw new RunnerUnavailable(
+      `${what}, ${name}, is not an executable file on this runner's PATH (${this.path})${forOthers ? ' that other users may execute (programs run as a uid of their own)' : ''}`,
+    );
   }
 }
 
@@ -247,12 +317,26 @@ export class ProcessRunner {
  * true })`. Shared with SubprocessEnvironment, so both start programs the same way. Without a
  * jail the program runs unconfined beyond its rlimits.
  */
-export function launchCommand(argv: readonly string[], dir: string, limits: SandboxLimits, path: string, jail?: Jail): { args: string[]; env: Record<string, string> } {
+export function launchCommand(
+  argv: readonly string[],
+  dir: string,
+  limits: SandboxLimits,
+  path: string,
+  jail?: Jail,
+): { args: string[]; env: Record<string, string> } {
   // PYTHONDONTWRITEBYTECODE matters for a user argv without -I (-I ignores every PYTHON* variable).
   // TMPDIR: temporary files go where they are deleted with the job, not into the shared /tmp.
   const env = { PATH: path, LANG: 'C.UTF-8', HOME: dir, TMPDIR: dir, PYTHONDONTWRITEBYTECODE: '1' };
   // --core=0:0: a SIGSEGV or SIGABRT would otherwise write a core file into the job directory.
-  const args = [`--cpu=${limits.cpuSeconds}:${limits.cpuSeconds}`, `--as=${limits.memoryBytes}:${limits.memoryBytes}`, '--core=0:0', ...(jail?.launcherArgs ?? []), '--', ...(jail?.stages ?? []), ...argv];
+  const args = [
+    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds}`,
+    `--as=${limits.memoryBytes}:${limits.memoryBytes}`,
+    '--core=0:0',
+    ...(jail?.launcherArgs ?? []),
+    '--',
+    ...(jail?.stages ?? []),
+    ...argv,
+  ];
   return { args, env };
 }
 
@@ -326,10 +410,18 @@ async function isOfJob(pid: number, pgid: number, dir: string, home: Buffer): Pr
 function hasUidOrGroup(pid: number, pgid: number, uid: number): boolean {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'latin1');
-    const field = (name: string) => status.match(new RegExp(`^${name}:\\s*(.*)$`, 'm'))?.[1].trim().split(/\s+/) ?? [];
+    const field = (name: string) =>
+      status
+        .match(new RegExp(`^${name}:\\s*(.*)$`, 'm'))?.[1]
+        .trim()
+        .split(/\s+/) ?? [];
     if (['Z', 'X'].includes(field('State')[0])) return false;
     // NSpgid, NSsid: the ids as seen from our pid namespace first.
-    return field('Uid').some((u) => Number(u) === uid) || Number(field('NSpgid')[0]) === pgid || Number(field('NSsid')[0]) === pgid;
+    return (
+      field('Uid').some((u) => Number(u) === uid) ||
+      Number(field('NSpgid')[0]) === pgid ||
+      Number(field('NSsid')[0]) === pgid
+    );
   } catch (e) {
     if (isCode(e, 'ENOENT', 'ESRCH')) return false;
     throw e;
@@ -356,7 +448,8 @@ async function othersMayEnter(dir: string): Promise<boolean> {
 export async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
   for (const [name, content] of Object.entries(files)) {
     const target = resolve(dir, name);
-    if (!target.startsWith(dir + sep)) throw new Error(`file ${JSON.stringify(name)} resolves outside the job directory ${dir}`);
+    if (!target.startsWith(dir + sep))
+      throw new Error(`file ${JSON.stringify(name)} resolves outside the job directory ${dir}`);
     await mkdir(dirname(target), { recursive: true, mode: 0o700 });
     // wx: the directory is fresh, so an existing file (or a link) here is a broken invariant.
     await writeFile(target, content, { mode: 0o600, flag: 'wx' });
@@ -370,7 +463,10 @@ export async function removeJobDir(dir: string): Promise<void> {
   } catch (first) {
     await restoreModes(dir);
     await rm(dir, { recursive: true, force: true }).catch((e: Error) => {
-      throw new Error(`could not delete the job directory ${dir}: ${e.message} (first try: ${(first as Error).message})`, { cause: e });
+      throw new Error(
+        `could not delete the job directory ${dir}: ${e.message} (first try: ${(first as Error).message})`,
+        { cause: e },
+      );
     });
   }
 }
@@ -396,6 +492,12 @@ export async function checkHardLimits(limits: SandboxLimits): Promise<void> {
   };
   const cpu = hard('Max cpu time');
   const as = hard('Max address space');
-  if (limits.cpuSeconds > cpu) throw new RunnerUnavailable(`limits.cpuSeconds ${limits.cpuSeconds} is above the companion's own hard RLIMIT_CPU (${cpu} s), which prlimit cannot raise`);
-  if (limits.memoryBytes > as) throw new RunnerUnavailable(`limits.memoryBytes ${limits.memoryBytes} is above the companion's own hard RLIMIT_AS (${as} bytes), which prlimit cannot raise`);
+  if (limits.cpuSeconds > cpu)
+    throw new RunnerUnavailable(
+      `limits.cpuSeconds ${limits.cpuSeconds} is above the companion's own hard RLIMIT_CPU (${cpu} s), which prlimit cannot raise`,
+    );
+  if (limits.memoryBytes > as)
+    throw new RunnerUnavailable(
+      `limits.memoryBytes ${limits.memoryBytes} is above the companion's own hard RLIMIT_AS (${as} bytes), which prlimit cannot raise`,
+    );
 }

@@ -9,8 +9,13 @@ const problemsOf = (result: ReturnType<typeof parseWith>) => (result.ok ? [] : r
 
 describe('programSchema', () => {
   it('accepts relative file names, nested ones included, and leaves argv and stdin optional', () => {
-    const r = parseWith(programSchema, { files: { 'main.py': 'print(1)', 'lib/util.py': '', '.hidden': '', 'a b/ü.txt': '' } });
-    expect(r).toEqual({ ok: true, value: { files: { 'main.py': 'print(1)', 'lib/util.py': '', '.hidden': '', 'a b/ü.txt': '' } } });
+    const r = parseWith(programSchema, {
+      files: { 'main.py': 'print(1)', 'lib/util.py': '', '.hidden': '', 'a b/ü.txt': '' },
+    });
+    expect(r).toEqual({
+      ok: true,
+      value: { files: { 'main.py': 'print(1)', 'lib/util.py': '', '.hidden': '', 'a b/ü.txt': '' } },
+    });
   });
 
   it.each([
@@ -39,27 +44,47 @@ describe('programSchema', () => {
   });
 
   it('refuses a non-string file, an empty argv, NUL in argv and unknown fields, each by name', () => {
-    expect(problemsOf(parseWith(programSchema, { files: { 'main.py': 3 }, argv: [], extra: true }, 'program'))).toEqual([
-      'program.files["main.py"]: Invalid input: expected string, received number',
-      'program.argv: must name a program: at least one element',
-      'program.extra: unknown field',
+    expect(problemsOf(parseWith(programSchema, { files: { 'main.py': 3 }, argv: [], extra: true }, 'program'))).toEqual(
+      [
+        'program.files["main.py"]: Invalid input: expected string, received number',
+        'program.argv: must name a program: at least one element',
+        'program.extra: unknown field',
+      ],
+    );
+    expect(problemsOf(parseWith(programSchema, { files: {}, argv: ['python3', 'a\0b'] }))).toEqual([
+      'argv[1]: an argument must not contain NUL',
     ]);
-    expect(problemsOf(parseWith(programSchema, { files: {}, argv: ['python3', 'a\0b'] }))).toEqual(['argv[1]: an argument must not contain NUL']);
   });
 });
 
 describe('sandboxLimitsSchema', () => {
   it('applies the defaults: 30 s wall, 10 s CPU, 256 MiB memory, 1 MiB of output', () => {
-    expect(parseWith(sandboxLimitsSchema, {})).toEqual({ ok: true, value: { wallSeconds: 30, cpuSeconds: 10, memoryBytes: 256 * 1024 ** 2, messageBytes: 1024 ** 2 } });
-    expect(parseWith(sandboxLimitsSchema, { wallSeconds: 1.5 })).toMatchObject({ ok: true, value: { wallSeconds: 1.5, cpuSeconds: 10 } });
+    expect(parseWith(sandboxLimitsSchema, {})).toEqual({
+      ok: true,
+      value: { wallSeconds: 30, cpuSeconds: 10, memoryBytes: 256 * 1024 ** 2, messageBytes: 1024 ** 2 },
+    });
+    expect(parseWith(sandboxLimitsSchema, { wallSeconds: 1.5 })).toMatchObject({
+      ok: true,
+      value: { wallSeconds: 1.5, cpuSeconds: 10 },
+    });
   });
 
   it('refuses unknown fields, naming them', () => {
-    expect(problemsOf(parseWith(sandboxLimitsSchema, { wallSeconds: 1, pids: 10 }, 'limits'))).toEqual(['limits.pids: unknown field']);
+    expect(problemsOf(parseWith(sandboxLimitsSchema, { wallSeconds: 1, pids: 10 }, 'limits'))).toEqual([
+      'limits.pids: unknown field',
+    ]);
   });
 
   it('refuses out-of-range and mistyped limits with the field and the allowed range', () => {
-    expect(problemsOf(parseWith(sandboxLimitsSchema, { wallSeconds: 0, cpuSeconds: 1.5, memoryBytes: '1G', messageBytes: 1e9 }, 'limits'))).toEqual([
+    expect(
+      problemsOf(
+        parseWith(
+          sandboxLimitsSchema,
+          { wallSeconds: 0, cpuSeconds: 1.5, memoryBytes: '1G', messageBytes: 1e9 },
+          'limits',
+        ),
+      ),
+    ).toEqual([
       'limits.wallSeconds: must be a number in (0, 3600], got 0',
       'limits.cpuSeconds: must be an integer in 1..3600, got 1.5',
       'limits.memoryBytes: must be an integer in 16777216..68719476736, got "1G"',

@@ -22,7 +22,8 @@ export function fieldName(path: readonly PropertyKey[], root = ''): string {
   let out = root;
   path.forEach((key, i) => {
     if (typeof key === 'number') out += `[${key}]`;
-    else if (typeof key === 'string' && !RECORDS.has(path[i - 1]) && /^[A-Za-z_$][\w$]*$/.test(key)) out += out ? `.${key}` : key;
+    else if (typeof key === 'string' && !RECORDS.has(path[i - 1]) && /^[A-Za-z_$][\w$]*$/.test(key))
+      out += out ? `.${key}` : key;
     else out += `[${JSON.stringify(String(key))}]`;
   });
   return out || '(body)';
@@ -46,9 +47,17 @@ export function fileNameProblem(name: string): string | null {
 /** Files keyed by relative path, checked one by one and against each other ("a" vs "a/b"). */
 const filesSchema = z.record(z.string(), z.string()).superRefine((files, ctx) => {
   const names = Object.keys(files);
-  const dirs = new Set(names.flatMap((n) => n.split('/').slice(0, -1).map((_, i, s) => s.slice(0, i + 1).join('/'))));
+  const dirs = new Set(
+    names.flatMap((n) =>
+      n
+        .split('/')
+        .slice(0, -1)
+        .map((_, i, s) => s.slice(0, i + 1).join('/')),
+    ),
+  );
   for (const name of names) {
-    const problem = fileNameProblem(name) ?? (dirs.has(name) ? 'this name is both a file and the directory of another file' : null);
+    const problem =
+      fileNameProblem(name) ?? (dirs.has(name) ? 'this name is both a file and the directory of another file' : null);
     if (problem) ctx.addIssue({ code: 'custom', path: [name], message: problem });
   }
 });
@@ -181,7 +190,8 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, root =
   return {
     ok: false,
     problems: result.error.issues.map((issue) => {
-      if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => `${fieldName([...issue.path, k], root)}: unknown field`).join('; ');
+      if (issue.code === 'unrecognized_keys')
+        return issue.keys.map((k) => `${fieldName([...issue.path, k], root)}: unknown field`).join('; ');
       return `${fieldName(issue.path, root)}: ${issue.message}`;
     }),
   };
@@ -279,7 +289,12 @@ export const envResetLineSchema = z
     detail: z.string().optional(),
   })
   .superRefine((r, ctx) => {
-    if (r.status !== 'error' && r.context === undefined) ctx.addIssue({ code: 'custom', path: ['context'], message: 'a reply to reset needs context (the first model context) unless its status is error' });
+    if (r.status !== 'error' && r.context === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['context'],
+        message: 'a reply to reset needs context (the first model context) unless its status is error',
+      });
   });
 
 /** The environment's reply to `step` on its stdout. */
@@ -292,15 +307,22 @@ export const envStepLineSchema = z
     detail: z.string().optional(),
   })
   .superRefine((r, ctx) => {
-    if (r.observation !== undefined && r.context !== undefined) ctx.addIssue({ code: 'custom', path: ['context'], message: 'give observation (ids appended) or context (the whole next context), not both' });
-    if (r.status === 'running' && r.observation === undefined && r.context === undefined) ctx.addIssue({ code: 'custom', path: ['observation'], message: 'a running reply needs observation or context' });
+    if (r.observation !== undefined && r.context !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['context'],
+        message: 'give observation (ids appended) or context (the whole next context), not both',
+      });
+    if (r.status === 'running' && r.observation === undefined && r.context === undefined)
+      ctx.addIssue({ code: 'custom', path: ['observation'], message: 'a running reply needs observation or context' });
   });
 
 /**
  * What POST /v1/sessions/:id/reset answers: the first context, or an error (the environment's own,
  * or the companion's: deadline, exit, a stray line; the process is then dead).
  */
-export type EnvResetReply = { status: 'running'; context: number[]; detail?: string } | { status: 'error'; context: []; detail: string };
+export type EnvResetReply =
+  { status: 'running'; context: number[]; detail?: string } | { status: 'error'; context: []; detail: string };
 /**
  * What POST /v1/sessions/:id/step answers: the worker's `EnvStep` (observation is `[]` when the
  * reply gave `context` or none), or an error as for reset.

@@ -31,8 +31,15 @@ for line in sys.stdin:
         reply = {"observation": ids + ids, "status": "done" if len(ids) > 2 else "running"}
     print(json.dumps(reply), flush=True)
 `;
-const OPEN = JSON.stringify({ files: { 'env.py': ENV }, argv: ['python3', '-I', '-S', 'env.py'], limits: { wallSeconds: 10 } });
-const RESET = JSON.stringify({ task: { id: 't', prompt: '', answer: '', data: { n: 7 } }, tokenizer: { type: 'char', vocab: ['<pad>', '<bos>', '<eos>', 'x'], specials: { pad: 0, bos: 1, eos: 2 } } });
+const OPEN = JSON.stringify({
+  files: { 'env.py': ENV },
+  argv: ['python3', '-I', '-S', 'env.py'],
+  limits: { wallSeconds: 10 },
+});
+const RESET = JSON.stringify({
+  task: { id: 't', prompt: '', answer: '', data: { n: 7 } },
+  tokenizer: { type: 'char', vocab: ['<pad>', '<bos>', '<eos>', 'x'], specials: { pad: 0, bos: 1, eos: 2 } },
+});
 const step = (ids: number[], text = 'x') => JSON.stringify({ action: { ids, text, terminated: true } });
 
 async function alive(pid: number): Promise<boolean> {
@@ -57,7 +64,13 @@ interface Companion {
   server: RunningCompanion;
   root: string;
   /** POST (or GET without a body) with the good headers, overridden by `headers` ('' removes one). */
-  call(method: string, path: string, body?: string, headers?: Record<string, string>, signal?: AbortSignal): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }>;
+  call(
+    method: string,
+    path: string,
+    body?: string,
+    headers?: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }>;
 }
 
 async function companion(sessions: Partial<SessionOptions>): Promise<Companion> {
@@ -65,15 +78,43 @@ async function companion(sessions: Partial<SessionOptions>): Promise<Companion> 
   // Programs may run as a uid of their own (the runner's jail, as root): they must pass through.
   await chmod(root, 0o711);
   const inner = new ProcessRunner();
-  const server = await startCompanion({ runner: { name: 'process', run: inner.run.bind(inner) }, token: TOKEN, origins: [ORIGIN], workers: 1, queueLimit: 1, maxBodyBytes: 64 * 1024, networkIsolation: false, sessions: { launcher: new ProcessRunner({ tmpRoot: root }), ...sessions } }, 0);
+  const server = await startCompanion(
+    {
+      runner: { name: 'process', run: inner.run.bind(inner) },
+      token: TOKEN,
+      origins: [ORIGIN],
+      workers: 1,
+      queueLimit: 1,
+      maxBodyBytes: 64 * 1024,
+      networkIsolation: false,
+      sessions: { launcher: new ProcessRunner({ tmpRoot: root }), ...sessions },
+    },
+    0,
+  );
   return {
     server,
     root,
     async call(method, path, body, headers = {}, signal) {
-      const h = Object.fromEntries(Object.entries({ origin: ORIGIN, authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers }).filter(([, v]) => v !== ''));
-      const res = await fetch(`${server.url}${path}`, { method, headers: h, ...(body !== undefined ? { body } : {}), ...(signal ? { signal } : {}) });
+      const h = Object.fromEntries(
+        Object.entries({
+          origin: ORIGIN,
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': 'application/json',
+          ...headers,
+        }).filter(([, v]) => v !== ''),
+      );
+      const res = await fetch(`${server.url}${path}`, {
+        method,
+        headers: h,
+        ...(body !== undefined ? { body } : {}),
+        ...(signal ? { signal } : {}),
+      });
       const text = await res.text();
-      return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+      return {
+        status: res.status,
+        headers: res.headers,
+        body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+      };
     },
   };
 }
@@ -102,8 +143,14 @@ describe('environment sessions over HTTP (real server, real processes)', () => {
     expect(reset.body).toMatchObject({ status: 'running', context: [1, 7] });
     const pid = Number(reset.body.detail);
     expect(await alive(pid)).toBe(true);
-    expect((await c.call('POST', `/v1/sessions/${id}/step`, step([3]))).body).toEqual({ observation: [3, 3], status: 'running' });
-    expect((await c.call('POST', `/v1/sessions/${id}/step`, step([3, 3, 3]))).body).toEqual({ observation: [3, 3, 3, 3, 3, 3], status: 'done' });
+    expect((await c.call('POST', `/v1/sessions/${id}/step`, step([3]))).body).toEqual({
+      observation: [3, 3],
+      status: 'running',
+    });
+    expect((await c.call('POST', `/v1/sessions/${id}/step`, step([3, 3, 3]))).body).toEqual({
+      observation: [3, 3, 3, 3, 3, 3],
+      status: 'done',
+    });
 
     const closed = await c.call('POST', `/v1/sessions/${id}/close`);
     expect([closed.status, closed.body]).toEqual([200, { closed: true }]);
@@ -112,32 +159,54 @@ describe('environment sessions over HTTP (real server, real processes)', () => {
     expect(await openCount()).toBe(0);
     const after = await c.call('POST', `/v1/sessions/${id}/step`, step([3]));
     expect(after.status).toBe(404);
-    expect(String(after.body.error)).toMatch(new RegExp(`no environment session '${id}' \\(it was closed, idle for more than 60 s, or never opened\\)`));
+    expect(String(after.body.error)).toMatch(
+      new RegExp(`no environment session '${id}' \\(it was closed, idle for more than 60 s, or never opened\\)`),
+    );
   });
 
   it.each([
     ['a wrong token', { authorization: `Bearer ${TOKEN}x` }, 401, /wrong token/],
     ['a foreign Origin', { origin: 'http://evil.example' }, 403, /is not allowed/],
     ['no Origin', { origin: '' }, 403, /Origin '\(none\)' is not allowed/],
-  ] as [string, Record<string, string>, number, RegExp][])('refuses %s on every session route, and starts nothing', async (_what, headers, status, message) => {
-    for (const path of ['/v1/sessions', '/v1/sessions/some-id/reset', '/v1/sessions/some-id/step', '/v1/sessions/some-id/close']) {
-      const r = await c.call('POST', path, OPEN, headers);
-      expect(r.status, path).toBe(status);
-      expect(String(r.body.error)).toMatch(message);
-    }
-    expect(await openCount()).toBe(0);
-    expect(await readdir(c.root)).toEqual([]);
-  });
+  ] as [string, Record<string, string>, number, RegExp][])(
+    'refuses %s on every session route, and starts nothing',
+    async (_what, headers, status, message) => {
+      for (const path of [
+        '/v1/sessions',
+        '/v1/sessions/some-id/reset',
+        '/v1/sessions/some-id/step',
+        '/v1/sessions/some-id/close',
+      ]) {
+        const r = await c.call('POST', path, OPEN, headers);
+        expect(r.status, path).toBe(status);
+        expect(String(r.body.error)).toMatch(message);
+      }
+      expect(await openCount()).toBe(0);
+      expect(await readdir(c.root)).toEqual([]);
+    },
+  );
 
   it('a bad body is a 400 naming the field, and starts nothing', async () => {
     const cases: [string, string, RegExp][] = [
-      ['/v1/sessions', JSON.stringify({ files: { '../x.py': '' } }), /files\["\.\.\/x\.py"\]: a file name must not contain a \.\. segment/],
+      [
+        '/v1/sessions',
+        JSON.stringify({ files: { '../x.py': '' } }),
+        /files\["\.\.\/x\.py"\]: a file name must not contain a \.\. segment/,
+      ],
       ['/v1/sessions', JSON.stringify({ files: {}, argv: [] }), /argv: must name a program/],
-      ['/v1/sessions', JSON.stringify({ files: {}, limits: { wallSeconds: 0 } }), /limits\.wallSeconds: must be a number in \(0, 3600\]/],
+      [
+        '/v1/sessions',
+        JSON.stringify({ files: {}, limits: { wallSeconds: 0 } }),
+        /limits\.wallSeconds: must be a number in \(0, 3600\]/,
+      ],
       ['/v1/sessions', JSON.stringify({ files: {}, stdin: 'x' }), /stdin: unknown field/],
       ['/v1/sessions', '{"files":', /not JSON/],
       ['/v1/sessions/some-id/reset', JSON.stringify({ task: { id: 't' }, tokenizer: {} }), /task\.prompt/],
-      ['/v1/sessions/some-id/step', JSON.stringify({ action: { ids: [-1], text: '', terminated: true } }), /action\.ids\[0\]: must be a non-negative integer id/],
+      [
+        '/v1/sessions/some-id/step',
+        JSON.stringify({ action: { ids: [-1], text: '', terminated: true } }),
+        /action\.ids\[0\]: must be a non-negative integer id/,
+      ],
     ];
     for (const [path, body, message] of cases) {
       const r = await c.call('POST', path, body);
@@ -150,7 +219,10 @@ describe('environment sessions over HTTP (real server, real processes)', () => {
   it('a program that cannot start is a 503 infrastructure error, not a session', async () => {
     const r = await c.call('POST', '/v1/sessions', JSON.stringify({ files: {}, argv: ['no-such-program-here'] }));
     expect(r.status).toBe(503);
-    expect(r.body).toMatchObject({ infrastructure: true, error: expect.stringMatching(/RunnerUnavailable: the program, no-such-program-here, is not an executable file/) });
+    expect(r.body).toMatchObject({
+      infrastructure: true,
+      error: expect.stringMatching(/RunnerUnavailable: the program, no-such-program-here, is not an executable file/),
+    });
     expect(await readdir(c.root)).toEqual([]);
   });
 
@@ -184,7 +256,10 @@ describe('environment sessions over HTTP (real server, real processes)', () => {
     expect(await hanging).toBeInstanceOf(Error);
     await until(async () => !(await alive(pid)), 10_000, `the program ${pid} to be killed after its client left`);
     const after = await c.call('POST', `/v1/sessions/${id}/step`, step([3]));
-    expect(after.body).toMatchObject({ status: 'error', detail: expect.stringMatching(/step was cancelled \(its client went away\)/) });
+    expect(after.body).toMatchObject({
+      status: 'error',
+      detail: expect.stringMatching(/step was cancelled \(its client went away\)/),
+    });
     await c.call('POST', `/v1/sessions/${id}/close`);
     expect(await readdir(c.root)).toEqual([]);
   });

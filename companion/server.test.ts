@@ -36,16 +36,40 @@ interface Reply {
 }
 
 /** One HTTP request with exactly these headers (node:http, so Host and Origin are ours to set). */
-function send(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Reply> {
+function send(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers: { ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} });
-      });
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        headers: {
+          ...(body !== undefined
+            ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }
+            : {}),
+          ...headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+          });
+        });
+      },
+    );
     req.on('error', reject);
     if (body !== undefined) req.write(body);
     req.end();
@@ -57,16 +81,38 @@ describe('companion HTTP server (real server, real processes)', () => {
   let companion: RunningCompanion;
   let good: Record<string, string>;
   beforeAll(async () => {
-    companion = await startCompanion({ runner, token: TOKEN, origins: [ORIGIN], workers: 1, queueLimit: 1, maxBodyBytes: 64 * 1024, networkIsolation: false }, 0);
+    companion = await startCompanion(
+      {
+        runner,
+        token: TOKEN,
+        origins: [ORIGIN],
+        workers: 1,
+        queueLimit: 1,
+        maxBodyBytes: 64 * 1024,
+        networkIsolation: false,
+      },
+      0,
+    );
     good = { host: `127.0.0.1:${companion.port}`, origin: ORIGIN, authorization: `Bearer ${TOKEN}` };
   });
   afterAll(() => companion.close());
-  const hello = JSON.stringify({ files: { 'main.py': 'print(input()[::-1])' }, stdin: 'abc\n', limits: { wallSeconds: 10 } });
+  const hello = JSON.stringify({
+    files: { 'main.py': 'print(input()[::-1])' },
+    stdin: 'abc\n',
+    limits: { wallSeconds: 10 },
+  });
 
   it('health: version, runner, workers, queue, limits and network isolation', async () => {
     const r = await send(companion.port, 'GET', '/v1/health', good);
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ version: '0.1.0', runner: 'process', workers: 1, queue: 0, networkIsolation: false, limits: { wallSeconds: 30, cpuSeconds: 10, memoryBytes: 256 * 1024 ** 2, messageBytes: 1024 ** 2 } });
+    expect(r.body).toMatchObject({
+      version: '0.1.0',
+      runner: 'process',
+      workers: 1,
+      queue: 0,
+      networkIsolation: false,
+      limits: { wallSeconds: 30, cpuSeconds: 10, memoryBytes: 256 * 1024 ** 2, messageBytes: 1024 ** 2 },
+    });
     expect(r.headers['access-control-allow-origin']).toBe(ORIGIN);
   });
 
@@ -84,26 +130,48 @@ describe('companion HTTP server (real server, real processes)', () => {
     ['a token without the Bearer scheme', { authorization: TOKEN }, 401, /missing Authorization/],
     ['a foreign Origin', { origin: 'http://evil.example' }, 403, /Origin 'http:\/\/evil.example' is not allowed/],
     ['no Origin', { origin: '' }, 403, /Origin '\(none\)' is not allowed/],
-    ['a foreign Host (DNS rebinding)', { host: 'evil.example:80' }, 421, /Host 'evil.example:80' is not this companion/],
-    ['a Basic scheme', { authorization: `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}` }, 401, /missing Authorization/],
+    [
+      'a foreign Host (DNS rebinding)',
+      { host: 'evil.example:80' },
+      421,
+      /Host 'evil.example:80' is not this companion/,
+    ],
+    [
+      'a Basic scheme',
+      { authorization: `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}` },
+      401,
+      /missing Authorization/,
+    ],
     ["the token's prefix", { authorization: `Bearer ${TOKEN.slice(0, -1)}` }, 401, /wrong token/],
     ['Origin null (a sandboxed frame, a file)', { origin: 'null' }, 403, /Origin 'null' is not allowed/],
-    ['an allowed origin on another port', { origin: 'http://localhost:5174' }, 403, /Origin 'http:\/\/localhost:5174' is not allowed/],
+    [
+      'an allowed origin on another port',
+      { origin: 'http://localhost:5174' },
+      403,
+      /Origin 'http:\/\/localhost:5174' is not allowed/,
+    ],
     ['the loopback host on another port', { host: '127.0.0.1:1' }, 421, /Host '127.0.0.1:1' is not this companion/],
-  ] as [string, Record<string, string>, number, RegExp][])('refuses %s, and runs nothing', async (_what, change, status, message) => {
-    const headers = Object.fromEntries(Object.entries({ ...good, ...change }).filter(([, v]) => v !== ''));
-    const before = { runs: runner.runs, started: runner.started };
-    const r = await send(companion.port, 'POST', '/v1/run', headers, hello);
-    expect(r.status).toBe(status);
-    expect(String(r.body.error)).toMatch(message);
-    expect({ runs: runner.runs, started: runner.started }).toEqual(before);
-    expect(readdirSync(tmpRoot)).toEqual([]);
-    // Refused before the origin was accepted: no CORS grant, so a foreign page cannot even read the refusal.
-    if ('origin' in change || 'host' in change) expect(r.headers['access-control-allow-origin']).toBeUndefined();
-  });
+  ] as [string, Record<string, string>, number, RegExp][])(
+    'refuses %s, and runs nothing',
+    async (_what, change, status, message) => {
+      const headers = Object.fromEntries(Object.entries({ ...good, ...change }).filter(([, v]) => v !== ''));
+      const before = { runs: runner.runs, started: runner.started };
+      const r = await send(companion.port, 'POST', '/v1/run', headers, hello);
+      expect(r.status).toBe(status);
+      expect(String(r.body.error)).toMatch(message);
+      expect({ runs: runner.runs, started: runner.started }).toEqual(before);
+      expect(readdirSync(tmpRoot)).toEqual([]);
+      // Refused before the origin was accepted: no CORS grant, so a foreign page cannot even read the refusal.
+      if ('origin' in change || 'host' in change) expect(r.headers['access-control-allow-origin']).toBeUndefined();
+    },
+  );
 
   it('answers a CORS preflight for the allowed origin only, without a token', async () => {
-    const preflight = { host: good.host, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' };
+    const preflight = {
+      host: good.host,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization, content-type',
+    };
     const ok = await send(companion.port, 'OPTIONS', '/v1/run', { ...preflight, origin: ORIGIN });
     expect(ok.status).toBe(204);
     expect(ok.headers['access-control-allow-origin']).toBe(ORIGIN);
@@ -127,8 +195,19 @@ describe('companion HTTP server (real server, real processes)', () => {
     ['GET', '/v2/no-such-route'],
   ])('%s %s without a token is 401 before any routing or parsing, and runs nothing', async (method, path) => {
     const before = { runs: runner.runs, started: runner.started };
-    const body = JSON.stringify({ files: { 'main.py': 'print(1)' }, programs: [{ files: { 'main.py': 'print(1)' } }], completion: '```python\nprint(1)\n```', groundTruth: [] });
-    const r = await send(companion.port, method, path, { host: good.host, origin: ORIGIN }, method === 'POST' ? body : undefined);
+    const body = JSON.stringify({
+      files: { 'main.py': 'print(1)' },
+      programs: [{ files: { 'main.py': 'print(1)' } }],
+      completion: '```python\nprint(1)\n```',
+      groundTruth: [],
+    });
+    const r = await send(
+      companion.port,
+      method,
+      path,
+      { host: good.host, origin: ORIGIN },
+      method === 'POST' ? body : undefined,
+    );
     expect(r.status).toBe(401);
     expect({ runs: runner.runs, started: runner.started }).toEqual(before);
     expect(readdirSync(tmpRoot)).toEqual([]);
@@ -137,10 +216,19 @@ describe('companion HTTP server (real server, real processes)', () => {
   it('refuses an oversized chunked body (no Content-Length) with 413, and runs nothing', async () => {
     const before = runner.runs;
     const r = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: companion.port, method: 'POST', path: '/v1/run', headers: { ...good, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: companion.port,
+          method: 'POST',
+          path: '/v1/run',
+          headers: { ...good, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.write('{"files": {"main.py": "');
       for (let i = 0; i < 10; i++) req.write('x'.repeat(8 * 1024));
@@ -153,12 +241,24 @@ describe('companion HTTP server (real server, real processes)', () => {
 
   it('refuses an oversized body with 413, and a bad one with a 400 naming the field; nothing runs', async () => {
     const before = runner.runs;
-    const big = await send(companion.port, 'POST', '/v1/run', good, JSON.stringify({ files: { 'main.py': 'x'.repeat(70 * 1024) } }));
+    const big = await send(
+      companion.port,
+      'POST',
+      '/v1/run',
+      good,
+      JSON.stringify({ files: { 'main.py': 'x'.repeat(70 * 1024) } }),
+    );
     expect(big.status).toBe(413);
     const cases: [unknown, RegExp][] = [
-      [{ files: { '../escape.py': 'print(1)' } }, /files\["\.\.\/escape\.py"\]: a file name must not contain a \.\. segment/],
+      [
+        { files: { '../escape.py': 'print(1)' } },
+        /files\["\.\.\/escape\.py"\]: a file name must not contain a \.\. segment/,
+      ],
       [{ files: { '/etc/passwd': 'x' } }, /files\["\/etc\/passwd"\]: a file name must be relative/],
-      [{ files: { 'main.py': 'print(1)' }, limits: { cpuSeconds: 0 } }, /limits\.cpuSeconds: must be an integer in 1\.\.3600, got 0/],
+      [
+        { files: { 'main.py': 'print(1)' }, limits: { cpuSeconds: 0 } },
+        /limits\.cpuSeconds: must be an integer in 1\.\.3600, got 0/,
+      ],
       [{ files: { 'main.py': 'print(1)' }, limits: { gpus: 1 } }, /limits\.gpus: unknown field/],
       [{ files: { 'main.py': 'print(1)' }, shell: 'rm -rf /' }, /shell: unknown field/],
       [{ argv: ['python3'] }, /files/],
@@ -193,22 +293,47 @@ describe('companion HTTP server (real server, real processes)', () => {
     const r = await send(companion.port, 'POST', '/v1/run-batch', good, JSON.stringify({ programs }));
     expect(r.status).toBe(200);
     expect((r.body.outcomes as { stdout: string }[]).map((o) => o.stdout)).toEqual(['3\n', '1\n']);
-    const tooMany = await send(companion.port, 'POST', '/v1/run-batch', good, JSON.stringify({ programs: [...programs, programs[0]] }));
+    const tooMany = await send(
+      companion.port,
+      'POST',
+      '/v1/run-batch',
+      good,
+      JSON.stringify({ programs: [...programs, programs[0]] }),
+    );
     expect(tooMany.status).toBe(503);
     expect(String(tooMany.body.error)).toMatch(/a batch of 3 does not fit/);
     // Refused whole: not even its good first entry runs.
     const before = runner.runs;
-    const bad = await send(companion.port, 'POST', '/v1/run-batch', good, JSON.stringify({ programs: [programs[0], { files: { 'a/../b.py': '' } }] }));
+    const bad = await send(
+      companion.port,
+      'POST',
+      '/v1/run-batch',
+      good,
+      JSON.stringify({ programs: [programs[0], { files: { 'a/../b.py': '' } }] }),
+    );
     expect(bad.status).toBe(400);
-    expect(String(bad.body.error)).toMatch(/programs\[1\]\.files\["a\/\.\.\/b\.py"\]: a file name must not contain a \.\. segment/);
+    expect(String(bad.body.error)).toMatch(
+      /programs\[1\]\.files\["a\/\.\.\/b\.py"\]: a file name must not contain a \.\. segment/,
+    );
     expect(runner.runs).toBe(before);
     expect(readdirSync(tmpRoot)).toEqual([]);
   });
 
   it('a client that goes away cancels its program: the process is killed', async () => {
     const marker = `/tmp/companion-abort-${process.pid}.pid`;
-    const body = JSON.stringify({ files: { 'main.py': `import os, time\nopen(${JSON.stringify(marker)}, 'w').write(str(os.getpid()))\ntime.sleep(30)` }, limits: { wallSeconds: 30 } });
-    const req = request({ host: '127.0.0.1', port: companion.port, method: 'POST', path: '/v1/run', headers: { ...good, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } });
+    const body = JSON.stringify({
+      files: {
+        'main.py': `import os, time\nopen(${JSON.stringify(marker)}, 'w').write(str(os.getpid()))\ntime.sleep(30)`,
+      },
+      limits: { wallSeconds: 30 },
+    });
+    const req = request({
+      host: '127.0.0.1',
+      port: companion.port,
+      method: 'POST',
+      path: '/v1/run',
+      headers: { ...good, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+    });
     req.on('error', () => undefined);
     req.end(body);
     const t0 = Date.now();
@@ -228,14 +353,24 @@ describe('companion HTTP server (real server, real processes)', () => {
 
   it('grades a code completion case by case, and refuses a ground truth that is not a case list', async () => {
     // This server has room for two programs (one worker, one queue place): wait until the last test's are gone.
-    while ((await send(companion.port, 'GET', '/v1/health', good)).body.running !== 0) await new Promise((r) => setTimeout(r, 20));
+    while ((await send(companion.port, 'GET', '/v1/health', good)).body.running !== 0)
+      await new Promise((r) => setTimeout(r, 20));
     const completion = 'Here:\n```python\nprint(int(input()) * 2)\n```';
-    const groundTruth = JSON.stringify([{ stdin: '2\n', stdout: '4\n' }, { stdin: '5\n', stdout: '11' }]);
+    const groundTruth = JSON.stringify([
+      { stdin: '2\n', stdout: '4\n' },
+      { stdin: '5\n', stdout: '11' },
+    ]);
     const r = await send(companion.port, 'POST', '/v1/reward/code', good, JSON.stringify({ completion, groundTruth }));
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ reward: 0.5, program: 'print(int(input()) * 2)' });
     expect((r.body.cases as { passed: boolean }[]).map((x) => x.passed)).toEqual([true, false]);
-    const bad = await send(companion.port, 'POST', '/v1/reward/code', good, JSON.stringify({ completion, groundTruth: '[{"stdin": 1}]' }));
+    const bad = await send(
+      companion.port,
+      'POST',
+      '/v1/reward/code',
+      good,
+      JSON.stringify({ completion, groundTruth: '[{"stdin": 1}]' }),
+    );
     expect(bad.status).toBe(400);
     expect(String(bad.body.error)).toMatch(/groundTruth\[0\]\.stdin/);
   });
@@ -243,7 +378,9 @@ describe('companion HTTP server (real server, real processes)', () => {
   it('names the routes on a 404', async () => {
     const r = await send(companion.port, 'GET', '/v2/run', good);
     expect(r.status).toBe(404);
-    expect(String(r.body.error)).toMatch(/routes: GET \/v1\/health, POST \/v1\/run, POST \/v1\/run-batch, POST \/v1\/reward\/code/);
+    expect(String(r.body.error)).toMatch(
+      /routes: GET \/v1\/health, POST \/v1\/run, POST \/v1\/run-batch, POST \/v1\/reward\/code/,
+    );
   });
 });
 

@@ -40,7 +40,15 @@ import { EnvSessions, SessionsFull } from './env-sessions';
 import type { Containment } from './containment';
 import { BadGroundTruth, codeReward } from './code-reward';
 import type { EnvSessionOpened } from './protocol';
-import { codeRewardRequestSchema, envResetRequestSchema, envSessionRequestSchema, envStepRequestSchema, parseWith, programSchema, sandboxLimitsSchema } from './protocol';
+import {
+  codeRewardRequestSchema,
+  envResetRequestSchema,
+  envSessionRequestSchema,
+  envStepRequestSchema,
+  parseWith,
+  programSchema,
+  sandboxLimitsSchema,
+} from './protocol';
 
 export type { Runner } from './fleet';
 
@@ -78,14 +86,23 @@ export const DEFAULT_SESSIONS = { max: 64, idleSeconds: 300 } as const;
 
 /** The session table `o` asks for (the server's, shared by the apps made for one server). */
 export function sessionsOf(o: CompanionOptions): EnvSessions {
-  return new EnvSessions({ launcher: o.sessions?.launcher ?? new ProcessRunner(), max: o.sessions?.max ?? DEFAULT_SESSIONS.max, idleSeconds: o.sessions?.idleSeconds ?? DEFAULT_SESSIONS.idleSeconds });
+  return new EnvSessions({
+    launcher: o.sessions?.launcher ?? new ProcessRunner(),
+    max: o.sessions?.max ?? DEFAULT_SESSIONS.max,
+    idleSeconds: o.sessions?.idleSeconds ?? DEFAULT_SESSIONS.idleSeconds,
+  });
 }
 
 /** A program to run: the program's fields and optional limits (defaults from rl-spec). */
 const runRequestSchema = z.strictObject({ ...programSchema.shape, limits: sandboxLimitsSchema.optional() });
 /** Programs per batch at most. */
 export const MAX_BATCH = 256;
-const batchRequestSchema = z.strictObject({ programs: z.array(runRequestSchema).min(1, 'must list at least one program').max(MAX_BATCH, `must list at most ${MAX_BATCH} programs`) });
+const batchRequestSchema = z.strictObject({
+  programs: z
+    .array(runRequestSchema)
+    .min(1, 'must list at least one program')
+    .max(MAX_BATCH, `must list at most ${MAX_BATCH} programs`),
+});
 
 /** A validated request as the fleet's job (limits defaulted). */
 function jobOf({ limits, ...program }: z.output<typeof runRequestSchema>): Job {
@@ -98,21 +115,37 @@ export function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(h(a), h(b));
 }
 
-function refuse(c: Context, status: 400 | 401 | 403 | 404 | 409 | 413 | 421 | 500 | 503, error: string, extra: Record<string, unknown> = {}) {
+function refuse(
+  c: Context,
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 421 | 500 | 503,
+  error: string,
+  extra: Record<string, unknown> = {},
+) {
   return c.json({ error, ...extra }, status);
 }
 
 /** The Hono app for `port` (the Host check needs it). */
-export function companionApp(o: CompanionOptions, port: number, fleet: SandboxFleet, sessions: EnvSessions = sessionsOf(o)): Hono {
+export function companionApp(
+  o: CompanionOptions,
+  port: number,
+  fleet: SandboxFleet,
+  sessions: EnvSessions = sessionsOf(o),
+): Hono {
   const app = new Hono();
   const hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   const origins = new Set(o.origins);
 
   app.use('*', async (c, next) => {
     const host = c.req.header('host') ?? '';
-    if (!hosts.has(host)) return refuse(c, 421, `Host '${host}' is not this companion (allowed: ${[...hosts].join(', ')})`);
+    if (!hosts.has(host))
+      return refuse(c, 421, `Host '${host}' is not this companion (allowed: ${[...hosts].join(', ')})`);
     const origin = c.req.header('origin');
-    if (!origin || !origins.has(origin)) return refuse(c, 403, `Origin '${origin ?? '(none)'}' is not allowed (allowed: ${[...origins].join(', ')}; start the companion with --origin to add one)`);
+    if (!origin || !origins.has(origin))
+      return refuse(
+        c,
+        403,
+        `Origin '${origin ?? '(none)'}' is not allowed (allowed: ${[...origins].join(', ')}; start the companion with --origin to add one)`,
+      );
     c.header('Access-Control-Allow-Origin', origin);
     c.header('Vary', 'Origin');
     if (c.req.method === 'OPTIONS') {
@@ -123,11 +156,15 @@ export function companionApp(o: CompanionOptions, port: number, fleet: SandboxFl
     }
     const auth = c.req.header('authorization') ?? '';
     const given = auth.startsWith('Bearer ') ? auth.slice('Bearer '.length) : '';
-    if (!given) return refuse(c, 401, 'missing Authorization: Bearer <token> (the token the companion printed at start)');
+    if (!given)
+      return refuse(c, 401, 'missing Authorization: Bearer <token> (the token the companion printed at start)');
     if (!sameSecret(given, o.token)) return refuse(c, 401, 'wrong token');
     await next();
   });
-  app.use('*', bodyLimit({ maxSize: o.maxBodyBytes, onError: (c) => refuse(c, 413, `request body over ${o.maxBodyBytes} bytes`) }));
+  app.use(
+    '*',
+    bodyLimit({ maxSize: o.maxBodyBytes, onError: (c) => refuse(c, 413, `request body over ${o.maxBodyBytes} bytes`) }),
+  );
 
   app.get('/v1/health', (c) =>
     c.json({
@@ -153,7 +190,8 @@ export function companionApp(o: CompanionOptions, port: number, fleet: SandboxFl
       return { error: refuse(c, 400, 'the body is not JSON') } as const;
     }
     const parsed = parseWith(schema, body);
-    if (!parsed.ok) return { error: refuse(c, 400, parsed.problems.join('; '), { problems: parsed.problems }) } as const;
+    if (!parsed.ok)
+      return { error: refuse(c, 400, parsed.problems.join('; '), { problems: parsed.problems }) } as const;
     return { value: parsed.value } as const;
   };
   /** The fleet's refusals and the runner's failures: infrastructure errors, never verdicts. */
@@ -193,7 +231,9 @@ export function companionApp(o: CompanionOptions, port: number, fleet: SandboxFl
     if ('error' in req) return req.error;
     const { limits, ...rest } = req.value;
     try {
-      return c.json(await codeReward(fleet, { ...rest, limits: limits ?? sandboxLimitsSchema.parse({}) }, c.req.raw.signal));
+      return c.json(
+        await codeReward(fleet, { ...rest, limits: limits ?? sandboxLimitsSchema.parse({}) }, c.req.raw.signal),
+      );
     } catch (e) {
       if (e instanceof BadGroundTruth) return refuse(c, 400, e.message);
       return failure(c, e);
@@ -216,8 +256,18 @@ export function companionApp(o: CompanionOptions, port: number, fleet: SandboxFl
   const sessionOf = (c: Context) => {
     const id = c.req.param('id')!;
     const env = sessions.get(id);
-    if (!env) return { error: refuse(c, 404, `no environment session '${id}' (it was closed, idle for more than ${sessions.o.idleSeconds} s, or never opened)`) } as const;
-    if (env.busy) return { error: refuse(c, 409, `environment session '${id}' is still answering an earlier request: send one at a time`) } as const;
+    if (!env)
+      return {
+        error: refuse(
+          c,
+          404,
+          `no environment session '${id}' (it was closed, idle for more than ${sessions.o.idleSeconds} s, or never opened)`,
+        ),
+      } as const;
+    if (env.busy)
+      return {
+        error: refuse(c, 409, `environment session '${id}' is still answering an earlier request: send one at a time`),
+      } as const;
     return { id } as const;
   };
   // A client that goes away during reset or step ends its session (the request's signal aborts).
@@ -248,14 +298,25 @@ export function companionApp(o: CompanionOptions, port: number, fleet: SandboxFl
   app.post('/v1/sessions/:id/close', async (c) => {
     const id = c.req.param('id');
     try {
-      if (!(await sessions.end(id))) return refuse(c, 404, `no environment session '${id}' (it was closed, idle for more than ${sessions.o.idleSeconds} s, or never opened)`);
+      if (!(await sessions.end(id)))
+        return refuse(
+          c,
+          404,
+          `no environment session '${id}' (it was closed, idle for more than ${sessions.o.idleSeconds} s, or never opened)`,
+        );
     } catch (e) {
       return failure(c, e);
     }
     return c.json({ closed: true });
   });
 
-  app.notFound((c) => refuse(c, 404, `no route ${c.req.method} ${new URL(c.req.url).pathname} (routes: GET /v1/health, POST /v1/run, POST /v1/run-batch, POST /v1/reward/code, POST /v1/sessions, POST /v1/sessions/:id/reset, POST /v1/sessions/:id/step, POST /v1/sessions/:id/close)`));
+  app.notFound((c) =>
+    refuse(
+      c,
+      404,
+      `no route ${c.req.method} ${new URL(c.req.url).pathname} (routes: GET /v1/health, POST /v1/run, POST /v1/run-batch, POST /v1/reward/code, POST /v1/sessions, POST /v1/sessions/:id/reset, POST /v1/sessions/:id/step, POST /v1/sessions/:id/close)`,
+    ),
+  );
   return app;
 }
 

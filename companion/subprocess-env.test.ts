@@ -51,12 +51,19 @@ const loop = (handle: string) =>
   `);
 
 async function start(source: string, limits: SandboxLimitsInput = {}): Promise<SubprocessEnvironment> {
-  const env = await SubprocessEnvironment.start(new ProcessRunner({ tmpRoot: root }), { files: { 'main.py': source } }, sandboxLimitsSchema.parse({ wallSeconds: 10, ...limits }));
+  const env = await SubprocessEnvironment.start(
+    new ProcessRunner({ tmpRoot: root }),
+    { files: { 'main.py': source } },
+    sandboxLimitsSchema.parse({ wallSeconds: 10, ...limits }),
+  );
   open.push(env);
   return env;
 }
 
-const RESET: EnvResetRequest = { task: { id: 't', prompt: 'p', answer: 'a', data: { n: 3 } }, tokenizer: { type: 'char', vocab: ['<pad>', '<bos>', '<eos>', 'x'], specials: { pad: 0, bos: 1, eos: 2 } } };
+const RESET: EnvResetRequest = {
+  task: { id: 't', prompt: 'p', answer: 'a', data: { n: 3 } },
+  tokenizer: { type: 'char', vocab: ['<pad>', '<bos>', '<eos>', 'x'], specials: { pad: 0, bos: 1, eos: 2 } },
+};
 const act = (ids: number[]) => ({ action: { ids, text: 'x'.repeat(ids.length), terminated: true } });
 
 async function alive(pid: number): Promise<boolean> {
@@ -117,7 +124,10 @@ describe('SubprocessEnvironment: the protocol', () => {
 
 describe('SubprocessEnvironment: how a session ends', () => {
   it('a step past the per-request deadline is an error naming the deadline; the program is killed', async () => {
-    const env = await start(loop(`def handle(req): return {"context": [1]} if req["op"] == "reset" else time.sleep(60)`), { wallSeconds: 0.5 });
+    const env = await start(
+      loop(`def handle(req): return {"context": [1]} if req["op"] == "reset" else time.sleep(60)`),
+      { wallSeconds: 0.5 },
+    );
     expect(await env.reset(RESET)).toMatchObject({ status: 'running' });
     const t0 = performance.now();
     const r = await env.step(act([3]));
@@ -134,7 +144,9 @@ describe('SubprocessEnvironment: how a session ends', () => {
     const env = await start(loop(`def handle(req): print("debug: thinking"); return {"context": [1]}`));
     const r = await env.reset(RESET);
     expect(r).toMatchObject({ status: 'error' });
-    expect(r.detail).toMatch(/a stray line on the environment's stdout in reply to reset, not JSON: "debug: thinking" \(stdout is for replies only/);
+    expect(r.detail).toMatch(
+      /a stray line on the environment's stdout in reply to reset, not JSON: "debug: thinking" \(stdout is for replies only/,
+    );
     await expectNothingLeft(env);
 
     const long = await start(loop(`def handle(req): print("y" * 5000); return {"context": [1]}`));
@@ -145,10 +157,14 @@ describe('SubprocessEnvironment: how a session ends', () => {
   });
 
   it('a reply that is JSON but not a valid reply is an error naming the field and quoting the line', async () => {
-    const env = await start(loop(`def handle(req): return {"context": [1]} if req["op"] == "reset" else {"obs": [3], "status": "running"}`));
+    const env = await start(
+      loop(`def handle(req): return {"context": [1]} if req["op"] == "reset" else {"obs": [3], "status": "running"}`),
+    );
     await env.reset(RESET);
     const r = await env.step(act([3]));
-    expect(r.detail).toMatch(/an invalid reply to step .*reply\.obs: unknown field.*: "\{\\"obs\\": \[3\], \\"status\\": \\"running\\"\}"/);
+    expect(r.detail).toMatch(
+      /an invalid reply to step .*reply\.obs: unknown field.*: "\{\\"obs\\": \[3\], \\"status\\": \\"running\\"\}"/,
+    );
     await expectNothingLeft(env);
     const bad = await start(loop(`def handle(req): return {"context": [1, -2]}`));
     expect((await bad.reset(RESET)).detail).toMatch(/reply\.context\[1\]: must be a non-negative integer id/);
@@ -156,11 +172,13 @@ describe('SubprocessEnvironment: how a session ends', () => {
   });
 
   it('a line before any request is a stray line', async () => {
-    const env = await start(py(`
+    const env = await start(
+      py(`
       import sys, time
       print("ready!", flush=True)
       time.sleep(60)
-    `));
+    `),
+    );
     await new Promise((r) => setTimeout(r, 300));
     const r = await env.reset(RESET);
     expect(r.detail).toMatch(/stray line .*"ready!"/);
@@ -168,7 +186,10 @@ describe('SubprocessEnvironment: how a session ends', () => {
   });
 
   it('a line over limits.messageBytes is an error, and the program is killed', async () => {
-    const env = await start(loop(`def handle(req): sys.stdout.write("[" * 100000); sys.stdout.flush(); time.sleep(60)`), { messageBytes: 1000 });
+    const env = await start(
+      loop(`def handle(req): sys.stdout.write("[" * 100000); sys.stdout.flush(); time.sleep(60)`),
+      { messageBytes: 1000 },
+    );
     const r = await env.reset(RESET);
     expect(r.detail).toMatch(/passed the 1000-byte message limit \(limits\.messageBytes\)/);
     await expectNothingLeft(env);
@@ -190,22 +211,28 @@ describe('SubprocessEnvironment: how a session ends', () => {
     expect(await env.step(act([3]))).toMatchObject({ status: 'running' });
     const r = await env.step(act([3, 3]));
     expect(r.status).toBe('error');
-    expect(r.detail).toMatch(/the environment exited \(exit code 3\) before answering step; its stderr ended with "Traceback: something broke"/);
+    expect(r.detail).toMatch(
+      /the environment exited \(exit code 3\) before answering step; its stderr ended with "Traceback: something broke"/,
+    );
     await expectNothingLeft(env);
   });
 
   it('a program that replies and exits at once still delivers its reply', async () => {
-    const env = await start(py(`
+    const env = await start(
+      py(`
       import json, sys
       sys.stdin.readline()
       print(json.dumps({"context": [1, 3]}), flush=True)
-    `));
+    `),
+    );
     expect(await env.reset(RESET)).toEqual({ status: 'running', context: [1, 3] });
     await expectNothingLeft(env);
   });
 
   it('cancellation (the signal aborts) during a step is an error and kills the program', async () => {
-    const env = await start(loop(`def handle(req): return {"context": [1]} if req["op"] == "reset" else time.sleep(60)`));
+    const env = await start(
+      loop(`def handle(req): return {"context": [1]} if req["op"] == "reset" else time.sleep(60)`),
+    );
     await env.reset(RESET);
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 200);

@@ -27,8 +27,24 @@ import type { z } from 'zod';
 import type { Jail } from './containment';
 import { handOver } from './containment';
 import type { ProcessRunner } from './process-runner';
-import { DEFAULT_ARGV, RunnerUnavailable, killGroup, launchCommand, makeJobDir, removeJobDir, sweepStrays, writeFiles } from './process-runner';
-import type { EnvRequestLine, EnvResetReply, EnvResetRequest, EnvStepReply, EnvStepRequest, SandboxLimits } from './protocol';
+import {
+  DEFAULT_ARGV,
+  RunnerUnavailable,
+  killGroup,
+  launchCommand,
+  makeJobDir,
+  removeJobDir,
+  sweepStrays,
+  writeFiles,
+} from './process-runner';
+import type {
+  EnvRequestLine,
+  EnvResetReply,
+  EnvResetRequest,
+  EnvStepReply,
+  EnvStepRequest,
+  SandboxLimits,
+} from './protocol';
 import { envResetLineSchema, envStepLineSchema, parseWith } from './protocol';
 
 /** How much of stderr's end is kept for error details. */
@@ -84,19 +100,28 @@ export class SubprocessEnvironment {
       const all = Buffer.concat([this.stderrTail, chunk]);
       this.stderrTail = all.subarray(Math.max(0, all.length - STDERR_TAIL_BYTES));
     });
-    for (const s of [child.stdout, child.stderr]) s.on('error', (e) => this.fail(`reading the environment's output failed: ${e.message}`));
+    for (const s of [child.stdout, child.stderr])
+      s.on('error', (e) => this.fail(`reading the environment's output failed: ${e.message}`));
     child.stdin.on('error', (e: NodeJS.ErrnoException) => {
       // EPIPE: the program is gone or closed stdin; its exit is reported below.
-      if (e.code !== 'EPIPE' && e.code !== 'ECONNRESET') this.fail(`writing to the environment's stdin failed: ${e.message}`);
+      if (e.code !== 'EPIPE' && e.code !== 'ECONNRESET')
+        this.fail(`writing to the environment's stdin failed: ${e.message}`);
     });
-    this.streamsClosed = Promise.all([child.stdout, child.stderr].map((s) => new Promise<void>((res) => s.once('close', () => res())))).then(() => undefined);
+    this.streamsClosed = Promise.all(
+      [child.stdout, child.stderr].map((s) => new Promise<void>((res) => s.once('close', () => res()))),
+    ).then(() => undefined);
     this.exited = new Promise<void>((res) =>
       child.once('exit', (code, signal) => {
         res();
         // Its last reply may still be in the pipe: read what there is before judging.
         void Promise.race([this.streamsClosed, delay(PIPE_GRACE_MS)]).then(() => {
-          const how = signal === null ? `exit code ${code}` : `killed by signal ${signal}${signal === 'SIGKILL' || signal === 'SIGXCPU' ? ` (not by the companion; RLIMIT_CPU sends it at limits.cpuSeconds = ${limits.cpuSeconds})` : ''}`;
-          this.fail(`the environment exited (${how}) ${this.pending ? `before answering ${this.pending.op}` : 'between requests'}`);
+          const how =
+            signal === null
+              ? `exit code ${code}`
+              : `killed by signal ${signal}${signal === 'SIGKILL' || signal === 'SIGXCPU' ? ` (not by the companion; RLIMIT_CPU sends it at limits.cpuSeconds = ${limits.cpuSeconds})` : ''}`;
+          this.fail(
+            `the environment exited (${how}) ${this.pending ? `before answering ${this.pending.op}` : 'between requests'}`,
+          );
         });
       }),
     );
@@ -106,7 +131,11 @@ export class SubprocessEnvironment {
    * Starts `program` under `limits` with `runner`'s launcher, PATH and job-directory root. Throws
    * RunnerUnavailable when it cannot start here (no prlimit, argv[0] not found, not Linux).
    */
-  static async start(runner: ProcessRunner, program: SubprocessProgram, limits: SandboxLimits): Promise<SubprocessEnvironment> {
+  static async start(
+    runner: ProcessRunner,
+    program: SubprocessProgram,
+    limits: SandboxLimits,
+  ): Promise<SubprocessEnvironment> {
     const { launcher, argv } = await runner.prepare(program.argv ?? DEFAULT_ARGV, limits);
     const dir = await makeJobDir(runner.tmpRoot);
     const jail = await runner.jail();
@@ -119,7 +148,9 @@ export class SubprocessEnvironment {
       child = spawn(launcher, args, { cwd: dir, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
       await new Promise<void>((res, rej) => {
         child.once('spawn', res);
-        child.once('error', (e) => rej(new RunnerUnavailable(`could not start ${launcher}: ${e.message}`, { cause: e })));
+        child.once('error', (e) =>
+          rej(new RunnerUnavailable(`could not start ${launcher}: ${e.message}`, { cause: e })),
+        );
       });
     } catch (e) {
       await removeJobDir(dir);
@@ -143,7 +174,8 @@ export class SubprocessEnvironment {
     const a = await this.request('reset', { op: 'reset', ...request }, envResetLineSchema, signal);
     if (!a.ok) return { status: 'error', context: [], detail: a.detail };
     const r = a.value as z.output<typeof envResetLineSchema>;
-    if (r.status === 'error') return { status: 'error', context: [], detail: r.detail || 'the environment reported an error without a detail' };
+    if (r.status === 'error')
+      return { status: 'error', context: [], detail: r.detail || 'the environment reported an error without a detail' };
     return { status: 'running', context: r.context!, ...(r.detail ? { detail: r.detail } : {}) };
   }
 
@@ -176,11 +208,20 @@ export class SubprocessEnvironment {
   }
 
   private request(op: Pending['op'], line: EnvRequestLine, schema: z.ZodType, signal?: AbortSignal): Promise<Answer> {
-    if (this.pending) throw new Error(`SubprocessEnvironment: ${op} while ${this.pending.op} is still waiting for its reply; send one request at a time`);
+    if (this.pending)
+      throw new Error(
+        `SubprocessEnvironment: ${op} while ${this.pending.op} is still waiting for its reply; send one request at a time`,
+      );
     if (this.endedBy !== null) return Promise.resolve({ ok: false, detail: this.endedBy });
     return new Promise<Answer>((resolve) => {
       const { wallSeconds } = this.limits;
-      const timer = setTimeout(() => this.fail(`the environment did not answer ${op} within the ${wallSeconds} s deadline (limits.wallSeconds) and was killed`), wallSeconds * 1000);
+      const timer = setTimeout(
+        () =>
+          this.fail(
+            `the environment did not answer ${op} within the ${wallSeconds} s deadline (limits.wallSeconds) and was killed`,
+          ),
+        wallSeconds * 1000,
+      );
       const cancel = () => this.fail(`${op} was cancelled (its client went away); the environment was killed`);
       this.pending = {
         op,
@@ -205,7 +246,9 @@ export class SubprocessEnvironment {
       this.line.push(piece);
       this.lineBytes += piece.length;
       if (this.lineBytes > this.limits.messageBytes) {
-        this.fail(`a line on the environment's stdout passed the ${this.limits.messageBytes}-byte message limit (limits.messageBytes): ${quote(Buffer.concat(this.line).toString('utf8'))}`);
+        this.fail(
+          `a line on the environment's stdout passed the ${this.limits.messageBytes}-byte message limit (limits.messageBytes): ${quote(Buffer.concat(this.line).toString('utf8'))}`,
+        );
         return;
       }
       if (nl < 0) return;
@@ -219,15 +262,23 @@ export class SubprocessEnvironment {
 
   private onLine(text: string): void {
     const p = this.pending;
-    if (!p) return this.fail(`a stray line on the environment's stdout, with no request waiting: ${quote(text)} (stdout is for replies only; write anything else to stderr)`);
+    if (!p)
+      return this.fail(
+        `a stray line on the environment's stdout, with no request waiting: ${quote(text)} (stdout is for replies only; write anything else to stderr)`,
+      );
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
-      return this.fail(`a stray line on the environment's stdout in reply to ${p.op}, not JSON: ${quote(text)} (stdout is for replies only; write anything else to stderr)`);
+      return this.fail(
+        `a stray line on the environment's stdout in reply to ${p.op}, not JSON: ${quote(text)} (stdout is for replies only; write anything else to stderr)`,
+      );
     }
     const parsed = parseWith(p.schema, value, 'reply');
-    if (!parsed.ok) return this.fail(`an invalid reply to ${p.op} on the environment's stdout (${parsed.problems.join('; ')}): ${quote(text)}`);
+    if (!parsed.ok)
+      return this.fail(
+        `an invalid reply to ${p.op} on the environment's stdout (${parsed.problems.join('; ')}): ${quote(text)}`,
+      );
     this.pending = null;
     p.done({ ok: true, value: parsed.value });
   }

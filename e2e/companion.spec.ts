@@ -4,7 +4,11 @@ import { fillFields, openPreset } from './helpers';
 
 /** Starts the real `dewpoint companion` for `origin`; resolves with its printed link once it listens. */
 function startCompanion(origin: string): Promise<{ child: ChildProcess; link: string; token: string }> {
-  const child = spawn(process.execPath, ['bin/dewpoint.mjs', 'companion', '--port', '0', '--workers', '1', '--origin', origin], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['bin/dewpoint.mjs', 'companion', '--port', '0', '--workers', '1', '--origin', origin],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -13,11 +17,15 @@ function startCompanion(origin: string): Promise<{ child: ChildProcess; link: st
       const token = out.match(/token: (\S+)/)?.[1];
       if (link && token) resolve({ child, link, token });
     });
-    child.once('exit', (code) => reject(new Error(`the companion exited (${code}) before it printed its link: ${out}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`the companion exited (${code}) before it printed its link: ${out}`)),
+    );
   });
 }
 
-test('System view: the link the companion prints connects the worker, shows its health, and drops the token from the address bar; a wrong token says so', async ({ page }) => {
+test('System view: the link the companion prints connects the worker, shows its health, and drops the token from the address bar; a wrong token says so', async ({
+  page,
+}) => {
   await page.goto('/#/system');
   const origin = new URL(page.url()).origin;
   const { child, link, token } = await startCompanion(origin);
@@ -36,13 +44,17 @@ test('System view: the link the companion prints connects the worker, shows its 
     const form = page.getByRole('form', { name: 'Connect to the companion' });
     await form.getByLabel('Token').fill('not-the-token');
     await form.getByRole('button', { name: 'Connect' }).click();
-    await expect(page.getByTestId('companion-status')).toHaveText(/^Not connected: the companion refused the token \(wrong token\)/);
+    await expect(page.getByTestId('companion-status')).toHaveText(
+      /^Not connected: the companion refused the token \(wrong token\)/,
+    );
   } finally {
     child.kill('SIGTERM');
   }
 });
 
-test('grpo-code: without a companion the preset says how to start one; connected, a run grades its programs there and Groups shows each case\'s verdict, the inspector its stdout', async ({ page }) => {
+test("grpo-code: without a companion the preset says how to start one; connected, a run grades its programs there and Groups shows each case's verdict, the inspector its stdout", async ({
+  page,
+}) => {
   await openPreset(page, 'grpo-code', { Steps: 1, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0 });
   await expect(page.getByTestId('companion-notice')).toContainText('No companion is connected');
   await expect(page.getByTestId('companion-notice')).toContainText('npx dewpoint companion');
@@ -55,7 +67,9 @@ test('grpo-code: without a companion the preset says how to start one; connected
     await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Experiments' }).click();
     await page.getByTestId('preset-grpo-code').click();
     await fillFields(page, { Steps: 1, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0 });
-    await expect(page.getByTestId('companion-notice')).toContainText(/Companion connected at http:\/\/127\.0\.0\.1:\d+: process runner, 1 workers/);
+    await expect(page.getByTestId('companion-notice')).toContainText(
+      /Companion connected at http:\/\/127\.0\.0\.1:\d+: process runner, 1 workers/,
+    );
     await page.getByTestId('run-start').click();
     await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
 
@@ -63,8 +77,14 @@ test('grpo-code: without a companion the preset says how to start one; connected
     const chips = page.getByTestId('case-chip');
     // 2 tasks × 2 samples, three cases each: every sample was graded (none failed for want of a sandbox).
     await expect(chips).toHaveCount(12);
-    for (const text of await chips.allTextContents()) expect(text).toMatch(/^case [123]: (COMPLETED|FAILED|TIMEOUT|CRASHED|OUTPUT_LIMIT|NOT RUN) [✓✗] (passed|failed)$/);
-    await page.getByRole('button', { name: /^Inspect sample 0 of group/ }).first().click();
+    for (const text of await chips.allTextContents())
+      expect(text).toMatch(
+        /^case [123]: (COMPLETED|FAILED|TIMEOUT|CRASHED|OUTPUT_LIMIT|NOT RUN) [✓✗] (passed|failed)$/,
+      );
+    await page
+      .getByRole('button', { name: /^Inspect sample 0 of group/ })
+      .first()
+      .click();
     await expect(page.getByTestId('case-table')).toBeVisible();
     await expect(page.getByTestId('case-stdout')).toHaveCount(3);
   } finally {

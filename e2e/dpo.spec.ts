@@ -21,13 +21,17 @@ test('Experiments: dpo-arith builds pairs from the base model and trains in Chro
   await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Groups' }).click();
   await expect(page.getByRole('combobox', { name: 'Step' })).toHaveValue('2');
   await expect(page.getByRole('heading', { name: /^Run dpo-arith · \S+ · step 2 of 2$/ })).toBeVisible();
-  await expect(page.getByTestId('pair-legend')).toHaveText('Implicit reward colours: chosen completion rejected completion');
+  await expect(page.getByTestId('pair-legend')).toHaveText(
+    'Implicit reward colours: chosen completion rejected completion',
+  );
 
   // Step 2 trains a moved policy: each pair's margin is chosen − rejected, ranked correctly iff > 0, and its sigmoid loss −log σ(margin).
   await expect(page.getByText(/^Step 2: 4 preference pairs, [0-4] ranked correctly/)).toBeVisible();
   for (const pair of await page.getByTestId('group').all()) {
     const stats = (await pair.getByTestId('pair-stats').textContent()) ?? '';
-    const m = /^margin ([+−]?\d+\.\d{3}) · ranked (correctly|wrongly) · sigmoid loss (\d+\.\d{4}) \(β 0\.1\)$/.exec(stats);
+    const m = /^margin ([+−]?\d+\.\d{3}) · ranked (correctly|wrongly) · sigmoid loss (\d+\.\d{4}) \(β 0\.1\)$/.exec(
+      stats,
+    );
     expect(m, stats).not.toBeNull();
     const [margin, ranked, loss] = [num(m![1]), m![2], Number(m![3])];
     const chosen = num((await pair.getByRole('row').nth(1).getByRole('cell').nth(3).textContent()) ?? '');
@@ -47,9 +51,19 @@ test('Experiments: dpo-arith builds pairs from the base model and trains in Chro
 
   // Pairs sort by margin or loss, not by a "reward spread".
   const sort = page.getByRole('combobox', { name: 'Sort pairs by' });
-  await expect(sort.getByRole('option')).toHaveText(['batch order', 'margin, high first', 'margin, low first', 'loss, high first', 'loss, low first']);
+  await expect(sort.getByRole('option')).toHaveText([
+    'batch order',
+    'margin, high first',
+    'margin, low first',
+    'loss, high first',
+    'loss, low first',
+  ]);
   await sort.selectOption({ label: 'margin, high first' });
-  const margins = await page.getByTestId('pair-stats').evaluateAll((ss) => ss.map((s) => Number(/^margin ([+−]?[\d.]+)/.exec(s.textContent ?? '')![1].replace('−', '-'))));
+  const margins = await page
+    .getByTestId('pair-stats')
+    .evaluateAll((ss) =>
+      ss.map((s) => Number(/^margin ([+−]?[\d.]+)/.exec(s.textContent ?? '')![1].replace('−', '-'))),
+    );
   expect(margins).toHaveLength(4);
   expect(margins).toEqual([...margins].sort((a, b) => b - a));
   await sort.selectOption({ label: 'batch order' });
@@ -64,12 +78,20 @@ test('Experiments: dpo-arith builds pairs from the base model and trains in Chro
   await expect(pair.getByRole('row').nth(2)).toContainText(/^rejected.*0/);
   // Step 1 trains from policy = reference: every implicit reward and margin is 0, and the loss is log 2.
   await expect(pair.getByRole('row').nth(1).getByRole('cell').nth(3)).toHaveText('0.000');
-  await expect(pair.getByTestId('pair-stats')).toHaveText(/^margin 0\.000 · ranked (correctly|wrongly) · sigmoid loss 0\.6931 \(β 0\.1\)$/);
+  await expect(pair.getByTestId('pair-stats')).toHaveText(
+    /^margin 0\.000 · ranked (correctly|wrongly) · sigmoid loss 0\.6931 \(β 0\.1\)$/,
+  );
   // Each button names its completion and its pair.
   await pair.getByRole('button', { name: /^Inspect rejected completion of pair 1: \S+=$/ }).click();
   const panel = page.getByTestId('session-panel');
-  await expect(panel.getByRole('heading', { name: /^Inspector: step 1, session 2, rejected completion of pair 1: / })).toBeVisible();
+  await expect(
+    panel.getByRole('heading', { name: /^Inspector: step 1, session 2, rejected completion of pair 1: / }),
+  ).toBeVisible();
   await expect(panel).not.toContainText('of group');
-  await expect(panel.getByRole('table', { name: /^Call 1 of 1: \d+ prompt ids, \d+ sampled ids; finish reason stop; policy version 0$/ })).toBeVisible();
+  await expect(
+    panel.getByRole('table', {
+      name: /^Call 1 of 1: \d+ prompt ids, \d+ sampled ids; finish reason stop; policy version 0$/,
+    }),
+  ).toBeVisible();
   await expect(panel.locator('[data-testid="session-token-row"][data-kind="sampled"]').first()).toBeVisible();
 });

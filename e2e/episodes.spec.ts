@@ -28,10 +28,11 @@ interface ExportedEpisode {
 /** A seeded generator for the close points (the spec reaches the app over HTTP only, so it has its own). */
 function lcg(seed: number): () => number {
   let x = seed >>> 0;
-  return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
-const runIdOf = async (page: Page) => (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');
+const runIdOf = async (page: Page) =>
+  (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');
 
 /** The run's episodes as the Episodes view exports them (one JSONL line per episode). */
 async function exportedEpisodes(page: Page, runId: string): Promise<ExportedEpisode[]> {
@@ -40,11 +41,16 @@ async function exportedEpisodes(page: Page, runId: string): Promise<ExportedEpis
   const download = page.waitForEvent('download');
   await page.getByTestId('export-episodes').click();
   const chunks = await (await (await download).createReadStream()).toArray();
-  return Buffer.concat(chunks).toString('utf8').trim().split('\n').map((l) => JSON.parse(l) as ExportedEpisode);
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as ExportedEpisode);
 }
 
 /** What two runs of one config and seed must agree on: every id, log-prob, status and reward (not the run's id, nor who executed a turn). */
-const content = (eps: ExportedEpisode[]) => eps.map(({ run: _id, ...e }) => ({ ...e, turns: e.turns.map(({ executed_by: _w, ...t }) => t) }));
+const content = (eps: ExportedEpisode[]) =>
+  eps.map(({ run: _id, ...e }) => ({ ...e, turns: e.turns.map(({ executed_by: _w, ...t }) => t) }));
 
 async function freshPage(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
@@ -52,7 +58,9 @@ async function freshPage(context: BrowserContext): Promise<Page> {
   return page;
 }
 
-test('a grpo-calc run closed at random points ten times continues each time: no committed turn is lost or executed twice, and it ends where an uninterrupted run ends', async ({ context }) => {
+test('a grpo-calc run closed at random points ten times continues each time: no committed turn is lost or executed twice, and it ends where an uninterrupted run ends', async ({
+  context,
+}) => {
   test.setTimeout(900_000);
   let page = await freshPage(context);
   // WebGPU over SwiftShader: steps slow enough that the closes land mid-run (on wasm the 8 steps end within the first wait).
@@ -67,7 +75,12 @@ test('a grpo-calc run closed at random points ten times continues each time: no 
     // step 3 + k·(STEPS − 5)/KILLS: spread over the run and past the first checkpoint whatever the
     // backend's speed (a continue resumes from an even step, so every target is reached again).
     const target = 3 + Math.floor((kills * (STEPS - 5)) / KILLS);
-    await expect.poll(async () => Number(await page.getByTestId('run-step').textContent()), { timeout: 300_000, message: `kill ${kills + 1}: step ${target}` }).toBeGreaterThanOrEqual(target);
+    await expect
+      .poll(async () => Number(await page.getByTestId('run-step').textContent()), {
+        timeout: 300_000,
+        message: `kill ${kills + 1}: step ${target}`,
+      })
+      .toBeGreaterThanOrEqual(target);
     await page.waitForTimeout(Math.floor(rand() * 2000));
     const status = await page.getByTestId('run-status').textContent();
     if (status === 'finished') break;
@@ -111,7 +124,9 @@ test('a grpo-calc run closed at random points ten times continues each time: no 
   expect(content(interrupted)).toEqual(content(reference));
 });
 
-test('the Episodes view opens an episode of a grpo-calc run, steps through its turns with the keys, shows its chain and replays it identically', async ({ page }) => {
+test('the Episodes view opens an episode of a grpo-calc run, steps through its turns with the keys, shows its chain and replays it identically', async ({
+  page,
+}) => {
   await openPreset(page, 'grpo-calc', { ...SMALL, Steps: 1 });
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });

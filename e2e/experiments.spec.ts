@@ -2,7 +2,12 @@ import { expect, test } from '@playwright/test';
 import { openPreset } from './helpers';
 
 test('Experiments: sft-arith trains in the worker on WebGPU and the loss falls, live', async ({ page }) => {
-  await openPreset(page, 'sft-arith', { Steps: 6, 'Learning rate': 0.005, 'Evaluate every': 6, 'Held-out tasks': 8 }, 'webgpu');
+  await openPreset(
+    page,
+    'sft-arith',
+    { Steps: 6, 'Learning rate': 0.005, 'Evaluate every': 6, 'Held-out tasks': 8 },
+    'webgpu',
+  );
   await expect(page.getByRole('heading', { level: 1, name: 'Experiments' })).toBeVisible();
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-status')).toHaveText('running');
@@ -18,7 +23,9 @@ test('Experiments: sft-arith trains in the worker on WebGPU and the loss falls, 
   await page.getByRole('button', { name: 'Prepare download' }).click();
   const download = page.waitForEvent('download');
   await page.getByRole('list', { name: 'Checkpoint files' }).getByRole('link', { name: 'config.json' }).click();
-  const config = JSON.parse(await (await (await download).createReadStream()).toArray().then((c) => Buffer.concat(c).toString('utf8')));
+  const config = JSON.parse(
+    await (await (await download).createReadStream()).toArray().then((c) => Buffer.concat(c).toString('utf8')),
+  );
   expect(config).toMatchObject({ architectures: ['LlamaForCausalLM'], hidden_size: 64, num_hidden_layers: 2 });
 });
 

@@ -11,7 +11,9 @@ test.beforeEach(async ({ page }) => {
   await page.getByTestId('preset-grpo-arith').click();
 });
 
-test("grpo-arith's edited learning rate survives a reload and a switch to dpo-arith and back; Reset restores the default", async ({ page }) => {
+test("grpo-arith's edited learning rate survives a reload and a switch to dpo-arith and back; Reset restores the default", async ({
+  page,
+}) => {
   const lr = page.getByRole('spinbutton', { name: 'Learning rate', exact: true });
   await expect(lr).toHaveValue('0.0001');
   await lr.fill('0.0003');
@@ -33,7 +35,9 @@ test("grpo-arith's edited learning rate survives a reload and a switch to dpo-ar
   await expect(lr).toHaveValue('0.0001');
 });
 
-test('an imported config JSON fills the form; text that is not JSON, an unknown preset or option is refused and the form keeps its values', async ({ page }) => {
+test('an imported config JSON fills the form; text that is not JSON, an unknown preset or option is refused and the form keeps its values', async ({
+  page,
+}) => {
   const steps = page.getByRole('spinbutton', { name: 'Steps', exact: true });
   const lr = page.getByRole('spinbutton', { name: 'Learning rate', exact: true });
   await steps.fill('7');
@@ -55,24 +59,42 @@ test('an imported config JSON fills the form; text that is not JSON, an unknown 
     await expect(steps).toHaveValue('150');
     await expect(lr).toHaveValue('0.0001');
   };
-  await refused('{ "preset": "grpo-arith", "steps": 7,', /^Not loaded, the form is unchanged: the pasted text is not JSON: /);
-  await refused(JSON.stringify({ ...config, preset: 'sac-arith' }), "preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, ppo-arith, ppo-calc, dpo-arith, flowgrpo-2d, got 'sac-arith'");
+  await refused(
+    '{ "preset": "grpo-arith", "steps": 7,',
+    /^Not loaded, the form is unchanged: the pasted text is not JSON: /,
+  );
+  await refused(
+    JSON.stringify({ ...config, preset: 'sac-arith' }),
+    "preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, ppo-arith, ppo-calc, dpo-arith, flowgrpo-2d, got 'sac-arith'",
+  );
   await refused(JSON.stringify({ ...config, lrr: 0.1 }), 'lrr is not an option of grpo-arith');
 
   await box.fill(JSON.stringify(config, null, 2));
   await load.click();
-  await expect(page.getByRole('status').filter({ hasText: 'Loaded' })).toHaveText('Loaded the pasted text into the form (grpo-arith).');
+  await expect(page.getByRole('status').filter({ hasText: 'Loaded' })).toHaveText(
+    'Loaded the pasted text into the form (grpo-arith).',
+  );
   await expect(page.getByRole('alert')).toHaveCount(0);
   await expect(steps).toHaveValue('7');
   await expect(lr).toHaveValue('0.0005');
   await expect(page.getByTestId('run-start')).toBeEnabled();
 
   // Out of range only: it loads, from a chosen file, and its field's section opens with the problem.
-  await page.getByLabel('Or choose a .json file').setInputFiles({ name: 'hot.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ ...config, steps: 9, temperature: 0 })) });
-  await expect(page.getByRole('status').filter({ hasText: 'Loaded' })).toHaveText('Loaded hot.json into the form (grpo-arith): 1 problem to fix, listed next to Start.');
+  await page
+    .getByLabel('Or choose a .json file')
+    .setInputFiles({
+      name: 'hot.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify({ ...config, steps: 9, temperature: 0 })),
+    });
+  await expect(page.getByRole('status').filter({ hasText: 'Loaded' })).toHaveText(
+    'Loaded hot.json into the form (grpo-arith): 1 problem to fix, listed next to Start.',
+  );
   await expect(steps).toHaveValue('9');
   await expect(page.getByRole('button', { name: /^Sampling/ })).toHaveAttribute('aria-expanded', 'true');
-  await expect(page.getByTestId('problem-temperature')).toHaveText('Temperature (temperature) must be a number in (0, 10], got 0');
+  await expect(page.getByTestId('problem-temperature')).toHaveText(
+    'Temperature (temperature) must be a number in (0, 10], got 0',
+  );
   await expect(page.getByTestId('run-start')).toBeDisabled();
 
   // Loaded options are the form's: kept for their preset across a reload.

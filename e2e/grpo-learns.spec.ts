@@ -7,9 +7,16 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 // RL's overfitting check, in Chrome: grpo-arith on a training set of 16 problems (every step
 // samples all 16, 8 completions each). The reward on them rises within ~20 steps (README,
 // "Measured outcomes"); the full preset's rise is slower than a spec can wait for on SwiftShader.
-test('Experiments: a grpo-arith run on 16 training problems raises its reward, and any step can be inspected', async ({ page }) => {
+test('Experiments: a grpo-arith run on 16 training problems raises its reward, and any step can be inspected', async ({
+  page,
+}) => {
   test.setTimeout(900_000);
-  await openPreset(page, 'grpo-arith', { 'Training problems': 16, 'Learning rate': 3e-4, Steps: STEPS, 'Evaluate every': 0 });
+  await openPreset(page, 'grpo-arith', {
+    'Training problems': 16,
+    'Learning rate': 3e-4,
+    Steps: STEPS,
+    'Evaluate every': 0,
+  });
   await page.getByText('Config as JSON').click();
   await expect(page.getByTestId('config-json')).toContainText('"trainProblems": 16');
   await page.getByTestId('run-start').click();
@@ -21,7 +28,9 @@ test('Experiments: a grpo-arith run on 16 training problems raises its reward, a
   expect(rewards).toHaveLength(STEPS);
   console.log(`grpo-learns: mean reward by step ${rewards.map((r) => r.toFixed(3)).join(' ')}`);
   const stepMs = steps.map((s) => s.metrics['perf/step_ms']).sort((a, b) => a - b);
-  console.log(`grpo-learns: median step ${(stepMs[stepMs.length >> 1] / 1000).toFixed(2)} s (sample ${(mean(steps.map((s) => s.metrics['perf/sample_ms'])) / 1000).toFixed(2)} s, train ${(mean(steps.map((s) => s.metrics['perf/train_ms'])) / 1000).toFixed(2)} s mean)`);
+  console.log(
+    `grpo-learns: median step ${(stepMs[stepMs.length >> 1] / 1000).toFixed(2)} s (sample ${(mean(steps.map((s) => s.metrics['perf/sample_ms'])) / 1000).toFixed(2)} s, train ${(mean(steps.map((s) => s.metrics['perf/train_ms'])) / 1000).toFixed(2)} s mean)`,
+  );
   const first = mean(rewards.slice(0, 5));
   const last = mean(rewards.slice(-5));
   // 128 completions a step: a step's mean reward has a standard error of about 0.035, a 5-step mean about 0.016.
@@ -42,20 +51,26 @@ test('Experiments: a grpo-arith run on 16 training problems raises its reward, a
   // Batch view: the same chosen step's packed rows (the completions that carry loss mass, two per row at most).
   await views.getByRole('link', { name: 'Batch' }).click();
   await page.getByRole('combobox', { name: 'Step' }).selectOption('3');
-  await expect(page.getByTestId('batch-summary')).toContainText(/^.*\d+ rows × \d+ ids; \d+ rows needed; packing efficiency \d+\.\d%/);
+  await expect(page.getByTestId('batch-summary')).toContainText(
+    /^.*\d+ rows × \d+ ids; \d+ rows needed; packing efficiency \d+\.\d%/,
+  );
   await expect(page.getByTestId('batch-canvas')).toHaveAttribute('aria-label', /^Packed batch of step 3, /);
 });
 
 // The preset itself, as the README's outcome table measured it in Node (seed 1: 25.2% → 41.2% on
 // 500 held-out problems after 150 steps): in Chrome, on the default backend, the same run.
-test('Experiments: the grpo-arith preset, 150 steps, raises held-out accuracy as measured in Node', async ({ page }) => {
+test('Experiments: the grpo-arith preset, 150 steps, raises held-out accuracy as measured in Node', async ({
+  page,
+}) => {
   test.setTimeout(600_000);
   await openPreset(page, 'grpo-arith', { Steps: 150, 'Evaluate every': 150, 'Held-out tasks': 500 });
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 540_000 });
   const { evals, steps } = await exportedMetrics(page);
   expect(evals.map((e) => e.step)).toEqual([0, 150]);
-  console.log(`grpo-arith preset in Chrome: held-out ${(100 * evals[0].accuracy).toFixed(1)}% → ${(100 * evals[1].accuracy).toFixed(1)}%, mean step ${(mean(steps.map((s) => s.metrics['perf/step_ms'])) / 1000).toFixed(2)} s`);
+  console.log(
+    `grpo-arith preset in Chrome: held-out ${(100 * evals[0].accuracy).toFixed(1)}% → ${(100 * evals[1].accuracy).toFixed(1)}%, mean step ${(mean(steps.map((s) => s.metrics['perf/step_ms'])) / 1000).toFixed(2)} s`,
+  );
   expect(evals[0].accuracy).toBeCloseTo(0.252, 3);
   // Node's wasm and CPU runs give 41.2% (the same evaluations); float-level differences between
   // engines could move a sampled token, so the check is the gain, not the exact figure.

@@ -1,8 +1,16 @@
 import { expect, test } from '@playwright/test';
 import { openPreset } from './helpers';
 
-test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome and reports rewards', async ({ page }) => {
-  await openPreset(page, 'grpo-arith', { Steps: 2, 'Prompts per step': 4, 'Group size': 4, 'Evaluate every': 2, 'Held-out tasks': 16 });
+test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome and reports rewards', async ({
+  page,
+}) => {
+  await openPreset(page, 'grpo-arith', {
+    Steps: 2,
+    'Prompts per step': 4,
+    'Group size': 4,
+    'Evaluate every': 2,
+    'Held-out tasks': 16,
+  });
   await page.getByText('Config as JSON').click();
   await expect(page.getByTestId('config-json')).toContainText('"preset": "grpo-arith"');
   await expect(page.getByTestId('config-json')).toContainText('"group": 4');
@@ -37,15 +45,22 @@ test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome an
   // (completed) members, not the population std; and each advantage is (r − μ) / (σ + 1e-6).
   let checked = 0;
   for (const group of await page.getByTestId('group').all()) {
-    await expect(group.getByTestId('group-estimate')).toHaveText(/^GRPO · compat verl · scale group · stdType unbiased · epsilon 1e-6 · singleton raw: /);
-    const rows = await group.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from((tr as HTMLTableRowElement).cells, (c) => c.textContent ?? '')));
+    await expect(group.getByTestId('group-estimate')).toHaveText(
+      /^GRPO · compat verl · scale group · stdType unbiased · epsilon 1e-6 · singleton raw: /,
+    );
+    const rows = await group
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => Array.from((tr as HTMLTableRowElement).cells, (c) => c.textContent ?? '')));
     const trained = rows.filter((row) => row[5] === 'completed'); // cells: # Completion Reward Components Advantage Status Length Session
     const r = trained.map((row) => Number(row[2]));
     if (r.length < 2 || r.every((x) => x === r[0])) continue;
     const mu = r.reduce((a, b) => a + b, 0) / r.length;
     const std = Math.sqrt(r.reduce((a, b) => a + (b - mu) ** 2, 0) / (r.length - 1));
-    await expect(group.getByTestId('group-stats')).toHaveText(`mean reward ${(rows.reduce((a, row) => a + Number(row[2]), 0) / rows.length).toFixed(3)} · baseline ${mu.toFixed(3)} · std ${std.toFixed(3)} (unbiased, group)${trained.length < rows.length ? ` · ${trained.length} of ${rows.length} trained` : ''}`);
-    for (const row of trained) expect(Number(row[4].replace('−', '-'))).toBeCloseTo((Number(row[2]) - mu) / (std + 1e-6), 2);
+    await expect(group.getByTestId('group-stats')).toHaveText(
+      `mean reward ${(rows.reduce((a, row) => a + Number(row[2]), 0) / rows.length).toFixed(3)} · baseline ${mu.toFixed(3)} · std ${std.toFixed(3)} (unbiased, group)${trained.length < rows.length ? ` · ${trained.length} of ${rows.length} trained` : ''}`,
+    );
+    for (const row of trained)
+      expect(Number(row[4].replace('−', '-'))).toBeCloseTo((Number(row[2]) - mu) / (std + 1e-6), 2);
     checked++;
   }
   expect(checked, 'groups with a reward spread at step 2').toBeGreaterThan(0);
@@ -56,21 +71,31 @@ test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome an
   expect(length).toBeGreaterThan(0);
   const inspect = firstSample.getByRole('button', { name: /^Inspect sample \d+ of group \S+=$/ });
   // Each button has its own name: the sample and its group's prompt.
-  const names = await page.getByRole('button', { name: /^Inspect sample / }).evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label')));
+  const names = await page
+    .getByRole('button', { name: /^Inspect sample / })
+    .evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label')));
   expect(names).toHaveLength(16);
   expect(new Set(names).size).toBe(16);
   await inspect.focus();
   await page.keyboard.press('Enter');
   await expect(inspect).toHaveAttribute('aria-expanded', 'true');
   const panel = page.getByTestId('session-panel');
-  await expect(panel.getByRole('heading', { name: /^Inspector: step 2, session \d+, sample \d+ of group / })).toBeVisible();
-  await expect(panel.getByRole('table', { name: /^Call 1 of 1: \d+ prompt ids, \d+ sampled ids; finish reason (stop|length); policy version \d+$/ })).toBeVisible();
+  await expect(
+    panel.getByRole('heading', { name: /^Inspector: step 2, session \d+, sample \d+ of group / }),
+  ).toBeVisible();
+  await expect(
+    panel.getByRole('table', {
+      name: /^Call 1 of 1: \d+ prompt ids, \d+ sampled ids; finish reason (stop|length); policy version \d+$/,
+    }),
+  ).toBeVisible();
   await expect(panel.getByRole('columnheader', { name: 'Behavior log-prob' })).toBeVisible();
   const sampled = panel.locator('[data-testid="session-token-row"][data-kind="sampled"]');
   await expect(sampled).toHaveCount(length);
   await expect(panel.locator('[data-testid="session-token-row"][data-kind="prompt"]').first()).toContainText('"<bos>"');
   // Behavior and raw log-probs (cells 4 and 5 after the row header): finite, ≤ 0, to 4 decimals.
-  const logProbs = await sampled.evaluateAll((rows) => rows.flatMap((r) => [4, 5].map((c) => (r as HTMLTableRowElement).cells[c].textContent ?? '')));
+  const logProbs = await sampled.evaluateAll((rows) =>
+    rows.flatMap((r) => [4, 5].map((c) => (r as HTMLTableRowElement).cells[c].textContent ?? '')),
+  );
   expect(logProbs).toHaveLength(2 * length);
   for (const text of logProbs) {
     expect(text).toMatch(/^-?\d+\.\d{4}$/);
@@ -86,21 +111,28 @@ test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome an
   await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Batch' }).click();
   await expect(page.getByTestId('batch-view')).toBeVisible();
   await expect(page.getByRole('heading', { name: /^Run grpo-arith · \S+ · step 2 of 2$/ })).toBeVisible();
-  await expect(page.getByTestId('batch-summary')).toContainText(/[1-8] rows × 46 ids; \d+ rows needed; packing efficiency \d+\.\d%/);
+  await expect(page.getByTestId('batch-summary')).toContainText(
+    /[1-8] rows × 46 ids; \d+ rows needed; packing efficiency \d+\.\d%/,
+  );
   const canvas = page.getByTestId('batch-canvas');
   await expect(canvas).toBeVisible();
   await canvas.focus();
   await page.keyboard.press('ArrowRight');
   // A cell in words: its token, session and chain, "response mask: no" on the prompt, never a raw layer key.
   const cell = page.getByTestId('batch-cell');
-  await expect(cell).toHaveText(/^row 0, column 1: ".+" · session \d+, chain \d+ · response mask: no \(the loss skips it\) · not sampled \(prompt\)$/);
+  await expect(cell).toHaveText(
+    /^row 0, column 1: ".+" · session \d+, chain \d+ · response mask: no \(the loss skips it\) · not sampled \(prompt\)$/,
+  );
   await expect(canvas).toHaveAttribute('title', (await cell.textContent())!);
   await page.getByRole('combobox', { name: 'Layer' }).selectOption({ label: 'Advantage' });
   await expect(page.getByTestId('batch-legend')).toContainText(/blue = −.*white = 0, red = \+/);
   // On to the first id the loss reads: "response mask: yes" and a signed advantage.
   await canvas.focus();
-  for (let k = 0; k < 8 * 46 && !/response mask: yes/.test((await cell.textContent()) ?? ''); k++) await page.keyboard.press('ArrowRight');
-  await expect(cell).toHaveText(/ · response mask: yes \(the loss reads it\) · advantage ([+−]\d+\.\d{3}|0\.000) · old − behavior log-prob \S+ · dlogp \S+ · sampled by policy version 1$/);
+  for (let k = 0; k < 8 * 46 && !/response mask: yes/.test((await cell.textContent()) ?? ''); k++)
+    await page.keyboard.press('ArrowRight');
+  await expect(cell).toHaveText(
+    / · response mask: yes \(the loss reads it\) · advantage ([+−]\d+\.\d{3}|0\.000) · old − behavior log-prob \S+ · dlogp \S+ · sampled by policy version 1$/,
+  );
   await expect(cell).not.toContainText('responseMask');
   await page.keyboard.press('Tab');
   await canvas.click({ position: { x: 7 + 14 * 10, y: 7 } });

@@ -12,7 +12,8 @@ import { expect, type Page } from '@playwright/test';
  */
 export async function openPreset(
   page: Page,
-  preset: 'sft-arith' | 'grpo-arith' | 'grpo-calc' | 'grpo-guess' | 'grpo-code' | 'ppo-arith' | 'dpo-arith' | 'flowgrpo-2d',
+  preset:
+    'sft-arith' | 'grpo-arith' | 'grpo-calc' | 'grpo-guess' | 'grpo-code' | 'ppo-arith' | 'dpo-arith' | 'flowgrpo-2d',
   fields: Record<string, string | number> = {},
   backend: 'wasm' | 'webgpu' = 'wasm',
 ): Promise<void> {
@@ -29,7 +30,9 @@ export async function openPreset(
 export async function fillFields(page: Page, fields: Record<string, string | number>): Promise<void> {
   for (const [label, value] of Object.entries(fields)) {
     const name = new RegExp(`^${label}`);
-    const section = page.getByRole('group').filter({ has: page.getByRole('spinbutton', { name, includeHidden: true }) });
+    const section = page
+      .getByRole('group')
+      .filter({ has: page.getByRole('spinbutton', { name, includeHidden: true }) });
     const collapsed = section.getByRole('button', { expanded: false });
     if ((await collapsed.count()) > 0) await collapsed.click();
     await page.getByRole('spinbutton', { name }).fill(String(value));
@@ -37,7 +40,12 @@ export async function fillFields(page: Page, fields: Record<string, string | num
 }
 
 /** The dashboard's "Export metrics (JSON)" file, parsed (app/state/metrics-file.ts). */
-export async function exportedMetrics(page: Page): Promise<{ steps: { step: number; metrics: Record<string, number> }[]; evals: { step: number; accuracy: number }[] }> {
+export async function exportedMetrics(
+  page: Page,
+): Promise<{
+  steps: { step: number; metrics: Record<string, number> }[];
+  evals: { step: number; accuracy: number }[];
+}> {
   const download = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export metrics (JSON)' }).click();
   const chunks = await (await (await download).createReadStream()).toArray();

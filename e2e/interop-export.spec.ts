@@ -5,10 +5,18 @@ import { openPreset } from './helpers';
 
 // A short grpo-arith run, then the runs table's Export for verl and Export for TRL: the files
 // download, and what is in them is what the run sampled (one rollout row per session).
-test('Runs table: Export for verl downloads rollouts, prompts and the launch; Export for TRL the datasets and config', async ({ page }) => {
+test('Runs table: Export for verl downloads rollouts, prompts and the launch; Export for TRL the datasets and config', async ({
+  page,
+}) => {
   const P = 3;
   const G = 4;
-  await openPreset(page, 'grpo-arith', { Steps: 2, 'Prompts per step': P, 'Group size': G, 'Evaluate every': 0, 'Checkpoint every': 0 });
+  await openPreset(page, 'grpo-arith', {
+    Steps: 2,
+    'Prompts per step': P,
+    'Group size': G,
+    'Evaluate every': 0,
+    'Checkpoint every': 0,
+  });
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 120_000 });
   const runId = (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');
@@ -46,7 +54,12 @@ test('Runs table: Export for verl downloads rollouts, prompts and the launch; Ex
   await expect(page.getByText(/Exported .* for verl: .*rollouts\.parquet \(.*\)/)).toBeVisible();
 
   const trl = await downloads('Export for TRL', 3);
-  const grpo = [...trl.entries()].find(([k]) => k.endsWith('grpo.jsonl'))![1].toString().trim().split('\n').map((l) => JSON.parse(l) as { prompt: string; solution: string });
+  const grpo = [...trl.entries()]
+    .find(([k]) => k.endsWith('grpo.jsonl'))![1]
+    .toString()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { prompt: string; solution: string });
   expect(grpo.length).toBe(prompts.length);
   expect(grpo[0]).toEqual({ prompt: prompts[0].prompt[0].content, solution: prompts[0].reward_model.ground_truth });
   expect([...trl.entries()].find(([k]) => k.endsWith('config.py'))![1].toString()).toContain('GRPOConfig(');

@@ -10,7 +10,10 @@ test('All metrics: a selection from an earlier run keeps only the keys of the ru
   await openPreset(page, 'sft-arith', { Steps: 2, 'Evaluate every': 0 });
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
-  const sftRun = ((await page.getByRole('heading', { level: 2, name: /^Run / }).textContent()) ?? '').replace(/^Run /, '');
+  const sftRun = ((await page.getByRole('heading', { level: 2, name: /^Run / }).textContent()) ?? '').replace(
+    /^Run /,
+    '',
+  );
   expect(sftRun).not.toBe('');
   const select = page.getByRole('listbox', { name: /Metrics to plot/ });
   await select.selectOption(['loss/sft']);
@@ -36,7 +39,9 @@ test('All metrics: a selection from an earlier run keeps only the keys of the ru
   await expect(page.getByRole('img', { name: 'Metrics by step: opt/lr' })).toBeVisible();
 });
 
-test('Chart settings: smoothing, a log axis refused with its reason, zoom and its reset, all from labelled controls', async ({ page }) => {
+test('Chart settings: smoothing, a log axis refused with its reason, zoom and its reset, all from labelled controls', async ({
+  page,
+}) => {
   await openPreset(page, 'grpo-arith', { Steps: 3, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0 });
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });

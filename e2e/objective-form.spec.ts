@@ -7,7 +7,8 @@ import { expect, test, type Page } from '@playwright/test';
 const SECTIONS = ['Objective', 'Advantage', 'KL', 'Corrections', 'Sampling', 'Optimizer', 'Run'];
 
 /** The disclosure button of a collapsible section: its name, then its count of problems if any. */
-const toggle = (page: Page, section: string) => page.getByRole('button', { name: new RegExp(`^${section}( · \\d+ problems?)?$`) });
+const toggle = (page: Page, section: string) =>
+  page.getByRole('button', { name: new RegExp(`^${section}( · \\d+ problems?)?$`) });
 
 async function open(page: Page, ...sections: string[]) {
   for (const s of sections) {
@@ -21,7 +22,9 @@ test.beforeEach(async ({ page }) => {
   await expect(page.getByText(/Training on wasm/)).toBeVisible();
 });
 
-test('grpo-arith: the common fields come first with Start in view; the other sections are collapsed until opened', async ({ page }) => {
+test('grpo-arith: the common fields come first with Start in view; the other sections are collapsed until opened', async ({
+  page,
+}) => {
   await page.getByTestId('preset-grpo-arith').click();
   // The chosen preset's description is shown once, beneath the buttons, as its accessible description.
   await expect(page.getByTestId('preset-grpo-arith')).toHaveAccessibleDescription(/^GRPO on 2-digit addition/);
@@ -46,7 +49,9 @@ test('grpo-arith: the common fields come first with Start in view; the other sec
   await expect(page.getByTestId('field-temperature')).toBeHidden();
 });
 
-test('grpo-arith: a bad value names the field by label and path with its range and blocks Start; fixing it unblocks', async ({ page }) => {
+test('grpo-arith: a bad value names the field by label and path with its range and blocks Start; fixing it unblocks', async ({
+  page,
+}) => {
   await page.getByTestId('preset-grpo-arith').click();
   const start = page.getByTestId('run-start');
   await open(page, 'Objective', 'Sampling');
@@ -63,10 +68,15 @@ test('grpo-arith: a bad value names the field by label and path with its range a
 
   const temperature = page.getByRole('spinbutton', { name: 'Temperature' });
   await temperature.fill('0');
-  await expect(page.getByTestId('problem-temperature')).toHaveText('Temperature (temperature) must be a number in (0, 10], got 0');
+  await expect(page.getByTestId('problem-temperature')).toHaveText(
+    'Temperature (temperature) must be a number in (0, 10], got 0',
+  );
   await expect(page.getByText('2 problems with the options: fix them to start.')).toBeVisible();
   await expect(start).toHaveAccessibleDescription('2 problems with the options: fix them to start.');
-  await expect(page.getByRole('list', { name: 'Problems with the options' }).getByRole('button')).toHaveText([clipMessage, 'Temperature (temperature) must be a number in (0, 10], got 0']);
+  await expect(page.getByRole('list', { name: 'Problems with the options' }).getByRole('button')).toHaveText([
+    clipMessage,
+    'Temperature (temperature) must be a number in (0, 10], got 0',
+  ]);
 
   await clipHigh.fill('0.28');
   await temperature.fill('0.9');
@@ -80,7 +90,9 @@ test('grpo-arith: a bad value names the field by label and path with its range a
   await expect(page.getByTestId('config-json')).toContainText('"temperature": 0.9');
 });
 
-test('grpo-arith: a problem opens its section, and its entry next to Start takes the person to the field', async ({ page }) => {
+test('grpo-arith: a problem opens its section, and its entry next to Start takes the person to the field', async ({
+  page,
+}) => {
   await page.getByTestId('preset-grpo-arith').click();
   await open(page, 'Optimizer');
   await page.getByRole('spinbutton', { name: 'Mini-batches' }).fill('2');
@@ -91,7 +103,8 @@ test('grpo-arith: a problem opens its section, and its entry next to Start takes
   const common = page.getByRole('group', { name: 'Common', exact: true });
   await common.getByRole('spinbutton', { name: 'Prompts per step' }).fill('1');
   await common.getByRole('spinbutton', { name: 'Group size' }).fill('2');
-  const message = 'Mini-batches (miniBatches) must be at most ⌈Prompts per step (prompts) × Group size (group) / 2⌉ = 1 (the packed rows; one row per mini-batch at least), got 2';
+  const message =
+    'Mini-batches (miniBatches) must be at most ⌈Prompts per step (prompts) × Group size (group) / 2⌉ = 1 (the packed rows; one row per mini-batch at least), got 2';
   await expect(toggle(page, 'Optimizer')).toHaveAttribute('aria-expanded', 'true');
   await expect(page.getByTestId('problem-miniBatches')).toHaveText(message);
   await expect(page.getByTestId('field-miniBatches')).toBeVisible();
@@ -135,7 +148,9 @@ test('grpo-arith: choosing a loss, an IS kind or an estimator shows its own opti
   await expect(page.getByTestId('field-importance.low')).toHaveValue('0.5');
   await expect(page.getByTestId('field-importance.high')).toHaveValue('5');
   await page.getByTestId('field-importance.low').fill('6');
-  await expect(page.getByTestId('problem-importance.low')).toHaveText('Band low (importance.low) must be at most Band high (importance.high) = 5, got 6');
+  await expect(page.getByTestId('problem-importance.low')).toHaveText(
+    'Band low (importance.low) must be at most Band high (importance.high) = 5, got 6',
+  );
   await expect(page.getByTestId('run-start')).toBeDisabled();
   await page.getByTestId('field-importance.kind').selectOption('off');
   await expect(page.getByTestId('field-importance.low')).toHaveCount(0);
@@ -146,14 +161,20 @@ test('grpo-arith: choosing a loss, an IS kind or an estimator shows its own opti
   await expect(page.getByTestId('field-advantage.scale')).toHaveCount(0);
 });
 
-test('dpo-arith: pairs per step is a common field; the loss variant decides whether label smoothing applies', async ({ page }) => {
+test('dpo-arith: pairs per step is a common field; the loss variant decides whether label smoothing applies', async ({
+  page,
+}) => {
   await page.getByTestId('preset-dpo-arith').click();
-  await expect(page.getByRole('group', { name: 'Common', exact: true }).getByRole('spinbutton', { name: 'Pairs per step' })).toBeVisible();
+  await expect(
+    page.getByRole('group', { name: 'Common', exact: true }).getByRole('spinbutton', { name: 'Pairs per step' }),
+  ).toBeVisible();
   await open(page, 'Objective');
   await page.getByText('Config as JSON').click();
   const smoothing = page.getByTestId('field-loss.labelSmoothing');
   await smoothing.fill('0.6');
-  await expect(page.getByTestId('problem-loss.labelSmoothing')).toHaveText('Label smoothing (loss.labelSmoothing) must be a number in [0, 0.5], got 0.6');
+  await expect(page.getByTestId('problem-loss.labelSmoothing')).toHaveText(
+    'Label smoothing (loss.labelSmoothing) must be a number in [0, 0.5], got 0.6',
+  );
   await page.getByTestId('field-loss.type').selectOption('ipo');
   await expect(smoothing).toHaveCount(0);
   await expect(page.getByTestId('config-json')).toContainText('"type": "ipo"');

@@ -1,7 +1,9 @@
 import { expect, test } from '@playwright/test';
 import { openPreset } from './helpers';
 
-test('a finished GRPO run survives a reload: its metrics, groups and batches come back from IndexedDB', async ({ page }) => {
+test('a finished GRPO run survives a reload: its metrics, groups and batches come back from IndexedDB', async ({
+  page,
+}) => {
   await openPreset(page, 'grpo-arith', { Steps: 2, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0 });
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
@@ -25,9 +27,16 @@ test('a finished GRPO run survives a reload: its metrics, groups and batches com
   await expect(page.getByTestId('batch-summary')).toContainText(/[12] rows? × 46 ids/);
 });
 
-test('a GRPO run cut off by a reload is listed as interrupted and continues from its last checkpoint to the end', async ({ page }) => {
+test('a GRPO run cut off by a reload is listed as interrupted and continues from its last checkpoint to the end', async ({
+  page,
+}) => {
   // WebGPU over SwiftShader: slow enough steps that the reload lands mid-run (wasm would finish first).
-  await openPreset(page, 'grpo-arith', { Steps: 30, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0, 'Checkpoint every': 1 }, 'webgpu');
+  await openPreset(
+    page,
+    'grpo-arith',
+    { Steps: 30, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0, 'Checkpoint every': 1 },
+    'webgpu',
+  );
   await page.getByTestId('run-start').click();
   // 30 short steps: the reload lands mid-run whatever this machine's speed (with 3, a fast run
   // could finish before the first checkpoint's text was seen).
@@ -49,9 +58,17 @@ test('a GRPO run cut off by a reload is listed as interrupted and continues from
   await expect(row.getByRole('button', { name: /^Continue/ })).toHaveCount(0);
 });
 
-test('a run live in another tab is listed as running there and cannot be continued; once that tab closes it is interrupted', async ({ page, context }) => {
+test('a run live in another tab is listed as running there and cannot be continued; once that tab closes it is interrupted', async ({
+  page,
+  context,
+}) => {
   // WebGPU over SwiftShader: slow enough steps that the reload lands mid-run (wasm would finish first).
-  await openPreset(page, 'grpo-arith', { Steps: 30, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0, 'Checkpoint every': 1 }, 'webgpu');
+  await openPreset(
+    page,
+    'grpo-arith',
+    { Steps: 30, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0, 'Checkpoint every': 1 },
+    'webgpu',
+  );
   await page.getByTestId('run-start').click();
   await expect(page.getByText(/Latest checkpoint: step \d+,/)).toBeVisible({ timeout: 170_000 });
   const runId = (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');

@@ -26,7 +26,9 @@ test('Groups and Batch: a run picker shared by both views, defaulting to the cur
 
   // Picking the stored GRPO run shows its groups, and says it is not the current run.
   await runSelect.selectOption({ label: grpoName });
-  await expect(page.getByRole('heading', { name: `Run ${grpoName} · step 1 of 1 (a stored run, not the current one)` })).toBeVisible();
+  await expect(
+    page.getByRole('heading', { name: `Run ${grpoName} · step 1 of 1 (a stored run, not the current one)` }),
+  ).toBeVisible();
   await expect(page.getByText(/^Step 1: 2 groups, \d with zero variance\.$/)).toBeVisible();
   await expect(page.getByTestId('group')).toHaveCount(2);
   await expect(page.getByTestId('pair-legend')).toHaveCount(0);
@@ -34,7 +36,9 @@ test('Groups and Batch: a run picker shared by both views, defaulting to the cur
   // Batch shares the pick: the GRPO run's packed batch.
   await views.getByRole('link', { name: 'Batch' }).click();
   await expect(runSelect).toHaveValue(/^grpo-/);
-  await expect(page.getByRole('heading', { name: `Run ${grpoName} · step 1 of 1 (a stored run, not the current one)` })).toBeVisible();
+  await expect(
+    page.getByRole('heading', { name: `Run ${grpoName} · step 1 of 1 (a stored run, not the current one)` }),
+  ).toBeVisible();
   await expect(page.getByTestId('batch-summary')).toContainText(/\d+ rows × \d+ ids/);
 
   // Back to the current run from Batch: DPO keeps no packed batch; Groups follows.
@@ -42,7 +46,9 @@ test('Groups and Batch: a run picker shared by both views, defaulting to the cur
   expect(dpoLabel).toMatch(/^dpo-arith · \S+ \(current\)$/);
   await runSelect.selectOption({ label: dpoLabel });
   await expect(page.getByRole('heading', { name: /^Run dpo-arith · \S+ · step 1 of 1$/ })).toBeVisible();
-  await expect(page.getByText('Step 1 has no stored batch (only GRPO steps are packed; DPO trains one row per sequence).')).toBeVisible();
+  await expect(
+    page.getByText('Step 1 has no stored batch (only GRPO steps are packed; DPO trains one row per sequence).'),
+  ).toBeVisible();
   await views.getByRole('link', { name: 'Groups' }).click();
   await expect(page.getByRole('heading', { name: /^Run dpo-arith · \S+ · step 1 of 1$/ })).toBeVisible();
   await expect(page.getByTestId('pair-legend')).toBeVisible();

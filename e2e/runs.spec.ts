@@ -3,9 +3,12 @@ import { exportedMetrics, openPreset } from './helpers';
 
 const SMALL = { Steps: 6, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0, 'Checkpoint every': 0 };
 
-const runIdOf = async (page: Page) => (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');
+const runIdOf = async (page: Page) =>
+  (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');
 
-test('Stop during a step: the step is stored and reported as the last one, a checkpoint is written, and the run continues from it', async ({ page }) => {
+test('Stop during a step: the step is stored and reported as the last one, a checkpoint is written, and the run continues from it', async ({
+  page,
+}) => {
   // The preset's 16 × 8 sequences on WebGPU over SwiftShader: a step long enough that Stop lands in its sampling.
   await openPreset(page, 'grpo-arith', { ...SMALL, 'Prompts per step': 16, 'Group size': 8 }, 'webgpu');
   await page.getByTestId('run-start').click();
@@ -16,16 +19,22 @@ test('Stop during a step: the step is stored and reported as the last one, a che
   await expect(page.getByTestId('run-phase')).toContainText(/Step [2-5]: sampling: \d+ \/ 128 sequences finished/);
   await expect(page.getByTestId('run-timing')).toContainText(/Elapsed .* s per step · about .* left \(ETA/);
   await page.getByRole('button', { name: 'Stop' }).click();
-  await expect(page.getByTestId('run-phase')).toContainText('stopping… (the step under way finishes and is stored first)');
+  await expect(page.getByTestId('run-phase')).toContainText(
+    'stopping… (the step under way finishes and is stored first)',
+  );
   await expect(page.getByTestId('run-status')).toHaveText('stopped', { timeout: 120_000 });
   const last = Number(await page.getByTestId('run-step').textContent());
   expect(last).toBeGreaterThanOrEqual(2);
-  await expect(page.getByRole('status').filter({ hasText: `stopped after step ${last}; continue from its checkpoint` })).toBeVisible();
+  await expect(
+    page.getByRole('status').filter({ hasText: `stopped after step ${last}; continue from its checkpoint` }),
+  ).toBeVisible();
   await expect(page.getByText(/could not be stored/)).toHaveCount(0);
   // The stop's checkpoint can be downloaded.
   await expect(page.getByText(new RegExp(`Latest checkpoint: step ${last}, \\d+ KiB`))).toBeVisible();
   await page.getByRole('button', { name: 'Prepare download' }).click();
-  await expect(page.getByRole('list', { name: 'Checkpoint files' }).getByRole('link', { name: 'model.safetensors' })).toBeVisible();
+  await expect(
+    page.getByRole('list', { name: 'Checkpoint files' }).getByRole('link', { name: 'model.safetensors' }),
+  ).toBeVisible();
 
   const runId = await runIdOf(page);
   const row = page.getByTestId('stored-runs').getByRole('row', { name: new RegExp(runId) });
@@ -36,7 +45,9 @@ test('Stop during a step: the step is stored and reported as the last one, a che
   await expect(page.getByTestId('run-step')).toHaveText('6');
 });
 
-test('Reload mid-run asks first; after it the page does not claim there is no run while stored runs are listed', async ({ page }) => {
+test('Reload mid-run asks first; after it the page does not claim there is no run while stored runs are listed', async ({
+  page,
+}) => {
   // WebGPU over SwiftShader: slow enough steps that the reload lands mid-run (wasm would finish first).
   await openPreset(page, 'grpo-arith', { ...SMALL, Steps: 30 }, 'webgpu');
   await page.getByTestId('run-start').click();
@@ -49,12 +60,18 @@ test('Reload mid-run asks first; after it the page does not claim there is no ru
   });
   await page.reload();
   expect(dialogs).toEqual(['beforeunload']);
-  await expect(page.getByTestId('stored-runs').getByRole('row', { name: new RegExp(runId) })).toContainText('interrupted');
+  await expect(page.getByTestId('stored-runs').getByRole('row', { name: new RegExp(runId) })).toContainText(
+    'interrupted',
+  );
   await expect(page.getByText('No run yet')).toHaveCount(0);
-  await expect(page.getByText('No run open: start one above, or open a stored run from the table below.')).toBeVisible();
+  await expect(
+    page.getByText('No run open: start one above, or open a stored run from the table below.'),
+  ).toBeVisible();
 });
 
-test('Runs table: name, notes, filter, sort, config and run again, exports with the config and as CSV, compare two runs, delete with a confirmation', async ({ page }) => {
+test('Runs table: name, notes, filter, sort, config and run again, exports with the config and as CSV, compare two runs, delete with a confirmation', async ({
+  page,
+}) => {
   // Two short runs that differ in one option: the learning rate. The first evaluates before training (step 0).
   await openPreset(page, 'grpo-arith', { ...SMALL, Steps: 2, 'Evaluate every': 2, 'Held-out tasks': 4 });
   await page.getByTestId('run-start').click();
@@ -62,7 +79,10 @@ test('Runs table: name, notes, filter, sort, config and run again, exports with 
   const first = await runIdOf(page);
   const metrics = await exportedMetrics(page);
   expect(metrics.evals.map((e) => e.step)).toEqual([0, 2]);
-  expect((metrics as unknown as { config: { lr: number; steps: number } }).config).toMatchObject({ lr: 1e-4, steps: 2 });
+  expect((metrics as unknown as { config: { lr: number; steps: number } }).config).toMatchObject({
+    lr: 1e-4,
+    steps: 2,
+  });
   const csv = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export metrics (CSV)' }).click();
   const text = Buffer.concat(await (await (await csv).createReadStream()).toArray()).toString('utf8');
@@ -74,11 +94,16 @@ test('Runs table: name, notes, filter, sort, config and run again, exports with 
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
   const second = await runIdOf(page);
   const table = page.getByTestId('stored-runs');
-  await expect(table.getByRole('row', { name: new RegExp(second) })).toContainText('lr 0.0003 · 2 × 2 · ppo, token-mean · β 0');
+  await expect(table.getByRole('row', { name: new RegExp(second) })).toContainText(
+    'lr 0.0003 · 2 × 2 · ppo, token-mean · β 0',
+  );
   await expect(table.getByRole('row', { name: new RegExp(second) })).toContainText('wasm');
 
   // Name and notes, kept by the worker.
-  await table.getByRole('button', { name: /^Details of grpo-arith · / }).first().click();
+  await table
+    .getByRole('button', { name: /^Details of grpo-arith · / })
+    .first()
+    .click();
   await page.getByRole('textbox', { name: 'Name' }).fill('lr 3e-4 probe');
   await page.getByRole('button', { name: 'Save name' }).click();
   await expect(table.getByRole('row', { name: /^Compare lr 3e-4 probe/ })).toContainText(second);
@@ -105,7 +130,10 @@ test('Runs table: name, notes, filter, sort, config and run again, exports with 
   await page.getByRole('link', { name: 'Compare selected (2)' }).click();
   await expect(page.getByRole('heading', { name: 'Compare runs' })).toBeVisible();
   await expect(page.getByTestId('compare-metric')).toHaveValue('reward/mean');
-  await expect(page.getByTestId('compare-chart').getByRole('img')).toHaveAttribute('aria-label', /one line per run: lr 3e-4 probe \(2 points\), grpo-arith · \S+ \(2 points\)/);
+  await expect(page.getByTestId('compare-chart').getByRole('img')).toHaveAttribute(
+    'aria-label',
+    /one line per run: lr 3e-4 probe \(2 points\), grpo-arith · \S+ \(2 points\)/,
+  );
   const differs = page.getByTestId('compare-config').locator('tr[data-differs="true"]');
   await expect(differs).toHaveCount(1);
   await expect(differs).toContainText('lr');
@@ -115,9 +143,18 @@ test('Runs table: name, notes, filter, sort, config and run again, exports with 
   await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Experiments' }).click();
   await page.getByRole('button', { name: 'Details of lr 3e-4 probe' }).click();
   await page.getByRole('button', { name: 'Delete…' }).click();
-  await expect(page.getByRole('group', { name: 'Confirm deleting lr 3e-4 probe' })).toContainText('2 steps with their groups, batches and sessions, and its checkpoint');
+  await expect(page.getByRole('group', { name: 'Confirm deleting lr 3e-4 probe' })).toContainText(
+    '2 steps with their groups, batches and sessions, and its checkpoint',
+  );
   await page.getByRole('button', { name: 'Delete permanently' }).click();
-  await expect(page.getByRole('status').filter({ hasText: /^Deleted lr 3e-4 probe: 2 steps and every other record of it, about [\d.]+ (kB|MB) of stored data freed\.$/ })).toBeVisible();
+  await expect(
+    page
+      .getByRole('status')
+      .filter({
+        hasText:
+          /^Deleted lr 3e-4 probe: 2 steps and every other record of it, about [\d.]+ (kB|MB) of stored data freed\.$/,
+      }),
+  ).toBeVisible();
   await expect(table.getByRole('row', { name: new RegExp(second) })).toHaveCount(0);
   await page.reload();
   await expect(page.getByTestId('stored-runs').getByRole('row', { name: new RegExp(first) })).toBeVisible();

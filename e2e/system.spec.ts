@@ -1,13 +1,18 @@
 import { expect, test } from '@playwright/test';
 
-test('System view: auto picks wasm over the software adapter, the self-test passes on wasm and on a forced WebGPU', async ({ page }) => {
+test('System view: auto picks wasm over the software adapter, the self-test passes on wasm and on a forced WebGPU', async ({
+  page,
+}) => {
   const consoleErrors: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error') consoleErrors.push(m.text());
   });
   await page.goto('/#/system');
   await expect(page.getByRole('heading', { level: 1, name: 'System' })).toBeVisible();
-  await expect(page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'System' })).toHaveAttribute('aria-current', 'page');
+  await expect(page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'System' })).toHaveAttribute(
+    'aria-current',
+    'page',
+  );
 
   // Chromium here has SwiftShader only: auto says so and takes the wasm backend.
   await expect(page.getByTestId('backend-name')).toHaveText('wasm');
@@ -16,7 +21,9 @@ test('System view: auto picks wasm over the software adapter, the self-test pass
   // COOP/COEP from the server: SharedArrayBuffer, so the wasm kernels run on every core.
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
-  await expect(page.getByTestId('backend-threads')).toHaveText(cores > 1 ? ` on ${Math.min(8, cores)} threads` : /on 1 thread/);
+  await expect(page.getByTestId('backend-threads')).toHaveText(
+    cores > 1 ? ` on ${Math.min(8, cores)} threads` : /on 1 thread/,
+  );
 
   await page.getByRole('button', { name: 'Run kernel self-test' }).click();
   await expect(page.getByTestId('selftest-result')).toHaveText(/^passed: 12 matmul cases on wasm/, { timeout: 60_000 });

@@ -10,14 +10,20 @@ const DUMP = [
   .map((l) => JSON.stringify(l))
   .join('\n');
 
-test('Import verl rollouts: a bad dump is refused naming its line; a good one opens in Groups, Batch and Replay with what it lacks', async ({ page }) => {
+test('Import verl rollouts: a bad dump is refused naming its line; a good one opens in Groups, Batch and Replay with what it lacks', async ({
+  page,
+}) => {
   await page.goto('/#/experiments');
   const input = page.getByLabel('Import verl rollouts…');
 
   // A score that is not a number: refused whole, the alert names file, line and field.
-  const bad = DUMP.split('\n').map((l, i) => (i === 1 ? l.replace('"score":0', '"score":"zero"') : l)).join('\n');
+  const bad = DUMP.split('\n')
+    .map((l, i) => (i === 1 ? l.replace('"score":0', '"score":"zero"') : l))
+    .join('\n');
   await input.setInputFiles({ name: '3.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(bad) });
-  await expect(page.getByRole('alert')).toHaveText('Not imported, nothing was stored: 3.jsonl line 2, field score: expected a finite number (verl writes token_level_scores.sum(-1)), got "zero".');
+  await expect(page.getByRole('alert')).toHaveText(
+    'Not imported, nothing was stored: 3.jsonl line 2, field score: expected a finite number (verl writes token_level_scores.sum(-1)), got "zero".',
+  );
   await expect(page.getByTestId('stored-runs')).toHaveCount(0);
 
   await input.setInputFiles({ name: '3.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(DUMP) });
@@ -27,7 +33,9 @@ test('Import verl rollouts: a bad dump is refused naming its line; a good one op
 
   const views = page.getByRole('navigation', { name: 'Views' });
   await views.getByRole('link', { name: 'Groups' }).click();
-  await expect(page.getByRole('heading', { name: /^Run verl-import · \S+ · step 3 of 3 \(a stored run, not the current one\)$/ })).toBeVisible();
+  await expect(
+    page.getByRole('heading', { name: /^Run verl-import · \S+ · step 3 of 3 \(a stored run, not the current one\)$/ }),
+  ).toBeVisible();
   await expect(page.getByText('Step 3: 2 groups, 0 with zero variance.')).toBeVisible();
   await expect(page.getByTestId('group')).toHaveCount(2);
   await expect(page.getByTestId('group').first()).toContainText('The answer is 4.');
@@ -36,11 +44,15 @@ test('Import verl rollouts: a bad dump is refused naming its line; a good one op
   await expect(notice).toContainText('by identical input within a step (the dump has no uid)');
   await expect(notice).toContainText('recomputed by Dewpoint’s GRPO estimator with verl’s defaults, not verl’s own');
   await expect(notice.getByRole('listitem').filter({ hasText: 'Groups · uid' })).toBeVisible();
-  await expect(notice.getByRole('listitem').filter({ hasText: 'Groups · response_ids' })).toContainText('no completion lengths');
+  await expect(notice.getByRole('listitem').filter({ hasText: 'Groups · response_ids' })).toContainText(
+    'no completion lengths',
+  );
 
   await views.getByRole('link', { name: 'Batch' }).click();
   await expect(page.getByText('Step 3 has no stored batch', { exact: false })).toBeVisible();
-  await expect(notice.getByRole('listitem').filter({ hasText: 'Batch · response_ids' })).toContainText('this dump has no token ids');
+  await expect(notice.getByRole('listitem').filter({ hasText: 'Batch · response_ids' })).toContainText(
+    'this dump has no token ids',
+  );
   await expect(notice.getByRole('listitem').filter({ hasText: 'Batch · dlogp' })).toBeVisible();
 
   await views.getByRole('link', { name: 'Episodes' }).click();

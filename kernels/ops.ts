@@ -56,7 +56,16 @@ export interface Ops {
   /**
    * out(M, N) (+)= op(A) · op(B). Layouts: nn A(M,K)·B(K,N); nt A(M,K)·B(N,K)ᵀ; tn A(K,M)ᵀ·B(K,N).
    */
-  matmul(out: Tensor, a: Tensor, b: Tensor, M: number, K: number, N: number, layout: MatmulLayout, opts?: MatmulOptions): void;
+  matmul(
+    out: Tensor,
+    a: Tensor,
+    b: Tensor,
+    M: number,
+    K: number,
+    N: number,
+    layout: MatmulLayout,
+    opts?: MatmulOptions,
+  ): void;
 
   /** out(N, C) = wte[ids] with ids (N) i32; ids outside 0..V-1 give zero rows. */
   embeddingForward(out: Tensor, ids: Tensor, wte: Tensor, N: number, C: number, V: number): void;
@@ -64,7 +73,16 @@ export interface Ops {
   embeddingBackward(dwte: Tensor, dout: Tensor, ids: Tensor, N: number, C: number, V: number): void;
   /** out(N, C) = inp / rms(inp) · weight; rstd (N) saved for backward. */
   rmsnormForward(out: Tensor, rstd: Tensor, inp: Tensor, weight: Tensor, N: number, C: number, eps: number): void;
-  rmsnormBackward(dinp: Tensor, dweight: Tensor, dout: Tensor, inp: Tensor, weight: Tensor, rstd: Tensor, N: number, C: number): void;
+  rmsnormBackward(
+    dinp: Tensor,
+    dweight: Tensor,
+    dout: Tensor,
+    inp: Tensor,
+    weight: Tensor,
+    rstd: Tensor,
+    N: number,
+    C: number,
+  ): void;
   /** out(N, NH, hs) = rope(inp) at positions (N) i32 (HF rotate_half convention); out ≠ inp. */
   ropeForward(out: Tensor, inp: Tensor, positions: Tensor, N: number, NH: number, hs: number, theta: number): void;
   ropeBackward(dinp: Tensor, dout: Tensor, positions: Tensor, N: number, NH: number, hs: number, theta: number): void;
@@ -73,14 +91,53 @@ export interface Ops {
    * segmentIds (B, T) i32. Grouped-query attention: NKV divides NH and query head h reads kv head
    * h / (NH / NKV) (transformers' repeat_kv); NKV = NH is multi-head attention.
    */
-  attentionForward(out: Tensor, lse: Tensor, q: Tensor, k: Tensor, v: Tensor, segmentIds: Tensor, B: number, T: number, NH: number, NKV: number, hs: number): void;
+  attentionForward(
+    out: Tensor,
+    lse: Tensor,
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    segmentIds: Tensor,
+    B: number,
+    T: number,
+    NH: number,
+    NKV: number,
+    hs: number,
+  ): void;
   /** dq (B, T, NH, hs), dk, dv (B, T, NKV, hs) +=; dk and dv of a kv head sum over its group of query heads. */
-  attentionBackward(dq: Tensor, dk: Tensor, dv: Tensor, dout: Tensor, q: Tensor, k: Tensor, v: Tensor, out: Tensor, lse: Tensor, segmentIds: Tensor, B: number, T: number, NH: number, NKV: number, hs: number): void;
+  attentionBackward(
+    dq: Tensor,
+    dk: Tensor,
+    dv: Tensor,
+    dout: Tensor,
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    out: Tensor,
+    lse: Tensor,
+    segmentIds: Tensor,
+    B: number,
+    T: number,
+    NH: number,
+    NKV: number,
+    hs: number,
+  ): void;
   /**
    * Sampling with a KV cache: out (B, NH, hs) = attention of q (B, NH, hs) over the cached keys and
    * values (B, L, NKV, hs) 0..lengths[b]−1 of its row (lengths (B) i32; 0 = inactive row, zeros).
    */
-  attentionDecode(out: Tensor, q: Tensor, kCache: Tensor, vCache: Tensor, lengths: Tensor, B: number, L: number, NH: number, NKV: number, hs: number): void;
+  attentionDecode(
+    out: Tensor,
+    q: Tensor,
+    kCache: Tensor,
+    vCache: Tensor,
+    lengths: Tensor,
+    B: number,
+    L: number,
+    NH: number,
+    NKV: number,
+    hs: number,
+  ): void;
   /** out (n) = silu(gate) · up. */
   swigluForward(out: Tensor, gate: Tensor, up: Tensor, n: number): void;
   swigluBackward(dgate: Tensor, dup: Tensor, dout: Tensor, gate: Tensor, up: Tensor, n: number): void;
@@ -89,9 +146,25 @@ export interface Ops {
   /** dst (n) += src. */
   accumulate(dst: Tensor, src: Tensor, n: number): void;
   /** Per row of logits (N, V): logp of targets (N) i32 (0 where target < 0), entropy, lse. */
-  logprobForward(logp: Tensor, entropy: Tensor, lse: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void;
+  logprobForward(
+    logp: Tensor,
+    entropy: Tensor,
+    lse: Tensor,
+    logits: Tensor,
+    targets: Tensor,
+    N: number,
+    V: number,
+  ): void;
   /** dlogits(N, V) += dlogp_t · (onehot(target_t) − softmax_t). */
-  logprobBackward(dlogits: Tensor, dlogp: Tensor, logits: Tensor, targets: Tensor, lse: Tensor, N: number, V: number): void;
+  logprobBackward(
+    dlogits: Tensor,
+    dlogp: Tensor,
+    logits: Tensor,
+    targets: Tensor,
+    lse: Tensor,
+    N: number,
+    V: number,
+  ): void;
   /** One AdamW step on param (n) with grad · gradScale[0] (gradScale (1), e.g. from clipScale). */
   adamw(param: Tensor, grad: Tensor, m: Tensor, v: Tensor, n: number, hp: AdamWHyper, gradScale: Tensor | null): void;
   /** out (1) = Σ over every tensor of Σ g². */

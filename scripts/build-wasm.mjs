@@ -16,10 +16,24 @@ const TARGETS = [
   { file: 'ops-mt.wasm', flags: ['--enable', 'threads', '--sharedMemory'] },
 ];
 // 64 KiB pages: 2 GiB at most (the shared build must declare a maximum).
-const COMMON = ['--runtime', 'stub', '--importMemory', '--initialMemory', '1', '--maximumMemory', '32768', '-O3', '--noAssert', '--enable', 'simd'];
+const COMMON = [
+  '--runtime',
+  'stub',
+  '--importMemory',
+  '--initialMemory',
+  '1',
+  '--maximumMemory',
+  '32768',
+  '-O3',
+  '--noAssert',
+  '--enable',
+  'simd',
+];
 
 export async function buildWasm({ force = false, quiet = false } = {}) {
-  const sources = readdirSync(src).filter((f) => f.endsWith('.ts')).map((f) => join(src, f));
+  const sources = readdirSync(src)
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(src, f));
   const newest = Math.max(...sources.map((f) => statSync(f).mtimeMs), statSync(fileURLToPath(import.meta.url)).mtimeMs);
   const stale = TARGETS.filter((t) => force || !isNewer(join(out, t.file), newest));
   if (!stale.length) return;

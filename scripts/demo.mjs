@@ -41,7 +41,10 @@ const buildS = (Date.now() - t0) / 1000;
 const port = await freePort();
 const url = `http://localhost:${port}`;
 // Its own process group, so that stopping it also stops the node process npx starts.
-const server = spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort', '--host', 'localhost'], { stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+const server = spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort', '--host', 'localhost'], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+  detached: true,
+});
 const stopServer = () => {
   try {
     process.kill(-server.pid, 'SIGTERM');

@@ -19,7 +19,9 @@ function which(cmd) {
 
 function aptInstall(packages, why) {
   if (!(isDebian && isRoot)) {
-    console.error(`\n${why}\nInstall ${packages.join(' ')} (Debian/Ubuntu: sudo apt-get install ${packages.join(' ')}), or set CHROME_PATH to a Chromium/Chrome binary.`);
+    console.error(
+      `\n${why}\nInstall ${packages.join(' ')} (Debian/Ubuntu: sudo apt-get install ${packages.join(' ')}), or set CHROME_PATH to a Chromium/Chrome binary.`,
+    );
     process.exit(1);
   }
   console.log(`[setup] ${why}: apt-get install ${packages.join(' ')}`);
@@ -57,9 +59,15 @@ function setup() {
   const missing = [];
   if (!hasGpuDeviceNode() && !existsSync(SWIFTSHADER_ICD)) missing.push('chromium');
   if (!hasVulkanLoader()) missing.push('libvulkan1');
-  if (missing.length) aptInstall(missing, 'WebGPU in Node (Dawn) needs the Vulkan loader and, without a GPU, the SwiftShader ICD from Debian\'s chromium');
+  if (missing.length)
+    aptInstall(
+      missing,
+      "WebGPU in Node (Dawn) needs the Vulkan loader and, without a GPU, the SwiftShader ICD from Debian's chromium",
+    );
   console.log(`[setup] browser: ${browser}`);
-  console.log(`[setup] GPU device node: ${hasGpuDeviceNode() ? 'yes' : `no (Dawn will use SwiftShader: ${SWIFTSHADER_ICD})`}`);
+  console.log(
+    `[setup] GPU device node: ${hasGpuDeviceNode() ? 'yes' : `no (Dawn will use SwiftShader: ${SWIFTSHADER_ICD})`}`,
+  );
   return browser;
 }
 
@@ -79,7 +87,19 @@ const steps = [
   { group: 'static', name: 'wasm kernels (AssemblyScript)', cmd: ['node', 'scripts/build-wasm.mjs'] },
   { group: 'static', name: 'typecheck', cmd: ['npx', 'tsc', '-b'] },
   { group: 'static', name: 'lint', cmd: ['npx', 'eslint', '.'] },
-  { group: 'unit', name: 'unit + GPU tests (Vitest, Node)', cmd: ['npx', 'vitest', 'run', '--reporter=default', '--reporter=json', '--outputFile.json=test-reports/vitest.json'] },
+  { group: 'static', name: 'format (Prettier)', cmd: ['npx', 'prettier', '--check', '.'] },
+  {
+    group: 'unit',
+    name: 'unit + GPU tests (Vitest, Node)',
+    cmd: [
+      'npx',
+      'vitest',
+      'run',
+      '--reporter=default',
+      '--reporter=json',
+      '--outputFile.json=test-reports/vitest.json',
+    ],
+  },
   { group: 'e2e', name: 'build', cmd: ['npx', 'vite', 'build'] },
   {
     group: 'e2e',
@@ -97,20 +117,28 @@ for (const step of steps) {
   const r = spawnSync(step.cmd[0], step.cmd.slice(1), { stdio: 'inherit', env: { ...env, ...step.env } });
   const ok = r.status === 0;
   results.push({ name: step.name, ok, seconds: (Date.now() - t0) / 1000 });
-  console.log(`=== ${step.name}: ${ok ? 'ok' : `FAILED (exit ${r.status ?? r.signal})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `=== ${step.name}: ${ok ? 'ok' : `FAILED (exit ${r.status ?? r.signal})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  );
 }
 
 // Test counts from the runners' JSON reports.
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 try {
   const v = JSON.parse(readFileSync('test-reports/vitest.json', 'utf8'));
-  passed += v.numPassedTests; failed += v.numFailedTests; skipped += v.numPendingTests + (v.numTodoTests ?? 0);
+  passed += v.numPassedTests;
+  failed += v.numFailedTests;
+  skipped += v.numPendingTests + (v.numTodoTests ?? 0);
 } catch (e) {
   if (!only || only === 'unit') console.log(`(no Vitest report: ${e.message})`);
 }
 try {
   const p = JSON.parse(readFileSync('test-reports/playwright.json', 'utf8'));
-  passed += p.stats.expected; failed += p.stats.unexpected + (p.stats.flaky ?? 0); skipped += p.stats.skipped;
+  passed += p.stats.expected;
+  failed += p.stats.unexpected + (p.stats.flaky ?? 0);
+  skipped += p.stats.skipped;
 } catch (e) {
   if (!only || only === 'e2e') console.log(`(no Playwright report: ${e.message})`);
 }

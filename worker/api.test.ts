@@ -18,14 +18,28 @@ const GRPO = PRESETS.find((p) => p.name === 'grpo-arith')!.defaults as GrpoRunOp
 /** The API as the app sees it: through comlink over a real MessageChannel. */
 /** A base checkpoint for GRPO runs: a tiny model after a few SFT steps. */
 async function tinyBaseFiles(): Promise<CheckpointFiles> {
-  const sft = new SftRun(createCpuOps(), { ...SFT_ARITH, model: 'tiny', steps: 2, examples: 8, rows: 4, evalEvery: 0, evalN: 1 });
+  const sft = new SftRun(createCpuOps(), {
+    ...SFT_ARITH,
+    model: 'tiny',
+    steps: 2,
+    examples: 8,
+    rows: 4,
+    evalEvery: 0,
+    evalN: 1,
+  });
   await sft.next();
   return exportCheckpoint(sft.model, sft.tok, { note: 'test base' });
 }
 
-function connect(loadBase: () => Promise<CheckpointFiles> = tinyBaseFiles, wasm?: () => Promise<WasmOps>): WorkbenchApi {
+function connect(
+  loadBase: () => Promise<CheckpointFiles> = tinyBaseFiles,
+  wasm?: () => Promise<WasmOps>,
+): WorkbenchApi {
   const { port1, port2 } = new MessageChannel();
-  expose(createWorkbench(() => nodeGpu(), loadBase, undefined, undefined, wasm), port1);
+  expose(
+    createWorkbench(() => nodeGpu(), loadBase, undefined, undefined, wasm),
+    port1,
+  );
   return wrap<WorkbenchApi>(port2) as unknown as WorkbenchApi;
 }
 
@@ -78,10 +92,13 @@ describe('backend choice with the wasm backend available', () => {
     const events: RunEvent[] = [];
     let finished!: () => void;
     const done = new Promise<void>((r) => (finished = r));
-    const id = await api.startRun({ preset: 'sft-arith', steps: 1, lr: 1e-3, seed: 3, evalEvery: 0, evalN: 10, checkpointEvery: 0 }, proxy((e: RunEvent) => {
-      events.push(e);
-      if (e.type === 'status' && e.status === 'finished') finished();
-    }));
+    const id = await api.startRun(
+      { preset: 'sft-arith', steps: 1, lr: 1e-3, seed: 3, evalEvery: 0, evalN: 10, checkpointEvery: 0 },
+      proxy((e: RunEvent) => {
+        events.push(e);
+        if (e.type === 'status' && e.status === 'finished') finished();
+      }),
+    );
     await done;
     const run = (await api.listRuns()).find((r) => r.runId === id)!;
     expect(run.backend).toBe('wasm');
@@ -92,7 +109,9 @@ describe('backend choice with the wasm backend available', () => {
     const api = connect(tinyBaseFiles, () => nodeWasmOps(1));
     expect(await api.init('wasm')).toMatchObject({ backend: 'wasm', reason: 'the wasm backend was requested' });
     const noWasm = connect();
-    await expect(noWasm.init('wasm')).rejects.toMatchObject({ message: expect.stringMatching(/no wasm backend was supplied/) });
+    await expect(noWasm.init('wasm')).rejects.toMatchObject({
+      message: expect.stringMatching(/no wasm backend was supplied/),
+    });
   });
 });
 
@@ -146,14 +165,34 @@ describe('runs over comlink', () => {
   it('refuses invalid options, naming the field and the allowed range', async () => {
     const api = connect();
     await api.init('cpu');
-    await expect(api.startRun({ preset: 'sft-arith', steps: 0, lr: 1, seed: 1, evalEvery: 0, evalN: 10, checkpointEvery: 0 }, proxy(() => {}))).rejects.toMatchObject({
+    await expect(
+      api.startRun(
+        { preset: 'sft-arith', steps: 0, lr: 1, seed: 1, evalEvery: 0, evalN: 10, checkpointEvery: 0 },
+        proxy(() => {}),
+      ),
+    ).rejects.toMatchObject({
       name: 'InvalidConfig',
-      message: expect.stringMatching(/Steps \(steps\) must be an integer in 1\.\.5000, got 0; Learning rate \(lr\) must be a number in \(0, 0\.1\], got 1/),
+      message: expect.stringMatching(
+        /Steps \(steps\) must be an integer in 1\.\.5000, got 0; Learning rate \(lr\) must be a number in \(0, 0\.1\], got 1/,
+      ),
     });
     await expect(api.stopRun('nope')).rejects.toMatchObject({ name: 'UnknownRun' });
-    const bad: GrpoRunOptions = { ...GRPO, steps: 1, group: 1, temperature: 0, policyLoss: { name: 'ppo', clipHigh: -1 } };
-    await expect(api.startRun(bad, proxy(() => {}))).rejects.toMatchObject({
-      message: expect.stringMatching(/Group size \(group\) must be an integer in 2\.\.64, got 1; Temperature \(temperature\) must be a number in \(0, 10\], got 0; Clip ε high \(policyLoss\.clipHigh\) must be a number in \[0, 10\], got -1/),
+    const bad: GrpoRunOptions = {
+      ...GRPO,
+      steps: 1,
+      group: 1,
+      temperature: 0,
+      policyLoss: { name: 'ppo', clipHigh: -1 },
+    };
+    await expect(
+      api.startRun(
+        bad,
+        proxy(() => {}),
+      ),
+    ).rejects.toMatchObject({
+      message: expect.stringMatching(
+        /Group size \(group\) must be an integer in 2\.\.64, got 1; Temperature \(temperature\) must be a number in \(0, 10\], got 0; Clip ε high \(policyLoss\.clipHigh\) must be a number in \[0, 10\], got -1/,
+      ),
     });
     // The same check, as the form asks for it before a start.
     expect(await api.checkRunOptions(bad)).toEqual([
@@ -162,13 +201,26 @@ describe('runs over comlink', () => {
       { path: 'policyLoss.clipHigh', message: 'Clip ε high (policyLoss.clipHigh) must be a number in [0, 10], got -1' },
     ]);
     expect(await api.checkRunOptions(GRPO)).toEqual([]);
-    expect((await api.presets()).find((p) => p.name === 'grpo-arith')!.fields.map((f) => f.path)).toContain('policyLoss.clipHigh');
+    expect((await api.presets()).find((p) => p.name === 'grpo-arith')!.fields.map((f) => f.path)).toContain(
+      'policyLoss.clipHigh',
+    );
   });
 
   it('runs GRPO from the base checkpoint and reports reward metrics', async () => {
     const api = connect();
     await api.init('cpu');
-    const { id, events, done } = await collect(api, 2, { ...GRPO, steps: 2, lr: 1e-3, seed: 1, prompts: 2, group: 3, temperature: 1, evalEvery: 2, evalN: 3, checkpointEvery: 0 });
+    const { id, events, done } = await collect(api, 2, {
+      ...GRPO,
+      steps: 2,
+      lr: 1e-3,
+      seed: 1,
+      prompts: 2,
+      group: 3,
+      temperature: 1,
+      evalEvery: 2,
+      evalN: 3,
+      checkpointEvery: 0,
+    });
     await done;
     expect(await api.groupSteps(id)).toEqual([1, 2]);
     const groups = (await api.groupsAt(id, 2))!;
@@ -194,15 +246,38 @@ describe('runs over comlink', () => {
       throw new Error('GET /checkpoints/arith-base/model.safetensors: HTTP 404');
     });
     await api.init('cpu');
-    const { events, done } = await collect(api, 1, { ...GRPO, steps: 1, lr: 1e-4, seed: 1, prompts: 2, group: 2, temperature: 1, evalEvery: 0, evalN: 1, checkpointEvery: 0 });
+    const { events, done } = await collect(api, 1, {
+      ...GRPO,
+      steps: 1,
+      lr: 1e-4,
+      seed: 1,
+      prompts: 2,
+      group: 2,
+      temperature: 1,
+      evalEvery: 0,
+      evalN: 1,
+      checkpointEvery: 0,
+    });
     await done;
-    expect(events.at(-1)).toMatchObject({ type: 'status', status: 'failed', message: expect.stringMatching(/base checkpoint .*HTTP 404/) });
+    expect(events.at(-1)).toMatchObject({
+      type: 'status',
+      status: 'failed',
+      message: expect.stringMatching(/base checkpoint .*HTTP 404/),
+    });
   });
 
   it('continues a stopped GRPO run under its id and serves its sessions, typed arrays intact', async () => {
     const api = connect();
     await api.init('cpu');
-    const options: GrpoRunOptions = { ...GRPO, steps: 5, prompts: 2, group: 2, evalEvery: 0, evalN: 1, checkpointEvery: 1 };
+    const options: GrpoRunOptions = {
+      ...GRPO,
+      steps: 5,
+      prompts: 2,
+      group: 2,
+      evalEvery: 0,
+      evalN: 1,
+      checkpointEvery: 1,
+    };
     let stopped!: () => void;
     const ended = new Promise<void>((r) => (stopped = r));
     const id = await api.startRun(
@@ -220,7 +295,10 @@ describe('runs over comlink', () => {
     const events: RunEvent[] = [];
     let finished!: () => void;
     const done = new Promise<void>((r) => (finished = r));
-    const r = await api.continueRun(id, proxy((e: RunEvent) => (events.push(e), e.type === 'status' && e.status !== 'running' && finished())));
+    const r = await api.continueRun(
+      id,
+      proxy((e: RunEvent) => (events.push(e), e.type === 'status' && e.status !== 'running' && finished())),
+    );
     expect(r).toEqual({ ok: true, fromStep: run.lastStep });
     await done;
     expect(events.at(-1)).toMatchObject({ type: 'status', runId: id, status: 'finished' });
@@ -234,9 +312,16 @@ describe('runs over comlink', () => {
     // Token texts under the run's tokenizer (the base checkpoint's), for the session inspector.
     const { promptIds, sampledIds } = sessions[0].calls[0];
     const base = importCheckpoint(await tinyBaseFiles()).tokenizer;
-    expect(await api.tokenTexts(id, sampledIds)).toEqual(Array.from(sampledIds, (t) => base.decode([t], { specials: true })));
+    expect(await api.tokenTexts(id, sampledIds)).toEqual(
+      Array.from(sampledIds, (t) => base.decode([t], { specials: true })),
+    );
     expect((await api.tokenTexts(id, promptIds))![0]).toBe('<bos>');
     expect(await api.tokenTexts('grpo-unknown', sampledIds)).toBeNull();
-    expect(await api.continueRun(id, proxy(() => {}))).toMatchObject({ ok: false, reason: expect.stringMatching(/finished/) });
+    expect(
+      await api.continueRun(
+        id,
+        proxy(() => {}),
+      ),
+    ).toMatchObject({ ok: false, reason: expect.stringMatching(/finished/) });
   });
 });

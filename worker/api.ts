@@ -10,7 +10,19 @@ import { GpuError } from '../kernels/common/errors';
 import type { CheckpointFiles } from './model/checkpoint';
 import { PickedModels } from './hf/models';
 import { loadDatasetFor } from './runs/dataset-load';
-import type { BackendInfo, BackendPreference, CompanionStatus, DatasetLoadResult, DatasetRewardOptions, ModelFolderFile, RunBackendChoice, RunEvent, RunOptions, SelfTestResult, WorkbenchApi } from './protocol';
+import type {
+  BackendInfo,
+  BackendPreference,
+  CompanionStatus,
+  DatasetLoadResult,
+  DatasetRewardOptions,
+  ModelFolderFile,
+  RunBackendChoice,
+  RunEvent,
+  RunOptions,
+  SelfTestResult,
+  WorkbenchApi,
+} from './protocol';
 import { CompanionClient, companionUrlProblem } from './companion-client';
 import { cachedGrader, type CodeGrader } from './rewards/code-grader';
 import { checkRunOptions } from './runs/fields';
@@ -59,15 +71,25 @@ export function createWorkbench(
   let grader: CodeGrader | null = null;
   // A person's own models (useModel), kept in this worker's memory until it ends.
   const models = new PickedModels();
-  const runs = new RunManager(() => requireOps('a run'), loadBase, store, locks, () => choice, () => ({ codeGrader: grader }), (id) => models.files(id));
+  const runs = new RunManager(
+    () => requireOps('a run'),
+    loadBase,
+    store,
+    locks,
+    () => choice,
+    () => ({ codeGrader: grader }),
+    (id) => models.files(id),
+  );
   // An imported run (verl rollouts) has no trainer, tokenizer or environment: the calls that need one answer for it here.
-  const imported = async (runId: string) => importedOptions((await store.listRuns()).find((r) => r.runId === runId)) !== null;
+  const imported = async (runId: string) =>
+    importedOptions((await store.listRuns()).find((r) => r.runId === runId)) !== null;
 
   return {
     async connectCompanion(url: string, token: string): Promise<CompanionStatus> {
       const problem = companionUrlProblem(url);
       if (problem) throw new InvalidConfigError(problem);
-      if (!token.trim()) throw new InvalidConfigError('the companion token is empty: paste the token the companion printed at start');
+      if (!token.trim())
+        throw new InvalidConfigError('the companion token is empty: paste the token the companion printed at start');
       const client = new CompanionClient(url, token.trim());
       companion = client;
       const status = await client.status();
@@ -94,7 +116,10 @@ export function createWorkbench(
     async checkRunOptions(options: RunOptions) {
       return checkRunOptions(options);
     },
-    async loadDataset(file: { name: string; bytes: Uint8Array }, choice: { reward: DatasetRewardOptions; heldOut?: number; modelId?: string }): Promise<DatasetLoadResult> {
+    async loadDataset(
+      file: { name: string; bytes: Uint8Array },
+      choice: { reward: DatasetRewardOptions; heldOut?: number; modelId?: string },
+    ): Promise<DatasetLoadResult> {
       return loadDatasetFor(file, choice, models, loadBase);
     },
     async inspectModel(files: ModelFolderFile[], options?: { name?: string; rows?: number }) {
@@ -112,7 +137,10 @@ export function createWorkbench(
       if (problems.length) throw new InvalidConfigError(problems.map((p) => p.message).join('; '));
       // A new run's own model must be here (a stored one continues from its checkpoints instead).
       const picked = 'base' in options ? options.base : undefined;
-      if (picked && !models.model(picked.id)) throw new InvalidConfigError(`base: the model '${picked.name}' (${picked.id}) is no longer in this tab's worker (a reload drops a picked model): pick the model folder again (Use this model), then start the run`);
+      if (picked && !models.model(picked.id))
+        throw new InvalidConfigError(
+          `base: the model '${picked.name}' (${picked.id}) is no longer in this tab's worker (a reload drops a picked model): pick the model folder again (Use this model), then start the run`,
+        );
       return runs.start(options, onEvent);
     },
     async pauseRun(id: string) {
@@ -125,7 +153,11 @@ export function createWorkbench(
       runs.stop(id);
     },
     async continueRun(runId: string, onEvent: (event: RunEvent) => void) {
-      if (await imported(runId)) return { ok: false as const, reason: `run '${runId}' was imported from verl rollouts: it was trained by verl and has nothing to continue here` };
+      if (await imported(runId))
+        return {
+          ok: false as const,
+          reason: `run '${runId}' was imported from verl rollouts: it was trained by verl and has nothing to continue here`,
+        };
       requireOps('continueRun()');
       return runs.continue(runId, onEvent);
     },
@@ -168,7 +200,10 @@ export function createWorkbench(
       return store.sessionsAt(runId, step);
     },
     async tokenTexts(runId: string, ids: Int32Array) {
-      if (await imported(runId)) throw new Error(`run '${runId}' was imported from verl rollouts: its dump has token ids but no tokenizer, so they have no text here`);
+      if (await imported(runId))
+        throw new Error(
+          `run '${runId}' was imported from verl rollouts: its dump has token ids but no tokenizer, so they have no text here`,
+        );
       const tok = await runs.tokenizerOf(runId);
       return tok ? Array.from(ids, (id) => tok.decode([id], { specials: true })) : null;
     },
@@ -202,7 +237,11 @@ export function createWorkbench(
       const c = await runs.episodeContext(runId);
       if (!c) return '';
       const steps = await store.journal.steps(runId);
-      return episodesJsonl(runId, await Promise.all(steps.map(async (step) => ({ step, records: await store.journal.load(runId, step) }))), c);
+      return episodesJsonl(
+        runId,
+        await Promise.all(steps.map(async (step) => ({ step, records: await store.journal.load(runId, step) }))),
+        c,
+      );
     },
     async importVerlRun(files: { name: string; bytes: Uint8Array }[]) {
       return importVerlRun(store, files);
@@ -212,7 +251,10 @@ export function createWorkbench(
       const c = runId ? await store.latestCheckpoint(runId) : null;
       if (!runId || !c) return null;
       const files = Object.fromEntries(Object.entries(c.files).map(([k, f]) => [k, f.slice()])) as CheckpointFiles;
-      return transfer({ runId, step: c.step, files }, Object.values(files).map((f) => f.buffer));
+      return transfer(
+        { runId, step: c.step, files },
+        Object.values(files).map((f) => f.buffer),
+      );
     },
   };
 }

@@ -20,7 +20,14 @@ export function companionUrlProblem(url: string): string | null {
   } catch {
     return `companion address '${url}' is not a URL; expected http://127.0.0.1:PORT`;
   }
-  if (u.protocol !== 'http:' || (u.hostname !== '127.0.0.1' && u.hostname !== 'localhost') || !u.port || u.pathname !== '/' || u.search || u.hash) {
+  if (
+    u.protocol !== 'http:' ||
+    (u.hostname !== '127.0.0.1' && u.hostname !== 'localhost') ||
+    !u.port ||
+    u.pathname !== '/' ||
+    u.search ||
+    u.hash
+  ) {
     return `companion address '${url}' must be http://127.0.0.1:PORT (or localhost), with no path`;
   }
   return null;
@@ -55,7 +62,8 @@ export interface SessionResetRequest {
 export interface SessionStepRequest {
   action: { ids: number[]; text: string; terminated: boolean };
 }
-export type SessionResetReply = { status: 'running'; context: number[]; detail?: string } | { status: 'error'; context: []; detail: string };
+export type SessionResetReply =
+  { status: 'running'; context: number[]; detail?: string } | { status: 'error'; context: []; detail: string };
 export interface SessionStepReply {
   observation: number[];
   context?: number[];
@@ -67,7 +75,11 @@ export interface SessionStepReply {
 export class CompanionClient {
   readonly url: string;
 
-  constructor(url: string, private readonly token: string, private readonly fetchFn: typeof fetch = (...a) => fetch(...a)) {
+  constructor(
+    url: string,
+    private readonly token: string,
+    private readonly fetchFn: typeof fetch = (...a) => fetch(...a),
+  ) {
     this.url = url.replace(/\/$/, '');
   }
 
@@ -103,7 +115,11 @@ export class CompanionClient {
   }
 
   private async post<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
-    const init: RequestInit = { method: 'POST', ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}), ...(signal ? { signal } : {}) };
+    const init: RequestInit = {
+      method: 'POST',
+      ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
+      ...(signal ? { signal } : {}),
+    };
     let res: Response;
     try {
       res = await this.request(path, init, Error);
@@ -123,18 +139,31 @@ export class CompanionClient {
   async gradeCode(request: CodeGradeRequest, concurrency: number): Promise<CodeRewardResult> {
     await this.acquire(concurrency);
     try {
-      const body = JSON.stringify({ completion: request.completion, groundTruth: request.cases, allOrNothing: request.allOrNothing ?? false });
+      const body = JSON.stringify({
+        completion: request.completion,
+        groundTruth: request.cases,
+        allOrNothing: request.allOrNothing ?? false,
+      });
       for (let attempt = 0; ; attempt++) {
-        const res = await this.request('/v1/reward/code', { method: 'POST', body, headers: { 'content-type': 'application/json' } }, GraderUnavailable);
+        const res = await this.request(
+          '/v1/reward/code',
+          { method: 'POST', body, headers: { 'content-type': 'application/json' } },
+          GraderUnavailable,
+        );
         if ((res.status === 503 || res.status === 429) && res.headers.has('retry-after') && attempt < BUSY_RETRIES) {
           await res.body?.cancel();
           const seconds = Number(res.headers.get('retry-after'));
-          await new Promise((r) => setTimeout(r, Math.min(MAX_RETRY_WAIT_MS, Number.isFinite(seconds) ? seconds * 1000 : 1000)));
+          await new Promise((r) =>
+            setTimeout(r, Math.min(MAX_RETRY_WAIT_MS, Number.isFinite(seconds) ? seconds * 1000 : 1000)),
+          );
           continue;
         }
         const answer = await this.bodyOf(res, GraderUnavailable);
         const r = answer as Partial<CodeRewardResult>;
-        if (typeof r.reward !== 'number' || !Array.isArray(r.cases)) throw new GraderUnavailable(`the companion's code reward is not {reward, program, cases}: ${JSON.stringify(answer).slice(0, 200)}`);
+        if (typeof r.reward !== 'number' || !Array.isArray(r.cases))
+          throw new GraderUnavailable(
+            `the companion's code reward is not {reward, program, cases}: ${JSON.stringify(answer).slice(0, 200)}`,
+          );
         return answer as CodeRewardResult;
       }
     } finally {
@@ -161,15 +190,23 @@ export class CompanionClient {
 
   private async request(path: string, init: RequestInit, failure: new (message: string) => Error): Promise<Response> {
     try {
-      return await this.fetchFn(`${this.url}${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${this.token}` } });
+      return await this.fetchFn(`${this.url}${path}`, {
+        ...init,
+        headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${this.token}` },
+      });
     } catch (e) {
-      throw new failure(`no companion answers at ${this.url} (${(e as Error).message}): start one with npx dewpoint companion`);
+      throw new failure(
+        `no companion answers at ${this.url} (${(e as Error).message}): start one with npx dewpoint companion`,
+      );
     }
   }
 
   private async bodyOf(res: Response, failure: new (message: string) => Error): Promise<unknown> {
     const body = (await res.json().catch(() => ({}))) as { error?: string };
-    if (res.status === 401) throw new failure(`the companion refused the token (${body.error ?? 'HTTP 401'}): paste the token it printed at start`);
+    if (res.status === 401)
+      throw new failure(
+        `the companion refused the token (${body.error ?? 'HTTP 401'}): paste the token it printed at start`,
+      );
     if (res.status === 403) throw new failure(`the companion refused this page (${body.error ?? 'HTTP 403'})`);
     if (!res.ok) throw new failure(`the companion answered HTTP ${res.status}: ${body.error ?? ''}`);
     return body;

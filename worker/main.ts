@@ -42,10 +42,21 @@ function makeWasm(): Promise<WasmOps> {
     const threads = Math.min(8, self.navigator.hardwareConcurrency || 1);
     if (self.crossOriginIsolated && threads > 1) {
       const spawn = (): ThreadPort => {
-        const w = new Worker(new URL('../kernels/wasm/thread.mjs', import.meta.url), { type: 'module', name: 'dewpoint-wasm-thread' });
-        return { postMessage: (m) => w.postMessage(m), onMessage: (fn) => w.addEventListener('message', (e) => fn(e.data)), terminate: () => w.terminate() };
+        const w = new Worker(new URL('../kernels/wasm/thread.mjs', import.meta.url), {
+          type: 'module',
+          name: 'dewpoint-wasm-thread',
+        });
+        return {
+          postMessage: (m) => w.postMessage(m),
+          onMessage: (fn) => w.addEventListener('message', (e) => fn(e.data)),
+          terminate: () => w.terminate(),
+        };
       };
-      return createThreadedWasmOps(await fetchBytes(new URL('../kernels/wasm/build/ops-mt.wasm', import.meta.url)), threads, spawn);
+      return createThreadedWasmOps(
+        await fetchBytes(new URL('../kernels/wasm/build/ops-mt.wasm', import.meta.url)),
+        threads,
+        spawn,
+      );
     }
     return createWasmOps(await fetchBytes(new URL('../kernels/wasm/build/ops.wasm', import.meta.url)));
   })();

@@ -85,13 +85,20 @@ export interface CompanionHealth {
    * What the runner contains, from its probe at start (companion/containment.ts `Containment`):
    * who programs run as, the process bound (null: none), one line per property. Absent from an older companion.
    */
-  containment?: { networkIsolation: boolean; dedicatedUser: boolean; user: string; maxProcesses: number | null; notes: string[] };
+  containment?: {
+    networkIsolation: boolean;
+    dedicatedUser: boolean;
+    user: string;
+    maxProcesses: number | null;
+    notes: string[];
+  };
   /** Environment sessions (`/v1/sessions`): open now, the most at once, the idle timeout. Absent from an older companion. */
   sessions?: { open: number; max: number; idleSeconds: number };
 }
 
 /** The worker's connection to the companion: where, and its health or why it cannot be reached. */
-export type CompanionStatus = { url: string; connected: true; health: CompanionHealth } | { url: string; connected: false; error: string };
+export type CompanionStatus =
+  { url: string; connected: true; health: CompanionHealth } | { url: string; connected: false; error: string };
 
 export interface WorkbenchApi {
   /**
@@ -122,7 +129,10 @@ export interface WorkbenchApi {
    * defaults to a tenth of the records (at least 1 of 2 or more). A bad file gives `ok: false`
    * naming its file, line or row, field and what was expected; nothing is kept.
    */
-  loadDataset(file: { name: string; bytes: Uint8Array }, choice: { reward: DatasetRewardOptions; heldOut?: number; modelId?: string }): Promise<DatasetLoadResult>;
+  loadDataset(
+    file: { name: string; bytes: Uint8Array },
+    choice: { reward: DatasetRewardOptions; heldOut?: number; modelId?: string },
+  ): Promise<DatasetLoadResult>;
   /**
    * What a Hugging Face Llama-family folder holds, before loading it (worker/hf/folder.ts
    * `inspectHfFolder`: config.json and the safetensors headers only; a `Blob` is read by ranges,
@@ -158,7 +168,10 @@ export interface WorkbenchApi {
    */
   continueRun(runId: string, onEvent: (event: RunEvent) => void): Promise<ContinueResult>;
   /** Names a stored run (an empty name: back to the default) or edits its notes. */
-  updateRun(runId: string, meta: { name?: string; notes?: string }): Promise<{ ok: true } | { ok: false; reason: string }>;
+  updateRun(
+    runId: string,
+    meta: { name?: string; notes?: string },
+  ): Promise<{ ok: true } | { ok: false; reason: string }>;
   /** Deletes every stored record of a run that is not running or paused anywhere. */
   deleteRun(runId: string): Promise<DeleteResult>;
   /** Where runs are stored: 'indexeddb' (survives a reload) or 'memory'. */
@@ -166,7 +179,12 @@ export interface WorkbenchApi {
   /** Stored runs, newest first; one stored as running or paused that this worker is not running is 'interrupted'. */
   listRuns(): Promise<RunSummary[]>;
   /** A stored run's per-step metrics and evaluations. */
-  runHistory(runId: string): Promise<{ steps: { step: number; metrics: Record<string, number> }[]; evaluations: { step: number; accuracy: number; meanLength: number; n: number }[] }>;
+  runHistory(
+    runId: string,
+  ): Promise<{
+    steps: { step: number; metrics: Record<string, number> }[];
+    evaluations: { step: number; accuracy: number; meanLength: number; n: number }[];
+  }>;
   /** Steps of a run whose advantage groups are stored. */
   groupSteps(runId: string): Promise<number[]>;
   /** The advantage groups of one step, or null when that step is not kept. */
@@ -208,7 +226,10 @@ export interface WorkbenchApi {
    * DPO datasets as JSONL, the config's keyword arguments), worker/interop/files.ts; `ok: false`
    * with the reason for a run the target cannot take (SFT, Flow-GRPO; DPO on verl) or an unknown run.
    */
-  exportRunFiles(runId: string, to: 'verl' | 'trl'): Promise<{ ok: true; files: ExportFile[] } | { ok: false; reason: string }>;
+  exportRunFiles(
+    runId: string,
+    to: 'verl' | 'trl',
+  ): Promise<{ ok: true; files: ExportFile[] } | { ok: false; reason: string }>;
 }
 
 /** One file of an export to verl or TRL. */
@@ -291,7 +312,15 @@ export type RunEvent =
   | { type: 'checkpoint'; runId: string; step: number; bytes: number }
   /** Where the step under way is: its phase and, when counted, how far (`done` of `total` `unit`). */
   | { type: 'phase'; runId: string; step: number; phase: StepPhase; done?: number; total?: number; unit?: string }
-  | { type: 'eval'; runId: string; step: number; accuracy: number; meanLength: number; n: number; samples: { prompt: string; completion: string; answer: string; correct: boolean }[] };
+  | {
+      type: 'eval';
+      runId: string;
+      step: number;
+      accuracy: number;
+      meanLength: number;
+      n: number;
+      samples: { prompt: string; completion: string; answer: string; correct: boolean }[];
+    };
 
 /**
  * The phases of a step, as the dashboard names them: sampling the rollouts, recomputing the old
@@ -300,7 +329,16 @@ export type RunEvent =
  * evaluation, storing the step, writing a checkpoint. `step` covers a trainer that does not
  * report its phases (SFT). DPO's sampling counts the pairs found.
  */
-export type StepPhase = 'pretraining' | 'sampling' | 'old log-probs' | 'reference log-probs' | 'training' | 'evaluating' | 'storing' | 'checkpointing' | 'step';
+export type StepPhase =
+  | 'pretraining'
+  | 'sampling'
+  | 'old log-probs'
+  | 'reference log-probs'
+  | 'training'
+  | 'evaluating'
+  | 'storing'
+  | 'checkpointing'
+  | 'step';
 
 /** How a trainer tells where its step is: the phase and, when counted, `done` of `total` `unit`. */
 export type PhaseReport = (phase: StepPhase, done?: number, total?: number, unit?: string) => void;
@@ -314,13 +352,34 @@ export type CompatName = 'verl' | 'trl' | 'rllm';
  * observation tokens, which the single-turn arithmetic task does not have.
  */
 export type PolicyLossRunOptions =
-  | { name: 'ppo'; clipLow?: number; clipHigh?: number; dualClip?: number; logRatioClamp?: number; delta?: number; compat?: CompatName }
+  | {
+      name: 'ppo';
+      clipLow?: number;
+      clipHigh?: number;
+      dualClip?: number;
+      logRatioClamp?: number;
+      delta?: number;
+      compat?: CompatName;
+    }
   | { name: 'gspo'; clipLow?: number; clipHigh?: number; logRatioCap?: number; compat?: CompatName }
   | { name: 'cispo'; clipLow?: number; clipHigh?: number; cap?: number; compat?: CompatName }
   | { name: 'reinforce' }
-  | { name: 'dppo_tv' | 'dppo_kl'; deltaLow?: number; deltaHigh?: number; truncation?: number; compat?: 'verl' | 'rllm' }
+  | {
+      name: 'dppo_tv' | 'dppo_kl';
+      deltaLow?: number;
+      deltaHigh?: number;
+      truncation?: number;
+      compat?: 'verl' | 'rllm';
+    }
   | { name: 'icepop'; alpha?: number; beta?: number }
-  | { name: 'reinforce_kl'; bwdKlCoef?: number; fwdKlCoef?: number; klApprox: boolean; ratioClampMin?: number; ratioClampMax?: number };
+  | {
+      name: 'reinforce_kl';
+      bwdKlCoef?: number;
+      fwdKlCoef?: number;
+      klApprox: boolean;
+      ratioClampMin?: number;
+      ratioClampMax?: number;
+    };
 
 /** Loss aggregation (worker/rl/aggregate.ts); two modes take a constant (default: the batch width). */
 export type AggregationRunOptions =
@@ -330,7 +389,14 @@ export type AggregationRunOptions =
 
 /** The outcome advantage estimator and its options (worker/rl/advantages); unset options follow `compat`. */
 export type AdvantageRunOptions =
-  | { estimator: 'grpo'; scale?: 'group' | 'batch' | 'none'; stdType?: 'unbiased' | 'population'; epsilon?: number; singleton?: 'raw' | 'zero'; compat?: CompatName }
+  | {
+      estimator: 'grpo';
+      scale?: 'group' | 'batch' | 'none';
+      stdType?: 'unbiased' | 'population';
+      epsilon?: number;
+      singleton?: 'raw' | 'zero';
+      compat?: CompatName;
+    }
   | { estimator: 'rloo'; singleton?: 'raw' | 'zero'; normalize: boolean; compat?: CompatName }
   | { estimator: 'reinforce++-baseline'; shiftMean?: boolean; compat?: 'verl' | 'rllm' };
 
@@ -343,10 +409,17 @@ export type ImportanceRunOptions =
   | { kind: 'band'; level: 'token' | 'sequence'; low: number; high: number; batchNormalize: boolean };
 
 export type RejectionName =
-  | 'token_k1' | 'token_k2' | 'token_k3'
-  | 'seq_sum_k1' | 'seq_sum_k2' | 'seq_sum_k3'
-  | 'seq_mean_k1' | 'seq_mean_k2' | 'seq_mean_k3'
-  | 'seq_max_k2' | 'seq_max_k3';
+  | 'token_k1'
+  | 'token_k2'
+  | 'token_k3'
+  | 'seq_sum_k1'
+  | 'seq_sum_k2'
+  | 'seq_sum_k3'
+  | 'seq_mean_k1'
+  | 'seq_mean_k2'
+  | 'seq_mean_k3'
+  | 'seq_max_k2'
+  | 'seq_max_k3';
 
 /**
  * Options of a GRPO run from the shipped base checkpoint; worker/runs/schema.ts holds each
@@ -481,7 +554,18 @@ export interface ModelSummary {
   parameters: number;
   /** Dtypes of the tensors as stored (loading converts them to F32). */
   dtypes: string[];
-  config: { layers: number; dModel: number; heads: number; kvHeads: number; ffn: number; vocab: number; maxPositions: number; tiedEmbeddings: boolean; ropeTheta: number; normEps: number };
+  config: {
+    layers: number;
+    dModel: number;
+    heads: number;
+    kvHeads: number;
+    ffn: number;
+    vocab: number;
+    maxPositions: number;
+    tiedEmbeddings: boolean;
+    ropeTheta: number;
+    normEps: number;
+  };
   /** The longest sequence a run trains on here (max_position_embeddings capped at 256). */
   trainedWidth: number;
   weightFiles: { file: string; bytes: number; tensors: number }[];
@@ -491,10 +575,21 @@ export interface ModelSummary {
   /** What was assumed for absent config fields. */
   notes: string[];
   /** f32 training memory for a rows × seq batch, in bytes, and what it counts (worker/hf/memory.ts). */
-  training: { rows: number; seq: number; parameters: number; weights: number; grads: number; adamMoments: number; activations: number; total: number; counts: string };
+  training: {
+    rows: number;
+    seq: number;
+    parameters: number;
+    weights: number;
+    grads: number;
+    adamMoments: number;
+    activations: number;
+    total: number;
+    counts: string;
+  };
 }
 
-export type InspectModelResult = { ok: true; summary: ModelSummary } | { ok: false; problems: ModelFolderProblem[]; message: string };
+export type InspectModelResult =
+  { ok: true; summary: ModelSummary } | { ok: false; problems: ModelFolderProblem[]; message: string };
 
 /** A model `useModel` keeps in the worker: what the run options' `base` names, and what the app shows of it. */
 export interface PickedModel {
@@ -511,7 +606,8 @@ export interface PickedModel {
   bytes: number;
 }
 
-export type UseModelResult = { ok: true; model: PickedModel } | { ok: false; problems: ModelFolderProblem[]; message: string };
+export type UseModelResult =
+  { ok: true; model: PickedModel } | { ok: false; problems: ModelFolderProblem[]; message: string };
 
 /**
  * Where a file a person gave is bad (a dataset, a verl dump): the file, its line (JSONL) or row
@@ -529,7 +625,8 @@ export interface FileProblem {
 }
 
 /** What `loadDataset` read: the dataset for the run options, or the first problem (and nothing loaded). */
-export type DatasetLoadResult = { ok: true; dataset: DatasetRunOptions } | { ok: false; problem: FileProblem; message: string };
+export type DatasetLoadResult =
+  { ok: true; dataset: DatasetRunOptions } | { ok: false; problem: FileProblem; message: string };
 
 /** The presets that run episodes of an environment (worker/episodes). */
 export const EPISODE_PRESETS = ['grpo-calc', 'grpo-guess', 'grpo-code'] as const;
@@ -541,7 +638,10 @@ export type EpisodePreset = (typeof EPISODE_PRESETS)[number];
  * companion), from that environment's base checkpoint: GRPO's options, `maxNew` per action, and
  * the turn limit.
  */
-export interface EpisodeGrpoRunOptions extends Omit<GrpoRunOptions, 'preset' | 'trainProblems' | 'renormalize' | 'dataset' | 'base'> {
+export interface EpisodeGrpoRunOptions extends Omit<
+  GrpoRunOptions,
+  'preset' | 'trainProblems' | 'renormalize' | 'dataset' | 'base'
+> {
   preset: EpisodePreset;
   /** Turns (model actions) an episode may take before it is truncated (`max_turns`). */
   maxTurns: number;
@@ -552,7 +652,10 @@ export interface EpisodeGrpoRunOptions extends Omit<GrpoRunOptions, 'preset' | '
  * corrections and optimizer; no outcome estimator (GAE over the critic's values gives each token
  * its advantage); and the critic's options.
  */
-export interface PpoRunOptions extends Omit<GrpoRunOptions, 'preset' | 'advantage' | 'maskZeroAdvantage' | 'trainProblems'> {
+export interface PpoRunOptions extends Omit<
+  GrpoRunOptions,
+  'preset' | 'advantage' | 'maskZeroAdvantage' | 'trainProblems'
+> {
   preset: 'ppo-arith';
   /** GAE discount γ and λ (verl algorithm.gamma, algorithm.lam). */
   gamma: number;
@@ -617,7 +720,9 @@ export interface FlowField {
   box: number;
   size: number;
   values: Float32Array;
-  target: { kind: 'ring'; center: [number, number]; inner: number; outer: number } | { kind: 'discs'; discs: { center: [number, number]; radius: number }[] };
+  target:
+    | { kind: 'ring'; center: [number, number]; inner: number; outer: number }
+    | { kind: 'discs'; discs: { center: [number, number]; radius: number }[] };
 }
 
 /** Options of a DPO run from the shipped base checkpoint (pairs from the base model's samples). */
@@ -685,13 +790,19 @@ export interface ImportMissing {
   cannot: string;
 }
 
-
 /** What `importVerlRun` did: the stored run, or the first problem (and nothing stored). */
 export type VerlImportResult =
   | { ok: true; runId: string; steps: number; groups: number; samples: number; missing: ImportMissing[] }
   | { ok: false; problem: FileProblem; message: string };
 
-export type RunOptions = SftRunOptions | GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | PpoEpisodeRunOptions | DpoRunOptions | FlowRunOptions;
+export type RunOptions =
+  | SftRunOptions
+  | GrpoRunOptions
+  | EpisodeGrpoRunOptions
+  | PpoRunOptions
+  | PpoEpisodeRunOptions
+  | DpoRunOptions
+  | FlowRunOptions;
 
 export type PresetInfo =
   | { name: 'sft-arith'; title: string; description: string; defaults: SftRunOptions; fields: FieldSpec[] }
@@ -936,8 +1047,23 @@ export interface EpisodeTurnView {
   replayOf?: string;
   /** Why the chain could not be rebuilt (a missing or corrupt parent). */
   unresolved?: string;
-  action: { ids: Int32Array; text: string; rawLogProbs: Float64Array; behaviorLogProbs: Float64Array; terminated: boolean; policyStep: number; temperature: number };
-  observation: { ids: Int32Array; text: string; status: EpisodeStatusName; detail?: string; termination?: string; reward?: number };
+  action: {
+    ids: Int32Array;
+    text: string;
+    rawLogProbs: Float64Array;
+    behaviorLogProbs: Float64Array;
+    terminated: boolean;
+    policyStep: number;
+    temperature: number;
+  };
+  observation: {
+    ids: Int32Array;
+    text: string;
+    status: EpisodeStatusName;
+    detail?: string;
+    termination?: string;
+    reward?: number;
+  };
   sampleMs: number;
   envMs: number;
   /** Restored from the journal after a restart (not executed by the process that finished the episode). */

@@ -19,7 +19,14 @@ const SHAPES: [number, number, number][] = [
 const GFLOPS_SIZE = 256;
 const GFLOPS_RUNS = 3;
 
-async function runCase(ops: Ops, M: number, K: number, N: number, layout: MatmulLayout, variant: MatmulVariant): Promise<SelfTestCase> {
+async function runCase(
+  ops: Ops,
+  M: number,
+  K: number,
+  N: number,
+  layout: MatmulLayout,
+  variant: MatmulVariant,
+): Promise<SelfTestCase> {
   const seed = M * 10007 + K * 101 + N;
   const a = randomArray(M * K, seed);
   const b = randomArray(K * N, seed + 1);
@@ -45,7 +52,12 @@ async function runCase(ops: Ops, M: number, K: number, N: number, layout: Matmul
 }
 
 /** GFLOPS of an n³ matmul (2n³ flops), median over runs, each ending in a readback. */
-export async function matmulGflops(ops: Ops, n: number, runs: number, variant: MatmulVariant = 'auto'): Promise<number> {
+export async function matmulGflops(
+  ops: Ops,
+  n: number,
+  runs: number,
+  variant: MatmulVariant = 'auto',
+): Promise<number> {
   const a = ops.alloc('gflops.a', n * n);
   const b = ops.alloc('gflops.b', n * n);
   const out = ops.alloc('gflops.out', n * n);

@@ -16,7 +16,11 @@ function Ids({ ids, vocab }: { ids: Int32Array; vocab: readonly string[] }) {
       {Array.from(ids, (id, i) => {
         const t = decodeId(vocab, id);
         return (
-          <span key={i} className={t.special ? 'tok tok-special' : t.unknown ? 'tok tok-unknown' : 'tok'} title={`id ${id}`}>
+          <span
+            key={i}
+            className={t.special ? 'tok tok-special' : t.unknown ? 'tok tok-unknown' : 'tok'}
+            title={`id ${id}`}
+          >
             {t.text}
           </span>
         );
@@ -76,7 +80,15 @@ function ChainTurn({ turn, vocab }: { turn: EpisodeTurnView; vocab: readonly str
   );
 }
 
-export function ChainView({ turns, vocab, selected }: { turns: readonly EpisodeTurnView[]; vocab: readonly string[]; selected: number }) {
+export function ChainView({
+  turns,
+  vocab,
+  selected,
+}: {
+  turns: readonly EpisodeTurnView[];
+  vocab: readonly string[];
+  selected: number;
+}) {
   const [all, setAll] = useState(false);
   const headingId = useId();
   const shown = all ? turns : turns.slice(selected, selected + 1);
@@ -89,7 +101,8 @@ export function ChainView({ turns, vocab, selected }: { turns: readonly EpisodeT
         </label>
       </div>
       <p className="chart-note">
-        <span className="chain-inherited">Inherited ids</span> came from earlier turns' prompts and actions; <span className="chain-own">new ids</span> are what this turn appended.
+        <span className="chain-inherited">Inherited ids</span> came from earlier turns' prompts and actions;{' '}
+        <span className="chain-own">new ids</span> are what this turn appended.
       </p>
       <ol className="chain-turns">
         {shown.map((t) => (

@@ -5,7 +5,13 @@
  * every chart of every view reads the same; the option itself is built in chart-option.ts.
  */
 import { LineChart } from 'echarts/charts';
-import { DataZoomInsideComponent, DataZoomSliderComponent, GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
+import {
+  DataZoomInsideComponent,
+  DataZoomSliderComponent,
+  GridComponent,
+  LegendComponent,
+  TooltipComponent,
+} from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
@@ -13,7 +19,15 @@ import { useChartSettings } from '../state/chart-settings';
 import { buildChart, tooltipText, type Series } from './chart-option';
 import { fixed } from './format';
 
-echarts.use([LineChart, GridComponent, TooltipComponent, LegendComponent, DataZoomInsideComponent, DataZoomSliderComponent, CanvasRenderer]);
+echarts.use([
+  LineChart,
+  GridComponent,
+  TooltipComponent,
+  LegendComponent,
+  DataZoomInsideComponent,
+  DataZoomSliderComponent,
+  CanvasRenderer,
+]);
 
 export type { Series } from './chart-option';
 
@@ -36,7 +50,14 @@ const FRAME = {
   dataZoom: [
     // filterMode 'none': a line leaving the zoomed window is cut at the edge, not ended at its last point inside.
     { type: 'inside', xAxisIndex: 0, filterMode: 'none' },
-    { type: 'slider', xAxisIndex: 0, filterMode: 'none', height: 14, bottom: 4, labelFormatter: (v: number) => fixed(v, 0) },
+    {
+      type: 'slider',
+      xAxisIndex: 0,
+      filterMode: 'none',
+      height: 14,
+      bottom: 4,
+      labelFormatter: (v: number) => fixed(v, 0),
+    },
   ],
 };
 
@@ -52,7 +73,10 @@ export function Chart({ label, series, xName = 'step', yName, height = 220 }: Ch
   const smoothing = useChartSettings((s) => s.smoothing);
   const logY = useChartSettings((s) => s.logY);
   const zoomResets = useChartSettings((s) => s.zoomResets);
-  const built = useMemo(() => buildChart(series, { smoothing, logY }, { xName, yName }), [series, smoothing, logY, xName, yName]);
+  const built = useMemo(
+    () => buildChart(series, { smoothing, logY }, { xName, yName }),
+    [series, smoothing, logY, xName, yName],
+  );
   const descId = useId();
 
   useEffect(() => {
@@ -87,7 +111,13 @@ export function Chart({ label, series, xName = 'step', yName, height = 220 }: Ch
 
   return (
     <div className="chart">
-      <div ref={el} role="img" aria-label={built.log ? `${label} (log y axis)` : label} aria-describedby={descId} style={{ width: '100%', height }} />
+      <div
+        ref={el}
+        role="img"
+        aria-label={built.log ? `${label} (log y axis)` : label}
+        aria-describedby={descId}
+        style={{ width: '100%', height }}
+      />
       <p id={descId} className="visually-hidden">
         {built.description}
       </p>

@@ -26,7 +26,9 @@ export function ChartSettings() {
       <output htmlFor={`${id}-smoothing`} data-testid="smoothing-value">
         {fixed(smoothing, 2)}
       </output>
-      <small id={`${id}-smoothing-note`}>Exponential moving average, debiased as in TensorBoard; the raw curve stays faint behind it. 0 turns it off.</small>
+      <small id={`${id}-smoothing-note`}>
+        Exponential moving average, debiased as in TensorBoard; the raw curve stays faint behind it. 0 turns it off.
+      </small>
       <label className="chart-settings-log">
         <input type="checkbox" checked={logY} onChange={(e) => setLogY(e.target.checked)} /> Log scale (y axis)
       </label>

@@ -19,9 +19,14 @@ export function CompanionNotice() {
   }
   return (
     <p role="status" className="bad" data-testid="companion-notice">
-      {s ? `The companion at ${s.url} cannot be reached (${s.error}). ` : q.isError ? `${q.error.message}. ` : 'No companion is connected. '}
-      This preset runs the model&apos;s programs in it: start one with <code>npx dewpoint companion</code> and open the link it prints, or paste the link in <a href="#/system">System</a>. Without
-      one, every episode fails as an infrastructure failure (masked, never scored 0).
+      {s
+        ? `The companion at ${s.url} cannot be reached (${s.error}). `
+        : q.isError
+          ? `${q.error.message}. `
+          : 'No companion is connected. '}
+      This preset runs the model&apos;s programs in it: start one with <code>npx dewpoint companion</code> and open the
+      link it prints, or paste the link in <a href="#/system">System</a>. Without one, every episode fails as an
+      infrastructure failure (masked, never scored 0).
     </p>
   );
 }

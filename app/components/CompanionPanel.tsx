@@ -31,16 +31,25 @@ function Health({ status }: { status: Extract<CompanionStatus, { connected: true
       </dd>
       <dt>Default limits</dt>
       <dd>
-        {h.limits.wallSeconds} s wall, {h.limits.cpuSeconds} s CPU, {mib(h.limits.memoryBytes)} memory, {mib(h.limits.messageBytes)} of output
+        {h.limits.wallSeconds} s wall, {h.limits.cpuSeconds} s CPU, {mib(h.limits.memoryBytes)} memory,{' '}
+        {mib(h.limits.messageBytes)} of output
       </dd>
       <dt>Network isolation</dt>
-      <dd>{h.networkIsolation ? 'on' : 'off: programs can reach the network (this machine gives the runner no network namespace)'}</dd>
+      <dd>
+        {h.networkIsolation
+          ? 'on'
+          : 'off: programs can reach the network (this machine gives the runner no network namespace)'}
+      </dd>
       {h.containment && (
         <>
           <dt>Programs run as</dt>
           <dd>{h.containment.user}</dd>
           <dt>Processes</dt>
-          <dd>{h.containment.maxProcesses === null ? 'not bounded: a fork bomb is stopped only by the CPU limit' : `at most ${h.containment.maxProcesses} at once`}</dd>
+          <dd>
+            {h.containment.maxProcesses === null
+              ? 'not bounded: a fork bomb is stopped only by the CPU limit'
+              : `at most ${h.containment.maxProcesses} at once`}
+          </dd>
           <dt>Containment</dt>
           <dd>
             <ul data-testid="companion-containment">
@@ -61,7 +70,8 @@ export function CompanionPanel() {
   const [url, setUrl] = useState(() => stored()?.url ?? DEFAULT_URL);
   const [token, setToken] = useState(() => stored()?.token ?? '');
   const connect = useMutation({
-    mutationFn: (c: { url: string; token: string }): Promise<CompanionStatus> => workbench.connectCompanion(c.url, c.token),
+    mutationFn: (c: { url: string; token: string }): Promise<CompanionStatus> =>
+      workbench.connectCompanion(c.url, c.token),
     onSuccess: (status, c) => {
       storeCompanion(status.connected ? c : null);
       queryClient.setQueryData(keys.companion(), status);
@@ -106,14 +116,20 @@ export function CompanionPanel() {
     <section aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Companion</h2>
       <p>
-        The companion runs programs for code rewards on this machine: start it with <code>npx dewpoint companion</code> and open the link it prints, or paste its
-        address and token here.
+        The companion runs programs for code rewards on this machine: start it with <code>npx dewpoint companion</code>{' '}
+        and open the link it prints, or paste its address and token here.
       </p>
       <form onSubmit={submit} aria-label="Connect to the companion" className="companion-form">
         <label htmlFor={`${id}-url`}>Address (or the printed link)</label>
         <input id={`${id}-url`} value={url} onChange={(e) => setUrl(e.target.value)} spellCheck={false} />
         <label htmlFor={`${id}-token`}>Token</label>
-        <input id={`${id}-token`} type="password" value={token} onChange={(e) => setToken(e.target.value)} autoComplete="off" />
+        <input
+          id={`${id}-token`}
+          type="password"
+          value={token}
+          onChange={(e) => setToken(e.target.value)}
+          autoComplete="off"
+        />
         <button type="submit" disabled={connect.isPending}>
           Connect
         </button>

@@ -21,7 +21,8 @@ export function ConfigImport({ presets }: { presets: PresetInfo[] }) {
   const [outcome, setOutcome] = useState<Outcome | null>(null);
 
   const load = async (source: string, what: string) => {
-    const refuse = (reason: string) => setOutcome({ ok: false, message: `Not loaded, the form is unchanged: ${reason}.` });
+    const refuse = (reason: string) =>
+      setOutcome({ ok: false, message: `Not loaded, the form is unchanged: ${reason}.` });
     const parsed = parseConfigJson(source, what);
     if (!parsed.ok) return refuse(parsed.reason);
     let problems;
@@ -33,17 +34,28 @@ export function ConfigImport({ presets }: { presets: PresetInfo[] }) {
     const name = (parsed.value as { preset?: unknown } | null)?.preset;
     const preset = presets.find((p) => p.name === name);
     const unfixable = unshownProblems(preset?.fields ?? [], parsed.value, problems);
-    if (!preset || unfixable.length) return refuse(unfixable.map((p) => p.message).join('; ') || `no preset '${String(name)}'`);
+    if (!preset || unfixable.length)
+      return refuse(unfixable.map((p) => p.message).join('; ') || `no preset '${String(name)}'`);
     useFormStore.getState().setOptions(parsed.value as RunOptions);
     const n = problems.length;
-    setOutcome({ ok: true, message: `Loaded ${what} into the form (${preset.name})${n ? `: ${n} problem${n > 1 ? 's' : ''} to fix, listed next to Start` : ''}.` });
+    setOutcome({
+      ok: true,
+      message: `Loaded ${what} into the form (${preset.name})${n ? `: ${n} problem${n > 1 ? 's' : ''} to fix, listed next to Start` : ''}.`,
+    });
   };
 
   return (
     <details className="config-import">
       <summary>Import config JSON</summary>
       <label htmlFor="config-import-text">Config JSON to load into the form</label>
-      <textarea id="config-import-text" rows={8} spellCheck={false} value={text} aria-describedby="config-import-error config-import-status" onChange={(e) => setText(e.target.value)} />
+      <textarea
+        id="config-import-text"
+        rows={8}
+        spellCheck={false}
+        value={text}
+        aria-describedby="config-import-error config-import-status"
+        onChange={(e) => setText(e.target.value)}
+      />
       <div className="config-import-actions">
         <button type="button" onClick={() => void load(text, 'the pasted text')}>
           Load into the form
@@ -63,7 +75,11 @@ export function ConfigImport({ presets }: { presets: PresetInfo[] }) {
                   input.value = '';
                   return load(t, file.name);
                 },
-                (err: Error) => setOutcome({ ok: false, message: `Not loaded, the form is unchanged: ${file.name} could not be read: ${err.message}.` }),
+                (err: Error) =>
+                  setOutcome({
+                    ok: false,
+                    message: `Not loaded, the form is unchanged: ${file.name} could not be read: ${err.message}.`,
+                  }),
               );
             }}
           />

@@ -37,10 +37,16 @@ export function DatasetPicker({ options, onChange }: { options: RunOptions; onCh
       const reward: DatasetRewardOptions = kind === 'regex' ? { kind, pattern } : { kind };
       const bytes = new Uint8Array(await file.arrayBuffer());
       // Checked against the run's base: a picked model's tokenizer and positions, else the shipped base's.
-      const r = await workbench.loadDataset({ name: file.name, bytes }, { reward, ...(heldOut.trim() ? { heldOut: Number(heldOut) } : {}), ...(base ? { modelId: base.id } : {}) });
+      const r = await workbench.loadDataset(
+        { name: file.name, bytes },
+        { reward, ...(heldOut.trim() ? { heldOut: Number(heldOut) } : {}), ...(base ? { modelId: base.id } : {}) },
+      );
       if (!r.ok) return setOutcome({ ok: false, message: `Not loaded, the run keeps its prompts: ${r.message}` });
       onChange({ ...options, dataset: r.dataset } as RunOptions);
-      setOutcome({ ok: true, message: `Loaded ${r.dataset.name}: ${r.dataset.records.length} records, ${r.dataset.heldOut} held out for evaluation, reward ${r.dataset.reward.kind}.` });
+      setOutcome({
+        ok: true,
+        message: `Loaded ${r.dataset.name}: ${r.dataset.records.length} records, ${r.dataset.heldOut} held out for evaluation, reward ${r.dataset.reward.kind}.`,
+      });
     } catch (e) {
       setOutcome({ ok: false, message: `Not loaded: ${(e as Error).message}` });
     } finally {
@@ -62,7 +68,8 @@ export function DatasetPicker({ options, onChange }: { options: RunOptions; onCh
           : 'None: the run draws 2-digit addition problems. A .jsonl or .parquet file with prompt and ground_truth (or solution, answer, reward_model.ground_truth) per record replaces them.'}
       </p>
       <label>
-        File <input type="file" accept=".jsonl,.ndjson,.parquet" onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
+        File{' '}
+        <input type="file" accept=".jsonl,.ndjson,.parquet" onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
       </label>{' '}
       <label>
         Reward{' '}
@@ -76,11 +83,20 @@ export function DatasetPicker({ options, onChange }: { options: RunOptions; onCh
       </label>{' '}
       {kind === 'regex' && (
         <label>
-          Pattern <input type="text" value={pattern} onChange={(e) => setPattern(e.target.value)} placeholder="answer: (\d+)" />
+          Pattern{' '}
+          <input type="text" value={pattern} onChange={(e) => setPattern(e.target.value)} placeholder="answer: (\d+)" />
         </label>
       )}{' '}
       <label>
-        Held out <input type="number" min={0} step={1} value={heldOut} onChange={(e) => setHeldOut(e.target.value)} placeholder="a tenth" />
+        Held out{' '}
+        <input
+          type="number"
+          min={0}
+          step={1}
+          value={heldOut}
+          onChange={(e) => setHeldOut(e.target.value)}
+          placeholder="a tenth"
+        />
       </label>{' '}
       <button type="button" onClick={() => void load()} disabled={!file || busy}>
         {busy ? 'Reading…' : 'Load dataset'}

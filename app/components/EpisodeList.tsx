@@ -7,17 +7,37 @@
  */
 import { useMemo, useState } from 'react';
 import type { EpisodeStatusName, EpisodeSummary } from '../../worker/protocol';
-import { ALL_EPISODES, REWARD_FILTERS, countText, filterChoices, filterEpisodes, type EpisodeFilter, type RewardFilter } from './episodes';
+import {
+  ALL_EPISODES,
+  REWARD_FILTERS,
+  countText,
+  filterChoices,
+  filterEpisodes,
+  type EpisodeFilter,
+  type RewardFilter,
+} from './episodes';
 
-const yes = (v: boolean, word: string) => (v ? <span className="flag">{word}</span> : <span className="muted">no</span>);
+const yes = (v: boolean, word: string) =>
+  v ? <span className="flag">{word}</span> : <span className="muted">no</span>;
 
-function Filters({ filter, set, episodes }: { filter: EpisodeFilter; set: (f: EpisodeFilter) => void; episodes: readonly EpisodeSummary[] }) {
+function Filters({
+  filter,
+  set,
+  episodes,
+}: {
+  filter: EpisodeFilter;
+  set: (f: EpisodeFilter) => void;
+  episodes: readonly EpisodeSummary[];
+}) {
   const { statuses, terminations } = useMemo(() => filterChoices(episodes), [episodes]);
   return (
     <div className="controls" role="group" aria-label="Filter episodes">
       <label>
         Status{' '}
-        <select value={filter.status} onChange={(e) => set({ ...filter, status: e.target.value as EpisodeStatusName | 'all' })}>
+        <select
+          value={filter.status}
+          onChange={(e) => set({ ...filter, status: e.target.value as EpisodeStatusName | 'all' })}
+        >
           <option value="all">all</option>
           {statuses.map((s) => (
             <option key={s} value={s}>
@@ -51,7 +71,17 @@ function Filters({ filter, set, episodes }: { filter: EpisodeFilter; set: (f: Ep
   );
 }
 
-export function EpisodeList({ step, episodes, open, onOpen }: { step: number; episodes: readonly EpisodeSummary[]; open: number | null; onOpen: (index: number) => void }) {
+export function EpisodeList({
+  step,
+  episodes,
+  open,
+  onOpen,
+}: {
+  step: number;
+  episodes: readonly EpisodeSummary[];
+  open: number | null;
+  onOpen: (index: number) => void;
+}) {
   const [filter, setFilter] = useState<EpisodeFilter>(ALL_EPISODES);
   const shown = useMemo(() => filterEpisodes(episodes, filter), [episodes, filter]);
   return (
@@ -69,20 +99,33 @@ export function EpisodeList({ step, episodes, open, onOpen }: { step: number; ep
             <th scope="col">Task</th>
             <th scope="col">Status</th>
             <th scope="col">Termination</th>
-            <th scope="col" className="num">Reward</th>
-            <th scope="col" className="num">Turns</th>
-            <th scope="col" className="num">Policy version</th>
+            <th scope="col" className="num">
+              Reward
+            </th>
+            <th scope="col" className="num">
+              Turns
+            </th>
+            <th scope="col" className="num">
+              Policy version
+            </th>
             <th scope="col">Trained</th>
             <th scope="col">Group aborted</th>
             <th scope="col">Corrupt</th>
-            <th scope="col" className="num">Resumed turns</th>
+            <th scope="col" className="num">
+              Resumed turns
+            </th>
           </tr>
         </thead>
         <tbody>
           {shown.map((e) => (
             <tr key={e.index} data-testid="episode-row" aria-current={e.index === open ? 'true' : undefined}>
               <th scope="row">
-                <button type="button" className="link-button" onClick={() => onOpen(e.index)} aria-label={`Open episode ${e.index}`}>
+                <button
+                  type="button"
+                  className="link-button"
+                  onClick={() => onOpen(e.index)}
+                  aria-label={`Open episode ${e.index}`}
+                >
                   {e.index}
                 </button>
               </th>

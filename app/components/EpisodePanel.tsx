@@ -11,7 +11,17 @@ import { EpisodeTimeline } from './EpisodeTimeline';
 import { ReplayPanel } from './ReplayPanel';
 import { fixed } from './format';
 
-export function EpisodePanel({ runId, step, index, onClose }: { runId: string; step: number; index: number; onClose: () => void }) {
+export function EpisodePanel({
+  runId,
+  step,
+  index,
+  onClose,
+}: {
+  runId: string;
+  step: number;
+  index: number;
+  onClose: () => void;
+}) {
   const detail = useQuery(episodeAtQuery(runId, step, index));
   const [turn, setTurn] = useState(0);
   const headingId = useId();
@@ -32,7 +42,9 @@ export function EpisodePanel({ runId, step, index, onClose }: { runId: string; s
           Could not read episode {index} of step {step} ({detail.error.name}): {detail.error.message}
         </p>
       ) : !d ? (
-        <p>Episode {index} of step {step} is not journaled.</p>
+        <p>
+          Episode {index} of step {step} is not journaled.
+        </p>
       ) : (
         <>
           <dl className="facts">
@@ -66,8 +78,16 @@ export function EpisodePanel({ runId, step, index, onClose }: { runId: string; s
           </dl>
           <ReplayPanel runId={runId} step={step} index={index} />
           <h3>Turns</h3>
-          <EpisodeTimeline turns={d.turnViews} vocab={d.vocab} selected={Math.min(turn, Math.max(0, d.turnViews.length - 1))} onSelect={setTurn} label={`Turns of episode ${index}`} />
-          {d.turnViews.length > 0 && <ChainView turns={d.turnViews} vocab={d.vocab} selected={Math.min(turn, d.turnViews.length - 1)} />}
+          <EpisodeTimeline
+            turns={d.turnViews}
+            vocab={d.vocab}
+            selected={Math.min(turn, Math.max(0, d.turnViews.length - 1))}
+            onSelect={setTurn}
+            label={`Turns of episode ${index}`}
+          />
+          {d.turnViews.length > 0 && (
+            <ChainView turns={d.turnViews} vocab={d.vocab} selected={Math.min(turn, d.turnViews.length - 1)} />
+          )}
         </>
       )}
     </section>

@@ -17,12 +17,21 @@ function ActionTokens({ turn, vocab }: { turn: EpisodeTurnView; vocab: readonly 
   // No vocabulary (an imported verl rollout): the action's text as recorded, its ids unnamed.
   if (!vocab.length) return <code className="completion">{turn.action.text || '(empty)'}</code>;
   return (
-    <ol className="heat-tokens" aria-label={`Action of turn ${turn.turn}: ${ids.length} tokens coloured by behavior log-prob`}>
+    <ol
+      className="heat-tokens"
+      aria-label={`Action of turn ${turn.turn}: ${ids.length} tokens coloured by behavior log-prob`}
+    >
       {Array.from(ids, (id, j) => {
         const tok = decodeId(vocab, id);
         const label = tokenLabel(vocab[id] ?? tok.text, raw[j], behavior[j]);
         return (
-          <li key={j} className={tok.special ? 'heat-token tok-special' : 'heat-token'} style={heatColor(behavior[j])} title={label} aria-label={label}>
+          <li
+            key={j}
+            className={tok.special ? 'heat-token tok-special' : 'heat-token'}
+            style={heatColor(behavior[j])}
+            title={label}
+            aria-label={label}
+          >
             {tok.text}
           </li>
         );
@@ -31,15 +40,35 @@ function ActionTokens({ turn, vocab }: { turn: EpisodeTurnView; vocab: readonly 
   );
 }
 
-function Turn({ turn, vocab, selected, onSelect, itemRef }: { turn: EpisodeTurnView; vocab: readonly string[]; selected: boolean; onSelect: () => void; itemRef: (el: HTMLLIElement | null) => void }) {
+function Turn({
+  turn,
+  vocab,
+  selected,
+  onSelect,
+  itemRef,
+}: {
+  turn: EpisodeTurnView;
+  vocab: readonly string[];
+  selected: boolean;
+  onSelect: () => void;
+  itemRef: (el: HTMLLIElement | null) => void;
+}) {
   const o = turn.observation;
   return (
-    <li ref={itemRef} className="turn" data-testid="episode-turn" aria-current={selected ? 'true' : undefined} onClick={onSelect}>
+    <li
+      ref={itemRef}
+      className="turn"
+      data-testid="episode-turn"
+      aria-current={selected ? 'true' : undefined}
+      onClick={onSelect}
+    >
       <h4>
         Turn {turn.turn}
         <small>
           {' '}
-          · policy version {turn.action.policyStep} · temperature {Number.isNaN(turn.action.temperature) ? 'not recorded' : turn.action.temperature} · sample {fixed(turn.sampleMs, 1)} ms · env {fixed(turn.envMs, 1)} ms
+          · policy version {turn.action.policyStep} · temperature{' '}
+          {Number.isNaN(turn.action.temperature) ? 'not recorded' : turn.action.temperature} · sample{' '}
+          {fixed(turn.sampleMs, 1)} ms · env {fixed(turn.envMs, 1)} ms
         </small>
         {turn.resumed && (
           <span className="mark" data-testid="turn-resumed">
@@ -72,7 +101,19 @@ function Turn({ turn, vocab, selected, onSelect, itemRef }: { turn: EpisodeTurnV
   );
 }
 
-export function EpisodeTimeline({ turns, vocab, selected, onSelect, label }: { turns: readonly EpisodeTurnView[]; vocab: readonly string[]; selected: number; onSelect: (i: number) => void; label: string }) {
+export function EpisodeTimeline({
+  turns,
+  vocab,
+  selected,
+  onSelect,
+  label,
+}: {
+  turns: readonly EpisodeTurnView[];
+  vocab: readonly string[];
+  selected: number;
+  onSelect: (i: number) => void;
+  label: string;
+}) {
   const items = useRef<(HTMLLIElement | null)[]>([]);
   useEffect(() => {
     items.current[selected]?.scrollIntoView?.({ block: 'nearest' });
@@ -87,7 +128,12 @@ export function EpisodeTimeline({ turns, vocab, selected, onSelect, label }: { t
   return (
     <>
       <p className="chart-note">Action tokens: {heatLegend()}; hover a token for its log-probs.</p>
-      <ol className="turns" tabIndex={0} aria-label={`${label}: turn ${selected + 1} of ${turns.length} selected; arrow keys select the next or previous turn, Home and End the first and last`} onKeyDown={onKey}>
+      <ol
+        className="turns"
+        tabIndex={0}
+        aria-label={`${label}: turn ${selected + 1} of ${turns.length} selected; arrow keys select the next or previous turn, Home and End the first and last`}
+        onKeyDown={onKey}
+      >
         {turns.map((t, i) => (
           <Turn
             key={i}

@@ -12,7 +12,15 @@ import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { FlowCloud, FlowField } from '../../worker/protocol';
-import { FLOW_PLOT_SIZE, buildFlowOption, cloudSummary, describeCloud, fieldPixels, percent, type ColorBy } from './flow-plot';
+import {
+  FLOW_PLOT_SIZE,
+  buildFlowOption,
+  cloudSummary,
+  describeCloud,
+  fieldPixels,
+  percent,
+  type ColorBy,
+} from './flow-plot';
 import { fixed } from './format';
 
 echarts.use([ScatterChart, LineChart, CustomChart, GridComponent, LegendComponent, TooltipComponent, CanvasRenderer]);
@@ -43,7 +51,10 @@ export function FlowPlot({ cloud, field, trail }: FlowPlotProps) {
   const chart = useRef<echarts.ECharts | null>(null);
   const [colorBy, setColorBy] = useState<ColorBy>('advantage');
   const image = useMemo(() => fieldCanvas(field), [field]);
-  const option = useMemo(() => buildFlowOption({ cloud, field, trail, colorBy, image }), [cloud, field, trail, colorBy, image]);
+  const option = useMemo(
+    () => buildFlowOption({ cloud, field, trail, colorBy, image }),
+    [cloud, field, trail, colorBy, image],
+  );
   const summary = useMemo(() => cloudSummary(cloud), [cloud]);
   const summaryId = useId();
   const colorName = useId();
@@ -66,13 +77,27 @@ export function FlowPlot({ cloud, field, trail }: FlowPlotProps) {
   const kind = field.target.kind === 'ring' ? 'the ring' : `${field.target.discs.length} discs`;
   return (
     <div className="flow-plot">
-      <div ref={el} role="img" aria-label={describeCloud(summary)} aria-describedby={summaryId} data-testid="flow-plot" style={FLOW_PLOT_SIZE} />
+      <div
+        ref={el}
+        role="img"
+        aria-label={describeCloud(summary)}
+        aria-describedby={summaryId}
+        data-testid="flow-plot"
+        style={FLOW_PLOT_SIZE}
+      />
       <div className="flow-side">
         <fieldset>
           <legend>Colour points by</legend>
           {(['advantage', 'group'] as const).map((by) => (
             <label key={by}>
-              <input type="radio" name={colorName} value={by} checked={colorBy === by} onChange={() => setColorBy(by)} /> {by === 'advantage' ? 'advantage sign' : 'group'}
+              <input
+                type="radio"
+                name={colorName}
+                value={by}
+                checked={colorBy === by}
+                onChange={() => setColorBy(by)}
+              />{' '}
+              {by === 'advantage' ? 'advantage sign' : 'group'}
             </label>
           ))}
         </fieldset>
@@ -92,12 +117,15 @@ export function FlowPlot({ cloud, field, trail }: FlowPlotProps) {
           <dt>Trained</dt>
           <dd>
             {summary.trained} of {summary.n} (advantage ≠ 0)
-            {summary.trained < summary.n && `; ${summary.n - summary.trained} not, in groups whose rewards were all equal`}
+            {summary.trained < summary.n &&
+              `; ${summary.n - summary.trained} not, in groups whose rewards were all equal`}
           </dd>
         </dl>
         <p className="flow-note">
-          Underneath: the run's reward over [−{field.box}, {field.box}]², light (0) to green (1), with the outline of {kind}.
-          {trail.length > 0 && ` Grey dots: the points of the ${trail.length} previous ${trail.length === 1 ? 'step' : 'steps'}, fainter the older.`}
+          Underneath: the run's reward over [−{field.box}, {field.box}]², light (0) to green (1), with the outline of{' '}
+          {kind}.
+          {trail.length > 0 &&
+            ` Grey dots: the points of the ${trail.length} previous ${trail.length === 1 ? 'step' : 'steps'}, fainter the older.`}
         </p>
       </div>
     </div>

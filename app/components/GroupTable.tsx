@@ -22,7 +22,8 @@ export function GroupTable({ g, open, onInspect }: { g: GroupRecord } & InspectP
   return (
     <table className={`group ${g.zeroStd ? 'zero-std' : ''}`} data-testid="group">
       <caption>
-        <code>{g.prompt}</code> → ground truth <strong>{g.answer}</strong> · <span data-testid="group-stats">{groupStats(g)}</span>
+        <code>{g.prompt}</code> → ground truth <strong>{g.answer}</strong> ·{' '}
+        <span data-testid="group-stats">{groupStats(g)}</span>
         {g.zeroStd && <span className="flag"> · zero variance: no learning signal</span>}
         {e && (
           <small className="estimate" data-testid="group-estimate">
@@ -57,7 +58,9 @@ export function GroupTable({ g, open, onInspect }: { g: GroupRecord } & InspectP
                       <li key={k}>
                         <code className="completion">{t.action || '(empty)'}</code>
                         {t.observation && <code className="observation"> {t.observation}</code>}
-                        {t.cases && <CaseChips cases={t.cases} label={`Test cases of sample ${s.sample}, turn ${k + 1}`} />}
+                        {t.cases && (
+                          <CaseChips cases={t.cases} label={`Test cases of sample ${s.sample}, turn ${k + 1}`} />
+                        )}
                       </li>
                     ))}
                   </ol>
@@ -66,9 +69,17 @@ export function GroupTable({ g, open, onInspect }: { g: GroupRecord } & InspectP
                 )}
               </td>
               <td>{s.reward}</td>
-              <td>{Object.entries(s.components).map(([k, v]) => `${k} ${v}`).join(', ')}</td>
+              <td>
+                {Object.entries(s.components)
+                  .map(([k, v]) => `${k} ${v}`)
+                  .join(', ')}
+              </td>
               {perSampleBaseline && <td>{s.baseline === undefined ? 'not trained' : s.baseline.toFixed(3)}</td>}
-              {critic && <td data-testid="group-critic">{s.critic ? `V ${s.critic.value.toFixed(3)} · R ${s.critic.return.toFixed(3)}` : 'not trained'}</td>}
+              {critic && (
+                <td data-testid="group-critic">
+                  {s.critic ? `V ${s.critic.value.toFixed(3)} · R ${s.critic.return.toFixed(3)}` : 'not trained'}
+                </td>
+              )}
               <td className={s.advantage > 0 ? 'ok' : s.advantage < 0 ? 'bad' : ''}>
                 {signed(s.advantage)}
                 {s.critic && ` (${signed(s.critic.advantageMin)} … ${signed(s.critic.advantageMax)})`}
@@ -79,7 +90,12 @@ export function GroupTable({ g, open, onInspect }: { g: GroupRecord } & InspectP
                 {s.truncated ? ' (truncated)' : ''}
               </td>
               <td>
-                <button type="button" aria-expanded={isOpen} aria-label={`Inspect sample ${s.sample} of group ${g.prompt}`} onClick={() => onInspect(isOpen ? null : s.sample)}>
+                <button
+                  type="button"
+                  aria-expanded={isOpen}
+                  aria-label={`Inspect sample ${s.sample} of group ${g.prompt}`}
+                  onClick={() => onInspect(isOpen ? null : s.sample)}
+                >
                   Inspect sample {s.sample}
                 </button>
               </td>

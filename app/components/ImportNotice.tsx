@@ -13,9 +13,15 @@ export function ImportNotice({ shown, view }: { shown: ShownRun; view: ImportMis
   return (
     <aside className="note" aria-label="Imported run" data-testid="import-notice">
       <p>
-        Imported from verl rollouts ({o.files.map((f) => `${f.name}: ${f.rows} ${f.rows === 1 ? 'sample' : 'samples'}`).join(', ')}), not trained here. Grouped{' '}
-        {o.grouping === 'uid' ? 'by the dump’s uid' : 'by identical input within a step (the dump has no uid)'}; advantages{' '}
-        {o.advantages === 'dump' ? 'as the dump has them' : 'recomputed by Dewpoint’s GRPO estimator with verl’s defaults, not verl’s own'}.
+        Imported from verl rollouts (
+        {o.files.map((f) => `${f.name}: ${f.rows} ${f.rows === 1 ? 'sample' : 'samples'}`).join(', ')}), not trained
+        here. Grouped{' '}
+        {o.grouping === 'uid' ? 'by the dump’s uid' : 'by identical input within a step (the dump has no uid)'};
+        advantages{' '}
+        {o.advantages === 'dump'
+          ? 'as the dump has them'
+          : 'recomputed by Dewpoint’s GRPO estimator with verl’s defaults, not verl’s own'}
+        .
       </p>
       {mine.length > 0 && (
         <>

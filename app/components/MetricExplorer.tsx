@@ -17,7 +17,11 @@ export function MetricExplorer({ steps }: { steps: StepPoint[] }) {
   const [chosen, setChosen] = useState<string[] | null>(null);
   const selected = useMemo(() => shownSelection(chosen, keys, DEFAULTS), [chosen, keys]);
   const series = useMemo(
-    () => selected.map((k) => ({ name: k, points: steps.filter((s) => k in s.metrics).map((s) => [s.step, s.metrics[k]] as [number, number]) })),
+    () =>
+      selected.map((k) => ({
+        name: k,
+        points: steps.filter((s) => k in s.metrics).map((s) => [s.step, s.metrics[k]] as [number, number]),
+      })),
     [selected, steps],
   );
   if (keys.length === 0) return null;
@@ -27,7 +31,13 @@ export function MetricExplorer({ steps }: { steps: StepPoint[] }) {
       <summary>All metrics ({keys.length})</summary>
       <label>
         Metrics to plot (Ctrl/Shift to choose several){' '}
-        <select multiple size={8} value={selected} onChange={(e) => setChosen([...e.target.selectedOptions].map((o) => o.value))} data-testid="metric-select">
+        <select
+          multiple
+          size={8}
+          value={selected}
+          onChange={(e) => setChosen([...e.target.selectedOptions].map((o) => o.value))}
+          data-testid="metric-select"
+        >
           {keys.map((k) => (
             <option key={k} value={k}>
               {k} = {significant(last[k])}

@@ -23,7 +23,10 @@ function batchRows(o: RunOptions): number {
 }
 
 /** The options without `base` and without a dataset (checked against the tokenizer of the model it was loaded for). */
-function withBase(options: RunOptions, base: BaseModelRunOptions | undefined): { next: RunOptions; droppedDataset: boolean } {
+function withBase(
+  options: RunOptions,
+  base: BaseModelRunOptions | undefined,
+): { next: RunOptions; droppedDataset: boolean } {
   const { base: _base, dataset, ...rest } = options as RunOptions & { base?: unknown; dataset?: unknown };
   return { next: (base ? { ...rest, base } : rest) as RunOptions, droppedDataset: dataset !== undefined };
 }
@@ -31,7 +34,9 @@ function withBase(options: RunOptions, base: BaseModelRunOptions | undefined): {
 /** A refused folder: every problem (file, field, detail) listed, or the message when there are none. */
 function refusal(what: string, r: { problems: ModelFolderProblem[]; message: string }): Outcome {
   const n = r.problems.length;
-  return n ? { ok: false, message: `${what}: ${n} problem${n === 1 ? '' : 's'} in the folder.`, problems: r.problems } : { ok: false, message: `${what}: ${r.message}` };
+  return n
+    ? { ok: false, message: `${what}: ${n} problem${n === 1 ? '' : 's'} in the folder.`, problems: r.problems }
+    : { ok: false, message: `${what}: ${r.message}` };
 }
 
 const DATASET_AGAIN = ' The prompt dataset was removed: load it again, to check it against this tokenizer.';
@@ -69,9 +74,17 @@ export function ModelPicker({ options, onChange }: { options: RunOptions; onChan
       if (!r.ok) return setOutcome(refusal('Not loaded, the run keeps its base', r));
       const m = r.model;
       client.setQueryData(keys.pickedModel(m.id), m);
-      const { next, droppedDataset } = withBase(options, { kind: 'hf', id: m.id, name: m.name, parameters: m.parameters });
+      const { next, droppedDataset } = withBase(options, {
+        kind: 'hf',
+        id: m.id,
+        name: m.name,
+        parameters: m.parameters,
+      });
       onChange(next);
-      setOutcome({ ok: true, message: `Using ${m.name}: ${m.parameters.toLocaleString('en-US')} parameters, ${MiB(m.bytes)} held in this tab's worker.${droppedDataset ? DATASET_AGAIN : ''}` });
+      setOutcome({
+        ok: true,
+        message: `Using ${m.name}: ${m.parameters.toLocaleString('en-US')} parameters, ${MiB(m.bytes)} held in this tab's worker.${droppedDataset ? DATASET_AGAIN : ''}`,
+      });
     } catch (e) {
       setOutcome({ ok: false, message: `Not loaded: ${(e as Error).message}` });
     } finally {
@@ -82,7 +95,10 @@ export function ModelPicker({ options, onChange }: { options: RunOptions; onChan
   const shipped = () => {
     const { next, droppedDataset } = withBase(options, undefined);
     onChange(next);
-    setOutcome({ ok: true, message: `The run starts from the shipped arithmetic base again.${droppedDataset ? DATASET_AGAIN : ''}` });
+    setOutcome({
+      ok: true,
+      message: `The run starts from the shipped arithmetic base again.${droppedDataset ? DATASET_AGAIN : ''}`,
+    });
   };
 
   const summary = picked?.result.ok ? picked.result.summary : null;
@@ -96,12 +112,20 @@ export function ModelPicker({ options, onChange }: { options: RunOptions; onChan
       </p>
       {base && held.isSuccess && held.data === null && (
         <p role="alert" className="bad" data-testid="model-gone">
-          This tab&apos;s worker no longer holds {base.name} (a reload drops a picked model): pick its folder again and Use this model before starting a run. A stored run on it continues from its own checkpoints.
+          This tab&apos;s worker no longer holds {base.name} (a reload drops a picked model): pick its folder again and
+          Use this model before starting a run. A stored run on it continues from its own checkpoints.
         </p>
       )}
       <label>
         Model folder{' '}
-        <input type="file" multiple {...{ webkitdirectory: '' }} aria-describedby={`${id}-drop`} disabled={busy !== null} onChange={(e) => void inspect(filesOfInput(e.currentTarget.files ?? []))} />
+        <input
+          type="file"
+          multiple
+          {...{ webkitdirectory: '' }}
+          aria-describedby={`${id}-drop`}
+          disabled={busy !== null}
+          onChange={(e) => void inspect(filesOfInput(e.currentTarget.files ?? []))}
+        />
       </label>
       <div
         id={`${id}-drop`}
@@ -115,7 +139,9 @@ export function ModelPicker({ options, onChange }: { options: RunOptions; onChan
         onDrop={(e) => {
           e.preventDefault();
           setOver(false);
-          void filesOfDrop(e.dataTransfer).then(inspect, (err: Error) => setOutcome({ ok: false, message: `The drop could not be read: ${err.message}` }));
+          void filesOfDrop(e.dataTransfer).then(inspect, (err: Error) =>
+            setOutcome({ ok: false, message: `The drop could not be read: ${err.message}` }),
+          );
         }}
       >
         Or drop the folder (or all its files) here. From the keyboard, the Model folder button above picks it.
@@ -124,10 +150,14 @@ export function ModelPicker({ options, onChange }: { options: RunOptions; onChan
       {summary && (
         <div data-testid="model-summary" aria-label={`Inspection of ${summary.name}`} role="group">
           <p>
-            {summary.name}: {summary.architecture}, {summary.parameters.toLocaleString('en-US')} parameters ({summary.dtypes.join(', ')}; f32 once loaded) in {summary.weightFiles.map((w) => w.file).join(', ')}.
+            {summary.name}: {summary.architecture}, {summary.parameters.toLocaleString('en-US')} parameters (
+            {summary.dtypes.join(', ')}; f32 once loaded) in {summary.weightFiles.map((w) => w.file).join(', ')}.
           </p>
           <p>
-            {summary.config.layers} layers, hidden size {summary.config.dModel}, {summary.config.heads} heads ({summary.config.kvHeads} kv heads), FFN {summary.config.ffn}, vocabulary {summary.config.vocab.toLocaleString('en-US')}, {summary.config.maxPositions.toLocaleString('en-US')} positions (trained here on up to {summary.trainedWidth}).
+            {summary.config.layers} layers, hidden size {summary.config.dModel}, {summary.config.heads} heads (
+            {summary.config.kvHeads} kv heads), FFN {summary.config.ffn}, vocabulary{' '}
+            {summary.config.vocab.toLocaleString('en-US')}, {summary.config.maxPositions.toLocaleString('en-US')}{' '}
+            positions (trained here on up to {summary.trainedWidth}).
           </p>
           <p>Training memory: {memoryText(summary.training)}.</p>
           <p className="chart-note">Counts {summary.training.counts}.</p>
@@ -147,7 +177,11 @@ export function ModelPicker({ options, onChange }: { options: RunOptions; onChan
         </button>
       )}
       {outcome && (
-        <div role={outcome.ok ? 'status' : 'alert'} className={outcome.ok ? undefined : 'bad'} data-testid="model-outcome">
+        <div
+          role={outcome.ok ? 'status' : 'alert'}
+          className={outcome.ok ? undefined : 'bad'}
+          data-testid="model-outcome"
+        >
           <p>{outcome.message}</p>
           {outcome.problems && (
             <ul>
@@ -160,7 +194,10 @@ export function ModelPicker({ options, onChange }: { options: RunOptions; onChan
           )}
         </div>
       )}
-      <p className="chart-note">A picked model stays in this tab&apos;s worker until a reload; a stored run keeps it in its checkpoints and continues from them.</p>
+      <p className="chart-note">
+        A picked model stays in this tab&apos;s worker until a reload; a stored run keeps it in its checkpoints and
+        continues from them.
+      </p>
     </fieldset>
   );
 }

@@ -10,7 +10,16 @@
 import { useImperativeHandle, useState, type Ref } from 'react';
 import { flushSync } from 'react-dom';
 import type { FieldSpec, OptionProblem, RunOptions } from '../../worker/protocol';
-import { COMMON_SECTION, problemsBySection, sectionOf, sectionsOf, shownField, valueAt, withField, type FormSection } from './objective-fields';
+import {
+  COMMON_SECTION,
+  problemsBySection,
+  sectionOf,
+  sectionsOf,
+  shownField,
+  valueAt,
+  withField,
+  type FormSection,
+} from './objective-fields';
 import { OptionField } from './OptionField';
 
 export interface ObjectiveFormHandle {
@@ -42,16 +51,20 @@ export function ObjectiveForm({ fields, options, problems, onChange, ref }: Prop
     if (fresh.length) setOpen(new Set([...open, ...fresh]));
   }
 
-  useImperativeHandle(ref, () => ({
-    reveal(path) {
-      const field = shownField(fields, options, path);
-      if (!field) return;
-      flushSync(() => setOpen((s) => new Set(s).add(sectionOf(field))));
-      const input = document.getElementById(`opt-${path}`);
-      input?.scrollIntoView({ block: 'center' });
-      input?.focus({ preventScroll: true });
-    },
-  }), [fields, options]);
+  useImperativeHandle(
+    ref,
+    () => ({
+      reveal(path) {
+        const field = shownField(fields, options, path);
+        if (!field) return;
+        flushSync(() => setOpen((s) => new Set(s).add(sectionOf(field))));
+        const input = document.getElementById(`opt-${path}`);
+        input?.scrollIntoView({ block: 'center' });
+        input?.focus({ preventScroll: true });
+      },
+    }),
+    [fields, options],
+  );
 
   const problemAt = new Map<string, string[]>();
   for (const p of problems) problemAt.set(p.path, [...(problemAt.get(p.path) ?? []), p.message]);
@@ -70,23 +83,45 @@ export function ObjectiveForm({ fields, options, problems, onChange, ref }: Prop
         const n = counts.get(section) ?? 0;
         const id = idOf(section);
         return (
-          <fieldset key={section} data-testid={`section-${section}`} aria-labelledby={`${id}-name`} className={`form-section${always ? ' common' : ''}${expanded ? '' : ' collapsed'}`}>
+          <fieldset
+            key={section}
+            data-testid={`section-${section}`}
+            aria-labelledby={`${id}-name`}
+            className={`form-section${always ? ' common' : ''}${expanded ? '' : ' collapsed'}`}
+          >
             <legend>
               {always ? (
                 <span id={`${id}-name`}>{section}</span>
               ) : (
-                <button type="button" className="section-toggle" aria-expanded={expanded} aria-controls={`${id}-fields`} onClick={() => toggle(section)}>
+                <button
+                  type="button"
+                  className="section-toggle"
+                  aria-expanded={expanded}
+                  aria-controls={`${id}-fields`}
+                  onClick={() => toggle(section)}
+                >
                   <span className="section-marker" aria-hidden="true">
                     {expanded ? '▾' : '▸'}
                   </span>
                   <span id={`${id}-name`}>{section}</span>
-                  {n > 0 && <span className="section-problems bad"> · {n} problem{n > 1 ? 's' : ''}</span>}
+                  {n > 0 && (
+                    <span className="section-problems bad">
+                      {' '}
+                      · {n} problem{n > 1 ? 's' : ''}
+                    </span>
+                  )}
                 </button>
               )}
             </legend>
             <div id={`${id}-fields`} className="section-fields" hidden={!expanded}>
               {list.map((f) => (
-                <OptionField key={f.path} field={f} value={valueAt(options, f.path)} messages={problemAt.get(f.path)} onValue={(v) => onChange(withField(options, fields, f.path, v))} />
+                <OptionField
+                  key={f.path}
+                  field={f}
+                  value={valueAt(options, f.path)}
+                  messages={problemAt.get(f.path)}
+                  onValue={(v) => onChange(withField(options, fields, f.path, v))}
+                />
               ))}
             </div>
           </fieldset>

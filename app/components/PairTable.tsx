@@ -15,7 +15,8 @@ const ROLES = ['chosen', 'rejected'] as const;
 export function PairLegend() {
   return (
     <p className="pair-legend" data-testid="pair-legend">
-      Implicit reward colours: <span className="implicit chosen">chosen completion</span> <span className="implicit rejected">rejected completion</span>
+      Implicit reward colours: <span className="implicit chosen">chosen completion</span>{' '}
+      <span className="implicit rejected">rejected completion</span>
     </p>
   );
 }
@@ -25,7 +26,9 @@ export function PairTable({ g, index, open, onInspect }: { g: GroupRecord; index
     <table className="group pair" data-testid="group">
       <caption>
         Pair {index}: <code>{g.prompt}</code> → ground truth <strong>{g.answer}</strong> ·{' '}
-        <span data-testid="pair-stats">{g.pair ? pairStats(g.pair) : 'margin and loss not recorded (stored before they were kept)'}</span>
+        <span data-testid="pair-stats">
+          {g.pair ? pairStats(g.pair) : 'margin and loss not recorded (stored before they were kept)'}
+        </span>
       </caption>
       <thead>
         <tr>
@@ -49,11 +52,20 @@ export function PairTable({ g, index, open, onInspect }: { g: GroupRecord; index
                 <code className="completion">{s.completion || '(empty)'}</code>
               </td>
               <td>{s.reward}</td>
-              <td>{Object.entries(s.components).map(([k, v]) => `${k} ${v}`).join(', ')}</td>
+              <td>
+                {Object.entries(s.components)
+                  .map(([k, v]) => `${k} ${v}`)
+                  .join(', ')}
+              </td>
               <td className={`implicit ${role}`}>{signed(s.advantage)}</td>
               <td>{s.length}</td>
               <td>
-                <button type="button" aria-expanded={isOpen} aria-label={`Inspect ${role} completion of pair ${index}: ${g.prompt}`} onClick={() => onInspect(isOpen ? null : s.sample)}>
+                <button
+                  type="button"
+                  aria-expanded={isOpen}
+                  aria-label={`Inspect ${role} completion of pair ${index}: ${g.prompt}`}
+                  onClick={() => onInspect(isOpen ? null : s.sample)}
+                >
                   Inspect {role}
                 </button>
               </td>

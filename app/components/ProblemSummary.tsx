@@ -22,7 +22,11 @@ export function ProblemSummary({ fields, options, problems, checkError, onReveal
   return (
     <div className="problem-summary">
       <span id="run-start-note" className={n || checkError ? 'bad' : undefined}>
-        {checkError ? ` Could not check the options: ${checkError}` : n ? ` ${n} problem${n > 1 ? 's' : ''} with the options: fix ${n > 1 ? 'them' : 'it'} to start.` : ''}
+        {checkError
+          ? ` Could not check the options: ${checkError}`
+          : n
+            ? ` ${n} problem${n > 1 ? 's' : ''} with the options: fix ${n > 1 ? 'them' : 'it'} to start.`
+            : ''}
       </span>
       {n > 0 && !checkError && (
         <ul className="bad" aria-label="Problems with the options" data-testid="option-problems">

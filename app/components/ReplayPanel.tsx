@@ -14,7 +14,13 @@ export function ReplayPanel({ runId, step, index }: { runId: string; step: numbe
   const r = replay.data;
   return (
     <div className="replay">
-      <button type="button" data-testid="replay-button" aria-busy={replay.isPending} disabled={replay.isPending} onClick={() => replay.mutate({ runId, step, index })}>
+      <button
+        type="button"
+        data-testid="replay-button"
+        aria-busy={replay.isPending}
+        disabled={replay.isPending}
+        onClick={() => replay.mutate({ runId, step, index })}
+      >
         {replay.isPending ? 'Replaying…' : r ? 'Replay again' : 'Replay'}
       </button>
       <small> Re-executes the journaled actions against a fresh environment and compares every observation.</small>
@@ -33,7 +39,8 @@ export function ReplayPanel({ runId, step, index }: { runId: string; step: numbe
             <ol>
               {r.turns.map((t) => (
                 <li key={t.turn} data-testid="replay-turn" data-identical={t.identical}>
-                  Turn {t.turn}: <span className={t.identical ? 'ok' : 'bad'}>{t.identical ? '✓' : '✗'}</span> {replayTurnText(t)}
+                  Turn {t.turn}: <span className={t.identical ? 'ok' : 'bad'}>{t.identical ? '✓' : '✗'}</span>{' '}
+                  {replayTurnText(t)}
                 </li>
               ))}
             </ol>

@@ -15,9 +15,21 @@ export function RunControls() {
   const active = status === 'running' || status === 'paused';
   return (
     <div className="controls">
-      {status === 'running' && <button type="button" onClick={() => void pauseRun(runId)}>Pause</button>}
-      {status === 'paused' && <button type="button" onClick={() => void resumeRun(runId)}>Resume</button>}
-      {active && <button type="button" onClick={() => void stopRun(runId)}>Stop</button>}
+      {status === 'running' && (
+        <button type="button" onClick={() => void pauseRun(runId)}>
+          Pause
+        </button>
+      )}
+      {status === 'paused' && (
+        <button type="button" onClick={() => void resumeRun(runId)}>
+          Resume
+        </button>
+      )}
+      {active && (
+        <button type="button" onClick={() => void stopRun(runId)}>
+          Stop
+        </button>
+      )}
       <MetricsExport />
     </div>
   );
@@ -29,7 +41,12 @@ function MetricsExport() {
   const run = { runId, status, totalSteps, steps, evals, config: options };
   return (
     <>
-      <button type="button" onClick={() => downloadText(`${runId}-metrics.json`, JSON.stringify(metricsFile(run), null, 2), 'application/json')}>
+      <button
+        type="button"
+        onClick={() =>
+          downloadText(`${runId}-metrics.json`, JSON.stringify(metricsFile(run), null, 2), 'application/json')
+        }
+      >
         Export metrics (JSON)
       </button>
       <button type="button" onClick={() => downloadText(`${runId}-metrics.csv`, metricsCsv(run), 'text/csv')}>
@@ -50,13 +67,19 @@ export function CheckpointDownload() {
   const prepare = async () => {
     const c = await latestCheckpoint(runId);
     if (!c) return;
-    setLinks(Object.entries(c.files).map(([name, bytes]) => ({ name, url: URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>])) })));
+    setLinks(
+      Object.entries(c.files).map(([name, bytes]) => ({
+        name,
+        url: URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>])),
+      })),
+    );
   };
   return (
     <div>
       <p>
         Latest checkpoint: step {checkpoint.step}
-        {checkpoint.bytes !== undefined ? `, ${(checkpoint.bytes / 1024).toFixed(0)} KiB` : ''} (safetensors + Hugging Face config.json + tokenizer.json).{' '}
+        {checkpoint.bytes !== undefined ? `, ${(checkpoint.bytes / 1024).toFixed(0)} KiB` : ''} (safetensors + Hugging
+        Face config.json + tokenizer.json).{' '}
         <button type="button" onClick={() => void prepare()}>
           Prepare download
         </button>

@@ -20,11 +20,29 @@ import { RunProgress } from './RunProgress';
 
 /** A step's time by phase, in verl's terms: sampling, old log-probs (when recomputed), reference (β > 0), training. */
 function stepTime(m: Record<string, number>): string {
-  const parts: [string, string][] = [['perf/sample_ms', 'sampling'], ['perf/old_logprob_ms', 'old log-probs'], ['perf/ref_ms', 'reference'], ['perf/train_ms', 'training']];
-  return parts.filter(([k]) => k in m).map(([k, name]) => `${name} ${fixed(m[k], 0)} ms`).join(' · ');
+  const parts: [string, string][] = [
+    ['perf/sample_ms', 'sampling'],
+    ['perf/old_logprob_ms', 'old log-probs'],
+    ['perf/ref_ms', 'reference'],
+    ['perf/train_ms', 'training'],
+  ];
+  return parts
+    .filter(([k]) => k in m)
+    .map(([k, name]) => `${name} ${fixed(m[k], 0)} ms`)
+    .join(' · ');
 }
 
-function Facts({ last, isRl, isDpo, lossKey }: { last: StepPoint | undefined; isRl: boolean; isDpo: boolean; lossKey: string }) {
+function Facts({
+  last,
+  isRl,
+  isDpo,
+  lossKey,
+}: {
+  last: StepPoint | undefined;
+  isRl: boolean;
+  isDpo: boolean;
+  lossKey: string;
+}) {
   const lastEval = useRunStore((s) => s.evals.at(-1));
   const fmt = (key: string, digits = 4) => (last && key in last.metrics ? fixed(last.metrics[key], digits) : '–');
   return (
@@ -58,7 +76,11 @@ function Facts({ last, isRl, isDpo, lossKey }: { last: StepPoint | undefined; is
       <dt>Tokens/s</dt>
       <dd data-testid="metric-tokens-per-s">{fmt('perf/tokens_per_s', 0)}</dd>
       <dt>Held-out accuracy</dt>
-      <dd data-testid="metric-accuracy">{lastEval ? `${(lastEval.accuracy * 100).toFixed(1)}% (step ${lastEval.step}, n=${lastEval.n})` : 'not evaluated yet'}</dd>
+      <dd data-testid="metric-accuracy">
+        {lastEval
+          ? `${(lastEval.accuracy * 100).toFixed(1)}% (step ${lastEval.step}, n=${lastEval.n})`
+          : 'not evaluated yet'}
+      </dd>
     </dl>
   );
 }
@@ -89,9 +111,21 @@ export function RunDashboard() {
   const isDpo = options?.preset === 'dpo-arith';
   const lossKey = isRl || isDpo ? 'loss/total' : 'loss/sft';
   const panels = useMemo(() => dashboardPanels(steps, evals), [steps, evals]);
-  if (!runId) return <p>{stored.data?.length ? 'No run open: start one above, or open a stored run from the table below.' : 'No run yet: choose a preset and start it.'}</p>;
-  const latest = (key: string, digits: number) => (last && key in last.metrics ? fixed(last.metrics[key], digits) : '–');
-  const headline = isRl ? ` · mean reward ${latest('reward/mean', 2)}` : isDpo ? ` · reward margin ${latest('rewards/margins', 3)}` : '';
+  if (!runId)
+    return (
+      <p>
+        {stored.data?.length
+          ? 'No run open: start one above, or open a stored run from the table below.'
+          : 'No run yet: choose a preset and start it.'}
+      </p>
+    );
+  const latest = (key: string, digits: number) =>
+    last && key in last.metrics ? fixed(last.metrics[key], digits) : '–';
+  const headline = isRl
+    ? ` · mean reward ${latest('reward/mean', 2)}`
+    : isDpo
+      ? ` · reward margin ${latest('rewards/margins', 3)}`
+      : '';
   return (
     <section aria-labelledby="live-title" data-testid="run-dashboard">
       <h2 id="live-title">Run {runId}</h2>

@@ -29,7 +29,12 @@ export function RunProgress({ headline }: { headline: string }) {
   const now = useNow(live || status === 'paused');
   const step = steps.at(-1)?.step ?? 0;
   const t = startedAt !== null ? timing(startedAt, stepEnds, now, step, totalSteps) : null;
-  const pending = requested === 'pause' ? 'pausing… (the step under way finishes first)' : requested === 'stop' ? 'stopping… (the step under way finishes and is stored first)' : null;
+  const pending =
+    requested === 'pause'
+      ? 'pausing… (the step under way finishes first)'
+      : requested === 'stop'
+        ? 'stopping… (the step under way finishes and is stored first)'
+        : null;
   return (
     <>
       <div className="run-progress">
@@ -42,7 +47,8 @@ export function RunProgress({ headline }: { headline: string }) {
       {(live || pending) && (
         <p data-testid="run-phase">
           {/* Only the pending pause or stop is announced: the phase changes several times a second. */}
-          <strong role="status">{pending ?? ''}</strong>{pending ? ' ' : ''}
+          <strong role="status">{pending ?? ''}</strong>
+          {pending ? ' ' : ''}
           {phase && live && (
             <>
               {phase.step === 0 ? 'Before training' : `Step ${phase.step}`}: {phaseText(phase)}
@@ -55,7 +61,11 @@ export function RunProgress({ headline }: { headline: string }) {
         <p data-testid="run-timing">
           Elapsed {duration(t.elapsedMs)}
           {t.msPerStep !== null ? ` · ${(t.msPerStep / 1000).toFixed(1)} s per step` : ''}
-          {live && t.etaMs !== null ? ` · about ${duration(t.etaMs)} left (ETA ${new Date(now + t.etaMs).toLocaleTimeString()})` : live ? ' · ETA after the first step' : ''}
+          {live && t.etaMs !== null
+            ? ` · about ${duration(t.etaMs)} left (ETA ${new Date(now + t.etaMs).toLocaleTimeString()})`
+            : live
+              ? ' · ETA after the first step'
+              : ''}
         </p>
       )}
     </>

@@ -50,7 +50,8 @@ export function RunRow({ r, current, live, columns, actions }: Props) {
   const toggle = useCompareStore((s) => s.toggle);
   const title = runLabel(r);
   const busy = r.status === 'running' || r.status === 'paused';
-  const continuable = (r.status === 'stopped' || r.status === 'failed' || r.status === 'interrupted') && r.checkpointStep !== undefined;
+  const continuable =
+    (r.status === 'stopped' || r.status === 'failed' || r.status === 'interrupted') && r.checkpointStep !== undefined;
   const save = async (meta: { name?: string; notes?: string }, what: string) => {
     const reason = await actions.save(r, meta);
     setProblem(reason);
@@ -66,7 +67,12 @@ export function RunRow({ r, current, live, columns, actions }: Props) {
     <>
       <tr aria-current={current ? 'true' : undefined}>
         <td>
-          <input type="checkbox" checked={compared} onChange={(e) => toggle(r.runId, e.target.checked)} aria-label={`Compare ${title}`} />
+          <input
+            type="checkbox"
+            checked={compared}
+            onChange={(e) => toggle(r.runId, e.target.checked)}
+            aria-label={`Compare ${title}`}
+          />
         </td>
         <th scope="row">
           {title}
@@ -96,7 +102,12 @@ export function RunRow({ r, current, live, columns, actions }: Props) {
             Open
           </button>
           {continuable && (
-            <button type="button" onClick={() => actions.continueRun(r)} disabled={live} aria-label={`Continue run ${r.runId} from step ${r.checkpointStep}`}>
+            <button
+              type="button"
+              onClick={() => actions.continueRun(r)}
+              disabled={live}
+              aria-label={`Continue run ${r.runId} from step ${r.checkpointStep}`}
+            >
               Continue
             </button>
           )}
@@ -112,7 +123,12 @@ export function RunRow({ r, current, live, columns, actions }: Props) {
               <div>
                 <label>
                   Name{' '}
-                  <input value={name} maxLength={100} onChange={(e) => setName(e.target.value)} placeholder={`${r.options.preset} · …`} />
+                  <input
+                    value={name}
+                    maxLength={100}
+                    onChange={(e) => setName(e.target.value)}
+                    placeholder={`${r.options.preset} · …`}
+                  />
                 </label>{' '}
                 <button type="button" onClick={() => void save({ name }, 'name')}>
                   Save name
@@ -131,23 +147,50 @@ export function RunRow({ r, current, live, columns, actions }: Props) {
                 )}
                 <p role="group" aria-label={`Export ${title}`}>
                   {(['verl', 'trl'] as const).map((to) => (
-                    <button key={to} type="button" onClick={() => void actions.exportTo(r, to).then(actions.announce)} disabled={busy} title={busy ? 'Stop the run first' : EXPORT_TITLES[to]}>
+                    <button
+                      key={to}
+                      type="button"
+                      onClick={() => void actions.exportTo(r, to).then(actions.announce)}
+                      disabled={busy}
+                      title={busy ? 'Stop the run first' : EXPORT_TITLES[to]}
+                    >
                       Export for {to === 'verl' ? 'verl' : 'TRL'}
                     </button>
                   ))}
                 </p>
                 <p>
-                  <button type="button" onClick={runAgain} disabled={r.options.preset === 'verl-import'} title={r.options.preset === 'verl-import' ? 'An imported verl run has no Dewpoint config' : undefined}>
+                  <button
+                    type="button"
+                    onClick={runAgain}
+                    disabled={r.options.preset === 'verl-import'}
+                    title={
+                      r.options.preset === 'verl-import' ? 'An imported verl run has no Dewpoint config' : undefined
+                    }
+                  >
                     Run again with this config
                   </button>{' '}
                   {!confirming ? (
-                    <button type="button" className="danger" onClick={() => setConfirming(true)} disabled={busy} title={busy ? 'Stop the run first' : undefined}>
+                    <button
+                      type="button"
+                      className="danger"
+                      onClick={() => setConfirming(true)}
+                      disabled={busy}
+                      title={busy ? 'Stop the run first' : undefined}
+                    >
                       Delete…
                     </button>
                   ) : (
                     <span role="group" aria-label={`Confirm deleting ${title}`} className="confirm">
-                      Delete {title} and every stored record of it ({r.lastStep} steps with their groups, batches and sessions, and its checkpoint)? This cannot be undone.{' '}
-                      <button type="button" className="danger" autoFocus onClick={() => void actions.remove(r).then((text) => (setConfirming(false), actions.announce(text)))}>
+                      Delete {title} and every stored record of it ({r.lastStep} steps with their groups, batches and
+                      sessions, and its checkpoint)? This cannot be undone.{' '}
+                      <button
+                        type="button"
+                        className="danger"
+                        autoFocus
+                        onClick={() =>
+                          void actions.remove(r).then((text) => (setConfirming(false), actions.announce(text)))
+                        }
+                      >
                         Delete permanently
                       </button>{' '}
                       <button type="button" onClick={() => setConfirming(false)}>
@@ -168,4 +211,3 @@ export function RunRow({ r, current, live, columns, actions }: Props) {
     </>
   );
 }
-

@@ -8,7 +8,15 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import type { RunStatus, RunSummary } from '../../worker/protocol';
-import { continueRun, deleteRun, exportRunFiles, openStoredRun, runsQuery, storageQuery, updateRun } from '../queries/experiments';
+import {
+  continueRun,
+  deleteRun,
+  exportRunFiles,
+  openStoredRun,
+  runsQuery,
+  storageQuery,
+  updateRun,
+} from '../queries/experiments';
 import { downloadText } from '../state/download';
 import { keys } from '../queries/keys';
 import { useCompareStore } from '../state/compare-store';
@@ -21,7 +29,20 @@ import { SORT_LABELS, deletedText, filterRuns, runLabel, sortRuns } from './runs
 const kb = (n: number) => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} kB`);
 const STATUSES: (RunStatus | 'all')[] = ['all', 'running', 'paused', 'finished', 'stopped', 'failed', 'interrupted'];
 /** Columns in order: a sort key, or a plain heading. */
-const COLUMNS: (SortKey | string)[] = ['compare', 'name', 'preset', 'Hyperparameters', 'status', 'steps', 'reward', 'accuracy', 'Backend', 'started', 'duration', 'Actions'];
+const COLUMNS: (SortKey | string)[] = [
+  'compare',
+  'name',
+  'preset',
+  'Hyperparameters',
+  'status',
+  'steps',
+  'reward',
+  'accuracy',
+  'Backend',
+  'started',
+  'duration',
+  'Actions',
+];
 
 export function RunsTable() {
   const runs = useQuery(runsQuery());
@@ -31,7 +52,10 @@ export function RunsTable() {
   const lastStep = useRunStore((s) => s.steps.at(-1)?.step ?? 0);
   const current = useRunStore((s) => s.runId);
   const compared = useCompareStore((s) => s.runIds);
-  const [sort, setSort] = useState<{ key: SortKey; dir: 'ascending' | 'descending' }>({ key: 'started', dir: 'descending' });
+  const [sort, setSort] = useState<{ key: SortKey; dir: 'ascending' | 'descending' }>({
+    key: 'started',
+    dir: 'descending',
+  });
   const [text, setText] = useState('');
   const [statusFilter, setStatusFilter] = useState<RunStatus | 'all'>('all');
   const [said, setSaid] = useState('');
@@ -40,14 +64,19 @@ export function RunsTable() {
   const refresh = () => void client.invalidateQueries({ queryKey: keys.runs() });
   // The listing follows the live run's status and steps.
   useEffect(refresh, [client, status, lastStep]);
-  const shown = useMemo(() => sortRuns(filterRuns(runs.data ?? [], { text, status: statusFilter }), sort.key, sort.dir), [runs.data, text, statusFilter, sort]);
+  const shown = useMemo(
+    () => sortRuns(filterRuns(runs.data ?? [], { text, status: statusFilter }), sort.key, sort.dir),
+    [runs.data, text, statusFilter, sort],
+  );
   if (!runs.data?.length) return null;
 
   const actions: RowActions = {
     open: (r) => void openStoredRun(r),
     continueRun: (r) => {
       setRefused(null);
-      continueRun(r).then(setRefused, (e: Error) => setRefused(`${e.name}: ${e.message}`)).finally(refresh);
+      continueRun(r)
+        .then(setRefused, (e: Error) => setRefused(`${e.name}: ${e.message}`))
+        .finally(refresh);
     },
     save: async (r, meta) => {
       const reason = await updateRun(r.runId, meta);
@@ -71,16 +100,26 @@ export function RunsTable() {
     },
     announce: setSaid,
   };
-  const sortBy = (key: SortKey) => setSort((s) => ({ key, dir: s.key === key && s.dir === 'descending' ? 'ascending' : 'descending' }));
+  const sortBy = (key: SortKey) =>
+    setSort((s) => ({ key, dir: s.key === key && s.dir === 'descending' ? 'ascending' : 'descending' }));
 
   return (
     <section aria-labelledby="stored-title">
       <h2 id="stored-title">Runs</h2>
-      <p>{storage.data === 'indexeddb' ? 'Kept in this browser (IndexedDB): they survive a reload.' : 'Kept in memory: a reload loses them.'}</p>
+      <p>
+        {storage.data === 'indexeddb'
+          ? 'Kept in this browser (IndexedDB): they survive a reload.'
+          : 'Kept in memory: a reload loses them.'}
+      </p>
       <div className="controls" role="search" aria-label="Filter runs">
         <label>
           Filter{' '}
-          <input type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder="name, preset, lr, notes…" />
+          <input
+            type="search"
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            placeholder="name, preset, lr, notes…"
+          />
         </label>
         <label>
           Status{' '}
@@ -95,7 +134,11 @@ export function RunsTable() {
         <span>
           {shown.length} of {runs.data.length} runs
         </span>
-        <a href="#/compare" className={compared.length < 2 ? 'disabled-link' : undefined} aria-disabled={compared.length < 2}>
+        <a
+          href="#/compare"
+          className={compared.length < 2 ? 'disabled-link' : undefined}
+          aria-disabled={compared.length < 2}
+        >
           Compare selected ({compared.length})
         </a>
       </div>
@@ -123,7 +166,14 @@ export function RunsTable() {
         </thead>
         <tbody>
           {shown.map((r) => (
-            <RunRow key={r.runId} r={r} current={r.runId === current} live={live} columns={COLUMNS.length} actions={actions} />
+            <RunRow
+              key={r.runId}
+              r={r}
+              current={r.runId === current}
+              live={live}
+              columns={COLUMNS.length}
+              actions={actions}
+            />
           ))}
         </tbody>
       </table>

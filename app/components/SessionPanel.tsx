@@ -26,13 +26,29 @@ const fmt = (x: number) => x.toFixed(4);
 const ROLE = ['chosen', 'rejected'];
 
 function findSession(sessions: SessionRecord[], at: SessionRef): number {
-  return 'index' in at ? (at.index >= 0 && at.index < sessions.length ? at.index : -1) : sessions.findIndex((s) => s.group === at.group && s.sample === at.sample);
+  return 'index' in at
+    ? at.index >= 0 && at.index < sessions.length
+      ? at.index
+      : -1
+    : sessions.findIndex((s) => s.group === at.group && s.sample === at.sample);
 }
 
 /** PPO's figures of one call's sampled ids: the critic's value at rollout, the return target and the GAE advantage. */
 type CallCritic = { values: number[]; returns: number[]; advantages: number[] };
 
-function CallTable({ runId, call, n, of, critic }: { runId: string; call: StoredCall; n: number; of: number; critic: CallCritic | null }) {
+function CallTable({
+  runId,
+  call,
+  n,
+  of,
+  critic,
+}: {
+  runId: string;
+  call: StoredCall;
+  n: number;
+  of: number;
+  critic: CallCritic | null;
+}) {
   const ids = new Int32Array(call.promptIds.length + call.sampledIds.length);
   ids.set(call.promptIds);
   ids.set(call.sampledIds, call.promptIds.length);
@@ -40,7 +56,8 @@ function CallTable({ runId, call, n, of, critic }: { runId: string; call: Stored
   const P = call.promptIds.length;
   const text = (i: number) => (texts.data ? JSON.stringify(texts.data[i]) : texts.isError ? '?' : '…');
   const raw = call.rawLogProbs;
-  let sumBehavior = 0, sumRaw = 0;
+  let sumBehavior = 0,
+    sumRaw = 0;
   for (let j = 0; j < call.sampledIds.length; j++) {
     sumBehavior += call.behaviorLogProbs[j];
     if (raw) sumRaw += raw[j];
@@ -48,7 +65,8 @@ function CallTable({ runId, call, n, of, critic }: { runId: string; call: Stored
   return (
     <table className="session-tokens">
       <caption>
-        Call {n} of {of}: {P} prompt ids, {call.sampledIds.length} sampled ids; finish reason {call.finishReason}; policy version {call.version}
+        Call {n} of {of}: {P} prompt ids, {call.sampledIds.length} sampled ids; finish reason {call.finishReason};
+        policy version {call.version}
         {texts.isError && <span className="bad"> · token texts unavailable: {texts.error.message}</span>}
       </caption>
       <thead>
@@ -57,15 +75,29 @@ function CallTable({ runId, call, n, of, critic }: { runId: string; call: Stored
           <th scope="col">Id</th>
           <th scope="col">Token</th>
           <th scope="col">Kind</th>
-          <th scope="col" className="num">Behavior log-prob</th>
-          <th scope="col" className="num">Raw log-prob</th>
-          <th scope="col" className="num">Raw − behavior</th>
-          <th scope="col" className="num">Probability exp(behavior)</th>
+          <th scope="col" className="num">
+            Behavior log-prob
+          </th>
+          <th scope="col" className="num">
+            Raw log-prob
+          </th>
+          <th scope="col" className="num">
+            Raw − behavior
+          </th>
+          <th scope="col" className="num">
+            Probability exp(behavior)
+          </th>
           {critic && (
             <>
-              <th scope="col" className="num">Value</th>
-              <th scope="col" className="num">Return</th>
-              <th scope="col" className="num">GAE advantage</th>
+              <th scope="col" className="num">
+                Value
+              </th>
+              <th scope="col" className="num">
+                Return
+              </th>
+              <th scope="col" className="num">
+                GAE advantage
+              </th>
             </>
           )}
         </tr>
@@ -75,7 +107,12 @@ function CallTable({ runId, call, n, of, critic }: { runId: string; call: Stored
           const j = i - P;
           const b = j >= 0 ? call.behaviorLogProbs[j] : null;
           return (
-            <tr key={i} data-testid="session-token-row" data-kind={j >= 0 ? 'sampled' : 'prompt'} className={j >= 0 ? undefined : 'prompt-token'}>
+            <tr
+              key={i}
+              data-testid="session-token-row"
+              data-kind={j >= 0 ? 'sampled' : 'prompt'}
+              className={j >= 0 ? undefined : 'prompt-token'}
+            >
               <th scope="row">{i}</th>
               <td>{id}</td>
               <td>
@@ -88,7 +125,9 @@ function CallTable({ runId, call, n, of, critic }: { runId: string; call: Stored
               <td className="num">{b === null ? '' : fmt(Math.exp(b))}</td>
               {critic && (
                 <>
-                  <td className="num" data-testid="token-value">{b === null ? '' : fmt(critic.values[j])}</td>
+                  <td className="num" data-testid="token-value">
+                    {b === null ? '' : fmt(critic.values[j])}
+                  </td>
                   <td className="num">{b === null ? '' : fmt(critic.returns[j])}</td>
                   <td className="num">{b === null ? '' : fmt(critic.advantages[j])}</td>
                 </>
@@ -118,7 +157,11 @@ function callCritic(s: SessionRecord, k: number): CallCritic | null {
   if (!s.critic) return null;
   const from = s.calls.slice(0, k).reduce((n, c) => n + c.sampledIds.length, 0);
   const to = from + s.calls[k].sampledIds.length;
-  return { values: s.critic.values.slice(from, to), returns: s.critic.returns.slice(from, to), advantages: s.critic.advantages.slice(from, to) };
+  return {
+    values: s.critic.values.slice(from, to),
+    returns: s.critic.returns.slice(from, to),
+    advantages: s.critic.advantages.slice(from, to),
+  };
 }
 
 /**
@@ -126,7 +169,15 @@ function callCritic(s: SessionRecord, k: number): CallCritic | null {
  * else the session's index in the step (episodes are indexed group-major like sessions). The step
  * keys the steps query (the panel knows no latest step).
  */
-function ReplayLink({ runId, step, session }: { runId: string; step: number; session: { index: number; group: string; sample: number } }) {
+function ReplayLink({
+  runId,
+  step,
+  session,
+}: {
+  runId: string;
+  step: number;
+  session: { index: number; group: string; sample: number };
+}) {
   const steps = useQuery(episodeStepsQuery(runId, step));
   const journaled = Boolean(steps.data?.includes(step));
   const episodes = useQuery({ ...episodesAtQuery(runId, step), enabled: journaled });
@@ -134,34 +185,56 @@ function ReplayLink({ runId, step, session }: { runId: string; step: number; ses
   const match = episodes.data?.find((e) => e.group === session.group && e.sample === session.sample);
   return (
     <p>
-      <a href={formatEpisodeLink({ run: runId, step, episode: match ? match.index : session.index })} data-testid="session-replay-link">
+      <a
+        href={formatEpisodeLink({ run: runId, step, episode: match ? match.index : session.index })}
+        data-testid="session-replay-link"
+      >
         Replay this episode
       </a>
     </p>
   );
 }
 
-export function SessionPanel({ runId, step, at, headingLevel = 2, kind = 'advantage' }: { runId: string; step: number; at: SessionRef; headingLevel?: 2 | 3; kind?: GroupRecord['kind'] }) {
+export function SessionPanel({
+  runId,
+  step,
+  at,
+  headingLevel = 2,
+  kind = 'advantage',
+}: {
+  runId: string;
+  step: number;
+  at: SessionRef;
+  headingLevel?: 2 | 3;
+  kind?: GroupRecord['kind'];
+}) {
   const sessions = useQuery(sessionsAtQuery(runId, step));
   const headingId = useId();
   const Heading = headingLevel === 2 ? 'h2' : 'h3';
   const index = sessions.data ? findSession(sessions.data, at) : -1;
   const s = index >= 0 ? sessions.data![index] : null;
   const pair = kind === 'dpo-pair';
-  const of = (sample: number, group: string) => (pair ? `${ROLE[sample] ?? `sample ${sample}`} completion of ${group}` : `sample ${sample} of group ${group}`);
+  const of = (sample: number, group: string) =>
+    pair ? `${ROLE[sample] ?? `sample ${sample}`} completion of ${group}` : `sample ${sample} of group ${group}`;
   const which = 'index' in at ? `session ${at.index + 1}` : of(at.sample, at.group);
 
   return (
     <section className="session-panel" data-testid="session-panel" aria-labelledby={headingId}>
-      <Heading id={headingId}>Inspector: step {step}, {s ? `session ${index + 1}, ${of(s.sample, s.group)}` : which}</Heading>
+      <Heading id={headingId}>
+        Inspector: step {step}, {s ? `session ${index + 1}, ${of(s.sample, s.group)}` : which}
+      </Heading>
       {sessions.isPending ? (
         <p>Loading the sessions of step {step}…</p>
       ) : sessions.isError ? (
-        <p className="bad">Could not read the sessions of step {step}: {sessions.error.message}</p>
+        <p className="bad">
+          Could not read the sessions of step {step}: {sessions.error.message}
+        </p>
       ) : sessions.data === null ? (
         <p>Step {step} keeps no sessions.</p>
       ) : !s ? (
-        <p>Step {step} has no {which}.</p>
+        <p>
+          Step {step} has no {which}.
+        </p>
       ) : (
         <>
           <dl className="facts">
@@ -186,7 +259,11 @@ export function SessionPanel({ runId, step, at, headingLevel = 2, kind = 'advant
             <dt>Reward</dt>
             <dd>{s.reward ?? 'none'}</dd>
             <dt>Components</dt>
-            <dd>{Object.entries(s.components).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}</dd>
+            <dd>
+              {Object.entries(s.components)
+                .map(([k, v]) => `${k} ${v}`)
+                .join(', ') || 'none'}
+            </dd>
             {s.detail !== undefined && (
               <>
                 <dt>Detail</dt>

@@ -1,5 +1,13 @@
 /** The labelled step picker of the views that browse a run's stored steps (Groups, Batch, Episodes, Flow). */
-export function StepSelect({ steps, value, onChange }: { steps: readonly number[]; value: number | null; onChange: (step: number) => void }) {
+export function StepSelect({
+  steps,
+  value,
+  onChange,
+}: {
+  steps: readonly number[];
+  value: number | null;
+  onChange: (step: number) => void;
+}) {
   return (
     <label>
       Step{' '}

@@ -12,7 +12,10 @@ import { importVerlFiles } from '../queries/imports';
 import { keys } from '../queries/keys';
 import { useViewedRun } from '../state/viewed-run';
 
-type Outcome = { kind: 'busy'; names: string } | { kind: 'done'; result: VerlImportResult; names: string } | { kind: 'failed'; message: string };
+type Outcome =
+  | { kind: 'busy'; names: string }
+  | { kind: 'done'; result: VerlImportResult; names: string }
+  | { kind: 'failed'; message: string };
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -42,7 +45,12 @@ export function VerlImport() {
   };
 
   const done = outcome?.kind === 'done' ? outcome.result : null;
-  const error = outcome?.kind === 'failed' ? outcome.message : done && !done.ok ? `Not imported, nothing was stored: ${done.message}.` : null;
+  const error =
+    outcome?.kind === 'failed'
+      ? outcome.message
+      : done && !done.ok
+        ? `Not imported, nothing was stored: ${done.message}.`
+        : null;
   return (
     <section aria-labelledby={`${id}-title`} className="verl-import">
       <h2 id={`${id}-title`}>Import verl rollouts</h2>
@@ -58,15 +66,20 @@ export function VerlImport() {
         />
       </label>
       <p id={`${id}-help`} className="chart-note">
-        The files verl writes to <code>trainer.rollout_data_dir</code> (one <code>{'{step}'}.jsonl</code> per step: input, output, gts, score, step), or parquet with the same columns. They open as
-        one run in Groups, Batch and Replay; what the dump lacks is listed there.
+        The files verl writes to <code>trainer.rollout_data_dir</code> (one <code>{'{step}'}.jsonl</code> per step:
+        input, output, gts, score, step), or parquet with the same columns. They open as one run in Groups, Batch and
+        Replay; what the dump lacks is listed there.
       </p>
       <p id={`${id}-status`} role="status">
         {outcome?.kind === 'busy' && `Importing ${outcome.names}…`}
         {done?.ok && (
           <>
-            Imported {outcome?.kind === 'done' && outcome.names}: {plural(done.steps, 'step')}, {plural(done.groups, 'group')}, {plural(done.samples, 'sample')}
-            {done.missing.length ? `; ${plural(new Set(done.missing.map((m) => m.field)).size, 'field')} missing (listed in each view)` : ''}. <a href="#/groups">Open it in Groups</a>
+            Imported {outcome?.kind === 'done' && outcome.names}: {plural(done.steps, 'step')},{' '}
+            {plural(done.groups, 'group')}, {plural(done.samples, 'sample')}
+            {done.missing.length
+              ? `; ${plural(new Set(done.missing.map((m) => m.field)).size, 'field')} missing (listed in each view)`
+              : ''}
+            . <a href="#/groups">Open it in Groups</a>
           </>
         )}
       </p>

@@ -51,12 +51,17 @@ export function useShownRun(): ShownRun {
 export function RunPicker({ shown }: { shown: ShownRun }) {
   const view = useViewedRun((s) => s.view);
   const listed = shown.runs.some((r) => r.runId === shown.liveRunId) || shown.liveRunId === null;
-  const options: Pick<RunSummary, 'runId' | 'name'>[] = listed ? shown.runs : [{ runId: shown.liveRunId! }, ...shown.runs];
+  const options: Pick<RunSummary, 'runId' | 'name'>[] = listed
+    ? shown.runs
+    : [{ runId: shown.liveRunId! }, ...shown.runs];
   if (!options.length) return null;
   return (
     <label>
       Run{' '}
-      <select value={shown.runId ?? ''} onChange={(e) => view(e.target.value === shown.liveRunId || e.target.value === '' ? null : e.target.value)}>
+      <select
+        value={shown.runId ?? ''}
+        onChange={(e) => view(e.target.value === shown.liveRunId || e.target.value === '' ? null : e.target.value)}
+      >
         {shown.runId === null && <option value="">none open</option>}
         {options.map((r) => (
           <option key={r.runId} value={r.runId}>

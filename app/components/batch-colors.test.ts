@@ -29,16 +29,29 @@ describe('describeCell', () => {
   // One row of width 4: <bos> (prompt), "7" and <eos> (sampled), then padding.
   const n = 4;
   const b: BatchRecord = {
-    rows: 1, width: n, rowsNeeded: 1, efficiency: 0.75, tokens: ['<bos>', '7', '<eos>', ''], sessionIds: Int32Array.from([3, 3, 3, 0]),
+    rows: 1,
+    width: n,
+    rowsNeeded: 1,
+    efficiency: 0.75,
+    tokens: ['<bos>', '7', '<eos>', ''],
+    sessionIds: Int32Array.from([3, 3, 3, 0]),
     layers: {
-      segments: Float32Array.from([1, 1, 1, 0]), responseMask: Float32Array.from([0, 1, 1, 0]), advantage: Float32Array.from([0, 1.5, 1.5, 0]),
-      mismatch: Float32Array.from([0, -0.0123, 0, 0]), dlogp: Float32Array.from([0, -0.25, -0.25, 0]), version: Float32Array.from([-1, 0, 0, -1]),
+      segments: Float32Array.from([1, 1, 1, 0]),
+      responseMask: Float32Array.from([0, 1, 1, 0]),
+      advantage: Float32Array.from([0, 1.5, 1.5, 0]),
+      mismatch: Float32Array.from([0, -0.0123, 0, 0]),
+      dlogp: Float32Array.from([0, -0.25, -0.25, 0]),
+      version: Float32Array.from([-1, 0, 0, -1]),
     },
   };
 
   it('speaks in words: response mask yes/no, a signed advantage, padding', () => {
-    expect(describeCell(b, 0)).toBe('row 0, column 0: "<bos>" · session 3, chain 1 · response mask: no (the loss skips it) · not sampled (prompt)');
-    expect(describeCell(b, 1)).toBe('row 0, column 1: "7" · session 3, chain 1 · response mask: yes (the loss reads it) · advantage +1.500 · old − behavior log-prob −0.0123 · dlogp −0.25 · sampled by policy version 0');
+    expect(describeCell(b, 0)).toBe(
+      'row 0, column 0: "<bos>" · session 3, chain 1 · response mask: no (the loss skips it) · not sampled (prompt)',
+    );
+    expect(describeCell(b, 1)).toBe(
+      'row 0, column 1: "7" · session 3, chain 1 · response mask: yes (the loss reads it) · advantage +1.500 · old − behavior log-prob −0.0123 · dlogp −0.25 · sampled by policy version 0',
+    );
     expect(describeCell(b, 3)).toBe('row 0, column 3: padding');
     expect(describeCell(b, 1)).not.toMatch(/responseMask|\b[01]\b;/);
   });

@@ -5,19 +5,44 @@
  */
 import type { BatchLayer } from '../../worker/protocol';
 
-export type Scale = { kind: 'categorical' } | { kind: 'binary' } | { kind: 'diverging'; max: number } | { kind: 'sequential'; min: number; max: number };
+export type Scale =
+  | { kind: 'categorical' }
+  | { kind: 'binary' }
+  | { kind: 'diverging'; max: number }
+  | { kind: 'sequential'; min: number; max: number };
 
 export const LAYER_INFO: Record<BatchLayer, { title: string; help: string }> = {
   segments: { title: 'Segments (chains)', help: 'each packed chain in its own colour; grey = padding' },
   responseMask: { title: 'Response mask', help: 'dark = sampled id the loss reads; light = prompt or padding' },
-  advantage: { title: 'Advantage', help: "the advantage on each sampled id: the session's (outcome estimators), or each token's own under GAE (PPO, whitened); red > 0, blue < 0" },
-  mismatch: { title: 'Old − behavior log-prob', help: 'raw model log-prob minus the sampling log-prob (temperature/top-k/top-p)' },
+  advantage: {
+    title: 'Advantage',
+    help: "the advantage on each sampled id: the session's (outcome estimators), or each token's own under GAE (PPO, whitened); red > 0, blue < 0",
+  },
+  mismatch: {
+    title: 'Old − behavior log-prob',
+    help: 'raw model log-prob minus the sampling log-prob (temperature/top-k/top-p)',
+  },
   dlogp: { title: 'Per-token gradient dlogp', help: '∂loss/∂logp seeding the backward pass (red > 0, blue < 0)' },
-  version: { title: 'Policy version', help: 'optimizer steps behind the weights that sampled each id; −1 = not sampled' },
-  value: { title: 'Value (critic)', help: "the value head's estimate at rollout of the state each sampled id was drawn from (PPO)" },
-  return: { title: 'Return (GAE target)', help: 'the value target of each sampled id: un-whitened GAE advantage + value (PPO)' },
-  isWeight: { title: 'IS weight (applied)', help: 'the importance weight the policy term was multiplied by, after the TIS cap or IcePop band (corrections on)' },
-  keep: { title: 'Rejection keep', help: 'dark = kept by every rejection option; light = rejected (no loss mass) or not sampled' },
+  version: {
+    title: 'Policy version',
+    help: 'optimizer steps behind the weights that sampled each id; −1 = not sampled',
+  },
+  value: {
+    title: 'Value (critic)',
+    help: "the value head's estimate at rollout of the state each sampled id was drawn from (PPO)",
+  },
+  return: {
+    title: 'Return (GAE target)',
+    help: 'the value target of each sampled id: un-whitened GAE advantage + value (PPO)',
+  },
+  isWeight: {
+    title: 'IS weight (applied)',
+    help: 'the importance weight the policy term was multiplied by, after the TIS cap or IcePop band (corrections on)',
+  },
+  keep: {
+    title: 'Rejection keep',
+    help: 'dark = kept by every rejection option; light = rejected (no loss mass) or not sampled',
+  },
 };
 
 export const BATCH_LAYERS = Object.keys(LAYER_INFO) as BatchLayer[];
@@ -36,7 +61,8 @@ export function scaleFor(layer: BatchLayer, values: Float32Array): Scale {
     return { kind: 'sequential', min: 0, max };
   }
   if (layer === 'version') {
-    let min = Infinity, max = -Infinity;
+    let min = Infinity,
+      max = -Infinity;
     for (const v of values) if (v >= 0) [min, max] = [Math.min(min, v), Math.max(max, v)];
     return { kind: 'sequential', min: Number.isFinite(min) ? min : 0, max: Number.isFinite(max) ? max : 0 };
   }

@@ -1,32 +1,92 @@
 import { describe, expect, it } from 'vitest';
-import { buildChart, emaSmooth, logScaleProblem, niceLinearAxis, niceLogAxis, noDataNote, tooltipText, type Series } from './chart-option';
+import {
+  buildChart,
+  emaSmooth,
+  logScaleProblem,
+  niceLinearAxis,
+  niceLogAxis,
+  noDataNote,
+  tooltipText,
+  type Series,
+} from './chart-option';
 
-type Drawn = { id: string; name: string; color: string; data: [number, number][]; lineStyle: { opacity?: number }; stack?: string };
-type Axis = { type: string; min: number; max: number; interval?: number; axisLabel: { formatter: (v: number) => string } };
+type Drawn = {
+  id: string;
+  name: string;
+  color: string;
+  data: [number, number][];
+  lineStyle: { opacity?: number };
+  stack?: string;
+};
+type Axis = {
+  type: string;
+  min: number;
+  max: number;
+  interval?: number;
+  axisLabel: { formatter: (v: number) => string };
+};
 const parts = (b: ReturnType<typeof buildChart>) => b.option as unknown as { series: Drawn[]; yAxis: Axis };
 const view = { smoothing: 0.6, logY: false };
 const axes = { xName: 'step', yName: 'loss' };
 
 describe('emaSmooth (TensorBoard)', () => {
   it('debiases the moving average by 1 - w^n: hand values', () => {
-    const s = emaSmooth([[1, 1], [2, 2], [3, 3]], 0.5);
+    const s = emaSmooth(
+      [
+        [1, 1],
+        [2, 2],
+        [3, 3],
+      ],
+      0.5,
+    );
     // last: 0.5, 1.25, 2.125; divided by 1 - 0.5^n = 0.5, 0.75, 0.875
     expect(s.map(([x]) => x)).toEqual([1, 2, 3]);
     expect(s[0][1]).toBeCloseTo(1, 12);
     expect(s[1][1]).toBeCloseTo(1.25 / 0.75, 12);
     expect(s[2][1]).toBeCloseTo(2.125 / 0.875, 12);
-    const t = emaSmooth([[1, 1], [2, 0]], 0.6); // last 0.4 / 0.4, then 0.24 / 0.64
+    const t = emaSmooth(
+      [
+        [1, 1],
+        [2, 0],
+      ],
+      0.6,
+    ); // last 0.4 / 0.4, then 0.24 / 0.64
     expect(t[1][1]).toBeCloseTo(0.375, 12);
   });
 
   it('is the identity at weight 0 and keeps a constant series constant', () => {
-    const pts: [number, number][] = [[1, 0.3], [2, -1.7], [5, 4]];
+    const pts: [number, number][] = [
+      [1, 0.3],
+      [2, -1.7],
+      [5, 4],
+    ];
     expect(emaSmooth(pts, 0)).toEqual(pts);
-    expect(emaSmooth([[1, 0.1], [2, 0.1], [3, 0.1]], 0.99)).toEqual([[1, 0.1], [2, 0.1], [3, 0.1]]);
+    expect(
+      emaSmooth(
+        [
+          [1, 0.1],
+          [2, 0.1],
+          [3, 0.1],
+        ],
+        0.99,
+      ),
+    ).toEqual([
+      [1, 0.1],
+      [2, 0.1],
+      [3, 0.1],
+    ]);
   });
 
   it('passes non-finite values through without averaging them in', () => {
-    const s = emaSmooth([[1, 1], [2, NaN], [3, Infinity], [4, 3]], 0.5);
+    const s = emaSmooth(
+      [
+        [1, 1],
+        [2, NaN],
+        [3, Infinity],
+        [4, 3],
+      ],
+      0.5,
+    );
     expect(s[1][1]).toBeNaN();
     expect(s[2][1]).toBe(Infinity);
     expect(s[3][1]).toBeCloseTo((0.5 * 0.5 + 0.5 * 3) / 0.75, 12); // n = 2 at step 4
@@ -55,21 +115,47 @@ describe('axis bounds', () => {
 });
 
 describe('buildChart', () => {
-  const loss: Series = { name: 'loss/policy', points: [[1, 0.5], [2, 0.3], [3, 0.35]] };
+  const loss: Series = {
+    name: 'loss/policy',
+    points: [
+      [1, 0.5],
+      [2, 0.3],
+      [3, 0.35],
+    ],
+  };
 
   it('draws the smoothed curve over the faint raw one, same colour and legend name', () => {
     const { series } = parts(buildChart([loss], view, axes));
-    expect(series.map((s) => [s.name, s.id])).toEqual([['loss/policy', '0:loss/policy'], ['loss/policy', '0:loss/policy (raw)']]);
+    expect(series.map((s) => [s.name, s.id])).toEqual([
+      ['loss/policy', '0:loss/policy'],
+      ['loss/policy', '0:loss/policy (raw)'],
+    ]);
     expect(series[0].color).toBe(series[1].color);
     expect(series[1].lineStyle.opacity).toBe(0.25);
     expect(series[1].data).toEqual(loss.points);
     expect(series[0].data.map(([, y]) => y)).toEqual(emaSmooth(loss.points, 0.6).map(([, y]) => y));
-    expect(parts(buildChart([loss], { ...view, smoothing: 0 }, axes)).series.map((s) => s.id)).toEqual(['0:loss/policy']);
+    expect(parts(buildChart([loss], { ...view, smoothing: 0 }, axes)).series.map((s) => s.id)).toEqual([
+      '0:loss/policy',
+    ]);
   });
 
   it('stacks raw curves apart from the smoothed ones and bounds the axis by the stacked sum', () => {
-    const a: Series = { name: 'perf/sample_ms', points: [[1, 100], [2, 120]], stack: 'time' };
-    const b: Series = { name: 'perf/train_ms', points: [[1, 50], [2, 60]], stack: 'time' };
+    const a: Series = {
+      name: 'perf/sample_ms',
+      points: [
+        [1, 100],
+        [2, 120],
+      ],
+      stack: 'time',
+    };
+    const b: Series = {
+      name: 'perf/train_ms',
+      points: [
+        [1, 50],
+        [2, 60],
+      ],
+      stack: 'time',
+    };
     const built = parts(buildChart([a, b], view, axes));
     expect(built.series.map((s) => s.stack)).toEqual(['time', 'time (raw)', 'time', 'time (raw)']);
     expect(built.yAxis.max).toBeGreaterThanOrEqual(180);
@@ -79,29 +165,62 @@ describe('buildChart', () => {
     const on = buildChart([loss], { ...view, logY: true }, axes);
     expect(on.log).toBe(true);
     expect(parts(on).yAxis).toMatchObject({ type: 'log', min: 0.1, max: 1 });
-    const withZero = buildChart([loss, { name: 'rl/pg_clipfrac', points: [[1, 0], [2, 0.1]] }], { ...view, logY: true }, axes);
+    const withZero = buildChart(
+      [
+        loss,
+        {
+          name: 'rl/pg_clipfrac',
+          points: [
+            [1, 0],
+            [2, 0.1],
+          ],
+        },
+      ],
+      { ...view, logY: true },
+      axes,
+    );
     expect(withZero.log).toBe(false);
     expect(parts(withZero).yAxis.type).toBe('value');
     expect(withZero.logProblem).toBe('Log scale not used: rl/pg_clipfrac has values ≤ 0 (lowest 0).');
-    expect(logScaleProblem([{ name: 'r', points: [[1, -0.25]] }])).toBe('Log scale not used: r has values ≤ 0 (lowest -0.25).');
+    expect(logScaleProblem([{ name: 'r', points: [[1, -0.25]] }])).toBe(
+      'Log scale not used: r has values ≤ 0 (lowest -0.25).',
+    );
     expect(buildChart([loss], view, axes).logProblem).toBeNull();
   });
 
   it('labels ticks with the decimals of the interval and never prints -0', () => {
-    const axis = parts(buildChart([{ name: 'reward/mean', points: [[1, -0.12], [2, 0.41]] }], { ...view, smoothing: 0 }, axes)).yAxis;
+    const axis = parts(
+      buildChart(
+        [
+          {
+            name: 'reward/mean',
+            points: [
+              [1, -0.12],
+              [2, 0.41],
+            ],
+          },
+        ],
+        { ...view, smoothing: 0 },
+        axes,
+      ),
+    ).yAxis;
     expect([axis.min, axis.max, axis.interval]).toEqual([-0.2, 0.6, 0.2]); // 0.53 / 5 = 0.106 → interval 0.2
     expect([-0.2, -0, -1e-17, 0.4].map(axis.axisLabel.formatter)).toEqual(['-0.2', '0.0', '0.0', '0.4']);
   });
 
   it('says in words which series have no points', () => {
     expect(noDataNote([loss])).toBeNull();
-    expect(buildChart([loss, { name: 'loss/sft', points: [] }], view, axes).noData).toBe('No data to draw for loss/sft (not reported, or not yet).');
+    expect(buildChart([loss, { name: 'loss/sft', points: [] }], view, axes).noData).toBe(
+      'No data to draw for loss/sft (not reported, or not yet).',
+    );
     expect(noDataNote([{ name: 'x', points: [[1, NaN]] }])).toBe('No data to draw for x (not reported, or not yet).');
     expect(noDataNote([])).toBe('Nothing to plot.');
   });
 
   it('describes the smoothing and the axis for screen readers', () => {
-    expect(buildChart([loss], view, axes).description).toBe('Curves smoothed (exponential moving average, weight 0.60), raw values drawn faint behind them; linear y axis.');
+    expect(buildChart([loss], view, axes).description).toBe(
+      'Curves smoothed (exponential moving average, weight 0.60), raw values drawn faint behind them; linear y axis.',
+    );
   });
 });
 

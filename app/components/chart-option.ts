@@ -25,7 +25,18 @@ export interface ChartView {
 }
 
 /** Tableau 10: distinct hues, each kept by a series for its smoothed and its faint raw curve. */
-const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+const PALETTE = [
+  '#4e79a7',
+  '#f28e2b',
+  '#e15759',
+  '#76b7b2',
+  '#59a14f',
+  '#edc948',
+  '#b07aa1',
+  '#ff9da7',
+  '#9c755f',
+  '#bab0ac',
+];
 const RAW = ' (raw)';
 
 /**
@@ -91,7 +102,8 @@ export function logScaleProblem(series: Series[]): string | null {
   for (const s of series) {
     const ys = finite(s.points).map(([, y]) => y);
     const lowest = Math.min(...ys);
-    if (ys.length > 0 && lowest <= 0) return `Log scale not used: ${s.name} has values ≤ 0 (lowest ${significant(lowest)}).`;
+    if (ys.length > 0 && lowest <= 0)
+      return `Log scale not used: ${s.name} has values ≤ 0 (lowest ${significant(lowest)}).`;
   }
   return null;
 }
@@ -163,13 +175,23 @@ export function buildChart(series: Series[], view: ChartView, axes: { xName: str
   const tiny = lin.interval < 1e-3 || Math.max(Math.abs(lin.min), Math.abs(lin.max)) >= 1e6;
   const yAxis = log
     ? { type: 'log', logBase: 10, ...niceLogAxis(lo, hi), axisLabel: { formatter: (v: number) => significant(v, 3) } }
-    : { type: 'value', min: lin.min, max: lin.max, interval: lin.interval, axisLabel: { formatter: (v: number) => (tiny ? significant(v, 3) : fixed(v, lin.decimals)) } };
+    : {
+        type: 'value',
+        min: lin.min,
+        max: lin.max,
+        interval: lin.interval,
+        axisLabel: { formatter: (v: number) => (tiny ? significant(v, 3) : fixed(v, lin.decimals)) },
+      };
 
   const out: object[] = [];
   drawn.forEach((s, i) => {
     const color = PALETTE[i % PALETTE.length];
     out.push({
-      id: `${i}:${s.name}`, name: s.name, type: 'line', color, z: 3,
+      id: `${i}:${s.name}`,
+      name: s.name,
+      type: 'line',
+      color,
+      z: 3,
       data: smooth[i],
       showSymbol: s.points.length < 30,
       ...(s.stack ? { stack: s.stack, areaStyle: { opacity: 0.35 } } : {}),
@@ -178,7 +200,13 @@ export function buildChart(series: Series[], view: ChartView, axes: { xName: str
     // The raw curve, faint behind the smoothed one (same name: one legend entry toggles both).
     if (w > 0) {
       out.push({
-        id: `${i}:${s.name}${RAW}`, name: s.name, type: 'line', color, z: 2, silent: true, showSymbol: false,
+        id: `${i}:${s.name}${RAW}`,
+        name: s.name,
+        type: 'line',
+        color,
+        z: 2,
+        silent: true,
+        showSymbol: false,
         data: s.points,
         ...(s.stack ? { stack: s.stack + RAW } : {}),
         lineStyle: { width: 1, opacity: 0.25, ...(s.dashed ? { type: 'dashed' } : {}) },
@@ -189,7 +217,14 @@ export function buildChart(series: Series[], view: ChartView, axes: { xName: str
 
   return {
     option: {
-      xAxis: { type: 'value', name: axes.xName, nameLocation: 'middle', nameGap: 24, minInterval: 1, axisLabel: { formatter: (v: number) => significant(v) } },
+      xAxis: {
+        type: 'value',
+        name: axes.xName,
+        nameLocation: 'middle',
+        nameGap: 24,
+        minInterval: 1,
+        axisLabel: { formatter: (v: number) => significant(v) },
+      },
       yAxis: { ...yAxis, name: axes.yName, nameLocation: 'middle', nameRotate: 90, nameGap: 12, nameMoveOverlap: true },
       series: out,
     },

@@ -10,11 +10,15 @@ import type { Series } from './Chart';
 export const ACCURACY = 'eval/accuracy';
 
 /** `{ policyLoss: { name: 'ppo' } }` → `{ 'policyLoss.name': 'ppo' }`; leaves as JSON text. */
-export function flattenConfig(options: RunOptions | ImportedRunOptions | Record<string, unknown>, prefix = ''): Record<string, string> {
+export function flattenConfig(
+  options: RunOptions | ImportedRunOptions | Record<string, unknown>,
+  prefix = '',
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(options)) {
     const path = prefix ? `${prefix}.${k}` : k;
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0) Object.assign(out, flattenConfig(v as Record<string, unknown>, path));
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0)
+      Object.assign(out, flattenConfig(v as Record<string, unknown>, path));
     else out[path] = JSON.stringify(v);
   }
   return out;

@@ -60,7 +60,8 @@ export function useEpisodeSelection() {
 
   // Each run opens at its latest journaled step; a pick holds while it is the run on screen.
   useEffect(() => {
-    if (!pending && runId && chosen?.runId !== runId && steps.data?.length) setChosen({ runId, step: steps.data.at(-1)!, episode: null });
+    if (!pending && runId && chosen?.runId !== runId && steps.data?.length)
+      setChosen({ runId, step: steps.data.at(-1)!, episode: null });
   }, [pending, runId, steps.data, chosen]);
 
   const mine = chosen && chosen.runId === runId ? chosen : null;

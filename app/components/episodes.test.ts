@@ -45,9 +45,22 @@ describe('the deep link', () => {
 });
 
 const ep = (index: number, over: Partial<EpisodeSummary>): EpisodeSummary => ({
-  step: 1, index, group: `g${index >> 1}`, sample: index & 1, task: { id: `t${index}`, prompt: '2+2', answer: '4' },
-  status: 'completed', termination: 'env_done', reward: 1, turns: 2, policyVersion: 0, trained: true, groupAborted: false,
-  corrupt: false, resumedTurns: 0, ms: 5, ...over,
+  step: 1,
+  index,
+  group: `g${index >> 1}`,
+  sample: index & 1,
+  task: { id: `t${index}`, prompt: '2+2', answer: '4' },
+  status: 'completed',
+  termination: 'env_done',
+  reward: 1,
+  turns: 2,
+  policyVersion: 0,
+  trained: true,
+  groupAborted: false,
+  corrupt: false,
+  resumedTurns: 0,
+  ms: 5,
+  ...over,
 });
 
 describe('filtering episodes', () => {
@@ -58,7 +71,8 @@ describe('filtering episodes', () => {
     ep(3, { status: 'error', termination: undefined, reward: null }),
     ep(4, { reward: 0.5 }),
   ];
-  const indices = (f: Partial<typeof ALL_EPISODES>) => filterEpisodes(list, { ...ALL_EPISODES, ...f }).map((e) => e.index);
+  const indices = (f: Partial<typeof ALL_EPISODES>) =>
+    filterEpisodes(list, { ...ALL_EPISODES, ...f }).map((e) => e.index);
 
   it('keeps everything with every filter at all', () => {
     expect(indices({})).toEqual([0, 1, 2, 3, 4]);
@@ -79,7 +93,10 @@ describe('filtering episodes', () => {
   });
 
   it('offers the statuses and terminations present, and counts', () => {
-    expect(filterChoices(list)).toEqual({ statuses: ['completed', 'error', 'truncated'], terminations: ['', 'env_done', 'max_turns'] });
+    expect(filterChoices(list)).toEqual({
+      statuses: ['completed', 'error', 'truncated'],
+      terminations: ['', 'env_done', 'max_turns'],
+    });
     expect(countText(2, 5)).toBe('2 of 5 episodes');
     expect(countText(1, 1)).toBe('1 of 1 episode');
   });
@@ -107,7 +124,9 @@ describe('the heatmap scale', () => {
 
   it('labels a token with its text and both log-probs to 4 decimals', () => {
     expect(tokenLabel('7', -0.123456, -0.2)).toBe('token "7": raw log-prob -0.1235, behavior log-prob -0.2000');
-    expect(tokenLabel('<eos>', undefined, -Infinity)).toBe('token "<eos>": raw log-prob not recorded, behavior log-prob −∞');
+    expect(tokenLabel('<eos>', undefined, -Infinity)).toBe(
+      'token "<eos>": raw log-prob not recorded, behavior log-prob −∞',
+    );
     expect(tokenLabel('x', -0.00001, -0.00001)).toBe('token "x": raw log-prob 0.0000, behavior log-prob 0.0000');
   });
 });
@@ -145,7 +164,9 @@ describe('decoding, turn keys, chains and replays', () => {
     expect(resetText({ reason: 'prefix_changed', index: 12 })).toBe('new chain: prefix changed at index 12');
     expect(resetText({ reason: 'empty_delta', index: 4 })).toBe('new chain: nothing new appended at index 4');
     expect(replayTurnText({ turn: 1, identical: true })).toBe('identical');
-    expect(replayTurnText({ turn: 2, identical: false, firstDivergentToken: 3, expected: '12', got: '13' })).toBe('diverged at token 3: expected "12", got "13"');
+    expect(replayTurnText({ turn: 2, identical: false, firstDivergentToken: 3, expected: '12', got: '13' })).toBe(
+      'diverged at token 3: expected "12", got "13"',
+    );
     expect(replayTurnText({ turn: 2, identical: false })).toBe('diverged');
   });
 });

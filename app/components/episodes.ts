@@ -88,12 +88,18 @@ function rewardMatches(r: number | null, f: RewardFilter): boolean {
 
 export function filterEpisodes(list: readonly EpisodeSummary[], f: EpisodeFilter): EpisodeSummary[] {
   return list.filter(
-    (e) => (f.status === 'all' || e.status === f.status) && (f.termination === 'all' || (e.termination ?? '') === f.termination) && rewardMatches(e.reward, f.reward),
+    (e) =>
+      (f.status === 'all' || e.status === f.status) &&
+      (f.termination === 'all' || (e.termination ?? '') === f.termination) &&
+      rewardMatches(e.reward, f.reward),
   );
 }
 
 /** The statuses and terminations present, sorted, for the filters' options ('' = none recorded). */
-export function filterChoices(list: readonly EpisodeSummary[]): { statuses: EpisodeStatusName[]; terminations: string[] } {
+export function filterChoices(list: readonly EpisodeSummary[]): {
+  statuses: EpisodeStatusName[];
+  terminations: string[];
+} {
   return {
     statuses: [...new Set(list.map((e) => e.status))].sort(),
     terminations: [...new Set(list.map((e) => e.termination ?? ''))].sort(),
@@ -116,11 +122,16 @@ const HEAT_END = [185, 28, 28]; // Tailwind red-700, the Batch view's positive e
 export function heatColor(logp: number, floor = HEAT_FLOOR): { background: string; color: string } {
   if (Number.isNaN(logp)) return { background: '#d4d4d8', color: '#111111' };
   const t = Math.max(0, Math.min(1, logp / floor));
-  const hex = HEAT_END.map((c) => Math.floor(255 + (c - 255) * t).toString(16).padStart(2, '0')).join('');
+  const hex = HEAT_END.map((c) =>
+    Math.floor(255 + (c - 255) * t)
+      .toString(16)
+      .padStart(2, '0'),
+  ).join('');
   return { background: `#${hex}`, color: t > 0.55 ? '#ffffff' : '#111111' };
 }
 
-export const heatLegend = (floor = HEAT_FLOOR) => `white = log-prob 0 (certain), dark red = ${fixed(floor, 1)} or lower (p ≤ ${fixed(Math.exp(floor), 3)})`;
+export const heatLegend = (floor = HEAT_FLOOR) =>
+  `white = log-prob 0 (certain), dark red = ${fixed(floor, 1)} or lower (p ≤ ${fixed(Math.exp(floor), 3)})`;
 
 /** A log-prob to 4 decimals ('-Infinity' kept as such; never '-0.0000'). */
 export const logp4 = (v: number) => (v === -Infinity ? '−∞' : fixed(v, 4));
@@ -172,10 +183,13 @@ const RESET_WORDS: Record<NonNullable<EpisodeTurnView['reset']>['reason'], strin
 };
 
 /** "new chain: prefix changed at index 12". */
-export const resetText = (reset: NonNullable<EpisodeTurnView['reset']>) => `new chain: ${RESET_WORDS[reset.reason] ?? reset.reason} at index ${reset.index}`;
+export const resetText = (reset: NonNullable<EpisodeTurnView['reset']>) =>
+  `new chain: ${RESET_WORDS[reset.reason] ?? reset.reason} at index ${reset.index}`;
 
 /** A turn's prompt split into the inherited ids [0, inherited) and its own; null when the chain is unresolved. */
-export function chainParts(turn: Pick<EpisodeTurnView, 'promptIds' | 'inherited'>): { inherited: Int32Array; own: Int32Array } | null {
+export function chainParts(
+  turn: Pick<EpisodeTurnView, 'promptIds' | 'inherited'>,
+): { inherited: Int32Array; own: Int32Array } | null {
   if (!turn.promptIds) return null;
   const k = Math.max(0, Math.min(turn.inherited, turn.promptIds.length));
   return { inherited: turn.promptIds.subarray(0, k), own: turn.promptIds.subarray(k) };
@@ -185,6 +199,9 @@ export function chainParts(turn: Pick<EpisodeTurnView, 'promptIds' | 'inherited'
 export function replayTurnText(t: ReplayResult['turns'][number]): string {
   if (t.identical) return 'identical';
   const at = t.firstDivergentToken === undefined ? '' : ` at token ${t.firstDivergentToken}`;
-  const what = t.expected !== undefined || t.got !== undefined ? `: expected ${JSON.stringify(t.expected ?? '')}, got ${JSON.stringify(t.got ?? '')}` : '';
+  const what =
+    t.expected !== undefined || t.got !== undefined
+      ? `: expected ${JSON.stringify(t.expected ?? '')}, got ${JSON.stringify(t.got ?? '')}`
+      : '';
   return `diverged${at}${what}`;
 }

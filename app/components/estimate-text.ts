@@ -9,7 +9,11 @@ import { fixed, significant } from './format';
 
 type Estimate = NonNullable<GroupRecord['estimate']>;
 
-const ESTIMATORS: Record<Estimate['estimator'], string> = { grpo: 'GRPO', rloo: 'RLOO', 'reinforce++-baseline': 'REINFORCE++-baseline' };
+const ESTIMATORS: Record<Estimate['estimator'], string> = {
+  grpo: 'GRPO',
+  rloo: 'RLOO',
+  'reinforce++-baseline': 'REINFORCE++-baseline',
+};
 
 const f3 = (v: number) => fixed(v, 3);
 /** Signed, three decimals: +1.500, −0.250, 0.000. */
@@ -25,7 +29,10 @@ export function groupStats(g: GroupRecord): string {
   // Stored before the estimator's working was kept: only the description is there.
   if (!e) return `${mean} · std ${f3(g.rewardStd)} (population; the estimator's std was not recorded)`;
   const baseline = e.baseline === null ? 'baseline per completion (leave-one-out)' : `baseline ${f3(e.baseline)}`;
-  const std = e.std === null ? 'no std scaling' : `std ${f3(e.std)}${e.estimator === 'grpo' ? ` (${e.settings.stdType}, ${e.settings.scale === 'batch' ? 'batch' : 'group'})` : ''}`;
+  const std =
+    e.std === null
+      ? 'no std scaling'
+      : `std ${f3(e.std)}${e.estimator === 'grpo' ? ` (${e.settings.stdType}, ${e.settings.scale === 'batch' ? 'batch' : 'group'})` : ''}`;
   const members = e.members < g.samples.length ? ` · ${e.members} of ${g.samples.length} trained` : '';
   return `${mean} · ${baseline} · ${std}${members}`;
 }
@@ -46,17 +53,33 @@ function batchStep(e: Estimate, input: string): string {
 export function estimateFormula(e: Estimate, members: number): string {
   const eps = significant(Number(e.settings.epsilon ?? 0));
   if (e.estimator === 'grpo') {
-    if (e.zero) return members > 1 ? 'all rewards equal: advantage 0 (no learning signal)' : 'a single member: μ = r, so advantage 0';
-    const mu = members === 1 ? 'μ = 0 (a single member keeps its raw score)' : `μ = ${f3(e.baseline ?? 0)} (group mean)`;
+    if (e.zero)
+      return members > 1
+        ? 'all rewards equal: advantage 0 (no learning signal)'
+        : 'a single member: μ = r, so advantage 0';
+    const mu =
+      members === 1 ? 'μ = 0 (a single member keeps its raw score)' : `μ = ${f3(e.baseline ?? 0)} (group mean)`;
     if (e.std === null) return `a = r − μ, ${mu}; no std scaling (scale none)`;
-    const sigma = members === 1 && e.settings.scale !== 'batch' ? 'σ = 1' : `σ = ${f3(e.std)} (${e.settings.stdType} std of the ${e.settings.scale === 'batch' ? 'batch' : 'group'})`;
+    const sigma =
+      members === 1 && e.settings.scale !== 'batch'
+        ? 'σ = 1'
+        : `σ = ${f3(e.std)} (${e.settings.stdType} std of the ${e.settings.scale === 'batch' ? 'batch' : 'group'})`;
     return `a = (r − μ) / (σ + ε), ${mu}, ${sigma}, ε = ${eps}`;
   }
   if (e.estimator === 'rloo') {
-    const own = members === 1 ? (e.zero ? 'a single member: a = 0' : 'a single member keeps its raw score: a = r') : e.zero ? 'all rewards equal: a = 0' : 'a = r − b, b = the mean reward of the other members (Baseline column)';
+    const own =
+      members === 1
+        ? e.zero
+          ? 'a single member: a = 0'
+          : 'a single member keeps its raw score: a = r'
+        : e.zero
+          ? 'all rewards equal: a = 0'
+          : 'a = r − b, b = the mean reward of the other members (Baseline column)';
     return own + batchStep(e, 'a');
   }
-  const own = e.zero ? 'c = 0 (all rewards equal, or a single member)' : `c = r − μ, μ = ${f3(e.baseline ?? 0)} (${members === 1 ? 'a single member' : 'group mean'})`;
+  const own = e.zero
+    ? 'c = 0 (all rewards equal, or a single member)'
+    : `c = r − μ, μ = ${f3(e.baseline ?? 0)} (${members === 1 ? 'a single member' : 'group mean'})`;
   return own + (e.batch ? batchStep(e, 'c') : '; no trainable token in the batch: a = 0');
 }
 

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { FlowCloud, FlowField } from '../../worker/protocol';
-import { OUTLINE_NAME, TRAIL_NAME, buildFlowOption, cloudSummary, describeCloud, fieldPixels, pointSeries, pointText, targetOutline, trailSteps } from './flow-plot';
+import {
+  OUTLINE_NAME,
+  TRAIL_NAME,
+  buildFlowOption,
+  cloudSummary,
+  describeCloud,
+  fieldPixels,
+  pointSeries,
+  pointText,
+  targetOutline,
+  trailSteps,
+} from './flow-plot';
 
 /** 2 groups × 2: rewards 1, 0.5 | 0.2, 1; the first group trained, the second not. */
 const cloud: FlowCloud = {
@@ -17,11 +28,15 @@ describe('cloudSummary and describeCloud', () => {
   it('counts points, inside (reward 1), trained (advantage ≠ 0) and the mean reward: hand values', () => {
     const s = cloudSummary(cloud);
     expect(s).toEqual({ step: 3, n: 4, groups: 2, group: 2, meanReward: 2.75 / 4, inside: 2, trained: 2 });
-    expect(describeCloud(s)).toBe('Sample cloud of step 3: 4 points, mean reward 0.688, 50% inside the target (2 of 4)');
+    expect(describeCloud(s)).toBe(
+      'Sample cloud of step 3: 4 points, mean reward 0.688, 50% inside the target (2 of 4)',
+    );
   });
 
   it('rejects a cloud whose arrays disagree in length', () => {
-    expect(() => cloudSummary({ ...cloud, advantages: new Float32Array(3) })).toThrow(/8 coordinates, 4 rewards and 3 advantages/);
+    expect(() => cloudSummary({ ...cloud, advantages: new Float32Array(3) })).toThrow(
+      /8 coordinates, 4 rewards and 3 advantages/,
+    );
   });
 });
 
@@ -39,7 +54,13 @@ describe('targetOutline', () => {
   });
 
   it('draws one circle per disc', () => {
-    const discs: FlowField['target'] = { kind: 'discs', discs: [{ center: [0, 0.7], radius: 0.2 }, { center: [-0.6, -0.35], radius: 0.1 }] };
+    const discs: FlowField['target'] = {
+      kind: 'discs',
+      discs: [
+        { center: [0, 0.7], radius: 0.2 },
+        { center: [-0.6, -0.35], radius: 0.1 },
+      ],
+    };
     const lines = targetOutline(discs, 12);
     expect(lines).toHaveLength(2);
     for (const [x, y] of lines[1]) expect(Math.hypot(x + 0.6, y + 0.35)).toBeCloseTo(0.1, 12);
@@ -95,11 +116,20 @@ describe('pointSeries and the option', () => {
     const o = buildFlowOption({ cloud, field, trail: [cloud, cloud], colorBy: 'advantage', image: null });
     expect([o.xAxis.min, o.xAxis.max, o.yAxis.min, o.yAxis.max]).toEqual([-1.25, 1.25, -1.25, 1.25]);
     const names = o.series.map((s) => s.name);
-    expect(names).toEqual([TRAIL_NAME, 'advantage > 0', 'advantage < 0', 'not trained (advantage 0)', OUTLINE_NAME, OUTLINE_NAME]);
+    expect(names).toEqual([
+      TRAIL_NAME,
+      'advantage > 0',
+      'advantage < 0',
+      'not trained (advantage 0)',
+      OUTLINE_NAME,
+      OUTLINE_NAME,
+    ]);
     const trail = o.series[0] as { data: { itemStyle: { opacity: number } }[] };
     expect(trail.data).toHaveLength(8);
     expect(trail.data[0].itemStyle.opacity).toBeLessThan(trail.data[7].itemStyle.opacity); // older is fainter
     expect(o.legend.data).toEqual([...names.slice(1, 4), TRAIL_NAME, OUTLINE_NAME]);
-    expect(buildFlowOption({ cloud, field, trail: [], colorBy: 'group', image: null }).series.map((s) => s.name)).toEqual(['group 1', 'group 2', OUTLINE_NAME, OUTLINE_NAME]);
+    expect(
+      buildFlowOption({ cloud, field, trail: [], colorBy: 'group', image: null }).series.map((s) => s.name),
+    ).toEqual(['group 1', 'group 2', OUTLINE_NAME, OUTLINE_NAME]);
   });
 });

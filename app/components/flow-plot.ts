@@ -25,7 +25,9 @@ export interface CloudSummary {
 export function cloudSummary(c: FlowCloud): CloudSummary {
   const n = c.rewards.length;
   if (c.points.length !== 2 * n || c.advantages.length !== n) {
-    throw new Error(`cloudSummary: step ${c.step} has ${c.points.length} coordinates, ${n} rewards and ${c.advantages.length} advantages; expected (N, 2), N, N`);
+    throw new Error(
+      `cloudSummary: step ${c.step} has ${c.points.length} coordinates, ${n} rewards and ${c.advantages.length} advantages; expected (N, 2), N, N`,
+    );
   }
   let sum = 0;
   let inside = 0;
@@ -35,7 +37,15 @@ export function cloudSummary(c: FlowCloud): CloudSummary {
     if (c.rewards[i] === 1) inside++;
     if (c.advantages[i] !== 0) trained++;
   }
-  return { step: c.step, n, groups: c.group > 0 ? Math.ceil(n / c.group) : 0, group: c.group, meanReward: n ? sum / n : NaN, inside, trained };
+  return {
+    step: c.step,
+    n,
+    groups: c.group > 0 ? Math.ceil(n / c.group) : 0,
+    group: c.group,
+    meanReward: n ? sum / n : NaN,
+    inside,
+    trained,
+  };
 }
 
 export const percent = (k: number, n: number) => (n ? `${fixed((100 * k) / n, 0)}%` : '–');
@@ -47,13 +57,16 @@ export function describeCloud(s: CloudSummary): string {
 
 /** The target's edges, each a closed polyline of `segments` + 1 points: a ring's two circles, or one circle per disc. */
 export function targetOutline(t: FlowField['target'], segments = 96): [number, number][][] {
-  if (!Number.isInteger(segments) || segments < 3) throw new Error(`targetOutline: segments = ${segments}; expected an integer ≥ 3`);
+  if (!Number.isInteger(segments) || segments < 3)
+    throw new Error(`targetOutline: segments = ${segments}; expected an integer ≥ 3`);
   const circle = ([cx, cy]: [number, number], r: number) =>
     Array.from({ length: segments + 1 }, (_, k): [number, number] => {
       const a = (2 * Math.PI * (k % segments)) / segments; // k = segments repeats the first point exactly
       return [cx + r * Math.cos(a), cy + r * Math.sin(a)];
     });
-  return t.kind === 'ring' ? [circle(t.center, t.inner), circle(t.center, t.outer)] : t.discs.map((d) => circle(d.center, d.radius));
+  return t.kind === 'ring'
+    ? [circle(t.center, t.inner), circle(t.center, t.outer)]
+    : t.discs.map((d) => circle(d.center, d.radius));
 }
 
 /** The up to `n` stored steps just before `step`, oldest first (none when `step` is not stored). */
@@ -72,7 +85,8 @@ const HIGH = [110, 231, 150];
  */
 export function fieldPixels(f: FlowField): Uint8ClampedArray<ArrayBuffer> {
   const { size } = f;
-  if (f.values.length !== size * size) throw new Error(`fieldPixels: ${f.values.length} values; expected size² = ${size * size}`);
+  if (f.values.length !== size * size)
+    throw new Error(`fieldPixels: ${f.values.length} values; expected size² = ${size * size}`);
   const out = new Uint8ClampedArray(size * size * 4);
   for (let r = 0; r < size; r++) {
     for (let c = 0; c < size; c++) {
@@ -93,7 +107,18 @@ const SIGNS = [
   { name: 'advantage < 0', test: (a: number) => a < 0, color: '#c2410c', symbol: 'diamond' },
   { name: 'not trained (advantage 0)', test: (a: number) => a === 0, color: '#52525b', symbol: 'emptyCircle' },
 ] as const;
-const GROUP_COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
+const GROUP_COLORS = [
+  '#1f77b4',
+  '#ff7f0e',
+  '#2ca02c',
+  '#d62728',
+  '#9467bd',
+  '#8c564b',
+  '#e377c2',
+  '#7f7f7f',
+  '#bcbd22',
+  '#17becf',
+];
 export const TRAIL_NAME = 'previous steps';
 export const OUTLINE_NAME = 'target outline';
 export const FIELD_NAME = 'reward field';
@@ -101,11 +126,20 @@ export const FIELD_NAME = 'reward field';
 type Point = [x: number, y: number, index: number];
 
 /** The cloud's points as scatter series, one per advantage sign or per group; each datum carries its index. */
-export function pointSeries(c: FlowCloud, by: ColorBy): { name: string; color: string; symbol: string; data: Point[] }[] {
+export function pointSeries(
+  c: FlowCloud,
+  by: ColorBy,
+): { name: string; color: string; symbol: string; data: Point[] }[] {
   const n = c.rewards.length;
   const at = (i: number): Point => [c.points[2 * i], c.points[2 * i + 1], i];
   const all = Array.from({ length: n }, (_, i) => i);
-  if (by === 'advantage') return SIGNS.map((s) => ({ name: s.name, color: s.color, symbol: s.symbol, data: all.filter((i) => s.test(c.advantages[i])).map(at) }));
+  if (by === 'advantage')
+    return SIGNS.map((s) => ({
+      name: s.name,
+      color: s.color,
+      symbol: s.symbol,
+      data: all.filter((i) => s.test(c.advantages[i])).map(at),
+    }));
   const groups = Math.ceil(n / Math.max(1, c.group));
   return Array.from({ length: groups }, (_, g) => ({
     name: `group ${g + 1}`,
@@ -180,7 +214,10 @@ export function buildFlowOption({ cloud, field, trail, colorBy, image }: FlowPlo
           itemStyle: { color: '#71717a' },
           data: trail.flatMap((c, k) => {
             const opacity = 0.12 + (0.3 * (k + 1)) / trail.length;
-            return Array.from({ length: c.rewards.length }, (_, i) => ({ value: [c.points[2 * i], c.points[2 * i + 1]], itemStyle: { opacity } }));
+            return Array.from({ length: c.rewards.length }, (_, i) => ({
+              value: [c.points[2 * i], c.points[2 * i + 1]],
+              itemStyle: { opacity },
+            }));
           }),
         },
       ]
@@ -201,12 +238,32 @@ export function buildFlowOption({ cloud, field, trail, colorBy, image }: FlowPlo
     xAxis: axis(),
     yAxis: axis(),
     // Two rows fit below the grid; more entries (many groups) scroll.
-    legend: { type: legend.length > 10 ? 'scroll' : 'plain', bottom: 0, left: 'center', itemWidth: 14, itemHeight: 10, itemGap: 10, data: legend },
-    tooltip: { trigger: 'item', formatter: (p: { value?: unknown }) => (Array.isArray(p.value) && p.value.length === 3 ? pointText(cloud, p.value[2] as number) : '') },
+    legend: {
+      type: legend.length > 10 ? 'scroll' : 'plain',
+      bottom: 0,
+      left: 'center',
+      itemWidth: 14,
+      itemHeight: 10,
+      itemGap: 10,
+      data: legend,
+    },
+    tooltip: {
+      trigger: 'item',
+      formatter: (p: { value?: unknown }) =>
+        Array.isArray(p.value) && p.value.length === 3 ? pointText(cloud, p.value[2] as number) : '',
+    },
     series: [
       ...fieldSeries,
       ...trailSeries,
-      ...points.map((p) => ({ type: 'scatter' as const, name: p.name, z: 2, symbol: p.symbol, symbolSize: 8, itemStyle: { color: p.color }, data: p.data })),
+      ...points.map((p) => ({
+        type: 'scatter' as const,
+        name: p.name,
+        z: 2,
+        symbol: p.symbol,
+        symbolSize: 8,
+        itemStyle: { color: p.color },
+        data: p.data,
+      })),
       ...outline,
     ],
   };

@@ -3,11 +3,21 @@ import { fixed, significant } from './format';
 
 describe('fixed', () => {
   it('rounds like toFixed', () => {
-    expect([fixed(0.31234, 3), fixed(-1.5, 1), fixed(2, 0), fixed(1234.5678, 2)]).toEqual(['0.312', '-1.5', '2', '1234.57']);
+    expect([fixed(0.31234, 3), fixed(-1.5, 1), fixed(2, 0), fixed(1234.5678, 2)]).toEqual([
+      '0.312',
+      '-1.5',
+      '2',
+      '1234.57',
+    ]);
   });
 
   it('never prints a negative zero', () => {
-    expect([fixed(-3e-7, 4), fixed(-0.00049, 3), fixed(-0, 2), fixed(-0.4, 0)]).toEqual(['0.0000', '0.000', '0.00', '0']);
+    expect([fixed(-3e-7, 4), fixed(-0.00049, 3), fixed(-0, 2), fixed(-0.4, 0)]).toEqual([
+      '0.0000',
+      '0.000',
+      '0.00',
+      '0',
+    ]);
     expect(fixed(-0.0005, 3)).toBe('-0.001');
   });
 
@@ -18,7 +28,14 @@ describe('fixed', () => {
 
 describe('significant', () => {
   it('keeps 4 significant digits, an exponent for tiny or huge values, no negative zero', () => {
-    expect([significant(0.312345), significant(1234.56), significant(3.2), significant(2e-5), significant(-2.345e-5), significant(1.5e7)]).toEqual(['0.3123', '1235', '3.2', '2e-5', '-2.345e-5', '1.5e+7']);
+    expect([
+      significant(0.312345),
+      significant(1234.56),
+      significant(3.2),
+      significant(2e-5),
+      significant(-2.345e-5),
+      significant(1.5e7),
+    ]).toEqual(['0.3123', '1235', '3.2', '2e-5', '-2.345e-5', '1.5e+7']);
     expect([significant(0), significant(-0), significant(NaN)]).toEqual(['0', '0', '–']);
     expect(significant(-0.12344, 3)).toBe('-0.123');
   });

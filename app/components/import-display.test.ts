@@ -6,10 +6,20 @@ import { keyParams } from './runs-table';
 
 /** An imported batch (worker/interop/verl-records.ts): one row, dlogp never recorded, mismatch on one id only. */
 const B: BatchRecord = {
-  rows: 1, width: 3, rowsNeeded: 1, efficiency: 1, tokens: ['#5', '#1', '#2'], sessionIds: Int32Array.of(1, 1, 1), notPacked: 0,
+  rows: 1,
+  width: 3,
+  rowsNeeded: 1,
+  efficiency: 1,
+  tokens: ['#5', '#1', '#2'],
+  sessionIds: Int32Array.of(1, 1, 1),
+  notPacked: 0,
   layers: {
-    segments: Float32Array.of(1, 1, 1), responseMask: Float32Array.of(0, 1, 1), advantage: Float32Array.of(0, 0.5, 0.5),
-    mismatch: Float32Array.of(0, 0.25, NaN), dlogp: Float32Array.of(NaN, NaN, NaN), version: Float32Array.of(-1, 2, 2),
+    segments: Float32Array.of(1, 1, 1),
+    responseMask: Float32Array.of(0, 1, 1),
+    advantage: Float32Array.of(0, 0.5, 0.5),
+    mismatch: Float32Array.of(0, 0.25, NaN),
+    dlogp: Float32Array.of(NaN, NaN, NaN),
+    version: Float32Array.of(-1, 2, 2),
   },
 };
 
@@ -28,8 +38,18 @@ describe('an imported run in the views', () => {
 
   it("the runs table's hyperparameters line names the files, the grouping and where the advantages came from", () => {
     const options: ImportedRunOptions = {
-      preset: 'verl-import', steps: 4, stepNumbers: [3, 4], files: [{ name: '3.jsonl', rows: 4 }, { name: '4.jsonl', rows: 4 }], grouping: 'input', advantages: 'recomputed',
-      present: ['gts'], missing: [], format: 'verl',
+      preset: 'verl-import',
+      steps: 4,
+      stepNumbers: [3, 4],
+      files: [
+        { name: '3.jsonl', rows: 4 },
+        { name: '4.jsonl', rows: 4 },
+      ],
+      grouping: 'input',
+      advantages: 'recomputed',
+      present: ['gts'],
+      missing: [],
+      format: 'verl',
     };
     const r: RunSummary = { runId: 'verl-x-1', options, createdAt: 0, status: 'imported', lastStep: 4 };
     expect(keyParams(r)).toBe('verl rollouts · 3.jsonl, 4.jsonl · grouped by input · advantages recomputed');

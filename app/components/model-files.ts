@@ -43,7 +43,10 @@ export function filesOfDrop(dt: DataTransfer): Promise<PickedFolder> {
   const files = Array.from(dt.files);
   const dir = entries.length === 1 && entries[0]?.isDirectory ? (entries[0] as FileSystemDirectoryEntry) : null;
   if (!dir) return Promise.resolve({ files });
-  return entriesOf(dir).then(async (inside) => ({ name: dir.name, files: await Promise.all(inside.filter((e) => e.isFile).map((e) => fileOf(e as FileSystemFileEntry))) }));
+  return entriesOf(dir).then(async (inside) => ({
+    name: dir.name,
+    files: await Promise.all(inside.filter((e) => e.isFile).map((e) => fileOf(e as FileSystemFileEntry))),
+  }));
 }
 
 export const MiB = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;

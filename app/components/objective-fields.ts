@@ -15,7 +15,12 @@ export type FormSection = typeof COMMON_SECTION | FieldSection;
 type Value = string | number | boolean | undefined;
 
 export function valueAt(options: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((o, k) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), options);
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (o, k) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined),
+      options,
+    );
 }
 
 /** A copy of `options` with `path` set to `value` (undefined: removed). */
@@ -38,10 +43,12 @@ export function withField(options: RunOptions, fields: FieldSpec[], path: string
   let next = setAt(options, path, value);
   const active = fields.filter((f) => isActive(f, next));
   const activePaths = new Set(active.map((f) => f.path));
-  for (const f of fields) if (!activePaths.has(f.path) && valueAt(next, f.path) !== undefined) next = setAt(next, f.path, undefined);
+  for (const f of fields)
+    if (!activePaths.has(f.path) && valueAt(next, f.path) !== undefined) next = setAt(next, f.path, undefined);
   for (const f of active) {
     const v = valueAt(next, f.path);
-    if (f.kind === 'select' && v !== undefined && !f.values!.includes(v as string)) next = setAt(next, f.path, f.optional ? undefined : (f.initial ?? f.values![0]));
+    if (f.kind === 'select' && v !== undefined && !f.values!.includes(v as string))
+      next = setAt(next, f.path, f.optional ? undefined : (f.initial ?? f.values![0]));
     else if (v === undefined && !f.optional && f.initial !== undefined) next = setAt(next, f.path, f.initial);
   }
   return next;
@@ -66,7 +73,11 @@ export function shownField(fields: FieldSpec[], options: unknown, path: string):
 }
 
 /** How many problems each section's shown fields have (sections without any are left out). */
-export function problemsBySection(fields: FieldSpec[], options: RunOptions, problems: OptionProblem[]): Map<FormSection, number> {
+export function problemsBySection(
+  fields: FieldSpec[],
+  options: RunOptions,
+  problems: OptionProblem[],
+): Map<FormSection, number> {
   const out = new Map<FormSection, number>();
   for (const p of problems) {
     const f = shownField(fields, options, p.path);
@@ -88,7 +99,10 @@ export function unshownProblems(fields: FieldSpec[], options: unknown, problems:
 }
 
 /** A person's config JSON (pasted or from a file), parsed; `what` names it in the reason when it is not JSON. */
-export function parseConfigJson(text: string, what: string): { ok: true; value: unknown } | { ok: false; reason: string } {
+export function parseConfigJson(
+  text: string,
+  what: string,
+): { ok: true; value: unknown } | { ok: false; reason: string } {
   if (!text.trim()) return { ok: false, reason: `${what} is empty: paste the JSON that "Config as JSON" shows` };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };

@@ -2,13 +2,36 @@ import { describe, expect, it } from 'vitest';
 import type { RunOptions, RunSummary } from '../../worker/protocol';
 import { bytesText, filterRuns, keyParams, sortRuns } from './runs-table';
 
-const grpo = { preset: 'grpo-arith', steps: 150, lr: 1e-4, prompts: 16, group: 8, beta: 0, policyLoss: { name: 'ppo' }, aggregation: { mode: 'token-mean' } } as RunOptions;
+const grpo = {
+  preset: 'grpo-arith',
+  steps: 150,
+  lr: 1e-4,
+  prompts: 16,
+  group: 8,
+  beta: 0,
+  policyLoss: { name: 'ppo' },
+  aggregation: { mode: 'token-mean' },
+} as RunOptions;
 const dpo = { preset: 'dpo-arith', steps: 150, lr: 5e-5, pairs: 16, beta: 0.1, loss: { type: 'ipo' } } as RunOptions;
-const run = (runId: string, over: Partial<RunSummary>): RunSummary => ({ runId, options: grpo, createdAt: 0, status: 'finished', lastStep: 0, ...over });
+const run = (runId: string, over: Partial<RunSummary>): RunSummary => ({
+  runId,
+  options: grpo,
+  createdAt: 0,
+  status: 'finished',
+  lastStep: 0,
+  ...over,
+});
 
 const runs = [
   run('a', { name: 'baseline', createdAt: 1, latest: { rewardMean: 0.2 }, lastStep: 150 }),
-  run('b', { name: 'Higher lr', createdAt: 2, latest: { rewardMean: 0.4 }, status: 'stopped', lastStep: 40, notes: 'collapsed at step 30' }),
+  run('b', {
+    name: 'Higher lr',
+    createdAt: 2,
+    latest: { rewardMean: 0.4 },
+    status: 'stopped',
+    lastStep: 40,
+    notes: 'collapsed at step 30',
+  }),
   run('c', { name: 'dpo probe', options: dpo, createdAt: 3, lastStep: 10 }),
 ];
 
@@ -17,7 +40,9 @@ describe('keyParams', () => {
     expect(keyParams(runs[0])).toBe('lr 0.0001 · 16 × 8 · ppo, token-mean · β 0');
     expect(keyParams(runs[2])).toBe('lr 0.00005 · 16 pairs · ipo · β 0.1');
     const ppo = { ...grpo, preset: 'ppo-arith', gamma: 1, lam: 0.95, valueCoefficient: 0.5 } as RunOptions;
-    expect(keyParams(run('p', { options: ppo }))).toBe('lr 0.0001 · 16 × 8 · ppo, token-mean · GAE γ 1 λ 0.95 · c_v 0.5 · β 0');
+    expect(keyParams(run('p', { options: ppo }))).toBe(
+      'lr 0.0001 · 16 × 8 · ppo, token-mean · GAE γ 1 λ 0.95 · c_v 0.5 · β 0',
+    );
   });
 });
 

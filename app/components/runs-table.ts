@@ -10,12 +10,17 @@ export const runLabel = (r: Pick<RunSummary, 'runId' | 'name'>) => r.name ?? r.r
 /** The hyperparameters a person tells runs apart by: lr, prompts × group (pairs), loss, β. */
 export function keyParams(r: RunSummary): string {
   const o = r.options;
-  if (o.preset === 'verl-import') return `verl rollouts · ${o.files.map((f) => f.name).join(', ')} · grouped by ${o.grouping} · advantages ${o.advantages === 'dump' ? 'from the dump' : 'recomputed'}`;
+  if (o.preset === 'verl-import')
+    return `verl rollouts · ${o.files.map((f) => f.name).join(', ')} · grouped by ${o.grouping} · advantages ${o.advantages === 'dump' ? 'from the dump' : 'recomputed'}`;
   const lr = `lr ${o.lr}`;
-  if (o.preset === 'grpo-calc' || o.preset === 'grpo-guess' || o.preset === 'grpo-code') return `${lr} · ${o.prompts} × ${o.group} · ≤ ${o.maxTurns} turns · ${o.policyLoss.name}, ${o.aggregation.mode} · β ${o.beta}`;
-  if (o.preset === 'grpo-arith') return `${lr} · ${o.prompts} × ${o.group} · ${o.policyLoss.name}, ${o.aggregation.mode} · β ${o.beta}`;
-  if (o.preset === 'ppo-calc') return `${lr} · ${o.prompts} × ${o.group} · ≤ ${o.maxTurns} turns · ${o.policyLoss.name}, ${o.aggregation.mode} · GAE γ ${o.gamma} λ ${o.lam} · c_v ${o.valueCoefficient} · β ${o.beta}`;
-  if (o.preset === 'ppo-arith') return `${lr} · ${o.prompts} × ${o.group} · ${o.policyLoss.name}, ${o.aggregation.mode} · GAE γ ${o.gamma} λ ${o.lam} · c_v ${o.valueCoefficient} · β ${o.beta}`;
+  if (o.preset === 'grpo-calc' || o.preset === 'grpo-guess' || o.preset === 'grpo-code')
+    return `${lr} · ${o.prompts} × ${o.group} · ≤ ${o.maxTurns} turns · ${o.policyLoss.name}, ${o.aggregation.mode} · β ${o.beta}`;
+  if (o.preset === 'grpo-arith')
+    return `${lr} · ${o.prompts} × ${o.group} · ${o.policyLoss.name}, ${o.aggregation.mode} · β ${o.beta}`;
+  if (o.preset === 'ppo-calc')
+    return `${lr} · ${o.prompts} × ${o.group} · ≤ ${o.maxTurns} turns · ${o.policyLoss.name}, ${o.aggregation.mode} · GAE γ ${o.gamma} λ ${o.lam} · c_v ${o.valueCoefficient} · β ${o.beta}`;
+  if (o.preset === 'ppo-arith')
+    return `${lr} · ${o.prompts} × ${o.group} · ${o.policyLoss.name}, ${o.aggregation.mode} · GAE γ ${o.gamma} λ ${o.lam} · c_v ${o.valueCoefficient} · β ${o.beta}`;
   if (o.preset === 'dpo-arith') return `${lr} · ${o.pairs} pairs · ${o.loss.type} · β ${o.beta}`;
   return lr;
 }
@@ -23,7 +28,14 @@ export function keyParams(r: RunSummary): string {
 export type SortKey = 'name' | 'preset' | 'status' | 'steps' | 'reward' | 'accuracy' | 'started' | 'duration';
 
 export const SORT_LABELS: Record<SortKey, string> = {
-  name: 'Name', preset: 'Preset', status: 'Status', steps: 'Steps', reward: 'Mean reward', accuracy: 'Held-out accuracy', started: 'Started', duration: 'Duration',
+  name: 'Name',
+  preset: 'Preset',
+  status: 'Status',
+  steps: 'Steps',
+  reward: 'Mean reward',
+  accuracy: 'Held-out accuracy',
+  started: 'Started',
+  duration: 'Duration',
 };
 
 const value: Record<SortKey, (r: RunSummary) => string | number | undefined> = {

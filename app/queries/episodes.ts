@@ -12,12 +12,21 @@ export const episodeStepsQuery = (runId: string, latestStep: number) =>
 
 /** A step's episodes, or null when the step journaled none. */
 export const episodesAtQuery = (runId: string, step: number) =>
-  queryOptions({ queryKey: keys.episodesAt(runId, step), queryFn: () => workbench.episodesAt(runId, step), staleTime: Infinity });
+  queryOptions({
+    queryKey: keys.episodesAt(runId, step),
+    queryFn: () => workbench.episodesAt(runId, step),
+    staleTime: Infinity,
+  });
 
 /** One episode with its turns and vocabulary, or null when it is not journaled. */
 export const episodeAtQuery = (runId: string, step: number, index: number) =>
-  queryOptions({ queryKey: keys.episodeAt(runId, step, index), queryFn: () => workbench.episodeAt(runId, step, index), staleTime: Infinity });
+  queryOptions({
+    queryKey: keys.episodeAt(runId, step, index),
+    queryFn: () => workbench.episodeAt(runId, step, index),
+    staleTime: Infinity,
+  });
 
-export const replayEpisode = ({ runId, step, index }: { runId: string; step: number; index: number }) => workbench.replayEpisode(runId, step, index);
+export const replayEpisode = ({ runId, step, index }: { runId: string; step: number; index: number }) =>
+  workbench.replayEpisode(runId, step, index);
 
 export const exportEpisodes = (runId: string) => workbench.exportEpisodes(runId);

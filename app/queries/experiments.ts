@@ -7,18 +7,27 @@ import { workbench } from '../worker-client';
 import { keys } from './keys';
 
 export const runsQuery = () => queryOptions({ queryKey: keys.runs(), queryFn: () => workbench.listRuns() });
-export const storageQuery = () => queryOptions({ queryKey: keys.storage(), queryFn: () => workbench.storage(), staleTime: Infinity });
+export const storageQuery = () =>
+  queryOptions({ queryKey: keys.storage(), queryFn: () => workbench.storage(), staleTime: Infinity });
 
 /** Loads a stored run's metrics and evaluations into the live view. */
 export async function openStoredRun(run: RunSummary): Promise<void> {
   const h = await workbench.runHistory(run.runId);
   const { load } = useRunStore.getState();
-  load(run.runId, run.options, run.status, h.steps, h.evaluations.map((e) => ({ ...e, samples: [] })), run.message);
+  load(
+    run.runId,
+    run.options,
+    run.status,
+    h.steps,
+    h.evaluations.map((e) => ({ ...e, samples: [] })),
+    run.message,
+  );
   // Its checkpoint can be downloaded as the live run's can (its size is known once prepared).
   if (run.checkpointStep !== undefined) useRunStore.setState({ checkpoint: { step: run.checkpointStep } });
 }
 
-export const presetsQuery = () => queryOptions({ queryKey: keys.presets(), queryFn: () => workbench.presets(), staleTime: Infinity });
+export const presetsQuery = () =>
+  queryOptions({ queryKey: keys.presets(), queryFn: () => workbench.presets(), staleTime: Infinity });
 
 /** The worker's problems with these options (empty: valid); the previous answer stays while the next is checked. */
 export const optionProblemsQuery = (options: RunOptions | null) =>
@@ -60,7 +69,15 @@ export async function continueRun(run: RunSummary): Promise<string | null> {
   if (!r.ok) return r.reason;
   const h = await workbench.runHistory(run.runId);
   const upTo = <T extends { step: number }>(xs: T[]) => xs.filter((x) => x.step <= r.fromStep);
-  load(run.runId, run.options, 'running', upTo(h.steps), upTo(h.evaluations).map((e) => ({ ...e, samples: [] })), undefined, true);
+  load(
+    run.runId,
+    run.options,
+    'running',
+    upTo(h.steps),
+    upTo(h.evaluations).map((e) => ({ ...e, samples: [] })),
+    undefined,
+    true,
+  );
   loaded = true;
   for (const e of early) receive(e);
   return null;

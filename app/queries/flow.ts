@@ -13,10 +13,22 @@ const trainedSteps = (h: History) => h.steps.map((s) => s.step).filter((s) => s 
 
 /** Shares the run-history query (keys.runHistory) and picks its steps; refreshes with the latest step. */
 export const flowStepsQuery = (runId: string, latestStep: number) =>
-  queryOptions({ queryKey: keys.runHistory(runId, latestStep), queryFn: () => workbench.runHistory(runId), select: trainedSteps });
+  queryOptions({
+    queryKey: keys.runHistory(runId, latestStep),
+    queryFn: () => workbench.runHistory(runId),
+    select: trainedSteps,
+  });
 
 export const flowAtQuery = (runId: string, step: number) =>
-  queryOptions({ queryKey: keys.flowAt(runId, step), queryFn: () => workbench.flowAt(runId, step), staleTime: Infinity });
+  queryOptions({
+    queryKey: keys.flowAt(runId, step),
+    queryFn: () => workbench.flowAt(runId, step),
+    staleTime: Infinity,
+  });
 
 export const flowFieldQuery = (runId: string, size: number) =>
-  queryOptions({ queryKey: keys.flowField(runId, size), queryFn: () => workbench.flowField(runId, size), staleTime: Infinity });
+  queryOptions({
+    queryKey: keys.flowField(runId, size),
+    queryFn: () => workbench.flowField(runId, size),
+    staleTime: Infinity,
+  });

@@ -8,9 +8,12 @@ import { keys } from './keys';
 /** Hands the Files themselves to the worker (cloned as references, not read here): inspecting reads only their headers. */
 const filesOf = (folder: PickedFolder) => folder.files.map((f) => ({ name: f.name, bytes: f }));
 
-export const inspectModelFolder = (folder: PickedFolder, rows: number): Promise<InspectModelResult> => workbench.inspectModel(filesOf(folder), { ...(folder.name ? { name: folder.name } : {}), rows });
+export const inspectModelFolder = (folder: PickedFolder, rows: number): Promise<InspectModelResult> =>
+  workbench.inspectModel(filesOf(folder), { ...(folder.name ? { name: folder.name } : {}), rows });
 
-export const loadModelFolder = (folder: PickedFolder): Promise<UseModelResult> => workbench.useModel(filesOf(folder), folder.name ? { name: folder.name } : {});
+export const loadModelFolder = (folder: PickedFolder): Promise<UseModelResult> =>
+  workbench.useModel(filesOf(folder), folder.name ? { name: folder.name } : {});
 
 /** The picked model `id` when this tab's worker holds it, else null (after a reload). */
-export const pickedModelQuery = (id: string) => queryOptions({ queryKey: keys.pickedModel(id), queryFn: () => workbench.pickedModel(id) });
+export const pickedModelQuery = (id: string) =>
+  queryOptions({ queryKey: keys.pickedModel(id), queryFn: () => workbench.pickedModel(id) });

@@ -9,6 +9,9 @@ interface CompareState {
 
 export const useCompareStore = create<CompareState>((set) => ({
   runIds: [],
-  toggle: (runId, on) => set((s) => ({ runIds: on ? [...s.runIds.filter((id) => id !== runId), runId] : s.runIds.filter((id) => id !== runId) })),
+  toggle: (runId, on) =>
+    set((s) => ({
+      runIds: on ? [...s.runIds.filter((id) => id !== runId), runId] : s.runIds.filter((id) => id !== runId),
+    })),
   set: (runIds) => set({ runIds }),
 }));

@@ -19,7 +19,9 @@ function readSaved(): Saved {
   try {
     const raw = localStorage.getItem(STORAGE_KEY);
     const parsed = raw ? (JSON.parse(raw) as Saved) : null;
-    return parsed && typeof parsed === 'object' && parsed.byPreset && typeof parsed.byPreset === 'object' ? parsed : { byPreset: {} };
+    return parsed && typeof parsed === 'object' && parsed.byPreset && typeof parsed.byPreset === 'object'
+      ? parsed
+      : { byPreset: {} };
   } catch (e) {
     console.warn(`dewpoint: the saved form could not be read, starting from the presets: ${(e as Error).message}`);
     return { byPreset: {} };

@@ -14,7 +14,15 @@ const evals = [
 
 describe('metricsFile', () => {
   it('carries the run config and drops the greedy samples', () => {
-    const config = { preset: 'sft-arith', steps: 2, lr: 1e-3, seed: 1, evalEvery: 2, evalN: 100, checkpointEvery: 0 } as RunOptions;
+    const config = {
+      preset: 'sft-arith',
+      steps: 2,
+      lr: 1e-3,
+      seed: 1,
+      evalEvery: 2,
+      evalN: 100,
+      checkpointEvery: 0,
+    } as RunOptions;
     const f = metricsFile({ runId: 'sft-x-1', status: 'finished', totalSteps: 2, config, steps, evals });
     expect(f).toMatchObject({ kind: 'dewpoint-metrics', version: 2, config });
     expect(f.evals[0]).toEqual({ step: 0, accuracy: 0.2, meanLength: 11, n: 100 });

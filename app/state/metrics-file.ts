@@ -32,7 +32,12 @@ export interface RunMetrics {
 
 export function metricsFile(run: RunMetrics): MetricsFile {
   return {
-    kind: 'dewpoint-metrics', version: 2, runId: run.runId, status: run.status, totalSteps: run.totalSteps, config: run.config,
+    kind: 'dewpoint-metrics',
+    version: 2,
+    runId: run.runId,
+    status: run.status,
+    totalSteps: run.totalSteps,
+    config: run.config,
     steps: run.steps.map((s) => ({ step: s.step, metrics: s.metrics })),
     evals: run.evals.map((e) => ({ step: e.step, accuracy: e.accuracy, meanLength: e.meanLength, n: e.n })),
   };
@@ -45,13 +50,17 @@ const field = (v: number | undefined) => (v === undefined ? '' : String(v));
 export function metricsCsv(run: Pick<RunMetrics, 'steps' | 'evals'>): string {
   const keys = [...new Set(run.steps.flatMap((s) => Object.keys(s.metrics)))].sort();
   const evalAt = new Map(run.evals.map((e) => [e.step, e]));
-  const stepsShown = [...new Set([...run.evals.map((e) => e.step), ...run.steps.map((s) => s.step)])].sort((a, b) => a - b);
+  const stepsShown = [...new Set([...run.evals.map((e) => e.step), ...run.steps.map((s) => s.step)])].sort(
+    (a, b) => a - b,
+  );
   const metricsAt = new Map(run.steps.map((s) => [s.step, s.metrics]));
   const header = ['step', ...keys, 'eval/accuracy', 'eval/mean_length', 'eval/n'];
   const rows = stepsShown.map((step) => {
     const m = metricsAt.get(step) ?? {};
     const e = evalAt.get(step);
-    return [String(step), ...keys.map((k) => field(m[k])), field(e?.accuracy), field(e?.meanLength), field(e?.n)].join(',');
+    return [String(step), ...keys.map((k) => field(m[k])), field(e?.accuracy), field(e?.meanLength), field(e?.n)].join(
+      ',',
+    );
   });
   return [header.join(','), ...rows].join('\n') + '\n';
 }

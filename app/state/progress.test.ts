@@ -3,12 +3,22 @@ import { duration, phaseText, timing } from './progress';
 
 describe('phaseText', () => {
   it('says what the step is doing, with its count', () => {
-    expect(phaseText({ step: 3, phase: 'sampling', done: 37, total: 128, unit: 'sequences', at: 0 })).toBe('sampling: 37 / 128 sequences finished');
-    expect(phaseText({ step: 3, phase: 'training', done: 0, total: 1, unit: 'updates', at: 0 })).toBe('training (forward, backward, AdamW)');
-    expect(phaseText({ step: 3, phase: 'training', done: 2, total: 4, unit: 'updates', at: 0 })).toBe('training: update 3 of 4');
+    expect(phaseText({ step: 3, phase: 'sampling', done: 37, total: 128, unit: 'sequences', at: 0 })).toBe(
+      'sampling: 37 / 128 sequences finished',
+    );
+    expect(phaseText({ step: 3, phase: 'training', done: 0, total: 1, unit: 'updates', at: 0 })).toBe(
+      'training (forward, backward, AdamW)',
+    );
+    expect(phaseText({ step: 3, phase: 'training', done: 2, total: 4, unit: 'updates', at: 0 })).toBe(
+      'training: update 3 of 4',
+    );
     expect(phaseText({ step: 3, phase: 'old log-probs', at: 0 })).toMatch(/^old log-probs/);
-    expect(phaseText({ step: 2, phase: 'sampling', done: 3, total: 16, unit: 'pairs found', at: 0 })).toBe('sampling the base model: 3 / 16 pairs found');
-    expect(phaseText({ step: 0, phase: 'evaluating', done: 0, total: 100, unit: 'problems', at: 0 })).toBe('evaluating on 100 held-out problems (greedy)');
+    expect(phaseText({ step: 2, phase: 'sampling', done: 3, total: 16, unit: 'pairs found', at: 0 })).toBe(
+      'sampling the base model: 3 / 16 pairs found',
+    );
+    expect(phaseText({ step: 0, phase: 'evaluating', done: 0, total: 100, unit: 'problems', at: 0 })).toBe(
+      'evaluating on 100 held-out problems (greedy)',
+    );
   });
 });
 
@@ -17,9 +27,25 @@ describe('timing', () => {
     expect(timing(1000, [], 4000, 0, 10)).toEqual({ elapsedMs: 3000, msPerStep: null, etaMs: null });
   });
   it('takes the first step from the start, then only the intervals between step ends', () => {
-    expect(timing(0, [{ step: 1, at: 5000 }], 6000, 1, 11)).toEqual({ elapsedMs: 6000, msPerStep: 5000, etaMs: 50_000 });
+    expect(timing(0, [{ step: 1, at: 5000 }], 6000, 1, 11)).toEqual({
+      elapsedMs: 6000,
+      msPerStep: 5000,
+      etaMs: 50_000,
+    });
     // A slow first step (loading, step-0 evaluation) no longer counts once two steps ended.
-    expect(timing(0, [{ step: 1, at: 9000 }, { step: 2, at: 10_000 }, { step: 3, at: 12_000 }], 12_000, 3, 5)).toEqual({ elapsedMs: 12_000, msPerStep: 1500, etaMs: 3000 });
+    expect(
+      timing(
+        0,
+        [
+          { step: 1, at: 9000 },
+          { step: 2, at: 10_000 },
+          { step: 3, at: 12_000 },
+        ],
+        12_000,
+        3,
+        5,
+      ),
+    ).toEqual({ elapsedMs: 12_000, msPerStep: 1500, etaMs: 3000 });
   });
   it('averages the latest ten steps only', () => {
     const ends = Array.from({ length: 30 }, (_, i) => ({ step: i + 1, at: i < 19 ? i * 100 : 1800 + (i - 18) * 1000 }));

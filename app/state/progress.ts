@@ -14,13 +14,19 @@ export function phaseText(p: PhasePoint): string {
   const counted = p.done !== undefined && p.total !== undefined;
   switch (p.phase) {
     case 'pretraining':
-      return counted ? `pretraining the flow policy (flow matching): step ${p.done} / ${p.total}` : 'pretraining the flow policy (flow matching)';
+      return counted
+        ? `pretraining the flow policy (flow matching): step ${p.done} / ${p.total}`
+        : 'pretraining the flow policy (flow matching)';
     case 'sampling':
       if (!counted) return 'sampling';
       // DPO counts the pairs found so far; GRPO the sequences finished.
-      return p.unit === 'pairs found' ? `sampling the base model: ${p.done} / ${p.total} pairs found` : `sampling: ${p.done} / ${p.total}${p.unit ? ` ${p.unit}` : ''} finished`;
+      return p.unit === 'pairs found'
+        ? `sampling the base model: ${p.done} / ${p.total} pairs found`
+        : `sampling: ${p.done} / ${p.total}${p.unit ? ` ${p.unit}` : ''} finished`;
     case 'training':
-      return counted && p.total! > 1 ? `training: update ${p.done! + 1} of ${p.total}` : 'training (forward, backward, AdamW)';
+      return counted && p.total! > 1
+        ? `training: update ${p.done! + 1} of ${p.total}`
+        : 'training (forward, backward, AdamW)';
     case 'old log-probs':
       return 'old log-probs: rescoring the batch before the first update';
     case 'reference log-probs':
@@ -39,7 +45,9 @@ export function phaseText(p: PhasePoint): string {
 /** `1 h 02 min`, `3 min 05 s`, `12 s`. */
 export function duration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
-  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
+  const h = Math.floor(s / 3600),
+    m = Math.floor((s % 3600) / 60),
+    r = s % 60;
   if (h > 0) return `${h} h ${String(m).padStart(2, '0')} min`;
   if (m > 0) return `${m} min ${String(r).padStart(2, '0')} s`;
   return `${r} s`;
@@ -59,10 +67,18 @@ export interface Timing {
  * `startedAt`; it includes loading the base and the step-0 evaluation, so once two steps have
  * ended the pace comes from the intervals between step ends only.
  */
-export function timing(startedAt: number, stepEnds: { step: number; at: number }[], now: number, lastStep: number, totalSteps: number): Timing {
+export function timing(
+  startedAt: number,
+  stepEnds: { step: number; at: number }[],
+  now: number,
+  lastStep: number,
+  totalSteps: number,
+): Timing {
   const elapsedMs = now - startedAt;
   if (stepEnds.length === 0) return { elapsedMs, msPerStep: null, etaMs: null };
-  const times = (stepEnds.length >= 2 ? stepEnds.map((e) => e.at) : [startedAt, stepEnds[0].at]).slice(-(ETA_WINDOW + 1));
+  const times = (stepEnds.length >= 2 ? stepEnds.map((e) => e.at) : [startedAt, stepEnds[0].at]).slice(
+    -(ETA_WINDOW + 1),
+  );
   const msPerStep = (times.at(-1)! - times[0]) / (times.length - 1);
   return { elapsedMs, msPerStep, etaMs: Math.max(0, totalSteps - lastStep) * msPerStep };
 }

@@ -50,7 +50,15 @@ interface RunState {
   requested: 'pause' | 'stop' | null;
   begin: (runId: string, options: RunOptions) => void;
   /** Shows a stored run as the current one; `live` when it was just continued (events follow). */
-  load: (runId: string, options: RunOptions | ImportedRunOptions, status: RunStatus, steps: StepPoint[], evals: EvalPoint[], message?: string, live?: boolean) => void;
+  load: (
+    runId: string,
+    options: RunOptions | ImportedRunOptions,
+    status: RunStatus,
+    steps: StepPoint[],
+    evals: EvalPoint[],
+    message?: string,
+    live?: boolean,
+  ) => void;
   receive: (e: RunEvent) => void;
   request: (what: 'pause' | 'stop') => void;
   /** No run open (the one shown was deleted). */
@@ -58,7 +66,20 @@ interface RunState {
 }
 
 type RunData = Omit<RunState, 'begin' | 'load' | 'receive' | 'request' | 'clear'>;
-const noRun = (): RunData => ({ runId: null, options: null, status: 'idle', message: null, totalSteps: 0, steps: [], evals: [], checkpoint: null, phase: null, startedAt: null, stepEnds: [], requested: null });
+const noRun = (): RunData => ({
+  runId: null,
+  options: null,
+  status: 'idle',
+  message: null,
+  totalSteps: 0,
+  steps: [],
+  evals: [],
+  checkpoint: null,
+  phase: null,
+  startedAt: null,
+  stepEnds: [],
+  requested: null,
+});
 
 /** A run that becomes the current one is what Groups and Batch show next (not an earlier pick). */
 const followCurrent = () => useViewedRun.getState().view(null);
@@ -67,11 +88,37 @@ export const useRunStore = create<RunState>((set, get) => ({
   ...noRun(),
   begin: (runId, options) => {
     followCurrent();
-    set({ runId, options, totalSteps: options.steps, status: 'running', message: null, steps: [], evals: [], checkpoint: null, phase: null, startedAt: Date.now(), stepEnds: [], requested: null });
+    set({
+      runId,
+      options,
+      totalSteps: options.steps,
+      status: 'running',
+      message: null,
+      steps: [],
+      evals: [],
+      checkpoint: null,
+      phase: null,
+      startedAt: Date.now(),
+      stepEnds: [],
+      requested: null,
+    });
   },
   load: (runId, options, status, steps, evals, message, live = false) => {
     followCurrent();
-    set({ runId, options, status, totalSteps: options.steps, steps, evals, message: message ?? null, checkpoint: null, phase: null, startedAt: live ? Date.now() : null, stepEnds: [], requested: null });
+    set({
+      runId,
+      options,
+      status,
+      totalSteps: options.steps,
+      steps,
+      evals,
+      message: message ?? null,
+      checkpoint: null,
+      phase: null,
+      startedAt: live ? Date.now() : null,
+      stepEnds: [],
+      requested: null,
+    });
   },
   receive: (e) => {
     if (get().runId !== null && e.runId !== get().runId) return; // an event of a replaced run
@@ -79,12 +126,28 @@ export const useRunStore = create<RunState>((set, get) => ({
       const requested = get().requested;
       // A pause or stop asked for is reached when the status says so (or the run ended otherwise).
       const reached = e.status !== 'running' || requested === null;
-      set({ status: e.status, message: e.message ? `${e.errorName ? `${e.errorName}: ` : ''}${e.message}` : null, ...(reached ? { requested: null } : {}), ...(e.status === 'running' ? {} : { phase: null }) });
+      set({
+        status: e.status,
+        message: e.message ? `${e.errorName ? `${e.errorName}: ` : ''}${e.message}` : null,
+        ...(reached ? { requested: null } : {}),
+        ...(e.status === 'running' ? {} : { phase: null }),
+      });
     } else if (e.type === 'step') {
-      set((s) => ({ steps: [...s.steps, { step: e.step, metrics: e.metrics }], totalSteps: e.totalSteps, stepEnds: [...s.stepEnds, { step: e.step, at: Date.now() }] }));
+      set((s) => ({
+        steps: [...s.steps, { step: e.step, metrics: e.metrics }],
+        totalSteps: e.totalSteps,
+        stepEnds: [...s.stepEnds, { step: e.step, at: Date.now() }],
+      }));
     } else if (e.type === 'checkpoint') set({ checkpoint: { step: e.step, bytes: e.bytes } });
-    else if (e.type === 'phase') set({ phase: { step: e.step, phase: e.phase, done: e.done, total: e.total, unit: e.unit, at: Date.now() } });
-    else set((s) => ({ evals: [...s.evals, { step: e.step, accuracy: e.accuracy, meanLength: e.meanLength, n: e.n, samples: e.samples }] }));
+    else if (e.type === 'phase')
+      set({ phase: { step: e.step, phase: e.phase, done: e.done, total: e.total, unit: e.unit, at: Date.now() } });
+    else
+      set((s) => ({
+        evals: [
+          ...s.evals,
+          { step: e.step, accuracy: e.accuracy, meanLength: e.meanLength, n: e.n, samples: e.samples },
+        ],
+      }));
   },
   request: (what) => set({ requested: what }),
   clear: () => set(noRun()),

@@ -39,7 +39,10 @@ export function BatchView() {
     setCursor(null);
   }, [runId, step]);
   const batch = useQuery({ ...batchAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null });
-  const groups = useQuery({ ...groupsAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null && session !== null });
+  const groups = useQuery({
+    ...groupsAtQuery(runId ?? '', step ?? 0),
+    enabled: Boolean(runId) && step !== null && session !== null,
+  });
   const b = batch.data ?? null;
   // A critic layer picked on a PPO batch falls back to the advantage on a batch without one.
   const layer: BatchLayer = b && !recorded(b.layers[picked]) ? 'advantage' : picked;
@@ -59,7 +62,12 @@ export function BatchView() {
     if (cursor !== null) {
       ctx.strokeStyle = '#000';
       ctx.lineWidth = 2;
-      ctx.strokeRect((cursor % b.width) * CELL_W + 1, Math.floor(cursor / b.width) * CELL_H + 1, CELL_W - 3, CELL_H - 3);
+      ctx.strokeRect(
+        (cursor % b.width) * CELL_W + 1,
+        Math.floor(cursor / b.width) * CELL_H + 1,
+        CELL_W - 3,
+        CELL_H - 3,
+      );
     }
   }, [b, layer, scale, cursor]);
 
@@ -75,7 +83,8 @@ export function BatchView() {
   const cellAt = (e: React.MouseEvent<HTMLCanvasElement>) => {
     if (!b) return null;
     const r = e.currentTarget.getBoundingClientRect();
-    const col = Math.floor((e.clientX - r.left) / CELL_W), row = Math.floor((e.clientY - r.top) / CELL_H);
+    const col = Math.floor((e.clientX - r.left) / CELL_W),
+      row = Math.floor((e.clientY - r.top) / CELL_H);
     return row >= 0 && row < b.rows && col >= 0 && col < b.width ? row * b.width + col : null;
   };
   const open = (i: number | null) => setSession(i !== null && b && b.sessionIds[i] ? b.sessionIds[i] : null);
@@ -89,7 +98,8 @@ export function BatchView() {
       if (next >= 0 && next < b.rows * b.width) setCursor(next);
     } else if (e.key === 'Enter') open(at);
   };
-  const sample: GroupSample | null = session !== null && groups.data ? (groups.data.flatMap((g) => g.samples)[session - 1] ?? null) : null;
+  const sample: GroupSample | null =
+    session !== null && groups.data ? (groups.data.flatMap((g) => g.samples)[session - 1] ?? null) : null;
 
   return (
     <section aria-labelledby="batch-title" data-testid="batch-view">
@@ -113,15 +123,20 @@ export function BatchView() {
           </label>
         </div>
       )}
-      {step !== null && batch.data === null && <p>Step {step} has no stored batch (only GRPO steps are packed; DPO trains one row per sequence).</p>}
+      {step !== null && batch.data === null && (
+        <p>Step {step} has no stored batch (only GRPO steps are packed; DPO trains one row per sequence).</p>
+      )}
       {b && scale && (
         <>
           <p data-testid="batch-summary">
-            {b.rows} rows × {b.width} ids; {b.rowsNeeded} rows needed; packing efficiency {(b.efficiency * 100).toFixed(1)}%.
-            {!!b.notPacked && ` ${b.notPacked} ${b.notPacked === 1 ? 'session' : 'sessions'} of zero-advantage groups not packed: masked, they carry no loss.`}
+            {b.rows} rows × {b.width} ids; {b.rowsNeeded} rows needed; packing efficiency{' '}
+            {(b.efficiency * 100).toFixed(1)}%.
+            {!!b.notPacked &&
+              ` ${b.notPacked} ${b.notPacked === 1 ? 'session' : 'sessions'} of zero-advantage groups not packed: masked, they carry no loss.`}
           </p>
           <p>
-            <strong>{LAYER_INFO[layer].title}</strong>: {LAYER_INFO[layer].help}. Scale: <span data-testid="batch-legend">{legendOf(scale)}</span>.
+            <strong>{LAYER_INFO[layer].title}</strong>: {LAYER_INFO[layer].help}. Scale:{' '}
+            <span data-testid="batch-legend">{legendOf(scale)}</span>.
           </p>
           <canvas
             ref={canvas}
@@ -144,7 +159,8 @@ export function BatchView() {
               <h2>Session {session}</h2>
               {sample && (
                 <p>
-                  Completion <code className="completion">{sample.completion}</code>; reward {sample.reward}; advantage {signed(sample.advantage)}; {sample.status}, {sample.length} ids
+                  Completion <code className="completion">{sample.completion}</code>; reward {sample.reward}; advantage{' '}
+                  {signed(sample.advantage)}; {sample.status}, {sample.length} ids
                   {sample.truncated ? ' (truncated)' : ''}.
                 </p>
               )}

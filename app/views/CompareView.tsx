@@ -22,9 +22,20 @@ export function CompareView() {
   const histories = useQueries({ queries: picked.map((r) => runHistoryQuery(r.runId, r.lastStep)) });
   const loaded = histories.every((h) => h.data);
   // Small (a few runs × their steps): computed each render, which happens only as the queries settle.
-  const named = loaded ? picked.map((r, i) => ({ name: runLabel(r), steps: histories[i].data!.steps, evaluations: histories[i].data!.evaluations })) : [];
+  const named = loaded
+    ? picked.map((r, i) => ({
+        name: runLabel(r),
+        steps: histories[i].data!.steps,
+        evaluations: histories[i].data!.evaluations,
+      }))
+    : [];
   const keys = metricKeys(named);
-  const shown = metric !== null && keys.includes(metric) ? metric : keys.includes('reward/mean') ? 'reward/mean' : (keys[0] ?? null);
+  const shown =
+    metric !== null && keys.includes(metric)
+      ? metric
+      : keys.includes('reward/mean')
+        ? 'reward/mean'
+        : (keys[0] ?? null);
   const series = shown ? overlay(named, shown) : [];
   const rows = useMemo(() => configRows(picked.map((r) => r.options)), [picked]);
 
@@ -38,7 +49,12 @@ export function CompareView() {
           <legend>Runs to compare</legend>
           {runs.data.map((r) => (
             <label key={r.runId}>
-              <input type="checkbox" checked={runIds.includes(r.runId)} onChange={(e) => toggle(r.runId, e.target.checked)} /> {runLabel(r)}{' '}
+              <input
+                type="checkbox"
+                checked={runIds.includes(r.runId)}
+                onChange={(e) => toggle(r.runId, e.target.checked)}
+              />{' '}
+              {runLabel(r)}{' '}
               <small>
                 ({r.status}, {r.lastStep} / {r.options.steps} steps)
               </small>
@@ -47,7 +63,9 @@ export function CompareView() {
         </fieldset>
       )}
       {picked.length < 2 ? (
-        runs.data?.length ? <p>Pick two or more runs to compare.</p> : null
+        runs.data?.length ? (
+          <p>Pick two or more runs to compare.</p>
+        ) : null
       ) : (
         <>
           <h2>Curves</h2>
@@ -72,13 +90,19 @@ export function CompareView() {
                 <figcaption>
                   {shown} by step: {picked.map((r) => runLabel(r)).join(', ')}
                 </figcaption>
-                <Chart label={`${shown} by step, one line per run: ${series.map((s) => `${s.name} (${s.points.length} points)`).join(', ')}`} series={series} yName={shown === ACCURACY ? 'accuracy' : shown} height={280} />
+                <Chart
+                  label={`${shown} by step, one line per run: ${series.map((s) => `${s.name} (${s.points.length} points)`).join(', ')}`}
+                  series={series}
+                  yName={shown === ACCURACY ? 'accuracy' : shown}
+                  height={280}
+                />
               </figure>
             )
           )}
           <h2>Configs</h2>
           <label>
-            <input type="checkbox" checked={onlyDiffering} onChange={(e) => setOnlyDiffering(e.target.checked)} /> Only the fields that differ ({rows.filter((r) => r.differs).length} of {rows.length})
+            <input type="checkbox" checked={onlyDiffering} onChange={(e) => setOnlyDiffering(e.target.checked)} /> Only
+            the fields that differ ({rows.filter((r) => r.differs).length} of {rows.length})
           </label>
           <table className="compare-config" data-testid="compare-config">
             <thead>

@@ -15,7 +15,15 @@ import { ImportNotice } from '../components/ImportNotice';
 import { episodesAtQuery, exportEpisodes } from '../queries/episodes';
 import { downloadText } from '../state/download';
 
-function StepControls({ steps, step, setStep }: { steps: number[]; step: number | null; setStep: (s: number) => void }) {
+function StepControls({
+  steps,
+  step,
+  setStep,
+}: {
+  steps: number[];
+  step: number | null;
+  setStep: (s: number) => void;
+}) {
   const index = step === null ? -1 : steps.indexOf(step);
   return (
     <div className="controls" role="group" aria-label="Step">
@@ -50,7 +58,13 @@ function ExportEpisodes({ runId }: { runId: string }) {
   });
   return (
     <div className="controls">
-      <button type="button" data-testid="export-episodes" aria-busy={exported.isPending} disabled={exported.isPending} onClick={() => exported.mutate(runId)}>
+      <button
+        type="button"
+        data-testid="export-episodes"
+        aria-busy={exported.isPending}
+        disabled={exported.isPending}
+        onClick={() => exported.mutate(runId)}
+      >
         {exported.isPending ? 'Exporting episodes…' : 'Export episodes (JSONL)'}
       </button>
       {exported.isError && (
@@ -88,7 +102,10 @@ export function EpisodesView() {
           Could not read the run's episode steps ({steps.error.name}): {steps.error.message}
         </p>
       ) : available.length === 0 ? (
-        <p data-testid="episodes-empty">This run has no multi-turn episodes: only grpo-calc, grpo-guess and grpo-code runs journal episodes (or no step has finished yet).</p>
+        <p data-testid="episodes-empty">
+          This run has no multi-turn episodes: only grpo-calc, grpo-guess and grpo-code runs journal episodes (or no
+          step has finished yet).
+        </p>
       ) : (
         <>
           <StepControls steps={available} step={step} setStep={setStep} />
@@ -100,9 +117,21 @@ export function EpisodesView() {
           Could not read the episodes of step {step} ({episodes.error.name}): {episodes.error.message}
         </p>
       )}
-      {step !== null && steps.data && (!journaled || episodes.data === null) && <p data-testid="step-not-journaled">Step {step} is not journaled: it has no episodes to replay.</p>}
-      {step !== null && journaled && episodes.data && <EpisodeList key={`${runId}/${step}`} step={step} episodes={episodes.data} open={episode} onOpen={setEpisode} />}
-      {step !== null && episode !== null && <EpisodePanel key={`${runId}/${step}/${episode}`} runId={runId} step={step} index={episode} onClose={() => setEpisode(null)} />}
+      {step !== null && steps.data && (!journaled || episodes.data === null) && (
+        <p data-testid="step-not-journaled">Step {step} is not journaled: it has no episodes to replay.</p>
+      )}
+      {step !== null && journaled && episodes.data && (
+        <EpisodeList key={`${runId}/${step}`} step={step} episodes={episodes.data} open={episode} onOpen={setEpisode} />
+      )}
+      {step !== null && episode !== null && (
+        <EpisodePanel
+          key={`${runId}/${step}/${episode}`}
+          runId={runId}
+          step={step}
+          index={episode}
+          onClose={() => setEpisode(null)}
+        />
+      )}
     </section>
   );
 }

@@ -125,7 +125,12 @@ export function ExperimentsView() {
           )}
           {/* Sticky: Start and the problems stay in reach however many sections are open. */}
           <div className="form-actions">
-            <button type="submit" data-testid="run-start" aria-describedby="run-start-note" disabled={!backend.data || status === 'running' || status === 'paused' || !checked || problems.length > 0}>
+            <button
+              type="submit"
+              data-testid="run-start"
+              aria-describedby="run-start-note"
+              disabled={!backend.data || status === 'running' || status === 'paused' || !checked || problems.length > 0}
+            >
               Start run
             </button>
             {preset && (
@@ -133,7 +138,13 @@ export function ExperimentsView() {
                 Reset to the preset&apos;s defaults
               </button>
             )}
-            <ProblemSummary fields={fields} options={options} problems={problems} checkError={check.isError ? check.error.message : null} onReveal={(path) => form.current?.reveal(path)} />
+            <ProblemSummary
+              fields={fields}
+              options={options}
+              problems={problems}
+              checkError={check.isError ? check.error.message : null}
+              onReveal={(path) => form.current?.reveal(path)}
+            />
             {error && (
               <p role="alert" className="bad">
                 {error}

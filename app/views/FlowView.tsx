@@ -29,7 +29,8 @@ export function FlowView() {
   const shown = useShownRun();
   const { runId } = shown;
   const liveOptions = useRunStore((s) => s.options);
-  const preset = shown.live && liveOptions ? liveOptions.preset : shown.runs.find((r) => r.runId === runId)?.options.preset;
+  const preset =
+    shown.live && liveOptions ? liveOptions.preset : shown.runs.find((r) => r.runId === runId)?.options.preset;
   const isFlow = Boolean(runId) && preset === 'flowgrpo-2d';
   const steps = useQuery({ ...flowStepsQuery(runId ?? '', shown.latestStep), enabled: isFlow });
   const available = steps.data ?? [];
@@ -51,7 +52,10 @@ export function FlowView() {
     placeholderData: (prev, prevQuery) => (prevQuery?.queryKey[1] === runId ? prev : undefined),
   });
   const trail = useQueries({
-    queries: (showTrail ? trailSteps(available, step, TRAIL) : []).map((s) => ({ ...flowAtQuery(runId ?? '', s), enabled: isFlow })),
+    queries: (showTrail ? trailSteps(available, step, TRAIL) : []).map((s) => ({
+      ...flowAtQuery(runId ?? '', s),
+      enabled: isFlow,
+    })),
     combine: loadedClouds,
   });
 
@@ -110,12 +114,15 @@ export function FlowView() {
               Latest
             </button>
             <label>
-              <input type="checkbox" checked={showTrail} onChange={(e) => setShowTrail(e.target.checked)} /> Trail of the previous {TRAIL} steps
+              <input type="checkbox" checked={showTrail} onChange={(e) => setShowTrail(e.target.checked)} /> Trail of
+              the previous {TRAIL} steps
             </label>
           </div>
           {cloud.data === null && <p>Step {step} has no stored sample cloud.</p>}
           {field.data === null && <p>The worker has no reward field for this run.</p>}
-          {shownCloud && field.data && <FlowPlot cloud={shownCloud} field={field.data} trail={showTrail ? trail : []} />}
+          {shownCloud && field.data && (
+            <FlowPlot cloud={shownCloud} field={field.data} trail={showTrail ? trail : []} />
+          )}
         </>
       )}
     </section>

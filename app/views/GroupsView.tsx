@@ -101,7 +101,10 @@ export function GroupsView() {
         </p>
       )}
       {available.length === 0 ? (
-        <p>This run keeps no advantage groups or preference pairs (GRPO and DPO runs have them), or no step has finished yet.</p>
+        <p>
+          This run keeps no advantage groups or preference pairs (GRPO and DPO runs have them), or no step has finished
+          yet.
+        </p>
       ) : (
         <>
           <div className="controls" role="group" aria-label="Step">
@@ -109,7 +112,11 @@ export function GroupsView() {
               Previous step
             </button>
             <StepSelect steps={available} value={step} onChange={setStep} />
-            <button type="button" onClick={() => setStep(available[index + 1])} disabled={index < 0 || index >= available.length - 1}>
+            <button
+              type="button"
+              onClick={() => setStep(available[index + 1])}
+              disabled={index < 0 || index >= available.length - 1}
+            >
               Next step
             </button>
             <button type="button" onClick={() => setStep(available.at(-1)!)}>
@@ -130,23 +137,33 @@ export function GroupsView() {
             (pairs ? (
               <>
                 <p>
-                  Step {step}: {groups.data.length} preference pairs, {groups.data.filter((g) => g.pair?.rankedCorrectly).length} ranked correctly (chosen: a correct completion of the
-                  base model, rejected: an incorrect one); implicit rewards, margins and losses before the step's update.
+                  Step {step}: {groups.data.length} preference pairs,{' '}
+                  {groups.data.filter((g) => g.pair?.rankedCorrectly).length} ranked correctly (chosen: a correct
+                  completion of the base model, rejected: an incorrect one); implicit rewards, margins and losses before
+                  the step's update.
                 </p>
                 <PairLegend />
               </>
             ) : (
               <p>
-                Step {step}: {groups.data.length} groups, {groups.data.filter((g) => g.zeroStd).length} with zero variance.
+                Step {step}: {groups.data.length} groups, {groups.data.filter((g) => g.zeroStd).length} with zero
+                variance.
               </p>
             ))}
           {sorted.map((g) => {
             const open = inspected?.group === g.group ? inspected.sample : null;
-            const onInspect = (sample: number | null) => setInspected(sample === null ? null : { group: g.group, sample });
+            const onInspect = (sample: number | null) =>
+              setInspected(sample === null ? null : { group: g.group, sample });
             return (
               <Fragment key={g.group}>
-                {g.kind === 'dpo-pair' ? <PairTable g={g} index={groups.data!.indexOf(g) + 1} open={open} onInspect={onInspect} /> : <GroupTable g={g} open={open} onInspect={onInspect} />}
-                {open !== null && step !== null && <SessionPanel runId={runId} step={step} at={{ group: g.group, sample: open }} kind={g.kind} />}
+                {g.kind === 'dpo-pair' ? (
+                  <PairTable g={g} index={groups.data!.indexOf(g) + 1} open={open} onInspect={onInspect} />
+                ) : (
+                  <GroupTable g={g} open={open} onInspect={onInspect} />
+                )}
+                {open !== null && step !== null && (
+                  <SessionPanel runId={runId} step={step} at={{ group: g.group, sample: open }} kind={g.kind} />
+                )}
               </Fragment>
             );
           })}

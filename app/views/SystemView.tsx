@@ -7,7 +7,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
 import { CompanionPanel } from '../components/CompanionPanel';
 import { keys } from '../queries/keys';
-import { BACKEND_CHOICES, backendInfoQuery, runSelfTest, storeBackendPreference, storedBackendPreference } from '../queries/system';
+import {
+  BACKEND_CHOICES,
+  backendInfoQuery,
+  runSelfTest,
+  storeBackendPreference,
+  storedBackendPreference,
+} from '../queries/system';
 import { workbench } from '../worker-client';
 import type { BackendInfo, BackendPreference, SelfTestResult } from '../../worker/protocol';
 
@@ -31,7 +37,13 @@ function BackendChoice() {
   return (
     <div className="backend-choice">
       <label htmlFor={id}>Backend</label>
-      <select id={id} defaultValue={storedBackendPreference()} onChange={(e) => change.mutate(e.target.value as BackendPreference)} disabled={change.isPending} aria-describedby={`${id}-note`}>
+      <select
+        id={id}
+        defaultValue={storedBackendPreference()}
+        onChange={(e) => change.mutate(e.target.value as BackendPreference)}
+        disabled={change.isPending}
+        aria-describedby={`${id}-note`}
+      >
         {BACKEND_CHOICES.map((c) => (
           <option key={c} value={c}>
             {CHOICE_TEXT[c]}
@@ -77,15 +89,19 @@ function AdapterDetails({ info }: { info: BackendInfo }) {
     return <p data-testid="adapter-info">No WebGPU adapter{info.backend === 'cpu' ? '' : ' in use'}.</p>;
   }
   const a = info.adapter;
-  const software = a.isFallbackAdapter || /swiftshader|llvmpipe|lavapipe|warp/i.test(`${a.vendor} ${a.architecture} ${a.description} ${a.device}`);
+  const software =
+    a.isFallbackAdapter ||
+    /swiftshader|llvmpipe|lavapipe|warp/i.test(`${a.vendor} ${a.architecture} ${a.description} ${a.device}`);
   return (
     <div data-testid="adapter-info">
       {software && (
         <p className="note" data-testid="software-adapter">
-          This adapter is a <strong>software GPU</strong> ({a.architecture || a.description || 'a fallback adapter'}): SwiftShader and its kind run WebGPU on the
-          CPU, with no graphics hardware involved. Every kernel works and gives the same numbers, but slowly (matmuls reach a few GFLOPS, and each dispatch costs
-          tens of microseconds), so <code>auto</code> trains on the wasm backend instead: SIMD kernels on the same CPU, an order of magnitude faster. Chrome picks a
-          software adapter when it finds no usable GPU (or its GPU is blocklisted): <code>chrome://gpu</code> says why.
+          This adapter is a <strong>software GPU</strong> ({a.architecture || a.description || 'a fallback adapter'}):
+          SwiftShader and its kind run WebGPU on the CPU, with no graphics hardware involved. Every kernel works and
+          gives the same numbers, but slowly (matmuls reach a few GFLOPS, and each dispatch costs tens of microseconds),
+          so <code>auto</code> trains on the wasm backend instead: SIMD kernels on the same CPU, an order of magnitude
+          faster. Chrome picks a software adapter when it finds no usable GPU (or its GPU is blocklisted):{' '}
+          <code>chrome://gpu</code> says why.
         </p>
       )}
       <dl className="facts">
@@ -126,7 +142,8 @@ function SelfTestSummary({ result }: { result: SelfTestResult }) {
     <div>
       <p data-testid="selftest-result" className={result.passed ? 'ok' : 'bad'}>
         {result.passed ? 'passed' : 'failed'}: {result.cases.length} matmul cases on {result.backend}, max |error|{' '}
-        {result.maxAbsError.toExponential(2)}; {result.gflops.toFixed(2)} GFLOPS at {result.gflopsSize}³ ({(result.ms / 1000).toFixed(1)} s)
+        {result.maxAbsError.toExponential(2)}; {result.gflops.toFixed(2)} GFLOPS at {result.gflopsSize}³ (
+        {(result.ms / 1000).toFixed(1)} s)
       </p>
       <details>
         <summary>Cases</summary>
@@ -176,7 +193,10 @@ export function SystemView() {
             {backend.data.backend === 'wasm' && (
               <span data-testid="backend-threads">
                 {' '}
-                on {backend.data.threads} {backend.data.threads === 1 ? 'thread (the page is not cross-origin isolated, or has one core)' : 'threads'}
+                on {backend.data.threads}{' '}
+                {backend.data.threads === 1
+                  ? 'thread (the page is not cross-origin isolated, or has one core)'
+                  : 'threads'}
               </span>
             )}
           </p>
@@ -188,7 +208,10 @@ export function SystemView() {
       )}
       <CompanionPanel />
       <h2>Kernel self-test</h2>
-      <p>Runs matmul on the active backend in every layout (A·B, A·Bᵀ, Aᵀ·B) on odd shapes and compares it with the CPU reference.</p>
+      <p>
+        Runs matmul on the active backend in every layout (A·B, A·Bᵀ, Aᵀ·B) on odd shapes and compares it with the CPU
+        reference.
+      </p>
       <button type="button" onClick={() => selfTest.mutate()} disabled={!backend.data || selfTest.isPending}>
         Run kernel self-test
       </button>

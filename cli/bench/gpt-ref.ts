@@ -17,7 +17,18 @@ import type { PackedInput } from '../../worker/model/model';
 import { median } from '../../worker/selftest';
 import { cliBackend } from '../backend';
 
-export const GPT_REF: ModelConfig = { layers: 2, dModel: 128, heads: 4, kvHeads: 4, ffn: 344, vocab: 64, maxSeq: 64, tiedEmbeddings: true, ropeTheta: 10000, normEps: 1e-5 };
+export const GPT_REF: ModelConfig = {
+  layers: 2,
+  dModel: 128,
+  heads: 4,
+  kvHeads: 4,
+  ffn: 344,
+  vocab: 64,
+  maxSeq: 64,
+  tiedEmbeddings: true,
+  ropeTheta: 10000,
+  normEps: 1e-5,
+};
 const B = 16;
 const T = 64;
 
@@ -30,7 +41,13 @@ function batchOf(step: number): PackedInput {
     const s = 1 + Math.floor(rand() * 7);
     for (let t = 0; t < T; t++) inputIds[b * T + t] = (a + s * t) % 64;
   }
-  return { rows: B, width: T, inputIds, segmentIds: new Int32Array(B * T).fill(1), positions: Int32Array.from({ length: B * T }, (_, i) => i % T) };
+  return {
+    rows: B,
+    width: T,
+    inputIds,
+    segmentIds: new Int32Array(B * T).fill(1),
+    positions: Int32Array.from({ length: B * T }, (_, i) => i % T),
+  };
 }
 
 export interface GptRefRow {
@@ -55,7 +72,15 @@ async function measure(backend: string, ops: Ops, steps: number): Promise<GptRef
     const { logp } = await model.score(batchOf(s));
     model.zeroGrad();
     model.backward(seed);
-    await model.step({ lr: 1e-3, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.1, step: s + 1, maxGradNorm: Infinity });
+    await model.step({
+      lr: 1e-3,
+      beta1: 0.9,
+      beta2: 0.95,
+      eps: 1e-8,
+      weightDecay: 0.1,
+      step: s + 1,
+      maxGradNorm: Infinity,
+    });
     times.push(performance.now() - t0);
     let loss = 0;
     for (let i = 0; i < logp.length; i++) loss += seed[i] * logp[i];
@@ -79,12 +104,23 @@ export async function benchGptRef(runs: number | null) {
     rows.push(await measure('webgpu', gpu.ops, Math.min(steps, 4)));
   }
   rows.push(await measure('cpu', createCpuOps(), Math.min(steps, 3)));
-  const json = { bench: 'train', model: 'gpt-ref', shape: GPT_REF, batch: { rows: B, width: T, tokensPerStep: B * T }, statistic: 'median step time after the first', adapter, rows };
+  const json = {
+    bench: 'train',
+    model: 'gpt-ref',
+    shape: GPT_REF,
+    batch: { rows: B, width: T, tokensPerStep: B * T },
+    statistic: 'median step time after the first',
+    adapter,
+    rows,
+  };
   const table = [
     `train gpt-ref (2L d128 4 heads, SwiGLU 344, vocab 64, ${B}x${T} = ${B * T} tokens/step), median after the first step; webgpu: ${adapter}`,
     '| backend | steps timed | ms/step | tokens/s | first step ms | loss first → last |',
     '|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.backend} | ${r.losses.length - 1} | ${r.stepMs.toFixed(0)} | ${r.tokensPerS.toFixed(0)} | ${r.firstStepMs.toFixed(0)} | ${r.losses[0].toFixed(4)} → ${r.losses[r.losses.length - 1].toFixed(4)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.backend} | ${r.losses.length - 1} | ${r.stepMs.toFixed(0)} | ${r.tokensPerS.toFixed(0)} | ${r.firstStepMs.toFixed(0)} | ${r.losses[0].toFixed(4)} → ${r.losses[r.losses.length - 1].toFixed(4)} |`,
+    ),
   ].join('\n');
   return { table: `${table}\n`, json };
 }

@@ -38,8 +38,13 @@ async function measure(label: string, ops: Ops, steps: number): Promise<Row> {
   const timed = m.slice(1);
   const med = (k: string) => median(timed.map((x) => x[k])) / 1000;
   return {
-    backend: label, firstStepS: m[0]['perf/step_ms'] / 1000, stepS: med('perf/step_ms'), sampleS: med('perf/sample_ms'), trainS: med('perf/train_ms'),
-    rewards: m.map((x) => x['reward/mean']), losses: m.map((x) => x['loss/total']),
+    backend: label,
+    firstStepS: m[0]['perf/step_ms'] / 1000,
+    stepS: med('perf/step_ms'),
+    sampleS: med('perf/sample_ms'),
+    trainS: med('perf/train_ms'),
+    rewards: m.map((x) => x['reward/mean']),
+    losses: m.map((x) => x['loss/total']),
   };
 }
 
@@ -50,7 +55,14 @@ export async function benchGrpo(args: BenchArgs) {
   const backends: [string, () => Promise<Ops | null>][] = [
     [`wasm × ${wasm.info.threads} threads`, async () => wasm.ops],
     ...(wasm.info.threads > 1 ? [['wasm × 1 thread', () => nodeWasmOps(1)] as [string, () => Promise<Ops>]] : []),
-    ['webgpu', async () => cliBackend('webgpu').then((b) => b.ops, () => null)],
+    [
+      'webgpu',
+      async () =>
+        cliBackend('webgpu').then(
+          (b) => b.ops,
+          () => null,
+        ),
+    ],
     ['cpu', async () => createCpuOps()],
   ];
   let adapter = 'no WebGPU adapter';
@@ -66,13 +78,26 @@ export async function benchGrpo(args: BenchArgs) {
     sameRewards: r.rewards.every((x, i) => x === cpu.rewards[i]),
     maxLossDiff: Math.max(...r.losses.map((x, i) => Math.abs(x - cpu.losses[i]))),
   }));
-  const json = { bench: 'grpo', preset: 'grpo-arith', batch: `${GRPO_ARITH.prompts} prompts x ${GRPO_ARITH.group} samples`, steps: steps + 1, statistic: `median of steps 2..${steps + 1}`, adapter, rows, agreement, speedupVsCpu: Object.fromEntries(rows.map((r) => [r.backend, cpu.stepS / r.stepS])) };
+  const json = {
+    bench: 'grpo',
+    preset: 'grpo-arith',
+    batch: `${GRPO_ARITH.prompts} prompts x ${GRPO_ARITH.group} samples`,
+    steps: steps + 1,
+    statistic: `median of steps 2..${steps + 1}`,
+    adapter,
+    rows,
+    agreement,
+    speedupVsCpu: Object.fromEntries(rows.map((r) => [r.backend, cpu.stepS / r.stepS])),
+  };
   const s = (x: number) => x.toFixed(3);
   const table = [
     `grpo-arith step (${json.batch}), ${json.statistic}; webgpu: ${adapter}`,
     '| backend | s/step | sample s | train s | first step s | × cpu | same rewards as cpu | max |Δ loss| |',
     '|---|---|---|---|---|---|---|---|',
-    ...rows.map((r, i) => `| ${r.backend} | ${s(r.stepS)} | ${s(r.sampleS)} | ${s(r.trainS)} | ${s(r.firstStepS)} | ${(cpu.stepS / r.stepS).toFixed(1)} | ${agreement[i].sameRewards ? 'yes' : 'no'} | ${agreement[i].maxLossDiff.toExponential(1)} |`),
+    ...rows.map(
+      (r, i) =>
+        `| ${r.backend} | ${s(r.stepS)} | ${s(r.sampleS)} | ${s(r.trainS)} | ${s(r.firstStepS)} | ${(cpu.stepS / r.stepS).toFixed(1)} | ${agreement[i].sameRewards ? 'yes' : 'no'} | ${agreement[i].maxLossDiff.toExponential(1)} |`,
+    ),
   ].join('\n');
   return { table: `${table}\n`, json };
 }

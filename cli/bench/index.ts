@@ -49,13 +49,17 @@ export async function runBench(argv: string[]): Promise<number> {
       }
       args.model = m;
     } else {
-      process.stderr.write(`dewpoint bench: unknown flag '${f}'; allowed: --json, --runs N${name === 'train' ? ', --model gpt-ref' : ''}\n`);
+      process.stderr.write(
+        `dewpoint bench: unknown flag '${f}'; allowed: --json, --runs N${name === 'train' ? ', --model gpt-ref' : ''}\n`,
+      );
       return 2;
     }
   }
   const bench = name ? BENCHES[name] : undefined;
   if (!bench) {
-    process.stderr.write(`dewpoint bench: ${name ? `unknown bench '${name}'` : 'missing bench name'}; allowed: ${Object.keys(BENCHES).join(', ')}\n`);
+    process.stderr.write(
+      `dewpoint bench: ${name ? `unknown bench '${name}'` : 'missing bench name'}; allowed: ${Object.keys(BENCHES).join(', ')}\n`,
+    );
     return 2;
   }
   const { table, json } = await bench(args);

@@ -27,7 +27,13 @@ interface Shape {
   note: string;
 }
 
-const shape = (M: number, K: number, N: number, layout: MatmulLayout, note: string): Shape => ({ M, K, N, layout, note });
+const shape = (M: number, K: number, N: number, layout: MatmulLayout, note: string): Shape => ({
+  M,
+  K,
+  N,
+  layout,
+  note,
+});
 
 const SHAPES: Shape[] = [
   shape(256, 256, 256, 'nn', 'square'),
@@ -102,7 +108,9 @@ export async function benchMatmul(args: BenchArgs) {
     runs,
     statistic: 'median over runs of a batch of dispatches ending in a sync; variants interleaved',
     backend: selected.info.backend,
-    adapter: adapter ? { vendor: adapter.vendor, architecture: adapter.architecture, description: adapter.description } : null,
+    adapter: adapter
+      ? { vendor: adapter.vendor, architecture: adapter.architecture, description: adapter.description }
+      : null,
     fallbackReason: selected.info.fallbackReason,
     rows,
   };
@@ -112,9 +120,23 @@ export async function benchMatmul(args: BenchArgs) {
     `matmul GFLOPS (median of ${runs}), ${adapter ? `${adapter.vendor}/${adapter.architecture} ${adapter.description}` : `no WebGPU: ${selected.info.fallbackReason}`}`,
     '| M×K×N | layout | use | naive | tiled | register | cpu ref | register / tiled | register / naive | fastest | auto |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) =>
-      [`${r.M}×${r.K}×${r.N}`, r.layout, r.note, fmt(r.naive), fmt(r.tiled), fmt(r.register), fmt(r.cpu), ratio(r.registerOverTiled), ratio(r.registerOverNaive), r.fastest ?? 'n/a', r.auto].join(' | '),
-    ).map((l) => `| ${l} |`),
+    ...rows
+      .map((r) =>
+        [
+          `${r.M}×${r.K}×${r.N}`,
+          r.layout,
+          r.note,
+          fmt(r.naive),
+          fmt(r.tiled),
+          fmt(r.register),
+          fmt(r.cpu),
+          ratio(r.registerOverTiled),
+          ratio(r.registerOverNaive),
+          r.fastest ?? 'n/a',
+          r.auto,
+        ].join(' | '),
+      )
+      .map((l) => `| ${l} |`),
   ];
   return { table: `${lines.join('\n')}\n`, json };
 }

@@ -37,7 +37,18 @@ export async function benchRollout(args: BenchArgs) {
   const cached = await measure(true);
   process.stderr.write('rollout: without KV cache\n');
   const uncached = await measure(false);
-  const json = { bench: 'rollout', backend: describeBackend(info), model: 'small', rows: ROWS, maxNew: MAX_NEW, runs, statistic: 'median generated tokens/s', kvCache: cached, noCache: uncached, speedup: cached / uncached };
+  const json = {
+    bench: 'rollout',
+    backend: describeBackend(info),
+    model: 'small',
+    rows: ROWS,
+    maxNew: MAX_NEW,
+    runs,
+    statistic: 'median generated tokens/s',
+    kvCache: cached,
+    noCache: uncached,
+    speedup: cached / uncached,
+  };
   const table = [
     `rollout (small model, ${ROWS} rows x up to ${MAX_NEW} new ids, median of ${runs}), ${json.backend}`,
     '| KV cache | tokens/s |',

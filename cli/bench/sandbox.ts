@@ -51,32 +51,52 @@ async function measure(path: Row['path'], workers: number, total: number, once: 
   );
   const seconds = (performance.now() - started) / 1000;
   process.stderr.write(`sandbox: ${path} × ${workers}: ${total} programs in ${seconds.toFixed(2)} s\n`);
-  return { path, workers, programs: total, programsPerS: total / seconds, p50Ms: quantile(latencies, 0.5), p99Ms: quantile(latencies, 0.99) };
+  return {
+    path,
+    workers,
+    programs: total,
+    programsPerS: total / seconds,
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+  };
 }
 
 function bare(python: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(python, ['-I', '-S', '-c', 'pass'], { stdio: 'ignore', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    const child = spawn(python, ['-I', '-S', '-c', 'pass'], {
+      stdio: 'ignore',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`bench sandbox: bare ${python} exited ${code}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`bench sandbox: bare ${python} exited ${code}`)),
+    );
   });
 }
 
 function expectCompleted(o: Outcome): void {
-  if (o.verdict !== 'COMPLETED') throw new Error(`bench sandbox: the trivial program ended ${o.verdict} (${o.detail}): ${o.stderr.slice(0, 300)}`);
+  if (o.verdict !== 'COMPLETED')
+    throw new Error(`bench sandbox: the trivial program ended ${o.verdict} (${o.detail}): ${o.stderr.slice(0, 300)}`);
 }
 
 /** POST /v1/run of the trivial program; throws unless it answers 200 COMPLETED. */
 function post(port: number, token: string, origin: string, agent: Agent): Promise<void> {
   const body = JSON.stringify({ ...program, limits });
   return new Promise((resolve, reject) => {
-    const headers = { host: `127.0.0.1:${port}`, origin, authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+    const headers = {
+      host: `127.0.0.1:${port}`,
+      origin,
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+    };
     const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/run', headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode !== 200) return reject(new Error(`bench sandbox: POST /v1/run answered ${res.statusCode}: ${text.slice(0, 300)}`));
+        if (res.statusCode !== 200)
+          return reject(new Error(`bench sandbox: POST /v1/run answered ${res.statusCode}: ${text.slice(0, 300)}`));
         try {
           expectCompleted(JSON.parse(text) as Outcome);
           resolve();
@@ -109,12 +129,25 @@ export async function benchSandbox(args: BenchArgs) {
     rows.push(await measure('bare spawn', workers, total, () => bare(python)));
 
     const fleet = new SandboxFleet(named, workers, workers);
-    rows.push(await measure('fleet', workers, total, async () => expectCompleted(await fleet.submit({ program, limits }))));
+    rows.push(
+      await measure('fleet', workers, total, async () => expectCompleted(await fleet.submit({ program, limits }))),
+    );
     await fleet.close();
 
     const token = randomBytes(16).toString('hex');
     const origin = 'http://localhost:5173';
-    const companion = await startCompanion({ runner: named, token, origins: [origin], workers, queueLimit: workers, maxBodyBytes: 1024 ** 2, networkIsolation: containment.networkIsolation }, 0);
+    const companion = await startCompanion(
+      {
+        runner: named,
+        token,
+        origins: [origin],
+        workers,
+        queueLimit: workers,
+        maxBodyBytes: 1024 ** 2,
+        networkIsolation: containment.networkIsolation,
+      },
+      0,
+    );
     const agent = new Agent({ keepAlive: true, maxSockets: workers });
     try {
       rows.push(await measure('http', workers, total, () => post(companion.port, token, origin, agent)));
@@ -132,7 +165,12 @@ export async function benchSandbox(args: BenchArgs) {
     cores,
     programsPerCell: total,
     statistic: `throughput over ${total} programs; latency p50 and p99 (nearest rank) per program`,
-    containment: { networkIsolation: containment.networkIsolation, dedicatedUser: containment.dedicatedUser, maxProcesses: containment.maxProcesses, user: containment.user },
+    containment: {
+      networkIsolation: containment.networkIsolation,
+      dedicatedUser: containment.dedicatedUser,
+      maxProcesses: containment.maxProcesses,
+      user: containment.user,
+    },
     rows: rows.map((r) => ({ ...r, throughputVsBare: r.programsPerS / bareOf(r.workers).programsPerS })),
   };
   const f = (x: number, d = 1) => x.toFixed(d);
@@ -141,7 +179,10 @@ export async function benchSandbox(args: BenchArgs) {
     `containment: network ${containment.networkIsolation ? 'isolated' : 'NOT isolated'}; user: ${containment.user}; fork bomb bound: ${containment.maxProcesses ?? 'none'}`,
     '| path | workers | programs/s | p50 ms | p99 ms | throughput × bare |',
     '|---|---|---|---|---|---|',
-    ...json.rows.map((r) => `| ${r.path} | ${r.workers} | ${f(r.programsPerS)} | ${f(r.p50Ms)} | ${f(r.p99Ms)} | ${f(r.throughputVsBare, 2)} |`),
+    ...json.rows.map(
+      (r) =>
+        `| ${r.path} | ${r.workers} | ${f(r.programsPerS)} | ${f(r.p50Ms)} | ${f(r.p99Ms)} | ${f(r.throughputVsBare, 2)} |`,
+    ),
   ].join('\n');
   return { table: `${table}\n`, json };
 }

@@ -6,7 +6,14 @@
  * the encoding stated in `traceStats`: 4 bytes per id plus the JSON of the other fields.
  */
 import { mulberry32 } from '../../kernels/common/random';
-import { encodeTrace, resolveTraces, traceStats, type ResolvedTrace, type TraceParent, type TraceRecord } from '../../worker/episodes/traces';
+import {
+  encodeTrace,
+  resolveTraces,
+  traceStats,
+  type ResolvedTrace,
+  type TraceParent,
+  type TraceRecord,
+} from '../../worker/episodes/traces';
 import { median } from '../../worker/selftest';
 import type { BenchArgs } from './index';
 
@@ -61,7 +68,12 @@ export async function benchTraces(args: BenchArgs) {
     // The bench is only worth its numbers if the round trip is exact.
     calls.forEach((c) => {
       const res = resolved.get(c.traceId);
-      if (!res || !res.ok || res.promptIds.length !== c.promptIds.length || res.promptIds.some((v, i) => v !== c.promptIds[i])) {
+      if (
+        !res ||
+        !res.ok ||
+        res.promptIds.length !== c.promptIds.length ||
+        res.promptIds.some((v, i) => v !== c.promptIds[i])
+      ) {
         throw new Error(`bench traces: ${c.traceId} of the ${turns}-turn episode did not round-trip`);
       }
     });

@@ -45,7 +45,9 @@ function timedSyncOps(ops: Ops, totals: Map<string, number>): Ops {
 
 function shares(totals: Map<string, number>): Record<string, number> {
   const sum = [...totals.values()].reduce((a, b) => a + b, 0);
-  return Object.fromEntries([...totals.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, sum > 0 ? v / sum : 0]));
+  return Object.fromEntries(
+    [...totals.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, sum > 0 ? v / sum : 0]),
+  );
 }
 
 async function measure(preset: ModelPresetName, backend: Row['backend'], baseOps: Ops, runs: number): Promise<Row> {
@@ -98,14 +100,32 @@ export async function benchTrain(args: BenchArgs) {
     process.stderr.write(`train ${preset}: cpu\n`);
     rows.push(await measure(preset, 'cpu', createCpuOps(), runs));
   }
-  const adapter = gpu?.info.adapter ? `${gpu.info.adapter.vendor}/${gpu.info.adapter.architecture} ${gpu.info.adapter.description}` : 'no WebGPU adapter';
-  const json = { bench: 'train', step: 'SFT: forward + backward + clip + AdamW', batch: { rows: SFT_ARITH.rows, width: SFT_ARITH.width, examples: SFT_ARITH.examples }, runs, statistic: 'median step time', adapter, rows };
+  const adapter = gpu?.info.adapter
+    ? `${gpu.info.adapter.vendor}/${gpu.info.adapter.architecture} ${gpu.info.adapter.description}`
+    : 'no WebGPU adapter';
+  const json = {
+    bench: 'train',
+    step: 'SFT: forward + backward + clip + AdamW',
+    batch: { rows: SFT_ARITH.rows, width: SFT_ARITH.width, examples: SFT_ARITH.examples },
+    runs,
+    statistic: 'median step time',
+    adapter,
+    rows,
+  };
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const lines = [
     `train step (SFT batch ${SFT_ARITH.rows}x${SFT_ARITH.width}), median of ${runs}, ${adapter}`,
     '| preset | backend | step ms | tokens/s | top kernels (share of kernel time) |',
     '|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.preset} | ${r.backend} | ${r.stepMs.toFixed(0)} | ${r.tokensPerS.toFixed(0)} | ${Object.entries(r.kernelShares).slice(0, 5).map(([k, v]) => `${k} ${pct(v)}`).join(', ')} (${r.timing}) |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.preset} | ${r.backend} | ${r.stepMs.toFixed(0)} | ${r.tokensPerS.toFixed(0)} | ${Object.entries(
+          r.kernelShares,
+        )
+          .slice(0, 5)
+          .map(([k, v]) => `${k} ${pct(v)}`)
+          .join(', ')} (${r.timing}) |`,
+    ),
   ];
   return { table: `${lines.join('\n')}\n`, json };
 }

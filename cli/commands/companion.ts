@@ -22,16 +22,22 @@ const DEFAULT_ORIGIN = 'http://localhost:5173';
 const DEFAULT_IMAGE = 'localhost/dewpoint-python:bookworm';
 
 /** The runner the flags ask for, probed: what it contains, or a UsageError naming why it cannot run here. */
-async function runnerOf(f: Record<string, unknown>, sessions: ProcessRunner): Promise<{ runner: Runner; containment: Containment; label: string }> {
+async function runnerOf(
+  f: Record<string, unknown>,
+  sessions: ProcessRunner,
+): Promise<{ runner: Runner; containment: Containment; label: string }> {
   const kind = String(f.runner ?? 'process');
   if (kind === 'process') {
     const containment = await sessions.probe();
     return { runner: { name: 'process', run: sessions.run.bind(sessions) }, containment, label: 'process runner' };
   }
-  if (kind !== 'container') throw new UsageError(`dewpoint companion: --runner must be process or container, got '${kind}'`);
+  if (kind !== 'container')
+    throw new UsageError(`dewpoint companion: --runner must be process or container, got '${kind}'`);
   const image = String(f.image ?? DEFAULT_IMAGE);
   const runtime = String(f.runtime ?? 'docker');
-  const runtimeArgs = String(f['runtime-args'] ?? '').split(/\s+/).filter(Boolean);
+  const runtimeArgs = String(f['runtime-args'] ?? '')
+    .split(/\s+/)
+    .filter(Boolean);
   const inner = new ContainerRunner({ image, runtime, runtimeArgs });
   let probe: { notes: string[] };
   try {
@@ -39,31 +45,78 @@ async function runnerOf(f: Record<string, unknown>, sessions: ProcessRunner): Pr
   } catch (e) {
     throw new UsageError(`dewpoint companion: the container runner cannot run here: ${(e as Error).message}`);
   }
-  const containment: Containment = { networkIsolation: true, dedicatedUser: true, user: `${inner.user} in a fresh container of ${image}`, maxProcesses: inner.pids, notes: probe.notes };
-  return { runner: { name: 'container', run: inner.run.bind(inner) }, containment, label: `container runner (${runtime}, ${image})` };
+  const containment: Containment = {
+    networkIsolation: true,
+    dedicatedUser: true,
+    user: `${inner.user} in a fresh container of ${image}`,
+    maxProcesses: inner.pids,
+    notes: probe.notes,
+  };
+  return {
+    runner: { name: 'container', run: inner.run.bind(inner) },
+    containment,
+    label: `container runner (${runtime}, ${image})`,
+  };
 }
 
 export async function companionCommand(argv: string[]): Promise<number> {
-  const f = parseFlags('companion', argv, { port: 'number', workers: 'number', queue: 'number', origin: 'string', 'max-body': 'number', runner: 'string', image: 'string', runtime: 'string', 'runtime-args': 'string' });
+  const f = parseFlags('companion', argv, {
+    port: 'number',
+    workers: 'number',
+    queue: 'number',
+    origin: 'string',
+    'max-body': 'number',
+    runner: 'string',
+    image: 'string',
+    runtime: 'string',
+    'runtime-args': 'string',
+  });
   const port = (f.port as number | undefined) ?? DEFAULT_PORT;
   const workers = (f.workers as number | undefined) ?? availableParallelism();
   const queueLimit = (f.queue as number | undefined) ?? 4 * workers;
   const maxBodyBytes = (f['max-body'] as number | undefined) ?? 8 * 1024 ** 2;
-  for (const [name, v, min, max] of [['port', port, 0, 65535], ['workers', workers, 1, 256], ['queue', queueLimit, 0, 100_000], ['max-body', maxBodyBytes, 1024, 1024 ** 3]] as const) {
-    if (!Number.isInteger(v) || v < min || v > max) throw new UsageError(`dewpoint companion: --${name} must be an integer in ${min}..${max}, got ${v}`);
+  for (const [name, v, min, max] of [
+    ['port', port, 0, 65535],
+    ['workers', workers, 1, 256],
+    ['queue', queueLimit, 0, 100_000],
+    ['max-body', maxBodyBytes, 1024, 1024 ** 3],
+  ] as const) {
+    if (!Number.isInteger(v) || v < min || v > max)
+      throw new UsageError(`dewpoint companion: --${name} must be an integer in ${min}..${max}, got ${v}`);
   }
-  const origins = String(f.origin ?? DEFAULT_ORIGIN).split(',').map((o) => o.trim());
+  const origins = String(f.origin ?? DEFAULT_ORIGIN)
+    .split(',')
+    .map((o) => o.trim());
   for (const o of origins) {
-    if (!/^https?:\/\/[^/]+$/.test(o)) throw new UsageError(`dewpoint companion: --origin must be scheme://host[:port] with no path (comma-separated for several), got '${o}'`);
+    if (!/^https?:\/\/[^/]+$/.test(o))
+      throw new UsageError(
+        `dewpoint companion: --origin must be scheme://host[:port] with no path (comma-separated for several), got '${o}'`,
+      );
   }
-  if (f.runner !== 'container' && (f.image !== undefined || f.runtime !== undefined || f['runtime-args'] !== undefined)) {
+  if (
+    f.runner !== 'container' &&
+    (f.image !== undefined || f.runtime !== undefined || f['runtime-args'] !== undefined)
+  ) {
     throw new UsageError('dewpoint companion: --image, --runtime and --runtime-args are for --runner container');
   }
   // Environment sessions always run as processes; they share the process runner's probe.
   const sessions = new ProcessRunner();
   const { runner, containment, label } = await runnerOf(f, sessions);
   const token = randomBytes(24).toString('base64url');
-  const companion = await startCompanion({ runner, token, origins, workers, queueLimit, maxBodyBytes, networkIsolation: containment.networkIsolation, containment, sessions: { launcher: sessions } }, port);
+  const companion = await startCompanion(
+    {
+      runner,
+      token,
+      origins,
+      workers,
+      queueLimit,
+      maxBodyBytes,
+      networkIsolation: containment.networkIsolation,
+      containment,
+      sessions: { launcher: sessions },
+    },
+    port,
+  );
   process.stdout.write(
     [
       `dewpoint companion ${COMPANION_VERSION}: ${companion.url} (${label}, ${workers} workers, queue ${queueLimit}; network ${containment.networkIsolation ? 'isolated' : 'NOT isolated'})`,

@@ -29,31 +29,51 @@ export const RUN_FILE = 'run.json';
 
 export async function episodesCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub !== 'export') throw new UsageError(`dewpoint episodes: the subcommand must be 'export', got ${sub === undefined ? 'none' : `'${sub}'`}`);
+  if (sub !== 'export')
+    throw new UsageError(
+      `dewpoint episodes: the subcommand must be 'export', got ${sub === undefined ? 'none' : `'${sub}'`}`,
+    );
   const f = parseFlags('episodes export', rest, { journal: 'string', run: 'string', out: 'string' });
-  if (f.journal === undefined) throw new UsageError('dewpoint episodes export: --journal DIR is required (the folder given to dewpoint train --journal)');
+  if (f.journal === undefined)
+    throw new UsageError(
+      'dewpoint episodes export: --journal DIR is required (the folder given to dewpoint train --journal)',
+    );
   const dir = f.journal as string;
   let runs: string[];
   try {
-    runs = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => decodeURIComponent(d.name));
+    runs = readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => decodeURIComponent(d.name));
   } catch (e) {
     throw new UsageError(`dewpoint episodes export: cannot read --journal ${dir}: ${(e as Error).message}`);
   }
   const runId = (f.run as string | undefined) ?? (runs.length === 1 ? runs[0] : undefined);
-  if (runId === undefined) throw new UsageError(`dewpoint episodes export: --run is required: ${dir} holds ${runs.length} runs (${runs.join(', ') || 'none'})`);
-  if (!runs.includes(runId)) throw new UsageError(`dewpoint episodes export: --run ${runId} is not in ${dir}; it holds: ${runs.join(', ') || 'no runs'}`);
+  if (runId === undefined)
+    throw new UsageError(
+      `dewpoint episodes export: --run is required: ${dir} holds ${runs.length} runs (${runs.join(', ') || 'none'})`,
+    );
+  if (!runs.includes(runId))
+    throw new UsageError(
+      `dewpoint episodes export: --run ${runId} is not in ${dir}; it holds: ${runs.join(', ') || 'no runs'}`,
+    );
   const journal = new FileJournal(dir);
   let run: JournalRunFile;
   try {
     run = JSON.parse(readFileSync(join(journal.runDir(runId), RUN_FILE), 'utf8')) as JournalRunFile;
   } catch (e) {
-    throw new UsageError(`dewpoint episodes export: run ${runId} has no readable ${RUN_FILE} (written by dewpoint train --journal): ${(e as Error).message}`);
+    throw new UsageError(
+      `dewpoint episodes export: run ${runId} has no readable ${RUN_FILE} (written by dewpoint train --journal): ${(e as Error).message}`,
+    );
   }
   const config = episodeRunConfigOf(run.options);
   const tok = charTokenizer(importCheckpoint(readCheckpointDir(run.checkpoint)).tokenizer, 'episodes export');
   const kind = configuredKind(config);
   const steps = await journal.steps(runId);
-  const text = await episodesJsonl(runId, await Promise.all(steps.map(async (step) => ({ step, records: await journal.load(runId, step) }))), { kind, tok, group: config.group, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage });
+  const text = await episodesJsonl(
+    runId,
+    await Promise.all(steps.map(async (step) => ({ step, records: await journal.load(runId, step) }))),
+    { kind, tok, group: config.group, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage },
+  );
   for (const w of journal.warnings) process.stderr.write(`episodes export: ${w}\n`);
   const lines = text ? text.split('\n').length - 1 : 0;
   if (f.out !== undefined) {

@@ -13,7 +13,13 @@ import { cliBackend, describeBackend } from '../backend';
 import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 
 export async function evalCommand(argv: string[]): Promise<number> {
-  const f = parseFlags('eval', argv, { checkpoint: 'string', task: 'string', n: 'number', backend: 'string', json: 'boolean' });
+  const f = parseFlags('eval', argv, {
+    checkpoint: 'string',
+    task: 'string',
+    n: 'number',
+    backend: 'string',
+    json: 'boolean',
+  });
   if (!f.checkpoint) throw new UsageError('dewpoint eval: --checkpoint DIR is required');
   const task = f.task ?? 'arith';
   if (task !== 'arith') throw new UsageError(`dewpoint eval: --task must be 'arith', got '${String(task)}'`);
@@ -26,11 +32,24 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const taskOptions = ((ck.info.sft as { task?: ArithOptions } | undefined)?.task ?? {}) as ArithOptions;
   const t0 = performance.now();
   const result = await evaluateArith(model, ck.tokenizer, heldOut(n, taskOptions));
-  const out = { checkpoint: f.checkpoint, task, split: 'held-out', n: result.n, accuracy: result.accuracy, meanLength: result.meanLength, backend: describeBackend(info), seconds: (performance.now() - t0) / 1000, samples: result.samples.slice(0, 4) };
+  const out = {
+    checkpoint: f.checkpoint,
+    task,
+    split: 'held-out',
+    n: result.n,
+    accuracy: result.accuracy,
+    meanLength: result.meanLength,
+    backend: describeBackend(info),
+    seconds: (performance.now() - t0) / 1000,
+    samples: result.samples.slice(0, 4),
+  };
   if (f.json) process.stdout.write(`${JSON.stringify(out)}\n`);
   else {
-    process.stdout.write(`held-out accuracy ${(result.accuracy * 100).toFixed(1)}% on ${result.n} ${task} tasks, mean completion length ${result.meanLength.toFixed(2)} ids (${out.backend}, ${out.seconds.toFixed(1)} s)\n`);
-    for (const s of out.samples) process.stdout.write(`  ${s.prompt} -> ${s.completion}  ${s.correct ? 'correct' : `(expected ${s.answer})`}\n`);
+    process.stdout.write(
+      `held-out accuracy ${(result.accuracy * 100).toFixed(1)}% on ${result.n} ${task} tasks, mean completion length ${result.meanLength.toFixed(2)} ids (${out.backend}, ${out.seconds.toFixed(1)} s)\n`,
+    );
+    for (const s of out.samples)
+      process.stdout.write(`  ${s.prompt} -> ${s.completion}  ${s.correct ? 'correct' : `(expected ${s.answer})`}\n`);
   }
   return 0;
 }

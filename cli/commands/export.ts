@@ -36,19 +36,34 @@ export function readRunOptions(file: string): RunOptions {
     throw new UsageError(`dewpoint export: --config ${file} is not JSON: ${(e as Error).message}`);
   }
   const problems = checkRunOptions(options);
-  if (problems.length) throw new UsageError(`dewpoint export: invalid run options in ${file}:\n${problems.map((p) => `  ${p.message}`).join('\n')}`);
+  if (problems.length)
+    throw new UsageError(
+      `dewpoint export: invalid run options in ${file}:\n${problems.map((p) => `  ${p.message}`).join('\n')}`,
+    );
   return options as RunOptions;
 }
 
 export function exportCommand(argv: string[]): number {
   const run = argv[0] !== undefined && !argv[0].startsWith('--') ? argv[0] : undefined;
-  const f = parseFlags('export', run === undefined ? argv : argv.slice(1), { config: 'string', to: 'string', out: 'string', json: 'boolean' });
-  if (!EXPORT_TARGETS.includes(f.to as ExportTarget)) throw new UsageError(`dewpoint export: --to must be one of ${EXPORT_TARGETS.join(', ')}, got ${f.to === undefined ? 'nothing' : `'${String(f.to)}'`}`);
+  const f = parseFlags('export', run === undefined ? argv : argv.slice(1), {
+    config: 'string',
+    to: 'string',
+    out: 'string',
+    json: 'boolean',
+  });
+  if (!EXPORT_TARGETS.includes(f.to as ExportTarget))
+    throw new UsageError(
+      `dewpoint export: --to must be one of ${EXPORT_TARGETS.join(', ')}, got ${f.to === undefined ? 'nothing' : `'${String(f.to)}'`}`,
+    );
   if (run !== undefined) {
-    if (f.config !== undefined || f.json) throw new UsageError('dewpoint export: give a run folder or --config FILE (with --json), not both');
+    if (f.config !== undefined || f.json)
+      throw new UsageError('dewpoint export: give a run folder or --config FILE (with --json), not both');
     return exportFolder(run, f.to as ExportTarget, (f.out as string | undefined) ?? join(run, String(f.to)));
   }
-  if (f.config === undefined) throw new UsageError('dewpoint export: a run folder (dewpoint train --save DIR) or --config FILE (the run options, as the Experiments view\'s "Config as JSON") is required');
+  if (f.config === undefined)
+    throw new UsageError(
+      'dewpoint export: a run folder (dewpoint train --save DIR) or --config FILE (the run options, as the Experiments view\'s "Config as JSON") is required',
+    );
   const options = readRunOptions(f.config as string);
   const e = exportRun(options, f.to as ExportTarget);
   if (!e.ok) {
@@ -59,7 +74,9 @@ export function exportCommand(argv: string[]): number {
   process.stdout.write(text);
   if (f.out !== undefined) {
     writeFileSync(f.out as string, text);
-    process.stderr.write(`export ${options.preset} to ${String(f.to)}: wrote ${String(f.out)} (${e.unmapped.length} options not mapped)\n`);
+    process.stderr.write(
+      `export ${options.preset} to ${String(f.to)}: wrote ${String(f.out)} (${e.unmapped.length} options not mapped)\n`,
+    );
   }
   return 0;
 }
@@ -77,6 +94,8 @@ function exportFolder(run: string, to: ExportTarget, out: string): number {
     process.stdout.write(`${join(out, file.name)}\n`);
   }
   const rows = steps.reduce((n, s) => n + s.rows.length, 0);
-  process.stderr.write(`export ${options.preset} to ${to}: ${steps.length} steps, ${rows} rollouts, ${e.files.length} files in ${out}\n`);
+  process.stderr.write(
+    `export ${options.preset} to ${to}: ${steps.length} steps, ${rows} rollouts, ${e.files.length} files in ${out}\n`,
+  );
   return 0;
 }

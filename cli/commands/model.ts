@@ -17,13 +17,21 @@ const USAGE = 'dewpoint model inspect DIR [--rows R] [--seq T] [--json]';
 
 export async function modelCommand(argv: string[]): Promise<number> {
   const [sub, dir, ...rest] = argv;
-  if (sub !== 'inspect') throw new UsageError(`dewpoint model: expected the subcommand 'inspect', got ${sub === undefined ? 'nothing' : `'${sub}'`}; usage: ${USAGE}`);
-  if (dir === undefined || dir.startsWith('--')) throw new UsageError(`dewpoint model inspect: the model folder DIR is required; usage: ${USAGE}`);
+  if (sub !== 'inspect')
+    throw new UsageError(
+      `dewpoint model: expected the subcommand 'inspect', got ${sub === undefined ? 'nothing' : `'${sub}'`}; usage: ${USAGE}`,
+    );
+  if (dir === undefined || dir.startsWith('--'))
+    throw new UsageError(`dewpoint model inspect: the model folder DIR is required; usage: ${USAGE}`);
   const f = parseFlags('model inspect', rest, { rows: 'number', seq: 'number', json: 'boolean' });
   const rows = (f.rows as number | undefined) ?? SFT_ARITH.rows;
   const seq = (f.seq as number | undefined) ?? SFT_ARITH.width;
-  for (const [name, v] of [['rows', rows], ['seq', seq]] as const) {
-    if (!Number.isInteger(v) || v < 1) throw new UsageError(`dewpoint model inspect: --${name} must be a positive integer, got ${v}`);
+  for (const [name, v] of [
+    ['rows', rows],
+    ['seq', seq],
+  ] as const) {
+    if (!Number.isInteger(v) || v < 1)
+      throw new UsageError(`dewpoint model inspect: --${name} must be a positive integer, got ${v}`);
   }
   let reader: HfFileReader;
   try {
@@ -37,7 +45,9 @@ export async function modelCommand(argv: string[]): Promise<number> {
   } catch (e) {
     if (!(e instanceof HfFolderError)) throw e;
     if (f.json) process.stdout.write(`${JSON.stringify({ ok: false, dir, problems: e.problems })}\n`);
-    process.stderr.write(`dewpoint model inspect: cannot load ${dir}:\n${e.problems.map((p) => `  ${p.file}: ${p.field}: ${p.detail}`).join('\n')}\n`);
+    process.stderr.write(
+      `dewpoint model inspect: cannot load ${dir}:\n${e.problems.map((p) => `  ${p.file}: ${p.field}: ${p.detail}`).join('\n')}\n`,
+    );
     return 1;
   }
   if (f.json) {

@@ -46,7 +46,17 @@ type PretrainTask = 'arith' | 'calc' | 'guess' | 'code';
  *   5% of the time, most running out of action ids without EOS; at step 150 (57%), 19%, so most
  *   GRPO groups carry a signal.
  */
-const TASK_DEFAULTS: Record<PretrainTask, { sft: typeof SFT_ARITH | SftEpisodeConfig; target: number; evalFrom: number; evalEvery: number; evalN: number; out: string }> = {
+const TASK_DEFAULTS: Record<
+  PretrainTask,
+  {
+    sft: typeof SFT_ARITH | SftEpisodeConfig;
+    target: number;
+    evalFrom: number;
+    evalEvery: number;
+    evalN: number;
+    out: string;
+  }
+> = {
   arith: { sft: SFT_ARITH, target: 0.22, evalFrom: 450, evalEvery: 10, evalN: 300, out: BASE_CHECKPOINT_DIR },
   calc: { sft: SFT_CALC, target: 0.3, evalFrom: 200, evalEvery: 5, evalN: 200, out: 'public/checkpoints/calc-base' },
   guess: { sft: SFT_GUESS, target: 0.55, evalFrom: 50, evalEvery: 10, evalN: 63, out: 'public/checkpoints/guess-base' },
@@ -62,11 +72,30 @@ interface PretrainRun {
 }
 
 export async function pretrain(argv: string[]): Promise<number> {
-  const f = parseFlags('pretrain', argv, { task: 'string', 'eval-from': 'number', backend: 'string', out: 'string', steps: 'number', target: 'number', seed: 'number', 'eval-every': 'number', 'eval-n': 'number', 'min-lr': 'number', 'max-grad-norm': 'number', from: 'string', warmup: 'number', json: 'boolean' });
+  const f = parseFlags('pretrain', argv, {
+    task: 'string',
+    'eval-from': 'number',
+    backend: 'string',
+    out: 'string',
+    steps: 'number',
+    target: 'number',
+    seed: 'number',
+    'eval-every': 'number',
+    'eval-n': 'number',
+    'min-lr': 'number',
+    'max-grad-norm': 'number',
+    from: 'string',
+    warmup: 'number',
+    json: 'boolean',
+  });
   const from = f.from as string | undefined;
-  if (from !== undefined && f.out === undefined) throw new UsageError('dewpoint pretrain: --from needs --out (a continued run never overwrites the shipped base)');
+  if (from !== undefined && f.out === undefined)
+    throw new UsageError('dewpoint pretrain: --from needs --out (a continued run never overwrites the shipped base)');
   const task = (f.task as string | undefined) ?? 'arith';
-  if (!Object.prototype.hasOwnProperty.call(TASK_DEFAULTS, task)) throw new UsageError(`dewpoint pretrain: --task must be one of ${Object.keys(TASK_DEFAULTS).join(', ')}, got '${task}'`);
+  if (!Object.prototype.hasOwnProperty.call(TASK_DEFAULTS, task))
+    throw new UsageError(
+      `dewpoint pretrain: --task must be one of ${Object.keys(TASK_DEFAULTS).join(', ')}, got '${task}'`,
+    );
   const d = TASK_DEFAULTS[task as PretrainTask];
   const config = {
     ...d.sft,
@@ -85,8 +114,19 @@ export async function pretrain(argv: string[]): Promise<number> {
   checkPretrainFlags(config, { target, evalFrom });
   const { ops, info } = await cliBackend(f.backend);
   const out = (f.out as string | undefined) ?? d.out;
-  const log = (x: object) => process.stdout.write(`${f.json ? JSON.stringify(x) : Object.entries(x).map(([k, v]) => `${k}=${typeof v === 'number' ? +v.toPrecision(4) : v}`).join(' ')}\n`);
-  process.stderr.write(`pretrain: ${task === 'arith' ? '' : `${task}, `}${describeBackend(info)}, ${from ? `from ${from}, ${config.steps} steps` : `${config.steps} steps max, stop at held-out accuracy >= ${target}`}\n`);
+  const log = (x: object) =>
+    process.stdout.write(
+      `${
+        f.json
+          ? JSON.stringify(x)
+          : Object.entries(x)
+              .map(([k, v]) => `${k}=${typeof v === 'number' ? +v.toPrecision(4) : v}`)
+              .join(' ')
+      }\n`,
+    );
+  process.stderr.write(
+    `pretrain: ${task === 'arith' ? '' : `${task}, `}${describeBackend(info)}, ${from ? `from ${from}, ${config.steps} steps` : `${config.steps} steps max, stop at held-out accuracy >= ${target}`}\n`,
+  );
   // code: demonstrations and greedy evaluations are graded in this process with the companion's runner.
   const local = task === 'code' ? localCodeGrader() : null;
   try {
@@ -96,7 +136,8 @@ export async function pretrain(argv: string[]): Promise<number> {
   }
 
   async function pretrainLoop(local: ReturnType<typeof localCodeGrader> | null): Promise<number> {
-    const run: PretrainRun = 'env' in config ? new SftEpisodeRun(ops, config, { codeGrader: local?.grader ?? null }) : new SftRun(ops, config);
+    const run: PretrainRun =
+      'env' in config ? new SftEpisodeRun(ops, config, { codeGrader: local?.grader ?? null }) : new SftRun(ops, config);
     if (from) run.model.setWeights(importCheckpoint(readCheckpointDir(from)).weights);
     const t0 = performance.now();
     let reached: { step: number; n: number; accuracy: number; meanLength: number } | null = null;
@@ -106,7 +147,8 @@ export async function pretrain(argv: string[]): Promise<number> {
       if (config.evalEvery > 0 && s % config.evalEvery === 0 && s >= evalFrom) {
         const ev = await run.evaluate();
         log({ step: s, 'eval/accuracy': ev.accuracy, 'eval/mean_length': ev.meanLength, 'eval/n': ev.n });
-        if (from || ev.accuracy >= target) reached = { step: s, n: ev.n, accuracy: ev.accuracy, meanLength: ev.meanLength };
+        if (from || ev.accuracy >= target)
+          reached = { step: s, n: ev.n, accuracy: ev.accuracy, meanLength: ev.meanLength };
         if (!from && reached) break;
       }
     }
@@ -116,24 +158,35 @@ export async function pretrain(argv: string[]): Promise<number> {
       reached = { step: config.steps, n: ev.n, accuracy: ev.accuracy, meanLength: ev.meanLength };
     }
     if (!reached) {
-      process.stderr.write(`pretrain: held-out accuracy never reached ${target} in ${config.steps} steps; no checkpoint written\n`);
+      process.stderr.write(
+        `pretrain: held-out accuracy never reached ${target} in ${config.steps} steps; no checkpoint written\n`,
+      );
       return 1;
     }
     const episodes = 'env' in config;
     const files = await exportCheckpoint(run.model, run.tok, {
       kind: 'dewpoint-checkpoint',
-      trainedWith: episodes ? `dewpoint pretrain --task ${task} (SFT on demonstration episodes, worker/train/sft-episodes.ts)` : 'dewpoint pretrain (SFT, worker/train/sft.ts)',
+      trainedWith: episodes
+        ? `dewpoint pretrain --task ${task} (SFT on demonstration episodes, worker/train/sft-episodes.ts)`
+        : 'dewpoint pretrain (SFT, worker/train/sft.ts)',
       command: `npm run pretrain -- ${argv.join(' ')}`.trim(),
       backend: describeBackend(info),
       sft: config,
       ...(episodes ? { earlyStop: { target, evalFrom } } : {}),
       ...(from ? { from } : {}),
       step: reached.step,
-      heldOut: { n: reached.n, accuracy: reached.accuracy, meanLength: reached.meanLength, split: HELD_OUT_SPLIT[task as PretrainTask] },
+      heldOut: {
+        n: reached.n,
+        accuracy: reached.accuracy,
+        meanLength: reached.meanLength,
+        split: HELD_OUT_SPLIT[task as PretrainTask],
+      },
       seconds: (performance.now() - t0) / 1000,
     });
     writeCheckpointDir(out, files);
-    process.stderr.write(`pretrain: step ${reached.step}, held-out accuracy ${(reached.accuracy * 100).toFixed(1)}% on ${reached.n}; wrote ${out}\n`);
+    process.stderr.write(
+      `pretrain: step ${reached.step}, held-out accuracy ${(reached.accuracy * 100).toFixed(1)}% on ${reached.n}; wrote ${out}\n`,
+    );
     return 0;
   }
 }
@@ -142,7 +195,8 @@ export async function pretrain(argv: string[]): Promise<number> {
 const HELD_OUT_SPLIT: Record<PretrainTask, string> = {
   arith: 'hash-disjoint held-out (worker/data/arith.ts)',
   calc: 'hash-disjoint held-out of (a, b, c) (worker/episodes/calc.ts); greedy episodes, reward 1',
-  guess: 'every secret 1..63 (worker/episodes/guess.ts: the whole task space, train and held-out alike); greedy episodes, reward 1',
+  guess:
+    'every secret 1..63 (worker/episodes/guess.ts: the whole task space, train and held-out alike); greedy episodes, reward 1',
   code: 'hash-disjoint held-out of the step pairs (worker/episodes/code.ts); greedy episodes graded in the sandbox, reward 1 = every case passes',
 };
 
@@ -150,10 +204,24 @@ const HELD_OUT_SPLIT: Record<PretrainTask, string> = {
  * The flags' values, checked before any work: the fields the sft-arith preset shares are checked by
  * its schema (the Experiments view's messages), the pretrain-only ones here, each naming its flag.
  */
-function checkPretrainFlags(c: Pick<typeof SFT_ARITH, 'steps' | 'lr' | 'seed' | 'evalEvery' | 'evalN' | 'minLr' | 'maxGradNorm' | 'warmup'>, extra: { target: number; evalFrom: number }): void {
+function checkPretrainFlags(
+  c: Pick<typeof SFT_ARITH, 'steps' | 'lr' | 'seed' | 'evalEvery' | 'evalN' | 'minLr' | 'maxGradNorm' | 'warmup'>,
+  extra: { target: number; evalFrom: number },
+): void {
   // Each field is named by its flag: the kebab-case of its path (evalN: --eval-n).
   const flag = (path: string) => `--${path.replace(/[A-Z]/g, (ch) => `-${ch.toLowerCase()}`)}`;
-  const problems = checkRunOptions({ preset: 'sft-arith', steps: c.steps, lr: c.lr, seed: c.seed, evalEvery: c.evalEvery, evalN: c.evalN, checkpointEvery: 0 }, flag).map((p) => p.message);
+  const problems = checkRunOptions(
+    {
+      preset: 'sft-arith',
+      steps: c.steps,
+      lr: c.lr,
+      seed: c.seed,
+      evalEvery: c.evalEvery,
+      evalN: c.evalN,
+      checkpointEvery: 0,
+    },
+    flag,
+  ).map((p) => p.message);
   const check = (ok: boolean, flag: string, value: number, allowed: string) => {
     if (!ok) problems.push(`--${flag} must be ${allowed}, got ${value}`);
   };
@@ -162,5 +230,6 @@ function checkPretrainFlags(c: Pick<typeof SFT_ARITH, 'steps' | 'lr' | 'seed' | 
   check(Number.isInteger(c.warmup) && c.warmup >= 0, 'warmup', c.warmup, 'an integer ≥ 0');
   check(extra.target > 0 && extra.target <= 1, 'target', extra.target, 'an accuracy in (0, 1]');
   check(Number.isInteger(extra.evalFrom) && extra.evalFrom >= 0, 'eval-from', extra.evalFrom, 'an integer ≥ 0');
-  if (problems.length) throw new UsageError(`dewpoint pretrain: invalid options:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  if (problems.length)
+    throw new UsageError(`dewpoint pretrain: invalid options:\n${problems.map((p) => `  ${p}`).join('\n')}`);
 }

@@ -18,16 +18,42 @@ import { basename, join } from 'node:path';
 import { parseDataset, splitDataset } from '../../worker/data/dataset';
 import type { LoadedCheckpoint } from '../../worker/model/checkpoint';
 import { importCheckpoint } from '../../worker/model/checkpoint';
-import type { DatasetRewardOptions, DatasetRunOptions, DpoRunOptions, FlowRunOptions, GrpoRunOptions, PpoEpisodeRunOptions, PpoRunOptions } from '../../worker/protocol';
+import type {
+  DatasetRewardOptions,
+  DatasetRunOptions,
+  DpoRunOptions,
+  FlowRunOptions,
+  GrpoRunOptions,
+  PpoEpisodeRunOptions,
+  PpoRunOptions,
+} from '../../worker/protocol';
 import { PPO_ARITH, PpoRun } from '../../worker/train/ppo';
 import { FLOW_GRPO_2D, PRETRAIN_DEFAULTS } from '../../worker/flow/index';
 import { flowTrainer, type Trainer } from '../../worker/runs/run-manager';
-import { dpoConfigOf, dpoOptionsOf, episodeGrpoOptionsOf, episodeRunConfigOf, flowOptionsOf, grpoConfigOf, grpoOptionsOf, ppoConfigOf, ppoEpisodeOptionsOf, ppoOptionsOf } from '../../worker/runs/configs';
+import {
+  dpoConfigOf,
+  dpoOptionsOf,
+  episodeGrpoOptionsOf,
+  episodeRunConfigOf,
+  flowOptionsOf,
+  grpoConfigOf,
+  grpoOptionsOf,
+  ppoConfigOf,
+  ppoEpisodeOptionsOf,
+  ppoOptionsOf,
+} from '../../worker/runs/configs';
 import { checkRunOptions, labelAndPath } from '../../worker/runs/fields';
 import { DPO_ARITH, DpoRun, type DpoStep } from '../../worker/train/dpo';
 import { batchRecord, groupRecords, pairRecords, pairSessions, type GroupsConfig } from '../../worker/runs/groups';
 import { GRPO_ARITH, GrpoRun, type GrpoStep } from '../../worker/train/grpo';
-import { GRPO_CALC, GRPO_CODE, GRPO_GUESS, GrpoEpisodeRun, PPO_CALC, type GrpoEpisodeStep } from '../../worker/train/grpo-episodes';
+import {
+  GRPO_CALC,
+  GRPO_CODE,
+  GRPO_GUESS,
+  GrpoEpisodeRun,
+  PPO_CALC,
+  type GrpoEpisodeStep,
+} from '../../worker/train/grpo-episodes';
 import type { EpisodeGrpoRunOptions } from '../../worker/protocol';
 import { baseOf } from '../../worker/runs/run-manager';
 import { FileJournal } from '../node-journal';
@@ -56,26 +82,50 @@ export const DATASET_PRESETS = ['grpo-arith', 'ppo-arith', 'dpo-arith'] as const
 const REWARD_KINDS = ['math', 'exact', 'regex', 'code'] as const;
 
 /** The dataset's options named by their flags in a problem (the rest by label and path). */
-const DATASET_FLAGS: Record<string, string> = { 'dataset.reward.pattern': '--reward-pattern', 'dataset.reward.kind': '--reward', 'dataset.heldOut': '--held-out', dataset: '--dataset' };
-const cliNamer = (path: string, label: string | undefined) => DATASET_FLAGS[path] ?? (path.startsWith('dataset.') ? `--dataset ${path.slice('dataset.'.length)}` : labelAndPath(path, label));
+const DATASET_FLAGS: Record<string, string> = {
+  'dataset.reward.pattern': '--reward-pattern',
+  'dataset.reward.kind': '--reward',
+  'dataset.heldOut': '--held-out',
+  dataset: '--dataset',
+};
+const cliNamer = (path: string, label: string | undefined) =>
+  DATASET_FLAGS[path] ??
+  (path.startsWith('dataset.') ? `--dataset ${path.slice('dataset.'.length)}` : labelAndPath(path, label));
 
 /**
  * `--dataset FILE` read and checked against the base (`base()`: its tokenizer and positions), with
  * `--reward`, `--reward-pattern` and `--held-out`; undefined without `--dataset`. Every misuse of
  * these flags, an unreadable file and the file's first bad line are usage errors naming them.
  */
-export async function cliDataset(f: Record<string, string | number | boolean | undefined>, base: () => LoadedCheckpoint): Promise<DatasetRunOptions | undefined> {
+export async function cliDataset(
+  f: Record<string, string | number | boolean | undefined>,
+  base: () => LoadedCheckpoint,
+): Promise<DatasetRunOptions | undefined> {
   if (f.dataset === undefined) {
-    for (const flag of ['reward', 'reward-pattern', 'held-out']) if (f[flag] !== undefined) throw new UsageError(`dewpoint train: --${flag} is for --dataset FILE; give the dataset too`);
+    for (const flag of ['reward', 'reward-pattern', 'held-out'])
+      if (f[flag] !== undefined)
+        throw new UsageError(`dewpoint train: --${flag} is for --dataset FILE; give the dataset too`);
     return undefined;
   }
-  if (f.preset !== undefined && !(DATASET_PRESETS as readonly string[]).includes(f.preset as string)) throw new UsageError(`dewpoint train: --dataset is for the presets ${DATASET_PRESETS.join(', ')}, not ${String(f.preset)}`);
+  if (f.preset !== undefined && !(DATASET_PRESETS as readonly string[]).includes(f.preset as string))
+    throw new UsageError(
+      `dewpoint train: --dataset is for the presets ${DATASET_PRESETS.join(', ')}, not ${String(f.preset)}`,
+    );
   const kind = f.reward as string | undefined;
-  if (kind === undefined) throw new UsageError(`dewpoint train: --dataset needs --reward: one of ${REWARD_KINDS.join(', ')}`);
-  if (!(REWARD_KINDS as readonly string[]).includes(kind)) throw new UsageError(`dewpoint train: --reward must be one of ${REWARD_KINDS.join(', ')}, got '${kind}'`);
-  if (kind === 'regex' && f['reward-pattern'] === undefined) throw new UsageError('dewpoint train: --reward regex needs --reward-pattern RE (one capture group, the answer, or none for the whole match)');
-  if (kind !== 'regex' && f['reward-pattern'] !== undefined) throw new UsageError(`dewpoint train: --reward-pattern is for --reward regex, not --reward ${kind}`);
-  const reward: DatasetRewardOptions = kind === 'regex' ? { kind, pattern: f['reward-pattern'] as string } : { kind: kind as DatasetRewardOptions['kind'] };
+  if (kind === undefined)
+    throw new UsageError(`dewpoint train: --dataset needs --reward: one of ${REWARD_KINDS.join(', ')}`);
+  if (!(REWARD_KINDS as readonly string[]).includes(kind))
+    throw new UsageError(`dewpoint train: --reward must be one of ${REWARD_KINDS.join(', ')}, got '${kind}'`);
+  if (kind === 'regex' && f['reward-pattern'] === undefined)
+    throw new UsageError(
+      'dewpoint train: --reward regex needs --reward-pattern RE (one capture group, the answer, or none for the whole match)',
+    );
+  if (kind !== 'regex' && f['reward-pattern'] !== undefined)
+    throw new UsageError(`dewpoint train: --reward-pattern is for --reward regex, not --reward ${kind}`);
+  const reward: DatasetRewardOptions =
+    kind === 'regex'
+      ? { kind, pattern: f['reward-pattern'] as string }
+      : { kind: kind as DatasetRewardOptions['kind'] };
   const file = f.dataset as string;
   let bytes: Uint8Array;
   try {
@@ -84,17 +134,25 @@ export async function cliDataset(f: Record<string, string | number | boolean | u
     throw new UsageError(`dewpoint train: cannot read --dataset ${file}: ${(e as Error).message}`);
   }
   const b = base();
-  const loaded = await parseDataset(basename(file), bytes, { tokenizer: b.tokenizer, maxPromptIds: b.config.maxSeq - 1, reward });
+  const loaded = await parseDataset(basename(file), bytes, {
+    tokenizer: b.tokenizer,
+    maxPromptIds: b.config.maxSeq - 1,
+    reward,
+  });
   if (!loaded.ok) throw new UsageError(`dewpoint train: --dataset ${loaded.message}`);
   // --held-out is checked with the other options (the schema), so a bad count is named by its flag.
   return f['held-out'] === undefined ? loaded.dataset : { ...loaded.dataset, heldOut: f['held-out'] as number };
 }
 
 /** The options to run: `--config FILE` or the preset's, with the flags written over them (and `dataset`, from `cliDataset`), checked by the schema. */
-export function cliRunOptions(f: Record<string, string | number | boolean | undefined>, dataset?: DatasetRunOptions): GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | PpoEpisodeRunOptions | DpoRunOptions | FlowRunOptions {
+export function cliRunOptions(
+  f: Record<string, string | number | boolean | undefined>,
+  dataset?: DatasetRunOptions,
+): GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | PpoEpisodeRunOptions | DpoRunOptions | FlowRunOptions {
   let options: Record<string, unknown>;
   if (f.config !== undefined) {
-    if (f.preset !== undefined) throw new UsageError('dewpoint train: give --preset or --config, not both (the config names its preset)');
+    if (f.preset !== undefined)
+      throw new UsageError('dewpoint train: give --preset or --config, not both (the config names its preset)');
     let text: string;
     try {
       text = readFileSync(f.config as string, 'utf8');
@@ -107,29 +165,72 @@ export function cliRunOptions(f: Record<string, string | number | boolean | unde
       throw new UsageError(`dewpoint train: --config ${f.config} is not JSON: ${(e as Error).message}`);
     }
     if (!Object.prototype.hasOwnProperty.call(PRESET_OPTIONS, String(options.preset))) {
-      throw new UsageError(`dewpoint train: the config's preset must be one of ${Object.keys(PRESET_OPTIONS).join(', ')}, got '${String(options.preset)}'`);
+      throw new UsageError(
+        `dewpoint train: the config's preset must be one of ${Object.keys(PRESET_OPTIONS).join(', ')}, got '${String(options.preset)}'`,
+      );
     }
   } else {
     const name = (f.preset as string | undefined) ?? 'grpo-arith';
-    if (!(name in PRESET_OPTIONS)) throw new UsageError(`dewpoint train: --preset must be one of ${Object.keys(PRESET_OPTIONS).join(', ')}, got '${name}'`);
+    if (!(name in PRESET_OPTIONS))
+      throw new UsageError(
+        `dewpoint train: --preset must be one of ${Object.keys(PRESET_OPTIONS).join(', ')}, got '${name}'`,
+      );
     options = { ...PRESET_OPTIONS[name as keyof typeof PRESET_OPTIONS]() };
   }
-  const flagFields: Record<string, string> = { steps: 'steps', seed: 'seed', lr: 'lr', 'max-grad-norm': 'maxGradNorm', 'eval-every': 'evalEvery', 'eval-n': 'evalN', 'train-problems': 'trainProblems' };
+  const flagFields: Record<string, string> = {
+    steps: 'steps',
+    seed: 'seed',
+    lr: 'lr',
+    'max-grad-norm': 'maxGradNorm',
+    'eval-every': 'evalEvery',
+    'eval-n': 'evalN',
+    'train-problems': 'trainProblems',
+  };
   for (const [flag, field] of Object.entries(flagFields)) if (f[flag] !== undefined) options[field] = f[flag];
-  if (f.prompts !== undefined) options[options.preset === 'dpo-arith' ? 'pairs' : options.preset === 'flowgrpo-2d' ? 'groups' : 'prompts'] = f.prompts;
+  if (f.prompts !== undefined)
+    options[options.preset === 'dpo-arith' ? 'pairs' : options.preset === 'flowgrpo-2d' ? 'groups' : 'prompts'] =
+      f.prompts;
   if (dataset) {
-    if (!(DATASET_PRESETS as readonly string[]).includes(options.preset as string)) throw new UsageError(`dewpoint train: --dataset is for the presets ${DATASET_PRESETS.join(', ')}, not ${String(options.preset)}`);
+    if (!(DATASET_PRESETS as readonly string[]).includes(options.preset as string))
+      throw new UsageError(
+        `dewpoint train: --dataset is for the presets ${DATASET_PRESETS.join(', ')}, not ${String(options.preset)}`,
+      );
     options.dataset = dataset;
   }
   const problems = checkRunOptions(options, cliNamer);
-  if (problems.length) throw new UsageError(`dewpoint train: invalid run options:\n${problems.map((p) => `  ${p.message}`).join('\n')}`);
+  if (problems.length)
+    throw new UsageError(`dewpoint train: invalid run options:\n${problems.map((p) => `  ${p.message}`).join('\n')}`);
   // An app run's picked model lives in that tab's worker, not here: the folder itself is --checkpoint.
-  if (options.base !== undefined) throw new UsageError("dewpoint train: the config's base names a model picked in the app (kept in that tab's worker); give its folder with --checkpoint DIR and drop base from the config");
-  return options as unknown as GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | PpoEpisodeRunOptions | DpoRunOptions | FlowRunOptions;
+  if (options.base !== undefined)
+    throw new UsageError(
+      "dewpoint train: the config's base names a model picked in the app (kept in that tab's worker); give its folder with --checkpoint DIR and drop base from the config",
+    );
+  return options as unknown as
+    GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | PpoEpisodeRunOptions | DpoRunOptions | FlowRunOptions;
 }
 
 export async function trainCommand(argv: string[]): Promise<number> {
-  const f = parseFlags('train', argv, { preset: 'string', config: 'string', steps: 'number', checkpoint: 'string', backend: 'string', json: 'boolean', 'eval-every': 'number', 'eval-n': 'number', seed: 'number', lr: 'number', 'max-grad-norm': 'number', prompts: 'number', 'train-problems': 'number', journal: 'string', save: 'string', dataset: 'string', reward: 'string', 'reward-pattern': 'string', 'held-out': 'number' });
+  const f = parseFlags('train', argv, {
+    preset: 'string',
+    config: 'string',
+    steps: 'number',
+    checkpoint: 'string',
+    backend: 'string',
+    json: 'boolean',
+    'eval-every': 'number',
+    'eval-n': 'number',
+    seed: 'number',
+    lr: 'number',
+    'max-grad-norm': 'number',
+    prompts: 'number',
+    'train-problems': 'number',
+    journal: 'string',
+    save: 'string',
+    dataset: 'string',
+    reward: 'string',
+    'reward-pattern': 'string',
+    'held-out': 'number',
+  });
   // The dataset presets all start from the arithmetic base: read it once, for the dataset's checks and the run.
   // --checkpoint: a Dewpoint checkpoint or a Hugging Face Llama/Mistral folder, read (and checked) before anything runs.
   let given: LoadedCheckpoint | null = null;
@@ -144,20 +245,44 @@ export async function trainCommand(argv: string[]): Promise<number> {
   const readArithBase = () => (arithBase ??= importCheckpoint(readCheckpointDir('public/checkpoints/arith-base')));
   const options = cliRunOptions(f, await cliDataset(f, readArithBase));
   const name = options.preset;
-  const episodic = options.preset === 'grpo-calc' || options.preset === 'grpo-guess' || options.preset === 'grpo-code' || options.preset === 'ppo-calc';
-  if (f.journal !== undefined && !episodic) throw new UsageError(`dewpoint train: --journal is for the episode presets (grpo-calc, grpo-guess, grpo-code, ppo-calc), not ${name}`);
+  const episodic =
+    options.preset === 'grpo-calc' ||
+    options.preset === 'grpo-guess' ||
+    options.preset === 'grpo-code' ||
+    options.preset === 'ppo-calc';
+  if (f.journal !== undefined && !episodic)
+    throw new UsageError(
+      `dewpoint train: --journal is for the episode presets (grpo-calc, grpo-guess, grpo-code, ppo-calc), not ${name}`,
+    );
   const baseName = baseOf(name);
-  if (baseName === null && f.checkpoint !== undefined) throw new UsageError(`dewpoint train: ${name} starts from no checkpoint (its policy is pretrained in the run); drop --checkpoint`);
+  if (baseName === null && f.checkpoint !== undefined)
+    throw new UsageError(
+      `dewpoint train: ${name} starts from no checkpoint (its policy is pretrained in the run); drop --checkpoint`,
+    );
   const dir = (f.checkpoint as string | undefined) ?? `public/checkpoints/${baseName}`;
-  const loaded = baseName === null ? null : (given ?? (baseName === 'arith-base' && arithBase ? arithBase : importCheckpoint(readCheckpointDir(dir))));
+  const loaded =
+    baseName === null
+      ? null
+      : (given ?? (baseName === 'arith-base' && arithBase ? arithBase : importCheckpoint(readCheckpointDir(dir))));
   const base = () => loaded!;
   const { ops, info } = await cliBackend(f.backend);
   const print = (x: Record<string, unknown>) =>
-    process.stdout.write(`${f.json ? JSON.stringify(x) : Object.entries(x).map(([k, v]) => `${k}=${typeof v === 'number' ? +v.toPrecision(4) : v}`).join(' ')}\n`);
+    process.stdout.write(
+      `${
+        f.json
+          ? JSON.stringify(x)
+          : Object.entries(x)
+              .map(([k, v]) => `${k}=${typeof v === 'number' ? +v.toPrecision(4) : v}`)
+              .join(' ')
+      }\n`,
+    );
   let run: DpoRun | GrpoRun | GrpoEpisodeRun | PpoRun | Pick<Trainer, 'next' | 'evaluate'>;
   // --save: each step's records as the app's store keeps them (worker/runs/groups.ts), for `dewpoint export`.
   let recordsOf: ((s: never) => Parameters<RunFolderWriter['add']>[1]) | null = null;
-  if (f.save !== undefined && options.preset === 'flowgrpo-2d') throw new UsageError('dewpoint train: --save keeps rollouts of a language model; flowgrpo-2d samples points (and exports to neither verl nor TRL)');
+  if (f.save !== undefined && options.preset === 'flowgrpo-2d')
+    throw new UsageError(
+      'dewpoint train: --save keeps rollouts of a language model; flowgrpo-2d samples points (and exports to neither verl nor TRL)',
+    );
   let steps: number;
   let evalEvery: number;
   let evalN: number;
@@ -167,12 +292,20 @@ export async function trainCommand(argv: string[]): Promise<number> {
   const services = { codeGrader: local?.grader ?? null };
   if (dataset) {
     const split = splitDataset(dataset.records, dataset.heldOut);
-    process.stderr.write(`train ${name}: dataset ${dataset.name} (${dataset.records.length} records: ${split.train.length} to train on, ${split.heldOut.length} held out), reward ${dataset.reward.kind}${dataset.reward.kind === 'regex' ? ` /${dataset.reward.pattern}/` : ''}\n`);
+    process.stderr.write(
+      `train ${name}: dataset ${dataset.name} (${dataset.records.length} records: ${split.train.length} to train on, ${split.heldOut.length} held out), reward ${dataset.reward.kind}${dataset.reward.kind === 'regex' ? ` /${dataset.reward.pattern}/` : ''}\n`,
+    );
   }
-  if (options.preset === 'grpo-calc' || options.preset === 'grpo-guess' || options.preset === 'grpo-code' || options.preset === 'ppo-calc') {
+  if (
+    options.preset === 'grpo-calc' ||
+    options.preset === 'grpo-guess' ||
+    options.preset === 'grpo-code' ||
+    options.preset === 'ppo-calc'
+  ) {
     const config = episodeRunConfigOf(options);
     const runId = `cli-${name}-${Date.now().toString(36)}`;
-    const journal = f.journal !== undefined ? { journal: new FileJournal(f.journal as string), runId, writer: `${runId}/cli` } : null;
+    const journal =
+      f.journal !== undefined ? { journal: new FileJournal(f.journal as string), runId, writer: `${runId}/cli` } : null;
     if (journal) {
       const file: JournalRunFile = { runId, options, checkpoint: dir };
       mkdirSync(journal.journal.runDir(runId), { recursive: true });
@@ -194,7 +327,10 @@ export async function trainCommand(argv: string[]): Promise<number> {
   } else if (options.preset === 'dpo-arith') {
     const config = dpoConfigOf(options, DPO_ARITH);
     run = new DpoRun(ops, config, base());
-    recordsOf = (s: DpoStep) => ({ groups: pairRecords(s, base().tokenizer, config), sessions: pairSessions(s, base().tokenizer, config) });
+    recordsOf = (s: DpoStep) => ({
+      groups: pairRecords(s, base().tokenizer, config),
+      sessions: pairSessions(s, base().tokenizer, config),
+    });
     ({ steps, evalEvery, evalN } = config);
   } else {
     const config = grpoConfigOf(options as GrpoRunOptions, GRPO_ARITH);
@@ -203,8 +339,13 @@ export async function trainCommand(argv: string[]): Promise<number> {
     ({ steps, evalEvery, evalN } = config);
   }
   const saver = f.save !== undefined ? new RunFolderWriter(f.save as string, options) : null;
-  if (saver) process.stderr.write(`train ${name}: saving each step's groups and rollouts to ${saver.dir} (for dewpoint export ${saver.dir} --to verl|trl)\n`);
-  process.stderr.write(`train ${name}: ${describeBackend(info)}, from ${loaded ? dir : 'a policy pretrained in the run'}, ${steps} steps\n`);
+  if (saver)
+    process.stderr.write(
+      `train ${name}: saving each step's groups and rollouts to ${saver.dir} (for dewpoint export ${saver.dir} --to verl|trl)\n`,
+    );
+  process.stderr.write(
+    `train ${name}: ${describeBackend(info)}, from ${loaded ? dir : 'a policy pretrained in the run'}, ${steps} steps\n`,
+  );
   let evaluated = evalN;
   const evaluate = async (step: number) => {
     const ev = await run.evaluate();
@@ -220,7 +361,11 @@ export async function trainCommand(argv: string[]): Promise<number> {
   return 0;
 
   function grpoRecords(config: GroupsConfig) {
-    return (s: GrpoStep | GrpoEpisodeStep) => ({ groups: groupRecords(s, base().tokenizer, config), batch: batchRecord(s, base().tokenizer), sessions: s.sessions });
+    return (s: GrpoStep | GrpoEpisodeStep) => ({
+      groups: groupRecords(s, base().tokenizer, config),
+      batch: batchRecord(s, base().tokenizer),
+      sessions: s.sessions,
+    });
   }
 
   async function trainLoop(): Promise<void> {
@@ -230,11 +375,53 @@ export async function trainCommand(argv: string[]): Promise<number> {
       const next = await run.next();
       const { metrics } = next;
       if (saver && recordsOf) saver.add(s, recordsOf(next as never));
-      const keys = ['reward/inside_frac', 'eval/inside_frac', 'rl/pg_clipfrac', 'rl/approx_kl', 'episodes/turns_mean', 'episodes/completed', 'episodes/truncated', 'episodes/error', 'loss/dpo', 'loss/nll_chosen', 'rewards/margins', 'rewards/accuracies', 'reward/mean', 'reward/std', 'reward/frac_reward_zero_std', 'loss/total', 'rl/pg_clipfrac', 'rl/ppo_kl', 'rl/entropy', 'mismatch/kl', 'opt/grad_norm', 'response/mean_length', 'loss/value', 'critic/vf_explained_var', 'critic/vf_clipfrac', 'critic/values/mean', 'critic/returns/mean', 'perf/sample_ms', 'perf/old_logprob_ms', 'perf/ref_ms', 'perf/train_ms', 'perf/tokens_per_s'];
-      print({ step: s, ...(f.json ? metrics : Object.fromEntries(keys.filter((k) => k in metrics).map((k) => [k, metrics[k]]))) });
+      const keys = [
+        'reward/inside_frac',
+        'eval/inside_frac',
+        'rl/pg_clipfrac',
+        'rl/approx_kl',
+        'episodes/turns_mean',
+        'episodes/completed',
+        'episodes/truncated',
+        'episodes/error',
+        'loss/dpo',
+        'loss/nll_chosen',
+        'rewards/margins',
+        'rewards/accuracies',
+        'reward/mean',
+        'reward/std',
+        'reward/frac_reward_zero_std',
+        'loss/total',
+        'rl/pg_clipfrac',
+        'rl/ppo_kl',
+        'rl/entropy',
+        'mismatch/kl',
+        'opt/grad_norm',
+        'response/mean_length',
+        'loss/value',
+        'critic/vf_explained_var',
+        'critic/vf_clipfrac',
+        'critic/values/mean',
+        'critic/returns/mean',
+        'perf/sample_ms',
+        'perf/old_logprob_ms',
+        'perf/ref_ms',
+        'perf/train_ms',
+        'perf/tokens_per_s',
+      ];
+      print({
+        step: s,
+        ...(f.json ? metrics : Object.fromEntries(keys.filter((k) => k in metrics).map((k) => [k, metrics[k]]))),
+      });
       if (evalEvery > 0 && (s % evalEvery === 0 || s === steps)) last = await evaluate(s);
     }
-    if (evalEvery > 0) process.stderr.write(`train ${name}: held-out accuracy ${(first * 100).toFixed(1)}% -> ${(last * 100).toFixed(1)}% (${evaluated} tasks)\n`);
-    if (local) process.stderr.write(`train ${name}: ${local.grader.misses} completions graded, ${local.grader.hits} repeats answered from the cache\n`);
+    if (evalEvery > 0)
+      process.stderr.write(
+        `train ${name}: held-out accuracy ${(first * 100).toFixed(1)}% -> ${(last * 100).toFixed(1)}% (${evaluated} tasks)\n`,
+      );
+    if (local)
+      process.stderr.write(
+        `train ${name}: ${local.grader.misses} completions graded, ${local.grader.hits} repeats answered from the cache\n`,
+      );
   }
 }

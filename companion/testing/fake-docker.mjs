@@ -31,7 +31,16 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, appendFileSync, constants as fsConstants, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  appendFileSync,
+  constants as fsConstants,
+  existsSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { constants } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -55,7 +64,27 @@ function stateDir() {
   return env.FAKE_DOCKER_STATE;
 }
 
-const VALUE_FLAGS = new Set(['--name', '--cidfile', '--network', '-v', '--volume', '-w', '--workdir', '--tmpfs', '-m', '--memory', '--memory-swap', '--pids-limit', '--cpus', '--ulimit', '-u', '--user', '--cap-drop', '--security-opt', '--pull']);
+const VALUE_FLAGS = new Set([
+  '--name',
+  '--cidfile',
+  '--network',
+  '-v',
+  '--volume',
+  '-w',
+  '--workdir',
+  '--tmpfs',
+  '-m',
+  '--memory',
+  '--memory-swap',
+  '--pids-limit',
+  '--cpus',
+  '--ulimit',
+  '-u',
+  '--user',
+  '--cap-drop',
+  '--security-opt',
+  '--pull',
+]);
 const BOOL_FLAGS = new Set(['--rm', '--read-only', '-i', '--interactive']);
 
 /** `run`'s flags (each a list of values, in order), the image and the argv after it; exits 125 on an unknown flag. */
@@ -84,7 +113,12 @@ function translate(path, mounts) {
 
 /** Whether `name` (no slash: looked up on PATH) names an executable file. */
 function findable(name, path) {
-  const candidates = name.includes('/') ? [name] : path.split(delimiter).filter(isAbsolute).map((d) => join(d, name));
+  const candidates = name.includes('/')
+    ? [name]
+    : path
+        .split(delimiter)
+        .filter(isAbsolute)
+        .map((d) => join(d, name));
   return candidates.some((c) => {
     try {
       accessSync(c, fsConstants.X_OK);
@@ -98,12 +132,18 @@ function findable(name, path) {
 async function run(args) {
   const { flags, image, argv } = parseRun(args);
   if (mode === 'no-daemon') fail(`docker: ${NO_DAEMON}\n\nRun 'docker run --help' for more information`, 125);
-  if (mode === 'no-image') fail(`docker: Error response from daemon: No such image: ${image}\n\nRun 'docker run --help' for more information`, 125);
+  if (mode === 'no-image')
+    fail(
+      `docker: Error response from daemon: No such image: ${image}\n\nRun 'docker run --help' for more information`,
+      125,
+    );
   const one = (flag) => flags[flag]?.at(-1);
   const name = one('--name') ?? `fake-${randomBytes(4).toString('hex')}`;
   const cidfile = one('--cidfile');
-  if (cidfile && existsSync(cidfile)) fail(`docker: Container ID file found, make sure the other container isn't running or delete ${cidfile}`, 125);
-  if (existsSync(join(stateDir(), `${name}.json`))) fail(`docker: Error response from daemon: Conflict. The container name "/${name}" is already in use.`, 125);
+  if (cidfile && existsSync(cidfile))
+    fail(`docker: Container ID file found, make sure the other container isn't running or delete ${cidfile}`, 125);
+  if (existsSync(join(stateDir(), `${name}.json`)))
+    fail(`docker: Error response from daemon: Conflict. The container name "/${name}" is already in use.`, 125);
   if (argv.length === 0) fail('docker: Error response from daemon: no command specified', 125);
   const mounts = [...(flags['-v'] ?? []), ...(flags['--volume'] ?? [])].map((v) => {
     const [source, target] = v.split(':');
@@ -122,7 +162,10 @@ async function run(args) {
   };
   // detached: the shim (our "daemon") and its program are their own process group, so killing the
   // client leaves the container running, as with docker; `rm -f` kills that group.
-  const shim = spawn(process.execPath, [fileURLToPath(import.meta.url), '__shim', JSON.stringify(spec)], { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const shim = spawn(process.execPath, [fileURLToPath(import.meta.url), '__shim', JSON.stringify(spec)], {
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   shim.stdin.on('error', () => {}); // the program exited without reading its stdin: docker ignores that too
   process.stdin.pipe(shim.stdin);
   shim.stdout.pipe(process.stdout);
@@ -141,12 +184,21 @@ async function shim([json]) {
   const [command, ...rest] = spec.argv;
   if (!findable(command, path)) {
     rmSync(record, { force: true });
-    fail(`docker: Error response from daemon: failed to create task for container: exec: "${command}": executable file not found in $PATH: unknown.`, 127);
+    fail(
+      `docker: Error response from daemon: failed to create task for container: exec: "${command}": executable file not found in $PATH: unknown.`,
+      127,
+    );
   }
   const argv = spec.cpu ? ['prlimit', `--cpu=${spec.cpu}`, '--', command, ...rest] : [command, ...rest];
   // The image's environment, not the host's: nothing of ours leaks in.
-  const child = spawn(argv[0], argv.slice(1), { cwd: spec.cwd, env: { PATH: path, LANG: 'C.UTF-8' }, stdio: 'inherit' });
-  child.on('error', (e) => fail(`docker: Error response from daemon: failed to create task for container: ${e.message}: unknown.`, 126));
+  const child = spawn(argv[0], argv.slice(1), {
+    cwd: spec.cwd,
+    env: { PATH: path, LANG: 'C.UTF-8' },
+    stdio: 'inherit',
+  });
+  child.on('error', (e) =>
+    fail(`docker: Error response from daemon: failed to create task for container: ${e.message}: unknown.`, 126),
+  );
   child.on('spawn', () => log({ event: 'start', name: spec.name, pid: child.pid }));
   child.on('exit', (code, signal) => {
     rmSync(record, { force: true }); // --rm
@@ -186,7 +238,9 @@ function rm(args) {
 }
 
 function version() {
-  process.stdout.write('Client:\n Version:           0.0.0-fake\n API version:       1.47\n OS/Arch:           linux/amd64\n');
+  process.stdout.write(
+    'Client:\n Version:           0.0.0-fake\n API version:       1.47\n OS/Arch:           linux/amd64\n',
+  );
   if (mode === 'no-daemon') fail(NO_DAEMON, 1);
   process.stdout.write('\nServer: Fake Engine\n Engine:\n  Version:          0.0.0-fake\n');
   process.exit(0);

@@ -60,7 +60,13 @@ export async function processesOf(job: StartedJob): Promise<number[]> {
     const p = await proc(pid);
     if (!p || p.state === 'Z' || p.state === 'X') continue;
     const environ = await readFile(`/proc/${pid}/environ`).catch(() => Buffer.alloc(0));
-    if (p.pgrp === job.pid || p.session === job.pid || environ.includes(home) || (job.uid !== null && p.uids.includes(job.uid))) found.push(pid);
+    if (
+      p.pgrp === job.pid ||
+      p.session === job.pid ||
+      environ.includes(home) ||
+      (job.uid !== null && p.uids.includes(job.uid))
+    )
+      found.push(pid);
   }
   return found;
 }

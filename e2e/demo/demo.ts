@@ -34,16 +34,20 @@ const out = args.out!;
 const steps = Number(args.steps);
 const SIZE = { width: 1280, height: 800 };
 const executablePath = process.env.CHROME_PATH || '/usr/bin/chromium';
-if (!existsSync(executablePath)) throw new Error(`no browser at ${executablePath}: set CHROME_PATH to a Chromium or Chrome binary`);
+if (!existsSync(executablePath))
+  throw new Error(`no browser at ${executablePath}: set CHROME_PATH to a Chromium or Chrome binary`);
 
 /** Fills a run option: the form's `field-<name>` element (the input or its wrapper), else the control labelled `label`. */
 async function fillField(page: Page, name: string, label: RegExp, value: string): Promise<void> {
   const byId = page.getByTestId(`field-${name}`);
   const target = (await byId.count()) > 0 ? byId.first() : page.getByLabel(label).first();
   const tag = await target.evaluate((el) => el.tagName.toLowerCase());
-  const control = ['input', 'select', 'textarea'].includes(tag) ? target : target.locator('input, select, textarea').first();
+  const control = ['input', 'select', 'textarea'].includes(tag)
+    ? target
+    : target.locator('input, select, textarea').first();
   // Fields outside the common section sit in collapsed sections: open the one that holds it.
-  if (!(await control.isVisible())) await page.getByRole('group').filter({ has: control }).getByRole('button', { expanded: false }).click();
+  if (!(await control.isVisible()))
+    await page.getByRole('group').filter({ has: control }).getByRole('button', { expanded: false }).click();
   await control.fill(value);
 }
 
@@ -54,20 +58,29 @@ const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS, hea
 const screenshots: string[] = [];
 try {
   // Playwright's recordVideo needs its ffmpeg download; without it, screencast frames are encoded in the browser.
-  let context: BrowserContext = await browser.newContext({ viewport: SIZE, recordVideo: { dir: join(out, 'video-raw'), size: SIZE } });
+  let context: BrowserContext = await browser.newContext({
+    viewport: SIZE,
+    recordVideo: { dir: join(out, 'video-raw'), size: SIZE },
+  });
   let page: Page;
   let frames: Frame[] | null = null;
   try {
     page = await context.newPage();
   } catch (e) {
     if (!/ffmpeg/.test((e as Error).message)) throw e;
-    console.log('[demo] Playwright ffmpeg not installed: recording screencast frames, encoding them in the browser (MediaRecorder)');
+    console.log(
+      '[demo] Playwright ffmpeg not installed: recording screencast frames, encoding them in the browser (MediaRecorder)',
+    );
     await context.close();
     context = await browser.newContext({ viewport: SIZE });
     page = await context.newPage();
     const captured: Frame[] = [];
     frames = captured;
-    await page.screencast.start({ size: SIZE, quality: 80, onFrame: (f) => void captured.push({ data: f.data, timestamp: f.timestamp }) });
+    await page.screencast.start({
+      size: SIZE,
+      quality: 80,
+      onFrame: (f) => void captured.push({ data: f.data, timestamp: f.timestamp }),
+    });
   }
   const shot = async (name: string, fullPage = true) => {
     await page.screenshot({ path: join(out, name), fullPage });
@@ -104,7 +117,8 @@ try {
   await status.filter({ hasText: /^(finished|failed|stopped)$/ }).waitFor({ timeout: steps * 300_000 });
   const runS = (Date.now() - tRun) / 1000;
   const finalStatus = (await status.textContent())!;
-  if (finalStatus !== 'finished') throw new Error(`the run ended '${finalStatus}': ${await page.getByRole('alert').allTextContents()}`);
+  if (finalStatus !== 'finished')
+    throw new Error(`the run ended '${finalStatus}': ${await page.getByRole('alert').allTextContents()}`);
   console.log(`[demo] run finished in ${runS.toFixed(0)} s`);
   const dashboard = page.getByTestId('run-dashboard');
   await dashboard.evaluate((el) => el.scrollIntoView({ block: 'start' }));
@@ -146,13 +160,25 @@ try {
   }
 
   const report = buildReport({
-    createdAt: new Date(), backend, browser: `${executablePath} ${browser.version()}`, configJson, metrics, accuracyText,
-    timings: { buildS: process.env.DEMO_BUILD_S ? Number(process.env.DEMO_BUILD_S) : null, loadS, runS, totalS: (Date.now() - started) / 1000 },
+    createdAt: new Date(),
+    backend,
+    browser: `${executablePath} ${browser.version()}`,
+    configJson,
+    metrics,
+    accuracyText,
+    timings: {
+      buildS: process.env.DEMO_BUILD_S ? Number(process.env.DEMO_BUILD_S) : null,
+      loadS,
+      runS,
+      totalS: (Date.now() - started) / 1000,
+    },
     outputs: { screenshots, video: 'demo.webm', videoMethod },
   });
   writeFileSync(join(out, 'report.json'), JSON.stringify(report, null, 2) + '\n');
   const acc = report.finalAccuracy;
-  console.log(`[demo] ${report.steps.length} steps, final held-out accuracy ${acc ? `${(acc.accuracy * 100).toFixed(1)}% (n=${acc.n})` : 'not evaluated'}; wrote ${out}/report.json`);
+  console.log(
+    `[demo] ${report.steps.length} steps, final held-out accuracy ${acc ? `${(acc.accuracy * 100).toFixed(1)}% (n=${acc.n})` : 'not evaluated'}; wrote ${out}/report.json`,
+  );
 } finally {
   await browser.close();
 }

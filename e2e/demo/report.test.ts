@@ -7,8 +7,16 @@ const input = (over: Partial<ReportInput> = {}): ReportInput => ({
   browser: 'chromium 140',
   configJson: JSON.stringify({ preset: 'grpo-arith', steps: 2, evalEvery: 2, evalN: 16 }),
   metrics: {
-    kind: 'dewpoint-metrics', version: 2, config: null, runId: 'run-1', status: 'finished', totalSteps: 2,
-    steps: [{ step: 1, metrics: { 'reward/mean': 0.25, 'perf/step_ms': 900 } }, { step: 2, metrics: { 'reward/mean': 0.5, 'perf/step_ms': 800 } }],
+    kind: 'dewpoint-metrics',
+    version: 2,
+    config: null,
+    runId: 'run-1',
+    status: 'finished',
+    totalSteps: 2,
+    steps: [
+      { step: 1, metrics: { 'reward/mean': 0.25, 'perf/step_ms': 900 } },
+      { step: 2, metrics: { 'reward/mean': 0.5, 'perf/step_ms': 800 } },
+    ],
     evals: [{ step: 2, accuracy: 0.125, meanLength: 6, n: 16 }],
   },
   accuracyText: '12.5% (step 2, n=16)',
@@ -34,8 +42,12 @@ describe('demo report', () => {
 
   it('refuses numbers that disagree: an unfinished run, a short run, an accuracy that is not the last evaluation', () => {
     const m = input().metrics;
-    expect(() => buildReport(input({ metrics: { ...m, status: 'stopped' } }))).toThrow("status 'stopped', expected 'finished'");
-    expect(() => buildReport(input({ metrics: { ...m, steps: m.steps.slice(0, 1) } }))).toThrow('1 steps in the metrics file, config says 2');
+    expect(() => buildReport(input({ metrics: { ...m, status: 'stopped' } }))).toThrow(
+      "status 'stopped', expected 'finished'",
+    );
+    expect(() => buildReport(input({ metrics: { ...m, steps: m.steps.slice(0, 1) } }))).toThrow(
+      '1 steps in the metrics file, config says 2',
+    );
     expect(() => buildReport(input({ accuracyText: '25.0% (step 2, n=16)' }))).toThrow('is not the last evaluation');
     expect(() => buildReport(input({ accuracyText: 'not evaluated yet' }))).toThrow('disagree');
   });

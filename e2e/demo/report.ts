@@ -65,22 +65,39 @@ export interface ReportInput {
 export function buildReport(input: ReportInput): DemoReport {
   const config = JSON.parse(input.configJson) as Record<string, unknown>;
   const m = input.metrics;
-  if (m.kind !== 'dewpoint-metrics' || m.version !== 2) throw new Error(`metrics file: expected kind 'dewpoint-metrics' version 2, got '${m.kind}' version ${m.version}`);
+  if (m.kind !== 'dewpoint-metrics' || m.version !== 2)
+    throw new Error(`metrics file: expected kind 'dewpoint-metrics' version 2, got '${m.kind}' version ${m.version}`);
   if (m.status !== 'finished') throw new Error(`run ${m.runId}: status '${m.status}', expected 'finished'`);
-  if (m.steps.length !== config.steps) throw new Error(`run ${m.runId}: ${m.steps.length} steps in the metrics file, config says ${String(config.steps)}`);
+  if (m.steps.length !== config.steps)
+    throw new Error(`run ${m.runId}: ${m.steps.length} steps in the metrics file, config says ${String(config.steps)}`);
   const finalAccuracy = parseAccuracy(input.accuracyText);
   const lastEval = m.evals.at(-1);
   if ((finalAccuracy === null) !== (lastEval === undefined)) {
-    throw new Error(`accuracy text '${input.accuracyText}' and the metrics file (${m.evals.length} evaluations) disagree`);
+    throw new Error(
+      `accuracy text '${input.accuracyText}' and the metrics file (${m.evals.length} evaluations) disagree`,
+    );
   }
-  if (finalAccuracy && lastEval && (finalAccuracy.step !== lastEval.step || finalAccuracy.n !== lastEval.n || Math.abs(finalAccuracy.accuracy - lastEval.accuracy) > 5e-4)) {
+  if (
+    finalAccuracy &&
+    lastEval &&
+    (finalAccuracy.step !== lastEval.step ||
+      finalAccuracy.n !== lastEval.n ||
+      Math.abs(finalAccuracy.accuracy - lastEval.accuracy) > 5e-4)
+  ) {
     throw new Error(`accuracy text '${input.accuracyText}' is not the last evaluation ${JSON.stringify(lastEval)}`);
   }
   return {
-    kind: 'dewpoint-demo', version: 1,
+    kind: 'dewpoint-demo',
+    version: 1,
     createdAt: input.createdAt.toISOString(),
-    backend: input.backend, browser: input.browser, config,
-    runId: m.runId, status: m.status, steps: m.steps, evals: m.evals, finalAccuracy,
+    backend: input.backend,
+    browser: input.browser,
+    config,
+    runId: m.runId,
+    status: m.status,
+    steps: m.steps,
+    evals: m.evals,
+    finalAccuracy,
     timings: { ...input.timings, stepMs: m.steps.map((s) => s.metrics['perf/step_ms']) },
     outputs: input.outputs,
   };
@@ -92,5 +109,7 @@ export function buildReport(input: ReportInput): DemoReport {
  * still; the last frame is held `maxMs`. Timestamps in ms, increasing.
  */
 export function frameSchedule(timestamps: number[], { speed = 2, minMs = 40, maxMs = 2000 } = {}): number[] {
-  return timestamps.map((t, i) => (i + 1 < timestamps.length ? Math.min(maxMs, Math.max(minMs, (timestamps[i + 1] - t) / speed)) : maxMs));
+  return timestamps.map((t, i) =>
+    i + 1 < timestamps.length ? Math.min(maxMs, Math.max(minMs, (timestamps[i + 1] - t) / speed)) : maxMs,
+  );
 }

@@ -14,21 +14,31 @@ export interface Frame {
   timestamp: number;
 }
 
-export async function encodeWebm(browser: Browser, frames: Frame[], size: { width: number; height: number }): Promise<Buffer> {
+export async function encodeWebm(
+  browser: Browser,
+  frames: Frame[],
+  size: { width: number; height: number },
+): Promise<Buffer> {
   if (frames.length === 0) throw new Error('encodeWebm: no screencast frames were captured');
   const durations = frameSchedule(frames.map((f) => f.timestamp));
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
-    await page.exposeFunction('demoFrame', (i: number) => (i < frames.length ? { jpeg: frames[i].data.toString('base64'), ms: durations[i] } : null));
+    await page.exposeFunction('demoFrame', (i: number) =>
+      i < frames.length ? { jpeg: frames[i].data.toString('base64'), ms: durations[i] } : null,
+    );
     const webm = await page.evaluate(async ({ width, height }) => {
-      const next = (window as unknown as { demoFrame: (i: number) => Promise<{ jpeg: string; ms: number } | null> }).demoFrame;
+      const next = (window as unknown as { demoFrame: (i: number) => Promise<{ jpeg: string; ms: number } | null> })
+        .demoFrame;
       const canvas = document.createElement('canvas');
       canvas.width = width;
       canvas.height = height;
       document.body.append(canvas);
       const g = canvas.getContext('2d')!;
-      const recorder = new MediaRecorder(canvas.captureStream(25), { mimeType: 'video/webm;codecs=vp8', videoBitsPerSecond: 2_500_000 });
+      const recorder = new MediaRecorder(canvas.captureStream(25), {
+        mimeType: 'video/webm;codecs=vp8',
+        videoBitsPerSecond: 2_500_000,
+      });
       const chunks: Blob[] = [];
       recorder.ondataavailable = (e) => chunks.push(e.data);
       const stopped = new Promise((resolve) => (recorder.onstop = resolve));
@@ -51,7 +61,8 @@ export async function encodeWebm(browser: Browser, frames: Frame[], size: { widt
     }, size);
     const bytes = Buffer.from(webm, 'base64');
     // A WebM opens with the EBML magic; MediaRecorder gives an empty or cut file when it fails.
-    if (bytes.length < 1024 || bytes.readUInt32BE(0) !== 0x1a45dfa3) throw new Error(`encodeWebm: MediaRecorder gave ${bytes.length} bytes that are not a WebM`);
+    if (bytes.length < 1024 || bytes.readUInt32BE(0) !== 0x1a45dfa3)
+      throw new Error(`encodeWebm: MediaRecorder gave ${bytes.length} bytes that are not a WebM`);
     return bytes;
   } finally {
     await context.close();

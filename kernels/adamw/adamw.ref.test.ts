@@ -38,18 +38,30 @@ describe('adamwRef', () => {
     const n = 9;
     const grad = randomArray(n, 1);
     const run = (g: ArrayLike<number>, scale: number | ArrayLike<number>) => {
-      const param = randomArray(n, 2), m = randomArray(n, 3, -0.1, 0.1), v = randomArray(n, 4, 0, 0.01);
+      const param = randomArray(n, 2),
+        m = randomArray(n, 3, -0.1, 0.1),
+        v = randomArray(n, 4, 0, 0.01);
       adamwRef(param, g, m, v, n, { ...HP, step: 3 }, scale);
       return [param, m, v];
     };
-    const plain = run(grad.map((x) => x * 0.25), 1);
-    for (const [got, label] of [[run(grad, 0.25), 'number'], [run(grad, [0.25]), 'array']] as const) {
-      got.forEach((x, i) => expectClose(x, plain[i], { atol: 1e-7, rtol: 1e-6, label: `gradScale as ${label}, tensor ${i}` }));
+    const plain = run(
+      grad.map((x) => x * 0.25),
+      1,
+    );
+    for (const [got, label] of [
+      [run(grad, 0.25), 'number'],
+      [run(grad, [0.25]), 'array'],
+    ] as const) {
+      got.forEach((x, i) =>
+        expectClose(x, plain[i], { atol: 1e-7, rtol: 1e-6, label: `gradScale as ${label}, tensor ${i}` }),
+      );
     }
   });
 
   it('with large t the bias corrections vanish: the step is lr·m/(sqrt(v)+eps) after decay', () => {
-    const param = Float64Array.of(3), m = Float64Array.of(0.2), v = Float64Array.of(0.04);
+    const param = Float64Array.of(3),
+      m = Float64Array.of(0.2),
+      v = Float64Array.of(0.04);
     adamwRef(param, [0.2], m, v, 1, { ...HP, step: 100000 });
     // m and v are fixed points for g = 0.2; 0.9^1e5 and 0.999^1e5 underflow to 0.
     expect(param[0]).toBeCloseTo(3 * 0.999 - 0.1 * (0.2 / (0.2 + 1e-8)), 12);
@@ -61,6 +73,8 @@ describe('adamwRef', () => {
     expect(() => adamwRef(a(), a(), a(), a(), 2, { ...HP, step: 1, beta2: 1 })).toThrow(/beta2 must be in \[0, 1\)/);
     expect(() => adamwRef(a(), a(), a(), a(), 2, { ...HP, step: 1, lr: -1 })).toThrow(/lr must be a finite number ≥ 0/);
     expect(() => adamwRef(a(), a(), a(), a(), 2, { ...HP, step: 1 }, NaN)).toThrow(/gradScale must be a finite number/);
-    expect(() => adamwRef(a(), new Float32Array(1), a(), a(), 2, { ...HP, step: 1 })).toThrow(/grad has 1 elements, needs n = 2/);
+    expect(() => adamwRef(a(), new Float32Array(1), a(), a(), 2, { ...HP, step: 1 })).toThrow(
+      /grad has 1 elements, needs n = 2/,
+    );
   });
 });

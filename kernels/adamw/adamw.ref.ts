@@ -55,7 +55,15 @@ export function adamwScalars(hp: AdamWHyper): AdamWScalars {
  * `gradScale`: a number, or a one-element array holding the scale (the CPU image of the GPU scale
  * tensor that clipScale writes; its value is used as is, non-finite included, as on the GPU).
  */
-export function adamwRef(param: RefOut, grad: ArrayLike<number>, m: RefOut, v: RefOut, n: number, hp: AdamWHyper, gradScale: number | ArrayLike<number> = 1): void {
+export function adamwRef(
+  param: RefOut,
+  grad: ArrayLike<number>,
+  m: RefOut,
+  v: RefOut,
+  n: number,
+  hp: AdamWHyper,
+  gradScale: number | ArrayLike<number> = 1,
+): void {
   checkAdamWSizes('adamwRef', { param: param.length, grad: grad.length, m: m.length, v: v.length }, n);
   const scale = typeof gradScale === 'number' ? checkScaleNumber(gradScale) : scaleFromArray(gradScale);
   const s = adamwScalars(hp);
@@ -84,12 +92,14 @@ function scaleFromArray(a: ArrayLike<number>): number {
 
 /** Throws naming the field and its allowed range. */
 export function checkAdamWHyper(hp: AdamWHyper): void {
-  const bad = (name: string, range: string, value: number) => new Error(`adamw: ${name} must be ${range}, got ${value}`);
+  const bad = (name: string, range: string, value: number) =>
+    new Error(`adamw: ${name} must be ${range}, got ${value}`);
   if (!(Number.isFinite(hp.lr) && hp.lr >= 0)) throw bad('lr', 'a finite number ≥ 0', hp.lr);
   if (!(hp.beta1 >= 0 && hp.beta1 < 1)) throw bad('beta1', 'in [0, 1)', hp.beta1);
   if (!(hp.beta2 >= 0 && hp.beta2 < 1)) throw bad('beta2', 'in [0, 1)', hp.beta2);
   if (!(Number.isFinite(hp.eps) && hp.eps > 0)) throw bad('eps', 'a finite number > 0', hp.eps);
-  if (!(Number.isFinite(hp.weightDecay) && hp.weightDecay >= 0)) throw bad('weightDecay', 'a finite number ≥ 0', hp.weightDecay);
+  if (!(Number.isFinite(hp.weightDecay) && hp.weightDecay >= 0))
+    throw bad('weightDecay', 'a finite number ≥ 0', hp.weightDecay);
   if (!(Number.isInteger(hp.step) && hp.step >= 1)) throw bad('step', 'an integer ≥ 1 (1-based)', hp.step);
 }
 

@@ -23,15 +23,33 @@ describe.runIf(gpu)('adamw on WebGPU vs adamwRef', () => {
   });
 
   /** Runs `steps` steps on the GPU and in the reference (f32 state) and compares param, m, v. */
-  async function check(n: number, seed: number, steps: number, gScale: number, scaleMode: 'number' | 'tensor', len = n) {
+  async function check(
+    n: number,
+    seed: number,
+    steps: number,
+    gScale: number,
+    scaleMode: 'number' | 'tensor',
+    len = n,
+  ) {
     const param = randomArray(len, seed, -2, 2);
     const m = randomArray(len, seed + 1, -0.1 * gScale, 0.1 * gScale);
     const v = randomArray(len, seed + 2, 0, 0.01 * gScale * gScale);
-    const tp = tensor('param', param), tm = tensor('m', m), tv = tensor('v', v);
+    const tp = tensor('param', param),
+      tm = tensor('m', m),
+      tv = tensor('v', v);
     const scale = 0.75;
     for (let s = 1; s <= steps; s++) {
       const grad = randomArray(len, seed + 10 + s, -gScale, gScale);
-      adamw(gpu!.rt, tp, tensor('grad', grad), tm, tv, n, { ...HP, step: s }, scaleMode === 'number' ? scale : tensor('scale', [scale]));
+      adamw(
+        gpu!.rt,
+        tp,
+        tensor('grad', grad),
+        tm,
+        tv,
+        n,
+        { ...HP, step: s },
+        scaleMode === 'number' ? scale : tensor('scale', [scale]),
+      );
       adamwRef(param, grad, m, v, n, { ...HP, step: s }, scale);
     }
     const label = `n=${n}${len > n ? ` of ${len}` : ''} |g|<${gScale} ${steps} steps, scale as ${scaleMode}`;
@@ -43,10 +61,16 @@ describe.runIf(gpu)('adamw on WebGPU vs adamwRef', () => {
 
   it('follows the hand-computed two-step trajectory of adamw.ref.test.ts', async () => {
     const hp = { lr: 0.1, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01 };
-    const tp = tensor('param', [1, -2]), tm = tensor('m', [0, 0]), tv = tensor('v', [0, 0]);
+    const tp = tensor('param', [1, -2]),
+      tm = tensor('m', [0, 0]),
+      tv = tensor('v', [0, 0]);
     adamw(gpu!.rt, tp, tensor('g1', [0.5, 0]), tm, tv, 2, { ...hp, step: 1 });
     adamw(gpu!.rt, tp, tensor('g2', [-0.25, 0]), tm, tv, 2, { ...hp, step: 2 });
-    expectClose(await gpu!.rt.read(tp), [0.871467298705846, -1.996002], { atol: 0, rtol: 3e-7, label: 'param after 2 steps' });
+    expectClose(await gpu!.rt.read(tp), [0.871467298705846, -1.996002], {
+      atol: 0,
+      rtol: 3e-7,
+      label: 'param after 2 steps',
+    });
     expectClose(await gpu!.rt.read(tm), [0.02, 0], { atol: 0, rtol: 3e-7, label: 'm after 2 steps' });
     expectClose(await gpu!.rt.read(tv), [0.00031225, 0], { atol: 0, rtol: 3e-7, label: 'v after 2 steps' });
   });
@@ -72,7 +96,11 @@ describe.runIf(gpu)('adamw on WebGPU vs adamwRef', () => {
     const t = tensor('t', [0, 0]);
     expect(() => adamw(gpu!.rt, t, t, t, t, 3, { ...HP, step: 1 })).toThrow(/param has 2 elements, needs n = 3/);
     expect(() => adamw(gpu!.rt, t, t, t, t, 2, { ...HP, step: 1.5 })).toThrow(/step must be an integer ≥ 1/);
-    expect(() => adamw(gpu!.rt, t, t, t, t, 2, { ...HP, step: 1 }, Infinity)).toThrow(/gradScale must be a finite number/);
-    expect(() => adamw(gpu!.rt, t, t, t, t, 2, { ...HP, step: 1 }, tensor('empty', []))).toThrow(/has 0 elements, needs 1/);
+    expect(() => adamw(gpu!.rt, t, t, t, t, 2, { ...HP, step: 1 }, Infinity)).toThrow(
+      /gradScale must be a finite number/,
+    );
+    expect(() => adamw(gpu!.rt, t, t, t, t, 2, { ...HP, step: 1 }, tensor('empty', []))).toThrow(
+      /has 0 elements, needs 1/,
+    );
   });
 });

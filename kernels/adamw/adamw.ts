@@ -33,7 +33,8 @@ export function adamw(
   checkAdamWSizes('adamw', { param: param.length, grad: grad.length, m: m.length, v: v.length }, n);
   const s = adamwScalars(hp);
   const fromTensor = typeof gradScale !== 'number';
-  if (fromTensor && gradScale.length < 1) throw new Error(`adamw: gradScale tensor '${gradScale.label}' has 0 elements, needs 1`);
+  if (fromTensor && gradScale.length < 1)
+    throw new Error(`adamw: gradScale tensor '${gradScale.label}' has 0 elements, needs 1`);
   if (n === 0) return;
   const params = new ArrayBuffer(36);
   new Uint32Array(params, 0, 1)[0] = n;

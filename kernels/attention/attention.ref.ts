@@ -25,7 +25,14 @@ function allowedKeys(segmentIds: ArrayLike<number>, b: number, t: number, T: num
 }
 
 /** Softmax weights P[t, s] over `keys` and their log-sum-exp, in float64. */
-function softmaxRow(q: ArrayLike<number>, k: ArrayLike<number>, qBase: number, keyBase: (s: number) => number, keys: number[], hs: number): { p: number[]; lse: number } {
+function softmaxRow(
+  q: ArrayLike<number>,
+  k: ArrayLike<number>,
+  qBase: number,
+  keyBase: (s: number) => number,
+  keys: number[],
+  hs: number,
+): { p: number[]; lse: number } {
   const scale = 1 / Math.sqrt(hs);
   const scores = keys.map((s) => {
     let dot = 0;
@@ -43,7 +50,19 @@ export function kvHeadOf(h: number, NH: number, NKV: number): number {
 }
 
 /** out (B, T, NH, hs) and lse (B, NH, T) of segment-aware causal attention over k, v (B, T, NKV, hs). */
-export function attentionForwardRef(out: Out, lse: Out, q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, segmentIds: ArrayLike<number>, B: number, T: number, NH: number, NKV: number, hs: number): void {
+export function attentionForwardRef(
+  out: Out,
+  lse: Out,
+  q: ArrayLike<number>,
+  k: ArrayLike<number>,
+  v: ArrayLike<number>,
+  segmentIds: ArrayLike<number>,
+  B: number,
+  T: number,
+  NH: number,
+  NKV: number,
+  hs: number,
+): void {
   checkAttentionShapes('attentionForward', { out, lse, q, k, v, segmentIds }, B, T, NH, NKV, hs);
   const head = (b: number, t: number, h: number) => ((b * T + t) * NH + h) * hs;
   const kvHead = (b: number, t: number, h: number) => ((b * T + t) * NKV + kvHeadOf(h, NH, NKV)) * hs;
@@ -74,7 +93,23 @@ export function attentionForwardRef(out: Out, lse: Out, q: ArrayLike<number>, k:
  * NH / NKV query heads of its group. P is recomputed from q and k in float64; `out` and `lse`
  * (what the GPU kernel reads instead) are taken for the shared signature and checked for size only.
  */
-export function attentionBackwardRef(dq: Out, dk: Out, dv: Out, dout: ArrayLike<number>, q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, out: ArrayLike<number>, lse: ArrayLike<number>, segmentIds: ArrayLike<number>, B: number, T: number, NH: number, NKV: number, hs: number): void {
+export function attentionBackwardRef(
+  dq: Out,
+  dk: Out,
+  dv: Out,
+  dout: ArrayLike<number>,
+  q: ArrayLike<number>,
+  k: ArrayLike<number>,
+  v: ArrayLike<number>,
+  out: ArrayLike<number>,
+  lse: ArrayLike<number>,
+  segmentIds: ArrayLike<number>,
+  B: number,
+  T: number,
+  NH: number,
+  NKV: number,
+  hs: number,
+): void {
   checkAttentionShapes('attentionBackward', { dq, dk, dv, dout, q, k, v, out, lse, segmentIds }, B, T, NH, NKV, hs);
   const scale = 1 / Math.sqrt(hs);
   const head = (b: number, t: number, h: number) => ((b * T + t) * NH + h) * hs;
@@ -111,23 +146,41 @@ export function attentionBackwardRef(dq: Out, dk: Out, dv: Out, dout: ArrayLike<
 export function checkKvHeads(op: string, NH: number, NKV: number): void {
   if (!Number.isInteger(NKV) || NKV < 0) throw new Error(`${op}: NKV must be a non-negative integer, got ${NKV}`);
   if (NKV === 0 ? NH !== 0 : NH % NKV !== 0) {
-    throw new Error(`${op}: NH (${NH} query heads) must be a multiple of NKV (${NKV} kv heads): each group of NH/NKV query heads shares one kv head`);
+    throw new Error(
+      `${op}: NH (${NH} query heads) must be a multiple of NKV (${NKV} kv heads): each group of NH/NKV query heads shares one kv head`,
+    );
   }
 }
 
 /** Throws with expected and actual sizes when a buffer is shorter than (B, T, NH | NKV, hs) needs. */
-export function checkAttentionShapes(op: string, buffers: Record<string, { length: number }>, B: number, T: number, NH: number, NKV: number, hs: number): void {
-  for (const [name, x] of [['B', B], ['T', T], ['NH', NH], ['hs', hs]] as const) {
+export function checkAttentionShapes(
+  op: string,
+  buffers: Record<string, { length: number }>,
+  B: number,
+  T: number,
+  NH: number,
+  NKV: number,
+  hs: number,
+): void {
+  for (const [name, x] of [
+    ['B', B],
+    ['T', T],
+    ['NH', NH],
+    ['hs', hs],
+  ] as const) {
     if (!Number.isInteger(x) || x < 0) throw new Error(`${op}: ${name} must be a non-negative integer, got ${x}`);
   }
   if (hs === 0) throw new Error(`${op}: hs must be positive`);
   checkKvHeads(op, NH, NKV);
   const kv = new Set(['k', 'v', 'dk', 'dv']);
   const need = (name: string): [number, string] =>
-    name === 'lse' ? [B * NH * T, `B*NH*T = ${B}*${NH}*${T}`]
-    : name === 'segmentIds' ? [B * T, `B*T = ${B}*${T}`]
-    : kv.has(name) ? [B * T * NKV * hs, `B*T*NKV*hs = ${B}*${T}*${NKV}*${hs}`]
-    : [B * T * NH * hs, `B*T*NH*hs = ${B}*${T}*${NH}*${hs}`];
+    name === 'lse'
+      ? [B * NH * T, `B*NH*T = ${B}*${NH}*${T}`]
+      : name === 'segmentIds'
+        ? [B * T, `B*T = ${B}*${T}`]
+        : kv.has(name)
+          ? [B * T * NKV * hs, `B*T*NKV*hs = ${B}*${T}*${NKV}*${hs}`]
+          : [B * T * NH * hs, `B*T*NH*hs = ${B}*${T}*${NH}*${hs}`];
   for (const [name, x] of Object.entries(buffers)) {
     const [n, formula] = need(name);
     if (x.length < n) throw new Error(`${op}: ${name} has ${x.length} elements, needs ${formula} = ${n}`);

@@ -27,13 +27,35 @@ function params(B: number, T: number, NH: number, NKV: number, hs: number): Arra
   return buf;
 }
 
-function checkShapes(op: string, tensors: Record<string, GpuTensor>, B: number, T: number, NH: number, NKV: number, hs: number): void {
+function checkShapes(
+  op: string,
+  tensors: Record<string, GpuTensor>,
+  B: number,
+  T: number,
+  NH: number,
+  NKV: number,
+  hs: number,
+): void {
   checkAttentionShapes(op, tensors, B, T, NH, NKV, hs);
-  if (hs % 4 !== 0 || hs > MAX_HS) throw new Error(`${op}: hs must be a multiple of 4 in 4..${MAX_HS} (heads are read as vec4), got ${hs}`);
+  if (hs % 4 !== 0 || hs > MAX_HS)
+    throw new Error(`${op}: hs must be a multiple of 4 in 4..${MAX_HS} (heads are read as vec4), got ${hs}`);
 }
 
 /** out (B, T, NH, hs), lse (B, NH, T) = attention(q, k, v) within segments, causal; k, v (B, T, NKV, hs). */
-export function attentionForward(rt: Dispatcher, out: GpuTensor, lse: GpuTensor, q: GpuTensor, k: GpuTensor, v: GpuTensor, segmentIds: GpuTensor, B: number, T: number, NH: number, NKV: number, hs: number): void {
+export function attentionForward(
+  rt: Dispatcher,
+  out: GpuTensor,
+  lse: GpuTensor,
+  q: GpuTensor,
+  k: GpuTensor,
+  v: GpuTensor,
+  segmentIds: GpuTensor,
+  B: number,
+  T: number,
+  NH: number,
+  NKV: number,
+  hs: number,
+): void {
   checkShapes('attentionForward', { out, lse, q, k, v, segmentIds }, B, T, NH, NKV, hs);
   checkDisjoint('attentionForward', { out, lse }, { q, k, v, segmentIds });
   if (B * T * NH === 0) return;
@@ -63,18 +85,50 @@ function defaultScratch(rt: Dispatcher, length: number): GpuTensor {
  * `scratch` (attentionBackwardScratchLength elements, e.g. from the model's arena) holds the
  * per-query (lse, D, segment) rows; by default one cached per Dispatcher is used.
  */
-export function attentionBackward(rt: Dispatcher, dq: GpuTensor, dk: GpuTensor, dv: GpuTensor, dout: GpuTensor, q: GpuTensor, k: GpuTensor, v: GpuTensor, out: GpuTensor, lse: GpuTensor, segmentIds: GpuTensor, B: number, T: number, NH: number, NKV: number, hs: number, scratch?: GpuTensor): void {
+export function attentionBackward(
+  rt: Dispatcher,
+  dq: GpuTensor,
+  dk: GpuTensor,
+  dv: GpuTensor,
+  dout: GpuTensor,
+  q: GpuTensor,
+  k: GpuTensor,
+  v: GpuTensor,
+  out: GpuTensor,
+  lse: GpuTensor,
+  segmentIds: GpuTensor,
+  B: number,
+  T: number,
+  NH: number,
+  NKV: number,
+  hs: number,
+  scratch?: GpuTensor,
+): void {
   checkShapes('attentionBackward', { dq, dk, dv, dout, q, k, v, out, lse, segmentIds }, B, T, NH, NKV, hs);
   const need = attentionBackwardScratchLength(B, T, NH);
-  if (scratch && scratch.length < need) throw new Error(`attentionBackward: scratch has ${scratch.length} elements, needs 4*B*NH*T = ${need}`);
+  if (scratch && scratch.length < need)
+    throw new Error(`attentionBackward: scratch has ${scratch.length} elements, needs 4*B*NH*T = ${need}`);
   checkDisjoint('attentionBackward', { dq, dk, dv }, { dout, q, k, v, out, lse, segmentIds });
   if (B * T * NH === 0) return;
   const rows = scratch ?? defaultScratch(rt, need);
   for (const t of [dq, dk, dv, dout, q, k, v, out, lse, segmentIds]) {
-    if (t.buffer === rows.buffer) throw new Error(`attentionBackward: scratch ('${rows.label}') shares a buffer with '${t.label}'; it is written then read, so it needs a buffer of its own`);
+    if (t.buffer === rows.buffer)
+      throw new Error(
+        `attentionBackward: scratch ('${rows.label}') shares a buffer with '${t.label}'; it is written then read, so it needs a buffer of its own`,
+      );
   }
   const constants = { WG, HS4: hs / 4 };
   const grid: [number, number, number] = [Math.ceil(T / WG), NH, B];
-  rt.dispatch({ label: 'attention_backward_prep', code: prepSrc, constants }, params(B, T, NH, NKV, hs), [dout, out, lse, segmentIds, rows], grid);
-  rt.dispatch({ label: 'attention_backward', code: backwardSrc, constants }, params(B, T, NH, NKV, hs), [q, k, v, dout, rows, dq, dk, dv], grid);
+  rt.dispatch(
+    { label: 'attention_backward_prep', code: prepSrc, constants },
+    params(B, T, NH, NKV, hs),
+    [dout, out, lse, segmentIds, rows],
+    grid,
+  );
+  rt.dispatch(
+    { label: 'attention_backward', code: backwardSrc, constants },
+    params(B, T, NH, NKV, hs),
+    [q, k, v, dout, rows, dq, dk, dv],
+    grid,
+  );
 }

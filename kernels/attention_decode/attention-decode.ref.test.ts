@@ -33,7 +33,13 @@ describe('attentionDecodeRef', () => {
   });
 
   it('equals the training attention at every position t when the cache holds positions 0..t (MHA and GQA)', () => {
-    for (const [T, NH, NKV, hs] of [[9, 2, 2, 4], [6, 3, 3, 5], [12, 1, 1, 16], [7, 6, 2, 4], [5, 4, 1, 8]]) {
+    for (const [T, NH, NKV, hs] of [
+      [9, 2, 2, 4],
+      [6, 3, 3, 5],
+      [12, 1, 1, 16],
+      [7, 6, 2, 4],
+      [5, 4, 1, 8],
+    ]) {
       const [n, nkv] = [T * NH * hs, T * NKV * hs];
       const q = randomArray(n, 100 * T + 1, -2, 2);
       const [k, v] = [2, 3].map((s) => randomArray(nkv, 100 * T + s, -2, 2));
@@ -56,7 +62,18 @@ describe('attentionDecodeRef', () => {
         vc.set(v, b * nkv);
       }
       const got = new Float64Array(n);
-      attentionDecodeRef(got, q, kc, vc, Array.from({ length: T }, (_, b) => b + 1), T, T, NH, NKV, hs);
+      attentionDecodeRef(
+        got,
+        q,
+        kc,
+        vc,
+        Array.from({ length: T }, (_, b) => b + 1),
+        T,
+        T,
+        NH,
+        NKV,
+        hs,
+      );
       expectClose(got, want, { atol: 1e-12, rtol: 1e-12, label: `${label} as T rows` });
     }
   });
@@ -68,10 +85,11 @@ describe('attentionDecodeRef', () => {
       const q = randomArray(B * NH * hs, 70 + NKV, -2, 2);
       const [k, v] = [71, 72].map((s) => randomArray(B * L * NKV * hs, s + NKV, -2, 2));
       // repeat_kv from its definition: slot (b, s), kv head j → query heads j·G..(j+1)·G−1.
-      const rep = (x: Float32Array) => Float64Array.from({ length: B * L * NH * hs }, (_, i) => {
-        const [bs, h, d] = [Math.floor(i / (NH * hs)), Math.floor(i / hs) % NH, i % hs];
-        return x[(bs * NKV + Math.floor(h / G)) * hs + d];
-      });
+      const rep = (x: Float32Array) =>
+        Float64Array.from({ length: B * L * NH * hs }, (_, i) => {
+          const [bs, h, d] = [Math.floor(i / (NH * hs)), Math.floor(i / hs) % NH, i % hs];
+          return x[(bs * NKV + Math.floor(h / G)) * hs + d];
+        });
       const [got, want] = [new Float64Array(B * NH * hs), new Float64Array(B * NH * hs)];
       attentionDecodeRef(got, q, k, v, [6, 0, 4], B, L, NH, NKV, hs);
       attentionDecodeRef(want, q, rep(k), rep(v), [6, 0, 4], B, L, NH, NH, hs);
@@ -81,14 +99,26 @@ describe('attentionDecodeRef', () => {
 
   it('refuses lengths outside 0..L, short buffers and kv heads that do not divide the heads, naming them', () => {
     const f = new Float32Array(64);
-    expect(() => attentionDecodeRef(f, f, f, f, [1, 5], 2, 4, 2, 2, 4)).toThrow(/lengths\[1\] = 5 is outside 0..L = 0..4/);
+    expect(() => attentionDecodeRef(f, f, f, f, [1, 5], 2, 4, 2, 2, 4)).toThrow(
+      /lengths\[1\] = 5 is outside 0..L = 0..4/,
+    );
     expect(() => attentionDecodeRef(f, f, f, f, [-1, 0], 2, 4, 2, 2, 4)).toThrow(/lengths\[0\] = -1/);
     expect(() => attentionDecodeRef(f, f, f, f, [1.5, 0], 2, 4, 2, 2, 4)).toThrow(/lengths\[0\] = 1.5/);
-    expect(() => attentionDecodeRef(f, f, new Float32Array(63), f, [1, 1], 2, 4, 2, 2, 4)).toThrow(/kCache has 63 elements, needs B\*L\*NKV\*hs = 2\*4\*2\*4 = 64/);
-    expect(() => attentionDecodeRef(f, f, f, new Float32Array(31), [1, 1], 2, 4, 2, 1, 4)).toThrow(/vCache has 31 elements, needs B\*L\*NKV\*hs = 2\*4\*1\*4 = 32/);
-    expect(() => attentionDecodeRef(new Float32Array(15), f, f, f, [1, 1], 2, 4, 2, 2, 4)).toThrow(/out has 15 elements, needs B\*NH\*hs = 2\*2\*4 = 16/);
+    expect(() => attentionDecodeRef(f, f, new Float32Array(63), f, [1, 1], 2, 4, 2, 2, 4)).toThrow(
+      /kCache has 63 elements, needs B\*L\*NKV\*hs = 2\*4\*2\*4 = 64/,
+    );
+    expect(() => attentionDecodeRef(f, f, f, new Float32Array(31), [1, 1], 2, 4, 2, 1, 4)).toThrow(
+      /vCache has 31 elements, needs B\*L\*NKV\*hs = 2\*4\*1\*4 = 32/,
+    );
+    expect(() => attentionDecodeRef(new Float32Array(15), f, f, f, [1, 1], 2, 4, 2, 2, 4)).toThrow(
+      /out has 15 elements, needs B\*NH\*hs = 2\*2\*4 = 16/,
+    );
     expect(() => attentionDecodeRef(f, f, f, f, [1], 2, 4, 2, 2, 4)).toThrow(/lengths has 1 elements, needs B = 2/);
-    expect(() => attentionDecodeRef(f, f, f, f, [0, 0], 2, 0, 2, 2, 4)).toThrow(/L \(cache slots per row\) must be positive/);
-    expect(() => attentionDecodeRef(f, f, f, f, [1, 1], 2, 2, 3, 2, 4)).toThrow(/NH \(3 query heads\) must be a multiple of NKV \(2 kv heads\)/);
+    expect(() => attentionDecodeRef(f, f, f, f, [0, 0], 2, 0, 2, 2, 4)).toThrow(
+      /L \(cache slots per row\) must be positive/,
+    );
+    expect(() => attentionDecodeRef(f, f, f, f, [1, 1], 2, 2, 3, 2, 4)).toThrow(
+      /NH \(3 query heads\) must be a multiple of NKV \(2 kv heads\)/,
+    );
   });
 });

@@ -25,7 +25,18 @@ import { checkKvHeads, kvHeadOf } from '../attention/attention.ref';
 type Out = Float32Array | Float64Array;
 
 /** out (B, NH, hs) = attention of q (B, NH, hs) over the first lengths[b] slots of kCache, vCache (B, L, NKV, hs). */
-export function attentionDecodeRef(out: Out, q: ArrayLike<number>, kCache: ArrayLike<number>, vCache: ArrayLike<number>, lengths: ArrayLike<number>, B: number, L: number, NH: number, NKV: number, hs: number): void {
+export function attentionDecodeRef(
+  out: Out,
+  q: ArrayLike<number>,
+  kCache: ArrayLike<number>,
+  vCache: ArrayLike<number>,
+  lengths: ArrayLike<number>,
+  B: number,
+  L: number,
+  NH: number,
+  NKV: number,
+  hs: number,
+): void {
   checkAttentionDecodeShapes('attentionDecode', { out, q, kCache, vCache, lengths }, B, L, NH, NKV, hs);
   checkDecodeLengths(lengths, B, L);
   const scale = 1 / Math.sqrt(hs);
@@ -58,20 +69,38 @@ export function attentionDecodeRef(out: Out, q: ArrayLike<number>, kCache: Array
 export function checkDecodeLengths(lengths: ArrayLike<number>, B: number, L: number): void {
   for (let b = 0; b < B; b++) {
     const n = lengths[b];
-    if (!Number.isInteger(n) || n < 0 || n > L) throw new Error(`attentionDecode: lengths[${b}] = ${n} is outside 0..L = 0..${L}`);
+    if (!Number.isInteger(n) || n < 0 || n > L)
+      throw new Error(`attentionDecode: lengths[${b}] = ${n} is outside 0..L = 0..${L}`);
   }
 }
 
 /** Throws with expected and actual sizes when a dimension is invalid or a buffer is shorter than (B, L, NH | NKV, hs) needs. */
-export function checkAttentionDecodeShapes(op: string, buffers: Record<string, { length: number }>, B: number, L: number, NH: number, NKV: number, hs: number): void {
-  for (const [name, x] of [['B', B], ['L', L], ['NH', NH], ['hs', hs]] as const) {
+export function checkAttentionDecodeShapes(
+  op: string,
+  buffers: Record<string, { length: number }>,
+  B: number,
+  L: number,
+  NH: number,
+  NKV: number,
+  hs: number,
+): void {
+  for (const [name, x] of [
+    ['B', B],
+    ['L', L],
+    ['NH', NH],
+    ['hs', hs],
+  ] as const) {
     if (!Number.isInteger(x) || x < 0) throw new Error(`${op}: ${name} must be a non-negative integer, got ${x}`);
   }
   if (hs === 0) throw new Error(`${op}: hs must be positive`);
   if (L === 0) throw new Error(`${op}: L (cache slots per row) must be positive`);
   checkKvHeads(op, NH, NKV);
   const need = (name: string): [number, string] =>
-    name === 'lengths' ? [B, `B = ${B}`] : name === 'kCache' || name === 'vCache' ? [B * L * NKV * hs, `B*L*NKV*hs = ${B}*${L}*${NKV}*${hs}`] : [B * NH * hs, `B*NH*hs = ${B}*${NH}*${hs}`];
+    name === 'lengths'
+      ? [B, `B = ${B}`]
+      : name === 'kCache' || name === 'vCache'
+        ? [B * L * NKV * hs, `B*L*NKV*hs = ${B}*${L}*${NKV}*${hs}`]
+        : [B * NH * hs, `B*NH*hs = ${B}*${NH}*${hs}`];
   for (const [name, x] of Object.entries(buffers)) {
     const [n, formula] = need(name);
     if (x.length < n) throw new Error(`${op}: ${name} has ${x.length} elements, needs ${formula} = ${n}`);

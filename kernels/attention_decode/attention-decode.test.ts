@@ -52,11 +52,26 @@ describe.runIf(gpu)('attentionDecode on WebGPU vs attentionDecodeRef', () => {
     for (let b = 0; b < B; b++) for (const x of [k, v]) x.fill(NaN, (b * L + lengths[b]) * W, (b + 1) * L * W);
     const { tensor, destroyAll } = testTensors(ops);
     const tout = tensor('out', new Float32Array(nq).fill(7)); // an inactive row must be written with zeros
-    attentionDecode(ops.rt, tout, tensor('q', q), tensor('kCache', k), tensor('vCache', v), tensor('lengths', Int32Array.from(lengths)), B, L, NH, NKV, hs);
+    attentionDecode(
+      ops.rt,
+      tout,
+      tensor('q', q),
+      tensor('kCache', k),
+      tensor('vCache', v),
+      tensor('lengths', Int32Array.from(lengths)),
+      B,
+      L,
+      NH,
+      NKV,
+      hs,
+    );
     const want = new Float32Array(nq);
     attentionDecodeRef(want, q, k, v, lengths, B, L, NH, NKV, hs);
     const got = await ops.rt.read(tout);
-    expectClose(got, want, { ...tol(want), label: `B=${B} L=${L} NH=${NH} NKV=${NKV} hs=${hs} lengths=${lengths.join(',')} |qk|<=${qk} |v|<=${vo}` });
+    expectClose(got, want, {
+      ...tol(want),
+      label: `B=${B} L=${L} NH=${NH} NKV=${NKV} hs=${hs} lengths=${lengths.join(',')} |qk|<=${qk} |v|<=${vo}`,
+    });
     destroyAll();
     return got;
   }
@@ -107,13 +122,31 @@ describe.runIf(gpu)('attentionDecode on WebGPU vs attentionDecodeRef', () => {
 
   it('equals the GPU training attention at every position t when the cache holds positions 0..t (MHA and GQA)', async () => {
     const ops = gpu!;
-    for (const [T, NH, NKV, hs] of [[9, 2, 2, 4], [33, 3, 3, 16], [20, 1, 1, 64], [17, 4, 2, 8]]) {
+    for (const [T, NH, NKV, hs] of [
+      [9, 2, 2, 4],
+      [33, 3, 3, 16],
+      [20, 1, 1, 64],
+      [17, 4, 2, 8],
+    ]) {
       const [n, nkv] = [T * NH * hs, T * NKV * hs];
       const q = randomArray(n, 100 * T + 1, -2, 2);
       const [k, v] = [2, 3].map((s) => randomArray(nkv, 100 * T + s, -2, 2));
       const { tensor, empty, destroyAll } = testTensors(ops);
       const train = empty('trainOut', n);
-      attentionForward(ops.rt, train, empty('lse', NH * T), tensor('q', q), tensor('k', k), tensor('v', v), tensor('seg', new Int32Array(T).fill(1)), 1, T, NH, NKV, hs);
+      attentionForward(
+        ops.rt,
+        train,
+        empty('lse', NH * T),
+        tensor('q', q),
+        tensor('k', k),
+        tensor('v', v),
+        tensor('seg', new Int32Array(T).fill(1)),
+        1,
+        T,
+        NH,
+        NKV,
+        hs,
+      );
       // Same arithmetic in the same order as attention_forward: on SwiftShader the two agree bit
       // for bit; the tolerance leaves room for other compilers' contractions.
       // Row b: the whole sequence as its cache (slots > b are later positions, to be ignored),
@@ -125,9 +158,24 @@ describe.runIf(gpu)('attentionDecode on WebGPU vs attentionDecodeRef', () => {
       }
       const decode = empty('decodeOut', n);
       const lengths = Int32Array.from({ length: T }, (_, b) => b + 1);
-      attentionDecode(ops.rt, decode, tensor('q', q), tensor('kCache', kc), tensor('vCache', vc), tensor('lengths', lengths), T, T, NH, NKV, hs);
+      attentionDecode(
+        ops.rt,
+        decode,
+        tensor('q', q),
+        tensor('kCache', kc),
+        tensor('vCache', vc),
+        tensor('lengths', lengths),
+        T,
+        T,
+        NH,
+        NKV,
+        hs,
+      );
       const want = await ops.rt.read(train);
-      expectClose(await ops.rt.read(decode), want, { ...tol(want), label: `decode vs training attention, T=${T} NH=${NH} NKV=${NKV} hs=${hs}` });
+      expectClose(await ops.rt.read(decode), want, {
+        ...tol(want),
+        label: `decode vs training attention, T=${T} NH=${NH} NKV=${NKV} hs=${hs}`,
+      });
       destroyAll();
     }
   });
@@ -136,9 +184,19 @@ describe.runIf(gpu)('attentionDecode on WebGPU vs attentionDecodeRef', () => {
     const ops = gpu!;
     const [B, L, NH, hs] = [5, 11, 2, 8];
     const [nq, nc] = [B * NH * hs, B * L * NH * hs];
-    const acts = new Arena(ops.ctx, 'acts', [{ name: 'pad', length: 3 }, { name: 'q', length: nq }, { name: 'lengths', length: B }]);
-    const cache = new Arena(ops.ctx, 'cache', [{ name: 'k', length: nc }, { name: 'v', length: nc }]);
-    const outs = new Arena(ops.ctx, 'outs', [{ name: 'pad', length: 5 }, { name: 'out', length: nq }]);
+    const acts = new Arena(ops.ctx, 'acts', [
+      { name: 'pad', length: 3 },
+      { name: 'q', length: nq },
+      { name: 'lengths', length: B },
+    ]);
+    const cache = new Arena(ops.ctx, 'cache', [
+      { name: 'k', length: nc },
+      { name: 'v', length: nc },
+    ]);
+    const outs = new Arena(ops.ctx, 'outs', [
+      { name: 'pad', length: 5 },
+      { name: 'out', length: nq },
+    ]);
     const [q, k, v] = [nq, nc, nc].map((n, i) => randomArray(n, 60 + i));
     const lengths = randomLengths(B, L, 6);
     uploadTensor(ops.ctx, acts.get('q'), q);
@@ -148,7 +206,20 @@ describe.runIf(gpu)('attentionDecode on WebGPU vs attentionDecodeRef', () => {
     const want = new Float32Array(nq);
     attentionDecodeRef(want, q, k, v, lengths, B, L, NH, NH, hs);
     for (const wg of [1, 4, 64]) {
-      attentionDecode(ops.rt, outs.get('out'), acts.get('q'), cache.get('k'), cache.get('v'), acts.get('lengths'), B, L, NH, NH, hs, wg);
+      attentionDecode(
+        ops.rt,
+        outs.get('out'),
+        acts.get('q'),
+        cache.get('k'),
+        cache.get('v'),
+        acts.get('lengths'),
+        B,
+        L,
+        NH,
+        NH,
+        hs,
+        wg,
+      );
       expectClose(await ops.rt.read(outs.get('out')), want, { ...tol(want), label: `arena views, WG=${wg}` });
     }
     expect(ops.ctx.errors.map((e) => e.message)).toEqual([]);
@@ -160,11 +231,21 @@ describe.runIf(gpu)('attentionDecode on WebGPU vs attentionDecodeRef', () => {
     const { empty, destroyAll } = testTensors(ops);
     const [x, y, lens] = [empty('x', 256), empty('y', 256), empty('lens', 4)];
     expect(() => attentionDecode(ops.rt, y, x, x, x, lens, 1, 4, 1, 1, 6)).toThrow(/hs must be a multiple of 4/);
-    expect(() => attentionDecode(ops.rt, y, x, x, x, lens, 1, 1, 1, 1, 68)).toThrow(/hs must be a multiple of 4 in 4..64/);
-    expect(() => attentionDecode(ops.rt, x, x, y, y, lens, 2, 4, 2, 2, 4)).toThrow(/out \('x'\) shares a buffer with q/);
-    expect(() => attentionDecode(ops.rt, y, x, x, x, lens, 2, 8, 2, 2, 16)).toThrow(/kCache has 256 elements, needs B\*L\*NKV\*hs = 2\*8\*2\*16 = 512/);
-    expect(() => attentionDecode(ops.rt, y, x, x, x, lens, 5, 2, 2, 2, 4)).toThrow(/lengths has 4 elements, needs B = 5/);
-    expect(() => attentionDecode(ops.rt, y, x, x, x, lens, 2, 2, 4, 3, 4)).toThrow(/NH \(4 query heads\) must be a multiple of NKV \(3 kv heads\)/);
+    expect(() => attentionDecode(ops.rt, y, x, x, x, lens, 1, 1, 1, 1, 68)).toThrow(
+      /hs must be a multiple of 4 in 4..64/,
+    );
+    expect(() => attentionDecode(ops.rt, x, x, y, y, lens, 2, 4, 2, 2, 4)).toThrow(
+      /out \('x'\) shares a buffer with q/,
+    );
+    expect(() => attentionDecode(ops.rt, y, x, x, x, lens, 2, 8, 2, 2, 16)).toThrow(
+      /kCache has 256 elements, needs B\*L\*NKV\*hs = 2\*8\*2\*16 = 512/,
+    );
+    expect(() => attentionDecode(ops.rt, y, x, x, x, lens, 5, 2, 2, 2, 4)).toThrow(
+      /lengths has 4 elements, needs B = 5/,
+    );
+    expect(() => attentionDecode(ops.rt, y, x, x, x, lens, 2, 2, 4, 3, 4)).toThrow(
+      /NH \(4 query heads\) must be a multiple of NKV \(3 kv heads\)/,
+    );
     destroyAll();
   });
 });

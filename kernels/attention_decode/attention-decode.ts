@@ -34,12 +34,31 @@ function params(B: number, L: number, NH: number, NKV: number, hs: number): Arra
  * h / (NH / NKV)); q post-RoPE (B, NH, hs); lengths (B) i32.
  * `workgroupSize` overrides the invocations per workgroup (tests and benches).
  */
-export function attentionDecode(rt: Dispatcher, out: GpuTensor, q: GpuTensor, kCache: GpuTensor, vCache: GpuTensor, lengths: GpuTensor, B: number, L: number, NH: number, NKV: number, hs: number, workgroupSize?: number): void {
+export function attentionDecode(
+  rt: Dispatcher,
+  out: GpuTensor,
+  q: GpuTensor,
+  kCache: GpuTensor,
+  vCache: GpuTensor,
+  lengths: GpuTensor,
+  B: number,
+  L: number,
+  NH: number,
+  NKV: number,
+  hs: number,
+  workgroupSize?: number,
+): void {
   checkAttentionDecodeShapes('attentionDecode', { out, q, kCache, vCache, lengths }, B, L, NH, NKV, hs);
-  if (hs % 4 !== 0 || hs > MAX_HS) throw new Error(`attentionDecode: hs must be a multiple of 4 in 4..${MAX_HS} (heads are read as vec4), got ${hs}`);
+  if (hs % 4 !== 0 || hs > MAX_HS)
+    throw new Error(`attentionDecode: hs must be a multiple of 4 in 4..${MAX_HS} (heads are read as vec4), got ${hs}`);
   checkDisjoint('attentionDecode', { out }, { q, kCache, vCache, lengths });
   if (B * NH === 0) return;
   const wg = workgroupSize ?? WG;
   const spec = { label: 'attention_decode', code: decodeSrc, constants: { WG: wg, HS4: hs / 4 } };
-  rt.dispatch(spec, params(B, L, NH, NKV, hs), [q, kCache, vCache, lengths, out], gridFor(rt, Math.ceil((B * NH) / wg)));
+  rt.dispatch(
+    spec,
+    params(B, L, NH, NKV, hs),
+    [q, kCache, vCache, lengths, out],
+    gridFor(rt, Math.ceil((B * NH) / wg)),
+  );
 }

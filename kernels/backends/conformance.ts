@@ -70,23 +70,69 @@ function attention(ops: Ops, B: number, T: number, NH: number, NKV: number, hs: 
 
 /** One decode step over caches of L slots (NKV heads), row b holding (5b) mod (L + 1) of them (0: an inactive row). */
 function decode(ops: Ops, B: number, L: number, NH: number, NKV: number, hs: number): Record<string, Tensor> {
-  const lengths = i32(ops, 'lengths', Array.from({ length: B }, (_, b) => (b * 5) % (L + 1)));
+  const lengths = i32(
+    ops,
+    'lengths',
+    Array.from({ length: B }, (_, b) => (b * 5) % (L + 1)),
+  );
   const out = f32(ops, 'out', B * NH * hs, 24);
-  ops.attentionDecode(out, f32(ops, 'q', B * NH * hs, 25, -2, 2), f32(ops, 'k', B * L * NKV * hs, 26, -2, 2), f32(ops, 'v', B * L * NKV * hs, 27), lengths, B, L, NH, NKV, hs);
+  ops.attentionDecode(
+    out,
+    f32(ops, 'q', B * NH * hs, 25, -2, 2),
+    f32(ops, 'k', B * L * NKV * hs, 26, -2, 2),
+    f32(ops, 'v', B * L * NKV * hs, 27),
+    lengths,
+    B,
+    L,
+    NH,
+    NKV,
+    hs,
+  );
   return { out };
 }
 
-const MATMUL_SHAPES: [number, number, number][] = [[1, 1, 1], [17, 33, 5], [65, 17, 130], [5, 64, 25], [130, 64, 176], [64, 130, 9], [3, 300, 7]];
-const ATTN_SHAPES: [number, number, number, number][] = [[1, 1, 1, 1], [2, 9, 2, 4], [3, 37, 4, 16], [1, 64, 2, 6]];
+const MATMUL_SHAPES: [number, number, number][] = [
+  [1, 1, 1],
+  [17, 33, 5],
+  [65, 17, 130],
+  [5, 64, 25],
+  [130, 64, 176],
+  [64, 130, 9],
+  [3, 300, 7],
+];
+const ATTN_SHAPES: [number, number, number, number][] = [
+  [1, 1, 1, 1],
+  [2, 9, 2, 4],
+  [3, 37, 4, 16],
+  [1, 64, 2, 6],
+];
 /** Grouped-query attention (B, T | L, NH, NKV, hs): groups of 2 and 3, and one kv head (multi-query); hs a multiple of 4 (WebGPU's vec4 heads). */
-const GQA_SHAPES: [number, number, number, number, number][] = [[2, 9, 4, 2, 4], [3, 37, 6, 2, 16], [1, 20, 4, 1, 8]];
-const GQA_DECODE_SHAPES: [number, number, number, number, number][] = [[5, 9, 4, 2, 4], [33, 17, 6, 3, 8], [7, 40, 4, 1, 16]];
+const GQA_SHAPES: [number, number, number, number, number][] = [
+  [2, 9, 4, 2, 4],
+  [3, 37, 6, 2, 16],
+  [1, 20, 4, 1, 8],
+];
+const GQA_DECODE_SHAPES: [number, number, number, number, number][] = [
+  [5, 9, 4, 2, 4],
+  [33, 17, 6, 3, 8],
+  [7, 40, 4, 1, 16],
+];
 
 /** Grouped-query attention cases (NKV < NH) on shapes every backend supports, WebGPU included. */
 export function gqaCases(): ConformanceCase[] {
   return [
-    ...GQA_SHAPES.map(([B, T, NH, NKV, hs]): ConformanceCase => ({ name: `attention GQA ${B}x${T}x${NH}/${NKV}x${hs}`, atol: 2e-5, rtol: 1e-4, run: (ops) => attention(ops, B, T, NH, NKV, hs) })),
-    ...GQA_DECODE_SHAPES.map(([B, L, NH, NKV, hs]): ConformanceCase => ({ name: `attentionDecode GQA ${B}x${L}x${NH}/${NKV}x${hs}`, atol: 1e-5, rtol: 1e-4, run: (ops) => decode(ops, B, L, NH, NKV, hs) })),
+    ...GQA_SHAPES.map(([B, T, NH, NKV, hs]): ConformanceCase => ({
+      name: `attention GQA ${B}x${T}x${NH}/${NKV}x${hs}`,
+      atol: 2e-5,
+      rtol: 1e-4,
+      run: (ops) => attention(ops, B, T, NH, NKV, hs),
+    })),
+    ...GQA_DECODE_SHAPES.map(([B, L, NH, NKV, hs]): ConformanceCase => ({
+      name: `attentionDecode GQA ${B}x${L}x${NH}/${NKV}x${hs}`,
+      atol: 1e-5,
+      rtol: 1e-4,
+      run: (ops) => decode(ops, B, L, NH, NKV, hs),
+    })),
   ];
 }
 const HP: AdamWHyper = { lr: 1e-2, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.1, step: 3 };
@@ -97,7 +143,9 @@ export function conformanceCases(): ConformanceCase[] {
     for (const accumulate of [false, true]) {
       for (const [M, K, N] of MATMUL_SHAPES) {
         cases.push({
-          name: `matmul ${layout}${accumulate ? ' +=' : ''} ${M}x${K}x${N}`, atol: 2e-6 * K, rtol: 1e-5,
+          name: `matmul ${layout}${accumulate ? ' +=' : ''} ${M}x${K}x${N}`,
+          atol: 2e-6 * K,
+          rtol: 1e-5,
           run: (ops) => {
             const out = f32(ops, 'out', M * N, 3);
             ops.matmul(out, f32(ops, 'a', M * K, 1), f32(ops, 'b', K * N, 2), M, K, N, layout, { accumulate });
@@ -107,9 +155,15 @@ export function conformanceCases(): ConformanceCase[] {
       }
     }
   }
-  for (const [N, C, V] of [[1, 1, 1], [13, 7, 5], [100, 64, 25]]) {
+  for (const [N, C, V] of [
+    [1, 1, 1],
+    [13, 7, 5],
+    [100, 64, 25],
+  ]) {
     cases.push({
-      name: `embedding ${N}x${C} of ${V}`, atol: 1e-6, rtol: 1e-6,
+      name: `embedding ${N}x${C} of ${V}`,
+      atol: 1e-6,
+      rtol: 1e-6,
       run: (ops) => {
         const tok = i32(ops, 'ids', ids(N, V, 4));
         const out = ops.alloc('out', N * C);
@@ -120,9 +174,15 @@ export function conformanceCases(): ConformanceCase[] {
       },
     });
   }
-  for (const [N, C] of [[1, 1], [7, 13], [97, 64]]) {
+  for (const [N, C] of [
+    [1, 1],
+    [7, 13],
+    [97, 64],
+  ]) {
     cases.push({
-      name: `rmsnorm ${N}x${C}`, atol: 1e-5, rtol: 1e-4,
+      name: `rmsnorm ${N}x${C}`,
+      atol: 1e-5,
+      rtol: 1e-4,
       run: (ops) => {
         const inp = f32(ops, 'inp', N * C, 8, -2, 2);
         const w = f32(ops, 'w', C, 9);
@@ -136,11 +196,21 @@ export function conformanceCases(): ConformanceCase[] {
       },
     });
   }
-  for (const [N, NH, hs] of [[1, 1, 2], [9, 3, 6], [70, 4, 16]]) {
+  for (const [N, NH, hs] of [
+    [1, 1, 2],
+    [9, 3, 6],
+    [70, 4, 16],
+  ]) {
     cases.push({
-      name: `rope ${N}x${NH}x${hs}`, atol: 1e-5, rtol: 1e-5,
+      name: `rope ${N}x${NH}x${hs}`,
+      atol: 1e-5,
+      rtol: 1e-5,
       run: (ops) => {
-        const pos = i32(ops, 'pos', Array.from({ length: N }, (_, i) => (i * 7) % 61));
+        const pos = i32(
+          ops,
+          'pos',
+          Array.from({ length: N }, (_, i) => (i * 7) % 61),
+        );
         const out = ops.alloc('out', N * NH * hs);
         ops.ropeForward(out, f32(ops, 'inp', N * NH * hs, 13), pos, N, NH, hs, 10000);
         const dinp = f32(ops, 'dinp', N * NH * hs, 14);
@@ -149,17 +219,44 @@ export function conformanceCases(): ConformanceCase[] {
       },
     });
   }
-  for (const [B, T, NH, hs] of ATTN_SHAPES) cases.push({ name: `attention ${B}x${T}x${NH}x${hs}`, atol: 2e-5, rtol: 1e-4, run: (ops) => attention(ops, B, T, NH, NH, hs) });
-  for (const [B, L, NH, hs] of [[1, 1, 1, 1], [5, 9, 2, 4], [128, 40, 4, 16]]) {
-    cases.push({ name: `attentionDecode ${B}x${L}x${NH}x${hs}`, atol: 1e-5, rtol: 1e-4, run: (ops) => decode(ops, B, L, NH, NH, hs) });
+  for (const [B, T, NH, hs] of ATTN_SHAPES)
+    cases.push({
+      name: `attention ${B}x${T}x${NH}x${hs}`,
+      atol: 2e-5,
+      rtol: 1e-4,
+      run: (ops) => attention(ops, B, T, NH, NH, hs),
+    });
+  for (const [B, L, NH, hs] of [
+    [1, 1, 1, 1],
+    [5, 9, 2, 4],
+    [128, 40, 4, 16],
+  ]) {
+    cases.push({
+      name: `attentionDecode ${B}x${L}x${NH}x${hs}`,
+      atol: 1e-5,
+      rtol: 1e-4,
+      run: (ops) => decode(ops, B, L, NH, NH, hs),
+    });
   }
   cases.push(...gqaCases());
   // GQA with a head size that is no multiple of 4 (the wasm kernels' scalar tails; WebGPU refuses it).
-  cases.push({ name: 'attention GQA 2x11x6/3x6', atol: 2e-5, rtol: 1e-4, run: (ops) => attention(ops, 2, 11, 6, 3, 6) });
-  cases.push({ name: 'attentionDecode GQA 4x7x4/2x6', atol: 1e-5, rtol: 1e-4, run: (ops) => decode(ops, 4, 7, 4, 2, 6) });
+  cases.push({
+    name: 'attention GQA 2x11x6/3x6',
+    atol: 2e-5,
+    rtol: 1e-4,
+    run: (ops) => attention(ops, 2, 11, 6, 3, 6),
+  });
+  cases.push({
+    name: 'attentionDecode GQA 4x7x4/2x6',
+    atol: 1e-5,
+    rtol: 1e-4,
+    run: (ops) => decode(ops, 4, 7, 4, 2, 6),
+  });
   for (const n of [1, 7, 1003]) {
     cases.push({
-      name: `elementwise ${n}`, atol: 1e-6, rtol: 1e-5,
+      name: `elementwise ${n}`,
+      atol: 1e-6,
+      rtol: 1e-5,
       run: (ops) => {
         const gate = f32(ops, 'gate', n, 28, -6, 6);
         const up = f32(ops, 'up', n, 29);
@@ -175,12 +272,22 @@ export function conformanceCases(): ConformanceCase[] {
       },
     });
   }
-  for (const [N, V] of [[1, 1], [9, 25], [70, 300]]) {
+  for (const [N, V] of [
+    [1, 1],
+    [9, 25],
+    [70, 300],
+  ]) {
     cases.push({
-      name: `logprob ${N}x${V}`, atol: 2e-5, rtol: 1e-4,
+      name: `logprob ${N}x${V}`,
+      atol: 2e-5,
+      rtol: 1e-4,
       run: (ops) => {
         const logits = f32(ops, 'logits', N * V, 33, -5, 5);
-        const targets = i32(ops, 'targets', ids(N, V, 34).map((t, i) => (i % 5 === 2 ? -1 : t)));
+        const targets = i32(
+          ops,
+          'targets',
+          ids(N, V, 34).map((t, i) => (i % 5 === 2 ? -1 : t)),
+        );
         const [logp, entropy, lse] = [ops.alloc('logp', N), ops.alloc('entropy', N), ops.alloc('lse', N)];
         ops.logprobForward(logp, entropy, lse, logits, targets, N, V);
         const dlogits = f32(ops, 'dlogits', N * V, 35);
@@ -191,7 +298,9 @@ export function conformanceCases(): ConformanceCase[] {
   }
   for (const n of [1, 5, 1030]) {
     cases.push({
-      name: `adamw, grad norm, clip ${n}`, atol: 1e-6, rtol: 1e-5,
+      name: `adamw, grad norm, clip ${n}`,
+      atol: 1e-6,
+      rtol: 1e-5,
       run: (ops) => {
         const grads = [f32(ops, 'g0', n, 37), f32(ops, 'g1', 3, 38, -5, 5)];
         const normSq = ops.alloc('normSq', 1);
@@ -215,7 +324,9 @@ export function bigCases(): ConformanceCase[] {
   for (const layout of ['nn', 'nt', 'tn'] as const) {
     const [M, K, N] = [301, 64, 176];
     cases.push({
-      name: `matmul ${layout} ${M}x${K}x${N}`, atol: 0, rtol: 0,
+      name: `matmul ${layout} ${M}x${K}x${N}`,
+      atol: 0,
+      rtol: 0,
       run: (ops) => {
         const out = f32(ops, 'out', M * N, 3);
         ops.matmul(out, f32(ops, 'a', M * K, 1), f32(ops, 'b', K * N, 2), M, K, N, layout, { accumulate: true });
@@ -227,8 +338,18 @@ export function bigCases(): ConformanceCase[] {
   const [D, L] = [128, 64];
   for (const NKV of [NH, 2]) {
     const gqa = NKV === NH ? '' : ` GQA /${NKV}`;
-    cases.push({ name: `attention${gqa} ${B}x${T}x${NH}x${hs}`, atol: 0, rtol: 0, run: (ops) => attention(ops, B, T, NH, NKV, hs) });
-    cases.push({ name: `attentionDecode${gqa} ${D}x${L}x${NH}x${hs}`, atol: 0, rtol: 0, run: (ops) => decode(ops, D, L, NH, NKV, hs) });
+    cases.push({
+      name: `attention${gqa} ${B}x${T}x${NH}x${hs}`,
+      atol: 0,
+      rtol: 0,
+      run: (ops) => attention(ops, B, T, NH, NKV, hs),
+    });
+    cases.push({
+      name: `attentionDecode${gqa} ${D}x${L}x${NH}x${hs}`,
+      atol: 0,
+      rtol: 0,
+      run: (ops) => decode(ops, D, L, NH, NKV, hs),
+    });
   }
   return cases;
 }

@@ -40,13 +40,20 @@ export function createCpuOps(): Ops {
   return {
     backend: 'cpu',
     alloc(label, length, dtype: DType = 'f32') {
-      const t: CpuTensor = { backend: 'cpu', dtype, label, length, data: dtype === 'i32' ? new Int32Array(length) : new Float32Array(length) };
+      const t: CpuTensor = {
+        backend: 'cpu',
+        dtype,
+        label,
+        length,
+        data: dtype === 'i32' ? new Int32Array(length) : new Float32Array(length),
+      };
       return t;
     },
     upload(t, data) {
       if (t.backend !== 'cpu') throw new Error(`cpu backend got a '${t.backend}' tensor '${t.label}'`);
       const target = (t as CpuTensor).data;
-      if (data.length !== target.length) throw new Error(`upload to '${t.label}': expected ${target.length} values, got ${data.length}`);
+      if (data.length !== target.length)
+        throw new Error(`upload to '${t.label}': expected ${target.length} values, got ${data.length}`);
       target.set(data);
     },
     async read(t) {
@@ -68,20 +75,42 @@ export function createCpuOps(): Ops {
     embeddingForward: (out, ids, wte, N, C, V) => embeddingForwardRef(d(out), ints(ids), d(wte), N, C, V),
     embeddingBackward: (dwte, dout, ids, N, C, V) => embeddingBackwardRef(d(dwte), d(dout), ints(ids), N, C, V),
     rmsnormForward: (out, rstd, inp, w, N, C, eps) => rmsnormForwardRef(d(out), d(rstd), d(inp), d(w), N, C, eps),
-    rmsnormBackward: (dinp, dw, dout, inp, w, rstd, N, C) => rmsnormBackwardRef(d(dinp), d(dw), d(dout), d(inp), d(w), d(rstd), N, C),
+    rmsnormBackward: (dinp, dw, dout, inp, w, rstd, N, C) =>
+      rmsnormBackwardRef(d(dinp), d(dw), d(dout), d(inp), d(w), d(rstd), N, C),
     ropeForward: (out, inp, pos, N, NH, hs, theta) => ropeForwardRef(d(out), d(inp), ints(pos), N, NH, hs, theta),
     ropeBackward: (dinp, dout, pos, N, NH, hs, theta) => ropeBackwardRef(d(dinp), d(dout), ints(pos), N, NH, hs, theta),
-    attentionForward: (out, lse, q, k, v, seg, B, T, NH, NKV, hs) => attentionForwardRef(d(out), d(lse), d(q), d(k), d(v), ints(seg), B, T, NH, NKV, hs),
+    attentionForward: (out, lse, q, k, v, seg, B, T, NH, NKV, hs) =>
+      attentionForwardRef(d(out), d(lse), d(q), d(k), d(v), ints(seg), B, T, NH, NKV, hs),
     attentionBackward: (dq, dk, dv, dout, q, k, v, out, lse, seg, B, T, NH, NKV, hs) =>
-      attentionBackwardRef(d(dq), d(dk), d(dv), d(dout), d(q), d(k), d(v), d(out), d(lse), ints(seg), B, T, NH, NKV, hs),
-    attentionDecode: (out, q, k, v, lengths, B, L, NH, NKV, hs) => attentionDecodeRef(d(out), d(q), d(k), d(v), ints(lengths), B, L, NH, NKV, hs),
+      attentionBackwardRef(
+        d(dq),
+        d(dk),
+        d(dv),
+        d(dout),
+        d(q),
+        d(k),
+        d(v),
+        d(out),
+        d(lse),
+        ints(seg),
+        B,
+        T,
+        NH,
+        NKV,
+        hs,
+      ),
+    attentionDecode: (out, q, k, v, lengths, B, L, NH, NKV, hs) =>
+      attentionDecodeRef(d(out), d(q), d(k), d(v), ints(lengths), B, L, NH, NKV, hs),
     swigluForward: (out, gate, up, n) => swigluForwardRef(d(out), d(gate), d(up), n),
     swigluBackward: (dgate, dup, dout, gate, up, n) => swigluBackwardRef(d(dgate), d(dup), d(dout), d(gate), d(up), n),
     residualForward: (out, a, b, n) => residualForwardRef(d(out), d(a), d(b), n),
     accumulate: (dst, src, n) => accumulateRef(d(dst), d(src), n),
-    logprobForward: (logp, entropy, lse, logits, targets, N, V) => logprobForwardRef(d(logp), d(entropy), d(lse), d(logits), ints(targets), N, V),
-    logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V) => logprobBackwardRef(d(dlogits), d(dlogp), d(logits), ints(targets), d(lse), N, V),
-    adamw: (param, grad, m, v, n, hp, gradScale) => adamwRef(d(param), d(grad), d(m), d(v), n, hp, gradScale ? d(gradScale) : 1),
+    logprobForward: (logp, entropy, lse, logits, targets, N, V) =>
+      logprobForwardRef(d(logp), d(entropy), d(lse), d(logits), ints(targets), N, V),
+    logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V) =>
+      logprobBackwardRef(d(dlogits), d(dlogp), d(logits), ints(targets), d(lse), N, V),
+    adamw: (param, grad, m, v, n, hp, gradScale) =>
+      adamwRef(d(param), d(grad), d(m), d(v), n, hp, gradScale ? d(gradScale) : 1),
     gradNormSquared: (out, grads) => gradNormSquaredRef(d(out), grads.map(d)),
     clipScale: (scale, normSq, maxNorm) => clipScaleRef(d(scale), d(normSq), maxNorm),
   };

@@ -71,8 +71,14 @@ export async function probeOps(ops: Ops): Promise<number> {
   const y = ops.alloc('probe.y', M * N);
   const dx = ops.alloc('probe.dx', M * K);
   const dw = ops.alloc('probe.dw', N * K);
-  ops.upload(x, Float32Array.from({ length: M * K }, (_, i) => Math.sin(i)));
-  ops.upload(w, Float32Array.from({ length: N * K }, (_, i) => Math.cos(i)));
+  ops.upload(
+    x,
+    Float32Array.from({ length: M * K }, (_, i) => Math.sin(i)),
+  );
+  ops.upload(
+    w,
+    Float32Array.from({ length: N * K }, (_, i) => Math.cos(i)),
+  );
   const rep = () => {
     ops.matmul(y, x, w, M, K, N, 'nt');
     ops.matmul(dx, y, w, M, N, K, 'nn');
@@ -88,32 +94,67 @@ export async function probeOps(ops: Ops): Promise<number> {
   return ms;
 }
 
-export async function selectBackend(sources: BackendSources, preference: BackendPreference = 'auto'): Promise<SelectResult> {
-  const info = (backend: BackendName, reason: string, extra: Partial<BackendInfo> = {}): BackendInfo => ({ backend, adapter: null, reason, fallbackReason: null, probe: null, threads: 1, ...extra });
+export async function selectBackend(
+  sources: BackendSources,
+  preference: BackendPreference = 'auto',
+): Promise<SelectResult> {
+  const info = (backend: BackendName, reason: string, extra: Partial<BackendInfo> = {}): BackendInfo => ({
+    backend,
+    adapter: null,
+    reason,
+    fallbackReason: null,
+    probe: null,
+    threads: 1,
+    ...extra,
+  });
   if (preference === 'cpu') {
     const reason = 'the CPU backend was requested';
     return { ok: true, ops: createCpuOps(), info: info('cpu', reason, { fallbackReason: reason }) };
   }
   if (preference === 'wasm') {
     const wasm = await loadWasm(sources);
-    return wasm.ok ? { ok: true, ops: wasm.ops, info: info('wasm', 'the wasm backend was requested', { threads: wasm.ops.threads }) } : wasm;
+    return wasm.ok
+      ? { ok: true, ops: wasm.ops, info: info('wasm', 'the wasm backend was requested', { threads: wasm.ops.threads }) }
+      : wasm;
   }
   const acquired = await acquireGpu(sources.gpu);
   if (preference === 'webgpu') {
     if (!acquired.ok) return { ok: false, reason: acquired.reason };
-    return { ok: true, ops: createWebGpuOps(acquired.ctx), info: info('webgpu', 'the WebGPU backend was requested', { adapter: acquired.ctx.adapter }) };
+    return {
+      ok: true,
+      ops: createWebGpuOps(acquired.ctx),
+      info: info('webgpu', 'the WebGPU backend was requested', { adapter: acquired.ctx.adapter }),
+    };
   }
   const wasm = await loadWasm(sources);
   if (!acquired.ok) {
-    if (wasm.ok) return { ok: true, ops: wasm.ops, info: info('wasm', `no WebGPU: ${acquired.reason}`, { threads: wasm.ops.threads }) };
+    if (wasm.ok)
+      return {
+        ok: true,
+        ops: wasm.ops,
+        info: info('wasm', `no WebGPU: ${acquired.reason}`, { threads: wasm.ops.threads }),
+      };
     const reason = `no WebGPU (${acquired.reason}) and ${wasm.reason}`;
     return { ok: true, ops: createCpuOps(), info: info('cpu', reason, { fallbackReason: reason }) };
   }
   const adapter = acquired.ctx.adapter;
-  if (!wasm.ok) return { ok: true, ops: createWebGpuOps(acquired.ctx), info: info('webgpu', `WebGPU, the only fast backend available (${wasm.reason})`, { adapter }) };
+  if (!wasm.ok)
+    return {
+      ok: true,
+      ops: createWebGpuOps(acquired.ctx),
+      info: info('webgpu', `WebGPU, the only fast backend available (${wasm.reason})`, { adapter }),
+    };
   if (isSoftwareAdapter(adapter)) {
     acquired.ctx.device.destroy();
-    return { ok: true, ops: wasm.ops, info: info('wasm', `the WebGPU adapter is a software one (${adapter.vendor}/${adapter.architecture}): wasm SIMD on the same CPU is faster`, { adapter, threads: wasm.ops.threads }) };
+    return {
+      ok: true,
+      ops: wasm.ops,
+      info: info(
+        'wasm',
+        `the WebGPU adapter is a software one (${adapter.vendor}/${adapter.architecture}): wasm SIMD on the same CPU is faster`,
+        { adapter, threads: wasm.ops.threads },
+      ),
+    };
   }
   const gpuOps = createWebGpuOps(acquired.ctx);
   const workload = `${PROBE.reps} × matmul nt, nn, tn at ${PROBE.M}×${PROBE.K}×${PROBE.N}`;

@@ -15,7 +15,11 @@ describe('wasm backend ≡ CPU references, op by op', () => {
       const want = c.run(cpu);
       const got = c.run(wasm);
       for (const [name, t] of Object.entries(want)) {
-        const r = compareClose(await wasm.read(got[name]), await cpu.read(t), { atol: c.atol, rtol: c.rtol, label: `${c.name}: ${name}` });
+        const r = compareClose(await wasm.read(got[name]), await cpu.read(t), {
+          atol: c.atol,
+          rtol: c.rtol,
+          label: `${c.name}: ${name}`,
+        });
         expect(r.ok, r.message).toBe(true);
       }
     });
@@ -26,7 +30,10 @@ describe('wasm backend memory', () => {
   it('reuses freed blocks, keeps data across memory growth and refuses freed tensors', async () => {
     const ops = createWasmOps(binary);
     const a = ops.alloc('a', 1000);
-    ops.upload(a, Array.from({ length: 1000 }, (_, i) => i));
+    ops.upload(
+      a,
+      Array.from({ length: 1000 }, (_, i) => i),
+    );
     const b = ops.alloc('b', 10);
     ops.free(b);
     const c = ops.alloc('c', 10);
@@ -52,13 +59,18 @@ describe('multi-threaded wasm backend (worker_threads over a shared memory)', ()
         const want = c.run(cpu);
         const got = c.run(mt);
         for (const [name, t] of Object.entries(want)) {
-          const r = compareClose(await mt.read(got[name]), await cpu.read(t), { atol: c.atol, rtol: c.rtol, label: `${c.name}: ${name}` });
+          const r = compareClose(await mt.read(got[name]), await cpu.read(t), {
+            atol: c.atol,
+            rtol: c.rtol,
+            label: `${c.name}: ${name}`,
+          });
           expect(r.ok, r.message).toBe(true);
         }
       }
       for (const c of bigCases()) {
         const [a, b] = [c.run(one), c.run(mt)];
-        for (const name of Object.keys(a)) expect(Array.from(await mt.read(b[name])), `${c.name}: ${name}`).toEqual(Array.from(await one.read(a[name])));
+        for (const name of Object.keys(a))
+          expect(Array.from(await mt.read(b[name])), `${c.name}: ${name}`).toEqual(Array.from(await one.read(a[name])));
       }
     } finally {
       mt.close();

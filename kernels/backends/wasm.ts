@@ -40,22 +40,124 @@ const WA = (): WasmApi => {
 /** The kernels' exports (kernels/wasm/assembly/index.ts). Pointers are byte offsets. */
 interface Kernels {
   heapBase(): number;
-  matmulRows(out: number, a: number, b: number, M: number, K: number, N: number, transA: number, acc: number, m0: number, m1: number): void;
+  matmulRows(
+    out: number,
+    a: number,
+    b: number,
+    M: number,
+    K: number,
+    N: number,
+    transA: number,
+    acc: number,
+    m0: number,
+    m1: number,
+  ): void;
   transpose(dst: number, src: number, rows: number, cols: number): void;
-  attentionForward(out: number, lse: number, q: number, k: number, v: number, seg: number, B: number, T: number, NH: number, NKV: number, hs: number, scores: number): void;
-  attentionBackward(dq: number, dk: number, dv: number, dout: number, q: number, k: number, v: number, seg: number, B: number, T: number, NH: number, NKV: number, hs: number, scores: number, dps: number): void;
-  attentionDecode(out: number, q: number, kc: number, vc: number, lengths: number, B: number, L: number, NH: number, NKV: number, hs: number, scores: number): void;
+  attentionForward(
+    out: number,
+    lse: number,
+    q: number,
+    k: number,
+    v: number,
+    seg: number,
+    B: number,
+    T: number,
+    NH: number,
+    NKV: number,
+    hs: number,
+    scores: number,
+  ): void;
+  attentionBackward(
+    dq: number,
+    dk: number,
+    dv: number,
+    dout: number,
+    q: number,
+    k: number,
+    v: number,
+    seg: number,
+    B: number,
+    T: number,
+    NH: number,
+    NKV: number,
+    hs: number,
+    scores: number,
+    dps: number,
+  ): void;
+  attentionDecode(
+    out: number,
+    q: number,
+    kc: number,
+    vc: number,
+    lengths: number,
+    B: number,
+    L: number,
+    NH: number,
+    NKV: number,
+    hs: number,
+    scores: number,
+  ): void;
   rmsnormForward(out: number, rstd: number, inp: number, w: number, N: number, C: number, eps: number): void;
-  rmsnormBackward(dinp: number, dw: number, dout: number, inp: number, w: number, rstd: number, N: number, C: number, dwAcc: number): void;
-  rope(out: number, inp: number, positions: number, N: number, NH: number, hs: number, theta: number, backward: number, tab: number): void;
+  rmsnormBackward(
+    dinp: number,
+    dw: number,
+    dout: number,
+    inp: number,
+    w: number,
+    rstd: number,
+    N: number,
+    C: number,
+    dwAcc: number,
+  ): void;
+  rope(
+    out: number,
+    inp: number,
+    positions: number,
+    N: number,
+    NH: number,
+    hs: number,
+    theta: number,
+    backward: number,
+    tab: number,
+  ): void;
   swigluForward(out: number, gate: number, up: number, n: number): void;
   swigluBackward(dgate: number, dup: number, dout: number, gate: number, up: number, n: number): void;
   add(out: number, a: number, b: number, n: number): void;
   embeddingForward(out: number, ids: number, wte: number, N: number, C: number): void;
   embeddingBackward(dwte: number, dout: number, ids: number, N: number, C: number, V: number, acc: number): void;
-  logprobForward(logp: number, entropy: number, lse: number, logits: number, targets: number, N: number, V: number): void;
-  logprobBackward(dlogits: number, dlogp: number, logits: number, targets: number, lse: number, N: number, V: number): void;
-  adamw(param: number, grad: number, m: number, v: number, n: number, scale: number, decay: number, omb1: number, beta2: number, omb2: number, stepSize: number, bc2Sqrt: number, eps: number): void;
+  logprobForward(
+    logp: number,
+    entropy: number,
+    lse: number,
+    logits: number,
+    targets: number,
+    N: number,
+    V: number,
+  ): void;
+  logprobBackward(
+    dlogits: number,
+    dlogp: number,
+    logits: number,
+    targets: number,
+    lse: number,
+    N: number,
+    V: number,
+  ): void;
+  adamw(
+    param: number,
+    grad: number,
+    m: number,
+    v: number,
+    n: number,
+    scale: number,
+    decay: number,
+    omb1: number,
+    beta2: number,
+    omb2: number,
+    stepSize: number,
+    bc2Sqrt: number,
+    eps: number,
+  ): void;
   sumSquares(g: number, n: number): number;
 }
 
@@ -91,8 +193,13 @@ export function createWasmOps(binary: ArrayBuffer | ArrayBufferView | object): W
  * be cross-origin isolated) and `threads − 1` helper threads from `spawn`. Matmuls split by rows
  * and attention by batch rows once they are big enough to pay for the wake-up.
  */
-export async function createThreadedWasmOps(binaryMt: ArrayBuffer | ArrayBufferView | object, threads: number, spawn: () => ThreadPort): Promise<WasmOps> {
-  if (!Number.isInteger(threads) || threads < 2) throw new Error(`createThreadedWasmOps: threads must be an integer ≥ 2, got ${threads}`);
+export async function createThreadedWasmOps(
+  binaryMt: ArrayBuffer | ArrayBufferView | object,
+  threads: number,
+  spawn: () => ThreadPort,
+): Promise<WasmOps> {
+  if (!Number.isInteger(threads) || threads < 2)
+    throw new Error(`createThreadedWasmOps: threads must be an integer ≥ 2, got ${threads}`);
   const api = WA();
   const module = compile(api, binaryMt);
   const memory = new api.Memory({ initial: 16, maximum: MAX_PAGES, shared: true });
@@ -175,13 +282,20 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
    * Runs kernel `fn` once per range of `split`, across the threads or all on this one; `perPart`
    * gives part j's arguments.
    */
-  const parallel = (fn: (typeof PARALLEL)[number], ranges: [number, number][], perPart: (range: [number, number], j: number) => number[]) => {
+  const parallel = (
+    fn: (typeof PARALLEL)[number],
+    ranges: [number, number][],
+    perPart: (range: [number, number], j: number) => number[],
+  ) => {
     const here = (args: number[]) => (k[fn] as (...a: number[]) => void)(...args);
     if (!pool || ranges.length < 2) {
       ranges.forEach((r, j) => here(perPart(r, j)));
       return;
     }
-    pool.run(ranges.map((r, j) => ({ fn: fnIndex(fn), args: perPart(r, j) })), (part) => here(part.args));
+    pool.run(
+      ranges.map((r, j) => ({ fn: fnIndex(fn), args: perPart(r, j) })),
+      (part) => here(part.args),
+    );
   };
   const threads = pool?.size ?? 1;
 
@@ -191,7 +305,8 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
     close: () => pool?.close(),
     memoryStats: () => ({ liveBytes: heap.liveBytes, peakBytes: heap.peakBytes }),
     alloc(label, length, dtype: DType = 'f32') {
-      if (!Number.isInteger(length) || length < 0) throw new Error(`alloc '${label}': length must be a non-negative integer, got ${length}`);
+      if (!Number.isInteger(length) || length < 0)
+        throw new Error(`alloc '${label}': length must be a non-negative integer, got ${length}`);
       const ptr = heap.alloc(length * 4);
       const t: WasmTensor = { backend: 'wasm', dtype, label, length, ptr };
       live.add(t);
@@ -200,7 +315,8 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
     },
     upload(t, data) {
       const target = view(t);
-      if (data.length !== target.length) throw new Error(`upload to '${t.label}': expected ${target.length} values, got ${data.length}`);
+      if (data.length !== target.length)
+        throw new Error(`upload to '${t.label}': expected ${target.length} values, got ${data.length}`);
       target.set(data);
     },
     async read(t) {
@@ -247,7 +363,10 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
       k.embeddingForward(p(out), i(ids), p(wte), N, C);
     },
     embeddingBackward(dwte, dout, ids, N, C, V) {
-      checkEmbeddingShapes('embeddingBackward', { rows: dout.length, ids: ids.length, table: dwte.length }, N, C, V, { rows: 'dout', table: 'dwte' });
+      checkEmbeddingShapes('embeddingBackward', { rows: dout.length, ids: ids.length, table: dwte.length }, N, C, V, {
+        rows: 'dout',
+        table: 'dwte',
+      });
       const idv = ints(ids);
       for (let n = 0; n < N; n++) checkId('embeddingBackward', idv, n, V);
       k.embeddingBackward(p(dwte), p(dout), i(ids), N, C, V, scratchOf(V * C * 8));
@@ -276,15 +395,52 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
       const scores = scratchOf(ranges.length * T * 4);
       const [po, pl, pq, pk, pv, ps] = [p(out), p(lse), p(q), p(kk), p(v), i(seg)];
       const [row, kvRow] = [T * NH * hs * 4, T * NKV * hs * 4];
-      parallel('attentionForward', ranges, ([b0, b1], j) => [po + b0 * row, pl + b0 * NH * T * 4, pq + b0 * row, pk + b0 * kvRow, pv + b0 * kvRow, ps + b0 * T * 4, b1 - b0, T, NH, NKV, hs, scores + j * T * 4]);
+      parallel('attentionForward', ranges, ([b0, b1], j) => [
+        po + b0 * row,
+        pl + b0 * NH * T * 4,
+        pq + b0 * row,
+        pk + b0 * kvRow,
+        pv + b0 * kvRow,
+        ps + b0 * T * 4,
+        b1 - b0,
+        T,
+        NH,
+        NKV,
+        hs,
+        scores + j * T * 4,
+      ]);
     },
     attentionBackward(dq, dk, dv, dout, q, kk, v, out, lse, seg, B, T, NH, NKV, hs) {
-      checkAttentionShapes('attentionBackward', { dq, dk, dv, dout, q, k: kk, v, out, lse, segmentIds: seg }, B, T, NH, NKV, hs);
+      checkAttentionShapes(
+        'attentionBackward',
+        { dq, dk, dv, dout, q, k: kk, v, out, lse, segmentIds: seg },
+        B,
+        T,
+        NH,
+        NKV,
+        hs,
+      );
       const ranges = split(B, B * T * T * NH * hs >= PARALLEL_MIN_MACS ? threads : 1, 1);
       const scores = scratchOf(ranges.length * T * 8);
       const [pdq, pdk, pdv, pdo, pq, pk, pv, ps] = [p(dq), p(dk), p(dv), p(dout), p(q), p(kk), p(v), i(seg)];
       const [row, kvRow] = [T * NH * hs * 4, T * NKV * hs * 4];
-      parallel('attentionBackward', ranges, ([b0, b1], j) => [pdq + b0 * row, pdk + b0 * kvRow, pdv + b0 * kvRow, pdo + b0 * row, pq + b0 * row, pk + b0 * kvRow, pv + b0 * kvRow, ps + b0 * T * 4, b1 - b0, T, NH, NKV, hs, scores + j * T * 8, scores + j * T * 8 + T * 4]);
+      parallel('attentionBackward', ranges, ([b0, b1], j) => [
+        pdq + b0 * row,
+        pdk + b0 * kvRow,
+        pdv + b0 * kvRow,
+        pdo + b0 * row,
+        pq + b0 * row,
+        pk + b0 * kvRow,
+        pv + b0 * kvRow,
+        ps + b0 * T * 4,
+        b1 - b0,
+        T,
+        NH,
+        NKV,
+        hs,
+        scores + j * T * 8,
+        scores + j * T * 8 + T * 4,
+      ]);
     },
     attentionDecode(out, q, kc, vc, lengths, B, L, NH, NKV, hs) {
       checkAttentionDecodeShapes('attentionDecode', { out, q, kCache: kc, vCache: vc, lengths }, B, L, NH, NKV, hs);
@@ -293,7 +449,19 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
       const scores = scratchOf(ranges.length * L * 4);
       const [po, pq, pk, pv, pl] = [p(out), p(q), p(kc), p(vc), i(lengths)];
       const [head, kvHead] = [NH * hs * 4, NKV * hs * 4];
-      parallel('attentionDecode', ranges, ([b0, b1], j) => [po + b0 * head, pq + b0 * head, pk + b0 * L * kvHead, pv + b0 * L * kvHead, pl + b0 * 4, b1 - b0, L, NH, NKV, hs, scores + j * L * 4]);
+      parallel('attentionDecode', ranges, ([b0, b1], j) => [
+        po + b0 * head,
+        pq + b0 * head,
+        pk + b0 * L * kvHead,
+        pv + b0 * L * kvHead,
+        pl + b0 * 4,
+        b1 - b0,
+        L,
+        NH,
+        NKV,
+        hs,
+        scores + j * L * 4,
+      ]);
     },
     swigluForward(out, gate, up, n) {
       checkElementwise('swigluForward', n, { out, gate, up });
@@ -312,12 +480,28 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
       k.add(p(dst), p(dst), p(src), n);
     },
     logprobForward(logp, entropy, lse, logits, targets, N, V) {
-      checkLogprobShapes('logprobForward', { logp: logp.length, entropy: entropy.length, lse: lse.length, logits: logits.length, targets: targets.length }, N, V);
+      checkLogprobShapes(
+        'logprobForward',
+        { logp: logp.length, entropy: entropy.length, lse: lse.length, logits: logits.length, targets: targets.length },
+        N,
+        V,
+      );
       checkTargets(targets, N, V);
       k.logprobForward(p(logp), p(entropy), p(lse), p(logits), i(targets), N, V);
     },
     logprobBackward(dlogits, dlogp, logits, targets, lse, N, V) {
-      checkLogprobShapes('logprobBackward', { dlogits: dlogits.length, dlogp: dlogp.length, logits: logits.length, targets: targets.length, lse: lse.length }, N, V);
+      checkLogprobShapes(
+        'logprobBackward',
+        {
+          dlogits: dlogits.length,
+          dlogp: dlogp.length,
+          logits: logits.length,
+          targets: targets.length,
+          lse: lse.length,
+        },
+        N,
+        V,
+      );
       checkTargets(targets, N, V);
       k.logprobBackward(p(dlogits), p(dlogp), p(logits), i(targets), p(lse), N, V);
     },
@@ -326,7 +510,21 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
       const s = adamwScalars(hp);
       // The clip scale is used as is, non-finite included (as the reference and the GPU do).
       const scale = gradScale ? d(gradScale)[0] : 1;
-      k.adamw(p(param), p(grad), p(m), p(v), n, scale, s.decay, s.oneMinusBeta1, hp.beta2, s.oneMinusBeta2, s.stepSize, s.bc2Sqrt, hp.eps);
+      k.adamw(
+        p(param),
+        p(grad),
+        p(m),
+        p(v),
+        n,
+        scale,
+        s.decay,
+        s.oneMinusBeta1,
+        hp.beta2,
+        s.oneMinusBeta2,
+        s.stepSize,
+        s.bc2Sqrt,
+        hp.eps,
+      );
     },
     gradNormSquared(out, grads) {
       checkOut('gradNormSquared', 'out', out.length);

@@ -16,7 +16,11 @@ describe.runIf(gpu)('webgpu backend ≡ CPU references: grouped-query attention'
       const want = c.run(cpu);
       const got = c.run(gpu!);
       for (const [name, t] of Object.entries(want)) {
-        const r = compareClose(await gpu!.read(got[name]), await cpu.read(t), { atol: c.atol, rtol: c.rtol, label: `${c.name}: ${name}` });
+        const r = compareClose(await gpu!.read(got[name]), await cpu.read(t), {
+          atol: c.atol,
+          rtol: c.rtol,
+          label: `${c.name}: ${name}`,
+        });
         expect(r.ok, r.message).toBe(true);
       }
       expect(gpu!.ctx.errors.map((e) => e.message)).toEqual([]);

@@ -61,7 +61,10 @@ export function createWebGpuOps(ctx: GpuContext): WebGpuOps {
     flush: () => rt.flush(),
     sync: () => rt.sync(),
     free(t) {
-      if (!owned.has(t)) throw new Error(`free('${t.label}'): not allocated by this backend's alloc (arena views are freed with their arena)`);
+      if (!owned.has(t))
+        throw new Error(
+          `free('${t.label}'): not allocated by this backend's alloc (arena views are freed with their arena)`,
+        );
       owned.delete(t);
       g(t).buffer.destroy();
     },
@@ -73,20 +76,26 @@ export function createWebGpuOps(ctx: GpuContext): WebGpuOps {
     embeddingForward: (out, ids, wte, N, C, V) => embeddingForward(rt, g(out), g(ids), g(wte), N, C, V),
     embeddingBackward: (dwte, dout, ids, N, C, V) => embeddingBackward(rt, g(dwte), g(dout), g(ids), N, C, V),
     rmsnormForward: (out, rstd, inp, w, N, C, eps) => rmsnormForward(rt, g(out), g(rstd), g(inp), g(w), N, C, eps),
-    rmsnormBackward: (dinp, dw, dout, inp, w, rstd, N, C) => rmsnormBackward(rt, g(dinp), g(dw), g(dout), g(inp), g(w), g(rstd), N, C),
+    rmsnormBackward: (dinp, dw, dout, inp, w, rstd, N, C) =>
+      rmsnormBackward(rt, g(dinp), g(dw), g(dout), g(inp), g(w), g(rstd), N, C),
     ropeForward: (out, inp, pos, N, NH, hs, theta) => ropeForward(rt, g(out), g(inp), g(pos), N, NH, hs, theta),
     ropeBackward: (dinp, dout, pos, N, NH, hs, theta) => ropeBackward(rt, g(dinp), g(dout), g(pos), N, NH, hs, theta),
-    attentionForward: (out, lse, q, k, v, seg, B, T, NH, NKV, hs) => attentionForward(rt, g(out), g(lse), g(q), g(k), g(v), g(seg), B, T, NH, NKV, hs),
+    attentionForward: (out, lse, q, k, v, seg, B, T, NH, NKV, hs) =>
+      attentionForward(rt, g(out), g(lse), g(q), g(k), g(v), g(seg), B, T, NH, NKV, hs),
     attentionBackward: (dq, dk, dv, dout, q, k, v, out, lse, seg, B, T, NH, NKV, hs) =>
       attentionBackward(rt, g(dq), g(dk), g(dv), g(dout), g(q), g(k), g(v), g(out), g(lse), g(seg), B, T, NH, NKV, hs),
-    attentionDecode: (out, q, k, v, lengths, B, L, NH, NKV, hs) => attentionDecode(rt, g(out), g(q), g(k), g(v), g(lengths), B, L, NH, NKV, hs),
+    attentionDecode: (out, q, k, v, lengths, B, L, NH, NKV, hs) =>
+      attentionDecode(rt, g(out), g(q), g(k), g(v), g(lengths), B, L, NH, NKV, hs),
     swigluForward: (out, gate, up, n) => swigluForward(rt, g(out), g(gate), g(up), n),
     swigluBackward: (dgate, dup, dout, gate, up, n) => swigluBackward(rt, g(dgate), g(dup), g(dout), g(gate), g(up), n),
     residualForward: (out, a, b, n) => residualForward(rt, g(out), g(a), g(b), n),
     accumulate: (dst, src, n) => accumulate(rt, g(dst), g(src), n),
-    logprobForward: (logp, entropy, lse, logits, targets, N, V) => logprobForward(rt, g(logp), g(entropy), g(lse), g(logits), g(targets), N, V),
-    logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V) => logprobBackward(rt, g(dlogits), g(dlogp), g(logits), g(targets), g(lse), N, V),
-    adamw: (param, grad, m, v, n, hp, gradScale) => adamw(rt, g(param), g(grad), g(m), g(v), n, hp, gradScale ? g(gradScale) : 1),
+    logprobForward: (logp, entropy, lse, logits, targets, N, V) =>
+      logprobForward(rt, g(logp), g(entropy), g(lse), g(logits), g(targets), N, V),
+    logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V) =>
+      logprobBackward(rt, g(dlogits), g(dlogp), g(logits), g(targets), g(lse), N, V),
+    adamw: (param, grad, m, v, n, hp, gradScale) =>
+      adamw(rt, g(param), g(grad), g(m), g(v), n, hp, gradScale ? g(gradScale) : 1),
     gradNormSquared(out, grads) {
       const tensors = grads.map(g);
       const need = gradNormPartialsLength(tensors.map((t) => t.length));

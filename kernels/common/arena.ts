@@ -30,7 +30,8 @@ export function planArena(specs: readonly ArenaSpec[], alignment: number): Arena
   let cursor = 0;
   for (const s of specs) {
     if (seen.has(s.name)) throw new Error(`planArena: duplicate tensor name '${s.name}'`);
-    if (!Number.isInteger(s.length) || s.length < 0) throw new Error(`planArena: '${s.name}' length must be a non-negative integer, got ${s.length}`);
+    if (!Number.isInteger(s.length) || s.length < 0)
+      throw new Error(`planArena: '${s.name}' length must be a non-negative integer, got ${s.length}`);
     seen.add(s.name);
     cursor = roundUp(cursor, alignment);
     offsets.push(cursor);
@@ -44,23 +45,35 @@ export class Arena {
   readonly plan: ArenaPlan;
   private readonly views = new Map<string, GpuTensor>();
 
-  constructor(ctx: GpuContext, readonly label: string, specs: readonly ArenaSpec[]) {
+  constructor(
+    ctx: GpuContext,
+    readonly label: string,
+    specs: readonly ArenaSpec[],
+  ) {
     assertAlive(ctx);
     const alignment = ctx.adapter.limits.minStorageBufferOffsetAlignment ?? 256;
     this.plan = planArena(specs, alignment);
     const maxBuffer = ctx.adapter.limits.maxBufferSize ?? 268435456;
     if (this.plan.totalBytes > maxBuffer) {
-      throw new Error(`Arena '${label}': ${this.plan.totalBytes} bytes exceeds maxBufferSize ${maxBuffer}; use a smaller preset or split the arena`);
+      throw new Error(
+        `Arena '${label}': ${this.plan.totalBytes} bytes exceeds maxBufferSize ${maxBuffer}; use a smaller preset or split the arena`,
+      );
     }
     this.buffer = ctx.device.createBuffer({ label, size: this.plan.totalBytes, usage: STORAGE_USAGE });
     specs.forEach((s, i) => {
-      this.views.set(s.name, { buffer: this.buffer, offset: this.plan.offsets[i], length: s.length, label: `${label}.${s.name}` });
+      this.views.set(s.name, {
+        buffer: this.buffer,
+        offset: this.plan.offsets[i],
+        length: s.length,
+        label: `${label}.${s.name}`,
+      });
     });
   }
 
   get(name: string): GpuTensor {
     const v = this.views.get(name);
-    if (!v) throw new Error(`Arena '${this.label}' has no tensor '${name}' (has: ${[...this.views.keys()].join(', ')})`);
+    if (!v)
+      throw new Error(`Arena '${this.label}' has no tensor '${name}' (has: ${[...this.views.keys()].join(', ')})`);
     return v;
   }
 

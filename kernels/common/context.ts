@@ -63,14 +63,23 @@ export async function acquireGpu(
   gpu: GPU | undefined,
   powerPreference: GPUPowerPreference = 'high-performance',
 ): Promise<AcquireResult> {
-  if (!gpu) return { ok: false, reason: 'navigator.gpu is undefined: this browser or context has no WebGPU (Chrome needs a secure context: https or localhost)' };
+  if (!gpu)
+    return {
+      ok: false,
+      reason:
+        'navigator.gpu is undefined: this browser or context has no WebGPU (Chrome needs a secure context: https or localhost)',
+    };
   let adapter: GPUAdapter | null;
   try {
     adapter = await gpu.requestAdapter({ powerPreference });
   } catch (e) {
     return { ok: false, reason: `requestAdapter() threw: ${(e as Error).message}` };
   }
-  if (!adapter) return { ok: false, reason: 'requestAdapter() returned null: no WebGPU adapter is available (no GPU, or WebGPU disabled)' };
+  if (!adapter)
+    return {
+      ok: false,
+      reason: 'requestAdapter() returned null: no WebGPU adapter is available (no GPU, or WebGPU disabled)',
+    };
 
   const requiredLimits: Record<string, number> = {};
   const adapterLimits = adapter.limits as unknown as Record<string, number>;

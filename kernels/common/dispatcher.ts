@@ -20,17 +20,25 @@ export interface CopyRange {
 }
 
 /** The whole tensor when `range` is absent; throws when a range runs outside either tensor. */
-export function checkCopyRange(src: { length: number; label: string }, dst: { length: number; label: string }, range?: CopyRange): CopyRange {
+export function checkCopyRange(
+  src: { length: number; label: string },
+  dst: { length: number; label: string },
+  range?: CopyRange,
+): CopyRange {
   if (!range) {
-    if (src.length !== dst.length) throw new Error(`copy '${src.label}' -> '${dst.label}': lengths differ (${src.length} vs ${dst.length})`);
+    if (src.length !== dst.length)
+      throw new Error(`copy '${src.label}' -> '${dst.label}': lengths differ (${src.length} vs ${dst.length})`);
     return { dstOffset: 0, srcOffset: 0, count: src.length };
   }
   const { dstOffset, srcOffset, count } = range;
   for (const [k, v] of Object.entries(range)) {
-    if (!Number.isInteger(v) || v < 0) throw new Error(`copy '${src.label}' -> '${dst.label}': ${k} must be a non-negative integer, got ${v}`);
+    if (!Number.isInteger(v) || v < 0)
+      throw new Error(`copy '${src.label}' -> '${dst.label}': ${k} must be a non-negative integer, got ${v}`);
   }
   if (srcOffset + count > src.length || dstOffset + count > dst.length) {
-    throw new Error(`copy '${src.label}'[${srcOffset}..${srcOffset + count}) -> '${dst.label}'[${dstOffset}..${dstOffset + count}): outside the tensors (lengths ${src.length}, ${dst.length})`);
+    throw new Error(
+      `copy '${src.label}'[${srcOffset}..${srcOffset + count}) -> '${dst.label}'[${dstOffset}..${dstOffset + count}): outside the tensors (lengths ${src.length}, ${dst.length})`,
+    );
   }
   return range;
 }
@@ -63,21 +71,36 @@ export class Dispatcher {
    * Records one dispatch. `params` is the shader's uniform struct (binding 0); `tensors` are bound
    * in order from binding 1 (read-only inputs first, outputs last, as in the WGSL header).
    */
-  dispatch(spec: PipelineSpec, params: Uint32Array | Float32Array | ArrayBuffer, tensors: readonly GpuTensor[], workgroups: readonly [number, number?, number?]): void {
+  dispatch(
+    spec: PipelineSpec,
+    params: Uint32Array | Float32Array | ArrayBuffer,
+    tensors: readonly GpuTensor[],
+    workgroups: readonly [number, number?, number?],
+  ): void {
     assertAlive(this.ctx);
     const maxGroups = this.ctx.adapter.limits.maxComputeWorkgroupsPerDimension ?? 65535;
     for (const w of workgroups) {
       if (w !== undefined && (!Number.isInteger(w) || w < 0 || w > maxGroups)) {
-        throw new Error(`dispatch '${spec.label}': workgroup count ${w} outside 0..${maxGroups}; the problem is too large for one dispatch`);
+        throw new Error(
+          `dispatch '${spec.label}': workgroup count ${w} outside 0..${maxGroups}; the problem is too large for one dispatch`,
+        );
       }
     }
     const pipeline = this.pipelines.get(spec);
     const uniform = this.writeParams(params);
     const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: uniform }];
-    tensors.forEach((t, i) => entries.push({ binding: i + 1, resource: { buffer: t.buffer, offset: t.offset, size: bindingBytes(t.length) } }));
-    const bindGroup = this.ctx.device.createBindGroup({ label: spec.label, layout: pipeline.getBindGroupLayout(0), entries });
+    tensors.forEach((t, i) =>
+      entries.push({ binding: i + 1, resource: { buffer: t.buffer, offset: t.offset, size: bindingBytes(t.length) } }),
+    );
+    const bindGroup = this.ctx.device.createBindGroup({
+      label: spec.label,
+      layout: pipeline.getBindGroupLayout(0),
+      entries,
+    });
     const timestampWrites = this.profiler?.passWrites(spec.label);
-    const pass = this.getEncoder().beginComputePass(timestampWrites ? { label: spec.label, timestampWrites } : { label: spec.label });
+    const pass = this.getEncoder().beginComputePass(
+      timestampWrites ? { label: spec.label, timestampWrites } : { label: spec.label },
+    );
     pass.setPipeline(pipeline);
     pass.setBindGroup(0, bindGroup);
     pass.dispatchWorkgroups(workgroups[0], workgroups[1] ?? 1, workgroups[2] ?? 1);
@@ -89,7 +112,13 @@ export class Dispatcher {
   copy(src: GpuTensor, dst: GpuTensor, range?: CopyRange): void {
     const r = checkCopyRange(src, dst, range);
     if (r.count === 0) return;
-    this.getEncoder().copyBufferToBuffer(src.buffer, src.offset + r.srcOffset * 4, dst.buffer, dst.offset + r.dstOffset * 4, r.count * 4);
+    this.getEncoder().copyBufferToBuffer(
+      src.buffer,
+      src.offset + r.srcOffset * 4,
+      dst.buffer,
+      dst.offset + r.dstOffset * 4,
+      r.count * 4,
+    );
   }
 
   /** Records a fill with zeros, in order with the dispatches. */
@@ -107,7 +136,11 @@ export class Dispatcher {
   async read(t: GpuTensor): Promise<Float32Array> {
     await this.pipelines.check();
     const bytes = Math.max(4, t.length * 4);
-    const staging = this.ctx.device.createBuffer({ label: `${t.label}:readback`, size: roundUp(bytes, 4), usage: GPUBufferUsageFlags.MAP_READ | GPUBufferUsageFlags.COPY_DST });
+    const staging = this.ctx.device.createBuffer({
+      label: `${t.label}:readback`,
+      size: roundUp(bytes, 4),
+      usage: GPUBufferUsageFlags.MAP_READ | GPUBufferUsageFlags.COPY_DST,
+    });
     if (t.length > 0) this.getEncoder().copyBufferToBuffer(t.buffer, t.offset, staging, 0, t.length * 4);
     this.submitRecorded();
     try {
@@ -121,7 +154,10 @@ export class Dispatcher {
   /** Waits until the queue has finished all submitted work (or the device is lost). */
   async sync(): Promise<void> {
     await this.flush();
-    await Promise.race([this.ctx.device.queue.onSubmittedWorkDone(), this.ctx.lostPromise.then((e) => Promise.reject(e))]);
+    await Promise.race([
+      this.ctx.device.queue.onSubmittedWorkDone(),
+      this.ctx.lostPromise.then((e) => Promise.reject(e)),
+    ]);
   }
 
   private getEncoder(): GPUCommandEncoder {
@@ -148,14 +184,21 @@ export class Dispatcher {
   }
 
   private writeParams(params: Uint32Array | Float32Array | ArrayBuffer): GPUBufferBinding {
-    const bytes = params instanceof ArrayBuffer ? new Uint8Array(params) : new Uint8Array(params.buffer, params.byteOffset, params.byteLength);
+    const bytes =
+      params instanceof ArrayBuffer
+        ? new Uint8Array(params)
+        : new Uint8Array(params.buffer, params.byteOffset, params.byteLength);
     if (bytes.byteLength === 0 || bytes.byteLength > MAX_PARAM_BYTES || bytes.byteLength % 4 !== 0) {
       throw new Error(`uniform params must be 4..${MAX_PARAM_BYTES} bytes in multiples of 4, got ${bytes.byteLength}`);
     }
     const c = Math.floor(this.slot / SLOTS_PER_CHUNK);
     if (c === this.chunks.length) {
       this.chunks.push({
-        buffer: this.ctx.device.createBuffer({ label: `uniforms#${c}`, size: SLOTS_PER_CHUNK * this.slotBytes, usage: GPUBufferUsageFlags.UNIFORM | GPUBufferUsageFlags.COPY_DST }),
+        buffer: this.ctx.device.createBuffer({
+          label: `uniforms#${c}`,
+          size: SLOTS_PER_CHUNK * this.slotBytes,
+          usage: GPUBufferUsageFlags.UNIFORM | GPUBufferUsageFlags.COPY_DST,
+        }),
         data: new Uint8Array(SLOTS_PER_CHUNK * this.slotBytes),
       });
     }

@@ -4,11 +4,7 @@
  */
 
 export type GpuErrorName =
-  | 'GpuUnavailable'
-  | 'GpuDeviceLost'
-  | 'GpuValidationError'
-  | 'GpuOutOfMemory'
-  | 'ShaderCompileError';
+  'GpuUnavailable' | 'GpuDeviceLost' | 'GpuValidationError' | 'GpuOutOfMemory' | 'ShaderCompileError';
 
 export const GPU_ERROR_NAMES: readonly GpuErrorName[] = [
   'GpuUnavailable',

@@ -30,23 +30,40 @@ describe('strideGroups', () => {
 describe('checkDisjoint', () => {
   // Only identity, offset and length matter here: stand-in buffers, no device.
   const [A, B] = [{ label: 'A' }, { label: 'B' }] as unknown as GPUBuffer[];
-  const view = (label: string, buffer: GPUBuffer, offset: number, length: number): GpuTensor => ({ buffer, offset, length, label });
+  const view = (label: string, buffer: GPUBuffer, offset: number, length: number): GpuTensor => ({
+    buffer,
+    offset,
+    length,
+    label,
+  });
 
   it('accepts separate buffers, and outputs at disjoint ranges of one buffer', () => {
     expect(() => checkDisjoint('op', { out: view('o', A, 0, 4) }, { inp: view('i', B, 0, 4) })).not.toThrow();
-    expect(() => checkDisjoint('op', { dq: view('dq', A, 0, 64), dk: view('dk', A, 256, 64) }, { q: view('q', B, 0, 64) })).not.toThrow();
+    expect(() =>
+      checkDisjoint('op', { dq: view('dq', A, 0, 64), dk: view('dk', A, 256, 64) }, { q: view('q', B, 0, 64) }),
+    ).not.toThrow();
     // Inputs may share a buffer, even overlap: they are only read.
-    expect(() => checkDisjoint('op', { out: view('o', A, 0, 4) }, { a: view('a', B, 0, 4), b: view('b', B, 0, 4) })).not.toThrow();
+    expect(() =>
+      checkDisjoint('op', { out: view('o', A, 0, 4) }, { a: view('a', B, 0, 4), b: view('b', B, 0, 4) }),
+    ).not.toThrow();
   });
 
   it('refuses an output sharing a buffer with an input, overlapping or not', () => {
-    expect(() => checkDisjoint('op', { out: view('o', A, 0, 4) }, { inp: view('i', A, 0, 4) })).toThrow(/op: out \('o'\) shares a buffer with inp \('i'\), and output 'o' overlaps 'i'/);
-    expect(() => checkDisjoint('op', { out: view('o', A, 0, 4) }, { inp: view('i', A, 256, 4) })).toThrow(/op: out \('o'\) shares a buffer with inp \('i'\), at disjoint ranges \(offsets 0 and 256\)/);
+    expect(() => checkDisjoint('op', { out: view('o', A, 0, 4) }, { inp: view('i', A, 0, 4) })).toThrow(
+      /op: out \('o'\) shares a buffer with inp \('i'\), and output 'o' overlaps 'i'/,
+    );
+    expect(() => checkDisjoint('op', { out: view('o', A, 0, 4) }, { inp: view('i', A, 256, 4) })).toThrow(
+      /op: out \('o'\) shares a buffer with inp \('i'\), at disjoint ranges \(offsets 0 and 256\)/,
+    );
   });
 
   it('refuses overlapping outputs, counting an empty binding as 4 bytes', () => {
-    expect(() => checkDisjoint('op', { dq: view('dq', A, 0, 64), dk: view('dk', A, 128, 64) }, {})).toThrow(/op: output 'dq' overlaps 'dk' \(dq and dk: same buffer, offsets 0 and 128\)/);
-    expect(() => checkDisjoint('op', { a: view('a', A, 0, 0), b: view('b', A, 0, 0) }, {})).toThrow(/output 'a' overlaps 'b'/);
+    expect(() => checkDisjoint('op', { dq: view('dq', A, 0, 64), dk: view('dk', A, 128, 64) }, {})).toThrow(
+      /op: output 'dq' overlaps 'dk' \(dq and dk: same buffer, offsets 0 and 128\)/,
+    );
+    expect(() => checkDisjoint('op', { a: view('a', A, 0, 0), b: view('b', A, 0, 0) }, {})).toThrow(
+      /output 'a' overlaps 'b'/,
+    );
     expect(() => checkDisjoint('op', { a: view('a', A, 0, 1), b: view('b', A, 4, 1) }, {})).not.toThrow();
   });
 });

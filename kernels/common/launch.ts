@@ -13,10 +13,12 @@ import { bindingBytes } from './tensor';
  * Shaders recover the flat group index as `wid.y * nwg.x + wid.x` and skip indices ≥ `groups`.
  */
 export function flatGrid(groups: number, maxPerDim: number): [number, number] {
-  if (!Number.isInteger(groups) || groups < 0) throw new Error(`flatGrid: groups must be a non-negative integer, got ${groups}`);
+  if (!Number.isInteger(groups) || groups < 0)
+    throw new Error(`flatGrid: groups must be a non-negative integer, got ${groups}`);
   if (groups <= maxPerDim) return [groups, 1];
   const y = Math.ceil(groups / maxPerDim);
-  if (y > maxPerDim) throw new Error(`flatGrid: ${groups} workgroups exceed ${maxPerDim}² even on a 2-D grid; split the problem`);
+  if (y > maxPerDim)
+    throw new Error(`flatGrid: ${groups} workgroups exceed ${maxPerDim}² even on a 2-D grid; split the problem`);
   return [Math.ceil(groups / y), y];
 }
 
@@ -35,7 +37,11 @@ export function strideGroups(n: number, wg: number, perInvocation: number, maxGr
 }
 
 function overlaps(a: GpuTensor, b: GpuTensor): boolean {
-  return a.buffer === b.buffer && a.offset < b.offset + bindingBytes(b.length) && b.offset < a.offset + bindingBytes(a.length);
+  return (
+    a.buffer === b.buffer &&
+    a.offset < b.offset + bindingBytes(b.length) &&
+    b.offset < a.offset + bindingBytes(a.length)
+  );
 }
 
 /**
@@ -46,12 +52,18 @@ function overlaps(a: GpuTensor, b: GpuTensor): boolean {
  * - outputs may share a buffer (slices of one gradient arena), but no two overlap: WebGPU rejects
  *   aliasing writable bindings, and an in-place update would race anyway.
  */
-export function checkDisjoint(op: string, outputs: Readonly<Record<string, GpuTensor>>, inputs: Readonly<Record<string, GpuTensor>>): void {
+export function checkDisjoint(
+  op: string,
+  outputs: Readonly<Record<string, GpuTensor>>,
+  inputs: Readonly<Record<string, GpuTensor>>,
+): void {
   const outs = Object.entries(outputs);
   outs.forEach(([oName, o], i) => {
     for (const [tName, t] of outs.slice(i + 1)) {
       if (overlaps(o, t)) {
-        throw new Error(`${op}: output '${o.label}' overlaps '${t.label}' (${oName} and ${tName}: same buffer, offsets ${o.offset} and ${t.offset}); pass separate output tensors`);
+        throw new Error(
+          `${op}: output '${o.label}' overlaps '${t.label}' (${oName} and ${tName}: same buffer, offsets ${o.offset} and ${t.offset}); pass separate output tensors`,
+        );
       }
     }
     for (const [tName, t] of Object.entries(inputs)) {

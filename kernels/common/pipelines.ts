@@ -84,7 +84,9 @@ export class PipelineCache {
 function pipelineLabel(spec: PipelineSpec): string {
   const c = spec.constants;
   if (!c || Object.keys(c).length === 0) return spec.label;
-  return `${spec.label}{${Object.entries(c).map(([k, v]) => `${k}=${v}`).join(',')}}`;
+  return `${spec.label}{${Object.entries(c)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',')}}`;
 }
 
 function cacheKey(spec: PipelineSpec): string {

@@ -26,7 +26,11 @@ export class GpuProfiler {
   constructor(private readonly ctx: GpuContext) {
     if (!GpuProfiler.supported(ctx)) throw new Error('GpuProfiler: the device lacks the timestamp-query feature');
     this.querySet = ctx.device.createQuerySet({ label: 'profiler', type: 'timestamp', count: CAPACITY });
-    this.resolve = ctx.device.createBuffer({ label: 'profiler:resolve', size: CAPACITY * 8, usage: GPUBufferUsageFlags.QUERY_RESOLVE | GPUBufferUsageFlags.COPY_SRC });
+    this.resolve = ctx.device.createBuffer({
+      label: 'profiler:resolve',
+      size: CAPACITY * 8,
+      usage: GPUBufferUsageFlags.QUERY_RESOLVE | GPUBufferUsageFlags.COPY_SRC,
+    });
   }
 
   /** Timestamp writes for the next pass, or undefined once this submit's capacity is used. */
@@ -43,7 +47,11 @@ export class GpuProfiler {
     if (labels.length === 0) return null;
     this.labels = [];
     const bytes = labels.length * 16;
-    const staging = this.ctx.device.createBuffer({ label: 'profiler:staging', size: bytes, usage: GPUBufferUsageFlags.MAP_READ | GPUBufferUsageFlags.COPY_DST });
+    const staging = this.ctx.device.createBuffer({
+      label: 'profiler:staging',
+      size: bytes,
+      usage: GPUBufferUsageFlags.MAP_READ | GPUBufferUsageFlags.COPY_DST,
+    });
     encoder.resolveQuerySet(this.querySet, 0, labels.length * 2, this.resolve, 0);
     encoder.copyBufferToBuffer(this.resolve, 0, staging, 0, bytes);
     return () => {

@@ -8,13 +8,29 @@ import { createTensor, uploadTensor } from './tensor';
 
 describe('planArena', () => {
   it('starts every tensor at a multiple of the alignment', () => {
-    const plan = planArena([{ name: 'a', length: 3 }, { name: 'b', length: 100 }, { name: 'c', length: 0 }, { name: 'd', length: 1 }], 256);
+    const plan = planArena(
+      [
+        { name: 'a', length: 3 },
+        { name: 'b', length: 100 },
+        { name: 'c', length: 0 },
+        { name: 'd', length: 1 },
+      ],
+      256,
+    );
     expect(plan.offsets).toEqual([0, 256, 768, 1024]);
     expect(plan.totalBytes).toBe(1040); // 1024 + 4 bytes, rounded up to 16
   });
 
   it('refuses duplicate names, bad lengths and bad alignments', () => {
-    expect(() => planArena([{ name: 'w', length: 1 }, { name: 'w', length: 2 }], 256)).toThrow(/duplicate tensor name 'w'/);
+    expect(() =>
+      planArena(
+        [
+          { name: 'w', length: 1 },
+          { name: 'w', length: 2 },
+        ],
+        256,
+      ),
+    ).toThrow(/duplicate tensor name 'w'/);
     expect(() => planArena([{ name: 'w', length: 1.5 }], 256)).toThrow(/'w' length must be a non-negative integer/);
     expect(() => planArena([], 100)).toThrow(/power of two/);
   });
@@ -39,12 +55,19 @@ const ctx = acquired.ok ? acquired.ctx : null;
 describe.runIf(ctx)('GPU runtime', () => {
   it('arena views round-trip data at aligned offsets without overlapping', async () => {
     const rt = new Dispatcher(ctx!);
-    const arena = new Arena(ctx!, 'test-arena', [{ name: 'x', length: 5 }, { name: 'y', length: 70 }]);
+    const arena = new Arena(ctx!, 'test-arena', [
+      { name: 'x', length: 5 },
+      { name: 'y', length: 70 },
+    ]);
     const x = arena.get('x');
     const y = arena.get('y');
     expect(y.offset % ctx!.adapter.limits.minStorageBufferOffsetAlignment).toBe(0);
     uploadTensor(ctx!, x, [1, 2, 3, 4, 5]);
-    uploadTensor(ctx!, y, Array.from({ length: 70 }, (_, i) => -i));
+    uploadTensor(
+      ctx!,
+      y,
+      Array.from({ length: 70 }, (_, i) => -i),
+    );
     expect([...(await rt.read(x))]).toEqual([1, 2, 3, 4, 5]);
     expect((await rt.read(y))[69]).toBe(-69);
     expect(() => arena.get('z')).toThrow(/has no tensor 'z' \(has: x, y\)/);
@@ -53,7 +76,8 @@ describe.runIf(ctx)('GPU runtime', () => {
 
   it('reports a shader that does not compile with its label and the line', async () => {
     const rt = new Dispatcher(ctx!);
-    const code = 'struct P { n: u32 }\n@group(0) @binding(0) var<uniform> p: P;\n@compute @workgroup_size(1) fn broken_kernel() { let x: f32 = undefined_thing; }\n';
+    const code =
+      'struct P { n: u32 }\n@group(0) @binding(0) var<uniform> p: P;\n@compute @workgroup_size(1) fn broken_kernel() { let x: f32 = undefined_thing; }\n';
     await expect(rt.pipelines.compile({ label: 'broken_kernel', code })).rejects.toMatchObject({
       name: 'ShaderCompileError',
       message: expect.stringMatching(/shader 'broken_kernel'[\s\S]*broken_kernel\.wgsl:3:\d+ error: .*undefined_thing/),

@@ -43,10 +43,13 @@ export function bindingBytes(length: number): number {
 
 export function createTensor(ctx: GpuContext, label: string, length: number): GpuTensor {
   assertAlive(ctx);
-  if (!Number.isInteger(length) || length < 0) throw new Error(`createTensor('${label}'): length must be a non-negative integer, got ${length}`);
+  if (!Number.isInteger(length) || length < 0)
+    throw new Error(`createTensor('${label}'): length must be a non-negative integer, got ${length}`);
   const maxBinding = ctx.adapter.limits.maxStorageBufferBindingSize ?? 134217728;
   if (bindingBytes(length) > maxBinding) {
-    throw new Error(`createTensor('${label}'): ${bindingBytes(length)} bytes exceeds maxStorageBufferBindingSize ${maxBinding}; split the tensor or use a smaller preset`);
+    throw new Error(
+      `createTensor('${label}'): ${bindingBytes(length)} bytes exceeds maxStorageBufferBindingSize ${maxBinding}; split the tensor or use a smaller preset`,
+    );
   }
   const buffer = ctx.device.createBuffer({ label, size: roundUp(bindingBytes(length), 16), usage: STORAGE_USAGE });
   return { buffer, offset: 0, length, label };
@@ -59,8 +62,12 @@ export function createTensor(ctx: GpuContext, label: string, length: number): Gp
  */
 export function uploadTensor(ctx: GpuContext, t: GpuTensor, data: ArrayLike<number>): void {
   assertAlive(ctx);
-  if (data.length !== t.length) throw new Error(`upload to '${t.label}': expected ${t.length} values, got ${data.length}`);
-  const f = data instanceof Float32Array || data instanceof Int32Array || data instanceof Uint32Array ? data : Float32Array.from(data);
+  if (data.length !== t.length)
+    throw new Error(`upload to '${t.label}': expected ${t.length} values, got ${data.length}`);
+  const f =
+    data instanceof Float32Array || data instanceof Int32Array || data instanceof Uint32Array
+      ? data
+      : Float32Array.from(data);
   if (f.length > 0) ctx.device.queue.writeBuffer(t.buffer, t.offset, f.buffer, f.byteOffset, f.byteLength);
 }
 

@@ -22,9 +22,15 @@ describe('embeddingForwardRef', () => {
   });
 
   it('refuses buffers that are too small, naming the operand and the sizes', () => {
-    expect(() => embeddingForwardRef(new Float32Array(3), Int32Array.of(0, 1), WTE, 2, 2, 3)).toThrow(/out has 3 elements, needs N\*C = 2\*2 = 4/);
-    expect(() => embeddingForwardRef(new Float32Array(4), Int32Array.of(0), WTE, 2, 2, 3)).toThrow(/ids has 1 elements, needs N = 2/);
-    expect(() => embeddingForwardRef(new Float32Array(4), Int32Array.of(0, 1), WTE, 2, 2, 4)).toThrow(/wte has 6 elements, needs V\*C = 4\*2 = 8/);
+    expect(() => embeddingForwardRef(new Float32Array(3), Int32Array.of(0, 1), WTE, 2, 2, 3)).toThrow(
+      /out has 3 elements, needs N\*C = 2\*2 = 4/,
+    );
+    expect(() => embeddingForwardRef(new Float32Array(4), Int32Array.of(0), WTE, 2, 2, 3)).toThrow(
+      /ids has 1 elements, needs N = 2/,
+    );
+    expect(() => embeddingForwardRef(new Float32Array(4), Int32Array.of(0, 1), WTE, 2, 2, 4)).toThrow(
+      /wte has 6 elements, needs V\*C = 4\*2 = 8/,
+    );
   });
 });
 
@@ -33,11 +39,15 @@ describe('embeddingBackwardRef', () => {
     const dwte = Float32Array.of(0, 0, 0, 0, 100, 100);
     embeddingBackwardRef(dwte, [1, 1, 2, 3, 10, 20], Int32Array.of(2, 0, 2), 3, 2, 3);
     expect([...dwte]).toEqual([2, 3, 0, 0, 111, 121]);
-    expect(() => embeddingBackwardRef(dwte, [1, 1], Int32Array.of(7), 1, 2, 3)).toThrow(/embeddingBackward: ids\[0\] = 7/);
+    expect(() => embeddingBackwardRef(dwte, [1, 1], Int32Array.of(7), 1, 2, 3)).toThrow(
+      /embeddingBackward: ids\[0\] = 7/,
+    );
   });
 
   it('agrees with central differences of the forward (repeated ids included)', () => {
-    const N = 9, C = 4, V = 5;
+    const N = 9,
+      C = 4,
+      V = 5;
     const rand = mulberry32(3);
     const ids = Int32Array.from({ length: N }, () => Math.floor(rand() * V));
     ids[0] = ids[1] = ids[2] = 1; // a token repeated
@@ -51,6 +61,10 @@ describe('embeddingBackwardRef', () => {
     const dwte0 = Float64Array.from(randomArray(V * C, 6));
     const dwte = dwte0.slice();
     embeddingBackwardRef(dwte, g, ids, N, C, V);
-    expectClose(dwte.map((v, i) => v - dwte0[i]), numericGrad(wte, loss), { atol: 1e-8, rtol: 1e-8, label: 'dwte vs FD' });
+    expectClose(
+      dwte.map((v, i) => v - dwte0[i]),
+      numericGrad(wte, loss),
+      { atol: 1e-8, rtol: 1e-8, label: 'dwte vs FD' },
+    );
   });
 });

@@ -59,18 +59,33 @@ describe.runIf(gpu)('embedding kernels on WebGPU vs the reference', () => {
     for (const [name, tuning] of TUNINGS(V)) {
       const dwte = tensor('dwte', dwte0);
       embeddingBackward(gpu!.rt, dwte, tdout, tids, N, C, V, tuning);
-      expectClose(await gpu!.rt.read(dwte), wantDwte, { atol: t.atol * hi, rtol: t.rtol, label: `embeddingBackward (${name}) N=${N} C=${C} V=${V}` });
+      expectClose(await gpu!.rt.read(dwte), wantDwte, {
+        atol: t.atol * hi,
+        rtol: t.rtol,
+        label: `embeddingBackward (${name}) N=${N} C=${C} V=${V}`,
+      });
     }
   }
 
   it('forward and backward (accumulating) on odd shapes', async () => {
-    for (const [N, C, V] of [[1, 1, 1], [7, 33, 11], [64, 5, 300], [300, 20, 97]]) await check(N, C, V, randomIds(N, V, N + V));
+    for (const [N, C, V] of [
+      [1, 1, 1],
+      [7, 33, 11],
+      [64, 5, 300],
+      [300, 20, 97],
+    ])
+      await check(N, C, V, randomIds(N, V, N + V));
   });
 
   it('backward sums ids repeated many times, in every position of a group of four ids', async () => {
     await check(1000, 33, 3, randomIds(1000, 3, 1)); // ~333 tokens per id
     await check(513, 7, 2, new Int32Array(513).fill(1)); // every token the same id
-    await check(259, 3, 5, Int32Array.from({ length: 259 }, (_, n) => (n % 4 === 3 ? 4 : 0)));
+    await check(
+      259,
+      3,
+      5,
+      Int32Array.from({ length: 259 }, (_, n) => (n % 4 === 3 ? 4 : 0)),
+    );
   });
 
   it('keeps accuracy for large-magnitude tables and gradients', async () => {
@@ -78,7 +93,9 @@ describe.runIf(gpu)('embedding kernels on WebGPU vs the reference', () => {
   });
 
   it('writes zero rows for ids outside 0..V-1 and skips them in the backward', async () => {
-    const N = 8, C = 5, V = 6;
+    const N = 8,
+      C = 5,
+      V = 6;
     const ids = Int32Array.of(-1, 2, V, 2147483647, -2147483648, 5, 0, V + 1);
     const valid = [...ids.keys()].filter((n) => ids[n] >= 0 && ids[n] < V);
     const wte = randomArray(V * C, 7);
@@ -100,7 +117,11 @@ describe.runIf(gpu)('embedding kernels on WebGPU vs the reference', () => {
     for (const [name, tuning] of TUNINGS(V)) {
       const dwte = tensor('dwte', new Float32Array(V * C));
       embeddingBackward(gpu!.rt, dwte, tdout, tids, N, C, V, tuning);
-      expectClose(await gpu!.rt.read(dwte), wantDwte, { atol: 1e-6, rtol: 1e-6, label: `backward (${name}) with invalid ids` });
+      expectClose(await gpu!.rt.read(dwte), wantDwte, {
+        atol: 1e-6,
+        rtol: 1e-6,
+        label: `backward (${name}) with invalid ids`,
+      });
     }
   });
 
@@ -113,8 +134,12 @@ describe.runIf(gpu)('embedding kernels on WebGPU vs the reference', () => {
     const small = tensor('small', new Float32Array(3));
     const ids = tensor('ids', new Int32Array(2));
     const count = gpu!.rt.dispatchCount;
-    expect(() => embeddingForward(gpu!.rt, small, ids, small, 2, 2, 1)).toThrow(/out has 3 elements, needs N\*C = 2\*2 = 4/);
-    expect(() => embeddingBackward(gpu!.rt, small, small, ids, 1, 3, 2)).toThrow(/dwte has 3 elements, needs V\*C = 2\*3 = 6/);
+    expect(() => embeddingForward(gpu!.rt, small, ids, small, 2, 2, 1)).toThrow(
+      /out has 3 elements, needs N\*C = 2\*2 = 4/,
+    );
+    expect(() => embeddingBackward(gpu!.rt, small, small, ids, 1, 3, 2)).toThrow(
+      /dwte has 3 elements, needs V\*C = 2\*3 = 6/,
+    );
     expect(gpu!.rt.dispatchCount).toBe(count);
   });
 });

@@ -37,19 +37,49 @@ function params(N: number, C: number, V: number): Uint32Array {
 }
 
 /** out (N, C) = wte (V, C) rows picked by ids (N) i32. */
-export function embeddingForward(rt: Dispatcher, out: GpuTensor, ids: GpuTensor, wte: GpuTensor, N: number, C: number, V: number): void {
+export function embeddingForward(
+  rt: Dispatcher,
+  out: GpuTensor,
+  ids: GpuTensor,
+  wte: GpuTensor,
+  N: number,
+  C: number,
+  V: number,
+): void {
   checkEmbeddingShapes('embeddingForward', { rows: out.length, ids: ids.length, table: wte.length }, N, C, V);
   checkDisjoint('embeddingForward', { out }, { ids, wte });
   if (N * C === 0) return;
-  rt.dispatch({ label: 'embedding_forward', code: forwardSrc, constants: { WG: FORWARD_WG } }, params(N, C, V), [ids, wte, out], gridFor(rt, Math.ceil((N * C) / FORWARD_BLOCK)));
+  rt.dispatch(
+    { label: 'embedding_forward', code: forwardSrc, constants: { WG: FORWARD_WG } },
+    params(N, C, V),
+    [ids, wte, out],
+    gridFor(rt, Math.ceil((N * C) / FORWARD_BLOCK)),
+  );
 }
 
 /** dwte (V, C) += Σ over tokens with id v of dout (N, C) rows; ids (N) i32. */
-export function embeddingBackward(rt: Dispatcher, dwte: GpuTensor, dout: GpuTensor, ids: GpuTensor, N: number, C: number, V: number, tuning?: EmbeddingBackwardTuning): void {
-  checkEmbeddingShapes('embeddingBackward', { rows: dout.length, ids: ids.length, table: dwte.length }, N, C, V, { rows: 'dout', table: 'dwte' });
+export function embeddingBackward(
+  rt: Dispatcher,
+  dwte: GpuTensor,
+  dout: GpuTensor,
+  ids: GpuTensor,
+  N: number,
+  C: number,
+  V: number,
+  tuning?: EmbeddingBackwardTuning,
+): void {
+  checkEmbeddingShapes('embeddingBackward', { rows: dout.length, ids: ids.length, table: dwte.length }, N, C, V, {
+    rows: 'dout',
+    table: 'dwte',
+  });
   checkDisjoint('embeddingBackward', { dwte }, { dout, ids });
   if (N * C === 0) return;
   const t = tuning ?? embeddingBackwardTuning(V, isSoftwareAdapter(rt));
   const ranges = Math.ceil(V / t.ROWS);
-  rt.dispatch({ label: 'embedding_backward', code: backwardSrc, constants: { ...t } }, params(N, C, V), [dout, ids, dwte], [1, Math.ceil(ranges / t.RANGES_PER_WG)]);
+  rt.dispatch(
+    { label: 'embedding_backward', code: backwardSrc, constants: { ...t } },
+    params(N, C, V),
+    [dout, ids, dwte],
+    [1, Math.ceil(ranges / t.RANGES_PER_WG)],
+  );
 }

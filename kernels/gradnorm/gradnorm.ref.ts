@@ -38,7 +38,9 @@ export function clipScaleRef(scale: RefOut, normSq: ArrayLike<number>, maxNorm: 
 /** maxNorm must be finite and > 0 (to disable clipping, pass gradScale 1 to adamw instead). */
 export function checkMaxNorm(maxNorm: number): void {
   if (!(Number.isFinite(maxNorm) && maxNorm > 0)) {
-    throw new Error(`clipScale: maxNorm must be a finite number > 0, got ${maxNorm} (to disable clipping, pass gradScale 1 to adamw)`);
+    throw new Error(
+      `clipScale: maxNorm must be a finite number > 0, got ${maxNorm} (to disable clipping, pass gradScale 1 to adamw)`,
+    );
   }
 }
 

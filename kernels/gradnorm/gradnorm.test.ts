@@ -21,7 +21,10 @@ describe.runIf(gpu)('gradnorm on WebGPU vs gradNormSquaredRef / clipScaleRef', (
   /** Runs both stages on the GPU; returns Σ g² read back, with the reference value. */
   async function run(arrays: Float32Array[], flat: boolean): Promise<[number, number]> {
     const grads = arrays.map((a, i) => tensor(`grad${i}`, a));
-    const partials = tensor('partials', new Float32Array(gradNormPartialsLength(arrays.map((a) => a.length))).fill(NaN));
+    const partials = tensor(
+      'partials',
+      new Float32Array(gradNormPartialsLength(arrays.map((a) => a.length))).fill(NaN),
+    );
     const out = tensor('normSq', [NaN]);
     gradNormSquared(gpu!.rt, out, partials, flat ? grads[0] : grads);
     const want = new Float32Array(1);
@@ -40,7 +43,10 @@ describe.runIf(gpu)('gradnorm on WebGPU vs gradNormSquaredRef / clipScaleRef', (
 
   it('several tensors of odd lengths, an empty one included', async () => {
     const lengths = [1, 7, 4099, 0, 65537, 300001];
-    const [got, want] = await run(lengths.map((n, i) => randomArray(n, 100 + i)), false);
+    const [got, want] = await run(
+      lengths.map((n, i) => randomArray(n, 100 + i)),
+      false,
+    );
     expectClose([got], [want], { ...normTol(lengths), label: `Σ g² over [${lengths.join(', ')}]` });
   });
 
@@ -62,13 +68,23 @@ describe.runIf(gpu)('gradnorm on WebGPU vs gradNormSquaredRef / clipScaleRef', (
   });
 
   it('clipScale matches clipScaleRef, including an overflowed norm (scale 0) and NaN', async () => {
-    const cases: [number, number][] = [[25, 1], [25, 10], [0, 1], [1e6, 0.5], [3.4e38, 1]];
+    const cases: [number, number][] = [
+      [25, 1],
+      [25, 10],
+      [0, 1],
+      [1e6, 0.5],
+      [3.4e38, 1],
+    ];
     for (const [ns, maxNorm] of cases) {
       const scale = tensor('scale', [7]);
       clipScale(gpu!.rt, scale, tensor('ns', [ns]), maxNorm);
       const want = new Float32Array(1);
       clipScaleRef(want, [ns], maxNorm);
-      expectClose(await gpu!.rt.read(scale), want, { atol: 0, rtol: 1e-6, label: `clip scale, normSq ${ns}, maxNorm ${maxNorm}` });
+      expectClose(await gpu!.rt.read(scale), want, {
+        atol: 0,
+        rtol: 1e-6,
+        label: `clip scale, normSq ${ns}, maxNorm ${maxNorm}`,
+      });
     }
     // Gradients of 1e20 overflow Σ g² to +∞ in f32; the scale is then 0, as in PyTorch.
     const [inf] = await run([Float32Array.of(1e20, 1)], true);
@@ -84,20 +100,32 @@ describe.runIf(gpu)('gradnorm on WebGPU vs gradNormSquaredRef / clipScaleRef', (
     const g = randomArray(10000, 9, -0.1, 0.1);
     const out = tensor('normSq', [0]);
     const scale = tensor('scale', [0]);
-    gradNormSquared(gpu!.rt, out, tensor('partials', new Float32Array(gradNormPartialsLength([g.length]))), tensor('g', g));
+    gradNormSquared(
+      gpu!.rt,
+      out,
+      tensor('partials', new Float32Array(gradNormPartialsLength([g.length]))),
+      tensor('g', g),
+    );
     clipScale(gpu!.rt, scale, out, 1);
-    const ns = new Float32Array(1), want = new Float32Array(1);
+    const ns = new Float32Array(1),
+      want = new Float32Array(1);
     gradNormSquaredRef(ns, g);
     clipScaleRef(want, ns, 1);
     expect(want[0]).toBeLessThan(1); // the norm (~5.8) is above maxNorm: this really clips
     // The scale is maxNorm / sqrt(Σ g²): half the sum's relative error, plus the sqrt and division.
-    expectClose(await gpu!.rt.read(scale), want, { atol: 0, rtol: gradNormRelErrorBound([g.length]) / 2 + 4e-7, label: 'scale after norm' });
+    expectClose(await gpu!.rt.read(scale), want, {
+      atol: 0,
+      rtol: gradNormRelErrorBound([g.length]) / 2 + 4e-7,
+      label: 'scale after norm',
+    });
   });
 
   it('refuses a partials buffer that is too small and a bad maxNorm', () => {
     const g = tensor('g', new Float32Array(100000));
     const small = tensor('small', [0]);
-    expect(() => gradNormSquared(gpu!.rt, small, small, g)).toThrow(`partials has 1 elements, needs ${gradNormPartialsLength([100000])}`);
+    expect(() => gradNormSquared(gpu!.rt, small, small, g)).toThrow(
+      `partials has 1 elements, needs ${gradNormPartialsLength([100000])}`,
+    );
     expect(() => clipScale(gpu!.rt, small, small, -1)).toThrow(/maxNorm must be a finite number > 0/);
   });
 });

@@ -32,7 +32,10 @@ export function gradNormSlots(n: number): number {
 
 /** Length of the `partials` scratch that gradNormSquared needs for tensors of these lengths. */
 export function gradNormPartialsLength(lengths: readonly number[]): number {
-  return Math.max(1, lengths.reduce((sum, n) => sum + gradNormSlots(n), 0));
+  return Math.max(
+    1,
+    lengths.reduce((sum, n) => sum + gradNormSlots(n), 0),
+  );
 }
 
 /** The worst-case relative error of gradNormSquared for tensors of these lengths (see above). */
@@ -41,21 +44,38 @@ export function gradNormRelErrorBound(lengths: readonly number[]): number {
   return (stage1 + Math.ceil(gradNormPartialsLength(lengths) / (4 * WG)) + 10) * 2 ** -24;
 }
 
-export function gradNormSquared(rt: Dispatcher, out: GpuTensor, partials: GpuTensor, grads: GpuTensor | readonly GpuTensor[]): void {
+export function gradNormSquared(
+  rt: Dispatcher,
+  out: GpuTensor,
+  partials: GpuTensor,
+  grads: GpuTensor | readonly GpuTensor[],
+): void {
   const list: readonly GpuTensor[] = 'buffer' in grads ? [grads] : grads;
   checkOut('gradNormSquared', 'out', out.length);
   const need = gradNormPartialsLength(list.map((g) => g.length));
   if (partials.length < need) {
-    throw new Error(`gradNormSquared: partials has ${partials.length} elements, needs ${need} for tensors of lengths [${list.map((g) => g.length).join(', ')}]; size it with gradNormPartialsLength`);
+    throw new Error(
+      `gradNormSquared: partials has ${partials.length} elements, needs ${need} for tensors of lengths [${list.map((g) => g.length).join(', ')}]; size it with gradNormPartialsLength`,
+    );
   }
   let offset = 0;
   for (const g of list) {
     const slots = gradNormSlots(g.length);
     if (slots === 0) continue;
-    rt.dispatch({ label: 'gradnorm_partial', code: partialSrc, constants: { WG } }, new Uint32Array([g.length, offset]), [g, partials], [slots / WG]);
+    rt.dispatch(
+      { label: 'gradnorm_partial', code: partialSrc, constants: { WG } },
+      new Uint32Array([g.length, offset]),
+      [g, partials],
+      [slots / WG],
+    );
     offset += slots;
   }
-  rt.dispatch({ label: 'gradnorm_finish', code: finishSrc, constants: { WG } }, new Uint32Array([offset]), [partials, out], [1]);
+  rt.dispatch(
+    { label: 'gradnorm_finish', code: finishSrc, constants: { WG } },
+    new Uint32Array([offset]),
+    [partials, out],
+    [1],
+  );
 }
 
 export function clipScale(rt: Dispatcher, scale: GpuTensor, normSq: GpuTensor, maxNorm: number): void {

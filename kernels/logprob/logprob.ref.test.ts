@@ -5,7 +5,12 @@ import { numericGrad } from '../testing/finite-diff';
 import { logprobBackwardRef, logprobForwardRef } from './logprob.ref';
 
 /** Forward reference in float64: returns [logp, entropy, lse]. */
-function forward64(logits: ArrayLike<number>, targets: ArrayLike<number>, N: number, V: number): [Float64Array, Float64Array, Float64Array] {
+function forward64(
+  logits: ArrayLike<number>,
+  targets: ArrayLike<number>,
+  N: number,
+  V: number,
+): [Float64Array, Float64Array, Float64Array] {
   const logp = new Float64Array(N);
   const entropy = new Float64Array(N);
   const lse = new Float64Array(N);
@@ -17,7 +22,15 @@ function forward64(logits: ArrayLike<number>, targets: ArrayLike<number>, N: num
  * Central finite differences, in float64, of L(z) = Σ_t dlogp_t·logp_t(z) + Σ_t dentropy_t·H_t(z)
  * evaluated with the forward reference.
  */
-function finiteDiffGrad(logits: Float64Array, targets: Int32Array, dlogp: Float64Array, dentropy: Float64Array | null, N: number, V: number, h = 1e-5): Float64Array {
+function finiteDiffGrad(
+  logits: Float64Array,
+  targets: Int32Array,
+  dlogp: Float64Array,
+  dentropy: Float64Array | null,
+  N: number,
+  V: number,
+  h = 1e-5,
+): Float64Array {
   const z = Float64Array.from(logits);
   const loss = () => {
     const [logp, entropy] = forward64(z, targets, N, V);
@@ -34,7 +47,10 @@ describe('logprobForwardRef', () => {
     const [logp, entropy, lse] = forward64(logits, Int32Array.of(2, 0), 2, 3);
     expect(lse[0]).toBeCloseTo(Math.log(6), 14);
     expect(logp[0]).toBeCloseTo(Math.log(1 / 2), 14); // log(3/6)
-    expect(entropy[0]).toBeCloseTo(-(1 / 6) * Math.log(1 / 6) - (1 / 3) * Math.log(1 / 3) - (1 / 2) * Math.log(1 / 2), 14);
+    expect(entropy[0]).toBeCloseTo(
+      -(1 / 6) * Math.log(1 / 6) - (1 / 3) * Math.log(1 / 3) - (1 / 2) * Math.log(1 / 2),
+      14,
+    );
     expect(lse[1]).toBeCloseTo(Math.log(3), 14);
     expect(logp[1]).toBeCloseTo(-Math.log(3), 14);
     expect(entropy[1]).toBeCloseTo(Math.log(3), 14);
@@ -63,9 +79,15 @@ describe('logprobForwardRef', () => {
 
   it('throws for a target ≥ V and for buffers that are too small', () => {
     const out = () => new Float32Array(1);
-    expect(() => logprobForwardRef(out(), out(), out(), [0, 0], [2], 1, 2)).toThrow(/targets\[0\] = 2 is not an id in 0..1/);
-    expect(() => logprobForwardRef(out(), out(), out(), [0], [0], 1, 2)).toThrow(/logits has 1 elements, needs N\*V = 1\*2 = 2/);
-    expect(() => logprobForwardRef(out(), new Float32Array(0), out(), [0, 0], [0], 1, 2)).toThrow(/entropy has 0 elements, needs N = 1/);
+    expect(() => logprobForwardRef(out(), out(), out(), [0, 0], [2], 1, 2)).toThrow(
+      /targets\[0\] = 2 is not an id in 0..1/,
+    );
+    expect(() => logprobForwardRef(out(), out(), out(), [0], [0], 1, 2)).toThrow(
+      /logits has 1 elements, needs N\*V = 1\*2 = 2/,
+    );
+    expect(() => logprobForwardRef(out(), new Float32Array(0), out(), [0, 0], [0], 1, 2)).toThrow(
+      /entropy has 0 elements, needs N = 1/,
+    );
     expect(() => logprobForwardRef(out(), out(), out(), [], [], 1, 0)).toThrow(/V must be a positive integer/);
   });
 });
@@ -83,7 +105,11 @@ describe('logprobBackwardRef', () => {
     const [, , lse] = forward64(logits, targets, N, V);
     const got = new Float64Array(N * V);
     logprobBackwardRef(got, dlogp, logits, targets, lse, N, V);
-    expectClose(got, finiteDiffGrad(logits, targets, dlogp, null, N, V), { atol: 1e-8, rtol: 1e-6, label: 'dlogits vs finite differences' });
+    expectClose(got, finiteDiffGrad(logits, targets, dlogp, null, N, V), {
+      atol: 1e-8,
+      rtol: 1e-6,
+      label: 'dlogits vs finite differences',
+    });
     // Row 2 has no target and no entropy seed: its gradient is exactly zero.
     expect([...got.subarray(2 * V, 3 * V)]).toEqual(new Array(V).fill(0));
   });
@@ -92,7 +118,11 @@ describe('logprobBackwardRef', () => {
     const [, entropy, lse] = forward64(logits, targets, N, V);
     const got = new Float64Array(N * V);
     logprobBackwardRef(got, dlogp, logits, targets, lse, N, V, { dentropy, entropy });
-    expectClose(got, finiteDiffGrad(logits, targets, dlogp, dentropy, N, V), { atol: 1e-8, rtol: 1e-6, label: 'dlogits (logp + entropy) vs finite differences' });
+    expectClose(got, finiteDiffGrad(logits, targets, dlogp, dentropy, N, V), {
+      atol: 1e-8,
+      rtol: 1e-6,
+      label: 'dlogits (logp + entropy) vs finite differences',
+    });
   });
 
   it('accumulates into dlogits and ignores dlogp where the target is negative', () => {
@@ -104,12 +134,18 @@ describe('logprobBackwardRef', () => {
     const seedWithNaN = dlogp.slice();
     seedWithNaN[2] = NaN; // row 2 has target −1: its seed must never be read
     logprobBackwardRef(acc, seedWithNaN, logits, targets, lse, N, V);
-    expectClose(acc, init.map((x, i) => x + fresh[i]), { atol: 1e-15, rtol: 0, label: 'accumulated dlogits' });
+    expectClose(
+      acc,
+      init.map((x, i) => x + fresh[i]),
+      { atol: 1e-15, rtol: 0, label: 'accumulated dlogits' },
+    );
   });
 
   it('throws for a target ≥ V and for a missing entropy buffer', () => {
     const lse = new Float64Array(1);
     expect(() => logprobBackwardRef(new Float32Array(2), [1], [0, 0], [5], lse, 1, 2)).toThrow(/targets\[0\] = 5/);
-    expect(() => logprobBackwardRef(new Float32Array(2), [1], [0, 0], [0], lse, 1, 2, { dentropy: [1], entropy: [] })).toThrow(/entropy has 0 elements/);
+    expect(() =>
+      logprobBackwardRef(new Float32Array(2), [1], [0, 0], [0], lse, 1, 2, { dentropy: [1], entropy: [] }),
+    ).toThrow(/entropy has 0 elements/);
   });
 });

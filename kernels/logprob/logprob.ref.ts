@@ -28,7 +28,12 @@ export function logprobForwardRef(
   N: number,
   V: number,
 ): void {
-  checkLogprobShapes('logprobForwardRef', { logp: logp.length, entropy: entropy.length, lse: lse.length, logits: logits.length, targets: targets.length }, N, V);
+  checkLogprobShapes(
+    'logprobForwardRef',
+    { logp: logp.length, entropy: entropy.length, lse: lse.length, logits: logits.length, targets: targets.length },
+    N,
+    V,
+  );
   for (let t = 0; t < N; t++) {
     const row = t * V;
     let m = -Infinity;
@@ -57,7 +62,13 @@ export function logprobBackwardRef(
   V: number,
   entropyGrad?: EntropyGrad<ArrayLike<number>>,
 ): void {
-  const sizes: Record<string, number> = { dlogits: dlogits.length, dlogp: dlogp.length, logits: logits.length, targets: targets.length, lse: lse.length };
+  const sizes: Record<string, number> = {
+    dlogits: dlogits.length,
+    dlogp: dlogp.length,
+    logits: logits.length,
+    targets: targets.length,
+    lse: lse.length,
+  };
   if (entropyGrad) Object.assign(sizes, { dentropy: entropyGrad.dentropy.length, entropy: entropyGrad.entropy.length });
   checkLogprobShapes('logprobBackwardRef', sizes, N, V);
   for (let t = 0; t < N; t++) {

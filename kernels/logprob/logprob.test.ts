@@ -27,7 +27,9 @@ describe.runIf(gpu)('logprob on WebGPU vs logprobForwardRef / logprobBackwardRef
     const rand = mulberry32(seed);
     const logits = randomArray(N * V, seed + 1, lo, hi);
     const targets = Int32Array.from({ length: N }, (_, t) => (t % 5 === 3 ? -1 : Math.floor(rand() * V)));
-    const lp = new Float32Array(N), h = new Float32Array(N), lse = new Float32Array(N);
+    const lp = new Float32Array(N),
+      h = new Float32Array(N),
+      lse = new Float32Array(N);
     logprobForwardRef(lp, h, lse, logits, targets, N, V);
     return { logits, targets, want: { logp: lp, entropy: h, lse } };
   }
@@ -44,16 +46,46 @@ describe.runIf(gpu)('logprob on WebGPU vs logprobForwardRef / logprobBackwardRef
     expectClose(await gpu!.rt.read(lse), want.lse, { ...FWD_TOL, label: `lse ${label}` });
   }
 
-  async function checkBackward(N: number, V: number, seed: number, withEntropy: boolean, lo = -4, hi = 4, variant: LogprobVariant = 'auto') {
+  async function checkBackward(
+    N: number,
+    V: number,
+    seed: number,
+    withEntropy: boolean,
+    lo = -4,
+    hi = 4,
+    variant: LogprobVariant = 'auto',
+  ) {
     const { logits, targets, want } = makeCase(N, V, seed, lo, hi);
     const dlogp = randomArray(N, seed + 2);
     const dentropy = randomArray(N, seed + 3);
     const init = randomArray(N * V, seed + 4);
     const dlogits = tensor('dlogits', init);
-    const ent = withEntropy ? { dentropy: tensor('dentropy', dentropy), entropy: tensor('entropy', want.entropy) } : undefined;
-    logprobBackward(gpu!.rt, dlogits, tensor('dlogp', dlogp), tensor('logits', logits), tensor('targets', targets), tensor('lse', want.lse), N, V, ent, variant);
+    const ent = withEntropy
+      ? { dentropy: tensor('dentropy', dentropy), entropy: tensor('entropy', want.entropy) }
+      : undefined;
+    logprobBackward(
+      gpu!.rt,
+      dlogits,
+      tensor('dlogp', dlogp),
+      tensor('logits', logits),
+      tensor('targets', targets),
+      tensor('lse', want.lse),
+      N,
+      V,
+      ent,
+      variant,
+    );
     const expected = init.slice();
-    logprobBackwardRef(expected, dlogp, logits, targets, want.lse, N, V, withEntropy ? { dentropy, entropy: want.entropy } : undefined);
+    logprobBackwardRef(
+      expected,
+      dlogp,
+      logits,
+      targets,
+      want.lse,
+      N,
+      V,
+      withEntropy ? { dentropy, entropy: want.entropy } : undefined,
+    );
     const label = `dlogits N=${N} V=${V} [${lo}, ${hi})${withEntropy ? ' +entropy' : ''} ${variant}`;
     expectClose(await gpu!.rt.read(dlogits), expected, { ...BWD_TOL, label });
   }
@@ -65,7 +97,15 @@ describe.runIf(gpu)('logprob on WebGPU vs logprobForwardRef / logprobBackwardRef
 
   for (const variant of ['row', 'wide'] as const) {
     it(`forward (${variant}) on odd shapes`, async () => {
-      for (const [N, V] of [[1, 1], [5, 7], [37, 130], [3, 4097], [2, 50257], [67, 50]]) await checkForward(N, V, N * 31 + V, -4, 4, variant);
+      for (const [N, V] of [
+        [1, 1],
+        [5, 7],
+        [37, 130],
+        [3, 4097],
+        [2, 50257],
+        [67, 50],
+      ])
+        await checkForward(N, V, N * 31 + V, -4, 4, variant);
     });
 
     it(`forward (${variant}) keeps accuracy for logits of ±1e4 and of tiny spread`, async () => {
@@ -76,7 +116,12 @@ describe.runIf(gpu)('logprob on WebGPU vs logprobForwardRef / logprobBackwardRef
     it(`forward (${variant}) finds the max at either end of a ±1e4 row (no overflow)`, async () => {
       const V = 37;
       const ramp = Float32Array.from({ length: V }, (_, v) => -1e4 + (2e4 * v) / (V - 1));
-      const rows = [ramp, ramp.slice().reverse(), new Float32Array(V).fill(1e4), Float32Array.from({ length: V }, (_, v) => (v === 18 ? 0 : -1e4))];
+      const rows = [
+        ramp,
+        ramp.slice().reverse(),
+        new Float32Array(V).fill(1e4),
+        Float32Array.from({ length: V }, (_, v) => (v === 18 ? 0 : -1e4)),
+      ];
       const logits = new Float32Array(rows.length * V);
       rows.forEach((r, t) => logits.set(r, t * V));
       const targets = Int32Array.of(V - 1, V - 1, 5, 18);
@@ -84,16 +129,43 @@ describe.runIf(gpu)('logprob on WebGPU vs logprobForwardRef / logprobBackwardRef
       const want = [new Float32Array(N), new Float32Array(N), new Float32Array(N)];
       logprobForwardRef(want[0], want[1], want[2], logits, targets, N, V);
       const out = [0, 1, 2].map((i) => tensor(`out${i}`, new Float32Array(N)));
-      logprobForward(gpu!.rt, out[0], out[1], out[2], tensor('logits', logits), tensor('targets', targets), N, V, variant);
-      for (const i of [0, 1, 2]) expectClose(await gpu!.rt.read(out[i]), want[i], { ...FWD_TOL, label: `${['logp', 'entropy', 'lse'][i]} ramps ${variant}` });
+      logprobForward(
+        gpu!.rt,
+        out[0],
+        out[1],
+        out[2],
+        tensor('logits', logits),
+        tensor('targets', targets),
+        N,
+        V,
+        variant,
+      );
+      for (const i of [0, 1, 2])
+        expectClose(await gpu!.rt.read(out[i]), want[i], {
+          ...FWD_TOL,
+          label: `${['logp', 'entropy', 'lse'][i]} ramps ${variant}`,
+        });
     });
 
     it(`backward (${variant}) accumulates the logp seed on odd shapes`, async () => {
-      for (const [N, V] of [[1, 1], [5, 7], [37, 130], [3, 4097], [2, 50257], [67, 50]]) await checkBackward(N, V, N * 17 + V, false, -4, 4, variant);
+      for (const [N, V] of [
+        [1, 1],
+        [5, 7],
+        [37, 130],
+        [3, 4097],
+        [2, 50257],
+        [67, 50],
+      ])
+        await checkBackward(N, V, N * 17 + V, false, -4, 4, variant);
     });
 
     it(`backward (${variant}) with the entropy seed, including ±1e4 logits`, async () => {
-      for (const [N, V] of [[5, 7], [11, 260], [3, 4097]]) await checkBackward(N, V, N * 13 + V, true, -4, 4, variant);
+      for (const [N, V] of [
+        [5, 7],
+        [11, 260],
+        [3, 4097],
+      ])
+        await checkBackward(N, V, N * 13 + V, true, -4, 4, variant);
       await checkBackward(8, 517, 7, true, -1e4, 1e4, variant);
     });
   }
@@ -102,12 +174,25 @@ describe.runIf(gpu)('logprob on WebGPU vs logprobForwardRef / logprobBackwardRef
     const logp = tensor('logp', new Float32Array(3).fill(7));
     const entropy = tensor('entropy', new Float32Array(3));
     const lse = tensor('lse', new Float32Array(3));
-    logprobForward(gpu!.rt, logp, entropy, lse, tensor('logits', new Float32Array(12)), tensor('targets', Int32Array.of(-1, 4, 3)), 3, 4);
+    logprobForward(
+      gpu!.rt,
+      logp,
+      entropy,
+      lse,
+      tensor('logits', new Float32Array(12)),
+      tensor('targets', Int32Array.of(-1, 4, 3)),
+      3,
+      4,
+    );
     const got = await gpu!.rt.read(logp);
     expect(got[0]).toBe(0);
     expect(got[1]).toBeNaN();
     expect(got[2]).toBeCloseTo(-Math.log(4), 6);
-    expectClose(await gpu!.rt.read(entropy), [Math.log(4), Math.log(4), Math.log(4)], { atol: 1e-6, rtol: 0, label: 'uniform entropy' });
+    expectClose(await gpu!.rt.read(entropy), [Math.log(4), Math.log(4), Math.log(4)], {
+      atol: 1e-6,
+      rtol: 0,
+      label: 'uniform entropy',
+    });
   });
 
   it('folds more than 65535 workgroups of rows into a second dimension', async () => {
@@ -117,6 +202,8 @@ describe.runIf(gpu)('logprob on WebGPU vs logprobForwardRef / logprobBackwardRef
   it('refuses mismatched buffers before dispatching', () => {
     const t = tensor('small', new Float32Array(3));
     expect(() => logprobForward(gpu!.rt, t, t, t, t, t, 2, 2)).toThrow(/logits has 3 elements, needs N\*V = 2\*2 = 4/);
-    expect(() => logprobBackward(gpu!.rt, t, t, t, t, t, 1, 3, { dentropy: t, entropy: tensor('e', []) })).toThrow(/entropy has 0 elements/);
+    expect(() => logprobBackward(gpu!.rt, t, t, t, t, t, 1, 3, { dentropy: t, entropy: tensor('e', []) })).toThrow(
+      /entropy has 0 elements/,
+    );
   });
 });

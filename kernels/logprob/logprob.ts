@@ -49,11 +49,24 @@ export function logprobForward(
   V: number,
   variant: LogprobVariant = 'auto',
 ): void {
-  checkLogprobShapes('logprobForward', { logp: logp.length, entropy: entropy.length, lse: lse.length, logits: logits.length, targets: targets.length }, N, V);
+  checkLogprobShapes(
+    'logprobForward',
+    { logp: logp.length, entropy: entropy.length, lse: lse.length, logits: logits.length, targets: targets.length },
+    N,
+    V,
+  );
   if (N === 0) return;
   const v = variant === 'auto' ? chooseLogprobVariant(V) : variant;
-  const spec = v === 'wide' ? { label: 'logprob_forward_wide', code: forwardWideSrc } : { label: 'logprob_forward', code: forwardSrc };
-  rt.dispatch({ ...spec, constants: { WG } }, new Uint32Array([N, V, QUIET_NAN_BITS]), [logits, targets, logp, entropy, lse], groupsFor(rt, N, v));
+  const spec =
+    v === 'wide'
+      ? { label: 'logprob_forward_wide', code: forwardWideSrc }
+      : { label: 'logprob_forward', code: forwardSrc };
+  rt.dispatch(
+    { ...spec, constants: { WG } },
+    new Uint32Array([N, V, QUIET_NAN_BITS]),
+    [logits, targets, logp, entropy, lse],
+    groupsFor(rt, N, v),
+  );
 }
 
 export function logprobBackward(
@@ -68,12 +81,21 @@ export function logprobBackward(
   entropyGrad?: EntropyGrad<GpuTensor>,
   variant: LogprobVariant = 'auto',
 ): void {
-  const sizes: Record<string, number> = { dlogits: dlogits.length, dlogp: dlogp.length, logits: logits.length, targets: targets.length, lse: lse.length };
+  const sizes: Record<string, number> = {
+    dlogits: dlogits.length,
+    dlogp: dlogp.length,
+    logits: logits.length,
+    targets: targets.length,
+    lse: lse.length,
+  };
   if (entropyGrad) Object.assign(sizes, { dentropy: entropyGrad.dentropy.length, entropy: entropyGrad.entropy.length });
   checkLogprobShapes('logprobBackward', sizes, N, V);
   if (N === 0) return;
   const v = variant === 'auto' ? chooseLogprobVariant(V) : variant;
-  const spec = v === 'wide' ? { label: 'logprob_backward_wide', code: backwardWideSrc } : { label: 'logprob_backward', code: backwardSrc };
+  const spec =
+    v === 'wide'
+      ? { label: 'logprob_backward_wide', code: backwardWideSrc }
+      : { label: 'logprob_backward', code: backwardSrc };
   // Without the entropy seed the two entropy bindings are never read: bind dlogp in their place.
   const dentropy = entropyGrad?.dentropy ?? dlogp;
   const entropy = entropyGrad?.entropy ?? dlogp;

@@ -21,7 +21,9 @@ describe('matmulRef', () => {
   });
 
   it('nt and tn agree with nn on transposed operands', () => {
-    const M = 5, K = 7, N = 3;
+    const M = 5,
+      K = 7,
+      N = 3;
     const a = randomArray(M * K, 1);
     const b = randomArray(K * N, 2);
     const nn = new Float32Array(M * N);
@@ -50,8 +52,14 @@ describe('matmulRef', () => {
   });
 
   it('refuses buffers that are too small, naming the operand and the sizes', () => {
-    expect(() => matmulRef(new Float32Array(4), new Float32Array(5), new Float32Array(6), 2, 3, 2, 'nn')).toThrow(/a has 5 elements, needs M\*K = 2\*3 = 6/);
-    expect(() => matmulRef(new Float32Array(3), new Float32Array(6), new Float32Array(6), 2, 3, 2, 'nn')).toThrow(/out has 3 elements/);
-    expect(() => matmulRef(new Float32Array(4), new Float32Array(6), new Float32Array(6), 2, 3, 2, 'xx' as 'nn')).toThrow(/layout must be/);
+    expect(() => matmulRef(new Float32Array(4), new Float32Array(5), new Float32Array(6), 2, 3, 2, 'nn')).toThrow(
+      /a has 5 elements, needs M\*K = 2\*3 = 6/,
+    );
+    expect(() => matmulRef(new Float32Array(3), new Float32Array(6), new Float32Array(6), 2, 3, 2, 'nn')).toThrow(
+      /out has 3 elements/,
+    );
+    expect(() =>
+      matmulRef(new Float32Array(4), new Float32Array(6), new Float32Array(6), 2, 3, 2, 'xx' as 'nn'),
+    ).toThrow(/layout must be/);
   });
 });

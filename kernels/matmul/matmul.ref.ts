@@ -33,11 +33,24 @@ export function matmulRef(
 }
 
 /** Throws with expected and actual sizes when the buffers do not match (M, K, N). */
-export function checkMatmulShapes(outLen: number, aLen: number, bLen: number, M: number, K: number, N: number, layout: MatmulLayout): void {
-  for (const [name, v] of [['M', M], ['K', K], ['N', N]] as const) {
+export function checkMatmulShapes(
+  outLen: number,
+  aLen: number,
+  bLen: number,
+  M: number,
+  K: number,
+  N: number,
+  layout: MatmulLayout,
+): void {
+  for (const [name, v] of [
+    ['M', M],
+    ['K', K],
+    ['N', N],
+  ] as const) {
     if (!Number.isInteger(v) || v < 0) throw new Error(`matmul: ${name} must be a non-negative integer, got ${v}`);
   }
-  if (layout !== 'nn' && layout !== 'nt' && layout !== 'tn') throw new Error(`matmul: layout must be 'nn', 'nt' or 'tn', got '${String(layout)}'`);
+  if (layout !== 'nn' && layout !== 'nt' && layout !== 'tn')
+    throw new Error(`matmul: layout must be 'nn', 'nt' or 'tn', got '${String(layout)}'`);
   if (outLen < M * N) throw new Error(`matmul ${layout}: out has ${outLen} elements, needs M*N = ${M}*${N} = ${M * N}`);
   if (aLen < M * K) throw new Error(`matmul ${layout}: a has ${aLen} elements, needs M*K = ${M}*${K} = ${M * K}`);
   if (bLen < K * N) throw new Error(`matmul ${layout}: b has ${bLen} elements, needs K*N = ${K}*${N} = ${K * N}`);

@@ -38,7 +38,16 @@ const ACC_SHAPES: [number, number, number][] = [
 describe.runIf(gpu)('matmul on WebGPU vs matmulRef', () => {
   afterAll(() => gpu?.ctx.device.destroy());
 
-  async function check(kernel: typeof matmulNaive, M: number, K: number, N: number, layout: MatmulLayout, accumulate: boolean, lo = -1, hi = 1) {
+  async function check(
+    kernel: typeof matmulNaive,
+    M: number,
+    K: number,
+    N: number,
+    layout: MatmulLayout,
+    accumulate: boolean,
+    lo = -1,
+    hi = 1,
+  ) {
     const ops = gpu!;
     const seed = M * 7919 + K * 131 + N;
     const a = randomArray(M * K, seed, lo, hi);
@@ -52,7 +61,11 @@ describe.runIf(gpu)('matmul on WebGPU vs matmulRef', () => {
     matmulRef(want, a, b, M, K, N, layout, accumulate);
     const scale = Math.max(Math.abs(lo), Math.abs(hi)) ** 2;
     const t = tol(K);
-    expectClose(got, want, { atol: t.atol * scale, rtol: t.rtol, label: `${kernel.name} ${layout} ${M}x${K}x${N}${accumulate ? ' +=' : ''}` });
+    expectClose(got, want, {
+      atol: t.atol * scale,
+      rtol: t.rtol,
+      label: `${kernel.name} ${layout} ${M}x${K}x${N}${accumulate ? ' +=' : ''}`,
+    });
     destroyAll();
   }
 
@@ -83,7 +96,11 @@ describe.runIf(gpu)('matmul on WebGPU vs matmulRef', () => {
   });
 
   it('matmul (auto) picks naive for tiny products, register otherwise, and both agree with the reference', async () => {
-    expect([chooseMatmulVariant(2, 3, 2), chooseMatmulVariant(96, 32, 96), chooseMatmulVariant(1, 3072, 1)]).toEqual(['naive', 'register', 'naive']);
+    expect([chooseMatmulVariant(2, 3, 2), chooseMatmulVariant(96, 32, 96), chooseMatmulVariant(1, 3072, 1)]).toEqual([
+      'naive',
+      'register',
+      'naive',
+    ]);
     await check((rt, o, a, b, M, K, N, l, acc) => matmul(rt, o, a, b, M, K, N, l, acc), 2, 3, 2, 'nn', false);
     await check((rt, o, a, b, M, K, N, l, acc) => matmul(rt, o, a, b, M, K, N, l, acc), 96, 32, 96, 'nt', false);
   });

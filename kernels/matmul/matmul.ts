@@ -24,19 +24,72 @@ function constantsFor(layout: MatmulLayout): Record<string, number> {
 }
 
 /** Checks shapes, then dispatches one invocation grid covering out(M, N) in `span`-sized squares. */
-function launch(rt: Dispatcher, spec: PipelineSpec, span: number, out: GpuTensor, a: GpuTensor, b: GpuTensor, M: number, K: number, N: number, layout: MatmulLayout, accumulate: boolean): void {
+function launch(
+  rt: Dispatcher,
+  spec: PipelineSpec,
+  span: number,
+  out: GpuTensor,
+  a: GpuTensor,
+  b: GpuTensor,
+  M: number,
+  K: number,
+  N: number,
+  layout: MatmulLayout,
+  accumulate: boolean,
+): void {
   checkMatmulShapes(out.length, a.length, b.length, M, K, N, layout);
   if (M === 0 || N === 0) return;
-  rt.dispatch(spec, new Uint32Array([M, K, N, accumulate ? 1 : 0]), [a, b, out], [Math.ceil(N / span), Math.ceil(M / span)]);
+  rt.dispatch(
+    spec,
+    new Uint32Array([M, K, N, accumulate ? 1 : 0]),
+    [a, b, out],
+    [Math.ceil(N / span), Math.ceil(M / span)],
+  );
 }
 
-export function matmulNaive(rt: Dispatcher, out: GpuTensor, a: GpuTensor, b: GpuTensor, M: number, K: number, N: number, layout: MatmulLayout, accumulate = false): void {
-  const spec = { label: 'matmul_naive', code: naiveSrc, constants: { ...constantsFor(layout), WG_X: NAIVE_WG, WG_Y: NAIVE_WG } };
+export function matmulNaive(
+  rt: Dispatcher,
+  out: GpuTensor,
+  a: GpuTensor,
+  b: GpuTensor,
+  M: number,
+  K: number,
+  N: number,
+  layout: MatmulLayout,
+  accumulate = false,
+): void {
+  const spec = {
+    label: 'matmul_naive',
+    code: naiveSrc,
+    constants: { ...constantsFor(layout), WG_X: NAIVE_WG, WG_Y: NAIVE_WG },
+  };
   launch(rt, spec, NAIVE_WG, out, a, b, M, K, N, layout, accumulate);
 }
 
-export function matmulTiled(rt: Dispatcher, out: GpuTensor, a: GpuTensor, b: GpuTensor, M: number, K: number, N: number, layout: MatmulLayout, accumulate = false): void {
-  launch(rt, { label: 'matmul_tiled', code: tiledSrc, constants: constantsFor(layout) }, TILE, out, a, b, M, K, N, layout, accumulate);
+export function matmulTiled(
+  rt: Dispatcher,
+  out: GpuTensor,
+  a: GpuTensor,
+  b: GpuTensor,
+  M: number,
+  K: number,
+  N: number,
+  layout: MatmulLayout,
+  accumulate = false,
+): void {
+  launch(
+    rt,
+    { label: 'matmul_tiled', code: tiledSrc, constants: constantsFor(layout) },
+    TILE,
+    out,
+    a,
+    b,
+    M,
+    K,
+    N,
+    layout,
+    accumulate,
+  );
 }
 
 /** Whether every contiguous row of A and B starts on a 16-byte boundary (matmul_register_vec4). */
@@ -46,10 +99,27 @@ export function registerVec4Fits(M: number, K: number, N: number, layout: Matmul
   return K > 0 && aRow % 4 === 0 && bRow % 4 === 0;
 }
 
-export function matmulRegister(rt: Dispatcher, out: GpuTensor, a: GpuTensor, b: GpuTensor, M: number, K: number, N: number, layout: MatmulLayout, accumulate = false): void {
+export function matmulRegister(
+  rt: Dispatcher,
+  out: GpuTensor,
+  a: GpuTensor,
+  b: GpuTensor,
+  M: number,
+  K: number,
+  N: number,
+  layout: MatmulLayout,
+  accumulate = false,
+): void {
   // One body, two sets of loads prepended (WGSL declarations may come in any order).
-  const [label, loads] = registerVec4Fits(M, K, N, layout) ? ['matmul_register_vec4', registerVec4Src] : ['matmul_register', registerLoadsSrc];
-  const spec = { label, entryPoint: 'matmul_register', code: `${loads}\n${registerSrc}`, constants: { ...constantsFor(layout), WG_X: REG_WG, WG_Y: REG_WG } };
+  const [label, loads] = registerVec4Fits(M, K, N, layout)
+    ? ['matmul_register_vec4', registerVec4Src]
+    : ['matmul_register', registerLoadsSrc];
+  const spec = {
+    label,
+    entryPoint: 'matmul_register',
+    code: `${loads}\n${registerSrc}`,
+    constants: { ...constantsFor(layout), WG_X: REG_WG, WG_Y: REG_WG },
+  };
   launch(rt, spec, REG_BLOCK * REG_WG, out, a, b, M, K, N, layout, accumulate);
 }
 
@@ -66,7 +136,18 @@ export function chooseMatmulVariant(M: number, K: number, N: number): 'naive' | 
 
 const KERNELS = { naive: matmulNaive, tiled: matmulTiled, register: matmulRegister } as const;
 
-export function matmul(rt: Dispatcher, out: GpuTensor, a: GpuTensor, b: GpuTensor, M: number, K: number, N: number, layout: MatmulLayout, accumulate = false, variant: MatmulVariant = 'auto'): void {
+export function matmul(
+  rt: Dispatcher,
+  out: GpuTensor,
+  a: GpuTensor,
+  b: GpuTensor,
+  M: number,
+  K: number,
+  N: number,
+  layout: MatmulLayout,
+  accumulate = false,
+  variant: MatmulVariant = 'auto',
+): void {
   const v = variant === 'auto' ? chooseMatmulVariant(M, K, N) : variant;
   KERNELS[v](rt, out, a, b, M, K, N, layout, accumulate);
 }

@@ -33,7 +33,9 @@ describe('residualForwardRef and accumulateRef', () => {
   });
 
   it('refuses short buffers and bad n, naming the operand', () => {
-    expect(() => residualForwardRef(new Float32Array(2), [1, 2, 3], [1, 2, 3], 3)).toThrow(/out has 2 elements, needs n = 3/);
+    expect(() => residualForwardRef(new Float32Array(2), [1, 2, 3], [1, 2, 3], 3)).toThrow(
+      /out has 2 elements, needs n = 3/,
+    );
     expect(() => accumulateRef(new Float32Array(3), [1], 3)).toThrow(/src has 1 elements/);
     expect(() => accumulateRef(new Float32Array(3), [1], -1)).toThrow(/n must be a non-negative integer/);
   });

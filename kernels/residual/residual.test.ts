@@ -53,7 +53,12 @@ describe.runIf(gpu)('residual kernels on WebGPU vs the reference', () => {
     const a = randomArray(n, 31);
     const b = randomArray(n, 32);
     const out = tensor('out', new Float32Array(n).fill(NaN));
-    gpu!.rt.dispatch({ label: 'residual_forward', code: forwardSrc, constants: { WG: ELEMENTWISE_BLOCK / 4 } }, new Uint32Array([n]), [tensor('a', a), tensor('b', b), out], [4, 2]);
+    gpu!.rt.dispatch(
+      { label: 'residual_forward', code: forwardSrc, constants: { WG: ELEMENTWISE_BLOCK / 4 } },
+      new Uint32Array([n]),
+      [tensor('a', a), tensor('b', b), out],
+      [4, 2],
+    );
     const want = new Float32Array(n);
     residualForwardRef(want, a, b, n);
     expectClose(await gpu!.rt.read(out), want, { ...EXACT, label: 'residual_forward on a 4 × 2 grid' });

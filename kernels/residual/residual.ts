@@ -17,12 +17,22 @@ export function residualForward(rt: Dispatcher, out: GpuTensor, a: GpuTensor, b:
   checkElementwise('residualForward', n, { out, a, b });
   checkDisjoint('residualForward', { out }, { a, b });
   if (n === 0) return;
-  rt.dispatch({ label: 'residual_forward', code: forwardSrc, constants: { WG } }, new Uint32Array([n]), [a, b, out], gridFor(rt, Math.ceil(n / ELEMENTWISE_BLOCK)));
+  rt.dispatch(
+    { label: 'residual_forward', code: forwardSrc, constants: { WG } },
+    new Uint32Array([n]),
+    [a, b, out],
+    gridFor(rt, Math.ceil(n / ELEMENTWISE_BLOCK)),
+  );
 }
 
 export function accumulate(rt: Dispatcher, dst: GpuTensor, src: GpuTensor, n: number): void {
   checkElementwise('accumulate', n, { dst, src });
   checkDisjoint('accumulate', { dst }, { src });
   if (n === 0) return;
-  rt.dispatch({ label: 'accumulate', code: accumulateSrc, constants: { WG } }, new Uint32Array([n]), [src, dst], gridFor(rt, Math.ceil(n / ELEMENTWISE_BLOCK)));
+  rt.dispatch(
+    { label: 'accumulate', code: accumulateSrc, constants: { WG } },
+    new Uint32Array([n]),
+    [src, dst],
+    gridFor(rt, Math.ceil(n / ELEMENTWISE_BLOCK)),
+  );
 }

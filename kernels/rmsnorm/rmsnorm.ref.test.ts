@@ -18,11 +18,21 @@ describe('rmsnormForwardRef', () => {
   });
 
   it('refuses short buffers, C = 0 and a bad eps, naming what is wrong', () => {
-    expect(() => rmsnormForwardRef(new Float32Array(4), new Float32Array(1), [1, 2, 3, 4], [1, 1], 2, 2, 1e-5)).toThrow(/rstd has 1 elements, needs N = 2/);
-    expect(() => rmsnormForwardRef(new Float32Array(4), new Float32Array(2), [1, 2, 3, 4], [1], 2, 2, 1e-5)).toThrow(/weight has 1 elements, needs C = 2/);
-    expect(() => rmsnormForwardRef(new Float32Array(4), new Float32Array(2), [1, 2, 3], [1, 1], 2, 2, 1e-5)).toThrow(/inp has 3 elements, needs N\*C = 2\*2 = 4/);
-    expect(() => rmsnormForwardRef(new Float32Array(0), new Float32Array(1), [], [], 1, 0, 1e-5)).toThrow(/C must be at least 1/);
-    expect(() => rmsnormForwardRef(new Float32Array(2), new Float32Array(1), [1, 2], [1, 1], 1, 2, -1)).toThrow(/eps must be finite and ≥ 0, got -1/);
+    expect(() => rmsnormForwardRef(new Float32Array(4), new Float32Array(1), [1, 2, 3, 4], [1, 1], 2, 2, 1e-5)).toThrow(
+      /rstd has 1 elements, needs N = 2/,
+    );
+    expect(() => rmsnormForwardRef(new Float32Array(4), new Float32Array(2), [1, 2, 3, 4], [1], 2, 2, 1e-5)).toThrow(
+      /weight has 1 elements, needs C = 2/,
+    );
+    expect(() => rmsnormForwardRef(new Float32Array(4), new Float32Array(2), [1, 2, 3], [1, 1], 2, 2, 1e-5)).toThrow(
+      /inp has 3 elements, needs N\*C = 2\*2 = 4/,
+    );
+    expect(() => rmsnormForwardRef(new Float32Array(0), new Float32Array(1), [], [], 1, 0, 1e-5)).toThrow(
+      /C must be at least 1/,
+    );
+    expect(() => rmsnormForwardRef(new Float32Array(2), new Float32Array(1), [1, 2], [1, 1], 1, 2, -1)).toThrow(
+      /eps must be finite and ≥ 0, got -1/,
+    );
   });
 });
 
@@ -40,7 +50,9 @@ describe('rmsnormBackwardRef', () => {
   });
 
   it('agrees with central differences of the forward, for ordinary, large and tiny rows', () => {
-    const N = 4, C = 5, eps = 1e-5;
+    const N = 4,
+      C = 5,
+      eps = 1e-5;
     const inp = f64(randomArray(N * C, 21, -2, 2));
     for (let c = 0; c < C; c++) {
       inp[2 * C + c] *= 1e3; // a large row
@@ -63,7 +75,15 @@ describe('rmsnormBackwardRef', () => {
     // Steps relative to each entry: the rows range from ×1e-3 to ×1e3.
     const fdInp = numericGrad(inp, loss, { relative: true });
     const fdWeight = numericGrad(weight, loss, { relative: true });
-    expectClose(dinp.map((v, i) => v - dinp0[i]), fdInp, { atol: 1e-7, rtol: 1e-6, label: 'dinp vs FD' });
-    expectClose(dweight.map((v, i) => v - dweight0[i]), fdWeight, { atol: 1e-7, rtol: 1e-6, label: 'dweight vs FD' });
+    expectClose(
+      dinp.map((v, i) => v - dinp0[i]),
+      fdInp,
+      { atol: 1e-7, rtol: 1e-6, label: 'dinp vs FD' },
+    );
+    expectClose(
+      dweight.map((v, i) => v - dweight0[i]),
+      fdWeight,
+      { atol: 1e-7, rtol: 1e-6, label: 'dweight vs FD' },
+    );
   });
 });

@@ -12,8 +12,18 @@ import type { RefOut } from '../residual/residual.ref';
 type Sized = { length: number };
 
 /** Throws with expected and actual sizes when the buffers do not match (N, C). */
-export function checkRmsnormShapes(op: string, rows: Record<string, Sized>, perRow: Record<string, Sized>, weights: Record<string, Sized>, N: number, C: number): void {
-  for (const [name, v] of [['N', N], ['C', C]] as const) {
+export function checkRmsnormShapes(
+  op: string,
+  rows: Record<string, Sized>,
+  perRow: Record<string, Sized>,
+  weights: Record<string, Sized>,
+  N: number,
+  C: number,
+): void {
+  for (const [name, v] of [
+    ['N', N],
+    ['C', C],
+  ] as const) {
     if (!Number.isInteger(v) || v < 0) throw new Error(`${op}: ${name} must be a non-negative integer, got ${v}`);
   }
   if (C === 0) throw new Error(`${op}: C must be at least 1 (the mean of an empty row is undefined)`);
@@ -29,10 +39,19 @@ export function checkRmsnormShapes(op: string, rows: Record<string, Sized>, perR
 
 /** Throws unless eps is finite and ≥ 0. */
 export function checkRmsnormEps(eps: number): void {
-  if (!Number.isFinite(eps) || eps < 0) throw new Error(`rmsnormForward: eps must be finite and ≥ 0, got ${eps} (Llama uses 1e-5 or 1e-6)`);
+  if (!Number.isFinite(eps) || eps < 0)
+    throw new Error(`rmsnormForward: eps must be finite and ≥ 0, got ${eps} (Llama uses 1e-5 or 1e-6)`);
 }
 
-export function rmsnormForwardRef(out: RefOut, rstd: RefOut, inp: ArrayLike<number>, weight: ArrayLike<number>, N: number, C: number, eps: number): void {
+export function rmsnormForwardRef(
+  out: RefOut,
+  rstd: RefOut,
+  inp: ArrayLike<number>,
+  weight: ArrayLike<number>,
+  N: number,
+  C: number,
+  eps: number,
+): void {
   checkRmsnormShapes('rmsnormForward', { out, inp }, { rstd }, { weight }, N, C);
   checkRmsnormEps(eps);
   for (let n = 0; n < N; n++) {
@@ -45,7 +64,16 @@ export function rmsnormForwardRef(out: RefOut, rstd: RefOut, inp: ArrayLike<numb
 }
 
 /** `rstd` is what rmsnormForwardRef saved. */
-export function rmsnormBackwardRef(dinp: RefOut, dweight: RefOut, dout: ArrayLike<number>, inp: ArrayLike<number>, weight: ArrayLike<number>, rstd: ArrayLike<number>, N: number, C: number): void {
+export function rmsnormBackwardRef(
+  dinp: RefOut,
+  dweight: RefOut,
+  dout: ArrayLike<number>,
+  inp: ArrayLike<number>,
+  weight: ArrayLike<number>,
+  rstd: ArrayLike<number>,
+  N: number,
+  C: number,
+): void {
   checkRmsnormShapes('rmsnormBackward', { dinp, dout, inp }, { rstd }, { dweight, weight }, N, C);
   const dw = new Float64Array(C);
   for (let n = 0; n < N; n++) {

@@ -47,20 +47,40 @@ describe.runIf(gpu)('rmsnorm kernels on WebGPU vs the reference', () => {
 
   /** Runs forward and backward on the GPU and returns both sides' results. */
   async function run({ N, C, inp, weight, dout, dinp0, dweight0 }: Case) {
-    const [out, rstd] = [tensor('out', new Float32Array(N * C).fill(NaN)), tensor('rstd', new Float32Array(N).fill(NaN))];
+    const [out, rstd] = [
+      tensor('out', new Float32Array(N * C).fill(NaN)),
+      tensor('rstd', new Float32Array(N).fill(NaN)),
+    ];
     const [tinp, tweight] = [tensor('inp', inp), tensor('weight', weight)];
     const [dinp, dweight] = [tensor('dinp', dinp0), tensor('dweight', dweight0)];
     rmsnormForward(gpu!.rt, out, rstd, tinp, tweight, N, C, EPS);
     rmsnormBackward(gpu!.rt, dinp, dweight, tensor('dout', dout), tinp, tweight, rstd, N, C);
-    const want = { out: new Float32Array(N * C), rstd: new Float32Array(N), dinp: dinp0.slice(), dweight: dweight0.slice() };
+    const want = {
+      out: new Float32Array(N * C),
+      rstd: new Float32Array(N),
+      dinp: dinp0.slice(),
+      dweight: dweight0.slice(),
+    };
     rmsnormForwardRef(want.out, want.rstd, inp, weight, N, C, EPS);
     rmsnormBackwardRef(want.dinp, want.dweight, dout, inp, weight, want.rstd, N, C);
-    const got = { out: await gpu!.rt.read(out), rstd: await gpu!.rt.read(rstd), dinp: await gpu!.rt.read(dinp), dweight: await gpu!.rt.read(dweight) };
+    const got = {
+      out: await gpu!.rt.read(out),
+      rstd: await gpu!.rt.read(rstd),
+      dinp: await gpu!.rt.read(dinp),
+      dweight: await gpu!.rt.read(dweight),
+    };
     return { got, want };
   }
 
   it('forward and backward (accumulating) on odd shapes', async () => {
-    for (const [N, C] of [[1, 1], [1, 33], [7, 33], [64, 7], [130, 300], [5, 1000]]) {
+    for (const [N, C] of [
+      [1, 1],
+      [1, 33],
+      [7, 33],
+      [64, 7],
+      [130, 300],
+      [5, 1000],
+    ]) {
       const { got, want } = await run(randomCase(N, C, true));
       const label = `N=${N} C=${C}`;
       expectClose(got.out, want.out, { ...rowTol(C), label: `out ${label}` });
@@ -71,7 +91,8 @@ describe.runIf(gpu)('rmsnorm kernels on WebGPU vs the reference', () => {
   });
 
   it('keeps relative accuracy for rows from 1e-15 to 1e15 in magnitude', async () => {
-    const N = 9, C = 33;
+    const N = 9,
+      C = 33;
     const scales = [1e15, 1e-15, 1e10, 1e-10, 1e5, 1, 1e-3, 3e17, 1e-30];
     const { got, want } = await run(randomCase(N, C, false, (n) => scales[n]));
     expectClose(got.out, want.out, { ...rowTol(C), label: 'out, extreme rows' });
@@ -79,7 +100,11 @@ describe.runIf(gpu)('rmsnorm kernels on WebGPU vs the reference', () => {
     // dinp scales like rstd: compare each row relative to its own scale.
     for (let n = 0; n < N; n++) {
       const row = (a: Float32Array) => a.subarray(n * C, (n + 1) * C);
-      expectClose(row(got.dinp), row(want.dinp), { atol: 1e-5 * want.rstd[n], rtol: 2e-5, label: `dinp row ${n} (scale ${scales[n]})` });
+      expectClose(row(got.dinp), row(want.dinp), {
+        atol: 1e-5 * want.rstd[n],
+        rtol: 2e-5,
+        label: `dinp row ${n} (scale ${scales[n]})`,
+      });
     }
     expectClose(got.dweight, want.dweight, { ...colTol(N), label: 'dweight, extreme rows' });
   });

@@ -19,18 +19,47 @@ function params(N: number, C: number, eps = 0): ArrayBuffer {
 }
 
 /** out (N, C) = inp · rstd · weight per row; rstd (N) = 1 / sqrt(mean(inp²) + eps). */
-export function rmsnormForward(rt: Dispatcher, out: GpuTensor, rstd: GpuTensor, inp: GpuTensor, weight: GpuTensor, N: number, C: number, eps: number): void {
+export function rmsnormForward(
+  rt: Dispatcher,
+  out: GpuTensor,
+  rstd: GpuTensor,
+  inp: GpuTensor,
+  weight: GpuTensor,
+  N: number,
+  C: number,
+  eps: number,
+): void {
   checkRmsnormShapes('rmsnormForward', { out, inp }, { rstd }, { weight }, N, C);
   checkRmsnormEps(eps);
   checkDisjoint('rmsnormForward', { out, rstd }, { inp, weight });
   if (N === 0) return;
-  rt.dispatch({ label: 'rmsnorm_forward', code: forwardSrc, constants: { WG } }, params(N, C, eps), [inp, weight, out, rstd], gridFor(rt, Math.ceil(N / WG)));
+  rt.dispatch(
+    { label: 'rmsnorm_forward', code: forwardSrc, constants: { WG } },
+    params(N, C, eps),
+    [inp, weight, out, rstd],
+    gridFor(rt, Math.ceil(N / WG)),
+  );
 }
 
 /** dinp (N, C) += ∂L/∂inp, dweight (C) += ∂L/∂weight, given dout (N, C) and the forward's rstd (N). */
-export function rmsnormBackward(rt: Dispatcher, dinp: GpuTensor, dweight: GpuTensor, dout: GpuTensor, inp: GpuTensor, weight: GpuTensor, rstd: GpuTensor, N: number, C: number): void {
+export function rmsnormBackward(
+  rt: Dispatcher,
+  dinp: GpuTensor,
+  dweight: GpuTensor,
+  dout: GpuTensor,
+  inp: GpuTensor,
+  weight: GpuTensor,
+  rstd: GpuTensor,
+  N: number,
+  C: number,
+): void {
   checkRmsnormShapes('rmsnormBackward', { dinp, dout, inp }, { rstd }, { dweight, weight }, N, C);
   checkDisjoint('rmsnormBackward', { dinp, dweight }, { dout, inp, weight, rstd });
   if (N === 0) return;
-  rt.dispatch({ label: 'rmsnorm_backward', code: backwardSrc, constants: { WG } }, params(N, C), [dout, inp, weight, rstd, dinp, dweight], gridFor(rt, Math.ceil((C + N) / WG)));
+  rt.dispatch(
+    { label: 'rmsnorm_backward', code: backwardSrc, constants: { WG } },
+    params(N, C),
+    [dout, inp, weight, rstd, dinp, dweight],
+    gridFor(rt, Math.ceil((C + N) / WG)),
+  );
 }

@@ -8,7 +8,15 @@
  */
 
 /** out(N, NH, hs) = rope(inp) with per-token `positions` (N). out may not alias inp on the GPU. */
-export function ropeForwardRef(out: Float32Array | Float64Array, inp: ArrayLike<number>, positions: ArrayLike<number>, N: number, NH: number, hs: number, theta: number): void {
+export function ropeForwardRef(
+  out: Float32Array | Float64Array,
+  inp: ArrayLike<number>,
+  positions: ArrayLike<number>,
+  N: number,
+  NH: number,
+  hs: number,
+  theta: number,
+): void {
   checkRopeShapes('ropeForward', out.length, inp.length, positions.length, N, NH, hs, theta);
   const half = hs / 2;
   for (let n = 0; n < N; n++) {
@@ -28,7 +36,15 @@ export function ropeForwardRef(out: Float32Array | Float64Array, inp: ArrayLike<
 }
 
 /** dinp(N, NH, hs) += Rᵀ · dout: the transpose (inverse) rotation, accumulated. */
-export function ropeBackwardRef(dinp: Float32Array | Float64Array, dout: ArrayLike<number>, positions: ArrayLike<number>, N: number, NH: number, hs: number, theta: number): void {
+export function ropeBackwardRef(
+  dinp: Float32Array | Float64Array,
+  dout: ArrayLike<number>,
+  positions: ArrayLike<number>,
+  N: number,
+  NH: number,
+  hs: number,
+  theta: number,
+): void {
   checkRopeShapes('ropeBackward', dinp.length, dout.length, positions.length, N, NH, hs, theta);
   const half = hs / 2;
   for (let n = 0; n < N; n++) {
@@ -51,15 +67,31 @@ export function ropeBackwardRef(dinp: Float32Array | Float64Array, dout: ArrayLi
  * Throws with expected and actual sizes when the buffers do not match (N, NH, hs), when hs is odd
  * or theta is not a positive finite number.
  */
-export function checkRopeShapes(op: 'ropeForward' | 'ropeBackward', outLen: number, inLen: number, posLen: number, N: number, NH: number, hs: number, theta: number): void {
+export function checkRopeShapes(
+  op: 'ropeForward' | 'ropeBackward',
+  outLen: number,
+  inLen: number,
+  posLen: number,
+  N: number,
+  NH: number,
+  hs: number,
+  theta: number,
+): void {
   const [outName, inName] = op === 'ropeForward' ? ['out', 'inp'] : ['dinp', 'dout'];
-  for (const [name, v] of [['N', N], ['NH', NH], ['hs', hs]] as const) {
+  for (const [name, v] of [
+    ['N', N],
+    ['NH', NH],
+    ['hs', hs],
+  ] as const) {
     if (!Number.isInteger(v) || v < 0) throw new Error(`${op}: ${name} must be a non-negative integer, got ${v}`);
   }
   if (hs % 2 !== 0) throw new Error(`${op}: hs must be even (RoPE rotates pairs (i, i + hs/2)), got ${hs}`);
-  if (!(theta > 0) || !Number.isFinite(theta)) throw new Error(`${op}: theta must be a positive finite number (Llama uses 10000 or 500000), got ${theta}`);
+  if (!(theta > 0) || !Number.isFinite(theta))
+    throw new Error(`${op}: theta must be a positive finite number (Llama uses 10000 or 500000), got ${theta}`);
   const size = N * NH * hs;
-  if (outLen < size) throw new Error(`${op}: ${outName} has ${outLen} elements, needs N*NH*hs = ${N}*${NH}*${hs} = ${size}`);
-  if (inLen < size) throw new Error(`${op}: ${inName} has ${inLen} elements, needs N*NH*hs = ${N}*${NH}*${hs} = ${size}`);
+  if (outLen < size)
+    throw new Error(`${op}: ${outName} has ${outLen} elements, needs N*NH*hs = ${N}*${NH}*${hs} = ${size}`);
+  if (inLen < size)
+    throw new Error(`${op}: ${inName} has ${inLen} elements, needs N*NH*hs = ${N}*${NH}*${hs} = ${size}`);
   if (posLen < N) throw new Error(`${op}: positions has ${posLen} elements, needs N = ${N}`);
 }

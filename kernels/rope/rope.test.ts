@@ -65,7 +65,9 @@ describe.runIf(gpu)('rope on WebGPU vs ropeRef', () => {
     const t = empty('qk', 16);
     const pos = empty('positions', 2);
     expect(() => ropeForward(ops.rt, t, t, pos, 2, 2, 4, 10000)).toThrow(/shares a buffer with inp/);
-    expect(() => ropeForward(ops.rt, t, t, pos, 2, 2, 6, 10000)).toThrow(/out has 16 elements, needs N\*NH\*hs = 2\*2\*6 = 24/);
+    expect(() => ropeForward(ops.rt, t, t, pos, 2, 2, 6, 10000)).toThrow(
+      /out has 16 elements, needs N\*NH\*hs = 2\*2\*6 = 24/,
+    );
     destroyAll();
   });
 });

@@ -23,19 +23,47 @@ function params(N: number, NH: number, hs: number, theta: number): ArrayBuffer {
 }
 
 /** out(N, NH, hs) = rope(inp(N, NH, hs)) at positions (N) i32. */
-export function ropeForward(rt: Dispatcher, out: GpuTensor, inp: GpuTensor, positions: GpuTensor, N: number, NH: number, hs: number, theta: number): void {
+export function ropeForward(
+  rt: Dispatcher,
+  out: GpuTensor,
+  inp: GpuTensor,
+  positions: GpuTensor,
+  N: number,
+  NH: number,
+  hs: number,
+  theta: number,
+): void {
   checkRopeShapes('ropeForward', out.length, inp.length, positions.length, N, NH, hs, theta);
   checkDisjoint('ropeForward', { out }, { inp, positions });
   const pairs = (N * NH * hs) / 2;
   if (pairs === 0) return;
-  rt.dispatch({ label: 'rope_forward', code: forwardSrc, constants: { WG } }, params(N, NH, hs, theta), [inp, positions, out], gridFor(rt, Math.ceil(pairs / WG)));
+  rt.dispatch(
+    { label: 'rope_forward', code: forwardSrc, constants: { WG } },
+    params(N, NH, hs, theta),
+    [inp, positions, out],
+    gridFor(rt, Math.ceil(pairs / WG)),
+  );
 }
 
 /** dinp(N, NH, hs) += Rᵀ · dout(N, NH, hs): the transpose rotation, accumulated. */
-export function ropeBackward(rt: Dispatcher, dinp: GpuTensor, dout: GpuTensor, positions: GpuTensor, N: number, NH: number, hs: number, theta: number): void {
+export function ropeBackward(
+  rt: Dispatcher,
+  dinp: GpuTensor,
+  dout: GpuTensor,
+  positions: GpuTensor,
+  N: number,
+  NH: number,
+  hs: number,
+  theta: number,
+): void {
   checkRopeShapes('ropeBackward', dinp.length, dout.length, positions.length, N, NH, hs, theta);
   checkDisjoint('ropeBackward', { dinp }, { dout, positions });
   const pairs = (N * NH * hs) / 2;
   if (pairs === 0) return;
-  rt.dispatch({ label: 'rope_backward', code: backwardSrc, constants: { WG } }, params(N, NH, hs, theta), [dout, positions, dinp], gridFor(rt, Math.ceil(pairs / WG)));
+  rt.dispatch(
+    { label: 'rope_backward', code: backwardSrc, constants: { WG } },
+    params(N, NH, hs, theta),
+    [dout, positions, dinp],
+    gridFor(rt, Math.ceil(pairs / WG)),
+  );
 }

@@ -52,11 +52,21 @@ describe('swigluBackwardRef', () => {
     swigluBackwardRef(dgate, dup, g, gate, up, n);
     const fdGate = numericGrad(gate, loss);
     const fdUp = numericGrad(up, loss);
-    expectClose(dgate.map((v, i) => v - dgate0[i]), fdGate, { atol: 1e-8, rtol: 1e-7, label: 'dgate vs FD' });
-    expectClose(dup.map((v, i) => v - dup0[i]), fdUp, { atol: 1e-8, rtol: 1e-7, label: 'dup vs FD' });
+    expectClose(
+      dgate.map((v, i) => v - dgate0[i]),
+      fdGate,
+      { atol: 1e-8, rtol: 1e-7, label: 'dgate vs FD' },
+    );
+    expectClose(
+      dup.map((v, i) => v - dup0[i]),
+      fdUp,
+      { atol: 1e-8, rtol: 1e-7, label: 'dup vs FD' },
+    );
   });
 
   it('refuses short buffers, naming the operand', () => {
-    expect(() => swigluBackwardRef(new Float32Array(2), new Float32Array(1), [1, 2], [1, 2], [1, 2], 2)).toThrow(/swigluBackward: dup has 1 elements, needs n = 2/);
+    expect(() => swigluBackwardRef(new Float32Array(2), new Float32Array(1), [1, 2], [1, 2], [1, 2], 2)).toThrow(
+      /swigluBackward: dup has 1 elements, needs n = 2/,
+    );
   });
 });

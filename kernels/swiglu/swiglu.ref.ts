@@ -23,7 +23,14 @@ export function swigluForwardRef(out: RefOut, gate: ArrayLike<number>, up: Array
   }
 }
 
-export function swigluBackwardRef(dgate: RefOut, dup: RefOut, dout: ArrayLike<number>, gate: ArrayLike<number>, up: ArrayLike<number>, n: number): void {
+export function swigluBackwardRef(
+  dgate: RefOut,
+  dup: RefOut,
+  dout: ArrayLike<number>,
+  gate: ArrayLike<number>,
+  up: ArrayLike<number>,
+  n: number,
+): void {
   checkElementwise('swigluBackward', n, { dgate, dup, dout, gate, up });
   for (let i = 0; i < n; i++) {
     const g = gate[i];

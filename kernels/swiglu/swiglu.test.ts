@@ -29,7 +29,13 @@ describe.runIf(gpu)('swiglu kernels on WebGPU vs the reference', () => {
   });
 
   /** `accumulateOnto`: start the gradients from random values (tests +=) or from zeros. */
-  async function check(n: number, gate: Float32Array, tol: { atol: number; rtol: number }, what: string, accumulateOnto: boolean) {
+  async function check(
+    n: number,
+    gate: Float32Array,
+    tol: { atol: number; rtol: number },
+    what: string,
+    accumulateOnto: boolean,
+  ) {
     const up = randomArray(n, n + 1, -2, 2);
     const dout = randomArray(n, n + 2);
     const dgate0 = accumulateOnto ? randomArray(n, n + 3) : new Float32Array(n);

@@ -16,12 +16,30 @@ export function swigluForward(rt: Dispatcher, out: GpuTensor, gate: GpuTensor, u
   checkElementwise('swigluForward', n, { out, gate, up });
   checkDisjoint('swigluForward', { out }, { gate, up });
   if (n === 0) return;
-  rt.dispatch({ label: 'swiglu_forward', code: forwardSrc, constants: { WG } }, new Uint32Array([n]), [gate, up, out], gridFor(rt, Math.ceil(n / BLOCK)));
+  rt.dispatch(
+    { label: 'swiglu_forward', code: forwardSrc, constants: { WG } },
+    new Uint32Array([n]),
+    [gate, up, out],
+    gridFor(rt, Math.ceil(n / BLOCK)),
+  );
 }
 
-export function swigluBackward(rt: Dispatcher, dgate: GpuTensor, dup: GpuTensor, dout: GpuTensor, gate: GpuTensor, up: GpuTensor, n: number): void {
+export function swigluBackward(
+  rt: Dispatcher,
+  dgate: GpuTensor,
+  dup: GpuTensor,
+  dout: GpuTensor,
+  gate: GpuTensor,
+  up: GpuTensor,
+  n: number,
+): void {
   checkElementwise('swigluBackward', n, { dgate, dup, dout, gate, up });
   checkDisjoint('swigluBackward', { dgate, dup }, { dout, gate, up });
   if (n === 0) return;
-  rt.dispatch({ label: 'swiglu_backward', code: backwardSrc, constants: { WG } }, new Uint32Array([n]), [dout, gate, up, dgate, dup], gridFor(rt, Math.ceil(n / BLOCK)));
+  rt.dispatch(
+    { label: 'swiglu_backward', code: backwardSrc, constants: { WG } },
+    new Uint32Array([n]),
+    [dout, gate, up, dgate, dup],
+    gridFor(rt, Math.ceil(n / BLOCK)),
+  );
 }

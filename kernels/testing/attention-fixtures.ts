@@ -24,7 +24,13 @@ export interface PackedRows {
 
 export function randomChain(len: number, NH: number, hs: number, seed: number): Chain {
   const n = len * NH * hs;
-  return { len, q: randomArray(n, seed), k: randomArray(n, seed + 1), v: randomArray(n, seed + 2), dout: randomArray(n, seed + 3) };
+  return {
+    len,
+    q: randomArray(n, seed),
+    k: randomArray(n, seed + 1),
+    v: randomArray(n, seed + 2),
+    dout: randomArray(n, seed + 3),
+  };
 }
 
 /**

@@ -16,9 +16,18 @@ export interface CloseReport {
   message: string;
 }
 
-export function compareClose(actual: ArrayLike<number>, expected: ArrayLike<number>, { atol, rtol, label }: CloseOptions): CloseReport {
+export function compareClose(
+  actual: ArrayLike<number>,
+  expected: ArrayLike<number>,
+  { atol, rtol, label }: CloseOptions,
+): CloseReport {
   if (actual.length !== expected.length) {
-    return { ok: false, maxAbsDiff: Infinity, firstBad: -1, message: `${label}: length ${actual.length} != expected ${expected.length}` };
+    return {
+      ok: false,
+      maxAbsDiff: Infinity,
+      firstBad: -1,
+      message: `${label}: length ${actual.length} != expected ${expected.length}`,
+    };
   }
   let maxAbsDiff = 0;
   let firstBad = -1;
@@ -33,11 +42,13 @@ export function compareClose(actual: ArrayLike<number>, expected: ArrayLike<numb
     }
     if (!(d <= maxAbsDiff)) maxAbsDiff = Number.isNaN(d) ? NaN : Math.max(maxAbsDiff, d);
   }
-  if (bad === 0) return { ok: true, maxAbsDiff, firstBad, message: `${label}: ok (max |diff| ${maxAbsDiff.toExponential(2)})` };
+  if (bad === 0)
+    return { ok: true, maxAbsDiff, firstBad, message: `${label}: ok (max |diff| ${maxAbsDiff.toExponential(2)})` };
   const pairs: string[] = [];
   for (let i = firstBad; i < actual.length && pairs.length < 4; i++) {
     const d = Math.abs(actual[i] - expected[i]);
-    if (actual[i] !== expected[i] && !(d <= atol + rtol * Math.abs(expected[i]))) pairs.push(`[${i}] ${actual[i]} vs ${expected[i]}`);
+    if (actual[i] !== expected[i] && !(d <= atol + rtol * Math.abs(expected[i])))
+      pairs.push(`[${i}] ${actual[i]} vs ${expected[i]}`);
   }
   return {
     ok: false,

@@ -13,7 +13,11 @@ export interface NumericGradOptions {
  * ∂f/∂x_i ≈ (f(x + s·e_i) − f(x − s·e_i)) / 2s for every entry of `x`, where `f` reads `x` (a
  * closure over it). Each entry is restored exactly after its two evaluations.
  */
-export function numericGrad(x: Float64Array, f: () => number, { h = 1e-6, relative = false }: NumericGradOptions = {}): Float64Array {
+export function numericGrad(
+  x: Float64Array,
+  f: () => number,
+  { h = 1e-6, relative = false }: NumericGradOptions = {},
+): Float64Array {
   const g = new Float64Array(x.length);
   for (let i = 0; i < x.length; i++) {
     const x0 = x[i];

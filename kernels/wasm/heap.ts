@@ -22,7 +22,11 @@ export class WasmHeap {
   liveBytes = 0;
   peakBytes = 0;
 
-  constructor(private readonly memory: GrowableMemory, base: number, private readonly maxBytes: number) {
+  constructor(
+    private readonly memory: GrowableMemory,
+    base: number,
+    private readonly maxBytes: number,
+  ) {
     this.top = roundUp(base, ALIGN);
   }
 
@@ -82,7 +86,8 @@ export class WasmHeap {
   }
 
   private ensure(end: number): void {
-    if (end > this.maxBytes) throw new Error(`wasm heap: ${end} bytes needed, the memory's maximum is ${this.maxBytes}`);
+    if (end > this.maxBytes)
+      throw new Error(`wasm heap: ${end} bytes needed, the memory's maximum is ${this.maxBytes}`);
     const have = this.memory.buffer.byteLength;
     if (end > have) this.memory.grow(Math.ceil((end - have) / PAGE));
   }

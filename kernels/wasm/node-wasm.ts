@@ -17,7 +17,12 @@ export async function nodeWasmBinary(file: 'ops.wasm' | 'ops-mt.wasm' = 'ops.was
 export function nodeThread(): ThreadPort {
   const w = new Worker(new URL('./thread.mjs', import.meta.url));
   // unref after the listeners: adding a 'message' listener refs the worker again.
-  return { postMessage: (m) => w.postMessage(m), onMessage: (fn) => w.on('message', fn), started: () => w.unref(), terminate: () => void w.terminate() };
+  return {
+    postMessage: (m) => w.postMessage(m),
+    onMessage: (fn) => w.on('message', fn),
+    started: () => w.unref(),
+    terminate: () => void w.terminate(),
+  };
 }
 
 /** The wasm backend on every core (`threads`, default the machine's parallelism), or single-threaded on one. */

@@ -10,8 +10,12 @@ const ARGS = 8; // in f64 units: ints 16.. of the slot
 
 // The specifier is a variable so that bundlers leave the Node-only import alone.
 const NODE_WORKER = 'node:worker_threads';
-const port = typeof self !== 'undefined' && typeof self.postMessage === 'function' ? self : (await import(/* @vite-ignore */ NODE_WORKER)).parentPort;
-const on = (fn) => (port.addEventListener ? port.addEventListener('message', (e) => fn(e.data)) : port.on('message', fn));
+const port =
+  typeof self !== 'undefined' && typeof self.postMessage === 'function'
+    ? self
+    : (await import(/* @vite-ignore */ NODE_WORKER)).parentPort;
+const on = (fn) =>
+  port.addEventListener ? port.addEventListener('message', (e) => fn(e.data)) : port.on('message', fn);
 
 on((msg) => {
   if (msg.type !== 'start') return;

@@ -34,7 +34,10 @@ export class WasmThreadPool {
   private seq = 0;
   private failure: string | null = null;
 
-  private constructor(private readonly ports: ThreadPort[], control: SharedArrayBuffer) {
+  private constructor(
+    private readonly ports: ThreadPort[],
+    control: SharedArrayBuffer,
+  ) {
     this.ctl = new Int32Array(control);
     this.f64 = new Float64Array(control);
     ports.forEach((p) => {
@@ -52,7 +55,13 @@ export class WasmThreadPool {
   }
 
   /** Starts `helpers` threads on `module` over the shared `memory`; resolves when every one has instantiated it. */
-  static async start(module: object, memory: object, helpers: number, names: readonly string[], spawn: () => ThreadPort): Promise<WasmThreadPool> {
+  static async start(
+    module: object,
+    memory: object,
+    helpers: number,
+    names: readonly string[],
+    spawn: () => ThreadPort,
+  ): Promise<WasmThreadPool> {
     const control = new SharedArrayBuffer(Math.max(1, helpers) * SLOT * 4);
     const ports = Array.from({ length: helpers }, spawn);
     await Promise.all(
@@ -88,7 +97,8 @@ export class WasmThreadPool {
     if (parts.length) here(parts[0]);
     for (let i = 1; i < parts.length; i++) {
       const base = (i - 1) * SLOT;
-      while (Atomics.load(this.ctl, base + 1) !== seq) Atomics.wait(this.ctl, base + 1, Atomics.load(this.ctl, base + 1), 1000);
+      while (Atomics.load(this.ctl, base + 1) !== seq)
+        Atomics.wait(this.ctl, base + 1, Atomics.load(this.ctl, base + 1), 1000);
       if (this.ctl[base + 4]) throw new Error(`wasm helper thread ${i - 1} failed: ${this.failure ?? 'see its error'}`);
     }
   }

@@ -43,7 +43,15 @@ describe('tasks', () => {
 
   it('encodeExample: BOS + prompt, \\boxed{answer} + EOS', () => {
     const tok = arithTokenizer('bare');
-    const task = { id: 'sub/5/12', prompt: '5-12=', answer: '-7', op: 'sub' as const, a: 5, b: 12, difficulty: resolveDifficulty(2) };
+    const task = {
+      id: 'sub/5/12',
+      prompt: '5-12=',
+      answer: '-7',
+      op: 'sub' as const,
+      a: 5,
+      b: 12,
+      difficulty: resolveDifficulty(2),
+    };
     const { promptIds, completionIds } = encodeExample(tok, task);
     expect(tok.decode(promptIds, { specials: true })).toBe('<bos>5-12=');
     expect(tok.decode(completionIds, { specials: true })).toBe('\\boxed{-7}<eos>');
@@ -58,7 +66,11 @@ describe('tasks', () => {
       expect(t.b).toBeLessThan(t.op === 'mul' ? 10 : 100);
       expect(t.a).toBeGreaterThanOrEqual(0);
     }
-    const seen = new Set(trainStream(3, { difficulty: { digits: 1, ops: ['add'] } }).take(2000).map((t) => t.a));
+    const seen = new Set(
+      trainStream(3, { difficulty: { digits: 1, ops: ['add'] } })
+        .take(2000)
+        .map((t) => t.a),
+    );
     expect([...seen].sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
@@ -67,7 +79,11 @@ describe('tasks', () => {
     for (const t of trainStream(5, opts).take(2000)) expect(t.a).toBeGreaterThanOrEqual(t.b);
     for (const t of heldOut(heldOutCount(opts)!, opts)) expect(t.a).toBeGreaterThanOrEqual(t.b);
     expect(problemSpaceSize(opts)).toBe(5050);
-    expect(trainStream(5, { difficulty: 2 }).take(2000).some((t) => t.answer.startsWith('-'))).toBe(true);
+    expect(
+      trainStream(5, { difficulty: 2 })
+        .take(2000)
+        .some((t) => t.answer.startsWith('-')),
+    ).toBe(true);
   });
 
   it('words: prompts come from the templates of their op; stories never with a negative answer', () => {
@@ -92,11 +108,15 @@ describe('difficulty', () => {
 
   it('refuses bad values naming the field and the range', () => {
     expect(() => resolveDifficulty(0)).toThrow('difficulty = 0; expected a level in 1..6 or { digits, ops }');
-    expect(() => resolveDifficulty({ digits: 5, ops: ['add'] })).toThrow('difficulty.digits = 5; expected an integer in 1..4');
+    expect(() => resolveDifficulty({ digits: 5, ops: ['add'] })).toThrow(
+      'difficulty.digits = 5; expected an integer in 1..4',
+    );
     expect(() => resolveDifficulty({ digits: 2, ops: [] })).toThrow(/difficulty\.ops = \[\]/);
     expect(() => resolveDifficulty({ digits: 2, ops: ['div' as ArithOp] })).toThrow('difficulty.ops contains "div"');
     expect(() => resolveDifficulty({ digits: 2, ops: ['add', 'add'] })).toThrow(/repeats an op/);
-    expect(() => resolveDifficulty({ digits: 2, ops: ['mul'], mulDigits: 3 })).toThrow('difficulty.mulDigits = 3; expected an integer in 1..2');
+    expect(() => resolveDifficulty({ digits: 2, ops: ['mul'], mulDigits: 3 })).toThrow(
+      'difficulty.mulDigits = 3; expected an integer in 1..2',
+    );
     expect(() => trainStream(1, { format: 'latex' as 'bare' })).toThrow('format = "latex"; expected "bare" or "words"');
   });
 
@@ -119,7 +139,10 @@ describe('vocabulary coverage', () => {
   it('every prompt and completion of every op, digit count and format encodes and decodes back', () => {
     for (const difficulty of difficulties) {
       for (const format of ['bare', 'words'] as const) {
-        const tasks = [...trainStream(11, { difficulty, format }).take(300), ...heldOut(Math.min(50, heldOutCount({ difficulty }) ?? 50), { difficulty, format })];
+        const tasks = [
+          ...trainStream(11, { difficulty, format }).take(300),
+          ...heldOut(Math.min(50, heldOutCount({ difficulty }) ?? 50), { difficulty, format }),
+        ];
         for (const t of tasks) {
           const { promptIds, completionIds } = encodeExample(tok, t);
           expect(tok.decode(promptIds)).toBe(t.prompt);
@@ -174,19 +197,23 @@ describe('determinism', () => {
     const s = trainStream(3, { trainProblems: n });
     const passes = [0, 1, 2].map(() => s.take(n).map(key));
     const distinct: string[] = [];
-    for (const k of trainStream(3).take(200).map(key)) if (!distinct.includes(k) && distinct.length < n) distinct.push(k);
+    for (const k of trainStream(3).take(200).map(key))
+      if (!distinct.includes(k) && distinct.length < n) distinct.push(k);
     for (const pass of passes) expect([...pass].sort()).toEqual([...distinct].sort());
     expect(passes[1]).not.toEqual(passes[0]);
     expect(s.position).toBe(3 * n);
     // Resuming mid-pass continues the same order; another seed is another set.
     expect(trainStream(3, { trainProblems: n }, 20).take(28).map(key)).toEqual(passes.flat().slice(20));
     expect(trainStream(4, { trainProblems: n }).take(n).map(key).sort()).not.toEqual([...distinct].sort());
-    for (const t of passes.flat()) expect(isHeldOut('add', Number(t.split('/')[1]), Number(t.split('/')[2]))).toBe(false);
+    for (const t of passes.flat())
+      expect(isHeldOut('add', Number(t.split('/')[1]), Number(t.split('/')[2]))).toBe(false);
   });
 
   it('trainProblems beyond the training split, or not a positive integer, is refused naming the field', () => {
     const available = problemSpaceSize() - (heldOutCount() as number);
-    expect(() => trainStream(1, { trainProblems: available + 1 })).toThrow(`trainProblems = ${available + 1}; expected an integer in 1..${available}`);
+    expect(() => trainStream(1, { trainProblems: available + 1 })).toThrow(
+      `trainProblems = ${available + 1}; expected an integer in 1..${available}`,
+    );
     expect(() => trainStream(1, { trainProblems: 0 })).toThrow(/trainProblems = 0; expected an integer in 1\.\./);
     expect(() => trainStream(1, { trainProblems: 2.5 })).toThrow(/trainProblems = 2\.5/);
     expect(trainStream(1, { trainProblems: available }).take(3)).toHaveLength(3);
@@ -237,9 +264,12 @@ describe('splits', () => {
 
   it('the split is a property of the problem: the same under every difficulty and format', () => {
     const l1 = new Set(heldOut(heldOutCount({ difficulty: 1 })!, { difficulty: 1 }).map(key));
-    const l4Add = heldOut(heldOutCount({ difficulty: 4 })!, { difficulty: 4, format: 'words' }).filter((t) => t.op === 'add').map(key);
+    const l4Add = heldOut(heldOutCount({ difficulty: 4 })!, { difficulty: 4, format: 'words' })
+      .filter((t) => t.op === 'add')
+      .map(key);
     expect(new Set(l4Add)).toEqual(l1);
-    for (const t of trainStream(5, { difficulty: 4, format: 'words' }).take(5000)) expect(isHeldOut(t.op, t.a, t.b)).toBe(false);
+    for (const t of trainStream(5, { difficulty: 4, format: 'words' }).take(5000))
+      expect(isHeldOut(t.op, t.a, t.b)).toBe(false);
   });
 
   it('held-out: size, distinct problems, order stable across calls and a prefix for smaller n', () => {
@@ -249,7 +279,9 @@ describe('splits', () => {
     expect(heldOut(100)).toEqual(heldOut(1000).slice(0, 100));
     expect(heldOut(0)).toEqual([]);
     for (const t of all) expect(isHeldOut(t.op, t.a, t.b)).toBe(true);
-    expect(() => heldOut(all.length + 1)).toThrow(`heldOut: n = ${all.length + 1}, but this difficulty has only ${all.length} held-out problems`);
+    expect(() => heldOut(all.length + 1)).toThrow(
+      `heldOut: n = ${all.length + 1}, but this difficulty has only ${all.length} held-out problems`,
+    );
   });
 
   it('held-out order is shuffled (not lexicographic) and balances the ops', () => {

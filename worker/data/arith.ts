@@ -104,14 +104,20 @@ export function isHeldOut(op: ArithOp, a: number, b: number): boolean {
 export function resolveDifficulty(d: number | Difficulty = 1): Difficulty {
   if (typeof d === 'number') {
     const level = DIFFICULTY_LEVELS[d];
-    if (!level) throw new Error(`difficulty = ${d}; expected a level in 1..${Object.keys(DIFFICULTY_LEVELS).length} or { digits, ops }`);
+    if (!level)
+      throw new Error(
+        `difficulty = ${d}; expected a level in 1..${Object.keys(DIFFICULTY_LEVELS).length} or { digits, ops }`,
+      );
     d = level;
   }
   const { digits, ops } = d;
-  if (!Number.isInteger(digits) || digits < 1 || digits > 4) throw new Error(`difficulty.digits = ${digits}; expected an integer in 1..4`);
-  if (!Array.isArray(ops) || ops.length === 0) throw new Error(`difficulty.ops = ${JSON.stringify(ops)}; expected a non-empty list of "add", "sub", "mul"`);
+  if (!Number.isInteger(digits) || digits < 1 || digits > 4)
+    throw new Error(`difficulty.digits = ${digits}; expected an integer in 1..4`);
+  if (!Array.isArray(ops) || ops.length === 0)
+    throw new Error(`difficulty.ops = ${JSON.stringify(ops)}; expected a non-empty list of "add", "sub", "mul"`);
   for (const op of ops) {
-    if (!ARITH_OPS.includes(op)) throw new Error(`difficulty.ops contains ${JSON.stringify(op)}; expected "add", "sub" or "mul"`);
+    if (!ARITH_OPS.includes(op))
+      throw new Error(`difficulty.ops contains ${JSON.stringify(op)}; expected "add", "sub" or "mul"`);
   }
   if (new Set(ops).size !== ops.length) throw new Error(`difficulty.ops = ${JSON.stringify(ops)} repeats an op`);
   const mulDigits = d.mulDigits ?? digits;
@@ -173,9 +179,17 @@ function templatesFor(op: ArithOp, a: number, b: number): number[] {
 }
 
 /** The task for (op, a, b); in `words`, `pick(k)` chooses one of k usable templates. */
-function makeTask(op: ArithOp, a: number, b: number, difficulty: Difficulty, format: PromptFormat, pick: (k: number) => number): ArithTask {
+function makeTask(
+  op: ArithOp,
+  a: number,
+  b: number,
+  difficulty: Difficulty,
+  format: PromptFormat,
+  pick: (k: number) => number,
+): ArithTask {
   const answer = answerOf(op, a, b);
-  if (format === 'bare') return { id: `${op}/${a}/${b}`, prompt: `${a}${OP_SYMBOL[op]}${b}=`, answer, op, a, b, difficulty };
+  if (format === 'bare')
+    return { id: `${op}/${a}/${b}`, prompt: `${a}${OP_SYMBOL[op]}${b}=`, answer, op, a, b, difficulty };
   const usable = templatesFor(op, a, b);
   const t = usable[pick(usable.length)];
   return { id: `${op}/${a}/${b}/w${t}`, prompt: WORD_TEMPLATES[op][t].text(a, b), answer, op, a, b, difficulty };
@@ -193,7 +207,8 @@ export function encodeExample(tok: TextTokenizer, task: ArithTask): EncodedExamp
 
 function resolve(opts: ArithOptions) {
   const format = opts.format ?? 'bare';
-  if (format !== 'bare' && format !== 'words') throw new Error(`format = ${JSON.stringify(format)}; expected "bare" or "words"`);
+  if (format !== 'bare' && format !== 'words')
+    throw new Error(`format = ${JSON.stringify(format)}; expected "bare" or "words"`);
   return { difficulty: resolveDifficulty(opts.difficulty ?? 1), format, allowNegative: opts.allowNegative ?? true };
 }
 
@@ -286,7 +301,9 @@ function trainingSet(opts: ArithOptions, draw: () => ArithTask): ArithTask[] {
   const size = problemSpaceSize(opts);
   const available = size <= ENUMERATE_LIMIT ? size - heldOutProblems(opts).length : Infinity;
   if (!Number.isInteger(n) || n < 1 || n > available) {
-    throw new Error(`trainProblems = ${n}; expected an integer in 1..${available} (the training problems of this difficulty)`);
+    throw new Error(
+      `trainProblems = ${n}; expected an integer in 1..${available} (the training problems of this difficulty)`,
+    );
   }
   const seen = new Set<string>();
   const set: ArithTask[] = [];
@@ -318,7 +335,8 @@ function heldOutProblems(opts: ArithOptions): [ArithOp, number, number][] {
     const perOp = difficulty.ops.map((op) => {
       const [na, nb] = bounds(difficulty, op);
       const own: [ArithOp, number, number][] = [];
-      for (let a = 0; a < na; a++) for (let b = 0; b < nb; b++) if (allowed(op, a, b, allowNegative) && isHeldOut(op, a, b)) own.push([op, a, b]);
+      for (let a = 0; a < na; a++)
+        for (let b = 0; b < nb; b++) if (allowed(op, a, b, allowNegative) && isHeldOut(op, a, b)) own.push([op, a, b]);
       const rand = mulberry32(HELD_OUT_ORDER_SEED + OP_CODE[op]);
       for (let i = own.length - 1; i > 0; i--) {
         const j = Math.floor(rand() * (i + 1));
@@ -352,11 +370,13 @@ export function heldOut(n: number, opts: ArithOptions = {}): ArithTask[] {
   const task = ([op, a, b]: [ArithOp, number, number]) => makeTask(op, a, b, difficulty, format, heldOutPick(op, a, b));
   if (problemSpaceSize(opts) <= ENUMERATE_LIMIT) {
     const list = heldOutProblems(opts);
-    if (n > list.length) throw new Error(`heldOut: n = ${n}, but this difficulty has only ${list.length} held-out problems`);
+    if (n > list.length)
+      throw new Error(`heldOut: n = ${n}, but this difficulty has only ${list.length} held-out problems`);
     return list.slice(0, n).map(task);
   }
   // At least 4-digit operands: ≥ 10^8 problems, ~10^7 held out, so repeats are rare for any sane n.
-  if (n > problemSpaceSize(opts) / (2 * HELD_OUT_MODULUS)) throw new Error(`heldOut: n = ${n} is too many to sample from this difficulty`);
+  if (n > problemSpaceSize(opts) / (2 * HELD_OUT_MODULUS))
+    throw new Error(`heldOut: n = ${n} is too many to sample from this difficulty`);
   const rand = mulberry32(HELD_OUT_ORDER_SEED);
   const int = (k: number) => Math.floor(rand() * k);
   const seen = new Set<string>();

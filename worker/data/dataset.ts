@@ -49,7 +49,11 @@ export interface ParseDatasetOptions {
 
 /** A bad record: the field (null: the record itself), what was expected, and what was there, as a phrase. */
 class Bad extends Error {
-  constructor(readonly field: string | null, readonly expected: string, readonly got: string) {
+  constructor(
+    readonly field: string | null,
+    readonly expected: string,
+    readonly got: string,
+  ) {
     super(`${field ?? 'record'}: ${got} (expected ${expected})`);
   }
 }
@@ -68,12 +72,14 @@ function fail(problem: FileProblem): DatasetLoadResult {
 function what(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'string') return v.trim() === '' ? 'empty' : `a string (${JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}...` : v)})`;
+  if (typeof v === 'string')
+    return v.trim() === '' ? 'empty' : `a string (${JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}...` : v)})`;
   if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return `a ${typeof v} (${String(v)})`;
   return `an ${typeof v}`;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Uint8Array) && !(v instanceof Date);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Uint8Array) && !(v instanceof Date);
 const absent = (v: unknown) => v === undefined || v === null;
 
 /** A JSON value of a parquet or JSON value: bigint → number (or its text past 2^53), Date → ISO text, bytes → a list of numbers. */
@@ -99,22 +105,43 @@ function promptOf(v: unknown): string {
   const user: string[] = [];
   v.forEach((turn: unknown, i) => {
     if (!isObject(turn)) throw new Bad(`prompt[${i}]`, 'a {role, content} object', `is ${what(turn)}`);
-    if (typeof turn.role !== 'string') throw new Bad(`prompt[${i}].role`, "a string ('system', 'user' or 'assistant')", absent(turn.role) ? 'is missing' : `is ${what(turn.role)}`);
-    if (typeof turn.content !== 'string') throw new Bad(`prompt[${i}].content`, 'a string', absent(turn.content) ? 'is missing' : `is ${what(turn.content)}`);
+    if (typeof turn.role !== 'string')
+      throw new Bad(
+        `prompt[${i}].role`,
+        "a string ('system', 'user' or 'assistant')",
+        absent(turn.role) ? 'is missing' : `is ${what(turn.role)}`,
+      );
+    if (typeof turn.content !== 'string')
+      throw new Bad(
+        `prompt[${i}].content`,
+        'a string',
+        absent(turn.content) ? 'is missing' : `is ${what(turn.content)}`,
+      );
     if (turn.role === 'user') user.push(turn.content);
   });
   const text = user.join('\n');
-  if (user.length === 0) throw new Bad('prompt', "a chat list with at least one {role: 'user', content} turn (the prompt is its user turns)", v.length ? 'has no user turn' : 'is an empty list');
+  if (user.length === 0)
+    throw new Bad(
+      'prompt',
+      "a chat list with at least one {role: 'user', content} turn (the prompt is its user turns)",
+      v.length ? 'has no user turn' : 'is an empty list',
+    );
   if (text.trim() === '') throw new Bad('prompt', 'user turns with some text', 'has only blank user turns');
   return text;
 }
 
-const TRUTH_EXPECTED = "a ground truth: 'ground_truth', 'reward_model.ground_truth', 'solution' or 'answer' (a string, a number, or for code a list of {stdin, stdout})";
+const TRUTH_EXPECTED =
+  "a ground truth: 'ground_truth', 'reward_model.ground_truth', 'solution' or 'answer' (a string, a number, or for code a list of {stdin, stdout})";
 
 /** The ground truth's field and its text. */
 function truthOf(r: Record<string, unknown>): { field: string; text: string } {
   const rm = r.reward_model;
-  const found: [string, unknown][] = [['ground_truth', r.ground_truth], ['reward_model.ground_truth', isObject(rm) ? rm.ground_truth : undefined], ['solution', r.solution], ['answer', r.answer]];
+  const found: [string, unknown][] = [
+    ['ground_truth', r.ground_truth],
+    ['reward_model.ground_truth', isObject(rm) ? rm.ground_truth : undefined],
+    ['solution', r.solution],
+    ['answer', r.answer],
+  ];
   const hit = found.find(([, v]) => !absent(v));
   if (!hit) throw new Bad(null, TRUTH_EXPECTED, 'no ground truth');
   const [field, v] = hit;
@@ -134,17 +161,26 @@ function truthOf(r: Record<string, unknown>): { field: string; text: string } {
 
 /** A record of one row; throws `Bad`. */
 function recordOf(raw: unknown, o: ParseDatasetOptions): DatasetRecord {
-  if (!isObject(raw)) throw new Bad(null, 'one JSON object a record, with a prompt and a ground truth', `is ${what(raw)}`);
+  if (!isObject(raw))
+    throw new Bad(null, 'one JSON object a record, with a prompt and a ground truth', `is ${what(raw)}`);
   const prompt = promptOf(raw.prompt);
   if (o.tokenizer) {
     let ids: Int32Array;
     try {
       ids = o.tokenizer.encode(prompt);
     } catch (e) {
-      throw new Bad('prompt', `only characters of the model's vocabulary: ${vocabularyText(o.tokenizer)}`, `cannot be encoded: ${(e as Error).message}`);
+      throw new Bad(
+        'prompt',
+        `only characters of the model's vocabulary: ${vocabularyText(o.tokenizer)}`,
+        `cannot be encoded: ${(e as Error).message}`,
+      );
     }
     if (o.maxPromptIds !== undefined && ids.length + 1 > o.maxPromptIds) {
-      throw new Bad('prompt', `at most ${o.maxPromptIds - 1} ids (the model's positions less BOS and the completion)`, `is ${ids.length} ids long`);
+      throw new Bad(
+        'prompt',
+        `at most ${o.maxPromptIds - 1} ids (the model's positions less BOS and the completion)`,
+        `is ${ids.length} ids long`,
+      );
     }
   }
   const truth = truthOf(raw);
@@ -185,17 +221,28 @@ export function formatOf(name: string): DatasetFormat | null {
 type Row = JsonlRow;
 
 /** The rows of a file, in order; or the problem with the whole file. */
-async function rowsOf(name: string, format: DatasetFormat, bytes: Uint8Array): Promise<{ ok: true; rows: Row[] } | { ok: false; problem: FileProblem }> {
+async function rowsOf(
+  name: string,
+  format: DatasetFormat,
+  bytes: Uint8Array,
+): Promise<{ ok: true; rows: Row[] } | { ok: false; problem: FileProblem }> {
   const unit = format === 'jsonl' ? 'line' : 'row';
-  const whole = (expected: string, got: string) => ({ ok: false as const, problem: { file: name, line: null, unit, field: null, expected, got } satisfies FileProblem });
+  const whole = (expected: string, got: string) => ({
+    ok: false as const,
+    problem: { file: name, line: null, unit, field: null, expected, got } satisfies FileProblem,
+  });
   if (format === 'parquet') {
-    if (bytes.length < 8 || String.fromCharCode(...bytes.subarray(0, 4)) !== 'PAR1') return whole('a parquet file (it starts with PAR1)', 'is not one');
+    if (bytes.length < 8 || String.fromCharCode(...bytes.subarray(0, 4)) !== 'PAR1')
+      return whole('a parquet file (it starts with PAR1)', 'is not one');
     let objects: Record<string, unknown>[];
     try {
       const buf = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
       objects = await parquetReadObjects({ file: buf });
     } catch (e) {
-      return whole('a parquet file hyparquet can read (uncompressed or snappy)', `cannot be read (${(e as Error).message})`);
+      return whole(
+        'a parquet file hyparquet can read (uncompressed or snappy)',
+        `cannot be read (${(e as Error).message})`,
+      );
     }
     return { ok: true, rows: objects.map((raw, i) => ({ at: i + 1, raw })) };
   }
@@ -214,16 +261,44 @@ async function rowsOf(name: string, format: DatasetFormat, bytes: Uint8Array): P
  * options carry them; or the first problem, naming the file, the line or row, the field and what
  * was expected.
  */
-export async function parseDataset(name: string, bytes: Uint8Array, o: ParseDatasetOptions = {}): Promise<DatasetLoadResult> {
+export async function parseDataset(
+  name: string,
+  bytes: Uint8Array,
+  o: ParseDatasetOptions = {},
+): Promise<DatasetLoadResult> {
   const format = formatOf(name);
-  if (!format) return fail({ file: name, line: null, unit: 'line', field: null, expected: 'a .jsonl or .parquet file', got: 'has another extension' });
+  if (!format)
+    return fail({
+      file: name,
+      line: null,
+      unit: 'line',
+      field: null,
+      expected: 'a .jsonl or .parquet file',
+      got: 'has another extension',
+    });
   const read = await rowsOf(name, format, bytes);
   if (!read.ok) return fail(read.problem);
   const unit = format === 'jsonl' ? 'line' : 'row';
-  if (read.rows.length === 0) return fail({ file: name, line: null, unit, field: null, expected: 'at least one record with a prompt and a ground truth', got: 'has no records' });
+  if (read.rows.length === 0)
+    return fail({
+      file: name,
+      line: null,
+      unit,
+      field: null,
+      expected: 'at least one record with a prompt and a ground truth',
+      got: 'has no records',
+    });
   const records: DatasetRecord[] = [];
   for (const row of read.rows) {
-    if ('notJson' in row) return fail({ file: name, line: row.at, unit, field: null, expected: 'one JSON object a line', got: `not JSON (${row.notJson})` });
+    if ('notJson' in row)
+      return fail({
+        file: name,
+        line: row.at,
+        unit,
+        field: null,
+        expected: 'one JSON object a line',
+        got: `not JSON (${row.notJson})`,
+      });
     try {
       records.push(recordOf(row.raw, o));
     } catch (e) {
@@ -233,10 +308,24 @@ export async function parseDataset(name: string, bytes: Uint8Array, o: ParseData
   }
   const heldOut = o.heldOut ?? defaultHeldOut(records.length);
   if (!Number.isInteger(heldOut) || heldOut < 0 || heldOut >= records.length) {
-    return fail({ file: name, line: null, unit, field: null, expected: `a held-out count in 0..${records.length - 1} (at least one record left to train on)`, got: `has ${records.length} records for ${heldOut} held out` });
+    return fail({
+      file: name,
+      line: null,
+      unit,
+      field: null,
+      expected: `a held-out count in 0..${records.length - 1} (at least one record left to train on)`,
+      got: `has ${records.length} records for ${heldOut} held out`,
+    });
   }
   if (splitDataset(records, heldOut).train.length === 0) {
-    return fail({ file: name, line: null, unit, field: null, expected: 'a record to train on whose prompt is not held out', got: `has every prompt among the ${heldOut} held out (duplicates)` });
+    return fail({
+      file: name,
+      line: null,
+      unit,
+      field: null,
+      expected: 'a record to train on whose prompt is not held out',
+      got: `has every prompt among the ${heldOut} held out (duplicates)`,
+    });
   }
   return { ok: true, dataset: { name, format, records, heldOut, reward: o.reward ?? { kind: 'math' } } };
 }
@@ -253,8 +342,12 @@ export function promptHash(prompt: string): number {
  * rank, training by position. `train` is empty when every record's prompt is held out (the run
  * options' schema refuses that; `datasetStream` throws on it).
  */
-export function splitDataset(records: readonly Pick<DatasetRecord, 'prompt'>[], heldOut: number): { train: number[]; heldOut: number[] } {
-  if (!Number.isInteger(heldOut) || heldOut < 0 || heldOut > records.length) throw new Error(`splitDataset: heldOut = ${heldOut}; expected an integer in 0..${records.length}`);
+export function splitDataset(
+  records: readonly Pick<DatasetRecord, 'prompt'>[],
+  heldOut: number,
+): { train: number[]; heldOut: number[] } {
+  if (!Number.isInteger(heldOut) || heldOut < 0 || heldOut > records.length)
+    throw new Error(`splitDataset: heldOut = ${heldOut}; expected an integer in 0..${records.length}`);
   const hashes = records.map((r) => promptHash(r.prompt));
   const ranked = records.map((_, i) => i).sort((a, b) => hashes[a] - hashes[b] || a - b);
   const held = ranked.slice(0, heldOut);
@@ -285,8 +378,13 @@ export interface DatasetStream {
 }
 
 /** Passes over `train` (record indices), each shuffled by a generator seeded with `seed` (arith's `trainProblems` passes). */
-export function datasetStream(records: readonly DatasetRecord[], train: readonly number[], seed: number): DatasetStream {
-  if (train.length === 0) throw new Error('datasetStream: no training records (every prompt is held out); hold out fewer records');
+export function datasetStream(
+  records: readonly DatasetRecord[],
+  train: readonly number[],
+  seed: number,
+): DatasetStream {
+  if (train.length === 0)
+    throw new Error('datasetStream: no training records (every prompt is held out); hold out fewer records');
   const rand = mulberry32((seed ^ 0x2545f491) >>> 0);
   let order: number[] = [];
   let position = 0;

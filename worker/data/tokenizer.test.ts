@@ -57,7 +57,9 @@ describe('encode / decode', () => {
   });
 
   it('refuses a character outside the vocabulary, naming it and its index', () => {
-    expect(() => tok.encode('12+3=X')).toThrow('encode: character "X" (U+0058) at index 5 of "12+3=X" is not in the vocabulary of 50 symbols');
+    expect(() => tok.encode('12+3=X')).toThrow(
+      'encode: character "X" (U+0058) at index 5 of "12+3=X" is not in the vocabulary of 50 symbols',
+    );
     expect(() => tok.encode('ab\n')).toThrow(/"\\n" \(U\+000A\) at index 2/);
     expect(() => tok.encode('1😀2é')).toThrow(/U\+1F600\) at index 1/);
     expect(() => tok.encode('12é')).toThrow(/"é" \(U\+00E9\) at index 2/);
@@ -111,7 +113,11 @@ describe('description', () => {
   });
 
   it('supports specials at other ids', () => {
-    const tok = tokenizerFromDescription({ type: 'char', vocab: ['a', 'b', '[E]', '[P]', '[B]'], specials: { pad: 3, bos: 4, eos: 2 } });
+    const tok = tokenizerFromDescription({
+      type: 'char',
+      vocab: ['a', 'b', '[E]', '[P]', '[B]'],
+      specials: { pad: 3, bos: 4, eos: 2 },
+    });
     expect(Array.from(tok.encode('ba'))).toEqual([1, 0]);
     expect(tok.decode([4, 1, 0, 2, 3])).toBe('ba');
     expect(tok.decode([4, 1, 2], { specials: true })).toBe('[B]b[E]');
@@ -144,7 +150,13 @@ describe('description', () => {
   });
 
   it('tokenizerFromDescription throws with every problem', () => {
-    const bad = { type: 'char', vocab: ['<p>', '<b>', '<e>', 'xy'], specials: { pad: 0, bos: 1, eos: 1.5 } } as unknown as TokenizerDescription;
-    expect(() => tokenizerFromDescription(bad)).toThrow(/specials\.eos = 1\.5[\s\S]*vocab\[2\] = "<e>"[\s\S]*vocab\[3\] = "xy"/);
+    const bad = {
+      type: 'char',
+      vocab: ['<p>', '<b>', '<e>', 'xy'],
+      specials: { pad: 0, bos: 1, eos: 1.5 },
+    } as unknown as TokenizerDescription;
+    expect(() => tokenizerFromDescription(bad)).toThrow(
+      /specials\.eos = 1\.5[\s\S]*vocab\[2\] = "<e>"[\s\S]*vocab\[3\] = "xy"/,
+    );
   });
 });

@@ -28,7 +28,9 @@ export const EOS_ID = 2;
  * sign of negative answers.
  */
 export const ARITH_VOCAB: readonly string[] = Object.freeze([
-  PAD_TOKEN, BOS_TOKEN, EOS_TOKEN,
+  PAD_TOKEN,
+  BOS_TOKEN,
+  EOS_TOKEN,
   ...'0123456789',
   ...'+-*=',
   ...'\\boxed{}',
@@ -51,7 +53,12 @@ export const TOOL_VOCAB: readonly string[] = Object.freeze([...ARITH_VOCAB.slice
  * `+ - * =` as in arithmetic (ids 0–16), then the prompts' ` , :`, the programs' `( )`, the code
  * fence's backtick and newline, and the 26 lowercase letters.
  */
-export const CODE_VOCAB: readonly string[] = Object.freeze([...ARITH_VOCAB.slice(0, 17), ...' ,:', ...'()`\n', ...'abcdefghijklmnopqrstuvwxyz']);
+export const CODE_VOCAB: readonly string[] = Object.freeze([
+  ...ARITH_VOCAB.slice(0, 17),
+  ...' ,:',
+  ...'()`\n',
+  ...'abcdefghijklmnopqrstuvwxyz',
+]);
 
 /** What a checkpoint stores as its tokenizer (tokenizer.json). */
 export interface TokenizerDescription {
@@ -105,13 +112,15 @@ const FIELD = 'tokenizer description';
  * empty when it is valid.
  */
 export function validateTokenizerDescription(desc: unknown): string[] {
-  if (desc === null || typeof desc !== 'object') return [`${FIELD}: expected an object, got ${desc === null ? 'null' : typeof desc}`];
+  if (desc === null || typeof desc !== 'object')
+    return [`${FIELD}: expected an object, got ${desc === null ? 'null' : typeof desc}`];
   const d = desc as Record<string, unknown>;
   const problems: string[] = [];
   if (d.type !== 'char') problems.push(`${FIELD}: type = ${JSON.stringify(d.type)}; expected "char"`);
   const vocab = d.vocab;
   const V = Array.isArray(vocab) ? vocab.length : 0;
-  if (!Array.isArray(vocab)) problems.push(`${FIELD}: vocab is ${vocab === undefined ? 'missing' : typeof vocab}; expected an array of strings`);
+  if (!Array.isArray(vocab))
+    problems.push(`${FIELD}: vocab is ${vocab === undefined ? 'missing' : typeof vocab}; expected an array of strings`);
   else if (V === 0) problems.push(`${FIELD}: vocab is empty; expected at least the three specials`);
   const specials = d.specials;
   const ids: number[] = [];
@@ -122,7 +131,9 @@ export function validateTokenizerDescription(desc: unknown): string[] {
     for (const name of ['pad', 'bos', 'eos']) {
       const id = s[name];
       if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || (V > 0 && id >= V)) {
-        problems.push(`${FIELD}: specials.${name} = ${JSON.stringify(id)}; expected an integer id in 0..${Math.max(V - 1, 0)}`);
+        problems.push(
+          `${FIELD}: specials.${name} = ${JSON.stringify(id)}; expected an integer id in 0..${Math.max(V - 1, 0)}`,
+        );
       } else if (ids.includes(id)) {
         problems.push(`${FIELD}: specials.${name} = ${id} is also another special's id; expected three distinct ids`);
       } else ids.push(id);
@@ -136,15 +147,21 @@ export function validateTokenizerDescription(desc: unknown): string[] {
         return;
       }
       if (ids.includes(id)) {
-        if (entry.length === 0) problems.push(`${FIELD}: vocab[${id}] (a special) is empty; expected a name such as "<eos>"`);
+        if (entry.length === 0)
+          problems.push(`${FIELD}: vocab[${id}] (a special) is empty; expected a name such as "<eos>"`);
         return;
       }
       if ([...entry].length !== 1) {
-        problems.push(`${FIELD}: vocab[${id}] = ${JSON.stringify(entry)}; a non-special entry must be exactly one character`);
+        problems.push(
+          `${FIELD}: vocab[${id}] = ${JSON.stringify(entry)}; a non-special entry must be exactly one character`,
+        );
         return;
       }
       const first = seen.get(entry);
-      if (first !== undefined) problems.push(`${FIELD}: vocab[${id}] = ${JSON.stringify(entry)} repeats vocab[${first}]; entries must be unique`);
+      if (first !== undefined)
+        problems.push(
+          `${FIELD}: vocab[${id}] = ${JSON.stringify(entry)} repeats vocab[${first}]; entries must be unique`,
+        );
       else seen.set(entry, id);
     });
   }
@@ -219,7 +236,8 @@ function build(vocab: readonly string[], specials: { pad: number; bos: number; e
       let s = '';
       for (let k = 0; k < ids.length; k++) {
         const id = ids[k];
-        if (!Number.isInteger(id) || id < 0 || id >= V) throw new Error(`decode: ids[${k}] = ${id}; expected an integer id in 0..${V - 1}`);
+        if (!Number.isInteger(id) || id < 0 || id >= V)
+          throw new Error(`decode: ids[${k}] = ${id}; expected an integer id in 0..${V - 1}`);
         if (isSpecial(id) && !options.specials) continue;
         s += frozen[id];
       }

@@ -6,7 +6,12 @@ import type { EnvAction, EnvStep, Environment } from './environment';
 const tok = toolTokenizer();
 const act = (text: string): EnvAction => ({ ids: tok.encode(text), text, terminated: true });
 const ids = (s: string) => Array.from(tok.encode(s));
-const seen = (r: EnvStep) => ({ observation: Array.from(r.observation), status: r.status, reward: r.reward, detail: r.detail });
+const seen = (r: EnvStep) => ({
+  observation: Array.from(r.observation),
+  status: r.status,
+  reward: r.reward,
+  detail: r.detail,
+});
 
 /** Runs `actions` through `env` (after reset); the steps' answers. */
 async function drive(env: Environment, actions: string[]): Promise<EnvStep[]> {
@@ -31,7 +36,12 @@ describe('calc environment', () => {
 
   it('calc(X op Y) answers =result, running, for + - * (negative results with -)', async () => {
     const r = await drive(CALC.create(task), ['calc(47+35)', 'calc(10-35)', 'calc(12*34)', 'calc(0+0)']);
-    expect(seen(r[0])).toEqual({ observation: ids('=82'), status: 'running', reward: undefined, detail: 'calc(47+35) = 82' });
+    expect(seen(r[0])).toEqual({
+      observation: ids('=82'),
+      status: 'running',
+      reward: undefined,
+      detail: 'calc(47+35) = 82',
+    });
     expect(seen(r[1])).toMatchObject({ observation: ids('=-25'), status: 'running', detail: 'calc(10-35) = -25' });
     expect(seen(r[2])).toMatchObject({ observation: ids('=408'), status: 'running' });
     expect(seen(r[3])).toMatchObject({ observation: ids('=0'), status: 'running' });
@@ -54,13 +64,31 @@ describe('calc environment', () => {
     expect(seen(right)).toEqual({ observation: [], status: 'done', reward: 1, detail: '\\boxed{101}: correct' });
     for (const wrong of ['\\boxed{100}', '\\boxed{0101}', '\\boxed{}', '\\boxed{cab}', '\\boxed{-101}']) {
       const [r] = await drive(CALC.create(task), [wrong]);
-      expect(seen(r), wrong).toMatchObject({ observation: [], status: 'done', reward: 0, detail: expect.stringMatching(/incorrect \(answer 101\)/) });
+      expect(seen(r), wrong).toMatchObject({
+        observation: [],
+        status: 'done',
+        reward: 0,
+        detail: expect.stringMatching(/incorrect \(answer 101\)/),
+      });
     }
   });
 
   it('anything else answers ?, running, invalid action', async () => {
-    const r = await drive(CALC.create(task), ['101', '', 'cal(1+2)', '\\boxed{101', 'calc(1+2)\\boxed{3}'.slice(0, 14), '?']);
-    for (const step of r.slice(0, 4)) expect(seen(step)).toEqual({ observation: ids('?'), status: 'running', reward: undefined, detail: 'invalid action' });
+    const r = await drive(CALC.create(task), [
+      '101',
+      '',
+      'cal(1+2)',
+      '\\boxed{101',
+      'calc(1+2)\\boxed{3}'.slice(0, 14),
+      '?',
+    ]);
+    for (const step of r.slice(0, 4))
+      expect(seen(step)).toEqual({
+        observation: ids('?'),
+        status: 'running',
+        reward: undefined,
+        detail: 'invalid action',
+      });
     // Text starting with calc( is a (malformed) call, whatever follows.
     expect(seen(r[4])).toMatchObject({ observation: ids('=?') });
     expect(seen(r[5])).toMatchObject({ observation: ids('?'), detail: 'invalid action' });
@@ -90,7 +118,9 @@ describe('calc environment', () => {
     expect(JSON.parse(b.getState!())).toEqual({ task: task.id, turns: 5, results: [82, 101], done: true });
     const c = CALC.create(calcTask(10, 10, 10));
     expect(() => c.setState!(state)).toThrow(/snapshot is of task "calc\/47\/35\/19"/);
-    expect(() => CALC.create(task).setState!('{"task":"calc/47/35/19","turns":-1,"results":[],"done":false}')).toThrow(/turns = -1/);
+    expect(() => CALC.create(task).setState!('{"task":"calc/47/35/19","turns":-1,"results":[],"done":false}')).toThrow(
+      /turns = -1/,
+    );
   });
 
   it('verify: the last \\boxed{} of the transcript is the answer', () => {
@@ -123,13 +153,15 @@ describe('calc tasks', () => {
     const held = calcHeldOut(2000);
     const train = calcTrainTasks(3).take(5000);
     for (const t of held) expect(isCalcHeldOut(t.data.a as number, t.data.b as number, t.data.c as number)).toBe(true);
-    for (const t of train) expect(isCalcHeldOut(t.data.a as number, t.data.b as number, t.data.c as number)).toBe(false);
+    for (const t of train)
+      expect(isCalcHeldOut(t.data.a as number, t.data.b as number, t.data.c as number)).toBe(false);
     const heldKeys = new Set(held.map(key));
     expect(heldKeys.size).toBe(held.length);
     expect(train.some((t) => heldKeys.has(key(t)))).toBe(false);
     // About 10% of the 90^3 problems are held out.
     let count = 0;
-    for (let a = 10; a <= 99; a++) for (let b = 10; b <= 99; b++) for (let c = 10; c <= 99; c++) count += isCalcHeldOut(a, b, c) ? 1 : 0;
+    for (let a = 10; a <= 99; a++)
+      for (let b = 10; b <= 99; b++) for (let c = 10; c <= 99; c++) count += isCalcHeldOut(a, b, c) ? 1 : 0;
     expect(count / 90 ** 3).toBeCloseTo(0.1, 2);
     expect(calcHeldOut(0)).toEqual([]);
     expect(() => calcHeldOut(80_000)).toThrow(/only \d+ held-out problems/);
@@ -140,7 +172,8 @@ describe('calc tasks', () => {
     const values = train.flatMap((t) => [t.data.a as number, t.data.b as number, t.data.c as number]);
     expect(Math.min(...values)).toBe(10);
     expect(Math.max(...values)).toBe(99);
-    for (const t of train) expect(t.answer).toBe(String((t.data.a as number) + (t.data.b as number) + (t.data.c as number)));
+    for (const t of train)
+      expect(t.answer).toBe(String((t.data.a as number) + (t.data.b as number) + (t.data.c as number)));
   });
 
   it('the stream is deterministic for a seed; skip(n) then take equals take(n) then take', () => {

@@ -55,8 +55,13 @@ export function isCalcHeldOut(a: number, b: number, c: number): boolean {
 
 /** The task for (a, b, c). */
 export function calcTask(a: number, b: number, c: number): EnvTask {
-  for (const [name, v] of [['a', a], ['b', b], ['c', c]] as const) {
-    if (!Number.isInteger(v) || v < CALC_LO || v > CALC_HI) throw new Error(`calcTask: ${name} = ${v}; expected an integer in ${CALC_LO}..${CALC_HI}`);
+  for (const [name, v] of [
+    ['a', a],
+    ['b', b],
+    ['c', c],
+  ] as const) {
+    if (!Number.isInteger(v) || v < CALC_LO || v > CALC_HI)
+      throw new Error(`calcTask: ${name} = ${v}; expected an integer in ${CALC_LO}..${CALC_HI}`);
   }
   const data: CalcTaskData = { a, b, c };
   return { id: `calc/${a}/${b}/${c}`, prompt: `${a}+${b}+${c}=`, answer: String(a + b + c), data };
@@ -65,8 +70,13 @@ export function calcTask(a: number, b: number, c: number): EnvTask {
 /** The operands of a calc task; throws naming the field when the payload is not one. */
 export function calcData(task: EnvTask): CalcTaskData {
   const { a, b, c } = task.data as Partial<CalcTaskData>;
-  for (const [name, v] of [['a', a], ['b', b], ['c', c]] as const) {
-    if (typeof v !== 'number' || !Number.isInteger(v)) throw new Error(`calc task ${task.id}: data.${name} = ${JSON.stringify(v)}; expected an integer`);
+  for (const [name, v] of [
+    ['a', a],
+    ['b', b],
+    ['c', c],
+  ] as const) {
+    if (typeof v !== 'number' || !Number.isInteger(v))
+      throw new Error(`calc task ${task.id}: data.${name} = ${JSON.stringify(v)}; expected an integer`);
   }
   return { a: a!, b: b!, c: c! };
 }
@@ -99,7 +109,8 @@ function heldOutProblems(): [number, number, number][] {
   if (!heldOutList) {
     const list: [number, number, number][] = [];
     for (let a = CALC_LO; a <= CALC_HI; a++) {
-      for (let b = CALC_LO; b <= CALC_HI; b++) for (let c = CALC_LO; c <= CALC_HI; c++) if (isCalcHeldOut(a, b, c)) list.push([a, b, c]);
+      for (let b = CALC_LO; b <= CALC_HI; b++)
+        for (let c = CALC_LO; c <= CALC_HI; c++) if (isCalcHeldOut(a, b, c)) list.push([a, b, c]);
     }
     const rand = mulberry32(HELD_OUT_ORDER_SEED);
     for (let i = list.length - 1; i > 0; i--) {
@@ -152,18 +163,28 @@ export class CalcEnvironment implements Environment {
   }
 
   step(action: EnvAction): EnvStep {
-    if (this.done) throw new Error(`calc: step after the episode ended (task ${this.task.id}, turn ${this.turns + 1}); the rollout stops at status done`);
+    if (this.done)
+      throw new Error(
+        `calc: step after the episode ended (task ${this.task.id}, turn ${this.turns + 1}); the rollout stops at status done`,
+      );
     this.turns++;
     const text = action.text;
     const boxed = BOXED.exec(text);
     if (boxed) {
       this.done = true;
       const correct = boxed[1] === this.answer;
-      return { observation: new Int32Array(0), status: 'done', reward: correct ? 1 : 0, detail: `${text}: ${correct ? 'correct' : `incorrect (answer ${this.answer})`}` };
+      return {
+        observation: new Int32Array(0),
+        status: 'done',
+        reward: correct ? 1 : 0,
+        detail: `${text}: ${correct ? 'correct' : `incorrect (answer ${this.answer})`}`,
+      };
     }
     if (text.startsWith('calc(')) {
       const closed = text.endsWith(')');
-      const r = closed ? evaluateCalc(text.slice(5, -1)) : ({ ok: false, why: 'unclosed: expected calc(X+Y)' } as const);
+      const r = closed
+        ? evaluateCalc(text.slice(5, -1))
+        : ({ ok: false, why: 'unclosed: expected calc(X+Y)' } as const);
       if (!r.ok) return { observation: tok.encode('=?'), status: 'running', detail: `${text}: malformed, ${r.why}` };
       this.results.push(r.result);
       return { observation: tok.encode(`=${r.result}`), status: 'running', detail: `${text} = ${r.result}` };

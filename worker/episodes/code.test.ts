@@ -1,7 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { codeTokenizer } from '../data/tokenizer';
 import { GraderUnavailable, cachedGrader, type CodeGrader, type CodeRewardResult } from '../rewards/code-grader';
-import { CODE_INPUTS, CODE_STEPS, CodeEnvironment, NO_COMPANION, codeExpression, codeHash, codeHeldOut, codeKind, codeSolution, codeTask, codeTrainTasks, codeValue, type CodeStep } from './code';
+import {
+  CODE_INPUTS,
+  CODE_STEPS,
+  CodeEnvironment,
+  NO_COMPANION,
+  codeExpression,
+  codeHash,
+  codeHeldOut,
+  codeKind,
+  codeSolution,
+  codeTask,
+  codeTrainTasks,
+  codeValue,
+  type CodeStep,
+} from './code';
 import { resolveKind } from './kinds';
 import { MemoryJournal } from './journal';
 import type { EpisodeSampler } from './rollout';
@@ -80,7 +94,11 @@ describe('code tasks', () => {
     const t = codeTask([add(3), mul(5)]);
     expect(t.id).toBe('code/add3,mul5');
     expect(t.prompt).toBe('add 3, mul 5:');
-    expect((t.data as { cases: unknown }).cases).toEqual([{ stdin: '-3\n', stdout: '0\n' }, { stdin: '2\n', stdout: '25\n' }, { stdin: '11\n', stdout: '70\n' }]);
+    expect((t.data as { cases: unknown }).cases).toEqual([
+      { stdin: '-3\n', stdout: '0\n' },
+      { stdin: '2\n', stdout: '25\n' },
+      { stdin: '11\n', stdout: '70\n' },
+    ]);
     expect(() => codeTask([])).toThrow(/one or two of add 1/);
     expect(() => codeTask([mul(1)])).toThrow(/expected one or two/);
   });
@@ -92,8 +110,16 @@ describe('code tasks', () => {
     const heldIds = new Set(held.map((t) => t.id));
     const train = codeTrainTasks(7).take(2000);
     expect(train.some((t) => heldIds.has(t.id))).toBe(false);
-    expect(codeTrainTasks(7).take(50).map((t) => t.id)).toEqual(train.slice(0, 50).map((t) => t.id));
-    expect(codeTrainTasks(8).take(50).map((t) => t.id)).not.toEqual(train.slice(0, 50).map((t) => t.id));
+    expect(
+      codeTrainTasks(7)
+        .take(50)
+        .map((t) => t.id),
+    ).toEqual(train.slice(0, 50).map((t) => t.id));
+    expect(
+      codeTrainTasks(8)
+        .take(50)
+        .map((t) => t.id),
+    ).not.toEqual(train.slice(0, 50).map((t) => t.id));
     const stream = codeTrainTasks(7);
     stream.skip(10);
     expect(stream.take(1)[0].id).toBe(train[10].id);
@@ -117,7 +143,13 @@ describe('code tasks', () => {
 const result = (reward: number, passed: boolean[]): CodeRewardResult => ({
   reward,
   program: 'print(1)',
-  cases: passed.map((p) => ({ verdict: 'COMPLETED', passed: p, stdout: p ? 'ok\n' : 'no\n', stderr: '', detail: p ? 'output matches' : 'output differs' })),
+  cases: passed.map((p) => ({
+    verdict: 'COMPLETED',
+    passed: p,
+    stdout: p ? 'ok\n' : 'no\n',
+    stderr: '',
+    detail: p ? 'output matches' : 'output differs',
+  })),
 });
 
 describe('CodeEnvironment', () => {
@@ -147,7 +179,11 @@ describe('CodeEnvironment', () => {
     const down = codeKind(async () => {
       throw new GraderUnavailable('no companion answers at http://127.0.0.1:9');
     }).create(task);
-    expect(await down.step(action)).toMatchObject({ status: 'error', failure: 'sandbox_error', detail: 'no companion answers at http://127.0.0.1:9' });
+    expect(await down.step(action)).toMatchObject({
+      status: 'error',
+      failure: 'sandbox_error',
+      detail: 'no companion answers at http://127.0.0.1:9',
+    });
     const bug = codeKind(async () => {
       throw new TypeError('boom');
     }).create(task);
@@ -182,14 +218,32 @@ describe('cachedGrader', () => {
 
 describe('code episodes through the rollout', () => {
   /** A fake policy for unit tests: every row answers the same completion's ids, then EOS. */
-  const answering = (text: string): EpisodeSampler => async (prompts, o) =>
-    prompts.map((p) => {
-      const ids = [...codeTokenizer().encode(text).slice(0, o.maxNew - 1), codeTokenizer().eos];
-      return { promptIds: Int32Array.from(p), sampledIds: Int32Array.from(ids), behaviorLogProbs: new Float64Array(ids.length).fill(-0.5), rawLogProbs: new Float64Array(ids.length).fill(-0.5), finishReason: 'stop' as const };
-    });
+  const answering =
+    (text: string): EpisodeSampler =>
+    async (prompts, o) =>
+      prompts.map((p) => {
+        const ids = [
+          ...codeTokenizer()
+            .encode(text)
+            .slice(0, o.maxNew - 1),
+          codeTokenizer().eos,
+        ];
+        return {
+          promptIds: Int32Array.from(p),
+          sampledIds: Int32Array.from(ids),
+          behaviorLogProbs: new Float64Array(ids.length).fill(-0.5),
+          rawLogProbs: new Float64Array(ids.length).fill(-0.5),
+          finishReason: 'stop' as const,
+        };
+      });
   const task = codeTask([add(3), mul(5)]);
   const options = (kind: ReturnType<typeof codeKind>, journal?: MemoryJournal) => ({
-    kind, tok: codeTokenizer(), maxContext: 64, sampling: { temperature: 1 }, seed: 1, policyVersion: 0,
+    kind,
+    tok: codeTokenizer(),
+    maxContext: 64,
+    sampling: { temperature: 1 },
+    seed: 1,
+    policyVersion: 0,
     ...(journal ? { journal: { journal, cohort: { runId: 'r', step: 1, policyVersion: 0, samplerSeed: 1 } } } : {}),
   });
 
@@ -211,7 +265,11 @@ describe('code episodes through the rollout', () => {
     const eps = await collectEpisodes(answering('```\nprint(1)\n```'), [task], 2, options(kind));
     for (const e of eps) {
       expect(e.episode).toMatchObject({ status: 'error', termination: 'sandbox_error', reward: null });
-      expect(sessionOf(e.episode, e.group, e.task.id)).toMatchObject({ status: 'failed', termination: 'sandbox_error', reward: null });
+      expect(sessionOf(e.episode, e.group, e.task.id)).toMatchObject({
+        status: 'failed',
+        termination: 'sandbox_error',
+        reward: null,
+      });
     }
   });
 });

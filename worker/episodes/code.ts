@@ -39,7 +39,8 @@ export type CodeTaskData = {
 export const CODE_INPUTS: readonly number[] = [-3, 2, 11];
 export const CODE_HELD_OUT_MODULUS = 10;
 /** Why a code episode failed when no grader is connected: what the person must do. */
-export const NO_COMPANION = 'code rewards run in the companion: start one with `npx dewpoint companion` and open the link it prints (or paste it in System)';
+export const NO_COMPANION =
+  'code rewards run in the companion: start one with `npx dewpoint companion` and open the link it prints (or paste it in System)';
 
 const tok = codeTokenizer();
 
@@ -80,11 +81,13 @@ export function codeExpression(steps: readonly CodeStep[]): string {
 /** f(x) of the steps, exactly (bigint: no rounding at any size). */
 export function codeValue(steps: readonly CodeStep[], x: number): bigint {
   let v = BigInt(x);
-  for (const s of steps) v = s.op === 'add' ? v + BigInt(s.n) : s.op === 'sub' ? v - BigInt(s.n) : s.op === 'mul' ? v * BigInt(s.n) : v * v;
+  for (const s of steps)
+    v = s.op === 'add' ? v + BigInt(s.n) : s.op === 'sub' ? v - BigInt(s.n) : s.op === 'mul' ? v * BigInt(s.n) : v * v;
   return v;
 }
 
-const stepLine = (s: CodeStep) => (s.op === 'sq' ? 'x=x*x' : `x=x${s.op === 'add' ? '+' : s.op === 'sub' ? '-' : '*'}${s.n}`);
+const stepLine = (s: CodeStep) =>
+  s.op === 'sq' ? 'x=x*x' : `x=x${s.op === 'add' ? '+' : s.op === 'sub' ? '-' : '*'}${s.n}`;
 
 /** The expert's completion: a fenced program reading x, applying each step, printing x. */
 export function codeSolution(steps: readonly CodeStep[]): string {
@@ -101,15 +104,29 @@ export function codeHash(steps: readonly CodeStep[]): number {
 }
 
 export function codeTask(steps: readonly CodeStep[]): EnvTask {
-  if (steps.length < 1 || steps.length > 2 || steps.some((s) => stepIndex(s) < 0)) throw new Error(`codeTask: steps = ${JSON.stringify(steps)}; expected one or two of ${CODE_STEPS.map(stepText).join(', ')}`);
-  const data: CodeTaskData = { steps: [...steps], cases: CODE_INPUTS.map((x) => ({ stdin: `${x}\n`, stdout: `${codeValue(steps, x)}\n` })) };
-  return { id: `code/${steps.map(stepText).join(',').replace(/ /g, '')}`, prompt: codePrompt(steps), answer: codeExpression(steps), data };
+  if (steps.length < 1 || steps.length > 2 || steps.some((s) => stepIndex(s) < 0))
+    throw new Error(
+      `codeTask: steps = ${JSON.stringify(steps)}; expected one or two of ${CODE_STEPS.map(stepText).join(', ')}`,
+    );
+  const data: CodeTaskData = {
+    steps: [...steps],
+    cases: CODE_INPUTS.map((x) => ({ stdin: `${x}\n`, stdout: `${codeValue(steps, x)}\n` })),
+  };
+  return {
+    id: `code/${steps.map(stepText).join(',').replace(/ /g, '')}`,
+    prompt: codePrompt(steps),
+    answer: codeExpression(steps),
+    data,
+  };
 }
 
 /** The test cases of a code task; throws when its payload is not one. */
 export function codeCases(task: EnvTask): CodeTaskData['cases'] {
   const cases = (task.data as Partial<CodeTaskData>).cases;
-  if (!Array.isArray(cases) || cases.length === 0) throw new Error(`code task ${task.id}: data.cases = ${JSON.stringify(cases)}; expected a non-empty list of {stdin, stdout}`);
+  if (!Array.isArray(cases) || cases.length === 0)
+    throw new Error(
+      `code task ${task.id}: data.cases = ${JSON.stringify(cases)}; expected a non-empty list of {stdin, stdout}`,
+    );
   return cases;
 }
 
@@ -129,7 +146,11 @@ function theSplit() {
 }
 
 /** Training tasks from `seed`: uniform over the training split. Same seed, same tasks; `skip` draws and discards. */
-export function codeTrainTasks(seed: number): { take(n: number): EnvTask[]; readonly position: number; skip(n: number): void } {
+export function codeTrainTasks(seed: number): {
+  take(n: number): EnvTask[];
+  readonly position: number;
+  skip(n: number): void;
+} {
   const rand = mulberry32(seed);
   const { train } = theSplit();
   return taskStream(() => codeTask(train[Math.floor(rand() * train.length)]));
@@ -144,7 +165,10 @@ export function codeHeldOut(n: number): EnvTask[] {
 export class CodeEnvironment implements Environment {
   private done = false;
 
-  constructor(readonly task: EnvTask, private readonly grader: CodeGrader | null) {}
+  constructor(
+    readonly task: EnvTask,
+    private readonly grader: CodeGrader | null,
+  ) {}
 
   reset(): Int32Array {
     return Int32Array.from([tok.bos, ...tok.encode(this.task.prompt)]);
@@ -161,7 +185,8 @@ export class CodeEnvironment implements Environment {
       const detail = r.program === null ? 'no code block' : `${passed} of ${r.cases.length} cases pass`;
       return { observation: none, status: 'done', reward: r.reward, detail, cases: r.cases };
     } catch (e) {
-      if (e instanceof GraderUnavailable) return { observation: none, status: 'error', failure: 'sandbox_error', detail: e.message };
+      if (e instanceof GraderUnavailable)
+        return { observation: none, status: 'error', failure: 'sandbox_error', detail: e.message };
       throw e;
     }
   }

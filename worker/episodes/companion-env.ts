@@ -35,15 +35,23 @@ export class CompanionEnvironment implements Environment {
   /** Aborted at close: a request still waiting (the rollout gave up on it) ends its session on the companion. */
   private readonly abort = new AbortController();
 
-  constructor(readonly task: EnvTask, private readonly o: CompanionEnvOptions) {}
+  constructor(
+    readonly task: EnvTask,
+    private readonly o: CompanionEnvOptions,
+  ) {}
 
   async reset(): Promise<Int32Array> {
-    if (this.opening) throw new Error(`companion environment (task ${this.task.id}): reset called twice; the rollout resets once`);
+    if (this.opening)
+      throw new Error(`companion environment (task ${this.task.id}): reset called twice; the rollout resets once`);
     this.opening = this.o.client.openSession(this.o.program).then((s) => s.id);
     const id = await this.opening;
     if (this.closed) throw new Error('the episode was closed while its session opened');
     const { id: taskId, prompt, answer, data } = this.task;
-    const r = await this.o.client.resetSession(id, { task: { id: taskId, prompt, answer, data: { ...data } }, tokenizer: this.o.tok.describe() }, this.abort.signal);
+    const r = await this.o.client.resetSession(
+      id,
+      { task: { id: taskId, prompt, answer, data: { ...data } }, tokenizer: this.o.tok.describe() },
+      this.abort.signal,
+    );
     if (r.status === 'error') throw new Error(`the environment could not start task ${this.task.id}: ${r.detail}`);
     return Int32Array.from(r.context);
   }
@@ -52,9 +60,18 @@ export class CompanionEnvironment implements Environment {
     if (!this.opening) throw new Error(`companion environment (task ${this.task.id}): step before reset`);
     try {
       const id = await this.opening;
-      return await this.o.client.stepSession(id, { action: { ids: Array.from(action.ids), text: action.text, terminated: action.terminated } }, this.abort.signal);
+      return await this.o.client.stepSession(
+        id,
+        { action: { ids: Array.from(action.ids), text: action.text, terminated: action.terminated } },
+        this.abort.signal,
+      );
     } catch (e) {
-      return { observation: new Int32Array(0), status: 'error', failure: 'sandbox_error', detail: `the companion did not run the step: ${(e as Error).message}` };
+      return {
+        observation: new Int32Array(0),
+        status: 'error',
+        failure: 'sandbox_error',
+        detail: `the companion did not run the step: ${(e as Error).message}`,
+      };
     }
   }
 

@@ -65,17 +65,31 @@ export interface Environment {
  */
 type TurnState<K extends string> = { task: string; turns: number; done: boolean } & Record<K, number[]>;
 
-export function writeTurnState<K extends string>(key: K, s: { task: string; turns: number; values: readonly number[]; done: boolean }): string {
+export function writeTurnState<K extends string>(
+  key: K,
+  s: { task: string; turns: number; values: readonly number[]; done: boolean },
+): string {
   return JSON.stringify({ task: s.task, turns: s.turns, [key]: [...s.values], done: s.done });
 }
 
-export function readTurnState<K extends string>(env: string, key: K, state: string, taskId: string): { turns: number; values: number[]; done: boolean } {
+export function readTurnState<K extends string>(
+  env: string,
+  key: K,
+  state: string,
+  taskId: string,
+): { turns: number; values: number[]; done: boolean } {
   const s = JSON.parse(state) as Partial<TurnState<K>>;
   const values = s[key] as unknown;
-  if (s.task !== taskId) throw new Error(`${env} setState: the snapshot is of task ${JSON.stringify(s.task)}, this environment's is ${taskId}`);
-  if (!Number.isInteger(s.turns) || s.turns! < 0) throw new Error(`${env} setState: turns = ${JSON.stringify(s.turns)}; expected a non-negative integer`);
-  if (!Array.isArray(values) || !values.every((r) => Number.isInteger(r))) throw new Error(`${env} setState: ${key} = ${JSON.stringify(values)}; expected a list of integers`);
-  if (typeof s.done !== 'boolean') throw new Error(`${env} setState: done = ${JSON.stringify(s.done)}; expected a boolean`);
+  if (s.task !== taskId)
+    throw new Error(
+      `${env} setState: the snapshot is of task ${JSON.stringify(s.task)}, this environment's is ${taskId}`,
+    );
+  if (!Number.isInteger(s.turns) || s.turns! < 0)
+    throw new Error(`${env} setState: turns = ${JSON.stringify(s.turns)}; expected a non-negative integer`);
+  if (!Array.isArray(values) || !values.every((r) => Number.isInteger(r)))
+    throw new Error(`${env} setState: ${key} = ${JSON.stringify(values)}; expected a list of integers`);
+  if (typeof s.done !== 'boolean')
+    throw new Error(`${env} setState: done = ${JSON.stringify(s.done)}; expected a boolean`);
   return { turns: s.turns!, values: [...(values as number[])], done: s.done };
 }
 

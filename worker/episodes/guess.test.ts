@@ -6,7 +6,12 @@ import { GUESS, GUESS_MAX, guessHeldOut, guessTask, guessTrainTasks } from './gu
 const tok = toolTokenizer();
 const act = (text: string): EnvAction => ({ ids: tok.encode(text), text, terminated: true });
 const ids = (s: string) => Array.from(tok.encode(s));
-const seen = (r: EnvStep) => ({ observation: Array.from(r.observation), status: r.status, reward: r.reward, detail: r.detail });
+const seen = (r: EnvStep) => ({
+  observation: Array.from(r.observation),
+  status: r.status,
+  reward: r.reward,
+  detail: r.detail,
+});
 
 async function drive(env: Environment, actions: string[]): Promise<EnvStep[]> {
   await env.reset();
@@ -30,8 +35,18 @@ describe('guess environment', () => {
 
   it('a guess above the secret answers <, below answers >, running; the secret ends it with reward 1', async () => {
     const r = await drive(GUESS.create(task), ['32', '16', '99', '0', '020']);
-    expect(seen(r[0])).toEqual({ observation: ids('<'), status: 'running', reward: undefined, detail: '32: the secret is lower' });
-    expect(seen(r[1])).toEqual({ observation: ids('>'), status: 'running', reward: undefined, detail: '16: the secret is higher' });
+    expect(seen(r[0])).toEqual({
+      observation: ids('<'),
+      status: 'running',
+      reward: undefined,
+      detail: '32: the secret is lower',
+    });
+    expect(seen(r[1])).toEqual({
+      observation: ids('>'),
+      status: 'running',
+      reward: undefined,
+      detail: '16: the secret is higher',
+    });
     expect(seen(r[2])).toMatchObject({ observation: ids('<'), status: 'running' });
     expect(seen(r[3])).toMatchObject({ observation: ids('>'), status: 'running' });
     expect(seen(r[4])).toEqual({ observation: [], status: 'done', reward: 1, detail: '020: correct' });
@@ -39,7 +54,13 @@ describe('guess environment', () => {
 
   it('anything but an integer answers ?, running, invalid action', async () => {
     const r = await drive(GUESS.create(task), ['', '-3', '2a', '<', '\\boxed{20}', 'calc(1+2)']);
-    for (const step of r) expect(seen(step)).toEqual({ observation: ids('?'), status: 'running', reward: undefined, detail: 'invalid action' });
+    for (const step of r)
+      expect(seen(step)).toEqual({
+        observation: ids('?'),
+        status: 'running',
+        reward: undefined,
+        detail: 'invalid action',
+      });
   });
 
   it('refuses a step after the episode ended', async () => {
@@ -63,7 +84,9 @@ describe('guess environment', () => {
     }
     expect(JSON.parse(b.getState!())).toMatchObject({ turns: 6, guesses: [32, 16, 24, 20], done: true });
     expect(() => GUESS.create(guessTask(3)).setState!(state)).toThrow(/snapshot is of task "guess\/20"/);
-    expect(() => GUESS.create(task).setState!('{"task":"guess/20","turns":1,"guesses":["7"],"done":false}')).toThrow(/guesses = \["7"\]/);
+    expect(() => GUESS.create(task).setState!('{"task":"guess/20","turns":1,"guesses":["7"],"done":false}')).toThrow(
+      /guesses = \["7"\]/,
+    );
   });
 
   it('verify: 1 only when the transcript ends with an action that is the secret', () => {

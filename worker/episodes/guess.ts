@@ -32,7 +32,8 @@ export const GUESS_PROMPT = `1-${GUESS_MAX}?`;
 const tok = toolTokenizer();
 
 export function guessTask(secret: number): EnvTask {
-  if (!Number.isInteger(secret) || secret < 1 || secret > GUESS_MAX) throw new Error(`guessTask: secret = ${secret}; expected an integer in 1..${GUESS_MAX}`);
+  if (!Number.isInteger(secret) || secret < 1 || secret > GUESS_MAX)
+    throw new Error(`guessTask: secret = ${secret}; expected an integer in 1..${GUESS_MAX}`);
   const data: GuessTaskData = { secret };
   return { id: `guess/${secret}`, prompt: GUESS_PROMPT, answer: String(secret), data };
 }
@@ -40,12 +41,17 @@ export function guessTask(secret: number): EnvTask {
 /** The secret of a guess task; throws when the payload is not one. */
 export function guessSecret(task: EnvTask): number {
   const s = (task.data as Partial<GuessTaskData>).secret;
-  if (typeof s !== 'number' || !Number.isInteger(s)) throw new Error(`guess task ${task.id}: data.secret = ${JSON.stringify(s)}; expected an integer`);
+  if (typeof s !== 'number' || !Number.isInteger(s))
+    throw new Error(`guess task ${task.id}: data.secret = ${JSON.stringify(s)}; expected an integer`);
   return s;
 }
 
 /** Training tasks from `seed`: secrets uniform in 1..63. Same seed, same tasks; `skip` draws and discards. */
-export function guessTrainTasks(seed: number): { take(n: number): EnvTask[]; readonly position: number; skip(n: number): void } {
+export function guessTrainTasks(seed: number): {
+  take(n: number): EnvTask[];
+  readonly position: number;
+  skip(n: number): void;
+} {
   const rand = mulberry32(seed);
   return taskStream(() => guessTask(1 + Math.floor(rand() * GUESS_MAX)));
 }
@@ -71,7 +77,10 @@ export class GuessEnvironment implements Environment {
   }
 
   step(action: EnvAction): EnvStep {
-    if (this.done) throw new Error(`guess: step after the episode ended (task ${this.task.id}, turn ${this.turns + 1}); the rollout stops at status done`);
+    if (this.done)
+      throw new Error(
+        `guess: step after the episode ended (task ${this.task.id}, turn ${this.turns + 1}); the rollout stops at status done`,
+      );
     this.turns++;
     const text = action.text;
     if (!/^\d+$/.test(text)) return { observation: tok.encode('?'), status: 'running', detail: 'invalid action' };
@@ -82,7 +91,11 @@ export class GuessEnvironment implements Environment {
       return { observation: new Int32Array(0), status: 'done', reward: 1, detail: `${text}: correct` };
     }
     const lower = this.secret < g;
-    return { observation: tok.encode(lower ? '<' : '>'), status: 'running', detail: `${text}: the secret is ${lower ? 'lower' : 'higher'}` };
+    return {
+      observation: tok.encode(lower ? '<' : '>'),
+      status: 'running',
+      detail: `${text}: the secret is ${lower ? 'lower' : 'higher'}`,
+    };
   }
 
   getState(): string {

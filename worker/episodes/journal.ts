@@ -148,7 +148,8 @@ export interface EpisodeJournal {
   deleteRun(runId: string): Promise<void>;
 }
 
-const keyOf = (r: Pick<RecordKey, 'runId' | 'step' | 'episode' | 'turn'>) => `${r.runId}\u0000${r.step}\u0000${r.episode}\u0000${r.turn}`;
+const keyOf = (r: Pick<RecordKey, 'runId' | 'step' | 'episode' | 'turn'>) =>
+  `${r.runId}\u0000${r.step}\u0000${r.episode}\u0000${r.turn}`;
 
 export function byEpisodeTurn(a: JournalRecord, b: JournalRecord): number {
   return a.episode - b.episode || a.turn - b.turn;
@@ -160,21 +161,27 @@ export class MemoryJournal implements EpisodeJournal {
   private readonly records = new Map<string, JournalRecord>();
 
   async load(runId: string, step: number) {
-    return [...this.records.values()].filter((r) => r.runId === runId && r.step === step).sort(byEpisodeTurn).map((r) => structuredClone(r));
+    return [...this.records.values()]
+      .filter((r) => r.runId === runId && r.step === step)
+      .sort(byEpisodeTurn)
+      .map((r) => structuredClone(r));
   }
 
   async commit(records: readonly JournalRecord[]) {
     const seen = new Set<string>();
     for (const r of records) {
       const k = keyOf(r);
-      if (this.records.has(k) || seen.has(k)) throw new JournalConflict(`journal: ${describeRecord(r)} of run '${r.runId}' is already committed`);
+      if (this.records.has(k) || seen.has(k))
+        throw new JournalConflict(`journal: ${describeRecord(r)} of run '${r.runId}' is already committed`);
       seen.add(k);
     }
     for (const r of records) this.records.set(keyOf(r), structuredClone(r));
   }
 
   async steps(runId: string) {
-    return [...new Set([...this.records.values()].filter((r) => r.runId === runId).map((r) => r.step))].sort((a, b) => a - b);
+    return [...new Set([...this.records.values()].filter((r) => r.runId === runId).map((r) => r.step))].sort(
+      (a, b) => a - b,
+    );
   }
 
   async deleteRun(runId: string) {

@@ -12,7 +12,11 @@ import type { CodeGrader } from '../rewards/code-grader';
 
 export type EnvironmentName = 'calc' | 'guess' | 'code';
 
-export const ENVIRONMENTS: Readonly<Record<EnvironmentName, EnvironmentKind>> = { calc: CALC, guess: GUESS, code: CODE };
+export const ENVIRONMENTS: Readonly<Record<EnvironmentName, EnvironmentKind>> = {
+  calc: CALC,
+  guess: GUESS,
+  code: CODE,
+};
 
 /** What an environment kind may need from outside the worker's model: the code grader. */
 export interface KindServices {
@@ -21,7 +25,8 @@ export interface KindServices {
 
 /** The kind a name gives, with its services; throws naming the allowed names. */
 export function resolveKind(name: string, services: KindServices = {}): EnvironmentKind {
-  if (!Object.prototype.hasOwnProperty.call(ENVIRONMENTS, name)) throw new Error(`environment = ${JSON.stringify(name)}; expected one of ${Object.keys(ENVIRONMENTS).join(', ')}`);
+  if (!Object.prototype.hasOwnProperty.call(ENVIRONMENTS, name))
+    throw new Error(`environment = ${JSON.stringify(name)}; expected one of ${Object.keys(ENVIRONMENTS).join(', ')}`);
   if (name === 'code') return codeKind(services.codeGrader ?? null);
   return ENVIRONMENTS[name as EnvironmentName];
 }

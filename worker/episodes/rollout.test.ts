@@ -24,8 +24,10 @@ function fakeSampler(length = 2, noEos = false): EpisodeSampler & { calls: numbe
       const ids = Array.from({ length: Math.min(length, o.maxNew) }, (_, k) => 3 + ((seed >>> (3 * k)) % 10));
       if (!noEos && ids.length < o.maxNew) ids.push(EOS);
       return {
-        promptIds: Int32Array.from(p), sampledIds: Int32Array.from(ids),
-        behaviorLogProbs: Float64Array.from(ids, (_, k) => -0.1 * (k + 1)), rawLogProbs: Float64Array.from(ids, (_, k) => -0.2 * (k + 1)),
+        promptIds: Int32Array.from(p),
+        sampledIds: Int32Array.from(ids),
+        behaviorLogProbs: Float64Array.from(ids, (_, k) => -0.1 * (k + 1)),
+        rawLogProbs: Float64Array.from(ids, (_, k) => -0.2 * (k + 1)),
         finishReason: ids.at(-1) === EOS ? 'stop' : 'length',
       };
     });
@@ -37,9 +39,16 @@ function fakeSampler(length = 2, noEos = false): EpisodeSampler & { calls: numbe
 type Behaviour = (turn: number, task: EnvTask) => EnvStep | Promise<EnvStep>;
 
 /** A test environment that counts every step it executes, per (task, sample-agnostic) key, across instances. */
-function countingKind(behaviour: Behaviour, executions: Map<string, number>, over: Partial<EnvironmentKind> = {}): EnvironmentKind {
+function countingKind(
+  behaviour: Behaviour,
+  executions: Map<string, number>,
+  over: Partial<EnvironmentKind> = {},
+): EnvironmentKind {
   return {
-    name: 'test', title: 'test', maxTurns: 5, maxActionTokens: 4,
+    name: 'test',
+    title: 'test',
+    maxTurns: 5,
+    maxActionTokens: 4,
     trainTasks: () => ({ take: () => [], position: 0, skip: () => {} }),
     heldOut: () => [],
     verify: () => 0.5,
@@ -63,22 +72,44 @@ function countingKind(behaviour: Behaviour, executions: Map<string, number>, ove
 }
 
 const tasks: EnvTask[] = [0, 1].map((i) => ({ id: `t${i}`, prompt: `t${i}`, answer: '1', data: {} }));
-const obs = (ids: number[], status: EnvStep['status'] = 'running', reward?: number): EnvStep => ({ observation: Int32Array.from(ids), status, ...(reward !== undefined ? { reward } : {}) });
-const options = (kind: EnvironmentKind, extra: Partial<EpisodeRolloutOptions> = {}): EpisodeRolloutOptions => ({ kind, tok, maxContext: 64, sampling: { temperature: 1 }, seed: 7, policyVersion: 3, ...extra });
+const obs = (ids: number[], status: EnvStep['status'] = 'running', reward?: number): EnvStep => ({
+  observation: Int32Array.from(ids),
+  status,
+  ...(reward !== undefined ? { reward } : {}),
+});
+const options = (kind: EnvironmentKind, extra: Partial<EpisodeRolloutOptions> = {}): EpisodeRolloutOptions => ({
+  kind,
+  tok,
+  maxContext: 64,
+  sampling: { temperature: 1 },
+  seed: 7,
+  policyVersion: 3,
+  ...extra,
+});
 
 describe('collectEpisodes: terminations', () => {
-  it('env_done after three turns: completed, the environment\'s reward, contexts extend turn by turn', async () => {
+  it("env_done after three turns: completed, the environment's reward, contexts extend turn by turn", async () => {
     const ex = new Map<string, number>();
     const kind = countingKind((turn) => (turn < 3 ? obs([13, 14]) : obs([], 'done', 1)), ex);
     const eps = await collectEpisodes(fakeSampler(), tasks, 2, options(kind));
-    expect(eps.map((e) => [e.index, e.group, e.sample])).toEqual([[0, 't0', 0], [1, 't0', 1], [2, 't1', 0], [3, 't1', 1]]);
+    expect(eps.map((e) => [e.index, e.group, e.sample])).toEqual([
+      [0, 't0', 0],
+      [1, 't0', 1],
+      [2, 't1', 0],
+      [3, 't1', 1],
+    ]);
     for (const e of eps) {
       expect(e.episode.status).toBe('completed');
       expect(e.episode.termination).toBe('env_done');
       expect(e.episode.reward).toBe(1);
       expect(e.episode.transitions).toHaveLength(3);
       const [t1, t2] = e.episode.transitions;
-      expect(Array.from(t2.action.context)).toEqual([...Array.from(t1.action.context), ...Array.from(t1.action.tokens), 13, 14]);
+      expect(Array.from(t2.action.context)).toEqual([
+        ...Array.from(t1.action.context),
+        ...Array.from(t1.action.tokens),
+        13,
+        14,
+      ]);
       expect(t1.action.policyStep).toBe(3);
       expect(e.traces[1].parentTraceId).toBe(e.traces[0].traceId);
       expect(e.traces[1].promptDeltaIds).toEqual([13, 14]);
@@ -89,12 +120,21 @@ describe('collectEpisodes: terminations', () => {
     const ex = new Map<string, number>();
     const forever = countingKind(() => obs([13]), ex, { maxTurns: 2 });
     const a = await collectEpisodes(fakeSampler(), tasks.slice(0, 1), 1, options(forever));
-    expect([a[0].episode.status, a[0].episode.termination, a[0].episode.reward, a[0].episode.transitions.length]).toEqual(['truncated', 'max_turns', 0.5, 2]);
+    expect([
+      a[0].episode.status,
+      a[0].episode.termination,
+      a[0].episode.reward,
+      a[0].episode.transitions.length,
+    ]).toEqual(['truncated', 'max_turns', 0.5, 2]);
     const long = countingKind(() => obs(Array(20).fill(13)), ex, { maxTurns: 10 });
     const b = await collectEpisodes(fakeSampler(), tasks.slice(0, 1), 1, options(long, { maxContext: 40 }));
     expect([b[0].episode.status, b[0].episode.termination]).toEqual(['truncated', 'max_prompt_length']);
     const c = await collectEpisodes(fakeSampler(4, true), tasks.slice(0, 1), 1, options(forever));
-    expect([c[0].episode.status, c[0].episode.termination, c[0].episode.transitions.length]).toEqual(['truncated', 'max_response_length', 1]);
+    expect([c[0].episode.status, c[0].episode.termination, c[0].episode.transitions.length]).toEqual([
+      'truncated',
+      'max_response_length',
+      1,
+    ]);
     expect(ex.size).toBeGreaterThan(0);
   });
 
@@ -108,7 +148,11 @@ describe('collectEpisodes: terminations', () => {
       oversized: () => obs(Array(100).fill(13)),
     };
     for (const [name, fault] of Object.entries(faults)) {
-      const kind = countingKind((turn, task) => (task.id === 't0' && turn === 2 ? fault(turn, task) : turn < 3 ? obs([13]) : obs([], 'done', 1)), new Map());
+      const kind = countingKind(
+        (turn, task) =>
+          task.id === 't0' && turn === 2 ? fault(turn, task) : turn < 3 ? obs([13]) : obs([], 'done', 1),
+        new Map(),
+      );
       const eps = await collectEpisodes(fakeSampler(), tasks, 2, options(kind, { stepTimeoutMs: 50 }));
       const failed = eps.filter((e) => e.group === 't0');
       for (const e of failed) {
@@ -118,8 +162,16 @@ describe('collectEpisodes: terminations', () => {
         expect(e.groupAborted).toBe(true);
         expect(e.episode.transitions, `${name}: the partial episode is kept`).toHaveLength(2);
       }
-      expect(failed[0].episode.detail, name).toMatch({ throws: /boom/, hangs: /did not answer within 50 ms/, outside: /not an id of the vocabulary/, oversized: /at most 64/ }[name]!);
-      for (const e of eps.filter((x) => x.group === 't1')) expect([e.episode.status, e.groupAborted], name).toEqual(['completed', false]);
+      expect(failed[0].episode.detail, name).toMatch(
+        {
+          throws: /boom/,
+          hangs: /did not answer within 50 ms/,
+          outside: /not an id of the vocabulary/,
+          oversized: /at most 64/,
+        }[name]!,
+      );
+      for (const e of eps.filter((x) => x.group === 't1'))
+        expect([e.episode.status, e.groupAborted], name).toEqual(['completed', false]);
     }
   });
 
@@ -127,7 +179,13 @@ describe('collectEpisodes: terminations', () => {
     let rounds = 0;
     const kind = countingKind(() => obs([13]), new Map());
     const eps = await collectEpisodes(fakeSampler(), tasks, 1, options(kind, { shouldCancel: () => rounds++ >= 2 }));
-    for (const e of eps) expect([e.episode.status, e.episode.transitions.length, e.groupAborted, e.episode.reward]).toEqual(['cancelled', 2, true, null]);
+    for (const e of eps)
+      expect([e.episode.status, e.episode.transitions.length, e.groupAborted, e.episode.reward]).toEqual([
+        'cancelled',
+        2,
+        true,
+        null,
+      ]);
   });
 });
 
@@ -177,7 +235,14 @@ describe('collectEpisodes with a journal', () => {
       const journal = new MemoryJournal();
       const executions = new Map<string, number>();
       const kind = countingKind(behaviour, executions);
-      await expect(collectEpisodes(fakeSampler(), tasks, 2, options(kind, { journal: { journal: failingAfter(journal, crashAt), cohort } }))).rejects.toThrow('the tab closed');
+      await expect(
+        collectEpisodes(
+          fakeSampler(),
+          tasks,
+          2,
+          options(kind, { journal: { journal: failingAfter(journal, crashAt), cohort } }),
+        ),
+      ).rejects.toThrow('the tab closed');
       const committedTurns = (await journal.load('r', 4)).filter((r) => r.turn > 0).length;
       expect(committedTurns).toBe(4 * (crashAt - 1));
       const eps = await collectEpisodes(fakeSampler(), tasks, 2, options(kind, { journal: { journal, cohort } }));
@@ -203,9 +268,22 @@ describe('collectEpisodes with a journal', () => {
     const rec = journal.raw('r', 4, 1, 2)!;
     (rec as { sampleMs: number }).sampleMs += 1; // one field changed after the commit
     const executions = new Map<string, number>();
-    const eps = await collectEpisodes(fakeSampler(), tasks, 2, options(countingKind((turn) => (turn < 3 ? obs([13]) : obs([], 'done', 1)), executions), { journal: { journal, cohort } }));
+    const eps = await collectEpisodes(
+      fakeSampler(),
+      tasks,
+      2,
+      options(
+        countingKind((turn) => (turn < 3 ? obs([13]) : obs([], 'done', 1)), executions),
+        { journal: { journal, cohort } },
+      ),
+    );
     expect(executions.size).toBe(0);
-    expect([eps[1].corrupt, eps[1].episode.status, eps[1].episode.reward, eps[1].episode.transitions.length]).toEqual([true, 'error', null, 1]);
+    expect([eps[1].corrupt, eps[1].episode.status, eps[1].episode.reward, eps[1].episode.transitions.length]).toEqual([
+      true,
+      'error',
+      null,
+      1,
+    ]);
     expect(eps[1].episode.detail).toMatch(/step 4, episode 1, turn 2 failed its checksum/);
     expect(eps[0].groupAborted).toBe(true);
     expect([eps[2].corrupt, eps[2].groupAborted, eps[2].episode.status]).toEqual([false, false, 'completed']);
@@ -214,21 +292,47 @@ describe('collectEpisodes with a journal', () => {
   it('a first context with no room for an action ends the episode in its start record; the journal reads it back as ended, not running', async () => {
     const journal = new MemoryJournal();
     const kind = countingKind(() => obs([], 'done', 1), new Map());
-    const cramped = { ...kind, create: (task: EnvTask) => ({ ...kind.create(task), reset: () => Int32Array.from([tok.bos, ...Array(61).fill(3)]) }) };
+    const cramped = {
+      ...kind,
+      create: (task: EnvTask) => ({
+        ...kind.create(task),
+        reset: () => Int32Array.from([tok.bos, ...Array(61).fill(3)]),
+      }),
+    };
     const sampler = fakeSampler();
-    const eps = await collectEpisodes(sampler, tasks.slice(0, 1), 2, options(cramped, { journal: { journal, cohort } }));
+    const eps = await collectEpisodes(
+      sampler,
+      tasks.slice(0, 1),
+      2,
+      options(cramped, { journal: { journal, cohort } }),
+    );
     expect(sampler.calls).toBe(0);
-    expect(eps.map((e) => [e.episode.status, e.episode.termination, e.episode.transitions.length])).toEqual([['truncated', 'max_prompt_length', 0], ['truncated', 'max_prompt_length', 0]]);
+    expect(eps.map((e) => [e.episode.status, e.episode.termination, e.episode.transitions.length])).toEqual([
+      ['truncated', 'max_prompt_length', 0],
+      ['truncated', 'max_prompt_length', 0],
+    ]);
     const records = await journal.load('r', 4);
-    expect(records.map((r) => [r.kind, r.kind === 'start' ? r.ended?.termination : null])).toEqual([['start', 'max_prompt_length'], ['start', 'max_prompt_length']]);
+    expect(records.map((r) => [r.kind, r.kind === 'start' ? r.ended?.termination : null])).toEqual([
+      ['start', 'max_prompt_length'],
+      ['start', 'max_prompt_length'],
+    ]);
     const read = await readJournal(records, cramped, tok, 2);
-    expect(read.map((e) => [e.episode.status, e.episode.termination, e.episode.reward])).toEqual(eps.map((e) => [e.episode.status, e.episode.termination, e.episode.reward]));
+    expect(read.map((e) => [e.episode.status, e.episode.termination, e.episode.reward])).toEqual(
+      eps.map((e) => [e.episode.status, e.episode.termination, e.episode.reward]),
+    );
   });
 
   it('refuses a journal written by another cohort', async () => {
     const journal = new MemoryJournal();
     const kind = countingKind(() => obs([], 'done', 1), new Map());
     await collectEpisodes(fakeSampler(), tasks, 1, options(kind, { journal: { journal, cohort } }));
-    await expect(collectEpisodes(fakeSampler(), tasks, 1, options(kind, { journal: { journal, cohort: { ...cohort, policyVersion: 9 } } }))).rejects.toThrow(/written by cohort/);
+    await expect(
+      collectEpisodes(
+        fakeSampler(),
+        tasks,
+        1,
+        options(kind, { journal: { journal, cohort: { ...cohort, policyVersion: 9 } } }),
+      ),
+    ).rejects.toThrow(/written by cohort/);
   });
 });

@@ -91,7 +91,12 @@ async function withDeadline<T>(value: T | Promise<T>, ms: number, what: string):
   if (!(value instanceof Promise)) return value;
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    return await Promise.race([value, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      value,
+      new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms)),
+      ),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -99,11 +104,13 @@ async function withDeadline<T>(value: T | Promise<T>, ms: number, what: string):
 
 /** Why `ids` are not a valid observation, or null. */
 function idProblem(ids: ArrayLike<number> | undefined, V: number, max: number, what: string): string | null {
-  if (ids == null || typeof ids.length !== 'number') return `${what} is ${ids === null ? 'null' : typeof ids}; expected an array of ids`;
+  if (ids == null || typeof ids.length !== 'number')
+    return `${what} is ${ids === null ? 'null' : typeof ids}; expected an array of ids`;
   if (ids.length > max) return `${what} has ${ids.length} ids; at most ${max} are allowed per turn`;
   for (let k = 0; k < ids.length; k++) {
     const v = ids[k];
-    if (!Number.isInteger(v) || v < 0 || v >= V) return `${what}[${k}] = ${v}: not an id of the vocabulary (0..${V - 1})`;
+    if (!Number.isInteger(v) || v < 0 || v >= V)
+      return `${what}[${k}] = ${v}: not an id of the vocabulary (0..${V - 1})`;
   }
   return null;
 }
@@ -131,7 +138,12 @@ interface Slot {
 
 const ended = (s: Slot) => s.status !== 'running';
 
-function end(slot: Slot, status: Exclude<EpisodeStatus, 'running'>, termination: TerminationReason | undefined, detail: string): void {
+function end(
+  slot: Slot,
+  status: Exclude<EpisodeStatus, 'running'>,
+  termination: TerminationReason | undefined,
+  detail: string,
+): void {
   slot.status = status;
   if (termination) slot.termination = termination;
   slot.detail = detail;
@@ -142,23 +154,52 @@ function end(slot: Slot, status: Exclude<EpisodeStatus, 'running'>, termination:
  * (group-major). Throws only for broken invariants (a journal of another cohort, a sampler that
  * returns the wrong number of draws); environment faults end their episode.
  */
-export async function collectEpisodes(policy: Model | EpisodeSampler, tasks: readonly EnvTask[], samples: number, o: EpisodeRolloutOptions): Promise<CollectedEpisode[]> {
-  const sampler: EpisodeSampler = typeof policy === 'function' ? policy : (prompts, options) => generate(policy, prompts, options);
+export async function collectEpisodes(
+  policy: Model | EpisodeSampler,
+  tasks: readonly EnvTask[],
+  samples: number,
+  o: EpisodeRolloutOptions,
+): Promise<CollectedEpisode[]> {
+  const sampler: EpisodeSampler =
+    typeof policy === 'function' ? policy : (prompts, options) => generate(policy, prompts, options);
   const { kind, tok } = o;
   const V = tok.size;
   const maxObs = o.maxObservationTokens ?? 64;
   const deadline = o.stepTimeoutMs ?? 5000;
-  const sampling: SamplingSettings = { temperature: o.sampling.temperature ?? 1, ...(o.sampling.topK ? { topK: o.sampling.topK } : {}), ...(o.sampling.topP !== undefined && o.sampling.topP < 1 ? { topP: o.sampling.topP } : {}) };
+  const sampling: SamplingSettings = {
+    temperature: o.sampling.temperature ?? 1,
+    ...(o.sampling.topK ? { topK: o.sampling.topK } : {}),
+    ...(o.sampling.topP !== undefined && o.sampling.topP < 1 ? { topP: o.sampling.topP } : {}),
+  };
   const started = performance.now();
   const slots: Slot[] = tasks.flatMap((task, g) =>
     Array.from({ length: samples }, (_, s) => ({
-      index: g * samples + s, task, group: task.id, sample: s, env: null, context: [], initial: null,
-      transitions: [], traces: [], resumed: [], status: 'running' as EpisodeStatus, corrupt: false, ms: 0, texts: [],
+      index: g * samples + s,
+      task,
+      group: task.id,
+      sample: s,
+      env: null,
+      context: [],
+      initial: null,
+      transitions: [],
+      traces: [],
+      resumed: [],
+      status: 'running' as EpisodeStatus,
+      corrupt: false,
+      ms: 0,
+      texts: [],
     })),
   );
   const jr = o.journal;
   const cohort = jr ? cohortSignature(jr.cohort) : '';
-  const key = (slot: Slot, turn: number) => ({ runId: jr!.cohort.runId, step: jr!.cohort.step, episode: slot.index, turn, cohort, writer: o.writer ?? 'local' });
+  const key = (slot: Slot, turn: number) => ({
+    runId: jr!.cohort.runId,
+    step: jr!.cohort.step,
+    episode: slot.index,
+    turn,
+    cohort,
+    writer: o.writer ?? 'local',
+  });
   const commit = async (records: JournalRecord[]) => {
     if (jr && records.length) await jr.journal.commit(records);
   };
@@ -167,7 +208,10 @@ export async function collectEpisodes(policy: Model | EpisodeSampler, tasks: rea
     // Recovery: rebuild every journaled episode from its records.
     const journaled = jr ? await jr.journal.load(jr.cohort.runId, jr.cohort.step) : [];
     const foreign = journaled.find((r) => r.cohort !== cohort);
-    if (foreign) throw new Error(`journal: ${describeRecord(foreign)} was written by cohort '${foreign.cohort}', not '${cohort}': the run's journal does not belong to this collection`);
+    if (foreign)
+      throw new Error(
+        `journal: ${describeRecord(foreign)} was written by cohort '${foreign.cohort}', not '${cohort}': the run's journal does not belong to this collection`,
+      );
     const recordsOf = new Map<number, JournalRecord[]>();
     for (const r of journaled.sort(byEpisodeTurn)) recordsOf.set(r.episode, [...(recordsOf.get(r.episode) ?? []), r]);
     for (const slot of slots) {
@@ -195,14 +239,31 @@ export async function collectEpisodes(policy: Model | EpisodeSampler, tasks: rea
       // A first context that leaves no room for an action ends the episode here, in its start record.
       const hit = budgetHit(slot, kind, o, started);
       if (hit) end(slot, 'truncated', hit.termination, hit.detail);
-      const ending = hit ? { ended: { status: 'truncated' as const, termination: hit.termination, detail: hit.detail } } : {};
-      if (jr) starts.push(withChecksum<StartRecord>({ ...key(slot, 0), kind: 'start', turn: 0, task: slot.task, group: slot.group, sample: slot.sample, initial: slot.initial, ...stateOf(slot.env), ...ending, ms: slot.ms }));
+      const ending = hit
+        ? { ended: { status: 'truncated' as const, termination: hit.termination, detail: hit.detail } }
+        : {};
+      if (jr)
+        starts.push(
+          withChecksum<StartRecord>({
+            ...key(slot, 0),
+            kind: 'start',
+            turn: 0,
+            task: slot.task,
+            group: slot.group,
+            sample: slot.sample,
+            initial: slot.initial,
+            ...stateOf(slot.env),
+            ...ending,
+            ms: slot.ms,
+          }),
+        );
     }
     await commit(starts);
 
     for (let round = 1; slots.some((s) => !ended(s)); round++) {
       if (o.shouldCancel?.()) {
-        for (const s of slots.filter((x) => !ended(x))) end(s, 'cancelled', undefined, 'cancelled before turn ' + (s.transitions.length + 1));
+        for (const s of slots.filter((x) => !ended(x)))
+          end(s, 'cancelled', undefined, 'cancelled before turn ' + (s.transitions.length + 1));
         break;
       }
       // Budgets before the model call (an episode's last turn records the budget it hit, so this
@@ -214,11 +275,18 @@ export async function collectEpisodes(policy: Model | EpisodeSampler, tasks: rea
       const live = slots.filter((s) => !ended(s));
       if (live.length === 0) break;
       const t0 = performance.now();
-      const draws = await sampler(live.map((s) => s.context), {
-        ...o.sampling, maxNew: kind.maxActionTokens, eos: tok.eos, seed: o.seed,
-        rowSeeds: live.map((s) => turnSeed(o.seed, s.index, s.transitions.length + 1)),
-      });
-      if (draws.length !== live.length) throw new Error(`collectEpisodes: the sampler returned ${draws.length} actions for ${live.length} contexts`);
+      const draws = await sampler(
+        live.map((s) => s.context),
+        {
+          ...o.sampling,
+          maxNew: kind.maxActionTokens,
+          eos: tok.eos,
+          seed: o.seed,
+          rowSeeds: live.map((s) => turnSeed(o.seed, s.index, s.transitions.length + 1)),
+        },
+      );
+      if (draws.length !== live.length)
+        throw new Error(`collectEpisodes: the sampler returned ${draws.length} actions for ${live.length} contexts`);
       const sampleMs = performance.now() - t0;
       const records: JournalRecord[] = [];
       for (let i = 0; i < live.length; i++) {
@@ -232,7 +300,11 @@ export async function collectEpisodes(policy: Model | EpisodeSampler, tasks: rea
         let failure: string | null = null;
         if (terminated) {
           try {
-            answer = await withDeadline(slot.env!.step({ ids: actionIds, text, terminated }), deadline, `environment '${kind.name}' step`);
+            answer = await withDeadline(
+              slot.env!.step({ ids: actionIds, text, terminated }),
+              deadline,
+              `environment '${kind.name}' step`,
+            );
             failure = stepProblem(answer, V, maxObs, o.maxContext);
           } catch (e) {
             failure = `environment '${kind.name}' step ${slot.transitions.length + 1} failed: ${(e as Error).message}`;
@@ -241,36 +313,75 @@ export async function collectEpisodes(policy: Model | EpisodeSampler, tasks: rea
         const envMs = performance.now() - t1;
         slot.ms += sampleMs / live.length + envMs;
         const observation = observationOf(g, answer, failure, kind.maxActionTokens);
-        const record = applyTurn(slot, g, observation, sampling, o.policyVersion, sampleMs, envMs, text + tok.decode(observation.ids));
+        const record = applyTurn(
+          slot,
+          g,
+          observation,
+          sampling,
+          o.policyVersion,
+          sampleMs,
+          envMs,
+          text + tok.decode(observation.ids),
+        );
         // A budget this turn used up ends the episode in the same record, so the journal says how it ended.
         const hit = ended(slot) ? null : budgetHit(slot, kind, o, started);
         if (hit) {
           end(slot, 'truncated', hit.termination, hit.detail);
-          Object.assign(record.observation, { status: 'truncated', termination: hit.termination, detail: [record.observation.detail, hit.detail].filter(Boolean).join('; ') });
-          slot.transitions.at(-1)!.observation = { ...slot.transitions.at(-1)!.observation, status: 'truncated', termination: hit.termination, detail: record.observation.detail };
+          Object.assign(record.observation, {
+            status: 'truncated',
+            termination: hit.termination,
+            detail: [record.observation.detail, hit.detail].filter(Boolean).join('; '),
+          });
+          slot.transitions.at(-1)!.observation = {
+            ...slot.transitions.at(-1)!.observation,
+            status: 'truncated',
+            termination: hit.termination,
+            detail: record.observation.detail,
+          };
         }
-        if (jr) records.push(withChecksum<TurnRecord>({ ...key(slot, slot.transitions.length), kind: 'turn', ...record, ...stateOf(slot.env) }));
+        if (jr)
+          records.push(
+            withChecksum<TurnRecord>({
+              ...key(slot, slot.transitions.length),
+              kind: 'turn',
+              ...record,
+              ...stateOf(slot.env),
+            }),
+          );
       }
       await commit(records);
       o.onProgress?.(round, slots.filter(ended).length, slots.length);
     }
   } finally {
-    await Promise.all(slots.map(async (s) => {
-      try {
-        await s.env?.close?.();
-      } catch (e) {
-        console.error(`episode ${s.index}: environment close failed: ${(e as Error).message}`);
-      }
-    }));
+    await Promise.all(
+      slots.map(async (s) => {
+        try {
+          await s.env?.close?.();
+        } catch (e) {
+          console.error(`episode ${s.index}: environment close failed: ${(e as Error).message}`);
+        }
+      }),
+    );
   }
   return finish(slots, kind, samples);
 }
 
 /** The budget a running episode has used up before its next action, or null. */
-function budgetHit(s: Slot, kind: EnvironmentKind, o: EpisodeRolloutOptions, started: number): { termination: TerminationReason; detail: string } | null {
-  if (s.transitions.length >= kind.maxTurns) return { termination: 'max_turns', detail: `the environment was still running after ${kind.maxTurns} turns` };
-  if (s.context.length + kind.maxActionTokens > o.maxContext) return { termination: 'max_prompt_length', detail: `the context (${s.context.length} ids) leaves no room for an action of ${kind.maxActionTokens} in ${o.maxContext} positions` };
-  if (o.episodeTimeoutMs !== undefined && performance.now() - started > o.episodeTimeoutMs) return { termination: 'timeout', detail: `the episode ran past its ${o.episodeTimeoutMs} ms budget` };
+function budgetHit(
+  s: Slot,
+  kind: EnvironmentKind,
+  o: EpisodeRolloutOptions,
+  started: number,
+): { termination: TerminationReason; detail: string } | null {
+  if (s.transitions.length >= kind.maxTurns)
+    return { termination: 'max_turns', detail: `the environment was still running after ${kind.maxTurns} turns` };
+  if (s.context.length + kind.maxActionTokens > o.maxContext)
+    return {
+      termination: 'max_prompt_length',
+      detail: `the context (${s.context.length} ids) leaves no room for an action of ${kind.maxActionTokens} in ${o.maxContext} positions`,
+    };
+  if (o.episodeTimeoutMs !== undefined && performance.now() - started > o.episodeTimeoutMs)
+    return { termination: 'timeout', detail: `the episode ran past its ${o.episodeTimeoutMs} ms budget` };
   return null;
 }
 
@@ -281,52 +392,133 @@ function stateOf(env: Environment | null): { state?: string } {
 
 /** Why an environment's answer is invalid, or null. */
 function stepProblem(a: EnvStep, V: number, maxObs: number, maxContext: number): string | null {
-  if (a === null || typeof a !== 'object') return `the environment answered ${a === null ? 'null' : typeof a}; expected { observation, status }`;
-  if (a.status !== 'running' && a.status !== 'done' && a.status !== 'error') return `the environment's status is ${JSON.stringify(a.status)}; expected running, done or error`;
-  if (a.reward !== undefined && !Number.isFinite(a.reward)) return `the environment's reward is ${a.reward}; expected a finite number`;
-  return a.context !== undefined ? idProblem(a.context, V, maxContext, 'the new context') : idProblem(a.observation, V, maxObs, 'the observation');
+  if (a === null || typeof a !== 'object')
+    return `the environment answered ${a === null ? 'null' : typeof a}; expected { observation, status }`;
+  if (a.status !== 'running' && a.status !== 'done' && a.status !== 'error')
+    return `the environment's status is ${JSON.stringify(a.status)}; expected running, done or error`;
+  if (a.reward !== undefined && !Number.isFinite(a.reward))
+    return `the environment's reward is ${a.reward}; expected a finite number`;
+  return a.context !== undefined
+    ? idProblem(a.context, V, maxContext, 'the new context')
+    : idProblem(a.observation, V, maxObs, 'the observation');
 }
 
 type TurnObservation = TurnRecord['observation'];
 
 /** The observation a turn records: the environment's answer, or why the episode ended without one. */
-function observationOf(g: Generated, answer: EnvStep | null, failure: string | null, maxAction: number): TurnObservation {
-  if (g.finishReason === 'length') return { ids: [], status: 'truncated', termination: 'max_response_length', detail: `the action reached ${maxAction} ids without EOS` };
+function observationOf(
+  g: Generated,
+  answer: EnvStep | null,
+  failure: string | null,
+  maxAction: number,
+): TurnObservation {
+  if (g.finishReason === 'length')
+    return {
+      ids: [],
+      status: 'truncated',
+      termination: 'max_response_length',
+      detail: `the action reached ${maxAction} ids without EOS`,
+    };
   if (failure || !answer) return { ids: [], status: 'error', termination: 'env_error', detail: failure ?? 'no answer' };
   const detail = answer.detail ?? '';
-  if (answer.status === 'error') return { ids: [], status: 'error', termination: answer.failure ?? 'env_error', detail: `the environment reported an error${detail ? `: ${detail}` : ''}` };
-  const base = { ids: answer.context !== undefined ? [] : Array.from(answer.observation), ...(answer.context !== undefined ? { context: Array.from(answer.context) } : {}), detail };
-  if (answer.status === 'done') return { ...base, status: 'completed', termination: 'env_done', ...(answer.reward !== undefined ? { reward: answer.reward } : {}), ...(answer.cases ? { cases: answer.cases.map((c) => ({ ...c })) } : {}) };
+  if (answer.status === 'error')
+    return {
+      ids: [],
+      status: 'error',
+      termination: answer.failure ?? 'env_error',
+      detail: `the environment reported an error${detail ? `: ${detail}` : ''}`,
+    };
+  const base = {
+    ids: answer.context !== undefined ? [] : Array.from(answer.observation),
+    ...(answer.context !== undefined ? { context: Array.from(answer.context) } : {}),
+    detail,
+  };
+  if (answer.status === 'done')
+    return {
+      ...base,
+      status: 'completed',
+      termination: 'env_done',
+      ...(answer.reward !== undefined ? { reward: answer.reward } : {}),
+      ...(answer.cases ? { cases: answer.cases.map((c) => ({ ...c })) } : {}),
+    };
   return { ...base, status: 'running' };
 }
 
 /** Appends a turn to the slot; returns the journal fields of its record. */
-function applyTurn(slot: Slot, g: Generated, obs: TurnObservation, sampling: SamplingSettings, policyStep: number, sampleMs: number, envMs: number, text: string): Omit<TurnRecord, 'runId' | 'step' | 'episode' | 'turn' | 'cohort' | 'writer' | 'checksum' | 'kind' | 'state'> {
+function applyTurn(
+  slot: Slot,
+  g: Generated,
+  obs: TurnObservation,
+  sampling: SamplingSettings,
+  policyStep: number,
+  sampleMs: number,
+  envMs: number,
+  text: string,
+): Omit<TurnRecord, 'runId' | 'step' | 'episode' | 'turn' | 'cohort' | 'writer' | 'checksum' | 'kind' | 'state'> {
   const prev = slot.transitions.at(-1);
   const prevTrace = slot.traces.at(-1);
-  const parent = prev && prevTrace ? { traceId: prevTrace.traceId, promptIds: prev.action.context, completionIds: prev.action.tokens } : null;
+  const parent =
+    prev && prevTrace
+      ? { traceId: prevTrace.traceId, promptIds: prev.action.context, completionIds: prev.action.tokens }
+      : null;
   const trace = encodeTrace(`${slot.index}/${slot.transitions.length + 1}`, slot.context, g.sampledIds, parent);
   const next = obs.context ?? [...slot.context, ...g.sampledIds, ...obs.ids];
   slot.transitions.push({
-    action: { context: Int32Array.from(slot.context), tokens: g.sampledIds, rawLogProbs: g.rawLogProbs, behaviorLogProbs: g.behaviorLogProbs, terminated: g.finishReason === 'stop', policyStep, sampling },
-    observation: { context: Int32Array.from(next), status: obs.status, ...(obs.detail ? { detail: obs.detail } : {}), ...(obs.termination ? { termination: obs.termination } : {}), ...(obs.cases ? { cases: obs.cases } : {}) },
+    action: {
+      context: Int32Array.from(slot.context),
+      tokens: g.sampledIds,
+      rawLogProbs: g.rawLogProbs,
+      behaviorLogProbs: g.behaviorLogProbs,
+      terminated: g.finishReason === 'stop',
+      policyStep,
+      sampling,
+    },
+    observation: {
+      context: Int32Array.from(next),
+      status: obs.status,
+      ...(obs.detail ? { detail: obs.detail } : {}),
+      ...(obs.termination ? { termination: obs.termination } : {}),
+      ...(obs.cases ? { cases: obs.cases } : {}),
+    },
   });
   slot.traces.push(trace);
   slot.resumed.push(false);
   slot.texts.push(text);
   slot.context = next;
   if (obs.reward !== undefined) slot.envReward = obs.reward;
-  if (obs.status !== 'running') end(slot, obs.status as Exclude<EpisodeStatus, 'running'>, obs.termination, obs.detail ?? '');
+  if (obs.status !== 'running')
+    end(slot, obs.status as Exclude<EpisodeStatus, 'running'>, obs.termination, obs.detail ?? '');
   return {
     trace,
-    action: { rawLogProbs: Array.from(g.rawLogProbs), behaviorLogProbs: Array.from(g.behaviorLogProbs), terminated: g.finishReason === 'stop', policyStep, sampling },
-    observation: { ids: obs.ids, ...(obs.context ? { context: obs.context } : {}), status: obs.status, ...(obs.detail ? { detail: obs.detail } : {}), ...(obs.termination ? { termination: obs.termination } : {}), ...(obs.reward !== undefined ? { reward: obs.reward } : {}), ...(obs.cases ? { cases: obs.cases } : {}) },
-    sampleMs, envMs,
+    action: {
+      rawLogProbs: Array.from(g.rawLogProbs),
+      behaviorLogProbs: Array.from(g.behaviorLogProbs),
+      terminated: g.finishReason === 'stop',
+      policyStep,
+      sampling,
+    },
+    observation: {
+      ids: obs.ids,
+      ...(obs.context ? { context: obs.context } : {}),
+      status: obs.status,
+      ...(obs.detail ? { detail: obs.detail } : {}),
+      ...(obs.termination ? { termination: obs.termination } : {}),
+      ...(obs.reward !== undefined ? { reward: obs.reward } : {}),
+      ...(obs.cases ? { cases: obs.cases } : {}),
+    },
+    sampleMs,
+    envMs,
   };
 }
 
 /** Rebuilds a slot from its journal records (start, then turns in order). */
-async function restoreSlot(slot: Slot, records: JournalRecord[], o: Pick<EpisodeRolloutOptions, 'kind' | 'tok'>, deadline: number, withEnvironment: boolean): Promise<void> {
+async function restoreSlot(
+  slot: Slot,
+  records: JournalRecord[],
+  o: Pick<EpisodeRolloutOptions, 'kind' | 'tok'>,
+  deadline: number,
+  withEnvironment: boolean,
+): Promise<void> {
   const bad = records.find((r) => !checksumOk(r));
   const start = records[0];
   const usable = bad ? records.slice(0, records.indexOf(bad)) : records;
@@ -341,27 +533,54 @@ async function restoreSlot(slot: Slot, records: JournalRecord[], o: Pick<Episode
     const prompt = resolved.get(r.trace.traceId);
     if (!prompt || !prompt.ok || slot.initial === null) {
       slot.corrupt = true;
-      end(slot, 'error', 'env_error', `journal: ${describeRecord(r)}: its prompt cannot be rebuilt (${prompt && !prompt.ok ? prompt.reason : 'no start record'})`);
+      end(
+        slot,
+        'error',
+        'env_error',
+        `journal: ${describeRecord(r)}: its prompt cannot be rebuilt (${prompt && !prompt.ok ? prompt.reason : 'no start record'})`,
+      );
       return;
     }
     const sampled = Int32Array.from(r.trace.completionIds);
     const obs = r.observation;
     const next = obs.context ?? [...prompt.promptIds, ...sampled, ...obs.ids];
     slot.transitions.push({
-      action: { context: prompt.promptIds, tokens: sampled, rawLogProbs: Float64Array.from(r.action.rawLogProbs), behaviorLogProbs: Float64Array.from(r.action.behaviorLogProbs), terminated: r.action.terminated, policyStep: r.action.policyStep, sampling: r.action.sampling },
-      observation: { context: Int32Array.from(next), status: obs.status, ...(obs.detail ? { detail: obs.detail } : {}), ...(obs.termination ? { termination: obs.termination } : {}), ...(obs.cases ? { cases: obs.cases } : {}) },
+      action: {
+        context: prompt.promptIds,
+        tokens: sampled,
+        rawLogProbs: Float64Array.from(r.action.rawLogProbs),
+        behaviorLogProbs: Float64Array.from(r.action.behaviorLogProbs),
+        terminated: r.action.terminated,
+        policyStep: r.action.policyStep,
+        sampling: r.action.sampling,
+      },
+      observation: {
+        context: Int32Array.from(next),
+        status: obs.status,
+        ...(obs.detail ? { detail: obs.detail } : {}),
+        ...(obs.termination ? { termination: obs.termination } : {}),
+        ...(obs.cases ? { cases: obs.cases } : {}),
+      },
     });
     slot.traces.push(r.trace);
     slot.resumed.push(true);
-    slot.texts.push(o.tok.decode(r.action.terminated ? sampled.subarray(0, sampled.length - 1) : sampled) + o.tok.decode(obs.ids));
+    slot.texts.push(
+      o.tok.decode(r.action.terminated ? sampled.subarray(0, sampled.length - 1) : sampled) + o.tok.decode(obs.ids),
+    );
     slot.ms += r.sampleMs + r.envMs;
     slot.context = next;
     if (obs.reward !== undefined) slot.envReward = obs.reward;
-    if (obs.status !== 'running') end(slot, obs.status as Exclude<EpisodeStatus, 'running'>, obs.termination, obs.detail ?? '');
+    if (obs.status !== 'running')
+      end(slot, obs.status as Exclude<EpisodeStatus, 'running'>, obs.termination, obs.detail ?? '');
   }
   if (bad) {
     slot.corrupt = true;
-    end(slot, 'error', 'env_error', `journal: ${describeRecord(bad)} failed its checksum: the episode is corrupt and is not trained on`);
+    end(
+      slot,
+      'error',
+      'env_error',
+      `journal: ${describeRecord(bad)} failed its checksum: the episode is corrupt and is not trained on`,
+    );
     return;
   }
   if (slot.initial === null) {
@@ -376,10 +595,13 @@ async function restoreSlot(slot: Slot, records: JournalRecord[], o: Pick<Episode
     await withDeadline(slot.env.reset(), deadline, `environment '${o.kind.name}' reset`);
     const last = usable.at(-1)!;
     if (last.state !== undefined) {
-      if (!slot.env.setState) throw new Error('it is not recoverable (no setState): continuing would execute committed turns again');
+      if (!slot.env.setState)
+        throw new Error('it is not recoverable (no setState): continuing would execute committed turns again');
       slot.env.setState(last.state);
     } else if (turns.length > 0) {
-      throw new Error('its journal has no snapshot to restore (no getState): continuing would execute committed turns again');
+      throw new Error(
+        'its journal has no snapshot to restore (no getState): continuing would execute committed turns again',
+      );
     }
   } catch (e) {
     end(slot, 'error', 'env_error', `environment '${o.kind.name}' could not be restored: ${(e as Error).message}`);
@@ -391,14 +613,34 @@ async function restoreSlot(slot: Slot, records: JournalRecord[], o: Pick<Episode
  * record's episode with its committed turns (still `running` when the step was interrupted before
  * it ended), corrupt ones flagged. `samples`: episodes per task (G), for the episode identities.
  */
-export async function readJournal(records: readonly JournalRecord[], kind: EnvironmentKind, tok: CharTokenizer, samples: number): Promise<CollectedEpisode[]> {
+export async function readJournal(
+  records: readonly JournalRecord[],
+  kind: EnvironmentKind,
+  tok: CharTokenizer,
+  samples: number,
+): Promise<CollectedEpisode[]> {
   const byEpisode = new Map<number, JournalRecord[]>();
   for (const r of [...records].sort(byEpisodeTurn)) byEpisode.set(r.episode, [...(byEpisode.get(r.episode) ?? []), r]);
   const slots: Slot[] = [];
   for (const [index, recs] of byEpisode) {
     const start = recs.find((r): r is StartRecord => r.kind === 'start');
     const task: EnvTask = start?.task ?? { id: `episode ${index}`, prompt: '', answer: '', data: {} };
-    const slot: Slot = { index, task, group: start?.group ?? task.id, sample: start?.sample ?? 0, env: null, context: [], initial: null, transitions: [], traces: [], resumed: [], status: 'running', corrupt: false, ms: start?.ms ?? 0, texts: [] };
+    const slot: Slot = {
+      index,
+      task,
+      group: start?.group ?? task.id,
+      sample: start?.sample ?? 0,
+      env: null,
+      context: [],
+      initial: null,
+      transitions: [],
+      traces: [],
+      resumed: [],
+      status: 'running',
+      corrupt: false,
+      ms: start?.ms ?? 0,
+      texts: [],
+    };
     await restoreSlot(slot, recs, { kind, tok }, 0, false);
     slots.push(slot);
   }
@@ -407,7 +649,9 @@ export async function readJournal(records: readonly JournalRecord[], kind: Envir
 
 /** Rewards, group aborts and the RL core's Episode of every slot. */
 function finish(slots: Slot[], kind: EnvironmentKind, samples: number): CollectedEpisode[] {
-  const aborted = new Set(slots.filter((s) => s.status === 'error' || s.status === 'cancelled' || s.corrupt).map((s) => s.group));
+  const aborted = new Set(
+    slots.filter((s) => s.status === 'error' || s.status === 'cancelled' || s.corrupt).map((s) => s.group),
+  );
   return slots.map((s) => {
     const transcript = s.texts.join('\n');
     const scored = s.status === 'completed' || s.status === 'truncated';
@@ -422,6 +666,18 @@ function finish(slots: Slot[], kind: EnvironmentKind, samples: number): Collecte
       reward,
       ...(s.termination ? { termination: s.termination } : {}),
     };
-    return { index: s.index, task: s.task, group: s.group, sample: s.sample, episode, traces: s.traces, resumed: s.resumed, corrupt: s.corrupt, groupAborted: aborted.has(s.group), transcript, ms: s.ms };
+    return {
+      index: s.index,
+      task: s.task,
+      group: s.group,
+      sample: s.sample,
+      episode,
+      traces: s.traces,
+      resumed: s.resumed,
+      corrupt: s.corrupt,
+      groupAborted: aborted.has(s.group),
+      transcript,
+      ms: s.ms,
+    };
   });
 }

@@ -1,12 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../kernels/common/random';
-import { encodeTrace, resolveTraces, traceStats, type ResetReason, type ResolvedTrace, type TraceParent, type TraceRecord } from './traces';
+import {
+  encodeTrace,
+  resolveTraces,
+  traceStats,
+  type ResetReason,
+  type ResolvedTrace,
+  type TraceParent,
+  type TraceRecord,
+} from './traces';
 
 type Rand = () => number;
 const int = (rand: Rand, lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
 /** Token ids including the int32 extremes, so a lossy round trip cannot pass by accident. */
 const EXTREMES = [0, 1, -1, 2 ** 31 - 1, -(2 ** 31), 50_257];
-const tokens = (rand: Rand, n: number) => Array.from({ length: n }, () => (rand() < 0.1 ? EXTREMES[int(rand, 0, EXTREMES.length - 1)] : int(rand, 2, 40)));
+const tokens = (rand: Rand, n: number) =>
+  Array.from({ length: n }, () => (rand() < 0.1 ? EXTREMES[int(rand, 0, EXTREMES.length - 1)] : int(rand, 2, 40)));
 
 function ok(res: ResolvedTrace | undefined): Extract<ResolvedTrace, { ok: true }> {
   if (!res || !res.ok) throw new Error(`expected a resolved trace, got ${JSON.stringify(res)}`);
@@ -33,12 +42,18 @@ interface Call extends TraceParent {
 type Kind = 'root' | 'extends' | 'replay' | ResetReason;
 
 /** One append-only episode: a system prompt, then per turn an observation and a completion. */
-function appendOnlyEpisode(turns: number, rand: Rand, sizes = { system: [6, 10], obs: [4, 12], completion: [6, 16] }): { records: TraceRecord[]; calls: Call[] } {
+function appendOnlyEpisode(
+  turns: number,
+  rand: Rand,
+  sizes = { system: [6, 10], obs: [4, 12], completion: [6, 16] },
+): { records: TraceRecord[]; calls: Call[] } {
   const calls: Call[] = [];
   const records: TraceRecord[] = [];
   let prev: Call | null = null;
   for (let t = 0; t < turns; t++) {
-    const head: number[] = prev ? [...prev.promptIds, ...prev.completionIds] : tokens(rand, int(rand, sizes.system[0], sizes.system[1]));
+    const head: number[] = prev
+      ? [...prev.promptIds, ...prev.completionIds]
+      : tokens(rand, int(rand, sizes.system[0], sizes.system[1]));
     const call: Call = {
       traceId: `turn${t}`,
       promptIds: [...head, ...tokens(rand, int(rand, sizes.obs[0], sizes.obs[1]))],
@@ -81,7 +96,13 @@ describe('encodeTrace: the rules against a parent P (Pp = [1,2,3], Pc = [4,5])',
   ];
   it.each(resets)('reset on %s: reason, index and candidate', (_name, p, c, reason, index) => {
     const r = encodeTrace('c', p, c, P);
-    expect(r).toEqual({ traceId: 'c', parentTraceId: null, promptDeltaIds: p, completionIds: c, reset: { reason, index, candidate: 'P' } });
+    expect(r).toEqual({
+      traceId: 'c',
+      parentTraceId: null,
+      promptDeltaIds: p,
+      completionIds: c,
+      reset: { reason, index, candidate: 'P' },
+    });
     // A reset is a new root: it resolves to its own prompt, inheriting nothing.
     const res = ok(resolveTraces([r]).get('c'));
     expect(Array.from(res.promptIds)).toEqual(p);
@@ -101,7 +122,11 @@ describe('encodeTrace: the rules against a parent P (Pp = [1,2,3], Pc = [4,5])',
     expect(Array.isArray(r.promptDeltaIds) && Array.isArray(r.completionIds)).toBe(true);
     prompt[0] = 99;
     expect(r.promptDeltaIds[0]).toBe(5);
-    const child = encodeTrace('b', Int32Array.from([5, 6, 7, 8, 9]), [1], { traceId: 'a', promptIds: [5, 6, 7], completionIds: [8] });
+    const child = encodeTrace('b', Int32Array.from([5, 6, 7, 8, 9]), [1], {
+      traceId: 'a',
+      promptIds: [5, 6, 7],
+      completionIds: [8],
+    });
     expect(Array.isArray(child.promptDeltaIds)).toBe(true);
     expect(child.promptDeltaIds).toEqual([9]);
   });
@@ -117,9 +142,21 @@ describe('replays', () => {
   it('resolve to the parent prompt, inherit all of it, and chain on (a replay of a replay, a child of a replay)', () => {
     const a = encodeTrace('a', [1, 2], [3], null);
     const b = encodeTrace('b', [1, 2, 3, 4], [5, 6], { traceId: 'a', promptIds: [1, 2], completionIds: [3] });
-    const r1 = encodeTrace('r1', [1, 2, 3, 4], [5, 6], { traceId: 'b', promptIds: [1, 2, 3, 4], completionIds: [5, 6] });
-    const r2 = encodeTrace('r2', [1, 2, 3, 4], [5, 6], { traceId: 'r1', promptIds: [1, 2, 3, 4], completionIds: [5, 6] });
-    const c = encodeTrace('c', [1, 2, 3, 4, 5, 6, 7], [8], { traceId: 'r2', promptIds: [1, 2, 3, 4], completionIds: [5, 6] });
+    const r1 = encodeTrace('r1', [1, 2, 3, 4], [5, 6], {
+      traceId: 'b',
+      promptIds: [1, 2, 3, 4],
+      completionIds: [5, 6],
+    });
+    const r2 = encodeTrace('r2', [1, 2, 3, 4], [5, 6], {
+      traceId: 'r1',
+      promptIds: [1, 2, 3, 4],
+      completionIds: [5, 6],
+    });
+    const c = encodeTrace('c', [1, 2, 3, 4, 5, 6, 7], [8], {
+      traceId: 'r2',
+      promptIds: [1, 2, 3, 4],
+      completionIds: [5, 6],
+    });
     expect([r1.replayOf, r2.replayOf, c.replayOf]).toEqual(['b', 'r1', undefined]);
     expect(c.promptDeltaIds).toEqual([7]);
     const res = resolveTraces([c, r2, r1, b, a]);
@@ -140,8 +177,20 @@ describe('replays', () => {
 
   it('a replay whose prompt is not its parent is flagged as malformed', () => {
     const a = encodeTrace('a', [1], [2], null);
-    const bad: TraceRecord = { traceId: 'r', parentTraceId: 'a', promptDeltaIds: [3], completionIds: [2], replayOf: 'a' };
-    const wrongRef: TraceRecord = { traceId: 's', parentTraceId: 'a', promptDeltaIds: [], completionIds: [2], replayOf: 'x' };
+    const bad: TraceRecord = {
+      traceId: 'r',
+      parentTraceId: 'a',
+      promptDeltaIds: [3],
+      completionIds: [2],
+      replayOf: 'a',
+    };
+    const wrongRef: TraceRecord = {
+      traceId: 's',
+      parentTraceId: 'a',
+      promptDeltaIds: [],
+      completionIds: [2],
+      replayOf: 'x',
+    };
     const res = resolveTraces([a, bad, wrongRef]);
     expect(failed(res.get('r')).reason).toMatch(/replay stores 1 prompt delta/);
     expect(failed(res.get('s')).reason).toMatch(/replayOf 'x' is not its parent 'a'/);
@@ -157,8 +206,14 @@ describe('round trips: random chains with extensions, branches, replays and ever
     const parents: (Call | null)[] = [];
     const resetIndex: number[] = [];
     for (let i = 0; i < n; i++) {
-      const P = calls.length && rand() < 0.95 ? calls[calls.length - 1 - Math.min(calls.length - 1, int(rand, 0, 3))] : null;
-      const kind: Kind = P === null ? 'root' : (['extends', 'extends', 'extends', 'replay', 'duplicate', 'empty_delta', 'prefix_changed'] as const)[int(rand, 0, 6)];
+      const P =
+        calls.length && rand() < 0.95 ? calls[calls.length - 1 - Math.min(calls.length - 1, int(rand, 0, 3))] : null;
+      const kind: Kind =
+        P === null
+          ? 'root'
+          : (['extends', 'extends', 'extends', 'replay', 'duplicate', 'empty_delta', 'prefix_changed'] as const)[
+              int(rand, 0, 6)
+            ];
       let promptIds: number[];
       let completionIds = tokens(rand, int(rand, 1, 6));
       let index = -1;
@@ -169,7 +224,11 @@ describe('round trips: random chains with extensions, branches, replays and ever
         else if (kind === 'replay') [promptIds, completionIds] = [[...P.promptIds], [...P.completionIds]];
         else if (kind === 'duplicate') {
           promptIds = [...P.promptIds];
-          if (completionIds.length === P.completionIds.length && completionIds.every((v, j) => v === P.completionIds[j])) completionIds.push(7);
+          if (
+            completionIds.length === P.completionIds.length &&
+            completionIds.every((v, j) => v === P.completionIds[j])
+          )
+            completionIds.push(7);
           index = P.promptIds.length;
         } else if (kind === 'empty_delta') {
           promptIds = expected;
@@ -198,20 +257,35 @@ describe('round trips: random chains with extensions, branches, replays and ever
         const kind: Kind = r.reset ? r.reset.reason : r.replayOf ? 'replay' : r.parentTraceId ? 'extends' : 'root';
         expect(kind, `call ${i}`).toBe(kinds[i]);
         seen.set(kind, (seen.get(kind) ?? 0) + 1);
-        if (r.reset) expect(r.reset, `call ${i}`).toEqual({ reason: kinds[i], index: resetIndex[i], candidate: parents[i]!.traceId });
+        if (r.reset)
+          expect(r.reset, `call ${i}`).toEqual({
+            reason: kinds[i],
+            index: resetIndex[i],
+            candidate: parents[i]!.traceId,
+          });
       });
       // Every kind occurs, so the round trip below covers each.
-      for (const k of ['root', 'extends', 'replay', 'duplicate', 'empty_delta', 'prefix_changed'] as const) expect(seen.get(k) ?? 0, k).toBeGreaterThan(0);
+      for (const k of ['root', 'extends', 'replay', 'duplicate', 'empty_delta', 'prefix_changed'] as const)
+        expect(seen.get(k) ?? 0, k).toBeGreaterThan(0);
 
       const rand = mulberry32(seed + 1000);
-      for (const input of [records, shuffle(records, rand), JSON.parse(JSON.stringify(shuffle(records, rand))) as TraceRecord[]]) {
+      for (const input of [
+        records,
+        shuffle(records, rand),
+        JSON.parse(JSON.stringify(shuffle(records, rand))) as TraceRecord[],
+      ]) {
         const res = resolveTraces(input);
         expect(res.size).toBe(calls.length);
         calls.forEach((c, i) => {
           const t = ok(res.get(c.traceId));
           expect(t.promptIds, c.traceId).toEqual(Int32Array.from(c.promptIds));
           const P = parents[i];
-          const inherited = kinds[i] === 'extends' ? P!.promptIds.length + P!.completionIds.length : kinds[i] === 'replay' ? c.promptIds.length : 0;
+          const inherited =
+            kinds[i] === 'extends'
+              ? P!.promptIds.length + P!.completionIds.length
+              : kinds[i] === 'replay'
+                ? c.promptIds.length
+                : 0;
           expect(t.inherited, c.traceId).toBe(inherited);
           if (kinds[i] === 'extends' || kinds[i] === 'replay') {
             const pt = ok(res.get(P!.traceId));
@@ -223,7 +297,11 @@ describe('round trips: random chains with extensions, branches, replays and ever
   }
 
   it('a 1000-turn chain resolves byte-exact at depth 999, and each prompt is its own array', () => {
-    const { records, calls } = appendOnlyEpisode(1000, mulberry32(5), { system: [1, 3], obs: [1, 2], completion: [1, 2] });
+    const { records, calls } = appendOnlyEpisode(1000, mulberry32(5), {
+      system: [1, 3],
+      obs: [1, 2],
+      completion: [1, 2],
+    });
     const res = resolveTraces([...records].reverse());
     const last = ok(res.get('turn999'));
     expect(last.depth).toBe(999);
@@ -255,20 +333,36 @@ describe('unresolvable chains are flagged, never filled in', () => {
   });
 
   it('a 100 000-trace chain over a missing root is flagged without recursion', () => {
-    const records: TraceRecord[] = Array.from({ length: 100_000 }, (_, i) => ({ traceId: `x${i}`, parentTraceId: `x${i - 1}`, promptDeltaIds: [i % 7], completionIds: [] }));
+    const records: TraceRecord[] = Array.from({ length: 100_000 }, (_, i) => ({
+      traceId: `x${i}`,
+      parentTraceId: `x${i - 1}`,
+      promptDeltaIds: [i % 7],
+      completionIds: [],
+    }));
     const res = resolveTraces(records);
     expect(failed(res.get('x99999')).missing).toBe('x-1');
     expect(failed(res.get('x0')).missing).toBe('x-1');
   });
 
   it('cycles, repeated ids and malformed records are flagged, with their descendants', () => {
-    const rec = (traceId: string, parentTraceId: string | null, promptDeltaIds: number[] = [1]): TraceRecord => ({ traceId, parentTraceId, promptDeltaIds, completionIds: [2] });
+    const rec = (traceId: string, parentTraceId: string | null, promptDeltaIds: number[] = [1]): TraceRecord => ({
+      traceId,
+      parentTraceId,
+      promptDeltaIds,
+      completionIds: [2],
+    });
     const records = [
-      rec('x', 'y'), rec('y', 'x'), rec('z', 'x'), // a two-trace cycle and a child of it
+      rec('x', 'y'),
+      rec('y', 'x'),
+      rec('z', 'x'), // a two-trace cycle and a child of it
       rec('s', 's'), // a self-loop
-      rec('d', null), rec('d', null), rec('dc', 'd'), // a repeated id and a child of it
-      rec('m', null, [1, 0.5]), rec('mc', 'm'), // a malformed id and a child of it
-      rec('fine', null), rec('fine2', 'fine'),
+      rec('d', null),
+      rec('d', null),
+      rec('dc', 'd'), // a repeated id and a child of it
+      rec('m', null, [1, 0.5]),
+      rec('mc', 'm'), // a malformed id and a child of it
+      rec('fine', null),
+      rec('fine2', 'fine'),
     ];
     const res = resolveTraces(records);
     for (const id of ['x', 'y', 's']) expect(failed(res.get(id)).reason, id).toMatch(/cycle through/);
@@ -288,7 +382,12 @@ describe('storage: linear in turns, against quadratic full prompts', () => {
     for (const n of [1, 10, 50]) {
       const { records } = appendOnlyEpisode(n, rand, { system: [8, 8], obs: [8, 8], completion: [8, 8] });
       const s = traceStats(records);
-      expect(s).toMatchObject({ storedTokens: 8 + 16 * n, uniqueTokens: 8 + 16 * n, fullPromptTokens: n * 8 + 8 * n * (n + 1), unresolved: 0 });
+      expect(s).toMatchObject({
+        storedTokens: 8 + 16 * n,
+        uniqueTokens: 8 + 16 * n,
+        fullPromptTokens: n * 8 + 8 * n * (n + 1),
+        unresolved: 0,
+      });
     }
   });
 
@@ -316,17 +415,30 @@ describe('storage: linear in turns, against quadratic full prompts', () => {
     let prev: Call | null = null;
     for (let t = 0; t < 50; t++) {
       const head = prev ? [...prev.promptIds, ...prev.completionIds] : tokens(rand, 8);
-      const cur = push({ traceId: `turn${t}`, promptIds: [...head, ...tokens(rand, int(rand, 4, 12))], completionIds: tokens(rand, int(rand, 6, 16)) }, prev);
+      const cur = push(
+        {
+          traceId: `turn${t}`,
+          promptIds: [...head, ...tokens(rand, int(rand, 4, 12))],
+          completionIds: tokens(rand, int(rand, 6, 16)),
+        },
+        prev,
+      );
       prev = cur;
-      if (t === 2) prev = push({ traceId: 'retry2', promptIds: cur.promptIds, completionIds: [...cur.completionIds, 3] }, cur); // duplicate
+      if (t === 2)
+        prev = push({ traceId: 'retry2', promptIds: cur.promptIds, completionIds: [...cur.completionIds, 3] }, cur); // duplicate
       if (t === 4) {
         const edited = [...cur.promptIds];
         edited[edited.length - 2] = 41; // the environment rewrote its last answer: prefix_changed
         prev = push({ traceId: 'edit4', promptIds: edited, completionIds: tokens(rand, 8) }, cur);
       }
-      if (t === 30) prev = push({ traceId: 'resend30', promptIds: cur.promptIds, completionIds: cur.completionIds }, cur); // replay
+      if (t === 30)
+        prev = push({ traceId: 'resend30', promptIds: cur.promptIds, completionIds: cur.completionIds }, cur); // replay
     }
-    expect(records.map((r) => r.reset?.reason ?? (r.replayOf ? 'replay' : null)).filter(Boolean)).toEqual(['duplicate', 'prefix_changed', 'replay']);
+    expect(records.map((r) => r.reset?.reason ?? (r.replayOf ? 'replay' : null)).filter(Boolean)).toEqual([
+      'duplicate',
+      'prefix_changed',
+      'replay',
+    ]);
     const res = resolveTraces(records);
     expect([...res.values()].every((r) => r.ok)).toBe(true);
     const s = traceStats(records, res);
@@ -345,7 +457,8 @@ describe('storage: linear in turns, against quadratic full prompts', () => {
       storedTokens: 9,
       uniqueTokens: 8, // 1 2 3 | 4 5 6 | 7 8
       fullPromptTokens: 3 + 6 + 6,
-      storedBytes: 4 * 9 + '{"traceId":"r","parentTraceId":null}'.length + 2 * '{"traceId":"a","parentTraceId":"r"}'.length,
+      storedBytes:
+        4 * 9 + '{"traceId":"r","parentTraceId":null}'.length + 2 * '{"traceId":"a","parentTraceId":"r"}'.length,
       fullPromptBytes: 4 * 15 + 3 * '{"traceId":"r"}'.length,
       unresolved: 0,
     });

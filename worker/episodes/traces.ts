@@ -111,7 +111,11 @@ function sameIds(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
  * first i with p[i] ≠ expected[i], or min(p.length, expected.length) when one is a prefix of the
  * other). When Pc is empty, p = Pp = expected: c = Pc is a replay, any other c is `empty_delta`.
  */
-export function classifyCall(promptIds: ArrayLike<number>, completionIds: ArrayLike<number>, parent: TraceParent): CallRelation {
+export function classifyCall(
+  promptIds: ArrayLike<number>,
+  completionIds: ArrayLike<number>,
+  parent: TraceParent,
+): CallRelation {
   const pp = parent.promptIds;
   const pc = parent.completionIds;
   const expectedLength = pp.length + pc.length;
@@ -124,7 +128,8 @@ export function classifyCall(promptIds: ArrayLike<number>, completionIds: ArrayL
   if (m === expectedLength && promptIds.length > expectedLength) return { kind: 'extends', deltaStart: expectedLength };
   const promptIsParentPrompt = promptIds.length === pp.length && m >= pp.length;
   if (promptIsParentPrompt && sameIds(completionIds, pc)) return { kind: 'replay' };
-  if (m === expectedLength && promptIds.length === expectedLength) return { kind: 'reset', reason: 'empty_delta', index: expectedLength };
+  if (m === expectedLength && promptIds.length === expectedLength)
+    return { kind: 'reset', reason: 'empty_delta', index: expectedLength };
   if (promptIsParentPrompt) return { kind: 'reset', reason: 'duplicate', index: pp.length };
   return { kind: 'reset', reason: 'prefix_changed', index: m };
 }
@@ -141,20 +146,41 @@ export function encodeTrace(
   completionIds: ArrayLike<number>,
   parent: TraceParent | null,
 ): TraceRecord {
-  for (const [name, ids] of [['promptIds', promptIds], ['completionIds', completionIds]] as const) {
+  for (const [name, ids] of [
+    ['promptIds', promptIds],
+    ['completionIds', completionIds],
+  ] as const) {
     const bad = firstBadId(ids);
-    if (bad >= 0) throw new Error(`encodeTrace '${traceId}': ${name}[${bad}] = ${ids[bad]} is not an int32 integer; token ids are stored as Int32Array`);
+    if (bad >= 0)
+      throw new Error(
+        `encodeTrace '${traceId}': ${name}[${bad}] = ${ids[bad]} is not an int32 integer; token ids are stored as Int32Array`,
+      );
   }
   const completion = copyIds(completionIds, 0);
-  if (parent === null) return { traceId, parentTraceId: null, promptDeltaIds: copyIds(promptIds, 0), completionIds: completion };
-  if (parent.traceId === traceId) throw new Error(`encodeTrace '${traceId}': the candidate parent has the same trace id; every call needs its own id`);
+  if (parent === null)
+    return { traceId, parentTraceId: null, promptDeltaIds: copyIds(promptIds, 0), completionIds: completion };
+  if (parent.traceId === traceId)
+    throw new Error(
+      `encodeTrace '${traceId}': the candidate parent has the same trace id; every call needs its own id`,
+    );
 
   const rel = classifyCall(promptIds, completionIds, parent);
   switch (rel.kind) {
     case 'extends':
-      return { traceId, parentTraceId: parent.traceId, promptDeltaIds: copyIds(promptIds, rel.deltaStart), completionIds: completion };
+      return {
+        traceId,
+        parentTraceId: parent.traceId,
+        promptDeltaIds: copyIds(promptIds, rel.deltaStart),
+        completionIds: completion,
+      };
     case 'replay':
-      return { traceId, parentTraceId: parent.traceId, promptDeltaIds: [], completionIds: completion, replayOf: parent.traceId };
+      return {
+        traceId,
+        parentTraceId: parent.traceId,
+        promptDeltaIds: [],
+        completionIds: completion,
+        replayOf: parent.traceId,
+      };
     case 'reset':
       return {
         traceId,
@@ -168,14 +194,20 @@ export function encodeTrace(
 
 /** Why a record cannot be used by itself, or null. */
 function malformed(r: TraceRecord): string | null {
-  for (const [name, ids] of [['promptDeltaIds', r.promptDeltaIds], ['completionIds', r.completionIds]] as const) {
+  for (const [name, ids] of [
+    ['promptDeltaIds', r.promptDeltaIds],
+    ['completionIds', r.completionIds],
+  ] as const) {
     if (!Array.isArray(ids)) return `malformed trace '${r.traceId}': ${name} is not an array`;
     const bad = firstBadId(ids);
-    if (bad >= 0) return `malformed trace '${r.traceId}': ${name}[${bad}] = ${String(ids[bad])} is not an int32 integer`;
+    if (bad >= 0)
+      return `malformed trace '${r.traceId}': ${name}[${bad}] = ${String(ids[bad])} is not an int32 integer`;
   }
   if (r.replayOf !== undefined) {
-    if (r.replayOf !== r.parentTraceId) return `malformed trace '${r.traceId}': replayOf '${r.replayOf}' is not its parent '${String(r.parentTraceId)}'`;
-    if (r.promptDeltaIds.length > 0) return `malformed trace '${r.traceId}': a replay stores ${r.promptDeltaIds.length} prompt delta ids, expected 0`;
+    if (r.replayOf !== r.parentTraceId)
+      return `malformed trace '${r.traceId}': replayOf '${r.replayOf}' is not its parent '${String(r.parentTraceId)}'`;
+    if (r.promptDeltaIds.length > 0)
+      return `malformed trace '${r.traceId}': a replay stores ${r.promptDeltaIds.length} prompt delta ids, expected 0`;
   }
   return null;
 }
@@ -194,7 +226,8 @@ export function resolveTraces(records: readonly TraceRecord[]): Map<string, Reso
   const byId = new Map<string, TraceRecord>();
   const out = new Map<string, ResolvedTrace>();
   for (const r of records) {
-    if (byId.has(r.traceId)) out.set(r.traceId, { ok: false, reason: `trace id '${r.traceId}' appears more than once in the records` });
+    if (byId.has(r.traceId))
+      out.set(r.traceId, { ok: false, reason: `trace id '${r.traceId}' appears more than once in the records` });
     else byId.set(r.traceId, r);
   }
 
@@ -203,18 +236,31 @@ export function resolveTraces(records: readonly TraceRecord[]): Map<string, Reso
     if (bad) return { ok: false, reason: bad };
     const pid = r.parentTraceId;
     if (pid === null) {
-      if (r.replayOf !== undefined) return { ok: false, reason: `malformed trace '${r.traceId}': a root cannot be a replay` };
+      if (r.replayOf !== undefined)
+        return { ok: false, reason: `malformed trace '${r.traceId}': a root cannot be a replay` };
       return { ok: true, promptIds: Int32Array.from(r.promptDeltaIds), inherited: 0, root: r.traceId, depth: 0 };
     }
     const parent = out.get(pid);
-    if (parent === undefined) return { ok: false, reason: `parent trace '${pid}' of '${r.traceId}' is not in the records`, missing: pid };
+    if (parent === undefined)
+      return { ok: false, reason: `parent trace '${pid}' of '${r.traceId}' is not in the records`, missing: pid };
     if (!parent.ok) {
       // Keep the root cause (not a nested string): reasons stay short on long chains.
-      const cause = parent.reason.startsWith('unresolved ancestor') ? parent.reason : `unresolved ancestor '${pid}': ${parent.reason}`;
-      return parent.missing === undefined ? { ok: false, reason: cause } : { ok: false, reason: cause, missing: parent.missing };
+      const cause = parent.reason.startsWith('unresolved ancestor')
+        ? parent.reason
+        : `unresolved ancestor '${pid}': ${parent.reason}`;
+      return parent.missing === undefined
+        ? { ok: false, reason: cause }
+        : { ok: false, reason: cause, missing: parent.missing };
     }
     const depth = parent.depth + 1;
-    if (r.replayOf !== undefined) return { ok: true, promptIds: parent.promptIds.slice(), inherited: parent.promptIds.length, root: parent.root, depth };
+    if (r.replayOf !== undefined)
+      return {
+        ok: true,
+        promptIds: parent.promptIds.slice(),
+        inherited: parent.promptIds.length,
+        root: parent.root,
+        depth,
+      };
     const pc = byId.get(pid)!.completionIds;
     const pl = parent.promptIds.length;
     const promptIds = new Int32Array(pl + pc.length + r.promptDeltaIds.length);
@@ -251,7 +297,10 @@ export function resolveTraces(records: readonly TraceRecord[]): Map<string, Reso
     if (cycleFrom >= 0) {
       const through = path[cycleFrom].traceId;
       for (let i = cycleFrom; i < path.length; i++) {
-        out.set(path[i].traceId, { ok: false, reason: `parent links form a cycle through '${through}' (${path.length - cycleFrom} traces)` } satisfies Failure);
+        out.set(path[i].traceId, {
+          ok: false,
+          reason: `parent links form a cycle through '${through}' (${path.length - cycleFrom} traces)`,
+        } satisfies Failure);
       }
       from = cycleFrom - 1;
     }
@@ -281,7 +330,10 @@ export interface TraceStats {
  * Linear in the stored tokens: the prefix tree behind `uniqueTokens` is extended from each trace's
  * parent, never rebuilt from a full prompt.
  */
-export function traceStats(records: readonly TraceRecord[], resolved: Map<string, ResolvedTrace> = resolveTraces(records)): TraceStats {
+export function traceStats(
+  records: readonly TraceRecord[],
+  resolved: Map<string, ResolvedTrace> = resolveTraces(records),
+): TraceStats {
   const utf8 = new TextEncoder();
   let storedTokens = 0;
   let storedBytes = 0;
@@ -339,5 +391,12 @@ export function traceStats(records: readonly TraceRecord[], resolved: Map<string
     }
   }
 
-  return { storedTokens, storedBytes, uniqueTokens: kids.length - 1, fullPromptTokens, fullPromptBytes, unresolved: records.length - resolvedCount };
+  return {
+    storedTokens,
+    storedBytes,
+    uniqueTokens: kids.length - 1,
+    fullPromptTokens,
+    fullPromptBytes,
+    unresolved: records.length - resolvedCount,
+  };
 }

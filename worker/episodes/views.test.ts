@@ -22,7 +22,13 @@ async function demonstrator(prompts: readonly ArrayLike<number>[], o: GenerateOp
     const sum = a + b + c + (o.rowSeeds![r] % 2);
     const action = [`calc(${a}+${b})`, `calc(${a + b}+${c})`, `\\boxed{${sum}}`][turn - 1] ?? 'x';
     const ids = [...tok.encode(action), tok.eos];
-    return { promptIds: Int32Array.from(p), sampledIds: Int32Array.from(ids), behaviorLogProbs: new Float64Array(ids.length).fill(-0.5), rawLogProbs: new Float64Array(ids.length).fill(-0.25), finishReason: 'stop' };
+    return {
+      promptIds: Int32Array.from(p),
+      sampledIds: Int32Array.from(ids),
+      behaviorLogProbs: new Float64Array(ids.length).fill(-0.5),
+      rawLogProbs: new Float64Array(ids.length).fill(-0.25),
+      finishReason: 'stop',
+    };
   });
 }
 
@@ -31,7 +37,16 @@ const context: EpisodeContext = { kind: CALC, tok, group: 2, truncation: 'mask',
 
 async function journaled(kind: EnvironmentKind = CALC) {
   const journal = new MemoryJournal();
-  const eps = await collectEpisodes(demonstrator, tasks, 2, { kind, tok, maxContext: 96, sampling: { temperature: 1 }, seed: 5, policyVersion: 2, journal: { journal, cohort: { runId: 'r', step: 3, policyVersion: 2, samplerSeed: 5 } }, writer: 'w' });
+  const eps = await collectEpisodes(demonstrator, tasks, 2, {
+    kind,
+    tok,
+    maxContext: 96,
+    sampling: { temperature: 1 },
+    seed: 5,
+    policyVersion: 2,
+    journal: { journal, cohort: { runId: 'r', step: 3, policyVersion: 2, samplerSeed: 5 } },
+    writer: 'w',
+  });
   return { eps, records: await journal.load('r', 3) };
 }
 
@@ -47,7 +62,9 @@ describe('episode views from the journal', () => {
   it('summaries say status, reward, turns, policy version and what trained; a detail rebuilds every prompt from its delta chain', async () => {
     const { eps, records } = await journaled();
     const list = await episodeSummaries(records, 3, context);
-    expect(list.map((s) => [s.index, s.status, s.termination, s.turns, s.policyVersion, s.resumedTurns])).toEqual(eps.map((e) => [e.index, 'completed', 'env_done', 3, 2, 0]));
+    expect(list.map((s) => [s.index, s.status, s.termination, s.turns, s.policyVersion, s.resumedTurns])).toEqual(
+      eps.map((e) => [e.index, 'completed', 'env_done', 3, 2, 0]),
+    );
     expect(list.map((s) => s.reward)).toEqual(eps.map((e) => e.episode.reward));
     // A group whose two rewards differ trains; one with equal rewards is masked (maskZeroAdvantage).
     for (const s of list) {
@@ -55,8 +72,14 @@ describe('episode views from the journal', () => {
       expect(s.trained).toBe(group[0] !== group[1]);
     }
     const d = (await episodeDetail(records, 3, 1, context))!;
-    expect(d.turnViews.map((t) => Array.from(t.promptIds!))).toEqual(eps[1].episode.transitions.map((t) => Array.from(t.action.context)));
-    expect(d.turnViews.map((t) => t.inherited)).toEqual([0, eps[1].episode.transitions[0].action.context.length + eps[1].episode.transitions[0].action.tokens.length, expect.any(Number)]);
+    expect(d.turnViews.map((t) => Array.from(t.promptIds!))).toEqual(
+      eps[1].episode.transitions.map((t) => Array.from(t.action.context)),
+    );
+    expect(d.turnViews.map((t) => t.inherited)).toEqual([
+      0,
+      eps[1].episode.transitions[0].action.context.length + eps[1].episode.transitions[0].action.tokens.length,
+      expect.any(Number),
+    ]);
     expect(d.turnViews[1].observation.text).toMatch(/^=\d+$/);
     expect(d.turnViews.every((t) => t.checksumOk && !t.resumed)).toBe(true);
     expect(d.vocab[tok.eos]).toBe('<eos>');
@@ -70,7 +93,11 @@ describe('episode views from the journal', () => {
       create: (task) => {
         const env = CALC.create(task);
         let turn = 0;
-        return { ...env, reset: () => env.reset(), step: async (a) => (++turn === 2 ? { observation: tok.encode('=0'), status: 'running' } : env.step(a)) };
+        return {
+          ...env,
+          reset: () => env.reset(),
+          step: async (a) => (++turn === 2 ? { observation: tok.encode('=0'), status: 'running' } : env.step(a)),
+        };
       },
     };
     const r = await replayEpisode(records, 0, { ...context, kind: liar });
@@ -81,12 +108,24 @@ describe('episode views from the journal', () => {
 
   it('exports one JSONL line per episode with ids, both log-probs, observations and who executed each turn', async () => {
     const { eps, records } = await journaled();
-    const lines = (await episodesJsonl('r', [{ step: 3, records }], context)).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await episodesJsonl('r', [{ step: 3, records }], context))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(4);
     const [first] = lines;
-    expect(first).toMatchObject({ run: 'r', step: 3, episode: 0, environment: 'calc', status: 'completed', policy_version: 2 });
+    expect(first).toMatchObject({
+      run: 'r',
+      step: 3,
+      episode: 0,
+      environment: 'calc',
+      status: 'completed',
+      policy_version: 2,
+    });
     expect(first.turns[0].completion_ids).toEqual(Array.from(eps[0].episode.transitions[0].action.tokens));
-    expect(first.turns[0].behavior_logprobs).toEqual([-0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5]);
+    expect(first.turns[0].behavior_logprobs).toEqual([
+      -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5,
+    ]);
     expect(first.turns[0].raw_logprobs[0]).toBe(-0.25);
     expect(tok.decode(first.turns[0].observation_ids)).toMatch(/^=\d+$/);
     expect(first.turns.map((t: { executed_by: string }) => t.executed_by)).toEqual(['w', 'w', 'w']);

@@ -24,7 +24,12 @@ export interface EpisodeContext {
   maskZeroAdvantage: boolean;
 }
 
-function summary(e: CollectedEpisode, all: readonly CollectedEpisode[], step: number, c: EpisodeContext): EpisodeSummary {
+function summary(
+  e: CollectedEpisode,
+  all: readonly CollectedEpisode[],
+  step: number,
+  c: EpisodeContext,
+): EpisodeSummary {
   const ep = e.episode;
   const rewards = all.filter((x) => x.group === e.group).map((x) => x.episode.reward);
   const zeroStd = rewards.every((r) => r === rewards[0]);
@@ -32,14 +37,19 @@ function summary(e: CollectedEpisode, all: readonly CollectedEpisode[], step: nu
   const trainable = (ep.status === 'completed' || ep.status === 'truncated') && trains(ep.status, c.truncation);
   const trained = trainable && !e.groupAborted && !e.corrupt && !(c.maskZeroAdvantage && zeroStd);
   return {
-    step, index: e.index, group: e.group, sample: e.sample,
+    step,
+    index: e.index,
+    group: e.group,
+    sample: e.sample,
     task: { id: e.task.id, prompt: e.task.prompt, answer: e.task.answer },
     status: ep.status,
     ...(ep.termination ? { termination: ep.termination } : {}),
     reward: ep.reward,
     turns: ep.transitions.length,
     policyVersion: ep.transitions[0]?.action.policyStep ?? ep.policyStep,
-    trained, groupAborted: e.groupAborted, corrupt: e.corrupt,
+    trained,
+    groupAborted: e.groupAborted,
+    corrupt: e.corrupt,
     ...(ep.detail ? { detail: ep.detail } : {}),
     resumedTurns: 0,
     ms: e.ms,
@@ -53,12 +63,21 @@ function resumedTurns(records: readonly JournalRecord[], index: number): Set<num
   return new Set(mine.filter((r): r is TurnRecord => r.kind === 'turn' && r.writer !== last).map((r) => r.turn));
 }
 
-export async function episodeSummaries(records: readonly JournalRecord[], step: number, c: EpisodeContext): Promise<EpisodeSummary[]> {
+export async function episodeSummaries(
+  records: readonly JournalRecord[],
+  step: number,
+  c: EpisodeContext,
+): Promise<EpisodeSummary[]> {
   const eps = await readJournal(records, c.kind, c.tok, c.group);
   return eps.map((e) => ({ ...summary(e, eps, step, c), resumedTurns: resumedTurns(records, e.index).size }));
 }
 
-export async function episodeDetail(records: readonly JournalRecord[], step: number, index: number, c: EpisodeContext): Promise<EpisodeDetail | null> {
+export async function episodeDetail(
+  records: readonly JournalRecord[],
+  step: number,
+  index: number,
+  c: EpisodeContext,
+): Promise<EpisodeDetail | null> {
   const eps = await readJournal(records, c.kind, c.tok, c.group);
   const e = eps.find((x) => x.index === index);
   if (!e) return null;
@@ -72,27 +91,40 @@ export async function episodeDetail(records: readonly JournalRecord[], step: num
     const t = resolved.get(r.trace.traceId);
     const sampled = Int32Array.from(r.trace.completionIds);
     return {
-      turn: r.turn, traceId: r.trace.traceId, parentTraceId: r.trace.parentTraceId,
+      turn: r.turn,
+      traceId: r.trace.traceId,
+      parentTraceId: r.trace.parentTraceId,
       promptIds: t?.ok ? t.promptIds : null,
       inherited: t?.ok ? t.inherited : 0,
       ...(r.trace.reset ? { reset: { reason: r.trace.reset.reason, index: r.trace.reset.index } } : {}),
       ...(r.trace.replayOf ? { replayOf: r.trace.replayOf } : {}),
       ...(t && !t.ok ? { unresolved: t.reason } : {}),
       action: {
-        ids: sampled, text: decode(sampled), rawLogProbs: Float64Array.from(r.action.rawLogProbs), behaviorLogProbs: Float64Array.from(r.action.behaviorLogProbs),
-        terminated: r.action.terminated, policyStep: r.action.policyStep, temperature: r.action.sampling.temperature,
+        ids: sampled,
+        text: decode(sampled),
+        rawLogProbs: Float64Array.from(r.action.rawLogProbs),
+        behaviorLogProbs: Float64Array.from(r.action.behaviorLogProbs),
+        terminated: r.action.terminated,
+        policyStep: r.action.policyStep,
+        temperature: r.action.sampling.temperature,
       },
       observation: {
-        ids: Int32Array.from(r.observation.ids), text: decode(r.observation.ids), status: r.observation.status,
+        ids: Int32Array.from(r.observation.ids),
+        text: decode(r.observation.ids),
+        status: r.observation.status,
         ...(r.observation.detail ? { detail: r.observation.detail } : {}),
         ...(r.observation.termination ? { termination: r.observation.termination } : {}),
         ...(r.observation.reward !== undefined ? { reward: r.observation.reward } : {}),
       },
-      sampleMs: r.sampleMs, envMs: r.envMs, resumed: resumed.has(r.turn), checksumOk: checksumOk(r),
+      sampleMs: r.sampleMs,
+      envMs: r.envMs,
+      resumed: resumed.has(r.turn),
+      checksumOk: checksumOk(r),
     };
   });
   return {
-    ...summary(e, eps, step, c), resumedTurns: resumed.size,
+    ...summary(e, eps, step, c),
+    resumedTurns: resumed.size,
     initialIds: Int32Array.from(start?.kind === 'start' ? start.initial : []),
     vocab: Array.from({ length: c.tok.size }, (_, id) => c.tok.decode([id], { specials: true })),
     turnViews,
@@ -111,16 +143,28 @@ function firstDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
  * every observation (ids, status, reward) must come out as journaled. An action the environment
  * never saw (it ran out of ids before EOS) is not replayed.
  */
-export async function replayEpisode(records: readonly JournalRecord[], index: number, c: EpisodeContext): Promise<ReplayResult> {
+export async function replayEpisode(
+  records: readonly JournalRecord[],
+  index: number,
+  c: EpisodeContext,
+): Promise<ReplayResult> {
   const mine = records.filter((r) => r.episode === index);
   const start = mine.find((r) => r.kind === 'start');
-  if (!start || start.kind !== 'start') return { identical: false, summary: `episode ${index} is not journaled`, turns: [] };
+  if (!start || start.kind !== 'start')
+    return { identical: false, summary: `episode ${index} is not journaled`, turns: [] };
   const env = c.kind.create(start.task);
   const turns: ReplayResult['turns'] = [];
   try {
     const initial = await env.reset();
     const k0 = firstDifference(initial, start.initial);
-    if (k0 >= 0) turns.push({ turn: 0, identical: false, firstDivergentToken: k0, expected: c.tok.decode(start.initial, { specials: true }), got: c.tok.decode(initial, { specials: true }) });
+    if (k0 >= 0)
+      turns.push({
+        turn: 0,
+        identical: false,
+        firstDivergentToken: k0,
+        expected: c.tok.decode(start.initial, { specials: true }),
+        got: c.tok.decode(initial, { specials: true }),
+      });
     for (const r of mine.filter((x): x is TurnRecord => x.kind === 'turn')) {
       if (!r.action.terminated) {
         turns.push({ turn: r.turn, identical: true });
@@ -143,11 +187,24 @@ export async function replayEpisode(records: readonly JournalRecord[], index: nu
       }
       const expected = r.observation.context ?? r.observation.ids;
       // A budget that ended the episode on this turn (the rollout's doing) leaves the environment's own answer 'running'.
-      const budget = r.observation.termination === 'max_turns' || r.observation.termination === 'max_prompt_length' || r.observation.termination === 'timeout';
+      const budget =
+        r.observation.termination === 'max_turns' ||
+        r.observation.termination === 'max_prompt_length' ||
+        r.observation.termination === 'timeout';
       const envStatus = budget ? 'running' : r.observation.status;
       const k = firstDifference(got, expected);
       const same = k < 0 && status === envStatus && reward === r.observation.reward;
-      turns.push({ turn: r.turn, identical: same, ...(same ? {} : { firstDivergentToken: Math.max(k, 0), expected: `${c.tok.decode(expected)} (${envStatus})`, got: `${c.tok.decode(got)} (${status})` }) });
+      turns.push({
+        turn: r.turn,
+        identical: same,
+        ...(same
+          ? {}
+          : {
+              firstDivergentToken: Math.max(k, 0),
+              expected: `${c.tok.decode(expected)} (${envStatus})`,
+              got: `${c.tok.decode(got)} (${status})`,
+            }),
+      });
     }
   } finally {
     await env.close?.();
@@ -157,34 +214,59 @@ export async function replayEpisode(records: readonly JournalRecord[], index: nu
 }
 
 /** One JSONL line per episode of the given steps' records: turns with token ids, both log-probs, observations, statuses and rewards. */
-export async function episodesJsonl(runId: string, steps: readonly { step: number; records: readonly JournalRecord[] }[], c: EpisodeContext): Promise<string> {
+export async function episodesJsonl(
+  runId: string,
+  steps: readonly { step: number; records: readonly JournalRecord[] }[],
+  c: EpisodeContext,
+): Promise<string> {
   const lines: string[] = [];
   for (const { step, records } of steps) {
     const eps = await readJournal(records, c.kind, c.tok, c.group);
     for (const e of eps) {
       const s = summary(e, eps, step, c);
-      const writers = new Map(records.filter((r) => r.episode === e.index && r.kind === 'turn').map((r) => [r.turn, r.writer]));
-      lines.push(JSON.stringify({
-        run: runId, step, episode: e.index, group: e.group, sample: e.sample, task: s.task, environment: c.kind.name,
-        status: s.status, termination: s.termination ?? null, reward: s.reward, trained: s.trained, group_aborted: s.groupAborted, corrupt: s.corrupt, detail: s.detail ?? '',
-        policy_version: s.policyVersion,
-        initial_ids: Array.from(e.episode.initial?.context ?? []),
-        turns: e.episode.transitions.map((t, k) => ({
-          turn: k + 1,
-          prompt_ids: Array.from(t.action.context),
-          completion_ids: Array.from(t.action.tokens),
-          behavior_logprobs: Array.from(t.action.behaviorLogProbs),
-          raw_logprobs: Array.from(t.action.rawLogProbs),
-          ended_on_eos: t.action.terminated,
-          observation_ids: Array.from(t.observation.context).slice(t.action.context.length + t.action.tokens.length),
-          status: t.observation.status,
-          termination: t.observation.termination ?? null,
-          detail: t.observation.detail ?? '',
-          trace: { id: e.traces[k].traceId, parent: e.traces[k].parentTraceId, delta_ids: e.traces[k].promptDeltaIds, ...(e.traces[k].reset ? { reset: e.traces[k].reset } : {}) },
-          executed_by: writers.get(k + 1) ?? '',
-        })),
-        transcript: e.transcript,
-      }));
+      const writers = new Map(
+        records.filter((r) => r.episode === e.index && r.kind === 'turn').map((r) => [r.turn, r.writer]),
+      );
+      lines.push(
+        JSON.stringify({
+          run: runId,
+          step,
+          episode: e.index,
+          group: e.group,
+          sample: e.sample,
+          task: s.task,
+          environment: c.kind.name,
+          status: s.status,
+          termination: s.termination ?? null,
+          reward: s.reward,
+          trained: s.trained,
+          group_aborted: s.groupAborted,
+          corrupt: s.corrupt,
+          detail: s.detail ?? '',
+          policy_version: s.policyVersion,
+          initial_ids: Array.from(e.episode.initial?.context ?? []),
+          turns: e.episode.transitions.map((t, k) => ({
+            turn: k + 1,
+            prompt_ids: Array.from(t.action.context),
+            completion_ids: Array.from(t.action.tokens),
+            behavior_logprobs: Array.from(t.action.behaviorLogProbs),
+            raw_logprobs: Array.from(t.action.rawLogProbs),
+            ended_on_eos: t.action.terminated,
+            observation_ids: Array.from(t.observation.context).slice(t.action.context.length + t.action.tokens.length),
+            status: t.observation.status,
+            termination: t.observation.termination ?? null,
+            detail: t.observation.detail ?? '',
+            trace: {
+              id: e.traces[k].traceId,
+              parent: e.traces[k].parentTraceId,
+              delta_ids: e.traces[k].promptDeltaIds,
+              ...(e.traces[k].reset ? { reset: e.traces[k].reset } : {}),
+            },
+            executed_by: writers.get(k + 1) ?? '',
+          })),
+          transcript: e.transcript,
+        }),
+      );
     }
   }
   return lines.length ? `${lines.join('\n')}\n` : '';

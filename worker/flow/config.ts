@@ -60,8 +60,10 @@ export function validateFlowModelConfig(c: FlowModelConfig): string[] {
   int('width', 1, 4096);
   int('hidden', 1, 16);
   int('timeFeatures', 2, 512);
-  if (c.timeFeatures % 2 !== 0) problems.push(`timeFeatures = ${c.timeFeatures}: expected an even number (sin and cos per frequency)`);
-  if (!(c.maxFrequency >= 1) || !Number.isFinite(c.maxFrequency)) problems.push(`maxFrequency = ${c.maxFrequency}: expected a finite number ≥ 1`);
+  if (c.timeFeatures % 2 !== 0)
+    problems.push(`timeFeatures = ${c.timeFeatures}: expected an even number (sin and cos per frequency)`);
+  if (!(c.maxFrequency >= 1) || !Number.isFinite(c.maxFrequency))
+    problems.push(`maxFrequency = ${c.maxFrequency}: expected a finite number ≥ 1`);
   return problems;
 }
 

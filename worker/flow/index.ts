@@ -5,9 +5,42 @@
  */
 export { FLOW_2D, flowParamSpecs, validateFlowModelConfig, type FlowModelConfig, type FlowParamSpec } from './config';
 export { VelocityField } from './model';
-export { FLOW_SDE_DEFAULTS, flowSchedule, flowTimesteps, type FlowSdeOptions, type TransitionCoefficients } from './sde';
+export {
+  FLOW_SDE_DEFAULTS,
+  flowSchedule,
+  flowTimesteps,
+  type FlowSdeOptions,
+  type TransitionCoefficients,
+} from './sde';
 export { finalPoints, gaussianStarts, sampleOde, sampleSde, type FlowTrajectories, type Velocity } from './rollout';
 export { flowGrpoObjective, type FlowGrpoInput, type FlowGrpoOptions, type FlowGrpoOutput } from './objective';
-export { FLOW_DISCS, FLOW_RING, FLOW_VIEW_BOX, distanceToTarget, flowReward, rewardGrid, validateFlowReward, type FlowRewardOptions, type FlowRewards, type FlowTarget } from './reward';
-export { FLOW_BASES, PRETRAIN_DEFAULTS, pretrainBase, pretrainFlow, sampleBase, type FlowBase, type PretrainOptions } from './pretrain';
-export { FLOW_GRPO_2D, FlowGrpoRun, validateFlowGrpoConfig, type FlowGrpoConfig, type FlowGrpoStep, type FlowGrpoUpdate, type FlowSamples } from './run';
+export {
+  FLOW_DISCS,
+  FLOW_RING,
+  FLOW_VIEW_BOX,
+  distanceToTarget,
+  flowReward,
+  rewardGrid,
+  validateFlowReward,
+  type FlowRewardOptions,
+  type FlowRewards,
+  type FlowTarget,
+} from './reward';
+export {
+  FLOW_BASES,
+  PRETRAIN_DEFAULTS,
+  pretrainBase,
+  pretrainFlow,
+  sampleBase,
+  type FlowBase,
+  type PretrainOptions,
+} from './pretrain';
+export {
+  FLOW_GRPO_2D,
+  FlowGrpoRun,
+  validateFlowGrpoConfig,
+  type FlowGrpoConfig,
+  type FlowGrpoStep,
+  type FlowGrpoUpdate,
+  type FlowSamples,
+} from './run';

@@ -12,7 +12,12 @@ import { VelocityField } from './model';
 const SMALL: FlowModelConfig = { dim: 2, width: 8, hidden: 2, timeFeatures: 4, maxFrequency: 8 };
 
 /** The MLP written from its formula in float64 (the spec the Ops forward is checked against). */
-function mlpRef(c: FlowModelConfig, w: Map<string, Float32Array>, x: ArrayLike<number>, t: ArrayLike<number>): Float64Array {
+function mlpRef(
+  c: FlowModelConfig,
+  w: Map<string, Float32Array>,
+  x: ArrayLike<number>,
+  t: ArrayLike<number>,
+): Float64Array {
   let a: Float64Array = Float64Array.from(buildInputs(x, t, c));
   const N = t.length;
   layerDims(c).forEach(([i, o], l) => {
@@ -38,14 +43,20 @@ function rows(N: number, seed: number) {
 describe('flow model config', () => {
   it('lists (out, in) weights and biases per layer, and the time features by formula', () => {
     expect(flowParamSpecs(SMALL).map((s) => `${s.name}:${s.shape}`)).toEqual([
-      'layers.0.weight:8,6', 'layers.0.bias:8', 'layers.1.weight:8,8', 'layers.1.bias:8', 'layers.2.weight:2,8', 'layers.2.bias:2',
+      'layers.0.weight:8,6',
+      'layers.0.bias:8',
+      'layers.1.weight:8,8',
+      'layers.1.bias:8',
+      'layers.2.weight:2,8',
+      'layers.2.bias:2',
     ]);
     const f = new Float64Array(4);
     timeFeatures(f, 0, 0.3, SMALL); // ω = 1, 8
     expect(Array.from(f)).toEqual([Math.sin(0.3), Math.sin(2.4), Math.cos(0.3), Math.cos(2.4)]);
     expect(validateFlowModelConfig(FLOW_2D)).toEqual([]);
     expect(validateFlowModelConfig({ ...FLOW_2D, timeFeatures: 5, hidden: 0 })).toEqual([
-      'hidden = 0: expected an integer in [1, 16]', 'timeFeatures = 5: expected an even number (sin and cos per frequency)',
+      'hidden = 0: expected an integer in [1, 16]',
+      'timeFeatures = 5: expected an even number (sin and cos per frequency)',
     ]);
   });
 });
@@ -55,7 +66,11 @@ describe('velocity MLP on the CPU backend', () => {
     const m = new VelocityField(createCpuOps(), FLOW_2D);
     m.initWeights(3);
     const { x, t } = rows(13, 5);
-    const r = compareClose(await m.forward(x, t), mlpRef(FLOW_2D, await m.getWeights(), x, t), { atol: 1e-5, rtol: 1e-4, label: 'v' });
+    const r = compareClose(await m.forward(x, t), mlpRef(FLOW_2D, await m.getWeights(), x, t), {
+      atol: 1e-5,
+      rtol: 1e-4,
+      label: 'v',
+    });
     expect(r.ok, r.message).toBe(true);
   });
 
@@ -104,7 +119,15 @@ describe('velocity MLP on the CPU backend', () => {
     const twice = await m.getGradients();
     for (const [k, g] of once) expect(Array.from(twice.get(k)!)).toEqual(Array.from(g, (v) => Math.fround(v + v)));
     const before = await m.getWeights();
-    const norm = await m.step({ lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: 1e9, step: 1 });
+    const norm = await m.step({
+      lr: 1e-2,
+      beta1: 0.9,
+      beta2: 0.999,
+      eps: 1e-8,
+      weightDecay: 0,
+      maxGradNorm: 1e9,
+      step: 1,
+    });
     expect(norm).toBeGreaterThan(0);
     for (const [k, w] of await m.getWeights()) expect(Array.from(w)).not.toEqual(Array.from(before.get(k)!));
     expect(m.optimizerSteps).toBe(1);
@@ -131,11 +154,22 @@ async function oneStep(ops: Ops) {
   m.zeroGrad();
   m.backward(randomArray(2 * N, 23));
   const grads = await m.getGradients();
-  const norm = await m.step({ lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 0.5, step: 1 });
+  const norm = await m.step({
+    lr: 1e-3,
+    beta1: 0.9,
+    beta2: 0.999,
+    eps: 1e-8,
+    weightDecay: 0.01,
+    maxGradNorm: 0.5,
+    step: 1,
+  });
   return { v, grads, norm, weights: await m.getWeights() };
 }
 
-describe.each([['wasm', wasm], ['WebGPU', gpu]] as const)('velocity MLP on %s ≡ CPU', (name, other) => {
+describe.each([
+  ['wasm', wasm],
+  ['WebGPU', gpu],
+] as const)('velocity MLP on %s ≡ CPU', (name, other) => {
   afterAll(() => {
     if (name === 'WebGPU') gpu?.ctx.device.destroy();
   });

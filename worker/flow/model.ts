@@ -33,7 +33,10 @@ export class VelocityField {
   /** AdamW step count of the last update (0: none yet). */
   private t = 0;
 
-  constructor(readonly ops: Ops, readonly config: FlowModelConfig) {
+  constructor(
+    readonly ops: Ops,
+    readonly config: FlowModelConfig,
+  ) {
     const problems = validateFlowModelConfig(config);
     if (problems.length) throw new Error(`invalid flow model config: ${problems.join('; ')}`);
     this.params = allocFlowParamSet(ops, config, 'param');
@@ -89,7 +92,8 @@ export class VelocityField {
   backward(dv: ArrayLike<number>): void {
     const a = this.last;
     if (!a) throw new Error('VelocityField.backward() before forward(): run a forward first');
-    if (dv.length !== a.N * this.config.dim) throw new Error(`VelocityField.backward: dv has ${dv.length} values, expected N·D = ${a.N}·${this.config.dim}`);
+    if (dv.length !== a.N * this.config.dim)
+      throw new Error(`VelocityField.backward: dv has ${dv.length} values, expected N·D = ${a.N}·${this.config.dim}`);
     this.ops.upload(a.dout, dv instanceof Float32Array ? dv : Float32Array.from(dv));
     flowBackward(this.ops, this.config, this.params, this.grads, a);
   }
@@ -106,9 +110,22 @@ export class VelocityField {
     if (clipping) this.ops.clipScale(this.clip, this.normSq, o.maxGradNorm);
     for (const s of flowParamSpecs(this.config)) {
       const p = this.params.byName.get(s.name)!;
-      this.ops.adamw(p, this.grads.byName.get(s.name)!, this.m.byName.get(s.name)!, this.v.byName.get(s.name)!, p.length, {
-        lr: o.lr, beta1: o.beta1, beta2: o.beta2, eps: o.eps, step: o.step, weightDecay: s.decay ? o.weightDecay : 0,
-      }, clipping ? this.clip : null);
+      this.ops.adamw(
+        p,
+        this.grads.byName.get(s.name)!,
+        this.m.byName.get(s.name)!,
+        this.v.byName.get(s.name)!,
+        p.length,
+        {
+          lr: o.lr,
+          beta1: o.beta1,
+          beta2: o.beta2,
+          eps: o.eps,
+          step: o.step,
+          weightDecay: s.decay ? o.weightDecay : 0,
+        },
+        clipping ? this.clip : null,
+      );
     }
     this.t = o.step;
     return Math.sqrt((await this.ops.read(this.normSq))[0]);
@@ -132,7 +149,8 @@ export class VelocityField {
       const w = weights.get(s.name);
       const n = s.shape.reduce((a, b) => a * b, 1);
       if (!w) throw new Error(`setWeights: missing tensor '${s.name}' (shape [${s.shape}])`);
-      if (w.length !== n) throw new Error(`setWeights: '${s.name}' has ${w.length} values, expected ${n} (shape [${s.shape}])`);
+      if (w.length !== n)
+        throw new Error(`setWeights: '${s.name}' has ${w.length} values, expected ${n} (shape [${s.shape}])`);
       this.ops.upload(this.params.byName.get(s.name)!, w);
     }
   }

@@ -16,7 +16,15 @@ import { PRETRAIN_DEFAULTS, pretrainBase } from './pretrain';
 import type { FlowGrpoConfig } from './run';
 import { FLOW_GRPO_2D, FlowGrpoRun } from './run';
 
-const KEYS = ['reward/mean', 'reward/inside_frac', 'rl/clipfrac', 'rl/approx_kl', 'loss/policy', 'opt/grad_norm', 'rl/frac_reward_zero_std'];
+const KEYS = [
+  'reward/mean',
+  'reward/inside_frac',
+  'rl/clipfrac',
+  'rl/approx_kl',
+  'loss/policy',
+  'opt/grad_norm',
+  'rl/frac_reward_zero_std',
+];
 
 export interface CurveRow {
   step: number;
@@ -28,12 +36,18 @@ export interface CurveRow {
   seconds: number;
 }
 
-export async function flowCurve(ops: Ops, o: { steps: number; every: number; config?: Partial<FlowGrpoConfig>; pretrain?: Partial<PretrainOptions> }, print = console.log): Promise<{ pretrainSeconds: number; rows: CurveRow[] }> {
+export async function flowCurve(
+  ops: Ops,
+  o: { steps: number; every: number; config?: Partial<FlowGrpoConfig>; pretrain?: Partial<PretrainOptions> },
+  print = console.log,
+): Promise<{ pretrainSeconds: number; rows: CurveRow[] }> {
   const config = { ...FLOW_GRPO_2D, evalEvery: o.every, ...o.config };
   const t0 = performance.now();
   const { weights, losses } = await pretrainBase(ops, config.model, { ...PRETRAIN_DEFAULTS, ...o.pretrain });
   const pretrainSeconds = (performance.now() - t0) / 1000;
-  print(`pretrain: ${losses.length} steps, loss ${losses[0].toFixed(3)} → ${losses[losses.length - 1].toFixed(3)}, ${pretrainSeconds.toFixed(1)} s`);
+  print(
+    `pretrain: ${losses.length} steps, loss ${losses[0].toFixed(3)} → ${losses[losses.length - 1].toFixed(3)}, ${pretrainSeconds.toFixed(1)} s`,
+  );
   const run = new FlowGrpoRun(ops, config, weights);
   const rows: CurveRow[] = [];
   const t1 = performance.now();
@@ -43,11 +57,16 @@ export async function flowCurve(ops: Ops, o: { steps: number; every: number; con
     for (const k of KEYS) sums[k] = (sums[k] ?? 0) + m[k];
     if (s % o.every === 0) {
       const row: CurveRow = {
-        step: s, means: Object.fromEntries(KEYS.map((k) => [k, sums[k] / o.every])),
-        evalReward: m['eval/reward_mean'], evalInside: m['eval/inside_frac'], seconds: (performance.now() - t1) / 1000,
+        step: s,
+        means: Object.fromEntries(KEYS.map((k) => [k, sums[k] / o.every])),
+        evalReward: m['eval/reward_mean'],
+        evalInside: m['eval/inside_frac'],
+        seconds: (performance.now() - t1) / 1000,
       };
       rows.push(row);
-      print(`step ${String(s).padStart(4)}  ${KEYS.map((k) => `${k} ${row.means[k].toPrecision(3)}`).join('  ')}  eval/reward ${row.evalReward.toFixed(3)}  eval/inside ${row.evalInside.toFixed(3)}  ${row.seconds.toFixed(1)} s`);
+      print(
+        `step ${String(s).padStart(4)}  ${KEYS.map((k) => `${k} ${row.means[k].toPrecision(3)}`).join('  ')}  eval/reward ${row.evalReward.toFixed(3)}  eval/inside ${row.evalInside.toFixed(3)}  ${row.seconds.toFixed(1)} s`,
+      );
       sums = {};
     }
   }

@@ -59,12 +59,18 @@ describe('Flow-GRPO objective: gradients and limiting cases', () => {
   it('dlogp matches central finite differences of the loss', () => {
     const o = { clipRange: 0.1, advClipMax: 5 };
     const out = flowGrpoObjective({ rows: N, width: K, logp, oldLogp, advantages, mask }, o);
-    const fd = numericGrad(logp, () => flowGrpoObjective({ rows: N, width: K, logp, oldLogp, advantages, mask }, o).loss);
+    const fd = numericGrad(
+      logp,
+      () => flowGrpoObjective({ rows: N, width: K, logp, oldLogp, advantages, mask }, o).loss,
+    );
     for (let j = 0; j < N * K; j++) expect(out.dlogp[j]).toBeCloseTo(fd[j], 7);
   });
 
   it('with an infinite band and ratio ≡ 1 it is REINFORCE with group baselines: L = −mean A, dlogp = −A/n', () => {
-    const out = flowGrpoObjective({ rows: N, width: K, logp: oldLogp, oldLogp, advantages, mask }, { clipRange: Infinity, advClipMax: Infinity });
+    const out = flowGrpoObjective(
+      { rows: N, width: K, logp: oldLogp, oldLogp, advantages, mask },
+      { clipRange: Infinity, advClipMax: Infinity },
+    );
     const kept = mask.reduce((s, m) => s + m, 0);
     let want = 0;
     for (let j = 0; j < N * K; j++) {
@@ -77,9 +83,14 @@ describe('Flow-GRPO objective: gradients and limiting cases', () => {
   });
 
   it('per transition, equals the RL core’s ppo loss without dual clip or ratio clamp (token-mean over the mask)', () => {
-    const clipped = Float64Array.from({ length: N * K }, (_, j) => Math.max(-5, Math.min(5, advantages[Math.floor(j / K)])));
+    const clipped = Float64Array.from({ length: N * K }, (_, j) =>
+      Math.max(-5, Math.min(5, advantages[Math.floor(j / K)])),
+    );
     const out = flowGrpoObjective({ rows: N, width: K, logp, oldLogp, advantages: clipped, mask }, { clipRange: 0.1 });
-    const core = ppoLoss({ rows: N, width: K, logp, oldLogp, advantages: clipped, mask }, { clipLow: 0.1, dualClip: Infinity, logRatioClamp: Infinity });
+    const core = ppoLoss(
+      { rows: N, width: K, logp, oldLogp, advantages: clipped, mask },
+      { clipLow: 0.1, dualClip: Infinity, logRatioClamp: Infinity },
+    );
     const kept = mask.reduce((s, m) => s + m, 0);
     let loss = 0;
     for (let j = 0; j < N * K; j++) {
@@ -97,6 +108,8 @@ describe('Flow-GRPO objective: gradients and limiting cases', () => {
     const none = flowGrpoObjective({ rows: N, width: K, logp, oldLogp, advantages, mask: new Float64Array(N * K) });
     expect(none.loss).toBe(0);
     expect(none.dlogp.every((g) => g === 0)).toBe(true);
-    expect(() => flowGrpoObjective({ rows: N, width: K, logp, oldLogp, advantages: [1, 2], mask })).toThrow(/expected 4 \(per sample\) or 20/);
+    expect(() => flowGrpoObjective({ rows: N, width: K, logp, oldLogp, advantages: [1, 2], mask })).toThrow(
+      /expected 4 \(per sample\) or 20/,
+    );
   });
 });

@@ -69,15 +69,25 @@ export function flowGrpoObjective(input: FlowGrpoInput, options: FlowGrpoOptions
   const beta = options.beta ?? 0;
   if (!(eps >= 0)) throw new Error(`flowGrpoObjective: clipRange = ${eps}: expected ≥ 0`);
   if (!(advMax >= 0)) throw new Error(`flowGrpoObjective: advClipMax = ${advMax}: expected ≥ 0`);
-  if (!(beta >= 0) || !Number.isFinite(beta)) throw new Error(`flowGrpoObjective: beta = ${beta}: expected a finite number ≥ 0`);
+  if (!(beta >= 0) || !Number.isFinite(beta))
+    throw new Error(`flowGrpoObjective: beta = ${beta}: expected a finite number ≥ 0`);
   const { rows: N, width: K } = input;
   const n = N * K;
-  for (const [name, a] of [['logp', input.logp], ['oldLogp', input.oldLogp], ['mask', input.mask]] as const) {
-    if (a.length !== n) throw new Error(`flowGrpoObjective: ${name} has ${a.length} entries, expected rows × width = ${N} × ${K}`);
+  for (const [name, a] of [
+    ['logp', input.logp],
+    ['oldLogp', input.oldLogp],
+    ['mask', input.mask],
+  ] as const) {
+    if (a.length !== n)
+      throw new Error(`flowGrpoObjective: ${name} has ${a.length} entries, expected rows × width = ${N} × ${K}`);
   }
   const perSample = input.advantages.length === N;
-  if (!perSample && input.advantages.length !== n) throw new Error(`flowGrpoObjective: advantages has ${input.advantages.length} entries, expected ${N} (per sample) or ${n} (per transition)`);
-  if (beta > 0 && (!input.kl || input.kl.length !== n)) throw new Error(`flowGrpoObjective: beta = ${beta} needs kl with ${n} entries, got ${input.kl?.length ?? 'none'}`);
+  if (!perSample && input.advantages.length !== n)
+    throw new Error(
+      `flowGrpoObjective: advantages has ${input.advantages.length} entries, expected ${N} (per sample) or ${n} (per transition)`,
+    );
+  if (beta > 0 && (!input.kl || input.kl.length !== n))
+    throw new Error(`flowGrpoObjective: beta = ${beta} needs kl with ${n} entries, got ${input.kl?.length ?? 'none'}`);
 
   let kept = 0;
   for (let j = 0; j < n; j++) if (input.mask[j]) kept++;

@@ -11,7 +11,8 @@ const ops = await nodeWasmOps(1);
 /** Fraction of points within 0.16 of a blob centre (±0.4, ±0.4) in both coordinates. */
 function nearBlobs(p: Float32Array): number {
   let near = 0;
-  for (let i = 0; i < p.length / 2; i++) if (Math.abs(Math.abs(p[2 * i]) - 0.4) < 0.16 && Math.abs(Math.abs(p[2 * i + 1]) - 0.4) < 0.16) near++;
+  for (let i = 0; i < p.length / 2; i++)
+    if (Math.abs(Math.abs(p[2 * i]) - 0.4) < 0.16 && Math.abs(Math.abs(p[2 * i + 1]) - 0.4) < 0.16) near++;
   return near / (p.length / 2);
 }
 

@@ -64,16 +64,29 @@ export interface PretrainOptions extends OptimizerConfig {
  * before the modes separate (to about 0.54).
  */
 export const PRETRAIN_DEFAULTS: PretrainOptions = {
-  base: 'blobs', iterations: 2000, batch: 256, seed: 7,
-  lr: 5e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: 1,
+  base: 'blobs',
+  iterations: 2000,
+  batch: 256,
+  seed: 7,
+  lr: 5e-3,
+  beta1: 0.9,
+  beta2: 0.999,
+  eps: 1e-8,
+  weightDecay: 0,
+  maxGradNorm: 1,
 };
 
 /**
  * Trains `model` (already initialised) with the flow-matching loss; returns the loss of every step.
  * `onStep(i, loss)` is told after each step (progress views).
  */
-export async function pretrainFlow(model: VelocityField, o: PretrainOptions, onStep?: (i: number, loss: number) => void): Promise<Float64Array> {
-  if (model.config.dim !== 2) throw new Error(`pretrainFlow: the base distributions are 2-D, the model has dim = ${model.config.dim}`);
+export async function pretrainFlow(
+  model: VelocityField,
+  o: PretrainOptions,
+  onStep?: (i: number, loss: number) => void,
+): Promise<Float64Array> {
+  if (model.config.dim !== 2)
+    throw new Error(`pretrainFlow: the base distributions are 2-D, the model has dim = ${model.config.dim}`);
   for (const k of ['iterations', 'batch'] as const) {
     if (!Number.isInteger(o[k]) || o[k] < 1) throw new Error(`pretrain.${k} = ${o[k]}: expected an integer ≥ 1`);
   }
@@ -117,7 +130,11 @@ export async function pretrainFlow(model: VelocityField, o: PretrainOptions, onS
  * trained by `pretrainFlow`, its weights read back and its tensors freed.
  */
 export async function pretrainBase(
-  ops: Ops, config: FlowModelConfig, o: PretrainOptions = PRETRAIN_DEFAULTS, initSeed = 1, onStep?: (i: number, loss: number) => void,
+  ops: Ops,
+  config: FlowModelConfig,
+  o: PretrainOptions = PRETRAIN_DEFAULTS,
+  initSeed = 1,
+  onStep?: (i: number, loss: number) => void,
 ): Promise<{ weights: Map<string, Float32Array>; losses: Float64Array }> {
   const model = new VelocityField(ops, config);
   try {

@@ -28,9 +28,14 @@ describe('shape rewards', () => {
 
   it('names the bad field', () => {
     expect(validateFlowReward(FLOW_RING)).toEqual([]);
-    expect(validateFlowReward({ target: { kind: 'ring', center: [0, 0], inner: 0.5, outer: 0.4 }, smooth: -1 })).toEqual([
-      'reward.smooth = -1: expected a finite number ≥ 0', 'reward.target: inner = 0.5, outer = 0.4: expected 0 ≤ inner < outer',
+    expect(
+      validateFlowReward({ target: { kind: 'ring', center: [0, 0], inner: 0.5, outer: 0.4 }, smooth: -1 }),
+    ).toEqual([
+      'reward.smooth = -1: expected a finite number ≥ 0',
+      'reward.target: inner = 0.5, outer = 0.4: expected 0 ≤ inner < outer',
     ]);
-    expect(validateFlowReward({ target: { kind: 'discs', discs: [] }, smooth: 0 })).toEqual(['reward.target.discs: expected at least one disc']);
+    expect(validateFlowReward({ target: { kind: 'discs', discs: [] }, smooth: 0 })).toEqual([
+      'reward.target.discs: expected at least one disc',
+    ]);
   });
 });

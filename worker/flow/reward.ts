@@ -24,13 +24,19 @@ export interface FlowRewardOptions {
  * The default: the annulus 0.75 ≤ |p| ≤ 0.9, smooth over 0.15. The pretrained base (pretrain.ts
  * 'blobs', modes at radius 0.57) starts near reward 0.3 with few points inside.
  */
-export const FLOW_RING: FlowRewardOptions = { target: { kind: 'ring', center: [0, 0], inner: 0.75, outer: 0.9 }, smooth: 0.15 };
+export const FLOW_RING: FlowRewardOptions = {
+  target: { kind: 'ring', center: [0, 0], inner: 0.75, outer: 0.9 },
+  smooth: 0.15,
+};
 
 /** Three discs of radius 0.2 on a circle of radius 0.7 (at 90°, 210° and 330°), smooth over 0.15. */
 export const FLOW_DISCS: FlowRewardOptions = {
   target: {
     kind: 'discs',
-    discs: [90, 210, 330].map((deg) => ({ center: [0.7 * Math.cos((deg * Math.PI) / 180), 0.7 * Math.sin((deg * Math.PI) / 180)] as [number, number], radius: 0.2 })),
+    discs: [90, 210, 330].map((deg) => ({
+      center: [0.7 * Math.cos((deg * Math.PI) / 180), 0.7 * Math.sin((deg * Math.PI) / 180)] as [number, number],
+      radius: 0.2,
+    })),
   },
   smooth: 0.15,
 };
@@ -38,16 +44,20 @@ export const FLOW_DISCS: FlowRewardOptions = {
 /** Problems with reward options, one message per bad field (empty: valid). */
 export function validateFlowReward(o: FlowRewardOptions): string[] {
   const problems: string[] = [];
-  if (!(o.smooth >= 0) || !Number.isFinite(o.smooth)) problems.push(`reward.smooth = ${o.smooth}: expected a finite number ≥ 0`);
+  if (!(o.smooth >= 0) || !Number.isFinite(o.smooth))
+    problems.push(`reward.smooth = ${o.smooth}: expected a finite number ≥ 0`);
   const t = o.target;
   if (t.kind === 'ring') {
-    if (!(t.inner >= 0 && t.outer > t.inner && Number.isFinite(t.outer))) problems.push(`reward.target: inner = ${t.inner}, outer = ${t.outer}: expected 0 ≤ inner < outer`);
+    if (!(t.inner >= 0 && t.outer > t.inner && Number.isFinite(t.outer)))
+      problems.push(`reward.target: inner = ${t.inner}, outer = ${t.outer}: expected 0 ≤ inner < outer`);
   } else if (t.kind === 'discs') {
     if (t.discs.length === 0) problems.push('reward.target.discs: expected at least one disc');
     t.discs.forEach((d, i) => {
-      if (!(d.radius > 0) || !Number.isFinite(d.radius)) problems.push(`reward.target.discs[${i}].radius = ${d.radius}: expected a finite number > 0`);
+      if (!(d.radius > 0) || !Number.isFinite(d.radius))
+        problems.push(`reward.target.discs[${i}].radius = ${d.radius}: expected a finite number > 0`);
     });
-  } else problems.push(`reward.target.kind = ${JSON.stringify((t as { kind: unknown }).kind)}: expected "ring" or "discs"`);
+  } else
+    problems.push(`reward.target.kind = ${JSON.stringify((t as { kind: unknown }).kind)}: expected "ring" or "discs"`);
   return problems;
 }
 

@@ -52,10 +52,16 @@ export function finalPoints(tr: FlowTrajectories): Float32Array {
  * Samples N trajectories of the SDE from `starts` (N, D), with the transition noise drawn from
  * `seed` (row-major: step, then sample, then coordinate). One forward (and readback) per step.
  */
-export async function sampleSde(model: Velocity, starts: Float32Array, sde: FlowSdeOptions, seed: number): Promise<FlowTrajectories> {
+export async function sampleSde(
+  model: Velocity,
+  starts: Float32Array,
+  sde: FlowSdeOptions,
+  seed: number,
+): Promise<FlowTrajectories> {
   const D = model.config.dim;
   const n = starts.length / D;
-  if (!Number.isInteger(n) || n < 1) throw new Error(`sampleSde: starts has ${starts.length} values, expected N·D with D = ${D}, N ≥ 1`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`sampleSde: starts has ${starts.length} values, expected N·D with D = ${D}, N ≥ 1`);
   const schedule = flowSchedule(sde);
   const K = sde.steps;
   const normal = normalFrom(mulberry32(seed));
@@ -82,7 +88,12 @@ export async function sampleSde(model: Velocity, starts: Float32Array, sde: Flow
 }
 
 /** The deterministic sampler: K Euler steps of the ODE x' = x + v·Δ from `starts` (N, D) to t = 0. */
-export async function sampleOde(model: Velocity, starts: Float32Array, steps: number, shift = 1): Promise<Float32Array> {
+export async function sampleOde(
+  model: Velocity,
+  starts: Float32Array,
+  steps: number,
+  shift = 1,
+): Promise<Float32Array> {
   const D = model.config.dim;
   const n = starts.length / D;
   const ts = flowTimesteps({ steps, noiseLevel: 1, shift });

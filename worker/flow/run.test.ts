@@ -12,7 +12,14 @@ import type { FlowGrpoConfig } from './run';
 import { FLOW_GRPO_2D, FlowGrpoRun, validateFlowGrpoConfig } from './run';
 
 const SMALL: FlowModelConfig = { dim: 2, width: 16, hidden: 2, timeFeatures: 8, maxFrequency: 16 };
-const TINY: FlowGrpoConfig = { ...FLOW_GRPO_2D, model: SMALL, groups: 3, group: 4, evalEvery: 0, sde: { ...FLOW_GRPO_2D.sde, steps: 5 } };
+const TINY: FlowGrpoConfig = {
+  ...FLOW_GRPO_2D,
+  model: SMALL,
+  groups: 3,
+  group: 4,
+  evalEvery: 0,
+  sde: { ...FLOW_GRPO_2D.sde, steps: 5 },
+};
 
 async function initWeights(c: FlowModelConfig, seed: number) {
   const m = new VelocityField(createCpuOps(), c);
@@ -60,7 +67,9 @@ describe('FlowGrpoRun mechanics (CPU backend, a small model)', () => {
       expect(sa.metrics['rl/clipfrac']).toBe(0);
     }
     const other = new FlowGrpoRun(createCpuOps(), { ...c, seed: 2 }, w);
-    expect(Array.from((await other.next()).points)).not.toEqual(Array.from((await new FlowGrpoRun(createCpuOps(), c, w).next()).points));
+    expect(Array.from((await other.next()).points)).not.toEqual(
+      Array.from((await new FlowGrpoRun(createCpuOps(), c, w).next()).points),
+    );
   });
 
   it('shares x_1 within a group, keeps the last keepSamples clouds, and reports the batch figures', async () => {
@@ -75,11 +84,22 @@ describe('FlowGrpoRun mechanics (CPU backend, a small model)', () => {
     expect(x1(1)).toEqual(x1(0));
     expect(x1(4)).not.toEqual(x1(0));
     expect(Array.from(s1.groups)).toEqual([0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
-    for (const k of ['reward/mean', 'reward/std', 'reward/inside_frac', 'rl/frac_reward_zero_std', 'rl/clipfrac', 'rl/approx_kl', 'loss/policy', 'opt/grad_norm']) {
+    for (const k of [
+      'reward/mean',
+      'reward/std',
+      'reward/inside_frac',
+      'rl/frac_reward_zero_std',
+      'rl/clipfrac',
+      'rl/approx_kl',
+      'loss/policy',
+      'opt/grad_norm',
+    ]) {
       expect(Number.isFinite(s1.metrics[k]), k).toBe(true);
     }
     expect(s1.updates.map((u) => u.miniBatch)).toEqual([0, 1]);
-    expect(s1.updates.flatMap((u) => u.samples).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i).filter((i) => s1.advantages[i] !== 0));
+    expect(s1.updates.flatMap((u) => u.samples).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 12 }, (_, i) => i).filter((i) => s1.advantages[i] !== 0),
+    );
   });
 
   it('with β > 0 the frozen reference adds a KL that is 0 before the first update and grows after', async () => {
@@ -93,7 +113,10 @@ describe('FlowGrpoRun mechanics (CPU backend, a small model)', () => {
 
   it('all-equal groups carry no loss: no update and unchanged weights', async () => {
     // Hard reward on a ring far outside every sample: every reward is 0.
-    const reward = { target: { kind: 'ring' as const, center: [50, 50] as [number, number], inner: 1, outer: 2 }, smooth: 0 };
+    const reward = {
+      target: { kind: 'ring' as const, center: [50, 50] as [number, number], inner: 1, outer: 2 },
+      smooth: 0,
+    };
     const w = await initWeights(SMALL, 6);
     const run = new FlowGrpoRun(createCpuOps(), { ...TINY, reward }, w);
     const s = await run.next();
@@ -111,14 +134,24 @@ describe('FlowGrpoRun mechanics (CPU backend, a small model)', () => {
 
   it('names the bad config fields', () => {
     expect(validateFlowGrpoConfig(FLOW_GRPO_2D)).toEqual([]);
-    expect(validateFlowGrpoConfig({ ...FLOW_GRPO_2D, group: 0, clipRange: 0, trainSteps: 11, sde: { ...FLOW_GRPO_2D.sde, noiseLevel: 0 } })).toEqual([
+    expect(
+      validateFlowGrpoConfig({
+        ...FLOW_GRPO_2D,
+        group: 0,
+        clipRange: 0,
+        trainSteps: 11,
+        sde: { ...FLOW_GRPO_2D.sde, noiseLevel: 0 },
+      }),
+    ).toEqual([
       'group = 0: expected an integer ≥ 1',
       'miniBatches = 2: expected at most groups × group = 0',
       'sde.noiseLevel = 0: expected a finite number > 0 (0 is the ODE, which has no log-density)',
       'trainSteps = 11: expected null or an integer in [1, sde.steps = 10]',
       'clipRange = 0: expected a finite number > 0',
     ]);
-    expect(() => new FlowGrpoRun(createCpuOps(), { ...FLOW_GRPO_2D, epochs: 0 }, new Map())).toThrow(/epochs = 0: expected an integer ≥ 1/);
+    expect(() => new FlowGrpoRun(createCpuOps(), { ...FLOW_GRPO_2D, epochs: 0 }, new Map())).toThrow(
+      /epochs = 0: expected an integer ≥ 1/,
+    );
   });
 });
 

@@ -70,11 +70,30 @@ export interface FlowGrpoConfig extends OptimizerConfig {
  * the SDE reward climbs from ~0.3 to ~0.9 in about 100 batches (a few seconds on wasm in Node).
  */
 export const FLOW_GRPO_2D: FlowGrpoConfig = {
-  seed: 1, steps: 200, groups: 8, group: 8, sharedStart: true,
-  sde: { steps: 10, noiseLevel: 0.7, shift: 1 }, trainSteps: null,
-  clipRange: 0.05, advClipMax: 5, beta: 0, advantageScale: 'group', epochs: 1, miniBatches: 2,
-  lr: 3e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: 1,
-  reward: FLOW_RING, model: FLOW_2D, evalEvery: 10, evalN: 256, keepSamples: 1000,
+  seed: 1,
+  steps: 200,
+  groups: 8,
+  group: 8,
+  sharedStart: true,
+  sde: { steps: 10, noiseLevel: 0.7, shift: 1 },
+  trainSteps: null,
+  clipRange: 0.05,
+  advClipMax: 5,
+  beta: 0,
+  advantageScale: 'group',
+  epochs: 1,
+  miniBatches: 2,
+  lr: 3e-4,
+  beta1: 0.9,
+  beta2: 0.999,
+  eps: 1e-8,
+  weightDecay: 0,
+  maxGradNorm: 1,
+  reward: FLOW_RING,
+  model: FLOW_2D,
+  evalEvery: 10,
+  evalN: 256,
+  keepSamples: 1000,
 };
 
 /** Problems with a config, one message per bad field (empty: valid). */
@@ -90,18 +109,23 @@ export function validateFlowGrpoConfig(c: FlowGrpoConfig): string[] {
   int('miniBatches', 1);
   int('evalN', 1);
   int('keepSamples', 0);
-  if (!Number.isInteger(c.evalEvery) || c.evalEvery < 0) problems.push(`evalEvery = ${c.evalEvery}: expected an integer ≥ 0`);
-  if (c.miniBatches > c.groups * c.group) problems.push(`miniBatches = ${c.miniBatches}: expected at most groups × group = ${c.groups * c.group}`);
+  if (!Number.isInteger(c.evalEvery) || c.evalEvery < 0)
+    problems.push(`evalEvery = ${c.evalEvery}: expected an integer ≥ 0`);
+  if (c.miniBatches > c.groups * c.group)
+    problems.push(`miniBatches = ${c.miniBatches}: expected at most groups × group = ${c.groups * c.group}`);
   try {
     checkSdeOptions(c.sde);
   } catch (e) {
     problems.push((e as Error).message);
   }
-  if (c.trainSteps !== null && (!Number.isInteger(c.trainSteps) || c.trainSteps < 1 || c.trainSteps > c.sde.steps)) problems.push(`trainSteps = ${c.trainSteps}: expected null or an integer in [1, sde.steps = ${c.sde.steps}]`);
-  if (!(c.clipRange > 0) || !Number.isFinite(c.clipRange)) problems.push(`clipRange = ${c.clipRange}: expected a finite number > 0`);
+  if (c.trainSteps !== null && (!Number.isInteger(c.trainSteps) || c.trainSteps < 1 || c.trainSteps > c.sde.steps))
+    problems.push(`trainSteps = ${c.trainSteps}: expected null or an integer in [1, sde.steps = ${c.sde.steps}]`);
+  if (!(c.clipRange > 0) || !Number.isFinite(c.clipRange))
+    problems.push(`clipRange = ${c.clipRange}: expected a finite number > 0`);
   if (!(c.advClipMax > 0)) problems.push(`advClipMax = ${c.advClipMax}: expected > 0`);
   if (!(c.beta >= 0) || !Number.isFinite(c.beta)) problems.push(`beta = ${c.beta}: expected a finite number ≥ 0`);
-  if (c.advantageScale !== 'group' && c.advantageScale !== 'batch') problems.push(`advantageScale = ${JSON.stringify(c.advantageScale)}: expected "group" or "batch"`);
+  if (c.advantageScale !== 'group' && c.advantageScale !== 'batch')
+    problems.push(`advantageScale = ${JSON.stringify(c.advantageScale)}: expected "group" or "batch"`);
   if (!(c.lr >= 0)) problems.push(`lr = ${c.lr}: expected ≥ 0`);
   if (c.model.dim !== 2) problems.push(`model.dim = ${c.model.dim}: the shape rewards are 2-D`);
   return [...problems, ...validateFlowReward(c.reward)];
@@ -146,7 +170,8 @@ export interface FlowGrpoStep extends FlowSamples {
 
 /** A 32-bit seed for (run seed, batch, stream). */
 function seedFor(seed: number, step: number, stream: number): number {
-  let h = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(step + 1, 0xc2b2ae35) ^ Math.imul(stream + 1, 0x27d4eb2f);
+  let h =
+    Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(step + 1, 0xc2b2ae35) ^ Math.imul(stream + 1, 0x27d4eb2f);
   h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
   return (h ^ (h >>> 15)) >>> 0;
 }
@@ -163,7 +188,11 @@ export class FlowGrpoRun {
   private readonly history = new Map<number, FlowSamples>();
   step = 0;
 
-  constructor(ops: Ops, readonly config: FlowGrpoConfig, base: ReadonlyMap<string, ArrayLike<number>>) {
+  constructor(
+    ops: Ops,
+    readonly config: FlowGrpoConfig,
+    base: ReadonlyMap<string, ArrayLike<number>>,
+  ) {
     const problems = validateFlowGrpoConfig(config);
     if (problems.length) throw new Error(`invalid Flow-GRPO config: ${problems.join('; ')}`);
     this.model = new VelocityField(ops, config.model);
@@ -192,12 +221,18 @@ export class FlowGrpoRun {
     // Rollout: each group's G samples from one x_1 (sharedStart) or from their own.
     const drawn = gaussianStarts(c.sharedStart ? P : N, D, seedFor(c.seed, this.step, 1));
     const starts = c.sharedStart ? new Float32Array(N * D) : drawn;
-    if (c.sharedStart) for (let i = 0; i < N; i++) starts.set(drawn.subarray(Math.floor(i / G) * D, (Math.floor(i / G) + 1) * D), i * D);
+    if (c.sharedStart)
+      for (let i = 0; i < N; i++) starts.set(drawn.subarray(Math.floor(i / G) * D, (Math.floor(i / G) + 1) * D), i * D);
     const tr = await sampleSde(this.model, starts, c.sde, seedFor(c.seed, this.step, 2));
     const points = finalPoints(tr);
     const { rewards, inside } = flowReward(points, c.reward);
     const groups = Int32Array.from({ length: N }, (_, i) => Math.floor(i / G));
-    const adv = grpoAdvantages(rewards, groups, { scale: c.advantageScale, stdType: 'population', epsilon: 1e-4, singleton: 'zero' });
+    const adv = grpoAdvantages(rewards, groups, {
+      scale: c.advantageScale,
+      stdType: 'population',
+      epsilon: 1e-4,
+      singleton: 'zero',
+    });
     const tSample = performance.now();
 
     // Updates: zero-advantage samples carry no loss (flow_grpo filters them), so they are not packed.
@@ -230,7 +265,8 @@ export class FlowGrpoRun {
 
     const metrics: Record<string, number> = {};
     // Objective metrics: the mean over the batch's updates (flow_grpo logs the mean over its accumulation).
-    for (const u of updates) for (const [k, v] of Object.entries(u.metrics)) metrics[k] = (metrics[k] ?? 0) + v / updates.length;
+    for (const u of updates)
+      for (const [k, v] of Object.entries(u.metrics)) metrics[k] = (metrics[k] ?? 0) + v / updates.length;
     const rMean = mean(rewards);
     Object.assign(metrics, {
       'reward/mean': rMean,
@@ -259,7 +295,14 @@ export class FlowGrpoRun {
   }
 
   /** One optimizer step on samples `S`: their first Kt transitions, padded to `rows` rows. */
-  private async update(S: number[], tr: FlowTrajectories, advantages: Float64Array, schedule: TransitionCoefficients[], rows: number, Kt: number) {
+  private async update(
+    S: number[],
+    tr: FlowTrajectories,
+    advantages: Float64Array,
+    schedule: TransitionCoefficients[],
+    rows: number,
+    Kt: number,
+  ) {
     const c = this.config;
     const D = 2;
     const K = tr.steps;
@@ -296,7 +339,15 @@ export class FlowGrpoRun {
       }
     }
     const obj = flowGrpoObjective(
-      { rows: S.length, width: Kt, logp, oldLogp: old, advantages: S.map((s) => advantages[s]), mask: new Float64Array(n).fill(1), kl },
+      {
+        rows: S.length,
+        width: Kt,
+        logp,
+        oldLogp: old,
+        advantages: S.map((s) => advantages[s]),
+        mask: new Float64Array(n).fill(1),
+        kl,
+      },
       { clipRange: c.clipRange, advClipMax: c.advClipMax, beta: c.beta },
     );
     const dv = new Float32Array(rows * D);

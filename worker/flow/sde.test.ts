@@ -3,12 +3,23 @@ import { mulberry32, randomArray } from '../../kernels/common/random';
 import { numericGrad } from '../../kernels/testing/finite-diff';
 import type { Velocity } from './rollout';
 import { finalPoints, gaussianStarts, sampleOde, sampleSde } from './rollout';
-import { FLOW_SDE_DEFAULTS, flowSchedule, flowTimesteps, normalFrom, transitionKl, transitionLogProb, transitionMean, velocityGrad } from './sde';
+import {
+  FLOW_SDE_DEFAULTS,
+  flowSchedule,
+  flowTimesteps,
+  normalFrom,
+  transitionKl,
+  transitionLogProb,
+  transitionMean,
+  velocityGrad,
+} from './sde';
 
 describe('Flow-GRPO SDE schedule (hand values)', () => {
   it('K = 10, a = 0.7: t = 1 uses t_1 = 0.9 in σ_t, and μ = cx·x + cv·v', () => {
     const s = flowSchedule(FLOW_SDE_DEFAULTS);
-    expect(Array.from(flowTimesteps(FLOW_SDE_DEFAULTS), (t) => +t.toFixed(12))).toEqual([1, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0]);
+    expect(Array.from(flowTimesteps(FLOW_SDE_DEFAULTS), (t) => +t.toFixed(12))).toEqual([
+      1, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0,
+    ]);
     // k = 0: σ = 0.7·√(1/(1 − 0.9)), s = σ·√0.1 = 0.7, cx = 1 − σ²/2·0.1 = 0.755, cv = −0.1 (1 − t = 0).
     expect(s[0].sigma).toBeCloseTo(0.7 * Math.sqrt(10), 12);
     expect(s[0].std).toBeCloseTo(0.7, 12);
@@ -46,7 +57,9 @@ describe('transition log-prob and KL', () => {
       let want = 0;
       for (let d = 0; d < D; d++) {
         const mu = c.cx * x[i * D + d] + c.cv * v[i * D + d];
-        want += Math.log(Math.exp(-((next[i * D + d] - mu) ** 2) / (2 * c.std ** 2)) / (c.std * Math.sqrt(2 * Math.PI)));
+        want += Math.log(
+          Math.exp(-((next[i * D + d] - mu) ** 2) / (2 * c.std ** 2)) / (c.std * Math.sqrt(2 * Math.PI)),
+        );
       }
       expect(transitionLogProb(next, mean, c, i, D)).toBeCloseTo(want / D, 12);
     }

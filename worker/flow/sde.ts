@@ -76,20 +76,38 @@ export function flowSchedule(o: FlowSdeOptions): TransitionCoefficients[] {
 }
 
 export function checkSdeOptions(o: FlowSdeOptions): void {
-  if (!Number.isInteger(o.steps) || o.steps < 2 || o.steps > 1000) throw new Error(`sde.steps = ${o.steps}: expected an integer in [2, 1000]`);
-  if (!(o.noiseLevel > 0) || !Number.isFinite(o.noiseLevel)) throw new Error(`sde.noiseLevel = ${o.noiseLevel}: expected a finite number > 0 (0 is the ODE, which has no log-density)`);
-  if (!(o.shift > 0) || !Number.isFinite(o.shift)) throw new Error(`sde.shift = ${o.shift}: expected a finite number > 0`);
+  if (!Number.isInteger(o.steps) || o.steps < 2 || o.steps > 1000)
+    throw new Error(`sde.steps = ${o.steps}: expected an integer in [2, 1000]`);
+  if (!(o.noiseLevel > 0) || !Number.isFinite(o.noiseLevel))
+    throw new Error(
+      `sde.noiseLevel = ${o.noiseLevel}: expected a finite number > 0 (0 is the ODE, which has no log-density)`,
+    );
+  if (!(o.shift > 0) || !Number.isFinite(o.shift))
+    throw new Error(`sde.shift = ${o.shift}: expected a finite number > 0`);
 }
 
 const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
 
 /** μ of row i: D values from x and v at offset i·D, written to `mean` at the same offset. */
-export function transitionMean(mean: Float64Array, x: ArrayLike<number>, v: ArrayLike<number>, c: TransitionCoefficients, i: number, D: number): void {
+export function transitionMean(
+  mean: Float64Array,
+  x: ArrayLike<number>,
+  v: ArrayLike<number>,
+  c: TransitionCoefficients,
+  i: number,
+  D: number,
+): void {
   for (let d = i * D; d < (i + 1) * D; d++) mean[d] = c.cx * x[d] + c.cv * v[d];
 }
 
 /** log p(x' | x) of row i (the per-coordinate mean), from its μ. */
-export function transitionLogProb(next: ArrayLike<number>, mean: ArrayLike<number>, c: TransitionCoefficients, i: number, D: number): number {
+export function transitionLogProb(
+  next: ArrayLike<number>,
+  mean: ArrayLike<number>,
+  c: TransitionCoefficients,
+  i: number,
+  D: number,
+): number {
   let s = 0;
   for (let d = i * D; d < (i + 1) * D; d++) {
     const z = next[d] - mean[d];
@@ -99,7 +117,13 @@ export function transitionLogProb(next: ArrayLike<number>, mean: ArrayLike<numbe
 }
 
 /** Flow-GRPO's KL term of row i: mean over D of (μ − μ_ref)² / (2σ_t²). */
-export function transitionKl(mean: ArrayLike<number>, refMean: ArrayLike<number>, c: TransitionCoefficients, i: number, D: number): number {
+export function transitionKl(
+  mean: ArrayLike<number>,
+  refMean: ArrayLike<number>,
+  c: TransitionCoefficients,
+  i: number,
+  D: number,
+): number {
   let s = 0;
   for (let d = i * D; d < (i + 1) * D; d++) s += (mean[d] - refMean[d]) ** 2;
   return s / (D * 2 * c.sigma * c.sigma);
@@ -111,8 +135,15 @@ export function transitionKl(mean: ArrayLike<number>, refMean: ArrayLike<number>
  * Added into `dv` at offset i·D. `refMean` may be null when gKl = 0.
  */
 export function velocityGrad(
-  dv: Float64Array | Float32Array, gLogp: number, gKl: number, next: ArrayLike<number>, mean: ArrayLike<number>, refMean: ArrayLike<number> | null,
-  c: TransitionCoefficients, i: number, D: number,
+  dv: Float64Array | Float32Array,
+  gLogp: number,
+  gKl: number,
+  next: ArrayLike<number>,
+  mean: ArrayLike<number>,
+  refMean: ArrayLike<number> | null,
+  c: TransitionCoefficients,
+  i: number,
+  D: number,
 ): void {
   const a = (gLogp * c.cv) / (D * c.std * c.std);
   const b = (gKl * c.cv) / (D * c.sigma * c.sigma);

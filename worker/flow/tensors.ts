@@ -18,7 +18,14 @@ export interface FlowParamSet {
 
 export function allocFlowParamSet(ops: Ops, c: FlowModelConfig, prefix: string): FlowParamSet {
   const byName = new Map<string, Tensor>();
-  for (const s of flowParamSpecs(c)) byName.set(s.name, ops.alloc(`${prefix}:${s.name}`, s.shape.reduce((a, b) => a * b, 1)));
+  for (const s of flowParamSpecs(c))
+    byName.set(
+      s.name,
+      ops.alloc(
+        `${prefix}:${s.name}`,
+        s.shape.reduce((a, b) => a * b, 1),
+      ),
+    );
   const L = layerDims(c).length;
   const w = Array.from({ length: L }, (_, l) => byName.get(`layers.${l}.weight`)!);
   const b = Array.from({ length: L }, (_, l) => byName.get(`layers.${l}.bias`)!);
@@ -48,11 +55,17 @@ export function allocFlowActs(ops: Ops, c: FlowModelConfig, N: number): FlowActs
   const onesH = f('onesH', N * H);
   ops.upload(onesH, new Float32Array(N * H).fill(1));
   return {
-    N, inp: f('inp', N * inputWidth(c)),
+    N,
+    inp: f('inp', N * inputWidth(c)),
     z: Array.from({ length: c.hidden }, (_, l) => f(`z${l}`, N * H)),
     a: Array.from({ length: c.hidden }, (_, l) => f(`a${l}`, N * H)),
-    out: f('out', N * c.dim), ones, onesH,
-    dout: f('dout', N * c.dim), da: f('da', N * H), dz: f('dz', N * H), dscratch: f('dscratch', N * H),
+    out: f('out', N * c.dim),
+    ones,
+    onesH,
+    dout: f('dout', N * c.dim),
+    da: f('da', N * H),
+    dz: f('dz', N * H),
+    dscratch: f('dscratch', N * H),
   };
 }
 

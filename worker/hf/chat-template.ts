@@ -31,7 +31,11 @@ export function parseChatTemplate(template: string): Template {
   return new Template(template);
 }
 
-export function applyChatTemplate(template: string | Template, messages: readonly ChatMessage[], options: ChatTemplateOptions = {}): string {
+export function applyChatTemplate(
+  template: string | Template,
+  messages: readonly ChatMessage[],
+  options: ChatTemplateOptions = {},
+): string {
   const t = typeof template === 'string' ? parseChatTemplate(template) : template;
   return t.render({
     ...options.extra,
@@ -47,14 +51,19 @@ export function applyChatTemplate(template: string | Template, messages: readonl
  * list of `{name, template}` of which transformers uses the one named `default`. Undefined when
  * absent; a string describing the problem when the field has another shape.
  */
-export function selectChatTemplate(field: unknown): { ok: true; template: string | undefined } | { ok: false; reason: string } {
+export function selectChatTemplate(
+  field: unknown,
+): { ok: true; template: string | undefined } | { ok: false; reason: string } {
   if (field === undefined || field === null) return { ok: true, template: undefined };
   if (typeof field === 'string') return { ok: true, template: field };
   if (Array.isArray(field)) {
     const named = field as { name?: unknown; template?: unknown }[];
     const d = named.find((x) => x && x.name === 'default');
     if (d && typeof d.template === 'string') return { ok: true, template: d.template };
-    return { ok: false, reason: `a list of ${named.length} named templates without one named 'default' (names: ${named.map((x) => JSON.stringify(x?.name)).join(', ')}); expected a string or a list with a 'default' template` };
+    return {
+      ok: false,
+      reason: `a list of ${named.length} named templates without one named 'default' (names: ${named.map((x) => JSON.stringify(x?.name)).join(', ')}); expected a string or a list with a 'default' template`,
+    };
   }
   return { ok: false, reason: `got ${typeof field}; expected a string or a list of {name, template}` };
 }

@@ -10,18 +10,31 @@ describe('a Hugging Face base as a Dewpoint checkpoint', () => {
     const { files } = fixtureFolder({ kvHeads: 2, maxSeq: 4096 });
     const base = checkpointFromHf(await loadHfFolder(files), 'tiny-llama');
     expect(base.config.maxSeq).toBe(HF_MAX_SEQ);
-    expect(base.info).toMatchObject({ source: 'huggingface', folder: 'tiny-llama', max_position_embeddings: 4096, trained_width: HF_MAX_SEQ });
+    expect(base.info).toMatchObject({
+      source: 'huggingface',
+      folder: 'tiny-llama',
+      max_position_embeddings: 4096,
+      trained_width: HF_MAX_SEQ,
+    });
     const model = new Model(createCpuOps(), base.config);
     model.setWeights(base.weights);
     const out = await exportCheckpoint(model, base.tokenizer, base.info);
-    expect(new TextDecoder().decode(out['tokenizer.json'])).toBe(`${JSON.stringify(JSON.parse(new TextDecoder().decode(files.get('tokenizer.json')!)), null, 2)}\n`);
+    expect(new TextDecoder().decode(out['tokenizer.json'])).toBe(
+      `${JSON.stringify(JSON.parse(new TextDecoder().decode(files.get('tokenizer.json')!)), null, 2)}\n`,
+    );
     expect(out['tokenizer_config.json']).toBeDefined();
     const back = importCheckpoint(out);
     expect(back.config).toEqual(base.config);
     expect(isHfTokenizer(back.tokenizer)).toBe(true);
     expect(back.tokenizer.vocab).toEqual(base.tokenizer.vocab);
-    expect([back.tokenizer.bos, back.tokenizer.eos, back.tokenizer.pad]).toEqual([base.tokenizer.bos, base.tokenizer.eos, base.tokenizer.pad]);
-    expect(Array.from(back.tokenizer.encode('Hello world 12+7='))).toEqual(Array.from(base.tokenizer.encode('Hello world 12+7=')));
+    expect([back.tokenizer.bos, back.tokenizer.eos, back.tokenizer.pad]).toEqual([
+      base.tokenizer.bos,
+      base.tokenizer.eos,
+      base.tokenizer.pad,
+    ]);
+    expect(Array.from(back.tokenizer.encode('Hello world 12+7='))).toEqual(
+      Array.from(base.tokenizer.encode('Hello world 12+7=')),
+    );
     for (const [name, w] of base.weights) expect(back.weights.get(name)).toEqual(w);
   });
 });

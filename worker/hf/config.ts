@@ -41,26 +41,47 @@ export function mapHfConfig(json: Record<string, unknown>, file = 'config.json')
   const notes: string[] = [];
   const allowed = Object.keys(HF_ARCHITECTURES).join(' or ');
   const archs = json.architectures;
-  const architecture = Array.isArray(archs) && archs.length === 1 && Object.hasOwn(HF_ARCHITECTURES, archs[0]) ? (archs[0] as HfArchitecture) : null;
-  if (architecture === null) problem('architectures', `got ${JSON.stringify(archs)}; expected exactly one of ${allowed} (other architectures are not this network)`);
+  const architecture =
+    Array.isArray(archs) && archs.length === 1 && Object.hasOwn(HF_ARCHITECTURES, archs[0])
+      ? (archs[0] as HfArchitecture)
+      : null;
+  if (architecture === null)
+    problem(
+      'architectures',
+      `got ${JSON.stringify(archs)}; expected exactly one of ${allowed} (other architectures are not this network)`,
+    );
   const modelType = architecture ? HF_ARCHITECTURES[architecture] : null;
-  if (modelType !== null && json.model_type !== modelType) problem('model_type', `got ${JSON.stringify(json.model_type)}; expected '${modelType}' for ${architecture}`);
+  if (modelType !== null && json.model_type !== modelType)
+    problem('model_type', `got ${JSON.stringify(json.model_type)}; expected '${modelType}' for ${architecture}`);
   if (architecture === 'MistralForCausalLM') {
     const window = json.sliding_window;
     const maxSeq = json.max_position_embeddings;
     if (window != null && !(typeof window === 'number' && typeof maxSeq === 'number' && window >= maxSeq)) {
-      problem('sliding_window', `got ${JSON.stringify(window)}; expected null or at least max_position_embeddings (${JSON.stringify(maxSeq)}): sliding-window attention is not implemented`);
+      problem(
+        'sliding_window',
+        `got ${JSON.stringify(window)}; expected null or at least max_position_embeddings (${JSON.stringify(maxSeq)}): sliding-window attention is not implemented`,
+      );
     }
   }
-  if (json.quantization_config != null) problem('quantization_config', `got ${JSON.stringify(json.quantization_config)}; expected none (quantized weights are not read)`);
+  if (json.quantization_config != null)
+    problem(
+      'quantization_config',
+      `got ${JSON.stringify(json.quantization_config)}; expected none (quantized weights are not read)`,
+    );
   // LlamaConfig and MistralConfig default tie_word_embeddings to false; fromHfConfig (written for
   // this project's own configs, which always carry it) would read an absent key as true.
   let tied = json.tie_word_embeddings;
   if (tied === undefined) {
     tied = false;
-    notes.push('tie_word_embeddings is absent: read as false, the LlamaConfig default (lm_head.weight is then required)');
-  } else if (typeof tied !== 'boolean') problem('tie_word_embeddings', `got ${JSON.stringify(tied)}; expected true or false`);
-  for (const [key, fallback] of [['rope_theta', 10000], ['rms_norm_eps', 1e-6]] as const) {
+    notes.push(
+      'tie_word_embeddings is absent: read as false, the LlamaConfig default (lm_head.weight is then required)',
+    );
+  } else if (typeof tied !== 'boolean')
+    problem('tie_word_embeddings', `got ${JSON.stringify(tied)}; expected true or false`);
+  for (const [key, fallback] of [
+    ['rope_theta', 10000],
+    ['rms_norm_eps', 1e-6],
+  ] as const) {
     if (json[key] === undefined) notes.push(`${key} is absent: read as ${fallback}, the LlamaConfig default`);
   }
   if (json.num_key_value_heads === undefined) notes.push('num_key_value_heads is absent: read as num_attention_heads');

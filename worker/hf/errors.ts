@@ -39,7 +39,11 @@ export async function asFolderError<T>(f: () => Promise<T>): Promise<T> {
   try {
     return await f();
   } catch (e) {
-    if (e instanceof SafetensorsError) throw new HfFolderError({ file: e.file, field: e.tensor === null ? 'header' : `tensor '${e.tensor}'`, detail: e.detail }, { cause: e });
+    if (e instanceof SafetensorsError)
+      throw new HfFolderError(
+        { file: e.file, field: e.tensor === null ? 'header' : `tensor '${e.tensor}'`, detail: e.detail },
+        { cause: e },
+      );
     throw e;
   }
 }

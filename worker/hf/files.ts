@@ -68,10 +68,17 @@ export async function readJsonFile(reader: FolderReader, name: string): Promise<
   try {
     value = JSON.parse(new TextDecoder().decode(bytes));
   } catch (e) {
-    throw new HfFolderError({ file: name, field: '(file)', detail: `not valid JSON (${(e as Error).message})` }, { cause: e });
+    throw new HfFolderError(
+      { file: name, field: '(file)', detail: `not valid JSON (${(e as Error).message})` },
+      { cause: e },
+    );
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new HfFolderError({ file: name, field: '(file)', detail: `expected a JSON object, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}` });
+    throw new HfFolderError({
+      file: name,
+      field: '(file)',
+      detail: `expected a JSON object, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`,
+    });
   }
   return value as Record<string, unknown>;
 }

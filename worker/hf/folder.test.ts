@@ -14,7 +14,8 @@ const json = (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b)) as Recor
 /** Index of the first value whose bits differ, −1 when `a` and `b` are bit-identical (toEqual on millions of values is slow). */
 function firstDifference(a: Float32Array, b: Float32Array): number {
   if (a.length !== b.length) return Math.min(a.length, b.length);
-  const x = new Uint32Array(a.buffer, a.byteOffset, a.length), y = new Uint32Array(b.buffer, b.byteOffset, b.length);
+  const x = new Uint32Array(a.buffer, a.byteOffset, a.length),
+    y = new Uint32Array(b.buffer, b.byteOffset, b.length);
   for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return i;
   return -1;
 }
@@ -37,7 +38,10 @@ async function refusal(f: Promise<unknown>): Promise<HfFolderError> {
 }
 
 /** A ranged reader over `files` that records every range read. */
-function rangedReader(files: Map<string, Uint8Array>, log: { name: string; start: number; end: number }[] = []): HfFileReader {
+function rangedReader(
+  files: Map<string, Uint8Array>,
+  log: { name: string; start: number; end: number }[] = [],
+): HfFileReader {
   return async (name, range) => {
     const b = files.get(name);
     if (!b) return undefined;
@@ -55,7 +59,12 @@ describe('writeHfFolder → loadHfFolder', () => {
     expect([...loaded.weights.keys()]).toEqual(paramSpecs(FIXTURE_CONFIG).map((s) => s.name));
     for (const [name, w] of fx.weights) expect(firstDifference(loaded.weights.get(name)!, w)).toBe(-1);
     expect(loaded.tokenizer.size).toBe(32000);
-    expect(loaded.info).toMatchObject({ architecture: 'LlamaForCausalLM', dtypes: ['F32'], index: null, weightFiles: [{ file: 'model.safetensors', tensors: 21 }] });
+    expect(loaded.info).toMatchObject({
+      architecture: 'LlamaForCausalLM',
+      dtypes: ['F32'],
+      index: null,
+      weightFiles: [{ file: 'model.safetensors', tensors: 21 }],
+    });
     expect(loaded.chatTemplate).toBeUndefined();
   });
 
@@ -68,7 +77,9 @@ describe('writeHfFolder → loadHfFolder', () => {
       // The rounded values: what encodeSafetensors(dtype) stores, read back by the same decoder
       // (whose F16/BF16 paths checkpoint-format.test.ts checks against hand values and a reference).
       for (const [name, w] of fx.weights) {
-        const rounded = decodeSafetensors(encodeSafetensors([{ name, shape: [w.length], data: w }], {}, { dtype })).tensors.get(name)!.data;
+        const rounded = decodeSafetensors(
+          encodeSafetensors([{ name, shape: [w.length], data: w }], {}, { dtype }),
+        ).tensors.get(name)!.data;
         expect(firstDifference(loaded.weights.get(name)!, rounded)).toBe(-1);
         expect(loaded.weights.get(name)!.some((v, i) => v !== w[i])).toBe(true);
       }
@@ -77,9 +88,14 @@ describe('writeHfFolder → loadHfFolder', () => {
 
   it('sharded folders (index + 3 shards) load the same weights as the single file, also through a lazy reader', async () => {
     const sharded = fixtureFolder({}, { shards: 3 }).files;
-    expect([...sharded.keys()].filter((f) => f.endsWith('.safetensors')).sort()).toEqual([1, 2, 3].map((k) => shardName(k, 3)));
+    expect([...sharded.keys()].filter((f) => f.endsWith('.safetensors')).sort()).toEqual(
+      [1, 2, 3].map((k) => shardName(k, 3)),
+    );
     expect(sharded.has('model.safetensors')).toBe(false);
-    const index = json(sharded.get('model.safetensors.index.json')!) as { metadata: { total_size: number }; weight_map: Record<string, string> };
+    const index = json(sharded.get('model.safetensors.index.json')!) as {
+      metadata: { total_size: number };
+      weight_map: Record<string, string>;
+    };
     expect(Object.keys(index.weight_map)).toEqual(paramSpecs(FIXTURE_CONFIG).map((s) => s.name));
     expect(index.metadata.total_size).toBe(4 * parameterCount(FIXTURE_CONFIG));
     const single = await loadHfFolder(fx.files);
@@ -103,7 +119,10 @@ describe('writeHfFolder → loadHfFolder', () => {
     expect(loaded.weights.has('lm_head.weight')).toBe(false);
     const embed = tied.weights.get('model.embed_tokens.weight')!;
     const withHead = (head: Float32Array) => {
-      const all = [...decodeSafetensors(tied.files.get('model.safetensors')!).tensors.values(), { name: 'lm_head.weight', shape: [32000, 64], data: head }];
+      const all = [
+        ...decodeSafetensors(tied.files.get('model.safetensors')!).tensors.values(),
+        { name: 'lm_head.weight', shape: [32000, 64], data: head },
+      ];
       return new Map(tied.files).set('model.safetensors', encodeSafetensors(all));
     };
     const copy = await loadHfFolder(withHead(embed));
@@ -113,15 +132,21 @@ describe('writeHfFolder → loadHfFolder', () => {
     other[5] += 1;
     const e = await refusal(loadHfFolder(withHead(other)));
     expect([e.file, e.field]).toEqual(['config.json', 'tie_word_embeddings']);
-    expect(e.message).toMatch(/^config\.json: tie_word_embeddings: true, but model\.safetensors holds an lm_head\.weight that differs from model\.embed_tokens\.weight \(first at index 5/);
+    expect(e.message).toMatch(
+      /^config\.json: tie_word_embeddings: true, but model\.safetensors holds an lm_head\.weight that differs from model\.embed_tokens\.weight \(first at index 5/,
+    );
   });
 
   it('tie_word_embeddings absent reads as false (the LlamaConfig default), so a missing lm_head.weight is refused', async () => {
     const tied = fixtureFolder({ tiedEmbeddings: true });
     const e = await refusal(inspectHfFolder(withConfig(tied.files, { tie_word_embeddings: undefined })));
-    expect(e.message).toBe("model.safetensors: tensor 'lm_head.weight': missing; config.json implies shape [32000,64] (vocab_size 32000 × hidden_size 64) because tie_word_embeddings is false");
+    expect(e.message).toBe(
+      "model.safetensors: tensor 'lm_head.weight': missing; config.json implies shape [32000,64] (vocab_size 32000 × hidden_size 64) because tie_word_embeddings is false",
+    );
     const untied = await inspectHfFolder(withConfig(fx.files, { tie_word_embeddings: undefined }));
-    expect(untied.notes).toContain('tie_word_embeddings is absent: read as false, the LlamaConfig default (lm_head.weight is then required)');
+    expect(untied.notes).toContain(
+      'tie_word_embeddings is absent: read as false, the LlamaConfig default (lm_head.weight is then required)',
+    );
   });
 
   it('a tokenizer smaller than vocab_size is accepted: the extra embedding rows are padding ids with no token', async () => {
@@ -138,11 +163,16 @@ describe('writeHfFolder → loadHfFolder', () => {
     if (validateModelConfig(gqa).length === 0) {
       const loaded = await loadHfFolder(fixtureFolder({ kvHeads: 2 }).files);
       expect(loaded.config.kvHeads).toBe(2);
-      expect(paramSpecs(gqa).find((s) => s.name === 'model.layers.0.self_attn.k_proj.weight')!.shape).toEqual([2 * 16, 64]);
+      expect(paramSpecs(gqa).find((s) => s.name === 'model.layers.0.self_attn.k_proj.weight')!.shape).toEqual([
+        2 * 16,
+        64,
+      ]);
       expect(loaded.weights.get('model.layers.0.self_attn.k_proj.weight')!.length).toBe(2 * 16 * 64);
       // Full-width k/v tensors under a GQA config disagree with it.
       const e = await refusal(inspectHfFolder(withConfig(fx.files, { num_key_value_heads: 2 })));
-      expect(e.message.split('\n')[0]).toBe("model.safetensors: tensor 'model.layers.0.self_attn.k_proj.weight': shape [64,64], but config.json implies [32,64] (num_key_value_heads 2 · head_dim 16 × hidden_size 64)");
+      expect(e.message.split('\n')[0]).toBe(
+        "model.safetensors: tensor 'model.layers.0.self_attn.k_proj.weight': shape [64,64], but config.json implies [32,64] (num_key_value_heads 2 · head_dim 16 × hidden_size 64)",
+      );
     } else {
       const e = await refusal(inspectHfFolder(withConfig(fx.files, { num_key_value_heads: 2 })));
       expect(e.field).toBe('num_key_value_heads');
@@ -176,11 +206,29 @@ describe('inspectHfFolder', () => {
     expect(training).toMatchObject({ rows, seq, parameters: P, weights: 4 * P, grads: 4 * P, adamMoments: 8 * P });
     // worker/model/tensors.ts allocActs, by hand: per layer 8 (N, C) + 2 (N) + (N, NH) + 3 (N, F); then
     // 4 i32 (N), 2 (N, C) + (N) + (N, V) + 4 (N), 2 (N, C) forward scratch, 2 (N) + (N, V) + 8 (N, C) + 3 (N, F) backward.
-    const N = rows * seq, C = 64, F = 176, V = 32000, NH = 4, L = 2;
-    const values = L * N * (8 * C + 2 + NH + 3 * F) + 4 * N + 2 * N * C + N + N * V + 4 * N + 2 * N * C + 2 * N + N * V + 8 * N * C + 3 * N * F;
+    const N = rows * seq,
+      C = 64,
+      F = 176,
+      V = 32000,
+      NH = 4,
+      L = 2;
+    const values =
+      L * N * (8 * C + 2 + NH + 3 * F) +
+      4 * N +
+      2 * N * C +
+      N +
+      N * V +
+      4 * N +
+      2 * N * C +
+      2 * N +
+      N * V +
+      8 * N * C +
+      3 * N * F;
     expect(training.activations).toBe(4 * values);
     expect(training.total).toBe(16 * P + 4 * values);
-    expect(training.counts).toMatch(/weights \+ gradients \+ AdamW m and v .* activations .* not the sampling KV cache/);
+    expect(training.counts).toMatch(
+      /weights \+ gradients \+ AdamW m and v .* activations .* not the sampling KV cache/,
+    );
     expect((await inspectHfFolder(fx.files)).training).toMatchObject({ rows: 1, seq: 64 });
   });
 });
@@ -195,33 +243,56 @@ describe('loadHfFolder refuses, naming the file and the field', () => {
     for (const source of [headCut, rangedReader(headCut)]) {
       const e = await refusal(loadHfFolder(source));
       expect([e.file, e.field]).toEqual(['model.safetensors', 'header']);
-      expect(e.message).toMatch(/^model\.safetensors: header: header length \d+ \(bytes 8\.\.\d+\) runs past the end of the file \(100 bytes\); the file is truncated/);
+      expect(e.message).toMatch(
+        /^model\.safetensors: header: header length \d+ \(bytes 8\.\.\d+\) runs past the end of the file \(100 bytes\); the file is truncated/,
+      );
     }
     const up = header.tensors.find((t) => t.name === 'model.layers.1.mlp.up_proj.weight')!;
     const dataCut = new Map(fx.files).set('model.safetensors', full.subarray(0, header.dataStart + up.begin + 10));
     for (const source of [dataCut, rangedReader(dataCut)]) {
       const e = await refusal(loadHfFolder(source));
       expect([e.file, e.field]).toEqual(['model.safetensors', "tensor 'model.layers.1.mlp.up_proj.weight'"]);
-      expect(e.message).toMatch(new RegExp(`^model\\.safetensors: tensor 'model\\.layers\\.1\\.mlp\\.up_proj\\.weight': data_offsets \\[${up.begin}, ${up.end}\\] end at byte ${header.dataStart + up.end} of the file, which .*; the file is truncated`));
+      expect(e.message).toMatch(
+        new RegExp(
+          `^model\\.safetensors: tensor 'model\\.layers\\.1\\.mlp\\.up_proj\\.weight': data_offsets \\[${up.begin}, ${up.end}\\] end at byte ${header.dataStart + up.end} of the file, which .*; the file is truncated`,
+        ),
+      );
     }
   });
 
   it('a config that disagrees with the tensors: each shape mismatch names the tensor, both shapes and the fields', async () => {
     const e = await refusal(loadHfFolder(withConfig(fx.files, { intermediate_size: 128 })));
-    expect(e.problems.map((p) => p.field)).toEqual([0, 1].flatMap((l) => ['gate_proj', 'up_proj', 'down_proj'].map((m) => `tensor 'model.layers.${l}.mlp.${m}.weight'`)));
-    expect(e.message.split('\n')[0]).toBe("model.safetensors: tensor 'model.layers.0.mlp.gate_proj.weight': shape [176,64], but config.json implies [128,64] (intermediate_size 128 × hidden_size 64)");
-    expect(e.message.split('\n')[2]).toBe("model.safetensors: tensor 'model.layers.0.mlp.down_proj.weight': shape [64,176], but config.json implies [64,128] (hidden_size 64 × intermediate_size 128)");
+    expect(e.problems.map((p) => p.field)).toEqual(
+      [0, 1].flatMap((l) =>
+        ['gate_proj', 'up_proj', 'down_proj'].map((m) => `tensor 'model.layers.${l}.mlp.${m}.weight'`),
+      ),
+    );
+    expect(e.message.split('\n')[0]).toBe(
+      "model.safetensors: tensor 'model.layers.0.mlp.gate_proj.weight': shape [176,64], but config.json implies [128,64] (intermediate_size 128 × hidden_size 64)",
+    );
+    expect(e.message.split('\n')[2]).toBe(
+      "model.safetensors: tensor 'model.layers.0.mlp.down_proj.weight': shape [64,176], but config.json implies [64,128] (hidden_size 64 × intermediate_size 128)",
+    );
     const layers = await refusal(loadHfFolder(withConfig(fx.files, { num_hidden_layers: 3 })));
-    expect(layers.message).toMatch(/^model\.safetensors: tensor 'model\.layers\.2\.input_layernorm\.weight': missing; config\.json implies shape \[64\] \(hidden_size 64\)/);
+    expect(layers.message).toMatch(
+      /^model\.safetensors: tensor 'model\.layers\.2\.input_layernorm\.weight': missing; config\.json implies shape \[64\] \(hidden_size 64\)/,
+    );
     const vocab = await refusal(loadHfFolder(withConfig(fx.files, { vocab_size: 32100 })));
-    expect(vocab.message).toMatch(/tensor 'model\.embed_tokens\.weight': shape \[32000,64\], but config\.json implies \[32100,64\] \(vocab_size 32100 × hidden_size 64\)/);
+    expect(vocab.message).toMatch(
+      /tensor 'model\.embed_tokens\.weight': shape \[32000,64\], but config\.json implies \[32100,64\] \(vocab_size 32100 × hidden_size 64\)/,
+    );
   });
 
   it('a missing tensor, and unexpected extra tensors listed by name (rotary inv_freq buffers are ignored, as transformers does)', async () => {
     const decoded = [...decodeSafetensors(fx.files.get('model.safetensors')!).tensors.values()];
-    const without = new Map(fx.files).set('model.safetensors', encodeSafetensors(decoded.filter((t) => t.name !== 'model.layers.1.self_attn.v_proj.weight')));
+    const without = new Map(fx.files).set(
+      'model.safetensors',
+      encodeSafetensors(decoded.filter((t) => t.name !== 'model.layers.1.self_attn.v_proj.weight')),
+    );
     const e = await refusal(loadHfFolder(without));
-    expect(e.message).toBe("model.safetensors: tensor 'model.layers.1.self_attn.v_proj.weight': missing; config.json implies shape [64,64] (num_key_value_heads 4 · head_dim 16 × hidden_size 64)");
+    expect(e.message).toBe(
+      "model.safetensors: tensor 'model.layers.1.self_attn.v_proj.weight': missing; config.json implies shape [64,64] (num_key_value_heads 4 · head_dim 16 × hidden_size 64)",
+    );
     const extra = [
       ...decoded,
       { name: 'model.layers.0.self_attn.q_proj.bias', shape: [64], data: new Float32Array(64) },
@@ -230,8 +301,12 @@ describe('loadHfFolder refuses, naming the file and the field', () => {
     ];
     const e2 = await refusal(loadHfFolder(new Map(fx.files).set('model.safetensors', encodeSafetensors(extra))));
     expect([e2.file, e2.field]).toEqual(['model.safetensors', 'tensors']);
-    expect(e2.message).toBe("model.safetensors: tensors: 2 unexpected tensors: 'model.layers.0.self_attn.q_proj.bias', 'score.weight'; expected only the LlamaForCausalLM tensors config.json implies");
-    const ignored = await inspectHfFolder(new Map(fx.files).set('model.safetensors', encodeSafetensors([...decoded, extra.at(-1)!])));
+    expect(e2.message).toBe(
+      "model.safetensors: tensors: 2 unexpected tensors: 'model.layers.0.self_attn.q_proj.bias', 'score.weight'; expected only the LlamaForCausalLM tensors config.json implies",
+    );
+    const ignored = await inspectHfFolder(
+      new Map(fx.files).set('model.safetensors', encodeSafetensors([...decoded, extra.at(-1)!])),
+    );
     expect(ignored.ignoredTensors).toEqual(['model.layers.0.self_attn.rotary_emb.inv_freq']);
   });
 
@@ -256,45 +331,69 @@ describe('loadHfFolder refuses, naming the file and the field', () => {
       const bytes = full.slice();
       bytes.set(jsonBytes, 8);
       const e = await refusal(inspectHfFolder(new Map(fx.files).set('model.safetensors', bytes)));
-      expect(e.message).toBe(`model.safetensors: tensor 'model.norm.weight': dtype "${dtype}" is not supported; allowed: F32, F16, BF16`);
+      expect(e.message).toBe(
+        `model.safetensors: tensor 'model.norm.weight': dtype "${dtype}" is not supported; allowed: F32, F16, BF16`,
+      );
     }
   });
 
   it('an unsupported architecture or model_type, RoPE scaling, quantization, and Mistral with a sliding window', async () => {
     const arch = await refusal(inspectHfFolder(withConfig(fx.files, { architectures: ['GPT2LMHeadModel'] })));
     expect([arch.file, arch.field]).toEqual(['config.json', 'architectures']);
-    expect(arch.message).toBe('config.json: architectures: got ["GPT2LMHeadModel"]; expected exactly one of LlamaForCausalLM or MistralForCausalLM (other architectures are not this network)');
+    expect(arch.message).toBe(
+      'config.json: architectures: got ["GPT2LMHeadModel"]; expected exactly one of LlamaForCausalLM or MistralForCausalLM (other architectures are not this network)',
+    );
     const type = await refusal(inspectHfFolder(withConfig(fx.files, { model_type: 'qwen2' })));
     expect(type.message).toBe(`config.json: model_type: got "qwen2"; expected 'llama' for LlamaForCausalLM`);
-    const rope = await refusal(inspectHfFolder(withConfig(fx.files, { rope_scaling: { rope_type: 'llama3', factor: 8 } })));
-    expect(rope.message).toMatch(/^config\.json: rope_scaling: rope_scaling must be null \(no RoPE scaling is implemented\), got \{"rope_type":"llama3","factor":8\}$/);
-    const quant = await refusal(inspectHfFolder(withConfig(fx.files, { quantization_config: { quant_method: 'gptq' } })));
+    const rope = await refusal(
+      inspectHfFolder(withConfig(fx.files, { rope_scaling: { rope_type: 'llama3', factor: 8 } })),
+    );
+    expect(rope.message).toMatch(
+      /^config\.json: rope_scaling: rope_scaling must be null \(no RoPE scaling is implemented\), got \{"rope_type":"llama3","factor":8\}$/,
+    );
+    const quant = await refusal(
+      inspectHfFolder(withConfig(fx.files, { quantization_config: { quant_method: 'gptq' } })),
+    );
     expect(quant.field).toBe('quantization_config');
     const act = await refusal(inspectHfFolder(withConfig(fx.files, { hidden_act: 'gelu', attention_bias: true })));
     expect(act.problems.map((p) => p.field)).toEqual(['hidden_act', 'attention_bias']);
     const mistral = { architectures: ['MistralForCausalLM'], model_type: 'mistral' };
     const window = await refusal(inspectHfFolder(withConfig(fx.files, { ...mistral, sliding_window: 32 })));
-    expect(window.message).toBe('config.json: sliding_window: got 32; expected null or at least max_position_embeddings (64): sliding-window attention is not implemented');
+    expect(window.message).toBe(
+      'config.json: sliding_window: got 32; expected null or at least max_position_embeddings (64): sliding-window attention is not implemented',
+    );
     for (const sliding_window of [null, 64, 4096]) {
-      expect((await inspectHfFolder(withConfig(fx.files, { ...mistral, sliding_window }))).architecture).toBe('MistralForCausalLM');
+      expect((await inspectHfFolder(withConfig(fx.files, { ...mistral, sliding_window }))).architecture).toBe(
+        'MistralForCausalLM',
+      );
     }
   });
 
   it('missing files, a broken index, bad JSON, and a bos_token that is not a token', async () => {
     const noConfig = new Map(fx.files);
     noConfig.delete('config.json');
-    expect((await refusal(loadHfFolder(noConfig))).message).toBe('config.json: (file): absent; expected the model configuration (LlamaForCausalLM)');
+    expect((await refusal(loadHfFolder(noConfig))).message).toBe(
+      'config.json: (file): absent; expected the model configuration (LlamaForCausalLM)',
+    );
     const noWeights = new Map(fx.files);
     noWeights.delete('model.safetensors');
-    expect((await refusal(loadHfFolder(noWeights))).message).toMatch(/^model\.safetensors: \(file\): absent, and so is model\.safetensors\.index\.json/);
+    expect((await refusal(loadHfFolder(noWeights))).message).toMatch(
+      /^model\.safetensors: \(file\): absent, and so is model\.safetensors\.index\.json/,
+    );
     const sharded = fixtureFolder({}, { shards: 2 }).files;
     sharded.delete(shardName(2, 2));
-    expect((await refusal(loadHfFolder(sharded))).message).toBe(`model.safetensors.index.json: weight_map: names '${shardName(2, 2)}', which the folder does not have; expected every shard it names to be present`);
+    expect((await refusal(loadHfFolder(sharded))).message).toBe(
+      `model.safetensors.index.json: weight_map: names '${shardName(2, 2)}', which the folder does not have; expected every shard it names to be present`,
+    );
     const badJson = new Map(fx.files).set('generation_config.json', new TextEncoder().encode('{ nope'));
-    expect((await refusal(loadHfFolder(badJson))).message).toMatch(/^generation_config\.json: \(file\): not valid JSON/);
+    expect((await refusal(loadHfFolder(badJson))).message).toMatch(
+      /^generation_config\.json: \(file\): not valid JSON/,
+    );
     const tc = { ...llamaTokenizerFiles().tokenizerConfig, bos_token: '<start>' };
     const badBos = new Map(fx.files).set('tokenizer_config.json', text(tc));
-    expect((await refusal(loadHfFolder(badBos))).message).toBe('tokenizer_config.json: bos_token: "<start>" is not a token of tokenizer.json; expected one of its tokens');
+    expect((await refusal(loadHfFolder(badBos))).message).toBe(
+      'tokenizer_config.json: bos_token: "<start>" is not a token of tokenizer.json; expected one of its tokens',
+    );
   });
 
   it('nothing is returned half-loaded: a tokenizer problem is found before any tensor data is read', async () => {
@@ -302,7 +401,9 @@ describe('loadHfFolder refuses, naming the file and the field', () => {
     const e = await refusal(loadHfFolder(rangedReader(fixtureFolder({ vocab: 31990 }).files, log)));
     expect(e.file).toBe('tokenizer.json');
     const header = readSafetensorsHeader(fixtureFolder({ vocab: 31990 }).files.get('model.safetensors')!);
-    expect(log.filter((r) => r.name === 'model.safetensors').every((r) => r.end <= header.dataStart || r.end - r.start <= 1)).toBe(true);
+    expect(
+      log.filter((r) => r.name === 'model.safetensors').every((r) => r.end <= header.dataStart || r.end - r.start <= 1),
+    ).toBe(true);
   });
 });
 

@@ -85,9 +85,17 @@ export async function inspectHfFolder(files: HfFiles, options: HfFolderOptions =
   return (await inspect(folderReader(files), options)).inspection;
 }
 
-async function inspect(reader: FolderReader, options: HfFolderOptions): Promise<{ inspection: HfFolderInspection; weights: WeightHeaders }> {
+async function inspect(
+  reader: FolderReader,
+  options: HfFolderOptions,
+): Promise<{ inspection: HfFolderInspection; weights: WeightHeaders }> {
   const hfConfig = await readJsonFile(reader, CONFIG);
-  if (hfConfig === undefined) throw new HfFolderError({ file: CONFIG, field: '(file)', detail: 'absent; expected the model configuration (LlamaForCausalLM)' });
+  if (hfConfig === undefined)
+    throw new HfFolderError({
+      file: CONFIG,
+      field: '(file)',
+      detail: 'absent; expected the model configuration (LlamaForCausalLM)',
+    });
   const { config, architecture, notes } = mapHfConfig(hfConfig, CONFIG);
   const weights = await readWeightHeaders(reader);
   const problems: HfProblem[] = [];
@@ -99,9 +107,17 @@ async function inspect(reader: FolderReader, options: HfFolderOptions): Promise<
   for (const s of specs) {
     const found = weights.tensors.get(s.name);
     if (!found) {
-      problems.push({ file: missingFile, field: `tensor '${s.name}'`, detail: `missing; ${CONFIG} implies shape [${s.shape}] (${impliedBy(s.name, config)})${s.name === 'lm_head.weight' ? ' because tie_word_embeddings is false' : ''}` });
+      problems.push({
+        file: missingFile,
+        field: `tensor '${s.name}'`,
+        detail: `missing; ${CONFIG} implies shape [${s.shape}] (${impliedBy(s.name, config)})${s.name === 'lm_head.weight' ? ' because tie_word_embeddings is false' : ''}`,
+      });
     } else if (found.entry.shape.join(',') !== s.shape.join(',')) {
-      problems.push({ file: found.file, field: `tensor '${s.name}'`, detail: `shape [${found.entry.shape}], but ${CONFIG} implies [${s.shape}] (${impliedBy(s.name, config)})` });
+      problems.push({
+        file: found.file,
+        field: `tensor '${s.name}'`,
+        detail: `shape [${found.entry.shape}], but ${CONFIG} implies [${s.shape}] (${impliedBy(s.name, config)})`,
+      });
     } else {
       dtypes.add(found.entry.dtype);
       parameterCount += numel(s.shape);
@@ -112,13 +128,25 @@ async function inspect(reader: FolderReader, options: HfFolderOptions): Promise<
   const embed = weights.tensors.get('model.embed_tokens.weight');
   for (const [name, found] of weights.tensors) {
     if (wanted.has(name)) continue;
-    const tiedCopy = name === 'lm_head.weight' && config.tiedEmbeddings && embed !== undefined && found.entry.shape.join(',') === embed.entry.shape.join(',');
+    const tiedCopy =
+      name === 'lm_head.weight' &&
+      config.tiedEmbeddings &&
+      embed !== undefined &&
+      found.entry.shape.join(',') === embed.entry.shape.join(',');
     if (INV_FREQ.test(name) || tiedCopy) ignoredTensors.push(name);
     else extra.set(found.file, [...(extra.get(found.file) ?? []), name]);
   }
   for (const [file, names] of extra) {
-    const listed = names.slice(0, 40).map((n) => `'${n}'`).join(', ') + (names.length > 40 ? `, and ${names.length - 40} more` : '');
-    problems.push({ file, field: 'tensors', detail: `${names.length} unexpected tensor${names.length === 1 ? '' : 's'}: ${listed}; expected only the ${architecture} tensors ${CONFIG} implies${names.includes('lm_head.weight') ? ' (lm_head.weight with tie_word_embeddings true must have the embedding\'s shape)' : ''}` });
+    const listed =
+      names
+        .slice(0, 40)
+        .map((n) => `'${n}'`)
+        .join(', ') + (names.length > 40 ? `, and ${names.length - 40} more` : '');
+    problems.push({
+      file,
+      field: 'tensors',
+      detail: `${names.length} unexpected tensor${names.length === 1 ? '' : 's'}: ${listed}; expected only the ${architecture} tensors ${CONFIG} implies${names.includes('lm_head.weight') ? " (lm_head.weight with tie_word_embeddings true must have the embedding's shape)" : ''}`,
+    });
   }
   if (problems.length) throw new HfFolderError(problems);
   const rows = options.rows ?? 1;
@@ -147,10 +175,21 @@ export async function loadHfFolder(files: HfFiles, options: HfFolderOptions = {}
   const { config } = inspection;
 
   const tokenizerJson = await readJsonFile(reader, 'tokenizer.json');
-  if (tokenizerJson === undefined) throw new HfFolderError({ file: 'tokenizer.json', field: '(file)', detail: 'absent; expected the Hugging Face tokenizer (tokenizers library format)' });
+  if (tokenizerJson === undefined)
+    throw new HfFolderError({
+      file: 'tokenizer.json',
+      field: '(file)',
+      detail: 'absent; expected the Hugging Face tokenizer (tokenizers library format)',
+    });
   const tokenizerConfig = await readJsonFile(reader, 'tokenizer_config.json');
   const generationConfig = await readJsonFile(reader, 'generation_config.json');
-  const tokenizer = hfTokenizer({ tokenizerJson, tokenizerConfig, config: inspection.hfConfig, generationConfig, vocabSize: config.vocab });
+  const tokenizer = hfTokenizer({
+    tokenizerJson,
+    tokenizerConfig,
+    config: inspection.hfConfig,
+    generationConfig,
+    vocabSize: config.vocab,
+  });
   const chatTemplate = await readChatTemplate(reader, tokenizerConfig);
 
   // Everything is checked; now the data, one file at a time (its bytes are dropped after).
@@ -158,14 +197,20 @@ export async function loadHfFolder(files: HfFiles, options: HfFolderOptions = {}
   let tiedHead: { file: string; values: Float32Array } | null = null;
   for (const file of weights.files) {
     const bytes = await reader.file(file);
-    if (bytes === undefined) throw new HfFolderError({ file, field: '(file)', detail: 'disappeared between reading its header and its data' });
+    if (bytes === undefined)
+      throw new HfFolderError({ file, field: '(file)', detail: 'disappeared between reading its header and its data' });
     const header = await asFolderError(async () => readSafetensorsHeader(bytes, file));
     const before = weights.headers.get(file)!;
     if (header.dataBytes !== before.dataBytes || header.tensors.length !== before.tensors.length) {
-      throw new HfFolderError({ file, field: 'header', detail: 'changed between inspecting and loading the folder; expected the same file' });
+      throw new HfFolderError({
+        file,
+        field: 'header',
+        detail: 'changed between inspecting and loading the folder; expected the same file',
+      });
     }
     for (const entry of header.tensors) {
-      if (entry.name === 'lm_head.weight' && config.tiedEmbeddings) tiedHead = { file, values: decodeTensor(bytes, header, entry) };
+      if (entry.name === 'lm_head.weight' && config.tiedEmbeddings)
+        tiedHead = { file, values: decodeTensor(bytes, header, entry) };
       else if (!INV_FREQ.test(entry.name)) out.set(entry.name, decodeTensor(bytes, header, entry));
     }
     reader.release(file);
@@ -192,9 +237,13 @@ function checkTiedCopy(head: { file: string; values: Float32Array }, embed: Floa
   });
 }
 
-async function readChatTemplate(reader: FolderReader, tokenizerConfig: Record<string, unknown> | undefined): Promise<string | undefined> {
+async function readChatTemplate(
+  reader: FolderReader,
+  tokenizerConfig: Record<string, unknown> | undefined,
+): Promise<string | undefined> {
   const selected = selectChatTemplate(tokenizerConfig?.chat_template);
-  if (!selected.ok) throw new HfFolderError({ file: 'tokenizer_config.json', field: 'chat_template', detail: selected.reason });
+  if (!selected.ok)
+    throw new HfFolderError({ file: 'tokenizer_config.json', field: 'chat_template', detail: selected.reason });
   let template = selected.template;
   let source = { file: 'tokenizer_config.json', field: 'chat_template' };
   if (template === undefined) {
@@ -206,7 +255,10 @@ async function readChatTemplate(reader: FolderReader, tokenizerConfig: Record<st
   try {
     parseChatTemplate(template);
   } catch (e) {
-    throw new HfFolderError({ ...source, detail: `not a template @huggingface/jinja can parse: ${(e as Error).message}` }, { cause: e });
+    throw new HfFolderError(
+      { ...source, detail: `not a template @huggingface/jinja can parse: ${(e as Error).message}` },
+      { cause: e },
+    );
   }
   return template;
 }

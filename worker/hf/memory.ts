@@ -36,12 +36,24 @@ export const TRAINING_MEMORY_COUNTS =
   'f32 weights + gradients + AdamW m and v (4 × 4 bytes per parameter) + the activations and backward scratch of one rows × seq training batch (worker/model/tensors.ts allocActs, logits and their gradient included); not the sampling KV cache, a reference policy, staging buffers or allocator overhead';
 
 export function trainingMemoryEstimate(config: ModelConfig, rows: number, seq: number): TrainingMemoryEstimate {
-  if (!Number.isInteger(rows) || rows < 1) throw new Error(`trainingMemoryEstimate: rows must be a positive integer, got ${rows}`);
-  if (!Number.isInteger(seq) || seq < 1) throw new Error(`trainingMemoryEstimate: seq must be a positive integer, got ${seq}`);
+  if (!Number.isInteger(rows) || rows < 1)
+    throw new Error(`trainingMemoryEstimate: rows must be a positive integer, got ${rows}`);
+  if (!Number.isInteger(seq) || seq < 1)
+    throw new Error(`trainingMemoryEstimate: seq must be a positive integer, got ${seq}`);
   const P = parameterCount(config);
   const weights = 4 * P;
   const activations = 4 * countActivationValues(config, rows, seq);
-  return { rows, seq, parameters: P, weights, grads: weights, adamMoments: 2 * weights, activations, total: 4 * weights + activations, counts: TRAINING_MEMORY_COUNTS };
+  return {
+    rows,
+    seq,
+    parameters: P,
+    weights,
+    grads: weights,
+    adamMoments: 2 * weights,
+    activations,
+    total: 4 * weights + activations,
+    counts: TRAINING_MEMORY_COUNTS,
+  };
 }
 
 /** Values (f32 or i32, 4 bytes each) that allocActs allocates for a [rows, seq] batch. */
@@ -50,7 +62,8 @@ function countActivationValues(config: ModelConfig, rows: number, seq: number): 
   // allocActs only calls `alloc`; any other use of this stand-in is a bug here, so it throws.
   const counting = new Proxy({} as Ops, {
     get(_target, key) {
-      if (key !== 'alloc') throw new Error(`trainingMemoryEstimate: allocActs called ops.${String(key)}; only alloc is counted`);
+      if (key !== 'alloc')
+        throw new Error(`trainingMemoryEstimate: allocActs called ops.${String(key)}; only alloc is counted`);
       return (_label: string, length: number) => {
         values += length;
         return { length } as unknown as Tensor;

@@ -9,18 +9,25 @@ import { FIXTURE_CONFIG, fixtureFolder } from './node-fixture';
 const text = (x: unknown) => new TextEncoder().encode(JSON.stringify(x));
 const json = (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b)) as Record<string, unknown>;
 /** Bit-identical (toEqual on millions of values is slow). */
-const sameBits = (a: Float32Array, b: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+const sameBits = (a: Float32Array, b: Float32Array) =>
+  Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 const asFiles = (m: Map<string, Uint8Array>): ModelFolderFile[] => [...m].map(([name, bytes]) => ({ name, bytes }));
 
 /** The files as Blobs that record every slice read (the browser hands the worker File objects). */
 function blobs(m: Map<string, Uint8Array>, log: { name: string; bytes: number }[]): ModelFolderFile[] {
   return [...m].map(([name, bytes]) => {
     const blob = new Blob([bytes as Uint8Array<ArrayBuffer>]);
-    return { name, bytes: { size: blob.size, slice: (start?: number, end?: number) => {
-      const part = blob.slice(start, end);
-      log.push({ name, bytes: part.size });
-      return part;
-    } } };
+    return {
+      name,
+      bytes: {
+        size: blob.size,
+        slice: (start?: number, end?: number) => {
+          const part = blob.slice(start, end);
+          log.push({ name, bytes: part.size });
+          return part;
+        },
+      },
+    };
   });
 }
 
@@ -33,8 +40,21 @@ describe('inspecting a picked folder', () => {
     if (!r.ok) throw new Error(r.message);
     const config = { ...FIXTURE_CONFIG, kvHeads: 2, maxSeq: 4096 };
     expect(r.summary).toMatchObject({
-      name: 'tiny-llama', architecture: 'LlamaForCausalLM', parameters: parameterCount(config), dtypes: ['F32'], trainedWidth: HF_MAX_SEQ,
-      config: { layers: 2, dModel: 64, heads: 4, kvHeads: 2, ffn: 176, vocab: 32000, maxPositions: 4096, tiedEmbeddings: false },
+      name: 'tiny-llama',
+      architecture: 'LlamaForCausalLM',
+      parameters: parameterCount(config),
+      dtypes: ['F32'],
+      trainedWidth: HF_MAX_SEQ,
+      config: {
+        layers: 2,
+        dModel: 64,
+        heads: 4,
+        kvHeads: 2,
+        ffn: 176,
+        vocab: 32000,
+        maxPositions: 4096,
+        tiedEmbeddings: false,
+      },
       weightFiles: [{ file: 'model.safetensors', tensors: 21 }],
     });
     expect(r.summary.training).toEqual(trainingMemoryEstimate(config, 8, HF_MAX_SEQ));
@@ -44,11 +64,23 @@ describe('inspecting a picked folder', () => {
   });
 
   it('refuses a folder that is not a Llama, naming the file and field, and a file given twice', async () => {
-    const gpt2 = new Map(fx.files).set('config.json', text({ ...json(fx.files.get('config.json')!), architectures: ['GPT2LMHeadModel'] }));
+    const gpt2 = new Map(fx.files).set(
+      'config.json',
+      text({ ...json(fx.files.get('config.json')!), architectures: ['GPT2LMHeadModel'] }),
+    );
     const r = await new PickedModels().inspect(asFiles(gpt2));
-    expect(r).toMatchObject({ ok: false, problems: [expect.objectContaining({ file: 'config.json', field: 'architectures' })] });
-    const twice = await new PickedModels().inspect([...asFiles(fx.files), { name: 'config.json', bytes: fx.files.get('config.json')! }]);
-    expect(twice).toMatchObject({ ok: false, problems: [{ file: 'config.json', field: '(file)', detail: expect.stringContaining('given twice') }] });
+    expect(r).toMatchObject({
+      ok: false,
+      problems: [expect.objectContaining({ file: 'config.json', field: 'architectures' })],
+    });
+    const twice = await new PickedModels().inspect([
+      ...asFiles(fx.files),
+      { name: 'config.json', bytes: fx.files.get('config.json')! },
+    ]);
+    expect(twice).toMatchObject({
+      ok: false,
+      problems: [{ file: 'config.json', field: '(file)', detail: expect.stringContaining('given twice') }],
+    });
     const empty = await new PickedModels().inspect([]);
     expect(empty).toMatchObject({ ok: false, problems: [{ file: 'config.json', field: '(file)' }] });
   });
@@ -59,11 +91,25 @@ describe('using a picked folder', () => {
     const models = new PickedModels();
     const r = await models.use(asFiles(fx.files), { name: 'tiny-llama' });
     if (!r.ok) throw new Error(r.message);
-    expect(r.model).toMatchObject({ name: 'tiny-llama', architecture: 'LlamaForCausalLM', parameters: parameterCount({ ...FIXTURE_CONFIG, kvHeads: 2 }), dtypes: ['F32'], trainedWidth: HF_MAX_SEQ, vocab: 32000, tokenizer: { bos: '<s>', eos: '</s>', chatTemplate: false } });
+    expect(r.model).toMatchObject({
+      name: 'tiny-llama',
+      architecture: 'LlamaForCausalLM',
+      parameters: parameterCount({ ...FIXTURE_CONFIG, kvHeads: 2 }),
+      dtypes: ['F32'],
+      trainedWidth: HF_MAX_SEQ,
+      vocab: 32000,
+      tokenizer: { bos: '<s>', eos: '</s>', chatTemplate: false },
+    });
     expect(r.model.id).toMatch(/^hf-[0-9a-f]{16}$/);
     expect(models.model(r.model.id)).toEqual(r.model);
     const files = models.files(r.model.id)!;
-    expect(Object.keys(files).sort()).toEqual(['config.json', 'dewpoint.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json']);
+    expect(Object.keys(files).sort()).toEqual([
+      'config.json',
+      'dewpoint.json',
+      'model.safetensors',
+      'tokenizer.json',
+      'tokenizer_config.json',
+    ]);
     const ck = importCheckpoint(files);
     expect(ck.config).toEqual({ ...FIXTURE_CONFIG, kvHeads: 2, maxSeq: HF_MAX_SEQ });
     expect(isHfTokenizer(ck.tokenizer)).toBe(true);
@@ -72,7 +118,14 @@ describe('using a picked folder', () => {
     // The same folder under another name (a Blob this time): the same id; another model: another id.
     const again = await new PickedModels().use(blobs(fx.files, []), { name: 'renamed' });
     expect(again).toMatchObject({ ok: true, model: { id: r.model.id, name: 'renamed' } });
-    const other = await new PickedModels().use(asFiles(fixtureFolder({ kvHeads: 2, maxSeq: 4096 }, {}).files.set('config.json', text({ ...json(fx.files.get('config.json')!), rope_theta: 500000 }))));
+    const other = await new PickedModels().use(
+      asFiles(
+        fixtureFolder({ kvHeads: 2, maxSeq: 4096 }, {}).files.set(
+          'config.json',
+          text({ ...json(fx.files.get('config.json')!), rope_theta: 500000 }),
+        ),
+      ),
+    );
     expect(other.ok && other.model.id).not.toBe(r.model.id);
   });
 
@@ -80,7 +133,10 @@ describe('using a picked folder', () => {
     const models = new PickedModels();
     const noTokenizer = new Map(fx.files);
     noTokenizer.delete('tokenizer.json');
-    expect(await models.use(asFiles(noTokenizer))).toMatchObject({ ok: false, problems: [{ file: 'tokenizer.json', field: '(file)' }] });
+    expect(await models.use(asFiles(noTokenizer))).toMatchObject({
+      ok: false,
+      problems: [{ file: 'tokenizer.json', field: '(file)' }],
+    });
     const truncated = new Map(fx.files).set('model.safetensors', fx.files.get('model.safetensors')!.subarray(0, 1000));
     const r = await models.use(asFiles(truncated));
     expect(r).toMatchObject({ ok: false, problems: [expect.objectContaining({ file: 'model.safetensors' })] });

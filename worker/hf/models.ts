@@ -13,7 +13,15 @@
  */
 import type { CheckpointFiles, CheckpointTokenizer } from '../model/checkpoint';
 import { HF_MAX_SEQ, checkpointFiles, checkpointFromHf, checkpointTokenizer } from '../model/checkpoint';
-import type { FileBlob, InspectModelResult, ModelFolderFile, ModelFolderProblem, ModelSummary, PickedModel, UseModelResult } from '../protocol';
+import type {
+  FileBlob,
+  InspectModelResult,
+  ModelFolderFile,
+  ModelFolderProblem,
+  ModelSummary,
+  PickedModel,
+  UseModelResult,
+} from '../protocol';
 import { HfFolderError } from './errors';
 import type { HfFiles } from './files';
 import type { HfFolderInspection } from './folder';
@@ -26,9 +34,16 @@ export function folderFiles(files: readonly ModelFolderFile[]): HfFiles {
   const byName = new Map<string, Uint8Array | FileBlob>();
   for (const [i, f] of files.entries()) {
     const name = typeof f?.name === 'string' ? f.name : '';
-    if (!name) problems.push({ file: `file ${i + 1}`, field: 'name', detail: `got ${JSON.stringify(f?.name)}; expected the file's name in the folder` });
-    else if (byName.has(name)) problems.push({ file: name, field: '(file)', detail: 'given twice; expected each file of the folder once' });
-    else if (!(f.bytes instanceof Uint8Array) && typeof (f.bytes as FileBlob | undefined)?.slice !== 'function') problems.push({ file: name, field: '(file)', detail: "expected the file's bytes or the File itself" });
+    if (!name)
+      problems.push({
+        file: `file ${i + 1}`,
+        field: 'name',
+        detail: `got ${JSON.stringify(f?.name)}; expected the file's name in the folder`,
+      });
+    else if (byName.has(name))
+      problems.push({ file: name, field: '(file)', detail: 'given twice; expected each file of the folder once' });
+    else if (!(f.bytes instanceof Uint8Array) && typeof (f.bytes as FileBlob | undefined)?.slice !== 'function')
+      problems.push({ file: name, field: '(file)', detail: "expected the file's bytes or the File itself" });
     else byName.set(name, f.bytes);
   }
   if (problems.length) throw new HfFolderError(problems);
@@ -50,7 +65,18 @@ export function modelSummary(name: string, info: HfFolderInspection): ModelSumma
     architecture: info.architecture,
     parameters: info.parameterCount,
     dtypes: [...info.dtypes],
-    config: { layers: c.layers, dModel: c.dModel, heads: c.heads, kvHeads: c.kvHeads, ffn: c.ffn, vocab: c.vocab, maxPositions: c.maxSeq, tiedEmbeddings: c.tiedEmbeddings, ropeTheta: c.ropeTheta, normEps: c.normEps },
+    config: {
+      layers: c.layers,
+      dModel: c.dModel,
+      heads: c.heads,
+      kvHeads: c.kvHeads,
+      ffn: c.ffn,
+      vocab: c.vocab,
+      maxPositions: c.maxSeq,
+      tiedEmbeddings: c.tiedEmbeddings,
+      ropeTheta: c.ropeTheta,
+      normEps: c.normEps,
+    },
     trainedWidth: Math.min(c.maxSeq, HF_MAX_SEQ),
     weightFiles: info.weightFiles.map((w) => ({ ...w })),
     index: info.index,
@@ -69,10 +95,14 @@ function refused(e: unknown): { ok: false; problems: ModelFolderProblem[]; messa
 /** `hf-` and the first 16 hex digits of SHA-256 over the checkpoint's files but dewpoint.json (which names the folder). */
 async function modelId(files: CheckpointFiles): Promise<string> {
   const names = (Object.keys(files) as (keyof CheckpointFiles)[]).filter((n) => n !== 'dewpoint.json').sort();
-  const digests = await Promise.all(names.map(async (n) => new Uint8Array(await crypto.subtle.digest('SHA-256', files[n] as Uint8Array<ArrayBuffer>))));
+  const digests = await Promise.all(
+    names.map(async (n) => new Uint8Array(await crypto.subtle.digest('SHA-256', files[n] as Uint8Array<ArrayBuffer>))),
+  );
   const all = new Uint8Array(digests.length * 32);
   digests.forEach((d, i) => all.set(d, i * 32));
-  const hex = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', all)), (b) => b.toString(16).padStart(2, '0')).join('');
+  const hex = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', all)), (b) =>
+    b.toString(16).padStart(2, '0'),
+  ).join('');
   return `hf-${hex.slice(0, 16)}`;
 }
 
@@ -80,7 +110,10 @@ export class PickedModels {
   private readonly held = new Map<string, { model: PickedModel; files: CheckpointFiles }>();
 
   /** What the folder holds and what training it costs (`rows` × its trained width, default 1 row); only headers are read. */
-  async inspect(files: readonly ModelFolderFile[], options: { name?: string; rows?: number } = {}): Promise<InspectModelResult> {
+  async inspect(
+    files: readonly ModelFolderFile[],
+    options: { name?: string; rows?: number } = {},
+  ): Promise<InspectModelResult> {
     try {
       const info = await inspectHfFolder(folderFiles(files));
       // At the width a run trains on here: the estimate counts what a run allocates, not the model's own limit.
@@ -101,8 +134,13 @@ export class PickedModels {
       const id = await modelId(checkpoint);
       const tok = loaded.tokenizer;
       const model: PickedModel = {
-        id, name, architecture: loaded.info.architecture, parameters: loaded.info.parameterCount, dtypes: [...loaded.info.dtypes],
-        trainedWidth: base.config.maxSeq, vocab: base.config.vocab,
+        id,
+        name,
+        architecture: loaded.info.architecture,
+        parameters: loaded.info.parameterCount,
+        dtypes: [...loaded.info.dtypes],
+        trainedWidth: base.config.maxSeq,
+        vocab: base.config.vocab,
         tokenizer: { ...tok.specialTokens, chatTemplate: loaded.chatTemplate !== undefined },
         bytes: Object.values(checkpoint).reduce((n, f) => n + f.byteLength, 0),
       };

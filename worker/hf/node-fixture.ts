@@ -22,14 +22,24 @@ export function llamaTokenizerFiles() {
 }
 
 export const FIXTURE_CONFIG: ModelConfig = {
-  layers: 2, dModel: 64, heads: 4, kvHeads: 4, ffn: 176, vocab: 32000, maxSeq: 64,
-  tiedEmbeddings: false, ropeTheta: 10000, normEps: 1e-5,
+  layers: 2,
+  dModel: 64,
+  heads: 4,
+  kvHeads: 4,
+  ffn: 176,
+  vocab: 32000,
+  maxSeq: 64,
+  tiedEmbeddings: false,
+  ropeTheta: 10000,
+  normEps: 1e-5,
 };
 
 /** Seeded weights in (−0.5, 0.5) for every paramSpecs tensor. */
 export function randomWeights(config: ModelConfig, seed = 1): Map<string, Float32Array> {
   const rand = mulberry32(seed);
-  return new Map(paramSpecs(config).map((s) => [s.name, Float32Array.from({ length: numel(s.shape) }, () => rand() - 0.5)]));
+  return new Map(
+    paramSpecs(config).map((s) => [s.name, Float32Array.from({ length: numel(s.shape) }, () => rand() - 0.5)]),
+  );
 }
 
 export interface Fixture {
@@ -39,7 +49,10 @@ export interface Fixture {
 }
 
 /** A folder for `config` (default FIXTURE_CONFIG) with the shipped tokenizer files. */
-export function fixtureFolder(config: Partial<ModelConfig> = {}, options: WriteHfOptions & { tokenizerConfig?: Record<string, unknown> } = {}): Fixture {
+export function fixtureFolder(
+  config: Partial<ModelConfig> = {},
+  options: WriteHfOptions & { tokenizerConfig?: Record<string, unknown> } = {},
+): Fixture {
   const c = { ...FIXTURE_CONFIG, ...config };
   const weights = randomWeights(c);
   const tok = llamaTokenizerFiles();

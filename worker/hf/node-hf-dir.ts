@@ -8,9 +8,11 @@ import type { HfFileReader } from './files';
 
 /** Reads `dir/name`; `undefined` when there is no such file. Names are plain file names. */
 export function hfDirReader(dir: string): HfFileReader {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`model folder '${dir}' does not exist or is not a folder`);
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new Error(`model folder '${dir}' does not exist or is not a folder`);
   return async (name, range) => {
-    if (name.includes('/') || name.includes('\\') || name === '..') throw new Error(`model folder '${dir}': '${name}' is not a plain file name`);
+    if (name.includes('/') || name.includes('\\') || name === '..')
+      throw new Error(`model folder '${dir}': '${name}' is not a plain file name`);
     const path = join(dir, name);
     if (!existsSync(path)) return undefined;
     if (!range) return new Uint8Array(readFileSync(path));

@@ -34,7 +34,15 @@ describe('HfTokenizer (the Llama-family tokenizer.json shipped by @lenml/tokeniz
   });
 
   it('takes its specials from tokenizer_config.json; PAD falls back to EOS, and says so', () => {
-    expect(tok).toMatchObject({ kind: 'hf', size: 32000, tokenCount: 32000, bos: addedId('<s>'), eos: addedId('</s>'), pad: addedId('</s>'), addsBos: true });
+    expect(tok).toMatchObject({
+      kind: 'hf',
+      size: 32000,
+      tokenCount: 32000,
+      bos: addedId('<s>'),
+      eos: addedId('</s>'),
+      pad: addedId('</s>'),
+      addsBos: true,
+    });
     expect(tok.specialTokens).toEqual({ bos: '<s>', eos: '</s>', pad: '</s>' });
     expect(tok.specialSources).toEqual({
       bos: 'tokenizer_config.json bos_token',
@@ -52,9 +60,18 @@ describe('HfTokenizer (the Llama-family tokenizer.json shipped by @lenml/tokeniz
     const withPad = hfTokenizer({ tokenizerJson, tokenizerConfig: { ...tokenizerConfig, pad_token: '<unk>' } });
     expect([withPad.pad, withPad.specialSources.pad]).toEqual([unk, 'tokenizer_config.json pad_token']);
     const { bos_token: _b, eos_token: _e, ...bare } = tokenizerConfig;
-    const fromIds = hfTokenizer({ tokenizerJson, tokenizerConfig: bare, generationConfig: { bos_token_id: 1, eos_token_id: [2, 13] }, config: { eos_token_id: 2, pad_token_id: 0 } });
+    const fromIds = hfTokenizer({
+      tokenizerJson,
+      tokenizerConfig: bare,
+      generationConfig: { bos_token_id: 1, eos_token_id: [2, 13] },
+      config: { eos_token_id: 2, pad_token_id: 0 },
+    });
     expect(fromIds).toMatchObject({ bos: 1, eos: 2, pad: 0, stopIds: [2, 13] });
-    expect(fromIds.specialSources).toEqual({ bos: 'generation_config.json bos_token_id', eos: 'generation_config.json eos_token_id', pad: 'config.json pad_token_id' });
+    expect(fromIds.specialSources).toEqual({
+      bos: 'generation_config.json bos_token_id',
+      eos: 'generation_config.json eos_token_id',
+      pad: 'config.json pad_token_id',
+    });
   });
 
   it('works with the pipeline: encodePromptCompletion adds BOS and EOS once', () => {
@@ -77,7 +94,11 @@ describe('HfTokenizer (the Llama-family tokenizer.json shipped by @lenml/tokeniz
     expect((e as HfFolderError).message).toBe(
       'tokenizer_config.json: bos_token: absent, as are generation_config.json and config.json bos_token_id; expected one of them (the pipeline starts every sequence with BOS)',
     );
-    expect(() => hfTokenizer({ tokenizerJson, tokenizerConfig: noBos, config: { bos_token_id: 40000 } })).toThrow('config.json: bos_token_id: got 40000; expected a token id in 0..31999');
-    expect(() => hfTokenizer({ tokenizerJson: { ...tokenizerJson, model: undefined }, tokenizerConfig })).toThrow(/^tokenizer\.json: model: got undefined/);
+    expect(() => hfTokenizer({ tokenizerJson, tokenizerConfig: noBos, config: { bos_token_id: 40000 } })).toThrow(
+      'config.json: bos_token_id: got 40000; expected a token id in 0..31999',
+    );
+    expect(() => hfTokenizer({ tokenizerJson: { ...tokenizerJson, model: undefined }, tokenizerConfig })).toThrow(
+      /^tokenizer\.json: model: got undefined/,
+    );
   });
 });

@@ -58,13 +58,20 @@ const TOKENIZER_CONFIG = 'tokenizer_config.json';
 export function hfTokenizer(sources: HfTokenizerSources): HfTokenizer {
   const { tokenizerJson, tokenizerConfig = {} } = sources;
   if (tokenizerJson.model === null || typeof tokenizerJson.model !== 'object') {
-    throw new HfFolderError({ file: TOKENIZER, field: 'model', detail: `got ${JSON.stringify(tokenizerJson.model)}; expected the tokenizer model object (BPE, Unigram, WordPiece)` });
+    throw new HfFolderError({
+      file: TOKENIZER,
+      field: 'model',
+      detail: `got ${JSON.stringify(tokenizerJson.model)}; expected the tokenizer model object (BPE, Unigram, WordPiece)`,
+    });
   }
   let tok: Tokenizer;
   try {
     tok = new Tokenizer(tokenizerJson, tokenizerConfig);
   } catch (e) {
-    throw new HfFolderError({ file: TOKENIZER, field: 'model', detail: `@huggingface/tokenizers cannot build it: ${(e as Error).message}` }, { cause: e });
+    throw new HfFolderError(
+      { file: TOKENIZER, field: 'model', detail: `@huggingface/tokenizers cannot build it: ${(e as Error).message}` },
+      { cause: e },
+    );
   }
   const all = tok.get_vocab(true);
   let tokenCount = 0;
@@ -72,7 +79,11 @@ export function hfTokenizer(sources: HfTokenizerSources): HfTokenizer {
   const V = sources.vocabSize ?? tokenCount;
   if (tokenCount > V) {
     const model = tokenizerJson.model as { vocab?: unknown };
-    const modelVocab = Array.isArray(model.vocab) ? model.vocab.length : model.vocab && typeof model.vocab === 'object' ? Object.keys(model.vocab).length : 0;
+    const modelVocab = Array.isArray(model.vocab)
+      ? model.vocab.length
+      : model.vocab && typeof model.vocab === 'object'
+        ? Object.keys(model.vocab).length
+        : 0;
     const added = Array.isArray(tokenizerJson.added_tokens) ? tokenizerJson.added_tokens.length : 0;
     throw new HfFolderError({
       file: TOKENIZER,
@@ -88,15 +99,26 @@ export function hfTokenizer(sources: HfTokenizerSources): HfTokenizer {
     if (content !== null) {
       const id = tok.token_to_id(content);
       if (id !== undefined) return { id, source: `${TOKENIZER_CONFIG} ${key}` };
-      problems.push({ file: TOKENIZER_CONFIG, field: key, detail: `${JSON.stringify(content)} is not a token of ${TOKENIZER}; expected one of its tokens` });
+      problems.push({
+        file: TOKENIZER_CONFIG,
+        field: key,
+        detail: `${JSON.stringify(content)} is not a token of ${TOKENIZER}; expected one of its tokens`,
+      });
       return null;
     }
-    for (const [file, json] of [['generation_config.json', sources.generationConfig], ['config.json', sources.config]] as const) {
+    for (const [file, json] of [
+      ['generation_config.json', sources.generationConfig],
+      ['config.json', sources.config],
+    ] as const) {
       const ids = idList(json?.[`${key}_id`]);
       if (ids === null) continue;
       const id = ids[0];
       if (!Number.isInteger(id) || id < 0 || id >= tokenCount) {
-        problems.push({ file, field: `${key}_id`, detail: `got ${JSON.stringify(json?.[`${key}_id`])}; expected a token id in 0..${tokenCount - 1}` });
+        problems.push({
+          file,
+          field: `${key}_id`,
+          detail: `got ${JSON.stringify(json?.[`${key}_id`])}; expected a token id in 0..${tokenCount - 1}`,
+        });
         return null;
       }
       return { id, source: `${file} ${key}_id` };
@@ -106,7 +128,10 @@ export function hfTokenizer(sources: HfTokenizerSources): HfTokenizer {
   const bos = resolve('bos');
   const eos = resolve('eos');
   let pad = resolve('pad');
-  for (const [name, found] of [['bos', bos], ['eos', eos]] as const) {
+  for (const [name, found] of [
+    ['bos', bos],
+    ['eos', eos],
+  ] as const) {
     if (found === null && !problems.some((p) => p.field.startsWith(name))) {
       problems.push({
         file: TOKENIZER_CONFIG,
@@ -116,15 +141,22 @@ export function hfTokenizer(sources: HfTokenizerSources): HfTokenizer {
     }
   }
   if (problems.length) throw new HfFolderError(problems);
-  if (pad === null) pad = { id: eos!.id, source: 'eos (no pad token named in tokenizer_config.json, generation_config.json or config.json)' };
+  if (pad === null)
+    pad = {
+      id: eos!.id,
+      source: 'eos (no pad token named in tokenizer_config.json, generation_config.json or config.json)',
+    };
 
   const stop = new Set<number>([eos!.id]);
   for (const json of [sources.generationConfig, sources.config]) {
-    for (const id of idList(json?.eos_token_id) ?? []) if (Number.isInteger(id) && id >= 0 && id < tokenCount) stop.add(id);
+    for (const id of idList(json?.eos_token_id) ?? [])
+      if (Number.isInteger(id) && id >= 0 && id < tokenCount) stop.add(id);
   }
   const specialIds = new Set<number>([pad.id, bos!.id, eos!.id]);
   for (const [id, added] of tok.get_added_tokens_decoder()) if (added.special) specialIds.add(id);
-  const vocab = Object.freeze(Array.from({ length: V }, (_, id) => (id < tokenCount ? (tok.id_to_token(id) ?? '') : '')));
+  const vocab = Object.freeze(
+    Array.from({ length: V }, (_, id) => (id < tokenCount ? (tok.id_to_token(id) ?? '') : '')),
+  );
   const isSpecial = (id: number) => specialIds.has(id);
 
   return {
@@ -148,7 +180,8 @@ export function hfTokenizer(sources: HfTokenizerSources): HfTokenizer {
       const kept: number[] = [];
       for (let k = 0; k < ids.length; k++) {
         const id = ids[k];
-        if (!Number.isInteger(id) || id < 0 || id >= V) throw new Error(`decode: ids[${k}] = ${id}; expected an integer id in 0..${V - 1}`);
+        if (!Number.isInteger(id) || id < 0 || id >= V)
+          throw new Error(`decode: ids[${k}] = ${id}; expected an integer id in 0..${V - 1}`);
         if (id >= tokenCount || (!options.specials && specialIds.has(id))) continue;
         kept.push(id);
       }
@@ -160,7 +193,8 @@ export function hfTokenizer(sources: HfTokenizerSources): HfTokenizer {
 /** A tokenizer_config special: a string, an AddedToken object `{content}`, or null/absent. */
 function tokenContent(value: unknown): string | null {
   if (typeof value === 'string') return value;
-  if (value && typeof value === 'object' && typeof (value as { content?: unknown }).content === 'string') return (value as { content: string }).content;
+  if (value && typeof value === 'object' && typeof (value as { content?: unknown }).content === 'string')
+    return (value as { content: string }).content;
   return null;
 }
 

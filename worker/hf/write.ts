@@ -44,18 +44,43 @@ export function writeHfFolder(
   const tensors: NamedTensor[] = paramSpecs(config).map((s) => {
     const data = weights.get(s.name);
     if (!data) throw new Error(`writeHfFolder: weights lack '${s.name}' (shape [${s.shape}])`);
-    if (data.length !== numel(s.shape)) throw new Error(`writeHfFolder: '${s.name}' has ${data.length} values; its shape [${s.shape}] needs ${numel(s.shape)}`);
+    if (data.length !== numel(s.shape))
+      throw new Error(
+        `writeHfFolder: '${s.name}' has ${data.length} values; its shape [${s.shape}] needs ${numel(s.shape)}`,
+      );
     return { name: s.name, shape: s.shape, data };
   });
   const n = options.shards ?? 1;
-  if (!Number.isInteger(n) || n < 1 || n > tensors.length) throw new Error(`writeHfFolder: shards must be an integer in 1..${tensors.length} (one tensor at least per shard), got ${n}`);
+  if (!Number.isInteger(n) || n < 1 || n > tensors.length)
+    throw new Error(
+      `writeHfFolder: shards must be an integer in 1..${tensors.length} (one tensor at least per shard), got ${n}`,
+    );
 
-  const tj = tokenizerJson instanceof Uint8Array ? (JSON.parse(new TextDecoder().decode(tokenizerJson)) as Record<string, unknown>) : tokenizerJson;
-  const tc = tokenizerConfig instanceof Uint8Array ? (JSON.parse(new TextDecoder().decode(tokenizerConfig)) as Record<string, unknown>) : tokenizerConfig;
-  const specials = options.specials ?? { bos: tokenId(tj, tc.bos_token), eos: tokenId(tj, tc.eos_token), pad: tokenId(tj, tc.pad_token) };
+  const tj =
+    tokenizerJson instanceof Uint8Array
+      ? (JSON.parse(new TextDecoder().decode(tokenizerJson)) as Record<string, unknown>)
+      : tokenizerJson;
+  const tc =
+    tokenizerConfig instanceof Uint8Array
+      ? (JSON.parse(new TextDecoder().decode(tokenizerConfig)) as Record<string, unknown>)
+      : tokenizerConfig;
+  const specials = options.specials ?? {
+    bos: tokenId(tj, tc.bos_token),
+    eos: tokenId(tj, tc.eos_token),
+    pad: tokenId(tj, tc.pad_token),
+  };
   const hf = toHfConfig(config, { bos: specials.bos ?? 0, eos: specials.eos ?? 0, pad: specials.pad ?? 0 });
   const files = new Map<string, Uint8Array>();
-  files.set('config.json', json({ ...hf, bos_token_id: specials.bos, eos_token_id: specials.eos, pad_token_id: specials.pad, torch_dtype: DTYPE_NAME[dtype] }));
+  files.set(
+    'config.json',
+    json({
+      ...hf,
+      bos_token_id: specials.bos,
+      eos_token_id: specials.eos,
+      pad_token_id: specials.pad,
+      torch_dtype: DTYPE_NAME[dtype],
+    }),
+  );
 
   const metadata = { format: 'pt' };
   if (n === 1) files.set(SINGLE_WEIGHTS, encodeSafetensors(tensors, metadata, { dtype }));
@@ -99,9 +124,16 @@ function splitEvenly(tensors: NamedTensor[], n: number): NamedTensor[][] {
 
 /** The id of a tokenizer_config special (string or {content}) in tokenizer.json; null when absent. */
 function tokenId(tokenizerJson: Record<string, unknown>, token: unknown): number | null {
-  const content = typeof token === 'string' ? token : token && typeof token === 'object' ? (token as { content?: string }).content : undefined;
+  const content =
+    typeof token === 'string'
+      ? token
+      : token && typeof token === 'object'
+        ? (token as { content?: string }).content
+        : undefined;
   if (content === undefined) return null;
-  const added = (tokenizerJson.added_tokens as { id: number; content: string }[] | undefined)?.find((a) => a.content === content);
+  const added = (tokenizerJson.added_tokens as { id: number; content: string }[] | undefined)?.find(
+    (a) => a.content === content,
+  );
   if (added) return added.id;
   const vocab = (tokenizerJson.model as { vocab?: unknown } | undefined)?.vocab;
   if (vocab && typeof vocab === 'object' && !Array.isArray(vocab)) {

@@ -29,23 +29,44 @@ import type { TrlExport } from './trl';
 import type { VerlExport } from './verl';
 import { splitDataset } from '../data/dataset';
 import type { RunStore } from '../store/run-store';
-import { distinctPrompts, preferencePairs, storedSteps, type PairRow, type PromptRow, type RolloutRow } from './rollouts';
-
+import {
+  distinctPrompts,
+  preferencePairs,
+  storedSteps,
+  type PairRow,
+  type PromptRow,
+  type RolloutRow,
+} from './rollouts';
 
 type SchemaElement = Record<string, unknown>;
-const str = (name: string, optional = false): SchemaElement => ({ name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: optional ? 'OPTIONAL' : 'REQUIRED' });
-const scalar = (name: string, type: 'INT32' | 'DOUBLE', optional = false): SchemaElement => ({ name, type, repetition_type: optional ? 'OPTIONAL' : 'REQUIRED' });
+const str = (name: string, optional = false): SchemaElement => ({
+  name,
+  type: 'BYTE_ARRAY',
+  converted_type: 'UTF8',
+  repetition_type: optional ? 'OPTIONAL' : 'REQUIRED',
+});
+const scalar = (name: string, type: 'INT32' | 'DOUBLE', optional = false): SchemaElement => ({
+  name,
+  type,
+  repetition_type: optional ? 'OPTIONAL' : 'REQUIRED',
+});
 /** A three-level LIST of `element` (pyarrow's layout: `name.list.element`). */
 const list = (name: string, element: SchemaElement[]): SchemaElement[] => [
   { name, repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 },
   { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
   ...element,
 ];
-const struct = (name: string, fields: SchemaElement[], repetition = 'OPTIONAL'): SchemaElement[] => [{ name, repetition_type: repetition, num_children: fields.length }, ...fields];
+const struct = (name: string, fields: SchemaElement[], repetition = 'OPTIONAL'): SchemaElement[] => [
+  { name, repetition_type: repetition, num_children: fields.length },
+  ...fields,
+];
 
 function parquet(columns: { name: string; data: unknown[]; schema: SchemaElement[] }[]): Uint8Array {
   const schema = [{ name: 'root', num_children: columns.length }, ...columns.flatMap((c) => c.schema)];
-  const buffer = parquetWriteBuffer({ columnData: columns.map((c) => ({ name: c.name, data: c.data })), schema: schema as never });
+  const buffer = parquetWriteBuffer({
+    columnData: columns.map((c) => ({ name: c.name, data: c.data })),
+    schema: schema as never,
+  });
   return new Uint8Array(buffer);
 }
 
@@ -73,25 +94,49 @@ const ROLLOUT_LISTS: [keyof RolloutRow, 'INT32' | 'DOUBLE'][] = [
 export function rolloutsParquet(rows: readonly RolloutRow[]): Uint8Array {
   return parquet([
     ...ROLLOUT_SCALARS.map(([key, schema]) => ({ name: key, data: rows.map((r) => r[key]), schema: [schema] })),
-    ...ROLLOUT_LISTS.map(([key, type]) => ({ name: key, data: rows.map((r) => r[key]), schema: list(key, [scalar('element', type)]) })),
+    ...ROLLOUT_LISTS.map(([key, type]) => ({
+      name: key,
+      data: rows.map((r) => r[key]),
+      schema: list(key, [scalar('element', type)]),
+    })),
   ]);
 }
 
 /** verl's RLHFDataset layout (examples/data_preprocess/gsm8k.py's rows). */
-export function verlPromptsParquet(prompts: readonly PromptRow[], dataSource: string, ability: string, split: 'train' | 'test' = 'train'): Uint8Array {
+export function verlPromptsParquet(
+  prompts: readonly PromptRow[],
+  dataSource: string,
+  ability: string,
+  split: 'train' | 'test' = 'train',
+): Uint8Array {
   return parquet([
     { name: 'data_source', data: prompts.map(() => dataSource), schema: [str('data_source')] },
-    { name: 'prompt', data: prompts.map((p) => [{ role: 'user', content: p.prompt }]), schema: list('prompt', struct('element', [str('role'), str('content')], 'REQUIRED')) },
+    {
+      name: 'prompt',
+      data: prompts.map((p) => [{ role: 'user', content: p.prompt }]),
+      schema: list('prompt', struct('element', [str('role'), str('content')], 'REQUIRED')),
+    },
     { name: 'ability', data: prompts.map(() => ability), schema: [str('ability')] },
-    { name: 'reward_model', data: prompts.map((p) => ({ style: 'rule', ground_truth: p.answer })), schema: struct('reward_model', [str('style'), str('ground_truth')]) },
-    { name: 'extra_info', data: prompts.map((_, i) => ({ split, index: i })), schema: struct('extra_info', [str('split'), scalar('index', 'INT32')]) },
+    {
+      name: 'reward_model',
+      data: prompts.map((p) => ({ style: 'rule', ground_truth: p.answer })),
+      schema: struct('reward_model', [str('style'), str('ground_truth')]),
+    },
+    {
+      name: 'extra_info',
+      data: prompts.map((_, i) => ({ split, index: i })),
+      schema: struct('extra_info', [str('split'), scalar('index', 'INT32')]),
+    },
   ]);
 }
 
-const jsonl = (lines: readonly unknown[]) => new TextEncoder().encode(lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length ? '\n' : ''));
+const jsonl = (lines: readonly unknown[]) =>
+  new TextEncoder().encode(lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length ? '\n' : ''));
 
-export const trlGrpoJsonl = (prompts: readonly PromptRow[]) => jsonl(prompts.map((p) => ({ prompt: p.prompt, solution: p.answer })));
-export const trlDpoJsonl = (pairs: readonly PairRow[]) => jsonl(pairs.map((p) => ({ prompt: p.prompt, chosen: p.chosen, rejected: p.rejected })));
+export const trlGrpoJsonl = (prompts: readonly PromptRow[]) =>
+  jsonl(prompts.map((p) => ({ prompt: p.prompt, solution: p.answer })));
+export const trlDpoJsonl = (pairs: readonly PairRow[]) =>
+  jsonl(pairs.map((p) => ({ prompt: p.prompt, chosen: p.chosen, rejected: p.rejected })));
 
 /**
  * The verl data_source whose built-in scorer is closest to the preset's reward, and the ability
@@ -103,12 +148,24 @@ export function verlDataSource(options: RunOptions): { dataSource: string; abili
   const preset = options.preset;
   const dataset = 'dataset' in options ? options.dataset : undefined;
   if (dataset && dataset.reward.kind !== 'math') {
-    return { dataSource: `dewpoint/${dataset.reward.kind}`, ability: dataset.reward.kind === 'code' ? 'code' : 'text', note: `data_source dewpoint/${dataset.reward.kind}: verl has no built-in ${dataset.reward.kind} scorer; point custom_reward_function.path at one` };
+    return {
+      dataSource: `dewpoint/${dataset.reward.kind}`,
+      ability: dataset.reward.kind === 'code' ? 'code' : 'text',
+      note: `data_source dewpoint/${dataset.reward.kind}: verl has no built-in ${dataset.reward.kind} scorer; point custom_reward_function.path at one`,
+    };
   }
   if (preset === 'grpo-arith' || preset === 'ppo-arith' || preset === 'dpo-arith') {
-    return { dataSource: 'lighteval/MATH', ability: 'math', note: "data_source lighteval/MATH: verl's built-in scorer takes the last \\boxed{} and compares normalised strings (MathReward compares numbers: \\boxed{82.0} scores 1 here, 0 there)" };
+    return {
+      dataSource: 'lighteval/MATH',
+      ability: 'math',
+      note: "data_source lighteval/MATH: verl's built-in scorer takes the last \\boxed{} and compares normalised strings (MathReward compares numbers: \\boxed{82.0} scores 1 here, 0 there)",
+    };
   }
-  return { dataSource: `dewpoint/${preset}`, ability: preset === 'grpo-code' ? 'code' : 'tool-use', note: `data_source dewpoint/${preset}: verl has no scorer for it; point custom_reward_function.path at one` };
+  return {
+    dataSource: `dewpoint/${preset}`,
+    ability: preset === 'grpo-code' ? 'code' : 'tool-use',
+    note: `data_source dewpoint/${preset}: verl has no scorer for it; point custom_reward_function.path at one`,
+  };
 }
 
 /** The launch command or the TRL constructor as a file, the unmapped options as comments. */
@@ -126,7 +183,12 @@ export function configText(options: RunOptions, e: VerlExport | TrlExport): stri
       '',
     ].join('\n');
   }
-  return [`# Dewpoint ${options.preset} as TRL ${e.className} keyword arguments (huggingface/trl @ f2cd577).`, e.python, ...notMapped, ''].join('\n');
+  return [
+    `# Dewpoint ${options.preset} as TRL ${e.className} keyword arguments (huggingface/trl @ f2cd577).`,
+    e.python,
+    ...notMapped,
+    '',
+  ].join('\n');
 }
 
 /** One stored step as an export reads it: its groups and its rollout rows (rollouts.ts `rolloutRows`). */
@@ -137,17 +199,28 @@ export interface StepExport {
 }
 
 /** Every file of an export of the run's options and stored steps; the config half fails as exportRun does (SFT, Flow-GRPO; DPO on verl). */
-export function exportFiles(options: RunOptions, steps: readonly StepExport[], to: ExportTarget): { ok: true; files: ExportFile[] } | ExportFailure {
+export function exportFiles(
+  options: RunOptions,
+  steps: readonly StepExport[],
+  to: ExportTarget,
+): { ok: true; files: ExportFile[] } | ExportFailure {
   const config = exportRun(options, to);
   if (!config.ok) return config;
   const rows = steps.flatMap((s) => s.rows);
   // A dataset run: its file's training split and held-out split. Otherwise the prompts the run sampled.
   const dataset = 'dataset' in options ? options.dataset : undefined;
   const split = dataset ? splitDataset(dataset.records, dataset.heldOut) : null;
-  const asPrompts = (ids: readonly number[]) => ids.map((i) => ({ prompt: dataset!.records[i].prompt, answer: dataset!.records[i].answer }));
-  const prompts = split ? asPrompts(split.train) : distinctPrompts(steps.flatMap((s) => s.groups.map((g) => ({ input: g.prompt, gts: g.answer }))));
+  const asPrompts = (ids: readonly number[]) =>
+    ids.map((i) => ({ prompt: dataset!.records[i].prompt, answer: dataset!.records[i].answer }));
+  const prompts = split
+    ? asPrompts(split.train)
+    : distinctPrompts(steps.flatMap((s) => s.groups.map((g) => ({ input: g.prompt, gts: g.answer }))));
   const heldOut = split ? asPrompts(split.heldOut) : [];
-  const text = (name: string, body: string, mime = 'text/plain'): ExportFile => ({ name, mime, bytes: new TextEncoder().encode(body) });
+  const text = (name: string, body: string, mime = 'text/plain'): ExportFile => ({
+    name,
+    mime,
+    bytes: new TextEncoder().encode(body),
+  });
   if (to === 'verl') {
     const source = verlDataSource(options);
     const launch = configText(options, config).replace('\n# Not mapped', `\n# ${source.note}\n# Not mapped`);
@@ -155,8 +228,20 @@ export function exportFiles(options: RunOptions, steps: readonly StepExport[], t
       ok: true,
       files: [
         { name: 'rollouts.parquet', mime: 'application/vnd.apache.parquet', bytes: rolloutsParquet(rows) },
-        { name: 'train.parquet', mime: 'application/vnd.apache.parquet', bytes: verlPromptsParquet(prompts, source.dataSource, source.ability) },
-        ...(heldOut.length ? [{ name: 'val.parquet', mime: 'application/vnd.apache.parquet', bytes: verlPromptsParquet(heldOut, source.dataSource, source.ability, 'test') }] : []),
+        {
+          name: 'train.parquet',
+          mime: 'application/vnd.apache.parquet',
+          bytes: verlPromptsParquet(prompts, source.dataSource, source.ability),
+        },
+        ...(heldOut.length
+          ? [
+              {
+                name: 'val.parquet',
+                mime: 'application/vnd.apache.parquet',
+                bytes: verlPromptsParquet(heldOut, source.dataSource, source.ability, 'test'),
+              },
+            ]
+          : []),
         text('launch.sh', launch, 'text/x-shellscript'),
       ],
     };
@@ -174,10 +259,23 @@ export function exportFiles(options: RunOptions, steps: readonly StepExport[], t
 }
 
 /** A stored run's export: its options from the store, every step that kept its groups. */
-export async function exportStoredRun(store: RunStore, runId: string, to: ExportTarget): Promise<{ ok: true; files: ExportFile[] } | ExportFailure> {
+export async function exportStoredRun(
+  store: RunStore,
+  runId: string,
+  to: ExportTarget,
+): Promise<{ ok: true; files: ExportFile[] } | ExportFailure> {
   const run = (await store.listRuns()).find((r) => r.runId === runId);
   if (!run) return { ok: false, reason: `no stored run '${runId}'` };
   // The store types options as RunOptions; an imported verl run keeps its import record there.
-  if ((run.options.preset as string) === 'verl-import') return { ok: false, reason: 'this run was imported from verl rollout dumps: its files are verl\'s own, and it has no Dewpoint options to export' };
-  return exportFiles(run.options, await storedSteps(store, runId, verlDataSource(run.options as RunOptions).dataSource), to);
+  if ((run.options.preset as string) === 'verl-import')
+    return {
+      ok: false,
+      reason:
+        "this run was imported from verl rollout dumps: its files are verl's own, and it has no Dewpoint options to export",
+    };
+  return exportFiles(
+    run.options,
+    await storedSteps(store, runId, verlDataSource(run.options as RunOptions).dataSource),
+    to,
+  );
 }

@@ -9,31 +9,134 @@ import { VARIANTS } from './testing/variants';
  * outside this list is a key verl does not have.
  */
 const VERL_KEYS = new Set([
-  'data.train_files', 'data.val_files', 'data.seed', 'data.train_batch_size', 'data.max_response_length', 'data.train_max_samples', 'data.val_max_samples',
-  'actor_rollout_ref.model.path', 'actor_rollout_ref.rollout.name', 'actor_rollout_ref.rollout.seed', 'actor_rollout_ref.rollout.n',
-  'actor_rollout_ref.rollout.temperature', 'actor_rollout_ref.rollout.top_k', 'actor_rollout_ref.rollout.top_p', 'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu',
-  'actor_rollout_ref.rollout.multi_turn.enable', 'actor_rollout_ref.rollout.multi_turn.max_assistant_turns', 'actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu',
-  'actor_rollout_ref.actor.ppo_mini_batch_size', 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu', 'actor_rollout_ref.actor.ppo_epochs',
-  'actor_rollout_ref.actor.optim.lr', 'actor_rollout_ref.actor.optim.betas', 'actor_rollout_ref.actor.optim.override_optimizer_config', 'actor_rollout_ref.actor.optim.weight_decay', 'actor_rollout_ref.actor.optim.clip_grad',
-  'actor_rollout_ref.actor.policy_loss.loss_mode', 'actor_rollout_ref.actor.clip_ratio_low', 'actor_rollout_ref.actor.clip_ratio_high', 'actor_rollout_ref.actor.clip_ratio_c',
-  'actor_rollout_ref.actor.loss_agg_mode', 'actor_rollout_ref.actor.loss_scale_factor', 'actor_rollout_ref.actor.use_kl_loss', 'actor_rollout_ref.actor.kl_loss_coef', 'actor_rollout_ref.actor.kl_loss_type',
-  'critic.model.path', 'critic.ppo_micro_batch_size_per_gpu', 'critic.optim.lr', 'critic.optim.betas', 'critic.optim.override_optimizer_config', 'critic.optim.weight_decay', 'critic.optim.clip_grad', 'critic.cliprange_value',
-  'algorithm.adv_estimator', 'algorithm.norm_adv_by_std_in_grpo', 'algorithm.gamma', 'algorithm.lam',
-  'algorithm.rollout_correction.rollout_is', 'algorithm.rollout_correction.rollout_is_threshold', 'algorithm.rollout_correction.rollout_is_batch_normalize',
-  'algorithm.rollout_correction.rollout_rs', 'algorithm.rollout_correction.rollout_rs_threshold', 'algorithm.rollout_correction.bypass_mode', 'algorithm.rollout_correction.loss_type',
-  'trainer.n_gpus_per_node', 'trainer.nnodes', 'trainer.total_training_steps', 'trainer.total_epochs', 'trainer.test_freq', 'trainer.val_before_train', 'trainer.save_freq',
+  'data.train_files',
+  'data.val_files',
+  'data.seed',
+  'data.train_batch_size',
+  'data.max_response_length',
+  'data.train_max_samples',
+  'data.val_max_samples',
+  'actor_rollout_ref.model.path',
+  'actor_rollout_ref.rollout.name',
+  'actor_rollout_ref.rollout.seed',
+  'actor_rollout_ref.rollout.n',
+  'actor_rollout_ref.rollout.temperature',
+  'actor_rollout_ref.rollout.top_k',
+  'actor_rollout_ref.rollout.top_p',
+  'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu',
+  'actor_rollout_ref.rollout.multi_turn.enable',
+  'actor_rollout_ref.rollout.multi_turn.max_assistant_turns',
+  'actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu',
+  'actor_rollout_ref.actor.ppo_mini_batch_size',
+  'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu',
+  'actor_rollout_ref.actor.ppo_epochs',
+  'actor_rollout_ref.actor.optim.lr',
+  'actor_rollout_ref.actor.optim.betas',
+  'actor_rollout_ref.actor.optim.override_optimizer_config',
+  'actor_rollout_ref.actor.optim.weight_decay',
+  'actor_rollout_ref.actor.optim.clip_grad',
+  'actor_rollout_ref.actor.policy_loss.loss_mode',
+  'actor_rollout_ref.actor.clip_ratio_low',
+  'actor_rollout_ref.actor.clip_ratio_high',
+  'actor_rollout_ref.actor.clip_ratio_c',
+  'actor_rollout_ref.actor.loss_agg_mode',
+  'actor_rollout_ref.actor.loss_scale_factor',
+  'actor_rollout_ref.actor.use_kl_loss',
+  'actor_rollout_ref.actor.kl_loss_coef',
+  'actor_rollout_ref.actor.kl_loss_type',
+  'critic.model.path',
+  'critic.ppo_micro_batch_size_per_gpu',
+  'critic.optim.lr',
+  'critic.optim.betas',
+  'critic.optim.override_optimizer_config',
+  'critic.optim.weight_decay',
+  'critic.optim.clip_grad',
+  'critic.cliprange_value',
+  'algorithm.adv_estimator',
+  'algorithm.norm_adv_by_std_in_grpo',
+  'algorithm.gamma',
+  'algorithm.lam',
+  'algorithm.rollout_correction.rollout_is',
+  'algorithm.rollout_correction.rollout_is_threshold',
+  'algorithm.rollout_correction.rollout_is_batch_normalize',
+  'algorithm.rollout_correction.rollout_rs',
+  'algorithm.rollout_correction.rollout_rs_threshold',
+  'algorithm.rollout_correction.bypass_mode',
+  'algorithm.rollout_correction.loss_type',
+  'trainer.n_gpus_per_node',
+  'trainer.nnodes',
+  'trainer.total_training_steps',
+  'trainer.total_epochs',
+  'trainer.test_freq',
+  'trainer.val_before_train',
+  'trainer.save_freq',
 ]);
 
 /** transformers TrainingArguments fields every TRL config inherits. */
-const TRAINING_ARGS = ['output_dir', 'bf16', 'gradient_accumulation_steps', 'max_steps', 'learning_rate', 'lr_scheduler_type', 'seed', 'adam_beta1', 'adam_beta2', 'adam_epsilon', 'weight_decay', 'max_grad_norm', 'save_strategy', 'save_steps', 'per_device_train_batch_size', 'per_device_eval_batch_size', 'eval_strategy', 'eval_steps'];
+const TRAINING_ARGS = [
+  'output_dir',
+  'bf16',
+  'gradient_accumulation_steps',
+  'max_steps',
+  'learning_rate',
+  'lr_scheduler_type',
+  'seed',
+  'adam_beta1',
+  'adam_beta2',
+  'adam_epsilon',
+  'weight_decay',
+  'max_grad_norm',
+  'save_strategy',
+  'save_steps',
+  'per_device_train_batch_size',
+  'per_device_eval_batch_size',
+  'eval_strategy',
+  'eval_steps',
+];
 /** Fields declared in huggingface/trl @ f2cd577 grpo_config.py, dpo_config.py, experimental/ppo/ppo_config.py. */
 const TRL_KEYS = {
-  GRPOConfig: new Set([...TRAINING_ARGS, 'num_generations', 'steps_per_generation', 'num_iterations', 'temperature', 'max_completion_length', 'mask_truncated_completions', 'top_k', 'top_p', 'epsilon', 'epsilon_high', 'delta', 'loss_type', 'scale_rewards', 'beta', 'importance_sampling_level', 'vllm_importance_sampling_correction', 'vllm_importance_sampling_mode', 'vllm_importance_sampling_clip_max', 'vllm_importance_sampling_clip_min']),
+  GRPOConfig: new Set([
+    ...TRAINING_ARGS,
+    'num_generations',
+    'steps_per_generation',
+    'num_iterations',
+    'temperature',
+    'max_completion_length',
+    'mask_truncated_completions',
+    'top_k',
+    'top_p',
+    'epsilon',
+    'epsilon_high',
+    'delta',
+    'loss_type',
+    'scale_rewards',
+    'beta',
+    'importance_sampling_level',
+    'vllm_importance_sampling_correction',
+    'vllm_importance_sampling_mode',
+    'vllm_importance_sampling_clip_max',
+    'vllm_importance_sampling_clip_min',
+  ]),
   DPOConfig: new Set([...TRAINING_ARGS, 'beta', 'loss_type', 'loss_weights', 'label_smoothing']),
-  PPOConfig: new Set([...TRAINING_ARGS, 'stop_token', 'total_episodes', 'num_mini_batches', 'num_ppo_epochs', 'temperature', 'response_length', 'cliprange', 'gamma', 'lam', 'vf_coef', 'cliprange_value', 'kl_coef']),
+  PPOConfig: new Set([
+    ...TRAINING_ARGS,
+    'stop_token',
+    'total_episodes',
+    'num_mini_batches',
+    'num_ppo_epochs',
+    'temperature',
+    'response_length',
+    'cliprange',
+    'gamma',
+    'lam',
+    'vf_coef',
+    'cliprange_value',
+    'kl_coef',
+  ]),
 };
 
-const covered = (mapped: Mapped[], unmapped: Unmapped[]) => new Set([...mapped.map((m) => m.path), ...unmapped.map((u) => u.path)]);
+const covered = (mapped: Mapped[], unmapped: Unmapped[]) =>
+  new Set([...mapped.map((m) => m.path), ...unmapped.map((u) => u.path)]);
 
 describe('exports cover every option', () => {
   it('every variant is a valid run', () => {
@@ -46,7 +149,8 @@ describe('exports cover every option', () => {
       for (const [name, o] of Object.entries(VARIANTS)) {
         const r = exportRun(o, target);
         if (!r.ok) {
-          const refused = o.preset === 'sft-arith' || o.preset === 'flowgrpo-2d' || (target === 'verl' && o.preset === 'dpo-arith');
+          const refused =
+            o.preset === 'sft-arith' || o.preset === 'flowgrpo-2d' || (target === 'verl' && o.preset === 'dpo-arith');
           expect(refused, `${name}: ${r.reason}`).toBe(true);
           continue;
         }
@@ -57,11 +161,20 @@ describe('exports cover every option', () => {
         for (const u of r.unmapped) expect(u.reason.length, `${name} ${u.path}`).toBeGreaterThan(10);
         if ('overrides' in r) {
           const keys = r.overrides.map((s) => s.slice(0, s.indexOf('=')));
-          expect(keys.filter((k) => !VERL_KEYS.has(k)), name).toEqual([]);
+          expect(
+            keys.filter((k) => !VERL_KEYS.has(k)),
+            name,
+          ).toEqual([]);
           expect(new Set(keys).size, `${name}: a key written twice`).toBe(keys.length);
-          for (const m of r.mapped) expect(r.overrides, `${name} ${m.path}`).toContain(`${m.key}=${hydraValue(m.to as Parameters<typeof hydraValue>[0])}`);
+          for (const m of r.mapped)
+            expect(r.overrides, `${name} ${m.path}`).toContain(
+              `${m.key}=${hydraValue(m.to as Parameters<typeof hydraValue>[0])}`,
+            );
         } else {
-          expect(Object.keys(r.kwargs).filter((k) => !TRL_KEYS[r.className].has(k)), name).toEqual([]);
+          expect(
+            Object.keys(r.kwargs).filter((k) => !TRL_KEYS[r.className].has(k)),
+            name,
+          ).toEqual([]);
           for (const m of r.mapped) expect(r.kwargs[m.key], `${name} ${m.path} → ${m.key}`).toEqual(m.to);
         }
       }
@@ -72,7 +185,9 @@ describe('exports cover every option', () => {
   it('formatUnmapped names the path, the value, unset defaults and the kind', () => {
     const r = exportRun(VARIANTS['grpo-arith defaults'], 'trl');
     if (!r.ok) throw new Error(r.reason);
-    expect(formatUnmapped(r.unmapped)).toContain('policyLoss.logRatioClamp = 20 (unset) [no equivalent]: TRL does not clamp logp − old before exp');
+    expect(formatUnmapped(r.unmapped)).toContain(
+      'policyLoss.logRatioClamp = 20 (unset) [no equivalent]: TRL does not clamp logp − old before exp',
+    );
     expect(formatUnmapped(r.unmapped)).toContain('kl.estimator = k3 [target default]: unused at β = 0');
   });
 });

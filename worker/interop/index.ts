@@ -28,5 +28,8 @@ const KIND_LABEL = { none: 'no equivalent', default: 'target default', resolved:
 
 /** One line per unmapped option: `policyLoss.logRatioClamp = 20 (unset) [no equivalent]: why`. */
 export function formatUnmapped(list: readonly Unmapped[]): string[] {
-  return list.map((u) => `${u.path} = ${typeof u.value === 'string' ? u.value : JSON.stringify(u.value)}${u.unset ? ' (unset)' : ''} [${KIND_LABEL[u.kind]}]: ${u.reason}`);
+  return list.map(
+    (u) =>
+      `${u.path} = ${typeof u.value === 'string' ? u.value : JSON.stringify(u.value)}${u.unset ? ' (unset)' : ''} [${KIND_LABEL[u.kind]}]: ${u.reason}`,
+  );
 }

@@ -8,29 +8,80 @@
 import type { AdvantageRunOptions, CompatName, PolicyLossRunOptions } from '../protocol';
 
 /** ppo.ts: ε_low 0.2, ε_high = ε_low, dual clip 3 (verl) or none, log-ratio clamp 20 (verl, rllm) or none (trl), δ none. */
-export interface PpoSettings { name: 'ppo'; compat: CompatName; clipLow: number; clipHigh: number; dualClip: number; logRatioClamp: number; delta: number }
+export interface PpoSettings {
+  name: 'ppo';
+  compat: CompatName;
+  clipLow: number;
+  clipHigh: number;
+  dualClip: number;
+  logRatioClamp: number;
+  delta: number;
+}
 /** gspo.ts: the log of the sequence ratio capped at 10 (verl, rllm) or not (trl). */
-export interface GspoSettings { name: 'gspo'; compat: CompatName; clipLow: number; clipHigh: number; logRatioCap: number }
+export interface GspoSettings {
+  name: 'gspo';
+  compat: CompatName;
+  clipLow: number;
+  clipHigh: number;
+  logRatioCap: number;
+}
 /** cispo.ts: two-sided clip (verl, rllm) or TRL's absolute cap (default 5). */
-export interface CispoSettings { name: 'cispo'; compat: CompatName; clipLow: number; clipHigh: number; cap: number }
+export interface CispoSettings {
+  name: 'cispo';
+  compat: CompatName;
+  clipLow: number;
+  clipHigh: number;
+  cap: number;
+}
 /** dppo.ts: δ_low 0.2, δ_high = δ_low, truncation C 3 (verl) or none (rllm). */
-export interface DppoSettings { name: 'dppo_tv' | 'dppo_kl'; compat: 'verl' | 'rllm'; deltaLow: number; deltaHigh: number; truncation: number }
+export interface DppoSettings {
+  name: 'dppo_tv' | 'dppo_kl';
+  compat: 'verl' | 'rllm';
+  deltaLow: number;
+  deltaHigh: number;
+  truncation: number;
+}
 /** icepop.ts: keep α ≤ d ≤ β, defaults 0.5 and 5. */
-export interface IcepopSettings { name: 'icepop'; alpha: number; beta: number }
+export interface IcepopSettings {
+  name: 'icepop';
+  alpha: number;
+  beta: number;
+}
 
-export type LossSettings = PpoSettings | GspoSettings | CispoSettings | DppoSettings | IcepopSettings | { name: 'reinforce' } | Extract<PolicyLossRunOptions, { name: 'reinforce_kl' }>;
+export type LossSettings =
+  | PpoSettings
+  | GspoSettings
+  | CispoSettings
+  | DppoSettings
+  | IcepopSettings
+  | { name: 'reinforce' }
+  | Extract<PolicyLossRunOptions, { name: 'reinforce_kl' }>;
 
 export function lossSettings(p: PolicyLossRunOptions): LossSettings {
   switch (p.name) {
     case 'ppo': {
       const compat = p.compat ?? 'verl';
       const clipLow = p.clipLow ?? 0.2;
-      return { name: 'ppo', compat, clipLow, clipHigh: p.clipHigh ?? clipLow, dualClip: p.dualClip ?? (compat === 'verl' ? 3 : Infinity), logRatioClamp: p.logRatioClamp ?? (compat === 'trl' ? Infinity : 20), delta: p.delta ?? Infinity };
+      return {
+        name: 'ppo',
+        compat,
+        clipLow,
+        clipHigh: p.clipHigh ?? clipLow,
+        dualClip: p.dualClip ?? (compat === 'verl' ? 3 : Infinity),
+        logRatioClamp: p.logRatioClamp ?? (compat === 'trl' ? Infinity : 20),
+        delta: p.delta ?? Infinity,
+      };
     }
     case 'gspo': {
       const compat = p.compat ?? 'verl';
       const clipLow = p.clipLow ?? 0.2;
-      return { name: 'gspo', compat, clipLow, clipHigh: p.clipHigh ?? clipLow, logRatioCap: p.logRatioCap ?? (compat === 'trl' ? Infinity : 10) };
+      return {
+        name: 'gspo',
+        compat,
+        clipLow,
+        clipHigh: p.clipHigh ?? clipLow,
+        logRatioCap: p.logRatioCap ?? (compat === 'trl' ? Infinity : 10),
+      };
     }
     case 'cispo': {
       const clipLow = p.clipLow ?? 0.2;
@@ -40,7 +91,13 @@ export function lossSettings(p: PolicyLossRunOptions): LossSettings {
     case 'dppo_kl': {
       const compat = p.compat ?? 'verl';
       const deltaLow = p.deltaLow ?? 0.2;
-      return { name: p.name, compat, deltaLow, deltaHigh: p.deltaHigh ?? deltaLow, truncation: p.truncation ?? (compat === 'rllm' ? Infinity : 3) };
+      return {
+        name: p.name,
+        compat,
+        deltaLow,
+        deltaHigh: p.deltaHigh ?? deltaLow,
+        truncation: p.truncation ?? (compat === 'rllm' ? Infinity : 3),
+      };
     }
     case 'icepop':
       return { name: 'icepop', alpha: p.alpha ?? 0.5, beta: p.beta ?? 5 };
@@ -53,7 +110,14 @@ export function lossSettings(p: PolicyLossRunOptions): LossSettings {
 
 /** grpo.ts PRESETS, rloo.ts and reinforce-pp.ts defaults. */
 export type AdvantageSettings =
-  | { estimator: 'grpo'; compat: CompatName; scale: 'group' | 'batch' | 'none'; stdType: 'unbiased' | 'population'; epsilon: number; singleton: 'raw' | 'zero' }
+  | {
+      estimator: 'grpo';
+      compat: CompatName;
+      scale: 'group' | 'batch' | 'none';
+      stdType: 'unbiased' | 'population';
+      epsilon: number;
+      singleton: 'raw' | 'zero';
+    }
   | { estimator: 'rloo'; compat: CompatName; singleton: 'raw' | 'zero'; normalize: boolean }
   | { estimator: 'reinforce++-baseline'; compat: 'verl' | 'rllm'; shiftMean: boolean };
 
@@ -68,11 +132,23 @@ export function advantageSettings(a: AdvantageRunOptions): AdvantageSettings {
     case 'grpo': {
       const compat = a.compat ?? 'verl';
       const d = GRPO_DEFAULTS[compat];
-      return { estimator: 'grpo', compat, scale: a.scale ?? 'group', stdType: a.stdType ?? d.stdType, epsilon: a.epsilon ?? d.epsilon, singleton: a.singleton ?? d.singleton };
+      return {
+        estimator: 'grpo',
+        compat,
+        scale: a.scale ?? 'group',
+        stdType: a.stdType ?? d.stdType,
+        epsilon: a.epsilon ?? d.epsilon,
+        singleton: a.singleton ?? d.singleton,
+      };
     }
     case 'rloo': {
       const compat = a.compat ?? 'verl';
-      return { estimator: 'rloo', compat, singleton: a.singleton ?? (compat === 'trl' ? 'zero' : 'raw'), normalize: a.normalize };
+      return {
+        estimator: 'rloo',
+        compat,
+        singleton: a.singleton ?? (compat === 'trl' ? 'zero' : 'raw'),
+        normalize: a.normalize,
+      };
     }
     case 'reinforce++-baseline':
       return { estimator: 'reinforce++-baseline', compat: a.compat ?? 'verl', shiftMean: a.shiftMean ?? true };

@@ -22,10 +22,26 @@ import { distinctPrompts, preferencePairs, rolloutRows, type RolloutRow } from '
 // would be packed. The reward is the completion's length parity instead, so groups split.
 vi.mock('../rewards/math-reward', async (importOriginal) => {
   const real = await importOriginal<typeof MathRewardModule>();
-  return { ...real, mathReward: (completion: string) => ({ score: completion.length % 2, components: { boxed: 0, parsed: 0, correct: completion.length % 2 }, extracted: null, detail: 'test reward: length parity' }) };
+  return {
+    ...real,
+    mathReward: (completion: string) => ({
+      score: completion.length % 2,
+      components: { boxed: 0, parsed: 0, correct: completion.length % 2 },
+      extracted: null,
+      detail: 'test reward: length parity',
+    }),
+  };
 });
 
-const CONFIG: GrpoConfig = { ...GRPO_ARITH, prompts: 4, group: 4, maxNew: 8, evalN: 4, lr: 1e-2, maskZeroAdvantage: true };
+const CONFIG: GrpoConfig = {
+  ...GRPO_ARITH,
+  prompts: 4,
+  group: 4,
+  maxNew: 8,
+  evalN: 4,
+  lr: 1e-2,
+  maskZeroAdvantage: true,
+};
 
 let base: LoadedCheckpoint;
 let step: GrpoStep;
@@ -34,7 +50,17 @@ let sessions: SessionRecord[];
 let rows: RolloutRow[];
 
 beforeAll(async () => {
-  const sft = new SftRun(createCpuOps(), { ...SFT_ARITH, model: 'tiny', steps: 3, examples: 8, rows: 4, lr: 1e-2, warmup: 1, evalEvery: 0, evalN: 1 });
+  const sft = new SftRun(createCpuOps(), {
+    ...SFT_ARITH,
+    model: 'tiny',
+    steps: 3,
+    examples: 8,
+    rows: 4,
+    lr: 1e-2,
+    warmup: 1,
+    evalEvery: 0,
+    evalN: 1,
+  });
   for (let i = 0; i < 3; i++) await sft.next();
   base = importCheckpoint(await exportCheckpoint(sft.model, sft.tok, { note: 'test base' }));
   step = await new GrpoRun(createCpuOps(), CONFIG, base).next();
@@ -73,7 +99,9 @@ describe('rolloutRows', () => {
       const call = step.sessions[i].calls[0];
       const raw = call.rawLogProbs ?? call.behaviorLogProbs;
       r.old_log_probs!.forEach((v, k) => expect(Math.abs(v - raw[k])).toBeLessThan(1e-5));
-      const adv = groups.find((g) => g.group === step.sessions[i].group)!.samples.find((x) => x.sample === r.sample)!.advantage;
+      const adv = groups
+        .find((g) => g.group === step.sessions[i].group)!
+        .samples.find((x) => x.sample === r.sample)!.advantage;
       expect(adv).not.toBe(0);
       r.advantages.forEach((a) => expect(a).toBeCloseTo(adv, 5));
     }
@@ -91,8 +119,16 @@ describe('parquet files', () => {
   it("writes prompts in verl's RLHFDataset layout", async () => {
     const prompts = distinctPrompts(rows);
     expect(prompts).toHaveLength(new Set(rows.map((r) => r.input)).size);
-    const back = await parquetReadObjects({ file: verlPromptsParquet(prompts, 'lighteval/MATH', 'math').buffer as ArrayBuffer });
-    expect(back[1]).toEqual({ data_source: 'lighteval/MATH', prompt: [{ role: 'user', content: prompts[1].prompt }], ability: 'math', reward_model: { style: 'rule', ground_truth: prompts[1].answer }, extra_info: { split: 'train', index: 1 } });
+    const back = await parquetReadObjects({
+      file: verlPromptsParquet(prompts, 'lighteval/MATH', 'math').buffer as ArrayBuffer,
+    });
+    expect(back[1]).toEqual({
+      data_source: 'lighteval/MATH',
+      prompt: [{ role: 'user', content: prompts[1].prompt }],
+      ability: 'math',
+      reward_model: { style: 'rule', ground_truth: prompts[1].answer },
+      extra_info: { split: 'train', index: 1 },
+    });
   });
 });
 
@@ -111,15 +147,42 @@ describe('parquet files through DuckDB', () => {
   };
 
   it('types the rollout columns as lists of integers and doubles', async () => {
-    const types = Object.fromEntries((await query(rolloutsParquet(rows), (f) => `DESCRIBE SELECT * FROM ${f}`)).map((r) => [r.column_name, r.column_type]));
-    expect(types).toMatchObject({ step: 'INTEGER', uid: 'VARCHAR', score: 'DOUBLE', response_ids: 'INTEGER[]', response_mask: 'INTEGER[]', rollout_log_probs: 'DOUBLE[]', old_log_probs: 'DOUBLE[]', advantages: 'DOUBLE[]' });
-    const back = await query(rolloutsParquet(rows), (f) => `SELECT uid, len(response_ids) AS n, rollout_log_probs[1] AS first FROM ${f}`);
-    back.forEach((b, i) => expect(b).toEqual({ uid: rows[i].uid, n: String(rows[i].response_ids.length), first: rows[i].rollout_log_probs[0] }));
+    const types = Object.fromEntries(
+      (await query(rolloutsParquet(rows), (f) => `DESCRIBE SELECT * FROM ${f}`)).map((r) => [
+        r.column_name,
+        r.column_type,
+      ]),
+    );
+    expect(types).toMatchObject({
+      step: 'INTEGER',
+      uid: 'VARCHAR',
+      score: 'DOUBLE',
+      response_ids: 'INTEGER[]',
+      response_mask: 'INTEGER[]',
+      rollout_log_probs: 'DOUBLE[]',
+      old_log_probs: 'DOUBLE[]',
+      advantages: 'DOUBLE[]',
+    });
+    const back = await query(
+      rolloutsParquet(rows),
+      (f) => `SELECT uid, len(response_ids) AS n, rollout_log_probs[1] AS first FROM ${f}`,
+    );
+    back.forEach((b, i) =>
+      expect(b).toEqual({
+        uid: rows[i].uid,
+        n: String(rows[i].response_ids.length),
+        first: rows[i].rollout_log_probs[0],
+      }),
+    );
   });
 
   it("reads verl's prompt layout: a list of {role, content} structs and the reward_model struct", async () => {
     const prompts = distinctPrompts(rows);
-    const back = await query(verlPromptsParquet(prompts, 'lighteval/MATH', 'math'), (f) => `SELECT prompt[1].role AS role, prompt[1].content AS content, reward_model.ground_truth AS gt, extra_info['index'] AS i FROM ${f}`);
+    const back = await query(
+      verlPromptsParquet(prompts, 'lighteval/MATH', 'math'),
+      (f) =>
+        `SELECT prompt[1].role AS role, prompt[1].content AS content, reward_model.ground_truth AS gt, extra_info['index'] AS i FROM ${f}`,
+    );
     expect(back).toEqual(prompts.map((p, i) => ({ role: 'user', content: p.prompt, gt: p.answer, i })));
   });
 });
@@ -146,13 +209,25 @@ describe('exportFiles', () => {
 
   it('gives verl rollouts, prompts and launch, and TRL datasets and config', () => {
     const steps = [{ step: 1, groups, rows }];
-    expect(names(exportFiles(defaultsOf('grpo-arith'), steps, 'verl'))).toEqual(['rollouts.parquet', 'train.parquet', 'launch.sh']);
+    expect(names(exportFiles(defaultsOf('grpo-arith'), steps, 'verl'))).toEqual([
+      'rollouts.parquet',
+      'train.parquet',
+      'launch.sh',
+    ]);
     const trl = exportFiles(defaultsOf('grpo-arith'), steps, 'trl');
     expect(names(trl)).toEqual(['grpo.jsonl', 'dpo.jsonl', 'config.py']);
     if (!trl.ok) throw new Error(trl.reason);
-    const grpo = new TextDecoder().decode(trl.files[0].bytes).trim().split('\n').map((l) => JSON.parse(l) as { prompt: string; solution: string });
+    const grpo = new TextDecoder()
+      .decode(trl.files[0].bytes)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { prompt: string; solution: string });
     expect(grpo).toEqual(distinctPrompts(rows).map((p) => ({ prompt: p.prompt, solution: p.answer })));
-    const dpo = new TextDecoder().decode(trl.files[1].bytes).trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);
+    const dpo = new TextDecoder()
+      .decode(trl.files[1].bytes)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, string>);
     expect(dpo.length).toBe(preferencePairs(steps).length);
     expect(dpo.length).toBeGreaterThan(0);
     expect(new TextDecoder().decode(trl.files[2].bytes)).toContain('GRPOConfig(');
@@ -160,7 +235,10 @@ describe('exportFiles', () => {
 
   it("gives a dataset run's training split as the prompts and its held-out split as val / eval", async () => {
     const records = Array.from({ length: 10 }, (_, i) => ({ prompt: `${i}+1=`, answer: String(i + 1) }));
-    const options = { ...defaultsOf<GrpoRunOptions>('grpo-arith'), dataset: { name: 'd.jsonl', format: 'jsonl', records, heldOut: 3, reward: { kind: 'exact' } } } as never;
+    const options = {
+      ...defaultsOf<GrpoRunOptions>('grpo-arith'),
+      dataset: { name: 'd.jsonl', format: 'jsonl', records, heldOut: 3, reward: { kind: 'exact' } },
+    } as never;
     const verl = exportFiles(options, [{ step: 1, groups, rows }], 'verl');
     if (!verl.ok) throw new Error(verl.reason);
     expect(verl.files.map((f) => f.name)).toEqual(['rollouts.parquet', 'train.parquet', 'val.parquet', 'launch.sh']);
@@ -182,7 +260,9 @@ describe('exportFiles', () => {
     expect(pairs).toHaveLength(split.length);
     for (const p of pairs) {
       const g = groups.find((x) => x.prompt === p.prompt)!;
-      expect(g.samples.find((s) => s.completion === p.chosen)!.reward).toBeGreaterThan(g.samples.find((s) => s.completion === p.rejected)!.reward);
+      expect(g.samples.find((s) => s.completion === p.chosen)!.reward).toBeGreaterThan(
+        g.samples.find((s) => s.completion === p.rejected)!.reward,
+      );
     }
   });
 
@@ -197,14 +277,29 @@ describe('exportFiles', () => {
     const store = new MemoryRunStore();
     const options = defaultsOf('grpo-arith');
     await store.putRun({ runId: 'r1', options, createdAt: 0, status: 'finished', lastStep: 0 });
-    await store.commitStep('r1', { step: 1, metrics: {}, groups, batch: batchRecord(step, base.tokenizer), sessions: step.sessions });
+    await store.commitStep('r1', {
+      step: 1,
+      metrics: {},
+      groups,
+      batch: batchRecord(step, base.tokenizer),
+      sessions: step.sessions,
+    });
     const out = await exportStoredRun(store, 'r1', 'verl');
     if (!out.ok) throw new Error(out.reason);
     const back = await parquetReadObjects({ file: out.files[0].bytes.buffer as ArrayBuffer });
     expect(back).toEqual(rows);
     expect((await exportStoredRun(store, 'nope', 'verl')).ok).toBe(false);
-    await store.putRun({ runId: 'v1', options: { preset: 'verl-import' } as never, createdAt: 0, status: 'imported' as never, lastStep: 0 });
-    expect(await exportStoredRun(store, 'v1', 'trl')).toEqual({ ok: false, reason: expect.stringMatching(/imported from verl/) });
+    await store.putRun({
+      runId: 'v1',
+      options: { preset: 'verl-import' } as never,
+      createdAt: 0,
+      status: 'imported' as never,
+      lastStep: 0,
+    });
+    expect(await exportStoredRun(store, 'v1', 'trl')).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/imported from verl/),
+    });
   });
 });
 

@@ -50,7 +50,10 @@ function responseOf(s: SessionRecord): { prompt: Int32Array; ids: number[]; mask
   const behavior: number[] = [];
   let context = first.promptIds.length;
   for (const c of s.calls) {
-    if (c.promptIds.length < context) throw new Error(`session ${s.group}/${s.sample}: a call's prompt (${c.promptIds.length} ids) is shorter than the context before it (${context})`);
+    if (c.promptIds.length < context)
+      throw new Error(
+        `session ${s.group}/${s.sample}: a call's prompt (${c.promptIds.length} ids) is shorter than the context before it (${context})`,
+      );
     for (let i = context; i < c.promptIds.length; i++) {
       ids.push(c.promptIds[i]);
       mask.push(0);
@@ -158,7 +161,14 @@ export function preferencePairs(steps: readonly { step: number; groups: readonly
       if (g.kind === 'dpo-pair') {
         const chosen = g.samples.find((x) => x.sample === 0);
         const rejected = g.samples.find((x) => x.sample === 1);
-        if (chosen && rejected) out.push({ prompt: g.prompt, chosen: chosen.completion, rejected: rejected.completion, step, source: 'dpo-pair' });
+        if (chosen && rejected)
+          out.push({
+            prompt: g.prompt,
+            chosen: chosen.completion,
+            rejected: rejected.completion,
+            step,
+            source: 'dpo-pair',
+          });
         continue;
       }
       if (g.samples.length < 2) continue;
@@ -168,17 +178,32 @@ export function preferencePairs(steps: readonly { step: number; groups: readonly
         if (x.reward > best.reward) best = x;
         if (x.reward < worst.reward) worst = x;
       }
-      if (best.reward > worst.reward) out.push({ prompt: g.prompt, chosen: best.completion, rejected: worst.completion, step, source: 'group-best-worst' });
+      if (best.reward > worst.reward)
+        out.push({
+          prompt: g.prompt,
+          chosen: best.completion,
+          rejected: worst.completion,
+          step,
+          source: 'group-best-worst',
+        });
     }
   }
   return out;
 }
 
 /** Every stored step of a run with its groups and rollout rows (a step without sessions gives groups only). */
-export async function storedSteps(store: Pick<RunStore, 'groupSteps' | 'groupsAt' | 'sessionsAt' | 'batchAt'>, runId: string, dataSource: string): Promise<{ step: number; groups: GroupRecord[]; rows: RolloutRow[] }[]> {
+export async function storedSteps(
+  store: Pick<RunStore, 'groupSteps' | 'groupsAt' | 'sessionsAt' | 'batchAt'>,
+  runId: string,
+  dataSource: string,
+): Promise<{ step: number; groups: GroupRecord[]; rows: RolloutRow[] }[]> {
   const out = [];
   for (const step of await store.groupSteps(runId)) {
-    const [groups, sessions, batch] = await Promise.all([store.groupsAt(runId, step), store.sessionsAt(runId, step), store.batchAt(runId, step)]);
+    const [groups, sessions, batch] = await Promise.all([
+      store.groupsAt(runId, step),
+      store.sessionsAt(runId, step),
+      store.batchAt(runId, step),
+    ]);
     if (!groups) continue;
     out.push({ step, groups, rows: sessions ? rolloutRows({ step, groups, sessions, batch }, dataSource) : [] });
   }

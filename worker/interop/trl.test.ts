@@ -16,33 +16,90 @@ const unmapped = (e: TrlExport, path: string) => e.unmapped.filter((u) => u.path
 const kinds = (list: Unmapped[]) => list.map((u) => `${u.path}:${u.kind}`);
 
 const LAUNCH = { output_dir: 'dewpoint-grpo-arith', bf16: false, gradient_accumulation_steps: 1 };
-const OPTIM = { learning_rate: 1e-4, lr_scheduler_type: 'constant', seed: 1, adam_beta1: 0.9, adam_beta2: 0.99, adam_epsilon: 1e-8, weight_decay: 0, max_grad_norm: 1 };
+const OPTIM = {
+  learning_rate: 1e-4,
+  lr_scheduler_type: 'constant',
+  seed: 1,
+  adam_beta1: 0.9,
+  adam_beta2: 0.99,
+  adam_epsilon: 1e-8,
+  weight_decay: 0,
+  max_grad_norm: 1,
+};
 
 const GRPO_ARITH = {
-  ...LAUNCH, max_steps: 150, ...OPTIM, save_strategy: 'steps', save_steps: 50,
-  num_generations: 8, per_device_train_batch_size: 128, steps_per_generation: 1, num_iterations: 1,
-  temperature: 1, max_completion_length: 16, mask_truncated_completions: true, top_k: 0, top_p: 1,
-  epsilon: 0.2, epsilon_high: 0.2, delta: 3, loss_type: 'dapo', scale_rewards: 'group', beta: 0,
-  vllm_importance_sampling_correction: false, eval_strategy: 'steps', eval_steps: 10,
+  ...LAUNCH,
+  max_steps: 150,
+  ...OPTIM,
+  save_strategy: 'steps',
+  save_steps: 50,
+  num_generations: 8,
+  per_device_train_batch_size: 128,
+  steps_per_generation: 1,
+  num_iterations: 1,
+  temperature: 1,
+  max_completion_length: 16,
+  mask_truncated_completions: true,
+  top_k: 0,
+  top_p: 1,
+  epsilon: 0.2,
+  epsilon_high: 0.2,
+  delta: 3,
+  loss_type: 'dapo',
+  scale_rewards: 'group',
+  beta: 0,
+  vllm_importance_sampling_correction: false,
+  eval_strategy: 'steps',
+  eval_steps: 10,
 };
 
 // The episode presets: 8 tasks × 8, truncated episodes scored, checkpoints every 10; the budget is maxTurns × maxNew.
 const episodes = (preset: string, maxCompletion: number) => ({
-  ...GRPO_ARITH, output_dir: `dewpoint-${preset}`, save_steps: 10, per_device_train_batch_size: 64, max_completion_length: maxCompletion, mask_truncated_completions: false,
+  ...GRPO_ARITH,
+  output_dir: `dewpoint-${preset}`,
+  save_steps: 10,
+  per_device_train_batch_size: 64,
+  max_completion_length: maxCompletion,
+  mask_truncated_completions: false,
 });
 
 const PPO_ARITH = {
-  ...LAUNCH, output_dir: 'dewpoint-ppo-arith', stop_token: 'eos', ...OPTIM, save_strategy: 'steps', save_steps: 50,
-  total_episodes: 150 * 128, per_device_train_batch_size: 128, num_mini_batches: 2, num_ppo_epochs: 2,
-  temperature: 1, response_length: 16, cliprange: 0.2, gamma: 1, lam: 0.95, vf_coef: 0.5, cliprange_value: 0.2, kl_coef: 0,
+  ...LAUNCH,
+  output_dir: 'dewpoint-ppo-arith',
+  stop_token: 'eos',
+  ...OPTIM,
+  save_strategy: 'steps',
+  save_steps: 50,
+  total_episodes: 150 * 128,
+  per_device_train_batch_size: 128,
+  num_mini_batches: 2,
+  num_ppo_epochs: 2,
+  temperature: 1,
+  response_length: 16,
+  cliprange: 0.2,
+  gamma: 1,
+  lam: 0.95,
+  vf_coef: 0.5,
+  cliprange_value: 0.2,
+  kl_coef: 0,
 };
 
-describe('trlConfig: each preset\'s defaults', () => {
-  it('grpo-arith: GRPOConfig, dapo (token-mean), verl\'s dual clip 3 as TRL δ, masked truncations', () => {
+describe("trlConfig: each preset's defaults", () => {
+  it("grpo-arith: GRPOConfig, dapo (token-mean), verl's dual clip 3 as TRL δ, masked truncations", () => {
     const e = grpo({});
     expect(e.className).toBe('GRPOConfig');
     expect(e.kwargs).toEqual(GRPO_ARITH);
-    expect(kinds(e.unmapped)).toEqual(['preset:none', 'policyLoss.name:default', 'policyLoss.logRatioClamp:none', 'advantage.estimator:default', 'advantage.epsilon:none', 'advantage.singleton:none', 'maskZeroAdvantage:none', 'kl.estimator:default', 'evalN:none']);
+    expect(kinds(e.unmapped)).toEqual([
+      'preset:none',
+      'policyLoss.name:default',
+      'policyLoss.logRatioClamp:none',
+      'advantage.estimator:default',
+      'advantage.epsilon:none',
+      'advantage.singleton:none',
+      'maskZeroAdvantage:none',
+      'kl.estimator:default',
+      'evalN:none',
+    ]);
     expect(unmapped(e, 'advantage.epsilon')).toMatchObject([{ value: 1e-6, unset: true }]);
     expect(e.python).toBe(`from trl import GRPOConfig
 
@@ -84,10 +141,24 @@ config = GRPOConfig(
   });
 
   it('grpo-calc, grpo-guess: the episode budget, the turn limit and per-action length listed', () => {
-    for (const [preset, budget] of [['grpo-calc', 4 * 14], ['grpo-guess', 7 * 3]] as const) {
+    for (const [preset, budget] of [
+      ['grpo-calc', 4 * 14],
+      ['grpo-guess', 7 * 3],
+    ] as const) {
       const e = trl(defaultsOf(preset));
       expect(e.kwargs).toEqual(episodes(preset, budget));
-      expect(kinds(e.unmapped)).toEqual(['preset:none', 'maxNew:none', 'maxTurns:none', 'policyLoss.name:default', 'policyLoss.logRatioClamp:none', 'advantage.estimator:default', 'advantage.epsilon:none', 'maskZeroAdvantage:none', 'kl.estimator:default', 'evalN:none']);
+      expect(kinds(e.unmapped)).toEqual([
+        'preset:none',
+        'maxNew:none',
+        'maxTurns:none',
+        'policyLoss.name:default',
+        'policyLoss.logRatioClamp:none',
+        'advantage.estimator:default',
+        'advantage.epsilon:none',
+        'maskZeroAdvantage:none',
+        'kl.estimator:default',
+        'evalN:none',
+      ]);
       expect(unmapped(e, 'maxTurns')[0].reason).toMatch(/max_tool_calling_iterations/);
     }
   });
@@ -102,22 +173,62 @@ config = GRPOConfig(
     const e = trl(defaultsOf('ppo-arith'));
     expect([e.className, e.module]).toEqual(['PPOConfig', 'trl.experimental.ppo']);
     expect(e.kwargs).toEqual(PPO_ARITH);
-    expect(kinds(e.unmapped)).toEqual(['preset:none', 'truncation:default', 'topK:default', 'topP:default', 'policyLoss.name:default', 'policyLoss.dualClip:none', 'policyLoss.logRatioClamp:none', 'aggregation.mode:default', 'shiftMean:default', 'kl.estimator:default', 'importance.kind:default', 'evalEvery:none', 'evalN:none']);
+    expect(kinds(e.unmapped)).toEqual([
+      'preset:none',
+      'truncation:default',
+      'topK:default',
+      'topP:default',
+      'policyLoss.name:default',
+      'policyLoss.dualClip:none',
+      'policyLoss.logRatioClamp:none',
+      'aggregation.mode:default',
+      'shiftMean:default',
+      'kl.estimator:default',
+      'importance.kind:default',
+      'evalEvery:none',
+      'evalN:none',
+    ]);
     expect(e.python.split('\n')[0]).toBe('from trl.experimental.ppo import PPOConfig');
   });
 
   it('ppo-calc: 8 × 8 responses, the episodes listed', () => {
     const e = trl(defaultsOf('ppo-calc'));
-    expect(e.kwargs).toEqual({ ...PPO_ARITH, output_dir: 'dewpoint-ppo-calc', save_steps: 10, total_episodes: 150 * 64, per_device_train_batch_size: 64, response_length: 56 });
+    expect(e.kwargs).toEqual({
+      ...PPO_ARITH,
+      output_dir: 'dewpoint-ppo-calc',
+      save_steps: 10,
+      total_episodes: 150 * 64,
+      per_device_train_batch_size: 64,
+      response_length: 56,
+    });
     expect(kinds(e.unmapped).slice(0, 3)).toEqual(['preset:none', 'maxNew:none', 'maxTurns:none']);
   });
 
   it('dpo-arith: DPOConfig with the NLL term as loss_type sft (rpo_alpha is gone)', () => {
     const e = trl(defaultsOf('dpo-arith'));
     expect(e.className).toBe('DPOConfig');
-    expect(e.kwargs).toEqual({ ...LAUNCH, output_dir: 'dewpoint-dpo-arith', max_steps: 150, ...OPTIM, save_strategy: 'steps', save_steps: 50, per_device_train_batch_size: 16, beta: 0.1, loss_type: ['sigmoid', 'sft'], loss_weights: [1, 1] });
+    expect(e.kwargs).toEqual({
+      ...LAUNCH,
+      output_dir: 'dewpoint-dpo-arith',
+      max_steps: 150,
+      ...OPTIM,
+      save_strategy: 'steps',
+      save_steps: 50,
+      per_device_train_batch_size: 16,
+      beta: 0.1,
+      loss_type: ['sigmoid', 'sft'],
+      loss_weights: [1, 1],
+    });
     expect(e.python).toContain('    loss_type=["sigmoid", "sft"],\n    loss_weights=[1.0, 1.0],\n');
-    expect(kinds(e.unmapped)).toEqual(['preset:none', 'loss.labelSmoothing:default', 'samplesPerPrompt:none', 'temperature:none', 'maxNew:none', 'evalEvery:none', 'evalN:none']);
+    expect(kinds(e.unmapped)).toEqual([
+      'preset:none',
+      'loss.labelSmoothing:default',
+      'samplesPerPrompt:none',
+      'temperature:none',
+      'maxNew:none',
+      'evalEvery:none',
+      'evalN:none',
+    ]);
   });
 
   it('refuses SFT and Flow-GRPO with a reason', () => {
@@ -135,7 +246,10 @@ describe('trlConfig: options', () => {
     expect([hi.kwargs.epsilon, hi.kwargs.epsilon_high, hi.kwargs.delta]).toEqual([0.2, 0.28, 5]);
     const plain = grpo({ policyLoss: { name: 'ppo', compat: 'trl' } });
     expect('delta' in plain.kwargs).toBe(false);
-    expect(plain.unmapped.filter((u) => u.path.startsWith('policyLoss'))).toMatchObject([{ path: 'policyLoss.name', kind: 'default' }, { path: 'policyLoss.compat', kind: 'resolved' }]);
+    expect(plain.unmapped.filter((u) => u.path.startsWith('policyLoss'))).toMatchObject([
+      { path: 'policyLoss.name', kind: 'default' },
+      { path: 'policyLoss.compat', kind: 'resolved' },
+    ]);
     expect(grpo({ policyLoss: { name: 'ppo', delta: 2, compat: 'trl' } }).kwargs.delta).toBe(2);
     const low = grpo({ policyLoss: { name: 'ppo', dualClip: 1.1, delta: 1.5 } });
     expect(low.kwargs.delta).toBe(1.5);
@@ -145,56 +259,119 @@ describe('trlConfig: options', () => {
   it('GSPO is importance_sampling_level sequence; TRL cispo uses epsilon_high as its cap', () => {
     const g = grpo({ policyLoss: { name: 'gspo', compat: 'trl' }, aggregation: { mode: 'grpo' } });
     expect([g.kwargs.importance_sampling_level, g.kwargs.loss_type]).toEqual(['sequence', 'grpo']);
-    expect(kinds(unmapped(grpo({ policyLoss: { name: 'gspo' } }), 'policyLoss.logRatioCap'))).toEqual(['policyLoss.logRatioCap:none']);
+    expect(kinds(unmapped(grpo({ policyLoss: { name: 'gspo' } }), 'policyLoss.logRatioCap'))).toEqual([
+      'policyLoss.logRatioCap:none',
+    ]);
     const c = grpo({ policyLoss: { name: 'cispo', compat: 'trl', cap: 4 } });
     expect([c.kwargs.loss_type, c.kwargs.epsilon_high, 'epsilon' in c.kwargs]).toEqual(['cispo', 4, false]);
-    expect(kinds(grpo({ policyLoss: { name: 'cispo' } }).unmapped.filter((u) => u.path.startsWith('policyLoss')))).toEqual(['policyLoss.name:none']);
-    for (const name of ['reinforce', 'dppo_tv', 'icepop'] as const) expect(kinds(unmapped(grpo({ policyLoss: { name } }), 'policyLoss.name'))).toEqual(['policyLoss.name:none']);
+    expect(
+      kinds(grpo({ policyLoss: { name: 'cispo' } }).unmapped.filter((u) => u.path.startsWith('policyLoss'))),
+    ).toEqual(['policyLoss.name:none']);
+    for (const name of ['reinforce', 'dppo_tv', 'icepop'] as const)
+      expect(kinds(unmapped(grpo({ policyLoss: { name } }), 'policyLoss.name'))).toEqual(['policyLoss.name:none']);
   });
 
   it('aggregation modes onto loss_type; the ones GRPOConfig lacks are listed', () => {
     const lt = (a: GrpoRunOptions['aggregation']) => grpo({ aggregation: a }).kwargs.loss_type;
-    expect((['token-mean', 'grpo', 'seq-mean-token-mean', 'session-mean', 'dr_grpo'] as const).map((mode) => lt({ mode }))).toEqual(['dapo', 'grpo', 'grpo', 'grpo', 'dr_grpo']);
+    expect(
+      (['token-mean', 'grpo', 'seq-mean-token-mean', 'session-mean', 'dr_grpo'] as const).map((mode) => lt({ mode })),
+    ).toEqual(['dapo', 'grpo', 'grpo', 'grpo', 'dr_grpo']);
     for (const mode of ['token-sum', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'] as const) {
       const e = grpo({ aggregation: { mode } });
       expect('loss_type' in e.kwargs).toBe(false);
       expect(kinds(unmapped(e, 'aggregation.mode'))).toEqual(['aggregation.mode:none']);
     }
-    expect(kinds(unmapped(grpo({ aggregation: { mode: 'dr_grpo', maxCompletionLength: 16 } }), 'aggregation.maxCompletionLength'))).toEqual(['aggregation.maxCompletionLength:default']);
-    expect(kinds(unmapped(grpo({ aggregation: { mode: 'dr_grpo', maxCompletionLength: 32 } }), 'aggregation.maxCompletionLength'))).toEqual(['aggregation.maxCompletionLength:none']);
+    expect(
+      kinds(
+        unmapped(
+          grpo({ aggregation: { mode: 'dr_grpo', maxCompletionLength: 16 } }),
+          'aggregation.maxCompletionLength',
+        ),
+      ),
+    ).toEqual(['aggregation.maxCompletionLength:default']);
+    expect(
+      kinds(
+        unmapped(
+          grpo({ aggregation: { mode: 'dr_grpo', maxCompletionLength: 32 } }),
+          'aggregation.maxCompletionLength',
+        ),
+      ),
+    ).toEqual(['aggregation.maxCompletionLength:none']);
   });
 
-  it('scale_rewards group/batch/none; compat trl\'s advantage defaults are TRL\'s own; RLOO and REINFORCE++ are listed', () => {
-    expect((['group', 'batch', 'none'] as const).map((scale) => grpo({ advantage: { estimator: 'grpo', scale } }).kwargs.scale_rewards)).toEqual(['group', 'batch', 'none']);
+  it("scale_rewards group/batch/none; compat trl's advantage defaults are TRL's own; RLOO and REINFORCE++ are listed", () => {
+    expect(
+      (['group', 'batch', 'none'] as const).map(
+        (scale) => grpo({ advantage: { estimator: 'grpo', scale } }).kwargs.scale_rewards,
+      ),
+    ).toEqual(['group', 'batch', 'none']);
     const t = grpo({ advantage: { estimator: 'grpo', compat: 'trl' }, truncation: 'score' });
-    expect(kinds(t.unmapped.filter((u) => u.path.startsWith('advantage')))).toEqual(['advantage.estimator:default', 'advantage.compat:resolved']);
-    expect(kinds(unmapped(grpo({ advantage: { estimator: 'grpo', stdType: 'population' } }), 'advantage.stdType'))).toEqual(['advantage.stdType:none']);
+    expect(kinds(t.unmapped.filter((u) => u.path.startsWith('advantage')))).toEqual([
+      'advantage.estimator:default',
+      'advantage.compat:resolved',
+    ]);
+    expect(
+      kinds(unmapped(grpo({ advantage: { estimator: 'grpo', stdType: 'population' } }), 'advantage.stdType')),
+    ).toEqual(['advantage.stdType:none']);
     const r = grpo({ advantage: { estimator: 'rloo', normalize: true } });
-    expect(kinds(r.unmapped.filter((u) => u.path.startsWith('advantage')))).toEqual(['advantage.estimator:none', 'advantage.normalize:none']);
+    expect(kinds(r.unmapped.filter((u) => u.path.startsWith('advantage')))).toEqual([
+      'advantage.estimator:none',
+      'advantage.normalize:none',
+    ]);
     expect('scale_rewards' in r.kwargs).toBe(false);
-    expect(kinds(unmapped(grpo({ advantage: { estimator: 'reinforce++-baseline' } }), 'advantage.estimator'))).toEqual(['advantage.estimator:none']);
+    expect(kinds(unmapped(grpo({ advantage: { estimator: 'reinforce++-baseline' } }), 'advantage.estimator'))).toEqual([
+      'advantage.estimator:none',
+    ]);
   });
 
   it("KL: β on TRL's unclamped k3 only", () => {
     const k3 = grpo({ beta: 0.04, kl: { estimator: 'k3', compat: 'trl' } });
     expect(k3.kwargs.beta).toBe(0.04);
-    expect(kinds(k3.unmapped.filter((u) => u.path.startsWith('kl')))).toEqual(['kl.estimator:default', 'kl.compat:resolved']);
-    expect(grpo({ beta: 0.04, kl: { estimator: 'k3' } }).unmapped.filter((u) => u.path.startsWith('kl'))).toMatchObject([{ path: 'kl.estimator', kind: 'default' }, { path: 'kl.compat', value: 'verl', kind: 'none', unset: true }]);
-    for (const estimator of ['k1', 'abs', 'k2', 'k1+', 'abs+', 'k2+', 'k3+'] as const) expect(kinds(unmapped(grpo({ beta: 0.04, kl: { estimator } }), 'kl.estimator'))).toEqual(['kl.estimator:none']);
+    expect(kinds(k3.unmapped.filter((u) => u.path.startsWith('kl')))).toEqual([
+      'kl.estimator:default',
+      'kl.compat:resolved',
+    ]);
+    expect(grpo({ beta: 0.04, kl: { estimator: 'k3' } }).unmapped.filter((u) => u.path.startsWith('kl'))).toMatchObject(
+      [
+        { path: 'kl.estimator', kind: 'default' },
+        { path: 'kl.compat', value: 'verl', kind: 'none', unset: true },
+      ],
+    );
+    for (const estimator of ['k1', 'abs', 'k2', 'k1+', 'abs+', 'k2+', 'k3+'] as const)
+      expect(kinds(unmapped(grpo({ beta: 0.04, kl: { estimator } }), 'kl.estimator'))).toEqual(['kl.estimator:none']);
   });
 
   it('IS weights onto the vLLM IS modes; rejection masks are listed', () => {
     const tis = grpo({ importance: { kind: 'tis', level: 'token', cap: 2, batchNormalize: false } });
-    expect([tis.kwargs.vllm_importance_sampling_correction, tis.kwargs.vllm_importance_sampling_mode, tis.kwargs.vllm_importance_sampling_clip_max]).toEqual([true, 'token_truncate', 2]);
+    expect([
+      tis.kwargs.vllm_importance_sampling_correction,
+      tis.kwargs.vllm_importance_sampling_mode,
+      tis.kwargs.vllm_importance_sampling_clip_max,
+    ]).toEqual([true, 'token_truncate', 2]);
     const band = grpo({ importance: { kind: 'band', level: 'sequence', low: 0.5, high: 5, batchNormalize: true } });
-    expect([band.kwargs.vllm_importance_sampling_mode, band.kwargs.vllm_importance_sampling_clip_min, band.kwargs.vllm_importance_sampling_clip_max]).toEqual(['sequence_mask', 0.5, 5]);
+    expect([
+      band.kwargs.vllm_importance_sampling_mode,
+      band.kwargs.vllm_importance_sampling_clip_min,
+      band.kwargs.vllm_importance_sampling_clip_max,
+    ]).toEqual(['sequence_mask', 0.5, 5]);
     expect(kinds(unmapped(band, 'importance.batchNormalize'))).toEqual(['importance.batchNormalize:none']);
-    expect(kinds(grpo({ rejection: { token_k1: 2, seq_mean_k3: 0.01 } }).unmapped.filter((u) => u.path.startsWith('rejection')))).toEqual(['rejection.token_k1:none', 'rejection.seq_mean_k3:none']);
+    expect(
+      kinds(
+        grpo({ rejection: { token_k1: 2, seq_mean_k3: 0.01 } }).unmapped.filter((u) => u.path.startsWith('rejection')),
+      ),
+    ).toEqual(['rejection.token_k1:none', 'rejection.seq_mean_k3:none']);
   });
 
   it('mini-batches and epochs multiply max_steps and the step counts; an eval batch holds whole groups', () => {
     const e = grpo({ miniBatches: 4, epochs: 2, checkpointEvery: 0 });
-    expect([e.kwargs.per_device_train_batch_size, e.kwargs.steps_per_generation, e.kwargs.num_iterations, e.kwargs.max_steps, e.kwargs.eval_steps, e.kwargs.save_steps]).toEqual([32, 4, 2, 1200, 80, 1200]);
+    expect([
+      e.kwargs.per_device_train_batch_size,
+      e.kwargs.steps_per_generation,
+      e.kwargs.num_iterations,
+      e.kwargs.max_steps,
+      e.kwargs.eval_steps,
+      e.kwargs.save_steps,
+    ]).toEqual([32, 4, 2, 1200, 80, 1200]);
     const three = grpo({ miniBatches: 3 });
     expect([three.kwargs.per_device_train_batch_size, three.kwargs.steps_per_generation]).toEqual([128, 1]);
     expect(kinds(unmapped(three, 'miniBatches'))).toEqual(['miniBatches:none']);
@@ -206,7 +383,12 @@ describe('trlConfig: options', () => {
   it('PPOConfig: one symmetric cliprange; other losses, IS weights and top-k are listed', () => {
     const asym = ppo({ policyLoss: { name: 'ppo', clipHigh: 0.28, compat: 'trl' }, topK: 5 });
     expect(asym.kwargs.cliprange).toBe(0.2);
-    expect(kinds(asym.unmapped.filter((u) => u.path.startsWith('policyLoss') || u.path === 'topK'))).toEqual(['topK:none', 'policyLoss.name:default', 'policyLoss.clipHigh:none', 'policyLoss.compat:resolved']);
+    expect(kinds(asym.unmapped.filter((u) => u.path.startsWith('policyLoss') || u.path === 'topK'))).toEqual([
+      'topK:none',
+      'policyLoss.name:default',
+      'policyLoss.clipHigh:none',
+      'policyLoss.compat:resolved',
+    ]);
     expect(kinds(unmapped(ppo({ policyLoss: { name: 'gspo' } }), 'policyLoss.name'))).toEqual(['policyLoss.name:none']);
     expect(kinds(unmapped(ppo({ beta: 0.1 }), 'beta'))).toEqual(['beta:none']);
     expect('kl_coef' in ppo({ beta: 0.1 }).kwargs).toBe(false);
@@ -219,11 +401,21 @@ describe('trlConfig: options', () => {
     const ipo = dpo({ loss: { type: 'ipo' }, nllWeight: 0 });
     expect([ipo.kwargs.loss_type, 'loss_weights' in ipo.kwargs]).toEqual([['ipo'], false]);
     expect(dpo({ loss: { type: 'hinge' } }).kwargs.loss_type).toEqual(['hinge', 'sft']);
-    expect(kinds(unmapped(dpo({ loss: { type: 'sigmoid', labelSmoothing: 0.1 } }), 'loss.labelSmoothing'))).toEqual(['loss.labelSmoothing:none']);
+    expect(kinds(unmapped(dpo({ loss: { type: 'sigmoid', labelSmoothing: 0.1 } }), 'loss.labelSmoothing'))).toEqual([
+      'loss.labelSmoothing:none',
+    ]);
   });
 
   it('pythonValue writes Python literals, floats with a decimal point where TRL declares a float', () => {
-    expect([pythonValue(true), pythonValue(null), pythonValue('dapo'), pythonValue(1, true), pythonValue(1), pythonValue(1e-8, true), pythonValue(['sigmoid', 'sft']), pythonValue([1, 0.5], true)])
-      .toEqual(['True', 'None', '"dapo"', '1.0', '1', '1e-8', '["sigmoid", "sft"]', '[1.0, 0.5]']);
+    expect([
+      pythonValue(true),
+      pythonValue(null),
+      pythonValue('dapo'),
+      pythonValue(1, true),
+      pythonValue(1),
+      pythonValue(1e-8, true),
+      pythonValue(['sigmoid', 'sft']),
+      pythonValue([1, 0.5], true),
+    ]).toEqual(['True', 'None', '"dapo"', '1.0', '1', '1e-8', '["sigmoid", "sft"]', '[1.0, 0.5]']);
   });
 });

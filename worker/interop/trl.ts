@@ -20,7 +20,14 @@
  * rl-formulas.md. GRPO's RLOO has no GRPOConfig equivalent (TRL's RLOOConfig trains a
  * sequence-level ratio with KL in the reward), so it is listed, not mapped to RLOOConfig.
  */
-import type { DpoRunOptions, EpisodeGrpoRunOptions, GrpoRunOptions, PpoEpisodeRunOptions, PpoRunOptions, RunOptions } from '../protocol';
+import type {
+  DpoRunOptions,
+  EpisodeGrpoRunOptions,
+  GrpoRunOptions,
+  PpoEpisodeRunOptions,
+  PpoRunOptions,
+  RunOptions,
+} from '../protocol';
 import { advantageSettings, isSet, lossSettings } from './resolve';
 import { taskOf, unsupported } from './tasks';
 import { MappingLog, bound, type ExportFailure, type Mapped, type Unmapped } from './types';
@@ -44,7 +51,30 @@ export interface TrlExport {
 }
 
 /** Keywords TRL declares as floats: written with a decimal point (`1.0`), as Python would show them. */
-const FLOATS = new Set(['learning_rate', 'adam_beta1', 'adam_beta2', 'adam_epsilon', 'weight_decay', 'max_grad_norm', 'temperature', 'top_p', 'beta', 'epsilon', 'epsilon_high', 'delta', 'label_smoothing', 'vf_coef', 'cliprange', 'cliprange_value', 'gamma', 'lam', 'kl_coef', 'vllm_importance_sampling_clip_max', 'vllm_importance_sampling_clip_min', 'loss_weights']);
+const FLOATS = new Set([
+  'learning_rate',
+  'adam_beta1',
+  'adam_beta2',
+  'adam_epsilon',
+  'weight_decay',
+  'max_grad_norm',
+  'temperature',
+  'top_p',
+  'beta',
+  'epsilon',
+  'epsilon_high',
+  'delta',
+  'label_smoothing',
+  'vf_coef',
+  'cliprange',
+  'cliprange_value',
+  'gamma',
+  'lam',
+  'kl_coef',
+  'vllm_importance_sampling_clip_max',
+  'vllm_importance_sampling_clip_min',
+  'loss_weights',
+]);
 
 export function pythonValue(v: unknown, float = false): string {
   if (v === null || v === undefined) return 'None';
@@ -57,12 +87,19 @@ export function pythonValue(v: unknown, float = false): string {
 
 export function trlConfig(options: RunOptions): TrlExport | ExportFailure {
   const refused = unsupported(options.preset, 'trl');
-  if (refused !== null || options.preset === 'sft-arith' || options.preset === 'flowgrpo-2d') return { ok: false, reason: refused ?? `${options.preset}: no TRL equivalent` };
+  if (refused !== null || options.preset === 'sft-arith' || options.preset === 'flowgrpo-2d')
+    return { ok: false, reason: refused ?? `${options.preset}: no TRL equivalent` };
   const b = new Builder(options.preset);
   if (options.preset === 'dpo-arith') dpo(options, b);
   else if (options.preset === 'ppo-arith' || options.preset === 'ppo-calc') ppo(options, b);
   else grpo(options, b);
-  return b.result(options.preset === 'dpo-arith' ? 'DPOConfig' : options.preset === 'ppo-arith' || options.preset === 'ppo-calc' ? 'PPOConfig' : 'GRPOConfig');
+  return b.result(
+    options.preset === 'dpo-arith'
+      ? 'DPOConfig'
+      : options.preset === 'ppo-arith' || options.preset === 'ppo-calc'
+        ? 'PPOConfig'
+        : 'GRPOConfig',
+  );
 }
 
 class Builder {
@@ -94,7 +131,9 @@ class Builder {
     const module = className === 'PPOConfig' ? 'trl.experimental.ppo' : 'trl';
     const args = [...this.kwargs].map(([k, v]) => `    ${k}=${pythonValue(v, FLOATS.has(k))},`);
     return {
-      ok: true, className, module,
+      ok: true,
+      className,
+      module,
       kwargs: Object.fromEntries(this.kwargs),
       python: `from ${module} import ${className}\n\nconfig = ${className}(\n${args.join('\n')}\n)\n`,
       launch: [...this.launch],
@@ -106,43 +145,103 @@ class Builder {
 
 /** Run length, optimizer and checkpoints, shared by the three configs; `k` optimizer steps per Dewpoint step. */
 function common(o: RlRunOptions | DpoRunOptions, b: Builder, k: number, stepsKey: 'max_steps' | null): void {
-  if (stepsKey) b.set('steps', o.steps, stepsKey, o.steps * k, k === 1 ? undefined : `optimizer steps: ${o.steps} sampled batches × ${k} updates each`);
+  if (stepsKey)
+    b.set(
+      'steps',
+      o.steps,
+      stepsKey,
+      o.steps * k,
+      k === 1 ? undefined : `optimizer steps: ${o.steps} sampled batches × ${k} updates each`,
+    );
   b.set('lr', o.lr, 'learning_rate', o.lr);
-  b.set('lr', o.lr, 'lr_scheduler_type', 'constant', "Dewpoint's learning rate is constant; TrainingArguments decays linearly by default");
+  b.set(
+    'lr',
+    o.lr,
+    'lr_scheduler_type',
+    'constant',
+    "Dewpoint's learning rate is constant; TrainingArguments decays linearly by default",
+  );
   b.set('seed', o.seed, 'seed', o.seed, 'the same number seeds another generator: the samples differ');
   b.set('beta1', o.beta1, 'adam_beta1', o.beta1);
   b.set('beta2', o.beta2, 'adam_beta2', o.beta2);
   b.set('eps', o.eps, 'adam_epsilon', o.eps);
-  b.set('weightDecay', o.weightDecay, 'weight_decay', o.weightDecay, o.weightDecay > 0 ? 'TRL (transformers) decays every parameter but biases and norms; Dewpoint only the matrices' : undefined);
+  b.set(
+    'weightDecay',
+    o.weightDecay,
+    'weight_decay',
+    o.weightDecay,
+    o.weightDecay > 0
+      ? 'TRL (transformers) decays every parameter but biases and norms; Dewpoint only the matrices'
+      : undefined,
+  );
   b.set('maxGradNorm', o.maxGradNorm, 'max_grad_norm', o.maxGradNorm);
   const every = o.checkpointEvery > 0 ? o.checkpointEvery : o.steps;
   b.set('checkpointEvery', o.checkpointEvery, 'save_strategy', 'steps');
-  b.set('checkpointEvery', o.checkpointEvery, 'save_steps', every * k, o.checkpointEvery > 0 ? undefined : '0 = at the end only: once, after the last step');
+  b.set(
+    'checkpointEvery',
+    o.checkpointEvery,
+    'save_steps',
+    every * k,
+    o.checkpointEvery > 0 ? undefined : '0 = at the end only: once, after the last step',
+  );
 }
 
 function sampling(o: RlRunOptions, b: Builder, lengthKey: 'max_completion_length' | 'response_length'): void {
   b.set('temperature', o.temperature, 'temperature', o.temperature);
-  if (o.temperature !== 1) b.log.none('temperature', o.temperature, 'TRL also divides the logits by the temperature when it scores them (it trains the tempered policy); Dewpoint trains the unscaled model');
+  if (o.temperature !== 1)
+    b.log.none(
+      'temperature',
+      o.temperature,
+      'TRL also divides the logits by the temperature when it scores them (it trains the tempered policy); Dewpoint trains the unscaled model',
+    );
   const turns = 'maxTurns' in o ? o.maxTurns : 1;
   if (turns > 1) {
     b.set('maxNew', o.maxNew, lengthKey, o.maxNew * turns, `the whole episode's budget, ${turns} × ${o.maxNew}`);
     b.log.none('maxNew', o.maxNew, 'a limit per action: TRL bounds the whole completion');
   } else b.set('maxNew', o.maxNew, lengthKey, o.maxNew);
   if ('maxTurns' in o) {
-    if (turns > 1) b.log.none('maxTurns', turns, lengthKey === 'response_length' ? "TRL's PPO has no multi-turn episodes" : "Dewpoint's environment is not a TRL config: GRPOTrainer runs tool-calling episodes from its `tools` argument (max_tool_calling_iterations bounds them), which this export cannot write");
+    if (turns > 1)
+      b.log.none(
+        'maxTurns',
+        turns,
+        lengthKey === 'response_length'
+          ? "TRL's PPO has no multi-turn episodes"
+          : "Dewpoint's environment is not a TRL config: GRPOTrainer runs tool-calling episodes from its `tools` argument (max_tool_calling_iterations bounds them), which this export cannot write",
+      );
     else b.log.asDefault('maxTurns', 1, 'one action per episode: a single-turn completion');
   }
   if ('renormalize' in o && o.renormalize !== undefined) {
-    if (o.renormalize) b.log.none('renormalize', true, 'TRL scores the full softmax (at the temperature); no renormalisation over the top-k/top-p support');
+    if (o.renormalize)
+      b.log.none(
+        'renormalize',
+        true,
+        'TRL scores the full softmax (at the temperature); no renormalisation over the top-k/top-p support',
+      );
     else b.log.asDefault('renormalize', false, 'the full softmax, as TRL');
   }
-  if (o.truncation === 'mask' && lengthKey === 'response_length') b.log.none('truncation', 'mask', "TRL's PPO trains truncated responses on their score (missing_eos_penalty is a reward change, not a mask)");
-  else if (lengthKey === 'response_length') b.log.asDefault('truncation', 'score', 'truncated responses are trained on their score, as TRL PPO');
-  else b.set('truncation', o.truncation, 'mask_truncated_completions', o.truncation === 'mask', o.truncation === 'mask' ? "TRL still counts them in their group's reward statistics; Dewpoint leaves them out of the group" : undefined);
+  if (o.truncation === 'mask' && lengthKey === 'response_length')
+    b.log.none(
+      'truncation',
+      'mask',
+      "TRL's PPO trains truncated responses on their score (missing_eos_penalty is a reward change, not a mask)",
+    );
+  else if (lengthKey === 'response_length')
+    b.log.asDefault('truncation', 'score', 'truncated responses are trained on their score, as TRL PPO');
+  else
+    b.set(
+      'truncation',
+      o.truncation,
+      'mask_truncated_completions',
+      o.truncation === 'mask',
+      o.truncation === 'mask'
+        ? "TRL still counts them in their group's reward statistics; Dewpoint leaves them out of the group"
+        : undefined,
+    );
 }
 
 function taskReason(o: RlRunOptions, trainer: string): string {
-  const turns = 'maxTurns' in o && o.maxTurns > 1 ? '; the environment would be a set of tools passed to GRPOTrainer' : '';
+  const turns =
+    'maxTurns' in o && o.maxTurns > 1 ? '; the environment would be a set of tools passed to GRPOTrainer' : '';
   return `the task (${taskOf(o)}) is not a config option: pass train_dataset and ${trainer}${turns}`;
 }
 
@@ -151,29 +250,74 @@ function grpo(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): void {
   const G = o.group;
   const M = o.miniBatches;
   const total = P * G;
-  b.log.none('preset', o.preset, taskReason(o, o.preset === 'grpo-code' ? 'reward_funcs (one that runs the program on the cases) to GRPOTrainer' : 'reward_funcs to GRPOTrainer'));
+  b.log.none(
+    'preset',
+    o.preset,
+    taskReason(
+      o,
+      o.preset === 'grpo-code'
+        ? 'reward_funcs (one that runs the program on the cases) to GRPOTrainer'
+        : 'reward_funcs to GRPOTrainer',
+    ),
+  );
   const split = total % M === 0;
   const k = (split ? M : 1) * o.epochs;
   common(o, b, k, 'max_steps');
   b.set('group', G, 'num_generations', G);
-  b.set('prompts', P, 'per_device_train_batch_size', split ? total / M : total, `completions per optimizer step (one process): the generation batch is steps_per_generation × this = ${P} prompts × ${G}`);
-  if (split) b.set('miniBatches', M, 'steps_per_generation', M, `${M} optimizer steps of ${total / M} completions per generation batch`);
+  b.set(
+    'prompts',
+    P,
+    'per_device_train_batch_size',
+    split ? total / M : total,
+    `completions per optimizer step (one process): the generation batch is steps_per_generation × this = ${P} prompts × ${G}`,
+  );
+  if (split)
+    b.set(
+      'miniBatches',
+      M,
+      'steps_per_generation',
+      M,
+      `${M} optimizer steps of ${total / M} completions per generation batch`,
+    );
   else {
     b.set('miniBatches', M, 'steps_per_generation', 1);
-    b.log.none('miniBatches', M, `TRL splits the generation batch into equal slices: ${total} completions do not split into ${M} (exported as one)`);
+    b.log.none(
+      'miniBatches',
+      M,
+      `TRL splits the generation batch into equal slices: ${total} completions do not split into ${M} (exported as one)`,
+    );
   }
   b.set('epochs', o.epochs, 'num_iterations', o.epochs);
   sampling(o, b, 'max_completion_length');
   b.set('topK', o.topK, 'top_k', o.topK, o.topK === 0 ? 'off (TRL 0 too)' : undefined);
   b.set('topP', o.topP, 'top_p', o.topP);
-  if ('trainProblems' in o && o.trainProblems !== undefined) b.log.none('trainProblems', o.trainProblems, 'no config key: pass train_dataset=dataset.select(range(N)) (TRL passes over it in epochs)');
+  if ('trainProblems' in o && o.trainProblems !== undefined)
+    b.log.none(
+      'trainProblems',
+      o.trainProblems,
+      'no config key: pass train_dataset=dataset.select(range(N)) (TRL passes over it in epochs)',
+    );
   const cispoTrl = grpoLoss(o, b);
   grpoAggregation(o, b, cispoTrl);
   grpoAdvantage(o, b);
   kl(o, b, true);
   importance(o, b);
-  for (const [name, value] of Object.entries(o.rejection)) if (value !== undefined) b.log.none(`rejection.${name}`, value, "TRL has no rejection masks on the trainer/sampler ratio (off_policy_mask_threshold and the *_mask IS modes are other rules)");
-  b.set('evalEvery', o.evalEvery, 'eval_strategy', o.evalEvery > 0 ? 'steps' : 'no', o.evalEvery > 0 ? "TRL evaluates the reward functions on eval_dataset with sampled completions; Dewpoint's is greedy exact match" : undefined);
+  for (const [name, value] of Object.entries(o.rejection))
+    if (value !== undefined)
+      b.log.none(
+        `rejection.${name}`,
+        value,
+        'TRL has no rejection masks on the trainer/sampler ratio (off_policy_mask_threshold and the *_mask IS modes are other rules)',
+      );
+  b.set(
+    'evalEvery',
+    o.evalEvery,
+    'eval_strategy',
+    o.evalEvery > 0 ? 'steps' : 'no',
+    o.evalEvery > 0
+      ? "TRL evaluates the reward functions on eval_dataset with sampled completions; Dewpoint's is greedy exact match"
+      : undefined,
+  );
   if (o.evalEvery > 0) b.set('evalEvery', o.evalEvery, 'eval_steps', o.evalEvery * k);
   // GRPOConfig refuses an eval batch (default 8 per device) that does not hold whole groups.
   if (o.evalEvery > 0 && 8 % G !== 0) b.fixed('per_device_eval_batch_size', G);
@@ -192,40 +336,96 @@ function grpoLoss(o: RlRunOptions, b: Builder): boolean {
     b.set('policyLoss.clipHigh', high, 'epsilon_high', high, isSet(p, 'clipHigh') ? undefined : 'unset: ε low, as TRL');
   };
   if (s.name === 'ppo') {
-    b.log.asDefault('policyLoss.name', 'ppo', "GRPOConfig's loss is the clipped surrogate (loss_type names its aggregation)");
+    b.log.asDefault(
+      'policyLoss.name',
+      'ppo',
+      "GRPOConfig's loss is the clipped surrogate (loss_type names its aggregation)",
+    );
     clips(s.clipLow, s.clipHigh);
     // verl's dual clip at c equals TRL's δ = c when c > 1 + ε_high (both bound −A·r at −A·c for A < 0).
     const dual = s.dualClip > 1 + s.clipHigh ? s.dualClip : Infinity;
-    if (Number.isFinite(s.dualClip) && !Number.isFinite(dual)) b.log.none('policyLoss.dualClip', s.dualClip, `a dual clip ≤ 1 + ε_high (${1 + s.clipHigh}) has no TRL δ equivalent`, !isSet(p, 'dualClip'));
+    if (Number.isFinite(s.dualClip) && !Number.isFinite(dual))
+      b.log.none(
+        'policyLoss.dualClip',
+        s.dualClip,
+        `a dual clip ≤ 1 + ε_high (${1 + s.clipHigh}) has no TRL δ equivalent`,
+        !isSet(p, 'dualClip'),
+      );
     const delta = Math.min(dual, s.delta);
     if (Number.isFinite(delta)) {
-      if (Number.isFinite(dual)) b.set('policyLoss.dualClip', s.dualClip, 'delta', delta, `${isSet(p, 'dualClip') ? '' : 'unset: 3 under compat verl; '}verl's dual clip at c > 1 + ε_high is TRL's two-sided δ = c`);
-      if (Number.isFinite(s.delta)) b.set('policyLoss.delta', s.delta, 'delta', delta, delta < s.delta ? `the dual clip ${delta} binds first` : undefined);
+      if (Number.isFinite(dual))
+        b.set(
+          'policyLoss.dualClip',
+          s.dualClip,
+          'delta',
+          delta,
+          `${isSet(p, 'dualClip') ? '' : 'unset: 3 under compat verl; '}verl's dual clip at c > 1 + ε_high is TRL's two-sided δ = c`,
+        );
+      if (Number.isFinite(s.delta))
+        b.set(
+          'policyLoss.delta',
+          s.delta,
+          'delta',
+          delta,
+          delta < s.delta ? `the dual clip ${delta} binds first` : undefined,
+        );
     }
-    if (Number.isFinite(s.logRatioClamp)) b.log.none('policyLoss.logRatioClamp', s.logRatioClamp, 'TRL does not clamp logp − old before exp', !isSet(p, 'logRatioClamp'));
+    if (Number.isFinite(s.logRatioClamp))
+      b.log.none(
+        'policyLoss.logRatioClamp',
+        s.logRatioClamp,
+        'TRL does not clamp logp − old before exp',
+        !isSet(p, 'logRatioClamp'),
+      );
     else if (isSet(p, 'logRatioClamp')) b.log.asDefault('policyLoss.logRatioClamp', 'none', 'no clamp, as TRL');
     compat(`resolved: dual clip ${bound(s.dualClip)}, log-ratio clamp ${bound(s.logRatioClamp)}`);
     return false;
   }
   if (s.name === 'gspo') {
-    b.set('policyLoss.name', 'gspo', 'importance_sampling_level', 'sequence', 'GSPO: the ratio exp(mean log-ratio) per sequence; loss_type names its aggregation');
+    b.set(
+      'policyLoss.name',
+      'gspo',
+      'importance_sampling_level',
+      'sequence',
+      'GSPO: the ratio exp(mean log-ratio) per sequence; loss_type names its aggregation',
+    );
     clips(s.clipLow, s.clipHigh);
-    if (Number.isFinite(s.logRatioCap)) b.log.none('policyLoss.logRatioCap', s.logRatioCap, 'TRL does not cap the sequence log-ratio', !isSet(p, 'logRatioCap'));
+    if (Number.isFinite(s.logRatioCap))
+      b.log.none(
+        'policyLoss.logRatioCap',
+        s.logRatioCap,
+        'TRL does not cap the sequence log-ratio',
+        !isSet(p, 'logRatioCap'),
+      );
     compat(`resolved: log-ratio cap ${bound(s.logRatioCap)}`);
     return false;
   }
   if (s.name === 'cispo' && s.compat === 'trl') {
-    b.set('policyLoss.name', 'cispo', 'loss_type', 'cispo', "TRL's cispo: −sg(min(r, cap))·A·logp, aggregated like dapo");
-    b.set(isSet(p, 'cap') ? 'policyLoss.cap' : 'policyLoss.compat', s.cap, 'epsilon_high', s.cap, 'the absolute cap (not 1 + ε)');
+    b.set(
+      'policyLoss.name',
+      'cispo',
+      'loss_type',
+      'cispo',
+      "TRL's cispo: −sg(min(r, cap))·A·logp, aggregated like dapo",
+    );
+    b.set(
+      isSet(p, 'cap') ? 'policyLoss.cap' : 'policyLoss.compat',
+      s.cap,
+      'epsilon_high',
+      s.cap,
+      'the absolute cap (not 1 + ε)',
+    );
     const q = p as Extract<typeof p, { name: 'cispo' }>;
-    for (const key of ['clipLow', 'clipHigh'] as const) if (isSet(q, key)) b.log.asDefault(`policyLoss.${key}`, q[key], 'unused under compat trl (TRL caps above only)');
-    if (isSet(p, 'cap')) compat('trl: TRL\'s upper cap');
+    for (const key of ['clipLow', 'clipHigh'] as const)
+      if (isSet(q, key)) b.log.asDefault(`policyLoss.${key}`, q[key], 'unused under compat trl (TRL caps above only)');
+    if (isSet(p, 'cap')) compat("trl: TRL's upper cap");
     return true;
   }
   const why: Record<string, string> = {
     cispo: "verl/rLLM's cispo clips both sides around 1; TRL's caps above only (use compat trl)",
     reinforce: 'GRPOConfig has no plain REINFORCE loss (−A·logp without a ratio)',
-    dppo_tv: 'TRL has no DPPO loss', dppo_kl: 'TRL has no DPPO loss',
+    dppo_tv: 'TRL has no DPPO loss',
+    dppo_kl: 'TRL has no DPPO loss',
     icepop: "TRL has no IcePop loss (vllm_importance_sampling_mode='token_mask' is an IS weight, see importance)",
     reinforce_kl: 'TRL has no reinforce_kl (rLLM)',
   };
@@ -236,27 +436,56 @@ function grpoLoss(o: RlRunOptions, b: Builder): boolean {
 function grpoAggregation(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder, cispoTrl: boolean): void {
   const a = o.aggregation;
   if (cispoTrl) {
-    if (a.mode === 'token-mean') b.log.asDefault('aggregation.mode', 'token-mean', "TRL's cispo aggregates like dapo (token-mean)");
+    if (a.mode === 'token-mean')
+      b.log.asDefault('aggregation.mode', 'token-mean', "TRL's cispo aggregates like dapo (token-mean)");
     else b.log.none('aggregation.mode', a.mode, "TRL's cispo always aggregates like dapo (token-mean)");
     return;
   }
   switch (a.mode) {
     case 'token-mean':
-      b.set('aggregation.mode', a.mode, 'loss_type', 'dapo', 'token-mean over the optimizer step (bnpo is the same with one process and no accumulation)');
+      b.set(
+        'aggregation.mode',
+        a.mode,
+        'loss_type',
+        'dapo',
+        'token-mean over the optimizer step (bnpo is the same with one process and no accumulation)',
+      );
       return;
     case 'grpo':
       b.set('aggregation.mode', a.mode, 'loss_type', 'grpo');
       return;
     case 'seq-mean-token-mean':
     case 'session-mean':
-      b.set('aggregation.mode', a.mode, 'loss_type', 'grpo', `TRL's grpo also counts fully masked rows in the mean${a.mode === 'session-mean' ? '; equal when each session packs as one sequence' : ''}`);
+      b.set(
+        'aggregation.mode',
+        a.mode,
+        'loss_type',
+        'grpo',
+        `TRL's grpo also counts fully masked rows in the mean${a.mode === 'session-mean' ? '; equal when each session packs as one sequence' : ''}`,
+      );
       return;
     case 'dr_grpo': {
       b.set('aggregation.mode', a.mode, 'loss_type', 'dr_grpo', 'L_max is max_completion_length');
       const limit = 'maxTurns' in o && o.maxTurns > 1 ? o.maxNew * o.maxTurns : o.maxNew;
-      if (a.maxCompletionLength === undefined) b.log.none('aggregation.maxCompletionLength', 'the batch width', `L_max defaults to the packed batch width; TRL divides by max_completion_length (${limit})`, true);
-      else if (a.maxCompletionLength === limit) b.log.asDefault('aggregation.maxCompletionLength', limit, 'TRL divides by max_completion_length, the same number');
-      else b.log.none('aggregation.maxCompletionLength', a.maxCompletionLength, `TRL divides by max_completion_length (${limit}), which is also the generation limit`);
+      if (a.maxCompletionLength === undefined)
+        b.log.none(
+          'aggregation.maxCompletionLength',
+          'the batch width',
+          `L_max defaults to the packed batch width; TRL divides by max_completion_length (${limit})`,
+          true,
+        );
+      else if (a.maxCompletionLength === limit)
+        b.log.asDefault(
+          'aggregation.maxCompletionLength',
+          limit,
+          'TRL divides by max_completion_length, the same number',
+        );
+      else
+        b.log.none(
+          'aggregation.maxCompletionLength',
+          a.maxCompletionLength,
+          `TRL divides by max_completion_length (${limit}), which is also the generation limit`,
+        );
       return;
     }
     default:
@@ -268,24 +497,53 @@ function grpoAdvantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): v
   const a = o.advantage;
   const s = advantageSettings(a);
   if (s.estimator !== 'grpo') {
-    b.noneAll('advantage', a, s.estimator === 'rloo' ? "GRPOConfig has no RLOO estimator (TRL's RLOOTrainer uses a sequence-level ratio and puts the KL in the reward)" : 'TRL has no REINFORCE++-baseline estimator');
+    b.noneAll(
+      'advantage',
+      a,
+      s.estimator === 'rloo'
+        ? "GRPOConfig has no RLOO estimator (TRL's RLOOTrainer uses a sequence-level ratio and puts the KL in the reward)"
+        : 'TRL has no REINFORCE++-baseline estimator',
+    );
   } else {
     b.log.asDefault('advantage.estimator', 'grpo', "GRPOConfig's group-relative advantage");
     b.set('advantage.scale', s.scale, 'scale_rewards', s.scale, isSet(a, 'scale') ? undefined : 'unset: group');
-    if (s.stdType === 'population') b.log.none('advantage.stdType', 'population', 'TRL uses an unbiased std (ddof 1)', !isSet(a, 'stdType'));
+    if (s.stdType === 'population')
+      b.log.none('advantage.stdType', 'population', 'TRL uses an unbiased std (ddof 1)', !isSet(a, 'stdType'));
     else if (isSet(a, 'stdType')) b.log.asDefault('advantage.stdType', 'unbiased', 'unbiased, as TRL');
     if (s.scale !== 'none') {
-      if (s.epsilon !== 1e-4) b.log.none('advantage.epsilon', s.epsilon, 'TRL adds 1e-4 to the std (not configurable)', !isSet(a, 'epsilon'));
+      if (s.epsilon !== 1e-4)
+        b.log.none('advantage.epsilon', s.epsilon, 'TRL adds 1e-4 to the std (not configurable)', !isSet(a, 'epsilon'));
       else if (isSet(a, 'epsilon')) b.log.asDefault('advantage.epsilon', 1e-4, 'TRL adds 1e-4');
     } else if (isSet(a, 'epsilon')) b.log.asDefault('advantage.epsilon', s.epsilon, 'unused without std scaling');
     // A group of one arises only when truncated completions leave their group; TRL keeps them in it.
     if (isSet(a, 'singleton') || (s.singleton === 'raw' && o.truncation === 'mask')) {
-      if (s.singleton === 'zero') b.log.asDefault('advantage.singleton', 'zero', 'TRL gives a one-member group 0 (and never forms one: truncated completions stay in their group)');
-      else b.log.none('advantage.singleton', 'raw', 'TRL never keeps a raw score for a one-member group (it gives 0)', !isSet(a, 'singleton'));
+      if (s.singleton === 'zero')
+        b.log.asDefault(
+          'advantage.singleton',
+          'zero',
+          'TRL gives a one-member group 0 (and never forms one: truncated completions stay in their group)',
+        );
+      else
+        b.log.none(
+          'advantage.singleton',
+          'raw',
+          'TRL never keeps a raw score for a one-member group (it gives 0)',
+          !isSet(a, 'singleton'),
+        );
     }
-    if (a.compat !== undefined) b.log.resolved('advantage.compat', a.compat, 'fills the estimator options left unset; each is exported or listed here');
+    if (a.compat !== undefined)
+      b.log.resolved(
+        'advantage.compat',
+        a.compat,
+        'fills the estimator options left unset; each is exported or listed here',
+      );
   }
-  if (o.maskZeroAdvantage) b.log.none('maskZeroAdvantage', true, "TRL keeps all-equal groups in the loss (advantage 0, their tokens in the normaliser); no option masks them");
+  if (o.maskZeroAdvantage)
+    b.log.none(
+      'maskZeroAdvantage',
+      true,
+      'TRL keeps all-equal groups in the loss (advantage 0, their tokens in the normaliser); no option masks them',
+    );
   else b.log.asDefault('maskZeroAdvantage', false, 'all-equal groups stay in the loss with advantage 0, as TRL');
 }
 
@@ -294,10 +552,16 @@ function kl(o: RlRunOptions, b: Builder, asLoss: boolean): void {
   const k = o.kl;
   if (!asLoss) {
     if (o.beta === 0) b.set('beta', 0, 'kl_coef', 0, "β = 0: no KL (TRL's PPO KL is a reward penalty)");
-    else b.log.none('beta', o.beta, "TRL's PPO puts the KL into the per-token reward (kl_coef, k1 or k3); Dewpoint adds it to the loss");
+    else
+      b.log.none(
+        'beta',
+        o.beta,
+        "TRL's PPO puts the KL into the per-token reward (kl_coef, k1 or k3); Dewpoint adds it to the loss",
+      );
     if (o.beta === 0) b.log.asDefault('kl.estimator', k.estimator, 'unused at β = 0');
     else b.log.none('kl.estimator', k.estimator, 'the reward-penalty KL (kl_estimator) is not a loss term');
-    if (k.compat !== undefined) b.log.resolved('kl.compat', k.compat, o.beta === 0 ? 'unused at β = 0' : 'see kl.estimator');
+    if (k.compat !== undefined)
+      b.log.resolved('kl.compat', k.compat, o.beta === 0 ? 'unused at β = 0' : 'see kl.estimator');
     return;
   }
   b.set('beta', o.beta, 'beta', o.beta, o.beta > 0 ? undefined : 'β = 0: no reference model');
@@ -306,7 +570,12 @@ function kl(o: RlRunOptions, b: Builder, asLoss: boolean): void {
     if (k.compat !== undefined) b.log.resolved('kl.compat', k.compat, 'unused at β = 0');
     return;
   }
-  if (o.aggregation.mode !== 'token-mean') b.log.none('beta', o.beta, `TRL adds the KL per token before the loss_type aggregation (${o.aggregation.mode}); Dewpoint takes its token-mean`);
+  if (o.aggregation.mode !== 'token-mean')
+    b.log.none(
+      'beta',
+      o.beta,
+      `TRL adds the KL per token before the loss_type aggregation (${o.aggregation.mode}); Dewpoint takes its token-mean`,
+    );
   if (k.estimator !== 'k3') {
     b.log.none('kl.estimator', k.estimator, "TRL's only KL estimator is k3 (unclamped)");
     if (k.compat !== undefined) b.log.resolved('kl.compat', k.compat, 'see kl.estimator');
@@ -314,7 +583,13 @@ function kl(o: RlRunOptions, b: Builder, asLoss: boolean): void {
   }
   b.log.asDefault('kl.estimator', 'k3', "TRL's k3 loss term");
   const compat = k.compat ?? 'verl';
-  if (compat !== 'trl') b.log.none('kl.compat', compat, "Dewpoint's k3 under compat verl/rllm clamps the log-ratio to ±20 and the value to ±10; TRL's k3 is unclamped", k.compat === undefined);
+  if (compat !== 'trl')
+    b.log.none(
+      'kl.compat',
+      compat,
+      "Dewpoint's k3 under compat verl/rllm clamps the log-ratio to ±20 and the value to ±10; TRL's k3 is unclamped",
+      k.compat === undefined,
+    );
   else b.log.resolved('kl.compat', 'trl', "TRL's unclamped k3");
 }
 
@@ -322,23 +597,42 @@ function importance(o: RlRunOptions, b: Builder): void {
   const imp = o.importance;
   const note = 'TRL corrects only a vLLM sampler (use_vllm=True): old / sampling log-probs, as Dewpoint';
   if (imp.kind === 'off') {
-    b.set('importance.kind', 'off', 'vllm_importance_sampling_correction', false, 'no IS weights (TRL applies them by default with vLLM)');
+    b.set(
+      'importance.kind',
+      'off',
+      'vllm_importance_sampling_correction',
+      false,
+      'no IS weights (TRL applies them by default with vLLM)',
+    );
     return;
   }
   const mode = `${imp.level}_${imp.kind === 'tis' ? 'truncate' : 'mask'}`;
   b.set('importance.kind', imp.kind, 'vllm_importance_sampling_correction', true, note);
   b.set('importance.kind', imp.kind, 'vllm_importance_sampling_mode', mode);
-  b.set('importance.level', imp.level, 'vllm_importance_sampling_mode', mode, imp.level === 'sequence' ? 'exp of the summed log-ratio, as Dewpoint' : undefined);
+  b.set(
+    'importance.level',
+    imp.level,
+    'vllm_importance_sampling_mode',
+    mode,
+    imp.level === 'sequence' ? 'exp of the summed log-ratio, as Dewpoint' : undefined,
+  );
   if (imp.kind === 'tis') {
     b.set('importance.cap', imp.cap, 'vllm_importance_sampling_clip_max', imp.cap, 'w = min(ratio, cap)');
   } else if (imp.low < imp.high) {
-    b.set('importance.low', imp.low, 'vllm_importance_sampling_clip_min', imp.low, 'the ratio inside [low, high], 0 outside');
+    b.set(
+      'importance.low',
+      imp.low,
+      'vllm_importance_sampling_clip_min',
+      imp.low,
+      'the ratio inside [low, high], 0 outside',
+    );
     b.set('importance.high', imp.high, 'vllm_importance_sampling_clip_max', imp.high);
   } else {
     b.log.none('importance.low', imp.low, 'TRL needs clip_min < clip_max');
     b.log.none('importance.high', imp.high, 'TRL needs clip_min < clip_max');
   }
-  if (imp.batchNormalize) b.log.none('importance.batchNormalize', true, 'TRL does not renormalise the IS weights to mean 1');
+  if (imp.batchNormalize)
+    b.log.none('importance.batchNormalize', true, 'TRL does not renormalise the IS weights to mean 1');
   else b.log.asDefault('importance.batchNormalize', false, 'raw weights, as TRL');
 }
 
@@ -347,20 +641,38 @@ function ppo(o: PpoRunOptions | PpoEpisodeRunOptions, b: Builder): void {
   const G = o.group;
   const M = o.miniBatches;
   const total = P * G;
-  b.log.none('preset', o.preset, `the task (${taskOf(o)}) is not a config option: pass train_dataset (each prompt ${G} times: TRL's PPO samples one response per query) and a reward_model to PPOTrainer${'maxTurns' in o && o.maxTurns > 1 ? "; TRL's PPO has no multi-turn episodes" : ''}`);
+  b.log.none(
+    'preset',
+    o.preset,
+    `the task (${taskOf(o)}) is not a config option: pass train_dataset (each prompt ${G} times: TRL's PPO samples one response per query) and a reward_model to PPOTrainer${'maxTurns' in o && o.maxTurns > 1 ? "; TRL's PPO has no multi-turn episodes" : ''}`,
+  );
   b.fixed('stop_token', 'eos');
   common(o, b, 1, null);
   b.set('steps', o.steps, 'total_episodes', o.steps * total, `${o.steps} batches × ${total} responses`);
-  b.set('prompts', P, 'per_device_train_batch_size', total, `the rollout batch, ${P} prompts × ${G} (one process, no accumulation)`);
+  b.set(
+    'prompts',
+    P,
+    'per_device_train_batch_size',
+    total,
+    `the rollout batch, ${P} prompts × ${G} (one process, no accumulation)`,
+  );
   b.set('group', G, 'per_device_train_batch_size', total, 'repeat each prompt G times in train_dataset');
-  if (total % M === 0) b.set('miniBatches', M, 'num_mini_batches', M, `one optimizer step per mini-batch of ${total / M}`);
+  if (total % M === 0)
+    b.set('miniBatches', M, 'num_mini_batches', M, `one optimizer step per mini-batch of ${total / M}`);
   else {
     b.set('miniBatches', M, 'num_mini_batches', 1);
-    b.log.none('miniBatches', M, `TRL splits the batch into equal mini-batches: ${total} does not split into ${M} (exported as one)`);
+    b.log.none(
+      'miniBatches',
+      M,
+      `TRL splits the batch into equal mini-batches: ${total} does not split into ${M} (exported as one)`,
+    );
   }
   b.set('epochs', o.epochs, 'num_ppo_epochs', o.epochs);
   sampling(o, b, 'response_length');
-  for (const [key, off] of [['topK', 0], ['topP', 1]] as const) {
+  for (const [key, off] of [
+    ['topK', 0],
+    ['topP', 1],
+  ] as const) {
     if (o[key] === off) b.log.asDefault(key, off, "TRL's PPO samples with top_k 0 and top_p 1 (fixed)");
     else b.log.none(key, o[key], "TRL's PPO samples with top_k 0 and top_p 1 (not configurable)");
   }
@@ -368,53 +680,115 @@ function ppo(o: PpoRunOptions | PpoEpisodeRunOptions, b: Builder): void {
   const s = lossSettings(p);
   if (s.name === 'ppo') {
     b.log.asDefault('policyLoss.name', 'ppo', "PPOConfig's loss is the clipped surrogate");
-    b.set('policyLoss.clipLow', s.clipLow, 'cliprange', s.clipLow, isSet(p, 'clipLow') ? undefined : "unset: Dewpoint's default");
-    if (s.clipHigh !== s.clipLow) b.log.none('policyLoss.clipHigh', s.clipHigh, "TRL's PPO has one symmetric cliprange");
-    else if (isSet(p, 'clipHigh')) b.log.asDefault('policyLoss.clipHigh', s.clipHigh, 'equal to ε low: the symmetric cliprange');
-    if (Number.isFinite(s.dualClip)) b.log.none('policyLoss.dualClip', s.dualClip, "TRL's PPO has no dual clip", !isSet(p, 'dualClip'));
+    b.set(
+      'policyLoss.clipLow',
+      s.clipLow,
+      'cliprange',
+      s.clipLow,
+      isSet(p, 'clipLow') ? undefined : "unset: Dewpoint's default",
+    );
+    if (s.clipHigh !== s.clipLow)
+      b.log.none('policyLoss.clipHigh', s.clipHigh, "TRL's PPO has one symmetric cliprange");
+    else if (isSet(p, 'clipHigh'))
+      b.log.asDefault('policyLoss.clipHigh', s.clipHigh, 'equal to ε low: the symmetric cliprange');
+    if (Number.isFinite(s.dualClip))
+      b.log.none('policyLoss.dualClip', s.dualClip, "TRL's PPO has no dual clip", !isSet(p, 'dualClip'));
     if (Number.isFinite(s.delta)) b.log.none('policyLoss.delta', s.delta, "TRL's PPO has no δ (that is GRPOConfig's)");
-    if (Number.isFinite(s.logRatioClamp)) b.log.none('policyLoss.logRatioClamp', s.logRatioClamp, "TRL's PPO does not clamp the log-ratio", !isSet(p, 'logRatioClamp'));
-    if (p.name === 'ppo' && p.compat !== undefined) b.log.resolved('policyLoss.compat', p.compat, `resolved: dual clip ${bound(s.dualClip)}, log-ratio clamp ${bound(s.logRatioClamp)}`);
+    if (Number.isFinite(s.logRatioClamp))
+      b.log.none(
+        'policyLoss.logRatioClamp',
+        s.logRatioClamp,
+        "TRL's PPO does not clamp the log-ratio",
+        !isSet(p, 'logRatioClamp'),
+      );
+    if (p.name === 'ppo' && p.compat !== undefined)
+      b.log.resolved(
+        'policyLoss.compat',
+        p.compat,
+        `resolved: dual clip ${bound(s.dualClip)}, log-ratio clamp ${bound(s.logRatioClamp)}`,
+      );
   } else b.noneAll('policyLoss', p, `TRL's PPO has only the clipped surrogate (ppo), not ${s.name}`);
-  if (o.aggregation.mode === 'token-mean') b.log.asDefault('aggregation.mode', 'token-mean', "TRL's PPO takes the masked mean over each mini-batch");
+  if (o.aggregation.mode === 'token-mean')
+    b.log.asDefault('aggregation.mode', 'token-mean', "TRL's PPO takes the masked mean over each mini-batch");
   else b.noneAll('aggregation', o.aggregation, "TRL's PPO always takes the token mean (masked_mean)");
   b.set('gamma', o.gamma, 'gamma', o.gamma);
   b.set('lam', o.lam, 'lam', o.lam);
   if (o.shiftMean) b.log.asDefault('shiftMean', true, "TRL's PPO whitens the advantages with shift_mean=True");
   else b.log.none('shiftMean', false, "TRL's PPO always re-centres the whitened advantages");
-  b.set('valueCoefficient', o.valueCoefficient, 'vf_coef', o.valueCoefficient, 'loss = pg + vf_coef · ½·masked_mean(max((v−R)², (v̂−R)²)), as Dewpoint');
+  b.set(
+    'valueCoefficient',
+    o.valueCoefficient,
+    'vf_coef',
+    o.valueCoefficient,
+    'loss = pg + vf_coef · ½·masked_mean(max((v−R)², (v̂−R)²)), as Dewpoint',
+  );
   b.set('valueClip', o.valueClip, 'cliprange_value', o.valueClip);
   kl(o, b, false);
   if (o.importance.kind === 'off') b.log.asDefault('importance.kind', 'off', "TRL's PPO applies no IS weights");
   else b.noneAll('importance', o.importance, "TRL's PPO has no trainer/sampler IS weights");
-  for (const [name, value] of Object.entries(o.rejection)) if (value !== undefined) b.log.none(`rejection.${name}`, value, "TRL's PPO has no rejection masks");
-  if (o.evalEvery > 0) b.log.none('evalEvery', o.evalEvery, "TRL's PPO has no held-out evaluation (num_sample_generations only logs samples)");
+  for (const [name, value] of Object.entries(o.rejection))
+    if (value !== undefined) b.log.none(`rejection.${name}`, value, "TRL's PPO has no rejection masks");
+  if (o.evalEvery > 0)
+    b.log.none(
+      'evalEvery',
+      o.evalEvery,
+      "TRL's PPO has no held-out evaluation (num_sample_generations only logs samples)",
+    );
   else b.log.asDefault('evalEvery', 0, 'no evaluation');
   b.log.none('evalN', o.evalN, "TRL's PPO has no held-out evaluation");
 }
 
 function dpo(o: DpoRunOptions, b: Builder): void {
-  b.log.none('preset', o.preset, "TRL's DPO trains on a preference dataset; Dewpoint builds its pairs online from the base model's own samples (a correct and an incorrect completion of each addition prompt): pass those pairs as train_dataset");
+  b.log.none(
+    'preset',
+    o.preset,
+    "TRL's DPO trains on a preference dataset; Dewpoint builds its pairs online from the base model's own samples (a correct and an incorrect completion of each addition prompt): pass those pairs as train_dataset",
+  );
   common(o, b, 1, 'max_steps');
   b.set('pairs', o.pairs, 'per_device_train_batch_size', o.pairs, 'pairs per optimizer step (one process)');
   b.set('beta', o.beta, 'beta', o.beta);
   const types: string[] = [o.loss.type];
   if (o.loss.type === 'sigmoid' || o.loss.type === 'robust') {
     const ls = o.loss.labelSmoothing;
-    if (o.loss.type === 'robust') b.set('loss.labelSmoothing', ls ?? 0, 'label_smoothing', ls ?? 0, ls === undefined ? 'unset: 0' : undefined);
-    else if (ls !== undefined && ls > 0) b.log.none('loss.labelSmoothing', ls, "TRL ≥ 0.29's sigmoid has no label smoothing (cDPO was removed; TRL ≤ 0.28 read label_smoothing)");
+    if (o.loss.type === 'robust')
+      b.set('loss.labelSmoothing', ls ?? 0, 'label_smoothing', ls ?? 0, ls === undefined ? 'unset: 0' : undefined);
+    else if (ls !== undefined && ls > 0)
+      b.log.none(
+        'loss.labelSmoothing',
+        ls,
+        "TRL ≥ 0.29's sigmoid has no label smoothing (cDPO was removed; TRL ≤ 0.28 read label_smoothing)",
+      );
     else if (ls !== undefined) b.log.asDefault('loss.labelSmoothing', ls, 'no smoothing, as TRL sigmoid');
   }
   if (o.nllWeight > 0) types.push('sft');
   b.set('loss.type', o.loss.type, 'loss_type', types);
   if (o.nllWeight > 0) {
-    b.set('nllWeight', o.nllWeight, 'loss_type', types, "TRL's sft term: the token-mean NLL on the chosen completions (rpo_alpha is gone)");
+    b.set(
+      'nllWeight',
+      o.nllWeight,
+      'loss_type',
+      types,
+      "TRL's sft term: the token-mean NLL on the chosen completions (rpo_alpha is gone)",
+    );
     b.set('nllWeight', o.nllWeight, 'loss_weights', [1, o.nllWeight]);
   } else b.set('nllWeight', 0, 'loss_type', types, 'no NLL term');
-  for (const [key, why] of [['samplesPerPrompt', 'completions sampled per prompt to find a pair'], ['temperature', 'the temperature those samples are drawn at'], ['maxNew', 'their length limit']] as const) {
-    b.log.none(key, o[key], `pair construction (${why}) happens before TRL's DPO: sample the pairs when building train_dataset`);
+  for (const [key, why] of [
+    ['samplesPerPrompt', 'completions sampled per prompt to find a pair'],
+    ['temperature', 'the temperature those samples are drawn at'],
+    ['maxNew', 'their length limit'],
+  ] as const) {
+    b.log.none(
+      key,
+      o[key],
+      `pair construction (${why}) happens before TRL's DPO: sample the pairs when building train_dataset`,
+    );
   }
-  if (o.evalEvery > 0) b.log.none('evalEvery', o.evalEvery, "Dewpoint's held-out accuracy (greedy exact match) is no DPOTrainer metric: evaluate the saved checkpoints");
+  if (o.evalEvery > 0)
+    b.log.none(
+      'evalEvery',
+      o.evalEvery,
+      "Dewpoint's held-out accuracy (greedy exact match) is no DPOTrainer metric: evaluate the saved checkpoints",
+    );
   else b.log.asDefault('evalEvery', 0, 'no evaluation');
   b.log.none('evalN', o.evalN, "no held-out accuracy in TRL's DPO");
 }

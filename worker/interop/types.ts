@@ -73,7 +73,9 @@ export class MappingLog {
 export function optionLeaves(options: object, prefix = ''): { path: string; value: unknown }[] {
   return Object.entries(options).flatMap(([k, v]) => {
     const path = prefix ? `${prefix}.${k}` : k;
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? optionLeaves(v as object, path) : [{ path, value: v }];
+    return v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? optionLeaves(v as object, path)
+      : [{ path, value: v }];
   });
 }
 

@@ -17,27 +17,41 @@ export function importedEpisodeSummaries(groups: readonly GroupRecord[], step: n
   let index = 0;
   return groups.flatMap((g) =>
     g.samples.map((s): EpisodeSummary => ({
-      step, index: index++, group: g.group, sample: s.sample,
+      step,
+      index: index++,
+      group: g.group,
+      sample: s.sample,
       task: { id: g.group, prompt: g.prompt, answer: g.answer },
       status: s.truncated ? 'truncated' : 'completed',
       reward: s.reward,
       turns: 1,
       policyVersion: versionOf(step),
       // verl dumps the batch it has just updated on: every sample of it was trained on.
-      trained: true, groupAborted: false, corrupt: false,
+      trained: true,
+      groupAborted: false,
+      corrupt: false,
       detail: `imported from verl (one turn read from the dump${s.status === 'not recorded' ? '; whether it stopped or was truncated is not recorded' : ''})`,
-      resumedTurns: 0, ms: 0,
+      resumedTurns: 0,
+      ms: 0,
     })),
   );
 }
 
 /** One sample as an episode with its one turn: the completion's text, its ids and log-probs when the dump has them; null past the step's samples. */
-export function importedEpisodeDetail(groups: readonly GroupRecord[], sessions: readonly SessionRecord[] | null, step: number, index: number): EpisodeDetail | null {
+export function importedEpisodeDetail(
+  groups: readonly GroupRecord[],
+  sessions: readonly SessionRecord[] | null,
+  step: number,
+  index: number,
+): EpisodeDetail | null {
   const summary = importedEpisodeSummaries(groups, step)[index];
   if (!summary) return null;
   const sample = groups.find((g) => g.group === summary.group)!.samples.find((s) => s.sample === summary.sample)!;
   const calls = sessions?.[index]?.calls ?? [];
-  const cat = <T extends Int32Array | Float64Array>(make: (n: number) => T, part: (c: SessionRecord['calls'][number]) => ArrayLike<number>): T => {
+  const cat = <T extends Int32Array | Float64Array>(
+    make: (n: number) => T,
+    part: (c: SessionRecord['calls'][number]) => ArrayLike<number>,
+  ): T => {
     const out = make(calls.reduce((n, c) => n + part(c).length, 0));
     let at = 0;
     for (const c of calls) {
@@ -52,18 +66,37 @@ export function importedEpisodeDetail(groups: readonly GroupRecord[], sessions: 
     vocab: [],
     turnViews: [
       {
-        turn: 1, traceId: `verl/${step}/${index}`, parentTraceId: null,
-        promptIds: null, inherited: 0,
+        turn: 1,
+        traceId: `verl/${step}/${index}`,
+        parentTraceId: null,
+        promptIds: null,
+        inherited: 0,
         unresolved: 'an imported verl rollout keeps no trace chain; its prompt is the task above',
         action: {
-          ids: cat((n) => new Int32Array(n), (c) => c.sampledIds),
+          ids: cat(
+            (n) => new Int32Array(n),
+            (c) => c.sampledIds,
+          ),
           text: sample.completion,
-          rawLogProbs: calls.every((c) => c.rawLogProbs) ? cat((n) => new Float64Array(n), (c) => c.rawLogProbs!) : new Float64Array(0),
-          behaviorLogProbs: cat((n) => new Float64Array(n), (c) => c.behaviorLogProbs),
-          terminated: !sample.truncated, policyStep: versionOf(step), temperature: NaN,
+          rawLogProbs: calls.every((c) => c.rawLogProbs)
+            ? cat(
+                (n) => new Float64Array(n),
+                (c) => c.rawLogProbs!,
+              )
+            : new Float64Array(0),
+          behaviorLogProbs: cat(
+            (n) => new Float64Array(n),
+            (c) => c.behaviorLogProbs,
+          ),
+          terminated: !sample.truncated,
+          policyStep: versionOf(step),
+          temperature: NaN,
         },
         observation: { ids: new Int32Array(0), text: '', status: summary.status, reward: sample.reward },
-        sampleMs: 0, envMs: 0, resumed: false, checksumOk: true,
+        sampleMs: 0,
+        envMs: 0,
+        resumed: false,
+        checksumOk: true,
       },
     ],
   };
@@ -71,5 +104,9 @@ export function importedEpisodeDetail(groups: readonly GroupRecord[], sessions: 
 
 /** Replay needs an environment to re-execute against; an imported rollout has none. */
 export function importedReplay(): ReplayResult {
-  return { identical: false, summary: 'not replayable: an imported verl rollout keeps no environment to re-execute its actions against', turns: [] };
+  return {
+    identical: false,
+    summary: 'not replayable: an imported verl rollout keeps no environment to re-execute its actions against',
+    turns: [],
+  };
 }

@@ -12,8 +12,12 @@ import { RECOMPUTED, groupOfUid } from './verl-records';
 
 const enc = new TextEncoder();
 /** A dump line exactly as verl's `_write_generations` writes it: `json.dumps(entry, ensure_ascii=False)` (", " and ": " separators). */
-const pyJson = (o: Record<string, unknown>) => JSON.stringify(o).replace(/","/g, '", "').replace(/":/g, '": ').replace(/,"/g, ', "');
-const file = (name: string, lines: readonly (Record<string, unknown> | string)[]) => ({ name, bytes: enc.encode(lines.map((l) => (typeof l === 'string' ? l : pyJson(l))).join('\n') + '\n') });
+const pyJson = (o: Record<string, unknown>) =>
+  JSON.stringify(o).replace(/","/g, '", "').replace(/":/g, '": ').replace(/,"/g, ', "');
+const file = (name: string, lines: readonly (Record<string, unknown> | string)[]) => ({
+  name,
+  bytes: enc.encode(lines.map((l) => (typeof l === 'string' ? l : pyJson(l))).join('\n') + '\n'),
+});
 
 /** The legacy trainer's dump of one step: two prompts, two samples each, an extra reward key `acc`. */
 const LEGACY = [
@@ -33,8 +37,36 @@ const V1 = [
 
 /** An extended dump (or Dewpoint's export): ids, masks, both log-probs, per-id advantages, finish reasons. */
 const RICH = [
-  { input: 'p', output: 'ab', gts: 'ab', score: 1, step: 2, uid: 'g0', prompt_ids: [5, 6], response_ids: [1, 2, 0], response_mask: [1, 1, 1], rollout_log_probs: [-0.5, -0.25, -0.125], old_log_probs: [-0.4, -0.25, -0.1], advantages: [0.7, 0.7, 0.7], finish_reason: 'stop' },
-  { input: 'p', output: 'b', gts: 'ab', score: 0, step: 2, uid: 'g0', prompt_ids: [5, 6], response_ids: [2, 9, 9, 3], response_mask: [1, 0, 0, 1], rollout_log_probs: [-1, 0, 0, -2], old_log_probs: null, advantages: [-0.7, -0.7, -0.7, -0.7], finish_reason: 'length' },
+  {
+    input: 'p',
+    output: 'ab',
+    gts: 'ab',
+    score: 1,
+    step: 2,
+    uid: 'g0',
+    prompt_ids: [5, 6],
+    response_ids: [1, 2, 0],
+    response_mask: [1, 1, 1],
+    rollout_log_probs: [-0.5, -0.25, -0.125],
+    old_log_probs: [-0.4, -0.25, -0.1],
+    advantages: [0.7, 0.7, 0.7],
+    finish_reason: 'stop',
+  },
+  {
+    input: 'p',
+    output: 'b',
+    gts: 'ab',
+    score: 0,
+    step: 2,
+    uid: 'g0',
+    prompt_ids: [5, 6],
+    response_ids: [2, 9, 9, 3],
+    response_mask: [1, 0, 0, 1],
+    rollout_log_probs: [-1, 0, 0, -2],
+    old_log_probs: null,
+    advantages: [-0.7, -0.7, -0.7, -0.7],
+    finish_reason: 'length',
+  },
 ];
 
 describe('verl rollout dumps: parsing and grouping', () => {
@@ -45,24 +77,54 @@ describe('verl rollout dumps: parsing and grouping', () => {
     if (!r.ok) return;
     expect(r).toMatchObject({ steps: 1, groups: 2, samples: 4 });
     const groups = (await store.groupsAt(r.runId, 3))!;
-    expect(groups.map((g) => [g.group, g.prompt, g.answer])).toEqual([['input 1', 'What is 2+2?', '4'], ['input 2', 'What is 3*3?', '9']]);
-    const expected = grpoAdvantages([1, 0, 1, 0.5], ['input 1', 'input 1', 'input 2', 'input 2'], { compat: 'verl' }).advantages;
+    expect(groups.map((g) => [g.group, g.prompt, g.answer])).toEqual([
+      ['input 1', 'What is 2+2?', '4'],
+      ['input 2', 'What is 3*3?', '9'],
+    ]);
+    const expected = grpoAdvantages([1, 0, 1, 0.5], ['input 1', 'input 1', 'input 2', 'input 2'], {
+      compat: 'verl',
+    }).advantages;
     const got = groups.flatMap((g) => g.samples.map((s) => s.advantage));
     got.forEach((a, i) => expect(a).toBeCloseTo(expected[i], 12));
     // (1 − 0.5) / (std([1, 0], ddof 1) + 1e-6): verl compute_grpo_outcome_advantage.
     expect(got[0]).toBeCloseTo(0.5 / (Math.SQRT1_2 + 1e-6), 12);
-    expect(groups[0].estimate).toMatchObject({ estimator: 'grpo', members: 2, baseline: 0.5, settings: { source: RECOMPUTED, stdType: 'unbiased', epsilon: 1e-6 } });
-    expect(groups[0].samples[0]).toMatchObject({ completion: 'The answer is 4.', reward: 1, components: { acc: 1 }, status: 'not recorded', truncated: false });
+    expect(groups[0].estimate).toMatchObject({
+      estimator: 'grpo',
+      members: 2,
+      baseline: 0.5,
+      settings: { source: RECOMPUTED, stdType: 'unbiased', epsilon: 1e-6 },
+    });
+    expect(groups[0].samples[0]).toMatchObject({
+      completion: 'The answer is 4.',
+      reward: 1,
+      components: { acc: 1 },
+      status: 'not recorded',
+      truncated: false,
+    });
     expect(groups[0].samples[0].length).toBeNaN();
     const run = (await store.listRuns())[0];
     const o = run.options as unknown as ImportedRunOptions;
     expect(run.status).toBe('imported');
-    expect(o).toMatchObject({ preset: 'verl-import', steps: 3, stepNumbers: [3], files: [{ name: '3.jsonl', rows: 4 }], grouping: 'input', advantages: 'recomputed', present: ['gts'] });
-    expect(o.missing).toContainEqual(expect.objectContaining({ field: 'response_ids', view: 'Batch', cannot: expect.stringMatching(/no token ids/) }));
+    expect(o).toMatchObject({
+      preset: 'verl-import',
+      steps: 3,
+      stepNumbers: [3],
+      files: [{ name: '3.jsonl', rows: 4 }],
+      grouping: 'input',
+      advantages: 'recomputed',
+      present: ['gts'],
+    });
+    expect(o.missing).toContainEqual(
+      expect.objectContaining({ field: 'response_ids', view: 'Batch', cannot: expect.stringMatching(/no token ids/) }),
+    );
     expect(o.missing).toContainEqual(expect.objectContaining({ field: 'uid', view: 'Groups' }));
     expect(await store.batchAt(r.runId, 3)).toBeNull();
     expect(await store.sessionsAt(r.runId, 3)).toBeNull();
-    expect((await store.stepMetrics(r.runId))[0].metrics).toMatchObject({ 'reward/mean': 0.625, 'reward/groups': 2, 'reward/zero_std_groups': 0 });
+    expect((await store.stepMetrics(r.runId))[0].metrics).toMatchObject({
+      'reward/mean': 0.625,
+      'reward/groups': 2,
+      'reward/zero_std_groups': 0,
+    });
   });
 
   it("groups a v1 dump by the uid part of verl's {uid}_{session}_{index} keys, not by input", async () => {
@@ -72,7 +134,10 @@ describe('verl rollout dumps: parsing and grouping', () => {
     const r = await importVerlRun(store, [file('1.jsonl', V1)]);
     if (!r.ok) throw new Error(r.message);
     const groups = (await store.groupsAt(r.runId, 1))!;
-    expect(groups.map((g) => [g.group, g.samples.map((s) => s.completion)])).toEqual([['a1b2', ['hi', 'hello']], ['c3d4', ['hey', 'hi']]]);
+    expect(groups.map((g) => [g.group, g.samples.map((s) => s.completion)])).toEqual([
+      ['a1b2', ['hi', 'hello']],
+      ['c3d4', ['hey', 'hi']],
+    ]);
     expect(groups[0].answer).toBe('');
     const o = (await store.listRuns())[0].options as unknown as ImportedRunOptions;
     expect(o.grouping).toBe('uid');
@@ -86,7 +151,9 @@ describe('verl rollout dumps: parsing and grouping', () => {
     if (!r.ok) throw new Error(r.message);
     const groups = (await store.groupsAt(r.runId, 1))!;
     expect(groups.flatMap((g) => g.samples.map((s) => s.advantage))).toEqual([0.75, -0.25, 0.75, -0.25]);
-    expect(groups.every((g) => g.estimate === undefined && g.samples.every((s) => s.baseline === undefined))).toBe(true);
+    expect(groups.every((g) => g.estimate === undefined && g.samples.every((s) => s.baseline === undefined))).toBe(
+      true,
+    );
     expect(((await store.listRuns())[0].options as unknown as ImportedRunOptions).advantages).toBe('dump');
   });
 
@@ -106,13 +173,24 @@ describe('verl rollout dumps: parsing and grouping', () => {
       const r = await importVerlRun(store, [file('2.jsonl', RICH)]);
       if (!r.ok) throw new Error(r.message);
       const [g] = (await store.groupsAt(r.runId, 2))!;
-      expect(g.samples.map((s) => [s.status, s.length, s.truncated, s.advantage])).toEqual([['completed', 3, false, 0.7], ['truncated', 2, true, -0.7]]);
+      expect(g.samples.map((s) => [s.status, s.length, s.truncated, s.advantage])).toEqual([
+        ['completed', 3, false, 0.7],
+        ['truncated', 2, true, -0.7],
+      ]);
       const sessions = (await store.sessionsAt(r.runId, 2))!;
       expect(sessions[0].calls).toHaveLength(1);
       expect(Array.from(sessions[0].calls[0].promptIds)).toEqual([5, 6]);
       expect(Array.from(sessions[0].calls[0].rawLogProbs!)).toEqual([-0.4, -0.25, -0.1]);
       // Mask 0 (an environment's ids) splits the response into two calls; the tool ids join the second call's prompt.
-      expect(sessions[1].calls.map((c) => [Array.from(c.promptIds), Array.from(c.sampledIds), Array.from(c.behaviorLogProbs), c.finishReason, c.version])).toEqual([
+      expect(
+        sessions[1].calls.map((c) => [
+          Array.from(c.promptIds),
+          Array.from(c.sampledIds),
+          Array.from(c.behaviorLogProbs),
+          c.finishReason,
+          c.version,
+        ]),
+      ).toEqual([
         [[5, 6], [2], [-1], 'stop', 1],
         [[5, 6, 2, 9, 9], [3], [-2], 'length', 1],
       ]);
@@ -122,7 +200,9 @@ describe('verl rollout dumps: parsing and grouping', () => {
       expect(b.tokens.slice(0, 6)).toEqual(['#5', '#6', '#1', '#2', '#0', '']);
       expect(Array.from(b.layers.responseMask.slice(6))).toEqual([0, 0, 1, 0, 0, 1]);
       expect(Array.from(b.layers.version.slice(6))).toEqual([-1, -1, 1, -1, -1, 1]);
-      expect(Array.from(b.layers.mismatch.slice(2, 5))).toEqual([Math.fround(0.1), 0, Math.fround(0.025)].map((x) => expect.closeTo(x, 6)));
+      expect(Array.from(b.layers.mismatch.slice(2, 5))).toEqual(
+        [Math.fround(0.1), 0, Math.fround(0.025)].map((x) => expect.closeTo(x, 6)),
+      );
       expect(b.layers.mismatch[8]).toBeNaN(); // the second sample has no old log-probs
       expect(Array.from(b.layers.dlogp).every(Number.isNaN)).toBe(true);
       expect(Array.from(b.sessionIds.slice(0, 6))).toEqual([1, 1, 1, 1, 1, 0]);
@@ -139,7 +219,12 @@ describe('verl rollout dumps: parsing and grouping', () => {
       { name: 'list', repetition_type: 'REPEATED' as const, num_children: 1 },
       { name: 'element', type, repetition_type: 'OPTIONAL' as const },
     ];
-    const str = (name: string) => ({ name, type: 'BYTE_ARRAY' as const, converted_type: 'UTF8' as const, repetition_type: 'OPTIONAL' as const });
+    const str = (name: string) => ({
+      name,
+      type: 'BYTE_ARRAY' as const,
+      converted_type: 'UTF8' as const,
+      repetition_type: 'OPTIONAL' as const,
+    });
     const bytes = parquetWriteBuffer({
       columnData: [
         { name: 'input', data: rows.map((r) => r.input) },
@@ -158,12 +243,18 @@ describe('verl rollout dumps: parsing and grouping', () => {
       ],
       schema: [
         { name: 'root', num_children: 13 },
-        str('input'), str('output'), str('gts'),
+        str('input'),
+        str('output'),
+        str('gts'),
         { name: 'score', type: 'DOUBLE', repetition_type: 'OPTIONAL' },
         { name: 'step', type: 'INT64', repetition_type: 'OPTIONAL' },
         str('uid'),
-        ...list('prompt_ids', 'INT64'), ...list('response_ids', 'INT64'), ...list('response_mask', 'INT64'),
-        ...list('rollout_log_probs', 'DOUBLE'), ...list('old_log_probs', 'DOUBLE'), ...list('advantages', 'DOUBLE'),
+        ...list('prompt_ids', 'INT64'),
+        ...list('response_ids', 'INT64'),
+        ...list('response_mask', 'INT64'),
+        ...list('rollout_log_probs', 'DOUBLE'),
+        ...list('old_log_probs', 'DOUBLE'),
+        ...list('advantages', 'DOUBLE'),
         str('finish_reason'),
       ],
     });
@@ -199,14 +290,22 @@ describe('verl rollout dumps: validation names the first bad line and stores not
     const bad = [LEGACY[0], { ...LEGACY[1], step: 4 }, { ...LEGACY[2], step: 4, score: 'high' }];
     const r = await refused([file('3.jsonl', [LEGACY[0]]), file('4.jsonl', bad.slice(1))]);
     expect(r.problem).toMatchObject({ file: '4.jsonl', line: 2, field: 'score', got: '"high"' });
-    expect(r.message).toBe('4.jsonl line 2, field score: expected a finite number (verl writes token_level_scores.sum(-1)), got "high"');
+    expect(r.message).toBe(
+      '4.jsonl line 2, field score: expected a finite number (verl writes token_level_scores.sum(-1)), got "high"',
+    );
   });
 
   it('a missing required column, and a step with no number anywhere', async () => {
     const { output: _o, ...noOutput } = LEGACY[1];
-    expect((await refused([file('3.jsonl', [LEGACY[0], noOutput])])).problem).toMatchObject({ line: 2, field: 'output', got: 'nothing' });
+    expect((await refused([file('3.jsonl', [LEGACY[0], noOutput])])).problem).toMatchObject({
+      line: 2,
+      field: 'output',
+      got: 'nothing',
+    });
     const { step: _s, ...noStep } = LEGACY[0];
-    expect((await refused([file('rollouts.jsonl', [noStep])])).message).toMatch(/^rollouts\.jsonl line 1, field step: expected an integer ≥ 0/);
+    expect((await refused([file('rollouts.jsonl', [noStep])])).message).toMatch(
+      /^rollouts\.jsonl line 1, field step: expected an integer ≥ 0/,
+    );
   });
 
   it('a column on some lines only', async () => {
@@ -216,28 +315,55 @@ describe('verl rollout dumps: validation names the first bad line and stores not
   });
 
   it('per-id columns of the wrong length, or without response ids', async () => {
-    expect((await refused([file('2.jsonl', [{ ...RICH[0], response_mask: [1, 1] }])])).problem).toMatchObject({ field: 'response_mask', expected: '3 values, one per response id', got: '2' });
-    expect((await refused([file('2.jsonl', [{ ...RICH[0], response_ids: [1, -2, 0] }])])).problem).toMatchObject({ field: 'response_ids[1]', got: '-2' });
+    expect((await refused([file('2.jsonl', [{ ...RICH[0], response_mask: [1, 1] }])])).problem).toMatchObject({
+      field: 'response_mask',
+      expected: '3 values, one per response id',
+      got: '2',
+    });
+    expect((await refused([file('2.jsonl', [{ ...RICH[0], response_ids: [1, -2, 0] }])])).problem).toMatchObject({
+      field: 'response_ids[1]',
+      got: '-2',
+    });
     const { response_ids: _r, ...noIds } = RICH[0];
-    expect((await refused([file('2.jsonl', [noIds])])).problem).toMatchObject({ field: 'response_mask', got: 'no response_ids' });
+    expect((await refused([file('2.jsonl', [noIds])])).problem).toMatchObject({
+      field: 'response_mask',
+      got: 'no response_ids',
+    });
   });
 
   it('token_level_scores that do not sum to score', async () => {
-    expect((await refused([file('3.jsonl', [{ ...LEGACY[0], token_level_scores: [0, 0, 0.5] }])])).problem).toMatchObject({ field: 'token_level_scores', got: 'a sum of 0.5' });
+    expect(
+      (await refused([file('3.jsonl', [{ ...LEGACY[0], token_level_scores: [0, 0, 0.5] }])])).problem,
+    ).toMatchObject({ field: 'token_level_scores', got: 'a sum of 0.5' });
   });
 
   it('one step in two files, an empty file, a file of another kind', async () => {
-    expect((await refused([file('a.jsonl', LEGACY), file('b.jsonl', LEGACY)])).problem).toMatchObject({ file: 'b.jsonl', line: 1, field: 'step', expected: expect.stringMatching(/step 3 is in a\.jsonl/) });
-    expect((await refused([{ name: '5.jsonl', bytes: enc.encode('\n\n') }])).message).toBe('5.jsonl: expected at least one sample (verl writes one line per sample), got an empty file');
-    expect((await refused([{ name: 'notes.txt', bytes: enc.encode('hi') }])).problem).toMatchObject({ file: 'notes.txt', line: null });
-    expect((await refused([{ name: 'x.parquet', bytes: enc.encode('not parquet') }])).problem.expected).toMatch(/starts with PAR1/);
+    expect((await refused([file('a.jsonl', LEGACY), file('b.jsonl', LEGACY)])).problem).toMatchObject({
+      file: 'b.jsonl',
+      line: 1,
+      field: 'step',
+      expected: expect.stringMatching(/step 3 is in a\.jsonl/),
+    });
+    expect((await refused([{ name: '5.jsonl', bytes: enc.encode('\n\n') }])).message).toBe(
+      '5.jsonl: expected at least one sample (verl writes one line per sample), got an empty file',
+    );
+    expect((await refused([{ name: 'notes.txt', bytes: enc.encode('hi') }])).problem).toMatchObject({
+      file: 'notes.txt',
+      line: null,
+    });
+    expect((await refused([{ name: 'x.parquet', bytes: enc.encode('not parquet') }])).problem.expected).toMatch(
+      /starts with PAR1/,
+    );
     expect((await refused([])).problem.expected).toMatch(/at least one verl rollout file/);
   });
 
   it('problemText reads as one sentence', async () => {
     const p = await parseVerlFiles([file('7.jsonl', [{ ...LEGACY[0], finish_reason: 'abort' }])]);
     expect(p.ok).toBe(false);
-    if (!p.ok) expect(problemText(p.problem)).toBe('7.jsonl line 1, field finish_reason: expected "stop" or "length", got "abort"');
+    if (!p.ok)
+      expect(problemText(p.problem)).toBe(
+        '7.jsonl line 1, field finish_reason: expected "stop" or "length", got "abort"',
+      );
   });
 });
 
@@ -246,28 +372,46 @@ describe('verl rollout dumps: what is missing, and Replay', () => {
     const m = missingOf(new Set());
     expect(new Set(m.map((x) => x.view))).toEqual(new Set(['Groups', 'Batch', 'Replay']));
     expect(m.filter((x) => x.field === 'rollout_log_probs')).toEqual([]); // said once, by response_ids
-    expect(missingOf(new Set(['response_ids'])).map((x) => x.field)).toEqual(expect.arrayContaining(['prompt_ids', 'response_mask', 'rollout_log_probs', 'old_log_probs', 'policy version']));
+    expect(missingOf(new Set(['response_ids'])).map((x) => x.field)).toEqual(
+      expect.arrayContaining(['prompt_ids', 'response_mask', 'rollout_log_probs', 'old_log_probs', 'policy version']),
+    );
   });
 
   it('shows each sample as a one-turn episode with its text, ids and log-probs, and refuses to replay', async () => {
     const store = new MemoryRunStore();
-    const api = createWorkbench(() => undefined, async () => {
-      throw new Error('no base checkpoint in this test');
-    }, store);
+    const api = createWorkbench(
+      () => undefined,
+      async () => {
+        throw new Error('no base checkpoint in this test');
+      },
+      store,
+    );
     const r = await api.importVerlRun([file('2.jsonl', RICH)]);
     if (!r.ok) throw new Error(r.message);
     expect(await api.episodeSteps(r.runId)).toEqual([2]);
     const list = (await api.episodesAt(r.runId, 2))!;
-    expect(list.map((e) => [e.index, e.group, e.sample, e.status, e.reward, e.turns, e.policyVersion])).toEqual([[0, 'g0', 0, 'completed', 1, 1, 1], [1, 'g0', 1, 'truncated', 0, 1, 1]]);
+    expect(list.map((e) => [e.index, e.group, e.sample, e.status, e.reward, e.turns, e.policyVersion])).toEqual([
+      [0, 'g0', 0, 'completed', 1, 1, 1],
+      [1, 'g0', 1, 'truncated', 0, 1, 1],
+    ]);
     const d = (await api.episodeAt(r.runId, 2, 1))!;
     expect(d.vocab).toEqual([]);
     expect(d.turnViews[0].action).toMatchObject({ text: 'b', terminated: false });
     expect(Array.from(d.turnViews[0].action.ids)).toEqual([2, 3]);
     expect(Array.from(d.turnViews[0].action.behaviorLogProbs)).toEqual([-1, -2]);
-    expect(await api.replayEpisode(r.runId, 2, 0)).toMatchObject({ identical: false, summary: expect.stringMatching(/^not replayable/) });
-    expect(await api.continueRun(r.runId, () => {})).toMatchObject({ ok: false, reason: expect.stringMatching(/imported from verl/) });
+    expect(await api.replayEpisode(r.runId, 2, 0)).toMatchObject({
+      identical: false,
+      summary: expect.stringMatching(/^not replayable/),
+    });
+    expect(await api.continueRun(r.runId, () => {})).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/imported from verl/),
+    });
     await expect(api.tokenTexts(r.runId, Int32Array.of(1))).rejects.toThrow(/no tokenizer/);
-    expect((await api.listRuns())[0]).toMatchObject({ status: 'imported', name: expect.stringMatching(/^verl-import · /) });
+    expect((await api.listRuns())[0]).toMatchObject({
+      status: 'imported',
+      name: expect.stringMatching(/^verl-import · /),
+    });
     const groups = (await store.groupsAt(r.runId, 2))!;
     expect(importedEpisodeSummaries(groups, 2)).toEqual(list);
     expect(importedEpisodeDetail(groups, null, 2, 5)).toBeNull();

@@ -155,12 +155,16 @@ function edit(list: string[], changes: Record<string, string>, removed: string[]
   return out;
 }
 
-describe('verlCommand: each preset\'s defaults', () => {
+describe("verlCommand: each preset's defaults", () => {
   it('grpo-arith: GRPO, vanilla PPO loss with dual clip 3, token-mean, no KL, no corrections', () => {
     const e = verl(defaultsOf('grpo-arith'));
     expect(e.overrides).toEqual(GRPO_ARITH);
     expect(kinds(e.unmapped)).toEqual(['preset:none', 'maskZeroAdvantage:none', 'truncation:none']);
-    expect(e.launch).toEqual([...LAUNCH, 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=128', 'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=128']);
+    expect(e.launch).toEqual([
+      ...LAUNCH,
+      'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=128',
+      'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=128',
+    ]);
     expect(e.command.split(' \\\n    ')[0]).toBe('python3 -m verl.trainer.main_ppo');
     expect(e.command).toContain(" \\\n    'actor_rollout_ref.actor.optim.betas=[0.9,0.99]' \\\n");
   });
@@ -174,45 +178,91 @@ describe('verlCommand: each preset\'s defaults', () => {
 
   it('grpo-guess: 7 guesses of 3 ids, 63 held-out secrets', () => {
     const e = verl(defaultsOf('grpo-guess'));
-    expect(e.overrides).toEqual(edit(GRPO_CALC, { 'data.max_response_length': '21', 'actor_rollout_ref.rollout.multi_turn.max_assistant_turns': '7', 'data.val_max_samples': '63' }));
+    expect(e.overrides).toEqual(
+      edit(GRPO_CALC, {
+        'data.max_response_length': '21',
+        'actor_rollout_ref.rollout.multi_turn.max_assistant_turns': '7',
+        'data.val_max_samples': '63',
+      }),
+    );
   });
 
   it('grpo-code: one action of 50 ids (single-turn rollout), the grader listed with the task', () => {
     const e = verl(defaultsOf('grpo-code'));
-    expect(e.overrides).toEqual(edit(GRPO_CALC, { 'data.max_response_length': '50' }, ['actor_rollout_ref.rollout.multi_turn.enable', 'actor_rollout_ref.rollout.multi_turn.max_assistant_turns']));
-    expect(kinds(e.unmapped)).toEqual(['preset:none', 'maxTurns:default', 'maskZeroAdvantage:none', 'truncation:default']);
+    expect(e.overrides).toEqual(
+      edit(GRPO_CALC, { 'data.max_response_length': '50' }, [
+        'actor_rollout_ref.rollout.multi_turn.enable',
+        'actor_rollout_ref.rollout.multi_turn.max_assistant_turns',
+      ]),
+    );
+    expect(kinds(e.unmapped)).toEqual([
+      'preset:none',
+      'maxTurns:default',
+      'maskZeroAdvantage:none',
+      'truncation:default',
+    ]);
     expect(unmapped(e, 'preset')[0].reason).toMatch(/sandbox/);
   });
 
   it('ppo-arith: GAE with the critic, its optimizer mirroring the one AdamW, the value weight listed', () => {
     const e = verl(defaultsOf('ppo-arith'));
     expect(e.overrides).toEqual(PPO_ARITH);
-    expect(kinds(e.unmapped)).toEqual(['preset:none', 'shiftMean:default', 'valueCoefficient:none', 'truncation:default']);
+    expect(kinds(e.unmapped)).toEqual([
+      'preset:none',
+      'shiftMean:default',
+      'valueCoefficient:none',
+      'truncation:default',
+    ]);
   });
 
   it('ppo-calc: ppo-arith on the calculator episodes (8 tasks, 4 turns × 14 ids)', () => {
     const e = verl(defaultsOf('ppo-calc'));
     const expected = edit(PPO_ARITH, {
-      'data.train_batch_size': '8', 'actor_rollout_ref.actor.ppo_mini_batch_size': '4', 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu': '32',
-      'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu': '32', 'critic.ppo_micro_batch_size_per_gpu': '32', 'data.max_response_length': '56', 'trainer.save_freq': '10',
+      'data.train_batch_size': '8',
+      'actor_rollout_ref.actor.ppo_mini_batch_size': '4',
+      'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu': '32',
+      'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu': '32',
+      'critic.ppo_micro_batch_size_per_gpu': '32',
+      'data.max_response_length': '56',
+      'trainer.save_freq': '10',
     });
-    expected.splice(expected.indexOf('data.max_response_length=56') + 1, 0, 'actor_rollout_ref.rollout.multi_turn.enable=true', 'actor_rollout_ref.rollout.multi_turn.max_assistant_turns=4');
+    expected.splice(
+      expected.indexOf('data.max_response_length=56') + 1,
+      0,
+      'actor_rollout_ref.rollout.multi_turn.enable=true',
+      'actor_rollout_ref.rollout.multi_turn.max_assistant_turns=4',
+    );
     expect(e.overrides).toEqual(expected);
-    expect(kinds(e.unmapped)).toEqual(['preset:none', 'maxNew:none', 'shiftMean:default', 'valueCoefficient:none', 'truncation:default']);
+    expect(kinds(e.unmapped)).toEqual([
+      'preset:none',
+      'maxNew:none',
+      'shiftMean:default',
+      'valueCoefficient:none',
+      'truncation:default',
+    ]);
   });
 
   it('refuses SFT, Flow-GRPO and DPO with a reason', () => {
     for (const preset of ['sft-arith', 'flowgrpo-2d', 'dpo-arith'] as const) {
       const r = verlCommand(defaultsOf(preset));
       expect(r.ok).toBe(false);
-      if (!r.ok) expect(r.reason).toMatch(preset === 'dpo-arith' ? /DPO.*TRL/ : preset === 'sft-arith' ? /supervised/ : /rectified-flow/);
+      if (!r.ok)
+        expect(r.reason).toMatch(
+          preset === 'dpo-arith' ? /DPO.*TRL/ : preset === 'sft-arith' ? /supervised/ : /rectified-flow/,
+        );
     }
   });
 });
 
 describe('verlCommand: options', () => {
   it('clip-higher sets clip_ratio_low/high; a dual clip sets clip_ratio_c; no dual clip is c above e^20', () => {
-    expect([at(grpo({ policyLoss: { name: 'ppo', clipLow: 0.2, clipHigh: 0.28 } }), 'actor_rollout_ref.actor.clip_ratio_low'), at(grpo({ policyLoss: { name: 'ppo', clipLow: 0.2, clipHigh: 0.28 } }), 'actor_rollout_ref.actor.clip_ratio_high')]).toEqual(['0.2', '0.28']);
+    expect([
+      at(grpo({ policyLoss: { name: 'ppo', clipLow: 0.2, clipHigh: 0.28 } }), 'actor_rollout_ref.actor.clip_ratio_low'),
+      at(
+        grpo({ policyLoss: { name: 'ppo', clipLow: 0.2, clipHigh: 0.28 } }),
+        'actor_rollout_ref.actor.clip_ratio_high',
+      ),
+    ]).toEqual(['0.2', '0.28']);
     expect(at(grpo({ policyLoss: { name: 'ppo', dualClip: 5 } }), 'actor_rollout_ref.actor.clip_ratio_c')).toBe('5');
     const trl = grpo({ policyLoss: { name: 'ppo', compat: 'trl' } });
     expect(at(trl, 'actor_rollout_ref.actor.clip_ratio_c')).toBe(String(NO_DUAL_CLIP));
@@ -225,21 +275,44 @@ describe('verlCommand: options', () => {
   it("TRL's δ > 1 + ε_high is verl's dual clip; δ ≤ 1 + ε_high is listed", () => {
     const d = grpo({ policyLoss: { name: 'ppo', delta: 2, compat: 'trl' } });
     expect(at(d, 'actor_rollout_ref.actor.clip_ratio_c')).toBe('2');
-    expect(d.mapped.find((m) => m.path === 'policyLoss.delta')).toMatchObject({ key: 'actor_rollout_ref.actor.clip_ratio_c', to: 2 });
+    expect(d.mapped.find((m) => m.path === 'policyLoss.delta')).toMatchObject({
+      key: 'actor_rollout_ref.actor.clip_ratio_c',
+      to: 2,
+    });
     const small = grpo({ policyLoss: { name: 'ppo', delta: 1.1 } });
     expect(at(small, 'actor_rollout_ref.actor.clip_ratio_c')).toBe('3');
     expect(unmapped(small, 'policyLoss.delta')).toMatchObject([{ value: 1.1, kind: 'none' }]);
-    expect(unmapped(grpo({ policyLoss: { name: 'ppo', logRatioClamp: 20 } }), 'policyLoss.logRatioClamp')).toMatchObject([{ kind: 'default' }]);
+    expect(
+      unmapped(grpo({ policyLoss: { name: 'ppo', logRatioClamp: 20 } }), 'policyLoss.logRatioClamp'),
+    ).toMatchObject([{ kind: 'default' }]);
   });
 
   it('loss modes by verl name: gspo, cispo, gpg, dppo; GSPO forces seq-mean-token-mean', () => {
-    const mode = (p: GrpoRunOptions['policyLoss']) => at(grpo({ policyLoss: p }), 'actor_rollout_ref.actor.policy_loss.loss_mode');
-    expect([mode({ name: 'gspo' }), mode({ name: 'cispo' }), mode({ name: 'reinforce' }), mode({ name: 'dppo_tv' }), mode({ name: 'dppo_kl' })]).toEqual(['gspo', 'cispo', 'gpg', 'dppo_tv', 'dppo_kl']);
-    expect(unmapped(grpo({ policyLoss: { name: 'gspo' } }), 'aggregation.mode')[0].reason).toMatch(/seq-mean-token-mean/);
-    expect(unmapped(grpo({ policyLoss: { name: 'gspo' }, aggregation: { mode: 'seq-mean-token-mean' } }), 'aggregation.mode')).toEqual([]);
+    const mode = (p: GrpoRunOptions['policyLoss']) =>
+      at(grpo({ policyLoss: p }), 'actor_rollout_ref.actor.policy_loss.loss_mode');
+    expect([
+      mode({ name: 'gspo' }),
+      mode({ name: 'cispo' }),
+      mode({ name: 'reinforce' }),
+      mode({ name: 'dppo_tv' }),
+      mode({ name: 'dppo_kl' }),
+    ]).toEqual(['gspo', 'cispo', 'gpg', 'dppo_tv', 'dppo_kl']);
+    expect(unmapped(grpo({ policyLoss: { name: 'gspo' } }), 'aggregation.mode')[0].reason).toMatch(
+      /seq-mean-token-mean/,
+    );
+    expect(
+      unmapped(
+        grpo({ policyLoss: { name: 'gspo' }, aggregation: { mode: 'seq-mean-token-mean' } }),
+        'aggregation.mode',
+      ),
+    ).toEqual([]);
     const dppo = grpo({ policyLoss: { name: 'dppo_tv', deltaLow: 0.15, truncation: 10000 } });
-    expect(['clip_ratio_low', 'clip_ratio_high', 'clip_ratio_c'].map((k) => at(dppo, `actor_rollout_ref.actor.${k}`))).toEqual(['0.15', '0.15', '10000']);
-    expect(at(grpo({ policyLoss: { name: 'dppo_tv', compat: 'rllm' } }), 'actor_rollout_ref.actor.clip_ratio_c')).toBe(String(NO_DUAL_CLIP));
+    expect(
+      ['clip_ratio_low', 'clip_ratio_high', 'clip_ratio_c'].map((k) => at(dppo, `actor_rollout_ref.actor.${k}`)),
+    ).toEqual(['0.15', '0.15', '10000']);
+    expect(at(grpo({ policyLoss: { name: 'dppo_tv', compat: 'rllm' } }), 'actor_rollout_ref.actor.clip_ratio_c')).toBe(
+      String(NO_DUAL_CLIP),
+    );
     const cispoTrl = grpo({ policyLoss: { name: 'cispo', compat: 'trl' } });
     expect(at(cispoTrl, 'actor_rollout_ref.actor.policy_loss.loss_mode')).toBeUndefined();
     expect(kinds(unmapped(cispoTrl, 'policyLoss.name'))).toEqual(['policyLoss.name:none']);
@@ -247,22 +320,58 @@ describe('verlCommand: options', () => {
 
   it('icepop is bypass-mode REINFORCE with an IcePop band; reinforce_kl has no equivalent', () => {
     const e = grpo({ policyLoss: { name: 'icepop' } });
-    for (const s of ['algorithm.rollout_correction.bypass_mode=true', 'algorithm.rollout_correction.loss_type=reinforce', 'algorithm.rollout_correction.rollout_is=token', 'algorithm.rollout_correction.rollout_is_threshold="0.5_5"', 'algorithm.rollout_correction.rollout_is_batch_normalize=false']) expect(e.overrides).toContain(s);
+    for (const s of [
+      'algorithm.rollout_correction.bypass_mode=true',
+      'algorithm.rollout_correction.loss_type=reinforce',
+      'algorithm.rollout_correction.rollout_is=token',
+      'algorithm.rollout_correction.rollout_is_threshold="0.5_5"',
+      'algorithm.rollout_correction.rollout_is_batch_normalize=false',
+    ])
+      expect(e.overrides).toContain(s);
     expect(at(e, 'actor_rollout_ref.actor.policy_loss.loss_mode')).toBeUndefined();
     expect(e.command).toContain(`'algorithm.rollout_correction.rollout_is_threshold="0.5_5"'`);
     const k = grpo({ policyLoss: { name: 'reinforce_kl', klApprox: true, bwdKlCoef: 0.1 } });
-    expect(kinds(k.unmapped.filter((u) => u.path.startsWith('policyLoss')))).toEqual(['policyLoss.name:none', 'policyLoss.klApprox:none', 'policyLoss.bwdKlCoef:none']);
+    expect(kinds(k.unmapped.filter((u) => u.path.startsWith('policyLoss')))).toEqual([
+      'policyLoss.name:none',
+      'policyLoss.klApprox:none',
+      'policyLoss.bwdKlCoef:none',
+    ]);
   });
 
   it('aggregation modes onto loss_agg_mode', () => {
-    const agg = (a: GrpoRunOptions['aggregation']) => at(grpo({ aggregation: a }), 'actor_rollout_ref.actor.loss_agg_mode');
-    expect((['token-mean', 'token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum', 'session-mean', 'grpo'] as const).map((mode) => agg({ mode }))).toEqual(['token-mean', 'token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-mean']);
+    const agg = (a: GrpoRunOptions['aggregation']) =>
+      at(grpo({ aggregation: a }), 'actor_rollout_ref.actor.loss_agg_mode');
+    expect(
+      (['token-mean', 'token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum', 'session-mean', 'grpo'] as const).map(
+        (mode) => agg({ mode }),
+      ),
+    ).toEqual([
+      'token-mean',
+      'token-sum',
+      'seq-mean-token-mean',
+      'seq-mean-token-sum',
+      'seq-mean-token-mean',
+      'seq-mean-token-mean',
+    ]);
     const norm = grpo({ aggregation: { mode: 'seq-mean-token-sum-norm', lossScaleFactor: 64 } });
-    expect([at(norm, 'actor_rollout_ref.actor.loss_agg_mode'), at(norm, 'actor_rollout_ref.actor.loss_scale_factor')]).toEqual(['seq-mean-token-sum-norm', '64']);
-    expect(unmapped(grpo({ aggregation: { mode: 'seq-mean-token-sum-norm' } }), 'aggregation.lossScaleFactor')).toMatchObject([{ unset: true, kind: 'none' }]);
-    expect(unmapped(grpo({ aggregation: { mode: 'seq-mean-token-sum-norm', compat: 'verl-legacy' } }), 'aggregation.compat')[0].reason).toMatch(/v0\.7\.0/);
+    expect([
+      at(norm, 'actor_rollout_ref.actor.loss_agg_mode'),
+      at(norm, 'actor_rollout_ref.actor.loss_scale_factor'),
+    ]).toEqual(['seq-mean-token-sum-norm', '64']);
+    expect(
+      unmapped(grpo({ aggregation: { mode: 'seq-mean-token-sum-norm' } }), 'aggregation.lossScaleFactor'),
+    ).toMatchObject([{ unset: true, kind: 'none' }]);
+    expect(
+      unmapped(
+        grpo({ aggregation: { mode: 'seq-mean-token-sum-norm', compat: 'verl-legacy' } }),
+        'aggregation.compat',
+      )[0].reason,
+    ).toMatch(/v0\.7\.0/);
     const dr = grpo({ aggregation: { mode: 'dr_grpo', maxCompletionLength: 16 } });
-    expect([at(dr, 'actor_rollout_ref.actor.loss_agg_mode'), at(dr, 'actor_rollout_ref.actor.loss_scale_factor')]).toEqual(['seq-mean-token-sum-norm', '16']);
+    expect([
+      at(dr, 'actor_rollout_ref.actor.loss_agg_mode'),
+      at(dr, 'actor_rollout_ref.actor.loss_scale_factor'),
+    ]).toEqual(['seq-mean-token-sum-norm', '16']);
   });
 
   it('advantage estimators: grpo (with or without std), rloo (loop or vectorised), reinforce_plus_plus_baseline', () => {
@@ -272,11 +381,21 @@ describe('verlCommand: options', () => {
     expect(at(batch, 'algorithm.norm_adv_by_std_in_grpo')).toBeUndefined();
     expect(kinds(unmapped(batch, 'advantage.scale'))).toEqual(['advantage.scale:none']);
     expect(at(adv({ estimator: 'rloo', normalize: false }), 'algorithm.adv_estimator')).toBe('rloo');
-    expect(at(adv({ estimator: 'rloo', singleton: 'zero', normalize: true }), 'algorithm.adv_estimator')).toBe('rloo_vectorized');
-    expect(kinds(unmapped(adv({ estimator: 'rloo', singleton: 'zero', normalize: true }), 'advantage.normalize'))).toEqual(['advantage.normalize:none']);
-    expect(at(adv({ estimator: 'reinforce++-baseline' }), 'algorithm.adv_estimator')).toBe('reinforce_plus_plus_baseline');
-    expect(kinds(unmapped(adv({ estimator: 'reinforce++-baseline', shiftMean: false }), 'advantage.shiftMean'))).toEqual(['advantage.shiftMean:none']);
-    expect(kinds(unmapped(adv({ estimator: 'reinforce++-baseline', compat: 'rllm' }), 'advantage.compat'))).toEqual(['advantage.compat:none']);
+    expect(at(adv({ estimator: 'rloo', singleton: 'zero', normalize: true }), 'algorithm.adv_estimator')).toBe(
+      'rloo_vectorized',
+    );
+    expect(
+      kinds(unmapped(adv({ estimator: 'rloo', singleton: 'zero', normalize: true }), 'advantage.normalize')),
+    ).toEqual(['advantage.normalize:none']);
+    expect(at(adv({ estimator: 'reinforce++-baseline' }), 'algorithm.adv_estimator')).toBe(
+      'reinforce_plus_plus_baseline',
+    );
+    expect(
+      kinds(unmapped(adv({ estimator: 'reinforce++-baseline', shiftMean: false }), 'advantage.shiftMean')),
+    ).toEqual(['advantage.shiftMean:none']);
+    expect(kinds(unmapped(adv({ estimator: 'reinforce++-baseline', compat: 'rllm' }), 'advantage.compat'))).toEqual([
+      'advantage.compat:none',
+    ]);
   });
 
   it("compat trl's GRPO defaults (ε 1e-4, singleton 0) are listed as unset values verl cannot take", () => {
@@ -286,25 +405,60 @@ describe('verlCommand: options', () => {
       { path: 'advantage.singleton', value: 'zero', kind: 'none', unset: true },
       { path: 'advantage.compat', value: 'trl', kind: 'resolved' },
     ]);
-    const verlSet = grpo({ advantage: { estimator: 'grpo', scale: 'group', stdType: 'unbiased', epsilon: 1e-6, singleton: 'raw' } });
-    expect(kinds(verlSet.unmapped.filter((u) => u.path.startsWith('advantage')))).toEqual(['advantage.stdType:default', 'advantage.epsilon:default', 'advantage.singleton:default']);
+    const verlSet = grpo({
+      advantage: { estimator: 'grpo', scale: 'group', stdType: 'unbiased', epsilon: 1e-6, singleton: 'raw' },
+    });
+    expect(kinds(verlSet.unmapped.filter((u) => u.path.startsWith('advantage')))).toEqual([
+      'advantage.stdType:default',
+      'advantage.epsilon:default',
+      'advantage.singleton:default',
+    ]);
   });
 
   it("KL estimators by verl's kl_loss_type names, '+' for the straight-through k2 gradient", () => {
-    const type = (estimator: GrpoRunOptions['kl']['estimator']) => at(grpo({ beta: 0.01, kl: { estimator } }), 'actor_rollout_ref.actor.kl_loss_type');
-    expect((['k1', 'abs', 'k2', 'k3', 'k1+', 'abs+', 'k2+', 'k3+'] as const).map(type)).toEqual(['kl', 'abs', 'mse', 'low_var_kl', '"kl+"', '"abs+"', '"mse+"', '"low_var_kl+"']);
+    const type = (estimator: GrpoRunOptions['kl']['estimator']) =>
+      at(grpo({ beta: 0.01, kl: { estimator } }), 'actor_rollout_ref.actor.kl_loss_type');
+    expect((['k1', 'abs', 'k2', 'k3', 'k1+', 'abs+', 'k2+', 'k3+'] as const).map(type)).toEqual([
+      'kl',
+      'abs',
+      'mse',
+      'low_var_kl',
+      '"kl+"',
+      '"abs+"',
+      '"mse+"',
+      '"low_var_kl+"',
+    ]);
     const on = grpo({ beta: 0.01, kl: { estimator: 'k3' } });
-    expect([at(on, 'actor_rollout_ref.actor.use_kl_loss'), at(on, 'actor_rollout_ref.actor.kl_loss_coef'), at(on, 'actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu')]).toEqual(['true', '0.01', '128']);
-    expect(unmapped(grpo({ beta: 0.01, kl: { estimator: 'k3', compat: 'trl' } }), 'kl.compat')[0].reason).toMatch(/unclamped/);
-    expect(unmapped(grpo({ beta: 0.01, kl: { estimator: 'k3' }, aggregation: { mode: 'seq-mean-token-mean' } }), 'beta')[0].reason).toMatch(/token-mean/);
+    expect([
+      at(on, 'actor_rollout_ref.actor.use_kl_loss'),
+      at(on, 'actor_rollout_ref.actor.kl_loss_coef'),
+      at(on, 'actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu'),
+    ]).toEqual(['true', '0.01', '128']);
+    expect(unmapped(grpo({ beta: 0.01, kl: { estimator: 'k3', compat: 'trl' } }), 'kl.compat')[0].reason).toMatch(
+      /unclamped/,
+    );
+    expect(
+      unmapped(grpo({ beta: 0.01, kl: { estimator: 'k3' }, aggregation: { mode: 'seq-mean-token-mean' } }), 'beta')[0]
+        .reason,
+    ).toMatch(/token-mean/);
   });
 
   it('IS weights and rejection masks onto algorithm.rollout_correction, quoted for Hydra and the shell', () => {
     const tis = grpo({ importance: { kind: 'tis', level: 'sequence', cap: 5, batchNormalize: true } });
-    expect(['rollout_is', 'rollout_is_threshold', 'rollout_is_batch_normalize'].map((k) => at(tis, `algorithm.rollout_correction.${k}`))).toEqual(['sequence', '5', 'true']);
+    expect(
+      ['rollout_is', 'rollout_is_threshold', 'rollout_is_batch_normalize'].map((k) =>
+        at(tis, `algorithm.rollout_correction.${k}`),
+      ),
+    ).toEqual(['sequence', '5', 'true']);
     const band = grpo({ importance: { kind: 'band', level: 'token', low: 0.5, high: 5, batchNormalize: false } });
     expect(at(band, 'algorithm.rollout_correction.rollout_is_threshold')).toBe('"0.5_5"');
-    expect(kinds(grpo({ importance: { kind: 'band', level: 'token', low: 0, high: 2, batchNormalize: false } }).unmapped.filter((u) => u.path.startsWith('importance')))).toEqual(['importance.low:none', 'importance.high:none']);
+    expect(
+      kinds(
+        grpo({ importance: { kind: 'band', level: 'token', low: 0, high: 2, batchNormalize: false } }).unmapped.filter(
+          (u) => u.path.startsWith('importance'),
+        ),
+      ),
+    ).toEqual(['importance.low:none', 'importance.high:none']);
     const rs = grpo({ rejection: { seq_mean_k3: 0.01, token_k1: 2 } });
     expect(at(rs, 'algorithm.rollout_correction.rollout_rs')).toBe('"token_k1,seq_mean_k3"');
     expect(at(rs, 'algorithm.rollout_correction.rollout_rs_threshold')).toBe('"2,0.01"');
@@ -313,24 +467,72 @@ describe('verlCommand: options', () => {
 
   it('mini-batches in prompts; a split verl cannot make is listed; run bookkeeping', () => {
     const four = grpo({ miniBatches: 4, epochs: 2 });
-    expect([at(four, 'actor_rollout_ref.actor.ppo_mini_batch_size'), at(four, 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu'), at(four, 'actor_rollout_ref.actor.ppo_epochs')]).toEqual(['4', '32', '2']);
+    expect([
+      at(four, 'actor_rollout_ref.actor.ppo_mini_batch_size'),
+      at(four, 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu'),
+      at(four, 'actor_rollout_ref.actor.ppo_epochs'),
+    ]).toEqual(['4', '32', '2']);
     const three = grpo({ miniBatches: 3 });
     expect(at(three, 'actor_rollout_ref.actor.ppo_mini_batch_size')).toBe('16');
     expect(kinds(unmapped(three, 'miniBatches'))).toEqual(['miniBatches:none']);
-    const run = grpo({ temperature: 0.7, topK: 5, trainProblems: 16, renormalize: true, evalEvery: 0, checkpointEvery: 0, maskZeroAdvantage: false, truncation: 'score' });
-    expect(['actor_rollout_ref.rollout.top_k', 'data.train_max_samples', 'trainer.test_freq', 'trainer.val_before_train', 'trainer.save_freq'].map((k) => at(run, k))).toEqual(['5', '16', '-1', 'false', '150']);
-    expect(kinds(run.unmapped)).toEqual(['preset:none', 'temperature:none', 'renormalize:none', 'maskZeroAdvantage:default', 'truncation:default']);
+    const run = grpo({
+      temperature: 0.7,
+      topK: 5,
+      trainProblems: 16,
+      renormalize: true,
+      evalEvery: 0,
+      checkpointEvery: 0,
+      maskZeroAdvantage: false,
+      truncation: 'score',
+    });
+    expect(
+      [
+        'actor_rollout_ref.rollout.top_k',
+        'data.train_max_samples',
+        'trainer.test_freq',
+        'trainer.val_before_train',
+        'trainer.save_freq',
+      ].map((k) => at(run, k)),
+    ).toEqual(['5', '16', '-1', 'false', '150']);
+    expect(kinds(run.unmapped)).toEqual([
+      'preset:none',
+      'temperature:none',
+      'renormalize:none',
+      'maskZeroAdvantage:default',
+      'truncation:default',
+    ]);
     expect(kinds(unmapped(grpo({ trainProblems: 8 }), 'trainProblems'))).toEqual(['trainProblems:none']);
   });
 
   it('PPO: GAE γ, λ and the value clip; shiftMean off is listed', () => {
     const e = ppo({ gamma: 0.99, lam: 0.9, valueClip: 0.5, shiftMean: false });
-    expect(['algorithm.gamma', 'algorithm.lam', 'critic.cliprange_value', 'algorithm.adv_estimator'].map((k) => at(e, k))).toEqual(['0.99', '0.9', '0.5', 'gae']);
+    expect(
+      ['algorithm.gamma', 'algorithm.lam', 'critic.cliprange_value', 'algorithm.adv_estimator'].map((k) => at(e, k)),
+    ).toEqual(['0.99', '0.9', '0.5', 'gae']);
     expect(kinds(unmapped(e, 'shiftMean'))).toEqual(['shiftMean:none']);
   });
 
   it('hydraValue quotes what Hydra would misread', () => {
-    expect([hydraValue('grpo'), hydraValue('low_var_kl+'), hydraValue('0.5_5'), hydraValue('a,b'), hydraValue(null), hydraValue([0.9, 0.99]), hydraValue({ eps: 1e-8 }), hydraValue(true), hydraValue('$MODEL_PATH')])
-      .toEqual(['grpo', '"low_var_kl+"', '"0.5_5"', '"a,b"', 'null', '[0.9,0.99]', '{eps:1e-8}', 'true', '$MODEL_PATH']);
+    expect([
+      hydraValue('grpo'),
+      hydraValue('low_var_kl+'),
+      hydraValue('0.5_5'),
+      hydraValue('a,b'),
+      hydraValue(null),
+      hydraValue([0.9, 0.99]),
+      hydraValue({ eps: 1e-8 }),
+      hydraValue(true),
+      hydraValue('$MODEL_PATH'),
+    ]).toEqual([
+      'grpo',
+      '"low_var_kl+"',
+      '"0.5_5"',
+      '"a,b"',
+      'null',
+      '[0.9,0.99]',
+      '{eps:1e-8}',
+      'true',
+      '$MODEL_PATH',
+    ]);
   });
 });

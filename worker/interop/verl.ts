@@ -20,7 +20,14 @@
  * verl/workers/engine/fsdp/transformer_impl.py (the actor scores at the rollout temperature).
  * Semantics: rl-formulas.md.
  */
-import type { EpisodeGrpoRunOptions, GrpoRunOptions, PpoEpisodeRunOptions, PpoRunOptions, RejectionName, RunOptions } from '../protocol';
+import type {
+  EpisodeGrpoRunOptions,
+  GrpoRunOptions,
+  PpoEpisodeRunOptions,
+  PpoRunOptions,
+  RejectionName,
+  RunOptions,
+} from '../protocol';
 import { advantageSettings, isSet, lossSettings } from './resolve';
 import { taskOf, unsupported } from './tasks';
 import { MappingLog, bound, type ExportFailure, type Mapped, type Unmapped } from './types';
@@ -43,13 +50,32 @@ export const VERL_ENTRY = 'python3 -m verl.trainer.main_ppo';
 
 /** verl's `kl_loss_type` for each Dewpoint estimator: its documented names, `+` for the straight-through k2 gradient. */
 export const VERL_KL_TYPE: Record<GrpoRunOptions['kl']['estimator'], string> = {
-  k1: 'kl', abs: 'abs', k2: 'mse', k3: 'low_var_kl', 'k1+': 'kl+', 'abs+': 'abs+', 'k2+': 'mse+', 'k3+': 'low_var_kl+',
+  k1: 'kl',
+  abs: 'abs',
+  k2: 'mse',
+  k3: 'low_var_kl',
+  'k1+': 'kl+',
+  'abs+': 'abs+',
+  'k2+': 'mse+',
+  'k3+': 'low_var_kl+',
 };
 
 /** A dual-clip bound above e^20 ≈ 4.85e8, the largest ratio verl's ±20 log-ratio clamp allows: no dual clip. */
 export const NO_DUAL_CLIP = 1e9;
 
-const REJECTION_ORDER: RejectionName[] = ['token_k1', 'token_k2', 'token_k3', 'seq_sum_k1', 'seq_sum_k2', 'seq_sum_k3', 'seq_mean_k1', 'seq_mean_k2', 'seq_mean_k3', 'seq_max_k2', 'seq_max_k3'];
+const REJECTION_ORDER: RejectionName[] = [
+  'token_k1',
+  'token_k2',
+  'token_k3',
+  'seq_sum_k1',
+  'seq_sum_k2',
+  'seq_sum_k3',
+  'seq_mean_k1',
+  'seq_mean_k2',
+  'seq_mean_k3',
+  'seq_max_k2',
+  'seq_max_k3',
+];
 
 type HydraValue = string | number | boolean | null | number[] | Record<string, number>;
 
@@ -60,7 +86,10 @@ type HydraValue = string | number | boolean | null | number[] | Record<string, n
 export function hydraValue(v: HydraValue): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return `[${v.map((x) => hydraValue(x)).join(',')}]`;
-  if (typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${k}:${hydraValue(x)}`).join(',')}}`;
+  if (typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${k}:${hydraValue(x)}`)
+      .join(',')}}`;
   if (typeof v === 'string') return /^[A-Za-z_$][\w\-/$.]*$/.test(v) ? v : `"${v}"`;
   return String(v);
 }
@@ -70,7 +99,12 @@ const shellWord = (s: string) => (/^[\w.\-=/$+:@%,]+$/.test(s) ? s : `'${s}'`);
 
 export function verlCommand(options: RunOptions): VerlExport | ExportFailure {
   const refused = unsupported(options.preset, 'verl');
-  if (refused !== null || options.preset === 'sft-arith' || options.preset === 'dpo-arith' || options.preset === 'flowgrpo-2d') {
+  if (
+    refused !== null ||
+    options.preset === 'sft-arith' ||
+    options.preset === 'dpo-arith' ||
+    options.preset === 'flowgrpo-2d'
+  ) {
     return { ok: false, reason: refused ?? `${options.preset}: no verl equivalent` };
   }
   return translate(options);
@@ -96,9 +130,19 @@ function translate(o: RlRunOptions): VerlExport {
   const M = o.miniBatches;
 
   // The task: verl reads prompts from parquet files and scores them with a reward function.
-  const reward = o.preset === 'grpo-code' ? 'a custom_reward_function.path that runs the program on the cases (or sandbox_fusion.url)' : 'a custom_reward_function.path computing the reward';
-  const multi = turns > 1 ? "; the environment's answers need verl's multi-turn rollout (actor_rollout_ref.rollout.multi_turn: tool_config_path with a tool, or an agent loop), which this export cannot write" : '';
-  log.none('preset', o.preset, `the task (${taskOf(o)}) is not a verl option: supply data.train_files/val_files with the prompts and ${reward}${multi}`);
+  const reward =
+    o.preset === 'grpo-code'
+      ? 'a custom_reward_function.path that runs the program on the cases (or sandbox_fusion.url)'
+      : 'a custom_reward_function.path computing the reward';
+  const multi =
+    turns > 1
+      ? "; the environment's answers need verl's multi-turn rollout (actor_rollout_ref.rollout.multi_turn: tool_config_path with a tool, or an agent loop), which this export cannot write"
+      : '';
+  log.none(
+    'preset',
+    o.preset,
+    `the task (${taskOf(o)}) is not a verl option: supply data.train_files/val_files with the prompts and ${reward}${multi}`,
+  );
   fixed('data.train_files', '$TRAIN_FILES');
   fixed('data.val_files', '$VAL_FILES');
   fixed('actor_rollout_ref.model.path', '$MODEL_PATH');
@@ -106,65 +150,150 @@ function translate(o: RlRunOptions): VerlExport {
   fixed('trainer.n_gpus_per_node', 1);
   fixed('trainer.nnodes', 1);
   if (ppo) {
-    set('preset', o.preset, 'algorithm.adv_estimator', 'gae', 'PPO: GAE over the critic\'s values');
+    set('preset', o.preset, 'algorithm.adv_estimator', 'gae', "PPO: GAE over the critic's values");
     fixed('critic.model.path', '$MODEL_PATH');
   }
 
   // Run length, batch shape, seeds.
-  set('steps', o.steps, 'trainer.total_training_steps', o.steps, 'one verl training step = one sampled batch, as a Dewpoint step');
-  set('steps', o.steps, 'trainer.total_epochs', o.steps, 'an upper bound (a step takes at least one batch of an epoch) so that total_training_steps decides');
+  set(
+    'steps',
+    o.steps,
+    'trainer.total_training_steps',
+    o.steps,
+    'one verl training step = one sampled batch, as a Dewpoint step',
+  );
+  set(
+    'steps',
+    o.steps,
+    'trainer.total_epochs',
+    o.steps,
+    'an upper bound (a step takes at least one batch of an epoch) so that total_training_steps decides',
+  );
   set('seed', o.seed, 'data.seed', o.seed, 'the same number seeds another generator: the samples differ');
-  set('seed', o.seed, 'actor_rollout_ref.rollout.seed', o.seed, 'the same number seeds another generator: the samples differ');
+  set(
+    'seed',
+    o.seed,
+    'actor_rollout_ref.rollout.seed',
+    o.seed,
+    'the same number seeds another generator: the samples differ',
+  );
   set('prompts', P, 'data.train_batch_size', P);
   set('group', G, 'actor_rollout_ref.rollout.n', G);
   let miniPrompts = P;
   if (P % M === 0) {
     miniPrompts = P / M;
-    set('miniBatches', M, 'actor_rollout_ref.actor.ppo_mini_batch_size', miniPrompts, `counted in prompts (verl multiplies by rollout.n): ${M} updates per epoch of ${miniPrompts * G} completions`);
+    set(
+      'miniBatches',
+      M,
+      'actor_rollout_ref.actor.ppo_mini_batch_size',
+      miniPrompts,
+      `counted in prompts (verl multiplies by rollout.n): ${M} updates per epoch of ${miniPrompts * G} completions`,
+    );
   } else {
     fixed('actor_rollout_ref.actor.ppo_mini_batch_size', P);
-    log.none('miniBatches', M, `verl splits a batch by prompts: ppo_mini_batch_size = ${P} / ${M} is not a whole number (exported as one mini-batch of ${P} prompts)`);
+    log.none(
+      'miniBatches',
+      M,
+      `verl splits a batch by prompts: ppo_mini_batch_size = ${P} / ${M} is not a whole number (exported as one mini-batch of ${P} prompts)`,
+    );
   }
   const micro = miniPrompts * G;
   fixed('actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu', micro);
   fixed('actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu', micro);
   if (o.beta > 0) fixed('actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu', micro);
   if (ppo) fixed('critic.ppo_micro_batch_size_per_gpu', micro);
-  set('epochs', o.epochs, 'actor_rollout_ref.actor.ppo_epochs', o.epochs, ppo ? 'critic.ppo_epochs follows it (oc.select)' : undefined);
+  set(
+    'epochs',
+    o.epochs,
+    'actor_rollout_ref.actor.ppo_epochs',
+    o.epochs,
+    ppo ? 'critic.ppo_epochs follows it (oc.select)' : undefined,
+  );
 
   // Optimizer: Dewpoint has one AdamW over every parameter (the value head included), verl one per model.
   const optims = ppo ? ['actor_rollout_ref.actor.optim', 'critic.optim'] : ['actor_rollout_ref.actor.optim'];
   for (const optim of optims) {
-    const critic = optim.startsWith('critic') ? "Dewpoint's value head shares the policy's one optimizer and learning rate; verl trains the critic as its own model" : undefined;
+    const critic = optim.startsWith('critic')
+      ? "Dewpoint's value head shares the policy's one optimizer and learning rate; verl trains the critic as its own model"
+      : undefined;
     set('lr', o.lr, `${optim}.lr`, o.lr, critic ?? 'constant (verl lr_scheduler_type constant, no warmup)');
     set('beta1', o.beta1, `${optim}.betas`, [o.beta1, o.beta2]);
     set('beta2', o.beta2, `${optim}.betas`, [o.beta1, o.beta2]);
-    set('eps', o.eps, `${optim}.override_optimizer_config`, { eps: o.eps }, 'verl passes it to torch.optim.AdamW (its optim config has no eps key)');
-    set('weightDecay', o.weightDecay, `${optim}.weight_decay`, o.weightDecay, o.weightDecay > 0 ? 'verl decays every parameter; Dewpoint only the matrices' : undefined);
+    set(
+      'eps',
+      o.eps,
+      `${optim}.override_optimizer_config`,
+      { eps: o.eps },
+      'verl passes it to torch.optim.AdamW (its optim config has no eps key)',
+    );
+    set(
+      'weightDecay',
+      o.weightDecay,
+      `${optim}.weight_decay`,
+      o.weightDecay,
+      o.weightDecay > 0 ? 'verl decays every parameter; Dewpoint only the matrices' : undefined,
+    );
     set('maxGradNorm', o.maxGradNorm, `${optim}.clip_grad`, o.maxGradNorm);
   }
 
   // Sampling.
   set('temperature', o.temperature, 'actor_rollout_ref.rollout.temperature', o.temperature);
-  if (o.temperature !== 1) log.none('temperature', o.temperature, 'verl also divides the actor\'s logits by the rollout temperature when it scores them (it trains the tempered policy); Dewpoint trains the unscaled model and uses the tempered log-probs only as the behavior policy');
-  set('topK', o.topK, 'actor_rollout_ref.rollout.top_k', o.topK === 0 ? -1 : o.topK, o.topK === 0 ? 'off: verl writes -1' : undefined);
+  if (o.temperature !== 1)
+    log.none(
+      'temperature',
+      o.temperature,
+      "verl also divides the actor's logits by the rollout temperature when it scores them (it trains the tempered policy); Dewpoint trains the unscaled model and uses the tempered log-probs only as the behavior policy",
+    );
+  set(
+    'topK',
+    o.topK,
+    'actor_rollout_ref.rollout.top_k',
+    o.topK === 0 ? -1 : o.topK,
+    o.topK === 0 ? 'off: verl writes -1' : undefined,
+  );
   set('topP', o.topP, 'actor_rollout_ref.rollout.top_p', o.topP);
   if (turns > 1) {
-    set('maxNew', o.maxNew, 'data.max_response_length', o.maxNew * turns, `the whole episode's budget, ${turns} × ${o.maxNew}; the environment's tokens count in it too`);
-    log.none('maxNew', o.maxNew, 'a limit per action: verl bounds the whole multi-turn response (data.max_response_length), not each turn');
+    set(
+      'maxNew',
+      o.maxNew,
+      'data.max_response_length',
+      o.maxNew * turns,
+      `the whole episode's budget, ${turns} × ${o.maxNew}; the environment's tokens count in it too`,
+    );
+    log.none(
+      'maxNew',
+      o.maxNew,
+      'a limit per action: verl bounds the whole multi-turn response (data.max_response_length), not each turn',
+    );
     set('maxTurns', turns, 'actor_rollout_ref.rollout.multi_turn.enable', true);
     set('maxTurns', turns, 'actor_rollout_ref.rollout.multi_turn.max_assistant_turns', turns);
   } else {
     set('maxNew', o.maxNew, 'data.max_response_length', o.maxNew);
-    if ('maxTurns' in o) log.asDefault('maxTurns', turns, 'one action per episode: verl\'s single-turn rollout');
+    if ('maxTurns' in o) log.asDefault('maxTurns', turns, "one action per episode: verl's single-turn rollout");
   }
   if ('trainProblems' in o && o.trainProblems !== undefined) {
-    set('trainProblems', o.trainProblems, 'data.train_max_samples', o.trainProblems, 'verl keeps that many rows of data.train_files and passes over them in epochs');
+    set(
+      'trainProblems',
+      o.trainProblems,
+      'data.train_max_samples',
+      o.trainProblems,
+      'verl keeps that many rows of data.train_files and passes over them in epochs',
+    );
     // verl's train dataloader drops the last incomplete batch (v1/trainer_base.py, drop_last=True).
-    if (o.trainProblems < P) log.none('trainProblems', o.trainProblems, `fewer problems than data.train_batch_size (${P}): verl drops the incomplete batch, so an epoch has none; Dewpoint draws repeats`);
+    if (o.trainProblems < P)
+      log.none(
+        'trainProblems',
+        o.trainProblems,
+        `fewer problems than data.train_batch_size (${P}): verl drops the incomplete batch, so an epoch has none; Dewpoint draws repeats`,
+      );
   }
   if ('renormalize' in o && o.renormalize !== undefined) {
-    if (o.renormalize) log.none('renormalize', true, 'verl scores the full softmax (at the rollout temperature); it has no renormalisation over the top-k/top-p support');
+    if (o.renormalize)
+      log.none(
+        'renormalize',
+        true,
+        'verl scores the full softmax (at the rollout temperature); it has no renormalisation over the top-k/top-p support',
+      );
     else log.asDefault('renormalize', false, 'the full softmax, as verl');
   }
 
@@ -172,25 +301,75 @@ function translate(o: RlRunOptions): VerlExport {
   aggregation(o, log, set);
   if (ppo) critic(o as PpoRunOptions | PpoEpisodeRunOptions, log, set);
   else advantage(o as GrpoRunOptions | EpisodeGrpoRunOptions, log, set);
-  if (o.truncation === 'mask') log.none('truncation', 'mask', "verl trains a truncated response on its reward; no option drops it from the loss (DAPO's overlong reward shaping is a different thing)");
+  if (o.truncation === 'mask')
+    log.none(
+      'truncation',
+      'mask',
+      "verl trains a truncated response on its reward; no option drops it from the loss (DAPO's overlong reward shaping is a different thing)",
+    );
   else log.asDefault('truncation', 'score', 'verl trains truncated responses on their reward');
 
   // KL to the reference, as a loss term.
-  set('beta', o.beta, 'actor_rollout_ref.actor.use_kl_loss', o.beta > 0, o.beta > 0 ? undefined : 'β = 0: no reference model');
+  set(
+    'beta',
+    o.beta,
+    'actor_rollout_ref.actor.use_kl_loss',
+    o.beta > 0,
+    o.beta > 0 ? undefined : 'β = 0: no reference model',
+  );
   if (o.beta > 0) set('beta', o.beta, 'actor_rollout_ref.actor.kl_loss_coef', o.beta);
-  if (o.beta > 0 && o.aggregation.mode !== 'token-mean') log.none('beta', o.beta, `verl aggregates the KL term with loss_agg_mode (${o.aggregation.mode}); Dewpoint always takes its token-mean`);
-  set('kl.estimator', o.kl.estimator, 'actor_rollout_ref.actor.kl_loss_type', VERL_KL_TYPE[o.kl.estimator], o.beta > 0 ? undefined : 'unused at β = 0');
+  if (o.beta > 0 && o.aggregation.mode !== 'token-mean')
+    log.none(
+      'beta',
+      o.beta,
+      `verl aggregates the KL term with loss_agg_mode (${o.aggregation.mode}); Dewpoint always takes its token-mean`,
+    );
+  set(
+    'kl.estimator',
+    o.kl.estimator,
+    'actor_rollout_ref.actor.kl_loss_type',
+    VERL_KL_TYPE[o.kl.estimator],
+    o.beta > 0 ? undefined : 'unused at β = 0',
+  );
   if (o.kl.compat !== undefined) {
-    if (o.kl.compat === 'trl' && o.kl.estimator.startsWith('k3')) log.none('kl.compat', 'trl', "TRL's k3 is unclamped; verl's low_var_kl clamps the log-ratio to ±20 and the value to ±10");
-    else log.resolved('kl.compat', o.kl.compat, `k3 clamped as verl's low_var_kl${o.kl.compat === 'trl' ? ' (trl only changes k3)' : ''}`);
+    if (o.kl.compat === 'trl' && o.kl.estimator.startsWith('k3'))
+      log.none(
+        'kl.compat',
+        'trl',
+        "TRL's k3 is unclamped; verl's low_var_kl clamps the log-ratio to ±20 and the value to ±10",
+      );
+    else
+      log.resolved(
+        'kl.compat',
+        o.kl.compat,
+        `k3 clamped as verl's low_var_kl${o.kl.compat === 'trl' ? ' (trl only changes k3)' : ''}`,
+      );
   }
 
   corrections(o, log, set);
   // Evaluation and checkpoints; both also fire on verl's last step.
   set('evalEvery', o.evalEvery, 'trainer.test_freq', o.evalEvery > 0 ? o.evalEvery : -1);
-  set('evalEvery', o.evalEvery, 'trainer.val_before_train', o.evalEvery > 0, 'Dewpoint evaluates before the first step when it evaluates at all');
-  set('evalN', o.evalN, 'data.val_max_samples', o.evalN, "greedy, as verl's val_kwargs (do_sample false); the accuracy is whatever the reward function reports");
-  set('checkpointEvery', o.checkpointEvery, 'trainer.save_freq', o.checkpointEvery > 0 ? o.checkpointEvery : o.steps, o.checkpointEvery > 0 ? undefined : '0 = at the end only: every `steps` steps (verl also saves on the last step)');
+  set(
+    'evalEvery',
+    o.evalEvery,
+    'trainer.val_before_train',
+    o.evalEvery > 0,
+    'Dewpoint evaluates before the first step when it evaluates at all',
+  );
+  set(
+    'evalN',
+    o.evalN,
+    'data.val_max_samples',
+    o.evalN,
+    "greedy, as verl's val_kwargs (do_sample false); the accuracy is whatever the reward function reports",
+  );
+  set(
+    'checkpointEvery',
+    o.checkpointEvery,
+    'trainer.save_freq',
+    o.checkpointEvery > 0 ? o.checkpointEvery : o.steps,
+    o.checkpointEvery > 0 ? undefined : '0 = at the end only: every `steps` steps (verl also saves on the last step)',
+  );
 
   const overrides = [...keys].map(([k, v]) => `${k}=${hydraValue(v)}`);
   return {
@@ -216,8 +395,20 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: str
   const p = o.policyLoss;
   const s = lossSettings(p);
   const clips = (low: number, high: number, lowPath = 'clipLow', highPath = 'clipHigh') => {
-    set(`policyLoss.${lowPath}`, low, `${ACTOR}.clip_ratio_low`, low, isSet(p, lowPath) ? undefined : 'unset: Dewpoint\'s default');
-    set(`policyLoss.${highPath}`, high, `${ACTOR}.clip_ratio_high`, high, isSet(p, highPath) ? undefined : 'unset: ε low, as verl');
+    set(
+      `policyLoss.${lowPath}`,
+      low,
+      `${ACTOR}.clip_ratio_low`,
+      low,
+      isSet(p, lowPath) ? undefined : "unset: Dewpoint's default",
+    );
+    set(
+      `policyLoss.${highPath}`,
+      high,
+      `${ACTOR}.clip_ratio_high`,
+      high,
+      isSet(p, highPath) ? undefined : 'unset: ε low, as verl',
+    );
   };
   const compat = (what: string) => {
     if ('compat' in p && p.compat !== undefined) log.resolved('policyLoss.compat', p.compat, what);
@@ -228,15 +419,45 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: str
       clips(s.clipLow, s.clipHigh);
       // TRL's δ caps r in the unclipped term: for δ > 1 + ε_high that is verl's dual clip at δ.
       const deltaActs = Number.isFinite(s.delta) && s.delta > 1 + s.clipHigh;
-      if (Number.isFinite(s.delta) && !deltaActs) log.none('policyLoss.delta', s.delta, `TRL δ ≤ 1 + ε_high (${1 + s.clipHigh}) also caps positive-advantage tokens; verl's dual clip bounds only negative ones`);
+      if (Number.isFinite(s.delta) && !deltaActs)
+        log.none(
+          'policyLoss.delta',
+          s.delta,
+          `TRL δ ≤ 1 + ε_high (${1 + s.clipHigh}) also caps positive-advantage tokens; verl's dual clip bounds only negative ones`,
+        );
       const c = Math.min(s.dualClip, deltaActs ? s.delta : Infinity);
       const to = Number.isFinite(c) ? c : NO_DUAL_CLIP;
-      const note = Number.isFinite(c) ? undefined : `no dual clip: ${NO_DUAL_CLIP} is above e^20, the largest ratio verl's ±20 clamp lets through`;
-      if (isSet(p, 'dualClip') || !deltaActs) set('policyLoss.dualClip', bound(s.dualClip), `${ACTOR}.clip_ratio_c`, to, isSet(p, 'dualClip') ? note : `unset: ${s.compat === 'verl' ? '3 under compat verl' : `none under compat ${s.compat}`}${note ? `; ${note}` : ''}`);
-      if (deltaActs) set('policyLoss.delta', s.delta, `${ACTOR}.clip_ratio_c`, to, `TRL's δ > 1 + ε_high bounds a negative-advantage token's loss at −A·δ, as verl's dual clip${c < s.delta ? ` (the dual clip ${c} binds first)` : ''}`);
+      const note = Number.isFinite(c)
+        ? undefined
+        : `no dual clip: ${NO_DUAL_CLIP} is above e^20, the largest ratio verl's ±20 clamp lets through`;
+      if (isSet(p, 'dualClip') || !deltaActs)
+        set(
+          'policyLoss.dualClip',
+          bound(s.dualClip),
+          `${ACTOR}.clip_ratio_c`,
+          to,
+          isSet(p, 'dualClip')
+            ? note
+            : `unset: ${s.compat === 'verl' ? '3 under compat verl' : `none under compat ${s.compat}`}${note ? `; ${note}` : ''}`,
+        );
+      if (deltaActs)
+        set(
+          'policyLoss.delta',
+          s.delta,
+          `${ACTOR}.clip_ratio_c`,
+          to,
+          `TRL's δ > 1 + ε_high bounds a negative-advantage token's loss at −A·δ, as verl's dual clip${c < s.delta ? ` (the dual clip ${c} binds first)` : ''}`,
+        );
       if (s.logRatioClamp === 20) {
-        if (isSet(p, 'logRatioClamp')) log.asDefault('policyLoss.logRatioClamp', 20, 'verl always clamps logp − old to ±20 (not configurable)');
-      } else log.none('policyLoss.logRatioClamp', bound(s.logRatioClamp), 'verl always clamps logp − old to ±20 (not configurable)', !isSet(p, 'logRatioClamp'));
+        if (isSet(p, 'logRatioClamp'))
+          log.asDefault('policyLoss.logRatioClamp', 20, 'verl always clamps logp − old to ±20 (not configurable)');
+      } else
+        log.none(
+          'policyLoss.logRatioClamp',
+          bound(s.logRatioClamp),
+          'verl always clamps logp − old to ±20 (not configurable)',
+          !isSet(p, 'logRatioClamp'),
+        );
       compat(`resolved: dual clip ${bound(s.dualClip)}, log-ratio clamp ${bound(s.logRatioClamp)}`);
       return;
     }
@@ -244,23 +465,51 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: str
       set('policyLoss.name', 'gspo', `${ACTOR}.policy_loss.loss_mode`, 'gspo');
       clips(s.clipLow, s.clipHigh);
       if (s.logRatioCap === 10) {
-        if (isSet(p, 'logRatioCap')) log.asDefault('policyLoss.logRatioCap', 10, "verl's gspo caps the log of the sequence ratio at 10 (not configurable)");
-      } else log.none('policyLoss.logRatioCap', bound(s.logRatioCap), "verl's gspo always caps the log of the sequence ratio at 10", !isSet(p, 'logRatioCap'));
-      if (o.aggregation.mode !== 'seq-mean-token-mean') log.none('aggregation.mode', o.aggregation.mode, "verl's gspo always aggregates its policy term seq-mean-token-mean (loss_agg_mode still applies to the KL term)");
+        if (isSet(p, 'logRatioCap'))
+          log.asDefault(
+            'policyLoss.logRatioCap',
+            10,
+            "verl's gspo caps the log of the sequence ratio at 10 (not configurable)",
+          );
+      } else
+        log.none(
+          'policyLoss.logRatioCap',
+          bound(s.logRatioCap),
+          "verl's gspo always caps the log of the sequence ratio at 10",
+          !isSet(p, 'logRatioCap'),
+        );
+      if (o.aggregation.mode !== 'seq-mean-token-mean')
+        log.none(
+          'aggregation.mode',
+          o.aggregation.mode,
+          "verl's gspo always aggregates its policy term seq-mean-token-mean (loss_agg_mode still applies to the KL term)",
+        );
       compat(`resolved: log-ratio cap ${bound(s.logRatioCap)}`);
       return;
     case 'cispo':
       if (s.compat === 'trl') {
-        noneAll(log, 'policyLoss', p, "TRL's cispo (an upper cap on the ratio only, no clamp) is not verl's cispo, which clips both sides around 1");
+        noneAll(
+          log,
+          'policyLoss',
+          p,
+          "TRL's cispo (an upper cap on the ratio only, no clamp) is not verl's cispo, which clips both sides around 1",
+        );
         return;
       }
       set('policyLoss.name', 'cispo', `${ACTOR}.policy_loss.loss_mode`, 'cispo');
       clips(s.clipLow, s.clipHigh);
-      if (isSet(p, 'cap')) log.asDefault('policyLoss.cap', s.cap, 'used only under compat trl (unused here, as in verl)');
+      if (isSet(p, 'cap'))
+        log.asDefault('policyLoss.cap', s.cap, 'used only under compat trl (unused here, as in verl)');
       compat('resolved: the two-sided clip, as verl');
       return;
     case 'reinforce':
-      set('policyLoss.name', 'reinforce', `${ACTOR}.policy_loss.loss_mode`, 'gpg', "verl's gpg: −A·logp (times the IS weight when one is set)");
+      set(
+        'policyLoss.name',
+        'reinforce',
+        `${ACTOR}.policy_loss.loss_mode`,
+        'gpg',
+        "verl's gpg: −A·logp (times the IS weight when one is set)",
+      );
       return;
     case 'dppo_tv':
     case 'dppo_kl': {
@@ -271,21 +520,50 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: str
       set('policyLoss.name', s.name, `${ACTOR}.policy_loss.loss_mode`, s.name);
       clips(s.deltaLow, s.deltaHigh, 'deltaLow', 'deltaHigh');
       const C = Number.isFinite(s.truncation) ? s.truncation : NO_DUAL_CLIP;
-      set('policyLoss.truncation', bound(s.truncation), `${ACTOR}.clip_ratio_c`, C, `verl truncates the detached ratio at clip_ratio_c${isSet(p, 'truncation') ? '' : ` (unset: ${s.compat === 'rllm' ? `none under rllm; ${NO_DUAL_CLIP} is above e^20` : '3 under verl'})`}`);
+      set(
+        'policyLoss.truncation',
+        bound(s.truncation),
+        `${ACTOR}.clip_ratio_c`,
+        C,
+        `verl truncates the detached ratio at clip_ratio_c${isSet(p, 'truncation') ? '' : ` (unset: ${s.compat === 'rllm' ? `none under rllm; ${NO_DUAL_CLIP} is above e^20` : '3 under verl'})`}`,
+      );
       compat(`resolved: truncation ${bound(s.truncation)}`);
       return;
     }
     case 'icepop': {
       // rLLM's icepop loss −A·d·logp·1[α ≤ d ≤ β] is verl's bypass-mode REINFORCE with an IcePop IS band.
       if (!(s.alpha > 0)) {
-        noneAll(log, 'policyLoss', p, 'verl needs a positive lower IcePop bound (rollout_is_threshold "lo_hi" with lo > 0)');
+        noneAll(
+          log,
+          'policyLoss',
+          p,
+          'verl needs a positive lower IcePop bound (rollout_is_threshold "lo_hi" with lo > 0)',
+        );
         return;
       }
       const band = `${s.alpha}_${s.beta}`;
-      set('policyLoss.name', 'icepop', `${CORR}.bypass_mode`, true, "bypass mode (old := rollout) sets loss_mode bypass_mode itself");
-      set('policyLoss.name', 'icepop', `${CORR}.loss_type`, 'reinforce', 'REINFORCE with explicit IS weights against the sampler');
+      set(
+        'policyLoss.name',
+        'icepop',
+        `${CORR}.bypass_mode`,
+        true,
+        'bypass mode (old := rollout) sets loss_mode bypass_mode itself',
+      );
+      set(
+        'policyLoss.name',
+        'icepop',
+        `${CORR}.loss_type`,
+        'reinforce',
+        'REINFORCE with explicit IS weights against the sampler',
+      );
       set('policyLoss.name', 'icepop', `${CORR}.rollout_is`, 'token');
-      set('policyLoss.alpha', s.alpha, `${CORR}.rollout_is_threshold`, band, isSet(p, 'alpha') ? undefined : 'unset: 0.5');
+      set(
+        'policyLoss.alpha',
+        s.alpha,
+        `${CORR}.rollout_is_threshold`,
+        band,
+        isSet(p, 'alpha') ? undefined : 'unset: 0.5',
+      );
       set('policyLoss.beta', s.beta, `${CORR}.rollout_is_threshold`, band, isSet(p, 'beta') ? undefined : 'unset: 5');
       put(`${CORR}.rollout_is_batch_normalize`, false);
       return;
@@ -309,21 +587,63 @@ function aggregation(o: RlRunOptions, log: MappingLog, set: SetFn): void {
       return;
     case 'seq-mean-token-sum-norm':
       set('aggregation.mode', a.mode, key, a.mode);
-      if (a.lossScaleFactor !== undefined) set('aggregation.lossScaleFactor', a.lossScaleFactor, `${ACTOR}.loss_scale_factor`, a.lossScaleFactor);
-      else log.none('aggregation.lossScaleFactor', 'the batch width', 'Dewpoint divides by the packed batch width, verl (loss_scale_factor null) by data.max_response_length: set loss_scale_factor to the width', true);
-      if (a.compat === 'verl-legacy') log.none('aggregation.compat', a.compat, 'verl before #5417 (v0.7.0 and earlier) did not divide by the sequence count; current verl does');
+      if (a.lossScaleFactor !== undefined)
+        set('aggregation.lossScaleFactor', a.lossScaleFactor, `${ACTOR}.loss_scale_factor`, a.lossScaleFactor);
+      else
+        log.none(
+          'aggregation.lossScaleFactor',
+          'the batch width',
+          'Dewpoint divides by the packed batch width, verl (loss_scale_factor null) by data.max_response_length: set loss_scale_factor to the width',
+          true,
+        );
+      if (a.compat === 'verl-legacy')
+        log.none(
+          'aggregation.compat',
+          a.compat,
+          'verl before #5417 (v0.7.0 and earlier) did not divide by the sequence count; current verl does',
+        );
       else if (a.compat !== undefined) log.resolved('aggregation.compat', a.compat, "current verl's Σ/(K·sequences)");
       return;
     case 'grpo':
-      set('aggregation.mode', 'grpo', key, 'seq-mean-token-mean', `TRL's grpo counts fully masked rows in the mean, verl's seq-mean-token-mean does not${critic}`);
+      set(
+        'aggregation.mode',
+        'grpo',
+        key,
+        'seq-mean-token-mean',
+        `TRL's grpo counts fully masked rows in the mean, verl's seq-mean-token-mean does not${critic}`,
+      );
       return;
     case 'dr_grpo':
-      set('aggregation.mode', 'dr_grpo', key, 'seq-mean-token-sum-norm', `Σ/(sequences·L_max); verl counts only sequences with tokens${critic}`);
-      if (a.maxCompletionLength !== undefined) set('aggregation.maxCompletionLength', a.maxCompletionLength, `${ACTOR}.loss_scale_factor`, a.maxCompletionLength);
-      else log.none('aggregation.maxCompletionLength', 'the batch width', 'L_max defaults to the packed batch width, verl to data.max_response_length: set loss_scale_factor to the width', true);
+      set(
+        'aggregation.mode',
+        'dr_grpo',
+        key,
+        'seq-mean-token-sum-norm',
+        `Σ/(sequences·L_max); verl counts only sequences with tokens${critic}`,
+      );
+      if (a.maxCompletionLength !== undefined)
+        set(
+          'aggregation.maxCompletionLength',
+          a.maxCompletionLength,
+          `${ACTOR}.loss_scale_factor`,
+          a.maxCompletionLength,
+        );
+      else
+        log.none(
+          'aggregation.maxCompletionLength',
+          'the batch width',
+          'L_max defaults to the packed batch width, verl to data.max_response_length: set loss_scale_factor to the width',
+          true,
+        );
       return;
     case 'session-mean':
-      set('aggregation.mode', 'session-mean', key, 'seq-mean-token-mean', `equal when each session packs as one sequence (single-turn, or turns that extend each other); verl has no sessions${critic}`);
+      set(
+        'aggregation.mode',
+        'session-mean',
+        key,
+        'seq-mean-token-mean',
+        `equal when each session packs as one sequence (single-turn, or turns that extend each other); verl has no sessions${critic}`,
+      );
       return;
   }
 }
@@ -339,24 +659,80 @@ function advantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, log: MappingLog, s
   };
   if (s.estimator === 'grpo') {
     set('advantage.estimator', 'grpo', adv, 'grpo');
-    if (s.scale === 'batch') log.none('advantage.scale', 'batch', "verl's grpo divides by the group's std or by nothing (norm_adv_by_std_in_grpo); no batch std");
-    else set('advantage.scale', s.scale, 'algorithm.norm_adv_by_std_in_grpo', s.scale === 'group', isSet(a, 'scale') ? undefined : 'unset: group');
-    fixedAs('advantage.stdType', 'stdType', s.stdType, s.stdType === 'unbiased', "verl's grpo uses torch.std (unbiased, ddof 1)");
-    fixedAs('advantage.epsilon', 'epsilon', s.epsilon, s.epsilon === 1e-6, "verl's grpo adds 1e-6 to the std (not configurable)");
-    fixedAs('advantage.singleton', 'singleton', s.singleton, s.singleton === 'raw', "verl's grpo gives a one-member group r/(1+ε) (μ 0, σ 1)");
+    if (s.scale === 'batch')
+      log.none(
+        'advantage.scale',
+        'batch',
+        "verl's grpo divides by the group's std or by nothing (norm_adv_by_std_in_grpo); no batch std",
+      );
+    else
+      set(
+        'advantage.scale',
+        s.scale,
+        'algorithm.norm_adv_by_std_in_grpo',
+        s.scale === 'group',
+        isSet(a, 'scale') ? undefined : 'unset: group',
+      );
+    fixedAs(
+      'advantage.stdType',
+      'stdType',
+      s.stdType,
+      s.stdType === 'unbiased',
+      "verl's grpo uses torch.std (unbiased, ddof 1)",
+    );
+    fixedAs(
+      'advantage.epsilon',
+      'epsilon',
+      s.epsilon,
+      s.epsilon === 1e-6,
+      "verl's grpo adds 1e-6 to the std (not configurable)",
+    );
+    fixedAs(
+      'advantage.singleton',
+      'singleton',
+      s.singleton,
+      s.singleton === 'raw',
+      "verl's grpo gives a one-member group r/(1+ε) (μ 0, σ 1)",
+    );
   } else if (s.estimator === 'rloo') {
-    set('advantage.estimator', 'rloo', adv, s.singleton === 'raw' ? 'rloo' : 'rloo_vectorized', s.singleton === 'raw' ? 'the loop version: a one-member group keeps its raw score' : 'the vectorised version: a one-member group gets 0');
-    if (isSet(a, 'singleton')) set('advantage.singleton', s.singleton, adv, s.singleton === 'raw' ? 'rloo' : 'rloo_vectorized');
+    set(
+      'advantage.estimator',
+      'rloo',
+      adv,
+      s.singleton === 'raw' ? 'rloo' : 'rloo_vectorized',
+      s.singleton === 'raw'
+        ? 'the loop version: a one-member group keeps its raw score'
+        : 'the vectorised version: a one-member group gets 0',
+    );
+    if (isSet(a, 'singleton'))
+      set('advantage.singleton', s.singleton, adv, s.singleton === 'raw' ? 'rloo' : 'rloo_vectorized');
     if (s.normalize) log.none('advantage.normalize', true, "verl's rloo does not whiten over the batch");
     else log.asDefault('advantage.normalize', false, "no whitening, as verl's rloo");
   } else {
     set('advantage.estimator', s.estimator, adv, 'reinforce_plus_plus_baseline');
-    fixedAs('advantage.shiftMean', 'shiftMean', s.shiftMean, s.shiftMean, "verl whitens with masked_whiten(shift_mean=True)");
-    if (s.compat === 'rllm') log.none('advantage.compat', 'rllm', "rLLM's sequence-level std is not verl's token-weighted whitening");
+    fixedAs(
+      'advantage.shiftMean',
+      'shiftMean',
+      s.shiftMean,
+      s.shiftMean,
+      'verl whitens with masked_whiten(shift_mean=True)',
+    );
+    if (s.compat === 'rllm')
+      log.none('advantage.compat', 'rllm', "rLLM's sequence-level std is not verl's token-weighted whitening");
   }
-  if (a.compat !== undefined && !(s.estimator === 'reinforce++-baseline' && s.compat === 'rllm')) log.resolved('advantage.compat', a.compat, 'fills the estimator options left unset; each is exported or listed here');
-  if (o.maskZeroAdvantage) log.none('maskZeroAdvantage', true, "verl keeps all-equal groups in the loss (advantage 0, their tokens in token-mean's count); no option masks them (algorithm.filter_groups resamples instead)");
-  else log.asDefault('maskZeroAdvantage', false, "all-equal groups stay in the loss with advantage 0, as verl");
+  if (a.compat !== undefined && !(s.estimator === 'reinforce++-baseline' && s.compat === 'rllm'))
+    log.resolved(
+      'advantage.compat',
+      a.compat,
+      'fills the estimator options left unset; each is exported or listed here',
+    );
+  if (o.maskZeroAdvantage)
+    log.none(
+      'maskZeroAdvantage',
+      true,
+      "verl keeps all-equal groups in the loss (advantage 0, their tokens in token-mean's count); no option masks them (algorithm.filter_groups resamples instead)",
+    );
+  else log.asDefault('maskZeroAdvantage', false, 'all-equal groups stay in the loss with advantage 0, as verl');
 }
 
 function critic(o: PpoRunOptions | PpoEpisodeRunOptions, log: MappingLog, set: SetFn): void {
@@ -364,23 +740,46 @@ function critic(o: PpoRunOptions | PpoEpisodeRunOptions, log: MappingLog, set: S
   set('lam', o.lam, 'algorithm.lam', o.lam);
   if (o.shiftMean) log.asDefault('shiftMean', true, "verl's GAE whitens with masked_whiten(shift_mean=True)");
   else log.none('shiftMean', false, "verl's GAE always re-centres the whitened advantages");
-  log.none('valueCoefficient', o.valueCoefficient, "verl trains the critic as a separate model with its own optimizer (critic.optim.*): there is no weight between the two losses (Dewpoint's value head shares the trunk and the one loss)");
+  log.none(
+    'valueCoefficient',
+    o.valueCoefficient,
+    "verl trains the critic as a separate model with its own optimizer (critic.optim.*): there is no weight between the two losses (Dewpoint's value head shares the trunk and the one loss)",
+  );
   set('valueClip', o.valueClip, 'critic.cliprange_value', o.valueClip);
 }
 
 function corrections(o: RlRunOptions, log: MappingLog, set: SetFn): void {
   const imp = o.importance;
   if (o.policyLoss.name === 'icepop') {
-    if (imp.kind !== 'off') noneAll(log, 'importance', imp, "icepop already uses verl's rollout_is for its band; a second IS weight cannot be expressed");
+    if (imp.kind !== 'off')
+      noneAll(
+        log,
+        'importance',
+        imp,
+        "icepop already uses verl's rollout_is for its band; a second IS weight cannot be expressed",
+      );
     else log.asDefault('importance.kind', 'off', 'no IS weight besides the icepop band');
   } else if (imp.kind === 'off') {
     set('importance.kind', 'off', `${CORR}.rollout_is`, null, 'no IS weights (verl default)');
   } else {
     set('importance.kind', imp.kind, `${CORR}.rollout_is`, imp.level);
     set('importance.level', imp.level, `${CORR}.rollout_is`, imp.level);
-    if (imp.kind === 'tis') set('importance.cap', imp.cap, `${CORR}.rollout_is_threshold`, imp.cap, 'TIS: w = min(ratio, cap); decoupled mode (old / rollout), as Dewpoint');
+    if (imp.kind === 'tis')
+      set(
+        'importance.cap',
+        imp.cap,
+        `${CORR}.rollout_is_threshold`,
+        imp.cap,
+        'TIS: w = min(ratio, cap); decoupled mode (old / rollout), as Dewpoint',
+      );
     else if (imp.low > 0) {
-      set('importance.low', imp.low, `${CORR}.rollout_is_threshold`, `${imp.low}_${imp.high}`, 'IcePop: the ratio inside [low, high], 0 outside');
+      set(
+        'importance.low',
+        imp.low,
+        `${CORR}.rollout_is_threshold`,
+        `${imp.low}_${imp.high}`,
+        'IcePop: the ratio inside [low, high], 0 outside',
+      );
       set('importance.high', imp.high, `${CORR}.rollout_is_threshold`, `${imp.low}_${imp.high}`);
     } else {
       log.none('importance.low', 0, 'verl needs a positive lower IcePop bound ("lo_hi" with lo > 0)');
@@ -393,7 +792,9 @@ function corrections(o: RlRunOptions, log: MappingLog, set: SetFn): void {
   const names = chosen.join(',');
   const thresholds = chosen.map((k) => String(o.rejection[k])).join(',');
   for (const k of chosen) {
-    const note = k.endsWith('k1') ? `u keeps ratios in [1/u, u] (verl infers the lower bound 1/u); verl applies the mask before the advantages` : 'an upper bound; verl applies the mask before the advantages';
+    const note = k.endsWith('k1')
+      ? `u keeps ratios in [1/u, u] (verl infers the lower bound 1/u); verl applies the mask before the advantages`
+      : 'an upper bound; verl applies the mask before the advantages';
     set(`rejection.${k}`, o.rejection[k], `${CORR}.rollout_rs`, names, note);
     set(`rejection.${k}`, o.rejection[k], `${CORR}.rollout_rs_threshold`, thresholds);
   }

@@ -10,9 +10,23 @@ import { kvDim } from './config';
 import type { ValueHead } from './forward';
 import type { Acts, ParamSet } from './tensors';
 
-export function backward(ops: Ops, c: ModelConfig, p: ParamSet, g: ParamSet, a: Acts, vh: ValueHead | null = null): void {
+export function backward(
+  ops: Ops,
+  c: ModelConfig,
+  p: ParamSet,
+  g: ParamSet,
+  a: Acts,
+  vh: ValueHead | null = null,
+): void {
   const { B, T } = a;
-  const N = B * T, C = c.dModel, F = c.ffn, V = c.vocab, NH = c.heads, NKV = c.kvHeads, hs = C / NH, KV = kvDim(c);
+  const N = B * T,
+    C = c.dModel,
+    F = c.ffn,
+    V = c.vocab,
+    NH = c.heads,
+    NKV = c.kvHeads,
+    hs = C / NH,
+    KV = kvDim(c);
   ops.zero(a.dlogits);
   ops.logprobBackward(a.dlogits, a.dlogp, a.logits, a.targets, a.lseOut, N, V);
   ops.matmul(a.dln, a.dlogits, p.lmHead, N, V, C, 'nn'); // dlnf = dlogits · W (V, C)

@@ -28,7 +28,8 @@ export const isHfTokenizer = (tok: TextTokenizer): tok is HfTokenizer => (tok as
 
 /** The checkpoint's tokenizer when it is the character tokenizer (the environments and SFT tasks are written in its vocabulary); `what` names who needs it. */
 export function charTokenizer(tok: CheckpointTokenizer, what: string): CharTokenizer {
-  if (isHfTokenizer(tok)) throw new Error(`${what} needs the character tokenizer of a shipped base, not a Hugging Face tokenizer`);
+  if (isHfTokenizer(tok))
+    throw new Error(`${what} needs the character tokenizer of a shipped base, not a Hugging Face tokenizer`);
   return tok;
 }
 
@@ -40,12 +41,21 @@ export interface LoadedCheckpoint {
   info: Record<string, unknown>;
 }
 
-export async function exportCheckpoint(model: Model, tok: CheckpointTokenizer, info: Record<string, unknown>): Promise<CheckpointFiles> {
+export async function exportCheckpoint(
+  model: Model,
+  tok: CheckpointTokenizer,
+  info: Record<string, unknown>,
+): Promise<CheckpointFiles> {
   return checkpointFiles(model.config, await model.getWeights(), tok, info);
 }
 
 /** The checkpoint files of a config and its weights (a Model's, or a folder's as loaded), without a Model. */
-export function checkpointFiles(config: ModelConfig, weights: ReadonlyMap<string, Float32Array>, tok: CheckpointTokenizer, info: Record<string, unknown>): CheckpointFiles {
+export function checkpointFiles(
+  config: ModelConfig,
+  weights: ReadonlyMap<string, Float32Array>,
+  tok: CheckpointTokenizer,
+  info: Record<string, unknown>,
+): CheckpointFiles {
   const tensors = paramSpecs(config).map((s) => ({ name: s.name, shape: s.shape, data: weights.get(s.name)! }));
   // A PPO run's critic travels with it (Hugging Face loaders report it as an unused weight).
   const head = weights.get(VALUE_HEAD);
@@ -77,10 +87,16 @@ export function checkpointTokenizer(files: CheckpointFiles): { config: ModelConf
   let tokenizer: CheckpointTokenizer;
   if (described.type === 'char') {
     tokenizer = tokenizerFromDescription(described as unknown as TokenizerDescription);
-    if (tokenizer.size !== hf.config.vocab) throw new Error(`tokenizer.json has ${tokenizer.size} symbols but config.json vocab_size is ${hf.config.vocab}`);
+    if (tokenizer.size !== hf.config.vocab)
+      throw new Error(`tokenizer.json has ${tokenizer.size} symbols but config.json vocab_size is ${hf.config.vocab}`);
   } else {
     // A Hugging Face tokenizer.json (a person's own model): its ids checked against vocab_size.
-    tokenizer = hfTokenizer({ tokenizerJson: described, tokenizerConfig: files['tokenizer_config.json'] ? json('tokenizer_config.json') : undefined, config: json('config.json'), vocabSize: hf.config.vocab });
+    tokenizer = hfTokenizer({
+      tokenizerJson: described,
+      tokenizerConfig: files['tokenizer_config.json'] ? json('tokenizer_config.json') : undefined,
+      config: json('config.json'),
+      vocabSize: hf.config.vocab,
+    });
   }
   return { config: hf.config, tokenizer };
 }
@@ -93,12 +109,16 @@ export function importCheckpoint(files: CheckpointFiles): LoadedCheckpoint {
   for (const s of paramSpecs(config)) {
     const t = tensors.get(s.name);
     if (!t) throw new Error(`model.safetensors: missing tensor '${s.name}' (shape [${s.shape}])`);
-    if (t.shape.join(',') !== s.shape.join(',')) throw new Error(`model.safetensors: '${s.name}' has shape [${t.shape}], config.json implies [${s.shape}]`);
+    if (t.shape.join(',') !== s.shape.join(','))
+      throw new Error(`model.safetensors: '${s.name}' has shape [${t.shape}], config.json implies [${s.shape}]`);
     weights.set(s.name, t.data);
   }
   const head = tensors.get(VALUE_HEAD);
   if (head) {
-    if (head.shape.join(',') !== `1,${config.dModel}`) throw new Error(`model.safetensors: '${VALUE_HEAD}' has shape [${head.shape}], expected [1, ${config.dModel}] (hidden_size)`);
+    if (head.shape.join(',') !== `1,${config.dModel}`)
+      throw new Error(
+        `model.safetensors: '${VALUE_HEAD}' has shape [${head.shape}], expected [1, ${config.dModel}] (hidden_size)`,
+      );
     weights.set(VALUE_HEAD, head.data);
   }
   return { config, weights, tokenizer, info: checkpointJson(files, 'dewpoint.json') };
@@ -112,12 +132,28 @@ export const HF_MAX_SEQ = 256;
  * maxSeq capped at HF_MAX_SEQ (the training width here, not the model's own limit), its weights
  * and tokenizer, and where it came from.
  */
-export function checkpointFromHf(loaded: { config: ModelConfig; weights: Map<string, Float32Array>; tokenizer: HfTokenizer; info: { parameterCount: number; architecture: string; dtypes: readonly string[] } }, name: string): LoadedCheckpoint {
+export function checkpointFromHf(
+  loaded: {
+    config: ModelConfig;
+    weights: Map<string, Float32Array>;
+    tokenizer: HfTokenizer;
+    info: { parameterCount: number; architecture: string; dtypes: readonly string[] };
+  },
+  name: string,
+): LoadedCheckpoint {
   const maxSeq = Math.min(loaded.config.maxSeq, HF_MAX_SEQ);
   return {
     config: { ...loaded.config, maxSeq },
     weights: loaded.weights,
     tokenizer: loaded.tokenizer,
-    info: { source: 'huggingface', folder: name, architecture: loaded.info.architecture, dtypes: loaded.info.dtypes, parameters: loaded.info.parameterCount, max_position_embeddings: loaded.config.maxSeq, trained_width: maxSeq },
+    info: {
+      source: 'huggingface',
+      folder: name,
+      architecture: loaded.info.architecture,
+      dtypes: loaded.info.dtypes,
+      parameters: loaded.info.parameterCount,
+      max_position_embeddings: loaded.config.maxSeq,
+      trained_width: maxSeq,
+    },
   };
 }

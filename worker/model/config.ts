@@ -49,7 +49,8 @@ export function modelPreset(name: ModelPresetName, vocab: number): ModelConfig {
 export function validateModelConfig(c: ModelConfig): string[] {
   const problems: string[] = [];
   const positiveInt = (field: keyof ModelConfig, v: unknown) => {
-    if (!Number.isInteger(v) || (v as number) < 1) problems.push(`${field} must be a positive integer, got ${String(v)}`);
+    if (!Number.isInteger(v) || (v as number) < 1)
+      problems.push(`${field} must be a positive integer, got ${String(v)}`);
   };
   positiveInt('layers', c.layers);
   positiveInt('dModel', c.dModel);
@@ -63,8 +64,16 @@ export function validateModelConfig(c: ModelConfig): string[] {
   } else if (c.heads > 0 && (c.dModel / c.heads) % 2 !== 0) {
     problems.push(`head size dModel/heads = ${c.dModel / c.heads} must be even for RoPE`);
   }
-  if (Number.isInteger(c.heads) && Number.isInteger(c.kvHeads) && c.heads > 0 && c.kvHeads > 0 && c.heads % c.kvHeads !== 0) {
-    problems.push(`kvHeads (${c.kvHeads}) must divide heads (${c.heads}): each group of heads/kvHeads query heads shares one key/value head`);
+  if (
+    Number.isInteger(c.heads) &&
+    Number.isInteger(c.kvHeads) &&
+    c.heads > 0 &&
+    c.kvHeads > 0 &&
+    c.heads % c.kvHeads !== 0
+  ) {
+    problems.push(
+      `kvHeads (${c.kvHeads}) must divide heads (${c.heads}): each group of heads/kvHeads query heads shares one key/value head`,
+    );
   }
   if (!(c.ropeTheta > 0)) problems.push(`ropeTheta must be > 0, got ${c.ropeTheta}`);
   if (!(c.normEps > 0 && c.normEps < 1)) problems.push(`normEps must be in (0, 1), got ${c.normEps}`);

@@ -12,7 +12,12 @@ import type { Acts, ParamSet } from './tensors';
 
 export function decodeForward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, cache: KvCache): void {
   const B = a.B * a.T; // one id per row
-  const C = c.dModel, NH = c.heads, NKV = c.kvHeads, hs = C / NH, KV = kvDim(c), L = cache.L;
+  const C = c.dModel,
+    NH = c.heads,
+    NKV = c.kvHeads,
+    hs = C / NH,
+    KV = kvDim(c),
+    L = cache.L;
   ops.embeddingForward(a.layers.length ? a.layers[0].x : a.xL, a.ids, p.wte, B, C, c.vocab);
   for (let l = 0; l < c.layers; l++) {
     const x = a.layers[l];

@@ -21,9 +21,21 @@ export interface ValueHead {
  * position's kept ids and −1e9 elsewhere renormalises the log-probs (and their gradient) over
  * the sampler's top-k/top-p support (packing.ts `supportBias`).
  */
-export function forward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, vh: ValueHead | null = null, logitBias: Tensor | null = null): void {
+export function forward(
+  ops: Ops,
+  c: ModelConfig,
+  p: ParamSet,
+  a: Acts,
+  vh: ValueHead | null = null,
+  logitBias: Tensor | null = null,
+): void {
   const { B, T } = a;
-  const N = B * T, C = c.dModel, V = c.vocab, NH = c.heads, NKV = c.kvHeads, hs = C / NH;
+  const N = B * T,
+    C = c.dModel,
+    V = c.vocab,
+    NH = c.heads,
+    NKV = c.kvHeads,
+    hs = C / NH;
   ops.embeddingForward(a.layers.length ? a.layers[0].x : a.xL, a.ids, p.wte, N, C, V);
   for (let l = 0; l < c.layers; l++) {
     const x = a.layers[l];
@@ -39,7 +51,11 @@ export function forward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, vh: Valu
 
 /** ln1 → q, k, v projections → RoPE on q (NH heads) and k (NKV heads) (at `a.positions`). */
 export function attentionInputs(ops: Ops, c: ModelConfig, w: LayerParams, x: LayerActs, a: Acts, N: number): void {
-  const C = c.dModel, NH = c.heads, NKV = c.kvHeads, hs = C / NH, KV = kvDim(c);
+  const C = c.dModel,
+    NH = c.heads,
+    NKV = c.kvHeads,
+    hs = C / NH,
+    KV = kvDim(c);
   ops.rmsnormForward(x.ln1, x.rstd1, x.x, w.ln1, N, C, c.normEps);
   ops.matmul(a.qPre, x.ln1, w.wq, N, C, C, 'nt'); // (N, C) · (C, C)ᵀ
   ops.matmul(a.kPre, x.ln1, w.wk, N, C, KV, 'nt'); // (N, C) · (KV, C)ᵀ
@@ -53,8 +69,16 @@ export function attentionInputs(ops: Ops, c: ModelConfig, w: LayerParams, x: Lay
  * its projection: the stream is copied forward and the matmul accumulates onto it (one dispatch
  * and one (N, C) round trip fewer per add than a separate residual kernel).
  */
-export function attentionOutputAndMlp(ops: Ops, c: ModelConfig, w: LayerParams, x: LayerActs, xNext: LayerActs['x'], N: number): void {
-  const C = c.dModel, F = c.ffn;
+export function attentionOutputAndMlp(
+  ops: Ops,
+  c: ModelConfig,
+  w: LayerParams,
+  x: LayerActs,
+  xNext: LayerActs['x'],
+  N: number,
+): void {
+  const C = c.dModel,
+    F = c.ffn;
   ops.copy(x.x1, x.x);
   ops.matmul(x.x1, x.att, w.wo, N, C, C, 'nt', { accumulate: true }); // x1 = x + att · woᵀ
   ops.rmsnormForward(x.ln2, x.rstd2, x.x1, w.ln2, N, C, c.normEps);

@@ -46,12 +46,17 @@ export type FromHfResult = { ok: true; config: ModelConfig } | { ok: false; prob
 export function fromHfConfig(json: Record<string, unknown>): FromHfResult {
   const problems: string[] = [];
   const archs = json.architectures;
-  if (!Array.isArray(archs) || !archs.includes('LlamaForCausalLM')) problems.push(`architectures must include 'LlamaForCausalLM', got ${JSON.stringify(archs)}`);
-  if (json.hidden_act !== undefined && json.hidden_act !== 'silu') problems.push(`hidden_act must be 'silu', got ${JSON.stringify(json.hidden_act)}`);
+  if (!Array.isArray(archs) || !archs.includes('LlamaForCausalLM'))
+    problems.push(`architectures must include 'LlamaForCausalLM', got ${JSON.stringify(archs)}`);
+  if (json.hidden_act !== undefined && json.hidden_act !== 'silu')
+    problems.push(`hidden_act must be 'silu', got ${JSON.stringify(json.hidden_act)}`);
   for (const f of ['attention_bias', 'mlp_bias'] as const) {
     if (json[f] === true) problems.push(`${f} must be false (the model has no biases)`);
   }
-  if (json.rope_scaling != null) problems.push(`rope_scaling must be null (no RoPE scaling is implemented), got ${JSON.stringify(json.rope_scaling)}`);
+  if (json.rope_scaling != null)
+    problems.push(
+      `rope_scaling must be null (no RoPE scaling is implemented), got ${JSON.stringify(json.rope_scaling)}`,
+    );
   const num = (f: string): number => {
     const v = json[f];
     if (typeof v !== 'number') problems.push(`${f} must be a number, got ${JSON.stringify(v)}`);
@@ -71,7 +76,9 @@ export function fromHfConfig(json: Record<string, unknown>): FromHfResult {
     normEps: typeof json.rms_norm_eps === 'number' ? json.rms_norm_eps : 1e-6,
   };
   if (typeof json.head_dim === 'number' && json.head_dim * config.heads !== config.dModel) {
-    problems.push(`head_dim (${json.head_dim}) × num_attention_heads (${config.heads}) must equal hidden_size (${config.dModel})`);
+    problems.push(
+      `head_dim (${json.head_dim}) × num_attention_heads (${config.heads}) must equal hidden_size (${config.dModel})`,
+    );
   }
   if (problems.length === 0) problems.push(...validateModelConfig(config));
   return problems.length ? { ok: false, problems } : { ok: true, config };

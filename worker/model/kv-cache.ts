@@ -40,8 +40,13 @@ export class Decoder {
   private readonly acts: Acts;
   private readonly ops: Ops;
 
-  constructor(private readonly model: Model, readonly B: number, readonly L: number) {
-    if (L > model.config.maxSeq) throw new Error(`Decoder: cache length ${L} exceeds the model's maxSeq ${model.config.maxSeq}`);
+  constructor(
+    private readonly model: Model,
+    readonly B: number,
+    readonly L: number,
+  ) {
+    if (L > model.config.maxSeq)
+      throw new Error(`Decoder: cache length ${L} exceeds the model's maxSeq ${model.config.maxSeq}`);
     this.ops = model.ops;
     this.cache = allocCache(this.ops, model.config, B, L);
     this.acts = allocActs(this.ops, model.config, B, 1);
@@ -60,8 +65,16 @@ export class Decoder {
     const KV = kvDim(this.model.config);
     prompts.forEach((p, b) => {
       for (let l = 0; l < this.model.config.layers; l++) {
-        this.ops.copy(this.cache.k[l], acts.layers[l].k, { dstOffset: b * L * KV, srcOffset: b * T * KV, count: p.length * KV });
-        this.ops.copy(this.cache.v[l], acts.layers[l].v, { dstOffset: b * L * KV, srcOffset: b * T * KV, count: p.length * KV });
+        this.ops.copy(this.cache.k[l], acts.layers[l].k, {
+          dstOffset: b * L * KV,
+          srcOffset: b * T * KV,
+          count: p.length * KV,
+        });
+        this.ops.copy(this.cache.v[l], acts.layers[l].v, {
+          dstOffset: b * L * KV,
+          srcOffset: b * T * KV,
+          count: p.length * KV,
+        });
       }
       this.cache.lengths[b] = p.length;
     });
@@ -77,11 +90,15 @@ export class Decoder {
     const { B, L } = this;
     if (ids.length !== B) throw new Error(`step: ${ids.length} ids for ${B} rows`);
     for (let b = 0; b < B; b++) {
-      if (this.cache.lengths[b] >= L) throw new Error(`step: row ${b} is full (${L} ids); stop that row before the cache length`);
+      if (this.cache.lengths[b] >= L)
+        throw new Error(`step: row ${b} is full (${L} ids); stop that row before the cache length`);
     }
     this.ops.upload(this.acts.ids, Int32Array.from(ids));
     this.ops.upload(this.acts.positions, this.cache.lengths);
-    this.ops.upload(this.cache.attendLengths, this.cache.lengths.map((x) => x + 1));
+    this.ops.upload(
+      this.cache.attendLengths,
+      this.cache.lengths.map((x) => x + 1),
+    );
     decodeForward(this.ops, this.model.config, this.model.params, this.acts, this.cache);
     for (let b = 0; b < B; b++) this.cache.lengths[b]++;
     return this.ops.read(this.acts.logits);

@@ -17,7 +17,12 @@ function randomWeights(c: ModelConfig, seed: number, scale = 0.4): Map<string, F
   const w = new Map<string, Float32Array>();
   for (const s of paramSpecs(c)) {
     const n = numel(s.shape);
-    w.set(s.name, Float32Array.from({ length: n }, () => (s.shape.length === 1 ? 1 + scale * (rand() - 0.5) : scale * (rand() * 2 - 1))));
+    w.set(
+      s.name,
+      Float32Array.from({ length: n }, () =>
+        s.shape.length === 1 ? 1 + scale * (rand() - 0.5) : scale * (rand() * 2 - 1),
+      ),
+    );
   }
   return w;
 }
@@ -45,7 +50,11 @@ function packRows(chains: number[][], rows: number[][], width: number): PackedIn
 const TINY: ModelConfig = { ...modelPreset('tiny', 7), layers: 2, tiedEmbeddings: false };
 /** Grouped-query attention: 4 query heads over 2 kv heads (hs = 2), k_proj and v_proj (4, 8). */
 const TINY_GQA: ModelConfig = { ...TINY, heads: 4, kvHeads: 2 };
-const CHAINS = [[1, 4, 2, 6, 3], [2, 5, 5], [6, 1, 3, 0]];
+const CHAINS = [
+  [1, 4, 2, 6, 3],
+  [2, 5, 5],
+  [6, 1, 3, 0],
+];
 const BATCH = packRows(CHAINS, [[0, 1], [2]], 9);
 /** Fixed per-id seed: L = Σ_t c_t · logp_t. */
 const SEED = Float32Array.from({ length: BATCH.rows * BATCH.width }, (_, i) => Math.sin(1.7 * i + 0.3));
@@ -59,7 +68,10 @@ async function lossOf(model: Model, batch: PackedInput, c: ArrayLike<number>): P
 
 const wasm = await nodeWasmOps(1);
 
-describe.each([['cpu', createCpuOps], ['wasm', () => wasm]] as const)('model gradient check (%s backend, central finite differences)', (_backend, makeOps) => {
+describe.each([
+  ['cpu', createCpuOps],
+  ['wasm', () => wasm],
+] as const)('model gradient check (%s backend, central finite differences)', (_backend, makeOps) => {
   // Untied: every tensor on its own. Tied (the shipped base): the embedding's gradient is the sum
   // of the lookup's and the LM head's, both accumulated into one tensor.
   it.each([
@@ -93,7 +105,8 @@ describe.each([['cpu', createCpuOps], ['wasm', () => wasm]] as const)('model gra
       }
       model.setWeights(weights);
       const g = grads.get(s.name)!;
-      let num = 0, den = 0;
+      let num = 0,
+        den = 0;
       for (let i = 0; i < g.length; i++) {
         num += (g[i] - fd[i]) ** 2;
         den += fd[i] ** 2;
@@ -104,7 +117,15 @@ describe.each([['cpu', createCpuOps], ['wasm', () => wasm]] as const)('model gra
   });
 });
 
-async function logpOfChain(ops: Ops, c: ModelConfig, w: Map<string, Float32Array>, batch: PackedInput, row: number, start: number, len: number) {
+async function logpOfChain(
+  ops: Ops,
+  c: ModelConfig,
+  w: Map<string, Float32Array>,
+  batch: PackedInput,
+  row: number,
+  start: number,
+  len: number,
+) {
   const model = new Model(ops, c);
   model.setWeights(w);
   const { logp } = await model.score(batch);
@@ -112,7 +133,10 @@ async function logpOfChain(ops: Ops, c: ModelConfig, w: Map<string, Float32Array
 }
 
 const gpu = await testGpuOps();
-const backends: [string, () => Ops][] = [['cpu', createCpuOps], ['wasm', () => wasm]];
+const backends: [string, () => Ops][] = [
+  ['cpu', createCpuOps],
+  ['wasm', () => wasm],
+];
 if (gpu) backends.push(['webgpu', () => gpu]);
 
 describe.each(backends)('packing invariance on %s', (_name, makeOps) => {
@@ -129,14 +153,29 @@ describe.each(backends)('packing invariance on %s', (_name, makeOps) => {
   });
 });
 
-describe.each([['WebGPU', gpu], ['wasm', wasm]] as const)('%s ≡ CPU', (_name, other) => {
+describe.each([
+  ['WebGPU', gpu],
+  ['wasm', wasm],
+] as const)('%s ≡ CPU', (_name, other) => {
   it.runIf(other).each([
     ['multi-head', 2, 2],
     ['grouped-query (heads 4, kvHeads 2)', 4, 2],
   ] as const)('%s: forward log-probs, entropies and every gradient agree', async (_kind, heads, kvHeads) => {
     const c = { ...modelPreset('tiny', 11), layers: 2, dModel: 16, heads, kvHeads, ffn: 40 };
     const w = randomWeights(c, 9, 0.2);
-    const batch = packRows([[1, 4, 2, 6, 3, 9, 10, 2], [2, 5, 5], [6, 1, 3, 0, 8], [7, 7, 1]], [[0, 1], [2, 3]], 12);
+    const batch = packRows(
+      [
+        [1, 4, 2, 6, 3, 9, 10, 2],
+        [2, 5, 5],
+        [6, 1, 3, 0, 8],
+        [7, 7, 1],
+      ],
+      [
+        [0, 1],
+        [2, 3],
+      ],
+      12,
+    );
     const seed = Float32Array.from({ length: batch.rows * batch.width }, (_, i) => Math.cos(0.9 * i));
     const results = [];
     for (const ops of [createCpuOps(), other!]) {
@@ -208,7 +247,10 @@ describe('value head (PPO critic)', () => {
     }
   });
 
-  it.each([['WebGPU', gpu], ['wasm', wasm]] as const)('runs the same on %s as on the CPU', async (_name, other) => {
+  it.each([
+    ['WebGPU', gpu],
+    ['wasm', wasm],
+  ] as const)('runs the same on %s as on the CPU', async (_name, other) => {
     if (!other) return; // no adapter outside CI (testGpuOps throws under CI)
     const w = randomWeights(TINY, 9);
     const head = Float32Array.from({ length: TINY.dModel }, (_, i) => 0.3 - 0.05 * i);

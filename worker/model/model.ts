@@ -77,7 +77,11 @@ export class Model {
   /** AdamW step count of the last update (0: none yet). */
   private t = 0;
 
-  constructor(readonly ops: Ops, readonly config: ModelConfig, options: ModelOptions = {}) {
+  constructor(
+    readonly ops: Ops,
+    readonly config: ModelConfig,
+    options: ModelOptions = {},
+  ) {
     const problems = validateModelConfig(config);
     if (problems.length) throw new Error(`invalid model config: ${problems.join('; ')}`);
     this.params = allocParamSet(ops, config, 'param');
@@ -88,7 +92,12 @@ export class Model {
     this.clip = ops.alloc('clip_scale', 1);
     const C = config.dModel;
     this.vh = options.valueHead
-      ? { w: ops.alloc('param:value_head.weight', C), gw: ops.alloc('grad:value_head.weight', C), m: ops.alloc('adam_m:value_head.weight', C), v: ops.alloc('adam_v:value_head.weight', C) }
+      ? {
+          w: ops.alloc('param:value_head.weight', C),
+          gw: ops.alloc('grad:value_head.weight', C),
+          m: ops.alloc('adam_m:value_head.weight', C),
+          v: ops.alloc('adam_v:value_head.weight', C),
+        }
       : null;
   }
 
@@ -99,7 +108,10 @@ export class Model {
 
   setValueHead(w: ArrayLike<number>): void {
     if (!this.vh) throw new Error('setValueHead: this model has no value head (construct it with { valueHead: true })');
-    if (w.length !== this.config.dModel) throw new Error(`setValueHead: ${VALUE_HEAD} has ${w.length} values, expected ${this.config.dModel} (shape [1, ${this.config.dModel}])`);
+    if (w.length !== this.config.dModel)
+      throw new Error(
+        `setValueHead: ${VALUE_HEAD} has ${w.length} values, expected ${this.config.dModel} (shape [1, ${this.config.dModel}])`,
+      );
     this.ops.upload(this.vh.w, w);
   }
 
@@ -134,7 +146,10 @@ export class Model {
     for (const s of paramSpecs(this.config)) {
       const w = weights.get(s.name);
       if (!w) throw new Error(`setWeights: missing tensor '${s.name}' (shape [${s.shape}])`);
-      if (w.length !== numel(s.shape)) throw new Error(`setWeights: '${s.name}' has ${w.length} values, expected ${numel(s.shape)} (shape [${s.shape}])`);
+      if (w.length !== numel(s.shape))
+        throw new Error(
+          `setWeights: '${s.name}' has ${w.length} values, expected ${numel(s.shape)} (shape [${s.shape}])`,
+        );
       this.ops.upload(this.params.byName.get(s.name)!, w);
     }
     const head = weights.get(VALUE_HEAD);
@@ -164,7 +179,11 @@ export class Model {
     const { rows, width, segmentIds } = batch;
     const [logp, entropy] = [await this.ops.read(acts.logp), await this.ops.read(acts.entropy)];
     const values = this.vh ? alignToIds(await this.ops.read(acts.values), segmentIds, rows, width) : null;
-    return { logp: alignToIds(logp, segmentIds, rows, width), entropy: alignToIds(entropy, segmentIds, rows, width), values };
+    return {
+      logp: alignToIds(logp, segmentIds, rows, width),
+      entropy: alignToIds(entropy, segmentIds, rows, width),
+      values,
+    };
   }
 
   /** Forward on a packed batch; returns the logits (V) at each flat index in `at` (row · width + t). */
@@ -173,7 +192,8 @@ export class Model {
     const V = this.config.vocab;
     const logits = await this.ops.read(acts.logits);
     return at.map((i) => {
-      if (!Number.isInteger(i) || i < 0 || i >= batch.rows * batch.width) throw new Error(`logitsAt: index ${i} outside 0..${batch.rows * batch.width - 1}`);
+      if (!Number.isInteger(i) || i < 0 || i >= batch.rows * batch.width)
+        throw new Error(`logitsAt: index ${i} outside 0..${batch.rows * batch.width - 1}`);
       return logits.slice(i * V, (i + 1) * V);
     });
   }
@@ -181,13 +201,20 @@ export class Model {
   /** Forward on a packed batch, leaving every activation in place (for prefill and tests). */
   runForward(batch: PackedInput, logitBias?: Float32Array): Acts {
     const { rows, width } = batch;
-    for (const [name, a] of [['inputIds', batch.inputIds], ['segmentIds', batch.segmentIds], ['positions', batch.positions]] as const) {
-      if (a.length !== rows * width) throw new Error(`score: ${name} has ${a.length} entries, expected rows × width = ${rows * width}`);
+    for (const [name, a] of [
+      ['inputIds', batch.inputIds],
+      ['segmentIds', batch.segmentIds],
+      ['positions', batch.positions],
+    ] as const) {
+      if (a.length !== rows * width)
+        throw new Error(`score: ${name} has ${a.length} entries, expected rows × width = ${rows * width}`);
     }
     // A packed row may be wider than maxSeq; each chain's positions may not reach it.
     for (let i = 0; i < batch.positions.length; i++) {
       if (batch.segmentIds[i] !== 0 && batch.positions[i] >= this.config.maxSeq) {
-        throw new Error(`score: position ${batch.positions[i]} at [${Math.floor(i / width)}, ${i % width}] reaches the model's maxSeq ${this.config.maxSeq}; a chain may hold at most ${this.config.maxSeq} ids`);
+        throw new Error(
+          `score: position ${batch.positions[i]} at [${Math.floor(i / width)}, ${i % width}] reaches the model's maxSeq ${this.config.maxSeq}; a chain may hold at most ${this.config.maxSeq} ids`,
+        );
       }
     }
     const acts = this.actsFor(rows, width);
@@ -198,7 +225,8 @@ export class Model {
     let bias: Tensor | null = null;
     if (logitBias) {
       const n = rows * width * this.config.vocab;
-      if (logitBias.length !== n) throw new Error(`score: logitBias has ${logitBias.length} entries, expected rows × width × vocab = ${n}`);
+      if (logitBias.length !== n)
+        throw new Error(`score: logitBias has ${logitBias.length} entries, expected rows × width × vocab = ${n}`);
       if (this.bias?.length !== n) {
         if (this.bias) this.ops.free(this.bias.t);
         this.bias = { t: this.ops.alloc('act:logit_bias', n), length: n };
@@ -218,12 +246,17 @@ export class Model {
   backward(dlogp: ArrayLike<number>, dvalues: ArrayLike<number> | null = null): void {
     const batch = this.batch;
     if (!batch || !this.acts) throw new Error('backward() before score(): score a batch first');
-    if (dlogp.length !== batch.rows * batch.width) throw new Error(`backward: dlogp has ${dlogp.length} entries, expected ${batch.rows * batch.width}`);
+    if (dlogp.length !== batch.rows * batch.width)
+      throw new Error(`backward: dlogp has ${dlogp.length} entries, expected ${batch.rows * batch.width}`);
     this.ops.upload(this.acts.dlogp, seedToPositions(dlogp, batch.segmentIds, batch.rows, batch.width));
     if (dvalues && !this.vh) throw new Error('backward: dvalues given but the model has no value head');
     if (this.vh) {
-      if (dvalues && dvalues.length !== dlogp.length) throw new Error(`backward: dvalues has ${dvalues.length} entries, expected ${dlogp.length}`);
-      this.ops.upload(this.acts.dvalues, dvalues ? seedToPositions(dvalues, batch.segmentIds, batch.rows, batch.width) : new Float32Array(dlogp.length));
+      if (dvalues && dvalues.length !== dlogp.length)
+        throw new Error(`backward: dvalues has ${dvalues.length} entries, expected ${dlogp.length}`);
+      this.ops.upload(
+        this.acts.dvalues,
+        dvalues ? seedToPositions(dvalues, batch.segmentIds, batch.rows, batch.width) : new Float32Array(dlogp.length),
+      );
     }
     backward(this.ops, this.config, this.params, this.grads, this.acts, this.vh);
   }
@@ -241,13 +274,34 @@ export class Model {
     if (clipping) this.ops.clipScale(this.clip, this.normSq, o.maxGradNorm);
     for (const s of paramSpecs(this.config)) {
       const p = this.params.byName.get(s.name)!;
-      this.ops.adamw(p, this.grads.byName.get(s.name)!, this.m.byName.get(s.name)!, this.v.byName.get(s.name)!, p.length, {
-        lr: o.lr, beta1: o.beta1, beta2: o.beta2, eps: o.eps, step: o.step, weightDecay: s.decay ? o.weightDecay : 0,
-      }, clipping ? this.clip : null);
+      this.ops.adamw(
+        p,
+        this.grads.byName.get(s.name)!,
+        this.m.byName.get(s.name)!,
+        this.v.byName.get(s.name)!,
+        p.length,
+        {
+          lr: o.lr,
+          beta1: o.beta1,
+          beta2: o.beta2,
+          eps: o.eps,
+          step: o.step,
+          weightDecay: s.decay ? o.weightDecay : 0,
+        },
+        clipping ? this.clip : null,
+      );
     }
     if (this.vh) {
       const { lr, beta1, beta2, eps, step } = o;
-      this.ops.adamw(this.vh.w, this.vh.gw, this.vh.m, this.vh.v, this.vh.w.length, { lr, beta1, beta2, eps, step, weightDecay: 0 }, clipping ? this.clip : null);
+      this.ops.adamw(
+        this.vh.w,
+        this.vh.gw,
+        this.vh.m,
+        this.vh.v,
+        this.vh.w.length,
+        { lr, beta1, beta2, eps, step, weightDecay: 0 },
+        clipping ? this.clip : null,
+      );
     }
     this.t = o.step;
     return Math.sqrt((await this.ops.read(this.normSq))[0]);
@@ -266,15 +320,22 @@ export class Model {
 
   /** Restores AdamW's state; every tensor must be present with its exact size (the next step passes `step: t + 1`). */
   setOptimizerState(s: OptimizerState): void {
-    if (!Number.isInteger(s.t) || s.t < 0) throw new Error(`setOptimizerState: t = ${s.t}; expected a non-negative integer`);
+    if (!Number.isInteger(s.t) || s.t < 0)
+      throw new Error(`setOptimizerState: t = ${s.t}; expected a non-negative integer`);
     const moments = this.moments();
     for (const [name, t] of moments) {
-      for (const [which, data] of [['m', s.m.get(name)], ['v', s.v.get(name)]] as const) {
+      for (const [which, data] of [
+        ['m', s.m.get(name)],
+        ['v', s.v.get(name)],
+      ] as const) {
         if (!data) throw new Error(`setOptimizerState: missing ${which} of '${name}' (${t.m.length} values)`);
-        if (data.length !== t.m.length) throw new Error(`setOptimizerState: ${which} of '${name}' has ${data.length} values, expected ${t.m.length}`);
+        if (data.length !== t.m.length)
+          throw new Error(`setOptimizerState: ${which} of '${name}' has ${data.length} values, expected ${t.m.length}`);
       }
     }
-    for (const name of s.m.keys()) if (!moments.has(name)) throw new Error(`setOptimizerState: unknown tensor '${name}' (a value head state for a model without one?)`);
+    for (const name of s.m.keys())
+      if (!moments.has(name))
+        throw new Error(`setOptimizerState: unknown tensor '${name}' (a value head state for a model without one?)`);
     for (const [name, t] of moments) {
       this.ops.upload(t.m, s.m.get(name)!);
       this.ops.upload(t.v, s.v.get(name)!);
@@ -284,7 +345,8 @@ export class Model {
 
   private moments(): Map<string, { m: Tensor; v: Tensor }> {
     const out = new Map<string, { m: Tensor; v: Tensor }>();
-    for (const name of this.m.byName.keys()) out.set(name, { m: this.m.byName.get(name)!, v: this.v.byName.get(name)! });
+    for (const name of this.m.byName.keys())
+      out.set(name, { m: this.m.byName.get(name)!, v: this.v.byName.get(name)! });
     if (this.vh) out.set('value_head.weight', { m: this.vh.m, v: this.vh.v });
     return out;
   }

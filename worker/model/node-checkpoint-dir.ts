@@ -10,9 +10,15 @@ const TOKENIZER_CONFIG = 'tokenizer_config.json';
 
 export function readCheckpointDir(dir: string): CheckpointFiles {
   const missing = CHECKPOINT_FILES.filter((f) => !existsSync(join(dir, f)));
-  if (missing.length) throw new Error(`checkpoint folder '${dir}' lacks ${missing.join(', ')} (a checkpoint has ${CHECKPOINT_FILES.join(', ')})`);
-  const files = Object.fromEntries(CHECKPOINT_FILES.map((f) => [f, new Uint8Array(readFileSync(join(dir, f)))])) as CheckpointFiles;
-  if (existsSync(join(dir, TOKENIZER_CONFIG))) files[TOKENIZER_CONFIG] = new Uint8Array(readFileSync(join(dir, TOKENIZER_CONFIG)));
+  if (missing.length)
+    throw new Error(
+      `checkpoint folder '${dir}' lacks ${missing.join(', ')} (a checkpoint has ${CHECKPOINT_FILES.join(', ')})`,
+    );
+  const files = Object.fromEntries(
+    CHECKPOINT_FILES.map((f) => [f, new Uint8Array(readFileSync(join(dir, f)))]),
+  ) as CheckpointFiles;
+  if (existsSync(join(dir, TOKENIZER_CONFIG)))
+    files[TOKENIZER_CONFIG] = new Uint8Array(readFileSync(join(dir, TOKENIZER_CONFIG)));
   return files;
 }
 

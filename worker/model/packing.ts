@@ -6,7 +6,12 @@
 import type { PackedInput } from './model';
 
 /** For each position, the id it predicts: ids[t + 1] when t + 1 continues t's chain, else −1. */
-export function targetsFor(ids: ArrayLike<number>, segments: ArrayLike<number>, rows: number, width: number): Int32Array {
+export function targetsFor(
+  ids: ArrayLike<number>,
+  segments: ArrayLike<number>,
+  rows: number,
+  width: number,
+): Int32Array {
   const out = new Int32Array(rows * width).fill(-1);
   for (let r = 0; r < rows; r++) {
     for (let t = 0; t + 1 < width; t++) {
@@ -18,7 +23,12 @@ export function targetsFor(ids: ArrayLike<number>, segments: ArrayLike<number>, 
 }
 
 /** Per-position values → entries aligned with ids: out[t] = pos[t − 1] when t continues a chain, else 0. */
-export function alignToIds(pos: ArrayLike<number>, segments: ArrayLike<number>, rows: number, width: number): Float32Array {
+export function alignToIds(
+  pos: ArrayLike<number>,
+  segments: ArrayLike<number>,
+  rows: number,
+  width: number,
+): Float32Array {
   const out = new Float32Array(rows * width);
   for (let r = 0; r < rows; r++) {
     for (let t = 1; t < width; t++) {
@@ -38,7 +48,13 @@ export const OUTSIDE_SUPPORT = -1e9;
  * and OUTSIDE_SUPPORT elsewhere, at the position that predicts the id (the one before it in its
  * chain); 0 on every other position. `rows`: which rows of the batch, in order (default all).
  */
-export function supportBias(support: { offsets: Int32Array; ids: Int32Array }, segments: ArrayLike<number>, width: number, V: number, rows: readonly number[]): Float32Array {
+export function supportBias(
+  support: { offsets: Int32Array; ids: Int32Array },
+  segments: ArrayLike<number>,
+  width: number,
+  V: number,
+  rows: readonly number[],
+): Float32Array {
   const out = new Float32Array(rows.length * width * V);
   rows.forEach((r, k) => {
     for (let t = 1; t < width; t++) {
@@ -54,7 +70,12 @@ export function supportBias(support: { offsets: Int32Array; ids: Int32Array }, s
 }
 
 /** The transpose of alignToIds: a per-id seed (∂loss/∂logp_t) → a per-position seed. */
-export function seedToPositions(perId: ArrayLike<number>, segments: ArrayLike<number>, rows: number, width: number): Float32Array {
+export function seedToPositions(
+  perId: ArrayLike<number>,
+  segments: ArrayLike<number>,
+  rows: number,
+  width: number,
+): Float32Array {
   const out = new Float32Array(rows * width);
   for (let r = 0; r < rows; r++) {
     for (let t = 1; t < width; t++) {
@@ -69,7 +90,10 @@ export function seedToPositions(perId: ArrayLike<number>, segments: ArrayLike<nu
  * One sequence per row, each a single chain from position 0, right-padded to `width` (default:
  * the longest): the batch shape of sampling, prefill and DPO pairs.
  */
-export function rowPerSequence(seqs: readonly ArrayLike<number>[], width = Math.max(0, ...seqs.map((s) => s.length))): PackedInput {
+export function rowPerSequence(
+  seqs: readonly ArrayLike<number>[],
+  width = Math.max(0, ...seqs.map((s) => s.length)),
+): PackedInput {
   const rows = seqs.length;
   const inputIds = new Int32Array(rows * width);
   const segmentIds = new Int32Array(rows * width);

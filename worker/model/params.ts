@@ -15,7 +15,10 @@ export interface ParamSpec {
 }
 
 export function paramSpecs(c: ModelConfig): ParamSpec[] {
-  const C = c.dModel, F = c.ffn, V = c.vocab, KV = kvDim(c);
+  const C = c.dModel,
+    F = c.ffn,
+    V = c.vocab,
+    KV = kvDim(c);
   const specs: ParamSpec[] = [{ name: 'model.embed_tokens.weight', shape: [V, C], decay: true }];
   for (let l = 0; l < c.layers; l++) {
     const p = `model.layers.${l}`;

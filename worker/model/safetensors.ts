@@ -28,7 +28,11 @@ const BYTES: Record<SafetensorsDtype, number> = { F32: 4, F16: 2, BF16: 2 };
  */
 export class SafetensorsError extends Error {
   override readonly name = 'SafetensorsError';
-  constructor(readonly file: string, readonly tensor: string | null, readonly detail: string) {
+  constructor(
+    readonly file: string,
+    readonly tensor: string | null,
+    readonly detail: string,
+  ) {
     super(`${file}: ${tensor === null ? 'header' : `tensor '${tensor}'`}: ${detail}`);
   }
 }
@@ -38,10 +42,15 @@ export interface EncodeOptions {
   dtype?: SafetensorsDtype;
 }
 
-export function encodeSafetensors(tensors: readonly NamedTensor[], metadata: Record<string, string> = {}, options: EncodeOptions = {}): Uint8Array {
+export function encodeSafetensors(
+  tensors: readonly NamedTensor[],
+  metadata: Record<string, string> = {},
+  options: EncodeOptions = {},
+): Uint8Array {
   const dtype = options.dtype ?? 'F32';
   const width = BYTES[dtype];
-  if (width === undefined) throw new Error(`safetensors: cannot write dtype ${String(dtype)}; allowed: ${SAFETENSORS_DTYPES.join(', ')}`);
+  if (width === undefined)
+    throw new Error(`safetensors: cannot write dtype ${String(dtype)}; allowed: ${SAFETENSORS_DTYPES.join(', ')}`);
   const header: Record<string, unknown> = {};
   if (Object.keys(metadata).length) header.__metadata__ = metadata;
   let offset = 0;
@@ -50,7 +59,8 @@ export function encodeSafetensors(tensors: readonly NamedTensor[], metadata: Rec
     if (seen.has(t.name)) throw new Error(`safetensors: duplicate tensor name '${t.name}'`);
     seen.add(t.name);
     const n = t.shape.reduce((a, b) => a * b, 1);
-    if (n !== t.data.length) throw new Error(`safetensors: '${t.name}' has shape [${t.shape}] (${n} values) but ${t.data.length} values`);
+    if (n !== t.data.length)
+      throw new Error(`safetensors: '${t.name}' has shape [${t.shape}] (${n} values) but ${t.data.length} values`);
     header[t.name] = { dtype, shape: t.shape, data_offsets: [offset, offset + n * width] };
     offset += n * width;
   }
@@ -95,10 +105,15 @@ export interface SafetensorsHeader {
  * runs past the end means a truncated file.
  */
 export function readHeaderLength(first8: Uint8Array, file: string, fileSize?: number): number {
-  if (first8.length < 8) throw new SafetensorsError(file, null, `file of ${first8.length} bytes is shorter than the 8-byte header length`);
+  if (first8.length < 8)
+    throw new SafetensorsError(file, null, `file of ${first8.length} bytes is shorter than the 8-byte header length`);
   const n = Number(new DataView(first8.buffer, first8.byteOffset, 8).getBigUint64(0, true));
   if (fileSize !== undefined && 8 + n > fileSize) {
-    throw new SafetensorsError(file, null, `header length ${n} (bytes 8..${8 + n}) runs past the end of the file (${fileSize} bytes); the file is truncated or not safetensors`);
+    throw new SafetensorsError(
+      file,
+      null,
+      `header length ${n} (bytes 8..${8 + n}) runs past the end of the file (${fileSize} bytes); the file is truncated or not safetensors`,
+    );
   }
   return n;
 }
@@ -114,9 +129,14 @@ export function parseHeader(json: Uint8Array, file: string): SafetensorsHeader {
   try {
     header = JSON.parse(new TextDecoder().decode(json));
   } catch (e) {
-    throw new SafetensorsError(file, null, `the ${json.length}-byte header is not valid JSON (${(e as Error).message}); the file is truncated or not safetensors`);
+    throw new SafetensorsError(
+      file,
+      null,
+      `the ${json.length}-byte header is not valid JSON (${(e as Error).message}); the file is truncated or not safetensors`,
+    );
   }
-  if (header === null || typeof header !== 'object' || Array.isArray(header)) throw new SafetensorsError(file, null, 'the header is not a JSON object');
+  if (header === null || typeof header !== 'object' || Array.isArray(header))
+    throw new SafetensorsError(file, null, 'the header is not a JSON object');
   const tensors: TensorEntry[] = [];
   let metadata: Record<string, string> = {};
   for (const [name, raw] of Object.entries(header as Record<string, unknown>)) {
@@ -127,21 +147,48 @@ export function parseHeader(json: Uint8Array, file: string): SafetensorsHeader {
     const entry = (raw ?? {}) as { dtype?: unknown; shape?: unknown; data_offsets?: unknown };
     const dtype = entry.dtype;
     if (!SAFETENSORS_DTYPES.includes(dtype as SafetensorsDtype)) {
-      throw new SafetensorsError(file, name, `dtype ${JSON.stringify(dtype)} is not supported; allowed: ${SAFETENSORS_DTYPES.join(', ')}`);
+      throw new SafetensorsError(
+        file,
+        name,
+        `dtype ${JSON.stringify(dtype)} is not supported; allowed: ${SAFETENSORS_DTYPES.join(', ')}`,
+      );
     }
     const shape = entry.shape;
     if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d >= 0)) {
-      throw new SafetensorsError(file, name, `shape ${JSON.stringify(shape)}; expected a list of non-negative integers`);
+      throw new SafetensorsError(
+        file,
+        name,
+        `shape ${JSON.stringify(shape)}; expected a list of non-negative integers`,
+      );
     }
     const offsets = entry.data_offsets;
-    if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isInteger(o) && o >= 0) || offsets[1] < offsets[0]) {
-      throw new SafetensorsError(file, name, `data_offsets ${JSON.stringify(offsets)}; expected [begin, end] with 0 <= begin <= end`);
+    if (
+      !Array.isArray(offsets) ||
+      offsets.length !== 2 ||
+      !offsets.every((o) => Number.isInteger(o) && o >= 0) ||
+      offsets[1] < offsets[0]
+    ) {
+      throw new SafetensorsError(
+        file,
+        name,
+        `data_offsets ${JSON.stringify(offsets)}; expected [begin, end] with 0 <= begin <= end`,
+      );
     }
     const bytes = shape.reduce((a: number, b: number) => a * b, 1) * BYTES[dtype as SafetensorsDtype];
     if (offsets[1] - offsets[0] !== bytes) {
-      throw new SafetensorsError(file, name, `shape [${shape}] of ${String(dtype)} needs ${bytes} bytes but data_offsets [${offsets}] span ${offsets[1] - offsets[0]}`);
+      throw new SafetensorsError(
+        file,
+        name,
+        `shape [${shape}] of ${String(dtype)} needs ${bytes} bytes but data_offsets [${offsets}] span ${offsets[1] - offsets[0]}`,
+      );
     }
-    tensors.push({ name, dtype: dtype as SafetensorsDtype, shape: shape as number[], begin: offsets[0], end: offsets[1] });
+    tensors.push({
+      name,
+      dtype: dtype as SafetensorsDtype,
+      shape: shape as number[],
+      begin: offsets[0],
+      end: offsets[1],
+    });
   }
   tensors.sort((a, b) => a.begin - b.begin || a.end - b.end);
   let at = 0;
@@ -149,7 +196,11 @@ export function parseHeader(json: Uint8Array, file: string): SafetensorsHeader {
   for (const t of tensors) {
     if (t.begin !== at) {
       const after = previous === null ? 'the start of the data' : `tensor '${previous}', which ends at ${at}`;
-      throw new SafetensorsError(file, t.name, `data_offsets [${t.begin}, ${t.end}] are not contiguous: expected begin ${at} (after ${after}); the data must be covered without gaps or overlaps`);
+      throw new SafetensorsError(
+        file,
+        t.name,
+        `data_offsets [${t.begin}, ${t.end}] are not contiguous: expected begin ${at} (after ${after}); the data must be covered without gaps or overlaps`,
+      );
     }
     at = t.end;
     previous = t.name;
@@ -169,7 +220,11 @@ export function checkDataExtent(header: SafetensorsHeader, fileSize: number): vo
     );
   }
   if (header.dataBytes < available) {
-    throw new SafetensorsError(header.file, null, `${available - header.dataBytes} bytes follow the last tensor's data (the data section is ${header.dataBytes} bytes); expected none`);
+    throw new SafetensorsError(
+      header.file,
+      null,
+      `${available - header.dataBytes} bytes follow the last tensor's data (the data section is ${header.dataBytes} bytes); expected none`,
+    );
   }
 }
 
@@ -184,7 +239,12 @@ export function readSafetensorsHeader(bytes: Uint8Array, file = 'safetensors'): 
 /** One tensor's values as F32 (exact for F32, F16 and BF16); `bytes` is the whole file. */
 export function decodeTensor(bytes: Uint8Array, header: SafetensorsHeader, entry: TensorEntry): Float32Array {
   const raw = bytes.subarray(header.dataStart + entry.begin, header.dataStart + entry.end);
-  if (raw.length !== entry.end - entry.begin) throw new SafetensorsError(header.file, entry.name, `data_offsets [${entry.begin}, ${entry.end}] run past the end of the file (${bytes.length} bytes); the file is truncated`);
+  if (raw.length !== entry.end - entry.begin)
+    throw new SafetensorsError(
+      header.file,
+      entry.name,
+      `data_offsets [${entry.begin}, ${entry.end}] run past the end of the file (${bytes.length} bytes); the file is truncated`,
+    );
   return entry.dtype === 'F32' ? fromLittleEndian(raw) : fromHalf(raw, entry.dtype);
 }
 
@@ -226,7 +286,13 @@ function fromHalf(bytes: Uint8Array, dtype: 'F16' | 'BF16'): Float32Array {
   const out = new Float32Array(n);
   const bits = new Uint32Array(out.buffer);
   // Little-endian host: read the 16-bit words directly (from a copy when the offset is odd).
-  const words = LITTLE_ENDIAN ? new Uint16Array(bytes.byteOffset % 2 === 0 ? bytes.buffer : bytes.slice().buffer, bytes.byteOffset % 2 === 0 ? bytes.byteOffset : 0, n) : null;
+  const words = LITTLE_ENDIAN
+    ? new Uint16Array(
+        bytes.byteOffset % 2 === 0 ? bytes.buffer : bytes.slice().buffer,
+        bytes.byteOffset % 2 === 0 ? bytes.byteOffset : 0,
+        n,
+      )
+    : null;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const word = (i: number) => (words ? words[i] : view.getUint16(2 * i, true));
   if (dtype === 'BF16') for (let i = 0; i < n; i++) bits[i] = word(i) << 16;

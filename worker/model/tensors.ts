@@ -53,7 +53,13 @@ export function allocParamSet(ops: Ops, c: ModelConfig, prefix: string): ParamSe
     layers.push(lp);
   }
   const wte = byName.get('model.embed_tokens.weight')!;
-  return { wte, layers, lnf: byName.get('model.norm.weight')!, lmHead: c.tiedEmbeddings ? wte : byName.get('lm_head.weight')!, byName };
+  return {
+    wte,
+    layers,
+    lnf: byName.get('model.norm.weight')!,
+    lmHead: c.tiedEmbeddings ? wte : byName.get('lm_head.weight')!,
+    byName,
+  };
 }
 
 export interface LayerActs {
@@ -111,27 +117,65 @@ export interface Acts {
 }
 
 export function allocActs(ops: Ops, c: ModelConfig, B: number, T: number): Acts {
-  const N = B * T, C = c.dModel, F = c.ffn, V = c.vocab, KV = kvDim(c);
+  const N = B * T,
+    C = c.dModel,
+    F = c.ffn,
+    V = c.vocab,
+    KV = kvDim(c);
   const f = (name: string, n: number) => ops.alloc(`act:${name}`, n);
   const i = (name: string) => ops.alloc(`act:${name}`, N, 'i32');
   const layers: LayerActs[] = [];
   for (let l = 0; l < c.layers; l++) {
     const p = `l${l}.`;
     layers.push({
-      x: f(`${p}x`, N * C), ln1: f(`${p}ln1`, N * C), rstd1: f(`${p}rstd1`, N),
-      q: f(`${p}q`, N * C), k: f(`${p}k`, N * KV), v: f(`${p}v`, N * KV), att: f(`${p}att`, N * C), lse: f(`${p}lse`, N * c.heads),
-      x1: f(`${p}x1`, N * C), ln2: f(`${p}ln2`, N * C), rstd2: f(`${p}rstd2`, N),
-      gate: f(`${p}gate`, N * F), up: f(`${p}up`, N * F), h: f(`${p}h`, N * F),
+      x: f(`${p}x`, N * C),
+      ln1: f(`${p}ln1`, N * C),
+      rstd1: f(`${p}rstd1`, N),
+      q: f(`${p}q`, N * C),
+      k: f(`${p}k`, N * KV),
+      v: f(`${p}v`, N * KV),
+      att: f(`${p}att`, N * C),
+      lse: f(`${p}lse`, N * c.heads),
+      x1: f(`${p}x1`, N * C),
+      ln2: f(`${p}ln2`, N * C),
+      rstd2: f(`${p}rstd2`, N),
+      gate: f(`${p}gate`, N * F),
+      up: f(`${p}up`, N * F),
+      h: f(`${p}h`, N * F),
     });
   }
   return {
-    B, T, ids: i('ids'), positions: i('positions'), segments: i('segments'), targets: i('targets'), layers,
-    xL: f('xL', N * C), lnf: f('lnf', N * C), rstdf: f('rstdf', N), logits: f('logits', N * V),
-    logp: f('logp', N), values: f('values', N), entropy: f('entropy', N), lseOut: f('lseOut', N),
-    qPre: f('qPre', N * C), kPre: f('kPre', N * KV),
-    dlogp: f('dlogp', N), dvalues: f('dvalues', N), dlogits: f('dlogits', N * V), dres: f('dres', N * C), dln: f('dln', N * C), datt: f('datt', N * C),
-    dq: f('dq', N * C), dk: f('dk', N * KV), dv: f('dv', N * KV), dqPre: f('dqPre', N * C), dkPre: f('dkPre', N * KV),
-    dgate: f('dgate', N * F), dup: f('dup', N * F), dh: f('dh', N * F),
+    B,
+    T,
+    ids: i('ids'),
+    positions: i('positions'),
+    segments: i('segments'),
+    targets: i('targets'),
+    layers,
+    xL: f('xL', N * C),
+    lnf: f('lnf', N * C),
+    rstdf: f('rstdf', N),
+    logits: f('logits', N * V),
+    logp: f('logp', N),
+    values: f('values', N),
+    entropy: f('entropy', N),
+    lseOut: f('lseOut', N),
+    qPre: f('qPre', N * C),
+    kPre: f('kPre', N * KV),
+    dlogp: f('dlogp', N),
+    dvalues: f('dvalues', N),
+    dlogits: f('dlogits', N * V),
+    dres: f('dres', N * C),
+    dln: f('dln', N * C),
+    datt: f('datt', N * C),
+    dq: f('dq', N * C),
+    dk: f('dk', N * KV),
+    dv: f('dv', N * KV),
+    dqPre: f('dqPre', N * C),
+    dkPre: f('dkPre', N * KV),
+    dgate: f('dgate', N * F),
+    dup: f('dup', N * F),
+    dh: f('dh', N * F),
   };
 }
 

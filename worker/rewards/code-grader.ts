@@ -44,7 +44,10 @@ export class GraderUnavailable extends Error {
  * randomness or clocks in the presets' tasks, so a repeat would get the same verdicts; a failed
  * grading is not cached.
  */
-export function cachedGrader(grader: CodeGrader, capacity = 4096): CodeGrader & { readonly hits: number; readonly misses: number } {
+export function cachedGrader(
+  grader: CodeGrader,
+  capacity = 4096,
+): CodeGrader & { readonly hits: number; readonly misses: number } {
   const cache = new Map<string, Promise<CodeRewardResult>>();
   const stats = { hits: 0, misses: 0 };
   const grade = (request: CodeGradeRequest): Promise<CodeRewardResult> => {

@@ -44,7 +44,11 @@ export function exactReward(completion: string, truth: string): DatasetRewardRes
   const got = completion.trim();
   const want = truth.trim();
   const correct = got === want ? 1 : 0;
-  return { score: correct, components: { correct }, detail: `completion ${quote(got)} ${correct ? 'equals' : 'differs from'} ground truth ${quote(want)}` };
+  return {
+    score: correct,
+    components: { correct },
+    detail: `completion ${quote(got)} ${correct ? 'equals' : 'differs from'} ground truth ${quote(want)}`,
+  };
 }
 
 /** A compiled reward pattern and how many capture groups it has (0 or 1). */
@@ -57,7 +61,9 @@ export interface RewardPattern {
  * The person's pattern compiled (global, to find the last match), or why not: JavaScript syntax
  * (`new RegExp`), and at most one capture group (named groups count).
  */
-export function compileRewardPattern(pattern: string): { ok: true; pattern: RewardPattern } | { ok: false; reason: string } {
+export function compileRewardPattern(
+  pattern: string,
+): { ok: true; pattern: RewardPattern } | { ok: false; reason: string } {
   let regex: RegExp;
   try {
     regex = new RegExp(pattern, 'g');
@@ -66,7 +72,11 @@ export function compileRewardPattern(pattern: string): { ok: true; pattern: Rewa
   }
   // An alternative that matches the empty string at once: exec's result has one slot per group.
   const groups = new RegExp(`${pattern}|`).exec('')!.length - 1;
-  if (groups > 1) return { ok: false, reason: `has ${groups} capture groups; expected one (the answer) or none (the whole match), e.g. (?:...) for the others` };
+  if (groups > 1)
+    return {
+      ok: false,
+      reason: `has ${groups} capture groups; expected one (the answer) or none (the whole match), e.g. (?:...) for the others`,
+    };
   return { ok: true, pattern: { regex, groups: groups as 0 | 1 } };
 }
 
@@ -75,20 +85,28 @@ export function regexReward(completion: string, truth: string, pattern: RewardPa
   let last: RegExpMatchArray | null = null;
   for (const m of completion.matchAll(pattern.regex)) last = m; // matchAll clones the regex: no lastIndex state
   const want = truth.trim();
-  if (!last) return { score: 0, components: { matched: 0, correct: 0 }, detail: `no match of /${pattern.regex.source}/` };
+  if (!last)
+    return { score: 0, components: { matched: 0, correct: 0 }, detail: `no match of /${pattern.regex.source}/` };
   const got = (pattern.groups === 1 ? (last[1] ?? '') : last[0]).trim();
   const correct = got === want ? 1 : 0;
-  return { score: correct, components: { matched: 1, correct }, detail: `match ${quote(got)} ${correct ? 'equals' : 'differs from'} ground truth ${quote(want)}` };
+  return {
+    score: correct,
+    components: { matched: 1, correct },
+    detail: `match ${quote(got)} ${correct ? 'equals' : 'differs from'} ground truth ${quote(want)}`,
+  };
 }
 
-const CASES_EXPECTED = 'test cases: a JSON list of {stdin, stdout} (or {input, output}) strings, or {inputs: [...], outputs: [...]}';
+const CASES_EXPECTED =
+  'test cases: a JSON list of {stdin, stdout} (or {input, output}) strings, or {inputs: [...], outputs: [...]}';
 
 /**
  * The test cases of a `code` ground truth (JSON text): a list of `{stdin, stdout}` or
  * `{input, output}` (strings), or the APPS/TACO `{inputs, outputs}` lists of one length. Call-based
  * cases (`fn_name`) are refused: the companion compares a program's stdout. Pure; never throws.
  */
-export function parseCases(truth: string): { ok: true; cases: CodeCase[] } | { ok: false; expected: string; got: string } {
+export function parseCases(
+  truth: string,
+): { ok: true; cases: CodeCase[] } | { ok: false; expected: string; got: string } {
   const bad = (got: string) => ({ ok: false as const, expected: CASES_EXPECTED, got });
   let v: unknown;
   try {
@@ -104,8 +122,10 @@ export function parseCases(truth: string): { ok: true; cases: CodeCase[] } | { o
     });
   } else if (v !== null && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    if (o.fn_name !== undefined) return bad('has fn_name (call-based cases; the companion runs programs on stdin and compares stdout)');
-    if (!Array.isArray(o.inputs) || !Array.isArray(o.outputs) || o.inputs.length !== o.outputs.length) return bad('is an object without inputs and outputs lists of one length');
+    if (o.fn_name !== undefined)
+      return bad('has fn_name (call-based cases; the companion runs programs on stdin and compares stdout)');
+    if (!Array.isArray(o.inputs) || !Array.isArray(o.outputs) || o.inputs.length !== o.outputs.length)
+      return bad('is an object without inputs and outputs lists of one length');
     const outputs = o.outputs as unknown[];
     pairs = (o.inputs as unknown[]).map((x, i) => [x, outputs[i]]);
   } else return bad(`is ${quote(truth)}`);
@@ -121,18 +141,25 @@ export function codeRewardOf(r: CodeRewardResult): DatasetRewardResult {
   const frac = r.cases.length ? passed / r.cases.length : 0;
   return {
     score: r.reward,
-    components: { program: r.program === null ? 0 : 1, passed: frac, correct: r.cases.length > 0 && passed === r.cases.length ? 1 : 0 },
+    components: {
+      program: r.program === null ? 0 : 1,
+      passed: frac,
+      correct: r.cases.length > 0 && passed === r.cases.length ? 1 : 0,
+    },
     detail: r.program === null ? 'no code block' : `${passed} of ${r.cases.length} cases pass`,
     cases: r.cases.map((c) => ({ ...c })),
   };
 }
 
 /** A synchronous reward (math, exact, regex) for `spec`; throws naming the field for a bad pattern, and for `code` (it needs a grader). */
-export function syncDatasetReward(spec: DatasetRewardOptions): (completion: string, truth: string) => DatasetRewardResult {
+export function syncDatasetReward(
+  spec: DatasetRewardOptions,
+): (completion: string, truth: string) => DatasetRewardResult {
   if (spec.kind === 'math') return mathDatasetReward;
   if (spec.kind === 'exact') return exactReward;
   if (spec.kind === 'regex') {
-    if (spec.pattern === undefined) throw new Error('dataset.reward.pattern is missing: a regex reward needs a pattern');
+    if (spec.pattern === undefined)
+      throw new Error('dataset.reward.pattern is missing: a regex reward needs a pattern');
     const p = compileRewardPattern(spec.pattern);
     if (!p.ok) throw new Error(`dataset.reward.pattern ${p.reason}`);
     return (completion, truth) => regexReward(completion, truth, p.pattern);
@@ -146,19 +173,28 @@ export interface DatasetPromptResult extends DatasetRewardResult {
 }
 
 /** Why a code reward failed when no grader is connected: what the person must do. */
-export const NO_GRADER = 'code rewards run in the companion: start one with `npx dewpoint companion` and open the link it prints (or paste it in System)';
+export const NO_GRADER =
+  'code rewards run in the companion: start one with `npx dewpoint companion` and open the link it prints (or paste it in System)';
 
 /**
  * The reward of `spec` for a PromptSource: synchronous for math, exact and regex; for `code`, the
  * grader on the task's cases, a missing or unavailable grader giving `failure: 'sandbox_error'`
  * (the session is masked, as grpo-code's episodes are).
  */
-export function datasetPromptReward(spec: DatasetRewardOptions, grader: CodeGrader | null): (completion: string, task: { readonly answer: string }) => DatasetPromptResult | Promise<DatasetPromptResult> {
+export function datasetPromptReward(
+  spec: DatasetRewardOptions,
+  grader: CodeGrader | null,
+): (completion: string, task: { readonly answer: string }) => DatasetPromptResult | Promise<DatasetPromptResult> {
   if (spec.kind !== 'code') {
     const reward = syncDatasetReward(spec);
     return (completion, task) => reward(completion, task.answer);
   }
-  const failed = (detail: string): DatasetPromptResult => ({ score: 0, components: {}, detail, failure: 'sandbox_error' });
+  const failed = (detail: string): DatasetPromptResult => ({
+    score: 0,
+    components: {},
+    detail,
+    failure: 'sandbox_error',
+  });
   return async (completion, task) => {
     const cases = parseCases(task.answer);
     if (!cases.ok) throw new Error(`code reward: the ground truth ${cases.got}; expected ${cases.expected}`);

@@ -58,10 +58,7 @@ export interface MathRewardResult {
 }
 
 /** What the scan for the last `\boxed{...}` found. */
-export type BoxScan =
-  | { status: 'none' }
-  | { status: 'unclosed' }
-  | { status: 'closed'; content: string };
+export type BoxScan = { status: 'none' } | { status: 'unclosed' } | { status: 'closed'; content: string };
 
 // Fresh `g` regexes per call (from this source) keep `lastIndex` state out of module scope.
 const BOX_OPEN = String.raw`\\boxed\s*\{`;
@@ -85,7 +82,8 @@ function closingBrace(text: string, start: number): number {
   let depth = 1;
   for (let i = start; i < text.length; i++) {
     const c = text[i];
-    if (c === '\\') i++; // an escaped character (`\{`, `\}`, `\\`) is never a group brace
+    if (c === '\\')
+      i++; // an escaped character (`\{`, `\}`, `\\`) is never a group brace
     else if (c === '{') depth++;
     else if (c === '}' && --depth === 0) return i;
   }

@@ -6,7 +6,10 @@
  */
 import { mathReward } from './math-reward';
 
-export function taskMathReward(completion: string, task: { readonly answer: string }): { score: number; components: Record<string, number>; detail: string } {
+export function taskMathReward(
+  completion: string,
+  task: { readonly answer: string },
+): { score: number; components: Record<string, number>; detail: string } {
   const r = mathReward(completion, task.answer);
   return { score: r.score, components: { ...r.components }, detail: r.detail };
 }

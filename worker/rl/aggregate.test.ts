@@ -80,14 +80,18 @@ describe('aggregate: compat selects the verl seq-mean-token-sum-norm', () => {
     expect(aggregate(l, input, { mode: 'seq-mean-token-sum-norm', compat: 'rllm' }).loss).toBeCloseTo(15 / 9, 14);
   });
   it('verl-legacy with K = 10: 15/10; and rows as sequences (B′ = 2) leave it unchanged', () => {
-    expect(aggregate(l, input, { mode: 'seq-mean-token-sum-norm', compat: 'verl-legacy', lossScaleFactor: 10 }).loss).toBeCloseTo(1.5, 14);
+    expect(
+      aggregate(l, input, { mode: 'seq-mean-token-sum-norm', compat: 'verl-legacy', lossScaleFactor: 10 }).loss,
+    ).toBeCloseTo(1.5, 14);
     const rows = { ...input, segmentIds: undefined };
     expect(aggregate(l, rows, { mode: 'seq-mean-token-sum-norm', compat: 'verl-legacy' }).loss).toBeCloseTo(5, 14);
     expect(aggregate(l, rows, { mode: 'seq-mean-token-sum-norm' }).loss).toBeCloseTo(15 / 6, 14);
   });
   it('every other mode reads the same under verl-legacy', () => {
     for (const mode of AGGREGATION_MODES.filter((m) => m !== 'seq-mean-token-sum-norm')) {
-      expect(Array.from(aggregationWeights(input, { mode, compat: 'verl-legacy' })), mode).toEqual(Array.from(aggregationWeights(input, { mode })));
+      expect(Array.from(aggregationWeights(input, { mode, compat: 'verl-legacy' })), mode).toEqual(
+        Array.from(aggregationWeights(input, { mode })),
+      );
     }
   });
   it('verl-legacy weights are ∂L/∂l', () => {
@@ -97,7 +101,9 @@ describe('aggregate: compat selects the verl seq-mean-token-sum-norm', () => {
     for (let i = 0; i < 6; i++) expect(numeric[i]).toBeCloseTo(weights[i], 8);
   });
   it('refuses trl with seq-mean-token-sum-norm, and an unknown compat', () => {
-    expect(() => aggregate(l, input, { mode: 'seq-mean-token-sum-norm', compat: 'trl' })).toThrow(/TRL has no such mode/);
+    expect(() => aggregate(l, input, { mode: 'seq-mean-token-sum-norm', compat: 'trl' })).toThrow(
+      /TRL has no such mode/,
+    );
     expect(aggregate(l, input, { mode: 'token-mean', compat: 'trl' }).loss).toBe(3);
     expect(() => aggregate(l, input, { compat: 'verl-0.6' as never })).toThrow(/aggregation compat = "verl-0.6"/);
   });
@@ -143,13 +149,25 @@ describe('aggregate: refusals', () => {
     expect(() => aggregate(l, input, { mode: 'seq-mean' as never })).toThrow(/unknown/);
     expect(() => aggregate(l, { ...input, mask: [1, 0.5, 0, 1, 1, 1] }, {})).toThrow(/mask\[0, 1\] = 0.5/);
     expect(() => aggregate(l, { ...input, segmentIds: [1, 1, 0, 1, 1, 0] }, {})).toThrow(/mask\[1, 2\] = 1 on padding/);
-    expect(() => aggregate(l, { ...input, sessionWeights: undefined }, { mode: 'session-mean' })).toThrow(/sessionWeights/);
+    expect(() => aggregate(l, { ...input, sessionWeights: undefined }, { mode: 'session-mean' })).toThrow(
+      /sessionWeights/,
+    );
     expect(() => aggregate([1, 2], input, {})).toThrow(/loss: expected rows × width/);
-    expect(() => aggregate(l, { ...input, sessionWeights: [0, 0, 0, 0, 0, 0] }, { mode: 'session-mean' })).toThrow(/> 0/);
+    expect(() => aggregate(l, { ...input, sessionWeights: [0, 0, 0, 0, 0, 0] }, { mode: 'session-mean' })).toThrow(
+      /> 0/,
+    );
   });
 
   it('sequenceSpans lists chains, or rows without segmentIds', () => {
-    expect(sequenceSpans(input, input.mask).map((s) => [s.start, s.end])).toEqual([[0, 2], [2, 3], [3, 5], [5, 6]]);
-    expect(sequenceSpans({ rows: 2, width: 3 }, input.mask).map((s) => [s.start, s.end])).toEqual([[0, 3], [3, 6]]);
+    expect(sequenceSpans(input, input.mask).map((s) => [s.start, s.end])).toEqual([
+      [0, 2],
+      [2, 3],
+      [3, 5],
+      [5, 6],
+    ]);
+    expect(sequenceSpans({ rows: 2, width: 3 }, input.mask).map((s) => [s.start, s.end])).toEqual([
+      [0, 3],
+      [3, 6],
+    ]);
   });
 });

@@ -27,8 +27,14 @@ export type AggregationMode =
   | 'dr_grpo';
 
 export const AGGREGATION_MODES: readonly AggregationMode[] = [
-  'token-mean', 'token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm',
-  'session-mean', 'grpo', 'dr_grpo',
+  'token-mean',
+  'token-sum',
+  'seq-mean-token-mean',
+  'seq-mean-token-sum',
+  'seq-mean-token-sum-norm',
+  'session-mean',
+  'grpo',
+  'dr_grpo',
 ];
 
 /** verl's epsilon on each sequence's token count in `seq-mean-token-mean`. */
@@ -84,10 +90,14 @@ export function aggregationWeights(input: AggregationInput, options: Aggregation
   }
   const compat = options.compat ?? 'verl';
   if (!AGGREGATION_COMPATS.includes(compat)) {
-    throw new Error(`aggregation compat = ${JSON.stringify(compat)}: expected one of ${AGGREGATION_COMPATS.join(', ')}`);
+    throw new Error(
+      `aggregation compat = ${JSON.stringify(compat)}: expected one of ${AGGREGATION_COMPATS.join(', ')}`,
+    );
   }
   if (compat === 'trl' && mode === 'seq-mean-token-sum-norm') {
-    throw new Error("aggregation 'seq-mean-token-sum-norm': TRL has no such mode (its constant-normaliser form is 'dr_grpo'); use compat 'verl' or 'verl-legacy'");
+    throw new Error(
+      "aggregation 'seq-mean-token-sum-norm': TRL has no such mode (its constant-normaliser form is 'dr_grpo'); use compat 'verl' or 'verl-legacy'",
+    );
   }
   const spans = sequenceSpans(input, mask);
   const w = new Float64Array(rows * width);
@@ -113,7 +123,9 @@ export function aggregationWeights(input: AggregationInput, options: Aggregation
     let sessions = 0;
     for (let i = 0; i < w.length; i++) if (mask[i]) sessions += sessionWeights[i];
     if (!(sessions > 0)) {
-      throw new Error(`aggregation 'session-mean': Σ mask·sessionWeights = ${sessions} with ${total} masked tokens; expected > 0`);
+      throw new Error(
+        `aggregation 'session-mean': Σ mask·sessionWeights = ${sessions} with ${total} masked tokens; expected > 0`,
+      );
     }
     for (let i = 0; i < w.length; i++) if (mask[i]) w[i] = sessionWeights[i] / sessions;
   } else if (mode === 'grpo' || mode === 'dr_grpo') {
@@ -141,11 +153,13 @@ export function aggregationWeights(input: AggregationInput, options: Aggregation
  * recomputes it when a rejection mask changed the token mass.
  */
 export function sessionMeanWeights(sessionIds: ArrayLike<number>, mask: ArrayLike<number>): Float64Array {
-  if (sessionIds.length !== mask.length) throw new Error(`sessionIds has ${sessionIds.length} entries, mask ${mask.length}; expected one id per token`);
+  if (sessionIds.length !== mask.length)
+    throw new Error(`sessionIds has ${sessionIds.length} entries, mask ${mask.length}; expected one id per token`);
   const mass = new Map<number, number>();
   for (let t = 0; t < mask.length; t++) {
     if (mask[t] !== 1) continue;
-    if (!(sessionIds[t] > 0)) throw new Error(`sessionIds[${t}] = ${sessionIds[t]} on a masked token: expected a session id ≥ 1`);
+    if (!(sessionIds[t] > 0))
+      throw new Error(`sessionIds[${t}] = ${sessionIds[t]} on a masked token: expected a session id ≥ 1`);
     mass.set(sessionIds[t], (mass.get(sessionIds[t]) ?? 0) + 1);
   }
   const w = new Float64Array(mask.length);
@@ -161,7 +175,11 @@ export function weightedSum(weights: ArrayLike<number>, x: ArrayLike<number>): n
 }
 
 /** Aggregates per-token losses `loss` ([rows, width]): `{ loss: L, weights: ∂L/∂l }`. */
-export function aggregate(loss: ArrayLike<number>, input: AggregationInput, options: AggregationOptions = {}): Aggregated {
+export function aggregate(
+  loss: ArrayLike<number>,
+  input: AggregationInput,
+  options: AggregationOptions = {},
+): Aggregated {
   checkTable('loss', loss, input.rows, input.width);
   const weights = aggregationWeights(input, options);
   return { loss: weightedSum(weights, loss), weights };

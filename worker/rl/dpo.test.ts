@@ -31,7 +31,10 @@ describe('dpoLoss, hand values (β = 0.1, Δ = 2)', () => {
   });
 
   it('sigmoid with label smoothing is cDPO', () => {
-    expect(dpoLoss({ ...one, labelSmoothing: 0.1 }).loss).toBeCloseTo(-0.9 * logSigmoid(0.2) - 0.1 * logSigmoid(-0.2), 14);
+    expect(dpoLoss({ ...one, labelSmoothing: 0.1 }).loss).toBeCloseTo(
+      -0.9 * logSigmoid(0.2) - 0.1 * logSigmoid(-0.2),
+      14,
+    );
   });
 
   it('robust', () => {
@@ -103,27 +106,45 @@ describe('dpoLoss gradients against central finite differences', () => {
       return [...r[0], ...r[2], ...r[1], ...r[3]]; // pairs rows (c0, r0, c1, r1) → (c0, c1, r0, r1)
     };
     const p = dpoLoss({ pairs: B, width: W, logp, refLogp, mask });
-    const h = dpoLoss({ pairs: B, width: W, logp: toHalves(logp), refLogp: toHalves(refLogp), mask: toHalves(mask), layout: 'halves' });
+    const h = dpoLoss({
+      pairs: B,
+      width: W,
+      logp: toHalves(logp),
+      refLogp: toHalves(refLogp),
+      mask: toHalves(mask),
+      layout: 'halves',
+    });
     expect(h.loss).toBeCloseTo(p.loss, 15);
     expect(Array.from(h.dlogp)).toEqual(toHalves(Array.from(p.dlogp)));
     expect(h.metrics).toEqual(p.metrics);
-    expect(Array.from(h.implicitRewards)).toEqual([p.implicitRewards[0], p.implicitRewards[2], p.implicitRewards[1], p.implicitRewards[3]]);
+    expect(Array.from(h.implicitRewards)).toEqual([
+      p.implicitRewards[0],
+      p.implicitRewards[2],
+      p.implicitRewards[1],
+      p.implicitRewards[3],
+    ]);
   });
 });
 
 describe('dpoLoss per-pair losses', () => {
-  it.each(['sigmoid', 'ipo', 'hinge', 'robust'] as const)('%s: one per pair, each the loss of that pair alone, averaging to the reported loss', (lossType) => {
-    const labelSmoothing = lossType === 'robust' ? 0.2 : 0;
-    const opts = { pairs: B, width: W, refLogp, mask, lossType, labelSmoothing, beta: 0.7 };
-    const out = dpoLoss({ ...opts, logp });
-    expect(out.pairLosses).toHaveLength(B);
-    expect((out.pairLosses[0] + out.pairLosses[1]) / 2).toBeCloseTo(out.loss, 14);
-    expect(out.pairLosses[0]).not.toBeCloseTo(out.pairLosses[1], 6); // the two pairs differ, so a mean copied into both fails
-    for (let i = 0; i < B; i++) {
-      const rows = (a: number[]) => a.slice(2 * i * W, (2 * i + 2) * W);
-      expect(out.pairLosses[i]).toBeCloseTo(dpoLoss({ ...opts, pairs: 1, logp: rows(logp), refLogp: rows(refLogp), mask: rows(mask) }).loss, 14);
-    }
-  });
+  it.each(['sigmoid', 'ipo', 'hinge', 'robust'] as const)(
+    '%s: one per pair, each the loss of that pair alone, averaging to the reported loss',
+    (lossType) => {
+      const labelSmoothing = lossType === 'robust' ? 0.2 : 0;
+      const opts = { pairs: B, width: W, refLogp, mask, lossType, labelSmoothing, beta: 0.7 };
+      const out = dpoLoss({ ...opts, logp });
+      expect(out.pairLosses).toHaveLength(B);
+      expect((out.pairLosses[0] + out.pairLosses[1]) / 2).toBeCloseTo(out.loss, 14);
+      expect(out.pairLosses[0]).not.toBeCloseTo(out.pairLosses[1], 6); // the two pairs differ, so a mean copied into both fails
+      for (let i = 0; i < B; i++) {
+        const rows = (a: number[]) => a.slice(2 * i * W, (2 * i + 2) * W);
+        expect(out.pairLosses[i]).toBeCloseTo(
+          dpoLoss({ ...opts, pairs: 1, logp: rows(logp), refLogp: rows(refLogp), mask: rows(mask) }).loss,
+          14,
+        );
+      }
+    },
+  );
 
   it('hand value: sigmoid at Δ = 2 is −log σ(0.2)', () => {
     expect(dpoLoss(one).pairLosses[0]).toBeCloseTo(-logSigmoid(0.2), 14);
@@ -164,12 +185,21 @@ describe('dpoLoss per-pair intermediates: rewards, margins, logits', () => {
     expectClose(out.rejectedRewards, [-0.5, 0], { atol: 1e-15, rtol: 0, label: 'rejectedRewards' });
     expectClose(out.margins, [1, -1], { atol: 1e-15, rtol: 0, label: 'margins' });
     expectClose(out.logits, [2, -2], { atol: 1e-15, rtol: 0, label: 'logits' });
-    expectClose(out.pairLosses, [Math.log1p(Math.exp(-1)), Math.log1p(Math.E)], { atol: 1e-15, rtol: 1e-14, label: 'pairLosses' });
+    expectClose(out.pairLosses, [Math.log1p(Math.exp(-1)), Math.log1p(Math.E)], {
+      atol: 1e-15,
+      rtol: 1e-14,
+      label: 'pairLosses',
+    });
     // the batch metrics are the means of the per-pair values
     expect(out.metrics['rewards/margins']).toBeCloseTo(0, 15);
     expect(out.metrics['rewards/chosen']).toBeCloseTo(-0.25, 15);
     expect(out.metrics['rewards/accuracies']).toBe(0.5);
-    expect(Array.from(out.implicitRewards)).toEqual([out.chosenRewards[0], out.rejectedRewards[0], out.chosenRewards[1], out.rejectedRewards[1]]);
+    expect(Array.from(out.implicitRewards)).toEqual([
+      out.chosenRewards[0],
+      out.rejectedRewards[0],
+      out.chosenRewards[1],
+      out.rejectedRewards[1],
+    ]);
   });
   it('ipo: the logits are the length-normalised margins the loss reads', () => {
     const out = dpoLoss({ ...two, lossType: 'ipo' });
@@ -183,7 +213,13 @@ describe('dpoLoss per-pair intermediates: rewards, margins, logits', () => {
       const r = rows(a);
       return [...r[0], ...r[2], ...r[1], ...r[3]];
     };
-    const h = dpoLoss({ ...two, logp: toHalves(two.logp), refLogp: toHalves(two.refLogp), mask: toHalves(two.mask), layout: 'halves' });
+    const h = dpoLoss({
+      ...two,
+      logp: toHalves(two.logp),
+      refLogp: toHalves(two.refLogp),
+      mask: toHalves(two.mask),
+      layout: 'halves',
+    });
     expectClose(h.margins, [1, -1], { atol: 1e-15, rtol: 0, label: 'halves margins' });
     expectClose(h.chosenRewards, [0.5, -1], { atol: 1e-15, rtol: 0, label: 'halves chosenRewards' });
   });

@@ -73,21 +73,33 @@ export function dpoLoss(input: DpoInput): DpoResult {
   const { beta = 0.1, lossType = 'sigmoid', labelSmoothing: eps = 0, layout = 'pairs' } = input;
   if (!Number.isInteger(B) || B < 1) throw new Error(`dpoLoss: pairs must be an integer ≥ 1, got ${B}`);
   if (!(beta > 0) || !Number.isFinite(beta)) throw new Error(`dpoLoss: beta must be finite and > 0, got ${beta}`);
-  if (!['sigmoid', 'ipo', 'hinge', 'robust'].includes(lossType)) throw new Error(`dpoLoss: unknown lossType '${lossType}'`);
-  if (layout !== 'pairs' && layout !== 'halves') throw new Error(`dpoLoss: layout must be 'pairs' or 'halves', got ${String(layout)}`);
-  const epsOk = lossType === 'sigmoid' ? eps >= 0 && eps <= 0.5 : lossType === 'robust' ? eps >= 0 && eps < 0.5 : eps === 0;
+  if (!['sigmoid', 'ipo', 'hinge', 'robust'].includes(lossType))
+    throw new Error(`dpoLoss: unknown lossType '${lossType}'`);
+  if (layout !== 'pairs' && layout !== 'halves')
+    throw new Error(`dpoLoss: layout must be 'pairs' or 'halves', got ${String(layout)}`);
+  const epsOk =
+    lossType === 'sigmoid' ? eps >= 0 && eps <= 0.5 : lossType === 'robust' ? eps >= 0 && eps < 0.5 : eps === 0;
   if (!epsOk) {
-    throw new Error(`dpoLoss: labelSmoothing ${eps} is out of range for '${lossType}' (sigmoid: [0, 0.5], robust: [0, 0.5), ipo/hinge: 0)`);
+    throw new Error(
+      `dpoLoss: labelSmoothing ${eps} is out of range for '${lossType}' (sigmoid: [0, 0.5], robust: [0, 0.5), ipo/hinge: 0)`,
+    );
   }
   const rows = 2 * B;
-  for (const [name, a] of [['logp', logp], ['refLogp', refLogp], ['mask', mask]] as const) checkTable(name, a, rows, width);
+  for (const [name, a] of [
+    ['logp', logp],
+    ['refLogp', refLogp],
+    ['mask', mask],
+  ] as const)
+    checkTable(name, a, rows, width);
   for (let i = 0; i < mask.length; i++) {
-    if (mask[i] !== 0 && mask[i] !== 1) throw new Error(`mask[${Math.floor(i / width)}, ${i % width}] = ${mask[i]}: expected 0 or 1`);
+    if (mask[i] !== 0 && mask[i] !== 1)
+      throw new Error(`mask[${Math.floor(i / width)}, ${i % width}] = ${mask[i]}: expected 0 or 1`);
   }
   checkFinite('logp', logp, width, mask);
   checkFinite('refLogp', refLogp, width, mask);
 
-  const rowOf = (i: number, rejected: boolean) => (layout === 'pairs' ? 2 * i + (rejected ? 1 : 0) : i + (rejected ? B : 0));
+  const rowOf = (i: number, rejected: boolean) =>
+    layout === 'pairs' ? 2 * i + (rejected ? 1 : 0) : i + (rejected ? B : 0);
   const seq = (row: number) => {
     let s = 0;
     let ref = 0;

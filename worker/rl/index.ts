@@ -79,7 +79,16 @@ export {
   type AggregationOptions,
   type Aggregated,
 } from './aggregate';
-export { klAt, klEstimatorOf, klPenalty, KL_ESTIMATORS, type KlEstimator, type KlInput, type KlOptions, type KlResult } from './kl';
+export {
+  klAt,
+  klEstimatorOf,
+  klPenalty,
+  KL_ESTIMATORS,
+  type KlEstimator,
+  type KlInput,
+  type KlOptions,
+  type KlResult,
+} from './kl';
 
 // Policy losses.
 export {
@@ -139,6 +148,11 @@ export type { SequenceLayout } from './corrections/sequences';
 // Objectives.
 export type { ObjectiveInput, ObjectiveOutput } from './objectives/types';
 export { grpoObjective, type GrpoObjectiveOptions, type GrpoObjectiveOutput } from './objectives/grpo';
-export { ppoObjective, type PpoObjectiveInput, type PpoObjectiveOptions, type PpoObjectiveOutput } from './objectives/ppo';
+export {
+  ppoObjective,
+  type PpoObjectiveInput,
+  type PpoObjectiveOptions,
+  type PpoObjectiveOutput,
+} from './objectives/ppo';
 export { dpoLoss, type DpoLossType, type DpoOptions, type DpoInput, type DpoResult } from './dpo';
 export { valueLoss, type ValueLossInput, type ValueLossResult } from './value-loss';

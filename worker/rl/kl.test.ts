@@ -88,10 +88,15 @@ describe('kl: dlogp against central differences (sg held at the base point)', ()
 
 describe('kl: table handling', () => {
   it('is zero off the mask and refuses non-finite inputs on it', () => {
-    const r = klPenalty({ rows: 1, width: 3, logp: [-1, -2, NaN], refLogp: [-1.5, -1, 0], mask: [1, 1, 0] }, { estimator: 'k1' });
+    const r = klPenalty(
+      { rows: 1, width: 3, logp: [-1, -2, NaN], refLogp: [-1.5, -1, 0], mask: [1, 1, 0] },
+      { estimator: 'k1' },
+    );
     expect(Array.from(r.value)).toEqual([0.5, -1, 0]);
     expect(Array.from(r.dlogp)).toEqual([1, 1, 0]);
-    expect(() => klPenalty({ rows: 1, width: 3, logp: [-1, -2, NaN], refLogp: [0, 0, 0] })).toThrow(/logp\[0, 2\] = NaN/);
+    expect(() => klPenalty({ rows: 1, width: 3, logp: [-1, -2, NaN], refLogp: [0, 0, 0] })).toThrow(
+      /logp\[0, 2\] = NaN/,
+    );
     expect(() => klPenalty({ rows: 2, width: 3, logp: [0], refLogp: [0] })).toThrow(/rows × width/);
   });
 

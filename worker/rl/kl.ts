@@ -56,13 +56,20 @@ export function klEstimatorOf(name: string): KlEstimator {
   const base = plus ? name.slice(0, -1) : name;
   const resolved = `${ALIASES[base] ?? base}${plus ? '+' : ''}`;
   if (!(KL_ESTIMATORS as readonly string[]).includes(resolved)) {
-    throw new Error(`KL estimator '${name}' is unknown; expected one of ${KL_ESTIMATORS.join(', ')} (or verl's kl, mse, low_var_kl)`);
+    throw new Error(
+      `KL estimator '${name}' is unknown; expected one of ${KL_ESTIMATORS.join(', ')} (or verl's kl, mse, low_var_kl)`,
+    );
   }
   return resolved as KlEstimator;
 }
 
 /** Value and ∂/∂logp of a base (non-`+`) estimator at one token (rl-formulas.md §6 table). */
-export function klAt(estimator: 'k1' | 'abs' | 'k2' | 'k3', logp: number, ref: number, compat: Compat = 'verl'): [number, number] {
+export function klAt(
+  estimator: 'k1' | 'abs' | 'k2' | 'k3',
+  logp: number,
+  ref: number,
+  compat: Compat = 'verl',
+): [number, number] {
   const d = logp - ref;
   switch (estimator) {
     case 'k1':

@@ -51,8 +51,7 @@ export interface Placement {
 }
 
 export type Placed =
-  | { ok: true; placements: Placement[]; rowsNeeded: number }
-  | { ok: false; tooLong: number[]; rowsNeeded: number };
+  { ok: true; placements: Placement[]; rowsNeeded: number } | { ok: false; tooLong: number[]; rowsNeeded: number };
 
 /**
  * First-fit decreasing over `lengths` into rows of `width`. Placements are in placement order
@@ -80,6 +79,7 @@ export function placeChains(lengths: readonly number[], width: number): Placed {
     placements.push({ chain, row, offset: used[row], segment: ++segments[row] });
     used[row] += len;
   }
-  if (tooLong.length > 0) return { ok: false, tooLong: tooLong.sort((a, b) => a - b), rowsNeeded: used.length + tooLong.length };
+  if (tooLong.length > 0)
+    return { ok: false, tooLong: tooLong.sort((a, b) => a - b), rowsNeeded: used.length + tooLong.length };
   return { ok: true, placements, rowsNeeded: used.length };
 }

@@ -36,7 +36,9 @@ export function fillArrays({ sessions, chains, rows, width, carries, advantage }
 
   const inInputOrder = [...chains].sort((a, b) => a.session - b.session || a.firstCall - b.firstCall);
   const calls = inInputOrder.flatMap((ch) =>
-    sessions[ch.session].calls.slice(ch.firstCall, ch.firstCall + ch.calls).map((call, k) => ({ ch, k: ch.firstCall + k, call })),
+    sessions[ch.session].calls
+      .slice(ch.firstCall, ch.firstCall + ch.calls)
+      .map((call, k) => ({ ch, k: ch.firstCall + k, call })),
   );
   const withRaw = calls.filter(({ call }) => call.rawLogProbs !== undefined).length;
   if (withRaw > 0 && withRaw < calls.length) {
@@ -94,7 +96,19 @@ export function fillArrays({ sessions, chains, rows, width, carries, advantage }
     support = { offsets, ids };
   }
   return {
-    inputIds, segmentIds, positions, responseMask, behaviorLogProbs, oldLogProbs, versions, callIndex,
-    sessionIds, advantages, tokenRewards, sessionWeights, support, realTokens,
+    inputIds,
+    segmentIds,
+    positions,
+    responseMask,
+    behaviorLogProbs,
+    oldLogProbs,
+    versions,
+    callIndex,
+    sessionIds,
+    advantages,
+    tokenRewards,
+    sessionWeights,
+    support,
+    realTokens,
   };
 }

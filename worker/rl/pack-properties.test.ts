@@ -24,7 +24,9 @@ function randomSessions(seed: number): Generated {
       const prev = calls.at(-1);
       const extend = prev !== undefined && rand() < 0.7;
       // A fresh prompt starts with an id no earlier call of this session used, so it never extends by accident.
-      const promptIds = extend ? [...Array.from(prev.promptIds), ...Array.from(prev.sampledIds), ...ids(int(0, 3))] : [1000 + c, ...ids(int(0, 4))];
+      const promptIds = extend
+        ? [...Array.from(prev.promptIds), ...Array.from(prev.sampledIds), ...ids(int(0, 3))]
+        : [1000 + c, ...ids(int(0, 4))];
       const sampledIds = ids(int(0, 4));
       calls.push({
         promptIds,
@@ -38,7 +40,15 @@ function randomSessions(seed: number): Generated {
     }
     const status = statuses[int(0, statuses.length - 1)];
     const scored = status === 'completed' || status === 'truncated';
-    sessions.push({ task: `t${int(0, 2)}`, group: `g${int(0, 1)}`, sample: i, attempt: 0, calls, status, reward: scored ? int(0, 4) / 4 : null });
+    sessions.push({
+      task: `t${int(0, 2)}`,
+      group: `g${int(0, 1)}`,
+      sample: i,
+      attempt: 0,
+      calls,
+      status,
+      reward: scored ? int(0, 4) / 4 : null,
+    });
     extendsPrev.push(ext);
   }
   return { sessions, extendsPrev };
@@ -92,7 +102,8 @@ function checkBatch(b: PackedBatch, { sessions, extendsPrev }: Generated, trunca
     if (k > 0) {
       const p = b.chains[k - 1];
       expect(p.length >= c.length).toBe(true);
-      if (p.length === c.length) expect(p.session < c.session || (p.session === c.session && p.firstCall < c.firstCall)).toBe(true);
+      if (p.length === c.length)
+        expect(p.session < c.session || (p.session === c.session && p.firstCall < c.firstCall)).toBe(true);
     }
     for (let r = 0; r < c.row; r++) expect(used[r] + c.length).toBeGreaterThan(width);
     if (c.row === used.length) {
@@ -124,7 +135,13 @@ function checkBatch(b: PackedBatch, { sessions, extendsPrev }: Generated, trunca
   }
   expect(b.responseMask.reduce((a, x) => a + x, 0)).toBe(mass);
   for (let t = 0; t < b.responseMask.length; t++) if (!b.responseMask[t]) expect(b.behaviorLogProbs[t]).toBe(0);
-  const withMass = new Set(b.chains.filter((c) => sessions[c.session].calls.slice(c.firstCall, c.firstCall + c.calls).some((k) => k.sampledIds.length > 0)).map((c) => c.session));
+  const withMass = new Set(
+    b.chains
+      .filter((c) =>
+        sessions[c.session].calls.slice(c.firstCall, c.firstCall + c.calls).some((k) => k.sampledIds.length > 0),
+      )
+      .map((c) => c.session),
+  );
   expect(b.sessionWeights.reduce((a, x) => a + x, 0)).toBeCloseTo(withMass.size, 12);
 }
 
@@ -133,7 +150,10 @@ describe('pack properties on seeded random sessions', () => {
     it(`seed ${seed}`, () => {
       const gen = randomSessions(seed);
       const truncation = seed % 2 ? 'mask' : 'score';
-      const longest = Math.max(1, ...gen.sessions.flatMap((s) => s.calls.map((c) => c.promptIds.length + c.sampledIds.length)));
+      const longest = Math.max(
+        1,
+        ...gen.sessions.flatMap((s) => s.calls.map((c) => c.promptIds.length + c.sampledIds.length)),
+      );
       const width = longest + (seed % 7) * 3;
       const r = pack(gen.sessions, width, { truncation });
       expect(r.ok).toBe(true);
@@ -141,11 +161,19 @@ describe('pack properties on seeded random sessions', () => {
       checkBatch(r, gen, truncation);
       // Advantages are the estimator's over the trained sessions' (task, group).
       const idx = gen.sessions.map((_, i) => i).filter((i) => trains(gen.sessions[i].status, truncation));
-      const ref = grpoAdvantages(idx.map((i) => gen.sessions[i].reward!), idx.map((i) => `${gen.sessions[i].task}/${gen.sessions[i].group}`));
+      const ref = grpoAdvantages(
+        idx.map((i) => gen.sessions[i].reward!),
+        idx.map((i) => `${gen.sessions[i].task}/${gen.sessions[i].group}`),
+      );
       idx.forEach((i, k) => expect(r.sessionAdvantages[i]).toBeCloseTo(ref.advantages[k], 12));
       expect(r.metrics['reward/frac_reward_zero_std']).toBeCloseTo(ref.fracRewardZeroStd, 15);
       // One row fewer is refused with the same count.
-      if (r.rowsNeeded > 0) expect(pack(gen.sessions, width, { truncation, rows: r.rowsNeeded - 1 })).toMatchObject({ ok: false, reason: 'rows', rowsNeeded: r.rowsNeeded });
+      if (r.rowsNeeded > 0)
+        expect(pack(gen.sessions, width, { truncation, rows: r.rowsNeeded - 1 })).toMatchObject({
+          ok: false,
+          reason: 'rows',
+          rowsNeeded: r.rowsNeeded,
+        });
       // Reversing the input keeps each session's advantage.
       const rev = pack([...gen.sessions].reverse(), width, { truncation });
       if (!rev.ok) throw new Error(rev.message);

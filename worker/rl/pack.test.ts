@@ -17,9 +17,28 @@ const base = { task: 't', group: 'g', sample: 0, attempt: 0 } as const;
 // s1: two calls that do not merge: [7 8 9] and [7 8 10 11] (call 1's prompt differs at 10).
 // s2: truncated; s3: an infrastructure failure.
 const sessions: Session[] = [
-  { ...base, sample: 0, status: 'completed', reward: 1, calls: [call([1, 2], [3, 4], 0), call([1, 2, 3, 4, 5], [6], 1, -0.3)] },
-  { ...base, sample: 1, status: 'completed', reward: 0.25, calls: [call([7], [8, 9], 1, -0.4), call([7, 8, 10], [11], 2, -0.6)] },
-  { ...base, sample: 2, status: 'truncated', termination: 'max_response_length', reward: 0.5, calls: [call([1], [2, 2])] },
+  {
+    ...base,
+    sample: 0,
+    status: 'completed',
+    reward: 1,
+    calls: [call([1, 2], [3, 4], 0), call([1, 2, 3, 4, 5], [6], 1, -0.3)],
+  },
+  {
+    ...base,
+    sample: 1,
+    status: 'completed',
+    reward: 0.25,
+    calls: [call([7], [8, 9], 1, -0.4), call([7, 8, 10], [11], 2, -0.6)],
+  },
+  {
+    ...base,
+    sample: 2,
+    status: 'truncated',
+    termination: 'max_response_length',
+    reward: 0.5,
+    calls: [call([1], [2, 2])],
+  },
   { ...base, task: 'u', status: 'failed', termination: 'sandbox_error', reward: null, calls: [call([5], [6])] },
 ];
 
@@ -99,7 +118,9 @@ describe('pack: options', () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.reason).toBe('width');
-    expect(r.message).toMatch(/session 0 \(task "t", group "g", sample 0, attempt 0\), calls 0–1: a chain of 6 ids does not fit in width 5/);
+    expect(r.message).toMatch(
+      /session 0 \(task "t", group "g", sample 0, attempt 0\), calls 0–1: a chain of 6 ids does not fit in width 5/,
+    );
     expect(r.rowsNeeded).toBe(3); // one row for the too-long chain, two for s1's chains (4 + 3 > 5)
   });
 
@@ -113,10 +134,11 @@ describe('pack: options', () => {
   it('include "all" places sessions that do not train, with zero mask and advantage', () => {
     const b = ok(pack(sessions, 8, { include: 'all' }));
     expect(b.chains.map((c) => c.session).sort()).toEqual([0, 1, 1, 2, 3]);
-    for (let t = 0; t < b.inputIds.length; t++) if (b.sessionIds[t] >= 3) {
-      expect(b.responseMask[t]).toBe(0);
-      expect(b.advantages[t]).toBe(0);
-    }
+    for (let t = 0; t < b.inputIds.length; t++)
+      if (b.sessionIds[t] >= 3) {
+        expect(b.responseMask[t]).toBe(0);
+        expect(b.advantages[t]).toBe(0);
+      }
     expect(b.counts.trained).toBe(2);
   });
 
@@ -124,7 +146,9 @@ describe('pack: options', () => {
     const trl = ok(pack(sessions, 8, { advantage: { compat: 'trl' } }));
     expect(trl.sessionAdvantages[0]).toBeCloseTo(0.375 / (Math.sqrt(2 * 0.375 ** 2) + 1e-4), 12);
     const rloo = ok(pack(sessions, 8, { estimator: 'rloo' }));
-    expect(Array.from(rloo.sessionAdvantages.slice(0, 2))).toEqual(Array.from(rlooAdvantages([1, 0.25], [0, 0]).advantages));
+    expect(Array.from(rloo.sessionAdvantages.slice(0, 2))).toEqual(
+      Array.from(rlooAdvantages([1, 0.25], [0, 0]).advantages),
+    );
     const rpp = ok(pack(sessions, 8, { estimator: 'reinforce++-baseline' }));
     const ref = reinforcePlusPlusBaseline([1, 0.25], [0, 0], [3, 3]).advantages;
     expect(rpp.sessionAdvantages[0]).toBeCloseTo(ref[0], 14);
@@ -150,8 +174,10 @@ describe('pack: options', () => {
   it('include "carried" leaves out the sessions masked for a zero advantage, counted, and packs the same trained ids', () => {
     // Group x (sessions 0, 1) all-equal, group y (2, 3) varied: only y's sessions carry mass.
     const mixed = [
-      { ...sessions[0], reward: 1 }, { ...sessions[1], reward: 1 },
-      { ...sessions[0], group: 'y', reward: 1 }, { ...sessions[1], group: 'y', reward: 0 },
+      { ...sessions[0], reward: 1 },
+      { ...sessions[1], reward: 1 },
+      { ...sessions[0], group: 'y', reward: 1 },
+      { ...sessions[1], group: 'y', reward: 0 },
     ];
     const all = ok(pack(mixed, 8, { maskZeroAdvantage: true }));
     const carried = ok(pack(mixed, 8, { maskZeroAdvantage: true, include: 'carried' }));
@@ -161,12 +187,20 @@ describe('pack: options', () => {
     expect(carried.metrics['batch/trainable_tokens']).toBe(all.metrics['batch/trainable_tokens']);
     expect(carried.counts.trained).toBe(all.counts.trained);
     // The masked ids of the full packing are exactly what "carried" leaves out.
-    const massIds = (b: typeof all) => Array.from(b.inputIds).filter((_, t) => b.responseMask[t] > 0).sort();
+    const massIds = (b: typeof all) =>
+      Array.from(b.inputIds)
+        .filter((_, t) => b.responseMask[t] > 0)
+        .sort();
     expect(massIds(carried)).toEqual(massIds(all));
   });
 
   it('records the sampler support as CSR per id', () => {
-    const s: Session = { ...base, status: 'completed', reward: 1, calls: [{ ...call([1], [2, 3]), support: [[2, 5], [3]] }] };
+    const s: Session = {
+      ...base,
+      status: 'completed',
+      reward: 1,
+      calls: [{ ...call([1], [2, 3]), support: [[2, 5], [3]] }],
+    };
     const b = ok(pack([s], 4));
     const { offsets, ids } = b.support!;
     expect(Array.from(offsets)).toEqual([0, 0, 2, 3, 3]);
@@ -199,11 +233,23 @@ describe('pack + gae: per-session GAE continues across rows in call order', () =
   it('s1 runs call 0 (row 1, cols 5–6) before call 1 (row 1, col 3)', () => {
     const b = ok(pack(sessions, 8, { estimator: 'none' }));
     const values = Float64Array.from(b.inputIds, (id) => id / 10);
-    const out = gae({ rewards: b.tokenRewards, values, mask: b.responseMask, rows: b.rows, width: 8, sessionIds: b.sessionIds, callIndex: b.callIndex }, { whiten: false });
+    const out = gae(
+      {
+        rewards: b.tokenRewards,
+        values,
+        mask: b.responseMask,
+        rows: b.rows,
+        width: 8,
+        sessionIds: b.sessionIds,
+        callIndex: b.callIndex,
+      },
+      { whiten: false },
+    );
     // γ = λ = 1: advantage = the session's reward − value, on every trainable token.
-    for (let t = 0; t < 16; t++) if (b.responseMask[t]) {
-      const reward = b.sessionIds[t] === 1 ? 1 : 0.25;
-      expect(out.advantages[t], `token ${t}`).toBeCloseTo(reward - values[t], 14);
-    }
+    for (let t = 0; t < 16; t++)
+      if (b.responseMask[t]) {
+        const reward = b.sessionIds[t] === 1 ? 1 : 0.25;
+        expect(out.advantages[t], `token ${t}`).toBeCloseTo(reward - values[t], 14);
+      }
   });
 });

@@ -21,14 +21,23 @@ export type { ChainPlacement, PackedBatch, PackOptions, PackRefusal, PackResult,
 export function pack(sessions: readonly Session[], width: number, options: PackOptions = {}): PackResult {
   if (!Number.isInteger(width) || width <= 0) throw new Error(`pack: width = ${width}: expected a positive integer`);
   const { rows, estimator = 'grpo', truncation = 'mask', include = 'trained', maskZeroAdvantage = false } = options;
-  if (rows !== undefined && (!Number.isInteger(rows) || rows < 0)) throw new Error(`pack: rows = ${rows}: expected a non-negative integer`);
-  if (truncation !== 'mask' && truncation !== 'score') throw new Error(`pack: truncation = ${JSON.stringify(truncation)}: expected "mask" or "score"`);
-  if (include !== 'trained' && include !== 'all' && include !== 'carried') throw new Error(`pack: include = ${JSON.stringify(include)}: expected "trained", "all" or "carried"`);
-  if (maskZeroAdvantage && estimator === 'none') throw new Error('pack: maskZeroAdvantage with estimator "none" would mask every session');
+  if (rows !== undefined && (!Number.isInteger(rows) || rows < 0))
+    throw new Error(`pack: rows = ${rows}: expected a non-negative integer`);
+  if (truncation !== 'mask' && truncation !== 'score')
+    throw new Error(`pack: truncation = ${JSON.stringify(truncation)}: expected "mask" or "score"`);
+  if (include !== 'trained' && include !== 'all' && include !== 'carried')
+    throw new Error(`pack: include = ${JSON.stringify(include)}: expected "trained", "all" or "carried"`);
+  if (maskZeroAdvantage && estimator === 'none')
+    throw new Error('pack: maskZeroAdvantage with estimator "none" would mask every session');
   validateSessions(sessions);
 
   const trained = sessions.map((s) => trains(s.status, truncation));
-  const { advantage, fracRewardZeroStd, zeroStdGroups, groups } = sessionAdvantages(sessions, trained, estimator, options);
+  const { advantage, fracRewardZeroStd, zeroStdGroups, groups } = sessionAdvantages(
+    sessions,
+    trained,
+    estimator,
+    options,
+  );
   const carries = trained.map((t, i) => t && !(maskZeroAdvantage && advantage[i] === 0));
 
   const placedSession = (i: number) => (include === 'all' ? true : include === 'carried' ? carries[i] : trained[i]);
@@ -56,7 +65,12 @@ export function pack(sessions: readonly Session[], width: number, options: PackO
     };
   }
   const R = rows ?? placed.rowsNeeded;
-  const placements: ChainPlacement[] = placed.placements.map((p) => ({ ...chains[p.chain], row: p.row, offset: p.offset, segment: p.segment }));
+  const placements: ChainPlacement[] = placed.placements.map((p) => ({
+    ...chains[p.chain],
+    row: p.row,
+    offset: p.offset,
+    segment: p.segment,
+  }));
   const arrays = fillArrays({ sessions, chains: placements, rows: R, width, carries, advantage });
 
   const counts = countSessions(sessions, carries);
@@ -114,14 +128,24 @@ function sessionAdvantages(
       throw new Error(`pack: estimator.given has ${estimator.given.length} advantages for ${sessions.length} sessions`);
     }
     for (const i of idx) {
-      if (!Number.isFinite(estimator.given[i])) throw new Error(`pack: estimator.given[${i}] = ${estimator.given[i]} for ${describeSession(sessions[i], i)}: expected a finite advantage`);
+      if (!Number.isFinite(estimator.given[i]))
+        throw new Error(
+          `pack: estimator.given[${i}] = ${estimator.given[i]} for ${describeSession(sessions[i], i)}: expected a finite advantage`,
+        );
       advantage[i] = estimator.given[i];
     }
     const stats = outcomeAdvantages('grpo', scores, keys, []); // only its zero-std counts are used
-    return { advantage, fracRewardZeroStd: stats.fracRewardZeroStd, zeroStdGroups: stats.zeroStdGroups, groups: stats.groups };
+    return {
+      advantage,
+      fracRewardZeroStd: stats.fracRewardZeroStd,
+      zeroStdGroups: stats.zeroStdGroups,
+      groups: stats.groups,
+    };
   }
   if (estimator !== 'none' && !OUTCOME_ESTIMATORS.includes(estimator)) {
-    throw new Error(`pack: estimator = ${JSON.stringify(estimator)}: expected ${OUTCOME_ESTIMATORS.join(', ')}, "none" or { given }`);
+    throw new Error(
+      `pack: estimator = ${JSON.stringify(estimator)}: expected ${OUTCOME_ESTIMATORS.join(', ')}, "none" or { given }`,
+    );
   }
   const lengths = idx.map((i) => sessions[i].calls.reduce((n, c) => n + c.sampledIds.length, 0));
   const est: OutcomeEstimator = estimator === 'none' ? 'grpo' : estimator;

@@ -26,9 +26,11 @@ const STATUS_OF_EPISODE: Record<Exclude<EpisodeStatus, 'running'>, Status> = {
 export function sessionOf(episode: Episode, group: string, task: string = String(episode.identity.task)): Session {
   const { identity } = episode;
   const label = `episode (task ${identity.task}, attempt ${identity.attempt}, sample ${identity.sample})`;
-  if (episode.status === 'running') throw new Error(`${label}: status is "running"; only a finished episode reads as a session`);
+  if (episode.status === 'running')
+    throw new Error(`${label}: status is "running"; only a finished episode reads as a session`);
   const status = STATUS_OF_EPISODE[episode.status];
-  if (status === undefined) throw new Error(`${label}: status = ${JSON.stringify(episode.status)}: not an episode status`);
+  if (status === undefined)
+    throw new Error(`${label}: status = ${JSON.stringify(episode.status)}: not an episode status`);
   const last = episode.transitions.at(-1);
   const termination = episode.termination ?? last?.observation.termination;
   const session: Session = {

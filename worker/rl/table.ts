@@ -7,7 +7,8 @@
 /** Throws unless `a` has exactly rows × width entries. */
 export function checkTable(name: string, a: ArrayLike<number>, rows: number, width: number): void {
   if (!Number.isInteger(rows) || rows < 0) throw new Error(`${name}: rows must be a non-negative integer, got ${rows}`);
-  if (!Number.isInteger(width) || width < 0) throw new Error(`${name}: width must be a non-negative integer, got ${width}`);
+  if (!Number.isInteger(width) || width < 0)
+    throw new Error(`${name}: width must be a non-negative integer, got ${width}`);
   if (a.length !== rows * width) {
     throw new Error(`${name}: expected rows × width = ${rows} × ${width} = ${rows * width} entries, got ${a.length}`);
   }

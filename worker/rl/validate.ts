@@ -23,15 +23,18 @@ export function describeSession(session: Session, index: number): string {
 }
 
 function checkIds(name: string, ids: ArrayLike<number> | undefined, where: string): void {
-  if (ids == null || typeof ids.length !== 'number') throw new Error(`${where}: ${name} is missing; expected an array of ids`);
+  if (ids == null || typeof ids.length !== 'number')
+    throw new Error(`${where}: ${name} is missing; expected an array of ids`);
   for (let k = 0; k < ids.length; k++) {
     const v = ids[k];
-    if (!Number.isInteger(v) || v < 0) throw new Error(`${where}, index ${k}: ${name}[${k}] = ${v}: expected a non-negative integer id`);
+    if (!Number.isInteger(v) || v < 0)
+      throw new Error(`${where}, index ${k}: ${name}[${k}] = ${v}: expected a non-negative integer id`);
   }
 }
 
 function checkLogProbs(name: string, lp: ArrayLike<number>, n: number, where: string): void {
-  if (lp == null || typeof lp.length !== 'number') throw new Error(`${where}: ${name} is missing; expected ${n} log-probabilities`);
+  if (lp == null || typeof lp.length !== 'number')
+    throw new Error(`${where}: ${name} is missing; expected ${n} log-probabilities`);
   if (lp.length !== n) {
     const k = Math.min(lp.length, n);
     throw new Error(
@@ -40,7 +43,9 @@ function checkLogProbs(name: string, lp: ArrayLike<number>, n: number, where: st
   }
   for (let k = 0; k < n; k++) {
     if (!Number.isFinite(lp[k])) {
-      throw new Error(`${where}, index ${k}: ${name}[${k}] = ${lp[k]}: expected a finite log-probability of a sampled id`);
+      throw new Error(
+        `${where}, index ${k}: ${name}[${k}] = ${lp[k]}: expected a finite log-probability of a sampled id`,
+      );
     }
   }
 }
@@ -50,7 +55,9 @@ export function validateCall(call: Call, where: string): void {
   checkIds('promptIds', call.promptIds, where);
   checkIds('sampledIds', call.sampledIds, where);
   if (call.promptIds.length === 0) {
-    throw new Error(`${where}, index 0: promptIds is empty; a sampled id needs at least one context id to be scored from`);
+    throw new Error(
+      `${where}, index 0: promptIds is empty; a sampled id needs at least one context id to be scored from`,
+    );
   }
   const n = call.sampledIds.length;
   checkLogProbs('behaviorLogProbs', call.behaviorLogProbs, n, where);
@@ -88,8 +95,10 @@ export function validateCall(call: Call, where: string): void {
  */
 export function validateSession(session: Session, index: number, label?: string, callNoun = 'call'): void {
   const where = label ?? describeSession(session, index);
-  if (typeof session.task !== 'string') throw new Error(`${where}: task = ${String(session.task)}: expected a string id`);
-  if (typeof session.group !== 'string') throw new Error(`${where}: group = ${String(session.group)}: expected a string`);
+  if (typeof session.task !== 'string')
+    throw new Error(`${where}: task = ${String(session.task)}: expected a string id`);
+  if (typeof session.group !== 'string')
+    throw new Error(`${where}: group = ${String(session.group)}: expected a string`);
   for (const field of ['sample', 'attempt'] as const) {
     const v = session[field];
     if (!Number.isInteger(v) || v < 0) throw new Error(`${where}: ${field} = ${v}: expected a non-negative integer`);
@@ -100,11 +109,15 @@ export function validateSession(session: Session, index: number, label?: string,
   if (session.termination !== undefined) {
     const known = [...AGENT_OUTCOMES, ...INFRASTRUCTURE_FAILURES] as readonly string[];
     if (!known.includes(session.termination)) {
-      throw new Error(`${where}: termination = ${JSON.stringify(session.termination)}: expected one of ${known.join(', ')}`);
+      throw new Error(
+        `${where}: termination = ${JSON.stringify(session.termination)}: expected one of ${known.join(', ')}`,
+      );
     }
     const implied = statusOf(session.termination);
     if (implied !== session.status) {
-      throw new Error(`${where}: termination "${session.termination}" implies status "${implied}", but status is "${session.status}"`);
+      throw new Error(
+        `${where}: termination "${session.termination}" implies status "${implied}", but status is "${session.status}"`,
+      );
     }
   }
   if (trainable(session.status) && (typeof session.reward !== 'number' || !Number.isFinite(session.reward))) {

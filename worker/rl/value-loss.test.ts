@@ -18,7 +18,7 @@ describe('valueLoss, hand values', () => {
   it('takes the larger of the clipped and unclipped errors, halved and token-meaned', () => {
     const { loss, dvalues, metrics } = valueLoss(tiny);
     // token 0: l1 = 1, l2 = (0.7 − 2)² = 1.69 → clipped, no gradient; token 1: l1 = 1 > l2 = 0.49
-    expect(loss).toBeCloseTo(0.5 * (1.69 + 1) / 2, 14);
+    expect(loss).toBeCloseTo((0.5 * (1.69 + 1)) / 2, 14);
     expect(dvalues[0]).toBe(0);
     expect(dvalues[1]).toBeCloseTo(0.5 * 0.5 * 2 * (0 - 1), 14);
     expect(dvalues[2]).toBe(0);
@@ -35,7 +35,15 @@ describe('valueLoss, hand values', () => {
 
   it('splits the gradient on torch ties: v exactly on the clip bound', () => {
     // v = old + c: min(v, old + c) ties (½), and then l1 = l2 ties (½ each branch)
-    const { dvalues } = valueLoss({ rows: 1, width: 1, values: [0.75], oldValues: [0.5], returns: [2], responseMask: [1], clip: 0.25 });
+    const { dvalues } = valueLoss({
+      rows: 1,
+      width: 1,
+      values: [0.75],
+      oldValues: [0.5],
+      returns: [2],
+      responseMask: [1],
+      clip: 0.25,
+    });
     const g = 2 * (0.75 - 2);
     expect(dvalues[0]).toBeCloseTo(0.5 * (0.5 * g + 0.5 * g * 0.5), 14);
   });
@@ -47,7 +55,8 @@ describe('valueLoss, per-token intermediates', () => {
     // token 0: v̂ = max(min(1.0, 0.7), 0.3) = 0.7; (v − R)² = 1, (v̂ − R)² = 1.69 → clipped taken
     // token 1: v̂ = max(min(0.0, 0.7), 0.3) = 0.3; (v − R)² = 1, (v̂ − R)² = 0.49 → unclipped taken
     // token 2: padding, all 0 (its NaN value never reaches an output)
-    const close = (a: Float64Array, e: number[], label: string) => expectClose(a, e, { atol: 1e-15, rtol: 1e-14, label });
+    const close = (a: Float64Array, e: number[], label: string) =>
+      expectClose(a, e, { atol: 1e-15, rtol: 1e-14, label });
     close(out.clippedValues, [0.7, 0.3, 0], 'clippedValues');
     close(out.unclippedLoss, [1, 1, 0], 'unclippedLoss');
     close(out.clippedLoss, [1.69, 0.49, 0], 'clippedLoss');
@@ -59,7 +68,15 @@ describe('valueLoss, per-token intermediates', () => {
 
   it('a tie counts as unclipped, as verl’s vf_clipfrac does', () => {
     // v = old + c exactly: v̂ = v, both terms (0.75 − 2)² = 1.5625
-    const out = valueLoss({ rows: 1, width: 1, values: [0.75], oldValues: [0.5], returns: [2], responseMask: [1], clip: 0.25 });
+    const out = valueLoss({
+      rows: 1,
+      width: 1,
+      values: [0.75],
+      oldValues: [0.5],
+      returns: [2],
+      responseMask: [1],
+      clip: 0.25,
+    });
     expect(out.unclippedLoss[0]).toBe(out.clippedLoss[0]);
     expect(out.clippedLoss[0]).toBeCloseTo(1.5625, 14);
     expect(out.clippedTaken[0]).toBe(0);

@@ -61,13 +61,24 @@ const dMax = (x: number, b: number) => (x > b ? 1 : x === b ? 0.5 : 0);
 export function valueLoss(input: ValueLossInput): ValueLossResult {
   const { rows, width, values, oldValues, returns, responseMask: m, clip = 0.5, aggWeights } = input;
   if (!(clip >= 0)) throw new Error(`valueLoss: clip must be ≥ 0 (Infinity allowed), got ${clip}`);
-  for (const [name, a] of [['values', values], ['oldValues', oldValues], ['returns', returns], ['responseMask', m]] as const) {
+  for (const [name, a] of [
+    ['values', values],
+    ['oldValues', oldValues],
+    ['returns', returns],
+    ['responseMask', m],
+  ] as const) {
     checkTable(name, a, rows, width);
   }
   for (let i = 0; i < m.length; i++) {
-    if (m[i] !== 0 && m[i] !== 1) throw new Error(`responseMask[${Math.floor(i / width)}, ${i % width}] = ${m[i]}: expected 0 or 1`);
+    if (m[i] !== 0 && m[i] !== 1)
+      throw new Error(`responseMask[${Math.floor(i / width)}, ${i % width}] = ${m[i]}: expected 0 or 1`);
   }
-  for (const [name, a] of [['values', values], ['oldValues', oldValues], ['returns', returns]] as const) checkFinite(name, a, width, m);
+  for (const [name, a] of [
+    ['values', values],
+    ['oldValues', oldValues],
+    ['returns', returns],
+  ] as const)
+    checkFinite(name, a, width, m);
   let n = 0;
   for (let i = 0; i < m.length; i++) n += m[i];
   let w: (i: number) => number = (i) => m[i] / n;

@@ -51,7 +51,10 @@ describe('samplingDistribution: raw log-probs and the defaults', () => {
     const filtered = samplingDistribution(logits, { temperature: 0.5, topK: 2, topP: 0.5 });
     expect(filtered.rawLogProbs).toEqual(plain.rawLogProbs);
     // Shift invariance: adding a constant to every logit changes nothing.
-    expectProbs(Array.from(samplingDistribution(logits.map((x) => x + 1000)).rawLogProbs), Array.from(plain.rawLogProbs));
+    expectProbs(
+      Array.from(samplingDistribution(logits.map((x) => x + 1000)).rawLogProbs),
+      Array.from(plain.rawLogProbs),
+    );
   });
 
   it('temperature 1, topK 0, topP 1: support is every id and behavior equals raw exactly', () => {
@@ -188,7 +191,8 @@ describe('samplingDistribution: temperature, then top-k, then top-p', () => {
     const rand = mulberry32(11);
     const grid: SamplingOptions[] = [];
     for (const temperature of [0.3, 0.7, 1, 1.6])
-      for (const topK of [0, 1, 5, 17, 40]) for (const topP of [0.05, 0.5, 0.9, 0.99, 1]) grid.push({ temperature, topK, topP });
+      for (const topK of [0, 1, 5, 17, 40])
+        for (const topP of [0.05, 0.5, 0.9, 0.99, 1]) grid.push({ temperature, topK, topP });
     for (let trial = 0; trial < 5; trial++) {
       const logits = Array.from({ length: 40 }, () => 6 * (rand() - 0.5));
       for (const options of grid) {
@@ -218,10 +222,14 @@ describe('samplingDistribution: invariants on seeded random logits', () => {
       const [a] = d.support;
       d.support.forEach((id, j) => {
         expect(Number.isFinite(d.logProbs[j])).toBe(true);
-        expect(d.logProbs[j] - d.logProbs[0]).toBeCloseTo((d.rawLogProbs[id] - d.rawLogProbs[a]) / options.temperature, 9);
+        expect(d.logProbs[j] - d.logProbs[0]).toBeCloseTo(
+          (d.rawLogProbs[id] - d.rawLogProbs[a]) / options.temperature,
+          9,
+        );
       });
       // Top-k: fewer than k logits are strictly above any kept one (ties at the k-th value are kept).
-      if (options.topK > 0) for (const id of d.support) expect(logits.filter((x) => x > logits[id]).length).toBeLessThan(options.topK);
+      if (options.topK > 0)
+        for (const id of d.support) expect(logits.filter((x) => x > logits[id]).length).toBeLessThan(options.topK);
       let rawMass = 0;
       for (const p of d.rawLogProbs) rawMass += Math.exp(p);
       expect(rawMass).toBeCloseTo(1, 12);
@@ -233,7 +241,9 @@ describe('samplingDistribution: refusals', () => {
   const logits = [0, 1, 2];
 
   it('options name the field and the allowed range', () => {
-    expect(() => samplingDistribution(logits, { temperature: -0.1 })).toThrow(/temperature = -0\.1: expected a finite number ≥ 0/);
+    expect(() => samplingDistribution(logits, { temperature: -0.1 })).toThrow(
+      /temperature = -0\.1: expected a finite number ≥ 0/,
+    );
     expect(() => samplingDistribution(logits, { temperature: NaN })).toThrow(/temperature = NaN/);
     expect(() => samplingDistribution(logits, { temperature: Infinity })).toThrow(/temperature = Infinity/);
     expect(() => samplingDistribution(logits, { topK: -1 })).toThrow(/topK = -1: expected an integer ≥ 0/);

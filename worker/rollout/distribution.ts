@@ -96,7 +96,9 @@ function checkedLogits(logits: ArrayLike<number>): { l: Float64Array; max: numbe
   for (let i = 0; i < V; i++) {
     const v = logits[i];
     if (typeof v !== 'number' || Number.isNaN(v) || v === Infinity) {
-      throw new Error(`samplingDistribution: logits[${i}] = ${v} at index ${i}: expected a finite number or −Infinity (a masked id)`);
+      throw new Error(
+        `samplingDistribution: logits[${i}] = ${v} at index ${i}: expected a finite number or −Infinity (a masked id)`,
+      );
     }
     l[i] = v;
     if (v > max) {
@@ -104,7 +106,8 @@ function checkedLogits(logits: ArrayLike<number>): { l: Float64Array; max: numbe
       argmax = i;
     }
   }
-  if (argmax < 0) throw new Error(`samplingDistribution: all ${V} logits are −Infinity; expected at least one finite logit`);
+  if (argmax < 0)
+    throw new Error(`samplingDistribution: all ${V} logits are −Infinity; expected at least one finite logit`);
   return { l, max, argmax };
 }
 
@@ -135,7 +138,14 @@ export function samplingDistribution(logits: ArrayLike<number>, options: Samplin
       while (n < kept.length && l[kept[n]] >= threshold) n++;
       kept = kept.slice(0, n);
     }
-    if (topP < 1) kept = kept.slice(0, nucleusSize(kept.map((i) => (l[i] - m) / T), topP));
+    if (topP < 1)
+      kept = kept.slice(
+        0,
+        nucleusSize(
+          kept.map((i) => (l[i] - m) / T),
+          topP,
+        ),
+      );
     kept.sort((a, b) => a - b);
   }
 

@@ -13,11 +13,23 @@ function model(ops: Ops, seed: number): Model {
   const c = { ...modelPreset('tiny', 13), layers: 2, dModel: 16, heads: 2, ffn: 24, maxSeq: 40 };
   const m = new Model(ops, c);
   const rand = mulberry32(seed);
-  m.setWeights(new Map(paramSpecs(c).map((s) => [s.name, Float32Array.from({ length: numel(s.shape) }, () => (s.shape.length === 1 ? 1 : 0.5 * (rand() * 2 - 1)))])));
+  m.setWeights(
+    new Map(
+      paramSpecs(c).map((s) => [
+        s.name,
+        Float32Array.from({ length: numel(s.shape) }, () => (s.shape.length === 1 ? 1 : 0.5 * (rand() * 2 - 1))),
+      ]),
+    ),
+  );
   return m;
 }
 
-const PROMPTS = [[1, 5, 6, 7], [1, 8], [1, 9, 9, 9, 10, 11], [1, 5, 6, 7]];
+const PROMPTS = [
+  [1, 5, 6, 7],
+  [1, 8],
+  [1, 9, 9, 9, 10, 11],
+  [1, 5, 6, 7],
+];
 const OPTS = { maxNew: 12, eos: 2, seed: 11, temperature: 1.0 };
 
 const gpu = await testGpuOps();
@@ -31,7 +43,11 @@ describe.each(backends)('generate on %s', (_name, makeOps) => {
     const uncached = await generate(m, PROMPTS, { ...OPTS, useCache: false });
     expect(cached.map((g) => [...g.sampledIds])).toEqual(uncached.map((g) => [...g.sampledIds]));
     cached.forEach((g, r) => {
-      const c = compareClose(g.rawLogProbs, uncached[r].rawLogProbs, { atol: 1e-5, rtol: 1e-5, label: `row ${r} raw log-probs` });
+      const c = compareClose(g.rawLogProbs, uncached[r].rawLogProbs, {
+        atol: 1e-5,
+        rtol: 1e-5,
+        label: `row ${r} raw log-probs`,
+      });
       expect(c.ok, c.message).toBe(true);
     });
     expect(cached.some((g) => g.sampledIds.length > 1)).toBe(true);
@@ -46,17 +62,25 @@ describe.each(backends)('generate on %s', (_name, makeOps) => {
     const gens = await generate(m, PROMPTS, { ...OPTS, temperature: 0.7, topK: 5 });
     const width = Math.max(...gens.map((g) => g.promptIds.length + g.sampledIds.length));
     const rows = gens.length;
-    const inputIds = new Int32Array(rows * width), segmentIds = new Int32Array(rows * width), positions = new Int32Array(rows * width);
-    gens.forEach((g, r) => [...g.promptIds, ...g.sampledIds].forEach((id, t) => {
-      inputIds[r * width + t] = id;
-      segmentIds[r * width + t] = 1;
-      positions[r * width + t] = t;
-    }));
+    const inputIds = new Int32Array(rows * width),
+      segmentIds = new Int32Array(rows * width),
+      positions = new Int32Array(rows * width);
+    gens.forEach((g, r) =>
+      [...g.promptIds, ...g.sampledIds].forEach((id, t) => {
+        inputIds[r * width + t] = id;
+        segmentIds[r * width + t] = 1;
+        positions[r * width + t] = t;
+      }),
+    );
     const { logp } = await m.score({ rows, width, inputIds, segmentIds, positions });
     gens.forEach((g, r) => {
       const P = g.promptIds.length;
       const rescored = Array.from(g.sampledIds, (_, i) => logp[r * width + P + i]);
-      const c = compareClose(g.rawLogProbs, rescored, { atol: 1e-5, rtol: 1e-5, label: `row ${r}: sampler raw vs trainer rescoring` });
+      const c = compareClose(g.rawLogProbs, rescored, {
+        atol: 1e-5,
+        rtol: 1e-5,
+        label: `row ${r}: sampler raw vs trainer rescoring`,
+      });
       expect(c.ok, c.message).toBe(true);
       // top-k and temperature change the behavior distribution, so behavior differs from raw.
       expect(g.behaviorLogProbs.some((b, i) => Math.abs(b - g.rawLogProbs[i]) > 1e-6)).toBe(true);

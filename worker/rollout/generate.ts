@@ -49,17 +49,33 @@ export function rowSeed(seed: number, row: number): number {
   return h >>> 0;
 }
 
-export async function generate(model: Model, prompts: readonly ArrayLike<number>[], o: GenerateOptions): Promise<Generated[]> {
+export async function generate(
+  model: Model,
+  prompts: readonly ArrayLike<number>[],
+  o: GenerateOptions,
+): Promise<Generated[]> {
   const B = prompts.length;
   if (B === 0) return [];
-  if (!Number.isInteger(o.maxNew) || o.maxNew < 1) throw new Error(`generate: maxNew must be a positive integer, got ${o.maxNew}`);
+  if (!Number.isInteger(o.maxNew) || o.maxNew < 1)
+    throw new Error(`generate: maxNew must be a positive integer, got ${o.maxNew}`);
   const longest = Math.max(...prompts.map((p) => p.length));
   const L = longest + o.maxNew;
-  if (L > model.config.maxSeq) throw new Error(`generate: prompt (${longest}) + maxNew (${o.maxNew}) exceeds the model's maxSeq ${model.config.maxSeq}`);
+  if (L > model.config.maxSeq)
+    throw new Error(
+      `generate: prompt (${longest}) + maxNew (${o.maxNew}) exceeds the model's maxSeq ${model.config.maxSeq}`,
+    );
   const V = model.config.vocab;
-  if (o.rowSeeds && o.rowSeeds.length !== B) throw new Error(`generate: ${o.rowSeeds.length} rowSeeds for ${B} prompts; expected one per prompt`);
+  if (o.rowSeeds && o.rowSeeds.length !== B)
+    throw new Error(`generate: ${o.rowSeeds.length} rowSeeds for ${B} prompts; expected one per prompt`);
   const samplers = prompts.map((_, r) => createSampler(o.rowSeeds ? o.rowSeeds[r] : rowSeed(o.seed, r)));
-  const out = prompts.map(() => ({ ids: [] as number[], behavior: [] as number[], raw: [] as number[], support: [] as Int32Array[], done: false, stop: false }));
+  const out = prompts.map(() => ({
+    ids: [] as number[],
+    behavior: [] as number[],
+    raw: [] as number[],
+    support: [] as Int32Array[],
+    done: false,
+    stop: false,
+  }));
   const seqs = prompts.map((p) => Array.from(p));
   const decoder = o.useCache === false ? null : new Decoder(model, B, L);
   try {
@@ -80,7 +96,10 @@ export async function generate(model: Model, prompts: readonly ArrayLike<number>
         if (tok.id === o.eos) row.done = row.stop = true;
         else if (row.ids.length >= o.maxNew) row.done = true;
       }
-      o.onProgress?.(out.reduce((n, row) => n + (row.done ? 1 : 0), 0), B);
+      o.onProgress?.(
+        out.reduce((n, row) => n + (row.done ? 1 : 0), 0),
+        B,
+      );
       if (out.every((row) => row.done)) break;
       logits = decoder ? await decoder.step(next) : await fullLogits(model, seqs);
     }
@@ -101,7 +120,10 @@ export async function generate(model: Model, prompts: readonly ArrayLike<number>
 async function fullLogits(model: Model, seqs: number[][]): Promise<Float32Array> {
   const batch = rowPerSequence(seqs);
   const { rows, width } = batch;
-  const rowsLogits = await model.logitsAt(batch, seqs.map((s, r) => r * width + s.length - 1));
+  const rowsLogits = await model.logitsAt(
+    batch,
+    seqs.map((s, r) => r * width + s.length - 1),
+  );
   const V = model.config.vocab;
   const out = new Float32Array(rows * V);
   rowsLogits.forEach((l, r) => out.set(l, r * V));

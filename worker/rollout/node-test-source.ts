@@ -22,6 +22,13 @@ export const math: PromptReward<ArithTask> = taskMathReward;
 
 export function source(o: Partial<PromptSourceOptions<ArithTask>> = {}) {
   return new PromptSource<ArithTask>({
-    model, reward: math, decode: (ids) => tok.decode(ids), prompt: (t) => encodeExample(tok, t).promptIds, eos: tok.eos, maxNewTokens: 16, seed: 5, ...o,
+    model,
+    reward: math,
+    decode: (ids) => tok.decode(ids),
+    prompt: (t) => encodeExample(tok, t).promptIds,
+    eos: tok.eos,
+    maxNewTokens: 16,
+    seed: 5,
+    ...o,
   });
 }

@@ -18,9 +18,17 @@ describe('PromptSource', () => {
     const first = [...src.submit(TASKS[0], 2, { version: 3 }), ...src.submit(TASKS[1], 2, { version: 3 })];
     const a = await Promise.all(first);
     const b = await Promise.all(src.submit(TASKS[0], 2, { version: 3 }));
-    expect(sampler.mock.calls.map(([p, o]) => [p.length, o.seed])).toEqual([[4, 103], [2, expect.any(Number)]]);
+    expect(sampler.mock.calls.map(([p, o]) => [p.length, o.seed])).toEqual([
+      [4, 103],
+      [2, expect.any(Number)],
+    ]);
     expect(sampler.mock.calls[1][1].seed).not.toBe(103);
-    expect(a.map((s) => [s.task, s.sample])).toEqual([[TASKS[0].id, 0], [TASKS[0].id, 1], [TASKS[1].id, 0], [TASKS[1].id, 1]]);
+    expect(a.map((s) => [s.task, s.sample])).toEqual([
+      [TASKS[0].id, 0],
+      [TASKS[0].id, 1],
+      [TASKS[1].id, 0],
+      [TASKS[1].id, 1],
+    ]);
     expect(b.every((s) => s.calls[0].version === 3)).toBe(true);
   });
 
@@ -32,10 +40,19 @@ describe('PromptSource', () => {
     };
     const src = source({ reward });
     const settled = await Promise.allSettled(TASKS.flatMap((t) => src.submit(t, 2, { version: 0 })));
-    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(settled.map((s) => s.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
     expect(settled.filter((s) => s.status === 'rejected').map((s) => s.reason)).toEqual([boom, boom]);
     // A rejecting (async) reward and a non-finite score reject the same way.
-    const asyncSrc = source({ reward: async (text, task) => (task === TASKS[0] ? { score: Number.NaN } : math(text, task)) });
+    const asyncSrc = source({
+      reward: async (text, task) => (task === TASKS[0] ? { score: Number.NaN } : math(text, task)),
+    });
     const more = await Promise.allSettled(TASKS.flatMap((t) => asyncSrc.submit(t, 1, { version: 0 })));
     expect(more.map((s) => s.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
     expect(String((more[0] as PromiseRejectedResult).reason)).toMatch(/reward of session 0 of task .* is NaN/);
@@ -44,7 +61,11 @@ describe('PromptSource', () => {
   it('a failing draw rejects every session of its batch with the error', async () => {
     const src = source({ model: () => Promise.reject(new Error('out of memory')) });
     const settled = await Promise.allSettled(src.submit(TASKS[0], 3, { version: 0 }));
-    expect(settled.map((s) => (s.status === 'rejected' ? (s.reason as Error).message : 'fulfilled'))).toEqual(['out of memory', 'out of memory', 'out of memory']);
+    expect(settled.map((s) => (s.status === 'rejected' ? (s.reason as Error).message : 'fulfilled'))).toEqual([
+      'out of memory',
+      'out of memory',
+      'out of memory',
+    ]);
   });
 
   it('cancel rejects the cancelled promises with Cancelled: a queued one is not drawn, one being drawn is not scored', async () => {

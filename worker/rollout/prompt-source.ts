@@ -110,14 +110,20 @@ export class PromptSource<T extends { id: string }> {
     const m = o.model;
     this.sampler = typeof m === 'function' ? m : (prompts, options) => generate(m, prompts, options);
     this.seed = o.seed ?? 0;
-    if (!Number.isInteger(o.maxNewTokens) || o.maxNewTokens < 1) throw new Error(`PromptSource: maxNewTokens = ${o.maxNewTokens}; expected an integer ≥ 1`);
+    if (!Number.isInteger(o.maxNewTokens) || o.maxNewTokens < 1)
+      throw new Error(`PromptSource: maxNewTokens = ${o.maxNewTokens}; expected an integer ≥ 1`);
   }
 
   /** Starts `samples` sessions of `task` under policy version `version`: one promise per session, sample order. */
   submit(task: T, samples: number, { version }: { version: number }): Promise<SampledSession>[] {
-    if (this.closed) throw new Error(`PromptSource.submit(task ${JSON.stringify(task.id)}): the source is closed; create a new PromptSource to draw more`);
-    if (!Number.isInteger(samples) || samples < 0) throw new Error(`PromptSource.submit: samples = ${samples}; expected an integer ≥ 0`);
-    if (!Number.isInteger(version) || version < 0) throw new Error(`PromptSource.submit: version = ${version}; expected an integer ≥ 0`);
+    if (this.closed)
+      throw new Error(
+        `PromptSource.submit(task ${JSON.stringify(task.id)}): the source is closed; create a new PromptSource to draw more`,
+      );
+    if (!Number.isInteger(samples) || samples < 0)
+      throw new Error(`PromptSource.submit: samples = ${samples}; expected an integer ≥ 0`);
+    if (!Number.isInteger(version) || version < 0)
+      throw new Error(`PromptSource.submit: version = ${version}; expected an integer ≥ 0`);
     if (samples > 0 && !this.flushScheduled) {
       this.flushScheduled = true;
       queueMicrotask(() => this.flush());
@@ -147,7 +153,11 @@ export class PromptSource<T extends { id: string }> {
       if (pending.state === 'queued') this.queue = this.queue.filter((q) => q !== pending);
       pending.state = 'settled';
       p.catch(() => {});
-      pending.reject(new Cancelled(`session ${pending.sample} of task ${JSON.stringify(pending.task.id)} (version ${pending.version}) was cancelled`));
+      pending.reject(
+        new Cancelled(
+          `session ${pending.sample} of task ${JSON.stringify(pending.task.id)} (version ${pending.version}) was cancelled`,
+        ),
+      );
     }
   }
 
@@ -178,8 +188,21 @@ export class PromptSource<T extends { id: string }> {
     let generated: Generated[];
     try {
       const { eos, maxNewTokens, sampling } = this.o;
-      generated = await this.sampler(live.map((q) => this.o.prompt(q.task)), { ...sampling, maxNew: maxNewTokens, eos, seed, ...(this.o.recordSupport ? { recordSupport: true } : {}), ...(this.o.onProgress ? { onProgress: this.o.onProgress } : {}) });
-      if (generated.length !== live.length) throw new Error(`PromptSource: the sampler returned ${generated.length} completions for ${live.length} prompts`);
+      generated = await this.sampler(
+        live.map((q) => this.o.prompt(q.task)),
+        {
+          ...sampling,
+          maxNew: maxNewTokens,
+          eos,
+          seed,
+          ...(this.o.recordSupport ? { recordSupport: true } : {}),
+          ...(this.o.onProgress ? { onProgress: this.o.onProgress } : {}),
+        },
+      );
+      if (generated.length !== live.length)
+        throw new Error(
+          `PromptSource: the sampler returned ${generated.length} completions for ${live.length} prompts`,
+        );
     } catch (e) {
       for (const q of live) this.settle(q, (p) => p.reject(e));
       return;
@@ -193,13 +216,30 @@ export class PromptSource<T extends { id: string }> {
     try {
       const ids = g.finishReason === 'stop' ? g.sampledIds.subarray(0, g.sampledIds.length - 1) : g.sampledIds;
       const r = await this.o.reward(this.o.decode(ids), q.task);
-      if (!r.failure && !Number.isFinite(r.score)) throw new Error(`PromptSource: the reward of session ${q.sample} of task ${JSON.stringify(q.task.id)} is ${r.score}; expected a finite number`);
-      const call: SampledCall = { promptIds: g.promptIds, sampledIds: g.sampledIds, behaviorLogProbs: g.behaviorLogProbs, rawLogProbs: g.rawLogProbs, finishReason: g.finishReason, version: q.version, ...(g.support ? { support: g.support } : {}) };
+      if (!r.failure && !Number.isFinite(r.score))
+        throw new Error(
+          `PromptSource: the reward of session ${q.sample} of task ${JSON.stringify(q.task.id)} is ${r.score}; expected a finite number`,
+        );
+      const call: SampledCall = {
+        promptIds: g.promptIds,
+        sampledIds: g.sampledIds,
+        behaviorLogProbs: g.behaviorLogProbs,
+        rawLogProbs: g.rawLogProbs,
+        finishReason: g.finishReason,
+        version: q.version,
+        ...(g.support ? { support: g.support } : {}),
+      };
       const session: SampledSession = {
-        task: q.task.id, group: q.task.id, sample: q.sample, attempt: 0, calls: [call],
+        task: q.task.id,
+        group: q.task.id,
+        sample: q.sample,
+        attempt: 0,
+        calls: [call],
         status: r.failure ? 'failed' : g.finishReason === 'stop' ? 'completed' : 'truncated',
         ...(r.failure ? { termination: r.failure } : {}),
-        reward: r.failure ? null : r.score, components: { ...r.components }, detail: r.detail ?? '',
+        reward: r.failure ? null : r.score,
+        components: { ...r.components },
+        detail: r.detail ?? '',
         ...(r.cases ? { cases: r.cases.map((c) => ({ ...c })) } : {}),
       };
       this.settle(q, (p) => p.resolve(session));

@@ -36,17 +36,27 @@ describe('sampleToken: inverse CDF over the support in ascending id order', () =
 
   it('greedy always returns the arg-max with behavior log-prob 0', () => {
     const greedy = samplingDistribution([0.5, 2, -1], { temperature: 0 });
-    for (const u of [0, 0.5, 0.999999]) expect(sampleToken(greedy, constant(u))).toEqual({ id: 1, behaviorLogProb: 0, rawLogProb: greedy.rawLogProbs[1] });
+    for (const u of [0, 0.5, 0.999999])
+      expect(sampleToken(greedy, constant(u))).toEqual({
+        id: 1,
+        behaviorLogProb: 0,
+        rawLogProb: greedy.rawLogProbs[1],
+      });
   });
 
   it('an id whose probability underflows to 0 is never drawn, even at u just below 1', () => {
     // Support [0, 1] in id order, the last with probability e^{-800} = 0 in float64.
-    const dist0 = { support: Int32Array.of(0, 1), logProbs: Float64Array.of(0, -800), rawLogProbs: Float64Array.of(0, -800) };
+    const dist0 = {
+      support: Int32Array.of(0, 1),
+      logProbs: Float64Array.of(0, -800),
+      rawLogProbs: Float64Array.of(0, -800),
+    };
     expect(sampleToken(dist0, constant(1 - 2 ** -53)).id).toBe(0);
   });
 
   it('refuses a uniform outside [0, 1) and an empty or misaligned distribution', () => {
-    for (const u of [1, -0.1, NaN]) expect(() => sampleToken(dist, constant(u))).toThrow(/expected a number in \[0, 1\)/);
+    for (const u of [1, -0.1, NaN])
+      expect(() => sampleToken(dist, constant(u))).toThrow(/expected a number in \[0, 1\)/);
     const empty = { support: new Int32Array(0), logProbs: new Float64Array(0), rawLogProbs: new Float64Array(3) };
     expect(() => sampleToken(empty, constant(0))).toThrow(/support has 0 ids/);
     const misaligned = { support: Int32Array.of(0, 1), logProbs: Float64Array.of(0), rawLogProbs: new Float64Array(2) };
@@ -138,8 +148,11 @@ describe('Sampler: seeded, checkpointable, resumable', () => {
   });
 
   it('refuses bad seeds and malformed states, naming the field', () => {
-    for (const seed of [-1, 1.5, 2 ** 32, NaN]) expect(() => createSampler(seed)).toThrow(/seed = .*: expected an integer in \[0, 4294967295\]/);
-    expect(() => Sampler.fromState({ algorithm: 'xorshift' as 'mulberry32', seed: 1, draws: 0 })).toThrow(/algorithm = xorshift/);
+    for (const seed of [-1, 1.5, 2 ** 32, NaN])
+      expect(() => createSampler(seed)).toThrow(/seed = .*: expected an integer in \[0, 4294967295\]/);
+    expect(() => Sampler.fromState({ algorithm: 'xorshift' as 'mulberry32', seed: 1, draws: 0 })).toThrow(
+      /algorithm = xorshift/,
+    );
     expect(() => Sampler.fromState({ algorithm: 'mulberry32', seed: -3, draws: 0 })).toThrow(/seed = -3/);
     expect(() => Sampler.fromState({ algorithm: 'mulberry32', seed: 1, draws: -1 })).toThrow(/draws = -1/);
     expect(() => Sampler.fromState({ algorithm: 'mulberry32', seed: 1, draws: 2.5 })).toThrow(/draws = 2\.5/);

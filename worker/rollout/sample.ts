@@ -30,13 +30,19 @@ export function sampleToken(dist: SamplingDistribution, rand: () => number): Sam
   const { support, logProbs, rawLogProbs } = dist;
   const n = support.length;
   if (n === 0 || logProbs.length !== n) {
-    throw new Error(`sampleToken: support has ${n} ids and logProbs ${logProbs.length} entries; expected the same number, at least 1`);
+    throw new Error(
+      `sampleToken: support has ${n} ids and logProbs ${logProbs.length} entries; expected the same number, at least 1`,
+    );
   }
   // Scale u by the actual total, so rounding in the renormalised probabilities biases no id.
   let total = 0;
   for (let j = 0; j < n; j++) total += Math.exp(logProbs[j]);
   const target = u * total;
-  const pick = (j: number): SampledToken => ({ id: support[j], behaviorLogProb: logProbs[j], rawLogProb: rawLogProbs[support[j]] });
+  const pick = (j: number): SampledToken => ({
+    id: support[j],
+    behaviorLogProb: logProbs[j],
+    rawLogProb: rawLogProbs[support[j]],
+  });
   let cumulative = 0;
   let last = -1;
   for (let j = 0; j < n; j++) {

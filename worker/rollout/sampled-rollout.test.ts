@@ -38,7 +38,10 @@ describe('SampledRollout (CPU, shipped arith base)', () => {
     const seen: string[] = [];
     const spy: PromptReward<ArithTask> = (text) => (seen.push(text), { score: 0 });
     // Decode with specials shown, so an EOS left in would read as "<eos>".
-    const sessions = await new SampledRollout(source({ reward: spy, decode: (x) => tok.decode(x, { specials: true }) }), { groups: 4 }).collect(TASKS, 0);
+    const sessions = await new SampledRollout(
+      source({ reward: spy, decode: (x) => tok.decode(x, { specials: true }) }),
+      { groups: 4 },
+    ).collect(TASKS, 0);
     const stopped = sessions.filter((s) => s.calls[0].finishReason === 'stop');
     expect(stopped.length).toBeGreaterThan(0);
     expect(seen).toHaveLength(sessions.length);
@@ -49,7 +52,10 @@ describe('SampledRollout (CPU, shipped arith base)', () => {
 
   it('a completion that runs out of maxNewTokens is truncated and still scored', async () => {
     const scored = vi.fn(() => ({ score: 0.5, components: { x: 1 }, detail: 'spy' }));
-    const sessions = await new SampledRollout(source({ maxNewTokens: 3, reward: scored }), { groups: 2 }).collect(TASKS, 0);
+    const sessions = await new SampledRollout(source({ maxNewTokens: 3, reward: scored }), { groups: 2 }).collect(
+      TASKS,
+      0,
+    );
     expect(scored).toHaveBeenCalledTimes(sessions.length);
     for (const s of sessions) {
       expect(s.calls[0].finishReason).toBe('length');
@@ -59,11 +65,16 @@ describe('SampledRollout (CPU, shipped arith base)', () => {
   });
 
   it('pack: truncation defaults to "score" (truncated sessions train) and the options pass through', async () => {
-    const rollout = new SampledRollout(source({ maxNewTokens: 3, reward: (_t, task) => ({ score: task === TASKS[0] ? 1 : 0 }) }), { groups: 2 });
+    const rollout = new SampledRollout(
+      source({ maxNewTokens: 3, reward: (_t, task) => ({ score: task === TASKS[0] ? 1 : 0 }) }),
+      { groups: 2 },
+    );
     const sessions = await rollout.collect(TASKS, 0);
     expect(rollout.packOptions).toMatchObject({ estimator: 'grpo', truncation: 'score' });
     const scored = rollout.pack(sessions, 64);
-    const masked = new SampledRollout(rollout.source, { groups: 2, pack: { truncation: 'mask' } }).pack(sessions, 64, { rows: 5 });
+    const masked = new SampledRollout(rollout.source, { groups: 2, pack: { truncation: 'mask' } }).pack(sessions, 64, {
+      rows: 5,
+    });
     if (!scored.ok || !masked.ok) throw new Error('does not pack');
     expect(scored.metrics['sessions/trained']).toBe(sessions.length);
     expect([masked.metrics['sessions/trained'], masked.rows]).toEqual([0, 5]);

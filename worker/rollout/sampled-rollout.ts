@@ -23,9 +23,13 @@ export class SampledRollout<T extends { id: string }> {
   readonly groups: number;
   readonly packOptions: PackOptions;
 
-  constructor(readonly source: PromptSource<T>, options: SampledRolloutOptions = {}) {
+  constructor(
+    readonly source: PromptSource<T>,
+    options: SampledRolloutOptions = {},
+  ) {
     this.groups = options.groups ?? 4;
-    if (!Number.isInteger(this.groups) || this.groups < 1) throw new Error(`SampledRollout: groups = ${this.groups}; expected an integer ≥ 1`);
+    if (!Number.isInteger(this.groups) || this.groups < 1)
+      throw new Error(`SampledRollout: groups = ${this.groups}; expected an integer ≥ 1`);
     this.packOptions = { estimator: 'grpo', truncation: 'score', ...options.pack };
   }
 

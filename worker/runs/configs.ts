@@ -4,7 +4,17 @@
  * stands for, so a preset's defaults are its trainer config and the two cannot drift (tested:
  * `grpoConfigOf(grpoOptionsOf(GRPO_ARITH))` is GRPO_ARITH). Not validation (schema.ts).
  */
-import type { DpoRunOptions, EpisodeGrpoRunOptions, FlowRunOptions, GrpoRunOptions, ImportanceRunOptions, PolicyLossRunOptions, PpoEpisodeRunOptions, PpoRunOptions, SftRunOptions } from '../protocol';
+import type {
+  DpoRunOptions,
+  EpisodeGrpoRunOptions,
+  FlowRunOptions,
+  GrpoRunOptions,
+  ImportanceRunOptions,
+  PolicyLossRunOptions,
+  PpoEpisodeRunOptions,
+  PpoRunOptions,
+  SftRunOptions,
+} from '../protocol';
 import { FLOW_DISCS, FLOW_RING, PRETRAIN_DEFAULTS, type FlowGrpoConfig, type PretrainOptions } from '../flow/index';
 import type { PolicyLossSpec } from '../rl/index';
 import type { DpoConfig } from '../train/dpo';
@@ -33,9 +43,20 @@ export function grpoConfigOf(o: GrpoRunOptions, base: GrpoConfig): GrpoConfig {
   const { estimator, ...advantage } = o.advantage;
   const config: GrpoConfig = {
     ...base,
-    seed: o.seed, steps: o.steps, prompts: o.prompts, group: o.group,
-    temperature: o.temperature, topK: o.topK, topP: o.topP, maxNew: o.maxNew,
-    lr: o.lr, beta1: o.beta1, beta2: o.beta2, eps: o.eps, weightDecay: o.weightDecay, maxGradNorm: o.maxGradNorm,
+    seed: o.seed,
+    steps: o.steps,
+    prompts: o.prompts,
+    group: o.group,
+    temperature: o.temperature,
+    topK: o.topK,
+    topP: o.topP,
+    maxNew: o.maxNew,
+    lr: o.lr,
+    beta1: o.beta1,
+    beta2: o.beta2,
+    eps: o.eps,
+    weightDecay: o.weightDecay,
+    maxGradNorm: o.maxGradNorm,
     policyLoss: (Object.keys(lossOptions).length ? { name, options: lossOptions } : { name }) as PolicyLossSpec,
     aggregation: { ...o.aggregation },
     beta: o.beta,
@@ -44,8 +65,10 @@ export function grpoConfigOf(o: GrpoRunOptions, base: GrpoConfig): GrpoConfig {
     estimator,
     advantage,
     truncation: o.truncation,
-    epochs: o.epochs, miniBatches: o.miniBatches,
-    evalEvery: o.evalEvery, evalN: o.evalN,
+    epochs: o.epochs,
+    miniBatches: o.miniBatches,
+    evalEvery: o.evalEvery,
+    evalN: o.evalN,
     task: { ...base.task, trainProblems: o.trainProblems },
   };
   if (o.renormalize) config.renormalize = true;
@@ -56,7 +79,12 @@ export function grpoConfigOf(o: GrpoRunOptions, base: GrpoConfig): GrpoConfig {
   delete config.importance;
   delete config.rejection;
   const imp = o.importance;
-  if (imp.kind !== 'off') config.importance = { level: imp.level, threshold: imp.kind === 'tis' ? imp.cap : [imp.low, imp.high], batchNormalize: imp.batchNormalize };
+  if (imp.kind !== 'off')
+    config.importance = {
+      level: imp.level,
+      threshold: imp.kind === 'tis' ? imp.cap : [imp.low, imp.high],
+      batchNormalize: imp.batchNormalize,
+    };
   if (Object.keys(o.rejection).length) config.rejection = { ...o.rejection };
   return config;
 }
@@ -68,12 +96,25 @@ export function grpoOptionsOf(c: GrpoConfig, run: Bookkeeping): GrpoRunOptions {
     ? { kind: 'off' }
     : typeof threshold === 'number'
       ? { kind: 'tis', level: imp.level ?? 'token', cap: threshold, batchNormalize: imp.batchNormalize ?? false }
-      : { kind: 'band', level: imp.level ?? 'token', low: threshold[0], high: threshold[1], batchNormalize: imp.batchNormalize ?? false };
+      : {
+          kind: 'band',
+          level: imp.level ?? 'token',
+          low: threshold[0],
+          high: threshold[1],
+          batchNormalize: imp.batchNormalize ?? false,
+        };
   return {
     preset: 'grpo-arith',
-    steps: c.steps, lr: c.lr, seed: c.seed, prompts: c.prompts, group: c.group,
+    steps: c.steps,
+    lr: c.lr,
+    seed: c.seed,
+    prompts: c.prompts,
+    group: c.group,
     ...(c.task.trainProblems === undefined ? {} : { trainProblems: c.task.trainProblems }),
-    temperature: c.temperature, topK: c.topK, topP: c.topP, maxNew: c.maxNew,
+    temperature: c.temperature,
+    topK: c.topK,
+    topP: c.topP,
+    maxNew: c.maxNew,
     policyLoss: { name: c.policyLoss.name, ...c.policyLoss.options } as PolicyLossRunOptions,
     aggregation: { mode: c.aggregation.mode ?? 'token-mean', ...c.aggregation } as GrpoRunOptions['aggregation'],
     advantage: { estimator: c.estimator, ...c.advantage } as GrpoRunOptions['advantage'],
@@ -83,8 +124,13 @@ export function grpoOptionsOf(c: GrpoConfig, run: Bookkeeping): GrpoRunOptions {
     kl: { ...c.kl, estimator: c.kl.estimator ?? 'k3' } as GrpoRunOptions['kl'],
     importance,
     rejection: { ...c.rejection } as GrpoRunOptions['rejection'],
-    beta1: c.beta1, beta2: c.beta2, eps: c.eps, weightDecay: c.weightDecay, maxGradNorm: c.maxGradNorm,
-    epochs: c.epochs, miniBatches: c.miniBatches,
+    beta1: c.beta1,
+    beta2: c.beta2,
+    eps: c.eps,
+    weightDecay: c.weightDecay,
+    maxGradNorm: c.maxGradNorm,
+    epochs: c.epochs,
+    miniBatches: c.miniBatches,
     ...(c.renormalize ? { renormalize: true } : {}),
     ...(c.dataset ? { dataset: c.dataset } : {}),
     evalEvery: c.evalEvery,
@@ -101,34 +147,74 @@ export function episodeGrpoConfigOf(o: EpisodeGrpoRunOptions, base: GrpoEpisodeC
 
 export function episodeGrpoOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): EpisodeGrpoRunOptions {
   const { environment, maxTurns, ...grpo } = c;
-  const { preset: _preset, trainProblems: _none, dataset: _dataset, ...shared } = grpoOptionsOf({ ...grpo, task: {} }, run);
+  const {
+    preset: _preset,
+    trainProblems: _none,
+    dataset: _dataset,
+    ...shared
+  } = grpoOptionsOf({ ...grpo, task: {} }, run);
   return { ...shared, preset: `grpo-${environment}`, maxTurns };
 }
 
 /** PPO: GRPO's mapping for the shared options (no estimator, no masking), the critic's fields as they are. */
 export function ppoConfigOf(o: PpoRunOptions, base: PpoConfig): PpoConfig {
   const { preset: _preset, gamma, lam, shiftMean, valueCoefficient, valueClip, ...shared } = o;
-  const grpo = grpoConfigOf({ ...shared, preset: 'grpo-arith', advantage: { estimator: base.estimator, ...base.advantage } as GrpoRunOptions['advantage'], maskZeroAdvantage: base.maskZeroAdvantage }, base);
+  const grpo = grpoConfigOf(
+    {
+      ...shared,
+      preset: 'grpo-arith',
+      advantage: { estimator: base.estimator, ...base.advantage } as GrpoRunOptions['advantage'],
+      maskZeroAdvantage: base.maskZeroAdvantage,
+    },
+    base,
+  );
   return { ...grpo, gamma, lam, shiftMean, valueCoefficient, valueClip };
 }
 
 export function ppoOptionsOf(c: PpoConfig, run: Bookkeeping): PpoRunOptions {
   const { gamma, lam, shiftMean, valueCoefficient, valueClip } = c;
-  const { preset: _preset, advantage: _advantage, maskZeroAdvantage: _mask, trainProblems: _none, ...shared } = grpoOptionsOf(c, run);
+  const {
+    preset: _preset,
+    advantage: _advantage,
+    maskZeroAdvantage: _mask,
+    trainProblems: _none,
+    ...shared
+  } = grpoOptionsOf(c, run);
   return { ...shared, preset: 'ppo-arith', gamma, lam, shiftMean, valueCoefficient, valueClip };
 }
 
 /** PPO on episodes: PPO's mapping for the shared options, the environment from the base config, the critic into `critic`. */
 export function ppoEpisodeConfigOf(o: PpoEpisodeRunOptions, base: GrpoEpisodeConfig): GrpoEpisodeConfig {
   const { preset: _preset, maxTurns, gamma, lam, shiftMean, valueCoefficient, valueClip, ...shared } = o;
-  const { task: _task, ...grpo } = grpoConfigOf({ ...shared, preset: 'grpo-arith', advantage: { estimator: base.estimator, ...base.advantage } as GrpoRunOptions['advantage'], maskZeroAdvantage: base.maskZeroAdvantage }, { ...base, task: {} });
-  return { ...grpo, environment: base.environment, maxTurns, critic: { gamma, lam, shiftMean, valueCoefficient, valueClip } };
+  const { task: _task, ...grpo } = grpoConfigOf(
+    {
+      ...shared,
+      preset: 'grpo-arith',
+      advantage: { estimator: base.estimator, ...base.advantage } as GrpoRunOptions['advantage'],
+      maskZeroAdvantage: base.maskZeroAdvantage,
+    },
+    { ...base, task: {} },
+  );
+  return {
+    ...grpo,
+    environment: base.environment,
+    maxTurns,
+    critic: { gamma, lam, shiftMean, valueCoefficient, valueClip },
+  };
 }
 
 export function ppoEpisodeOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): PpoEpisodeRunOptions {
   const { environment, maxTurns, critic, ...grpo } = c;
   if (!critic) throw new Error(`ppoEpisodeOptionsOf: the ${environment} config has no critic`);
-  const { preset: _preset, advantage: _advantage, maskZeroAdvantage: _mask, trainProblems: _none, renormalize: _renormalize, dataset: _dataset, ...shared } = grpoOptionsOf({ ...grpo, task: {} }, run);
+  const {
+    preset: _preset,
+    advantage: _advantage,
+    maskZeroAdvantage: _mask,
+    trainProblems: _none,
+    renormalize: _renormalize,
+    dataset: _dataset,
+    ...shared
+  } = grpoOptionsOf({ ...grpo, task: {} }, run);
   return { ...shared, preset: 'ppo-calc', maxTurns, ...critic };
 }
 
@@ -138,24 +224,55 @@ export function episodeRunConfigOf(o: EpisodeGrpoRunOptions | PpoEpisodeRunOptio
 }
 
 /** Flow-GRPO: the options onto FLOW_GRPO_2D (and the pretraining's step count onto PRETRAIN_DEFAULTS). */
-export function flowConfigOf(o: FlowRunOptions, base: FlowGrpoConfig): { config: FlowGrpoConfig; pretrain: PretrainOptions } {
+export function flowConfigOf(
+  o: FlowRunOptions,
+  base: FlowGrpoConfig,
+): { config: FlowGrpoConfig; pretrain: PretrainOptions } {
   const config: FlowGrpoConfig = {
     ...base,
-    seed: o.seed, steps: o.steps, groups: o.groups, group: o.group, lr: o.lr,
+    seed: o.seed,
+    steps: o.steps,
+    groups: o.groups,
+    group: o.group,
+    lr: o.lr,
     sde: { ...base.sde, steps: o.sdeSteps, noiseLevel: o.noiseLevel },
-    clipRange: o.clipRange, advClipMax: o.advClipMax, beta: o.beta, epochs: o.epochs, miniBatches: o.miniBatches,
+    clipRange: o.clipRange,
+    advClipMax: o.advClipMax,
+    beta: o.beta,
+    epochs: o.epochs,
+    miniBatches: o.miniBatches,
     reward: { ...(o.target === 'ring' ? FLOW_RING : FLOW_DISCS), smooth: o.smooth },
-    evalEvery: o.evalEvery, evalN: o.evalN,
+    evalEvery: o.evalEvery,
+    evalN: o.evalN,
   };
   return { config, pretrain: { ...PRETRAIN_DEFAULTS, iterations: o.pretrainSteps } };
 }
 
-export function flowOptionsOf(c: FlowGrpoConfig, pretrain: PretrainOptions, run: { checkpointEvery: number }): FlowRunOptions {
+export function flowOptionsOf(
+  c: FlowGrpoConfig,
+  pretrain: PretrainOptions,
+  run: { checkpointEvery: number },
+): FlowRunOptions {
   return {
-    preset: 'flowgrpo-2d', steps: c.steps, lr: c.lr, seed: c.seed, groups: c.groups, group: c.group,
-    sdeSteps: c.sde.steps, noiseLevel: c.sde.noiseLevel, clipRange: c.clipRange, advClipMax: c.advClipMax, beta: c.beta,
-    epochs: c.epochs, miniBatches: c.miniBatches, target: c.reward.target.kind, smooth: c.reward.smooth,
-    pretrainSteps: pretrain.iterations, evalEvery: c.evalEvery, evalN: c.evalN, ...run,
+    preset: 'flowgrpo-2d',
+    steps: c.steps,
+    lr: c.lr,
+    seed: c.seed,
+    groups: c.groups,
+    group: c.group,
+    sdeSteps: c.sde.steps,
+    noiseLevel: c.sde.noiseLevel,
+    clipRange: c.clipRange,
+    advClipMax: c.advClipMax,
+    beta: c.beta,
+    epochs: c.epochs,
+    miniBatches: c.miniBatches,
+    target: c.reward.target.kind,
+    smooth: c.reward.smooth,
+    pretrainSteps: pretrain.iterations,
+    evalEvery: c.evalEvery,
+    evalN: c.evalN,
+    ...run,
   };
 }
 
@@ -164,20 +281,49 @@ export function dpoConfigOf(o: DpoRunOptions, base: DpoConfig): DpoConfig {
   return {
     ...rest,
     ...(o.dataset ? { dataset: o.dataset } : {}),
-    seed: o.seed, steps: o.steps, pairs: o.pairs, samplesPerPrompt: o.samplesPerPrompt, temperature: o.temperature, maxNew: o.maxNew,
-    beta: o.beta, lossType: o.loss.type, labelSmoothing: 'labelSmoothing' in o.loss ? (o.loss.labelSmoothing ?? 0) : 0, nllWeight: o.nllWeight,
-    lr: o.lr, beta1: o.beta1, beta2: o.beta2, eps: o.eps, weightDecay: o.weightDecay, maxGradNorm: o.maxGradNorm,
-    evalEvery: o.evalEvery, evalN: o.evalN,
+    seed: o.seed,
+    steps: o.steps,
+    pairs: o.pairs,
+    samplesPerPrompt: o.samplesPerPrompt,
+    temperature: o.temperature,
+    maxNew: o.maxNew,
+    beta: o.beta,
+    lossType: o.loss.type,
+    labelSmoothing: 'labelSmoothing' in o.loss ? (o.loss.labelSmoothing ?? 0) : 0,
+    nllWeight: o.nllWeight,
+    lr: o.lr,
+    beta1: o.beta1,
+    beta2: o.beta2,
+    eps: o.eps,
+    weightDecay: o.weightDecay,
+    maxGradNorm: o.maxGradNorm,
+    evalEvery: o.evalEvery,
+    evalN: o.evalN,
   };
 }
 
 export function dpoOptionsOf(c: DpoConfig, run: Bookkeeping): DpoRunOptions {
-  const loss: DpoRunOptions['loss'] = c.lossType === 'sigmoid' || c.lossType === 'robust' ? { type: c.lossType, labelSmoothing: c.labelSmoothing } : { type: c.lossType };
+  const loss: DpoRunOptions['loss'] =
+    c.lossType === 'sigmoid' || c.lossType === 'robust'
+      ? { type: c.lossType, labelSmoothing: c.labelSmoothing }
+      : { type: c.lossType };
   return {
     preset: 'dpo-arith',
-    steps: c.steps, lr: c.lr, seed: c.seed, pairs: c.pairs, beta: c.beta, loss, nllWeight: c.nllWeight,
-    samplesPerPrompt: c.samplesPerPrompt, temperature: c.temperature, maxNew: c.maxNew,
-    beta1: c.beta1, beta2: c.beta2, eps: c.eps, weightDecay: c.weightDecay, maxGradNorm: c.maxGradNorm,
+    steps: c.steps,
+    lr: c.lr,
+    seed: c.seed,
+    pairs: c.pairs,
+    beta: c.beta,
+    loss,
+    nllWeight: c.nllWeight,
+    samplesPerPrompt: c.samplesPerPrompt,
+    temperature: c.temperature,
+    maxNew: c.maxNew,
+    beta1: c.beta1,
+    beta2: c.beta2,
+    eps: c.eps,
+    weightDecay: c.weightDecay,
+    maxGradNorm: c.maxGradNorm,
     ...(c.dataset ? { dataset: c.dataset } : {}),
     evalEvery: c.evalEvery,
     ...run,

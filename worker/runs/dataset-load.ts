@@ -22,12 +22,21 @@ export async function loadDatasetFor(
     const picked = models.tokenizer(choice.modelId);
     if (!picked) {
       const expected = `a model picked in this tab (Use this model); '${choice.modelId}' is no longer in this tab's worker (a reload drops a picked model)`;
-      return { ok: false, problem: { file: file.name, line: null, unit: 'line', field: null, expected }, message: `${file.name}: not checked against the run's model: ${expected}: pick the model folder again, then load the dataset` };
+      return {
+        ok: false,
+        problem: { file: file.name, line: null, unit: 'line', field: null, expected },
+        message: `${file.name}: not checked against the run's model: ${expected}: pick the model folder again, then load the dataset`,
+      };
     }
     base = picked;
   } else {
     const arith = checkpointTokenizer(await loadBase('arith-base'));
     base = { tokenizer: arith.tokenizer, maxSeq: arith.config.maxSeq };
   }
-  return parseDataset(file.name, file.bytes, { tokenizer: base.tokenizer, maxPromptIds: base.maxSeq - 1, reward: choice.reward, ...(choice.heldOut !== undefined ? { heldOut: choice.heldOut } : {}) });
+  return parseDataset(file.name, file.bytes, {
+    tokenizer: base.tokenizer,
+    maxPromptIds: base.maxSeq - 1,
+    reward: choice.reward,
+    ...(choice.heldOut !== undefined ? { heldOut: choice.heldOut } : {}),
+  });
 }

@@ -7,55 +7,105 @@ import { dpoConfigOf, dpoOptionsOf, grpoConfigOf, grpoOptionsOf, ppoConfigOf, pp
 import { checkRunOptions, optionFields } from './fields';
 import { PRESETS } from './presets';
 
-const defaults = <T extends RunOptions>(name: RunOptions['preset']) => structuredClone(PRESETS.find((p) => p.name === name)!.defaults) as T;
+const defaults = <T extends RunOptions>(name: RunOptions['preset']) =>
+  structuredClone(PRESETS.find((p) => p.name === name)!.defaults) as T;
 const GRPO = defaults<GrpoRunOptions>('grpo-arith');
 const DATASET: DatasetRunOptions = {
-  name: 'train.jsonl', format: 'jsonl', heldOut: 1, reward: { kind: 'math' },
-  records: [{ prompt: '1+1=', answer: '2' }, { prompt: '2+2=', answer: '4', metadata: { level: 1 } }, { prompt: '3+3=', answer: '6' }],
+  name: 'train.jsonl',
+  format: 'jsonl',
+  heldOut: 1,
+  reward: { kind: 'math' },
+  records: [
+    { prompt: '1+1=', answer: '2' },
+    { prompt: '2+2=', answer: '4', metadata: { level: 1 } },
+    { prompt: '3+3=', answer: '6' },
+  ],
 };
-const withDataset = (d: Partial<DatasetRunOptions> & Record<string, unknown>, o: object = GRPO) => ({ ...o, dataset: { ...DATASET, ...d } });
+const withDataset = (d: Partial<DatasetRunOptions> & Record<string, unknown>, o: object = GRPO) => ({
+  ...o,
+  dataset: { ...DATASET, ...d },
+});
 const messages = (o: unknown) => checkRunOptions(o).map((p) => p.message);
 
 describe('the dataset run option', () => {
   it('grpo-arith, ppo-arith and dpo-arith take one; the episode presets do not', () => {
-    for (const name of ['grpo-arith', 'ppo-arith', 'dpo-arith'] as const) expect(checkRunOptions(withDataset({}, defaults(name))), name).toEqual([]);
+    for (const name of ['grpo-arith', 'ppo-arith', 'dpo-arith'] as const)
+      expect(checkRunOptions(withDataset({}, defaults(name))), name).toEqual([]);
     expect(messages(withDataset({}, defaults('grpo-calc')))).toEqual(['dataset is not an option of grpo-calc']);
     expect(messages(withDataset({}, defaults('sft-arith')))).toEqual(['dataset is not an option of sft-arith']);
   });
 
   it('is not a form field (a file picker sets it): no preset lists a dataset path', () => {
-    for (const p of PRESETS) expect(optionFields(p.name).filter((f) => f.path.startsWith('dataset')), p.name).toEqual([]);
+    for (const p of PRESETS)
+      expect(
+        optionFields(p.name).filter((f) => f.path.startsWith('dataset')),
+        p.name,
+      ).toEqual([]);
   });
 
   it('names the field path and the allowed values of each bad part', () => {
-    expect(messages(withDataset({ reward: { kind: 'fuzzy' } } as never))).toEqual(["dataset.reward.kind must be one of math, exact, regex, code, got 'fuzzy'"]);
-    expect(messages(withDataset({ format: 'csv' } as never))).toEqual(["dataset.format must be one of jsonl, parquet, got 'csv'"]);
-    expect(messages(withDataset({ reward: { kind: 'regex' } }))).toEqual(['dataset.reward.pattern must be a regular expression (one capture group, the answer, or none for the whole match) when dataset.reward.kind is regex, got nothing']);
-    expect(messages(withDataset({ reward: { kind: 'math', pattern: 'x' } }))).toEqual(['dataset.reward.pattern applies only when dataset.reward.kind is regex, got "x" with math']);
+    expect(messages(withDataset({ reward: { kind: 'fuzzy' } } as never))).toEqual([
+      "dataset.reward.kind must be one of math, exact, regex, code, got 'fuzzy'",
+    ]);
+    expect(messages(withDataset({ format: 'csv' } as never))).toEqual([
+      "dataset.format must be one of jsonl, parquet, got 'csv'",
+    ]);
+    expect(messages(withDataset({ reward: { kind: 'regex' } }))).toEqual([
+      'dataset.reward.pattern must be a regular expression (one capture group, the answer, or none for the whole match) when dataset.reward.kind is regex, got nothing',
+    ]);
+    expect(messages(withDataset({ reward: { kind: 'math', pattern: 'x' } }))).toEqual([
+      'dataset.reward.pattern applies only when dataset.reward.kind is regex, got "x" with math',
+    ]);
     expect(messages(withDataset({ records: [] }))).toEqual(['dataset.records must hold at least one record, got []']);
-    expect(messages(withDataset({ records: [{ prompt: 1 }] } as never))).toEqual(['dataset.records.0.prompt must be the prompt text, got 1', 'dataset.records.0.answer must be the ground truth as text, got nothing']);
-    expect(messages(withDataset({ heldOut: 1.5 }))).toEqual(['dataset.heldOut must be an integer count of held-out records, got 1.5']);
-    expect(messages({ ...GRPO, dataset: 'train.jsonl' })).toEqual(["dataset must be a dataset {name, format, records, heldOut, reward} (loadDataset reads one from a file), got 'train.jsonl'"]);
+    expect(messages(withDataset({ records: [{ prompt: 1 }] } as never))).toEqual([
+      'dataset.records.0.prompt must be the prompt text, got 1',
+      'dataset.records.0.answer must be the ground truth as text, got nothing',
+    ]);
+    expect(messages(withDataset({ heldOut: 1.5 }))).toEqual([
+      'dataset.heldOut must be an integer count of held-out records, got 1.5',
+    ]);
+    expect(messages({ ...GRPO, dataset: 'train.jsonl' })).toEqual([
+      "dataset must be a dataset {name, format, records, heldOut, reward} (loadDataset reads one from a file), got 'train.jsonl'",
+    ]);
     expect(messages(withDataset({ extra: 1 }))).toEqual(['dataset.extra is not an option of grpo-arith']);
   });
 
   it('refuses an invalid pattern, naming the field', () => {
-    expect(messages(withDataset({ reward: { kind: 'regex', pattern: '(\\d+' } }))).toEqual([expect.stringMatching(/^dataset\.reward\.pattern is not a JavaScript regular expression \(.+\), got "\(\\\\d\+"$/)]);
-    expect(messages(withDataset({ reward: { kind: 'regex', pattern: '(a)(b)' } }))).toEqual(['dataset.reward.pattern has 2 capture groups; expected one (the answer) or none (the whole match), e.g. (?:...) for the others, got "(a)(b)"']);
+    expect(messages(withDataset({ reward: { kind: 'regex', pattern: '(\\d+' } }))).toEqual([
+      expect.stringMatching(
+        /^dataset\.reward\.pattern is not a JavaScript regular expression \(.+\), got "\(\\\\d\+"$/,
+      ),
+    ]);
+    expect(messages(withDataset({ reward: { kind: 'regex', pattern: '(a)(b)' } }))).toEqual([
+      'dataset.reward.pattern has 2 capture groups; expected one (the answer) or none (the whole match), e.g. (?:...) for the others, got "(a)(b)"',
+    ]);
     expect(checkRunOptions(withDataset({ reward: { kind: 'regex', pattern: '\\\\boxed\\{(\\d+)\\}' } }))).toEqual([]);
   });
 
   it('checks the held-out count against the records, the evaluation and duplicates', () => {
-    expect(messages(withDataset({ heldOut: 3 }))).toEqual(['dataset.heldOut must be an integer in 0..2 (at least one record left to train on), got 3']);
-    expect(messages(withDataset({ heldOut: 0 }))).toEqual(['dataset.heldOut must be at least 1 when Evaluate every (evalEvery) > 0 (the evaluation runs on the held-out records), got 0']);
+    expect(messages(withDataset({ heldOut: 3 }))).toEqual([
+      'dataset.heldOut must be an integer in 0..2 (at least one record left to train on), got 3',
+    ]);
+    expect(messages(withDataset({ heldOut: 0 }))).toEqual([
+      'dataset.heldOut must be at least 1 when Evaluate every (evalEvery) > 0 (the evaluation runs on the held-out records), got 0',
+    ]);
     expect(checkRunOptions({ ...withDataset({ heldOut: 0 }), evalEvery: 0 })).toEqual([]);
-    const same = [{ prompt: '1+1=', answer: '2' }, { prompt: '1+1=', answer: '2' }];
-    expect(messages(withDataset({ records: same, heldOut: 1 }))).toEqual(['dataset.heldOut must leave a record to train on whose prompt is not held out (the records repeat the held-out prompts), got 1']);
+    const same = [
+      { prompt: '1+1=', answer: '2' },
+      { prompt: '1+1=', answer: '2' },
+    ];
+    expect(messages(withDataset({ records: same, heldOut: 1 }))).toEqual([
+      'dataset.heldOut must leave a record to train on whose prompt is not held out (the records repeat the held-out prompts), got 1',
+    ]);
   });
 
   it('code: every ground truth must be test cases (the first bad record named); DPO refuses code', () => {
     const cases = JSON.stringify([{ stdin: '1\n', stdout: '2\n' }]);
-    const records = [{ prompt: 'a', answer: cases }, { prompt: 'b', answer: '19' }, { prompt: 'c', answer: cases }];
+    const records = [
+      { prompt: 'a', answer: cases },
+      { prompt: 'b', answer: '19' },
+      { prompt: 'c', answer: cases },
+    ];
     expect(messages(withDataset({ records, reward: { kind: 'code' } }))).toEqual([
       'dataset.records.1.answer must be test cases: a JSON list of {stdin, stdout} (or {input, output}) strings, or {inputs: [...], outputs: [...]}; record 2\'s is "19"',
     ]);
@@ -67,18 +117,24 @@ describe('the dataset run option', () => {
   });
 
   it('trainProblems (the arithmetic training set) does not go with a dataset', () => {
-    expect(messages({ ...withDataset({}), trainProblems: 4 })).toEqual(['Training problems (trainProblems) applies to the arithmetic generator only; with dataset every training record is visited in passes: leave it empty, got 4']);
+    expect(messages({ ...withDataset({}), trainProblems: 4 })).toEqual([
+      'Training problems (trainProblems) applies to the arithmetic generator only; with dataset every training record is visited in passes: leave it empty, got 4',
+    ]);
   });
 
   it('maps onto the trainer configs and back, so a stored run continues with its dataset', () => {
     const g = withDataset({}) as GrpoRunOptions;
     expect(grpoConfigOf(g, GRPO_ARITH).dataset).toEqual(DATASET);
-    expect(grpoOptionsOf(grpoConfigOf(g, GRPO_ARITH), { evalN: g.evalN, checkpointEvery: g.checkpointEvery })).toEqual(g);
+    expect(grpoOptionsOf(grpoConfigOf(g, GRPO_ARITH), { evalN: g.evalN, checkpointEvery: g.checkpointEvery })).toEqual(
+      g,
+    );
     expect(grpoConfigOf(GRPO, { ...GRPO_ARITH, dataset: DATASET })).not.toHaveProperty('dataset');
     const p = withDataset({}, defaults('ppo-arith')) as PpoRunOptions;
     expect(ppoOptionsOf(ppoConfigOf(p, PPO_ARITH), { evalN: p.evalN, checkpointEvery: p.checkpointEvery })).toEqual(p);
     const d = withDataset({}, defaults('dpo-arith')) as DpoRunOptions;
     expect(dpoOptionsOf(dpoConfigOf(d, DPO_ARITH), { evalN: d.evalN, checkpointEvery: d.checkpointEvery })).toEqual(d);
-    expect(dpoConfigOf(defaults<DpoRunOptions>('dpo-arith'), { ...DPO_ARITH, dataset: DATASET })).not.toHaveProperty('dataset');
+    expect(dpoConfigOf(defaults<DpoRunOptions>('dpo-arith'), { ...DPO_ARITH, dataset: DATASET })).not.toHaveProperty(
+      'dataset',
+    );
   });
 });

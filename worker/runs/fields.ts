@@ -46,8 +46,16 @@ function allowedOf(f: Omit<FieldSpec, 'allowed'>): string {
 }
 
 function leaf(node: Json, path: string, optional: boolean, when: When): FieldSpec {
-  if (!node.title || !node.section || !node.description) throw new Error(`schema field ${path} has no title, section or description in its meta`);
-  const f: Omit<FieldSpec, 'allowed'> = { path, label: node.title, section: node.section, help: node.description, kind: 'number', optional };
+  if (!node.title || !node.section || !node.description)
+    throw new Error(`schema field ${path} has no title, section or description in its meta`);
+  const f: Omit<FieldSpec, 'allowed'> = {
+    path,
+    label: node.title,
+    section: node.section,
+    help: node.description,
+    kind: 'number',
+    optional,
+  };
   if (when.length) f.when = when;
   if (node.initial !== undefined) f.initial = node.initial;
   if (node.common) f.common = true;
@@ -73,12 +81,16 @@ function walk(node: Json, prefix: string, optional: boolean, when: When, meta: J
   const variants = node.oneOf ?? node.anyOf;
   if (variants) {
     // The discriminator: the one property every variant pins to constants.
-    const values = (v: Json, k: string) => v.properties?.[k]?.enum ?? (v.properties?.[k]?.const !== undefined ? [v.properties[k].const!] : undefined);
+    const values = (v: Json, k: string) =>
+      v.properties?.[k]?.enum ?? (v.properties?.[k]?.const !== undefined ? [v.properties[k].const!] : undefined);
     const key = Object.keys(variants[0].properties ?? {}).find((k) => variants.every((v) => values(v, k)));
     if (!key) throw new Error(`schema field ${prefix}: a union without a discriminator`);
     out.push(leaf({ ...meta, enum: variants.flatMap((v) => values(v, key)!) }, `${prefix}.${key}`, false, when));
     for (const v of variants) {
-      const rest: Json = { ...v, properties: Object.fromEntries(Object.entries(v.properties!).filter(([k]) => k !== key)) };
+      const rest: Json = {
+        ...v,
+        properties: Object.fromEntries(Object.entries(v.properties!).filter(([k]) => k !== key)),
+      };
       walk(rest, prefix, false, [...when, { path: `${prefix}.${key}`, values: values(v, key)! }], {}, out);
     }
     return;
@@ -98,7 +110,8 @@ function merge(fields: FieldSpec[]): FieldSpec[] {
   const out: FieldSpec[] = [];
   const sameBut = (a: FieldSpec, b: FieldSpec) => {
     if (!a.when || !b.when || a.when.length !== b.when.length) return false;
-    const strip = (f: FieldSpec) => JSON.stringify({ ...f, when: f.when!.map((c, i) => (i === f.when!.length - 1 ? c.path : c)) });
+    const strip = (f: FieldSpec) =>
+      JSON.stringify({ ...f, when: f.when!.map((c, i) => (i === f.when!.length - 1 ? c.path : c)) });
     return strip(a) === strip(b);
   };
   for (const f of fields) {
@@ -118,12 +131,19 @@ export function optionFields(preset: RunOptions['preset']): FieldSpec[] {
   return merge(fields).sort((a, b) => rank(a) - rank(b));
 }
 
-const FIELDS = Object.fromEntries(Object.keys(PRESET_SCHEMAS).map((p) => [p, optionFields(p as RunOptions['preset'])])) as Record<RunOptions['preset'], FieldSpec[]>;
+const FIELDS = Object.fromEntries(
+  Object.keys(PRESET_SCHEMAS).map((p) => [p, optionFields(p as RunOptions['preset'])]),
+) as Record<RunOptions['preset'], FieldSpec[]>;
 
 /** The value at a dotted path, or undefined. */
 export function valueAt(options: unknown, path: string): unknown {
   if (!path) return options;
-  return path.split('.').reduce<unknown>((o, k) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), options);
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (o, k) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined),
+      options,
+    );
 }
 
 /** Whether a field is shown for these options (each of its conditions holds). */
@@ -131,7 +151,14 @@ export function isActive(field: FieldSpec, options: unknown): boolean {
   return (field.when ?? []).every((c) => c.values.includes(valueAt(options, c.path) as string));
 }
 
-const show = (v: unknown) => (v === undefined ? 'nothing' : typeof v === 'string' ? `'${v}'` : typeof v === 'number' ? String(v) : JSON.stringify(v));
+const show = (v: unknown) =>
+  v === undefined
+    ? 'nothing'
+    : typeof v === 'string'
+      ? `'${v}'`
+      : typeof v === 'number'
+        ? String(v)
+        : JSON.stringify(v);
 
 /**
  * How a problem names a field, given its dotted path and its label (undefined where the preset has
@@ -161,12 +188,17 @@ export function checkRunOptions(options: unknown, name: FieldNamer = labelAndPat
     const path = issue.path.join('.');
     const got = show(valueAt(options, path));
     // schema.ts writes a custom problem as its predicate, naming other fields as `{path}`.
-    if (issue.code === 'custom') return [{ path, message: `${named(path)} ${issue.message.replace(/\{([\w.]+)\}/g, (_, p: string) => named(p))}` }];
+    if (issue.code === 'custom')
+      return [
+        { path, message: `${named(path)} ${issue.message.replace(/\{([\w.]+)\}/g, (_, p: string) => named(p))}` },
+      ];
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((k) => {
         const p = path ? `${path}.${k}` : k;
         const only = fields.filter((f) => f.path === p).flatMap((f) => f.when ?? []);
-        const where = only.length ? `; it applies only when ${only.map((c) => `${named(c.path)} is ${c.values.join(' or ')}`).join(', or ')}` : '';
+        const where = only.length
+          ? `; it applies only when ${only.map((c) => `${named(c.path)} is ${c.values.join(' or ')}`).join(', or ')}`
+          : '';
         return { path: p, message: `${named(p)} is not an option of ${preset}${where}` };
       });
     }
@@ -175,9 +207,13 @@ export function checkRunOptions(options: unknown, name: FieldNamer = labelAndPat
     if (field) return [{ path, message: `${named(path)} must be ${field.allowed}, got ${got}` }];
     const { options: choices, values } = issue as { options?: unknown; values?: unknown };
     const listed = choices ?? values;
-    if (Array.isArray(listed)) return [{ path, message: `${named(path)} must be one of ${listed.join(', ')}, got ${got}` }];
+    if (Array.isArray(listed))
+      return [{ path, message: `${named(path)} must be one of ${listed.join(', ')}, got ${got}` }];
     // A schema's own message written as a predicate ('must hold ...') reads after the name, as custom ones do.
-    if (issue.message.startsWith('must ')) return [{ path, message: `${named(path)} ${issue.message}, got ${got.length > 80 ? `${got.slice(0, 77)}...` : got}` }];
+    if (issue.message.startsWith('must '))
+      return [
+        { path, message: `${named(path)} ${issue.message}, got ${got.length > 80 ? `${got.slice(0, 77)}...` : got}` },
+      ];
     return [{ path, message: `${named(path)}: ${issue.message}` }];
   });
 }

@@ -21,14 +21,51 @@ function grpoStep(rewards: number[][], config: GroupsConfig, truncated: [number,
   const sessions: Session[] = rewards.flatMap((rs, k) =>
     rs.map((reward, j) => {
       const cut = truncated.some(([a, b]) => a === k && b === j);
-      const call = { promptIds: [1, 2], sampledIds: [3, 4, 5], behaviorLogProbs: [-1, -1, -1], rawLogProbs: [-1, -1, -1], finishReason: cut ? ('length' as const) : ('stop' as const), version: 0 };
-      return { task: `t${k}`, group: `g${k}`, sample: j, attempt: 0, calls: [call], status: cut ? ('truncated' as const) : ('completed' as const), reward, components: { correct: reward } };
+      const call = {
+        promptIds: [1, 2],
+        sampledIds: [3, 4, 5],
+        behaviorLogProbs: [-1, -1, -1],
+        rawLogProbs: [-1, -1, -1],
+        finishReason: cut ? ('length' as const) : ('stop' as const),
+        version: 0,
+      };
+      return {
+        task: `t${k}`,
+        group: `g${k}`,
+        sample: j,
+        attempt: 0,
+        calls: [call],
+        status: cut ? ('truncated' as const) : ('completed' as const),
+        reward,
+        components: { correct: reward },
+      };
     }),
   );
-  const packed = pack(sessions, 16, { estimator: config.estimator, advantage: config.advantage, truncation: config.truncation, maskZeroAdvantage: true });
+  const packed = pack(sessions, 16, {
+    estimator: config.estimator,
+    advantage: config.advantage,
+    truncation: config.truncation,
+    maskZeroAdvantage: true,
+  });
   if (!packed.ok) throw new Error(packed.message);
-  const generated = sessions.map(({ calls: [c] }) => ({ promptIds: Int32Array.from(c.promptIds), sampledIds: Int32Array.from(c.sampledIds), behaviorLogProbs: Float64Array.from(c.behaviorLogProbs), rawLogProbs: Float64Array.from(c.behaviorLogProbs), finishReason: c.finishReason }));
-  return { step: 1, metrics: {}, tasks, sessions, generated, packed, dlogp: new Float64Array(packed.rows * packed.width), oldLogp: null, updates: [] };
+  const generated = sessions.map(({ calls: [c] }) => ({
+    promptIds: Int32Array.from(c.promptIds),
+    sampledIds: Int32Array.from(c.sampledIds),
+    behaviorLogProbs: Float64Array.from(c.behaviorLogProbs),
+    rawLogProbs: Float64Array.from(c.behaviorLogProbs),
+    finishReason: c.finishReason,
+  }));
+  return {
+    step: 1,
+    metrics: {},
+    tasks,
+    sessions,
+    generated,
+    packed,
+    dlogp: new Float64Array(packed.rows * packed.width),
+    oldLogp: null,
+    updates: [],
+  };
 }
 
 const VERL_GRPO: GroupsConfig = { estimator: 'grpo', advantage: {}, truncation: 'mask' };
@@ -36,10 +73,27 @@ const VERL_GRPO: GroupsConfig = { estimator: 'grpo', advantage: {}, truncation: 
 describe('a GRPO step as groups: the baseline and the std the estimator used', () => {
   it('rewards [0, 1, 0, 0] under verl: baseline 0.25, the unbiased std 0.5 (not the population 0.433), advantage 1.5', () => {
     const [g] = groupRecords(grpoStep([[0, 1, 0, 0]], VERL_GRPO), tok, VERL_GRPO);
-    expect(g.estimate).toMatchObject({ estimator: 'grpo', members: 4, baseline: 0.25, std: 0.5, divisor: 0.5 + 1e-6, zero: false, batch: null });
-    expect(g.estimate!.settings).toEqual({ compat: 'verl', scale: 'group', stdType: 'unbiased', epsilon: 1e-6, singleton: 'raw' });
+    expect(g.estimate).toMatchObject({
+      estimator: 'grpo',
+      members: 4,
+      baseline: 0.25,
+      std: 0.5,
+      divisor: 0.5 + 1e-6,
+      zero: false,
+      batch: null,
+    });
+    expect(g.estimate!.settings).toEqual({
+      compat: 'verl',
+      scale: 'group',
+      stdType: 'unbiased',
+      epsilon: 1e-6,
+      singleton: 'raw',
+    });
     expect(g.samples[1].advantage).toBeCloseTo(1.5, 5);
-    expect(g.samples[1].advantage).toBeCloseTo((g.samples[1].reward - g.estimate!.baseline!) / g.estimate!.divisor!, 12);
+    expect(g.samples[1].advantage).toBeCloseTo(
+      (g.samples[1].reward - g.estimate!.baseline!) / g.estimate!.divisor!,
+      12,
+    );
     expect(g.samples.map((x) => x.baseline)).toEqual([0.25, 0.25, 0.25, 0.25]);
     expect(g.rewardStd).toBeCloseTo(Math.sqrt(0.75 / 4), 12); // the description stays the population std
   });
@@ -51,7 +105,11 @@ describe('a GRPO step as groups: the baseline and the std the estimator used', (
     expect(r.samples[1].advantage).toBeCloseTo(0.75 / Math.sqrt(0.75 / 4), 5);
     const trl: GroupsConfig = { ...VERL_GRPO, advantage: { compat: 'trl', scale: 'none' } };
     const [t] = groupRecords(grpoStep([[0, 1, 0, 0]], trl), tok, trl);
-    expect(t.estimate).toMatchObject({ std: null, divisor: null, settings: { compat: 'trl', scale: 'none', epsilon: 1e-4 } });
+    expect(t.estimate).toMatchObject({
+      std: null,
+      divisor: null,
+      settings: { compat: 'trl', scale: 'none', epsilon: 1e-4 },
+    });
     expect(t.samples[1].advantage).toBeCloseTo(0.75, 12);
     const rloo: GroupsConfig = { ...VERL_GRPO, estimator: 'rloo' };
     const [l] = groupRecords(grpoStep([[0, 1, 0, 0]], rloo), tok, rloo);
@@ -61,15 +119,34 @@ describe('a GRPO step as groups: the baseline and the std the estimator used', (
   });
 
   it('the batch record counts the sessions left out of the rows (masked zero-advantage groups, include "carried")', () => {
-    const step = grpoStep([[0, 1, 0, 0], [1, 1, 1, 1]], VERL_GRPO);
+    const step = grpoStep(
+      [
+        [0, 1, 0, 0],
+        [1, 1, 1, 1],
+      ],
+      VERL_GRPO,
+    );
     const carried = pack(step.sessions, 16, { truncation: 'mask', maskZeroAdvantage: true, include: 'carried' });
     if (!carried.ok) throw new Error(carried.message);
-    expect(batchRecord({ ...step, packed: carried, dlogp: new Float64Array(carried.rows * carried.width) }, tok).notPacked).toBe(4);
+    expect(
+      batchRecord({ ...step, packed: carried, dlogp: new Float64Array(carried.rows * carried.width) }, tok).notPacked,
+    ).toBe(4);
     expect(batchRecord(step, tok).notPacked).toBe(0);
   });
 
   it('groups as pack does: a truncated completion under truncation "mask" is no member; an all-equal group is zero', () => {
-    const [a, b] = groupRecords(grpoStep([[0, 1, 0, 1], [1, 1]], VERL_GRPO, [[0, 3]]), tok, VERL_GRPO);
+    const [a, b] = groupRecords(
+      grpoStep(
+        [
+          [0, 1, 0, 1],
+          [1, 1],
+        ],
+        VERL_GRPO,
+        [[0, 3]],
+      ),
+      tok,
+      VERL_GRPO,
+    );
     expect(a.estimate).toMatchObject({ members: 3, baseline: 1 / 3 });
     expect(a.estimate!.std).toBeCloseTo(Math.sqrt((2 * (1 / 3) ** 2 + (2 / 3) ** 2) / 2), 12);
     expect(a.samples[3]).toMatchObject({ advantage: 0, truncated: true, status: 'truncated' });
@@ -84,7 +161,9 @@ describe('a GRPO step as groups: the baseline and the std the estimator used', (
     expect(groups).toHaveLength(2);
     for (const g of groups) {
       expect(g.estimate!.settings.stdType).toBe('unbiased');
-      for (const x of g.samples) if (x.baseline !== undefined && !g.estimate!.zero) expect(x.advantage).toBeCloseTo((x.reward - x.baseline) / g.estimate!.divisor!, 10);
+      for (const x of g.samples)
+        if (x.baseline !== undefined && !g.estimate!.zero)
+          expect(x.advantage).toBeCloseTo((x.reward - x.baseline) / g.estimate!.divisor!, 10);
     }
   });
 });
@@ -97,8 +176,18 @@ describe('a DPO step as groups and sessions (shipped base, CPU)', () => {
     const groups = pairRecords(s, tok, DPO_ARITH);
     expect(groups).toHaveLength(3);
     groups.forEach((g, i) => {
-      expect(g).toMatchObject({ kind: 'dpo-pair', group: `pair ${i + 1}: ${s.pairs[i].task.id}`, prompt: s.pairs[i].task.prompt, answer: s.pairs[i].task.answer, rewardMean: 0.5, zeroStd: false });
-      expect(g.samples.map((x) => [x.sample, x.status, x.reward])).toEqual([[0, 'chosen', 1], [1, 'rejected', 0]]);
+      expect(g).toMatchObject({
+        kind: 'dpo-pair',
+        group: `pair ${i + 1}: ${s.pairs[i].task.id}`,
+        prompt: s.pairs[i].task.prompt,
+        answer: s.pairs[i].task.answer,
+        rewardMean: 0.5,
+        zeroStd: false,
+      });
+      expect(g.samples.map((x) => [x.sample, x.status, x.reward])).toEqual([
+        [0, 'chosen', 1],
+        [1, 'rejected', 0],
+      ]);
       expect(g.samples[0].completion).toBe(`\\boxed{${s.pairs[i].task.answer}}`);
     });
     const chosen = groups.map((g) => g.samples[0].advantage);
@@ -114,12 +203,20 @@ describe('a DPO step as groups and sessions (shipped base, CPU)', () => {
       expect(g.pair).toMatchObject({ lossType: 'sigmoid', beta: 0.1 });
     });
     expect(groups.reduce((a, g) => a + g.pair!.margin, 0) / 3).toBeCloseTo(s.metrics['rewards/margins'], 12);
-    expect(groups.reduce((a, g) => a + Number(g.pair!.rankedCorrectly), 0) / 3).toBeCloseTo(s.metrics['rewards/accuracies'], 12);
+    expect(groups.reduce((a, g) => a + Number(g.pair!.rankedCorrectly), 0) / 3).toBeCloseTo(
+      s.metrics['rewards/accuracies'],
+      12,
+    );
     expect(groups.reduce((a, g) => a + g.pair!.loss, 0) / 3).toBeCloseTo(s.metrics['loss/dpo'], 12);
 
     const sessions = pairSessions(s, tok);
     expect(() => validateSessions(sessions)).not.toThrow();
-    expect(sessions.map((x) => [x.group, x.sample, x.reward])).toEqual(groups.flatMap((g) => [[g.group, 0, 1], [g.group, 1, 0]]));
+    expect(sessions.map((x) => [x.group, x.sample, x.reward])).toEqual(
+      groups.flatMap((g) => [
+        [g.group, 0, 1],
+        [g.group, 1, 0],
+      ]),
+    );
     // The stored raw log-probs are the frozen base's: a fresh base model rescoring the same ids agrees.
     const ref = new Model(createCpuOps(), base.config);
     ref.setWeights(base.weights);
@@ -128,7 +225,9 @@ describe('a DPO step as groups and sessions (shipped base, CPU)', () => {
       expect(call.version).toBe(0);
       const batch = rowPerSequence([[...Array.from(call.promptIds), ...Array.from(call.sampledIds)]]);
       const { logp } = await ref.score(batch);
-      Array.from(call.sampledIds).forEach((_, t) => expect(call.rawLogProbs![t]).toBeCloseTo(logp[call.promptIds.length + t], 4));
+      Array.from(call.sampledIds).forEach((_, t) =>
+        expect(call.rawLogProbs![t]).toBeCloseTo(logp[call.promptIds.length + t], 4),
+      );
     }
   });
 

@@ -21,19 +21,38 @@ import type { GrpoEpisodeStep } from '../train/grpo-episodes';
 export type GroupsConfig = Pick<GrpoConfig, 'estimator' | 'advantage' | 'truncation'>;
 
 /** A sample's completion as the Groups view shows it: one call's text (single-turn) or the episode's turns. */
-function completionOf(s: GrpoStep | GrpoEpisodeStep, i: number, tok: TextTokenizer): Pick<GroupSample, 'completion' | 'length' | 'truncated' | 'turns' | 'episode'> {
+function completionOf(
+  s: GrpoStep | GrpoEpisodeStep,
+  i: number,
+  tok: TextTokenizer,
+): Pick<GroupSample, 'completion' | 'length' | 'truncated' | 'turns' | 'episode'> {
   if ('episodes' in s) {
     const e = s.episodes[i];
     const turns = e.episode.transitions.map((t) => {
       const tokens = Array.from(t.action.tokens).slice(0, t.action.terminated ? -1 : undefined);
       const obs = Array.from(t.observation.context).slice(t.action.context.length + t.action.tokens.length);
-      return { action: tok.decode(tokens), observation: tok.decode(obs), ...(t.observation.detail ? { detail: t.observation.detail } : {}), ...(t.observation.cases ? { cases: t.observation.cases.map((c) => ({ ...c })) } : {}) };
+      return {
+        action: tok.decode(tokens),
+        observation: tok.decode(obs),
+        ...(t.observation.detail ? { detail: t.observation.detail } : {}),
+        ...(t.observation.cases ? { cases: t.observation.cases.map((c) => ({ ...c })) } : {}),
+      };
     });
     const length = e.episode.transitions.reduce((n, t) => n + t.action.tokens.length, 0);
-    return { completion: e.transcript.replace(/\n/g, ' ⏎ '), length, truncated: e.episode.status === 'truncated', turns, episode: e.index };
+    return {
+      completion: e.transcript.replace(/\n/g, ' ⏎ '),
+      length,
+      truncated: e.episode.status === 'truncated',
+      turns,
+      episode: e.index,
+    };
   }
   const gen = s.generated[i];
-  return { completion: tok.decode(gen.sampledIds), length: gen.sampledIds.length, truncated: gen.finishReason === 'length' };
+  return {
+    completion: tok.decode(gen.sampledIds),
+    length: gen.sampledIds.length,
+    truncated: gen.finishReason === 'length',
+  };
 }
 
 export function groupRecords(s: GrpoStep | GrpoEpisodeStep, tok: TextTokenizer, config: GroupsConfig): GroupRecord[] {
@@ -42,7 +61,15 @@ export function groupRecords(s: GrpoStep | GrpoEpisodeStep, tok: TextTokenizer, 
     const task = s.tasks.find((t) => t.id === session.task)!;
     let g = byGroup.get(session.group);
     if (!g) {
-      g = { group: session.group, prompt: task.prompt, answer: task.answer, rewardMean: 0, rewardStd: 0, zeroStd: false, samples: [] };
+      g = {
+        group: session.group,
+        prompt: task.prompt,
+        answer: task.answer,
+        rewardMean: 0,
+        rewardStd: 0,
+        zeroStd: false,
+        samples: [],
+      };
       byGroup.set(session.group, g);
     }
     const critic = session.critic && session.critic.advantages.length > 0 ? criticSummary(session.critic) : null;
@@ -70,7 +97,13 @@ export function groupRecords(s: GrpoStep | GrpoEpisodeStep, tok: TextTokenizer, 
 
 function criticSummary(c: SessionCritic): NonNullable<GroupSample['critic']> {
   const a = c.advantages;
-  return { value: c.values[0], return: c.returns[0], advantageMean: a.reduce((x, y) => x + y, 0) / a.length, advantageMin: Math.min(...a), advantageMax: Math.max(...a) };
+  return {
+    value: c.values[0],
+    return: c.returns[0],
+    advantageMean: a.reduce((x, y) => x + y, 0) / a.length,
+    advantageMin: Math.min(...a),
+    advantageMax: Math.max(...a),
+  };
 }
 
 /**
@@ -87,7 +120,16 @@ function explain(sessions: readonly Session[], byGroup: Map<string, GroupRecord>
   for (const gd of d.groups) {
     const first = sessions[idx[gd.members[0]]];
     const g = byGroup.get(first.group)!;
-    g.estimate = { estimator: config.estimator, settings: d.settings, members: gd.members.length, baseline: gd.baseline, std: gd.std, divisor: gd.divisor, zero: gd.zero, batch: d.batch };
+    g.estimate = {
+      estimator: config.estimator,
+      settings: d.settings,
+      members: gd.members.length,
+      baseline: gd.baseline,
+      std: gd.std,
+      divisor: gd.divisor,
+      zero: gd.zero,
+      batch: d.batch,
+    };
     for (const k of gd.members) {
       const session = sessions[idx[k]];
       const sample = g.samples.find((x) => x.sample === session.sample);
@@ -96,16 +138,27 @@ function explain(sessions: readonly Session[], byGroup: Map<string, GroupRecord>
   }
 }
 
-export function batchRecord(s: Pick<GrpoStep, 'packed' | 'oldLogp' | 'dlogp' | 'corrections'> & { values?: Float64Array; returns?: Float64Array }, tok: TextTokenizer): BatchRecord {
+export function batchRecord(
+  s: Pick<GrpoStep, 'packed' | 'oldLogp' | 'dlogp' | 'corrections'> & { values?: Float64Array; returns?: Float64Array },
+  tok: TextTokenizer,
+): BatchRecord {
   const p = s.packed;
   const n = p.rows * p.width;
-  const tokens = Array.from(p.inputIds, (id, i) => (p.segmentIds[i] === 0 ? '' : tok.isSpecial(id) ? tok.decode([id], { specials: true }) : tok.decode([id])));
+  const tokens = Array.from(p.inputIds, (id, i) =>
+    p.segmentIds[i] === 0 ? '' : tok.isSpecial(id) ? tok.decode([id], { specials: true }) : tok.decode([id]),
+  );
   // Old: the trainer's rescoring before the first update when the step took several, else the sampler's raw log-probs.
   const old = s.oldLogp ?? p.oldLogProbs;
   const mismatch = new Float32Array(n);
   if (old) for (let i = 0; i < n; i++) if (p.responseMask[i]) mismatch[i] = old[i] - p.behaviorLogProbs[i];
   return {
-    rows: p.rows, width: p.width, rowsNeeded: p.rowsNeeded, efficiency: p.efficiency, tokens, sessionIds: p.sessionIds.slice(), notPacked: p.metrics['sessions/not_packed'] ?? 0,
+    rows: p.rows,
+    width: p.width,
+    rowsNeeded: p.rowsNeeded,
+    efficiency: p.efficiency,
+    tokens,
+    sessionIds: p.sessionIds.slice(),
+    notPacked: p.metrics['sessions/not_packed'] ?? 0,
     layers: {
       segments: Float32Array.from(p.segmentIds),
       responseMask: Float32Array.from(p.responseMask),
@@ -113,8 +166,12 @@ export function batchRecord(s: Pick<GrpoStep, 'packed' | 'oldLogp' | 'dlogp' | '
       mismatch,
       dlogp: Float32Array.from(s.dlogp),
       version: Float32Array.from(p.versions),
-      ...(s.values && s.returns ? { value: onMask(s.values, p.responseMask), return: onMask(s.returns, p.responseMask) } : {}),
-      ...(s.corrections ? { isWeight: onMask(s.corrections.weights, p.responseMask), keep: onMask(s.corrections.keep, p.responseMask) } : {}),
+      ...(s.values && s.returns
+        ? { value: onMask(s.values, p.responseMask), return: onMask(s.returns, p.responseMask) }
+        : {}),
+      ...(s.corrections
+        ? { isWeight: onMask(s.corrections.weights, p.responseMask), keep: onMask(s.corrections.keep, p.responseMask) }
+        : {}),
     },
   };
 }
@@ -124,7 +181,10 @@ const onMask = (a: ArrayLike<number>, mask: ArrayLike<number>) => Float32Array.f
 /** The group key of a step's i-th pair (a problem may come twice in one step). */
 const pairGroup = (p: Pair, i: number) => `pair ${i + 1}: ${p.task.id}`;
 
-type PairReward = (completion: string, task: { readonly answer: string }) => { score: number; components: Record<string, number>; detail: string };
+type PairReward = (
+  completion: string,
+  task: { readonly answer: string },
+) => { score: number; components: Record<string, number>; detail: string };
 
 /** The reward pairs were chosen by: MathReward, or the dataset's. */
 function pairReward(c: Pick<DpoConfig, 'dataset'>): PairReward {
@@ -144,18 +204,47 @@ function scored(p: Pair, ids: Int32Array, tok: TextTokenizer, reward: PairReward
  * implicit rewards, the margin (chosen − rejected; ranked correctly when > 0, TRL
  * `rewards/accuracies`) and the loss variant's value for the pair (`dpoLoss` `pairLosses`).
  */
-export function pairRecords(s: DpoStep, tok: TextTokenizer, config: Pick<DpoConfig, 'lossType' | 'beta' | 'dataset'>): GroupRecord[] {
+export function pairRecords(
+  s: DpoStep,
+  tok: TextTokenizer,
+  config: Pick<DpoConfig, 'lossType' | 'beta' | 'dataset'>,
+): GroupRecord[] {
   const reward = pairReward(config);
   return s.pairs.map((p, i) => {
     const samples = ([p.chosen, p.rejected] as const).map((ids, k) => {
       const r = scored(p, ids, tok, reward);
-      return { sample: k, completion: r.text, reward: r.score, components: r.components, advantage: s.implicitRewards[2 * i + k], status: k === 0 ? 'chosen' : 'rejected', length: ids.length, truncated: false };
+      return {
+        sample: k,
+        completion: r.text,
+        reward: r.score,
+        components: r.components,
+        advantage: s.implicitRewards[2 * i + k],
+        status: k === 0 ? 'chosen' : 'rejected',
+        length: ids.length,
+        truncated: false,
+      };
     });
     const mean = (samples[0].reward + samples[1].reward) / 2;
     const std = Math.abs(samples[0].reward - samples[1].reward) / 2;
     const [chosen, rejected] = [s.implicitRewards[2 * i], s.implicitRewards[2 * i + 1]];
-    const pair = { margin: chosen - rejected, rankedCorrectly: chosen > rejected, loss: s.pairLosses[i], lossType: config.lossType, beta: config.beta };
-    return { kind: 'dpo-pair', group: pairGroup(p, i), prompt: p.task.prompt, answer: p.task.answer, rewardMean: mean, rewardStd: std, zeroStd: std === 0, samples, pair };
+    const pair = {
+      margin: chosen - rejected,
+      rankedCorrectly: chosen > rejected,
+      loss: s.pairLosses[i],
+      lossType: config.lossType,
+      beta: config.beta,
+    };
+    return {
+      kind: 'dpo-pair',
+      group: pairGroup(p, i),
+      prompt: p.task.prompt,
+      answer: p.task.answer,
+      rewardMean: mean,
+      rewardStd: std,
+      zeroStd: std === 0,
+      samples,
+      pair,
+    };
   });
 }
 
@@ -171,9 +260,24 @@ export function pairSessions(s: DpoStep, tok: TextTokenizer, config: Pick<DpoCon
     return ([p.calls.chosen, p.calls.rejected] as const).map((g, k) => {
       const r = scored(p, g.sampledIds, tok, reward);
       return {
-        task: p.task.id, group: pairGroup(p, i), sample: k, attempt: 0,
-        calls: [{ promptIds: g.promptIds, sampledIds: g.sampledIds, behaviorLogProbs: g.behaviorLogProbs, rawLogProbs: g.rawLogProbs, finishReason: g.finishReason, version: 0 }],
-        status: 'completed' as const, reward: r.score, components: r.components, detail: r.detail,
+        task: p.task.id,
+        group: pairGroup(p, i),
+        sample: k,
+        attempt: 0,
+        calls: [
+          {
+            promptIds: g.promptIds,
+            sampledIds: g.sampledIds,
+            behaviorLogProbs: g.behaviorLogProbs,
+            rawLogProbs: g.rawLogProbs,
+            finishReason: g.finishReason,
+            version: 0,
+          },
+        ],
+        status: 'completed' as const,
+        reward: r.score,
+        components: r.components,
+        detail: r.detail,
       };
     });
   });

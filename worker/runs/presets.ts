@@ -7,7 +7,15 @@ import { DPO_ARITH } from '../train/dpo';
 import { GRPO_ARITH } from '../train/grpo';
 import { SFT_ARITH } from '../train/sft';
 import { GRPO_CALC, GRPO_CODE, GRPO_GUESS, PPO_CALC } from '../train/grpo-episodes';
-import { dpoOptionsOf, episodeGrpoOptionsOf, flowOptionsOf, grpoOptionsOf, ppoEpisodeOptionsOf, ppoOptionsOf, sftOptionsOf } from './configs';
+import {
+  dpoOptionsOf,
+  episodeGrpoOptionsOf,
+  flowOptionsOf,
+  grpoOptionsOf,
+  ppoEpisodeOptionsOf,
+  ppoOptionsOf,
+  sftOptionsOf,
+} from './configs';
 import { FLOW_GRPO_2D, PRETRAIN_DEFAULTS } from '../flow/index';
 import { PPO_ARITH } from '../train/ppo';
 import { optionFields } from './fields';
@@ -33,7 +41,7 @@ export const PRESETS: PresetInfo[] = [
     name: 'grpo-calc',
     title: 'GRPO with a calculator tool (multi-turn)',
     description:
-      'Multi-turn GRPO from public/checkpoints/calc-base on a+b+c problems: the model calls calc(47+35), reads the answer the environment appends (=82), calls again and finishes with \\boxed{101}, up to 4 turns. 8 tasks × 8 episodes per step; the environment\'s tokens are context, masked from the loss; reward 1 for the right boxed answer. Every turn is journaled: close the tab mid-run and Continue, then open any episode in Episodes and replay it. Measured: this base samples the right answer ~3% of the time at T = 1 and its held-out accuracy collapses (33.5% to 0–1.5% over 150 steps, README).',
+      "Multi-turn GRPO from public/checkpoints/calc-base on a+b+c problems: the model calls calc(47+35), reads the answer the environment appends (=82), calls again and finishes with \\boxed{101}, up to 4 turns. 8 tasks × 8 episodes per step; the environment's tokens are context, masked from the loss; reward 1 for the right boxed answer. Every turn is journaled: close the tab mid-run and Continue, then open any episode in Episodes and replay it. Measured: this base samples the right answer ~3% of the time at T = 1 and its held-out accuracy collapses (33.5% to 0–1.5% over 150 steps, README).",
     defaults: episodeGrpoOptionsOf(GRPO_CALC, { evalN: 100, checkpointEvery: 10 }),
     fields: optionFields('grpo-calc'),
   },
@@ -57,7 +65,7 @@ export const PRESETS: PresetInfo[] = [
     name: 'ppo-arith',
     title: 'PPO with a critic (value head, GAE)',
     description:
-      'PPO on 2-digit addition from public/checkpoints/arith-base, on the same sample budget as grpo-arith (16 prompts × 8 completions): a value head on the last hidden state (zero-initialised) is trained with the policy on one loss (value coefficient 0.5, value clip 0.2); GAE with γ 1, λ 0.95 over each completion\'s tokens, whitened over the batch; PPO clip 0.2, token-mean, 2 epochs × 2 mini-batches with old log-probs and values scored before the first update. Curves: value loss, explained variance, value clip fraction, returns and the advantage distribution; Batch shows per-token values and returns. Measured: +13.6 to +19.2 points held-out over 150 steps (3 seeds; GRPO +12.2 to +16.0, README).',
+      "PPO on 2-digit addition from public/checkpoints/arith-base, on the same sample budget as grpo-arith (16 prompts × 8 completions): a value head on the last hidden state (zero-initialised) is trained with the policy on one loss (value coefficient 0.5, value clip 0.2); GAE with γ 1, λ 0.95 over each completion's tokens, whitened over the batch; PPO clip 0.2, token-mean, 2 epochs × 2 mini-batches with old log-probs and values scored before the first update. Curves: value loss, explained variance, value clip fraction, returns and the advantage distribution; Batch shows per-token values and returns. Measured: +13.6 to +19.2 points held-out over 150 steps (3 seeds; GRPO +12.2 to +16.0, README).",
     defaults: ppoOptionsOf(PPO_ARITH, { evalN: 100, checkpointEvery: 50 }),
     fields: optionFields('ppo-arith'),
   },

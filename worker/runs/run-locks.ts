@@ -33,7 +33,9 @@ export function webRunLocks(locks: LockManager): RunLocks {
             return new Promise<void>((release) => resolve(() => release()));
           })
           .catch((e: Error) => {
-            console.error(`run ${runId}: no Web Lock (${e.message}); other tabs will list it as interrupted while it runs`);
+            console.error(
+              `run ${runId}: no Web Lock (${e.message}); other tabs will list it as interrupted while it runs`,
+            );
             resolve(() => {});
           });
       }),

@@ -15,7 +15,17 @@ const BASE = readCheckpointDir(BASE_CHECKPOINT_DIR);
 const tok = importCheckpoint(BASE).tokenizer;
 
 /** GRPO from the shipped base (it solves some sums, so groups have reward spread and the weights move). */
-const GRPO = { ...PRESETS.find((p) => p.name === 'grpo-arith')!.defaults, steps: 4, prompts: 3, group: 4, lr: 3e-3, seed: 5, evalEvery: 0, evalN: 1, checkpointEvery: 1 } as RunOptions;
+const GRPO = {
+  ...PRESETS.find((p) => p.name === 'grpo-arith')!.defaults,
+  steps: 4,
+  prompts: 3,
+  group: 4,
+  lr: 3e-3,
+  seed: 5,
+  evalEvery: 0,
+  evalN: 1,
+  checkpointEvery: 1,
+} as RunOptions;
 
 const manager = (store: RunStore) => new RunManager(createCpuOps, async () => BASE, store);
 
@@ -37,7 +47,10 @@ function drive(m: RunManager, begin: (emit: (e: RunEvent) => void) => string | P
 
 /** What two computations of a step must agree on exactly: every metric but timings. */
 async function history(store: RunStore, runId: string): Promise<Record<string, number>[]> {
-  return (await store.stepMetrics(runId)).map(({ step, metrics }) => ({ step, ...Object.fromEntries(Object.entries(metrics).filter(([k]) => !k.startsWith('perf/'))) }));
+  return (await store.stepMetrics(runId)).map(({ step, metrics }) => ({
+    step,
+    ...Object.fromEntries(Object.entries(metrics).filter(([k]) => !k.startsWith('perf/'))),
+  }));
 }
 
 describe('continuing a stored run (CPU, fake-indexeddb)', () => {
@@ -53,15 +66,25 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
 
     const m = manager(store);
     const first = await drive(m, (emit) => m.start(options, emit), 1);
-    expect(first.events.at(-1)).toMatchObject({ type: 'status', status: 'stopped', message: 'stopped after step 1; continue from its checkpoint' });
+    expect(first.events.at(-1)).toMatchObject({
+      type: 'status',
+      status: 'stopped',
+      message: 'stopped after step 1; continue from its checkpoint',
+    });
     const stopped = (await m.listRuns()).find((r) => r.runId === first.id)!;
     expect(stopped).toMatchObject({ status: 'stopped', lastStep: 1, checkpointStep: 1 });
 
-    const again = await drive(m, (emit) => m.continue(first.id, emit).then((r) => expect(r).toEqual({ ok: true, fromStep: 1 })));
+    const again = await drive(m, (emit) =>
+      m.continue(first.id, emit).then((r) => expect(r).toEqual({ ok: true, fromStep: 1 })),
+    );
     expect(again.events.filter((e) => e.type === 'step').map((e) => e.type === 'step' && e.step)).toEqual([2, 3]);
     expect(again.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
     expect(await history(store, first.id)).toEqual(reference);
-    expect((await m.listRuns()).find((r) => r.runId === first.id)).toMatchObject({ status: 'finished', lastStep: 3, checkpointStep: 3 });
+    expect((await m.listRuns()).find((r) => r.runId === first.id)).toMatchObject({
+      status: 'finished',
+      lastStep: 3,
+      checkpointStep: 3,
+    });
 
     // The sessions of a continued step are those of the uninterrupted run, id for id and log-prob for log-prob.
     const [a, b] = [await store.sessionsAt(whole.id, 3), await store.sessionsAt(first.id, 3)];
@@ -91,10 +114,22 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
       return id;
     });
     expect(first.events.filter((e) => e.type === 'step').map((e) => e.type === 'step' && e.step)).toEqual([1, 2]);
-    expect(first.events.filter((e) => e.type === 'checkpoint').map((e) => e.type === 'checkpoint' && e.step)).toEqual([0, 2]); // the start (the base) and the stop's
-    expect(first.events.at(-1)).toMatchObject({ type: 'status', status: 'stopped', message: 'stopped after step 2; continue from its checkpoint' });
-    expect((await m.listRuns()).find((r) => r.runId === first.id)).toMatchObject({ status: 'stopped', lastStep: 2, checkpointStep: 2 });
-    const again = await drive(m, (emit) => m.continue(first.id, emit).then((r) => expect(r).toEqual({ ok: true, fromStep: 2 })));
+    expect(first.events.filter((e) => e.type === 'checkpoint').map((e) => e.type === 'checkpoint' && e.step)).toEqual([
+      0, 2,
+    ]); // the start (the base) and the stop's
+    expect(first.events.at(-1)).toMatchObject({
+      type: 'status',
+      status: 'stopped',
+      message: 'stopped after step 2; continue from its checkpoint',
+    });
+    expect((await m.listRuns()).find((r) => r.runId === first.id)).toMatchObject({
+      status: 'stopped',
+      lastStep: 2,
+      checkpointStep: 2,
+    });
+    const again = await drive(m, (emit) =>
+      m.continue(first.id, emit).then((r) => expect(r).toEqual({ ok: true, fromStep: 2 })),
+    );
     expect(again.events.filter((e) => e.type === 'step').map((e) => e.type === 'step' && e.step)).toEqual([3]);
     expect(again.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
   });
@@ -102,9 +137,19 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
   it('reports the phases of a GRPO step in order, and evaluates before the first step (step 0)', async () => {
     const store = new MemoryRunStore();
     const m = manager(store);
-    const { events, id } = await drive(m, (emit) => m.start({ ...GRPO, steps: 1, evalEvery: 1, evalN: 2 } as RunOptions, emit));
+    const { events, id } = await drive(m, (emit) =>
+      m.start({ ...GRPO, steps: 1, evalEvery: 1, evalN: 2 } as RunOptions, emit),
+    );
     const phases = events.flatMap((e) => (e.type === 'phase' ? [`${e.step}:${e.phase}`] : []));
-    expect([...new Set(phases)]).toEqual(['0:checkpointing', '0:evaluating', '1:sampling', '1:training', '1:evaluating', '1:storing', '1:checkpointing']);
+    expect([...new Set(phases)]).toEqual([
+      '0:checkpointing',
+      '0:evaluating',
+      '1:sampling',
+      '1:training',
+      '1:evaluating',
+      '1:storing',
+      '1:checkpointing',
+    ]);
     const sampling = events.filter((e) => e.type === 'phase' && e.phase === 'sampling');
     expect(sampling[0]).toMatchObject({ done: 0, total: 12, unit: 'sequences' });
     expect(sampling.at(-1)).toMatchObject({ done: 12, total: 12 });
@@ -120,12 +165,22 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
 
   it('reports the phases of a DPO step: sampling pairs, the reference, training', async () => {
     const m = manager(new MemoryRunStore());
-    const dpo = { ...PRESETS.find((p) => p.name === 'dpo-arith')!.defaults, steps: 1, pairs: 2, evalEvery: 0, checkpointEvery: 0 } as RunOptions;
+    const dpo = {
+      ...PRESETS.find((p) => p.name === 'dpo-arith')!.defaults,
+      steps: 1,
+      pairs: 2,
+      evalEvery: 0,
+      checkpointEvery: 0,
+    } as RunOptions;
     const { events } = await drive(m, (emit) => m.start(dpo, emit));
     expect(events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
     const phases = events.flatMap((e) => (e.type === 'phase' ? [e.phase] : []));
     expect([...new Set(phases)]).toEqual(['checkpointing', 'sampling', 'reference log-probs', 'training', 'storing']); // the start's checkpoint first, then step 1's (its phase already seen)
-    expect(events.find((e) => e.type === 'phase' && e.phase === 'sampling')).toMatchObject({ done: 0, total: 2, unit: 'pairs found' });
+    expect(events.find((e) => e.type === 'phase' && e.phase === 'sampling')).toMatchObject({
+      done: 0,
+      total: 2,
+      unit: 'pairs found',
+    });
   });
 
   it('names, annotates and deletes a stored run; refuses to delete a live one', async () => {
@@ -133,8 +188,14 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
     const m = manager(store);
     const done = await drive(m, (emit) => m.start({ ...GRPO, steps: 2 } as RunOptions, emit));
     expect(await m.updateMeta(done.id, { name: '  lr 3e-3 probe ', notes: 'too high?' })).toEqual({ ok: true });
-    expect((await m.listRuns()).find((r) => r.runId === done.id)).toMatchObject({ name: 'lr 3e-3 probe', notes: 'too high?' });
-    expect(await m.updateMeta(done.id, { name: 'x'.repeat(101) })).toMatchObject({ ok: false, reason: expect.stringMatching(/name must be text of at most 100 characters/) });
+    expect((await m.listRuns()).find((r) => r.runId === done.id)).toMatchObject({
+      name: 'lr 3e-3 probe',
+      notes: 'too high?',
+    });
+    expect(await m.updateMeta(done.id, { name: 'x'.repeat(101) })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/name must be text of at most 100 characters/),
+    });
     expect(await m.updateMeta(done.id, { name: '' })).toEqual({ ok: true });
     expect((await m.listRuns()).find((r) => r.runId === done.id)!.name).toMatch(/^grpo-arith · /);
     expect(await m.updateMeta('nope', { name: 'a' })).toEqual({ ok: false, reason: "no stored run 'nope'" });
@@ -142,7 +203,10 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
     let live = '';
     const running = drive(m, (emit) => (live = m.start({ ...GRPO, steps: 3 } as RunOptions, emit)));
     await new Promise((r) => setTimeout(r, 0));
-    expect(await m.deleteRun(live)).toMatchObject({ ok: false, reason: expect.stringMatching(/is running: stop it first/) });
+    expect(await m.deleteRun(live)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/is running: stop it first/),
+    });
     m.stop(live);
     await running;
 
@@ -168,7 +232,9 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
     const dying = new Proxy(store, {
       get: (target, key) => {
         const v = Reflect.get(target, key, target);
-        return typeof v === 'function' ? (...args: unknown[]) => (dead ? new Promise(() => {}) : v.apply(target, args)) : v;
+        return typeof v === 'function'
+          ? (...args: unknown[]) => (dead ? new Promise(() => {}) : v.apply(target, args))
+          : v;
       },
     });
     const m = manager(dying);
@@ -181,12 +247,20 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
       });
     });
     // As a closed tab leaves it: steps 1–3 committed, the checkpoint at 2, the status still 'running'.
-    expect((await store.listRuns()).find((r) => r.runId === first.id)).toMatchObject({ status: 'running', lastStep: 3, checkpointStep: 2 });
+    expect((await store.listRuns()).find((r) => r.runId === first.id)).toMatchObject({
+      status: 'running',
+      lastStep: 3,
+      checkpointStep: 2,
+    });
 
     const reopened = manager(store); // the page after a reload: a new worker, nothing active
     expect((await reopened.listRuns()).find((r) => r.runId === first.id)?.status).toBe('interrupted');
     const again = await drive(reopened, (emit) => reopened.continue(first.id, emit));
-    expect(again.events[0]).toMatchObject({ type: 'status', status: 'running', message: 'continuing from the checkpoint at step 2' });
+    expect(again.events[0]).toMatchObject({
+      type: 'status',
+      status: 'running',
+      message: 'continuing from the checkpoint at step 2',
+    });
     expect(again.events.filter((e) => e.type === 'step').map((e) => e.type === 'step' && e.step)).toEqual([3, 4]);
     expect(again.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
     const steps = await history(store, first.id);
@@ -198,7 +272,10 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
   it('two pages of one origin: a run live in one lists as running elsewhere in the other, which cannot continue it until its lock is gone', async () => {
     const store = await openIdbStore('dewpoint-continue-two-tabs');
     const locks = memoryRunLocks(); // stands for the Web Locks both pages of an origin share
-    const [a, b] = [new RunManager(createCpuOps, async () => BASE, store, locks), new RunManager(createCpuOps, async () => BASE, store, locks)];
+    const [a, b] = [
+      new RunManager(createCpuOps, async () => BASE, store, locks),
+      new RunManager(createCpuOps, async () => BASE, store, locks),
+    ];
     let onPaused = () => {};
     let onEnded = () => {};
     const paused = new Promise<void>((r) => (onPaused = r));
@@ -209,7 +286,11 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
       if (e.type === 'status' && e.status === 'stopped') onEnded();
     });
     await paused;
-    expect((await b.listRuns()).find((r) => r.runId === id)).toMatchObject({ status: 'paused', elsewhere: true, checkpointStep: 1 });
+    expect((await b.listRuns()).find((r) => r.runId === id)).toMatchObject({
+      status: 'paused',
+      elsewhere: true,
+      checkpointStep: 1,
+    });
     expect(await b.continue(id, () => {})).toEqual({ ok: false, reason: `run '${id}' is paused in another tab` });
     // Page a stops it: its loop ends and gives the lock back; b may now continue the stopped run.
     a.stop(id);
@@ -224,8 +305,14 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
     await store.putRun({ runId: 'other-tab', options: GRPO, createdAt: 2, status: 'running', lastStep: 0 });
     const release = (await locks.acquire('other-tab'))!;
     expect(await locks.acquire('other-tab')).toBeNull();
-    expect((await b.listRuns()).find((r) => r.runId === 'other-tab')).toMatchObject({ status: 'running', elsewhere: true });
-    expect(await b.continue('other-tab', () => {})).toEqual({ ok: false, reason: "run 'other-tab' is running in another tab" });
+    expect((await b.listRuns()).find((r) => r.runId === 'other-tab')).toMatchObject({
+      status: 'running',
+      elsewhere: true,
+    });
+    expect(await b.continue('other-tab', () => {})).toEqual({
+      ok: false,
+      reason: "run 'other-tab' is running in another tab",
+    });
     release();
     expect((await b.listRuns()).find((r) => r.runId === 'other-tab')?.status).toBe('interrupted');
   });
@@ -235,16 +322,25 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
     const m = manager(store);
     expect(await m.continue('nope', () => {})).toEqual({ ok: false, reason: "no stored run 'nope'" });
     const done = await drive(m, (emit) => m.start({ ...GRPO, steps: 1 } as RunOptions, emit));
-    expect(await m.continue(done.id, () => {})).toMatchObject({ ok: false, reason: expect.stringMatching(/is finished \(1 of 1 steps\)/) });
+    expect(await m.continue(done.id, () => {})).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/is finished \(1 of 1 steps\)/),
+    });
 
     await store.putRun({ runId: 'no-checkpoint', options: GRPO, createdAt: 1, status: 'stopped', lastStep: 1 });
-    expect(await m.continue('no-checkpoint', () => {})).toMatchObject({ ok: false, reason: expect.stringMatching(/no checkpoint to continue from/) });
+    expect(await m.continue('no-checkpoint', () => {})).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/no checkpoint to continue from/),
+    });
 
     let live = '';
     const running = drive(m, (emit) => (live = m.start({ ...GRPO, steps: 3 } as RunOptions, emit)));
     await new Promise((r) => setTimeout(r, 0));
     expect((await m.listRuns()).find((r) => r.runId === live)?.status).toBe('running');
-    expect(await m.continue(live, () => {})).toMatchObject({ ok: false, reason: expect.stringMatching(/is running now/) });
+    expect(await m.continue(live, () => {})).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/is running now/),
+    });
     m.stop(live);
     await running;
   });
@@ -267,24 +363,44 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
       return id;
     });
     const { events, id } = await run;
-    expect(events.find((e) => e.type === 'status' && e.status === 'paused')).toMatchObject({ message: expect.stringMatching(/storage is full/) });
+    expect(events.find((e) => e.type === 'status' && e.status === 'paused')).toMatchObject({
+      message: expect.stringMatching(/storage is full/),
+    });
     expect(events.filter((e) => e.type === 'step').map((e) => e.type === 'step' && e.step)).toEqual([1]);
     expect(events.filter((e) => e.type === 'checkpoint').map((e) => e.type === 'checkpoint' && e.step)).toEqual([0, 1]);
-    expect(events.at(-1)).toMatchObject({ type: 'status', status: 'stopped', message: 'stopped after step 1 (step 2 could not be stored); continue from the checkpoint at step 1' });
-    expect((await m.listRuns()).find((r) => r.runId === id)).toMatchObject({ status: 'stopped', lastStep: 1, checkpointStep: 1 });
+    expect(events.at(-1)).toMatchObject({
+      type: 'status',
+      status: 'stopped',
+      message: 'stopped after step 1 (step 2 could not be stored); continue from the checkpoint at step 1',
+    });
+    expect((await m.listRuns()).find((r) => r.runId === id)).toMatchObject({
+      status: 'stopped',
+      lastStep: 1,
+      checkpointStep: 1,
+    });
   });
 });
 
 describe('a multi-turn run (grpo-calc, CPU)', () => {
   const CALC_BASE = readCheckpointDir('public/checkpoints/calc-base');
-  const CALC = { ...PRESETS.find((p) => p.name === 'grpo-calc')!.defaults, steps: 2, prompts: 2, group: 2, seed: 3, evalEvery: 0, evalN: 1, checkpointEvery: 0 } as RunOptions;
-  const calcManager = (store: RunStore) => new RunManager(createCpuOps, async (name) => (name === 'calc-base' ? CALC_BASE : BASE), store);
+  const CALC = {
+    ...PRESETS.find((p) => p.name === 'grpo-calc')!.defaults,
+    steps: 2,
+    prompts: 2,
+    group: 2,
+    seed: 3,
+    evalEvery: 0,
+    evalN: 1,
+    checkpointEvery: 0,
+  } as RunOptions;
+  const calcManager = (store: RunStore) =>
+    new RunManager(createCpuOps, async (name) => (name === 'calc-base' ? CALC_BASE : BASE), store);
 
   it('cut off mid-step before any checkpoint of its own, continues from its start: the journaled turns are restored, none is committed twice, and it computes what an uninterrupted run does', async () => {
     const reference = new MemoryRunStore();
     const whole = await drive(calcManager(reference), (emit) => calcManager(reference).start(CALC, emit));
     expect(whole.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
-    expect((await reference.journal.steps(whole.id))).toEqual([1, 2]);
+    expect(await reference.journal.steps(whole.id)).toEqual([1, 2]);
 
     // The journal refuses step 2's third commit (the tab closed then): step 1 is stored, step 2 has its starts and one round of turns.
     const store = new MemoryRunStore();
@@ -303,7 +419,9 @@ describe('a multi-turn run (grpo-calc, CPU)', () => {
     const [all1, kept2] = [await turns(1), await turns(2)];
     expect(kept2).toBeGreaterThan(0);
 
-    const again = await drive(m, (emit) => m.continue(cut.id, emit).then((r) => expect(r).toEqual({ ok: true, fromStep: 0 })));
+    const again = await drive(m, (emit) =>
+      m.continue(cut.id, emit).then((r) => expect(r).toEqual({ ok: true, fromStep: 0 })),
+    );
     expect(again.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
     // Continued from the start: step 1 is computed again from its journal alone, step 2 from where it was cut off.
     const steps = await store.stepMetrics(cut.id);

@@ -17,12 +17,44 @@ import { charTokenizer, checkpointTokenizer, exportCheckpoint, importCheckpoint 
 import type { Model } from '../model/model';
 import type { KindServices } from '../episodes/kinds';
 import { EPISODE_PRESETS } from '../protocol';
-import type { BaseModelRunOptions, BatchRecord, ContinueResult, DeleteResult, EpisodeGrpoRunOptions, PpoEpisodeRunOptions, FlowCloud, FlowField, FlowRunOptions, GroupRecord, PhaseReport, RunBackendChoice, RunEvent, RunOptions, RunStatus, RunSummary } from '../protocol';
-import { FLOW_GRPO_2D, FLOW_VIEW_BOX, FlowGrpoRun, flowReward, pretrainBase, rewardGrid, validateFlowGrpoConfig } from '../flow/index';
+import type {
+  BaseModelRunOptions,
+  BatchRecord,
+  ContinueResult,
+  DeleteResult,
+  EpisodeGrpoRunOptions,
+  PpoEpisodeRunOptions,
+  FlowCloud,
+  FlowField,
+  FlowRunOptions,
+  GroupRecord,
+  PhaseReport,
+  RunBackendChoice,
+  RunEvent,
+  RunOptions,
+  RunStatus,
+  RunSummary,
+} from '../protocol';
+import {
+  FLOW_GRPO_2D,
+  FLOW_VIEW_BOX,
+  FlowGrpoRun,
+  flowReward,
+  pretrainBase,
+  rewardGrid,
+  validateFlowGrpoConfig,
+} from '../flow/index';
 import type { Session } from '../rl/types';
 import type { ResumeRecord, RunMeta, RunStore } from '../store/run-store';
 import { StorageFullError } from '../store/run-store';
-import { dpoConfigOf, episodeRunConfigOf as episodeConfigOf, flowConfigOf, grpoConfigOf, ppoConfigOf, sftConfigOf } from './configs';
+import {
+  dpoConfigOf,
+  episodeRunConfigOf as episodeConfigOf,
+  flowConfigOf,
+  grpoConfigOf,
+  ppoConfigOf,
+  sftConfigOf,
+} from './configs';
 import { checkRunOptions } from './fields';
 import { batchRecord, groupRecords, pairRecords, pairSessions, type GroupsConfig } from './groups';
 import type { RunLocks } from './run-locks';
@@ -52,11 +84,11 @@ export function baseOf(preset: RunOptions['preset']): BaseName | null {
 const pickedBase = (o: RunOptions): BaseModelRunOptions | undefined => ('base' in o ? o.base : undefined);
 
 /** Why a run's own model is not here, in words. */
-const notHeld = (b: BaseModelRunOptions) => `the model '${b.name}' (${b.id}) is no longer in this tab's worker (a reload drops a picked model)`;
+const notHeld = (b: BaseModelRunOptions) =>
+  `the model '${b.name}' (${b.id}) is no longer in this tab's worker (a reload drops a picked model)`;
 
-const isEpisodePreset = (o: RunOptions): o is EpisodeGrpoRunOptions | PpoEpisodeRunOptions => (EPISODE_PRESETS as readonly string[]).includes(o.preset) || o.preset === 'ppo-calc';
-
-
+const isEpisodePreset = (o: RunOptions): o is EpisodeGrpoRunOptions | PpoEpisodeRunOptions =>
+  (EPISODE_PRESETS as readonly string[]).includes(o.preset) || o.preset === 'ppo-calc';
 
 /** What the loop needs of a run, whatever its objective. */
 export interface Trainer {
@@ -64,7 +96,13 @@ export interface Trainer {
   model: Model | null;
   tok: CheckpointTokenizer | null;
   config: object;
-  next(): Promise<{ metrics: Record<string, number>; groups?: GroupRecord[]; batch?: BatchRecord; sessions?: readonly Session[]; flow?: FlowCloud }>;
+  next(): Promise<{
+    metrics: Record<string, number>;
+    groups?: GroupRecord[];
+    batch?: BatchRecord;
+    sessions?: readonly Session[];
+    flow?: FlowCloud;
+  }>;
   /** Where the step under way is, for trainers that report it (GRPO); others report the whole step as `step`. */
   onProgress?: (report: PhaseReport | null) => void;
   evaluate(): Promise<EvalResult>;
@@ -75,10 +113,17 @@ export interface Trainer {
 /** A GRPO run (single-turn or on episodes) as the loop drives it: each step stored with its groups, packed batch and sessions. */
 function grpoTrainer(grpo: GrpoRun | GrpoEpisodeRun | PpoRun, config: GroupsConfig, tok: CheckpointTokenizer): Trainer {
   return {
-    model: grpo.model, tok, config,
+    model: grpo.model,
+    tok,
+    config,
     next: async () => {
       const s = await grpo.next();
-      return { metrics: s.metrics, groups: groupRecords(s, tok, config), batch: batchRecord(s, tok), sessions: s.sessions };
+      return {
+        metrics: s.metrics,
+        groups: groupRecords(s, tok, config),
+        batch: batchRecord(s, tok),
+        sessions: s.sessions,
+      };
     },
     evaluate: () => grpo.evaluate(),
     onProgress: (report) => (grpo.onProgress = report),
@@ -107,16 +152,32 @@ export function flowTrainer(ops: Ops, o: FlowRunOptions): Trainer {
     return flow;
   };
   return {
-    model: null, tok: null, config,
+    model: null,
+    tok: null,
+    config,
     next: async () => {
       const s = await (await ready()).next();
       report?.('storing');
-      return { metrics: s.metrics, flow: { step: s.step, points: s.points, rewards: Float32Array.from(s.rewards), advantages: Float32Array.from(s.advantages), group: config.group } };
+      return {
+        metrics: s.metrics,
+        flow: {
+          step: s.step,
+          points: s.points,
+          rewards: Float32Array.from(s.rewards),
+          advantages: Float32Array.from(s.advantages),
+          group: config.group,
+        },
+      };
     },
     evaluate: async () => {
       const points = await (await ready()).preview();
       const { inside } = flowReward(points, config.reward);
-      return { n: inside.length, accuracy: inside.reduce((a, b) => a + b, 0) / inside.length, meanLength: 0, samples: [] };
+      return {
+        n: inside.length,
+        accuracy: inside.reduce((a, b) => a + b, 0) / inside.length,
+        meanLength: 0,
+        samples: [],
+      };
     },
     onProgress: (r) => (report = r),
     run: {
@@ -141,8 +202,14 @@ export function checkpointConfig(config: object): object {
 /** Checks a name and notes edit: the problems in words, empty when it is fine. */
 function metaProblems(meta: RunMeta): string[] {
   const problems: string[] = [];
-  if (meta.name !== undefined && (typeof meta.name !== 'string' || meta.name.length > 100)) problems.push(`name must be text of at most 100 characters, got ${typeof meta.name === 'string' ? `${meta.name.length} characters` : typeof meta.name}`);
-  if (meta.notes !== undefined && (typeof meta.notes !== 'string' || meta.notes.length > 10_000)) problems.push(`notes must be text of at most 10000 characters, got ${typeof meta.notes === 'string' ? `${meta.notes.length} characters` : typeof meta.notes}`);
+  if (meta.name !== undefined && (typeof meta.name !== 'string' || meta.name.length > 100))
+    problems.push(
+      `name must be text of at most 100 characters, got ${typeof meta.name === 'string' ? `${meta.name.length} characters` : typeof meta.name}`,
+    );
+  if (meta.notes !== undefined && (typeof meta.notes !== 'string' || meta.notes.length > 10_000))
+    problems.push(
+      `notes must be text of at most 10000 characters, got ${typeof meta.notes === 'string' ? `${meta.notes.length} characters` : typeof meta.notes}`,
+    );
   return problems;
 }
 
@@ -219,7 +286,11 @@ export class RunManager {
     if (refused) return { ok: false, reason: refused };
     // Its lock first: another tab (or a continue already under way here) may have taken it since the listing.
     const release = await this.locks.acquire(runId);
-    if (!release) return { ok: false, reason: `run '${runId}' is already running (another tab, or a continue under way here, holds its lock)` };
+    if (!release)
+      return {
+        ok: false,
+        reason: `run '${runId}' is already running (another tab, or a continue under way here, holds its lock)`,
+      };
     // Claim the one slot at once (a second call now sees this run as live), then let the previous
     // run's loop end: it may be inside a step of this very run, and two loops must never write one run.
     const previous = this.active;
@@ -230,8 +301,16 @@ export class RunManager {
       if (previous.status === 'running' || previous.status === 'paused') this.stop(previous.id);
       await previous.done;
     }
-    const [stored, point] = await Promise.all([this.store.listRuns().then((rs) => rs.find((r) => r.runId === runId)), this.store.resumePoint(runId)]);
-    const late = stored?.status === 'finished' ? `run '${runId}' finished meanwhile` : !stored || !point ? `run '${runId}' has no checkpoint to continue from` : null;
+    const [stored, point] = await Promise.all([
+      this.store.listRuns().then((rs) => rs.find((r) => r.runId === runId)),
+      this.store.resumePoint(runId),
+    ]);
+    const late =
+      stored?.status === 'finished'
+        ? `run '${runId}' finished meanwhile`
+        : !stored || !point
+          ? `run '${runId}' has no checkpoint to continue from`
+          : null;
     if (late) {
       run.ended = true;
       release();
@@ -245,13 +324,18 @@ export class RunManager {
   private async refusal(runId: string): Promise<string | null> {
     const stored = (await this.listRuns()).find((r) => r.runId === runId);
     if (!stored) return `no stored run '${runId}'`;
-    if (stored.status === 'finished') return `run '${runId}' is finished (${stored.lastStep} of ${stored.options.steps} steps)`;
+    if (stored.status === 'finished')
+      return `run '${runId}' is finished (${stored.lastStep} of ${stored.options.steps} steps)`;
     if (stored.status === 'running' || stored.status === 'paused') {
-      return stored.elsewhere ? `run '${runId}' is ${stored.status} in another tab` : `run '${runId}' is ${stored.status} now: stop it first`;
+      return stored.elsewhere
+        ? `run '${runId}' is ${stored.status} in another tab`
+        : `run '${runId}' is ${stored.status} now: stop it first`;
     }
     const problems = checkRunOptions(stored.options);
-    if (problems.length) return `run '${runId}' was stored with options this version no longer accepts: ${problems.map((p) => p.message).join('; ')}`;
-    if (stored.checkpointStep === undefined) return `run '${runId}' has no checkpoint to continue from (none written yet, or written before checkpoints kept the optimizer state)`;
+    if (problems.length)
+      return `run '${runId}' was stored with options this version no longer accepts: ${problems.map((p) => p.message).join('; ')}`;
+    if (stored.checkpointStep === undefined)
+      return `run '${runId}' has no checkpoint to continue from (none written yet, or written before checkpoints kept the optimizer state)`;
     return null;
   }
 
@@ -273,7 +357,8 @@ export class RunManager {
   async updateMeta(runId: string, meta: RunMeta): Promise<{ ok: true } | { ok: false; reason: string }> {
     const problems = metaProblems(meta);
     if (problems.length) return { ok: false, reason: problems.join('; ') };
-    if (!(await this.store.listRuns()).some((r) => r.runId === runId)) return { ok: false, reason: `no stored run '${runId}'` };
+    if (!(await this.store.listRuns()).some((r) => r.runId === runId))
+      return { ok: false, reason: `no stored run '${runId}'` };
     await this.store.updateMeta(runId, meta);
     return { ok: true };
   }
@@ -286,7 +371,10 @@ export class RunManager {
     const stored = (await this.listRuns()).find((r) => r.runId === runId);
     if (!stored) return { ok: false, reason: `no stored run '${runId}'` };
     if (stored.status === 'running' || stored.status === 'paused') {
-      return { ok: false, reason: `run '${runId}' is ${stored.status}${stored.elsewhere ? ' in another tab' : ''}: stop it first` };
+      return {
+        ok: false,
+        reason: `run '${runId}' is ${stored.status}${stored.elsewhere ? ' in another tab' : ''}: stop it first`,
+      };
     }
     // Its lock for the length of the delete, so no tab starts continuing it meanwhile.
     const release = await this.locks.acquire(runId);
@@ -345,14 +433,18 @@ export class RunManager {
     if (base === null) return sftTokenizer(sftConfigOf(run.options as Parameters<typeof sftConfigOf>[0], SFT_ARITH));
     let tok = this.baseTokenizers.get(base);
     if (!tok) {
-      tok = this.loadBase(base).then((files) => tokenizerFromDescription(JSON.parse(new TextDecoder().decode(files['tokenizer.json'])) as TokenizerDescription));
+      tok = this.loadBase(base).then((files) =>
+        tokenizerFromDescription(JSON.parse(new TextDecoder().decode(files['tokenizer.json'])) as TokenizerDescription),
+      );
       this.baseTokenizers.set(base, tok);
     }
     try {
       return await tok;
     } catch (e) {
       this.baseTokenizers.delete(base); // the next call tries again
-      throw new Error(`could not read the base checkpoint's tokenizer.json (public/checkpoints/${base}): ${(e as Error).message}`);
+      throw new Error(
+        `could not read the base checkpoint's tokenizer.json (public/checkpoints/${base}): ${(e as Error).message}`,
+      );
     }
   }
 
@@ -362,7 +454,10 @@ export class RunManager {
     if (!tok) {
       tok = (async () => {
         const files = this.pickedModel(picked.id) ?? (await this.store.latestCheckpoint(runId))?.files;
-        if (!files) throw new Error(`${notHeld(picked)}, and run '${runId}' has no checkpoint of it: pick the model folder again (Use this model)`);
+        if (!files)
+          throw new Error(
+            `${notHeld(picked)}, and run '${runId}' has no checkpoint of it: pick the model folder again (Use this model)`,
+          );
         return checkpointTokenizer(files).tokenizer;
       })();
       this.pickedTokenizers.set(picked.id, tok);
@@ -394,21 +489,32 @@ export class RunManager {
     }
     const held = this.pickedModel(picked.id);
     const own = held ? null : await this.store.latestCheckpoint(runId);
-    if (!held && !own) throw new Error(`${notHeld(picked)}: pick the model folder again (Use this model), then start the run`);
-    const reference = o.preset === 'dpo-arith' ? 'DPO samples its pairs from the starting model and scores them against it' : 'beta' in o && o.beta > 0 ? `KL β = ${o.beta} holds the run to the starting model` : null;
+    if (!held && !own)
+      throw new Error(`${notHeld(picked)}: pick the model folder again (Use this model), then start the run`);
+    const reference =
+      o.preset === 'dpo-arith'
+        ? 'DPO samples its pairs from the starting model and scores them against it'
+        : 'beta' in o && o.beta > 0
+          ? `KL β = ${o.beta} holds the run to the starting model`
+          : null;
     if (own && own.step > 0 && reference) {
-      throw new Error(`${notHeld(picked)}, and ${reference}, which the run's checkpoint at step ${own.step} no longer holds (it has the trained weights): pick the model folder again (Use this model), then continue`);
+      throw new Error(
+        `${notHeld(picked)}, and ${reference}, which the run's checkpoint at step ${own.step} no longer holds (it has the trained weights): pick the model folder again (Use this model), then continue`,
+      );
     }
     try {
       return importCheckpoint(held ?? own!.files);
     } catch (e) {
-      throw new Error(`could not read the model '${picked.name}' (${held ? "this worker's copy" : `the run's checkpoint at step ${own!.step}`}): ${(e as Error).message}`);
+      throw new Error(
+        `could not read the model '${picked.name}' (${held ? "this worker's copy" : `the run's checkpoint at step ${own!.step}`}): ${(e as Error).message}`,
+      );
     }
   }
 
   /** A stored Flow-GRPO run's reward over its view box, on a size × size grid (cell centres), or null for another run. */
   async flowField(runId: string, size = 64): Promise<FlowField | null> {
-    if (!Number.isInteger(size) || size < 2 || size > 512) throw new Error(`flowField: size = ${size}; expected an integer in 2..512`);
+    if (!Number.isInteger(size) || size < 2 || size > 512)
+      throw new Error(`flowField: size = ${size}; expected an integer in 2..512`);
     const run = (await this.store.listRuns()).find((r) => r.runId === runId);
     if (!run || run.options.preset !== 'flowgrpo-2d') return null;
     return rewardGrid(flowConfigOf(run.options, FLOW_GRPO_2D).config.reward, FLOW_VIEW_BOX, size);
@@ -423,28 +529,57 @@ export class RunManager {
     if (!run || !isEpisodePreset(run.options)) return null;
     const config = episodeConfigOf(run.options);
     const tok = await this.tokenizerOf(runId);
-    return { kind: configuredKind(config, this.getServices()), tok: charTokenizer(tok!, `${run.options.preset} episodes`), group: config.group, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage };
+    return {
+      kind: configuredKind(config, this.getServices()),
+      tok: charTokenizer(tok!, `${run.options.preset} episodes`),
+      group: config.group,
+      truncation: config.truncation,
+      maskZeroAdvantage: config.maskZeroAdvantage,
+    };
   }
 
   private async trainer(o: RunOptions, runId: string, writer: string): Promise<Trainer> {
     if (o.preset === 'sft-arith') {
       const sft = new SftRun(this.getOps(), sftConfigOf(o, SFT_ARITH));
-      return { model: sft.model, tok: sft.tok, config: sft.config, next: async () => ({ metrics: { ...(await sft.next()) } }), evaluate: () => sft.evaluate(), run: sft };
+      return {
+        model: sft.model,
+        tok: sft.tok,
+        config: sft.config,
+        next: async () => ({ metrics: { ...(await sft.next()) } }),
+        evaluate: () => sft.evaluate(),
+        run: sft,
+      };
     }
     if (o.preset === 'flowgrpo-2d') return flowTrainer(this.getOps(), o);
     const base = await this.baseCheckpoint(o, runId);
     if (isEpisodePreset(o)) {
       const config = episodeConfigOf(o);
-      return grpoTrainer(new GrpoEpisodeRun(this.getOps(), config, base, { journal: this.store.journal, runId, writer }, this.getServices()), config, base.tokenizer);
+      return grpoTrainer(
+        new GrpoEpisodeRun(
+          this.getOps(),
+          config,
+          base,
+          { journal: this.store.journal, runId, writer },
+          this.getServices(),
+        ),
+        config,
+        base.tokenizer,
+      );
     }
     if (o.preset === 'dpo-arith') {
       const config = dpoConfigOf(o, DPO_ARITH);
       const dpo = new DpoRun(this.getOps(), config, base);
       return {
-        model: dpo.model, tok: base.tokenizer, config,
+        model: dpo.model,
+        tok: base.tokenizer,
+        config,
         next: async () => {
           const s = await dpo.next();
-          return { metrics: s.metrics, groups: pairRecords(s, base.tokenizer, config), sessions: pairSessions(s, base.tokenizer, config) };
+          return {
+            metrics: s.metrics,
+            groups: pairRecords(s, base.tokenizer, config),
+            sessions: pairSessions(s, base.tokenizer, config),
+          };
         },
         evaluate: () => dpo.evaluate(),
         onProgress: (report) => (dpo.onProgress = report),
@@ -464,14 +599,32 @@ export class RunManager {
    * evaluates at all), or from the step after the checkpoint `from`. A stop between steps writes a
    * checkpoint of the last committed step (unless it has one), so a stopped run can continue.
    */
-  private async loop(run: Active, o: RunOptions, emit: (e: RunEvent) => void, from: From | null, release: () => void): Promise<void> {
+  private async loop(
+    run: Active,
+    o: RunOptions,
+    emit: (e: RunEvent) => void,
+    from: From | null,
+    release: () => void,
+  ): Promise<void> {
     const runId = run.id;
     const setStatus = async (status: RunStatus, message?: string, errorName?: string) => {
       emit({ type: 'status', runId, status, ...(message ? { message } : {}), ...(errorName ? { errorName } : {}) });
-      await this.store.setStatus(runId, status, message).catch((e: Error) => console.error(`run ${runId}: could not store status ${status}: ${e.message}`));
+      await this.store
+        .setStatus(runId, status, message)
+        .catch((e: Error) => console.error(`run ${runId}: could not store status ${status}: ${e.message}`));
     };
-    const phase = (step: number): PhaseReport => (p, done, total, unit) =>
-      emit({ type: 'phase', runId, step, phase: p, ...(done !== undefined ? { done } : {}), ...(total !== undefined ? { total } : {}), ...(unit ? { unit } : {}) });
+    const phase =
+      (step: number): PhaseReport =>
+      (p, done, total, unit) =>
+        emit({
+          type: 'phase',
+          runId,
+          step,
+          phase: p,
+          ...(done !== undefined ? { done } : {}),
+          ...(total !== undefined ? { total } : {}),
+          ...(unit ? { unit } : {}),
+        });
     try {
       if (from) {
         await this.store.truncateAfter(runId, from.step);
@@ -490,7 +643,13 @@ export class RunManager {
       const checkpoint = async (step: number) => {
         if (!trainer.model || !trainer.tok) return;
         phase(step)('checkpointing');
-        const files = await exportCheckpoint(trainer.model, trainer.tok, { kind: 'dewpoint-checkpoint', trainedWith: `Experiments view (${o.preset})`, runId, step, [o.preset.split('-')[0]]: checkpointConfig(trainer.config) });
+        const files = await exportCheckpoint(trainer.model, trainer.tok, {
+          kind: 'dewpoint-checkpoint',
+          trainedWith: `Experiments view (${o.preset})`,
+          runId,
+          step,
+          [o.preset.split('-')[0]]: checkpointConfig(trainer.config),
+        });
         // With AdamW's state and the trainer's position, the checkpoint is one a run can continue from.
         const resume = { optimizer: await trainer.model.getOptimizerState(), position: trainer.run.position() };
         await this.store.saveCheckpoint(runId, step, files, resume);
@@ -508,8 +667,21 @@ export class RunManager {
         trainer.onProgress?.(phase(0));
         const ev = await trainer.evaluate();
         trainer.onProgress?.(null);
-        emit({ type: 'eval', runId, step: 0, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n, samples: ev.samples });
-        await this.store.commitStep(runId, { step: 0, metrics: {}, evaluation: { step: 0, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n }, ms: performance.now() - t0 });
+        emit({
+          type: 'eval',
+          runId,
+          step: 0,
+          accuracy: ev.accuracy,
+          meanLength: ev.meanLength,
+          n: ev.n,
+          samples: ev.samples,
+        });
+        await this.store.commitStep(runId, {
+          step: 0,
+          metrics: {},
+          evaluation: { step: 0, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n },
+          ms: performance.now() - t0,
+        });
       }
       for (let step = committed + 1; step <= o.steps; step++) {
         // Yield to the event loop so pause / stop messages are handled between steps.
@@ -518,7 +690,14 @@ export class RunManager {
         if (run.status === 'stopped') {
           // The trainer stands exactly at the last committed step: its checkpoint is one to continue from.
           if (committed > 0 && checkpointed !== committed) await checkpoint(committed);
-          await setStatus('stopped', committed === 0 ? 'stopped before the first step' : trainer.model ? `stopped after step ${committed}; continue from its checkpoint` : `stopped after step ${committed} (this run keeps no checkpoint to continue from)`);
+          await setStatus(
+            'stopped',
+            committed === 0
+              ? 'stopped before the first step'
+              : trainer.model
+                ? `stopped after step ${committed}; continue from its checkpoint`
+                : `stopped after step ${committed} (this run keeps no checkpoint to continue from)`,
+          );
           return;
         }
         const t0 = performance.now();
@@ -532,14 +711,31 @@ export class RunManager {
           report('evaluating', 0, o.evalN, 'problems');
           const ev = await trainer.evaluate();
           evaluation = { step, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n };
-          emit({ type: 'eval', runId, step, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n, samples: ev.samples });
+          emit({
+            type: 'eval',
+            runId,
+            step,
+            accuracy: ev.accuracy,
+            meanLength: ev.meanLength,
+            n: ev.n,
+            samples: ev.samples,
+          });
         }
         report('storing');
         // One transaction per step; a full store pauses the run until the person frees space and resumes.
         let stored = false;
         while (!stored) {
           try {
-            await this.store.commitStep(runId, { step, metrics, ms: performance.now() - t0, ...(groups ? { groups } : {}), ...(batch ? { batch } : {}), ...(sessions ? { sessions } : {}), ...(flow ? { flow } : {}), ...(evaluation ? { evaluation } : {}) });
+            await this.store.commitStep(runId, {
+              step,
+              metrics,
+              ms: performance.now() - t0,
+              ...(groups ? { groups } : {}),
+              ...(batch ? { batch } : {}),
+              ...(sessions ? { sessions } : {}),
+              ...(flow ? { flow } : {}),
+              ...(evaluation ? { evaluation } : {}),
+            });
             stored = true;
           } catch (e) {
             if (!(e instanceof StorageFullError)) throw e;
@@ -551,7 +747,10 @@ export class RunManager {
         // Stopped while waiting for space: this step was never committed, so it is neither reported
         // nor checkpointed, and the trainer has moved past the last committed step (no checkpoint of it now).
         if (!stored) {
-          await setStatus('stopped', `stopped after step ${committed} (step ${step} could not be stored)${checkpointed !== null ? `; continue from the checkpoint at step ${checkpointed}` : ''}`);
+          await setStatus(
+            'stopped',
+            `stopped after step ${committed} (step ${step} could not be stored)${checkpointed !== null ? `; continue from the checkpoint at step ${checkpointed}` : ''}`,
+          );
           return;
         }
         committed = step;
@@ -570,7 +769,11 @@ export class RunManager {
     }
   }
 
-  private async waitWhilePaused(run: Active, setStatus: (s: RunStatus, m?: string) => Promise<void>, message?: string): Promise<void> {
+  private async waitWhilePaused(
+    run: Active,
+    setStatus: (s: RunStatus, m?: string) => Promise<void>,
+    message?: string,
+  ): Promise<void> {
     await setStatus('paused', message);
     // A resume or stop may arrive while the status is being reported, before there is a wake to call.
     if (run.status === 'paused') await new Promise<void>((r) => (run.wake = r));

@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { FieldSpec, GrpoRunOptions, RunOptions } from '../protocol';
-import { AGGREGATION_MODES, KL_ESTIMATORS, OUTCOME_ESTIMATORS, POLICY_LOSS_NAMES, REJECTION_OPTIONS } from '../rl/index';
+import {
+  AGGREGATION_MODES,
+  KL_ESTIMATORS,
+  OUTCOME_ESTIMATORS,
+  POLICY_LOSS_NAMES,
+  REJECTION_OPTIONS,
+} from '../rl/index';
 import { checkRunOptions, isActive, optionFields, valueAt } from './fields';
 import { PRESETS } from './presets';
 import { runOptionsSchema } from './schema';
 
-const defaults = (name: RunOptions['preset']) => structuredClone(PRESETS.find((p) => p.name === name)!.defaults) as RunOptions;
+const defaults = (name: RunOptions['preset']) =>
+  structuredClone(PRESETS.find((p) => p.name === name)!.defaults) as RunOptions;
 const GRPO = defaults('grpo-arith') as GrpoRunOptions;
 const messages = (o: unknown) => checkRunOptions(o).map((p) => p.message);
 
@@ -27,9 +34,12 @@ function activate(field: FieldSpec, fields: FieldSpec[], preset: RunOptions['pre
     o = setAt(o, c.path, c === field.when!.at(-1) ? c.values[k] : c.values[0]);
     const prefix = c.path.slice(0, c.path.lastIndexOf('.') + 1);
     // Leave only the discriminator of that object, then fill what the new variant requires.
-    for (const k of Object.keys(valueAt(o, prefix.slice(0, -1)) as object)) if (`${prefix}${k}` !== c.path) o = setAt(o, `${prefix}${k}`, undefined);
+    for (const k of Object.keys(valueAt(o, prefix.slice(0, -1)) as object))
+      if (`${prefix}${k}` !== c.path) o = setAt(o, `${prefix}${k}`, undefined);
   }
-  for (const f of fields) if (isActive(f, o) && !f.optional && valueAt(o, f.path) === undefined) o = setAt(o, f.path, f.initial ?? f.values?.[0]);
+  for (const f of fields)
+    if (isActive(f, o) && !f.optional && valueAt(o, f.path) === undefined)
+      o = setAt(o, f.path, f.initial ?? f.values?.[0]);
   expect(checkRunOptions(o), `${preset}: the variant of ${field.path}`).toEqual([]);
   return o;
 }
@@ -45,38 +55,61 @@ describe('run options schema', () => {
   it('names the field by its label and path, and its range, for each kind of bad number', () => {
     expect(messages({ ...GRPO, steps: 0 })).toEqual(['Steps (steps) must be an integer in 1..5000, got 0']);
     expect(messages({ ...GRPO, group: 2.5 })).toEqual(['Group size (group) must be an integer in 2..64, got 2.5']);
-    expect(messages({ ...GRPO, temperature: 0 })).toEqual(['Temperature (temperature) must be a number in (0, 10], got 0']);
+    expect(messages({ ...GRPO, temperature: 0 })).toEqual([
+      'Temperature (temperature) must be a number in (0, 10], got 0',
+    ]);
     expect(messages({ ...GRPO, beta1: 1 })).toEqual(['Adam β1 (beta1) must be a number in [0, 1), got 1']);
     expect(messages({ ...GRPO, lr: Number.NaN })).toEqual(['Learning rate (lr) must be a number in (0, 0.1], got NaN']);
     expect(messages({ ...GRPO, topP: Infinity })).toEqual(['Top-p (topP) must be a number in (0, 1], got Infinity']);
-    expect(messages(setAt(GRPO, 'lr', undefined))).toEqual(['Learning rate (lr) must be a number in (0, 0.1], got nothing']);
+    expect(messages(setAt(GRPO, 'lr', undefined))).toEqual([
+      'Learning rate (lr) must be a number in (0, 0.1], got nothing',
+    ]);
     expect(checkRunOptions({ ...GRPO, policyLoss: { name: 'ppo', clipHigh: -1 } })).toEqual([
       { path: 'policyLoss.clipHigh', message: 'Clip ε high (policyLoss.clipHigh) must be a number in [0, 10], got -1' },
     ]);
-    expect(messages({ ...GRPO, maskZeroAdvantage: 'yes' })).toEqual(["Mask zero-advantage groups (maskZeroAdvantage) must be true or false, got 'yes'"]);
-    expect(messages({ ...GRPO, steps: 0, lr: 1 })).toEqual(['Steps (steps) must be an integer in 1..5000, got 0', 'Learning rate (lr) must be a number in (0, 0.1], got 1']);
+    expect(messages({ ...GRPO, maskZeroAdvantage: 'yes' })).toEqual([
+      "Mask zero-advantage groups (maskZeroAdvantage) must be true or false, got 'yes'",
+    ]);
+    expect(messages({ ...GRPO, steps: 0, lr: 1 })).toEqual([
+      'Steps (steps) must be an integer in 1..5000, got 0',
+      'Learning rate (lr) must be a number in (0, 0.1], got 1',
+    ]);
   });
 
   it('names fields as the caller asks (the CLI: by flag), every field of a message alike', () => {
     const flag = (path: string) => `--${path}`;
-    expect(checkRunOptions({ ...GRPO, steps: 0 }, flag)).toEqual([{ path: 'steps', message: '--steps must be an integer in 1..5000, got 0' }]);
+    expect(checkRunOptions({ ...GRPO, steps: 0 }, flag)).toEqual([
+      { path: 'steps', message: '--steps must be an integer in 1..5000, got 0' },
+    ]);
     expect(checkRunOptions({ ...GRPO, prompts: 2, group: 3, miniBatches: 4 }, flag).map((p) => p.message)).toEqual([
       '--miniBatches must be at most ⌈--prompts × --group / 2⌉ = 3 (the packed rows; one row per mini-batch at least), got 4',
     ]);
-    expect(checkRunOptions({ ...GRPO, lrr: 1 }, (path, label) => `${label ?? 'no label'}: ${path}`).map((p) => p.message)).toEqual(['no label: lrr is not an option of grpo-arith']);
+    expect(
+      checkRunOptions({ ...GRPO, lrr: 1 }, (path, label) => `${label ?? 'no label'}: ${path}`).map((p) => p.message),
+    ).toEqual(['no label: lrr is not an option of grpo-arith']);
   });
 
   it('lists the allowed values for an unknown one', () => {
     expect(messages({ ...GRPO, aggregation: { mode: 'mean' } })).toEqual([
       "Aggregation (aggregation.mode) must be one of token-mean, token-sum, seq-mean-token-mean, seq-mean-token-sum, session-mean, grpo, seq-mean-token-sum-norm, dr_grpo, got 'mean'",
     ]);
-    expect(messages({ ...GRPO, kl: { estimator: 'k4' } })).toEqual(["KL estimator (kl.estimator) must be one of k1, abs, k2, k3, k1+, abs+, k2+, k3+, got 'k4'"]);
-    expect(messages({ ...GRPO, policyLoss: { name: 'echo' } })).toEqual(["Policy loss (policyLoss.name) must be one of ppo, gspo, cispo, reinforce, dppo_tv, dppo_kl, icepop, reinforce_kl, got 'echo'"]);
+    expect(messages({ ...GRPO, kl: { estimator: 'k4' } })).toEqual([
+      "KL estimator (kl.estimator) must be one of k1, abs, k2, k3, k1+, abs+, k2+, k3+, got 'k4'",
+    ]);
+    expect(messages({ ...GRPO, policyLoss: { name: 'echo' } })).toEqual([
+      "Policy loss (policyLoss.name) must be one of ppo, gspo, cispo, reinforce, dppo_tv, dppo_kl, icepop, reinforce_kl, got 'echo'",
+    ]);
     // A variant narrows a shared option: TRL has no REINFORCE++-baseline.
-    expect(messages({ ...GRPO, advantage: { estimator: 'reinforce++-baseline', compat: 'trl' } })).toEqual(["Advantage compat (advantage.compat) must be one of verl, rllm, got 'trl'"]);
-    expect(messages({ ...defaults('dpo-arith'), loss: { type: 'dpo' } })).toEqual(["DPO loss (loss.type) must be one of sigmoid, robust, ipo, hinge, got 'dpo'"]);
+    expect(messages({ ...GRPO, advantage: { estimator: 'reinforce++-baseline', compat: 'trl' } })).toEqual([
+      "Advantage compat (advantage.compat) must be one of verl, rllm, got 'trl'",
+    ]);
+    expect(messages({ ...defaults('dpo-arith'), loss: { type: 'dpo' } })).toEqual([
+      "DPO loss (loss.type) must be one of sigmoid, robust, ipo, hinge, got 'dpo'",
+    ]);
     // No field has these paths: the path alone.
-    expect(messages({ preset: 'sac-arith' })).toEqual(["preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, ppo-arith, ppo-calc, dpo-arith, flowgrpo-2d, got 'sac-arith'"]);
+    expect(messages({ preset: 'sac-arith' })).toEqual([
+      "preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, ppo-arith, ppo-calc, dpo-arith, flowgrpo-2d, got 'sac-arith'",
+    ]);
     expect(messages(null)).toEqual(['options must be an object with a preset, got null']);
   });
 
@@ -95,22 +128,35 @@ describe('run options schema', () => {
       'Mini-batches (miniBatches) must be at most ⌈Prompts per step (prompts) × Group size (group) / 2⌉ = 3 (the packed rows; one row per mini-batch at least), got 4',
     ]);
     expect(messages({ ...GRPO, prompts: 2, group: 3, miniBatches: 3 })).toEqual([]);
-    expect(messages({ ...GRPO, importance: { kind: 'band', level: 'token', low: 3, high: 2, batchNormalize: false } })).toEqual([
-      'Band low (importance.low) must be at most Band high (importance.high) = 2, got 3',
+    expect(
+      messages({ ...GRPO, importance: { kind: 'band', level: 'token', low: 3, high: 2, batchNormalize: false } }),
+    ).toEqual(['Band low (importance.low) must be at most Band high (importance.high) = 2, got 3']);
+    expect(messages({ ...GRPO, policyLoss: { name: 'icepop', alpha: 6 } })).toEqual([
+      'Band low α (policyLoss.alpha) must be at most Band high β (policyLoss.beta) = 5, got 6',
     ]);
-    expect(messages({ ...GRPO, policyLoss: { name: 'icepop', alpha: 6 } })).toEqual(['Band low α (policyLoss.alpha) must be at most Band high β (policyLoss.beta) = 5, got 6']);
-    expect(messages({ ...GRPO, policyLoss: { name: 'reinforce_kl', klApprox: false, ratioClampMin: 2, ratioClampMax: 1 } })).toEqual([
+    expect(
+      messages({ ...GRPO, policyLoss: { name: 'reinforce_kl', klApprox: false, ratioClampMin: 2, ratioClampMax: 1 } }),
+    ).toEqual([
       'Ratio clamp min (policyLoss.ratioClampMin) must be at most Ratio clamp max (policyLoss.ratioClampMax) = 1, got 2',
     ]);
   });
 
   it('offers every option value the RL core has (echo excepted: no observation tokens here)', () => {
-    const values = (path: string) => [...new Set(optionFields('grpo-arith').filter((f) => f.path === path).flatMap((f) => f.values!))].sort();
+    const values = (path: string) =>
+      [
+        ...new Set(
+          optionFields('grpo-arith')
+            .filter((f) => f.path === path)
+            .flatMap((f) => f.values!),
+        ),
+      ].sort();
     expect([...values('policyLoss.name'), 'echo'].sort()).toEqual([...POLICY_LOSS_NAMES].sort());
     expect(values('aggregation.mode')).toEqual([...AGGREGATION_MODES].sort());
     expect(values('kl.estimator')).toEqual([...KL_ESTIMATORS].sort());
     expect(values('advantage.estimator')).toEqual([...OUTCOME_ESTIMATORS].sort());
-    const rejection = optionFields('grpo-arith').filter((f) => f.path.startsWith('rejection.')).map((f) => f.path.slice('rejection.'.length));
+    const rejection = optionFields('grpo-arith')
+      .filter((f) => f.path.startsWith('rejection.'))
+      .map((f) => f.path.slice('rejection.'.length));
     expect(rejection.sort()).toEqual([...REJECTION_OPTIONS].sort());
   });
 });
@@ -120,14 +166,20 @@ describe('form fields derived from the schema', () => {
     const common = (preset: RunOptions['preset']) => {
       const fields = optionFields(preset);
       const n = fields.filter((f) => f.common).length;
-      expect(fields.slice(0, n).every((f) => f.common), `${preset}: the common fields come first`).toBe(true);
+      expect(
+        fields.slice(0, n).every((f) => f.common),
+        `${preset}: the common fields come first`,
+      ).toBe(true);
       return fields.slice(0, n).map((f) => f.path);
     };
     expect(common('grpo-arith')).toEqual(['steps', 'lr', 'prompts', 'group', 'seed']);
     expect(common('dpo-arith')).toEqual(['steps', 'lr', 'pairs', 'seed']);
     expect(common('sft-arith')).toEqual(['steps', 'lr', 'seed']);
     // They keep their own section (the field's home when a form shows no common section).
-    expect(optionFields('grpo-arith').find((f) => f.path === 'lr')).toMatchObject({ section: 'Optimizer', common: true });
+    expect(optionFields('grpo-arith').find((f) => f.path === 'lr')).toMatchObject({
+      section: 'Optimizer',
+      common: true,
+    });
   });
 
   it.each(PRESETS.map((p) => p.name))('%s: every field has a label, help, a section and a distinct label', (preset) => {
@@ -148,7 +200,9 @@ describe('form fields derived from the schema', () => {
   it.each(PRESETS.map((p) => p.name))('%s: each field allows exactly what the schema accepts', (preset) => {
     const fields = optionFields(preset);
     const refusedWith = (f: FieldSpec, o: RunOptions, value: unknown) =>
-      checkRunOptions(setAt(o, f.path, value)).filter((p) => p.path === f.path && p.message.includes(`must be ${f.allowed}`));
+      checkRunOptions(setAt(o, f.path, value)).filter(
+        (p) => p.path === f.path && p.message.includes(`must be ${f.allowed}`),
+      );
     const variants = (f: FieldSpec) => Array.from({ length: f.when?.at(-1)?.values.length ?? 1 }, (_, k) => k);
     for (const [f, k] of fields.flatMap((f) => variants(f).map((k) => [f, k] as const))) {
       const o = activate(f, fields, preset, k);
@@ -170,7 +224,11 @@ describe('form fields derived from the schema', () => {
         if (f.kind === 'integer') bad(f.min! + 0.5);
       }
       if (f.optional) expect(checkRunOptions(setAt(o, f.path, undefined)), `${preset} ${f.path} left out`).toEqual([]);
-      else expect(checkRunOptions(setAt(o, f.path, undefined)).map((p) => p.path), `${preset} ${f.path} left out`).toContain(f.path);
+      else
+        expect(
+          checkRunOptions(setAt(o, f.path, undefined)).map((p) => p.path),
+          `${preset} ${f.path} left out`,
+        ).toContain(f.path);
     }
   });
 });

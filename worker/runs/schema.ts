@@ -8,7 +8,17 @@
  * Not the defaults (presets.ts, from the trainers' configs) nor the mapping (configs.ts).
  */
 import { z } from 'zod';
-import type { DpoRunOptions, EpisodeGrpoRunOptions, FieldSection, FlowRunOptions, GrpoRunOptions, PpoEpisodeRunOptions, PpoRunOptions, RunOptions, SftRunOptions } from '../protocol';
+import type {
+  DpoRunOptions,
+  EpisodeGrpoRunOptions,
+  FieldSection,
+  FlowRunOptions,
+  GrpoRunOptions,
+  PpoEpisodeRunOptions,
+  PpoRunOptions,
+  RunOptions,
+  SftRunOptions,
+} from '../protocol';
 import { EPISODE_PRESETS } from '../protocol';
 import { splitDataset } from '../data/dataset';
 import { compileRewardPattern, parseCases } from '../rewards/dataset-reward';
@@ -42,146 +52,435 @@ export function num(interval: string, meta: FieldMeta) {
 
 /** An integer in `lo..hi` (both included). */
 export function int(lo: number, hi: number, meta: FieldMeta) {
-  return z.int().min(lo).max(hi).meta({ ...meta });
+  return z
+    .int()
+    .min(lo)
+    .max(hi)
+    .meta({ ...meta });
 }
 
 const COMPAT = ['verl', 'trl', 'rllm'] as const;
 
 // Run: the options every preset has.
 const run = {
-  steps: int(1, 5000, { title: 'Steps', section: 'Run', description: 'Optimizer steps (for GRPO: sampled batches).', common: true }),
-  seed: int(0, 2 ** 31 - 1, { title: 'Seed', section: 'Run', description: 'Seed of the weight init or the samplers, and of the task order.', common: true }),
-  evalEvery: int(0, 5000, { title: 'Evaluate every', section: 'Run', description: 'Steps between held-out evaluations; 0 = never.' }),
-  evalN: int(1, 1000, { title: 'Held-out tasks', section: 'Run', description: 'Greedy exact match on this many held-out tasks.' }),
-  checkpointEvery: int(0, 5000, { title: 'Checkpoint every', section: 'Run', description: 'Steps between checkpoints; 0 = at the end only. The latest is kept for download.' }),
+  steps: int(1, 5000, {
+    title: 'Steps',
+    section: 'Run',
+    description: 'Optimizer steps (for GRPO: sampled batches).',
+    common: true,
+  }),
+  seed: int(0, 2 ** 31 - 1, {
+    title: 'Seed',
+    section: 'Run',
+    description: 'Seed of the weight init or the samplers, and of the task order.',
+    common: true,
+  }),
+  evalEvery: int(0, 5000, {
+    title: 'Evaluate every',
+    section: 'Run',
+    description: 'Steps between held-out evaluations; 0 = never.',
+  }),
+  evalN: int(1, 1000, {
+    title: 'Held-out tasks',
+    section: 'Run',
+    description: 'Greedy exact match on this many held-out tasks.',
+  }),
+  checkpointEvery: int(0, 5000, {
+    title: 'Checkpoint every',
+    section: 'Run',
+    description: 'Steps between checkpoints; 0 = at the end only. The latest is kept for download.',
+  }),
 };
 
-const lr = num('(0, 0.1]', { title: 'Learning rate', section: 'Optimizer', description: 'AdamW learning rate (SFT: the peak, after warmup).', common: true });
+const lr = num('(0, 0.1]', {
+  title: 'Learning rate',
+  section: 'Optimizer',
+  description: 'AdamW learning rate (SFT: the peak, after warmup).',
+  common: true,
+});
 
 const optimizer = {
   beta1: num('[0, 1)', { title: 'Adam β1', section: 'Optimizer', description: 'First-moment decay.' }),
   beta2: num('[0, 1)', { title: 'Adam β2', section: 'Optimizer', description: 'Second-moment decay.' }),
-  eps: num('(0, 0.001]', { title: 'Adam ε', section: 'Optimizer', description: 'Added to the root of the second moment.' }),
-  weightDecay: num('[0, 1]', { title: 'Weight decay', section: 'Optimizer', description: 'Decoupled (AdamW), on matrices only.' }),
-  maxGradNorm: num('(0, 1000000]', { title: 'Max grad norm', section: 'Optimizer', description: 'Global gradient-norm clip (a large value: none).' }),
+  eps: num('(0, 0.001]', {
+    title: 'Adam ε',
+    section: 'Optimizer',
+    description: 'Added to the root of the second moment.',
+  }),
+  weightDecay: num('[0, 1]', {
+    title: 'Weight decay',
+    section: 'Optimizer',
+    description: 'Decoupled (AdamW), on matrices only.',
+  }),
+  maxGradNorm: num('(0, 1000000]', {
+    title: 'Max grad norm',
+    section: 'Optimizer',
+    description: 'Global gradient-norm clip (a large value: none).',
+  }),
 };
 
 // Sampling shared by GRPO and DPO; the base model has 64 positions and prompts take ~7.
-const temperature = num('(0, 10]', { title: 'Temperature', section: 'Sampling', description: 'Sampling temperature of the behavior policy.' });
-const maxNew = int(1, 48, { title: 'Max new tokens', section: 'Sampling', description: 'Completion length limit (the model has 64 positions; a prompt takes about 7).' });
-
-// Policy-loss options shared by several losses: one definition, so the form shows one field.
-const clipLow = num('[0, 1]', { title: 'Clip ε low', section: 'Objective', description: 'Ratio floor 1 − ε_low (verl clip_ratio_low, TRL epsilon). Empty: 0.2.' }).optional();
-const clipHigh = num('[0, 10]', { title: 'Clip ε high', section: 'Objective', description: 'Ratio ceiling 1 + ε_high (DAPO clip-higher). Empty: ε low.' }).optional();
-const lossCompat = z.enum(COMPAT).optional().meta({ title: 'Loss compat', section: 'Objective', description: 'Whose conventions fill the loss options left empty (verl by default).' });
-
-const policyLoss = z.discriminatedUnion('name', [
-  z.strictObject({
-    name: z.literal('ppo'),
-    clipLow,
-    clipHigh,
-    dualClip: num('(1, 1000]', { title: 'Dual clip c', section: 'Objective', description: 'Bound on the loss of negative-advantage tokens (verl clip_ratio_c). Empty: 3 under verl, none under trl/rllm.' }).optional(),
-    logRatioClamp: num('(0, 100]', { title: 'Log-ratio clamp', section: 'Objective', description: 'Bound on |logp − old| before exp. Empty: 20 (verl, rllm), none (trl).' }).optional(),
-    delta: num('(1, 100]', { title: 'TRL δ', section: 'Objective', description: 'TRL two-sided GRPO: r ← min(r, δ) in the unclipped term. Empty: none.' }).optional(),
-    compat: lossCompat,
-  }),
-  z.strictObject({
-    name: z.literal('gspo'),
-    clipLow,
-    clipHigh,
-    logRatioCap: num('(0, 100]', { title: 'Log-ratio cap', section: 'Objective', description: 'Cap on the log of the sequence ratio. Empty: 10 (verl, rllm), none (trl).' }).optional(),
-    compat: lossCompat,
-  }),
-  z.strictObject({
-    name: z.literal('cispo'),
-    clipLow,
-    clipHigh,
-    cap: num('(0, 100]', { title: 'TRL ratio cap', section: 'Objective', description: "TRL's absolute cap on the detached ratio (compat trl only). Empty: 5." }).optional(),
-    compat: lossCompat,
-  }),
-  z.strictObject({ name: z.literal('reinforce') }),
-  z.strictObject({
-    name: z.literal(['dppo_tv', 'dppo_kl']),
-    deltaLow: num('[0, 10]', { title: 'Trust region δ low', section: 'Objective', description: 'Drop a negative-advantage token moving away by more than this. Empty: 0.2.' }).optional(),
-    deltaHigh: num('[0, 10]', { title: 'Trust region δ high', section: 'Objective', description: 'The same for positive advantages. Empty: δ low.' }).optional(),
-    truncation: num('(0, 10000]', { title: 'Ratio truncation C', section: 'Objective', description: 'Truncation of the detached ratio. Empty: 3 (verl), none (rllm).' }).optional(),
-    compat: z.enum(['verl', 'rllm']).optional().meta({ title: 'Loss compat', section: 'Objective', description: 'verl, or rllm (no truncation, clamped binary KL).' }),
-  }),
-  z.strictObject({
-    name: z.literal('icepop'),
-    alpha: num('[0, 1000]', { title: 'Band low α', section: 'Objective', description: 'Keep tokens whose train/sampler ratio is at least α. Empty: 0.5.' }).optional(),
-    beta: num('(0, 1000]', { title: 'Band high β', section: 'Objective', description: 'Keep tokens whose train/sampler ratio is at most β. Empty: 5.' }).optional(),
-  }),
-  z.strictObject({
-    name: z.literal('reinforce_kl'),
-    bwdKlCoef: num('[0, 10]', { title: 'Backward KL coef', section: 'Objective', description: 'Weight of the backward KL to the sampler. Empty: 0.' }).optional(),
-    fwdKlCoef: num('[0, 10]', { title: 'Forward KL coef', section: 'Objective', description: 'Weight of the forward KL to the sampler. Empty: 0.' }).optional(),
-    klApprox: z.boolean().meta({ title: 'KL value estimators', section: 'Objective', description: "Schulman's estimators instead of the score-function forms.", initial: false }),
-    ratioClampMin: num('[0, 100]', { title: 'Ratio clamp min', section: 'Objective', description: 'Lower bound of the detached weight. Empty: none.' }).optional(),
-    ratioClampMax: num('(0, 100]', { title: 'Ratio clamp max', section: 'Objective', description: 'Upper bound of the detached weight. Empty: none.' }).optional(),
-  }),
-]).meta({ title: 'Policy loss', section: 'Objective', description: 'The per-token policy loss by registry name (echo is not offered: it needs environment observation tokens, which arithmetic has none of).' });
-
-const aggregation = z.discriminatedUnion('mode', [
-  z.strictObject({ mode: z.literal(['token-mean', 'token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum', 'session-mean', 'grpo']) }),
-  z.strictObject({
-    mode: z.literal('seq-mean-token-sum-norm'),
-    lossScaleFactor: num('(0, 1000000]', { title: 'Loss scale factor', section: 'Objective', description: 'K of seq-mean-token-sum-norm (verl loss_scale_factor). Empty: the batch width.' }).optional(),
-    compat: z.enum(['verl', 'verl-legacy']).optional().meta({ title: 'Aggregation compat', section: 'Objective', description: "verl: Σ/(K·rows with tokens), today's verl; verl-legacy: Σ/K, verl before #5417 (v0.7.0 and earlier). Empty: verl." }),
-  }),
-  z.strictObject({
-    mode: z.literal('dr_grpo'),
-    maxCompletionLength: int(1, 4096, { title: 'Max completion length', section: 'Objective', description: 'L_max of dr_grpo (TRL max_completion_length). Empty: the batch width.' }).optional(),
-  }),
-]).meta({ title: 'Aggregation', section: 'Objective', description: 'How per-token losses become one scalar.' });
-
-const advCompat = z.enum(COMPAT).optional().meta({ title: 'Advantage compat', section: 'Advantage', description: 'Whose conventions fill the options left empty (verl by default).' });
-const singleton = z.enum(['raw', 'zero']).optional().meta({ title: 'Group of one', section: 'Advantage', description: "A one-member group keeps its raw score or gets 0. Empty: per compat (verl/rllm raw, trl zero)." });
-
-const advantage = z.discriminatedUnion('estimator', [
-  z.strictObject({
-    estimator: z.literal('grpo'),
-    scale: z.enum(['group', 'batch', 'none']).optional().meta({ title: 'Std scaling', section: 'Advantage', description: "Divide by the group's std, the batch's std, or nothing (Dr. GRPO). Empty: group." }),
-    stdType: z.enum(['unbiased', 'population']).optional().meta({ title: 'Std type', section: 'Advantage', description: 'ddof 1 or 0. Empty: per compat (verl/trl unbiased, rllm population).' }),
-    epsilon: num('[0, 1]', { title: 'Std ε', section: 'Advantage', description: 'Added to the std. Empty: per compat (verl/rllm 1e-6, trl 1e-4).' }).optional(),
-    singleton,
-    compat: advCompat,
-  }),
-  z.strictObject({
-    estimator: z.literal('rloo'),
-    singleton,
-    normalize: z.boolean().meta({ title: 'Whiten over batch', section: 'Advantage', description: "Whiten the advantages over the batch afterwards (TRL normalize_advantages).", initial: false }),
-    compat: advCompat,
-  }),
-  z.strictObject({
-    estimator: z.literal('reinforce++-baseline'),
-    shiftMean: z.boolean().optional().meta({ title: 'Whiten: shift mean', section: 'Advantage', description: "verl masked_whiten's shift_mean: re-centre the whitened advantages (default), or scale only and add the batch mean back. Empty: shift." }),
-    compat: z.enum(['verl', 'rllm']).optional().meta({ title: 'Advantage compat', section: 'Advantage', description: 'verl (token-weighted whitening, default) or rllm (sequence-level std); TRL has no such estimator.' }),
-  }),
-]).meta({ title: 'Advantage estimator', section: 'Advantage', description: 'Outcome advantage from the group of completions of each prompt.' });
-
-const kl = z.strictObject({
-  estimator: z.enum(['k1', 'abs', 'k2', 'k3', 'k1+', 'abs+', 'k2+', 'k3+']).meta({ title: 'KL estimator', section: 'KL', description: "Per-token KL to the reference (k3 = verl low_var_kl); '+' keeps the value with k2's gradient. Used when β > 0." }),
-  compat: z.enum(COMPAT).optional().meta({ title: 'KL compat', section: 'KL', description: 'verl/rllm clamp k3; trl leaves it unclamped. Empty: verl.' }),
+const temperature = num('(0, 10]', {
+  title: 'Temperature',
+  section: 'Sampling',
+  description: 'Sampling temperature of the behavior policy.',
+});
+const maxNew = int(1, 48, {
+  title: 'Max new tokens',
+  section: 'Sampling',
+  description: 'Completion length limit (the model has 64 positions; a prompt takes about 7).',
 });
 
-const level = z.enum(['token', 'sequence']).meta({ title: 'IS level', section: 'Corrections', description: 'Per-token ratios, or the exp of each sequence’s summed log-ratio.', initial: 'token' });
-const batchNormalize = z.boolean().meta({ title: 'Normalize IS weights', section: 'Corrections', description: 'Divide the weights by their batch mean.', initial: false });
+// Policy-loss options shared by several losses: one definition, so the form shows one field.
+const clipLow = num('[0, 1]', {
+  title: 'Clip ε low',
+  section: 'Objective',
+  description: 'Ratio floor 1 − ε_low (verl clip_ratio_low, TRL epsilon). Empty: 0.2.',
+}).optional();
+const clipHigh = num('[0, 10]', {
+  title: 'Clip ε high',
+  section: 'Objective',
+  description: 'Ratio ceiling 1 + ε_high (DAPO clip-higher). Empty: ε low.',
+}).optional();
+const lossCompat = z
+  .enum(COMPAT)
+  .optional()
+  .meta({
+    title: 'Loss compat',
+    section: 'Objective',
+    description: 'Whose conventions fill the loss options left empty (verl by default).',
+  });
 
-const importance = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('off') }),
-  z.strictObject({ kind: z.literal('tis'), level, cap: num('(0, 1000]', { title: 'TIS cap', section: 'Corrections', description: 'Upper cap on the importance weight (verl rollout_is_threshold).', initial: 2 }), batchNormalize }),
-  z.strictObject({
-    kind: z.literal('band'),
-    level,
-    low: num('[0, 1000]', { title: 'Band low', section: 'Corrections', description: 'Weights below are zeroed (IcePop).', initial: 0.5 }),
-    high: num('(0, 1000]', { title: 'Band high', section: 'Corrections', description: 'Weights above are zeroed (IcePop).', initial: 5 }),
-    batchNormalize,
-  }),
-]).meta({ title: 'IS weights', section: 'Corrections', description: 'Importance weights between the trainer and the sampler: off, a TIS cap, or an IcePop band.' });
+const policyLoss = z
+  .discriminatedUnion('name', [
+    z.strictObject({
+      name: z.literal('ppo'),
+      clipLow,
+      clipHigh,
+      dualClip: num('(1, 1000]', {
+        title: 'Dual clip c',
+        section: 'Objective',
+        description:
+          'Bound on the loss of negative-advantage tokens (verl clip_ratio_c). Empty: 3 under verl, none under trl/rllm.',
+      }).optional(),
+      logRatioClamp: num('(0, 100]', {
+        title: 'Log-ratio clamp',
+        section: 'Objective',
+        description: 'Bound on |logp − old| before exp. Empty: 20 (verl, rllm), none (trl).',
+      }).optional(),
+      delta: num('(1, 100]', {
+        title: 'TRL δ',
+        section: 'Objective',
+        description: 'TRL two-sided GRPO: r ← min(r, δ) in the unclipped term. Empty: none.',
+      }).optional(),
+      compat: lossCompat,
+    }),
+    z.strictObject({
+      name: z.literal('gspo'),
+      clipLow,
+      clipHigh,
+      logRatioCap: num('(0, 100]', {
+        title: 'Log-ratio cap',
+        section: 'Objective',
+        description: 'Cap on the log of the sequence ratio. Empty: 10 (verl, rllm), none (trl).',
+      }).optional(),
+      compat: lossCompat,
+    }),
+    z.strictObject({
+      name: z.literal('cispo'),
+      clipLow,
+      clipHigh,
+      cap: num('(0, 100]', {
+        title: 'TRL ratio cap',
+        section: 'Objective',
+        description: "TRL's absolute cap on the detached ratio (compat trl only). Empty: 5.",
+      }).optional(),
+      compat: lossCompat,
+    }),
+    z.strictObject({ name: z.literal('reinforce') }),
+    z.strictObject({
+      name: z.literal(['dppo_tv', 'dppo_kl']),
+      deltaLow: num('[0, 10]', {
+        title: 'Trust region δ low',
+        section: 'Objective',
+        description: 'Drop a negative-advantage token moving away by more than this. Empty: 0.2.',
+      }).optional(),
+      deltaHigh: num('[0, 10]', {
+        title: 'Trust region δ high',
+        section: 'Objective',
+        description: 'The same for positive advantages. Empty: δ low.',
+      }).optional(),
+      truncation: num('(0, 10000]', {
+        title: 'Ratio truncation C',
+        section: 'Objective',
+        description: 'Truncation of the detached ratio. Empty: 3 (verl), none (rllm).',
+      }).optional(),
+      compat: z
+        .enum(['verl', 'rllm'])
+        .optional()
+        .meta({
+          title: 'Loss compat',
+          section: 'Objective',
+          description: 'verl, or rllm (no truncation, clamped binary KL).',
+        }),
+    }),
+    z.strictObject({
+      name: z.literal('icepop'),
+      alpha: num('[0, 1000]', {
+        title: 'Band low α',
+        section: 'Objective',
+        description: 'Keep tokens whose train/sampler ratio is at least α. Empty: 0.5.',
+      }).optional(),
+      beta: num('(0, 1000]', {
+        title: 'Band high β',
+        section: 'Objective',
+        description: 'Keep tokens whose train/sampler ratio is at most β. Empty: 5.',
+      }).optional(),
+    }),
+    z.strictObject({
+      name: z.literal('reinforce_kl'),
+      bwdKlCoef: num('[0, 10]', {
+        title: 'Backward KL coef',
+        section: 'Objective',
+        description: 'Weight of the backward KL to the sampler. Empty: 0.',
+      }).optional(),
+      fwdKlCoef: num('[0, 10]', {
+        title: 'Forward KL coef',
+        section: 'Objective',
+        description: 'Weight of the forward KL to the sampler. Empty: 0.',
+      }).optional(),
+      klApprox: z
+        .boolean()
+        .meta({
+          title: 'KL value estimators',
+          section: 'Objective',
+          description: "Schulman's estimators instead of the score-function forms.",
+          initial: false,
+        }),
+      ratioClampMin: num('[0, 100]', {
+        title: 'Ratio clamp min',
+        section: 'Objective',
+        description: 'Lower bound of the detached weight. Empty: none.',
+      }).optional(),
+      ratioClampMax: num('(0, 100]', {
+        title: 'Ratio clamp max',
+        section: 'Objective',
+        description: 'Upper bound of the detached weight. Empty: none.',
+      }).optional(),
+    }),
+  ])
+  .meta({
+    title: 'Policy loss',
+    section: 'Objective',
+    description:
+      'The per-token policy loss by registry name (echo is not offered: it needs environment observation tokens, which arithmetic has none of).',
+  });
 
-const k1 = (title: string, what: string) => num('[1, 1000]', { title, section: 'Corrections', description: `Reject where the ${what} π_train/π_rollout leaves [1/u, u]. Empty: off.` }).optional();
-const kHi = (title: string, what: string) => num('(0, 1000]', { title, section: 'Corrections', description: `Reject where the ${what} exceeds this bound. Empty: off.` }).optional();
+const aggregation = z
+  .discriminatedUnion('mode', [
+    z.strictObject({
+      mode: z.literal(['token-mean', 'token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum', 'session-mean', 'grpo']),
+    }),
+    z.strictObject({
+      mode: z.literal('seq-mean-token-sum-norm'),
+      lossScaleFactor: num('(0, 1000000]', {
+        title: 'Loss scale factor',
+        section: 'Objective',
+        description: 'K of seq-mean-token-sum-norm (verl loss_scale_factor). Empty: the batch width.',
+      }).optional(),
+      compat: z
+        .enum(['verl', 'verl-legacy'])
+        .optional()
+        .meta({
+          title: 'Aggregation compat',
+          section: 'Objective',
+          description:
+            "verl: Σ/(K·rows with tokens), today's verl; verl-legacy: Σ/K, verl before #5417 (v0.7.0 and earlier). Empty: verl.",
+        }),
+    }),
+    z.strictObject({
+      mode: z.literal('dr_grpo'),
+      maxCompletionLength: int(1, 4096, {
+        title: 'Max completion length',
+        section: 'Objective',
+        description: 'L_max of dr_grpo (TRL max_completion_length). Empty: the batch width.',
+      }).optional(),
+    }),
+  ])
+  .meta({ title: 'Aggregation', section: 'Objective', description: 'How per-token losses become one scalar.' });
+
+const advCompat = z
+  .enum(COMPAT)
+  .optional()
+  .meta({
+    title: 'Advantage compat',
+    section: 'Advantage',
+    description: 'Whose conventions fill the options left empty (verl by default).',
+  });
+const singleton = z
+  .enum(['raw', 'zero'])
+  .optional()
+  .meta({
+    title: 'Group of one',
+    section: 'Advantage',
+    description: 'A one-member group keeps its raw score or gets 0. Empty: per compat (verl/rllm raw, trl zero).',
+  });
+
+const advantage = z
+  .discriminatedUnion('estimator', [
+    z.strictObject({
+      estimator: z.literal('grpo'),
+      scale: z
+        .enum(['group', 'batch', 'none'])
+        .optional()
+        .meta({
+          title: 'Std scaling',
+          section: 'Advantage',
+          description: "Divide by the group's std, the batch's std, or nothing (Dr. GRPO). Empty: group.",
+        }),
+      stdType: z
+        .enum(['unbiased', 'population'])
+        .optional()
+        .meta({
+          title: 'Std type',
+          section: 'Advantage',
+          description: 'ddof 1 or 0. Empty: per compat (verl/trl unbiased, rllm population).',
+        }),
+      epsilon: num('[0, 1]', {
+        title: 'Std ε',
+        section: 'Advantage',
+        description: 'Added to the std. Empty: per compat (verl/rllm 1e-6, trl 1e-4).',
+      }).optional(),
+      singleton,
+      compat: advCompat,
+    }),
+    z.strictObject({
+      estimator: z.literal('rloo'),
+      singleton,
+      normalize: z
+        .boolean()
+        .meta({
+          title: 'Whiten over batch',
+          section: 'Advantage',
+          description: 'Whiten the advantages over the batch afterwards (TRL normalize_advantages).',
+          initial: false,
+        }),
+      compat: advCompat,
+    }),
+    z.strictObject({
+      estimator: z.literal('reinforce++-baseline'),
+      shiftMean: z
+        .boolean()
+        .optional()
+        .meta({
+          title: 'Whiten: shift mean',
+          section: 'Advantage',
+          description:
+            "verl masked_whiten's shift_mean: re-centre the whitened advantages (default), or scale only and add the batch mean back. Empty: shift.",
+        }),
+      compat: z
+        .enum(['verl', 'rllm'])
+        .optional()
+        .meta({
+          title: 'Advantage compat',
+          section: 'Advantage',
+          description:
+            'verl (token-weighted whitening, default) or rllm (sequence-level std); TRL has no such estimator.',
+        }),
+    }),
+  ])
+  .meta({
+    title: 'Advantage estimator',
+    section: 'Advantage',
+    description: 'Outcome advantage from the group of completions of each prompt.',
+  });
+
+const kl = z.strictObject({
+  estimator: z
+    .enum(['k1', 'abs', 'k2', 'k3', 'k1+', 'abs+', 'k2+', 'k3+'])
+    .meta({
+      title: 'KL estimator',
+      section: 'KL',
+      description:
+        "Per-token KL to the reference (k3 = verl low_var_kl); '+' keeps the value with k2's gradient. Used when β > 0.",
+    }),
+  compat: z
+    .enum(COMPAT)
+    .optional()
+    .meta({
+      title: 'KL compat',
+      section: 'KL',
+      description: 'verl/rllm clamp k3; trl leaves it unclamped. Empty: verl.',
+    }),
+});
+
+const level = z
+  .enum(['token', 'sequence'])
+  .meta({
+    title: 'IS level',
+    section: 'Corrections',
+    description: 'Per-token ratios, or the exp of each sequence’s summed log-ratio.',
+    initial: 'token',
+  });
+const batchNormalize = z
+  .boolean()
+  .meta({
+    title: 'Normalize IS weights',
+    section: 'Corrections',
+    description: 'Divide the weights by their batch mean.',
+    initial: false,
+  });
+
+const importance = z
+  .discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('off') }),
+    z.strictObject({
+      kind: z.literal('tis'),
+      level,
+      cap: num('(0, 1000]', {
+        title: 'TIS cap',
+        section: 'Corrections',
+        description: 'Upper cap on the importance weight (verl rollout_is_threshold).',
+        initial: 2,
+      }),
+      batchNormalize,
+    }),
+    z.strictObject({
+      kind: z.literal('band'),
+      level,
+      low: num('[0, 1000]', {
+        title: 'Band low',
+        section: 'Corrections',
+        description: 'Weights below are zeroed (IcePop).',
+        initial: 0.5,
+      }),
+      high: num('(0, 1000]', {
+        title: 'Band high',
+        section: 'Corrections',
+        description: 'Weights above are zeroed (IcePop).',
+        initial: 5,
+      }),
+      batchNormalize,
+    }),
+  ])
+  .meta({
+    title: 'IS weights',
+    section: 'Corrections',
+    description: 'Importance weights between the trainer and the sampler: off, a TIS cap, or an IcePop band.',
+  });
+
+const k1 = (title: string, what: string) =>
+  num('[1, 1000]', {
+    title,
+    section: 'Corrections',
+    description: `Reject where the ${what} π_train/π_rollout leaves [1/u, u]. Empty: off.`,
+  }).optional();
+const kHi = (title: string, what: string) =>
+  num('(0, 1000]', {
+    title,
+    section: 'Corrections',
+    description: `Reject where the ${what} exceeds this bound. Empty: off.`,
+  }).optional();
 
 const rejection = z.strictObject({
   token_k1: k1('Reject token k1', 'token ratio'),
@@ -203,52 +502,106 @@ const rejection = z.strictObject({
  * keeps it out of the form fields). Its checks across fields are `datasetRefine`.
  */
 const dataset = z
-  .strictObject({
-    name: z.string({ error: 'must be the file name' }).min(1, { error: 'must be the file name' }),
-    format: z.enum(['jsonl', 'parquet']),
-    records: z
-      .array(z.strictObject({
-        prompt: z.string({ error: 'must be the prompt text' }).min(1, { error: 'must be the prompt text' }),
-        answer: z.string({ error: 'must be the ground truth as text' }).min(1, { error: 'must be the ground truth as text' }),
-        metadata: z.record(z.string(), z.unknown()).optional(),
-      }), { error: 'must be a list of {prompt, answer, metadata?} records' })
-      .min(1, { error: 'must hold at least one record' })
-      .max(100_000, { error: 'must hold at most 100000 records' }),
-    heldOut: z.int({ error: 'must be an integer count of held-out records' }).min(0, { error: 'must be an integer count of held-out records' }),
-    reward: z.strictObject({ kind: z.enum(['math', 'exact', 'regex', 'code']), pattern: z.string({ error: 'must be a regular expression' }).optional() }, { error: 'must be {kind, pattern?}' }),
-  }, { error: 'must be a dataset {name, format, records, heldOut, reward} (loadDataset reads one from a file)' })
+  .strictObject(
+    {
+      name: z.string({ error: 'must be the file name' }).min(1, { error: 'must be the file name' }),
+      format: z.enum(['jsonl', 'parquet']),
+      records: z
+        .array(
+          z.strictObject({
+            prompt: z.string({ error: 'must be the prompt text' }).min(1, { error: 'must be the prompt text' }),
+            answer: z
+              .string({ error: 'must be the ground truth as text' })
+              .min(1, { error: 'must be the ground truth as text' }),
+            metadata: z.record(z.string(), z.unknown()).optional(),
+          }),
+          { error: 'must be a list of {prompt, answer, metadata?} records' },
+        )
+        .min(1, { error: 'must hold at least one record' })
+        .max(100_000, { error: 'must hold at most 100000 records' }),
+      heldOut: z
+        .int({ error: 'must be an integer count of held-out records' })
+        .min(0, { error: 'must be an integer count of held-out records' }),
+      reward: z.strictObject(
+        {
+          kind: z.enum(['math', 'exact', 'regex', 'code']),
+          pattern: z.string({ error: 'must be a regular expression' }).optional(),
+        },
+        { error: 'must be {kind, pattern?}' },
+      ),
+    },
+    { error: 'must be a dataset {name, format, records, heldOut, reward} (loadDataset reads one from a file)' },
+  )
   .optional()
-  .meta({ title: 'Dataset', description: "A prompt dataset file (JSONL or parquet) and its reward, instead of the arithmetic generator.", file: true });
+  .meta({
+    title: 'Dataset',
+    description: 'A prompt dataset file (JSONL or parquet) and its reward, instead of the arithmetic generator.',
+    file: true,
+  });
 
 /**
  * A person's own model as the run's base (protocol.ts `BaseModelRunOptions`): set by the app's
  * model picker (`useModel` keeps the folder in the worker), never a form input (`file`).
  */
 const base = z
-  .strictObject({
-    kind: z.literal('hf'),
-    id: z.string({ error: "must be useModel's model id" }).regex(/^hf-[0-9a-f]{16}$/, { error: "must be useModel's model id (hf- and 16 hex digits)" }),
-    name: z.string({ error: 'must be the model folder\'s name' }).min(1, { error: 'must be the model folder\'s name' }).max(200, { error: 'must be the model folder\'s name (at most 200 characters)' }),
-    parameters: z.int({ error: 'must be the parameter count, a positive integer' }).min(1, { error: 'must be the parameter count, a positive integer' }),
-  }, { error: "must be a picked model {kind: 'hf', id, name, parameters} (useModel gives one), or absent for the shipped base" })
+  .strictObject(
+    {
+      kind: z.literal('hf'),
+      id: z
+        .string({ error: "must be useModel's model id" })
+        .regex(/^hf-[0-9a-f]{16}$/, { error: "must be useModel's model id (hf- and 16 hex digits)" }),
+      name: z
+        .string({ error: "must be the model folder's name" })
+        .min(1, { error: "must be the model folder's name" })
+        .max(200, { error: "must be the model folder's name (at most 200 characters)" }),
+      parameters: z
+        .int({ error: 'must be the parameter count, a positive integer' })
+        .min(1, { error: 'must be the parameter count, a positive integer' }),
+    },
+    {
+      error:
+        "must be a picked model {kind: 'hf', id, name, parameters} (useModel gives one), or absent for the shipped base",
+    },
+  )
   .optional()
-  .meta({ title: 'Base model', description: "A person's Hugging Face Llama-family model instead of the shipped arithmetic base.", file: true });
+  .meta({
+    title: 'Base model',
+    description: "A person's Hugging Face Llama-family model instead of the shipped arithmetic base.",
+    file: true,
+  });
 
 /** The dataset's checks: a pattern that compiles, a held-out count that leaves records to train on and evaluates when asked, test cases for `code`. */
-function datasetRefine(o: { evalEvery: number; dataset?: z.infer<typeof dataset> }, ctx: z.RefinementCtx, preset: string): void {
+function datasetRefine(
+  o: { evalEvery: number; dataset?: z.infer<typeof dataset> },
+  ctx: z.RefinementCtx,
+  preset: string,
+): void {
   // zod runs refinements on objects with problems of their own: check only a well-formed dataset.
   const parsed = dataset.safeParse(o.dataset);
   if (!parsed.success || !parsed.data) return;
   const d = parsed.data;
-  const problem = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path: ['dataset', ...path], message });
+  const problem = (path: (string | number)[], message: string) =>
+    ctx.addIssue({ code: 'custom', path: ['dataset', ...path], message });
   const pattern = d.reward.pattern;
-  if (d.reward.kind === 'regex' && pattern === undefined) problem(['reward', 'pattern'], 'must be a regular expression (one capture group, the answer, or none for the whole match) when {dataset.reward.kind} is regex, got nothing');
-  if (d.reward.kind !== 'regex' && pattern !== undefined) problem(['reward', 'pattern'], `applies only when {dataset.reward.kind} is regex, got ${JSON.stringify(pattern)} with ${d.reward.kind}`);
+  if (d.reward.kind === 'regex' && pattern === undefined)
+    problem(
+      ['reward', 'pattern'],
+      'must be a regular expression (one capture group, the answer, or none for the whole match) when {dataset.reward.kind} is regex, got nothing',
+    );
+  if (d.reward.kind !== 'regex' && pattern !== undefined)
+    problem(
+      ['reward', 'pattern'],
+      `applies only when {dataset.reward.kind} is regex, got ${JSON.stringify(pattern)} with ${d.reward.kind}`,
+    );
   if (d.reward.kind === 'regex' && pattern !== undefined) {
     const p = compileRewardPattern(pattern);
     if (!p.ok) problem(['reward', 'pattern'], `${p.reason}, got ${JSON.stringify(pattern)}`);
   }
-  if (d.reward.kind === 'code' && preset === 'dpo-arith') problem(['reward', 'kind'], "must be one of math, exact, regex for dpo-arith (its pairs are chosen as they are sampled, without the companion), got 'code'");
+  if (d.reward.kind === 'code' && preset === 'dpo-arith')
+    problem(
+      ['reward', 'kind'],
+      "must be one of math, exact, regex for dpo-arith (its pairs are chosen as they are sampled, without the companion), got 'code'",
+    );
   if (d.reward.kind === 'code') {
     const bad = d.records.findIndex((r) => !parseCases(r.answer).ok);
     if (bad >= 0) {
@@ -256,9 +609,21 @@ function datasetRefine(o: { evalEvery: number; dataset?: z.infer<typeof dataset>
       problem(['records', bad, 'answer'], `must be ${c.expected}; record ${bad + 1}'s ${c.got}`);
     }
   }
-  if (d.heldOut >= d.records.length) problem(['heldOut'], `must be an integer in 0..${d.records.length - 1} (at least one record left to train on), got ${d.heldOut}`);
-  else if (splitDataset(d.records, d.heldOut).train.length === 0) problem(['heldOut'], `must leave a record to train on whose prompt is not held out (the records repeat the held-out prompts), got ${d.heldOut}`);
-  if (o.evalEvery > 0 && d.heldOut === 0) problem(['heldOut'], 'must be at least 1 when {evalEvery} > 0 (the evaluation runs on the held-out records), got 0');
+  if (d.heldOut >= d.records.length)
+    problem(
+      ['heldOut'],
+      `must be an integer in 0..${d.records.length - 1} (at least one record left to train on), got ${d.heldOut}`,
+    );
+  else if (splitDataset(d.records, d.heldOut).train.length === 0)
+    problem(
+      ['heldOut'],
+      `must leave a record to train on whose prompt is not held out (the records repeat the held-out prompts), got ${d.heldOut}`,
+    );
+  if (o.evalEvery > 0 && d.heldOut === 0)
+    problem(
+      ['heldOut'],
+      'must be at least 1 when {evalEvery} > 0 (the evaluation runs on the held-out records), got 0',
+    );
 }
 
 export const sftSchema = z.strictObject({
@@ -274,47 +639,109 @@ export const sftSchema = z.strictObject({
 /** GRPO's options after the common ones, shared by the single-turn and the episode presets. */
 const grpoRest = {
   temperature,
-  topK: int(0, 100, { title: 'Top-k', section: 'Sampling', description: 'Sample among the k most likely ids; 0 = off.' }),
+  topK: int(0, 100, {
+    title: 'Top-k',
+    section: 'Sampling',
+    description: 'Sample among the k most likely ids; 0 = off.',
+  }),
   topP: num('(0, 1]', { title: 'Top-p', section: 'Sampling', description: 'Nucleus sampling; 1 = off.' }),
   policyLoss,
   aggregation,
   advantage,
-  maskZeroAdvantage: z.boolean().meta({ title: 'Mask zero-advantage groups', section: 'Advantage', description: 'Give no loss mass to groups whose rewards are all equal.' }),
-  truncation: z.enum(['mask', 'score']).meta({ title: 'Truncated completions', section: 'Advantage', description: 'mask: no loss mass; score: train on their reward.' }),
-  beta: num('[0, 10]', { title: 'KL β', section: 'KL', description: 'KL strength to the frozen starting weights; 0 = no reference model.' }),
+  maskZeroAdvantage: z
+    .boolean()
+    .meta({
+      title: 'Mask zero-advantage groups',
+      section: 'Advantage',
+      description: 'Give no loss mass to groups whose rewards are all equal.',
+    }),
+  truncation: z
+    .enum(['mask', 'score'])
+    .meta({
+      title: 'Truncated completions',
+      section: 'Advantage',
+      description: 'mask: no loss mass; score: train on their reward.',
+    }),
+  beta: num('[0, 10]', {
+    title: 'KL β',
+    section: 'KL',
+    description: 'KL strength to the frozen starting weights; 0 = no reference model.',
+  }),
   kl,
   importance,
   rejection,
   ...optimizer,
   epochs: int(1, 16, { title: 'Epochs', section: 'Optimizer', description: 'Passes over each sampled batch.' }),
-  miniBatches: int(1, 64, { title: 'Mini-batches', section: 'Optimizer', description: 'Optimizer steps per pass (the batch split evenly).' }),
+  miniBatches: int(1, 64, {
+    title: 'Mini-batches',
+    section: 'Optimizer',
+    description: 'Optimizer steps per pass (the batch split evenly).',
+  }),
   evalEvery: run.evalEvery,
   evalN: run.evalN,
   checkpointEvery: run.checkpointEvery,
 };
 
 /** Single-turn presets only: the episode rollout does not record the support. */
-const renormalize = z.boolean().optional().meta({ title: 'Renormalise over the support', section: 'Sampling', description: "Train on log-probs renormalised over each sampled id's top-k/top-p support, as the sampler drew them (dew). Off: the full softmax. Only changes anything with top-k or top-p on." });
+const renormalize = z
+  .boolean()
+  .optional()
+  .meta({
+    title: 'Renormalise over the support',
+    section: 'Sampling',
+    description:
+      "Train on log-probs renormalised over each sampled id's top-k/top-p support, as the sampler drew them (dew). Off: the full softmax. Only changes anything with top-k or top-p on.",
+  });
 
-const prompts = int(1, 256, { title: 'Prompts per step', section: 'Sampling', description: 'Prompts (tasks) sampled per step (P).', common: true });
-const group = int(2, 64, { title: 'Group size', section: 'Sampling', description: 'Completions (episodes) per prompt (G), the advantage group.', common: true });
+const prompts = int(1, 256, {
+  title: 'Prompts per step',
+  section: 'Sampling',
+  description: 'Prompts (tasks) sampled per step (P).',
+  common: true,
+});
+const group = int(2, 64, {
+  title: 'Group size',
+  section: 'Sampling',
+  description: 'Completions (episodes) per prompt (G), the advantage group.',
+  common: true,
+});
 
 /** The checks across fields of any GRPO preset. */
-function grpoRefine(o: { prompts: number; group: number; miniBatches: number; policyLoss: z.infer<typeof policyLoss>; importance: z.infer<typeof importance> }, ctx: z.RefinementCtx): void {
+function grpoRefine(
+  o: {
+    prompts: number;
+    group: number;
+    miniBatches: number;
+    policyLoss: z.infer<typeof policyLoss>;
+    importance: z.infer<typeof importance>;
+  },
+  ctx: z.RefinementCtx,
+): void {
   // A message is the predicate only: checkRunOptions (fields.ts) puts the field's name before it
   // and writes each `{path}` as that field's name, as every other problem names its fields.
   const problem = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
   // The trainer packs two completions per row and splits the rows (worker/train/grpo.ts).
   const rows = Math.ceil((o.prompts * o.group) / 2);
   if (o.miniBatches > rows) {
-    problem(['miniBatches'], `must be at most ⌈{prompts} × {group} / 2⌉ = ${rows} (the packed rows; one row per mini-batch at least), got ${o.miniBatches}`);
+    problem(
+      ['miniBatches'],
+      `must be at most ⌈{prompts} × {group} / 2⌉ = ${rows} (the packed rows; one row per mini-batch at least), got ${o.miniBatches}`,
+    );
   }
   const p = o.policyLoss;
   if (p.name === 'icepop' && (p.alpha ?? 0.5) > (p.beta ?? 5)) {
     problem(['policyLoss', 'alpha'], `must be at most {policyLoss.beta} = ${p.beta ?? 5}, got ${p.alpha ?? 0.5}`);
   }
-  if (p.name === 'reinforce_kl' && p.ratioClampMin !== undefined && p.ratioClampMax !== undefined && p.ratioClampMin > p.ratioClampMax) {
-    problem(['policyLoss', 'ratioClampMin'], `must be at most {policyLoss.ratioClampMax} = ${p.ratioClampMax}, got ${p.ratioClampMin}`);
+  if (
+    p.name === 'reinforce_kl' &&
+    p.ratioClampMin !== undefined &&
+    p.ratioClampMax !== undefined &&
+    p.ratioClampMin > p.ratioClampMax
+  ) {
+    problem(
+      ['policyLoss', 'ratioClampMin'],
+      `must be at most {policyLoss.ratioClampMax} = ${p.ratioClampMax}, got ${p.ratioClampMin}`,
+    );
   }
   if (o.importance.kind === 'band' && o.importance.low > o.importance.high) {
     problem(['importance', 'low'], `must be at most {importance.high} = ${o.importance.high}, got ${o.importance.low}`);
@@ -334,7 +761,8 @@ export const grpoSchema = z
     trainProblems: int(1, 5000, {
       title: 'Training problems',
       section: 'Sampling',
-      description: 'A training set of this many problems, visited in passes (each in a fresh order). Empty: every training problem (about 9,000), drawn at random. A small set (16) is the overfitting check: its reward rises within ~20 steps; held-out accuracy does not.',
+      description:
+        'A training set of this many problems, visited in passes (each in a fresh order). Empty: every training problem (about 9,000), drawn at random. A small set (16) is the overfitting check: its reward rises within ~20 steps; held-out accuracy does not.',
     }).optional(),
     maxNew,
     dataset,
@@ -344,7 +772,12 @@ export const grpoSchema = z
   .superRefine((o, ctx) => {
     grpoRefine(o, ctx);
     datasetRefine(o, ctx, o.preset);
-    if (o.dataset && o.trainProblems !== undefined) ctx.addIssue({ code: 'custom', path: ['trainProblems'], message: `applies to the arithmetic generator only; with {dataset} every training record is visited in passes: leave it empty, got ${o.trainProblems}` });
+    if (o.dataset && o.trainProblems !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['trainProblems'],
+        message: `applies to the arithmetic generator only; with {dataset} every training record is visited in passes: leave it empty, got ${o.trainProblems}`,
+      });
   });
 
 /** GRPO on multi-turn episodes (worker/train/grpo-episodes.ts): no training-set option; the turn limit and the action length. */
@@ -356,8 +789,18 @@ export const episodeGrpoSchema = z
     prompts,
     group,
     seed: run.seed,
-    maxTurns: int(1, 16, { title: 'Max turns', section: 'Sampling', description: 'Model actions an episode may take; one still running after them is truncated (max_turns).', common: true }),
-    maxNew: int(1, 64, { title: 'Max action tokens', section: 'Sampling', description: 'Ids per model action, EOS included; an action that reaches it without EOS truncates its episode (max_response_length).' }),
+    maxTurns: int(1, 16, {
+      title: 'Max turns',
+      section: 'Sampling',
+      description: 'Model actions an episode may take; one still running after them is truncated (max_turns).',
+      common: true,
+    }),
+    maxNew: int(1, 64, {
+      title: 'Max action tokens',
+      section: 'Sampling',
+      description:
+        'Ids per model action, EOS included; an action that reaches it without EOS truncates its episode (max_response_length).',
+    }),
     ...grpoRest,
   })
   .superRefine(grpoRefine);
@@ -371,15 +814,40 @@ export const ppoSchema = z
     steps: run.steps,
     lr,
     prompts,
-    group: int(1, 64, { title: 'Completions per prompt', section: 'Sampling', description: 'Completions sampled per prompt; PPO needs no groups (the critic is the baseline).', common: true }),
+    group: int(1, 64, {
+      title: 'Completions per prompt',
+      section: 'Sampling',
+      description: 'Completions sampled per prompt; PPO needs no groups (the critic is the baseline).',
+      common: true,
+    }),
     seed: run.seed,
     maxNew,
     ...ppoRest,
     gamma: num('[0, 1]', { title: 'GAE γ', section: 'Advantage', description: 'Discount (verl algorithm.gamma).' }),
-    lam: num('[0, 1]', { title: 'GAE λ', section: 'Advantage', description: 'Bias-variance trade-off of GAE (verl algorithm.lam; dew PPORollout 0.95).' }),
-    shiftMean: z.boolean().meta({ title: 'Whiten: shift mean', section: 'Advantage', description: 'Re-centre the whitened advantages (verl masked_whiten shift_mean); off: scale only, the batch mean added back.' }),
-    valueCoefficient: num('[0, 100]', { title: 'Value coefficient', section: 'Objective', description: 'Weight c_v of the value loss in the one loss (dew value_coefficient).' }),
-    valueClip: num('(0, 1000]', { title: 'Value clip', section: 'Objective', description: 'Clip range of the value predictions around the rollout values (dew value_clip 0.2, verl cliprange_value 0.5).' }),
+    lam: num('[0, 1]', {
+      title: 'GAE λ',
+      section: 'Advantage',
+      description: 'Bias-variance trade-off of GAE (verl algorithm.lam; dew PPORollout 0.95).',
+    }),
+    shiftMean: z
+      .boolean()
+      .meta({
+        title: 'Whiten: shift mean',
+        section: 'Advantage',
+        description:
+          'Re-centre the whitened advantages (verl masked_whiten shift_mean); off: scale only, the batch mean added back.',
+      }),
+    valueCoefficient: num('[0, 100]', {
+      title: 'Value coefficient',
+      section: 'Objective',
+      description: 'Weight c_v of the value loss in the one loss (dew value_coefficient).',
+    }),
+    valueClip: num('(0, 1000]', {
+      title: 'Value clip',
+      section: 'Objective',
+      description:
+        'Clip range of the value predictions around the rollout values (dew value_clip 0.2, verl cliprange_value 0.5).',
+    }),
     dataset,
     base,
   })
@@ -400,63 +868,175 @@ export const ppoEpisodeSchema = z
   .superRefine(grpoRefine);
 
 /** Flow-GRPO on 2-D points (worker/flow): the policy is pretrained at the start of the run, so there is no base checkpoint. */
-export const flowSchema = z.strictObject({
-  preset: z.literal('flowgrpo-2d'),
-  steps: run.steps,
-  lr,
-  groups: int(1, 64, { title: 'Groups per step', section: 'Sampling', description: 'Groups sampled per step; each group\'s samples share their starting noise x₁ (the group\'s condition).', common: true }),
-  group: int(2, 64, { title: 'Group size', section: 'Sampling', description: 'Samples per group (G): the advantage group.', common: true }),
-  seed: run.seed,
-  sdeSteps: int(2, 50, { title: 'Denoising steps', section: 'Sampling', description: 'Steps of the SDE sampler from noise (t = 1) to a point (t = 0); each is one trained transition.' }),
-  noiseLevel: num('(0, 2]', { title: 'SDE noise level', section: 'Sampling', description: 'a in σ_t = a·√(t/(1−t)) (Flow-GRPO 0.7): how far the SDE strays from the ODE.' }),
-  clipRange: num('(0, 1]', { title: 'Clip ε', section: 'Objective', description: 'Ratio band 1 ± ε per transition (Flow-GRPO 1e-4 for images; 0.05 for two coordinates).' }),
-  advClipMax: num('(0, 100]', { title: 'Advantage clip', section: 'Advantage', description: 'Advantages are clipped to ± this (Flow-GRPO 5).' }),
-  beta: num('[0, 10]', { title: 'KL β', section: 'KL', description: 'KL strength to the pretrained policy; 0 = no reference.' }),
-  epochs: int(1, 16, { title: 'Epochs', section: 'Optimizer', description: 'Passes over each sampled batch.' }),
-  miniBatches: int(1, 64, { title: 'Mini-batches', section: 'Optimizer', description: 'Optimizer steps per pass (the samples split evenly).' }),
-  target: z.enum(['ring', 'discs']).meta({ title: 'Shape', section: 'Objective', description: 'Where the points should land: the ring 0.75 ≤ |p| ≤ 0.9, or three discs of radius 0.2.', common: true }),
-  smooth: num('[0, 1]', { title: 'Reward smoothing', section: 'Objective', description: 'Outside the shape the reward is exp(−(d/s)²) at distance d; 0: the 0/1 reward.' }),
-  pretrainSteps: int(1, 20000, { title: 'Pretraining steps', section: 'Run', description: 'Flow-matching steps that make the starting policy (N(0, I) to three blobs) before RL.' }),
-  evalEvery: run.evalEvery,
-  evalN: int(1, 4096, { title: 'Preview points', section: 'Run', description: 'Fixed starting points whose ODE samples are scored; the accuracy is the fraction inside the shape.' }),
-  checkpointEvery: run.checkpointEvery,
-}).superRefine((o, ctx) => {
-  if (o.miniBatches > o.groups * o.group) ctx.addIssue({ code: 'custom', path: ['miniBatches'], message: `must be at most {groups} × {group} = ${o.groups * o.group} (one sample per mini-batch at least), got ${o.miniBatches}` });
-});
-
-export const dpoSchema = z.strictObject({
-  preset: z.literal('dpo-arith'),
-  steps: run.steps,
-  lr,
-  pairs: int(1, 256, { title: 'Pairs per step', section: 'Sampling', description: 'Preference pairs per optimizer step.', common: true }),
-  seed: run.seed,
-  beta: num('(0, 10]', { title: 'DPO β', section: 'Objective', description: 'Strength of the implicit KL to the reference (τ for IPO).' }),
-  loss: z.discriminatedUnion('type', [
-    z.strictObject({
-      type: z.literal('sigmoid'),
-      labelSmoothing: num('[0, 0.5]', { title: 'Label smoothing', section: 'Objective', description: 'ε of cDPO: the chance a preference label is flipped. Empty: 0.' }).optional(),
+export const flowSchema = z
+  .strictObject({
+    preset: z.literal('flowgrpo-2d'),
+    steps: run.steps,
+    lr,
+    groups: int(1, 64, {
+      title: 'Groups per step',
+      section: 'Sampling',
+      description:
+        "Groups sampled per step; each group's samples share their starting noise x₁ (the group's condition).",
+      common: true,
     }),
-    z.strictObject({
-      type: z.literal('robust'),
-      labelSmoothing: num('[0, 0.5)', { title: 'Label smoothing', section: 'Objective', description: 'ε of robust DPO (below 0.5). Empty: 0.' }).optional(),
+    group: int(2, 64, {
+      title: 'Group size',
+      section: 'Sampling',
+      description: 'Samples per group (G): the advantage group.',
+      common: true,
     }),
-    z.strictObject({ type: z.literal(['ipo', 'hinge']) }),
-  ]).meta({ title: 'DPO loss', section: 'Objective', description: 'sigmoid (DPO eq. 7), ipo, hinge (SLiC) or robust (TRL loss_type).' }),
-  nllWeight: num('[0, 10]', { title: 'NLL weight', section: 'Objective', description: 'Weight of the NLL term on chosen completions (TRL rpo_alpha); 0 = plain DPO.' }),
-  samplesPerPrompt: int(2, 64, { title: 'Samples per prompt', section: 'Sampling', description: 'Completions sampled per prompt to find a correct and an incorrect one.' }),
-  temperature,
-  maxNew,
-  ...optimizer,
-  dataset,
-  base,
-  evalEvery: run.evalEvery,
-  evalN: run.evalN,
-  checkpointEvery: run.checkpointEvery,
-}).superRefine((o, ctx) => datasetRefine(o, ctx, o.preset));
+    seed: run.seed,
+    sdeSteps: int(2, 50, {
+      title: 'Denoising steps',
+      section: 'Sampling',
+      description: 'Steps of the SDE sampler from noise (t = 1) to a point (t = 0); each is one trained transition.',
+    }),
+    noiseLevel: num('(0, 2]', {
+      title: 'SDE noise level',
+      section: 'Sampling',
+      description: 'a in σ_t = a·√(t/(1−t)) (Flow-GRPO 0.7): how far the SDE strays from the ODE.',
+    }),
+    clipRange: num('(0, 1]', {
+      title: 'Clip ε',
+      section: 'Objective',
+      description: 'Ratio band 1 ± ε per transition (Flow-GRPO 1e-4 for images; 0.05 for two coordinates).',
+    }),
+    advClipMax: num('(0, 100]', {
+      title: 'Advantage clip',
+      section: 'Advantage',
+      description: 'Advantages are clipped to ± this (Flow-GRPO 5).',
+    }),
+    beta: num('[0, 10]', {
+      title: 'KL β',
+      section: 'KL',
+      description: 'KL strength to the pretrained policy; 0 = no reference.',
+    }),
+    epochs: int(1, 16, { title: 'Epochs', section: 'Optimizer', description: 'Passes over each sampled batch.' }),
+    miniBatches: int(1, 64, {
+      title: 'Mini-batches',
+      section: 'Optimizer',
+      description: 'Optimizer steps per pass (the samples split evenly).',
+    }),
+    target: z
+      .enum(['ring', 'discs'])
+      .meta({
+        title: 'Shape',
+        section: 'Objective',
+        description: 'Where the points should land: the ring 0.75 ≤ |p| ≤ 0.9, or three discs of radius 0.2.',
+        common: true,
+      }),
+    smooth: num('[0, 1]', {
+      title: 'Reward smoothing',
+      section: 'Objective',
+      description: 'Outside the shape the reward is exp(−(d/s)²) at distance d; 0: the 0/1 reward.',
+    }),
+    pretrainSteps: int(1, 20000, {
+      title: 'Pretraining steps',
+      section: 'Run',
+      description: 'Flow-matching steps that make the starting policy (N(0, I) to three blobs) before RL.',
+    }),
+    evalEvery: run.evalEvery,
+    evalN: int(1, 4096, {
+      title: 'Preview points',
+      section: 'Run',
+      description: 'Fixed starting points whose ODE samples are scored; the accuracy is the fraction inside the shape.',
+    }),
+    checkpointEvery: run.checkpointEvery,
+  })
+  .superRefine((o, ctx) => {
+    if (o.miniBatches > o.groups * o.group)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['miniBatches'],
+        message: `must be at most {groups} × {group} = ${o.groups * o.group} (one sample per mini-batch at least), got ${o.miniBatches}`,
+      });
+  });
 
-export const runOptionsSchema = z.discriminatedUnion('preset', [sftSchema, grpoSchema, episodeGrpoSchema, ppoSchema, ppoEpisodeSchema, dpoSchema, flowSchema]);
+export const dpoSchema = z
+  .strictObject({
+    preset: z.literal('dpo-arith'),
+    steps: run.steps,
+    lr,
+    pairs: int(1, 256, {
+      title: 'Pairs per step',
+      section: 'Sampling',
+      description: 'Preference pairs per optimizer step.',
+      common: true,
+    }),
+    seed: run.seed,
+    beta: num('(0, 10]', {
+      title: 'DPO β',
+      section: 'Objective',
+      description: 'Strength of the implicit KL to the reference (τ for IPO).',
+    }),
+    loss: z
+      .discriminatedUnion('type', [
+        z.strictObject({
+          type: z.literal('sigmoid'),
+          labelSmoothing: num('[0, 0.5]', {
+            title: 'Label smoothing',
+            section: 'Objective',
+            description: 'ε of cDPO: the chance a preference label is flipped. Empty: 0.',
+          }).optional(),
+        }),
+        z.strictObject({
+          type: z.literal('robust'),
+          labelSmoothing: num('[0, 0.5)', {
+            title: 'Label smoothing',
+            section: 'Objective',
+            description: 'ε of robust DPO (below 0.5). Empty: 0.',
+          }).optional(),
+        }),
+        z.strictObject({ type: z.literal(['ipo', 'hinge']) }),
+      ])
+      .meta({
+        title: 'DPO loss',
+        section: 'Objective',
+        description: 'sigmoid (DPO eq. 7), ipo, hinge (SLiC) or robust (TRL loss_type).',
+      }),
+    nllWeight: num('[0, 10]', {
+      title: 'NLL weight',
+      section: 'Objective',
+      description: 'Weight of the NLL term on chosen completions (TRL rpo_alpha); 0 = plain DPO.',
+    }),
+    samplesPerPrompt: int(2, 64, {
+      title: 'Samples per prompt',
+      section: 'Sampling',
+      description: 'Completions sampled per prompt to find a correct and an incorrect one.',
+    }),
+    temperature,
+    maxNew,
+    ...optimizer,
+    dataset,
+    base,
+    evalEvery: run.evalEvery,
+    evalN: run.evalN,
+    checkpointEvery: run.checkpointEvery,
+  })
+  .superRefine((o, ctx) => datasetRefine(o, ctx, o.preset));
 
-export const PRESET_SCHEMAS = { 'sft-arith': sftSchema, 'grpo-arith': grpoSchema, 'grpo-calc': episodeGrpoSchema, 'grpo-guess': episodeGrpoSchema, 'grpo-code': episodeGrpoSchema, 'ppo-arith': ppoSchema, 'ppo-calc': ppoEpisodeSchema, 'dpo-arith': dpoSchema, 'flowgrpo-2d': flowSchema } as const;
+export const runOptionsSchema = z.discriminatedUnion('preset', [
+  sftSchema,
+  grpoSchema,
+  episodeGrpoSchema,
+  ppoSchema,
+  ppoEpisodeSchema,
+  dpoSchema,
+  flowSchema,
+]);
+
+export const PRESET_SCHEMAS = {
+  'sft-arith': sftSchema,
+  'grpo-arith': grpoSchema,
+  'grpo-calc': episodeGrpoSchema,
+  'grpo-guess': episodeGrpoSchema,
+  'grpo-code': episodeGrpoSchema,
+  'ppo-arith': ppoSchema,
+  'ppo-calc': ppoEpisodeSchema,
+  'dpo-arith': dpoSchema,
+  'flowgrpo-2d': flowSchema,
+} as const;
 
 // The protocol's hand-written types (the app sees those, not zod) must be exactly what the
 // schemas accept: a type error here means one changed without the other.

@@ -16,24 +16,64 @@ const cohort = (runId: string, step: number) => `${runId}/step ${step}/version 0
 
 function start(runId: string, step: number, episode: number): StartRecord {
   return withChecksum<StartRecord>({
-    runId, step, episode, turn: 0, cohort: cohort(runId, step), writer: 'loop-1', kind: 'start',
-    task: { id: 'add/47/35', prompt: '47+35=', answer: '82', data: { a: 47, b: 35 } }, group: 'add/47/35', sample: episode, initial: [1, 7, 9], ms: 0.25,
+    runId,
+    step,
+    episode,
+    turn: 0,
+    cohort: cohort(runId, step),
+    writer: 'loop-1',
+    kind: 'start',
+    task: { id: 'add/47/35', prompt: '47+35=', answer: '82', data: { a: 47, b: 35 } },
+    group: 'add/47/35',
+    sample: episode,
+    initial: [1, 7, 9],
+    ms: 0.25,
   });
 }
 
 function turn(runId: string, step: number, episode: number, k: number): TurnRecord {
   return withChecksum<TurnRecord>({
-    runId, step, episode, turn: k, cohort: cohort(runId, step), writer: 'loop-1', kind: 'turn',
-    trace: { traceId: `t${episode}.${k}`, parentTraceId: k > 1 ? `t${episode}.${k - 1}` : null, promptDeltaIds: [3, 4], completionIds: [5, 2] },
+    runId,
+    step,
+    episode,
+    turn: k,
+    cohort: cohort(runId, step),
+    writer: 'loop-1',
+    kind: 'turn',
+    trace: {
+      traceId: `t${episode}.${k}`,
+      parentTraceId: k > 1 ? `t${episode}.${k - 1}` : null,
+      promptDeltaIds: [3, 4],
+      completionIds: [5, 2],
+    },
     // Log-probs that float32 would round: the journal must give them back exactly.
-    action: { rawLogProbs: [-0.1234567890123, -1e-9], behaviorLogProbs: [-0.1234567890124, -3e-9], terminated: k === 2, policyStep: 0, sampling: { temperature: 1, topK: 8 } },
-    observation: { ids: k === 2 ? [] : [6], status: k === 2 ? 'completed' : 'running', ...(k === 2 ? { reward: 1 } : {}) },
-    state: `{"turn":${k}}`, sampleMs: 1.5, envMs: 0.5,
+    action: {
+      rawLogProbs: [-0.1234567890123, -1e-9],
+      behaviorLogProbs: [-0.1234567890124, -3e-9],
+      terminated: k === 2,
+      policyStep: 0,
+      sampling: { temperature: 1, topK: 8 },
+    },
+    observation: {
+      ids: k === 2 ? [] : [6],
+      status: k === 2 ? 'completed' : 'running',
+      ...(k === 2 ? { reward: 1 } : {}),
+    },
+    state: `{"turn":${k}}`,
+    sampleMs: 1.5,
+    envMs: 0.5,
   });
 }
 
 /** Two episodes of two turns each, committed out of key order. */
-const episodes = (runId: string, step: number): JournalRecord[] => [start(runId, step, 1), turn(runId, step, 1, 1), start(runId, step, 0), turn(runId, step, 0, 1), turn(runId, step, 1, 2), turn(runId, step, 0, 2)];
+const episodes = (runId: string, step: number): JournalRecord[] => [
+  start(runId, step, 1),
+  turn(runId, step, 1, 1),
+  start(runId, step, 0),
+  turn(runId, step, 0, 1),
+  turn(runId, step, 1, 2),
+  turn(runId, step, 0, 2),
+];
 
 let n = 0;
 const keys = (rs: JournalRecord[]) => rs.map((r) => [r.episode, r.turn]);
@@ -46,7 +86,14 @@ describe('IndexedDB episode journal', () => {
     await journal.commit([start('a', 4, 0)]);
     await journal.commit([start('b', 3, 0)]);
     const got = await journal.load('a', 3);
-    expect(keys(got)).toEqual([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]);
+    expect(keys(got)).toEqual([
+      [0, 0],
+      [0, 1],
+      [0, 2],
+      [1, 0],
+      [1, 1],
+      [1, 2],
+    ]);
     expect(got.find((r) => r.episode === 1 && r.turn === 1)).toEqual(turn('a', 3, 1, 1));
     expect(got.every(checksumOk)).toBe(true);
     expect(await journal.load('a', 5)).toEqual([]);
@@ -72,18 +119,27 @@ describe('IndexedDB episode journal', () => {
     expect((err as Error).name).toBe('JournalConflict');
     expect((err as Error).message).toMatch(/step 1, episode 0, turn 1 of run 'c' is already committed/);
     // The new records before and after the conflicting one are not there either.
-    expect(keys(await journal.load('c', 1))).toEqual([[0, 0], [0, 1]]);
+    expect(keys(await journal.load('c', 1))).toEqual([
+      [0, 0],
+      [0, 1],
+    ]);
     // A key twice in one batch is refused the same way.
     await expect(journal.commit([start('c', 2, 0), start('c', 2, 0)])).rejects.toThrow(/step 2, episode 0, turn 0/);
     expect(await journal.steps('c')).toEqual([1]);
     // The store is usable after an aborted commit.
     await journal.commit([start('c', 1, 1)]);
-    expect(keys(await journal.load('c', 1))).toEqual([[0, 0], [0, 1], [1, 0]]);
+    expect(keys(await journal.load('c', 1))).toEqual([
+      [0, 0],
+      [0, 1],
+      [1, 0],
+    ]);
   });
 
   it('refuses a record whose key is not integers before writing anything', async () => {
     const { journal } = await openIdbStore(`journal-key-${++n}`);
-    await expect(journal.commit([start('d', 1, 0), { ...start('d', 1, 1), episode: 1.5 }])).rejects.toThrow(/non-negative integers.*1\.5/);
+    await expect(journal.commit([start('d', 1, 0), { ...start('d', 1, 1), episode: 1.5 }])).rejects.toThrow(
+      /non-negative integers.*1\.5/,
+    );
     expect(await journal.steps('d')).toEqual([]);
   });
 
@@ -146,7 +202,14 @@ describe('IndexedDB schema upgrade to v3', () => {
         db.createObjectStore('resume', { keyPath: 'runId' });
       },
     });
-    const run = { runId: 'old-2', options: OPTIONS, createdAt: 1, status: 'stopped', lastStep: 2, message: 'stopped after step 2' };
+    const run = {
+      runId: 'old-2',
+      options: OPTIONS,
+      createdAt: 1,
+      status: 'stopped',
+      lastStep: 2,
+      message: 'stopped after step 2',
+    };
     await v2.put('runs', run);
     await v2.put('steps', { runId: 'old-2', step: 1, metrics: { 'reward/mean': 0.25 } });
     await v2.put('steps', { runId: 'old-2', step: 2, metrics: { 'reward/mean': 0.5 } });

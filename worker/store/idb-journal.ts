@@ -27,12 +27,16 @@ export interface JournalSchema extends DBSchema {
  * every number, so `[runId, []]` is above all of the run's keys).
  */
 export const runRange = (runId: string) => IDBKeyRange.bound([runId], [runId, []]);
-const stepRange = (runId: string, step: number) => IDBKeyRange.bound([runId, step, -Infinity, -Infinity], [runId, step, Infinity, Infinity]);
+const stepRange = (runId: string, step: number) =>
+  IDBKeyRange.bound([runId, step, -Infinity, -Infinity], [runId, step, Infinity, Infinity]);
 
 /** Refuses a record whose key is not (string, three non-negative integers): a broken caller, not an outcome. */
 function checkKey(r: JournalRecord): void {
   const ok = typeof r.runId === 'string' && [r.step, r.episode, r.turn].every((n) => Number.isSafeInteger(n) && n >= 0);
-  if (!ok) throw new Error(`journal: a record's key must be (runId: string, step, episode, turn: non-negative integers), got (${JSON.stringify(r.runId)}, ${r.step}, ${r.episode}, ${r.turn})`);
+  if (!ok)
+    throw new Error(
+      `journal: a record's key must be (runId: string, step, episode, turn: non-negative integers), got (${JSON.stringify(r.runId)}, ${r.step}, ${r.episode}, ${r.turn})`,
+    );
 }
 
 export class IdbJournal implements EpisodeJournal {
@@ -68,8 +72,12 @@ export class IdbJournal implements EpisodeJournal {
     const settled = await Promise.allSettled([...adds, tx.done]);
     const errors = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as DOMException] : []));
     if (errors.length === 0) return;
-    if (conflict) throw new JournalConflict(`journal: ${describeRecord(conflict)} of run '${conflict.runId}' is already committed; nothing of this commit (${records.length} records) was written`);
-    if (errors.some((e) => e?.name === 'QuotaExceededError')) throw new StorageFullError('browser storage is full: the run is paused; free space (delete old runs) and resume');
+    if (conflict)
+      throw new JournalConflict(
+        `journal: ${describeRecord(conflict)} of run '${conflict.runId}' is already committed; nothing of this commit (${records.length} records) was written`,
+      );
+    if (errors.some((e) => e?.name === 'QuotaExceededError'))
+      throw new StorageFullError('browser storage is full: the run is paused; free space (delete old runs) and resume');
     throw errors.find((e) => e?.name !== 'AbortError') ?? errors[0];
   }
 

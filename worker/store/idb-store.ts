@@ -26,8 +26,16 @@ export const DB_VERSION = 3;
 
 interface Schema extends DBSchema, JournalSchema {
   runs: { key: string; value: RunRecord };
-  steps: { key: [string, number]; value: { runId: string; step: number; metrics: Record<string, number>; evaluation?: EvalRecord; flow?: FlowCloud }; indexes: { byRun: string } };
-  groups: { key: [string, number]; value: { runId: string; step: number; groups: GroupRecord[] }; indexes: { byRun: string } };
+  steps: {
+    key: [string, number];
+    value: { runId: string; step: number; metrics: Record<string, number>; evaluation?: EvalRecord; flow?: FlowCloud };
+    indexes: { byRun: string };
+  };
+  groups: {
+    key: [string, number];
+    value: { runId: string; step: number; groups: GroupRecord[] };
+    indexes: { byRun: string };
+  };
   batches: { key: [string, number]; value: { runId: string; step: number; batch: BatchRecord } };
   checkpoints: { key: string; value: { runId: string; step: number; files: CheckpointFiles } };
   sessions: { key: [string, number]; value: { runId: string; step: number } & SessionsRow };
@@ -71,7 +79,8 @@ export async function write<T>(p: Promise<T>, done: Promise<void>): Promise<T> {
     return value;
   } catch (e) {
     const err = e as DOMException;
-    if (err?.name === 'QuotaExceededError') throw new StorageFullError('browser storage is full: the run is paused; free space (delete old runs) and resume');
+    if (err?.name === 'QuotaExceededError')
+      throw new StorageFullError('browser storage is full: the run is paused; free space (delete old runs) and resume');
     throw e;
   }
 }
@@ -94,7 +103,17 @@ export class IdbRunStore implements RunStore {
     const tx = this.db.transaction(['runs', ...PER_STEP], 'readwrite', { durability: 'strict' });
     const run = await tx.objectStore('runs').get(runId);
     if (!run) throw new Error(`run store: no run '${runId}'`);
-    const writes: Promise<unknown>[] = [tx.objectStore('steps').put({ runId, step: c.step, metrics: c.metrics, ...(c.evaluation ? { evaluation: c.evaluation } : {}), ...(c.flow ? { flow: c.flow } : {}) })];
+    const writes: Promise<unknown>[] = [
+      tx
+        .objectStore('steps')
+        .put({
+          runId,
+          step: c.step,
+          metrics: c.metrics,
+          ...(c.evaluation ? { evaluation: c.evaluation } : {}),
+          ...(c.flow ? { flow: c.flow } : {}),
+        }),
+    ];
     if (c.groups) writes.push(tx.objectStore('groups').put({ runId, step: c.step, groups: c.groups }));
     if (c.batch) writes.push(tx.objectStore('batches').put({ runId, step: c.step, batch: c.batch }));
     if (c.sessions) writes.push(tx.objectStore('sessions').put({ runId, step: c.step, ...encodeSessions(c.sessions) }));
@@ -140,7 +159,13 @@ export class IdbRunStore implements RunStore {
     ]);
     const bytes = approxBytes(run) + approxBytes(steps) + approxBytes(rest);
     await write(
-      Promise.all([...PER_STEP.map((s) => tx.objectStore(s).delete(all)), tx.objectStore('checkpoints').delete(runId), tx.objectStore('resume').delete(runId), tx.objectStore('journal').delete(runRange(runId)), tx.objectStore('runs').delete(runId)]),
+      Promise.all([
+        ...PER_STEP.map((s) => tx.objectStore(s).delete(all)),
+        tx.objectStore('checkpoints').delete(runId),
+        tx.objectStore('resume').delete(runId),
+        tx.objectStore('journal').delete(runRange(runId)),
+        tx.objectStore('runs').delete(runId),
+      ]),
       tx.done,
     );
     return { steps: steps.filter((s) => s.step > 0).length, bytes };
@@ -168,7 +193,13 @@ export class IdbRunStore implements RunStore {
     const run = await tx.objectStore('runs').get(runId);
     if (!run) throw new Error(`run store: no run '${runId}'`);
     const after = IDBKeyRange.bound([runId, step], [runId, Infinity], true);
-    await write(Promise.all([...PER_STEP.map((s) => tx.objectStore(s).delete(after)), tx.objectStore('runs').put({ ...run, lastStep: step })]), tx.done);
+    await write(
+      Promise.all([
+        ...PER_STEP.map((s) => tx.objectStore(s).delete(after)),
+        tx.objectStore('runs').put({ ...run, lastStep: step }),
+      ]),
+      tx.done,
+    );
   }
 
   async listRuns() {
@@ -177,11 +208,16 @@ export class IdbRunStore implements RunStore {
 
   async stepMetrics(runId: string) {
     const steps = await this.db.getAllFromIndex('steps', 'byRun', runId);
-    return steps.filter((s) => s.step > 0).sort((a, b) => a.step - b.step).map((s) => ({ step: s.step, metrics: s.metrics }));
+    return steps
+      .filter((s) => s.step > 0)
+      .sort((a, b) => a.step - b.step)
+      .map((s) => ({ step: s.step, metrics: s.metrics }));
   }
 
   async evaluations(runId: string) {
-    return (await this.db.getAllFromIndex('steps', 'byRun', runId)).sort((a, b) => a.step - b.step).flatMap((s) => (s.evaluation ? [s.evaluation] : []));
+    return (await this.db.getAllFromIndex('steps', 'byRun', runId))
+      .sort((a, b) => a.step - b.step)
+      .flatMap((s) => (s.evaluation ? [s.evaluation] : []));
   }
 
   async groupSteps(runId: string) {

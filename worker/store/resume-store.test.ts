@@ -10,24 +10,72 @@ import type { ResumeRecord, RunStore } from './run-store';
 import { MemoryRunStore } from './run-store';
 import { decodeSessions, encodeSessions } from './sessions-codec';
 
-const OPTIONS = { ...PRESETS.find((p) => p.name === 'grpo-arith')!.defaults, steps: 4, checkpointEvery: 1 } as RunOptions;
-const FILES: CheckpointFiles = { 'model.safetensors': Uint8Array.of(1, 2), 'config.json': Uint8Array.of(3), 'tokenizer.json': Uint8Array.of(4), 'dewpoint.json': Uint8Array.of(5) };
+const OPTIONS = {
+  ...PRESETS.find((p) => p.name === 'grpo-arith')!.defaults,
+  steps: 4,
+  checkpointEvery: 1,
+} as RunOptions;
+const FILES: CheckpointFiles = {
+  'model.safetensors': Uint8Array.of(1, 2),
+  'config.json': Uint8Array.of(3),
+  'tokenizer.json': Uint8Array.of(4),
+  'dewpoint.json': Uint8Array.of(5),
+};
 const RESUME: ResumeRecord = {
-  optimizer: { t: 2, m: new Map([['model.norm.weight', Float32Array.of(0.5, -0.25)]]), v: new Map([['model.norm.weight', Float32Array.of(1e-8, 3e-7)]]) },
+  optimizer: {
+    t: 2,
+    m: new Map([['model.norm.weight', Float32Array.of(0.5, -0.25)]]),
+    v: new Map([['model.norm.weight', Float32Array.of(1e-8, 3e-7)]]),
+  },
   position: { step: 2, tasksDrawn: 32 },
 };
 
 /** Two sessions of one group; log-probs that float32 would round (a replay must read them exactly). */
 const SESSIONS: Session[] = [
   {
-    task: 'add/47/35', group: 'add/47/35', sample: 0, attempt: 0, status: 'completed', reward: 1, components: { format: 1, correct: 1 }, detail: 'ok',
-    calls: [{ promptIds: Int32Array.of(1, 7, 9, 3), sampledIds: Int32Array.of(11, 12, 2), behaviorLogProbs: Float64Array.of(-0.1234567890123, -2.5, -1e-9), rawLogProbs: Float64Array.of(-0.2, -2.4, -3e-9), finishReason: 'stop', version: 1 }],
+    task: 'add/47/35',
+    group: 'add/47/35',
+    sample: 0,
+    attempt: 0,
+    status: 'completed',
+    reward: 1,
+    components: { format: 1, correct: 1 },
+    detail: 'ok',
+    calls: [
+      {
+        promptIds: Int32Array.of(1, 7, 9, 3),
+        sampledIds: Int32Array.of(11, 12, 2),
+        behaviorLogProbs: Float64Array.of(-0.1234567890123, -2.5, -1e-9),
+        rawLogProbs: Float64Array.of(-0.2, -2.4, -3e-9),
+        finishReason: 'stop',
+        version: 1,
+      },
+    ],
   },
   {
-    task: 'add/47/35', group: 'add/47/35', sample: 1, attempt: 0, status: 'truncated', termination: 'max_response_length', reward: 0,
+    task: 'add/47/35',
+    group: 'add/47/35',
+    sample: 1,
+    attempt: 0,
+    status: 'truncated',
+    termination: 'max_response_length',
+    reward: 0,
     calls: [
-      { promptIds: Int32Array.of(1, 7), sampledIds: Int32Array.of(5), behaviorLogProbs: Float64Array.of(-0.7), finishReason: 'length', version: 1 },
-      { promptIds: Int32Array.of(1, 7, 5, 8), sampledIds: Int32Array.of(6, 6), behaviorLogProbs: Float64Array.of(-0.3, -0.4), rawLogProbs: Float64Array.of(-0.31, -0.41), finishReason: 'length', version: 1 },
+      {
+        promptIds: Int32Array.of(1, 7),
+        sampledIds: Int32Array.of(5),
+        behaviorLogProbs: Float64Array.of(-0.7),
+        finishReason: 'length',
+        version: 1,
+      },
+      {
+        promptIds: Int32Array.of(1, 7, 5, 8),
+        sampledIds: Int32Array.of(6, 6),
+        behaviorLogProbs: Float64Array.of(-0.3, -0.4),
+        rawLogProbs: Float64Array.of(-0.31, -0.41),
+        finishReason: 'length',
+        version: 1,
+      },
     ],
   },
 ];
@@ -46,10 +94,35 @@ describe('sessions codec', () => {
     const back = decodeSessions(row);
     expect(back[0].calls[0].behaviorLogProbs).toEqual(Float64Array.of(-0.1234567890123, -2.5, -1e-9));
     expect(back[1].calls[0].rawLogProbs).toBeNull(); // not recorded stays not recorded, never zeros
-    expect(back[1].calls[1]).toEqual({ promptIds: Int32Array.of(1, 7, 5, 8), sampledIds: Int32Array.of(6, 6), behaviorLogProbs: Float64Array.of(-0.3, -0.4), rawLogProbs: Float64Array.of(-0.31, -0.41), finishReason: 'length', version: 1 });
+    expect(back[1].calls[1]).toEqual({
+      promptIds: Int32Array.of(1, 7, 5, 8),
+      sampledIds: Int32Array.of(6, 6),
+      behaviorLogProbs: Float64Array.of(-0.3, -0.4),
+      rawLogProbs: Float64Array.of(-0.31, -0.41),
+      finishReason: 'length',
+      version: 1,
+    });
     expect(back.map(({ calls: _c, ...s }) => s)).toEqual([
-      { task: 'add/47/35', group: 'add/47/35', sample: 0, attempt: 0, status: 'completed', reward: 1, components: { format: 1, correct: 1 }, detail: 'ok' },
-      { task: 'add/47/35', group: 'add/47/35', sample: 1, attempt: 0, status: 'truncated', termination: 'max_response_length', reward: 0, components: {} },
+      {
+        task: 'add/47/35',
+        group: 'add/47/35',
+        sample: 0,
+        attempt: 0,
+        status: 'completed',
+        reward: 1,
+        components: { format: 1, correct: 1 },
+        detail: 'ok',
+      },
+      {
+        task: 'add/47/35',
+        group: 'add/47/35',
+        sample: 1,
+        attempt: 0,
+        status: 'truncated',
+        termination: 'max_response_length',
+        reward: 0,
+        components: {},
+      },
     ]);
   });
 
@@ -67,7 +140,10 @@ describe.each(stores)('continuation records: %s', (_name, open) => {
     await store.commitStep(runId, { step: 1, metrics: { 'reward/mean': 0.5 }, sessions: SESSIONS });
     await store.commitStep(runId, { step: 2, metrics: { 'reward/mean': 0.5 } });
     const got = (await store.sessionsAt(runId, 1))!;
-    expect(got.map((s) => [s.sample, s.status, s.reward])).toEqual([[0, 'completed', 1], [1, 'truncated', 0]]);
+    expect(got.map((s) => [s.sample, s.status, s.reward])).toEqual([
+      [0, 'completed', 1],
+      [1, 'truncated', 0],
+    ]);
     expect(got[0].calls[0].sampledIds).toEqual(Int32Array.of(11, 12, 2));
     expect(got[0].calls[0].behaviorLogProbs[0]).toBe(-0.1234567890123);
     expect(got[0].calls[0].rawLogProbs).toEqual(Float64Array.of(-0.2, -2.4, -3e-9));
@@ -101,7 +177,15 @@ describe.each(stores)('continuation records: %s', (_name, open) => {
     for (const id of [runId, other]) {
       await store.putRun({ runId: id, options: OPTIONS, createdAt: n, status: 'running', lastStep: 0 });
       for (const step of [1, 2, 3]) {
-        const group = { group: `g${step}`, prompt: '1+1=', answer: '2', rewardMean: 0, rewardStd: 0, zeroStd: true, samples: [] };
+        const group = {
+          group: `g${step}`,
+          prompt: '1+1=',
+          answer: '2',
+          rewardMean: 0,
+          rewardStd: 0,
+          zeroStd: true,
+          samples: [],
+        };
         await store.commitStep(id, { step, metrics: { step }, groups: [group], sessions: SESSIONS });
       }
     }
@@ -114,7 +198,10 @@ describe.each(stores)('continuation records: %s', (_name, open) => {
     expect((await store.stepMetrics(other)).map((s) => s.step)).toEqual([1, 2, 3]);
     expect(await store.sessionsAt(other, 3)).not.toBeNull();
     await store.commitStep(runId, { step: 2, metrics: { again: 1 } });
-    expect(await store.stepMetrics(runId)).toEqual([{ step: 1, metrics: { step: 1 } }, { step: 2, metrics: { again: 1 } }]);
+    expect(await store.stepMetrics(runId)).toEqual([
+      { step: 1, metrics: { step: 1 } },
+      { step: 2, metrics: { again: 1 } },
+    ]);
   });
 });
 
@@ -131,15 +218,36 @@ describe('IndexedDB schema upgrade', () => {
         db.createObjectStore('checkpoints', { keyPath: 'runId' });
       },
     });
-    await v1.put('runs', { runId: 'old-1', options: OPTIONS, createdAt: 1, status: 'stopped', lastStep: 2, message: 'stopped after step 2' });
+    await v1.put('runs', {
+      runId: 'old-1',
+      options: OPTIONS,
+      createdAt: 1,
+      status: 'stopped',
+      lastStep: 2,
+      message: 'stopped after step 2',
+    });
     await v1.put('steps', { runId: 'old-1', step: 1, metrics: { 'reward/mean': 0.25 } });
-    await v1.put('steps', { runId: 'old-1', step: 2, metrics: { 'reward/mean': 0.5 }, evaluation: { step: 2, accuracy: 0.5, meanLength: 9, n: 4 } });
+    await v1.put('steps', {
+      runId: 'old-1',
+      step: 2,
+      metrics: { 'reward/mean': 0.5 },
+      evaluation: { step: 2, accuracy: 0.5, meanLength: 9, n: 4 },
+    });
     await v1.put('checkpoints', { runId: 'old-1', step: 2, files: FILES });
     v1.close();
 
     expect(DB_VERSION).toBe(3);
     const store = await openIdbStore(name);
-    expect(await store.listRuns()).toEqual([{ runId: 'old-1', options: OPTIONS, createdAt: 1, status: 'stopped', lastStep: 2, message: 'stopped after step 2' }]);
+    expect(await store.listRuns()).toEqual([
+      {
+        runId: 'old-1',
+        options: OPTIONS,
+        createdAt: 1,
+        status: 'stopped',
+        lastStep: 2,
+        message: 'stopped after step 2',
+      },
+    ]);
     expect((await store.stepMetrics('old-1')).map((s) => s.metrics['reward/mean'])).toEqual([0.25, 0.5]);
     expect(await store.evaluations('old-1')).toEqual([{ step: 2, accuracy: 0.5, meanLength: 9, n: 4 }]);
     expect((await store.latestCheckpoint('old-1'))?.step).toBe(2);

@@ -4,7 +4,17 @@
  * trainer's position). One interface, two homes: IndexedDB in the browser (idb-store.ts, the
  * worker alone owns it) and memory (this file) in Node and when IndexedDB is unavailable.
  */
-import type { RunOptions, BackendName, BatchRecord, FlowCloud, RunBackendChoice, GroupRecord, RunStatus, RunSummary, SessionRecord } from '../protocol';
+import type {
+  RunOptions,
+  BackendName,
+  BatchRecord,
+  FlowCloud,
+  RunBackendChoice,
+  GroupRecord,
+  RunStatus,
+  RunSummary,
+  SessionRecord,
+} from '../protocol';
 import type { CheckpointFiles } from '../model/checkpoint';
 import type { OptimizerState } from '../model/model';
 import type { Session } from '../rl/types';
@@ -69,7 +79,8 @@ export function committedRun(run: RunRecord, commit: StepCommit, now: number): R
   const latest = { ...run.latest };
   const reward = commit.metrics['reward/mean'];
   if (reward !== undefined && Number.isFinite(reward)) latest.rewardMean = reward;
-  if (commit.evaluation) Object.assign(latest, { accuracy: commit.evaluation.accuracy, accuracyStep: commit.evaluation.step });
+  if (commit.evaluation)
+    Object.assign(latest, { accuracy: commit.evaluation.accuracy, accuracyStep: commit.evaluation.step });
   return { ...run, lastStep: commit.step, updatedAt: now, activeMs: (run.activeMs ?? 0) + (commit.ms ?? 0), latest };
 }
 
@@ -159,7 +170,10 @@ export class MemoryRunStore implements RunStore {
     const { sessions, ...rest } = commit;
     const steps = this.steps.get(runId)!.filter((s) => s.step !== commit.step);
     steps.push({ ...rest, ...(sessions ? { sessions: encodeSessions(sessions) } : {}) });
-    this.steps.set(runId, steps.sort((a, b) => a.step - b.step));
+    this.steps.set(
+      runId,
+      steps.sort((a, b) => a.step - b.step),
+    );
     this.runs.set(runId, committedRun(run, commit, Date.now()));
   }
 
@@ -197,7 +211,10 @@ export class MemoryRunStore implements RunStore {
 
   async truncateAfter(runId: string, step: number) {
     const run = this.require(runId);
-    this.steps.set(runId, (this.steps.get(runId) ?? []).filter((s) => s.step <= step));
+    this.steps.set(
+      runId,
+      (this.steps.get(runId) ?? []).filter((s) => s.step <= step),
+    );
     run.lastStep = step;
   }
 
@@ -263,7 +280,10 @@ export class DeferredRunStore implements RunStore {
       (this.journal as { kind: EpisodeJournal['kind'] }).kind = s.journal.kind;
     });
   }
-  private async call<K extends keyof RunStore>(k: K, ...args: unknown[]): Promise<Awaited<ReturnType<Extract<RunStore[K], (...a: never[]) => unknown>>>> {
+  private async call<K extends keyof RunStore>(
+    k: K,
+    ...args: unknown[]
+  ): Promise<Awaited<ReturnType<Extract<RunStore[K], (...a: never[]) => unknown>>>> {
     const s = await this.ready;
     return (s[k] as (...a: unknown[]) => Promise<never>)(...args);
   }
@@ -279,9 +299,11 @@ export class DeferredRunStore implements RunStore {
   commitStep = (runId: string, c: StepCommit) => this.call('commitStep', runId, c);
   setStatus = (runId: string, status: RunStatus, message?: string) => this.call('setStatus', runId, status, message);
   updateMeta = (runId: string, meta: RunMeta) => this.call('updateMeta', runId, meta);
-  setBackend = (runId: string, backend: BackendName, choice?: RunBackendChoice) => this.call('setBackend', runId, backend, choice);
+  setBackend = (runId: string, backend: BackendName, choice?: RunBackendChoice) =>
+    this.call('setBackend', runId, backend, choice);
   deleteRun = (runId: string) => this.call('deleteRun', runId);
-  saveCheckpoint = (runId: string, step: number, files: CheckpointFiles, resume?: ResumeRecord) => this.call('saveCheckpoint', runId, step, files, resume);
+  saveCheckpoint = (runId: string, step: number, files: CheckpointFiles, resume?: ResumeRecord) =>
+    this.call('saveCheckpoint', runId, step, files, resume);
   truncateAfter = (runId: string, step: number) => this.call('truncateAfter', runId, step);
   listRuns = () => this.call('listRuns');
   stepMetrics = (runId: string) => this.call('stepMetrics', runId);

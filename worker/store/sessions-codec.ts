@@ -33,13 +33,33 @@ export function encodeSessions(sessions: readonly Session[]): SessionsRow {
   let [p, q] = [0, 0];
   for (const s of sessions) {
     row.sessions.push({
-      task: s.task, group: s.group, sample: s.sample, attempt: s.attempt, status: s.status, reward: s.reward, components: { ...s.components },
-      ...(s.termination ? { termination: s.termination } : {}), ...(s.detail !== undefined ? { detail: s.detail } : {}),
+      task: s.task,
+      group: s.group,
+      sample: s.sample,
+      attempt: s.attempt,
+      status: s.status,
+      reward: s.reward,
+      components: { ...s.components },
+      ...(s.termination ? { termination: s.termination } : {}),
+      ...(s.detail !== undefined ? { detail: s.detail } : {}),
       ...(s.cases ? { cases: s.cases.map((c) => ({ ...c })) } : {}),
-      ...(s.critic ? { critic: { values: [...s.critic.values], returns: [...s.critic.returns], advantages: [...s.critic.advantages] } } : {}),
+      ...(s.critic
+        ? {
+            critic: {
+              values: [...s.critic.values],
+              returns: [...s.critic.returns],
+              advantages: [...s.critic.advantages],
+            },
+          }
+        : {}),
       calls: s.calls.map((c) => {
-        if (c.behaviorLogProbs.length !== c.sampledIds.length || (c.rawLogProbs && c.rawLogProbs.length !== c.sampledIds.length)) {
-          throw new Error(`encodeSessions: session ${s.task}#${s.sample} has ${c.sampledIds.length} sampled ids but ${c.behaviorLogProbs.length} behavior / ${c.rawLogProbs?.length ?? '–'} raw log-probs`);
+        if (
+          c.behaviorLogProbs.length !== c.sampledIds.length ||
+          (c.rawLogProbs && c.rawLogProbs.length !== c.sampledIds.length)
+        ) {
+          throw new Error(
+            `encodeSessions: session ${s.task}#${s.sample} has ${c.sampledIds.length} sampled ids but ${c.behaviorLogProbs.length} behavior / ${c.rawLogProbs?.length ?? '–'} raw log-probs`,
+          );
         }
         row.promptIds.set(c.promptIds, p);
         row.sampledIds.set(c.sampledIds, q);
@@ -47,7 +67,13 @@ export function encodeSessions(sessions: readonly Session[]): SessionsRow {
         if (c.rawLogProbs) row.rawLogProbs.set(c.rawLogProbs, q);
         p += c.promptIds.length;
         q += c.sampledIds.length;
-        return { finishReason: c.finishReason, version: c.version, prompt: c.promptIds.length, sampled: c.sampledIds.length, raw: !!c.rawLogProbs };
+        return {
+          finishReason: c.finishReason,
+          version: c.version,
+          prompt: c.promptIds.length,
+          sampled: c.sampledIds.length,
+          raw: !!c.rawLogProbs,
+        };
       }),
     });
   }

@@ -10,7 +10,14 @@ const base = importCheckpoint(readCheckpointDir(BASE_CHECKPOINT_DIR));
 describe('the corrections the objective applied, per packed id', () => {
   it('are kept for the Batch view when importance or rejection is on, and absent otherwise', async () => {
     // Top-k 3 makes the sampler's log-probs differ from the trainer's: TIS weights ≠ 1 and a k1 rejection band that binds.
-    const config = { ...GRPO_ARITH, prompts: 4, group: 2, topK: 3, importance: { level: 'token' as const, threshold: 1.5 }, rejection: { token_k1: 1.2 } };
+    const config = {
+      ...GRPO_ARITH,
+      prompts: 4,
+      group: 2,
+      topK: 3,
+      importance: { level: 'token' as const, threshold: 1.5 },
+      rejection: { token_k1: 1.2 },
+    };
     const s = await new GrpoRun(createCpuOps(), config, base).next();
     const b = batchRecord(s, base.tokenizer);
     const p = s.packed;
@@ -30,7 +37,10 @@ describe('the corrections the objective applied, per packed id', () => {
     }
     expect(sampled).toBeGreaterThan(0);
     expect(Array.from(keep).some((k, i) => p.responseMask[i] && k === 0)).toBe(true);
-    const plain = batchRecord(await new GrpoRun(createCpuOps(), { ...GRPO_ARITH, prompts: 4, group: 2 }, base).next(), base.tokenizer);
+    const plain = batchRecord(
+      await new GrpoRun(createCpuOps(), { ...GRPO_ARITH, prompts: 4, group: 2 }, base).next(),
+      base.tokenizer,
+    );
     expect(plain.layers.isWeight).toBeUndefined();
   });
 });

@@ -17,15 +17,34 @@ import type { ResumePoint } from './resume';
 // The shipped base checkpoint (bare vocabulary: digits, + - * =, \boxed{}), as a person's run starts from it.
 const base = importCheckpoint(readCheckpointDir(BASE_CHECKPOINT_DIR));
 const FILE = 'examples/arith-dataset.jsonl';
-const lines = readFileSync(FILE, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { prompt: string; ground_truth: string });
+const lines = readFileSync(FILE, 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as { prompt: string; ground_truth: string });
 
 async function load(reward: DatasetRewardOptions = { kind: 'math' }, heldOut = 4): Promise<DatasetRunOptions> {
-  const r = await parseDataset('arith-dataset.jsonl', readFileSync(FILE), { tokenizer: base.tokenizer, maxPromptIds: base.config.maxSeq - 1, reward, heldOut });
+  const r = await parseDataset('arith-dataset.jsonl', readFileSync(FILE), {
+    tokenizer: base.tokenizer,
+    maxPromptIds: base.config.maxSeq - 1,
+    reward,
+    heldOut,
+  });
   if (!r.ok) throw new Error(r.message);
   return r.dataset;
 }
 
-const grpoConfig = (dataset: DatasetRunOptions) => grpoConfigOf({ ...grpoOptionsOf(GRPO_ARITH, { evalN: 4, checkpointEvery: 0 }), prompts: 3, group: 4, steps: 2, evalN: 4, dataset }, GRPO_ARITH);
+const grpoConfig = (dataset: DatasetRunOptions) =>
+  grpoConfigOf(
+    {
+      ...grpoOptionsOf(GRPO_ARITH, { evalN: 4, checkpointEvery: 0 }),
+      prompts: 3,
+      group: 4,
+      steps: 2,
+      evalN: 4,
+      dataset,
+    },
+    GRPO_ARITH,
+  );
 /** Without timings: what two computations of one step must agree on exactly. */
 const exact = (m: object) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/')));
 
@@ -71,7 +90,11 @@ describe('GRPO on a prompt dataset from the shipped base (CPU)', () => {
     const [a1, b1] = [await a.next(), await b.next()];
     expect(b1.tasks.map((t) => t.id)).toEqual(a1.tasks.map((t) => t.id));
     expect(exact(b1.metrics)).toEqual(exact(a1.metrics));
-    const at1: ResumePoint = { position: structuredClone(a.position()), weights: await a.model.getWeights(), optimizer: await a.model.getOptimizerState() };
+    const at1: ResumePoint = {
+      position: structuredClone(a.position()),
+      weights: await a.model.getWeights(),
+      optimizer: await a.model.getOptimizerState(),
+    };
     expect(at1.position).toEqual({ step: 1, tasksDrawn: 3 });
     const continued = new GrpoRun(createCpuOps(), config, base);
     continued.resumeAt(at1);
@@ -92,21 +115,44 @@ describe('GRPO on a prompt dataset from the shipped base (CPU)', () => {
   it('code reward: the grader gets the ground truth cases; one that cannot grade fails the session (masked), never a 0', async () => {
     const cases = JSON.stringify([{ stdin: '1\n', stdout: '2\n' }]);
     const records = lines.map((l) => ({ prompt: l.prompt, answer: cases }));
-    const dataset: DatasetRunOptions = { name: 'code.jsonl', format: 'jsonl', records, heldOut: 2, reward: { kind: 'code' } };
+    const dataset: DatasetRunOptions = {
+      name: 'code.jsonl',
+      format: 'jsonl',
+      records,
+      heldOut: 2,
+      reward: { kind: 'code' },
+    };
     const graded: string[] = [];
     // Grades an even-length completion (1 of 1 cases passes), cannot grade an odd-length one.
     const grader: CodeGrader = async (r) => {
       expect(r.cases).toEqual([{ stdin: '1\n', stdout: '2\n' }]);
       graded.push(r.completion);
       if (r.completion.length % 2) throw new GraderUnavailable('the companion answered 503');
-      return { reward: 1, program: 'print(2)', cases: [{ verdict: 'ok', passed: true, stdout: '2\n', stderr: '', detail: '' }] };
+      return {
+        reward: 1,
+        program: 'print(2)',
+        cases: [{ verdict: 'ok', passed: true, stdout: '2\n', stderr: '', detail: '' }],
+      };
     };
-    const s = await new GrpoRun(createCpuOps(), { ...grpoConfig(dataset), steps: 1 }, base, { codeGrader: grader }).next();
+    const s = await new GrpoRun(createCpuOps(), { ...grpoConfig(dataset), steps: 1 }, base, {
+      codeGrader: grader,
+    }).next();
     expect(graded).toHaveLength(12);
     for (const x of s.sessions) {
       const text = base.tokenizer.decode(x.calls[0].sampledIds);
-      if (text.length % 2) expect(x).toMatchObject({ status: 'failed', termination: 'sandbox_error', reward: null, detail: 'the companion answered 503' });
-      else expect(x).toMatchObject({ reward: 1, components: { program: 1, passed: 1, correct: 1 }, cases: [{ passed: true }] });
+      if (text.length % 2)
+        expect(x).toMatchObject({
+          status: 'failed',
+          termination: 'sandbox_error',
+          reward: null,
+          detail: 'the companion answered 503',
+        });
+      else
+        expect(x).toMatchObject({
+          reward: 1,
+          components: { program: 1, passed: 1, correct: 1 },
+          cases: [{ passed: true }],
+        });
     }
     const failed = s.sessions.flatMap((x, i) => (x.status === 'failed' ? [i] : []));
     expect(failed.length).toBeGreaterThan(0);
@@ -117,23 +163,47 @@ describe('GRPO on a prompt dataset from the shipped base (CPU)', () => {
   });
 
   it('a prompt with a character outside the base vocabulary is refused, naming the record', () => {
-    const dataset: DatasetRunOptions = { name: 'bad.jsonl', format: 'jsonl', records: [{ prompt: '1+1=', answer: '2' }, { prompt: 'one+1=', answer: '2' }], heldOut: 0, reward: { kind: 'math' } };
-    expect(() => new GrpoRun(createCpuOps(), { ...grpoConfig(dataset), evalEvery: 0 }, base)).toThrow(/^dataset bad\.jsonl, record 2: the prompt cannot be encoded with the base checkpoint's tokenizer: encode: character "n" \(U\+006E\) at index 1 of "one\+1="/);
+    const dataset: DatasetRunOptions = {
+      name: 'bad.jsonl',
+      format: 'jsonl',
+      records: [
+        { prompt: '1+1=', answer: '2' },
+        { prompt: 'one+1=', answer: '2' },
+      ],
+      heldOut: 0,
+      reward: { kind: 'math' },
+    };
+    expect(() => new GrpoRun(createCpuOps(), { ...grpoConfig(dataset), evalEvery: 0 }, base)).toThrow(
+      /^dataset bad\.jsonl, record 2: the prompt cannot be encoded with the base checkpoint's tokenizer: encode: character "n" \(U\+006E\) at index 1 of "one\+1="/,
+    );
   });
 });
 
 describe('PPO and DPO share the dataset source (CPU, one step each)', () => {
   it('PPO: its tasks come from the file', async () => {
     const dataset = await load();
-    const config = ppoConfigOf({ ...ppoOptionsOf(PPO_ARITH, { evalN: 2, checkpointEvery: 0 }), prompts: 2, group: 2, epochs: 1, miniBatches: 1, dataset }, PPO_ARITH);
+    const config = ppoConfigOf(
+      {
+        ...ppoOptionsOf(PPO_ARITH, { evalN: 2, checkpointEvery: 0 }),
+        prompts: 2,
+        group: 2,
+        epochs: 1,
+        miniBatches: 1,
+        dataset,
+      },
+      PPO_ARITH,
+    );
     const s = await new PpoRun(createCpuOps(), config, base).next();
     const truth = new Map(lines.map((l) => [l.prompt, l.ground_truth]));
     for (const t of s.tasks) expect(truth.get(t.prompt)).toBe(t.answer);
   });
 
-  it('DPO: pairs of the file\'s prompts, chosen right and rejected wrong under its ground truth', async () => {
+  it("DPO: pairs of the file's prompts, chosen right and rejected wrong under its ground truth", async () => {
     const dataset = await load();
-    const config = dpoConfigOf({ ...dpoOptionsOf(DPO_ARITH, { evalN: 2, checkpointEvery: 0 }), pairs: 2, dataset }, DPO_ARITH);
+    const config = dpoConfigOf(
+      { ...dpoOptionsOf(DPO_ARITH, { evalN: 2, checkpointEvery: 0 }), pairs: 2, dataset },
+      DPO_ARITH,
+    );
     const run = new DpoRun(createCpuOps(), config, base);
     const s = await run.next();
     const truth = new Map(lines.map((l) => [l.prompt, l.ground_truth]));

@@ -5,9 +5,7 @@ import { importCheckpoint } from '../model/checkpoint';
 import { DPO_ARITH, DpoRun } from './dpo';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir } from '../model/node-checkpoint-dir';
 
-const base = importCheckpoint(
-  readCheckpointDir(BASE_CHECKPOINT_DIR),
-);
+const base = importCheckpoint(readCheckpointDir(BASE_CHECKPOINT_DIR));
 
 describe('DpoRun from the shipped base checkpoint (CPU)', () => {
   it('builds correct/incorrect pairs from the base model and starts at the DPO loss log 2', async () => {

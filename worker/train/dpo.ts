@@ -51,9 +51,25 @@ export interface DpoConfig extends OptimizerConfig {
 }
 
 export const DPO_ARITH: DpoConfig = {
-  seed: 1, steps: 150, pairs: 16, samplesPerPrompt: 8, temperature: 1, maxNew: 16, beta: 0.1, lossType: 'sigmoid', labelSmoothing: 0, nllWeight: 1.0,
-  lr: 1e-4, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, maxGradNorm: 1.0,
-  evalEvery: 10, evalN: 200, task: { difficulty: 1, format: 'bare' },
+  seed: 1,
+  steps: 150,
+  pairs: 16,
+  samplesPerPrompt: 8,
+  temperature: 1,
+  maxNew: 16,
+  beta: 0.1,
+  lossType: 'sigmoid',
+  labelSmoothing: 0,
+  nllWeight: 1.0,
+  lr: 1e-4,
+  beta1: 0.9,
+  beta2: 0.99,
+  eps: 1e-8,
+  weightDecay: 0,
+  maxGradNorm: 1.0,
+  evalEvery: 10,
+  evalN: 200,
+  task: { difficulty: 1, format: 'bare' },
 };
 
 /** A preference pair (chosen = a correct completion of the base, rejected = an incorrect one for the same prompt). */
@@ -84,14 +100,19 @@ export class DpoRun {
   /** Told where the step under way is (sampling pairs, the reference's log-probs, training). */
   onProgress: PhaseReport | null = null;
 
-  constructor(ops: Ops, readonly config: DpoConfig, readonly base: LoadedCheckpoint) {
+  constructor(
+    ops: Ops,
+    readonly config: DpoConfig,
+    readonly base: LoadedCheckpoint,
+  ) {
     this.model = new Model(ops, base.config);
     this.model.setWeights(base.weights);
     this.reference = new Model(ops, base.config);
     this.reference.setWeights(base.weights);
     this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq);
     const reward = config.dataset ? syncDatasetReward(config.dataset.reward) : null;
-    this.score = (completion, task) => (reward ? reward(completion, task.answer) : mathReward(completion, task.answer)).score;
+    this.score = (completion, task) =>
+      (reward ? reward(completion, task.answer) : mathReward(completion, task.answer)).score;
   }
 
   /** Samples prompts with the frozen base until `n` pairs are waiting; returns prompts sampled and the ids generated. */
@@ -101,20 +122,39 @@ export class DpoRun {
     let prompts = 0;
     let sampledTokens = 0;
     for (let round = 0; this.pending.length < n; round++) {
-      if (round > 50) throw new Error(`DPO: found only ${this.pending.length} of ${n} pairs in 50 rounds of sampling: the base model is always right or always wrong on these prompts`);
+      if (round > 50)
+        throw new Error(
+          `DPO: found only ${this.pending.length} of ${n} pairs in 50 rounds of sampling: the base model is always right or always wrong on these prompts`,
+        );
       const tasks = this.source.stream.take(c.pairs);
       const ids = tasks.map((t) => this.source.promptIds(t));
       this.onProgress?.('sampling', this.pending.length, n, 'pairs found');
-      const gens = await generate(this.reference, tasks.flatMap((_, i) => Array.from({ length: c.samplesPerPrompt }, () => ids[i])), {
-        maxNew: c.maxNew, eos: tok.eos, seed: c.seed * 7919 + ++this.sampled, temperature: c.temperature,
-      });
+      const gens = await generate(
+        this.reference,
+        tasks.flatMap((_, i) => Array.from({ length: c.samplesPerPrompt }, () => ids[i])),
+        {
+          maxNew: c.maxNew,
+          eos: tok.eos,
+          seed: c.seed * 7919 + ++this.sampled,
+          temperature: c.temperature,
+        },
+      );
       prompts += tasks.length;
       sampledTokens += gens.reduce((k, g) => k + g.sampledIds.length, 0);
       tasks.forEach((task, i) => {
-        const mine = gens.slice(i * c.samplesPerPrompt, (i + 1) * c.samplesPerPrompt).filter((g) => g.finishReason === 'stop');
+        const mine = gens
+          .slice(i * c.samplesPerPrompt, (i + 1) * c.samplesPerPrompt)
+          .filter((g) => g.finishReason === 'stop');
         const correct = mine.find((g) => this.score(tok.decode(g.sampledIds), task) === 1);
         const wrong = mine.find((g) => this.score(tok.decode(g.sampledIds), task) === 0);
-        if (correct && wrong) this.pending.push({ task, prompt: ids[i], chosen: correct.sampledIds, rejected: wrong.sampledIds, calls: { chosen: correct, rejected: wrong } });
+        if (correct && wrong)
+          this.pending.push({
+            task,
+            prompt: ids[i],
+            chosen: correct.sampledIds,
+            rejected: wrong.sampledIds,
+            calls: { chosen: correct, rejected: wrong },
+          });
       });
     }
     return { prompts, sampledTokens };
@@ -128,18 +168,34 @@ export class DpoRun {
     this.step++;
     const tSample = performance.now();
     // [2·pairs, width]: row 2i = prompt + chosen, row 2i+1 = prompt + rejected (dew layout).
-    const batch = rowPerSequence(pairs.flatMap((p) => [[...p.prompt, ...p.chosen], [...p.prompt, ...p.rejected]]));
+    const batch = rowPerSequence(
+      pairs.flatMap((p) => [
+        [...p.prompt, ...p.chosen],
+        [...p.prompt, ...p.rejected],
+      ]),
+    );
     const { width } = batch;
     const mask = new Float64Array(batch.rows * width); // 1 on completion ids
-    pairs.forEach((p, i) => [p.chosen, p.rejected].forEach((completion, k) => {
-      const base = (2 * i + k) * width + p.prompt.length;
-      mask.fill(1, base, base + completion.length);
-    }));
+    pairs.forEach((p, i) =>
+      [p.chosen, p.rejected].forEach((completion, k) => {
+        const base = (2 * i + k) * width + p.prompt.length;
+        mask.fill(1, base, base + completion.length);
+      }),
+    );
     this.onProgress?.('reference log-probs');
     const refLogp = (await this.reference.score(batch)).logp;
     this.onProgress?.('training');
     const { logp } = await this.model.score(batch);
-    const dpo = dpoLoss({ pairs: pairs.length, width, logp, refLogp, mask, beta: c.beta, lossType: c.lossType, labelSmoothing: c.labelSmoothing });
+    const dpo = dpoLoss({
+      pairs: pairs.length,
+      width,
+      logp,
+      refLogp,
+      mask,
+      beta: c.beta,
+      lossType: c.lossType,
+      labelSmoothing: c.labelSmoothing,
+    });
     const dlogp = dpo.dlogp;
     let nll = 0;
     if (c.nllWeight > 0) {
@@ -175,7 +231,9 @@ export class DpoRun {
         'perf/train_ms': t1 - tSample,
         'perf/step_ms': t1 - t0,
         // As GRPO's: ids generated while sampling pairs (none when enough were pending) plus the ids of the scored batch.
-        'perf/tokens_per_s': (sampledTokens + pairs.reduce((k, p) => k + 2 * p.prompt.length + p.chosen.length + p.rejected.length, 0)) / ((t1 - t0) / 1000),
+        'perf/tokens_per_s':
+          (sampledTokens + pairs.reduce((k, p) => k + 2 * p.prompt.length + p.chosen.length + p.rejected.length, 0)) /
+          ((t1 - t0) / 1000),
       },
     };
   }
@@ -189,13 +247,20 @@ export class DpoRun {
    * the stream position, the sampling-round counter (its seeds) and the pairs not yet trained on.
    */
   position(): TrainerPosition {
-    return { step: this.step, tasksDrawn: this.source.stream.position, dpo: { sampled: this.sampled, pending: this.pending.map((p) => ({ ...p })) } };
+    return {
+      step: this.step,
+      tasksDrawn: this.source.stream.position,
+      dpo: { sampled: this.sampled, pending: this.pending.map((p) => ({ ...p })) },
+    };
   }
 
   /** Continues a freshly constructed run from a stored position, weights and AdamW state. */
   resumeAt(from: ResumePoint): void {
     const dpo = from.position.dpo;
-    if (!dpo) throw new Error('DpoRun.resumeAt: the position has no DPO state (sampling rounds and pending pairs); was it saved by another trainer?');
+    if (!dpo)
+      throw new Error(
+        'DpoRun.resumeAt: the position has no DPO state (sampling rounds and pending pairs); was it saved by another trainer?',
+      );
     restore(this.model, this.source.stream, from);
     this.step = from.position.step;
     this.sampled = dpo.sampled;

@@ -18,7 +18,13 @@ export interface EvalResult {
   samples: { prompt: string; completion: string; answer: string; correct: boolean }[];
 }
 
-export async function evaluateArith(model: Model, tok: TextTokenizer, tasks: readonly ArithTask[], maxNew = 16, batch = 64): Promise<EvalResult> {
+export async function evaluateArith(
+  model: Model,
+  tok: TextTokenizer,
+  tasks: readonly ArithTask[],
+  maxNew = 16,
+  batch = 64,
+): Promise<EvalResult> {
   const prompts = tasks.map((t) => encodeExample(tok, t).promptIds);
   const completions: Int32Array[] = [];
   for (let i = 0; i < prompts.length; i += batch) {
@@ -34,9 +40,15 @@ export async function evaluateArith(model: Model, tok: TextTokenizer, tasks: rea
     const ok = exactMatch(text, tasks[i]);
     if (ok) correct++;
     length += ids.length;
-    if (samples.length < 8) samples.push({ prompt: tasks[i].prompt, completion: text, answer: tasks[i].answer, correct: ok });
+    if (samples.length < 8)
+      samples.push({ prompt: tasks[i].prompt, completion: text, answer: tasks[i].answer, correct: ok });
   });
-  return { n: tasks.length, accuracy: tasks.length ? correct / tasks.length : 0, meanLength: tasks.length ? length / tasks.length : 0, samples };
+  return {
+    n: tasks.length,
+    accuracy: tasks.length ? correct / tasks.length : 0,
+    meanLength: tasks.length ? length / tasks.length : 0,
+    samples,
+  };
 }
 
 /**
@@ -45,8 +57,16 @@ export async function evaluateArith(model: Model, tok: TextTokenizer, tasks: rea
  * code grader); one that reports a failure counts as not correct.
  */
 export async function evaluateTasks<T extends { prompt: string; answer: string }>(
-  model: Model, tok: TextTokenizer, tasks: readonly T[], promptIds: (task: T) => Int32Array,
-  reward: (completion: string, task: T) => { score: number; failure?: string } | Promise<{ score: number; failure?: string }>, maxNew: number, batch = 64,
+  model: Model,
+  tok: TextTokenizer,
+  tasks: readonly T[],
+  promptIds: (task: T) => Int32Array,
+  reward: (
+    completion: string,
+    task: T,
+  ) => { score: number; failure?: string } | Promise<{ score: number; failure?: string }>,
+  maxNew: number,
+  batch = 64,
 ): Promise<EvalResult> {
   let correct = 0;
   let length = 0;
@@ -54,14 +74,22 @@ export async function evaluateTasks<T extends { prompt: string; answer: string }
   for (let i = 0; i < tasks.length; i += batch) {
     const part = tasks.slice(i, i + batch);
     const gens = await generate(model, part.map(promptIds), { maxNew, eos: tok.eos, seed: 0, temperature: 0 });
-    const texts = gens.map((g) => tok.decode(g.finishReason === 'stop' ? g.sampledIds.subarray(0, g.sampledIds.length - 1) : g.sampledIds));
+    const texts = gens.map((g) =>
+      tok.decode(g.finishReason === 'stop' ? g.sampledIds.subarray(0, g.sampledIds.length - 1) : g.sampledIds),
+    );
     const scores = await Promise.all(texts.map((text, k) => reward(text, part[k])));
     scores.forEach((r, k) => {
       const ok = !r.failure && r.score === 1;
       if (ok) correct++;
       length += gens[k].sampledIds.length;
-      if (samples.length < 8) samples.push({ prompt: part[k].prompt, completion: texts[k], answer: part[k].answer, correct: ok });
+      if (samples.length < 8)
+        samples.push({ prompt: part[k].prompt, completion: texts[k], answer: part[k].answer, correct: ok });
     });
   }
-  return { n: tasks.length, accuracy: tasks.length ? correct / tasks.length : 0, meanLength: tasks.length ? length / tasks.length : 0, samples };
+  return {
+    n: tasks.length,
+    accuracy: tasks.length ? correct / tasks.length : 0,
+    meanLength: tasks.length ? length / tasks.length : 0,
+    samples,
+  };
 }

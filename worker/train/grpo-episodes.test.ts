@@ -19,7 +19,8 @@ async function tinyToolBase() {
 }
 
 const CONFIG: GrpoEpisodeConfig = { ...GRPO_CALC, prompts: 2, group: 3, lr: 1e-2, maskZeroAdvantage: false, evalN: 4 };
-const exact = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/') && k !== 'episodes/resumed_turns'));
+const exact = (m: Record<string, number>) =>
+  Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/') && k !== 'episodes/resumed_turns'));
 
 describe('GrpoEpisodeRun (CPU, tiny model)', () => {
   it('collects P×G episodes, trains on their actions only, and counts them in episodes/*', async () => {
@@ -41,13 +42,21 @@ describe('GrpoEpisodeRun (CPU, tiny model)', () => {
   it('a crash mid-step (the journal refuses a commit) continues from the last committed turn and computes the same step as a run that never stopped', async () => {
     const base = await tinyToolBase();
     const ops = createCpuOps();
-    const reference = new GrpoEpisodeRun(ops, CONFIG, base, { journal: new MemoryJournal(), runId: 'r', writer: 'ref' });
+    const reference = new GrpoEpisodeRun(ops, CONFIG, base, {
+      journal: new MemoryJournal(),
+      runId: 'r',
+      writer: 'ref',
+    });
     const ref = [await reference.next(), await reference.next()];
 
     const journal = new MemoryJournal();
     const first = new GrpoEpisodeRun(ops, CONFIG, base, { journal, runId: 'r', writer: 'first' });
     await first.next();
-    const point: ResumePoint = { position: structuredClone(first.position()), weights: await first.model.getWeights(), optimizer: await first.model.getOptimizerState() };
+    const point: ResumePoint = {
+      position: structuredClone(first.position()),
+      weights: await first.model.getWeights(),
+      optimizer: await first.model.getOptimizerState(),
+    };
     // Step 2's start records and first round of turns commit; its second round does not (the tab closed).
     let commits = 0;
     const failing = Object.create(journal) as MemoryJournal;

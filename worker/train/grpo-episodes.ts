@@ -48,26 +48,57 @@ export interface GrpoEpisodeConfig extends Omit<GrpoConfig, 'task'> {
  */
 export const GRPO_CALC: GrpoEpisodeConfig = (() => {
   const { task: _task, ...grpo } = GRPO_ARITH;
-  return { ...grpo, truncation: 'score', prompts: 8, group: 8, maxNew: ENVIRONMENTS.calc.maxActionTokens, environment: 'calc', maxTurns: ENVIRONMENTS.calc.maxTurns, evalN: 200 };
+  return {
+    ...grpo,
+    truncation: 'score',
+    prompts: 8,
+    group: 8,
+    maxNew: ENVIRONMENTS.calc.maxActionTokens,
+    environment: 'calc',
+    maxTurns: ENVIRONMENTS.calc.maxTurns,
+    evalN: 200,
+  };
 })();
 
 /** grpo-guess: the same, 8 secrets × 8 episodes of up to 7 guesses. */
-export const GRPO_GUESS: GrpoEpisodeConfig = { ...GRPO_CALC, maxNew: ENVIRONMENTS.guess.maxActionTokens, environment: 'guess', maxTurns: ENVIRONMENTS.guess.maxTurns, evalN: 63 };
+export const GRPO_GUESS: GrpoEpisodeConfig = {
+  ...GRPO_CALC,
+  maxNew: ENVIRONMENTS.guess.maxActionTokens,
+  environment: 'guess',
+  maxTurns: ENVIRONMENTS.guess.maxTurns,
+  evalN: 63,
+};
 
 /** grpo-code: the same, 8 tasks × 8 one-turn episodes of up to 50 ids, graded in the companion; evaluated on every held-out task. */
-export const GRPO_CODE: GrpoEpisodeConfig = { ...GRPO_CALC, maxNew: ENVIRONMENTS.code.maxActionTokens, environment: 'code', maxTurns: 1, evalN: 100 };
+export const GRPO_CODE: GrpoEpisodeConfig = {
+  ...GRPO_CALC,
+  maxNew: ENVIRONMENTS.code.maxActionTokens,
+  environment: 'code',
+  maxTurns: 1,
+  evalN: 100,
+};
 
 /** ppo-calc: grpo-calc's episodes, sampling and policy loss, with ppo-arith's critic and 2 epochs × 2 mini-batches. */
 export const PPO_CALC: GrpoEpisodeConfig = {
-  ...GRPO_CALC, maskZeroAdvantage: false, epochs: 2, miniBatches: 2,
+  ...GRPO_CALC,
+  maskZeroAdvantage: false,
+  epochs: 2,
+  miniBatches: 2,
   critic: { gamma: 1, lam: 0.95, shiftMean: true, valueCoefficient: 0.5, valueClip: 0.2 },
 };
 
 /** The trainer config each episode preset starts from. */
-export const EPISODE_CONFIGS: Readonly<Record<EpisodePreset, GrpoEpisodeConfig>> = { 'grpo-calc': GRPO_CALC, 'grpo-guess': GRPO_GUESS, 'grpo-code': GRPO_CODE };
+export const EPISODE_CONFIGS: Readonly<Record<EpisodePreset, GrpoEpisodeConfig>> = {
+  'grpo-calc': GRPO_CALC,
+  'grpo-guess': GRPO_GUESS,
+  'grpo-code': GRPO_CODE,
+};
 
 /** The environment kind a config runs: the registry's, with the config's turn limit and action length. */
-export function configuredKind(c: Pick<GrpoEpisodeConfig, 'environment' | 'maxTurns' | 'maxNew'>, services: KindServices = {}): EnvironmentKind {
+export function configuredKind(
+  c: Pick<GrpoEpisodeConfig, 'environment' | 'maxTurns' | 'maxNew'>,
+  services: KindServices = {},
+): EnvironmentKind {
   return { ...resolveKind(c.environment, services), maxTurns: c.maxTurns, maxActionTokens: c.maxNew };
 }
 
@@ -92,14 +123,21 @@ export interface GrpoEpisodeStep {
 export function trainingSession(e: CollectedEpisode): Session {
   const s = sessionOf(e.episode, e.group, e.task.id);
   if (!e.groupAborted || !trainable(s.status)) return s;
-  return { ...s, status: 'cancelled', reward: null, detail: `group ${JSON.stringify(e.group)} aborted: another of its episodes failed or was cancelled`, termination: undefined };
+  return {
+    ...s,
+    status: 'cancelled',
+    reward: null,
+    detail: `group ${JSON.stringify(e.group)} aborted: another of its episodes failed or was cancelled`,
+    termination: undefined,
+  };
 }
 
 /** `episodes/*` metrics of a step: counts by status and termination, turns, resumed turns, aborted groups. */
 export function episodeMetrics(episodes: readonly CollectedEpisode[]): Record<string, number> {
   const n = episodes.length;
   const m: Record<string, number> = { 'episodes/count': n };
-  for (const status of ['completed', 'truncated', 'error', 'cancelled'] as const) m[`episodes/${status}`] = episodes.filter((e) => e.episode.status === status).length;
+  for (const status of ['completed', 'truncated', 'error', 'cancelled'] as const)
+    m[`episodes/${status}`] = episodes.filter((e) => e.episode.status === status).length;
   for (const e of episodes) {
     const t = e.episode.termination;
     if (t) m[`episodes/termination/${t}`] = (m[`episodes/termination/${t}`] ?? 0) + 1;
@@ -121,7 +159,13 @@ export class GrpoEpisodeRun {
   onProgress: PhaseReport | null = null;
 
   /** `journal`: commit every turn there, under run `runId`, as `writer` (recovery reads it back). */
-  constructor(ops: Ops, readonly config: GrpoEpisodeConfig, readonly base: LoadedCheckpoint, private readonly journal: { journal: EpisodeJournal; runId: string; writer: string } | null = null, services: KindServices = {}) {
+  constructor(
+    ops: Ops,
+    readonly config: GrpoEpisodeConfig,
+    readonly base: LoadedCheckpoint,
+    private readonly journal: { journal: EpisodeJournal; runId: string; writer: string } | null = null,
+    services: KindServices = {},
+  ) {
     this.kind = configuredKind(config, services);
     this.model = new Model(ops, base.config, { valueHead: config.critic !== undefined });
     this.model.setWeights(base.weights);
@@ -150,27 +194,76 @@ export class GrpoEpisodeRun {
     this.onProgress?.('sampling', 0, total, 'episodes');
     const seed = this.samplerSeed(this.step);
     const episodes = await collectEpisodes(this.model, tasks, c.group, {
-      kind: this.kind, tok: charTokenizer(this.base.tokenizer, 'an episode run'), maxContext: this.model.config.maxSeq,
-      sampling: { temperature: c.temperature, topK: c.topK, topP: c.topP }, seed, policyVersion: version,
-      ...(this.journal ? { journal: { journal: this.journal.journal, cohort: { runId: this.journal.runId, step: this.step, policyVersion: version, samplerSeed: seed } }, writer: this.journal.writer } : {}),
+      kind: this.kind,
+      tok: charTokenizer(this.base.tokenizer, 'an episode run'),
+      maxContext: this.model.config.maxSeq,
+      sampling: { temperature: c.temperature, topK: c.topK, topP: c.topP },
+      seed,
+      policyVersion: version,
+      ...(this.journal
+        ? {
+            journal: {
+              journal: this.journal.journal,
+              cohort: { runId: this.journal.runId, step: this.step, policyVersion: version, samplerSeed: seed },
+            },
+            writer: this.journal.writer,
+          }
+        : {}),
       onProgress: (_round, finished) => this.onProgress?.('sampling', finished, total, 'episodes'),
     });
     const tSample = performance.now();
     const sessions = episodes.map(trainingSession);
     const ctx = { model: this.model, reference: this.reference, step: this.step, onProgress: this.onProgress };
     if (c.critic) {
-      const u = await criticUpdate({ ...ctx, config: { ...c, ...c.critic } }, packEpisodes(sessions, { ...c, estimator: 'none', maskZeroAdvantage: false }), sessions);
-      const metrics = { ...batchMetrics(c, sessions, u.trained, t0, tSample), ...u.metrics, ...episodeMetrics(episodes) };
-      return { step: this.step, metrics, tasks, episodes, sessions: u.sessions, packed: u.packed, dlogp: u.trained.dlogp, corrections: u.trained.corrections, oldLogp: u.trained.oldLogp, updates: u.trained.updates, values: u.values, returns: u.returns };
+      const u = await criticUpdate(
+        { ...ctx, config: { ...c, ...c.critic } },
+        packEpisodes(sessions, { ...c, estimator: 'none', maskZeroAdvantage: false }),
+        sessions,
+      );
+      const metrics = {
+        ...batchMetrics(c, sessions, u.trained, t0, tSample),
+        ...u.metrics,
+        ...episodeMetrics(episodes),
+      };
+      return {
+        step: this.step,
+        metrics,
+        tasks,
+        episodes,
+        sessions: u.sessions,
+        packed: u.packed,
+        dlogp: u.trained.dlogp,
+        corrections: u.trained.corrections,
+        oldLogp: u.trained.oldLogp,
+        updates: u.trained.updates,
+        values: u.values,
+        returns: u.returns,
+      };
     }
     const packed = packEpisodes(sessions, c);
     const trained = await updateOnBatch({ ...ctx, config: c }, packed);
     const metrics = { ...batchMetrics(c, sessions, trained, t0, tSample), ...episodeMetrics(episodes) };
-    return { step: this.step, metrics, tasks, episodes, sessions, packed, dlogp: trained.dlogp, corrections: trained.corrections, oldLogp: trained.oldLogp, updates: trained.updates };
+    return {
+      step: this.step,
+      metrics,
+      tasks,
+      episodes,
+      sessions,
+      packed,
+      dlogp: trained.dlogp,
+      corrections: trained.corrections,
+      oldLogp: trained.oldLogp,
+      updates: trained.updates,
+    };
   }
 
   evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
-    return evaluateEpisodes(this.model, charTokenizer(this.base.tokenizer, 'an episode run'), this.kind, this.heldOutTasks.slice(0, n));
+    return evaluateEpisodes(
+      this.model,
+      charTokenizer(this.base.tokenizer, 'an episode run'),
+      this.kind,
+      this.heldOutTasks.slice(0, n),
+    );
   }
 
   position(): TrainerPosition {
@@ -179,7 +272,10 @@ export class GrpoEpisodeRun {
 
   resumeAt(from: ResumePoint): void {
     const { step, tasksDrawn } = from.position;
-    if (this.stream.position !== 0) throw new Error(`resumeAt: this run has already drawn ${this.stream.position} tasks; resume a freshly constructed run`);
+    if (this.stream.position !== 0)
+      throw new Error(
+        `resumeAt: this run has already drawn ${this.stream.position} tasks; resume a freshly constructed run`,
+      );
     this.model.setWeights(from.weights);
     this.model.setOptimizerState(from.optimizer);
     this.stream.skip(tasksDrawn);
@@ -188,9 +284,22 @@ export class GrpoEpisodeRun {
 }
 
 /** Packs a step's sessions for the update (packForUpdate) into rows of twice the longest chain (two chains always fit). */
-function packEpisodes(sessions: readonly Session[], c: Pick<GrpoEpisodeConfig, 'advantage' | 'truncation' | 'maskZeroAdvantage' | 'miniBatches'> & { estimator: GrpoEpisodeConfig['estimator'] | 'none' }): PackedBatch {
-  const longest = Math.max(1, ...sessions.flatMap((s) => s.calls.map((call) => call.promptIds.length + call.sampledIds.length)));
-  const options = { estimator: c.estimator, advantage: c.advantage, truncation: c.truncation, maskZeroAdvantage: c.maskZeroAdvantage };
+function packEpisodes(
+  sessions: readonly Session[],
+  c: Pick<GrpoEpisodeConfig, 'advantage' | 'truncation' | 'maskZeroAdvantage' | 'miniBatches'> & {
+    estimator: GrpoEpisodeConfig['estimator'] | 'none';
+  },
+): PackedBatch {
+  const longest = Math.max(
+    1,
+    ...sessions.flatMap((s) => s.calls.map((call) => call.promptIds.length + call.sampledIds.length)),
+  );
+  const options = {
+    estimator: c.estimator,
+    advantage: c.advantage,
+    truncation: c.truncation,
+    maskZeroAdvantage: c.maskZeroAdvantage,
+  };
   const packed = packForUpdate((o) => pack(sessions, 2 * longest, { ...options, ...o }), c.miniBatches);
   if (!packed.ok) throw new Error(`GRPO episode batch does not pack: ${packed.message}`);
   return packed;

@@ -20,18 +20,45 @@ vi.mock('../rewards/math-reward', async (importOriginal) => {
   const real = await importOriginal<typeof MathRewardModule>();
   const parity = (completion: string) => {
     const score = (completion.length % 2) as 0 | 1;
-    return { score, components: { boxed: 0, parsed: 0, correct: score }, extracted: null, detail: 'test reward: completion length parity' } as const;
+    return {
+      score,
+      components: { boxed: 0, parsed: 0, correct: score },
+      extracted: null,
+      detail: 'test reward: completion length parity',
+    } as const;
   };
-  return { ...real, mathReward: (completion: string, reference: string) => (testReward.on ? parity(completion) : real.mathReward(completion, reference)) };
+  return {
+    ...real,
+    mathReward: (completion: string, reference: string) =>
+      testReward.on ? parity(completion) : real.mathReward(completion, reference),
+  };
 });
 
 async function tinyBase() {
-  const sft = new SftRun(createCpuOps(), { ...SFT_ARITH, model: 'tiny', steps: 3, examples: 8, rows: 4, lr: 1e-2, warmup: 1, evalEvery: 0, evalN: 1 });
+  const sft = new SftRun(createCpuOps(), {
+    ...SFT_ARITH,
+    model: 'tiny',
+    steps: 3,
+    examples: 8,
+    rows: 4,
+    lr: 1e-2,
+    warmup: 1,
+    evalEvery: 0,
+    evalN: 1,
+  });
   for (let i = 0; i < 3; i++) await sft.next();
   return importCheckpoint(await exportCheckpoint(sft.model, sft.tok, { note: 'test base' }));
 }
 
-const CONFIG: GrpoConfig = { ...GRPO_ARITH, prompts: 3, group: 4, maxNew: 8, evalN: 4, lr: 1e-2, maskZeroAdvantage: false };
+const CONFIG: GrpoConfig = {
+  ...GRPO_ARITH,
+  prompts: 3,
+  group: 4,
+  maxNew: 8,
+  evalN: 4,
+  lr: 1e-2,
+  maskZeroAdvantage: false,
+};
 
 describe('GrpoRun (CPU, tiny model)', () => {
   it('samples P×G sessions, packs the trained ones (at most two a row), and steps on a dlogp that lives on sampled ids only', async () => {
@@ -88,7 +115,12 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
     testReward.on = false;
   });
   const first = (config: GrpoConfig) => new GrpoRun(createCpuOps(), config, base).next();
-  const rowsMass = (s: GrpoStep, rows: readonly number[]) => rows.reduce((n, r) => n + s.packed.responseMask.subarray(r * s.packed.width, (r + 1) * s.packed.width).reduce((a, b) => a + b, 0), 0);
+  const rowsMass = (s: GrpoStep, rows: readonly number[]) =>
+    rows.reduce(
+      (n, r) =>
+        n + s.packed.responseMask.subarray(r * s.packed.width, (r + 1) * s.packed.width).reduce((a, b) => a + b, 0),
+      0,
+    );
   async function startingScore(s: GrpoStep) {
     const fresh = new Model(createCpuOps(), base.config);
     fresh.setWeights(base.weights);
@@ -112,7 +144,8 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
     const [all, carried] = [await weightsAfter('trained'), await weightsAfter('carried')];
     expect(carried.rows).toBeLessThan(all.rows);
     expect(carried.loss).toBeCloseTo(all.loss, 9);
-    for (const [name, w] of all.weights) expectClose(carried.weights.get(name)!, w, { atol: 1e-7, rtol: 1e-6, label: name });
+    for (const [name, w] of all.weights)
+      expectClose(carried.weights.get(name)!, w, { atol: 1e-7, rtol: 1e-6, label: name });
   });
 
   it('one update is AdamW on the gradient of the objective it reports: a finite difference along a random direction agrees', async () => {
@@ -126,8 +159,25 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
       const m = new Model(createCpuOps(), base.config);
       m.setWeights(w);
       const { logp, entropy } = await m.score(p);
-      const input = { rows: p.rows, width: p.width, logp, oldLogp: p.oldLogProbs ?? undefined, behaviorLogp: p.behaviorLogProbs, advantages: p.advantages, responseMask: p.responseMask, segmentIds: p.segmentIds, sessionWeights: p.sessionWeights, sessionIds: p.sessionIds, entropy };
-      return grpoObjective(input, { policyLoss: config.policyLoss, aggregation: config.aggregation, beta: 0, kl: config.kl }).loss;
+      const input = {
+        rows: p.rows,
+        width: p.width,
+        logp,
+        oldLogp: p.oldLogProbs ?? undefined,
+        behaviorLogp: p.behaviorLogProbs,
+        advantages: p.advantages,
+        responseMask: p.responseMask,
+        segmentIds: p.segmentIds,
+        sessionWeights: p.sessionWeights,
+        sessionIds: p.sessionIds,
+        entropy,
+      };
+      return grpoObjective(input, {
+        policyLoss: config.policyLoss,
+        aggregation: config.aggregation,
+        beta: 0,
+        kl: config.kl,
+      }).loss;
     };
     expect(await lossAt(base.weights)).toBeCloseTo(s.metrics['loss/total'], 6);
     // The gradient the step used (AdamW scales a copy when clipping; the gradients stay as computed).
@@ -145,18 +195,27 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
         along += g[i] * d[i];
         norm += d[i] * d[i];
       }
-      plus.set(name, Float32Array.from(w, (x, i) => x + h * d[i]));
-      minus.set(name, Float32Array.from(w, (x, i) => x - h * d[i]));
+      plus.set(
+        name,
+        Float32Array.from(w, (x, i) => x + h * d[i]),
+      );
+      minus.set(
+        name,
+        Float32Array.from(w, (x, i) => x - h * d[i]),
+      );
     }
     const fd = ((await lossAt(plus)) - (await lossAt(minus))) / (2 * h);
-    expect(Math.abs(along), 'vacuous: the gradient is orthogonal to the direction').toBeGreaterThan(1e-3 * Math.sqrt(norm));
+    expect(Math.abs(along), 'vacuous: the gradient is orthogonal to the direction').toBeGreaterThan(
+      1e-3 * Math.sqrt(norm),
+    );
     expect(Math.abs(fd - along)).toBeLessThan(0.01 * Math.abs(along));
     // AdamW's first step from zero moments (no decay at weightDecay 0): θ₁ − θ₀ = −lr · g / (|g| + ε).
     const after = await run.model.getWeights();
     for (const [name, w] of base.weights) {
       const g = grads.get(name)!;
       const moved = after.get(name)!;
-      for (let i = 0; i < w.length; i += 7) expect(moved[i] - w[i]).toBeCloseTo((-config.lr * g[i]) / (Math.abs(g[i]) + config.eps), 6);
+      for (let i = 0; i < w.length; i += 7)
+        expect(moved[i] - w[i]).toBeCloseTo((-config.lr * g[i]) / (Math.abs(g[i]) + config.eps), 6);
     }
   });
 
@@ -165,7 +224,10 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
     const s = await run.next();
     expect(s.metrics['reward/frac_reward_zero_std']).toBeLessThan(1); // nonzero advantages: the updates move the weights
     expect(s.metrics['opt/steps_per_batch']).toBe(2);
-    expect(s.updates.map((u) => [u.epoch, u.miniBatch, u.rows.length])).toEqual([[0, 0, 6], [1, 0, 6]]);
+    expect(s.updates.map((u) => [u.epoch, u.miniBatch, u.rows.length])).toEqual([
+      [0, 0, 6],
+      [1, 0, 6],
+    ]);
     expect(s.oldLogp).not.toBeNull();
     expect(Array.from(s.oldLogp!)).toEqual(Array.from(await startingScore(s))); // verl old_log_prob: same weights, same numbers
     expect(Math.abs(s.updates[0].metrics['rl/ppo_kl'])).toBe(0); // logp and old are one forward
@@ -199,9 +261,14 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
     expect(Math.abs(s.updates[0].metrics['rl/ppo_kl'])).toBe(0);
     expect(Math.abs(s.updates[1].metrics['rl/ppo_kl'])).toBeGreaterThan(1e-6);
     for (const r of a) {
-      for (let i = r * W; i < (r + 1) * W; i++) expect(s.dlogp[i]).toBeCloseTo(s.packed.responseMask[i] ? -s.packed.advantages[i] / s.updates[0].tokens : 0, 12);
+      for (let i = r * W; i < (r + 1) * W; i++)
+        expect(s.dlogp[i]).toBeCloseTo(
+          s.packed.responseMask[i] ? -s.packed.advantages[i] / s.updates[0].tokens : 0,
+          12,
+        );
     }
-    for (const r of b) for (let i = r * W; i < (r + 1) * W; i++) if (!s.packed.responseMask[i]) expect(s.dlogp[i]).toBe(0);
+    for (const r of b)
+      for (let i = r * W; i < (r + 1) * W; i++) if (!s.packed.responseMask[i]) expect(s.dlogp[i]).toBe(0);
   });
 
   it('importance: with behavior ≠ old (temperature 0.7) a TIS cap and an IcePop band each change the loss; at temperature 1 they change nothing', async () => {
@@ -210,7 +277,8 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
     const tis = await first({ ...T, importance: { threshold: 1.5 } });
     const band = await first({ ...T, importance: { threshold: [0.95, 1.05] } });
     const rejected = await first({ ...T, rejection: { token_k1: [0.95, 1.05] } });
-    for (const s of [tis, band, rejected]) expect(s.generated.map((g) => [...g.sampledIds])).toEqual(none.generated.map((g) => [...g.sampledIds]));
+    for (const s of [tis, band, rejected])
+      expect(s.generated.map((g) => [...g.sampledIds])).toEqual(none.generated.map((g) => [...g.sampledIds]));
     expect(Math.abs(none.metrics['mismatch/kl'])).toBeGreaterThan(1e-4); // raw (old) vs tempered (behavior)
     const losses = [none, tis, band, rejected].map((s) => s.metrics['loss/policy']);
     expect(new Set(losses).size).toBe(4);
@@ -253,7 +321,8 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
   it('is deterministic with shuffled mini-batches over epochs: same seed, same rows, metrics and weights', async () => {
     const config = { ...TRAIN, epochs: 2, miniBatches: 3 };
     const runs = [new GrpoRun(createCpuOps(), config, base), new GrpoRun(createCpuOps(), config, base)];
-    const noPerf = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/')));
+    const noPerf = (m: Record<string, number>) =>
+      Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/')));
     for (let step = 0; step < 2; step++) {
       const [a, b] = [await runs[0].next(), await runs[1].next()];
       expect(a.updates).toHaveLength(6);

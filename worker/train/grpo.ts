@@ -16,7 +16,17 @@ import { supportBias } from '../model/packing';
 import type { PackedInput, Scored } from '../model/model';
 import type { PackedBatch, PackOptions, PackResult } from '../rl/pack-types';
 import type {
-  AdvantageOptions, AggregationOptions, GrpoObjectiveOptions, GrpoObjectiveOutput, IsWeightsOptions, KlOptions, OutcomeEstimator, PolicyLossSpec, RejectionThresholds, Session, Truncation,
+  AdvantageOptions,
+  AggregationOptions,
+  GrpoObjectiveOptions,
+  GrpoObjectiveOutput,
+  IsWeightsOptions,
+  KlOptions,
+  OutcomeEstimator,
+  PolicyLossSpec,
+  RejectionThresholds,
+  Session,
+  Truncation,
 } from '../rl/index';
 import { grpoObjective, ppoObjective, sessionMeanWeights } from '../rl/index';
 import type { PpoObjectiveOutput } from '../rl/index';
@@ -84,11 +94,33 @@ export interface GrpoConfig extends OptimizerConfig {
 }
 
 export const GRPO_ARITH: GrpoConfig = {
-  seed: 1, steps: 150, prompts: 16, group: 8, temperature: 1, topK: 0, topP: 1, maxNew: 16,
-  lr: 1e-4, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, maxGradNorm: 1.0,
-  policyLoss: { name: 'ppo' }, aggregation: { mode: 'token-mean' }, beta: 0, kl: { estimator: 'k3' }, maskZeroAdvantage: true,
-  estimator: 'grpo', advantage: {}, truncation: 'mask', epochs: 1, miniBatches: 1,
-  evalEvery: 10, evalN: 200, task: { difficulty: 1, format: 'bare' },
+  seed: 1,
+  steps: 150,
+  prompts: 16,
+  group: 8,
+  temperature: 1,
+  topK: 0,
+  topP: 1,
+  maxNew: 16,
+  lr: 1e-4,
+  beta1: 0.9,
+  beta2: 0.99,
+  eps: 1e-8,
+  weightDecay: 0,
+  maxGradNorm: 1.0,
+  policyLoss: { name: 'ppo' },
+  aggregation: { mode: 'token-mean' },
+  beta: 0,
+  kl: { estimator: 'k3' },
+  maskZeroAdvantage: true,
+  estimator: 'grpo',
+  advantage: {},
+  truncation: 'mask',
+  epochs: 1,
+  miniBatches: 1,
+  evalEvery: 10,
+  evalN: 200,
+  task: { difficulty: 1, format: 'bare' },
 };
 
 /** One optimizer step of a batch: the packed rows it trained on and what it measured. */
@@ -145,9 +177,16 @@ function stepsPerBatch(c: Pick<GrpoConfig, 'epochs' | 'miniBatches'>): number {
  * up the size. One mini-batch: every row, in order. A session's chains never leave their rows, and
  * the advantages come from pack over whole groups, so a mini-batch needs no whole groups.
  */
-function miniBatchRows(rows: number, rowsNeeded: number, epochs: number, miniBatches: number, rand: () => number): number[][][] {
+function miniBatchRows(
+  rows: number,
+  rowsNeeded: number,
+  epochs: number,
+  miniBatches: number,
+  rand: () => number,
+): number[][][] {
   const size = rows / miniBatches;
-  if (!Number.isInteger(size) || rowsNeeded > rows) throw new Error(`miniBatchRows: ${rows} rows (${rowsNeeded} filled) do not split into ${miniBatches} mini-batches`);
+  if (!Number.isInteger(size) || rowsNeeded > rows)
+    throw new Error(`miniBatchRows: ${rows} rows (${rowsNeeded} filled) do not split into ${miniBatches} mini-batches`);
   const all = Array.from({ length: rows }, (_, r) => r);
   if (miniBatches === 1) return Array.from({ length: epochs }, () => [all]);
   return Array.from({ length: epochs }, () => {
@@ -185,10 +224,15 @@ function putRows(dst: Float64Array, src: ArrayLike<number>, rows: readonly numbe
  * rounded up to a multiple of `miniBatches` (at least one each), so every mini-batch has the same
  * shape. `packWith` is pack with the caller's sessions, width and options, plus these.
  */
-export function packForUpdate(packWith: (options: Pick<PackOptions, 'include' | 'rows'>) => PackResult, miniBatches: number): PackResult {
+export function packForUpdate(
+  packWith: (options: Pick<PackOptions, 'include' | 'rows'>) => PackResult,
+  miniBatches: number,
+): PackResult {
   const roundUp = (rows: number) => Math.max(1, Math.ceil(rows / miniBatches)) * miniBatches;
   const packed = packWith({ include: 'carried' });
-  return packed.ok && packed.rows !== roundUp(packed.rows) ? packWith({ include: 'carried', rows: roundUp(packed.rows) }) : packed;
+  return packed.ok && packed.rows !== roundUp(packed.rows)
+    ? packWith({ include: 'carried', rows: roundUp(packed.rows) })
+    : packed;
 }
 
 /** One mini-batch of a packed batch, as the model and the objective read it. */
@@ -210,8 +254,15 @@ function miniBatchOf(p: PackedBatch, rows: readonly number[]): MiniBatch {
   const responseMask = take(p.responseMask);
   const sessionIds = take(p.sessionIds);
   return {
-    rows: rows.length, width: p.width, inputIds: take(p.inputIds), segmentIds: take(p.segmentIds), positions: take(p.positions),
-    advantages: take(p.advantages), responseMask, behaviorLogp: take(p.behaviorLogProbs), sessionIds,
+    rows: rows.length,
+    width: p.width,
+    inputIds: take(p.inputIds),
+    segmentIds: take(p.segmentIds),
+    positions: take(p.positions),
+    advantages: take(p.advantages),
+    responseMask,
+    behaviorLogp: take(p.behaviorLogProbs),
+    sessionIds,
     // session-mean over this mini-batch's sessions (the same weights unless a session spans rows).
     sessionWeights: whole ? p.sessionWeights : sessionMeanWeights(sessionIds, responseMask),
     take,
@@ -274,12 +325,20 @@ export interface TrainedBatch {
 export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Promise<TrainedBatch> {
   const c = ctx.config;
   const steps = stepsPerBatch(c);
-  const plan = miniBatchRows(packed.rows, packed.rowsNeeded, c.epochs, c.miniBatches, mulberry32((c.seed * 100_003 + ctx.step) ^ 0x6a09e667));
+  const plan = miniBatchRows(
+    packed.rows,
+    packed.rowsNeeded,
+    c.epochs,
+    c.miniBatches,
+    mulberry32((c.seed * 100_003 + ctx.step) ^ 0x6a09e667),
+  );
   // Renormalised over the sampler's support: every scoring of these rows adds the support's logit bias.
   const support = c.renormalize ? packed.support : null;
-  if (c.renormalize && !support) throw new Error('updateOnBatch: renormalize needs the sampler\'s support on every call (sample with recordSupport)');
+  if (c.renormalize && !support)
+    throw new Error("updateOnBatch: renormalize needs the sampler's support on every call (sample with recordSupport)");
   const V = ctx.model.config.vocab;
-  const biasOf = (rows: readonly number[]) => (support ? supportBias(support, packed.segmentIds, packed.width, V, rows) : undefined);
+  const biasOf = (rows: readonly number[]) =>
+    support ? supportBias(support, packed.segmentIds, packed.width, V, rows) : undefined;
   const allRows = Array.from({ length: packed.rows }, (_, r) => r);
   // Old log-probs. One update per batch: the sampler's raw log-probs (ratio ≡ 1 up to float32,
   // calibration.md). More: the trainer's rescoring under the weights before the first update
@@ -314,9 +373,19 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
   if (ctx.reference) ctx.onProgress?.('reference log-probs');
   const refLogp = ctx.reference ? (await ctx.reference.score(packed, biasOf(allRows))).logp : undefined;
   const tScore = performance.now();
-  const options: GrpoObjectiveOptions = { policyLoss: c.policyLoss, aggregation: c.aggregation, beta: c.beta, kl: c.kl, importance: c.importance, rejection: c.rejection };
+  const options: GrpoObjectiveOptions = {
+    policyLoss: c.policyLoss,
+    aggregation: c.aggregation,
+    beta: c.beta,
+    kl: c.kl,
+    importance: c.importance,
+    rejection: c.rejection,
+  };
   const dlogp = new Float64Array(packed.rows * packed.width);
-  const corrections = c.importance || c.rejection ? { weights: new Float64Array(packed.rows * packed.width), keep: new Float64Array(packed.rows * packed.width) } : null;
+  const corrections =
+    c.importance || c.rejection
+      ? { weights: new Float64Array(packed.rows * packed.width), keep: new Float64Array(packed.rows * packed.width) }
+      : null;
   const updates: GrpoUpdate[] = [];
   let last: GrpoObjectiveOutput | null = null;
   let gradNorm = 0;
@@ -325,12 +394,28 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
       ctx.onProgress?.('training', updates.length, steps, 'updates');
       const mb = miniBatchOf(packed, plan[e][b]);
       const scored = e === 0 && b === 0 && firstScored ? firstScored : await ctx.model.score(mb, biasOf(plan[e][b]));
-      const input = { rows: mb.rows, width: mb.width, logp: scored.logp, oldLogp: oldLogp && mb.take(oldLogp), behaviorLogp: mb.behaviorLogp, refLogp: refLogp && mb.take(refLogp), advantages: mb.advantages, responseMask: mb.responseMask, segmentIds: mb.segmentIds, sessionWeights: mb.sessionWeights, sessionIds: mb.sessionIds, entropy: scored.entropy };
+      const input = {
+        rows: mb.rows,
+        width: mb.width,
+        logp: scored.logp,
+        oldLogp: oldLogp && mb.take(oldLogp),
+        behaviorLogp: mb.behaviorLogp,
+        refLogp: refLogp && mb.take(refLogp),
+        advantages: mb.advantages,
+        responseMask: mb.responseMask,
+        segmentIds: mb.segmentIds,
+        sessionWeights: mb.sessionWeights,
+        sessionIds: mb.sessionIds,
+        entropy: scored.entropy,
+      };
       const critic = ctx.critic;
       let obj: GrpoObjectiveOutput | PpoObjectiveOutput;
       if (critic) {
         if (!scored.values) throw new Error('updateOnBatch: a critic update needs a model with a value head');
-        obj = ppoObjective({ ...input, values: scored.values, oldValues: mb.take(critic.oldValues), returns: mb.take(critic.returns) }, { ...options, valueCoefficient: critic.valueCoefficient, valueClip: critic.valueClip });
+        obj = ppoObjective(
+          { ...input, values: scored.values, oldValues: mb.take(critic.oldValues), returns: mb.take(critic.returns) },
+          { ...options, valueCoefficient: critic.valueCoefficient, valueClip: critic.valueClip },
+        );
       } else obj = grpoObjective(input, options);
       ctx.model.zeroGrad();
       ctx.model.backward(obj.dlogp, 'dvalues' in obj ? obj.dvalues : null);
@@ -341,11 +426,30 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
         putRows(corrections.weights, obj.correctionWeights, plan[e][b], packed.width);
         putRows(corrections.keep, obj.keep, plan[e][b], packed.width);
       }
-      updates.push({ epoch: e, miniBatch: b, rows: plan[e][b], tokens: obj.mask.reduce((n, m) => n + m, 0), metrics: { ...obj.metrics, 'opt/grad_norm': gradNorm } });
+      updates.push({
+        epoch: e,
+        miniBatch: b,
+        rows: plan[e][b],
+        tokens: obj.mask.reduce((n, m) => n + m, 0),
+        metrics: { ...obj.metrics, 'opt/grad_norm': gradNorm },
+      });
       last = obj;
     }
   }
-  return { dlogp, corrections, oldLogp: rescored, updates, last, gradNorm, tOld, tScore, tTrain: performance.now(), tFirstForward, referenced: ctx.reference !== null, packed };
+  return {
+    dlogp,
+    corrections,
+    oldLogp: rescored,
+    updates,
+    last,
+    gradNorm,
+    tOld,
+    tScore,
+    tTrain: performance.now(),
+    tFirstForward,
+    referenced: ctx.reference !== null,
+    packed,
+  };
 }
 
 /**
@@ -354,7 +458,13 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
  * the first update (only with several updates per batch: with one, they are the sampler's); the
  * frozen reference (β > 0); the updates, their forwards included.
  */
-export function batchMetrics(c: Omit<GrpoConfig, 'task'>, sessions: readonly Session[], t: TrainedBatch, t0: number, tSample: number): Record<string, number> {
+export function batchMetrics(
+  c: Omit<GrpoConfig, 'task'>,
+  sessions: readonly Session[],
+  t: TrainedBatch,
+  t0: number,
+  tSample: number,
+): Record<string, number> {
   const steps = stepsPerBatch(c);
   const rewards = sessions.map((s) => s.reward ?? 0);
   const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
@@ -384,12 +494,23 @@ export function batchMetrics(c: Omit<GrpoConfig, 'task'>, sessions: readonly Ses
  * source's reward (MathReward on arithmetic). Batch `step` (version step − 1) samples with
  * generate seed c.seed · 100_003 + step, so a GRPO and a PPO run of one seed draw the same first batch.
  */
-export function singleTurnRollout(model: Model, c: GrpoConfig, tok: TextTokenizer, source: TaskSource, onProgress: (finished: number, rows: number) => void, pack: PackOptions): SampledRollout<RunTask> {
+export function singleTurnRollout(
+  model: Model,
+  c: GrpoConfig,
+  tok: TextTokenizer,
+  source: TaskSource,
+  onProgress: (finished: number, rows: number) => void,
+  pack: PackOptions,
+): SampledRollout<RunTask> {
   const prompts = new PromptSource<RunTask>({
-    model, reward: source.reward,
+    model,
+    reward: source.reward,
     decode: (ids) => tok.decode(ids),
-    prompt: (task) => source.promptIds(task), eos: tok.eos, maxNewTokens: c.maxNew,
-    sampling: { temperature: c.temperature, topK: c.topK, topP: c.topP }, seed: c.seed * 100_003 + 1,
+    prompt: (task) => source.promptIds(task),
+    eos: tok.eos,
+    maxNewTokens: c.maxNew,
+    sampling: { temperature: c.temperature, topK: c.topK, topP: c.topP },
+    seed: c.seed * 100_003 + 1,
     ...(c.renormalize ? { recordSupport: true } : {}),
     onProgress,
   });
@@ -412,13 +533,26 @@ export abstract class ArithRun<C extends GrpoConfig> {
   /** Told where the step under way is (sampling n of N sequences, old log-probs, reference, training). */
   onProgress: PhaseReport | null = null;
 
-  constructor(ops: Ops, readonly config: C, readonly base: LoadedCheckpoint, o: { valueHead: boolean; pack: PackOptions }, services: KindServices = {}) {
+  constructor(
+    ops: Ops,
+    readonly config: C,
+    readonly base: LoadedCheckpoint,
+    o: { valueHead: boolean; pack: PackOptions },
+    services: KindServices = {},
+  ) {
     this.model = new Model(ops, base.config, { valueHead: o.valueHead });
     this.model.setWeights(base.weights);
     this.reference = config.beta > 0 ? new Model(ops, base.config) : null;
     this.reference?.setWeights(base.weights);
     this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq, services.codeGrader ?? null);
-    this.rollout = singleTurnRollout(this.model, config, base.tokenizer, this.source, (finished, rows) => this.onProgress?.('sampling', finished, rows, 'sequences'), o.pack);
+    this.rollout = singleTurnRollout(
+      this.model,
+      config,
+      base.tokenizer,
+      this.source,
+      (finished, rows) => this.onProgress?.('sampling', finished, rows, 'sequences'),
+      o.pack,
+    );
   }
 
   get tokenizer() {
@@ -435,7 +569,13 @@ export abstract class ArithRun<C extends GrpoConfig> {
     const tasks = this.source.stream.take(c.prompts);
     this.onProgress?.('sampling', 0, c.prompts * c.group, 'sequences');
     const sessions = await this.rollout.collect(tasks, version);
-    const generated: Generated[] = sessions.map(({ calls: [g] }) => ({ promptIds: g.promptIds, sampledIds: g.sampledIds, behaviorLogProbs: g.behaviorLogProbs, rawLogProbs: g.rawLogProbs, finishReason: g.finishReason }));
+    const generated: Generated[] = sessions.map(({ calls: [g] }) => ({
+      promptIds: g.promptIds,
+      sampledIds: g.sampledIds,
+      behaviorLogProbs: g.behaviorLogProbs,
+      rawLogProbs: g.rawLogProbs,
+      finishReason: g.finishReason,
+    }));
     const tSample = performance.now();
     const longest = Math.max(...generated.map((g) => g.promptIds.length)) + c.maxNew;
     // Two chains always fit a row of twice the longest chain.
@@ -465,14 +605,42 @@ export abstract class ArithRun<C extends GrpoConfig> {
 
 export class GrpoRun extends ArithRun<GrpoConfig> {
   constructor(ops: Ops, config: GrpoConfig, base: LoadedCheckpoint, services: KindServices = {}) {
-    super(ops, config, base, { valueHead: false, pack: { estimator: config.estimator, advantage: config.advantage, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage } }, services);
+    super(
+      ops,
+      config,
+      base,
+      {
+        valueHead: false,
+        pack: {
+          estimator: config.estimator,
+          advantage: config.advantage,
+          truncation: config.truncation,
+          maskZeroAdvantage: config.maskZeroAdvantage,
+        },
+      },
+      services,
+    );
   }
 
   async next(): Promise<GrpoStep> {
     const c = this.config;
     const { tasks, sessions, generated, packed, t0, tSample } = await this.sample();
-    const trained = await updateOnBatch({ model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress }, packed);
+    const trained = await updateOnBatch(
+      { model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress },
+      packed,
+    );
     const metrics = batchMetrics(c, sessions, trained, t0, tSample);
-    return { step: this.step, metrics, tasks, sessions, generated, packed, dlogp: trained.dlogp, corrections: trained.corrections, oldLogp: trained.oldLogp, updates: trained.updates };
+    return {
+      step: this.step,
+      metrics,
+      tasks,
+      sessions,
+      generated,
+      packed,
+      dlogp: trained.dlogp,
+      corrections: trained.corrections,
+      oldLogp: trained.oldLogp,
+      updates: trained.updates,
+    };
   }
 }

@@ -18,5 +18,13 @@ export interface OptimizerConfig {
 
 /** Step options for optimizer step `step` (1-based), at `lr` (default: the configured one). */
 export function stepOptions(c: OptimizerConfig, step: number, lr = c.lr): StepOptions {
-  return { lr, beta1: c.beta1, beta2: c.beta2, eps: c.eps, weightDecay: c.weightDecay, maxGradNorm: c.maxGradNorm, step };
+  return {
+    lr,
+    beta1: c.beta1,
+    beta2: c.beta2,
+    eps: c.eps,
+    weightDecay: c.weightDecay,
+    maxGradNorm: c.maxGradNorm,
+    step,
+  };
 }

@@ -19,7 +19,13 @@ describe('criticMetrics', () => {
     expect(m['critic/vf_explained_var']).toBeCloseTo(1 - 0.25 / (0.25 + 1e-5), 12);
     // V = R exactly: EV = 1 − 0/(0.25 + 1e-5) = 1.
     expect(criticMetrics([1, 1, 1, 1], [1, 0, 1, 0], [1, 0, 1, 0], [0, 0, 0, 0])['critic/vf_explained_var']).toBe(1);
-    expect(m).toMatchObject({ 'critic/values/mean': 0.5, 'critic/returns/mean': 0.5, 'critic/returns/max': 1, 'critic/advantages/min': -1, 'critic/advantages/std': 1 });
+    expect(m).toMatchObject({
+      'critic/values/mean': 0.5,
+      'critic/returns/mean': 0.5,
+      'critic/returns/max': 1,
+      'critic/advantages/min': -1,
+      'critic/advantages/std': 1,
+    });
     expect(criticMetrics([0, 0], [1, 2], [1, 2], [1, 2])).toEqual({});
   });
 });
@@ -32,7 +38,18 @@ describe('PpoRun', () => {
     const p = s.packed;
     // Zero-initialised head: every old value is 0, so GAE's returns are the reward-to-go (γ = 1) on every action token.
     expect(s.values.every((v) => v === 0)).toBe(true);
-    const again = gae({ rewards: p.tokenRewards, values: s.values, mask: p.responseMask, rows: p.rows, width: p.width, sessionIds: p.sessionIds, callIndex: p.callIndex }, { gamma: 1, lam: 0.95, whiten: true });
+    const again = gae(
+      {
+        rewards: p.tokenRewards,
+        values: s.values,
+        mask: p.responseMask,
+        rows: p.rows,
+        width: p.width,
+        sessionIds: p.sessionIds,
+        callIndex: p.callIndex,
+      },
+      { gamma: 1, lam: 0.95, whiten: true },
+    );
     expect(Array.from(p.advantages)).toEqual(Array.from(again.advantages));
     expect(Array.from(s.returns)).toEqual(Array.from(again.returns));
     // Every session trains (no zero-advantage masking under a critic), one packed row holds two.
@@ -54,9 +71,14 @@ describe('PpoRun', () => {
     const first = groups[0].samples[0];
     expect(groups[0].estimate).toBeUndefined();
     expect(first.critic!.return).toBe(s.sessions[0].critic!.returns[0]);
-    expect(first.advantage).toBeCloseTo(s.sessions[0].critic!.advantages.reduce((a, b) => a + b) / s.sessions[0].critic!.advantages.length, 12);
+    expect(first.advantage).toBeCloseTo(
+      s.sessions[0].critic!.advantages.reduce((a, b) => a + b) / s.sessions[0].critic!.advantages.length,
+      12,
+    );
     const batch = batchRecord(s, run.tokenizer);
-    expect(Array.from(batch.layers.return!)).toEqual(Array.from(s.returns, (r, i) => (p.responseMask[i] ? Math.fround(r) : 0)));
+    expect(Array.from(batch.layers.return!)).toEqual(
+      Array.from(s.returns, (r, i) => (p.responseMask[i] ? Math.fround(r) : 0)),
+    );
     const [stored] = decodeSessions(encodeSessions(s.sessions.slice(0, 1)));
     expect(stored.critic).toEqual(s.sessions[0].critic);
     // The second batch is scored by the trained head.

@@ -51,8 +51,15 @@ export interface PpoConfig extends GrpoConfig {
  */
 export const PPO_ARITH: PpoConfig = {
   ...GRPO_ARITH,
-  maskZeroAdvantage: false, truncation: 'score', epochs: 2, miniBatches: 2,
-  gamma: 1, lam: 0.95, shiftMean: true, valueCoefficient: 0.5, valueClip: 0.2,
+  maskZeroAdvantage: false,
+  truncation: 'score',
+  epochs: 2,
+  miniBatches: 2,
+  gamma: 1,
+  lam: 0.95,
+  shiftMean: true,
+  valueCoefficient: 0.5,
+  valueClip: 0.2,
 };
 
 export interface PpoStep {
@@ -73,7 +80,12 @@ export interface PpoStep {
 }
 
 /** Critic metrics of a batch over its action tokens: what verl logs as critic/* and returns/*, and explained variance. */
-export function criticMetrics(mask: ArrayLike<number>, values: ArrayLike<number>, returns: ArrayLike<number>, advantages: ArrayLike<number>): Record<string, number> {
+export function criticMetrics(
+  mask: ArrayLike<number>,
+  values: ArrayLike<number>,
+  returns: ArrayLike<number>,
+  advantages: ArrayLike<number>,
+): Record<string, number> {
   const idx: number[] = [];
   for (let i = 0; i < mask.length; i++) if (mask[i] === 1) idx.push(i);
   const n = idx.length;
@@ -85,31 +97,62 @@ export function criticMetrics(mask: ArrayLike<number>, values: ArrayLike<number>
   };
   const varReturns = variance((i) => returns[i]);
   const varResidual = variance((i) => returns[i] - values[i]);
-  const range = (f: (i: number) => number) => idx.reduce(([lo, hi], i) => [Math.min(lo, f(i)), Math.max(hi, f(i))], [Infinity, -Infinity]);
+  const range = (f: (i: number) => number) =>
+    idx.reduce(([lo, hi], i) => [Math.min(lo, f(i)), Math.max(hi, f(i))], [Infinity, -Infinity]);
   const [advMin, advMax] = range((i) => advantages[i]);
   const [retMin, retMax] = range((i) => returns[i]);
   const [valMin, valMax] = range((i) => values[i]);
   return {
     // verl critic/vf_explained_var: 1 − Var(R − V)/Var(R) (population variances, eps 1e-5 as verl).
     'critic/vf_explained_var': 1 - varResidual / (varReturns + 1e-5),
-    'critic/values/mean': mean((i) => values[i]), 'critic/values/min': valMin, 'critic/values/max': valMax,
-    'critic/returns/mean': mean((i) => returns[i]), 'critic/returns/min': retMin, 'critic/returns/max': retMax,
-    'critic/advantages/mean': mean((i) => advantages[i]), 'critic/advantages/std': Math.sqrt(variance((i) => advantages[i])), 'critic/advantages/min': advMin, 'critic/advantages/max': advMax,
+    'critic/values/mean': mean((i) => values[i]),
+    'critic/values/min': valMin,
+    'critic/values/max': valMax,
+    'critic/returns/mean': mean((i) => returns[i]),
+    'critic/returns/min': retMin,
+    'critic/returns/max': retMax,
+    'critic/advantages/mean': mean((i) => advantages[i]),
+    'critic/advantages/std': Math.sqrt(variance((i) => advantages[i])),
+    'critic/advantages/min': advMin,
+    'critic/advantages/max': advMax,
   };
 }
 
 export class PpoRun extends ArithRun<PpoConfig> {
   // No outcome estimator: GAE over the critic's values gives the advantages after packing.
   constructor(ops: Ops, config: PpoConfig, base: LoadedCheckpoint, services: KindServices = {}) {
-    super(ops, config, base, { valueHead: true, pack: { estimator: 'none', truncation: config.truncation, maskZeroAdvantage: false } }, services);
+    super(
+      ops,
+      config,
+      base,
+      { valueHead: true, pack: { estimator: 'none', truncation: config.truncation, maskZeroAdvantage: false } },
+      services,
+    );
   }
 
   async next(): Promise<PpoStep> {
     const c = this.config;
     const { tasks, sessions, generated, packed: first, t0, tSample } = await this.sample();
-    const u = await criticUpdate({ model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress }, first, sessions);
+    const u = await criticUpdate(
+      { model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress },
+      first,
+      sessions,
+    );
     const metrics = { ...batchMetrics(c, sessions, u.trained, t0, tSample), ...u.metrics };
-    return { step: this.step, metrics, tasks, sessions: u.sessions, generated, packed: u.packed, dlogp: u.trained.dlogp, corrections: u.trained.corrections, oldLogp: u.trained.oldLogp, updates: u.trained.updates, values: u.values, returns: u.returns };
+    return {
+      step: this.step,
+      metrics,
+      tasks,
+      sessions: u.sessions,
+      generated,
+      packed: u.packed,
+      dlogp: u.trained.dlogp,
+      corrections: u.trained.corrections,
+      oldLogp: u.trained.oldLogp,
+      updates: u.trained.updates,
+      values: u.values,
+      returns: u.returns,
+    };
   }
 }
 
@@ -123,23 +166,52 @@ export type CriticConfig = Pick<PpoConfig, 'gamma' | 'lam' | 'shiftMean' | 'valu
  * ids are off the mask and skipped), then updateOnBatch's critic path. Returns the packed batch
  * with GAE's advantages, the critic's figures per id and per session, and the critic metrics.
  */
-export async function criticUpdate(ctx: Omit<UpdateContext, 'critic' | 'config'> & { config: Omit<GrpoConfig, 'task'> & CriticConfig }, first: PackedBatch, sessions: readonly Session[]) {
+export async function criticUpdate(
+  ctx: Omit<UpdateContext, 'critic' | 'config'> & { config: Omit<GrpoConfig, 'task'> & CriticConfig },
+  first: PackedBatch,
+  sessions: readonly Session[],
+) {
   const c = ctx.config;
   ctx.onProgress?.('old log-probs');
   const rows = Array.from({ length: first.rows }, (_, r) => r);
-  const scored = await ctx.model.score(first, c.renormalize && first.support ? supportBias(first.support, first.segmentIds, first.width, ctx.model.config.vocab, rows) : undefined);
+  const scored = await ctx.model.score(
+    first,
+    c.renormalize && first.support
+      ? supportBias(first.support, first.segmentIds, first.width, ctx.model.config.vocab, rows)
+      : undefined,
+  );
   if (!scored.values) throw new Error('criticUpdate: the model has no value head');
   const values = Float64Array.from(scored.values);
   const g = gae(
-    { rewards: first.tokenRewards, values, mask: first.responseMask, rows: first.rows, width: first.width, sessionIds: first.sessionIds, callIndex: first.callIndex },
+    {
+      rewards: first.tokenRewards,
+      values,
+      mask: first.responseMask,
+      rows: first.rows,
+      width: first.width,
+      sessionIds: first.sessionIds,
+      callIndex: first.callIndex,
+    },
     { gamma: c.gamma, lam: c.lam, whiten: true, shiftMean: c.shiftMean },
   );
   const packed: PackedBatch = { ...first, advantages: g.advantages };
-  const critic = { oldLogp: Float64Array.from(scored.logp), oldValues: values, returns: g.returns, valueCoefficient: c.valueCoefficient, valueClip: c.valueClip };
+  const critic = {
+    oldLogp: Float64Array.from(scored.logp),
+    oldValues: values,
+    returns: g.returns,
+    valueCoefficient: c.valueCoefficient,
+    valueClip: c.valueClip,
+  };
   const trained = await updateOnBatch({ ...ctx, critic }, packed);
   const raw = g.returns.map((r, i) => (first.responseMask[i] === 1 ? r - values[i] : 0));
-  const metrics = { ...criticMetrics(first.responseMask, values, g.returns, g.advantages), 'critic/raw_advantages/mean': mean(raw, first.responseMask) };
-  const withCritic = sessions.map((s, k): Session => ({ ...s, critic: sessionCritic(first, k, values, g.returns, g.advantages) }));
+  const metrics = {
+    ...criticMetrics(first.responseMask, values, g.returns, g.advantages),
+    'critic/raw_advantages/mean': mean(raw, first.responseMask),
+  };
+  const withCritic = sessions.map((s, k): Session => ({
+    ...s,
+    critic: sessionCritic(first, k, values, g.returns, g.advantages),
+  }));
   return { trained, packed, values, returns: g.returns, sessions: withCritic, metrics };
 }
 
@@ -147,11 +219,21 @@ export async function criticUpdate(ctx: Omit<UpdateContext, 'critic' | 'config'>
  * Session k's critic figures per sampled id, calls in order: its packed positions on the response
  * mask, sorted by call and then by where they lie (a call's ids are contiguous in its chain).
  */
-export function sessionCritic(p: Pick<PackedBatch, 'sessionIds' | 'responseMask' | 'callIndex'>, k: number, values: ArrayLike<number>, returns: ArrayLike<number>, advantages: ArrayLike<number>): SessionCritic {
+export function sessionCritic(
+  p: Pick<PackedBatch, 'sessionIds' | 'responseMask' | 'callIndex'>,
+  k: number,
+  values: ArrayLike<number>,
+  returns: ArrayLike<number>,
+  advantages: ArrayLike<number>,
+): SessionCritic {
   const at: number[] = [];
   for (let i = 0; i < p.sessionIds.length; i++) if (p.sessionIds[i] === k + 1 && p.responseMask[i] === 1) at.push(i);
   at.sort((a, b) => p.callIndex[a] - p.callIndex[b] || a - b);
-  return { values: at.map((i) => values[i]), returns: at.map((i) => returns[i]), advantages: at.map((i) => advantages[i]) };
+  return {
+    values: at.map((i) => values[i]),
+    returns: at.map((i) => returns[i]),
+    advantages: at.map((i) => advantages[i]),
+  };
 }
 
 function mean(x: ArrayLike<number>, mask: ArrayLike<number>): number {

@@ -13,12 +13,18 @@ const SMALL = { ...GRPO_ARITH, prompts: 4, group: 2, topK: 3, renormalize: true,
 describe('training renormalised over the sampler support', () => {
   it('supportBias leaves the kept ids at 0 and the rest at −1e9, on the position that predicts each id', () => {
     // One row of width 3, one chain: ids at t = 1 and t = 2 have supports {0, 2} and {1}; V = 3.
-    const bias = supportBias({ offsets: Int32Array.from([0, 0, 2, 3]), ids: Int32Array.from([0, 2, 1]) }, [1, 1, 1], 3, 3, [0]);
+    const bias = supportBias(
+      { offsets: Int32Array.from([0, 0, 2, 3]), ids: Int32Array.from([0, 2, 1]) },
+      [1, 1, 1],
+      3,
+      3,
+      [0],
+    );
     const X = OUTSIDE_SUPPORT;
     expect(Array.from(bias)).toEqual([0, X, 0, X, 0, X, 0, 0, 0]);
   });
 
-  it('the renormalised training log-probs equal the sampler\'s behavior log-probs on the same weights; the full softmax gives the raw ones', async () => {
+  it("the renormalised training log-probs equal the sampler's behavior log-probs on the same weights; the full softmax gives the raw ones", async () => {
     const run = new GrpoRun(createCpuOps(), SMALL, base);
     // The weights that sampled batch 1, before its update.
     const model = new Model(createCpuOps(), base.config);
@@ -49,6 +55,8 @@ describe('training renormalised over the sampler support', () => {
     const unrecorded = new GrpoRun(createCpuOps(), { ...SMALL, renormalize: false }, base);
     const packed = (await unrecorded.next()).packed;
     expect(packed.support).toBeNull();
-    await expect(updateOnBatch({ model: unrecorded.model, reference: null, config: SMALL, step: 2, onProgress: null }, packed)).rejects.toThrow(/renormalize needs the sampler's support/);
+    await expect(
+      updateOnBatch({ model: unrecorded.model, reference: null, config: SMALL, step: 2, onProgress: null }, packed),
+    ).rejects.toThrow(/renormalize needs the sampler's support/);
   });
 });

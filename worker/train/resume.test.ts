@@ -14,10 +14,24 @@ const exact = (m: object) => Object.fromEntries(Object.entries(m).filter(([k]) =
 
 /** Weights, AdamW state and position of a run, copied (as a store would keep them). */
 async function snapshot(run: { model: SftRun['model']; position: SftRun['position'] }): Promise<ResumePoint> {
-  return { position: structuredClone(run.position()), weights: await run.model.getWeights(), optimizer: await run.model.getOptimizerState() };
+  return {
+    position: structuredClone(run.position()),
+    weights: await run.model.getWeights(),
+    optimizer: await run.model.getOptimizerState(),
+  };
 }
 
-const TINY_SFT = { ...SFT_ARITH, model: 'tiny' as const, steps: 4, examples: 8, rows: 4, lr: 1e-2, warmup: 1, evalEvery: 0, evalN: 1 };
+const TINY_SFT = {
+  ...SFT_ARITH,
+  model: 'tiny' as const,
+  steps: 4,
+  examples: 8,
+  rows: 4,
+  lr: 1e-2,
+  warmup: 1,
+  evalEvery: 0,
+  evalN: 1,
+};
 
 const gpu = await testGpuOps();
 const backends: [string, () => Ops][] = [['cpu', createCpuOps]];
@@ -61,7 +75,11 @@ describe('continuing a trainer from its position (CPU)', () => {
     expect(exact(await continued.next())).toEqual(wholeSteps[3]);
 
     // The control: the same weights and position with zeroed moments step differently.
-    const zero = (s: OptimizerState): OptimizerState => ({ t: s.t, m: new Map([...s.m].map(([k, v]) => [k, new Float32Array(v.length)])), v: new Map([...s.v].map(([k, v]) => [k, new Float32Array(v.length)])) });
+    const zero = (s: OptimizerState): OptimizerState => ({
+      t: s.t,
+      m: new Map([...s.m].map(([k, v]) => [k, new Float32Array(v.length)])),
+      v: new Map([...s.v].map(([k, v]) => [k, new Float32Array(v.length)])),
+    });
     const forgetful = new SftRun(ops, TINY_SFT);
     forgetful.resumeAt({ ...at2!, optimizer: zero(at2!.optimizer) });
     expect((await forgetful.next())['loss/sft']).toBe(wholeSteps[2]['loss/sft']); // same weights, same batch
@@ -77,7 +95,9 @@ describe('continuing a trainer from its position (CPU)', () => {
     const other = new SftRun(ops, TINY_SFT);
     const m = new Map(point.optimizer.m);
     m.set('model.norm.weight', new Float32Array(3));
-    expect(() => other.resumeAt({ ...point, optimizer: { ...point.optimizer, m } })).toThrow(/m of 'model.norm.weight' has 3 values, expected/);
+    expect(() => other.resumeAt({ ...point, optimizer: { ...point.optimizer, m } })).toThrow(
+      /m of 'model.norm.weight' has 3 values, expected/,
+    );
   });
 
   it('DPO: the pairs waiting in the pool and the sampling rounds carry over; step 3 matches', async () => {
@@ -96,6 +116,8 @@ describe('continuing a trainer from its position (CPU)', () => {
     const again = await continued.next();
     expect(again.pairs.map((p) => p.task.id)).toEqual(third.pairs.map((p) => p.task.id));
     expect(exact(again.metrics)).toEqual(exact(third.metrics));
-    expect(() => new DpoRun(ops, config, base).resumeAt({ ...at2, position: { step: 2, tasksDrawn: 4 } })).toThrow(/no DPO state/);
+    expect(() => new DpoRun(ops, config, base).resumeAt({ ...at2, position: { step: 2, tasksDrawn: 4 } })).toThrow(
+      /no DPO state/,
+    );
   });
 });

@@ -52,9 +52,12 @@ export interface Resumable {
  */
 export function restore(model: Model, stream: { readonly position: number; next(): unknown }, from: ResumePoint): void {
   const { step, tasksDrawn } = from.position;
-  if (!Number.isInteger(step) || step < 0) throw new Error(`resumeAt: position.step = ${step}; expected a non-negative integer`);
-  if (stream.position !== 0) throw new Error(`resumeAt: this run has already drawn ${stream.position} tasks; resume a freshly constructed run`);
-  if (!Number.isInteger(tasksDrawn) || tasksDrawn < 0) throw new Error(`resumeAt: position.tasksDrawn = ${tasksDrawn}; expected a non-negative integer`);
+  if (!Number.isInteger(step) || step < 0)
+    throw new Error(`resumeAt: position.step = ${step}; expected a non-negative integer`);
+  if (stream.position !== 0)
+    throw new Error(`resumeAt: this run has already drawn ${stream.position} tasks; resume a freshly constructed run`);
+  if (!Number.isInteger(tasksDrawn) || tasksDrawn < 0)
+    throw new Error(`resumeAt: position.tasksDrawn = ${tasksDrawn}; expected a non-negative integer`);
   model.setWeights(from.weights);
   model.setOptimizerState(from.optimizer);
   while (stream.position < tasksDrawn) stream.next();

@@ -44,7 +44,10 @@ export interface MaskedExample {
 /** `packExamples` for examples that carry their own loss mask (demonstration episodes). */
 export function packMaskedExamples(examples: readonly MaskedExample[], rows: number, width: number): SftPackResult {
   examples.forEach((e, i) => {
-    if (e.lossMask.length !== e.ids.length) throw new Error(`packMaskedExamples: example ${i} has ${e.ids.length} ids but a loss mask of ${e.lossMask.length}; expected one mask entry per id`);
+    if (e.lossMask.length !== e.ids.length)
+      throw new Error(
+        `packMaskedExamples: example ${i} has ${e.ids.length} ids but a loss mask of ${e.lossMask.length}; expected one mask entry per id`,
+      );
   });
   return packChainsInto(
     examples.map((e) => e.ids.length),
@@ -55,13 +58,26 @@ export function packMaskedExamples(examples: readonly MaskedExample[], rows: num
 }
 
 /** Places chains of `lengths` with first-fit decreasing and writes each chain's `at(chain, t)` = [id, mask] into a fresh batch. */
-function packChainsInto(lengths: number[], rows: number, width: number, at: (chain: number, t: number) => [number, number]): SftPackResult {
+function packChainsInto(
+  lengths: number[],
+  rows: number,
+  width: number,
+  at: (chain: number, t: number) => [number, number],
+): SftPackResult {
   const placed = placeChains(lengths, width);
   if (!placed.ok) {
-    return { ok: false, reason: `example(s) ${placed.tooLong.join(', ')} longer than width ${width}`, rowsNeeded: placed.rowsNeeded };
+    return {
+      ok: false,
+      reason: `example(s) ${placed.tooLong.join(', ')} longer than width ${width}`,
+      rowsNeeded: placed.rowsNeeded,
+    };
   }
   if (placed.rowsNeeded > rows) {
-    return { ok: false, reason: `${lengths.length} examples need ${placed.rowsNeeded} rows of width ${width}, have ${rows}`, rowsNeeded: placed.rowsNeeded };
+    return {
+      ok: false,
+      reason: `${lengths.length} examples need ${placed.rowsNeeded} rows of width ${width}, have ${rows}`,
+      rowsNeeded: placed.rowsNeeded,
+    };
   }
   const n = rows * width;
   const inputIds = new Int32Array(n);

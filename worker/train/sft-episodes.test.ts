@@ -13,7 +13,9 @@ const tok = toolTokenizer();
 describe('demonstration examples', () => {
   it('calc: the episode as the environment answers it, the mask exactly on the action ids and their EOS', async () => {
     const e = await demonstrationExample(CALC, tok, calcTask(47, 35, 19));
-    expect(tok.decode(e.ids, { specials: true })).toBe('<bos>47+35+19=calc(47+35)<eos>=82calc(82+19)<eos>=101\\boxed{101}<eos>');
+    expect(tok.decode(e.ids, { specials: true })).toBe(
+      '<bos>47+35+19=calc(47+35)<eos>=82calc(82+19)<eos>=101\\boxed{101}<eos>',
+    );
     const masked = Array.from(e.ids).filter((_, i) => e.lossMask[i] === 1);
     expect(tok.decode(masked, { specials: true })).toBe('calc(47+35)<eos>calc(82+19)<eos>\\boxed{101}<eos>');
     const context = Array.from(e.ids).filter((_, i) => e.lossMask[i] === 0);
@@ -29,14 +31,20 @@ describe('demonstration examples', () => {
   });
 
   it('every demonstration fits its config width and its model', async () => {
-    for (const [kind, config, tasks] of [[CALC, SFT_CALC, [...CALC.heldOut(200), calcTask(99, 99, 99)]], [GUESS, SFT_GUESS, GUESS.heldOut(63)]] as const) {
-      for (const t of tasks) expect((await demonstrationExample(kind, tok, t)).ids.length, t.id).toBeLessThanOrEqual(config.width);
+    for (const [kind, config, tasks] of [
+      [CALC, SFT_CALC, [...CALC.heldOut(200), calcTask(99, 99, 99)]],
+      [GUESS, SFT_GUESS, GUESS.heldOut(63)],
+    ] as const) {
+      for (const t of tasks)
+        expect((await demonstrationExample(kind, tok, t)).ids.length, t.id).toBeLessThanOrEqual(config.width);
     }
   });
 
   it('refuses an expert that does not solve its task', async () => {
     const wrong: EnvironmentKind = { ...CALC, demonstrate: () => ['calc(1+1)', '\\boxed{3}'] };
-    await expect(demonstrationExample(wrong, tok, calcTask(10, 10, 10))).rejects.toThrow(/must end the episode with reward 1, got status done, reward 0/);
+    await expect(demonstrationExample(wrong, tok, calcTask(10, 10, 10))).rejects.toThrow(
+      /must end the episode with reward 1, got status done, reward 0/,
+    );
     const early: EnvironmentKind = { ...GUESS, demonstrate: () => ['20', '21'] };
     await expect(demonstrationExample(early, tok, guessTask(20))).rejects.toThrow(/ended before the last action/);
   });
@@ -44,21 +52,42 @@ describe('demonstration examples', () => {
 
 describe('packMaskedExamples', () => {
   it('packs like packExamples and keeps each example’s own mask', () => {
-    const ex = [{ promptIds: [1, 5, 6], completionIds: [7, 2] }, { promptIds: [1, 8], completionIds: [9, 9, 2] }, { promptIds: [1], completionIds: [2] }];
-    const masked = ex.map((e) => ({ ids: [...e.promptIds, ...e.completionIds], lossMask: [...e.promptIds.map(() => 0), ...e.completionIds.map(() => 1)] }));
+    const ex = [
+      { promptIds: [1, 5, 6], completionIds: [7, 2] },
+      { promptIds: [1, 8], completionIds: [9, 9, 2] },
+      { promptIds: [1], completionIds: [2] },
+    ];
+    const masked = ex.map((e) => ({
+      ids: [...e.promptIds, ...e.completionIds],
+      lossMask: [...e.promptIds.map(() => 0), ...e.completionIds.map(() => 1)],
+    }));
     const a = packExamples(ex, 2, 8);
     const b = packMaskedExamples(masked, 2, 8);
     expect(b).toEqual(a);
     const c = packMaskedExamples([{ ids: [1, 4, 2, 5, 6, 2], lossMask: [0, 1, 1, 0, 1, 1] }], 1, 6);
     expect(c.ok && Array.from(c.batch.lossMask)).toEqual([0, 1, 1, 0, 1, 1]);
     expect(packMaskedExamples(masked, 1, 8)).toMatchObject({ ok: false, rowsNeeded: 2 });
-    expect(packMaskedExamples(masked, 4, 4)).toMatchObject({ ok: false, reason: expect.stringMatching(/longer than width 4/) });
+    expect(packMaskedExamples(masked, 4, 4)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/longer than width 4/),
+    });
     expect(() => packMaskedExamples([{ ids: [1, 2], lossMask: [1] }], 1, 4)).toThrow(/2 ids but a loss mask of 1/);
   });
 });
 
 describe('SftEpisodeRun', () => {
-  const tiny: SftEpisodeConfig = { ...SFT_CALC, model: 'tiny', steps: 12, examples: 8, rows: 8, warmup: 2, lr: 1e-2, minLr: 1e-3, evalEvery: 0, evalN: 4 };
+  const tiny: SftEpisodeConfig = {
+    ...SFT_CALC,
+    model: 'tiny',
+    steps: 12,
+    examples: 8,
+    rows: 8,
+    warmup: 2,
+    lr: 1e-2,
+    minLr: 1e-3,
+    evalEvery: 0,
+    evalN: 4,
+  };
 
   it('a few steps lower the loss on a tiny config; the model has the configured maxSeq', async () => {
     const run = new SftEpisodeRun(createCpuOps(), tiny);
@@ -67,7 +96,15 @@ describe('SftEpisodeRun', () => {
     const losses: number[] = [];
     for (let s = 0; s < tiny.steps; s++) {
       const m = await run.next();
-      expect(Object.keys(m).sort()).toEqual(['batch/packing_efficiency', 'loss/sft', 'opt/grad_norm', 'opt/lr', 'perf/step_ms', 'perf/tokens_per_s', 'step']);
+      expect(Object.keys(m).sort()).toEqual([
+        'batch/packing_efficiency',
+        'loss/sft',
+        'opt/grad_norm',
+        'opt/lr',
+        'perf/step_ms',
+        'perf/tokens_per_s',
+        'step',
+      ]);
       losses.push(m['loss/sft']);
     }
     console.log(`[sft-episodes] tiny calc losses: ${losses.map((l) => l.toFixed(3)).join(' ')}`);
@@ -99,7 +136,11 @@ describe('SftEpisodeRun', () => {
   });
 
   it('refuses a maxSeq below the width and an unknown environment', () => {
-    expect(() => new SftEpisodeRun(createCpuOps(), { ...tiny, maxSeq: 40 })).toThrow(/maxSeq = 40; expected an integer ≥ width \(56\)/);
-    expect(() => new SftEpisodeRun(createCpuOps(), { ...tiny, env: 'chess' as 'calc' })).toThrow(/expected one of calc, guess/);
+    expect(() => new SftEpisodeRun(createCpuOps(), { ...tiny, maxSeq: 40 })).toThrow(
+      /maxSeq = 40; expected an integer ≥ width \(56\)/,
+    );
+    expect(() => new SftEpisodeRun(createCpuOps(), { ...tiny, env: 'chess' as 'calc' })).toThrow(
+      /expected one of calc, guess/,
+    );
   });
 });

@@ -40,9 +40,24 @@ export interface SftEpisodeConfig extends Omit<SftConfig, 'task'> {
  * turn and for actions up to the 14-id budget.
  */
 export const SFT_CALC: SftEpisodeConfig = {
-  env: 'calc', model: 'small', maxSeq: 96, seed: 1, steps: 1500, examples: 64, rows: 64, width: 56,
-  lr: 1e-3, warmup: 50, minLr: 1e-4, beta1: 0.9, beta2: 0.98, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 5.0,
-  evalEvery: 20, evalN: 200,
+  env: 'calc',
+  model: 'small',
+  maxSeq: 96,
+  seed: 1,
+  steps: 1500,
+  examples: 64,
+  rows: 64,
+  width: 56,
+  lr: 1e-3,
+  warmup: 50,
+  minLr: 1e-4,
+  beta1: 0.9,
+  beta2: 0.98,
+  eps: 1e-8,
+  weightDecay: 0.01,
+  maxGradNorm: 5.0,
+  evalEvery: 20,
+  evalN: 200,
 };
 
 /**
@@ -51,9 +66,24 @@ export const SFT_CALC: SftEpisodeConfig = {
  * Held-out is every one of the 63 secrets.
  */
 export const SFT_GUESS: SftEpisodeConfig = {
-  env: 'guess', model: 'small', maxSeq: 48, seed: 1, steps: 1500, examples: 64, rows: 64, width: 30,
-  lr: 1e-3, warmup: 50, minLr: 1e-4, beta1: 0.9, beta2: 0.98, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 5.0,
-  evalEvery: 10, evalN: 63,
+  env: 'guess',
+  model: 'small',
+  maxSeq: 48,
+  seed: 1,
+  steps: 1500,
+  examples: 64,
+  rows: 64,
+  width: 30,
+  lr: 1e-3,
+  warmup: 50,
+  minLr: 1e-4,
+  beta1: 0.9,
+  beta2: 0.98,
+  eps: 1e-8,
+  weightDecay: 0.01,
+  maxGradNorm: 5.0,
+  evalEvery: 10,
+  evalN: 63,
 };
 
 /**
@@ -61,7 +91,11 @@ export const SFT_GUESS: SftEpisodeConfig = {
  * a fresh environment. Throws when the environment rewrites its context, ends the episode before
  * the last action, or does not end it with reward 1 there: the expert must solve the task.
  */
-export async function demonstrationExample(kind: EnvironmentKind, tok: CharTokenizer, task: EnvTask): Promise<MaskedExample & { ids: Int32Array; lossMask: Float32Array }> {
+export async function demonstrationExample(
+  kind: EnvironmentKind,
+  tok: CharTokenizer,
+  task: EnvTask,
+): Promise<MaskedExample & { ids: Int32Array; lossMask: Float32Array }> {
   const env = kind.create(task);
   try {
     const ids: number[] = Array.from(await env.reset());
@@ -75,11 +109,17 @@ export async function demonstrationExample(kind: EnvironmentKind, tok: CharToken
       for (let i = 0; i <= actionIds.length; i++) mask.push(1);
       const last = k === actions.length - 1;
       const where = `${kind.name} demonstration of ${task.id}, action ${k + 1} of ${actions.length} (${JSON.stringify(text)})`;
-      if (r.context !== undefined) throw new Error(`${where}: the environment rewrote its context; SFT demonstrations need append-only observations`);
+      if (r.context !== undefined)
+        throw new Error(
+          `${where}: the environment rewrote its context; SFT demonstrations need append-only observations`,
+        );
       if (r.status === 'error') throw new Error(`${where}: the environment failed: ${r.detail ?? 'no detail'}`);
-      if (!last && r.status === 'done') throw new Error(`${where}: the episode ended before the last action (${r.detail ?? 'no detail'})`);
+      if (!last && r.status === 'done')
+        throw new Error(`${where}: the episode ended before the last action (${r.detail ?? 'no detail'})`);
       if (last && (r.status !== 'done' || r.reward !== 1)) {
-        throw new Error(`${where}: the last action must end the episode with reward 1, got status ${r.status}, reward ${r.reward} (${r.detail ?? 'no detail'})`);
+        throw new Error(
+          `${where}: the last action must end the episode with reward 1, got status ${r.status}, reward ${r.reward} (${r.detail ?? 'no detail'})`,
+        );
       }
       for (const id of Array.from(r.observation)) {
         ids.push(id);
@@ -98,7 +138,14 @@ export async function demonstrationExample(kind: EnvironmentKind, tok: CharToken
  * budget after the longest prompt. Each demonstration is graded in the sandbox like a rollout
  * (the expert must pass every case); the cached grader runs each distinct one once.
  */
-export const SFT_CODE: SftEpisodeConfig = { ...SFT_GUESS, env: 'code', maxSeq: 64, width: 60, evalEvery: 10, evalN: 100 };
+export const SFT_CODE: SftEpisodeConfig = {
+  ...SFT_GUESS,
+  env: 'code',
+  maxSeq: 64,
+  width: 60,
+  evalEvery: 10,
+  evalN: 100,
+};
 
 export class SftEpisodeRun {
   readonly tok: CharTokenizer;
@@ -109,11 +156,17 @@ export class SftEpisodeRun {
   private readonly heldOutTasks: EnvTask[];
   step = 0;
 
-  constructor(ops: Ops, readonly config: SftEpisodeConfig, services: KindServices = {}) {
+  constructor(
+    ops: Ops,
+    readonly config: SftEpisodeConfig,
+    services: KindServices = {},
+  ) {
     this.kind = resolveKind(config.env, services);
     this.tok = (this.kind.tokenizer ?? toolTokenizer)();
     if (!Number.isInteger(config.maxSeq) || config.maxSeq < config.width) {
-      throw new Error(`SftEpisodeRun: maxSeq = ${config.maxSeq}; expected an integer ≥ width (${config.width}), the longest packed chain`);
+      throw new Error(
+        `SftEpisodeRun: maxSeq = ${config.maxSeq}; expected an integer ≥ width (${config.width}), the longest packed chain`,
+      );
     }
     this.modelConfig = { ...modelPreset(config.model, this.tok.size), maxSeq: config.maxSeq };
     this.model = new Model(ops, this.modelConfig);
@@ -130,7 +183,8 @@ export class SftEpisodeRun {
     const examples: MaskedExample[] = [];
     for (const t of tasks) examples.push(await demonstrationExample(this.kind, this.tok, t));
     const packed = packMaskedExamples(examples, c.rows, c.width);
-    if (!packed.ok) throw new Error(`SFT batch does not fit: ${packed.reason} (raise rows or width, or lower examples)`);
+    if (!packed.ok)
+      throw new Error(`SFT batch does not fit: ${packed.reason} (raise rows or width, or lower examples)`);
     this.step++;
     return sftUpdate(this.model, packed.batch, c, this.step, t0);
   }
@@ -148,9 +202,14 @@ export class SftEpisodeRun {
   /** Continues a freshly constructed run from a stored position, weights and AdamW state. */
   resumeAt(from: ResumePoint): void {
     const { step, tasksDrawn } = from.position;
-    if (!Number.isInteger(step) || step < 0) throw new Error(`resumeAt: position.step = ${step}; expected a non-negative integer`);
-    if (this.stream.position !== 0) throw new Error(`resumeAt: this run has already drawn ${this.stream.position} tasks; resume a freshly constructed run`);
-    if (!Number.isInteger(tasksDrawn) || tasksDrawn < 0) throw new Error(`resumeAt: position.tasksDrawn = ${tasksDrawn}; expected a non-negative integer`);
+    if (!Number.isInteger(step) || step < 0)
+      throw new Error(`resumeAt: position.step = ${step}; expected a non-negative integer`);
+    if (this.stream.position !== 0)
+      throw new Error(
+        `resumeAt: this run has already drawn ${this.stream.position} tasks; resume a freshly constructed run`,
+      );
+    if (!Number.isInteger(tasksDrawn) || tasksDrawn < 0)
+      throw new Error(`resumeAt: position.tasksDrawn = ${tasksDrawn}; expected a non-negative integer`);
     this.model.setWeights(from.weights);
     this.model.setOptimizerState(from.optimizer);
     this.stream.skip(tasksDrawn);

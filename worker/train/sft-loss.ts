@@ -3,7 +3,10 @@
  * L = −Σ_t m_t·logp_t / Σ_t m_t, and its seed for the model's backward pass,
  * ∂L/∂logp_t = −m_t / Σ m (calibration.md: "token-mean NLL on completion tokens").
  */
-export function sftLoss(logp: ArrayLike<number>, mask: ArrayLike<number>): { loss: number; dlogp: Float32Array; tokens: number } {
+export function sftLoss(
+  logp: ArrayLike<number>,
+  mask: ArrayLike<number>,
+): { loss: number; dlogp: Float32Array; tokens: number } {
   if (logp.length !== mask.length) throw new Error(`sftLoss: logp has ${logp.length} entries, mask ${mask.length}`);
   let tokens = 0;
   let sum = 0;

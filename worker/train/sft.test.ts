@@ -13,13 +13,35 @@ import { SFT_ARITH, SftRun } from './sft';
 import { lrAt } from './schedule';
 
 /** A seeded tiny SFT run: the golden trajectory below pins it (llm.c test_gpt2 style). */
-const GOLDEN_CONFIG: SftConfig = { ...SFT_ARITH, model: 'tiny', seed: 7, steps: 10, examples: 8, rows: 4, width: 40, warmup: 2, lr: 1e-2, minLr: 1e-3, evalEvery: 0, evalN: 4 };
+const GOLDEN_CONFIG: SftConfig = {
+  ...SFT_ARITH,
+  model: 'tiny',
+  seed: 7,
+  steps: 10,
+  examples: 8,
+  rows: 4,
+  width: 40,
+  warmup: 2,
+  lr: 1e-2,
+  minLr: 1e-3,
+  evalEvery: 0,
+  evalN: 4,
+};
 
 /** Losses of steps 1..10, recorded from this code on each backend. */
 const GOLDEN: Record<string, number[]> = {
-  cpu: [3.250258019235399, 3.203905629075092, 3.149523965935958, 3.1029936557120466, 3.063196446305962, 3.0226985831837077, 2.9963544312343804, 2.972019740875731, 2.9723598341788016, 2.945967884167381],
-  wasm: [3.2502580218844943, 3.203905629075092, 3.14952395840695, 3.10299366332115, 3.0631964514332433, 3.022698591043661, 2.9963544286707395, 2.972019745948467, 2.9723598341788016, 2.9459678919419],
-  webgpu: [3.2502580775154963, 3.2039056523986487, 3.149524003580997, 3.102993683612093, 3.0631964642514466, 3.022698627723442, 2.996354503016318, 2.9720198271122387, 2.9723598880152546, 2.9459679411805193],
+  cpu: [
+    3.250258019235399, 3.203905629075092, 3.149523965935958, 3.1029936557120466, 3.063196446305962, 3.0226985831837077,
+    2.9963544312343804, 2.972019740875731, 2.9723598341788016, 2.945967884167381,
+  ],
+  wasm: [
+    3.2502580218844943, 3.203905629075092, 3.14952395840695, 3.10299366332115, 3.0631964514332433, 3.022698591043661,
+    2.9963544286707395, 2.972019745948467, 2.9723598341788016, 2.9459678919419,
+  ],
+  webgpu: [
+    3.2502580775154963, 3.2039056523986487, 3.149524003580997, 3.102993683612093, 3.0631964642514466, 3.022698627723442,
+    2.996354503016318, 2.9720198271122387, 2.9723598880152546, 2.9459679411805193,
+  ],
 };
 
 async function trajectory(ops: Ops): Promise<number[]> {
@@ -31,7 +53,10 @@ async function trajectory(ops: Ops): Promise<number[]> {
 
 const gpu = await testGpuOps();
 const wasm = await nodeWasmOps(1);
-const backends: [string, () => Ops][] = [['cpu', createCpuOps], ['wasm', () => wasm]];
+const backends: [string, () => Ops][] = [
+  ['cpu', createCpuOps],
+  ['wasm', () => wasm],
+];
 if (gpu) backends.push(['webgpu', () => gpu]);
 
 describe.each(backends)('golden 10-step SFT trajectory on %s', (name, makeOps) => {
@@ -54,7 +79,11 @@ describe('SFT pieces', () => {
   });
 
   it('packExamples places every example once, masks completions only, and refuses what does not fit', () => {
-    const ex = [{ promptIds: [1, 5, 6], completionIds: [7, 2] }, { promptIds: [1, 8], completionIds: [9, 9, 2] }, { promptIds: [1], completionIds: [2] }];
+    const ex = [
+      { promptIds: [1, 5, 6], completionIds: [7, 2] },
+      { promptIds: [1, 8], completionIds: [9, 9, 2] },
+      { promptIds: [1], completionIds: [2] },
+    ];
     const r = packExamples(ex, 2, 8);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
@@ -87,8 +116,16 @@ describe('SFT pieces', () => {
     twin.setWeights(loaded.weights);
     const original = await run.model.getWeights();
     for (const [name, w] of original) expect(loaded.weights.get(name), name).toEqual(w);
-    const batch = { rows: 1, width: 6, inputIds: [1, 3, 4, 13, 5, 16], segmentIds: [1, 1, 1, 1, 1, 1], positions: [0, 1, 2, 3, 4, 5] };
+    const batch = {
+      rows: 1,
+      width: 6,
+      inputIds: [1, 3, 4, 13, 5, 16],
+      segmentIds: [1, 1, 1, 1, 1, 1],
+      positions: [0, 1, 2, 3, 4, 5],
+    };
     expect((await twin.score(batch)).logp).toEqual((await run.model.score(batch)).logp);
-    expect(() => importCheckpoint({ ...files, 'config.json': new TextEncoder().encode('{"architectures":["GPT2"]}') })).toThrow(/config.json: architectures must include 'LlamaForCausalLM'/);
+    expect(() =>
+      importCheckpoint({ ...files, 'config.json': new TextEncoder().encode('{"architectures":["GPT2"]}') }),
+    ).toThrow(/config.json: architectures must include 'LlamaForCausalLM'/);
   });
 });

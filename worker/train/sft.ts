@@ -47,9 +47,23 @@ export interface SftConfig extends OptimizerConfig {
 }
 
 export const SFT_ARITH: SftConfig = {
-  model: 'small', seed: 1, steps: 1500, examples: 64, rows: 32, width: 40,
-  lr: 1e-3, warmup: 50, minLr: 1e-4, beta1: 0.9, beta2: 0.98, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 5.0,
-  evalEvery: 20, evalN: 200, task: { difficulty: 1, format: 'bare' },
+  model: 'small',
+  seed: 1,
+  steps: 1500,
+  examples: 64,
+  rows: 32,
+  width: 40,
+  lr: 1e-3,
+  warmup: 50,
+  minLr: 1e-4,
+  beta1: 0.9,
+  beta2: 0.98,
+  eps: 1e-8,
+  weightDecay: 0.01,
+  maxGradNorm: 5.0,
+  evalEvery: 20,
+  evalN: 200,
+  task: { difficulty: 1, format: 'bare' },
 };
 
 export interface SftStepMetrics {
@@ -75,7 +89,13 @@ type UpdateConfig = OptimizerConfig & Pick<SftConfig, 'steps' | 'warmup' | 'minL
  * AdamW), as optimizer step `step`; its metrics, timed from `t0`. Shared by the arithmetic and the
  * episode SFT runs, which differ only in how they build the batch.
  */
-export async function sftUpdate(model: Model, batch: SftBatch, c: UpdateConfig, step: number, t0: number): Promise<SftStepMetrics> {
+export async function sftUpdate(
+  model: Model,
+  batch: SftBatch,
+  c: UpdateConfig,
+  step: number,
+  t0: number,
+): Promise<SftStepMetrics> {
   const { logp } = await model.score(batch);
   const { loss, dlogp } = sftLoss(logp, batch.lossMask);
   model.zeroGrad();
@@ -102,9 +122,15 @@ export class SftRun {
   private readonly heldOutTasks: ArithTask[];
   step = 0;
 
-  constructor(ops: Ops, readonly config: SftConfig) {
+  constructor(
+    ops: Ops,
+    readonly config: SftConfig,
+  ) {
     this.tok = sftTokenizer(config);
-    this.modelConfig = { ...modelPreset(config.model, this.tok.size), maxSeq: Math.max(config.width, modelPreset(config.model, this.tok.size).maxSeq) };
+    this.modelConfig = {
+      ...modelPreset(config.model, this.tok.size),
+      maxSeq: Math.max(config.width, modelPreset(config.model, this.tok.size).maxSeq),
+    };
     this.model = new Model(ops, this.modelConfig);
     this.model.initWeights(config.seed);
     this.stream = trainStream(config.seed, config.task);
@@ -116,8 +142,13 @@ export class SftRun {
     const c = this.config;
     const t0 = performance.now();
     const tasks = this.stream.take(c.examples);
-    const packed = packExamples(tasks.map((t) => encodeExample(this.tok, t)), c.rows, c.width);
-    if (!packed.ok) throw new Error(`SFT batch does not fit: ${packed.reason} (raise rows or width, or lower examples)`);
+    const packed = packExamples(
+      tasks.map((t) => encodeExample(this.tok, t)),
+      c.rows,
+      c.width,
+    );
+    if (!packed.ok)
+      throw new Error(`SFT batch does not fit: ${packed.reason} (raise rows or width, or lower examples)`);
     this.step++;
     return sftUpdate(this.model, packed.batch, c, this.step, t0);
   }

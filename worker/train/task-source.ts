@@ -64,15 +64,26 @@ export function arithTaskSource(c: TaskSourceConfig, tok: TextTokenizer): TaskSo
  * the stream of dataset.ts, the held-out evaluation on the first `evalN` held-out records with
  * `maxNew` ids (the training budget) and the same reward. `code` grades with `grader`.
  */
-export function datasetTaskSource(d: DatasetRunOptions, c: Pick<TaskSourceConfig, 'seed' | 'evalN' | 'maxNew'>, tok: TextTokenizer, maxSeq: number, grader: CodeGrader | null): TaskSource<DatasetTask> {
+export function datasetTaskSource(
+  d: DatasetRunOptions,
+  c: Pick<TaskSourceConfig, 'seed' | 'evalN' | 'maxNew'>,
+  tok: TextTokenizer,
+  maxSeq: number,
+  grader: CodeGrader | null,
+): TaskSource<DatasetTask> {
   const ids = d.records.map((r, i) => {
     let p: Int32Array;
     try {
       p = encodePromptCompletion(tok, r.prompt, '').promptIds;
     } catch (e) {
-      throw new Error(`dataset ${d.name}, record ${i + 1}: the prompt cannot be encoded with the base checkpoint's tokenizer: ${(e as Error).message}`);
+      throw new Error(
+        `dataset ${d.name}, record ${i + 1}: the prompt cannot be encoded with the base checkpoint's tokenizer: ${(e as Error).message}`,
+      );
     }
-    if (p.length + c.maxNew > maxSeq) throw new Error(`dataset ${d.name}, record ${i + 1}: BOS + prompt (${p.length} ids) + maxNew (${c.maxNew}) = ${p.length + c.maxNew} positions; the model has ${maxSeq}: shorten the prompt or lower maxNew`);
+    if (p.length + c.maxNew > maxSeq)
+      throw new Error(
+        `dataset ${d.name}, record ${i + 1}: BOS + prompt (${p.length} ids) + maxNew (${c.maxNew}) = ${p.length + c.maxNew} positions; the model has ${maxSeq}: shorten the prompt or lower maxNew`,
+      );
     return p;
   });
   const split = splitDataset(d.records, d.heldOut);
@@ -88,7 +99,14 @@ export function datasetTaskSource(d: DatasetRunOptions, c: Pick<TaskSourceConfig
 }
 
 /** The config's source: its dataset when it has one, else arithmetic. */
-export function taskSourceOf(c: TaskSourceConfig, tok: TextTokenizer, maxSeq: number, grader: CodeGrader | null = null): TaskSource {
+export function taskSourceOf(
+  c: TaskSourceConfig,
+  tok: TextTokenizer,
+  maxSeq: number,
+  grader: CodeGrader | null = null,
+): TaskSource {
   // Each source only ever sees its own tasks: the union type is the trainers' view of either.
-  return (c.dataset ? datasetTaskSource(c.dataset, c, tok, maxSeq, grader) : arithTaskSource(c, tok)) as unknown as TaskSource;
+  return (c.dataset
+    ? datasetTaskSource(c.dataset, c, tok, maxSeq, grader)
+    : arithTaskSource(c, tok)) as unknown as TaskSource;
 }

@@ -11,9 +11,21 @@ const g4 = ['g', 'g', 'g', 'g'];
 describe('grpoDetails: the μ and σ the estimator used', () => {
   it('verl: baseline 0.25, unbiased std 0.5, advantage 0.75 / (0.5 + 1e-6) ≈ 1.5', () => {
     const d = grpoDetails(four, g4);
-    expect(d.settings).toEqual({ compat: 'verl', scale: 'group', stdType: 'unbiased', epsilon: 1e-6, singleton: 'raw' });
+    expect(d.settings).toEqual({
+      compat: 'verl',
+      scale: 'group',
+      stdType: 'unbiased',
+      epsilon: 1e-6,
+      singleton: 'raw',
+    });
     expect(d.groups).toHaveLength(1);
-    expect(d.groups[0]).toMatchObject({ members: [0, 1, 2, 3], baseline: 0.25, std: 0.5, divisor: 0.5 + 1e-6, zero: false });
+    expect(d.groups[0]).toMatchObject({
+      members: [0, 1, 2, 3],
+      baseline: 0.25,
+      std: 0.5,
+      divisor: 0.5 + 1e-6,
+      zero: false,
+    });
     expect(d.advantages[1]).toBeCloseTo(1.5, 5);
     expect(d.advantages[1]).toBe(0.75 / (0.5 + 1e-6));
     expect(Array.from(d.baselines)).toEqual([0.25, 0.25, 0.25, 0.25]);
@@ -46,7 +58,9 @@ describe('grpoDetails: the μ and σ the estimator used', () => {
     const groups = ['a', 'a', 'a', 'b', 'c', 'c', 'd', 'd'];
     for (const compat of ['verl', 'trl', 'rllm'] as const) {
       for (const scale of ['group', 'batch', 'none'] as const) {
-        expect(Array.from(grpoDetails(scores, groups, { compat, scale }).advantages)).toEqual(Array.from(grpoAdvantages(scores, groups, { compat, scale }).advantages));
+        expect(Array.from(grpoDetails(scores, groups, { compat, scale }).advantages)).toEqual(
+          Array.from(grpoAdvantages(scores, groups, { compat, scale }).advantages),
+        );
       }
     }
   });
@@ -78,9 +92,17 @@ describe('rlooDetails and reinforcePlusPlusDetails', () => {
     const scores = [1, 0, 0, 1, 1, 1, 0.5];
     const groups = ['a', 'a', 'b', 'b', 'c', 'c', 'd'];
     const lengths = [3, 4, 2, 5, 1, 6, 2];
-    const cases: [OutcomeEstimator, AdvantageOptions][] = [['grpo', {}], ['grpo', { compat: 'trl', scale: 'batch' }], ['rloo', { normalize: true }], ['reinforce++-baseline', {}], ['reinforce++-baseline', { compat: 'rllm' }]];
+    const cases: [OutcomeEstimator, AdvantageOptions][] = [
+      ['grpo', {}],
+      ['grpo', { compat: 'trl', scale: 'batch' }],
+      ['rloo', { normalize: true }],
+      ['reinforce++-baseline', {}],
+      ['reinforce++-baseline', { compat: 'rllm' }],
+    ];
     for (const [est, options] of cases) {
-      expect(Array.from(outcomeAdvantageDetails(est, scores, groups, lengths, options).advantages)).toEqual(Array.from(outcomeAdvantages(est, scores, groups, lengths, options).advantages));
+      expect(Array.from(outcomeAdvantageDetails(est, scores, groups, lengths, options).advantages)).toEqual(
+        Array.from(outcomeAdvantages(est, scores, groups, lengths, options).advantages),
+      );
     }
   });
 });

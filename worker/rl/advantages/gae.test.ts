@@ -51,7 +51,8 @@ describe('gae (per row, verl)', () => {
     // verl applies it to every entry: the carried col 0 of row 0 equals col 1
     expect(out.advantages[0]).toBeCloseTo(out.advantages[1], 15);
     const centred = gae({ rewards, values, mask, rows, width }, { gamma: 0.9, lam: 0.8 });
-    for (let i = 0; i < 8; i++) expect(out.advantages[i] - centred.advantages[i], `shift ${i}`).toBeCloseTo(0.878031998243936, 12);
+    for (let i = 0; i < 8; i++)
+      expect(out.advantages[i] - centred.advantages[i], `shift ${i}`).toBeCloseTo(0.878031998243936, 12);
     expect(Array.from(out.returns)).toEqual(Array.from(centred.returns)); // returns stay un-whitened
     expect(() => gae({ rewards, values, mask, rows, width }, { shiftMean: 0 as never })).toThrow(/shiftMean = 0/);
   });
@@ -102,7 +103,10 @@ describe('gae (per session, dew)', () => {
     const m = [0, 1, 1, 0, 0, 0, 1, 1, 1, 1];
     const r = [0, 0, 3, 0, 0, 0, 0, 0, 0, 1];
     const v = [0, 0.5, 0.7, 0, 0, 0, 0.1, 0.3, 0.2, 0.4];
-    const out = gae({ rewards: r, values: v, mask: m, rows: 2, width: w, sessionIds, callIndex }, { gamma: 0.9, lam: 0.8, whiten: false });
+    const out = gae(
+      { rewards: r, values: v, mask: m, rows: 2, width: w, sessionIds, callIndex },
+      { gamma: 0.9, lam: 0.8, whiten: false },
+    );
     // verl on the episode's action tokens concatenated: [v 0.1, 0.3, 0.5, 0.7], reward 3 at the end.
     const epi = gae(
       { rewards: [0, 0, 0, 3], values: [0.1, 0.3, 0.5, 0.7], mask: [1, 1, 1, 1], rows: 1, width: 4 },

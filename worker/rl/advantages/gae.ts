@@ -62,11 +62,17 @@ export function gae(input: GaeInput, options: GaeOptions = {}): GaeResult {
   const { rewards, values, mask, rows, width, sessionIds, callIndex } = input;
   const gamma = options.gamma ?? 1.0;
   const lam = options.lam ?? 1.0;
-  for (const [name, a] of [['rewards', rewards], ['values', values], ['mask', mask]] as const) checkTable(name, a, rows, width);
+  for (const [name, a] of [
+    ['rewards', rewards],
+    ['values', values],
+    ['mask', mask],
+  ] as const)
+    checkTable(name, a, rows, width);
   let mass = 0;
   let only = -1;
   for (let i = 0; i < mask.length; i++) {
-    if (mask[i] !== 0 && mask[i] !== 1) throw new Error(`mask[${Math.floor(i / width)}, ${i % width}] = ${mask[i]}: expected 0 or 1`);
+    if (mask[i] !== 0 && mask[i] !== 1)
+      throw new Error(`mask[${Math.floor(i / width)}, ${i % width}] = ${mask[i]}: expected 0 or 1`);
     if (mask[i] === 1) {
       mass++;
       only = i;
@@ -84,7 +90,7 @@ export function gae(input: GaeInput, options: GaeOptions = {}): GaeResult {
   }
   const bySession = sessionIds !== undefined;
   if (bySession) {
-    if (!callIndex) throw new Error('gae: sessionIds needs callIndex to order each session\'s tokens');
+    if (!callIndex) throw new Error("gae: sessionIds needs callIndex to order each session's tokens");
     checkTable('sessionIds', sessionIds, rows, width);
     checkTable('callIndex', callIndex, rows, width);
     for (const order of sessionOrders(mask, sessionIds, callIndex, width)) {
@@ -115,22 +121,31 @@ export function gae(input: GaeInput, options: GaeOptions = {}): GaeResult {
   }
   if (options.whiten === false) return { advantages: raw, returns, mass };
   const shiftMean = options.shiftMean ?? true;
-  if (typeof shiftMean !== 'boolean') throw new Error(`gae: shiftMean = ${JSON.stringify(shiftMean)}: expected true or false`);
+  if (typeof shiftMean !== 'boolean')
+    throw new Error(`gae: shiftMean = ${JSON.stringify(shiftMean)}: expected true or false`);
   const stats = verlWhitenStats(raw, mask);
   const advantages = new Float64Array(rows * width);
-  for (let t = 0; t < raw.length; t++) if (!bySession || mask[t] === 1) advantages[t] = whitenWith(raw[t], stats, shiftMean);
+  for (let t = 0; t < raw.length; t++)
+    if (!bySession || mask[t] === 1) advantages[t] = whitenWith(raw[t], stats, shiftMean);
   return { advantages, returns, mass };
 }
 
 /** Per session, its trainable tokens' flat indices in order: by call, then by column. */
-function sessionOrders(mask: ArrayLike<number>, sessionIds: ArrayLike<number>, callIndex: ArrayLike<number>, width: number): number[][] {
+function sessionOrders(
+  mask: ArrayLike<number>,
+  sessionIds: ArrayLike<number>,
+  callIndex: ArrayLike<number>,
+  width: number,
+): number[][] {
   const lists = new Map<number, number[]>();
   for (let t = 0; t < mask.length; t++) {
     if (mask[t] !== 1) continue;
     const s = sessionIds[t];
     const where = `[${Math.floor(t / width)}, ${t % width}]`;
-    if (!Number.isInteger(s) || s <= 0) throw new Error(`gae: sessionIds${where} = ${s} on a trainable token: expected a session id ≥ 1`);
-    if (!Number.isInteger(callIndex[t]) || callIndex[t] < 0) throw new Error(`gae: callIndex${where} = ${callIndex[t]} on a trainable token: expected ≥ 0`);
+    if (!Number.isInteger(s) || s <= 0)
+      throw new Error(`gae: sessionIds${where} = ${s} on a trainable token: expected a session id ≥ 1`);
+    if (!Number.isInteger(callIndex[t]) || callIndex[t] < 0)
+      throw new Error(`gae: callIndex${where} = ${callIndex[t]} on a trainable token: expected ≥ 0`);
     const list = lists.get(s);
     if (list) list.push(t);
     else lists.set(s, [t]);

@@ -32,7 +32,9 @@ export interface Grouping {
 /** Groups `scores` by `keys`, checking lengths and finiteness (naming the bad index). */
 export function groupScores(scores: ArrayLike<number>, keys: ArrayLike<string | number>): Grouping {
   if (scores.length !== keys.length) {
-    throw new Error(`scores has ${scores.length} entries but groups has ${keys.length}; expected one group key per score`);
+    throw new Error(
+      `scores has ${scores.length} entries but groups has ${keys.length}; expected one group key per score`,
+    );
   }
   const byKey = new Map<string | number, number[]>();
   for (let i = 0; i < scores.length; i++) {
@@ -71,7 +73,12 @@ export function meanOf(scores: ArrayLike<number>, idx: readonly number[]): numbe
  * Standard deviation of `scores` over `idx` about `mean`: `unbiased` divides by n − 1 (torch.std,
  * TRL nanstd), `population` by n (np.std). 0 when n ≤ 1 (TRL's guard for one generation or one row).
  */
-export function stdOf(scores: ArrayLike<number>, idx: readonly number[], mean: number, type: 'unbiased' | 'population'): number {
+export function stdOf(
+  scores: ArrayLike<number>,
+  idx: readonly number[],
+  mean: number,
+  type: 'unbiased' | 'population',
+): number {
   const n = idx.length;
   if (n <= 1) return 0;
   let ss = 0;

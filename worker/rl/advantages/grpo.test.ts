@@ -34,7 +34,14 @@ describe('grpoAdvantages', () => {
 
   it('scale "none" (Dr. GRPO): r − μ; verl keeps a singleton raw, TRL zeroes it', () => {
     close(grpoAdvantages(scores, groups, { scale: 'none' }).advantages, [-4 / 3, -1 / 3, 5 / 3, 3, 0, 0]);
-    close(grpoAdvantages(scores, groups, { scale: 'none', compat: 'trl' }).advantages, [-4 / 3, -1 / 3, 5 / 3, 0, 0, 0]);
+    close(grpoAdvantages(scores, groups, { scale: 'none', compat: 'trl' }).advantages, [
+      -4 / 3,
+      -1 / 3,
+      5 / 3,
+      0,
+      0,
+      0,
+    ]);
   });
 
   it('TRL scale "batch": group mean, std of the whole batch', () => {

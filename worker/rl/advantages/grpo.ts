@@ -10,7 +10,16 @@
  * (resolved options, each group's μ and the σ divided by), for views; `grpoAdvantages` wraps it.
  */
 import type { Compat } from '../compat';
-import { groupScores, meanOf, outcome, range, stdOf, type AdvantageDetails, type GroupDetail, type OutcomeAdvantages } from './groups';
+import {
+  groupScores,
+  meanOf,
+  outcome,
+  range,
+  stdOf,
+  type AdvantageDetails,
+  type GroupDetail,
+  type OutcomeAdvantages,
+} from './groups';
 
 export interface GrpoOptions {
   /** Framework whose conventions fill the options left unset. Default `'verl'`. */
@@ -50,7 +59,11 @@ export function grpoAdvantages(
 }
 
 /** `grpoAdvantages` with its working: the resolved options and, per group, μ and the σ it divided by. */
-export function grpoDetails(scores: ArrayLike<number>, groups: ArrayLike<string | number>, options: GrpoOptions = {}): AdvantageDetails {
+export function grpoDetails(
+  scores: ArrayLike<number>,
+  groups: ArrayLike<string | number>,
+  options: GrpoOptions = {},
+): AdvantageDetails {
   const compat = options.compat ?? 'verl';
   const preset = PRESETS[compat];
   if (!preset) throw new Error(`grpo: compat = ${JSON.stringify(compat)}: expected "verl", "trl" or "rllm"`);
@@ -58,8 +71,10 @@ export function grpoDetails(scores: ArrayLike<number>, groups: ArrayLike<string 
   const stdType = options.stdType ?? preset.stdType;
   const epsilon = options.epsilon ?? preset.epsilon;
   const singleton = options.singleton ?? preset.singleton;
-  if (!(epsilon >= 0) || !Number.isFinite(epsilon)) throw new Error(`grpo: epsilon = ${epsilon}: expected a finite number ≥ 0`);
-  if (!['group', 'batch', 'none'].includes(scale)) throw new Error(`grpo: scale = ${JSON.stringify(scale)}: expected "group", "batch" or "none"`);
+  if (!(epsilon >= 0) || !Number.isFinite(epsilon))
+    throw new Error(`grpo: epsilon = ${epsilon}: expected a finite number ≥ 0`);
+  if (!['group', 'batch', 'none'].includes(scale))
+    throw new Error(`grpo: scale = ${JSON.stringify(scale)}: expected "group", "batch" or "none"`);
 
   const g = groupScores(scores, groups);
   const all = range(scores.length);
@@ -85,5 +100,12 @@ export function grpoDetails(scores: ArrayLike<number>, groups: ArrayLike<string 
     }
     return { members: m, baseline: mean, std: used, divisor: used === null ? null : used + epsilon, zero };
   });
-  return { settings: { compat, scale, stdType, epsilon, singleton }, baselines, groups: details, batch: null, advantages: adv, grouping: g };
+  return {
+    settings: { compat, scale, stdType, epsilon, singleton },
+    baselines,
+    groups: details,
+    batch: null,
+    advantages: adv,
+    grouping: g,
+  };
 }

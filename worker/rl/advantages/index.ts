@@ -56,10 +56,18 @@ export function outcomeAdvantageDetails(
 }
 
 /** verl's broadcast of per-sequence advantages in its own layout (one sequence per row): `a_b · m[b, t]`. */
-export function broadcastAdvantages(perSequence: ArrayLike<number>, mask: ArrayLike<number>, rows: number, width: number): Float64Array {
-  if (perSequence.length !== rows) throw new Error(`broadcastAdvantages: ${perSequence.length} advantages for ${rows} rows`);
-  if (mask.length !== rows * width) throw new Error(`broadcastAdvantages: mask has ${mask.length} entries, expected ${rows} × ${width}`);
+export function broadcastAdvantages(
+  perSequence: ArrayLike<number>,
+  mask: ArrayLike<number>,
+  rows: number,
+  width: number,
+): Float64Array {
+  if (perSequence.length !== rows)
+    throw new Error(`broadcastAdvantages: ${perSequence.length} advantages for ${rows} rows`);
+  if (mask.length !== rows * width)
+    throw new Error(`broadcastAdvantages: mask has ${mask.length} entries, expected ${rows} × ${width}`);
   const out = new Float64Array(rows * width);
-  for (let r = 0; r < rows; r++) for (let c = 0; c < width; c++) out[r * width + c] = perSequence[r] * mask[r * width + c];
+  for (let r = 0; r < rows; r++)
+    for (let c = 0; c < width; c++) out[r * width + c] = perSequence[r] * mask[r * width + c];
   return out;
 }

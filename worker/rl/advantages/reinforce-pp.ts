@@ -14,7 +14,16 @@
  * TRL has no such estimator; `compat: 'trl'` is refused.
  */
 import type { Compat } from '../compat';
-import { groupScores, meanOf, outcome, range, stdOf, type AdvantageDetails, type GroupDetail, type OutcomeAdvantages } from './groups';
+import {
+  groupScores,
+  meanOf,
+  outcome,
+  range,
+  stdOf,
+  type AdvantageDetails,
+  type GroupDetail,
+  type OutcomeAdvantages,
+} from './groups';
 import { VERL_EPS, verlWhitenStats, whitenWith } from './whiten';
 
 export interface ReinforcePlusPlusOptions {
@@ -50,11 +59,17 @@ export function reinforcePlusPlusDetails(
   options: ReinforcePlusPlusOptions = {},
 ): AdvantageDetails {
   const compat = options.compat ?? 'verl';
-  if (compat === 'trl') throw new Error('reinforce++-baseline: TRL has no REINFORCE++-baseline estimator; use compat "verl" or "rllm"');
-  if (compat !== 'verl' && compat !== 'rllm') throw new Error(`reinforce++-baseline: compat = ${JSON.stringify(compat)}: expected "verl" or "rllm"`);
+  if (compat === 'trl')
+    throw new Error('reinforce++-baseline: TRL has no REINFORCE++-baseline estimator; use compat "verl" or "rllm"');
+  if (compat !== 'verl' && compat !== 'rllm')
+    throw new Error(`reinforce++-baseline: compat = ${JSON.stringify(compat)}: expected "verl" or "rllm"`);
   const shiftMean = options.shiftMean ?? true;
-  if (typeof shiftMean !== 'boolean') throw new Error(`reinforce++-baseline: shiftMean = ${JSON.stringify(shiftMean)}: expected true or false`);
-  if (!shiftMean && compat === 'rllm') throw new Error('reinforce++-baseline: shiftMean false is verl masked_whiten\'s shift_mean; rLLM divides by a std without centring, so use compat "verl"');
+  if (typeof shiftMean !== 'boolean')
+    throw new Error(`reinforce++-baseline: shiftMean = ${JSON.stringify(shiftMean)}: expected true or false`);
+  if (!shiftMean && compat === 'rllm')
+    throw new Error(
+      'reinforce++-baseline: shiftMean false is verl masked_whiten\'s shift_mean; rLLM divides by a std without centring, so use compat "verl"',
+    );
   const g = groupScores(scores, groups);
   const centred = new Float64Array(scores.length);
   const baselines = new Float64Array(scores.length);
@@ -73,7 +88,14 @@ export function reinforcePlusPlusDetails(
     return { members: m, baseline: mean, std: null, divisor: null, zero: g.zeroStd[k] };
   });
   const settings: AdvantageDetails['settings'] = compat === 'verl' ? { compat, shiftMean } : { compat };
-  const done = (advantages: Float64Array, batch: AdvantageDetails['batch']): AdvantageDetails => ({ settings, baselines, groups: details, batch, advantages, grouping: g });
+  const done = (advantages: Float64Array, batch: AdvantageDetails['batch']): AdvantageDetails => ({
+    settings,
+    baselines,
+    groups: details,
+    batch,
+    advantages,
+    grouping: g,
+  });
 
   const adv = new Float64Array(scores.length);
   if (compat === 'rllm') {
@@ -83,11 +105,16 @@ export function reinforcePlusPlusDetails(
     return done(adv, { mean: 0, std, divisor: std + 1e-6 });
   }
 
-  if (!lengths) throw new Error('reinforce++-baseline (verl): lengths is required, the number of trainable tokens of each sequence');
-  if (lengths.length !== scores.length) throw new Error(`reinforce++-baseline: lengths has ${lengths.length} entries for ${scores.length} scores`);
+  if (!lengths)
+    throw new Error(
+      'reinforce++-baseline (verl): lengths is required, the number of trainable tokens of each sequence',
+    );
+  if (lengths.length !== scores.length)
+    throw new Error(`reinforce++-baseline: lengths has ${lengths.length} entries for ${scores.length} scores`);
   let tokens = 0;
   for (let i = 0; i < lengths.length; i++) {
-    if (!Number.isInteger(lengths[i]) || lengths[i] < 0) throw new Error(`reinforce++-baseline: lengths[${i}] = ${lengths[i]}: expected a non-negative integer`);
+    if (!Number.isInteger(lengths[i]) || lengths[i] < 0)
+      throw new Error(`reinforce++-baseline: lengths[${i}] = ${lengths[i]}: expected a non-negative integer`);
     tokens += lengths[i];
   }
   if (tokens === 0) return done(adv, null); // no trainable token: zero targets, zero mass (dew)

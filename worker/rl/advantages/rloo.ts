@@ -8,7 +8,16 @@
  * `normalize_advantages` (batch whitening, unbiased std, + 1e-4).
  */
 import type { Compat } from '../compat';
-import { groupScores, meanOf, outcome, range, stdOf, type AdvantageDetails, type GroupDetail, type OutcomeAdvantages } from './groups';
+import {
+  groupScores,
+  meanOf,
+  outcome,
+  range,
+  stdOf,
+  type AdvantageDetails,
+  type GroupDetail,
+  type OutcomeAdvantages,
+} from './groups';
 
 export interface RlooOptions {
   /** Framework whose conventions fill the options left unset. Default `'verl'`. */
@@ -30,9 +39,14 @@ export function rlooAdvantages(
 }
 
 /** `rlooAdvantages` with its working: per member the leave-one-out baseline, and the batch whitening if on. */
-export function rlooDetails(scores: ArrayLike<number>, groups: ArrayLike<string | number>, options: RlooOptions = {}): AdvantageDetails {
+export function rlooDetails(
+  scores: ArrayLike<number>,
+  groups: ArrayLike<string | number>,
+  options: RlooOptions = {},
+): AdvantageDetails {
   const compat = options.compat ?? 'verl';
-  if (!['verl', 'trl', 'rllm'].includes(compat)) throw new Error(`rloo: compat = ${JSON.stringify(compat)}: expected "verl", "trl" or "rllm"`);
+  if (!['verl', 'trl', 'rllm'].includes(compat))
+    throw new Error(`rloo: compat = ${JSON.stringify(compat)}: expected "verl", "trl" or "rllm"`);
   const singleton = options.singleton ?? (compat === 'trl' ? 'zero' : 'raw');
   const normalize = options.normalize ?? false;
   const g = groupScores(scores, groups);
@@ -62,5 +76,12 @@ export function rlooDetails(scores: ArrayLike<number>, groups: ArrayLike<string 
     batch = { mean, std, divisor: std + 1e-4 };
     for (let i = 0; i < adv.length; i++) adv[i] = (adv[i] - mean) / (std + 1e-4);
   }
-  return { settings: { compat, singleton, normalize }, baselines, groups: details, batch, advantages: adv, grouping: g };
+  return {
+    settings: { compat, singleton, normalize },
+    baselines,
+    groups: details,
+    batch,
+    advantages: adv,
+    grouping: g,
+  };
 }

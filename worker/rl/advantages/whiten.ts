@@ -42,7 +42,8 @@ export function verlWhitenStats(x: ArrayLike<number>, w: ArrayLike<number>): Whi
   let count = 0;
   for (let i = 0; i < w.length; i++) count += w[i];
   if (count === 0) throw new Error('whiten: the mask is empty; verl masked_var needs at least one element');
-  if (count === 1) throw new Error('whiten: the mask holds one element; its unbiased variance divides by zero (verl masked_var)');
+  if (count === 1)
+    throw new Error('whiten: the mask holds one element; its unbiased variance divides by zero (verl masked_var)');
   const mean = verlMaskedMean(x, w);
   let ss = 0;
   for (let i = 0; i < x.length; i++) if (w[i] !== 0) ss += w[i] * (x[i] - mean) ** 2;

@@ -51,7 +51,10 @@ describe('isWeights, token level', () => {
     const { weights, metrics } = isWeights({ ...base, threshold: 2, batchNormalize: true });
     const factor = 5.25 / (5 + 1e-8);
     expect(metrics['mismatch/rollout_is_batch_norm_factor']).toBeCloseTo(factor, 12);
-    expectArrayClose(weights, [0.5, 2, 0, 1, 1.5, 0.25].map((w) => w / factor));
+    expectArrayClose(
+      weights,
+      [0.5, 2, 0, 1, 1.5, 0.25].map((w) => w / factor),
+    );
     // the metrics describe the weights before normalisation, as verl's do
     expect(metrics['mismatch/rollout_is_max']).toBe(2);
   });
@@ -84,7 +87,15 @@ describe('isWeights, sequence level', () => {
 
   it('caps the sequence weight and batch-normalises over per-sequence means', () => {
     const lr = [ln(2), ln(3), 0, 0, 0, 0]; // row 0 ratio 6, row 1 ratio 1
-    const { weights, metrics } = isWeights({ rows, width, responseMask, logRatio: lr, level: 'sequence', threshold: 4, batchNormalize: true });
+    const { weights, metrics } = isWeights({
+      rows,
+      width,
+      responseMask,
+      logRatio: lr,
+      level: 'sequence',
+      threshold: 4,
+      batchNormalize: true,
+    });
     const seq0 = (4 * 2) / (2 + 1e-8);
     const seq1 = (1 * 3) / (3 + 1e-8);
     const factor = (seq0 + seq1) / 2;

@@ -79,7 +79,8 @@ export function effectiveSampleSize(weights: ArrayLike<number>, mask: ArrayLike<
 
 export function isWeights(input: IsWeightsInput): IsWeightsResult {
   const { logRatio, level = 'token', threshold = 2, batchNormalize = false, prefix = 'mismatch/' } = input;
-  if (level !== 'token' && level !== 'sequence') throw new Error(`IS level: expected 'token' or 'sequence', got ${String(level)}`);
+  if (level !== 'token' && level !== 'sequence')
+    throw new Error(`IS level: expected 'token' or 'sequence', got ${String(level)}`);
   const spans = sequenceSpans(input, input.responseMask, 'responseMask');
   checkLogProbs('logRatio', logRatio, input);
   const { lower, upper, band } = parseIsThreshold(threshold);
@@ -102,15 +103,24 @@ export function isWeights(input: IsWeightsInput): IsWeightsResult {
 
   const metrics: Record<string, number> = {};
   const put = (k: string, v: number) => (metrics[prefix + k] = v);
-  put('rollout_is_mean', verlMaskedMeanOf(m, (i) => weights[i]));
+  put(
+    'rollout_is_mean',
+    verlMaskedMeanOf(m, (i) => weights[i]),
+  );
   if (level === 'sequence') {
     put('rollout_is_max', Math.exp(Math.min(maxOf(seqLog), 20)));
     put('rollout_is_min', Math.exp(minOf(seqLog)));
     put('rollout_is_ratio_fraction_high', mean(seqLog.map((s) => (s > Math.log(upper) ? 1 : 0))));
     put('rollout_is_ratio_fraction_low', mean(seqLog.map((s) => (s < Math.log(lower) ? 1 : 0))));
   } else {
-    put('rollout_is_ratio_fraction_high', verlMaskedMeanOf(m, (i) => (raw[i] > upper ? 1 : 0)));
-    put('rollout_is_ratio_fraction_low', verlMaskedMeanOf(m, (i) => (raw[i] < lower ? 1 : 0)));
+    put(
+      'rollout_is_ratio_fraction_high',
+      verlMaskedMeanOf(m, (i) => (raw[i] > upper ? 1 : 0)),
+    );
+    put(
+      'rollout_is_ratio_fraction_low',
+      verlMaskedMeanOf(m, (i) => (raw[i] < lower ? 1 : 0)),
+    );
     let hi = -Infinity;
     let lo = Infinity;
     for (let i = 0; i < m.length; i++) {
@@ -139,7 +149,11 @@ export function isWeights(input: IsWeightsInput): IsWeightsResult {
   put('rollout_is_seq_max_deviation', maxOf(seqMean.map((s) => Math.abs(s - 1))));
   put('rollout_is_seq_fraction_high', mean(rawSeqMean.map((s) => (s > upper ? 1 : 0))));
   put('rollout_is_seq_fraction_low', mean(rawSeqMean.map((s) => (s < lower ? 1 : 0))));
-  if (band) put('rollout_is_oob_ratio', verlMaskedMeanOf(m, (i) => (raw[i] < lower || raw[i] > upper ? 1 : 0)));
+  if (band)
+    put(
+      'rollout_is_oob_ratio',
+      verlMaskedMeanOf(m, (i) => (raw[i] < lower || raw[i] > upper ? 1 : 0)),
+    );
 
   if (batchNormalize) {
     let factor: number;

@@ -76,7 +76,9 @@ describe('offPolicyMetrics, edge cases', () => {
     expect(packed['mismatch/chi2_seq']).toBeCloseTo((E(-1) + 1) / 2 - 1, 12);
   });
   it('refuses a non-finite masked log-prob and a bad compat', () => {
-    expect(() => offPolicyMetrics({ ...base, behaviorLogp: [-Infinity, 0, 0, 0, 0, 0] })).toThrow(/behaviorLogp\[0, 0\]/);
+    expect(() => offPolicyMetrics({ ...base, behaviorLogp: [-Infinity, 0, 0, 0, 0, 0] })).toThrow(
+      /behaviorLogp\[0, 0\]/,
+    );
     expect(() => offPolicyMetrics({ ...base, compat: 'trl' as never })).toThrow(/compat/);
   });
 });

@@ -44,7 +44,8 @@ export interface OffPolicyMetricsInput extends SequenceLayout {
  */
 export function offPolicyMetrics(input: OffPolicyMetricsInput): Record<string, number> {
   const { logp, behaviorLogp, compat = 'verl', prefix = 'mismatch/' } = input;
-  if (compat !== 'verl' && compat !== 'rllm') throw new Error(`offPolicyMetrics: compat must be 'verl' or 'rllm', got ${String(compat)}`);
+  if (compat !== 'verl' && compat !== 'rllm')
+    throw new Error(`offPolicyMetrics: compat must be 'verl' or 'rllm', got ${String(compat)}`);
   const spans = sequenceSpans(input, input.responseMask, 'responseMask');
   checkLogProbs('logp', logp, input);
   checkLogProbs('behaviorLogp', behaviorLogp, input);
@@ -73,8 +74,14 @@ export function offPolicyMetrics(input: OffPolicyMetricsInput): Record<string, n
       return s / n;
     };
     const live = spans.map((_, k) => k).filter((k) => tr.count[k] > 0);
-    put('kl', exact((i) => -lr(i)));
-    put('k3_kl', exact((i) => Math.exp(lr(i)) - lr(i) - 1));
+    put(
+      'kl',
+      exact((i) => -lr(i)),
+    );
+    put(
+      'k3_kl',
+      exact((i) => Math.exp(lr(i)) - lr(i) - 1),
+    );
     put('ratio/mean', exact(ratio));
     put('ratio/max', ratioMax);
     put('ratio/min', ratioMin);
@@ -90,8 +97,14 @@ export function offPolicyMetrics(input: OffPolicyMetricsInput): Record<string, n
   const diff = mr.map((r, k) => r - mc[k]);
   put('training_ppl', mean(mc.map((c) => Math.exp(-c))));
   put('training_log_ppl', mean(mc.map((c) => -c)));
-  put('kl', verlMaskedMeanOf(m, (i) => -lr(i)));
-  put('k3_kl', verlMaskedMeanOf(m, (i) => Math.exp(lr(i)) - lr(i) - 1));
+  put(
+    'kl',
+    verlMaskedMeanOf(m, (i) => -lr(i)),
+  );
+  put(
+    'k3_kl',
+    verlMaskedMeanOf(m, (i) => Math.exp(lr(i)) - lr(i) - 1),
+  );
   put('rollout_ppl', mean(mr.map((r) => Math.exp(-r))));
   put('rollout_log_ppl', mean(mr.map((r) => -r)));
   put('log_ppl_diff', mean(diff));

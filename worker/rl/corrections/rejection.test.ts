@@ -71,7 +71,14 @@ describe('rejectionMask', () => {
   });
 
   it('reduces over packed chains, not rows', () => {
-    const packed = rejectionMask({ rows: 1, width: 6, responseMask, logRatio, segmentIds: [1, 1, 1, 2, 2, 2], options: { seq_sum_k1: 1.25 } });
+    const packed = rejectionMask({
+      rows: 1,
+      width: 6,
+      responseMask,
+      logRatio,
+      segmentIds: [1, 1, 1, 2, 2, 2],
+      options: { seq_sum_k1: 1.25 },
+    });
     expect(Array.from(packed.mask)).toEqual([0, 0, 0, 1, 1, 1]);
   });
 
@@ -79,7 +86,10 @@ describe('rejectionMask', () => {
     // k1 = −log ρ per token: −ln 1.9, −ln 0.3, ·, −ln 1.1, −ln 0.2, −ln 5
     // seq_sum_k1: row 0 −ln(1.9·0.3) = −ln 0.57 = 0.562; row 1 −ln(1.1·0.2·5) = −ln 1.1 = −0.0953
     // seq_mean_k1: the sums over (n + 1e-8), n = 2 and 3; seq_max_k2: row 0 ½ln²0.3 = 0.725, row 1 ½ln²5 = 1.295
-    const out = rejectionMask({ ...base, options: { token_k1: [0.5, 4], seq_sum_k1: 1.25, seq_mean_k1: [0.8, 1.4], seq_max_k2: 1 } });
+    const out = rejectionMask({
+      ...base,
+      options: { token_k1: [0.5, 4], seq_sum_k1: 1.25, seq_mean_k1: [0.8, 1.4], seq_max_k2: 1 },
+    });
     const close = (a: Float64Array | undefined, e: number[], label: string) => {
       expect(a, label).toBeDefined();
       for (let i = 0; i < 6; i++) expect(a![i], `${label} ${i}`).toBeCloseTo(e[i], 12);
@@ -88,7 +98,11 @@ describe('rejectionMask', () => {
     const s0 = -ln(0.57);
     const s1 = -ln(1.1);
     close(out.statistics.seq_sum_k1, [s0, s0, 0, s1, s1, s1], 'seq_sum_k1');
-    close(out.statistics.seq_mean_k1, [s0 / (2 + 1e-8), s0 / (2 + 1e-8), 0, s1 / (3 + 1e-8), s1 / (3 + 1e-8), s1 / (3 + 1e-8)], 'seq_mean_k1');
+    close(
+      out.statistics.seq_mean_k1,
+      [s0 / (2 + 1e-8), s0 / (2 + 1e-8), 0, s1 / (3 + 1e-8), s1 / (3 + 1e-8), s1 / (3 + 1e-8)],
+      'seq_mean_k1',
+    );
     const m0 = 0.5 * ln(0.3) ** 2;
     const m1 = 0.5 * ln(5) ** 2;
     close(out.statistics.seq_max_k2, [m0, m0, 0, m1, m1, m1], 'seq_max_k2');
@@ -104,10 +118,14 @@ describe('rejectionMask', () => {
 
   it('refuses bad options and thresholds', () => {
     expect(() => rejectionMask({ ...base, options: {} })).toThrow(/at least one/);
-    expect(() => rejectionMask({ ...base, options: { seq_max_k1: 2 } as never })).toThrow(/unknown option 'seq_max_k1'/);
+    expect(() => rejectionMask({ ...base, options: { seq_max_k1: 2 } as never })).toThrow(
+      /unknown option 'seq_max_k1'/,
+    );
     expect(() => rejectionMask({ ...base, options: { token_k2: [0.1, 2] } })).toThrow(/single upper bound/);
     expect(() => rejectionMask({ ...base, options: { token_k1: [2, 1] } })).toThrow(/token_k1/);
     expect(() => rejectionMask({ ...base, options: { seq_sum_k3: 0 } })).toThrow(/> 0/);
-    expect(() => rejectionMask({ ...base, logRatio: [0, Infinity, 0, 0, 0, 0], options: { token_k2: 1 } })).toThrow(/logRatio\[0, 1\]/);
+    expect(() => rejectionMask({ ...base, logRatio: [0, Infinity, 0, 0, 0, 0], options: { token_k2: 1 } })).toThrow(
+      /logRatio\[0, 1\]/,
+    );
   });
 });

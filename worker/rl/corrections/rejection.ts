@@ -26,10 +26,17 @@ import {
 import { sequenceSpans, type SegmentSpan } from '../table';
 
 export const REJECTION_OPTIONS = [
-  'token_k1', 'token_k2', 'token_k3',
-  'seq_sum_k1', 'seq_sum_k2', 'seq_sum_k3',
-  'seq_mean_k1', 'seq_mean_k2', 'seq_mean_k3',
-  'seq_max_k2', 'seq_max_k3',
+  'token_k1',
+  'token_k2',
+  'token_k3',
+  'seq_sum_k1',
+  'seq_sum_k2',
+  'seq_sum_k3',
+  'seq_mean_k1',
+  'seq_mean_k2',
+  'seq_mean_k3',
+  'seq_max_k2',
+  'seq_max_k3',
 ] as const;
 export type RejectionOption = (typeof REJECTION_OPTIONS)[number];
 
@@ -69,10 +76,12 @@ export interface RejectionResult {
 function bounds(opt: RejectionOption, t: number | readonly [number, number]): { lo: number; hi: number } {
   if (opt.endsWith('k1')) {
     const [lo, hi] = typeof t === 'number' ? [1 / t, t] : t;
-    if (!(lo >= 0) || !(hi > 0) || !(lo <= hi)) throw new Error(`${opt}: expected ratio bounds 0 ≤ lo ≤ hi, hi > 0, got ${String(t)}`);
+    if (!(lo >= 0) || !(hi > 0) || !(lo <= hi))
+      throw new Error(`${opt}: expected ratio bounds 0 ≤ lo ≤ hi, hi > 0, got ${String(t)}`);
     return { lo: Math.log(lo), hi: Math.log(hi) };
   }
-  if (typeof t !== 'number') throw new Error(`${opt}: expected a single upper bound (k2/k3 options take no lower bound), got [${String(t)}]`);
+  if (typeof t !== 'number')
+    throw new Error(`${opt}: expected a single upper bound (k2/k3 options take no lower bound), got [${String(t)}]`);
   if (!(t > 0)) throw new Error(`${opt}: expected an upper bound > 0, got ${t}`);
   return { lo: -Infinity, hi: t };
 }
@@ -112,7 +121,8 @@ export function rejectionMask(input: RejectionInput): RejectionResult {
   const boundsOf: RejectionResult['bounds'] = {};
   const any = maskCount(m) > 0;
   for (const opt of names) {
-    if (!REJECTION_OPTIONS.includes(opt)) throw new Error(`rejectionMask: unknown option '${opt}', expected one of ${REJECTION_OPTIONS.join(', ')}`);
+    if (!REJECTION_OPTIONS.includes(opt))
+      throw new Error(`rejectionMask: unknown option '${opt}', expected one of ${REJECTION_OPTIONS.join(', ')}`);
     const { lo, hi } = bounds(opt, options[opt]!);
     boundsOf[opt] = { lo, hi };
     const s = stat[opt.slice(-2) as 'k1' | 'k2' | 'k3'];

@@ -47,7 +47,13 @@ describe('rolloutCorrection, decoupled mode', () => {
   it('without importance weights returns weight 1 on the mask and the ESS of the raw ratio', () => {
     const r = rolloutCorrection({ ...base, oldLogp });
     expect(Array.from(r.weights)).toEqual(responseMask);
-    const raw = isWeights({ rows, width, responseMask, logRatio: oldLogp.map((o, i) => o - behaviorLogp[i]), threshold: Infinity }).raw;
+    const raw = isWeights({
+      rows,
+      width,
+      responseMask,
+      logRatio: oldLogp.map((o, i) => o - behaviorLogp[i]),
+      threshold: Infinity,
+    }).raw;
     expect(r.metrics['mismatch/ess']).toBeCloseTo(effectiveSampleSize(raw, responseMask), 12);
     expect(r.metrics['mismatch/ess']).toBeLessThan(1);
   });
@@ -70,7 +76,9 @@ describe('rolloutCorrection, bypass mode (no old log-probs)', () => {
   it("'dew' lets a band only mask and refuses a TIS cap", () => {
     const r = rolloutCorrection({ ...base, logp, importance: { threshold: [0.5, 2] }, bypassLossType: 'dew' });
     expect(Array.from(r.weights)).toEqual([1, 1, 0, 0, 1, 0]);
-    expect(() => rolloutCorrection({ ...base, logp, importance: { threshold: 2 }, bypassLossType: 'dew' })).toThrow(/TIS cap is refused/);
+    expect(() => rolloutCorrection({ ...base, logp, importance: { threshold: 2 }, bypassLossType: 'dew' })).toThrow(
+      /TIS cap is refused/,
+    );
   });
 
   it('refuses a batch with neither old nor current log-probs', () => {

@@ -57,13 +57,29 @@ export interface RolloutCorrectionResult {
 }
 
 export function rolloutCorrection(input: RolloutCorrectionInput): RolloutCorrectionResult {
-  const { behaviorLogp, oldLogp, logp, importance, rejection, bypassLossType = 'ppo_clip', compat = 'verl', prefix = 'mismatch/' } = input;
-  const layout: SequenceLayout = { rows: input.rows, width: input.width, responseMask: input.responseMask, segmentIds: input.segmentIds };
+  const {
+    behaviorLogp,
+    oldLogp,
+    logp,
+    importance,
+    rejection,
+    bypassLossType = 'ppo_clip',
+    compat = 'verl',
+    prefix = 'mismatch/',
+  } = input;
+  const layout: SequenceLayout = {
+    rows: input.rows,
+    width: input.width,
+    responseMask: input.responseMask,
+    segmentIds: input.segmentIds,
+  };
   sequenceSpans(layout, layout.responseMask, 'responseMask'); // checks the layout
   const mode = oldLogp ? 'decoupled' : 'bypass';
   const side = oldLogp ?? logp;
-  if (!side) throw new Error('rolloutCorrection: bypass mode (no oldLogp) needs logp, the current policy read as a constant');
-  if (!['ppo_clip', 'reinforce', 'dew'].includes(bypassLossType)) throw new Error(`rolloutCorrection: unknown bypassLossType '${bypassLossType}'`);
+  if (!side)
+    throw new Error('rolloutCorrection: bypass mode (no oldLogp) needs logp, the current policy read as a constant');
+  if (!['ppo_clip', 'reinforce', 'dew'].includes(bypassLossType))
+    throw new Error(`rolloutCorrection: unknown bypassLossType '${bypassLossType}'`);
   checkLogProbs(oldLogp ? 'oldLogp' : 'logp', side, layout);
   checkLogProbs('behaviorLogp', behaviorLogp, layout);
   const m = input.responseMask;
@@ -75,7 +91,9 @@ export function rolloutCorrection(input: RolloutCorrectionInput): RolloutCorrect
   const weights = Float64Array.from(m);
   if (importance) {
     if (mode === 'bypass' && bypassLossType === 'dew' && !parseIsThreshold(importance.threshold ?? 2).band) {
-      throw new Error('rolloutCorrection: a TIS cap is refused in bypass mode (dew): the PPO ratio already is current over behavior; use a band or pass oldLogp');
+      throw new Error(
+        'rolloutCorrection: a TIS cap is refused in bypass mode (dew): the PPO ratio already is current over behavior; use a band or pass oldLogp',
+      );
     }
     const is = isWeights({ ...layout, logRatio, ...importance, prefix });
     Object.assign(metrics, is.metrics);
@@ -83,7 +101,10 @@ export function rolloutCorrection(input: RolloutCorrectionInput): RolloutCorrect
     else if (bypassLossType === 'dew') for (let i = 0; i < n; i++) weights[i] = is.weights[i] > 0 ? 1 : 0;
     // bypass 'ppo_clip': verl computes the weights for its metrics and does not apply them.
   } else if (maskCount(m) > 0) {
-    metrics[`${prefix}ess`] = effectiveSampleSize(logRatio.map((lr, i) => (m[i] ? Math.exp(clampLog(lr)) : 0)), m);
+    metrics[`${prefix}ess`] = effectiveSampleSize(
+      logRatio.map((lr, i) => (m[i] ? Math.exp(clampLog(lr)) : 0)),
+      m,
+    );
   }
   const mask = Float64Array.from(m);
   const keep = new Float64Array(n).fill(1);
@@ -97,4 +118,3 @@ export function rolloutCorrection(input: RolloutCorrectionInput): RolloutCorrect
   Object.assign(metrics, offPolicyMetrics({ ...layout, logp: metricSide, behaviorLogp, compat, prefix }));
   return { weights, mask, keep, mode, metrics };
 }
-

@@ -85,7 +85,10 @@ describe('dppo: the valid mask and truncated ratio it returns', () => {
 });
 
 describe('dppo: gradients against central differences (sg held)', () => {
-  for (const [name, fn] of [['tv', dppoTvLoss], ['kl', dppoKlLoss]] as const) {
+  for (const [name, fn] of [
+    ['tv', dppoTvLoss],
+    ['kl', dppoKlLoss],
+  ] as const) {
     it(name, () => {
       const [a, n] = gradients((c) => fn(c, { deltaLow: 0.1, truncation: 1.2 }), ctx);
       expect(maxDiff(a, n)).toBeLessThan(1e-7);

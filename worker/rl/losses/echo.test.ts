@@ -17,7 +17,12 @@ describe('echo', () => {
     expect(out.dlogp[2]).toBeCloseTo(-0.05, 12);
   });
   it('its policy term is rLLM ppo_clip (no dual clip) unless compat says verl', () => {
-    const dual = { ...ctx, logp: [Math.log(4), -0.5, -2, -1.2, -0.3, -0.8], oldLogp: [0, -0.9, -2, -0.9, -0.3, -1], advantages: [-1, -1, 0, -0.5, 2, 0.5] };
+    const dual = {
+      ...ctx,
+      logp: [Math.log(4), -0.5, -2, -1.2, -0.3, -0.8],
+      oldLogp: [0, -0.9, -2, -0.9, -0.3, -1],
+      advantages: [-1, -1, 0, -0.5, 2, 0.5],
+    };
     expect(echoLoss(dual).loss[0]).toBeCloseTo(4, 12);
     expect(echoLoss(dual, { compat: 'verl' }).loss[0]).toBeCloseTo(3, 12);
     expect(Array.from(echoLoss(ctx).loss)).toEqual(Array.from(ppoLoss(ctx, { compat: 'rllm' }).loss));

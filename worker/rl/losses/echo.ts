@@ -30,7 +30,8 @@ export function echoLoss(ctx: PolicyLossContext, options: EchoOptions = {}): Pol
   const loss = new Float64Array(n);
   const dlogp = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    if (obs[i] !== 0 && obs[i] !== 1) throw new Error(`observationMask[${Math.floor(i / ctx.width)}, ${i % ctx.width}] = ${obs[i]}: expected 0 or 1`);
+    if (obs[i] !== 0 && obs[i] !== 1)
+      throw new Error(`observationMask[${Math.floor(i / ctx.width)}, ${i % ctx.width}] = ${obs[i]}: expected 0 or 1`);
     if (!obs[i]) continue;
     mask[i] = 1;
     loss[i] = -ctx.logp[i];

@@ -99,7 +99,10 @@ describe('gspo: gradients', () => {
       const minus = Array.from(ctx.logp);
       plus[t] += h;
       minus[t] -= h;
-      const num = (gspoLoss({ ...ctx, logp: plus }, { compat: 'trl' }).loss[t] - gspoLoss({ ...ctx, logp: minus }, { compat: 'trl' }).loss[t]) / (2 * h);
+      const num =
+        (gspoLoss({ ...ctx, logp: plus }, { compat: 'trl' }).loss[t] -
+          gspoLoss({ ...ctx, logp: minus }, { compat: 'trl' }).loss[t]) /
+        (2 * h);
       expect(out.dlogp[t]).toBeCloseTo(num, 7);
     }
   });

@@ -24,7 +24,11 @@ export interface Checked {
 }
 
 /** Checks shapes, the 0/1 mask and finiteness on the mask; refuses a missing input the loss needs. */
-export function checkContext(ctx: PolicyLossContext, loss: string, needs: { old?: boolean; behavior?: boolean } = {}): Checked {
+export function checkContext(
+  ctx: PolicyLossContext,
+  loss: string,
+  needs: { old?: boolean; behavior?: boolean } = {},
+): Checked {
   const { rows, width, mask } = ctx;
   const spans = sequenceSpans(ctx, mask);
   const table = (name: string, a: ArrayLike<number> | undefined, required: boolean): ArrayLike<number> => {
@@ -59,9 +63,11 @@ export const clip = (x: number, lo: number, hi: number): number => Math.min(Math
 /** ∂clamp(x, lo, hi)/∂x as torch: 1 on [lo, hi] inclusive. */
 export const dclip = (x: number, lo: number, hi: number): number => (x >= lo && x <= hi ? 1 : 0);
 /** ∂max(a, b) with torch.maximum's tie rule (½ each). */
-export const dmax = (a: number, b: number, da: number, db: number): number => (a > b ? da : b > a ? db : 0.5 * (da + db));
+export const dmax = (a: number, b: number, da: number, db: number): number =>
+  a > b ? da : b > a ? db : 0.5 * (da + db);
 /** ∂min(a, b) with torch.minimum's tie rule (½ each). */
-export const dmin = (a: number, b: number, da: number, db: number): number => (a < b ? da : b < a ? db : 0.5 * (da + db));
+export const dmin = (a: number, b: number, da: number, db: number): number =>
+  a < b ? da : b < a ? db : 0.5 * (da + db);
 
 /** verl `masked_mean`: Σ m x / (Σ m + 1e-8) (the corrections' implementation). */
 export const verlMean = (x: ArrayLike<number>, mask: ArrayLike<number>): number => verlMaskedMeanOf(mask, (i) => x[i]);

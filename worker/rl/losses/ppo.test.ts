@@ -13,7 +13,14 @@ describe('ppo (verl): hand values on the 2×3 table', () => {
     for (let i = 0; i < 6; i++) expect(out.loss[i]).toBeCloseTo(expected[i], 12);
   });
   it('per-token gradient', () => {
-    expect(Array.from(out.dlogp).map((x) => +x.toFixed(12))).toEqual([-+r(0.1).toFixed(12), +r(0.4).toFixed(12), 0, 0, -2, 0]);
+    expect(Array.from(out.dlogp).map((x) => +x.toFixed(12))).toEqual([
+      -+r(0.1).toFixed(12),
+      +r(0.4).toFixed(12),
+      0,
+      0,
+      -2,
+      0,
+    ]);
   });
   it('metrics: clip fractions and ppo_kl (verl masked_mean, +1e-8)', () => {
     expect(out.metrics.pg_clipfrac).toBeCloseTo(2 / 5, 8);
@@ -25,7 +32,13 @@ describe('ppo (verl): hand values on the 2×3 table', () => {
 });
 
 describe('ppo: dual clip', () => {
-  const ctx = { ...table(), logp: [Math.log(4), 0, 0, 0, 0, 0], oldLogp: [0, 0, 0, 0, 0, 0], advantages: [-0.5, 0, 0, 0, 0, 0], mask: [1, 0, 0, 0, 0, 0] };
+  const ctx = {
+    ...table(),
+    logp: [Math.log(4), 0, 0, 0, 0, 0],
+    oldLogp: [0, 0, 0, 0, 0, 0],
+    advantages: [-0.5, 0, 0, 0, 0, 0],
+    mask: [1, 0, 0, 0, 0, 0],
+  };
   it('verl: r = 4 > c = 3 with A < 0 caps the loss at −A·c, no gradient, counted in pg_clipfrac_lower', () => {
     const out = ppoLoss(ctx);
     expect(out.loss[0]).toBeCloseTo(1.5, 12);
@@ -48,7 +61,13 @@ describe('ppo: dual clip', () => {
 
 describe('ppo: torch tie rules at exact kinks', () => {
   it('on the exact dual-clip point r = c the gradient is halved (torch.minimum splits ties)', () => {
-    const ctx = { ...table(), logp: [1.2, 0, 0, 0, 0, 0], oldLogp: [0, 0, 0, 0, 0, 0], advantages: [-1, 0, 0, 0, 0, 0], mask: [1, 0, 0, 0, 0, 0] };
+    const ctx = {
+      ...table(),
+      logp: [1.2, 0, 0, 0, 0, 0],
+      oldLogp: [0, 0, 0, 0, 0, 0],
+      advantages: [-1, 0, 0, 0, 0, 0],
+      mask: [1, 0, 0, 0, 0, 0],
+    };
     const r = Math.exp(1.2);
     const out = ppoLoss(ctx, { dualClip: r });
     expect(out.loss[0]).toBe(r);
@@ -58,7 +77,13 @@ describe('ppo: torch tie rules at exact kinks', () => {
 });
 
 describe('ppo: ±20 log-ratio clamp', () => {
-  const ctx = { ...table(), logp: [-1, 0, 0, 0, 0, 0], oldLogp: [-26, 0, 0, 0, 0, 0], advantages: [-1e-9, 0, 0, 0, 0, 0], mask: [1, 0, 0, 0, 0, 0] };
+  const ctx = {
+    ...table(),
+    logp: [-1, 0, 0, 0, 0, 0],
+    oldLogp: [-26, 0, 0, 0, 0, 0],
+    advantages: [-1e-9, 0, 0, 0, 0, 0],
+    mask: [1, 0, 0, 0, 0, 0],
+  };
   it('verl clamps Δ = 25 to 20 and blocks the gradient; TRL does not clamp', () => {
     const v = ppoLoss(ctx, { dualClip: Infinity });
     expect(v.loss[0]).toBeCloseTo(1e-9 * Math.exp(20), 12);
@@ -119,7 +144,12 @@ describe('ppo: gradients against central differences', () => {
     });
   }
   it('dual clip active and a clipped token both have zero gradient numerically too', () => {
-    const ctx = { ...table(), logp: [Math.log(4), -0.5, -2, -1.2, -0.3, -0.8], oldLogp: [0, -0.9, -2, -0.9, -0.3, -1], advantages: [-1, -1, 0, -0.5, 2, 0.5] };
+    const ctx = {
+      ...table(),
+      logp: [Math.log(4), -0.5, -2, -1.2, -0.3, -0.8],
+      oldLogp: [0, -0.9, -2, -0.9, -0.3, -1],
+      advantages: [-1, -1, 0, -0.5, 2, 0.5],
+    };
     const [a, n] = gradients((c) => ppoLoss(c), ctx);
     expect(a[0]).toBe(0);
     expect(maxDiff(a, n)).toBeLessThan(1e-7);

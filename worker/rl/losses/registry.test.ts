@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { gradients, maxDiff, table } from '../testing/loss-table';
 import { ppoLoss } from './ppo';
-import { isPolicyLossName, policyLoss, POLICY_LOSS_NAMES, POLICY_LOSSES, runPolicyLoss, type PolicyLossSpec } from './registry';
+import {
+  isPolicyLossName,
+  policyLoss,
+  POLICY_LOSS_NAMES,
+  POLICY_LOSSES,
+  runPolicyLoss,
+  type PolicyLossSpec,
+} from './registry';
 
 describe('policy-loss registry', () => {
   it('holds the nine losses of the spec', () => {

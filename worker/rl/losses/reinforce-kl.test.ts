@@ -31,8 +31,14 @@ describe('reinforce_kl: hand values at t1 (log r = 1, A = −1, logp = −0.5)',
     const m = reinforceKlLoss(ctx).metrics;
     const lr = [0, 1, -0.7, 0, 0.1];
     const mean = (f: (x: number) => number) => lr.map(f).reduce((s, x) => s + x, 0) / 5;
-    expect(m.kl_bwd).toBeCloseTo(mean((x) => -x + Math.exp(x) - 1), 12);
-    expect(m.kl_fwd).toBeCloseTo(mean((x) => Math.exp(x) * x - Math.exp(x) + 1), 12);
+    expect(m.kl_bwd).toBeCloseTo(
+      mean((x) => -x + Math.exp(x) - 1),
+      12,
+    );
+    expect(m.kl_fwd).toBeCloseTo(
+      mean((x) => Math.exp(x) * x - Math.exp(x) + 1),
+      12,
+    );
     expect(m.ratio_mean).toBeCloseTo(mean(Math.exp), 12);
     expect(m.ratio_max).toBeCloseTo(e, 12);
     expect(m.ratio_min).toBeCloseTo(Math.exp(-0.7), 12);
@@ -43,7 +49,10 @@ describe('reinforce_kl: hand values at t1 (log r = 1, A = −1, logp = −0.5)',
 describe('reinforce_kl: gradients against central differences (sg held)', () => {
   for (const klApprox of [false, true]) {
     it(`klApprox ${klApprox}`, () => {
-      const [a, n] = gradients((c) => reinforceKlLoss(c, { bwdKlCoef: 0.3, fwdKlCoef: 0.7, klApprox, ratioClampMax: 2 }), ctx);
+      const [a, n] = gradients(
+        (c) => reinforceKlLoss(c, { bwdKlCoef: 0.3, fwdKlCoef: 0.7, klApprox, ratioClampMax: 2 }),
+        ctx,
+      );
       expect(maxDiff(a, n)).toBeLessThan(1e-7);
     });
   }

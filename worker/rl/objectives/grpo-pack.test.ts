@@ -12,8 +12,20 @@ const call = (promptIds: number[], sampledIds: number[], lp: number): Call => ({
   finishReason: 'stop',
   version: 0,
 });
-const session = (task: string, sample: number, reward: number | null, calls: Call[], status: Session['status'] = 'completed'): Session => ({
-  task, group: 'g', sample, attempt: 0, calls, status, reward,
+const session = (
+  task: string,
+  sample: number,
+  reward: number | null,
+  calls: Call[],
+  status: Session['status'] = 'completed',
+): Session => ({
+  task,
+  group: 'g',
+  sample,
+  attempt: 0,
+  calls,
+  status,
+  reward,
 });
 
 function packed(sessions: Session[], width: number): PackedBatch {
@@ -33,17 +45,33 @@ describe('GRPO with ratio ≡ 1 and β = 0 is REINFORCE with group baselines', (
     session('b', 2, null, [call([9, 9], [5], -0.1)], 'failed'),
   ];
   const b = packed(sessions, 6);
-  const advantage = [0.5 / (0.5 + 1e-6), -0.5 / (0.5 + 1e-6), 0, -0.3 / (Math.sqrt(0.18) + 1e-6), 0.3 / (Math.sqrt(0.18) + 1e-6), 0];
+  const advantage = [
+    0.5 / (0.5 + 1e-6),
+    -0.5 / (0.5 + 1e-6),
+    0,
+    -0.3 / (Math.sqrt(0.18) + 1e-6),
+    0.3 / (Math.sqrt(0.18) + 1e-6),
+    0,
+  ];
   const N = 2 + 3 + 1 + 2 + 2;
   const input = {
-    rows: b.rows, width: b.width, logp: b.oldLogProbs!, oldLogp: b.oldLogProbs!, advantages: b.advantages,
-    responseMask: b.responseMask, segmentIds: b.segmentIds,
+    rows: b.rows,
+    width: b.width,
+    logp: b.oldLogProbs!,
+    oldLogp: b.oldLogProbs!,
+    advantages: b.advantages,
+    responseMask: b.responseMask,
+    segmentIds: b.segmentIds,
   };
 
   it('dlogp_t = −A_s / N on every trainable token, 0 elsewhere', () => {
     const out = grpoObjective(input);
     const expected = Array.from(b.responseMask, (m, t) => (m ? -advantage[b.sessionIds[t] - 1] / N : 0));
-    expectClose(out.dlogp, expected, { atol: 1e-15, rtol: 1e-12, label: 'ppo at r = 1 vs REINFORCE with group baselines' });
+    expectClose(out.dlogp, expected, {
+      atol: 1e-15,
+      rtol: 1e-12,
+      label: 'ppo at r = 1 vs REINFORCE with group baselines',
+    });
     expect(out.metrics['rl/pg_clipfrac']).toBe(0);
     const reinforce = grpoObjective(input, { policyLoss: { name: 'reinforce' } });
     expectClose(out.dlogp, reinforce.dlogp, { atol: 0, rtol: 1e-15, label: 'ppo vs reinforce' });
@@ -61,11 +89,23 @@ describe('end to end: Sessions → pack → grpoObjective', () => {
   const b = packed(sessions, 8);
   const n = b.rows * b.width;
   // A deterministic stand-in for the model's scores: NaN on padding, which no term may read.
-  const logp = Float64Array.from({ length: n }, (_, t) => (b.segmentIds[t] === 0 ? NaN : (b.oldLogProbs![t] || -1) + 0.05 * Math.sin(t)));
-  const refLogp = Float64Array.from({ length: n }, (_, t) => (b.segmentIds[t] === 0 ? NaN : logp[t] - 0.1 * Math.cos(t)));
+  const logp = Float64Array.from({ length: n }, (_, t) =>
+    b.segmentIds[t] === 0 ? NaN : (b.oldLogProbs![t] || -1) + 0.05 * Math.sin(t),
+  );
+  const refLogp = Float64Array.from({ length: n }, (_, t) =>
+    b.segmentIds[t] === 0 ? NaN : logp[t] - 0.1 * Math.cos(t),
+  );
   const input = {
-    rows: b.rows, width: b.width, logp, oldLogp: b.oldLogProbs!, behaviorLogp: b.behaviorLogProbs, refLogp,
-    advantages: b.advantages, responseMask: b.responseMask, segmentIds: b.segmentIds, sessionWeights: b.sessionWeights,
+    rows: b.rows,
+    width: b.width,
+    logp,
+    oldLogp: b.oldLogProbs!,
+    behaviorLogp: b.behaviorLogProbs,
+    refLogp,
+    advantages: b.advantages,
+    responseMask: b.responseMask,
+    segmentIds: b.segmentIds,
+    sessionWeights: b.sessionWeights,
     sessionIds: b.sessionIds,
   };
 
@@ -85,9 +125,24 @@ describe('end to end: Sessions → pack → grpoObjective', () => {
     expect(out.metrics['mismatch/rollout_rs_masked_fraction']).toBeGreaterThan(0);
     expect(out.metrics['mismatch/rollout_rs_masked_fraction']).toBeLessThan(1);
     expect(out.dlogp.filter((g) => g !== 0).length).toBeGreaterThan(3);
-    for (const key of ['loss/total', 'loss/policy', 'loss/kl', 'rl/kl', 'rl/pg_clipfrac', 'rl/ppo_kl', 'mismatch/kl', 'mismatch/k3_kl',
-      'mismatch/ess', 'mismatch/rollout_rs_seq_mean_k1_masked_fraction', 'mismatch/ratio/min', 'mismatch/ratio/mean', 'mismatch/ratio/max',
-      'mismatch/chi2_token', 'mismatch/training_ppl', 'mismatch/rollout_ppl']) {
+    for (const key of [
+      'loss/total',
+      'loss/policy',
+      'loss/kl',
+      'rl/kl',
+      'rl/pg_clipfrac',
+      'rl/ppo_kl',
+      'mismatch/kl',
+      'mismatch/k3_kl',
+      'mismatch/ess',
+      'mismatch/rollout_rs_seq_mean_k1_masked_fraction',
+      'mismatch/ratio/min',
+      'mismatch/ratio/mean',
+      'mismatch/ratio/max',
+      'mismatch/chi2_token',
+      'mismatch/training_ppl',
+      'mismatch/rollout_ppl',
+    ]) {
       expect(Number.isFinite(out.metrics[key]), key).toBe(true);
     }
   });

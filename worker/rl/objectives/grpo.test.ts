@@ -29,7 +29,11 @@ describe('grpoObjective: hand values on the 2×3 table', () => {
     const policy = sum((i) => PPO_L[i]) / 5;
     const kl = sum((i) => k3(D_REF[i])) / 5;
     expect(out.loss).toBeCloseTo(policy + 0.1 * kl, 14);
-    expectClose(out.dlogp, PPO_G.map((g, i) => (MASKED.includes(i) ? g / 5 + (0.1 * dk3(D_REF[i])) / 5 : 0)), { atol: 1e-15, rtol: 1e-13, label: 'dlogp' });
+    expectClose(
+      out.dlogp,
+      PPO_G.map((g, i) => (MASKED.includes(i) ? g / 5 + (0.1 * dk3(D_REF[i])) / 5 : 0)),
+      { atol: 1e-15, rtol: 1e-13, label: 'dlogp' },
+    );
     expect(out.metrics['loss/policy']).toBeCloseTo(policy, 14);
     expect(out.metrics['rl/kl']).toBeCloseTo(kl, 14);
     expect(out.metrics['loss/kl']).toBe(0.1 * out.metrics['rl/kl']);
@@ -51,14 +55,22 @@ describe('grpoObjective: hand values on the 2×3 table', () => {
     expect(out.metrics['mismatch/ratio/min']).toBeCloseTo(e(-0.4), 14);
     expect(out.metrics['mismatch/ess']).toBeGreaterThan(0.9);
     expect(out.metrics['mismatch/ess']).toBeLessThan(1);
-    for (const k of ['mismatch/chi2_token', 'mismatch/training_ppl', 'mismatch/rollout_ppl', 'mismatch/ratio/mean']) expect(out.metrics[k]).toBeDefined();
+    for (const k of ['mismatch/chi2_token', 'mismatch/training_ppl', 'mismatch/rollout_ppl', 'mismatch/ratio/mean'])
+      expect(out.metrics[k]).toBeDefined();
   });
 
   it('bypass (no oldLogp): behavior stands in as old and an IcePop band only masks (dew)', () => {
     // logp − behavior = 0, 1, ·, −0.7, 0, 0.1: e^1 and e^−0.7 fall outside [0.5, 2]
-    const out = grpoObjective({ ...plain(), oldLogp: undefined, behaviorLogp: objectiveTable().behaviorLogp }, { importance: { threshold: [0.5, 2] } });
+    const out = grpoObjective(
+      { ...plain(), oldLogp: undefined, behaviorLogp: objectiveTable().behaviorLogp },
+      { importance: { threshold: [0.5, 2] } },
+    );
     expect(out.loss).toBeCloseTo((-1 - 2 - 0.5 * e(0.1)) / 5, 14);
-    expectClose(out.dlogp, [-1 / 5, 0, 0, 0, -2 / 5, (-0.5 * e(0.1)) / 5], { atol: 1e-15, rtol: 1e-13, label: 'dlogp' });
+    expectClose(out.dlogp, [-1 / 5, 0, 0, 0, -2 / 5, (-0.5 * e(0.1)) / 5], {
+      atol: 1e-15,
+      rtol: 1e-13,
+      label: 'dlogp',
+    });
     expect(out.metrics['mismatch/rollout_is_oob_ratio']).toBeCloseTo(2 / (5 + 1e-8), 14);
   });
 
@@ -93,7 +105,11 @@ describe('grpoObjective: the correction weights and keep mask it applied', () =>
   it('decoupled TIS cap 1.5: min(e^{old − behavior}, 1.5) per token, 0 off the mask', () => {
     // old − behavior = −0.1, 0.6, ·, −0.4, 0, −0.1 → e^0.6 = 1.822 is capped at 1.5
     const out = grpoObjective(objectiveTable(), { importance: { threshold: 1.5 } });
-    expectClose(out.correctionWeights, [e(-0.1), 1.5, 0, e(-0.4), 1, e(-0.1)], { atol: 1e-15, rtol: 1e-14, label: 'TIS weights' });
+    expectClose(out.correctionWeights, [e(-0.1), 1.5, 0, e(-0.4), 1, e(-0.1)], {
+      atol: 1e-15,
+      rtol: 1e-14,
+      label: 'TIS weights',
+    });
     // the loss is built from exactly these weights
     expect(out.loss).toBeCloseTo(sum((i) => out.correctionWeights[i] * PPO_L[i]) / 5, 14);
   });
@@ -107,8 +123,14 @@ describe('grpoObjective: the correction weights and keep mask it applied', () =>
     const input = { ...plain(), oldLogp: undefined, behaviorLogp: objectiveTable().behaviorLogp };
     const band = { importance: { threshold: [0.5, 2] as const } };
     expect(Array.from(grpoObjective(input, band).correctionWeights)).toEqual([1, 0, 0, 0, 1, 1]);
-    expect(Array.from(grpoObjective(input, { ...band, bypassLossType: 'ppo_clip' }).correctionWeights)).toEqual([1, 1, 0, 1, 1, 1]);
-    const rf = grpoObjective(input, { ...band, bypassLossType: 'reinforce', policyLoss: { name: 'reinforce' } }).correctionWeights;
+    expect(Array.from(grpoObjective(input, { ...band, bypassLossType: 'ppo_clip' }).correctionWeights)).toEqual([
+      1, 1, 0, 1, 1, 1,
+    ]);
+    const rf = grpoObjective(input, {
+      ...band,
+      bypassLossType: 'reinforce',
+      policyLoss: { name: 'reinforce' },
+    }).correctionWeights;
     expectClose(rf, [1, 0, 0, 0, 1, e(0.1)], { atol: 1e-15, rtol: 1e-14, label: 'reinforce band weights' });
   });
   it('a sequence mask: keep is 0 on the rejected chain {0,1} only (the empty chain {2} is kept)', () => {
@@ -127,14 +149,21 @@ describe('grpoObjective: aggregation compat reaches the policy term', () => {
     const legacy = grpoObjective(plain(), { aggregation: { mode: 'seq-mean-token-sum-norm', compat: 'verl-legacy' } });
     expect(now.loss).toBeCloseTo(sum((i) => PPO_L[i]) / (3 * 3), 14);
     expect(legacy.loss).toBeCloseTo(sum((i) => PPO_L[i]) / 3, 14);
-    expectClose(legacy.dlogp, now.dlogp.map((g) => 3 * g), { atol: 1e-15, rtol: 1e-13, label: 'legacy dlogp' });
+    expectClose(
+      legacy.dlogp,
+      now.dlogp.map((g) => 3 * g),
+      { atol: 1e-15, rtol: 1e-13, label: 'legacy dlogp' },
+    );
   });
 });
 
 describe('grpoObjective: dlogp against central finite differences', () => {
   const frozen = (input: ObjectiveInput, options: GrpoObjectiveOptions) => {
     const analytic = grpoObjective(input, options).dlogp;
-    const numeric = centralDiff((x) => grpoObjective({ ...input, logp: x, logpDetached: input.logp }, options).loss, input.logp);
+    const numeric = centralDiff(
+      (x) => grpoObjective({ ...input, logp: x, logpDetached: input.logp }, options).loss,
+      input.logp,
+    );
     expectClose(analytic, numeric, { atol: 1e-8, rtol: 1e-6, label: JSON.stringify(options) });
     expect(analytic.some((g) => g !== 0)).toBe(true);
   };
@@ -143,17 +172,20 @@ describe('grpoObjective: dlogp against central finite differences', () => {
   it.each(POLICY_LOSS_NAMES)('%s, decoupled, TIS, β = 0.1 k3', (name) => {
     frozen(objectiveTable(), { policyLoss: { name } as PolicyLossSpec, beta: 0.1, importance: { threshold: 1.5 } });
   });
-  it.each(POLICY_LOSS_NAMES.filter((n) => n !== 'echo'))('%s, bypass, band, session-mean, k2 under seq-mean-token-mean', (name) => {
-    const input = { ...objectiveTable(), oldLogp: undefined, sessionWeights };
-    frozen(input, {
-      policyLoss: { name } as PolicyLossSpec,
-      aggregation: { mode: 'session-mean' },
-      beta: 0.3,
-      kl: { estimator: 'k2' },
-      klAggregation: { mode: 'seq-mean-token-mean' },
-      importance: { threshold: [0.5, 5] },
-    });
-  });
+  it.each(POLICY_LOSS_NAMES.filter((n) => n !== 'echo'))(
+    '%s, bypass, band, session-mean, k2 under seq-mean-token-mean',
+    (name) => {
+      const input = { ...objectiveTable(), oldLogp: undefined, sessionWeights };
+      frozen(input, {
+        policyLoss: { name } as PolicyLossSpec,
+        aggregation: { mode: 'session-mean' },
+        beta: 0.3,
+        kl: { estimator: 'k2' },
+        klAggregation: { mode: 'seq-mean-token-mean' },
+        importance: { threshold: [0.5, 5] },
+      });
+    },
+  );
   it('gspo as TRL (a coupled sequence ratio), k3+ straight-through, seq-mean-token-sum-norm', () => {
     frozen(objectiveTable(), {
       policyLoss: { name: 'gspo', options: { compat: 'trl' } },
@@ -168,27 +200,55 @@ describe('grpoObjective: dlogp against central finite differences', () => {
 describe('grpoObjective: limiting cases', () => {
   it('an infinite clip is the plain policy gradient −A·r', () => {
     const input = plain();
-    const out = grpoObjective(input, { policyLoss: { name: 'ppo', options: { clipLow: Infinity, dualClip: Infinity } } });
+    const out = grpoObjective(input, {
+      policyLoss: { name: 'ppo', options: { clipLow: Infinity, dualClip: Infinity } },
+    });
     const r = (i: number) => e(input.logp[i] - input.oldLogp![i]);
     expect(out.loss).toBeCloseTo(sum((i) => -input.advantages[i] * r(i)) / 5, 14);
-    expectClose(out.dlogp, [0, 1, 2, 3, 4, 5].map((i) => (MASKED.includes(i) ? (-input.advantages[i] * r(i)) / 5 : 0)), { atol: 1e-15, rtol: 1e-13, label: 'pg' });
+    expectClose(
+      out.dlogp,
+      [0, 1, 2, 3, 4, 5].map((i) => (MASKED.includes(i) ? (-input.advantages[i] * r(i)) / 5 : 0)),
+      { atol: 1e-15, rtol: 1e-13, label: 'pg' },
+    );
   });
 
   it('session-mean equals seq-mean-token-mean with one session per row (up to verl’s 1e-8)', () => {
-    const input = { ...objectiveTable(), segmentIds: [1, 1, 1, 1, 1, 1], sessionWeights: [0.5, 0.5, 0, 1 / 3, 1 / 3, 1 / 3] };
-    const a = grpoObjective(input, { beta: 0.1, aggregation: { mode: 'session-mean' }, klAggregation: { mode: 'session-mean' } });
-    const b = grpoObjective(input, { beta: 0.1, aggregation: { mode: 'seq-mean-token-mean' }, klAggregation: { mode: 'seq-mean-token-mean' } });
+    const input = {
+      ...objectiveTable(),
+      segmentIds: [1, 1, 1, 1, 1, 1],
+      sessionWeights: [0.5, 0.5, 0, 1 / 3, 1 / 3, 1 / 3],
+    };
+    const a = grpoObjective(input, {
+      beta: 0.1,
+      aggregation: { mode: 'session-mean' },
+      klAggregation: { mode: 'session-mean' },
+    });
+    const b = grpoObjective(input, {
+      beta: 0.1,
+      aggregation: { mode: 'seq-mean-token-mean' },
+      klAggregation: { mode: 'seq-mean-token-mean' },
+    });
     expect(a.loss).toBeCloseTo(b.loss, 8);
     expect(a.loss).not.toBe(grpoObjective(input, { beta: 0.1 }).loss); // token-mean weighs the rows differently
     expectClose(a.dlogp, b.dlogp, { atol: 1e-9, rtol: 1e-8, label: 'session-mean vs seq-mean-token-mean' });
-    const bySessionIds = grpoObjective({ ...input, sessionWeights: undefined, sessionIds: [1, 1, 1, 2, 2, 2] }, { beta: 0.1, aggregation: { mode: 'session-mean' } });
-    expect(bySessionIds.loss).toBeCloseTo(grpoObjective(input, { beta: 0.1, aggregation: { mode: 'session-mean' } }).loss, 14);
+    const bySessionIds = grpoObjective(
+      { ...input, sessionWeights: undefined, sessionIds: [1, 1, 1, 2, 2, 2] },
+      { beta: 0.1, aggregation: { mode: 'session-mean' } },
+    );
+    expect(bySessionIds.loss).toBeCloseTo(
+      grpoObjective(input, { beta: 0.1, aggregation: { mode: 'session-mean' } }).loss,
+      14,
+    );
   });
 
   it('the icepop loss with an infinite band is REINFORCE with the IS weight e^{logp − behavior}', () => {
     const input = { ...objectiveTable(), oldLogp: undefined };
     const ice = grpoObjective(input, { policyLoss: { name: 'icepop', options: { alpha: 0, beta: Infinity } } });
-    const rf = grpoObjective(input, { policyLoss: { name: 'reinforce' }, importance: { threshold: Infinity }, bypassLossType: 'reinforce' });
+    const rf = grpoObjective(input, {
+      policyLoss: { name: 'reinforce' },
+      importance: { threshold: Infinity },
+      bypassLossType: 'reinforce',
+    });
     const w = (i: number) => e(input.logp[i] - input.behaviorLogp![i]);
     expect(ice.loss).toBeCloseTo(sum((i) => -input.advantages[i] * w(i) * input.logp[i]) / 5, 14);
     expect(rf.loss).toBeCloseTo(ice.loss, 14);
@@ -205,13 +265,21 @@ describe('grpoObjective: limiting cases', () => {
 
   it('β > 0 adds exactly β × the separately aggregated KL', () => {
     const input = objectiveTable();
-    const options: GrpoObjectiveOptions = { importance: { threshold: 1.5 }, kl: { estimator: 'abs' }, klAggregation: { mode: 'seq-mean-token-sum' } };
+    const options: GrpoObjectiveOptions = {
+      importance: { threshold: 1.5 },
+      kl: { estimator: 'abs' },
+      klAggregation: { mode: 'seq-mean-token-sum' },
+    };
     const without = grpoObjective(input, options);
     const withKl = grpoObjective(input, { ...options, beta: 0.3 });
     const kl = klPenalty({ ...input, refLogp: input.refLogp!, mask: input.responseMask }, { estimator: 'abs' });
     const agg = aggregate(kl.value, { ...input, mask: input.responseMask }, { mode: 'seq-mean-token-sum' });
     expect(withKl.loss - without.loss).toBeCloseTo(0.3 * agg.loss, 14);
-    expectClose(withKl.dlogp.map((g, i) => g - without.dlogp[i]), agg.weights.map((w, i) => 0.3 * w * kl.dlogp[i]), { atol: 1e-15, rtol: 1e-12, label: 'β·KL' });
+    expectClose(
+      withKl.dlogp.map((g, i) => g - without.dlogp[i]),
+      agg.weights.map((w, i) => 0.3 * w * kl.dlogp[i]),
+      { atol: 1e-15, rtol: 1e-12, label: 'β·KL' },
+    );
     expect(without.metrics['loss/kl']).toBe(0);
     expect(without.metrics['rl/kl']).toBe(agg.loss);
   });
@@ -219,24 +287,37 @@ describe('grpoObjective: limiting cases', () => {
 
 describe('grpoObjective: refusals', () => {
   it('β > 0 without a reference, and a bad β', () => {
-    expect(() => grpoObjective({ ...plain(), refLogp: undefined }, { beta: 0.04 })).toThrow(/beta = 0.04 needs refLogp/);
+    expect(() => grpoObjective({ ...plain(), refLogp: undefined }, { beta: 0.04 })).toThrow(
+      /beta = 0.04 needs refLogp/,
+    );
     expect(grpoObjective({ ...plain(), refLogp: undefined }).metrics['rl/kl']).toBeUndefined();
     expect(() => grpoObjective(plain(), { beta: -1 })).toThrow(/beta = -1/);
   });
   it('tables whose shape is not [rows, width]', () => {
-    expect(() => grpoObjective({ ...plain(), logp: [0, 0, 0] })).toThrow(/logp: expected rows × width = 2 × 3 = 6 entries, got 3/);
+    expect(() => grpoObjective({ ...plain(), logp: [0, 0, 0] })).toThrow(
+      /logp: expected rows × width = 2 × 3 = 6 entries, got 3/,
+    );
     expect(() => grpoObjective({ ...plain(), advantages: [1, 2, 3, 4, 5, 6, 7] })).toThrow(/advantages: expected/);
     expect(() => grpoObjective({ ...plain(), segmentIds: [1, 1] })).toThrow(/segmentIds: expected/);
     expect(() => grpoObjective({ ...plain(), refLogp: [0] }, { beta: 0.1 })).toThrow(/refLogp: expected/);
   });
   it('corrections without behavior log-probs, a TIS cap in bypass mode, session-mean rejection without sessionIds', () => {
     expect(() => grpoObjective(plain(), { importance: { threshold: 2 } })).toThrow(/pass behaviorLogp/);
-    expect(() => grpoObjective({ ...objectiveTable(), oldLogp: undefined }, { importance: { threshold: 2 } })).toThrow(/TIS cap is refused in bypass mode/);
+    expect(() => grpoObjective({ ...objectiveTable(), oldLogp: undefined }, { importance: { threshold: 2 } })).toThrow(
+      /TIS cap is refused in bypass mode/,
+    );
     const sw = { sessionWeights: [0.5, 0.5, 0, 1 / 3, 1 / 3, 1 / 3] };
-    expect(() => grpoObjective({ ...objectiveTable(), ...sw }, { aggregation: { mode: 'session-mean' }, rejection: { token_k1: 2 } })).toThrow(/needs sessionIds/);
+    expect(() =>
+      grpoObjective(
+        { ...objectiveTable(), ...sw },
+        { aggregation: { mode: 'session-mean' }, rejection: { token_k1: 2 } },
+      ),
+    ).toThrow(/needs sessionIds/);
   });
   it('a loss that needs old log-probs when there are neither old nor behavior ones; an unknown loss', () => {
     expect(() => grpoObjective({ ...plain(), oldLogp: undefined })).toThrow(/policy loss 'ppo' needs oldLogp/);
-    expect(() => grpoObjective(plain(), { policyLoss: { name: 'vanilla' } as never })).toThrow(/policy loss 'vanilla' is unknown/);
+    expect(() => grpoObjective(plain(), { policyLoss: { name: 'vanilla' } as never })).toThrow(
+      /policy loss 'vanilla' is unknown/,
+    );
   });
 });

@@ -65,11 +65,17 @@ export interface GrpoObjectiveOutput extends ObjectiveOutput {
 }
 
 /** The aggregation layout of an objective over `mask`, with session-mean weights recomputed from `sessionIds` when given. */
-export function objectiveMass(input: ObjectiveInput, mask: Float64Array, options: GrpoObjectiveOptions = {}): AggregationInput {
+export function objectiveMass(
+  input: ObjectiveInput,
+  mask: Float64Array,
+  options: GrpoObjectiveOptions = {},
+): AggregationInput {
   const { rows, width, segmentIds, sessionIds } = input;
   const sessionMean = [options.aggregation, options.klAggregation].some((a) => a?.mode === 'session-mean');
   if (sessionMean && options.rejection && !sessionIds) {
-    throw new Error('grpoObjective: session-mean with a rejection mask needs sessionIds (pack\'s), to recompute the session weights over the kept tokens');
+    throw new Error(
+      "grpoObjective: session-mean with a rejection mask needs sessionIds (pack's), to recompute the session weights over the kept tokens",
+    );
   }
   if (sessionIds) checkTable('sessionIds', sessionIds, rows, width);
   const sessionWeights = sessionIds && sessionMean ? sessionMeanWeights(sessionIds, mask) : input.sessionWeights;
@@ -77,13 +83,25 @@ export function objectiveMass(input: ObjectiveInput, mask: Float64Array, options
 }
 
 /** Checks every table the objective reads against `[rows, width]`, naming the first that is off. */
-export function checkObjectiveInput(input: ObjectiveInput, extra: Record<string, ArrayLike<number> | undefined> = {}): void {
+export function checkObjectiveInput(
+  input: ObjectiveInput,
+  extra: Record<string, ArrayLike<number> | undefined> = {},
+): void {
   const { rows, width } = input;
   const tables: Record<string, ArrayLike<number> | undefined> = {
-    logp: input.logp, oldLogp: input.oldLogp, behaviorLogp: input.behaviorLogp, refLogp: input.refLogp,
-    advantages: input.advantages, responseMask: input.responseMask, segmentIds: input.segmentIds,
-    sessionWeights: input.sessionWeights, sessionIds: input.sessionIds, observationMask: input.observationMask,
-    entropy: input.entropy, logpDetached: input.logpDetached, ...extra,
+    logp: input.logp,
+    oldLogp: input.oldLogp,
+    behaviorLogp: input.behaviorLogp,
+    refLogp: input.refLogp,
+    advantages: input.advantages,
+    responseMask: input.responseMask,
+    segmentIds: input.segmentIds,
+    sessionWeights: input.sessionWeights,
+    sessionIds: input.sessionIds,
+    observationMask: input.observationMask,
+    entropy: input.entropy,
+    logpDetached: input.logpDetached,
+    ...extra,
   };
   for (const [name, a] of Object.entries(tables)) if (a !== undefined) checkTable(name, a, rows, width);
 }
@@ -91,12 +109,17 @@ export function checkObjectiveInput(input: ObjectiveInput, extra: Record<string,
 export function grpoObjective(input: ObjectiveInput, options: GrpoObjectiveOptions = {}): GrpoObjectiveOutput {
   const { rows, width, logp, oldLogp, behaviorLogp, refLogp, responseMask } = input;
   const beta = options.beta ?? 0;
-  if (!(beta >= 0) || !Number.isFinite(beta)) throw new Error(`grpoObjective: beta = ${beta}: expected a finite number ≥ 0`);
+  if (!(beta >= 0) || !Number.isFinite(beta))
+    throw new Error(`grpoObjective: beta = ${beta}: expected a finite number ≥ 0`);
   if (beta > 0 && !refLogp) {
-    throw new Error(`grpoObjective: beta = ${beta} needs refLogp, the frozen reference's log-probs ([rows, width]); pass refLogp or set beta = 0`);
+    throw new Error(
+      `grpoObjective: beta = ${beta} needs refLogp, the frozen reference's log-probs ([rows, width]); pass refLogp or set beta = 0`,
+    );
   }
   if ((options.importance || options.rejection) && !behaviorLogp) {
-    throw new Error('grpoObjective: importance weights and rejection masks compare with the sampler; pass behaviorLogp ([rows, width])');
+    throw new Error(
+      'grpoObjective: importance weights and rejection masks compare with the sampler; pass behaviorLogp ([rows, width])',
+    );
   }
   checkObjectiveInput(input);
   const detached = input.logpDetached ?? logp;
@@ -107,9 +130,17 @@ export function grpoObjective(input: ObjectiveInput, options: GrpoObjectiveOptio
   let keep: Float64Array = new Float64Array(rows * width).fill(1);
   if (behaviorLogp) {
     const correction = rolloutCorrection({
-      rows, width, responseMask, segmentIds: input.segmentIds, behaviorLogp, oldLogp, logp: detached,
-      importance: options.importance, rejection: options.rejection,
-      bypassLossType: options.bypassLossType ?? 'dew', compat: options.mismatchCompat ?? 'verl',
+      rows,
+      width,
+      responseMask,
+      segmentIds: input.segmentIds,
+      behaviorLogp,
+      oldLogp,
+      logp: detached,
+      importance: options.importance,
+      rejection: options.rejection,
+      bypassLossType: options.bypassLossType ?? 'dew',
+      compat: options.mismatchCompat ?? 'verl',
     });
     mask = correction.mask;
     correctionWeights = correction.weights;
@@ -120,8 +151,16 @@ export function grpoObjective(input: ObjectiveInput, options: GrpoObjectiveOptio
 
   const spec = options.policyLoss ?? { name: 'ppo' };
   const result = runPolicyLoss(spec, {
-    rows, width, logp, oldLogp: oldLogp ?? behaviorLogp, behaviorLogp, advantages: input.advantages, mask,
-    segmentIds: input.segmentIds, observationMask: input.observationMask, logpDetached: input.logpDetached,
+    rows,
+    width,
+    logp,
+    oldLogp: oldLogp ?? behaviorLogp,
+    behaviorLogp,
+    advantages: input.advantages,
+    mask,
+    segmentIds: input.segmentIds,
+    observationMask: input.observationMask,
+    logpDetached: input.logpDetached,
   });
   const pg = aggregatePolicyLoss(result, mass, options.aggregation, correctionWeights);
   for (const [k, v] of Object.entries(result.metrics)) metrics[`rl/${k}`] = v;
@@ -135,7 +174,8 @@ export function grpoObjective(input: ObjectiveInput, options: GrpoObjectiveOptio
     metrics['rl/kl'] = klAgg.loss;
     if (beta > 0) {
       klLoss = beta * klAgg.loss;
-      for (let i = 0; i < dlogp.length; i++) if (klAgg.weights[i] !== 0) dlogp[i] += beta * klAgg.weights[i] * kl.dlogp[i];
+      for (let i = 0; i < dlogp.length; i++)
+        if (klAgg.weights[i] !== 0) dlogp[i] += beta * klAgg.weights[i] * kl.dlogp[i];
     }
   }
   if (input.entropy) {

@@ -19,9 +19,16 @@ const plain = (): PpoObjectiveInput => ({ ...objectiveTable(), behaviorLogp: und
 describe('ppoObjective: the policy side’s correction weights and keep mask', () => {
   it('are grpoObjective’s: TIS min(e^{old − behavior}, 1.5) and the seq_sum_k1 keep', () => {
     // old − behavior = −0.1, 0.6, ·, −0.4, 0, −0.1; chain {0,1}'s k1 sum −0.5 < log 0.7 → rejected
-    const out = ppoObjective({ ...objectiveTable(), ...critic }, { importance: { threshold: 1.5 }, rejection: { seq_sum_k1: [0.7, 2] } });
+    const out = ppoObjective(
+      { ...objectiveTable(), ...critic },
+      { importance: { threshold: 1.5 }, rejection: { seq_sum_k1: [0.7, 2] } },
+    );
     expect(Array.from(out.keep)).toEqual([0, 0, 1, 1, 1, 1]);
-    expectClose(out.correctionWeights, [Math.exp(-0.1), 1.5, 0, Math.exp(-0.4), 1, Math.exp(-0.1)], { atol: 1e-15, rtol: 1e-14, label: 'TIS weights' });
+    expectClose(out.correctionWeights, [Math.exp(-0.1), 1.5, 0, Math.exp(-0.4), 1, Math.exp(-0.1)], {
+      atol: 1e-15,
+      rtol: 1e-14,
+      label: 'TIS weights',
+    });
   });
 });
 
@@ -44,7 +51,11 @@ describe('ppoObjective: hand values on the 2×3 table', () => {
   it('the value loss takes the policy aggregation: seq-mean-token-mean over the chains', () => {
     // chains {0,1}, {3,4}, {5} carry mass (B′ = 3): w = 1/6, 1/6, ·, 1/6, 1/6, 1/3
     const out = ppoObjective(plain(), { aggregation: { mode: 'seq-mean-token-mean' } });
-    expectClose(out.dvalues, [-0.25 / 6, 0, 0, (0.25 * -0.6) / 6, (0.25 * 1.6) / 6, (0.25 * -0.4) / 3], { atol: 1e-9, rtol: 1e-7, label: 'dvalues' });
+    expectClose(out.dvalues, [-0.25 / 6, 0, 0, (0.25 * -0.6) / 6, (0.25 * 1.6) / 6, (0.25 * -0.4) / 3], {
+      atol: 1e-9,
+      rtol: 1e-7,
+      label: 'dvalues',
+    });
   });
 
   it('a value coefficient of 0 is the GRPO objective, with zero critic gradient', () => {
@@ -56,7 +67,11 @@ describe('ppoObjective: hand values on the 2×3 table', () => {
   it('the value loss sits on the same corrected mass: a rejected chain gets no critic gradient', () => {
     const out = ppoObjective({ ...objectiveTable(), ...critic }, { rejection: { seq_sum_k1: [0.7, 2] } });
     expect(Array.from(out.mask)).toEqual([0, 0, 0, 1, 1, 1]);
-    expectClose(out.dvalues, [0, 0, 0, -0.6 / 12, 1.6 / 12, -0.4 / 12], { atol: 1e-15, rtol: 1e-12, label: 'dvalues over mask′' });
+    expectClose(out.dvalues, [0, 0, 0, -0.6 / 12, 1.6 / 12, -0.4 / 12], {
+      atol: 1e-15,
+      rtol: 1e-12,
+      label: 'dvalues over mask′',
+    });
     expect(out.metrics['critic/vf_clipfrac']).toBe(0); // the clipped t1 was rejected
   });
 });
@@ -76,7 +91,10 @@ describe('ppoObjective: gradients against central finite differences', () => {
     expectClose(ppoObjective(input, options).dvalues, numeric, { atol: 1e-8, rtol: 1e-6, label: 'dvalues' });
   });
   it('dlogp', () => {
-    const numeric = centralDiff((x) => ppoObjective({ ...input, logp: x, logpDetached: input.logp }, options).loss, input.logp);
+    const numeric = centralDiff(
+      (x) => ppoObjective({ ...input, logp: x, logpDetached: input.logp }, options).loss,
+      input.logp,
+    );
     const analytic = ppoObjective(input, options).dlogp;
     expectClose(analytic, numeric, { atol: 1e-8, rtol: 1e-6, label: 'dlogp' });
     expect(analytic.some((g) => g !== 0)).toBe(true);
@@ -87,6 +105,8 @@ describe('ppoObjective: refusals', () => {
   it('a negative value coefficient and critic tables of the wrong shape', () => {
     expect(() => ppoObjective(plain(), { valueCoefficient: -0.5 })).toThrow(/valueCoefficient = -0.5/);
     expect(() => ppoObjective({ ...plain(), values: [0, 0] })).toThrow(/values: expected rows × width/);
-    expect(() => ppoObjective({ ...plain(), returns: [0, 0, 0, 0, 0, 0, 0] })).toThrow(/returns: expected rows × width/);
+    expect(() => ppoObjective({ ...plain(), returns: [0, 0, 0, 0, 0, 0, 0] })).toThrow(
+      /returns: expected rows × width/,
+    );
   });
 });

@@ -11,7 +11,13 @@
  */
 import { aggregationWeights } from '../aggregate';
 import { valueLoss } from '../value-loss';
-import { checkObjectiveInput, grpoObjective, objectiveMass, type GrpoObjectiveOptions, type GrpoObjectiveOutput } from './grpo';
+import {
+  checkObjectiveInput,
+  grpoObjective,
+  objectiveMass,
+  type GrpoObjectiveOptions,
+  type GrpoObjectiveOutput,
+} from './grpo';
 import type { ObjectiveInput } from './types';
 
 export interface PpoObjectiveInput extends ObjectiveInput {
@@ -55,6 +61,19 @@ export function ppoObjective(input: PpoObjectiveInput, options: PpoObjectiveOpti
   });
   const dvalues = critic.dvalues.map((g) => valueCoefficient * g + 0); // + 0 turns −0 into 0
   const loss = policy.loss + valueCoefficient * critic.loss;
-  const metrics = { ...policy.metrics, ...critic.metrics, 'loss/value': valueCoefficient * critic.loss, 'loss/total': loss };
-  return { loss, dlogp: policy.dlogp, dvalues, metrics, mask: policy.mask, correctionWeights: policy.correctionWeights, keep: policy.keep };
+  const metrics = {
+    ...policy.metrics,
+    ...critic.metrics,
+    'loss/value': valueCoefficient * critic.loss,
+    'loss/total': loss,
+  };
+  return {
+    loss,
+    dlogp: policy.dlogp,
+    dvalues,
+    metrics,
+    mask: policy.mask,
+    correctionWeights: policy.correctionWeights,
+    keep: policy.keep,
+  };
 }
