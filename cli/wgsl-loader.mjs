@@ -1,5 +1,6 @@
 // Node module hooks: `import src from './x.wgsl?raw'` yields the file's text, as Vite's `?raw`
-// does in the browser build and in Vitest. Registered by bin/dewpoint.mjs.
+// does in the browser build and in Vitest. Registered by bin/dewpoint.mjs. A shader's `#include`
+// lines stay in the text: kernels/common/wgsl-include.ts resolves them when a pipeline is created.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 

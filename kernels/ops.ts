@@ -5,10 +5,12 @@
  * everything recorded before it has run. Argument order: outputs, inputs, dims.
  */
 import type { AdamWHyper } from './adamw/adamw.ref';
+import type { BackendName } from './backends/info';
 import type { CopyRange } from './common/dispatcher';
 import type { MatmulLayout, MatmulVariant } from './matmul/layout';
 
-export type BackendName = 'cpu' | 'webgpu' | 'wasm';
+/** The backends' names, declared in backends/info.ts. */
+export type { BackendName };
 
 export type DType = 'f32' | 'i32';
 

@@ -25,6 +25,8 @@
 //   dq:           (B, T, NH, hs) f32, accumulated as vec4
 //   dk, dv:       (B, T, NKV, hs) f32, accumulated as vec4
 
+#include "attention/attention_lib.wgsl"
+
 struct Params {
   B: u32,
   T: u32,
@@ -36,7 +38,6 @@ struct Params {
 override WG: u32 = 64u;
 override HS4: u32 = 4u; // hs / 4, at most MAX_HS4
 const MAX_HS4: u32 = 16u;
-const LN2: f32 = 0.6931471805599453;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> q: array<vec4<f32>>;
@@ -48,21 +49,6 @@ const LN2: f32 = 0.6931471805599453;
 @group(0) @binding(7) var<storage, read_write> dk: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read_write> dv: array<vec4<f32>>;
 
-// vec4 index of element 0 of head h at (b, t) in a (B, T, NH, hs) tensor (q, dout, dq).
-fn head_vec4(b: u32, t: u32, h: u32) -> u32 {
-  return ((b * p.T + t) * p.NH + h) * HS4;
-}
-
-// vec4 index of element 0 of kv head j at (b, t) in a (B, T, NKV, hs) tensor (k, v, dk, dv).
-fn kv_vec4(b: u32, t: u32, j: u32) -> u32 {
-  return ((b * p.T + t) * p.NKV + j) * HS4;
-}
-
-// Query heads per kv head (G); query head h reads kv head h / G.
-fn group_size() -> u32 {
-  return p.NH / p.NKV;
-}
-
 struct QueryRow {
   lse2: f32, // lse · log2(e)
   dsum: f32, // D = dout · out
@@ -70,12 +56,8 @@ struct QueryRow {
 }
 
 fn query_row(b: u32, h: u32, t: u32) -> QueryRow {
-  let r = rows[(b * p.NH + h) * p.T + t];
+  let r = rows[row_index(b, h, t)];
   return QueryRow(bitcast<f32>(r.x), bitcast<f32>(r.y), bitcast<i32>(r.z));
-}
-
-fn hsum(x: vec4<f32>) -> f32 {
-  return x.x + x.y + x.z + x.w;
 }
 
 @compute @workgroup_size(WG)

@@ -15,6 +15,8 @@
 //   segment_ids: (B, T) i32
 //   rows:        (B, NH, T) vec4<u32> scratch
 
+#include "attention/attention_lib.wgsl"
+
 struct Params {
   B: u32,
   T: u32,
@@ -34,16 +36,6 @@ const LOG2E: f32 = 1.4426950408889634;
 @group(0) @binding(4) var<storage, read> segment_ids: array<i32>;
 @group(0) @binding(5) var<storage, read_write> rows: array<vec4<u32>>;
 
-// vec4 index of element 0 of head h at (b, t) in a (B, T, NH, hs) tensor.
-fn head_vec4(b: u32, t: u32, h: u32) -> u32 {
-  return ((b * p.T + t) * p.NH + h) * HS4;
-}
-
-// Index of (b, h, t) in a (B, NH, T) tensor: lse and rows.
-fn row_index(b: u32, h: u32, t: u32) -> u32 {
-  return (b * p.NH + h) * p.T + t;
-}
-
 @compute @workgroup_size(WG)
 fn attention_backward_prep(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
   let t = wid.x * WG + li;
@@ -54,6 +46,6 @@ fn attention_backward_prep(@builtin(workgroup_id) wid: vec3u, @builtin(local_inv
   var dot4 = vec4<f32>(0.0);
   for (var d = 0u; d < HS4; d++) { dot4 += dout[base + d] * out[base + d]; }
   let r = row_index(b, h, t);
-  let dsum = dot4.x + dot4.y + dot4.z + dot4.w;
+  let dsum = hsum(dot4);
   rows[r] = vec4<u32>(bitcast<u32>(lse[r] * LOG2E), bitcast<u32>(dsum), bitcast<u32>(segment_ids[b * p.T + t]), 0u);
 }

@@ -21,6 +21,8 @@
 //   out:         (B, T, NH, hs) f32, written as vec4
 //   lse:         (B, NH, T) f32, natural log
 
+#include "attention/attention_lib.wgsl"
+
 struct Params {
   B: u32,
   T: u32,
@@ -32,7 +34,6 @@ struct Params {
 override WG: u32 = 64u;
 override HS4: u32 = 4u; // hs / 4, at most MAX_HS4
 const MAX_HS4: u32 = 16u;
-const LN2: f32 = 0.6931471805599453;
 const NEG_BIG: f32 = -3.0e38; // running max before the first key; exp2(NEG_BIG − s) == 0
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -43,27 +44,8 @@ const NEG_BIG: f32 = -3.0e38; // running max before the first key; exp2(NEG_BIG 
 @group(0) @binding(5) var<storage, read_write> out: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> lse: array<f32>;
 
-// vec4 index of element 0 of head h at (b, t) in a (B, T, NH, hs) tensor (q, out).
-fn head_vec4(b: u32, t: u32, h: u32) -> u32 {
-  return ((b * p.T + t) * p.NH + h) * HS4;
-}
-
-// vec4 index of element 0 of the kv head that query head h reads, at (b, t) in a (B, T, NKV, hs)
-// tensor (k, v): kv head h / (NH / NKV), as transformers' repeat_kv.
-fn kv_vec4(b: u32, t: u32, h: u32) -> u32 {
-  return ((b * p.T + t) * p.NKV + h / (p.NH / p.NKV)) * HS4;
-}
-
 fn segment(b: u32, t: u32) -> i32 {
   return segment_ids[b * p.T + t];
-}
-
-fn lse_index(b: u32, h: u32, t: u32) -> u32 {
-  return (b * p.NH + h) * p.T + t;
-}
-
-fn hsum(x: vec4<f32>) -> f32 {
-  return x.x + x.y + x.z + x.w;
 }
 
 @compute @workgroup_size(WG)
@@ -76,18 +58,19 @@ fn attention_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocatio
   let g = segment(b, t);
   if (g == 0) {
     for (var d = 0u; d < HS4; d++) { out[qi + d] = vec4<f32>(0.0); }
-    lse[lse_index(b, h, t)] = 0.0;
+    lse[row_index(b, h, t)] = 0.0;
     return;
   }
 
   var qs: array<vec4<f32>, MAX_HS4>; // q · scale · log2(e)
   var acc: array<vec4<f32>, MAX_HS4>; // Σ exp2(score − m) · v
   for (var d = 0u; d < HS4; d++) { qs[d] = q[qi + d] * p.scale_log2e; }
+  let j = h / group_size(); // the kv head that query head h reads
   var m = NEG_BIG;
   var l = 0.0;
   for (var s = 0u; s <= t; s++) {
     if (segment(b, s) != g) { continue; }
-    let ki = kv_vec4(b, s, h);
+    let ki = kv_vec4(b, s, j);
     var dot4 = vec4<f32>(0.0);
     for (var d = 0u; d < HS4; d++) { dot4 += qs[d] * k[ki + d]; }
     let score = hsum(dot4);
@@ -100,5 +83,5 @@ fn attention_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocatio
   }
   let inv_l = 1.0 / l;
   for (var d = 0u; d < HS4; d++) { out[qi + d] = acc[d] * inv_l; }
-  lse[lse_index(b, h, t)] = (m + log2(l)) * LN2;
+  lse[row_index(b, h, t)] = (m + log2(l)) * LN2;
 }

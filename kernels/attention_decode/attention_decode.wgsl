@@ -27,6 +27,8 @@
 //   lengths:  (B) i32, valid slots per row
 //   out:      (B, NH, hs) f32, written as vec4
 
+#include "common/grid_lib.wgsl"
+
 struct Params {
   B: u32,
   L: u32,
@@ -45,10 +47,6 @@ const NEG_BIG: f32 = -3.0e38; // running max before the first key; exp2(NEG_BIG 
 @group(0) @binding(3) var<storage, read> v_cache: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> lengths: array<i32>;
 @group(0) @binding(5) var<storage, read_write> out: array<vec4<f32>>;
-
-fn invocation_index(wid: vec3u, nwg: vec3u, li: u32) -> u32 {
-  return (wid.y * nwg.x + wid.x) * WG + li;
-}
 
 // vec4 index of element 0 of head h at row b in a (B, NH, hs) tensor (q, out).
 fn query_vec4(b: u32, h: u32) -> u32 {

@@ -6,40 +6,21 @@
  * shaped like a training step's matmuls. The CPU backend (the references) only when neither
  * WebGPU nor WebAssembly can be had. The result says why, with the probe's numbers.
  */
-import type { AdapterSummary } from '../common/context';
 import { acquireGpu } from '../common/context';
-import type { BackendName, Ops } from '../ops';
+import type { Ops } from '../ops';
 import { createCpuOps } from './cpu';
+import type { AdapterSummary, BackendInfo, BackendName, BackendPreference } from './info';
 import type { WasmOps } from './wasm';
 import { createWebGpuOps } from './webgpu';
 
-export type BackendPreference = 'auto' | 'webgpu' | 'wasm' | 'cpu';
-export const BACKEND_PREFERENCES: readonly BackendPreference[] = ['auto', 'webgpu', 'wasm', 'cpu'];
+// Declared in info.ts; re-exported for the callers of selection (cli/backend.ts).
+export { BACKEND_PREFERENCES } from './info';
+export type { BackendInfo, BackendPreference } from './info';
 
 /** What selection may use: the WebGPU entry point, and a maker of the wasm backend (the host decides its threads). */
 export interface BackendSources {
   gpu?: GPU;
   wasm?: () => Promise<WasmOps>;
-}
-
-/** The probe's timings: milliseconds per repetition of its workload, by backend. */
-export interface BackendProbe {
-  workload: string;
-  msPerRep: Partial<Record<BackendName, number>>;
-}
-
-export interface BackendInfo {
-  backend: BackendName;
-  /** The WebGPU adapter (when one was acquired, whichever backend won). */
-  adapter: AdapterSummary | null;
-  /** Why this backend: requested, software adapter, probe, or why the faster ones were unavailable. */
-  reason: string;
-  /** Why the CPU backend is in use (cpu backend only). */
-  fallbackReason: string | null;
-  /** The measured probe, when `auto` ran one. */
-  probe: BackendProbe | null;
-  /** Threads the kernels run on (wasm; 1 elsewhere). */
-  threads: number;
 }
 
 export type SelectResult = { ok: true; ops: Ops; info: BackendInfo } | { ok: false; reason: string };

@@ -5,20 +5,8 @@
  * `uncapturederror` listener and a `device.lost` handler: after a loss every wait on the device
  * (see readback.ts) rejects with a named `GpuDeviceLost` error instead of hanging.
  */
+import type { AdapterSummary } from '../backends/info';
 import { GpuError } from './errors';
-
-/** What the UI and `dewpoint info` show about the adapter. */
-export interface AdapterSummary {
-  vendor: string;
-  architecture: string;
-  device: string;
-  description: string;
-  isFallbackAdapter: boolean;
-  /** Key limits of the device actually created (after raising them to the adapter's maxima). */
-  limits: Record<string, number>;
-  /** Features enabled on the device. */
-  features: string[];
-}
 
 export interface GpuContext {
   readonly device: GPUDevice;

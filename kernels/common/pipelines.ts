@@ -1,17 +1,20 @@
 /**
- * Compute pipeline cache. Every shader module and pipeline is created under a validation error
- * scope; a failure is reported as a `ShaderCompileError` carrying the shader's label and its
- * `getCompilationInfo()` messages (line:column). Creation is synchronous so that ops can be
- * encoded without awaiting; the verdict is collected by `check()` (awaited before every submit in
- * the WebGPU backend) or by `compile()` for eager use.
+ * Compute pipeline cache. A shader's `#include` lines are resolved first (wgsl-include.ts; an
+ * unknown include or a cycle throws at once). Every shader module and pipeline is created under a
+ * validation error scope; a failure is reported as a `ShaderCompileError` carrying the shader's
+ * label and its `getCompilationInfo()` messages (file:line:column, in the included file where the
+ * line came from one). Creation is synchronous so that ops can be encoded without awaiting; the
+ * verdict is collected by `check()` (awaited before every submit in the WebGPU backend) or by
+ * `compile()` for eager use.
  */
 import type { GpuContext } from './context';
 import { GpuError } from './errors';
+import { resolveIncludes } from './wgsl-include';
 
 export interface PipelineSpec {
   /** Shader label, e.g. `matmul_tiled`: names the module, the pipeline and any error. */
   label: string;
-  /** WGSL source. */
+  /** WGSL source; its `#include "dir/name_lib.wgsl"` lines are resolved by wgsl-include.ts. */
   code: string;
   /** Entry point; defaults to `label`'s file name convention (entry point == file name). */
   entryPoint?: string;
@@ -42,8 +45,9 @@ export class PipelineCache {
     if (hit) return hit.pipeline;
     const { device } = this.ctx;
     const entryPoint = spec.entryPoint ?? spec.label;
+    const shader = resolveIncludes(spec.label, spec.code);
     device.pushErrorScope('validation');
-    const module = device.createShaderModule({ label: spec.label, code: spec.code });
+    const module = device.createShaderModule({ label: spec.label, code: shader.code });
     const pipeline = device.createComputePipeline({
       label: pipelineLabel(spec),
       layout: 'auto',
@@ -52,7 +56,10 @@ export class PipelineCache {
     const verdict = device.popErrorScope().then(async (err) => {
       if (!err) return null;
       const info = await module.getCompilationInfo();
-      const lines = info.messages.map((m) => `  ${spec.label}.wgsl:${m.lineNum}:${m.linePos} ${m.type}: ${m.message}`);
+      const lines = info.messages.map((m) => {
+        const from = shader.lines[m.lineNum - 1] ?? { file: `${spec.label}.wgsl`, line: m.lineNum };
+        return `  ${from.file}:${from.line}:${m.linePos} ${m.type}: ${m.message}`;
+      });
       return new GpuError(
         'ShaderCompileError',
         `shader '${spec.label}' (entry point '${entryPoint}') failed to compile: ${err.message}` +

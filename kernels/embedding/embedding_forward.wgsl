@@ -12,6 +12,8 @@
 //   wte: (V, C) f32
 //   out: (N, C) f32
 
+#include "common/grid_lib.wgsl"
+
 struct Params {
   N: u32,
   C: u32,
@@ -26,10 +28,6 @@ const PER_INVOCATION: u32 = 4u;
 @group(0) @binding(1) var<storage, read> ids: array<i32>;
 @group(0) @binding(2) var<storage, read> wte: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
-
-fn group_index(wid: vec3u, nwg: vec3u) -> u32 {
-  return wid.y * nwg.x + wid.x;
-}
 
 // wte[id, c], or 0 when id lies outside 0..V-1.
 fn table_value(id: i32, c: u32) -> f32 {

@@ -19,6 +19,10 @@
 //   entropy:  (N) f32, from logprob_forward
 //   dlogits:  (N, V) f32, accumulated
 
+#include "common/grid_lib.wgsl"
+#include "logprob/logprob_lib.wgsl"
+#include "logprob/logprob_backward_lib.wgsl"
+
 struct Params {
   N: u32,
   V: u32,
@@ -36,40 +40,17 @@ override WITH_ENTROPY: bool = false;
 @group(0) @binding(6) var<storage, read> entropy: array<f32>;
 @group(0) @binding(7) var<storage, read_write> dlogits: array<f32>;
 
-fn logit_index(t: u32, v: u32) -> u32 {
-  return t * p.V + v;
-}
-
-fn row_of(wid: vec3u, groups: vec3u, lid: u32) -> u32 {
-  return (wid.y * groups.x + wid.x) * WG + lid;
-}
-
 @compute @workgroup_size(WG)
 fn logprob_backward(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let t = row_of(wid, groups, lid);
+  let t = invocation_index(wid, groups, lid);
   if (t >= p.N) { return; }
-  let tgt = targets[t];
-  // A row without a target contributes no log-prob gradient; its dlogp is never read.
-  var seed = 0.0;
-  if (tgt >= 0) { seed = dlogp[t]; }
-  var dent = 0.0;
-  var h = 0.0;
-  if (WITH_ENTROPY) {
-    dent = dentropy[t];
-    h = entropy[t];
-  }
-  let row_lse = lse[t];
+  let r = row_seed(t);
   for (var v = 0u; v < p.V; v++) {
     let i = logit_index(t, v);
-    let logp_v = logits[i] - row_lse;
-    let p_v = exp(logp_v);
-    var g = -seed * p_v;
-    if (i32(v) == tgt) { g += seed; }
-    if (WITH_ENTROPY) { g -= dent * p_v * (logp_v + h); }
-    dlogits[i] += g;
+    dlogits[i] += logit_grad(r, v, logits[i]);
   }
 }

@@ -20,6 +20,9 @@
 //   entropy: (N) f32
 //   lse:     (N) f32
 
+#include "common/grid_lib.wgsl"
+#include "logprob/logprob_lib.wgsl"
+
 struct Params {
   N: u32,
   V: u32,
@@ -35,21 +38,13 @@ override WG: u32 = 64u;
 @group(0) @binding(4) var<storage, read_write> entropy: array<f32>;
 @group(0) @binding(5) var<storage, read_write> lse: array<f32>;
 
-fn logit_index(t: u32, v: u32) -> u32 {
-  return t * p.V + v;
-}
-
-fn row_of(wid: vec3u, groups: vec3u, lid: u32) -> u32 {
-  return (wid.y * groups.x + wid.x) * WG + lid;
-}
-
 @compute @workgroup_size(WG)
 fn logprob_forward(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) lid: u32,
 ) {
-  let t = row_of(wid, groups, lid);
+  let t = invocation_index(wid, groups, lid);
   if (t >= p.N) { return; }
   var m = logits[logit_index(t, 0u)];
   for (var v = 1u; v < p.V; v++) {

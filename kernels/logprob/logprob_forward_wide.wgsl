@@ -22,6 +22,9 @@
 //   entropy: (N) f32
 //   lse:     (N) f32
 
+#include "common/grid_lib.wgsl"
+#include "logprob/logprob_lib.wgsl"
+
 struct Params {
   N: u32,
   V: u32,
@@ -43,14 +46,6 @@ const LOWEST: f32 = -3.0e38;
 var<workgroup> red_m: array<f32, WG>;
 var<workgroup> red_s: array<f32, WG>;
 var<workgroup> red_t: array<f32, WG>;
-
-fn logit_index(t: u32, v: u32) -> u32 {
-  return t * p.V + v;
-}
-
-fn row_of(wid: vec3u, groups: vec3u) -> u32 {
-  return wid.y * groups.x + wid.x;
-}
 
 fn nan_f32() -> f32 {
   return bitcast<f32>(p.nan_bits);
@@ -78,7 +73,7 @@ fn logprob_forward_wide(
   @builtin(num_workgroups) groups: vec3u,
   @builtin(local_invocation_index) li: u32,
 ) {
-  let t = row_of(wid, groups);
+  let t = group_index(wid, groups);
   if (t >= p.N) { return; } // uniform across the workgroup
 
   var m = LOWEST;

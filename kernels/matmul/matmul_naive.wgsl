@@ -12,6 +12,8 @@
 //   b:   (K, N) f32, or (N, K) when TRANS_B
 //   out: (M, N) f32
 
+#include "matmul/matmul_lib.wgsl"
+
 struct Params {
   M: u32,
   K: u32,
@@ -29,16 +31,6 @@ override WG_Y: u32 = 16u;
 @group(0) @binding(2) var<storage, read> b: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 
-fn a_index(m: u32, k: u32) -> u32 {
-  if (TRANS_A) { return k * p.M + m; }
-  return m * p.K + k;
-}
-
-fn b_index(k: u32, n: u32) -> u32 {
-  if (TRANS_B) { return n * p.K + k; }
-  return k * p.N + n;
-}
-
 @compute @workgroup_size(WG_X, WG_Y)
 fn matmul_naive(@builtin(global_invocation_id) gid: vec3u) {
   let n = gid.x;
@@ -48,10 +40,5 @@ fn matmul_naive(@builtin(global_invocation_id) gid: vec3u) {
   for (var k = 0u; k < p.K; k++) {
     acc += a[a_index(m, k)] * b[b_index(k, n)];
   }
-  let o = m * p.N + n;
-  if (p.accumulate != 0u) {
-    out[o] += acc;
-  } else {
-    out[o] = acc;
-  }
+  store_out(out_index(m, n), acc);
 }

@@ -25,6 +25,8 @@
 //   b:   (K, N) f32, or (N, K) when TRANS_B
 //   out: (M, N) f32
 
+#include "matmul/matmul_lib.wgsl"
+
 struct Params {
   M: u32,
   K: u32,
@@ -47,18 +49,14 @@ fn outer(x: vec4<f32>, y: vec4<f32>) -> mat4x4<f32> {
   return mat4x4<f32>(x * y.x, x * y.y, x * y.z, x * y.w);
 }
 
-fn store(o: u32, v: f32) {
-  if (p.accumulate != 0u) { out[o] += v; } else { out[o] = v; }
-}
-
 // out[m, n..n+3] (+)= v inside (M, N); the caller checks n < N.
 fn store_row(m: u32, n: u32, v: vec4<f32>) {
   if (m >= p.M) { return; }
-  let o = m * p.N + n;
-  store(o, v.x);
-  if (n + 1u < p.N) { store(o + 1u, v.y); }
-  if (n + 2u < p.N) { store(o + 2u, v.z); }
-  if (n + 3u < p.N) { store(o + 3u, v.w); }
+  let o = out_index(m, n);
+  store_out(o, v.x);
+  if (n + 1u < p.N) { store_out(o + 1u, v.y); }
+  if (n + 2u < p.N) { store_out(o + 2u, v.z); }
+  if (n + 3u < p.N) { store_out(o + 3u, v.w); }
 }
 
 // The 4 × 4 block c (c[j][i] = out[m + i, n + j]), row by row with constant indices so that c

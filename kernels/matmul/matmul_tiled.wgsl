@@ -16,6 +16,8 @@
 //   b:   (K, N) f32, or (N, K) when TRANS_B
 //   out: (M, N) f32
 
+#include "matmul/matmul_lib.wgsl"
+
 struct Params {
   M: u32,
   K: u32,
@@ -43,26 +45,19 @@ var<workgroup> tile_b: array<vec4<f32>, 256>; // [BK][BN / 4]: op(B) slab, k-maj
 // op(A)[m, k], zero outside (M, K).
 fn load_a(m: u32, k: u32) -> f32 {
   if (m >= p.M || k >= p.K) { return 0.0; }
-  if (TRANS_A) { return a[k * p.M + m]; }
-  return a[m * p.K + k];
+  return a[a_index(m, k)];
 }
 
 // op(B)[k, n], zero outside (K, N).
 fn load_b(k: u32, n: u32) -> f32 {
   if (k >= p.K || n >= p.N) { return 0.0; }
-  if (TRANS_B) { return b[n * p.K + k]; }
-  return b[k * p.N + n];
+  return b[b_index(k, n)];
 }
 
 // Writes one output, overwriting or accumulating, if it lies inside (M, N).
 fn store(m: u32, n: u32, v: f32) {
   if (m >= p.M || n >= p.N) { return; }
-  let o = m * p.N + n;
-  if (p.accumulate != 0u) {
-    out[o] += v;
-  } else {
-    out[o] = v;
-  }
+  store_out(out_index(m, n), v);
 }
 
 @compute @workgroup_size(16, 16)

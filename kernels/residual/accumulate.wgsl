@@ -10,6 +10,8 @@
 //   src: (n) f32
 //   dst: (n) f32, read and written, aliasing src nowhere
 
+#include "common/grid_lib.wgsl"
+
 struct Params {
   n: u32,
 }
@@ -20,10 +22,6 @@ const PER_INVOCATION: u32 = 4u;
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> src: array<f32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<f32>;
-
-fn group_index(wid: vec3u, nwg: vec3u) -> u32 {
-  return wid.y * nwg.x + wid.x;
-}
 
 fn add_at(i: u32) {
   if (i < p.n) { dst[i] += src[i]; }

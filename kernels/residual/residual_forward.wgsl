@@ -12,6 +12,8 @@
 //   b:   (n) f32
 //   out: (n) f32, aliasing neither a nor b
 
+#include "common/grid_lib.wgsl"
+
 struct Params {
   n: u32,
 }
@@ -23,10 +25,6 @@ const PER_INVOCATION: u32 = 4u;
 @group(0) @binding(1) var<storage, read> a: array<f32>;
 @group(0) @binding(2) var<storage, read> b: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
-
-fn group_index(wid: vec3u, nwg: vec3u) -> u32 {
-  return wid.y * nwg.x + wid.x;
-}
 
 fn add_at(i: u32) {
   if (i < p.n) { out[i] = a[i] + b[i]; }

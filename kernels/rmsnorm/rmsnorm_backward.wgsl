@@ -22,6 +22,8 @@
 //   dinp:    (N, C) f32, accumulated
 //   dweight: (C) f32, accumulated
 
+#include "common/grid_lib.wgsl"
+
 struct Params {
   N: u32,
   C: u32,
@@ -38,10 +40,6 @@ override WG: u32 = 64u;
 @group(0) @binding(4) var<storage, read> rstd: array<f32>;
 @group(0) @binding(5) var<storage, read_write> dinp: array<f32>;
 @group(0) @binding(6) var<storage, read_write> dweight: array<f32>;
-
-fn invocation_index(wid: vec3u, nwg: vec3u, l: u32) -> u32 {
-  return (wid.y * nwg.x + wid.x) * WG + l;
-}
 
 // dinp[n, :] += ∂L/∂x for row n.
 fn row_gradient(n: u32) {

@@ -14,6 +14,8 @@
 //   out:    (N, C) f32
 //   rstd:   (N) f32
 
+#include "common/grid_lib.wgsl"
+
 struct Params {
   N: u32,
   C: u32,
@@ -28,10 +30,6 @@ override WG: u32 = 64u;
 @group(0) @binding(2) var<storage, read> weight: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 @group(0) @binding(4) var<storage, read_write> rstd: array<f32>;
-
-fn invocation_index(wid: vec3u, nwg: vec3u, l: u32) -> u32 {
-  return (wid.y * nwg.x + wid.x) * WG + l;
-}
 
 // 1 / sqrt(mean(x²) + eps) of row n, whose values start at `row`.
 fn reciprocal_rms(row: u32) -> f32 {

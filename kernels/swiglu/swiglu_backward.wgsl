@@ -16,6 +16,8 @@
 //   dgate: (n) f32, accumulated
 //   dup:   (n) f32, accumulated
 
+#include "common/grid_lib.wgsl"
+
 struct Params {
   n: u32,
 }
@@ -29,10 +31,6 @@ const PER_INVOCATION: u32 = 4u;
 @group(0) @binding(3) var<storage, read> up: array<f32>;
 @group(0) @binding(4) var<storage, read_write> dgate: array<f32>;
 @group(0) @binding(5) var<storage, read_write> dup: array<f32>;
-
-fn group_index(wid: vec3u, nwg: vec3u) -> u32 {
-  return wid.y * nwg.x + wid.x;
-}
 
 // (σ(g), σ(−g)) without overflow or cancellation.
 fn sigmoid_pair(g: f32) -> vec2<f32> {

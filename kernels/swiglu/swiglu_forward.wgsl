@@ -12,6 +12,8 @@
 //   up:   (n) f32
 //   out:  (n) f32
 
+#include "common/grid_lib.wgsl"
+
 struct Params {
   n: u32,
 }
@@ -23,10 +25,6 @@ const PER_INVOCATION: u32 = 4u;
 @group(0) @binding(1) var<storage, read> gate: array<f32>;
 @group(0) @binding(2) var<storage, read> up: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
-
-fn group_index(wid: vec3u, nwg: vec3u) -> u32 {
-  return wid.y * nwg.x + wid.x;
-}
 
 // σ(g) without overflow: e = e^(−|g|); σ = 1/(1+e) for g ≥ 0, e/(1+e) for g < 0.
 fn sigmoid(g: f32) -> f32 {
