@@ -81,6 +81,29 @@ export default tseslint.config(
     },
   },
   {
+    // protocol.ts is the app's view of the worker; the worker's own modules import the contract
+    // files (worker/contract/). The same restrictions as above, plus that one.
+    files: ['worker/**/*.ts'],
+    ignores: ['worker/api.ts', 'worker/**/*.test.ts'],
+    rules: restrict([
+      { group: ['**/app/**', '**/cli/**', '**/e2e/**'], message: 'worker/ may import kernels/ and itself only.' },
+      {
+        group: ['**/companion/**', '!**/companion/protocol'],
+        message: 'worker/ talks to the companion over HTTP; only `import type` from companion/protocol.ts.',
+      },
+      {
+        group: ['**/companion/protocol'],
+        allowTypeImports: true,
+        message: 'worker/ may only `import type` from companion/protocol.ts.',
+      },
+      {
+        group: ['**/protocol', '!**/companion/protocol'],
+        message:
+          'worker modules import the contract types from worker/contract/; protocol.ts is the API as the app sees it.',
+      },
+    ]),
+  },
+  {
     files: ['kernels/**/*.ts'],
     rules: {
       ...restrict([

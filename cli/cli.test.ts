@@ -8,7 +8,7 @@ import { SFT_ARITH, SftRun } from '../worker/train/sft';
 import { UsageError, parseFlags } from './args';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir, writeCheckpointDir } from '../worker/model/node-checkpoint-dir';
 import { cliRunOptions } from './commands/train';
-import { PRESETS } from '../worker/runs/presets';
+import { PRESETS } from '../worker/presets/table';
 import { main } from './main';
 import { capture } from './testing/capture';
 

@@ -29,8 +29,8 @@ import type {
   SessionResetRequest,
   SessionStepReply,
   SessionStepRequest,
-} from '../worker/companion-client';
-import { CompanionClient } from '../worker/companion-client';
+} from '../worker/companion-client/client';
+import { CompanionClient } from '../worker/companion-client/client';
 import { toolTokenizer } from '../worker/data/tokenizer';
 import { inCompanion } from '../worker/episodes/companion-env';
 import type { EnvStep, EnvironmentKind } from '../worker/episodes/environment';

@@ -63,7 +63,7 @@ describe("the worker's companion client against the real server", () => {
   it('reports health when connected, and says why when the token is wrong, the page is not allowed or nothing answers', async () => {
     const { ProcessRunner } = await import('../companion/process-runner');
     const { startCompanion } = await import('../companion/server');
-    const { CompanionClient, companionUrlProblem } = await import('../worker/companion-client');
+    const { CompanionClient, companionUrlProblem } = await import('../worker/companion-client/client');
     const inner = new ProcessRunner();
     const companion = await startCompanion(
       {

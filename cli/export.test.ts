@@ -3,7 +3,7 @@ import { parquetReadObjects } from 'hyparquet';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PRESETS } from '../worker/runs/presets';
+import { PRESETS } from '../worker/presets/table';
 import { main } from './main';
 import { capture } from './testing/capture';
 

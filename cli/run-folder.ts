@@ -10,7 +10,7 @@ import type { BatchRecord, GroupRecord, RunOptions, SessionRecord } from '../wor
 import type { StepExport } from '../worker/interop/files';
 import { verlDataSource } from '../worker/interop/files';
 import { rolloutRows } from '../worker/interop/rollouts';
-import { checkRunOptions } from '../worker/runs/fields';
+import { checkRunOptions } from '../worker/presets/table';
 import { decodeSessions, encodeSessions } from '../worker/store/sessions-codec';
 import type { Session } from '../worker/rl/types';
 import { UsageError } from './args';

@@ -5,7 +5,7 @@ import { parquetReadObjects } from 'hyparquet';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fixtureFolder } from '../worker/hf/node-fixture';
 import { writeHfDir } from '../worker/hf/node-hf-dir';
-import { PRESETS } from '../worker/runs/presets';
+import { PRESETS } from '../worker/presets/table';
 import { main } from './main';
 import { capture } from './testing/capture';
 

@@ -1,61 +1,11 @@
 #!/usr/bin/env node
-// Compiles the wasm backend's kernels (kernels/wasm/assembly/*.ts, AssemblyScript) with the
-// `asc` that `npm ci` installs: kernels/wasm/build/ops.wasm (its own memory, one thread) and
-// ops-mt.wasm (an imported shared memory, for workers over SharedArrayBuffer). Skips the compile
-// when both outputs are newer than every source; `--force` rebuilds. Run by `npm ci` (prepare),
-// `npm run build`, `npm test` and `dewpoint` before they need the binaries.
-import { mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// `node scripts/build-wasm.mjs [--force]`: compiles the wasm backend's kernels when stale (the
+// build itself, its flags and outputs are kernels/wasm/node-build.mjs). Run by `npm ci` (prepare),
+// `npm run build:wasm` (--force) and `npm test`; vite.config.ts imports `buildWasm` from here.
 import { fileURLToPath } from 'node:url';
+import { buildWasm } from '../kernels/wasm/node-build.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const src = join(root, 'kernels/wasm/assembly');
-const out = join(root, 'kernels/wasm/build');
-const TARGETS = [
-  { file: 'ops.wasm', flags: [] },
-  { file: 'ops-mt.wasm', flags: ['--enable', 'threads', '--sharedMemory'] },
-];
-// 64 KiB pages: 2 GiB at most (the shared build must declare a maximum).
-const COMMON = [
-  '--runtime',
-  'stub',
-  '--importMemory',
-  '--initialMemory',
-  '1',
-  '--maximumMemory',
-  '32768',
-  '-O3',
-  '--noAssert',
-  '--enable',
-  'simd',
-];
-
-export async function buildWasm({ force = false, quiet = false } = {}) {
-  const sources = readdirSync(src)
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => join(src, f));
-  const newest = Math.max(...sources.map((f) => statSync(f).mtimeMs), statSync(fileURLToPath(import.meta.url)).mtimeMs);
-  const stale = TARGETS.filter((t) => force || !isNewer(join(out, t.file), newest));
-  if (!stale.length) return;
-  mkdirSync(out, { recursive: true });
-  const asc = await import('assemblyscript/asc');
-  for (const t of stale) {
-    // Written beside, then renamed: a reader (a test process, the dev server) never sees half a file.
-    const tmp = join(out, `.${t.file}.${process.pid}`);
-    const { error, stderr } = await asc.main([join(src, 'index.ts'), ...COMMON, ...t.flags, '--outFile', tmp]);
-    if (error) throw new Error(`asc ${t.file}: ${error.message}\n${stderr.toString()}`);
-    renameSync(tmp, join(out, t.file));
-    if (!quiet) console.log(`[wasm] built kernels/wasm/build/${t.file}`);
-  }
-}
-
-function isNewer(file, than) {
-  try {
-    return statSync(file).mtimeMs >= than;
-  } catch {
-    return false;
-  }
-}
+export { buildWasm };
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await buildWasm({ force: process.argv.includes('--force') });

@@ -6,7 +6,7 @@ import type { CheckpointFiles } from './model/checkpoint';
 import { charTokenizer, importCheckpoint } from './model/checkpoint';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir } from './model/node-checkpoint-dir';
 import type { GrpoRunOptions, RunEvent, WorkbenchApi } from './protocol';
-import { PRESETS } from './runs/presets';
+import { PRESETS } from './presets/table';
 
 const GRPO = PRESETS.find((p) => p.name === 'grpo-arith')!.defaults as GrpoRunOptions;
 const FILE = 'examples/arith-dataset.jsonl';

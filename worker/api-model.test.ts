@@ -16,7 +16,7 @@ import type {
   RunStatus,
   WorkbenchApi,
 } from './protocol';
-import { PRESETS } from './runs/presets';
+import { PRESETS } from './presets/table';
 import { MemoryRunStore } from './store/run-store';
 import type { RunStore } from './store/run-store';
 

@@ -10,8 +10,8 @@ import { exportCheckpoint, importCheckpoint } from './model/checkpoint';
 import { createCpuOps } from '../kernels/backends/cpu';
 import { SFT_ARITH, SftRun } from './train/sft';
 import type { GrpoRunOptions, RunEvent, RunOptions, WorkbenchApi } from './protocol';
-import { ERROR_NAMES } from './protocol';
-import { PRESETS } from './runs/presets';
+import { ERROR_NAMES } from './contract/errors';
+import { PRESETS } from './presets/table';
 
 const GRPO = PRESETS.find((p) => p.name === 'grpo-arith')!.defaults as GrpoRunOptions;
 

@@ -1,51 +1,43 @@
 /**
- * The worker API behind comlink: thin delegation to the backend selection and the self-test,
- * no math here. `getGpu` supplies `navigator.gpu` (or the `webgpu` package's GPU in Node).
+ * The worker API behind comlink: each method delegates to one owner, with no math and no branch
+ * on a kind of run here: the backend selection and the self-test (kernels/), the companion
+ * connection (companion-client/connection.ts), a person's models (hf/models.ts), the presets and their
+ * options (presets/table.ts), the run lifecycle (runs/run-manager.ts), the store's records, and
+ * what the views read of a stored run, trained or imported (runs/reads.ts). `getGpu` supplies
+ * `navigator.gpu` (or the `webgpu` package's GPU in Node). Errors are the named classes of
+ * contract/errors.ts; expected outcomes are results.
  */
 import { transfer } from 'comlink';
 import type { Ops } from '../kernels/ops';
 import type { WasmOps } from '../kernels/backends/wasm';
 import { selectBackend } from '../kernels/backends/select';
 import { GpuError } from '../kernels/common/errors';
+import { CompanionConnection } from './companion-client/connection';
+import { NotInitializedError } from './contract/errors';
 import type { CheckpointFiles } from './model/checkpoint';
 import { PickedModels } from './hf/models';
-import { loadDatasetFor } from './runs/dataset-load';
+import { exportStoredRun } from './interop/files';
+import { importVerlRun } from './interop/verl-import';
 import type {
   BackendInfo,
   BackendPreference,
-  CompanionStatus,
   DatasetLoadResult,
   DatasetRewardOptions,
   ModelFolderFile,
   RunBackendChoice,
-  RunEvent,
   RunOptions,
   SelfTestResult,
   WorkbenchApi,
 } from './protocol';
-import { CompanionClient, companionUrlProblem } from './companion-client';
-import { cachedGrader, type CodeGrader } from './rewards/code-grader';
-import { checkRunOptions } from './runs/fields';
-import { PRESETS } from './runs/presets';
+import { PRESET_INFOS, checkRunOptions, type BaseName } from './presets/table';
+import { loadDatasetFor } from './runs/dataset-load';
+import { RunReads } from './runs/reads';
 import { RunManager } from './runs/run-manager';
 import type { RunLocks } from './runs/run-locks';
 import { memoryRunLocks } from './runs/run-locks';
 import type { RunStore } from './store/run-store';
 import { MemoryRunStore } from './store/run-store';
 import { runSelfTest } from './selftest';
-import { episodeDetail, episodeSummaries, episodesJsonl, replayEpisode } from './episodes/views';
-import { exportStoredRun } from './interop/files';
-import type { BaseName } from './runs/run-manager';
-import { importVerlRun, importedOptions } from './interop/verl-import';
-import { importedEpisodeDetail, importedEpisodeSummaries, importedReplay } from './interop/verl-episodes';
-
-export class NotInitializedError extends Error {
-  override readonly name = 'NotInitialized';
-}
-
-export class InvalidConfigError extends Error {
-  override readonly name = 'InvalidConfig';
-}
 
 /**
  * `getGpu`: `navigator.gpu` (or the webgpu package's GPU in Node). `loadBase`: the files of the
@@ -65,41 +57,23 @@ export function createWorkbench(
     if (!ops) throw new NotInitializedError(`${what} before init(): call init() first`);
     return ops;
   };
-  let companion: CompanionClient | null = null;
-  let companionWorkers = 1;
-  // Graded repeats (a group's identical programs, SFT-like repeats) are answered from the cache; a new connection starts a new one.
-  let grader: CodeGrader | null = null;
+  const companion = new CompanionConnection();
   // A person's own models (useModel), kept in this worker's memory until it ends.
   const models = new PickedModels();
-  const runs = new RunManager(
-    () => requireOps('a run'),
+  const runs = new RunManager({
+    getOps: () => requireOps('a run'),
     loadBase,
     store,
     locks,
-    () => choice,
-    () => ({ codeGrader: grader }),
-    (id) => models.files(id),
-  );
-  // An imported run (verl rollouts) has no trainer, tokenizer or environment: the calls that need one answer for it here.
-  const imported = async (runId: string) =>
-    importedOptions((await store.listRuns()).find((r) => r.runId === runId)) !== null;
+    getBackendChoice: () => choice,
+    getServices: () => companion.services(),
+    pickedModel: (id) => models.files(id),
+  });
+  const reads = new RunReads(store, runs.bases, () => companion.services());
 
   return {
-    async connectCompanion(url: string, token: string): Promise<CompanionStatus> {
-      const problem = companionUrlProblem(url);
-      if (problem) throw new InvalidConfigError(problem);
-      if (!token.trim())
-        throw new InvalidConfigError('the companion token is empty: paste the token the companion printed at start');
-      const client = new CompanionClient(url, token.trim());
-      companion = client;
-      const status = await client.status();
-      if (status.connected) companionWorkers = status.health.workers;
-      grader = cachedGrader((request) => client.gradeCode(request, companionWorkers));
-      return status;
-    },
-    async companionStatus(): Promise<CompanionStatus | null> {
-      return companion ? companion.status() : null;
-    },
+    connectCompanion: (url, token) => companion.connect(url, token),
+    companionStatus: () => companion.status(),
     async init(preference: BackendPreference = 'auto'): Promise<BackendInfo> {
       const selected = await selectBackend({ gpu: await getGpu(), wasm }, preference);
       if (!selected.ok) throw new GpuError('GpuUnavailable', selected.reason);
@@ -111,7 +85,7 @@ export function createWorkbench(
       return runSelfTest(requireOps('selfTest()'));
     },
     async presets() {
-      return PRESETS;
+      return PRESET_INFOS;
     },
     async checkRunOptions(options: RunOptions) {
       return checkRunOptions(options);
@@ -131,16 +105,8 @@ export function createWorkbench(
     async pickedModel(id: string) {
       return models.model(id);
     },
-    async startRun(options: RunOptions, onEvent: (event: RunEvent) => void) {
+    async startRun(options, onEvent) {
       requireOps('startRun()');
-      const problems = checkRunOptions(options);
-      if (problems.length) throw new InvalidConfigError(problems.map((p) => p.message).join('; '));
-      // A new run's own model must be here (a stored one continues from its checkpoints instead).
-      const picked = 'base' in options ? options.base : undefined;
-      if (picked && !models.model(picked.id))
-        throw new InvalidConfigError(
-          `base: the model '${picked.name}' (${picked.id}) is no longer in this tab's worker (a reload drops a picked model): pick the model folder again (Use this model), then start the run`,
-        );
       return runs.start(options, onEvent);
     },
     async pauseRun(id: string) {
@@ -152,12 +118,9 @@ export function createWorkbench(
     async stopRun(id: string) {
       runs.stop(id);
     },
-    async continueRun(runId: string, onEvent: (event: RunEvent) => void) {
-      if (await imported(runId))
-        return {
-          ok: false as const,
-          reason: `run '${runId}' was imported from verl rollouts: it was trained by verl and has nothing to continue here`,
-        };
+    async continueRun(runId, onEvent) {
+      const never = (await reads.of(runId)).neverContinues();
+      if (never) return { ok: false as const, reason: never };
       requireOps('continueRun()');
       return runs.continue(runId, onEvent);
     },
@@ -193,55 +156,29 @@ export function createWorkbench(
     async flowAt(runId: string, step: number) {
       return store.flowAt(runId, step);
     },
-    async flowField(runId: string, size?: number) {
-      return runs.flowField(runId, size);
+    async flowField(runId: string, size = 64) {
+      return (await reads.of(runId)).flowField(size);
     },
     async sessionsAt(runId: string, step: number) {
       return store.sessionsAt(runId, step);
     },
     async tokenTexts(runId: string, ids: Int32Array) {
-      if (await imported(runId))
-        throw new Error(
-          `run '${runId}' was imported from verl rollouts: its dump has token ids but no tokenizer, so they have no text here`,
-        );
-      const tok = await runs.tokenizerOf(runId);
-      return tok ? Array.from(ids, (id) => tok.decode([id], { specials: true })) : null;
+      return (await reads.of(runId)).tokenTexts(ids);
     },
     async episodeSteps(runId: string) {
-      if (await imported(runId)) return store.groupSteps(runId);
-      return store.journal.steps(runId);
+      return (await reads.of(runId)).episodeSteps();
     },
     async episodesAt(runId: string, step: number) {
-      if (await imported(runId)) {
-        const groups = await store.groupsAt(runId, step);
-        return groups ? importedEpisodeSummaries(groups, step) : null;
-      }
-      const [c, records] = await Promise.all([runs.episodeContext(runId), store.journal.load(runId, step)]);
-      return c && records.length ? episodeSummaries(records, step, c) : null;
+      return (await reads.of(runId)).episodesAt(step);
     },
     async episodeAt(runId: string, step: number, index: number) {
-      if (await imported(runId)) {
-        const [groups, sessions] = await Promise.all([store.groupsAt(runId, step), store.sessionsAt(runId, step)]);
-        return groups ? importedEpisodeDetail(groups, sessions, step, index) : null;
-      }
-      const [c, records] = await Promise.all([runs.episodeContext(runId), store.journal.load(runId, step)]);
-      return c && records.length ? episodeDetail(records, step, index, c) : null;
+      return (await reads.of(runId)).episodeAt(step, index);
     },
     async replayEpisode(runId: string, step: number, index: number) {
-      if (await imported(runId)) return importedReplay();
-      const [c, records] = await Promise.all([runs.episodeContext(runId), store.journal.load(runId, step)]);
-      if (!c) return { identical: false, summary: `run '${runId}' has no multi-turn episodes`, turns: [] };
-      return replayEpisode(records, index, c);
+      return (await reads.of(runId)).replayEpisode(step, index);
     },
     async exportEpisodes(runId: string) {
-      const c = await runs.episodeContext(runId);
-      if (!c) return '';
-      const steps = await store.journal.steps(runId);
-      return episodesJsonl(
-        runId,
-        await Promise.all(steps.map(async (step) => ({ step, records: await store.journal.load(runId, step) }))),
-        c,
-      );
+      return (await reads.of(runId)).exportEpisodes();
     },
     async importVerlRun(files: { name: string; bytes: Uint8Array }[]) {
       return importVerlRun(store, files);

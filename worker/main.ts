@@ -8,7 +8,7 @@ import { memoryRunLocks, webRunLocks } from './runs/run-locks';
 import { CHECKPOINT_FILES } from './model/checkpoint';
 import type { CheckpointFiles } from './model/checkpoint';
 import { openIdbStore } from './store/idb-store';
-import type { BaseName } from './runs/run-manager';
+import type { BaseName } from './presets/table';
 import type { RunStore } from './store/run-store';
 import { DeferredRunStore, MemoryRunStore } from './store/run-store';
 

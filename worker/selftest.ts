@@ -8,7 +8,7 @@ import type { MatmulLayout, MatmulVariant } from '../kernels/matmul/layout';
 import { MATMUL_LAYOUTS } from '../kernels/matmul/layout';
 import { matmulRef } from '../kernels/matmul/matmul.ref';
 import type { Ops } from '../kernels/ops';
-import type { SelfTestCase, SelfTestResult } from './protocol';
+import type { SelfTestCase, SelfTestResult } from './contract/system';
 
 const SHAPES: [number, number, number][] = [
   [1, 1, 1],

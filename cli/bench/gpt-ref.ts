@@ -13,7 +13,7 @@ import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
 import type { ModelConfig } from '../../worker/model/config';
 import { Model } from '../../worker/model/model';
-import type { PackedInput } from '../../worker/model/model';
+import type { PackedInput } from '../../worker/model/packing';
 import { median } from '../../worker/selftest';
 import { cliBackend } from '../backend';
 

@@ -13,7 +13,7 @@ import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 import { median } from '../../worker/selftest';
 import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
 import { cliBackend, describeBackend } from '../backend';
-import type { BenchArgs } from './index';
+import type { BenchArgs } from './args';
 
 interface Row {
   backend: string;

@@ -3,6 +3,7 @@
  * JSON object with `--json`. Ratios are always between variants measured in the same run: timings
  * on a software adapter drift up to 2× between runs.
  */
+import type { BenchArgs } from './args';
 import { benchGrpo } from './grpo';
 import { benchMatmul } from './matmul';
 import { benchPack } from './pack';
@@ -10,13 +11,6 @@ import { benchRollout } from './rollout';
 import { benchSandbox } from './sandbox';
 import { benchTraces } from './traces';
 import { benchTrain } from './train';
-
-export interface BenchArgs {
-  json: boolean;
-  runs: number | null;
-  /** `train --model gpt-ref`: the peer bench's GPT shape instead of the presets. */
-  model: string | null;
-}
 
 export const BENCHES: Record<string, (args: BenchArgs) => Promise<{ table: string; json: unknown }>> = {
   grpo: benchGrpo,

@@ -13,7 +13,7 @@ import type { MatmulLayout, MatmulVariant } from '../../kernels/matmul/layout';
 import { chooseMatmulVariant } from '../../kernels/matmul/matmul';
 import type { Ops, Tensor } from '../../kernels/ops';
 import { median } from '../../worker/selftest';
-import type { BenchArgs } from './index';
+import type { BenchArgs } from './args';
 
 type Kernel = Exclude<MatmulVariant, 'auto'>;
 const KERNELS: readonly Kernel[] = ['naive', 'tiled', 'register'];

@@ -7,7 +7,7 @@ import { mulberry32 } from '../../kernels/common/random';
 import type { Session } from '../../worker/rl/index';
 import { pack } from '../../worker/rl/index';
 import { median } from '../../worker/selftest';
-import type { BenchArgs } from './index';
+import type { BenchArgs } from './args';
 
 /** P prompts × G one-call sessions with prompt 6–12 ids and completion 4–24 ids. */
 function syntheticBatch(P: number, G: number, seed: number): Session[] {

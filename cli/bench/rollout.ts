@@ -10,7 +10,7 @@ import { Model } from '../../worker/model/model';
 import { generate } from '../../worker/rollout/generate';
 import { median } from '../../worker/selftest';
 import { cliBackend, describeBackend } from '../backend';
-import type { BenchArgs } from './index';
+import type { BenchArgs } from './args';
 
 const ROWS = 64;
 const MAX_NEW = 16;

@@ -14,7 +14,7 @@ import { SandboxFleet } from '../../companion/fleet';
 import { ProcessRunner } from '../../companion/process-runner';
 import { sandboxLimitsSchema, type Outcome } from '../../companion/protocol';
 import { startCompanion } from '../../companion/server';
-import type { BenchArgs } from './index';
+import type { BenchArgs } from './args';
 
 interface Row {
   path: 'bare spawn' | 'fleet' | 'http';

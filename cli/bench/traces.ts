@@ -15,7 +15,7 @@ import {
   type TraceRecord,
 } from '../../worker/episodes/traces';
 import { median } from '../../worker/selftest';
-import type { BenchArgs } from './index';
+import type { BenchArgs } from './args';
 
 /** The full prompt and completion of every call of one append-only episode. */
 function syntheticEpisode(turns: number, seed: number): TraceParent[] {

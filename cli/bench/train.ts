@@ -13,7 +13,7 @@ import { median } from '../../worker/selftest';
 import { SFT_ARITH, SftRun } from '../../worker/train/sft';
 import { cliBackend } from '../backend';
 import { benchGptRef } from './gpt-ref';
-import type { BenchArgs } from './index';
+import type { BenchArgs } from './args';
 
 const PRESETS: ModelPresetName[] = ['small', 'medium'];
 

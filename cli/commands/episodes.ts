@@ -12,7 +12,7 @@ import { charTokenizer, importCheckpoint } from '../../worker/model/checkpoint';
 import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 import { episodesJsonl } from '../../worker/episodes/views';
 import type { EpisodeGrpoRunOptions, PpoEpisodeRunOptions } from '../../worker/protocol';
-import { episodeRunConfigOf } from '../../worker/runs/configs';
+import { episodeRunConfigOf } from '../../worker/presets/table';
 import { configuredKind } from '../../worker/train/grpo-episodes';
 import { UsageError, parseFlags } from '../args';
 import { FileJournal } from '../node-journal';
@@ -66,6 +66,8 @@ export async function episodesCommand(argv: string[]): Promise<number> {
     );
   }
   const config = episodeRunConfigOf(run.options);
+  if (!config)
+    throw new UsageError(`dewpoint episodes export: run ${runId}'s preset ${run.options.preset} journals no episodes`);
   const tok = charTokenizer(importCheckpoint(readCheckpointDir(run.checkpoint)).tokenizer, 'episodes export');
   const kind = configuredKind(config);
   const steps = await journal.steps(runId);

@@ -6,7 +6,7 @@
  *
  * `dewpoint export --config run.json --to verl|trl [--out FILE] [--json]`: only the run options
  * the Experiments view shows as "Config as JSON" (checked by the same schema as `train --config`,
- * worker/runs/fields.ts), as a verl launch command or a TRL config constructor, followed by every
+ * worker/presets/table.ts), as a verl launch command or a TRL config constructor, followed by every
  * option the target has no equivalent for, printed (and written to `--out FILE`); `--json` prints
  * the whole export (mapped and unmapped options) as JSON instead.
  *
@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { RunOptions } from '../../worker/protocol';
 import { configText, exportFiles } from '../../worker/interop/files';
 import { EXPORT_TARGETS, exportRun, type ExportTarget } from '../../worker/interop/index';
-import { checkRunOptions } from '../../worker/runs/fields';
+import { checkRunOptions } from '../../worker/presets/table';
 import { UsageError, parseFlags } from '../args';
 import { readRunFolder } from '../run-folder';
 

@@ -5,7 +5,7 @@
  * f32 training memory for a rows × seq batch (default: the SFT batch, 32 × 40). A folder the
  * loader would refuse ends with exit code 1 and every problem, each naming its file and field.
  */
-import { HfFolderError } from '../../worker/hf/errors';
+import { HfFolderError } from '../../worker/model/hf-errors';
 import { inspectHfFolder } from '../../worker/hf/folder';
 import type { HfFileReader } from '../../worker/hf/files';
 import type { HfFolderInspection } from '../../worker/hf/folder';

@@ -27,7 +27,7 @@ import { SFT_CALC, SFT_CODE, SFT_GUESS, SftEpisodeRun } from '../../worker/train
 import { localCodeGrader } from '../code-grader';
 import type { Model } from '../../worker/model/model';
 import type { CharTokenizer } from '../../worker/data/tokenizer';
-import { checkRunOptions } from '../../worker/runs/fields';
+import { checkRunOptions } from '../../worker/presets/table';
 import { UsageError, parseFlags } from '../args';
 import { cliBackend, describeBackend } from '../backend';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir, writeCheckpointDir } from '../../worker/model/node-checkpoint-dir';

@@ -7,7 +7,7 @@
  * run id printed at the start, for `dewpoint episodes export`. `--save DIR` keeps each step's
  * groups and rollouts there (cli/run-folder.ts), for `dewpoint export DIR --to verl|trl`.
  * `--config` takes the run options as the Experiments view shows them ("Config as JSON"): the
- * same schema (worker/runs/schema.ts) checks them, and the flags override their fields.
+ * same schema (worker/presets/schema.ts) checks them, and the flags override their fields.
  * `--dataset FILE --reward math|exact|regex|code [--reward-pattern RE] [--held-out N]` (grpo-arith,
  * ppo-arith, dpo-arith) trains on a person's prompt file (.jsonl or .parquet, worker/data/dataset.ts)
  * instead of the arithmetic generator: read here, checked against the base's vocabulary, and
@@ -22,63 +22,30 @@ import type {
   DatasetRewardOptions,
   DatasetRunOptions,
   DpoRunOptions,
+  EpisodeGrpoRunOptions,
   FlowRunOptions,
   GrpoRunOptions,
   PpoEpisodeRunOptions,
   PpoRunOptions,
 } from '../../worker/protocol';
-import { PPO_ARITH, PpoRun } from '../../worker/train/ppo';
-import { FLOW_GRPO_2D, PRETRAIN_DEFAULTS } from '../../worker/flow/index';
-import { flowTrainer, type Trainer } from '../../worker/runs/run-manager';
-import {
-  dpoConfigOf,
-  dpoOptionsOf,
-  episodeGrpoOptionsOf,
-  episodeRunConfigOf,
-  flowOptionsOf,
-  grpoConfigOf,
-  grpoOptionsOf,
-  ppoConfigOf,
-  ppoEpisodeOptionsOf,
-  ppoOptionsOf,
-} from '../../worker/runs/configs';
-import { checkRunOptions, labelAndPath } from '../../worker/runs/fields';
-import { DPO_ARITH, DpoRun, type DpoStep } from '../../worker/train/dpo';
-import { batchRecord, groupRecords, pairRecords, pairSessions, type GroupsConfig } from '../../worker/runs/groups';
-import { GRPO_ARITH, GrpoRun, type GrpoStep } from '../../worker/train/grpo';
-import {
-  GRPO_CALC,
-  GRPO_CODE,
-  GRPO_GUESS,
-  GrpoEpisodeRun,
-  PPO_CALC,
-  type GrpoEpisodeStep,
-} from '../../worker/train/grpo-episodes';
-import type { EpisodeGrpoRunOptions } from '../../worker/protocol';
-import { baseOf } from '../../worker/runs/run-manager';
+import { labelAndPath } from '../../worker/presets/fields';
+import { PRESETS, checkRunOptions, episodeRunConfigOf, presetOf, trainerOf } from '../../worker/presets/table';
+import type { TrainerContext } from '../../worker/presets/trainers';
 import { FileJournal } from '../node-journal';
 import type { JournalRunFile } from './episodes';
 import { RUN_FILE } from './episodes';
 import { UsageError, parseFlags } from '../args';
 import { cliBackend, describeBackend } from '../backend';
-import { loadCheckpointDir, readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
+import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
+import { loadCheckpointDir } from '../../worker/hf/node-hf-dir';
 import { localCodeGrader } from '../code-grader';
 import { RunFolderWriter } from '../run-folder';
 
-/** The run options of a preset as the CLI starts them (held-out n as the trainer's default, no checkpoints). */
-const PRESET_OPTIONS = {
-  'grpo-arith': () => grpoOptionsOf(GRPO_ARITH, { evalN: GRPO_ARITH.evalN, checkpointEvery: 0 }),
-  'grpo-calc': () => episodeGrpoOptionsOf(GRPO_CALC, { evalN: GRPO_CALC.evalN, checkpointEvery: 0 }),
-  'grpo-guess': () => episodeGrpoOptionsOf(GRPO_GUESS, { evalN: GRPO_GUESS.evalN, checkpointEvery: 0 }),
-  'grpo-code': () => episodeGrpoOptionsOf(GRPO_CODE, { evalN: GRPO_CODE.evalN, checkpointEvery: 0 }),
-  'ppo-arith': () => ppoOptionsOf(PPO_ARITH, { evalN: PPO_ARITH.evalN, checkpointEvery: 0 }),
-  'ppo-calc': () => ppoEpisodeOptionsOf(PPO_CALC, { evalN: PPO_CALC.evalN, checkpointEvery: 0 }),
-  'dpo-arith': () => dpoOptionsOf(DPO_ARITH, { evalN: DPO_ARITH.evalN, checkpointEvery: 0 }),
-  'flowgrpo-2d': () => flowOptionsOf(FLOW_GRPO_2D, PRETRAIN_DEFAULTS, { checkpointEvery: 0 }),
-} as const;
+/** The presets `train` offers (SFT is `dewpoint pretrain`), by name. */
+const TRAIN_PRESETS = new Map(PRESETS.filter((p) => p.cli !== null).map((p) => [p.name as string, p]));
 
 /** The presets that take `--dataset` (single-turn, from the arithmetic base). */
-export const DATASET_PRESETS = ['grpo-arith', 'ppo-arith', 'dpo-arith'] as const;
+export const DATASET_PRESETS = PRESETS.filter((p) => p.dataset !== null).map((p) => p.name);
 const REWARD_KINDS = ['math', 'exact', 'regex', 'code'] as const;
 
 /** The dataset's options named by their flags in a problem (the rest by label and path). */
@@ -164,18 +131,19 @@ export function cliRunOptions(
     } catch (e) {
       throw new UsageError(`dewpoint train: --config ${f.config} is not JSON: ${(e as Error).message}`);
     }
-    if (!Object.prototype.hasOwnProperty.call(PRESET_OPTIONS, String(options.preset))) {
+    if (!TRAIN_PRESETS.has(String(options.preset))) {
       throw new UsageError(
-        `dewpoint train: the config's preset must be one of ${Object.keys(PRESET_OPTIONS).join(', ')}, got '${String(options.preset)}'`,
+        `dewpoint train: the config's preset must be one of ${[...TRAIN_PRESETS.keys()].join(', ')}, got '${String(options.preset)}'`,
       );
     }
   } else {
-    const name = (f.preset as string | undefined) ?? 'grpo-arith';
-    if (!(name in PRESET_OPTIONS))
+    const name = (f.preset as string | undefined) ?? PRESETS.find((p) => p.cli !== null)!.name;
+    const preset = TRAIN_PRESETS.get(name);
+    if (!preset)
       throw new UsageError(
-        `dewpoint train: --preset must be one of ${Object.keys(PRESET_OPTIONS).join(', ')}, got '${name}'`,
+        `dewpoint train: --preset must be one of ${[...TRAIN_PRESETS.keys()].join(', ')}, got '${name}'`,
       );
-    options = { ...PRESET_OPTIONS[name as keyof typeof PRESET_OPTIONS]() };
+    options = { ...structuredClone(preset.defaults), ...preset.cli };
   }
   const flagFields: Record<string, string> = {
     steps: 'steps',
@@ -187,9 +155,8 @@ export function cliRunOptions(
     'train-problems': 'trainProblems',
   };
   for (const [flag, field] of Object.entries(flagFields)) if (f[flag] !== undefined) options[field] = f[flag];
-  if (f.prompts !== undefined)
-    options[options.preset === 'dpo-arith' ? 'pairs' : options.preset === 'flowgrpo-2d' ? 'groups' : 'prompts'] =
-      f.prompts;
+  const promptsOption = TRAIN_PRESETS.get(String(options.preset))!.promptsOption;
+  if (f.prompts !== undefined && promptsOption) options[promptsOption] = f.prompts;
   if (dataset) {
     if (!(DATASET_PRESETS as readonly string[]).includes(options.preset as string))
       throw new UsageError(
@@ -245,16 +212,15 @@ export async function trainCommand(argv: string[]): Promise<number> {
   const readArithBase = () => (arithBase ??= importCheckpoint(readCheckpointDir('public/checkpoints/arith-base')));
   const options = cliRunOptions(f, await cliDataset(f, readArithBase));
   const name = options.preset;
-  const episodic =
-    options.preset === 'grpo-calc' ||
-    options.preset === 'grpo-guess' ||
-    options.preset === 'grpo-code' ||
-    options.preset === 'ppo-calc';
+  const preset = presetOf(options);
+  const episodic = episodeRunConfigOf(options) !== null;
   if (f.journal !== undefined && !episodic)
     throw new UsageError(
-      `dewpoint train: --journal is for the episode presets (grpo-calc, grpo-guess, grpo-code, ppo-calc), not ${name}`,
+      `dewpoint train: --journal is for the episode presets (${PRESETS.filter((p) => p.episodes)
+        .map((p) => p.name)
+        .join(', ')}), not ${name}`,
     );
-  const baseName = baseOf(name);
+  const baseName = preset.base;
   if (baseName === null && f.checkpoint !== undefined)
     throw new UsageError(
       `dewpoint train: ${name} starts from no checkpoint (its policy is pretrained in the run); drop --checkpoint`,
@@ -264,7 +230,6 @@ export async function trainCommand(argv: string[]): Promise<number> {
     baseName === null
       ? null
       : (given ?? (baseName === 'arith-base' && arithBase ? arithBase : importCheckpoint(readCheckpointDir(dir))));
-  const base = () => loaded!;
   const { ops, info } = await cliBackend(f.backend);
   const print = (x: Record<string, unknown>) =>
     process.stdout.write(
@@ -276,68 +241,33 @@ export async function trainCommand(argv: string[]): Promise<number> {
               .join(' ')
       }\n`,
     );
-  let run: DpoRun | GrpoRun | GrpoEpisodeRun | PpoRun | Pick<Trainer, 'next' | 'evaluate'>;
-  // --save: each step's records as the app's store keeps them (worker/runs/groups.ts), for `dewpoint export`.
-  let recordsOf: ((s: never) => Parameters<RunFolderWriter['add']>[1]) | null = null;
-  if (f.save !== undefined && options.preset === 'flowgrpo-2d')
+  // --save keeps each step's records (groups, batch, sessions) as the app's store keeps them (worker/presets/records.ts), for `dewpoint export`.
+  if (f.save !== undefined && preset.export.verl !== null && preset.export.trl !== null)
     throw new UsageError(
-      'dewpoint train: --save keeps rollouts of a language model; flowgrpo-2d samples points (and exports to neither verl nor TRL)',
+      `dewpoint train: --save keeps rollouts for dewpoint export, and ${name} exports to neither verl nor TRL (${preset.export.trl})`,
     );
-  let steps: number;
-  let evalEvery: number;
-  let evalN: number;
+  const { steps, evalEvery, evalN } = options;
   // grpo-code (and a dataset's code reward) grades in this process with the companion's runner (cli/code-grader.ts).
   const dataset = 'dataset' in options ? options.dataset : undefined;
-  const local = options.preset === 'grpo-code' || dataset?.reward.kind === 'code' ? localCodeGrader() : null;
-  const services = { codeGrader: local?.grader ?? null };
+  const local = preset.companion || dataset?.reward.kind === 'code' ? localCodeGrader() : null;
   if (dataset) {
     const split = splitDataset(dataset.records, dataset.heldOut);
     process.stderr.write(
       `train ${name}: dataset ${dataset.name} (${dataset.records.length} records: ${split.train.length} to train on, ${split.heldOut.length} held out), reward ${dataset.reward.kind}${dataset.reward.kind === 'regex' ? ` /${dataset.reward.pattern}/` : ''}\n`,
     );
   }
-  if (
-    options.preset === 'grpo-calc' ||
-    options.preset === 'grpo-guess' ||
-    options.preset === 'grpo-code' ||
-    options.preset === 'ppo-calc'
-  ) {
-    const config = episodeRunConfigOf(options);
+  let journal: TrainerContext['journal'] = null;
+  if (f.journal !== undefined) {
     const runId = `cli-${name}-${Date.now().toString(36)}`;
-    const journal =
-      f.journal !== undefined ? { journal: new FileJournal(f.journal as string), runId, writer: `${runId}/cli` } : null;
-    if (journal) {
-      const file: JournalRunFile = { runId, options, checkpoint: dir };
-      mkdirSync(journal.journal.runDir(runId), { recursive: true });
-      writeFileSync(join(journal.journal.runDir(runId), RUN_FILE), JSON.stringify(file, null, 2));
-      process.stderr.write(`train ${name}: journaling every turn to ${f.journal} as run ${runId}\n`);
-    }
-    run = new GrpoEpisodeRun(ops, config, base(), journal, { codeGrader: local?.grader ?? null });
-    recordsOf = grpoRecords(config);
-    ({ steps, evalEvery, evalN } = config);
-  } else if (options.preset === 'flowgrpo-2d') {
-    // Pretrained by flow matching on the first call (no base checkpoint); the accuracy is the fraction of the ODE preview inside the shape.
-    run = flowTrainer(ops, options);
-    ({ steps, evalEvery, evalN } = options);
-  } else if (options.preset === 'ppo-arith') {
-    const config = ppoConfigOf(options, PPO_ARITH);
-    run = new PpoRun(ops, config, base(), services);
-    recordsOf = grpoRecords(config);
-    ({ steps, evalEvery, evalN } = config);
-  } else if (options.preset === 'dpo-arith') {
-    const config = dpoConfigOf(options, DPO_ARITH);
-    run = new DpoRun(ops, config, base());
-    recordsOf = (s: DpoStep) => ({
-      groups: pairRecords(s, base().tokenizer, config),
-      sessions: pairSessions(s, base().tokenizer, config),
-    });
-    ({ steps, evalEvery, evalN } = config);
-  } else {
-    const config = grpoConfigOf(options as GrpoRunOptions, GRPO_ARITH);
-    run = new GrpoRun(ops, config, base(), services);
-    recordsOf = grpoRecords(config);
-    ({ steps, evalEvery, evalN } = config);
+    const files = new FileJournal(f.journal as string);
+    journal = { journal: files, runId, writer: `${runId}/cli` };
+    const file: JournalRunFile = { runId, options: options as JournalRunFile['options'], checkpoint: dir };
+    mkdirSync(files.runDir(runId), { recursive: true });
+    writeFileSync(join(files.runDir(runId), RUN_FILE), JSON.stringify(file, null, 2));
+    process.stderr.write(`train ${name}: journaling every turn to ${f.journal} as run ${runId}\n`);
   }
+  // The preset's trainer, as the app's run loop drives it (a Flow-GRPO policy is pretrained on the first step).
+  const run = trainerOf(options, { ops, base: loaded, services: { codeGrader: local?.grader ?? null }, journal });
   const saver = f.save !== undefined ? new RunFolderWriter(f.save as string, options) : null;
   if (saver)
     process.stderr.write(
@@ -360,21 +290,13 @@ export async function trainCommand(argv: string[]): Promise<number> {
   }
   return 0;
 
-  function grpoRecords(config: GroupsConfig) {
-    return (s: GrpoStep | GrpoEpisodeStep) => ({
-      groups: groupRecords(s, base().tokenizer, config),
-      batch: batchRecord(s, base().tokenizer),
-      sessions: s.sessions,
-    });
-  }
-
   async function trainLoop(): Promise<void> {
     const first = evalEvery > 0 ? await evaluate(0) : NaN;
     let last = first;
     for (let s = 1; s <= steps; s++) {
       const next = await run.next();
       const { metrics } = next;
-      if (saver && recordsOf) saver.add(s, recordsOf(next as never));
+      if (saver) saver.add(s, next);
       const keys = [
         'reward/inside_frac',
         'eval/inside_frac',

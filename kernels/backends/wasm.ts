@@ -1,7 +1,7 @@
 /**
  * The `wasm` backend: tensors live in one WebAssembly linear memory and the ops run as
  * AssemblyScript kernels compiled with SIMD (kernels/wasm/assembly, built by
- * scripts/build-wasm.mjs). Like the CPU backend it runs each op at once, so `read` and `sync`
+ * kernels/wasm/node-build.mjs). Like the CPU backend it runs each op at once, so `read` and `sync`
  * have nothing to wait for. The binary is handed in (`loadWasmBinary` in worker/, node-wasm.ts in
  * Node): kernels/ has no fetch and no file system.
  */
@@ -161,7 +161,7 @@ interface Kernels {
   sumSquares(g: number, n: number): number;
 }
 
-/** 2 GiB: the maximum the binary declares (scripts/build-wasm.mjs). */
+/** 2 GiB: the maximum the binary declares (kernels/wasm/node-build.mjs). */
 const MAX_PAGES = 32768;
 
 export interface WasmTensor extends Tensor {

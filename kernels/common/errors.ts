@@ -1,6 +1,6 @@
 /**
  * Named GPU errors. Only `name`, `message` and `stack` survive comlink, so the app switches on
- * `name`; every name here is also listed in `worker/protocol.ts` (ERROR_NAMES), which a test checks.
+ * `name`; every name here is also listed in ERROR_NAMES (`worker/contract/errors.ts`), which a test checks.
  */
 
 export type GpuErrorName =

@@ -8,7 +8,7 @@ import { createThreadedWasmOps, createWasmOps } from '../backends/wasm';
 import type { ThreadPort } from './threads';
 
 export async function nodeWasmBinary(file: 'ops.wasm' | 'ops-mt.wasm' = 'ops.wasm'): Promise<Uint8Array> {
-  const { buildWasm } = await import('../../scripts/build-wasm.mjs');
+  const { buildWasm } = await import('./node-build.mjs');
   await buildWasm({ quiet: true });
   return readFile(fileURLToPath(new URL(`./build/${file}`, import.meta.url)));
 }

@@ -1,6 +1,7 @@
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
-import type { DatasetLoadResult, DatasetRunOptions } from '../protocol';
+import type { DatasetLoadResult } from '../contract/models';
+import type { DatasetRunOptions } from '../contract/options';
 import { datasetStream, defaultHeldOut, parseDataset, promptHash, splitDataset } from './dataset';
 import { arithTokenizer } from './tokenizer';
 

@@ -1,7 +1,7 @@
 /**
  * A person's prompt dataset: a `.jsonl` file (one JSON object a line, blank lines allowed) or a
  * `.parquet` file (one row a record, read with hyparquet: uncompressed or snappy), one record per
- * prompt, read into `DatasetRecord`s for the run options (worker/protocol.ts `DatasetRunOptions`).
+ * prompt, read into `DatasetRecord`s for the run options (worker/contract/options.ts `DatasetRunOptions`).
  *
  * Field names, as verl and TRL datasets spell them:
  * - prompt: `prompt`, a string, or a chat list `[{role, content}]` (verl, TRL conversational).
@@ -29,7 +29,8 @@
 import { parquetReadObjects } from 'hyparquet';
 import { mulberry32 } from '../../kernels/common/random';
 import { jsonlRows, type JsonlRow } from './jsonl';
-import type { DatasetLoadResult, FileProblem, DatasetRecord, DatasetRewardOptions } from '../protocol';
+import type { DatasetLoadResult, FileProblem } from '../contract/models';
+import type { DatasetRecord, DatasetRewardOptions } from '../contract/options';
 import { parseCases } from '../rewards/dataset-reward';
 import { fmix32 } from './arith';
 import type { TextTokenizer } from './tokenizer';

@@ -76,7 +76,7 @@ export interface DecodeOptions {
 
 /**
  * What the training and sampling pipeline needs of any tokenizer: the char tokenizer here, or a
- * Hugging Face BPE/SentencePiece tokenizer (worker/hf/tokenizer.ts). `encode` never adds BOS or
+ * Hugging Face BPE/SentencePiece tokenizer (worker/model/hf-tokenizer.ts). `encode` never adds BOS or
  * EOS (the pipeline adds them, `encodePromptCompletion`). A `CharTokenizer` is a `TextTokenizer`
  * that can also `describe()` itself; code that never calls `describe` can take a `TextTokenizer`.
  */

@@ -17,7 +17,7 @@
  * interrupted mid-way fails on recovery instead of executing committed turns again.
  * Reference: dew `SubprocessEnvironment` (rl-spec.md "Sandboxes (companion)").
  */
-import type { CompanionClient, SessionRequest } from '../companion-client';
+import type { CompanionClient, SessionRequest } from '../companion-client/client';
 import type { CharTokenizer } from '../data/tokenizer';
 import type { EnvAction, EnvStep, EnvTask, Environment, EnvironmentFactory, EnvironmentKind } from './environment';
 

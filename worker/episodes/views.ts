@@ -5,7 +5,7 @@
  * Pure reads of journal records; nothing here trains or writes.
  */
 import type { CharTokenizer } from '../data/tokenizer';
-import type { EpisodeDetail, EpisodeSummary, EpisodeTurnView, ReplayResult } from '../protocol';
+import type { EpisodeDetail, EpisodeSummary, EpisodeTurnView, ReplayResult } from '../contract/records';
 import { trains, type Truncation } from '../rl/types';
 import type { EnvironmentKind } from './environment';
 import type { JournalRecord, TurnRecord } from './journal';

@@ -2,14 +2,15 @@
  * The rectified-flow policy's velocity field v_θ(x, t) on `Ops`: parameters, gradients and AdamW
  * moments, activations cached for the last few row counts, and the phases of a training step: `forward` (one
  * readback: the velocities), `backward(dv)` (accumulates gradients), `step` (global-norm clipping
- * and AdamW, one scalar readback). Not the SDE, the objective or a trainer.
+ * and AdamW, worker/model/adamw.ts, one scalar readback). Not the SDE, the objective or a trainer.
  *
  * Velocity convention (SD3 / Flow-GRPO): x_t = (1 − t)·x_0 + t·ε, so v = dx/dt = ε − x_0, t = 1
  * noise and t = 0 data; sampling integrates from t = 1 down to 0.
  */
 import { mulberry32 } from '../../kernels/common/random';
-import type { Ops, Tensor } from '../../kernels/ops';
-import type { StepOptions } from '../model/model';
+import type { Ops } from '../../kernels/ops';
+import type { AdamWScratch, AdamWSlot, StepOptions } from '../model/adamw';
+import { adamwStep } from '../model/adamw';
 import { flowBackward } from './backward';
 import type { FlowModelConfig } from './config';
 import { buildInputs, flowParamSpecs, layerDims, validateFlowModelConfig } from './config';
@@ -28,8 +29,9 @@ export class VelocityField {
   private readonly acts = new Map<number, FlowActs>();
   /** The activations of the last forward, which backward reads. */
   private last: FlowActs | null = null;
-  private readonly normSq: Tensor;
-  private readonly clip: Tensor;
+  private readonly scratch: AdamWScratch;
+  /** What `step` updates: every parameter in spec order. */
+  private readonly slots: AdamWSlot[];
   /** AdamW step count of the last update (0: none yet). */
   private t = 0;
 
@@ -43,8 +45,14 @@ export class VelocityField {
     this.grads = allocFlowParamSet(ops, config, 'grad');
     this.m = allocFlowParamSet(ops, config, 'adam_m');
     this.v = allocFlowParamSet(ops, config, 'adam_v');
-    this.normSq = ops.alloc('flow:grad_norm_sq', 1);
-    this.clip = ops.alloc('flow:clip_scale', 1);
+    this.scratch = { normSq: ops.alloc('flow:grad_norm_sq', 1), clip: ops.alloc('flow:clip_scale', 1) };
+    this.slots = flowParamSpecs(config).map((s) => ({
+      param: this.params.byName.get(s.name)!,
+      grad: this.grads.byName.get(s.name)!,
+      m: this.m.byName.get(s.name)!,
+      v: this.v.byName.get(s.name)!,
+      decay: s.decay,
+    }));
   }
 
   /** Number of parameters. */
@@ -102,33 +110,11 @@ export class VelocityField {
     for (const t of this.grads.byName.values()) this.ops.zero(t);
   }
 
-  /** Clips to `maxGradNorm` and applies AdamW to every parameter; returns the pre-clip norm. */
+  /** Clips to `maxGradNorm` and applies AdamW to every parameter (model/adamw.ts); returns the pre-clip norm. */
   async step(o: StepOptions): Promise<number> {
-    const grads = [...this.grads.byName.values()];
-    this.ops.gradNormSquared(this.normSq, grads);
-    const clipping = Number.isFinite(o.maxGradNorm);
-    if (clipping) this.ops.clipScale(this.clip, this.normSq, o.maxGradNorm);
-    for (const s of flowParamSpecs(this.config)) {
-      const p = this.params.byName.get(s.name)!;
-      this.ops.adamw(
-        p,
-        this.grads.byName.get(s.name)!,
-        this.m.byName.get(s.name)!,
-        this.v.byName.get(s.name)!,
-        p.length,
-        {
-          lr: o.lr,
-          beta1: o.beta1,
-          beta2: o.beta2,
-          eps: o.eps,
-          step: o.step,
-          weightDecay: s.decay ? o.weightDecay : 0,
-        },
-        clipping ? this.clip : null,
-      );
-    }
+    const norm = adamwStep(this.ops, this.slots, this.scratch, o);
     this.t = o.step;
-    return Math.sqrt((await this.ops.read(this.normSq))[0]);
+    return norm;
   }
 
   /** AdamW step count of the last update. */
@@ -167,8 +153,8 @@ export class VelocityField {
     for (const set of [this.params, this.grads, this.m, this.v]) for (const t of set.byName.values()) this.ops.free(t);
     for (const a of this.acts.values()) freeFlowActs(this.ops, a);
     this.acts.clear();
-    this.ops.free(this.normSq);
-    this.ops.free(this.clip);
+    this.ops.free(this.scratch.normSq);
+    this.ops.free(this.scratch.clip);
     this.last = null;
   }
 }

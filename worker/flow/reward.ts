@@ -6,12 +6,12 @@
  * Points are unbounded; the targets and the base distributions lie in [−1, 1]², and a view of
  * `FLOW_VIEW_BOX` shows them with a margin. Not an advantage (the RL core's GRPO estimator is).
  */
-import type { FlowField } from '../protocol';
+import type { FlowField } from '../contract/records';
 
 /** Half-width of the square a view should show: [−1.25, 1.25]². */
 export const FLOW_VIEW_BOX = 1.25;
 
-/** The annulus inner ≤ |p − center| ≤ outer, or the union of discs |p − center| ≤ radius (worker/protocol.ts `FlowField`'s target). */
+/** The annulus inner ≤ |p − center| ≤ outer, or the union of discs |p − center| ≤ radius (worker/contract/records.ts `FlowField`'s target). */
 export type FlowTarget = FlowField['target'];
 
 export interface FlowRewardOptions {

@@ -8,8 +8,8 @@
  */
 import type { ModelConfig } from '../model/config';
 import { fromHfConfig } from '../model/hf-config';
-import type { HfProblem } from './errors';
-import { HfFolderError } from './errors';
+import type { HfProblem } from '../model/hf-errors';
+import { HfFolderError } from '../model/hf-errors';
 
 export const HF_ARCHITECTURES = { LlamaForCausalLM: 'llama', MistralForCausalLM: 'mistral' } as const;
 export type HfArchitecture = keyof typeof HF_ARCHITECTURES;

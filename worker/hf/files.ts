@@ -6,7 +6,7 @@
  * (fewer when the file is shorter, as `Blob.slice`) or to the whole file: both work, but only a
  * ranged reader lets `inspectHfFolder` read the safetensors headers without the tensor data.
  */
-import { HfFolderError } from './errors';
+import { HfFolderError } from '../model/hf-errors';
 
 export interface ByteRange {
   /** First byte, inclusive. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { validateModelConfig } from '../model/config';
 import { toHfConfig } from '../model/hf-config';
+import { HfFolderError } from '../model/hf-errors';
 import { numel, paramSpecs, parameterCount } from '../model/params';
 import { decodeSafetensors, encodeSafetensors, readSafetensorsHeader } from '../model/safetensors';
-import { HfFolderError } from './errors';
 import type { HfFileReader } from './files';
 import { inspectHfFolder, loadHfFolder } from './folder';
 import { FIXTURE_CONFIG, fixtureFolder, llamaTokenizerFiles } from './node-fixture';

@@ -16,20 +16,20 @@
  */
 import type { ModelConfig } from '../model/config';
 import { headSize } from '../model/config';
+import type { HfProblem } from '../model/hf-errors';
+import { HfFolderError, asFolderError } from '../model/hf-errors';
+import type { HfTokenizer } from '../model/hf-tokenizer';
+import { hfTokenizer } from '../model/hf-tokenizer';
 import { numel, paramSpecs } from '../model/params';
 import type { SafetensorsDtype } from '../model/safetensors';
 import { decodeTensor, readSafetensorsHeader } from '../model/safetensors';
 import { parseChatTemplate, selectChatTemplate } from './chat-template';
 import type { HfArchitecture } from './config';
 import { mapHfConfig } from './config';
-import type { HfProblem } from './errors';
-import { HfFolderError, asFolderError } from './errors';
 import type { FolderReader, HfFiles } from './files';
 import { folderReader, readJsonFile } from './files';
 import type { TrainingMemoryEstimate } from './memory';
 import { trainingMemoryEstimate } from './memory';
-import type { HfTokenizer } from './tokenizer';
-import { hfTokenizer } from './tokenizer';
 import type { WeightHeaders } from './weights';
 import { readWeightHeaders } from './weights';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HF_MAX_SEQ, importCheckpoint, isHfTokenizer } from '../model/checkpoint';
 import { parameterCount } from '../model/params';
-import type { ModelFolderFile } from '../protocol';
+import type { ModelFolderFile } from '../contract/models';
 import { trainingMemoryEstimate } from './memory';
 import { PickedModels } from './models';
 import { FIXTURE_CONFIG, fixtureFolder } from './node-fixture';

@@ -13,6 +13,7 @@
  */
 import type { CheckpointFiles, CheckpointTokenizer } from '../model/checkpoint';
 import { HF_MAX_SEQ, checkpointFiles, checkpointFromHf, checkpointTokenizer } from '../model/checkpoint';
+import { HfFolderError } from '../model/hf-errors';
 import type {
   FileBlob,
   InspectModelResult,
@@ -21,8 +22,7 @@ import type {
   ModelSummary,
   PickedModel,
   UseModelResult,
-} from '../protocol';
-import { HfFolderError } from './errors';
+} from '../contract/models';
 import type { HfFiles } from './files';
 import type { HfFolderInspection } from './folder';
 import { inspectHfFolder, loadHfFolder } from './folder';

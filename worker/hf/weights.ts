@@ -5,10 +5,10 @@
  * of where the data ends when the file size is unknown), checks them (dtypes, shapes against
  * offsets, contiguity, truncation, index against headers) and says which file holds each tensor.
  */
+import type { HfProblem } from '../model/hf-errors';
+import { HfFolderError, asFolderError } from '../model/hf-errors';
 import type { SafetensorsHeader, TensorEntry } from '../model/safetensors';
 import { SafetensorsError, checkDataExtent, parseHeader, readHeaderLength } from '../model/safetensors';
-import type { HfProblem } from './errors';
-import { HfFolderError, asFolderError } from './errors';
 import type { FolderReader } from './files';
 import { readJsonFile } from './files';
 

@@ -22,12 +22,15 @@
  *   as comments.
  */
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import type { ExportFile, GroupRecord, RunOptions } from '../protocol';
+import type { RunOptions } from '../contract/options';
+import type { ExportFile, GroupRecord } from '../contract/records';
 import { exportRun, formatUnmapped, type ExportTarget } from './index';
 import type { ExportFailure } from './types';
 import type { TrlExport } from './trl';
 import type { VerlExport } from './verl';
 import { splitDataset } from '../data/dataset';
+import { presetOf } from '../presets/table';
+import { importedOptions } from './verl-import';
 import type { RunStore } from '../store/run-store';
 import {
   distinctPrompts,
@@ -154,7 +157,8 @@ export function verlDataSource(options: RunOptions): { dataSource: string; abili
       note: `data_source dewpoint/${dataset.reward.kind}: verl has no built-in ${dataset.reward.kind} scorer; point custom_reward_function.path at one`,
     };
   }
-  if (preset === 'grpo-arith' || preset === 'ppo-arith' || preset === 'dpo-arith') {
+  const reward = presetOf(options).export.reward;
+  if (reward === 'math') {
     return {
       dataSource: 'lighteval/MATH',
       ability: 'math',
@@ -163,7 +167,7 @@ export function verlDataSource(options: RunOptions): { dataSource: string; abili
   }
   return {
     dataSource: `dewpoint/${preset}`,
-    ability: preset === 'grpo-code' ? 'code' : 'tool-use',
+    ability: reward === 'code' ? 'code' : 'tool-use',
     note: `data_source dewpoint/${preset}: verl has no scorer for it; point custom_reward_function.path at one`,
   };
 }
@@ -267,7 +271,7 @@ export async function exportStoredRun(
   const run = (await store.listRuns()).find((r) => r.runId === runId);
   if (!run) return { ok: false, reason: `no stored run '${runId}'` };
   // The store types options as RunOptions; an imported verl run keeps its import record there.
-  if ((run.options.preset as string) === 'verl-import')
+  if (importedOptions(run) !== null)
     return {
       ok: false,
       reason:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkRunOptions } from '../runs/fields';
+import { checkRunOptions } from '../presets/table';
 import { exportRun, formatUnmapped, hydraValue, optionLeaves, type Mapped, type Unmapped } from './index';
 import { VARIANTS } from './testing/variants';
 

@@ -1,11 +1,11 @@
 /**
  * Export a run's options to another framework: a verl launch command (verl.ts) or TRL keyword
  * arguments (trl.ts), each with the list of options that have no equivalent there. Pure: no
- * files, no validation (callers check the options with worker/runs/fields.ts first). SFT and
+ * files, no validation (callers check the options with worker/presets/table.ts first). SFT and
  * Flow-GRPO export to neither, DPO only to TRL: those give `{ ok: false, reason }`, never a
  * half-empty command.
  */
-import type { RunOptions } from '../protocol';
+import type { RunOptions } from '../contract/options';
 import { trlConfig, type TrlExport } from './trl';
 import type { ExportFailure, Unmapped } from './types';
 import { verlCommand, type VerlExport } from './verl';

@@ -5,7 +5,7 @@
  * with what verl and TRL can express. `Infinity` stands for "none" (no dual clip, no clamp).
  * Not validation (schema.ts) and not the trainers' configs (configs.ts).
  */
-import type { AdvantageRunOptions, CompatName, PolicyLossRunOptions } from '../protocol';
+import type { AdvantageRunOptions, CompatName, PolicyLossRunOptions } from '../contract/options';
 
 /** ppo.ts: ε_low 0.2, ε_high = ε_low, dual clip 3 (verl) or none, log-ratio clamp 20 (verl, rllm) or none (trl), δ none. */
 export interface PpoSettings {

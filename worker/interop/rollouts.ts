@@ -10,7 +10,7 @@
  * keeps of a step (groups, sessions, the packed batch), so the app and the CLI export the same
  * bytes. Pure: no files.
  */
-import type { BatchRecord, GroupRecord, SessionRecord } from '../protocol';
+import type { BatchRecord, GroupRecord, SessionRecord } from '../contract/records';
 import type { RunStore } from '../store/run-store';
 
 export interface RolloutRow {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DpoRunOptions, GrpoRunOptions, PpoRunOptions, RunOptions } from '../protocol';
+import type { DpoRunOptions, GrpoRunOptions, PpoRunOptions, RunOptions } from '../contract/options';
 import { defaultsOf } from './testing/variants';
 import { pythonValue, trlConfig, type TrlExport } from './trl';
 import type { Unmapped } from './types';

@@ -27,8 +27,9 @@ import type {
   PpoEpisodeRunOptions,
   PpoRunOptions,
   RunOptions,
-} from '../protocol';
+} from '../contract/options';
 import { advantageSettings, isSet, lossSettings } from './resolve';
+import { isFamily, presetOf } from '../presets/table';
 import { taskOf, unsupported } from './tasks';
 import { MappingLog, bound, type ExportFailure, type Mapped, type Unmapped } from './types';
 import type { RlRunOptions } from './verl';
@@ -86,20 +87,13 @@ export function pythonValue(v: unknown, float = false): string {
 }
 
 export function trlConfig(options: RunOptions): TrlExport | ExportFailure {
-  const refused = unsupported(options.preset, 'trl');
-  if (refused !== null || options.preset === 'sft-arith' || options.preset === 'flowgrpo-2d')
-    return { ok: false, reason: refused ?? `${options.preset}: no TRL equivalent` };
+  const refused = unsupported(options, 'trl');
+  if (refused !== null) return { ok: false, reason: refused };
   const b = new Builder(options.preset);
-  if (options.preset === 'dpo-arith') dpo(options, b);
-  else if (options.preset === 'ppo-arith' || options.preset === 'ppo-calc') ppo(options, b);
-  else grpo(options, b);
-  return b.result(
-    options.preset === 'dpo-arith'
-      ? 'DPOConfig'
-      : options.preset === 'ppo-arith' || options.preset === 'ppo-calc'
-        ? 'PPOConfig'
-        : 'GRPOConfig',
-  );
+  if (isFamily(options, 'dpo')) dpo(options, b);
+  else if (isFamily(options, 'ppo')) ppo(options, b);
+  else grpo(options as GrpoRunOptions | EpisodeGrpoRunOptions, b);
+  return b.result(isFamily(options, 'dpo') ? 'DPOConfig' : isFamily(options, 'ppo') ? 'PPOConfig' : 'GRPOConfig');
 }
 
 class Builder {
@@ -255,7 +249,7 @@ function grpo(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): void {
     o.preset,
     taskReason(
       o,
-      o.preset === 'grpo-code'
+      presetOf(o).export.reward === 'code'
         ? 'reward_funcs (one that runs the program on the cases) to GRPOTrainer'
         : 'reward_funcs to GRPOTrainer',
     ),

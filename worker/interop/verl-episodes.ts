@@ -7,7 +7,7 @@
  * timings (0), no environment to replay against (`importedReplay` says so). Read from the stored
  * groups and sessions; nothing here writes.
  */
-import type { EpisodeDetail, EpisodeSummary, GroupRecord, ReplayResult, SessionRecord } from '../protocol';
+import type { EpisodeDetail, EpisodeSummary, GroupRecord, ReplayResult, SessionRecord } from '../contract/records';
 
 /** verl's synchronous trainer samples step s with the weights after s − 1 updates (the dump does not record it). */
 const versionOf = (step: number) => Math.max(0, step - 1);

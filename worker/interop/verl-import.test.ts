@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import { createWorkbench } from '../api';
-import type { ImportedRunOptions } from '../protocol';
+import type { ImportedRunOptions } from '../contract/records';
 import { grpoAdvantages } from '../rl/advantages/index';
 import { openIdbStore } from '../store/idb-store';
 import { MemoryRunStore } from '../store/run-store';

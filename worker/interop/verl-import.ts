@@ -26,7 +26,9 @@
  */
 import { parquetReadObjects } from 'hyparquet';
 import { jsonlRows } from '../data/jsonl';
-import type { ImportMissing, FileProblem, ImportedRunOptions, RunOptions, VerlImportResult } from '../protocol';
+import type { FileProblem } from '../contract/models';
+import type { RunOptions } from '../contract/options';
+import type { ImportMissing, ImportedRunOptions, VerlImportResult } from '../contract/records';
 import type { RunRecord, RunStore } from '../store/run-store';
 import { MAX_BATCH_IDS, stepRecords, type VerlRow } from './verl-records';
 

@@ -7,7 +7,7 @@
  * std, ε = 1e-6, a singleton keeps r / (1 + ε), as verl `compute_grpo_outcome_advantage`), and
  * every group's estimate says so. Pure: no store, no files.
  */
-import type { BatchRecord, GroupRecord, GroupSample } from '../protocol';
+import type { BatchRecord, GroupRecord, GroupSample } from '../contract/records';
 import { outcomeAdvantageDetails } from '../rl/advantages/index';
 import type { Call, Session } from '../rl/types';
 import type { StepCommit } from '../store/run-store';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { GrpoRunOptions, PpoRunOptions, RunOptions } from '../protocol';
+import type { GrpoRunOptions, PpoRunOptions, RunOptions } from '../contract/options';
 import { defaultsOf } from './testing/variants';
 import type { Unmapped } from './types';
 import { hydraValue, NO_DUAL_CLIP, verlCommand, type VerlExport } from './verl';

@@ -27,8 +27,9 @@ import type {
   PpoRunOptions,
   RejectionName,
   RunOptions,
-} from '../protocol';
+} from '../contract/options';
 import { advantageSettings, isSet, lossSettings } from './resolve';
+import { isFamily, presetOf } from '../presets/table';
 import { taskOf, unsupported } from './tasks';
 import { MappingLog, bound, type ExportFailure, type Mapped, type Unmapped } from './types';
 
@@ -98,16 +99,9 @@ export function hydraValue(v: HydraValue): string {
 const shellWord = (s: string) => (/^[\w.\-=/$+:@%,]+$/.test(s) ? s : `'${s}'`);
 
 export function verlCommand(options: RunOptions): VerlExport | ExportFailure {
-  const refused = unsupported(options.preset, 'verl');
-  if (
-    refused !== null ||
-    options.preset === 'sft-arith' ||
-    options.preset === 'dpo-arith' ||
-    options.preset === 'flowgrpo-2d'
-  ) {
-    return { ok: false, reason: refused ?? `${options.preset}: no verl equivalent` };
-  }
-  return translate(options);
+  const refused = unsupported(options, 'verl');
+  if (refused !== null) return { ok: false, reason: refused };
+  return translate(options as RlRunOptions);
 }
 
 function translate(o: RlRunOptions): VerlExport {
@@ -123,7 +117,7 @@ function translate(o: RlRunOptions): VerlExport {
     put(key, to);
     launch.add(key);
   };
-  const ppo = o.preset === 'ppo-arith' || o.preset === 'ppo-calc';
+  const ppo = isFamily(o, 'ppo');
   const turns = 'maxTurns' in o ? o.maxTurns : 1;
   const P = o.prompts;
   const G = o.group;
@@ -131,7 +125,7 @@ function translate(o: RlRunOptions): VerlExport {
 
   // The task: verl reads prompts from parquet files and scores them with a reward function.
   const reward =
-    o.preset === 'grpo-code'
+    presetOf(o).export.reward === 'code'
       ? 'a custom_reward_function.path that runs the program on the cases (or sandbox_fusion.url)'
       : 'a custom_reward_function.path computing the reward';
   const multi =
@@ -577,7 +571,7 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: str
 function aggregation(o: RlRunOptions, log: MappingLog, set: SetFn): void {
   const a = o.aggregation;
   const key = `${ACTOR}.loss_agg_mode`;
-  const critic = o.preset === 'ppo-arith' || o.preset === 'ppo-calc' ? '; the critic follows it (oc.select)' : '';
+  const critic = isFamily(o, 'ppo') ? '; the critic follows it (oc.select)' : '';
   switch (a.mode) {
     case 'token-mean':
     case 'token-sum':

@@ -7,7 +7,7 @@
  * fetches or stores them. Export then import is exact.
  */
 import type { CharTokenizer, TextTokenizer, TokenizerDescription } from '../data/tokenizer';
-import { hfTokenizer, type HfTokenizer } from '../hf/tokenizer';
+import { hfTokenizer, type HfTokenizer } from './hf-tokenizer';
 import { tokenizerFromDescription } from '../data/tokenizer';
 import type { ModelConfig } from './config';
 import { fromHfConfig, toHfConfig } from './hf-config';

@@ -7,8 +7,7 @@ import type { Ops } from '../../kernels/ops';
 import type { ModelConfig } from './config';
 import { kvDim } from './config';
 import { attentionInputs, attentionOutputAndMlp, lmHead } from './forward';
-import type { KvCache } from './kv-cache';
-import type { Acts, ParamSet } from './tensors';
+import type { Acts, KvCache, ParamSet } from './tensors';
 
 export function decodeForward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, cache: KvCache): void {
   const B = a.B * a.T; // one id per row

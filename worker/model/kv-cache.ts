@@ -10,20 +10,8 @@ import { kvDim } from './config';
 import { decodeForward } from './decode-forward';
 import { rowPerSequence } from './packing';
 import type { Model } from './model';
-import type { Acts } from './tensors';
+import type { Acts, KvCache } from './tensors';
 import { allocActs, freeActs } from './tensors';
-
-export interface KvCache {
-  B: number;
-  L: number;
-  /** Per layer, (B, L, KV) after RoPE, KV = kvHeads · hs (dModel without grouped-query attention). */
-  k: Tensor[];
-  v: Tensor[];
-  /** Ids cached per row (host mirror). */
-  lengths: Int32Array;
-  /** lengths + 1 during a step: what the new token attends to (B) i32. */
-  attendLengths: Tensor;
-}
 
 function allocCache(ops: Ops, c: ModelConfig, B: number, L: number): KvCache {
   const k: Tensor[] = [];

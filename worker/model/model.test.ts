@@ -7,7 +7,7 @@ import type { Ops } from '../../kernels/ops';
 import { compareClose, expectClose } from '../../kernels/testing/expect-close';
 import type { ModelConfig } from './config';
 import { modelPreset } from './config';
-import type { PackedInput } from './model';
+import type { PackedInput } from './packing';
 import { Model } from './model';
 import { numel, paramSpecs } from './params';
 

@@ -2,30 +2,24 @@
  * The Llama-style model on `Ops`: parameters, gradients and AdamW moments, the activations of one
  * [B, T] packed batch, and the three phases of a training step: `score` (forward, one readback of
  * log-probs and entropy), `backward(dlogp)` (accumulates gradients), `step` (global-norm clipping
- * and AdamW, with one scalar readback: the gradient norm). Weights and AdamW state can be read and
- * restored, for checkpoints and exact continuation. Not a trainer: schedules and losses live with
- * the caller.
+ * and AdamW, adamw.ts, with one scalar readback: the gradient norm). Weights and AdamW state can be
+ * read and restored, for checkpoints and exact continuation. Not a trainer: schedules and losses
+ * live with the caller.
  */
 import { mulberry32 } from '../../kernels/common/random';
-import type { AdamWParams, Ops, Tensor } from '../../kernels/ops';
+import type { Ops, Tensor } from '../../kernels/ops';
+import type { AdamWScratch, AdamWSlot, StepOptions } from './adamw';
+import { adamwStep } from './adamw';
 import { backward } from './backward';
 import type { ModelConfig } from './config';
 import { validateModelConfig } from './config';
 import type { ValueHead } from './forward';
 import { forward } from './forward';
+import type { PackedInput } from './packing';
 import { alignToIds, seedToPositions, targetsFor } from './packing';
 import { numel, paramSpecs } from './params';
 import type { Acts, ParamSet } from './tensors';
 import { allocActs, allocParamSet, freeActs } from './tensors';
-
-/** A packed batch as the model reads it: row-major [rows, width]. */
-export interface PackedInput {
-  rows: number;
-  width: number;
-  inputIds: ArrayLike<number>;
-  segmentIds: ArrayLike<number>;
-  positions: ArrayLike<number>;
-}
 
 /** The value head's tensor name (dew ValueHead; TRL's value-head models call it `v_head`). */
 export const VALUE_HEAD = 'value_head.weight';
@@ -42,12 +36,6 @@ export interface Scored {
   entropy: Float32Array;
   /** Value-head estimate at the state before id_t, aligned like logp (value head only). */
   values: Float32Array | null;
-}
-
-export interface StepOptions extends Omit<AdamWParams, 'weightDecay'> {
-  weightDecay: number;
-  /** Clip the global gradient norm to this value; Infinity disables clipping. */
-  maxGradNorm: number;
 }
 
 /**
@@ -68,10 +56,11 @@ export class Model {
   private readonly v: ParamSet;
   private acts: Acts | null = null;
   private batch: PackedInput | null = null;
-  private readonly normSq: Tensor;
-  private readonly clip: Tensor;
+  private readonly scratch: AdamWScratch;
   /** The value head and its AdamW moments, when enabled. */
   private readonly vh: (ValueHead & { m: Tensor; v: Tensor }) | null;
+  /** What `step` updates: every parameter in spec order, then the value head. */
+  private readonly slots: AdamWSlot[];
   /** The logit bias tensor of the last batch that had one (score's `logitBias`). */
   private bias: { t: Tensor; length: number } | null = null;
   /** AdamW step count of the last update (0: none yet). */
@@ -88,8 +77,7 @@ export class Model {
     this.grads = allocParamSet(ops, config, 'grad');
     this.m = allocParamSet(ops, config, 'adam_m');
     this.v = allocParamSet(ops, config, 'adam_v');
-    this.normSq = ops.alloc('grad_norm_sq', 1);
-    this.clip = ops.alloc('clip_scale', 1);
+    this.scratch = { normSq: ops.alloc('grad_norm_sq', 1), clip: ops.alloc('clip_scale', 1) };
     const C = config.dModel;
     this.vh = options.valueHead
       ? {
@@ -99,6 +87,14 @@ export class Model {
           v: ops.alloc('adam_v:value_head.weight', C),
         }
       : null;
+    this.slots = paramSpecs(config).map((s) => ({
+      param: this.params.byName.get(s.name)!,
+      grad: this.grads.byName.get(s.name)!,
+      m: this.m.byName.get(s.name)!,
+      v: this.v.byName.get(s.name)!,
+      decay: s.decay,
+    }));
+    if (this.vh) this.slots.push({ param: this.vh.w, grad: this.vh.gw, m: this.vh.m, v: this.vh.v, decay: false });
   }
 
   /** The value head's weights (1, C), or null without a value head. */
@@ -266,45 +262,11 @@ export class Model {
     if (this.vh) this.ops.zero(this.vh.gw);
   }
 
-  /** Clips to `maxGradNorm` and applies AdamW to every parameter; returns the pre-clip norm. */
+  /** Clips to `maxGradNorm` and applies AdamW to every parameter (adamw.ts); returns the pre-clip norm. */
   async step(o: StepOptions): Promise<number> {
-    const grads = [...this.grads.byName.values(), ...(this.vh ? [this.vh.gw] : [])];
-    this.ops.gradNormSquared(this.normSq, grads);
-    const clipping = Number.isFinite(o.maxGradNorm);
-    if (clipping) this.ops.clipScale(this.clip, this.normSq, o.maxGradNorm);
-    for (const s of paramSpecs(this.config)) {
-      const p = this.params.byName.get(s.name)!;
-      this.ops.adamw(
-        p,
-        this.grads.byName.get(s.name)!,
-        this.m.byName.get(s.name)!,
-        this.v.byName.get(s.name)!,
-        p.length,
-        {
-          lr: o.lr,
-          beta1: o.beta1,
-          beta2: o.beta2,
-          eps: o.eps,
-          step: o.step,
-          weightDecay: s.decay ? o.weightDecay : 0,
-        },
-        clipping ? this.clip : null,
-      );
-    }
-    if (this.vh) {
-      const { lr, beta1, beta2, eps, step } = o;
-      this.ops.adamw(
-        this.vh.w,
-        this.vh.gw,
-        this.vh.m,
-        this.vh.v,
-        this.vh.w.length,
-        { lr, beta1, beta2, eps, step, weightDecay: 0 },
-        clipping ? this.clip : null,
-      );
-    }
+    const norm = adamwStep(this.ops, this.slots, this.scratch, o);
     this.t = o.step;
-    return Math.sqrt((await this.ops.read(this.normSq))[0]);
+    return norm;
   }
 
   /** AdamW's moments and step count, read back through `Ops` (one read per tensor; between steps only). */

@@ -1,10 +1,8 @@
 /** Reads and writes a checkpoint folder (the files of checkpoint.ts) in Node: the CLI and the tests. */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { loadHfFolder } from '../hf/folder';
-import { hfDirReader } from '../hf/node-hf-dir';
-import type { CheckpointFiles, LoadedCheckpoint } from './checkpoint';
-import { CHECKPOINT_FILES, checkpointFromHf, importCheckpoint } from './checkpoint';
+import { join } from 'node:path';
+import type { CheckpointFiles } from './checkpoint';
+import { CHECKPOINT_FILES } from './checkpoint';
 
 const TOKENIZER_CONFIG = 'tokenizer_config.json';
 
@@ -26,16 +24,6 @@ export function writeCheckpointDir(dir: string, files: CheckpointFiles): void {
   mkdirSync(dir, { recursive: true });
   for (const f of CHECKPOINT_FILES) writeFileSync(join(dir, f), files[f]);
   if (files[TOKENIZER_CONFIG]) writeFileSync(join(dir, TOKENIZER_CONFIG), files[TOKENIZER_CONFIG]);
-}
-
-/**
- * A base for training from a folder: a Dewpoint checkpoint (it has dewpoint.json), or a Hugging
- * Face Llama/Mistral folder (config.json, safetensors, tokenizer.json), checked and loaded whole
- * by worker/hf/folder.ts.
- */
-export async function loadCheckpointDir(dir: string): Promise<LoadedCheckpoint> {
-  if (existsSync(join(dir, 'dewpoint.json'))) return importCheckpoint(readCheckpointDir(dir));
-  return checkpointFromHf(await loadHfFolder(hfDirReader(dir)), basename(dir));
 }
 
 /** The shipped base checkpoint's folder, relative to the repository root (where the CLI and the tests run). */

@@ -1,9 +1,18 @@
 /**
- * Between a packed batch (entries aligned with input ids, as the RL core uses them) and the model's
- * positions (position t predicts the id at t + 1 of the same chain). Pure functions over
- * [rows, width] arrays; the model applies them around forward and backward.
+ * The packed batch the model reads (`PackedInput`), and the way between its entries (aligned with
+ * input ids, as the RL core uses them) and the model's positions (position t predicts the id at
+ * t + 1 of the same chain). Pure functions over [rows, width] arrays; the model applies them
+ * around forward and backward.
  */
-import type { PackedInput } from './model';
+
+/** A packed batch as the model reads it: row-major [rows, width]. */
+export interface PackedInput {
+  rows: number;
+  width: number;
+  inputIds: ArrayLike<number>;
+  segmentIds: ArrayLike<number>;
+  positions: ArrayLike<number>;
+}
 
 /** For each position, the id it predicts: ids[t + 1] when t + 1 continues t's chain, else −1. */
 export function targetsFor(

@@ -1,7 +1,8 @@
 /**
  * The model's tensors, named the llm.c way: parameters (and, with the same structure, their
- * gradients and AdamW moments), and the activations of one packed batch [B, T] that the backward
- * pass reads. Specs are data; allocation goes through `Ops`, one buffer per tensor (WebGPU forbids
+ * gradients and AdamW moments), the activations of one packed batch [B, T] that the backward
+ * pass reads, and the KV cache of decoding (kv-cache.ts fills it, decode-forward.ts appends to
+ * it). Specs are data; allocation goes through `Ops`, one buffer per tensor (WebGPU forbids
  * binding one buffer read-only and writable in the same dispatch, so activations cannot share one).
  */
 import type { Ops, Tensor } from '../../kernels/ops';
@@ -184,4 +185,17 @@ export function freeActs(ops: Ops, a: Acts): void {
     if (key === 'layers') for (const la of t as LayerActs[]) for (const x of Object.values(la)) ops.free(x);
     else if (typeof t === 'object') ops.free(t as Tensor);
   }
+}
+
+/** The KV cache of B sequences of at most L ids (kv-cache.ts allocates and fills it). */
+export interface KvCache {
+  B: number;
+  L: number;
+  /** Per layer, (B, L, KV) after RoPE, KV = kvHeads · hs (dModel without grouped-query attention). */
+  k: Tensor[];
+  v: Tensor[];
+  /** Ids cached per row (host mirror). */
+  lengths: Int32Array;
+  /** lengths + 1 during a step: what the new token attends to (B) i32. */
+  attendLengths: Tensor;
 }

@@ -1,5 +1,5 @@
 /**
- * The rewards a person's dataset is scored with (worker/protocol.ts `DatasetRewardOptions`), each
+ * The rewards a person's dataset is scored with (worker/contract/options.ts `DatasetRewardOptions`), each
  * a pure function of the completion (EOS excluded) and the record's ground truth, giving the
  * reward, named components and a detail line as MathReward does:
  *
@@ -16,7 +16,8 @@
  * Only `code` does I/O (the grader); `datasetPromptReward` wraps the four for a PromptSource, and
  * turns a grader that cannot grade into an infrastructure failure (masked), never a reward 0.
  */
-import type { CaseResult, DatasetRewardOptions } from '../protocol';
+import type { DatasetRewardOptions } from '../contract/options';
+import type { CaseResult } from '../contract/records';
 import type { InfrastructureFailure } from '../rl/types';
 import type { CodeCase, CodeGrader, CodeRewardResult } from './code-grader';
 import { GraderUnavailable } from './code-grader';

@@ -7,7 +7,7 @@
  * `Task`, `EpisodeId`, `Action`, `Observation`, `Transition`, `Episode`) as summarised in
  * rl-spec.md "Data model"; termination reasons from the later framework named there.
  */
-import type { CaseResult, SessionCritic } from '../protocol';
+import type { CaseResult, SessionCritic } from '../contract/records';
 
 /** `stop`: the sampler hit EOS (included in `sampledIds`); `length`: it ran out of budget. */
 export type FinishReason = 'stop' | 'length';

@@ -17,7 +17,7 @@
  * seed and the same submissions give the same sessions.
  */
 import type { Model } from '../model/model';
-import type { CaseResult } from '../protocol';
+import type { CaseResult } from '../contract/records';
 import type { InfrastructureFailure, Session } from '../rl/types';
 import type { SamplingOptions } from './distribution';
 import type { GenerateOptions, Generated } from './generate';

@@ -8,8 +8,9 @@ import type { TextTokenizer } from '../data/tokenizer';
 import type { PickedModels } from '../hf/models';
 import type { CheckpointFiles } from '../model/checkpoint';
 import { checkpointTokenizer } from '../model/checkpoint';
-import type { DatasetLoadResult, DatasetRewardOptions } from '../protocol';
-import type { BaseName } from './run-manager';
+import type { DatasetLoadResult } from '../contract/models';
+import type { DatasetRewardOptions } from '../contract/options';
+import type { BaseName } from '../presets/table';
 
 export async function loadDatasetFor(
   file: { name: string; bytes: Uint8Array },

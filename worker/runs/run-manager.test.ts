@@ -2,11 +2,12 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
 import { importCheckpoint } from '../model/checkpoint';
-import type { RunEvent, RunOptions } from '../protocol';
+import type { RunOptions } from '../contract/options';
+import type { RunEvent } from '../contract/records';
 import { openIdbStore } from '../store/idb-store';
 import type { RunStore, StepCommit } from '../store/run-store';
 import { MemoryRunStore, StorageFullError } from '../store/run-store';
-import { PRESETS } from './presets';
+import { PRESETS } from '../presets/table';
 import { memoryRunLocks } from './run-locks';
 import { RunManager } from './run-manager';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir } from '../model/node-checkpoint-dir';
@@ -27,7 +28,7 @@ const GRPO = {
   checkpointEvery: 1,
 } as RunOptions;
 
-const manager = (store: RunStore) => new RunManager(createCpuOps, async () => BASE, store);
+const manager = (store: RunStore) => new RunManager({ getOps: createCpuOps, loadBase: async () => BASE, store });
 
 /** Starts (or continues) a run and resolves when it ends; `stopAfter` stops it once that step is reported. */
 function drive(m: RunManager, begin: (emit: (e: RunEvent) => void) => string | Promise<unknown>, stopAfter?: number) {
@@ -273,8 +274,8 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
     const store = await openIdbStore('dewpoint-continue-two-tabs');
     const locks = memoryRunLocks(); // stands for the Web Locks both pages of an origin share
     const [a, b] = [
-      new RunManager(createCpuOps, async () => BASE, store, locks),
-      new RunManager(createCpuOps, async () => BASE, store, locks),
+      new RunManager({ getOps: createCpuOps, loadBase: async () => BASE, store, locks }),
+      new RunManager({ getOps: createCpuOps, loadBase: async () => BASE, store, locks }),
     ];
     let onPaused = () => {};
     let onEnded = () => {};
@@ -394,7 +395,11 @@ describe('a multi-turn run (grpo-calc, CPU)', () => {
     checkpointEvery: 0,
   } as RunOptions;
   const calcManager = (store: RunStore) =>
-    new RunManager(createCpuOps, async (name) => (name === 'calc-base' ? CALC_BASE : BASE), store);
+    new RunManager({
+      getOps: createCpuOps,
+      loadBase: async (name) => (name === 'calc-base' ? CALC_BASE : BASE),
+      store,
+    });
 
   it('cut off mid-step before any checkpoint of its own, continues from its start: the journaled turns are restored, none is committed twice, and it computes what an uninterrupted run does', async () => {
     const reference = new MemoryRunStore();

@@ -13,7 +13,8 @@
 import type { DBSchema, IDBPDatabase } from 'idb';
 import { openDB } from 'idb';
 import type { CheckpointFiles } from '../model/checkpoint';
-import type { BackendName, BatchRecord, FlowCloud, RunBackendChoice, GroupRecord, RunStatus } from '../protocol';
+import type { BatchRecord, FlowCloud, GroupRecord, RunStatus } from '../contract/records';
+import type { BackendName, RunBackendChoice } from '../contract/system';
 import type { JournalSchema } from './idb-journal';
 import { IdbJournal, runRange } from './idb-journal';
 import type { EvalRecord, ResumeRecord, RunMeta, RunRecord, RunStore, StepCommit } from './run-store';
@@ -104,15 +105,13 @@ export class IdbRunStore implements RunStore {
     const run = await tx.objectStore('runs').get(runId);
     if (!run) throw new Error(`run store: no run '${runId}'`);
     const writes: Promise<unknown>[] = [
-      tx
-        .objectStore('steps')
-        .put({
-          runId,
-          step: c.step,
-          metrics: c.metrics,
-          ...(c.evaluation ? { evaluation: c.evaluation } : {}),
-          ...(c.flow ? { flow: c.flow } : {}),
-        }),
+      tx.objectStore('steps').put({
+        runId,
+        step: c.step,
+        metrics: c.metrics,
+        ...(c.evaluation ? { evaluation: c.evaluation } : {}),
+        ...(c.flow ? { flow: c.flow } : {}),
+      }),
     ];
     if (c.groups) writes.push(tx.objectStore('groups').put({ runId, step: c.step, groups: c.groups }));
     if (c.batch) writes.push(tx.objectStore('batches').put({ runId, step: c.step, batch: c.batch }));

@@ -1,7 +1,8 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import type { BatchRecord, GroupRecord, RunOptions } from '../protocol';
-import { PRESETS } from '../runs/presets';
+import type { RunOptions } from '../contract/options';
+import type { BatchRecord, GroupRecord } from '../contract/records';
+import { PRESETS } from '../presets/table';
 import { openIdbStore, write } from './idb-store';
 import type { RunStore } from './run-store';
 import { MemoryRunStore, StorageFullError } from './run-store';

@@ -4,17 +4,9 @@
  * trainer's position). One interface, two homes: IndexedDB in the browser (idb-store.ts, the
  * worker alone owns it) and memory (this file) in Node and when IndexedDB is unavailable.
  */
-import type {
-  RunOptions,
-  BackendName,
-  BatchRecord,
-  FlowCloud,
-  RunBackendChoice,
-  GroupRecord,
-  RunStatus,
-  RunSummary,
-  SessionRecord,
-} from '../protocol';
+import type { RunOptions } from '../contract/options';
+import type { BatchRecord, FlowCloud, GroupRecord, RunStatus, RunSummary, SessionRecord } from '../contract/records';
+import type { BackendName, RunBackendChoice } from '../contract/system';
 import type { CheckpointFiles } from '../model/checkpoint';
 import type { OptimizerState } from '../model/model';
 import type { Session } from '../rl/types';

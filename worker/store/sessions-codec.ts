@@ -5,7 +5,7 @@
  * call). Log-probs stay float64, as sampled: they become the old log-probs of the objective, so a
  * replay must read the same numbers. Top-k/top-p support sets are not kept.
  */
-import type { SessionRecord } from '../protocol';
+import type { SessionRecord } from '../contract/records';
 import type { Session } from '../rl/types';
 
 export interface SessionsRow {

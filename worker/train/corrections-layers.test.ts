@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
 import { importCheckpoint } from '../model/checkpoint';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir } from '../model/node-checkpoint-dir';
-import { batchRecord } from '../runs/groups';
+import { batchRecord } from '../presets/records';
 import { GRPO_ARITH, GrpoRun } from './grpo';
 
 const base = importCheckpoint(readCheckpointDir(BASE_CHECKPOINT_DIR));

@@ -1,12 +1,15 @@
 /**
  * Held-out exact-match accuracy on arithmetic tasks with greedy decoding (KV cache), and mean
  * completion length (in ids, EOS included); `evaluateTasks` the same for any single-turn tasks
- * under their own reward (a person's dataset: a sample is correct when its reward is 1).
+ * under their own reward (a person's dataset: a sample is correct when its reward is 1);
+ * `evaluateEpisodes` the same for an environment kind, over whole episodes.
  */
 import type { ArithTask } from '../data/arith';
 import { encodeExample } from '../data/arith';
 import { exactMatch } from '../data/answer';
-import type { TextTokenizer } from '../data/tokenizer';
+import type { CharTokenizer, TextTokenizer } from '../data/tokenizer';
+import type { EnvTask, EnvironmentKind } from '../episodes/environment';
+import { collectEpisodes } from '../episodes/rollout';
 import type { Model } from '../model/model';
 import { generate } from '../rollout/generate';
 
@@ -92,4 +95,46 @@ export async function evaluateTasks<T extends { prompt: string; answer: string }
     meanLength: tasks.length ? length / tasks.length : 0,
     samples,
   };
+}
+
+/**
+ * Held-out accuracy of an environment kind: one greedy episode per task (temperature 0, no
+ * journal), accuracy = the fraction of episodes with reward 1, mean length = sampled ids per
+ * episode. The same rollout as training (worker/episodes/rollout.ts), so budgets and terminations agree.
+ */
+export async function evaluateEpisodes(
+  model: Model,
+  tok: CharTokenizer,
+  kind: EnvironmentKind,
+  tasks: readonly EnvTask[],
+  batch = 64,
+): Promise<EvalResult> {
+  let correct = 0;
+  let length = 0;
+  const samples: EvalResult['samples'] = [];
+  for (let i = 0; i < tasks.length; i += batch) {
+    const chunk = tasks.slice(i, i + batch);
+    const episodes = await collectEpisodes(model, chunk, 1, {
+      kind,
+      tok,
+      maxContext: model.config.maxSeq,
+      sampling: { temperature: 0 },
+      seed: 0,
+      policyVersion: 0,
+    });
+    for (const e of episodes) {
+      const ok = e.episode.reward === 1;
+      if (ok) correct++;
+      length += e.episode.transitions.reduce((n, t) => n + t.action.tokens.length, 0);
+      if (samples.length < 8)
+        samples.push({
+          prompt: e.task.prompt,
+          completion: e.transcript.replace(/\n/g, ' ⏎ '),
+          answer: e.task.answer,
+          correct: ok,
+        });
+    }
+  }
+  const n = tasks.length;
+  return { n, accuracy: n ? correct / n : 0, meanLength: n ? length / n : 0, samples };
 }

@@ -9,19 +9,19 @@
  */
 import type { Ops } from '../../kernels/ops';
 import type { EnvTask, EnvironmentKind } from '../episodes/environment';
-import { evaluateEpisodes } from '../episodes/evaluate';
 import type { EpisodeJournal } from '../episodes/journal';
 import { ENVIRONMENTS, resolveKind, type EnvironmentName, type KindServices } from '../episodes/kinds';
 import type { CollectedEpisode } from '../episodes/rollout';
 import { collectEpisodes } from '../episodes/rollout';
 import { charTokenizer, type LoadedCheckpoint } from '../model/checkpoint';
 import { Model } from '../model/model';
-import type { EpisodePreset, PhaseReport } from '../protocol';
+import type { PhaseReport } from '../contract/records';
 import { pack } from '../rl/pack';
 import type { PackedBatch } from '../rl/pack-types';
 import { sessionOf } from '../rl/session-of';
 import { trainable, type Session } from '../rl/types';
 import type { EvalResult } from './evaluate';
+import { evaluateEpisodes } from './evaluate';
 import type { GrpoConfig, GrpoStep, GrpoUpdate } from './grpo';
 import { GRPO_ARITH, batchMetrics, packForUpdate, updateOnBatch } from './grpo';
 import type { ResumePoint, TrainerPosition } from './resume';
@@ -85,13 +85,6 @@ export const PPO_CALC: GrpoEpisodeConfig = {
   epochs: 2,
   miniBatches: 2,
   critic: { gamma: 1, lam: 0.95, shiftMean: true, valueCoefficient: 0.5, valueClip: 0.2 },
-};
-
-/** The trainer config each episode preset starts from. */
-export const EPISODE_CONFIGS: Readonly<Record<EpisodePreset, GrpoEpisodeConfig>> = {
-  'grpo-calc': GRPO_CALC,
-  'grpo-guess': GRPO_GUESS,
-  'grpo-code': GRPO_CODE,
 };
 
 /** The environment kind a config runs: the registry's, with the config's turn limit and action length. */

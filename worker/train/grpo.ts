@@ -13,7 +13,8 @@ import type { TextTokenizer } from '../data/tokenizer';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { Model } from '../model/model';
 import { supportBias } from '../model/packing';
-import type { PackedInput, Scored } from '../model/model';
+import type { Scored } from '../model/model';
+import type { PackedInput } from '../model/packing';
 import type { PackedBatch, PackOptions, PackResult } from '../rl/pack-types';
 import type {
   AdvantageOptions,
@@ -30,7 +31,8 @@ import type {
 } from '../rl/index';
 import { grpoObjective, ppoObjective, sessionMeanWeights } from '../rl/index';
 import type { PpoObjectiveOutput } from '../rl/index';
-import type { DatasetRunOptions, PhaseReport } from '../protocol';
+import type { DatasetRunOptions } from '../contract/options';
+import type { PhaseReport } from '../contract/records';
 import type { KindServices } from '../episodes/kinds';
 import type { Generated } from '../rollout/generate';
 import { PromptSource } from '../rollout/prompt-source';

@@ -2,7 +2,7 @@
  * The optimizer settings every trainer shares (AdamW with global-norm clipping), and the mapping
  * to the model's step options. Defaults live in each preset (calibration.md gives them).
  */
-import type { StepOptions } from '../model/model';
+import type { StepOptions } from '../model/adamw';
 
 export interface OptimizerConfig {
   /** Learning rate (the peak one when a schedule applies). */

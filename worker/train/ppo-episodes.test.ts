@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
 import { importCheckpoint } from '../model/checkpoint';
 import { readCheckpointDir } from '../model/node-checkpoint-dir';
-import { episodeRunConfigOf, ppoEpisodeOptionsOf } from '../runs/configs';
+import { ppoEpisodeOptionsOf } from '../presets/configs';
+import { episodeRunConfigOf } from '../presets/table';
 import { gae } from '../rl/index';
 import { GrpoEpisodeRun, PPO_CALC } from './grpo-episodes';
 

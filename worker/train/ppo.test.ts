@@ -4,7 +4,7 @@ import { importCheckpoint } from '../model/checkpoint';
 import { VALUE_HEAD } from '../model/model';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir } from '../model/node-checkpoint-dir';
 import { gae } from '../rl/index';
-import { batchRecord, groupRecords } from '../runs/groups';
+import { batchRecord, groupRecords } from '../presets/records';
 import { decodeSessions, encodeSessions } from '../store/sessions-codec';
 import { PPO_ARITH, PpoRun, criticMetrics } from './ppo';
 

@@ -20,15 +20,13 @@
  */
 import type { Ops } from '../../kernels/ops';
 import type { KindServices } from '../episodes/kinds';
-import type { RunTask } from './task-source';
-import type { Generated } from '../rollout/generate';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { supportBias } from '../model/packing';
 import { gae } from '../rl/index';
-import type { SessionCritic } from '../protocol';
+import type { SessionCritic } from '../contract/records';
 import type { PackedBatch } from '../rl/pack-types';
 import type { Session } from '../rl/types';
-import type { GrpoConfig, GrpoStep, GrpoUpdate, UpdateContext } from './grpo';
+import type { GrpoConfig, GrpoStep, UpdateContext } from './grpo';
 import { ArithRun, GRPO_ARITH, batchMetrics, updateOnBatch } from './grpo';
 
 /** GRPO's options (its estimator unused: GAE gives the advantages) plus the critic's. */
@@ -62,18 +60,8 @@ export const PPO_ARITH: PpoConfig = {
   valueClip: 0.2,
 };
 
-export interface PpoStep {
-  step: number;
-  metrics: Record<string, number>;
-  tasks: RunTask[];
-  sessions: Session[];
-  generated: Generated[];
-  /** The packed batch, its advantages GAE's (whitened). */
-  packed: PackedBatch;
-  dlogp: Float64Array;
-  corrections?: GrpoStep['corrections'];
-  oldLogp: Float64Array | null;
-  updates: GrpoUpdate[];
+/** A GRPO step's record, its advantages GAE's (whitened), plus the critic's figures. */
+export interface PpoStep extends GrpoStep {
   /** Per packed id: the critic's value at rollout, the return target and the un-whitened advantage (returns − values). */
   values: Float64Array;
   returns: Float64Array;

@@ -5,7 +5,7 @@
  * carry their own mask (demonstration episodes). Not the RL packer: no sessions, no log-probs.
  */
 import { placeChains } from '../rl/pack-chains';
-import type { PackedInput } from '../model/model';
+import type { PackedInput } from '../model/packing';
 
 export interface Example {
   promptIds: ArrayLike<number>;

@@ -8,18 +8,18 @@
  * with a loss mask of 1 exactly on the action ids and their EOS (the environment's ids are context
  * only). Otherwise as `SftRun` (sft.ts): the same token-mean NLL, warmup + cosine lr, clipping,
  * AdamW, metric names, position and resume; held-out accuracy is greedy episodes
- * (worker/episodes/evaluate.ts), the fraction with reward 1.
+ * (evaluate.ts `evaluateEpisodes`), the fraction with reward 1.
  */
 import type { Ops } from '../../kernels/ops';
 import type { CharTokenizer } from '../data/tokenizer';
 import { toolTokenizer } from '../data/tokenizer';
 import type { EnvTask, EnvironmentKind } from '../episodes/environment';
-import { evaluateEpisodes } from '../episodes/evaluate';
 import { resolveKind, type EnvironmentName, type KindServices } from '../episodes/kinds';
 import type { ModelConfig } from '../model/config';
 import { modelPreset } from '../model/config';
 import { Model } from '../model/model';
 import type { EvalResult } from './evaluate';
+import { evaluateEpisodes } from './evaluate';
 import type { ResumePoint, TrainerPosition } from './resume';
 import type { SftConfig, SftStepMetrics } from './sft';
 import { sftUpdate } from './sft';

@@ -15,7 +15,7 @@ import { datasetStream, datasetTask, splitDataset } from '../data/dataset';
 import type { TextTokenizer } from '../data/tokenizer';
 import { encodePromptCompletion } from '../data/tokenizer';
 import type { Model } from '../model/model';
-import type { DatasetRunOptions } from '../protocol';
+import type { DatasetRunOptions } from '../contract/options';
 import type { CodeGrader } from '../rewards/code-grader';
 import { datasetPromptReward } from '../rewards/dataset-reward';
 import { taskMathReward } from '../rewards/task-math-reward';

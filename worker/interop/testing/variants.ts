@@ -1,10 +1,10 @@
 /**
- * Run options for the export tests: every preset's defaults (worker/runs/presets.ts) and
+ * Run options for the export tests: every preset's defaults (worker/presets/table.ts) and
  * variants that reach each branch of verl.ts and trl.ts (each loss, aggregation mode, estimator,
  * KL estimator, correction). Test data only; every entry passes checkRunOptions (tested).
  */
-import type { GrpoRunOptions, PpoRunOptions, RunOptions } from '../../protocol';
-import { PRESETS } from '../../runs/presets';
+import type { GrpoRunOptions, PpoRunOptions, RunOptions } from '../../contract/options';
+import { PRESETS } from '../../presets/table';
 
 export const defaultsOf = <T extends RunOptions>(name: RunOptions['preset']) =>
   structuredClone(PRESETS.find((p) => p.name === name)!.defaults) as T;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { BaseModelRunOptions, RunOptions } from '../protocol';
-import { checkRunOptions, optionFields } from './fields';
-import { PRESETS } from './presets';
+import type { BaseModelRunOptions, RunOptions } from '../contract/options';
+import { checkRunOptions, optionFields, PRESETS } from './table';
 
 const defaults = (name: RunOptions['preset']) =>
   structuredClone(PRESETS.find((p) => p.name === name)!.defaults) as RunOptions;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { encodePromptCompletion } from '../data/tokenizer';
-import { HfFolderError } from './errors';
-import { llamaTokenizerFiles } from './node-fixture';
-import { hfTokenizer } from './tokenizer';
+import { llamaTokenizerFiles } from '../hf/node-fixture';
+import { HfFolderError } from './hf-errors';
+import { hfTokenizer } from './hf-tokenizer';
 
 const { tokenizerJson, tokenizerConfig } = llamaTokenizerFiles();
 /** Ids as tokenizer.json itself lists them (model.vocab, added_tokens): the expected values, read from the file. */

@@ -1,9 +1,10 @@
 /**
  * The one error a Hugging Face model folder is refused with: every problem found, each naming the
  * file, the field (a config.json key, a tensor, a tokenizer setting) and what was expected. Its
- * `name` is in worker/protocol.ts ERROR_NAMES, so the app can switch on it across comlink.
+ * `name` is in ERROR_NAMES (worker/contract/errors.ts), so the app can switch on it across comlink. In
+ * model/ with hf-tokenizer.ts, which refuses a tokenizer with it; worker/hf/ builds on model/.
  */
-import { SafetensorsError } from '../model/safetensors';
+import { SafetensorsError } from './safetensors';
 
 export interface HfProblem {
   /** The folder's file at fault (`config.json`, `model-00001-of-00002.safetensors`, ...). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DpoRunOptions, GrpoRunOptions } from '../protocol';
+import type { DpoRunOptions, GrpoRunOptions } from '../contract/options';
 import { DPO_ARITH } from '../train/dpo';
 import { GRPO_ARITH } from '../train/grpo';
 import { SFT_ARITH } from '../train/sft';
@@ -20,7 +20,7 @@ import {
 } from './configs';
 import { FLOW_GRPO_2D, PRETRAIN_DEFAULTS } from '../flow/index';
 import { PPO_ARITH } from '../train/ppo';
-import { checkRunOptions } from './fields';
+import { checkRunOptions } from './table';
 
 const RUN = { evalN: 37, checkpointEvery: 7 };
 

@@ -7,12 +7,11 @@
  *
  * A discriminated union (`policyLoss` by `name`, ...) becomes a select for the discriminator and
  * the variants' options with a `when` condition; an option several variants share with the same
- * range is one field. Not the schema itself, nor the defaults (presets.ts).
+ * range is one field. Not the schema itself, nor the defaults (table.ts).
  */
 import { z } from 'zod';
-import type { FieldSpec, OptionProblem, RunOptions } from '../protocol';
-import { FIELD_SECTIONS } from '../protocol';
-import { PRESET_SCHEMAS, runOptionsSchema } from './schema';
+import type { FieldSpec, OptionProblem } from '../contract/options';
+import { FIELD_SECTIONS } from '../contract/options';
 
 /** The part of JSON Schema that `z.toJSONSchema` gives for these schemas, plus our metadata. */
 interface Json {
@@ -122,18 +121,14 @@ function merge(fields: FieldSpec[]): FieldSpec[] {
   return out;
 }
 
-/** The form fields of a preset's options: the common ones first, then by section (FIELD_SECTIONS), each as in the schema. */
-export function optionFields(preset: RunOptions['preset']): FieldSpec[] {
-  const json = z.toJSONSchema(PRESET_SCHEMAS[preset], { io: 'input' }) as Json;
+/** The form fields of a schema's options: the common ones first, then by section (FIELD_SECTIONS), each as in the schema. */
+export function fieldsOfSchema(schema: z.ZodType): FieldSpec[] {
+  const json = z.toJSONSchema(schema, { io: 'input' }) as Json;
   const fields: FieldSpec[] = [];
   walk(json, '', false, [], {}, fields);
   const rank = (f: FieldSpec) => (f.common ? -1 : FIELD_SECTIONS.indexOf(f.section));
   return merge(fields).sort((a, b) => rank(a) - rank(b));
 }
-
-const FIELDS = Object.fromEntries(
-  Object.keys(PRESET_SCHEMAS).map((p) => [p, optionFields(p as RunOptions['preset'])]),
-) as Record<RunOptions['preset'], FieldSpec[]>;
 
 /** The value at a dotted path, or undefined. */
 export function valueAt(options: unknown, path: string): unknown {
@@ -170,21 +165,24 @@ export type FieldNamer = (path: string, label: string | undefined) => string;
 export const labelAndPath: FieldNamer = (path, label) => (label ? `${label} (${path})` : path);
 
 /**
- * Problems with `options`, each naming the field (by `name`: its label and path unless told
- * otherwise, e.g. the CLI's flags) and its allowed range or values; empty when they are valid.
+ * The problems of `options` the schema found (`error`), each naming the field (by `name`) from
+ * `fields`, the form fields of the options' preset (none for an unknown preset), and its allowed
+ * range or values. The preset table's `checkRunOptions` calls it with the preset's fields.
  */
-export function checkRunOptions(options: unknown, name: FieldNamer = labelAndPath): OptionProblem[] {
-  const result = runOptionsSchema.safeParse(options);
-  if (result.success) return [];
-  const preset = valueAt(options, 'preset') as RunOptions['preset'];
-  const fields = Object.prototype.hasOwnProperty.call(FIELDS, preset) ? FIELDS[preset] : [];
+export function problemsOf(
+  options: unknown,
+  error: z.ZodError,
+  fields: FieldSpec[],
+  name: FieldNamer,
+): OptionProblem[] {
+  const preset = valueAt(options, 'preset') as string;
   /** The field at `path`: the one shown for these options, else any variant's. */
   const fieldAt = (path: string) => {
     const candidates = fields.filter((f) => f.path === path);
     return candidates.find((f) => isActive(f, options)) ?? candidates[0];
   };
   const named = (path: string) => name(path, fieldAt(path)?.label);
-  return result.error.issues.flatMap((issue): OptionProblem[] => {
+  return error.issues.flatMap((issue): OptionProblem[] => {
     const path = issue.path.join('.');
     const got = show(valueAt(options, path));
     // schema.ts writes a custom problem as its predicate, naming other fields as `{path}`.

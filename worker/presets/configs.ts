@@ -14,13 +14,12 @@ import type {
   PpoEpisodeRunOptions,
   PpoRunOptions,
   SftRunOptions,
-} from '../protocol';
+} from '../contract/options';
 import { FLOW_DISCS, FLOW_RING, PRETRAIN_DEFAULTS, type FlowGrpoConfig, type PretrainOptions } from '../flow/index';
 import type { PolicyLossSpec } from '../rl/index';
 import type { DpoConfig } from '../train/dpo';
 import type { GrpoConfig } from '../train/grpo';
 import type { GrpoEpisodeConfig } from '../train/grpo-episodes';
-import { EPISODE_CONFIGS, PPO_CALC } from '../train/grpo-episodes';
 import type { PpoConfig } from '../train/ppo';
 import type { SftConfig } from '../train/sft';
 
@@ -216,11 +215,6 @@ export function ppoEpisodeOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): Ppo
     ...shared
   } = grpoOptionsOf({ ...grpo, task: {} }, run);
   return { ...shared, preset: 'ppo-calc', maxTurns, ...critic };
-}
-
-/** The trainer config of any episode preset: GRPO's (grpo-calc, grpo-guess, grpo-code) or PPO's with its critic (ppo-calc). */
-export function episodeRunConfigOf(o: EpisodeGrpoRunOptions | PpoEpisodeRunOptions): GrpoEpisodeConfig {
-  return o.preset === 'ppo-calc' ? ppoEpisodeConfigOf(o, PPO_CALC) : episodeGrpoConfigOf(o, EPISODE_CONFIGS[o.preset]);
 }
 
 /** Flow-GRPO: the options onto FLOW_GRPO_2D (and the pretraining's step count onto PRETRAIN_DEFAULTS). */

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { DatasetRunOptions, DpoRunOptions, GrpoRunOptions, PpoRunOptions, RunOptions } from '../protocol';
+import type { DatasetRunOptions, DpoRunOptions, GrpoRunOptions, PpoRunOptions, RunOptions } from '../contract/options';
 import { DPO_ARITH } from '../train/dpo';
 import { GRPO_ARITH } from '../train/grpo';
 import { PPO_ARITH } from '../train/ppo';
 import { dpoConfigOf, dpoOptionsOf, grpoConfigOf, grpoOptionsOf, ppoConfigOf, ppoOptionsOf } from './configs';
-import { checkRunOptions, optionFields } from './fields';
-import { PRESETS } from './presets';
+import { checkRunOptions, optionFields, PRESETS } from './table';
 
 const defaults = <T extends RunOptions>(name: RunOptions['preset']) =>
   structuredClone(PRESETS.find((p) => p.name === name)!.defaults) as T;

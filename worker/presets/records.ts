@@ -8,7 +8,7 @@
  * sessions (`pairRecords`, `pairSessions`).
  */
 import type { TextTokenizer } from '../data/tokenizer';
-import type { BatchRecord, GroupRecord, GroupSample, SessionCritic } from '../protocol';
+import type { BatchRecord, GroupRecord, GroupSample, SessionCritic } from '../contract/records';
 import { syncDatasetReward } from '../rewards/dataset-reward';
 import { taskMathReward } from '../rewards/task-math-reward';
 import { outcomeAdvantageDetails } from '../rl/advantages/index';

@@ -15,12 +15,14 @@
  *   `stopIds` collects every EOS id the three files name (Llama 3 lists several).
  * - `isSpecial` is true for PAD, BOS, EOS and every added token marked `special`, and
  *   `decode(ids)` skips exactly those unless `{ specials: true }`.
- * Not a char tokenizer: it has no `describe()` (its description is its tokenizer.json).
+ * Not a char tokenizer: it has no `describe()` (its description is its tokenizer.json). In model/,
+ * beside hf-config.ts, because a checkpoint (checkpoint.ts) reads it back; worker/hf/ (the
+ * folders) builds on model/.
  */
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { DecodeOptions, TextTokenizer } from '../data/tokenizer';
-import type { HfProblem } from './errors';
-import { HfFolderError } from './errors';
+import type { HfProblem } from './hf-errors';
+import { HfFolderError } from './hf-errors';
 
 export interface HfTokenizer extends TextTokenizer {
   readonly kind: 'hf';

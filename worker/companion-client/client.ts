@@ -4,9 +4,9 @@
  * token, origin not allowed), never a reward: code rewards will treat it as an infrastructure
  * failure.
  */
-import type { CompanionHealth, CompanionStatus } from './protocol';
-import type { CodeGradeRequest, CodeRewardResult } from './rewards/code-grader';
-import { GraderUnavailable } from './rewards/code-grader';
+import type { CompanionHealth, CompanionStatus } from '../contract/system';
+import type { CodeGradeRequest, CodeRewardResult } from '../rewards/code-grader';
+import { GraderUnavailable } from '../rewards/code-grader';
 
 /** How many times a 429/503 (queue full) is retried, and the longest wait between tries. */
 const BUSY_RETRIES = 30;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FieldSpec, GrpoRunOptions, RunOptions } from '../protocol';
+import type { FieldSpec, GrpoRunOptions, RunOptions } from '../contract/options';
 import {
   AGGREGATION_MODES,
   KL_ESTIMATORS,
@@ -7,8 +7,8 @@ import {
   POLICY_LOSS_NAMES,
   REJECTION_OPTIONS,
 } from '../rl/index';
-import { checkRunOptions, isActive, optionFields, valueAt } from './fields';
-import { PRESETS } from './presets';
+import { checkRunOptions, optionFields, PRESETS } from './table';
+import { isActive, valueAt } from './fields';
 import { runOptionsSchema } from './schema';
 
 const defaults = (name: RunOptions['preset']) =>

@@ -10,7 +10,7 @@ import { validateSessions } from '../rl/validate';
 import type { ArithTask } from '../data/arith';
 import { DPO_ARITH, DpoRun } from '../train/dpo';
 import { GRPO_ARITH, GrpoRun, type GrpoStep } from '../train/grpo';
-import { batchRecord, groupRecords, pairRecords, pairSessions, type GroupsConfig } from './groups';
+import { batchRecord, groupRecords, pairRecords, pairSessions, type GroupsConfig } from './records';
 
 const base = importCheckpoint(readCheckpointDir(BASE_CHECKPOINT_DIR));
 const tok = base.tokenizer;

@@ -5,7 +5,8 @@
  * (configs.ts) and from there onto the RL core (worker/rl); each range here is what the core
  * accepts, narrowed to what makes sense for the shipped 2-layer model (64 positions, 25 ids).
  *
- * Not the defaults (presets.ts, from the trainers' configs) nor the mapping (configs.ts).
+ * Not the defaults (table.ts, from the trainers' configs) nor the mapping (configs.ts). Each
+ * schema is a shape several presets may share; which preset uses which is the table's.
  */
 import { z } from 'zod';
 import type {
@@ -18,8 +19,8 @@ import type {
   PpoRunOptions,
   RunOptions,
   SftRunOptions,
-} from '../protocol';
-import { EPISODE_PRESETS } from '../protocol';
+} from '../contract/options';
+import { EPISODE_PRESETS } from '../contract/options';
 import { splitDataset } from '../data/dataset';
 import { compileRewardPattern, parseCases } from '../rewards/dataset-reward';
 
@@ -142,14 +143,11 @@ const clipHigh = num('[0, 10]', {
   section: 'Objective',
   description: 'Ratio ceiling 1 + ε_high (DAPO clip-higher). Empty: ε low.',
 }).optional();
-const lossCompat = z
-  .enum(COMPAT)
-  .optional()
-  .meta({
-    title: 'Loss compat',
-    section: 'Objective',
-    description: 'Whose conventions fill the loss options left empty (verl by default).',
-  });
+const lossCompat = z.enum(COMPAT).optional().meta({
+  title: 'Loss compat',
+  section: 'Objective',
+  description: 'Whose conventions fill the loss options left empty (verl by default).',
+});
 
 const policyLoss = z
   .discriminatedUnion('name', [
@@ -215,14 +213,11 @@ const policyLoss = z
         section: 'Objective',
         description: 'Truncation of the detached ratio. Empty: 3 (verl), none (rllm).',
       }).optional(),
-      compat: z
-        .enum(['verl', 'rllm'])
-        .optional()
-        .meta({
-          title: 'Loss compat',
-          section: 'Objective',
-          description: 'verl, or rllm (no truncation, clamped binary KL).',
-        }),
+      compat: z.enum(['verl', 'rllm']).optional().meta({
+        title: 'Loss compat',
+        section: 'Objective',
+        description: 'verl, or rllm (no truncation, clamped binary KL).',
+      }),
     }),
     z.strictObject({
       name: z.literal('icepop'),
@@ -249,14 +244,12 @@ const policyLoss = z
         section: 'Objective',
         description: 'Weight of the forward KL to the sampler. Empty: 0.',
       }).optional(),
-      klApprox: z
-        .boolean()
-        .meta({
-          title: 'KL value estimators',
-          section: 'Objective',
-          description: "Schulman's estimators instead of the score-function forms.",
-          initial: false,
-        }),
+      klApprox: z.boolean().meta({
+        title: 'KL value estimators',
+        section: 'Objective',
+        description: "Schulman's estimators instead of the score-function forms.",
+        initial: false,
+      }),
       ratioClampMin: num('[0, 100]', {
         title: 'Ratio clamp min',
         section: 'Objective',
@@ -288,15 +281,12 @@ const aggregation = z
         section: 'Objective',
         description: 'K of seq-mean-token-sum-norm (verl loss_scale_factor). Empty: the batch width.',
       }).optional(),
-      compat: z
-        .enum(['verl', 'verl-legacy'])
-        .optional()
-        .meta({
-          title: 'Aggregation compat',
-          section: 'Objective',
-          description:
-            "verl: Σ/(K·rows with tokens), today's verl; verl-legacy: Σ/K, verl before #5417 (v0.7.0 and earlier). Empty: verl.",
-        }),
+      compat: z.enum(['verl', 'verl-legacy']).optional().meta({
+        title: 'Aggregation compat',
+        section: 'Objective',
+        description:
+          "verl: Σ/(K·rows with tokens), today's verl; verl-legacy: Σ/K, verl before #5417 (v0.7.0 and earlier). Empty: verl.",
+      }),
     }),
     z.strictObject({
       mode: z.literal('dr_grpo'),
@@ -309,43 +299,31 @@ const aggregation = z
   ])
   .meta({ title: 'Aggregation', section: 'Objective', description: 'How per-token losses become one scalar.' });
 
-const advCompat = z
-  .enum(COMPAT)
-  .optional()
-  .meta({
-    title: 'Advantage compat',
-    section: 'Advantage',
-    description: 'Whose conventions fill the options left empty (verl by default).',
-  });
-const singleton = z
-  .enum(['raw', 'zero'])
-  .optional()
-  .meta({
-    title: 'Group of one',
-    section: 'Advantage',
-    description: 'A one-member group keeps its raw score or gets 0. Empty: per compat (verl/rllm raw, trl zero).',
-  });
+const advCompat = z.enum(COMPAT).optional().meta({
+  title: 'Advantage compat',
+  section: 'Advantage',
+  description: 'Whose conventions fill the options left empty (verl by default).',
+});
+const singleton = z.enum(['raw', 'zero']).optional().meta({
+  title: 'Group of one',
+  section: 'Advantage',
+  description: 'A one-member group keeps its raw score or gets 0. Empty: per compat (verl/rllm raw, trl zero).',
+});
 
 const advantage = z
   .discriminatedUnion('estimator', [
     z.strictObject({
       estimator: z.literal('grpo'),
-      scale: z
-        .enum(['group', 'batch', 'none'])
-        .optional()
-        .meta({
-          title: 'Std scaling',
-          section: 'Advantage',
-          description: "Divide by the group's std, the batch's std, or nothing (Dr. GRPO). Empty: group.",
-        }),
-      stdType: z
-        .enum(['unbiased', 'population'])
-        .optional()
-        .meta({
-          title: 'Std type',
-          section: 'Advantage',
-          description: 'ddof 1 or 0. Empty: per compat (verl/trl unbiased, rllm population).',
-        }),
+      scale: z.enum(['group', 'batch', 'none']).optional().meta({
+        title: 'Std scaling',
+        section: 'Advantage',
+        description: "Divide by the group's std, the batch's std, or nothing (Dr. GRPO). Empty: group.",
+      }),
+      stdType: z.enum(['unbiased', 'population']).optional().meta({
+        title: 'Std type',
+        section: 'Advantage',
+        description: 'ddof 1 or 0. Empty: per compat (verl/trl unbiased, rllm population).',
+      }),
       epsilon: num('[0, 1]', {
         title: 'Std ε',
         section: 'Advantage',
@@ -357,36 +335,28 @@ const advantage = z
     z.strictObject({
       estimator: z.literal('rloo'),
       singleton,
-      normalize: z
-        .boolean()
-        .meta({
-          title: 'Whiten over batch',
-          section: 'Advantage',
-          description: 'Whiten the advantages over the batch afterwards (TRL normalize_advantages).',
-          initial: false,
-        }),
+      normalize: z.boolean().meta({
+        title: 'Whiten over batch',
+        section: 'Advantage',
+        description: 'Whiten the advantages over the batch afterwards (TRL normalize_advantages).',
+        initial: false,
+      }),
       compat: advCompat,
     }),
     z.strictObject({
       estimator: z.literal('reinforce++-baseline'),
-      shiftMean: z
-        .boolean()
-        .optional()
-        .meta({
-          title: 'Whiten: shift mean',
-          section: 'Advantage',
-          description:
-            "verl masked_whiten's shift_mean: re-centre the whitened advantages (default), or scale only and add the batch mean back. Empty: shift.",
-        }),
-      compat: z
-        .enum(['verl', 'rllm'])
-        .optional()
-        .meta({
-          title: 'Advantage compat',
-          section: 'Advantage',
-          description:
-            'verl (token-weighted whitening, default) or rllm (sequence-level std); TRL has no such estimator.',
-        }),
+      shiftMean: z.boolean().optional().meta({
+        title: 'Whiten: shift mean',
+        section: 'Advantage',
+        description:
+          "verl masked_whiten's shift_mean: re-centre the whitened advantages (default), or scale only and add the batch mean back. Empty: shift.",
+      }),
+      compat: z.enum(['verl', 'rllm']).optional().meta({
+        title: 'Advantage compat',
+        section: 'Advantage',
+        description:
+          'verl (token-weighted whitening, default) or rllm (sequence-level std); TRL has no such estimator.',
+      }),
     }),
   ])
   .meta({
@@ -396,40 +366,31 @@ const advantage = z
   });
 
 const kl = z.strictObject({
-  estimator: z
-    .enum(['k1', 'abs', 'k2', 'k3', 'k1+', 'abs+', 'k2+', 'k3+'])
-    .meta({
-      title: 'KL estimator',
-      section: 'KL',
-      description:
-        "Per-token KL to the reference (k3 = verl low_var_kl); '+' keeps the value with k2's gradient. Used when β > 0.",
-    }),
-  compat: z
-    .enum(COMPAT)
-    .optional()
-    .meta({
-      title: 'KL compat',
-      section: 'KL',
-      description: 'verl/rllm clamp k3; trl leaves it unclamped. Empty: verl.',
-    }),
+  estimator: z.enum(['k1', 'abs', 'k2', 'k3', 'k1+', 'abs+', 'k2+', 'k3+']).meta({
+    title: 'KL estimator',
+    section: 'KL',
+    description:
+      "Per-token KL to the reference (k3 = verl low_var_kl); '+' keeps the value with k2's gradient. Used when β > 0.",
+  }),
+  compat: z.enum(COMPAT).optional().meta({
+    title: 'KL compat',
+    section: 'KL',
+    description: 'verl/rllm clamp k3; trl leaves it unclamped. Empty: verl.',
+  }),
 });
 
-const level = z
-  .enum(['token', 'sequence'])
-  .meta({
-    title: 'IS level',
-    section: 'Corrections',
-    description: 'Per-token ratios, or the exp of each sequence’s summed log-ratio.',
-    initial: 'token',
-  });
-const batchNormalize = z
-  .boolean()
-  .meta({
-    title: 'Normalize IS weights',
-    section: 'Corrections',
-    description: 'Divide the weights by their batch mean.',
-    initial: false,
-  });
+const level = z.enum(['token', 'sequence']).meta({
+  title: 'IS level',
+  section: 'Corrections',
+  description: 'Per-token ratios, or the exp of each sequence’s summed log-ratio.',
+  initial: 'token',
+});
+const batchNormalize = z.boolean().meta({
+  title: 'Normalize IS weights',
+  section: 'Corrections',
+  description: 'Divide the weights by their batch mean.',
+  initial: false,
+});
 
 const importance = z
   .discriminatedUnion('kind', [
@@ -574,7 +535,8 @@ const base = z
 function datasetRefine(
   o: { evalEvery: number; dataset?: z.infer<typeof dataset> },
   ctx: z.RefinementCtx,
-  preset: string,
+  /** Why the preset takes no `code` reward (null: it does). */
+  noCode: string | null,
 ): void {
   // zod runs refinements on objects with problems of their own: check only a well-formed dataset.
   const parsed = dataset.safeParse(o.dataset);
@@ -597,11 +559,7 @@ function datasetRefine(
     const p = compileRewardPattern(pattern);
     if (!p.ok) problem(['reward', 'pattern'], `${p.reason}, got ${JSON.stringify(pattern)}`);
   }
-  if (d.reward.kind === 'code' && preset === 'dpo-arith')
-    problem(
-      ['reward', 'kind'],
-      "must be one of math, exact, regex for dpo-arith (its pairs are chosen as they are sampled, without the companion), got 'code'",
-    );
+  if (d.reward.kind === 'code' && noCode !== null) problem(['reward', 'kind'], noCode);
   if (d.reward.kind === 'code') {
     const bad = d.records.findIndex((r) => !parseCases(r.answer).ok);
     if (bad >= 0) {
@@ -648,20 +606,16 @@ const grpoRest = {
   policyLoss,
   aggregation,
   advantage,
-  maskZeroAdvantage: z
-    .boolean()
-    .meta({
-      title: 'Mask zero-advantage groups',
-      section: 'Advantage',
-      description: 'Give no loss mass to groups whose rewards are all equal.',
-    }),
-  truncation: z
-    .enum(['mask', 'score'])
-    .meta({
-      title: 'Truncated completions',
-      section: 'Advantage',
-      description: 'mask: no loss mass; score: train on their reward.',
-    }),
+  maskZeroAdvantage: z.boolean().meta({
+    title: 'Mask zero-advantage groups',
+    section: 'Advantage',
+    description: 'Give no loss mass to groups whose rewards are all equal.',
+  }),
+  truncation: z.enum(['mask', 'score']).meta({
+    title: 'Truncated completions',
+    section: 'Advantage',
+    description: 'mask: no loss mass; score: train on their reward.',
+  }),
   beta: num('[0, 10]', {
     title: 'KL β',
     section: 'KL',
@@ -683,15 +637,12 @@ const grpoRest = {
 };
 
 /** Single-turn presets only: the episode rollout does not record the support. */
-const renormalize = z
-  .boolean()
-  .optional()
-  .meta({
-    title: 'Renormalise over the support',
-    section: 'Sampling',
-    description:
-      "Train on log-probs renormalised over each sampled id's top-k/top-p support, as the sampler drew them (dew). Off: the full softmax. Only changes anything with top-k or top-p on.",
-  });
+const renormalize = z.boolean().optional().meta({
+  title: 'Renormalise over the support',
+  section: 'Sampling',
+  description:
+    "Train on log-probs renormalised over each sampled id's top-k/top-p support, as the sampler drew them (dew). Off: the full softmax. Only changes anything with top-k or top-p on.",
+});
 
 const prompts = int(1, 256, {
   title: 'Prompts per step',
@@ -771,7 +722,7 @@ export const grpoSchema = z
   })
   .superRefine((o, ctx) => {
     grpoRefine(o, ctx);
-    datasetRefine(o, ctx, o.preset);
+    datasetRefine(o, ctx, null);
     if (o.dataset && o.trainProblems !== undefined)
       ctx.addIssue({
         code: 'custom',
@@ -829,14 +780,12 @@ export const ppoSchema = z
       section: 'Advantage',
       description: 'Bias-variance trade-off of GAE (verl algorithm.lam; dew PPORollout 0.95).',
     }),
-    shiftMean: z
-      .boolean()
-      .meta({
-        title: 'Whiten: shift mean',
-        section: 'Advantage',
-        description:
-          'Re-centre the whitened advantages (verl masked_whiten shift_mean); off: scale only, the batch mean added back.',
-      }),
+    shiftMean: z.boolean().meta({
+      title: 'Whiten: shift mean',
+      section: 'Advantage',
+      description:
+        'Re-centre the whitened advantages (verl masked_whiten shift_mean); off: scale only, the batch mean added back.',
+    }),
     valueCoefficient: num('[0, 100]', {
       title: 'Value coefficient',
       section: 'Objective',
@@ -853,7 +802,7 @@ export const ppoSchema = z
   })
   .superRefine((o, ctx) => {
     grpoRefine(o, ctx);
-    datasetRefine(o, ctx, o.preset);
+    datasetRefine(o, ctx, null);
   });
 
 /** PPO on multi-turn episodes (ppo-calc): PPO's options without renormalisation (the episode rollout records no support), a dataset or a base of one's own, the turn limit and the action length. */
@@ -918,14 +867,12 @@ export const flowSchema = z
       section: 'Optimizer',
       description: 'Optimizer steps per pass (the samples split evenly).',
     }),
-    target: z
-      .enum(['ring', 'discs'])
-      .meta({
-        title: 'Shape',
-        section: 'Objective',
-        description: 'Where the points should land: the ring 0.75 ≤ |p| ≤ 0.9, or three discs of radius 0.2.',
-        common: true,
-      }),
+    target: z.enum(['ring', 'discs']).meta({
+      title: 'Shape',
+      section: 'Objective',
+      description: 'Where the points should land: the ring 0.75 ≤ |p| ≤ 0.9, or three discs of radius 0.2.',
+      common: true,
+    }),
     smooth: num('[0, 1]', {
       title: 'Reward smoothing',
       section: 'Objective',
@@ -1014,7 +961,13 @@ export const dpoSchema = z
     evalN: run.evalN,
     checkpointEvery: run.checkpointEvery,
   })
-  .superRefine((o, ctx) => datasetRefine(o, ctx, o.preset));
+  .superRefine((o, ctx) =>
+    datasetRefine(
+      o,
+      ctx,
+      `must be one of math, exact, regex for ${o.preset} (its pairs are chosen as they are sampled, without the companion), got 'code'`,
+    ),
+  );
 
 export const runOptionsSchema = z.discriminatedUnion('preset', [
   sftSchema,
@@ -1025,18 +978,6 @@ export const runOptionsSchema = z.discriminatedUnion('preset', [
   dpoSchema,
   flowSchema,
 ]);
-
-export const PRESET_SCHEMAS = {
-  'sft-arith': sftSchema,
-  'grpo-arith': grpoSchema,
-  'grpo-calc': episodeGrpoSchema,
-  'grpo-guess': episodeGrpoSchema,
-  'grpo-code': episodeGrpoSchema,
-  'ppo-arith': ppoSchema,
-  'ppo-calc': ppoEpisodeSchema,
-  'dpo-arith': dpoSchema,
-  'flowgrpo-2d': flowSchema,
-} as const;
 
 // The protocol's hand-written types (the app sees those, not zod) must be exactly what the
 // schemas accept: a type error here means one changed without the other.

@@ -1,0 +1,7 @@
+/** The flags every bench gets (`dewpoint bench <name> [--json] [--runs N]`, parsed by index.ts). */
+export interface BenchArgs {
+  json: boolean;
+  runs: number | null;
+  /** `train --model gpt-ref`: the peer bench's GPT shape instead of the presets. */
+  model: string | null;
+}

@@ -1,0 +1,444 @@
+/**
+ * The one table of presets. Each entry says everything the rest of Dewpoint needs of a preset:
+ * its name, title and description (the Experiments view), its options' schema and defaults (the
+ * form and the CLI, through schema.ts and configs.ts), the base checkpoint it starts from, the
+ * views it offers, whether it takes a person's dataset and model, its trainer, and how it maps to
+ * verl and TRL. The run manager, the loop, the CLI, the exports and the app read these entries;
+ * nothing outside this file compares preset names.
+ *
+ * Adding a preset: one entry here (its schema and config mapping reused or added beside it in
+ * schema.ts / configs.ts, its name in the contract's options type), plus its trainer.
+ */
+import type { z } from 'zod';
+import { FLOW_GRPO_2D, PRETRAIN_DEFAULTS, type FlowGrpoConfig } from '../flow/index';
+import type { CheckpointTokenizer, LoadedCheckpoint } from '../model/checkpoint';
+import type {
+  DatasetRewardOptions,
+  FieldSpec,
+  OptionProblem,
+  PresetFamily,
+  PresetInfo,
+  PresetName,
+  PresetView,
+  RunOptions,
+} from '../contract/options';
+import { DPO_ARITH } from '../train/dpo';
+import { GRPO_ARITH, GrpoRun } from '../train/grpo';
+import {
+  GRPO_CALC,
+  GRPO_CODE,
+  GRPO_GUESS,
+  GrpoEpisodeRun,
+  PPO_CALC,
+  type GrpoEpisodeConfig,
+} from '../train/grpo-episodes';
+import { PPO_ARITH, PpoRun } from '../train/ppo';
+import { SFT_ARITH, sftTokenizer } from '../train/sft';
+import {
+  dpoConfigOf,
+  dpoOptionsOf,
+  episodeGrpoConfigOf,
+  episodeGrpoOptionsOf,
+  flowConfigOf,
+  flowOptionsOf,
+  grpoConfigOf,
+  grpoOptionsOf,
+  ppoConfigOf,
+  ppoEpisodeConfigOf,
+  ppoEpisodeOptionsOf,
+  ppoOptionsOf,
+  sftConfigOf,
+  sftOptionsOf,
+} from './configs';
+import { fieldsOfSchema, problemsOf, labelAndPath, type FieldNamer } from './fields';
+import {
+  dpoSchema,
+  episodeGrpoSchema,
+  flowSchema,
+  grpoSchema,
+  ppoEpisodeSchema,
+  ppoSchema,
+  runOptionsSchema,
+  sftSchema,
+} from './schema';
+import { dpoTrainer, flowTrainer, grpoTrainer, sftTrainer, type Trainer, type TrainerContext } from './trainers';
+
+/** The shipped base checkpoints (public/checkpoints/NAME): arithmetic, and one per environment. */
+export type BaseName = 'arith-base' | 'calc-base' | 'guess-base' | 'code-base';
+
+/** The options of preset `N`. */
+export type OptionsOf<N extends PresetName> = RunOptions extends infer O
+  ? O extends { preset: infer P }
+    ? N extends P
+      ? O
+      : never
+    : never
+  : never;
+
+/** How a preset maps onto verl and TRL (worker/interop): null where the target takes it, else why not. */
+export interface PresetExport {
+  /** The task in the words an export's unmapped list uses (neither target's config names a task); null: not an RL task. */
+  task: string | null;
+  /** What scores it: `math` MathReward on the last \boxed{} (verl's lighteval/MATH scorer is closest), `code` the companion's test cases, `environment` a multi-turn environment's reward. */
+  reward: 'math' | 'code' | 'environment';
+  verl: string | null;
+  trl: string | null;
+}
+
+export interface PresetSpec<N extends PresetName = PresetName> {
+  name: N;
+  title: string;
+  description: string;
+  family: PresetFamily;
+  /** The zod schema of its options (schema.ts): validation and the form's fields. */
+  schema: z.ZodType;
+  /** The options the form starts from: the trainer config's, with the form's bookkeeping. */
+  defaults: OptionsOf<N>;
+  /** What the CLI's `train --preset` changes of `defaults` (held-out n as the trainer's, no checkpoints); null: `train` does not offer it. */
+  cli: Partial<OptionsOf<N>> | null;
+  /** The shipped checkpoint it starts from; null: it starts from nothing (SFT) or pretrains its own policy (Flow-GRPO). */
+  base: BaseName | null;
+  /** The views that show its steps, besides the dashboard. */
+  views: PresetView[];
+  /** The dataset rewards it takes with a person's prompt file (and a person's model as its base); null: neither. */
+  dataset: DatasetRewardOptions['kind'][] | null;
+  /** Its rewards are graded by the companion, so the form says to connect one. */
+  companion: boolean;
+  /** The option that sets how many prompts (pairs, groups) a step samples: the CLI's `--prompts`. */
+  promptsOption: 'prompts' | 'pairs' | 'groups' | null;
+  /** The trainer config its options stand for (a checkpoint's dewpoint.json records it). */
+  config(o: OptionsOf<N>): object;
+  /** A preset without a base checkpoint that still has tokens (SFT): its own vocabulary. */
+  tokenizer?: (o: OptionsOf<N>) => CheckpointTokenizer;
+  /** Multi-turn presets: the episode config, which reading its journal needs; absent otherwise. */
+  episodes?: (o: OptionsOf<N>) => GrpoEpisodeConfig;
+  /** Flow-GRPO: its config, for the reward field; absent otherwise. */
+  flow?: (o: OptionsOf<N>) => FlowGrpoConfig;
+  /**
+   * Why the run holds on to its starting weights (a reference policy), in words; null when it
+   * does not. A run on a person's model continues from a checkpoint only where this is null.
+   */
+  reference(o: OptionsOf<N>): string | null;
+  /** Its trainer, from the options and the context (whose `base` is null exactly when `base` above is). */
+  trainer(o: OptionsOf<N>, context: TrainerContext): Trainer;
+  export: PresetExport;
+}
+
+const ARITH_TASK =
+  '2-digit addition prompts (47+35=) from public/checkpoints/arith-base, reward 1 for the exact \\boxed{} answer (MathReward)';
+const CALC_TASK =
+  'a+b+c problems with a calculator tool: the model writes calc(47+35), the environment appends =82, up to maxTurns actions, reward 1 for the right \\boxed{} answer';
+const ALL_REWARDS: DatasetRewardOptions['kind'][] = ['math', 'exact', 'regex', 'code'];
+const needsBase = (name: string, base: LoadedCheckpoint | null): LoadedCheckpoint => {
+  if (!base) throw new Error(`${name}: no base checkpoint given`);
+  return base;
+};
+const klReference = (o: { beta: number }) =>
+  o.beta > 0 ? `KL β = ${o.beta} holds the run to the starting model` : null;
+
+/** Multi-turn GRPO on one of the environments (worker/episodes), journaled turn by turn. */
+function episodeGrpo(
+  name: 'grpo-calc' | 'grpo-guess' | 'grpo-code',
+  config: GrpoEpisodeConfig,
+  base: BaseName,
+  spec: Pick<PresetSpec, 'title' | 'description' | 'companion'> & {
+    /** Held-out tasks the form evaluates on. */
+    evalN: number;
+    task: string;
+    reward: PresetExport['reward'];
+  },
+): PresetSpec<typeof name> {
+  const episodes = (o: OptionsOf<typeof name>) => episodeGrpoConfigOf(o, config);
+  return {
+    name,
+    title: spec.title,
+    description: spec.description,
+    family: 'grpo',
+    schema: episodeGrpoSchema,
+    defaults: episodeGrpoOptionsOf(config, { evalN: spec.evalN, checkpointEvery: 10 }),
+    cli: { evalN: config.evalN, checkpointEvery: 0 },
+    base,
+    views: ['Groups', 'Batch', 'Episodes'],
+    dataset: null,
+    companion: spec.companion,
+    promptsOption: 'prompts',
+    config: episodes,
+    episodes,
+    reference: klReference,
+    trainer: (o, c) => {
+      const base = needsBase(name, c.base);
+      return grpoTrainer(
+        new GrpoEpisodeRun(c.ops, episodes(o), base, c.journal, c.services),
+        episodes(o),
+        base.tokenizer,
+      );
+    },
+    export: { task: spec.task, reward: spec.reward, verl: null, trl: null },
+  };
+}
+
+const sftArith: PresetSpec<'sft-arith'> = {
+  name: 'sft-arith',
+  title: 'SFT: 2-digit addition',
+  description:
+    'Supervised fine-tuning of the small Llama-style model (2 layers, d 64, 102k parameters) on prompts like 47+35= with completions \\boxed{82}. Loss falls within the first steps; held-out exact-match accuracy climbs after ~500 steps (calibration.md).',
+  family: 'sft',
+  schema: sftSchema,
+  defaults: sftOptionsOf(SFT_ARITH, { evalN: 100, checkpointEvery: 100 }),
+  cli: null, // `dewpoint pretrain` trains SFT
+  base: null,
+  views: [],
+  dataset: null,
+  companion: false,
+  promptsOption: null,
+  config: (o) => sftConfigOf(o, SFT_ARITH),
+  tokenizer: (o) => sftTokenizer(sftConfigOf(o, SFT_ARITH)),
+  reference: () => null,
+  trainer: (o, c) => sftTrainer(c.ops, sftConfigOf(o, SFT_ARITH)),
+  export: {
+    task: null,
+    reward: 'math',
+    verl: 'sft-arith is supervised fine-tuning, not RL: verl.trainer.main_ppo has no SFT mode (verl ships a separate SFT trainer, which this export does not target)',
+    trl: 'sft-arith is supervised fine-tuning, not RL: use TRL SFTTrainer/SFTConfig on the addition pairs; this export targets the RL configs (GRPOConfig, DPOConfig, PPOConfig) only',
+  },
+};
+
+const grpoArith: PresetSpec<'grpo-arith'> = {
+  name: 'grpo-arith',
+  title: 'GRPO from the base checkpoint',
+  description:
+    'GRPO on 2-digit addition from public/checkpoints/arith-base: 16 prompts × 8 samples per step, MathReward (exact \\boxed{} answer), group-normalised advantages, PPO clip 0.2, token-mean, lr 1e-4, β = 0. Reward and held-out accuracy rise over ~150 steps (calibration.md).',
+  family: 'grpo',
+  schema: grpoSchema,
+  defaults: grpoOptionsOf(GRPO_ARITH, { evalN: 100, checkpointEvery: 50 }),
+  cli: { evalN: GRPO_ARITH.evalN, checkpointEvery: 0 },
+  base: 'arith-base',
+  views: ['Groups', 'Batch'],
+  dataset: ALL_REWARDS,
+  companion: false,
+  promptsOption: 'prompts',
+  config: (o) => grpoConfigOf(o, GRPO_ARITH),
+  reference: klReference,
+  trainer: (o, c) => {
+    const base = needsBase('grpo-arith', c.base);
+    const config = grpoConfigOf(o, GRPO_ARITH);
+    return grpoTrainer(new GrpoRun(c.ops, config, base, c.services), config, base.tokenizer);
+  },
+  export: { task: ARITH_TASK, reward: 'math', verl: null, trl: null },
+};
+
+const ppoArith: PresetSpec<'ppo-arith'> = {
+  name: 'ppo-arith',
+  title: 'PPO with a critic (value head, GAE)',
+  description:
+    "PPO on 2-digit addition from public/checkpoints/arith-base, on the same sample budget as grpo-arith (16 prompts × 8 completions): a value head on the last hidden state (zero-initialised) is trained with the policy on one loss (value coefficient 0.5, value clip 0.2); GAE with γ 1, λ 0.95 over each completion's tokens, whitened over the batch; PPO clip 0.2, token-mean, 2 epochs × 2 mini-batches with old log-probs and values scored before the first update. Curves: value loss, explained variance, value clip fraction, returns and the advantage distribution; Batch shows per-token values and returns. Measured: +13.6 to +19.2 points held-out over 150 steps (3 seeds; GRPO +12.2 to +16.0, README).",
+  family: 'ppo',
+  schema: ppoSchema,
+  defaults: ppoOptionsOf(PPO_ARITH, { evalN: 100, checkpointEvery: 50 }),
+  cli: { evalN: PPO_ARITH.evalN, checkpointEvery: 0 },
+  base: 'arith-base',
+  views: ['Groups', 'Batch'],
+  dataset: ALL_REWARDS,
+  companion: false,
+  promptsOption: 'prompts',
+  config: (o) => ppoConfigOf(o, PPO_ARITH),
+  reference: klReference,
+  trainer: (o, c) => {
+    const base = needsBase('ppo-arith', c.base);
+    const config = ppoConfigOf(o, PPO_ARITH);
+    return grpoTrainer(new PpoRun(c.ops, config, base, c.services), config, base.tokenizer);
+  },
+  export: { task: ARITH_TASK, reward: 'math', verl: null, trl: null },
+};
+
+const ppoCalcEpisodes = (o: OptionsOf<'ppo-calc'>) => ppoEpisodeConfigOf(o, PPO_CALC);
+const ppoCalc: PresetSpec<'ppo-calc'> = {
+  name: 'ppo-calc',
+  title: 'PPO with a critic on the calculator episodes (multi-turn)',
+  description:
+    "grpo-calc's episodes from public/checkpoints/calc-base (8 tasks × 8 episodes, up to 4 turns) trained with ppo-arith's critic: a value head on every action id, GAE (γ 1, λ 0.95) over each episode's action ids (the environment's ids are skipped), whitened, clipped value loss, 2 epochs × 2 mini-batches. Journaled and replayable like grpo-calc; Groups, Batch and the inspector show each id's value, return and advantage. Measured: it collapses as grpo-calc does (33.5% to 0–0.5% in 150 steps, README).",
+  family: 'ppo',
+  schema: ppoEpisodeSchema,
+  defaults: ppoEpisodeOptionsOf(PPO_CALC, { evalN: 100, checkpointEvery: 10 }),
+  cli: { evalN: PPO_CALC.evalN, checkpointEvery: 0 },
+  base: 'calc-base',
+  views: ['Groups', 'Batch', 'Episodes'],
+  dataset: null,
+  companion: false,
+  promptsOption: 'prompts',
+  config: ppoCalcEpisodes,
+  episodes: ppoCalcEpisodes,
+  reference: klReference,
+  trainer: (o, c) => {
+    const base = needsBase('ppo-calc', c.base);
+    const config = ppoCalcEpisodes(o);
+    return grpoTrainer(new GrpoEpisodeRun(c.ops, config, base, c.journal, c.services), config, base.tokenizer);
+  },
+  export: { task: CALC_TASK, reward: 'environment', verl: null, trl: null },
+};
+
+const dpoArith: PresetSpec<'dpo-arith'> = {
+  name: 'dpo-arith',
+  title: 'DPO from the base checkpoint',
+  description:
+    "DPO on pairs from the base model's own samples (8 per prompt at T = 1; chosen = a correct completion, rejected = an incorrect one), the frozen base as reference, β = 0.1, plus an NLL term on the chosen completion (weight 1, TRL rpo_alpha): plain DPO collapses accuracy here (calibration.md).",
+  family: 'dpo',
+  schema: dpoSchema,
+  defaults: dpoOptionsOf(DPO_ARITH, { evalN: 100, checkpointEvery: 50 }),
+  cli: { evalN: DPO_ARITH.evalN, checkpointEvery: 0 },
+  base: 'arith-base',
+  views: ['Groups'],
+  dataset: ['math', 'exact', 'regex'],
+  companion: false,
+  promptsOption: 'pairs',
+  config: (o) => dpoConfigOf(o, DPO_ARITH),
+  reference: () => 'DPO samples its pairs from the starting model and scores them against it',
+  trainer: (o, c) => dpoTrainer(c.ops, dpoConfigOf(o, DPO_ARITH), needsBase('dpo-arith', c.base)),
+  export: {
+    task: ARITH_TASK,
+    reward: 'math',
+    verl: 'dpo-arith is DPO: verl.trainer.main_ppo trains PPO-family objectives only; export it to TRL (DPOConfig) instead',
+    trl: null,
+  },
+};
+
+const flowConfig = (o: OptionsOf<'flowgrpo-2d'>) => flowConfigOf(o, FLOW_GRPO_2D).config;
+const flowNotLm = (target: string) =>
+  `flowgrpo-2d trains a 2-D rectified-flow policy (an MLP velocity field over points, Flow-GRPO on SDE samples): ${target} train language models, so there is no equivalent run to export`;
+const flowGrpo2d: PresetSpec<'flowgrpo-2d'> = {
+  name: 'flowgrpo-2d',
+  title: 'Flow-GRPO: land 2-D points inside a shape',
+  description:
+    'A rectified-flow policy over 2-D points (an MLP velocity field, 3 × 64, time-conditioned) is first pretrained by flow matching to carry N(0, I) to three blobs, then trained with Flow-GRPO: 8 groups × 8 samples per step drawn with the SDE sampler (10 denoising steps, a Gaussian log-probability per step), reward 1 inside the shape (the ring 0.75 ≤ |p| ≤ 0.9) and exp(−(d/0.15)²) outside, group advantages (population std, 1e-4), clip 0.05 per transition. The Flow view shows the sample cloud of any step over the reward field; the accuracy is the fraction of 256 fixed ODE samples inside the shape. Flow runs keep no checkpoint: they cannot be continued. Measured: 1–6% of the preview inside the ring at the start, 90–97% after 200 steps (3 seeds, README).',
+  family: 'flow',
+  schema: flowSchema,
+  defaults: flowOptionsOf(FLOW_GRPO_2D, PRETRAIN_DEFAULTS, { checkpointEvery: 0 }),
+  cli: { checkpointEvery: 0 },
+  base: null,
+  views: ['Flow'],
+  dataset: null,
+  companion: false,
+  promptsOption: 'groups',
+  config: flowConfig,
+  flow: flowConfig,
+  reference: () => null,
+  trainer: (o, c) => {
+    const { config, pretrain } = flowConfigOf(o, FLOW_GRPO_2D);
+    return flowTrainer(c.ops, config, pretrain);
+  },
+  export: { task: null, reward: 'math', verl: flowNotLm("verl's main_ppo"), trl: flowNotLm("TRL's trainers") },
+};
+
+/** Every preset, in the order the Experiments view offers them. */
+export const PRESETS: readonly PresetSpec[] = [
+  sftArith,
+  grpoArith,
+  episodeGrpo('grpo-calc', GRPO_CALC, 'calc-base', {
+    title: 'GRPO with a calculator tool (multi-turn)',
+    description:
+      "Multi-turn GRPO from public/checkpoints/calc-base on a+b+c problems: the model calls calc(47+35), reads the answer the environment appends (=82), calls again and finishes with \\boxed{101}, up to 4 turns. 8 tasks × 8 episodes per step; the environment's tokens are context, masked from the loss; reward 1 for the right boxed answer. Every turn is journaled: close the tab mid-run and Continue, then open any episode in Episodes and replay it. Measured: this base samples the right answer ~3% of the time at T = 1 and its held-out accuracy collapses (33.5% to 0–1.5% over 150 steps, README).",
+    evalN: 100,
+    companion: false,
+    task: CALC_TASK,
+    reward: 'environment',
+  }),
+  episodeGrpo('grpo-guess', GRPO_GUESS, 'guess-base', {
+    title: 'GRPO on guess-a-number (multi-turn feedback)',
+    description:
+      'Multi-turn GRPO from public/checkpoints/guess-base: find a secret in 1..63 from higher (>) and lower (<) answers in at most 7 guesses. 8 secrets × 8 episodes per step, reward 1 when found. Journaled like grpo-calc. Measured: the sampled success rate rises 5–7 points in 150 steps, the greedy one stays at ~56% (README).',
+    evalN: 63,
+    companion: false,
+    task: 'guess a secret in 1..63 from higher/lower answers, up to maxTurns guesses, reward 1 when found',
+    reward: 'environment',
+  }),
+  episodeGrpo('grpo-code', GRPO_CODE, 'code-base', {
+    title: 'GRPO with code rewards (needs the companion)',
+    description:
+      'GRPO from public/checkpoints/code-base on one-turn tasks such as "add 3, mul 5:": the model writes a fenced Python program (x=int(input()), then x=x+3 and x=x*5, then print(x)), and the companion runs it in its sandbox on three inputs; the reward is the fraction of cases whose stdout matches. 8 tasks × 8 samples per step; the Groups view shows each case\'s verdict, the session panel its stdout and stderr. Needs a companion: run npx dewpoint companion and open the link it prints (or paste it in System); without one every episode fails as an infrastructure failure (masked, never reward 0). Measured: greedy 53.2% on the 62 held-out tasks rises to 58–66% in 150 steps (3 seeds, README).',
+    evalN: 100,
+    companion: true,
+    task: 'write a Python program for tasks like "add 3, mul 5:", graded in the companion sandbox on three stdin/stdout cases (reward: the fraction passed)',
+    reward: 'code',
+  }),
+  ppoArith,
+  ppoCalc,
+  dpoArith,
+  flowGrpo2d,
+] as unknown as readonly PresetSpec[];
+
+const BY_NAME = new Map<string, PresetSpec>(PRESETS.map((p) => [p.name, p]));
+
+/** The entry of preset `name`, or undefined for a name no preset has (an imported run's `verl-import`). */
+export function findPreset(name: string): PresetSpec | undefined {
+  return BY_NAME.get(name);
+}
+
+/** The entry of a run's preset (its options were validated, so it has one). */
+export function presetOf<O extends RunOptions>(o: O): PresetSpec<O['preset']> {
+  const p = BY_NAME.get(o.preset);
+  if (!p) throw new Error(`no preset '${o.preset}': expected one of ${[...BY_NAME.keys()].join(', ')}`);
+  return p as unknown as PresetSpec<O['preset']>;
+}
+
+/** The options of the GRPO-family, PPO-family, ... presets. */
+export interface FamilyOptions {
+  sft: OptionsOf<'sft-arith'>;
+  grpo: OptionsOf<'grpo-arith' | 'grpo-calc' | 'grpo-guess' | 'grpo-code'>;
+  ppo: OptionsOf<'ppo-arith' | 'ppo-calc'>;
+  dpo: OptionsOf<'dpo-arith'>;
+  flow: OptionsOf<'flowgrpo-2d'>;
+}
+
+/** Whether a run's preset is of `family` (narrowing its options). */
+export function isFamily<F extends PresetFamily>(o: RunOptions, family: F): o is FamilyOptions[F] & RunOptions {
+  return presetOf(o).family === family;
+}
+
+/** The multi-turn presets' options (they journal episodes). */
+export type EpisodeOptions = OptionsOf<'grpo-calc' | 'grpo-guess' | 'grpo-code' | 'ppo-calc'>;
+
+/** The episode config of a multi-turn run, or null for a single-turn one. */
+export function episodeRunConfigOf(o: RunOptions): GrpoEpisodeConfig | null {
+  const episodes = presetOf(o).episodes as ((o: RunOptions) => GrpoEpisodeConfig) | undefined;
+  return episodes ? episodes(o) : null;
+}
+
+/** The trainer of a run's options. */
+export function trainerOf(o: RunOptions, context: TrainerContext): Trainer {
+  return (presetOf(o).trainer as (o: RunOptions, c: TrainerContext) => Trainer)(o, context);
+}
+
+const FIELDS = new Map<string, FieldSpec[]>(PRESETS.map((p) => [p.name, fieldsOfSchema(p.schema)]));
+
+/** The form fields of a preset's options: the common ones first, then by section, each as in the schema. */
+export function optionFields(preset: PresetName): FieldSpec[] {
+  return structuredClone(FIELDS.get(preset) ?? []);
+}
+
+/**
+ * Problems with `options`, each naming the field (by `name`: its label and path unless told
+ * otherwise, e.g. the CLI's flags) and its allowed range or values; empty when they are valid.
+ */
+export function checkRunOptions(options: unknown, name: FieldNamer = labelAndPath): OptionProblem[] {
+  const result = runOptionsSchema.safeParse(options);
+  if (result.success) return [];
+  const preset = (options as { preset?: unknown } | null)?.preset;
+  return problemsOf(options, result.error, FIELDS.get(String(preset)) ?? [], name);
+}
+
+/** The presets as the app sees them (PresetInfo): the entries less their functions and schema. */
+export const PRESET_INFOS: PresetInfo[] = PRESETS.map(
+  (p) =>
+    ({
+      name: p.name,
+      title: p.title,
+      description: p.description,
+      defaults: p.defaults,
+      fields: optionFields(p.name),
+      family: p.family,
+      base: p.base,
+      views: p.views,
+      dataset: p.dataset,
+      companion: p.companion,
+    }) as PresetInfo,
+);

@@ -1,0 +1,137 @@
+/**
+ * What the views read of a stored run beyond its records (those the store answers directly):
+ * token texts, journaled episodes and their replay, the episodes as JSONL, a flow run's reward
+ * field, and whether it can continue. A run trained here and a run imported from verl's rollout
+ * dumps answer the same `RunReader` interface, so worker/api.ts only delegates: an imported run
+ * has no tokenizer, environment or trainer, and its reader says so in each answer.
+ */
+import { episodeDetail, episodeSummaries, episodesJsonl, replayEpisode } from '../episodes/views';
+import type { EpisodeContext } from '../episodes/views';
+import type { KindServices } from '../episodes/kinds';
+import { FLOW_VIEW_BOX, rewardGrid } from '../flow/index';
+import { importedEpisodeDetail, importedEpisodeSummaries, importedReplay } from '../interop/verl-episodes';
+import { importedOptions } from '../interop/verl-import';
+import { charTokenizer } from '../model/checkpoint';
+import type { RunOptions } from '../contract/options';
+import type { EpisodeDetail, EpisodeSummary, FlowField, ReplayResult } from '../contract/records';
+import { episodeRunConfigOf, presetOf } from '../presets/table';
+import type { RunStore } from '../store/run-store';
+import { configuredKind } from '../train/grpo-episodes';
+import type { Bases } from './bases';
+
+/** One stored run as the views read it. */
+export interface RunReader {
+  /** The text of each id (specials by name), or null when the run has no tokens (Flow-GRPO) or is unknown. */
+  tokenTexts(ids: Int32Array): Promise<string[] | null>;
+  /** Steps with episodes to list, ascending. */
+  episodeSteps(): Promise<number[]>;
+  episodesAt(step: number): Promise<EpisodeSummary[] | null>;
+  episodeAt(step: number, index: number): Promise<EpisodeDetail | null>;
+  replayEpisode(step: number, index: number): Promise<ReplayResult>;
+  /** One JSON line per episode; '' for a run without journaled episodes. */
+  exportEpisodes(): Promise<string>;
+  /** A Flow-GRPO run's reward over its view box on a size × size grid, or null for another run. */
+  flowField(size: number): Promise<FlowField | null>;
+  /** Why the run cannot continue here whatever its state (an imported run), or null. */
+  neverContinues(): string | null;
+}
+
+export class RunReads {
+  constructor(
+    private readonly store: RunStore,
+    private readonly bases: Bases,
+    private readonly services: () => KindServices,
+  ) {}
+
+  /** The reader of run `runId`: an imported run's, else a trained (or unknown) run's. */
+  async of(runId: string): Promise<RunReader> {
+    const stored = (await this.store.listRuns()).find((r) => r.runId === runId);
+    if (importedOptions(stored) !== null) return this.imported(runId);
+    return this.trained(runId, stored ? stored.options : null);
+  }
+
+  private imported(runId: string): RunReader {
+    const store = this.store;
+    return {
+      tokenTexts: async () => {
+        throw new Error(
+          `run '${runId}' was imported from verl rollouts: its dump has token ids but no tokenizer, so they have no text here`,
+        );
+      },
+      episodeSteps: () => store.groupSteps(runId),
+      episodesAt: async (step) => {
+        const groups = await store.groupsAt(runId, step);
+        return groups ? importedEpisodeSummaries(groups, step) : null;
+      },
+      episodeAt: async (step, index) => {
+        const [groups, sessions] = await Promise.all([store.groupsAt(runId, step), store.sessionsAt(runId, step)]);
+        return groups ? importedEpisodeDetail(groups, sessions, step, index) : null;
+      },
+      replayEpisode: async () => importedReplay(),
+      exportEpisodes: async () => '',
+      flowField: async () => null,
+      neverContinues: () =>
+        `run '${runId}' was imported from verl rollouts: it was trained by verl and has nothing to continue here`,
+    };
+  }
+
+  /** `o`: the stored run's options; null for a run that is not stored. */
+  private trained(runId: string, o: RunOptions | null): RunReader {
+    const store = this.store;
+    const context = () => (o ? this.episodeContext(runId, o) : Promise.resolve(null));
+    return {
+      tokenTexts: async (ids) => {
+        const tok = o ? await this.bases.tokenizerOf(runId, o) : null;
+        return tok ? Array.from(ids, (id) => tok.decode([id], { specials: true })) : null;
+      },
+      episodeSteps: () => store.journal.steps(runId),
+      episodesAt: async (step) => {
+        const [c, records] = await Promise.all([context(), store.journal.load(runId, step)]);
+        return c && records.length ? episodeSummaries(records, step, c) : null;
+      },
+      episodeAt: async (step, index) => {
+        const [c, records] = await Promise.all([context(), store.journal.load(runId, step)]);
+        return c && records.length ? episodeDetail(records, step, index, c) : null;
+      },
+      replayEpisode: async (step, index) => {
+        const [c, records] = await Promise.all([context(), store.journal.load(runId, step)]);
+        if (!c) return { identical: false, summary: `run '${runId}' has no multi-turn episodes`, turns: [] };
+        return replayEpisode(records, index, c);
+      },
+      exportEpisodes: async () => {
+        const c = await context();
+        if (!c) return '';
+        const steps = await store.journal.steps(runId);
+        return episodesJsonl(
+          runId,
+          await Promise.all(steps.map(async (step) => ({ step, records: await store.journal.load(runId, step) }))),
+          c,
+        );
+      },
+      flowField: async (size) => {
+        if (!Number.isInteger(size) || size < 2 || size > 512)
+          throw new Error(`flowField: size = ${size}; expected an integer in 2..512`);
+        const flow = o ? (presetOf(o).flow as ((o: RunOptions) => { reward: never }) | undefined) : undefined;
+        return flow ? rewardGrid(flow(o!).reward, FLOW_VIEW_BOX, size) : null;
+      },
+      neverContinues: () => null,
+    };
+  }
+
+  /**
+   * What reading a stored run's episodes needs (its environment, tokenizer, group size and what
+   * trains), or null when the run journals no episodes.
+   */
+  private async episodeContext(runId: string, o: RunOptions): Promise<EpisodeContext | null> {
+    const config = episodeRunConfigOf(o);
+    if (!config) return null;
+    const tok = await this.bases.tokenizerOf(runId, o);
+    return {
+      kind: configuredKind(config, this.services()),
+      tok: charTokenizer(tok!, `${o.preset} episodes`),
+      group: config.group,
+      truncation: config.truncation,
+      maskZeroAdvantage: config.maskZeroAdvantage,
+    };
+  }
+}
