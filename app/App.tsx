@@ -6,13 +6,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { companionQuery } from './queries/companion';
-import { ExperimentsView } from './views/ExperimentsView';
-import { BatchView } from './views/BatchView';
-import { GroupsView } from './views/GroupsView';
-import { SystemView } from './views/SystemView';
-import { CompareView } from './views/CompareView';
-import { EpisodesView } from './views/EpisodesView';
-import { FlowView } from './views/FlowView';
+import { ExperimentsView } from './experiments/ExperimentsView';
+import { BatchView } from './groups-batch/BatchView';
+import { GroupsView } from './groups-batch/GroupsView';
+import { SystemView } from './system/SystemView';
+import { CompareView } from './compare/CompareView';
+import { EpisodesView } from './episodes/EpisodesView';
+import { FlowView } from './flow/FlowView';
 import { useRunStore } from './state/run-store';
 
 interface ViewDef {

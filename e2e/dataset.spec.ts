@@ -21,13 +21,11 @@ test('Prompt dataset: a bad file is refused naming its line; the example file tr
   const picker = page.getByRole('group', { name: 'Prompt dataset (optional)' });
   await expect(picker.getByTestId('dataset-now')).toContainText('None: the run draws 2-digit addition problems');
 
-  await picker
-    .getByLabel('File')
-    .setInputFiles({
-      name: 'bad.jsonl',
-      mimeType: 'application/jsonl',
-      buffer: Buffer.from('{"prompt": "1+2=", "ground_truth": "3"}\n{"ground_truth": "4"}\n'),
-    });
+  await picker.getByLabel('File').setInputFiles({
+    name: 'bad.jsonl',
+    mimeType: 'application/jsonl',
+    buffer: Buffer.from('{"prompt": "1+2=", "ground_truth": "3"}\n{"ground_truth": "4"}\n'),
+  });
   await picker.getByRole('button', { name: 'Load dataset' }).click();
   await expect(picker.getByRole('alert')).toContainText(
     /Not loaded, the run keeps its prompts: bad\.jsonl line 2: 'prompt'/,

@@ -80,13 +80,11 @@ test('an imported config JSON fills the form; text that is not JSON, an unknown 
   await expect(page.getByTestId('run-start')).toBeEnabled();
 
   // Out of range only: it loads, from a chosen file, and its field's section opens with the problem.
-  await page
-    .getByLabel('Or choose a .json file')
-    .setInputFiles({
-      name: 'hot.json',
-      mimeType: 'application/json',
-      buffer: Buffer.from(JSON.stringify({ ...config, steps: 9, temperature: 0 })),
-    });
+  await page.getByLabel('Or choose a .json file').setInputFiles({
+    name: 'hot.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify({ ...config, steps: 9, temperature: 0 })),
+  });
   await expect(page.getByRole('status').filter({ hasText: 'Loaded' })).toHaveText(
     'Loaded hot.json into the form (grpo-arith): 1 problem to fix, listed next to Start.',
   );

@@ -40,9 +40,7 @@ export async function fillFields(page: Page, fields: Record<string, string | num
 }
 
 /** The dashboard's "Export metrics (JSON)" file, parsed (app/state/metrics-file.ts). */
-export async function exportedMetrics(
-  page: Page,
-): Promise<{
+export async function exportedMetrics(page: Page): Promise<{
   steps: { step: number; metrics: Record<string, number> }[];
   evals: { step: number; accuracy: number }[];
 }> {

@@ -2,20 +2,19 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { FIXTURE_CONFIG, fixtureFolder } from '../worker/hf/node-fixture';
-import { writeHfDir } from '../worker/hf/node-hf-dir';
-import { parameterCount } from '../worker/model/params';
+import { writeTinyLlama } from './hf-folder';
 import { openPreset } from './helpers';
 
 // A person's own model in the app: a random Llama with grouped-query attention and the
-// 32000-piece tokenizer, written as a Hugging Face folder by our exporter (as cli/train-hf.test.ts).
+// 32000-piece tokenizer, written as a Hugging Face folder by e2e/hf-folder.ts (the same bytes as
+// the unit tests' fixture, without importing worker/).
 // A random model never writes EOS, so every completion is truncated: truncation 'score' trains on
 // them, and the reward is the last lowercase letter against the ground truth (a regex).
 const root = mkdtempSync(join(tmpdir(), 'dewpoint-own-model-'));
 const dir = join(root, 'tiny-llama');
-writeHfDir(dir, fixtureFolder({ kvHeads: 2 }).files);
+const { parameters } = writeTinyLlama(dir);
 const bad = join(root, 'not-a-llama');
-writeHfDir(bad, fixtureFolder({ kvHeads: 2 }).files);
+writeTinyLlama(bad);
 writeFileSync(
   join(bad, 'config.json'),
   JSON.stringify({ ...JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')), architectures: ['GPT2LMHeadModel'] }),
@@ -24,7 +23,7 @@ const PROMPTS = ['e', 'a', 't', 'o', 'i', 'n'].map((_, i) => `Letter ${i + 1}:`)
 const JSONL = ['e', 'a', 't', 'o', 'i', 'n']
   .map((l, i) => JSON.stringify({ prompt: PROMPTS[i], ground_truth: l }))
   .join('\n');
-const PARAMETERS = parameterCount({ ...FIXTURE_CONFIG, kvHeads: 2 }).toLocaleString('en-US');
+const PARAMETERS = parameters.toLocaleString('en-US');
 
 test('Base model: a bad folder is refused naming config.json and architectures; a Llama folder is inspected, used, and GRPO trains on it with a dataset', async ({
   page,

@@ -148,12 +148,10 @@ test('Runs table: name, notes, filter, sort, config and run again, exports with 
   );
   await page.getByRole('button', { name: 'Delete permanently' }).click();
   await expect(
-    page
-      .getByRole('status')
-      .filter({
-        hasText:
-          /^Deleted lr 3e-4 probe: 2 steps and every other record of it, about [\d.]+ (kB|MB) of stored data freed\.$/,
-      }),
+    page.getByRole('status').filter({
+      hasText:
+        /^Deleted lr 3e-4 probe: 2 steps and every other record of it, about [\d.]+ (kB|MB) of stored data freed\.$/,
+    }),
   ).toBeVisible();
   await expect(table.getByRole('row', { name: new RegExp(second) })).toHaveCount(0);
   await page.reload();

@@ -1,5 +1,5 @@
 /**
- * Worker reads and actions of the Replay view (views/EpisodesView.tsx): the steps with journaled
+ * Worker reads and actions of the Replay view (episodes/EpisodesView.tsx): the steps with journaled
  * episodes, a step's episodes, one episode with its turns; replaying an episode against a fresh
  * environment and exporting a run's episodes are actions (mutations), not reads.
  */

@@ -1,9 +1,15 @@
 /** A person's own model (worker/hf/models.ts does the reading): inspect a folder, use it, and whether the worker still holds it. */
 import { queryOptions } from '@tanstack/react-query';
 import type { InspectModelResult, UseModelResult } from '../../worker/protocol';
-import type { PickedFolder } from '../components/model-files';
 import { workbench } from '../worker-client';
 import { keys } from './keys';
+
+/** A model folder's files as the browser gives them (experiments/model-files.ts reads them from an input or a drop). */
+export interface PickedFolder {
+  /** The folder's name, when the browser says it. */
+  name?: string;
+  files: File[];
+}
 
 /** Hands the Files themselves to the worker (cloned as references, not read here): inspecting reads only their headers. */
 const filesOf = (folder: PickedFolder) => folder.files.map((f) => ({ name: f.name, bytes: f }));

@@ -1,0 +1,95 @@
+/**
+ * One opened episode: its facts (task, status, reward, turns, policy version, trained, group
+ * aborted, corrupt, resumed turns, time), the Replay action, the turn timeline and the chain view
+ * of the selected turn. Reads `episodeAt`; the selected turn is its state (mount it per episode).
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { episodeAtQuery } from '../queries/episodes';
+import { ChainView } from './ChainView';
+import { EpisodeTimeline } from './EpisodeTimeline';
+import { ReplayPanel } from './ReplayPanel';
+import { fixed } from '../shared/format';
+
+export function EpisodePanel({
+  runId,
+  step,
+  index,
+  onClose,
+}: {
+  runId: string;
+  step: number;
+  index: number;
+  onClose: () => void;
+}) {
+  const detail = useQuery(episodeAtQuery(runId, step, index));
+  const [turn, setTurn] = useState(0);
+  const headingId = useId();
+  const d = detail.data;
+  return (
+    <section className="episode-panel" data-testid="episode-panel" aria-labelledby={headingId}>
+      <h2 id={headingId}>
+        Episode {index} of step {step}
+        {d ? `: group ${d.group}, sample ${d.sample}` : ''}
+      </h2>
+      <button type="button" onClick={onClose}>
+        Close episode
+      </button>
+      {detail.isPending ? (
+        <p role="status">Loading episode {index}…</p>
+      ) : detail.isError ? (
+        <p role="alert" className="bad">
+          Could not read episode {index} of step {step} ({detail.error.name}): {detail.error.message}
+        </p>
+      ) : !d ? (
+        <p>
+          Episode {index} of step {step} is not journaled.
+        </p>
+      ) : (
+        <>
+          <dl className="facts">
+            <dt>Task</dt>
+            <dd>
+              <code>{d.task.prompt}</code> (answer <code>{d.task.answer}</code>, id {d.task.id})
+            </dd>
+            <dt>Status</dt>
+            <dd>
+              {d.status}
+              {d.termination ? ` (${d.termination})` : ''}
+              {d.detail ? `: ${d.detail}` : ''}
+            </dd>
+            <dt>Reward</dt>
+            <dd>{d.reward ?? 'unscored'}</dd>
+            <dt>Turns</dt>
+            <dd>
+              {d.turns}
+              {d.resumedTurns > 0 ? `, ${d.resumedTurns} restored from the journal` : ''}
+            </dd>
+            <dt>Policy version</dt>
+            <dd>{d.policyVersion}</dd>
+            <dt>In the update</dt>
+            <dd>
+              {d.trained ? 'trained on' : 'not trained on'}
+              {d.groupAborted && <span className="flag"> · group aborted</span>}
+              {d.corrupt && <span className="flag"> · corrupt journal record</span>}
+            </dd>
+            <dt>Time</dt>
+            <dd>{fixed(d.ms, 1)} ms sampling and environment</dd>
+          </dl>
+          <ReplayPanel runId={runId} step={step} index={index} />
+          <h3>Turns</h3>
+          <EpisodeTimeline
+            turns={d.turnViews}
+            vocab={d.vocab}
+            selected={Math.min(turn, Math.max(0, d.turnViews.length - 1))}
+            onSelect={setTurn}
+            label={`Turns of episode ${index}`}
+          />
+          {d.turnViews.length > 0 && (
+            <ChainView turns={d.turnViews} vocab={d.vocab} selected={Math.min(turn, d.turnViews.length - 1)} />
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,137 @@
+/**
+ * Replay (`#/episodes`): the journaled multi-turn episodes of any step of a grpo-calc or
+ * grpo-guess run. The run is picked as in Groups and Batch (shared, default the live run), the
+ * steps with journaled episodes browsed, the step's episodes listed and filtered (EpisodeList);
+ * an opened episode shows its turn timeline, its prompt chain and a Replay against a fresh
+ * environment (EpisodePanel). `#/episodes?run=ID&step=N&episode=K` opens an episode and follows
+ * the selection (episode-selection.ts). The run's episodes export as JSONL.
+ */
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { EpisodeList } from './EpisodeList';
+import { EpisodePanel } from './EpisodePanel';
+import { useEpisodeSelection } from './episode-selection';
+import { RunStepHeading, ViewTitle } from '../shared/ViewedRun';
+import { ImportNotice } from '../shared/ImportNotice';
+import { episodesAtQuery, exportEpisodes } from '../queries/episodes';
+import { downloadText } from '../state/download';
+
+function StepControls({
+  steps,
+  step,
+  setStep,
+}: {
+  steps: number[];
+  step: number | null;
+  setStep: (s: number) => void;
+}) {
+  const index = step === null ? -1 : steps.indexOf(step);
+  return (
+    <div className="controls" role="group" aria-label="Step">
+      <button type="button" onClick={() => setStep(steps[index - 1])} disabled={index <= 0}>
+        Previous step
+      </button>
+      <label>
+        Step{' '}
+        <select value={step ?? ''} onChange={(e) => setStep(Number(e.target.value))}>
+          {step !== null && index < 0 && <option value={step}>{step} (not journaled)</option>}
+          {steps.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="button" onClick={() => setStep(steps[index + 1])} disabled={index < 0 || index >= steps.length - 1}>
+        Next step
+      </button>
+      <button type="button" onClick={() => setStep(steps.at(-1)!)}>
+        Latest
+      </button>
+    </div>
+  );
+}
+
+function ExportEpisodes({ runId }: { runId: string }) {
+  const exported = useMutation({
+    mutationFn: exportEpisodes,
+    onSuccess: (text, id) => downloadText(`${id}-episodes.jsonl`, text, 'application/x-ndjson'),
+  });
+  return (
+    <div className="controls">
+      <button
+        type="button"
+        data-testid="export-episodes"
+        aria-busy={exported.isPending}
+        disabled={exported.isPending}
+        onClick={() => exported.mutate(runId)}
+      >
+        {exported.isPending ? 'Exporting episodes…' : 'Export episodes (JSONL)'}
+      </button>
+      {exported.isError && (
+        <p role="alert" className="bad">
+          Could not export the episodes ({exported.error.name}): {exported.error.message}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function EpisodesView() {
+  const { shown, runId, steps, step, episode, setStep, setEpisode } = useEpisodeSelection();
+  const episodes = useQuery({ ...episodesAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null });
+  const title = <ViewTitle id="episodes-title" title="Episode replay" shown={shown} />;
+  if (!runId) {
+    return (
+      <section aria-labelledby="episodes-title" data-testid="episodes-view">
+        {title}
+        <p>No run yet: start a grpo-calc, grpo-guess or grpo-code run in Experiments, or pick a stored run.</p>
+      </section>
+    );
+  }
+  const available = steps.data ?? [];
+  const journaled = step !== null && available.includes(step);
+  return (
+    <section aria-labelledby="episodes-title" data-testid="episodes-view">
+      {title}
+      <RunStepHeading shown={shown} step={step} />
+      <ImportNotice shown={shown} view="Replay" />
+      {steps.isPending ? (
+        <p role="status">Looking for journaled episodes…</p>
+      ) : steps.isError ? (
+        <p role="alert" className="bad">
+          Could not read the run's episode steps ({steps.error.name}): {steps.error.message}
+        </p>
+      ) : available.length === 0 ? (
+        <p data-testid="episodes-empty">
+          This run has no multi-turn episodes: only grpo-calc, grpo-guess and grpo-code runs journal episodes (or no
+          step has finished yet).
+        </p>
+      ) : (
+        <>
+          <StepControls steps={available} step={step} setStep={setStep} />
+          <ExportEpisodes key={runId} runId={runId} />
+        </>
+      )}
+      {step !== null && episodes.isError && (
+        <p role="alert" className="bad">
+          Could not read the episodes of step {step} ({episodes.error.name}): {episodes.error.message}
+        </p>
+      )}
+      {step !== null && steps.data && (!journaled || episodes.data === null) && (
+        <p data-testid="step-not-journaled">Step {step} is not journaled: it has no episodes to replay.</p>
+      )}
+      {step !== null && journaled && episodes.data && (
+        <EpisodeList key={`${runId}/${step}`} step={step} episodes={episodes.data} open={episode} onOpen={setEpisode} />
+      )}
+      {step !== null && episode !== null && (
+        <EpisodePanel
+          key={`${runId}/${step}/${episode}`}
+          runId={runId}
+          step={step}
+          index={episode}
+          onClose={() => setEpisode(null)}
+        />
+      )}
+    </section>
+  );
+}

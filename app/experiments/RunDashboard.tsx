@@ -1,0 +1,155 @@
+/**
+ * The live run (or an opened stored one): status, progress with the latest mean reward, pause /
+ * resume / stop, the latest values as text, and one curve per quantity the run reported (reward
+ * mean ± std, held-out accuracy, loss terms, KL, clip fractions, entropy, sampler mismatch and ESS,
+ * zero-std groups, tokens/s, step time by phase). The panels are chosen in dashboard-panels.ts;
+ * any other metric can be plotted from the explorer below them.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { runsQuery } from '../queries/experiments';
+import type { StepPoint } from '../state/run-store';
+import { useRunStore } from '../state/run-store';
+import { Chart } from '../charts/Chart';
+import { ChartSettings } from '../charts/ChartSettings';
+import { dashboardPanels } from './dashboard-panels';
+import { fixed } from '../shared/format';
+import { MetricExplorer } from '../charts/MetricExplorer';
+import { CheckpointDownload, RunControls } from './RunControls';
+import { RunProgress } from './RunProgress';
+import { usePreset } from '../shared/use-preset';
+
+/** A step's time by phase, in verl's terms: sampling, old log-probs (when recomputed), reference (β > 0), training. */
+function stepTime(m: Record<string, number>): string {
+  const parts: [string, string][] = [
+    ['perf/sample_ms', 'sampling'],
+    ['perf/old_logprob_ms', 'old log-probs'],
+    ['perf/ref_ms', 'reference'],
+    ['perf/train_ms', 'training'],
+  ];
+  return parts
+    .filter(([k]) => k in m)
+    .map(([k, name]) => `${name} ${fixed(m[k], 0)} ms`)
+    .join(' · ');
+}
+
+function Facts({
+  last,
+  isRl,
+  isDpo,
+  lossKey,
+}: {
+  last: StepPoint | undefined;
+  isRl: boolean;
+  isDpo: boolean;
+  lossKey: string;
+}) {
+  const lastEval = useRunStore((s) => s.evals.at(-1));
+  const fmt = (key: string, digits = 4) => (last && key in last.metrics ? fixed(last.metrics[key], digits) : '–');
+  return (
+    <dl className="facts">
+      {isRl && (
+        <>
+          <dt>Mean reward</dt>
+          <dd data-testid="metric-reward-mean">{fmt('reward/mean', 3)}</dd>
+          <dt>Zero-std groups</dt>
+          <dd>{fmt('reward/frac_reward_zero_std', 2)}</dd>
+          <dt>Clip fraction</dt>
+          <dd>{fmt('rl/pg_clipfrac', 3)}</dd>
+          <dt>Step time</dt>
+          <dd>{last ? stepTime(last.metrics) : '–'}</dd>
+        </>
+      )}
+      {isDpo && (
+        <>
+          <dt>Reward margin / accuracy</dt>
+          <dd data-testid="metric-dpo-margin">
+            {fmt('rewards/margins', 3)} / {fmt('rewards/accuracies', 3)}
+          </dd>
+        </>
+      )}
+      <dt>Loss ({lossKey})</dt>
+      <dd data-testid="metric-loss">{fmt(lossKey)}</dd>
+      <dt>Learning rate</dt>
+      <dd>{last && 'opt/lr' in last.metrics ? last.metrics['opt/lr'].toExponential(2) : '–'}</dd>
+      <dt>Gradient norm</dt>
+      <dd>{fmt('opt/grad_norm', 3)}</dd>
+      <dt>Tokens/s</dt>
+      <dd data-testid="metric-tokens-per-s">{fmt('perf/tokens_per_s', 0)}</dd>
+      <dt>Held-out accuracy</dt>
+      <dd data-testid="metric-accuracy">
+        {lastEval
+          ? `${(lastEval.accuracy * 100).toFixed(1)}% (step ${lastEval.step}, n=${lastEval.n})`
+          : 'not evaluated yet'}
+      </dd>
+    </dl>
+  );
+}
+
+function Samples() {
+  const lastEval = useRunStore((s) => s.evals.at(-1));
+  if (!lastEval || lastEval.samples.length === 0) return null;
+  return (
+    <details>
+      <summary>Greedy samples at step {lastEval.step}</summary>
+      <ul>
+        {lastEval.samples.map((s, i) => (
+          <li key={i}>
+            <code>{s.prompt}</code> → <code>{s.completion}</code> ({s.correct ? 'correct' : `expected ${s.answer}`})
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+export function RunDashboard() {
+  const { runId, options, status, message, steps, evals } = useRunStore();
+  const stored = useQuery(runsQuery());
+  const last = steps.at(-1);
+  // What the run reports follows from its preset, known before its first step.
+  const family = usePreset(options?.preset)?.family;
+  const isRl = family === 'grpo' || family === 'ppo' || family === 'flow';
+  const isDpo = family === 'dpo';
+  const lossKey = isRl || isDpo ? 'loss/total' : 'loss/sft';
+  const panels = useMemo(() => dashboardPanels(steps, evals), [steps, evals]);
+  if (!runId)
+    return (
+      <p>
+        {stored.data?.length
+          ? 'No run open: start one above, or open a stored run from the table below.'
+          : 'No run yet: choose a preset and start it.'}
+      </p>
+    );
+  const latest = (key: string, digits: number) =>
+    last && key in last.metrics ? fixed(last.metrics[key], digits) : '–';
+  const headline = isRl
+    ? ` · mean reward ${latest('reward/mean', 2)}`
+    : isDpo
+      ? ` · reward margin ${latest('rewards/margins', 3)}`
+      : '';
+  return (
+    <section aria-labelledby="live-title" data-testid="run-dashboard">
+      <h2 id="live-title">Run {runId}</h2>
+      <p>
+        Status: <strong data-testid="run-status">{status}</strong>
+      </p>
+      <RunProgress headline={headline} />
+      {message && <p role={status === 'failed' ? 'alert' : 'status'}>{message}</p>}
+      <RunControls />
+      <CheckpointDownload />
+      <Facts last={last} isRl={isRl} isDpo={isDpo} lossKey={lossKey} />
+      <ChartSettings />
+      <div className="chart-grid">
+        {panels.map((p) => (
+          <figure key={p.id} className="chart-panel" data-testid={`chart-${p.id}`}>
+            <figcaption>{p.title}</figcaption>
+            <Chart label={p.label} series={p.series} yName={p.yName} height={200} />
+          </figure>
+        ))}
+      </div>
+      <MetricExplorer steps={steps} />
+      <Samples />
+    </section>
+  );
+}

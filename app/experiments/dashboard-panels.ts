@@ -1,0 +1,159 @@
+/**
+ * Which curves the run dashboard draws, as data: each panel names its series from the metric keys
+ * the run actually reported (worker/train/{grpo,dpo,sft}.ts, worker/rl/objectives/grpo.ts,
+ * worker/rl/corrections/*.ts, worker/rl/pack.ts), so a panel without data is left out. Pure, no
+ * React and no echarts; RunDashboard renders the panels with the Chart component.
+ */
+import type { Series } from '../charts/Chart';
+import type { EvalPoint, StepPoint } from '../state/run-store';
+
+export interface Panel {
+  id: string;
+  title: string;
+  /** Accessible name of the chart: what it shows and its latest values. */
+  label: string;
+  yName: string;
+  series: Series[];
+}
+
+/** Trailing moving average over `window` points (fewer at the start). */
+export function movingAverage(points: [number, number][], window: number): [number, number][] {
+  return points.map(([x], i) => {
+    const slice = points.slice(Math.max(0, i - window + 1), i + 1);
+    return [x, slice.reduce((a, [, y]) => a + y, 0) / slice.length];
+  });
+}
+
+/** `[step, value]` of every step that reported `key`. */
+export function curve(
+  steps: StepPoint[],
+  key: string,
+  f: (v: number, m: Record<string, number>) => number = (v) => v,
+): [number, number][] {
+  return steps.filter((s) => key in s.metrics).map((s) => [s.step, f(s.metrics[key], s.metrics)]);
+}
+
+/** Compact number for labels: 3 significant digits, exponent for tiny or huge values. */
+export function fmt(v: number | undefined): string {
+  if (v === undefined || !Number.isFinite(v)) return '–';
+  const a = Math.abs(v);
+  return a !== 0 && (a < 1e-3 || a >= 1e5) ? v.toExponential(2) : String(Number(v.toPrecision(3)));
+}
+
+/** Steps in the reward's trailing mean, given in the reward chart's accessible name. */
+const REWARD_WINDOW = 10;
+const PHASES = ['perf/sample_ms', 'perf/old_logprob_ms', 'perf/ref_ms', 'perf/train_ms'];
+const isClip = (k: string) => /clip_?frac|clip_ratio/.test(k);
+
+/** Panels of the keys `keys` (in order) that at least one step reported; label lists their latest values. */
+function keyPanel(
+  steps: StepPoint[],
+  id: string,
+  title: string,
+  yName: string,
+  keys: string[],
+  opts: { stack?: string } = {},
+): Panel | null {
+  const present = keys.filter((k) => steps.some((s) => k in s.metrics));
+  if (present.length === 0) return null;
+  const last = steps.at(-1)?.metrics ?? {};
+  const latest = present.map((k) => `${k} ${fmt(last[k])}`).join(', ');
+  return {
+    id,
+    title,
+    yName,
+    label: `${title} by step${opts.stack ? ' (stacked)' : ''}; latest ${latest}`,
+    series: present.map((k) => ({ name: k, points: curve(steps, k), ...(opts.stack ? { stack: opts.stack } : {}) })),
+  };
+}
+
+export function dashboardPanels(steps: StepPoint[], evals: EvalPoint[]): Panel[] {
+  const keys = [...new Set(steps.flatMap((s) => Object.keys(s.metrics)))].sort();
+  const last = steps.at(-1)?.metrics ?? {};
+  const panels: (Panel | null)[] = [];
+
+  if (keys.includes('reward/mean')) {
+    const raw = curve(steps, 'reward/mean');
+    // One step's mean over P × G samples moves by a few hundredths (0.03 at 128 samples and a
+    // reward near 0.15): the trend a run is judged by is the smoothed curve (the charts' smoothing
+    // control, TensorBoard's EMA) and, in words, the mean of the last 10 steps.
+    const smooth = movingAverage(raw, REWARD_WINDOW);
+    const series: Series[] = [{ name: 'reward/mean', points: raw }];
+    if (keys.includes('reward/std')) {
+      series.push(
+        { name: 'mean + std', points: curve(steps, 'reward/std', (sd, m) => m['reward/mean'] + sd), dashed: true },
+        { name: 'mean − std', points: curve(steps, 'reward/std', (sd, m) => m['reward/mean'] - sd), dashed: true },
+      );
+    }
+    const std = keys.includes('reward/std') ? ` (std ${fmt(last['reward/std'])})` : '';
+    panels.push({
+      id: 'reward',
+      title: 'Mean reward',
+      yName: 'reward',
+      series,
+      label: `Mean reward by step; latest ${fmt(last['reward/mean'])}${std}, ${REWARD_WINDOW}-step average ${fmt(smooth.at(-1)?.[1])}`,
+    });
+  }
+
+  if (evals.length > 0) {
+    const raw = evals.map((e) => [e.step, e.accuracy] as [number, number]);
+    const e = evals.at(-1)!;
+    // Evaluations move by a few points between evaluations (calibration.md): the charts' smoothing shows the trend.
+    panels.push({
+      id: 'accuracy',
+      title: 'Held-out accuracy',
+      yName: 'accuracy',
+      label: `Held-out exact-match accuracy by step; latest ${(e.accuracy * 100).toFixed(1)}% at step ${e.step} (n=${e.n})`,
+      series: [{ name: 'held-out accuracy', points: raw }],
+    });
+  }
+
+  // Loss terms: total first, then the rest; the KL term only when a reference model ran (rl/kl).
+  const lossKeys = keys.filter((k) => k.startsWith('loss/') && (k !== 'loss/kl' || keys.includes('rl/kl')));
+  const loss = keyPanel(steps, 'loss', 'Loss', 'loss', [
+    ...lossKeys.filter((k) => k === 'loss/total'),
+    ...lossKeys.filter((k) => k !== 'loss/total'),
+  ]);
+  if (loss && keys.includes('loss/sft') && !keys.includes('loss/total'))
+    loss.label = `SFT loss by step; latest ${fmt(last['loss/sft'])}`;
+  panels.push(loss);
+
+  panels.push(keyPanel(steps, 'kl', 'KL', 'KL', ['rl/kl', 'rl/ppo_kl']));
+  panels.push(keyPanel(steps, 'clip', 'Clip fractions', 'fraction', keys.filter(isClip)));
+  // PPO's critic (worker/train/ppo.ts): its loss, how much of the returns' variance it explains, what it predicts, and the advantages GAE made.
+  panels.push(keyPanel(steps, 'value-loss', 'Value loss', 'loss', ['critic/vf_loss']));
+  panels.push(
+    keyPanel(steps, 'explained-var', 'Explained variance of the returns', 'fraction', ['critic/vf_explained_var']),
+  );
+  panels.push(
+    keyPanel(steps, 'returns', 'Returns and values', 'return', [
+      'critic/returns/mean',
+      'critic/values/mean',
+      'critic/returns/min',
+      'critic/returns/max',
+    ]),
+  );
+  panels.push(
+    keyPanel(steps, 'advantages', 'Advantage distribution (whitened)', 'advantage', [
+      'critic/advantages/min',
+      'critic/advantages/mean',
+      'critic/advantages/max',
+      'critic/advantages/std',
+    ]),
+  );
+  panels.push(keyPanel(steps, 'entropy', 'Entropy', 'nats', ['rl/entropy']));
+  panels.push(keyPanel(steps, 'mismatch-kl', 'Sampler mismatch KL', 'KL', ['mismatch/kl', 'mismatch/k3_kl']));
+  panels.push(keyPanel(steps, 'ess', 'Effective sample size', 'ESS', ['mismatch/ess']));
+  panels.push(keyPanel(steps, 'zero-std', 'Zero-std group fraction', 'fraction', ['reward/frac_reward_zero_std']));
+  panels.push(
+    keyPanel(steps, 'dpo', 'DPO implicit rewards', 'reward', ['rewards/chosen', 'rewards/rejected', 'rewards/margins']),
+  );
+  panels.push(keyPanel(steps, 'tokens', 'Tokens per second', 'tokens/s', ['perf/tokens_per_s']));
+  const phases = PHASES.filter((k) => keys.includes(k));
+  panels.push(
+    phases.length > 0
+      ? keyPanel(steps, 'time', 'Step time by phase', 'ms', phases, { stack: 'time' })
+      : keyPanel(steps, 'time', 'Step time', 'ms', ['perf/step_ms']),
+  );
+  return panels.filter((p): p is Panel => p !== null);
+}

@@ -1,0 +1,52 @@
+/**
+ * The files of a model folder as the browser gives them: from a folder input (`webkitdirectory`,
+ * each File's `webkitRelativePath` is `folder/name`) or a drop (the folder itself, read through
+ * its directory entry, or some of its files). Only the folder's own files are kept: a Hugging
+ * Face folder is flat, and a subfolder (`original/`, `.git/`) is none of the loader's business.
+ * Also the words of an inspection's memory estimate. No reading of the files (the worker does).
+ */
+import type { ModelSummary } from '../../worker/protocol';
+import type { PickedFolder } from '../queries/models';
+
+/** The top-level files of a folder input's selection, and the folder's name. */
+export function filesOfInput(list: ArrayLike<File>): PickedFolder {
+  const all = Array.from(list);
+  const paths = all.map((f) => (f.webkitRelativePath || f.name).split('/'));
+  const name = paths.find((p) => p.length > 1)?.[0];
+  return { ...(name ? { name } : {}), files: all.filter((_, i) => paths[i].length <= 2) };
+}
+
+/** The entries of one directory (readEntries gives them in batches until an empty one). */
+async function entriesOf(dir: FileSystemDirectoryEntry): Promise<FileSystemEntry[]> {
+  const reader = dir.createReader();
+  const out: FileSystemEntry[] = [];
+  for (;;) {
+    const batch = await new Promise<FileSystemEntry[]>((resolve, reject) => reader.readEntries(resolve, reject));
+    if (!batch.length) return out;
+    out.push(...batch);
+  }
+}
+
+const fileOf = (e: FileSystemFileEntry) => new Promise<File>((resolve, reject) => e.file(resolve, reject));
+
+/**
+ * What was dropped: one folder (its top-level files), or files. The entries are taken at once,
+ * as the drop event requires (the DataTransfer is emptied when the handler returns).
+ */
+export function filesOfDrop(dt: DataTransfer): Promise<PickedFolder> {
+  const entries = Array.from(dt.items, (item) => item.webkitGetAsEntry?.() ?? null);
+  const files = Array.from(dt.files);
+  const dir = entries.length === 1 && entries[0]?.isDirectory ? (entries[0] as FileSystemDirectoryEntry) : null;
+  if (!dir) return Promise.resolve({ files });
+  return entriesOf(dir).then(async (inside) => ({
+    name: dir.name,
+    files: await Promise.all(inside.filter((e) => e.isFile).map((e) => fileOf(e as FileSystemFileEntry))),
+  }));
+}
+
+export const MiB = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+
+/** "about 80.2 MiB in f32 for a 8 × 256 batch (rows × ids): weights … + gradients … + AdamW m and v … + activations …". */
+export function memoryText(t: ModelSummary['training']): string {
+  return `about ${MiB(t.total)} in f32 for a ${t.rows} × ${t.seq} batch (rows × ids): weights ${MiB(t.weights)} + gradients ${MiB(t.grads)} + AdamW m and v ${MiB(t.adamMoments)} + activations ${MiB(t.activations)}`;
+}

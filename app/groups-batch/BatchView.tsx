@@ -1,0 +1,174 @@
+/**
+ * Batch: the packed [rows, width] batch of any stored step on a canvas, with switchable layers
+ * (chains, response mask, advantage, old − behavior log-prob, dlogp, version), a legend and
+ * colour scale, every value of a cell on hover (or with the arrow keys), and the session under
+ * a cell on click (or Enter), with its inspector (SessionPanel); packing efficiency and rows needed above.
+ * The run is picked as in Groups (shared, default the live run); the heading names run and step.
+ */
+import { StepSelect } from '../shared/StepSelect';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { BatchLayer, GroupSample } from '../../worker/protocol';
+import { describeCell } from './batch-cell';
+import { BATCH_LAYERS, LAYER_INFO, colorOf, legendOf, recorded, scaleFor } from './batch-colors';
+import { signed } from '../shared/estimate-text';
+import { SessionPanel } from './SessionPanel';
+import { RunStepHeading, ViewTitle, useShownRun } from '../shared/ViewedRun';
+import { ImportNotice } from '../shared/ImportNotice';
+import { batchAtQuery, groupStepsQuery, groupsAtQuery } from '../queries/groups';
+
+const CELL_W = 14;
+const CELL_H = 14;
+
+export function BatchView() {
+  const shown = useShownRun();
+  const { runId } = shown;
+  const steps = useQuery({ ...groupStepsQuery(runId ?? '', shown.latestStep), enabled: Boolean(runId) });
+  const [chosen, setChosen] = useState<{ runId: string; step: number } | null>(null);
+  const step = chosen && chosen.runId === runId ? chosen.step : null;
+  const [picked, setLayer] = useState<BatchLayer>('segments');
+  const [cursor, setCursor] = useState<number | null>(null);
+  const [session, setSession] = useState<number | null>(null);
+  const canvas = useRef<HTMLCanvasElement>(null);
+  // Each run opens at its latest stored step; a pick holds while it is the run on screen.
+  useEffect(() => {
+    if (runId && chosen?.runId !== runId && steps.data?.length) setChosen({ runId, step: steps.data.at(-1)! });
+  }, [runId, steps.data, chosen]);
+  useEffect(() => {
+    setSession(null);
+    setCursor(null);
+  }, [runId, step]);
+  const batch = useQuery({ ...batchAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null });
+  const groups = useQuery({
+    ...groupsAtQuery(runId ?? '', step ?? 0),
+    enabled: Boolean(runId) && step !== null && session !== null,
+  });
+  const b = batch.data ?? null;
+  // A critic layer picked on a PPO batch falls back to the advantage on a batch without one.
+  const layer: BatchLayer = b && !recorded(b.layers[picked]) ? 'advantage' : picked;
+  const scale = useMemo(() => (b ? scaleFor(layer, b.layers[layer]!) : null), [b, layer]);
+
+  useEffect(() => {
+    const ctx = canvas.current?.getContext('2d');
+    if (!ctx || !b || !scale) return;
+    const values = b.layers[layer]!;
+    // Grey 1-px gaps outline every cell, so white (zero) cells stay visible.
+    ctx.fillStyle = '#a1a1aa';
+    ctx.fillRect(0, 0, b.width * CELL_W, b.rows * CELL_H);
+    for (let i = 0; i < b.rows * b.width; i++) {
+      ctx.fillStyle = colorOf(scale, values[i]);
+      ctx.fillRect((i % b.width) * CELL_W, Math.floor(i / b.width) * CELL_H, CELL_W - 1, CELL_H - 1);
+    }
+    if (cursor !== null) {
+      ctx.strokeStyle = '#000';
+      ctx.lineWidth = 2;
+      ctx.strokeRect(
+        (cursor % b.width) * CELL_W + 1,
+        Math.floor(cursor / b.width) * CELL_H + 1,
+        CELL_W - 3,
+        CELL_H - 3,
+      );
+    }
+  }, [b, layer, scale, cursor]);
+
+  const title = <ViewTitle id="batch-title" title="Packed batch" shown={shown} />;
+  if (!runId) {
+    return (
+      <section aria-labelledby="batch-title" data-testid="batch-view">
+        {title}
+        <p>No run yet: start a GRPO run in Experiments, or pick a stored run.</p>
+      </section>
+    );
+  }
+  const cellAt = (e: React.MouseEvent<HTMLCanvasElement>) => {
+    if (!b) return null;
+    const r = e.currentTarget.getBoundingClientRect();
+    const col = Math.floor((e.clientX - r.left) / CELL_W),
+      row = Math.floor((e.clientY - r.top) / CELL_H);
+    return row >= 0 && row < b.rows && col >= 0 && col < b.width ? row * b.width + col : null;
+  };
+  const open = (i: number | null) => setSession(i !== null && b && b.sessionIds[i] ? b.sessionIds[i] : null);
+  const onKey = (e: React.KeyboardEvent) => {
+    if (!b) return;
+    const at = cursor ?? 0;
+    const moves: Record<string, number> = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: b.width, ArrowUp: -b.width };
+    if (e.key in moves) {
+      e.preventDefault();
+      const next = at + moves[e.key];
+      if (next >= 0 && next < b.rows * b.width) setCursor(next);
+    } else if (e.key === 'Enter') open(at);
+  };
+  const sample: GroupSample | null =
+    session !== null && groups.data ? (groups.data.flatMap((g) => g.samples)[session - 1] ?? null) : null;
+
+  return (
+    <section aria-labelledby="batch-title" data-testid="batch-view">
+      {title}
+      <RunStepHeading shown={shown} step={step} />
+      <ImportNotice shown={shown} view="Batch" />
+      {!steps.data?.length ? (
+        <p>This run keeps no packed batches (only GRPO runs have them), or no step has finished yet.</p>
+      ) : (
+        <div className="controls">
+          <StepSelect steps={steps.data} value={step} onChange={(s) => setChosen({ runId, step: s })} />
+          <label>
+            Layer{' '}
+            <select value={layer} onChange={(e) => setLayer(e.target.value as BatchLayer)}>
+              {BATCH_LAYERS.filter((l) => !b || recorded(b.layers[l])).map((l) => (
+                <option key={l} value={l}>
+                  {LAYER_INFO[l].title}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+      )}
+      {step !== null && batch.data === null && (
+        <p>Step {step} has no stored batch (only GRPO steps are packed; DPO trains one row per sequence).</p>
+      )}
+      {b && scale && (
+        <>
+          <p data-testid="batch-summary">
+            {b.rows} rows × {b.width} ids; {b.rowsNeeded} rows needed; packing efficiency{' '}
+            {(b.efficiency * 100).toFixed(1)}%.
+            {!!b.notPacked &&
+              ` ${b.notPacked} ${b.notPacked === 1 ? 'session' : 'sessions'} of zero-advantage groups not packed: masked, they carry no loss.`}
+          </p>
+          <p>
+            <strong>{LAYER_INFO[layer].title}</strong>: {LAYER_INFO[layer].help}. Scale:{' '}
+            <span data-testid="batch-legend">{legendOf(scale)}</span>.
+          </p>
+          <canvas
+            ref={canvas}
+            data-testid="batch-canvas"
+            width={b.width * CELL_W}
+            height={b.rows * CELL_H}
+            tabIndex={0}
+            role="img"
+            aria-label={`Packed batch of step ${step}, layer ${LAYER_INFO[layer].title}. Arrow keys move over cells, Enter opens the session.`}
+            title={cursor !== null ? describeCell(b, cursor) : undefined}
+            onMouseMove={(e) => setCursor(cellAt(e))}
+            onClick={(e) => open(cellAt(e))}
+            onKeyDown={onKey}
+          />
+          <p aria-live="polite" data-testid="batch-cell">
+            {cursor !== null ? describeCell(b, cursor) : 'Hover over a cell, or focus the grid and use the arrow keys.'}
+          </p>
+          {session !== null && step !== null && (
+            <div data-testid="batch-session" className="session">
+              <h2>Session {session}</h2>
+              {sample && (
+                <p>
+                  Completion <code className="completion">{sample.completion}</code>; reward {sample.reward}; advantage{' '}
+                  {signed(sample.advantage)}; {sample.status}, {sample.length} ids
+                  {sample.truncated ? ' (truncated)' : ''}.
+                </p>
+              )}
+              <SessionPanel runId={runId} step={step} at={{ index: session - 1 }} headingLevel={3} />
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

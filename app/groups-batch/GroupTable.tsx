@@ -1,0 +1,108 @@
+/**
+ * One GRPO advantage group of the Groups view: prompt and ground truth, the statistics the
+ * estimator used (baseline, the std it divided by) with its settings and formula, then each
+ * completion with reward, components, advantage, status and length, and a button opening its
+ * session. A leave-one-out estimator (RLOO) adds each completion's own baseline. Not a DPO pair
+ * (PairTable).
+ */
+import type { GroupRecord } from '../../worker/protocol';
+import { CaseChips } from './CodeCases';
+import { estimateFormula, estimateSettings, groupStats, signed } from '../shared/estimate-text';
+
+export interface InspectProps {
+  /** The sample whose inspector is open in this group, or null. */
+  open: number | null;
+  onInspect: (sample: number | null) => void;
+}
+
+export function GroupTable({ g, open, onInspect }: { g: GroupRecord } & InspectProps) {
+  const e = g.estimate;
+  const perSampleBaseline = e?.baseline === null;
+  const critic = g.samples.some((s) => s.critic);
+  return (
+    <table className={`group ${g.zeroStd ? 'zero-std' : ''}`} data-testid="group">
+      <caption>
+        <code>{g.prompt}</code> → ground truth <strong>{g.answer}</strong> ·{' '}
+        <span data-testid="group-stats">{groupStats(g)}</span>
+        {g.zeroStd && <span className="flag"> · zero variance: no learning signal</span>}
+        {e && (
+          <small className="estimate" data-testid="group-estimate">
+            {estimateSettings(e)}: {estimateFormula(e, e.members)}.
+          </small>
+        )}
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">#</th>
+          <th scope="col">Completion</th>
+          <th scope="col">Reward</th>
+          <th scope="col">Components</th>
+          {perSampleBaseline && <th scope="col">Baseline</th>}
+          {critic && <th scope="col">Critic (first id)</th>}
+          <th scope="col">{critic ? 'GAE advantage (mean, range)' : 'Advantage'}</th>
+          <th scope="col">Status</th>
+          <th scope="col">Length</th>
+          <th scope="col">Session</th>
+        </tr>
+      </thead>
+      <tbody>
+        {g.samples.map((s) => {
+          const isOpen = open === s.sample;
+          return (
+            <tr key={s.sample}>
+              <th scope="row">{s.sample}</th>
+              <td>
+                {s.turns ? (
+                  <ol className="episode-turns" aria-label={`Turns of sample ${s.sample}`} data-testid="group-turns">
+                    {s.turns.map((t, k) => (
+                      <li key={k}>
+                        <code className="completion">{t.action || '(empty)'}</code>
+                        {t.observation && <code className="observation"> {t.observation}</code>}
+                        {t.cases && (
+                          <CaseChips cases={t.cases} label={`Test cases of sample ${s.sample}, turn ${k + 1}`} />
+                        )}
+                      </li>
+                    ))}
+                  </ol>
+                ) : (
+                  <code className="completion">{s.completion || '(empty)'}</code>
+                )}
+              </td>
+              <td>{s.reward}</td>
+              <td>
+                {Object.entries(s.components)
+                  .map(([k, v]) => `${k} ${v}`)
+                  .join(', ')}
+              </td>
+              {perSampleBaseline && <td>{s.baseline === undefined ? 'not trained' : s.baseline.toFixed(3)}</td>}
+              {critic && (
+                <td data-testid="group-critic">
+                  {s.critic ? `V ${s.critic.value.toFixed(3)} · R ${s.critic.return.toFixed(3)}` : 'not trained'}
+                </td>
+              )}
+              <td className={s.advantage > 0 ? 'ok' : s.advantage < 0 ? 'bad' : ''}>
+                {signed(s.advantage)}
+                {s.critic && ` (${signed(s.critic.advantageMin)} … ${signed(s.critic.advantageMax)})`}
+              </td>
+              <td>{s.status}</td>
+              <td>
+                {Number.isNaN(s.length) ? 'not recorded' : s.length}
+                {s.truncated ? ' (truncated)' : ''}
+              </td>
+              <td>
+                <button
+                  type="button"
+                  aria-expanded={isOpen}
+                  aria-label={`Inspect sample ${s.sample} of group ${g.prompt}`}
+                  onClick={() => onInspect(isOpen ? null : s.sample)}
+                >
+                  Inspect sample {s.sample}
+                </button>
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
