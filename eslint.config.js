@@ -7,6 +7,20 @@ const restrict = (patterns) => ({
   '@typescript-eslint/no-restricted-imports': ['error', { patterns }],
 });
 
+/** What worker/ may not import (a later config for the same files replaces the rule, so it is repeated from here). */
+const WORKER_IMPORTS = [
+  { group: ['**/app/**', '**/cli/**', '**/e2e/**'], message: 'worker/ may import kernels/ and itself only.' },
+  {
+    group: ['**/companion/**', '!**/companion/protocol'],
+    message: 'worker/ talks to the companion over HTTP; only `import type` from companion/protocol.ts.',
+  },
+  {
+    group: ['**/companion/protocol'],
+    allowTypeImports: true,
+    message: 'worker/ may only `import type` from companion/protocol.ts.',
+  },
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -62,18 +76,7 @@ export default tseslint.config(
   {
     files: ['worker/**/*.ts'],
     rules: {
-      ...restrict([
-        { group: ['**/app/**', '**/cli/**', '**/e2e/**'], message: 'worker/ may import kernels/ and itself only.' },
-        {
-          group: ['**/companion/**', '!**/companion/protocol'],
-          message: 'worker/ talks to the companion over HTTP; only `import type` from companion/protocol.ts.',
-        },
-        {
-          group: ['**/companion/protocol'],
-          allowTypeImports: true,
-          message: 'worker/ may only `import type` from companion/protocol.ts.',
-        },
-      ]),
+      ...restrict(WORKER_IMPORTS),
       'no-restricted-properties': [
         'error',
         { object: 'Math', property: 'random', message: 'Use the seeded generator (kernels/common/random.ts).' },
@@ -82,20 +85,11 @@ export default tseslint.config(
   },
   {
     // protocol.ts is the app's view of the worker; the worker's own modules import the contract
-    // files (worker/contract/). The same restrictions as above, plus that one.
+    // files (worker/contract/). The restrictions above, plus that one.
     files: ['worker/**/*.ts'],
     ignores: ['worker/api.ts', 'worker/**/*.test.ts'],
     rules: restrict([
-      { group: ['**/app/**', '**/cli/**', '**/e2e/**'], message: 'worker/ may import kernels/ and itself only.' },
-      {
-        group: ['**/companion/**', '!**/companion/protocol'],
-        message: 'worker/ talks to the companion over HTTP; only `import type` from companion/protocol.ts.',
-      },
-      {
-        group: ['**/companion/protocol'],
-        allowTypeImports: true,
-        message: 'worker/ may only `import type` from companion/protocol.ts.',
-      },
+      ...WORKER_IMPORTS,
       {
         group: ['**/protocol', '!**/companion/protocol'],
         message:
