@@ -198,6 +198,25 @@ describe('dewpoint CLI', () => {
     );
   });
 
+  it("train --config takes a partial config as the view's import does: the rest from the preset's defaults (issue 27)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dewpoint-config-'));
+    const file = join(dir, 'run.json');
+    const ui = PRESETS.find((p) => p.name === 'dpo-arith')!.defaults;
+    writeFileSync(file, JSON.stringify({ preset: 'dpo-arith', steps: 7, loss: { type: 'ipo' } }));
+    // dpo-arith's default loss is sigmoid with labelSmoothing 0: ipo takes none of it.
+    expect(cliRunOptions({ config: file, prompts: 4 })).toEqual({ ...ui, steps: 7, pairs: 4, loss: { type: 'ipo' } });
+    writeFileSync(file, JSON.stringify({ preset: 'grpo-arith', importance: { kind: 'tis', cap: 3 } }));
+    expect(cliRunOptions({ config: file })).toMatchObject({
+      steps: 150,
+      policyLoss: { name: 'ppo' },
+      importance: { kind: 'tis', level: 'token', cap: 3, batchNormalize: false },
+    });
+    writeFileSync(file, JSON.stringify({ preset: 'grpo-arith', steps: 'ten', lrr: 1 }));
+    expect(() => cliRunOptions({ config: file })).toThrow(
+      /invalid run options:\n {2}Steps \(steps\) must be an integer in 1\.\.5000, got 'ten'\n {2}lrr is not an option of grpo-arith$/,
+    );
+  });
+
   it('train --preset grpo-calc --journal DIR journals every turn; episodes export writes one JSONL line per episode', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dewpoint-journal-'));
     const { out, err } = capture();

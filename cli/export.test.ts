@@ -40,6 +40,16 @@ describe('dewpoint export', () => {
     expect(err.join('')).toMatch(/export grpo-arith to verl: wrote .*run_verl\.sh \(3 options not mapped\)/);
   });
 
+  it('--config takes a partial config as train --config does: the rest from the preset’s defaults', async () => {
+    const { out } = capture();
+    const file = join(mkdtempSync(join(tmpdir(), 'dewpoint-export-')), 'run.json');
+    writeFileSync(file, JSON.stringify({ preset: 'grpo-arith', steps: 7, policyLoss: { name: 'gspo' } }));
+    expect(await main(['export', '--config', file, '--to', 'verl'])).toBe(0);
+    expect(out.join('')).toContain('    trainer.total_training_steps=7 \\\n');
+    expect(out.join('')).toContain('    actor_rollout_ref.actor.policy_loss.loss_mode=gspo \\\n');
+    expect(out.join('')).toContain('    data.train_batch_size=16 \\\n');
+  });
+
   it('--to trl prints the Python constructor (DPOConfig for dpo-arith); --json the whole export', async () => {
     const { out } = capture();
     expect(await main(['export', '--config', config('dpo-arith'), '--to', 'trl'])).toBe(0);
@@ -111,10 +121,9 @@ describe('dewpoint export', () => {
     expect(readdirSync(run).sort()).toEqual(['run.json', 'steps.jsonl']);
     out.length = 0;
     expect(await main(['export', run, '--to', 'verl'])).toBe(0);
-    expect(readdirSync(join(run, 'verl')).sort()).toEqual(['launch.sh', 'rollouts.parquet', 'train.parquet']);
-    expect(out.join('').trim().split('\n').sort()).toEqual(
-      ['launch.sh', 'rollouts.parquet', 'train.parquet'].map((f) => join(run, 'verl', f)),
-    );
+    const verlFiles = ['launch.sh', 'rollouts.parquet', 'train.parquet', 'val.parquet'];
+    expect(readdirSync(join(run, 'verl')).sort()).toEqual(verlFiles);
+    expect(out.join('').trim().split('\n').sort()).toEqual(verlFiles.map((f) => join(run, 'verl', f)));
     // 2 steps x 2 prompts x the preset's 8 samples, each with its ids and log-probs.
     const rows = await parquetReadObjects({
       file: new Uint8Array(readFileSync(join(run, 'verl', 'rollouts.parquet'))).buffer,
@@ -122,7 +131,17 @@ describe('dewpoint export', () => {
     expect(rows).toHaveLength(32);
     expect(new Set(rows.map((r) => r.step))).toEqual(new Set([1, 2]));
     for (const r of rows) expect((r.response_ids as number[]).length).toBe((r.rollout_log_probs as number[]).length);
-    expect(err.join('')).toContain('export grpo-arith to verl: 2 steps, 32 rollouts, 3 files');
+    expect(err.join('')).toContain('export grpo-arith to verl: 2 steps, 32 rollouts, 4 files');
+    // The held-out tasks the launch's data.val_files names: the trainer's evalN (the CLI's, as train used it).
+    const val = await parquetReadObjects({
+      file: new Uint8Array(readFileSync(join(run, 'verl', 'val.parquet'))).buffer,
+    });
+    const launch = readFileSync(join(run, 'verl', 'launch.sh'), 'utf8');
+    expect(launch).toContain(`    data.val_max_samples=${val.length} `);
+    expect(launch).toContain(`VAL_FILES=val.parquet (${val.length} held-out tasks)`);
+    const sampled = new Set(rows.map((r) => r.input));
+    expect(val.length).toBeGreaterThan(0);
+    expect(val.filter((r) => sampled.has(r.prompt[0].content))).toEqual([]);
     const trl = join(run, 'out-trl');
     expect(await main(['export', run, '--to', 'trl', '--out', trl])).toBe(0);
     const grpo = readFileSync(join(trl, 'grpo.jsonl'), 'utf8')
@@ -132,6 +151,7 @@ describe('dewpoint export', () => {
     expect(grpo).toHaveLength(new Set(rows.map((r) => r.input)).size);
     expect(grpo[0].prompt).toMatch(/^\d+\+\d+=$/);
     expect(readFileSync(join(trl, 'config.py'), 'utf8')).toContain('GRPOConfig(');
+    expect(readFileSync(join(trl, 'grpo-eval.jsonl'), 'utf8').trim().split('\n')).toHaveLength(val.length);
   });
 
   it('export RUN refuses a folder that is not a run, and mixing a folder with --config', async () => {

@@ -52,7 +52,7 @@ test('System view: the link the companion prints connects the worker, shows its 
   }
 });
 
-test("grpo-code: without a companion the preset says how to start one; connected, a run grades its programs there and Groups shows each case's verdict, the inspector its stdout", async ({
+test("grpo-code: without a companion the preset says how to start one; connected, a run grades its programs there and Groups shows each program with its line breaks and each case's verdict, the inspector its stdout", async ({
   page,
 }) => {
   await openPreset(page, 'grpo-code', { Steps: 1, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0 });
@@ -81,6 +81,11 @@ test("grpo-code: without a companion the preset says how to start one; connected
       expect(text).toMatch(
         /^case [123]: (COMPLETED|FAILED|TIMEOUT|CRASHED|OUTPUT_LIMIT|NOT RUN) [✓✗] (passed|failed)$/,
       );
+    // A one-turn episode's program keeps its line breaks, with no list marker ("1.") before it.
+    await expect(page.getByRole('list', { name: /^Turns of sample/ })).toHaveCount(0);
+    await expect(
+      page.getByTestId('group').locator('code.completion').filter({ hasText: 'x=int(input())' }).first(),
+    ).toHaveText(/x=int\(input\(\)\)\n/, { useInnerText: true });
     await page
       .getByRole('button', { name: /^Inspect sample 0 of group/ })
       .first()

@@ -99,3 +99,51 @@ test('an imported config JSON fills the form; text that is not JSON, an unknown 
   await page.reload();
   await expect(steps).toHaveValue('9');
 });
+
+test("a partial config JSON takes the preset's defaults for the rest; a bad value is named as the form names it (issue 27)", async ({
+  page,
+}) => {
+  const steps = page.getByRole('spinbutton', { name: 'Steps', exact: true });
+  const lr = page.getByRole('spinbutton', { name: 'Learning rate', exact: true });
+  const shown = async () =>
+    JSON.parse((await page.getByTestId('config-json').textContent())!) as Record<string, unknown>;
+  const defaults = await shown();
+  await page.getByText('Import config JSON').click();
+  const box = page.getByRole('textbox', { name: 'Config JSON to load into the form' });
+  const load = page.getByRole('button', { name: 'Load into the form' });
+  const loaded = page.getByRole('status').filter({ hasText: 'Loaded' });
+  const partial =
+    "Loaded the pasted text into the form (grpo-arith; the options it leaves out are the preset's defaults)";
+
+  await box.fill('{"preset": "grpo-arith", "steps": 7}');
+  await load.click();
+  await expect(loaded).toHaveText(`${partial}.`);
+  await expect(steps).toHaveValue('7');
+  await expect(lr).toHaveValue('0.0001');
+  expect(await shown()).toEqual({ ...defaults, steps: 7 });
+  await expect(page.getByTestId('run-start')).toBeEnabled();
+
+  // A new IS variant: its given options and its required ones' initial values, on the defaults.
+  await box.fill(JSON.stringify({ preset: 'grpo-arith', importance: { kind: 'tis', cap: 3 } }));
+  await load.click();
+  await expect
+    .poll(shown)
+    .toEqual({ ...defaults, importance: { kind: 'tis', level: 'token', cap: 3, batchNormalize: false } });
+
+  // An option of the default's variant under a new one is refused: nothing changes.
+  await box.fill(JSON.stringify({ preset: 'grpo-arith', steps: 9, policyLoss: { name: 'gspo', dualClip: 3 } }));
+  await load.click();
+  await expect(page.getByRole('alert')).toContainText(
+    'Dual clip c (policyLoss.dualClip) is not an option of grpo-arith; it applies only when Policy loss (policyLoss.name) is ppo',
+  );
+  await expect(steps).toHaveValue('150');
+
+  await box.fill('{"preset": "grpo-arith", "steps": "ten"}');
+  await load.click();
+  await expect(loaded).toHaveText(`${partial}: 1 problem to fix, listed next to Start.`);
+  await expect(page.getByTestId('problem-steps')).toHaveText("Steps (steps) must be an integer in 1..5000, got 'ten'");
+  await expect(page.getByTestId('option-problems')).toHaveText(
+    "Steps (steps) must be an integer in 1..5000, got 'ten'",
+  );
+  await expect(page.getByTestId('run-start')).toBeDisabled();
+});

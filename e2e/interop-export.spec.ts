@@ -1,11 +1,35 @@
 import { readFile } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
 import { expect, test } from '@playwright/test';
 import { parquetReadObjects } from 'hyparquet';
 import { openPreset } from './helpers';
 
-// A short grpo-arith run, then the runs table's Export for verl and Export for TRL: the files
-// download, and what is in them is what the run sampled (one rollout row per session).
-test('Runs table: Export for verl downloads rollouts, prompts and the launch; Export for TRL the datasets and config', async ({
+/** The files of a stored (method 0) .zip, read by its central directory (PKWARE APPNOTE.TXT 4.3.12, 4.3.16). */
+function unzipStored(zip: Buffer): Map<string, Buffer> {
+  const end = zip.length - 22;
+  expect(zip.readUInt32LE(end)).toBe(0x06054b50);
+  const files = new Map<string, Buffer>();
+  let at = zip.readUInt32LE(end + 16);
+  for (let i = 0; i < zip.readUInt16LE(end + 10); i++) {
+    expect(zip.readUInt32LE(at)).toBe(0x02014b50);
+    expect(zip.readUInt16LE(at + 10)).toBe(0); // STORE
+    const size = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const local = zip.readUInt32LE(at + 42);
+    const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const bytes = zip.subarray(start, start + size);
+    expect(crc32(bytes) >>> 0).toBe(zip.readUInt32LE(at + 16));
+    files.set(name, bytes);
+    at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+  }
+  return files;
+}
+
+// A short grpo-arith run, then the runs table's Export for verl and Export for TRL: each is one
+// .zip download (a browser would stop a second download to ask), and what is in it is what the
+// run sampled (one rollout row per session) and the held-out tasks its launch and config evaluate on.
+test('Runs table: Export for verl downloads one zip of rollouts, prompts, held-out tasks and the launch; Export for TRL one of the datasets and config', async ({
   page,
 }) => {
   const P = 3;
@@ -19,48 +43,62 @@ test('Runs table: Export for verl downloads rollouts, prompts and the launch; Ex
   });
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 120_000 });
-  const runId = (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');
+  // The live run's heading, "Run <id>" (not another heading that starts with "Run", e.g. "Run health").
+  const runId = (await page.getByRole('heading', { name: /^Run \w+-\w+-\d+$/ }).textContent())!.replace('Run ', '');
   const row = page.getByTestId('stored-runs').getByRole('row', { name: new RegExp(runId) });
   await row.getByRole('button', { name: /^Details of/ }).click();
 
-  const downloads = async (button: string, n: number) => {
-    const files = new Map<string, Buffer>();
-    const done = new Promise<void>((resolve) => {
-      page.on('download', (d) => {
-        void d.path().then(async (path) => {
-          files.set(d.suggestedFilename(), await readFile(path));
-          if (files.size === n) resolve();
-        });
-      });
-    });
-    await page.getByRole('button', { name: button }).click();
-    await done;
+  /** The one download a button starts (a second would fail the test), as the files in its zip. */
+  const download = async (button: string, name: string) => {
+    const names: string[] = [];
+    page.on('download', (d) => names.push(d.suggestedFilename()));
+    const [d] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: button }).click()]);
+    expect(d.suggestedFilename()).toBe(name);
+    const files = unzipStored(await readFile((await d.path())!));
+    await expect(
+      page.getByText(new RegExp(`Exported .* for .*: ${name.replace(/\./g, '\\.')} \\(.*\\) with`)),
+    ).toBeVisible();
+    expect(names).toEqual([name]);
     page.removeAllListeners('download');
     return files;
   };
 
-  const verl = await downloads('Export for verl', 3);
-  const name = (f: string) => [...verl.keys(), ''].find((k) => k.endsWith(f)) ?? f;
-  const rollouts = await parquetReadObjects({ file: new Uint8Array(verl.get(name('rollouts.parquet'))!).buffer });
+  const verl = await download('Export for verl', `dewpoint-${runId}-verl.zip`);
+  expect([...verl.keys()]).toEqual(['rollouts.parquet', 'train.parquet', 'val.parquet', 'launch.sh']);
+  const parquet = (b: Buffer) => parquetReadObjects({ file: new Uint8Array(b).buffer });
+  const rollouts = await parquet(verl.get('rollouts.parquet')!);
   expect(rollouts).toHaveLength(2 * P * G);
   expect(new Set(rollouts.map((r) => r.uid)).size).toBe(2 * P);
   for (const r of rollouts) {
     expect(r.input).toMatch(/^\d+\+\d+=$/);
     expect((r.response_ids as number[]).length).toBe((r.rollout_log_probs as number[]).length);
   }
-  const prompts = await parquetReadObjects({ file: new Uint8Array(verl.get(name('train.parquet'))!).buffer });
+  const prompts = await parquet(verl.get('train.parquet')!);
   expect(prompts[0].reward_model).toEqual({ style: 'rule', ground_truth: expect.stringMatching(/^-?\d+$/) });
-  expect(verl.get(name('launch.sh'))!.toString()).toContain('python3 -m verl.trainer.main_ppo');
-  await expect(page.getByText(/Exported .* for verl: .*rollouts\.parquet \(.*\)/)).toBeVisible();
+  // The held-out tasks (evalN of them, none a training prompt) that launch.sh's data.val_files validates on.
+  const val = await parquet(verl.get('val.parquet')!);
+  expect(val).toHaveLength(100);
+  const trained = new Set(prompts.map((p) => p.prompt[0].content as string));
+  expect(val.filter((v) => trained.has(v.prompt[0].content as string))).toEqual([]);
+  const launch = verl.get('launch.sh')!.toString();
+  expect(launch).toContain('python3 -m verl.trainer.main_ppo');
+  expect(launch).toContain('data.val_files=$VAL_FILES');
+  expect(launch).toContain('VAL_FILES=val.parquet (100 held-out tasks)');
 
-  const trl = await downloads('Export for TRL', 3);
-  const grpo = [...trl.entries()]
-    .find(([k]) => k.endsWith('grpo.jsonl'))![1]
-    .toString()
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { prompt: string; solution: string });
+  const trl = await download('Export for TRL', `dewpoint-${runId}-trl.zip`);
+  expect([...trl.keys()]).toEqual(['grpo.jsonl', 'grpo-eval.jsonl', 'dpo.jsonl', 'config.py']);
+  const lines = (name: string) =>
+    trl
+      .get(name)!
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { prompt: string; solution: string });
+  const grpo = lines('grpo.jsonl');
   expect(grpo.length).toBe(prompts.length);
   expect(grpo[0]).toEqual({ prompt: prompts[0].prompt[0].content, solution: prompts[0].reward_model.ground_truth });
-  expect([...trl.entries()].find(([k]) => k.endsWith('config.py'))![1].toString()).toContain('GRPOConfig(');
+  expect(lines('grpo-eval.jsonl')).toEqual(
+    val.map((v) => ({ prompt: v.prompt[0].content, solution: v.reward_model.ground_truth })),
+  );
+  expect(trl.get('config.py')!.toString()).toContain('GRPOConfig(');
 });

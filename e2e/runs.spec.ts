@@ -48,10 +48,18 @@ test('Stop during a step: the step is stored and reported as the last one, a che
 test('Reload mid-run asks first; after it the page does not claim there is no run while stored runs are listed', async ({
   page,
 }) => {
-  // WebGPU over SwiftShader: slow enough steps that the reload lands mid-run (wasm would finish first).
-  await openPreset(page, 'grpo-arith', { ...SMALL, Steps: 30 }, 'webgpu');
+  // The page warns only while its run is live (running or paused): a reload after the run ended
+  // meets no handler and no dialog, so the run must not be able to end first. Paused, it stays
+  // live whatever the machine's speed and the page is idle (no step events to render) when the
+  // browser asks it; the Pause click is also a user gesture, which Chromium requires before it
+  // shows a beforeunload dialog. The preset's 16 × 8 sequences on WebGPU over SwiftShader: steps
+  // of a second or more, so Pause is clicked on a settled dashboard (as in controls.spec.ts).
+  await openPreset(page, 'grpo-arith', { ...SMALL, Steps: 5000, 'Prompts per step': 16, 'Group size': 8 }, 'webgpu');
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-step')).toHaveText(/^[1-9]/, { timeout: 120_000 });
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await expect(page.getByTestId('run-status')).toHaveText('paused', { timeout: 120_000 });
+  await expect(page.getByText('pausing…')).toHaveCount(0);
   const runId = await runIdOf(page);
   const dialogs: string[] = [];
   page.on('dialog', (d) => {

@@ -10,7 +10,7 @@ const DUMP = [
   .map((l) => JSON.stringify(l))
   .join('\n');
 
-test('Import verl rollouts: a bad dump is refused naming its line; a good one opens in Groups, Batch and Replay with what it lacks', async ({
+test('Import verl rollouts: a bad dump is refused naming its line; a good one opens in Groups, Batch and Replay with what it lacks, claiming nothing that does not apply', async ({
   page,
 }) => {
   await page.goto('/#/experiments');
@@ -47,9 +47,18 @@ test('Import verl rollouts: a bad dump is refused naming its line; a good one op
   await expect(notice.getByRole('listitem').filter({ hasText: 'Groups · response_ids' })).toContainText(
     'no completion lengths',
   );
+  // No token ids, so no sessions: no inspector to open (it could only say the step keeps none), the reason instead.
+  await expect(page.getByRole('button', { name: /^Inspect sample/ })).toHaveCount(0);
+  await expect(page.getByTestId('group-no-session')).toHaveCount(4);
+  await expect(page.getByTestId('group-no-session').first()).toHaveText('none: the dump has no token ids');
 
   await views.getByRole('link', { name: 'Batch' }).click();
-  await expect(page.getByText('Step 3 has no stored batch', { exact: false })).toBeVisible();
+  await expect(
+    page.getByText(
+      'Step 3 has no stored batch: this imported verl dump has no token ids (response_ids), so there is nothing to pack.',
+    ),
+  ).toBeVisible();
+  await expect(page.getByText('only GRPO steps are packed', { exact: false })).toHaveCount(0);
   await expect(notice.getByRole('listitem').filter({ hasText: 'Batch · response_ids' })).toContainText(
     'this dump has no token ids',
   );
@@ -58,4 +67,22 @@ test('Import verl rollouts: a bad dump is refused naming its line; a good one op
   await views.getByRole('link', { name: 'Episodes' }).click();
   await expect(page.getByTestId('episode-count')).toContainText('4');
   await expect(notice.getByRole('listitem').filter({ hasText: 'Replay · environment' })).toContainText('no replay');
+  // Trained by verl, not here: no policy version or update of this workbench is claimed.
+  const row = page.getByTestId('episode-row').first();
+  await expect(row).toContainText('not trained here');
+  await expect(row.getByRole('cell', { name: 'yes', exact: true })).toHaveCount(0);
+  await page.getByRole('button', { name: 'Open episode 0' }).click();
+  const panel = page.getByTestId('episode-panel');
+  await expect(panel.locator('dt:has-text("Policy version") + dd')).toHaveText('not trained here');
+  await expect(panel.locator('dt:has-text("In the update") + dd')).toHaveText('not trained here');
+  await expect(panel.getByTestId('episode-turn')).toContainText('policy version not trained here');
+  await expect(panel.getByTestId('episode-turn')).toContainText('(the action ended at <eos> and ended the episode)');
+
+  // Deleting it names what it holds, and no checkpoint: an imported run has none.
+  await views.getByRole('link', { name: 'Experiments' }).click();
+  await page.getByRole('button', { name: /^Details of verl-import · / }).click();
+  await page.getByRole('button', { name: 'Delete…' }).click();
+  const confirm = page.getByRole('group', { name: /^Confirm deleting verl-import · / });
+  await expect(confirm).toContainText('(1 imported step with its groups)');
+  await expect(confirm).not.toContainText('checkpoint');
 });

@@ -206,6 +206,20 @@ describe('runs over comlink', () => {
     );
   });
 
+  it("completes a partial config JSON from its preset's defaults, as the form's import asks (issue 27)", async () => {
+    const api = connect();
+    const read = await api.completeRunOptions({ preset: 'grpo-arith', steps: 'ten', policyLoss: { name: 'gspo' } });
+    expect(read).toEqual({
+      ok: true,
+      options: { ...GRPO, steps: 'ten', policyLoss: { name: 'gspo' } },
+      problems: [{ path: 'steps', message: "Steps (steps) must be an integer in 1..5000, got 'ten'" }],
+    });
+    expect(await api.completeRunOptions({ preset: 'sac-arith' })).toMatchObject({
+      ok: false,
+      problems: [{ path: 'preset', message: expect.stringMatching(/^preset must be one of .*, got 'sac-arith'$/) }],
+    });
+  });
+
   it('runs GRPO from the base checkpoint and reports reward metrics', async () => {
     const api = connect();
     await api.init('cpu');

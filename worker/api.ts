@@ -29,6 +29,7 @@ import type {
   SelfTestResult,
   WorkbenchApi,
 } from './protocol';
+import { completeRunOptions } from './presets/config-import';
 import { PRESET_INFOS, checkRunOptions, type BaseName } from './presets/table';
 import { loadDatasetFor } from './runs/dataset-load';
 import { RunReads } from './runs/reads';
@@ -89,6 +90,9 @@ export function createWorkbench(
     },
     async checkRunOptions(options: RunOptions) {
       return checkRunOptions(options);
+    },
+    async completeRunOptions(config: unknown) {
+      return completeRunOptions(config);
     },
     async loadDataset(
       file: { name: string; bytes: Uint8Array },
@@ -176,6 +180,9 @@ export function createWorkbench(
     },
     async replayEpisode(runId: string, step: number, index: number) {
       return (await reads.of(runId)).replayEpisode(step, index);
+    },
+    async runHealth(runId, options = {}) {
+      return (await reads.of(runId)).health(options);
     },
     async exportEpisodes(runId: string) {
       return (await reads.of(runId)).exportEpisodes();

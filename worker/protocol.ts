@@ -16,7 +16,7 @@ import type {
   PickedModel,
   UseModelResult,
 } from './contract/models';
-import type { DatasetRewardOptions, OptionProblem, PresetInfo, RunOptions } from './contract/options';
+import type { ConfigCompletion, DatasetRewardOptions, OptionProblem, PresetInfo, RunOptions } from './contract/options';
 import type {
   BatchRecord,
   CheckpointDownload,
@@ -28,6 +28,8 @@ import type {
   FlowCloud,
   FlowField,
   GroupRecord,
+  HealthFlag,
+  HealthOptions,
   ReplayResult,
   RunEvent,
   RunSummary,
@@ -63,6 +65,12 @@ export interface WorkbenchApi {
    * when valid. The same check `startRun` applies (the worker is the only validator).
    */
   checkRunOptions(options: RunOptions): Promise<OptionProblem[]>;
+  /**
+   * A config JSON (the Experiments view's import) read onto its preset's defaults, a partial one
+   * completed (worker/presets/config-import.ts), and checked as `checkRunOptions` checks; refused
+   * when it names no preset.
+   */
+  completeRunOptions(config: unknown): Promise<ConfigCompletion>;
   /**
    * Reads a prompt dataset file (`.jsonl` or `.parquet`, worker/data/dataset.ts) for the run
    * options' `dataset` of grpo-arith, ppo-arith or dpo-arith: every prompt checked against the
@@ -126,6 +134,14 @@ export interface WorkbenchApi {
     steps: { step: number; metrics: Record<string, number> }[];
     evaluations: { step: number; accuracy: number; meanLength: number; n: number }[];
   }>;
+  /**
+   * Run health (worker/runs/health.ts): the flags a stored run's per-step metrics raise (a
+   * collapse's precursors: within-group reward std falling without reward rising, few groups with
+   * a signal, entropy, length or truncation drift, falling diversity, gradient spikes, sampler/
+   * trainer mismatch), each with the step where it began, its reason and the view to look in.
+   * Thresholds left out take their defaults. An unknown run has none.
+   */
+  runHealth(runId: string, options?: Partial<HealthOptions>): Promise<HealthFlag[]>;
   /** Steps of a run whose advantage groups are stored. */
   groupSteps(runId: string): Promise<number[]>;
   /** The advantage groups of one step, or null when that step is not kept. */

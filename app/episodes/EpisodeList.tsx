@@ -13,6 +13,8 @@ import {
   countText,
   filterChoices,
   filterEpisodes,
+  NOT_TRAINED_HERE,
+  policyVersionText,
   type EpisodeFilter,
   type RewardFilter,
 } from '../shared/episodes';
@@ -76,11 +78,14 @@ export function EpisodeList({
   episodes,
   open,
   onOpen,
+  imported = false,
 }: {
   step: number;
   episodes: readonly EpisodeSummary[];
   open: number | null;
   onOpen: (index: number) => void;
+  /** The run was imported (verl rollouts): not trained here, so no policy version or update of ours applies. */
+  imported?: boolean;
 }) {
   const [filter, setFilter] = useState<EpisodeFilter>(ALL_EPISODES);
   const shown = useMemo(() => filterEpisodes(episodes, filter), [episodes, filter]);
@@ -139,8 +144,8 @@ export function EpisodeList({
               <td>{e.termination ?? '—'}</td>
               <td className="num">{e.reward ?? 'unscored'}</td>
               <td className="num">{e.turns}</td>
-              <td className="num">{e.policyVersion}</td>
-              <td>{e.trained ? 'yes' : <span className="muted">no</span>}</td>
+              <td className="num">{policyVersionText(e.policyVersion, imported)}</td>
+              <td>{imported ? NOT_TRAINED_HERE : e.trained ? 'yes' : <span className="muted">no</span>}</td>
               <td>{yes(e.groupAborted, 'group aborted')}</td>
               <td>{yes(e.corrupt, 'corrupt')}</td>
               <td className="num">{e.resumedTurns}</td>

@@ -10,17 +10,21 @@ import { ChainView } from './ChainView';
 import { EpisodeTimeline } from './EpisodeTimeline';
 import { ReplayPanel } from './ReplayPanel';
 import { fixed } from '../shared/format';
+import { policyVersionText, trainedText } from '../shared/episodes';
 
 export function EpisodePanel({
   runId,
   step,
   index,
   onClose,
+  imported = false,
 }: {
   runId: string;
   step: number;
   index: number;
   onClose: () => void;
+  /** The run was imported (verl rollouts): not trained here, so no policy version or update of ours applies. */
+  imported?: boolean;
 }) {
   const detail = useQuery(episodeAtQuery(runId, step, index));
   const [turn, setTurn] = useState(0);
@@ -66,10 +70,10 @@ export function EpisodePanel({
               {d.resumedTurns > 0 ? `, ${d.resumedTurns} restored from the journal` : ''}
             </dd>
             <dt>Policy version</dt>
-            <dd>{d.policyVersion}</dd>
+            <dd>{policyVersionText(d.policyVersion, imported)}</dd>
             <dt>In the update</dt>
             <dd>
-              {d.trained ? 'trained on' : 'not trained on'}
+              {trainedText(d.trained, imported)}
               {d.groupAborted && <span className="flag"> · group aborted</span>}
               {d.corrupt && <span className="flag"> · corrupt journal record</span>}
             </dd>
@@ -84,6 +88,7 @@ export function EpisodePanel({
             selected={Math.min(turn, Math.max(0, d.turnViews.length - 1))}
             onSelect={setTurn}
             label={`Turns of episode ${index}`}
+            imported={imported}
           />
           {d.turnViews.length > 0 && (
             <ChainView turns={d.turnViews} vocab={d.vocab} selected={Math.min(turn, d.turnViews.length - 1)} />

@@ -1,15 +1,24 @@
 /**
  * An episode's turns as a timeline: per turn the model's action as tokens coloured by their
  * behavior log-prob (each token's tooltip and accessible name: its text, raw and behavior
- * log-prob), the environment's observation with its status, detail and reward, the sampling and
- * environment milliseconds, the policy version, a mark when the turn was restored from the
+ * log-prob) and whether it stopped at <eos> (the last turn: and ended the episode), the environment's
+ * observation with its status, detail and reward, the sampling and environment milliseconds, the
+ * policy version (`not trained here` for an import), a mark when the turn was restored from the
  * journal and a warning when its record failed its checksum. The list is one tab stop: arrow keys,
  * Home and End move the selected turn (aria-current, scrolled into view), which the chain view
  * follows. The selection is the caller's state; colours are episodes.ts `heatColor`.
  */
 import { useEffect, useRef } from 'react';
 import type { EpisodeTurnView } from '../../worker/protocol';
-import { decodeId, heatColor, heatLegend, tokenLabel, turnAfterKey } from '../shared/episodes';
+import {
+  actionEndText,
+  decodeId,
+  heatColor,
+  heatLegend,
+  policyVersionText,
+  tokenLabel,
+  turnAfterKey,
+} from '../shared/episodes';
 import { fixed } from '../shared/format';
 
 function ActionTokens({ turn, vocab }: { turn: EpisodeTurnView; vocab: readonly string[] }) {
@@ -43,17 +52,24 @@ function ActionTokens({ turn, vocab }: { turn: EpisodeTurnView; vocab: readonly 
 function Turn({
   turn,
   vocab,
+  last,
+  imported,
   selected,
   onSelect,
   itemRef,
 }: {
   turn: EpisodeTurnView;
   vocab: readonly string[];
+  /** The episode's last turn (only it can have ended the episode). */
+  last: boolean;
+  /** Of an imported run: no policy version of this workbench applies. */
+  imported: boolean;
   selected: boolean;
   onSelect: () => void;
   itemRef: (el: HTMLLIElement | null) => void;
 }) {
   const o = turn.observation;
+  const ended = actionEndText(turn, last);
   return (
     <li
       ref={itemRef}
@@ -66,7 +82,7 @@ function Turn({
         Turn {turn.turn}
         <small>
           {' '}
-          · policy version {turn.action.policyStep} · temperature{' '}
+          · policy version {policyVersionText(turn.action.policyStep, imported)} · temperature{' '}
           {Number.isNaN(turn.action.temperature) ? 'not recorded' : turn.action.temperature} · sample{' '}
           {fixed(turn.sampleMs, 1)} ms · env {fixed(turn.envMs, 1)} ms
         </small>
@@ -84,7 +100,7 @@ function Turn({
       <div className="turn-part">
         <span className="turn-label">Action</span>
         <ActionTokens turn={turn} vocab={vocab} />
-        {turn.action.terminated && <small> (the action ended the episode)</small>}
+        {ended && <small> {ended}</small>}
       </div>
       <div className="turn-part">
         <span className="turn-label">Observation</span>
@@ -107,12 +123,15 @@ export function EpisodeTimeline({
   selected,
   onSelect,
   label,
+  imported = false,
 }: {
   turns: readonly EpisodeTurnView[];
   vocab: readonly string[];
   selected: number;
   onSelect: (i: number) => void;
   label: string;
+  /** The episode is of an imported run (verl rollouts). */
+  imported?: boolean;
 }) {
   const items = useRef<(HTMLLIElement | null)[]>([]);
   useEffect(() => {
@@ -139,6 +158,8 @@ export function EpisodeTimeline({
             key={i}
             turn={t}
             vocab={vocab}
+            last={i === turns.length - 1}
+            imported={imported}
             selected={i === selected}
             onSelect={() => onSelect(i)}
             itemRef={(el) => {

@@ -12,6 +12,7 @@ import { EpisodePanel } from './EpisodePanel';
 import { useEpisodeSelection } from './episode-selection';
 import { RunStepHeading, ViewTitle } from '../shared/ViewedRun';
 import { ImportNotice } from '../shared/ImportNotice';
+import { importedOf } from '../shared/runs-table';
 import { episodesAtQuery, exportEpisodes } from '../queries/episodes';
 import { downloadText } from '../state/download';
 
@@ -80,6 +81,8 @@ export function EpisodesView() {
   const { shown, runId, steps, step, episode, setStep, setEpisode } = useEpisodeSelection();
   const episodes = useQuery({ ...episodesAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null });
   const title = <ViewTitle id="episodes-title" title="Episode replay" shown={shown} />;
+  const run = shown.runs.find((r) => r.runId === runId);
+  const imported = run ? importedOf(run) !== null : false;
   if (!runId) {
     return (
       <section aria-labelledby="episodes-title" data-testid="episodes-view">
@@ -121,7 +124,14 @@ export function EpisodesView() {
         <p data-testid="step-not-journaled">Step {step} is not journaled: it has no episodes to replay.</p>
       )}
       {step !== null && journaled && episodes.data && (
-        <EpisodeList key={`${runId}/${step}`} step={step} episodes={episodes.data} open={episode} onOpen={setEpisode} />
+        <EpisodeList
+          key={`${runId}/${step}`}
+          step={step}
+          episodes={episodes.data}
+          open={episode}
+          onOpen={setEpisode}
+          imported={imported}
+        />
       )}
       {step !== null && episode !== null && (
         <EpisodePanel
@@ -130,6 +140,7 @@ export function EpisodesView() {
           step={step}
           index={episode}
           onClose={() => setEpisode(null)}
+          imported={imported}
         />
       )}
     </section>

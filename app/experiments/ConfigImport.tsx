@@ -1,22 +1,23 @@
 /**
  * Loads a config JSON into the form: pasted into a textarea or read from a chosen .json file, in
- * the shape "Config as JSON" shows (the run's exact options). The worker's schema checks it first
- * (the same optionProblemsQuery the form uses): text that is not JSON, an unknown preset, or an
- * option no field of the form can show is refused with a message naming it, and the form is left
- * as it was; options that are only out of range load, and their fields show their problems.
- * Not the validator (the worker is) nor the store (form-store.ts).
+ * the shape "Config as JSON" shows (the run's exact options) or a part of it. The worker reads it
+ * onto its preset's defaults (`completeConfig`: a partial config, `{"preset": "grpo-arith",
+ * "steps": 7}`, takes the preset's defaults for the rest) and checks it as the form's
+ * optionProblemsQuery does: text that is not JSON, an unknown preset, or an option no field of the
+ * form can show is refused with a message naming it, and the form is left as it was; options that
+ * are only out of range (or of the wrong type) load, and their fields show their problems, named
+ * as the form names them. Not the validator nor the merge (the worker's) nor the store
+ * (form-store.ts).
  */
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { PresetInfo, RunOptions } from '../../worker/protocol';
-import { optionProblemsQuery } from '../queries/experiments';
+import type { PresetInfo } from '../../worker/protocol';
+import { completeConfig } from '../queries/experiments';
 import { useFormStore } from '../state/form-store';
 import { parseConfigJson, unshownProblems } from './objective-fields';
 
 type Outcome = { ok: boolean; message: string };
 
 export function ConfigImport({ presets }: { presets: PresetInfo[] }) {
-  const client = useQueryClient();
   const [text, setText] = useState('');
   const [outcome, setOutcome] = useState<Outcome | null>(null);
 
@@ -25,22 +26,24 @@ export function ConfigImport({ presets }: { presets: PresetInfo[] }) {
       setOutcome({ ok: false, message: `Not loaded, the form is unchanged: ${reason}.` });
     const parsed = parseConfigJson(source, what);
     if (!parsed.ok) return refuse(parsed.reason);
-    let problems;
+    let read;
     try {
-      problems = await client.fetchQuery(optionProblemsQuery(parsed.value as RunOptions));
+      read = await completeConfig(parsed.value);
     } catch (e) {
       return refuse(`the options could not be checked: ${(e as Error).message}`);
     }
-    const name = (parsed.value as { preset?: unknown } | null)?.preset;
-    const preset = presets.find((p) => p.name === name);
-    const unfixable = unshownProblems(preset?.fields ?? [], parsed.value, problems);
-    if (!preset || unfixable.length)
-      return refuse(unfixable.map((p) => p.message).join('; ') || `no preset '${String(name)}'`);
-    useFormStore.getState().setOptions(parsed.value as RunOptions);
+    if (!read.ok) return refuse(read.problems.map((p) => p.message).join('; '));
+    const { options, problems } = read;
+    const preset = presets.find((p) => p.name === options.preset);
+    if (!preset) return refuse(`no preset '${options.preset}'`);
+    const unfixable = unshownProblems(preset.fields, options, problems);
+    if (unfixable.length) return refuse(unfixable.map((p) => p.message).join('; '));
+    useFormStore.getState().setOptions(options);
     const n = problems.length;
+    const partial = Object.keys(options).some((k) => !Object.hasOwn(parsed.value as object, k));
     setOutcome({
       ok: true,
-      message: `Loaded ${what} into the form (${preset.name})${n ? `: ${n} problem${n > 1 ? 's' : ''} to fix, listed next to Start` : ''}.`,
+      message: `Loaded ${what} into the form (${preset.name}${partial ? "; the options it leaves out are the preset's defaults" : ''})${n ? `: ${n} problem${n > 1 ? 's' : ''} to fix, listed next to Start` : ''}.`,
     });
   };
 

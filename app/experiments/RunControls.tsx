@@ -8,6 +8,7 @@ import { latestCheckpoint, pauseRun, resumeRun, stopRun } from '../queries/exper
 import { metricsCsv, metricsFile } from '../state/metrics-file';
 import { useRunStore } from '../state/run-store';
 import { downloadText } from '../state/download';
+import { usePreset } from '../shared/use-preset';
 
 export function RunControls() {
   const { runId, status } = useRunStore();
@@ -59,6 +60,8 @@ function MetricsExport() {
 export function CheckpointDownload() {
   const checkpoint = useRunStore((s) => s.checkpoint);
   const runId = useRunStore((s) => s.runId);
+  // What the files are follows from the preset's family: a language model's folder, or the flow policy's.
+  const family = usePreset(useRunStore((s) => s.options)?.preset)?.family;
   const [links, setLinks] = useState<{ name: string; url: string }[]>([]);
   useEffect(() => () => links.forEach((l) => URL.revokeObjectURL(l.url)), [links]);
   // Links prepared for another run or an older checkpoint are not this one's.
@@ -78,8 +81,10 @@ export function CheckpointDownload() {
     <div>
       <p>
         Latest checkpoint: step {checkpoint.step}
-        {checkpoint.bytes !== undefined ? `, ${(checkpoint.bytes / 1024).toFixed(0)} KiB` : ''} (safetensors + Hugging
-        Face config.json + tokenizer.json).{' '}
+        {checkpoint.bytes !== undefined ? `, ${(checkpoint.bytes / 1024).toFixed(0)} KiB` : ''}{' '}
+        {family === 'flow'
+          ? "(the velocity field's safetensors + config.json, and the pretrained reference's when KL β > 0)."
+          : '(safetensors + Hugging Face config.json + tokenizer.json).'}{' '}
         <button type="button" onClick={() => void prepare()}>
           Prepare download
         </button>

@@ -17,6 +17,7 @@ import { fixed } from '../shared/format';
 import { MetricExplorer } from '../charts/MetricExplorer';
 import { CheckpointDownload, RunControls } from './RunControls';
 import { RunProgress } from './RunProgress';
+import { RunHealth } from './RunHealth';
 import { usePreset } from '../shared/use-preset';
 
 /** A step's time by phase, in verl's terms: sampling, old log-probs (when recomputed), reference (β > 0), training. */
@@ -139,6 +140,7 @@ export function RunDashboard() {
       <RunControls />
       <CheckpointDownload />
       <Facts last={last} isRl={isRl} isDpo={isDpo} lossKey={lossKey} />
+      {isRl && <RunHealth runId={runId} lastStep={last?.step ?? 0} />}
       <ChartSettings />
       <div className="chart-grid">
         {panels.map((p) => (

@@ -1,6 +1,6 @@
 /**
  * What the run is doing now: the progress bar, the step under way and its phase (sampling n / N
- * sequences, old log-probs, training, evaluating, storing), how long the step and the run have
+ * sequences, grading k / n programs, old log-probs, training, evaluating, storing), how long the step and the run have
  * taken, an ETA for the rest, and "pausing…" / "stopping…" until the worker reaches the end of
  * the step (it acts between steps). A one-second clock ticks while the run is live.
  */

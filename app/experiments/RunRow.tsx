@@ -2,7 +2,7 @@
  * One stored run in the runs table: its row (name, preset, key hyperparameters, status, steps,
  * latest mean reward and held-out accuracy, backend, start, duration, actions) and, opened with
  * Details, its exact config with "Run again with this config", its name and notes, Export for
- * verl or TRL (the files download), and Delete
+ * verl or TRL (its files download as one .zip), and Delete
  * behind a confirmation that says what it removes and, once done, how much it freed.
  */
 import { useState } from 'react';
@@ -10,7 +10,7 @@ import type { RunSummary } from '../../worker/protocol';
 import { duration } from '../state/progress';
 import { useCompareStore } from '../state/compare-store';
 import { useFormStore } from '../state/form-store';
-import { importedOf, keyParams, runLabel, trainedOptions } from '../shared/runs-table';
+import { deleteScope, importedOf, keyParams, runLabel, trainedOptions } from '../shared/runs-table';
 
 export interface RowActions {
   open: (r: RunSummary) => void;
@@ -18,7 +18,7 @@ export interface RowActions {
   /** Resolves to the worker's reason when it refuses. */
   save: (r: RunSummary, meta: { name?: string; notes?: string }) => Promise<string | null>;
   remove: (r: RunSummary) => Promise<string>;
-  /** Downloads the run's files for verl or TRL (worker/interop/files.ts); resolves to what was saved or why not. */
+  /** Downloads the run's files for verl or TRL (worker/interop/files.ts) as one .zip; resolves to what was saved or why not. */
   exportTo: (r: RunSummary, to: 'verl' | 'trl') => Promise<string>;
   /** Tells the person what happened (a polite live region above the table). */
   announce: (text: string) => void;
@@ -34,8 +34,8 @@ interface Props {
 }
 
 const EXPORT_TITLES = {
-  verl: 'rollouts.parquet (every stored session with ids, log-probs, advantages), train.parquet (the prompts, RLHFDataset layout) and launch.sh (Hydra overrides)',
-  trl: 'grpo.jsonl (prompt, solution), dpo.jsonl (prompt, chosen, rejected) and config.py (the config keyword arguments)',
+  verl: 'One .zip: rollouts.parquet (every stored session with ids, log-probs, advantages), train.parquet and val.parquet (the prompts and the held-out tasks, RLHFDataset layout) and launch.sh (Hydra overrides)',
+  trl: 'One .zip: grpo.jsonl and grpo-eval.jsonl (prompt, solution: the prompts and the held-out tasks), dpo.jsonl (prompt, chosen, rejected) and config.py (the config keyword arguments)',
 };
 
 const pct = (v: number | undefined) => (v === undefined ? '–' : `${(v * 100).toFixed(1)}%`);
@@ -180,8 +180,7 @@ export function RunRow({ r, current, live, columns, actions }: Props) {
                     </button>
                   ) : (
                     <span role="group" aria-label={`Confirm deleting ${title}`} className="confirm">
-                      Delete {title} and every stored record of it ({r.lastStep} steps with their groups, batches and
-                      sessions, and its checkpoint)? This cannot be undone.{' '}
+                      Delete {title} and every stored record of it ({deleteScope(r)})? This cannot be undone.{' '}
                       <button
                         type="button"
                         className="danger"

@@ -17,7 +17,7 @@ import {
   storageQuery,
   updateRun,
 } from '../queries/experiments';
-import { downloadText } from '../state/download';
+import { downloadZip } from '../state/download';
 import { keys } from '../queries/keys';
 import { useCompareStore } from '../state/compare-store';
 import { useRunStore } from '../state/run-store';
@@ -94,9 +94,10 @@ export function RunsTable() {
     exportTo: async (r, to) => {
       const e = await exportRunFiles(r.runId, to);
       if (!e.ok) return `Cannot export ${runLabel(r)} to ${to}: ${e.reason}`;
-      const prefix = `${r.options.preset}-${r.runId.slice(-6)}`;
-      for (const f of e.files) downloadText(`${prefix}-${f.name}`, f.bytes as Uint8Array<ArrayBuffer>, f.mime);
-      return `Exported ${runLabel(r)} for ${to}: ${e.files.map((f) => `${prefix}-${f.name} (${kb(f.bytes.byteLength)})`).join(', ')}.`;
+      // One archive: a browser stops a page's second download to ask for permission.
+      const name = `dewpoint-${r.runId}-${to}.zip`;
+      const size = downloadZip(name, e.files);
+      return `Exported ${runLabel(r)} for ${to}: ${name} (${kb(size)}) with ${e.files.map((f) => `${f.name} (${kb(f.bytes.byteLength)})`).join(', ')}.`;
     },
     announce: setSaid,
   };

@@ -15,6 +15,8 @@ import { signed } from '../shared/estimate-text';
 import { SessionPanel } from './SessionPanel';
 import { RunStepHeading, ViewTitle, useShownRun } from '../shared/ViewedRun';
 import { ImportNotice } from '../shared/ImportNotice';
+import { importedOf } from '../shared/runs-table';
+import { noBatchText } from './import-display';
 import { batchAtQuery, groupStepsQuery, groupsAtQuery } from '../queries/groups';
 
 const CELL_W = 14;
@@ -44,6 +46,8 @@ export function BatchView() {
     enabled: Boolean(runId) && step !== null && session !== null,
   });
   const b = batch.data ?? null;
+  const run = shown.runs.find((r) => r.runId === runId);
+  const imported = run ? importedOf(run) : null;
   // A critic layer picked on a PPO batch falls back to the advantage on a batch without one.
   const layer: BatchLayer = b && !recorded(b.layers[picked]) ? 'advantage' : picked;
   const scale = useMemo(() => (b ? scaleFor(layer, b.layers[layer]!) : null), [b, layer]);
@@ -123,9 +127,7 @@ export function BatchView() {
           </label>
         </div>
       )}
-      {step !== null && batch.data === null && (
-        <p>Step {step} has no stored batch (only GRPO steps are packed; DPO trains one row per sequence).</p>
-      )}
+      {step !== null && batch.data === null && <p>{noBatchText(step, imported)}</p>}
       {b && scale && (
         <>
           <p data-testid="batch-summary">

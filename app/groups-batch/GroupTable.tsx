@@ -2,8 +2,9 @@
  * One GRPO advantage group of the Groups view: prompt and ground truth, the statistics the
  * estimator used (baseline, the std it divided by) with its settings and formula, then each
  * completion with reward, components, advantage, status and length, and a button opening its
- * session. A leave-one-out estimator (RLOO) adds each completion's own baseline. Not a DPO pair
- * (PairTable).
+ * session (or why there is none: an imported dump without token ids). A completion keeps its line
+ * breaks (a program); an episode's turns are a numbered list when there are several. A
+ * leave-one-out estimator (RLOO) adds each completion's own baseline. Not a DPO pair (PairTable).
  */
 import type { GroupRecord } from '../../worker/protocol';
 import { CaseChips } from './CodeCases';
@@ -15,7 +16,23 @@ export interface InspectProps {
   onInspect: (sample: number | null) => void;
 }
 
-export function GroupTable({ g, open, onInspect }: { g: GroupRecord } & InspectProps) {
+/** One turn of an episode: its action, the environment's answer and a code task's verdicts. */
+function TurnCells({ t, label }: { t: NonNullable<GroupRecord['samples'][number]['turns']>[number]; label: string }) {
+  return (
+    <>
+      <code className="completion">{t.action || '(empty)'}</code>
+      {t.observation && <code className="observation"> {t.observation}</code>}
+      {t.cases && <CaseChips cases={t.cases} label={label} />}
+    </>
+  );
+}
+
+export function GroupTable({
+  g,
+  open,
+  onInspect,
+  noSessions = null,
+}: { g: GroupRecord; noSessions?: string | null } & InspectProps) {
   const e = g.estimate;
   const perSampleBaseline = e?.baseline === null;
   const critic = g.samples.some((s) => s.critic);
@@ -52,15 +69,13 @@ export function GroupTable({ g, open, onInspect }: { g: GroupRecord } & InspectP
             <tr key={s.sample}>
               <th scope="row">{s.sample}</th>
               <td>
-                {s.turns ? (
+                {s.turns && s.turns.length === 1 ? (
+                  <TurnCells t={s.turns[0]} label={`Test cases of sample ${s.sample}`} />
+                ) : s.turns ? (
                   <ol className="episode-turns" aria-label={`Turns of sample ${s.sample}`} data-testid="group-turns">
                     {s.turns.map((t, k) => (
                       <li key={k}>
-                        <code className="completion">{t.action || '(empty)'}</code>
-                        {t.observation && <code className="observation"> {t.observation}</code>}
-                        {t.cases && (
-                          <CaseChips cases={t.cases} label={`Test cases of sample ${s.sample}, turn ${k + 1}`} />
-                        )}
+                        <TurnCells t={t} label={`Test cases of sample ${s.sample}, turn ${k + 1}`} />
                       </li>
                     ))}
                   </ol>
@@ -90,14 +105,20 @@ export function GroupTable({ g, open, onInspect }: { g: GroupRecord } & InspectP
                 {s.truncated ? ' (truncated)' : ''}
               </td>
               <td>
-                <button
-                  type="button"
-                  aria-expanded={isOpen}
-                  aria-label={`Inspect sample ${s.sample} of group ${g.prompt}`}
-                  onClick={() => onInspect(isOpen ? null : s.sample)}
-                >
-                  Inspect sample {s.sample}
-                </button>
+                {noSessions !== null ? (
+                  <span className="muted" data-testid="group-no-session">
+                    {noSessions}
+                  </span>
+                ) : (
+                  <button
+                    type="button"
+                    aria-expanded={isOpen}
+                    aria-label={`Inspect sample ${s.sample} of group ${g.prompt}`}
+                    onClick={() => onInspect(isOpen ? null : s.sample)}
+                  >
+                    Inspect sample {s.sample}
+                  </button>
+                )}
               </td>
             </tr>
           );

@@ -17,7 +17,11 @@ import { PairLegend, PairTable } from './PairTable';
 import { SessionPanel } from './SessionPanel';
 import { RunStepHeading, ViewTitle, useShownRun } from '../shared/ViewedRun';
 import { ImportNotice } from '../shared/ImportNotice';
-import { formatEpisodeLink } from '../shared/episodes';
+import { importedOf } from '../shared/runs-table';
+import { noSessionsText } from './import-display';
+import { formatEpisodeLink, parseEpisodeLink } from '../shared/episodes';
+import { useRunStore } from '../state/run-store';
+import { useViewedRun } from '../state/viewed-run';
 import { episodeStepsQuery } from '../queries/episodes';
 import { groupStepsQuery, groupsAtQuery } from '../queries/groups';
 
@@ -59,6 +63,19 @@ export function GroupsView() {
   useEffect(() => {
     if (runId && chosen?.runId !== runId && available.length) setChosen({ runId, step: available.at(-1)! });
   }, [runId, available, chosen]);
+  // A link to a run's step (`#/groups?run=…&step=…`, e.g. from run health) opens that run at that step.
+  useEffect(() => {
+    const open = () => {
+      if (!window.location.hash.startsWith('#/groups?')) return;
+      const { run, step: linked } = parseEpisodeLink(window.location.hash);
+      if (run === null || linked === null) return;
+      useViewedRun.getState().view(run === useRunStore.getState().runId ? null : run);
+      setChosen({ runId: run, step: linked });
+    };
+    open();
+    window.addEventListener('hashchange', open);
+    return () => window.removeEventListener('hashchange', open);
+  }, []);
   const step = chosen && chosen.runId === runId ? chosen.step : null;
   const setStep = (s: number) => {
     if (runId) setChosen({ runId, step: s });
@@ -72,6 +89,8 @@ export function GroupsView() {
   const sorted = useMemo(() => (groups.data ? [...groups.data].sort(order.compare) : []), [groups.data, order]);
 
   const title = <ViewTitle id="groups-title" title="Groups" shown={shown} />;
+  const run = shown.runs.find((r) => r.runId === runId);
+  const noSessions = noSessionsText(run ? importedOf(run) : null);
   if (!runId) {
     return (
       <section aria-labelledby="groups-title" data-testid="groups-view">
@@ -159,7 +178,7 @@ export function GroupsView() {
                 {g.kind === 'dpo-pair' ? (
                   <PairTable g={g} index={groups.data!.indexOf(g) + 1} open={open} onInspect={onInspect} />
                 ) : (
-                  <GroupTable g={g} open={open} onInspect={onInspect} />
+                  <GroupTable g={g} open={open} onInspect={onInspect} noSessions={noSessions} />
                 )}
                 {open !== null && step !== null && (
                   <SessionPanel runId={runId} step={step} at={{ group: g.group, sample: open }} kind={g.kind} />

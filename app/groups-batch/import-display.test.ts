@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BatchRecord, ImportedRunOptions, RunSummary } from '../../worker/protocol';
 import { describeCell } from './batch-cell';
+import { noBatchText, noSessionsText } from './import-display';
 import { recorded, scaleFor } from './batch-colors';
 import { keyParams } from '../shared/runs-table';
 
@@ -53,5 +54,31 @@ describe('an imported run in the views', () => {
     };
     const r: RunSummary = { runId: 'verl-x-1', options, createdAt: 0, status: 'imported', lastStep: 4 };
     expect(keyParams(r)).toBe('verl rollouts · 3.jsonl, 4.jsonl · grouped by input · advantages recomputed');
+  });
+});
+
+describe('what an imported run lacks, in the Groups and Batch views', () => {
+  const withoutIds = { present: ['gts'], missing: [] };
+  const withIds = { present: ['gts', 'response_ids'], missing: [] };
+
+  it('a dump without token ids keeps no sessions: no inspector to open, and the reason instead', () => {
+    expect(noSessionsText(withoutIds)).toBe('none: the dump has no token ids');
+    expect(noSessionsText(withIds)).toBeNull();
+    expect(noSessionsText(null)).toBeNull();
+  });
+
+  it("the Batch view's empty message names the dump's reason for an import, the objective's for a trained run", () => {
+    expect(noBatchText(3, withoutIds)).toBe(
+      'Step 3 has no stored batch: this imported verl dump has no token ids (response_ids), so there is nothing to pack.',
+    );
+    expect(noBatchText(3, withoutIds)).not.toContain('DPO');
+    const large = {
+      ...withIds,
+      missing: [{ field: 'batch size', view: 'Batch' as const, cannot: 'no batch for step 3: more than 10 ids' }],
+    };
+    expect(noBatchText(3, large)).toBe('Step 3 has no stored batch: no batch for step 3: more than 10 ids.');
+    expect(noBatchText(1, null)).toBe(
+      'Step 1 has no stored batch (only GRPO steps are packed; DPO trains one row per sequence).',
+    );
   });
 });

@@ -26,6 +26,14 @@ export async function openStoredRun(run: RunSummary): Promise<void> {
   if (run.checkpointStep !== undefined) useRunStore.setState({ checkpoint: { step: run.checkpointStep } });
 }
 
+/** Run health's flags over a run's stored steps (worker/runs/health.ts), refreshed as steps arrive. */
+export const runHealthQuery = (runId: string, lastStep: number) =>
+  queryOptions({
+    queryKey: keys.runHealth(runId, lastStep),
+    queryFn: () => workbench.runHealth(runId),
+    placeholderData: keepPreviousData,
+  });
+
 export const presetsQuery = () =>
   queryOptions({ queryKey: keys.presets(), queryFn: () => workbench.presets(), staleTime: Infinity });
 
@@ -38,6 +46,9 @@ export const optionProblemsQuery = (options: RunOptions | null) =>
     staleTime: Infinity,
     placeholderData: keepPreviousData,
   });
+
+/** A config JSON read onto its preset's defaults and checked by the worker (the form's "Import config JSON"). */
+export const completeConfig = (config: unknown) => workbench.completeRunOptions(config);
 
 export async function startRun(options: RunOptions): Promise<void> {
   const { receive, begin } = useRunStore.getState();

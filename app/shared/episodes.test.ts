@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { EpisodeSummary } from '../../worker/protocol';
+import type { EpisodeSummary, EpisodeTurnView } from '../../worker/protocol';
 import {
   ALL_EPISODES,
+  actionEndText,
   chainParts,
   countText,
   decodeId,
@@ -10,9 +11,11 @@ import {
   formatEpisodeLink,
   heatColor,
   parseEpisodeLink,
+  policyVersionText,
   replayTurnText,
   resetText,
   tokenLabel,
+  trainedText,
   turnAfterKey,
 } from './episodes';
 
@@ -168,5 +171,31 @@ describe('decoding, turn keys, chains and replays', () => {
       'diverged at token 3: expected "12", got "13"',
     );
     expect(replayTurnText({ turn: 2, identical: false })).toBe('diverged');
+  });
+});
+
+describe("a turn's facts", () => {
+  const turn = (terminated: boolean, status: EpisodeTurnView['observation']['status']) => ({
+    action: { terminated } as EpisodeTurnView['action'],
+    observation: { status } as EpisodeTurnView['observation'],
+  });
+
+  it('an action that stopped at <eos> says so; only the last turn of an ended episode ended it (grpo-guess: turns 1–4 of 5)', () => {
+    for (const i of [0, 1, 2, 3])
+      expect(actionEndText(turn(true, 'running'), i === 4)).toBe('(the action ended at <eos>)');
+    expect(actionEndText(turn(true, 'completed'), true)).toBe('(the action ended at <eos> and ended the episode)');
+    expect(actionEndText(turn(true, 'truncated'), true)).toBe('(the action ended at <eos> and ended the episode)');
+    // A live episode's latest turn: still running, so it ended nothing.
+    expect(actionEndText(turn(true, 'running'), true)).toBe('(the action ended at <eos>)');
+    // Out of ids before <eos>: the observation says max_response_length.
+    expect(actionEndText(turn(false, 'truncated'), true)).toBeNull();
+  });
+
+  it('an imported episode claims no policy version and no update of this workbench', () => {
+    expect(policyVersionText(2, true)).toBe('not trained here');
+    expect(trainedText(true, true)).toBe('not trained here');
+    expect(policyVersionText(2, false)).toBe('2');
+    expect(trainedText(true, false)).toBe('trained on');
+    expect(trainedText(false, false)).toBe('not trained on');
   });
 });

@@ -140,6 +140,31 @@ export const logp4 = (v: number) => (v === -Infinity ? '−∞' : fixed(v, 4));
 export const tokenLabel = (text: string, raw: number | undefined, behavior: number) =>
   `token ${JSON.stringify(text)}: raw log-prob ${raw === undefined ? 'not recorded' : logp4(raw)}, behavior log-prob ${logp4(behavior)}`;
 
+// ---- a turn's facts -------------------------------------------------------------------------------
+
+/**
+ * What a turn says of how its action ended: `terminated` is the action stopping at `<eos>` (the
+ * sampler's finish reason 'stop'), not the episode ending; only the last turn of an episode that is
+ * no longer running ended it. null: the action ran out of ids (its observation says so).
+ */
+export function actionEndText(turn: Pick<EpisodeTurnView, 'action' | 'observation'>, last: boolean): string | null {
+  if (!turn.action.terminated) return null;
+  return last && turn.observation.status !== 'running'
+    ? '(the action ended at <eos> and ended the episode)'
+    : '(the action ended at <eos>)';
+}
+
+/** An imported run (verl rollouts) was trained elsewhere: no update or policy version of this workbench applies. */
+export const NOT_TRAINED_HERE = 'not trained here';
+
+/** A turn's or an episode's policy version as shown: the updates taken, or `not trained here` for an import. */
+export const policyVersionText = (version: number, imported: boolean) =>
+  imported ? NOT_TRAINED_HERE : String(version);
+
+/** Whether an episode carried loss mass in its step's update, in words; `not trained here` for an import. */
+export const trainedText = (trained: boolean, imported: boolean) =>
+  imported ? NOT_TRAINED_HERE : trained ? 'trained on' : 'not trained on';
+
 // ---- decoding --------------------------------------------------------------------------------------
 
 /** A special's vocabulary entry is its name in angle brackets (`<eos>`), not a one-character symbol. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RunOptions, RunSummary } from '../../worker/protocol';
-import { bytesText, filterRuns, keyParams, sortRuns } from './runs-table';
+import type { ImportedRunOptions, RunOptions, RunSummary } from '../../worker/protocol';
+import { bytesText, deleteScope, filterRuns, keyParams, sortRuns } from './runs-table';
 
 const grpo = {
   preset: 'grpo-arith',
@@ -67,5 +67,36 @@ describe('filterRuns', () => {
 describe('bytesText', () => {
   it('uses decimal units', () => {
     expect([bytesText(900), bytesText(412_300), bytesText(1_340_000)]).toEqual(['900 B', '412 kB', '1.3 MB']);
+  });
+});
+
+describe('deleteScope', () => {
+  const imported = (present: string[]): ImportedRunOptions => ({
+    preset: 'verl-import',
+    steps: 3,
+    stepNumbers: [3],
+    files: [{ name: '3.jsonl', rows: 4 }],
+    grouping: 'input',
+    advantages: 'recomputed',
+    present,
+    missing: [],
+    format: 'verl',
+  });
+
+  it('names the checkpoint only for a run that has one', () => {
+    expect(deleteScope(run('a', { lastStep: 2, checkpointStep: 2 }))).toBe(
+      '2 steps with their groups, batches and sessions, and its checkpoint',
+    );
+    expect(deleteScope(run('f', { lastStep: 2 }))).toBe('2 steps with their groups, batches and sessions');
+  });
+
+  it('an imported run: the steps imported and what its dump gave, never a checkpoint', () => {
+    expect(deleteScope(run('v', { status: 'imported', options: imported(['gts']), lastStep: 3 }))).toBe(
+      '1 imported step with its groups',
+    );
+    const ids = { ...imported(['response_ids']), stepNumbers: [3, 4] };
+    expect(deleteScope(run('w', { status: 'imported', options: ids, lastStep: 4 }))).toBe(
+      '2 imported steps with their groups, batches and sessions',
+    );
   });
 });

@@ -94,3 +94,16 @@ export function bytesText(n: number): string {
 export function deletedText(title: string, d: { steps: number; bytes: number }): string {
   return `Deleted ${title}: ${d.steps} step${d.steps === 1 ? '' : 's'} and every other record of it, about ${bytesText(d.bytes)} of stored data freed.`;
 }
+
+/**
+ * What deleting a run removes, as its confirmation says it: the stored steps with the records they
+ * keep, and its checkpoint only when it has one (an imported run and a flow run have none).
+ */
+export function deleteScope(r: Pick<RunSummary, 'status' | 'options' | 'lastStep' | 'checkpointStep'>): string {
+  const imported = importedOf(r);
+  const checkpoint = r.checkpointStep !== undefined ? ', and its checkpoint' : '';
+  if (!imported) return `${r.lastStep} steps with their groups, batches and sessions${checkpoint}`;
+  const n = imported.stepNumbers.length;
+  const kept = imported.present.includes('response_ids') ? 'groups, batches and sessions' : 'groups';
+  return `${n} imported step${n === 1 ? '' : 's'} with ${n === 1 ? 'its' : 'their'} ${kept}${checkpoint}`;
+}

@@ -20,6 +20,13 @@ describe('phaseText', () => {
       'evaluating on 100 held-out problems (greedy)',
     );
   });
+
+  it('says the companion is grading, not that no episode finished sampling (grpo-code)', () => {
+    expect(phaseText({ step: 2, phase: 'grading', done: 17, total: 64, unit: 'programs', at: 0 })).toBe(
+      'grading 17 / 64 programs',
+    );
+    expect(phaseText({ step: 2, phase: 'grading', at: 0 })).toBe('grading');
+  });
 });
 
 describe('timing', () => {

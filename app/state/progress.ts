@@ -23,6 +23,9 @@ export function phaseText(p: PhasePoint): string {
       return p.unit === 'pairs found'
         ? `sampling the base model: ${p.done} / ${p.total} pairs found`
         : `sampling: ${p.done} / ${p.total}${p.unit ? ` ${p.unit}` : ''} finished`;
+    case 'grading':
+      // An environment graded outside the worker (grpo-code: the companion runs each program).
+      return counted ? `grading ${p.done} / ${p.total} ${p.unit ?? 'programs'}` : 'grading';
     case 'training':
       return counted && p.total! > 1
         ? `training: update ${p.done! + 1} of ${p.total}`

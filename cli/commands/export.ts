@@ -1,14 +1,16 @@
 /**
  * `dewpoint export RUN --to verl|trl [--out DIR]`: a run folder (`dewpoint train --save RUN`,
  * cli/run-folder.ts) as the files verl or TRL start from (worker/interop/files.ts): verl's
- * rollouts.parquet, train.parquet and launch.sh; TRL's grpo.jsonl, dpo.jsonl and config.py.
- * They go to `--out DIR` (default RUN/verl or RUN/trl).
+ * rollouts.parquet, train.parquet, val.parquet (the held-out tasks) and launch.sh; TRL's
+ * grpo.jsonl, grpo-eval.jsonl, dpo.jsonl and config.py. They go to `--out DIR` (default RUN/verl
+ * or RUN/trl), one file each (the app hands the same files over as one .zip).
  *
  * `dewpoint export --config run.json --to verl|trl [--out FILE] [--json]`: only the run options
- * the Experiments view shows as "Config as JSON" (checked by the same schema as `train --config`,
- * worker/presets/table.ts), as a verl launch command or a TRL config constructor, followed by every
- * option the target has no equivalent for, printed (and written to `--out FILE`); `--json` prints
- * the whole export (mapped and unmapped options) as JSON instead.
+ * the Experiments view shows as "Config as JSON", or a part of them (completed from the preset's
+ * defaults and checked by the same schema as `train --config`, worker/presets/table.ts), as a verl
+ * launch command or a TRL config constructor, followed by every option the target has no
+ * equivalent for, printed (and written to `--out FILE`); `--json` prints the whole export (mapped
+ * and unmapped options) as JSON instead.
  *
  * Presets the target cannot take (SFT, Flow-GRPO; DPO on verl) end with exit code 1 and the reason.
  */
@@ -17,11 +19,12 @@ import { join } from 'node:path';
 import type { RunOptions } from '../../worker/protocol';
 import { configText, exportFiles } from '../../worker/interop/files';
 import { EXPORT_TARGETS, exportRun, type ExportTarget } from '../../worker/interop/index';
+import { withPresetDefaults } from '../../worker/presets/config-import';
 import { checkRunOptions } from '../../worker/presets/table';
 import { UsageError, parseFlags } from '../args';
 import { readRunFolder } from '../run-folder';
 
-/** The run options in `file`, checked by the schema; a usage error names what is wrong. */
+/** The run options in `file` (a partial config completed from its preset's defaults), checked by the schema; a usage error names what is wrong. */
 export function readRunOptions(file: string): RunOptions {
   let text: string;
   try {
@@ -35,12 +38,14 @@ export function readRunOptions(file: string): RunOptions {
   } catch (e) {
     throw new UsageError(`dewpoint export: --config ${file} is not JSON: ${(e as Error).message}`);
   }
-  const problems = checkRunOptions(options);
+  // A partial config takes its preset's defaults for the rest, as `train --config` and the app's import do.
+  const complete = withPresetDefaults(options) ?? options;
+  const problems = checkRunOptions(complete);
   if (problems.length)
     throw new UsageError(
       `dewpoint export: invalid run options in ${file}:\n${problems.map((p) => `  ${p.message}`).join('\n')}`,
     );
-  return options as RunOptions;
+  return complete as RunOptions;
 }
 
 export function exportCommand(argv: string[]): number {

@@ -6,12 +6,16 @@
  * guess-base) and, with `--journal DIR`, journal every turn there (cli/node-journal.ts) under the
  * run id printed at the start, for `dewpoint episodes export`. `--save DIR` keeps each step's
  * groups and rollouts there (cli/run-folder.ts), for `dewpoint export DIR --to verl|trl`.
- * `--config` takes the run options as the Experiments view shows them ("Config as JSON"): the
- * same schema (worker/presets/schema.ts) checks them, and the flags override their fields.
+ * `--config` takes the run options as the Experiments view shows them ("Config as JSON"), or a
+ * part of them: the options a config leaves out are its preset's defaults (merged as the view's
+ * import merges them, worker/presets/config-import.ts), the same schema (worker/presets/schema.ts)
+ * checks them, and the flags override their fields.
  * `--dataset FILE --reward math|exact|regex|code [--reward-pattern RE] [--held-out N]` (grpo-arith,
  * ppo-arith, dpo-arith) trains on a person's prompt file (.jsonl or .parquet, worker/data/dataset.ts)
  * instead of the arithmetic generator: read here, checked against the base's vocabulary, and
  * carried in the run options' `dataset`; `code` grades in this process as grpo-code does.
+ * Run health (worker/runs/health.ts) is read over the steps so far: `health/<flag>` (1 or 0) on
+ * every `--json` line, and each flag on stderr, with its reason, when it first fires.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -28,9 +32,11 @@ import type {
   PpoEpisodeRunOptions,
   PpoRunOptions,
 } from '../../worker/protocol';
+import { withPresetDefaults } from '../../worker/presets/config-import';
 import { labelAndPath } from '../../worker/presets/fields';
 import { PRESETS, checkRunOptions, episodeRunConfigOf, presetOf, trainerOf } from '../../worker/presets/table';
 import type { TrainerContext } from '../../worker/presets/trainers';
+import { healthFields, runHealth, type StepMetrics } from '../../worker/runs/health';
 import { FileJournal } from '../node-journal';
 import type { JournalRunFile } from './episodes';
 import { RUN_FILE } from './episodes';
@@ -126,16 +132,20 @@ export function cliRunOptions(
     } catch (e) {
       throw new UsageError(`dewpoint train: cannot read --config ${f.config}: ${(e as Error).message}`);
     }
+    let config: unknown;
     try {
-      options = JSON.parse(text) as Record<string, unknown>;
+      config = JSON.parse(text);
     } catch (e) {
       throw new UsageError(`dewpoint train: --config ${f.config} is not JSON: ${(e as Error).message}`);
     }
-    if (!TRAIN_PRESETS.has(String(options.preset))) {
+    const preset = (config as { preset?: unknown } | null)?.preset;
+    if (!TRAIN_PRESETS.has(String(preset))) {
       throw new UsageError(
-        `dewpoint train: the config's preset must be one of ${[...TRAIN_PRESETS.keys()].join(', ')}, got '${String(options.preset)}'`,
+        `dewpoint train: the config's preset must be one of ${[...TRAIN_PRESETS.keys()].join(', ')}, got '${String(preset)}'`,
       );
     }
+    // A partial config takes the preset's defaults for the rest, as the Experiments view's import does.
+    options = withPresetDefaults(config)!;
   } else {
     const name = (f.preset as string | undefined) ?? PRESETS.find((p) => p.cli !== null)!.name;
     const preset = TRAIN_PRESETS.get(name);
@@ -293,10 +303,19 @@ export async function trainCommand(argv: string[]): Promise<number> {
   async function trainLoop(): Promise<void> {
     const first = evalEvery > 0 ? await evaluate(0) : NaN;
     let last = first;
+    // Run health (worker/runs/health.ts) over the steps so far: health/* in --json, each flag on stderr when it first fires.
+    const history: StepMetrics[] = [];
+    const raised = new Set<string>();
     for (let s = 1; s <= steps; s++) {
       const next = await run.next();
       const { metrics } = next;
       if (saver) saver.add(s, next);
+      history.push({ step: s, metrics });
+      for (const flag of runHealth(history)) {
+        if (raised.has(flag.id)) continue;
+        raised.add(flag.id);
+        process.stderr.write(`train ${name}: health: ${flag.id} from step ${flag.step}: ${flag.reason}\n`);
+      }
       const keys = [
         'reward/inside_frac',
         'eval/inside_frac',
@@ -333,7 +352,9 @@ export async function trainCommand(argv: string[]): Promise<number> {
       ];
       print({
         step: s,
-        ...(f.json ? metrics : Object.fromEntries(keys.filter((k) => k in metrics).map((k) => [k, metrics[k]]))),
+        ...(f.json
+          ? { ...metrics, ...healthFields(history) }
+          : Object.fromEntries(keys.filter((k) => k in metrics).map((k) => [k, metrics[k]]))),
       });
       if (evalEvery > 0 && (s % evalEvery === 0 || s === steps)) last = await evaluate(s);
     }

@@ -368,6 +368,14 @@ export interface OptionProblem {
   message: string;
 }
 
+/**
+ * A config JSON (a partial set of run options) read onto its preset's defaults
+ * (worker/presets/config-import.ts): the completed options and their problems (empty: valid), or,
+ * when it names no preset (or is not an object), the problems that say so.
+ */
+export type ConfigCompletion =
+  { ok: true; options: RunOptions; problems: OptionProblem[] } | { ok: false; problems: OptionProblem[] };
+
 export const FIELD_SECTIONS = ['Objective', 'Advantage', 'KL', 'Corrections', 'Sampling', 'Optimizer', 'Run'] as const;
 
 export type FieldSection = (typeof FIELD_SECTIONS)[number];

@@ -88,11 +88,13 @@ export type RunEvent =
  * log-probs before the first update (verl `old_log_prob`, only with several updates per batch),
  * the frozen reference's log-probs (β > 0), training (forward, backward, AdamW), the held-out
  * evaluation, storing the step, writing a checkpoint. `step` covers a trainer that does not
- * report its phases (SFT). DPO's sampling counts the pairs found.
+ * report its phases (SFT). DPO's sampling counts the pairs found. `grading`: an environment whose
+ * steps are graded outside the worker (grpo-code: the companion runs each program) counts them.
  */
 export type StepPhase =
   | 'pretraining'
   | 'sampling'
+  | 'grading'
   | 'old log-probs'
   | 'reference log-probs'
   | 'training'
@@ -396,4 +398,46 @@ export interface ReplayResult {
   /** `identical` or `diverged at turn N` (the first). */
   summary: string;
   turns: { turn: number; identical: boolean; firstDivergentToken?: number; expected?: string; got?: string }[];
+}
+
+/** Run health (worker/runs/health.ts): the thresholds of its flags, each default in HEALTH_DEFAULTS. */
+export interface HealthOptions {
+  /** Steps in each moving mean, and in the start they are compared with. */
+  window: number;
+  /** echo-trap: the within-group std has fallen below (1 − stdDrop) × its start ... */
+  stdDrop: number;
+  /** ... while the mean reward is at most its start + this (rewards in [0, 1]). */
+  minRewardRise: number;
+  /** low-signal: fewer than this fraction of groups carry a nonzero advantage. */
+  minSignalFrac: number;
+  /** entropy: below entropyLow × its start, or above entropyHigh × its start. */
+  entropyLow: number;
+  entropyHigh: number;
+  /** length: the mean response length off its start by more than this fraction. */
+  lengthDrift: number;
+  /** truncation: the truncated fraction above its start + this. */
+  truncatedRise: number;
+  /** diversity: distinct completions per group below (1 − diversityDrop) × its start. */
+  diversityDrop: number;
+  /** grad-spike: the gradient norm above this × the median of the steps before it. */
+  gradSpike: number;
+  /** mismatch: the sampler/trainer KL (k1, per token) above this. */
+  mismatchKl: number;
+}
+
+export type HealthFlagId =
+  'echo-trap' | 'low-signal' | 'entropy' | 'length' | 'truncation' | 'diversity' | 'grad-spike' | 'mismatch';
+
+export interface HealthFlag {
+  id: HealthFlagId;
+  /** The metric it reads. */
+  metric: string;
+  /** The step where it first held. */
+  step: number;
+  /** Whether it holds at the last step. */
+  active: boolean;
+  /** One sentence: what held, the metric and its figures at `step`. */
+  reason: string;
+  /** Where to look at that step. */
+  view: 'Groups' | 'Episodes';
 }

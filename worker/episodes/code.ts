@@ -211,5 +211,6 @@ export function codeKind(grader: CodeGrader | null): EnvironmentKind {
     maxActionTokens: 50,
     demonstrate: (task) => [codeSolution((task.data as CodeTaskData).steps)],
     tokenizer: codeTokenizer,
+    gradedUnit: 'programs',
   };
 }

@@ -136,6 +136,12 @@ export interface EnvironmentKind {
   demonstrate(task: EnvTask): string[];
   /** The tokenizer its environments encode with (default `toolTokenizer()`): its base checkpoint's. */
   tokenizer?: () => CharTokenizer;
+  /**
+   * What one step grades when its steps are graded outside the worker and take long enough to
+   * report ('programs': code, run in the companion); a run reports them as the `grading` phase.
+   * Absent: its steps answer at once.
+   */
+  gradedUnit?: string;
 }
 
 /** A kind's training task stream over `draw` (one seeded draw per task): `take`, `position` (tasks drawn) and `skip`. */

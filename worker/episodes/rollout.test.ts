@@ -189,6 +189,42 @@ describe('collectEpisodes: terminations', () => {
   });
 });
 
+describe('collectEpisodes: progress', () => {
+  it("tells each round's environment steps: 0 of n before the first, then one report per step answered", async () => {
+    const ex = new Map<string, number>();
+    const kind = countingKind((turn) => (turn < 2 ? obs([13]) : obs([], 'done', 1)), ex);
+    const told: [string, number, number][] = [];
+    await collectEpisodes(
+      fakeSampler(),
+      tasks,
+      2,
+      options(kind, {
+        onEnvSteps: (answered, steps) => told.push(['env', answered, steps]),
+        onProgress: (round, finished) => told.push(['round', round, finished]),
+      }),
+    );
+    const round = (r: number, finished: number): [string, number, number][] => [
+      ...[0, 1, 2, 3, 4].map((k): [string, number, number] => ['env', k, 4]),
+      ['round', r, finished],
+    ];
+    expect(told).toEqual([...round(1, 0), ...round(2, 4)]);
+  });
+
+  it('an action that ran out of ids takes no environment step, so none is told', async () => {
+    const told: number[][] = [];
+    await collectEpisodes(
+      fakeSampler(8, true),
+      tasks,
+      2,
+      options(
+        countingKind(() => obs([13]), new Map()),
+        { onEnvSteps: (a, n) => told.push([a, n]) },
+      ),
+    );
+    expect(told).toEqual([]);
+  });
+});
+
 describe('sessionOf an episode: observations are context, actions carry loss', () => {
   it('packs one chain per episode with responseMask on sampled ids only', async () => {
     const kind = countingKind((turn) => (turn < 3 ? obs([13, 14, 15]) : obs([], 'done', turn)), new Map());

@@ -57,6 +57,11 @@ export interface EpisodeRolloutOptions {
   writer?: string;
   /** Told after each round: turns taken so far, episodes finished, episodes. */
   onProgress?: (round: number, finished: number, episodes: number) => void;
+  /**
+   * Told before a round's environment steps and after each one: steps answered so far, steps of
+   * the round (its actions that stopped at EOS; an action that ran out of ids takes none).
+   */
+  onEnvSteps?: (answered: number, steps: number) => void;
   /** Checked before each round: true cancels every running episode. */
   shouldCancel?: () => boolean;
 }
@@ -289,6 +294,9 @@ export async function collectEpisodes(
         throw new Error(`collectEpisodes: the sampler returned ${draws.length} actions for ${live.length} contexts`);
       const sampleMs = performance.now() - t0;
       const records: JournalRecord[] = [];
+      const envSteps = draws.filter((g) => g.finishReason === 'stop').length;
+      let answered = 0;
+      if (envSteps > 0) o.onEnvSteps?.(0, envSteps);
       for (let i = 0; i < live.length; i++) {
         const slot = live[i];
         const g = draws[i];
@@ -309,6 +317,7 @@ export async function collectEpisodes(
           } catch (e) {
             failure = `environment '${kind.name}' step ${slot.transitions.length + 1} failed: ${(e as Error).message}`;
           }
+          o.onEnvSteps?.(++answered, envSteps);
         }
         const envMs = performance.now() - t1;
         slot.ms += sampleMs / live.length + envMs;

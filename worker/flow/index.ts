@@ -1,7 +1,8 @@
 /**
  * Flow-GRPO on 2-D points (issue 15): a rectified-flow policy (an MLP velocity field on `Ops`),
  * Flow-GRPO's SDE sampler with per-step Gaussian log-probs, the Flow-GRPO objective, shape
- * rewards, flow-matching pretraining and the `FlowGrpoRun` trainer. Each module cites its source.
+ * rewards, flow-matching pretraining, the `FlowGrpoRun` trainer and its checkpoint files. Each
+ * module cites its source.
  */
 export { FLOW_2D, flowParamSpecs, validateFlowModelConfig, type FlowModelConfig, type FlowParamSpec } from './config';
 export { VelocityField } from './model';
@@ -35,6 +36,13 @@ export {
   type FlowBase,
   type PretrainOptions,
 } from './pretrain';
+export {
+  FLOW_CHECKPOINT_FILES,
+  flowCheckpointFiles,
+  importFlowCheckpoint,
+  type FlowCheckpointFiles,
+  type LoadedFlowCheckpoint,
+} from './checkpoint';
 export {
   FLOW_GRPO_2D,
   FlowGrpoRun,

@@ -2,7 +2,8 @@
  * The rectified-flow policy's velocity field v_θ(x, t) on `Ops`: parameters, gradients and AdamW
  * moments, activations cached for the last few row counts, and the phases of a training step: `forward` (one
  * readback: the velocities), `backward(dv)` (accumulates gradients), `step` (global-norm clipping
- * and AdamW, worker/model/adamw.ts, one scalar readback). Not the SDE, the objective or a trainer.
+ * and AdamW, worker/model/adamw.ts, one scalar readback). Weights and AdamW state read and load by
+ * parameter name (a checkpoint, flow/checkpoint.ts). Not the SDE, the objective or a trainer.
  *
  * Velocity convention (SD3 / Flow-GRPO): x_t = (1 − t)·x_0 + t·ε, so v = dx/dt = ε − x_0, t = 1
  * noise and t = 0 data; sampling integrates from t = 1 down to 0.
@@ -11,6 +12,7 @@ import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
 import type { AdamWScratch, AdamWSlot, StepOptions } from '../model/adamw';
 import { adamwStep } from '../model/adamw';
+import type { OptimizerState } from '../model/model';
 import { flowBackward } from './backward';
 import type { FlowModelConfig } from './config';
 import { buildInputs, flowParamSpecs, layerDims, validateFlowModelConfig } from './config';
@@ -139,6 +141,41 @@ export class VelocityField {
         throw new Error(`setWeights: '${s.name}' has ${w.length} values, expected ${n} (shape [${s.shape}])`);
       this.ops.upload(this.params.byName.get(s.name)!, w);
     }
+  }
+
+  /** AdamW's state: the step count and both moments by spec name (one read per tensor; between steps only). */
+  async getOptimizerState(): Promise<OptimizerState> {
+    const m = new Map<string, Float32Array>();
+    const v = new Map<string, Float32Array>();
+    for (const [name, t] of this.m.byName) {
+      m.set(name, await this.ops.read(t));
+      v.set(name, await this.ops.read(this.v.byName.get(name)!));
+    }
+    return { t: this.t, m, v };
+  }
+
+  /** Restores AdamW's state; every moment must be present with its exact size (the next step passes `step: t + 1`). */
+  setOptimizerState(s: OptimizerState): void {
+    if (!Number.isInteger(s.t) || s.t < 0)
+      throw new Error(`setOptimizerState: t = ${s.t}; expected a non-negative integer`);
+    for (const [name, t] of this.m.byName) {
+      for (const [which, data] of [
+        ['m', s.m.get(name)],
+        ['v', s.v.get(name)],
+      ] as const) {
+        if (!data) throw new Error(`setOptimizerState: missing ${which} of '${name}' (${t.length} values)`);
+        if (data.length !== t.length)
+          throw new Error(`setOptimizerState: ${which} of '${name}' has ${data.length} values, expected ${t.length}`);
+      }
+    }
+    for (const name of [...s.m.keys(), ...s.v.keys()])
+      if (!this.m.byName.has(name))
+        throw new Error(`setOptimizerState: unknown tensor '${name}' (a state of another flow model config?)`);
+    for (const [name, t] of this.m.byName) {
+      this.ops.upload(t, s.m.get(name)!);
+      this.ops.upload(this.v.byName.get(name)!, s.v.get(name)!);
+    }
+    this.t = s.t;
   }
 
   /** The gradients by spec name (tests, views). */

@@ -4,7 +4,9 @@
  * default: its "prompt"), scored by the shape reward, GRPO group advantages with Flow-GRPO's
  * statistics, zero-advantage samples dropped, then `epochs` × `miniBatches` optimizer steps of the
  * Flow-GRPO objective over the kept transitions, AdamW with global-norm clipping. With β > 0 a
- * frozen copy of the starting weights is the reference. Deterministic in `seed`. Not a UI loop.
+ * frozen copy of the starting weights is the reference. Deterministic in `seed`: every draw of a
+ * batch (starts, SDE noise, shuffles) is seeded by (seed, step), so the step, the weights and
+ * AdamW's state are all a run carries from one batch to the next (`position`, `resumeAt`). Not a UI loop.
  *
  * Reference: yifan123/flow_grpo @ ac4c86e8 `scripts/train_sd3.py` (sampling, `PerPromptStatTracker`, the
  * zero-advantage filter, per-epoch shuffling into mini-batches, one optimizer step per
@@ -16,6 +18,7 @@ import type { Ops } from '../../kernels/ops';
 import { grpoAdvantages } from '../rl/index';
 import type { OptimizerConfig } from '../train/optimizer';
 import { stepOptions } from '../train/optimizer';
+import type { Resumable, ResumePoint, TrainerPosition } from '../train/resume';
 import type { FlowModelConfig } from './config';
 import { FLOW_2D } from './config';
 import { VelocityField } from './model';
@@ -182,12 +185,16 @@ function mean(a: ArrayLike<number>): number {
   return s / Math.max(1, a.length);
 }
 
-export class FlowGrpoRun {
+export class FlowGrpoRun implements Resumable {
   readonly model: VelocityField;
   private readonly reference: VelocityField | null;
   private readonly history = new Map<number, FlowSamples>();
   step = 0;
 
+  /**
+   * `base`: the starting weights, which the reference (β > 0) keeps frozen; a continued run then
+   * loads its trained ones with `resumeAt`.
+   */
   constructor(
     ops: Ops,
     readonly config: FlowGrpoConfig,
@@ -199,6 +206,27 @@ export class FlowGrpoRun {
     this.model.setWeights(base);
     this.reference = config.beta > 0 ? new VelocityField(ops, config.model) : null;
     this.reference?.setWeights(base);
+  }
+
+  /** Batches taken (no task stream: `tasksDrawn` is 0). */
+  position(): TrainerPosition {
+    return { step: this.step, tasksDrawn: 0 };
+  }
+
+  /**
+   * Continues from a checkpoint: the trained weights, AdamW's state and the batch count (every
+   * seed of the next batch derives from it). On a fresh run built from the same starting weights.
+   * The sample clouds of earlier batches (`samples`) are not restored: the store keeps them.
+   */
+  resumeAt(from: ResumePoint): void {
+    const { step } = from.position;
+    if (!Number.isInteger(step) || step < 0)
+      throw new Error(`resumeAt: position.step = ${step}; expected a non-negative integer`);
+    if (this.step !== 0)
+      throw new Error(`resumeAt: this run has already taken ${this.step} batches; resume a freshly constructed run`);
+    this.model.setWeights(from.weights);
+    this.model.setOptimizerState(from.optimizer);
+    this.step = step;
   }
 
   /** The sample cloud of batch `step` (1-based), while it is among the last `keepSamples`. */

@@ -7,15 +7,18 @@
  * verl (`--to verl`):
  * - `rollouts.parquet`: every session of every stored step (RolloutRow's columns), for analysis
  *   next to verl's own `rollout_data_dir` dumps (Dewpoint's import reads it back).
- * - `train.parquet` (and `val.parquet`): the run's distinct prompts — a dataset run's whole training
- *   split (and its held-out split) — in verl's RLHFDataset layout (`data_source`,
+ * - `train.parquet` and `val.parquet`: the run's distinct prompts — a dataset run's whole training
+ *   split — and the held-out tasks — a dataset's held-out split, else the `evalN` held-out tasks
+ *   the run evaluates on (tasks.ts `heldOutPrompts`) — in verl's RLHFDataset layout (`data_source`,
  *   `prompt` as a chat list, `ability`, `reward_model: {style: rule, ground_truth}`,
- *   `extra_info: {split, index}`), for `data.train_files`.
+ *   `extra_info: {split, index}`), for `data.train_files` and `data.val_files` (which the launch
+ *   always sets, and evaluates on every `test_freq` steps).
  * - `launch.sh`: the Hydra overrides (verl.ts) with the unmapped options as comments.
  *
  * TRL (`--to trl`):
- * - `grpo.jsonl` (and `grpo-eval.jsonl`, a dataset's held-out split): `{"prompt", "solution"}` per distinct prompt (GRPOTrainer's dataset; TRL's
- *   `accuracy_reward` reads `solution`).
+ * - `grpo.jsonl` and `grpo-eval.jsonl` (the held-out tasks, as val.parquet): `{"prompt", "solution"}`
+ *   per distinct prompt (GRPOTrainer's train_dataset and eval_dataset, which config.py's
+ *   `eval_strategy="steps"` needs; TRL's `accuracy_reward` reads `solution`).
  * - `dpo.jsonl`: `{"prompt", "chosen", "rejected"}`: a DPO run's pairs, or a GRPO run's groups'
  *   best and worst completions where their rewards differ.
  * - `config.py`: the GRPOConfig/DPOConfig/PPOConfig keyword arguments (trl.ts), unmapped options
@@ -29,6 +32,7 @@ import type { ExportFailure } from './types';
 import type { TrlExport } from './trl';
 import type { VerlExport } from './verl';
 import { splitDataset } from '../data/dataset';
+import { heldOutPrompts } from './tasks';
 import { presetOf } from '../presets/table';
 import { importedOptions } from './verl-import';
 import type { RunStore } from '../store/run-store';
@@ -211,7 +215,8 @@ export function exportFiles(
   const config = exportRun(options, to);
   if (!config.ok) return config;
   const rows = steps.flatMap((s) => s.rows);
-  // A dataset run: its file's training split and held-out split. Otherwise the prompts the run sampled.
+  // A dataset run: its file's training split and held-out split. Otherwise the prompts the run
+  // sampled, and the held-out tasks it evaluates on (verl's launch always names val files).
   const dataset = 'dataset' in options ? options.dataset : undefined;
   const split = dataset ? splitDataset(dataset.records, dataset.heldOut) : null;
   const asPrompts = (ids: readonly number[]) =>
@@ -219,7 +224,7 @@ export function exportFiles(
   const prompts = split
     ? asPrompts(split.train)
     : distinctPrompts(steps.flatMap((s) => s.groups.map((g) => ({ input: g.prompt, gts: g.answer }))));
-  const heldOut = split ? asPrompts(split.heldOut) : [];
+  const heldOut = split ? asPrompts(split.heldOut) : heldOutPrompts(options);
   const text = (name: string, body: string, mime = 'text/plain'): ExportFile => ({
     name,
     mime,
@@ -227,7 +232,10 @@ export function exportFiles(
   });
   if (to === 'verl') {
     const source = verlDataSource(options);
-    const launch = configText(options, config).replace('\n# Not mapped', `\n# ${source.note}\n# Not mapped`);
+    const data = heldOut.length
+      ? `# Beside this script: TRAIN_FILES=train.parquet (${prompts.length} prompts), VAL_FILES=val.parquet (${heldOut.length} held-out tasks)`
+      : `# Beside this script: TRAIN_FILES=train.parquet (${prompts.length} prompts); the dataset holds nothing out: point VAL_FILES at prompts of your own`;
+    const launch = configText(options, config).replace('\n# Not mapped', `\n${data}\n# ${source.note}\n# Not mapped`);
     return {
       ok: true,
       files: [
@@ -251,13 +259,20 @@ export function exportFiles(
     };
   }
   const pairs = preferencePairs(steps);
+  const data = heldOut.length
+    ? `# Beside this file: grpo.jsonl (${prompts.length} prompts) and grpo-eval.jsonl (${heldOut.length} held-out tasks), {prompt, solution} lines: GRPOTrainer's train_dataset and eval_dataset; dpo.jsonl (${pairs.length} preference pairs): DPOTrainer's`
+    : `# Beside this file: grpo.jsonl (${prompts.length} prompts), {prompt, solution} lines: GRPOTrainer's train_dataset; dpo.jsonl (${pairs.length} preference pairs): DPOTrainer's`;
   return {
     ok: true,
     files: [
       { name: 'grpo.jsonl', mime: 'application/jsonl', bytes: trlGrpoJsonl(prompts) },
       ...(heldOut.length ? [{ name: 'grpo-eval.jsonl', mime: 'application/jsonl', bytes: trlGrpoJsonl(heldOut) }] : []),
       { name: 'dpo.jsonl', mime: 'application/jsonl', bytes: trlDpoJsonl(pairs) },
-      text('config.py', configText(options, config), 'text/x-python'),
+      text(
+        'config.py',
+        configText(options, config).replace('\n# Not mapped', `\n${data}\n# Not mapped`),
+        'text/x-python',
+      ),
     ],
   };
 }

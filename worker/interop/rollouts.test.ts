@@ -208,30 +208,30 @@ describe('export then import', () => {
 describe('exportFiles', () => {
   const names = (r: ReturnType<typeof exportFiles>) => (r.ok ? r.files.map((f) => f.name) : r.reason);
 
-  it('gives verl rollouts, prompts and launch, and TRL datasets and config', () => {
+  it('gives verl rollouts, prompts, held-out tasks and launch, and TRL datasets and config', () => {
     const steps = [{ step: 1, groups, rows }];
     expect(names(exportFiles(defaultsOf('grpo-arith'), steps, 'verl'))).toEqual([
       'rollouts.parquet',
       'train.parquet',
+      'val.parquet',
       'launch.sh',
     ]);
     const trl = exportFiles(defaultsOf('grpo-arith'), steps, 'trl');
-    expect(names(trl)).toEqual(['grpo.jsonl', 'dpo.jsonl', 'config.py']);
+    expect(names(trl)).toEqual(['grpo.jsonl', 'grpo-eval.jsonl', 'dpo.jsonl', 'config.py']);
     if (!trl.ok) throw new Error(trl.reason);
-    const grpo = new TextDecoder()
-      .decode(trl.files[0].bytes)
+    const file = (name: string) => new TextDecoder().decode(trl.files.find((f) => f.name === name)!.bytes);
+    const grpo = file('grpo.jsonl')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { prompt: string; solution: string });
     expect(grpo).toEqual(distinctPrompts(rows).map((p) => ({ prompt: p.prompt, solution: p.answer })));
-    const dpo = new TextDecoder()
-      .decode(trl.files[1].bytes)
+    const dpo = file('dpo.jsonl')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, string>);
     expect(dpo.length).toBe(preferencePairs(steps).length);
     expect(dpo.length).toBeGreaterThan(0);
-    expect(new TextDecoder().decode(trl.files[2].bytes)).toContain('GRPOConfig(');
+    expect(file('config.py')).toContain('GRPOConfig(');
   });
 
   it("gives a dataset run's training split as the prompts and its held-out split as val / eval", async () => {

@@ -2,10 +2,14 @@
  * What a preset's task or environment is, in the words an export's unmapped list uses: neither
  * verl's nor TRL's config names a dataset or a reward, so the task itself (the `preset`) is
  * always listed, with what to supply instead. The words and the refusals are the preset table's
- * (worker/presets/table.ts, each entry's `export`).
+ * (worker/presets/table.ts, each entry's `export`). And the held-out tasks a built-in task's run
+ * evaluates on, for the export's val.parquet / grpo-eval.jsonl.
  */
 import type { RunOptions } from '../contract/options';
-import { presetOf } from '../presets/table';
+import { heldOut, type ArithOptions } from '../data/arith';
+import { resolveKind } from '../episodes/kinds';
+import { episodeRunConfigOf, presetOf } from '../presets/table';
+import type { PromptRow } from './rollouts';
 
 /** Why `target` cannot take a run of this preset (SFT, Flow-GRPO; DPO on verl), or null when it can. */
 export function unsupported(o: RunOptions, target: 'verl' | 'trl'): string | null {
@@ -33,4 +37,22 @@ export function taskOf(o: RunOptions): string {
   return base
     ? `${task.replace('public/checkpoints/arith-base', `the model ${base.name}`)} (a Hugging Face folder: set MODEL_PATH to it)`
     : task;
+}
+
+/**
+ * The held-out tasks a run of a built-in task evaluates on, as its trainer picks them: the first
+ * `evalN` of its environment kind's `heldOut(n)` (worker/train/grpo-episodes.ts; fewer where the
+ * kind has fewer, grpo-code's 62), else of the arithmetic generator's held-out problems for the
+ * trainer's task options (worker/train/task-source.ts, worker/data/arith.ts `heldOut`), in their
+ * fixed order. None for a dataset run (its file's held-out split is the export's) or a preset with
+ * no such tasks (Flow-GRPO).
+ */
+export function heldOutPrompts(o: RunOptions): PromptRow[] {
+  if ('dataset' in o && o.dataset) return [];
+  const rows = (tasks: readonly PromptRow[]) => tasks.map((t) => ({ prompt: t.prompt, answer: t.answer }));
+  const episodes = episodeRunConfigOf(o);
+  if (episodes) return rows(resolveKind(episodes.environment).heldOut(episodes.evalN));
+  // The single-turn trainers' configs (GrpoConfig, PpoConfig, DpoConfig) carry the arithmetic task options.
+  const config = presetOf(o).config(o) as { task?: ArithOptions; evalN?: number };
+  return config.task && config.evalN ? rows(heldOut(config.evalN, config.task)) : [];
 }

@@ -12,6 +12,7 @@ import { checkpointTokenizer, importCheckpoint } from '../model/checkpoint';
 import { InvalidConfigError } from '../contract/errors';
 import type { BaseModelRunOptions, RunOptions } from '../contract/options';
 import { presetOf, type BaseName } from '../presets/table';
+import { modelCheckpointFiles } from '../presets/trainers';
 import type { RunStore } from '../store/run-store';
 
 /** A run's own model (`base`), when it has one. */
@@ -86,7 +87,7 @@ export class Bases {
           throw new Error(
             `${notHeld(picked)}, and run '${runId}' has no checkpoint of it: pick the model folder again (Use this model)`,
           );
-        return checkpointTokenizer(files).tokenizer;
+        return checkpointTokenizer(modelCheckpointFiles(files, `run '${runId}'s checkpoint`)).tokenizer;
       })();
       this.pickedTokenizers.set(picked.id, tok);
     }
@@ -130,7 +131,7 @@ export class Bases {
       );
     }
     try {
-      return importCheckpoint(held ?? own!.files);
+      return importCheckpoint(held ?? modelCheckpointFiles(own!.files, 'it'));
     } catch (e) {
       throw new Error(
         `could not read the model '${picked.name}' (${held ? "this worker's copy" : `the run's checkpoint at step ${own!.step}`}): ${(e as Error).message}`,

@@ -8,13 +8,11 @@
  * The trainer comes from the preset table (worker/presets/table.ts); nothing here names a preset.
  */
 import type { Ops } from '../../kernels/ops';
-import type { CheckpointFiles } from '../model/checkpoint';
-import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { RunOptions } from '../contract/options';
 import type { PhaseReport, RunEvent, RunStatus } from '../contract/records';
 import type { RunBackendChoice } from '../contract/system';
 import { presetOf } from '../presets/table';
-import type { Trainer } from '../presets/trainers';
+import type { RunCheckpointFiles, Trainer } from '../presets/trainers';
 import type { ResumeRecord, RunStore } from '../store/run-store';
 import { StorageFullError } from '../store/run-store';
 
@@ -31,7 +29,7 @@ export interface ActiveRun {
 /** Where a continued run starts: the stored checkpoint and what resuming it needs. */
 export interface From {
   step: number;
-  files: CheckpointFiles;
+  files: RunCheckpointFiles;
   resume: ResumeRecord;
 }
 
@@ -97,22 +95,27 @@ export async function runLoop(
     const choice = services.backendChoice();
     await store.setBackend(runId, services.ops().backend, choice ?? undefined);
     const trainer = await services.trainer(o, runId, writer);
-    if (from) trainer.run.resumeAt({ ...from.resume, weights: importCheckpoint(from.files).weights });
+    if (from) {
+      if (!trainer.checkpoints) throw new Error(`${o.preset} runs keep no checkpoint: start a new run`);
+      trainer.checkpoints.resume(from);
+    }
+    // What an evaluation is announced as: the items it scores (an environment may have fewer held-out tasks than evalN).
+    const evalN = trainer.evalCount ?? o.evalN;
     /** The last step stored, and the step of the run's checkpoint (the one continuing would start from). */
     let committed = from?.step ?? 0;
     let checkpointed = from?.step ?? null;
     const checkpoint = async (step: number) => {
-      if (!trainer.model || !trainer.tok) return;
+      if (!trainer.checkpoints) return;
       phase(step)('checkpointing');
-      const files = await exportCheckpoint(trainer.model, trainer.tok, {
+      // The files of the trainer's kind (a language model's folder, the flow policy's) and, beside
+      // them, AdamW's state and the trainer's position: a checkpoint a run can continue from.
+      const { files, resume } = await trainer.checkpoints.write({
         kind: 'dewpoint-checkpoint',
         trainedWith: `Experiments view (${o.preset})`,
         runId,
         step,
         [o.preset.split('-')[0]]: checkpointConfig(trainer.config),
       });
-      // With AdamW's state and the trainer's position, the checkpoint is one a run can continue from.
-      const resume = { optimizer: await trainer.model.getOptimizerState(), position: trainer.run.position() };
       await store.saveCheckpoint(runId, step, files, resume);
       checkpointed = step;
       emit({ type: 'checkpoint', runId, step, bytes: Object.values(files).reduce((n, f) => n + f.byteLength, 0) });
@@ -123,7 +126,7 @@ export async function runLoop(
     if (!from && presetOf(o).base !== null) await checkpoint(0);
     // The held-out accuracy before any update, so the accuracy curve starts where the model started.
     if (!from && o.evalEvery > 0) {
-      phase(0)('evaluating', 0, o.evalN, 'problems');
+      phase(0)('evaluating', 0, evalN, 'problems');
       const t0 = performance.now();
       trainer.onProgress?.(phase(0));
       const ev = await trainer.evaluate();
@@ -155,7 +158,7 @@ export async function runLoop(
           'stopped',
           committed === 0
             ? 'stopped before the first step'
-            : trainer.model
+            : trainer.checkpoints
               ? `stopped after step ${committed}; continue from its checkpoint`
               : `stopped after step ${committed} (this run keeps no checkpoint to continue from)`,
         );
@@ -169,7 +172,7 @@ export async function runLoop(
       trainer.onProgress?.(null);
       let evaluation;
       if (o.evalEvery > 0 && (step % o.evalEvery === 0 || step === o.steps)) {
-        report('evaluating', 0, o.evalN, 'problems');
+        report('evaluating', 0, evalN, 'problems');
         const ev = await trainer.evaluate();
         evaluation = { step, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n };
         emit({

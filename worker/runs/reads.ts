@@ -13,11 +13,19 @@ import { importedEpisodeDetail, importedEpisodeSummaries, importedReplay } from 
 import { importedOptions } from '../interop/verl-import';
 import { charTokenizer } from '../model/checkpoint';
 import type { RunOptions } from '../contract/options';
-import type { EpisodeDetail, EpisodeSummary, FlowField, ReplayResult } from '../contract/records';
+import type {
+  EpisodeDetail,
+  EpisodeSummary,
+  FlowField,
+  HealthFlag,
+  HealthOptions,
+  ReplayResult,
+} from '../contract/records';
 import { episodeRunConfigOf, presetOf } from '../presets/table';
 import type { RunStore } from '../store/run-store';
 import { configuredKind } from '../train/grpo-episodes';
 import type { Bases } from './bases';
+import { runHealth } from './health';
 
 /** One stored run as the views read it. */
 export interface RunReader {
@@ -34,6 +42,8 @@ export interface RunReader {
   flowField(size: number): Promise<FlowField | null>;
   /** Why the run cannot continue here whatever its state (an imported run), or null. */
   neverContinues(): string | null;
+  /** The run-health flags its stored metrics raise (runs/health.ts). */
+  health(options: Partial<HealthOptions>): Promise<HealthFlag[]>;
 }
 
 export class RunReads {
@@ -72,6 +82,7 @@ export class RunReads {
       flowField: async () => null,
       neverContinues: () =>
         `run '${runId}' was imported from verl rollouts: it was trained by verl and has nothing to continue here`,
+      health: async (options) => runHealth(await store.stepMetrics(runId), options),
     };
   }
 
@@ -115,6 +126,8 @@ export class RunReads {
         return flow ? rewardGrid(flow(o!).reward, FLOW_VIEW_BOX, size) : null;
       },
       neverContinues: () => null,
+      health: async (options) =>
+        runHealth(await store.stepMetrics(runId), options, o && episodeRunConfigOf(o) ? 'Episodes' : 'Groups'),
     };
   }
 

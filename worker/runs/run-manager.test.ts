@@ -102,6 +102,62 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
     }
   });
 
+  it('stopped after step 1 and continued from its checkpoint, a Flow-GRPO run computes the steps and clouds of one that never stopped, without pretraining again', async () => {
+    const store = await openIdbStore('dewpoint-continue-flow');
+    // β > 0: the checkpoint must carry the pretrained reference as well as the trained policy.
+    const options = {
+      ...PRESETS.find((p) => p.name === 'flowgrpo-2d')!.defaults,
+      steps: 3,
+      groups: 4,
+      group: 4,
+      sdeSteps: 4,
+      beta: 0.5,
+      lr: 3e-3,
+      pretrainSteps: 20,
+      evalEvery: 2,
+      evalN: 16,
+      checkpointEvery: 0,
+    } as RunOptions;
+    const whole = await drive(manager(store), (emit) => manager(store).start(options, emit));
+    expect(whole.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
+    const reference = await history(store, whole.id);
+    expect(reference.map((s) => s.step)).toEqual([1, 2, 3]);
+    // Not vacuous: every step trains (a lost AdamW state, step count or reference would show in the metrics).
+    expect(reference.every((s) => s['rl/carried_frac'] > 0 && s['opt/grad_norm'] > 0 && s['loss/kl'] > 0)).toBe(true);
+
+    const m = manager(store);
+    const first = await drive(m, (emit) => m.start(options, emit), 1);
+    expect(first.events.at(-1)).toMatchObject({
+      type: 'status',
+      status: 'stopped',
+      message: 'stopped after step 1; continue from its checkpoint',
+    });
+    expect((await m.listRuns()).find((r) => r.runId === first.id)).toMatchObject({
+      status: 'stopped',
+      lastStep: 1,
+      checkpointStep: 1,
+    });
+    const files = (await store.latestCheckpoint(first.id))!.files;
+    expect(Object.keys(files).sort()).toEqual([
+      'config.json',
+      'dewpoint.json',
+      'model.safetensors',
+      'reference.safetensors',
+    ]);
+
+    const again = await drive(m, (emit) =>
+      m.continue(first.id, emit).then((r) => expect(r).toEqual({ ok: true, fromStep: 1 })),
+    );
+    expect(again.events.filter((e) => e.type === 'step').map((e) => e.type === 'step' && e.step)).toEqual([2, 3]);
+    expect(again.events.some((e) => e.type === 'phase' && e.phase === 'pretraining')).toBe(false);
+    expect(again.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
+    expect(await history(store, first.id)).toEqual(reference);
+    for (const step of [2, 3]) expect(await store.flowAt(first.id, step)).toEqual(await store.flowAt(whole.id, step));
+    expect((await store.evaluations(first.id)).filter((e) => e.step > 1)).toEqual(
+      (await store.evaluations(whole.id)).filter((e) => e.step > 1),
+    );
+  });
+
   it('stopped during a step, a run commits that step, reports it as the last one, writes its checkpoint and continues from it', async () => {
     const store = await openIdbStore('dewpoint-stop-mid-step');
     const options = { ...GRPO, steps: 3, checkpointEvery: 0 } as RunOptions;

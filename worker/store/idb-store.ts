@@ -12,7 +12,7 @@
  */
 import type { DBSchema, IDBPDatabase } from 'idb';
 import { openDB } from 'idb';
-import type { CheckpointFiles } from '../model/checkpoint';
+import type { RunCheckpointFiles } from '../presets/trainers';
 import type { BatchRecord, FlowCloud, GroupRecord, RunStatus } from '../contract/records';
 import type { BackendName, RunBackendChoice } from '../contract/system';
 import type { JournalSchema } from './idb-journal';
@@ -38,7 +38,7 @@ interface Schema extends DBSchema, JournalSchema {
     indexes: { byRun: string };
   };
   batches: { key: [string, number]; value: { runId: string; step: number; batch: BatchRecord } };
-  checkpoints: { key: string; value: { runId: string; step: number; files: CheckpointFiles } };
+  checkpoints: { key: string; value: { runId: string; step: number; files: RunCheckpointFiles } };
   sessions: { key: [string, number]; value: { runId: string; step: number } & SessionsRow };
   resume: { key: string; value: { runId: string; step: number } & ResumeRecord };
 }
@@ -170,7 +170,7 @@ export class IdbRunStore implements RunStore {
     return { steps: steps.filter((s) => s.step > 0).length, bytes };
   }
 
-  async saveCheckpoint(runId: string, step: number, files: CheckpointFiles, resume?: ResumeRecord) {
+  async saveCheckpoint(runId: string, step: number, files: RunCheckpointFiles, resume?: ResumeRecord) {
     const tx = this.db.transaction(['runs', 'checkpoints', 'resume'], 'readwrite', { durability: 'strict' });
     const run = await tx.objectStore('runs').get(runId);
     if (!run) throw new Error(`run store: no run '${runId}'`);

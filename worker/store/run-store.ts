@@ -7,10 +7,9 @@
 import type { RunOptions } from '../contract/options';
 import type { BatchRecord, FlowCloud, GroupRecord, RunStatus, RunSummary, SessionRecord } from '../contract/records';
 import type { BackendName, RunBackendChoice } from '../contract/system';
-import type { CheckpointFiles } from '../model/checkpoint';
-import type { OptimizerState } from '../model/model';
+import type { RunCheckpointFiles } from '../presets/trainers';
 import type { Session } from '../rl/types';
-import type { TrainerPosition } from '../train/resume';
+import type { ResumeRecord } from '../train/resume';
 import type { EpisodeJournal } from '../episodes/journal';
 import { MemoryJournal } from '../episodes/journal';
 import type { SessionsRow } from './sessions-codec';
@@ -48,11 +47,8 @@ export interface StepCommit {
   flow?: FlowCloud;
 }
 
-/** Beside a checkpoint's files, what continuing from it needs. */
-export interface ResumeRecord {
-  optimizer: OptimizerState;
-  position: TrainerPosition;
-}
+/** Beside a checkpoint's files, what continuing from it needs (defined with the trainers' positions). */
+export type { ResumeRecord };
 
 /** What a person may change on a stored run: its name and notes. */
 export interface RunMeta {
@@ -111,7 +107,7 @@ export interface RunStore {
    * Replaces the run's checkpoint. With `resume`, the run's `checkpointStep` becomes `step` in the
    * same write; without, the run no longer has a checkpoint to continue from.
    */
-  saveCheckpoint(runId: string, step: number, files: CheckpointFiles, resume?: ResumeRecord): Promise<void>;
+  saveCheckpoint(runId: string, step: number, files: RunCheckpointFiles, resume?: ResumeRecord): Promise<void>;
   /** Deletes every step after `step` (metrics, groups, batch, sessions) and sets lastStep to it, atomically. */
   truncateAfter(runId: string, step: number): Promise<void>;
   listRuns(): Promise<RunRecord[]>;
@@ -123,9 +119,9 @@ export interface RunStore {
   /** A Flow-GRPO step's sample cloud, or null when that step has none. */
   flowAt(runId: string, step: number): Promise<FlowCloud | null>;
   sessionsAt(runId: string, step: number): Promise<SessionRecord[] | null>;
-  latestCheckpoint(runId: string): Promise<{ step: number; files: CheckpointFiles } | null>;
+  latestCheckpoint(runId: string): Promise<{ step: number; files: RunCheckpointFiles } | null>;
   /** The latest checkpoint with its AdamW state and trainer position, or null when it has none. */
-  resumePoint(runId: string): Promise<{ step: number; files: CheckpointFiles; resume: ResumeRecord } | null>;
+  resumePoint(runId: string): Promise<{ step: number; files: RunCheckpointFiles; resume: ResumeRecord } | null>;
 }
 
 /** The run with a name and notes edit applied: an empty name or notes removes the field. */
@@ -150,7 +146,7 @@ export class MemoryRunStore implements RunStore {
   readonly journal = new MemoryJournal();
   private readonly runs = new Map<string, RunRecord>();
   private readonly steps = new Map<string, (Omit<StepCommit, 'sessions'> & { sessions?: SessionsRow })[]>();
-  private readonly checkpoints = new Map<string, { step: number; files: CheckpointFiles; resume?: ResumeRecord }>();
+  private readonly checkpoints = new Map<string, { step: number; files: RunCheckpointFiles; resume?: ResumeRecord }>();
 
   async putRun(run: RunRecord) {
     this.runs.set(run.runId, { ...run });
@@ -194,7 +190,7 @@ export class MemoryRunStore implements RunStore {
     return { steps: steps.filter((s) => s.step > 0).length, bytes };
   }
 
-  async saveCheckpoint(runId: string, step: number, files: CheckpointFiles, resume?: ResumeRecord) {
+  async saveCheckpoint(runId: string, step: number, files: RunCheckpointFiles, resume?: ResumeRecord) {
     const run = this.require(runId);
     this.checkpoints.set(runId, { step, files, ...(resume ? { resume } : {}) });
     if (resume) run.checkpointStep = step;
@@ -294,7 +290,7 @@ export class DeferredRunStore implements RunStore {
   setBackend = (runId: string, backend: BackendName, choice?: RunBackendChoice) =>
     this.call('setBackend', runId, backend, choice);
   deleteRun = (runId: string) => this.call('deleteRun', runId);
-  saveCheckpoint = (runId: string, step: number, files: CheckpointFiles, resume?: ResumeRecord) =>
+  saveCheckpoint = (runId: string, step: number, files: RunCheckpointFiles, resume?: ResumeRecord) =>
     this.call('saveCheckpoint', runId, step, files, resume);
   truncateAfter = (runId: string, step: number) => this.call('truncateAfter', runId, step);
   listRuns = () => this.call('listRuns');

@@ -8,7 +8,11 @@ import { modelPreset } from '../model/config';
 import { Model } from '../model/model';
 import type { ResumePoint } from './resume';
 import type { GrpoEpisodeConfig } from './grpo-episodes';
-import { GRPO_CALC, GrpoEpisodeRun } from './grpo-episodes';
+import { GRPO_CALC, GRPO_CODE, GrpoEpisodeRun } from './grpo-episodes';
+import type { PhaseReport } from '../contract/records';
+import { readCheckpointDir } from '../model/node-checkpoint-dir';
+import { grpoTrainer } from '../presets/trainers';
+import type { CodeGrader } from '../rewards/code-grader';
 
 /** A randomly initialised tiny model over the tool vocabulary, with room for calc episodes. */
 async function tinyToolBase() {
@@ -80,5 +84,35 @@ describe('GrpoEpisodeRun (CPU, tiny model)', () => {
     // Turns after the crash were written by the second loop; none was committed twice (the journal refuses that).
     const writers = new Set((await journal.load('r', 2)).map((r) => r.writer));
     expect(writers).toEqual(new Set(['first', 'second']));
+  });
+});
+
+describe('GrpoEpisodeRun on code (CPU, the shipped code-base, a grader standing in for the companion)', () => {
+  it("reports the companion's grading as `grading k / n programs` after sampling, and says it evaluates the 62 held-out tasks it has when evalN asks for 100", async () => {
+    const base = importCheckpoint(readCheckpointDir('public/checkpoints/code-base'));
+    const graded: string[] = [];
+    const grader: CodeGrader = async (r) => {
+      graded.push(r.completion);
+      return { reward: 1, program: 'print(2)', cases: [] };
+    };
+    const run = new GrpoEpisodeRun(createCpuOps(), { ...GRPO_CODE, prompts: 2, group: 2, evalN: 100 }, base, null, {
+      codeGrader: grader,
+    });
+    const phases: Parameters<PhaseReport>[] = [];
+    run.onProgress = (...report) => phases.push(report);
+    await run.next();
+    // The base writes programs that end at EOS: every one of them is graded, one report each.
+    expect(graded.length).toBeGreaterThan(0);
+    const n = graded.length;
+    const grading = phases.filter(([p]) => p === 'grading');
+    expect(grading).toEqual(Array.from({ length: n + 1 }, (_, k) => ['grading', k, n, 'programs']));
+    const at = (p: Parameters<PhaseReport>) => phases.indexOf(p);
+    expect(at(grading[0])).toBeGreaterThan(phases.findIndex(([p, done]) => p === 'sampling' && done === 0));
+    expect(at(grading.at(-1)!)).toBeLessThan(phases.findIndex(([p, done]) => p === 'sampling' && done === 4));
+
+    expect(run.heldOutCount).toBe(62);
+    expect(grpoTrainer(run, run.config, base.tokenizer).evalCount).toBe(62);
+    graded.length = 0;
+    expect((await run.evaluate()).n).toBe(62);
   });
 });

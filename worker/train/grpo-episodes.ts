@@ -149,6 +149,7 @@ export class GrpoEpisodeRun {
   private readonly stream: ReturnType<EnvironmentKind['trainTasks']>;
   private readonly heldOutTasks: EnvTask[];
   step = 0;
+  /** Tells where the step under way is: sampling n / N episodes, then (a graded environment) grading k / n steps. */
   onProgress: PhaseReport | null = null;
 
   /** `journal`: commit every turn there, under run `runId`, as `writer` (recovery reads it back). */
@@ -203,6 +204,7 @@ export class GrpoEpisodeRun {
           }
         : {}),
       onProgress: (_round, finished) => this.onProgress?.('sampling', finished, total, 'episodes'),
+      ...(this.kind.gradedUnit ? { onEnvSteps: (answered, steps) => this.grading(answered, steps) } : {}),
     });
     const tSample = performance.now();
     const sessions = episodes.map(trainingSession);
@@ -248,6 +250,16 @@ export class GrpoEpisodeRun {
       oldLogp: trained.oldLogp,
       updates: trained.updates,
     };
+  }
+
+  /** A graded environment's steps of the round under way, as the `grading` phase (code: `grading 3 / 64 programs`). */
+  private grading(answered: number, steps: number): void {
+    this.onProgress?.('grading', answered, steps, this.kind.gradedUnit);
+  }
+
+  /** How many held-out tasks `evaluate()` scores: the config's evalN, or all the environment has when it has fewer (code: 62). */
+  get heldOutCount(): number {
+    return this.heldOutTasks.length;
   }
 
   evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {

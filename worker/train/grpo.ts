@@ -477,6 +477,7 @@ export function batchMetrics(
     ...t.last?.metrics,
     'reward/mean': mean,
     'reward/std': std,
+    ...groupSpread(sessions),
     'response/mean_length': sampledTokens / sessions.length,
     'response/truncated_frac': sessions.filter((s) => s.status === 'truncated').length / sessions.length,
     'opt/lr': c.lr,
@@ -489,6 +490,31 @@ export function batchMetrics(
     'perf/step_ms': t.tTrain - t0,
     'perf/tokens_per_s': (t.packed.realTokens + sampledTokens) / ((t.tTrain - t0) / 1000),
   };
+}
+
+/**
+ * How much the members of each advantage group (sessions of one task and group) differ, averaged
+ * over groups: `reward/group_std_mean` the population std of their rewards, `response/distinct_frac`
+ * distinct completions (every call's sampled ids) per member. Run health reads both (runs/health.ts).
+ */
+export function groupSpread(sessions: readonly Session[]): Record<string, number> {
+  const groups = new Map<string, Session[]>();
+  for (const s of sessions) {
+    const key = `${s.task}\u0000${s.group}`;
+    const g = groups.get(key);
+    if (g) g.push(s);
+    else groups.set(key, [s]);
+  }
+  let std = 0;
+  let distinct = 0;
+  for (const g of groups.values()) {
+    const r = g.map((s) => s.reward ?? 0);
+    const m = r.reduce((a, b) => a + b, 0) / r.length;
+    std += Math.sqrt(r.reduce((a, b) => a + (b - m) ** 2, 0) / r.length);
+    distinct += new Set(g.map((s) => s.calls.map((c) => Array.from(c.sampledIds).join(',')).join('|'))).size / g.length;
+  }
+  const n = groups.size || 1;
+  return { 'reward/group_std_mean': std / n, 'response/distinct_frac': distinct / n };
 }
 
 /**

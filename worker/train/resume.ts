@@ -32,11 +32,15 @@ export interface TrainerPosition {
   dpo?: { sampled: number; pending: PendingPair[] };
 }
 
-/** Everything a freshly constructed trainer loads to continue: position, weights, AdamW state. */
-export interface ResumePoint {
-  position: TrainerPosition;
-  weights: ReadonlyMap<string, Float32Array>;
+/** Beside a checkpoint's files (the weights), what continuing from it needs: the store keeps it with them. */
+export interface ResumeRecord {
   optimizer: OptimizerState;
+  position: TrainerPosition;
+}
+
+/** Everything a freshly constructed trainer loads to continue: position, weights, AdamW state. */
+export interface ResumePoint extends ResumeRecord {
+  weights: ReadonlyMap<string, Float32Array>;
 }
 
 /** A trainer that can say where it stands and continue from there. */
