@@ -19,6 +19,10 @@ test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome an
   // CI saw only 'finished'): wait for the end; controls.spec.ts covers a run while it runs.
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
   await expect(page.getByTestId('run-step')).toHaveText('2');
+  // An ended run's time is the stored one, the runs table's Duration, not this tab's clock.
+  await expect(page.getByTestId('run-timing')).toHaveText(/^Computed in .+ · [\d.]+ s per step$/);
+  const took = /^Computed in (.+?) · /.exec((await page.getByTestId('run-timing').textContent()) ?? '')![1];
+  await expect(page.getByTestId('stored-runs').getByRole('row').nth(1)).toContainText(took);
   const reward = Number(await page.getByTestId('metric-reward-mean').textContent());
   expect(reward).toBeGreaterThanOrEqual(0);
   expect(reward).toBeLessThanOrEqual(1);

@@ -5,7 +5,9 @@
  * the step (it acts between steps). A one-second clock ticks while the run is live.
  */
 import { useEffect, useState } from 'react';
-import { duration, phaseText, timing } from '../state/progress';
+import { useQuery } from '@tanstack/react-query';
+import { runsQuery } from '../queries/experiments';
+import { duration, phaseText, storedTiming, timing } from '../state/progress';
 import { useRunStore } from '../state/run-store';
 
 function useNow(ticking: boolean): number {
@@ -24,11 +26,18 @@ function useNow(ticking: boolean): number {
 }
 
 export function RunProgress({ headline }: { headline: string }) {
-  const { status, totalSteps, steps, phase, startedAt, stepEnds, requested } = useRunStore();
+  const { runId, status, totalSteps, steps, phase, startedAt, stepEnds, requested } = useRunStore();
   const live = status === 'running';
-  const now = useNow(live || status === 'paused');
+  const ongoing = live || status === 'paused';
+  const now = useNow(ongoing);
   const step = steps.at(-1)?.step ?? 0;
-  const t = startedAt !== null ? timing(startedAt, stepEnds, now, step, totalSteps) : null;
+  // A run that has ended reads its time from the store, as the runs table does; a live one from this tab's clock.
+  const stored = useQuery({ ...runsQuery(), enabled: !ongoing }).data?.find((r) => r.runId === runId);
+  const t = !ongoing
+    ? storedTiming(stored?.activeMs, stored?.lastStep ?? step)
+    : startedAt !== null
+      ? timing(startedAt, stepEnds, now, step, totalSteps)
+      : null;
   const pending =
     requested === 'pause'
       ? 'pausing… (the step under way finishes first)'
@@ -59,7 +68,7 @@ export function RunProgress({ headline }: { headline: string }) {
       )}
       {t && (
         <p data-testid="run-timing">
-          Elapsed {duration(t.elapsedMs)}
+          {ongoing ? 'Elapsed' : 'Computed in'} {duration(t.elapsedMs)}
           {t.msPerStep !== null ? ` · ${(t.msPerStep / 1000).toFixed(1)} s per step` : ''}
           {live && t.etaMs !== null
             ? ` · about ${duration(t.etaMs)} left (ETA ${new Date(now + t.etaMs).toLocaleTimeString()})`

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { duration, phaseText, timing } from './progress';
+import { duration, phaseText, storedTiming, timing } from './progress';
 
 describe('phaseText', () => {
   it('says what the step is doing, with its count', () => {
@@ -65,5 +65,13 @@ describe('duration', () => {
     expect(duration(12_400)).toBe('12 s');
     expect(duration(185_000)).toBe('3 min 05 s');
     expect(duration(3_720_000)).toBe('1 h 02 min');
+  });
+});
+
+describe('an ended run: its stored time, the one the runs table shows', () => {
+  it('takes the run’s active time and divides it over its steps, with no ETA', () => {
+    expect(storedTiming(119_000, 50)).toEqual({ elapsedMs: 119_000, msPerStep: 2380, etaMs: null });
+    expect(storedTiming(4_000, 0)).toEqual({ elapsedMs: 4_000, msPerStep: null, etaMs: null });
+    expect(storedTiming(undefined, 3)).toBeNull();
   });
 });

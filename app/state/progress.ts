@@ -66,6 +66,16 @@ export interface Timing {
 }
 
 /**
+ * An ended run's timing from what the store recorded, the one source the runs table's Duration
+ * reads too: `activeMs` (the time spent computing its committed steps and evaluations, pauses and
+ * gaps excluded) over its `lastStep` steps. Null when the store has no figure.
+ */
+export function storedTiming(activeMs: number | undefined, lastStep: number): Timing | null {
+  if (activeMs === undefined) return null;
+  return { elapsedMs: activeMs, msPerStep: lastStep > 0 ? activeMs / lastStep : null, etaMs: null };
+}
+
+/**
  * `stepEnds`: when each step since `startedAt` ended. The first step's time counts from
  * `startedAt`; it includes loading the base and the step-0 evaluation, so once two steps have
  * ended the pace comes from the intervals between step ends only.
