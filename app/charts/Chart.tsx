@@ -2,7 +2,8 @@
  * The one echarts wrapper: owns the instance, registers only the pieces used (line charts, grid,
  * tooltip, legend, x-axis zoom, canvas), resizes with its box, and takes series as plain data.
  * How they are drawn (smoothing, log axis, zoom resets) follows app/state/chart-settings.ts, so
- * every chart of every view reads the same; the option itself is built in chart-option.ts.
+ * every chart of every view reads the same; the option itself is built in chart-option.ts. The canvas
+ * is redrawn paced (at most twice a second, while on screen, in short tasks), never once per event.
  */
 import { LineChart } from 'echarts/charts';
 import {
@@ -14,9 +15,11 @@ import {
 } from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
-import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import type { EChartsCoreOption } from 'echarts/core';
+import { type RefObject, useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useChartSettings } from '../state/chart-settings';
 import { buildChart, tooltipText, type Series } from './chart-option';
+import { createUpdateQueue, taskTimer } from '../shared/update-queue';
 import { fixed } from '../shared/format';
 
 echarts.use([
@@ -66,9 +69,72 @@ const isZoomed = (instance: echarts.ECharts) => {
   return zoom !== undefined && ((zoom.start ?? 0) > 0 || (zoom.end ?? 100) < 100);
 };
 
+/**
+ * Every chart's redraws, paced (shared/update-queue.ts): a chart draws its latest data at most twice a
+ * second, and a task redraws charts for ~30 ms at most before input gets its turn. A redraw (the
+ * echarts update, layout and paint of one chart) takes 10–40 ms; a live run's dashboard has a dozen,
+ * and drawing them all on each of the run's events blocked the page for up to a second (issue 27, bug 8).
+ */
+const redraws = createUpdateQueue<object>({ minGapMs: 500, budgetMs: 30, ...taskTimer });
+
+/**
+ * The echarts instance of `el`, created and drawn through the queue: created in a task of its own
+ * (a dozen charts mounting at once are a dozen tasks, not one), then `option` drawn whenever the
+ * chart is on screen; one off screen (or in a closed <details>) draws its latest option when it
+ * comes into view. Only the canvas waits: the accessible name and description render at once.
+ */
+function usePacedChart(
+  el: RefObject<HTMLDivElement | null>,
+  option: EChartsCoreOption,
+  onZoom: (zoomed: boolean) => void,
+): RefObject<echarts.ECharts | null> {
+  const chart = useRef<echarts.ECharts | null>(null);
+  const pending = useRef<EChartsCoreOption | null>(null);
+  const visible = useRef(false);
+  const draw = useCallback(() => {
+    if (chart.current && (!visible.current || pending.current === null)) return;
+    redraws.push(el, () => {
+      if (!el.current) return;
+      if (!chart.current) {
+        const instance = echarts.init(el.current, undefined, { renderer: 'canvas' });
+        instance.setOption(FRAME);
+        instance.on('datazoom', () => onZoom(isZoomed(instance)));
+        chart.current = instance;
+      }
+      const next = pending.current;
+      if (!visible.current || next === null) return;
+      pending.current = null;
+      // Replacing the y axis lets it switch between value and log; the zoom (set once) is kept.
+      chart.current.setOption(next, { replaceMerge: ['series', 'yAxis'] });
+    });
+  }, [el, onZoom]);
+  useEffect(() => {
+    const node = el.current;
+    if (!node) return;
+    const seen = new IntersectionObserver((entries) => {
+      visible.current = entries.at(-1)!.isIntersecting;
+      draw();
+    });
+    const sized = new ResizeObserver(() => chart.current?.resize());
+    seen.observe(node);
+    sized.observe(node);
+    return () => {
+      seen.disconnect();
+      sized.disconnect();
+      redraws.forget(el);
+      chart.current?.dispose();
+      chart.current = null;
+    };
+  }, [el, draw]);
+  useEffect(() => {
+    pending.current = option;
+    draw();
+  }, [option, draw]);
+  return chart;
+}
+
 export function Chart({ label, series, xName = 'step', yName, height = 220 }: ChartProps) {
   const el = useRef<HTMLDivElement>(null);
-  const chart = useRef<echarts.ECharts | null>(null);
   const [zoomed, setZoomed] = useState(false);
   const smoothing = useChartSettings((s) => s.smoothing);
   const logY = useChartSettings((s) => s.logY);
@@ -78,26 +144,7 @@ export function Chart({ label, series, xName = 'step', yName, height = 220 }: Ch
     [series, smoothing, logY, xName, yName],
   );
   const descId = useId();
-
-  useEffect(() => {
-    if (!el.current) return;
-    const instance = echarts.init(el.current, undefined, { renderer: 'canvas' });
-    chart.current = instance;
-    instance.setOption(FRAME);
-    instance.on('datazoom', () => setZoomed(isZoomed(instance)));
-    const observer = new ResizeObserver(() => instance.resize());
-    observer.observe(el.current);
-    return () => {
-      observer.disconnect();
-      instance.dispose();
-      chart.current = null;
-    };
-  }, []);
-
-  useEffect(() => {
-    // Replacing the y axis lets it switch between value and log; the zoom (set once) is kept.
-    chart.current?.setOption(built.option, { replaceMerge: ['series', 'yAxis'] });
-  }, [built]);
+  const chart = usePacedChart(el, built.option, setZoomed);
 
   const resetZoom = () => {
     chart.current?.dispatchAction({ type: 'dataZoom', start: 0, end: 100 });

@@ -4,6 +4,7 @@
  * reads its report from it) or CSV (state/metrics-file.ts).
  */
 import { useEffect, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import { latestCheckpoint, pauseRun, resumeRun, stopRun } from '../queries/experiments';
 import { metricsCsv, metricsFile } from '../state/metrics-file';
 import { useRunStore } from '../state/run-store';
@@ -11,7 +12,9 @@ import { downloadText } from '../state/download';
 import { usePreset } from '../shared/use-preset';
 
 export function RunControls() {
-  const { runId, status } = useRunStore();
+  const { runId, status, requested } = useRunStore(
+    useShallow((s) => ({ runId: s.runId, status: s.status, requested: s.requested })),
+  );
   if (!runId) return null;
   const active = status === 'running' || status === 'paused';
   return (
@@ -26,8 +29,9 @@ export function RunControls() {
           Resume
         </button>
       )}
+      {/* Disabled once asked: the click's effect shows in the same frame, before the worker answers. */}
       {active && (
-        <button type="button" onClick={() => void stopRun(runId)}>
+        <button type="button" disabled={requested === 'stop'} onClick={() => void stopRun(runId)}>
           Stop
         </button>
       )}
@@ -37,7 +41,16 @@ export function RunControls() {
 }
 
 function MetricsExport() {
-  const { runId, status, totalSteps, steps, evals, options } = useRunStore();
+  const { runId, status, totalSteps, steps, evals, options } = useRunStore(
+    useShallow((s) => ({
+      runId: s.runId,
+      status: s.status,
+      totalSteps: s.totalSteps,
+      steps: s.steps,
+      evals: s.evals,
+      options: s.options,
+    })),
+  );
   if (!runId || steps.length === 0) return null;
   const run = { runId, status, totalSteps, steps, evals, config: options };
   return (

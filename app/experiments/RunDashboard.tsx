@@ -7,6 +7,7 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import { runsQuery } from '../queries/experiments';
 import type { StepPoint } from '../state/run-store';
 import { useRunStore } from '../state/run-store';
@@ -105,7 +106,17 @@ function Samples() {
 }
 
 export function RunDashboard() {
-  const { runId, options, status, message, steps, evals } = useRunStore();
+  // Not the phase: it changes several times a step, and only RunProgress shows it.
+  const { runId, options, status, message, steps, evals } = useRunStore(
+    useShallow((s) => ({
+      runId: s.runId,
+      options: s.options,
+      status: s.status,
+      message: s.message,
+      steps: s.steps,
+      evals: s.evals,
+    })),
+  );
   const stored = useQuery(runsQuery());
   const last = steps.at(-1);
   // What the run reports follows from its preset, known before its first step.

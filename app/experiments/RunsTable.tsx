@@ -18,6 +18,7 @@ import {
   updateRun,
 } from '../queries/experiments';
 import { downloadZip } from '../state/download';
+import { createUpdateQueue, taskTimer } from '../shared/update-queue';
 import { keys } from '../queries/keys';
 import { useCompareStore } from '../state/compare-store';
 import { useRunStore } from '../state/run-store';
@@ -25,6 +26,12 @@ import type { RowActions } from './RunRow';
 import { RunRow } from './RunRow';
 import type { SortKey } from '../shared/runs-table';
 import { SORT_LABELS, deletedText, filterRuns, runLabel, sortRuns } from '../shared/runs-table';
+
+/**
+ * Refreshes of the listing while a run goes: at most one a second. Each ships every stored run's
+ * options (datasets included) over comlink, and a step can end several times a second.
+ */
+const refreshes = createUpdateQueue<'runs'>({ minGapMs: 1000, budgetMs: 0, ...taskTimer });
 
 const kb = (n: number) => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} kB`);
 const STATUSES: (RunStatus | 'all')[] = ['all', 'running', 'paused', 'finished', 'stopped', 'failed', 'interrupted'];
@@ -62,8 +69,11 @@ export function RunsTable() {
   const [refused, setRefused] = useState<string | null>(null);
   const live = status === 'running' || status === 'paused';
   const refresh = () => void client.invalidateQueries({ queryKey: keys.runs() });
-  // The listing follows the live run's status and steps.
-  useEffect(refresh, [client, status, lastStep]);
+  // The listing follows the live run's status and steps (the latest one always lands).
+  useEffect(
+    () => refreshes.push('runs', () => void client.invalidateQueries({ queryKey: keys.runs() })),
+    [client, status, lastStep],
+  );
   const shown = useMemo(
     () => sortRuns(filterRuns(runs.data ?? [], { text, status: statusFilter }), sort.key, sort.dir),
     [runs.data, text, statusFilter, sort],
