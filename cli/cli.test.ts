@@ -8,7 +8,7 @@ import { SFT_ARITH, SftRun } from '../worker/train/sft';
 import { UsageError, parseFlags } from './args';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir, writeCheckpointDir } from '../worker/model/node-checkpoint-dir';
 import { cliRunOptions } from './commands/train';
-import { PRESETS } from '../worker/presets/table';
+import { findPreset } from '../worker/presets/table';
 import { main } from './main';
 import { capture } from './testing/capture';
 
@@ -162,7 +162,7 @@ describe('dewpoint CLI', () => {
   it("train --config takes the Experiments view's JSON, lets flags override it, and names every invalid field", () => {
     const dir = mkdtempSync(join(tmpdir(), 'dewpoint-config-'));
     const file = join(dir, 'run.json');
-    const ui = PRESETS.find((p) => p.name === 'grpo-arith')!.defaults;
+    const ui = findPreset('grpo-arith')!.defaults;
     writeFileSync(
       file,
       JSON.stringify({ ...ui, advantage: { estimator: 'rloo', normalize: false }, temperature: 0.7 }),
@@ -201,7 +201,7 @@ describe('dewpoint CLI', () => {
   it("train --config takes a partial config as the view's import does: the rest from the preset's defaults (issue 27)", () => {
     const dir = mkdtempSync(join(tmpdir(), 'dewpoint-config-'));
     const file = join(dir, 'run.json');
-    const ui = PRESETS.find((p) => p.name === 'dpo-arith')!.defaults;
+    const ui = findPreset('dpo-arith')!.defaults;
     writeFileSync(file, JSON.stringify({ preset: 'dpo-arith', steps: 7, loss: { type: 'ipo' } }));
     // dpo-arith's default loss is sigmoid with labelSmoothing 0: ipo takes none of it.
     expect(cliRunOptions({ config: file, prompts: 4 })).toEqual({ ...ui, steps: 7, pairs: 4, loss: { type: 'ipo' } });

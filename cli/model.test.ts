@@ -56,7 +56,8 @@ describe('dewpoint model inspect', () => {
     const text = out.join('');
     expect(text).toMatch(/: LlamaForCausalLM\n {2}parameters {2}2,148,672 \(F32\) in model\.safetensors\n/);
     expect(text).toContain(
-      '  config      layers 2, hidden 64, heads 4 (kv 4), ffn 176, vocab 32000, max positions 64, tied embeddings true, rope_theta 10000, rms_norm_eps 0.00001\n',
+      '  config      layers 2, hidden 64, heads 4 (kv 4), ffn 176, vocab 32000, max positions 64, tied ' +
+        'embeddings true, rope_theta 10000, rms_norm_eps 0.00001\n',
     );
     expect(text).toMatch(
       / {2}training {4}[\d.]+ MiB in f32 for a 2 × 16 batch: weights 8\.2 MiB \+ grads 8\.2 MiB \+ AdamW moments 16\.4 MiB \+ activations [\d.]+ MiB\n/,
@@ -69,7 +70,8 @@ describe('dewpoint model inspect', () => {
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ architectures: ['GPT2LMHeadModel'], model_type: 'gpt2' }));
     expect(await main(['model', 'inspect', dir])).toBe(1);
     expect(err.join('')).toContain(
-      `dewpoint model inspect: cannot load ${dir}:\n  config.json: architectures: got ["GPT2LMHeadModel"]; expected exactly one of LlamaForCausalLM or MistralForCausalLM`,
+      `dewpoint model inspect: cannot load ${dir}:\n  config.json: architectures: got ["GPT2LMHeadModel"]; ` +
+        `expected exactly one of LlamaForCausalLM or MistralForCausalLM`,
     );
     expect(out.join('')).toBe('');
     expect(await main(['model', 'inspect', dir, '--json'])).toBe(1);

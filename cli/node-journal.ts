@@ -184,11 +184,13 @@ export class FileJournal implements EpisodeJournal {
           typeof r.runId === 'string' && [r.step, r.episode, r.turn].every((n) => Number.isSafeInteger(n) && n >= 0);
         if (!ok)
           throw new Error(
-            `journal: a record's key must be (runId: string, step, episode, turn: non-negative integers), got (${JSON.stringify(r.runId)}, ${r.step}, ${r.episode}, ${r.turn})`,
+            `journal: a record's key must be (runId: string, step, episode, turn: non-negative integers), got ` +
+              `(${JSON.stringify(r.runId)}, ${r.step}, ${r.episode}, ${r.turn})`,
           );
         if (r.runId !== runId || r.step !== step)
           throw new Error(
-            `journal: one commit covers one step of one run (one file, one atomic write), got step ${step} of '${runId}' and step ${r.step} of '${r.runId}'; commit them separately`,
+            `journal: one commit covers one step of one run (one file, one atomic write), got step ${step} of ` +
+              `'${runId}' and step ${r.step} of '${r.runId}'; commit them separately`,
           );
         if (seen.has(keyOf(r))) throw conflict(r); // twice in this batch: refused before touching the disk
         seen.add(keyOf(r));
@@ -296,7 +298,9 @@ export class FileJournal implements EpisodeJournal {
   private parse(path: string, bytes: Uint8Array): JournalRecord[] {
     const parsed = parseJournalFile(bytes, path);
     if (parsed.tailLines > 0) {
-      const message = `journal ${path}: ignored ${parsed.tailLines} uncommitted line(s) after byte ${parsed.committedBytes} (a write torn by a crash); the next commit cuts them off`;
+      const message =
+        `journal ${path}: ignored ${parsed.tailLines} uncommitted line(s) after byte ` +
+        `${parsed.committedBytes} (a write torn by a crash); the next commit cuts them off`;
       if (!this.warnings.includes(message)) this.warnings.push(message);
     }
     this.states.delete(path); // re-inserted last: the Map's order is least recently used first

@@ -131,7 +131,8 @@ describe('dewpoint train --dataset', () => {
     );
     const d = await usage({ dataset: EXAMPLE, reward: 'regex', 'reward-pattern': '(a)(b)' });
     expect(() => cliRunOptions({ preset: 'grpo-arith' }, d)).toThrow(
-      'dewpoint train: invalid run options:\n  --reward-pattern has 2 capture groups; expected one (the answer) or none (the whole match), e.g. (?:...) for the others, got "(a)(b)"',
+      'dewpoint train: invalid run options:\n  --reward-pattern has 2 capture groups; expected one (the ' +
+        'answer) or none (the whole match), e.g. (?:...) for the others, got "(a)(b)"',
     );
     const h = await usage({ dataset: EXAMPLE, reward: 'math', 'held-out': 20 });
     expect(() => cliRunOptions({ preset: 'grpo-arith' }, h)).toThrow(

@@ -5,7 +5,7 @@ import { parquetReadObjects } from 'hyparquet';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fixtureFolder } from '../worker/hf/node-fixture';
 import { writeHfDir } from '../worker/hf/node-hf-dir';
-import { PRESETS } from '../worker/presets/table';
+import { findPreset } from '../worker/presets/table';
 import { main } from './main';
 import { capture } from './testing/capture';
 
@@ -30,10 +30,7 @@ beforeAll(() => {
       .join('\n'),
   );
   config = join(root, 'run.json');
-  writeFileSync(
-    config,
-    JSON.stringify({ ...PRESETS.find((p) => p.name === 'grpo-arith')!.defaults, truncation: 'score' }),
-  );
+  writeFileSync(config, JSON.stringify({ ...findPreset('grpo-arith')!.defaults, truncation: 'score' }));
 });
 
 describe('train --checkpoint HF_FOLDER --dataset FILE', () => {
@@ -94,7 +91,7 @@ describe('train --checkpoint HF_FOLDER --dataset FILE', () => {
     writeFileSync(
       picked,
       JSON.stringify({
-        ...PRESETS.find((p) => p.name === 'grpo-arith')!.defaults,
+        ...findPreset('grpo-arith')!.defaults,
         base: { kind: 'hf', id: 'hf-0123456789abcdef', name: 'tiny-llama', parameters: 1000 },
       }),
     );

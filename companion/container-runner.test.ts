@@ -522,7 +522,8 @@ describe.skipIf(!REAL)(`ContainerRunner on a real engine (${REAL ?? 'DEWPOINT_CO
 
   it('the pids limit stops a fork bomb', async () => {
     const source =
-      'import os, time\nn = 0\ntry:\n    while n < 500:\n        if os.fork() == 0:\n            time.sleep(30); os._exit(0)\n        n += 1\nexcept OSError:\n    pass\nprint(n)';
+      'import os, time\nn = 0\ntry:\n    while n < 500:\n        if os.fork() == 0:\n            ' +
+      'time.sleep(30); os._exit(0)\n        n += 1\nexcept OSError:\n    pass\nprint(n)';
     const outcome = await runner({ pids: 16 }).run(py(source), limits({ wallSeconds: 60 }));
     expect(outcome.verdict, outcome.stderr).toBe('COMPLETED');
     expect(Number(outcome.stdout)).toBeLessThan(16);

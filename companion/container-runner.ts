@@ -252,7 +252,8 @@ export class ContainerRunner implements Runner {
     const image = await this.call(['image', 'inspect', '--format', '{{.Id}}', this.image]);
     if (image.code !== 0)
       throw new RunnerUnavailable(
-        `the image ${this.image} is not available to ${this.runtime}, and it is never pulled (build, load or import it first): ${tail(image.stderr || image.stdout)}`,
+        `the image ${this.image} is not available to ${this.runtime}, and it is never pulled (build, load or ` +
+          `import it first): ${tail(image.stderr || image.stdout)}`,
       );
     const trial = await this.run(
       { files: { 'main.py': 'print("ok")\n' } },
@@ -260,7 +261,8 @@ export class ContainerRunner implements Runner {
     );
     if (trial.verdict !== 'COMPLETED' || trial.stdout.trim() !== 'ok') {
       throw new RunnerUnavailable(
-        `a trial program (${[...this.python, 'main.py'].join(' ')} in ${this.image}) did not print ok: ${trial.verdict}, ${trial.detail}; stderr: ${tail(trial.stderr)}`,
+        `a trial program (${[...this.python, 'main.py'].join(' ')} in ${this.image}) did not print ok: ` +
+          `${trial.verdict}, ${trial.detail}; stderr: ${tail(trial.stderr)}`,
       );
     }
     return {

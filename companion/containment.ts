@@ -270,7 +270,8 @@ export async function probeSandboxing(tools: Tools): Promise<Sandboxing> {
         : `files: NOT confined: a program reads and writes whatever ${me} can`,
       drop
         ? 'processes: cannot signal, trace or read the environment of any other process; every process of its uid is killed after the run'
-        : `processes: can signal and trace every process of ${me}, the companion included; a child that leaves its session, environment and job directory outlives the run`,
+        : `processes: can signal and trace every process of ${me}, the companion included; a child that leaves ` +
+            `its session, environment and job directory outlives the run`,
       bounded
         ? `fork bomb: at most ${nproc} processes and threads at once (RLIMIT_NPROC, counted for this run alone)`
         : `fork bomb: NOT bounded (${root ? 'root is exempt from RLIMIT_NPROC' : `RLIMIT_NPROC would count every process of ${me}, so it cannot bound one run`}); the wall deadline kills its group`,
@@ -281,7 +282,8 @@ export async function probeSandboxing(tools: Tools): Promise<Sandboxing> {
     );
     if (drop && (await sysctl('fs/protected_symlinks')) === '0') {
       notes.push(
-        'files: fs.protected_symlinks is 0 here, so while it runs a program can plant links in /tmp for a root process that uses predictable names there (sysctl fs.protected_symlinks=1 closes that)',
+        'files: fs.protected_symlinks is 0 here, so while it runs a program can plant links in /tmp for a ' +
+          'root process that uses predictable names there (sysctl fs.protected_symlinks=1 closes that)',
       );
     }
     return {

@@ -314,7 +314,9 @@ export function companionApp(
     refuse(
       c,
       404,
-      `no route ${c.req.method} ${new URL(c.req.url).pathname} (routes: GET /v1/health, POST /v1/run, POST /v1/run-batch, POST /v1/reward/code, POST /v1/sessions, POST /v1/sessions/:id/reset, POST /v1/sessions/:id/step, POST /v1/sessions/:id/close)`,
+      `no route ${c.req.method} ${new URL(c.req.url).pathname} (routes: GET /v1/health, POST /v1/run, POST ` +
+        `/v1/run-batch, POST /v1/reward/code, POST /v1/sessions, POST /v1/sessions/:id/reset, POST ` +
+        `/v1/sessions/:id/step, POST /v1/sessions/:id/close)`,
     ),
   );
   return app;

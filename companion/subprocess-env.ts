@@ -247,7 +247,8 @@ export class SubprocessEnvironment {
       this.lineBytes += piece.length;
       if (this.lineBytes > this.limits.messageBytes) {
         this.fail(
-          `a line on the environment's stdout passed the ${this.limits.messageBytes}-byte message limit (limits.messageBytes): ${quote(Buffer.concat(this.line).toString('utf8'))}`,
+          `a line on the environment's stdout passed the ${this.limits.messageBytes}-byte message limit ` +
+            `(limits.messageBytes): ${quote(Buffer.concat(this.line).toString('utf8'))}`,
         );
         return;
       }

@@ -58,71 +58,73 @@ async function freshPage(context: BrowserContext): Promise<Page> {
   return page;
 }
 
-test('a grpo-calc run closed at random points ten times continues each time: no committed turn is lost or executed twice, and it ends where an uninterrupted run ends', async ({
-  context,
-}) => {
-  test.setTimeout(900_000);
-  let page = await freshPage(context);
-  // WebGPU over SwiftShader: steps slow enough that the closes land mid-run (on wasm the 8 steps end within the first wait).
-  await openPreset(page, 'grpo-calc', SMALL, 'webgpu');
-  await page.getByTestId('run-start').click();
-  await expect(page.getByTestId('run-phase')).toContainText(/Step 1: sampling/, { timeout: 120_000 });
-  const runId = await runIdOf(page);
-  const rand = lcg(20261201);
-  let kills = 0;
-  while (kills < KILLS) {
-    // Close k lands a random while (mid-step, between turns or between steps) after the run reached
-    // step 3 + k·(STEPS − 5)/KILLS: spread over the run and past the first checkpoint whatever the
-    // backend's speed (a continue resumes from an even step, so every target is reached again).
-    const target = 3 + Math.floor((kills * (STEPS - 5)) / KILLS);
-    await expect
-      .poll(async () => Number(await page.getByTestId('run-step').textContent()), {
-        timeout: 300_000,
-        message: `kill ${kills + 1}: step ${target}`,
-      })
-      .toBeGreaterThanOrEqual(target);
-    await page.waitForTimeout(Math.floor(rand() * 2000));
-    const status = await page.getByTestId('run-status').textContent();
-    if (status === 'finished') break;
-    await page.close({ runBeforeUnload: false });
-    kills++;
-    page = await freshPage(context);
-    await page.goto('/#/experiments');
-    const row = page.getByTestId('stored-runs').getByRole('row', { name: new RegExp(runId) });
-    await expect(row).toContainText('interrupted');
-    const cont = row.getByRole('button', { name: new RegExp(`^Continue run ${runId} from step \\d+$`) });
-    if ((await cont.count()) === 0) {
-      // Closed before the first checkpoint: nothing to continue from yet; start over is not what this test checks.
-      throw new Error(`kill ${kills}: run ${runId} has no checkpoint to continue from`);
+test(
+  'a grpo-calc run closed at random points ten times continues each time: no committed turn is lost or ' +
+    'executed twice, and it ends where an uninterrupted run ends',
+  async ({ context }) => {
+    test.setTimeout(900_000);
+    let page = await freshPage(context);
+    // WebGPU over SwiftShader: steps slow enough that the closes land mid-run (on wasm the 8 steps end within the first wait).
+    await openPreset(page, 'grpo-calc', SMALL, 'webgpu');
+    await page.getByTestId('run-start').click();
+    await expect(page.getByTestId('run-phase')).toContainText(/Step 1: sampling/, { timeout: 120_000 });
+    const runId = await runIdOf(page);
+    const rand = lcg(20261201);
+    let kills = 0;
+    while (kills < KILLS) {
+      // Close k lands a random while (mid-step, between turns or between steps) after the run reached
+      // step 3 + k·(STEPS − 5)/KILLS: spread over the run and past the first checkpoint whatever the
+      // backend's speed (a continue resumes from an even step, so every target is reached again).
+      const target = 3 + Math.floor((kills * (STEPS - 5)) / KILLS);
+      await expect
+        .poll(async () => Number(await page.getByTestId('run-step').textContent()), {
+          timeout: 300_000,
+          message: `kill ${kills + 1}: step ${target}`,
+        })
+        .toBeGreaterThanOrEqual(target);
+      await page.waitForTimeout(Math.floor(rand() * 2000));
+      const status = await page.getByTestId('run-status').textContent();
+      if (status === 'finished') break;
+      await page.close({ runBeforeUnload: false });
+      kills++;
+      page = await freshPage(context);
+      await page.goto('/#/experiments');
+      const row = page.getByTestId('stored-runs').getByRole('row', { name: new RegExp(runId) });
+      await expect(row).toContainText('interrupted');
+      const cont = row.getByRole('button', { name: new RegExp(`^Continue run ${runId} from step \\d+$`) });
+      if ((await cont.count()) === 0) {
+        // Closed before the first checkpoint: nothing to continue from yet; start over is not what this test checks.
+        throw new Error(`kill ${kills}: run ${runId} has no checkpoint to continue from`);
+      }
+      await cont.click();
+      await expect(page.getByRole('heading', { name: `Run ${runId}` })).toBeVisible();
+      await expect(page.getByTestId('run-status')).toHaveText(/running|finished/, { timeout: 120_000 });
     }
-    await cont.click();
-    await expect(page.getByRole('heading', { name: `Run ${runId}` })).toBeVisible();
-    await expect(page.getByTestId('run-status')).toHaveText(/running|finished/, { timeout: 120_000 });
-  }
-  expect(kills).toBe(KILLS);
-  await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 600_000 });
-  await expect(page.getByTestId('run-step')).toHaveText(String(STEPS));
+    expect(kills).toBe(KILLS);
+    await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 600_000 });
+    await expect(page.getByTestId('run-step')).toHaveText(String(STEPS));
 
-  const interrupted = await exportedEpisodes(page, runId);
-  expect(interrupted).toHaveLength(STEPS * 4);
-  for (const e of interrupted) {
-    expect(e.status, `step ${e.step} episode ${e.episode}`).not.toBe('running');
-    expect(e.turns.map((t) => t.turn)).toEqual(e.turns.map((_, k) => k + 1));
-  }
-  // How many episodes a close cut between turns (their turns have two writers: restored from the
-  // journal, then finished by the next tab). That depends on where the closes fall in wall-clock
-  // time, so it is reported, not asserted; recovery from every turn boundary is asserted
-  // deterministically in worker/episodes/rollout.test.ts.
-  const restored = interrupted.filter((e) => new Set(e.turns.map((t) => t.executed_by)).size > 1);
-  test.info().annotations.push({ type: 'episodes cut between turns', description: String(restored.length) });
+    const interrupted = await exportedEpisodes(page, runId);
+    expect(interrupted).toHaveLength(STEPS * 4);
+    for (const e of interrupted) {
+      expect(e.status, `step ${e.step} episode ${e.episode}`).not.toBe('running');
+      expect(e.turns.map((t) => t.turn)).toEqual(e.turns.map((_, k) => k + 1));
+    }
+    // How many episodes a close cut between turns (their turns have two writers: restored from the
+    // journal, then finished by the next tab). That depends on where the closes fall in wall-clock
+    // time, so it is reported, not asserted; recovery from every turn boundary is asserted
+    // deterministically in worker/episodes/rollout.test.ts.
+    const restored = interrupted.filter((e) => new Set(e.turns.map((t) => t.executed_by)).size > 1);
+    test.info().annotations.push({ type: 'episodes cut between turns', description: String(restored.length) });
 
-  // The same config and seed, never interrupted: the same episodes, id for id.
-  await openPreset(page, 'grpo-calc', SMALL, 'webgpu');
-  await page.getByTestId('run-start').click();
-  await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 600_000 });
-  const reference = await exportedEpisodes(page, await runIdOf(page));
-  expect(content(interrupted)).toEqual(content(reference));
-});
+    // The same config and seed, never interrupted: the same episodes, id for id.
+    await openPreset(page, 'grpo-calc', SMALL, 'webgpu');
+    await page.getByTestId('run-start').click();
+    await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 600_000 });
+    const reference = await exportedEpisodes(page, await runIdOf(page));
+    expect(content(interrupted)).toEqual(content(reference));
+  },
+);
 
 test('the Episodes view opens an episode of a grpo-calc run, steps through its turns with the keys, shows its chain and replays it identically', async ({
   page,

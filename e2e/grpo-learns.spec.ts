@@ -29,7 +29,9 @@ test('Experiments: a grpo-arith run on 16 training problems raises its reward, a
   console.log(`grpo-learns: mean reward by step ${rewards.map((r) => r.toFixed(3)).join(' ')}`);
   const stepMs = steps.map((s) => s.metrics['perf/step_ms']).sort((a, b) => a - b);
   console.log(
-    `grpo-learns: median step ${(stepMs[stepMs.length >> 1] / 1000).toFixed(2)} s (sample ${(mean(steps.map((s) => s.metrics['perf/sample_ms'])) / 1000).toFixed(2)} s, train ${(mean(steps.map((s) => s.metrics['perf/train_ms'])) / 1000).toFixed(2)} s mean)`,
+    `grpo-learns: median step ${(stepMs[stepMs.length >> 1] / 1000).toFixed(2)} s (sample ` +
+      `${(mean(steps.map((s) => s.metrics['perf/sample_ms'])) / 1000).toFixed(2)} s, train ` +
+      `${(mean(steps.map((s) => s.metrics['perf/train_ms'])) / 1000).toFixed(2)} s mean)`,
   );
   const first = mean(rewards.slice(0, 5));
   const last = mean(rewards.slice(-5));
@@ -69,7 +71,9 @@ test('Experiments: the grpo-arith preset, 150 steps, raises held-out accuracy as
   const { evals, steps } = await exportedMetrics(page);
   expect(evals.map((e) => e.step)).toEqual([0, 150]);
   console.log(
-    `grpo-arith preset in Chrome: held-out ${(100 * evals[0].accuracy).toFixed(1)}% → ${(100 * evals[1].accuracy).toFixed(1)}%, mean step ${(mean(steps.map((s) => s.metrics['perf/step_ms'])) / 1000).toFixed(2)} s`,
+    `grpo-arith preset in Chrome: held-out ${(100 * evals[0].accuracy).toFixed(1)}% → ` +
+      `${(100 * evals[1].accuracy).toFixed(1)}%, mean step ` +
+      `${(mean(steps.map((s) => s.metrics['perf/step_ms'])) / 1000).toFixed(2)} s`,
   );
   expect(evals[0].accuracy).toBeCloseTo(0.252, 3);
   // Node's wasm and CPU runs give 41.2% (the same evaluations); float-level differences between

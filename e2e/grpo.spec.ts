@@ -62,7 +62,8 @@ test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome an
     const mu = r.reduce((a, b) => a + b, 0) / r.length;
     const std = Math.sqrt(r.reduce((a, b) => a + (b - mu) ** 2, 0) / (r.length - 1));
     await expect(group.getByTestId('group-stats')).toHaveText(
-      `mean reward ${(rows.reduce((a, row) => a + Number(row[2]), 0) / rows.length).toFixed(3)} · baseline ${mu.toFixed(3)} · std ${std.toFixed(3)} (unbiased, group)${trained.length < rows.length ? ` · ${trained.length} of ${rows.length} trained` : ''}`,
+      `mean reward ${(rows.reduce((a, row) => a + Number(row[2]), 0) / rows.length).toFixed(3)} · baseline ` +
+        `${mu.toFixed(3)} · std ${std.toFixed(3)} (unbiased, group)${trained.length < rows.length ? ` · ${trained.length} of ${rows.length} trained` : ''}`,
     );
     for (const row of trained)
       expect(Number(row[4].replace('−', '-'))).toBeCloseTo((Number(row[2]) - mu) / (std + 1e-6), 2);

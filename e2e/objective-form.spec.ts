@@ -104,7 +104,8 @@ test('grpo-arith: a problem opens its section, and its entry next to Start takes
   await common.getByRole('spinbutton', { name: 'Prompts per step' }).fill('1');
   await common.getByRole('spinbutton', { name: 'Group size' }).fill('2');
   const message =
-    'Mini-batches (miniBatches) must be at most ⌈Prompts per step (prompts) × Group size (group) / 2⌉ = 1 (the packed rows; one row per mini-batch at least), got 2';
+    'Mini-batches (miniBatches) must be at most ⌈Prompts per step (prompts) × Group size (group) / 2⌉ = ' +
+    '1 (the packed rows; one row per mini-batch at least), got 2';
   await expect(toggle(page, 'Optimizer')).toHaveAttribute('aria-expanded', 'true');
   await expect(page.getByTestId('problem-miniBatches')).toHaveText(message);
   await expect(page.getByTestId('field-miniBatches')).toBeVisible();

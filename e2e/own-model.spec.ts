@@ -25,93 +25,97 @@ const JSONL = ['e', 'a', 't', 'o', 'i', 'n']
   .join('\n');
 const PARAMETERS = parameters.toLocaleString('en-US');
 
-test('Base model: a bad folder is refused naming config.json and architectures; a Llama folder is inspected, used, and GRPO trains on it with a dataset', async ({
-  page,
-}) => {
-  await openPreset(page, 'grpo-arith', {
-    Steps: 2,
-    'Prompts per step': 2,
-    'Group size': 2,
-    'Max new tokens': 8,
-    'Evaluate every': 0,
-    'Checkpoint every': 0,
-  });
-  await page.getByTestId('section-Advantage').getByRole('button', { expanded: false }).click();
-  await page.getByTestId('field-truncation').selectOption('score');
-  const picker = page.getByRole('group', { name: 'Base model (optional)' });
-  await expect(picker.getByTestId('model-now')).toContainText('The shipped arithmetic base');
-  await expect(picker.getByTestId('model-drop')).toContainText(
-    'From the keyboard, the Model folder button above picks it',
-  );
+test(
+  'Base model: a bad folder is refused naming config.json and architectures; a Llama folder is ' +
+    'inspected, used, and GRPO trains on it with a dataset',
+  async ({ page }) => {
+    await openPreset(page, 'grpo-arith', {
+      Steps: 2,
+      'Prompts per step': 2,
+      'Group size': 2,
+      'Max new tokens': 8,
+      'Evaluate every': 0,
+      'Checkpoint every': 0,
+    });
+    await page.getByTestId('section-Advantage').getByRole('button', { expanded: false }).click();
+    await page.getByTestId('field-truncation').selectOption('score');
+    const picker = page.getByRole('group', { name: 'Base model (optional)' });
+    await expect(picker.getByTestId('model-now')).toContainText('The shipped arithmetic base');
+    await expect(picker.getByTestId('model-drop')).toContainText(
+      'From the keyboard, the Model folder button above picks it',
+    );
 
-  await picker.getByLabel('Model folder').setInputFiles(bad);
-  await expect(picker.getByRole('alert')).toContainText('Not usable, nothing was loaded');
-  await expect(picker.getByRole('alert')).toContainText('config.json: architectures:');
-  await expect(picker.getByTestId('model-summary')).toHaveCount(0);
+    await picker.getByLabel('Model folder').setInputFiles(bad);
+    await expect(picker.getByRole('alert')).toContainText('Not usable, nothing was loaded');
+    await expect(picker.getByRole('alert')).toContainText('config.json: architectures:');
+    await expect(picker.getByTestId('model-summary')).toHaveCount(0);
 
-  await picker.getByLabel('Model folder').setInputFiles(dir);
-  const summary = picker.getByTestId('model-summary');
-  await expect(summary).toContainText(
-    `tiny-llama: LlamaForCausalLM, ${PARAMETERS} parameters (F32; f32 once loaded) in model.safetensors.`,
-  );
-  await expect(summary).toContainText('2 layers, hidden size 64, 4 heads (2 kv heads), FFN 176, vocabulary 32,000');
-  await expect(summary).toContainText('Training memory: about');
-  await expect(summary).toContainText('for a 2 × 64 batch (rows × ids)');
-  await summary.getByRole('button', { name: 'Use this model' }).click();
-  await expect(picker.getByRole('status')).toContainText(`Using tiny-llama: ${PARAMETERS} parameters`);
-  await expect(picker.getByTestId('model-now')).toHaveText(
-    `Training from tiny-llama: ${PARAMETERS} parameters, a Hugging Face model picked in this tab.`,
-  );
-  await expect(page.getByTestId('config-json')).toContainText('"kind": "hf"');
+    await picker.getByLabel('Model folder').setInputFiles(dir);
+    const summary = picker.getByTestId('model-summary');
+    await expect(summary).toContainText(
+      `tiny-llama: LlamaForCausalLM, ${PARAMETERS} parameters (F32; f32 once loaded) in model.safetensors.`,
+    );
+    await expect(summary).toContainText('2 layers, hidden size 64, 4 heads (2 kv heads), FFN 176, vocabulary 32,000');
+    await expect(summary).toContainText('Training memory: about');
+    await expect(summary).toContainText('for a 2 × 64 batch (rows × ids)');
+    await summary.getByRole('button', { name: 'Use this model' }).click();
+    await expect(picker.getByRole('status')).toContainText(`Using tiny-llama: ${PARAMETERS} parameters`);
+    await expect(picker.getByTestId('model-now')).toHaveText(
+      `Training from tiny-llama: ${PARAMETERS} parameters, a Hugging Face model picked in this tab.`,
+    );
+    await expect(page.getByTestId('config-json')).toContainText('"kind": "hf"');
 
-  // The dataset is checked against the picked model's tokenizer (letters are not in the arithmetic vocabulary).
-  const data = page.getByRole('group', { name: 'Prompt dataset (optional)' });
-  await data
-    .getByLabel('File')
-    .setInputFiles({ name: 'letters.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(JSONL) });
-  await data.getByLabel('Reward').selectOption('regex');
-  await data.getByLabel('Pattern').fill('([a-z])[^a-z]*$');
-  await data.getByLabel('Held out').fill('1');
-  await data.getByRole('button', { name: 'Load dataset' }).click();
-  await expect(data.getByRole('status')).toHaveText(
-    'Loaded letters.jsonl: 6 records, 1 held out for evaluation, reward regex.',
-  );
+    // The dataset is checked against the picked model's tokenizer (letters are not in the arithmetic vocabulary).
+    const data = page.getByRole('group', { name: 'Prompt dataset (optional)' });
+    await data
+      .getByLabel('File')
+      .setInputFiles({ name: 'letters.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(JSONL) });
+    await data.getByLabel('Reward').selectOption('regex');
+    await data.getByLabel('Pattern').fill('([a-z])[^a-z]*$');
+    await data.getByLabel('Held out').fill('1');
+    await data.getByRole('button', { name: 'Load dataset' }).click();
+    await expect(data.getByRole('status')).toHaveText(
+      'Loaded letters.jsonl: 6 records, 1 held out for evaluation, reward regex.',
+    );
 
-  await page.getByTestId('run-start').click();
-  await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 150_000 });
-  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Groups' }).click();
-  await expect(page.getByTestId('group')).toHaveCount(2);
-  for (const group of await page.getByTestId('group').all()) {
-    const text = (await group.textContent()) ?? '';
-    expect(
-      PROMPTS.some((p) => text.includes(p)),
-      text.slice(0, 200),
-    ).toBe(true);
-  }
-});
+    await page.getByTestId('run-start').click();
+    await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 150_000 });
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Groups' }).click();
+    await expect(page.getByTestId('group')).toHaveCount(2);
+    for (const group of await page.getByTestId('group').all()) {
+      const text = (await group.textContent()) ?? '';
+      expect(
+        PROMPTS.some((p) => text.includes(p)),
+        text.slice(0, 200),
+      ).toBe(true);
+    }
+  },
+);
 
-test("Base model: the folder's files dropped on the drop zone are inspected the same way; after a reload the picked model is gone and the panel says so", async ({
-  page,
-}) => {
-  await openPreset(page, 'ppo-arith');
-  const picker = page.getByRole('group', { name: 'Base model (optional)' });
-  const files = readdirSync(dir).map((name) => ({ name, b64: readFileSync(join(dir, name)).toString('base64') }));
-  const dropped = await page.evaluateHandle((list) => {
-    const dt = new DataTransfer();
-    for (const f of list) dt.items.add(new File([Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0))], f.name));
-    return dt;
-  }, files);
-  await picker.getByTestId('model-drop').dispatchEvent('drop', { dataTransfer: dropped });
-  const summary = picker.getByTestId('model-summary');
-  await expect(summary).toContainText(`model folder: LlamaForCausalLM, ${PARAMETERS} parameters`);
-  await summary.getByRole('button', { name: 'Use this model' }).click();
-  await expect(picker.getByTestId('model-now')).toContainText(`Training from model folder: ${PARAMETERS} parameters`);
+test(
+  "Base model: the folder's files dropped on the drop zone are inspected the same way; after a reload " +
+    'the picked model is gone and the panel says so',
+  async ({ page }) => {
+    await openPreset(page, 'ppo-arith');
+    const picker = page.getByRole('group', { name: 'Base model (optional)' });
+    const files = readdirSync(dir).map((name) => ({ name, b64: readFileSync(join(dir, name)).toString('base64') }));
+    const dropped = await page.evaluateHandle((list) => {
+      const dt = new DataTransfer();
+      for (const f of list) dt.items.add(new File([Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0))], f.name));
+      return dt;
+    }, files);
+    await picker.getByTestId('model-drop').dispatchEvent('drop', { dataTransfer: dropped });
+    const summary = picker.getByTestId('model-summary');
+    await expect(summary).toContainText(`model folder: LlamaForCausalLM, ${PARAMETERS} parameters`);
+    await summary.getByRole('button', { name: 'Use this model' }).click();
+    await expect(picker.getByTestId('model-now')).toContainText(`Training from model folder: ${PARAMETERS} parameters`);
 
-  await page.reload();
-  await expect(picker.getByTestId('model-gone')).toContainText(
-    "This tab's worker no longer holds model folder (a reload drops a picked model)",
-  );
-  await picker.getByRole('button', { name: 'Use the shipped base' }).click();
-  await expect(picker.getByTestId('model-now')).toContainText('The shipped arithmetic base');
-  await expect(picker.getByTestId('model-gone')).toHaveCount(0);
-});
+    await page.reload();
+    await expect(picker.getByTestId('model-gone')).toContainText(
+      "This tab's worker no longer holds model folder (a reload drops a picked model)",
+    );
+    await picker.getByRole('button', { name: 'Use the shipped base' }).click();
+    await expect(picker.getByTestId('model-now')).toContainText('The shipped arithmetic base');
+    await expect(picker.getByTestId('model-gone')).toHaveCount(0);
+  },
+);

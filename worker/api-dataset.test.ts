@@ -6,9 +6,9 @@ import type { CheckpointFiles } from './model/checkpoint';
 import { charTokenizer, importCheckpoint } from './model/checkpoint';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir } from './model/node-checkpoint-dir';
 import type { GrpoRunOptions, RunEvent, WorkbenchApi } from './protocol';
-import { PRESETS } from './presets/table';
+import { findPreset } from './presets/table';
 
-const GRPO = PRESETS.find((p) => p.name === 'grpo-arith')!.defaults as GrpoRunOptions;
+const GRPO = findPreset('grpo-arith')!.defaults as GrpoRunOptions;
 const FILE = 'examples/arith-dataset.jsonl';
 const truth = new Map(
   readFileSync(FILE, 'utf8')

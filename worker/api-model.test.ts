@@ -16,11 +16,11 @@ import type {
   RunStatus,
   WorkbenchApi,
 } from './protocol';
-import { PRESETS } from './presets/table';
+import { PRESETS, findPreset } from './presets/table';
 import { MemoryRunStore } from './store/run-store';
 import type { RunStore } from './store/run-store';
 
-const GRPO = PRESETS.find((p) => p.name === 'grpo-arith')!.defaults as GrpoRunOptions;
+const GRPO = findPreset('grpo-arith')!.defaults as GrpoRunOptions;
 const folder = fixtureFolder({ kvHeads: 2 });
 const FILES: ModelFolderFile[] = [...folder.files].map(([name, bytes]) => ({ name, bytes }));
 // Letters, which the arithmetic base's vocabulary lacks; a random model writes no EOS, so

@@ -11,9 +11,9 @@ import { createCpuOps } from '../kernels/backends/cpu';
 import { SFT_ARITH, SftRun } from './train/sft';
 import type { GrpoRunOptions, RunEvent, RunOptions, WorkbenchApi } from './protocol';
 import { ERROR_NAMES } from './contract/errors';
-import { PRESETS } from './presets/table';
+import { findPreset } from './presets/table';
 
-const GRPO = PRESETS.find((p) => p.name === 'grpo-arith')!.defaults as GrpoRunOptions;
+const GRPO = findPreset('grpo-arith')!.defaults as GrpoRunOptions;
 
 /** The API as the app sees it: through comlink over a real MessageChannel. */
 /** A base checkpoint for GRPO runs: a tiny model after a few SFT steps. */

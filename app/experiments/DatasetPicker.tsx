@@ -52,7 +52,9 @@ export function DatasetPicker({
       onChange({ ...options, dataset: r.dataset } as RunOptions);
       setOutcome({
         ok: true,
-        message: `Loaded ${r.dataset.name}: ${r.dataset.records.length} records, ${r.dataset.heldOut} held out for evaluation, reward ${r.dataset.reward.kind}.`,
+        message:
+          `Loaded ${r.dataset.name}: ${r.dataset.records.length} records, ${r.dataset.heldOut} held out for ` +
+          `evaluation, reward ${r.dataset.reward.kind}.`,
       });
     } catch (e) {
       setOutcome({ ok: false, message: `Not loaded: ${(e as Error).message}` });
@@ -72,7 +74,8 @@ export function DatasetPicker({
       <p id={`${id}-now`} data-testid="dataset-now">
         {dataset
           ? `Training on ${dataset.name}: ${dataset.records.length} records (${dataset.heldOut} held out), reward ${dataset.reward.kind}${dataset.reward.kind === 'regex' ? ` /${dataset.reward.pattern}/` : ''}.`
-          : 'None: the run draws 2-digit addition problems. A .jsonl or .parquet file with prompt and ground_truth (or solution, answer, reward_model.ground_truth) per record replaces them.'}
+          : 'None: the run draws 2-digit addition problems. A .jsonl or .parquet file with prompt and ' +
+            'ground_truth (or solution, answer, reward_model.ground_truth) per record replaces them.'}
       </p>
       <label>
         File{' '}

@@ -83,7 +83,9 @@ export function ModelPicker({ options, onChange }: { options: RunOptions; onChan
       onChange(next);
       setOutcome({
         ok: true,
-        message: `Using ${m.name}: ${m.parameters.toLocaleString('en-US')} parameters, ${MiB(m.bytes)} held in this tab's worker.${droppedDataset ? DATASET_AGAIN : ''}`,
+        message:
+          `Using ${m.name}: ${m.parameters.toLocaleString('en-US')} parameters, ${MiB(m.bytes)} held in this ` +
+          `tab's worker.${droppedDataset ? DATASET_AGAIN : ''}`,
       });
     } catch (e) {
       setOutcome({ ok: false, message: `Not loaded: ${(e as Error).message}` });
@@ -108,7 +110,8 @@ export function ModelPicker({ options, onChange }: { options: RunOptions; onChan
       <p id={`${id}-now`} data-testid="model-now">
         {base
           ? `Training from ${base.name}: ${base.parameters.toLocaleString('en-US')} parameters, a Hugging Face model picked in this tab.`
-          : 'The shipped arithmetic base (public/checkpoints/arith-base). A Hugging Face Llama or Mistral folder (config.json, model.safetensors or its shards, tokenizer.json) replaces it.'}
+          : 'The shipped arithmetic base (public/checkpoints/arith-base). A Hugging Face Llama or Mistral folder ' +
+            '(config.json, model.safetensors or its shards, tokenizer.json) replaces it.'}
       </p>
       {base && held.isSuccess && held.data === null && (
         <p role="alert" className="bad" data-testid="model-gone">

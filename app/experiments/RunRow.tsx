@@ -34,8 +34,12 @@ interface Props {
 }
 
 const EXPORT_TITLES = {
-  verl: 'One .zip: rollouts.parquet (every stored session with ids, log-probs, advantages), train.parquet and val.parquet (the prompts and the held-out tasks, RLHFDataset layout) and launch.sh (Hydra overrides)',
-  trl: 'One .zip: grpo.jsonl and grpo-eval.jsonl (prompt, solution: the prompts and the held-out tasks), dpo.jsonl (prompt, chosen, rejected) and config.py (the config keyword arguments)',
+  verl:
+    'One .zip: rollouts.parquet (every stored session with ids, log-probs, advantages), train.parquet ' +
+    'and val.parquet (the prompts and the held-out tasks, RLHFDataset layout) and launch.sh (Hydra overrides)',
+  trl:
+    'One .zip: grpo.jsonl and grpo-eval.jsonl (prompt, solution: the prompts and the held-out tasks), ' +
+    'dpo.jsonl (prompt, chosen, rejected) and config.py (the config keyword arguments)',
 };
 
 const pct = (v: number | undefined) => (v === undefined ? '–' : `${(v * 100).toFixed(1)}%`);

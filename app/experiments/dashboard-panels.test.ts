@@ -120,7 +120,8 @@ describe('dashboardPanels', () => {
       'critic/returns/max',
     ]);
     expect(byId.advantages.label).toBe(
-      'Advantage distribution (whitened) by step; latest critic/advantages/min -1.5, critic/advantages/mean 0, critic/advantages/max 2.5, critic/advantages/std 1',
+      'Advantage distribution (whitened) by step; latest critic/advantages/min -1.5, ' +
+        'critic/advantages/mean 0, critic/advantages/max 2.5, critic/advantages/std 1',
     );
   });
 

@@ -50,7 +50,8 @@ describe('describeCell', () => {
       'row 0, column 0: "<bos>" · session 3, chain 1 · response mask: no (the loss skips it) · not sampled (prompt)',
     );
     expect(describeCell(b, 1)).toBe(
-      'row 0, column 1: "7" · session 3, chain 1 · response mask: yes (the loss reads it) · advantage +1.500 · old − behavior log-prob −0.0123 · dlogp −0.25 · sampled by policy version 0',
+      'row 0, column 1: "7" · session 3, chain 1 · response mask: yes (the loss reads it) · advantage ' +
+        '+1.500 · old − behavior log-prob −0.0123 · dlogp −0.25 · sampled by policy version 0',
     );
     expect(describeCell(b, 3)).toBe('row 0, column 3: padding');
     expect(describeCell(b, 1)).not.toMatch(/responseMask|\b[01]\b;/);

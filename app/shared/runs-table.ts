@@ -11,7 +11,10 @@ export const runLabel = (r: Pick<RunSummary, 'runId' | 'name'>) => r.name ?? r.r
 export function keyParams(r: RunSummary): string {
   const imported = importedOf(r);
   if (imported)
-    return `verl rollouts · ${imported.files.map((f) => f.name).join(', ')} · grouped by ${imported.grouping} · advantages ${imported.advantages === 'dump' ? 'from the dump' : 'recomputed'}`;
+    return (
+      `verl rollouts · ${imported.files.map((f) => f.name).join(', ')} · grouped by ${imported.grouping} · ` +
+      `advantages ${imported.advantages === 'dump' ? 'from the dump' : 'recomputed'}`
+    );
   const o = trainedOptions(r)!;
   const lr = `lr ${o.lr}`;
   // By the options a run has, whatever its preset: pairs (DPO), a policy loss (GRPO, PPO), a turn limit, a critic.

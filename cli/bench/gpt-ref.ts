@@ -119,7 +119,9 @@ export async function benchGptRef(runs: number | null) {
     '|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.backend} | ${r.losses.length - 1} | ${r.stepMs.toFixed(0)} | ${r.tokensPerS.toFixed(0)} | ${r.firstStepMs.toFixed(0)} | ${r.losses[0].toFixed(4)} → ${r.losses[r.losses.length - 1].toFixed(4)} |`,
+        `| ${r.backend} | ${r.losses.length - 1} | ${r.stepMs.toFixed(0)} | ${r.tokensPerS.toFixed(0)} | ` +
+        `${r.firstStepMs.toFixed(0)} | ${r.losses[0].toFixed(4)} → ` +
+        `${r.losses[r.losses.length - 1].toFixed(4)} |`,
     ),
   ].join('\n');
   return { table: `${table}\n`, json };

@@ -96,7 +96,9 @@ export async function benchGrpo(args: BenchArgs) {
     '|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r, i) =>
-        `| ${r.backend} | ${s(r.stepS)} | ${s(r.sampleS)} | ${s(r.trainS)} | ${s(r.firstStepS)} | ${(cpu.stepS / r.stepS).toFixed(1)} | ${agreement[i].sameRewards ? 'yes' : 'no'} | ${agreement[i].maxLossDiff.toExponential(1)} |`,
+        `| ${r.backend} | ${s(r.stepS)} | ${s(r.sampleS)} | ${s(r.trainS)} | ${s(r.firstStepS)} | ` +
+        `${(cpu.stepS / r.stepS).toFixed(1)} | ${agreement[i].sameRewards ? 'yes' : 'no'} | ` +
+        `${agreement[i].maxLossDiff.toExponential(1)} |`,
     ),
   ].join('\n');
   return { table: `${table}\n`, json };

@@ -93,7 +93,8 @@ export async function benchPack(args: BenchArgs) {
     '|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.P} × ${r.G} | ${r.sessionsPerS.toFixed(0)} | ${r.rowsNeeded} | ${(100 * r.efficiency).toFixed(1)}% | ${r.oneRowRows} | ${(100 * r.oneRowEfficiency).toFixed(1)}% |`,
+        `| ${r.P} × ${r.G} | ${r.sessionsPerS.toFixed(0)} | ${r.rowsNeeded} | ` +
+        `${(100 * r.efficiency).toFixed(1)}% | ${r.oneRowRows} | ${(100 * r.oneRowEfficiency).toFixed(1)}% |`,
     ),
   ].join('\n');
   return { table: `${table}\n`, json };

@@ -46,7 +46,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (f.json) process.stdout.write(`${JSON.stringify(out)}\n`);
   else {
     process.stdout.write(
-      `held-out accuracy ${(result.accuracy * 100).toFixed(1)}% on ${result.n} ${task} tasks, mean completion length ${result.meanLength.toFixed(2)} ids (${out.backend}, ${out.seconds.toFixed(1)} s)\n`,
+      `held-out accuracy ${(result.accuracy * 100).toFixed(1)}% on ${result.n} ${task} tasks, mean ` +
+        `completion length ${result.meanLength.toFixed(2)} ids (${out.backend}, ${out.seconds.toFixed(1)} s)\n`,
     );
     for (const s of out.samples)
       process.stdout.write(`  ${s.prompt} -> ${s.completion}  ${s.correct ? 'correct' : `(expected ${s.answer})`}\n`);

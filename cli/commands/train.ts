@@ -1,5 +1,8 @@
 /**
- * `dewpoint train --preset grpo-arith|grpo-calc|grpo-guess|grpo-code|ppo-arith|ppo-calc|dpo-arith|flowgrpo-2d | --config FILE [--steps N] [--lr X] [--max-grad-norm X] [--prompts P] [--train-problems N] [--dataset FILE --reward KIND [--reward-pattern RE] [--held-out N]] [--checkpoint DIR] [--journal DIR] [--save DIR] [--json]`:
+ * `dewpoint train --preset grpo-arith|grpo-calc|grpo-guess|grpo-code|ppo-arith|ppo-calc|dpo-arith|flowgrpo-2d
+ * | --config FILE [--steps N] [--lr X] [--max-grad-norm X] [--prompts P] [--train-problems N] [--dataset FILE
+ * --reward KIND [--reward-pattern RE] [--held-out N]] [--checkpoint DIR] [--journal DIR] [--save DIR]
+ * [--json]`:
  * the GRPO or DPO loop (worker/train/grpo.ts, grpo-episodes.ts, dpo.ts) in Node, printing one line of metrics per step (JSON lines
  * with --json) and held-out accuracy every `--eval-every` steps (and before the first step). The
  * multi-turn presets start from their environment's base (public/checkpoints/calc-base,
@@ -180,7 +183,8 @@ export function cliRunOptions(
   // An app run's picked model lives in that tab's worker, not here: the folder itself is --checkpoint.
   if (options.base !== undefined)
     throw new UsageError(
-      "dewpoint train: the config's base names a model picked in the app (kept in that tab's worker); give its folder with --checkpoint DIR and drop base from the config",
+      "dewpoint train: the config's base names a model picked in the app (kept in that tab's worker); give " +
+        'its folder with --checkpoint DIR and drop base from the config',
     );
   return options as unknown as
     GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | PpoEpisodeRunOptions | DpoRunOptions | FlowRunOptions;
@@ -263,7 +267,8 @@ export async function trainCommand(argv: string[]): Promise<number> {
   if (dataset) {
     const split = splitDataset(dataset.records, dataset.heldOut);
     process.stderr.write(
-      `train ${name}: dataset ${dataset.name} (${dataset.records.length} records: ${split.train.length} to train on, ${split.heldOut.length} held out), reward ${dataset.reward.kind}${dataset.reward.kind === 'regex' ? ` /${dataset.reward.pattern}/` : ''}\n`,
+      `train ${name}: dataset ${dataset.name} (${dataset.records.length} records: ${split.train.length} to ` +
+        `train on, ${split.heldOut.length} held out), reward ${dataset.reward.kind}${dataset.reward.kind === 'regex' ? ` /${dataset.reward.pattern}/` : ''}\n`,
     );
   }
   let journal: TrainerContext['journal'] = null;

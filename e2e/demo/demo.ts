@@ -177,7 +177,8 @@ try {
   writeFileSync(join(out, 'report.json'), JSON.stringify(report, null, 2) + '\n');
   const acc = report.finalAccuracy;
   console.log(
-    `[demo] ${report.steps.length} steps, final held-out accuracy ${acc ? `${(acc.accuracy * 100).toFixed(1)}% (n=${acc.n})` : 'not evaluated'}; wrote ${out}/report.json`,
+    `[demo] ${report.steps.length} steps, final held-out accuracy ` +
+      `${acc ? `${(acc.accuracy * 100).toFixed(1)}% (n=${acc.n})` : 'not evaluated'}; wrote ${out}/report.json`,
   );
 } finally {
   await browser.close();

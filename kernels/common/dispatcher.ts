@@ -37,7 +37,8 @@ export function checkCopyRange(
   }
   if (srcOffset + count > src.length || dstOffset + count > dst.length) {
     throw new Error(
-      `copy '${src.label}'[${srcOffset}..${srcOffset + count}) -> '${dst.label}'[${dstOffset}..${dstOffset + count}): outside the tensors (lengths ${src.length}, ${dst.length})`,
+      `copy '${src.label}'[${srcOffset}..${srcOffset + count}) -> ` +
+        `'${dst.label}'[${dstOffset}..${dstOffset + count}): outside the tensors (lengths ${src.length}, ${dst.length})`,
     );
   }
   return range;

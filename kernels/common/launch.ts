@@ -62,7 +62,8 @@ export function checkDisjoint(
     for (const [tName, t] of outs.slice(i + 1)) {
       if (overlaps(o, t)) {
         throw new Error(
-          `${op}: output '${o.label}' overlaps '${t.label}' (${oName} and ${tName}: same buffer, offsets ${o.offset} and ${t.offset}); pass separate output tensors`,
+          `${op}: output '${o.label}' overlaps '${t.label}' (${oName} and ${tName}: same buffer, offsets ` +
+            `${o.offset} and ${t.offset}); pass separate output tensors`,
         );
       }
     }
@@ -70,7 +71,9 @@ export function checkDisjoint(
       if (o.buffer === t.buffer) {
         const where = overlaps(o, t) ? `and output '${o.label}' overlaps '${t.label}'` : 'at disjoint ranges';
         throw new Error(
-          `${op}: ${oName} ('${o.label}') shares a buffer with ${tName} ('${t.label}'), ${where} (offsets ${o.offset} and ${t.offset}); WebGPU cannot bind one buffer read-only and writable in one dispatch: pass a separate output tensor (for dst += src use accumulate)`,
+          `${op}: ${oName} ('${o.label}') shares a buffer with ${tName} ('${t.label}'), ${where} (offsets ` +
+            `${o.offset} and ${t.offset}); WebGPU cannot bind one buffer read-only and writable in one dispatch: ` +
+            `pass a separate output tensor (for dst += src use accumulate)`,
         );
       }
     }

@@ -107,7 +107,9 @@ describe.runIf(ctx)('an include through the pipeline cache', () => {
   it('compiles, and an error inside a helper is reported at the helper file and line', async () => {
     const rt = new Dispatcher(ctx!);
     const shader = (label: string, wg: string) =>
-      `// ${label}: a test shader\n${wg}\n#include "common/grid_lib.wgsl"\n@compute @workgroup_size(1)\nfn ${label}(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u) {\n  _ = invocation_index(wid, nwg, 0u);\n}\n`;
+      `// ${label}: a test shader\n${wg}\n#include "common/grid_lib.wgsl"\n@compute @workgroup_size(1)\nfn ` +
+      `${label}(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u) {\n  _ = ` +
+      `invocation_index(wid, nwg, 0u);\n}\n`;
     await expect(
       rt.pipelines.compile({ label: 'with_grid', code: shader('with_grid', 'override WG: u32 = 1u;') }),
     ).resolves.toBeDefined();

@@ -55,7 +55,8 @@ export function gradNormSquared(
   const need = gradNormPartialsLength(list.map((g) => g.length));
   if (partials.length < need) {
     throw new Error(
-      `gradNormSquared: partials has ${partials.length} elements, needs ${need} for tensors of lengths [${list.map((g) => g.length).join(', ')}]; size it with gradNormPartialsLength`,
+      `gradNormSquared: partials has ${partials.length} elements, needs ${need} for tensors of lengths ` +
+        `[${list.map((g) => g.length).join(', ')}]; size it with gradNormPartialsLength`,
     );
   }
   let offset = 0;

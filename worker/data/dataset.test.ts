@@ -209,7 +209,9 @@ describe('parseDataset: the first bad line is named with the file, line, field a
     [
       'no ground truth',
       { prompt: '1+1=', label: '2' },
-      "train.jsonl line 2: no ground truth (expected a ground truth: 'ground_truth', 'reward_model.ground_truth', 'solution' or 'answer' (a string, a number, or for code a list of {stdin, stdout}))",
+      "train.jsonl line 2: no ground truth (expected a ground truth: 'ground_truth', " +
+        "'reward_model.ground_truth', 'solution' or 'answer' (a string, a number, or for code a list of " +
+        '{stdin, stdout}))',
     ],
     [
       'a blank ground truth',
@@ -254,7 +256,8 @@ describe('parseDataset: the first bad line is named with the file, line, field a
         await parseDataset('train.jsonl', jsonl(good, good, { prompt: '2 + 2 =', answer: '4' }), { tokenizer: bare }),
       ),
     ).toBe(
-      'train.jsonl line 3: \'prompt\' cannot be encoded: encode: character " " (U+0020) at index 1 of "2 + 2 =" is not in the vocabulary of 25 symbols (expected only characters of the model\'s vocabulary: "0123456789+-*=\\\\boxed{}")',
+      'train.jsonl line 3: \'prompt\' cannot be encoded: encode: character " " (U+0020) at index 1 of "2 + ' +
+        '2 =" is not in the vocabulary of 25 symbols (expected only characters of the model\'s vocabulary: "0123456789+-*=\\\\boxed{}")',
     );
   });
 
@@ -279,7 +282,8 @@ describe('parseDataset: the first bad line is named with the file, line, field a
         }),
       ),
     ).toBe(
-      "train.jsonl line 1: 'ground_truth' has case 1 without string stdin and stdout (expected test cases: a JSON list of {stdin, stdout} (or {input, output}) strings, or {inputs: [...], outputs: [...]})",
+      "train.jsonl line 1: 'ground_truth' has case 1 without string stdin and stdout (expected test cases: " +
+        'a JSON list of {stdin, stdout} (or {input, output}) strings, or {inputs: [...], outputs: [...]})',
     );
   });
 

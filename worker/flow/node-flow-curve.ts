@@ -65,7 +65,9 @@ export async function flowCurve(
       };
       rows.push(row);
       print(
-        `step ${String(s).padStart(4)}  ${KEYS.map((k) => `${k} ${row.means[k].toPrecision(3)}`).join('  ')}  eval/reward ${row.evalReward.toFixed(3)}  eval/inside ${row.evalInside.toFixed(3)}  ${row.seconds.toFixed(1)} s`,
+        `step ${String(s).padStart(4)}  ${KEYS.map((k) => `${k} ${row.means[k].toPrecision(3)}`).join('  ')} ` +
+          ` eval/reward ${row.evalReward.toFixed(3)}  eval/inside ${row.evalInside.toFixed(3)}  ` +
+          `${row.seconds.toFixed(1)} s`,
       );
       sums = {};
     }

@@ -62,7 +62,10 @@ export function selectChatTemplate(
     if (d && typeof d.template === 'string') return { ok: true, template: d.template };
     return {
       ok: false,
-      reason: `a list of ${named.length} named templates without one named 'default' (names: ${named.map((x) => JSON.stringify(x?.name)).join(', ')}); expected a string or a list with a 'default' template`,
+      reason:
+        `a list of ${named.length} named templates without one named 'default' (names: ` +
+        `${named.map((x) => JSON.stringify(x?.name)).join(', ')}); expected a string or a list with a ` +
+        `'default' template`,
     };
   }
   return { ok: false, reason: `got ${typeof field}; expected a string or a list of {name, template}` };

@@ -59,7 +59,8 @@ export function mapHfConfig(json: Record<string, unknown>, file = 'config.json')
     if (window != null && !(typeof window === 'number' && typeof maxSeq === 'number' && window >= maxSeq)) {
       problem(
         'sliding_window',
-        `got ${JSON.stringify(window)}; expected null or at least max_position_embeddings (${JSON.stringify(maxSeq)}): sliding-window attention is not implemented`,
+        `got ${JSON.stringify(window)}; expected null or at least max_position_embeddings ` +
+          `(${JSON.stringify(maxSeq)}): sliding-window attention is not implemented`,
       );
     }
   }

@@ -141,7 +141,8 @@ describe('writeHfFolder → loadHfFolder', () => {
     const tied = fixtureFolder({ tiedEmbeddings: true });
     const e = await refusal(inspectHfFolder(withConfig(tied.files, { tie_word_embeddings: undefined })));
     expect(e.message).toBe(
-      "model.safetensors: tensor 'lm_head.weight': missing; config.json implies shape [32000,64] (vocab_size 32000 × hidden_size 64) because tie_word_embeddings is false",
+      "model.safetensors: tensor 'lm_head.weight': missing; config.json implies shape [32000,64] " +
+        '(vocab_size 32000 × hidden_size 64) because tie_word_embeddings is false',
     );
     const untied = await inspectHfFolder(withConfig(fx.files, { tie_word_embeddings: undefined }));
     expect(untied.notes).toContain(
@@ -171,7 +172,8 @@ describe('writeHfFolder → loadHfFolder', () => {
       // Full-width k/v tensors under a GQA config disagree with it.
       const e = await refusal(inspectHfFolder(withConfig(fx.files, { num_key_value_heads: 2 })));
       expect(e.message.split('\n')[0]).toBe(
-        "model.safetensors: tensor 'model.layers.0.self_attn.k_proj.weight': shape [64,64], but config.json implies [32,64] (num_key_value_heads 2 · head_dim 16 × hidden_size 64)",
+        "model.safetensors: tensor 'model.layers.0.self_attn.k_proj.weight': shape [64,64], but config.json " +
+          'implies [32,64] (num_key_value_heads 2 · head_dim 16 × hidden_size 64)',
       );
     } else {
       const e = await refusal(inspectHfFolder(withConfig(fx.files, { num_key_value_heads: 2 })));
@@ -254,7 +256,9 @@ describe('loadHfFolder refuses, naming the file and the field', () => {
       expect([e.file, e.field]).toEqual(['model.safetensors', "tensor 'model.layers.1.mlp.up_proj.weight'"]);
       expect(e.message).toMatch(
         new RegExp(
-          `^model\\.safetensors: tensor 'model\\.layers\\.1\\.mlp\\.up_proj\\.weight': data_offsets \\[${up.begin}, ${up.end}\\] end at byte ${header.dataStart + up.end} of the file, which .*; the file is truncated`,
+          `^model\\.safetensors: tensor 'model\\.layers\\.1\\.mlp\\.up_proj\\.weight': data_offsets ` +
+            `\\[${up.begin}, ${up.end}\\] end at byte ${header.dataStart + up.end} of the file, which .*; the ` +
+            `file is truncated`,
         ),
       );
     }
@@ -268,10 +272,12 @@ describe('loadHfFolder refuses, naming the file and the field', () => {
       ),
     );
     expect(e.message.split('\n')[0]).toBe(
-      "model.safetensors: tensor 'model.layers.0.mlp.gate_proj.weight': shape [176,64], but config.json implies [128,64] (intermediate_size 128 × hidden_size 64)",
+      "model.safetensors: tensor 'model.layers.0.mlp.gate_proj.weight': shape [176,64], but config.json " +
+        'implies [128,64] (intermediate_size 128 × hidden_size 64)',
     );
     expect(e.message.split('\n')[2]).toBe(
-      "model.safetensors: tensor 'model.layers.0.mlp.down_proj.weight': shape [64,176], but config.json implies [64,128] (hidden_size 64 × intermediate_size 128)",
+      "model.safetensors: tensor 'model.layers.0.mlp.down_proj.weight': shape [64,176], but config.json " +
+        'implies [64,128] (hidden_size 64 × intermediate_size 128)',
     );
     const layers = await refusal(loadHfFolder(withConfig(fx.files, { num_hidden_layers: 3 })));
     expect(layers.message).toMatch(
@@ -291,7 +297,8 @@ describe('loadHfFolder refuses, naming the file and the field', () => {
     );
     const e = await refusal(loadHfFolder(without));
     expect(e.message).toBe(
-      "model.safetensors: tensor 'model.layers.1.self_attn.v_proj.weight': missing; config.json implies shape [64,64] (num_key_value_heads 4 · head_dim 16 × hidden_size 64)",
+      "model.safetensors: tensor 'model.layers.1.self_attn.v_proj.weight': missing; config.json implies " +
+        'shape [64,64] (num_key_value_heads 4 · head_dim 16 × hidden_size 64)',
     );
     const extra = [
       ...decoded,
@@ -302,7 +309,8 @@ describe('loadHfFolder refuses, naming the file and the field', () => {
     const e2 = await refusal(loadHfFolder(new Map(fx.files).set('model.safetensors', encodeSafetensors(extra))));
     expect([e2.file, e2.field]).toEqual(['model.safetensors', 'tensors']);
     expect(e2.message).toBe(
-      "model.safetensors: tensors: 2 unexpected tensors: 'model.layers.0.self_attn.q_proj.bias', 'score.weight'; expected only the LlamaForCausalLM tensors config.json implies",
+      "model.safetensors: tensors: 2 unexpected tensors: 'model.layers.0.self_attn.q_proj.bias', " +
+        "'score.weight'; expected only the LlamaForCausalLM tensors config.json implies",
     );
     const ignored = await inspectHfFolder(
       new Map(fx.files).set('model.safetensors', encodeSafetensors([...decoded, extra.at(-1)!])),
@@ -315,7 +323,9 @@ describe('loadHfFolder refuses, naming the file and the field', () => {
     const e = await refusal(loadHfFolder(small.files));
     expect([e.file, e.field]).toEqual(['tokenizer.json', 'model.vocab + added_tokens']);
     expect(e.message).toBe(
-      'tokenizer.json: model.vocab + added_tokens: the tokenizer has ids up to 31999 (32000 entries in model.vocab, 3 added_tokens): 32000 ids, but config.json vocab_size is 31990; expected at most vocab_size ids (the embedding may have padding rows, never fewer rows than tokens)',
+      'tokenizer.json: model.vocab + added_tokens: the tokenizer has ids up to 31999 (32000 entries in ' +
+        'model.vocab, 3 added_tokens): 32000 ids, but config.json vocab_size is 31990; expected at most ' +
+        'vocab_size ids (the embedding may have padding rows, never fewer rows than tokens)',
     );
   });
 
@@ -341,7 +351,8 @@ describe('loadHfFolder refuses, naming the file and the field', () => {
     const arch = await refusal(inspectHfFolder(withConfig(fx.files, { architectures: ['GPT2LMHeadModel'] })));
     expect([arch.file, arch.field]).toEqual(['config.json', 'architectures']);
     expect(arch.message).toBe(
-      'config.json: architectures: got ["GPT2LMHeadModel"]; expected exactly one of LlamaForCausalLM or MistralForCausalLM (other architectures are not this network)',
+      'config.json: architectures: got ["GPT2LMHeadModel"]; expected exactly one of LlamaForCausalLM or ' +
+        'MistralForCausalLM (other architectures are not this network)',
     );
     const type = await refusal(inspectHfFolder(withConfig(fx.files, { model_type: 'qwen2' })));
     expect(type.message).toBe(`config.json: model_type: got "qwen2"; expected 'llama' for LlamaForCausalLM`);

@@ -145,7 +145,9 @@ async function inspect(
     problems.push({
       file,
       field: 'tensors',
-      detail: `${names.length} unexpected tensor${names.length === 1 ? '' : 's'}: ${listed}; expected only the ${architecture} tensors ${CONFIG} implies${names.includes('lm_head.weight') ? " (lm_head.weight with tie_word_embeddings true must have the embedding's shape)" : ''}`,
+      detail:
+        `${names.length} unexpected tensor${names.length === 1 ? '' : 's'}: ${listed}; expected only the ` +
+        `${architecture} tensors ${CONFIG} implies${names.includes('lm_head.weight') ? " (lm_head.weight with tie_word_embeddings true must have the embedding's shape)" : ''}`,
     });
   }
   if (problems.length) throw new HfFolderError(problems);
@@ -233,7 +235,10 @@ function checkTiedCopy(head: { file: string; values: Float32Array }, embed: Floa
   throw new HfFolderError({
     file: CONFIG,
     field: 'tie_word_embeddings',
-    detail: `true, but ${head.file} holds an lm_head.weight that differs from model.embed_tokens.weight (first at index ${first}: ${head.values[first]} vs ${embed[first]}); expected tie_word_embeddings false, or no lm_head.weight`,
+    detail:
+      `true, but ${head.file} holds an lm_head.weight that differs from model.embed_tokens.weight (first ` +
+      `at index ${first}: ${head.values[first]} vs ${embed[first]}); expected tie_word_embeddings false, ` +
+      `or no lm_head.weight`,
   });
 }
 

@@ -166,7 +166,9 @@ export function verlDataSource(options: RunOptions): { dataSource: string; abili
     return {
       dataSource: 'lighteval/MATH',
       ability: 'math',
-      note: "data_source lighteval/MATH: verl's built-in scorer takes the last \\boxed{} and compares normalised strings (MathReward compares numbers: \\boxed{82.0} scores 1 here, 0 there)",
+      note:
+        "data_source lighteval/MATH: verl's built-in scorer takes the last \\boxed{} and compares normalised " +
+        'strings (MathReward compares numbers: \\boxed{82.0} scores 1 here, 0 there)',
     };
   }
   return {
@@ -260,8 +262,11 @@ export function exportFiles(
   }
   const pairs = preferencePairs(steps);
   const data = heldOut.length
-    ? `# Beside this file: grpo.jsonl (${prompts.length} prompts) and grpo-eval.jsonl (${heldOut.length} held-out tasks), {prompt, solution} lines: GRPOTrainer's train_dataset and eval_dataset; dpo.jsonl (${pairs.length} preference pairs): DPOTrainer's`
-    : `# Beside this file: grpo.jsonl (${prompts.length} prompts), {prompt, solution} lines: GRPOTrainer's train_dataset; dpo.jsonl (${pairs.length} preference pairs): DPOTrainer's`;
+    ? `# Beside this file: grpo.jsonl (${prompts.length} prompts) and grpo-eval.jsonl (${heldOut.length} ` +
+      `held-out tasks), {prompt, solution} lines: GRPOTrainer's train_dataset and eval_dataset; dpo.jsonl ` +
+      `(${pairs.length} preference pairs): DPOTrainer's`
+    : `# Beside this file: grpo.jsonl (${prompts.length} prompts), {prompt, solution} lines: GRPOTrainer's ` +
+      `train_dataset; dpo.jsonl (${pairs.length} preference pairs): DPOTrainer's`;
   return {
     ok: true,
     files: [

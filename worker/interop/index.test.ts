@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkRunOptions } from '../presets/table';
+import { checkRunOptions, presetOf } from '../presets/table';
 import { exportRun, formatUnmapped, hydraValue, optionLeaves, type Mapped, type Unmapped } from './index';
 import { VARIANTS } from './testing/variants';
 
@@ -149,8 +149,9 @@ describe('exports cover every option', () => {
       for (const [name, o] of Object.entries(VARIANTS)) {
         const r = exportRun(o, target);
         if (!r.ok) {
-          const refused =
-            o.preset === 'sft-arith' || o.preset === 'flowgrpo-2d' || (target === 'verl' && o.preset === 'dpo-arith');
+          // No RL-on-a-language-model equivalent (SFT, Flow-GRPO); DPO has none in verl.
+          const family = presetOf(o).family;
+          const refused = family === 'sft' || family === 'flow' || (target === 'verl' && family === 'dpo');
           expect(refused, `${name}: ${r.reason}`).toBe(true);
           continue;
         }

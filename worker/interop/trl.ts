@@ -200,7 +200,8 @@ function sampling(o: RlRunOptions, b: Builder, lengthKey: 'max_completion_length
         turns,
         lengthKey === 'response_length'
           ? "TRL's PPO has no multi-turn episodes"
-          : "Dewpoint's environment is not a TRL config: GRPOTrainer runs tool-calling episodes from its `tools` argument (max_tool_calling_iterations bounds them), which this export cannot write",
+          : "Dewpoint's environment is not a TRL config: GRPOTrainer runs tool-calling episodes from its `tools` " +
+              'argument (max_tool_calling_iterations bounds them), which this export cannot write',
       );
     else b.log.asDefault('maxTurns', 1, 'one action per episode: a single-turn completion');
   }
@@ -638,7 +639,8 @@ function ppo(o: PpoRunOptions | PpoEpisodeRunOptions, b: Builder): void {
   b.log.none(
     'preset',
     o.preset,
-    `the task (${taskOf(o)}) is not a config option: pass train_dataset (each prompt ${G} times: TRL's PPO samples one response per query) and a reward_model to PPOTrainer${'maxTurns' in o && o.maxTurns > 1 ? "; TRL's PPO has no multi-turn episodes" : ''}`,
+    `the task (${taskOf(o)}) is not a config option: pass train_dataset (each prompt ${G} times: TRL's ` +
+      `PPO samples one response per query) and a reward_model to PPOTrainer${'maxTurns' in o && o.maxTurns > 1 ? "; TRL's PPO has no multi-turn episodes" : ''}`,
   );
   b.fixed('stop_token', 'eos');
   common(o, b, 1, null);
@@ -736,7 +738,8 @@ function dpo(o: DpoRunOptions, b: Builder): void {
   b.log.none(
     'preset',
     o.preset,
-    "TRL's DPO trains on a preference dataset; Dewpoint builds its pairs online from the base model's own samples (a correct and an incorrect completion of each addition prompt): pass those pairs as train_dataset",
+    "TRL's DPO trains on a preference dataset; Dewpoint builds its pairs online from the base model's " +
+      'own samples (a correct and an incorrect completion of each addition prompt): pass those pairs as train_dataset',
   );
   common(o, b, 1, 'max_steps');
   b.set('pairs', o.pairs, 'per_device_train_batch_size', o.pairs, 'pairs per optimizer step (one process)');

@@ -243,13 +243,11 @@ describe("verlCommand: each preset's defaults", () => {
   });
 
   it('refuses SFT, Flow-GRPO and DPO with a reason', () => {
-    for (const preset of ['sft-arith', 'flowgrpo-2d', 'dpo-arith'] as const) {
-      const r = verlCommand(defaultsOf(preset));
+    const reasons = { 'sft-arith': /supervised/, 'flowgrpo-2d': /rectified-flow/, 'dpo-arith': /DPO.*TRL/ } as const;
+    for (const [preset, reason] of Object.entries(reasons)) {
+      const r = verlCommand(defaultsOf(preset as keyof typeof reasons));
       expect(r.ok).toBe(false);
-      if (!r.ok)
-        expect(r.reason).toMatch(
-          preset === 'dpo-arith' ? /DPO.*TRL/ : preset === 'sft-arith' ? /supervised/ : /rectified-flow/,
-        );
+      if (!r.ok) expect(r.reason).toMatch(reason);
     }
   });
 });

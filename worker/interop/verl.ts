@@ -25,9 +25,9 @@ import type {
   GrpoRunOptions,
   PpoEpisodeRunOptions,
   PpoRunOptions,
-  RejectionName,
   RunOptions,
 } from '../contract/options';
+import { REJECTION_OPTIONS } from '../rl/index';
 import { advantageSettings, isSet, lossSettings } from './resolve';
 import { isFamily, presetOf } from '../presets/table';
 import { taskOf, unsupported } from './tasks';
@@ -63,20 +63,6 @@ export const VERL_KL_TYPE: Record<GrpoRunOptions['kl']['estimator'], string> = {
 
 /** A dual-clip bound above e^20 ≈ 4.85e8, the largest ratio verl's ±20 log-ratio clamp allows: no dual clip. */
 export const NO_DUAL_CLIP = 1e9;
-
-const REJECTION_ORDER: RejectionName[] = [
-  'token_k1',
-  'token_k2',
-  'token_k3',
-  'seq_sum_k1',
-  'seq_sum_k2',
-  'seq_sum_k3',
-  'seq_mean_k1',
-  'seq_mean_k2',
-  'seq_mean_k3',
-  'seq_max_k2',
-  'seq_max_k3',
-];
 
 type HydraValue = string | number | boolean | null | number[] | Record<string, number>;
 
@@ -130,7 +116,8 @@ function translate(o: RlRunOptions): VerlExport {
       : 'a custom_reward_function.path computing the reward';
   const multi =
     turns > 1
-      ? "; the environment's answers need verl's multi-turn rollout (actor_rollout_ref.rollout.multi_turn: tool_config_path with a tool, or an agent loop), which this export cannot write"
+      ? "; the environment's answers need verl's multi-turn rollout (actor_rollout_ref.rollout.multi_turn: " +
+        'tool_config_path with a tool, or an agent loop), which this export cannot write'
       : '';
   log.none(
     'preset',
@@ -236,7 +223,9 @@ function translate(o: RlRunOptions): VerlExport {
     log.none(
       'temperature',
       o.temperature,
-      "verl also divides the actor's logits by the rollout temperature when it scores them (it trains the tempered policy); Dewpoint trains the unscaled model and uses the tempered log-probs only as the behavior policy",
+      "verl also divides the actor's logits by the rollout temperature when it scores them (it trains the " +
+        'tempered policy); Dewpoint trains the unscaled model and uses the tempered log-probs only as the ' +
+        'behavior policy',
     );
   set(
     'topK',
@@ -724,7 +713,8 @@ function advantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, log: MappingLog, s
     log.none(
       'maskZeroAdvantage',
       true,
-      "verl keeps all-equal groups in the loss (advantage 0, their tokens in token-mean's count); no option masks them (algorithm.filter_groups resamples instead)",
+      "verl keeps all-equal groups in the loss (advantage 0, their tokens in token-mean's count); no " +
+        'option masks them (algorithm.filter_groups resamples instead)',
     );
   else log.asDefault('maskZeroAdvantage', false, 'all-equal groups stay in the loss with advantage 0, as verl');
 }
@@ -737,7 +727,8 @@ function critic(o: PpoRunOptions | PpoEpisodeRunOptions, log: MappingLog, set: S
   log.none(
     'valueCoefficient',
     o.valueCoefficient,
-    "verl trains the critic as a separate model with its own optimizer (critic.optim.*): there is no weight between the two losses (Dewpoint's value head shares the trunk and the one loss)",
+    'verl trains the critic as a separate model with its own optimizer (critic.optim.*): there is no ' +
+      "weight between the two losses (Dewpoint's value head shares the trunk and the one loss)",
   );
   set('valueClip', o.valueClip, 'critic.cliprange_value', o.valueClip);
 }
@@ -781,7 +772,7 @@ function corrections(o: RlRunOptions, log: MappingLog, set: SetFn): void {
     }
     set('importance.batchNormalize', imp.batchNormalize, `${CORR}.rollout_is_batch_normalize`, imp.batchNormalize);
   }
-  const chosen = REJECTION_ORDER.filter((k) => o.rejection[k] !== undefined);
+  const chosen = REJECTION_OPTIONS.filter((k) => o.rejection[k] !== undefined);
   if (!chosen.length) return;
   const names = chosen.join(',');
   const thresholds = chosen.map((k) => String(o.rejection[k])).join(',');

@@ -209,7 +209,8 @@ export class Model {
     for (let i = 0; i < batch.positions.length; i++) {
       if (batch.segmentIds[i] !== 0 && batch.positions[i] >= this.config.maxSeq) {
         throw new Error(
-          `score: position ${batch.positions[i]} at [${Math.floor(i / width)}, ${i % width}] reaches the model's maxSeq ${this.config.maxSeq}; a chain may hold at most ${this.config.maxSeq} ids`,
+          `score: position ${batch.positions[i]} at [${Math.floor(i / width)}, ${i % width}] reaches the ` +
+            `model's maxSeq ${this.config.maxSeq}; a chain may hold at most ${this.config.maxSeq} ids`,
         );
       }
     }

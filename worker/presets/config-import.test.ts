@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { RunOptions } from '../contract/options';
 import { completeRunOptions, withPresetDefaults } from './config-import';
-import { PRESETS } from './table';
+import { PRESETS, findPreset } from './table';
 
 const defaults = (name: RunOptions['preset']) =>
-  structuredClone(PRESETS.find((p) => p.name === name)!.defaults) as unknown as Record<string, unknown>;
+  structuredClone(findPreset(name)!.defaults) as unknown as Record<string, unknown>;
 /** The completed options, which must be valid. */
 const complete = (config: unknown) => {
   const r = completeRunOptions(config);
@@ -27,7 +27,7 @@ describe('completeRunOptions: a config JSON read onto its preset’s defaults', 
     expect(complete({ preset: 'grpo-calc', maxTurns: 3 })).toEqual({ ...defaults('grpo-calc'), maxTurns: 3 });
     expect(complete({ preset: 'dpo-arith' })).toEqual(defaults('dpo-arith'));
     // The table's own defaults are not changed by a merge.
-    expect(PRESETS.find((p) => p.name === 'grpo-arith')!.defaults.steps).toBe(150);
+    expect(findPreset('grpo-arith')!.defaults.steps).toBe(150);
   });
 
   it('merges nested objects key by key while their variant stays', () => {
@@ -88,7 +88,8 @@ describe('completeRunOptions: a config JSON read onto its preset’s defaults', 
       messages: ['Clip ε high (policyLoss.clipHigh) must be a number in [0, 10], got -1'],
     });
     expect(messages({ preset: 'grpo-arith', miniBatches: 64, prompts: 2, group: 2 }).messages).toEqual([
-      'Mini-batches (miniBatches) must be at most ⌈Prompts per step (prompts) × Group size (group) / 2⌉ = 2 (the packed rows; one row per mini-batch at least), got 64',
+      'Mini-batches (miniBatches) must be at most ⌈Prompts per step (prompts) × Group size (group) / 2⌉ = ' +
+        '2 (the packed rows; one row per mini-batch at least), got 64',
     ]);
   });
 

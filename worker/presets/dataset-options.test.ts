@@ -50,7 +50,8 @@ describe('the dataset run option', () => {
       "dataset.format must be one of jsonl, parquet, got 'csv'",
     ]);
     expect(messages(withDataset({ reward: { kind: 'regex' } }))).toEqual([
-      'dataset.reward.pattern must be a regular expression (one capture group, the answer, or none for the whole match) when dataset.reward.kind is regex, got nothing',
+      'dataset.reward.pattern must be a regular expression (one capture group, the answer, or none for the ' +
+        'whole match) when dataset.reward.kind is regex, got nothing',
     ]);
     expect(messages(withDataset({ reward: { kind: 'math', pattern: 'x' } }))).toEqual([
       'dataset.reward.pattern applies only when dataset.reward.kind is regex, got "x" with math',
@@ -106,7 +107,8 @@ describe('the dataset run option', () => {
       { prompt: 'c', answer: cases },
     ];
     expect(messages(withDataset({ records, reward: { kind: 'code' } }))).toEqual([
-      'dataset.records.1.answer must be test cases: a JSON list of {stdin, stdout} (or {input, output}) strings, or {inputs: [...], outputs: [...]}; record 2\'s is "19"',
+      'dataset.records.1.answer must be test cases: a JSON list of {stdin, stdout} (or {input, output}) ' +
+        'strings, or {inputs: [...], outputs: [...]}; record 2\'s is "19"',
     ]);
     const good = records.map((r) => ({ ...r, answer: cases }));
     expect(checkRunOptions(withDataset({ records: good, reward: { kind: 'code' } }))).toEqual([]);
@@ -117,7 +119,8 @@ describe('the dataset run option', () => {
 
   it('trainProblems (the arithmetic training set) does not go with a dataset', () => {
     expect(messages({ ...withDataset({}), trainProblems: 4 })).toEqual([
-      'Training problems (trainProblems) applies to the arithmetic generator only; with dataset every training record is visited in passes: leave it empty, got 4',
+      'Training problems (trainProblems) applies to the arithmetic generator only; with dataset every ' +
+        'training record is visited in passes: leave it empty, got 4',
     ]);
   });
 

@@ -637,12 +637,16 @@ const grpoRest = {
 };
 
 /** Single-turn presets only: the episode rollout does not record the support. */
-const renormalize = z.boolean().optional().meta({
-  title: 'Renormalise over the support',
-  section: 'Sampling',
-  description:
-    "Train on log-probs renormalised over each sampled id's top-k/top-p support, as the sampler drew them (dew). Off: the full softmax. Only changes anything with top-k or top-p on.",
-});
+const renormalize = z
+  .boolean()
+  .optional()
+  .meta({
+    title: 'Renormalise over the support',
+    section: 'Sampling',
+    description:
+      "Train on log-probs renormalised over each sampled id's top-k/top-p support, as the sampler drew " +
+      'them (dew). Off: the full softmax. Only changes anything with top-k or top-p on.',
+  });
 
 const prompts = int(1, 256, {
   title: 'Prompts per step',
@@ -713,7 +717,9 @@ export const grpoSchema = z
       title: 'Training problems',
       section: 'Sampling',
       description:
-        'A training set of this many problems, visited in passes (each in a fresh order). Empty: every training problem (about 9,000), drawn at random. A small set (16) is the overfitting check: its reward rises within ~20 steps; held-out accuracy does not.',
+        'A training set of this many problems, visited in passes (each in a fresh order). Empty: every ' +
+        'training problem (about 9,000), drawn at random. A small set (16) is the overfitting check: its ' +
+        'reward rises within ~20 steps; held-out accuracy does not.',
     }).optional(),
     maxNew,
     dataset,
@@ -805,7 +811,10 @@ export const ppoSchema = z
     datasetRefine(o, ctx, null);
   });
 
-/** PPO on multi-turn episodes (ppo-calc): PPO's options without renormalisation (the episode rollout records no support), a dataset or a base of one's own, the turn limit and the action length. */
+/**
+ * PPO on multi-turn episodes (ppo-calc): PPO's options without renormalisation (the episode rollout
+ * records no support), a dataset or a base of one's own, the turn limit and the action length.
+ */
 const { renormalize: _renormalize, dataset: _dataset, base: _base, ...ppoEpisodeRest } = ppoSchema.shape;
 export const ppoEpisodeSchema = z
   .strictObject({

@@ -79,7 +79,10 @@ export type OptionsOf<N extends PresetName> = RunOptions extends infer O
 export interface PresetExport {
   /** The task in the words an export's unmapped list uses (neither target's config names a task); null: not an RL task. */
   task: string | null;
-  /** What scores it: `math` MathReward on the last \boxed{} (verl's lighteval/MATH scorer is closest), `code` the companion's test cases, `environment` a multi-turn environment's reward. */
+  /**
+   * What scores it: `math` MathReward on the last \boxed{} (verl's lighteval/MATH scorer is closest),
+   * `code` the companion's test cases, `environment` a multi-turn environment's reward.
+   */
   reward: 'math' | 'code' | 'environment';
   verl: string | null;
   trl: string | null;
@@ -127,7 +130,8 @@ export interface PresetSpec<N extends PresetName = PresetName> {
 const ARITH_TASK =
   '2-digit addition prompts (47+35=) from public/checkpoints/arith-base, reward 1 for the exact \\boxed{} answer (MathReward)';
 const CALC_TASK =
-  'a+b+c problems with a calculator tool: the model writes calc(47+35), the environment appends =82, up to maxTurns actions, reward 1 for the right \\boxed{} answer';
+  'a+b+c problems with a calculator tool: the model writes calc(47+35), the environment appends =82, ' +
+  'up to maxTurns actions, reward 1 for the right \\boxed{} answer';
 const ALL_REWARDS: DatasetRewardOptions['kind'][] = ['math', 'exact', 'regex', 'code'];
 const needsBase = (name: string, base: LoadedCheckpoint | null): LoadedCheckpoint => {
   if (!base) throw new Error(`${name}: no base checkpoint given`);
@@ -178,7 +182,9 @@ const sftArith: PresetSpec<'sft-arith'> = {
   name: 'sft-arith',
   title: 'SFT: 2-digit addition',
   description:
-    'Supervised fine-tuning of the small Llama-style model (2 layers, d 64, 102k parameters) on prompts like 47+35= with completions \\boxed{82}. Loss falls within the first steps; held-out exact-match accuracy climbs after ~500 steps (calibration.md).',
+    'Supervised fine-tuning of the small Llama-style model (2 layers, d 64, 102k parameters) on prompts ' +
+    'like 47+35= with completions \\boxed{82}. Loss falls within the first steps; held-out exact-match ' +
+    'accuracy climbs after ~500 steps (calibration.md).',
   family: 'sft',
   schema: sftSchema,
   defaults: sftOptionsOf(SFT_ARITH, { evalN: 100, checkpointEvery: 100 }),
@@ -195,8 +201,12 @@ const sftArith: PresetSpec<'sft-arith'> = {
   export: {
     task: null,
     reward: 'math',
-    verl: 'sft-arith is supervised fine-tuning, not RL: verl.trainer.main_ppo has no SFT mode (verl ships a separate SFT trainer, which this export does not target)',
-    trl: 'sft-arith is supervised fine-tuning, not RL: use TRL SFTTrainer/SFTConfig on the addition pairs; this export targets the RL configs (GRPOConfig, DPOConfig, PPOConfig) only',
+    verl:
+      'sft-arith is supervised fine-tuning, not RL: verl.trainer.main_ppo has no SFT mode (verl ships a ' +
+      'separate SFT trainer, which this export does not target)',
+    trl:
+      'sft-arith is supervised fine-tuning, not RL: use TRL SFTTrainer/SFTConfig on the addition pairs; ' +
+      'this export targets the RL configs (GRPOConfig, DPOConfig, PPOConfig) only',
   },
 };
 
@@ -204,7 +214,9 @@ const grpoArith: PresetSpec<'grpo-arith'> = {
   name: 'grpo-arith',
   title: 'GRPO from the base checkpoint',
   description:
-    'GRPO on 2-digit addition from public/checkpoints/arith-base: 16 prompts × 8 samples per step, MathReward (exact \\boxed{} answer), group-normalised advantages, PPO clip 0.2, token-mean, lr 1e-4, β = 0. Reward and held-out accuracy rise over ~150 steps (calibration.md).',
+    'GRPO on 2-digit addition from public/checkpoints/arith-base: 16 prompts × 8 samples per step, ' +
+    'MathReward (exact \\boxed{} answer), group-normalised advantages, PPO clip 0.2, token-mean, lr ' +
+    '1e-4, β = 0. Reward and held-out accuracy rise over ~150 steps (calibration.md).',
   family: 'grpo',
   schema: grpoSchema,
   defaults: grpoOptionsOf(GRPO_ARITH, { evalN: 100, checkpointEvery: 50 }),
@@ -228,7 +240,13 @@ const ppoArith: PresetSpec<'ppo-arith'> = {
   name: 'ppo-arith',
   title: 'PPO with a critic (value head, GAE)',
   description:
-    "PPO on 2-digit addition from public/checkpoints/arith-base, on the same sample budget as grpo-arith (16 prompts × 8 completions): a value head on the last hidden state (zero-initialised) is trained with the policy on one loss (value coefficient 0.5, value clip 0.2); GAE with γ 1, λ 0.95 over each completion's tokens, whitened over the batch; PPO clip 0.2, token-mean, 2 epochs × 2 mini-batches with old log-probs and values scored before the first update. Curves: value loss, explained variance, value clip fraction, returns and the advantage distribution; Batch shows per-token values and returns. Measured: +13.6 to +19.2 points held-out over 150 steps (3 seeds; GRPO +12.2 to +16.0, README).",
+    'PPO on 2-digit addition from public/checkpoints/arith-base, on the same sample budget as grpo-arith ' +
+    '(16 prompts × 8 completions): a value head on the last hidden state (zero-initialised) is trained ' +
+    'with the policy on one loss (value coefficient 0.5, value clip 0.2); GAE with γ 1, λ 0.95 over each ' +
+    "completion's tokens, whitened over the batch; PPO clip 0.2, token-mean, 2 epochs × 2 mini-batches " +
+    'with old log-probs and values scored before the first update. Curves: value loss, explained ' +
+    'variance, value clip fraction, returns and the advantage distribution; Batch shows per-token values ' +
+    'and returns. Measured: +13.6 to +19.2 points held-out over 150 steps (3 seeds; GRPO +12.2 to +16.0, README).',
   family: 'ppo',
   schema: ppoSchema,
   defaults: ppoOptionsOf(PPO_ARITH, { evalN: 100, checkpointEvery: 50 }),
@@ -253,7 +271,12 @@ const ppoCalc: PresetSpec<'ppo-calc'> = {
   name: 'ppo-calc',
   title: 'PPO with a critic on the calculator episodes (multi-turn)',
   description:
-    "grpo-calc's episodes from public/checkpoints/calc-base (8 tasks × 8 episodes, up to 4 turns) trained with ppo-arith's critic: a value head on every action id, GAE (γ 1, λ 0.95) over each episode's action ids (the environment's ids are skipped), whitened, clipped value loss, 2 epochs × 2 mini-batches. Journaled and replayable like grpo-calc; Groups, Batch and the inspector show each id's value, return and advantage. Measured: it collapses as grpo-calc does (33.5% to 0–0.5% in 150 steps, README).",
+    "grpo-calc's episodes from public/checkpoints/calc-base (8 tasks × 8 episodes, up to 4 turns) " +
+    "trained with ppo-arith's critic: a value head on every action id, GAE (γ 1, λ 0.95) over each " +
+    "episode's action ids (the environment's ids are skipped), whitened, clipped value loss, 2 epochs × " +
+    '2 mini-batches. Journaled and replayable like grpo-calc; Groups, Batch and the inspector show each ' +
+    "id's value, return and advantage. Measured: it collapses as grpo-calc does (33.5% to 0–0.5% in 150 " +
+    'steps, README).',
   family: 'ppo',
   schema: ppoEpisodeSchema,
   defaults: ppoEpisodeOptionsOf(PPO_CALC, { evalN: 100, checkpointEvery: 10 }),
@@ -278,7 +301,9 @@ const dpoArith: PresetSpec<'dpo-arith'> = {
   name: 'dpo-arith',
   title: 'DPO from the base checkpoint',
   description:
-    "DPO on pairs from the base model's own samples (8 per prompt at T = 1; chosen = a correct completion, rejected = an incorrect one), the frozen base as reference, β = 0.1, plus an NLL term on the chosen completion (weight 1, TRL rpo_alpha): plain DPO collapses accuracy here (calibration.md).",
+    "DPO on pairs from the base model's own samples (8 per prompt at T = 1; chosen = a correct " +
+    'completion, rejected = an incorrect one), the frozen base as reference, β = 0.1, plus an NLL term ' +
+    'on the chosen completion (weight 1, TRL rpo_alpha): plain DPO collapses accuracy here (calibration.md).',
   family: 'dpo',
   schema: dpoSchema,
   defaults: dpoOptionsOf(DPO_ARITH, { evalN: 100, checkpointEvery: 50 }),
@@ -301,12 +326,21 @@ const dpoArith: PresetSpec<'dpo-arith'> = {
 
 const flowConfig = (o: OptionsOf<'flowgrpo-2d'>) => flowConfigOf(o, FLOW_GRPO_2D).config;
 const flowNotLm = (target: string) =>
-  `flowgrpo-2d trains a 2-D rectified-flow policy (an MLP velocity field over points, Flow-GRPO on SDE samples): ${target} train language models, so there is no equivalent run to export`;
+  `flowgrpo-2d trains a 2-D rectified-flow policy (an MLP velocity field over points, Flow-GRPO on SDE ` +
+  `samples): ${target} train language models, so there is no equivalent run to export`;
 const flowGrpo2d: PresetSpec<'flowgrpo-2d'> = {
   name: 'flowgrpo-2d',
   title: 'Flow-GRPO: land 2-D points inside a shape',
   description:
-    'A rectified-flow policy over 2-D points (an MLP velocity field, 3 × 64, time-conditioned) is first pretrained by flow matching to carry N(0, I) to three blobs, then trained with Flow-GRPO: 8 groups × 8 samples per step drawn with the SDE sampler (10 denoising steps, a Gaussian log-probability per step), reward 1 inside the shape (the ring 0.75 ≤ |p| ≤ 0.9) and exp(−(d/0.15)²) outside, group advantages (population std, 1e-4), clip 0.05 per transition. The Flow view shows the sample cloud of any step over the reward field; the accuracy is the fraction of 256 fixed ODE samples inside the shape. A checkpoint keeps the policy (and, with KL β > 0, the pretrained reference) with its AdamW state: a stopped or reloaded run continues exactly where it was, without pretraining again. Measured: 1–6% of the preview inside the ring at the start, 90–97% after 200 steps (3 seeds, README).',
+    'A rectified-flow policy over 2-D points (an MLP velocity field, 3 × 64, time-conditioned) is first ' +
+    'pretrained by flow matching to carry N(0, I) to three blobs, then trained with Flow-GRPO: 8 groups ' +
+    '× 8 samples per step drawn with the SDE sampler (10 denoising steps, a Gaussian log-probability per ' +
+    'step), reward 1 inside the shape (the ring 0.75 ≤ |p| ≤ 0.9) and exp(−(d/0.15)²) outside, group ' +
+    'advantages (population std, 1e-4), clip 0.05 per transition. The Flow view shows the sample cloud ' +
+    'of any step over the reward field; the accuracy is the fraction of 256 fixed ODE samples inside the ' +
+    'shape. A checkpoint keeps the policy (and, with KL β > 0, the pretrained reference) with its AdamW ' +
+    'state: a stopped or reloaded run continues exactly where it was, without pretraining again. ' +
+    'Measured: 1–6% of the preview inside the ring at the start, 90–97% after 200 steps (3 seeds, README).',
   family: 'flow',
   schema: flowSchema,
   defaults: flowOptionsOf(FLOW_GRPO_2D, PRETRAIN_DEFAULTS, { checkpointEvery: 20 }),
@@ -333,7 +367,12 @@ export const PRESETS: readonly PresetSpec[] = [
   episodeGrpo('grpo-calc', GRPO_CALC, 'calc-base', {
     title: 'GRPO with a calculator tool (multi-turn)',
     description:
-      "Multi-turn GRPO from public/checkpoints/calc-base on a+b+c problems: the model calls calc(47+35), reads the answer the environment appends (=82), calls again and finishes with \\boxed{101}, up to 4 turns. 8 tasks × 8 episodes per step; the environment's tokens are context, masked from the loss; reward 1 for the right boxed answer. Every turn is journaled: close the tab mid-run and Continue, then open any episode in Episodes and replay it. Measured: this base samples the right answer ~3% of the time at T = 1 and its held-out accuracy collapses (33.5% to 0–1.5% over 150 steps, README).",
+      'Multi-turn GRPO from public/checkpoints/calc-base on a+b+c problems: the model calls calc(47+35), ' +
+      'reads the answer the environment appends (=82), calls again and finishes with \\boxed{101}, up to 4 ' +
+      "turns. 8 tasks × 8 episodes per step; the environment's tokens are context, masked from the loss; " +
+      'reward 1 for the right boxed answer. Every turn is journaled: close the tab mid-run and Continue, ' +
+      'then open any episode in Episodes and replay it. Measured: this base samples the right answer ~3% ' +
+      'of the time at T = 1 and its held-out accuracy collapses (33.5% to 0–1.5% over 150 steps, README).',
     evalN: 100,
     companion: false,
     task: CALC_TASK,
@@ -342,7 +381,10 @@ export const PRESETS: readonly PresetSpec[] = [
   episodeGrpo('grpo-guess', GRPO_GUESS, 'guess-base', {
     title: 'GRPO on guess-a-number (multi-turn feedback)',
     description:
-      'Multi-turn GRPO from public/checkpoints/guess-base: find a secret in 1..63 from higher (>) and lower (<) answers in at most 7 guesses. 8 secrets × 8 episodes per step, reward 1 when found. Journaled like grpo-calc. Measured: the sampled success rate rises 5–7 points in 150 steps, the greedy one stays at ~56% (README).',
+      'Multi-turn GRPO from public/checkpoints/guess-base: find a secret in 1..63 from higher (>) and ' +
+      'lower (<) answers in at most 7 guesses. 8 secrets × 8 episodes per step, reward 1 when found. ' +
+      'Journaled like grpo-calc. Measured: the sampled success rate rises 5–7 points in 150 steps, the ' +
+      'greedy one stays at ~56% (README).',
     evalN: 63,
     companion: false,
     task: 'guess a secret in 1..63 from higher/lower answers, up to maxTurns guesses, reward 1 when found',
@@ -351,7 +393,13 @@ export const PRESETS: readonly PresetSpec[] = [
   episodeGrpo('grpo-code', GRPO_CODE, 'code-base', {
     title: 'GRPO with code rewards (needs the companion)',
     description:
-      'GRPO from public/checkpoints/code-base on one-turn tasks such as "add 3, mul 5:": the model writes a fenced Python program (x=int(input()), then x=x+3 and x=x*5, then print(x)), and the companion runs it in its sandbox on three inputs; the reward is the fraction of cases whose stdout matches. 8 tasks × 8 samples per step; the Groups view shows each case\'s verdict, the session panel its stdout and stderr. Needs a companion: run npx dewpoint companion and open the link it prints (or paste it in System); without one every episode fails as an infrastructure failure (masked, never reward 0). Measured: greedy 53.2% on the 62 held-out tasks rises to 58–66% in 150 steps (3 seeds, README).',
+      'GRPO from public/checkpoints/code-base on one-turn tasks such as "add 3, mul 5:": the model writes ' +
+      'a fenced Python program (x=int(input()), then x=x+3 and x=x*5, then print(x)), and the companion ' +
+      'runs it in its sandbox on three inputs; the reward is the fraction of cases whose stdout matches. 8 ' +
+      "tasks × 8 samples per step; the Groups view shows each case's verdict, the session panel its " +
+      'stdout and stderr. Needs a companion: run npx dewpoint companion and open the link it prints (or ' +
+      'paste it in System); without one every episode fails as an infrastructure failure (masked, never ' +
+      'reward 0). Measured: greedy 53.2% on the 62 held-out tasks rises to 58–66% in 150 steps (3 seeds, README).',
     evalN: 100,
     companion: true,
     task: 'write a Python program for tasks like "add 3, mul 5:", graded in the companion sandbox on three stdin/stdout cases (reward: the fraction passed)',
@@ -398,6 +446,23 @@ export type EpisodeOptions = OptionsOf<'grpo-calc' | 'grpo-guess' | 'grpo-code' 
 export function episodeRunConfigOf(o: RunOptions): GrpoEpisodeConfig | null {
   const episodes = presetOf(o).episodes as ((o: RunOptions) => GrpoEpisodeConfig) | undefined;
   return episodes ? episodes(o) : null;
+}
+
+/** A Flow-GRPO run's config (its reward field), or null for another run. */
+export function flowRunConfigOf(o: RunOptions): FlowGrpoConfig | null {
+  const flow = presetOf(o).flow as ((o: RunOptions) => FlowGrpoConfig) | undefined;
+  return flow ? flow(o) : null;
+}
+
+/** Why a run holds on to its starting weights (the preset's `reference`), or null. */
+export function referenceOf(o: RunOptions): string | null {
+  return (presetOf(o).reference as (o: RunOptions) => string | null)(o);
+}
+
+/** The vocabulary of a run whose preset starts from no checkpoint but has tokens (SFT), or null. */
+export function ownTokenizerOf(o: RunOptions): CheckpointTokenizer | null {
+  const tokenizer = presetOf(o).tokenizer as ((o: RunOptions) => CheckpointTokenizer) | undefined;
+  return tokenizer ? tokenizer(o) : null;
 }
 
 /** The trainer of a run's options. */

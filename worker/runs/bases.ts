@@ -11,7 +11,7 @@ import type { CheckpointFiles, CheckpointTokenizer, LoadedCheckpoint } from '../
 import { checkpointTokenizer, importCheckpoint } from '../model/checkpoint';
 import { InvalidConfigError } from '../contract/errors';
 import type { BaseModelRunOptions, RunOptions } from '../contract/options';
-import { presetOf, type BaseName } from '../presets/table';
+import { ownTokenizerOf, presetOf, referenceOf, type BaseName } from '../presets/table';
 import { modelCheckpointFiles } from '../presets/trainers';
 import type { RunStore } from '../store/run-store';
 
@@ -58,7 +58,7 @@ export class Bases {
     const picked = pickedBase(o);
     if (picked) return this.pickedTokenizer(runId, picked);
     const spec = presetOf(o);
-    if (spec.base === null) return spec.tokenizer ? spec.tokenizer(o as never) : null;
+    if (spec.base === null) return ownTokenizerOf(o);
     const base = spec.base;
     let tok = this.baseTokenizers.get(base);
     if (!tok) {
@@ -124,10 +124,11 @@ export class Bases {
     const own = held ? null : await this.store.latestCheckpoint(runId);
     if (!held && !own)
       throw new Error(`${notHeld(picked)}: pick the model folder again (Use this model), then start the run`);
-    const reference = spec.reference(o as never);
+    const reference = referenceOf(o);
     if (own && own.step > 0 && reference) {
       throw new Error(
-        `${notHeld(picked)}, and ${reference}, which the run's checkpoint at step ${own.step} no longer holds (it has the trained weights): pick the model folder again (Use this model), then continue`,
+        `${notHeld(picked)}, and ${reference}, which the run's checkpoint at step ${own.step} no longer ` +
+          `holds (it has the trained weights): pick the model folder again (Use this model), then continue`,
       );
     }
     try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunOptions } from '../contract/options';
-import { PRESETS } from '../presets/table';
+import { findPreset } from '../presets/table';
 import { MemoryRunStore } from '../store/run-store';
 import { Bases } from './bases';
 import { HEALTH_DEFAULTS, healthFields, runHealth, type StepMetrics } from './health';
@@ -107,7 +107,7 @@ describe('run health', () => {
 describe('run health through the reads of a stored run', () => {
   it('a multi-turn run flags from its stored metrics and points to the Episodes view; an unknown run has none', async () => {
     const store = new MemoryRunStore();
-    const o = { ...PRESETS.find((p) => p.name === 'grpo-calc')!.defaults, steps: 12 } as RunOptions;
+    const o = { ...findPreset('grpo-calc')!.defaults, steps: 12 } as RunOptions;
     await store.putRun({ runId: 'r-1', options: o, createdAt: 0, status: 'finished', lastStep: 0 });
     for (const { step, metrics } of steady(12, (s) => (s > 4 ? { 'reward/frac_reward_zero_std': 1 } : {})))
       await store.commitStep('r-1', { step, metrics });

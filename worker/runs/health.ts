@@ -139,7 +139,10 @@ export function runHealth(
       return start > 0 && now <= (1 - o.stdDrop) * start && r <= rewardStart + o.minRewardRise && rewardAt.size > 0;
     }),
     (step) =>
-      `The reward std within groups (reward/group_std_mean) fell to ${f(windowMean(std, step))}, below ${pct(1 - o.stdDrop)} of its start ${f(startOf(std))}, while the mean reward (reward/mean) stayed at ${f(windowMean(reward, step))} from ${f(rewardStart)}: the groups agree more without getting better (the echo trap).`,
+      `The reward std within groups (reward/group_std_mean) fell to ${f(windowMean(std, step))}, below ` +
+      `${pct(1 - o.stdDrop)} of its start ${f(startOf(std))}, while the mean reward (reward/mean) stayed ` +
+      `at ${f(windowMean(reward, step))} from ${f(rewardStart)}: the groups agree more without getting ` +
+      `better (the echo trap).`,
   );
 
   // low-signal: too few groups with differing rewards.
@@ -149,7 +152,9 @@ export function runHealth(
     'reward/frac_reward_zero_std',
     held(signal, w, (now) => now < o.minSignalFrac, false),
     (step) =>
-      `Only ${pct(windowMean(signal, step))} of groups carried a learning signal over the last ${w} steps (1 − reward/frac_reward_zero_std, below ${pct(o.minSignalFrac)}): most groups have equal rewards, so a few set every update.`,
+      `Only ${pct(windowMean(signal, step))} of groups carried a learning signal over the last ${w} steps ` +
+      `(1 − reward/frac_reward_zero_std, below ${pct(o.minSignalFrac)}): most groups have equal rewards, ` +
+      `so a few set every update.`,
   );
 
   // entropy: collapse or explosion against its start (trained steps only).
@@ -161,7 +166,10 @@ export function runHealth(
     (step) => {
       const now = windowMean(entropy, step);
       const start = startOf(entropy);
-      return `The policy entropy (rl/entropy) ${now < start ? 'collapsed' : 'exploded'} to ${f(now)} from ${f(start)} (outside ${o.entropyLow}–${o.entropyHigh}× its start).`;
+      return (
+        `The policy entropy (rl/entropy) ${now < start ? 'collapsed' : 'exploded'} to ${f(now)} from ` +
+        `${f(start)} (outside ${o.entropyLow}–${o.entropyHigh}× its start).`
+      );
     },
   );
 
@@ -172,7 +180,8 @@ export function runHealth(
     'response/mean_length',
     held(length, w, (now, start) => start > 0 && Math.abs(now - start) > o.lengthDrift * start),
     (step) =>
-      `The mean response length (response/mean_length) drifted to ${f(windowMean(length, step))} ids from ${f(startOf(length))} (more than ${pct(o.lengthDrift)} off its start).`,
+      `The mean response length (response/mean_length) drifted to ${f(windowMean(length, step))} ids from ` +
+      `${f(startOf(length))} (more than ${pct(o.lengthDrift)} off its start).`,
   );
   const truncated = series(ordered, 'response/truncated_frac');
   add(
@@ -180,7 +189,8 @@ export function runHealth(
     'response/truncated_frac',
     held(truncated, w, (now, start) => now > start + o.truncatedRise),
     (step) =>
-      `The truncated fraction (response/truncated_frac) rose to ${pct(windowMean(truncated, step))} from ${pct(startOf(truncated))}: more completions run out of their budget.`,
+      `The truncated fraction (response/truncated_frac) rose to ${pct(windowMean(truncated, step))} from ` +
+      `${pct(startOf(truncated))}: more completions run out of their budget.`,
   );
 
   // diversity: distinct completions per group.
@@ -190,7 +200,8 @@ export function runHealth(
     'response/distinct_frac',
     held(distinct, w, (now, start) => now < (1 - o.diversityDrop) * start),
     (step) =>
-      `Distinct completions per group (response/distinct_frac) fell to ${pct(windowMean(distinct, step))} from ${pct(startOf(distinct))}: the samples of a prompt are becoming one template.`,
+      `Distinct completions per group (response/distinct_frac) fell to ${pct(windowMean(distinct, step))} ` +
+      `from ${pct(startOf(distinct))}: the samples of a prompt are becoming one template.`,
   );
 
   // grad-spike: against the median of the trained steps before it.
@@ -210,7 +221,10 @@ export function runHealth(
       .slice(0, i)
       .map((x) => x.v)
       .sort((a, b) => a - b);
-    return `The gradient norm (opt/grad_norm) spiked to ${f(grad[i].v)}, over ${o.gradSpike}× the median ${f(before[Math.floor(before.length / 2)])} of the steps before.`;
+    return (
+      `The gradient norm (opt/grad_norm) spiked to ${f(grad[i].v)}, over ${o.gradSpike}× the median ` +
+      `${f(before[Math.floor(before.length / 2)])} of the steps before.`
+    );
   });
 
   // mismatch: sampler/trainer KL.
@@ -220,7 +234,8 @@ export function runHealth(
     'mismatch/kl',
     held(kl, 1, (now) => now > o.mismatchKl, false),
     (step) =>
-      `The sampler/trainer KL (mismatch/kl) reached ${f(kl.find((x) => x.step === step)!.v)}, above ${o.mismatchKl}: the trainer's log-probs no longer match the sampler's.`,
+      `The sampler/trainer KL (mismatch/kl) reached ${f(kl.find((x) => x.step === step)!.v)}, above ` +
+      `${o.mismatchKl}: the trainer's log-probs no longer match the sampler's.`,
   );
   return flags;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
 import type { RunOptions } from '../contract/options';
 import type { RunEvent } from '../contract/records';
-import { PRESETS } from '../presets/table';
+import { findPreset } from '../presets/table';
 import type { Trainer } from '../presets/trainers';
 import { MemoryRunStore } from '../store/run-store';
 import { runLoop, type ActiveRun } from './loop';
@@ -19,7 +19,7 @@ function fakeTrainer(n: number, evalCount?: number): Trainer {
 
 async function evaluatingTotals(trainer: Trainer, evalN: number) {
   const o = {
-    ...PRESETS.find((p) => p.name === 'grpo-code')!.defaults,
+    ...findPreset('grpo-code')!.defaults,
     steps: 1,
     evalEvery: 1,
     evalN,

@@ -21,7 +21,7 @@ import type {
   HealthOptions,
   ReplayResult,
 } from '../contract/records';
-import { episodeRunConfigOf, presetOf } from '../presets/table';
+import { episodeRunConfigOf, flowRunConfigOf } from '../presets/table';
 import type { RunStore } from '../store/run-store';
 import { configuredKind } from '../train/grpo-episodes';
 import type { Bases } from './bases';
@@ -122,8 +122,8 @@ export class RunReads {
       flowField: async (size) => {
         if (!Number.isInteger(size) || size < 2 || size > 512)
           throw new Error(`flowField: size = ${size}; expected an integer in 2..512`);
-        const flow = o ? (presetOf(o).flow as ((o: RunOptions) => { reward: never }) | undefined) : undefined;
-        return flow ? rewardGrid(flow(o!).reward, FLOW_VIEW_BOX, size) : null;
+        const flow = o ? flowRunConfigOf(o) : null;
+        return flow ? rewardGrid(flow.reward, FLOW_VIEW_BOX, size) : null;
       },
       neverContinues: () => null,
       health: async (options) =>

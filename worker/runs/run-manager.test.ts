@@ -7,7 +7,7 @@ import type { RunEvent } from '../contract/records';
 import { openIdbStore } from '../store/idb-store';
 import type { RunStore, StepCommit } from '../store/run-store';
 import { MemoryRunStore, StorageFullError } from '../store/run-store';
-import { PRESETS } from '../presets/table';
+import { findPreset } from '../presets/table';
 import { memoryRunLocks } from './run-locks';
 import { RunManager } from './run-manager';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir } from '../model/node-checkpoint-dir';
@@ -17,7 +17,7 @@ const tok = importCheckpoint(BASE).tokenizer;
 
 /** GRPO from the shipped base (it solves some sums, so groups have reward spread and the weights move). */
 const GRPO = {
-  ...PRESETS.find((p) => p.name === 'grpo-arith')!.defaults,
+  ...findPreset('grpo-arith')!.defaults,
   steps: 4,
   prompts: 3,
   group: 4,
@@ -102,61 +102,65 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
     }
   });
 
-  it('stopped after step 1 and continued from its checkpoint, a Flow-GRPO run computes the steps and clouds of one that never stopped, without pretraining again', async () => {
-    const store = await openIdbStore('dewpoint-continue-flow');
-    // β > 0: the checkpoint must carry the pretrained reference as well as the trained policy.
-    const options = {
-      ...PRESETS.find((p) => p.name === 'flowgrpo-2d')!.defaults,
-      steps: 3,
-      groups: 4,
-      group: 4,
-      sdeSteps: 4,
-      beta: 0.5,
-      lr: 3e-3,
-      pretrainSteps: 20,
-      evalEvery: 2,
-      evalN: 16,
-      checkpointEvery: 0,
-    } as RunOptions;
-    const whole = await drive(manager(store), (emit) => manager(store).start(options, emit));
-    expect(whole.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
-    const reference = await history(store, whole.id);
-    expect(reference.map((s) => s.step)).toEqual([1, 2, 3]);
-    // Not vacuous: every step trains (a lost AdamW state, step count or reference would show in the metrics).
-    expect(reference.every((s) => s['rl/carried_frac'] > 0 && s['opt/grad_norm'] > 0 && s['loss/kl'] > 0)).toBe(true);
+  it(
+    'stopped after step 1 and continued from its checkpoint, a Flow-GRPO run computes the steps and ' +
+      'clouds of one that never stopped, without pretraining again',
+    async () => {
+      const store = await openIdbStore('dewpoint-continue-flow');
+      // β > 0: the checkpoint must carry the pretrained reference as well as the trained policy.
+      const options = {
+        ...findPreset('flowgrpo-2d')!.defaults,
+        steps: 3,
+        groups: 4,
+        group: 4,
+        sdeSteps: 4,
+        beta: 0.5,
+        lr: 3e-3,
+        pretrainSteps: 20,
+        evalEvery: 2,
+        evalN: 16,
+        checkpointEvery: 0,
+      } as RunOptions;
+      const whole = await drive(manager(store), (emit) => manager(store).start(options, emit));
+      expect(whole.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
+      const reference = await history(store, whole.id);
+      expect(reference.map((s) => s.step)).toEqual([1, 2, 3]);
+      // Not vacuous: every step trains (a lost AdamW state, step count or reference would show in the metrics).
+      expect(reference.every((s) => s['rl/carried_frac'] > 0 && s['opt/grad_norm'] > 0 && s['loss/kl'] > 0)).toBe(true);
 
-    const m = manager(store);
-    const first = await drive(m, (emit) => m.start(options, emit), 1);
-    expect(first.events.at(-1)).toMatchObject({
-      type: 'status',
-      status: 'stopped',
-      message: 'stopped after step 1; continue from its checkpoint',
-    });
-    expect((await m.listRuns()).find((r) => r.runId === first.id)).toMatchObject({
-      status: 'stopped',
-      lastStep: 1,
-      checkpointStep: 1,
-    });
-    const files = (await store.latestCheckpoint(first.id))!.files;
-    expect(Object.keys(files).sort()).toEqual([
-      'config.json',
-      'dewpoint.json',
-      'model.safetensors',
-      'reference.safetensors',
-    ]);
+      const m = manager(store);
+      const first = await drive(m, (emit) => m.start(options, emit), 1);
+      expect(first.events.at(-1)).toMatchObject({
+        type: 'status',
+        status: 'stopped',
+        message: 'stopped after step 1; continue from its checkpoint',
+      });
+      expect((await m.listRuns()).find((r) => r.runId === first.id)).toMatchObject({
+        status: 'stopped',
+        lastStep: 1,
+        checkpointStep: 1,
+      });
+      const files = (await store.latestCheckpoint(first.id))!.files;
+      expect(Object.keys(files).sort()).toEqual([
+        'config.json',
+        'dewpoint.json',
+        'model.safetensors',
+        'reference.safetensors',
+      ]);
 
-    const again = await drive(m, (emit) =>
-      m.continue(first.id, emit).then((r) => expect(r).toEqual({ ok: true, fromStep: 1 })),
-    );
-    expect(again.events.filter((e) => e.type === 'step').map((e) => e.type === 'step' && e.step)).toEqual([2, 3]);
-    expect(again.events.some((e) => e.type === 'phase' && e.phase === 'pretraining')).toBe(false);
-    expect(again.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
-    expect(await history(store, first.id)).toEqual(reference);
-    for (const step of [2, 3]) expect(await store.flowAt(first.id, step)).toEqual(await store.flowAt(whole.id, step));
-    expect((await store.evaluations(first.id)).filter((e) => e.step > 1)).toEqual(
-      (await store.evaluations(whole.id)).filter((e) => e.step > 1),
-    );
-  });
+      const again = await drive(m, (emit) =>
+        m.continue(first.id, emit).then((r) => expect(r).toEqual({ ok: true, fromStep: 1 })),
+      );
+      expect(again.events.filter((e) => e.type === 'step').map((e) => e.type === 'step' && e.step)).toEqual([2, 3]);
+      expect(again.events.some((e) => e.type === 'phase' && e.phase === 'pretraining')).toBe(false);
+      expect(again.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
+      expect(await history(store, first.id)).toEqual(reference);
+      for (const step of [2, 3]) expect(await store.flowAt(first.id, step)).toEqual(await store.flowAt(whole.id, step));
+      expect((await store.evaluations(first.id)).filter((e) => e.step > 1)).toEqual(
+        (await store.evaluations(whole.id)).filter((e) => e.step > 1),
+      );
+    },
+  );
 
   it('stopped during a step, a run commits that step, reports it as the last one, writes its checkpoint and continues from it', async () => {
     const store = await openIdbStore('dewpoint-stop-mid-step');
@@ -223,7 +227,7 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
   it('reports the phases of a DPO step: sampling pairs, the reference, training', async () => {
     const m = manager(new MemoryRunStore());
     const dpo = {
-      ...PRESETS.find((p) => p.name === 'dpo-arith')!.defaults,
+      ...findPreset('dpo-arith')!.defaults,
       steps: 1,
       pairs: 2,
       evalEvery: 0,
@@ -441,7 +445,7 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
 describe('a multi-turn run (grpo-calc, CPU)', () => {
   const CALC_BASE = readCheckpointDir('public/checkpoints/calc-base');
   const CALC = {
-    ...PRESETS.find((p) => p.name === 'grpo-calc')!.defaults,
+    ...findPreset('grpo-calc')!.defaults,
     steps: 2,
     prompts: 2,
     group: 2,
@@ -457,38 +461,42 @@ describe('a multi-turn run (grpo-calc, CPU)', () => {
       store,
     });
 
-  it('cut off mid-step before any checkpoint of its own, continues from its start: the journaled turns are restored, none is committed twice, and it computes what an uninterrupted run does', async () => {
-    const reference = new MemoryRunStore();
-    const whole = await drive(calcManager(reference), (emit) => calcManager(reference).start(CALC, emit));
-    expect(whole.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
-    expect(await reference.journal.steps(whole.id)).toEqual([1, 2]);
+  it(
+    'cut off mid-step before any checkpoint of its own, continues from its start: the journaled turns ' +
+      'are restored, none is committed twice, and it computes what an uninterrupted run does',
+    async () => {
+      const reference = new MemoryRunStore();
+      const whole = await drive(calcManager(reference), (emit) => calcManager(reference).start(CALC, emit));
+      expect(whole.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
+      expect(await reference.journal.steps(whole.id)).toEqual([1, 2]);
 
-    // The journal refuses step 2's third commit (the tab closed then): step 1 is stored, step 2 has its starts and one round of turns.
-    const store = new MemoryRunStore();
-    const commit = store.journal.commit.bind(store.journal);
-    let commits = 0;
-    store.journal.commit = async (records) => {
-      if (records[0]?.step === 2 && ++commits === 3) throw new Error('the tab closed');
-      return commit(records);
-    };
-    const m = calcManager(store);
-    const cut = await drive(m, (emit) => m.start(CALC, emit));
-    expect(cut.events.at(-1)).toMatchObject({ type: 'status', status: 'failed', message: 'the tab closed' });
-    const listed = (await m.listRuns()).find((r) => r.runId === cut.id)!;
-    expect(listed).toMatchObject({ lastStep: 1, checkpointStep: 0 });
-    const turns = async (step: number) => (await store.journal.load(cut.id, step)).filter((r) => r.turn > 0).length;
-    const [all1, kept2] = [await turns(1), await turns(2)];
-    expect(kept2).toBeGreaterThan(0);
+      // The journal refuses step 2's third commit (the tab closed then): step 1 is stored, step 2 has its starts and one round of turns.
+      const store = new MemoryRunStore();
+      const commit = store.journal.commit.bind(store.journal);
+      let commits = 0;
+      store.journal.commit = async (records) => {
+        if (records[0]?.step === 2 && ++commits === 3) throw new Error('the tab closed');
+        return commit(records);
+      };
+      const m = calcManager(store);
+      const cut = await drive(m, (emit) => m.start(CALC, emit));
+      expect(cut.events.at(-1)).toMatchObject({ type: 'status', status: 'failed', message: 'the tab closed' });
+      const listed = (await m.listRuns()).find((r) => r.runId === cut.id)!;
+      expect(listed).toMatchObject({ lastStep: 1, checkpointStep: 0 });
+      const turns = async (step: number) => (await store.journal.load(cut.id, step)).filter((r) => r.turn > 0).length;
+      const [all1, kept2] = [await turns(1), await turns(2)];
+      expect(kept2).toBeGreaterThan(0);
 
-    const again = await drive(m, (emit) =>
-      m.continue(cut.id, emit).then((r) => expect(r).toEqual({ ok: true, fromStep: 0 })),
-    );
-    expect(again.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
-    // Continued from the start: step 1 is computed again from its journal alone, step 2 from where it was cut off.
-    const steps = await store.stepMetrics(cut.id);
-    expect(steps.map((s) => s.metrics['episodes/resumed_turns'])).toEqual([all1, kept2]);
-    expect(await turns(2)).toBe((await reference.journal.load(whole.id, 2)).filter((r) => r.turn > 0).length);
-    const exact = (h: Record<string, number>[]) => h.map(({ 'episodes/resumed_turns': _r, ...rest }) => rest);
-    expect(exact(await history(store, cut.id))).toEqual(exact(await history(reference, whole.id)));
-  });
+      const again = await drive(m, (emit) =>
+        m.continue(cut.id, emit).then((r) => expect(r).toEqual({ ok: true, fromStep: 0 })),
+      );
+      expect(again.events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
+      // Continued from the start: step 1 is computed again from its journal alone, step 2 from where it was cut off.
+      const steps = await store.stepMetrics(cut.id);
+      expect(steps.map((s) => s.metrics['episodes/resumed_turns'])).toEqual([all1, kept2]);
+      expect(await turns(2)).toBe((await reference.journal.load(whole.id, 2)).filter((r) => r.turn > 0).length);
+      const exact = (h: Record<string, number>[]) => h.map(({ 'episodes/resumed_turns': _r, ...rest }) => rest);
+      expect(exact(await history(store, cut.id))).toEqual(exact(await history(reference, whole.id)));
+    },
+  );
 });

@@ -5,13 +5,13 @@ import { describe, expect, it } from 'vitest';
 import type { JournalRecord, StartRecord, TurnRecord } from '../episodes/journal';
 import { JournalConflict, checksumOk, withChecksum } from '../episodes/journal';
 import type { RunOptions } from '../contract/options';
-import { PRESETS } from '../presets/table';
+import { findPreset } from '../presets/table';
 import type { JournalSchema } from './idb-journal';
 import { IdbJournal } from './idb-journal';
 import { DB_VERSION, openIdbStore } from './idb-store';
 import { StorageFullError } from './run-store';
 
-const OPTIONS = { ...PRESETS.find((p) => p.name === 'grpo-arith')!.defaults, steps: 4 } as RunOptions;
+const OPTIONS = { ...findPreset('grpo-arith')!.defaults, steps: 4 } as RunOptions;
 const cohort = (runId: string, step: number) => `${runId}/step ${step}/version 0/seed 7`;
 
 function start(runId: string, step: number, episode: number): StartRecord {

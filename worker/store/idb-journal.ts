@@ -35,7 +35,8 @@ function checkKey(r: JournalRecord): void {
   const ok = typeof r.runId === 'string' && [r.step, r.episode, r.turn].every((n) => Number.isSafeInteger(n) && n >= 0);
   if (!ok)
     throw new Error(
-      `journal: a record's key must be (runId: string, step, episode, turn: non-negative integers), got (${JSON.stringify(r.runId)}, ${r.step}, ${r.episode}, ${r.turn})`,
+      `journal: a record's key must be (runId: string, step, episode, turn: non-negative integers), got ` +
+        `(${JSON.stringify(r.runId)}, ${r.step}, ${r.episode}, ${r.turn})`,
     );
 }
 

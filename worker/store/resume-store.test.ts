@@ -4,14 +4,14 @@ import { describe, expect, it } from 'vitest';
 import type { CheckpointFiles } from '../model/checkpoint';
 import type { RunOptions } from '../contract/options';
 import type { Session } from '../rl/types';
-import { PRESETS } from '../presets/table';
+import { findPreset } from '../presets/table';
 import { DB_VERSION, openIdbStore } from './idb-store';
 import type { ResumeRecord, RunStore } from './run-store';
 import { MemoryRunStore } from './run-store';
 import { decodeSessions, encodeSessions } from './sessions-codec';
 
 const OPTIONS = {
-  ...PRESETS.find((p) => p.name === 'grpo-arith')!.defaults,
+  ...findPreset('grpo-arith')!.defaults,
   steps: 4,
   checkpointEvery: 1,
 } as RunOptions;

@@ -2,13 +2,13 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import type { RunOptions } from '../contract/options';
 import type { BatchRecord, GroupRecord } from '../contract/records';
-import { PRESETS } from '../presets/table';
+import { findPreset } from '../presets/table';
 import { openIdbStore, write } from './idb-store';
 import type { RunStore } from './run-store';
 import { MemoryRunStore, StorageFullError } from './run-store';
 
 const OPTIONS: RunOptions = {
-  ...PRESETS.find((p) => p.name === 'grpo-arith')!.defaults,
+  ...findPreset('grpo-arith')!.defaults,
   steps: 2,
   lr: 1e-4,
   seed: 1,

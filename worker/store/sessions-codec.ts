@@ -58,7 +58,8 @@ export function encodeSessions(sessions: readonly Session[]): SessionsRow {
           (c.rawLogProbs && c.rawLogProbs.length !== c.sampledIds.length)
         ) {
           throw new Error(
-            `encodeSessions: session ${s.task}#${s.sample} has ${c.sampledIds.length} sampled ids but ${c.behaviorLogProbs.length} behavior / ${c.rawLogProbs?.length ?? '–'} raw log-probs`,
+            `encodeSessions: session ${s.task}#${s.sample} has ${c.sampledIds.length} sampled ids but ` +
+              `${c.behaviorLogProbs.length} behavior / ${c.rawLogProbs?.length ?? '–'} raw log-probs`,
           );
         }
         row.promptIds.set(c.promptIds, p);

@@ -43,76 +43,84 @@ describe('GrpoEpisodeRun (CPU, tiny model)', () => {
     expect(Number.isFinite(s.metrics['loss/total'])).toBe(true);
   });
 
-  it('a crash mid-step (the journal refuses a commit) continues from the last committed turn and computes the same step as a run that never stopped', async () => {
-    const base = await tinyToolBase();
-    const ops = createCpuOps();
-    const reference = new GrpoEpisodeRun(ops, CONFIG, base, {
-      journal: new MemoryJournal(),
-      runId: 'r',
-      writer: 'ref',
-    });
-    const ref = [await reference.next(), await reference.next()];
+  it(
+    'a crash mid-step (the journal refuses a commit) continues from the last committed turn and computes ' +
+      'the same step as a run that never stopped',
+    async () => {
+      const base = await tinyToolBase();
+      const ops = createCpuOps();
+      const reference = new GrpoEpisodeRun(ops, CONFIG, base, {
+        journal: new MemoryJournal(),
+        runId: 'r',
+        writer: 'ref',
+      });
+      const ref = [await reference.next(), await reference.next()];
 
-    const journal = new MemoryJournal();
-    const first = new GrpoEpisodeRun(ops, CONFIG, base, { journal, runId: 'r', writer: 'first' });
-    await first.next();
-    const point: ResumePoint = {
-      position: structuredClone(first.position()),
-      weights: await first.model.getWeights(),
-      optimizer: await first.model.getOptimizerState(),
-    };
-    // Step 2's start records and first round of turns commit; its second round does not (the tab closed).
-    let commits = 0;
-    const failing = Object.create(journal) as MemoryJournal;
-    failing.commit = async (records: readonly JournalRecord[]) => {
-      if (records[0]?.step === 2 && ++commits > 2) throw new Error('the tab closed');
-      return journal.commit(records);
-    };
-    (first as unknown as { journal: { journal: MemoryJournal } }).journal.journal = failing;
-    await expect(first.next()).rejects.toThrow('the tab closed');
-    const committed = (await journal.load('r', 2)).filter((r) => r.turn > 0);
-    expect(committed.length).toBeGreaterThan(0);
+      const journal = new MemoryJournal();
+      const first = new GrpoEpisodeRun(ops, CONFIG, base, { journal, runId: 'r', writer: 'first' });
+      await first.next();
+      const point: ResumePoint = {
+        position: structuredClone(first.position()),
+        weights: await first.model.getWeights(),
+        optimizer: await first.model.getOptimizerState(),
+      };
+      // Step 2's start records and first round of turns commit; its second round does not (the tab closed).
+      let commits = 0;
+      const failing = Object.create(journal) as MemoryJournal;
+      failing.commit = async (records: readonly JournalRecord[]) => {
+        if (records[0]?.step === 2 && ++commits > 2) throw new Error('the tab closed');
+        return journal.commit(records);
+      };
+      (first as unknown as { journal: { journal: MemoryJournal } }).journal.journal = failing;
+      await expect(first.next()).rejects.toThrow('the tab closed');
+      const committed = (await journal.load('r', 2)).filter((r) => r.turn > 0);
+      expect(committed.length).toBeGreaterThan(0);
 
-    const second = new GrpoEpisodeRun(ops, CONFIG, base, { journal, runId: 'r', writer: 'second' });
-    second.resumeAt(point);
-    const s2 = await second.next();
-    expect(s2.step).toBe(2);
-    expect(s2.metrics['episodes/resumed_turns']).toBe(committed.length);
-    expect(exact(s2.metrics)).toEqual(exact(ref[1].metrics));
-    expect(s2.episodes.map((e) => e.episode)).toEqual(ref[1].episodes.map((e) => e.episode));
-    expect(await second.model.getWeights()).toEqual(await reference.model.getWeights());
-    // Turns after the crash were written by the second loop; none was committed twice (the journal refuses that).
-    const writers = new Set((await journal.load('r', 2)).map((r) => r.writer));
-    expect(writers).toEqual(new Set(['first', 'second']));
-  });
+      const second = new GrpoEpisodeRun(ops, CONFIG, base, { journal, runId: 'r', writer: 'second' });
+      second.resumeAt(point);
+      const s2 = await second.next();
+      expect(s2.step).toBe(2);
+      expect(s2.metrics['episodes/resumed_turns']).toBe(committed.length);
+      expect(exact(s2.metrics)).toEqual(exact(ref[1].metrics));
+      expect(s2.episodes.map((e) => e.episode)).toEqual(ref[1].episodes.map((e) => e.episode));
+      expect(await second.model.getWeights()).toEqual(await reference.model.getWeights());
+      // Turns after the crash were written by the second loop; none was committed twice (the journal refuses that).
+      const writers = new Set((await journal.load('r', 2)).map((r) => r.writer));
+      expect(writers).toEqual(new Set(['first', 'second']));
+    },
+  );
 });
 
 describe('GrpoEpisodeRun on code (CPU, the shipped code-base, a grader standing in for the companion)', () => {
-  it("reports the companion's grading as `grading k / n programs` after sampling, and says it evaluates the 62 held-out tasks it has when evalN asks for 100", async () => {
-    const base = importCheckpoint(readCheckpointDir('public/checkpoints/code-base'));
-    const graded: string[] = [];
-    const grader: CodeGrader = async (r) => {
-      graded.push(r.completion);
-      return { reward: 1, program: 'print(2)', cases: [] };
-    };
-    const run = new GrpoEpisodeRun(createCpuOps(), { ...GRPO_CODE, prompts: 2, group: 2, evalN: 100 }, base, null, {
-      codeGrader: grader,
-    });
-    const phases: Parameters<PhaseReport>[] = [];
-    run.onProgress = (...report) => phases.push(report);
-    await run.next();
-    // The base writes programs that end at EOS: every one of them is graded, one report each.
-    expect(graded.length).toBeGreaterThan(0);
-    const n = graded.length;
-    const grading = phases.filter(([p]) => p === 'grading');
-    expect(grading).toEqual(Array.from({ length: n + 1 }, (_, k) => ['grading', k, n, 'programs']));
-    const at = (p: Parameters<PhaseReport>) => phases.indexOf(p);
-    expect(at(grading[0])).toBeGreaterThan(phases.findIndex(([p, done]) => p === 'sampling' && done === 0));
-    expect(at(grading.at(-1)!)).toBeLessThan(phases.findIndex(([p, done]) => p === 'sampling' && done === 4));
+  it(
+    "reports the companion's grading as `grading k / n programs` after sampling, and says it evaluates " +
+      'the 62 held-out tasks it has when evalN asks for 100',
+    async () => {
+      const base = importCheckpoint(readCheckpointDir('public/checkpoints/code-base'));
+      const graded: string[] = [];
+      const grader: CodeGrader = async (r) => {
+        graded.push(r.completion);
+        return { reward: 1, program: 'print(2)', cases: [] };
+      };
+      const run = new GrpoEpisodeRun(createCpuOps(), { ...GRPO_CODE, prompts: 2, group: 2, evalN: 100 }, base, null, {
+        codeGrader: grader,
+      });
+      const phases: Parameters<PhaseReport>[] = [];
+      run.onProgress = (...report) => phases.push(report);
+      await run.next();
+      // The base writes programs that end at EOS: every one of them is graded, one report each.
+      expect(graded.length).toBeGreaterThan(0);
+      const n = graded.length;
+      const grading = phases.filter(([p]) => p === 'grading');
+      expect(grading).toEqual(Array.from({ length: n + 1 }, (_, k) => ['grading', k, n, 'programs']));
+      const at = (p: Parameters<PhaseReport>) => phases.indexOf(p);
+      expect(at(grading[0])).toBeGreaterThan(phases.findIndex(([p, done]) => p === 'sampling' && done === 0));
+      expect(at(grading.at(-1)!)).toBeLessThan(phases.findIndex(([p, done]) => p === 'sampling' && done === 4));
 
-    expect(run.heldOutCount).toBe(62);
-    expect(grpoTrainer(run, run.config, base.tokenizer).evalCount).toBe(62);
-    graded.length = 0;
-    expect((await run.evaluate()).n).toBe(62);
-  });
+      expect(run.heldOutCount).toBe(62);
+      expect(grpoTrainer(run, run.config, base.tokenizer).evalCount).toBe(62);
+      graded.length = 0;
+      expect((await run.evaluate()).n).toBe(62);
+    },
+  );
 });

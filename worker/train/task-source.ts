@@ -82,7 +82,8 @@ export function datasetTaskSource(
     }
     if (p.length + c.maxNew > maxSeq)
       throw new Error(
-        `dataset ${d.name}, record ${i + 1}: BOS + prompt (${p.length} ids) + maxNew (${c.maxNew}) = ${p.length + c.maxNew} positions; the model has ${maxSeq}: shorten the prompt or lower maxNew`,
+        `dataset ${d.name}, record ${i + 1}: BOS + prompt (${p.length} ids) + maxNew (${c.maxNew}) = ` +
+          `${p.length + c.maxNew} positions; the model has ${maxSeq}: shorten the prompt or lower maxNew`,
       );
     return p;
   });
