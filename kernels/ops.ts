@@ -147,7 +147,11 @@ export interface Ops {
   residualForward(out: Tensor, a: Tensor, b: Tensor, n: number): void;
   /** dst (n) += src. */
   accumulate(dst: Tensor, src: Tensor, n: number): void;
-  /** Per row of logits (N, V): logp of targets (N) i32 (0 where target < 0), entropy, lse. */
+  /**
+   * Per row of logits l (N, V), at inverse temperature `scale` s = 1/T (finite, > 0; default 1):
+   * logp = log_softmax(s·l)[target] for targets (N) i32 (0 where target < 0), the entropy of
+   * softmax(s·l), and lse = logsumexp(s·l) (verl's actor divides the logits by the temperature).
+   */
   logprobForward(
     logp: Tensor,
     entropy: Tensor,
@@ -156,8 +160,9 @@ export interface Ops {
     targets: Tensor,
     N: number,
     V: number,
+    scale?: number,
   ): void;
-  /** dlogits(N, V) += dlogp_t · (onehot(target_t) − softmax_t). */
+  /** dlogits(N, V) += s · dlogp_t · (onehot(target_t) − softmax(s·l)_t); `scale` s and `lse` as in the forward. */
   logprobBackward(
     dlogits: Tensor,
     dlogp: Tensor,
@@ -166,6 +171,7 @@ export interface Ops {
     lse: Tensor,
     N: number,
     V: number,
+    scale?: number,
   ): void;
   /** One AdamW step on param (n) with grad · gradScale[0] (gradScale (1), e.g. from clipScale). */
   adamw(param: Tensor, grad: Tensor, m: Tensor, v: Tensor, n: number, hp: AdamWHyper, gradScale: Tensor | null): void;

@@ -135,6 +135,41 @@ export function gqaCases(): ConformanceCase[] {
     })),
   ];
 }
+/**
+ * The fused log-softmax forward then backward, untempered (the default scale, then an explicit 1)
+ * and at the sampler's temperature 0.7 (scale 1/0.7); shapes every backend supports, WebGPU included.
+ */
+export function logprobCases(): ConformanceCase[] {
+  const cases: ConformanceCase[] = [];
+  for (const scale of [undefined, 1, 1 / 0.7]) {
+    for (const [N, V] of [
+      [1, 1],
+      [9, 25],
+      [70, 300],
+    ]) {
+      cases.push({
+        name: `logprob ${N}x${V}${scale === undefined ? '' : ` scale ${scale.toPrecision(4)}`}`,
+        atol: 2e-5,
+        rtol: 1e-4,
+        run: (ops) => {
+          const logits = f32(ops, 'logits', N * V, 33, -5, 5);
+          const targets = i32(
+            ops,
+            'targets',
+            ids(N, V, 34).map((t, i) => (i % 5 === 2 ? -1 : t)),
+          );
+          const [logp, entropy, lse] = [ops.alloc('logp', N), ops.alloc('entropy', N), ops.alloc('lse', N)];
+          ops.logprobForward(logp, entropy, lse, logits, targets, N, V, scale);
+          const dlogits = f32(ops, 'dlogits', N * V, 35);
+          ops.logprobBackward(dlogits, f32(ops, 'dlogp', N, 36), logits, targets, lse, N, V, scale);
+          return { logp, entropy, lse, dlogits };
+        },
+      });
+    }
+  }
+  return cases;
+}
+
 const HP: AdamWHyper = { lr: 1e-2, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.1, step: 3 };
 
 export function conformanceCases(): ConformanceCase[] {
@@ -272,30 +307,7 @@ export function conformanceCases(): ConformanceCase[] {
       },
     });
   }
-  for (const [N, V] of [
-    [1, 1],
-    [9, 25],
-    [70, 300],
-  ]) {
-    cases.push({
-      name: `logprob ${N}x${V}`,
-      atol: 2e-5,
-      rtol: 1e-4,
-      run: (ops) => {
-        const logits = f32(ops, 'logits', N * V, 33, -5, 5);
-        const targets = i32(
-          ops,
-          'targets',
-          ids(N, V, 34).map((t, i) => (i % 5 === 2 ? -1 : t)),
-        );
-        const [logp, entropy, lse] = [ops.alloc('logp', N), ops.alloc('entropy', N), ops.alloc('lse', N)];
-        ops.logprobForward(logp, entropy, lse, logits, targets, N, V);
-        const dlogits = f32(ops, 'dlogits', N * V, 35);
-        ops.logprobBackward(dlogits, f32(ops, 'dlogp', N, 36), logits, targets, lse, N, V);
-        return { logp, entropy, lse, dlogits };
-      },
-    });
-  }
+  cases.push(...logprobCases());
   for (const n of [1, 5, 1030]) {
     cases.push({
       name: `adamw, grad norm, clip ${n}`,

@@ -105,10 +105,10 @@ export function createCpuOps(): Ops {
     swigluBackward: (dgate, dup, dout, gate, up, n) => swigluBackwardRef(d(dgate), d(dup), d(dout), d(gate), d(up), n),
     residualForward: (out, a, b, n) => residualForwardRef(d(out), d(a), d(b), n),
     accumulate: (dst, src, n) => accumulateRef(d(dst), d(src), n),
-    logprobForward: (logp, entropy, lse, logits, targets, N, V) =>
-      logprobForwardRef(d(logp), d(entropy), d(lse), d(logits), ints(targets), N, V),
-    logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V) =>
-      logprobBackwardRef(d(dlogits), d(dlogp), d(logits), ints(targets), d(lse), N, V),
+    logprobForward: (logp, entropy, lse, logits, targets, N, V, scale = 1) =>
+      logprobForwardRef(d(logp), d(entropy), d(lse), d(logits), ints(targets), N, V, scale),
+    logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V, scale = 1) =>
+      logprobBackwardRef(d(dlogits), d(dlogp), d(logits), ints(targets), d(lse), N, V, scale),
     adamw: (param, grad, m, v, n, hp, gradScale) =>
       adamwRef(d(param), d(grad), d(m), d(v), n, hp, gradScale ? d(gradScale) : 1),
     gradNormSquared: (out, grads) => gradNormSquaredRef(d(out), grads.map(d)),

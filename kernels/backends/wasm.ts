@@ -11,7 +11,7 @@ import { checkAttentionShapes } from '../attention/attention.ref';
 import { checkAttentionDecodeShapes, checkDecodeLengths } from '../attention_decode/attention-decode.ref';
 import { checkEmbeddingShapes, checkId } from '../embedding/embedding.ref';
 import { checkOut, clipScaleRef } from '../gradnorm/gradnorm.ref';
-import { checkLogprobShapes, targetOf } from '../logprob/logprob.ref';
+import { checkLogprobScale, checkLogprobShapes, targetOf } from '../logprob/logprob.ref';
 import { checkMatmulShapes } from '../matmul/matmul.ref';
 import type { DType, Ops, Tensor } from '../ops';
 import { checkElementwise } from '../residual/residual.ref';
@@ -133,6 +133,7 @@ interface Kernels {
     targets: number,
     N: number,
     V: number,
+    scale: number,
   ): void;
   logprobBackward(
     dlogits: number,
@@ -142,6 +143,7 @@ interface Kernels {
     lse: number,
     N: number,
     V: number,
+    scale: number,
   ): void;
   adamw(
     param: number,
@@ -479,17 +481,18 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
       checkElementwise('accumulate', n, { dst, src });
       k.add(p(dst), p(dst), p(src), n);
     },
-    logprobForward(logp, entropy, lse, logits, targets, N, V) {
+    logprobForward(logp, entropy, lse, logits, targets, N, V, scale = 1) {
       checkLogprobShapes(
         'logprobForward',
         { logp: logp.length, entropy: entropy.length, lse: lse.length, logits: logits.length, targets: targets.length },
         N,
         V,
       );
+      checkLogprobScale('logprobForward', scale);
       checkTargets(targets, N, V);
-      k.logprobForward(p(logp), p(entropy), p(lse), p(logits), i(targets), N, V);
+      k.logprobForward(p(logp), p(entropy), p(lse), p(logits), i(targets), N, V, scale);
     },
-    logprobBackward(dlogits, dlogp, logits, targets, lse, N, V) {
+    logprobBackward(dlogits, dlogp, logits, targets, lse, N, V, scale = 1) {
       checkLogprobShapes(
         'logprobBackward',
         {
@@ -502,8 +505,9 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
         N,
         V,
       );
+      checkLogprobScale('logprobBackward', scale);
       checkTargets(targets, N, V);
-      k.logprobBackward(p(dlogits), p(dlogp), p(logits), i(targets), p(lse), N, V);
+      k.logprobBackward(p(dlogits), p(dlogp), p(logits), i(targets), p(lse), N, V, scale);
     },
     adamw(param, grad, m, v, n, hp, gradScale) {
       checkAdamWSizes('adamw', { param: param.length, grad: grad.length, m: m.length, v: v.length }, n);

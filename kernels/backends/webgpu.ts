@@ -90,10 +90,10 @@ export function createWebGpuOps(ctx: GpuContext): WebGpuOps {
     swigluBackward: (dgate, dup, dout, gate, up, n) => swigluBackward(rt, g(dgate), g(dup), g(dout), g(gate), g(up), n),
     residualForward: (out, a, b, n) => residualForward(rt, g(out), g(a), g(b), n),
     accumulate: (dst, src, n) => accumulate(rt, g(dst), g(src), n),
-    logprobForward: (logp, entropy, lse, logits, targets, N, V) =>
-      logprobForward(rt, g(logp), g(entropy), g(lse), g(logits), g(targets), N, V),
-    logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V) =>
-      logprobBackward(rt, g(dlogits), g(dlogp), g(logits), g(targets), g(lse), N, V),
+    logprobForward: (logp, entropy, lse, logits, targets, N, V, scale = 1) =>
+      logprobForward(rt, g(logp), g(entropy), g(lse), g(logits), g(targets), N, V, scale),
+    logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V, scale = 1) =>
+      logprobBackward(rt, g(dlogits), g(dlogp), g(logits), g(targets), g(lse), N, V, scale),
     adamw: (param, grad, m, v, n, hp, gradScale) =>
       adamw(rt, g(param), g(grad), g(m), g(v), n, hp, gradScale ? g(gradScale) : 1),
     gradNormSquared(out, grads) {

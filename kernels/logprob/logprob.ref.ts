@@ -1,12 +1,16 @@
 /**
- * CPU reference for the fused log-softmax over the LM head's logits (z: (N, V), row-major),
- * written from the formulas, float64 throughout; outputs are stored into whatever array is given
- * (Float32Array in the backends, Float64Array for finite-difference checks).
+ * CPU reference for the fused log-softmax over the LM head's logits l: (N, V), row-major, at an
+ * inverse temperature `scale` s = 1/T (default 1), written from the formulas, float64 throughout;
+ * outputs are stored into whatever array is given (Float32Array in the backends, Float64Array for
+ * finite-difference checks). With z = s·l (the sampler's tempered logits, distribution.ts):
  *   lse[t]     = log Σ_v exp z[t, v]               (max-subtracted)
  *   logp[t]    = z[t, target[t]] − lse[t]          (0 when target[t] < 0: padding / no prediction)
  *   entropy[t] = −Σ_v p_v log p_v                  (every row, padding included; callers mask it)
- * Backward (accumulates, +=), seeded by any per-token dlogp and optionally dentropy:
- *   dlogits[t, v] += dlogp[t]·(1[v = target[t]] − p_v) − dentropy[t]·p_v·(log p_v + entropy[t])
+ * where p = softmax(z). Backward (accumulates, +=), seeded by any per-token dlogp and optionally
+ * dentropy; the chain rule through z = s·l brings the factor s:
+ *   dlogits[t, v] += s·(dlogp[t]·(1[v = target[t]] − p_v) − dentropy[t]·p_v·(log p_v + entropy[t]))
+ * This is verl's actor (`dp_actor.py` `_forward_micro_batch`: `logits.div_(temperature)` before
+ * the log-softmax and the entropy), so the trainer scores the policy the sampler drew from.
  * A target ≥ V is a bug: the reference throws (the GPU kernel writes NaN, it cannot throw).
  */
 
@@ -19,6 +23,12 @@ export interface EntropyGrad<T> {
   entropy: T;
 }
 
+/** Throws unless the inverse temperature s = 1/T is finite and > 0 (T = 0, greedy, has no log-softmax). */
+export function checkLogprobScale(op: string, scale: number): void {
+  if (typeof scale !== 'number' || !Number.isFinite(scale) || scale <= 0)
+    throw new Error(`${op}: scale (1 / temperature) must be finite and > 0, got ${scale} (1 = untempered logits)`);
+}
+
 export function logprobForwardRef(
   logp: RefOut,
   entropy: RefOut,
@@ -27,6 +37,7 @@ export function logprobForwardRef(
   targets: ArrayLike<number>,
   N: number,
   V: number,
+  scale = 1,
 ): void {
   checkLogprobShapes(
     'logprobForwardRef',
@@ -34,21 +45,23 @@ export function logprobForwardRef(
     N,
     V,
   );
+  checkLogprobScale('logprobForwardRef', scale);
   for (let t = 0; t < N; t++) {
     const row = t * V;
+    const z = (v: number) => scale * logits[row + v];
     let m = -Infinity;
-    for (let v = 0; v < V; v++) m = Math.max(m, logits[row + v]);
+    for (let v = 0; v < V; v++) m = Math.max(m, z(v));
     let s = 0;
-    for (let v = 0; v < V; v++) s += Math.exp(logits[row + v] - m);
+    for (let v = 0; v < V; v++) s += Math.exp(z(v) - m);
     const rowLse = m + Math.log(s);
     let h = 0;
     for (let v = 0; v < V; v++) {
-      const lp = logits[row + v] - rowLse;
+      const lp = z(v) - rowLse;
       h -= Math.exp(lp) * lp;
     }
     lse[t] = rowLse;
     entropy[t] = h;
-    logp[t] = targetOf(targets, t, V) < 0 ? 0 : logits[row + targets[t]] - rowLse;
+    logp[t] = targetOf(targets, t, V) < 0 ? 0 : z(targets[t]) - rowLse;
   }
 }
 
@@ -60,6 +73,7 @@ export function logprobBackwardRef(
   lse: ArrayLike<number>,
   N: number,
   V: number,
+  scale = 1,
   entropyGrad?: EntropyGrad<ArrayLike<number>>,
 ): void {
   const sizes: Record<string, number> = {
@@ -71,6 +85,7 @@ export function logprobBackwardRef(
   };
   if (entropyGrad) Object.assign(sizes, { dentropy: entropyGrad.dentropy.length, entropy: entropyGrad.entropy.length });
   checkLogprobShapes('logprobBackwardRef', sizes, N, V);
+  checkLogprobScale('logprobBackwardRef', scale);
   for (let t = 0; t < N; t++) {
     const row = t * V;
     const target = targetOf(targets, t, V);
@@ -78,10 +93,10 @@ export function logprobBackwardRef(
     const dent = entropyGrad ? entropyGrad.dentropy[t] : 0;
     const h = entropyGrad ? entropyGrad.entropy[t] : 0;
     for (let v = 0; v < V; v++) {
-      const lp = logits[row + v] - lse[t];
+      const lp = scale * logits[row + v] - lse[t];
       const p = Math.exp(lp);
       const g = seed * ((v === target ? 1 : 0) - p) - dent * p * (lp + h);
-      dlogits[row + v] += g;
+      dlogits[row + v] += scale * g;
     }
   }
 }

@@ -14,6 +14,12 @@ const gpu = await testGpuOps();
 const FWD_TOL = { atol: 2e-5, rtol: 2e-6 };
 // Backward: p_v = exp(z − lse) with WGSL's exp (≤ 3 + 2|x| ulp), times seeds of order 1.
 const BWD_TOL = { atol: 2e-6, rtol: 2e-5 };
+// At an inverse temperature s > 1 the backward's log p_v = s·l − lse carries errors of about
+// |s·l|·2⁻²⁴ and the gradient is multiplied by s: the tolerance grows with s.
+const bwdTol = (scale: number) => ({
+  atol: BWD_TOL.atol * Math.max(1, scale),
+  rtol: BWD_TOL.rtol * Math.max(1, scale),
+});
 
 describe.runIf(gpu)('logprob on WebGPU vs logprobForwardRef / logprobBackwardRef', () => {
   const { tensor, destroyAll } = testTensors(gpu);
@@ -22,25 +28,34 @@ describe.runIf(gpu)('logprob on WebGPU vs logprobForwardRef / logprobBackwardRef
     gpu?.ctx.device.destroy();
   });
 
-  /** Seeded case: logits in [lo, hi), targets in 0..V-1 with about one in five set to −1. */
-  function makeCase(N: number, V: number, seed: number, lo = -4, hi = 4) {
+  /** Seeded case: logits in [lo, hi), targets in 0..V-1 with about one in five set to −1; outputs at `scale`. */
+  function makeCase(N: number, V: number, seed: number, lo = -4, hi = 4, scale = 1) {
     const rand = mulberry32(seed);
     const logits = randomArray(N * V, seed + 1, lo, hi);
     const targets = Int32Array.from({ length: N }, (_, t) => (t % 5 === 3 ? -1 : Math.floor(rand() * V)));
     const lp = new Float32Array(N),
       h = new Float32Array(N),
       lse = new Float32Array(N);
-    logprobForwardRef(lp, h, lse, logits, targets, N, V);
+    logprobForwardRef(lp, h, lse, logits, targets, N, V, scale);
     return { logits, targets, want: { logp: lp, entropy: h, lse } };
   }
 
-  async function checkForward(N: number, V: number, seed: number, lo = -4, hi = 4, variant: LogprobVariant = 'auto') {
-    const { logits, targets, want } = makeCase(N, V, seed, lo, hi);
+  async function checkForward(
+    N: number,
+    V: number,
+    seed: number,
+    lo = -4,
+    hi = 4,
+    variant: LogprobVariant = 'auto',
+    scale = 1,
+  ) {
+    const { logits, targets, want } = makeCase(N, V, seed, lo, hi, scale);
     const logp = tensor('logp', new Float32Array(N).fill(7));
     const entropy = tensor('entropy', new Float32Array(N).fill(7));
     const lse = tensor('lse', new Float32Array(N).fill(7));
-    logprobForward(gpu!.rt, logp, entropy, lse, tensor('logits', logits), tensor('targets', targets), N, V, variant);
-    const label = `N=${N} V=${V} [${lo}, ${hi}) ${variant}`;
+    const [lg, tg] = [tensor('logits', logits), tensor('targets', targets)];
+    logprobForward(gpu!.rt, logp, entropy, lse, lg, tg, N, V, scale, variant);
+    const label = `N=${N} V=${V} [${lo}, ${hi}) ${variant} scale=${scale}`;
     expectClose(await gpu!.rt.read(logp), want.logp, { ...FWD_TOL, label: `logp ${label}` });
     expectClose(await gpu!.rt.read(entropy), want.entropy, { ...FWD_TOL, label: `entropy ${label}` });
     expectClose(await gpu!.rt.read(lse), want.lse, { ...FWD_TOL, label: `lse ${label}` });
@@ -54,8 +69,9 @@ describe.runIf(gpu)('logprob on WebGPU vs logprobForwardRef / logprobBackwardRef
     lo = -4,
     hi = 4,
     variant: LogprobVariant = 'auto',
+    scale = 1,
   ) {
-    const { logits, targets, want } = makeCase(N, V, seed, lo, hi);
+    const { logits, targets, want } = makeCase(N, V, seed, lo, hi, scale);
     const dlogp = randomArray(N, seed + 2);
     const dentropy = randomArray(N, seed + 3);
     const init = randomArray(N * V, seed + 4);
@@ -72,6 +88,7 @@ describe.runIf(gpu)('logprob on WebGPU vs logprobForwardRef / logprobBackwardRef
       tensor('lse', want.lse),
       N,
       V,
+      scale,
       ent,
       variant,
     );
@@ -84,10 +101,11 @@ describe.runIf(gpu)('logprob on WebGPU vs logprobForwardRef / logprobBackwardRef
       want.lse,
       N,
       V,
+      scale,
       withEntropy ? { dentropy, entropy: want.entropy } : undefined,
     );
-    const label = `dlogits N=${N} V=${V} [${lo}, ${hi})${withEntropy ? ' +entropy' : ''} ${variant}`;
-    expectClose(await gpu!.rt.read(dlogits), expected, { ...BWD_TOL, label });
+    const label = `dlogits N=${N} V=${V} [${lo}, ${hi})${withEntropy ? ' +entropy' : ''} ${variant} scale=${scale}`;
+    expectClose(await gpu!.rt.read(dlogits), expected, { ...bwdTol(scale), label });
   }
 
   it('auto picks the row kernel for small vocabularies and the wide one for real ones', () => {
@@ -138,6 +156,7 @@ describe.runIf(gpu)('logprob on WebGPU vs logprobForwardRef / logprobBackwardRef
         tensor('targets', targets),
         N,
         V,
+        1,
         variant,
       );
       for (const i of [0, 1, 2])
@@ -167,6 +186,35 @@ describe.runIf(gpu)('logprob on WebGPU vs logprobForwardRef / logprobBackwardRef
       ])
         await checkBackward(N, V, N * 13 + V, true, -4, 4, variant);
       await checkBackward(8, 517, 7, true, -1e4, 1e4, variant);
+    });
+
+    // The sampler's temperature 0.7 (s = 1/0.7), a sharp 0.05 (s = 20) and a flat 4 (s = 0.25).
+    it(`forward (${variant}) at inverse temperatures s ≠ 1 on odd shapes`, async () => {
+      for (const [N, V] of [
+        [1, 1],
+        [5, 7],
+        [37, 130],
+        [3, 4097],
+        [67, 50],
+      ])
+        await checkForward(N, V, N * 29 + V, -4, 4, variant, 1 / 0.7);
+      await checkForward(6, 300, 3, -4, 4, variant, 20);
+      await checkForward(6, 300, 4, -4, 4, variant, 0.25);
+      await checkForward(8, 517, 6, -100, 100, variant, 1 / 0.7);
+    });
+
+    it(`backward (${variant}) at inverse temperatures s ≠ 1, with and without the entropy seed`, async () => {
+      for (const [N, V] of [
+        [1, 1],
+        [5, 7],
+        [37, 130],
+        [3, 4097],
+      ]) {
+        await checkBackward(N, V, N * 23 + V, false, -4, 4, variant, 1 / 0.7);
+        await checkBackward(N, V, N * 19 + V, true, -4, 4, variant, 1 / 0.7);
+      }
+      await checkBackward(6, 300, 9, true, -4, 4, variant, 20);
+      await checkBackward(6, 300, 10, true, -4, 4, variant, 0.25);
     });
   }
 
@@ -199,10 +247,13 @@ describe.runIf(gpu)('logprob on WebGPU vs logprobForwardRef / logprobBackwardRef
     await checkForward(65535 * 64 + 1, 1, 8, -4, 4, 'row');
   });
 
-  it('refuses mismatched buffers before dispatching', () => {
+  it('refuses mismatched buffers and a scale that is not finite and > 0 before dispatching', () => {
     const t = tensor('small', new Float32Array(3));
+    const [one, two] = [tensor('one', new Float32Array(1)), tensor('two', new Float32Array(2))];
+    expect(() => logprobForward(gpu!.rt, one, one, one, two, one, 1, 2, 0)).toThrow(/scale \(1 \/ temperature\)/);
+    expect(() => logprobBackward(gpu!.rt, two, one, two, one, one, 1, 2, Infinity)).toThrow(/scale/);
     expect(() => logprobForward(gpu!.rt, t, t, t, t, t, 2, 2)).toThrow(/logits has 3 elements, needs N\*V = 2\*2 = 4/);
-    expect(() => logprobBackward(gpu!.rt, t, t, t, t, t, 1, 3, { dentropy: t, entropy: tensor('e', []) })).toThrow(
+    expect(() => logprobBackward(gpu!.rt, t, t, t, t, t, 1, 3, 1, { dentropy: t, entropy: tensor('e', []) })).toThrow(
       /entropy has 0 elements/,
     );
   });

@@ -1,18 +1,19 @@
 /**
- * WebGPU wrappers for the fused log-softmax: `logprobForward` (log-prob of the target id, entropy
- * and log-sum-exp per row) and `logprobBackward` (accumulates into dlogits, seeded by a per-token
- * dlogp and optionally dentropy), one dispatch each. Two kernels per direction: `row` (one
- * invocation per row, no barriers) for small vocabularies and `wide` (one workgroup per row, tree
- * reduction) for real ones; `auto` picks by V. Same contracts as the references in
- * logprob.ref.ts, except that a target ≥ V yields logp = NaN instead of an exception.
- * Precision: the backward takes p_v = exp(z − lse) with lse stored as f32, so p carries a relative
- * error of about |lse|·2⁻²⁴ (≈ 6e-4 for logits near ±1e4, < 1e-5 for |logits| < 100).
+ * WebGPU wrappers for the fused log-softmax at an inverse temperature `scale` = 1/T (default 1):
+ * `logprobForward` (log-prob of the target id, entropy and log-sum-exp per row, of softmax(scale·l))
+ * and `logprobBackward` (accumulates into dlogits, seeded by a per-token dlogp and optionally
+ * dentropy), one dispatch each. Two kernels per direction: `row` (one invocation per row, no
+ * barriers) for small vocabularies and `wide` (one workgroup per row, tree reduction) for real
+ * ones; `auto` picks by V. Same contracts as the references in logprob.ref.ts, except that a
+ * target ≥ V yields logp = NaN instead of an exception.
+ * Precision: the backward takes p_v = exp(scale·l − lse) with lse stored as f32, so p carries a
+ * relative error of about |lse|·2⁻²⁴ (≈ 6e-4 for scaled logits near ±1e4, < 1e-5 below 100).
  */
 import type { Dispatcher } from '../common/dispatcher';
 import { gridFor } from '../common/launch';
 import type { GpuTensor } from '../common/tensor';
 import type { EntropyGrad } from './logprob.ref';
-import { checkLogprobShapes } from './logprob.ref';
+import { checkLogprobScale, checkLogprobShapes } from './logprob.ref';
 import forwardSrc from './logprob_forward.wgsl?raw';
 import forwardWideSrc from './logprob_forward_wide.wgsl?raw';
 import backwardSrc from './logprob_backward.wgsl?raw';
@@ -33,6 +34,19 @@ export function chooseLogprobVariant(V: number): 'row' | 'wide' {
   return V >= WIDE_FROM_V ? 'wide' : 'row';
 }
 
+/** The params uniform: N, V, then (forward) the NaN bits, then the scale as f32; 16 bytes. */
+function params(N: number, V: number, scale: number, nanBits: number | null): ArrayBuffer {
+  const buf = new ArrayBuffer(16);
+  const u = new Uint32Array(buf);
+  u.set([N, V]);
+  if (nanBits === null) new Float32Array(buf, 8, 1)[0] = scale;
+  else {
+    u[2] = nanBits;
+    new Float32Array(buf, 12, 1)[0] = scale;
+  }
+  return buf;
+}
+
 /** Workgroups for N rows: one per row (wide) or one per WG rows (row), folded into 2-D. */
 function groupsFor(rt: Dispatcher, N: number, variant: 'row' | 'wide'): [number, number] {
   return gridFor(rt, variant === 'wide' ? N : Math.ceil(N / WG));
@@ -47,6 +61,7 @@ export function logprobForward(
   targets: GpuTensor,
   N: number,
   V: number,
+  scale = 1,
   variant: LogprobVariant = 'auto',
 ): void {
   checkLogprobShapes(
@@ -55,6 +70,7 @@ export function logprobForward(
     N,
     V,
   );
+  checkLogprobScale('logprobForward', scale);
   if (N === 0) return;
   const v = variant === 'auto' ? chooseLogprobVariant(V) : variant;
   const spec =
@@ -63,7 +79,7 @@ export function logprobForward(
       : { label: 'logprob_forward', code: forwardSrc };
   rt.dispatch(
     { ...spec, constants: { WG } },
-    new Uint32Array([N, V, QUIET_NAN_BITS]),
+    params(N, V, scale, QUIET_NAN_BITS),
     [logits, targets, logp, entropy, lse],
     groupsFor(rt, N, v),
   );
@@ -78,6 +94,7 @@ export function logprobBackward(
   lse: GpuTensor,
   N: number,
   V: number,
+  scale = 1,
   entropyGrad?: EntropyGrad<GpuTensor>,
   variant: LogprobVariant = 'auto',
 ): void {
@@ -90,6 +107,7 @@ export function logprobBackward(
   };
   if (entropyGrad) Object.assign(sizes, { dentropy: entropyGrad.dentropy.length, entropy: entropyGrad.entropy.length });
   checkLogprobShapes('logprobBackward', sizes, N, V);
+  checkLogprobScale('logprobBackward', scale);
   if (N === 0) return;
   const v = variant === 'auto' ? chooseLogprobVariant(V) : variant;
   const spec =
@@ -101,7 +119,7 @@ export function logprobBackward(
   const entropy = entropyGrad?.entropy ?? dlogp;
   rt.dispatch(
     { ...spec, constants: { WG, WITH_ENTROPY: entropyGrad ? 1 : 0 } },
-    new Uint32Array([N, V]),
+    params(N, V, scale, null),
     [dlogp, dentropy, logits, targets, lse, entropy, dlogits],
     groupsFor(rt, N, v),
   );

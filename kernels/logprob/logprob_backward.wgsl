@@ -2,10 +2,11 @@
 // log-softmax into the logits' gradient, one invocation per row (the straightforward port of the
 // reference; logprob_backward_wide is the variant for wide rows).
 //
-// Formula, with p_v = exp(z[t, v] − lse[t]) and log p_v = z[t, v] − lse[t]:
-//   dlogits[t, v] += dlogp[t] · (1[v = target[t]] − p_v)             (skipped when target[t] < 0)
-//                  − dentropy[t] · p_v · (log p_v + entropy[t])       (only when WITH_ENTROPY)
-// since ∂logp_t/∂z_v = 1[v = target] − p_v and ∂H_t/∂z_v = −p_v (log p_v + H_t).
+// Formula, at inverse temperature s = p.scale (z = s·l, the forward's tempered logits), with
+// log p_v = s·l[t, v] − lse[t] and p_v = exp(log p_v):
+//   dlogits[t, v] += s · ( dlogp[t] · (1[v = target[t]] − p_v)             (skipped when target[t] < 0)
+//                        − dentropy[t] · p_v · (log p_v + entropy[t]) )    (only when WITH_ENTROPY)
+// since ∂logp_t/∂z_v = 1[v = target] − p_v, ∂H_t/∂z_v = −p_v (log p_v + H_t) and ∂z_v/∂l_v = s.
 // BACKWARD ACCUMULATES: dlogits is added to, never overwritten (the caller zeroes it once a step).
 // Reference: logprobBackwardRef in logprob.ref.ts.
 // Threading: invocation t = (wid.y · num_workgroups.x + wid.x) · WG + lid updates row t alone.
@@ -13,7 +14,7 @@
 //   p:        Params uniform
 //   dlogp:    (N) f32
 //   dentropy: (N) f32
-//   logits:   (N, V) f32
+//   logits:   (N, V) f32, untempered (l)
 //   targets:  (N) i32
 //   lse:      (N) f32, from logprob_forward
 //   entropy:  (N) f32, from logprob_forward
@@ -26,6 +27,7 @@
 struct Params {
   N: u32,
   V: u32,
+  scale: f32, // s = 1 / temperature, finite and > 0
 }
 
 override WG: u32 = 64u;

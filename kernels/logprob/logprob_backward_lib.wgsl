@@ -1,14 +1,14 @@
 // logprob_backward_lib: the per-logit gradient of logprob_backward and logprob_backward_wide, the
 // same formula walked by one invocation per row or by a workgroup per row.
 //
-// Formula, for row t with target id tgt, and logit z = z[t, v], with log p_v = z − lse[t] and
-// p_v = exp(log p_v):
-//   logit_grad = dlogp[t] · (1[v = tgt] − p_v)              (0 when tgt < 0)
-//              − dentropy[t] · p_v · (log p_v + entropy[t])  (only when WITH_ENTROPY)
-// since ∂logp_t/∂z_v = 1[v = tgt] − p_v and ∂H_t/∂z_v = −p_v (log p_v + H_t).
+// Formula, for row t with target id tgt, and logit l = l[t, v] at inverse temperature s = p.scale,
+// with log p_v = s·l − lse[t] (lse of the tempered row, from the forward) and p_v = exp(log p_v):
+//   logit_grad = s · ( dlogp[t] · (1[v = tgt] − p_v)              (0 when tgt < 0)
+//                    − dentropy[t] · p_v · (log p_v + entropy[t]) ) (only when WITH_ENTROPY)
+// since ∂logp_t/∂z_v = 1[v = tgt] − p_v and ∂H_t/∂z_v = −p_v (log p_v + H_t) for z = s·l.
 // Reference: logprobBackwardRef in logprob.ref.ts.
 // Needs from the including shader: the bindings dlogp, dentropy, targets, lse and entropy of the
-// backward kernels' header, and `override WITH_ENTROPY: bool`.
+// backward kernels' header, `p` (a Params uniform with `scale: f32`) and `override WITH_ENTROPY: bool`.
 
 // What row t feeds into the gradient of each of its logits.
 struct RowSeed {
@@ -33,12 +33,12 @@ fn row_seed(t: u32) -> RowSeed {
   return RowSeed(tgt, seed, dent, h, lse[t]);
 }
 
-// The gradient of row r's seeds with respect to its logit z = z[t, v].
-fn logit_grad(r: RowSeed, v: u32, z: f32) -> f32 {
-  let logp_v = z - r.lse;
+// The gradient of row r's seeds with respect to its logit l = l[t, v].
+fn logit_grad(r: RowSeed, v: u32, l: f32) -> f32 {
+  let logp_v = p.scale * l - r.lse;
   let p_v = exp(logp_v);
   var g = -r.seed * p_v;
   if (i32(v) == r.tgt) { g += r.seed; }
   if (WITH_ENTROPY) { g -= r.dent * p_v * (logp_v + r.h); }
-  return g;
+  return p.scale * g;
 }

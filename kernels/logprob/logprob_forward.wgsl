@@ -1,20 +1,22 @@
-// logprob_forward: fused log-softmax over the LM head's logits, one invocation per row (the
-// straightforward port of the reference; logprob_forward_wide is the variant for wide rows).
-// Per row t it writes the log-prob of the target id, the entropy and the row's log-sum-exp.
+// logprob_forward: fused log-softmax over the LM head's logits at an inverse temperature, one
+// invocation per row (the straightforward port of the reference; logprob_forward_wide is the
+// variant for wide rows). Per row t it writes the log-prob of the target id, the entropy and the
+// row's log-sum-exp, all of the tempered logits z = s·l (s = p.scale = 1/T; 1 = untempered).
 //
-// Formula, with m = max_v z[t, v], S = Σ_v exp(z[t, v] − m), T = Σ_v exp(z[t, v] − m)·(z[t, v] − m):
-//   lse[t]     = m + log S                           (= log Σ_v exp z[t, v])
-//   logp[t]    = z[t, target[t]] − lse[t]            (0 when target[t] < 0; NaN when ≥ V)
-//   entropy[t] = −Σ_v p_v log p_v = log S − T / S    (every row, padding included)
+// Formula, with m = max_v l[t, v], d_v = s·(l[t, v] − m), S = Σ_v exp d_v, T = Σ_v exp(d_v)·d_v:
+//   lse[t]     = s·m + log S                         (= log Σ_v exp z[t, v])
+//   logp[t]    = d_target − log S                    (0 when target[t] < 0; NaN when ≥ V)
+//   entropy[t] = −Σ_v p_v log p_v = log S − T / S    (every row, padding included; p = softmax(z))
 // Working relative to the max keeps every exponent ≤ 0 and every term bounded by the spread of
-// the row, so logits of ±1e4 neither overflow nor cancel.
+// the row, so logits of ±1e4 neither overflow nor cancel; scaling the difference l − m (not l)
+// keeps s from rounding away that accuracy.
 // Reference: logprobForwardRef in logprob.ref.ts.
 // Threading: invocation t = (wid.y · num_workgroups.x + wid.x) · WG + lid handles row t alone:
 // one pass over the row for m, one for S and T. No workgroup memory and no barriers, which is
 // what a software adapter (SwiftShader) runs fastest when V is small.
 // Bindings:
 //   p:       Params uniform
-//   logits:  (N, V) f32
+//   logits:  (N, V) f32, untempered (l)
 //   targets: (N) i32
 //   logp:    (N) f32
 //   entropy: (N) f32
@@ -27,6 +29,7 @@ struct Params {
   N: u32,
   V: u32,
   nan_bits: u32, // 0x7fc00000: a quiet NaN, supplied at run time (WGSL rejects NaN constants)
+  scale: f32,    // s = 1 / temperature, finite and > 0
 }
 
 override WG: u32 = 64u;
@@ -53,13 +56,13 @@ fn logprob_forward(
   var s = 0.0;
   var tt = 0.0;
   for (var v = 0u; v < p.V; v++) {
-    let d = logits[logit_index(t, v)] - m;
+    let d = p.scale * (logits[logit_index(t, v)] - m);
     let e = exp(d);
     s += e;
     tt += e * d;
   }
   let log_s = log(s);
-  lse[t] = m + log_s;
+  lse[t] = p.scale * m + log_s;
   entropy[t] = log_s - tt / s;
   let tgt = targets[t];
   if (tgt < 0) {
@@ -67,6 +70,6 @@ fn logprob_forward(
   } else if (u32(tgt) >= p.V) {
     logp[t] = bitcast<f32>(p.nan_bits);
   } else {
-    logp[t] = (logits[logit_index(t, u32(tgt))] - m) - log_s;
+    logp[t] = p.scale * (logits[logit_index(t, u32(tgt))] - m) - log_s;
   }
 }

@@ -1,22 +1,26 @@
 // logprob_forward_wide: logprob_forward for wide rows (a real vocabulary): the same outputs,
 // computed by a whole workgroup per row with a tree reduction. Per row t it writes the log-prob
-// of the target id, the entropy of the distribution and the row's log-sum-exp (for the backward).
+// of the target id, the entropy of the distribution and the row's log-sum-exp (for the backward),
+// all of the tempered logits z = s·l (s = p.scale = 1/T; 1 = untempered).
 //
-// Formula, with m = max_v z[t, v], S = Σ_v exp(z[t, v] − m), T = Σ_v exp(z[t, v] − m)·(z[t, v] − m):
-//   lse[t]     = m + log S                           (= log Σ_v exp z[t, v])
-//   logp[t]    = z[t, target[t]] − lse[t]            (0 when target[t] < 0; NaN when ≥ V)
-//   entropy[t] = −Σ_v p_v log p_v = log S − T / S    (every row, padding included)
+// Formula, with m = max_v l[t, v], d_v = s·(l[t, v] − m), S = Σ_v exp d_v, T = Σ_v exp(d_v)·d_v:
+//   lse[t]     = s·m + log S                         (= log Σ_v exp z[t, v])
+//   logp[t]    = d_target − log S                    (0 when target[t] < 0; NaN when ≥ V)
+//   entropy[t] = −Σ_v p_v log p_v = log S − T / S    (every row, padding included; p = softmax(z))
 // Working relative to the max keeps every exponent ≤ 0 and every term bounded by the spread of
-// the row, so logits of ±1e4 neither overflow nor cancel.
+// the row, so logits of ±1e4 neither overflow nor cancel; scaling the difference l − m (not l)
+// keeps s from rounding away that accuracy.
 // Reference: logprobForwardRef in logprob.ref.ts.
 // Threading: one workgroup of WG invocations per row (row = wid.y · num_workgroups.x + wid.x, so
 // N may exceed 65535). Invocation i visits v = i, i + WG, ... twice: once for its own max m_i,
 // once for S_i and T_i relative to m_i. A tree reduction then merges the triples (m, S, T):
-//   m = max(m1, m2), a_k = exp(m_k − m), S = a1·S1 + a2·S2, T = a1·(T1 + (m1 − m)·S1) + (same for 2).
-// Invocation 0 writes the three outputs.
+//   m = max(m1, m2), a_k = exp(s·(m_k − m)), S = a1·S1 + a2·S2,
+//   T = a1·(T1 + s·(m1 − m)·S1) + (same for 2).
+// A slot that saw no logit (V < WG) has S = 0 (any other has S ≥ 1, its max's own term) and is
+// skipped, so its sentinel max never enters a product. Invocation 0 writes the three outputs.
 // Bindings:
 //   p:       Params uniform
-//   logits:  (N, V) f32
+//   logits:  (N, V) f32, untempered (l)
 //   targets: (N) i32
 //   logp:    (N) f32
 //   entropy: (N) f32
@@ -29,11 +33,13 @@ struct Params {
   N: u32,
   V: u32,
   nan_bits: u32, // 0x7fc00000: a quiet NaN, supplied at run time (WGSL rejects NaN constants)
+  scale: f32,    // s = 1 / temperature, finite and > 0
 }
 
 override WG: u32 = 64u; // a power of two, ≤ 256
 
-// Stands in for −∞ as "no element yet": finite, so (m1 − m)·S1 is 0·finite, never 0·∞.
+// Stands in for −∞ as "no element yet" (finite: WGSL leaves infinities undefined); a slot still
+// holding it has S = 0 and is never merged.
 const LOWEST: f32 = -3.0e38;
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -52,6 +58,7 @@ fn nan_f32() -> f32 {
 }
 
 // Merges the triple at slot j into slot i; each is relative to its own max, the result to theirs.
+// An empty slot (S = 0) contributes nothing: j is skipped, and an empty i takes j's triple.
 fn merge_into(i: u32, j: u32) {
   let m1 = red_m[i];
   let s1 = red_s[i];
@@ -59,12 +66,21 @@ fn merge_into(i: u32, j: u32) {
   let m2 = red_m[j];
   let s2 = red_s[j];
   let t2 = red_t[j];
+  if (s2 == 0.0) { return; }
+  if (s1 == 0.0) {
+    red_m[i] = m2;
+    red_s[i] = s2;
+    red_t[i] = t2;
+    return;
+  }
   let m = max(m1, m2);
-  let a1 = exp(m1 - m);
-  let a2 = exp(m2 - m);
+  let g1 = p.scale * (m1 - m);
+  let g2 = p.scale * (m2 - m);
+  let a1 = exp(g1);
+  let a2 = exp(g2);
   red_m[i] = m;
   red_s[i] = a1 * s1 + a2 * s2;
-  red_t[i] = a1 * (t1 + (m1 - m) * s1) + a2 * (t2 + (m2 - m) * s2);
+  red_t[i] = a1 * (t1 + g1 * s1) + a2 * (t2 + g2 * s2);
 }
 
 @compute @workgroup_size(WG)
@@ -83,7 +99,7 @@ fn logprob_forward_wide(
   var s = 0.0;
   var tt = 0.0;
   for (var v = li; v < p.V; v += WG) {
-    let d = logits[logit_index(t, v)] - m;
+    let d = p.scale * (logits[logit_index(t, v)] - m);
     let e = exp(d);
     s += e;
     tt += e * d;
@@ -102,7 +118,7 @@ fn logprob_forward_wide(
     let mm = red_m[0];
     let ss = red_s[0];
     let log_s = log(ss);
-    let row_lse = mm + log_s;
+    let row_lse = p.scale * mm + log_s;
     lse[t] = row_lse;
     entropy[t] = log_s - red_t[0] / ss;
     let tgt = targets[t];
@@ -111,7 +127,7 @@ fn logprob_forward_wide(
     } else if (u32(tgt) >= p.V) {
       logp[t] = nan_f32();
     } else {
-      logp[t] = (logits[logit_index(t, u32(tgt))] - mm) - log_s;
+      logp[t] = p.scale * (logits[logit_index(t, u32(tgt))] - mm) - log_s;
     }
   }
 }

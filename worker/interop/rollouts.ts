@@ -97,7 +97,7 @@ export function rolloutRows(step: StepRollouts, dataSource: string): RolloutRow[
     const packed = pos !== undefined && pos.length === sampled && sampled > 0;
     // Old as the Batch view defines it (behavior + mismatch): the trainer's rescoring when the
     // batch took several updates, else the sampler's raw log-probs (equal to the behavior ones
-    // when it sampled the unmodified model, which is when it records none).
+    // when it sampled without a top-k/top-p filter, which is when it records none).
     const b = step.batch!;
     const advantages = packed
       ? onSampled((k) => b.layers.advantage[pos[k]])

@@ -2,7 +2,7 @@
  * The backward pass: forward.ts reversed, written by hand. Seeded by `a.dlogp` (∂loss/∂logp per
  * position, uploaded by the caller); ACCUMULATES into the gradients `g` (zeroed by the caller once
  * per step, so several backward passes can add up). Scratch gradients are zeroed here before the
- * accumulating kernels that write them.
+ * accumulating kernels that write them. `scale` is the forward's inverse temperature (forward.ts).
  */
 import type { Ops } from '../../kernels/ops';
 import type { ModelConfig } from './config';
@@ -17,6 +17,7 @@ export function backward(
   g: ParamSet,
   a: Acts,
   vh: ValueHead | null = null,
+  scale = 1,
 ): void {
   const { B, T } = a;
   const N = B * T,
@@ -28,7 +29,7 @@ export function backward(
     hs = C / NH,
     KV = kvDim(c);
   ops.zero(a.dlogits);
-  ops.logprobBackward(a.dlogits, a.dlogp, a.logits, a.targets, a.lseOut, N, V);
+  ops.logprobBackward(a.dlogits, a.dlogp, a.logits, a.targets, a.lseOut, N, V, scale);
   ops.matmul(a.dln, a.dlogits, p.lmHead, N, V, C, 'nn'); // dlnf = dlogits · W (V, C)
   ops.matmul(g.lmHead, a.dlogits, a.lnf, V, N, C, 'tn', { accumulate: true }); // dW += dlogitsᵀ · lnf
   if (vh) {

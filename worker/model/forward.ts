@@ -19,7 +19,9 @@ export interface ValueHead {
 /**
  * `logitBias` (N, V), when given, is added to the logits before the log-softmax: 0 on each
  * position's kept ids and −1e9 elsewhere renormalises the log-probs (and their gradient) over
- * the sampler's top-k/top-p support (packing.ts `supportBias`).
+ * the sampler's top-k/top-p support (packing.ts `supportBias`). `scale` = 1/T scores the tempered
+ * logits, log_softmax(scale·(logits + bias)), as the sampler draws them (verl's actor divides the
+ * logits by the temperature); `a.logits` stays untempered. The backward must use the same scale.
  */
 export function forward(
   ops: Ops,
@@ -28,6 +30,7 @@ export function forward(
   a: Acts,
   vh: ValueHead | null = null,
   logitBias: Tensor | null = null,
+  scale = 1,
 ): void {
   const { B, T } = a;
   const N = B * T,
@@ -45,7 +48,7 @@ export function forward(
   }
   lmHead(ops, c, p, a, N);
   if (logitBias) ops.accumulate(a.logits, logitBias, N * V);
-  ops.logprobForward(a.logp, a.entropy, a.lseOut, a.logits, a.targets, N, V);
+  ops.logprobForward(a.logp, a.entropy, a.lseOut, a.logits, a.targets, N, V, scale);
   if (vh) ops.matmul(a.values, a.lnf, vh.w, N, C, 1, 'nt'); // (N, C) · (1, C)ᵀ
 }
 

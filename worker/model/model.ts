@@ -1,7 +1,8 @@
 /**
  * The Llama-style model on `Ops`: parameters, gradients and AdamW moments, the activations of one
  * [B, T] packed batch, and the three phases of a training step: `score` (forward, one readback of
- * log-probs and entropy), `backward(dlogp)` (accumulates gradients), `step` (global-norm clipping
+ * log-probs and entropy, at the sampler's temperature), `backward(dlogp)` (accumulates gradients
+ * through the same temperature), `step` (global-norm clipping
  * and AdamW, adamw.ts, with one scalar readback: the gradient norm). Weights and AdamW state can be
  * read and restored, for checkpoints and exact continuation. Not a trainer: schedules and losses
  * live with the caller.
@@ -27,6 +28,15 @@ export const VALUE_HEAD = 'value_head.weight';
 export interface ModelOptions {
   /** Add the PPO value head (`value_head.weight`, (1, C), zero-initialised). Default false. */
   valueHead?: boolean;
+}
+
+export interface ScoreOptions {
+  /**
+   * Score log_softmax(logits / temperature) and its entropy, the distribution the sampler draws
+   * from at this temperature (distribution.ts; verl's actor `logits.div_(temperature)`). Finite
+   * and > 0; default 1 (untempered). A greedy sampler (temperature 0) is scored at 1.
+   */
+  temperature?: number;
 }
 
 export interface Scored {
@@ -55,7 +65,8 @@ export class Model {
   private readonly m: ParamSet;
   private readonly v: ParamSet;
   private acts: Acts | null = null;
-  private batch: PackedInput | null = null;
+  /** The last batch run forward and its inverse temperature 1/T: `backward` differentiates that forward. */
+  private forwarded: { batch: PackedInput; scale: number } | null = null;
   private readonly scratch: AdamWScratch;
   /** The value head and its AdamW moments, when enabled. */
   private readonly vh: (ValueHead & { m: Tensor; v: Tensor }) | null;
@@ -168,10 +179,16 @@ export class Model {
 
   /**
    * Forward on a packed batch; returns log-probs and entropies aligned with the ids. `logitBias`
-   * (rows · width · V) is added to the logits first (packing.ts `supportBias` renormalises over a support).
+   * (rows · width · V) is added to the logits first (packing.ts `supportBias` renormalises over a
+   * support); the sum is then divided by `options.temperature` (default 1), and `backward` uses it too.
    */
-  async score(batch: PackedInput, logitBias?: Float32Array): Promise<Scored> {
-    const acts = this.runForward(batch, logitBias);
+  async score(batch: PackedInput, logitBias?: Float32Array, options: ScoreOptions = {}): Promise<Scored> {
+    const { temperature = 1 } = options;
+    if (typeof temperature !== 'number' || !Number.isFinite(temperature) || temperature <= 0)
+      throw new Error(
+        `score: temperature = ${temperature}; expected a finite number > 0 (1 = untempered; score a greedy sampler at 1)`,
+      );
+    const acts = this.runForward(batch, logitBias, 1 / temperature);
     const { rows, width, segmentIds } = batch;
     const [logp, entropy] = [await this.ops.read(acts.logp), await this.ops.read(acts.entropy)];
     const values = this.vh ? alignToIds(await this.ops.read(acts.values), segmentIds, rows, width) : null;
@@ -194,8 +211,11 @@ export class Model {
     });
   }
 
-  /** Forward on a packed batch, leaving every activation in place (for prefill and tests). */
-  runForward(batch: PackedInput, logitBias?: Float32Array): Acts {
+  /**
+   * Forward on a packed batch, leaving every activation in place (for prefill and tests); the
+   * log-probs at inverse temperature `scale` (1/T, default 1; the logits stay untempered).
+   */
+  runForward(batch: PackedInput, logitBias?: Float32Array, scale = 1): Acts {
     const { rows, width } = batch;
     for (const [name, a] of [
       ['inputIds', batch.inputIds],
@@ -231,18 +251,18 @@ export class Model {
       this.ops.upload(this.bias.t, logitBias);
       bias = this.bias.t;
     }
-    forward(this.ops, this.config, this.params, acts, this.vh, bias);
-    this.batch = batch;
+    forward(this.ops, this.config, this.params, acts, this.vh, bias, scale);
+    this.forwarded = { batch, scale };
     return acts;
   }
 
   /**
-   * Accumulates ∂loss/∂θ for the last scored batch, given ∂loss/∂logp (and, with a value head,
-   * ∂loss/∂value) aligned with its ids.
+   * Accumulates ∂loss/∂θ for the last scored batch, at the temperature it was scored at, given
+   * ∂loss/∂logp (and, with a value head, ∂loss/∂value) aligned with its ids.
    */
   backward(dlogp: ArrayLike<number>, dvalues: ArrayLike<number> | null = null): void {
-    const batch = this.batch;
-    if (!batch || !this.acts) throw new Error('backward() before score(): score a batch first');
+    if (!this.forwarded || !this.acts) throw new Error('backward() before score(): score a batch first');
+    const { batch, scale } = this.forwarded;
     if (dlogp.length !== batch.rows * batch.width)
       throw new Error(`backward: dlogp has ${dlogp.length} entries, expected ${batch.rows * batch.width}`);
     this.ops.upload(this.acts.dlogp, seedToPositions(dlogp, batch.segmentIds, batch.rows, batch.width));
@@ -255,7 +275,7 @@ export class Model {
         dvalues ? seedToPositions(dvalues, batch.segmentIds, batch.rows, batch.width) : new Float32Array(dlogp.length),
       );
     }
-    backward(this.ops, this.config, this.params, this.grads, this.acts, this.vh);
+    backward(this.ops, this.config, this.params, this.grads, this.acts, this.vh, scale);
   }
 
   zeroGrad(): void {

@@ -70,7 +70,7 @@ export interface PackedBatch {
   responseMask: Float64Array;
   /** On sampled ids: the sampler's log-probability; 0 elsewhere. */
   behaviorLogProbs: Float64Array;
-  /** On sampled ids: the raw (unmodified model) log-probability; 0 elsewhere. `null` when no call recorded one. */
+  /** On sampled ids: the raw log-probability (the unfiltered model at the temperature); 0 elsewhere. `null` when no call recorded one. */
   oldLogProbs: Float64Array | null;
   /** On sampled ids: the call's policy version; -1 elsewhere. */
   versions: Int32Array;

@@ -45,11 +45,20 @@ function hfReference(logits: number[], { temperature = 1, topK = 0, topP = 1 }: 
 describe('samplingDistribution: raw log-probs and the defaults', () => {
   const logits = logitsOf([0.1, 0.2, 0.3, 0.4]);
 
-  it('raw log-probs are the log-softmax of the unmodified logits, whatever the options', () => {
+  it('raw log-probs are the log-softmax of the logits at the temperature, whatever top-k and top-p', () => {
     const plain = samplingDistribution(logits);
     expectProbs(Array.from(plain.rawLogProbs), [0.1, 0.2, 0.3, 0.4].map(Math.log));
+    expect(samplingDistribution(logits, { temperature: 1, topK: 2, topP: 0.5 }).rawLogProbs).toEqual(plain.rawLogProbs);
+    // T = 0.5 squares the probabilities before any filter: [.1 .2 .3 .4] → [1 4 9 16] / 30.
+    const tempered = samplingDistribution(logits, { temperature: 0.5 });
+    expectProbs(
+      Array.from(tempered.rawLogProbs),
+      [1, 4, 9, 16].map((k) => Math.log(k / 30)),
+    );
     const filtered = samplingDistribution(logits, { temperature: 0.5, topK: 2, topP: 0.5 });
-    expect(filtered.rawLogProbs).toEqual(plain.rawLogProbs);
+    expect(filtered.rawLogProbs).toEqual(tempered.rawLogProbs);
+    // Greedy (T = 0) has no tempered distribution: its raw log-probs are the untempered model's.
+    expect(samplingDistribution(logits, { temperature: 0 }).rawLogProbs).toEqual(plain.rawLogProbs);
     // Shift invariance: adding a constant to every logit changes nothing.
     expectProbs(
       Array.from(samplingDistribution(logits.map((x) => x + 1000)).rawLogProbs),
@@ -208,7 +217,7 @@ describe('samplingDistribution: temperature, then top-k, then top-p', () => {
 });
 
 describe('samplingDistribution: invariants on seeded random logits', () => {
-  it('support ascending, probabilities sum to 1, log-prob differences are raw differences / T', () => {
+  it('support ascending, probabilities sum to 1, raw = log_softmax(l / T), log-prob differences are raw differences', () => {
     const rand = mulberry32(5);
     for (let trial = 0; trial < 50; trial++) {
       const V = 1 + Math.floor(rand() * 60);
@@ -222,11 +231,13 @@ describe('samplingDistribution: invariants on seeded random logits', () => {
       const [a] = d.support;
       d.support.forEach((id, j) => {
         expect(Number.isFinite(d.logProbs[j])).toBe(true);
-        expect(d.logProbs[j] - d.logProbs[0]).toBeCloseTo(
-          (d.rawLogProbs[id] - d.rawLogProbs[a]) / options.temperature,
-          9,
-        );
+        expect(d.logProbs[j] - d.logProbs[0]).toBeCloseTo(d.rawLogProbs[id] - d.rawLogProbs[a], 9);
       });
+      const scaled = logits.map((x) => x / options.temperature);
+      const lse = Math.log(scaled.reduce((z, x) => z + Math.exp(x), 0));
+      scaled.forEach((x, id) =>
+        x === -Infinity ? expect(d.rawLogProbs[id]).toBe(-Infinity) : expect(d.rawLogProbs[id]).toBeCloseTo(x - lse, 9),
+      );
       // Top-k: fewer than k logits are strictly above any kept one (ties at the k-th value are kept).
       if (options.topK > 0)
         for (const id of d.support) expect(logits.filter((x) => x > logits[id]).length).toBeLessThan(options.topK);

@@ -1,8 +1,8 @@
 /**
  * The sampling distribution of one next-token position, from its logits: the kept support, the
  * behavior log-probs over it (after temperature, top-k and top-p, renormalised) and the raw
- * log-probs of the unmodified model over the whole vocabulary (rl-spec.md "Data model": a Call's
- * `behaviorLogProbs`, `rawLogProbs` and `support`).
+ * log-probs of the unfiltered distribution at the sampling temperature over the whole vocabulary
+ * (rl-spec.md "Data model": a Call's `behaviorLogProbs`, `rawLogProbs` and `support`).
  *
  * Not the draw (see `sample.ts`) and not the GPU: the sampler on the device only produces logits;
  * everything here is plain float64 arithmetic on the CPU, so it is the spec the GPU path is tested
@@ -11,12 +11,17 @@
  * them), with vLLM's convention that temperature 0 means greedy.
  *
  * Pipeline, for finite logits `l` (masked ids, `l = −∞`, never enter the support):
- *   raw      = log_softmax(l)                                   # full vocabulary
  *   s        = (l − max l) / T                                  # HF temperature (shift-invariant)
+ *   raw      = log_softmax(s)                                   # full vocabulary; log_softmax(l) when T = 0
  *   top-k    keep every id with l ≥ the k-th largest l           # HF: a value threshold, ties kept
  *   top-p    over the top-k survivors in (l desc, id asc) order, softmax(s) renormalised over them,
  *            keep the shortest prefix whose cumulative probability ≥ p (at least one id)
  *   behavior = s − logsumexp(s over the kept ids)
+ *
+ * Raw is what the trainer scores (Model.score at the same temperature, as verl's actor divides the
+ * logits by the rollout temperature): the policy the sampler drew from before top-k/top-p, so the
+ * ratio of trainer to sampler is 1 up to float32 when nothing filters. Greedy (T = 0) has no
+ * tempered distribution; its raw log-probs are the untempered model's, log_softmax(l).
  *
  * Ties:
  * - top-k keeps every id tied with the k-th largest logit, so the support can exceed k. This is
@@ -56,7 +61,10 @@ export interface SamplingDistribution {
   support: Int32Array;
   /** Behavior log-prob of each `support` id (same index), renormalised over the support. */
   logProbs: Float64Array;
-  /** Log-softmax of the unmodified logits, indexed by id, full vocabulary (−∞ for masked ids). */
+  /**
+   * Log-softmax of the logits at the sampling temperature, log_softmax(l / T), before top-k/top-p;
+   * indexed by id, full vocabulary (−∞ for masked ids). At T = 0 (greedy), log_softmax(l).
+   */
   rawLogProbs: Float64Array;
 }
 
@@ -76,14 +84,16 @@ export function samplingOptionProblems(options: SamplingOptions): string[] {
   return problems;
 }
 
-/** The log-softmax of `l` over the full vocabulary (float64), shifted by its finite maximum `m`. */
-function logSoftmax(l: Float64Array, m: number): Float64Array {
+/**
+ * The log-softmax of `l / T` over the full vocabulary (float64), shifted by the finite maximum `m`
+ * of `l`; T > 0 (T = 1: log_softmax(l), bit for bit as `l − m − logZ`).
+ */
+function logSoftmax(l: Float64Array, m: number, T: number): Float64Array {
+  const s = l.map((v) => (v - m) / T);
   let z = 0;
-  for (let i = 0; i < l.length; i++) z += Math.exp(l[i] - m);
+  for (let i = 0; i < s.length; i++) z += Math.exp(s[i]);
   const logZ = Math.log(z);
-  const out = new Float64Array(l.length);
-  for (let i = 0; i < l.length; i++) out[i] = l[i] - m - logZ;
-  return out;
+  return s.map((v) => v - logZ);
 }
 
 /** Copies `logits` to float64; refuses NaN and +∞ with their index and an all-masked vector. */
@@ -123,7 +133,7 @@ export function samplingDistribution(logits: ArrayLike<number>, options: Samplin
   const { temperature: T = 1, topK = 0, topP = 1 } = options;
   const { l, max: m, argmax } = checkedLogits(logits);
   const V = l.length;
-  const rawLogProbs = logSoftmax(l, m);
+  const rawLogProbs = logSoftmax(l, m, T === 0 ? 1 : T);
   if (T === 0) return { support: Int32Array.of(argmax), logProbs: Float64Array.of(0), rawLogProbs };
 
   const finite: number[] = [];

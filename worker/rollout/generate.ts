@@ -3,8 +3,9 @@
  * sampled up to `maxNew` ids or EOS, with a KV cache (default) or by re-scoring the whole prefix
  * each step (`useCache: false`, for comparison). Each row has its own seeded sampler, derived from
  * (seed, row), so a completion does not depend on which other rows share its batch. Records per
- * sampled id the behavior log-prob (after temperature/top-k/top-p), the raw log-prob (unmodified
- * model) and optionally the support.
+ * sampled id the behavior log-prob (after temperature/top-k/top-p), the raw log-prob (the
+ * unfiltered distribution at the sampling temperature, log_softmax(l / T); log_softmax(l) when
+ * greedy) and optionally the support.
  */
 import type { Model } from '../model/model';
 import { rowPerSequence } from '../model/packing';
@@ -35,6 +36,7 @@ export interface Generated {
   /** Sampled ids, EOS included when the stop was natural. */
   sampledIds: Int32Array;
   behaviorLogProbs: Float64Array;
+  /** Per sampled id, log_softmax(l / T) before top-k/top-p (what Model.score at T gives); log_softmax(l) at T = 0. */
   rawLogProbs: Float64Array;
   finishReason: 'stop' | 'length';
   support?: Int32Array[];

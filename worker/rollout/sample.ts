@@ -19,7 +19,7 @@ export interface SampledToken {
   id: number;
   /** Its log-prob under the sampling distribution (after temperature/top-k/top-p, renormalised). */
   behaviorLogProb: number;
-  /** Its log-prob under the unmodified model (`dist.rawLogProbs[id]`). */
+  /** Its log-prob under the unfiltered model at the temperature, log_softmax(l / T) (`dist.rawLogProbs[id]`). */
   rawLogProb: number;
 }
 

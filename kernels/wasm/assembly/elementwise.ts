@@ -127,35 +127,40 @@ export function embeddingBackward(dwte: usize, dout: usize, ids: usize, N: i32, 
   for (let i = 0; i < V * C; i++) setf32(dwte, i, <f32>(<f64>f32at(dwte, i) + load<f64>(acc + (<usize>i << 3))));
 }
 
-export function logprobForward(logp: usize, entropy: usize, lse: usize, logits: usize, targets: usize, N: i32, V: i32): void {
+/**
+ * Log-softmax of the tempered logits z = scale·l per row (logprob.ref.ts): logp of the target
+ * (0 when < 0), entropy and lse of softmax(z), in f64.
+ */
+export function logprobForward(logp: usize, entropy: usize, lse: usize, logits: usize, targets: usize, N: i32, V: i32, scale: f64): void {
   for (let t = 0; t < N; t++) {
     const row = t * V;
     let m: f64 = -Infinity;
-    for (let v = 0; v < V; v++) m = Math.max(m, <f64>f32at(logits, row + v));
+    for (let v = 0; v < V; v++) m = Math.max(m, scale * <f64>f32at(logits, row + v));
     let s: f64 = 0;
-    for (let v = 0; v < V; v++) s += Math.exp(<f64>f32at(logits, row + v) - m);
+    for (let v = 0; v < V; v++) s += Math.exp(scale * <f64>f32at(logits, row + v) - m);
     const rowLse = m + Math.log(s);
     let h: f64 = 0;
     for (let v = 0; v < V; v++) {
-      const lp = <f64>f32at(logits, row + v) - rowLse;
+      const lp = scale * <f64>f32at(logits, row + v) - rowLse;
       h -= Math.exp(lp) * lp;
     }
     setf32(lse, t, <f32>rowLse);
     setf32(entropy, t, <f32>h);
     const target = i32at(targets, t);
-    setf32(logp, t, target < 0 ? 0 : <f32>(<f64>f32at(logits, row + target) - rowLse));
+    setf32(logp, t, target < 0 ? 0 : <f32>(scale * <f64>f32at(logits, row + target) - rowLse));
   }
 }
 
-export function logprobBackward(dlogits: usize, dlogp: usize, logits: usize, targets: usize, lse: usize, N: i32, V: i32): void {
+/** dlogits += scale · dlogp · (onehot(target) − softmax(scale·l)), with the forward's lse of scale·l. */
+export function logprobBackward(dlogits: usize, dlogp: usize, logits: usize, targets: usize, lse: usize, N: i32, V: i32, scale: f64): void {
   for (let t = 0; t < N; t++) {
     const row = t * V;
     const target = i32at(targets, t);
     if (target < 0) continue;
-    const seed = <f64>f32at(dlogp, t);
+    const seed = scale * <f64>f32at(dlogp, t);
     const l = <f64>f32at(lse, t);
     for (let v = 0; v < V; v++) {
-      const p = Math.exp(<f64>f32at(logits, row + v) - l);
+      const p = Math.exp(scale * <f64>f32at(logits, row + v) - l);
       setf32(dlogits, row + v, <f32>(<f64>f32at(dlogits, row + v) + seed * ((v == target ? 1 : 0) - p)));
     }
   }
