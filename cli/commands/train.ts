@@ -40,6 +40,7 @@ import { labelAndPath } from '../../worker/presets/fields';
 import { PRESETS, checkRunOptions, episodeRunConfigOf, presetOf, trainerOf } from '../../worker/presets/table';
 import type { TrainerContext } from '../../worker/presets/trainers';
 import { healthFields, runHealth, type StepMetrics } from '../../worker/runs/health';
+import { passMetrics } from '../../worker/train/evaluate';
 import { FileJournal } from '../node-journal';
 import type { JournalRunFile } from './episodes';
 import { RUN_FILE } from './episodes';
@@ -295,7 +296,13 @@ export async function trainCommand(argv: string[]): Promise<number> {
   const evaluate = async (step: number) => {
     const ev = await run.evaluate();
     evaluated = ev.n;
-    print({ step, 'eval/accuracy': ev.accuracy, 'eval/mean_length': ev.meanLength, 'eval/n': ev.n });
+    print({
+      step,
+      'eval/accuracy': ev.accuracy,
+      'eval/mean_length': ev.meanLength,
+      'eval/n': ev.n,
+      ...passMetrics(ev),
+    });
     return ev.accuracy;
   };
   try {

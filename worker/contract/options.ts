@@ -145,6 +145,18 @@ export interface GrpoRunOptions {
   /** Passes over each sampled batch and optimizer steps per pass. */
   epochs: number;
   miniBatches: number;
+  /** Learning-rate schedule per sampled batch (verl optim.lr_scheduler_type); absent: constant. */
+  lrSchedule?: 'constant' | 'cosine';
+  /** Batches of linear warmup from 0 (verl optim.lr_warmup_steps); absent: none. */
+  lrWarmup?: number;
+  /** The cosine's floor as a fraction of lr (verl optim.min_lr_ratio); absent: 0. */
+  minLrRatio?: number;
+  /** Samples per held-out task at the training temperature for pass@1 and pass@k; absent: greedy only. */
+  evalSamples?: number;
+  /** DAPO's soft overlong punishment: the ids of the buffer (verl reward_model.overlong_buffer.len); absent: off. */
+  overlongBuffer?: number;
+  /** Its penalty at the full budget (verl reward_model.overlong_buffer.penalty_factor); absent: 1. */
+  overlongPenalty?: number;
   /** Train on log-probs renormalised over the sampler's top-k/top-p support; absent: off (the full softmax). */
   renormalize?: boolean;
   /** A person's prompt dataset instead of the arithmetic generator (worker/data/dataset.ts); absent: arithmetic. */

@@ -256,6 +256,19 @@ describe('trlConfig: options', () => {
     expect(kinds(unmapped(low, 'policyLoss.dualClip'))).toEqual(['policyLoss.dualClip:none']);
   });
 
+  it('an lr schedule per optimizer step (the warmup × updates per batch); the overlong buffer listed as a reward function', () => {
+    const e = grpo({ lrSchedule: 'cosine', lrWarmup: 5, minLrRatio: 0.1, epochs: 2, overlongBuffer: 4 });
+    expect([e.kwargs.lr_scheduler_type, e.kwargs.warmup_steps, e.kwargs.lr_scheduler_kwargs]).toEqual([
+      'cosine_with_min_lr',
+      10,
+      { min_lr_rate: 0.1 },
+    ]);
+    expect(kinds(unmapped(e, 'overlongBuffer'))).toEqual(['overlongBuffer:none']);
+    expect(unmapped(e, 'overlongPenalty')[0].reason).toMatch(/get_soft_overlong_punishment/);
+    expect(grpo({ lrWarmup: 3 }).kwargs.lr_scheduler_type).toBe('constant_with_warmup');
+    expect(grpo({}).kwargs.lr_scheduler_type).toBe('constant');
+  });
+
   it('GSPO is importance_sampling_level sequence; TRL cispo uses epsilon_high as its cap', () => {
     const g = grpo({ policyLoss: { name: 'gspo', compat: 'trl' }, aggregation: { mode: 'grpo' } });
     expect([g.kwargs.importance_sampling_level, g.kwargs.loss_type]).toEqual(['sequence', 'grpo']);

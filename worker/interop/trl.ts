@@ -83,6 +83,11 @@ export function pythonValue(v: unknown, float = false): string {
   if (typeof v === 'number') return float && Number.isInteger(v) ? `${v}.0` : String(v);
   if (typeof v === 'string') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map((x) => pythonValue(x, float)).join(', ')}]`;
+  // A dict of keyword arguments (lr_scheduler_kwargs): its numbers are floats.
+  if (typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${pythonValue(x, true)}`)
+      .join(', ')}}`;
   throw new Error(`pythonValue: no Python literal for ${JSON.stringify(v)}`);
 }
 
@@ -148,13 +153,31 @@ function common(o: RlRunOptions | DpoRunOptions, b: Builder, k: number, stepsKey
       k === 1 ? undefined : `optimizer steps: ${o.steps} sampled batches × ${k} updates each`,
     );
   b.set('lr', o.lr, 'learning_rate', o.lr);
-  b.set(
-    'lr',
-    o.lr,
-    'lr_scheduler_type',
-    'constant',
-    "Dewpoint's learning rate is constant; TrainingArguments decays linearly by default",
-  );
+  // DPO has no schedule options: they read as absent.
+  const rl: Partial<Pick<RlRunOptions, 'lrSchedule' | 'lrWarmup' | 'minLrRatio'>> = o as RlRunOptions;
+  if (rl.lrSchedule !== undefined || rl.lrWarmup !== undefined) {
+    // TrainingArguments schedules per optimizer step, Dewpoint (as verl) per sampled batch of k steps.
+    const per =
+      k === 1
+        ? undefined
+        : `per optimizer step: ${rl.lrWarmup ?? 0} batches × ${k} updates each; within a batch TRL's lr moves, Dewpoint's does not`;
+    const cosine = rl.lrSchedule === 'cosine';
+    b.set(
+      'lrSchedule',
+      rl.lrSchedule ?? 'constant',
+      'lr_scheduler_type',
+      cosine ? 'cosine_with_min_lr' : 'constant_with_warmup',
+    );
+    b.set('lrWarmup', rl.lrWarmup ?? 0, 'warmup_steps', (rl.lrWarmup ?? 0) * k, per);
+    if (cosine) b.set('minLrRatio', rl.minLrRatio ?? 0, 'lr_scheduler_kwargs', { min_lr_rate: rl.minLrRatio ?? 0 });
+  } else
+    b.set(
+      'lr',
+      o.lr,
+      'lr_scheduler_type',
+      'constant',
+      "Dewpoint's learning rate is constant; TrainingArguments decays linearly by default",
+    );
   b.set('seed', o.seed, 'seed', o.seed, 'the same number seeds another generator: the samples differ');
   b.set('beta1', o.beta1, 'adam_beta1', o.beta1);
   b.set('beta2', o.beta2, 'adam_beta2', o.beta2);
@@ -181,13 +204,8 @@ function common(o: RlRunOptions | DpoRunOptions, b: Builder, k: number, stepsKey
 }
 
 function sampling(o: RlRunOptions, b: Builder, lengthKey: 'max_completion_length' | 'response_length'): void {
+  // TRL divides the logits by the temperature when it scores them, as Dewpoint's trainer does: one policy.
   b.set('temperature', o.temperature, 'temperature', o.temperature);
-  if (o.temperature !== 1)
-    b.log.none(
-      'temperature',
-      o.temperature,
-      'TRL also divides the logits by the temperature when it scores them (it trains the tempered policy); Dewpoint trains the unscaled model',
-    );
   const turns = 'maxTurns' in o ? o.maxTurns : 1;
   if (turns > 1) {
     b.set('maxNew', o.maxNew, lengthKey, o.maxNew * turns, `the whole episode's budget, ${turns} × ${o.maxNew}`);
@@ -232,6 +250,13 @@ function sampling(o: RlRunOptions, b: Builder, lengthKey: 'max_completion_length
         ? "TRL still counts them in their group's reward statistics; Dewpoint leaves them out of the group"
         : undefined,
     );
+  if (o.overlongBuffer !== undefined) {
+    const why =
+      "DAPO's soft overlong punishment is a reward function in TRL, not a config option: add " +
+      'trl.rewards.get_soft_overlong_punishment(max_completion_len, soft_punish_cache) to reward_funcs';
+    b.log.none('overlongBuffer', o.overlongBuffer, why);
+    b.log.none('overlongPenalty', o.overlongPenalty ?? 1, why);
+  }
 }
 
 function taskReason(o: RlRunOptions, trainer: string): string {
@@ -317,6 +342,13 @@ function grpo(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): void {
   // GRPOConfig refuses an eval batch (default 8 per device) that does not hold whole groups.
   if (o.evalEvery > 0 && 8 % G !== 0) b.fixed('per_device_eval_batch_size', G);
   b.log.none('evalN', o.evalN, 'no config key: the size of eval_dataset');
+  if (o.evalSamples)
+    b.log.none(
+      'evalSamples',
+      o.evalSamples,
+      'TRL evaluates num_generations sampled completions per eval prompt and logs their mean reward (pass@1 at the ' +
+        'temperature); it has no pass@k',
+    );
 }
 
 /** Returns whether TRL's own cispo loss_type was chosen (it fixes the aggregation). */

@@ -492,9 +492,9 @@ describe('verlCommand: options', () => {
         'trainer.save_freq',
       ].map((k) => at(run, k)),
     ).toEqual(['5', '16', '-1', 'false', '150']);
+    // A temperature ≠ 1 maps whole: verl's actor and Dewpoint's trainer both score logits / T.
     expect(kinds(run.unmapped)).toEqual([
       'preset:none',
-      'temperature:none',
       'renormalize:none',
       'maskZeroAdvantage:default',
       'truncation:default',
@@ -508,6 +508,32 @@ describe('verlCommand: options', () => {
       ['algorithm.gamma', 'algorithm.lam', 'critic.cliprange_value', 'algorithm.adv_estimator'].map((k) => at(e, k)),
     ).toEqual(['0.99', '0.9', '0.5', 'gae']);
     expect(kinds(unmapped(e, 'shiftMean'))).toEqual(['shiftMean:none']);
+  });
+
+  it("an lr schedule onto the actor optimizer's scheduler keys; the overlong buffer onto DAPO's reward manager", () => {
+    const e = grpo({ lrSchedule: 'cosine', lrWarmup: 5, minLrRatio: 0.1, overlongBuffer: 4, overlongPenalty: 0.5 });
+    const optim = 'actor_rollout_ref.actor.optim';
+    expect(
+      [`${optim}.lr_scheduler_type`, `${optim}.lr_warmup_steps`, `${optim}.min_lr_ratio`].map((k) => at(e, k)),
+    ).toEqual(['cosine', '5', '0.1']);
+    expect(
+      [
+        'reward_model.reward_manager',
+        'reward_model.overlong_buffer.enable',
+        'reward_model.overlong_buffer.len',
+        'reward_model.overlong_buffer.penalty_factor',
+      ].map((k) => at(e, k)),
+    ).toEqual(['dapo', 'true', '4', '0.5']);
+    const plain = grpo({});
+    expect(at(plain, `${optim}.lr_warmup_steps`)).toBeUndefined();
+    expect(at(plain, 'reward_model.overlong_buffer.enable')).toBeUndefined();
+    // A warmup alone is verl's constant schedule with that warmup, and no cosine floor.
+    const warm = grpo({ lrWarmup: 3 });
+    expect([`${optim}.lr_scheduler_type`, `${optim}.lr_warmup_steps`].map((k) => at(warm, k))).toEqual([
+      'constant',
+      '3',
+    ]);
+    expect(at(warm, `${optim}.min_lr_ratio`)).toBeUndefined();
   });
 
   it('hydraValue quotes what Hydra would misread', () => {

@@ -197,7 +197,20 @@ function translate(o: RlRunOptions): VerlExport {
     const critic = optim.startsWith('critic')
       ? "Dewpoint's value head shares the policy's one optimizer and learning rate; verl trains the critic as its own model"
       : undefined;
-    set('lr', o.lr, `${optim}.lr`, o.lr, critic ?? 'constant (verl lr_scheduler_type constant, no warmup)');
+    const scheduled = o.lrSchedule !== undefined || o.lrWarmup !== undefined;
+    set(
+      'lr',
+      o.lr,
+      `${optim}.lr`,
+      o.lr,
+      critic ?? (scheduled ? undefined : 'constant (verl lr_scheduler_type constant, no warmup)'),
+    );
+    // verl steps its LambdaLR once per training step, as Dewpoint schedules per sampled batch (train/schedule.ts rlLrAt).
+    if (scheduled) {
+      set('lrSchedule', o.lrSchedule ?? 'constant', `${optim}.lr_scheduler_type`, o.lrSchedule ?? 'constant');
+      set('lrWarmup', o.lrWarmup ?? 0, `${optim}.lr_warmup_steps`, o.lrWarmup ?? 0);
+      if (o.lrSchedule === 'cosine') set('minLrRatio', o.minLrRatio ?? 0, `${optim}.min_lr_ratio`, o.minLrRatio ?? 0);
+    }
     set('beta1', o.beta1, `${optim}.betas`, [o.beta1, o.beta2]);
     set('beta2', o.beta2, `${optim}.betas`, [o.beta1, o.beta2]);
     set(
@@ -218,15 +231,8 @@ function translate(o: RlRunOptions): VerlExport {
   }
 
   // Sampling.
+  // verl's actor divides its logits by the rollout temperature when it scores them, as Dewpoint's trainer does.
   set('temperature', o.temperature, 'actor_rollout_ref.rollout.temperature', o.temperature);
-  if (o.temperature !== 1)
-    log.none(
-      'temperature',
-      o.temperature,
-      "verl also divides the actor's logits by the rollout temperature when it scores them (it trains the " +
-        'tempered policy); Dewpoint trains the unscaled model and uses the tempered log-probs only as the ' +
-        'behavior policy',
-    );
   set(
     'topK',
     o.topK,
@@ -291,6 +297,19 @@ function translate(o: RlRunOptions): VerlExport {
       "verl trains a truncated response on its reward; no option drops it from the loss (DAPO's overlong reward shaping is a different thing)",
     );
   else log.asDefault('truncation', 'score', 'verl trains truncated responses on their reward');
+  // DAPO's soft overlong punishment: verl's DAPO reward manager (rewards/overlong.ts).
+  if (o.overlongBuffer !== undefined) {
+    fixed('reward_model.reward_manager', 'dapo');
+    set('overlongBuffer', o.overlongBuffer, 'reward_model.overlong_buffer.enable', true);
+    set('overlongBuffer', o.overlongBuffer, 'reward_model.overlong_buffer.len', o.overlongBuffer);
+    set(
+      'overlongPenalty',
+      o.overlongPenalty ?? 1,
+      'reward_model.overlong_buffer.penalty_factor',
+      o.overlongPenalty ?? 1,
+      turns > 1 ? "the budget is data.max_response_length, the whole episode's, as Dewpoint's" : undefined,
+    );
+  }
 
   // KL to the reference, as a loss term.
   set(
@@ -346,6 +365,15 @@ function translate(o: RlRunOptions): VerlExport {
     o.evalN,
     "greedy, as verl's val_kwargs (do_sample false); the accuracy is whatever the reward function reports",
   );
+  if (o.evalSamples) {
+    // verl validates one way per run: sampled here, its val-core/…/mean@k and best@k are pass@1 and pass@k.
+    const val = 'actor_rollout_ref.rollout.val_kwargs';
+    set('evalSamples', o.evalSamples, `${val}.do_sample`, true, 'Dewpoint runs the greedy pass too; verl runs one');
+    set('evalSamples', o.evalSamples, `${val}.n`, o.evalSamples, 'mean@n is pass@1, best@n pass@n');
+    set('temperature', o.temperature, `${val}.temperature`, o.temperature);
+    set('topK', o.topK, `${val}.top_k`, o.topK === 0 ? -1 : o.topK);
+    set('topP', o.topP, `${val}.top_p`, o.topP);
+  }
   set(
     'checkpointEvery',
     o.checkpointEvery,

@@ -53,6 +53,12 @@ const GRPO: GrpoRunOptions = {
   maxGradNorm: 2,
   epochs: 2,
   miniBatches: 3,
+  lrSchedule: 'cosine',
+  lrWarmup: 3,
+  minLrRatio: 0.1,
+  overlongBuffer: 4,
+  overlongPenalty: 0.5,
+  evalSamples: 4,
   evalEvery: 4,
   ...RUN,
 };
@@ -130,6 +136,9 @@ describe('run options ↔ trainer configs', () => {
       miniBatches: 3,
       beta1: 0.8,
       weightDecay: 0.05,
+      lrSchedule: { style: 'cosine', warmup: 3, minLrRatio: 0.1 },
+      overlong: { buffer: 4, penaltyFactor: 0.5 },
+      evalSamples: 4,
     });
     expect(grpoOptionsOf(c, RUN)).toEqual(GRPO);
     const tis = grpoConfigOf(

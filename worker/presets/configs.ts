@@ -85,7 +85,28 @@ export function grpoConfigOf(o: GrpoRunOptions, base: GrpoConfig): GrpoConfig {
       batchNormalize: imp.batchNormalize,
     };
   if (Object.keys(o.rejection).length) config.rejection = { ...o.rejection };
+  delete config.lrSchedule;
+  delete config.overlong;
+  delete config.evalSamples;
+  if (o.evalSamples) config.evalSamples = o.evalSamples;
+  if (o.lrSchedule !== undefined || o.lrWarmup !== undefined)
+    config.lrSchedule = { style: o.lrSchedule ?? 'constant', warmup: o.lrWarmup ?? 0, minLrRatio: o.minLrRatio ?? 0 };
+  if (o.overlongBuffer !== undefined)
+    config.overlong = { buffer: o.overlongBuffer, penaltyFactor: o.overlongPenalty ?? 1 };
   return config;
+}
+
+/** The schedule and overlong options of a config, as the options write them (absent when off). */
+function stabiliserOptionsOf(c: GrpoConfig): Partial<GrpoRunOptions> {
+  const s = c.lrSchedule;
+  const o = c.overlong;
+  return {
+    ...(s
+      ? { lrSchedule: s.style, lrWarmup: s.warmup, ...(s.style === 'cosine' ? { minLrRatio: s.minLrRatio } : {}) }
+      : {}),
+    ...(o ? { overlongBuffer: o.buffer, overlongPenalty: o.penaltyFactor } : {}),
+    ...(c.evalSamples ? { evalSamples: c.evalSamples } : {}),
+  };
 }
 
 export function grpoOptionsOf(c: GrpoConfig, run: Bookkeeping): GrpoRunOptions {
@@ -130,6 +151,7 @@ export function grpoOptionsOf(c: GrpoConfig, run: Bookkeeping): GrpoRunOptions {
     maxGradNorm: c.maxGradNorm,
     epochs: c.epochs,
     miniBatches: c.miniBatches,
+    ...stabiliserOptionsOf(c),
     ...(c.renormalize ? { renormalize: true } : {}),
     ...(c.dataset ? { dataset: c.dataset } : {}),
     evalEvery: c.evalEvery,

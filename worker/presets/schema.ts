@@ -631,8 +631,48 @@ const grpoRest = {
     section: 'Optimizer',
     description: 'Optimizer steps per pass (the batch split evenly).',
   }),
+  lrSchedule: z
+    .enum(['constant', 'cosine'])
+    .optional()
+    .meta({
+      title: 'LR schedule',
+      section: 'Optimizer',
+      description:
+        'Per sampled batch, as verl steps it (optim.lr_scheduler_type): constant after the warmup, or a cosine ' +
+        'down to the floor by the last step. Empty: constant.',
+    }),
+  lrWarmup: int(0, 5000, {
+    title: 'LR warmup',
+    section: 'Optimizer',
+    description:
+      'Batches of linear warmup from 0 (verl optim.lr_warmup_steps); as in verl the first batch then trains at lr 0. Empty: none.',
+  }).optional(),
+  minLrRatio: num('[0, 1]', {
+    title: 'Cosine floor',
+    section: 'Optimizer',
+    description: "The cosine's last learning rate as a fraction of the peak (verl optim.min_lr_ratio). Empty: 0.",
+  }).optional(),
+  overlongBuffer: int(1, 1024, {
+    title: 'Overlong buffer',
+    section: 'Advantage',
+    description:
+      "DAPO's soft overlong punishment (verl reward_model.overlong_buffer.len): a response within this many ids of " +
+      'its budget loses reward linearly, down to −penalty at the budget. Empty: off.',
+  }).optional(),
+  overlongPenalty: num('(0, 10]', {
+    title: 'Overlong penalty',
+    section: 'Advantage',
+    description: 'The penalty at the full budget (verl overlong_buffer.penalty_factor). Empty: 1 (DAPO).',
+  }).optional(),
   evalEvery: run.evalEvery,
   evalN: run.evalN,
+  evalSamples: int(0, 64, {
+    title: 'Samples per held-out task',
+    section: 'Run',
+    description:
+      'Besides the greedy pass, k samples per held-out task at the training temperature: pass@1 (the mean ' +
+      'success of the samples, verl mean@k) and pass@k (a task solved by any of them). Empty or 0: greedy only.',
+  }).optional(),
   checkpointEvery: run.checkpointEvery,
 };
 
@@ -669,6 +709,12 @@ function grpoRefine(
     miniBatches: number;
     policyLoss: z.infer<typeof policyLoss>;
     importance: z.infer<typeof importance>;
+    maxNew: number;
+    maxTurns?: number;
+    lrSchedule?: 'constant' | 'cosine';
+    minLrRatio?: number;
+    overlongBuffer?: number;
+    overlongPenalty?: number;
   },
   ctx: z.RefinementCtx,
 ): void {
@@ -698,6 +744,17 @@ function grpoRefine(
       `must be at most {policyLoss.ratioClampMax} = ${p.ratioClampMax}, got ${p.ratioClampMin}`,
     );
   }
+  if (o.minLrRatio !== undefined && o.lrSchedule !== 'cosine')
+    problem(['minLrRatio'], `applies only when {lrSchedule} is cosine: leave it empty, got ${o.minLrRatio}`);
+  if (o.overlongPenalty !== undefined && o.overlongBuffer === undefined)
+    problem(['overlongPenalty'], `applies only with {overlongBuffer}: leave it empty, got ${o.overlongPenalty}`);
+  // The budget the buffer sits in (worker/train/grpo.ts punishOverlong): one action's ids, or an episode's.
+  const budget = o.maxNew * (o.maxTurns ?? 1);
+  if (o.overlongBuffer !== undefined && o.overlongBuffer > budget)
+    problem(
+      ['overlongBuffer'],
+      `must be at most the response budget ${o.maxTurns === undefined ? '{maxNew}' : '{maxNew} × {maxTurns}'} = ${budget}, got ${o.overlongBuffer}`,
+    );
   if (o.importance.kind === 'band' && o.importance.low > o.importance.high) {
     problem(['importance', 'low'], `must be at most {importance.high} = ${o.importance.high}, got ${o.importance.low}`);
   }

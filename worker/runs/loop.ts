@@ -15,6 +15,7 @@ import { presetOf } from '../presets/table';
 import type { RunCheckpointFiles, Trainer } from '../presets/trainers';
 import type { ResumeRecord, RunStore } from '../store/run-store';
 import { StorageFullError } from '../store/run-store';
+import { passMetrics } from '../train/evaluate';
 
 /** The run the loop drives, as the run manager sees it: its status is how pause and stop reach the loop. */
 export interface ActiveRun {
@@ -142,7 +143,7 @@ export async function runLoop(
       });
       await store.commitStep(runId, {
         step: 0,
-        metrics: {},
+        metrics: passMetrics(ev),
         evaluation: { step: 0, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n },
         ms: performance.now() - t0,
       });
@@ -168,13 +169,15 @@ export async function runLoop(
       const report = phase(step);
       if (trainer.onProgress) trainer.onProgress(report);
       else report('step');
-      const { metrics, groups, batch, sessions, flow } = await trainer.next();
+      const { metrics: stepMetrics, groups, batch, sessions, flow } = await trainer.next();
+      let metrics = stepMetrics;
       trainer.onProgress?.(null);
       let evaluation;
       if (o.evalEvery > 0 && (step % o.evalEvery === 0 || step === o.steps)) {
         report('evaluating', 0, evalN, 'problems');
         const ev = await trainer.evaluate();
         evaluation = { step, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n };
+        metrics = { ...metrics, ...passMetrics(ev) };
         emit({
           type: 'eval',
           runId,

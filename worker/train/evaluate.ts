@@ -2,7 +2,8 @@
  * Held-out exact-match accuracy on arithmetic tasks with greedy decoding (KV cache), and mean
  * completion length (in ids, EOS included); `evaluateTasks` the same for any single-turn tasks
  * under their own reward (a person's dataset: a sample is correct when its reward is 1);
- * `evaluateEpisodes` the same for an environment kind, over whole episodes.
+ * `evaluateEpisodes` the same for an environment kind, over whole episodes. Each may also draw k
+ * samples per task at the training sampler's settings for pass@1 and pass@k (`SampledEval`).
  */
 import type { ArithTask } from '../data/arith';
 import { encodeExample } from '../data/arith';
@@ -11,6 +12,7 @@ import type { CharTokenizer, TextTokenizer } from '../data/tokenizer';
 import type { EnvTask, EnvironmentKind } from '../episodes/environment';
 import { collectEpisodes } from '../episodes/rollout';
 import type { Model } from '../model/model';
+import type { SamplingOptions } from '../rollout/distribution';
 import { generate } from '../rollout/generate';
 
 export interface EvalResult {
@@ -19,7 +21,82 @@ export interface EvalResult {
   meanLength: number;
   /** A few decoded examples, for the UI and logs. */
   samples: { prompt: string; completion: string; answer: string; correct: boolean }[];
+  /** With `SampledEval`: pass@1 and pass@k over k samples per task at the training sampler's settings. */
+  sampled?: PassRates;
 }
+
+/**
+ * Besides the greedy pass, k samples per held-out task drawn as training draws them (temperature,
+ * top-k, top-p), from a fixed seed so every evaluation of a run draws alike. A small model's
+ * greedy answer can stay put while the distribution it samples from learns: pass@1 shows that.
+ */
+export interface SampledEval {
+  k: number;
+  sampling: SamplingOptions;
+}
+
+/**
+ * pass@1 = the mean over tasks of c / k (c of the task's k samples correct: verl's
+ * `mean@k` of the validation metrics), pass@k = the fraction of tasks with c ≥ 1 (the unbiased
+ * estimator 1 − C(n − c, k) / C(n, k) of Chen et al. 2021 at n = k; verl's `best@k` bootstraps it).
+ */
+export interface PassRates {
+  k: number;
+  passAt1: number;
+  passAtK: number;
+}
+
+/**
+ * A sampled evaluation's pass rates as step metrics (`eval/pass@1`, `eval/pass@k` with k its
+ * number): charted, compared and exported as any metric, at the steps that evaluate.
+ */
+export function passMetrics(ev: EvalResult): Record<string, number> {
+  const s = ev.sampled;
+  return s ? { 'eval/pass@1': s.passAt1, [`eval/pass@${s.k}`]: s.passAtK } : {};
+}
+
+/** Seed of every sampled evaluation: never the run's, so runs of different seeds evaluate on the same draws' seeds. */
+const EVAL_SEED = 0x5a3e_e7a1;
+
+/** pass@1 and pass@k from each task's k correctness flags. */
+export function passRates(correct: readonly (readonly boolean[])[], k: number): PassRates {
+  const n = correct.length || 1;
+  return {
+    k,
+    passAt1: correct.reduce((a, c) => a + c.filter(Boolean).length / k, 0) / n,
+    passAtK: correct.filter((c) => c.some(Boolean)).length / n,
+  };
+}
+
+/** k completions of each prompt (rows task-major: task i's j-th sample is row i · k + j), `batch` rows at a time. */
+async function sampleK(
+  model: Model,
+  prompts: readonly Int32Array[],
+  s: SampledEval,
+  maxNew: number,
+  eos: number,
+  batch: number,
+) {
+  const rows = prompts.flatMap((p) => Array.from({ length: s.k }, () => p));
+  const out = [];
+  for (let i = 0; i < rows.length; i += batch) {
+    const seeds = Array.from({ length: Math.min(batch, rows.length - i) }, (_, j) => (EVAL_SEED + i + j) >>> 0);
+    out.push(
+      ...(await generate(model, rows.slice(i, i + batch), {
+        ...s.sampling,
+        maxNew,
+        eos,
+        seed: EVAL_SEED,
+        rowSeeds: seeds,
+      })),
+    );
+  }
+  return out;
+}
+
+/** Groups row flags `ok` (task-major, k per task) into each task's k flags. */
+const byTask = (ok: readonly boolean[], k: number) =>
+  Array.from({ length: ok.length / k }, (_, i) => ok.slice(i * k, (i + 1) * k));
 
 export async function evaluateArith(
   model: Model,
@@ -27,6 +104,7 @@ export async function evaluateArith(
   tasks: readonly ArithTask[],
   maxNew = 16,
   batch = 64,
+  sampled?: SampledEval,
 ): Promise<EvalResult> {
   const prompts = tasks.map((t) => encodeExample(tok, t).promptIds);
   const completions: Int32Array[] = [];
@@ -46,11 +124,23 @@ export async function evaluateArith(
     if (samples.length < 8)
       samples.push({ prompt: tasks[i].prompt, completion: text, answer: tasks[i].answer, correct: ok });
   });
+  let rates: PassRates | undefined;
+  if (sampled) {
+    const gens = await sampleK(model, prompts, sampled, maxNew, tok.eos, batch);
+    rates = passRates(
+      byTask(
+        gens.map((g, r) => exactMatch(tok.decode(g.sampledIds), tasks[Math.floor(r / sampled.k)])),
+        sampled.k,
+      ),
+      sampled.k,
+    );
+  }
   return {
     n: tasks.length,
     accuracy: tasks.length ? correct / tasks.length : 0,
     meanLength: tasks.length ? length / tasks.length : 0,
     samples,
+    ...(rates ? { sampled: rates } : {}),
   };
 }
 
@@ -70,6 +160,7 @@ export async function evaluateTasks<T extends { prompt: string; answer: string }
   ) => { score: number; failure?: string } | Promise<{ score: number; failure?: string }>,
   maxNew: number,
   batch = 64,
+  sampled?: SampledEval,
 ): Promise<EvalResult> {
   let correct = 0;
   let length = 0;
@@ -89,11 +180,29 @@ export async function evaluateTasks<T extends { prompt: string; answer: string }
         samples.push({ prompt: part[k].prompt, completion: texts[k], answer: part[k].answer, correct: ok });
     });
   }
+  let rates: PassRates | undefined;
+  if (sampled) {
+    const gens = await sampleK(model, tasks.map(promptIds), sampled, maxNew, tok.eos, batch);
+    const scores = await Promise.all(
+      gens.map((g, r) => {
+        const ids = g.finishReason === 'stop' ? g.sampledIds.subarray(0, g.sampledIds.length - 1) : g.sampledIds;
+        return reward(tok.decode(ids), tasks[Math.floor(r / sampled.k)]);
+      }),
+    );
+    rates = passRates(
+      byTask(
+        scores.map((r) => !r.failure && r.score === 1),
+        sampled.k,
+      ),
+      sampled.k,
+    );
+  }
   return {
     n: tasks.length,
     accuracy: tasks.length ? correct / tasks.length : 0,
     meanLength: tasks.length ? length / tasks.length : 0,
     samples,
+    ...(rates ? { sampled: rates } : {}),
   };
 }
 
@@ -108,6 +217,7 @@ export async function evaluateEpisodes(
   kind: EnvironmentKind,
   tasks: readonly EnvTask[],
   batch = 64,
+  sampled?: SampledEval,
 ): Promise<EvalResult> {
   let correct = 0;
   let length = 0;
@@ -135,6 +245,30 @@ export async function evaluateEpisodes(
         });
     }
   }
+  let rates: PassRates | undefined;
+  if (sampled) {
+    const ok: boolean[] = [];
+    // Whole tasks per collection (k episodes each), about `batch` episodes at a time.
+    const per = Math.max(1, Math.floor(batch / sampled.k));
+    for (let i = 0; i < tasks.length; i += per) {
+      const episodes = await collectEpisodes(model, tasks.slice(i, i + per), sampled.k, {
+        kind,
+        tok,
+        maxContext: model.config.maxSeq,
+        sampling: sampled.sampling,
+        seed: (EVAL_SEED + i) >>> 0,
+        policyVersion: 0,
+      });
+      ok.push(...episodes.map((e) => e.episode.reward === 1));
+    }
+    rates = passRates(byTask(ok, sampled.k), sampled.k);
+  }
   const n = tasks.length;
-  return { n, accuracy: n ? correct / n : 0, meanLength: n ? length / n : 0, samples };
+  return {
+    n,
+    accuracy: n ? correct / n : 0,
+    meanLength: n ? length / n : 0,
+    samples,
+    ...(rates ? { sampled: rates } : {}),
+  };
 }

@@ -23,7 +23,7 @@ import { trainable, type Session } from '../rl/types';
 import type { EvalResult } from './evaluate';
 import { evaluateEpisodes } from './evaluate';
 import type { GrpoConfig, GrpoStep, GrpoUpdate } from './grpo';
-import { GRPO_ARITH, batchMetrics, packForUpdate, updateOnBatch } from './grpo';
+import { GRPO_ARITH, batchMetrics, packForUpdate, punishOverlong, sampledEvalOf, updateOnBatch } from './grpo';
 import type { ResumePoint, TrainerPosition } from './resume';
 import type { CriticConfig } from './ppo';
 import { criticUpdate } from './ppo';
@@ -207,7 +207,8 @@ export class GrpoEpisodeRun {
       ...(this.kind.gradedUnit ? { onEnvSteps: (answered, steps) => this.grading(answered, steps) } : {}),
     });
     const tSample = performance.now();
-    const sessions = episodes.map(trainingSession);
+    // The overlong budget is the whole episode's, as the verl export writes data.max_response_length.
+    const sessions = punishOverlong(episodes.map(trainingSession), c.overlong, c.maxNew * c.maxTurns);
     const ctx = { model: this.model, reference: this.reference, step: this.step, onProgress: this.onProgress };
     if (c.critic) {
       const u = await criticUpdate(
@@ -216,7 +217,7 @@ export class GrpoEpisodeRun {
         sessions,
       );
       const metrics = {
-        ...batchMetrics(c, sessions, u.trained, t0, tSample),
+        ...batchMetrics(c, sessions, u.trained, t0, tSample, this.step),
         ...u.metrics,
         ...episodeMetrics(episodes),
       };
@@ -237,7 +238,7 @@ export class GrpoEpisodeRun {
     }
     const packed = packEpisodes(sessions, c);
     const trained = await updateOnBatch({ ...ctx, config: c }, packed);
-    const metrics = { ...batchMetrics(c, sessions, trained, t0, tSample), ...episodeMetrics(episodes) };
+    const metrics = { ...batchMetrics(c, sessions, trained, t0, tSample, this.step), ...episodeMetrics(episodes) };
     return {
       step: this.step,
       metrics,
@@ -268,6 +269,8 @@ export class GrpoEpisodeRun {
       charTokenizer(this.base.tokenizer, 'an episode run'),
       this.kind,
       this.heldOutTasks.slice(0, n),
+      64,
+      sampledEvalOf(this.config),
     );
   }
 

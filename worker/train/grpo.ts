@@ -37,11 +37,15 @@ import type { KindServices } from '../episodes/kinds';
 import type { Generated } from '../rollout/generate';
 import { PromptSource } from '../rollout/prompt-source';
 import { SampledRollout } from '../rollout/sampled-rollout';
-import type { EvalResult } from './evaluate';
+import type { EvalResult, SampledEval } from './evaluate';
 import type { OptimizerConfig } from './optimizer';
 import { stepOptions } from './optimizer';
 import type { ResumePoint, TrainerPosition } from './resume';
 import { restore } from './resume';
+import type { RlSchedule } from './schedule';
+import { rlLrAt } from './schedule';
+import type { OverlongOptions } from '../rewards/overlong';
+import { overlongPenalty } from '../rewards/overlong';
 import type { RunTask, TaskSource } from './task-source';
 import { taskSourceOf } from './task-source';
 
@@ -89,10 +93,16 @@ export interface GrpoConfig extends OptimizerConfig {
   renormalize?: boolean;
   evalEvery: number;
   evalN: number;
+  /** Samples per held-out task at the training sampler's settings for pass@1 and pass@k (`SampledEval`); absent or 0: greedy only. */
+  evalSamples?: number;
   /** The arithmetic generator's options (unused with a dataset). */
   task: ArithOptions;
   /** A person's prompt dataset and its reward instead of the arithmetic generator (task-source.ts); absent: arithmetic. */
   dataset?: DatasetRunOptions;
+  /** Learning-rate warmup and schedule per sampled batch, as verl steps it (schedule.ts `rlLrAt`); absent: constant. */
+  lrSchedule?: RlSchedule;
+  /** DAPO's soft overlong punishment, added to every trainable session's reward (`punishOverlong`); absent: off. */
+  overlong?: OverlongOptions;
 }
 
 export const GRPO_ARITH: GrpoConfig = {
@@ -358,7 +368,9 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
   } else if (steps === 1) {
     ctx.onProgress?.('training', 0, steps, 'updates');
     const t = performance.now();
-    firstScored = await ctx.model.score(packed, biasOf(allRows));
+    firstScored = await ctx.model.score(packed, biasOf(allRows), {
+      temperature: c.temperature > 0 ? c.temperature : 1,
+    });
     tFirstForward = performance.now() - t;
     // The sampler's raw log-probs are over the whole vocabulary: renormalised, old is this forward's own, detached (ratio ≡ 1).
     if (support) oldLogp = Float64Array.from(firstScored.logp);
@@ -366,14 +378,18 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
     ctx.onProgress?.('old log-probs');
     rescored = new Float64Array(packed.rows * packed.width);
     for (let b = c.miniBatches - 1; b >= 0; b--) {
-      firstScored = await ctx.model.score(miniBatchOf(packed, plan[0][b]), biasOf(plan[0][b]));
+      firstScored = await ctx.model.score(miniBatchOf(packed, plan[0][b]), biasOf(plan[0][b]), {
+        temperature: c.temperature > 0 ? c.temperature : 1,
+      });
       putRows(rescored, firstScored.logp, plan[0][b], packed.width);
     }
     oldLogp = rescored;
   }
   const tOld = performance.now();
   if (ctx.reference) ctx.onProgress?.('reference log-probs');
-  const refLogp = ctx.reference ? (await ctx.reference.score(packed, biasOf(allRows))).logp : undefined;
+  const refLogp = ctx.reference
+    ? (await ctx.reference.score(packed, biasOf(allRows), { temperature: c.temperature > 0 ? c.temperature : 1 })).logp
+    : undefined;
   const tScore = performance.now();
   const options: GrpoObjectiveOptions = {
     policyLoss: c.policyLoss,
@@ -395,7 +411,10 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
     for (let b = 0; b < c.miniBatches; b++) {
       ctx.onProgress?.('training', updates.length, steps, 'updates');
       const mb = miniBatchOf(packed, plan[e][b]);
-      const scored = e === 0 && b === 0 && firstScored ? firstScored : await ctx.model.score(mb, biasOf(plan[e][b]));
+      const scored =
+        e === 0 && b === 0 && firstScored
+          ? firstScored
+          : await ctx.model.score(mb, biasOf(plan[e][b]), { temperature: c.temperature > 0 ? c.temperature : 1 });
       const input = {
         rows: mb.rows,
         width: mb.width,
@@ -422,7 +441,9 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
       ctx.model.zeroGrad();
       ctx.model.backward(obj.dlogp, 'dvalues' in obj ? obj.dvalues : null);
       // AdamW counts optimizer steps, not batches: batch k's updates are (k−1)·steps + 1 … k·steps.
-      gradNorm = await ctx.model.step(stepOptions(c, (ctx.step - 1) * steps + updates.length + 1));
+      gradNorm = await ctx.model.step(
+        stepOptions(c, (ctx.step - 1) * steps + updates.length + 1, rlLrAt(ctx.step, c.lr, c.steps, c.lrSchedule)),
+      );
       putRows(dlogp, obj.dlogp, plan[e][b], packed.width);
       if (corrections) {
         putRows(corrections.weights, obj.correctionWeights, plan[e][b], packed.width);
@@ -466,6 +487,8 @@ export function batchMetrics(
   t: TrainedBatch,
   t0: number,
   tSample: number,
+  /** The batch's number (1-based): its scheduled learning rate. */
+  step: number,
 ): Record<string, number> {
   const steps = stepsPerBatch(c);
   const rewards = sessions.map((s) => s.reward ?? 0);
@@ -480,7 +503,8 @@ export function batchMetrics(
     ...groupSpread(sessions),
     'response/mean_length': sampledTokens / sessions.length,
     'response/truncated_frac': sessions.filter((s) => s.status === 'truncated').length / sessions.length,
-    'opt/lr': c.lr,
+    ...(c.overlong ? overlongMetrics(sessions) : {}),
+    'opt/lr': rlLrAt(step, c.lr, c.steps, c.lrSchedule),
     'opt/grad_norm': t.gradNorm,
     'opt/steps_per_batch': steps,
     'perf/sample_ms': tSample - t0,
@@ -489,6 +513,47 @@ export function batchMetrics(
     'perf/train_ms': t.tTrain - t.tScore + t.tFirstForward,
     'perf/step_ms': t.tTrain - t0,
     'perf/tokens_per_s': (t.packed.realTokens + sampledTokens) / ((t.tTrain - t0) / 1000),
+  };
+}
+
+/**
+ * A session's response length as verl counts it for the overlong buffer (`valid_response_length`):
+ * every id after its first prompt, EOS included: a single turn's sampled ids; an episode's actions
+ * and the environment's observations between them (its last call's context and ids, less the first prompt).
+ */
+export function responseLength(s: Session): number {
+  const first = s.calls[0];
+  const last = s.calls.at(-1);
+  return first && last ? last.promptIds.length + last.sampledIds.length - first.promptIds.length : 0;
+}
+
+/**
+ * The sessions with DAPO's soft overlong penalty (rewards/overlong.ts) added to the reward of each
+ * one that has a reward, truncated or not, as verl's DAPO reward manager does; the penalty and the
+ * score before it are kept in `components` (`overlong`, `score`). `maxLength` is the response
+ * budget: maxNew for one turn, maxNew × maxTurns for an episode (what the verl export writes as
+ * `data.max_response_length`). Absent options: the sessions unchanged.
+ */
+export function punishOverlong<S extends Session>(
+  sessions: S[],
+  o: OverlongOptions | undefined,
+  maxLength: number,
+): S[] {
+  if (!o) return sessions;
+  return sessions.map((s) => {
+    if (s.reward === null) return s;
+    const penalty = overlongPenalty(responseLength(s), maxLength, o);
+    return { ...s, reward: s.reward + penalty, components: { ...s.components, score: s.reward, overlong: penalty } };
+  });
+}
+
+/** `reward/overlong_penalty` (mean over the punished sessions) and `reward/overlong_frac` (those with a penalty < 0). */
+function overlongMetrics(sessions: readonly Session[]): Record<string, number> {
+  const penalties = sessions.flatMap((s) => (s.components?.overlong === undefined ? [] : [s.components.overlong]));
+  const n = penalties.length || 1;
+  return {
+    'reward/overlong_penalty': penalties.reduce((a, b) => a + b, 0) / n,
+    'reward/overlong_frac': penalties.filter((p) => p < 0).length / n,
   };
 }
 
@@ -515,6 +580,15 @@ export function groupSpread(sessions: readonly Session[]): Record<string, number
   }
   const n = groups.size || 1;
   return { 'reward/group_std_mean': std / n, 'response/distinct_frac': distinct / n };
+}
+
+/** The sampled evaluation a config asks for (`evalSamples` > 0): k samples at its training sampler's settings. */
+export function sampledEvalOf(
+  c: Pick<GrpoConfig, 'evalSamples' | 'temperature' | 'topK' | 'topP'>,
+): SampledEval | undefined {
+  return c.evalSamples
+    ? { k: c.evalSamples, sampling: { temperature: c.temperature, topK: c.topK, topP: c.topP } }
+    : undefined;
 }
 
 /**
@@ -596,7 +670,7 @@ export abstract class ArithRun<C extends GrpoConfig> {
     const t0 = performance.now();
     const tasks = this.source.stream.take(c.prompts);
     this.onProgress?.('sampling', 0, c.prompts * c.group, 'sequences');
-    const sessions = await this.rollout.collect(tasks, version);
+    const sessions = punishOverlong(await this.rollout.collect(tasks, version), c.overlong, c.maxNew);
     const generated: Generated[] = sessions.map(({ calls: [g] }) => ({
       promptIds: g.promptIds,
       sampledIds: g.sampledIds,
@@ -613,7 +687,7 @@ export abstract class ArithRun<C extends GrpoConfig> {
   }
 
   evaluate(n = this.source.heldOut.length): Promise<EvalResult> {
-    return this.source.evaluate(this.model, this.source.heldOut.slice(0, n));
+    return this.source.evaluate(this.model, this.source.heldOut.slice(0, n), sampledEvalOf(this.config));
   }
 
   /**
@@ -657,7 +731,7 @@ export class GrpoRun extends ArithRun<GrpoConfig> {
       { model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress },
       packed,
     );
-    const metrics = batchMetrics(c, sessions, trained, t0, tSample);
+    const metrics = batchMetrics(c, sessions, trained, t0, tSample, this.step);
     return {
       step: this.step,
       metrics,

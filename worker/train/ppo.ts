@@ -126,7 +126,7 @@ export class PpoRun extends ArithRun<PpoConfig> {
       first,
       sessions,
     );
-    const metrics = { ...batchMetrics(c, sessions, u.trained, t0, tSample), ...u.metrics };
+    const metrics = { ...batchMetrics(c, sessions, u.trained, t0, tSample, this.step), ...u.metrics };
     return {
       step: this.step,
       metrics,
@@ -167,6 +167,7 @@ export async function criticUpdate(
     c.renormalize && first.support
       ? supportBias(first.support, first.segmentIds, first.width, ctx.model.config.vocab, rows)
       : undefined,
+    { temperature: c.temperature > 0 ? c.temperature : 1 },
   );
   if (!scored.values) throw new Error('criticUpdate: the model has no value head');
   const values = Float64Array.from(scored.values);

@@ -20,7 +20,7 @@ import type { CodeGrader } from '../rewards/code-grader';
 import { datasetPromptReward } from '../rewards/dataset-reward';
 import { taskMathReward } from '../rewards/task-math-reward';
 import type { PromptReward } from '../rollout/prompt-source';
-import type { EvalResult } from './evaluate';
+import type { EvalResult, SampledEval } from './evaluate';
 import { evaluateArith, evaluateTasks } from './evaluate';
 
 /** A single-turn task: an arithmetic problem or a dataset record. Both have an id, a prompt and an answer (the ground truth). */
@@ -34,8 +34,8 @@ export interface TaskSource<T extends RunTask = RunTask> {
   /** BOS + the prompt's ids. */
   promptIds(task: T): Int32Array;
   reward: PromptReward<T>;
-  /** Greedy accuracy on `tasks` under the reward. */
-  evaluate(model: Model, tasks: readonly T[]): Promise<EvalResult>;
+  /** Greedy accuracy on `tasks` under the reward (and pass@1 / pass@k with `sampled`). */
+  evaluate(model: Model, tasks: readonly T[], sampled?: SampledEval): Promise<EvalResult>;
 }
 
 /** What picks the source: the config's dataset, else its arithmetic task options. */
@@ -54,7 +54,7 @@ export function arithTaskSource(c: TaskSourceConfig, tok: TextTokenizer): TaskSo
     heldOut: heldOut(c.evalN, c.task),
     promptIds: (task) => encodeExample(tok, task).promptIds,
     reward: taskMathReward,
-    evaluate: (model, tasks) => evaluateArith(model, tok, tasks),
+    evaluate: (model, tasks, sampled) => evaluateArith(model, tok, tasks, 16, 64, sampled),
   };
 }
 
@@ -95,7 +95,7 @@ export function datasetTaskSource(
     heldOut: split.heldOut.slice(0, c.evalN).map((i) => datasetTask(d.records, i)),
     promptIds,
     reward,
-    evaluate: (model, tasks) => evaluateTasks(model, tok, tasks, promptIds, reward, c.maxNew),
+    evaluate: (model, tasks, sampled) => evaluateTasks(model, tok, tasks, promptIds, reward, c.maxNew, 64, sampled),
   };
 }
 

@@ -1,0 +1,54 @@
+/**
+ * pass@1 and pass@k at the training sampler's settings (issue 22 item 3): the estimator on hand
+ * values, and through the shipped calc base, whose greedy accuracy is far from 0.
+ */
+import { describe, expect, it } from 'vitest';
+import { createCpuOps } from '../../kernels/backends/cpu';
+import { importCheckpoint } from '../model/checkpoint';
+import { readCheckpointDir } from '../model/node-checkpoint-dir';
+import { passMetrics, passRates } from './evaluate';
+import { GRPO_CALC, GrpoEpisodeRun } from './grpo-episodes';
+
+describe('passRates', () => {
+  it('pass@1 is the mean of c / k, pass@k the fraction of tasks with a success', () => {
+    const r = passRates(
+      [
+        [true, false, false, false],
+        [false, false, false, false],
+        [true, true, true, true],
+      ],
+      4,
+    );
+    expect(r.passAt1).toBeCloseTo((0.25 + 0 + 1) / 3, 12);
+    expect(r.passAtK).toBeCloseTo(2 / 3, 12);
+    expect(passMetrics({ n: 3, accuracy: 0, meanLength: 0, samples: [], sampled: r })).toEqual({
+      'eval/pass@1': r.passAt1,
+      'eval/pass@4': r.passAtK,
+    });
+    expect(passMetrics({ n: 3, accuracy: 0, meanLength: 0, samples: [] })).toEqual({});
+  });
+});
+
+describe('a sampled evaluation of calc episodes (CPU, the shipped calc base)', () => {
+  const base = importCheckpoint(readCheckpointDir('public/checkpoints/calc-base'));
+  const run = (o: { evalSamples?: number; temperature?: number }) =>
+    new GrpoEpisodeRun(createCpuOps(), { ...GRPO_CALC, evalN: 12, ...o }, base);
+
+  it('at temperature 0 every sample is the greedy episode: pass@1 = pass@k = the greedy accuracy', async () => {
+    const ev = await run({ evalSamples: 3, temperature: 0 }).evaluate();
+    expect(ev.accuracy).toBeGreaterThan(0);
+    expect(ev.sampled).toEqual({ k: 3, passAt1: ev.accuracy, passAtK: ev.accuracy });
+  });
+
+  it('at the training temperature: seeded (same figures twice), pass@1 ≤ pass@k, and no samples without the option', async () => {
+    const a = await run({ evalSamples: 4 }).evaluate();
+    const b = await run({ evalSamples: 4 }).evaluate();
+    expect(a.sampled).toEqual(b.sampled);
+    expect(a.sampled!.k).toBe(4);
+    expect(a.sampled!.passAt1).toBeLessThanOrEqual(a.sampled!.passAtK);
+    // The greedy pass is the same whatever the samples.
+    const greedy = await run({}).evaluate();
+    expect(greedy.sampled).toBeUndefined();
+    expect(greedy.accuracy).toBe(a.accuracy);
+  });
+});
