@@ -151,6 +151,10 @@ export interface GrpoRunOptions {
   lrWarmup?: number;
   /** The cosine's floor as a fraction of lr (verl optim.min_lr_ratio); absent: 0. */
   minLrRatio?: number;
+  /** DAPO dynamic sampling: the metric a kept group varies on (verl algorithm.filter_groups.metric); absent: off. */
+  filterGroups?: 'success' | 'score';
+  /** Batches sampled at most per step (verl filter_groups.max_num_gen_batches); absent: 10. */
+  maxGenBatches?: number;
   /** Samples per held-out task at the training temperature for pass@1 and pass@k; absent: greedy only. */
   evalSamples?: number;
   /** DAPO's soft overlong punishment: the ids of the buffer (verl reward_model.overlong_buffer.len); absent: off. */

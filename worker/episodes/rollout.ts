@@ -53,6 +53,12 @@ export interface EpisodeRolloutOptions {
   episodeTimeoutMs?: number;
   /** Durable turn boundaries: the journal and the cohort this collection belongs to. */
   journal?: { journal: EpisodeJournal; cohort: Cohort };
+  /**
+   * The index of this collection's first episode within its step (default 0): a step that
+   * collects several batches (dynamic sampling) numbers them apart, so that each batch's journal
+   * records (its own cohort: another sampler seed) keep to its own range of episode indices.
+   */
+  episodeOffset?: number;
   /** Who executes the turns (stored with each record; default 'local'): a run loop's id, so a view can tell restored turns. */
   writer?: string;
   /** Told after each round: turns taken so far, episodes finished, episodes. */
@@ -177,9 +183,10 @@ export async function collectEpisodes(
     ...(o.sampling.topP !== undefined && o.sampling.topP < 1 ? { topP: o.sampling.topP } : {}),
   };
   const started = performance.now();
+  const offset = o.episodeOffset ?? 0;
   const slots: Slot[] = tasks.flatMap((task, g) =>
     Array.from({ length: samples }, (_, s) => ({
-      index: g * samples + s,
+      index: offset + g * samples + s,
       task,
       group: task.id,
       sample: s,
@@ -211,7 +218,9 @@ export async function collectEpisodes(
 
   try {
     // Recovery: rebuild every journaled episode from its records.
-    const journaled = jr ? await jr.journal.load(jr.cohort.runId, jr.cohort.step) : [];
+    // This collection's range of the step's episodes: other ranges belong to the step's other batches.
+    const mine = (episode: number) => episode >= offset && episode < offset + slots.length;
+    const journaled = jr ? (await jr.journal.load(jr.cohort.runId, jr.cohort.step)).filter((r) => mine(r.episode)) : [];
     const foreign = journaled.find((r) => r.cohort !== cohort);
     if (foreign)
       throw new Error(

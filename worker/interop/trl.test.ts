@@ -266,6 +266,7 @@ describe('trlConfig: options', () => {
     expect(kinds(unmapped(e, 'overlongBuffer'))).toEqual(['overlongBuffer:none']);
     expect(unmapped(e, 'overlongPenalty')[0].reason).toMatch(/get_soft_overlong_punishment/);
     expect(grpo({ lrWarmup: 3 }).kwargs.lr_scheduler_type).toBe('constant_with_warmup');
+    expect(kinds(unmapped(grpo({ filterGroups: 'success' }), 'filterGroups'))).toEqual(['filterGroups:none']);
     expect(grpo({}).kwargs.lr_scheduler_type).toBe('constant');
   });
 

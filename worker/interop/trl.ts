@@ -250,6 +250,11 @@ function sampling(o: RlRunOptions, b: Builder, lengthKey: 'max_completion_length
         ? "TRL still counts them in their group's reward statistics; Dewpoint leaves them out of the group"
         : undefined,
     );
+  if (o.filterGroups) {
+    const why = "TRL's GRPOTrainer has no dynamic sampling (DAPO's filter_groups): every sampled group trains";
+    b.log.none('filterGroups', o.filterGroups, why);
+    b.log.none('maxGenBatches', o.maxGenBatches ?? 10, why);
+  }
   if (o.overlongBuffer !== undefined) {
     const why =
       "DAPO's soft overlong punishment is a reward function in TRL, not a config option: add " +

@@ -536,6 +536,21 @@ describe('verlCommand: options', () => {
     expect(at(warm, `${optim}.min_lr_ratio`)).toBeUndefined();
   });
 
+  it("dynamic sampling onto DAPO's filter_groups: acc for success, seq_final_reward for the score", () => {
+    const e = grpo({ filterGroups: 'success', maxGenBatches: 6 });
+    expect(
+      [
+        'algorithm.filter_groups.enable',
+        'algorithm.filter_groups.metric',
+        'algorithm.filter_groups.max_num_gen_batches',
+        'data.gen_batch_size',
+      ].map((k) => at(e, k)),
+    ).toEqual(['true', 'acc', '6', '16']);
+    expect(at(grpo({ filterGroups: 'score' }), 'algorithm.filter_groups.metric')).toBe('seq_final_reward');
+    expect(at(grpo({ filterGroups: 'score' }), 'algorithm.filter_groups.max_num_gen_batches')).toBe('10');
+    expect(at(grpo({}), 'algorithm.filter_groups.enable')).toBeUndefined();
+  });
+
   it('hydraValue quotes what Hydra would misread', () => {
     expect([
       hydraValue('grpo'),

@@ -297,6 +297,31 @@ function translate(o: RlRunOptions): VerlExport {
       "verl trains a truncated response on its reward; no option drops it from the loss (DAPO's overlong reward shaping is a different thing)",
     );
   else log.asDefault('truncation', 'score', 'verl trains truncated responses on their reward');
+  // DAPO's dynamic sampling (train/dynamic-sampling.ts): verl's DAPO trainer.
+  if (o.filterGroups) {
+    set(
+      'filterGroups',
+      o.filterGroups,
+      'algorithm.filter_groups.enable',
+      true,
+      'the DAPO trainer (recipe.dapo.main_dapo)',
+    );
+    set(
+      'filterGroups',
+      o.filterGroups,
+      'algorithm.filter_groups.metric',
+      o.filterGroups === 'success' ? 'acc' : 'seq_final_reward',
+      o.filterGroups === 'success' ? 'acc as the reward function reports it (reward_extra_info)' : undefined,
+    );
+    set(
+      'maxGenBatches',
+      o.maxGenBatches ?? 10,
+      'algorithm.filter_groups.max_num_gen_batches',
+      o.maxGenBatches ?? 10,
+      'verl raises when a step reaches it short of groups; Dewpoint trains on the groups kept',
+    );
+    fixed('data.gen_batch_size', P);
+  }
   // DAPO's soft overlong punishment: verl's DAPO reward manager (rewards/overlong.ts).
   if (o.overlongBuffer !== undefined) {
     fixed('reward_model.reward_manager', 'dapo');

@@ -59,6 +59,8 @@ const GRPO: GrpoRunOptions = {
   overlongBuffer: 4,
   overlongPenalty: 0.5,
   evalSamples: 4,
+  filterGroups: 'score',
+  maxGenBatches: 3,
   evalEvery: 4,
   ...RUN,
 };
@@ -139,6 +141,7 @@ describe('run options ↔ trainer configs', () => {
       lrSchedule: { style: 'cosine', warmup: 3, minLrRatio: 0.1 },
       overlong: { buffer: 4, penaltyFactor: 0.5 },
       evalSamples: 4,
+      dynamicSampling: { metric: 'score', maxGenBatches: 3 },
     });
     expect(grpoOptionsOf(c, RUN)).toEqual(GRPO);
     const tis = grpoConfigOf(

@@ -88,6 +88,8 @@ export function grpoConfigOf(o: GrpoRunOptions, base: GrpoConfig): GrpoConfig {
   delete config.lrSchedule;
   delete config.overlong;
   delete config.evalSamples;
+  delete config.dynamicSampling;
+  if (o.filterGroups) config.dynamicSampling = { metric: o.filterGroups, maxGenBatches: o.maxGenBatches ?? 10 };
   if (o.evalSamples) config.evalSamples = o.evalSamples;
   if (o.lrSchedule !== undefined || o.lrWarmup !== undefined)
     config.lrSchedule = { style: o.lrSchedule ?? 'constant', warmup: o.lrWarmup ?? 0, minLrRatio: o.minLrRatio ?? 0 };
@@ -106,6 +108,9 @@ function stabiliserOptionsOf(c: GrpoConfig): Partial<GrpoRunOptions> {
       : {}),
     ...(o ? { overlongBuffer: o.buffer, overlongPenalty: o.penaltyFactor } : {}),
     ...(c.evalSamples ? { evalSamples: c.evalSamples } : {}),
+    ...(c.dynamicSampling
+      ? { filterGroups: c.dynamicSampling.metric, maxGenBatches: c.dynamicSampling.maxGenBatches }
+      : {}),
   };
 }
 

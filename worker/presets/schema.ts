@@ -652,6 +652,24 @@ const grpoRest = {
     section: 'Optimizer',
     description: "The cosine's last learning rate as a fraction of the peak (verl optim.min_lr_ratio). Empty: 0.",
   }).optional(),
+  filterGroups: z
+    .enum(['success', 'score'])
+    .optional()
+    .meta({
+      title: 'Dynamic sampling',
+      section: 'Advantage',
+      description:
+        'DAPO (verl algorithm.filter_groups): sample more batches until P groups vary on this metric. success: ' +
+        'solved or not before shaping; score: the reward trained on (an overlong penalty lets all-fail groups ' +
+        'through). Empty: off.',
+    }),
+  maxGenBatches: int(1, 64, {
+    title: 'Max batches per step',
+    section: 'Advantage',
+    description:
+      'Batches dynamic sampling draws at most per step (verl filter_groups.max_num_gen_batches); short of P ' +
+      'groups, the step trains on those kept. Empty: 10.',
+  }).optional(),
   overlongBuffer: int(1, 1024, {
     title: 'Overlong buffer',
     section: 'Advantage',
@@ -715,6 +733,8 @@ function grpoRefine(
     minLrRatio?: number;
     overlongBuffer?: number;
     overlongPenalty?: number;
+    filterGroups?: 'success' | 'score';
+    maxGenBatches?: number;
   },
   ctx: z.RefinementCtx,
 ): void {
@@ -746,6 +766,8 @@ function grpoRefine(
   }
   if (o.minLrRatio !== undefined && o.lrSchedule !== 'cosine')
     problem(['minLrRatio'], `applies only when {lrSchedule} is cosine: leave it empty, got ${o.minLrRatio}`);
+  if (o.maxGenBatches !== undefined && o.filterGroups === undefined)
+    problem(['maxGenBatches'], `applies only with {filterGroups}: leave it empty, got ${o.maxGenBatches}`);
   if (o.overlongPenalty !== undefined && o.overlongBuffer === undefined)
     problem(['overlongPenalty'], `applies only with {overlongBuffer}: leave it empty, got ${o.overlongPenalty}`);
   // The budget the buffer sits in (worker/train/grpo.ts punishOverlong): one action's ids, or an episode's.

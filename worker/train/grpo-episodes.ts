@@ -25,6 +25,7 @@ import { evaluateEpisodes } from './evaluate';
 import type { GrpoConfig, GrpoStep, GrpoUpdate } from './grpo';
 import { GRPO_ARITH, batchMetrics, packForUpdate, punishOverlong, sampledEvalOf, updateOnBatch } from './grpo';
 import type { ResumePoint, TrainerPosition } from './resume';
+import { fillBatch } from './dynamic-sampling';
 import type { CriticConfig } from './ppo';
 import { criticUpdate } from './ppo';
 
@@ -183,32 +184,47 @@ export class GrpoEpisodeRun {
     this.step++;
     const version = this.step - 1;
     const t0 = performance.now();
-    const tasks = this.stream.take(c.prompts);
     const total = c.prompts * c.group;
-    this.onProgress?.('sampling', 0, total, 'episodes');
     const seed = this.samplerSeed(this.step);
-    const episodes = await collectEpisodes(this.model, tasks, c.group, {
-      kind: this.kind,
-      tok: charTokenizer(this.base.tokenizer, 'an episode run'),
-      maxContext: this.model.config.maxSeq,
-      sampling: { temperature: c.temperature, topK: c.topK, topP: c.topP },
-      seed,
-      policyVersion: version,
-      ...(this.journal
-        ? {
-            journal: {
-              journal: this.journal.journal,
-              cohort: { runId: this.journal.runId, step: this.step, policyVersion: version, samplerSeed: seed },
-            },
-            writer: this.journal.writer,
-          }
-        : {}),
-      onProgress: (_round, finished) => this.onProgress?.('sampling', finished, total, 'episodes'),
-      ...(this.kind.gradedUnit ? { onEnvSteps: (answered, steps) => this.grading(answered, steps) } : {}),
-    });
+    const drawn: EnvTask[] = [];
+    const episodeOf = new Map<Session, CollectedEpisode>();
+    // Batch k of the step (dynamic sampling draws several): its own sampler seed and range of episode indices.
+    const draw = async (k: number) => {
+      const batch = this.stream.take(c.prompts);
+      drawn.push(...batch);
+      const batchSeed = k === 0 ? seed : (seed + Math.imul(k, 0x9e3779b1)) >>> 0;
+      this.onProgress?.('sampling', 0, total, 'episodes');
+      const collected = await collectEpisodes(this.model, batch, c.group, {
+        kind: this.kind,
+        tok: charTokenizer(this.base.tokenizer, 'an episode run'),
+        maxContext: this.model.config.maxSeq,
+        sampling: { temperature: c.temperature, topK: c.topK, topP: c.topP },
+        seed: batchSeed,
+        policyVersion: version,
+        episodeOffset: k * total,
+        ...(this.journal
+          ? {
+              journal: {
+                journal: this.journal.journal,
+                cohort: { runId: this.journal.runId, step: this.step, policyVersion: version, samplerSeed: batchSeed },
+              },
+              writer: this.journal.writer,
+            }
+          : {}),
+        onProgress: (_round, finished) => this.onProgress?.('sampling', finished, total, 'episodes'),
+        ...(this.kind.gradedUnit ? { onEnvSteps: (answered, steps) => this.grading(answered, steps) } : {}),
+      });
+      // The overlong budget is the whole episode's, as the verl export writes data.max_response_length.
+      const sessions = punishOverlong(collected.map(trainingSession), c.overlong, c.maxNew * c.maxTurns);
+      sessions.forEach((s, i) => episodeOf.set(s, collected[i]));
+      return sessions;
+    };
+    const filled = c.dynamicSampling ? await fillBatch(c.prompts, c.dynamicSampling, draw) : null;
+    const sessions = filled ? filled.sessions : await draw(0);
+    const episodes = sessions.map((s) => episodeOf.get(s)!);
+    const kept = new Set(sessions.map((s) => s.task));
+    const tasks = drawn.filter((t) => kept.has(t.id));
     const tSample = performance.now();
-    // The overlong budget is the whole episode's, as the verl export writes data.max_response_length.
-    const sessions = punishOverlong(episodes.map(trainingSession), c.overlong, c.maxNew * c.maxTurns);
     const ctx = { model: this.model, reference: this.reference, step: this.step, onProgress: this.onProgress };
     if (c.critic) {
       const u = await criticUpdate(
@@ -220,6 +236,7 @@ export class GrpoEpisodeRun {
         ...batchMetrics(c, sessions, u.trained, t0, tSample, this.step),
         ...u.metrics,
         ...episodeMetrics(episodes),
+        ...filled?.metrics,
       };
       return {
         step: this.step,
@@ -238,7 +255,11 @@ export class GrpoEpisodeRun {
     }
     const packed = packEpisodes(sessions, c);
     const trained = await updateOnBatch({ ...ctx, config: c }, packed);
-    const metrics = { ...batchMetrics(c, sessions, trained, t0, tSample, this.step), ...episodeMetrics(episodes) };
+    const metrics = {
+      ...batchMetrics(c, sessions, trained, t0, tSample, this.step),
+      ...episodeMetrics(episodes),
+      ...filled?.metrics,
+    };
     return {
       step: this.step,
       metrics,

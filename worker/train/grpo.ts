@@ -42,6 +42,8 @@ import type { OptimizerConfig } from './optimizer';
 import { stepOptions } from './optimizer';
 import type { ResumePoint, TrainerPosition } from './resume';
 import { restore } from './resume';
+import type { DynamicSampling } from './dynamic-sampling';
+import { fillBatch } from './dynamic-sampling';
 import type { RlSchedule } from './schedule';
 import { rlLrAt } from './schedule';
 import type { OverlongOptions } from '../rewards/overlong';
@@ -103,6 +105,8 @@ export interface GrpoConfig extends OptimizerConfig {
   lrSchedule?: RlSchedule;
   /** DAPO's soft overlong punishment, added to every trainable session's reward (`punishOverlong`); absent: off. */
   overlong?: OverlongOptions;
+  /** DAPO's dynamic sampling (dynamic-sampling.ts `fillBatch`): batches until P groups vary; absent: one batch. */
+  dynamicSampling?: DynamicSampling;
 }
 
 export const GRPO_ARITH: GrpoConfig = {
@@ -668,9 +672,18 @@ export abstract class ArithRun<C extends GrpoConfig> {
     this.step++;
     const version = this.step - 1; // weights after `version` batches' updates sample this batch
     const t0 = performance.now();
-    const tasks = this.source.stream.take(c.prompts);
-    this.onProgress?.('sampling', 0, c.prompts * c.group, 'sequences');
-    const sessions = punishOverlong(await this.rollout.collect(tasks, version), c.overlong, c.maxNew);
+    const drawn: RunTask[] = [];
+    const draw = async () => {
+      const batch = this.source.stream.take(c.prompts);
+      drawn.push(...batch);
+      this.onProgress?.('sampling', 0, c.prompts * c.group, 'sequences');
+      return punishOverlong(await this.rollout.collect(batch, version), c.overlong, c.maxNew);
+    };
+    const filled = c.dynamicSampling ? await fillBatch(c.prompts, c.dynamicSampling, draw) : null;
+    const sessions = filled ? filled.sessions : await draw();
+    // The tasks of the batch trained on, in the order drawn (dynamic sampling draws more).
+    const trained = new Set(sessions.map((s) => s.task));
+    const tasks = drawn.filter((t) => trained.has(t.id));
     const generated: Generated[] = sessions.map(({ calls: [g] }) => ({
       promptIds: g.promptIds,
       sampledIds: g.sampledIds,
@@ -683,7 +696,7 @@ export abstract class ArithRun<C extends GrpoConfig> {
     // Two chains always fit a row of twice the longest chain.
     const packed = packForUpdate((options) => this.rollout.pack(sessions, 2 * longest, options), c.miniBatches);
     if (!packed.ok) throw new Error(`batch does not pack: ${packed.message}`);
-    return { tasks, sessions, generated, packed, t0, tSample };
+    return { tasks, sessions, generated, packed, t0, tSample, filterMetrics: filled?.metrics ?? {} };
   }
 
   evaluate(n = this.source.heldOut.length): Promise<EvalResult> {
@@ -726,12 +739,12 @@ export class GrpoRun extends ArithRun<GrpoConfig> {
 
   async next(): Promise<GrpoStep> {
     const c = this.config;
-    const { tasks, sessions, generated, packed, t0, tSample } = await this.sample();
+    const { tasks, sessions, generated, packed, t0, tSample, filterMetrics } = await this.sample();
     const trained = await updateOnBatch(
       { model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress },
       packed,
     );
-    const metrics = batchMetrics(c, sessions, trained, t0, tSample, this.step);
+    const metrics = { ...batchMetrics(c, sessions, trained, t0, tSample, this.step), ...filterMetrics };
     return {
       step: this.step,
       metrics,

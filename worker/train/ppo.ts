@@ -120,13 +120,13 @@ export class PpoRun extends ArithRun<PpoConfig> {
 
   async next(): Promise<PpoStep> {
     const c = this.config;
-    const { tasks, sessions, generated, packed: first, t0, tSample } = await this.sample();
+    const { tasks, sessions, generated, packed: first, t0, tSample, filterMetrics } = await this.sample();
     const u = await criticUpdate(
       { model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress },
       first,
       sessions,
     );
-    const metrics = { ...batchMetrics(c, sessions, u.trained, t0, tSample, this.step), ...u.metrics };
+    const metrics = { ...batchMetrics(c, sessions, u.trained, t0, tSample, this.step), ...u.metrics, ...filterMetrics };
     return {
       step: this.step,
       metrics,
