@@ -56,8 +56,8 @@ test(
 
 test(
   'grpo-code: without a companion the preset says how to start one; connected, a run grades its ' +
-    "programs there and Groups shows each program with its line breaks and each case's verdict, the " +
-    'inspector its stdout',
+    'programs there and Groups shows each program with its line breaks and what became of each case, the ' +
+    "inspector each case's input and expected output beside its stdout",
   async ({ page }) => {
     await openPreset(page, 'grpo-code', { Steps: 1, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0 });
     await expect(page.getByTestId('companion-notice')).toContainText('No companion is connected');
@@ -81,10 +81,13 @@ test(
       const chips = page.getByTestId('case-chip');
       // 2 tasks × 2 samples, three cases each: every sample was graded (none failed for want of a sandbox).
       await expect(chips).toHaveCount(12);
-      for (const text of await chips.allTextContents())
-        expect(text).toMatch(
-          /^case [123]: (COMPLETED|FAILED|TIMEOUT|CRASHED|OUTPUT_LIMIT|NOT RUN) [✓✗] (passed|failed)$/,
-        );
+      // Each chip says what became of its case, a failure as the failure it was (never "COMPLETED ✗").
+      for (const text of await chips.getByTestId('case-chip-result').allTextContents())
+        expect(text).toMatch(/^case [123]: (passed|wrong output|error|timed out|crashed|too much output|not run)$/);
+      for (const chip of await chips.all()) {
+        const passed = (await chip.getByTestId('case-chip-result').textContent())!.endsWith('passed');
+        await expect(chip).toHaveClass(passed ? /\bok\b/ : /\bbad\b/);
+      }
       // A one-turn episode's program keeps its line breaks, with no list marker ("1.") before it.
       await expect(page.getByRole('list', { name: /^Turns of sample/ })).toHaveCount(0);
       await expect(
@@ -96,6 +99,10 @@ test(
         .click();
       await expect(page.getByTestId('case-table')).toBeVisible();
       await expect(page.getByTestId('case-stdout')).toHaveCount(3);
+      // Each case's input (x = −3, 2, 11) and expected output beside what the program wrote.
+      await expect(page.getByTestId('case-input')).toHaveText(['-3', '2', '11']);
+      await expect(page.getByTestId('case-expected')).toHaveCount(3);
+      for (const text of await page.getByTestId('case-expected').allTextContents()) expect(text).toMatch(/^-?\d+\s*$/);
     } finally {
       child.kill('SIGTERM');
     }

@@ -126,35 +126,94 @@ test(
   },
 );
 
-test('the Episodes view opens an episode of a grpo-calc run, steps through its turns with the keys, shows its chain and replays it identically', async ({
-  page,
-}) => {
-  await openPreset(page, 'grpo-calc', { ...SMALL, Steps: 1 });
-  await page.getByTestId('run-start').click();
-  await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
-  const runId = await runIdOf(page);
-  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Groups' }).click();
-  await page.getByTestId('groups-episodes-link').click();
-  await expect(page.getByTestId('episodes-view')).toBeVisible();
-  await expect(page.getByTestId('episode-row')).toHaveCount(4);
-  await page.getByTestId('episode-row').first().getByRole('button').first().click();
-  const turns = page.getByTestId('episode-turn');
-  await expect(turns.first()).toBeVisible();
-  const n = await turns.count();
-  expect(n).toBeGreaterThanOrEqual(1);
-  await page.getByRole('list', { name: /arrow keys select the next or previous turn/ }).focus();
-  await page.keyboard.press('End');
-  await expect(turns.nth(n - 1)).toHaveAttribute('aria-current', 'true');
-  await page.keyboard.press('Home');
-  await expect(turns.first()).toHaveAttribute('aria-current', 'true');
-  if (n > 1) {
-    await page.keyboard.press('ArrowDown');
-    await expect(turns.nth(1)).toHaveAttribute('aria-current', 'true');
-    await page.keyboard.press('ArrowUp');
+test(
+  'the Episodes view lists a grpo-calc run with its tasks and outcomes, filters by outcome, opens an episode beside the ' +
+    'list, steps through its turns with the keys, shows its chain and replays it identically; the Groups inspector ' +
+    'closes with Escape and Close, giving focus back to its Inspect button',
+  async ({ page }) => {
+    await openPreset(page, 'grpo-calc', { ...SMALL, Steps: 1 });
+    await page.getByTestId('run-start').click();
+    await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
+    const runId = await runIdOf(page);
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Groups' }).click();
+
+    // The session inspector: Escape and the Close button each close it, and focus returns to the button that opened it.
+    const inspect = page.getByRole('button', { name: /^Inspect sample 0 of group/ }).first();
+    const panel = page.getByTestId('session-panel');
+    await inspect.focus();
+    await page.keyboard.press('Enter');
+    await expect(panel).toBeVisible();
+    await panel.getByRole('button', { name: 'Close inspector' }).focus();
+    await page.keyboard.press('Escape');
+    await expect(panel).toHaveCount(0);
+    await expect(inspect).toBeFocused();
+    await expect(inspect).toHaveAttribute('aria-expanded', 'false');
+    await inspect.click();
+    await expect(panel).toBeVisible();
+    await page.keyboard.press('Escape'); // focus still on the Inspect button, outside the panel
+    await expect(panel).toHaveCount(0);
+    await inspect.click();
+    await panel.getByRole('button', { name: 'Close inspector' }).click();
+    await expect(panel).toHaveCount(0);
+    await expect(inspect).toBeFocused();
+
+    await page.getByTestId('groups-episodes-link').click();
+    await expect(page.getByTestId('episodes-view')).toBeVisible();
+    const rows = page.getByTestId('episode-row');
+    await expect(rows).toHaveCount(4);
+    // The task column: the prompt and answer, the full text in the cell's tooltip.
+    await expect(rows.first().getByTestId('episode-task')).toHaveAttribute('title', /\S+ → \S+/);
+
+    // The outcome filter: each choice shows as many rows as its count says, each with that outcome.
+    const outcomes = page.getByRole('group', { name: 'Outcome' });
+    const counts: Record<string, number> = {};
+    for (const outcome of ['success', 'failure', 'truncated', 'error']) {
+      const radio = outcomes.getByRole('radio', { name: new RegExp(`^${outcome} \\(\\d+\\)$`) });
+      counts[outcome] = Number(/\((\d+)\)/.exec((await radio.locator('xpath=..').textContent())!)![1]);
+      await radio.check();
+      await expect(rows).toHaveCount(counts[outcome]);
+      await expect(page.getByTestId('episode-count')).toHaveText(`${counts[outcome]} of 4 episodes`);
+      for (const cell of await rows.getByTestId('episode-outcome').allTextContents())
+        expect(cell).toMatch(new RegExp(`^${outcome}`));
+    }
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(4);
+    await outcomes.getByRole('radio', { name: 'all (4)' }).check();
+    await expect(rows).toHaveCount(4);
+
+    await rows.first().getByRole('button').first().click();
+    // Beside the list on a wide screen, not below it.
+    const listBox = (await page.getByRole('region', { name: /^Episodes of step/ }).boundingBox())!;
+    const panelBox = (await page.getByTestId('episode-panel').boundingBox())!;
+    expect(panelBox.x).toBeGreaterThanOrEqual(listBox.x + listBox.width);
+    expect(panelBox.y).toBeLessThan(listBox.y + listBox.height);
+    // Stacked on a narrow screen: the episode under the list's own scroll box.
+    await page.setViewportSize({ width: 700, height: 900 });
+    const narrowList = (await page.getByRole('region', { name: /^Episodes of step/ }).boundingBox())!;
+    const narrowPanel = (await page.getByTestId('episode-panel').boundingBox())!;
+    expect(narrowPanel.y).toBeGreaterThanOrEqual(narrowList.y + narrowList.height);
+    await page.setViewportSize({ width: 1280, height: 720 });
+    const turns = page.getByTestId('episode-turn');
+    await expect(turns.first()).toBeVisible();
+    const n = await turns.count();
+    expect(n).toBeGreaterThanOrEqual(1);
+    await page.getByRole('list', { name: /arrow keys select the next or previous turn/ }).focus();
+    await page.keyboard.press('End');
+    await expect(turns.nth(n - 1)).toHaveAttribute('aria-current', 'true');
+    await page.keyboard.press('Home');
     await expect(turns.first()).toHaveAttribute('aria-current', 'true');
-  }
-  await expect(page.getByTestId('chain-view')).toBeVisible();
-  await page.getByTestId('replay-button').click();
-  await expect(page.getByTestId('replay-result')).toContainText('identical');
-  expect(page.url()).toContain(`run=${runId}`);
-});
+    if (n > 1) {
+      await page.keyboard.press('ArrowDown');
+      await expect(turns.nth(1)).toHaveAttribute('aria-current', 'true');
+      await page.keyboard.press('ArrowUp');
+      await expect(turns.first()).toHaveAttribute('aria-current', 'true');
+    }
+    await expect(page.getByTestId('chain-view')).toBeVisible();
+    await page.getByTestId('replay-button').click();
+    await expect(page.getByTestId('replay-result')).toContainText('identical');
+    expect(page.url()).toContain(`run=${runId}`);
+    // Closing the episode gives focus back to its row's Open button.
+    await page.getByRole('button', { name: 'Close episode' }).click();
+    await expect(page.getByTestId('episode-panel')).toHaveCount(0);
+    await expect(rows.first().getByRole('button').first()).toBeFocused();
+  },
+);

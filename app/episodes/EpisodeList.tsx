@@ -1,77 +1,19 @@
 /**
- * The journaled episodes of one step as a table: index, group and sample, task prompt and answer,
- * status, termination, reward, turns, policy version, whether it was trained on, whether its group
- * was aborted, whether a journal record of it is corrupt, and turns restored from the journal.
- * Filters by status, termination and reward (labelled selects) with a count; each row opens its
- * episode. Filtering is episodes.ts `filterEpisodes`; the view owns which episode is open.
+ * The journaled episodes of one step as a table: index, the task (its prompt and answer on one
+ * short line; the full text with its group and sample in the cell's tooltip and the Open button's
+ * description), outcome (episode-outcome.ts: success, failure, truncated, error, with what caused
+ * it), reward, turns, whether it was trained on, and notes (group aborted, corrupt record, turns
+ * restored from the journal); group, sample, policy version and the rest are in the opened episode
+ * (EpisodePanel), which the view shows beside the list. Filters by outcome (a radio group with
+ * counts), status, termination and reward (labelled selects), with a count; each row opens its
+ * episode. Filtering is episodes.ts `filterEpisodes` and episode-outcome.ts `filterByOutcome`, the
+ * controls EpisodeFilters.tsx; the view owns which episode is open.
  */
-import { useMemo, useState } from 'react';
-import type { EpisodeStatusName, EpisodeSummary } from '../../worker/protocol';
-import {
-  ALL_EPISODES,
-  REWARD_FILTERS,
-  countText,
-  filterChoices,
-  filterEpisodes,
-  NOT_TRAINED_HERE,
-  policyVersionText,
-  type EpisodeFilter,
-  type RewardFilter,
-} from '../shared/episodes';
-
-const yes = (v: boolean, word: string) =>
-  v ? <span className="flag">{word}</span> : <span className="muted">no</span>;
-
-function Filters({
-  filter,
-  set,
-  episodes,
-}: {
-  filter: EpisodeFilter;
-  set: (f: EpisodeFilter) => void;
-  episodes: readonly EpisodeSummary[];
-}) {
-  const { statuses, terminations } = useMemo(() => filterChoices(episodes), [episodes]);
-  return (
-    <div className="controls" role="group" aria-label="Filter episodes">
-      <label>
-        Status{' '}
-        <select
-          value={filter.status}
-          onChange={(e) => set({ ...filter, status: e.target.value as EpisodeStatusName | 'all' })}
-        >
-          <option value="all">all</option>
-          {statuses.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Termination{' '}
-        <select value={filter.termination} onChange={(e) => set({ ...filter, termination: e.target.value })}>
-          <option value="all">all</option>
-          {terminations.map((t) => (
-            <option key={t} value={t}>
-              {t || 'none recorded'}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Reward{' '}
-        <select value={filter.reward} onChange={(e) => set({ ...filter, reward: e.target.value as RewardFilter })}>
-          {Object.entries(REWARD_FILTERS).map(([k, label]) => (
-            <option key={k} value={k}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </label>
-    </div>
-  );
-}
+import { useId, useMemo, useState } from 'react';
+import type { EpisodeSummary } from '../../worker/protocol';
+import { ALL_EPISODES, countText, filterEpisodes, NOT_TRAINED_HERE, type EpisodeFilter } from '../shared/episodes';
+import { episodeOutcome, filterByOutcome, outcomeCause, shortText, type OutcomeFilter } from './episode-outcome';
+import { Filters, OutcomeFilterGroup } from './EpisodeFilters';
 
 export function EpisodeList({
   step,
@@ -88,76 +30,93 @@ export function EpisodeList({
   imported?: boolean;
 }) {
   const [filter, setFilter] = useState<EpisodeFilter>(ALL_EPISODES);
-  const shown = useMemo(() => filterEpisodes(episodes, filter), [episodes, filter]);
+  const [outcome, setOutcome] = useState<OutcomeFilter>('all');
+  const shown = useMemo(() => filterByOutcome(filterEpisodes(episodes, filter), outcome), [episodes, filter, outcome]);
+  const ids = useId();
   return (
     <>
+      <OutcomeFilterGroup value={outcome} set={setOutcome} episodes={episodes} />
       <Filters filter={filter} set={setFilter} episodes={episodes} />
       <p role="status" data-testid="episode-count">
         {countText(shown.length, episodes.length)}
       </p>
-      <table className="episodes-table">
-        <caption>Episodes of step {step}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Episode</th>
-            <th scope="col">Group / sample</th>
-            <th scope="col">Task</th>
-            <th scope="col">Status</th>
-            <th scope="col">Termination</th>
-            <th scope="col" className="num">
-              Reward
-            </th>
-            <th scope="col" className="num">
-              Turns
-            </th>
-            <th scope="col" className="num">
-              Policy version
-            </th>
-            <th scope="col">Trained</th>
-            <th scope="col">Group aborted</th>
-            <th scope="col">Corrupt</th>
-            <th scope="col" className="num">
-              Resumed turns
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {shown.map((e) => (
-            <tr key={e.index} data-testid="episode-row" aria-current={e.index === open ? 'true' : undefined}>
-              <th scope="row">
-                <button
-                  type="button"
-                  className="link-button"
-                  onClick={() => onOpen(e.index)}
-                  aria-label={`Open episode ${e.index}`}
-                >
-                  {e.index}
-                </button>
-              </th>
-              <td>
-                {e.group} / {e.sample}
-              </td>
-              <td>
-                <code>{e.task.prompt}</code> → <code>{e.task.answer}</code>
-              </td>
-              <td className={e.status === 'completed' ? undefined : 'bad'}>{e.status}</td>
-              <td>{e.termination ?? '—'}</td>
-              <td className="num">{e.reward ?? 'unscored'}</td>
-              <td className="num">{e.turns}</td>
-              <td className="num">{policyVersionText(e.policyVersion, imported)}</td>
-              <td>{imported ? NOT_TRAINED_HERE : e.trained ? 'yes' : <span className="muted">no</span>}</td>
-              <td>{yes(e.groupAborted, 'group aborted')}</td>
-              <td>{yes(e.corrupt, 'corrupt')}</td>
-              <td className="num">{e.resumedTurns}</td>
-            </tr>
-          ))}
-          {shown.length === 0 && (
+      <div className="episodes-scroll" role="region" aria-label={`Episodes of step ${step}`} tabIndex={0}>
+        <table className="episodes-table">
+          <caption>Episodes of step {step}</caption>
+          <thead>
             <tr>
-              <td colSpan={12}>No episode matches the filters.</td>
+              <th scope="col">Episode</th>
+              <th scope="col">Task</th>
+              <th scope="col">Outcome</th>
+              <th scope="col" className="num">
+                Reward
+              </th>
+              <th scope="col" className="num">
+                Turns
+              </th>
+              <th scope="col">Trained</th>
+              <th scope="col">Notes</th>
             </tr>
-          )}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {shown.map((e) => {
+              const prompt = shortText(e.task.prompt);
+              const answer = shortText(e.task.answer, 16);
+              const full = `${e.task.prompt} → ${e.task.answer} (group ${e.group}, sample ${e.sample})`;
+              const taskId = `${ids}-task-${e.index}`;
+              const good = episodeOutcome(e) === 'success';
+              return (
+                <tr key={e.index} data-testid="episode-row" aria-current={e.index === open ? 'true' : undefined}>
+                  <th scope="row">
+                    <button
+                      type="button"
+                      className="link-button"
+                      onClick={() => onOpen(e.index)}
+                      aria-label={`Open episode ${e.index}`}
+                      aria-describedby={taskId}
+                      data-episode={e.index}
+                    >
+                      {e.index}
+                    </button>
+                  </th>
+                  <td className="episode-task" title={full} data-testid="episode-task">
+                    <code>{prompt.text}</code> → <code>{answer.text}</code>
+                    <span id={taskId} hidden>
+                      Task: {full}
+                    </span>
+                  </td>
+                  <td className={good ? 'ok' : 'bad'} data-testid="episode-outcome">
+                    {episodeOutcome(e)}
+                    {outcomeCause(e) && <small className="outcome-cause"> ({outcomeCause(e)})</small>}
+                  </td>
+                  <td className="num">{e.reward ?? 'unscored'}</td>
+                  <td className="num">{e.turns}</td>
+                  <td>{imported ? NOT_TRAINED_HERE : e.trained ? 'yes' : <span className="muted">no</span>}</td>
+                  <td>
+                    <Notes e={e} />
+                  </td>
+                </tr>
+              );
+            })}
+            {shown.length === 0 && (
+              <tr>
+                <td colSpan={7}>No episode matches the filters.</td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
     </>
   );
+}
+
+/** What else to know of an episode at a glance: its group aborted, a corrupt record, turns restored from the journal. */
+function Notes({ e }: { e: EpisodeSummary }) {
+  const notes = [
+    e.groupAborted && 'group aborted',
+    e.corrupt && 'corrupt',
+    e.resumedTurns > 0 && `${e.resumedTurns} turn${e.resumedTurns === 1 ? '' : 's'} restored`,
+  ].filter((n): n is string => Boolean(n));
+  if (!notes.length) return <span className="muted">—</span>;
+  return <span className="flag">{notes.join(' · ')}</span>;
 }

@@ -1,5 +1,5 @@
 /**
- * One opened episode: its facts (task, status, reward, turns, policy version, trained, group
+ * One opened episode: its facts (task, outcome, status, reward, turns, policy version, trained, group
  * aborted, corrupt, resumed turns, time), the Replay action, the turn timeline and the chain view
  * of the selected turn. Reads `episodeAt`; the selected turn is its state (mount it per episode).
  */
@@ -11,6 +11,7 @@ import { EpisodeTimeline } from './EpisodeTimeline';
 import { ReplayPanel } from './ReplayPanel';
 import { fixed } from '../shared/format';
 import { policyVersionText, trainedText } from '../shared/episodes';
+import { outcomeText } from './episode-outcome';
 
 export function EpisodePanel({
   runId,
@@ -32,13 +33,15 @@ export function EpisodePanel({
   const d = detail.data;
   return (
     <section className="episode-panel" data-testid="episode-panel" aria-labelledby={headingId}>
-      <h2 id={headingId}>
-        Episode {index} of step {step}
-        {d ? `: group ${d.group}, sample ${d.sample}` : ''}
-      </h2>
-      <button type="button" onClick={onClose}>
-        Close episode
-      </button>
+      <div className="episode-panel-head">
+        <h2 id={headingId}>
+          Episode {index} of step {step}
+          {d ? `: group ${d.group}, sample ${d.sample}` : ''}
+        </h2>
+        <button type="button" onClick={onClose}>
+          Close episode
+        </button>
+      </div>
       {detail.isPending ? (
         <p role="status">Loading episode {index}…</p>
       ) : detail.isError ? (
@@ -56,6 +59,8 @@ export function EpisodePanel({
             <dd>
               <code>{d.task.prompt}</code> (answer <code>{d.task.answer}</code>, id {d.task.id})
             </dd>
+            <dt>Outcome</dt>
+            <dd data-testid="episode-panel-outcome">{outcomeText(d)}</dd>
             <dt>Status</dt>
             <dd>
               {d.status}

@@ -1,12 +1,15 @@
 /**
  * Replay (`#/episodes`): the journaled multi-turn episodes of any step of a grpo-calc or
  * grpo-guess run. The run is picked as in Groups and Batch (shared, default the live run), the
- * steps with journaled episodes browsed, the step's episodes listed and filtered (EpisodeList);
- * an opened episode shows its turn timeline, its prompt chain and a Replay against a fresh
- * environment (EpisodePanel). `#/episodes?run=ID&step=N&episode=K` opens an episode and follows
+ * steps with journaled episodes browsed, the step's episodes listed and filtered by outcome and
+ * more (EpisodeList); an opened episode shows beside the list (two columns on a wide screen,
+ * stacked under the list's own scroll box on a narrow one) with its turn timeline, its prompt
+ * chain and a Replay against a fresh environment (EpisodePanel); closing it gives focus back to
+ * its row's Open button. `#/episodes?run=ID&step=N&episode=K` opens an episode and follows
  * the selection (episode-selection.ts). The run's episodes export as JSONL.
  */
 import { useMutation, useQuery } from '@tanstack/react-query';
+import { useRef } from 'react';
 import { EpisodeList } from './EpisodeList';
 import { EpisodePanel } from './EpisodePanel';
 import { useEpisodeSelection } from './episode-selection';
@@ -80,6 +83,12 @@ function ExportEpisodes({ runId }: { runId: string }) {
 export function EpisodesView() {
   const { shown, runId, steps, step, episode, setStep, setEpisode } = useEpisodeSelection();
   const episodes = useQuery({ ...episodesAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null });
+  const list = useRef<HTMLDivElement>(null);
+  const closeEpisode = (index: number) => {
+    const row = list.current?.querySelector<HTMLElement>(`[data-episode="${index}"]`);
+    setEpisode(null);
+    (row ?? list.current?.querySelector<HTMLElement>('.episodes-scroll'))?.focus();
+  };
   const title = <ViewTitle id="episodes-title" title="Episode replay" shown={shown} />;
   const run = shown.runs.find((r) => r.runId === runId);
   const imported = run ? importedOf(run) !== null : false;
@@ -123,25 +132,37 @@ export function EpisodesView() {
       {step !== null && steps.data && (!journaled || episodes.data === null) && (
         <p data-testid="step-not-journaled">Step {step} is not journaled: it has no episodes to replay.</p>
       )}
-      {step !== null && journaled && episodes.data && (
-        <EpisodeList
-          key={`${runId}/${step}`}
-          step={step}
-          episodes={episodes.data}
-          open={episode}
-          onOpen={setEpisode}
-          imported={imported}
-        />
-      )}
-      {step !== null && episode !== null && (
-        <EpisodePanel
-          key={`${runId}/${step}/${episode}`}
-          runId={runId}
-          step={step}
-          index={episode}
-          onClose={() => setEpisode(null)}
-          imported={imported}
-        />
+      {step !== null && ((journaled && episodes.data) || episode !== null) && (
+        <div className="episodes-layout" data-testid="episodes-layout">
+          <div className="episodes-list-column" ref={list}>
+            {journaled && episodes.data && (
+              <EpisodeList
+                key={`${runId}/${step}`}
+                step={step}
+                episodes={episodes.data}
+                open={episode}
+                onOpen={setEpisode}
+                imported={imported}
+              />
+            )}
+          </div>
+          <div className="episodes-detail-column">
+            {episode !== null ? (
+              <EpisodePanel
+                key={`${runId}/${step}/${episode}`}
+                runId={runId}
+                step={step}
+                index={episode}
+                onClose={() => closeEpisode(episode)}
+                imported={imported}
+              />
+            ) : (
+              <p className="muted episodes-detail-empty" data-testid="episode-detail-empty">
+                Open an episode to see its turns, prompt chain and replay here.
+              </p>
+            )}
+          </div>
+        </div>
       )}
     </section>
   );

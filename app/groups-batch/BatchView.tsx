@@ -2,7 +2,8 @@
  * Batch: the packed [rows, width] batch of any stored step on a canvas, with switchable layers
  * (chains, response mask, advantage, old − behavior log-prob, dlogp, version), a legend and
  * colour scale, every value of a cell on hover (or with the arrow keys), and the session under
- * a cell on click (or Enter), with its inspector (SessionPanel); packing efficiency and rows needed above.
+ * a cell on click (or Enter), with its inspector (SessionPanel: Close or Escape gives focus back
+ * to the grid); packing efficiency and rows needed above.
  * The run is picked as in Groups (shared, default the live run); the heading names run and step.
  */
 import { StepSelect } from '../shared/StepSelect';
@@ -166,7 +167,14 @@ export function BatchView() {
                   {sample.truncated ? ' (truncated)' : ''}.
                 </p>
               )}
-              <SessionPanel runId={runId} step={step} at={{ index: session - 1 }} headingLevel={3} />
+              <SessionPanel
+                runId={runId}
+                step={step}
+                at={{ index: session - 1 }}
+                headingLevel={3}
+                onClose={() => setSession(null)}
+                returnFocusTo={() => canvas.current}
+              />
             </div>
           )}
         </>

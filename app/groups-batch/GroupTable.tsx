@@ -13,7 +13,8 @@ import { estimateFormula, estimateSettings, groupStats, signed } from '../shared
 export interface InspectProps {
   /** The sample whose inspector is open in this group, or null. */
   open: number | null;
-  onInspect: (sample: number | null) => void;
+  /** Opens (or, with null, closes) a sample's inspector; `opener` is the button, which gets focus back when it closes. */
+  onInspect: (sample: number | null, opener: HTMLElement) => void;
 }
 
 /** One turn of an episode: its action, the environment's answer and a code task's verdicts. */
@@ -114,7 +115,7 @@ export function GroupTable({
                     type="button"
                     aria-expanded={isOpen}
                     aria-label={`Inspect sample ${s.sample} of group ${g.prompt}`}
-                    onClick={() => onInspect(isOpen ? null : s.sample)}
+                    onClick={(e) => onInspect(isOpen ? null : s.sample, e.currentTarget)}
                   >
                     Inspect sample {s.sample}
                   </button>

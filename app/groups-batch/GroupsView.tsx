@@ -5,12 +5,12 @@
  * preference pairs instead: margin, ranked correctly, per-pair loss, chosen and rejected with
  * their implicit rewards (PairTable). The run is picked (shared with Batch, default the live
  * run), steps browsed, groups or pairs sorted; each completion opens the session inspector
- * (SessionPanel) below its group. A run with journaled multi-turn episodes links to the step's
+ * (SessionPanel) below its group, closed by its Close button or Escape. A run with journaled multi-turn episodes links to the step's
  * episodes in the Replay view.
  */
 import { StepSelect } from '../shared/StepSelect';
 import { useQuery } from '@tanstack/react-query';
-import { Fragment, useEffect, useMemo, useState } from 'react';
+import { Fragment, useEffect, useMemo, useRef, useState } from 'react';
 import type { GroupRecord } from '../../worker/protocol';
 import { GroupTable } from './GroupTable';
 import { PairLegend, PairTable } from './PairTable';
@@ -58,6 +58,8 @@ export function GroupsView() {
   const [chosen, setChosen] = useState<{ runId: string; step: number } | null>(null);
   const [sort, setSort] = useState('order');
   const [inspected, setInspected] = useState<Inspected | null>(null);
+  // The Inspect button that opened the inspector: focus goes back to it when the inspector closes.
+  const opener = useRef<HTMLElement | null>(null);
   const available = useMemo(() => steps.data ?? [], [steps.data]);
   // Each run opens at its latest stored step; a pick holds while it is the run on screen.
   useEffect(() => {
@@ -171,8 +173,10 @@ export function GroupsView() {
             ))}
           {sorted.map((g) => {
             const open = inspected?.group === g.group ? inspected.sample : null;
-            const onInspect = (sample: number | null) =>
+            const onInspect = (sample: number | null, by: HTMLElement) => {
+              opener.current = by;
               setInspected(sample === null ? null : { group: g.group, sample });
+            };
             return (
               <Fragment key={g.group}>
                 {g.kind === 'dpo-pair' ? (
@@ -181,7 +185,14 @@ export function GroupsView() {
                   <GroupTable g={g} open={open} onInspect={onInspect} noSessions={noSessions} />
                 )}
                 {open !== null && step !== null && (
-                  <SessionPanel runId={runId} step={step} at={{ group: g.group, sample: open }} kind={g.kind} />
+                  <SessionPanel
+                    runId={runId}
+                    step={step}
+                    at={{ group: g.group, sample: open }}
+                    kind={g.kind}
+                    onClose={() => setInspected(null)}
+                    returnFocusTo={() => opener.current}
+                  />
                 )}
               </Fragment>
             );

@@ -64,7 +64,7 @@ export function PairTable({ g, index, open, onInspect }: { g: GroupRecord; index
                   type="button"
                   aria-expanded={isOpen}
                   aria-label={`Inspect ${role} completion of pair ${index}: ${g.prompt}`}
-                  onClick={() => onInspect(isOpen ? null : s.sample)}
+                  onClick={(e) => onInspect(isOpen ? null : s.sample, e.currentTarget)}
                 >
                   Inspect {role}
                 </button>

@@ -6,21 +6,22 @@
  * trainer's old log-prob), raw − behavior (the Batch view's mismatch layer) and exp(behavior).
  * Token texts come from the run's tokenizer in the worker. A DPO pair's completion (`kind:
  * 'dpo-pair'`) reads as the chosen or rejected completion of its pair. A session of a step with
- * journaled multi-turn episodes links to its episode in the Replay view. Not an editor, and not
- * the packed batch.
+ * journaled multi-turn episodes links to its episode in the Replay view. With `onClose`, a Close
+ * button and Escape (escape-close.ts) close it and give focus back to what opened it
+ * (`returnFocusTo`). Not an editor, and not the packed batch; the call tables are SessionCalls.tsx.
  */
 import { CaseTable } from './CodeCases';
 import { useQuery } from '@tanstack/react-query';
-import { useId } from 'react';
-import type { GroupRecord, SessionRecord, StoredCall } from '../../worker/protocol';
+import { useEffect, useEffectEvent, useId, useRef } from 'react';
+import type { GroupRecord, SessionRecord } from '../../worker/protocol';
 import { episodeStepsQuery, episodesAtQuery } from '../queries/episodes';
-import { sessionsAtQuery, tokenTextsQuery } from '../queries/groups';
+import { sessionsAtQuery } from '../queries/groups';
 import { formatEpisodeLink } from '../shared/episodes';
+import { closesOnEscape } from './escape-close';
+import { CallTable, callCritic } from './SessionCalls';
 
 /** Which session of the step: its index in the step (the Batch view's session id − 1), or its group and sample. */
 export type SessionRef = { index: number } | { group: string; sample: number };
-
-const fmt = (x: number) => x.toFixed(4);
 
 /** DPO sessions: sample 0 is the pair's chosen completion, 1 its rejected one. */
 const ROLE = ['chosen', 'rejected'];
@@ -31,137 +32,6 @@ function findSession(sessions: SessionRecord[], at: SessionRef): number {
       ? at.index
       : -1
     : sessions.findIndex((s) => s.group === at.group && s.sample === at.sample);
-}
-
-/** PPO's figures of one call's sampled ids: the critic's value at rollout, the return target and the GAE advantage. */
-type CallCritic = { values: number[]; returns: number[]; advantages: number[] };
-
-function CallTable({
-  runId,
-  call,
-  n,
-  of,
-  critic,
-}: {
-  runId: string;
-  call: StoredCall;
-  n: number;
-  of: number;
-  critic: CallCritic | null;
-}) {
-  const ids = new Int32Array(call.promptIds.length + call.sampledIds.length);
-  ids.set(call.promptIds);
-  ids.set(call.sampledIds, call.promptIds.length);
-  const texts = useQuery(tokenTextsQuery(runId, ids));
-  const P = call.promptIds.length;
-  const text = (i: number) => (texts.data ? JSON.stringify(texts.data[i]) : texts.isError ? '?' : '…');
-  const raw = call.rawLogProbs;
-  let sumBehavior = 0,
-    sumRaw = 0;
-  for (let j = 0; j < call.sampledIds.length; j++) {
-    sumBehavior += call.behaviorLogProbs[j];
-    if (raw) sumRaw += raw[j];
-  }
-  return (
-    <table className="session-tokens">
-      <caption>
-        Call {n} of {of}: {P} prompt ids, {call.sampledIds.length} sampled ids; finish reason {call.finishReason};
-        policy version {call.version}
-        {texts.isError && <span className="bad"> · token texts unavailable: {texts.error.message}</span>}
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">Position</th>
-          <th scope="col">Id</th>
-          <th scope="col">Token</th>
-          <th scope="col">Kind</th>
-          <th scope="col" className="num">
-            Behavior log-prob
-          </th>
-          <th scope="col" className="num">
-            Raw log-prob
-          </th>
-          <th scope="col" className="num">
-            Raw − behavior
-          </th>
-          <th scope="col" className="num">
-            Probability exp(behavior)
-          </th>
-          {critic && (
-            <>
-              <th scope="col" className="num">
-                Value
-              </th>
-              <th scope="col" className="num">
-                Return
-              </th>
-              <th scope="col" className="num">
-                GAE advantage
-              </th>
-            </>
-          )}
-        </tr>
-      </thead>
-      <tbody>
-        {Array.from(ids, (id, i) => {
-          const j = i - P;
-          const b = j >= 0 ? call.behaviorLogProbs[j] : null;
-          return (
-            <tr
-              key={i}
-              data-testid="session-token-row"
-              data-kind={j >= 0 ? 'sampled' : 'prompt'}
-              className={j >= 0 ? undefined : 'prompt-token'}
-            >
-              <th scope="row">{i}</th>
-              <td>{id}</td>
-              <td>
-                <code className="token">{text(i)}</code>
-              </td>
-              <td>{j >= 0 ? 'sampled' : 'prompt'}</td>
-              <td className="num">{b === null ? '' : fmt(b)}</td>
-              <td className="num">{b === null ? '' : raw ? fmt(raw[j]) : 'not recorded'}</td>
-              <td className="num">{b === null || !raw ? '' : fmt(raw[j] - b)}</td>
-              <td className="num">{b === null ? '' : fmt(Math.exp(b))}</td>
-              {critic && (
-                <>
-                  <td className="num" data-testid="token-value">
-                    {b === null ? '' : fmt(critic.values[j])}
-                  </td>
-                  <td className="num">{b === null ? '' : fmt(critic.returns[j])}</td>
-                  <td className="num">{b === null ? '' : fmt(critic.advantages[j])}</td>
-                </>
-              )}
-            </tr>
-          );
-        })}
-      </tbody>
-      <tfoot>
-        <tr>
-          <th scope="row" colSpan={4}>
-            Sum over sampled ids
-          </th>
-          <td className="num">{fmt(sumBehavior)}</td>
-          <td className="num">{raw ? fmt(sumRaw) : ''}</td>
-          <td className="num">{raw ? fmt(sumRaw - sumBehavior) : ''}</td>
-          <td className="num">{fmt(Math.exp(sumBehavior))}</td>
-          {critic && <td colSpan={3} />}
-        </tr>
-      </tfoot>
-    </table>
-  );
-}
-
-/** Call k's slice of a PPO session's per-sampled-id critic figures (calls in order), or null without them. */
-function callCritic(s: SessionRecord, k: number): CallCritic | null {
-  if (!s.critic) return null;
-  const from = s.calls.slice(0, k).reduce((n, c) => n + c.sampledIds.length, 0);
-  const to = from + s.calls[k].sampledIds.length;
-  return {
-    values: s.critic.values.slice(from, to),
-    returns: s.critic.returns.slice(from, to),
-    advantages: s.critic.advantages.slice(from, to),
-  };
 }
 
 /**
@@ -201,15 +71,49 @@ export function SessionPanel({
   at,
   headingLevel = 2,
   kind = 'advantage',
+  onClose,
+  returnFocusTo,
 }: {
   runId: string;
   step: number;
   at: SessionRef;
   headingLevel?: 2 | 3;
   kind?: GroupRecord['kind'];
+  /** Closes the inspector (the Close button, Escape); without it the panel has no Close. */
+  onClose?: () => void;
+  /** The element that opened it (an Inspect button, the batch canvas): focus goes back there on close. */
+  returnFocusTo?: () => HTMLElement | null;
 }) {
   const sessions = useQuery(sessionsAtQuery(runId, step));
   const headingId = useId();
+  const panel = useRef<HTMLElement>(null);
+  const closable = Boolean(onClose);
+  const close = () => {
+    const back = returnFocusTo?.() ?? null;
+    onClose?.();
+    if (back?.isConnected) back.focus();
+  };
+  // Escape closes from inside the panel or from where it was opened (escape-close.ts says when).
+  const onKey = useEffectEvent((e: KeyboardEvent) => {
+    const t = e.target instanceof HTMLElement ? e.target : null;
+    const escape = {
+      key: e.key,
+      defaultPrevented: e.defaultPrevented,
+      isComposing: e.isComposing,
+      targetTag: t?.tagName ?? null,
+      targetEditable: Boolean(t?.isContentEditable),
+      insidePanel: Boolean(t && panel.current?.contains(t)),
+    };
+    if (!closesOnEscape(escape)) return;
+    e.preventDefault();
+    close();
+  });
+  useEffect(() => {
+    if (!closable) return;
+    const listener = (e: KeyboardEvent) => onKey(e);
+    document.addEventListener('keydown', listener);
+    return () => document.removeEventListener('keydown', listener);
+  }, [closable]);
   const Heading = headingLevel === 2 ? 'h2' : 'h3';
   const index = sessions.data ? findSession(sessions.data, at) : -1;
   const s = index >= 0 ? sessions.data![index] : null;
@@ -219,10 +123,17 @@ export function SessionPanel({
   const which = 'index' in at ? `session ${at.index + 1}` : of(at.sample, at.group);
 
   return (
-    <section className="session-panel" data-testid="session-panel" aria-labelledby={headingId}>
-      <Heading id={headingId}>
-        Inspector: step {step}, {s ? `session ${index + 1}, ${of(s.sample, s.group)}` : which}
-      </Heading>
+    <section className="session-panel" data-testid="session-panel" aria-labelledby={headingId} ref={panel}>
+      <div className="session-panel-head">
+        <Heading id={headingId}>
+          Inspector: step {step}, {s ? `session ${index + 1}, ${of(s.sample, s.group)}` : which}
+        </Heading>
+        {closable && (
+          <button type="button" className="session-close" onClick={close} aria-keyshortcuts="Escape">
+            Close inspector
+          </button>
+        )}
+      </div>
       {sessions.isPending ? (
         <p>Loading the sessions of step {step}…</p>
       ) : sessions.isError ? (

@@ -187,6 +187,27 @@ export interface GroupSample {
 }
 
 /**
+ * A stored run's history as the Compare view and the dashboard read it: per step its metrics and
+ * when it was committed (`t`, ms since the epoch; absent for steps stored before it was kept and
+ * for an imported run, whose steps were committed at the import), and its evaluations.
+ */
+export interface RunHistory {
+  steps: { step: number; metrics: Record<string, number>; t?: number }[];
+  evaluations: { step: number; accuracy: number; meanLength: number; n: number }[];
+}
+
+/**
+ * One kept step's samples as distributions (the Compare view's histograms over steps): each
+ * sample's reward and its length in sampled ids (EOS included; an episode's over all its actions),
+ * read from the step's advantage groups. Lengths an import did not record are left out.
+ */
+export interface StepDistribution {
+  step: number;
+  rewards: number[];
+  lengths: number[];
+}
+
+/**
  * An advantage group at one step: one prompt, its G completions. A DPO step's groups are its
  * preference pairs (`kind: 'dpo-pair'`): sample 0 the chosen completion, 1 the rejected one, each
  * sample's `advantage` its implicit reward β · Σ (log π − log π_ref) before the update.
@@ -266,7 +287,7 @@ export interface StoredCall {
   promptIds: Int32Array;
   /** EOS included when finishReason is 'stop'. */
   sampledIds: Int32Array;
-  /** Per sampled id: log-prob under the sampling distribution, and under the unmodified model (null: not recorded). */
+  /** Per sampled id: log-prob under the sampling distribution, and under the unfiltered model at the temperature (null: not recorded). */
   behaviorLogProbs: Float64Array;
   rawLogProbs: Float64Array | null;
   finishReason: 'stop' | 'length';
@@ -279,6 +300,8 @@ export interface StoredCall {
  * One test case of a code reward as the companion graded it (companion/protocol.ts
  * `CodeCaseResult`, restated: the app and worker cannot import the companion): the verdict (null
  * when there was no program to run), whether the output matched, what the program wrote and why.
+ * `input` and `expected` are the case's stdin and expected stdout, attached by the worker's grader
+ * (rewards/code-grader.ts `withCaseIO`); absent in runs stored before they were kept.
  */
 export interface CaseResult {
   verdict: string | null;
@@ -286,6 +309,8 @@ export interface CaseResult {
   stdout: string;
   stderr: string;
   detail: string;
+  input?: string;
+  expected?: string;
 }
 
 export interface SessionRecord {

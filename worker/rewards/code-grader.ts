@@ -38,11 +38,34 @@ export class GraderUnavailable extends Error {
   override name = 'GraderUnavailable';
 }
 
+/** The longest `input` / `expected` text kept per case; a longer one is cut and says how much is left out. */
+export const CASE_IO_CHARS = 2000;
+
+const capped = (text: string) =>
+  text.length <= CASE_IO_CHARS
+    ? text
+    : `${text.slice(0, CASE_IO_CHARS)}… (${text.length - CASE_IO_CHARS} more characters)`;
+
+/**
+ * The result with each case's stdin and expected stdout beside what the program wrote (`input`,
+ * `expected`, each cut at CASE_IO_CHARS), so a stored session shows what a case asked for. The
+ * companion answers verdicts only; the cases are the request's, in the same order. A result whose
+ * case count differs from the request's is returned unchanged (not this function's to judge).
+ */
+export function withCaseIO(result: CodeRewardResult, cases: readonly CodeCase[]): CodeRewardResult {
+  if (result.cases.length !== cases.length) return result;
+  return {
+    ...result,
+    cases: result.cases.map((c, i) => ({ ...c, input: capped(cases[i].stdin), expected: capped(cases[i].stdout) })),
+  };
+}
+
 /**
  * A grader that grades each distinct (completion's text, cases, allOrNothing) once and answers
  * repeats from a bounded cache (least recently used out first). Programs are run without
  * randomness or clocks in the presets' tasks, so a repeat would get the same verdicts; a failed
- * grading is not cached.
+ * grading is not cached. Every grader of the app and the CLI is one of these, so each answer's
+ * cases also carry their input and expected output here (`withCaseIO`).
  */
 export function cachedGrader(
   grader: CodeGrader,
@@ -60,7 +83,7 @@ export function cachedGrader(
       return hit;
     }
     stats.misses++;
-    const result = grader(request);
+    const result = grader(request).then((r) => withCaseIO(r, request.cases));
     cache.set(key, result);
     result.catch(() => cache.delete(key));
     while (cache.size > capacity) cache.delete(cache.keys().next().value!);
