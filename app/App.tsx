@@ -19,10 +19,12 @@ interface ViewDef {
   id: string;
   title: string;
   render: () => React.ReactNode;
+  /** The view uses the page's width (a dashboard's grid of charts) instead of the reading width. */
+  wide?: boolean;
 }
 
 const VIEWS: ViewDef[] = [
-  { id: 'experiments', title: 'Experiments', render: () => <ExperimentsView /> },
+  { id: 'experiments', title: 'Experiments', render: () => <ExperimentsView />, wide: true },
   { id: 'groups', title: 'Groups', render: () => <GroupsView /> },
   { id: 'batch', title: 'Batch', render: () => <BatchView /> },
   { id: 'episodes', title: 'Episodes', render: () => <EpisodesView /> },
@@ -88,7 +90,7 @@ export function App() {
           </ul>
         </nav>
       </header>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} className={view.wide ? 'wide' : undefined}>
         {view.render()}
       </main>
     </div>

@@ -10,6 +10,12 @@ test('Experiments: sft-arith trains in the worker on WebGPU and the loss falls, 
   );
   await expect(page.getByRole('heading', { level: 1, name: 'Experiments' })).toBeVisible();
   await page.getByTestId('run-start').click();
+  // Start takes you to the run: the form collapses into its disclosure and the dashboard, now at the top, has the focus.
+  const newRun = page.getByRole('button', { name: /^New run/ });
+  await expect(newRun).toHaveAttribute('aria-expanded', 'false');
+  await expect(newRun).toHaveAccessibleName('New run: sft-arith, presets and options');
+  await expect(page.getByRole('form', { name: 'Run options' })).toBeHidden();
+  await expect(page.getByRole('heading', { level: 2, name: /^Run / })).toBeFocused();
   await expect(page.getByTestId('run-status')).toHaveText('running');
   await expect(page.getByTestId('run-step')).toHaveText('1', { timeout: 120_000 });
   const first = Number(await page.getByTestId('metric-loss').textContent());
@@ -19,6 +25,8 @@ test('Experiments: sft-arith trains in the worker on WebGPU and the loss falls, 
   expect(last).toBeLessThan(first - 0.1);
   await expect(page.getByTestId('metric-accuracy')).toContainText(/% \(step 6, n=8\)/);
   await expect(page.getByRole('img', { name: /SFT loss by step/ })).toBeVisible();
+  // An SFT run has no panel flat by construction.
+  await expect(page.getByTestId('flat-note')).toHaveCount(0);
   await expect(page.getByText(/Latest checkpoint: step 6/)).toBeVisible();
   await page.getByRole('button', { name: 'Prepare download' }).click();
   const download = page.waitForEvent('download');
@@ -27,6 +35,13 @@ test('Experiments: sft-arith trains in the worker on WebGPU and the loss falls, 
     await (await (await download).createReadStream()).toArray().then((c) => Buffer.concat(c).toString('utf8')),
   );
   expect(config).toMatchObject({ architectures: ['LlamaForCausalLM'], hidden_size: 64, num_hidden_layers: 2 });
+
+  // The disclosure opens the form again, from the keyboard, with the options as they were.
+  await newRun.focus();
+  await page.keyboard.press('Enter');
+  await expect(newRun).toHaveAttribute('aria-expanded', 'true');
+  await expect(page.getByRole('spinbutton', { name: /^Learning rate/ })).toHaveValue('0.005');
+  await expect(page.getByTestId('run-start')).toBeEnabled();
 });
 
 test('Experiments: an invalid option shows the field and its range, and nothing can start', async ({ page }) => {

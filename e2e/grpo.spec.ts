@@ -31,6 +31,17 @@ test('Experiments: grpo-arith runs from the shipped base checkpoint in Chrome an
   const accuracy = parseFloat((await page.getByTestId('metric-accuracy').textContent()) ?? '');
   expect(accuracy).toBeGreaterThan(0);
   await expect(page.getByRole('img', { name: /Mean reward by step/ })).toBeVisible();
+  // One update per batch at temperature 1: clip fraction, KL, mismatch and ESS are flat by construction,
+  // collapsed to the reason with a button that draws them anyway.
+  const clip = page.getByTestId('chart-clip');
+  await expect(clip.getByTestId('flat-note')).toHaveText(
+    /^Clip fractions — flat: this run does not clip; one update per batch \(1 epoch × 1 mini-batch\)/,
+  );
+  await expect(clip.getByRole('img')).toHaveCount(0);
+  await expect(page.getByTestId('flat-note')).toHaveCount(4);
+  await clip.getByRole('button', { name: 'Show the chart anyway (Clip fractions)' }).click();
+  await expect(clip.getByRole('img', { name: /^Clip fractions by step; latest rl\/pg_clipfrac 0/ })).toBeVisible();
+  await expect(clip.getByRole('button', { name: /^Hide the chart/ })).toHaveAttribute('aria-expanded', 'true');
   // Every reported metric can be plotted: KL to the sampler, clip fraction, entropy, ...
   await page.getByTestId('metric-select').selectOption(['mismatch/kl', 'rl/pg_clipfrac']);
   await expect(page.getByRole('img', { name: 'Metrics by step: mismatch/kl, rl/pg_clipfrac' })).toBeVisible();

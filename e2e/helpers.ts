@@ -2,6 +2,7 @@
  * Steps the specs share: open Experiments with the worker ready, pick a preset and fill its form.
  * Fields are named by their label (the form's spinbuttons are labelled by the schema's titles); a
  * field outside the always-open common section is in a collapsed section, which is opened first.
+ * The form itself sits in the "New run" disclosure, which Start collapses: it is opened first too.
  */
 import { expect, type Page } from '@playwright/test';
 
@@ -21,13 +22,22 @@ export async function openPreset(
   await page.addInitScript((b) => localStorage.setItem('dewpoint.backend', b), backend === 'wasm' ? 'auto' : backend);
   await page.goto('/#/experiments');
   await expect(page.getByText(new RegExp(`Training on ${backend}`))).toBeVisible();
+  await showRunForm(page);
   await page.getByTestId(`preset-${preset}`).click();
   await expect(page.getByRole('form', { name: 'Run options' })).toBeVisible();
   await fillFields(page, fields);
 }
 
-/** Fills form fields by label (label → value), opening each collapsed section that holds one first. */
+/** Opens the "New run" disclosure (presets and options) when a started run collapsed it. */
+export async function showRunForm(page: Page): Promise<void> {
+  const toggle = page.getByRole('button', { name: /^New run/ });
+  if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
+  await expect(toggle).toHaveAttribute('aria-expanded', 'true');
+}
+
+/** Fills form fields by label (label → value), opening the form and each collapsed section that holds one first. */
 export async function fillFields(page: Page, fields: Record<string, string | number>): Promise<void> {
+  await showRunForm(page);
   for (const [label, value] of Object.entries(fields)) {
     const name = new RegExp(`^${label}`);
     const section = page

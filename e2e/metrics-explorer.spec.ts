@@ -4,7 +4,7 @@
  * empty chart in silence.
  */
 import { expect, test } from '@playwright/test';
-import { fillFields, openPreset } from './helpers';
+import { fillFields, openPreset, showRunForm } from './helpers';
 
 test('All metrics: a selection from an earlier run keeps only the keys of the run shown', async ({ page }) => {
   await openPreset(page, 'sft-arith', { Steps: 2, 'Evaluate every': 0 });
@@ -20,6 +20,7 @@ test('All metrics: a selection from an earlier run keeps only the keys of the ru
   await expect(page.getByRole('img', { name: 'Metrics by step: loss/sft' })).toBeVisible();
 
   // A GRPO run reports no loss/sft: the explorer falls back to its default key (rl/entropy).
+  await showRunForm(page);
   await page.getByTestId('preset-grpo-arith').click();
   await fillFields(page, { Steps: 2, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0 });
   await page.getByTestId('run-start').click();

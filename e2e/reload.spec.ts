@@ -49,8 +49,18 @@ test('a GRPO run cut off by a reload is listed as interrupted and continues from
   const row = page.getByTestId('stored-runs').getByRole('row', { name: new RegExp(runId) });
   await expect(row).toContainText('interrupted');
   await expect(row).toContainText(/checkpoint \d+/);
-  await row.getByRole('button', { name: new RegExp(`^Continue run ${runId} from step \\d+$`) }).click();
-  await expect(page.getByRole('heading', { name: `Run ${runId}` })).toBeVisible();
+  const continueName = new RegExp(`^Continue run ${runId} from step \\d+$`);
+  await expect(row.getByRole('button', { name: continueName })).toBeEnabled();
+  // The top of the page names the interrupted run, above the form, with its Continue button.
+  const notice = page.getByRole('region', { name: 'Interrupted run' });
+  await expect(notice).toContainText(new RegExp(`\\(run ${runId}\\) was cut off at step \\d+ of 30`));
+  const [noticeTop, formTop] = await Promise.all(
+    [notice, page.getByRole('form', { name: 'Run options' })].map(async (l) => (await l.boundingBox())!.y),
+  );
+  expect(noticeTop).toBeLessThan(formTop);
+  await notice.getByRole('button', { name: continueName }).click();
+  await expect(page.getByRole('heading', { name: `Run ${runId}` })).toBeFocused();
+  await expect(notice).toHaveCount(0);
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
   await expect(page.getByTestId('run-step')).toHaveText('30');
   await expect(row).toContainText('finished');

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { exportedMetrics, openPreset } from './helpers';
+import { exportedMetrics, openPreset, showRunForm } from './helpers';
 
 const SMALL = { Steps: 6, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0, 'Checkpoint every': 0 };
 
@@ -40,7 +40,12 @@ test('Stop during a step: the step is stored and reported as the last one, a che
   const row = page.getByTestId('stored-runs').getByRole('row', { name: new RegExp(runId) });
   await expect(row).toContainText(`${last} / 6`);
   await expect(row).toContainText(`checkpoint ${last}`);
-  await row.getByRole('button', { name: `Continue run ${runId} from step ${last}` }).click();
+  await expect(row.getByRole('button', { name: `Continue run ${runId} from step ${last}` })).toBeEnabled();
+  // Continue is offered right where the dashboard says "continue from its checkpoint".
+  const message = page.getByTestId('run-dashboard').locator('.run-message');
+  await expect(message.getByRole('status')).toHaveText(`stopped after step ${last}; continue from its checkpoint`);
+  await message.getByRole('button', { name: `Continue run ${runId} from step ${last}` }).click();
+  await expect(page.getByRole('heading', { name: `Run ${runId}` })).toBeFocused();
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
   await expect(page.getByTestId('run-step')).toHaveText('6');
 });
@@ -97,6 +102,7 @@ test('Runs table: name, notes, filter, sort, config and run again, exports with 
   expect(text.split('\n')[0]).toMatch(/^step,.*reward\/mean.*,eval\/accuracy,eval\/mean_length,eval\/n$/);
   expect(text.split('\n')[1]).toMatch(/^0,/);
 
+  await showRunForm(page);
   await page.getByRole('spinbutton', { name: /^Learning rate/ }).fill('0.0003');
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
@@ -121,8 +127,13 @@ test('Runs table: name, notes, filter, sort, config and run again, exports with 
 
   // Its exact config, and "Run again" puts it in the form.
   await expect(page.getByTestId('run-config')).toContainText('"lr": 0.0003');
+  await showRunForm(page);
   await page.getByRole('spinbutton', { name: /^Learning rate/ }).fill('0.002');
+  // Collapsed again: "Run again" opens the form it fills.
+  await page.getByRole('button', { name: /^New run/ }).click();
+  await expect(page.getByRole('form', { name: 'Run options' })).toBeHidden();
   await page.getByRole('button', { name: 'Run again with this config' }).click();
+  await expect(page.getByRole('spinbutton', { name: /^Learning rate/ })).toBeVisible();
   await expect(page.getByRole('spinbutton', { name: /^Learning rate/ })).toHaveValue('0.0003');
 
   // Filter by the notes, then sort by name.
@@ -137,11 +148,10 @@ test('Runs table: name, notes, filter, sort, config and run again, exports with 
   await page.getByRole('checkbox', { name: new RegExp(`^Compare grpo-arith · ${first.split('-')[1]}$`) }).check();
   await page.getByRole('link', { name: 'Compare selected (2)' }).click();
   await expect(page.getByRole('heading', { name: 'Compare runs' })).toBeVisible();
-  await expect(page.getByTestId('compare-metric')).toHaveValue('reward/mean');
-  await expect(page.getByTestId('compare-chart').getByRole('img')).toHaveAttribute(
-    'aria-label',
-    /one line per run: lr 3e-4 probe \(2 points\), grpo-arith · \S+ \(2 points\)/,
-  );
+  await expect(page.getByTestId('compare-panel').first()).toHaveAttribute('data-metric', 'reward/mean');
+  await expect(
+    page.locator('[data-testid="compare-panel"][data-metric="reward/mean"]').getByRole('img'),
+  ).toHaveAttribute('aria-label', /one line per run: lr 3e-4 probe \(2 points\), grpo-arith · .* \(2 points\)$/);
   const differs = page.getByTestId('compare-config').locator('tr[data-differs="true"]');
   await expect(differs).toHaveCount(1);
   await expect(differs).toContainText('lr');

@@ -32,7 +32,7 @@ import type {
 import { completeRunOptions } from './presets/config-import';
 import { PRESET_INFOS, checkRunOptions, type BaseName } from './presets/table';
 import { loadDatasetFor } from './runs/dataset-load';
-import { RunReads } from './runs/reads';
+import { RunReads, runHistory, stepDistributions } from './runs/reads';
 import { RunManager } from './runs/run-manager';
 import type { RunLocks } from './runs/run-locks';
 import { memoryRunLocks } from './runs/run-locks';
@@ -142,8 +142,10 @@ export function createWorkbench(
       return runs.listRuns();
     },
     async runHistory(runId: string) {
-      const [steps, evaluations] = await Promise.all([store.stepMetrics(runId), store.evaluations(runId)]);
-      return { steps, evaluations };
+      return runHistory(store, runId);
+    },
+    async stepDistributions(runId: string) {
+      return stepDistributions(store, runId);
     },
     async exportRunFiles(runId: string, to: 'verl' | 'trl') {
       return exportStoredRun(store, runId, to);

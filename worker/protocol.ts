@@ -32,8 +32,10 @@ import type {
   HealthOptions,
   ReplayResult,
   RunEvent,
+  RunHistory,
   RunSummary,
   SessionRecord,
+  StepDistribution,
   VerlImportResult,
 } from './contract/records';
 import type { CompanionStatus, SelfTestResult } from './contract/system';
@@ -129,11 +131,13 @@ export interface WorkbenchApi {
   storage(): Promise<'indexeddb' | 'memory'>;
   /** Stored runs, newest first; one stored as running or paused that this worker is not running is 'interrupted'. */
   listRuns(): Promise<RunSummary[]>;
-  /** A stored run's per-step metrics and evaluations. */
-  runHistory(runId: string): Promise<{
-    steps: { step: number; metrics: Record<string, number> }[];
-    evaluations: { step: number; accuracy: number; meanLength: number; n: number }[];
-  }>;
+  /** A stored run's per-step metrics (with when each step was committed, where stored) and evaluations. */
+  runHistory(runId: string): Promise<RunHistory>;
+  /**
+   * Per kept step (ascending), the rewards and lengths of its samples, from its advantage groups
+   * (DPO pairs and Flow-GRPO clouds have none): the Compare view's histograms over steps.
+   */
+  stepDistributions(runId: string): Promise<StepDistribution[]>;
   /**
    * Run health (worker/runs/health.ts): the flags a stored run's per-step metrics raise (a
    * collapse's precursors: within-group reward std falling without reward rising, few groups with

@@ -17,6 +17,7 @@ type Drawn = {
   data: [number, number][];
   lineStyle: { opacity?: number };
   stack?: string;
+  areaStyle?: object;
 };
 type Axis = {
   type: string;
@@ -224,7 +225,53 @@ describe('buildChart', () => {
   });
 });
 
+describe('buildChart bands', () => {
+  const mean: Series = {
+    name: 'group',
+    points: [
+      [1, 0.5],
+      [2, 0.6],
+    ],
+    band: [
+      [1, 0.25, 0.75],
+      [2, 0.5, 1.5],
+    ],
+  };
+  it('draws a band as its low edge plus a filled span stacked on it, behind the line, and bounds the axis by it', () => {
+    const built = parts(buildChart([mean], { ...view, smoothing: 0 }, axes));
+    expect(built.series.map((s) => s.id)).toEqual(['0:group', '0:group (band low)', '0:group (band)']);
+    expect(built.series[1].data).toEqual([
+      [1, 0.25],
+      [2, 0.5],
+    ]);
+    expect(built.series[2].data).toEqual([
+      [1, 0.5, 0.75],
+      [2, 1, 1.5],
+    ]);
+    expect(built.series[1].stack).toBe(built.series[2].stack);
+    expect(built.series[2].areaStyle).toBeDefined();
+    expect(built.yAxis.max).toBeGreaterThanOrEqual(1.5);
+    expect(built.yAxis.min).toBeLessThanOrEqual(0.25);
+  });
+  it('refuses a log axis when the band reaches 0', () => {
+    const low: Series = { ...mean, band: [[1, 0, 1]] };
+    expect(buildChart([low], { ...view, logY: true }, axes).log).toBe(false);
+  });
+});
+
 describe('tooltipText', () => {
+  it('names the x axis and gives a band as a range beside the value, helper series left out', () => {
+    const text = tooltipText(
+      [
+        { seriesId: '0:g', seriesName: 'g', marker: '●', value: [12.5, 0.5] },
+        { seriesId: '0:g (band low)', seriesName: 'g', marker: '●', value: [12.5, 0.25] },
+        { seriesId: '0:g (band)', seriesName: 'g', marker: '●', value: [12.5, 0.5, 0.75] },
+      ],
+      'seconds',
+    );
+    expect(text).toBe('seconds 12.5<br/>●g: 0.5 (range 0.25 – 0.75)');
+  });
+
   it('lists each series once: smoothed value, raw value beside it', () => {
     const text = tooltipText([
       { seriesId: '0:loss', seriesName: 'loss', marker: '●', value: [3, 0.123456] },

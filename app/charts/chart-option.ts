@@ -7,6 +7,7 @@
  */
 import type { EChartsCoreOption } from 'echarts/core';
 import { fixed, significant } from '../shared/format';
+import { LIGHT_CHART_THEME, paletteOf, type ChartTheme } from './chart-theme';
 
 export interface Series {
   name: string;
@@ -15,6 +16,12 @@ export interface Series {
   stack?: string;
   /** A dashed line, for bounds drawn around another series (mean ± std). */
   dashed?: boolean;
+  /**
+   * `[x, low, high]` per x: a range shaded behind the line in its colour (the Compare view's
+   * min–max over seeds), smoothed like the line; no legend entry of its own, and the tooltip gives
+   * it beside the line's value.
+   */
+  band?: [number, number, number][];
 }
 
 export interface ChartView {
@@ -24,20 +31,11 @@ export interface ChartView {
   logY: boolean;
 }
 
-/** Tableau 10: distinct hues, each kept by a series for its smoothed and its faint raw curve. */
-const PALETTE = [
-  '#4e79a7',
-  '#f28e2b',
-  '#e15759',
-  '#76b7b2',
-  '#59a14f',
-  '#edc948',
-  '#b07aa1',
-  '#ff9da7',
-  '#9c755f',
-  '#bab0ac',
-];
 const RAW = ' (raw)';
+/** A band is two stacked series: its low edge (drawn without ink) and its span high − low (filled). */
+const BAND_LOW = ' (band low)';
+const BAND = ' (band)';
+const isHelper = (id: string | undefined) => !!id && [RAW, BAND_LOW, BAND].some((suffix) => id.endsWith(suffix));
 
 /**
  * TensorBoard's smoothing: last = w·last + (1 − w)·y, shown as last / (1 − w^n) after n finite
@@ -100,7 +98,7 @@ const finite = (points: [number, number][]) => points.filter(([x, y]) => Number.
 /** Why a log y axis cannot draw these series (the first one with a value ≤ 0), or null. */
 export function logScaleProblem(series: Series[]): string | null {
   for (const s of series) {
-    const ys = finite(s.points).map(([, y]) => y);
+    const ys = [...finite(s.points).map(([, y]) => y), ...(s.band ?? []).map(([, lo]) => lo).filter(Number.isFinite)];
     const lowest = Math.min(...ys);
     if (ys.length > 0 && lowest <= 0)
       return `Log scale not used: ${s.name} has values ≤ 0 (lowest ${significant(lowest)}).`;
@@ -124,19 +122,40 @@ interface TooltipParam {
   value?: unknown;
 }
 
-/** One line per series at the hovered step: the smoothed value, and the raw one beside it. */
-export function tooltipText(params: TooltipParam | TooltipParam[]): string {
+/**
+ * One line per series at the hovered x (`xName` and its value first): the smoothed value, the raw
+ * one beside it, and the band's range where the series has one.
+ */
+export function tooltipText(params: TooltipParam | TooltipParam[], xName = 'step'): string {
   const list = Array.isArray(params) ? params : [params];
   const y = (p: TooltipParam) => significant((p.value as [number, number])[1]);
-  const raw = new Map(list.filter((p) => p.seriesId?.endsWith(RAW)).map((p) => [p.seriesId, p]));
+  const byId = new Map(list.map((p) => [p.seriesId, p]));
   const lines = list
-    .filter((p) => !p.seriesId?.endsWith(RAW))
+    .filter((p) => !isHelper(p.seriesId))
     .map((p) => {
-      const r = raw.get(`${p.seriesId}${RAW}`);
-      return `${typeof p.marker === 'string' ? p.marker : ''}${escape(p.seriesName ?? '')}: ${y(p)}${r ? ` (raw ${y(r)})` : ''}`;
+      const r = byId.get(`${p.seriesId}${RAW}`);
+      // The band's span series carries [x, high − low, high].
+      const b = byId.get(`${p.seriesId}${BAND}`)?.value as [number, number, number] | undefined;
+      const range = b ? ` (range ${significant(b[2] - b[1])} – ${significant(b[2])})` : '';
+      return `${typeof p.marker === 'string' ? p.marker : ''}${escape(p.seriesName ?? '')}: ${y(p)}${r ? ` (raw ${y(r)})` : ''}${range}`;
     });
   const x = list.length > 0 ? (list[0].value as [number, number])[0] : NaN;
-  return [`step ${significant(x)}`, ...lines].join('<br/>');
+  return [`${escape(xName)} ${significant(x)}`, ...lines].join('<br/>');
+}
+
+/** A band's low and high edges, each smoothed as a line is (weight 0: as given); non-finite rows left out. */
+function smoothBand(band: [number, number, number][], w: number): [number, number, number][] {
+  const rows = band.filter(([x, lo, hi]) => [x, lo, hi].every(Number.isFinite));
+  if (w === 0 || rows.length === 0) return rows;
+  const lo = emaSmooth(
+    rows.map(([x, l]) => [x, l]),
+    w,
+  );
+  const hi = emaSmooth(
+    rows.map(([x, , h]) => [x, h]),
+    w,
+  );
+  return rows.map(([x], i) => [x, lo[i][1], hi[i][1]]);
 }
 
 export interface BuiltChart {
@@ -152,14 +171,30 @@ export interface BuiltChart {
   description: string;
 }
 
-export function buildChart(series: Series[], view: ChartView, axes: { xName: string; yName?: string }): BuiltChart {
+/** The axes and series of `series` as `view` asks, in `theme`'s colours (the light theme unless told). */
+export function buildChart(
+  series: Series[],
+  view: ChartView,
+  axes: { xName: string; yName?: string },
+  theme: ChartTheme = LIGHT_CHART_THEME,
+): BuiltChart {
+  const palette = paletteOf(theme);
+  // Each series keeps its hue in both curves; tick labels and lines in the theme's muted colours.
+  const axisStyle = {
+    nameTextStyle: { color: theme.fg },
+    axisLine: { lineStyle: { color: theme.muted } },
+    axisTick: { lineStyle: { color: theme.muted } },
+    splitLine: { lineStyle: { color: theme.border } },
+  };
   const w = Math.min(Math.max(view.smoothing, 0), 0.99);
   const logProblem = view.logY ? logScaleProblem(series) : null;
   const drawn = series.map((s) => ({ ...s, points: finite(s.points) }));
   const smooth = drawn.map((s) => (w > 0 ? finite(emaSmooth(s.points, w)) : s.points));
+  const bands = drawn.map((s) => smoothBand(s.band ?? [], w));
 
   // Bounds over what is drawn: raw and smoothed values, and the stacked sums of each.
   const ys = [...drawn.map((s) => s.points), ...smooth].flatMap((points) => points.map(([, y]) => y));
+  for (const band of bands) for (const [, lo, hi] of band) ys.push(lo, hi);
   for (const variant of [drawn.map((s) => s.points), smooth]) {
     const sums = new Map<string, number>();
     drawn.forEach((s, i) => {
@@ -174,18 +209,26 @@ export function buildChart(series: Series[], view: ChartView, axes: { xName: str
   const lin = niceLinearAxis(lo, hi);
   const tiny = lin.interval < 1e-3 || Math.max(Math.abs(lin.min), Math.abs(lin.max)) >= 1e6;
   const yAxis = log
-    ? { type: 'log', logBase: 10, ...niceLogAxis(lo, hi), axisLabel: { formatter: (v: number) => significant(v, 3) } }
+    ? {
+        type: 'log',
+        logBase: 10,
+        ...niceLogAxis(lo, hi),
+        axisLabel: { color: theme.muted, formatter: (v: number) => significant(v, 3) },
+      }
     : {
         type: 'value',
         min: lin.min,
         max: lin.max,
         interval: lin.interval,
-        axisLabel: { formatter: (v: number) => (tiny ? significant(v, 3) : fixed(v, lin.decimals)) },
+        axisLabel: {
+          color: theme.muted,
+          formatter: (v: number) => (tiny ? significant(v, 3) : fixed(v, lin.decimals)),
+        },
       };
 
   const out: object[] = [];
   drawn.forEach((s, i) => {
-    const color = PALETTE[i % PALETTE.length];
+    const color = palette[i % palette.length];
     out.push({
       id: `${i}:${s.name}`,
       name: s.name,
@@ -197,6 +240,27 @@ export function buildChart(series: Series[], view: ChartView, axes: { xName: str
       ...(s.stack ? { stack: s.stack, areaStyle: { opacity: 0.35 } } : {}),
       lineStyle: { width: s.dashed ? 1 : 2, ...(s.dashed ? { type: 'dashed' } : {}) },
     });
+    // The band behind the line: its low edge without ink, then the span stacked on it and filled.
+    if (bands[i].length > 0) {
+      const helper = { name: s.name, type: 'line', color, z: 1, silent: true, showSymbol: false, stack: `band:${i}` };
+      out.push(
+        {
+          ...helper,
+          id: `${i}:${s.name}${BAND_LOW}`,
+          data: bands[i].map(([x, lo]) => [x, lo]),
+          lineStyle: { opacity: 0 },
+          emphasis: { disabled: true },
+        },
+        {
+          ...helper,
+          id: `${i}:${s.name}${BAND}`,
+          data: bands[i].map(([x, lo, hi]) => [x, hi - lo, hi]),
+          lineStyle: { opacity: 0 },
+          areaStyle: { opacity: 0.18 },
+          emphasis: { disabled: true },
+        },
+      );
+    }
     // The raw curve, faint behind the smoothed one (same name: one legend entry toggles both).
     if (w > 0) {
       out.push({
@@ -223,9 +287,19 @@ export function buildChart(series: Series[], view: ChartView, axes: { xName: str
         nameLocation: 'middle',
         nameGap: 24,
         minInterval: 1,
-        axisLabel: { formatter: (v: number) => significant(v) },
+        ...axisStyle,
+        axisLabel: { color: theme.muted, formatter: (v: number) => significant(v) },
       },
-      yAxis: { ...yAxis, name: axes.yName, nameLocation: 'middle', nameRotate: 90, nameGap: 12, nameMoveOverlap: true },
+      yAxis: {
+        ...yAxis,
+        ...axisStyle,
+        name: axes.yName,
+        nameLocation: 'middle',
+        nameRotate: 90,
+        nameGap: 12,
+        nameMoveOverlap: true,
+      },
+      tooltip: { formatter: (p: TooltipParam | TooltipParam[]) => tooltipText(p, axes.xName) },
       series: out,
     },
     log,

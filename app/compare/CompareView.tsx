@@ -1,43 +1,92 @@
 /**
- * Compare: two or more stored runs (picked here or in the runs table) with any metric overlaid,
- * one colour per run and a legend of run names, and their configs side by side with the fields
- * that differ highlighted (and said in words). Reads each run's history from the worker; the
- * curves are the same Chart as the dashboard's (smoothing, log scale, zoom).
+ * Compare, as Weights & Biases compares runs: two or more stored runs (picked here or in the runs
+ * table), named by what differs (run-name.ts); a grid of panels, one per chosen metric (defaults by
+ * the runs' family), over steps or wall-clock seconds, with runs that differ only in their seed
+ * drawn as a mean line and a min–max band (or one line each); a sortable table of final and best
+ * values; the metrics as CSV or JSON; reward and length histograms over steps; and the configs
+ * side by side. Reads each run's history from the worker; the logic is in the .ts files beside it.
  */
-import { useQueries, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQueries, useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { Chart } from '../charts/Chart';
+import type { PresetInfo, RunHistory, RunOptions } from '../../worker/protocol';
 import { ChartSettings } from '../charts/ChartSettings';
-import { ACCURACY, configRows, metricKeys, overlay } from './compare';
-import { runLabel } from '../shared/runs-table';
-import { runHistoryQuery, runsQuery } from '../queries/experiments';
+import { presetsQuery, runHistoryQuery, runsQuery } from '../queries/experiments';
 import { useCompareStore } from '../state/compare-store';
+import { defaultMetrics, metricKeys, type CompareRun } from './compare';
+import { ConfigTable } from './ConfigTable';
+import { Distributions } from './Distributions';
+import { ExportButtons } from './ExportButtons';
+import { linesOf, runsWithoutTimes, type XAxisKind } from './lines';
+import { PanelControls } from './PanelControls';
+import { PanelGrid } from './PanelGrid';
+import { idTag, runDisplayName, seedGroupName, uniqueNames } from './run-name';
+import { RunPicker } from './RunPicker';
+import { SummaryTable } from './SummaryTable';
+
+/** Every history once all have loaded (re-run by useQueries only when a result changes), else null. */
+const settled = (results: { data?: RunHistory }[]) =>
+  results.every((r) => r.data) ? results.map((r) => r.data!) : null;
 
 export function CompareView() {
   const runs = useQuery(runsQuery());
+  const presets = useQuery(presetsQuery());
   const { runIds, toggle } = useCompareStore();
-  const [metric, setMetric] = useState<string | null>(null);
-  const [onlyDiffering, setOnlyDiffering] = useState(true);
+  const [chosen, setChosen] = useState<string[] | null>(null);
+  const [x, setX] = useState<XAxisKind>('step');
+  const [grouped, setGrouped] = useState(true);
+  const presetOf = useMemo(() => {
+    const byName = new Map((presets.data ?? []).map((p) => [p.name as string, p]));
+    return (name: string): PresetInfo | undefined => byName.get(name);
+  }, [presets.data]);
+  const names = useMemo(() => {
+    const all = runs.data ?? [];
+    const unique = uniqueNames(
+      all.map((r) => ({ name: runDisplayName(r, presetOf(r.options.preset)), tag: idTag(r.runId) })),
+    );
+    return new Map(all.map((r, i) => [r.runId, unique[i]]));
+  }, [runs.data, presetOf]);
   const picked = useMemo(() => (runs.data ?? []).filter((r) => runIds.includes(r.runId)), [runs.data, runIds]);
-  const histories = useQueries({ queries: picked.map((r) => runHistoryQuery(r.runId, r.lastStep)) });
-  const loaded = histories.every((h) => h.data);
-  // Small (a few runs × their steps): computed each render, which happens only as the queries settle.
-  const named = loaded
-    ? picked.map((r, i) => ({
-        name: runLabel(r),
-        steps: histories[i].data!.steps,
-        evaluations: histories[i].data!.evaluations,
-      }))
-    : [];
-  const keys = metricKeys(named);
-  const shown =
-    metric !== null && keys.includes(metric)
-      ? metric
-      : keys.includes('reward/mean')
-        ? 'reward/mean'
-        : (keys[0] ?? null);
-  const series = shown ? overlay(named, shown) : [];
-  const rows = useMemo(() => configRows(picked.map((r) => r.options)), [picked]);
+  // A live run's key changes with each step: its previous history stays drawn while the next loads.
+  const histories = useQueries({
+    queries: picked.map((r) => ({ ...runHistoryQuery(r.runId, r.lastStep), placeholderData: keepPreviousData })),
+    combine: settled,
+  });
+  const compared: CompareRun[] = useMemo(
+    () =>
+      histories
+        ? picked.map((r, i) => ({
+            runId: r.runId,
+            name: names.get(r.runId) ?? r.runId,
+            createdAt: r.createdAt,
+            options: r.options,
+            imported: r.status === 'imported',
+            steps: histories[i].steps,
+            evaluations: histories[i].evaluations,
+          }))
+        : [],
+    [picked, names, histories],
+  );
+  const keys = useMemo(() => metricKeys(compared), [compared]);
+  const shown = useMemo(() => {
+    const traits = picked.flatMap((r) => presetOf(r.options.preset) ?? []);
+    return (chosen ?? defaultMetrics(keys, traits)).filter((k) => keys.includes(k));
+  }, [chosen, keys, picked, presetOf]);
+  const lines = useMemo(
+    () =>
+      linesOf(compared, grouped, (members) => {
+        const preset = presetOf(members[0].options.preset);
+        const options = members.map((m) => m.options as RunOptions);
+        return preset
+          ? seedGroupName(options, preset)
+          : `${members[0].name} · seeds ${options.map((o) => o.seed).join(', ')}`;
+      }),
+    [compared, grouped, presetOf],
+  );
+  const groups = useMemo(
+    () => linesOf(compared, true, () => '').filter((l) => l.members.length > 1).length,
+    [compared],
+  );
+  const untimed = x === 'wall' ? runsWithoutTimes(lines) : [];
 
   return (
     <section aria-labelledby="compare-title">
@@ -45,92 +94,40 @@ export function CompareView() {
       {!runs.data?.length ? (
         <p>No stored runs yet: start runs in Experiments, then pick two or more here.</p>
       ) : (
-        <fieldset className="compare-pick">
-          <legend>Runs to compare</legend>
-          {runs.data.map((r) => (
-            <label key={r.runId}>
-              <input
-                type="checkbox"
-                checked={runIds.includes(r.runId)}
-                onChange={(e) => toggle(r.runId, e.target.checked)}
-              />{' '}
-              {runLabel(r)}{' '}
-              <small>
-                ({r.status}, {r.lastStep} / {r.options.steps} steps)
-              </small>
-            </label>
-          ))}
-        </fieldset>
+        <RunPicker runs={runs.data} picked={runIds} names={names} toggle={toggle} />
       )}
       {picked.length < 2 ? (
         runs.data?.length ? (
           <p>Pick two or more runs to compare.</p>
         ) : null
+      ) : !histories ? (
+        <p>Loading the runs&apos; histories…</p>
       ) : (
         <>
-          <h2>Curves</h2>
-          <div className="controls">
-            <label>
-              Metric{' '}
-              <select value={shown ?? ''} onChange={(e) => setMetric(e.target.value)} data-testid="compare-metric">
-                {keys.map((k) => (
-                  <option key={k} value={k}>
-                    {k === ACCURACY ? 'held-out accuracy (eval/accuracy)' : k}
-                  </option>
-                ))}
-              </select>
-            </label>
-          </div>
+          <h2>Panels</h2>
+          <PanelControls
+            keys={keys}
+            shown={shown}
+            setShown={setChosen}
+            x={x}
+            setX={setX}
+            grouped={grouped}
+            setGrouped={setGrouped}
+            groups={groups}
+          />
           <ChartSettings />
-          {!loaded ? (
-            <p>Loading the runs&apos; histories…</p>
-          ) : (
-            shown && (
-              <figure className="chart-panel" data-testid="compare-chart">
-                <figcaption>
-                  {shown} by step: {picked.map((r) => runLabel(r)).join(', ')}
-                </figcaption>
-                <Chart
-                  label={`${shown} by step, one line per run: ${series.map((s) => `${s.name} (${s.points.length} points)`).join(', ')}`}
-                  series={series}
-                  yName={shown === ACCURACY ? 'accuracy' : shown}
-                  height={280}
-                />
-              </figure>
-            )
+          {untimed.length > 0 && (
+            <p className="chart-note">
+              Not on the wall-clock axis (no per-step times stored: imported, or stored before they were kept):{' '}
+              {untimed.join(', ')}.
+            </p>
           )}
-          <h2>Configs</h2>
-          <label>
-            <input type="checkbox" checked={onlyDiffering} onChange={(e) => setOnlyDiffering(e.target.checked)} /> Only
-            the fields that differ ({rows.filter((r) => r.differs).length} of {rows.length})
-          </label>
-          <table className="compare-config" data-testid="compare-config">
-            <thead>
-              <tr>
-                <th scope="col">Field</th>
-                {picked.map((r) => (
-                  <th key={r.runId} scope="col">
-                    {runLabel(r)}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {rows
-                .filter((row) => row.differs || !onlyDiffering)
-                .map((row) => (
-                  <tr key={row.path} className={row.differs ? 'differs' : undefined} data-differs={row.differs}>
-                    <th scope="row">
-                      <code>{row.path}</code>
-                      {row.differs && <span className="visually-hidden"> (differs)</span>}
-                    </th>
-                    {row.values.map((v, i) => (
-                      <td key={picked[i].runId}>{v === null ? <em>absent</em> : <code>{v}</code>}</td>
-                    ))}
-                  </tr>
-                ))}
-            </tbody>
-          </table>
+          <PanelGrid lines={lines} metrics={shown} x={x} remove={(m) => setChosen(shown.filter((k) => k !== m))} />
+          <h2>Summary</h2>
+          <SummaryTable lines={lines} metrics={shown} />
+          <ExportButtons runs={compared} />
+          <Distributions lines={lines} picked={picked} />
+          <ConfigTable runs={compared} />
         </>
       )}
     </section>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunOptions } from '../../worker/protocol';
-import { ACCURACY, configRows, flattenConfig, metricKeys, overlay } from './compare';
+import { ACCURACY, configRows, defaultMetrics, flattenConfig, metricKeys, valueAt } from './compare';
 
 const a = {
   preset: 'grpo-arith',
@@ -39,32 +39,59 @@ describe('configRows', () => {
   });
 });
 
-describe('overlay', () => {
-  const runs = [
-    {
-      name: 'one',
-      steps: [
-        { step: 1, metrics: { 'reward/mean': 0.1 } },
-        { step: 2, metrics: { 'reward/mean': 0.2 } },
-      ],
-      evaluations: [{ step: 0, accuracy: 0.2 }],
+const episodeSteps: { step: number; metrics: Record<string, number> }[] = [
+  {
+    step: 1,
+    metrics: {
+      'episodes/count': 8,
+      'episodes/termination/env_done': 6,
+      'episodes/termination/max_turns': 2,
+      'episodes/turns_mean': 2.5,
+      'reward/mean': 0.5,
     },
-    { name: 'two', steps: [{ step: 1, metrics: { 'loss/sft': 2 } }], evaluations: [] },
-  ];
-  it('gives one named series per run', () => {
-    expect(overlay(runs, 'reward/mean')).toEqual([
-      {
-        name: 'one',
-        points: [
-          [1, 0.1],
-          [2, 0.2],
-        ],
-      },
-      { name: 'two', points: [] },
+  },
+  { step: 2, metrics: { 'episodes/count': 8, 'episodes/termination/env_done': 8, 'episodes/turns_mean': 2 } },
+];
+
+describe('metricKeys and valueAt', () => {
+  it('offers the metrics any run has, accuracy first, plus a termination share per reason counted', () => {
+    const runs = [
+      { steps: episodeSteps, evaluations: [{ step: 0, accuracy: 0.2 }] },
+      { steps: [{ step: 1, metrics: { 'loss/sft': 2 } }], evaluations: [] },
+    ];
+    expect(metricKeys(runs)).toEqual([
+      ACCURACY,
+      'episodes/count',
+      'episodes/termination/env_done',
+      'episodes/termination/max_turns',
+      'episodes/termination_share/env_done',
+      'episodes/termination_share/max_turns',
+      'episodes/turns_mean',
+      'loss/sft',
+      'reward/mean',
     ]);
-    expect(overlay(runs, ACCURACY)[0].points).toEqual([[0, 0.2]]);
   });
-  it('offers the metrics either run has, accuracy first', () => {
-    expect(metricKeys(runs)).toEqual([ACCURACY, 'loss/sft', 'reward/mean']);
+  it('computes a termination share from the counts, 0 where the reason was not logged, none without episodes', () => {
+    expect(valueAt(episodeSteps[0].metrics, 'episodes/termination_share/max_turns')).toBe(0.25);
+    expect(valueAt(episodeSteps[1].metrics, 'episodes/termination_share/max_turns')).toBe(0);
+    expect(valueAt({ 'reward/mean': 1 }, 'episodes/termination_share/max_turns')).toBeUndefined();
+    expect(valueAt({ 'reward/mean': 1 }, 'reward/mean')).toBe(1);
+  });
+});
+
+describe('defaultMetrics', () => {
+  const keys = metricKeys([{ steps: episodeSteps, evaluations: [] }]).concat('response/mean_length', 'loss/sft');
+  it('gives multi-turn runs turns per episode and the termination mix', () => {
+    expect(defaultMetrics(keys, [{ family: 'grpo', views: ['Groups', 'Batch', 'Episodes'] }])).toEqual([
+      'reward/mean',
+      'episodes/turns_mean',
+      'episodes/termination_share/env_done',
+      'episodes/termination_share/max_turns',
+      'response/mean_length',
+    ]);
+  });
+  it('picks by family, only what was reported, and falls back to the first metrics', () => {
+    expect(defaultMetrics(keys, [{ family: 'sft', views: [] }])).toEqual(['loss/sft']);
+    expect(defaultMetrics(['a/x', 'b/y'], [{ family: 'dpo', views: ['Groups'] }])).toEqual(['a/x', 'b/y']);
   });
 });

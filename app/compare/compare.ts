@@ -1,13 +1,36 @@
 /**
- * The Compare view's logic as pure functions: runs' configs flattened to dotted paths and laid side
- * by side with the fields that differ marked, the metrics they share, and one curve per run for a
- * metric (held-out accuracy as `eval/accuracy`). The view renders them with the Chart component.
+ * The Compare view's data model and its simplest logic, as pure functions: a compared run (its
+ * history with per-step commit times), runs' configs flattened to dotted paths and laid side by
+ * side with the fields that differ marked, the metrics they reported (plus the termination shares
+ * derived from the episode counts), a metric's value at a step, and the panels shown by default
+ * for the runs' families. Lines, the summary table, the export and the histograms are beside it
+ * (lines.ts, summary.ts, export.ts, histograms.ts); the view renders them.
  */
-import type { ImportedRunOptions, RunOptions } from '../../worker/protocol';
-import type { Series } from '../charts/Chart';
+import type { ImportedRunOptions, PresetFamily, PresetView, RunOptions } from '../../worker/protocol';
 
 /** The held-out accuracy, offered beside the step metrics. */
 export const ACCURACY = 'eval/accuracy';
+
+/** Episode counts by termination reason, as the episode trainer logs them (worker/train/grpo-episodes.ts `episodeMetrics`). */
+export const TERMINATION = 'episodes/termination/';
+/** Derived here: the share of a step's episodes that ended for that reason (count / `episodes/count`; 0 when not logged). */
+export const TERMINATION_SHARE = 'episodes/termination_share/';
+const EPISODES = 'episodes/count';
+
+/** A run as Compare reads it: its history, named, with its options and start. */
+export interface CompareRun {
+  runId: string;
+  /** The name the view shows (run-name.ts), unique among the compared runs. */
+  name: string;
+  /** ms since the epoch: wall-clock x is the seconds since then. */
+  createdAt: number;
+  options: RunOptions | ImportedRunOptions;
+  /** Imported from another framework's files (status `imported`): no seed to group by, no training times. */
+  imported: boolean;
+  /** Per step its metrics and, where stored, when it was committed (`t`, ms since the epoch). */
+  steps: { step: number; metrics: Record<string, number>; t?: number }[];
+  evaluations: { step: number; accuracy: number; meanLength?: number; n?: number }[];
+}
 
 /** `{ policyLoss: { name: 'ppo' } }` → `{ 'policyLoss.name': 'ppo' }`; leaves as JSON text. */
 export function flattenConfig(
@@ -41,25 +64,54 @@ export function configRows(configs: readonly (RunOptions | ImportedRunOptions)[]
   });
 }
 
-export interface RunHistory {
-  name: string;
-  steps: { step: number; metrics: Record<string, number> }[];
-  evaluations: { step: number; accuracy: number }[];
+/** A metric's value in one step's metrics (a termination share computed from the counts), or undefined. */
+export function valueAt(metrics: Record<string, number>, key: string): number | undefined {
+  if (!key.startsWith(TERMINATION_SHARE)) return metrics[key];
+  const n = metrics[EPISODES];
+  if (!(n > 0)) return undefined;
+  return (metrics[TERMINATION + key.slice(TERMINATION_SHARE.length)] ?? 0) / n;
 }
 
-/** The metrics any of the runs reported, sorted, with held-out accuracy first when one was evaluated. */
-export function metricKeys(runs: readonly RunHistory[]): string[] {
-  const keys = [...new Set(runs.flatMap((r) => r.steps.flatMap((s) => Object.keys(s.metrics))))].sort();
+/**
+ * The metrics any of the runs reported, sorted, with held-out accuracy first when one was
+ * evaluated, and a termination share for each termination reason counted.
+ */
+export function metricKeys(runs: readonly Pick<CompareRun, 'steps' | 'evaluations'>[]): string[] {
+  const stored = new Set(runs.flatMap((r) => r.steps.flatMap((s) => Object.keys(s.metrics))));
+  const shares = [...stored]
+    .filter((k) => k.startsWith(TERMINATION))
+    .map((k) => TERMINATION_SHARE + k.slice(TERMINATION.length));
+  const keys = [...stored, ...shares].sort();
   return runs.some((r) => r.evaluations.length > 0) ? [ACCURACY, ...keys] : keys;
 }
 
-/** One series per run (named by the run) for `metric`; a run without it gives an empty series. */
-export function overlay(runs: readonly RunHistory[], metric: string): Series[] {
-  return runs.map((r) => ({
-    name: r.name,
-    points:
-      metric === ACCURACY
-        ? r.evaluations.map((e) => [e.step, e.accuracy] as [number, number])
-        : r.steps.filter((s) => metric in s.metrics).map((s) => [s.step, s.metrics[metric]] as [number, number]),
-  }));
+/** What picks a run's default panels: its preset's family and views (PresetInfo), never its name. */
+export interface PanelTraits {
+  family: PresetFamily;
+  views: readonly PresetView[];
+}
+
+/** Default panels by family, first found first; multi-turn runs (an Episodes view) lead with turns and terminations. */
+const DEFAULTS: Record<PresetFamily | 'episodes', string[]> = {
+  episodes: ['reward/mean', 'episodes/turns_mean', TERMINATION_SHARE, 'response/mean_length', ACCURACY],
+  grpo: ['reward/mean', ACCURACY, 'response/mean_length', 'loss/policy'],
+  ppo: ['reward/mean', ACCURACY, 'critic/vf_explained_var', 'loss/value'],
+  sft: ['loss/sft', ACCURACY],
+  dpo: ['loss/dpo', ACCURACY, 'loss/nll_chosen'],
+  flow: ['reward/mean', 'eval/reward_mean', 'reward/inside_frac'],
+};
+/** Panels shown at first at most. */
+export const MAX_DEFAULT_PANELS = 6;
+
+/**
+ * The panels shown before a person picks: the runs' families' defaults (TERMINATION_SHARE stands
+ * for every termination share present) among the metrics reported, else the first few metrics.
+ */
+export function defaultMetrics(keys: readonly string[], traits: readonly PanelTraits[]): string[] {
+  const lists = traits.map((t) => DEFAULTS[t.views.includes('Episodes') ? 'episodes' : t.family]);
+  const wanted = [...new Set(lists.flatMap((l) => l))].flatMap((k) =>
+    k === TERMINATION_SHARE ? keys.filter((m) => m.startsWith(TERMINATION_SHARE)) : [k],
+  );
+  const picked = [...new Set(wanted)].filter((k) => keys.includes(k)).slice(0, MAX_DEFAULT_PANELS);
+  return picked.length > 0 ? picked : keys.slice(0, 4);
 }

@@ -1,19 +1,24 @@
 /**
  * The live run (or an opened stored one): status, progress with the latest mean reward, pause /
- * resume / stop, the latest values as text, and one curve per quantity the run reported (reward
- * mean ± std, held-out accuracy, loss terms, KL, clip fractions, entropy, sampler mismatch and ESS,
- * zero-std groups, tokens/s, step time by phase). The panels are chosen in dashboard-panels.ts;
- * any other metric can be plotted from the explorer below them.
+ * resume / stop, its last message with Continue where it can continue, the latest values as text,
+ * and one curve per quantity the run reported (reward mean ± std, held-out accuracy, loss terms, KL,
+ * clip fractions, entropy, sampler mismatch and ESS, zero-std groups, tokens/s, step time by phase).
+ * The panels are chosen in dashboard-panels.ts, those flat by construction for the run's options
+ * collapsed (flat-panels.ts); any other metric can be plotted from the explorer below them. Start,
+ * Continue and Open bring it into view by focusing its heading (page-store.ts).
  */
 import { useQuery } from '@tanstack/react-query';
-import { useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { runsQuery } from '../queries/experiments';
 import type { StepPoint } from '../state/run-store';
 import { useRunStore } from '../state/run-store';
-import { Chart } from '../charts/Chart';
 import { ChartSettings } from '../charts/ChartSettings';
 import { dashboardPanels } from './dashboard-panels';
+import { DashboardCharts } from './DashboardCharts';
+import { flatPanels } from './flat-panels';
+import { usePageStore } from './page-store';
+import { RunMessage } from './RunMessage';
 import { fixed } from '../shared/format';
 import { MetricExplorer } from '../charts/MetricExplorer';
 import { CheckpointDownload, RunControls } from './RunControls';
@@ -107,12 +112,11 @@ function Samples() {
 
 export function RunDashboard() {
   // Not the phase: it changes several times a step, and only RunProgress shows it.
-  const { runId, options, status, message, steps, evals } = useRunStore(
+  const { runId, options, status, steps, evals } = useRunStore(
     useShallow((s) => ({
       runId: s.runId,
       options: s.options,
       status: s.status,
-      message: s.message,
       steps: s.steps,
       evals: s.evals,
     })),
@@ -125,6 +129,12 @@ export function RunDashboard() {
   const isDpo = family === 'dpo';
   const lossKey = isRl || isDpo ? 'loss/total' : 'loss/sft';
   const panels = useMemo(() => dashboardPanels(steps, evals), [steps, evals]);
+  const flat = useMemo(() => flatPanels(options, family), [options, family]);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const runFocus = usePageStore((s) => s.runFocus);
+  useEffect(() => {
+    if (runFocus > 0) heading.current?.focus();
+  }, [runFocus]);
   if (!runId)
     return (
       <p>
@@ -142,25 +152,20 @@ export function RunDashboard() {
       : '';
   return (
     <section aria-labelledby="live-title" data-testid="run-dashboard">
-      <h2 id="live-title">Run {runId}</h2>
+      <h2 id="live-title" ref={heading} tabIndex={-1}>
+        Run {runId}
+      </h2>
       <p>
         Status: <strong data-testid="run-status">{status}</strong>
       </p>
       <RunProgress headline={headline} />
-      {message && <p role={status === 'failed' ? 'alert' : 'status'}>{message}</p>}
+      <RunMessage />
       <RunControls />
       <CheckpointDownload />
       <Facts last={last} isRl={isRl} isDpo={isDpo} lossKey={lossKey} />
       {isRl && <RunHealth runId={runId} lastStep={last?.step ?? 0} />}
       <ChartSettings />
-      <div className="chart-grid">
-        {panels.map((p) => (
-          <figure key={p.id} className="chart-panel" data-testid={`chart-${p.id}`}>
-            <figcaption>{p.title}</figcaption>
-            <Chart label={p.label} series={p.series} yName={p.yName} height={200} />
-          </figure>
-        ))}
-      </div>
+      <DashboardCharts panels={panels} flat={flat} />
       <MetricExplorer steps={steps} />
       <Samples />
     </section>

@@ -6,11 +6,14 @@
  * behind a confirmation that says what it removes and, once done, how much it freed.
  */
 import { useState } from 'react';
+import { flushSync } from 'react-dom';
 import type { RunSummary } from '../../worker/protocol';
 import { duration } from '../state/progress';
 import { useCompareStore } from '../state/compare-store';
 import { useFormStore } from '../state/form-store';
 import { deleteScope, importedOf, keyParams, runLabel, trainedOptions } from '../shared/runs-table';
+import { continueLabel, isContinuable } from './continuable';
+import { usePageStore } from './page-store';
 
 export interface RowActions {
   open: (r: RunSummary) => void;
@@ -54,8 +57,7 @@ export function RunRow({ r, current, live, columns, actions }: Props) {
   const toggle = useCompareStore((s) => s.toggle);
   const title = runLabel(r);
   const busy = r.status === 'running' || r.status === 'paused';
-  const continuable =
-    (r.status === 'stopped' || r.status === 'failed' || r.status === 'interrupted') && r.checkpointStep !== undefined;
+  const continuable = isContinuable(r);
   const save = async (meta: { name?: string; notes?: string }, what: string) => {
     const reason = await actions.save(r, meta);
     setProblem(reason);
@@ -66,6 +68,8 @@ export function RunRow({ r, current, live, columns, actions }: Props) {
     if (!options) return; // an import has no config to run (the button is disabled)
     useFormStore.getState().setOptions(options);
     actions.announce(`The form above now holds the config of ${title}: check it and start the run.`);
+    // The form may be collapsed under a run's dashboard: open it before scrolling to it.
+    flushSync(() => usePageStore.getState().setFormOpen(true));
     document.querySelector('form[aria-label="Run options"]')?.scrollIntoView();
   };
   return (
@@ -107,12 +111,7 @@ export function RunRow({ r, current, live, columns, actions }: Props) {
             Open
           </button>
           {continuable && (
-            <button
-              type="button"
-              onClick={() => actions.continueRun(r)}
-              disabled={live}
-              aria-label={`Continue run ${r.runId} from step ${r.checkpointStep}`}
-            >
+            <button type="button" onClick={() => actions.continueRun(r)} disabled={live} aria-label={continueLabel(r)}>
               Continue
             </button>
           )}

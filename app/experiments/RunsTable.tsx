@@ -8,15 +8,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import type { RunStatus, RunSummary } from '../../worker/protocol';
-import {
-  continueRun,
-  deleteRun,
-  exportRunFiles,
-  openStoredRun,
-  runsQuery,
-  storageQuery,
-  updateRun,
-} from '../queries/experiments';
+import { deleteRun, exportRunFiles, openStoredRun, runsQuery, storageQuery, updateRun } from '../queries/experiments';
 import { downloadZip } from '../state/download';
 import { createUpdateQueue, taskTimer } from '../shared/update-queue';
 import { keys } from '../queries/keys';
@@ -24,6 +16,8 @@ import { useCompareStore } from '../state/compare-store';
 import { useRunStore } from '../state/run-store';
 import type { RowActions } from './RunRow';
 import { RunRow } from './RunRow';
+import { useContinueRun } from './continue-run';
+import { usePageStore } from './page-store';
 import type { SortKey } from '../shared/runs-table';
 import { SORT_LABELS, deletedText, filterRuns, runLabel, sortRuns } from '../shared/runs-table';
 
@@ -66,7 +60,7 @@ export function RunsTable() {
   const [text, setText] = useState('');
   const [statusFilter, setStatusFilter] = useState<RunStatus | 'all'>('all');
   const [said, setSaid] = useState('');
-  const [refused, setRefused] = useState<string | null>(null);
+  const { go: continueRun, refused } = useContinueRun();
   const live = status === 'running' || status === 'paused';
   const refresh = () => void client.invalidateQueries({ queryKey: keys.runs() });
   // The listing follows the live run's status and steps (the latest one always lands).
@@ -81,13 +75,9 @@ export function RunsTable() {
   if (!runs.data?.length) return null;
 
   const actions: RowActions = {
-    open: (r) => void openStoredRun(r),
-    continueRun: (r) => {
-      setRefused(null);
-      continueRun(r)
-        .then(setRefused, (e: Error) => setRefused(`${e.name}: ${e.message}`))
-        .finally(refresh);
-    },
+    // Open and Continue go to the run: the form collapses and the dashboard takes the focus.
+    open: (r) => void openStoredRun(r).then(() => usePageStore.getState().goToRun()),
+    continueRun,
     save: async (r, meta) => {
       const reason = await updateRun(r.runId, meta);
       refresh();

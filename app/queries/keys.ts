@@ -11,6 +11,8 @@ export const keys = {
   storage: () => ['storage'] as const,
   /** Changes with the run's last step, so a live run's history refreshes as it goes. */
   runHistory: (runId: string, lastStep: number) => ['runs', runId, 'history', lastStep] as const,
+  /** Per kept step, its samples' rewards and lengths (Compare's histograms); changes with the last step, like `runHistory`. */
+  stepDistributions: (runId: string, lastStep: number) => ['runs', runId, 'distributions', lastStep] as const,
   /** Run health's flags; changes with the run's last step, like `runHistory`. */
   runHealth: (runId: string, lastStep: number) => ['runs', runId, 'health', lastStep] as const,
   /** Changes with the latest step, so the list refreshes as the run goes. */

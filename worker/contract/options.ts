@@ -365,7 +365,20 @@ export interface PresetTraits {
   dataset: DatasetRewardOptions['kind'][] | null;
   /** Its rewards are graded by the companion. */
   companion: boolean;
+  /** How long its default run takes on the README's machine; absent: the README gives no figure. */
+  speed?: PresetSpeed;
+  /** The first-visit guide suggests it (lower `rank` first) with what it shows; absent: not suggested. */
+  firstStep?: { rank: number; why: string };
 }
+
+/**
+ * A measured speed, quoted from README.md (a 2-core machine without a GPU, the wasm backend that
+ * `auto` picks there): seconds per training step (one figure or a range, evaluations left out), or
+ * one whole run; `source` says where in the README.
+ */
+export type PresetSpeed =
+  | { perStep: [number, number]; source: string }
+  | { run: { steps: number; seconds: number; what: string }; source: string };
 
 export type PresetInfo = PresetTraits &
   (

@@ -19,6 +19,7 @@ import type {
   PresetFamily,
   PresetInfo,
   PresetName,
+  PresetSpeed,
   PresetView,
   RunOptions,
 } from '../contract/options';
@@ -107,6 +108,9 @@ export interface PresetSpec<N extends PresetName = PresetName> {
   dataset: DatasetRewardOptions['kind'][] | null;
   /** Its rewards are graded by the companion, so the form says to connect one. */
   companion: boolean;
+  /** Its measured speed and whether the first-visit guide suggests it (contract/options.ts `PresetTraits`). */
+  speed?: PresetSpeed;
+  firstStep?: { rank: number; why: string };
   /** The option that sets how many prompts (pairs, groups) a step samples: the CLI's `--prompts`. */
   promptsOption: 'prompts' | 'pairs' | 'groups' | null;
   /** The trainer config its options stand for (a checkpoint's dewpoint.json records it). */
@@ -145,7 +149,7 @@ function episodeGrpo(
   name: 'grpo-calc' | 'grpo-guess' | 'grpo-code',
   config: GrpoEpisodeConfig,
   base: BaseName,
-  spec: Pick<PresetSpec, 'title' | 'description' | 'companion'> & {
+  spec: Pick<PresetSpec, 'title' | 'description' | 'companion' | 'speed'> & {
     /** Held-out tasks the form evaluates on. */
     evalN: number;
     task: string;
@@ -165,6 +169,7 @@ function episodeGrpo(
     views: ['Groups', 'Batch', 'Episodes'],
     dataset: null,
     companion: spec.companion,
+    ...(spec.speed ? { speed: spec.speed } : {}),
     promptsOption: 'prompts',
     config: episodes,
     episodes,
@@ -225,6 +230,12 @@ const grpoArith: PresetSpec<'grpo-arith'> = {
   views: ['Groups', 'Batch'],
   dataset: ALL_REWARDS,
   companion: false,
+  speed: {
+    perStep: [0.17, 0.17],
+    source:
+      'README "Backends and speed": in Chromium, auto (wasm, 2 threads), e2e/grpo-learns.spec.ts\'s median step 0.17 s',
+  },
+  firstStep: { rank: 1, why: 'GRPO from the shipped base: reward and held-out accuracy rise' },
   promptsOption: 'prompts',
   config: (o) => grpoConfigOf(o, GRPO_ARITH),
   reference: klReference,
@@ -255,6 +266,11 @@ const ppoArith: PresetSpec<'ppo-arith'> = {
   views: ['Groups', 'Batch'],
   dataset: ALL_REWARDS,
   companion: false,
+  speed: {
+    perStep: [0.52, 0.63],
+    source: 'README "Measured learning outcomes": "A step takes 0.52–0.63 s on wasm (2 epochs × 2 mini-batches)"',
+  },
+  firstStep: { rank: 3, why: 'the same task with a critic: value loss, explained variance' },
   promptsOption: 'prompts',
   config: (o) => ppoConfigOf(o, PPO_ARITH),
   reference: klReference,
@@ -285,6 +301,7 @@ const ppoCalc: PresetSpec<'ppo-calc'> = {
   views: ['Groups', 'Batch', 'Episodes'],
   dataset: null,
   companion: false,
+  speed: { perStep: [0.7, 0.7], source: 'README "ppo-calc": "A step takes ~0.7 s"' },
   promptsOption: 'prompts',
   config: ppoCalcEpisodes,
   episodes: ppoCalcEpisodes,
@@ -349,6 +366,11 @@ const flowGrpo2d: PresetSpec<'flowgrpo-2d'> = {
   views: ['Flow'],
   dataset: null,
   companion: false,
+  speed: {
+    run: { steps: 200, seconds: 15, what: 'pretraining included' },
+    source: 'README "Flow-GRPO": "Outcome, 200 steps × 3 seeds (… wasm, ~15 s each)"',
+  },
+  firstStep: { rank: 2, why: '2-D points learn to land inside a ring (the Flow view)' },
   promptsOption: 'groups',
   config: flowConfig,
   flow: flowConfig,
@@ -402,6 +424,7 @@ export const PRESETS: readonly PresetSpec[] = [
       'reward 0). Measured: greedy 53.2% on the 62 held-out tasks rises to 58–66% in 150 steps (3 seeds, README).',
     evalN: 100,
     companion: true,
+    speed: { perStep: [3, 4], source: 'README "Code rewards": "A step takes 3–4 s here, most of it grading"' },
     task: 'write a Python program for tasks like "add 3, mul 5:", graded in the companion sandbox on three stdin/stdout cases (reward: the fraction passed)',
     reward: 'code',
   }),
@@ -502,5 +525,7 @@ export const PRESET_INFOS: PresetInfo[] = PRESETS.map(
       views: p.views,
       dataset: p.dataset,
       companion: p.companion,
+      ...(p.speed ? { speed: p.speed } : {}),
+      ...(p.firstStep ? { firstStep: p.firstStep } : {}),
     }) as PresetInfo,
 );

@@ -20,6 +20,8 @@ import type {
   HealthFlag,
   HealthOptions,
   ReplayResult,
+  RunHistory,
+  StepDistribution,
 } from '../contract/records';
 import { episodeRunConfigOf, flowRunConfigOf } from '../presets/table';
 import type { RunStore } from '../store/run-store';
@@ -147,4 +149,43 @@ export class RunReads {
       maskZeroAdvantage: config.maskZeroAdvantage,
     };
   }
+}
+
+/**
+ * A stored run's per-step metrics with when each step was committed, and its evaluations. An
+ * imported run's commit times are those of the import, not of its training: they are left out.
+ */
+export async function runHistory(store: RunStore, runId: string): Promise<RunHistory> {
+  const [steps, times, evaluations, runs] = await Promise.all([
+    store.stepMetrics(runId),
+    store.stepTimes(runId),
+    store.evaluations(runId),
+    store.listRuns(),
+  ]);
+  const imported = importedOptions(runs.find((r) => r.runId === runId)) !== null;
+  const at = new Map(imported ? [] : times.map((s) => [s.step, s.t]));
+  return {
+    steps: steps.map((s) => (at.has(s.step) ? { ...s, t: at.get(s.step)! } : s)),
+    evaluations,
+  };
+}
+
+/**
+ * Per kept step, its samples' rewards and lengths from the step's advantage groups (a trained and
+ * an imported run alike; DPO pairs are not samples of one policy's rollout and are left out).
+ */
+export async function stepDistributions(store: RunStore, runId: string): Promise<StepDistribution[]> {
+  const out: StepDistribution[] = [];
+  for (const step of await store.groupSteps(runId)) {
+    const samples = ((await store.groupsAt(runId, step)) ?? [])
+      .filter((g) => (g.kind ?? 'advantage') === 'advantage')
+      .flatMap((g) => g.samples);
+    if (samples.length === 0) continue;
+    out.push({
+      step,
+      rewards: samples.map((x) => x.reward).filter(Number.isFinite),
+      lengths: samples.map((x) => x.length).filter(Number.isFinite),
+    });
+  }
+  return out;
 }

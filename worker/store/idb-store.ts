@@ -18,7 +18,7 @@ import type { BackendName, RunBackendChoice } from '../contract/system';
 import type { JournalSchema } from './idb-journal';
 import { IdbJournal, runRange } from './idb-journal';
 import type { EvalRecord, ResumeRecord, RunMeta, RunRecord, RunStore, StepCommit } from './run-store';
-import { StorageFullError, approxBytes, committedRun, withMeta } from './run-store';
+import { StorageFullError, approxBytes, committedRun, hasStepMetrics, withMeta } from './run-store';
 import type { SessionsRow } from './sessions-codec';
 import { decodeSessions, encodeSessions } from './sessions-codec';
 
@@ -29,7 +29,15 @@ interface Schema extends DBSchema, JournalSchema {
   runs: { key: string; value: RunRecord };
   steps: {
     key: [string, number];
-    value: { runId: string; step: number; metrics: Record<string, number>; evaluation?: EvalRecord; flow?: FlowCloud };
+    value: {
+      runId: string;
+      step: number;
+      metrics: Record<string, number>;
+      evaluation?: EvalRecord;
+      flow?: FlowCloud;
+      /** When the step was committed (ms since the epoch); absent in steps stored before it was kept. */
+      t?: number;
+    };
     indexes: { byRun: string };
   };
   groups: {
@@ -104,11 +112,13 @@ export class IdbRunStore implements RunStore {
     const tx = this.db.transaction(['runs', ...PER_STEP], 'readwrite', { durability: 'strict' });
     const run = await tx.objectStore('runs').get(runId);
     if (!run) throw new Error(`run store: no run '${runId}'`);
+    const t = Date.now();
     const writes: Promise<unknown>[] = [
       tx.objectStore('steps').put({
         runId,
         step: c.step,
         metrics: c.metrics,
+        t,
         ...(c.evaluation ? { evaluation: c.evaluation } : {}),
         ...(c.flow ? { flow: c.flow } : {}),
       }),
@@ -116,7 +126,7 @@ export class IdbRunStore implements RunStore {
     if (c.groups) writes.push(tx.objectStore('groups').put({ runId, step: c.step, groups: c.groups }));
     if (c.batch) writes.push(tx.objectStore('batches').put({ runId, step: c.step, batch: c.batch }));
     if (c.sessions) writes.push(tx.objectStore('sessions').put({ runId, step: c.step, ...encodeSessions(c.sessions) }));
-    writes.push(tx.objectStore('runs').put(committedRun(run, c, Date.now()))); // the commit record, last
+    writes.push(tx.objectStore('runs').put(committedRun(run, c, t))); // the commit record, last
     await write(Promise.all(writes), tx.done);
   }
 
@@ -208,9 +218,15 @@ export class IdbRunStore implements RunStore {
   async stepMetrics(runId: string) {
     const steps = await this.db.getAllFromIndex('steps', 'byRun', runId);
     return steps
-      .filter((s) => s.step > 0)
+      .filter(hasStepMetrics)
       .sort((a, b) => a.step - b.step)
       .map((s) => ({ step: s.step, metrics: s.metrics }));
+  }
+
+  async stepTimes(runId: string) {
+    return (await this.db.getAllFromIndex('steps', 'byRun', runId))
+      .sort((a, b) => a.step - b.step)
+      .flatMap((s) => (s.step > 0 && s.t !== undefined ? [{ step: s.step, t: s.t }] : []));
   }
 
   async evaluations(runId: string) {

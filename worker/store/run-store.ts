@@ -111,7 +111,10 @@ export interface RunStore {
   /** Deletes every step after `step` (metrics, groups, batch, sessions) and sets lastStep to it, atomically. */
   truncateAfter(runId: string, step: number): Promise<void>;
   listRuns(): Promise<RunRecord[]>;
+  /** Each trained step's metrics, and step 0's when it has any (`hasStepMetrics`). */
   stepMetrics(runId: string): Promise<{ step: number; metrics: Record<string, number> }[]>;
+  /** When each step (> 0) was committed, ms since the epoch; steps stored before this was kept have none. */
+  stepTimes(runId: string): Promise<{ step: number; t: number }[]>;
   evaluations(runId: string): Promise<EvalRecord[]>;
   groupSteps(runId: string): Promise<number[]>;
   groupsAt(runId: string, step: number): Promise<GroupRecord[] | null>;
@@ -141,11 +144,19 @@ export class StorageFullError extends Error {
   override readonly name = 'StorageFull';
 }
 
+/**
+ * The steps `stepMetrics` answers with: every trained step, and step 0 (the evaluation before any
+ * update) when it measured something beyond the accuracy (a sampled evaluation's `eval/pass@*`).
+ */
+export function hasStepMetrics(s: { step: number; metrics: Record<string, number> }): boolean {
+  return s.step > 0 || Object.keys(s.metrics).length > 0;
+}
+
 export class MemoryRunStore implements RunStore {
   readonly kind = 'memory' as const;
   readonly journal = new MemoryJournal();
   private readonly runs = new Map<string, RunRecord>();
-  private readonly steps = new Map<string, (Omit<StepCommit, 'sessions'> & { sessions?: SessionsRow })[]>();
+  private readonly steps = new Map<string, (Omit<StepCommit, 'sessions'> & { sessions?: SessionsRow; t?: number })[]>();
   private readonly checkpoints = new Map<string, { step: number; files: RunCheckpointFiles; resume?: ResumeRecord }>();
 
   async putRun(run: RunRecord) {
@@ -157,12 +168,13 @@ export class MemoryRunStore implements RunStore {
     const run = this.require(runId);
     const { sessions, ...rest } = commit;
     const steps = this.steps.get(runId)!.filter((s) => s.step !== commit.step);
-    steps.push({ ...rest, ...(sessions ? { sessions: encodeSessions(sessions) } : {}) });
+    const t = Date.now();
+    steps.push({ ...rest, t, ...(sessions ? { sessions: encodeSessions(sessions) } : {}) });
     this.steps.set(
       runId,
       steps.sort((a, b) => a.step - b.step),
     );
-    this.runs.set(runId, committedRun(run, commit, Date.now()));
+    this.runs.set(runId, committedRun(run, commit, t));
   }
 
   async setStatus(runId: string, status: RunStatus, message?: string) {
@@ -211,7 +223,13 @@ export class MemoryRunStore implements RunStore {
   }
 
   async stepMetrics(runId: string) {
-    return (this.steps.get(runId) ?? []).filter((s) => s.step > 0).map((s) => ({ step: s.step, metrics: s.metrics }));
+    return (this.steps.get(runId) ?? []).filter(hasStepMetrics).map((s) => ({ step: s.step, metrics: s.metrics }));
+  }
+
+  async stepTimes(runId: string) {
+    return (this.steps.get(runId) ?? []).flatMap((s) =>
+      s.step > 0 && s.t !== undefined ? [{ step: s.step, t: s.t }] : [],
+    );
   }
 
   async evaluations(runId: string) {
@@ -295,6 +313,7 @@ export class DeferredRunStore implements RunStore {
   truncateAfter = (runId: string, step: number) => this.call('truncateAfter', runId, step);
   listRuns = () => this.call('listRuns');
   stepMetrics = (runId: string) => this.call('stepMetrics', runId);
+  stepTimes = (runId: string) => this.call('stepTimes', runId);
   evaluations = (runId: string) => this.call('evaluations', runId);
   groupSteps = (runId: string) => this.call('groupSteps', runId);
   groupsAt = (runId: string, step: number) => this.call('groupsAt', runId, step);
