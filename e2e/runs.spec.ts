@@ -96,11 +96,24 @@ test('Runs table: name, notes, filter, sort, config and run again, exports with 
     lr: 1e-4,
     steps: 2,
   });
+  // Version 3: the run's name (the default, preset and id's time part) and each step's commit time (ms since the epoch).
+  const file = metrics as unknown as { version: number; name: string; steps: { step: number; t?: number }[] };
+  expect(file.version).toBe(3);
+  expect(file.name).toMatch(/^grpo-arith · /);
+  expect(file.steps.map((s) => s.step)).toEqual([1, 2]);
+  const [t1, t2] = file.steps.map((s) => s.t!);
+  expect(t1).toBeGreaterThan(Date.now() - 600_000);
+  expect(t2).toBeGreaterThanOrEqual(t1);
+  expect(t2).toBeLessThanOrEqual(Date.now());
   const csv = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export metrics (CSV)' }).click();
-  const text = Buffer.concat(await (await (await csv).createReadStream()).toArray()).toString('utf8');
-  expect(text.split('\n')[0]).toMatch(/^step,.*reward\/mean.*,eval\/accuracy,eval\/mean_length,eval\/n$/);
-  expect(text.split('\n')[1]).toMatch(/^0,/);
+  const lines = Buffer.concat(await (await (await csv).createReadStream()).toArray())
+    .toString('utf8')
+    .split('\n');
+  expect(lines[0]).toMatch(/^step,run_name,time,.*reward\/mean.*,eval\/accuracy,eval\/mean_length,eval\/n$/);
+  // Step 0 (the evaluation before training) has no commit time; step 1's is the JSON's, as ISO 8601.
+  expect(lines[1].split(',').slice(0, 3)).toEqual(['0', file.name, '']);
+  expect(lines[2].split(',').slice(0, 3)).toEqual(['1', file.name, new Date(t1).toISOString()]);
 
   await showRunForm(page);
   await page.getByRole('spinbutton', { name: /^Learning rate/ }).fill('0.0003');
@@ -124,6 +137,10 @@ test('Runs table: name, notes, filter, sort, config and run again, exports with 
   await page.getByRole('textbox', { name: 'Notes' }).fill('reward rises faster?');
   await page.getByRole('button', { name: 'Save notes' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Saved the notes' })).toBeVisible();
+  // The dashboard's export names the run as the table does.
+  await expect
+    .poll(async () => ((await exportedMetrics(page)) as unknown as { name: string }).name)
+    .toBe('lr 3e-4 probe');
 
   // Its exact config, and "Run again" puts it in the form.
   await expect(page.getByTestId('run-config')).toContainText('"lr": 0.0003');

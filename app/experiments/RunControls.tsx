@@ -1,11 +1,13 @@
 /**
  * Actions on the live run: pause, resume and stop (the worker acts between steps), the latest
- * checkpoint as downloadable files, and the run's metrics as JSON (with its config; `npm run demo`
- * reads its report from it) or CSV (state/metrics-file.ts).
+ * checkpoint as downloadable files, and the run's metrics as JSON (with its name from the runs
+ * listing, its config and each step's commit time; `npm run demo` reads its report from it) or CSV
+ * (state/metrics-file.ts).
  */
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { latestCheckpoint, pauseRun, resumeRun, stopRun } from '../queries/experiments';
+import { latestCheckpoint, pauseRun, resumeRun, runsQuery, stopRun } from '../queries/experiments';
 import { metricsCsv, metricsFile } from '../state/metrics-file';
 import { useRunStore } from '../state/run-store';
 import { downloadText } from '../state/download';
@@ -51,8 +53,10 @@ function MetricsExport() {
       options: s.options,
     })),
   );
+  // The name as the runs table shows it (a person's, else the default the worker fills in).
+  const name = useQuery(runsQuery()).data?.find((r) => r.runId === runId)?.name ?? null;
   if (!runId || steps.length === 0) return null;
-  const run = { runId, status, totalSteps, steps, evals, config: options };
+  const run = { runId, name, status, totalSteps, steps, evals, config: options };
   return (
     <>
       <button

@@ -11,6 +11,12 @@ import { useViewedRun } from './viewed-run';
 export interface StepPoint {
   step: number;
   metrics: Record<string, number>;
+  /**
+   * When the step was committed to the store, ms since the epoch: from the live 'step' event, or
+   * from `runHistory` for an opened or continued run. Absent for step 0, for steps stored before
+   * times were kept and for an imported run.
+   */
+  t?: number;
 }
 
 export interface EvalPoint {
@@ -134,7 +140,7 @@ export const useRunStore = create<RunState>((set, get) => ({
       });
     } else if (e.type === 'step') {
       set((s) => ({
-        steps: [...s.steps, { step: e.step, metrics: e.metrics }],
+        steps: [...s.steps, { step: e.step, metrics: e.metrics, ...(e.t !== undefined ? { t: e.t } : {}) }],
         totalSteps: e.totalSteps,
         stepEnds: [...s.stepEnds, { step: e.step, at: Date.now() }],
       }));

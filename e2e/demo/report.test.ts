@@ -8,14 +8,15 @@ const input = (over: Partial<ReportInput> = {}): ReportInput => ({
   configJson: JSON.stringify({ preset: 'grpo-arith', steps: 2, evalEvery: 2, evalN: 16 }),
   metrics: {
     kind: 'dewpoint-metrics',
-    version: 2,
+    version: 3,
     config: null,
     runId: 'run-1',
+    name: 'grpo-arith · run1',
     status: 'finished',
     totalSteps: 2,
     steps: [
-      { step: 1, metrics: { 'reward/mean': 0.25, 'perf/step_ms': 900 } },
-      { step: 2, metrics: { 'reward/mean': 0.5, 'perf/step_ms': 800 } },
+      { step: 1, metrics: { 'reward/mean': 0.25, 'perf/step_ms': 900 }, t: 1_735_787_046_000 },
+      { step: 2, metrics: { 'reward/mean': 0.5, 'perf/step_ms': 800 }, t: 1_735_787_047_000 },
     ],
     evals: [{ step: 2, accuracy: 0.125, meanLength: 6, n: 16 }],
   },
@@ -37,6 +38,7 @@ describe('demo report', () => {
     expect(r.steps.map((s) => s.metrics['reward/mean'])).toEqual([0.25, 0.5]);
     expect(r.finalAccuracy).toEqual({ accuracy: 0.125, step: 2, n: 16 });
     expect(r.timings.stepMs).toEqual([900, 800]);
+    expect(r.steps.map((s) => s.t)).toEqual([1_735_787_046_000, 1_735_787_047_000]);
     expect(r.createdAt).toBe('2025-01-02T03:04:05.000Z');
   });
 
@@ -50,6 +52,7 @@ describe('demo report', () => {
     );
     expect(() => buildReport(input({ accuracyText: '25.0% (step 2, n=16)' }))).toThrow('is not the last evaluation');
     expect(() => buildReport(input({ accuracyText: 'not evaluated yet' }))).toThrow('disagree');
+    expect(() => buildReport(input({ metrics: { ...m, version: 2 as 3 } }))).toThrow('version 3, got');
   });
 
   it('replays frames faster than real time, clamped, holding the last one', () => {

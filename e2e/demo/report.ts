@@ -65,8 +65,8 @@ export interface ReportInput {
 export function buildReport(input: ReportInput): DemoReport {
   const config = JSON.parse(input.configJson) as Record<string, unknown>;
   const m = input.metrics;
-  if (m.kind !== 'dewpoint-metrics' || m.version !== 2)
-    throw new Error(`metrics file: expected kind 'dewpoint-metrics' version 2, got '${m.kind}' version ${m.version}`);
+  if (m.kind !== 'dewpoint-metrics' || m.version !== 3)
+    throw new Error(`metrics file: expected kind 'dewpoint-metrics' version 3, got '${m.kind}' version ${m.version}`);
   if (m.status !== 'finished') throw new Error(`run ${m.runId}: status '${m.status}', expected 'finished'`);
   if (m.steps.length !== config.steps)
     throw new Error(`run ${m.runId}: ${m.steps.length} steps in the metrics file, config says ${String(config.steps)}`);

@@ -69,7 +69,8 @@ export type RunStatus = 'running' | 'paused' | 'finished' | 'stopped' | 'failed'
 
 export type RunEvent =
   | { type: 'status'; runId: string; status: RunStatus; message?: string; errorName?: string }
-  | { type: 'step'; runId: string; step: number; totalSteps: number; metrics: Record<string, number> }
+  /** `t`: when the step was committed, ms since the epoch, as the store keeps it (`RunHistory`'s `t`). */
+  | { type: 'step'; runId: string; step: number; totalSteps: number; metrics: Record<string, number>; t?: number }
   | { type: 'checkpoint'; runId: string; step: number; bytes: number }
   /** Where the step under way is: its phase and, when counted, how far (`done` of `total` `unit`). */
   | { type: 'phase'; runId: string; step: number; phase: StepPhase; done?: number; total?: number; unit?: string }

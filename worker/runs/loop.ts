@@ -221,7 +221,9 @@ export async function runLoop(
         return;
       }
       committed = step;
-      emit({ type: 'step', runId, step, totalSteps: o.steps, metrics });
+      // The commit time as stored (read back, not a second clock), so the live dashboard's steps carry what a reload reads.
+      const t = await store.stepTime(runId, step);
+      emit({ type: 'step', runId, step, totalSteps: o.steps, metrics, ...(t !== undefined ? { t } : {}) });
       if ((o.checkpointEvery > 0 && step % o.checkpointEvery === 0) || step === o.steps) await checkpoint(step);
     }
     run.status = 'finished';

@@ -229,6 +229,10 @@ export class IdbRunStore implements RunStore {
       .flatMap((s) => (s.step > 0 && s.t !== undefined ? [{ step: s.step, t: s.t }] : []));
   }
 
+  async stepTime(runId: string, step: number) {
+    return (await this.db.get('steps', [runId, step]))?.t;
+  }
+
   async evaluations(runId: string) {
     return (await this.db.getAllFromIndex('steps', 'byRun', runId))
       .sort((a, b) => a.step - b.step)

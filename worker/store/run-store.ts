@@ -115,6 +115,8 @@ export interface RunStore {
   stepMetrics(runId: string): Promise<{ step: number; metrics: Record<string, number> }[]>;
   /** When each step (> 0) was committed, ms since the epoch; steps stored before this was kept have none. */
   stepTimes(runId: string): Promise<{ step: number; t: number }[]>;
+  /** When one step was committed, as `stepTimes` has it (the loop reads it back for the live 'step' event); undefined when not kept. */
+  stepTime(runId: string, step: number): Promise<number | undefined>;
   evaluations(runId: string): Promise<EvalRecord[]>;
   groupSteps(runId: string): Promise<number[]>;
   groupsAt(runId: string, step: number): Promise<GroupRecord[] | null>;
@@ -232,6 +234,10 @@ export class MemoryRunStore implements RunStore {
     );
   }
 
+  async stepTime(runId: string, step: number) {
+    return (this.steps.get(runId) ?? []).find((s) => s.step === step)?.t;
+  }
+
   async evaluations(runId: string) {
     return (this.steps.get(runId) ?? []).flatMap((s) => (s.evaluation ? [s.evaluation] : []));
   }
@@ -314,6 +320,7 @@ export class DeferredRunStore implements RunStore {
   listRuns = () => this.call('listRuns');
   stepMetrics = (runId: string) => this.call('stepMetrics', runId);
   stepTimes = (runId: string) => this.call('stepTimes', runId);
+  stepTime = (runId: string, step: number) => this.call('stepTime', runId, step);
   evaluations = (runId: string) => this.call('evaluations', runId);
   groupSteps = (runId: string) => this.call('groupSteps', runId);
   groupsAt = (runId: string, step: number) => this.call('groupsAt', runId, step);
