@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, expect, it, vi } from 'vitest';
 import { main } from './main';
 import { capture } from './testing/capture';
@@ -6,9 +9,12 @@ afterEach(() => vi.restoreAllMocks());
 
 it('train --json prints health/* on every step line; a flag that fires is written to stderr with its reason', async () => {
   const { out, err } = capture();
-  // grpo-calc's base seldom succeeds: most of its groups carry no signal from the first steps on.
+  // grpo-calc's old configuration (temperature 1, one batch a step): its base seldom succeeds, most
+  // groups carry no signal from the first steps on.
+  const config = join(mkdtempSync(join(tmpdir(), 'dewpoint-health-')), 'old-calc.json');
+  writeFileSync(config, JSON.stringify({ preset: 'grpo-calc', temperature: 1, filterGroups: null, evalSamples: null }));
   expect(
-    await main(['train', '--preset', 'grpo-calc', '--steps', '6', '--eval-every', '0', '--backend', 'wasm', '--json']),
+    await main(['train', '--config', config, '--steps', '6', '--eval-every', '0', '--backend', 'wasm', '--json']),
   ).toBe(0);
   const lines = out
     .join('')

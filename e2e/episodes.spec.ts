@@ -1,10 +1,19 @@
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
-import { openPreset } from './helpers';
+import { loadConfig, openPreset } from './helpers';
 
 /** A short grpo-calc run: 2 tasks × 2 episodes a step, checkpoints every other step (so a continue recomputes a step from its journal). */
 // 16 steps of 2 × 2 episodes: long enough on WebGPU over SwiftShader for ten closes at random points.
 const STEPS = 16;
-const SMALL = { Steps: STEPS, 'Prompts per step': 2, 'Group size': 2, 'Evaluate every': 0, 'Checkpoint every': 2 };
+// One batch a step: these specs test the journal, not dynamic sampling (worker/train/dynamic-sampling.test.ts resumes its batches).
+const SMALL = {
+  preset: 'grpo-calc',
+  steps: STEPS,
+  prompts: 2,
+  group: 2,
+  evalEvery: 0,
+  checkpointEvery: 2,
+  filterGroups: null,
+};
 const KILLS = 10;
 
 interface ExportedTurn {
@@ -65,7 +74,8 @@ test(
     test.setTimeout(900_000);
     let page = await freshPage(context);
     // WebGPU over SwiftShader: steps slow enough that the closes land mid-run (on wasm the 8 steps end within the first wait).
-    await openPreset(page, 'grpo-calc', SMALL, 'webgpu');
+    await openPreset(page, 'grpo-calc', {}, 'webgpu');
+    await loadConfig(page, SMALL);
     await page.getByTestId('run-start').click();
     await expect(page.getByTestId('run-phase')).toContainText(/Step 1: sampling/, { timeout: 120_000 });
     const runId = await runIdOf(page);
@@ -118,7 +128,8 @@ test(
     test.info().annotations.push({ type: 'episodes cut between turns', description: String(restored.length) });
 
     // The same config and seed, never interrupted: the same episodes, id for id.
-    await openPreset(page, 'grpo-calc', SMALL, 'webgpu');
+    await openPreset(page, 'grpo-calc', {}, 'webgpu');
+    await loadConfig(page, SMALL);
     await page.getByTestId('run-start').click();
     await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 600_000 });
     const reference = await exportedEpisodes(page, await runIdOf(page));
@@ -131,7 +142,8 @@ test(
     'list, steps through its turns with the keys, shows its chain and replays it identically; the Groups inspector ' +
     'closes with Escape and Close, giving focus back to its Inspect button',
   async ({ page }) => {
-    await openPreset(page, 'grpo-calc', { ...SMALL, Steps: 1 });
+    await openPreset(page, 'grpo-calc');
+    await loadConfig(page, { ...SMALL, steps: 1 });
     await page.getByTestId('run-start').click();
     await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
     const runId = await runIdOf(page);

@@ -1,10 +1,19 @@
 import { expect, test } from '@playwright/test';
-import { openPreset } from './helpers';
+import { loadConfig, openPreset } from './helpers';
 
-test("Health of the run: grpo-calc's few groups with a signal raise low-signal from step 5, and its link opens that step in Episodes", async ({
+test("Health of the run: grpo-calc's old configuration (T = 1, one batch a step) raises low-signal from step 5, and its link opens that step in Episodes", async ({
   page,
 }) => {
-  await openPreset(page, 'grpo-calc', { Steps: 6, 'Evaluate every': 0 });
+  // The collapsing configuration the preset had before dynamic sampling: null empties an option the preset sets.
+  await openPreset(page, 'grpo-calc');
+  await loadConfig(page, {
+    preset: 'grpo-calc',
+    steps: 6,
+    evalEvery: 0,
+    temperature: 1,
+    filterGroups: null,
+    evalSamples: null,
+  });
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
   const health = page.getByRole('region', { name: 'Health of the run' });

@@ -49,6 +49,20 @@ export async function fillFields(page: Page, fields: Record<string, string | num
   }
 }
 
+/**
+ * Loads a (partial) config JSON into the form through "Import config JSON": the preset's defaults
+ * with `config` laid over them (a null empties an option the preset sets), as a person pastes one.
+ */
+export async function loadConfig(page: Page, config: Record<string, unknown>): Promise<void> {
+  await showRunForm(page);
+  await page.getByText('Import config JSON').click();
+  await page.getByRole('textbox', { name: 'Config JSON to load into the form' }).fill(JSON.stringify(config));
+  await page.getByRole('button', { name: 'Load into the form' }).click();
+  await expect(page.getByTestId(`preset-${String(config.preset)}`)).toHaveAttribute('aria-pressed', 'true');
+  for (const [key, value] of Object.entries(config))
+    if (typeof value === 'number') await expect(page.getByTestId('config-json')).toContainText(`"${key}": ${value}`);
+}
+
 /** The dashboard's "Export metrics (JSON)" file, parsed (app/state/metrics-file.ts). */
 export async function exportedMetrics(page: Page): Promise<{
   steps: { step: number; metrics: Record<string, number> }[];

@@ -17,7 +17,9 @@ test('ppo-arith runs in Chrome: critic curves on the dashboard, per-token values
   // 2 epochs × 2 mini-batches: the ratio moves, so clip fractions are drawn; at temperature 1 the sampler mismatch is flat.
   await expect(page.getByTestId('chart-clip').getByRole('img', { name: /^Clip fractions by step/ })).toBeVisible();
   await expect(page.getByTestId('chart-clip').getByTestId('flat-note')).toHaveCount(0);
-  await expect(page.getByTestId('chart-mismatch-kl').getByTestId('flat-note')).toContainText('logits / T, no top-k, no top-p');
+  await expect(page.getByTestId('chart-mismatch-kl').getByTestId('flat-note')).toContainText(
+    'logits / T, no top-k, no top-p',
+  );
   await expect(
     page.getByRole('img', { name: /^Explained variance of the returns by step; latest critic\/vf_explained_var / }),
   ).toBeVisible();

@@ -216,3 +216,41 @@ describe('movingAverage and fmt', () => {
     ]);
   });
 });
+
+describe('the accuracy panel with a sampled evaluation', () => {
+  it("draws pass@1 and pass@k at the training temperature beside the greedy accuracy, from the eval steps' metrics", () => {
+    const steps = [
+      step(0, { 'eval/pass@1': 0.1, 'eval/pass@4': 0.3 }),
+      step(1, { 'reward/mean': 0.2 }),
+      step(2, { 'reward/mean': 0.3, 'eval/pass@1': 0.2, 'eval/pass@4': 0.5 }),
+    ];
+    const evals = [0, 2].map((s, i) => ({ step: s, accuracy: 0.4 + i / 10, meanLength: 5, n: 16, samples: [] }));
+    const accuracy = dashboardPanels(steps, evals).find((p) => p.id === 'accuracy')!;
+    expect(accuracy.series.map((s) => [s.name, s.points])).toEqual([
+      [
+        'held-out accuracy (greedy)',
+        [
+          [0, 0.4],
+          [2, 0.5],
+        ],
+      ],
+      [
+        'pass@1 (sampled)',
+        [
+          [0, 0.1],
+          [2, 0.2],
+        ],
+      ],
+      [
+        'pass@4 (sampled)',
+        [
+          [0, 0.3],
+          [2, 0.5],
+        ],
+      ],
+    ]);
+    expect(accuracy.label).toMatch(
+      /; pass@1 at the training temperature 0\.2, pass@4 at the training temperature 0\.5$/,
+    );
+  });
+});

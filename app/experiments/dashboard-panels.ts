@@ -98,13 +98,25 @@ export function dashboardPanels(steps: StepPoint[], evals: EvalPoint[]): Panel[]
   if (evals.length > 0) {
     const raw = evals.map((e) => [e.step, e.accuracy] as [number, number]);
     const e = evals.at(-1)!;
+    // A sampled evaluation's pass rates (eval/pass@1, eval/pass@k: worker/train/evaluate.ts) beside the greedy accuracy.
+    const pass = keys
+      .filter((k) => /^eval\/pass@\d+$/.test(k))
+      .sort((a, b) => Number(a.slice(10)) - Number(b.slice(10)));
+    const sampled = pass.map(
+      (k) => `${k.slice(5)} at the training temperature ${fmt(last[k] ?? curve(steps, k).at(-1)?.[1])}`,
+    );
     // Evaluations move by a few points between evaluations (calibration.md): the charts' smoothing shows the trend.
     panels.push({
       id: 'accuracy',
       title: 'Held-out accuracy',
       yName: 'accuracy',
-      label: `Held-out exact-match accuracy by step; latest ${(e.accuracy * 100).toFixed(1)}% at step ${e.step} (n=${e.n})`,
-      series: [{ name: 'held-out accuracy', points: raw }],
+      label:
+        `Held-out exact-match accuracy by step; latest ${(e.accuracy * 100).toFixed(1)}% at step ${e.step} (n=${e.n})` +
+        (sampled.length ? `; ${sampled.join(', ')}` : ''),
+      series: [
+        { name: 'held-out accuracy (greedy)', points: raw },
+        ...pass.map((k) => ({ name: `${k.slice(5)} (sampled)`, points: curve(steps, k) })),
+      ],
     });
   }
 

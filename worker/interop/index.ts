@@ -11,7 +11,15 @@ import type { ExportFailure, Unmapped } from './types';
 import { verlCommand, type VerlExport } from './verl';
 
 export { trlConfig, pythonValue, type TrlClassName, type TrlExport } from './trl';
-export { verlCommand, hydraValue, NO_DUAL_CLIP, VERL_ENTRY, VERL_KL_TYPE, type VerlExport } from './verl';
+export {
+  verlCommand,
+  hydraValue,
+  NO_DUAL_CLIP,
+  VERL_DAPO_ENTRY,
+  VERL_ENTRY,
+  VERL_KL_TYPE,
+  type VerlExport,
+} from './verl';
 export { optionLeaves, type ExportFailure, type Mapped, type Unmapped, type UnmappedKind } from './types';
 
 export const EXPORT_TARGETS = ['verl', 'trl'] as const;

@@ -146,11 +146,14 @@ config = GRPOConfig(
       ['grpo-guess', 7 * 3],
     ] as const) {
       const e = trl(defaultsOf(preset));
-      expect(e.kwargs).toEqual(episodes(preset, budget));
+      // The calc presets sample at 0.3, with dynamic sampling and pass@k evaluations TRL does not have.
+      expect(e.kwargs).toEqual({ ...episodes(preset, budget), temperature: 0.3 });
       expect(kinds(e.unmapped)).toEqual([
         'preset:none',
         'maxNew:none',
         'maxTurns:none',
+        'filterGroups:none',
+        'maxGenBatches:none',
         'policyLoss.name:default',
         'policyLoss.logRatioClamp:none',
         'advantage.estimator:default',
@@ -158,6 +161,7 @@ config = GRPOConfig(
         'maskZeroAdvantage:none',
         'kl.estimator:default',
         'evalN:none',
+        'evalSamples:none',
       ]);
       expect(unmapped(e, 'maxTurns')[0].reason).toMatch(/max_tool_calling_iterations/);
     }
@@ -200,6 +204,7 @@ config = GRPOConfig(
       total_episodes: 150 * 64,
       per_device_train_batch_size: 64,
       response_length: 56,
+      temperature: 0.3,
     });
     expect(kinds(e.unmapped).slice(0, 3)).toEqual(['preset:none', 'maxNew:none', 'maxTurns:none']);
   });

@@ -251,7 +251,7 @@ function sampling(o: RlRunOptions, b: Builder, lengthKey: 'max_completion_length
         : undefined,
     );
   if (o.filterGroups) {
-    const why = "TRL's GRPOTrainer has no dynamic sampling (DAPO's filter_groups): every sampled group trains";
+    const why = "TRL's trainers have no dynamic sampling (DAPO's filter_groups): every sampled group trains";
     b.log.none('filterGroups', o.filterGroups, why);
     b.log.none('maxGenBatches', o.maxGenBatches ?? 10, why);
   }
@@ -769,6 +769,7 @@ function ppo(o: PpoRunOptions | PpoEpisodeRunOptions, b: Builder): void {
     );
   else b.log.asDefault('evalEvery', 0, 'no evaluation');
   b.log.none('evalN', o.evalN, "TRL's PPO has no held-out evaluation");
+  if (o.evalSamples) b.log.none('evalSamples', o.evalSamples, "TRL's PPO has no held-out evaluation");
 }
 
 function dpo(o: DpoRunOptions, b: Builder): void {

@@ -155,6 +155,33 @@ function edit(list: string[], changes: Record<string, string>, removed: string[]
   return out;
 }
 
+/**
+ * A calc preset's own defaults on top of `base`: temperature 0.3, dynamic sampling on success
+ * (verl's DAPO filter_groups, before the KL keys) and 4 samples per held-out task (before the
+ * checkpoint cadence, the last key).
+ */
+function calcDefaults(base: string[]): string[] {
+  const out = edit(base, { 'actor_rollout_ref.rollout.temperature': '0.3' });
+  out.splice(
+    out.indexOf('actor_rollout_ref.actor.use_kl_loss=false'),
+    0,
+    'algorithm.filter_groups.enable=true',
+    'algorithm.filter_groups.metric=acc',
+    'algorithm.filter_groups.max_num_gen_batches=10',
+    'data.gen_batch_size=8',
+  );
+  out.splice(
+    out.length - 1,
+    0,
+    'actor_rollout_ref.rollout.val_kwargs.do_sample=true',
+    'actor_rollout_ref.rollout.val_kwargs.n=4',
+    'actor_rollout_ref.rollout.val_kwargs.temperature=0.3',
+    'actor_rollout_ref.rollout.val_kwargs.top_k=-1',
+    'actor_rollout_ref.rollout.val_kwargs.top_p=1',
+  );
+  return out;
+}
+
 describe("verlCommand: each preset's defaults", () => {
   it('grpo-arith: GRPO, vanilla PPO loss with dual clip 3, token-mean, no KL, no corrections', () => {
     const e = verl(defaultsOf('grpo-arith'));
@@ -171,7 +198,9 @@ describe("verlCommand: each preset's defaults", () => {
 
   it('grpo-calc: multi-turn, the episode budget 4 × 14 and the per-action limit listed', () => {
     const e = verl(defaultsOf('grpo-calc'));
-    expect(e.overrides).toEqual(GRPO_CALC);
+    expect(e.overrides).toEqual(calcDefaults(GRPO_CALC));
+    // Dynamic sampling is an option of verl's DAPO recipe: its trainer runs the command.
+    expect(e.command.split(' \\\n    ')[0]).toBe('python3 -m recipe.dapo.main_dapo');
     expect(kinds(e.unmapped)).toEqual(['preset:none', 'maxNew:none', 'maskZeroAdvantage:none', 'truncation:default']);
     expect(unmapped(e, 'preset')[0].reason).toMatch(/multi_turn: tool_config_path/);
   });
@@ -179,7 +208,7 @@ describe("verlCommand: each preset's defaults", () => {
   it('grpo-guess: 7 guesses of 3 ids, 63 held-out secrets', () => {
     const e = verl(defaultsOf('grpo-guess'));
     expect(e.overrides).toEqual(
-      edit(GRPO_CALC, {
+      edit(calcDefaults(GRPO_CALC), {
         'data.max_response_length': '21',
         'actor_rollout_ref.rollout.multi_turn.max_assistant_turns': '7',
         'data.val_max_samples': '63',
@@ -232,7 +261,7 @@ describe("verlCommand: each preset's defaults", () => {
       'actor_rollout_ref.rollout.multi_turn.enable=true',
       'actor_rollout_ref.rollout.multi_turn.max_assistant_turns=4',
     );
-    expect(e.overrides).toEqual(expected);
+    expect(e.overrides).toEqual(calcDefaults(expected));
     expect(kinds(e.unmapped)).toEqual([
       'preset:none',
       'maxNew:none',

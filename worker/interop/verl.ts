@@ -48,6 +48,12 @@ export interface VerlExport {
 }
 
 export const VERL_ENTRY = 'python3 -m verl.trainer.main_ppo';
+/**
+ * DAPO's dynamic sampling and overlong buffer are options of verl's DAPO recipe, not of main_ppo:
+ * its trainer (verl-project/verl-recipe dapo/, as verl's tests/special_e2e/run_dapo.sh launches it)
+ * adds `data.gen_batch_size`, `algorithm.filter_groups.*` and `reward_model.overlong_buffer.*`.
+ */
+export const VERL_DAPO_ENTRY = 'python3 -m recipe.dapo.main_dapo';
 
 /** verl's `kl_loss_type` for each Dewpoint estimator: its documented names, `+` for the straight-through k2 gradient. */
 export const VERL_KL_TYPE: Record<GrpoRunOptions['kl']['estimator'], string> = {
@@ -325,7 +331,13 @@ function translate(o: RlRunOptions): VerlExport {
   // DAPO's soft overlong punishment: verl's DAPO reward manager (rewards/overlong.ts).
   if (o.overlongBuffer !== undefined) {
     fixed('reward_model.reward_manager', 'dapo');
-    set('overlongBuffer', o.overlongBuffer, 'reward_model.overlong_buffer.enable', true);
+    set(
+      'overlongBuffer',
+      o.overlongBuffer,
+      'reward_model.overlong_buffer.enable',
+      true,
+      `launched by ${VERL_DAPO_ENTRY}`,
+    );
     set('overlongBuffer', o.overlongBuffer, 'reward_model.overlong_buffer.len', o.overlongBuffer);
     set(
       'overlongPenalty',
@@ -410,7 +422,10 @@ function translate(o: RlRunOptions): VerlExport {
   const overrides = [...keys].map(([k, v]) => `${k}=${hydraValue(v)}`);
   return {
     ok: true,
-    command: [VERL_ENTRY, ...overrides.map(shellWord)].join(' \\\n    '),
+    command: [
+      o.filterGroups || o.overlongBuffer !== undefined ? VERL_DAPO_ENTRY : VERL_ENTRY,
+      ...overrides.map(shellWord),
+    ].join(' \\\n    '),
     overrides,
     launch: overrides.filter((s) => launch.has(s.slice(0, s.indexOf('=')))),
     mapped: log.mapped,

@@ -30,6 +30,12 @@ describe('completeRunOptions: a config JSON read onto its preset’s defaults', 
     expect(findPreset('grpo-arith')!.defaults.steps).toBe(150);
   });
 
+  it('empties an option the preset sets when the config gives null; a required one is then named as missing', () => {
+    const { filterGroups: _f, ...noFilter } = defaults('grpo-calc');
+    expect(complete({ preset: 'grpo-calc', filterGroups: null })).toEqual(noFilter);
+    expect(messages({ preset: 'grpo-calc', steps: null }).messages.join()).toMatch(/Steps \(steps\)/);
+  });
+
   it('merges nested objects key by key while their variant stays', () => {
     const o = complete({
       preset: 'grpo-arith',

@@ -9,7 +9,8 @@
  * and the new variant's required options it leaves out take their `initial` value, as the form
  * fills them when a person picks the variant (app/experiments/objective-fields.ts `withField`).
  * The unions and initial values are read from the preset's form fields (fields.ts), derived from
- * its schema.
+ * its schema. A `null` empties an option the preset sets (`"filterGroups": null` turns grpo-calc's
+ * dynamic sampling off), as clearing its field in the form does.
  *
  * Not the check: the completed options go through `checkRunOptions` (table.ts), so an unknown
  * option (kept by the merge) and a bad value are named as the form names them. Arrays and values
@@ -34,6 +35,11 @@ function mergeAt(defaults: Obj, given: Obj, path: string, unions: ReadonlyMap<st
   if (key !== undefined && Object.hasOwn(given, key) && given[key] !== defaults[key]) return structuredClone(given);
   const out = structuredClone(defaults);
   for (const [k, v] of Object.entries(given)) {
+    // null empties an option, as clearing its field in the form does (a required one is then named as missing).
+    if (v === null) {
+      delete out[k];
+      continue;
+    }
     const old = Object.hasOwn(out, k) ? out[k] : undefined;
     put(out, k, isObject(v) && isObject(old) ? mergeAt(old, v, path ? `${path}.${k}` : k, unions) : structuredClone(v));
   }

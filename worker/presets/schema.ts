@@ -650,7 +650,8 @@ const grpoRest = {
   minLrRatio: num('[0, 1]', {
     title: 'Cosine floor',
     section: 'Optimizer',
-    description: "The cosine's last learning rate as a fraction of the peak (verl optim.min_lr_ratio). Empty: 0.",
+    description:
+      "The cosine's last learning rate as a fraction of the peak (verl optim.min_lr_ratio); read only with a cosine. Empty: 0.",
   }).optional(),
   filterGroups: z
     .enum(['success', 'score'])
@@ -668,7 +669,7 @@ const grpoRest = {
     section: 'Advantage',
     description:
       'Batches dynamic sampling draws at most per step (verl filter_groups.max_num_gen_batches); short of P ' +
-      'groups, the step trains on those kept. Empty: 10.',
+      'groups, the step trains on those kept. Read only with dynamic sampling. Empty: 10.',
   }).optional(),
   overlongBuffer: int(1, 1024, {
     title: 'Overlong buffer',
@@ -680,7 +681,8 @@ const grpoRest = {
   overlongPenalty: num('(0, 10]', {
     title: 'Overlong penalty',
     section: 'Advantage',
-    description: 'The penalty at the full budget (verl overlong_buffer.penalty_factor). Empty: 1 (DAPO).',
+    description:
+      'The penalty at the full budget (verl overlong_buffer.penalty_factor); read only with a buffer. Empty: 1 (DAPO).',
   }).optional(),
   evalEvery: run.evalEvery,
   evalN: run.evalN,
@@ -729,12 +731,7 @@ function grpoRefine(
     importance: z.infer<typeof importance>;
     maxNew: number;
     maxTurns?: number;
-    lrSchedule?: 'constant' | 'cosine';
-    minLrRatio?: number;
     overlongBuffer?: number;
-    overlongPenalty?: number;
-    filterGroups?: 'success' | 'score';
-    maxGenBatches?: number;
   },
   ctx: z.RefinementCtx,
 ): void {
@@ -764,12 +761,6 @@ function grpoRefine(
       `must be at most {policyLoss.ratioClampMax} = ${p.ratioClampMax}, got ${p.ratioClampMin}`,
     );
   }
-  if (o.minLrRatio !== undefined && o.lrSchedule !== 'cosine')
-    problem(['minLrRatio'], `applies only when {lrSchedule} is cosine: leave it empty, got ${o.minLrRatio}`);
-  if (o.maxGenBatches !== undefined && o.filterGroups === undefined)
-    problem(['maxGenBatches'], `applies only with {filterGroups}: leave it empty, got ${o.maxGenBatches}`);
-  if (o.overlongPenalty !== undefined && o.overlongBuffer === undefined)
-    problem(['overlongPenalty'], `applies only with {overlongBuffer}: leave it empty, got ${o.overlongPenalty}`);
   // The budget the buffer sits in (worker/train/grpo.ts punishOverlong): one action's ids, or an episode's.
   const budget = o.maxNew * (o.maxTurns ?? 1);
   if (o.overlongBuffer !== undefined && o.overlongBuffer > budget)

@@ -10,6 +10,9 @@ describe("the presets' measured speeds", () => {
     expect(readme).toContain('*0.17*'); // grpo-arith's median step in Chromium
     expect(readme).toContain('A step takes 0.52–0.63 s on wasm');
     expect(readme).toContain('A step takes 3–4 s here');
+    expect(readme).toContain('A step takes ~1 s (0.8–1.4 s measured');
+    expect(readme).toContain('took 0.47–0.65 s (grpo-calc), 0.8–1.4 s (ppo-calc),');
+    expect(readme).toContain('0.7–1.2 s (grpo-guess)');
     expect(readme).toMatch(/flowgrpo-2d --seed S`, wasm, ~15 s/);
     expect(readme).toMatch(/this machine \(2 cores/);
     for (const p of PRESETS) if (p.speed) expect(p.speed.source, p.name).toMatch(/^README "/);

@@ -291,8 +291,8 @@ const ppoCalc: PresetSpec<'ppo-calc'> = {
     "trained with ppo-arith's critic: a value head on every action id, GAE (γ 1, λ 0.95) over each " +
     "episode's action ids (the environment's ids are skipped), whitened, clipped value loss, 2 epochs × " +
     '2 mini-batches. Journaled and replayable like grpo-calc; Groups, Batch and the inspector show each ' +
-    "id's value, return and advantage. Measured: it collapses as grpo-calc does (33.5% to 0–0.5% in 150 " +
-    'steps, README).',
+    "id's value, return and advantage. Samples at T = 0.3 with dynamic sampling, as grpo-calc. Measured " +
+    '(README): greedy 29% to 59–72% and pass@1 at T = 0.3 16% to 29–39% in 150 steps on 3 seeds.',
   family: 'ppo',
   schema: ppoEpisodeSchema,
   defaults: ppoEpisodeOptionsOf(PPO_CALC, { evalN: 100, checkpointEvery: 10 }),
@@ -301,7 +301,7 @@ const ppoCalc: PresetSpec<'ppo-calc'> = {
   views: ['Groups', 'Batch', 'Episodes'],
   dataset: null,
   companion: false,
-  speed: { perStep: [0.7, 0.7], source: 'README "ppo-calc": "A step takes ~0.7 s"' },
+  speed: { perStep: [0.8, 1.4], source: 'README "ppo-calc": "A step takes ~1 s (0.8–1.4 s measured"' },
   promptsOption: 'prompts',
   config: ppoCalcEpisodes,
   episodes: ppoCalcEpisodes,
@@ -393,10 +393,12 @@ export const PRESETS: readonly PresetSpec[] = [
       'reads the answer the environment appends (=82), calls again and finishes with \\boxed{101}, up to 4 ' +
       "turns. 8 tasks × 8 episodes per step; the environment's tokens are context, masked from the loss; " +
       'reward 1 for the right boxed answer. Every turn is journaled: close the tab mid-run and Continue, ' +
-      'then open any episode in Episodes and replay it. Measured: this base samples the right answer ~3% ' +
-      'of the time at T = 1 and its held-out accuracy collapses (33.5% to 0–1.5% over 150 steps, README).',
+      'then open any episode in Episodes and replay it. Samples at T = 0.3 (at T = 1 this base solves ~1% of ' +
+      'its episodes and collapsed) with dynamic sampling: batches until 8 groups vary. Measured (README): ' +
+      'greedy 29% to 52–58% and pass@1 at T = 0.3 16% to 22–26% in 150 steps on 3 seeds.',
     evalN: 100,
     companion: false,
+    speed: { perStep: [0.47, 0.65], source: 'README "Multi-turn episodes": "took 0.47–0.65 s (grpo-calc)"' },
     task: CALC_TASK,
     reward: 'environment',
   }),
@@ -405,10 +407,11 @@ export const PRESETS: readonly PresetSpec[] = [
     description:
       'Multi-turn GRPO from public/checkpoints/guess-base: find a secret in 1..63 from higher (>) and ' +
       'lower (<) answers in at most 7 guesses. 8 secrets × 8 episodes per step, reward 1 when found. ' +
-      'Journaled like grpo-calc. Measured: the sampled success rate rises 5–7 points in 150 steps, the ' +
-      'greedy one stays at ~56% (README).',
+      'Journaled like grpo-calc; samples at T = 0.3 with dynamic sampling. Measured (README): greedy 57% to ' +
+      '75–76% and pass@1 at T = 0.3 57% to 69–73% in 150 steps on 3 seeds.',
     evalN: 63,
     companion: false,
+    speed: { perStep: [0.7, 1.2], source: 'README "Multi-turn episodes": "0.7–1.2 s (grpo-guess)"' },
     task: 'guess a secret in 1..63 from higher/lower answers, up to maxTurns guesses, reward 1 when found',
     reward: 'environment',
   }),

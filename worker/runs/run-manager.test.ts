@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
 import { importCheckpoint } from '../model/checkpoint';
-import type { RunOptions } from '../contract/options';
+import type { EpisodeGrpoRunOptions, RunOptions } from '../contract/options';
 import type { RunEvent } from '../contract/records';
 import { openIdbStore } from '../store/idb-store';
 import type { RunStore, StepCommit } from '../store/run-store';
@@ -444,8 +444,10 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
 
 describe('a multi-turn run (grpo-calc, CPU)', () => {
   const CALC_BASE = readCheckpointDir('public/checkpoints/calc-base');
+  // One batch a step (no dynamic sampling): every journaled turn of a step belongs to a trained episode.
+  const { filterGroups: _filter, ...calcDefaults } = findPreset('grpo-calc')!.defaults as EpisodeGrpoRunOptions;
   const CALC = {
-    ...findPreset('grpo-calc')!.defaults,
+    ...calcDefaults,
     steps: 2,
     prompts: 2,
     group: 2,

@@ -31,8 +31,9 @@ describe('passRates', () => {
 
 describe('a sampled evaluation of calc episodes (CPU, the shipped calc base)', () => {
   const base = importCheckpoint(readCheckpointDir('public/checkpoints/calc-base'));
-  const run = (o: { evalSamples?: number; temperature?: number }) =>
-    new GrpoEpisodeRun(createCpuOps(), { ...GRPO_CALC, evalN: 12, ...o }, base);
+  // grpo-calc samples at 0.3 and evaluates 4 samples per task by default; these tests set both.
+  const run = (o: { evalSamples: number; temperature?: number }) =>
+    new GrpoEpisodeRun(createCpuOps(), { ...GRPO_CALC, evalN: 12, temperature: 1, ...o }, base);
 
   it('at temperature 0 every sample is the greedy episode: pass@1 = pass@k = the greedy accuracy', async () => {
     const ev = await run({ evalSamples: 3, temperature: 0 }).evaluate();
@@ -47,7 +48,7 @@ describe('a sampled evaluation of calc episodes (CPU, the shipped calc base)', (
     expect(a.sampled!.k).toBe(4);
     expect(a.sampled!.passAt1).toBeLessThanOrEqual(a.sampled!.passAtK);
     // The greedy pass is the same whatever the samples.
-    const greedy = await run({}).evaluate();
+    const greedy = await run({ evalSamples: 0 }).evaluate();
     expect(greedy.sampled).toBeUndefined();
     expect(greedy.accuracy).toBe(a.accuracy);
   });
