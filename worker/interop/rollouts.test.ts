@@ -5,7 +5,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { parquetReadObjects } from 'hyparquet';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
-import { exportCheckpoint, importCheckpoint, type LoadedCheckpoint } from '../model/checkpoint';
+import { tinySftBase } from '../train/testing/tiny-base';
+import type { LoadedCheckpoint } from '../model/checkpoint';
 import type * as MathRewardModule from '../rewards/math-reward';
 import type { GrpoRunOptions } from '../contract/options';
 import type { GroupRecord, SessionRecord } from '../contract/records';
@@ -14,7 +15,6 @@ import { defaultsOf } from './testing/variants';
 import { MemoryRunStore } from '../store/run-store';
 import { decodeSessions, encodeSessions } from '../store/sessions-codec';
 import { GRPO_ARITH, GrpoRun, type GrpoConfig, type GrpoStep } from '../train/grpo';
-import { SFT_ARITH, SftRun } from '../train/sft';
 import { exportFiles, exportStoredRun, rolloutsParquet, verlPromptsParquet } from './files';
 import { importVerlRun } from './verl-import';
 import { distinctPrompts, preferencePairs, rolloutRows, type RolloutRow } from './rollouts';
@@ -51,19 +51,7 @@ let sessions: SessionRecord[];
 let rows: RolloutRow[];
 
 beforeAll(async () => {
-  const sft = new SftRun(createCpuOps(), {
-    ...SFT_ARITH,
-    model: 'tiny',
-    steps: 3,
-    examples: 8,
-    rows: 4,
-    lr: 1e-2,
-    warmup: 1,
-    evalEvery: 0,
-    evalN: 1,
-  });
-  for (let i = 0; i < 3; i++) await sft.next();
-  base = importCheckpoint(await exportCheckpoint(sft.model, sft.tok, { note: 'test base' }));
+  base = await tinySftBase();
   step = await new GrpoRun(createCpuOps(), CONFIG, base).next();
   groups = groupRecords(step, base.tokenizer, CONFIG);
   sessions = decodeSessions(encodeSessions(step.sessions));

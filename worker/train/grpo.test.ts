@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
+import { tinySftBase } from './testing/tiny-base';
 import type { LoadedCheckpoint } from '../model/checkpoint';
-import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import { mulberry32 } from '../../kernels/common/random';
 import { Model } from '../model/model';
 import { grpoObjective } from '../rl/index';
@@ -10,7 +10,6 @@ import type { GrpoConfig, GrpoStep } from './grpo';
 import { GRPO_ARITH, GrpoRun, updateOnBatch } from './grpo';
 import { pack } from '../rl/pack';
 import { expectClose } from '../../kernels/testing/expect-close';
-import { SFT_ARITH, SftRun } from './sft';
 
 // A three-step SFT model never answers right, so every advantage would be 0 and no update would
 // move the weights. The tests of the update loop swap in a reward that splits groups (the
@@ -34,22 +33,6 @@ vi.mock('../rewards/math-reward', async (importOriginal) => {
   };
 });
 
-async function tinyBase() {
-  const sft = new SftRun(createCpuOps(), {
-    ...SFT_ARITH,
-    model: 'tiny',
-    steps: 3,
-    examples: 8,
-    rows: 4,
-    lr: 1e-2,
-    warmup: 1,
-    evalEvery: 0,
-    evalN: 1,
-  });
-  for (let i = 0; i < 3; i++) await sft.next();
-  return importCheckpoint(await exportCheckpoint(sft.model, sft.tok, { note: 'test base' }));
-}
-
 const CONFIG: GrpoConfig = {
   ...GRPO_ARITH,
   prompts: 3,
@@ -62,7 +45,7 @@ const CONFIG: GrpoConfig = {
 
 describe('GrpoRun (CPU, tiny model)', () => {
   it('samples P×G sessions, packs the trained ones (at most two a row), and steps on a dlogp that lives on sampled ids only', async () => {
-    const base = await tinyBase();
+    const base = await tinySftBase();
     const run = new GrpoRun(createCpuOps(), CONFIG, base);
     const s = await run.next();
     expect(s.sessions).toHaveLength(12);
@@ -80,7 +63,7 @@ describe('GrpoRun (CPU, tiny model)', () => {
   });
 
   it('is deterministic: same config and seed, same completions and metrics', async () => {
-    const base = await tinyBase();
+    const base = await tinySftBase();
     const a = await new GrpoRun(createCpuOps(), CONFIG, base).next();
     const b = await new GrpoRun(createCpuOps(), CONFIG, base).next();
     expect(a.generated.map((g) => [...g.sampledIds])).toEqual(b.generated.map((g) => [...g.sampledIds]));
@@ -88,7 +71,7 @@ describe('GrpoRun (CPU, tiny model)', () => {
   });
 
   it('task.trainProblems: every step draws its prompts from the same training set', async () => {
-    const base = await tinyBase();
+    const base = await tinySftBase();
     const run = new GrpoRun(createCpuOps(), { ...CONFIG, task: { ...CONFIG.task, trainProblems: 3 } }, base);
     const ids = [await run.next(), await run.next()].map((s) => s.tasks.map((t) => t.id).sort());
     expect(ids[0]).toHaveLength(3);
@@ -97,7 +80,7 @@ describe('GrpoRun (CPU, tiny model)', () => {
   });
 
   it('with beta > 0 adds the KL to a frozen reference (zero at the first step)', async () => {
-    const base = await tinyBase();
+    const base = await tinySftBase();
     const s = await new GrpoRun(createCpuOps(), { ...CONFIG, beta: 0.05 }, base).next();
     expect(s.metrics['rl/kl']).toBeCloseTo(0, 5);
   });
@@ -108,7 +91,7 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
   const TRAIN: GrpoConfig = { ...CONFIG, truncation: 'score' };
   let base: LoadedCheckpoint;
   beforeAll(async () => {
-    base = await tinyBase();
+    base = await tinySftBase();
     testReward.on = true;
   });
   afterAll(() => {

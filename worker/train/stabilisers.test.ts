@@ -5,13 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
-import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
+import { tinySftBase } from './testing/tiny-base';
 import { overlongPenalty } from '../rewards/overlong';
 import type { Session } from '../rl/types';
 import { checkRunOptions, findPreset } from '../presets/table';
 import { GRPO_ARITH, GrpoRun, punishOverlong, responseLength } from './grpo';
 import { rlLrAt } from './schedule';
-import { SFT_ARITH, SftRun } from './sft';
 
 describe('rlLrAt: verl get_{constant,cosine}_schedule_with_warmup under LambdaLR, one step per batch', () => {
   it('no schedule: the constant lr', () => {
@@ -87,21 +86,6 @@ describe('punishOverlong on sessions', () => {
 });
 
 describe('the stabilisers through a GRPO run (CPU, tiny model)', () => {
-  async function tinyBase() {
-    const sft = new SftRun(createCpuOps(), {
-      ...SFT_ARITH,
-      model: 'tiny',
-      steps: 2,
-      examples: 8,
-      rows: 4,
-      lr: 1e-2,
-      warmup: 1,
-      evalEvery: 0,
-      evalN: 1,
-    });
-    for (let i = 0; i < 2; i++) await sft.next();
-    return importCheckpoint(await exportCheckpoint(sft.model, sft.tok, { note: 'test base' }));
-  }
   const CONFIG = {
     ...GRPO_ARITH,
     prompts: 2,
@@ -113,7 +97,7 @@ describe('the stabilisers through a GRPO run (CPU, tiny model)', () => {
   };
 
   it('a warmup trains the first batch at lr 0 (the weights do not move) and the second at lr / warmup', async () => {
-    const base = await tinyBase();
+    const base = await tinySftBase(2);
     const run = new GrpoRun(
       createCpuOps(),
       { ...CONFIG, steps: 4, lrSchedule: { style: 'constant', warmup: 2, minLrRatio: 0 } },
@@ -128,7 +112,7 @@ describe('the stabilisers through a GRPO run (CPU, tiny model)', () => {
   });
 
   it('the overlong penalty lands in the rewards the advantages come from, and in the metrics', async () => {
-    const base = await tinyBase();
+    const base = await tinySftBase(2);
     // Budget 8, buffer 8: every completion of L ids loses L / 8 · 0.5.
     const s = await new GrpoRun(
       createCpuOps(),

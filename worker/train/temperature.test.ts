@@ -1,14 +1,13 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
+import { tinySftBase } from './testing/tiny-base';
 import type { LoadedCheckpoint } from '../model/checkpoint';
-import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { Scored } from '../model/model';
 import { Model } from '../model/model';
 import { offPolicyMetrics } from '../rl/corrections/off-policy-metrics';
 import type { GrpoConfig } from './grpo';
 import { GRPO_ARITH, GrpoRun } from './grpo';
 import { PPO_ARITH, PpoRun } from './ppo';
-import { SFT_ARITH, SftRun } from './sft';
 
 // The trainer scores the policy the sampler drew from: at temperature T both use softmax(l / T)
 // (verl's actor divides the logits by the rollout temperature before the log-softmax). With one
@@ -17,23 +16,6 @@ import { SFT_ARITH, SftRun } from './sft';
 
 const T = 0.7;
 const TOL = 1e-4;
-
-/** A tiny model after a few SFT steps (so its next-token distributions are far from uniform). */
-async function tinyBase(): Promise<LoadedCheckpoint> {
-  const sft = new SftRun(createCpuOps(), {
-    ...SFT_ARITH,
-    model: 'tiny',
-    steps: 3,
-    examples: 8,
-    rows: 4,
-    lr: 1e-2,
-    warmup: 1,
-    evalEvery: 0,
-    evalN: 1,
-  });
-  for (let i = 0; i < 3; i++) await sft.next();
-  return importCheckpoint(await exportCheckpoint(sft.model, sft.tok, { note: 'temperature test base' }));
-}
 
 /** One update per batch; truncated completions train too, so every session carries loss mass. */
 const CONFIG: GrpoConfig = {
@@ -65,7 +47,7 @@ function maxGap(a: ArrayLike<number>, b: ArrayLike<number>, mask: ArrayLike<numb
 
 let base: LoadedCheckpoint;
 beforeAll(async () => {
-  base = await tinyBase();
+  base = await tinySftBase();
 });
 
 describe(`GRPO at temperature ${T}: the trainer scores the sampler's policy`, () => {
