@@ -268,14 +268,16 @@ describe('a companion that fails: the episode is an infrastructure failure, neve
     await rm(root, { recursive: true, force: true });
   });
 
-  it('full (503): the episode without a session fails and aborts its group; the others run', async () => {
+  it('full (503): past its capacity wait the episode without a session fails and aborts its group; the others run', async () => {
     const { companion, client, root } = await serve(1);
     try {
-      const kind = inCompanion(GUESS, { client, program: await program(), tok });
+      // A short wait (the default waits up to 10 s for a place): the only session stays open all episode.
+      const capacityWait = { totalMs: 300, defaultMs: 100, maxEachMs: 100 };
+      const kind = inCompanion(GUESS, { client, program: await program(), tok, capacityWait });
       const [first, second] = await collectEpisodes(guesser, guessTrainTasks(3).take(1), 2, options(kind));
       expect(first.episode.status).not.toBe('error');
       expect(failed(second)).toEqual(['error', 'env_error', null, true]);
-      expect(second.episode.detail).toMatch(/HTTP 503: all 1 environment sessions are open/);
+      expect(second.episode.detail).toMatch(/at capacity.*HTTP 503: all 1 environment sessions are open/);
       expect(first.groupAborted).toBe(true);
     } finally {
       await companion.close();

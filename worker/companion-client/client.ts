@@ -12,6 +12,64 @@ import { GraderUnavailable } from '../rewards/code-grader';
 const BUSY_RETRIES = 30;
 const MAX_RETRY_WAIT_MS = 5000;
 
+/**
+ * The companion's default wall deadline, seconds (companion/protocol.ts `sandboxLimitsSchema`:
+ * `wallSeconds` defaults to 30; for a session it bounds each reset and step). Restated because the
+ * worker cannot compile the companion's code; cli/companion-env-resume.test.ts checks both agree.
+ */
+export const COMPANION_DEFAULT_WALL_SECONDS = 30;
+
+/**
+ * How long opening a session waits for a place when the companion is at capacity (503/429: its
+ * `sessions.max` are open, companion/env-sessions.ts `SessionsFull`). Each wait is the reply's
+ * Retry-After (seconds, or an HTTP date), `defaultMs` when it has none or an unreadable one, at
+ * most `maxEachMs`; the waits together stay within `totalMs`, then the open fails with
+ * CompanionAtCapacity. The total is counted in waits, not wall time, so it is the same under load.
+ */
+export interface CapacityWait {
+  totalMs: number;
+  defaultMs: number;
+  maxEachMs: number;
+}
+
+/**
+ * 10 s in all: long enough for another run's or an evaluation's episodes to end and free their
+ * places (a guess or calc episode takes seconds), short enough that the rollout's reset deadline
+ * for a companion kind (companion-env.ts `companionDeadlineMs`, which adds this wait) stays modest.
+ */
+export const DEFAULT_CAPACITY_WAIT: CapacityWait = { totalMs: 10_000, defaultMs: 1000, maxEachMs: 5000 };
+
+/** The companion had no free session place within the wait (CapacityWait): an infrastructure failure, never a reward. */
+export class CompanionAtCapacity extends Error {
+  override readonly name = 'CompanionAtCapacity';
+}
+
+/** The wait a Retry-After value asks for, ms (null when absent or unreadable). */
+export function retryAfterMs(value: string | null, now = Date.now()): number | null {
+  if (value === null || !value.trim()) return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : null;
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, date - now) : null;
+}
+
+/** Resolves after `ms`, or rejects when `signal` aborts first. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new Error('aborted'));
+    const done = () => {
+      signal?.removeEventListener('abort', stop);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    const stop = () => {
+      clearTimeout(timer);
+      reject(new Error('aborted'));
+    };
+    signal?.addEventListener('abort', stop, { once: true });
+  });
+}
+
 /** `http://127.0.0.1:PORT` or `http://localhost:PORT`, nothing else (the companion binds loopback only). */
 export function companionUrlProblem(url: string): string | null {
   let u: URL;
@@ -97,8 +155,50 @@ export class CompanionClient {
    * failure (unreachable, refused, a 404/409/5xx, cancelled through `signal`); an environment's own
    * failure is a 200 reply with status `error`.
    */
-  openSession(request: SessionRequest, signal?: AbortSignal): Promise<SessionOpened> {
-    return this.post<SessionOpened>('/v1/sessions', request, signal);
+  /**
+   * Opens a session within the companion's capacity: a 503 or 429 that says every place is taken
+   * is waited out (its Retry-After) and retried, within `wait` (CapacityWait); past it, throws
+   * CompanionAtCapacity. A 503 the companion marks as its own failure (`infrastructure`: the
+   * program cannot start there) or a cancellation is not capacity and throws at once. `signal`
+   * cancels the waits between tries, not a request under way: the companion may be starting the
+   * program, and the caller closes the session it opens.
+   */
+  async openSession(
+    request: SessionRequest,
+    signal?: AbortSignal,
+    wait: CapacityWait = DEFAULT_CAPACITY_WAIT,
+  ): Promise<SessionOpened> {
+    const path = '/v1/sessions';
+    const init: RequestInit = {
+      method: 'POST',
+      body: JSON.stringify(request),
+      headers: { 'content-type': 'application/json' },
+    };
+    let waited = 0;
+    for (let tries = 1; ; tries++) {
+      const res = await this.request(path, init, Error);
+      const body = (await res.json().catch(() => ({}))) as {
+        error?: string;
+        infrastructure?: unknown;
+        cancelled?: unknown;
+      };
+      const full = res.status === 429 || (res.status === 503 && !body.infrastructure && !body.cancelled);
+      if (!full) return this.checked(res.status, body, Error) as SessionOpened;
+      const asked = retryAfterMs(res.headers.get('retry-after'));
+      const next = Math.min(asked ?? wait.defaultMs, wait.maxEachMs, wait.totalMs - waited);
+      if (next <= 0)
+        throw new CompanionAtCapacity(
+          `the companion is at capacity: no environment session place came free in ${tries} tries over ` +
+            `${(waited / 1000).toFixed(1)} s (it answered HTTP ${res.status}: ${body.error ?? ''}); ` +
+            'wait for its other runs to end, or start it with more sessions',
+        );
+      try {
+        await pause(next, signal);
+      } catch (e) {
+        throw new Error(`POST ${path} was cancelled while the companion was at capacity`, { cause: e });
+      }
+      waited += next;
+    }
   }
 
   resetSession(id: string, request: SessionResetRequest, signal?: AbortSignal): Promise<SessionResetReply> {
@@ -202,13 +302,18 @@ export class CompanionClient {
   }
 
   private async bodyOf(res: Response, failure: new (message: string) => Error): Promise<unknown> {
-    const body = (await res.json().catch(() => ({}))) as { error?: string };
-    if (res.status === 401)
+    return this.checked(res.status, await res.json().catch(() => ({})), failure);
+  }
+
+  /** The body of a reply with `status`, or the sentence its failure gives. */
+  private checked(status: number, answer: unknown, failure: new (message: string) => Error): unknown {
+    const body = answer as { error?: string };
+    if (status === 401)
       throw new failure(
         `the companion refused the token (${body.error ?? 'HTTP 401'}): paste the token it printed at start`,
       );
-    if (res.status === 403) throw new failure(`the companion refused this page (${body.error ?? 'HTTP 403'})`);
-    if (!res.ok) throw new failure(`the companion answered HTTP ${res.status}: ${body.error ?? ''}`);
+    if (status === 403) throw new failure(`the companion refused this page (${body.error ?? 'HTTP 403'})`);
+    if (status < 200 || status > 299) throw new failure(`the companion answered HTTP ${status}: ${body.error ?? ''}`);
     return body;
   }
 }

@@ -13,11 +13,22 @@
  * `env_error` (the environment failed to start). Every one of them fails the episode and aborts
  * its group (rollout.ts).
  *
- * Not recoverable (no getState/setState: the program's state is its own), so a journaled episode
- * interrupted mid-way fails on recovery instead of executing committed turns again.
+ * Capacity: opening a session when the companion's places are all taken waits out its Retry-After
+ * within `capacityWait` (client.ts `openSession`), then fails the reset with CompanionAtCapacity.
+ *
+ * No getState/setState: the session protocol (companion/protocol.ts "Environment sessions") has no
+ * state operations, the program's state is its own. A journaled episode interrupted mid-way is
+ * resumed by replay instead (rollout.ts `restoreSlot`): a fresh session is reset and sent the
+ * journaled actions in order, each answer checked against the journal; an answer that differs (a
+ * program that is not deterministic in its task and actions) ends the episode as `env_error`.
+ *
+ * Deadline: the rollout's default step deadline (5 s) sits below the companion's wall (30 s by
+ * default), so `inCompanion` gives its kind `stepTimeoutMs` from the program's limits
+ * (`companionDeadlineMs`): the companion's own wall ends a slow step first and says why.
  * Reference: dew `SubprocessEnvironment` (rl-spec.md "Sandboxes (companion)").
  */
-import type { CompanionClient, SessionRequest } from '../companion-client/client';
+import type { CapacityWait, CompanionClient, SessionRequest } from '../companion-client/client';
+import { COMPANION_DEFAULT_WALL_SECONDS, DEFAULT_CAPACITY_WAIT } from '../companion-client/client';
 import type { CharTokenizer } from '../data/tokenizer';
 import type { EnvAction, EnvStep, EnvTask, Environment, EnvironmentFactory, EnvironmentKind } from './environment';
 
@@ -27,6 +38,23 @@ export interface CompanionEnvOptions {
   program: SessionRequest;
   /** The tokenizer the policy samples with; its description goes to the program at reset. */
   tok: CharTokenizer;
+  /** How long opening a session waits for a place when the companion is at capacity. Default DEFAULT_CAPACITY_WAIT. */
+  capacityWait?: CapacityWait;
+}
+
+/** What the rollout's deadline adds to the companion's wall: starting the program, HTTP, the companion killing it at the wall and answering. */
+export const DEADLINE_MARGIN_MS = 5000;
+
+/**
+ * The rollout's deadline of one reset or step of `o`'s environments, ms: the companion's wall
+ * (`program.limits.wallSeconds`, else its default) plus the margin plus the capacity wait (a
+ * reset opens the session first). Above the wall, so the companion, which knows why (the
+ * program's deadline, its exit), ends a slow request; the rollout's deadline only catches a
+ * companion that stopped answering.
+ */
+export function companionDeadlineMs(o: Pick<CompanionEnvOptions, 'program' | 'capacityWait'>): number {
+  const wall = o.program.limits?.wallSeconds ?? COMPANION_DEFAULT_WALL_SECONDS;
+  return Math.ceil(wall * 1000) + DEADLINE_MARGIN_MS + (o.capacityWait ?? DEFAULT_CAPACITY_WAIT).totalMs;
 }
 
 export class CompanionEnvironment implements Environment {
@@ -43,7 +71,7 @@ export class CompanionEnvironment implements Environment {
   async reset(): Promise<Int32Array> {
     if (this.opening)
       throw new Error(`companion environment (task ${this.task.id}): reset called twice; the rollout resets once`);
-    this.opening = this.o.client.openSession(this.o.program).then((s) => s.id);
+    this.opening = this.o.client.openSession(this.o.program, this.abort.signal, this.o.capacityWait).then((s) => s.id);
     const id = await this.opening;
     if (this.closed) throw new Error('the episode was closed while its session opened');
     const { id: taskId, prompt, answer, data } = this.task;
@@ -94,7 +122,14 @@ export function companionEnvironments(o: CompanionEnvOptions): EnvironmentFactor
   return (task) => new CompanionEnvironment(task, o);
 }
 
-/** `kind` (its tasks, verifier, budgets and demonstrations) with its environments run in the companion by `o.program`. */
-export function inCompanion(kind: EnvironmentKind, o: CompanionEnvOptions): EnvironmentKind {
-  return { ...kind, create: companionEnvironments(o) };
+/**
+ * `kind` (its tasks, verifier, budgets and demonstrations) with its environments run in the
+ * companion by `o.program`, and the step deadline those need (`companionDeadlineMs`), which
+ * collectEpisodes takes when its caller names none.
+ */
+export function inCompanion(
+  kind: EnvironmentKind,
+  o: CompanionEnvOptions,
+): EnvironmentKind {
+  return { ...kind, create: companionEnvironments(o), stepTimeoutMs: companionDeadlineMs(o) };
 }

@@ -142,6 +142,11 @@ export interface EnvironmentKind {
    * Absent: its steps answer at once.
    */
   gradedUnit?: string;
+  /**
+   * Deadline of one reset or step of its environments, ms, when the rollout is given none; absent:
+   * the rollout's 5000. A companion program's is above the companion's wall (companion-env.ts).
+   */
+  stepTimeoutMs?: number;
 }
 
 /** A kind's training task stream over `draw` (one seeded draw per task): `take`, `position` (tasks drawn) and `skip`. */

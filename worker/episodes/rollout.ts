@@ -7,9 +7,14 @@
  *
  * Seeds: the action of episode e at turn t is drawn by a sampler seeded from (seed, e, t), so an
  * episode's draws depend neither on which other episodes share a batch nor on a restart.
- * Recovery: with a journal, an episode with committed turns is rebuilt from them (its environment
- * restored from the last turn's snapshot, `setState`), and only the turns after them are executed;
- * a committed turn is never executed again. Records of another cohort are refused; a record that
+ * Recovery: with a journal, an episode with committed turns is rebuilt from them, and only the
+ * turns after them are sampled and executed. Its environment is restored from the last turn's
+ * snapshot (`setState`: `resumedBy` 'state'; a committed turn is never executed again), or, when
+ * it has no state operations (a companion program), by replay (`resumedBy` 'replay'): a fresh
+ * environment is reset and sent the journaled actions in order (the model is not called for
+ * them), and each answer must equal the journal's; one that differs (the environment is not
+ * deterministic) ends the episode as `env_error`, an infrastructure failure that aborts its group.
+ * Records of another cohort are refused; a record that
  * fails its checksum makes its episode corrupt (kept, never trained on, never continued).
  *
  * Terminations (worker/rl/types.ts): the environment ends it (`env_done`, completed); the turn
@@ -47,7 +52,10 @@ export interface EpisodeRolloutOptions {
   policyVersion: number;
   /** Largest observation an environment may append per turn, in ids. Default 64. */
   maxObservationTokens?: number;
-  /** Deadline of one environment call (reset or step), ms. Default 5000. */
+  /**
+   * Deadline of one environment call (reset or step), ms. Default: the kind's `stepTimeoutMs`
+   * (a companion kind's is above the companion's wall: companion-env.ts `companionDeadlineMs`), else 5000.
+   */
   stepTimeoutMs?: number;
   /** Wall-clock budget of one episode, ms (ended as `timeout`, truncated). Default: none. */
   episodeTimeoutMs?: number;
@@ -83,6 +91,8 @@ export interface CollectedEpisode {
   traces: TraceRecord[];
   /** Per transition: restored from the journal rather than executed here. */
   resumed: boolean[];
+  /** How its environment was brought back to its journaled turns to go on: a snapshot (`setState`) or replaying them; absent when none was. */
+  resumedBy?: 'state' | 'replay';
   corrupt: boolean;
   /** Another member of its group failed or was cancelled: the group does not train. */
   groupAborted: boolean;
@@ -138,6 +148,7 @@ interface Slot {
   transitions: Transition[];
   traces: TraceRecord[];
   resumed: boolean[];
+  resumedBy?: 'state' | 'replay';
   status: EpisodeStatus;
   termination?: TerminationReason;
   detail?: string;
@@ -176,7 +187,7 @@ export async function collectEpisodes(
   const { kind, tok } = o;
   const V = tok.size;
   const maxObs = o.maxObservationTokens ?? 64;
-  const deadline = o.stepTimeoutMs ?? 5000;
+  const deadline = o.stepTimeoutMs ?? kind.stepTimeoutMs ?? 5000;
   const sampling: SamplingSettings = {
     temperature: o.sampling.temperature ?? 1,
     ...(o.sampling.topK ? { topK: o.sampling.topK } : {}),
@@ -607,23 +618,71 @@ async function restoreSlot(
     return;
   }
   if (ended(slot) || !withEnvironment) return;
-  // Still running: a fresh environment, restored to the last committed turn without replaying any step.
+  // Still running: a fresh environment, restored to the last committed turn from its snapshot, or by replay.
+  const last = usable.at(-1)!;
+  let how = 'restored';
   try {
-    slot.env = o.kind.create(slot.task);
-    await withDeadline(slot.env.reset(), deadline, `environment '${o.kind.name}' reset`);
-    const last = usable.at(-1)!;
-    if (last.state !== undefined) {
-      if (!slot.env.setState)
-        throw new Error('it is not recoverable (no setState): continuing would execute committed turns again');
-      slot.env.setState(last.state);
-    } else if (turns.length > 0) {
-      throw new Error(
-        'its journal has no snapshot to restore (no getState): continuing would execute committed turns again',
+    const env = (slot.env = o.kind.create(slot.task));
+    const first = await withDeadline(env.reset(), deadline, `environment '${o.kind.name}' reset`);
+    if (last.state !== undefined && env.setState) {
+      if (turns.length > 0) slot.resumedBy = 'state';
+      env.setState(last.state);
+      return;
+    }
+    how = 'replayed';
+    if (turns.length > 0) slot.resumedBy = 'replay';
+    const differs = replayDifference({ context: first }, { ids: [], context: slot.initial }, 'its first context');
+    if (differs) throw new Error(differs);
+    for (const r of turns) {
+      // Only an action that stopped at EOS was sent (one that ran out of ids ended its episode without a step).
+      if (!r.action.terminated) continue;
+      const ids = Int32Array.from(r.trace.completionIds.slice(0, -1));
+      const answer = await withDeadline(
+        env.step({ ids, text: o.tok.decode(ids), terminated: true }),
+        deadline,
+        `environment '${o.kind.name}' step ${r.turn} (replayed)`,
       );
+      const problem = replayDifference(answer, r.observation, `turn ${r.turn}`);
+      if (problem) throw new Error(problem);
     }
   } catch (e) {
-    end(slot, 'error', 'env_error', `environment '${o.kind.name}' could not be restored: ${(e as Error).message}`);
+    end(
+      slot,
+      'error',
+      'env_error',
+      `environment '${o.kind.name}' could not be ${how} to its journaled turns: ${(e as Error).message}`,
+    );
   }
+}
+
+/**
+ * How a replayed answer differs from the journal's (null: it equals it): its status, and the ids
+ * it appended or the context it gave. Ids are compared as numbers, so a typed array equals its list.
+ */
+function replayDifference(
+  answer: Partial<EnvStep> | null,
+  journaled: { ids: readonly number[]; context?: readonly number[] | null; status?: EpisodeStatus },
+  what: string,
+): string | null {
+  if (answer === null || typeof answer !== 'object') return `${what}: the environment answered ${String(answer)}`;
+  const expected = journaled.status === 'running' ? 'running' : undefined;
+  if (expected && answer.status !== expected) {
+    const why = answer.detail ? ` (${answer.detail})` : '';
+    return `${what}: the environment answered status ${JSON.stringify(answer.status)} where the journal has ${expected}${why}`;
+  }
+  const got = Array.from(answer.context ?? answer.observation ?? []);
+  const want = journaled.context ? [...journaled.context] : [...journaled.ids];
+  const same =
+    (answer.context !== undefined) === (journaled.context != null) &&
+    got.length === want.length &&
+    got.every((v, k) => v === want[k]);
+  if (same) return null;
+  const shown = (a: number[]) => JSON.stringify(a.length > 24 ? [...a.slice(0, 24), '…'] : a);
+  return (
+    `${what}: the environment answered ${answer.context !== undefined ? 'the context' : 'the ids'} ${shown(got)} ` +
+    `where the journal has ${journaled.context != null ? 'the context' : 'the ids'} ${shown(want)}: it is not deterministic ` +
+    'in its task and actions, so the episode cannot resume by replay'
+  );
 }
 
 /**
@@ -692,6 +751,7 @@ function finish(slots: Slot[], kind: EnvironmentKind, samples: number): Collecte
       episode,
       traces: s.traces,
       resumed: s.resumed,
+      ...(s.resumedBy ? { resumedBy: s.resumedBy } : {}),
       corrupt: s.corrupt,
       groupAborted: aborted.has(s.group),
       transcript,

@@ -1,0 +1,155 @@
+/**
+ * The worker's CompanionEnvironment against the real companion server, the parts the issue "Your
+ * own environment" (items 2 and 3) added: a journaled guess episode in companion sessions
+ * (examples/guess_env.py, which has no state operations) resumes by replay and equals the
+ * uninterrupted one; opening a session waits out a companion at capacity until a place frees; and
+ * a companion kind's step deadline sits above the companion's wall, whose default the worker
+ * restates.
+ */
+import { chmod, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mulberry32 } from '../kernels/common/random';
+import { ProcessRunner } from '../companion/process-runner';
+import { sandboxLimitsSchema } from '../companion/protocol';
+import { startCompanion } from '../companion/server';
+import { COMPANION_DEFAULT_WALL_SECONDS, CompanionClient } from '../worker/companion-client/client';
+import { toolTokenizer } from '../worker/data/tokenizer';
+import { DEADLINE_MARGIN_MS, companionDeadlineMs, inCompanion } from '../worker/episodes/companion-env';
+import { GUESS, guessTrainTasks } from '../worker/episodes/guess';
+import type { Cohort, JournalRecord } from '../worker/episodes/journal';
+import { MemoryJournal } from '../worker/episodes/journal';
+import type { EpisodeRolloutOptions, EpisodeSampler } from '../worker/episodes/rollout';
+import { collectEpisodes } from '../worker/episodes/rollout';
+
+const TOKEN = 'companion-env-resume-test';
+const ORIGIN = 'http://localhost:5173';
+const tok = toolTokenizer();
+const withOrigin: typeof fetch = (input, init) =>
+  fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), origin: ORIGIN } });
+
+/** A seeded stand-in for the policy: binary search on the feedback so far, sometimes a random guess. */
+const guesser: EpisodeSampler = async (prompts, o) =>
+  prompts.map((p, r) => {
+    const rand = mulberry32(o.rowSeeds![r]);
+    let lo = 1;
+    let hi = 63;
+    for (const [, g, f] of tok
+      .decode(p)
+      .slice('1-63?'.length)
+      .matchAll(/(\d+)([<>])/g)) {
+      if (f === '<') hi = Math.min(hi, Number(g) - 1);
+      else lo = Math.max(lo, Number(g) + 1);
+    }
+    const text = rand() < 0.7 ? String(Math.floor((lo + hi) / 2)) : String(1 + Math.floor(rand() * 63));
+    const ids = [...tok.encode(text), tok.eos];
+    return {
+      promptIds: Int32Array.from(p),
+      sampledIds: Int32Array.from(ids),
+      behaviorLogProbs: Float64Array.from(ids, (_, k) => -0.1 * (k + 1)),
+      rawLogProbs: Float64Array.from(ids, (_, k) => -0.2 * (k + 1)),
+      finishReason: 'stop' as const,
+    };
+  });
+
+async function serve(max: number) {
+  const root = await mkdtemp(join(tmpdir(), 'dewpoint-companion-resume-'));
+  await chmod(root, 0o711);
+  const inner = new ProcessRunner();
+  const companion = await startCompanion(
+    {
+      runner: { name: 'process', run: inner.run.bind(inner) },
+      token: TOKEN,
+      origins: [ORIGIN],
+      workers: 1,
+      queueLimit: 1,
+      maxBodyBytes: 1 << 20,
+      networkIsolation: false,
+      sessions: { launcher: new ProcessRunner({ tmpRoot: root }), max },
+    },
+    0,
+  );
+  return { companion, client: new CompanionClient(companion.url, TOKEN, withOrigin), root };
+}
+
+const source = () => readFile(new URL('../examples/guess_env.py', import.meta.url), 'utf8');
+const program = async () => ({
+  files: { 'guess_env.py': await source() },
+  argv: ['python3', '-I', '-S', 'guess_env.py'],
+  limits: { wallSeconds: 10 },
+});
+
+describe('guess_env.py in companion sessions: resume by replay', () => {
+  let s: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    s = await serve(64);
+  });
+  afterAll(async () => {
+    await s.companion.close();
+    await rm(s.root, { recursive: true, force: true });
+  });
+
+  it('an episode interrupted after committed turns resumes by replay and equals the uninterrupted one', async () => {
+    const kind = inCompanion(GUESS, { client: s.client, program: await program(), tok });
+    const tasks = guessTrainTasks(5).take(3);
+    const options = (extra: Partial<EpisodeRolloutOptions> = {}): EpisodeRolloutOptions => ({
+      kind,
+      tok,
+      maxContext: 64,
+      sampling: { temperature: 1 },
+      seed: 9,
+      policyVersion: 0,
+      ...extra,
+    });
+    const reference = await collectEpisodes(guesser, tasks, 2, options());
+    const cohort: Cohort = { runId: 'r', step: 1, policyVersion: 0, samplerSeed: 9 };
+    const journal = new MemoryJournal();
+    let commits = 0;
+    const failing = Object.create(journal) as MemoryJournal;
+    failing.commit = async (records: readonly JournalRecord[]) => {
+      if (++commits > 3) throw new Error('the tab closed');
+      return journal.commit(records);
+    };
+    await expect(
+      collectEpisodes(guesser, tasks, 2, options({ journal: { journal: failing, cohort } })),
+    ).rejects.toThrow('the tab closed');
+    const eps = await collectEpisodes(guesser, tasks, 2, options({ journal: { journal, cohort } }));
+    expect(eps.map((e) => e.episode)).toEqual(reference.map((e) => e.episode));
+    // Episodes still running after the two committed rounds were replayed; those that had ended were not.
+    const replayed = eps.filter((e) => e.resumedBy === 'replay');
+    expect(replayed.length).toBeGreaterThan(0);
+    for (const e of replayed) expect(e.resumed.slice(0, 2)).toEqual([true, true]);
+    expect(await s.client.status()).toMatchObject({ connected: true, health: { sessions: { open: 0 } } });
+    expect(await readdir(s.root)).toEqual([]);
+  });
+});
+
+describe('a companion at capacity, and the step deadline', () => {
+  it('opening a session waits out the 503 + Retry-After until a place frees', async () => {
+    const { companion, client, root } = await serve(1);
+    try {
+      const p = await program();
+      const held = await client.openSession(p);
+      setTimeout(() => void client.closeSession(held.id), 1500);
+      const t0 = performance.now();
+      const opened = await client.openSession(p);
+      expect(performance.now() - t0).toBeGreaterThan(900);
+      await client.closeSession(opened.id);
+    } finally {
+      await companion.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it("a companion kind's deadline sits above the companion's wall, whose default the worker restates", async () => {
+    expect(sandboxLimitsSchema.parse({}).wallSeconds).toBe(COMPANION_DEFAULT_WALL_SECONDS);
+    const client = new CompanionClient('http://127.0.0.1:9', TOKEN);
+    const p = await program();
+    const kind = inCompanion(GUESS, { client, program: p, tok });
+    expect(kind.stepTimeoutMs).toBe(companionDeadlineMs({ program: p }));
+    expect(kind.stepTimeoutMs).toBeGreaterThanOrEqual(10_000 + DEADLINE_MARGIN_MS);
+    const { limits: _none, ...noLimits } = p;
+    expect(companionDeadlineMs({ program: noLimits })).toBeGreaterThan(COMPANION_DEFAULT_WALL_SECONDS * 1000);
+  });
+});
