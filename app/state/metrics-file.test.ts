@@ -88,6 +88,30 @@ describe('metricsCsv', () => {
 describe('the live run store feeds the export', () => {
   afterEach(() => useRunStore.getState().clear());
 
+  it("takes step 0's pass rates from its evaluation event, as a reopened run reads them from the store", () => {
+    const s = useRunStore.getState();
+    s.begin('calc-live-1', config);
+    const pass = { 'eval/pass@1': 0.16, 'eval/pass@4': 0.43 };
+    s.receive({
+      type: 'eval',
+      runId: 'calc-live-1',
+      step: 0,
+      accuracy: 0.29,
+      meanLength: 36,
+      n: 100,
+      samples: [],
+      metrics: pass,
+    });
+    s.receive({ type: 'step', runId: 'calc-live-1', step: 1, totalSteps: 2, metrics: { 'reward/mean': 0.5 } });
+    expect(useRunStore.getState().steps.map((p) => [p.step, p.metrics])).toEqual([
+      [0, pass],
+      [1, { 'reward/mean': 0.5 }],
+    ]);
+    // An evaluation without metrics adds no step point.
+    s.receive({ type: 'eval', runId: 'calc-live-1', step: 1, accuracy: 0.3, meanLength: 36, n: 100, samples: [] });
+    expect(useRunStore.getState().steps).toHaveLength(2);
+  });
+
   it("keeps a live 'step' event's commit time, and an opened run's history times", () => {
     const s = useRunStore.getState();
     s.begin('sft-live-1', config);

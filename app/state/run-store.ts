@@ -153,6 +153,10 @@ export const useRunStore = create<RunState>((set, get) => ({
           ...s.evals,
           { step: e.step, accuracy: e.accuracy, meanLength: e.meanLength, n: e.n, samples: e.samples },
         ],
+        // Step 0's metrics (pass rates) come with its evaluation: the step point a reopened run reads from the store.
+        ...(e.metrics && !s.steps.some((p) => p.step === e.step)
+          ? { steps: [{ step: e.step, metrics: e.metrics }, ...s.steps].sort((a, b) => a.step - b.step) }
+          : {}),
       }));
   },
   request: (what) => set({ requested: what }),

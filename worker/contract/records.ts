@@ -82,6 +82,8 @@ export type RunEvent =
       meanLength: number;
       n: number;
       samples: { prompt: string; completion: string; answer: string; correct: boolean }[];
+      /** Step 0 only (it has no step event): the step's metrics, a sampled evaluation's `eval/pass@*`. */
+      metrics?: Record<string, number>;
     };
 
 /**

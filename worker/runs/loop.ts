@@ -132,6 +132,8 @@ export async function runLoop(
       trainer.onProgress?.(phase(0));
       const ev = await trainer.evaluate();
       trainer.onProgress?.(null);
+      // Step 0 has no step event: its sampled evaluation's pass rates travel with the evaluation.
+      const metrics = passMetrics(ev);
       emit({
         type: 'eval',
         runId,
@@ -140,10 +142,11 @@ export async function runLoop(
         meanLength: ev.meanLength,
         n: ev.n,
         samples: ev.samples,
+        ...(Object.keys(metrics).length ? { metrics } : {}),
       });
       await store.commitStep(runId, {
         step: 0,
-        metrics: passMetrics(ev),
+        metrics,
         evaluation: { step: 0, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n },
         ms: performance.now() - t0,
       });
