@@ -237,12 +237,13 @@ for n, line in enumerate(sys.stdin):
     const eps = await collectEpisodes(guesser, guessTrainTasks(11).take(1).concat(GUESS.heldOut(1)), 1, options(kind));
     const [exited, refused] = eps;
     expect(failed(exited)).toEqual(['error', 'env_error', null, true]);
+    // The companion names the failure's kind (companion/protocol.ts ENV_ERROR_KINDS) before its detail.
     expect(exited.episode.detail).toMatch(
-      /the environment reported an error: the environment exited \(exit code 3\) before answering step/,
+      /the environment reported an error: exited: the environment exited \(exit code 3\) before answering step/,
     );
     expect(failed(refused)).toEqual(['error', 'env_error', null, true]);
     expect(refused.episode.detail).toMatch(
-      /failed to start: the environment could not start task guess\/1: task guess\/1 is not available/,
+      /failed to start: the environment could not start task guess\/1: environment: task guess\/1 is not available/,
     );
     expect(await readdir(s.root)).toEqual([]);
   });

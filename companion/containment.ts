@@ -4,7 +4,10 @@
  *
  * - Network: a network and System V IPC namespace of its own, `unshare --net --ipc` as root, else
  *   `unshare --user --map-root-user --net --ipc` (an unprivileged user namespace). It holds one
- *   loopback interface, down: no connection anywhere, 127.0.0.1 included. IPC objects die with it.
+ *   loopback interface, which a small `sh -c 'ip link set lo up; exec "$@"'` stage brings up inside
+ *   it (as a network-less container has one): the program may talk to itself over 127.0.0.1, a
+ *   closed port there is refused (ECONNREFUSED), and nothing outside answers (ENETUNREACH). Without
+ *   `ip` (iproute2) the loopback stays down and the report says so. IPC objects die with it.
  * - User (root companions only): a uid and gid of its own per run, drawn from UID_RANGE, with no
  *   supplementary groups and no_new_privs (`setpriv`), owning its job directory. So it cannot
  *   write outside that directory but the world-writable ones (what it leaves at their top level
@@ -16,8 +19,10 @@
  *   With a uid of its own, or set inside a user namespace of its own, it bounds this run alone and
  *   so stops a fork bomb. Otherwise it would count every process of the companion's user: not set.
  *
- * Stage order (each an exec, no shell): prlimit (cpu, as, core[, nproc]) → [unshare --net --ipc]
- * → [setpriv] → [unshare --user ...] → [prlimit --nproc] → program. A plain unshare needs root, so
+ * Stage order (each an exec; the loopback stage is the one shell): prlimit (cpu, as, core[, nproc])
+ * → [unshare --net --ipc → lo up] → [setpriv] → [unshare --user ... → lo up] → [prlimit --nproc] →
+ * program. `ip` needs CAP_NET_ADMIN in the namespace, so lo comes up before the drop, or as root of
+ * the user namespace. A plain unshare needs root, so
  * it comes before the drop; a user namespace made by the dropped uid after it; and a user
  * namespace's own NPROC ceiling is its creator's RLIMIT_NPROC, so a non-root limit goes inside it.
  *
@@ -45,8 +50,10 @@ const PROBE_TIMEOUT_MS = 5000;
 
 /** What the runner contains on this machine, as the probe found it (health reports it). */
 export interface Containment {
-  /** The program has a network namespace of its own: no connection anywhere, loopback included. */
+  /** The program has a network namespace of its own: no connection out of it (its own loopback, where up, aside). */
   networkIsolation: boolean;
+  /** Inside that namespace the loopback is up: the program may talk to itself over 127.0.0.1 (absent: not said). */
+  loopback?: boolean;
   /**
    * The program runs as a uid of its own for this run: it cannot write outside its job directory
    * (but /tmp, /var/tmp, /dev/shm), signal, trace or read the environment of another process.
@@ -67,6 +74,9 @@ export interface Tools {
   setpriv: string | null;
   /** Any program that exits 0 (`true`), run at the end of each probed chain. */
   true: string | null;
+  /** iproute2's `ip` and a POSIX shell, to bring the namespace's loopback up (optional: without, it stays down). */
+  ip?: string | null;
+  sh?: string | null;
 }
 
 /** What the probe found: the report, and how each run is confined. */
@@ -221,6 +231,11 @@ export async function probeSandboxing(tools: Tools): Promise<Sandboxing> {
     let net: 'plain' | 'user' | null = null;
     const plainStage = unshare ? [unshare, '--net', '--ipc', '--'] : [];
     const userStage = unshare ? [unshare, '--user', '--map-root-user', '--net', '--ipc', '--'] : [];
+    // The loopback, brought up inside the namespace by its root; `exec "$@"` runs the rest of the chain
+    // (without the PWD the shell exported: the program's environment stays the runner's).
+    const { ip, sh } = tools;
+    const loScript = `${ip} link set lo up || exit 125; unset PWD; exec "$@"`;
+    const loStage = ip && sh ? [sh, '-c', loScript, 'dewpoint-lo-up'] : [];
     const why: string[] = [];
     if (exits0 && unshare) {
       const mid = useSetpriv ? setprivStage(probeUid) : [];
@@ -235,6 +250,17 @@ export async function probeSandboxing(tools: Tools): Promise<Sandboxing> {
         else why.push(`unshare --user --net: ${r.why}`);
       }
     } else if (exits0) why.push('unshare (util-linux) is missing');
+    let loUp = false;
+    let loWhy = !sh ? 'no sh' : !ip ? 'no ip (iproute2) on PATH, /usr/sbin or /sbin' : '';
+    if (net && exits0 && loStage.length > 0) {
+      const mid = useSetpriv ? setprivStage(probeUid) : [];
+      const r = await attempt(
+        net === 'plain' ? [...plainStage, ...loStage, exits0] : [...mid, ...userStage, ...loStage, exits0],
+      );
+      loUp = r.ok;
+      if (!r.ok) loWhy = `ip link set lo up: ${r.why}`;
+    }
+    const lo = loUp ? loStage : [];
 
     // Processes: bounded for this run alone with a uid of its own, or inside a user namespace of its own.
     // Root's own processes are exempt from RLIMIT_NPROC, in a user namespace too: only a non-root creator counts.
@@ -242,9 +268,9 @@ export async function probeSandboxing(tools: Tools): Promise<Sandboxing> {
     const bounded = drop || limitInside;
     const launcherArgs = drop ? [`--nproc=${nproc}:${nproc}`] : [];
     const stagesFor = (uid: number | null) => [
-      ...(net === 'plain' ? plainStage : []),
+      ...(net === 'plain' ? [...plainStage, ...lo] : []),
       ...(useSetpriv ? setprivStage(uid) : []),
-      ...(net === 'user' ? userStage : []),
+      ...(net === 'user' ? [...userStage, ...lo] : []),
       ...(limitInside ? [prlimit!, `--nproc=${nproc}:${nproc}`, '--'] : []),
     ];
 
@@ -263,7 +289,11 @@ export async function probeSandboxing(tools: Tools): Promise<Sandboxing> {
       : `the companion's own user, ${me}${net === 'user' ? ', as root of a user namespace of its own' : ''}${useSetpriv ? ', no_new_privs' : ''}`;
     notes.unshift(
       net
-        ? `network: isolated (a network namespace of its own via ${net === 'plain' ? 'unshare --net' : 'a user namespace'}; its loopback is down, so not even 127.0.0.1 answers)`
+        ? `network: isolated (a network namespace of its own via ${net === 'plain' ? 'unshare --net' : 'a user namespace'}; ${
+            loUp
+              ? 'its own loopback is up, so a program may talk to itself over 127.0.0.1, and nothing outside answers'
+              : `its loopback is down (${loWhy}), so not even 127.0.0.1 answers`
+          })`
         : `network: NOT isolated (${why.join('; ')}): programs reach whatever this machine reaches`,
       drop
         ? `files: writes only its job directory and the world-writable ${WORLD_WRITABLE.join(', ')} (its leftovers at their top level are deleted after the run); reads what any user may read`
@@ -289,6 +319,7 @@ export async function probeSandboxing(tools: Tools): Promise<Sandboxing> {
     return {
       containment: {
         networkIsolation: net !== null,
+        loopback: loUp,
         dedicatedUser: drop,
         user,
         maxProcesses: bounded ? nproc : null,
@@ -321,6 +352,7 @@ function uncontained(me: string, notes: string[]): Sandboxing {
   return {
     containment: {
       networkIsolation: false,
+      loopback: false,
       dedicatedUser: false,
       user: `the companion's own user, ${me}`,
       maxProcesses: null,

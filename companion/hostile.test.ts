@@ -424,14 +424,58 @@ describe.skipIf(missing.length > 0 && !process.env.CI)(
               print("refused", e.errno)
         `);
           expect(o.verdict).toBe('COMPLETED');
-          // ENETUNREACH: the namespace's loopback is down.
-          expect(o.stdout).toBe(containment.networkIsolation ? 'refused 101\n' : 'connected\n');
+          // The namespace's own loopback answers, where it is up: nobody listens there (ECONNREFUSED), else ENETUNREACH.
+          expect(o.stdout).toBe(
+            containment.networkIsolation ? `refused ${containment.loopback ? 111 : 101}\n` : 'connected\n',
+          );
           expect(accepted).toBe(containment.networkIsolation ? 0 : 1);
           expect(took).toBeLessThan(6);
           await expectNothingLeft();
         } finally {
           server.close();
         }
+      });
+
+      it('the program talks to itself over its own 127.0.0.1; a closed port there is refused; nothing outside answers', async () => {
+        const { o } = await run(`
+          import socket
+          server = socket.socket()
+          server.bind(("127.0.0.1", 0))
+          server.listen()
+          port = server.getsockname()[1]
+          try:
+              c = socket.create_connection(("127.0.0.1", port), timeout=2)
+              a, _ = server.accept()
+              c.sendall(b"ping")
+              print("self", a.recv(4).decode())
+          except OSError as e:
+              print("self failed", e.errno)
+          probe = socket.socket()
+          probe.bind(("127.0.0.1", 0))
+          closed = probe.getsockname()[1]
+          probe.close()
+          for host, p in (("127.0.0.1", closed), ("192.0.2.1", 9), ("8.8.8.8", 53)):
+              try:
+                  socket.create_connection((host, p), timeout=1).close()
+                  print(host, "connected")
+              except OSError as e:
+                  print(host, "errno", e.errno)
+        `);
+        expect(o.verdict, o.stderr).toBe('COMPLETED');
+        const lines = o.stdout.trim().split('\n');
+        if (containment.networkIsolation && containment.loopback) {
+          expect(lines[0]).toBe('self ping');
+          expect(lines[1]).toBe('127.0.0.1 errno 111'); // ECONNREFUSED, not ENETUNREACH
+          // Outside: ENETUNREACH (no route but loopback), never a connection.
+          expect(lines.slice(2)).toEqual(['192.0.2.1 errno 101', '8.8.8.8 errno 101']);
+          expect(containment.notes[0]).toMatch(/its own loopback is up/);
+        } else if (containment.networkIsolation) {
+          expect(lines[0]).toBe('self failed 101');
+          expect(containment.notes[0]).toMatch(/its loopback is down \(/);
+        } else {
+          expect(lines[0]).toBe('self ping');
+        }
+        await expectNothingLeft();
       });
 
       it('writes outside the job directory are refused with a uid of its own, but /tmp and /dev/shm, whose leftovers are deleted', async () => {

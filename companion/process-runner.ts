@@ -21,6 +21,7 @@
  * - What else the machine allows is found once by `probe()` (containment.ts) and applied per run
  *   by a `Jail`: a network namespace of its own; as root, a uid of its own per run owning the job
  *   directory; RLIMIT_NPROC where it bounds this run alone. What it cannot contain it reports.
+ * - If the companion dies mid-run, its reaper (reaper.ts) kills the group and its strays.
  *
  * Not a mount, pid or cgroup sandbox: ContainerRunner's job (rl-spec, "Sandboxes").
  * Reference: the ported library's ProcessRunner and SandboxLimits (dew-objectives-rl.txt).
@@ -45,6 +46,7 @@ import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { handOver, probeSandboxing, type Containment, type Jail, type Sandboxing } from './containment';
 import { collectOutput, judge } from './job';
+import { watch } from './reaper';
 import {
   parseWith,
   programSchema,
@@ -142,6 +144,9 @@ export class ProcessRunner {
         unshare: await this.find(this.unshare),
         setpriv: await this.find(this.setpriv),
         true: await this.find('true'),
+        // iproute2 lives in /usr/sbin, often off a non-root PATH.
+        ip: (await this.find('ip')) ?? (await this.find('/usr/sbin/ip')) ?? (await this.find('/sbin/ip')),
+        sh: (await this.find('sh')) ?? (await this.find('/bin/sh')),
       });
     })();
     return this.sandboxing;
@@ -238,6 +243,8 @@ export class ProcessRunner {
       child.once('error', (e) => rej(new RunnerUnavailable(`could not start ${launcher}: ${e.message}`, { cause: e })));
     });
     const pid = child.pid!;
+    // Killed by the reaper if the companion dies before the run ends.
+    const unwatch = watch({ pgid: pid, uid: jail.uid, dir });
     const wall = setTimeout(() => kill('wall'), limits.wallSeconds * 1000);
     const cancel = () => kill('cancel');
     signal?.addEventListener('abort', cancel, { once: true });
@@ -249,6 +256,7 @@ export class ProcessRunner {
       killGroup(pid);
       await sweepStrays(pid, dir, jail.uid);
       jail.swept();
+      unwatch();
       swept = true;
     };
     try {

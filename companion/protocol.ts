@@ -318,11 +318,38 @@ export const envStepLineSchema = z
   });
 
 /**
+ * Why a session request answered `status: 'error'`, by name (`detail` says more, in words). All
+ * but `environment` end the session: its process group is killed and its directory deleted.
+ * - `environment`: the environment's own `{"status":"error"}` reply.
+ * - `deadline`: no reply within `limits.wallSeconds`.
+ * - `exited`: the program exited or was killed (RLIMIT_CPU, a signal) before it answered.
+ * - `bad-reply`: a line on its stdout that is not JSON, not a valid reply, or answers no request.
+ * - `message-limit`: a line on its stdout longer than `limits.messageBytes`.
+ * - `cancelled`: the request's client went away.
+ * - `closed`: the session was closed while the request waited.
+ * - `io`: reading its stdout or stderr, or writing its stdin, failed.
+ */
+export const ENV_ERROR_KINDS = [
+  'environment',
+  'deadline',
+  'exited',
+  'bad-reply',
+  'message-limit',
+  'cancelled',
+  'closed',
+  'io',
+] as const;
+export type EnvErrorKind = (typeof ENV_ERROR_KINDS)[number];
+
+/**
  * What POST /v1/sessions/:id/reset answers: the first context, or an error (the environment's own,
- * or the companion's: deadline, exit, a stray line; the process is then dead).
+ * or the companion's: deadline, exit, a stray line; the process is then dead). The companion
+ * always names an error's kind (`error`); optional in the type only so that clients that do not
+ * read it yet agree with it.
  */
 export type EnvResetReply =
-  { status: 'running'; context: number[]; detail?: string } | { status: 'error'; context: []; detail: string };
+  | { status: 'running'; context: number[]; detail?: string }
+  | { status: 'error'; context: []; detail: string; error?: EnvErrorKind };
 /**
  * What POST /v1/sessions/:id/step answers: the worker's `EnvStep` (observation is `[]` when the
  * reply gave `context` or none), or an error as for reset.
@@ -333,4 +360,6 @@ export interface EnvStepReply {
   status: (typeof ENV_STATUSES)[number];
   reward?: number;
   detail?: string;
+  /** With status error, its kind (always set by the companion). */
+  error?: EnvErrorKind;
 }

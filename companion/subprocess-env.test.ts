@@ -116,8 +116,18 @@ describe('SubprocessEnvironment: the protocol', () => {
 
   it("the environment's own error passes through as status error, with its detail", async () => {
     const env = await start(loop(`def handle(req): return {"status": "error", "detail": "no such task"}`));
-    expect(await env.reset(RESET)).toEqual({ status: 'error', context: [], detail: 'no such task' });
-    expect(await env.step(act([3]))).toEqual({ observation: [], status: 'error', detail: 'no such task' });
+    expect(await env.reset(RESET)).toEqual({
+      status: 'error',
+      context: [],
+      detail: 'no such task',
+      error: 'environment',
+    });
+    expect(await env.step(act([3]))).toEqual({
+      observation: [],
+      status: 'error',
+      detail: 'no such task',
+      error: 'environment',
+    });
     await expectNothingLeft(env);
   });
 });

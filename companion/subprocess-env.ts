@@ -11,14 +11,16 @@
  * sweep for children that left it) and its directory deleted, on `close`, and on the first
  * failure: the deadline, cancellation (a request's signal aborts), the program's exit, a stray
  * stdout line (not JSON, not a valid reply, or no request waiting; quoted, truncated), a line past
- * `limits.messageBytes`. A failure answers the request waiting as `{ status: 'error', detail }`
+ * `limits.messageBytes`. A failure answers the request waiting as `{ status: 'error', detail, error }`
+ * (`error`: its kind by name, protocol.ts ENV_ERROR_KINDS)
  * (once the program is dead and its directory deleted) and every later one the same: an expected
  * outcome, not an exception. stderr's last bytes are kept for those details.
  *
  * Not a filesystem or network sandbox (ProcessRunner's limits, no more), not the HTTP routes
  * (server.ts, env-sessions.ts). Reference: dew `SubprocessEnvironment` (dew-objectives-rl.txt).
- * Deviation: dew's worker also gets SIGKILL when its parent dies (PR_SET_PDEATHSIG); here a
- * program whose companion died reads EOF on stdin, and one that ignores it lives on.
+ * Deviation: dew's worker gets SIGKILL when its parent dies (PR_SET_PDEATHSIG); here the
+ * companion's reaper (reaper.ts) kills the program's whole group, and what left it, when the
+ * companion dies, however it dies.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { spawn } from 'node:child_process';
@@ -26,6 +28,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { z } from 'zod';
 import type { Jail } from './containment';
 import { handOver } from './containment';
+import { watch } from './reaper';
 import type { ProcessRunner } from './process-runner';
 import {
   DEFAULT_ARGV,
@@ -38,6 +41,7 @@ import {
   writeFiles,
 } from './process-runner';
 import type {
+  EnvErrorKind,
   EnvRequestLine,
   EnvResetReply,
   EnvResetRequest,
@@ -62,7 +66,7 @@ export function quote(s: string, max = QUOTE_CHARS): string {
   return s.length <= max ? JSON.stringify(s) : `${JSON.stringify(s.slice(0, max))}… (${s.length} characters)`;
 }
 
-type Answer = { ok: true; value: unknown } | { ok: false; detail: string };
+type Answer = { ok: true; value: unknown } | { ok: false; detail: string; kind: EnvErrorKind };
 interface Pending {
   op: 'reset' | 'step';
   schema: z.ZodType;
@@ -78,6 +82,7 @@ export interface SubprocessProgram {
 export class SubprocessEnvironment {
   /** Why the session ended (null while it runs): every request after it answers this. */
   private endedBy: string | null = null;
+  private endedKind: EnvErrorKind = 'closed';
   private pending: Pending | null = null;
   private line: Buffer[] = [];
   private lineBytes = 0;
@@ -85,6 +90,8 @@ export class SubprocessEnvironment {
   private readonly exited: Promise<void>;
   private readonly streamsClosed: Promise<void>;
   private cleaning: Promise<void> | null = null;
+  /** Takes the program off the reaper's list (once its group is dead and its directory deleted). */
+  private readonly unwatch: () => void;
 
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
@@ -95,17 +102,18 @@ export class SubprocessEnvironment {
     readonly limits: SandboxLimits,
     private readonly jail: Jail,
   ) {
+    this.unwatch = watch({ pgid: pid, uid: jail.uid, dir });
     child.stdout.on('data', (chunk: Buffer) => this.onStdout(chunk));
     child.stderr.on('data', (chunk: Buffer) => {
       const all = Buffer.concat([this.stderrTail, chunk]);
       this.stderrTail = all.subarray(Math.max(0, all.length - STDERR_TAIL_BYTES));
     });
     for (const s of [child.stdout, child.stderr])
-      s.on('error', (e) => this.fail(`reading the environment's output failed: ${e.message}`));
+      s.on('error', (e) => this.fail('io', `reading the environment's output failed: ${e.message}`));
     child.stdin.on('error', (e: NodeJS.ErrnoException) => {
       // EPIPE: the program is gone or closed stdin; its exit is reported below.
       if (e.code !== 'EPIPE' && e.code !== 'ECONNRESET')
-        this.fail(`writing to the environment's stdin failed: ${e.message}`);
+        this.fail('io', `writing to the environment's stdin failed: ${e.message}`);
     });
     this.streamsClosed = Promise.all(
       [child.stdout, child.stderr].map((s) => new Promise<void>((res) => s.once('close', () => res()))),
@@ -120,6 +128,7 @@ export class SubprocessEnvironment {
               ? `exit code ${code}`
               : `killed by signal ${signal}${signal === 'SIGKILL' || signal === 'SIGXCPU' ? ` (not by the companion; RLIMIT_CPU sends it at limits.cpuSeconds = ${limits.cpuSeconds})` : ''}`;
           this.fail(
+            'exited',
             `the environment exited (${how}) ${this.pending ? `before answering ${this.pending.op}` : 'between requests'}`,
           );
         });
@@ -160,6 +169,11 @@ export class SubprocessEnvironment {
     return new SubprocessEnvironment(child, child.pid!, dir, limits, jail);
   }
 
+  /** The uid the program runs as when that is its own for this run (every process of it is the session's), else null. */
+  get uid(): number | null {
+    return this.jail.uid;
+  }
+
   /** Why the session ended, or null while it runs. */
   get ended(): string | null {
     return this.endedBy;
@@ -172,16 +186,21 @@ export class SubprocessEnvironment {
 
   async reset(request: EnvResetRequest, signal?: AbortSignal): Promise<EnvResetReply> {
     const a = await this.request('reset', { op: 'reset', ...request }, envResetLineSchema, signal);
-    if (!a.ok) return { status: 'error', context: [], detail: a.detail };
+    if (!a.ok) return { status: 'error', context: [], detail: a.detail, error: a.kind };
     const r = a.value as z.output<typeof envResetLineSchema>;
     if (r.status === 'error')
-      return { status: 'error', context: [], detail: r.detail || 'the environment reported an error without a detail' };
+      return {
+        status: 'error',
+        context: [],
+        detail: r.detail || 'the environment reported an error without a detail',
+        error: 'environment',
+      };
     return { status: 'running', context: r.context!, ...(r.detail ? { detail: r.detail } : {}) };
   }
 
   async step(request: EnvStepRequest, signal?: AbortSignal): Promise<EnvStepReply> {
     const a = await this.request('step', { op: 'step', ...request }, envStepLineSchema, signal);
-    if (!a.ok) return { observation: [], status: 'error', detail: a.detail };
+    if (!a.ok) return { observation: [], status: 'error', detail: a.detail, error: a.kind };
     const r = a.value as z.output<typeof envStepLineSchema>;
     return {
       observation: r.observation ?? [],
@@ -189,6 +208,7 @@ export class SubprocessEnvironment {
       status: r.status,
       ...(r.reward !== undefined ? { reward: r.reward } : {}),
       ...(r.detail !== undefined ? { detail: r.detail } : {}),
+      ...(r.status === 'error' ? { error: 'environment' as const } : {}),
     };
   }
 
@@ -199,7 +219,7 @@ export class SubprocessEnvironment {
   async close(): Promise<void> {
     if (this.endedBy === null) {
       this.endedBy = 'the session was closed';
-      this.pending?.done({ ok: false, detail: `the session was closed during ${this.pending.op}` });
+      this.pending?.done({ ok: false, detail: `the session was closed during ${this.pending.op}`, kind: 'closed' });
       this.pending = null;
       this.child.stdin.end(`${JSON.stringify({ op: 'close' } satisfies EnvRequestLine)}\n`);
       await Promise.race([this.exited, delay(CLOSE_GRACE_MS)]);
@@ -212,17 +232,26 @@ export class SubprocessEnvironment {
       throw new Error(
         `SubprocessEnvironment: ${op} while ${this.pending.op} is still waiting for its reply; send one request at a time`,
       );
-    if (this.endedBy !== null) return Promise.resolve({ ok: false, detail: this.endedBy });
+    if (this.endedBy !== null) {
+      // Answered, as the first failure is, once the program is dead and its directory deleted.
+      const ended: Answer = { ok: false, detail: this.endedBy, kind: this.endedKind };
+      return (this.cleaning ?? Promise.resolve()).then(
+        () => ended,
+        () => ended,
+      );
+    }
     return new Promise<Answer>((resolve) => {
       const { wallSeconds } = this.limits;
       const timer = setTimeout(
         () =>
           this.fail(
+            'deadline',
             `the environment did not answer ${op} within the ${wallSeconds} s deadline (limits.wallSeconds) and was killed`,
           ),
         wallSeconds * 1000,
       );
-      const cancel = () => this.fail(`${op} was cancelled (its client went away); the environment was killed`);
+      const cancel = () =>
+        this.fail('cancelled', `${op} was cancelled (its client went away); the environment was killed`);
       this.pending = {
         op,
         schema,
@@ -247,6 +276,7 @@ export class SubprocessEnvironment {
       this.lineBytes += piece.length;
       if (this.lineBytes > this.limits.messageBytes) {
         this.fail(
+          'message-limit',
           `a line on the environment's stdout passed the ${this.limits.messageBytes}-byte message limit ` +
             `(limits.messageBytes): ${quote(Buffer.concat(this.line).toString('utf8'))}`,
         );
@@ -265,6 +295,7 @@ export class SubprocessEnvironment {
     const p = this.pending;
     if (!p)
       return this.fail(
+        'bad-reply',
         `a stray line on the environment's stdout, with no request waiting: ${quote(text)} (stdout is for replies only; write anything else to stderr)`,
       );
     let value: unknown;
@@ -272,12 +303,14 @@ export class SubprocessEnvironment {
       value = JSON.parse(text);
     } catch {
       return this.fail(
+        'bad-reply',
         `a stray line on the environment's stdout in reply to ${p.op}, not JSON: ${quote(text)} (stdout is for replies only; write anything else to stderr)`,
       );
     }
     const parsed = parseWith(p.schema, value, 'reply');
     if (!parsed.ok)
       return this.fail(
+        'bad-reply',
         `an invalid reply to ${p.op} on the environment's stdout (${parsed.problems.join('; ')}): ${quote(text)}`,
       );
     this.pending = null;
@@ -285,20 +318,21 @@ export class SubprocessEnvironment {
   }
 
   /** Ends the session with `why` (the first reason wins): kills the group, answers the request waiting, cleans up. */
-  private fail(why: string): void {
+  private fail(kind: EnvErrorKind, why: string): void {
     if (this.endedBy !== null) return;
     const tail = this.stderrTail.toString('utf8').trimEnd();
     const detail = tail ? `${why}; its stderr ended with ${quote(tail, STDERR_QUOTE_CHARS)}` : why;
     this.endedBy = detail;
+    this.endedKind = kind;
     killGroup(this.pid);
     const p = this.pending;
     this.pending = null;
     // The request waiting is answered once the program is dead and its directory gone.
     this.cleanUp().then(
-      () => p?.done({ ok: false, detail }),
+      () => p?.done({ ok: false, detail, kind }),
       (e: Error) => {
         console.error(`environment session in ${this.dir}: cleanup after "${why}" failed: ${e.message}`);
-        p?.done({ ok: false, detail: `${detail}; then cleaning up failed: ${e.message}` });
+        p?.done({ ok: false, detail: `${detail}; then cleaning up failed: ${e.message}`, kind });
       },
     );
   }
@@ -318,6 +352,7 @@ export class SubprocessEnvironment {
       try {
         await removeJobDir(this.dir);
       } finally {
+        this.unwatch();
         await this.jail.close();
       }
     })();

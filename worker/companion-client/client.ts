@@ -120,14 +120,23 @@ export interface SessionResetRequest {
 export interface SessionStepRequest {
   action: { ids: number[]; text: string; terminated: boolean };
 }
+/**
+ * The kind of an environment session's failure, as the companion names it (companion/protocol.ts
+ * `ENV_ERROR_KINDS`, restated: the worker cannot import the companion).
+ */
+export type SessionErrorKind =
+  'environment' | 'deadline' | 'exited' | 'bad-reply' | 'message-limit' | 'cancelled' | 'closed' | 'io';
 export type SessionResetReply =
-  { status: 'running'; context: number[]; detail?: string } | { status: 'error'; context: []; detail: string };
+  | { status: 'running'; context: number[]; detail?: string }
+  | { status: 'error'; context: []; detail: string; error?: SessionErrorKind };
 export interface SessionStepReply {
   observation: number[];
   context?: number[];
   status: 'running' | 'done' | 'error';
   reward?: number;
   detail?: string;
+  /** With status 'error': what failed (the program's own error reply is `environment`). */
+  error?: SessionErrorKind;
 }
 
 export class CompanionClient {

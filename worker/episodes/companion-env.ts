@@ -80,7 +80,10 @@ export class CompanionEnvironment implements Environment {
       { task: { id: taskId, prompt, answer, data: { ...data } }, tokenizer: this.o.tok.describe() },
       this.abort.signal,
     );
-    if (r.status === 'error') throw new Error(`the environment could not start task ${this.task.id}: ${r.detail}`);
+    if (r.status === 'error')
+      throw new Error(
+        `the environment could not start task ${this.task.id}: ${r.error ? `${r.error}: ` : ''}${r.detail}`,
+      );
     return Int32Array.from(r.context);
   }
 
@@ -88,11 +91,13 @@ export class CompanionEnvironment implements Environment {
     if (!this.opening) throw new Error(`companion environment (task ${this.task.id}): step before reset`);
     try {
       const id = await this.opening;
-      return await this.o.client.stepSession(
+      const r = await this.o.client.stepSession(
         id,
         { action: { ids: Array.from(action.ids), text: action.text, terminated: action.terminated } },
         this.abort.signal,
       );
+      // A failed step names its kind first (deadline, exited, bad-reply, ...), as the companion does.
+      return r.status === 'error' && r.error ? { ...r, detail: `${r.error}: ${r.detail ?? ''}` } : r;
     } catch (e) {
       return {
         observation: new Int32Array(0),
@@ -127,9 +132,6 @@ export function companionEnvironments(o: CompanionEnvOptions): EnvironmentFactor
  * companion by `o.program`, and the step deadline those need (`companionDeadlineMs`), which
  * collectEpisodes takes when its caller names none.
  */
-export function inCompanion(
-  kind: EnvironmentKind,
-  o: CompanionEnvOptions,
-): EnvironmentKind {
+export function inCompanion(kind: EnvironmentKind, o: CompanionEnvOptions): EnvironmentKind {
   return { ...kind, create: companionEnvironments(o), stepTimeoutMs: companionDeadlineMs(o) };
 }
