@@ -85,6 +85,24 @@ describe('episode views from the journal', () => {
     expect(d.vocab[tok.eos]).toBe('<eos>');
   });
 
+  it("with the step's trained groups (dynamic sampling journals every batch it drew), a group left out did not train", async () => {
+    const { records } = await journaled();
+    const all = await episodeSummaries(records, 3, context);
+    const varying = all.find((s) => s.trained)!;
+    // Only the other task's group trained at this step: the varying group was drawn but not kept.
+    const other = all.find((s) => s.group !== varying.group)!.group;
+    const kept = await episodeSummaries(records, 3, { ...context, trainedGroups: new Set([other]) });
+    expect(kept.filter((s) => s.group === varying.group).every((s) => !s.trained)).toBe(true);
+    expect(kept.filter((s) => s.group === other).map((s) => s.trained)).toEqual(
+      all.filter((s) => s.group === other).map((s) => s.trained),
+    );
+    const lines = (await episodesJsonl('r', [{ step: 3, records, trainedGroups: new Set([other]) }], context))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { group: string; trained: boolean });
+    expect(lines.filter((l) => l.group === varying.group).every((l) => !l.trained)).toBe(true);
+  });
+
   it('replay re-executes the actions against a fresh environment: identical, or where an environment that answers otherwise diverges', async () => {
     const { records } = await journaled();
     expect(await replayEpisode(records, 0, context)).toMatchObject({ identical: true, summary: 'identical' });

@@ -22,6 +22,11 @@ export interface EpisodeContext {
   group: number;
   truncation: Truncation;
   maskZeroAdvantage: boolean;
+  /**
+   * The groups the step trained on, from its stored advantage groups: with dynamic sampling a step
+   * journals every batch it drew, and only the groups kept trained. Absent: decided by pack's rule alone.
+   */
+  trainedGroups?: ReadonlySet<string>;
 }
 
 function summary(
@@ -35,7 +40,8 @@ function summary(
   const zeroStd = rewards.every((r) => r === rewards[0]);
   // pack's rule (worker/rl/pack.ts `carries`): a trainable status under the truncation rule, a whole group, not all rewards equal when those are masked.
   const trainable = (ep.status === 'completed' || ep.status === 'truncated') && trains(ep.status, c.truncation);
-  const trained = trainable && !e.groupAborted && !e.corrupt && !(c.maskZeroAdvantage && zeroStd);
+  const kept = !c.trainedGroups || c.trainedGroups.has(e.group);
+  const trained = kept && trainable && !e.groupAborted && !e.corrupt && !(c.maskZeroAdvantage && zeroStd);
   return {
     step,
     index: e.index,
@@ -216,14 +222,14 @@ export async function replayEpisode(
 /** One JSONL line per episode of the given steps' records: turns with token ids, both log-probs, observations, statuses and rewards. */
 export async function episodesJsonl(
   runId: string,
-  steps: readonly { step: number; records: readonly JournalRecord[] }[],
+  steps: readonly { step: number; records: readonly JournalRecord[]; trainedGroups?: ReadonlySet<string> }[],
   c: EpisodeContext,
 ): Promise<string> {
   const lines: string[] = [];
-  for (const { step, records } of steps) {
+  for (const { step, records, trainedGroups } of steps) {
     const eps = await readJournal(records, c.kind, c.tok, c.group);
     for (const e of eps) {
-      const s = summary(e, eps, step, c);
+      const s = summary(e, eps, step, trainedGroups ? { ...c, trainedGroups } : c);
       const writers = new Map(
         records.filter((r) => r.episode === e.index && r.kind === 'turn').map((r) => [r.turn, r.writer]),
       );

@@ -91,7 +91,12 @@ export class RunReads {
   /** `o`: the stored run's options; null for a run that is not stored. */
   private trained(runId: string, o: RunOptions | null): RunReader {
     const store = this.store;
-    const context = () => (o ? this.episodeContext(runId, o) : Promise.resolve(null));
+    // A step's context: the run's, with the groups the step trained on (its stored advantage groups).
+    const context = async (step?: number) => {
+      const c = o ? await this.episodeContext(runId, o) : null;
+      const groups = c && step !== undefined ? await store.groupsAt(runId, step) : null;
+      return c && groups ? { ...c, trainedGroups: new Set(groups.map((g) => g.group)) } : c;
+    };
     return {
       tokenTexts: async (ids) => {
         const tok = o ? await this.bases.tokenizerOf(runId, o) : null;
@@ -99,11 +104,11 @@ export class RunReads {
       },
       episodeSteps: () => store.journal.steps(runId),
       episodesAt: async (step) => {
-        const [c, records] = await Promise.all([context(), store.journal.load(runId, step)]);
+        const [c, records] = await Promise.all([context(step), store.journal.load(runId, step)]);
         return c && records.length ? episodeSummaries(records, step, c) : null;
       },
       episodeAt: async (step, index) => {
-        const [c, records] = await Promise.all([context(), store.journal.load(runId, step)]);
+        const [c, records] = await Promise.all([context(step), store.journal.load(runId, step)]);
         return c && records.length ? episodeDetail(records, step, index, c) : null;
       },
       replayEpisode: async (step, index) => {
@@ -117,7 +122,16 @@ export class RunReads {
         const steps = await store.journal.steps(runId);
         return episodesJsonl(
           runId,
-          await Promise.all(steps.map(async (step) => ({ step, records: await store.journal.load(runId, step) }))),
+          await Promise.all(
+            steps.map(async (step) => {
+              const groups = await store.groupsAt(runId, step);
+              return {
+                step,
+                records: await store.journal.load(runId, step),
+                ...(groups ? { trainedGroups: new Set(groups.map((g) => g.group)) } : {}),
+              };
+            }),
+          ),
           c,
         );
       },
