@@ -20,7 +20,11 @@ export interface Call {
   sampledIds: ArrayLike<number>;
   /** Per sampled id, its log-probability under the sampling distribution (after temperature/top-k/top-p). Finite. */
   behaviorLogProbs: ArrayLike<number>;
-  /** Per sampled id, its log-probability under the unfiltered model at the sampling temperature (log_softmax(l / T), as the trainer scores it); becomes `oldLogProbs`. Absent when the sampler did not record it. */
+  /**
+   * Per sampled id, its log-probability under the unfiltered model at the sampling temperature
+   * (log_softmax(l / T), as the trainer scores it); becomes `oldLogProbs`. Absent when the sampler
+   * did not record it.
+   */
   rawLogProbs?: ArrayLike<number>;
   finishReason: FinishReason;
   /** The oldest policy version that may have produced any of the ids. Non-negative integer. */

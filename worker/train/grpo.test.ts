@@ -254,28 +254,32 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
       for (let i = r * W; i < (r + 1) * W; i++) if (!s.packed.responseMask[i]) expect(s.dlogp[i]).toBe(0);
   });
 
-  it('importance: with behavior ≠ old (top-p 0.9) a TIS cap and an IcePop band each change the loss; without a filter they change nothing, at any temperature', async () => {
-    // Old is the full softmax at the temperature, behavior the nucleus renormalised: π_old / μ is the kept mass, ≤ 1.
-    const T = { ...TRAIN, temperature: 0.7, topP: 0.9 };
-    const none = await first(T);
-    const tis = await first({ ...T, importance: { threshold: 0.98 } });
-    const band = await first({ ...T, importance: { threshold: [0.92, 1.05] } });
-    const rejected = await first({ ...T, rejection: { token_k1: [0.92, 1.05] } });
-    for (const s of [tis, band, rejected])
-      expect(s.generated.map((g) => [...g.sampledIds])).toEqual(none.generated.map((g) => [...g.sampledIds]));
-    expect(Math.abs(none.metrics['mismatch/kl'])).toBeGreaterThan(1e-4);
-    const losses = [none, tis, band, rejected].map((s) => s.metrics['loss/policy']);
-    expect(new Set(losses).size).toBe(4);
-    expect(band.metrics['mismatch/rollout_is_oob_ratio']).toBeGreaterThan(0);
-    expect(rejected.metrics['mismatch/rollout_rs_masked_fraction']).toBeGreaterThan(0);
-    // No filter: behavior = raw = old at the temperature (the trainer scores logits / T), every weight is 1.
-    for (const temperature of [1, 0.7]) {
-      const plain = await first({ ...TRAIN, temperature });
-      const capped = await first({ ...TRAIN, temperature, importance: { threshold: 1.5 } });
-      expect(Math.abs(plain.metrics['mismatch/kl'])).toBeLessThan(1e-6);
-      expect(capped.metrics['loss/policy']).toBeCloseTo(plain.metrics['loss/policy'], 5);
-    }
-  });
+  it(
+    'importance: with behavior ≠ old (top-p 0.9) a TIS cap and an IcePop band each change the loss; without a ' +
+      'filter they change nothing, at any temperature',
+    async () => {
+      // Old is the full softmax at the temperature, behavior the nucleus renormalised: π_old / μ is the kept mass, ≤ 1.
+      const T = { ...TRAIN, temperature: 0.7, topP: 0.9 };
+      const none = await first(T);
+      const tis = await first({ ...T, importance: { threshold: 0.98 } });
+      const band = await first({ ...T, importance: { threshold: [0.92, 1.05] } });
+      const rejected = await first({ ...T, rejection: { token_k1: [0.92, 1.05] } });
+      for (const s of [tis, band, rejected])
+        expect(s.generated.map((g) => [...g.sampledIds])).toEqual(none.generated.map((g) => [...g.sampledIds]));
+      expect(Math.abs(none.metrics['mismatch/kl'])).toBeGreaterThan(1e-4);
+      const losses = [none, tis, band, rejected].map((s) => s.metrics['loss/policy']);
+      expect(new Set(losses).size).toBe(4);
+      expect(band.metrics['mismatch/rollout_is_oob_ratio']).toBeGreaterThan(0);
+      expect(rejected.metrics['mismatch/rollout_rs_masked_fraction']).toBeGreaterThan(0);
+      // No filter: behavior = raw = old at the temperature (the trainer scores logits / T), every weight is 1.
+      for (const temperature of [1, 0.7]) {
+        const plain = await first({ ...TRAIN, temperature });
+        const capped = await first({ ...TRAIN, temperature, importance: { threshold: 1.5 } });
+        expect(Math.abs(plain.metrics['mismatch/kl'])).toBeLessThan(1e-6);
+        expect(capped.metrics['loss/policy']).toBeCloseTo(plain.metrics['loss/policy'], 5);
+      }
+    },
+  );
 
   it('estimator, advantage and truncation reach pack: RLOO gives other advantages than GRPO on the same batch', async () => {
     const grpo = await first(TRAIN);
