@@ -169,8 +169,13 @@ config = GRPOConfig(
 
   it('grpo-code: one action of 50 ids', () => {
     const e = trl(defaultsOf('grpo-code'));
-    expect(e.kwargs).toEqual(episodes('grpo-code', 50));
-    expect(kinds(e.unmapped).slice(0, 2)).toEqual(['preset:none', 'maxTurns:default']);
+    expect(e.kwargs).toEqual({ ...episodes('grpo-code', 50), temperature: 0.3 });
+    expect(kinds(e.unmapped).slice(0, 4)).toEqual([
+      'preset:none',
+      'maxTurns:default',
+      'filterGroups:none',
+      'maxGenBatches:none',
+    ]);
   });
 
   it('ppo-arith: trl.experimental.ppo PPOConfig, one completion per query, KL off; the dual clip and clamp listed', () => {

@@ -156,11 +156,11 @@ function edit(list: string[], changes: Record<string, string>, removed: string[]
 }
 
 /**
- * A calc preset's own defaults on top of `base`: temperature 0.3, dynamic sampling on success
+ * A calc (or code) preset's own defaults on top of `base`: temperature 0.3, dynamic sampling on success
  * (verl's DAPO filter_groups, before the KL keys) and 4 samples per held-out task (before the
  * checkpoint cadence, the last key).
  */
-function calcDefaults(base: string[]): string[] {
+function calcDefaults(base: string[], sampledEvaluation = true): string[] {
   const out = edit(base, { 'actor_rollout_ref.rollout.temperature': '0.3' });
   out.splice(
     out.indexOf('actor_rollout_ref.actor.use_kl_loss=false'),
@@ -170,6 +170,7 @@ function calcDefaults(base: string[]): string[] {
     'algorithm.filter_groups.max_num_gen_batches=10',
     'data.gen_batch_size=8',
   );
+  if (!sampledEvaluation) return out;
   out.splice(
     out.length - 1,
     0,
@@ -218,8 +219,9 @@ describe("verlCommand: each preset's defaults", () => {
 
   it('grpo-code: one action of 50 ids (single-turn rollout), the grader listed with the task', () => {
     const e = verl(defaultsOf('grpo-code'));
+    // grpo-code samples as grpo-calc but evaluates greedily only.
     expect(e.overrides).toEqual(
-      edit(GRPO_CALC, { 'data.max_response_length': '50' }, [
+      edit(calcDefaults(GRPO_CALC, false), { 'data.max_response_length': '50' }, [
         'actor_rollout_ref.rollout.multi_turn.enable',
         'actor_rollout_ref.rollout.multi_turn.max_assistant_turns',
       ]),

@@ -424,7 +424,8 @@ export const PRESETS: readonly PresetSpec[] = [
       "tasks × 8 samples per step; the Groups view shows each case's verdict, the session panel its " +
       'stdout and stderr. Needs a companion: run npx dewpoint companion and open the link it prints (or ' +
       'paste it in System); without one every episode fails as an infrastructure failure (masked, never ' +
-      'reward 0). Measured: greedy 53.2% on the 62 held-out tasks rises to 58–66% in 150 steps (3 seeds, README).',
+      'reward 0). Samples at T = 0.3 with dynamic sampling, as grpo-calc. Measured: greedy 53.2% on the 62 held-out ' +
+      'tasks rises to 59.7–67.7% in 150 steps on 3 seeds, never below the start (README).',
     evalN: 100,
     companion: true,
     speed: { perStep: [3, 4], source: 'README "Code rewards": "A step takes 3–4 s here, most of it grading"' },

@@ -102,7 +102,9 @@ describe('GrpoEpisodeRun on code (CPU, the shipped code-base, a grader standing 
         graded.push(r.completion);
         return { reward: 1, program: 'print(2)', cases: [] };
       };
-      const run = new GrpoEpisodeRun(createCpuOps(), { ...GRPO_CODE, prompts: 2, group: 2, evalN: 100 }, base, null, {
+      // One batch a step: a grader that passes everything leaves no group varying for dynamic sampling.
+      const config = { ...GRPO_CODE, prompts: 2, group: 2, evalN: 100, dynamicSampling: undefined };
+      const run = new GrpoEpisodeRun(createCpuOps(), config, base, null, {
         codeGrader: grader,
       });
       const phases: Parameters<PhaseReport>[] = [];
