@@ -69,6 +69,10 @@ test('Chart settings: smoothing, a log axis refused with its reason, zoom and it
   // Zoom with the mouse wheel; the chart's own reset and the reset of all charts undo it.
   const panel = page.getByTestId('chart-tokens');
   const zoomIn = async () => {
+    // Wheel only once the chart, on screen (charts off screen are not redrawn), shows its latest option:
+    // a paced redraw may trail the log-scale change.
+    await tokens.scrollIntoViewIfNeeded();
+    await expect(tokens).toHaveAttribute('data-drawn', 'true');
     await tokens.hover();
     await page.mouse.wheel(0, -600);
     await expect(panel.getByRole('button', { name: 'Reset zoom' })).toBeVisible();

@@ -123,6 +123,8 @@ export function usePacedChart(
       drawnFrame.current = f;
       // Replacing the y axis lets it switch between value and log; the zoom (set once) is kept.
       chart.current.setOption(withFrame, { replaceMerge: ['series', 'yAxis'] });
+      // The chart shows its latest option (a redraw can trail a change by up to a pace): specs wait on it.
+      if (pending.current === null) el.current.dataset.drawn = 'true';
     });
   }, [el, onZoom]);
   useEffect(() => {
@@ -146,8 +148,9 @@ export function usePacedChart(
   useEffect(() => {
     pending.current = option;
     latestFrame.current = frame;
+    if (el.current) el.current.dataset.drawn = 'false';
     draw();
-  }, [option, frame, draw]);
+  }, [el, option, frame, draw]);
   return chart;
 }
 
