@@ -344,8 +344,7 @@ describe('ContainerRunner against a fake docker', () => {
   });
 
   it('keeps trying to remove a container whose create was still in flight when the client was killed', async () => {
-    // The create outlasts the 1 s wall by 2 s, so the first rm comes before the container even on a loaded machine.
-    vi.stubEnv('FAKE_DOCKER_CREATE_DELAY_MS', '3000');
+    vi.stubEnv('FAKE_DOCKER_CREATE_DELAY_MS', '1500');
     const outcome = await runner().run(py('import time\ntime.sleep(60)'), limits({ wallSeconds: 1 }));
     expect(outcome.verdict).toBe('TIMEOUT');
     const entries = await log();
