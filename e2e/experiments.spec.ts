@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { openPreset } from './helpers';
+import { exportedMetrics, openPreset } from './helpers';
 
 test('Experiments: sft-arith trains in the worker on WebGPU and the loss falls, live', async ({ page }) => {
   await openPreset(
@@ -17,9 +17,11 @@ test('Experiments: sft-arith trains in the worker on WebGPU and the loss falls, 
   await expect(page.getByRole('form', { name: 'Run options' })).toBeHidden();
   await expect(page.getByRole('heading', { level: 2, name: /^Run / })).toBeFocused();
   await expect(page.getByTestId('run-status')).toHaveText('running');
-  await expect(page.getByTestId('run-step')).toHaveText('1', { timeout: 120_000 });
-  const first = Number(await page.getByTestId('metric-loss').textContent());
+  // Live: steps arrive while it runs (a fast step may be past 1 when the page is read; redraws are paced).
+  await expect(page.getByTestId('run-step')).toHaveText(/^[1-6]$/, { timeout: 120_000 });
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
+  // The first step's loss from the run's own metrics export, the last as the dashboard shows it.
+  const first = (await exportedMetrics(page)).steps.find((st) => st.step === 1)!.metrics['loss/sft'];
   const last = Number(await page.getByTestId('metric-loss').textContent());
   expect(first).toBeGreaterThan(3);
   expect(last).toBeLessThan(first - 0.1);
