@@ -6,79 +6,34 @@
  * a companion kind's step deadline sits above the companion's wall, whose default the worker
  * restates.
  */
-import { chmod, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdir, rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../kernels/common/random';
-import { ProcessRunner } from '../companion/process-runner';
 import { sandboxLimitsSchema } from '../companion/protocol';
-import { startCompanion } from '../companion/server';
 import { COMPANION_DEFAULT_WALL_SECONDS, CompanionClient } from '../worker/companion-client/client';
 import { toolTokenizer } from '../worker/data/tokenizer';
+import { TOKEN, guessBounds, guessEnvProgram, sampledAction, serveEnvCompanion } from './testing/env-companion';
 import { DEADLINE_MARGIN_MS, companionDeadlineMs, inCompanion } from '../worker/episodes/companion-env';
 import { GUESS, guessTrainTasks } from '../worker/episodes/guess';
-import type { Cohort, JournalRecord } from '../worker/episodes/journal';
+import type { Cohort } from '../worker/episodes/journal';
 import { MemoryJournal } from '../worker/episodes/journal';
+import { failingAfter } from '../worker/episodes/testing/failing-journal';
 import type { EpisodeRolloutOptions, EpisodeSampler } from '../worker/episodes/rollout';
 import { collectEpisodes } from '../worker/episodes/rollout';
 
-const TOKEN = 'companion-env-resume-test';
-const ORIGIN = 'http://localhost:5173';
 const tok = toolTokenizer();
-const withOrigin: typeof fetch = (input, init) =>
-  fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), origin: ORIGIN } });
 
 /** A seeded stand-in for the policy: binary search on the feedback so far, sometimes a random guess. */
 const guesser: EpisodeSampler = async (prompts, o) =>
   prompts.map((p, r) => {
     const rand = mulberry32(o.rowSeeds![r]);
-    let lo = 1;
-    let hi = 63;
-    for (const [, g, f] of tok
-      .decode(p)
-      .slice('1-63?'.length)
-      .matchAll(/(\d+)([<>])/g)) {
-      if (f === '<') hi = Math.min(hi, Number(g) - 1);
-      else lo = Math.max(lo, Number(g) + 1);
-    }
+    const { lo, hi } = guessBounds(p);
     const text = rand() < 0.7 ? String(Math.floor((lo + hi) / 2)) : String(1 + Math.floor(rand() * 63));
-    const ids = [...tok.encode(text), tok.eos];
-    return {
-      promptIds: Int32Array.from(p),
-      sampledIds: Int32Array.from(ids),
-      behaviorLogProbs: Float64Array.from(ids, (_, k) => -0.1 * (k + 1)),
-      rawLogProbs: Float64Array.from(ids, (_, k) => -0.2 * (k + 1)),
-      finishReason: 'stop' as const,
-    };
+    return sampledAction(p, [...tok.encode(text), tok.eos]);
   });
 
-async function serve(max: number) {
-  const root = await mkdtemp(join(tmpdir(), 'dewpoint-companion-resume-'));
-  await chmod(root, 0o711);
-  const inner = new ProcessRunner();
-  const companion = await startCompanion(
-    {
-      runner: { name: 'process', run: inner.run.bind(inner) },
-      token: TOKEN,
-      origins: [ORIGIN],
-      workers: 1,
-      queueLimit: 1,
-      maxBodyBytes: 1 << 20,
-      networkIsolation: false,
-      sessions: { launcher: new ProcessRunner({ tmpRoot: root }), max },
-    },
-    0,
-  );
-  return { companion, client: new CompanionClient(companion.url, TOKEN, withOrigin), root };
-}
-
-const source = () => readFile(new URL('../examples/guess_env.py', import.meta.url), 'utf8');
-const program = async () => ({
-  files: { 'guess_env.py': await source() },
-  argv: ['python3', '-I', '-S', 'guess_env.py'],
-  limits: { wallSeconds: 10 },
-});
+const serve = serveEnvCompanion;
+const program = guessEnvProgram;
 
 describe('guess_env.py in companion sessions: resume by replay', () => {
   let s: Awaited<ReturnType<typeof serve>>;
@@ -105,12 +60,7 @@ describe('guess_env.py in companion sessions: resume by replay', () => {
     const reference = await collectEpisodes(guesser, tasks, 2, options());
     const cohort: Cohort = { runId: 'r', step: 1, policyVersion: 0, samplerSeed: 9 };
     const journal = new MemoryJournal();
-    let commits = 0;
-    const failing = Object.create(journal) as MemoryJournal;
-    failing.commit = async (records: readonly JournalRecord[]) => {
-      if (++commits > 3) throw new Error('the tab closed');
-      return journal.commit(records);
-    };
+    const failing = failingAfter(journal, 3);
     await expect(
       collectEpisodes(guesser, tasks, 2, options({ journal: { journal: failing, cohort } })),
     ).rejects.toThrow('the tab closed');

@@ -6,12 +6,9 @@
  * the companion can fail (unreachable, full, gone mid-episode, the environment's own error or
  * exit) ends the episode as an error (masked from training), never a reward 0.
  */
-import { chmod, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdir, rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../kernels/common/random';
-import { ProcessRunner } from '../companion/process-runner';
 import type {
   EnvResetReply,
   EnvResetRequest,
@@ -20,8 +17,6 @@ import type {
   EnvStepReply,
   EnvStepRequest,
 } from '../companion/protocol';
-import type { RunningCompanion } from '../companion/server';
-import { startCompanion } from '../companion/server';
 import type {
   SessionOpened,
   SessionRequest,
@@ -30,8 +25,9 @@ import type {
   SessionStepReply,
   SessionStepRequest,
 } from '../worker/companion-client/client';
-import { CompanionClient } from '../worker/companion-client/client';
+
 import { toolTokenizer } from '../worker/data/tokenizer';
+import { guessBounds, guessEnvProgram, sampledAction, serveEnvCompanion } from './testing/env-companion';
 import { inCompanion } from '../worker/episodes/companion-env';
 import type { EnvStep, EnvironmentKind } from '../worker/episodes/environment';
 import { GUESS, guessTrainTasks } from '../worker/episodes/guess';
@@ -49,12 +45,7 @@ const AGREE: [
   Same<EnvStepReply, SessionStepReply>,
 ] = [true, true, true, true, true, true];
 
-const TOKEN = 'companion-env-test';
-const ORIGIN = 'http://localhost:5173';
 const tok = toolTokenizer();
-/** A browser sends the page's Origin by itself; Node's fetch does not. */
-const withOrigin: typeof fetch = (input, init) =>
-  fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), origin: ORIGIN } });
 
 /**
  * A seeded stand-in for the policy, deterministic in each row's seed (so both runs draw the same
@@ -64,15 +55,7 @@ const withOrigin: typeof fetch = (input, init) =>
 const guesser: EpisodeSampler = async (prompts, o) =>
   prompts.map((p, r) => {
     const rand = mulberry32(o.rowSeeds![r]);
-    let lo = 1;
-    let hi = 63;
-    for (const [, g, f] of tok
-      .decode(p)
-      .slice('1-63?'.length)
-      .matchAll(/(\d+)([<>])/g)) {
-      if (f === '<') hi = Math.min(hi, Number(g) - 1);
-      else lo = Math.max(lo, Number(g) + 1);
-    }
+    const { lo, hi } = guessBounds(p);
     const u = rand();
     const text =
       u < 0.55
@@ -82,14 +65,7 @@ const guesser: EpisodeSampler = async (prompts, o) =>
           : u < 0.93
             ? ['?', 'a', '1c', '<'][Math.floor(rand() * 4)]
             : '123';
-    const ids = [...tok.encode(text), ...(text.length < o.maxNew ? [tok.eos] : [])].slice(0, o.maxNew);
-    return {
-      promptIds: Int32Array.from(p),
-      sampledIds: Int32Array.from(ids),
-      behaviorLogProbs: Float64Array.from(ids, (_, k) => -0.1 * (k + 1)),
-      rawLogProbs: Float64Array.from(ids, (_, k) => -0.2 * (k + 1)),
-      finishReason: ids.at(-1) === tok.eos ? 'stop' : 'length',
-    };
+    return sampledAction(p, [...tok.encode(text), ...(text.length < o.maxNew ? [tok.eos] : [])].slice(0, o.maxNew));
   });
 
 interface Turn {
@@ -142,26 +118,7 @@ const options = (kind: EnvironmentKind, extra: Partial<EpisodeRolloutOptions> = 
   ...extra,
 });
 
-async function serve(max = 64): Promise<{ companion: RunningCompanion; client: CompanionClient; root: string }> {
-  const root = await mkdtemp(join(tmpdir(), 'dewpoint-companion-env-'));
-  // Programs may run as a uid of their own (the runner's jail, as root): they must pass through.
-  await chmod(root, 0o711);
-  const inner = new ProcessRunner();
-  const companion = await startCompanion(
-    {
-      runner: { name: 'process', run: inner.run.bind(inner) },
-      token: TOKEN,
-      origins: [ORIGIN],
-      workers: 1,
-      queueLimit: 1,
-      maxBodyBytes: 1 << 20,
-      networkIsolation: false,
-      sessions: { launcher: new ProcessRunner({ tmpRoot: root }), max },
-    },
-    0,
-  );
-  return { companion, client: new CompanionClient(companion.url, TOKEN, withOrigin), root };
-}
+const serve = serveEnvCompanion;
 
 /** A Python environment from a source text, run as `python3 -I -S env.py`. */
 const python = (source: string) => ({
@@ -187,16 +144,7 @@ describe('examples/guess_env.py through a real companion equals the built-in gue
   });
 
   it('same seeded episodes: identical observations, statuses, rewards and details per turn, and identical episodes', async () => {
-    const source = await readFile(new URL('../examples/guess_env.py', import.meta.url), 'utf8');
-    const py = inCompanion(GUESS, {
-      client: s.client,
-      program: {
-        files: { 'guess_env.py': source },
-        argv: ['python3', '-I', '-S', 'guess_env.py'],
-        limits: { wallSeconds: 10 },
-      },
-      tok,
-    });
+    const py = inCompanion(GUESS, { client: s.client, program: await guessEnvProgram(), tok });
     const tasks = guessTrainTasks(11).take(8);
     const [tsLog, pyLog]: { reset?: number[]; steps: Turn[] }[][] = [[], []];
     const builtIn = await collectEpisodes(guesser, tasks, 3, options(logged(GUESS, tsLog)));
@@ -250,12 +198,7 @@ for n, line in enumerate(sys.stdin):
 });
 
 describe('a companion that fails: the episode is an infrastructure failure, never a reward 0', () => {
-  const source = () => readFile(new URL('../examples/guess_env.py', import.meta.url), 'utf8');
-  const program = async () => ({
-    files: { 'guess_env.py': await source() },
-    argv: ['python3', '-I', '-S', 'guess_env.py'],
-    limits: { wallSeconds: 10 },
-  });
+  const program = guessEnvProgram;
 
   it('unreachable: every episode fails to start', async () => {
     const { companion, client, root } = await serve();

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { toolTokenizer } from '../data/tokenizer';
 import type { GenerateOptions, Generated } from '../rollout/generate';
 import type { EnvStep, EnvTask, Environment, EnvironmentKind } from './environment';
-import type { Cohort, JournalRecord } from './journal';
+import type { Cohort } from './journal';
+import { failingAfter } from './testing/failing-journal';
 import { MemoryJournal } from './journal';
 import type { EpisodeRolloutOptions, EpisodeSampler } from './rollout';
 import { collectEpisodes } from './rollout';
@@ -77,17 +78,6 @@ const options = (kind: EnvironmentKind, extra: Partial<EpisodeRolloutOptions> = 
   policyVersion: 0,
   ...extra,
 });
-
-/** A journal that fails (a closed tab) on its n-th commit. */
-function failingAfter(journal: MemoryJournal, n: number): MemoryJournal {
-  let commits = 0;
-  const j = Object.create(journal) as MemoryJournal;
-  j.commit = async (records: readonly JournalRecord[]) => {
-    if (++commits > n) throw new Error('the tab closed');
-    return journal.commit(records);
-  };
-  return j;
-}
 
 describe('resume by replay (an environment without state operations)', () => {
   it('an episode restored by replay on a deterministic environment equals the uninterrupted one', async () => {

@@ -4,7 +4,8 @@ import { pack } from '../rl/pack';
 import { sessionOf } from '../rl/session-of';
 import type { GenerateOptions, Generated } from '../rollout/generate';
 import type { EnvStep, EnvTask, Environment, EnvironmentKind } from './environment';
-import type { Cohort, JournalRecord } from './journal';
+import type { Cohort } from './journal';
+import { failingAfter } from './testing/failing-journal';
 import { MemoryJournal } from './journal';
 import type { EpisodeRolloutOptions, EpisodeSampler } from './rollout';
 import { collectEpisodes, readJournal } from './rollout';
@@ -252,17 +253,6 @@ describe('sessionOf an episode: observations are context, actions carry loss', (
 
 describe('collectEpisodes with a journal', () => {
   const cohort: Cohort = { runId: 'r', step: 4, policyVersion: 3, samplerSeed: 7 };
-
-  /** A journal that fails (like a closed tab) on its n-th commit. */
-  function failingAfter(journal: MemoryJournal, n: number): MemoryJournal {
-    let commits = 0;
-    const j = Object.create(journal) as MemoryJournal;
-    j.commit = async (records: readonly JournalRecord[]) => {
-      if (++commits > n) throw new Error('the tab closed');
-      return journal.commit(records);
-    };
-    return j;
-  }
 
   it('recovery after a crash resumes from the last committed turn: no committed turn executes twice, the result equals an uninterrupted run', async () => {
     const behaviour: Behaviour = (turn) => (turn < 4 ? obs([13, 12 + turn]) : obs([], 'done', 1));

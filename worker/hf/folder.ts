@@ -142,12 +142,15 @@ async function inspect(
         .slice(0, 40)
         .map((n) => `'${n}'`)
         .join(', ') + (names.length > 40 ? `, and ${names.length - 40} more` : '');
+    const tied = names.includes('lm_head.weight')
+      ? " (lm_head.weight with tie_word_embeddings true must have the embedding's shape)"
+      : '';
     problems.push({
       file,
       field: 'tensors',
       detail:
         `${names.length} unexpected tensor${names.length === 1 ? '' : 's'}: ${listed}; expected only the ` +
-        `${architecture} tensors ${CONFIG} implies${names.includes('lm_head.weight') ? " (lm_head.weight with tie_word_embeddings true must have the embedding's shape)" : ''}`,
+        `${architecture} tensors ${CONFIG} implies${tied}`,
     });
   }
   if (problems.length) throw new HfFolderError(problems);

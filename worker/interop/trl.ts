@@ -673,11 +673,12 @@ function ppo(o: PpoRunOptions | PpoEpisodeRunOptions, b: Builder): void {
   const G = o.group;
   const M = o.miniBatches;
   const total = P * G;
+  const episodes = 'maxTurns' in o && o.maxTurns > 1 ? "; TRL's PPO has no multi-turn episodes" : '';
   b.log.none(
     'preset',
     o.preset,
     `the task (${taskOf(o)}) is not a config option: pass train_dataset (each prompt ${G} times: TRL's ` +
-      `PPO samples one response per query) and a reward_model to PPOTrainer${'maxTurns' in o && o.maxTurns > 1 ? "; TRL's PPO has no multi-turn episodes" : ''}`,
+      `PPO samples one response per query) and a reward_model to PPOTrainer${episodes}`,
   );
   b.fixed('stop_token', 'eos');
   common(o, b, 1, null);

@@ -1,0 +1,80 @@
+/**
+ * Test-only: a real companion serving environment sessions (the process runner, one worker, a
+ * token and an allowed origin), the worker's client for it, examples/guess_env.py as a program,
+ * and the pieces of a seeded guess policy the companion-environment tests share.
+ */
+import { chmod, mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ProcessRunner } from '../../companion/process-runner';
+import type { RunningCompanion } from '../../companion/server';
+import { startCompanion } from '../../companion/server';
+import { CompanionClient } from '../../worker/companion-client/client';
+import { toolTokenizer } from '../../worker/data/tokenizer';
+import type { Generated } from '../../worker/rollout/generate';
+
+export const TOKEN = 'companion-env-test';
+const ORIGIN = 'http://localhost:5173';
+const tok = toolTokenizer();
+
+/** A browser sends the page's Origin by itself; Node's fetch does not. */
+const withOrigin: typeof fetch = (input, init) =>
+  fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), origin: ORIGIN } });
+
+/** A companion with at most `max` environment sessions, its client, and the sessions' job root (delete it after). */
+export async function serveEnvCompanion(
+  max = 64,
+): Promise<{ companion: RunningCompanion; client: CompanionClient; root: string }> {
+  const root = await mkdtemp(join(tmpdir(), 'dewpoint-companion-env-'));
+  // Programs may run as a uid of their own (the runner's jail, as root): they must pass through.
+  await chmod(root, 0o711);
+  const inner = new ProcessRunner();
+  const companion = await startCompanion(
+    {
+      runner: { name: 'process', run: inner.run.bind(inner) },
+      token: TOKEN,
+      origins: [ORIGIN],
+      workers: 1,
+      queueLimit: 1,
+      maxBodyBytes: 1 << 20,
+      networkIsolation: false,
+      sessions: { launcher: new ProcessRunner({ tmpRoot: root }), max },
+    },
+    0,
+  );
+  return { companion, client: new CompanionClient(companion.url, TOKEN, withOrigin), root };
+}
+
+/** examples/guess_env.py as a companion program. */
+export async function guessEnvProgram() {
+  return {
+    files: { 'guess_env.py': await readFile(new URL('../../examples/guess_env.py', import.meta.url), 'utf8') },
+    argv: ['python3', '-I', '-S', 'guess_env.py'],
+    limits: { wallSeconds: 10 },
+  };
+}
+
+/** The range 1..63 narrowed by the `<` / `>` answers in a guess episode's context so far. */
+export function guessBounds(context: ArrayLike<number>): { lo: number; hi: number } {
+  let lo = 1;
+  let hi = 63;
+  for (const [, g, f] of tok
+    .decode(context)
+    .slice('1-63?'.length)
+    .matchAll(/(\d+)([<>])/g)) {
+    if (f === '<') hi = Math.min(hi, Number(g) - 1);
+    else lo = Math.max(lo, Number(g) + 1);
+  }
+  return { lo, hi };
+}
+
+/** A sampled action with ids `ids` after `prompt` (EOS last: a stop), its log-probs different by position. */
+export function sampledAction(prompt: ArrayLike<number>, ids: readonly number[]): Generated {
+  return {
+    promptIds: Int32Array.from(prompt),
+    sampledIds: Int32Array.from(ids),
+    behaviorLogProbs: Float64Array.from(ids, (_, k) => -0.1 * (k + 1)),
+    rawLogProbs: Float64Array.from(ids, (_, k) => -0.2 * (k + 1)),
+    finishReason: ids.at(-1) === tok.eos ? 'stop' : 'length',
+  };
+}
