@@ -244,23 +244,30 @@ export async function collectEpisodes(
       if (records) await restoreSlot(slot, records, o, deadline, true);
     }
 
-    // Fresh episodes: reset, then commit their starts together.
+    // Fresh episodes: reset (all at once: a companion's sessions start in parallel), then commit their starts together.
     const starts: JournalRecord[] = [];
-    for (const slot of slots.filter((s) => s.initial === null && !ended(s))) {
-      const t0 = performance.now();
-      try {
-        slot.env = kind.create(slot.task);
-        const initial = await withDeadline(slot.env.reset(), deadline, `environment '${kind.name}' reset`);
-        const bad = idProblem(initial, V, o.maxContext, 'the first context');
-        if (bad) throw new Error(bad);
-        slot.initial = Array.from(initial);
-        slot.context = [...slot.initial];
-      } catch (e) {
-        end(slot, 'error', 'env_error', `environment '${kind.name}' failed to start: ${(e as Error).message}`);
-        continue;
-      } finally {
-        slot.ms += performance.now() - t0;
-      }
+    const fresh = slots.filter((s) => s.initial === null && !ended(s));
+    const opened = await Promise.all(
+      fresh.map(async (slot) => {
+        const t0 = performance.now();
+        try {
+          slot.env = kind.create(slot.task);
+          const initial = await withDeadline(slot.env.reset(), deadline, `environment '${kind.name}' reset`);
+          const bad = idProblem(initial, V, o.maxContext, 'the first context');
+          if (bad) throw new Error(bad);
+          slot.initial = Array.from(initial);
+          slot.context = [...slot.initial];
+          return true;
+        } catch (e) {
+          end(slot, 'error', 'env_error', `environment '${kind.name}' failed to start: ${(e as Error).message}`);
+          return false;
+        } finally {
+          slot.ms += performance.now() - t0;
+        }
+      }),
+    );
+    for (const [k, slot] of fresh.entries()) {
+      if (!opened[k]) continue;
       // A first context that leaves no room for an action ends the episode here, in its start record.
       const hit = budgetHit(slot, kind, o, started);
       if (hit) end(slot, 'truncated', hit.termination, hit.detail);
@@ -276,7 +283,7 @@ export async function collectEpisodes(
             task: slot.task,
             group: slot.group,
             sample: slot.sample,
-            initial: slot.initial,
+            initial: slot.initial!,
             ...stateOf(slot.env),
             ...ending,
             ms: slot.ms,
@@ -317,29 +324,37 @@ export async function collectEpisodes(
       const envSteps = draws.filter((g) => g.finishReason === 'stop').length;
       let answered = 0;
       if (envSteps > 0) o.onEnvSteps?.(0, envSteps);
+      // Every live episode's environment answers its action at once (a companion's sessions step in
+      // parallel); the answers are then applied in slot order, so the journal and the episodes do
+      // not depend on which answered first.
+      const actions = draws.map((g) => {
+        const terminated = g.finishReason === 'stop';
+        const ids = terminated ? g.sampledIds.subarray(0, g.sampledIds.length - 1) : g.sampledIds;
+        return { ids, text: tok.decode(ids), terminated };
+      });
+      const answers = await Promise.all(
+        live.map(async (slot, i) => {
+          const action = actions[i];
+          const t1 = performance.now();
+          let answer: EnvStep | null = null;
+          let failure: string | null = null;
+          if (action.terminated) {
+            try {
+              answer = await withDeadline(slot.env!.step(action), deadline, `environment '${kind.name}' step`);
+              failure = stepProblem(answer, V, maxObs, o.maxContext);
+            } catch (e) {
+              failure = `environment '${kind.name}' step ${slot.transitions.length + 1} failed: ${(e as Error).message}`;
+            }
+            o.onEnvSteps?.(++answered, envSteps);
+          }
+          return { answer, failure, envMs: performance.now() - t1 };
+        }),
+      );
       for (let i = 0; i < live.length; i++) {
         const slot = live[i];
         const g = draws[i];
-        const terminated = g.finishReason === 'stop';
-        const actionIds = terminated ? g.sampledIds.subarray(0, g.sampledIds.length - 1) : g.sampledIds;
-        const text = tok.decode(actionIds);
-        const t1 = performance.now();
-        let answer: EnvStep | null = null;
-        let failure: string | null = null;
-        if (terminated) {
-          try {
-            answer = await withDeadline(
-              slot.env!.step({ ids: actionIds, text, terminated }),
-              deadline,
-              `environment '${kind.name}' step`,
-            );
-            failure = stepProblem(answer, V, maxObs, o.maxContext);
-          } catch (e) {
-            failure = `environment '${kind.name}' step ${slot.transitions.length + 1} failed: ${(e as Error).message}`;
-          }
-          o.onEnvSteps?.(++answered, envSteps);
-        }
-        const envMs = performance.now() - t1;
+        const { text } = actions[i];
+        const { answer, failure, envMs } = answers[i];
         slot.ms += sampleMs / live.length + envMs;
         const observation = observationOf(g, answer, failure, kind.maxActionTokens);
         const record = applyTurn(
