@@ -8,7 +8,6 @@
  */
 import { readdir, rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mulberry32 } from '../kernels/common/random';
 import type {
   EnvResetReply,
   EnvResetRequest,
@@ -27,9 +26,10 @@ import type {
 } from '../worker/companion-client/client';
 
 import { toolTokenizer } from '../worker/data/tokenizer';
-import { guessBounds, guessEnvProgram, sampledAction, serveEnvCompanion } from './testing/env-companion';
+import type { EnvLog } from './testing/env-companion';
+import { guessEnvProgram, guesser, logged, serveEnvCompanion } from './testing/env-companion';
 import { inCompanion } from '../worker/episodes/companion-env';
-import type { EnvStep, EnvironmentKind } from '../worker/episodes/environment';
+import type { EnvironmentKind } from '../worker/episodes/environment';
 import { GUESS, guessTrainTasks } from '../worker/episodes/guess';
 import type { CollectedEpisode, EpisodeRolloutOptions, EpisodeSampler } from '../worker/episodes/rollout';
 import { collectEpisodes } from '../worker/episodes/rollout';
@@ -46,66 +46,6 @@ const AGREE: [
 ] = [true, true, true, true, true, true];
 
 const tok = toolTokenizer();
-
-/**
- * A seeded stand-in for the policy, deterministic in each row's seed (so both runs draw the same
- * actions): mostly binary search on the feedback so far, else a random number, an invalid action,
- * or three digits without EOS (max_response_length).
- */
-const guesser: EpisodeSampler = async (prompts, o) =>
-  prompts.map((p, r) => {
-    const rand = mulberry32(o.rowSeeds![r]);
-    const { lo, hi } = guessBounds(p);
-    const u = rand();
-    const text =
-      u < 0.55
-        ? String(Math.floor((lo + hi) / 2))
-        : u < 0.8
-          ? String(Math.floor(rand() * 100))
-          : u < 0.93
-            ? ['?', 'a', '1c', '<'][Math.floor(rand() * 4)]
-            : '123';
-    return sampledAction(p, [...tok.encode(text), ...(text.length < o.maxNew ? [tok.eos] : [])].slice(0, o.maxNew));
-  });
-
-interface Turn {
-  observation: number[];
-  context?: number[];
-  status: string;
-  reward?: number;
-  detail?: string;
-}
-
-/** `kind` whose environments log what they answer, in the order the rollout creates them. */
-function logged(kind: EnvironmentKind, log: { reset?: number[]; steps: Turn[] }[]): EnvironmentKind {
-  return {
-    ...kind,
-    create(task) {
-      const env = kind.create(task);
-      const entry: { reset?: number[]; steps: Turn[] } = { steps: [] };
-      log.push(entry);
-      return {
-        reset: async () => {
-          const ids = await env.reset();
-          entry.reset = Array.from(ids);
-          return ids;
-        },
-        step: async (action) => {
-          const s: EnvStep = await env.step(action);
-          entry.steps.push({
-            observation: Array.from(s.observation),
-            ...(s.context ? { context: Array.from(s.context) } : {}),
-            status: s.status,
-            ...(s.reward !== undefined ? { reward: s.reward } : {}),
-            ...(s.detail !== undefined ? { detail: s.detail } : {}),
-          });
-          return s;
-        },
-        close: () => env.close?.(),
-      };
-    },
-  };
-}
 
 const options = (kind: EnvironmentKind, extra: Partial<EpisodeRolloutOptions> = {}): EpisodeRolloutOptions => ({
   kind,
@@ -146,7 +86,7 @@ describe('examples/guess_env.py through a real companion equals the built-in gue
   it('same seeded episodes: identical observations, statuses, rewards and details per turn, and identical episodes', async () => {
     const py = inCompanion(GUESS, { client: s.client, program: await guessEnvProgram(), tok });
     const tasks = guessTrainTasks(11).take(8);
-    const [tsLog, pyLog]: { reset?: number[]; steps: Turn[] }[][] = [[], []];
+    const [tsLog, pyLog]: EnvLog[][] = [[], []];
     const builtIn = await collectEpisodes(guesser, tasks, 3, options(logged(GUESS, tsLog)));
     const viaCompanion = await collectEpisodes(guesser, tasks, 3, options(logged(py, pyLog)));
 

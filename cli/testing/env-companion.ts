@@ -1,7 +1,8 @@
 /**
  * Test-only: a real companion serving environment sessions (the process runner, one worker, a
- * token and an allowed origin), the worker's client for it, examples/guess_env.py as a program,
- * and the pieces of a seeded guess policy the companion-environment tests share.
+ * token and an allowed origin), the worker's client for it, examples/guess_env.py and
+ * examples/guess_env.mjs as programs, and the pieces of a seeded guess policy and of a logged
+ * environment the companion-environment tests share.
  */
 import { chmod, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,8 +10,11 @@ import { join } from 'node:path';
 import { ProcessRunner } from '../../companion/process-runner';
 import type { RunningCompanion } from '../../companion/server';
 import { startCompanion } from '../../companion/server';
+import { mulberry32 } from '../../kernels/common/random';
 import { CompanionClient } from '../../worker/companion-client/client';
 import { toolTokenizer } from '../../worker/data/tokenizer';
+import type { EnvStep, EnvironmentKind } from '../../worker/episodes/environment';
+import type { EpisodeSampler } from '../../worker/episodes/rollout';
 import type { Generated } from '../../worker/rollout/generate';
 
 export const TOKEN = 'companion-env-test';
@@ -54,6 +58,15 @@ export async function guessEnvProgram() {
   };
 }
 
+/** examples/guess_env.mjs (the same environment in plain Node) as a companion program. */
+export async function guessEnvNodeProgram() {
+  return {
+    files: { 'guess_env.mjs': await readFile(new URL('../../examples/guess_env.mjs', import.meta.url), 'utf8') },
+    argv: ['node', '--jitless', 'guess_env.mjs'],
+    limits: { wallSeconds: 10 },
+  };
+}
+
 /** The range 1..63 narrowed by the `<` / `>` answers in a guess episode's context so far. */
 export function guessBounds(context: ArrayLike<number>): { lo: number; hi: number } {
   let lo = 1;
@@ -76,5 +89,72 @@ export function sampledAction(prompt: ArrayLike<number>, ids: readonly number[])
     behaviorLogProbs: Float64Array.from(ids, (_, k) => -0.1 * (k + 1)),
     rawLogProbs: Float64Array.from(ids, (_, k) => -0.2 * (k + 1)),
     finishReason: ids.at(-1) === tok.eos ? 'stop' : 'length',
+  };
+}
+
+/**
+ * A seeded stand-in for the policy, deterministic in each row's seed (so both runs draw the same
+ * actions): mostly binary search on the feedback so far, else a random number, an invalid action,
+ * or three digits without EOS (max_response_length).
+ */
+export const guesser: EpisodeSampler = async (prompts, o) =>
+  prompts.map((p, r) => {
+    const rand = mulberry32(o.rowSeeds![r]);
+    const { lo, hi } = guessBounds(p);
+    const u = rand();
+    const text =
+      u < 0.55
+        ? String(Math.floor((lo + hi) / 2))
+        : u < 0.8
+          ? String(Math.floor(rand() * 100))
+          : u < 0.93
+            ? ['?', 'a', '1c', '<'][Math.floor(rand() * 4)]
+            : '123';
+    return sampledAction(p, [...tok.encode(text), ...(text.length < o.maxNew ? [tok.eos] : [])].slice(0, o.maxNew));
+  });
+
+/** One step's answer as a logged environment records it (ids as plain arrays). */
+export interface Turn {
+  observation: number[];
+  context?: number[];
+  status: string;
+  reward?: number;
+  detail?: string;
+}
+
+/** What a logged environment answered: its reset context and its steps. */
+export interface EnvLog {
+  reset?: number[];
+  steps: Turn[];
+}
+
+/** `kind` whose environments log what they answer, in the order the rollout creates them. */
+export function logged(kind: EnvironmentKind, log: EnvLog[]): EnvironmentKind {
+  return {
+    ...kind,
+    create(task) {
+      const env = kind.create(task);
+      const entry: EnvLog = { steps: [] };
+      log.push(entry);
+      return {
+        reset: async () => {
+          const ids = await env.reset();
+          entry.reset = Array.from(ids);
+          return ids;
+        },
+        step: async (action) => {
+          const s: EnvStep = await env.step(action);
+          entry.steps.push({
+            observation: Array.from(s.observation),
+            ...(s.context ? { context: Array.from(s.context) } : {}),
+            status: s.status,
+            ...(s.reward !== undefined ? { reward: s.reward } : {}),
+            ...(s.detail !== undefined ? { detail: s.detail } : {}),
+          });
+          return s;
+        },
+        close: () => env.close?.(),
+      };
+    },
   };
 }
