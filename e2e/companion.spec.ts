@@ -1,27 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { expect, test } from '@playwright/test';
-import { fillFields, openPreset } from './helpers';
-
-/** Starts the real `dewpoint companion` for `origin`; resolves with its printed link once it listens. */
-function startCompanion(origin: string): Promise<{ child: ChildProcess; link: string; token: string }> {
-  const child = spawn(
-    process.execPath,
-    ['bin/dewpoint.mjs', 'companion', '--port', '0', '--workers', '1', '--origin', origin],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const link = out.match(/open the app connected: (\S+)/)?.[1];
-      const token = out.match(/token: (\S+)/)?.[1];
-      if (link && token) resolve({ child, link, token });
-    });
-    child.once('exit', (code) =>
-      reject(new Error(`the companion exited (${code}) before it printed its link: ${out}`)),
-    );
-  });
-}
+import { fillFields, openPreset, startCompanion } from './helpers';
 
 test(
   'System view: the link the companion prints connects the worker, shows its health, and drops the ' +

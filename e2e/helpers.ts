@@ -4,6 +4,7 @@
  * field outside the always-open common section is in a collapsed section, which is opened first.
  * The form itself sits in the "New run" disclosure, which Start collapses: it is opened first too.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { expect, type Page } from '@playwright/test';
 
 /**
@@ -14,7 +15,15 @@ import { expect, type Page } from '@playwright/test';
 export async function openPreset(
   page: Page,
   preset:
-    'sft-arith' | 'grpo-arith' | 'grpo-calc' | 'grpo-guess' | 'grpo-code' | 'ppo-arith' | 'dpo-arith' | 'flowgrpo-2d',
+    | 'sft-arith'
+    | 'grpo-arith'
+    | 'grpo-calc'
+    | 'grpo-guess'
+    | 'grpo-code'
+    | 'grpo-env'
+    | 'ppo-arith'
+    | 'dpo-arith'
+    | 'flowgrpo-2d',
   fields: Record<string, string | number> = {},
   backend: 'wasm' | 'webgpu' = 'wasm',
 ): Promise<void> {
@@ -72,4 +81,25 @@ export async function exportedMetrics(page: Page): Promise<{
   await page.getByRole('button', { name: 'Export metrics (JSON)' }).click();
   const chunks = await (await (await download).createReadStream()).toArray();
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+/** Starts the real `dewpoint companion` for `origin`; resolves with its printed link once it listens. */
+export function startCompanion(origin: string): Promise<{ child: ChildProcess; link: string; token: string }> {
+  const child = spawn(
+    process.execPath,
+    ['bin/dewpoint.mjs', 'companion', '--port', '0', '--workers', '1', '--origin', origin],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const link = out.match(/open the app connected: (\S+)/)?.[1];
+      const token = out.match(/token: (\S+)/)?.[1];
+      if (link && token) resolve({ child, link, token });
+    });
+    child.once('exit', (code) =>
+      reject(new Error(`the companion exited (${code}) before it printed its link: ${out}`)),
+    );
+  });
 }

@@ -32,6 +32,7 @@ import type {
 import { completeRunOptions } from './presets/config-import';
 import { PRESET_INFOS, checkRunOptions, type BaseName } from './presets/table';
 import { loadDatasetFor } from './runs/dataset-load';
+import { loadEnvironmentBytes, previewEnvironment } from './episodes/program';
 import { RunReads, runHistory, stepDistributions } from './runs/reads';
 import { RunManager } from './runs/run-manager';
 import type { RunLocks } from './runs/run-locks';
@@ -93,6 +94,12 @@ export function createWorkbench(
     },
     async completeRunOptions(config: unknown) {
       return completeRunOptions(config);
+    },
+    async loadEnvironment(files, choice) {
+      return loadEnvironmentBytes(files, choice);
+    },
+    async previewEnvironment(environment, stepSeconds) {
+      return previewEnvironment(companion.services().companion, { ...environment, stepSeconds });
     },
     async loadDataset(
       file: { name: string; bytes: Uint8Array },

@@ -11,12 +11,21 @@
 import type { BackendInfo, BackendPreference } from '../kernels/backends/info';
 import type {
   DatasetLoadResult,
+  EnvironmentLoadResult,
+  EnvironmentPreview,
   InspectModelResult,
   ModelFolderFile,
   PickedModel,
   UseModelResult,
 } from './contract/models';
-import type { ConfigCompletion, DatasetRewardOptions, OptionProblem, PresetInfo, RunOptions } from './contract/options';
+import type {
+  ConfigCompletion,
+  DatasetRewardOptions,
+  EnvProgramRunOptions,
+  OptionProblem,
+  PresetInfo,
+  RunOptions,
+} from './contract/options';
 import type {
   BatchRecord,
   CheckpointDownload,
@@ -82,6 +91,21 @@ export interface WorkbenchApi {
    * defaults to a tenth of the records (at least 1 of 2 or more). A bad file gives `ok: false`
    * naming its file, line or row, field and what was expected; nothing is kept.
    */
+  /**
+   * A person's environment program and task file for grpo-env (worker/episodes/program.ts
+   * `loadEnvironment`): both UTF-8, the tasks one JSON object per line ({id, prompt, answer?,
+   * data?}); `argv` is the command (default by the program's extension), `heldOut` the tasks held
+   * out (default a tenth). A bad file gives `ok: false` naming its first bad line and field.
+   */
+  loadEnvironment(
+    files: { program: { name: string; bytes: Uint8Array }; tasks: { name: string; bytes: Uint8Array } },
+    choice?: { argv?: string[]; heldOut?: number },
+  ): Promise<EnvironmentLoadResult>;
+  /**
+   * The first task's reset, run by the connected companion with `stepSeconds` as its wall: the
+   * first model context a run of `environment` would sample from, before starting one.
+   */
+  previewEnvironment(environment: EnvProgramRunOptions, stepSeconds: number): Promise<EnvironmentPreview>;
   loadDataset(
     file: { name: string; bytes: Uint8Array },
     choice: { reward: DatasetRewardOptions; heldOut?: number; modelId?: string },

@@ -1,5 +1,5 @@
 /**
- * What the Experiments view says under a preset that needs the companion (grpo-code): connected,
+ * What the Experiments view says under a preset that needs the companion (grpo-code, grpo-env): connected,
  * with its runner and workers, or how to start and connect one. Reading it reconnects the tab's
  * last connection after a reload (queries/companion.ts).
  */
@@ -13,7 +13,8 @@ export function CompanionNotice() {
   if (s?.connected) {
     return (
       <p className="ok" data-testid="companion-notice">
-        Companion connected at {s.url}: {s.health.runner} runner, {s.health.workers} workers; code rewards run there.
+        Companion connected at {s.url}: {s.health.runner} runner, {s.health.workers} workers; code rewards and
+        environment programs run there.
       </p>
     );
   }
@@ -24,9 +25,10 @@ export function CompanionNotice() {
         : q.isError
           ? `${q.error.message}. `
           : 'No companion is connected. '}
-      This preset runs the model&apos;s programs in it: start one with <code>npx dewpoint companion</code> and open the
-      link it prints, or paste the link in <a href="#/system">System</a>. Without one, every episode fails as an
-      infrastructure failure (masked, never scored 0).
+      This preset runs programs in it (the model&apos;s, or your environment): start one with{' '}
+      <code>npx dewpoint companion</code> and open the link it prints, or paste the link in{' '}
+      <a href="#/system">System</a>. Without one, every episode fails as an infrastructure failure (masked, never scored
+      0).
     </p>
   );
 }

@@ -14,6 +14,7 @@ import { useRunStore } from '../state/run-store';
 import { CompanionNotice } from './CompanionNotice';
 import { ConfigImport } from './ConfigImport';
 import { DatasetPicker } from './DatasetPicker';
+import { EnvironmentPicker } from './EnvironmentPicker';
 import { ModelPicker } from './ModelPicker';
 import { ObjectiveForm, type ObjectiveFormHandle } from './ObjectiveForm';
 import { usePageStore } from './page-store';
@@ -129,6 +130,13 @@ export function NewRun({ presets }: { presets: PresetInfo[] | undefined }) {
                 <ModelPicker options={options} onChange={setOptions} />
                 <DatasetPicker options={options} rewards={preset.dataset} onChange={setOptions} />
               </>
+            )}
+            {preset?.environment && (
+              <EnvironmentPicker
+                options={options}
+                example={'environment' in preset.defaults ? preset.defaults.environment : undefined}
+                onChange={setOptions}
+              />
             )}
             {/* Sticky: Start and the problems stay in reach however many sections are open. */}
             <div className="form-actions">

@@ -29,6 +29,8 @@ import type {
   DatasetRewardOptions,
   DatasetRunOptions,
   DpoRunOptions,
+  EnvProgramRunOptions,
+  EnvRunOptions,
   EpisodeGrpoRunOptions,
   FlowRunOptions,
   GrpoRunOptions,
@@ -49,6 +51,7 @@ import { cliBackend, describeBackend } from '../backend';
 import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 import { loadCheckpointDir } from '../../worker/hf/node-hf-dir';
 import { localCodeGrader } from '../code-grader';
+import { cliCompanion, cliEnvironment } from '../env-program';
 import { RunFolderWriter } from '../run-folder';
 
 /** The presets `train` offers (SFT is `dewpoint pretrain`), by name. */
@@ -79,7 +82,12 @@ export async function cliDataset(
   base: () => LoadedCheckpoint,
 ): Promise<DatasetRunOptions | undefined> {
   if (f.dataset === undefined) {
-    for (const flag of ['reward', 'reward-pattern', 'held-out'])
+    // --held-out is also a task file's (grpo-env, cli/env-program.ts).
+    for (const flag of [
+      'reward',
+      'reward-pattern',
+      ...(f.tasks !== undefined || f.config !== undefined ? [] : ['held-out']),
+    ])
       if (f[flag] !== undefined)
         throw new UsageError(`dewpoint train: --${flag} is for --dataset FILE; give the dataset too`);
     return undefined;
@@ -125,7 +133,14 @@ export async function cliDataset(
 export function cliRunOptions(
   f: Record<string, string | number | boolean | undefined>,
   dataset?: DatasetRunOptions,
-): GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | PpoEpisodeRunOptions | DpoRunOptions | FlowRunOptions {
+):
+  | GrpoRunOptions
+  | EpisodeGrpoRunOptions
+  | EnvRunOptions
+  | PpoRunOptions
+  | PpoEpisodeRunOptions
+  | DpoRunOptions
+  | FlowRunOptions {
   let options: Record<string, unknown>;
   if (f.config !== undefined) {
     if (f.preset !== undefined)
@@ -171,6 +186,22 @@ export function cliRunOptions(
   for (const [flag, field] of Object.entries(flagFields)) if (f[flag] !== undefined) options[field] = f[flag];
   const promptsOption = TRAIN_PRESETS.get(String(options.preset))!.promptsOption;
   if (f.prompts !== undefined && promptsOption) options[promptsOption] = f.prompts;
+  const takesEnvironment = TRAIN_PRESETS.get(String(options.preset))!.environment === true;
+  if (takesEnvironment)
+    // A config's program is a run's record (its hash holds); a preset's default program is only the example.
+    options.environment = cliEnvironment(
+      f,
+      options.environment as EnvProgramRunOptions | undefined,
+      f.config !== undefined,
+    );
+  else
+    for (const flag of ['env-program', 'env-argv', 'tasks', 'companion', 'token'])
+      if (f[flag] !== undefined)
+        throw new UsageError(
+          `dewpoint train: --${flag} is for the environment-program presets (${PRESETS.filter((p) => p.environment)
+            .map((p) => p.name)
+            .join(', ')}), not ${String(options.preset)}`,
+        );
   if (dataset) {
     if (!(DATASET_PRESETS as readonly string[]).includes(options.preset as string))
       throw new UsageError(
@@ -188,7 +219,13 @@ export function cliRunOptions(
         'its folder with --checkpoint DIR and drop base from the config',
     );
   return options as unknown as
-    GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | PpoEpisodeRunOptions | DpoRunOptions | FlowRunOptions;
+    | GrpoRunOptions
+    | EpisodeGrpoRunOptions
+    | EnvRunOptions
+    | PpoRunOptions
+    | PpoEpisodeRunOptions
+    | DpoRunOptions
+    | FlowRunOptions;
 }
 
 export async function trainCommand(argv: string[]): Promise<number> {
@@ -212,6 +249,11 @@ export async function trainCommand(argv: string[]): Promise<number> {
     reward: 'string',
     'reward-pattern': 'string',
     'held-out': 'number',
+    'env-program': 'string',
+    'env-argv': 'string',
+    tasks: 'string',
+    companion: 'string',
+    token: 'string',
   });
   // The dataset presets all start from the arithmetic base: read it once, for the dataset's checks and the run.
   // --checkpoint: a Dewpoint checkpoint or a Hugging Face Llama/Mistral folder, read (and checked) before anything runs.
@@ -264,7 +306,16 @@ export async function trainCommand(argv: string[]): Promise<number> {
   const { steps, evalEvery, evalN } = options;
   // grpo-code (and a dataset's code reward) grades in this process with the companion's runner (cli/code-grader.ts).
   const dataset = 'dataset' in options ? options.dataset : undefined;
-  const local = preset.companion || dataset?.reward.kind === 'code' ? localCodeGrader() : null;
+  const local = (preset.companion && !preset.environment) || dataset?.reward.kind === 'code' ? localCodeGrader() : null;
+  // grpo-env: the program's sessions open in a companion (this process's own, or --companion URL).
+  const companion = preset.environment ? await cliCompanion(f) : null;
+  if (companion) {
+    const env = (options as EnvRunOptions).environment!;
+    process.stderr.write(
+      `train ${name}: environment ${env.program.name} (sha256 ${env.program.sha256}, ${env.program.argv.join(' ')}) on ` +
+        `${env.tasks.name} (${env.tasks.records.length} tasks, ${env.tasks.heldOut} held out), sessions in ${companion.where}\n`,
+    );
+  }
   if (dataset) {
     const split = splitDataset(dataset.records, dataset.heldOut);
     process.stderr.write(
@@ -283,7 +334,12 @@ export async function trainCommand(argv: string[]): Promise<number> {
     process.stderr.write(`train ${name}: journaling every turn to ${f.journal} as run ${runId}\n`);
   }
   // The preset's trainer, as the app's run loop drives it (a Flow-GRPO policy is pretrained on the first step).
-  const run = trainerOf(options, { ops, base: loaded, services: { codeGrader: local?.grader ?? null }, journal });
+  const run = trainerOf(options, {
+    ops,
+    base: loaded,
+    services: { codeGrader: local?.grader ?? null, companion: companion?.client ?? null },
+    journal,
+  });
   const saver = f.save !== undefined ? new RunFolderWriter(f.save as string, options) : null;
   if (saver)
     process.stderr.write(
@@ -309,6 +365,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
     await trainLoop();
   } finally {
     await local?.close();
+    await companion?.close();
   }
   return 0;
 

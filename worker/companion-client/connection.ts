@@ -39,7 +39,7 @@ export class CompanionConnection {
   }
 
   /** What environments and rewards need of the companion (worker/episodes/kinds.ts `KindServices`), read when a run starts. */
-  services(): { codeGrader: CodeGrader | null } {
-    return { codeGrader: this.grader };
+  services(): { codeGrader: CodeGrader | null; companion: CompanionClient | null } {
+    return { codeGrader: this.grader, companion: this.client };
   }
 }

@@ -3,7 +3,7 @@
  * as a picked model) and a prompt dataset, with the problems a bad file is refused with. Types
  * only; part of the contract protocol.ts re-exports.
  */
-import type { DatasetRunOptions } from './options';
+import type { DatasetRunOptions, EnvProgramRunOptions } from './options';
 
 /** One file of a model folder as the app hands it over: its plain name and its bytes, or the File itself (read by ranges). */
 export interface ModelFolderFile {
@@ -105,3 +105,19 @@ export interface FileProblem {
 /** What `loadDataset` read: the dataset for the run options, or the first problem (and nothing loaded). */
 export type DatasetLoadResult =
   { ok: true; dataset: DatasetRunOptions } | { ok: false; problem: FileProblem; message: string };
+
+/**
+ * What `loadEnvironment` read: the program and its tasks for the run options (`environment`), or
+ * the first problem with either file (and nothing loaded).
+ */
+export type EnvironmentLoadResult =
+  { ok: true; environment: EnvProgramRunOptions } | { ok: false; problem: FileProblem; message: string };
+
+/**
+ * `previewEnvironment`: the first task's reset, run in a companion session before a run starts:
+ * the first model context as ids and as text, or why it could not be had (no companion, the
+ * program failed, its answer was refused), in words.
+ */
+export type EnvironmentPreview =
+  | { ok: true; task: { id: string; prompt: string }; context: number[]; text: string; ms: number }
+  | { ok: false; message: string };

@@ -243,6 +243,55 @@ export interface EpisodeGrpoRunOptions extends Omit<
   maxTurns: number;
 }
 
+/** One task of an environment program's task file (a JSONL line): what `reset` sends the program. */
+export interface EnvTaskRecord {
+  /** Unique in the file: the task's name in the journal, the views and the program's log. */
+  id: string;
+  /** The prompt in words (the views show it; the program may build its first context from it). */
+  prompt: string;
+  /** The expected answer ('' when the file gives none): the verifier's when the program gives no reward. */
+  answer: string;
+  /** Anything else the program needs (JSON), passed through as the task's `data`. */
+  data: Record<string, unknown>;
+}
+
+/**
+ * A person's environment program and its tasks (grpo-env), carried in the run options so a
+ * stored run continues, and its episodes replay, with the same program after a reload:
+ * `loadEnvironment` makes it from the two files. The run refuses a program whose text no longer
+ * has the recorded `sha256`.
+ */
+export interface EnvProgramRunOptions {
+  program: {
+    /** The file's name, as the person chose it (`calc_env.py`): the companion writes it under this name. */
+    name: string;
+    text: string;
+    /** SHA-256 of `text` (UTF-8), hex: which program the run trains on. */
+    sha256: string;
+    /** The command the companion starts in the session's job directory (`python3 -I -S calc_env.py`). */
+    argv: string[];
+  };
+  tasks: {
+    /** The task file's name. */
+    name: string;
+    records: EnvTaskRecord[];
+    /** Tasks held out for evaluation: the first by a fixed hash of their prompts (worker/data/dataset.ts `splitDataset`). */
+    heldOut: number;
+  };
+}
+
+/**
+ * Options of a GRPO run on a person's environment program (grpo-env): the episode options, the
+ * companion's wall per request, and the program with its tasks (required to start; the form
+ * starts without one).
+ */
+export interface EnvRunOptions extends Omit<EpisodeGrpoRunOptions, 'preset'> {
+  preset: 'grpo-env';
+  /** Seconds the companion gives the program for one reset or step (its wall per request). */
+  stepSeconds: number;
+  environment?: EnvProgramRunOptions;
+}
+
 /**
  * Options of a PPO run from the arithmetic base (ppo-arith): GRPO's sampling, policy loss,
  * corrections and optimizer; no outcome estimator (GAE over the critic's values gives each token
@@ -338,6 +387,7 @@ export type RunOptions =
   | SftRunOptions
   | GrpoRunOptions
   | EpisodeGrpoRunOptions
+  | EnvRunOptions
   | PpoRunOptions
   | PpoEpisodeRunOptions
   | DpoRunOptions
@@ -365,6 +415,8 @@ export interface PresetTraits {
   dataset: DatasetRewardOptions['kind'][] | null;
   /** Its rewards are graded by the companion. */
   companion: boolean;
+  /** It runs a person's environment program (the options' `environment`, set by `loadEnvironment`). */
+  environment?: boolean;
   /** How long its default run takes on the README's machine; absent: the README gives no figure. */
   speed?: PresetSpeed;
   /** The first-visit guide suggests it (lower `rank` first) with what it shows; absent: not suggested. */
@@ -385,6 +437,7 @@ export type PresetInfo = PresetTraits &
     | { name: 'sft-arith'; defaults: SftRunOptions }
     | { name: 'grpo-arith'; defaults: GrpoRunOptions }
     | { name: EpisodePreset; defaults: EpisodeGrpoRunOptions }
+    | { name: 'grpo-env'; defaults: EnvRunOptions }
     | { name: 'ppo-arith'; defaults: PpoRunOptions }
     | { name: 'ppo-calc'; defaults: PpoEpisodeRunOptions }
     | { name: 'dpo-arith'; defaults: DpoRunOptions }

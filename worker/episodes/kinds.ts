@@ -9,6 +9,7 @@ import { CODE, codeKind } from './code';
 import type { EnvironmentKind } from './environment';
 import { GUESS } from './guess';
 import type { CodeGrader } from '../rewards/code-grader';
+import type { CompanionClient } from '../companion-client/client';
 
 export type EnvironmentName = 'calc' | 'guess' | 'code';
 
@@ -18,9 +19,10 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, EnvironmentKind>> = 
   code: CODE,
 };
 
-/** What an environment kind may need from outside the worker's model: the code grader. */
+/** What an environment kind may need from outside the worker's model: the code grader, the companion (a program's sessions). */
 export interface KindServices {
   codeGrader?: CodeGrader | null;
+  companion?: CompanionClient | null;
 }
 
 /** The kind a name gives, with its services; throws naming the allowed names. */

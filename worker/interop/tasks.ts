@@ -7,9 +7,40 @@
  */
 import type { RunOptions } from '../contract/options';
 import { heldOut, type ArithOptions } from '../data/arith';
-import { resolveKind } from '../episodes/kinds';
 import { episodeRunConfigOf, presetOf } from '../presets/table';
+import { configuredKind } from '../train/grpo-episodes';
 import type { PromptRow } from './rollouts';
+import { optionLeaves, type MappingLog } from './types';
+
+/**
+ * A grpo-env run's program, tasks and wall, listed as unmapped: `target` has no option for an
+ * environment that is a program run in companion sessions (its text and task list shown by size).
+ */
+export function environmentUnmapped(o: RunOptions, log: MappingLog, target: 'verl' | 'trl'): void {
+  if (!('environment' in o) || !o.environment) return;
+  const why =
+    target === 'verl'
+      ? 'the environment is a program Dewpoint runs in companion sessions over JSON lines: in verl it would be ' +
+        'wrapped as an agent loop or interaction (actor_rollout_ref.rollout.multi_turn), its tasks as data.train_files rows'
+      : 'the environment is a program Dewpoint runs in companion sessions over JSON lines: in TRL it would be ' +
+        'wrapped as tools passed to GRPOTrainer, its tasks as train_dataset rows';
+  for (const { path, value } of optionLeaves(o.environment, 'environment')) {
+    const shown =
+      typeof value === 'string' && value.length > 80
+        ? `${value.length} characters`
+        : Array.isArray(value)
+          ? value.every((v) => typeof v === 'string')
+            ? value.join(' ')
+            : `${value.length} entries`
+          : value;
+    log.none(path, shown, why);
+  }
+  log.none(
+    'stepSeconds',
+    o.stepSeconds,
+    `the companion's wall per reset or step of the program; ${target} sets its tools' timeouts elsewhere`,
+  );
+}
 
 /** Why `target` cannot take a run of this preset (SFT, Flow-GRPO; DPO on verl), or null when it can. */
 export function unsupported(o: RunOptions, target: 'verl' | 'trl'): string | null {
@@ -18,6 +49,14 @@ export function unsupported(o: RunOptions, target: 'verl' | 'trl'): string | nul
 
 /** The run's task in words: a person's dataset when it has one (with its reward), else the preset's own. */
 export function taskOf(o: RunOptions): string {
+  const environment = 'environment' in o ? o.environment : undefined;
+  if (environment) {
+    const { program, tasks } = environment;
+    return (
+      `the environment program ${program.name} (${program.argv.join(' ')}, sha256 ${program.sha256}) on the tasks of ` +
+      `${tasks.name} (${tasks.records.length} tasks, ${tasks.heldOut} held out), reward: the program's, else the last \\boxed{} against the answer`
+    );
+  }
   const dataset = 'dataset' in o ? o.dataset : undefined;
   if (dataset) {
     const reward =
@@ -51,7 +90,7 @@ export function heldOutPrompts(o: RunOptions): PromptRow[] {
   if ('dataset' in o && o.dataset) return [];
   const rows = (tasks: readonly PromptRow[]) => tasks.map((t) => ({ prompt: t.prompt, answer: t.answer }));
   const episodes = episodeRunConfigOf(o);
-  if (episodes) return rows(resolveKind(episodes.environment).heldOut(episodes.evalN));
+  if (episodes) return rows(configuredKind(episodes).heldOut(episodes.evalN));
   // The single-turn trainers' configs (GrpoConfig, PpoConfig, DpoConfig) carry the arithmetic task options.
   const config = presetOf(o).config(o) as { task?: ArithOptions; evalN?: number };
   return config.task && config.evalN ? rows(heldOut(config.evalN, config.task)) : [];

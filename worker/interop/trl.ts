@@ -30,7 +30,7 @@ import type {
 } from '../contract/options';
 import { advantageSettings, isSet, lossSettings } from './resolve';
 import { isFamily, presetOf } from '../presets/table';
-import { taskOf, unsupported } from './tasks';
+import { environmentUnmapped, taskOf, unsupported } from './tasks';
 import { MappingLog, bound, type ExportFailure, type Mapped, type Unmapped } from './types';
 import type { RlRunOptions } from './verl';
 
@@ -285,6 +285,7 @@ function grpo(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): void {
         : 'reward_funcs to GRPOTrainer',
     ),
   );
+  environmentUnmapped(o, b.log, 'trl');
   const split = total % M === 0;
   const k = (split ? M : 1) * o.epochs;
   common(o, b, k, 'max_steps');

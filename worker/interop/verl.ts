@@ -30,7 +30,7 @@ import type {
 import { REJECTION_OPTIONS } from '../rl/index';
 import { advantageSettings, isSet, lossSettings } from './resolve';
 import { isFamily, presetOf } from '../presets/table';
-import { taskOf, unsupported } from './tasks';
+import { environmentUnmapped, taskOf, unsupported } from './tasks';
 import { MappingLog, bound, type ExportFailure, type Mapped, type Unmapped } from './types';
 
 export type RlRunOptions = GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | PpoEpisodeRunOptions;
@@ -130,6 +130,7 @@ function translate(o: RlRunOptions): VerlExport {
     o.preset,
     `the task (${taskOf(o)}) is not a verl option: supply data.train_files/val_files with the prompts and ${reward}${multi}`,
   );
+  environmentUnmapped(o, log, 'verl');
   fixed('data.train_files', '$TRAIN_FILES');
   fixed('data.val_files', '$VAL_FILES');
   fixed('actor_rollout_ref.model.path', '$MODEL_PATH');

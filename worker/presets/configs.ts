@@ -7,6 +7,7 @@
 import type {
   DpoRunOptions,
   EpisodeGrpoRunOptions,
+  EnvRunOptions,
   FlowRunOptions,
   GrpoRunOptions,
   ImportanceRunOptions,
@@ -179,7 +180,24 @@ export function episodeGrpoOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): Ep
     dataset: _dataset,
     ...shared
   } = grpoOptionsOf({ ...grpo, task: {} }, run);
+  if (environment === 'program')
+    throw new Error('episodeGrpoOptionsOf: a program config has its own options (envOptionsOf)');
   return { ...shared, preset: `grpo-${environment}`, maxTurns };
+}
+
+/** grpo-env: the episode mapping, with the program and its tasks (when given) and the wall per request. */
+export function envConfigOf(o: EnvRunOptions, base: GrpoEpisodeConfig): GrpoEpisodeConfig {
+  const { preset: _preset, stepSeconds, environment, ...episode } = o;
+  const config = episodeGrpoConfigOf({ ...episode, preset: 'grpo-calc' }, base);
+  return { ...config, environment: 'program', ...(environment ? { program: { ...environment, stepSeconds } } : {}) };
+}
+
+export function envOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): EnvRunOptions {
+  const { program, ...rest } = c;
+  if (!program) throw new Error('envOptionsOf: the config has no program');
+  const { preset: _preset, ...options } = episodeGrpoOptionsOf({ ...rest, environment: 'calc' }, run);
+  const { stepSeconds, ...environment } = program;
+  return { ...options, preset: 'grpo-env', stepSeconds, environment };
 }
 
 /** PPO: GRPO's mapping for the shared options (no estimator, no masking), the critic's fields as they are. */

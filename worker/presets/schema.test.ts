@@ -108,7 +108,7 @@ describe('run options schema', () => {
     ]);
     // No field has these paths: the path alone.
     expect(messages({ preset: 'sac-arith' })).toEqual([
-      "preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, ppo-arith, ppo-calc, dpo-arith, flowgrpo-2d, got 'sac-arith'",
+      "preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, grpo-env, ppo-arith, ppo-calc, dpo-arith, flowgrpo-2d, got 'sac-arith'",
     ]);
     expect(messages(null)).toEqual(['options must be an object with a preset, got null']);
   });
@@ -230,5 +230,37 @@ describe('form fields derived from the schema', () => {
           `${preset} ${f.path} left out`,
         ).toContain(f.path);
     }
+  });
+});
+
+describe('grpo-env: the environment program in the options', () => {
+  const defaults = PRESETS.find((p) => p.name === 'grpo-env')!.defaults as RunOptions & {
+    environment: { program: { text: string; sha256: string }; tasks: { records: { id: string }[]; heldOut: number } };
+  };
+  const messages = (o: unknown) => checkRunOptions(o).map((p) => p.message);
+
+  it('starts from the example program, whose recorded hash is its own', () => {
+    expect(defaults.environment.program).toMatchObject({ name: 'calc_env.py', argv: ['python3', '-I', 'calc_env.py'] });
+    expect(checkRunOptions(defaults)).toEqual([]);
+  });
+
+  it('refuses a program whose text changed since its hash was recorded, naming both hashes', () => {
+    const env = structuredClone(defaults.environment);
+    env.program.text += '\n# edited\n';
+    const [message, ...rest] = messages({ ...defaults, environment: env });
+    expect(rest).toEqual([]);
+    expect(message).toContain(`the run recorded ${defaults.environment.program.sha256}`);
+    expect(message).toMatch(/the program given has [0-9a-f]{64} \(a changed file/);
+  });
+
+  it('refuses a run without a program, a repeated task id, and no task left to train on', () => {
+    const { environment: _none, ...bare } = defaults;
+    expect(messages(bare).join()).toMatch(/is required: pick an environment program and a task file/);
+    const env = structuredClone(defaults.environment);
+    env.tasks.records[5].id = env.tasks.records[2].id;
+    env.tasks.heldOut = env.tasks.records.length;
+    const found = messages({ ...defaults, environment: env }).join('\n');
+    expect(found).toMatch(/records.5.id.*must be unique/);
+    expect(found).toMatch(/heldOut.*must leave a task to train on: 0..1999, got 2000/);
   });
 });

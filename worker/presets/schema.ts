@@ -9,9 +9,11 @@
  * schema is a shape several presets may share; which preset uses which is the table's.
  */
 import { z } from 'zod';
+import { sha256Hex } from '../data/sha256';
 import type {
   DpoRunOptions,
   EpisodeGrpoRunOptions,
+  EnvRunOptions,
   FieldSection,
   FlowRunOptions,
   GrpoRunOptions,
@@ -832,6 +834,111 @@ export const episodeGrpoSchema = z
   })
   .superRefine(grpoRefine);
 
+/**
+ * A person's environment program and its tasks (protocol.ts `EnvProgramRunOptions`): set from two
+ * files (`loadEnvironment`, worker/episodes/program.ts checks them), never a form input (`file`).
+ * A run without one is refused: it has nothing to run.
+ */
+const taskRecord = z.strictObject({
+  id: z.string({ error: 'must be the task id' }).min(1, { error: 'must be the task id' }),
+  prompt: z.string({ error: 'must be the prompt text' }),
+  answer: z.string({ error: 'must be the expected answer as text' }),
+  data: z.record(z.string(), z.unknown(), { error: 'must be a JSON object' }),
+});
+const environment = z
+  .strictObject(
+    {
+      program: z.strictObject({
+        name: z
+          .string({ error: 'must be the file name' })
+          .regex(/^[A-Za-z0-9._-]{1,100}$/, { error: 'must be a plain file name (letters, digits, . _ -)' }),
+        text: z
+          .string({ error: "must be the program's text" })
+          .min(1, { error: "must be the program's text" })
+          .max(1 << 20, { error: 'must be at most 1 MiB' }),
+        sha256: z.string({ error: 'must be a SHA-256 in hex' }).regex(/^[0-9a-f]{64}$/, {
+          error: 'must be a SHA-256 in hex (64 digits)',
+        }),
+        argv: z
+          .array(z.string().min(1, { error: 'must not hold an empty word' }), { error: 'must be a list of words' })
+          .min(1, { error: 'must name the command to start' })
+          .max(32, { error: 'must be at most 32 words' }),
+      }),
+      tasks: z.strictObject({
+        name: z.string({ error: 'must be the file name' }).min(1, { error: 'must be the file name' }),
+        records: z
+          .array(taskRecord, { error: 'must be a list of {id, prompt, answer, data} tasks' })
+          .min(1, { error: 'must hold at least one task' })
+          .max(100_000, { error: 'must hold at most 100000 tasks' }),
+        heldOut: z
+          .int({ error: 'must be an integer count of held-out tasks' })
+          .min(0, { error: 'must be an integer count of held-out tasks' }),
+      }),
+    },
+    { error: 'must be {program, tasks} (loadEnvironment reads them from two files)' },
+  )
+  .optional()
+  .meta({
+    title: 'Environment program',
+    description: 'The environment program (any language, JSON lines on stdin/stdout) and its task file.',
+    file: true,
+  });
+
+/** GRPO on episodes of a person's environment program (grpo-env): the episode options, the wall per request, the program. */
+export const envSchema = z
+  .strictObject({
+    ...episodeGrpoSchema.shape,
+    preset: z.literal('grpo-env'),
+    stepSeconds: int(1, 600, {
+      title: 'Step deadline (s)',
+      section: 'Sampling',
+      description:
+        "Seconds the companion gives the program for one reset or step (the session's wall); a slower answer " +
+        'ends its episode as an infrastructure error (deadline), masked from training.',
+    }),
+    environment,
+  })
+  .superRefine((o, ctx) => {
+    grpoRefine(o, ctx);
+    if (!o.environment) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['environment'],
+        message: 'is required: pick an environment program and a task file (or use the example)',
+      });
+      return;
+    }
+    const { program } = o.environment;
+    const actual = sha256Hex(program.text);
+    if (actual !== program.sha256)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['environment', 'program', 'sha256'],
+        message:
+          `must be the program's hash: the run recorded ${program.sha256}, the program given has ${actual} ` +
+          '(a changed file: start a new run with it)',
+      });
+    const { records, heldOut } = o.environment.tasks;
+    if (heldOut > records.length - 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['environment', 'tasks', 'heldOut'],
+        message: `must leave a task to train on: 0..${records.length - 1}, got ${heldOut}`,
+      });
+    const seen = new Set<string>();
+    for (const [i, r] of records.entries()) {
+      if (seen.has(r.id)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['environment', 'tasks', 'records', i, 'id'],
+          message: `must be unique: ${JSON.stringify(r.id)} is used by an earlier task`,
+        });
+        break;
+      }
+      seen.add(r.id);
+    }
+  });
+
 /** PPO (worker/train/ppo.ts): GRPO's options but the outcome estimator and its masking, plus GAE's and the critic's. */
 const { advantage: _advantage, maskZeroAdvantage: _mask, ...ppoRest } = grpoRest;
 export const ppoSchema = z
@@ -1052,6 +1159,7 @@ export const runOptionsSchema = z.discriminatedUnion('preset', [
   sftSchema,
   grpoSchema,
   episodeGrpoSchema,
+  envSchema,
   ppoSchema,
   ppoEpisodeSchema,
   dpoSchema,
@@ -1065,6 +1173,7 @@ const agree = <T extends true>(): T => true as T;
 agree<Same<z.input<typeof sftSchema>, SftRunOptions>>();
 agree<Same<z.input<typeof grpoSchema>, GrpoRunOptions>>();
 agree<Same<z.input<typeof episodeGrpoSchema>, EpisodeGrpoRunOptions>>();
+agree<Same<z.input<typeof envSchema>, EnvRunOptions>>();
 agree<Same<z.input<typeof ppoSchema>, PpoRunOptions>>();
 agree<Same<z.input<typeof ppoEpisodeSchema>, PpoEpisodeRunOptions>>();
 agree<Same<z.input<typeof dpoSchema>, DpoRunOptions>>();

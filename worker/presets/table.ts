@@ -28,6 +28,7 @@ import { GRPO_ARITH, GrpoRun } from '../train/grpo';
 import {
   GRPO_CALC,
   GRPO_CODE,
+  GRPO_ENV,
   GRPO_GUESS,
   GrpoEpisodeRun,
   PPO_CALC,
@@ -40,6 +41,8 @@ import {
   dpoOptionsOf,
   episodeGrpoConfigOf,
   episodeGrpoOptionsOf,
+  envConfigOf,
+  envOptionsOf,
   flowConfigOf,
   flowOptionsOf,
   grpoConfigOf,
@@ -55,6 +58,7 @@ import { fieldsOfSchema, problemsOf, labelAndPath, type FieldNamer } from './fie
 import {
   dpoSchema,
   episodeGrpoSchema,
+  envSchema,
   flowSchema,
   grpoSchema,
   ppoEpisodeSchema,
@@ -108,6 +112,8 @@ export interface PresetSpec<N extends PresetName = PresetName> {
   dataset: DatasetRewardOptions['kind'][] | null;
   /** Its rewards are graded by the companion, so the form says to connect one. */
   companion: boolean;
+  /** It runs a person's environment program (the run options' `environment`), so the form offers its files. */
+  environment?: boolean;
   /** Its measured speed and whether the first-visit guide suggests it (contract/options.ts `PresetTraits`). */
   speed?: PresetSpeed;
   firstStep?: { rank: number; why: string };
@@ -182,6 +188,48 @@ function episodeGrpo(
     export: { task: spec.task, reward: spec.reward, verl: null, trl: null },
   };
 }
+
+/** grpo-env: multi-turn GRPO on a person's environment program (worker/episodes/program.ts), from calc-base. */
+const grpoEnv: PresetSpec<'grpo-env'> = (() => {
+  const episodes = (o: OptionsOf<'grpo-env'>) => envConfigOf(o, GRPO_ENV);
+  return {
+    name: 'grpo-env',
+    title: 'GRPO on your own environment program (needs the companion)',
+    description:
+      'Multi-turn GRPO from public/checkpoints/calc-base on an environment you write: a program in any ' +
+      'language that reads one JSON request per line and answers one JSON line (reset → the first ' +
+      'context; step → the ids to append, running or done, and a reward), with a JSONL file of tasks ' +
+      '({id, prompt, answer?, data?}). Each episode runs the program in its own companion session ' +
+      '(sandboxed, killed at the end); a program that fails, hangs past the step deadline or prints a ' +
+      'stray line ends its episode as an infrastructure error, masked, never a reward 0. Journaled turn ' +
+      'by turn like grpo-calc; the run records the program’s SHA-256 and refuses a changed one. The ' +
+      'example (examples/calc_env.py) is the calculator environment in Python. README: "Write your own environment".',
+    family: 'grpo',
+    schema: envSchema,
+    defaults: envOptionsOf(GRPO_ENV, { evalN: 100, checkpointEvery: 10 }),
+    cli: { evalN: GRPO_ENV.evalN, checkpointEvery: 0 },
+    base: 'calc-base',
+    views: ['Groups', 'Batch', 'Episodes'],
+    dataset: null,
+    companion: true,
+    environment: true,
+    promptsOption: 'prompts',
+    config: episodes,
+    episodes,
+    reference: klReference,
+    trainer: (o, c) => {
+      const base = needsBase('grpo-env', c.base);
+      const config = episodes(o);
+      return grpoTrainer(new GrpoEpisodeRun(c.ops, config, base, c.journal, c.services), config, base.tokenizer);
+    },
+    export: {
+      task: "a person's environment program (JSON lines over stdin/stdout, run in companion sessions) on its task file",
+      reward: 'environment',
+      verl: null,
+      trl: null,
+    },
+  };
+})();
 
 const sftArith: PresetSpec<'sft-arith'> = {
   name: 'sft-arith',
@@ -432,6 +480,7 @@ export const PRESETS: readonly PresetSpec[] = [
     task: 'write a Python program for tasks like "add 3, mul 5:", graded in the companion sandbox on three stdin/stdout cases (reward: the fraction passed)',
     reward: 'code',
   }),
+  grpoEnv,
   ppoArith,
   ppoCalc,
   dpoArith,
@@ -455,7 +504,7 @@ export function presetOf<O extends RunOptions>(o: O): PresetSpec<O['preset']> {
 /** The options of the GRPO-family, PPO-family, ... presets. */
 export interface FamilyOptions {
   sft: OptionsOf<'sft-arith'>;
-  grpo: OptionsOf<'grpo-arith' | 'grpo-calc' | 'grpo-guess' | 'grpo-code'>;
+  grpo: OptionsOf<'grpo-arith' | 'grpo-calc' | 'grpo-guess' | 'grpo-code' | 'grpo-env'>;
   ppo: OptionsOf<'ppo-arith' | 'ppo-calc'>;
   dpo: OptionsOf<'dpo-arith'>;
   flow: OptionsOf<'flowgrpo-2d'>;
@@ -467,7 +516,7 @@ export function isFamily<F extends PresetFamily>(o: RunOptions, family: F): o is
 }
 
 /** The multi-turn presets' options (they journal episodes). */
-export type EpisodeOptions = OptionsOf<'grpo-calc' | 'grpo-guess' | 'grpo-code' | 'ppo-calc'>;
+export type EpisodeOptions = OptionsOf<'grpo-calc' | 'grpo-guess' | 'grpo-code' | 'grpo-env' | 'ppo-calc'>;
 
 /** The episode config of a multi-turn run, or null for a single-turn one. */
 export function episodeRunConfigOf(o: RunOptions): GrpoEpisodeConfig | null {
@@ -529,6 +578,7 @@ export const PRESET_INFOS: PresetInfo[] = PRESETS.map(
       views: p.views,
       dataset: p.dataset,
       companion: p.companion,
+      ...(p.environment ? { environment: true } : {}),
       ...(p.speed ? { speed: p.speed } : {}),
       ...(p.firstStep ? { firstStep: p.firstStep } : {}),
     }) as PresetInfo,

@@ -10,6 +10,8 @@
 import type { Ops } from '../../kernels/ops';
 import type { EnvTask, EnvironmentKind } from '../episodes/environment';
 import type { EpisodeJournal } from '../episodes/journal';
+import { programKind, type EnvProgramConfig } from '../episodes/program';
+import { EXAMPLE_ENVIRONMENT } from '../episodes/program-example';
 import { ENVIRONMENTS, resolveKind, type EnvironmentName, type KindServices } from '../episodes/kinds';
 import type { CollectedEpisode } from '../episodes/rollout';
 import { collectEpisodes } from '../episodes/rollout';
@@ -31,7 +33,10 @@ import { criticUpdate } from './ppo';
 
 /** GRPO's options, an environment instead of an arithmetic task, `maxNew` per action. */
 export interface GrpoEpisodeConfig extends Omit<GrpoConfig, 'task'> {
-  environment: EnvironmentName;
+  /** A built-in environment, or `program`: a person's program (`program` below) in companion sessions. */
+  environment: EnvironmentName | 'program';
+  /** With environment `program`: the program, its tasks and its wall per request. */
+  program?: EnvProgramConfig;
   /** Turn limit of an episode (the environment's by default). */
   maxTurns: number;
   /**
@@ -98,6 +103,19 @@ export const GRPO_CODE: GrpoEpisodeConfig = (() => {
   };
 })();
 
+/**
+ * grpo-env: grpo-calc's sampling and objective on a person's program, from calc-base (its tool
+ * tokenizer and its calc(…) / \boxed{} actions), with calc's turn limit and action length. It
+ * starts from the example program (examples/calc_env.py on examples/calc-tasks.jsonl) with 10 s
+ * per reset or step; a person's files replace it (`loadEnvironment`).
+ */
+export const GRPO_ENV: GrpoEpisodeConfig = {
+  ...GRPO_CALC,
+  environment: 'program',
+  program: { ...EXAMPLE_ENVIRONMENT, stepSeconds: 10 },
+  evalN: 100,
+};
+
 /** ppo-calc: grpo-calc's episodes, sampling and policy loss, with ppo-arith's critic and 2 epochs × 2 mini-batches. */
 export const PPO_CALC: GrpoEpisodeConfig = {
   ...GRPO_CALC,
@@ -109,10 +127,15 @@ export const PPO_CALC: GrpoEpisodeConfig = {
 
 /** The environment kind a config runs: the registry's, with the config's turn limit and action length. */
 export function configuredKind(
-  c: Pick<GrpoEpisodeConfig, 'environment' | 'maxTurns' | 'maxNew'>,
+  c: Pick<GrpoEpisodeConfig, 'environment' | 'program' | 'maxTurns' | 'maxNew'>,
   services: KindServices = {},
 ): EnvironmentKind {
-  return { ...resolveKind(c.environment, services), maxTurns: c.maxTurns, maxActionTokens: c.maxNew };
+  let kind: EnvironmentKind;
+  if (c.environment === 'program') {
+    if (!c.program) throw new Error("environment 'program' needs the config's program (its file, tasks and wall)");
+    kind = programKind(c.program, services.companion ?? null);
+  } else kind = resolveKind(c.environment, services);
+  return { ...kind, maxTurns: c.maxTurns, maxActionTokens: c.maxNew };
 }
 
 export interface GrpoEpisodeStep {

@@ -1,0 +1,254 @@
+/**
+ * A person's environment program as an environment kind (grpo-env): the program (any language,
+ * speaking the JSON-lines protocol of companion/protocol.ts "Environment sessions") runs in one
+ * companion session per episode (companion-env.ts), on the tasks of a JSONL file. This module reads
+ * and checks the two files (`loadEnvironment`: the first bad line named, nothing loaded on a bad
+ * file), and makes the kind (`programKind`): the training stream (passes over the training tasks,
+ * each in a fresh order seeded by the run), the held-out split (worker/data/dataset.ts
+ * `splitDataset`, a fixed hash of the prompts), the verifier of an episode the program did not
+ * score (the last `\boxed{}` equals the task's `answer`, else 0), and the step deadline from the
+ * program's wall. Not the protocol (the companion checks every reply) and not a trainer.
+ *
+ * A program has no demonstrations (the kind's `demonstrate` throws): an SFT base for its action
+ * format is made elsewhere. Without a connected companion every episode fails at reset as an
+ * infrastructure failure that says how to start one, as grpo-code's grading does.
+ */
+import type { EnvironmentLoadResult, EnvironmentPreview, FileProblem } from '../contract/models';
+import type { EnvProgramRunOptions, EnvTaskRecord } from '../contract/options';
+import type { CompanionClient } from '../companion-client/client';
+import { extractBoxed } from '../data/answer';
+import { datasetStream, defaultHeldOut, problemMessage, splitDataset } from '../data/dataset';
+import { jsonlRows } from '../data/jsonl';
+import { sha256Hex } from '../data/sha256';
+import { toolTokenizer } from '../data/tokenizer';
+import { CompanionEnvironment, companionDeadlineMs, type CompanionEnvOptions } from './companion-env';
+import type { EnvTask, EnvironmentKind } from './environment';
+import { taskStream } from './environment';
+
+/** The program, its tasks, and the companion's wall per request (`stepSeconds`): what a grpo-env config carries. */
+export interface EnvProgramConfig extends EnvProgramRunOptions {
+  stepSeconds: number;
+}
+
+/**
+ * The command that starts a program by its file's extension: Python isolated from the
+ * environment's variables and user site; Node without its JIT, whose startup reserves more
+ * address space than the sandbox's default cap (limits.memoryBytes, 256 MiB) allows.
+ */
+export function defaultArgv(name: string): string[] | null {
+  if (/\.py$/i.test(name)) return ['python3', '-I', name];
+  if (/\.(m|c)?js$/i.test(name)) return ['node', '--jitless', name];
+  if (/\.sh$/i.test(name)) return ['sh', name];
+  return null;
+}
+
+/** A command line split on spaces (no quoting: a word with a space is not supported). */
+export function argvOf(line: string): string[] {
+  return line.trim().split(/\s+/).filter(Boolean);
+}
+
+const TASK_FIELDS = ['id', 'prompt', 'answer', 'data'];
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const shown = (v: unknown) => {
+  const t = JSON.stringify(v) ?? String(v);
+  return t.length > 40 ? `${t.slice(0, 37)}...` : t;
+};
+
+/** The tasks of a JSONL text, or the first bad line: `id` (a string or an integer, unique), `prompt` (a string), optional `answer` (a string or a number) and `data` (an object). */
+export function parseEnvTasks(
+  name: string,
+  text: string,
+): { ok: true; records: EnvTaskRecord[] } | { ok: false; problem: FileProblem } {
+  const bad = (line: number | null, field: string | null, expected: string, got: string) => ({
+    ok: false as const,
+    problem: { file: name, line, unit: 'line' as const, field, expected, got },
+  });
+  const records: EnvTaskRecord[] = [];
+  const seen = new Map<string, number>();
+  for (const row of jsonlRows(text)) {
+    if ('notJson' in row) return bad(row.at, null, 'one JSON object a task', `is not JSON (${row.notJson})`);
+    const r = row.raw;
+    if (!isObject(r))
+      return bad(row.at, null, 'one JSON object a task: {id, prompt, answer?, data?}', `is ${shown(r)}`);
+    const extra = Object.keys(r).find((k) => !TASK_FIELDS.includes(k));
+    if (extra !== undefined)
+      return bad(row.at, extra, `only the fields ${TASK_FIELDS.join(', ')} (put anything else in data)`, 'is not one');
+    const id = typeof r.id === 'number' && Number.isSafeInteger(r.id) ? String(r.id) : r.id;
+    if (typeof id !== 'string' || id === '')
+      return bad(
+        row.at,
+        'id',
+        'a non-empty string or an integer',
+        r.id === undefined ? 'is missing' : `is ${shown(r.id)}`,
+      );
+    if (seen.has(id))
+      return bad(row.at, 'id', 'an id no other task has', `is ${shown(id)}, as on line ${seen.get(id)}`);
+    seen.set(id, row.at);
+    if (typeof r.prompt !== 'string')
+      return bad(row.at, 'prompt', 'a string', r.prompt === undefined ? 'is missing' : `is ${shown(r.prompt)}`);
+    const answer = r.answer ?? '';
+    if (typeof answer !== 'string' && !(typeof answer === 'number' && Number.isFinite(answer)))
+      return bad(row.at, 'answer', 'a string or a number', `is ${shown(answer)}`);
+    const data = r.data ?? {};
+    if (!isObject(data)) return bad(row.at, 'data', 'a JSON object', `is ${shown(data)}`);
+    records.push({ id, prompt: r.prompt, answer: String(answer), data });
+  }
+  if (records.length === 0) return bad(null, null, 'at least one task, one JSON object per line', 'has none');
+  return { ok: true, records };
+}
+
+export interface EnvironmentFiles {
+  program: { name: string; text: string };
+  tasks: { name: string; text: string };
+  /** The command that starts it (default by the program's extension, `defaultArgv`). */
+  argv?: string[];
+  /** Held-out tasks (default `defaultHeldOut`: a tenth, at least 1 of 2 or more). */
+  heldOut?: number;
+}
+
+/** The program and its tasks for a run's options (its hash computed), or the first problem with either file. */
+export function loadEnvironment(f: EnvironmentFiles): EnvironmentLoadResult {
+  const fail = (problem: FileProblem): EnvironmentLoadResult => ({
+    ok: false,
+    problem,
+    message: problemMessage(problem),
+  });
+  const whole = (file: string, expected: string, got: string) =>
+    fail({ file, line: null, unit: 'line', field: null, expected, got });
+  const { program } = f;
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(program.name))
+    return whole(program.name, 'a plain file name (letters, digits, . _ -)', 'has other characters; rename the file');
+  if (program.text.trim() === '') return whole(program.name, "the program's text", 'is empty');
+  if (new TextEncoder().encode(program.text).length > 1 << 20) return whole(program.name, 'at most 1 MiB', 'is larger');
+  const argv = f.argv ?? defaultArgv(program.name);
+  if (!argv || argv.length === 0)
+    return whole(program.name, 'a .py, .js, .mjs or .sh file, or the command that starts it', 'has no known extension');
+  const tasks = parseEnvTasks(f.tasks.name, f.tasks.text);
+  if (!tasks.ok) return fail(tasks.problem);
+  const n = tasks.records.length;
+  const heldOut = f.heldOut ?? defaultHeldOut(n);
+  if (!Number.isInteger(heldOut) || heldOut < 0 || heldOut > n - 1)
+    return whole(f.tasks.name, `held-out tasks in 0..${n - 1} (a task must remain to train on)`, `asks ${heldOut}`);
+  return {
+    ok: true,
+    environment: {
+      program: { name: program.name, text: program.text, sha256: sha256Hex(program.text), argv },
+      tasks: { name: f.tasks.name, records: tasks.records, heldOut },
+    },
+  };
+}
+
+/** The session request that runs `c`'s program: its one file, its command, its wall per request. */
+export function programRequest(c: EnvProgramConfig): CompanionEnvOptions['program'] {
+  return { files: { [c.program.name]: c.program.text }, argv: c.program.argv, limits: { wallSeconds: c.stepSeconds } };
+}
+
+/** Reward of an episode the program did not score: 1 when the last `\boxed{}` is the task's answer (never for an empty answer). */
+export function verifyProgramTask(task: EnvTask, transcript: string): number {
+  return task.answer !== '' && extractBoxed(transcript) === task.answer ? 1 : 0;
+}
+
+export const NO_COMPANION =
+  'no companion is connected: run npx dewpoint companion and open the link it prints (or paste it in System)';
+
+/**
+ * The kind of `c`'s program on its tasks, its episodes in sessions of `companion` (null: each
+ * fails at reset, saying how to connect one). Turn limit and action length are the config's
+ * (grpo-episodes.ts `configuredKind` sets them).
+ */
+export function programKind(c: EnvProgramConfig, companion: CompanionClient | null): EnvironmentKind {
+  const records = c.tasks.records;
+  const split = splitDataset(records, c.tasks.heldOut);
+  const taskOf = (i: number): EnvTask => ({ ...records[i], data: records[i].data });
+  const tok = toolTokenizer();
+  const options = companion ? { client: companion, program: programRequest(c), tok } : null;
+  return {
+    name: 'program',
+    title: `${c.program.name} on ${c.tasks.name}`,
+    trainTasks: (seed) => {
+      const stream = datasetStream(records, split.train, seed);
+      return taskStream(() => taskOf(stream.next().record));
+    },
+    heldOut: (n) => split.heldOut.slice(0, n).map(taskOf),
+    create: (task) =>
+      options
+        ? new CompanionEnvironment(task, options)
+        : {
+            reset: () => {
+              throw new Error(NO_COMPANION);
+            },
+            step: () => ({ observation: [], status: 'error', failure: 'sandbox_error', detail: NO_COMPANION }),
+          },
+    verify: verifyProgramTask,
+    maxTurns: 1,
+    maxActionTokens: 1,
+    demonstrate: () => {
+      throw new Error(`${c.program.name}: an environment program has no demonstrations`);
+    },
+    stepTimeoutMs: companionDeadlineMs({ program: programRequest(c) }),
+  };
+}
+
+/** `loadEnvironment` over the files' bytes (as a picker gives them): each must be UTF-8 text. */
+export function loadEnvironmentBytes(
+  files: { program: { name: string; bytes: Uint8Array }; tasks: { name: string; bytes: Uint8Array } },
+  choice: { argv?: string[]; heldOut?: number } = {},
+): EnvironmentLoadResult {
+  const text = (f: { name: string; bytes: Uint8Array }) => {
+    try {
+      return { ok: true as const, text: new TextDecoder('utf-8', { fatal: true }).decode(f.bytes) };
+    } catch {
+      const problem: FileProblem = {
+        file: f.name,
+        line: null,
+        unit: 'line',
+        field: null,
+        expected: 'UTF-8 text',
+        got: 'is not',
+      };
+      return { ok: false as const, result: { ok: false as const, problem, message: problemMessage(problem) } };
+    }
+  };
+  const program = text(files.program);
+  if (!program.ok) return program.result;
+  const tasks = text(files.tasks);
+  if (!tasks.ok) return tasks.result;
+  return loadEnvironment({
+    program: { name: files.program.name, text: program.text },
+    tasks: { name: files.tasks.name, text: tasks.text },
+    ...choice,
+  });
+}
+
+/**
+ * The first task's reset in a session of `companion` (then closed): what the model will see first,
+ * before a run starts. The program's failure, a context the model cannot take, or no companion
+ * is a message, not a throw.
+ */
+export async function previewEnvironment(
+  companion: CompanionClient | null,
+  c: EnvProgramConfig,
+): Promise<EnvironmentPreview> {
+  if (!companion) return { ok: false, message: NO_COMPANION };
+  const task = { ...c.tasks.records[0] };
+  const tok = toolTokenizer();
+  const env = new CompanionEnvironment(task, { client: companion, program: programRequest(c), tok });
+  const t0 = performance.now();
+  try {
+    const ids = Array.from(await env.reset());
+    const bad = ids.find((i) => !Number.isInteger(i) || i < 0 || i >= tok.size);
+    if (bad !== undefined)
+      return { ok: false, message: `the first context holds id ${bad}, outside the vocabulary (0..${tok.size - 1})` };
+    return {
+      ok: true,
+      task: { id: task.id, prompt: task.prompt },
+      context: ids,
+      text: tok.decode(ids, { specials: true }),
+      ms: performance.now() - t0,
+    };
+  } catch (e) {
+    return { ok: false, message: (e as Error).message };
+  } finally {
+    await env.close();
+  }
+}
