@@ -1,8 +1,8 @@
 /**
  * Test-only: a real companion serving environment sessions (the process runner, one worker, a
- * token and an allowed origin), the worker's client for it, examples/guess_env.py and
- * examples/guess_env.mjs as programs, and the pieces of a seeded guess policy and of a logged
- * environment the companion-environment tests share.
+ * token and an allowed origin), the worker's client for it, examples/guess_env.py,
+ * examples/guess_env.mjs and examples/calc_env.py as programs, and the pieces of a seeded guess
+ * policy, a seeded calc policy and a logged environment the companion-environment tests share.
  */
 import { chmod, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -67,6 +67,15 @@ export async function guessEnvNodeProgram() {
   };
 }
 
+/** examples/calc_env.py (worker/episodes/calc.ts as a program) as a companion program, as `defaultArgv` starts a .py. */
+export async function calcEnvProgram() {
+  return {
+    files: { 'calc_env.py': await readFile(new URL('../../examples/calc_env.py', import.meta.url), 'utf8') },
+    argv: ['python3', '-I', 'calc_env.py'],
+    limits: { wallSeconds: 10 },
+  };
+}
+
 /** The range 1..63 narrowed by the `<` / `>` answers in a guess episode's context so far. */
 export function guessBounds(context: ArrayLike<number>): { lo: number; hi: number } {
   let lo = 1;
@@ -111,6 +120,58 @@ export const guesser: EpisodeSampler = async (prompts, o) =>
             ? ['?', 'a', '1c', '<'][Math.floor(rand() * 4)]
             : '123';
     return sampledAction(p, [...tok.encode(text), ...(text.length < o.maxNew ? [tok.eos] : [])].slice(0, o.maxNew));
+  });
+
+/** The calc actions that are not the expert's, by the path of the environment they take. */
+export const CALC_DETOURS = {
+  /** Malformed calls (`=?`); the 7-digit operands fit only an action of 16 ids or more. */
+  malformed: ['calc(12+)', 'calc(3+4', 'calc()', 'calc(+5)', 'calc(1+2+3)', 'calc(1234567+1)', 'calc(1+9999999)'],
+  /** Valid calls off the expert's path: a negative result, a product, leading zeros, 6-digit operands. */
+  valid: ['calc(5-9)', 'calc(12*34)', 'calc(007+01)', 'calc(0-999999)', 'calc(999999*99)'],
+  /** Not a call and not a box (`?`); '' is an action of EOS alone. */
+  invalid: ['bold', 'calc', '?', '', 'a+b', '=5', 'calc)1+2(', '\\boxed{1'],
+} as const;
+
+/**
+ * A seeded stand-in for the calc policy, deterministic in each row's seed (so both runs draw the
+ * same actions). From the context so far (`<bos>a+b+c=` then the turns) it mostly does the
+ * expert's next step (calc(a+b), then calc(s+c) with s the partial sum, then \boxed{a+b+c}), else
+ * a wrong box, a malformed call, another valid call, an invalid action, or a call without EOS that
+ * fills the action's ids (max_response_length). Only actions that fit the kind's `maxActionTokens`
+ * (EOS included) are drawn.
+ */
+export const calculator: EpisodeSampler = async (prompts, o) =>
+  prompts.map((p, r) => {
+    const rand = mulberry32(o.rowSeeds![r]);
+    const text = tok.decode(p);
+    const m = /^(\d+)\+(\d+)\+(\d+)=/.exec(text);
+    if (!m) throw new Error(`calculator: the context ${JSON.stringify(text)} is not a calc episode's`);
+    const [a, b, c] = m.slice(1, 4).map(Number);
+    const pick = (options: readonly string[]) => {
+      const fit = options.filter((t) => t.length < o.maxNew);
+      return fit[Math.floor(rand() * fit.length)];
+    };
+    const u = rand();
+    if (u >= 0.93) {
+      // No EOS: the action fills its ids and the rollout truncates the episode.
+      return sampledAction(p, Array.from(tok.encode(`calc(${'9'.repeat(o.maxNew)}`).subarray(0, o.maxNew)));
+    }
+    const action =
+      u < 0.5
+        ? !text.includes(`calc(${a}+${b})=${a + b}`)
+          ? `calc(${a}+${b})`
+          : !text.includes(`calc(${a + b}+${c})=${a + b + c}`)
+            ? `calc(${a + b}+${c})`
+            : `\\boxed{${a + b + c}}`
+        : u < 0.57
+          ? `\\boxed{${a + b + c + 1 + Math.floor(rand() * 20)}}`
+          : u < 0.69
+            ? pick(CALC_DETOURS.malformed)
+            : u < 0.81
+              ? pick(CALC_DETOURS.valid)
+              : pick(CALC_DETOURS.invalid);
+    if (action.length >= o.maxNew) throw new Error(`calculator: ${action} does not fit ${o.maxNew} ids with EOS`);
+    return sampledAction(p, [...tok.encode(action), tok.eos]);
   });
 
 /** One step's answer as a logged environment records it (ids as plain arrays). */
