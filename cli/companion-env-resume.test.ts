@@ -2,7 +2,8 @@
  * The worker's CompanionEnvironment against the real companion server, the parts the issue "Your
  * own environment" (items 2 and 3) added: a journaled guess episode in companion sessions
  * (examples/guess_env.py, which has no state operations) resumes by replay and equals the
- * uninterrupted one; opening a session waits out a companion at capacity until a place frees; and
+ * uninterrupted one; a calc episode (examples/calc_env.py, which sends its state) resumes from the
+ * journaled state without stepping any committed turn again; opening a session waits out a companion at capacity until a place frees; and
  * a companion kind's step deadline sits above the companion's wall, whose default the worker
  * restates.
  */
@@ -12,7 +13,17 @@ import { mulberry32 } from '../kernels/common/random';
 import { sandboxLimitsSchema } from '../companion/protocol';
 import { COMPANION_DEFAULT_WALL_SECONDS, CompanionClient } from '../worker/companion-client/client';
 import { toolTokenizer } from '../worker/data/tokenizer';
-import { TOKEN, guessBounds, guessEnvProgram, sampledAction, serveEnvCompanion } from './testing/env-companion';
+import {
+  TOKEN,
+  calcEnvProgram,
+  calculator,
+  guessBounds,
+  guessEnvProgram,
+  sampledAction,
+  serveEnvCompanion,
+} from './testing/env-companion';
+import { CALC } from '../worker/episodes/calc';
+import type { EnvironmentKind } from '../worker/episodes/environment';
 import { DEADLINE_MARGIN_MS, companionDeadlineMs, inCompanion } from '../worker/episodes/companion-env';
 import { GUESS, guessTrainTasks } from '../worker/episodes/guess';
 import type { Cohort } from '../worker/episodes/journal';
@@ -70,6 +81,67 @@ describe('guess_env.py in companion sessions: resume by replay', () => {
     const replayed = eps.filter((e) => e.resumedBy === 'replay');
     expect(replayed.length).toBeGreaterThan(0);
     for (const e of replayed) expect(e.resumed.slice(0, 2)).toEqual([true, true]);
+    expect(await s.client.status()).toMatchObject({ connected: true, health: { sessions: { open: 0 } } });
+    expect(await readdir(s.root)).toEqual([]);
+  });
+});
+
+describe('calc_env.py in companion sessions: resume from the journaled state', () => {
+  let s: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    s = await serve(64);
+  });
+  afterAll(async () => {
+    await s.companion.close();
+    await rm(s.root, { recursive: true, force: true });
+  });
+
+  it('an interrupted episode is restored by set_state: no committed turn is stepped again, and it equals the uninterrupted one', async () => {
+    const base = inCompanion(CALC, { client: s.client, program: await calcEnvProgram(), tok });
+    let steps = 0;
+    // The kind's environments, counting the steps sent to the program (state calls pass through).
+    const counted: EnvironmentKind = {
+      ...base,
+      create(task) {
+        const env = base.create(task);
+        return {
+          reset: () => env.reset(),
+          step: (a) => {
+            steps++;
+            return env.step(a);
+          },
+          getState: () => env.getState?.(),
+          setState: (state) => env.setState!(state),
+          close: () => env.close?.(),
+        };
+      },
+    };
+    const tasks = CALC.trainTasks(4).take(3);
+    const options = (extra: Partial<EpisodeRolloutOptions> = {}): EpisodeRolloutOptions => ({
+      kind: counted,
+      tok,
+      maxContext: 128,
+      sampling: { temperature: 1 },
+      seed: 9,
+      policyVersion: 0,
+      ...extra,
+    });
+    const reference = await collectEpisodes(calculator, tasks, 2, options());
+    const cohort: Cohort = { runId: 'r', step: 1, policyVersion: 0, samplerSeed: 9 };
+    const journal = new MemoryJournal();
+    await expect(
+      collectEpisodes(calculator, tasks, 2, options({ journal: { journal: failingAfter(journal, 3), cohort } })),
+    ).rejects.toThrow('the tab closed');
+    steps = 0;
+    const eps = await collectEpisodes(calculator, tasks, 2, options({ journal: { journal, cohort } }));
+    expect(eps.map((e) => e.episode)).toEqual(reference.map((e) => e.episode));
+    const restored = eps.filter((e) => e.resumedBy === 'state');
+    expect(restored.length).toBeGreaterThan(0);
+    expect(eps.filter((e) => e.resumedBy === 'replay')).toEqual([]);
+    // Only the turns not restored from the journal were sent to the program (an action without EOS sends none).
+    const fresh = eps.flatMap((e) => e.episode.transitions.filter((t, i) => !e.resumed[i] && t.action.terminated));
+    expect(steps).toBe(fresh.length);
+    expect(eps.some((e) => e.resumed.some(Boolean) && e.resumed.some((r) => !r))).toBe(true);
     expect(await s.client.status()).toMatchObject({ connected: true, health: { sessions: { open: 0 } } });
     expect(await readdir(s.root)).toEqual([]);
   });

@@ -2,9 +2,10 @@
  * The worker's CompanionEnvironment against the real companion server (here, in cli/, because
  * only a Node test may import both sides): the same seeded guess episodes run once with the
  * built-in TypeScript environment and once with examples/guess_env.py in companion sessions give
- * identical observations, statuses and rewards per turn, and identical episodes; and every way
- * the companion can fail (unreachable, full, gone mid-episode, the environment's own error or
- * exit) ends the episode as an error (masked from training), never a reward 0.
+ * identical observations, statuses and rewards per turn, and identical episodes; a full companion
+ * or the environment's own error or exit ends the episode as an error (masked from training),
+ * never a reward 0; and a companion that stops answering (unreachable, gone mid-episode) stops the
+ * collection before the round under way is committed (EnvironmentUnavailable).
  */
 import { readdir, rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,8 @@ import type {
   EnvResetReply,
   EnvResetRequest,
   EnvSessionOpened,
+  EnvSetStateReply,
+  EnvSetStateRequest,
   EnvSessionRequest,
   EnvStepReply,
   EnvStepRequest,
@@ -21,6 +24,8 @@ import type {
   SessionRequest,
   SessionResetReply,
   SessionResetRequest,
+  SessionSetStateReply,
+  SessionSetStateRequest,
   SessionStepReply,
   SessionStepRequest,
 } from '../worker/companion-client/client';
@@ -30,6 +35,8 @@ import type { EnvLog } from './testing/env-companion';
 import { guessEnvProgram, guesser, logged, serveEnvCompanion } from './testing/env-companion';
 import { inCompanion } from '../worker/episodes/companion-env';
 import type { EnvironmentKind } from '../worker/episodes/environment';
+import { EnvironmentUnavailable } from '../worker/episodes/environment';
+import { MemoryJournal } from '../worker/episodes/journal';
 import { GUESS, guessTrainTasks } from '../worker/episodes/guess';
 import type { CollectedEpisode, EpisodeRolloutOptions, EpisodeSampler } from '../worker/episodes/rollout';
 import { collectEpisodes } from '../worker/episodes/rollout';
@@ -43,7 +50,9 @@ const AGREE: [
   Same<EnvStepRequest, SessionStepRequest>,
   Same<EnvResetReply, SessionResetReply>,
   Same<EnvStepReply, SessionStepReply>,
-] = [true, true, true, true, true, true];
+  Same<EnvSetStateRequest, SessionSetStateRequest>,
+  Same<EnvSetStateReply, SessionSetStateReply>,
+] = [true, true, true, true, true, true, true, true];
 
 const tok = toolTokenizer();
 
@@ -140,15 +149,15 @@ for n, line in enumerate(sys.stdin):
 describe('a companion that fails: the episode is an infrastructure failure, never a reward 0', () => {
   const program = guessEnvProgram;
 
-  it('unreachable: every episode fails to start', async () => {
+  it('unreachable: the collection stops with EnvironmentUnavailable naming the companion, no episode scored', async () => {
     const { companion, client, root } = await serve();
     await companion.close();
     const kind = inCompanion(GUESS, { client, program: await program(), tok });
-    const eps = await collectEpisodes(guesser, guessTrainTasks(3).take(2), 2, options(kind));
-    for (const e of eps) {
-      expect(failed(e)).toEqual(['error', 'env_error', null, true]);
-      expect(e.episode.detail).toMatch(/failed to start: no companion answers at http:\/\/127\.0\.0\.1:\d+/);
-    }
+    const collecting = collectEpisodes(guesser, guessTrainTasks(3).take(2), 2, options(kind));
+    await expect(collecting).rejects.toThrow(EnvironmentUnavailable);
+    await expect(collecting).rejects.toThrow(
+      /the companion at http:\/\/127\.0\.0\.1:\d+ stopped answering \(no companion answers at .*\): start one with npx dewpoint companion, connect it in System, then Continue/,
+    );
     await rm(root, { recursive: true, force: true });
   });
 
@@ -169,7 +178,7 @@ describe('a companion that fails: the episode is an infrastructure failure, neve
     }
   });
 
-  it('gone mid-episode: the step fails as sandbox_error, the partial episode is kept', async () => {
+  it('gone mid-episode: the collection stops before committing the round under way; the committed turns stay in the journal', async () => {
     const { companion, client, root } = await serve();
     let calls = 0;
     // The companion stops between the first and the second action.
@@ -178,11 +187,16 @@ describe('a companion that fails: the episode is an infrastructure failure, neve
       return guesser(prompts, { ...o, rowSeeds: o.rowSeeds!.map(() => 0) });
     };
     const kind = inCompanion(GUESS, { client, program: await program(), tok });
-    const eps = await collectEpisodes(stopping, [GUESS.heldOut(1)[0]], 1, options(kind));
-    const [e] = eps;
-    expect(failed(e)).toEqual(['error', 'sandbox_error', null, true]);
-    expect(e.episode.detail).toMatch(/the companion did not run the step: no companion answers/);
-    expect(e.episode.transitions.length).toBe(2);
+    const journal = new MemoryJournal();
+    const cohort = { runId: 'r', step: 1, policyVersion: 0, samplerSeed: 5 };
+    await expect(
+      collectEpisodes(stopping, [GUESS.heldOut(1)[0]], 1, options(kind, { journal: { journal, cohort } })),
+    ).rejects.toThrow(EnvironmentUnavailable);
+    // The start and turn 1 were committed; turn 2, whose step the companion never answered, was not.
+    expect((await journal.load('r', 1)).map((r) => [r.kind, r.turn])).toEqual([
+      ['start', 0],
+      ['turn', 1],
+    ]);
     expect(await readdir(root)).toEqual([]);
     await rm(root, { recursive: true, force: true });
   });

@@ -218,6 +218,18 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, root =
  *     → {"status":"error","detail":"..."}              it failed: an infrastructure failure, never a reward 0
  *   {"op":"close"}                                       no reply: exit (the process group is killed soon after anyway)
  *
+ * Optional state (dew `RecoverableEnvironment`): a reply to reset or step may carry `"state"`, an
+ * opaque string (JSON text, say) that is everything the program needs to go on from that point.
+ * The worker journals it with the turn. To resume an episode after a closed tab, it resets a fresh
+ * session on the same task and sends the last committed turn's state:
+ *
+ *   {"op":"set_state","state":"..."}
+ *     → {"status":"running"}                           restored: the next step continues from there
+ *     → {"status":"error","detail":"..."}              it cannot (the episode ends as an error)
+ *
+ * A program that never sends `state` is resumed by replaying the journaled actions from reset
+ * instead, each answer checked against the journal.
+ *
  * Ids are the model's token ids; `tokenizer` maps them to text (a char tokenizer: `vocab[id]` is
  * the symbol of `id`, specials are names such as `<eos>`), so an environment needs no copy of the
  * vocabulary. `action.ids` exclude EOS and `action.text` is their decoding (specials skipped).
@@ -276,8 +288,16 @@ export const envActionSchema = z.strictObject({ ids: idsSchema, text: z.string()
 export const envStepRequestSchema = z.strictObject({ action: envActionSchema });
 export type EnvStepRequest = z.infer<typeof envStepRequestSchema>;
 
+/** POST /v1/sessions/:id/set_state, and the `set_state` line without its `op`: a state the program sent in a reply. */
+export const envSetStateRequestSchema = z.strictObject({ state: z.string() });
+export type EnvSetStateRequest = z.infer<typeof envSetStateRequestSchema>;
+
 /** A line on the environment's stdin. */
-export type EnvRequestLine = ({ op: 'reset' } & EnvResetRequest) | ({ op: 'step' } & EnvStepRequest) | { op: 'close' };
+export type EnvRequestLine =
+  | ({ op: 'reset' } & EnvResetRequest)
+  | ({ op: 'step' } & EnvStepRequest)
+  | ({ op: 'set_state' } & EnvSetStateRequest)
+  | { op: 'close' };
 
 export const ENV_STATUSES = ['running', 'done', 'error'] as const;
 
@@ -287,6 +307,7 @@ export const envResetLineSchema = z
     context: idsSchema.optional(),
     status: z.enum(['running', 'error']).optional(),
     detail: z.string().optional(),
+    state: z.string().optional(),
   })
   .superRefine((r, ctx) => {
     if (r.status !== 'error' && r.context === undefined)
@@ -305,6 +326,7 @@ export const envStepLineSchema = z
     status: z.enum(ENV_STATUSES),
     reward: z.number().optional(),
     detail: z.string().optional(),
+    state: z.string().optional(),
   })
   .superRefine((r, ctx) => {
     if (r.observation !== undefined && r.context !== undefined)
@@ -316,6 +338,12 @@ export const envStepLineSchema = z
     if (r.status === 'running' && r.observation === undefined && r.context === undefined)
       ctx.addIssue({ code: 'custom', path: ['observation'], message: 'a running reply needs observation or context' });
   });
+
+/** The environment's reply to `set_state` on its stdout. */
+export const envSetStateLineSchema = z.strictObject({
+  status: z.enum(['running', 'error']),
+  detail: z.string().optional(),
+});
 
 /**
  * Why a session request answered `status: 'error'`, by name (`detail` says more, in words). All
@@ -348,7 +376,7 @@ export type EnvErrorKind = (typeof ENV_ERROR_KINDS)[number];
  * read it yet agree with it.
  */
 export type EnvResetReply =
-  | { status: 'running'; context: number[]; detail?: string }
+  | { status: 'running'; context: number[]; detail?: string; state?: string }
   | { status: 'error'; context: []; detail: string; error?: EnvErrorKind };
 /**
  * What POST /v1/sessions/:id/step answers: the worker's `EnvStep` (observation is `[]` when the
@@ -360,6 +388,11 @@ export interface EnvStepReply {
   status: (typeof ENV_STATUSES)[number];
   reward?: number;
   detail?: string;
+  /** The program's state after this step, when it sends one. */
+  state?: string;
   /** With status error, its kind (always set by the companion). */
   error?: EnvErrorKind;
 }
+
+/** What POST /v1/sessions/:id/set_state answers: restored, or an error as for reset. */
+export type EnvSetStateReply = { status: 'running' } | { status: 'error'; detail: string; error?: EnvErrorKind };

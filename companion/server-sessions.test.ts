@@ -164,6 +164,49 @@ describe('environment sessions over HTTP (real server, real processes)', () => {
     );
   });
 
+  it("optional state: replies carry the program's state; set_state restores one, or answers its error; a bad body is a 400", async () => {
+    const env = `
+import json, sys
+count = 0
+for line in sys.stdin:
+    req = json.loads(line)
+    if req["op"] == "close":
+        break
+    if req["op"] == "reset":
+        reply = {"context": [1], "state": str(count)}
+    elif req["op"] == "set_state":
+        if req["state"].isdigit():
+            count = int(req["state"])
+            reply = {"status": "running"}
+        else:
+            reply = {"status": "error", "detail": "not a count: " + req["state"]}
+    else:
+        count += 1
+        reply = {"observation": [3], "status": "running", "state": str(count)}
+    print(json.dumps(reply), flush=True)
+`;
+    const open = JSON.stringify({ files: { 'env.py': env }, argv: ['python3', '-I', '-S', 'env.py'] });
+    const id = (await c.call('POST', '/v1/sessions', open)).body.id as string;
+    try {
+      expect((await c.call('POST', `/v1/sessions/${id}/reset`, RESET)).body).toEqual({
+        status: 'running',
+        context: [1],
+        state: '0',
+      });
+      expect((await c.call('POST', `/v1/sessions/${id}/step`, step([3]))).body).toMatchObject({ state: '1' });
+      const restored = await c.call('POST', `/v1/sessions/${id}/set_state`, JSON.stringify({ state: '41' }));
+      expect([restored.status, restored.body]).toEqual([200, { status: 'running' }]);
+      expect((await c.call('POST', `/v1/sessions/${id}/step`, step([3]))).body).toMatchObject({ state: '42' });
+      const badBody = await c.call('POST', `/v1/sessions/${id}/set_state`, JSON.stringify({ snapshot: '1' }));
+      expect(badBody.status).toBe(400);
+      expect(String(badBody.body.error)).toMatch(/state/);
+      const refused = await c.call('POST', `/v1/sessions/${id}/set_state`, JSON.stringify({ state: 'x' }));
+      expect(refused.body).toEqual({ status: 'error', detail: 'not a count: x', error: 'environment' });
+    } finally {
+      await c.call('POST', `/v1/sessions/${id}/close`);
+    }
+  });
+
   it.each([
     ['a wrong token', { authorization: `Bearer ${TOKEN}x` }, 401, /wrong token/],
     ['a foreign Origin', { origin: 'http://evil.example' }, 403, /is not allowed/],

@@ -20,7 +20,8 @@
  *     Retry-After when `sessions.max` are open; 503 (infrastructure) when it cannot start here.
  *   - POST /v1/sessions/:id/reset `{task, tokenizer}` → EnvResetReply.
  *   - POST /v1/sessions/:id/step `{action}` → EnvStepReply.
- *     Both answer 200 `{status: 'error', detail}` when the environment failed (its own error, the
+ *   - POST /v1/sessions/:id/set_state `{state}` → EnvSetStateReply: restores a state the program sent (optional).
+ *     Each answers 200 `{status: 'error', detail}` when the environment failed (its own error, the
  *     `limits.wallSeconds` deadline per request, its exit, a stray stdout line): that ends the
  *     session, its process group killed and its directory deleted. 404: no such session (closed,
  *     idle past `sessions.idleSeconds`, or never opened); 409: a request of it is still waiting.
@@ -44,6 +45,7 @@ import {
   codeRewardRequestSchema,
   envResetRequestSchema,
   envSessionRequestSchema,
+  envSetStateRequestSchema,
   envStepRequestSchema,
   parseWith,
   programSchema,
@@ -295,6 +297,18 @@ export function companionApp(
     }
   });
 
+  app.post('/v1/sessions/:id/set_state', async (c) => {
+    const req = await bodyOf(c, envSetStateRequestSchema);
+    if ('error' in req) return req.error;
+    const s = sessionOf(c);
+    if ('error' in s) return s.error;
+    try {
+      return c.json(await sessions.use(s.id, (env) => env.setState(req.value, c.req.raw.signal)));
+    } catch (e) {
+      return failure(c, e);
+    }
+  });
+
   app.post('/v1/sessions/:id/close', async (c) => {
     const id = c.req.param('id');
     try {
@@ -316,7 +330,7 @@ export function companionApp(
       404,
       `no route ${c.req.method} ${new URL(c.req.url).pathname} (routes: GET /v1/health, POST /v1/run, POST ` +
         `/v1/run-batch, POST /v1/reward/code, POST /v1/sessions, POST /v1/sessions/:id/reset, POST ` +
-        `/v1/sessions/:id/step, POST /v1/sessions/:id/close)`,
+        `/v1/sessions/:id/step, POST /v1/sessions/:id/set_state, POST /v1/sessions/:id/close)`,
     ),
   );
   return app;

@@ -45,11 +45,13 @@ import type {
   EnvRequestLine,
   EnvResetReply,
   EnvResetRequest,
+  EnvSetStateReply,
+  EnvSetStateRequest,
   EnvStepReply,
   EnvStepRequest,
   SandboxLimits,
 } from './protocol';
-import { envResetLineSchema, envStepLineSchema, parseWith } from './protocol';
+import { envResetLineSchema, envSetStateLineSchema, envStepLineSchema, parseWith } from './protocol';
 
 /** How much of stderr's end is kept for error details. */
 const STDERR_TAIL_BYTES = 8192;
@@ -68,7 +70,7 @@ export function quote(s: string, max = QUOTE_CHARS): string {
 
 type Answer = { ok: true; value: unknown } | { ok: false; detail: string; kind: EnvErrorKind };
 interface Pending {
-  op: 'reset' | 'step';
+  op: 'reset' | 'step' | 'set_state';
   schema: z.ZodType;
   done: (a: Answer) => void;
 }
@@ -195,7 +197,12 @@ export class SubprocessEnvironment {
         detail: r.detail || 'the environment reported an error without a detail',
         error: 'environment',
       };
-    return { status: 'running', context: r.context!, ...(r.detail ? { detail: r.detail } : {}) };
+    return {
+      status: 'running',
+      context: r.context!,
+      ...(r.detail ? { detail: r.detail } : {}),
+      ...(r.state !== undefined ? { state: r.state } : {}),
+    };
   }
 
   async step(request: EnvStepRequest, signal?: AbortSignal): Promise<EnvStepReply> {
@@ -208,8 +215,23 @@ export class SubprocessEnvironment {
       status: r.status,
       ...(r.reward !== undefined ? { reward: r.reward } : {}),
       ...(r.detail !== undefined ? { detail: r.detail } : {}),
+      ...(r.state !== undefined ? { state: r.state } : {}),
       ...(r.status === 'error' ? { error: 'environment' as const } : {}),
     };
+  }
+
+  /** Restores a state the program sent in an earlier session's reply (after this session's reset). */
+  async setState(request: EnvSetStateRequest, signal?: AbortSignal): Promise<EnvSetStateReply> {
+    const a = await this.request('set_state', { op: 'set_state', ...request }, envSetStateLineSchema, signal);
+    if (!a.ok) return { status: 'error', detail: a.detail, error: a.kind };
+    const r = a.value as z.output<typeof envSetStateLineSchema>;
+    if (r.status === 'error')
+      return {
+        status: 'error',
+        detail: r.detail || 'the environment reported an error without a detail',
+        error: 'environment',
+      };
+    return { status: 'running' };
   }
 
   /**

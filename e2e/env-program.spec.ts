@@ -5,9 +5,12 @@
  * episodes are the program's (its observations, no infrastructure errors), and one replays
  * identically through a fresh session.
  */
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { fillFields, startCompanion } from './helpers';
+import { fillFields, loadConfig, startCompanion } from './helpers';
 
 const TASKS = readFileSync('examples/calc-tasks.jsonl', 'utf8').trim().split('\n').slice(0, 30).join('\n');
 
@@ -73,6 +76,175 @@ test(
       await expect(page.getByTestId('replay-result')).toContainText('identical', { timeout: 60_000 });
     } finally {
       child.kill('SIGTERM');
+    }
+  },
+);
+
+/** A program that logs each step and each restore as a file of its own in `dir` (sessions run as different uids), and sends its state. */
+const loggingEnv = (dir: string) => `
+import json, os, sys, time, uuid
+LOG = ${JSON.stringify(dir)}
+def log(kind, nonce, turn):
+    open(os.path.join(LOG, f"{kind}-{nonce}-{turn}-{time.time_ns()}"), "w").close()
+nonce, turns, ids = None, 0, {}
+for line in sys.stdin:
+    req = json.loads(line)
+    if req["op"] == "close":
+        break
+    if req["op"] == "reset":
+        spec = req["tokenizer"]
+        ids = {s: i for i, s in enumerate(spec["vocab"])}
+        nonce, turns = uuid.uuid4().hex, 0
+        reply = {"context": [spec["specials"]["bos"]] + [ids[c] for c in req["task"]["prompt"]], "state": json.dumps([nonce, 0])}
+    elif req["op"] == "set_state":
+        nonce, turns = json.loads(req["state"])
+        log("restore", nonce, turns)
+        reply = {"status": "running"}
+    else:
+        turns += 1
+        log("step", nonce, turns)
+        time.sleep(1)
+        reply = {"observation": [ids["?"]], "status": "running", "state": json.dumps([nonce, turns])}
+    print(json.dumps(reply), flush=True)
+`;
+
+test(
+  'grpo-env: a tab closed mid-episode continues from the journal, each episode restored from its state in a fresh ' +
+    'session: the program’s own log shows no committed turn run again, and the Episodes view says how it came back',
+  async ({ context }) => {
+    test.setTimeout(300_000);
+    const dir = mkdtempSync(join(tmpdir(), 'dewpoint-e2e-env-'));
+    chmodSync(dir, 0o777); // the program's sessions run as uids of their own
+    let page = await context.newPage();
+    page.on('dialog', (d) => void d.accept());
+    await page.goto('/#/system');
+    const { child, link } = await startCompanion(new URL(page.url()).origin);
+    try {
+      await page.goto(link);
+      await expect(page.getByTestId('companion-status')).toHaveText('Connected');
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Experiments' }).click();
+      const text = loggingEnv(dir);
+      const records = TASKS.split('\n').map((l) => ({ data: {}, answer: '', ...JSON.parse(l) }));
+      await loadConfig(page, {
+        preset: 'grpo-env',
+        steps: 1,
+        prompts: 2,
+        group: 2,
+        evalEvery: 0,
+        filterGroups: null,
+        environment: {
+          program: {
+            name: 'logging_env.py',
+            text,
+            sha256: createHash('sha256').update(text).digest('hex'),
+            argv: ['python3', '-I', 'logging_env.py'],
+          },
+          tasks: { name: 'mine.jsonl', records, heldOut: 3 },
+        },
+      });
+      await page.getByTestId('run-start').click();
+      const runId = (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');
+      // Turn 2 is being stepped: every episode's turn 1 is committed. Close the tab now.
+      await expect.poll(() => readdirSync(dir).some((f) => /^step-\w+-2-/.test(f)), { timeout: 120_000 }).toBe(true);
+      await page.close({ runBeforeUnload: false });
+
+      page = await context.newPage();
+      page.on('dialog', (d) => void d.accept());
+      await page.goto(link); // a new tab: connect it to the companion again
+      await expect(page.getByTestId('companion-status')).toHaveText('Connected');
+      await page.goto('/#/experiments');
+      const row = page.getByTestId('stored-runs').getByRole('row', { name: new RegExp(runId) });
+      await expect(row).toContainText('interrupted');
+      await row.getByRole('button', { name: new RegExp(`^Continue run ${runId} from step \\d+$`) }).click();
+      await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 200_000 });
+
+      // The program's log: each episode came back by set_state at its last committed turn, and no
+      // step of a turn at or before that one ran after it.
+      const events = readdirSync(dir).map((f) => {
+        const [kind, nonce, turn, ns] = f.split('-');
+        return { kind, nonce, turn: Number(turn), ns: BigInt(ns) };
+      });
+      const restores = events.filter((e) => e.kind === 'restore');
+      expect(restores.length).toBeGreaterThan(0);
+      for (const r of restores) {
+        expect(r.turn).toBeGreaterThanOrEqual(1);
+        const again = events.filter((e) => e.kind === 'step' && e.nonce === r.nonce && e.turn <= r.turn && e.ns > r.ns);
+        expect(again, `episode ${r.nonce} restored at turn ${r.turn}`).toEqual([]);
+      }
+
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Episodes' }).click();
+      await expect(page.getByTestId('episode-row').first()).toBeVisible();
+      await expect(page.getByTestId('episodes-view')).toContainText(/turns? restored \(by state\)/);
+    } finally {
+      child.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'grpo-env: the companion stopped mid-run stops the run saying why; with a new companion connected, Continue ' +
+    'finishes it from the journal, no episode lost to the outage',
+  async ({ page }) => {
+    test.setTimeout(300_000);
+    const dir = mkdtempSync(join(tmpdir(), 'dewpoint-e2e-env-'));
+    chmodSync(dir, 0o777);
+    page.on('dialog', (d) => void d.accept());
+    await page.goto('/#/system');
+    const origin = new URL(page.url()).origin;
+    let companion = await startCompanion(origin);
+    try {
+      await page.goto(companion.link);
+      await expect(page.getByTestId('companion-status')).toHaveText('Connected');
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Experiments' }).click();
+      const text = loggingEnv(dir);
+      await loadConfig(page, {
+        preset: 'grpo-env',
+        steps: 1,
+        prompts: 2,
+        group: 2,
+        evalEvery: 0,
+        filterGroups: null,
+        environment: {
+          program: {
+            name: 'logging_env.py',
+            text,
+            sha256: createHash('sha256').update(text).digest('hex'),
+            argv: ['python3', '-I', 'logging_env.py'],
+          },
+          tasks: {
+            name: 'mine.jsonl',
+            records: TASKS.split('\n').map((l) => ({ data: {}, answer: '', ...JSON.parse(l) })),
+            heldOut: 3,
+          },
+        },
+      });
+      await page.getByTestId('run-start').click();
+      const runId = (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');
+      await expect.poll(() => readdirSync(dir).some((f) => /^step-\w+-2-/.test(f)), { timeout: 120_000 }).toBe(true);
+      companion.child.kill('SIGTERM');
+      await expect(page.getByTestId('run-status')).toHaveText('failed', { timeout: 60_000 });
+      await expect(
+        page.getByRole('alert').filter({
+          hasText:
+            /^EnvironmentUnavailable: the companion at http:\/\/127\.0\.0\.1:\d+ (stopped answering|is stopping)/,
+        }),
+      ).toBeVisible();
+
+      companion = await startCompanion(origin);
+      await page.goto(companion.link);
+      await expect(page.getByTestId('companion-status')).toHaveText('Connected');
+      await page.goto('/#/experiments');
+      const row = page.getByTestId('stored-runs').getByRole('row', { name: new RegExp(runId) });
+      await row.getByRole('button', { name: new RegExp(`^Continue run ${runId} from step \\d+$`) }).click();
+      await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 200_000 });
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Episodes' }).click();
+      await expect(page.getByTestId('episode-row').first()).toBeVisible();
+      await expect(page.getByRole('group', { name: 'Outcome' }).getByText(/^error \(0\)$/)).toBeVisible();
+      await expect(page.getByTestId('episodes-view')).toContainText(/turns? restored \(by state\)/);
+    } finally {
+      companion.child.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
     }
   },
 );

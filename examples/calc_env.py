@@ -20,6 +20,12 @@ one JSON request per line on stdin, one JSON reply per line on stdout, nothing e
       -> {"status":"error","detail":"..."}                     an infrastructure failure, never a reward 0
     {"op":"close"}                                              no reply: exit
 
+Optional state: a reply may carry "state", a string that is everything needed to go on from that
+point (this program sends its turn count and whether the episode ended). The trainer journals it
+with the turn; after a closed tab it resets a fresh session on the same task and sends
+{"op":"set_state","state":"..."} (-> {"status":"running"}), so no committed turn runs twice. A
+program without state is resumed by replaying its journaled actions instead.
+
 Ids, not text, cross the wire: the reset request carries the policy's tokenizer (`vocab[id]` is
 the symbol of `id`, plus the special ids), so this program encodes and decodes exactly as the
 trainer does without a copy of the vocabulary. Plain Python 3, standard library only; the
@@ -75,7 +81,15 @@ class Calc:
         self.task = task
         self.answer = str(task["answer"])
         self.tok = tokenizer
+        self.turns = 0
         self.done = False
+
+    def state(self):
+        return json.dumps({"turns": self.turns, "done": self.done})
+
+    def set_state(self, state):
+        s = json.loads(state)
+        self.turns, self.done = int(s["turns"]), bool(s["done"])
 
     def reset(self):
         return {"context": [self.tok.bos] + self.tok.encode(self.task["prompt"])}
@@ -83,6 +97,7 @@ class Calc:
     def step(self, action):
         if self.done:
             return {"status": "error", "detail": "step after the episode ended"}
+        self.turns += 1
         text = action["text"]
         boxed = BOXED.match(text)
         if boxed:
@@ -111,9 +126,14 @@ def main():
         try:
             if op == "reset":
                 env = Calc(request["task"], Tokenizer(request["tokenizer"]))
-                reply = env.reset()
+                reply = {**env.reset(), "state": env.state()}
             elif op == "step" and env is not None:
                 reply = env.step(request["action"])
+                if reply["status"] != "error":
+                    reply["state"] = env.state()
+            elif op == "set_state" and env is not None:
+                env.set_state(request["state"])
+                reply = {"status": "running"}
             else:
                 reply = {"status": "error", "detail": f"unexpected request {op!r} (reset first, then step)"}
         except Exception as e:  # the episode's error, never a reward

@@ -115,7 +115,8 @@ function Notes({ e }: { e: EpisodeSummary }) {
   const notes = [
     e.groupAborted && 'group aborted',
     e.corrupt && 'corrupt',
-    e.resumedTurns > 0 && `${e.resumedTurns} turn${e.resumedTurns === 1 ? '' : 's'} restored`,
+    e.resumedTurns > 0 &&
+      `${e.resumedTurns} turn${e.resumedTurns === 1 ? '' : 's'} restored${e.resumedBy ? ` (by ${e.resumedBy})` : ''}`,
   ].filter((n): n is string => Boolean(n));
   if (!notes.length) return <span className="muted">—</span>;
   return <span className="flag">{notes.join(' · ')}</span>;

@@ -73,6 +73,8 @@ export function EpisodePanel({
             <dd>
               {d.turns}
               {d.resumedTurns > 0 ? `, ${d.resumedTurns} restored from the journal` : ''}
+              {d.resumedBy === 'state' && ', the environment restored from its journaled state (no turn run again)'}
+              {d.resumedBy === 'replay' && ', the environment brought back by replaying those turns from its reset'}
             </dd>
             <dt>Policy version</dt>
             <dd>{policyVersionText(d.policyVersion, imported)}</dd>

@@ -127,7 +127,7 @@ export interface SessionStepRequest {
 export type SessionErrorKind =
   'environment' | 'deadline' | 'exited' | 'bad-reply' | 'message-limit' | 'cancelled' | 'closed' | 'io';
 export type SessionResetReply =
-  | { status: 'running'; context: number[]; detail?: string }
+  | { status: 'running'; context: number[]; detail?: string; state?: string }
   | { status: 'error'; context: []; detail: string; error?: SessionErrorKind };
 export interface SessionStepReply {
   observation: number[];
@@ -135,9 +135,16 @@ export interface SessionStepReply {
   status: 'running' | 'done' | 'error';
   reward?: number;
   detail?: string;
+  /** The program's state after the step, when it sends one (companion/protocol.ts "Optional state"). */
+  state?: string;
   /** With status 'error': what failed (the program's own error reply is `environment`). */
   error?: SessionErrorKind;
 }
+export interface SessionSetStateRequest {
+  state: string;
+}
+export type SessionSetStateReply =
+  { status: 'running' } | { status: 'error'; detail: string; error?: SessionErrorKind };
 
 export class CompanionClient {
   readonly url: string;
@@ -216,6 +223,11 @@ export class CompanionClient {
 
   stepSession(id: string, request: SessionStepRequest, signal?: AbortSignal): Promise<SessionStepReply> {
     return this.post<SessionStepReply>(`/v1/sessions/${encodeURIComponent(id)}/step`, request, signal);
+  }
+
+  /** Restores a state the program sent in an earlier reply (after this session's reset). */
+  setSessionState(id: string, request: SessionSetStateRequest, signal?: AbortSignal): Promise<SessionSetStateReply> {
+    return this.post<SessionSetStateReply>(`/v1/sessions/${encodeURIComponent(id)}/set_state`, request, signal);
   }
 
   /** Kills the environment's process group and deletes its directory. */

@@ -20,6 +20,8 @@ export const ERROR_NAMES = [
   'UnknownRun',
   /** A Hugging Face model folder that cannot be loaded (worker/model/hf-errors.ts HfFolderError). */
   'InvalidModelFolder',
+  /** An environment's host (the companion) stopped answering mid-run (worker/episodes/environment.ts). */
+  'EnvironmentUnavailable',
 ] as const;
 export type ErrorName = (typeof ERROR_NAMES)[number];
 

@@ -368,6 +368,12 @@ export interface EpisodeSummary {
   detail?: string;
   /** Turns restored from the journal after a restart instead of executed (0 for an episode that ran through). */
   resumedTurns: number;
+  /**
+   * With restored turns of an episode that went on: how its environment was brought back to them,
+   * from the snapshot journaled with the last one (`state`: set_state, no turn re-run) or by
+   * replaying their actions from reset (`replay`: an environment without state).
+   */
+  resumedBy?: 'state' | 'replay';
   /** Milliseconds of sampling and environment steps, over its turns. */
   ms: number;
 }

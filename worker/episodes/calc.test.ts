@@ -104,18 +104,18 @@ describe('calc environment', () => {
     const rest = ['calc(82+19)', 'calc(1', '\\boxed{101}'];
     const a = CALC.create(task);
     await drive(a, ['calc(47+35)', 'cab']);
-    const state = a.getState!();
+    const state = a.getState!()!;
     expect(JSON.parse(state)).toEqual({ task: task.id, turns: 2, results: [82], done: false });
     const b = CALC.create(task);
     await b.reset();
     b.setState!(state);
-    expect(b.getState!()).toBe(state);
+    expect(b.getState!()!).toBe(state);
     for (const x of rest) {
       const [ra, rb] = [await a.step(act(x)), await b.step(act(x))];
       expect(seen(rb)).toEqual(seen(ra));
-      expect(b.getState!()).toBe(a.getState!());
+      expect(b.getState!()!).toBe(a.getState!()!);
     }
-    expect(JSON.parse(b.getState!())).toEqual({ task: task.id, turns: 5, results: [82, 101], done: true });
+    expect(JSON.parse(b.getState!()!)).toEqual({ task: task.id, turns: 5, results: [82, 101], done: true });
     const c = CALC.create(calcTask(10, 10, 10));
     expect(() => c.setState!(state)).toThrow(/snapshot is of task "calc\/47\/35\/19"/);
     expect(() => CALC.create(task).setState!('{"task":"calc/47/35/19","turns":-1,"results":[],"done":false}')).toThrow(

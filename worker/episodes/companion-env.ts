@@ -8,19 +8,23 @@
  *
  * Failures are never a reward: the environment's own error, its deadline (the session's
  * `limits.wallSeconds` per request), its exit or a stray line come back as status `error`
- * (`env_error`); a companion that cannot be reached or answers 4xx/5xx during a step is status
- * `error` with failure `sandbox_error`; at reset either one throws, which the rollout records as
- * `env_error` (the environment failed to start). Every one of them fails the episode and aborts
- * its group (rollout.ts).
+ * (`env_error`); a request the companion refused (4xx/5xx) during a step is status `error` with
+ * failure `sandbox_error`; at reset either one throws, which the rollout records as `env_error`
+ * (the environment failed to start). Every one of them fails the episode and aborts its group
+ * (rollout.ts). A companion that no longer answers at all (asked after the failure) is not an
+ * episode's failure: EnvironmentUnavailable stops the collection before the round is committed, so
+ * the run stops saying so, and a Continue with a companion that answers re-runs that round.
  *
  * Capacity: opening a session when the companion's places are all taken waits out its Retry-After
  * within `capacityWait` (client.ts `openSession`), then fails the reset with CompanionAtCapacity.
  *
- * No getState/setState: the session protocol (companion/protocol.ts "Environment sessions") has no
- * state operations, the program's state is its own. A journaled episode interrupted mid-way is
- * resumed by replay instead (rollout.ts `restoreSlot`): a fresh session is reset and sent the
- * journaled actions in order, each answer checked against the journal; an answer that differs (a
- * program that is not deterministic in its task and actions) ends the episode as `env_error`.
+ * State: a program that sends `state` with its replies (companion/protocol.ts "Optional state")
+ * is recoverable: `getState` is the last state it sent (journaled with the turn), and `setState`
+ * sends one to a fresh session after its reset, so a resumed episode re-runs no committed turn. A
+ * program that sends none is resumed by replay instead (rollout.ts `restoreSlot`): a fresh session
+ * is reset and sent the journaled actions in order, each answer checked against the journal; an
+ * answer that differs (a program that is not deterministic in its task and actions) ends the
+ * episode as `env_error`. A failed `set_state` ends it as `env_error` too.
  *
  * Deadline: the rollout's default step deadline (5 s) sits below the companion's wall (30 s by
  * default), so `inCompanion` gives its kind `stepTimeoutMs` from the program's limits
@@ -31,6 +35,7 @@ import type { CapacityWait, CompanionClient, SessionRequest } from '../companion
 import { COMPANION_DEFAULT_WALL_SECONDS, DEFAULT_CAPACITY_WAIT } from '../companion-client/client';
 import type { CharTokenizer } from '../data/tokenizer';
 import type { EnvAction, EnvStep, EnvTask, Environment, EnvironmentFactory, EnvironmentKind } from './environment';
+import { EnvironmentUnavailable } from './environment';
 
 export interface CompanionEnvOptions {
   client: CompanionClient;
@@ -60,6 +65,8 @@ export function companionDeadlineMs(o: Pick<CompanionEnvOptions, 'program' | 'ca
 export class CompanionEnvironment implements Environment {
   private opening: Promise<string> | null = null;
   private closed = false;
+  /** The state the program sent with its last reply (undefined: it sends none). */
+  private state: string | undefined = undefined;
   /** Aborted at close: a request still waiting (the rollout gave up on it) ends its session on the companion. */
   private readonly abort = new AbortController();
 
@@ -68,23 +75,74 @@ export class CompanionEnvironment implements Environment {
     private readonly o: CompanionEnvOptions,
   ) {}
 
+  /**
+   * `e` as the episode's failure, or EnvironmentUnavailable when the companion itself no longer
+   * answers (asked once, after the failure): then the collection stops, as a closed tab does.
+   */
+  private async failure(e: unknown): Promise<Error> {
+    if (this.closed) return e as Error;
+    const status = await this.o.client.status();
+    return status.connected ? (e as Error) : this.unavailable(`stopped answering (${status.error})`);
+  }
+
+  private unavailable(what: string): EnvironmentUnavailable {
+    return new EnvironmentUnavailable(
+      `the companion at ${this.o.client.url} ${what}: start one with npx dewpoint companion, connect it in System, ` +
+        'then Continue the run (it goes on from its journal, losing no committed turn)',
+    );
+  }
+
+  /** A session the companion closed while this episode still used it: the companion is stopping (shutdown or restart). */
+  private closedUnder(r: { status: string; error?: string }): boolean {
+    return r.status === 'error' && r.error === 'closed' && !this.closed;
+  }
+
   async reset(): Promise<Int32Array> {
     if (this.opening)
       throw new Error(`companion environment (task ${this.task.id}): reset called twice; the rollout resets once`);
     this.opening = this.o.client.openSession(this.o.program, this.abort.signal, this.o.capacityWait).then((s) => s.id);
-    const id = await this.opening;
-    if (this.closed) throw new Error('the episode was closed while its session opened');
-    const { id: taskId, prompt, answer, data } = this.task;
-    const r = await this.o.client.resetSession(
-      id,
-      { task: { id: taskId, prompt, answer, data: { ...data } }, tokenizer: this.o.tok.describe() },
-      this.abort.signal,
-    );
+    let r: Awaited<ReturnType<CompanionClient['resetSession']>>;
+    try {
+      const id = await this.opening;
+      if (this.closed) throw new Error('the episode was closed while its session opened');
+      const { id: taskId, prompt, answer, data } = this.task;
+      r = await this.o.client.resetSession(
+        id,
+        { task: { id: taskId, prompt, answer, data: { ...data } }, tokenizer: this.o.tok.describe() },
+        this.abort.signal,
+      );
+    } catch (e) {
+      throw await this.failure(e);
+    }
+    if (this.closedUnder(r))
+      throw this.unavailable(`is stopping: it closed the session under this episode (${r.detail})`);
     if (r.status === 'error')
       throw new Error(
         `the environment could not start task ${this.task.id}: ${r.error ? `${r.error}: ` : ''}${r.detail}`,
       );
+    this.state = r.state;
     return Int32Array.from(r.context);
+  }
+
+  getState(): string | undefined {
+    return this.state;
+  }
+
+  async setState(state: string): Promise<void> {
+    if (!this.opening) throw new Error(`companion environment (task ${this.task.id}): set_state before reset`);
+    let r: Awaited<ReturnType<CompanionClient['setSessionState']>>;
+    try {
+      r = await this.o.client.setSessionState(await this.opening, { state }, this.abort.signal);
+    } catch (e) {
+      throw await this.failure(e);
+    }
+    if (this.closedUnder(r))
+      throw this.unavailable(
+        `is stopping: it closed the session under this episode (${r.status === 'error' ? r.detail : ''})`,
+      );
+    if (r.status === 'error')
+      throw new Error(`the environment could not restore its state: ${r.error ? `${r.error}: ` : ''}${r.detail}`);
+    this.state = state;
   }
 
   async step(action: EnvAction): Promise<EnvStep> {
@@ -96,14 +154,21 @@ export class CompanionEnvironment implements Environment {
         { action: { ids: Array.from(action.ids), text: action.text, terminated: action.terminated } },
         this.abort.signal,
       );
+      if (this.closedUnder(r))
+        throw this.unavailable(`is stopping: it closed the session under this episode (${r.detail})`);
+      if (r.state !== undefined) this.state = r.state;
+      const { state: _state, ...step } = r;
       // A failed step names its kind first (deadline, exited, bad-reply, ...), as the companion does.
-      return r.status === 'error' && r.error ? { ...r, detail: `${r.error}: ${r.detail ?? ''}` } : r;
+      return step.status === 'error' && step.error ? { ...step, detail: `${step.error}: ${step.detail ?? ''}` } : step;
     } catch (e) {
+      if (e instanceof EnvironmentUnavailable) throw e;
+      const failure = await this.failure(e);
+      if (failure instanceof EnvironmentUnavailable) throw failure;
       return {
         observation: new Int32Array(0),
         status: 'error',
         failure: 'sandbox_error',
-        detail: `the companion did not run the step: ${(e as Error).message}`,
+        detail: `the companion did not run the step: ${failure.message}`,
       };
     }
   }

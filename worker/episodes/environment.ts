@@ -14,6 +14,15 @@
 import type { CharTokenizer } from '../data/tokenizer';
 import type { CaseResult, InfrastructureFailure } from '../rl/types';
 
+/**
+ * Thrown by an environment whose host is gone (a companion that stopped answering): not one
+ * episode's failure but the collection's, which stops without committing the round under way, as a
+ * closed tab does, so that a continue re-runs that round from the journal with a host that answers.
+ */
+export class EnvironmentUnavailable extends Error {
+  override readonly name = 'EnvironmentUnavailable';
+}
+
 /** A value or a promise of it: built-in environments answer at once, others (a companion process) later. */
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -50,10 +59,13 @@ export interface Environment {
   /** The first model context (BOS and prompt ids). Called once, before any `step`. */
   reset(): MaybePromise<ArrayLike<number>>;
   step(action: EnvAction): MaybePromise<EnvStep>;
-  /** Recoverable environments: an opaque, JSON-safe snapshot of everything needed to go on after the last step. */
-  getState?(): string;
+  /**
+   * Recoverable environments: an opaque, JSON-safe snapshot of everything needed to go on after the
+   * last step (journaled with it); undefined when it has none to give (a program that sends no state).
+   */
+  getState?(): string | undefined;
   /** Restores a snapshot taken by `getState` (on a fresh instance, after `reset`), without replaying any step. */
-  setState?(state: string): void;
+  setState?(state: string): MaybePromise<void>;
   /** Releases resources; called once when the episode ends, fails or is cancelled. */
   close?(): MaybePromise<void>;
 }

@@ -72,7 +72,7 @@ describe('guess environment', () => {
   it('state round trip: setState on a fresh instance continues identically', async () => {
     const a = GUESS.create(task);
     await drive(a, ['32', 'x', '16']);
-    const state = a.getState!();
+    const state = a.getState!()!;
     expect(JSON.parse(state)).toEqual({ task: 'guess/20', turns: 3, guesses: [32, 16], done: false });
     const b = GUESS.create(task);
     await b.reset();
@@ -80,9 +80,9 @@ describe('guess environment', () => {
     for (const x of ['24', '?', '20']) {
       const [ra, rb] = [await a.step(act(x)), await b.step(act(x))];
       expect(seen(rb)).toEqual(seen(ra));
-      expect(b.getState!()).toBe(a.getState!());
+      expect(b.getState!()!).toBe(a.getState!()!);
     }
-    expect(JSON.parse(b.getState!())).toMatchObject({ turns: 6, guesses: [32, 16, 24, 20], done: true });
+    expect(JSON.parse(b.getState!()!)).toMatchObject({ turns: 6, guesses: [32, 16, 24, 20], done: true });
     expect(() => GUESS.create(guessTask(3)).setState!(state)).toThrow(/snapshot is of task "guess\/20"/);
     expect(() => GUESS.create(task).setState!('{"task":"guess/20","turns":1,"guesses":["7"],"done":false}')).toThrow(
       /guesses = \["7"\]/,

@@ -32,6 +32,7 @@ import type { SamplingOptions } from '../rollout/distribution';
 import type { GenerateOptions, Generated } from '../rollout/generate';
 import { generate, rowSeed } from '../rollout/generate';
 import type { EnvStep, EnvTask, Environment, EnvironmentKind } from './environment';
+import { EnvironmentUnavailable } from './environment';
 import type { Cohort, EpisodeJournal, JournalRecord, StartRecord, TurnRecord } from './journal';
 import { byEpisodeTurn, checksumOk, cohortSignature, describeRecord, withChecksum } from './journal';
 import type { TraceRecord } from './traces';
@@ -259,6 +260,7 @@ export async function collectEpisodes(
           slot.context = [...slot.initial];
           return true;
         } catch (e) {
+          if (e instanceof EnvironmentUnavailable) throw e;
           end(slot, 'error', 'env_error', `environment '${kind.name}' failed to start: ${(e as Error).message}`);
           return false;
         } finally {
@@ -343,6 +345,7 @@ export async function collectEpisodes(
               answer = await withDeadline(slot.env!.step(action), deadline, `environment '${kind.name}' step`);
               failure = stepProblem(answer, V, maxObs, o.maxContext);
             } catch (e) {
+              if (e instanceof EnvironmentUnavailable) throw e;
               failure = `environment '${kind.name}' step ${slot.transitions.length + 1} failed: ${(e as Error).message}`;
             }
             o.onEnvSteps?.(++answered, envSteps);
@@ -431,7 +434,8 @@ function budgetHit(
 
 /** The snapshot field of a record, for a recoverable environment. */
 function stateOf(env: Environment | null): { state?: string } {
-  return env?.getState ? { state: env.getState() } : {};
+  const state = env?.getState?.();
+  return state === undefined ? {} : { state };
 }
 
 /** Why an environment's answer is invalid, or null. */
@@ -641,7 +645,7 @@ async function restoreSlot(
     const first = await withDeadline(env.reset(), deadline, `environment '${o.kind.name}' reset`);
     if (last.state !== undefined && env.setState) {
       if (turns.length > 0) slot.resumedBy = 'state';
-      env.setState(last.state);
+      await withDeadline(env.setState(last.state), deadline, `environment '${o.kind.name}' set_state`);
       return;
     }
     how = 'replayed';
@@ -661,6 +665,7 @@ async function restoreSlot(
       if (problem) throw new Error(problem);
     }
   } catch (e) {
+    if (e instanceof EnvironmentUnavailable) throw e;
     end(
       slot,
       'error',

@@ -4,6 +4,7 @@ import type { GenerateOptions, Generated } from '../rollout/generate';
 import { CALC } from './calc';
 import type { EnvTask, EnvironmentKind } from './environment';
 import { MemoryJournal } from './journal';
+import { failingAfter } from './testing/failing-journal';
 import { collectEpisodes, readJournal } from './rollout';
 import type { EpisodeContext } from './views';
 import { episodeDetail, episodeSummaries, episodesJsonl, replayEpisode } from './views';
@@ -101,6 +102,45 @@ describe('episode views from the journal', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { group: string; trained: boolean });
     expect(lines.filter((l) => l.group === varying.group).every((l) => !l.trained)).toBe(true);
+  });
+
+  it('an episode resumed after a restart says how its environment came back: its journaled state, or a replay', async () => {
+    const stateless: EnvironmentKind = {
+      ...CALC,
+      create: (task) => {
+        const env = CALC.create(task);
+        return { reset: () => env.reset(), step: (a) => env.step(a) };
+      },
+    };
+    for (const [kind, how] of [
+      [CALC, 'state'],
+      [stateless, 'replay'],
+    ] as const) {
+      const journal = new MemoryJournal();
+      const options = (writer: string, j: MemoryJournal | ReturnType<typeof failingAfter>) => ({
+        kind,
+        tok,
+        maxContext: 96,
+        sampling: { temperature: 1 },
+        seed: 5,
+        policyVersion: 2,
+        journal: { journal: j, cohort: { runId: 'r', step: 3, policyVersion: 2, samplerSeed: 5 } },
+        writer,
+      });
+      // Two rounds committed (the starts, then turn 1), then the tab closed; a second writer goes on.
+      await expect(collectEpisodes(demonstrator, tasks, 2, options('w1', failingAfter(journal, 2)))).rejects.toThrow();
+      await collectEpisodes(demonstrator, tasks, 2, options('w2', journal));
+      const records = await journal.load('r', 3);
+      const list = await episodeSummaries(records, 3, { ...context, kind });
+      expect(
+        list.map((s) => [s.resumedTurns, s.resumedBy]),
+        how,
+      ).toEqual(list.map(() => [1, how]));
+      expect((await episodeDetail(records, 3, 0, { ...context, kind }))!.resumedBy).toBe(how);
+    }
+    // One that ran through was not resumed.
+    const { records } = await journaled();
+    expect((await episodeSummaries(records, 3, context)).every((s) => s.resumedBy === undefined)).toBe(true);
   });
 
   it('replay re-executes the actions against a fresh environment: identical, or where an environment that answers otherwise diverges', async () => {

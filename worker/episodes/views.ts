@@ -69,13 +69,33 @@ function resumedTurns(records: readonly JournalRecord[], index: number): Set<num
   return new Set(mine.filter((r): r is TurnRecord => r.kind === 'turn' && r.writer !== last).map((r) => r.turn));
 }
 
+/**
+ * How an episode with restored turns got its environment back (rollout.ts `restoreSlot`): from the
+ * snapshot the last restored turn journaled, or by replaying the turns; absent when none was
+ * restored or nothing ran after them (the environments that journal a state all restore it).
+ */
+function resumedBy(
+  records: readonly JournalRecord[],
+  index: number,
+  resumed: Set<number>,
+): { resumedBy?: 'state' | 'replay' } {
+  if (resumed.size === 0) return {};
+  const turns = records.filter((r): r is TurnRecord => r.kind === 'turn' && r.episode === index);
+  const lastRestored = turns.filter((r) => resumed.has(r.turn)).at(-1)!;
+  if (!turns.some((r) => r.turn > lastRestored.turn)) return {};
+  return { resumedBy: lastRestored.state !== undefined ? 'state' : 'replay' };
+}
+
 export async function episodeSummaries(
   records: readonly JournalRecord[],
   step: number,
   c: EpisodeContext,
 ): Promise<EpisodeSummary[]> {
   const eps = await readJournal(records, c.kind, c.tok, c.group);
-  return eps.map((e) => ({ ...summary(e, eps, step, c), resumedTurns: resumedTurns(records, e.index).size }));
+  return eps.map((e) => {
+    const resumed = resumedTurns(records, e.index);
+    return { ...summary(e, eps, step, c), resumedTurns: resumed.size, ...resumedBy(records, e.index, resumed) };
+  });
 }
 
 export async function episodeDetail(
@@ -131,6 +151,7 @@ export async function episodeDetail(
   return {
     ...summary(e, eps, step, c),
     resumedTurns: resumed.size,
+    ...resumedBy(records, index, resumed),
     initialIds: Int32Array.from(start?.kind === 'start' ? start.initial : []),
     vocab: Array.from({ length: c.tok.size }, (_, id) => c.tok.decode([id], { specials: true })),
     turnViews,
