@@ -344,7 +344,9 @@ describe('ContainerRunner against a fake docker', () => {
   });
 
   it('keeps trying to remove a container whose create was still in flight when the client was killed', async () => {
-    vi.stubEnv('FAKE_DOCKER_CREATE_DELAY_MS', '1500');
+    // The container appears 2.5 s after run started, 1.5 s after the kill at the 1 s wall: after the
+    // first rm however slowly it starts here, and well inside the 5 s window of removal retries.
+    vi.stubEnv('FAKE_DOCKER_CREATE_DELAY_MS', '2500');
     const outcome = await runner().run(py('import time\ntime.sleep(60)'), limits({ wallSeconds: 1 }));
     expect(outcome.verdict).toBe('TIMEOUT');
     const entries = await log();

@@ -93,9 +93,14 @@ const PIPE_GRACE_MS = 500;
 /** How long one `rm`, `version` or `image inspect` may take before it is killed. */
 const CALL_TIMEOUT_MS = 10_000;
 const CALL_OUTPUT_BYTES = 64 * 1024;
-/** Removal attempts after the first while the container is not there (yet): waits of 50, 100, ... 800 ms. */
-const REMOVE_RETRIES = 5;
+/**
+ * While the container is not there (yet), removal is tried again for this long after the first
+ * try, with waits of 50, 100, ... 800 ms: a window of time, not a count of tries, so a slow engine
+ * (or a loaded machine, where each `rm` itself takes a while to start) keeps the same window.
+ */
+const REMOVE_WINDOW_MS = 5000;
 const REMOVE_BACKOFF_MS = 50;
+const REMOVE_BACKOFF_MAX_MS = 800;
 
 interface Exit {
   code: number | null;
@@ -373,19 +378,22 @@ export class ContainerRunner implements Runner {
    */
   private async remove(name: string, cidfile: string): Promise<void> {
     let failure = '';
+    const t0 = performance.now();
+    let tries = 0;
     for (let attempt = 0; ; attempt++) {
       const r = await this.call(removeCommand(this.engine, name));
+      tries++;
       // docker rm --force prints "No such container" and exits 0 (older ones exit 1); podman's is silent.
       const missing = r.stdout.trim() === '' && (r.code === 0 || /no such container/i.test(r.stderr));
       if (r.code === 0 && !missing) return;
       if (missing && (await exists(cidfile))) return;
       failure = missing ? '' : `${status(r)}: ${tail(r.stderr || r.stdout)}`;
-      if (attempt === REMOVE_RETRIES) break;
-      await delay(REMOVE_BACKOFF_MS * 2 ** attempt);
+      if (performance.now() - t0 >= REMOVE_WINDOW_MS) break;
+      await delay(Math.min(REMOVE_BACKOFF_MS * 2 ** attempt, REMOVE_BACKOFF_MAX_MS));
     }
     if (failure)
       throw new RunnerUnavailable(
-        `could not remove container ${name} with ${this.runtime} ${removeCommand(this.engine, name).join(' ')} (${REMOVE_RETRIES + 1} tries): ${failure}`,
+        `could not remove container ${name} with ${this.runtime} ${removeCommand(this.engine, name).join(' ')} (${tries} tries over ${REMOVE_WINDOW_MS / 1000} s): ${failure}`,
       );
   }
 

@@ -64,12 +64,14 @@ describe('a run on a prompt dataset through the worker API (CPU)', () => {
       { reward: { kind: 'regex', pattern: '\\\\boxed\\{(\\d+)\\}' }, heldOut: 4 },
     );
     if (!loaded.ok) throw new Error(loaded.message);
+    // 20 steps, stopped at step 1: the stop (a message from the step event's callback) lands between
+    // steps well before the last (at 3 steps it could arrive after the run had finished).
     const options: GrpoRunOptions = {
       ...GRPO,
-      steps: 3,
+      steps: 20,
       prompts: 2,
       group: 2,
-      evalEvery: 3,
+      evalEvery: 20,
       evalN: 4,
       checkpointEvery: 1,
       dataset: loaded.dataset,
@@ -81,11 +83,12 @@ describe('a run on a prompt dataset through the worker API (CPU)', () => {
       options,
       proxy((e: RunEvent) => {
         if (e.type === 'step' && e.step === 1) void api.stopRun(e.runId);
-        if (e.type === 'status' && e.status === 'stopped') stopped();
+        if (e.type === 'status' && e.status !== 'running') stopped();
       }),
     );
     await ended;
     const run = (await api.listRuns()).find((r) => r.runId === id)!;
+    expect(run.status).toBe('stopped');
     expect(run.options).toEqual(options); // the dataset is stored with the run
 
     const events: RunEvent[] = [];
@@ -100,7 +103,7 @@ describe('a run on a prompt dataset through the worker API (CPU)', () => {
     await done;
     expect(events.at(-1)).toMatchObject({ type: 'status', status: 'finished' });
     const evals = events.filter((e) => e.type === 'eval');
-    expect(evals).toEqual([expect.objectContaining({ step: 3, n: 4 })]);
+    expect(evals).toEqual([expect.objectContaining({ step: 20, n: 4 })]);
     for (const step of [1, 2, 3]) {
       const groups = (await api.groupsAt(id, step))!;
       expect(groups).toHaveLength(2);
@@ -108,7 +111,7 @@ describe('a run on a prompt dataset through the worker API (CPU)', () => {
     }
     const ck = importCheckpoint((await api.latestCheckpoint(id))!.files as CheckpointFiles);
     expect(ck.info).toMatchObject({
-      step: 3,
+      step: 20,
       grpo: { dataset: { name: 'arith-dataset.jsonl', records: 20, heldOut: 4 } },
     });
     expect(charTokenizer(ck.tokenizer, 'test').describe()).toEqual(
