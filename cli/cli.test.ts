@@ -185,7 +185,7 @@ describe('dewpoint CLI', () => {
     expect(() => cliRunOptions({ config: file })).toThrow(/is not JSON/);
     writeFileSync(file, JSON.stringify({ preset: 'sft-arith' }));
     expect(() => cliRunOptions({ config: file })).toThrow(
-      /preset must be one of grpo-arith, grpo-calc, grpo-guess, grpo-code, grpo-env, ppo-arith, ppo-calc, dpo-arith, flowgrpo-2d, got 'sft-arith'/,
+      /preset must be one of grpo-arith, grpo-calc, grpo-guess, grpo-code, grpo-env, ppo-arith, ppo-calc, ppo-env, dpo-arith, flowgrpo-2d, got 'sft-arith'/,
     );
     // Without --config: the preset's options, with the trainer's held-out n.
     expect(cliRunOptions({ preset: 'dpo-arith', prompts: 8 })).toMatchObject({

@@ -67,6 +67,30 @@ describe('dewpoint train --preset grpo-env', () => {
     ]);
   }, 120_000);
 
+  it('ppo-env trains the critic on the same program', async () => {
+    const { out, err } = capture();
+    const code = await main(
+      [
+        'train',
+        '--preset',
+        'ppo-env',
+        '--steps',
+        '1',
+        '--prompts',
+        '2',
+        '--eval-every',
+        '0',
+        '--backend',
+        'cpu',
+      ].concat('--json'),
+    );
+    expect(code, err.join('')).toBe(0);
+    expect(err.join('')).toContain('environment calc_env.py');
+    const step = JSON.parse(out.join('').trim().split('\n').at(-1)!) as Record<string, number>;
+    expect(step['episodes/error']).toBe(0);
+    expect(step['critic/vf_loss']).toBeGreaterThan(0); // the value head trained on the program's episodes
+  }, 120_000);
+
   it("refuses a recorded run's program when the file given has changed, naming both hashes", () => {
     const d = dir();
     const text = readFileSync(PROGRAM, 'utf8');
@@ -86,7 +110,7 @@ describe('dewpoint train --preset grpo-env', () => {
 
   it('names the flags that do not belong', () => {
     expect(() => cliRunOptions({ preset: 'grpo-calc', tasks: TASKS })).toThrow(
-      /--tasks is for the environment-program presets \(grpo-env\), not grpo-calc/,
+      /--tasks is for the environment-program presets \(grpo-env, ppo-env\), not grpo-calc/,
     );
     expect(() => cliRunOptions({ preset: 'grpo-env', 'env-program': PROGRAM })).toThrow(UsageError);
     expect(() => cliRunOptions({ preset: 'grpo-env', 'env-program': PROGRAM })).toThrow(

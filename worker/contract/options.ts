@@ -318,6 +318,14 @@ export interface PpoEpisodeRunOptions extends Omit<PpoRunOptions, 'preset' | 're
   maxTurns: number;
 }
 
+/** Options of a PPO run on a person's environment program (ppo-env): ppo-calc's, the wall per request and the program. */
+export interface PpoEnvRunOptions extends Omit<PpoEpisodeRunOptions, 'preset'> {
+  preset: 'ppo-env';
+  /** Seconds the companion gives the program for one reset or step (its wall per request). */
+  stepSeconds: number;
+  environment?: EnvProgramRunOptions;
+}
+
 /**
  * Options of a Flow-GRPO run on 2-D points (flowgrpo-2d, worker/flow): a small rectified-flow
  * policy pretrained by flow matching at the start of the run, then GRPO on its SDE samples with a
@@ -390,6 +398,7 @@ export type RunOptions =
   | EnvRunOptions
   | PpoRunOptions
   | PpoEpisodeRunOptions
+  | PpoEnvRunOptions
   | DpoRunOptions
   | FlowRunOptions;
 
@@ -440,6 +449,7 @@ export type PresetInfo = PresetTraits &
     | { name: 'grpo-env'; defaults: EnvRunOptions }
     | { name: 'ppo-arith'; defaults: PpoRunOptions }
     | { name: 'ppo-calc'; defaults: PpoEpisodeRunOptions }
+    | { name: 'ppo-env'; defaults: PpoEnvRunOptions }
     | { name: 'dpo-arith'; defaults: DpoRunOptions }
     | { name: 'flowgrpo-2d'; defaults: FlowRunOptions }
   );

@@ -24,6 +24,7 @@ import type {
   DpoRunOptions,
   EpisodeGrpoRunOptions,
   GrpoRunOptions,
+  PpoEnvRunOptions,
   PpoEpisodeRunOptions,
   PpoRunOptions,
   RunOptions,
@@ -669,7 +670,7 @@ function importance(o: RlRunOptions, b: Builder): void {
   else b.log.asDefault('importance.batchNormalize', false, 'raw weights, as TRL');
 }
 
-function ppo(o: PpoRunOptions | PpoEpisodeRunOptions, b: Builder): void {
+function ppo(o: PpoRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions, b: Builder): void {
   const P = o.prompts;
   const G = o.group;
   const M = o.miniBatches;
@@ -681,6 +682,7 @@ function ppo(o: PpoRunOptions | PpoEpisodeRunOptions, b: Builder): void {
     `the task (${taskOf(o)}) is not a config option: pass train_dataset (each prompt ${G} times: TRL's ` +
       `PPO samples one response per query) and a reward_model to PPOTrainer${episodes}`,
   );
+  environmentUnmapped(o, b.log, 'trl');
   b.fixed('stop_token', 'eos');
   common(o, b, 1, null);
   b.set('steps', o.steps, 'total_episodes', o.steps * total, `${o.steps} batches × ${total} responses`);

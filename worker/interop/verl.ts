@@ -21,8 +21,10 @@
  * Semantics: rl-formulas.md.
  */
 import type {
+  EnvRunOptions,
   EpisodeGrpoRunOptions,
   GrpoRunOptions,
+  PpoEnvRunOptions,
   PpoEpisodeRunOptions,
   PpoRunOptions,
   RunOptions,
@@ -33,7 +35,8 @@ import { isFamily, presetOf } from '../presets/table';
 import { environmentUnmapped, taskOf, unsupported } from './tasks';
 import { MappingLog, bound, type ExportFailure, type Mapped, type Unmapped } from './types';
 
-export type RlRunOptions = GrpoRunOptions | EpisodeGrpoRunOptions | PpoRunOptions | PpoEpisodeRunOptions;
+export type RlRunOptions =
+  GrpoRunOptions | EpisodeGrpoRunOptions | EnvRunOptions | PpoRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions;
 
 export interface VerlExport {
   ok: true;
@@ -295,7 +298,7 @@ function translate(o: RlRunOptions): VerlExport {
 
   policyLoss(o, log, set, put);
   aggregation(o, log, set);
-  if (ppo) critic(o as PpoRunOptions | PpoEpisodeRunOptions, log, set);
+  if (ppo) critic(o as PpoRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions, log, set);
   else advantage(o as GrpoRunOptions | EpisodeGrpoRunOptions, log, set);
   if (o.truncation === 'mask')
     log.none(
@@ -788,7 +791,7 @@ function advantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, log: MappingLog, s
   else log.asDefault('maskZeroAdvantage', false, 'all-equal groups stay in the loss with advantage 0, as verl');
 }
 
-function critic(o: PpoRunOptions | PpoEpisodeRunOptions, log: MappingLog, set: SetFn): void {
+function critic(o: PpoRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions, log: MappingLog, set: SetFn): void {
   set('gamma', o.gamma, 'algorithm.gamma', o.gamma);
   set('lam', o.lam, 'algorithm.lam', o.lam);
   if (o.shiftMean) log.asDefault('shiftMean', true, "verl's GAE whitens with masked_whiten(shift_mean=True)");

@@ -8,6 +8,7 @@ import type {
   DpoRunOptions,
   EpisodeGrpoRunOptions,
   EnvRunOptions,
+  PpoEnvRunOptions,
   FlowRunOptions,
   GrpoRunOptions,
   ImportanceRunOptions,
@@ -367,4 +368,19 @@ export function dpoOptionsOf(c: DpoConfig, run: Bookkeeping): DpoRunOptions {
     evalEvery: c.evalEvery,
     ...run,
   };
+}
+
+/** ppo-env: ppo-calc's mapping, with the program and its tasks (when given) and the wall per request. */
+export function ppoEnvConfigOf(o: PpoEnvRunOptions, base: GrpoEpisodeConfig): GrpoEpisodeConfig {
+  const { preset: _preset, stepSeconds, environment, ...episode } = o;
+  const config = ppoEpisodeConfigOf({ ...episode, preset: 'ppo-calc' }, base);
+  return { ...config, environment: 'program', ...(environment ? { program: { ...environment, stepSeconds } } : {}) };
+}
+
+export function ppoEnvOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): PpoEnvRunOptions {
+  const { program, ...rest } = c;
+  if (!program) throw new Error('ppoEnvOptionsOf: the config has no program');
+  const { preset: _preset, ...options } = ppoEpisodeOptionsOf({ ...rest, environment: 'calc' }, run);
+  const { stepSeconds, ...environment } = program;
+  return { ...options, preset: 'ppo-env', stepSeconds, environment };
 }

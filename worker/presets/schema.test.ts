@@ -108,7 +108,7 @@ describe('run options schema', () => {
     ]);
     // No field has these paths: the path alone.
     expect(messages({ preset: 'sac-arith' })).toEqual([
-      "preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, grpo-env, ppo-arith, ppo-calc, dpo-arith, flowgrpo-2d, got 'sac-arith'",
+      "preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, grpo-env, ppo-arith, ppo-calc, ppo-env, dpo-arith, flowgrpo-2d, got 'sac-arith'",
     ]);
     expect(messages(null)).toEqual(['options must be an object with a preset, got null']);
   });

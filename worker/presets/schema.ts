@@ -17,6 +17,7 @@ import type {
   FieldSection,
   FlowRunOptions,
   GrpoRunOptions,
+  PpoEnvRunOptions,
   PpoEpisodeRunOptions,
   PpoRunOptions,
   RunOptions,
@@ -884,6 +885,47 @@ const environment = z
     file: true,
   });
 
+/** The checks across an environment program's fields: it is there, its hash is its text's, its task ids are unique, a task is left to train on. */
+function environmentRefine(o: { environment?: z.infer<typeof environment> }, ctx: z.RefinementCtx): void {
+  if (!o.environment) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['environment'],
+      message: 'is required: pick an environment program and a task file (or use the example)',
+    });
+    return;
+  }
+  const { program } = o.environment;
+  const actual = sha256Hex(program.text);
+  if (actual !== program.sha256)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['environment', 'program', 'sha256'],
+      message:
+        `must be the program's hash: the run recorded ${program.sha256}, the program given has ${actual} ` +
+        '(a changed file: start a new run with it)',
+    });
+  const { records, heldOut } = o.environment.tasks;
+  if (heldOut > records.length - 1)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['environment', 'tasks', 'heldOut'],
+      message: `must leave a task to train on: 0..${records.length - 1}, got ${heldOut}`,
+    });
+  const seen = new Set<string>();
+  for (const [i, r] of records.entries()) {
+    if (seen.has(r.id)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['environment', 'tasks', 'records', i, 'id'],
+        message: `must be unique: ${JSON.stringify(r.id)} is used by an earlier task`,
+      });
+      break;
+    }
+    seen.add(r.id);
+  }
+}
+
 /** GRPO on episodes of a person's environment program (grpo-env): the episode options, the wall per request, the program. */
 export const envSchema = z
   .strictObject({
@@ -900,43 +942,7 @@ export const envSchema = z
   })
   .superRefine((o, ctx) => {
     grpoRefine(o, ctx);
-    if (!o.environment) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['environment'],
-        message: 'is required: pick an environment program and a task file (or use the example)',
-      });
-      return;
-    }
-    const { program } = o.environment;
-    const actual = sha256Hex(program.text);
-    if (actual !== program.sha256)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['environment', 'program', 'sha256'],
-        message:
-          `must be the program's hash: the run recorded ${program.sha256}, the program given has ${actual} ` +
-          '(a changed file: start a new run with it)',
-      });
-    const { records, heldOut } = o.environment.tasks;
-    if (heldOut > records.length - 1)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['environment', 'tasks', 'heldOut'],
-        message: `must leave a task to train on: 0..${records.length - 1}, got ${heldOut}`,
-      });
-    const seen = new Set<string>();
-    for (const [i, r] of records.entries()) {
-      if (seen.has(r.id)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['environment', 'tasks', 'records', i, 'id'],
-          message: `must be unique: ${JSON.stringify(r.id)} is used by an earlier task`,
-        });
-        break;
-      }
-      seen.add(r.id);
-    }
+    environmentRefine(o, ctx);
   });
 
 /** PPO (worker/train/ppo.ts): GRPO's options but the outcome estimator and its masking, plus GAE's and the critic's. */
@@ -1001,6 +1007,19 @@ export const ppoEpisodeSchema = z
     maxNew: episodeGrpoSchema.shape.maxNew,
   })
   .superRefine(grpoRefine);
+
+/** PPO on a person's environment program (ppo-env): ppo-calc's options, the wall per request, the program. */
+export const ppoEnvSchema = z
+  .strictObject({
+    ...ppoEpisodeSchema.shape,
+    preset: z.literal('ppo-env'),
+    stepSeconds: envSchema.shape.stepSeconds,
+    environment,
+  })
+  .superRefine((o, ctx) => {
+    grpoRefine(o, ctx);
+    environmentRefine(o, ctx);
+  });
 
 /** Flow-GRPO on 2-D points (worker/flow): the policy is pretrained at the start of the run, so there is no base checkpoint. */
 export const flowSchema = z
@@ -1162,6 +1181,7 @@ export const runOptionsSchema = z.discriminatedUnion('preset', [
   envSchema,
   ppoSchema,
   ppoEpisodeSchema,
+  ppoEnvSchema,
   dpoSchema,
   flowSchema,
 ]);
@@ -1176,6 +1196,7 @@ agree<Same<z.input<typeof episodeGrpoSchema>, EpisodeGrpoRunOptions>>();
 agree<Same<z.input<typeof envSchema>, EnvRunOptions>>();
 agree<Same<z.input<typeof ppoSchema>, PpoRunOptions>>();
 agree<Same<z.input<typeof ppoEpisodeSchema>, PpoEpisodeRunOptions>>();
+agree<Same<z.input<typeof ppoEnvSchema>, PpoEnvRunOptions>>();
 agree<Same<z.input<typeof dpoSchema>, DpoRunOptions>>();
 agree<Same<z.input<typeof flowSchema>, FlowRunOptions>>();
 agree<Same<z.output<typeof runOptionsSchema>, RunOptions>>();

@@ -32,6 +32,7 @@ import {
   GRPO_GUESS,
   GrpoEpisodeRun,
   PPO_CALC,
+  PPO_ENV,
   type GrpoEpisodeConfig,
 } from '../train/grpo-episodes';
 import { PPO_ARITH, PpoRun } from '../train/ppo';
@@ -50,6 +51,8 @@ import {
   ppoConfigOf,
   ppoEpisodeConfigOf,
   ppoEpisodeOptionsOf,
+  ppoEnvConfigOf,
+  ppoEnvOptionsOf,
   ppoOptionsOf,
   sftConfigOf,
   sftOptionsOf,
@@ -61,6 +64,7 @@ import {
   envSchema,
   flowSchema,
   grpoSchema,
+  ppoEnvSchema,
   ppoEpisodeSchema,
   ppoSchema,
   runOptionsSchema,
@@ -189,6 +193,9 @@ function episodeGrpo(
   };
 }
 
+const ENV_TASK =
+  "a person's environment program (JSON lines over stdin/stdout, run in companion sessions) on its task file";
+
 /** grpo-env: multi-turn GRPO on a person's environment program (worker/episodes/program.ts), from calc-base. */
 const grpoEnv: PresetSpec<'grpo-env'> = (() => {
   const episodes = (o: OptionsOf<'grpo-env'>) => envConfigOf(o, GRPO_ENV);
@@ -222,12 +229,7 @@ const grpoEnv: PresetSpec<'grpo-env'> = (() => {
       const config = episodes(o);
       return grpoTrainer(new GrpoEpisodeRun(c.ops, config, base, c.journal, c.services), config, base.tokenizer);
     },
-    export: {
-      task: "a person's environment program (JSON lines over stdin/stdout, run in companion sessions) on its task file",
-      reward: 'environment',
-      verl: null,
-      trl: null,
-    },
+    export: { task: ENV_TASK, reward: 'environment', verl: null, trl: null },
   };
 })();
 
@@ -362,6 +364,36 @@ const ppoCalc: PresetSpec<'ppo-calc'> = {
   export: { task: CALC_TASK, reward: 'environment', verl: null, trl: null },
 };
 
+const ppoEnvEpisodes = (o: OptionsOf<'ppo-env'>) => ppoEnvConfigOf(o, PPO_ENV);
+const ppoEnv: PresetSpec<'ppo-env'> = {
+  name: 'ppo-env',
+  title: 'PPO with a critic on your own environment program (needs the companion)',
+  description:
+    "grpo-env's environment program and tasks (the example: examples/calc_env.py) trained with " +
+    "ppo-calc's critic: a value head on every action id, GAE over each episode's action ids, clipped " +
+    'value loss, 2 epochs × 2 mini-batches. The program runs in the companion, one sandboxed session per ' +
+    'episode, as for grpo-env. README: "Write your own environment".',
+  family: 'ppo',
+  schema: ppoEnvSchema,
+  defaults: ppoEnvOptionsOf(PPO_ENV, { evalN: 100, checkpointEvery: 10 }),
+  cli: { evalN: PPO_ENV.evalN, checkpointEvery: 0 },
+  base: 'calc-base',
+  views: ['Groups', 'Batch', 'Episodes'],
+  dataset: null,
+  companion: true,
+  environment: true,
+  promptsOption: 'prompts',
+  config: ppoEnvEpisodes,
+  episodes: ppoEnvEpisodes,
+  reference: klReference,
+  trainer: (o, c) => {
+    const base = needsBase('ppo-env', c.base);
+    const config = ppoEnvEpisodes(o);
+    return grpoTrainer(new GrpoEpisodeRun(c.ops, config, base, c.journal, c.services), config, base.tokenizer);
+  },
+  export: { task: ENV_TASK, reward: 'environment', verl: null, trl: null },
+};
+
 const dpoArith: PresetSpec<'dpo-arith'> = {
   name: 'dpo-arith',
   title: 'DPO from the base checkpoint',
@@ -483,6 +515,7 @@ export const PRESETS: readonly PresetSpec[] = [
   grpoEnv,
   ppoArith,
   ppoCalc,
+  ppoEnv,
   dpoArith,
   flowGrpo2d,
 ] as unknown as readonly PresetSpec[];
@@ -505,7 +538,7 @@ export function presetOf<O extends RunOptions>(o: O): PresetSpec<O['preset']> {
 export interface FamilyOptions {
   sft: OptionsOf<'sft-arith'>;
   grpo: OptionsOf<'grpo-arith' | 'grpo-calc' | 'grpo-guess' | 'grpo-code' | 'grpo-env'>;
-  ppo: OptionsOf<'ppo-arith' | 'ppo-calc'>;
+  ppo: OptionsOf<'ppo-arith' | 'ppo-calc' | 'ppo-env'>;
   dpo: OptionsOf<'dpo-arith'>;
   flow: OptionsOf<'flowgrpo-2d'>;
 }
@@ -516,7 +549,7 @@ export function isFamily<F extends PresetFamily>(o: RunOptions, family: F): o is
 }
 
 /** The multi-turn presets' options (they journal episodes). */
-export type EpisodeOptions = OptionsOf<'grpo-calc' | 'grpo-guess' | 'grpo-code' | 'grpo-env' | 'ppo-calc'>;
+export type EpisodeOptions = OptionsOf<'grpo-calc' | 'grpo-guess' | 'grpo-code' | 'grpo-env' | 'ppo-calc' | 'ppo-env'>;
 
 /** The episode config of a multi-turn run, or null for a single-turn one. */
 export function episodeRunConfigOf(o: RunOptions): GrpoEpisodeConfig | null {

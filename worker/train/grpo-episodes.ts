@@ -125,6 +125,14 @@ export const PPO_CALC: GrpoEpisodeConfig = {
   critic: { gamma: 1, lam: 0.95, shiftMean: true, valueCoefficient: 0.5, valueClip: 0.2 },
 };
 
+/** ppo-env: ppo-calc's critic and updates on a person's program, starting from grpo-env's example. */
+export const PPO_ENV: GrpoEpisodeConfig = {
+  ...PPO_CALC,
+  environment: 'program',
+  program: GRPO_ENV.program,
+  evalN: 100,
+};
+
 /** The environment kind a config runs: the registry's, with the config's turn limit and action length. */
 export function configuredKind(
   c: Pick<GrpoEpisodeConfig, 'environment' | 'program' | 'maxTurns' | 'maxNew'>,
