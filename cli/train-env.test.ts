@@ -103,6 +103,13 @@ describe('dewpoint train --preset grpo-env', () => {
     writeFileSync(changed, `${text}\n# changed\n`);
     // The same file continues; a changed one is refused.
     expect(() => cliRunOptions({ config, 'env-program': PROGRAM })).not.toThrow();
+    // A config that names no program records none: the files given are the run's.
+    const partial = join(d, 'partial.json');
+    writeFileSync(partial, JSON.stringify({ preset: 'grpo-env', steps: 3 }));
+    const mine = cliRunOptions({ config: partial, 'env-program': changed, tasks: TASKS }) as {
+      environment: { program: { sha256: string } };
+    };
+    expect(mine.environment.program.sha256).toBe(sha256Hex(`${text}\n# changed\n`));
     expect(() => cliRunOptions({ config, 'env-program': changed })).toThrow(
       new RegExp(`the run recorded ${sha256Hex(text)}, the program given has ${sha256Hex(`${text}\n# changed\n`)}`),
     );

@@ -142,6 +142,8 @@ export function cliRunOptions(
   | DpoRunOptions
   | FlowRunOptions {
   let options: Record<string, unknown>;
+  // Whether the config file itself names an environment program (a run's record), not the preset's example.
+  let recordedEnvironment = false;
   if (f.config !== undefined) {
     if (f.preset !== undefined)
       throw new UsageError('dewpoint train: give --preset or --config, not both (the config names its preset)');
@@ -165,6 +167,7 @@ export function cliRunOptions(
     }
     // A partial config takes the preset's defaults for the rest, as the Experiments view's import does.
     options = withPresetDefaults(config)!;
+    recordedEnvironment = (config as Record<string, unknown>).environment != null;
   } else {
     const name = (f.preset as string | undefined) ?? PRESETS.find((p) => p.cli !== null)!.name;
     const preset = TRAIN_PRESETS.get(name);
@@ -192,7 +195,7 @@ export function cliRunOptions(
     options.environment = cliEnvironment(
       f,
       options.environment as EnvProgramRunOptions | undefined,
-      f.config !== undefined,
+      recordedEnvironment,
     );
   else
     for (const flag of ['env-program', 'env-argv', 'tasks', 'companion', 'token'])
