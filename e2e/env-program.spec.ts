@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { fillFields, loadConfig, startCompanion } from './helpers';
 
 const TASKS = readFileSync('examples/calc-tasks.jsonl', 'utf8').trim().split('\n').slice(0, 30).join('\n');
@@ -108,6 +108,41 @@ for line in sys.stdin:
     print(json.dumps(reply), flush=True)
 `;
 
+/**
+ * Starts a one-step grpo-env run of `loggingEnv(dir)` on 2 tasks × 2 episodes (one batch, no
+ * evaluation) from the Experiments view, and waits until turn 2 is being stepped (every episode's
+ * turn 1 committed); its run id.
+ */
+async function startLoggingRun(page: Page, dir: string): Promise<string> {
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Experiments' }).click();
+  const text = loggingEnv(dir);
+  await loadConfig(page, {
+    preset: 'grpo-env',
+    steps: 1,
+    prompts: 2,
+    group: 2,
+    evalEvery: 0,
+    filterGroups: null,
+    environment: {
+      program: {
+        name: 'logging_env.py',
+        text,
+        sha256: createHash('sha256').update(text).digest('hex'),
+        argv: ['python3', '-I', 'logging_env.py'],
+      },
+      tasks: {
+        name: 'mine.jsonl',
+        records: TASKS.split('\n').map((l) => ({ data: {}, answer: '', ...JSON.parse(l) })),
+        heldOut: 3,
+      },
+    },
+  });
+  await page.getByTestId('run-start').click();
+  const runId = (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');
+  await expect.poll(() => readdirSync(dir).some((f) => /^step-\w+-2-/.test(f)), { timeout: 120_000 }).toBe(true);
+  return runId;
+}
+
 test(
   'grpo-env: a tab closed mid-episode continues from the journal, each episode restored from its state in a fresh ' +
     'session: the program’s own log shows no committed turn run again, and the Episodes view says how it came back',
@@ -122,30 +157,8 @@ test(
     try {
       await page.goto(link);
       await expect(page.getByTestId('companion-status')).toHaveText('Connected');
-      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Experiments' }).click();
-      const text = loggingEnv(dir);
-      const records = TASKS.split('\n').map((l) => ({ data: {}, answer: '', ...JSON.parse(l) }));
-      await loadConfig(page, {
-        preset: 'grpo-env',
-        steps: 1,
-        prompts: 2,
-        group: 2,
-        evalEvery: 0,
-        filterGroups: null,
-        environment: {
-          program: {
-            name: 'logging_env.py',
-            text,
-            sha256: createHash('sha256').update(text).digest('hex'),
-            argv: ['python3', '-I', 'logging_env.py'],
-          },
-          tasks: { name: 'mine.jsonl', records, heldOut: 3 },
-        },
-      });
-      await page.getByTestId('run-start').click();
-      const runId = (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');
+      const runId = await startLoggingRun(page, dir);
       // Turn 2 is being stepped: every episode's turn 1 is committed. Close the tab now.
-      await expect.poll(() => readdirSync(dir).some((f) => /^step-\w+-2-/.test(f)), { timeout: 120_000 }).toBe(true);
       await page.close({ runBeforeUnload: false });
 
       page = await context.newPage();
@@ -196,32 +209,7 @@ test(
     try {
       await page.goto(companion.link);
       await expect(page.getByTestId('companion-status')).toHaveText('Connected');
-      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Experiments' }).click();
-      const text = loggingEnv(dir);
-      await loadConfig(page, {
-        preset: 'grpo-env',
-        steps: 1,
-        prompts: 2,
-        group: 2,
-        evalEvery: 0,
-        filterGroups: null,
-        environment: {
-          program: {
-            name: 'logging_env.py',
-            text,
-            sha256: createHash('sha256').update(text).digest('hex'),
-            argv: ['python3', '-I', 'logging_env.py'],
-          },
-          tasks: {
-            name: 'mine.jsonl',
-            records: TASKS.split('\n').map((l) => ({ data: {}, answer: '', ...JSON.parse(l) })),
-            heldOut: 3,
-          },
-        },
-      });
-      await page.getByTestId('run-start').click();
-      const runId = (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');
-      await expect.poll(() => readdirSync(dir).some((f) => /^step-\w+-2-/.test(f)), { timeout: 120_000 }).toBe(true);
+      const runId = await startLoggingRun(page, dir);
       companion.child.kill('SIGTERM');
       await expect(page.getByTestId('run-status')).toHaveText('failed', { timeout: 60_000 });
       await expect(

@@ -196,11 +196,41 @@ function episodeGrpo(
 const ENV_TASK =
   "a person's environment program (JSON lines over stdin/stdout, run in companion sessions) on its task file";
 
-/** grpo-env: multi-turn GRPO on a person's environment program (worker/episodes/program.ts), from calc-base. */
-const grpoEnv: PresetSpec<'grpo-env'> = (() => {
-  const episodes = (o: OptionsOf<'grpo-env'>) => envConfigOf(o, GRPO_ENV);
+/**
+ * A preset on a person's environment program (worker/episodes/program.ts), from calc-base: its
+ * program rides in the options (`environment`), each episode runs in a companion session.
+ */
+function programPreset<N extends 'grpo-env' | 'ppo-env'>(
+  name: N,
+  spec: Pick<PresetSpec<N>, 'title' | 'description' | 'family' | 'schema' | 'defaults'>,
+  episodes: (o: OptionsOf<N>) => GrpoEpisodeConfig,
+): PresetSpec<N> {
   return {
-    name: 'grpo-env',
+    name,
+    ...spec,
+    cli: { evalN: spec.defaults.evalN, checkpointEvery: 0 } as Partial<OptionsOf<N>>,
+    base: 'calc-base',
+    views: ['Groups', 'Batch', 'Episodes'],
+    dataset: null,
+    companion: true,
+    environment: true,
+    promptsOption: 'prompts',
+    config: episodes,
+    episodes,
+    // Both presets' options have β (the generic N hides it from the type checker).
+    reference: klReference as PresetSpec<N>['reference'],
+    trainer: (o, c) => {
+      const base = needsBase(name, c.base);
+      const config = episodes(o);
+      return grpoTrainer(new GrpoEpisodeRun(c.ops, config, base, c.journal, c.services), config, base.tokenizer);
+    },
+    export: { task: ENV_TASK, reward: 'environment', verl: null, trl: null },
+  };
+}
+
+const grpoEnv = programPreset(
+  'grpo-env',
+  {
     title: 'GRPO on your own environment program (needs the companion)',
     description:
       'Multi-turn GRPO from public/checkpoints/calc-base on an environment you write: a program in any ' +
@@ -214,24 +244,9 @@ const grpoEnv: PresetSpec<'grpo-env'> = (() => {
     family: 'grpo',
     schema: envSchema,
     defaults: envOptionsOf(GRPO_ENV, { evalN: 100, checkpointEvery: 10 }),
-    cli: { evalN: GRPO_ENV.evalN, checkpointEvery: 0 },
-    base: 'calc-base',
-    views: ['Groups', 'Batch', 'Episodes'],
-    dataset: null,
-    companion: true,
-    environment: true,
-    promptsOption: 'prompts',
-    config: episodes,
-    episodes,
-    reference: klReference,
-    trainer: (o, c) => {
-      const base = needsBase('grpo-env', c.base);
-      const config = episodes(o);
-      return grpoTrainer(new GrpoEpisodeRun(c.ops, config, base, c.journal, c.services), config, base.tokenizer);
-    },
-    export: { task: ENV_TASK, reward: 'environment', verl: null, trl: null },
-  };
-})();
+  },
+  (o) => envConfigOf(o, GRPO_ENV),
+);
 
 const sftArith: PresetSpec<'sft-arith'> = {
   name: 'sft-arith',
@@ -364,35 +379,21 @@ const ppoCalc: PresetSpec<'ppo-calc'> = {
   export: { task: CALC_TASK, reward: 'environment', verl: null, trl: null },
 };
 
-const ppoEnvEpisodes = (o: OptionsOf<'ppo-env'>) => ppoEnvConfigOf(o, PPO_ENV);
-const ppoEnv: PresetSpec<'ppo-env'> = {
-  name: 'ppo-env',
-  title: 'PPO with a critic on your own environment program (needs the companion)',
-  description:
-    "grpo-env's environment program and tasks (the example: examples/calc_env.py) trained with " +
-    "ppo-calc's critic: a value head on every action id, GAE over each episode's action ids, clipped " +
-    'value loss, 2 epochs × 2 mini-batches. The program runs in the companion, one sandboxed session per ' +
-    'episode, as for grpo-env. README: "Write your own environment".',
-  family: 'ppo',
-  schema: ppoEnvSchema,
-  defaults: ppoEnvOptionsOf(PPO_ENV, { evalN: 100, checkpointEvery: 10 }),
-  cli: { evalN: PPO_ENV.evalN, checkpointEvery: 0 },
-  base: 'calc-base',
-  views: ['Groups', 'Batch', 'Episodes'],
-  dataset: null,
-  companion: true,
-  environment: true,
-  promptsOption: 'prompts',
-  config: ppoEnvEpisodes,
-  episodes: ppoEnvEpisodes,
-  reference: klReference,
-  trainer: (o, c) => {
-    const base = needsBase('ppo-env', c.base);
-    const config = ppoEnvEpisodes(o);
-    return grpoTrainer(new GrpoEpisodeRun(c.ops, config, base, c.journal, c.services), config, base.tokenizer);
+const ppoEnv = programPreset(
+  'ppo-env',
+  {
+    title: 'PPO with a critic on your own environment program (needs the companion)',
+    description:
+      "grpo-env's environment program and tasks (the example: examples/calc_env.py) trained with " +
+      "ppo-calc's critic: a value head on every action id, GAE over each episode's action ids, clipped " +
+      'value loss, 2 epochs × 2 mini-batches. The program runs in the companion, one sandboxed session per ' +
+      'episode, as for grpo-env. README: "Write your own environment".',
+    family: 'ppo',
+    schema: ppoEnvSchema,
+    defaults: ppoEnvOptionsOf(PPO_ENV, { evalN: 100, checkpointEvery: 10 }),
   },
-  export: { task: ENV_TASK, reward: 'environment', verl: null, trl: null },
-};
+  (o) => ppoEnvConfigOf(o, PPO_ENV),
+);
 
 const dpoArith: PresetSpec<'dpo-arith'> = {
   name: 'dpo-arith',
