@@ -275,7 +275,7 @@ export interface EnvProgramRunOptions {
     /** The task file's name. */
     name: string;
     records: EnvTaskRecord[];
-    /** Tasks held out for evaluation: the first by a fixed hash of their prompts (worker/data/dataset.ts `splitDataset`). */
+    /** Tasks held out for evaluation: the first by a fixed hash of their prompts and data (worker/episodes/program.ts `splitTasks`). */
     heldOut: number;
   };
 }

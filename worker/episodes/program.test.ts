@@ -7,7 +7,15 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../data/sha256';
 import { EXAMPLE_ENVIRONMENT } from './program-example';
-import { NO_COMPANION, defaultArgv, loadEnvironment, parseEnvTasks, programKind, verifyProgramTask } from './program';
+import {
+  NO_COMPANION,
+  defaultArgv,
+  loadEnvironment,
+  parseEnvTasks,
+  programKind,
+  splitTasks,
+  verifyProgramTask,
+} from './program';
 
 const program = { name: 'env.py', text: 'print(1)\n' };
 const lines = (...rows: unknown[]) => rows.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n');
@@ -88,6 +96,20 @@ describe('loadEnvironment', () => {
       expect(r.ok, String(message)).toBe(false);
       if (!r.ok) expect(r.message).toMatch(message);
     }
+  });
+
+  it("splits tasks that share a prompt by their data (guess's secrets), and refuses a file whose every task is held out", () => {
+    const guess = lines(...Array.from({ length: 30 }, (_, i) => ({ id: i, prompt: '1-63?', data: { secret: i + 1 } })));
+    const r = loadEnvironment({ program, tasks: { name: 'g.jsonl', text: guess } });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const split = splitTasks(r.environment.tasks.records, r.environment.tasks.heldOut);
+    expect([split.train.length, split.heldOut.length]).toEqual([27, 3]);
+    const same = lines(...Array.from({ length: 5 }, (_, i) => ({ id: i, prompt: '1-63?', data: { secret: 7 } })));
+    const refused = loadEnvironment({ program, tasks: { name: 's.jsonl', text: same }, heldOut: 1 });
+    expect(refused.ok || refused.message).toBe(
+      's.jsonl: has every task equal to a held-out one (expected a task to train on that is not held out)',
+    );
   });
 
   it('starts node without its JIT for .js and .mjs files, sh for .sh', () => {

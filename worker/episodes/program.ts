@@ -4,8 +4,8 @@
  * companion session per episode (companion-env.ts), on the tasks of a JSONL file. This module reads
  * and checks the two files (`loadEnvironment`: the first bad line named, nothing loaded on a bad
  * file), and makes the kind (`programKind`): the training stream (passes over the training tasks,
- * each in a fresh order seeded by the run), the held-out split (worker/data/dataset.ts
- * `splitDataset`, a fixed hash of the prompts), the verifier of an episode the program did not
+ * each in a fresh order seeded by the run), the held-out split (`splitTasks`: a fixed hash of each
+ * task's prompt and data), the verifier of an episode the program did not
  * score (the last `\boxed{}` equals the task's `answer`, else 0), and the step deadline from the
  * program's wall. Not the protocol (the companion checks every reply) and not a trainer.
  *
@@ -129,6 +129,8 @@ export function loadEnvironment(f: EnvironmentFiles): EnvironmentLoadResult {
   const heldOut = f.heldOut ?? defaultHeldOut(n);
   if (!Number.isInteger(heldOut) || heldOut < 0 || heldOut > n - 1)
     return whole(f.tasks.name, `held-out tasks in 0..${n - 1} (a task must remain to train on)`, `asks ${heldOut}`);
+  if (splitTasks(tasks.records, heldOut).train.length === 0)
+    return whole(f.tasks.name, 'a task to train on that is not held out', `has every task equal to a held-out one`);
   return {
     ok: true,
     environment: {
@@ -136,6 +138,21 @@ export function loadEnvironment(f: EnvironmentFiles): EnvironmentLoadResult {
       tasks: { name: f.tasks.name, records: tasks.records, heldOut },
     },
   };
+}
+
+/**
+ * The held-out split of a task file: `splitDataset`'s (the first `heldOut` by a fixed hash, a
+ * training task equal to a held-out one dropped) over each task's prompt, with its `data` when it
+ * has any, so tasks that share a prompt and differ in their data (guess's secrets) are different
+ * tasks, and a file of distinct prompts splits as a dataset of those prompts would.
+ */
+export function splitTasks(records: readonly EnvTaskRecord[], heldOut: number): ReturnType<typeof splitDataset> {
+  const key = (r: EnvTaskRecord) =>
+    Object.keys(r.data).length ? `${r.prompt}\u0000${JSON.stringify(r.data)}` : r.prompt;
+  return splitDataset(
+    records.map((r) => ({ prompt: key(r) })),
+    heldOut,
+  );
 }
 
 /** The session request that runs `c`'s program: its one file, its command, its wall per request. */
@@ -158,7 +175,7 @@ export const NO_COMPANION =
  */
 export function programKind(c: EnvProgramConfig, companion: CompanionClient | null): EnvironmentKind {
   const records = c.tasks.records;
-  const split = splitDataset(records, c.tasks.heldOut);
+  const split = splitTasks(records, c.tasks.heldOut);
   const taskOf = (i: number): EnvTask => ({ ...records[i], data: records[i].data });
   const tok = toolTokenizer();
   const options = companion ? { client: companion, program: programRequest(c), tok } : null;

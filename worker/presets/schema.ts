@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { sha256Hex } from '../data/sha256';
+import { splitTasks } from '../episodes/program';
 import type {
   DpoRunOptions,
   EpisodeGrpoRunOptions,
@@ -911,6 +912,12 @@ function environmentRefine(o: { environment?: z.infer<typeof environment> }, ctx
       code: 'custom',
       path: ['environment', 'tasks', 'heldOut'],
       message: `must leave a task to train on: 0..${records.length - 1}, got ${heldOut}`,
+    });
+  else if (splitTasks(records, heldOut).train.length === 0)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['environment', 'tasks', 'heldOut'],
+      message: `must leave a task to train on: every task equals one of the ${heldOut} held out (same prompt and data)`,
     });
   const seen = new Set<string>();
   for (const [i, r] of records.entries()) {
