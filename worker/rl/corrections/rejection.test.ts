@@ -94,18 +94,28 @@ describe('rejectionMask', () => {
       expect(a, label).toBeDefined();
       for (let i = 0; i < 6; i++) expect(a![i], `${label} ${i}`).toBeCloseTo(e[i], 12);
     };
-    close(out.statistics.token_k1, [-ln(1.9), -ln(0.3), 0, -ln(1.1), -ln(0.2), -ln(5)], 'token_k1');
+    // At every position, as verl computes them before masking: the padding's log-ratio 42 clamps to
+    // 20 (k1 −20), and a sequence's value covers its padding too; the decision uses the response only.
+    close(out.statistics.token_k1, [-ln(1.9), -ln(0.3), -20, -ln(1.1), -ln(0.2), -ln(5)], 'token_k1');
     const s0 = -ln(0.57);
     const s1 = -ln(1.1);
-    close(out.statistics.seq_sum_k1, [s0, s0, 0, s1, s1, s1], 'seq_sum_k1');
+    close(out.statistics.seq_sum_k1, [s0, s0, s0, s1, s1, s1], 'seq_sum_k1');
     close(
       out.statistics.seq_mean_k1,
-      [s0 / (2 + 1e-8), s0 / (2 + 1e-8), 0, s1 / (3 + 1e-8), s1 / (3 + 1e-8), s1 / (3 + 1e-8)],
+      [s0 / (2 + 1e-8), s0 / (2 + 1e-8), s0 / (2 + 1e-8), s1 / (3 + 1e-8), s1 / (3 + 1e-8), s1 / (3 + 1e-8)],
       'seq_mean_k1',
     );
     const m0 = 0.5 * ln(0.3) ** 2;
     const m1 = 0.5 * ln(5) ** 2;
-    close(out.statistics.seq_max_k2, [m0, m0, 0, m1, m1, m1], 'seq_max_k2');
+    close(out.statistics.seq_max_k2, [m0, m0, m0, m1, m1, m1], 'seq_max_k2');
+    const packed = rejectionMask({
+      ...base,
+      rows: 1,
+      width: 6,
+      segmentIds: [1, 1, 0, 2, 2, 2],
+      options: { seq_sum_k1: 1.25 },
+    });
+    close(packed.statistics.seq_sum_k1, [s0, s0, 0, s1, s1, s1], 'packed seq_sum_k1 (0 on a packed row padding)');
     // u = 1.25 → [log 0.8, log 1.25]; a band [0.5, 4] → [log 0.5, log 4]; k2 → [−∞, 1]
     expect(out.bounds.seq_sum_k1!.lo).toBeCloseTo(ln(0.8), 15);
     expect(out.bounds.seq_sum_k1!.hi).toBeCloseTo(ln(1.25), 15);

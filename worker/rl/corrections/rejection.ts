@@ -64,9 +64,12 @@ export interface RejectionResult {
   /** Per option `rollout_rs_<opt>_{masked_fraction,seq_masked_fraction,mean,max,min}`, and overall `rollout_rs_{masked_fraction,seq_masked_fraction}`. */
   metrics: Record<string, number>;
   /**
-   * Per option the value compared against its bounds, `[rows, width]`: the token's k1/k2/k3 for
-   * `token_*`, its sequence's sum, mean (sum / (n + 1e-8)) or max for `seq_*` (constant over the
-   * sequence); 0 off the response mask.
+   * Per option the value compared against its bounds, `[rows, width]`, at every position, as verl
+   * computes it (`compute_rollout_rejection_mask` before it multiplies by the response mask): the
+   * token's k1/k2/k3 from its clamped log-ratio for `token_*`, its sequence's sum, mean
+   * (sum / (n + 1e-8)) or max over the response tokens for `seq_*`, broadcast over the whole
+   * sequence (prompt ids included); 0 only where no sequence is (a packed row's padding). The
+   * decision (`keep`, `mask`) is taken on the response tokens alone.
    */
   statistics: Partial<Record<RejectionOption, Float64Array>>;
   /** Per option the bounds in the statistic's units: k1 `[log lo, log hi]` (so ρ ∈ [1/hi, 1/lo] is kept), k2/k3 `[−∞, hi]`; kept when lo ≤ stat ≤ hi. */
@@ -97,6 +100,21 @@ function sequenceStat(opt: RejectionOption, spans: SegmentSpan[], m: ArrayLike<n
   }
   const { sum, count } = sequenceSums(spans, m, (i) => s[i]);
   return opt.startsWith('seq_sum') ? sum : sum.map((v, k) => v / (count[k] + VERL_MEAN_EPS));
+}
+
+/** A token statistic at every position (verl computes it before masking): k1 = −lr, k2 = ½lr², k3 = e^lr − 1 − lr of the clamped log-ratio. */
+function everywhere(logRatio: ArrayLike<number>, k: 'k1' | 'k2' | 'k3'): Float64Array {
+  return Float64Array.from(logRatio, (x) => {
+    const lr = clampLog(x);
+    return k === 'k1' ? -lr : k === 'k2' ? 0.5 * lr * lr : Math.exp(lr) - 1 - lr;
+  });
+}
+
+/** Each sequence's statistic over all of its positions; 0 where no sequence is. */
+function broadcast(spans: SegmentSpan[], perSequence: Float64Array, n: number): Float64Array {
+  const out = new Float64Array(n);
+  spans.forEach((sp, k) => out.fill(perSequence[k], sp.start, sp.end));
+  return out;
 }
 
 export function rejectionMask(input: RejectionInput): RejectionResult {
@@ -143,9 +161,9 @@ export function rejectionMask(input: RejectionInput): RejectionResult {
       perToken = (i) => byToken[i];
     }
     for (let i = 0; i < n; i++) keep[i] *= optKeep[i];
-    const compared = new Float64Array(n);
-    for (let i = 0; i < n; i++) if (m[i]) compared[i] = perToken(i);
-    statistics[opt] = compared;
+    statistics[opt] = seqStat
+      ? broadcast(spans, seqStat, n)
+      : everywhere(logRatio, opt.slice(-2) as 'k1' | 'k2' | 'k3');
     if (!any) continue;
     const key = `${prefix}rollout_rs_${opt}`;
     metrics[`${key}_masked_fraction`] = verlMaskedMeanOf(m, (i) => 1 - optKeep[i]);
