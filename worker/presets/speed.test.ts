@@ -13,6 +13,7 @@ describe("the presets' measured speeds", () => {
     expect(readme).toContain('A step takes ~1 s (0.8–1.4 s measured');
     expect(readme).toContain('took 0.47–0.65 s (grpo-calc), 0.8–1.4 s (ppo-calc),');
     expect(readme).toContain('0.7–1.2 s (grpo-guess)');
+    expect(readme).toContain('took 7–16 s (10th–90th percentile'); // grpo-env
     expect(readme).toMatch(/flowgrpo-2d --seed S`, wasm, ~15 s/);
     expect(readme).toMatch(/this machine \(2 cores/);
     for (const p of PRESETS) if (p.speed) expect(p.speed.source, p.name).toMatch(/^README "/);

@@ -202,7 +202,7 @@ const ENV_TASK =
  */
 function programPreset<N extends 'grpo-env' | 'ppo-env'>(
   name: N,
-  spec: Pick<PresetSpec<N>, 'title' | 'description' | 'family' | 'schema' | 'defaults'>,
+  spec: Pick<PresetSpec<N>, 'title' | 'description' | 'family' | 'schema' | 'defaults' | 'speed'>,
   episodes: (o: OptionsOf<N>) => GrpoEpisodeConfig,
 ): PresetSpec<N> {
   return {
@@ -240,10 +240,15 @@ const grpoEnv = programPreset(
       '(sandboxed, killed at the end); a program that fails, hangs past the step deadline or prints a ' +
       'stray line ends its episode as an infrastructure error, masked, never a reward 0. Journaled turn ' +
       'by turn like grpo-calc; the run records the program’s SHA-256 and refuses a changed one. The ' +
-      'example (examples/calc_env.py) is the calculator environment in Python. README: "Write your own environment".',
+      'example (examples/calc_env.py) is the calculator environment in Python; measured (README): greedy ' +
+      '35% to 67–72% and pass@1 at T = 0.3 17% to 29–32% in 150 steps on 3 seeds. README: "Write your own environment".',
     family: 'grpo',
     schema: envSchema,
     defaults: envOptionsOf(GRPO_ENV, { evalN: 100, checkpointEvery: 10 }),
+    speed: {
+      perStep: [7, 16],
+      source: 'README "Write your own environment": "a step … took 7–16 s (10th–90th percentile …)"',
+    },
   },
   (o) => envConfigOf(o, GRPO_ENV),
 );
