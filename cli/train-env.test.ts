@@ -61,9 +61,9 @@ describe('dewpoint train --preset grpo-env', () => {
     expect(step['episodes/completed'] + step['episodes/truncated']).toBe(step['episodes/count']);
     expect(step['episodes/turns_mean']).toBeGreaterThan(1); // the model called the calculator and read its answer
     const evals = lines.filter((l) => 'eval/accuracy' in l);
-    expect(evals.map((l) => [l.step, l['eval/n']])).toEqual([
-      [0, 4],
-      [1, 4],
+    expect(evals.map((l) => [l.step, l['eval/n'], l['eval/errors']])).toEqual([
+      [0, 4, 0],
+      [1, 4, 0],
     ]);
   }, 120_000);
 

@@ -4,9 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
-import { importCheckpoint } from '../model/checkpoint';
 import { readCheckpointDir } from '../model/node-checkpoint-dir';
-import { passMetrics, passRates } from './evaluate';
+import { CALC } from '../episodes/calc';
+import type { EnvironmentKind } from '../episodes/environment';
+import { charTokenizer, importCheckpoint } from '../model/checkpoint';
+import { Model } from '../model/model';
+import { evaluateEpisodes, passMetrics, passRates } from './evaluate';
 import { GRPO_CALC, GrpoEpisodeRun } from './grpo-episodes';
 
 describe('passRates', () => {
@@ -26,6 +29,35 @@ describe('passRates', () => {
       'eval/pass@4': r.passAtK,
     });
     expect(passMetrics({ n: 3, accuracy: 0, meanLength: 0, samples: [] })).toEqual({});
+    expect(passMetrics({ n: 3, accuracy: 0, meanLength: 0, samples: [], errors: 2 })).toEqual({ 'eval/errors': 2 });
+  });
+});
+
+describe('an evaluation whose environment fails', () => {
+  it('counts the failed episodes apart (eval/errors), greedy and sampled, as not correct', async () => {
+    const base = importCheckpoint(readCheckpointDir('public/checkpoints/calc-base'));
+    const model = new Model(createCpuOps(), base.config);
+    model.setWeights(base.weights);
+    const tok = charTokenizer(base.tokenizer, 'test');
+    const tasks = CALC.heldOut(4);
+    // Every other task's environment fails to start.
+    const failing: EnvironmentKind = {
+      ...CALC,
+      create: (task) => {
+        if (tasks.indexOf(task) % 2 === 1)
+          return {
+            reset: () => {
+              throw new Error('no such program');
+            },
+            step: () => ({ observation: [], status: 'running' }),
+          };
+        return CALC.create(task);
+      },
+    };
+    const ev = await evaluateEpisodes(model, tok, failing, tasks, 64, { k: 2, sampling: { temperature: 0.3 } });
+    expect(ev.errors).toBe(2 + 2 * 2);
+    expect(ev.accuracy).toBeLessThanOrEqual(0.5);
+    expect((await evaluateEpisodes(model, tok, CALC, tasks)).errors).toBe(0);
   });
 });
 

@@ -23,6 +23,12 @@ export interface EvalResult {
   samples: { prompt: string; completion: string; answer: string; correct: boolean }[];
   /** With `SampledEval`: pass@1 and pass@k over k samples per task at the training sampler's settings. */
   sampled?: PassRates;
+  /**
+   * Environment evaluations: episodes (greedy and sampled) that ended in an infrastructure error
+   * (the environment failed, not the model): counted as not correct, and reported here so an
+   * accuracy that fell for that reason says so.
+   */
+  errors?: number;
 }
 
 /**
@@ -50,9 +56,13 @@ export interface PassRates {
  * A sampled evaluation's pass rates as step metrics (`eval/pass@1`, `eval/pass@k` with k its
  * number): charted, compared and exported as any metric, at the steps that evaluate.
  */
+/** An evaluation's step metrics beside its accuracy: `eval/pass@1`, `eval/pass@k` with sampling, `eval/errors` for an environment's. */
 export function passMetrics(ev: EvalResult): Record<string, number> {
   const s = ev.sampled;
-  return s ? { 'eval/pass@1': s.passAt1, [`eval/pass@${s.k}`]: s.passAtK } : {};
+  return {
+    ...(s ? { 'eval/pass@1': s.passAt1, [`eval/pass@${s.k}`]: s.passAtK } : {}),
+    ...(ev.errors !== undefined ? { 'eval/errors': ev.errors } : {}),
+  };
 }
 
 /** Seed of every sampled evaluation: never the run's, so runs of different seeds evaluate on the same draws' seeds. */
@@ -221,6 +231,7 @@ export async function evaluateEpisodes(
 ): Promise<EvalResult> {
   let correct = 0;
   let length = 0;
+  let errors = 0;
   const samples: EvalResult['samples'] = [];
   for (let i = 0; i < tasks.length; i += batch) {
     const chunk = tasks.slice(i, i + batch);
@@ -235,6 +246,7 @@ export async function evaluateEpisodes(
     for (const e of episodes) {
       const ok = e.episode.reward === 1;
       if (ok) correct++;
+      if (e.episode.status === 'error') errors++;
       length += e.episode.transitions.reduce((n, t) => n + t.action.tokens.length, 0);
       if (samples.length < 8)
         samples.push({
@@ -260,6 +272,7 @@ export async function evaluateEpisodes(
         policyVersion: 0,
       });
       ok.push(...episodes.map((e) => e.episode.reward === 1));
+      errors += episodes.filter((e) => e.episode.status === 'error').length;
     }
     rates = passRates(byTask(ok, sampled.k), sampled.k);
   }
@@ -270,5 +283,6 @@ export async function evaluateEpisodes(
     meanLength: n ? length / n : 0,
     samples,
     ...(rates ? { sampled: rates } : {}),
+    errors,
   };
 }
