@@ -11,7 +11,12 @@ import { readdir, rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../kernels/common/random';
 import { sandboxLimitsSchema } from '../companion/protocol';
-import { COMPANION_DEFAULT_WALL_SECONDS, CompanionClient } from '../worker/companion-client/client';
+import {
+  COMPANION_DEFAULT_WALL_SECONDS,
+  COMPANION_SESSION_PLACES,
+  CompanionClient,
+} from '../worker/companion-client/client';
+import { DEFAULT_SESSIONS } from '../companion/server';
 import { toolTokenizer } from '../worker/data/tokenizer';
 import {
   TOKEN,
@@ -166,6 +171,7 @@ describe('a companion at capacity, and the step deadline', () => {
 
   it("a companion kind's deadline sits above the companion's wall, whose default the worker restates", async () => {
     expect(sandboxLimitsSchema.parse({}).wallSeconds).toBe(COMPANION_DEFAULT_WALL_SECONDS);
+    expect(DEFAULT_SESSIONS.max).toBe(COMPANION_SESSION_PLACES);
     const client = new CompanionClient('http://127.0.0.1:9', TOKEN);
     const p = await program();
     const kind = inCompanion(GUESS, { client, program: p, tok });

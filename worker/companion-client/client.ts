@@ -18,6 +18,8 @@ const MAX_RETRY_WAIT_MS = 5000;
  * worker cannot compile the companion's code; cli/companion-env-resume.test.ts checks both agree.
  */
 export const COMPANION_DEFAULT_WALL_SECONDS = 30;
+/** The companion's environment sessions open at once by default (companion/server.ts DEFAULT_SESSIONS.max, restated). */
+export const COMPANION_SESSION_PLACES = 64;
 
 /**
  * How long opening a session waits for a place when the companion is at capacity (503/429: its

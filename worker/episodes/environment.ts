@@ -159,6 +159,11 @@ export interface EnvironmentKind {
    * the rollout's 5000. A companion program's is above the companion's wall (companion-env.ts).
    */
   stepTimeoutMs?: number;
+  /**
+   * Its environments open at once, at most (a companion's session places): a collection of more
+   * episodes runs in waves of whole groups (rollout.ts). Absent: no bound.
+   */
+  maxOpen?: number;
 }
 
 /** A kind's training task stream over `draw` (one seeded draw per task): `take`, `position` (tasks drawn) and `skip`. */

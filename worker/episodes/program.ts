@@ -16,6 +16,7 @@
 import type { EnvironmentLoadResult, EnvironmentPreview, FileProblem } from '../contract/models';
 import type { EnvProgramRunOptions, EnvTaskRecord } from '../contract/options';
 import type { CompanionClient } from '../companion-client/client';
+import { COMPANION_SESSION_PLACES } from '../companion-client/client';
 import { extractBoxed } from '../data/answer';
 import { datasetStream, defaultHeldOut, problemMessage, splitDataset } from '../data/dataset';
 import { jsonlRows } from '../data/jsonl';
@@ -203,6 +204,7 @@ export function programKind(c: EnvProgramConfig, companion: CompanionClient | nu
       throw new Error(`${c.program.name}: an environment program has no demonstrations`);
     },
     stepTimeoutMs: companionDeadlineMs({ program: programRequest(c) }),
+    maxOpen: COMPANION_SESSION_PLACES,
   };
 }
 

@@ -183,6 +183,26 @@ export async function collectEpisodes(
   samples: number,
   o: EpisodeRolloutOptions,
 ): Promise<CollectedEpisode[]> {
+  // More episodes than the kind's environments may have open: waves of whole groups, each its own
+  // range of the step's episode indices (as dynamic sampling's batches), so the journal and every
+  // episode's seeds are the same as in one collection.
+  const perWave = o.kind.maxOpen ? Math.max(1, Math.floor(o.kind.maxOpen / samples)) : tasks.length;
+  if (perWave < tasks.length) {
+    const out: CollectedEpisode[] = [];
+    const total = tasks.length * samples;
+    for (let g = 0; g < tasks.length; g += perWave) {
+      const done = out.length;
+      out.push(
+        ...(await collectEpisodes(policy, tasks.slice(g, g + perWave), samples, {
+          ...o,
+          episodeOffset: (o.episodeOffset ?? 0) + g * samples,
+          ...(o.onProgress ? { onProgress: (round, finished) => o.onProgress!(round, done + finished, total) } : {}),
+          kind: { ...o.kind, maxOpen: undefined },
+        })),
+      );
+    }
+    return out;
+  }
   const sampler: EpisodeSampler =
     typeof policy === 'function' ? policy : (prompts, options) => generate(policy, prompts, options);
   const { kind, tok } = o;

@@ -143,6 +143,56 @@ describe('episode views from the journal', () => {
     expect((await episodeSummaries(records, 3, context)).every((s) => s.resumedBy === undefined)).toBe(true);
   });
 
+  it('a kind that may open only so many environments collects in waves of whole groups: the same episodes and journal', async () => {
+    let open = 0;
+    let most = 0;
+    const counted = (maxOpen?: number): EnvironmentKind => ({
+      ...CALC,
+      ...(maxOpen ? { maxOpen } : {}),
+      create: (task) => {
+        const env = CALC.create(task);
+        open++;
+        most = Math.max(most, open);
+        return { reset: () => env.reset(), step: (a) => env.step(a), close: () => void open-- };
+      },
+    });
+    const many = CALC.heldOut(5);
+    const collect = async (kind: EnvironmentKind) => {
+      const journal = new MemoryJournal();
+      const progress: [number, number][] = [];
+      const eps = await collectEpisodes(demonstrator, many, 2, {
+        kind,
+        tok,
+        maxContext: 96,
+        sampling: { temperature: 1 },
+        seed: 5,
+        policyVersion: 2,
+        journal: { journal, cohort: { runId: 'r', step: 3, policyVersion: 2, samplerSeed: 5 } },
+        writer: 'w',
+        onProgress: (_round, finished, episodes) => progress.push([finished, episodes]),
+      });
+      return { eps, records: await journal.load('r', 3), progress };
+    };
+    const whole = await collect(counted());
+    expect(most).toBe(10);
+    most = 0;
+    const waves = await collect(counted(4)); // 2 groups of 2 a wave: 3 waves
+    expect(most).toBe(4);
+    expect(waves.eps.map((e) => [e.index, e.group, e.episode])).toEqual(
+      whole.eps.map((e) => [e.index, e.group, e.episode]),
+    );
+    // The same records but for their timings (and so their checksums).
+    const content = (records: typeof whole.records) =>
+      records
+        .map((r) => {
+          const { ms: _ms, sampleMs: _s, envMs: _e, checksum: _c, ...rest } = r as typeof r & Record<string, unknown>;
+          return rest;
+        })
+        .sort((a, b) => a.episode - b.episode || a.turn - b.turn);
+    expect(content(waves.records)).toEqual(content(whole.records));
+    expect(waves.progress.at(-1)).toEqual([10, 10]);
+  });
+
   it('replay re-executes the actions against a fresh environment: identical, or where an environment that answers otherwise diverges', async () => {
     const { records } = await journaled();
     expect(await replayEpisode(records, 0, context)).toMatchObject({ identical: true, summary: 'identical' });
