@@ -156,7 +156,10 @@ describe('a companion that fails: the episode is an infrastructure failure, neve
     const collecting = collectEpisodes(guesser, guessTrainTasks(3).take(2), 2, options(kind));
     await expect(collecting).rejects.toThrow(EnvironmentUnavailable);
     await expect(collecting).rejects.toThrow(
-      /the companion at http:\/\/127\.0\.0\.1:\d+ stopped answering \(no companion answers at .*\): start one with npx dewpoint companion, connect it in System, then Continue/,
+      new RegExp(
+        'the companion at http://127\\.0\\.0\\.1:\\d+ stopped answering \\(no companion answers at .*\\): ' +
+          'start one with npx dewpoint companion, connect it in System, then Continue',
+      ),
     );
     await rm(root, { recursive: true, force: true });
   });

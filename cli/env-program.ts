@@ -80,6 +80,11 @@ export interface CliCompanion {
 
 const ORIGIN = 'http://dewpoint-cli.invalid';
 
+/** `fetch` that sends `origin` as the page's Origin: Node's fetch sends none, and the companion admits only its origins. */
+export function fetchWithOrigin(origin: string): typeof fetch {
+  return (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), origin } });
+}
+
 /** `--companion URL --token T`, or a companion of this process's own on 127.0.0.1 (closed with the run). */
 export async function cliCompanion(f: Flags): Promise<CliCompanion> {
   if (f.companion !== undefined) {
@@ -109,11 +114,8 @@ export async function cliCompanion(f: Flags): Promise<CliCompanion> {
     },
     0,
   );
-  // Node's fetch sends no Origin; the companion admits only the ones it was started with.
-  const withOrigin: typeof fetch = (input, init) =>
-    fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), origin: ORIGIN } });
   return {
-    client: new CompanionClient(companion.url, token, withOrigin),
+    client: new CompanionClient(companion.url, token, fetchWithOrigin(ORIGIN)),
     where: `a companion of this process at ${companion.url} (process runner, network ${containment.networkIsolation ? 'isolated' : 'NOT isolated'})`,
     close: () => companion.close(),
   };

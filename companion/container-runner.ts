@@ -393,7 +393,8 @@ export class ContainerRunner implements Runner {
     }
     if (failure)
       throw new RunnerUnavailable(
-        `could not remove container ${name} with ${this.runtime} ${removeCommand(this.engine, name).join(' ')} (${tries} tries over ${REMOVE_WINDOW_MS / 1000} s): ${failure}`,
+        `could not remove container ${name} with ${this.runtime} ${removeCommand(this.engine, name).join(' ')} ` +
+          `(${tries} tries over ${REMOVE_WINDOW_MS / 1000} s): ${failure}`,
       );
   }
 

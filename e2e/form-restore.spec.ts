@@ -65,7 +65,8 @@ test('an imported config JSON fills the form; text that is not JSON, an unknown 
   );
   await refused(
     JSON.stringify({ ...config, preset: 'sac-arith' }),
-    "preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, grpo-env, ppo-arith, ppo-calc, ppo-env, dpo-arith, flowgrpo-2d, got 'sac-arith'",
+    'preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, grpo-env, ppo-arith, ' +
+      "ppo-calc, ppo-env, dpo-arith, flowgrpo-2d, got 'sac-arith'",
   );
   await refused(JSON.stringify({ ...config, lrr: 0.1 }), 'lrr is not an option of grpo-arith');
 

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { ProcessRunner } from '../../companion/process-runner';
 import type { RunningCompanion } from '../../companion/server';
 import { startCompanion } from '../../companion/server';
+import { fetchWithOrigin } from '../env-program';
 import { mulberry32 } from '../../kernels/common/random';
 import { CompanionClient } from '../../worker/companion-client/client';
 import { toolTokenizer } from '../../worker/data/tokenizer';
@@ -20,10 +21,6 @@ import type { Generated } from '../../worker/rollout/generate';
 export const TOKEN = 'companion-env-test';
 const ORIGIN = 'http://localhost:5173';
 const tok = toolTokenizer();
-
-/** A browser sends the page's Origin by itself; Node's fetch does not. */
-const withOrigin: typeof fetch = (input, init) =>
-  fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), origin: ORIGIN } });
 
 /** A companion with at most `max` environment sessions, its client, and the sessions' job root (delete it after). */
 export async function serveEnvCompanion(
@@ -46,7 +43,7 @@ export async function serveEnvCompanion(
     },
     0,
   );
-  return { companion, client: new CompanionClient(companion.url, TOKEN, withOrigin), root };
+  return { companion, client: new CompanionClient(companion.url, TOKEN, fetchWithOrigin(ORIGIN)), root };
 }
 
 /** examples/guess_env.py as a companion program. */

@@ -28,7 +28,7 @@
  */
 import { parquetReadObjects } from 'hyparquet';
 import { mulberry32 } from '../../kernels/common/random';
-import { jsonlRows, type JsonlRow } from './jsonl';
+import { jsonlRows, utf8Text, type JsonlRow } from './jsonl';
 import type { DatasetLoadResult, FileProblem } from '../contract/models';
 import type { DatasetRecord, DatasetRewardOptions } from '../contract/options';
 import { parseCases } from '../rewards/dataset-reward';
@@ -247,12 +247,8 @@ async function rowsOf(
     }
     return { ok: true, rows: objects.map((raw, i) => ({ at: i + 1, raw })) };
   }
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return whole('UTF-8 text, one JSON object a line', 'is not UTF-8');
-  }
+  const text = utf8Text(bytes);
+  if (text === null) return whole('UTF-8 text, one JSON object a line', 'is not UTF-8');
   // A line that is not JSON is reported in line order with the records' own problems: the first bad line wins.
   return { ok: true, rows: jsonlRows(text) };
 }

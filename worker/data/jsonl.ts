@@ -19,3 +19,12 @@ export function jsonlRows(text: string): JsonlRow[] {
   }
   return rows;
 }
+
+/** The UTF-8 text of `bytes`, or null when they are not UTF-8 (a person's file, refused with its name). */
+export function utf8Text(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}

@@ -19,7 +19,7 @@ import type { CompanionClient } from '../companion-client/client';
 import { COMPANION_SESSION_PLACES } from '../companion-client/client';
 import { extractBoxed } from '../data/answer';
 import { datasetStream, defaultHeldOut, problemMessage, splitDataset } from '../data/dataset';
-import { jsonlRows } from '../data/jsonl';
+import { jsonlRows, utf8Text } from '../data/jsonl';
 import { sha256Hex } from '../data/sha256';
 import { toolTokenizer } from '../data/tokenizer';
 import { CompanionEnvironment, companionDeadlineMs, type CompanionEnvOptions } from './companion-env';
@@ -55,7 +55,10 @@ const shown = (v: unknown) => {
   return t.length > 40 ? `${t.slice(0, 37)}...` : t;
 };
 
-/** The tasks of a JSONL text, or the first bad line: `id` (a string or an integer, unique), `prompt` (a string), optional `answer` (a string or a number) and `data` (an object). */
+/**
+ * The tasks of a JSONL text, or the first bad line: `id` (a string or an integer, unique), `prompt`
+ * (a string), optional `answer` (a string or a number) and `data` (an object).
+ */
 export function parseEnvTasks(
   name: string,
   text: string,
@@ -213,30 +216,21 @@ export function loadEnvironmentBytes(
   files: { program: { name: string; bytes: Uint8Array }; tasks: { name: string; bytes: Uint8Array } },
   choice: { argv?: string[]; heldOut?: number } = {},
 ): EnvironmentLoadResult {
-  const text = (f: { name: string; bytes: Uint8Array }) => {
-    try {
-      return { ok: true as const, text: new TextDecoder('utf-8', { fatal: true }).decode(f.bytes) };
-    } catch {
-      const problem: FileProblem = {
-        file: f.name,
-        line: null,
-        unit: 'line',
-        field: null,
-        expected: 'UTF-8 text',
-        got: 'is not',
-      };
-      return { ok: false as const, result: { ok: false as const, problem, message: problemMessage(problem) } };
-    }
-  };
-  const program = text(files.program);
-  if (!program.ok) return program.result;
-  const tasks = text(files.tasks);
-  if (!tasks.ok) return tasks.result;
-  return loadEnvironment({
-    program: { name: files.program.name, text: program.text },
-    tasks: { name: files.tasks.name, text: tasks.text },
-    ...choice,
-  });
+  const texts = [files.program, files.tasks].map((f) => ({ name: f.name, text: utf8Text(f.bytes) }));
+  const bad = texts.find((f) => f.text === null);
+  if (bad) {
+    const problem: FileProblem = {
+      file: bad.name,
+      line: null,
+      unit: 'line',
+      field: null,
+      expected: 'UTF-8 text',
+      got: 'is not',
+    };
+    return { ok: false, problem, message: problemMessage(problem) };
+  }
+  const [program, tasks] = texts as { name: string; text: string }[];
+  return loadEnvironment({ program, tasks, ...choice });
 }
 
 /**

@@ -25,7 +25,7 @@
  * if a write fails, so nothing is ever half-imported. The records themselves are verl-records.ts.
  */
 import { parquetReadObjects } from 'hyparquet';
-import { jsonlRows } from '../data/jsonl';
+import { jsonlRows, utf8Text } from '../data/jsonl';
 import type { FileProblem } from '../contract/models';
 import type { RunOptions } from '../contract/options';
 import type { ImportMissing, ImportedRunOptions, VerlImportResult } from '../contract/records';
@@ -360,12 +360,9 @@ async function readRows(file: {
   if (/\.parquet$/i.test(name)) return whole('a parquet file (it starts with PAR1)', 'other bytes');
   if (!/\.(jsonl|ndjson|json)$/i.test(name))
     return whole('a .jsonl file (verl writes {step}.jsonl) or a .parquet file');
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
+  const text = utf8Text(bytes);
+  if (text === null)
     return whole('UTF-8 text (verl writes JSON lines with ensure_ascii=False)', 'bytes that are not UTF-8');
-  }
   const rows: { at: number; raw: unknown }[] = [];
   for (const row of jsonlRows(text)) {
     if ('notJson' in row)

@@ -120,7 +120,8 @@ describe('completeRunOptions: a config JSON read onto its preset’s defaults', 
     expect(messages({ preset: 'sac-arith', steps: 7 })).toEqual({
       ok: false,
       messages: [
-        "preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, grpo-env, ppo-arith, ppo-calc, ppo-env, dpo-arith, flowgrpo-2d, got 'sac-arith'",
+        'preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, grpo-env, ppo-arith, ' +
+          "ppo-calc, ppo-env, dpo-arith, flowgrpo-2d, got 'sac-arith'",
       ],
     });
     for (const bad of [{ steps: 7 }, null, 5, [{ preset: 'grpo-arith' }]]) {

@@ -7,6 +7,7 @@
 import type {
   DpoRunOptions,
   EpisodeGrpoRunOptions,
+  EnvProgramRunOptions,
   EnvRunOptions,
   PpoEnvRunOptions,
   FlowRunOptions,
@@ -167,38 +168,57 @@ export function grpoOptionsOf(c: GrpoConfig, run: Bookkeeping): GrpoRunOptions {
 }
 
 /** Episode GRPO: GRPO's mapping for the shared options, the environment from the base config, the turn limit from the options. */
-export function episodeGrpoConfigOf(o: EpisodeGrpoRunOptions, base: GrpoEpisodeConfig): GrpoEpisodeConfig {
-  const { preset: _preset, maxTurns, ...shared } = o;
+export function episodeGrpoConfigOf(
+  o: Omit<EpisodeGrpoRunOptions, 'preset'>,
+  base: GrpoEpisodeConfig,
+): GrpoEpisodeConfig {
+  const { maxTurns, ...shared } = o;
   const { task: _task, ...grpo } = grpoConfigOf({ ...shared, preset: 'grpo-arith' }, { ...base, task: {} });
   return { ...grpo, environment: base.environment, maxTurns };
 }
 
-export function episodeGrpoOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): EpisodeGrpoRunOptions {
-  const { environment, maxTurns, ...grpo } = c;
+/** An episode config's options but the preset's name (the built-in environments' and a program's presets share them). */
+function episodeOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): Omit<EpisodeGrpoRunOptions, 'preset'> {
+  const { environment: _environment, program: _program, maxTurns, ...grpo } = c;
   const {
     preset: _preset,
     trainProblems: _none,
     dataset: _dataset,
     ...shared
   } = grpoOptionsOf({ ...grpo, task: {} }, run);
-  if (environment === 'program')
+  return { ...shared, maxTurns };
+}
+
+export function episodeGrpoOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): EpisodeGrpoRunOptions {
+  if (c.environment === 'program')
     throw new Error('episodeGrpoOptionsOf: a program config has its own options (envOptionsOf)');
-  return { ...shared, preset: `grpo-${environment}`, maxTurns };
+  return { ...episodeOptionsOf(c, run), preset: `grpo-${c.environment}` };
+}
+
+/** A program preset's config: `config` with the options' program and wall (absent: the options name no program yet). */
+function withProgram(
+  config: GrpoEpisodeConfig,
+  o: { stepSeconds: number; environment?: EnvProgramRunOptions },
+): GrpoEpisodeConfig {
+  const { stepSeconds, environment } = o;
+  return { ...config, environment: 'program', ...(environment ? { program: { ...environment, stepSeconds } } : {}) };
+}
+
+/** A program preset's options of its config's program: the wall and the program with its tasks. */
+function programOptionsOf(c: GrpoEpisodeConfig): { stepSeconds: number; environment: EnvProgramRunOptions } {
+  if (!c.program) throw new Error("a program preset's config has no program");
+  const { stepSeconds, ...environment } = c.program;
+  return { stepSeconds, environment };
 }
 
 /** grpo-env: the episode mapping, with the program and its tasks (when given) and the wall per request. */
 export function envConfigOf(o: EnvRunOptions, base: GrpoEpisodeConfig): GrpoEpisodeConfig {
-  const { preset: _preset, stepSeconds, environment, ...episode } = o;
-  const config = episodeGrpoConfigOf({ ...episode, preset: 'grpo-calc' }, base);
-  return { ...config, environment: 'program', ...(environment ? { program: { ...environment, stepSeconds } } : {}) };
+  const { preset: _preset, stepSeconds: _wall, environment: _env, ...episode } = o;
+  return withProgram(episodeGrpoConfigOf(episode, base), o);
 }
 
 export function envOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): EnvRunOptions {
-  const { program, ...rest } = c;
-  if (!program) throw new Error('envOptionsOf: the config has no program');
-  const { preset: _preset, ...options } = episodeGrpoOptionsOf({ ...rest, environment: 'calc' }, run);
-  const { stepSeconds, ...environment } = program;
-  return { ...options, preset: 'grpo-env', stepSeconds, environment };
+  return { ...episodeOptionsOf(c, run), preset: 'grpo-env', ...programOptionsOf(c) };
 }
 
 /** PPO: GRPO's mapping for the shared options (no estimator, no masking), the critic's fields as they are. */
@@ -229,8 +249,11 @@ export function ppoOptionsOf(c: PpoConfig, run: Bookkeeping): PpoRunOptions {
 }
 
 /** PPO on episodes: PPO's mapping for the shared options, the environment from the base config, the critic into `critic`. */
-export function ppoEpisodeConfigOf(o: PpoEpisodeRunOptions, base: GrpoEpisodeConfig): GrpoEpisodeConfig {
-  const { preset: _preset, maxTurns, gamma, lam, shiftMean, valueCoefficient, valueClip, ...shared } = o;
+export function ppoEpisodeConfigOf(
+  o: Omit<PpoEpisodeRunOptions, 'preset'>,
+  base: GrpoEpisodeConfig,
+): GrpoEpisodeConfig {
+  const { maxTurns, gamma, lam, shiftMean, valueCoefficient, valueClip, ...shared } = o;
   const { task: _task, ...grpo } = grpoConfigOf(
     {
       ...shared,
@@ -248,8 +271,9 @@ export function ppoEpisodeConfigOf(o: PpoEpisodeRunOptions, base: GrpoEpisodeCon
   };
 }
 
-export function ppoEpisodeOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): PpoEpisodeRunOptions {
-  const { environment, maxTurns, critic, ...grpo } = c;
+/** A PPO episode config's options but the preset's name (ppo-calc's and ppo-env's). */
+function ppoEpisodeSharedOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): Omit<PpoEpisodeRunOptions, 'preset'> {
+  const { environment, program: _program, maxTurns, critic, ...grpo } = c;
   if (!critic) throw new Error(`ppoEpisodeOptionsOf: the ${environment} config has no critic`);
   const {
     preset: _preset,
@@ -260,7 +284,11 @@ export function ppoEpisodeOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): Ppo
     dataset: _dataset,
     ...shared
   } = grpoOptionsOf({ ...grpo, task: {} }, run);
-  return { ...shared, preset: 'ppo-calc', maxTurns, ...critic };
+  return { ...shared, maxTurns, ...critic };
+}
+
+export function ppoEpisodeOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): PpoEpisodeRunOptions {
+  return { ...ppoEpisodeSharedOptionsOf(c, run), preset: 'ppo-calc' };
 }
 
 /** Flow-GRPO: the options onto FLOW_GRPO_2D (and the pretraining's step count onto PRETRAIN_DEFAULTS). */
@@ -372,15 +400,10 @@ export function dpoOptionsOf(c: DpoConfig, run: Bookkeeping): DpoRunOptions {
 
 /** ppo-env: ppo-calc's mapping, with the program and its tasks (when given) and the wall per request. */
 export function ppoEnvConfigOf(o: PpoEnvRunOptions, base: GrpoEpisodeConfig): GrpoEpisodeConfig {
-  const { preset: _preset, stepSeconds, environment, ...episode } = o;
-  const config = ppoEpisodeConfigOf({ ...episode, preset: 'ppo-calc' }, base);
-  return { ...config, environment: 'program', ...(environment ? { program: { ...environment, stepSeconds } } : {}) };
+  const { preset: _preset, stepSeconds: _wall, environment: _env, ...episode } = o;
+  return withProgram(ppoEpisodeConfigOf(episode, base), o);
 }
 
 export function ppoEnvOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): PpoEnvRunOptions {
-  const { program, ...rest } = c;
-  if (!program) throw new Error('ppoEnvOptionsOf: the config has no program');
-  const { preset: _preset, ...options } = ppoEpisodeOptionsOf({ ...rest, environment: 'calc' }, run);
-  const { stepSeconds, ...environment } = program;
-  return { ...options, preset: 'ppo-env', stepSeconds, environment };
+  return { ...ppoEpisodeSharedOptionsOf(c, run), preset: 'ppo-env', ...programOptionsOf(c) };
 }

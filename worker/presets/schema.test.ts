@@ -7,7 +7,7 @@ import {
   POLICY_LOSS_NAMES,
   REJECTION_OPTIONS,
 } from '../rl/index';
-import { checkRunOptions, optionFields, PRESETS } from './table';
+import { checkRunOptions, findPreset, optionFields, PRESETS } from './table';
 import { isActive, valueAt } from './fields';
 import { runOptionsSchema } from './schema';
 
@@ -108,7 +108,8 @@ describe('run options schema', () => {
     ]);
     // No field has these paths: the path alone.
     expect(messages({ preset: 'sac-arith' })).toEqual([
-      "preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, grpo-env, ppo-arith, ppo-calc, ppo-env, dpo-arith, flowgrpo-2d, got 'sac-arith'",
+      'preset must be one of sft-arith, grpo-arith, grpo-calc, grpo-guess, grpo-code, grpo-env, ppo-arith, ' +
+        "ppo-calc, ppo-env, dpo-arith, flowgrpo-2d, got 'sac-arith'",
     ]);
     expect(messages(null)).toEqual(['options must be an object with a preset, got null']);
   });
@@ -234,7 +235,7 @@ describe('form fields derived from the schema', () => {
 });
 
 describe('grpo-env: the environment program in the options', () => {
-  const defaults = PRESETS.find((p) => p.name === 'grpo-env')!.defaults as RunOptions & {
+  const defaults = findPreset('grpo-env')!.defaults as RunOptions & {
     environment: { program: { text: string; sha256: string }; tasks: { records: { id: string }[]; heldOut: number } };
   };
   const messages = (o: unknown) => checkRunOptions(o).map((p) => p.message);
