@@ -6,7 +6,8 @@
 // (Vitest, Node), the app build, end-to-end tests (Playwright, Chromium with WebGPU). Every step
 // runs; the exit code is non-zero if any failed.
 //   node scripts/test.mjs [--only unit|e2e|static]
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { clearTimeout, setTimeout } from 'node:timers';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
@@ -93,11 +94,14 @@ const steps = [
   {
     group: 'unit',
     name: 'unit + GPU tests (Vitest, Node)',
+    limitS: 25 * 60,
+    onTimeout: reportUnfinishedTests,
     cmd: [
       'npx',
       'vitest',
       'run',
       '--reporter=default',
+      '--reporter=./scripts/vitest-progress-reporter.mjs',
       '--reporter=json',
       '--outputFile.json=test-reports/vitest.json',
     ],
@@ -106,22 +110,71 @@ const steps = [
   {
     group: 'e2e',
     name: 'end-to-end (Playwright, Chromium + WebGPU)',
+    limitS: 35 * 60,
     cmd: ['npx', 'playwright', 'test', '--reporter=list,json'],
     env: { PLAYWRIGHT_JSON_OUTPUT_NAME: 'test-reports/playwright.json' },
   },
 ];
+
+/**
+ * Runs a step in its own process group; past its limit (`limitS`, 15 min by default) the whole
+ * group is killed, so a hung test cannot hold the suite until CI's own limit, and the step fails
+ * saying so.
+ */
+function runStep(step) {
+  return new Promise((resolve) => {
+    const child = spawn(step.cmd[0], step.cmd.slice(1), {
+      stdio: 'inherit',
+      env: { ...env, ...step.env },
+      detached: true,
+    });
+    const limitS = step.limitS ?? 15 * 60;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      console.log(`\n=== ${step.name}: still running after ${limitS} s; stopping it`);
+      step.onTimeout?.();
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }, limitS * 1000);
+    child.on('exit', (status, signal) => {
+      clearTimeout(timer);
+      resolve({ ok: status === 0 && !timedOut, why: timedOut ? `over its ${limitS} s` : `exit ${status ?? signal}` });
+    });
+  });
+}
+
+/** The test files the progress reporter saw start and not end, each with the last test it began. */
+function reportUnfinishedTests() {
+  let lines = [];
+  try {
+    lines = readFileSync('test-reports/vitest-progress.log', 'utf8').trim().split('\n');
+  } catch {
+    console.log('(no test-reports/vitest-progress.log)');
+    return;
+  }
+  const running = new Map();
+  for (const line of lines) {
+    const [time, kind, file, test] = line.split('\t');
+    if (kind === 'start') running.set(file, { time, test: '(no test begun)' });
+    else if (kind === 'test' && running.has(file)) running.set(file, { time, test });
+    else if (kind === 'end') running.delete(file);
+  }
+  if (running.size === 0) console.log('every test file had ended (the runner itself did not exit)');
+  for (const [file, { time, test }] of running) console.log(`still running: ${file}: ${test} (since ${time})`);
+}
 
 const results = [];
 for (const step of steps) {
   if (only && step.group !== only && step.name !== 'wasm kernels (AssemblyScript)') continue;
   console.log(`\n=== ${step.name}: ${step.cmd.join(' ')}`);
   const t0 = Date.now();
-  const r = spawnSync(step.cmd[0], step.cmd.slice(1), { stdio: 'inherit', env: { ...env, ...step.env } });
-  const ok = r.status === 0;
+  const { ok, why } = await runStep(step);
   results.push({ name: step.name, ok, seconds: (Date.now() - t0) / 1000 });
-  console.log(
-    `=== ${step.name}: ${ok ? 'ok' : `FAILED (exit ${r.status ?? r.signal})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
-  );
+  console.log(`=== ${step.name}: ${ok ? 'ok' : `FAILED (${why})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
 // Test counts from the runners' JSON reports.

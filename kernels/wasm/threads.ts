@@ -10,6 +10,8 @@
 
 const SLOT = 64; // ints per slot: 16 of control, then 24 f64 arguments
 const ARGS = 8;
+/** How long the caller waits for a helper's part before calling the helper lost (no kernel part comes near it). */
+export const HELPER_PART_LIMIT_MS = 300_000;
 
 /** A started helper thread, as the host's Worker API exposes it. */
 export interface ThreadPort {
@@ -33,6 +35,7 @@ export class WasmThreadPool {
   private readonly f64: Float64Array;
   private seq = 0;
   private failure: string | null = null;
+  private closed = false;
 
   private constructor(
     private readonly ports: ThreadPort[],
@@ -80,8 +83,14 @@ export class WasmThreadPool {
     return new WasmThreadPool(ports, control);
   }
 
-  /** Runs parts[0] here and parts[1..] on helper threads (at most `size` parts), returning when all are done. */
-  run(parts: readonly Part[], here: (part: Part) => void): void {
+  /**
+   * Runs parts[0] here and parts[1..] on helper threads (at most `size` parts), returning when all
+   * are done. The caller blocks, so no timer can end the wait: a closed pool is refused, and a
+   * helper that has not finished its part within `limitMs` is called lost (an error naming it)
+   * instead of holding the thread for ever.
+   */
+  run(parts: readonly Part[], here: (part: Part) => void, limitMs = HELPER_PART_LIMIT_MS): void {
+    if (this.closed) throw new Error('wasm threads: the pool is closed (its ops were disposed)');
     if (parts.length > this.size) throw new Error(`wasm threads: ${parts.length} parts for ${this.size} threads`);
     const seq = ++this.seq;
     for (let i = 1; i < parts.length; i++) {
@@ -95,16 +104,22 @@ export class WasmThreadPool {
       Atomics.notify(this.ctl, base);
     }
     if (parts.length) here(parts[0]);
+    const deadline = Date.now() + limitMs;
     for (let i = 1; i < parts.length; i++) {
       const base = (i - 1) * SLOT;
-      while (Atomics.load(this.ctl, base + 1) !== seq)
-        Atomics.wait(this.ctl, base + 1, Atomics.load(this.ctl, base + 1), 1000);
+      while (Atomics.load(this.ctl, base + 1) !== seq) {
+        const left = deadline - Date.now();
+        if (left <= 0)
+          throw new Error(`wasm helper thread ${i - 1} did not finish its part within ${limitMs / 1000} s`);
+        Atomics.wait(this.ctl, base + 1, Atomics.load(this.ctl, base + 1), Math.min(1000, left));
+      }
       if (this.ctl[base + 4]) throw new Error(`wasm helper thread ${i - 1} failed: ${this.failure ?? 'see its error'}`);
     }
   }
 
   /** Stops the helper threads. */
   close(): void {
+    this.closed = true;
     for (let i = 0; i < this.ports.length; i++) {
       Atomics.store(this.ctl, i * SLOT, -1);
       Atomics.notify(this.ctl, i * SLOT);
