@@ -445,11 +445,17 @@ describe.skipIf(!REAL)(`ContainerRunner on a real engine (${REAL ?? 'DEWPOINT_CO
   let names: string[] = [];
   const runner = (o: Partial<ContainerRunnerOptions> = {}) =>
     new ContainerRunner({ image, runtime: REAL, runtimeArgs, onStart: (job) => names.push(job.name), ...o });
-  /** Names of every container the engine knows, running or not. */
-  const containers = () =>
-    spawnSync(REAL!, [...runtimeArgs, 'ps', '-a', '--format', '{{.Names}}'], { encoding: 'utf8' })
-      .stdout.split('\n')
-      .filter(Boolean);
+  /** Names of every container the engine knows, running or not (a synchronous call: bounded, as no test timeout can end it). */
+  const containers = () => {
+    const r = spawnSync(REAL!, [...runtimeArgs, 'ps', '-a', '--format', '{{.Names}}'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      killSignal: 'SIGKILL',
+    });
+    if (r.error || r.status !== 0)
+      throw new Error(`${REAL} ps -a: ${r.error?.message ?? `exit ${r.status ?? r.signal}`} ${r.stderr ?? ''}`);
+    return r.stdout.split('\n').filter(Boolean);
+  };
 
   beforeEach(() => {
     if (!image)

@@ -161,6 +161,8 @@ export interface GrpoRunOptions {
   overlongBuffer?: number;
   /** Its penalty at the full budget (verl reward_model.overlong_buffer.penalty_factor); absent: 1. */
   overlongPenalty?: number;
+  /** Asynchronous rollouts: batch k may sample under version k − 1 − s at the oldest (worker/train/scheduler.ts); absent: 0, synchronous. */
+  staleness?: number;
   /** Train on log-probs renormalised over the sampler's top-k/top-p support; absent: off (the full softmax). */
   renormalize?: boolean;
   /** A person's prompt dataset instead of the arithmetic generator (worker/data/dataset.ts); absent: arithmetic. */

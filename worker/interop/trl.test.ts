@@ -278,6 +278,8 @@ describe('trlConfig: options', () => {
     expect(grpo({ lrWarmup: 3 }).kwargs.lr_scheduler_type).toBe('constant_with_warmup');
     expect(kinds(unmapped(grpo({ filterGroups: 'success' }), 'filterGroups'))).toEqual(['filterGroups:none']);
     expect(grpo({}).kwargs.lr_scheduler_type).toBe('constant');
+    expect(unmapped(grpo({ staleness: 1 }), 'staleness')[0].reason).toMatch(/staleness is always 0/);
+    expect(unmapped(grpo({}), 'staleness')).toEqual([]);
   });
 
   it('GSPO is importance_sampling_level sequence; TRL cispo uses epsilon_high as its cap', () => {

@@ -256,6 +256,13 @@ function sampling(o: RlRunOptions, b: Builder, lengthKey: 'max_completion_length
     b.log.none('filterGroups', o.filterGroups, why);
     b.log.none('maxGenBatches', o.maxGenBatches ?? 10, why);
   }
+  if (o.staleness)
+    b.log.none(
+      'staleness',
+      o.staleness,
+      "TRL's GRPOTrainer and PPOTrainer generate and train in turn (vLLM colocated or served, weights synced every " +
+        'step): no rollout runs ahead of the weights, the staleness is always 0',
+    );
   if (o.overlongBuffer !== undefined) {
     const why =
       "DAPO's soft overlong punishment is a reward function in TRL, not a config option: add " +

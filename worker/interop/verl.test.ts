@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { GrpoRunOptions, PpoRunOptions, RunOptions } from '../contract/options';
 import { defaultsOf } from './testing/variants';
 import type { Unmapped } from './types';
-import { hydraValue, NO_DUAL_CLIP, verlCommand, type VerlExport } from './verl';
+import { hydraValue, NO_DUAL_CLIP, VERL_ASYNC_ENTRY, VERL_ENTRY, verlCommand, type VerlExport } from './verl';
 
 function verl(o: RunOptions): VerlExport {
   const r = verlCommand(o);
@@ -580,6 +580,22 @@ describe('verlCommand: options', () => {
     expect(at(grpo({ filterGroups: 'score' }), 'algorithm.filter_groups.metric')).toBe('seq_final_reward');
     expect(at(grpo({ filterGroups: 'score' }), 'algorithm.filter_groups.max_num_gen_batches')).toBe('10');
     expect(at(grpo({}), 'algorithm.filter_groups.enable')).toBeUndefined();
+  });
+
+  it("a staleness bound onto verl's fully async trainer: one sync a batch, whole batches, no partial rollout, old recomputed", () => {
+    const e = grpo({ staleness: 2, miniBatches: 2 });
+    expect(e.command.startsWith(VERL_ASYNC_ENTRY)).toBe(true);
+    const keys = ['staleness_threshold', 'trigger_parameter_sync_step', 'require_batches', 'partial_rollout'];
+    expect([...keys, 'use_rollout_log_probs'].map((k) => at(e, `async_training.${k}`))).toEqual([
+      '2',
+      '1',
+      '2',
+      'false',
+      'false',
+    ]);
+    const sync = grpo({});
+    expect(sync.command.startsWith(VERL_ENTRY)).toBe(true);
+    expect(at(sync, 'async_training.staleness_threshold')).toBeUndefined();
   });
 
   it('hydraValue quotes what Hydra would misread', () => {

@@ -57,6 +57,8 @@ export const VERL_ENTRY = 'python3 -m verl.trainer.main_ppo';
  * adds `data.gen_batch_size`, `algorithm.filter_groups.*` and `reward_model.overlong_buffer.*`.
  */
 export const VERL_DAPO_ENTRY = 'python3 -m recipe.dapo.main_dapo';
+/** verl's fully asynchronous trainer (rollouter and trainer apart, a message queue between): Dewpoint's staleness bound. */
+export const VERL_ASYNC_ENTRY = 'python3 -m verl.experimental.fully_async_policy.fully_async_main';
 
 /** verl's `kl_loss_type` for each Dewpoint estimator: its documented names, `+` for the straight-through k2 gradient. */
 export const VERL_KL_TYPE: Record<GrpoRunOptions['kl']['estimator'], string> = {
@@ -390,6 +392,7 @@ function translate(o: RlRunOptions): VerlExport {
   }
 
   corrections(o, log, set);
+  if (o.staleness) asyncTraining(o, o.staleness, log, set);
   // Evaluation and checkpoints; both also fire on verl's last step.
   set('evalEvery', o.evalEvery, 'trainer.test_freq', o.evalEvery > 0 ? o.evalEvery : -1);
   set(
@@ -427,7 +430,7 @@ function translate(o: RlRunOptions): VerlExport {
   return {
     ok: true,
     command: [
-      o.filterGroups || o.overlongBuffer !== undefined ? VERL_DAPO_ENTRY : VERL_ENTRY,
+      o.staleness ? VERL_ASYNC_ENTRY : o.filterGroups || o.overlongBuffer !== undefined ? VERL_DAPO_ENTRY : VERL_ENTRY,
       ...overrides.map(shellWord),
     ].join(' \\\n    '),
     overrides,
@@ -438,6 +441,52 @@ function translate(o: RlRunOptions): VerlExport {
 }
 
 type SetFn = (path: string, value: unknown, key: string, to: HydraValue, note?: string) => void;
+
+/**
+ * The staleness bound s on verl's fully async trainer: one parameter sync per Dewpoint batch (a
+ * trainer step that takes the whole batch, its M mini-batches), a budget of (1 + s) batches of
+ * samples per version, no partial rollout (a sample is never served under two versions), and
+ * old log-probs recomputed by the trainer (Dewpoint's proximal policy for a batch that trails the
+ * weights; verl's default reuses the rollout's). Under FIFO consumption the lag is then at most
+ * s versions, Dewpoint's bound; verl counts a budget of samples, Dewpoint the versions themselves.
+ */
+function asyncTraining(o: RlRunOptions, s: number, log: MappingLog, set: SetFn): void {
+  set(
+    'staleness',
+    s,
+    'async_training.staleness_threshold',
+    s,
+    'verl admits (1 + s) batches of samples per version; with one sync a batch that bounds the lag by s, as Dewpoint',
+  );
+  set('staleness', s, 'async_training.trigger_parameter_sync_step', 1, 'one version per batch, as Dewpoint');
+  set(
+    'miniBatches',
+    o.miniBatches,
+    'async_training.require_batches',
+    o.miniBatches,
+    'a trainer step takes the whole batch: its mini-batches',
+  );
+  set(
+    'staleness',
+    s,
+    'async_training.partial_rollout',
+    false,
+    'Dewpoint serves every call of a batch under one version',
+  );
+  set(
+    'staleness',
+    s,
+    'async_training.use_rollout_log_probs',
+    false,
+    "old log-probs recomputed under the weights a batch trains on (Dewpoint's proximal policy)",
+  );
+  if (o.filterGroups || o.overlongBuffer !== undefined)
+    log.none(
+      'filterGroups',
+      o.filterGroups ?? null,
+      "the fully async entry is not DAPO's recipe: check that it reads algorithm.filter_groups and the overlong buffer",
+    );
+}
 const ACTOR = 'actor_rollout_ref.actor';
 const CORR = 'algorithm.rollout_correction';
 

@@ -92,6 +92,8 @@ export function grpoConfigOf(o: GrpoRunOptions, base: GrpoConfig): GrpoConfig {
   delete config.overlong;
   delete config.evalSamples;
   delete config.dynamicSampling;
+  delete config.staleness;
+  if (o.staleness) config.staleness = o.staleness;
   if (o.filterGroups) config.dynamicSampling = { metric: o.filterGroups, maxGenBatches: o.maxGenBatches ?? 10 };
   if (o.evalSamples) config.evalSamples = o.evalSamples;
   if (o.lrSchedule !== undefined || o.lrWarmup !== undefined)
@@ -111,6 +113,7 @@ function stabiliserOptionsOf(c: GrpoConfig): Partial<GrpoRunOptions> {
       : {}),
     ...(o ? { overlongBuffer: o.buffer, overlongPenalty: o.penaltyFactor } : {}),
     ...(c.evalSamples ? { evalSamples: c.evalSamples } : {}),
+    ...(c.staleness ? { staleness: c.staleness } : {}),
     ...(c.dynamicSampling
       ? { filterGroups: c.dynamicSampling.metric, maxGenBatches: c.dynamicSampling.maxGenBatches }
       : {}),

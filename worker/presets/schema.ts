@@ -688,6 +688,15 @@ const grpoRest = {
     description:
       'The penalty at the full budget (verl overlong_buffer.penalty_factor); read only with a buffer. Empty: 1 (DAPO).',
   }).optional(),
+  staleness: int(0, 8, {
+    title: 'Staleness bound (s)',
+    section: 'Sampling',
+    description:
+      'Asynchronous rollouts: the next s batches sample (and their environment or grader answers) while the ' +
+      'trainer updates, each under the weights of its launch; batch k trains on version k − 1 with calls from ' +
+      'version k − 1 − s at the oldest (prime-rl orchestrator.max_off_policy_steps; verl ' +
+      'async_training.staleness_threshold with one sync per step). Empty or 0: synchronous.',
+  }).optional(),
   evalEvery: run.evalEvery,
   evalN: run.evalN,
   evalSamples: int(0, 64, {

@@ -87,6 +87,14 @@ describe('run health', () => {
     const f = runHealth(steady(10, (s) => (s === 7 ? { 'mismatch/kl': 0.05 } : {}))).find((x) => x.id === 'mismatch')!;
     expect(f.step).toBe(7);
     expect(f.reason).toMatch(/mismatch\/kl/);
+    expect(f.reason).toMatch(/no longer match the sampler's/);
+  });
+
+  it('mismatch KL on a batch sampled ahead says it holds the policy lag', () => {
+    const lagging = (s: number) => (s === 7 ? { 'mismatch/kl': 0.05, 'async/staleness_max': 2 } : {});
+    const f = runHealth(steady(10, lagging)).find((x) => x.id === 'mismatch')!;
+    expect(f.reason).toMatch(/sampled up to 2 versions before the weights it trained on/);
+    expect(f.reason).not.toMatch(/no longer match/);
   });
 
   it('thresholds are options: a looser floor raises no low-signal flag', () => {

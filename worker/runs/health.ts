@@ -227,15 +227,21 @@ export function runHealth(
     );
   });
 
-  // mismatch: sampler/trainer KL.
+  // mismatch: sampler/trainer KL. With asynchronous rollouts it holds the policy's lag too.
   const kl = series(ordered, 'mismatch/kl');
+  const lag = new Map(series(ordered, 'async/staleness_max').map((x) => [x.step, x.v]));
   add(
     'mismatch',
     'mismatch/kl',
     held(kl, 1, (now) => now > o.mismatchKl, false),
     (step) =>
       `The sampler/trainer KL (mismatch/kl) reached ${f(kl.find((x) => x.step === step)!.v)}, above ` +
-      `${o.mismatchKl}: the trainer's log-probs no longer match the sampler's.`,
+      `${o.mismatchKl}: ` +
+      ((lag.get(step) ?? 0) > 0
+        ? `the batch was sampled up to ${lag.get(step)} versions before the weights it trained on (asynchronous ` +
+          "rollouts), so this KL holds the policy's lag as well as any numerical mismatch; the behavior " +
+          'corrections (TIS, IcePop, rejection) act on it.'
+        : "the trainer's log-probs no longer match the sampler's."),
   );
   return flags;
 }

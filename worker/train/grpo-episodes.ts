@@ -30,6 +30,15 @@ import type { ResumePoint, TrainerPosition } from './resume';
 import { fillBatch } from './dynamic-sampling';
 import type { CriticConfig } from './ppo';
 import { criticUpdate } from './ppo';
+import { RolloutScheduler } from './scheduler';
+
+/** A step's episodes as collected (dynamic sampling: the kept groups), with their sessions, tasks and filter figures. */
+interface EpisodeBatch {
+  sessions: Session[];
+  episodes: CollectedEpisode[];
+  tasks: EnvTask[];
+  filterMetrics?: Record<string, number>;
+}
 
 /** GRPO's options, an environment instead of an arithmetic task, `maxNew` per action. */
 export interface GrpoEpisodeConfig extends Omit<GrpoConfig, 'task'> {
@@ -202,6 +211,10 @@ export class GrpoEpisodeRun {
   step = 0;
   /** Tells where the step under way is: sampling n / N episodes, then (a graded environment) grading k / n steps. */
   onProgress: PhaseReport | null = null;
+  /** Launches the batches (ahead of the trainer under a staleness bound: scheduler.ts) and hands each over complete. */
+  private readonly scheduler: RolloutScheduler<EpisodeBatch>;
+  /** Where the task stream stood before each batch in flight drew its tasks (a position resumes before them). */
+  private readonly streamAt = new Map<number, number>();
 
   /** `journal`: commit every turn there, under run `runId`, as `writer` (recovery reads it back). */
   constructor(
@@ -218,6 +231,11 @@ export class GrpoEpisodeRun {
     this.reference?.setWeights(base.weights);
     this.stream = this.kind.trainTasks(config.seed);
     this.heldOutTasks = this.kind.heldOut(config.evalN);
+    this.scheduler = new RolloutScheduler(this.model, ops, base.config, {
+      staleness: config.staleness ?? 0,
+      total: config.steps,
+      launch: (batch, version, model) => this.collect(batch, version, model),
+    });
   }
 
   get tokenizer() {
@@ -229,25 +247,26 @@ export class GrpoEpisodeRun {
     return (this.config.seed * 100_003 + step) >>> 0;
   }
 
-  async next(): Promise<GrpoEpisodeStep> {
+  /** Batch `batch`'s episodes, collected on `model` under `version` (more batches with dynamic sampling), journaled as that step's. */
+  private async collect(batch: number, version: number, model: Model): Promise<EpisodeBatch> {
     const c = this.config;
-    this.step++;
-    const version = this.step - 1;
-    const t0 = performance.now();
     const total = c.prompts * c.group;
-    const seed = this.samplerSeed(this.step);
+    const seed = this.samplerSeed(batch);
+    this.streamAt.set(batch, this.stream.position);
+    // A batch sampled ahead does not report: the step under way is another's.
+    const progress = (...a: Parameters<PhaseReport>) => batch === this.step && this.onProgress?.(...a);
     const drawn: EnvTask[] = [];
     const episodeOf = new Map<Session, CollectedEpisode>();
     // Batch k of the step (dynamic sampling draws several): its own sampler seed and range of episode indices.
     const draw = async (k: number) => {
-      const batch = this.stream.take(c.prompts);
-      drawn.push(...batch);
+      const tasks = this.stream.take(c.prompts);
+      drawn.push(...tasks);
       const batchSeed = k === 0 ? seed : (seed + Math.imul(k, 0x9e3779b1)) >>> 0;
-      this.onProgress?.('sampling', 0, total, 'episodes');
-      const collected = await collectEpisodes(this.model, batch, c.group, {
+      progress('sampling', 0, total, 'episodes');
+      const collected = await collectEpisodes(model, tasks, c.group, {
         kind: this.kind,
         tok: charTokenizer(this.base.tokenizer, 'an episode run'),
-        maxContext: this.model.config.maxSeq,
+        maxContext: model.config.maxSeq,
         sampling: { temperature: c.temperature, topK: c.topK, topP: c.topP },
         seed: batchSeed,
         policyVersion: version,
@@ -256,13 +275,15 @@ export class GrpoEpisodeRun {
           ? {
               journal: {
                 journal: this.journal.journal,
-                cohort: { runId: this.journal.runId, step: this.step, policyVersion: version, samplerSeed: batchSeed },
+                cohort: { runId: this.journal.runId, step: batch, policyVersion: version, samplerSeed: batchSeed },
               },
               writer: this.journal.writer,
             }
           : {}),
-        onProgress: (_round, finished) => this.onProgress?.('sampling', finished, total, 'episodes'),
-        ...(this.kind.gradedUnit ? { onEnvSteps: (answered, steps) => this.grading(answered, steps) } : {}),
+        onProgress: (_round, finished) => progress('sampling', finished, total, 'episodes'),
+        ...(this.kind.gradedUnit
+          ? { onEnvSteps: (answered, steps) => progress('grading', answered, steps, this.kind.gradedUnit) }
+          : {}),
       });
       // The overlong budget is the whole episode's, as the verl export writes data.max_response_length.
       const sessions = punishOverlong(collected.map(trainingSession), c.overlong, c.maxNew * c.maxTurns);
@@ -271,9 +292,22 @@ export class GrpoEpisodeRun {
     };
     const filled = c.dynamicSampling ? await fillBatch(c.prompts, c.dynamicSampling, draw) : null;
     const sessions = filled ? filled.sessions : await draw(0);
-    const episodes = sessions.map((s) => episodeOf.get(s)!);
     const kept = new Set(sessions.map((s) => s.task));
-    const tasks = drawn.filter((t) => kept.has(t.id));
+    return {
+      sessions,
+      episodes: sessions.map((s) => episodeOf.get(s)!),
+      tasks: drawn.filter((t) => kept.has(t.id)),
+      filterMetrics: filled?.metrics,
+    };
+  }
+
+  async next(): Promise<GrpoEpisodeStep> {
+    const c = this.config;
+    this.step++;
+    const t0 = performance.now();
+    const { sessions, episodes, tasks, filterMetrics } = await this.scheduler.take(this.step);
+    this.streamAt.delete(this.step);
+    const filled = filterMetrics ? { metrics: filterMetrics } : null;
     const tSample = performance.now();
     const ctx = { model: this.model, reference: this.reference, step: this.step, onProgress: this.onProgress };
     if (c.critic) {
@@ -287,6 +321,7 @@ export class GrpoEpisodeRun {
         ...u.metrics,
         ...episodeMetrics(episodes),
         ...filled?.metrics,
+        ...this.asyncMetrics(sessions),
       };
       return {
         step: this.step,
@@ -309,6 +344,7 @@ export class GrpoEpisodeRun {
       ...batchMetrics(c, sessions, trained, t0, tSample, this.step),
       ...episodeMetrics(episodes),
       ...filled?.metrics,
+      ...this.asyncMetrics(sessions),
     };
     return {
       step: this.step,
@@ -324,9 +360,9 @@ export class GrpoEpisodeRun {
     };
   }
 
-  /** A graded environment's steps of the round under way, as the `grading` phase (code: `grading 3 / 64 programs`). */
-  private grading(answered: number, steps: number): void {
-    this.onProgress?.('grading', answered, steps, this.kind.gradedUnit);
+  /** The staleness and idle figures of the batch just trained (only with a staleness bound: s = 0 logs none). */
+  private asyncMetrics(sessions: readonly Session[]): Record<string, number> {
+    return this.scheduler.staleness > 0 ? this.scheduler.metrics(sessions, this.step - 1) : {};
   }
 
   /** How many held-out tasks `evaluate()` scores: the config's evalN, or all the environment has when it has fewer (code: 62). */
@@ -346,7 +382,8 @@ export class GrpoEpisodeRun {
   }
 
   position(): TrainerPosition {
-    return { step: this.step, tasksDrawn: this.stream.position };
+    // Batches sampled ahead are not part of it: a continued run samples them again under its weights.
+    return { step: this.step, tasksDrawn: Math.min(this.stream.position, ...this.streamAt.values()) };
   }
 
   resumeAt(from: ResumePoint): void {
@@ -359,6 +396,7 @@ export class GrpoEpisodeRun {
     this.model.setOptimizerState(from.optimizer);
     this.stream.skip(tasksDrawn);
     this.step = step;
+    this.scheduler.resumeAt(step);
   }
 }
 

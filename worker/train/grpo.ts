@@ -50,6 +50,15 @@ import type { OverlongOptions } from '../rewards/overlong';
 import { overlongPenalty } from '../rewards/overlong';
 import type { RunTask, TaskSource } from './task-source';
 import { taskSourceOf } from './task-source';
+import { RolloutScheduler } from './scheduler';
+import type { SampledSession } from '../rollout/prompt-source';
+
+/** A single-turn batch as collected: its tasks (those trained on), sessions and dynamic sampling's figures. */
+interface SampledBatch {
+  tasks: RunTask[];
+  sessions: SampledSession[];
+  filterMetrics: Record<string, number>;
+}
 
 /** AdamW in GRPO_ARITH: lr 1e-4 constant, (0.9, 0.99), wd 0 (calibration.md). */
 export interface GrpoConfig extends OptimizerConfig {
@@ -107,6 +116,11 @@ export interface GrpoConfig extends OptimizerConfig {
   overlong?: OverlongOptions;
   /** DAPO's dynamic sampling (dynamic-sampling.ts `fillBatch`): batches until P groups vary; absent: one batch. */
   dynamicSampling?: DynamicSampling;
+  /**
+   * Asynchronous rollouts (scheduler.ts): batch k trains on version k − 1 and may have been
+   * sampled under version k − 1 − s at the oldest, while the trainer updated. Absent or 0: synchronous.
+   */
+  staleness?: number;
 }
 
 export const GRPO_ARITH: GrpoConfig = {
@@ -357,9 +371,13 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
     support ? supportBias(support, packed.segmentIds, packed.width, V, rows) : undefined;
   const allRows = Array.from({ length: packed.rows }, (_, r) => r);
   // Old log-probs. One update per batch: the sampler's raw log-probs (ratio ≡ 1 up to float32,
-  // calibration.md). More: the trainer's rescoring under the weights before the first update
+  // calibration.md), unless some call trails the weights (a batch sampled ahead: `lagging`), when
+  // they are the update's own forward, detached: decoupled PPO's proximal policy is the weights
+  // the batch trains on, and the behavior corrections weigh π_old / μ with the real lag (verl
+  // recomputes old_log_prob). More: the trainer's rescoring under the weights before the first update
   // (verl `old_log_prob`), done in epoch 0's mini-batches last to first, so that the activations
   // left in place are the first update's own forward.
+  const lagging = packed.versions.some((v) => v >= 0 && v < ctx.step - 1);
   let oldLogp = packed.oldLogProbs ?? undefined;
   let rescored: Float64Array | null = null;
   let firstScored: Scored | null = null;
@@ -378,6 +396,8 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
     tFirstForward = performance.now() - t;
     // The sampler's raw log-probs are over the whole vocabulary: renormalised, old is this forward's own, detached (ratio ≡ 1).
     if (support) oldLogp = Float64Array.from(firstScored.logp);
+    // The Batch view's mismatch (old − behavior) is then the lag's.
+    if (lagging) rescored = oldLogp = Float64Array.from(firstScored.logp);
   } else {
     ctx.onProgress?.('old log-probs');
     rescored = new Float64Array(packed.rows * packed.width);
@@ -607,6 +627,7 @@ export function singleTurnRollout(
   source: TaskSource,
   onProgress: (finished: number, rows: number) => void,
   pack: PackOptions,
+  seed = c.seed * 100_003 + 1,
 ): SampledRollout<RunTask> {
   const prompts = new PromptSource<RunTask>({
     model,
@@ -616,7 +637,7 @@ export function singleTurnRollout(
     eos: tok.eos,
     maxNewTokens: c.maxNew,
     sampling: { temperature: c.temperature, topK: c.topK, topP: c.topP },
-    seed: c.seed * 100_003 + 1,
+    seed,
     ...(c.renormalize ? { recordSupport: true } : {}),
     onProgress,
   });
@@ -635,6 +656,10 @@ export abstract class ArithRun<C extends GrpoConfig> {
   protected readonly reference: Model | null;
   protected readonly source: TaskSource;
   protected readonly rollout: SampledRollout<RunTask>;
+  /** Launches the batches (ahead of the trainer under a staleness bound: scheduler.ts) and hands each over complete. */
+  protected readonly scheduler: RolloutScheduler<SampledBatch>;
+  /** Where the task stream stood before each batch in flight drew its tasks (a position resumes before them). */
+  private readonly streamAt = new Map<number, number>();
   step = 0;
   /** Told where the step under way is (sampling n of N sequences, old log-probs, reference, training). */
   onProgress: PhaseReport | null = null;
@@ -643,7 +668,7 @@ export abstract class ArithRun<C extends GrpoConfig> {
     ops: Ops,
     readonly config: C,
     readonly base: LoadedCheckpoint,
-    o: { valueHead: boolean; pack: PackOptions },
+    private readonly o: { valueHead: boolean; pack: PackOptions },
     services: KindServices = {},
   ) {
     this.model = new Model(ops, base.config, { valueHead: o.valueHead });
@@ -651,39 +676,62 @@ export abstract class ArithRun<C extends GrpoConfig> {
     this.reference = config.beta > 0 ? new Model(ops, base.config) : null;
     this.reference?.setWeights(base.weights);
     this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq, services.codeGrader ?? null);
-    this.rollout = singleTurnRollout(
-      this.model,
-      config,
-      base.tokenizer,
-      this.source,
-      (finished, rows) => this.onProgress?.('sampling', finished, rows, 'sequences'),
-      o.pack,
-    );
+    this.rollout = this.rolloutOn(this.model, 0);
+    this.scheduler = new RolloutScheduler(this.model, ops, base.config, {
+      staleness: config.staleness ?? 0,
+      total: config.steps,
+      launch: (batch, version, model) => this.collect(batch, version, model),
+    });
   }
 
   get tokenizer() {
     return this.base.tokenizer;
   }
 
-  /** The next batch: P tasks × G completions under the current weights, packed for the update (`packForUpdate`). */
-  protected async sample() {
+  /** The rollout of batches drawn on `model`: the run's own on its model, a batch's own on a sampler's (seeded by the batch). */
+  private rolloutOn(model: Model, batch: number): SampledRollout<RunTask> {
     const c = this.config;
-    stepsPerBatch(c);
-    this.step++;
-    const version = this.step - 1; // weights after `version` batches' updates sample this batch
-    const t0 = performance.now();
+    const seed = c.seed * 100_003 + 1;
+    return singleTurnRollout(
+      model,
+      c,
+      this.base.tokenizer,
+      this.source,
+      // A batch sampled ahead does not report: the step under way is another's.
+      (finished, rows) =>
+        (batch === 0 || batch === this.step) && this.onProgress?.('sampling', finished, rows, 'sequences'),
+      this.o.pack,
+      batch === 0 ? seed : (seed + Math.imul(batch, 0x9e3779b1)) | 0,
+    );
+  }
+
+  /** Batch `batch`'s sessions, drawn on `model` under `version` (more batches with dynamic sampling). */
+  private async collect(batch: number, version: number, model: Model): Promise<SampledBatch> {
+    const c = this.config;
+    const rollout = model === this.model ? this.rollout : this.rolloutOn(model, batch);
+    this.streamAt.set(batch, this.source.stream.position);
     const drawn: RunTask[] = [];
     const draw = async () => {
-      const batch = this.source.stream.take(c.prompts);
-      drawn.push(...batch);
-      this.onProgress?.('sampling', 0, c.prompts * c.group, 'sequences');
-      return punishOverlong(await this.rollout.collect(batch, version), c.overlong, c.maxNew);
+      const tasks = this.source.stream.take(c.prompts);
+      drawn.push(...tasks);
+      if (batch === this.step) this.onProgress?.('sampling', 0, c.prompts * c.group, 'sequences');
+      return punishOverlong(await rollout.collect(tasks, version), c.overlong, c.maxNew);
     };
     const filled = c.dynamicSampling ? await fillBatch(c.prompts, c.dynamicSampling, draw) : null;
     const sessions = filled ? filled.sessions : await draw();
     // The tasks of the batch trained on, in the order drawn (dynamic sampling draws more).
     const trained = new Set(sessions.map((s) => s.task));
-    const tasks = drawn.filter((t) => trained.has(t.id));
+    return { tasks: drawn.filter((t) => trained.has(t.id)), sessions, filterMetrics: filled?.metrics ?? {} };
+  }
+
+  /** The next batch: P tasks × G completions (sampled under the current weights, or up to s versions before), packed for the update (`packForUpdate`). */
+  protected async sample() {
+    const c = this.config;
+    stepsPerBatch(c);
+    this.step++;
+    const t0 = performance.now();
+    const { tasks, sessions, filterMetrics } = await this.scheduler.take(this.step);
+    this.streamAt.delete(this.step);
     const generated: Generated[] = sessions.map(({ calls: [g] }) => ({
       promptIds: g.promptIds,
       sampledIds: g.sampledIds,
@@ -696,7 +744,12 @@ export abstract class ArithRun<C extends GrpoConfig> {
     // Two chains always fit a row of twice the longest chain.
     const packed = packForUpdate((options) => this.rollout.pack(sessions, 2 * longest, options), c.miniBatches);
     if (!packed.ok) throw new Error(`batch does not pack: ${packed.message}`);
-    return { tasks, sessions, generated, packed, t0, tSample, filterMetrics: filled?.metrics ?? {} };
+    return { tasks, sessions, generated, packed, t0, tSample, filterMetrics };
+  }
+
+  /** The staleness and idle figures of the batch just trained (only with a staleness bound: s = 0 logs none). */
+  protected asyncMetrics(sessions: readonly Session[]): Record<string, number> {
+    return this.scheduler.staleness > 0 ? this.scheduler.metrics(sessions, this.step - 1) : {};
   }
 
   evaluate(n = this.source.heldOut.length): Promise<EvalResult> {
@@ -708,13 +761,15 @@ export abstract class ArithRun<C extends GrpoConfig> {
    * sampling seeds derive from the step, the frozen reference from the base.
    */
   position(): TrainerPosition {
-    return { step: this.step, tasksDrawn: this.source.stream.position };
+    // Batches sampled ahead are not part of it: a continued run samples them again under its weights.
+    return { step: this.step, tasksDrawn: Math.min(this.source.stream.position, ...this.streamAt.values()) };
   }
 
   /** Continues a freshly constructed run from a stored position, weights (a value head's too) and AdamW state. */
   resumeAt(from: ResumePoint): void {
     restore(this.model, this.source.stream, from);
     this.step = from.position.step;
+    this.scheduler.resumeAt(this.step);
   }
 }
 
@@ -744,7 +799,11 @@ export class GrpoRun extends ArithRun<GrpoConfig> {
       { model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress },
       packed,
     );
-    const metrics = { ...batchMetrics(c, sessions, trained, t0, tSample, this.step), ...filterMetrics };
+    const metrics = {
+      ...batchMetrics(c, sessions, trained, t0, tSample, this.step),
+      ...filterMetrics,
+      ...this.asyncMetrics(sessions),
+    };
     return {
       step: this.step,
       metrics,

@@ -126,7 +126,12 @@ export class PpoRun extends ArithRun<PpoConfig> {
       first,
       sessions,
     );
-    const metrics = { ...batchMetrics(c, sessions, u.trained, t0, tSample, this.step), ...u.metrics, ...filterMetrics };
+    const metrics = {
+      ...batchMetrics(c, sessions, u.trained, t0, tSample, this.step),
+      ...u.metrics,
+      ...filterMetrics,
+      ...this.asyncMetrics(sessions),
+    };
     return {
       step: this.step,
       metrics,

@@ -1,0 +1,152 @@
+/**
+ * Asynchronous rollouts with a staleness bound (dew `RolloutScheduler`, "train on complete rollout
+ * groups from source, ahead task batches early"). Batch k (1-based, one batch per step) trains on
+ * policy version k − 1: the weights after k − 1 batches' updates. With capacity s the scheduler
+ * launches batches k … k + s as soon as the trainer stands at version k − 1, each on a sampler
+ * model of its own that holds the trainer's weights of that moment (a published version), so every
+ * call of batch k + j was served under version k − 1 and trains at version k − 1 + j: its staleness
+ * is j ≤ s. While the trainer updates on batch k, batches k + 1 … k + s sample, and their
+ * environment and grading calls (a companion's processes) run. s = 0 launches each batch when it is
+ * needed, under the trainer's own model: the synchronous loop, unchanged.
+ *
+ * No stale batch is ever produced, so none is dropped (prime-rl drops groups older than its bound;
+ * here a batch is not launched before its bound allows). The sampler models run on the trainer's
+ * ops in the same thread: what overlaps is the waiting (an environment's or a grader's answers),
+ * not the arithmetic.
+ */
+import type { Ops } from '../../kernels/ops';
+import type { ModelConfig } from '../model/config';
+import { Model } from '../model/model';
+import type { Session } from '../rl/types';
+
+/** A launched batch: what its collection returns, once every one of its sessions has been collected. */
+interface InFlight<B> {
+  batch: number;
+  done: Promise<B>;
+}
+
+export interface SchedulerOptions<B> {
+  /** The capacity s: how many versions a call may trail the weights it trains on. An integer ≥ 0. */
+  staleness: number;
+  /** Batches of the run in all: none is launched past it. */
+  total: number;
+  /** Collects batch `batch` on `model` (served under `version`): the trainer's model at s = 0. */
+  launch(batch: number, version: number, model: Model): Promise<B>;
+}
+
+export class RolloutScheduler<B> {
+  private readonly inFlight: InFlight<B>[] = [];
+  private readonly samplers: Model[] = [];
+  /** The last batch launched. */
+  private launched = 0;
+  /** Time some batch was being collected (ms), and since when the current stretch runs. */
+  private busyMs = 0;
+  private busySince: number | null = null;
+  private readonly openedAt = performance.now();
+  private last = { at: this.openedAt, busyMs: 0, waitedMs: 0 };
+  private waitedMs = 0;
+
+  constructor(
+    private readonly trainer: Model,
+    private readonly ops: Ops,
+    private readonly config: ModelConfig,
+    private readonly o: SchedulerOptions<B>,
+  ) {
+    if (!Number.isInteger(o.staleness) || o.staleness < 0)
+      throw new Error(`RolloutScheduler: staleness = ${o.staleness}; expected an integer ≥ 0`);
+  }
+
+  get staleness(): number {
+    return this.o.staleness;
+  }
+
+  /** Batches launched and not yet taken, oldest first. */
+  get pending(): readonly number[] {
+    return this.inFlight.map((f) => f.batch);
+  }
+
+  /** Continues after `trained` batches (a resumed run): nothing is in flight, the next launch is batch trained + 1. */
+  resumeAt(trained: number): void {
+    if (this.inFlight.length)
+      throw new Error(`RolloutScheduler.resumeAt: batches ${this.pending.join(', ')} are in flight`);
+    this.launched = trained;
+  }
+
+  /**
+   * Batch `batch`, to train on version batch − 1 (the trainer's weights now): first launches every
+   * batch up to batch + s that is not launched yet, under this version, then waits for `batch`.
+   */
+  async take(batch: number): Promise<B> {
+    const version = batch - 1;
+    const last = Math.min(this.o.total, batch + this.o.staleness);
+    const weights = this.o.staleness > 0 && this.launched < last ? await this.trainer.getWeights() : null;
+    while (this.launched < last) {
+      const k = ++this.launched;
+      const model = weights ? this.samplerFor(k, weights) : this.trainer;
+      this.started();
+      const done = this.o.launch(k, version, model).finally(() => this.ended());
+      done.catch(() => {}); // awaited by take(k); a run stopped before then leaves it unobserved
+      this.inFlight.push({ batch: k, done });
+    }
+    const i = this.inFlight.findIndex((f) => f.batch === batch);
+    if (i < 0) throw new Error(`RolloutScheduler.take(${batch}): not launched (launched up to ${this.launched})`);
+    const [f] = this.inFlight.splice(i, 1);
+    const t = performance.now();
+    try {
+      return await f.done;
+    } finally {
+      this.waitedMs += performance.now() - t;
+    }
+  }
+
+  /**
+   * The batch's figures, once it has trained: the staleness of its calls (trained version − the
+   * version each was served under; mean over calls, min, max: rLLM's async/staleness_*) and the
+   * distinct versions among them (verl's param_version_diversity); over the wall time since the
+   * previous batch's figures, the fraction the trainer waited for its batch (verl
+   * trainer/idle_ratio) and the fraction no batch was being collected (verl rollouter/idle_ratio).
+   */
+  metrics(sessions: readonly Session[], trainedVersion: number): Record<string, number> {
+    const now = performance.now();
+    const busy = this.busyMs + (this.busySince === null ? 0 : now - this.busySince);
+    const wall = Math.max(1e-9, now - this.last.at);
+    const out = {
+      ...stalenessMetrics(sessions, trainedVersion),
+      'trainer/idle_ratio': Math.min(1, (this.waitedMs - this.last.waitedMs) / wall),
+      'rollouter/idle_ratio': Math.max(0, 1 - (busy - this.last.busyMs) / wall),
+    };
+    this.last = { at: now, busyMs: busy, waitedMs: this.waitedMs };
+    return out;
+  }
+
+  /** The sampler model of batch `k`: one per batch that can be in flight at once, holding the published weights. */
+  private samplerFor(k: number, weights: ReadonlyMap<string, Float32Array>): Model {
+    const slot = k % (this.o.staleness + 1);
+    this.samplers[slot] ??= new Model(this.ops, this.config);
+    this.samplers[slot].setWeights(weights);
+    return this.samplers[slot];
+  }
+
+  private inFlightCount = 0;
+  private started(): void {
+    if (this.inFlightCount++ === 0) this.busySince = performance.now();
+  }
+  private ended(): void {
+    if (--this.inFlightCount === 0 && this.busySince !== null) {
+      this.busyMs += performance.now() - this.busySince;
+      this.busySince = null;
+    }
+  }
+}
+
+/** Staleness of every model call of `sessions` trained on `trainedVersion`: mean, min, max and the distinct versions. */
+export function stalenessMetrics(sessions: readonly Session[], trainedVersion: number): Record<string, number> {
+  const lags = sessions.flatMap((s) => s.calls.map((c) => trainedVersion - c.version));
+  if (lags.length === 0) return {};
+  return {
+    'async/staleness_mean': lags.reduce((a, b) => a + b, 0) / lags.length,
+    'async/staleness_min': Math.min(...lags),
+    'async/staleness_max': Math.max(...lags),
+    'async/version_diversity': new Set(lags).size,
+  };
+}
