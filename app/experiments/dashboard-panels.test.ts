@@ -29,6 +29,27 @@ const grpo = (n: number, reward: number) =>
   });
 
 describe('dashboardPanels', () => {
+  it('draws staleness and the idle fractions after the mismatch panels for a run that samples ahead', () => {
+    const ahead = (n: number) => {
+      const s = grpo(n, 0.5);
+      return step(n, {
+        ...s.metrics,
+        'async/staleness_mean': 1,
+        'async/staleness_max': 1,
+        'async/staleness_min': 1,
+        'trainer/idle_ratio': 0.1,
+        'rollouter/idle_ratio': 0.3,
+      });
+    };
+    const panels = dashboardPanels([ahead(1), ahead(2)], []);
+    const ids = panels.map((p) => p.id);
+    expect(ids.slice(ids.indexOf('ess'), ids.indexOf('ess') + 3)).toEqual(['ess', 'staleness', 'idle']);
+    expect(panels.find((p) => p.id === 'idle')!.series.map((x) => x.name)).toEqual([
+      'trainer/idle_ratio',
+      'rollouter/idle_ratio',
+    ]);
+  });
+
   it('draws a GRPO run: reward band, loss terms without the unused KL term, clip fractions, mismatch, stacked step time', () => {
     const panels = dashboardPanels([grpo(1, 0.25), grpo(2, 0.5)], []);
     const byId = Object.fromEntries(panels.map((p) => [p.id, p]));

@@ -156,6 +156,20 @@ export function dashboardPanels(steps: StepPoint[], evals: EvalPoint[]): Panel[]
   panels.push(keyPanel(steps, 'entropy', 'Entropy', 'nats', ['rl/entropy']));
   panels.push(keyPanel(steps, 'mismatch-kl', 'Sampler mismatch KL', 'KL', ['mismatch/kl', 'mismatch/k3_kl']));
   panels.push(keyPanel(steps, 'ess', 'Effective sample size', 'ESS', ['mismatch/ess']));
+  // Asynchronous rollouts (a staleness bound s > 0): how far each batch trailed the weights, and who waited.
+  panels.push(
+    keyPanel(steps, 'staleness', 'Staleness (versions behind)', 'versions', [
+      'async/staleness_mean',
+      'async/staleness_max',
+      'async/staleness_min',
+    ]),
+  );
+  panels.push(
+    keyPanel(steps, 'idle', 'Idle fractions (trainer, rollouter)', 'fraction', [
+      'trainer/idle_ratio',
+      'rollouter/idle_ratio',
+    ]),
+  );
   panels.push(keyPanel(steps, 'zero-std', 'Zero-std group fraction', 'fraction', ['reward/frac_reward_zero_std']));
   panels.push(
     keyPanel(steps, 'dpo', 'DPO implicit rewards', 'reward', ['rewards/chosen', 'rewards/rejected', 'rewards/margins']),

@@ -18,7 +18,8 @@ export function describeCell(b: BatchRecord, i: number): string {
   const at = `row ${row}, column ${col}`;
   if (b.tokens[i] === '' || !b.sessionIds[i]) return `${at}: padding`;
   const L = b.layers;
-  const version = L.version[i] >= 0 ? `sampled by policy version ${L.version[i]}` : 'not sampled (prompt)';
+  const behind = L.staleness && L.staleness[i] >= 0 ? `, ${L.staleness[i]} behind the weights it trained on` : '';
+  const version = L.version[i] >= 0 ? `sampled by policy version ${L.version[i]}${behind}` : 'not sampled (prompt)';
   const parts = [`${at}: ${JSON.stringify(b.tokens[i])}`, `session ${b.sessionIds[i]}, chain ${L.segments[i]}`];
   if (L.responseMask[i]) {
     parts.push(

@@ -25,6 +25,17 @@ describe('the diverging scale', () => {
   });
 });
 
+describe('sequential layers say what their values are', () => {
+  it('versions, staleness and IS weights each in their own words', () => {
+    const values = Float32Array.from([-1, 0, 1, 2]);
+    expect(legendOf(scaleFor('version', values))).toBe('light = version 0, dark = version 2; grey = not sampled');
+    expect(legendOf(scaleFor('staleness', values))).toBe(
+      'light = 0 versions behind, dark = 2 versions behind; grey = not sampled',
+    );
+    expect(legendOf(scaleFor('isWeight', Float32Array.from([0.5, 1.25])))).toMatch(/dark = IS weight 1\.25/);
+  });
+});
+
 describe('describeCell', () => {
   // One row of width 4: <bos> (prompt), "7" and <eos> (sampled), then padding.
   const n = 4;
@@ -54,6 +65,9 @@ describe('describeCell', () => {
         '+1.500 · old − behavior log-prob −0.0123 · dlogp −0.25 · sampled by policy version 0',
     );
     expect(describeCell(b, 3)).toBe('row 0, column 3: padding');
+    const ahead = { ...b, layers: { ...b.layers, staleness: Float32Array.from([-1, 2, 2, -1]) } };
+    expect(describeCell(ahead, 1)).toMatch(/sampled by policy version 0, 2 behind the weights it trained on$/);
+    expect(describeCell(ahead, 0)).toMatch(/not sampled \(prompt\)$/);
     expect(describeCell(b, 1)).not.toMatch(/responseMask|\b[01]\b;/);
   });
 });

@@ -9,7 +9,8 @@ export type Scale =
   | { kind: 'categorical' }
   | { kind: 'binary' }
   | { kind: 'diverging'; max: number }
-  | { kind: 'sequential'; min: number; max: number };
+  /** `unit` names the values in the legend ("version 3", "2 versions behind", "IS weight 1.4"). */
+  | { kind: 'sequential'; min: number; max: number; unit: (v: number) => string };
 
 export const LAYER_INFO: Record<BatchLayer, { title: string; help: string }> = {
   segments: { title: 'Segments (chains)', help: 'each packed chain in its own colour; grey = padding' },
@@ -25,7 +26,13 @@ export const LAYER_INFO: Record<BatchLayer, { title: string; help: string }> = {
   dlogp: { title: 'Per-token gradient dlogp', help: '∂loss/∂logp seeding the backward pass (red > 0, blue < 0)' },
   version: {
     title: 'Policy version',
-    help: 'optimizer steps behind the weights that sampled each id; −1 = not sampled',
+    help: 'the version (batches trained) of the weights that sampled each id; −1 = not sampled',
+  },
+  staleness: {
+    title: 'Staleness',
+    help:
+      'versions between the weights that sampled each id and the weights it trained on (asynchronous rollouts: at ' +
+      'most the staleness bound s)',
   },
   value: {
     title: 'Value (critic)',
@@ -58,13 +65,15 @@ export function scaleFor(layer: BatchLayer, values: Float32Array): Scale {
   if (layer === 'isWeight') {
     let max = 0;
     for (const v of values) if (Number.isFinite(v)) max = Math.max(max, v);
-    return { kind: 'sequential', min: 0, max };
+    return { kind: 'sequential', min: 0, max, unit: (v) => `IS weight ${v.toPrecision(3)}` };
   }
-  if (layer === 'version') {
+  if (layer === 'version' || layer === 'staleness') {
     let min = Infinity,
       max = -Infinity;
     for (const v of values) if (v >= 0) [min, max] = [Math.min(min, v), Math.max(max, v)];
-    return { kind: 'sequential', min: Number.isFinite(min) ? min : 0, max: Number.isFinite(max) ? max : 0 };
+    const unit =
+      layer === 'version' ? (v: number) => `version ${v}` : (v: number) => `${v} version${v === 1 ? '' : 's'} behind`;
+    return { kind: 'sequential', min: Number.isFinite(min) ? min : 0, max: Number.isFinite(max) ? max : 0, unit };
   }
   let max = 0;
   for (const v of values) if (Number.isFinite(v)) max = Math.max(max, Math.abs(v));
@@ -106,7 +115,7 @@ export function legendOf(scale: Scale): string {
     case 'binary':
       return 'dark = a response id the loss reads, light = prompt or padding';
     case 'sequential':
-      return `light = version ${scale.min}, dark = version ${scale.max}; grey = not sampled`;
+      return `light = ${scale.unit(scale.min)}, dark = ${scale.unit(scale.max)}; grey = not sampled`;
     case 'diverging':
       return `blue = −${scale.max.toPrecision(3)}, white = 0, red = +${scale.max.toPrecision(3)}`;
   }

@@ -4,6 +4,7 @@
  * on a software adapter drift up to 2× between runs.
  */
 import type { BenchArgs } from './args';
+import { benchAsync } from './async';
 import { benchGrpo } from './grpo';
 import { benchMatmul } from './matmul';
 import { benchPack } from './pack';
@@ -14,6 +15,7 @@ import { benchTrain } from './train';
 
 export const BENCHES: Record<string, (args: BenchArgs) => Promise<{ table: string; json: unknown }>> = {
   grpo: benchGrpo,
+  async: benchAsync,
   matmul: benchMatmul,
   train: benchTrain,
   rollout: benchRollout,

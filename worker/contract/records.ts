@@ -261,7 +261,10 @@ export type CriticBatchLayer = 'value' | 'return';
 /** With behavior-policy corrections on: the IS weight and the rejection keep flag the objective applied per sampled id. */
 export type CorrectionBatchLayer = 'isWeight' | 'keep';
 
-export type BatchLayer = CoreBatchLayer | CriticBatchLayer | CorrectionBatchLayer;
+/** A batch sampled ahead (asynchronous rollouts): per sampled id, the versions its call trails the weights it trained on; −1 elsewhere. */
+export type AsyncBatchLayer = 'staleness';
+
+export type BatchLayer = CoreBatchLayer | CriticBatchLayer | CorrectionBatchLayer | AsyncBatchLayer;
 
 /** One step's packed batch as the trainer saw it. */
 export interface BatchRecord {
@@ -282,7 +285,8 @@ export interface BatchRecord {
    * value NaN: not recorded (an imported batch: verl dumps no dlogp, and old − behavior only with
    * both log-prob columns); the Batch view lists only layers with a recorded value.
    */
-  layers: Record<CoreBatchLayer, Float32Array> & Partial<Record<CriticBatchLayer | CorrectionBatchLayer, Float32Array>>;
+  layers: Record<CoreBatchLayer, Float32Array> &
+    Partial<Record<CriticBatchLayer | CorrectionBatchLayer | AsyncBatchLayer, Float32Array>>;
 }
 
 /** One model call of a stored session, as the sampler served it (worker/rl/types.ts `Call`). */

@@ -88,6 +88,8 @@ const ROLLOUT_SCALARS: [keyof RolloutRow, SchemaElement][] = [
   ['score', scalar('score', 'DOUBLE', true)],
   ['status', str('status')],
   ['finish_reason', str('finish_reason')],
+  ['param_version_start', scalar('param_version_start', 'INT32')],
+  ['param_version_end', scalar('param_version_end', 'INT32')],
 ];
 const ROLLOUT_LISTS: [keyof RolloutRow, 'INT32' | 'DOUBLE'][] = [
   ['prompt_ids', 'INT32'],

@@ -69,6 +69,7 @@ describe('rolloutRows', () => {
       expect(r.response_mask).toEqual(r.response_ids.map(() => 1));
       expect(r.rollout_log_probs).toEqual(Array.from(call.behaviorLogProbs));
       expect(r.finish_reason).toBe(call.finishReason);
+      expect([r.param_version_start, r.param_version_end]).toEqual([call.version, call.version]);
       const g = groups.find((x) => x.group === step.sessions[i].group)!;
       expect(r.input).toBe(g.prompt);
       expect(r.gts).toBe(g.answer);
@@ -182,6 +183,12 @@ describe('export then import', () => {
     const imported = await importVerlRun(store, [{ name: 'rollouts.parquet', bytes: rolloutsParquet(rows) }]);
     if (!imported.ok) throw new Error(imported.message);
     expect(imported.samples).toBe(rows.length);
+    // The versions travel: rows served under version 3 (a run sampling ahead) import as version 3, not step − 1.
+    const ahead = await importVerlRun(store, [
+      { name: 'rollouts.parquet', bytes: rolloutsParquet(rows.map((r) => ({ ...r, param_version_start: 3 }))) },
+    ]);
+    if (!ahead.ok) throw new Error(ahead.message);
+    expect((await store.sessionsAt(ahead.runId, 1))!.every((x) => x.calls.every((c) => c.version === 3))).toBe(true);
     const back = (await store.groupsAt(imported.runId, 1))!;
     expect(back.map((g) => g.prompt).sort()).toEqual(groups.map((g) => g.prompt).sort());
     for (const g of groups) {

@@ -6,7 +6,9 @@
  * `uid` (the advantage group), `prompt_ids`, `response_ids`, `response_mask` (1 on sampled ids,
  * 0 on an environment's tokens inside an episode's response), `rollout_log_probs` (the sampler's
  * behavior log-probs), `old_log_probs` (the ratio's denominator, through float32: null when the
- * session was not packed for training), `advantages` (per response id, as trained). Rows are built from what the run store
+ * session was not packed for training), `advantages` (per response id, as trained), and the policy
+ * versions that served its calls, oldest and newest (`param_version_start`, `param_version_end`,
+ * as verl's fully async trainer records a trajectory's). Rows are built from what the run store
  * keeps of a step (groups, sessions, the packed batch), so the app and the CLI export the same
  * bytes. Pure: no files.
  */
@@ -33,6 +35,9 @@ export interface RolloutRow {
   /** Null: the session carried no loss mass and was not packed (or the step kept no batch). */
   old_log_probs: number[] | null;
   advantages: number[];
+  /** The oldest and newest policy version among its calls (equal unless an episode was resumed under newer weights). */
+  param_version_start: number;
+  param_version_end: number;
 }
 
 export interface StepRollouts {
@@ -122,6 +127,8 @@ export function rolloutRows(step: StepRollouts, dataSource: string): RolloutRow[
       rollout_log_probs: r.behavior,
       old_log_probs: packed ? onSampled((k, i) => r.behavior[i] + b.layers.mismatch[pos[k]]) : null,
       advantages,
+      param_version_start: Math.min(...s.calls.map((c) => c.version)),
+      param_version_end: Math.max(...s.calls.map((c) => c.version)),
     };
   });
 }

@@ -212,6 +212,23 @@ describe('verl rollout dumps: parsing and grouping', () => {
     }
   });
 
+  it("takes each sample's policy version from param_version_start (verl's fully async trainer, Dewpoint's export)", async () => {
+    const store = new MemoryRunStore();
+    const rows = RICH.map((row, i) => ({ ...row, param_version_start: i === 0 ? 0 : 1, param_version_end: 1 }));
+    const r = await importVerlRun(store, [file('2.jsonl', rows)]);
+    if (!r.ok) throw new Error(r.message);
+    const sessions = (await store.sessionsAt(r.runId, 2))!;
+    expect(sessions.map((x) => x.calls.map((c) => c.version))).toEqual([[0], [1, 1]]);
+    const b = (await store.batchAt(r.runId, 2))!;
+    expect(Array.from(b.layers.version.slice(0, 6))).toEqual([-1, -1, 0, 0, 0, -1]);
+    const o = (await store.listRuns()).find((x) => x.runId === r.runId)!.options as unknown as ImportedRunOptions;
+    expect(o.missing.map((m) => m.field)).not.toContain('policy version');
+    // Not a reward component, and refused when it is not a version.
+    expect(Object.keys(sessions[0].components ?? {})).not.toContain('param_version_start');
+    const bad = await importVerlRun(store, [file('2.jsonl', [{ ...RICH[0], param_version_start: -1 }])]);
+    expect(bad.ok ? '' : bad.message).toMatch(/param_version_start.*an integer ≥ 0/);
+  });
+
   it('reads parquet with the same columns (LIST columns, INT64 step) as the JSONL it mirrors', async () => {
     const rows = RICH;
     const list = (name: string, type: 'INT64' | 'DOUBLE') => [

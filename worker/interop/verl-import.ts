@@ -57,6 +57,7 @@ export const REQUIRED_COLUMNS = ['input', 'output', 'score', 'step'] as const;
  * | old_log_probs      | raw log-probs (the trainer's recomputation) and, with rollout_log_probs, the mismatch layer |
  * | finish_reason      | completed or truncated (`stop` / `length`) |
  * | token_level_scores | a check: its sum must equal `score` |
+ * | param_version_start| the policy version that served the sample (verl's fully async trainer; Dewpoint's export), else step − 1 |
  */
 export const VERL_COLUMNS: Record<string, { enables: string; missing: Omit<ImportMissing, 'field'>[] }> = {
   gts: {
@@ -166,6 +167,8 @@ const NOT_COMPONENTS = new Set([
   'index',
   'data_source',
   'status',
+  'param_version_start',
+  'param_version_end',
 ]);
 
 /** Present on every row or on none (gts may be null on a row: no ground truth; old_log_probs too: a session not trained on). */
@@ -268,7 +271,7 @@ function checkRow(raw: unknown, stepOfName: number | null): Omit<VerlRow, 'file'
     components: {},
     has: new Set(),
   };
-  for (const k of [...ALL_OR_NONE, 'gts', 'old_log_probs']) if (!absent(r[k])) row.has.add(k);
+  for (const k of [...ALL_OR_NONE, 'gts', 'old_log_probs', 'param_version_start']) if (!absent(r[k])) row.has.add(k);
   if (!absent(r.gts)) row.answer = typeof r.gts === 'string' ? r.gts : JSON.stringify(r.gts);
   if (!absent(r.uid)) {
     if ((typeof r.uid !== 'string' || r.uid === '') && typeof r.uid !== 'number')
@@ -286,6 +289,12 @@ function checkRow(raw: unknown, stepOfName: number | null): Omit<VerlRow, 'file'
       throw new Bad(field, `${row.responseIds.length} values, one per response id`, `${xs.length}`);
     return xs;
   };
+  if (!absent(r.param_version_start)) {
+    const v = r.param_version_start;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+      throw new Bad('param_version_start', 'an integer ≥ 0 (the policy version that served the sample)', shown(v));
+    row.paramVersion = v;
+  }
   row.responseMask = perResponseId('response_mask', 'mask');
   row.rolloutLogProbs = perResponseId('rollout_log_probs', 'finite');
   row.oldLogProbs = perResponseId('old_log_probs', 'finite');
@@ -469,7 +478,7 @@ export function missingOf(has: ReadonlySet<string>): ImportMissing[] {
       continue;
     for (const m of c.missing) out.push({ field, ...m });
   }
-  if (has.has('response_ids'))
+  if (has.has('response_ids') && !has.has('param_version_start'))
     out.push({
       field: 'policy version',
       view: 'Batch',

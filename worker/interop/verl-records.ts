@@ -33,6 +33,8 @@ export interface VerlRow {
   rolloutLogProbs?: number[];
   oldLogProbs?: number[];
   finishReason?: 'stop' | 'length';
+  /** The policy version that served the sample (`param_version_start`, as verl's fully async trainer records it); absent: step − 1. */
+  paramVersion?: number;
   /** Numeric extra columns (verl's `reward_extra_infos`, e.g. `acc`). */
   components: Record<string, number>;
   /** The optional columns this row has a value in. */
@@ -135,7 +137,7 @@ function batchOf(rows: readonly VerlRow[], advantages: readonly number[], versio
       if (!mask[j]) return;
       responseMask[i] = 1;
       advantage[i] = r.tokenAdvantages ? r.tokenAdvantages[j] : advantages[b];
-      versions[i] = version;
+      versions[i] = r.paramVersion ?? version;
       if (mismatchKnown)
         mismatch[i] = r.rolloutLogProbs && r.oldLogProbs ? r.oldLogProbs[j] - r.rolloutLogProbs[j] : NaN;
     });
@@ -238,7 +240,7 @@ export function stepRecords(
     .sort(([a], [b]) => a - b)
     .map(([step, mine]) => {
       const { groups, ordered, advantages } = groupsOf(mine, grouping);
-      // verl's synchronous trainer samples step s with the weights after s − 1 updates; the dump does not say.
+      // verl's synchronous trainer samples step s with the weights after s − 1 updates: that, unless a row says (param_version_start).
       const version = Math.max(0, step - 1);
       const rewards = ordered.map((r) => r.score);
       const zero = groups.filter((g) => g.zeroStd);
@@ -262,7 +264,7 @@ export function stepRecords(
               group: g.group,
               sample: sample.sample,
               attempt: 0,
-              calls: callsOf(r, version),
+              calls: callsOf(r, r.paramVersion ?? version),
               status: r.finishReason === 'length' ? 'truncated' : 'completed',
               reward: r.score,
               components: { ...r.components },

@@ -134,6 +134,15 @@ describe('a GRPO step as groups: the baseline and the std the estimator used', (
     expect(batchRecord(step, tok).notPacked).toBe(0);
   });
 
+  it('the batch record has a staleness layer only when a call trails the weights it trained on', () => {
+    const step = grpoStep([[0, 1, 0, 0]], VERL_GRPO); // every call sampled by version 0
+    expect(batchRecord({ ...step, step: 1 }, tok).layers.staleness).toBeUndefined();
+    const ahead = batchRecord({ ...step, step: 3 }, tok); // trained on version 2
+    const { staleness, version } = ahead.layers;
+    expect(staleness).toBeDefined();
+    for (let i = 0; i < version.length; i++) expect(staleness![i]).toBe(version[i] >= 0 ? 2 : -1);
+  });
+
   it('groups as pack does: a truncated completion under truncation "mask" is no member; an all-equal group is zero', () => {
     const [a, b] = groupRecords(
       grpoStep(

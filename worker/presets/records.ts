@@ -139,11 +139,16 @@ function explain(sessions: readonly Session[], byGroup: Map<string, GroupRecord>
 }
 
 export function batchRecord(
-  s: Pick<GrpoStep, 'packed' | 'oldLogp' | 'dlogp' | 'corrections'> & { values?: Float64Array; returns?: Float64Array },
+  s: Pick<GrpoStep, 'step' | 'packed' | 'oldLogp' | 'dlogp' | 'corrections'> & {
+    values?: Float64Array;
+    returns?: Float64Array;
+  },
   tok: TextTokenizer,
 ): BatchRecord {
   const p = s.packed;
   const n = p.rows * p.width;
+  // Batch `step` trains on version step − 1: a sampled id's staleness is how many versions its call trails that.
+  const staleness = Float32Array.from(p.versions, (v) => (v >= 0 ? s.step - 1 - v : -1));
   const tokens = Array.from(p.inputIds, (id, i) =>
     p.segmentIds[i] === 0 ? '' : tok.isSpecial(id) ? tok.decode([id], { specials: true }) : tok.decode([id]),
   );
@@ -172,6 +177,7 @@ export function batchRecord(
       ...(s.corrections
         ? { isWeight: onMask(s.corrections.weights, p.responseMask), keep: onMask(s.corrections.keep, p.responseMask) }
         : {}),
+      ...(staleness.some((v) => v > 0) ? { staleness } : {}),
     },
   };
 }

@@ -238,7 +238,8 @@ export function runHealth(
       `The sampler/trainer KL (mismatch/kl) reached ${f(kl.find((x) => x.step === step)!.v)}, above ` +
       `${o.mismatchKl}: ` +
       ((lag.get(step) ?? 0) > 0
-        ? `the batch was sampled up to ${lag.get(step)} versions before the weights it trained on (asynchronous ` +
+        ? `the batch was sampled up to ${lag.get(step)} version${lag.get(step) === 1 ? '' : 's'} before the weights ` +
+          'it trained on (asynchronous ' +
           "rollouts), so this KL holds the policy's lag as well as any numerical mismatch; the behavior " +
           'corrections (TIS, IcePop, rejection) act on it.'
         : "the trainer's log-probs no longer match the sampler's."),

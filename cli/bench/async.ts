@@ -1,0 +1,130 @@
+/**
+ * `bench async`: steps and sessions per second of grpo-arith and grpo-code at staleness 0, 1 and 2
+ * (worker/train/scheduler.ts), with the fractions of wall time the trainer waited for its batch
+ * (verl trainer/idle_ratio) and no batch was being collected (rollouter/idle_ratio), on the wasm
+ * backend, in one run. grpo-code grades in the CLI's in-process sandbox (the companion's runner
+ * and fleet, cli/code-grader.ts), as `train --preset grpo-code` does. Each cell runs 1 + runs + s
+ * steps of a fresh run from the preset's base: step 1 fills the pipeline and is not timed, the
+ * last s drain it (nothing is launched past the run's end) and are not timed either, so the
+ * figures are the steady state over `runs` steps. At s = 0 the idle ratios come from the step's
+ * phases (the trainer waits through sampling; sampling stops while it trains).
+ */
+import type { Ops } from '../../kernels/ops';
+import { importCheckpoint } from '../../worker/model/checkpoint';
+import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
+import { median } from '../../worker/selftest';
+import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
+import { GRPO_CODE, GrpoEpisodeRun } from '../../worker/train/grpo-episodes';
+import { cliBackend, describeBackend } from '../backend';
+import { localCodeGrader } from '../code-grader';
+import type { BenchArgs } from './args';
+
+const STALENESS = [0, 1, 2] as const;
+
+interface Row {
+  preset: 'grpo-arith' | 'grpo-code';
+  staleness: number;
+  steps: number;
+  stepsPerS: number;
+  sessionsPerS: number;
+  /** Medians over the timed steps. */
+  trainerIdle: number;
+  rolloutIdle: number;
+  stalenessMean: number;
+  rewardMean: number;
+}
+
+interface Stepper {
+  next(): Promise<{ metrics: Record<string, number>; sessions: readonly unknown[] }>;
+}
+
+async function measure(preset: Row['preset'], staleness: number, timed: number, make: (steps: number) => Stepper) {
+  const total = 1 + timed + staleness;
+  const run = make(total);
+  const m: Record<string, number>[] = [];
+  let sessions = 0;
+  let t0 = 0;
+  let wall = 0;
+  for (let s = 1; s <= total; s++) {
+    process.stderr.write(`async ${preset} s=${staleness}: step ${s}/${total}\r`);
+    const step = await run.next();
+    if (s === 1) t0 = performance.now();
+    else if (s <= 1 + timed) {
+      m.push(step.metrics);
+      sessions += step.sessions.length;
+      if (s === 1 + timed) wall = (performance.now() - t0) / 1000;
+    }
+  }
+  process.stderr.write('\n');
+  const med = (f: (x: Record<string, number>) => number) => median(m.map(f));
+  // s = 0 logs no async/* figures: the trainer waits while its batch is sampled, and nothing samples while it trains.
+  const waited = (x: Record<string, number>) => x['perf/sample_ms'] / x['perf/step_ms'];
+  return {
+    preset,
+    staleness,
+    steps: timed,
+    stepsPerS: timed / wall,
+    sessionsPerS: sessions / wall,
+    trainerIdle: med((x) => x['trainer/idle_ratio'] ?? waited(x)),
+    rolloutIdle: med((x) => x['rollouter/idle_ratio'] ?? 1 - waited(x)),
+    stalenessMean: med((x) => x['async/staleness_mean'] ?? 0),
+    rewardMean: med((x) => x['reward/mean']),
+  };
+}
+
+export async function benchAsync(args: BenchArgs) {
+  const timed = args.runs ?? 6;
+  const wasm = await cliBackend('wasm');
+  const ops: Ops = wasm.ops;
+  const arithBase = importCheckpoint(readCheckpointDir('public/checkpoints/arith-base'));
+  const codeBase = importCheckpoint(readCheckpointDir('public/checkpoints/code-base'));
+  const rows: Row[] = [];
+  for (const s of STALENESS)
+    rows.push(
+      await measure(
+        'grpo-arith',
+        s,
+        timed,
+        (steps) => new GrpoRun(ops, { ...GRPO_ARITH, steps, staleness: s }, arithBase),
+      ),
+    );
+  for (const s of STALENESS) {
+    const local = localCodeGrader();
+    try {
+      rows.push(
+        await measure(
+          'grpo-code',
+          s,
+          timed,
+          (steps) =>
+            new GrpoEpisodeRun(ops, { ...GRPO_CODE, steps, staleness: s, evalEvery: 0 }, codeBase, null, {
+              codeGrader: local.grader,
+            }),
+        ),
+      );
+    } finally {
+      await local.close();
+    }
+  }
+  const at = (preset: Row['preset']) => rows.find((r) => r.preset === preset && r.staleness === 0)!;
+  const backend = describeBackend(wasm.info);
+  const json = {
+    bench: 'async',
+    backend,
+    timedSteps: timed,
+    statistic: `wall time over steps 2..${1 + timed} of a run of 1 + ${timed} + s steps; idle ratios and staleness: medians over those steps`,
+    rows: rows.map((r) => ({ ...r, speedupVsSync: r.stepsPerS / at(r.preset).stepsPerS })),
+  };
+  const f = (x: number, d = 2) => x.toFixed(d);
+  const table = [
+    `async: staleness 0, 1, 2 on ${backend}, ${timed} timed steps a cell (grpo-code graded in-process)`,
+    '| preset | s | steps/s | sessions/s | × s = 0 | trainer idle | rollouter idle | staleness | reward |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...json.rows.map(
+      (r) =>
+        `| ${r.preset} | ${r.staleness} | ${f(r.stepsPerS)} | ${f(r.sessionsPerS, 1)} | ${f(r.speedupVsSync)} | ` +
+        `${f(r.trainerIdle)} | ${f(r.rolloutIdle)} | ${f(r.stalenessMean)} | ${f(r.rewardMean, 3)} |`,
+    ),
+  ].join('\n');
+  return { table: `${table}\n`, json };
+}
