@@ -6,8 +6,11 @@
  * and fleet, cli/code-grader.ts), as `train --preset grpo-code` does. Each cell runs 1 + runs + s
  * steps of a fresh run from the preset's base: step 1 fills the pipeline and is not timed, the
  * last s drain it (nothing is launched past the run's end) and are not timed either, so the
- * figures are the steady state over `runs` steps. At s = 0 the idle ratios come from the step's
- * phases (the trainer waits through sampling; sampling stops while it trains).
+ * figures are the steady state over `runs` steps. Timings on this shared machine drift by up to
+ * 2× between minutes, so each preset first runs untimed (the JIT, the caches), then its cells run
+ * in ROUNDS rounds of s = 0, 1, 2; a cell's figures are medians over the rounds, and its speed-up
+ * the median of its ratio to s = 0 of the same round. At s = 0 the idle ratios come from the
+ * step's phases (the trainer waits through sampling; sampling stops while it trains).
  */
 import type { Ops } from '../../kernels/ops';
 import { importCheckpoint } from '../../worker/model/checkpoint';
@@ -16,16 +19,19 @@ import { median } from '../../worker/selftest';
 import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
 import { GRPO_CODE, GrpoEpisodeRun } from '../../worker/train/grpo-episodes';
 import { cliBackend, describeBackend } from '../backend';
-import { localCodeGrader } from '../code-grader';
+import { localCodeGrader, type LocalGrader } from '../code-grader';
 import type { BenchArgs } from './args';
 
 const STALENESS = [0, 1, 2] as const;
+const ROUNDS = 3;
 
 interface Row {
   preset: 'grpo-arith' | 'grpo-code';
   staleness: number;
   steps: number;
   stepsPerS: number;
+  /** Median over the rounds of this cell's steps/s over s = 0's in the same round. */
+  speedupVsSync: number;
   sessionsPerS: number;
   /** Medians over the timed steps. */
   trainerIdle: number;
@@ -38,9 +44,16 @@ interface Stepper {
   next(): Promise<{ metrics: Record<string, number>; sessions: readonly unknown[] }>;
 }
 
-async function measure(preset: Row['preset'], staleness: number, timed: number, make: (steps: number) => Stepper) {
+type Cell = Omit<Row, 'speedupVsSync'>;
+
+async function measure(
+  preset: Row['preset'],
+  staleness: number,
+  timed: number,
+  make: () => Promise<Stepper>,
+): Promise<Cell> {
   const total = 1 + timed + staleness;
-  const run = make(total);
+  const run = await make();
   const m: Record<string, number>[] = [];
   let sessions = 0;
   let t0 = 0;
@@ -72,55 +85,78 @@ async function measure(preset: Row['preset'], staleness: number, timed: number, 
   };
 }
 
+/** ROUNDS rounds of s = 0, 1, 2 after an untimed run; each cell's medians over the rounds. */
+async function cells(preset: Row['preset'], timed: number, make: (s: number, steps: number) => Promise<Stepper>) {
+  const warm = await make(0, 3);
+  for (let i = 0; i < 3; i++) await warm.next();
+  const rounds: Cell[][] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const round: Cell[] = [];
+    for (const s of STALENESS) round.push(await measure(preset, s, timed, () => make(s, 1 + timed + s)));
+    rounds.push(round);
+  }
+  return STALENESS.map((s, i): Row => {
+    const of = (f: (c: Cell) => number) => median(rounds.map((round) => f(round[i])));
+    return {
+      preset,
+      staleness: s,
+      steps: timed,
+      stepsPerS: of((c) => c.stepsPerS),
+      speedupVsSync: median(rounds.map((round) => round[i].stepsPerS / round[0].stepsPerS)),
+      sessionsPerS: of((c) => c.sessionsPerS),
+      trainerIdle: of((c) => c.trainerIdle),
+      rolloutIdle: of((c) => c.rolloutIdle),
+      stalenessMean: of((c) => c.stalenessMean),
+      rewardMean: of((c) => c.rewardMean),
+    };
+  });
+}
+
 export async function benchAsync(args: BenchArgs) {
   const timed = args.runs ?? 6;
   const wasm = await cliBackend('wasm');
   const ops: Ops = wasm.ops;
   const arithBase = importCheckpoint(readCheckpointDir('public/checkpoints/arith-base'));
   const codeBase = importCheckpoint(readCheckpointDir('public/checkpoints/code-base'));
+  const graders: LocalGrader[] = [];
   const rows: Row[] = [];
-  for (const s of STALENESS)
+  try {
     rows.push(
-      await measure(
-        'grpo-arith',
-        s,
-        timed,
-        (steps) => new GrpoRun(ops, { ...GRPO_ARITH, steps, staleness: s }, arithBase),
-      ),
+      ...(await cells('grpo-arith', timed, async (s, steps) => {
+        return new GrpoRun(ops, { ...GRPO_ARITH, steps, staleness: s }, arithBase);
+      })),
     );
-  for (const s of STALENESS) {
-    const local = localCodeGrader();
-    try {
-      rows.push(
-        await measure(
-          'grpo-code',
-          s,
-          timed,
-          (steps) =>
-            new GrpoEpisodeRun(ops, { ...GRPO_CODE, steps, staleness: s, evalEvery: 0 }, codeBase, null, {
-              codeGrader: local.grader,
-            }),
-        ),
-      );
-    } finally {
-      await local.close();
-    }
+    rows.push(
+      ...(await cells('grpo-code', timed, async (s, steps) => {
+        // A grader of its own per run: its cache of graded programs starts empty.
+        await graders.pop()?.close();
+        const local = localCodeGrader();
+        graders.push(local);
+        const config = { ...GRPO_CODE, steps, staleness: s, evalEvery: 0 };
+        return new GrpoEpisodeRun(ops, config, codeBase, null, { codeGrader: local.grader });
+      })),
+    );
+  } finally {
+    for (const g of graders) await g.close();
   }
-  const at = (preset: Row['preset']) => rows.find((r) => r.preset === preset && r.staleness === 0)!;
   const backend = describeBackend(wasm.info);
   const json = {
     bench: 'async',
     backend,
     timedSteps: timed,
-    statistic: `wall time over steps 2..${1 + timed} of a run of 1 + ${timed} + s steps; idle ratios and staleness: medians over those steps`,
-    rows: rows.map((r) => ({ ...r, speedupVsSync: r.stepsPerS / at(r.preset).stepsPerS })),
+    rounds: ROUNDS,
+    statistic:
+      `wall time over steps 2..${1 + timed} of a run of 1 + ${timed} + s steps; every figure the median over ` +
+      `${ROUNDS} rounds of s = 0, 1, 2 (idle ratios, staleness and reward: medians over the timed steps first)`,
+    rows,
   };
   const f = (x: number, d = 2) => x.toFixed(d);
   const table = [
-    `async: staleness 0, 1, 2 on ${backend}, ${timed} timed steps a cell (grpo-code graded in-process)`,
+    `async: staleness 0, 1, 2 on ${backend}, ${timed} timed steps a cell, medians of ${ROUNDS} rounds ` +
+      '(grpo-code graded in-process)',
     '| preset | s | steps/s | sessions/s | × s = 0 | trainer idle | rollouter idle | staleness | reward |',
     '|---|---|---|---|---|---|---|---|---|',
-    ...json.rows.map(
+    ...rows.map(
       (r) =>
         `| ${r.preset} | ${r.staleness} | ${f(r.stepsPerS)} | ${f(r.sessionsPerS, 1)} | ${f(r.speedupVsSync)} | ` +
         `${f(r.trainerIdle)} | ${f(r.rolloutIdle)} | ${f(r.stalenessMean)} | ${f(r.rewardMean, 3)} |`,

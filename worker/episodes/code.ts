@@ -212,5 +212,10 @@ export function codeKind(grader: CodeGrader | null): EnvironmentKind {
     demonstrate: (task) => [codeSolution((task.data as CodeTaskData).steps)],
     tokenizer: codeTokenizer,
     gradedUnit: 'programs',
+    // A step waits its turn in the grader's queue: a batch queues its 64 programs at once, and
+    // batches sampled ahead (a staleness bound) queue theirs behind them. The sandbox's limits bound
+    // each run (a program that loops is the grader's TIMEOUT), so the rollout's 5 s, which counted
+    // the queue too, ended episodes of a busy grader as errors.
+    stepTimeoutMs: 300_000,
   };
 }

@@ -179,3 +179,15 @@ describe('asynchronous rollouts: grading overlaps training', () => {
     expect(during.at(-1)).toBe(0);
   });
 });
+
+describe('asynchronous rollouts: a sampler model samples as the trainer would', () => {
+  it("s = 1's first batch is s = 0's, action for action: the published weights are the trainer's", async () => {
+    const base = importCheckpoint(readCheckpointDir('public/checkpoints/calc-base'));
+    const first = async (staleness: number) => {
+      const config = { ...GRPO_CALC, steps: 2, prompts: 2, group: 4, evalN: 4, dynamicSampling: undefined, staleness };
+      const s = await new GrpoEpisodeRun(createCpuOps(), config, base).next();
+      return s.sessions.map((x) => x.calls.map((c) => Array.from(c.sampledIds)));
+    };
+    expect(await first(1)).toEqual(await first(0));
+  });
+});
