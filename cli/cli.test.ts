@@ -193,6 +193,12 @@ describe('dewpoint CLI', () => {
       pairs: 8,
       evalN: 200,
     });
+    // --staleness sets the bound of every GRPO and PPO preset; DPO has none, and says so.
+    expect(cliRunOptions({ preset: 'grpo-code', staleness: 2 })).toMatchObject({ preset: 'grpo-code', staleness: 2 });
+    expect(() => cliRunOptions({ preset: 'grpo-arith', staleness: 9 })).toThrow(
+      /Staleness bound \(s\) \(staleness\) must be an integer in 0\.\.8, got 9/,
+    );
+    expect(() => cliRunOptions({ preset: 'dpo-arith', staleness: 1 })).toThrow(/staleness/);
     expect(() => cliRunOptions({ preset: 'dpo-arith', lr: -1 })).toThrow(
       /Learning rate \(lr\) must be a number in \(0, 0\.1\], got -1/,
     );

@@ -1,6 +1,6 @@
 /**
  * `dewpoint train --preset grpo-arith|grpo-calc|grpo-guess|grpo-code|ppo-arith|ppo-calc|dpo-arith|flowgrpo-2d
- * | --config FILE [--steps N] [--lr X] [--max-grad-norm X] [--prompts P] [--train-problems N] [--dataset FILE
+ * | --config FILE [--steps N] [--lr X] [--max-grad-norm X] [--prompts P] [--train-problems N] [--staleness S] [--dataset FILE
  * --reward KIND [--reward-pattern RE] [--held-out N]] [--checkpoint DIR] [--journal DIR] [--save DIR]
  * [--json]`:
  * the GRPO or DPO loop (worker/train/grpo.ts, grpo-episodes.ts, dpo.ts) in Node, printing one line of metrics per step (JSON lines
@@ -185,6 +185,7 @@ export function cliRunOptions(
     'eval-every': 'evalEvery',
     'eval-n': 'evalN',
     'train-problems': 'trainProblems',
+    staleness: 'staleness',
   };
   for (const [flag, field] of Object.entries(flagFields)) if (f[flag] !== undefined) options[field] = f[flag];
   const promptsOption = TRAIN_PRESETS.get(String(options.preset))!.promptsOption;
@@ -246,6 +247,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
     'max-grad-norm': 'number',
     prompts: 'number',
     'train-problems': 'number',
+    staleness: 'number',
     journal: 'string',
     save: 'string',
     dataset: 'string',

@@ -1,0 +1,44 @@
+import { expect, test } from '@playwright/test';
+import { exportedMetrics, openPreset } from './helpers';
+
+test('Experiments: grpo-arith with a staleness bound of 1 samples a batch ahead, and says so in the charts and the Batch view', async ({
+  page,
+}) => {
+  await openPreset(page, 'grpo-arith', {
+    Steps: 3,
+    'Prompts per step': 4,
+    'Group size': 4,
+    'Evaluate every': 0,
+    'Staleness bound': 1,
+  });
+  await page.getByText('Config as JSON').click();
+  await expect(page.getByTestId('config-json')).toContainText('"staleness": 1');
+  await page.getByTestId('run-start').click();
+  await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
+
+  // Batch 1 is on-policy; batches 2 and 3 were sampled one version before the weights they trained on.
+  const { steps } = await exportedMetrics(page);
+  expect(steps.map((s) => s.metrics['async/staleness_max'])).toEqual([0, 1, 1]);
+  expect(steps.every((s) => s.metrics['trainer/idle_ratio'] >= 0 && s.metrics['rollouter/idle_ratio'] <= 1)).toBe(true);
+  await expect(
+    page.getByTestId('chart-staleness').getByRole('img', { name: /^Staleness \(versions behind\) by step/ }),
+  ).toBeVisible();
+  await expect(page.getByTestId('chart-idle')).toBeVisible();
+
+  // The Batch view: the staleness layer, and a sampled cell that says how far behind it was.
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Batch' }).click();
+  await expect(page.getByRole('heading', { name: /^Run grpo-arith · \S+ · step 3 of 3$/ })).toBeVisible();
+  await page.getByRole('combobox', { name: 'Layer' }).selectOption({ label: 'Staleness' });
+  await expect(page.getByTestId('batch-legend')).toHaveText(
+    'light = 1 version behind, dark = 1 version behind; grey = not sampled',
+  );
+  const canvas = page.getByTestId('batch-canvas');
+  const cell = page.getByTestId('batch-cell');
+  await canvas.focus();
+  for (let k = 0; k < 400 && !/response mask: yes/.test((await cell.textContent()) ?? ''); k++)
+    await page.keyboard.press('ArrowRight');
+  await expect(cell).toHaveText(/ · sampled by policy version 1, 1 behind the weights it trained on$/);
+  // Step 1 trained on-policy: no staleness layer to pick.
+  await page.getByRole('combobox', { name: 'Step' }).selectOption('1');
+  await expect(page.getByRole('combobox', { name: 'Layer' }).getByRole('option', { name: 'Staleness' })).toHaveCount(0);
+});
