@@ -6,8 +6,8 @@ test('Experiments: grpo-arith with a staleness bound of 1 samples a batch ahead,
 }) => {
   await openPreset(page, 'grpo-arith', {
     Steps: 3,
-    'Prompts per step': 4,
-    'Group size': 4,
+    'Prompts per step': 8,
+    'Group size': 8,
     'Evaluate every': 0,
     'Staleness bound': 1,
   });
@@ -25,9 +25,13 @@ test('Experiments: grpo-arith with a staleness bound of 1 samples a batch ahead,
   ).toBeVisible();
   await expect(page.getByTestId('chart-idle')).toBeVisible();
 
-  // The Batch view: the staleness layer, and a sampled cell that says how far behind it was.
+  // The Batch view of a step sampled ahead that packed rows (a step whose groups all tie packs none):
+  // the staleness layer, and a sampled cell that says how far behind it was.
+  const ahead = steps.find((s) => s.step > 1 && s.metrics['batch/rows_needed'] > 0);
+  expect(ahead, 'a step after the first with packed rows').toBeDefined();
   await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Batch' }).click();
   await expect(page.getByRole('heading', { name: /^Run grpo-arith · \S+ · step 3 of 3$/ })).toBeVisible();
+  await page.getByRole('combobox', { name: 'Step' }).selectOption(String(ahead!.step));
   await page.getByRole('combobox', { name: 'Layer' }).selectOption({ label: 'Staleness' });
   await expect(page.getByTestId('batch-legend')).toHaveText(
     'light = 1 version behind, dark = 1 version behind; grey = not sampled',
@@ -35,9 +39,11 @@ test('Experiments: grpo-arith with a staleness bound of 1 samples a batch ahead,
   const canvas = page.getByTestId('batch-canvas');
   const cell = page.getByTestId('batch-cell');
   await canvas.focus();
-  for (let k = 0; k < 400 && !/response mask: yes/.test((await cell.textContent()) ?? ''); k++)
+  for (let k = 0; k < 2000 && !/response mask: yes/.test((await cell.textContent()) ?? ''); k++)
     await page.keyboard.press('ArrowRight');
-  await expect(cell).toHaveText(/ · sampled by policy version 1, 1 behind the weights it trained on$/);
+  await expect(cell).toHaveText(
+    new RegExp(` · sampled by policy version ${ahead!.step - 2}, 1 behind the weights it trained on$`),
+  );
   // Step 1 trained on-policy: no staleness layer to pick.
   await page.getByRole('combobox', { name: 'Step' }).selectOption('1');
   await expect(page.getByRole('combobox', { name: 'Layer' }).getByRole('option', { name: 'Staleness' })).toHaveCount(0);

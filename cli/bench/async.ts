@@ -3,7 +3,8 @@
  * (worker/train/scheduler.ts), with the fractions of wall time the trainer waited for its batch
  * (verl trainer/idle_ratio) and no batch was being collected (rollouter/idle_ratio), on the wasm
  * backend, in one run. grpo-code grades in the CLI's in-process sandbox (the companion's runner
- * and fleet, cli/code-grader.ts), as `train --preset grpo-code` does. Each cell runs 1 + runs + s
+ * and fleet, cli/code-grader.ts), as `train --preset grpo-code` does, one batch a step (its
+ * dynamic sampling off: 1 to 10 batches a step would hide the overlap in their spread). Each cell runs 1 + runs + s
  * steps of a fresh run from the preset's base: step 1 fills the pipeline and is not timed, the
  * last s drain it (nothing is launched past the run's end) and are not timed either, so the
  * figures are the steady state over `runs` steps. Timings on this shared machine drift by up to
@@ -132,7 +133,8 @@ export async function benchAsync(args: BenchArgs) {
         await graders.pop()?.close();
         const local = localCodeGrader();
         graders.push(local);
-        const config = { ...GRPO_CODE, steps, staleness: s, evalEvery: 0 };
+        // One batch a step: dynamic sampling draws 1 to 10 batches a step, a spread that would hide the overlap.
+        const config = { ...GRPO_CODE, steps, staleness: s, evalEvery: 0, dynamicSampling: undefined };
         return new GrpoEpisodeRun(ops, config, codeBase, null, { codeGrader: local.grader });
       })),
     );
