@@ -72,6 +72,8 @@ export interface Trainer {
   evalCount?: number;
   /** How the run checkpoints and continues; absent: it keeps none and cannot be continued (no preset today). */
   checkpoints?: TrainerCheckpoints;
+  /** Lets go of work begun for later steps (batches sampled ahead) when the run ends, stops or fails; absent: none. */
+  close?(): void;
 }
 
 /** A trainer's own checkpoints, so that the loop writes and continues from them whatever their kind. */
@@ -137,6 +139,7 @@ export function grpoTrainer(
     ...('heldOutCount' in grpo ? { evalCount: grpo.heldOutCount } : {}),
     onProgress: (report) => (grpo.onProgress = report),
     checkpoints: modelCheckpoints(grpo.model, tok, grpo),
+    close: () => grpo.close(),
   };
 }
 

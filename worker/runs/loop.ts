@@ -85,6 +85,7 @@ export async function runLoop(
         ...(total !== undefined ? { total } : {}),
         ...(unit ? { unit } : {}),
       });
+  let opened: Trainer | null = null;
   try {
     if (from) {
       await store.truncateAfter(runId, from.step);
@@ -96,6 +97,7 @@ export async function runLoop(
     const choice = services.backendChoice();
     await store.setBackend(runId, services.ops().backend, choice ?? undefined);
     const trainer = await services.trainer(o, runId, writer);
+    opened = trainer;
     if (from) {
       if (!trainer.checkpoints) throw new Error(`${o.preset} runs keep no checkpoint: start a new run`);
       trainer.checkpoints.resume(from);
@@ -235,6 +237,9 @@ export async function runLoop(
     run.status = 'failed';
     const err = e as Error;
     await setStatus('failed', err.message, err.name);
+  } finally {
+    // Batches sampled ahead of a run that ended, stopped or failed are let go.
+    opened?.close?.();
   }
 }
 

@@ -191,3 +191,15 @@ describe('asynchronous rollouts: a sampler model samples as the trainer would', 
     expect(await first(1)).toEqual(await first(0));
   });
 });
+
+describe('asynchronous rollouts: a closed run lets go of the batches it sampled ahead', () => {
+  it('once closed, the run takes no more batches (those in flight see shouldCancel and stop at their next round)', async () => {
+    const base = importCheckpoint(readCheckpointDir('public/checkpoints/calc-base'));
+    const config = { ...GRPO_CALC, steps: 3, prompts: 2, group: 2, evalN: 4, dynamicSampling: undefined, staleness: 1 };
+    const run = new GrpoEpisodeRun(createCpuOps(), config, base);
+    // Step 1 launches batches 1 and 2; batch 2 is abandoned by the close.
+    await run.next();
+    run.close();
+    await expect(run.next()).rejects.toThrow(/the scheduler is closed/);
+  });
+});

@@ -281,6 +281,8 @@ export class GrpoEpisodeRun {
             }
           : {}),
         onProgress: (_round, finished) => progress('sampling', finished, total, 'episodes'),
+        // A batch sampled ahead of a run that ended, stopped or failed: its episodes stop at their next round.
+        ...(batch !== this.step ? { shouldCancel: () => this.scheduler.closed } : {}),
         ...(this.kind.gradedUnit
           ? { onEnvSteps: (answered, steps) => progress('grading', answered, steps, this.kind.gradedUnit) }
           : {}),
@@ -358,6 +360,11 @@ export class GrpoEpisodeRun {
       oldLogp: trained.oldLogp,
       updates: trained.updates,
     };
+  }
+
+  /** Lets go of the batches sampled ahead: their episodes are cancelled at their next round. */
+  close(): void {
+    this.scheduler.close();
   }
 
   /** The staleness and idle figures of the batch just trained (only with a staleness bound: s = 0 logs none). */

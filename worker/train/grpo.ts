@@ -747,6 +747,11 @@ export abstract class ArithRun<C extends GrpoConfig> {
     return { tasks, sessions, generated, packed, t0, tSample, filterMetrics };
   }
 
+  /** Lets go of the batches sampled ahead (a run that ended, stopped or failed). */
+  close(): void {
+    this.scheduler.close();
+  }
+
   /** The staleness and idle figures of the batch just trained (only with a staleness bound: s = 0 logs none). */
   protected asyncMetrics(sessions: readonly Session[]): Record<string, number> {
     return this.scheduler.staleness > 0 ? this.scheduler.metrics(sessions, this.step - 1) : {};

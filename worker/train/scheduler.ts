@@ -45,6 +45,7 @@ export class RolloutScheduler<B> {
   private readonly openedAt = performance.now();
   private last = { at: this.openedAt, busyMs: 0, waitedMs: 0 };
   private waitedMs = 0;
+  private isClosed = false;
 
   constructor(
     private readonly trainer: Model,
@@ -58,6 +59,17 @@ export class RolloutScheduler<B> {
 
   get staleness(): number {
     return this.o.staleness;
+  }
+
+  /** Whether `close` was called: the collections in flight stop at their next round (an episode's `shouldCancel`). */
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** Launches nothing more; a batch in flight is abandoned (a multi-turn one cancels its episodes at their next round). */
+  close(): void {
+    this.isClosed = true;
+    this.inFlight.length = 0;
   }
 
   /** Batches launched and not yet taken, oldest first. */
@@ -77,6 +89,7 @@ export class RolloutScheduler<B> {
    * batch up to batch + s that is not launched yet, under this version, then waits for `batch`.
    */
   async take(batch: number): Promise<B> {
+    if (this.isClosed) throw new Error(`RolloutScheduler.take(${batch}): the scheduler is closed`);
     const version = batch - 1;
     const last = Math.min(this.o.total, batch + this.o.staleness);
     const weights = this.o.staleness > 0 && this.launched < last ? await this.trainer.getWeights() : null;
