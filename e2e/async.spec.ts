@@ -44,6 +44,12 @@ test('Experiments: grpo-arith with a staleness bound of 1 samples a batch ahead,
   await expect(cell).toHaveText(
     new RegExp(` · sampled by policy version ${ahead!.step - 2}, 1 behind the weights it trained on$`),
   );
+  // The Groups view of that step: each completion says which version served it.
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Groups' }).click();
+  await page.getByRole('combobox', { name: 'Step' }).selectOption(String(ahead!.step));
+  await expect(page.getByRole('columnheader', { name: 'Sampled by' }).first()).toBeVisible();
+  await expect(page.getByTestId('group-served').first()).toHaveText(`version ${ahead!.step - 2}, 1 behind`);
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Batch' }).click();
   // Step 1 trained on-policy: no staleness layer to pick.
   await page.getByRole('combobox', { name: 'Step' }).selectOption('1');
   await expect(page.getByRole('combobox', { name: 'Layer' }).getByRole('option', { name: 'Staleness' })).toHaveCount(0);

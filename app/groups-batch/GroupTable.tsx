@@ -1,7 +1,8 @@
 /**
  * One GRPO advantage group of the Groups view: prompt and ground truth, the statistics the
  * estimator used (baseline, the std it divided by) with its settings and formula, then each
- * completion with reward, components, advantage, status and length, and a button opening its
+ * completion with reward, components, advantage, status and length (and, for a step sampled
+ * ahead, the version that served it and how far it trailed), and a button opening its
  * session (or why there is none: an imported dump without token ids). A completion keeps its line
  * breaks (a program); an episode's turns are a numbered list when there are several. A
  * leave-one-out estimator (RLOO) adds each completion's own baseline. Not a DPO pair (PairTable).
@@ -37,6 +38,7 @@ export function GroupTable({
   const e = g.estimate;
   const perSampleBaseline = e?.baseline === null;
   const critic = g.samples.some((s) => s.critic);
+  const served = g.samples.some((s) => s.served);
   return (
     <table className={`group ${g.zeroStd ? 'zero-std' : ''}`} data-testid="group">
       <caption>
@@ -60,6 +62,7 @@ export function GroupTable({
           <th scope="col">{critic ? 'GAE advantage (mean, range)' : 'Advantage'}</th>
           <th scope="col">Status</th>
           <th scope="col">Length</th>
+          {served && <th scope="col">Sampled by</th>}
           <th scope="col">Session</th>
         </tr>
       </thead>
@@ -105,6 +108,11 @@ export function GroupTable({
                 {Number.isNaN(s.length) ? 'not recorded' : s.length}
                 {s.truncated ? ' (truncated)' : ''}
               </td>
+              {served && (
+                <td data-testid="group-served">
+                  {s.served ? `version ${s.served.version}, ${s.served.staleness} behind` : 'not recorded'}
+                </td>
+              )}
               <td>
                 {noSessions !== null ? (
                   <span className="muted" data-testid="group-no-session">

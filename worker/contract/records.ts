@@ -187,6 +187,12 @@ export interface GroupSample {
   critic?: { value: number; return: number; advantageMean: number; advantageMin: number; advantageMax: number };
   /** A multi-turn episode's index in the step (the Replay view opens it). */
   episode?: number;
+  /**
+   * A step sampled ahead (asynchronous rollouts): the oldest policy version among the sample's
+   * calls and how many versions that trails the weights the step trained on. Absent when no sample
+   * of the step trails (every synchronous step).
+   */
+  served?: { version: number; staleness: number };
 }
 
 /**

@@ -134,13 +134,17 @@ describe('a GRPO step as groups: the baseline and the std the estimator used', (
     expect(batchRecord(step, tok).notPacked).toBe(0);
   });
 
-  it('the batch record has a staleness layer only when a call trails the weights it trained on', () => {
+  it('the batch record has a staleness layer, and the groups a served version, only when a call trails the weights it trained on', () => {
     const step = grpoStep([[0, 1, 0, 0]], VERL_GRPO); // every call sampled by version 0
     expect(batchRecord({ ...step, step: 1 }, tok).layers.staleness).toBeUndefined();
     const ahead = batchRecord({ ...step, step: 3 }, tok); // trained on version 2
     const { staleness, version } = ahead.layers;
     expect(staleness).toBeDefined();
     for (let i = 0; i < version.length; i++) expect(staleness![i]).toBe(version[i] >= 0 ? 2 : -1);
+    // The groups say it per sample too: served by version 0, two behind; a synchronous step says nothing.
+    const [g] = groupRecords({ ...step, step: 3 }, tok, VERL_GRPO);
+    expect(g.samples.map((x) => x.served)).toEqual(g.samples.map(() => ({ version: 0, staleness: 2 })));
+    expect(groupRecords({ ...step, step: 1 }, tok, VERL_GRPO)[0].samples.every((x) => !('served' in x))).toBe(true);
   });
 
   it('groups as pack does: a truncated completion under truncation "mask" is no member; an all-equal group is zero', () => {

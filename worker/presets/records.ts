@@ -57,6 +57,8 @@ function completionOf(
 
 export function groupRecords(s: GrpoStep | GrpoEpisodeStep, tok: TextTokenizer, config: GroupsConfig): GroupRecord[] {
   const byGroup = new Map<string, GroupRecord>();
+  // Step `step` trains on version step − 1: a sample served under an older one trails it (sampled ahead).
+  const lagging = s.sessions.some((x) => x.calls.some((c) => c.version < s.step - 1));
   s.sessions.forEach((session, i) => {
     const task = s.tasks.find((t) => t.id === session.task)!;
     let g = byGroup.get(session.group);
@@ -73,6 +75,7 @@ export function groupRecords(s: GrpoStep | GrpoEpisodeStep, tok: TextTokenizer, 
       byGroup.set(session.group, g);
     }
     const critic = session.critic && session.critic.advantages.length > 0 ? criticSummary(session.critic) : null;
+    const version = Math.min(...session.calls.map((c) => c.version));
     g.samples.push({
       sample: session.sample,
       reward: session.reward ?? 0,
@@ -82,6 +85,7 @@ export function groupRecords(s: GrpoStep | GrpoEpisodeStep, tok: TextTokenizer, 
       status: session.status,
       ...completionOf(s, i, tok),
       ...(critic ? { critic } : {}),
+      ...(lagging ? { served: { version, staleness: s.step - 1 - version } } : {}),
     });
   });
   for (const g of byGroup.values()) {
