@@ -2,7 +2,8 @@
  * `bench async`: steps and sessions per second of grpo-arith and grpo-code at staleness 0, 1 and 2
  * (worker/train/scheduler.ts), with the fractions of wall time the trainer waited for its batch
  * (verl trainer/idle_ratio) and no batch was being collected (rollouter/idle_ratio), on the wasm
- * backend, in one run. grpo-code grades in the CLI's in-process sandbox (the companion's runner
+ * backend, in one run; grpo-arith also at s = 1 and 2 with the batches ahead sampled on worker
+ * threads (`--sampler thread`: cli/thread-sampler.ts, a one-thread wasm backend each). grpo-code grades in the CLI's in-process sandbox (the companion's runner
  * and fleet, cli/code-grader.ts), as `train --preset grpo-code` does, one batch a step (its
  * dynamic sampling off: 1 to 10 batches a step would hide the overlap in their spread). Each cell runs 1 + runs + s
  * steps of a fresh run from the preset's base: step 1 fills the pipeline and is not timed, the
@@ -21,14 +22,22 @@ import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
 import { GRPO_CODE, GrpoEpisodeRun } from '../../worker/train/grpo-episodes';
 import { cliBackend, describeBackend } from '../backend';
 import { localCodeGrader, type LocalGrader } from '../code-grader';
+import { ThreadSampler } from '../thread-sampler';
 import type { BenchArgs } from './args';
 
-const STALENESS = [0, 1, 2] as const;
+/** The cells of a preset: a staleness bound, and where the batches ahead sample (sampler models here, or worker threads). */
+interface Variant {
+  s: number;
+  sampler: 'model' | 'thread';
+}
+const MODELS: Variant[] = [0, 1, 2].map((s) => ({ s, sampler: 'model' }));
+const ARITH: Variant[] = [...MODELS, { s: 1, sampler: 'thread' }, { s: 2, sampler: 'thread' }];
 const ROUNDS = 3;
 
 interface Row {
   preset: 'grpo-arith' | 'grpo-code';
   staleness: number;
+  sampler: Variant['sampler'];
   steps: number;
   stepsPerS: number;
   /** Median over the rounds of this cell's steps/s over s = 0's in the same round. */
@@ -43,16 +52,13 @@ interface Row {
 
 interface Stepper {
   next(): Promise<{ metrics: Record<string, number>; sessions: readonly unknown[] }>;
+  close(): void;
 }
 
 type Cell = Omit<Row, 'speedupVsSync'>;
 
-async function measure(
-  preset: Row['preset'],
-  staleness: number,
-  timed: number,
-  make: () => Promise<Stepper>,
-): Promise<Cell> {
+async function measure(preset: Row['preset'], v: Variant, timed: number, make: () => Promise<Stepper>): Promise<Cell> {
+  const staleness = v.s;
   const total = 1 + timed + staleness;
   const run = await make();
   const m: Record<string, number>[] = [];
@@ -60,7 +66,7 @@ async function measure(
   let t0 = 0;
   let wall = 0;
   for (let s = 1; s <= total; s++) {
-    process.stderr.write(`async ${preset} s=${staleness}: step ${s}/${total}\r`);
+    process.stderr.write(`async ${preset} s=${staleness} (${v.sampler}): step ${s}/${total}\r`);
     const step = await run.next();
     if (s === 1) t0 = performance.now();
     else if (s <= 1 + timed) {
@@ -70,12 +76,14 @@ async function measure(
     }
   }
   process.stderr.write('\n');
+  run.close();
   const med = (f: (x: Record<string, number>) => number) => median(m.map(f));
   // s = 0 logs no async/* figures: the trainer waits while its batch is sampled, and nothing samples while it trains.
   const waited = (x: Record<string, number>) => x['perf/sample_ms'] / x['perf/step_ms'];
   return {
     preset,
     staleness,
+    sampler: v.sampler,
     steps: timed,
     stepsPerS: timed / wall,
     sessionsPerS: sessions / wall,
@@ -87,20 +95,27 @@ async function measure(
 }
 
 /** ROUNDS rounds of s = 0, 1, 2 after an untimed run; each cell's medians over the rounds. */
-async function cells(preset: Row['preset'], timed: number, make: (s: number, steps: number) => Promise<Stepper>) {
-  const warm = await make(0, 3);
+async function cells(
+  preset: Row['preset'],
+  variants: Variant[],
+  timed: number,
+  make: (v: Variant, steps: number) => Promise<Stepper>,
+) {
+  const warm = await make(variants[0], 3);
   for (let i = 0; i < 3; i++) await warm.next();
+  warm.close();
   const rounds: Cell[][] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const round: Cell[] = [];
-    for (const s of STALENESS) round.push(await measure(preset, s, timed, () => make(s, 1 + timed + s)));
+    for (const v of variants) round.push(await measure(preset, v, timed, () => make(v, 1 + timed + v.s)));
     rounds.push(round);
   }
-  return STALENESS.map((s, i): Row => {
+  return variants.map((v, i): Row => {
     const of = (f: (c: Cell) => number) => median(rounds.map((round) => f(round[i])));
     return {
       preset,
-      staleness: s,
+      staleness: v.s,
+      sampler: v.sampler,
       steps: timed,
       stepsPerS: of((c) => c.stepsPerS),
       speedupVsSync: median(rounds.map((round) => round[i].stepsPerS / round[0].stepsPerS)),
@@ -123,12 +138,13 @@ export async function benchAsync(args: BenchArgs) {
   const rows: Row[] = [];
   try {
     rows.push(
-      ...(await cells('grpo-arith', timed, async (s, steps) => {
-        return new GrpoRun(ops, { ...GRPO_ARITH, steps, staleness: s }, arithBase);
+      ...(await cells('grpo-arith', ARITH, timed, async (v, steps) => {
+        const threads = v.sampler === 'thread' ? { remoteSampler: () => new ThreadSampler(arithBase.config) } : {};
+        return new GrpoRun(ops, { ...GRPO_ARITH, steps, staleness: v.s }, arithBase, threads);
       })),
     );
     rows.push(
-      ...(await cells('grpo-code', timed, async (s, steps) => {
+      ...(await cells('grpo-code', MODELS, timed, async ({ s }, steps) => {
         // A grader of its own per run: its cache of graded programs starts empty.
         await graders.pop()?.close();
         const local = localCodeGrader();
@@ -156,11 +172,11 @@ export async function benchAsync(args: BenchArgs) {
   const table = [
     `async: staleness 0, 1, 2 on ${backend}, ${timed} timed steps a cell, medians of ${ROUNDS} rounds ` +
       '(grpo-code graded in-process)',
-    '| preset | s | steps/s | sessions/s | × s = 0 | trainer idle | rollouter idle | staleness | reward |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| preset | s | sampler | steps/s | sessions/s | × s = 0 | trainer idle | rollouter idle | staleness | reward |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.preset} | ${r.staleness} | ${f(r.stepsPerS)} | ${f(r.sessionsPerS, 1)} | ${f(r.speedupVsSync)} | ` +
+        `| ${r.preset} | ${r.staleness} | ${r.sampler} | ${f(r.stepsPerS)} | ${f(r.sessionsPerS, 1)} | ${f(r.speedupVsSync)} | ` +
         `${f(r.trainerIdle)} | ${f(r.rolloutIdle)} | ${f(r.stalenessMean)} | ${f(r.rewardMean, 3)} |`,
     ),
   ].join('\n');

@@ -1,6 +1,7 @@
 /**
  * `dewpoint train --preset grpo-arith|grpo-calc|grpo-guess|grpo-code|ppo-arith|ppo-calc|dpo-arith|flowgrpo-2d
- * | --config FILE [--steps N] [--lr X] [--max-grad-norm X] [--prompts P] [--train-problems N] [--staleness S] [--dataset FILE
+ * | --config FILE [--steps N] [--lr X] [--max-grad-norm X] [--prompts P] [--train-problems N] [--staleness S
+ * [--sampler model|thread]] [--dataset FILE
  * --reward KIND [--reward-pattern RE] [--held-out N]] [--checkpoint DIR] [--journal DIR] [--save DIR]
  * [--json]`:
  * the GRPO or DPO loop (worker/train/grpo.ts, grpo-episodes.ts, dpo.ts) in Node, printing one line of metrics per step (JSON lines
@@ -28,6 +29,7 @@ import { importCheckpoint } from '../../worker/model/checkpoint';
 import type {
   DatasetRewardOptions,
   DatasetRunOptions,
+  RunOptions,
   DpoRunOptions,
   EnvProgramRunOptions,
   EnvRunOptions,
@@ -46,12 +48,13 @@ import { passMetrics } from '../../worker/train/evaluate';
 import { FileJournal } from '../node-journal';
 import type { JournalRunFile } from './episodes';
 import { RUN_FILE } from './episodes';
-import { UsageError, parseFlags } from '../args';
+import { UsageError, parseFlags, type Flags } from '../args';
 import { cliBackend, describeBackend } from '../backend';
 import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 import { loadCheckpointDir } from '../../worker/hf/node-hf-dir';
 import { localCodeGrader } from '../code-grader';
 import { cliCompanion, cliEnvironment } from '../env-program';
+import { ThreadSampler } from '../thread-sampler';
 import { RunFolderWriter } from '../run-folder';
 
 /** The presets `train` offers (SFT is `dewpoint pretrain`), by name. */
@@ -232,6 +235,27 @@ export function cliRunOptions(
     | FlowRunOptions;
 }
 
+/**
+ * `--sampler model|thread` (default model): where the batches a staleness bound samples ahead
+ * draw. `thread` needs a bound (s ≥ 1) and a single-turn preset (an episode's rounds sample on a model).
+ */
+export function samplerThreads(f: Flags, options: RunOptions, name: string): boolean {
+  const sampler = f.sampler ?? 'model';
+  if (sampler !== 'model' && sampler !== 'thread')
+    throw new UsageError(`dewpoint train: --sampler must be model or thread, got '${String(sampler)}'`);
+  if (sampler === 'model') return false;
+  if (!('staleness' in options && options.staleness))
+    throw new UsageError(
+      'dewpoint train: --sampler thread samples batches ahead: give a staleness bound (--staleness 1)',
+    );
+  // A staleness bound means a GRPO or PPO preset (the schema refuses it elsewhere); one with episodes is multi-turn.
+  if (presetOf(options).episodes)
+    throw new UsageError(
+      `dewpoint train: --sampler thread is for single-turn presets; ${name}'s episodes sample on a model`,
+    );
+  return true;
+}
+
 export async function trainCommand(argv: string[]): Promise<number> {
   const f = parseFlags('train', argv, {
     preset: 'string',
@@ -248,6 +272,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
     prompts: 'number',
     'train-problems': 'number',
     staleness: 'number',
+    sampler: 'string',
     journal: 'string',
     save: 'string',
     dataset: 'string',
@@ -338,11 +363,18 @@ export async function trainCommand(argv: string[]): Promise<number> {
     writeFileSync(join(files.runDir(runId), RUN_FILE), JSON.stringify(file, null, 2));
     process.stderr.write(`train ${name}: journaling every turn to ${f.journal} as run ${runId}\n`);
   }
+  // --sampler thread: the batches sampled ahead draw on worker threads (cli/thread-sampler.ts).
+  const threads = samplerThreads(f, options, name);
+  if (threads) process.stderr.write(`train ${name}: sampling ahead on worker threads (one-thread wasm each)\n`);
   // The preset's trainer, as the app's run loop drives it (a Flow-GRPO policy is pretrained on the first step).
   const run = trainerOf(options, {
     ops,
     base: loaded,
-    services: { codeGrader: local?.grader ?? null, companion: companion?.client ?? null },
+    services: {
+      codeGrader: local?.grader ?? null,
+      companion: companion?.client ?? null,
+      ...(threads && loaded ? { remoteSampler: () => new ThreadSampler(loaded.config) } : {}),
+    },
     journal,
   });
   const saver = f.save !== undefined ? new RunFolderWriter(f.save as string, options) : null;
@@ -369,6 +401,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
   try {
     await trainLoop();
   } finally {
+    run.close?.();
     await local?.close();
     await companion?.close();
   }

@@ -5,6 +5,7 @@
  * code episode fails as an infrastructure failure that says how to start a companion).
  */
 import { CALC } from './calc';
+import type { RemoteSampler } from '../rollout/remote-sampler';
 import { CODE, codeKind } from './code';
 import type { EnvironmentKind } from './environment';
 import { GUESS } from './guess';
@@ -23,6 +24,8 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, EnvironmentKind>> = 
 export interface KindServices {
   codeGrader?: CodeGrader | null;
   companion?: CompanionClient | null;
+  /** Single-turn runs with a staleness bound: sampler slots on threads of their own (Node: cli/thread-sampler.ts). */
+  remoteSampler?: () => RemoteSampler;
 }
 
 /** The kind a name gives, with its services; throws naming the allowed names. */

@@ -234,7 +234,12 @@ export class GrpoEpisodeRun {
     this.scheduler = new RolloutScheduler(this.model, ops, base.config, {
       staleness: config.staleness ?? 0,
       total: config.steps,
-      launch: (batch, version, model) => this.collect(batch, version, model),
+      launch: (batch, version, policy) => {
+        // No remote sampler here: an episode's rounds sample on a model (rollout.ts).
+        if (!(policy instanceof Model))
+          throw new Error('GrpoEpisodeRun: episodes sample on a model, not a remote sampler');
+        return this.collect(batch, version, policy);
+      },
     });
   }
 

@@ -51,7 +51,7 @@ import { overlongPenalty } from '../rewards/overlong';
 import type { RunTask, TaskSource } from './task-source';
 import { taskSourceOf } from './task-source';
 import { RolloutScheduler } from './scheduler';
-import type { SampledSession } from '../rollout/prompt-source';
+import type { SampledSession, Sampler } from '../rollout/prompt-source';
 
 /** A single-turn batch as collected: its tasks (those trained on), sessions and dynamic sampling's figures. */
 interface SampledBatch {
@@ -621,7 +621,7 @@ export function sampledEvalOf(
  * generate seed c.seed · 100_003 + step, so a GRPO and a PPO run of one seed draw the same first batch.
  */
 export function singleTurnRollout(
-  model: Model,
+  model: Model | Sampler,
   c: GrpoConfig,
   tok: TextTokenizer,
   source: TaskSource,
@@ -680,7 +680,8 @@ export abstract class ArithRun<C extends GrpoConfig> {
     this.scheduler = new RolloutScheduler(this.model, ops, base.config, {
       staleness: config.staleness ?? 0,
       total: config.steps,
-      launch: (batch, version, model) => this.collect(batch, version, model),
+      launch: (batch, version, policy) => this.collect(batch, version, policy),
+      ...(services.remoteSampler ? { remote: services.remoteSampler } : {}),
     });
   }
 
@@ -689,7 +690,7 @@ export abstract class ArithRun<C extends GrpoConfig> {
   }
 
   /** The rollout of batches drawn on `model`: the run's own on its model, a batch's own on a sampler's (seeded by the batch). */
-  private rolloutOn(model: Model, batch: number): SampledRollout<RunTask> {
+  private rolloutOn(model: Model | Sampler, batch: number): SampledRollout<RunTask> {
     const c = this.config;
     const seed = c.seed * 100_003 + 1;
     return singleTurnRollout(
@@ -706,7 +707,7 @@ export abstract class ArithRun<C extends GrpoConfig> {
   }
 
   /** Batch `batch`'s sessions, drawn on `model` under `version` (more batches with dynamic sampling). */
-  private async collect(batch: number, version: number, model: Model): Promise<SampledBatch> {
+  private async collect(batch: number, version: number, model: Model | Sampler): Promise<SampledBatch> {
     const c = this.config;
     const rollout = model === this.model ? this.rollout : this.rolloutOn(model, batch);
     this.streamAt.set(batch, this.source.stream.position);

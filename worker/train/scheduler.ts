@@ -17,6 +17,8 @@
 import type { Ops } from '../../kernels/ops';
 import type { ModelConfig } from '../model/config';
 import { Model } from '../model/model';
+import type { Sampler } from '../rollout/prompt-source';
+import type { RemoteSampler } from '../rollout/remote-sampler';
 import type { Session } from '../rl/types';
 
 /** A launched batch: what its collection returns, once every one of its sessions has been collected. */
@@ -30,13 +32,16 @@ export interface SchedulerOptions<B> {
   staleness: number;
   /** Batches of the run in all: none is launched past it. */
   total: number;
-  /** Collects batch `batch` on `model` (served under `version`): the trainer's model at s = 0. */
-  launch(batch: number, version: number, model: Model): Promise<B>;
+  /** Collects batch `batch` on `policy` (served under `version`): the trainer's model at s = 0, a sampler model or thread at s > 0. */
+  launch(batch: number, version: number, policy: Model | Sampler): Promise<B>;
+  /** At s > 0, sampler slots elsewhere (threads) instead of sampler models in this thread; absent: models. */
+  remote?: () => RemoteSampler;
 }
 
 export class RolloutScheduler<B> {
   private readonly inFlight: InFlight<B>[] = [];
   private readonly samplers: Model[] = [];
+  private readonly remotes: RemoteSampler[] = [];
   /** The last batch launched. */
   private launched = 0;
   /** Time some batch was being collected (ms), and since when the current stretch runs. */
@@ -70,6 +75,7 @@ export class RolloutScheduler<B> {
   close(): void {
     this.isClosed = true;
     this.inFlight.length = 0;
+    for (const r of this.remotes) r.close();
   }
 
   /** Batches launched and not yet taken, oldest first. */
@@ -95,9 +101,8 @@ export class RolloutScheduler<B> {
     const weights = this.o.staleness > 0 && this.launched < last ? await this.trainer.getWeights() : null;
     while (this.launched < last) {
       const k = ++this.launched;
-      const model = weights ? this.samplerFor(k, weights) : this.trainer;
       this.started();
-      const done = this.o.launch(k, version, model).finally(() => this.ended());
+      const done = this.launchOn(k, version, weights).finally(() => this.ended());
       done.catch(() => {}); // awaited by take(k); a run stopped before then leaves it unobserved
       this.inFlight.push({ batch: k, done });
     }
@@ -132,12 +137,26 @@ export class RolloutScheduler<B> {
     return out;
   }
 
-  /** The sampler model of batch `k`: one per batch that can be in flight at once, holding the published weights. */
-  private samplerFor(k: number, weights: ReadonlyMap<string, Float32Array>): Model {
+  /**
+   * Batch `k` on its slot (one per batch that can be in flight at once) holding the published
+   * weights: a sampler model here, or a remote sampler once they reached it; the trainer's own
+   * model without weights (s = 0).
+   */
+  private launchOn(k: number, version: number, weights: ReadonlyMap<string, Float32Array> | null): Promise<B> {
+    if (!weights) return this.o.launch(k, version, this.trainer);
     const slot = k % (this.o.staleness + 1);
+    if (this.o.remote) {
+      const remote = (this.remotes[slot] ??= this.o.remote());
+      // Launched now, so batches take their tasks in launch order; each draw waits for the weights.
+      const published = remote.publish(weights);
+      return this.o.launch(k, version, async (prompts, options) => {
+        await published;
+        return remote.sampler(prompts, options);
+      });
+    }
     this.samplers[slot] ??= new Model(this.ops, this.config);
     this.samplers[slot].setWeights(weights);
-    return this.samplers[slot];
+    return this.o.launch(k, version, this.samplers[slot]);
   }
 
   private inFlightCount = 0;
