@@ -25,7 +25,10 @@ commands:
                                SFT on arithmetic; writes the base checkpoint when held-out accuracy >= ACC
   eval --checkpoint DIR [--task arith] [--n 500] [--backend ...] [--json]
                                held-out exact-match accuracy (greedy) and mean completion length
-  train --preset grpo-arith|grpo-calc|grpo-guess|grpo-code|ppo-arith|ppo-calc|dpo-arith|flowgrpo-2d | --config FILE [--steps N] [--lr X] [--seed S] [--prompts P] [--train-problems N] [--max-grad-norm X] [--staleness S [--sampler model|thread]] [--dataset FILE --reward math|exact|regex|code] [--checkpoint DIR] [--journal DIR] [--save DIR] [--backend ...] [--eval-every K] [--eval-n N] [--json]
+  train --preset grpo-arith|grpo-calc|grpo-guess|grpo-code|ppo-arith|ppo-calc|dpo-arith|flowgrpo-2d | --config FILE
+        [--steps N] [--lr X] [--seed S] [--prompts P] [--train-problems N] [--max-grad-norm X]
+        [--staleness S [--sampler model|thread]] [--dataset FILE --reward math|exact|regex|code] [--checkpoint DIR]
+        [--journal DIR] [--save DIR] [--backend ...] [--eval-every K] [--eval-n N] [--json]
                                GRPO or DPO from a checkpoint (default: the preset's base in public/checkpoints); metrics per step;
                                --journal DIR journals every turn of a multi-turn preset
   episodes export --journal DIR [--run ID] [--out FILE]

@@ -237,7 +237,7 @@ export function cliRunOptions(
 
 /**
  * `--sampler model|thread` (default model): where the batches a staleness bound samples ahead
- * draw. `thread` needs a bound (s ≥ 1) and a single-turn preset (an episode's rounds sample on a model).
+ * draw. `thread` needs a bound (s ≥ 1) and a single-turn preset (the episode trainer does not take threads yet).
  */
 export function samplerThreads(f: Flags, options: RunOptions, name: string): boolean {
   const sampler = f.sampler ?? 'model';
@@ -251,7 +251,7 @@ export function samplerThreads(f: Flags, options: RunOptions, name: string): boo
   // A staleness bound means a GRPO or PPO preset (the schema refuses it elsewhere); one with episodes is multi-turn.
   if (presetOf(options).episodes)
     throw new UsageError(
-      `dewpoint train: --sampler thread is for single-turn presets; ${name}'s episodes sample on a model`,
+      `dewpoint train: --sampler thread is for single-turn presets; ${name}'s episode trainer does not take threads yet`,
     );
   return true;
 }

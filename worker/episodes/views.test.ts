@@ -36,9 +36,11 @@ async function demonstrator(prompts: readonly ArrayLike<number>[], o: GenerateOp
 const tasks: EnvTask[] = CALC.heldOut(2);
 const context: EpisodeContext = { kind: CALC, tok, group: 2, truncation: 'mask', maskZeroAdvantage: true };
 
-async function journaled(kind: EnvironmentKind = CALC) {
+/** `on` × 2 episodes of `kind` journaled as run r's step 3, with the progress reports (finished, episodes) they made. */
+async function journaled(kind: EnvironmentKind = CALC, on: readonly EnvTask[] = tasks) {
   const journal = new MemoryJournal();
-  const eps = await collectEpisodes(demonstrator, tasks, 2, {
+  const progress: [number, number][] = [];
+  const eps = await collectEpisodes(demonstrator, on, 2, {
     kind,
     tok,
     maxContext: 96,
@@ -47,8 +49,9 @@ async function journaled(kind: EnvironmentKind = CALC) {
     policyVersion: 2,
     journal: { journal, cohort: { runId: 'r', step: 3, policyVersion: 2, samplerSeed: 5 } },
     writer: 'w',
+    onProgress: (_round, finished, episodes) => progress.push([finished, episodes]),
   });
-  return { eps, records: await journal.load('r', 3) };
+  return { eps, records: await journal.load('r', 3), progress };
 }
 
 describe('episode views from the journal', () => {
@@ -157,22 +160,7 @@ describe('episode views from the journal', () => {
       },
     });
     const many = CALC.heldOut(5);
-    const collect = async (kind: EnvironmentKind) => {
-      const journal = new MemoryJournal();
-      const progress: [number, number][] = [];
-      const eps = await collectEpisodes(demonstrator, many, 2, {
-        kind,
-        tok,
-        maxContext: 96,
-        sampling: { temperature: 1 },
-        seed: 5,
-        policyVersion: 2,
-        journal: { journal, cohort: { runId: 'r', step: 3, policyVersion: 2, samplerSeed: 5 } },
-        writer: 'w',
-        onProgress: (_round, finished, episodes) => progress.push([finished, episodes]),
-      });
-      return { eps, records: await journal.load('r', 3), progress };
-    };
+    const collect = (kind: EnvironmentKind) => journaled(kind, many);
     const whole = await collect(counted());
     expect(most).toBe(10);
     most = 0;

@@ -14,7 +14,7 @@ import { programKind, type EnvProgramConfig } from '../episodes/program';
 import { EXAMPLE_ENVIRONMENT } from '../episodes/program-example';
 import { ENVIRONMENTS, resolveKind, type EnvironmentName, type KindServices } from '../episodes/kinds';
 import type { CollectedEpisode } from '../episodes/rollout';
-import { collectEpisodes } from '../episodes/rollout';
+import { collectEpisodes, type EpisodeSampler } from '../episodes/rollout';
 import { charTokenizer, type LoadedCheckpoint } from '../model/checkpoint';
 import { Model } from '../model/model';
 import type { PhaseReport } from '../contract/records';
@@ -213,8 +213,6 @@ export class GrpoEpisodeRun {
   onProgress: PhaseReport | null = null;
   /** Launches the batches (ahead of the trainer under a staleness bound: scheduler.ts) and hands each over complete. */
   private readonly scheduler: RolloutScheduler<EpisodeBatch>;
-  /** Where the task stream stood before each batch in flight drew its tasks (a position resumes before them). */
-  private readonly streamAt = new Map<number, number>();
 
   /** `journal`: commit every turn there, under run `runId`, as `writer` (recovery reads it back). */
   constructor(
@@ -231,15 +229,11 @@ export class GrpoEpisodeRun {
     this.reference?.setWeights(base.weights);
     this.stream = this.kind.trainTasks(config.seed);
     this.heldOutTasks = this.kind.heldOut(config.evalN);
-    this.scheduler = new RolloutScheduler(this.model, ops, base.config, {
+    this.scheduler = new RolloutScheduler(this.model, {
       staleness: config.staleness ?? 0,
       total: config.steps,
-      launch: (batch, version, policy) => {
-        // No remote sampler here: an episode's rounds sample on a model (rollout.ts).
-        if (!(policy instanceof Model))
-          throw new Error('GrpoEpisodeRun: episodes sample on a model, not a remote sampler');
-        return this.collect(batch, version, policy);
-      },
+      streamPosition: () => this.stream.position,
+      launch: (batch, version, policy) => this.collect(batch, version, policy),
     });
   }
 
@@ -252,12 +246,11 @@ export class GrpoEpisodeRun {
     return (this.config.seed * 100_003 + step) >>> 0;
   }
 
-  /** Batch `batch`'s episodes, collected on `model` under `version` (more batches with dynamic sampling), journaled as that step's. */
-  private async collect(batch: number, version: number, model: Model): Promise<EpisodeBatch> {
+  /** Batch `batch`'s episodes, drawn by `policy` under `version` (more batches with dynamic sampling), journaled as that step's. */
+  private async collect(batch: number, version: number, policy: Model | EpisodeSampler): Promise<EpisodeBatch> {
     const c = this.config;
     const total = c.prompts * c.group;
     const seed = this.samplerSeed(batch);
-    this.streamAt.set(batch, this.stream.position);
     // A batch sampled ahead does not report: the step under way is another's.
     const progress = (...a: Parameters<PhaseReport>) => batch === this.step && this.onProgress?.(...a);
     const drawn: EnvTask[] = [];
@@ -268,10 +261,10 @@ export class GrpoEpisodeRun {
       drawn.push(...tasks);
       const batchSeed = k === 0 ? seed : (seed + Math.imul(k, 0x9e3779b1)) >>> 0;
       progress('sampling', 0, total, 'episodes');
-      const collected = await collectEpisodes(model, tasks, c.group, {
+      const collected = await collectEpisodes(policy, tasks, c.group, {
         kind: this.kind,
         tok: charTokenizer(this.base.tokenizer, 'an episode run'),
-        maxContext: model.config.maxSeq,
+        maxContext: this.model.config.maxSeq,
         sampling: { temperature: c.temperature, topK: c.topK, topP: c.topP },
         seed: batchSeed,
         policyVersion: version,
@@ -313,7 +306,6 @@ export class GrpoEpisodeRun {
     this.step++;
     const t0 = performance.now();
     const { sessions, episodes, tasks, filterMetrics } = await this.scheduler.take(this.step);
-    this.streamAt.delete(this.step);
     const filled = filterMetrics ? { metrics: filterMetrics } : null;
     const tSample = performance.now();
     const ctx = { model: this.model, reference: this.reference, step: this.step, onProgress: this.onProgress };
@@ -328,7 +320,7 @@ export class GrpoEpisodeRun {
         ...u.metrics,
         ...episodeMetrics(episodes),
         ...filled?.metrics,
-        ...this.asyncMetrics(sessions),
+        ...this.scheduler.metrics(sessions, this.step - 1),
       };
       return {
         step: this.step,
@@ -351,7 +343,7 @@ export class GrpoEpisodeRun {
       ...batchMetrics(c, sessions, trained, t0, tSample, this.step),
       ...episodeMetrics(episodes),
       ...filled?.metrics,
-      ...this.asyncMetrics(sessions),
+      ...this.scheduler.metrics(sessions, this.step - 1),
     };
     return {
       step: this.step,
@@ -372,11 +364,6 @@ export class GrpoEpisodeRun {
     this.scheduler.close();
   }
 
-  /** The staleness and idle figures of the batch just trained (only with a staleness bound: s = 0 logs none). */
-  private asyncMetrics(sessions: readonly Session[]): Record<string, number> {
-    return this.scheduler.staleness > 0 ? this.scheduler.metrics(sessions, this.step - 1) : {};
-  }
-
   /** How many held-out tasks `evaluate()` scores: the config's evalN, or all the environment has when it has fewer (code: 62). */
   get heldOutCount(): number {
     return this.heldOutTasks.length;
@@ -395,7 +382,7 @@ export class GrpoEpisodeRun {
 
   position(): TrainerPosition {
     // Batches sampled ahead are not part of it: a continued run samples them again under its weights.
-    return { step: this.step, tasksDrawn: Math.min(this.stream.position, ...this.streamAt.values()) };
+    return { step: this.step, tasksDrawn: this.scheduler.streamPositionBefore(this.stream.position) };
   }
 
   resumeAt(from: ResumePoint): void {

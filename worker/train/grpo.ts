@@ -658,8 +658,6 @@ export abstract class ArithRun<C extends GrpoConfig> {
   protected readonly rollout: SampledRollout<RunTask>;
   /** Launches the batches (ahead of the trainer under a staleness bound: scheduler.ts) and hands each over complete. */
   protected readonly scheduler: RolloutScheduler<SampledBatch>;
-  /** Where the task stream stood before each batch in flight drew its tasks (a position resumes before them). */
-  private readonly streamAt = new Map<number, number>();
   step = 0;
   /** Told where the step under way is (sampling n of N sequences, old log-probs, reference, training). */
   onProgress: PhaseReport | null = null;
@@ -677,9 +675,10 @@ export abstract class ArithRun<C extends GrpoConfig> {
     this.reference?.setWeights(base.weights);
     this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq, services.codeGrader ?? null);
     this.rollout = this.rolloutOn(this.model, 0);
-    this.scheduler = new RolloutScheduler(this.model, ops, base.config, {
+    this.scheduler = new RolloutScheduler(this.model, {
       staleness: config.staleness ?? 0,
       total: config.steps,
+      streamPosition: () => this.source.stream.position,
       launch: (batch, version, policy) => this.collect(batch, version, policy),
       ...(services.remoteSampler ? { remote: services.remoteSampler } : {}),
     });
@@ -710,7 +709,6 @@ export abstract class ArithRun<C extends GrpoConfig> {
   private async collect(batch: number, version: number, model: Model | Sampler): Promise<SampledBatch> {
     const c = this.config;
     const rollout = model === this.model ? this.rollout : this.rolloutOn(model, batch);
-    this.streamAt.set(batch, this.source.stream.position);
     const drawn: RunTask[] = [];
     const draw = async () => {
       const tasks = this.source.stream.take(c.prompts);
@@ -732,7 +730,6 @@ export abstract class ArithRun<C extends GrpoConfig> {
     this.step++;
     const t0 = performance.now();
     const { tasks, sessions, filterMetrics } = await this.scheduler.take(this.step);
-    this.streamAt.delete(this.step);
     const generated: Generated[] = sessions.map(({ calls: [g] }) => ({
       promptIds: g.promptIds,
       sampledIds: g.sampledIds,
@@ -753,11 +750,6 @@ export abstract class ArithRun<C extends GrpoConfig> {
     this.scheduler.close();
   }
 
-  /** The staleness and idle figures of the batch just trained (only with a staleness bound: s = 0 logs none). */
-  protected asyncMetrics(sessions: readonly Session[]): Record<string, number> {
-    return this.scheduler.staleness > 0 ? this.scheduler.metrics(sessions, this.step - 1) : {};
-  }
-
   evaluate(n = this.source.heldOut.length): Promise<EvalResult> {
     return this.source.evaluate(this.model, this.source.heldOut.slice(0, n), sampledEvalOf(this.config));
   }
@@ -768,7 +760,7 @@ export abstract class ArithRun<C extends GrpoConfig> {
    */
   position(): TrainerPosition {
     // Batches sampled ahead are not part of it: a continued run samples them again under its weights.
-    return { step: this.step, tasksDrawn: Math.min(this.source.stream.position, ...this.streamAt.values()) };
+    return { step: this.step, tasksDrawn: this.scheduler.streamPositionBefore(this.source.stream.position) };
   }
 
   /** Continues a freshly constructed run from a stored position, weights (a value head's too) and AdamW state. */
@@ -808,7 +800,7 @@ export class GrpoRun extends ArithRun<GrpoConfig> {
     const metrics = {
       ...batchMetrics(c, sessions, trained, t0, tSample, this.step),
       ...filterMetrics,
-      ...this.asyncMetrics(sessions),
+      ...this.scheduler.metrics(sessions, this.step - 1),
     };
     return {
       step: this.step,

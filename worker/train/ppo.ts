@@ -130,7 +130,7 @@ export class PpoRun extends ArithRun<PpoConfig> {
       ...batchMetrics(c, sessions, u.trained, t0, tSample, this.step),
       ...u.metrics,
       ...filterMetrics,
-      ...this.asyncMetrics(sessions),
+      ...this.scheduler.metrics(sessions, this.step - 1),
     };
     return {
       step: this.step,

@@ -14,8 +14,6 @@
  * ops in the same thread: what overlaps is the waiting (an environment's or a grader's answers),
  * not the arithmetic.
  */
-import type { Ops } from '../../kernels/ops';
-import type { ModelConfig } from '../model/config';
 import { Model } from '../model/model';
 import type { Sampler } from '../rollout/prompt-source';
 import type { RemoteSampler } from '../rollout/remote-sampler';
@@ -36,26 +34,27 @@ export interface SchedulerOptions<B> {
   launch(batch: number, version: number, policy: Model | Sampler): Promise<B>;
   /** At s > 0, sampler slots elsewhere (threads) instead of sampler models in this thread; absent: models. */
   remote?: () => RemoteSampler;
+  /** Where the run's task stream stands: recorded before each launch, so a position can leave the batches in flight out. */
+  streamPosition: () => number;
 }
 
 export class RolloutScheduler<B> {
-  private readonly inFlight: InFlight<B>[] = [];
+  private readonly inFlight: (InFlight<B> & { streamAt: number })[] = [];
   private readonly samplers: Model[] = [];
   private readonly remotes: RemoteSampler[] = [];
   /** The last batch launched. */
   private launched = 0;
-  /** Time some batch was being collected (ms), and since when the current stretch runs. */
+  /** Batches being collected now; the time some batch was (ms), and since when the current stretch runs. */
+  private inFlightCount = 0;
   private busyMs = 0;
   private busySince: number | null = null;
-  private readonly openedAt = performance.now();
-  private last = { at: this.openedAt, busyMs: 0, waitedMs: 0 };
   private waitedMs = 0;
+  /** The busy and waited times when the last batch's figures were taken, and when. */
+  private last = { at: performance.now(), busyMs: 0, waitedMs: 0 };
   private isClosed = false;
 
   constructor(
     private readonly trainer: Model,
-    private readonly ops: Ops,
-    private readonly config: ModelConfig,
     private readonly o: SchedulerOptions<B>,
   ) {
     if (!Number.isInteger(o.staleness) || o.staleness < 0)
@@ -83,6 +82,11 @@ export class RolloutScheduler<B> {
     return this.inFlight.map((f) => f.batch);
   }
 
+  /** The task stream's position before the oldest batch in flight drew, or `now` with none in flight. */
+  streamPositionBefore(now: number): number {
+    return Math.min(now, ...this.inFlight.map((f) => f.streamAt));
+  }
+
   /** Continues after `trained` batches (a resumed run): nothing is in flight, the next launch is batch trained + 1. */
   resumeAt(trained: number): void {
     if (this.inFlight.length)
@@ -101,10 +105,11 @@ export class RolloutScheduler<B> {
     const weights = this.o.staleness > 0 && this.launched < last ? await this.trainer.getWeights() : null;
     while (this.launched < last) {
       const k = ++this.launched;
+      const streamAt = this.o.streamPosition();
       this.started();
       const done = this.launchOn(k, version, weights).finally(() => this.ended());
       done.catch(() => {}); // awaited by take(k); a run stopped before then leaves it unobserved
-      this.inFlight.push({ batch: k, done });
+      this.inFlight.push({ batch: k, done, streamAt });
     }
     const i = this.inFlight.findIndex((f) => f.batch === batch);
     if (i < 0) throw new Error(`RolloutScheduler.take(${batch}): not launched (launched up to ${this.launched})`);
@@ -123,8 +128,10 @@ export class RolloutScheduler<B> {
    * distinct versions among them (verl's param_version_diversity); over the wall time since the
    * previous batch's figures, the fraction the trainer waited for its batch (verl
    * trainer/idle_ratio) and the fraction no batch was being collected (verl rollouter/idle_ratio).
+   * None at s = 0: the synchronous loop logs what it always did.
    */
   metrics(sessions: readonly Session[], trainedVersion: number): Record<string, number> {
+    if (this.o.staleness === 0) return {};
     const now = performance.now();
     const busy = this.busyMs + (this.busySince === null ? 0 : now - this.busySince);
     const wall = Math.max(1e-9, now - this.last.at);
@@ -154,12 +161,11 @@ export class RolloutScheduler<B> {
         return remote.sampler(prompts, options);
       });
     }
-    this.samplers[slot] ??= new Model(this.ops, this.config);
+    this.samplers[slot] ??= new Model(this.trainer.ops, this.trainer.config);
     this.samplers[slot].setWeights(weights);
     return this.o.launch(k, version, this.samplers[slot]);
   }
 
-  private inFlightCount = 0;
   private started(): void {
     if (this.inFlightCount++ === 0) this.busySince = performance.now();
   }
