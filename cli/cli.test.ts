@@ -7,7 +7,7 @@ import { exportCheckpoint, importCheckpoint } from '../worker/model/checkpoint';
 import { SFT_ARITH, SftRun } from '../worker/train/sft';
 import { UsageError, parseFlags } from './args';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir, writeCheckpointDir } from '../worker/model/node-checkpoint-dir';
-import { cliRunOptions, samplerThreads } from './commands/train';
+import { cliRunOptions } from './commands/train';
 import { findPreset } from '../worker/presets/table';
 import { main } from './main';
 import { capture } from './testing/capture';
@@ -199,16 +199,20 @@ describe('dewpoint CLI', () => {
       /Staleness bound \(s\) \(staleness\) must be an integer in 0\.\.8, got 9/,
     );
     expect(() => cliRunOptions({ preset: 'dpo-arith', staleness: 1 })).toThrow(/staleness/);
-    // --sampler thread: single-turn presets with a bound only.
-    const arith = cliRunOptions({ preset: 'grpo-arith', staleness: 1 });
-    expect(samplerThreads({ sampler: 'thread' }, arith, 'grpo-arith')).toBe(true);
-    expect(samplerThreads({}, arith, 'grpo-arith')).toBe(false);
-    expect(() => samplerThreads({ sampler: 'gpu' }, arith, 'grpo-arith')).toThrow(/--sampler must be model or thread/);
-    expect(() => samplerThreads({ sampler: 'thread' }, cliRunOptions({ preset: 'grpo-arith' }), 'grpo-arith')).toThrow(
-      /give a staleness bound/,
+    // --sampler thread sets the samplerWorker option (single- and multi-turn), which needs a bound; model clears it.
+    expect(cliRunOptions({ preset: 'grpo-arith', staleness: 1, sampler: 'thread' })).toMatchObject({
+      samplerWorker: true,
+    });
+    expect(cliRunOptions({ preset: 'grpo-calc', staleness: 1, sampler: 'thread' })).toMatchObject({
+      samplerWorker: true,
+    });
+    expect(cliRunOptions({ preset: 'grpo-arith', staleness: 1 })).not.toHaveProperty('samplerWorker');
+    expect(() => cliRunOptions({ preset: 'grpo-arith', staleness: 1, sampler: 'gpu' })).toThrow(
+      /--sampler must be model or thread, got 'gpu'/,
     );
-    const calc = cliRunOptions({ preset: 'grpo-calc', staleness: 1 });
-    expect(() => samplerThreads({ sampler: 'thread' }, calc, 'grpo-calc')).toThrow(/single-turn presets/);
+    expect(() => cliRunOptions({ preset: 'grpo-arith', sampler: 'thread' })).toThrow(
+      /Sample ahead in workers \(samplerWorker\) samples the batches ahead of the trainer: give Staleness bound \(s\) \(staleness\) ≥ 1/,
+    );
     expect(() => cliRunOptions({ preset: 'dpo-arith', lr: -1 })).toThrow(
       /Learning rate \(lr\) must be a number in \(0, 0\.1\], got -1/,
     );

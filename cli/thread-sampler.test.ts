@@ -4,22 +4,24 @@ import { importCheckpoint } from '../worker/model/checkpoint';
 import { readCheckpointDir } from '../worker/model/node-checkpoint-dir';
 import type { GrpoConfig } from '../worker/train/grpo';
 import { GRPO_ARITH, GrpoRun } from '../worker/train/grpo';
-import { ThreadSampler } from './thread-sampler';
+import { GRPO_CALC, GrpoEpisodeRun } from '../worker/train/grpo-episodes';
+import type { ModelConfig } from '../worker/model/config';
+import type { PortSampler } from '../worker/rollout/remote-sampler';
+import { threadSampler } from './thread-sampler';
 
 const CONFIG: GrpoConfig = { ...GRPO_ARITH, steps: 3, prompts: 4, group: 4, evalN: 4, staleness: 1 };
 
-async function steps(threads: ThreadSampler[] | null) {
+async function steps(threads: PortSampler[] | null) {
   const base = importCheckpoint(readCheckpointDir('public/checkpoints/arith-base'));
-  const services = threads
-    ? {
-        remoteSampler: () => {
-          const t = new ThreadSampler(base.config);
-          threads.push(t);
-          return t;
-        },
-      }
-    : {};
-  const run = new GrpoRun(await nodeWasmOps(1), CONFIG, base, services);
+  const services = {
+    remoteSampler: (config: ModelConfig) => {
+      const t = threadSampler(config);
+      threads?.push(t);
+      return t;
+    },
+  };
+  const config = threads ? { ...CONFIG, samplerWorker: true } : CONFIG;
+  const run = new GrpoRun(await nodeWasmOps(1), config, base, services);
   const out = [];
   for (let i = 0; i < CONFIG.steps; i++) {
     const s = await run.next();
@@ -33,18 +35,44 @@ async function steps(threads: ThreadSampler[] | null) {
   return out;
 }
 
-describe('ThreadSampler: the batches sampled ahead drawn on worker threads', () => {
+describe('threadSampler: the batches sampled ahead drawn on worker threads', () => {
   it('gives, bit for bit, what sampler models in this thread give (staleness 1, 3 steps), one thread a slot', async () => {
-    const threads: ThreadSampler[] = [];
+    const threads: PortSampler[] = [];
     const onThreads = await steps(threads);
     expect(onThreads).toEqual(await steps(null));
     expect(onThreads.map((s) => [...new Set(s.versions)])).toEqual([[0], [0], [1]]);
     expect(threads).toHaveLength(2); // s + 1 slots
   });
 
+  it('draws multi-turn episodes too: grpo-calc at staleness 1 gives, bit for bit, its in-thread numbers (2 steps)', async () => {
+    const base = importCheckpoint(readCheckpointDir('public/checkpoints/calc-base'));
+    const config = { ...GRPO_CALC, steps: 2, prompts: 2, group: 4, evalN: 4, dynamicSampling: undefined, staleness: 1 };
+    const episodes = async (samplerWorker: boolean) => {
+      let started = 0;
+      const remoteSampler = (c: ModelConfig) => (started++, threadSampler(c));
+      const run = new GrpoEpisodeRun(await nodeWasmOps(1), { ...config, samplerWorker }, base, null, { remoteSampler });
+      const out = [];
+      for (let i = 0; i < 2; i++) {
+        const s = await run.next();
+        out.push({
+          metrics: Object.entries(s.metrics).filter(([k]) => !/^perf\/|idle_ratio$/.test(k)),
+          calls: s.sessions.map((x) => x.calls.map((c) => [c.version, ...Array.from(c.sampledIds)])),
+        });
+      }
+      run.close();
+      return { out, started };
+    };
+    const onThreads = await episodes(true);
+    const here = await episodes(false);
+    expect(onThreads.out).toEqual(here.out);
+    expect([onThreads.started, here.started]).toEqual([2, 0]);
+    // Every call of the second batch was sampled ahead, under version 0, and trained at version 1.
+    expect(new Set(onThreads.out[1].calls.flatMap((session) => session.map((c) => c[0])))).toEqual(new Set([0]));
+  });
+
   it('names the thread in a failure: weights of another shape are refused there', async () => {
     const base = importCheckpoint(readCheckpointDir('public/checkpoints/arith-base'));
-    const t = new ThreadSampler(base.config);
+    const t = threadSampler(base.config);
     try {
       await expect(t.publish(new Map([['model.embed_tokens.weight', new Float32Array(3)]]))).rejects.toThrow(
         /^the sampler thread: Error: setWeights: /,

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { exportedMetrics, openPreset } from './helpers';
+import { exportedMetrics, fillFields, openPreset } from './helpers';
 
 test('Experiments: grpo-arith with a staleness bound of 1 samples a batch ahead, and says so in the charts and the Batch view', async ({
   page,
@@ -53,4 +53,46 @@ test('Experiments: grpo-arith with a staleness bound of 1 samples a batch ahead,
   // Step 1 trained on-policy: no staleness layer to pick.
   await page.getByRole('combobox', { name: 'Step' }).selectOption('1');
   await expect(page.getByRole('combobox', { name: 'Layer' }).getByRole('option', { name: 'Staleness' })).toHaveCount(0);
+});
+
+test('Experiments: with "Sample ahead in workers", a Web Worker per slot draws the batches ahead, with the numbers the trainer draws on wasm', async ({
+  page,
+}) => {
+  const workers: string[] = [];
+  page.on('worker', (w) => workers.push(w.url()));
+  const fields = { Steps: 3, 'Prompts per step': 4, 'Group size': 4, 'Evaluate every': 0, 'Staleness bound': 1 };
+  const run = async (samplerWorker: boolean) => {
+    await fillFields(page, fields);
+    await page.getByRole('checkbox', { name: /^Sample ahead in workers/ }).setChecked(samplerWorker);
+    await page.getByText('Config as JSON').click();
+    await expect(page.getByTestId('config-json')).toContainText(`"samplerWorker": ${samplerWorker}`);
+    await page.getByTestId('run-start').click();
+    await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 120_000 });
+    const { steps } = await exportedMetrics(page);
+    // Timings differ between the two runs; every other figure is the same arithmetic on the same backend.
+    return steps.map((s) => Object.entries(s.metrics).filter(([k]) => !/^perf\/|idle_ratio$/.test(k)));
+  };
+  await openPreset(page, 'grpo-arith');
+  const inWorkers = await run(true);
+  // One sampler worker per slot (s + 1 = 2), beside the trainer's worker.
+  expect(workers.filter((u) => /sampler-worker/.test(u))).toHaveLength(2);
+  const inTrainer = await run(false);
+  expect(workers.filter((u) => /sampler-worker/.test(u))).toHaveLength(2);
+  expect(inWorkers).toEqual(inTrainer);
+  expect(inWorkers.map((m) => Object.fromEntries(m)['async/staleness_max'])).toEqual([0, 1, 1]);
+});
+
+test('Experiments: the trainer on WebGPU, the batches sampled ahead in wasm sampler workers (the CPU samples while the GPU trains)', async ({
+  page,
+}) => {
+  const workers: string[] = [];
+  page.on('worker', (w) => workers.push(w.url()));
+  const fields = { Steps: 3, 'Prompts per step': 4, 'Group size': 4, 'Evaluate every': 0, 'Staleness bound': 1 };
+  await openPreset(page, 'grpo-arith', fields, 'webgpu');
+  await page.getByRole('checkbox', { name: /^Sample ahead in workers/ }).check();
+  await page.getByTestId('run-start').click();
+  await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
+  expect(workers.filter((u) => /sampler-worker/.test(u))).toHaveLength(2);
+  const { steps } = await exportedMetrics(page);
+  expect(steps.map((s) => s.metrics['async/staleness_max'])).toEqual([0, 1, 1]);
 });

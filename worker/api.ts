@@ -10,11 +10,14 @@
 import { transfer } from 'comlink';
 import type { Ops } from '../kernels/ops';
 import type { WasmOps } from '../kernels/backends/wasm';
+import type { BackendName } from '../kernels/backends/info';
 import { selectBackend } from '../kernels/backends/select';
 import { GpuError } from '../kernels/common/errors';
 import { CompanionConnection } from './companion-client/connection';
 import { NotInitializedError } from './contract/errors';
 import type { CheckpointFiles } from './model/checkpoint';
+import type { ModelConfig } from './model/config';
+import type { RemoteSampler } from './rollout/remote-sampler';
 import { PickedModels } from './hf/models';
 import { exportStoredRun } from './interop/files';
 import { importVerlRun } from './interop/verl-import';
@@ -44,7 +47,8 @@ import { runSelfTest } from './selftest';
 /**
  * `getGpu`: `navigator.gpu` (or the webgpu package's GPU in Node). `loadBase`: the files of the
  * shipped base checkpoint (fetched from the page's origin in the browser). `wasm`: makes the wasm
- * backend (without it, there is none).
+ * backend (without it, there is none). `remoteSampler`: starts a sampler slot elsewhere for the
+ * `samplerWorker` option (a Web Worker in the browser; without it, the option is refused).
  */
 export function createWorkbench(
   getGpu: () => GPU | undefined | Promise<GPU | undefined>,
@@ -52,6 +56,7 @@ export function createWorkbench(
   store: RunStore = new MemoryRunStore(),
   locks: RunLocks = memoryRunLocks(),
   wasm?: () => Promise<WasmOps>,
+  remoteSampler?: (config: ModelConfig, trainerBackend: BackendName) => RemoteSampler,
 ): WorkbenchApi {
   let ops: Ops | null = null;
   let choice: RunBackendChoice | null = null;
@@ -68,7 +73,12 @@ export function createWorkbench(
     store,
     locks,
     getBackendChoice: () => choice,
-    getServices: () => companion.services(),
+    getServices: () => ({
+      ...companion.services(),
+      ...(remoteSampler
+        ? { remoteSampler: (config: ModelConfig) => remoteSampler(config, requireOps('a run').backend) }
+        : {}),
+    }),
     pickedModel: (id) => models.files(id),
   });
   const reads = new RunReads(store, runs.bases, () => companion.services());

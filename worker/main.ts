@@ -2,8 +2,10 @@
 import { expose } from 'comlink';
 import { createWorkbench } from './api';
 import type { WasmOps } from '../kernels/backends/wasm';
-import { createThreadedWasmOps, createWasmOps } from '../kernels/backends/wasm';
-import type { ThreadPort } from '../kernels/wasm/threads';
+import type { ModelConfig } from './model/config';
+import { PortSampler } from './rollout/remote-sampler';
+import type { RemoteSampler } from './rollout/remote-sampler';
+import { browserWasmOps } from './wasm-backend';
 import { memoryRunLocks, webRunLocks } from './runs/run-locks';
 import { CHECKPOINT_FILES } from './model/checkpoint';
 import type { CheckpointFiles } from './model/checkpoint';
@@ -25,42 +27,35 @@ async function fetchBase(base: BaseName): Promise<CheckpointFiles> {
   return Object.fromEntries(files) as CheckpointFiles;
 }
 
-async function fetchBytes(url: URL): Promise<ArrayBuffer> {
-  const res = await fetch(url);
-  if (!res.ok) throw new Error(`GET ${url.pathname}: HTTP ${res.status}`);
-  return res.arrayBuffer();
-}
-
 /**
- * The wasm backend, made once per worker (a later init() reuses it and its threads): on every
- * core over a shared memory when the page is cross-origin isolated (the dev server and `npm start`
- * send COOP/COEP), else single-threaded. Its binaries are bundled by Vite from kernels/wasm/build.
+ * The trainer's wasm backend, made once per worker (a later init() reuses it and its threads): on
+ * every core (at most 8) when the page is cross-origin isolated, else single-threaded.
  */
 let wasmOps: Promise<WasmOps> | null = null;
 function makeWasm(): Promise<WasmOps> {
-  wasmOps ??= (async () => {
-    const threads = Math.min(8, self.navigator.hardwareConcurrency || 1);
-    if (self.crossOriginIsolated && threads > 1) {
-      const spawn = (): ThreadPort => {
-        const w = new Worker(new URL('../kernels/wasm/thread.mjs', import.meta.url), {
-          type: 'module',
-          name: 'dewpoint-wasm-thread',
-        });
-        return {
-          postMessage: (m) => w.postMessage(m),
-          onMessage: (fn) => w.addEventListener('message', (e) => fn(e.data)),
-          terminate: () => w.terminate(),
-        };
-      };
-      return createThreadedWasmOps(
-        await fetchBytes(new URL('../kernels/wasm/build/ops-mt.wasm', import.meta.url)),
-        threads,
-        spawn,
-      );
-    }
-    return createWasmOps(await fetchBytes(new URL('../kernels/wasm/build/ops.wasm', import.meta.url)));
-  })();
+  wasmOps ??= browserWasmOps(Math.min(8, self.navigator.hardwareConcurrency || 1));
   return wasmOps;
+}
+
+/**
+ * A sampler slot (the `samplerWorker` option) as a Web Worker of its own (worker/sampler-worker.ts)
+ * on wasm: one thread beside a trainer on wasm (which has the cores), up to 4 beside one on WebGPU.
+ */
+function samplerWorker(config: ModelConfig, trainerBackend: string): RemoteSampler {
+  const w = new Worker(new URL('./sampler-worker.ts', import.meta.url), { type: 'module', name: 'dewpoint-sampler' });
+  const cores = self.navigator.hardwareConcurrency || 1;
+  const threads = trainerBackend === 'webgpu' ? Math.max(1, Math.min(4, cores - 1)) : 1;
+  return new PortSampler(
+    {
+      postMessage: (m) => w.postMessage(m),
+      onMessage: (fn) => w.addEventListener('message', (e) => fn(e.data)),
+      onFailure: (fn) => w.addEventListener('error', (e) => fn(new Error(e.message || 'the worker failed to load'))),
+      terminate: () => w.terminate(),
+    },
+    config,
+    'the sampler worker',
+    threads,
+  );
 }
 
 /** IndexedDB when this context has it (a reload keeps runs), memory otherwise. */
@@ -76,4 +71,13 @@ async function openStore(): Promise<RunStore> {
 
 // Web Locks tell a run live in another tab from one a closed tab interrupted (runs/run-locks.ts).
 const locks = self.navigator.locks ? webRunLocks(self.navigator.locks) : memoryRunLocks();
-expose(createWorkbench(() => self.navigator.gpu, fetchBase, new DeferredRunStore(openStore()), locks, makeWasm));
+expose(
+  createWorkbench(
+    () => self.navigator.gpu,
+    fetchBase,
+    new DeferredRunStore(openStore()),
+    locks,
+    makeWasm,
+    samplerWorker,
+  ),
+);

@@ -22,7 +22,7 @@ import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
 import { GRPO_CODE, GrpoEpisodeRun } from '../../worker/train/grpo-episodes';
 import { cliBackend, describeBackend } from '../backend';
 import { localCodeGrader, type LocalGrader } from '../code-grader';
-import { ThreadSampler } from '../thread-sampler';
+import { threadSampler } from '../thread-sampler';
 import type { BenchArgs } from './args';
 
 /** The cells of a preset: a staleness bound, and where the batches ahead sample (sampler models here, or worker threads). */
@@ -139,8 +139,9 @@ export async function benchAsync(args: BenchArgs) {
   try {
     rows.push(
       ...(await cells('grpo-arith', ARITH, timed, async (v, steps) => {
-        const threads = v.sampler === 'thread' ? { remoteSampler: () => new ThreadSampler(arithBase.config) } : {};
-        return new GrpoRun(ops, { ...GRPO_ARITH, steps, staleness: v.s }, arithBase, threads);
+        const samplerWorker = v.sampler === 'thread';
+        const config = { ...GRPO_ARITH, steps, staleness: v.s, ...(samplerWorker ? { samplerWorker } : {}) };
+        return new GrpoRun(ops, config, arithBase, { remoteSampler: threadSampler });
       })),
     );
     rows.push(

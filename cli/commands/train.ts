@@ -29,7 +29,6 @@ import { importCheckpoint } from '../../worker/model/checkpoint';
 import type {
   DatasetRewardOptions,
   DatasetRunOptions,
-  RunOptions,
   DpoRunOptions,
   EnvProgramRunOptions,
   EnvRunOptions,
@@ -48,13 +47,13 @@ import { passMetrics } from '../../worker/train/evaluate';
 import { FileJournal } from '../node-journal';
 import type { JournalRunFile } from './episodes';
 import { RUN_FILE } from './episodes';
-import { UsageError, parseFlags, type Flags } from '../args';
+import { UsageError, parseFlags } from '../args';
 import { cliBackend, describeBackend } from '../backend';
 import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 import { loadCheckpointDir } from '../../worker/hf/node-hf-dir';
 import { localCodeGrader } from '../code-grader';
 import { cliCompanion, cliEnvironment } from '../env-program';
-import { ThreadSampler } from '../thread-sampler';
+import { threadSampler } from '../thread-sampler';
 import { RunFolderWriter } from '../run-folder';
 
 /** The presets `train` offers (SFT is `dewpoint pretrain`), by name. */
@@ -216,6 +215,13 @@ export function cliRunOptions(
       );
     options.dataset = dataset;
   }
+  // --sampler thread|model: the samplerWorker option (worker threads here, Web Workers in the app); absent: the config's.
+  if (f.sampler !== undefined) {
+    if (f.sampler !== 'model' && f.sampler !== 'thread')
+      throw new UsageError(`dewpoint train: --sampler must be model or thread, got '${String(f.sampler)}'`);
+    if (f.sampler === 'thread') options.samplerWorker = true;
+    else delete options.samplerWorker;
+  }
   const problems = checkRunOptions(options, cliNamer);
   if (problems.length)
     throw new UsageError(`dewpoint train: invalid run options:\n${problems.map((p) => `  ${p.message}`).join('\n')}`);
@@ -233,27 +239,6 @@ export function cliRunOptions(
     | PpoEpisodeRunOptions
     | DpoRunOptions
     | FlowRunOptions;
-}
-
-/**
- * `--sampler model|thread` (default model): where the batches a staleness bound samples ahead
- * draw. `thread` needs a bound (s ≥ 1) and a single-turn preset (the episode trainer does not take threads yet).
- */
-export function samplerThreads(f: Flags, options: RunOptions, name: string): boolean {
-  const sampler = f.sampler ?? 'model';
-  if (sampler !== 'model' && sampler !== 'thread')
-    throw new UsageError(`dewpoint train: --sampler must be model or thread, got '${String(sampler)}'`);
-  if (sampler === 'model') return false;
-  if (!('staleness' in options && options.staleness))
-    throw new UsageError(
-      'dewpoint train: --sampler thread samples batches ahead: give a staleness bound (--staleness 1)',
-    );
-  // A staleness bound means a GRPO or PPO preset (the schema refuses it elsewhere); one with episodes is multi-turn.
-  if (presetOf(options).episodes)
-    throw new UsageError(
-      `dewpoint train: --sampler thread is for single-turn presets; ${name}'s episode trainer does not take threads yet`,
-    );
-  return true;
 }
 
 export async function trainCommand(argv: string[]): Promise<number> {
@@ -363,9 +348,8 @@ export async function trainCommand(argv: string[]): Promise<number> {
     writeFileSync(join(files.runDir(runId), RUN_FILE), JSON.stringify(file, null, 2));
     process.stderr.write(`train ${name}: journaling every turn to ${f.journal} as run ${runId}\n`);
   }
-  // --sampler thread: the batches sampled ahead draw on worker threads (cli/thread-sampler.ts).
-  const threads = samplerThreads(f, options, name);
-  if (threads) process.stderr.write(`train ${name}: sampling ahead on worker threads (one-thread wasm each)\n`);
+  if ('samplerWorker' in options && options.samplerWorker)
+    process.stderr.write(`train ${name}: sampling ahead on worker threads (one-thread wasm each)\n`);
   // The preset's trainer, as the app's run loop drives it (a Flow-GRPO policy is pretrained on the first step).
   const run = trainerOf(options, {
     ops,
@@ -373,7 +357,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
     services: {
       codeGrader: local?.grader ?? null,
       companion: companion?.client ?? null,
-      ...(threads && loaded ? { remoteSampler: () => new ThreadSampler(loaded.config) } : {}),
+      remoteSampler: threadSampler, // for the samplerWorker option (cli/thread-sampler.ts)
     },
     journal,
   });

@@ -163,6 +163,8 @@ export interface GrpoRunOptions {
   overlongPenalty?: number;
   /** Asynchronous rollouts: batch k may sample under version k − 1 − s at the oldest (worker/train/scheduler.ts); absent: 0, synchronous. */
   staleness?: number;
+  /** With a staleness bound, the batches sampled ahead draw in workers of their own (a Web Worker, a worker thread); absent: in the trainer. */
+  samplerWorker?: boolean;
   /** Train on log-probs renormalised over the sampler's top-k/top-p support; absent: off (the full softmax). */
   renormalize?: boolean;
   /** A person's prompt dataset instead of the arithmetic generator (worker/data/dataset.ts); absent: arithmetic. */

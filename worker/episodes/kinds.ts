@@ -5,6 +5,7 @@
  * code episode fails as an infrastructure failure that says how to start a companion).
  */
 import { CALC } from './calc';
+import type { ModelConfig } from '../model/config';
 import type { RemoteSampler } from '../rollout/remote-sampler';
 import { CODE, codeKind } from './code';
 import type { EnvironmentKind } from './environment';
@@ -24,8 +25,11 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, EnvironmentKind>> = 
 export interface KindServices {
   codeGrader?: CodeGrader | null;
   companion?: CompanionClient | null;
-  /** Single-turn runs with a staleness bound: sampler slots on threads of their own (Node: cli/thread-sampler.ts). */
-  remoteSampler?: () => RemoteSampler;
+  /**
+   * The `samplerWorker` option: starts a sampler slot of a run of this shape elsewhere (a Web Worker
+   * in the browser: worker/main.ts; a worker thread in Node: cli/thread-sampler.ts).
+   */
+  remoteSampler?: (config: ModelConfig) => RemoteSampler;
 }
 
 /** The kind a name gives, with its services; throws naming the allowed names. */

@@ -93,7 +93,9 @@ export function grpoConfigOf(o: GrpoRunOptions, base: GrpoConfig): GrpoConfig {
   delete config.evalSamples;
   delete config.dynamicSampling;
   delete config.staleness;
+  delete config.samplerWorker;
   if (o.staleness) config.staleness = o.staleness;
+  if (o.samplerWorker) config.samplerWorker = true;
   if (o.filterGroups) config.dynamicSampling = { metric: o.filterGroups, maxGenBatches: o.maxGenBatches ?? 10 };
   if (o.evalSamples) config.evalSamples = o.evalSamples;
   if (o.lrSchedule !== undefined || o.lrWarmup !== undefined)
@@ -114,6 +116,7 @@ function stabiliserOptionsOf(c: GrpoConfig): Partial<GrpoRunOptions> {
     ...(o ? { overlongBuffer: o.buffer, overlongPenalty: o.penaltyFactor } : {}),
     ...(c.evalSamples ? { evalSamples: c.evalSamples } : {}),
     ...(c.staleness ? { staleness: c.staleness } : {}),
+    ...(c.samplerWorker ? { samplerWorker: true } : {}),
     ...(c.dynamicSampling
       ? { filterGroups: c.dynamicSampling.metric, maxGenBatches: c.dynamicSampling.maxGenBatches }
       : {}),

@@ -697,6 +697,17 @@ const grpoRest = {
       'version k − 1 − s at the oldest (prime-rl orchestrator.max_off_policy_steps; verl ' +
       'async_training.staleness_threshold with one sync per step). Empty or 0: synchronous.',
   }).optional(),
+  samplerWorker: z
+    .boolean()
+    .optional()
+    .meta({
+      title: 'Sample ahead in workers',
+      section: 'Sampling',
+      description:
+        'With a staleness bound: each batch sampled ahead draws in a worker of its own on wasm (a Web Worker in ' +
+        'the browser, a worker thread in the CLI), holding the weights published to it, so sampling runs on other ' +
+        'cores (or the CPU while WebGPU trains). The same numbers on the same backend. Empty: in the trainer.',
+    }),
   evalEvery: run.evalEvery,
   evalN: run.evalN,
   evalSamples: int(0, 64, {
@@ -745,6 +756,8 @@ function grpoRefine(
     maxNew: number;
     maxTurns?: number;
     overlongBuffer?: number;
+    staleness?: number;
+    samplerWorker?: boolean;
   },
   ctx: z.RefinementCtx,
 ): void {
@@ -784,6 +797,8 @@ function grpoRefine(
   if (o.importance.kind === 'band' && o.importance.low > o.importance.high) {
     problem(['importance', 'low'], `must be at most {importance.high} = ${o.importance.high}, got ${o.importance.low}`);
   }
+  if (o.samplerWorker && !o.staleness)
+    problem(['samplerWorker'], 'samples the batches ahead of the trainer: give {staleness} ≥ 1, or leave it off');
 }
 
 export const grpoSchema = z

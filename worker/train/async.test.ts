@@ -133,6 +133,22 @@ describe('asynchronous rollouts: staleness s', () => {
     expect(a.run.position().step).toBe(4);
   });
 
+  it('samplerWorker asks the host for sampler workers, and is refused, naming it, where the host starts none', async () => {
+    const base = await tinySftBase();
+    expect(() => new GrpoRun(createCpuOps(), { ...CONFIG, staleness: 1, samplerWorker: true }, base)).toThrow(
+      /^samplerWorker: this host starts no sampler workers/,
+    );
+    // Without a bound nothing is sampled ahead: no worker is started.
+    let started = 0;
+    const remoteSampler = () => {
+      started++;
+      throw new Error('not expected');
+    };
+    const run = new GrpoRun(createCpuOps(), { ...CONFIG, samplerWorker: true }, base, { remoteSampler });
+    await run.next();
+    expect(started).toBe(0);
+  });
+
   it('a position leaves out the batches in flight: a run resumed from it samples them again from the same tasks', async () => {
     const { run } = await runSteps({ ...CONFIG, staleness: 1 }, 2);
     const position = run.position();

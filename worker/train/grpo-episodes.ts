@@ -30,7 +30,7 @@ import type { ResumePoint, TrainerPosition } from './resume';
 import { fillBatch } from './dynamic-sampling';
 import type { CriticConfig } from './ppo';
 import { criticUpdate } from './ppo';
-import { RolloutScheduler } from './scheduler';
+import { RolloutScheduler, samplerSlots } from './scheduler';
 
 /** A step's episodes as collected (dynamic sampling: the kept groups), with their sessions, tasks and filter figures. */
 interface EpisodeBatch {
@@ -234,6 +234,7 @@ export class GrpoEpisodeRun {
       total: config.steps,
       streamPosition: () => this.stream.position,
       launch: (batch, version, policy) => this.collect(batch, version, policy),
+      remote: samplerSlots(config, services, base.config),
     });
   }
 

@@ -50,7 +50,7 @@ import type { OverlongOptions } from '../rewards/overlong';
 import { overlongPenalty } from '../rewards/overlong';
 import type { RunTask, TaskSource } from './task-source';
 import { taskSourceOf } from './task-source';
-import { RolloutScheduler } from './scheduler';
+import { RolloutScheduler, samplerSlots } from './scheduler';
 import type { SampledSession, Sampler } from '../rollout/prompt-source';
 
 /** A single-turn batch as collected: its tasks (those trained on), sessions and dynamic sampling's figures. */
@@ -121,6 +121,12 @@ export interface GrpoConfig extends OptimizerConfig {
    * sampled under version k − 1 − s at the oldest, while the trainer updated. Absent or 0: synchronous.
    */
   staleness?: number;
+  /**
+   * With a staleness bound: the batches sampled ahead draw elsewhere (a Web Worker or a worker
+   * thread per slot: `services.remoteSampler`), not on sampler models in the trainer's thread. The
+   * same numbers on the same backend; absent: here.
+   */
+  samplerWorker?: boolean;
 }
 
 export const GRPO_ARITH: GrpoConfig = {
@@ -680,7 +686,7 @@ export abstract class ArithRun<C extends GrpoConfig> {
       total: config.steps,
       streamPosition: () => this.source.stream.position,
       launch: (batch, version, policy) => this.collect(batch, version, policy),
-      ...(services.remoteSampler ? { remote: services.remoteSampler } : {}),
+      remote: samplerSlots(config, services, base.config),
     });
   }
 

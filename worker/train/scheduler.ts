@@ -12,9 +12,12 @@
  * No stale batch is ever produced, so none is dropped (prime-rl drops groups older than its bound;
  * here a batch is not launched before its bound allows). The sampler models run on the trainer's
  * ops in the same thread: what overlaps is the waiting (an environment's or a grader's answers),
- * not the arithmetic.
+ * not the arithmetic. With `samplerWorker`, each slot is a worker of its own (a Web Worker, a
+ * worker thread) holding the published weights, and the sampling's arithmetic overlaps too.
  */
+import type { ModelConfig } from '../model/config';
 import { Model } from '../model/model';
+import type { KindServices } from '../episodes/kinds';
 import type { Sampler } from '../rollout/prompt-source';
 import type { RemoteSampler } from '../rollout/remote-sampler';
 import type { Session } from '../rl/types';
@@ -32,8 +35,8 @@ export interface SchedulerOptions<B> {
   total: number;
   /** Collects batch `batch` on `policy` (served under `version`): the trainer's model at s = 0, a sampler model or thread at s > 0. */
   launch(batch: number, version: number, policy: Model | Sampler): Promise<B>;
-  /** At s > 0, sampler slots elsewhere (threads) instead of sampler models in this thread; absent: models. */
-  remote?: () => RemoteSampler;
+  /** At s > 0, sampler slots elsewhere (workers: `samplerSlots`) instead of sampler models in this thread; absent: models. */
+  remote?: (() => RemoteSampler) | undefined;
   /** Where the run's task stream stands: recorded before each launch, so a position can leave the batches in flight out. */
   streamPosition: () => number;
 }
@@ -175,6 +178,22 @@ export class RolloutScheduler<B> {
       this.busySince = null;
     }
   }
+}
+
+/**
+ * The sampler slots a run's `samplerWorker` asks for: workers the host starts (`services.remoteSampler`)
+ * for a model of `model`'s shape. Absent without the option; refused, naming it, where the host has none.
+ */
+export function samplerSlots(
+  config: { samplerWorker?: boolean },
+  services: KindServices,
+  model: ModelConfig,
+): (() => RemoteSampler) | undefined {
+  if (!config.samplerWorker) return undefined;
+  const start = services.remoteSampler;
+  if (!start)
+    throw new Error('samplerWorker: this host starts no sampler workers (the app in a browser and the CLI do)');
+  return () => start(model);
 }
 
 /** Staleness of every model call of `sessions` trained on `trainedVersion`: mean, min, max and the distinct versions. */

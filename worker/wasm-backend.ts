@@ -1,0 +1,37 @@
+/**
+ * The wasm backend in a browser worker (the trainer's, worker/main.ts, and each sampler worker's,
+ * worker/sampler-worker.ts): on `threads` threads over a shared memory when the page is
+ * cross-origin isolated (the dev server and `npm start` send COOP/COEP), else single-threaded. Its
+ * binaries are bundled by Vite from kernels/wasm/build.
+ */
+import type { WasmOps } from '../kernels/backends/wasm';
+import { createThreadedWasmOps, createWasmOps } from '../kernels/backends/wasm';
+import type { ThreadPort } from '../kernels/wasm/threads';
+
+export async function fetchBytes(url: URL): Promise<ArrayBuffer> {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`GET ${url.pathname}: HTTP ${res.status}`);
+  return res.arrayBuffer();
+}
+
+export async function browserWasmOps(threads: number): Promise<WasmOps> {
+  if (self.crossOriginIsolated && threads > 1) {
+    const spawn = (): ThreadPort => {
+      const w = new Worker(new URL('../kernels/wasm/thread.mjs', import.meta.url), {
+        type: 'module',
+        name: 'dewpoint-wasm-thread',
+      });
+      return {
+        postMessage: (m) => w.postMessage(m),
+        onMessage: (fn) => w.addEventListener('message', (e) => fn(e.data)),
+        terminate: () => w.terminate(),
+      };
+    };
+    return createThreadedWasmOps(
+      await fetchBytes(new URL('../kernels/wasm/build/ops-mt.wasm', import.meta.url)),
+      threads,
+      spawn,
+    );
+  }
+  return createWasmOps(await fetchBytes(new URL('../kernels/wasm/build/ops.wasm', import.meta.url)));
+}
