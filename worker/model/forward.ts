@@ -32,24 +32,31 @@ export function forward(
   logitBias: Tensor | null = null,
   scale = 1,
 ): void {
+  const N = a.B * a.T,
+    C = c.dModel,
+    V = c.vocab;
+  forwardLayers(ops, c, p, a);
+  lmHead(ops, c, p, a, N);
+  if (logitBias) ops.accumulate(a.logits, logitBias, N * V);
+  ops.logprobForward(a.logp, a.entropy, a.lseOut, a.logits, a.targets, N, V, scale);
+  if (vh) ops.matmul(a.values, a.lnf, vh.w, N, C, 1, 'nt'); // (N, C) · (1, C)ᵀ
+}
+
+/** The embedding and every layer: the final hidden state in `a.xL` (N, C), each layer's k/v in place. */
+export function forwardLayers(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts): void {
   const { B, T } = a;
   const N = B * T,
     C = c.dModel,
-    V = c.vocab,
     NH = c.heads,
     NKV = c.kvHeads,
     hs = C / NH;
-  ops.embeddingForward(a.layers.length ? a.layers[0].x : a.xL, a.ids, p.wte, N, C, V);
+  ops.embeddingForward(a.layers.length ? a.layers[0].x : a.xL, a.ids, p.wte, N, C, c.vocab);
   for (let l = 0; l < c.layers; l++) {
     const x = a.layers[l];
     attentionInputs(ops, c, p.layers[l], x, a, N);
     ops.attentionForward(x.att, x.lse, x.q, x.k, x.v, a.segments, B, T, NH, NKV, hs);
     attentionOutputAndMlp(ops, c, p.layers[l], x, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, N);
   }
-  lmHead(ops, c, p, a, N);
-  if (logitBias) ops.accumulate(a.logits, logitBias, N * V);
-  ops.logprobForward(a.logp, a.entropy, a.lseOut, a.logits, a.targets, N, V, scale);
-  if (vh) ops.matmul(a.values, a.lnf, vh.w, N, C, 1, 'nt'); // (N, C) · (1, C)ᵀ
 }
 
 /** ln1 → q, k, v projections → RoPE on q (NH heads) and k (NKV heads) (at `a.positions`). */

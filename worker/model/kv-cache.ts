@@ -8,6 +8,7 @@ import type { Ops, Tensor } from '../../kernels/ops';
 import type { ModelConfig } from './config';
 import { kvDim } from './config';
 import { decodeForward } from './decode-forward';
+import { forwardLayers, lmHead } from './forward';
 import { rowPerSequence } from './packing';
 import type { Model } from './model';
 import type { Acts, KvCache } from './tensors';
@@ -40,7 +41,10 @@ export class Decoder {
     this.acts = allocActs(this.ops, model.config, B, 1);
   }
 
-  /** Runs the prompts (one per row, each ≥ 1 id) and returns the logits after each row's last id. */
+  /**
+   * Runs the prompts (one per row, each ≥ 1 id) through the layers, keeps their k/v, and returns
+   * the logits after each row's last id: the LM head runs on those B positions only.
+   */
   async prefill(prompts: readonly ArrayLike<number>[]): Promise<Float32Array> {
     const { B, L } = this;
     if (prompts.length !== B) throw new Error(`prefill: ${prompts.length} prompts for ${B} rows`);
@@ -49,28 +53,30 @@ export class Decoder {
     prompts.forEach((p, b) => {
       if (p.length === 0) throw new Error(`prefill: prompt ${b} is empty`);
     });
-    const acts = this.model.runForward(rowPerSequence(prompts, T));
-    const KV = kvDim(this.model.config);
-    prompts.forEach((p, b) => {
-      for (let l = 0; l < this.model.config.layers; l++) {
-        this.ops.copy(this.cache.k[l], acts.layers[l].k, {
-          dstOffset: b * L * KV,
-          srcOffset: b * T * KV,
-          count: p.length * KV,
-        });
-        this.ops.copy(this.cache.v[l], acts.layers[l].v, {
-          dstOffset: b * L * KV,
-          srcOffset: b * T * KV,
-          count: p.length * KV,
-        });
-      }
-      this.cache.lengths[b] = p.length;
-    });
-    const V = this.model.config.vocab;
-    const all = await this.ops.read(acts.logits);
-    const out = new Float32Array(B * V);
-    prompts.forEach((p, b) => out.set(all.subarray((b * T + p.length - 1) * V, (b * T + p.length) * V), b * V));
-    return out;
+    const c = this.model.config;
+    const batch = rowPerSequence(prompts, T);
+    const acts = allocActs(this.ops, c, B, T, true);
+    try {
+      this.ops.upload(acts.ids, Int32Array.from(batch.inputIds));
+      this.ops.upload(acts.segments, Int32Array.from(batch.segmentIds));
+      this.ops.upload(acts.positions, Int32Array.from(batch.positions));
+      forwardLayers(this.ops, c, this.model.params, acts);
+      const KV = kvDim(c);
+      prompts.forEach((p, b) => {
+        for (let l = 0; l < c.layers; l++) {
+          const span = { dstOffset: b * L * KV, srcOffset: b * T * KV, count: p.length * KV };
+          this.ops.copy(this.cache.k[l], acts.layers[l].k, span);
+          this.ops.copy(this.cache.v[l], acts.layers[l].v, span);
+        }
+        this.cache.lengths[b] = p.length;
+        const last = { dstOffset: b * c.dModel, srcOffset: (b * T + p.length - 1) * c.dModel, count: c.dModel };
+        this.ops.copy(this.acts.xL, acts.xL, last);
+      });
+      lmHead(this.ops, c, this.model.params, this.acts, B);
+      return await this.ops.read(this.acts.logits);
+    } finally {
+      freeActs(this.ops, acts); // after the read: a GPU's recorded copies still use its buffers until then
+    }
   }
 
   /** Appends ids (B) at each row's current length and returns the next-token logits (B, V). */

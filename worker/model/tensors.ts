@@ -117,13 +117,20 @@ export interface Acts {
   dh: Tensor; // (N, F)
 }
 
-export function allocActs(ops: Ops, c: ModelConfig, B: number, T: number): Acts {
+/**
+ * The activations of a (B, T) batch. `layersOnly`: for a forward through the layers alone
+ * (`forwardLayers`, a sampler's prefill): the head's outputs (logits, log-probs) and every
+ * backward buffer are one-element placeholders, so no (B·T, V) buffer is allocated.
+ */
+export function allocActs(ops: Ops, c: ModelConfig, B: number, T: number, layersOnly = false): Acts {
   const N = B * T,
     C = c.dModel,
     F = c.ffn,
     V = c.vocab,
     KV = kvDim(c);
-  const f = (name: string, n: number) => ops.alloc(`act:${name}`, n);
+  const HEAD_AND_BACKWARD = /^(logits|logp|values|entropy|lseOut|d.*)$/;
+  const f = (name: string, n: number) =>
+    layersOnly && HEAD_AND_BACKWARD.test(name) ? ops.alloc(`act:${name} (unused)`, 1) : ops.alloc(`act:${name}`, n);
   const i = (name: string) => ops.alloc(`act:${name}`, N, 'i32');
   const layers: LayerActs[] = [];
   for (let l = 0; l < c.layers; l++) {

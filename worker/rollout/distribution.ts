@@ -89,11 +89,15 @@ export function samplingOptionProblems(options: SamplingOptions): string[] {
  * of `l`; T > 0 (T = 1: log_softmax(l), bit for bit as `l − m − logZ`).
  */
 function logSoftmax(l: Float64Array, m: number, T: number): Float64Array {
-  const s = l.map((v) => (v - m) / T);
+  const s = new Float64Array(l.length);
   let z = 0;
-  for (let i = 0; i < s.length; i++) z += Math.exp(s[i]);
+  for (let i = 0; i < s.length; i++) {
+    s[i] = (l[i] - m) / T;
+    z += Math.exp(s[i]);
+  }
   const logZ = Math.log(z);
-  return s.map((v) => v - logZ);
+  for (let i = 0; i < s.length; i++) s[i] -= logZ;
+  return s;
 }
 
 /** Copies `logits` to float64; refuses NaN and +∞ with their index and an all-masked vector. */
@@ -136,28 +140,45 @@ export function samplingDistribution(logits: ArrayLike<number>, options: Samplin
   const rawLogProbs = logSoftmax(l, m, T === 0 ? 1 : T);
   if (T === 0) return { support: Int32Array.of(argmax), logProbs: Float64Array.of(0), rawLogProbs };
 
+  let finiteCount = 0;
+  for (let i = 0; i < V; i++) if (l[i] > -Infinity) finiteCount++;
+  const filtered = (topK > 0 && topK < finiteCount) || topP < 1;
+  if (!filtered) {
+    // Nothing filters: the kept ids are those of finite raw log-prob, and their behaviour log-probs
+    // are the raw ones bit for bit (the same shifted logits, normalised by the same sum: the ids
+    // left out add exp(−∞) = 0 to it). Taken without the general path's arrays: this runs for
+    // every row at every position of a sampler's decoding.
+    let n = 0;
+    for (let i = 0; i < V; i++) if (rawLogProbs[i] > -Infinity) n++;
+    if (n === V) return { support: Int32Array.from({ length: V }, (_, i) => i), logProbs: rawLogProbs, rawLogProbs };
+    const support = new Int32Array(n);
+    const logProbs = new Float64Array(n);
+    for (let i = 0, j = 0; i < V; i++)
+      if (rawLogProbs[i] > -Infinity) {
+        support[j] = i;
+        logProbs[j++] = rawLogProbs[i];
+      }
+    return { support, logProbs, rawLogProbs };
+  }
   const finite: number[] = [];
   for (let i = 0; i < V; i++) if (l[i] > -Infinity) finite.push(i);
-  let kept = finite;
-  if ((topK > 0 && topK < finite.length) || topP < 1) {
-    // (l desc, id asc): the order top-k's threshold and top-p's cumulative sum are taken in.
-    kept = finite.slice().sort((a, b) => l[b] - l[a] || a - b);
-    if (topK > 0 && topK < kept.length) {
-      const threshold = l[kept[topK - 1]];
-      let n = topK;
-      while (n < kept.length && l[kept[n]] >= threshold) n++;
-      kept = kept.slice(0, n);
-    }
-    if (topP < 1)
-      kept = kept.slice(
-        0,
-        nucleusSize(
-          kept.map((i) => (l[i] - m) / T),
-          topP,
-        ),
-      );
-    kept.sort((a, b) => a - b);
+  // (l desc, id asc): the order top-k's threshold and top-p's cumulative sum are taken in.
+  let kept = finite.sort((a, b) => l[b] - l[a] || a - b);
+  if (topK > 0 && topK < kept.length) {
+    const threshold = l[kept[topK - 1]];
+    let n = topK;
+    while (n < kept.length && l[kept[n]] >= threshold) n++;
+    kept = kept.slice(0, n);
   }
+  if (topP < 1)
+    kept = kept.slice(
+      0,
+      nucleusSize(
+        kept.map((i) => (l[i] - m) / T),
+        topP,
+      ),
+    );
+  kept.sort((a, b) => a - b);
 
   // Renormalise over the kept ids, in ascending id order. Ids whose scaled logit underflows to −∞
   // (a vanishing temperature) have probability 0 and are dropped, so every behavior log-prob is finite.
