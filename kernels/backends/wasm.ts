@@ -163,8 +163,8 @@ interface Kernels {
   sumSquares(g: number, n: number): number;
 }
 
-/** 2 GiB: the maximum the binary declares (kernels/wasm/node-build.mjs). */
-const MAX_PAGES = 32768;
+/** 4 GiB, memory32's limit: the maximum the binaries declare (kernels/wasm/node-build.mjs). */
+const MAX_PAGES = 65536;
 
 export interface WasmTensor extends Tensor {
   readonly backend: 'wasm';
@@ -256,12 +256,12 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
   const d = (t: Tensor): Float32Array => {
     const w = tensor(t, 'f32');
     refresh();
-    return f32v.subarray(w.ptr >> 2, (w.ptr >> 2) + w.length);
+    return f32v.subarray(w.ptr >>> 2, (w.ptr >>> 2) + w.length);
   };
   const ints = (t: Tensor): Int32Array => {
     const w = tensor(t, 'i32');
     refresh();
-    return i32v.subarray(w.ptr >> 2, (w.ptr >> 2) + w.length);
+    return i32v.subarray(w.ptr >>> 2, (w.ptr >>> 2) + w.length);
   };
   /** Pointer of an i32 operand. */
   const i = (t: Tensor): number => tensor(t, 'i32').ptr;

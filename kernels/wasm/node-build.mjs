@@ -15,7 +15,7 @@ const TARGETS = [
   { file: 'ops.wasm', flags: [] },
   { file: 'ops-mt.wasm', flags: ['--enable', 'threads', '--sharedMemory'] },
 ];
-// 64 KiB pages: 2 GiB at most (the shared build must declare a maximum).
+// 64 KiB pages: 4 GiB at most, memory32's limit (the shared build must declare a maximum).
 const COMMON = [
   '--runtime',
   'stub',
@@ -23,7 +23,7 @@ const COMMON = [
   '--initialMemory',
   '1',
   '--maximumMemory',
-  '32768',
+  '65536',
   '-O3',
   '--noAssert',
   '--enable',
