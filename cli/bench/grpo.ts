@@ -14,6 +14,7 @@ import { median } from '../../worker/selftest';
 import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
 import { cliBackend, describeBackend } from '../backend';
 import type { BenchArgs } from './args';
+import { benchGrpoModel } from './grpo-model';
 
 interface Row {
   backend: string;
@@ -49,6 +50,7 @@ async function measure(label: string, ops: Ops, steps: number): Promise<Row> {
 }
 
 export async function benchGrpo(args: BenchArgs) {
+  if (args.model !== null) return benchGrpoModel({ ...args, model: args.model });
   const steps = args.runs ?? 3;
   const rows: Row[] = [];
   const wasm = await cliBackend('wasm');

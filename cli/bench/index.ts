@@ -6,6 +6,7 @@
 import type { BenchArgs } from './args';
 import { benchAsync } from './async';
 import { benchGrpo } from './grpo';
+import { MODEL_SHAPES } from './grpo-model';
 import { benchMatmul } from './matmul';
 import { benchPack } from './pack';
 import { benchRollout } from './rollout';
@@ -23,6 +24,8 @@ export const BENCHES: Record<string, (args: BenchArgs) => Promise<{ table: strin
   traces: benchTraces,
   sandbox: benchSandbox,
 };
+
+const MODEL_FLAG: Record<string, string> = { train: ', --model gpt-ref', grpo: ', --model SHAPE|DIR' };
 
 export async function runBench(argv: string[]): Promise<number> {
   const [name, ...flags] = argv;
@@ -44,10 +47,17 @@ export async function runBench(argv: string[]): Promise<number> {
         return 2;
       }
       args.model = m;
+    } else if (f === '--model' && name === 'grpo') {
+      const m = flags[++i];
+      if (m === undefined || m.startsWith('--')) {
+        process.stderr.write(
+          `dewpoint bench grpo: --model needs ${Object.keys(MODEL_SHAPES).join(', ')} or a folder\n`,
+        );
+        return 2;
+      }
+      args.model = m;
     } else {
-      process.stderr.write(
-        `dewpoint bench: unknown flag '${f}'; allowed: --json, --runs N${name === 'train' ? ', --model gpt-ref' : ''}\n`,
-      );
+      process.stderr.write(`dewpoint bench: unknown flag '${f}'; allowed: --json, --runs N${MODEL_FLAG[name] ?? ''}\n`);
       return 2;
     }
   }

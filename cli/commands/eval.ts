@@ -27,7 +27,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`dewpoint eval: --n must be a positive integer, got ${n}`);
   const ck = importCheckpoint(readCheckpointDir(f.checkpoint as string));
   const { ops, info } = await cliBackend(f.backend);
-  const model = new Model(ops, ck.config);
+  const model = new Model(ops, ck.config, { frozen: true });
   model.setWeights(ck.weights);
   const taskOptions = ((ck.info.sft as { task?: ArithOptions } | undefined)?.task ?? {}) as ArithOptions;
   const t0 = performance.now();

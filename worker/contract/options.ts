@@ -165,6 +165,8 @@ export interface GrpoRunOptions {
   staleness?: number;
   /** With a staleness bound, the batches sampled ahead draw in workers of their own (a Web Worker, a worker thread); absent: in the trainer. */
   samplerWorker?: boolean;
+  /** Ids one training pass holds activations for (micro-batches, verl ppo_max_token_len_per_gpu); absent: a 1 GiB budget's. */
+  idsPerPass?: number;
   /** Train on log-probs renormalised over the sampler's top-k/top-p support; absent: off (the full softmax). */
   renormalize?: boolean;
   /** A person's prompt dataset instead of the arithmetic generator (worker/data/dataset.ts); absent: arithmetic. */

@@ -14,6 +14,7 @@
  */
 import type { Ops, Tensor } from '../../kernels/ops';
 import type { ModelConfig } from '../model/config';
+import { kvDim } from '../model/config';
 import { parameterCount } from '../model/params';
 import { allocActs } from '../model/tensors';
 
@@ -58,6 +59,11 @@ export function trainingMemoryEstimate(config: ModelConfig, rows: number, seq: n
 
 /** Values (f32 or i32, 4 bytes each) that allocActs allocates for a [rows, seq] batch. */
 function countActivationValues(config: ModelConfig, rows: number, seq: number): number {
+  return countWith((ops) => allocActs(ops, config, rows, seq));
+}
+
+/** Values `allocate` asks a counting Ops for (it may only call alloc). */
+function countWith(allocate: (ops: Ops) => void): number {
   let values = 0;
   // allocActs only calls `alloc`; any other use of this stand-in is a bug here, so it throws.
   const counting = new Proxy({} as Ops, {
@@ -70,6 +76,98 @@ function countActivationValues(config: ModelConfig, rows: number, seq: number): 
       };
     },
   });
-  allocActs(counting, config, rows, seq);
+  allocate(counting);
   return values;
+}
+
+/** Bytes of activations one packed id takes in a training pass (allocActs is linear in rows × seq). */
+export function activationBytesPerId(config: ModelConfig): number {
+  return 4 * countActivationValues(config, 1, 1);
+}
+
+/** What a training pass's activations may take by default: a batch of more ids is trained in passes (idsPerPass). */
+export const ACTIVATION_BUDGET_BYTES = 2 ** 30;
+
+/** The default `idsPerPass`: the ids whose activations fit ACTIVATION_BUDGET_BYTES (the whole batch of a small model). */
+export function defaultIdsPerPass(config: ModelConfig): number {
+  return Math.max(1, Math.floor(ACTIVATION_BUDGET_BYTES / activationBytesPerId(config)));
+}
+
+/** The wasm backend's memory: 4 GiB, memory32's limit (kernels/backends/wasm.ts). */
+export const WASM_MEMORY_BYTES = 2 ** 32;
+
+export interface MemoryPlanPart {
+  part: string;
+  bytes: number;
+}
+
+export interface MemoryPlan {
+  parts: MemoryPlanPart[];
+  total: number;
+  /** The idsPerPass the plan counts one pass's activations for. */
+  idsPerPass: number;
+}
+
+/**
+ * The memory a GRPO/PPO step allocates on one backend, by part (f32, 4 bytes a value): the trained
+ * model (weights, gradients, AdamW m and v), a frozen reference and the sampler models (weights
+ * only), one training pass's activations (at most `idsPerPass` ids, at most the batch's), and
+ * sampling: the KV cache of `rows` sequences of `promptIds + maxNew` ids, one decoding step's
+ * activations and the prefill's (layers only). Not counted: staging buffers, allocator alignment.
+ */
+export function grpoMemoryPlan(
+  config: ModelConfig,
+  o: {
+    /** Sequences sampled at once (prompts × group) and the longest prompt, in ids. */
+    rows: number;
+    promptIds: number;
+    maxNew: number;
+    idsPerPass: number;
+    reference: boolean;
+    samplerModels: number;
+  },
+): MemoryPlan {
+  const weights = 4 * parameterCount(config);
+  const length = o.promptIds + o.maxNew;
+  // Two chains a packed row of twice the longest: rows·length ids at most, in ⌈rows / 2⌉ rows.
+  const batchIds = Math.ceil(o.rows / 2) * 2 * length;
+  const passIds = Math.min(batchIds, Math.max(o.idsPerPass, 2 * length));
+  const kv = 2 * o.rows * length * kvDim(config) * config.layers * 4;
+  const decode = 4 * countActivationValues(config, o.rows, 1);
+  const prefill = 4 * countLayerValues(config, o.rows, o.promptIds);
+  const parts: MemoryPlanPart[] = [
+    { part: 'trained model: weights, gradients, AdamW m and v', bytes: 4 * weights },
+    ...(o.reference ? [{ part: 'reference policy (weights only)', bytes: weights }] : []),
+    ...(o.samplerModels
+      ? [{ part: `${o.samplerModels} sampler model(s) (weights only)`, bytes: o.samplerModels * weights }]
+      : []),
+    { part: `activations of one training pass (${passIds} ids)`, bytes: passIds * activationBytesPerId(config) },
+    {
+      part: `sampling: KV cache of ${o.rows} × ${length} ids, the prefill and a decoding step`,
+      bytes: kv + decode + prefill,
+    },
+  ];
+  return { parts, total: parts.reduce((t, p) => t + p.bytes, 0), idsPerPass: o.idsPerPass };
+}
+
+/** The plan against a memory of `limit` bytes: null when it fits, else why not, with what would fit. */
+export function memoryPlanProblem(config: ModelConfig, plan: MemoryPlan, limit: number, where: string): string | null {
+  if (plan.total <= limit) return null;
+  const GiB = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
+  const pass = plan.parts.find((p) => p.part.startsWith('activations'))!;
+  const rest = plan.total - pass.bytes;
+  const fits = Math.floor((limit - rest) / activationBytesPerId(config));
+  const advice =
+    fits >= 1
+      ? `idsPerPass ${fits} or fewer would fit (each pass's forward is then run again for its backward)`
+      : 'no idsPerPass fits: the model and its sampling alone exceed it (fewer prompts × group, a shorter maxNew)';
+  return (
+    `the run needs ${GiB(plan.total)}, more than ${where}'s ${GiB(limit)}: ` +
+    `${plan.parts.map((p) => `${p.part} ${GiB(p.bytes)}`).join(', ')}. ${advice}`
+  );
+}
+
+/** Values of the layer stack alone for a [rows, seq] forward (allocActs `layersOnly`, a prefill). */
+function countLayerValues(config: ModelConfig, rows: number, seq: number): number {
+  return countWith((ops) => allocActs(ops, config, rows, seq, true));
 }

@@ -28,7 +28,7 @@ export function forward(
   c: ModelConfig,
   p: ParamSet,
   a: Acts,
-  vh: ValueHead | null = null,
+  vh: Pick<ValueHead, 'w'> | null = null,
   logitBias: Tensor | null = null,
   scale = 1,
 ): void {

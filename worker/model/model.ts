@@ -7,18 +7,16 @@
  * read and restored, for checkpoints and exact continuation. Not a trainer: schedules and losses
  * live with the caller.
  */
-import { mulberry32 } from '../../kernels/common/random';
 import type { Ops, Tensor } from '../../kernels/ops';
 import type { AdamWScratch, AdamWSlot, StepOptions } from './adamw';
 import { adamwStep } from './adamw';
 import { backward } from './backward';
 import type { ModelConfig } from './config';
 import { validateModelConfig } from './config';
-import type { ValueHead } from './forward';
 import { forward } from './forward';
 import type { PackedInput } from './packing';
 import { alignToIds, seedToPositions, targetsFor } from './packing';
-import { numel, paramSpecs } from './params';
+import { initialWeights, numel, paramSpecs } from './params';
 import type { Acts, ParamSet } from './tensors';
 import { allocActs, allocParamSet, freeActs } from './tensors';
 
@@ -28,6 +26,19 @@ export const VALUE_HEAD = 'value_head.weight';
 export interface ModelOptions {
   /** Add the PPO value head (`value_head.weight`, (1, C), zero-initialised). Default false. */
   valueHead?: boolean;
+  /**
+   * Weights only (a reference policy, a sampler): no gradients and no AdamW moments are
+   * allocated, a quarter of a trained model's memory; `backward` and `step` refuse. Default false.
+   */
+  frozen?: boolean;
+  /**
+   * Ids (rows × width) one forward or backward pass holds activations for (micro-batches, verl's
+   * `ppo_max_token_len_per_gpu`): a batch of more is scored in passes of ⌊idsPerPass / width⌋ rows
+   * (one row at least), and `backward` runs each pass's forward again before its backward,
+   * accumulating the gradients. The activations then scale with this, not with the batch.
+   * Absent: the whole batch in one pass (no forward is repeated).
+   */
+  idsPerPass?: number;
 }
 
 export interface ScoreOptions {
@@ -61,15 +72,20 @@ export interface OptimizerState {
 
 export class Model {
   readonly params: ParamSet;
-  readonly grads: ParamSet;
-  private readonly m: ParamSet;
-  private readonly v: ParamSet;
+  /** Gradients, AdamW moments and the clipping scratch: null for a frozen model. */
+  readonly grads: ParamSet | null;
+  private readonly m: ParamSet | null;
+  private readonly v: ParamSet | null;
   private acts: Acts | null = null;
-  /** The last batch run forward and its inverse temperature 1/T: `backward` differentiates that forward. */
-  private forwarded: { batch: PackedInput; scale: number } | null = null;
-  private readonly scratch: AdamWScratch;
-  /** The value head and its AdamW moments, when enabled. */
-  private readonly vh: (ValueHead & { m: Tensor; v: Tensor }) | null;
+  /**
+   * The last batch scored, its inverse temperature 1/T and logit bias: `backward` differentiates
+   * that forward (in place, or each pass's again when the batch took several).
+   */
+  private forwarded: { batch: PackedInput; scale: number; bias?: Float32Array; passes: number } | null = null;
+  private readonly idsPerPass: number | null;
+  private readonly scratch: AdamWScratch | null;
+  /** The value head, its gradient and AdamW moments (null when frozen), when enabled. */
+  private readonly vh: { w: Tensor; gw: Tensor | null; m: Tensor | null; v: Tensor | null } | null;
   /** What `step` updates: every parameter in spec order, then the value head. */
   private readonly slots: AdamWSlot[];
   /** The logit bias tensor of the last batch that had one (score's `logitBias`). */
@@ -84,28 +100,49 @@ export class Model {
   ) {
     const problems = validateModelConfig(config);
     if (problems.length) throw new Error(`invalid model config: ${problems.join('; ')}`);
+    const { idsPerPass } = options;
+    if (idsPerPass !== undefined && (!Number.isInteger(idsPerPass) || idsPerPass < 1))
+      throw new Error(`Model: idsPerPass = ${idsPerPass}; expected an integer ≥ 1 (absent: the whole batch)`);
+    this.idsPerPass = idsPerPass ?? null;
     this.params = allocParamSet(ops, config, 'param');
-    this.grads = allocParamSet(ops, config, 'grad');
-    this.m = allocParamSet(ops, config, 'adam_m');
-    this.v = allocParamSet(ops, config, 'adam_v');
-    this.scratch = { normSq: ops.alloc('grad_norm_sq', 1), clip: ops.alloc('clip_scale', 1) };
+    const trained = !options.frozen;
+    this.grads = trained ? allocParamSet(ops, config, 'grad') : null;
+    this.m = trained ? allocParamSet(ops, config, 'adam_m') : null;
+    this.v = trained ? allocParamSet(ops, config, 'adam_v') : null;
+    this.scratch = trained ? { normSq: ops.alloc('grad_norm_sq', 1), clip: ops.alloc('clip_scale', 1) } : null;
     const C = config.dModel;
     this.vh = options.valueHead
       ? {
           w: ops.alloc('param:value_head.weight', C),
-          gw: ops.alloc('grad:value_head.weight', C),
-          m: ops.alloc('adam_m:value_head.weight', C),
-          v: ops.alloc('adam_v:value_head.weight', C),
+          gw: trained ? ops.alloc('grad:value_head.weight', C) : null,
+          m: trained ? ops.alloc('adam_m:value_head.weight', C) : null,
+          v: trained ? ops.alloc('adam_v:value_head.weight', C) : null,
         }
       : null;
-    this.slots = paramSpecs(config).map((s) => ({
-      param: this.params.byName.get(s.name)!,
-      grad: this.grads.byName.get(s.name)!,
-      m: this.m.byName.get(s.name)!,
-      v: this.v.byName.get(s.name)!,
-      decay: s.decay,
-    }));
-    if (this.vh) this.slots.push({ param: this.vh.w, grad: this.vh.gw, m: this.vh.m, v: this.vh.v, decay: false });
+    const { grads, m, v, vh } = this;
+    this.slots =
+      grads && m && v
+        ? paramSpecs(config).map((s) => ({
+            param: this.params.byName.get(s.name)!,
+            grad: grads.byName.get(s.name)!,
+            m: m.byName.get(s.name)!,
+            v: v.byName.get(s.name)!,
+            decay: s.decay,
+          }))
+        : [];
+    if (vh?.gw && vh.m && vh.v) this.slots.push({ param: vh.w, grad: vh.gw, m: vh.m, v: vh.v, decay: false });
+  }
+
+  /** Whether the model holds weights only (`frozen`): no gradients, no optimizer state. */
+  get frozen(): boolean {
+    return this.grads === null;
+  }
+
+  private trainedParts(what: string) {
+    const { grads, m, v, scratch } = this;
+    if (!grads || !m || !v || !scratch)
+      throw new Error(`${what}: this model is frozen (weights only: no gradients, no optimizer state)`);
+    return { grads, m, v, scratch };
   }
 
   /** The value head's weights (1, C), or null without a value head. */
@@ -124,24 +161,14 @@ export class Model {
 
   /** The value head's gradient, or null without a value head. */
   async getValueHeadGradient(): Promise<Float32Array | null> {
-    return this.vh ? this.ops.read(this.vh.gw) : null;
+    if (!this.vh) return null;
+    this.trainedParts('getValueHeadGradient');
+    return this.ops.read(this.vh.gw!);
   }
 
-  /** Seeded init: N(0, 0.02) for matrices, 0.02/√(2L) for o_proj and down_proj, ones for norms. */
+  /** Seeded init (params.ts `initialWeights`): N(0, 0.02) for matrices, 0.02/√(2L) for o_proj and down_proj, ones for norms. */
   initWeights(seed: number): void {
-    const rand = mulberry32(seed);
-    const gauss = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-    const residualStd = 0.02 / Math.sqrt(2 * this.config.layers);
-    for (const s of paramSpecs(this.config)) {
-      const n = numel(s.shape);
-      const data = new Float32Array(n);
-      if (s.shape.length === 1) data.fill(1);
-      else {
-        const std = /o_proj|down_proj/.test(s.name) ? residualStd : 0.02;
-        for (let i = 0; i < n; i++) data[i] = std * gauss();
-      }
-      this.ops.upload(this.params.byName.get(s.name)!, data);
-    }
+    for (const [name, data] of initialWeights(this.config, seed)) this.ops.upload(this.params.byName.get(name)!, data);
   }
 
   /**
@@ -172,15 +199,17 @@ export class Model {
   }
 
   async getGradients(): Promise<Map<string, Float32Array>> {
+    const { grads } = this.trainedParts('getGradients');
     const out = new Map<string, Float32Array>();
-    for (const [name, t] of this.grads.byName) out.set(name, await this.ops.read(t));
+    for (const [name, t] of grads.byName) out.set(name, await this.ops.read(t));
     return out;
   }
 
   /**
    * Forward on a packed batch; returns log-probs and entropies aligned with the ids. `logitBias`
    * (rows · width · V) is added to the logits first (packing.ts `supportBias` renormalises over a
-   * support); the sum is then divided by `options.temperature` (default 1), and `backward` uses it too.
+   * support); the sum is then divided by `options.temperature` (default 1), and `backward` uses it
+   * too. A batch of more ids than `idsPerPass` is scored pass by pass.
    */
   async score(batch: PackedInput, logitBias?: Float32Array, options: ScoreOptions = {}): Promise<Scored> {
     const { temperature = 1 } = options;
@@ -188,15 +217,71 @@ export class Model {
       throw new Error(
         `score: temperature = ${temperature}; expected a finite number > 0 (1 = untempered; score a greedy sampler at 1)`,
       );
-    const acts = this.runForward(batch, logitBias, 1 / temperature);
-    const { rows, width, segmentIds } = batch;
-    const [logp, entropy] = [await this.ops.read(acts.logp), await this.ops.read(acts.entropy)];
-    const values = this.vh ? alignToIds(await this.ops.read(acts.values), segmentIds, rows, width) : null;
-    return {
-      logp: alignToIds(logp, segmentIds, rows, width),
-      entropy: alignToIds(entropy, segmentIds, rows, width),
-      values,
+    const scale = 1 / temperature;
+    const { rows, width } = batch;
+    const passes = this.passesOf(batch);
+    const out: Scored = {
+      logp: new Float32Array(rows * width),
+      entropy: new Float32Array(rows * width),
+      values: this.vh ? new Float32Array(rows * width) : null,
     };
+    for (const pass of passes) {
+      const acts = this.runForward(pass.input, pass.bias(logitBias), scale);
+      const n = pass.rows * width;
+      const seg = pass.input.segmentIds;
+      const at = pass.first * width;
+      out.logp.set(alignToIds(await this.ops.read(acts.logp), seg, pass.input.rows, width).subarray(0, n), at);
+      out.entropy.set(alignToIds(await this.ops.read(acts.entropy), seg, pass.input.rows, width).subarray(0, n), at);
+      if (out.values)
+        out.values.set(alignToIds(await this.ops.read(acts.values), seg, pass.input.rows, width).subarray(0, n), at);
+    }
+    this.forwarded = { batch, scale, ...(logitBias ? { bias: logitBias } : {}), passes: passes.length };
+    return out;
+  }
+
+  /**
+   * The passes a batch is run in: the whole batch, or ⌊idsPerPass / width⌋ rows at a time, the
+   * last pass padded with empty rows to the same size (one activation allocation serves every pass).
+   */
+  private passesOf(batch: PackedInput): {
+    first: number;
+    rows: number;
+    input: PackedInput;
+    bias: (b?: Float32Array) => Float32Array | undefined;
+  }[] {
+    const { rows, width } = batch;
+    if (this.idsPerPass === null || rows * width <= this.idsPerPass)
+      return [{ first: 0, rows, input: batch, bias: (b) => b }];
+    const per = Math.max(1, Math.floor(this.idsPerPass / width));
+    const V = this.config.vocab;
+    const out = [];
+    for (let first = 0; first < rows; first += per) {
+      const n = Math.min(per, rows - first);
+      const [lo, hi] = [first * width, (first + n) * width];
+      const pad = <T extends Int32Array | Float32Array>(
+        make: (k: number) => T,
+        src: ArrayLike<number>,
+        stride: number,
+      ) => {
+        const t = make(per * width * stride);
+        for (let i = lo * stride; i < hi * stride; i++) t[i - lo * stride] = src[i];
+        return t;
+      };
+      const ints = (k: number) => new Int32Array(k);
+      out.push({
+        first,
+        rows: n,
+        input: {
+          rows: per,
+          width,
+          inputIds: pad(ints, batch.inputIds, 1),
+          segmentIds: pad(ints, batch.segmentIds, 1),
+          positions: pad(ints, batch.positions, 1),
+        },
+        bias: (b?: Float32Array) => (b ? pad((k) => new Float32Array(k), b, V) : undefined),
+      });
+    }
+    return out;
   }
 
   /** Forward on a packed batch; returns the logits (V) at each flat index in `at` (row · width + t). */
@@ -212,10 +297,10 @@ export class Model {
   }
 
   /**
-   * Forward on a packed batch, leaving every activation in place (for prefill and tests); the
-   * log-probs at inverse temperature `scale` (1/T, default 1; the logits stay untempered).
+   * Forward on a packed batch (one pass), leaving every activation in place; the log-probs at
+   * inverse temperature `scale` (1/T, default 1; the logits stay untempered).
    */
-  runForward(batch: PackedInput, logitBias?: Float32Array, scale = 1): Acts {
+  private runForward(batch: PackedInput, logitBias?: Float32Array, scale = 1): Acts {
     const { rows, width } = batch;
     for (const [name, a] of [
       ['inputIds', batch.inputIds],
@@ -252,40 +337,57 @@ export class Model {
       bias = this.bias.t;
     }
     forward(this.ops, this.config, this.params, acts, this.vh, bias, scale);
-    this.forwarded = { batch, scale };
+    this.forwarded = null; // score() records what it scored; a bare forward leaves nothing to differentiate
     return acts;
   }
 
   /**
    * Accumulates ∂loss/∂θ for the last scored batch, at the temperature it was scored at, given
-   * ∂loss/∂logp (and, with a value head, ∂loss/∂value) aligned with its ids.
+   * ∂loss/∂logp (and, with a value head, ∂loss/∂value) aligned with its ids. A batch scored in
+   * several passes runs each pass's forward again, then its backward.
    */
   backward(dlogp: ArrayLike<number>, dvalues: ArrayLike<number> | null = null): void {
+    const { grads } = this.trainedParts('backward');
     if (!this.forwarded || !this.acts) throw new Error('backward() before score(): score a batch first');
-    const { batch, scale } = this.forwarded;
+    const { batch, scale, bias } = this.forwarded;
     if (dlogp.length !== batch.rows * batch.width)
       throw new Error(`backward: dlogp has ${dlogp.length} entries, expected ${batch.rows * batch.width}`);
-    this.ops.upload(this.acts.dlogp, seedToPositions(dlogp, batch.segmentIds, batch.rows, batch.width));
     if (dvalues && !this.vh) throw new Error('backward: dvalues given but the model has no value head');
-    if (this.vh) {
-      if (dvalues && dvalues.length !== dlogp.length)
-        throw new Error(`backward: dvalues has ${dvalues.length} entries, expected ${dlogp.length}`);
-      this.ops.upload(
-        this.acts.dvalues,
-        dvalues ? seedToPositions(dvalues, batch.segmentIds, batch.rows, batch.width) : new Float32Array(dlogp.length),
-      );
+    if (this.vh && dvalues && dvalues.length !== dlogp.length)
+      throw new Error(`backward: dvalues has ${dvalues.length} entries, expected ${dlogp.length}`);
+    const passes = this.forwarded.passes > 1 ? this.passesOf(batch) : null;
+    for (const pass of passes ?? [null]) {
+      const input = pass ? pass.input : batch;
+      const acts = pass ? this.runForward(input, pass.bias(bias), scale) : this.acts;
+      const slice = (x: ArrayLike<number>) => {
+        if (!pass) return x;
+        const out = new Float32Array(input.rows * input.width);
+        for (let i = 0; i < pass.rows * input.width; i++) out[i] = x[pass.first * input.width + i];
+        return out;
+      };
+      this.ops.upload(acts.dlogp, seedToPositions(slice(dlogp), input.segmentIds, input.rows, input.width));
+      if (this.vh)
+        this.ops.upload(
+          acts.dvalues,
+          dvalues
+            ? seedToPositions(slice(dvalues), input.segmentIds, input.rows, input.width)
+            : new Float32Array(input.rows * input.width),
+        );
+      const vh = this.vh ? { w: this.vh.w, gw: this.vh.gw! } : null;
+      backward(this.ops, this.config, this.params, grads, acts, vh, scale);
     }
-    backward(this.ops, this.config, this.params, this.grads, this.acts, this.vh, scale);
   }
 
   zeroGrad(): void {
-    for (const t of this.grads.byName.values()) this.ops.zero(t);
-    if (this.vh) this.ops.zero(this.vh.gw);
+    const { grads } = this.trainedParts('zeroGrad');
+    for (const t of grads.byName.values()) this.ops.zero(t);
+    if (this.vh) this.ops.zero(this.vh.gw!);
   }
 
   /** Clips to `maxGradNorm` and applies AdamW to every parameter (adamw.ts); returns the pre-clip norm. */
   async step(o: StepOptions): Promise<number> {
-    const norm = adamwStep(this.ops, this.slots, this.scratch, o);
+    const { scratch } = this.trainedParts('step');
+    const norm = adamwStep(this.ops, this.slots, scratch, o);
     this.t = o.step;
     return norm;
   }
@@ -327,10 +429,10 @@ export class Model {
   }
 
   private moments(): Map<string, { m: Tensor; v: Tensor }> {
+    const { m, v } = this.trainedParts('the optimizer state');
     const out = new Map<string, { m: Tensor; v: Tensor }>();
-    for (const name of this.m.byName.keys())
-      out.set(name, { m: this.m.byName.get(name)!, v: this.v.byName.get(name)! });
-    if (this.vh) out.set('value_head.weight', { m: this.vh.m, v: this.vh.v });
+    for (const name of m.byName.keys()) out.set(name, { m: m.byName.get(name)!, v: v.byName.get(name)! });
+    if (this.vh) out.set('value_head.weight', { m: this.vh.m!, v: this.vh.v! });
     return out;
   }
 

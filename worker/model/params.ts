@@ -4,6 +4,7 @@
  * stored as HF does, (out, in), and applied as x·Wᵀ (matmul layout `nt`); k_proj and v_proj are
  * (kvHeads · hs, C), narrower than q_proj under grouped-query attention.
  */
+import { mulberry32 } from '../../kernels/common/random';
 import type { ModelConfig } from './config';
 import { kvDim } from './config';
 
@@ -45,4 +46,25 @@ export function numel(shape: readonly number[]): number {
 
 export function parameterCount(c: ModelConfig): number {
   return paramSpecs(c).reduce((n, s) => n + numel(s.shape), 0);
+}
+
+/**
+ * Seeded initial weights by Hugging Face name (GPT-2/Llama style): N(0, 0.02) for matrices,
+ * 0.02/√(2L) for o_proj and down_proj (the residual branches), ones for norms.
+ */
+export function initialWeights(c: ModelConfig, seed: number): Map<string, Float32Array> {
+  const rand = mulberry32(seed);
+  const gauss = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+  const residualStd = 0.02 / Math.sqrt(2 * c.layers);
+  const out = new Map<string, Float32Array>();
+  for (const s of paramSpecs(c)) {
+    const data = new Float32Array(numel(s.shape));
+    if (s.shape.length === 1) data.fill(1);
+    else {
+      const std = /o_proj|down_proj/.test(s.name) ? residualStd : 0.02;
+      for (let i = 0; i < data.length; i++) data[i] = std * gauss();
+    }
+    out.set(s.name, data);
+  }
+  return out;
 }

@@ -94,8 +94,10 @@ export function grpoConfigOf(o: GrpoRunOptions, base: GrpoConfig): GrpoConfig {
   delete config.dynamicSampling;
   delete config.staleness;
   delete config.samplerWorker;
+  delete config.idsPerPass;
   if (o.staleness) config.staleness = o.staleness;
   if (o.samplerWorker) config.samplerWorker = true;
+  if (o.idsPerPass !== undefined) config.idsPerPass = o.idsPerPass;
   if (o.filterGroups) config.dynamicSampling = { metric: o.filterGroups, maxGenBatches: o.maxGenBatches ?? 10 };
   if (o.evalSamples) config.evalSamples = o.evalSamples;
   if (o.lrSchedule !== undefined || o.lrWarmup !== undefined)
@@ -117,6 +119,7 @@ function stabiliserOptionsOf(c: GrpoConfig): Partial<GrpoRunOptions> {
     ...(c.evalSamples ? { evalSamples: c.evalSamples } : {}),
     ...(c.staleness ? { staleness: c.staleness } : {}),
     ...(c.samplerWorker ? { samplerWorker: true } : {}),
+    ...(c.idsPerPass !== undefined ? { idsPerPass: c.idsPerPass } : {}),
     ...(c.dynamicSampling
       ? { filterGroups: c.dynamicSampling.metric, maxGenBatches: c.dynamicSampling.maxGenBatches }
       : {}),

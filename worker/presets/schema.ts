@@ -697,6 +697,14 @@ const grpoRest = {
       'version k − 1 − s at the oldest (prime-rl orchestrator.max_off_policy_steps; verl ' +
       'async_training.staleness_threshold with one sync per step). Empty or 0: synchronous.',
   }).optional(),
+  idsPerPass: int(1, 1_000_000, {
+    title: 'Ids per pass (micro-batch)',
+    section: 'Objective',
+    description:
+      'Ids one forward/backward pass holds activations for (verl ppo_max_token_len_per_gpu): a batch of more ' +
+      "trains in passes, each pass's forward run again for its backward, the gradients summed; the activations " +
+      'then scale with this, not with the batch. Empty: what fits a 1 GiB budget (the whole batch of a small model).',
+  }).optional(),
   samplerWorker: z
     .boolean()
     .optional()

@@ -128,7 +128,7 @@ export function serveSampler(port: SamplerPort, opsFor: (threads: number) => Pro
       try {
         if (m.type === 'init') {
           try {
-            model = new Model(await opsFor(m.threads), m.config);
+            model = new Model(await opsFor(m.threads), m.config, { frozen: true });
           } catch (e) {
             initFailed = `its model could not start: ${(e as Error).name}: ${(e as Error).message}`;
             throw e;

@@ -108,7 +108,7 @@ export class DpoRun {
   ) {
     this.model = new Model(ops, base.config);
     this.model.setWeights(base.weights);
-    this.reference = new Model(ops, base.config);
+    this.reference = new Model(ops, base.config, { frozen: true });
     this.reference.setWeights(base.weights);
     this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq);
     const reward = config.dataset ? syncDatasetReward(config.dataset.reward) : null;

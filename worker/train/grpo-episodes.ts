@@ -31,6 +31,7 @@ import { fillBatch } from './dynamic-sampling';
 import type { CriticConfig } from './ppo';
 import { criticUpdate } from './ppo';
 import { RolloutScheduler, samplerSlots } from './scheduler';
+import { defaultIdsPerPass } from '../hf/memory';
 
 /** A step's episodes as collected (dynamic sampling: the kept groups), with their sessions, tasks and filter figures. */
 interface EpisodeBatch {
@@ -223,9 +224,12 @@ export class GrpoEpisodeRun {
     services: KindServices = {},
   ) {
     this.kind = configuredKind(config, services);
-    this.model = new Model(ops, base.config, { valueHead: config.critic !== undefined });
+    this.model = new Model(ops, base.config, {
+      valueHead: config.critic !== undefined,
+      idsPerPass: config.idsPerPass ?? defaultIdsPerPass(base.config),
+    });
     this.model.setWeights(base.weights);
-    this.reference = config.beta > 0 ? new Model(ops, base.config) : null;
+    this.reference = config.beta > 0 ? new Model(ops, base.config, { frozen: true }) : null;
     this.reference?.setWeights(base.weights);
     this.stream = this.kind.trainTasks(config.seed);
     this.heldOutTasks = this.kind.heldOut(config.evalN);

@@ -51,6 +51,7 @@ import { overlongPenalty } from '../rewards/overlong';
 import type { RunTask, TaskSource } from './task-source';
 import { taskSourceOf } from './task-source';
 import { RolloutScheduler, samplerSlots } from './scheduler';
+import { WASM_MEMORY_BYTES, defaultIdsPerPass, grpoMemoryPlan, memoryPlanProblem } from '../hf/memory';
 import type { SampledSession, Sampler } from '../rollout/prompt-source';
 
 /** A single-turn batch as collected: its tasks (those trained on), sessions and dynamic sampling's figures. */
@@ -127,6 +128,12 @@ export interface GrpoConfig extends OptimizerConfig {
    * same numbers on the same backend; absent: here.
    */
   samplerWorker?: boolean;
+  /**
+   * Ids one training pass holds activations for (model.ts `idsPerPass`, verl
+   * `ppo_max_token_len_per_gpu`): a batch of more trains in passes, each pass's forward run again
+   * for its backward. Absent: hf/memory.ts `defaultIdsPerPass` (a 1 GiB budget: the whole batch of a small model).
+   */
+  idsPerPass?: number;
 }
 
 export const GRPO_ARITH: GrpoConfig = {
@@ -660,6 +667,8 @@ export function singleTurnRollout(
 export abstract class ArithRun<C extends GrpoConfig> {
   readonly model: Model;
   protected readonly reference: Model | null;
+  /** Ids a training pass holds (config.idsPerPass or the default the memory budget gives). */
+  private readonly idsPerPass: number;
   protected readonly source: TaskSource;
   protected readonly rollout: SampledRollout<RunTask>;
   /** Launches the batches (ahead of the trainer under a staleness bound: scheduler.ts) and hands each over complete. */
@@ -675,9 +684,10 @@ export abstract class ArithRun<C extends GrpoConfig> {
     private readonly o: { valueHead: boolean; pack: PackOptions },
     services: KindServices = {},
   ) {
-    this.model = new Model(ops, base.config, { valueHead: o.valueHead });
+    this.idsPerPass = config.idsPerPass ?? defaultIdsPerPass(base.config);
+    this.model = new Model(ops, base.config, { valueHead: o.valueHead, idsPerPass: this.idsPerPass });
     this.model.setWeights(base.weights);
-    this.reference = config.beta > 0 ? new Model(ops, base.config) : null;
+    this.reference = config.beta > 0 ? new Model(ops, base.config, { frozen: true }) : null;
     this.reference?.setWeights(base.weights);
     this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq, services.codeGrader ?? null);
     this.rollout = this.rolloutOn(this.model, 0);
@@ -718,6 +728,7 @@ export abstract class ArithRun<C extends GrpoConfig> {
     const drawn: RunTask[] = [];
     const draw = async () => {
       const tasks = this.source.stream.take(c.prompts);
+      this.checkMemory(tasks);
       drawn.push(...tasks);
       if (batch === this.step) this.onProgress?.('sampling', 0, c.prompts * c.group, 'sequences');
       return punishOverlong(await rollout.collect(tasks, version), c.overlong, c.maxNew);
@@ -727,6 +738,27 @@ export abstract class ArithRun<C extends GrpoConfig> {
     // The tasks of the batch trained on, in the order drawn (dynamic sampling draws more).
     const trained = new Set(sessions.map((s) => s.task));
     return { tasks: drawn.filter((t) => trained.has(t.id)), sessions, filterMetrics: filled?.metrics ?? {} };
+  }
+
+  /**
+   * Refuses a batch whose step would not fit the wasm memory (hf/memory.ts `grpoMemoryPlan`), before
+   * sampling it, with the plan's parts and the idsPerPass that would fit. Other backends are not
+   * planned: a GPU's memory is the device's.
+   */
+  private checkMemory(tasks: readonly RunTask[]): void {
+    if (this.model.ops.backend !== 'wasm' || tasks.length === 0) return;
+    const c = this.config;
+    const staleness = c.staleness ?? 0;
+    const plan = grpoMemoryPlan(this.base.config, {
+      rows: c.prompts * c.group,
+      promptIds: Math.max(...tasks.map((t) => this.source.promptIds(t).length)),
+      maxNew: c.maxNew,
+      idsPerPass: this.idsPerPass,
+      reference: this.reference !== null,
+      samplerModels: staleness > 0 && !c.samplerWorker ? staleness + 1 : 0,
+    });
+    const problem = memoryPlanProblem(this.base.config, plan, WASM_MEMORY_BYTES, 'the wasm memory');
+    if (problem) throw new Error(problem);
   }
 
   /** The next batch: P tasks × G completions (sampled under the current weights, or up to s versions before), packed for the update (`packForUpdate`). */

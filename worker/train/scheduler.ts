@@ -164,7 +164,7 @@ export class RolloutScheduler<B> {
         return remote.sampler(prompts, options);
       });
     }
-    this.samplers[slot] ??= new Model(this.trainer.ops, this.trainer.config);
+    this.samplers[slot] ??= new Model(this.trainer.ops, this.trainer.config, { frozen: true });
     this.samplers[slot].setWeights(weights);
     return this.o.launch(k, version, this.samplers[slot]);
   }

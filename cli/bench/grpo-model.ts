@@ -1,0 +1,239 @@
+/**
+ * `bench grpo --model 30m-shape|smollm-135m-shape|DIR`: a GRPO step of a model of real size, the
+ * measurement issue 25's targets are read against. 8 prompts × 4 samples of the arithmetic task,
+ * 32 new ids (64 for the SmolLM shape, as the PyTorch figures), one optimizer step (full fine-tuning), on wasm × this machine's threads and on
+ * WebGPU where a hardware adapter answers (a software one, SwiftShader, is left out: it measures
+ * the CPU again, slowly). A shape is random weights of that shape (params.ts `initialWeights`)
+ * written as a Hugging Face folder with the Llama 2 tokenizer (32000 pieces, node-fixture.ts) and
+ * loaded through the folder loader, as a person's folder is; DIR is a person's folder.
+ *
+ * Per backend: the median s/step of steps 2.. and its split (sampling, training), the wasm heap's
+ * peak, and effective GFLOPS: 2·N·sampled ids for sampling (the prefill's time counted against
+ * it) and 6·N·ids for training (forward and backward of every id), N the matmul parameters
+ * (the layers' projections and the LM head; attention's score products left out); beside them the
+ * GFLOPS of a decoding step's matmuls alone at 32 rows, which sampling is read against.
+ */
+import { mulberry32 } from '../../kernels/common/random';
+import type { Ops } from '../../kernels/ops';
+import { checkpointFromHf } from '../../worker/model/checkpoint';
+import type { LoadedCheckpoint } from '../../worker/model/checkpoint';
+import type { ModelConfig } from '../../worker/model/config';
+import { kvDim } from '../../worker/model/config';
+import { initialWeights } from '../../worker/model/params';
+import { loadHfFolder } from '../../worker/hf/folder';
+import { loadCheckpointDir } from '../../worker/hf/node-hf-dir';
+import { llamaTokenizerFiles } from '../../worker/hf/node-fixture';
+import { writeHfFolder } from '../../worker/hf/write';
+import { median } from '../../worker/selftest';
+import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
+import type { GrpoConfig } from '../../worker/train/grpo';
+import { cliBackend, describeBackend } from '../backend';
+import type { BenchArgs } from './args';
+
+const shape = (c: Omit<ModelConfig, 'ropeTheta' | 'normEps' | 'tiedEmbeddings' | 'maxSeq'>): ModelConfig => ({
+  ...c,
+  maxSeq: 2048,
+  tiedEmbeddings: true,
+  ropeTheta: 10000,
+  normEps: 1e-5,
+});
+
+/** The shapes of issue 25's PyTorch figures, with their new ids: a 31M Llama (32) and SmolLM-135M's (64; 125M parameters tied). */
+export const MODEL_SHAPES: Record<string, { config: ModelConfig; maxNew: number }> = {
+  '30m-shape': {
+    config: shape({ layers: 12, dModel: 384, heads: 6, kvHeads: 2, ffn: 1024, vocab: 32000 }),
+    maxNew: 32,
+  },
+  'smollm-135m-shape': {
+    config: shape({ layers: 30, dModel: 576, heads: 9, kvHeads: 3, ffn: 1536, vocab: 49152 }),
+    maxNew: 64,
+  },
+};
+
+/**
+ * The step of issue 25's PyTorch figures. Random weights earn no reward and rarely stop, so every
+ * group ties and every response is truncated: `maskZeroAdvantage` off and truncation `score` train
+ * on them anyway (a zero loss through the same arithmetic), as the PyTorch step did.
+ */
+const STEP: Partial<GrpoConfig> = {
+  prompts: 8,
+  group: 4,
+  evalEvery: 0,
+  maskZeroAdvantage: false,
+  truncation: 'score',
+};
+
+/** Parameters a token passes through as a matmul operand: q, k, v, o, gate, up, down per layer, and the LM head. */
+export function matmulParams(c: ModelConfig): number {
+  const C = c.dModel;
+  return c.layers * (2 * C * C + 2 * C * kvDim(c) + 3 * C * c.ffn) + c.vocab * C;
+}
+
+/**
+ * GFLOPS of the matmuls of one decoding step at `rows` rows, alone: each layer's q, k, v, o, gate,
+ * up and down and the LM head, (rows, K) · (N, K)ᵀ over weights of the model's size (distinct per
+ * layer, so they come from memory as a decoding step's do), median of `reps` timed passes.
+ */
+async function decodeMatmulGflops(ops: Ops, c: ModelConfig, rows = 32, reps = 3): Promise<number> {
+  const C = c.dModel,
+    KV = kvDim(c),
+    F = c.ffn;
+  const shapes: [number, number][] = [];
+  for (let l = 0; l < c.layers; l++) shapes.push([C, C], [C, KV], [C, KV], [C, C], [C, F], [C, F], [F, C]);
+  shapes.push([C, c.vocab]);
+  const rand = mulberry32(2);
+  const random = (n: number) => Float32Array.from({ length: n }, () => rand() - 0.5);
+  const x = ops.alloc('probe:x', rows * Math.max(C, F));
+  const out = ops.alloc('probe:out', rows * Math.max(C, F, c.vocab));
+  const w = shapes.map(([K, N], i) => ops.alloc(`probe:w${i}`, K * N));
+  try {
+    ops.upload(x, random(rows * Math.max(C, F)));
+    shapes.forEach(([K, N], i) =>
+      ops.upload(
+        w[i],
+        random(K * N).map((v) => v * 0.02),
+      ),
+    );
+    const pass = () => shapes.forEach(([K, N], i) => ops.matmul(out, x, w[i], rows, K, N, 'nt'));
+    pass();
+    await ops.read(out);
+    const flops = shapes.reduce((f, [K, N]) => f + 2 * rows * K * N, 0);
+    const times: number[] = [];
+    for (let r = 0; r < reps; r++) {
+      const t = performance.now();
+      pass();
+      await ops.read(out);
+      times.push((performance.now() - t) / 1000);
+    }
+    return flops / median(times) / 1e9;
+  } finally {
+    for (const t of [x, out, ...w]) ops.free(t);
+  }
+}
+
+async function baseOf(model: string): Promise<{ base: LoadedCheckpoint; source: string; maxNew: number }> {
+  const named = MODEL_SHAPES[model];
+  if (!named) return { base: await loadCheckpointDir(model), source: model, maxNew: 32 };
+  const { config, maxNew } = named;
+  const tok = llamaTokenizerFiles();
+  const files = writeHfFolder(config, initialWeights(config, 1), tok.tokenizerBytes, tok.configBytes);
+  const base = checkpointFromHf(await loadHfFolder(files), model);
+  return { base, source: `${model} (random weights, seed 1)`, maxNew };
+}
+
+export interface ModelRow {
+  backend: string;
+  stepS: number;
+  sampleS: number;
+  trainS: number;
+  firstStepS: number;
+  /** Prompt + sampled ids of a step, and sampled ids alone (medians). */
+  ids: number;
+  sampledIds: number;
+  sampleGflops: number;
+  trainGflops: number;
+  /** The matmuls of a decoding step alone at 32 rows (decodeMatmulGflops), and sampling's fraction of it. */
+  matmulGflops32: number;
+  sampleOfMatmul: number;
+  /** The wasm heap's most live bytes (null on WebGPU). */
+  peakHeapBytes: number | null;
+  rewards: number[];
+}
+
+async function measure(
+  label: string,
+  ops: Ops,
+  base: LoadedCheckpoint,
+  maxNew: number,
+  steps: number,
+): Promise<ModelRow> {
+  process.stderr.write(`grpo --model ${label}: the matmuls of a decoding step at 32 rows\n`);
+  const matmulGflops32 = await decodeMatmulGflops(ops, base.config, 32, 5);
+  const run = new GrpoRun(ops, { ...GRPO_ARITH, ...STEP, maxNew, steps: steps + 1 }, base);
+  const m: { metrics: Record<string, number>; ids: number; sampled: number }[] = [];
+  try {
+    for (let s = 0; s <= steps; s++) {
+      process.stderr.write(`grpo --model ${label}: step ${s + 1}/${steps + 1}\r`);
+      const step = await run.next();
+      const sampled = step.generated.reduce((n, g) => n + g.sampledIds.length, 0);
+      const ids = sampled + step.generated.reduce((n, g) => n + g.promptIds.length, 0);
+      if (!(step.metrics['batch/rows_needed'] > 0))
+        throw new Error(
+          `bench grpo --model: step ${s + 1} trained on nothing (no packed rows): the split would be wrong`,
+        );
+      m.push({ metrics: step.metrics, ids, sampled });
+    }
+  } finally {
+    run.close();
+  }
+  process.stderr.write('\n');
+  const timed = m.slice(1);
+  const med = (f: (x: (typeof m)[number]) => number) => median(timed.map(f));
+  const N = matmulParams(base.config);
+  const sampleS = med((x) => x.metrics['perf/sample_ms']) / 1000;
+  const trainS = med((x) => x.metrics['perf/train_ms']) / 1000;
+  const ids = med((x) => x.ids);
+  const sampledIds = med((x) => x.sampled);
+  // Sampling's throughput counts the sampled ids (the prefill's time counts against it).
+  const sampleGflops = (2 * N * sampledIds) / sampleS / 1e9;
+  const stats = (ops as Partial<{ memoryStats(): { peakBytes: number } }>).memoryStats?.();
+  return {
+    backend: label,
+    stepS: med((x) => x.metrics['perf/step_ms']) / 1000,
+    sampleS,
+    trainS,
+    firstStepS: m[0].metrics['perf/step_ms'] / 1000,
+    ids,
+    sampledIds,
+    sampleGflops,
+    trainGflops: (6 * N * ids) / trainS / 1e9,
+    matmulGflops32,
+    sampleOfMatmul: sampleGflops / matmulGflops32,
+    peakHeapBytes: stats ? stats.peakBytes : null,
+    rewards: m.map((x) => x.metrics['reward/mean']),
+  };
+}
+
+export async function benchGrpoModel(args: BenchArgs & { model: string }) {
+  const steps = args.runs ?? 2;
+  const { base, source, maxNew } = await baseOf(args.model);
+  const rows: ModelRow[] = [];
+  const wasm = await cliBackend('wasm');
+  rows.push(await measure(`wasm × ${wasm.info.threads} threads`, wasm.ops, base, maxNew, steps));
+  let webgpu = 'no WebGPU adapter';
+  const gpu = await cliBackend('webgpu').catch(() => null);
+  if (gpu) {
+    webgpu = describeBackend(gpu.info);
+    if (gpu.info.adapter?.isFallbackAdapter || /swiftshader/i.test(webgpu)) webgpu += ' (software: not measured)';
+    else rows.push(await measure('webgpu', gpu.ops, base, maxNew, steps));
+  }
+  const c = base.config;
+  const json = {
+    bench: 'grpo --model',
+    model: source,
+    config: c,
+    matmulParams: matmulParams(c),
+    batch: `${STEP.prompts} prompts x ${STEP.group} samples, ${maxNew} new ids`,
+    steps: steps + 1,
+    statistic: `median of steps 2..${steps + 1}`,
+    webgpu,
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    rows,
+  };
+  const f = (x: number, d = 2) => x.toFixed(d);
+  const MiB = (b: number | null) => (b === null ? '—' : `${(b / 2 ** 20).toFixed(0)} MiB`);
+  const table = [
+    `grpo step of ${source}: ${c.layers} layers, d ${c.dModel}, ${c.heads} heads / ${c.kvHeads} kv, ffn ${c.ffn}, ` +
+      `vocab ${c.vocab}; ${json.batch}; ${json.statistic}; webgpu: ${webgpu}; peak RSS ${MiB(json.peakRssBytes)}`,
+    '| backend | s/step | sample s | train s | first step s | ids/step (sampled) | sample GFLOPS | train GFLOPS | ' +
+      'decode matmuls at 32 rows, GFLOPS | sampling / matmuls | wasm heap peak |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.backend} | ${f(r.stepS)} | ${f(r.sampleS)} | ${f(r.trainS)} | ${f(r.firstStepS)} | ${r.ids} (${r.sampledIds}) | ` +
+        `${f(r.sampleGflops, 1)} | ${f(r.trainGflops, 1)} | ${f(r.matmulGflops32, 1)} | ${f(r.sampleOfMatmul * 100, 0)}% | ` +
+        `${MiB(r.peakHeapBytes)} |`,
+    ),
+  ].join('\n');
+  return { table: `${table}\n`, json };
+}
