@@ -91,3 +91,28 @@ describe('dewpoint model inspect', () => {
     expect(message).toContain('dewpoint model inspect: --rows must be a positive integer, got 0');
   });
 });
+
+describe('dewpoint model inspect: the memory plan of a GRPO step on wasm', () => {
+  it('prints each part and whether it fits; too many ids a pass does not, and names the idsPerPass that would', async () => {
+    const dir = folder({ tiedEmbeddings: true });
+    const fits = capture();
+    expect(
+      await main(['model', 'inspect', dir, '--prompts', '2', '--group', '2', '--new', '8', '--prompt-ids', '8']),
+    ).toBe(0);
+    const text = fits.out.join('');
+    expect(text).toMatch(
+      / {2}grpo step {3}\d\.\d\d GiB on wasm for 2 prompts × 2, 8 prompt ids, 8 new, idsPerPass \d+: fits the wasm memory \(4 GiB\)\n/,
+    );
+    expect(text).toContain('              trained model: weights, gradients, AdamW m and v: 0.03 GiB\n');
+    vi.restoreAllMocks();
+    const over = capture();
+    const args = ['--prompts', '64', '--group', '64', '--prompt-ids', '32', '--new', '32', '--ids-per-pass', '1000000'];
+    expect(await main(['model', 'inspect', dir, ...args, '--json'])).toBe(0);
+    const info = JSON.parse(over.out.join(''));
+    expect(info.grpo).toMatchObject({ prompts: 64, group: 64, idsPerPass: 1_000_000, fitsWasm: false });
+    expect(info.grpo.total).toBeGreaterThan(2 ** 32);
+    expect(info.grpo.problem).toMatch(
+      /^the run needs [\d.]+ GiB, more than the wasm memory's 4\.00 GiB: .* idsPerPass \d+ or fewer would fit/,
+    );
+  });
+});

@@ -1,9 +1,12 @@
 /**
- * `dewpoint model inspect DIR [--rows R] [--seq T] [--json]`: what a Hugging Face model folder
- * holds before loading it (worker/hf/folder.ts `inspectHfFolder`, which reads config.json and
- * the safetensors headers only): architecture, parameter count, dtypes, the model config and the
- * f32 training memory for a rows × seq batch (default: the SFT batch, 32 × 40). A folder the
- * loader would refuse ends with exit code 1 and every problem, each naming its file and field.
+ * `dewpoint model inspect DIR [--rows R] [--seq T] [--prompts P --group G --prompt-ids N --new M
+ * --ids-per-pass K] [--json]`: what a Hugging Face model folder holds before loading it
+ * (worker/hf/folder.ts `inspectHfFolder`, which reads config.json and the safetensors headers
+ * only): architecture, parameter count, dtypes, the model config, the f32 training memory for a
+ * rows × seq batch (default: the SFT batch, 32 × 40) and the memory plan of a GRPO step on wasm
+ * (hf/memory.ts `grpoMemoryPlan`; default 8 prompts × 4, 64 prompt ids, 32 new, the default
+ * idsPerPass), with whether it fits the wasm memory and, if not, the idsPerPass that would. A
+ * folder the loader would refuse ends with exit code 1 and every problem, each naming its file and field.
  */
 import { HfFolderError } from '../../worker/model/hf-errors';
 import { inspectHfFolder } from '../../worker/hf/folder';
@@ -11,9 +14,12 @@ import type { HfFileReader } from '../../worker/hf/files';
 import type { HfFolderInspection } from '../../worker/hf/folder';
 import { hfDirReader } from '../../worker/hf/node-hf-dir';
 import { SFT_ARITH } from '../../worker/train/sft';
+import type { MemoryPlan } from '../../worker/hf/memory';
+import { WASM_MEMORY_BYTES, defaultIdsPerPass, grpoMemoryPlan, memoryPlanProblem } from '../../worker/hf/memory';
 import { UsageError, parseFlags } from '../args';
 
-const USAGE = 'dewpoint model inspect DIR [--rows R] [--seq T] [--json]';
+const USAGE =
+  'dewpoint model inspect DIR [--rows R] [--seq T] [--prompts P] [--group G] [--prompt-ids N] [--new M] [--ids-per-pass K] [--json]';
 
 export async function modelCommand(argv: string[]): Promise<number> {
   const [sub, dir, ...rest] = argv;
@@ -23,12 +29,32 @@ export async function modelCommand(argv: string[]): Promise<number> {
     );
   if (dir === undefined || dir.startsWith('--'))
     throw new UsageError(`dewpoint model inspect: the model folder DIR is required; usage: ${USAGE}`);
-  const f = parseFlags('model inspect', rest, { rows: 'number', seq: 'number', json: 'boolean' });
+  const f = parseFlags('model inspect', rest, {
+    rows: 'number',
+    seq: 'number',
+    prompts: 'number',
+    group: 'number',
+    'prompt-ids': 'number',
+    new: 'number',
+    'ids-per-pass': 'number',
+    json: 'boolean',
+  });
   const rows = (f.rows as number | undefined) ?? SFT_ARITH.rows;
   const seq = (f.seq as number | undefined) ?? SFT_ARITH.width;
+  const step = {
+    prompts: (f.prompts as number | undefined) ?? 8,
+    group: (f.group as number | undefined) ?? 4,
+    promptIds: (f['prompt-ids'] as number | undefined) ?? 64,
+    maxNew: (f.new as number | undefined) ?? 32,
+  };
   for (const [name, v] of [
     ['rows', rows],
     ['seq', seq],
+    ['prompts', step.prompts],
+    ['group', step.group],
+    ['prompt-ids', step.promptIds],
+    ['new', step.maxNew],
+    ['ids-per-pass', (f['ids-per-pass'] as number | undefined) ?? 1],
   ] as const) {
     if (!Number.isInteger(v) || v < 1)
       throw new UsageError(`dewpoint model inspect: --${name} must be a positive integer, got ${v}`);
@@ -50,11 +76,39 @@ export async function modelCommand(argv: string[]): Promise<number> {
     );
     return 1;
   }
+  const idsPerPass = (f['ids-per-pass'] as number | undefined) ?? defaultIdsPerPass(info.config);
+  const plan = grpoMemoryPlan(info.config, {
+    rows: step.prompts * step.group,
+    promptIds: step.promptIds,
+    maxNew: step.maxNew,
+    idsPerPass,
+    reference: false,
+    samplerModels: 0,
+  });
+  const problem = memoryPlanProblem(info.config, plan, WASM_MEMORY_BYTES, 'the wasm memory');
+  const grpo = { ...step, ...plan, fitsWasm: problem === null, ...(problem ? { problem } : {}) };
   if (f.json) {
     const { hfConfig: _hf, ...rest } = info;
-    process.stdout.write(`${JSON.stringify({ ok: true, dir, ...rest })}\n`);
-  } else process.stdout.write(inspectText(dir, info));
+    process.stdout.write(`${JSON.stringify({ ok: true, dir, ...rest, grpo })}\n`);
+  } else process.stdout.write(inspectText(dir, info) + planText(grpo, problem));
   return 0;
+}
+
+const GiB = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
+
+/** The GRPO step's plan, a line per part, and whether it fits the wasm memory. */
+function planText(
+  g: { prompts: number; group: number; promptIds: number; maxNew: number } & MemoryPlan,
+  problem: string | null,
+): string {
+  return [
+    `  grpo step   ${GiB(g.total)} on wasm for ${g.prompts} prompts × ${g.group}, ${g.promptIds} prompt ids, ${g.maxNew} new, ` +
+      `idsPerPass ${g.idsPerPass}: ${problem === null ? 'fits the wasm memory (4 GiB)' : 'does not fit the wasm memory (4 GiB)'}`,
+    ...g.parts.map((p) => `              ${p.part}: ${GiB(p.bytes)}`),
+    ...(problem ? [`              ${problem}`] : []),
+  ]
+    .map((l) => `${l}\n`)
+    .join('');
 }
 
 const MiB = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
