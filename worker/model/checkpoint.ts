@@ -26,6 +26,13 @@ export type CheckpointTokenizer = CharTokenizer | HfTokenizer;
 
 export const isHfTokenizer = (tok: TextTokenizer): tok is HfTokenizer => (tok as Partial<HfTokenizer>).kind === 'hf';
 
+/** The ids that end a sampled completion: EOS, and a Hugging Face tokenizer's every `eos_token_id` (generate's `eos` and `stop`). */
+export function stopsOf(tok: TextTokenizer): { eos: number; stop?: readonly number[] } {
+  return isHfTokenizer(tok) && tok.stopIds.some((id) => id !== tok.eos)
+    ? { eos: tok.eos, stop: tok.stopIds }
+    : { eos: tok.eos };
+}
+
 /** The checkpoint's tokenizer when it is the character tokenizer (the environments and SFT tasks are written in its vocabulary); `what` names who needs it. */
 export function charTokenizer(tok: CheckpointTokenizer, what: string): CharTokenizer {
   if (isHfTokenizer(tok))

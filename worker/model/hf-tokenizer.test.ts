@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { stopsOf } from './checkpoint';
 import { encodePromptCompletion } from '../data/tokenizer';
 import { llamaTokenizerFiles } from '../hf/node-fixture';
 import { HfFolderError } from './hf-errors';
@@ -67,6 +68,9 @@ describe('HfTokenizer (the Llama-family tokenizer.json shipped by @lenml/tokeniz
       config: { eos_token_id: 2, pad_token_id: 0 },
     });
     expect(fromIds).toMatchObject({ bos: 1, eos: 2, pad: 0, stopIds: [2, 13] });
+    // What sampling stops at: generate's eos and the rest of the list.
+    expect(stopsOf(fromIds)).toEqual({ eos: 2, stop: [2, 13] });
+    expect(stopsOf(withPad)).toEqual({ eos: withPad.eos });
     expect(fromIds.specialSources).toEqual({
       bos: 'generation_config.json bos_token_id',
       eos: 'generation_config.json eos_token_id',

@@ -103,3 +103,30 @@ describe.each(backends)('generate on %s', (_name, makeOps) => {
     expect([...a[3].sampledIds]).not.toEqual([...a[0].sampledIds]); // same prompt, another row seed
   });
 });
+
+describe('generate: more stop ids than EOS (an eos_token_id list)', () => {
+  it('a row ends at any of them, as at EOS: finish reason stop, the id kept last', async () => {
+    const m = model(createCpuOps(), 3);
+    const greedy = { ...OPTS, temperature: 0 };
+    const free = await generate(m, PROMPTS, greedy);
+    // Each row's third greedy id made a stop id: every row ends there (or at EOS or a stop id earlier).
+    const third = free.filter((g) => g.sampledIds.length >= 3).map((g) => g.sampledIds[2]);
+    expect(third.length).toBeGreaterThan(0);
+    const stopped = await generate(m, PROMPTS, { ...greedy, stop: third });
+    stopped.forEach((g, r) => {
+      const end = free[r].sampledIds.findIndex(
+        (id, t) => id === greedy.eos || third.includes(id) || t === greedy.maxNew - 1,
+      );
+      expect(Array.from(g.sampledIds)).toEqual(Array.from(free[r].sampledIds.subarray(0, end + 1)));
+      const last = g.sampledIds[g.sampledIds.length - 1];
+      expect(g.finishReason).toBe(last === greedy.eos || third.includes(last) ? 'stop' : 'length');
+    });
+    expect(
+      stopped.some(
+        (g, r) =>
+          (g.finishReason === 'stop' && free[r].finishReason !== 'stop') ||
+          g.sampledIds.length < free[r].sampledIds.length,
+      ),
+    ).toBe(true);
+  });
+});

@@ -17,8 +17,10 @@ import { createSampler } from './sample';
 export interface GenerateOptions extends SamplingOptions {
   /** Largest number of sampled ids per row (EOS included). */
   maxNew: number;
-  /** The stop id. */
+  /** The stop id (and the id a finished row is fed). */
   eos: number;
+  /** More ids that end a row as EOS does (a Hugging Face tokenizer's `eos_token_id` list: checkpoint.ts `stopsOf`). */
+  stop?: readonly number[];
   /** Seed of the per-row samplers. */
   seed: number;
   /** Each row's own sampler seed instead of one derived from (seed, row) (multi-turn episodes seed each turn). */
@@ -79,6 +81,7 @@ export async function generate(
     stop: false,
   }));
   const seqs = prompts.map((p) => Array.from(p));
+  const stops = new Set([o.eos, ...(o.stop ?? [])]);
   const decoder = o.useCache === false ? null : new Decoder(model, B, L);
   try {
     let logits = decoder ? await decoder.prefill(prompts) : await fullLogits(model, seqs);
@@ -95,7 +98,7 @@ export async function generate(
         if (o.recordSupport) row.support.push(dist.support);
         seqs[r].push(tok.id);
         next[r] = tok.id;
-        if (tok.id === o.eos) row.done = row.stop = true;
+        if (stops.has(tok.id)) row.done = row.stop = true;
         else if (row.ids.length >= o.maxNew) row.done = true;
       }
       o.onProgress?.(

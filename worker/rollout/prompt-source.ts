@@ -68,6 +68,8 @@ export interface PromptSourceOptions<T> {
   prompt: (task: T) => ArrayLike<number>;
   /** The stop id: sampled, it ends the completion and is left out of the reward's text. */
   eos: number;
+  /** More stop ids, treated as `eos` (a Hugging Face tokenizer's eos_token_id list). */
+  stop?: readonly number[];
   /** Largest number of sampled ids per completion, EOS included. */
   maxNewTokens: number;
   /** Behavior policy: temperature, top-k, top-p. Default: temperature 1, no filter. */
@@ -187,13 +189,14 @@ export class PromptSource<T extends { id: string }> {
     for (const q of live) q.state = 'drawing';
     let generated: Generated[];
     try {
-      const { eos, maxNewTokens, sampling } = this.o;
+      const { eos, stop, maxNewTokens, sampling } = this.o;
       generated = await this.sampler(
         live.map((q) => this.o.prompt(q.task)),
         {
           ...sampling,
           maxNew: maxNewTokens,
           eos,
+          ...(stop ? { stop } : {}),
           seed,
           ...(this.o.recordSupport ? { recordSupport: true } : {}),
           ...(this.o.onProgress ? { onProgress: this.o.onProgress } : {}),

@@ -10,6 +10,7 @@
 import type { Ops } from '../../kernels/ops';
 import type { ArithOptions } from '../data/arith';
 import type { LoadedCheckpoint } from '../model/checkpoint';
+import { stopsOf } from '../model/checkpoint';
 import { rowPerSequence } from '../model/packing';
 import { Model } from '../model/model';
 import { mathReward } from '../rewards/math-reward';
@@ -135,7 +136,7 @@ export class DpoRun {
         tasks.flatMap((_, i) => Array.from({ length: c.samplesPerPrompt }, () => ids[i])),
         {
           maxNew: c.maxNew,
-          eos: tok.eos,
+          ...stopsOf(tok),
           seed: c.seed * 7919 + ++this.sampled,
           temperature: c.temperature,
         },

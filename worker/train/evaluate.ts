@@ -5,6 +5,7 @@
  * `evaluateEpisodes` the same for an environment kind, over whole episodes. Each may also draw k
  * samples per task at the training sampler's settings for pass@1 and pass@k (`SampledEval`).
  */
+import { stopsOf } from '../model/checkpoint';
 import type { ArithTask } from '../data/arith';
 import { encodeExample } from '../data/arith';
 import { exactMatch } from '../data/answer';
@@ -84,7 +85,7 @@ async function sampleK(
   prompts: readonly Int32Array[],
   s: SampledEval,
   maxNew: number,
-  eos: number,
+  stops: { eos: number; stop?: readonly number[] },
   batch: number,
 ) {
   const rows = prompts.flatMap((p) => Array.from({ length: s.k }, () => p));
@@ -95,7 +96,7 @@ async function sampleK(
       ...(await generate(model, rows.slice(i, i + batch), {
         ...s.sampling,
         maxNew,
-        eos,
+        ...stops,
         seed: EVAL_SEED,
         rowSeeds: seeds,
       })),
@@ -120,7 +121,12 @@ export async function evaluateArith(
   const completions: Int32Array[] = [];
   for (let i = 0; i < prompts.length; i += batch) {
     // Temperature 0 is greedy: the support is the arg-max, whatever the seed.
-    const gens = await generate(model, prompts.slice(i, i + batch), { maxNew, eos: tok.eos, seed: 0, temperature: 0 });
+    const gens = await generate(model, prompts.slice(i, i + batch), {
+      maxNew,
+      ...stopsOf(tok),
+      seed: 0,
+      temperature: 0,
+    });
     completions.push(...gens.map((g) => g.sampledIds));
   }
   let correct = 0;
@@ -136,7 +142,7 @@ export async function evaluateArith(
   });
   let rates: PassRates | undefined;
   if (sampled) {
-    const gens = await sampleK(model, prompts, sampled, maxNew, tok.eos, batch);
+    const gens = await sampleK(model, prompts, sampled, maxNew, stopsOf(tok), batch);
     rates = passRates(
       byTask(
         gens.map((g, r) => exactMatch(tok.decode(g.sampledIds), tasks[Math.floor(r / sampled.k)])),
@@ -177,7 +183,7 @@ export async function evaluateTasks<T extends { prompt: string; answer: string }
   const samples: EvalResult['samples'] = [];
   for (let i = 0; i < tasks.length; i += batch) {
     const part = tasks.slice(i, i + batch);
-    const gens = await generate(model, part.map(promptIds), { maxNew, eos: tok.eos, seed: 0, temperature: 0 });
+    const gens = await generate(model, part.map(promptIds), { maxNew, ...stopsOf(tok), seed: 0, temperature: 0 });
     const texts = gens.map((g) =>
       tok.decode(g.finishReason === 'stop' ? g.sampledIds.subarray(0, g.sampledIds.length - 1) : g.sampledIds),
     );
@@ -192,7 +198,7 @@ export async function evaluateTasks<T extends { prompt: string; answer: string }
   }
   let rates: PassRates | undefined;
   if (sampled) {
-    const gens = await sampleK(model, tasks.map(promptIds), sampled, maxNew, tok.eos, batch);
+    const gens = await sampleK(model, tasks.map(promptIds), sampled, maxNew, stopsOf(tok), batch);
     const scores = await Promise.all(
       gens.map((g, r) => {
         const ids = g.finishReason === 'stop' ? g.sampledIds.subarray(0, g.sampledIds.length - 1) : g.sampledIds;

@@ -11,6 +11,7 @@ import type { Ops } from '../../kernels/ops';
 import type { ArithOptions } from '../data/arith';
 import type { TextTokenizer } from '../data/tokenizer';
 import type { LoadedCheckpoint } from '../model/checkpoint';
+import { stopsOf } from '../model/checkpoint';
 import { Model } from '../model/model';
 import { supportBias } from '../model/packing';
 import type { Scored } from '../model/model';
@@ -647,7 +648,7 @@ export function singleTurnRollout(
     reward: source.reward,
     decode: (ids) => tok.decode(ids),
     prompt: (task) => source.promptIds(task),
-    eos: tok.eos,
+    ...stopsOf(tok),
     maxNewTokens: c.maxNew,
     sampling: { temperature: c.temperature, topK: c.topK, topP: c.topP },
     seed,
