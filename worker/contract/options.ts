@@ -192,7 +192,10 @@ export interface DatasetRewardOptions {
 
 /** One prompt of a dataset, as loaded: the prompt text, the ground truth as text, the record's other fields. */
 export interface DatasetRecord {
+  /** The prompt text (a chat list's user turns, joined by a newline). */
   prompt: string;
+  /** A chat-list prompt's turns as given, rendered with a base's chat template when it has one (task-source.ts). */
+  messages?: { role: string; content: string }[];
   /** The ground truth (a number as its text; test cases for `code` as JSON text). */
   answer: string;
   /** The record's other fields (verl's data_source, extra_info, ...), JSON values. */

@@ -76,10 +76,26 @@ describe('parseDataset: JSONL', () => {
     expect(d).toMatchObject({ name: 'train.jsonl', format: 'jsonl', reward: { kind: 'math' } });
     expect(d.records).toEqual([
       { prompt: '12+7=', answer: '19', metadata: { data_source: 'mine' } },
-      { prompt: '3+4=', answer: '7', metadata: { reward_model: { style: 'rule' }, extra_info: { index: 1 } } },
+      {
+        prompt: '3+4=',
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: '3+4=' },
+        ],
+        answer: '7',
+        metadata: { reward_model: { style: 'rule' }, extra_info: { index: 1 } },
+      },
       { prompt: '1+1=', answer: '2', metadata: { answer: 'not this one' } },
-      // A chat list's prompt: its user turns joined by a newline (no chat template).
-      { prompt: '2+2=\nsure?', answer: '4' },
+      // A chat list's prompt text: its user turns joined by a newline; its turns kept for a chat template.
+      {
+        prompt: '2+2=\nsure?',
+        messages: [
+          { role: 'user', content: '2+2=' },
+          { role: 'assistant', content: 'x' },
+          { role: 'user', content: 'sure?' },
+        ],
+        answer: '4',
+      },
     ]);
   });
 
@@ -140,8 +156,18 @@ describe('parseDataset: parquet (written with hyparquet-writer)', () => {
     ]);
     const d = ok(await parseDataset('verl.parquet', bytes, { tokenizer: bare }));
     expect(d.records).toEqual([
-      { prompt: '47+35=', answer: '82', metadata: { data_source: 'arith', reward_model: { style: 'rule' } } },
-      { prompt: '1+2=', answer: '3', metadata: { data_source: 'arith', reward_model: { style: 'rule' } } },
+      {
+        prompt: '47+35=',
+        messages: [{ role: 'user', content: '47+35=' }],
+        answer: '82',
+        metadata: { data_source: 'arith', reward_model: { style: 'rule' } },
+      },
+      {
+        prompt: '1+2=',
+        messages: [{ role: 'user', content: '1+2=' }],
+        answer: '3',
+        metadata: { data_source: 'arith', reward_model: { style: 'rule' } },
+      },
     ]);
   });
 

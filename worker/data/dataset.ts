@@ -5,8 +5,9 @@
  *
  * Field names, as verl and TRL datasets spell them:
  * - prompt: `prompt`, a string, or a chat list `[{role, content}]` (verl, TRL conversational).
- *   A chat list's prompt text is its user turns' contents joined by a newline: system and
- *   assistant turns are dropped and no chat template is applied (the char model has none).
+ *   A chat list's prompt text is its user turns' contents joined by a newline (what a character
+ *   model samples from: it has no chat template); the list is kept as the record's `messages`,
+ *   which a base with a chat template samples from instead (worker/train/task-source.ts).
  * - ground truth: the first present (not null) of `ground_truth`, verl's nested
  *   `reward_model.ground_truth`, TRL's `solution`, `answer`. A string, a number (kept as its
  *   text), or for `code` a list of test cases (kept as JSON text; worker/rewards/dataset-reward.ts
@@ -199,7 +200,15 @@ function recordOf(raw: unknown, o: ParseDatasetOptions): DatasetRecord {
     }
     if (v !== undefined) metadata[k] = plain(v);
   }
-  return Object.keys(metadata).length ? { prompt, answer: truth.text, metadata } : { prompt, answer: truth.text };
+  const messages = Array.isArray(raw.prompt)
+    ? (raw.prompt as { role: string; content: string }[]).map(({ role, content }) => ({ role, content }))
+    : null;
+  return {
+    prompt,
+    ...(messages ? { messages } : {}),
+    answer: truth.text,
+    ...(Object.keys(metadata).length ? { metadata } : {}),
+  };
 }
 
 /** The vocabulary in a problem: its characters (specials left out), or its size when large. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applyChatTemplate, selectChatTemplate } from './chat-template';
 import { loadHfFolder } from './folder';
 import { fixtureFolder, llamaTokenizerFiles } from './node-fixture';
+import { datasetTaskSource } from '../train/task-source';
 
 /** The chat template of meta-llama/Llama-2-7b-chat-hf's tokenizer_config.json. */
 const LLAMA2_CHAT =
@@ -77,6 +78,42 @@ describe('loadHfFolder and chat templates', () => {
       addGenerationPrompt: true,
     });
     expect(loaded.tokenizer.decode(loaded.tokenizer.encode(prompt))).toBe(prompt);
+    // The file's template rides in the tokenizer's config, so a checkpoint of the run keeps it.
+    expect(loaded.tokenizer.sources.tokenizerConfig?.chat_template).toBe(CHATML);
+  });
+
+  it("a dataset's chat-list prompts sample from the base's template; string prompts, and a base without one, from the text", async () => {
+    const withFile = fixtureFolder({ tiedEmbeddings: true });
+    withFile.files.set('chat_template.jinja', new TextEncoder().encode(CHATML));
+    const tok = (await loadHfFolder(withFile.files)).tokenizer;
+    const plain = (await loadHfFolder(fixtureFolder({ tiedEmbeddings: true }).files)).tokenizer;
+    const records = [
+      {
+        prompt: 'What is 2+2?',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'What is 2+2?' },
+        ],
+        answer: '4',
+      },
+      { prompt: 'What is 3+3?', answer: '6' },
+    ];
+    const d = { name: 'chat.jsonl', format: 'jsonl' as const, reward: { kind: 'math' as const }, heldOut: 0, records };
+    const ids = (t: typeof tok) => {
+      const source = datasetTaskSource(d, { seed: 1, evalN: 1, maxNew: 8 }, t, 256, null);
+      return records.map((_, record) =>
+        Array.from(source.promptIds({ ...records[record], id: String(record), record })),
+      );
+    };
+    const bosThen = (t: typeof tok, text: string) => [t.bos, ...t.encode(text)];
+    expect(ids(tok)).toEqual([
+      bosThen(
+        tok,
+        '<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n',
+      ),
+      bosThen(tok, 'What is 3+3?'),
+    ]);
+    expect(ids(plain)).toEqual([bosThen(plain, 'What is 2+2?'), bosThen(plain, 'What is 3+3?')]);
   });
 
   it('refuses a template that does not parse, naming the file and the field', async () => {

@@ -188,14 +188,18 @@ export async function loadHfFolder(files: HfFiles, options: HfFolderOptions = {}
     });
   const tokenizerConfig = await readJsonFile(reader, 'tokenizer_config.json');
   const generationConfig = await readJsonFile(reader, 'generation_config.json');
+  const chatTemplate = await readChatTemplate(reader, tokenizerConfig);
+  // A chat_template.jinja file's template rides in the tokenizer's config, as transformers reads it, so checkpoints keep it.
   const tokenizer = hfTokenizer({
     tokenizerJson,
-    tokenizerConfig,
+    tokenizerConfig:
+      chatTemplate !== undefined && tokenizerConfig?.chat_template === undefined
+        ? { ...tokenizerConfig, chat_template: chatTemplate }
+        : tokenizerConfig,
     config: inspection.hfConfig,
     generationConfig,
     vocabSize: config.vocab,
   });
-  const chatTemplate = await readChatTemplate(reader, tokenizerConfig);
 
   // Everything is checked; now the data, one file at a time (its bytes are dropped after).
   const out = new Map<string, Float32Array>();

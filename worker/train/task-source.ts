@@ -15,7 +15,10 @@ import { datasetStream, datasetTask, splitDataset } from '../data/dataset';
 import type { TextTokenizer } from '../data/tokenizer';
 import { encodePromptCompletion } from '../data/tokenizer';
 import type { Model } from '../model/model';
-import type { DatasetRunOptions } from '../contract/options';
+import type { DatasetRecord, DatasetRunOptions } from '../contract/options';
+import type { Template } from '@huggingface/jinja';
+import { applyChatTemplate, parseChatTemplate, selectChatTemplate } from '../hf/chat-template';
+import { isHfTokenizer } from '../model/checkpoint';
 import type { CodeGrader } from '../rewards/code-grader';
 import { datasetPromptReward } from '../rewards/dataset-reward';
 import { taskMathReward } from '../rewards/task-math-reward';
@@ -59,6 +62,32 @@ export function arithTaskSource(c: TaskSourceConfig, tok: TextTokenizer): TaskSo
 }
 
 /**
+ * The chat template of a Hugging Face tokenizer (tokenizer_config.json `chat_template`, or the
+ * folder's chat_template.jinja, which the loader puts there), parsed; null for a character
+ * tokenizer or a tokenizer without one.
+ */
+function chatTemplateOf(tok: TextTokenizer): Template | null {
+  if (!isHfTokenizer(tok)) return null;
+  const selected = selectChatTemplate(tok.sources.tokenizerConfig?.chat_template);
+  if (!selected.ok) throw new Error(`the base's tokenizer_config.json chat_template: ${selected.reason}`);
+  return selected.template === undefined ? null : parseChatTemplate(selected.template);
+}
+
+/**
+ * What a record's prompt samples from: a chat-list prompt rendered with the base's chat template
+ * (with the generation prompt, as verl's and TRL's trainers render a conversational prompt; BOS
+ * left to encodePromptCompletion, which adds it), else the prompt text.
+ */
+export function promptText(r: DatasetRecord, tok: TextTokenizer, template: Template | null): string {
+  if (!r.messages || !template || !isHfTokenizer(tok)) return r.prompt;
+  return applyChatTemplate(template, r.messages, {
+    addGenerationPrompt: true,
+    bosToken: '',
+    eosToken: tok.specialTokens.eos,
+  });
+}
+
+/**
  * A dataset's tasks: every prompt encoded up front (a prompt the tokenizer refuses, or one that
  * leaves no room for `maxNew` ids in `maxSeq` positions, throws naming its record), the split and
  * the stream of dataset.ts, the held-out evaluation on the first `evalN` held-out records with
@@ -71,10 +100,11 @@ export function datasetTaskSource(
   maxSeq: number,
   grader: CodeGrader | null,
 ): TaskSource<DatasetTask> {
+  const template = chatTemplateOf(tok);
   const ids = d.records.map((r, i) => {
     let p: Int32Array;
     try {
-      p = encodePromptCompletion(tok, r.prompt, '').promptIds;
+      p = encodePromptCompletion(tok, promptText(r, tok, template), '').promptIds;
     } catch (e) {
       throw new Error(
         `dataset ${d.name}, record ${i + 1}: the prompt cannot be encoded with the base checkpoint's tokenizer: ${(e as Error).message}`,
