@@ -27,6 +27,7 @@ import type {
   DatasetLoadResult,
   DatasetRewardOptions,
   ModelFolderFile,
+  PlanStep,
   RunBackendChoice,
   RunOptions,
   SelfTestResult,
@@ -117,7 +118,7 @@ export function createWorkbench(
     ): Promise<DatasetLoadResult> {
       return loadDatasetFor(file, choice, models, loadBase);
     },
-    async inspectModel(files: ModelFolderFile[], options?: { name?: string; rows?: number }) {
+    async inspectModel(files: ModelFolderFile[], options?: { name?: string; rows?: number; step?: PlanStep }) {
       return models.inspect(files, options);
     },
     async useModel(files: ModelFolderFile[], options?: { name?: string }) {

@@ -5,7 +5,7 @@
  * Face folder is flat, and a subfolder (`original/`, `.git/`) is none of the loader's business.
  * Also the words of an inspection's memory estimate. No reading of the files (the worker does).
  */
-import type { ModelSummary } from '../../worker/protocol';
+import type { MemoryPlanSummary, ModelSummary } from '../../worker/protocol';
 import type { PickedFolder } from '../queries/models';
 
 /** The top-level files of a folder input's selection, and the folder's name. */
@@ -45,6 +45,14 @@ export function filesOfDrop(dt: DataTransfer): Promise<PickedFolder> {
 }
 
 export const MiB = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+
+const GiB = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
+
+/** "3.41 GiB on wasm, of its 4.00 GiB: trained model … + …; fits." (or why not, and what would fit). */
+export function planText(p: MemoryPlanSummary): string {
+  const parts = p.parts.map((x) => `${x.part} ${GiB(x.bytes)}`).join(' + ');
+  return `${GiB(p.total)} on wasm, of its ${GiB(p.limit)}: ${parts}; ${p.problem === null ? 'fits' : `does not fit: ${p.problem}`}.`;
+}
 
 /** "about 80.2 MiB in f32 for a 8 × 256 batch (rows × ids): weights … + gradients … + AdamW m and v … + activations …". */
 export function memoryText(t: ModelSummary['training']): string {

@@ -1,6 +1,6 @@
 /** A person's own model (worker/hf/models.ts does the reading): inspect a folder, use it, and whether the worker still holds it. */
 import { queryOptions } from '@tanstack/react-query';
-import type { InspectModelResult, UseModelResult } from '../../worker/protocol';
+import type { InspectModelResult, PlanStep, UseModelResult } from '../../worker/protocol';
 import { workbench } from '../worker-client';
 import { keys } from './keys';
 
@@ -14,8 +14,17 @@ export interface PickedFolder {
 /** Hands the Files themselves to the worker (cloned as references, not read here): inspecting reads only their headers. */
 const filesOf = (folder: PickedFolder) => folder.files.map((f) => ({ name: f.name, bytes: f }));
 
-export const inspectModelFolder = (folder: PickedFolder, rows: number): Promise<InspectModelResult> =>
-  workbench.inspectModel(filesOf(folder), { ...(folder.name ? { name: folder.name } : {}), rows });
+/** `step`: the run options' GRPO/PPO batch, whose memory plan on wasm the summary then carries. */
+export const inspectModelFolder = (
+  folder: PickedFolder,
+  rows: number,
+  step: PlanStep | null,
+): Promise<InspectModelResult> =>
+  workbench.inspectModel(filesOf(folder), {
+    ...(folder.name ? { name: folder.name } : {}),
+    rows,
+    ...(step ? { step } : {}),
+  });
 
 export const loadModelFolder = (folder: PickedFolder): Promise<UseModelResult> =>
   workbench.useModel(filesOf(folder), folder.name ? { name: folder.name } : {});

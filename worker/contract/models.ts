@@ -64,6 +64,31 @@ export interface ModelSummary {
     total: number;
     counts: string;
   };
+  /**
+   * The memory plan of one step of the run options' GRPO/PPO batch on wasm (worker/hf/memory.ts
+   * `grpoMemoryPlan`), prompts counted at their longest (the trained width less the new ids):
+   * each part, the total, the wasm memory, and why it does not fit (null when it does).
+   */
+  plan?: MemoryPlanSummary;
+}
+
+/** A step's memory plan on wasm, as inspectModel reports it. */
+export interface MemoryPlanSummary {
+  parts: { part: string; bytes: number }[];
+  total: number;
+  idsPerPass: number;
+  limit: number;
+  problem: string | null;
+}
+
+/** The batch a memory plan is for (a GRPO/PPO step of the run options). */
+export interface PlanStep {
+  prompts: number;
+  group: number;
+  maxNew: number;
+  idsPerPass?: number;
+  reference: boolean;
+  samplerModels: number;
 }
 
 export type InspectModelResult =

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HF_MAX_SEQ, importCheckpoint, isHfTokenizer } from '../model/checkpoint';
 import { parameterCount } from '../model/params';
 import type { ModelFolderFile } from '../contract/models';
-import { trainingMemoryEstimate } from './memory';
+import { defaultIdsPerPass, grpoMemoryPlan, trainingMemoryEstimate } from './memory';
 import { PickedModels } from './models';
 import { FIXTURE_CONFIG, fixtureFolder } from './node-fixture';
 
@@ -61,6 +61,30 @@ describe('inspecting a picked folder', () => {
     const weights = fx.files.get('model.safetensors')!.length;
     const read = log.filter((l) => l.name === 'model.safetensors').reduce((n, l) => n + l.bytes, 0);
     expect(read).toBeLessThan(weights / 100); // the header, not the tensors
+  });
+
+  it('with a GRPO step: the plan of that step on wasm, prompts at their longest (the trained width less maxNew)', async () => {
+    const models = new PickedModels();
+    const step = { prompts: 4, group: 2, maxNew: 16, reference: true, samplerModels: 0 };
+    const config = { ...FIXTURE_CONFIG, kvHeads: 2, maxSeq: 4096 };
+    const r = await models.inspect(asFiles(fx.files), { rows: 4, step });
+    if (!r.ok) throw new Error(r.message);
+    const plan = grpoMemoryPlan(config, {
+      ...step,
+      rows: 8,
+      promptIds: HF_MAX_SEQ - 16,
+      idsPerPass: defaultIdsPerPass(config),
+    });
+    expect(r.summary.plan).toEqual({ ...plan, limit: 2 ** 32, problem: null });
+    expect(r.summary.plan!.parts.map((p) => p.part)).toContain('reference policy (weights only)');
+    const over = await models.inspect(asFiles(fx.files), {
+      step: { ...step, prompts: 64, group: 64, idsPerPass: 1e6 },
+    });
+    if (!over.ok) throw new Error(over.message);
+    expect(over.summary.plan!.problem).toMatch(/^the run needs [\d.]+ GiB, more than the wasm memory's 4\.00 GiB: /);
+    // Without a step (DPO), no plan.
+    const none = await models.inspect(asFiles(fx.files), { rows: 4 });
+    expect(none.ok && none.summary.plan).toBe(undefined);
   });
 
   it('refuses a folder that is not a Llama, naming the file and field, and a file given twice', async () => {

@@ -11,6 +11,7 @@
  * folder that is refused. Not a downloader, and not persistent: a run keeps its model in its own
  * checkpoints (worker/runs/run-manager.ts).
  */
+import type { ModelConfig } from '../model/config';
 import type { CheckpointFiles, CheckpointTokenizer } from '../model/checkpoint';
 import { HF_MAX_SEQ, checkpointFiles, checkpointFromHf, checkpointTokenizer } from '../model/checkpoint';
 import { HfFolderError } from '../model/hf-errors';
@@ -19,14 +20,22 @@ import type {
   InspectModelResult,
   ModelFolderFile,
   ModelFolderProblem,
+  MemoryPlanSummary,
   ModelSummary,
+  PlanStep,
   PickedModel,
   UseModelResult,
 } from '../contract/models';
 import type { HfFiles } from './files';
 import type { HfFolderInspection } from './folder';
 import { inspectHfFolder, loadHfFolder } from './folder';
-import { trainingMemoryEstimate } from './memory';
+import {
+  WASM_MEMORY_BYTES,
+  defaultIdsPerPass,
+  grpoMemoryPlan,
+  memoryPlanProblem,
+  trainingMemoryEstimate,
+} from './memory';
 
 /** The folder's files as the loader reads them: a Map when every file is bytes, else a reader that slices each File by range. */
 export function folderFiles(files: readonly ModelFolderFile[]): HfFiles {
@@ -112,13 +121,18 @@ export class PickedModels {
   /** What the folder holds and what training it costs (`rows` × its trained width, default 1 row); only headers are read. */
   async inspect(
     files: readonly ModelFolderFile[],
-    options: { name?: string; rows?: number } = {},
+    options: { name?: string; rows?: number; step?: PlanStep } = {},
   ): Promise<InspectModelResult> {
     try {
       const info = await inspectHfFolder(folderFiles(files));
       // At the width a run trains on here: the estimate counts what a run allocates, not the model's own limit.
-      const training = trainingMemoryEstimate(info.config, options.rows ?? 1, Math.min(info.config.maxSeq, HF_MAX_SEQ));
-      return { ok: true, summary: modelSummary(options.name || DEFAULT_NAME, { ...info, training }) };
+      const width = Math.min(info.config.maxSeq, HF_MAX_SEQ);
+      const training = trainingMemoryEstimate(info.config, options.rows ?? 1, width);
+      const summary = modelSummary(options.name || DEFAULT_NAME, { ...info, training });
+      return {
+        ok: true,
+        summary: options.step ? { ...summary, plan: planSummary(info.config, options.step, width) } : summary,
+      };
     } catch (e) {
       return refused(e);
     }
@@ -168,4 +182,18 @@ export class PickedModels {
     const { config, tokenizer } = checkpointTokenizer(files);
     return { tokenizer, maxSeq: config.maxSeq };
   }
+}
+
+/** The plan of one step of `step` on wasm, prompts at their longest: the trained width less the new ids. */
+function planSummary(config: ModelConfig, step: PlanStep, width: number): MemoryPlanSummary {
+  const plan = grpoMemoryPlan(config, {
+    rows: step.prompts * step.group,
+    promptIds: Math.max(1, width - step.maxNew),
+    maxNew: step.maxNew,
+    idsPerPass: step.idsPerPass ?? defaultIdsPerPass(config),
+    reference: step.reference,
+    samplerModels: step.samplerModels,
+  });
+  const problem = memoryPlanProblem(config, plan, WASM_MEMORY_BYTES, 'the wasm memory');
+  return { parts: plan.parts, total: plan.total, idsPerPass: plan.idsPerPass, limit: WASM_MEMORY_BYTES, problem };
 }
