@@ -24,6 +24,7 @@ export async function browserWasmOps(threads: number): Promise<WasmOps> {
       return {
         postMessage: (m) => w.postMessage(m),
         onMessage: (fn) => w.addEventListener('message', (e) => fn(e.data)),
+        onExit: (fn) => w.addEventListener('error', (e) => fn(e.message || 'the worker failed')),
         terminate: () => w.terminate(),
       };
     };

@@ -21,6 +21,7 @@ export function nodeThread(): ThreadPort {
     postMessage: (m) => w.postMessage(m),
     onMessage: (fn) => w.on('message', fn),
     started: () => w.unref(),
+    onExit: (fn) => w.on('exit', (code) => fn(`exit code ${code}`)),
     terminate: () => void w.terminate(),
   };
 }

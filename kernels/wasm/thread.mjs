@@ -29,8 +29,10 @@ on((msg) => {
   const f64 = new Float64Array(control);
   const base = slot * SLOT;
   const argBase = (base >> 1) + ARGS;
-  port.postMessage({ type: 'ready', slot });
+  // The slot's job number before saying ready: the caller may post the first job as soon as it
+  // hears it, and a number read after that would already be the job's, which would then never run.
   let seen = Atomics.load(ctl, base);
+  port.postMessage({ type: 'ready', slot });
   for (;;) {
     Atomics.wait(ctl, base, seen);
     seen = Atomics.load(ctl, base);

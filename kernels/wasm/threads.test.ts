@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { nodeThread, nodeWasmBinary } from './node-wasm';
 import { WasmThreadPool, type ThreadPort } from './threads';
 
 /** A fake helper thread (named so): says 'ready' when started and then never runs a part. */
@@ -31,5 +32,26 @@ describe('WasmThreadPool: the caller blocks, so it must not wait for ever', () =
     const pool = await WasmThreadPool.start({}, {}, 1, ['matmulRows'], silentHelper);
     pool.close();
     expect(() => pool.run([{ fn: 0, args: [] }], () => {})).toThrow(/pool is closed/);
+  });
+});
+
+describe('WasmThreadPool: real helper threads', () => {
+  // A helper used to read its slot's job number only after saying ready: a first job posted in
+  // between was taken for one already seen and never ran (a caller blocked for ever; CI hung on it).
+  it('runs the first job posted the moment every helper says ready, pool after pool', async () => {
+    const module = new WebAssembly.Module((await nodeWasmBinary('ops-mt.wasm')) as Uint8Array<ArrayBuffer>);
+    // matmulRows over no rows (m0 = m1 = 0): a real kernel call that touches nothing.
+    const noop = { fn: 0, args: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0] };
+    for (let k = 0; k < 20; k++) {
+      const memory = new WebAssembly.Memory({ initial: 16, maximum: 256, shared: true });
+      const pool = await WasmThreadPool.start(module, memory, 2, ['matmulRows'], nodeThread);
+      try {
+        let here = 0;
+        pool.run([noop, noop, noop], () => here++, 20_000);
+        expect(here).toBe(1);
+      } finally {
+        pool.close();
+      }
+    }
   });
 });

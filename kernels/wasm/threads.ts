@@ -20,6 +20,8 @@ export interface ThreadPort {
   onMessage(fn: (message: unknown) => void): void;
   /** Called once the thread has started and its listeners are on (Node: unref, so it does not keep the process alive). */
   started?(): void;
+  /** Calls `fn` if the thread ends (Node: its exit; a browser worker: its error event), with why. */
+  onExit?(fn: (why: string) => void): void;
   terminate(): void;
 }
 
@@ -36,6 +38,8 @@ export class WasmThreadPool {
   private seq = 0;
   private failure: string | null = null;
   private closed = false;
+  /** Helper threads that ended while the pool was open, and why (their parts can never finish). */
+  private readonly exited = new Map<number, string>();
 
   private constructor(
     private readonly ports: ThreadPort[],
@@ -43,10 +47,13 @@ export class WasmThreadPool {
   ) {
     this.ctl = new Int32Array(control);
     this.f64 = new Float64Array(control);
-    ports.forEach((p) => {
+    ports.forEach((p, slot) => {
       p.onMessage((m) => {
         const msg = m as { type?: string; message?: string };
         if (msg.type === 'error') this.failure = msg.message ?? 'a helper thread failed';
+      });
+      p.onExit?.((why) => {
+        if (!this.closed) this.exited.set(slot, why);
       });
       p.started?.();
     });
@@ -107,11 +114,14 @@ export class WasmThreadPool {
     const deadline = Date.now() + limitMs;
     for (let i = 1; i < parts.length; i++) {
       const base = (i - 1) * SLOT;
-      while (Atomics.load(this.ctl, base + 1) !== seq) {
+      // Wait on the value just checked: one read again could already be `seq`, whose notify has passed.
+      for (let done = Atomics.load(this.ctl, base + 1); done !== seq; done = Atomics.load(this.ctl, base + 1)) {
         const left = deadline - Date.now();
         if (left <= 0)
           throw new Error(`wasm helper thread ${i - 1} did not finish its part within ${limitMs / 1000} s`);
-        Atomics.wait(this.ctl, base + 1, Atomics.load(this.ctl, base + 1), Math.min(1000, left));
+        const gone = this.exited.get(i - 1);
+        if (gone !== undefined) throw new Error(`wasm helper thread ${i - 1} ended (${gone}); its part cannot finish`);
+        Atomics.wait(this.ctl, base + 1, done, Math.min(1000, left));
       }
       if (this.ctl[base + 4]) throw new Error(`wasm helper thread ${i - 1} failed: ${this.failure ?? 'see its error'}`);
     }
