@@ -71,7 +71,7 @@ async function measure(backend: string, ops: Ops, steps: number): Promise<GptRef
     const t0 = performance.now();
     const { logp } = await model.score(batchOf(s));
     model.zeroGrad();
-    model.backward(seed);
+    await model.backward(seed);
     await model.step({
       lr: 1e-3,
       beta1: 0.9,

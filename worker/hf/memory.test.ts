@@ -6,7 +6,7 @@ import { readCheckpointDir } from '../model/node-checkpoint-dir';
 import { GRPO_ARITH, GrpoRun } from '../train/grpo';
 import {
   WASM_MEMORY_BYTES,
-  activationBytesPerId,
+  passActivationBytes,
   defaultIdsPerPass,
   grpoMemoryPlan,
   memoryPlanProblem,
@@ -25,14 +25,15 @@ const SMOLLM_SHAPE: ModelConfig = {
   ropeTheta: 10000,
   normEps: 1e-5,
 };
-const STEP = { rows: 32, promptIds: 8, maxNew: 32, reference: false, samplerModels: 0 };
+const STEP = { rows: 32, promptIds: 8, maxNew: 64, reference: false, samplerModels: 0 };
 
 describe('the memory plan of a GRPO step', () => {
-  it('counts activations per id as allocActs allocates them: linear in rows × seq', () => {
-    const perId = activationBytesPerId(SMOLLM_SHAPE);
-    expect(trainingMemoryEstimate(SMOLLM_SHAPE, 3, 7).activations).toBe(21 * perId);
-    // Per id: 30 layers of forward activations and the logits and their gradient over 49152 ids, at least.
-    expect(perId).toBeGreaterThan(4 * (30 * (6 * 576 + 3 * 1536) + 2 * 49152));
+  it("counts a pass's activations as allocActs allocates them: the layers' grow with the ids, the head's logits stop at a chunk", () => {
+    const perId = (ids: number) => passActivationBytes(SMOLLM_SHAPE, ids) / ids;
+    expect(passActivationBytes(SMOLLM_SHAPE, 21)).toBe(trainingMemoryEstimate(SMOLLM_SHAPE, 3, 7).activations);
+    // Per id: 30 layers of forward activations at least, and the logits and their gradient until they are chunked.
+    expect(perId(100)).toBeGreaterThan(4 * (30 * (6 * 576 + 3 * 1536) + 2 * 49152));
+    expect(perId(4000)).toBeLessThan(perId(100) * 0.8);
   });
 
   it('the SmolLM-135M shape fits the wasm memory in passes of the default size, not in one pass of the whole batch', () => {

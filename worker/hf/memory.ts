@@ -80,17 +80,33 @@ function countWith(allocate: (ops: Ops) => void): number {
   return values;
 }
 
-/** Bytes of activations one packed id takes in a training pass (allocActs is linear in rows × seq). */
-export function activationBytesPerId(config: ModelConfig): number {
-  return 4 * countActivationValues(config, 1, 1);
+/**
+ * Bytes of a training pass's activations over `ids` packed ids (allocActs of one row of that width:
+ * the buffers grow with the ids, but the LM head's logits stop at its chunk, tensors.ts `headRowsOf`).
+ */
+export function passActivationBytes(config: ModelConfig, ids: number): number {
+  return 4 * countActivationValues(config, 1, ids);
 }
 
 /** What a training pass's activations may take by default: a batch of more ids is trained in passes (idsPerPass). */
 export const ACTIVATION_BUDGET_BYTES = 2 ** 30;
 
+/** The most ids (≥ 1) whose pass activations fit `bytes`: 0 when not even one does. */
+function idsFitting(config: ModelConfig, bytes: number): number {
+  if (passActivationBytes(config, 1) > bytes) return 0;
+  let [lo, hi] = [1, 2];
+  while (hi < 2 ** 30 && passActivationBytes(config, hi) <= bytes) [lo, hi] = [hi, hi * 2];
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (passActivationBytes(config, mid) <= bytes) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** The default `idsPerPass`: the ids whose activations fit ACTIVATION_BUDGET_BYTES (the whole batch of a small model). */
 export function defaultIdsPerPass(config: ModelConfig): number {
-  return Math.max(1, Math.floor(ACTIVATION_BUDGET_BYTES / activationBytesPerId(config)));
+  return Math.max(1, idsFitting(config, ACTIVATION_BUDGET_BYTES));
 }
 
 /** The wasm backend's memory: 4 GiB, memory32's limit (kernels/backends/wasm.ts). */
@@ -141,7 +157,7 @@ export function grpoMemoryPlan(
     ...(o.samplerModels
       ? [{ part: `${o.samplerModels} sampler model(s) (weights only)`, bytes: o.samplerModels * weights }]
       : []),
-    { part: `activations of one training pass (${passIds} ids)`, bytes: passIds * activationBytesPerId(config) },
+    { part: `activations of one training pass (${passIds} ids)`, bytes: passActivationBytes(config, passIds) },
     {
       part: `sampling: KV cache of ${o.rows} × ${length} ids, the prefill and a decoding step`,
       bytes: kv + decode + prefill,
@@ -156,7 +172,7 @@ export function memoryPlanProblem(config: ModelConfig, plan: MemoryPlan, limit: 
   const GiB = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
   const pass = plan.parts.find((p) => p.part.startsWith('activations'))!;
   const rest = plan.total - pass.bytes;
-  const fits = Math.floor((limit - rest) / activationBytesPerId(config));
+  const fits = idsFitting(config, limit - rest);
   const advice =
     fits >= 1
       ? `idsPerPass ${fits} or fewer would fit (each pass's forward is then run again for its backward)`
@@ -169,5 +185,5 @@ export function memoryPlanProblem(config: ModelConfig, plan: MemoryPlan, limit: 
 
 /** Values of the layer stack alone for a [rows, seq] forward (allocActs `layersOnly`, a prefill). */
 function countLayerValues(config: ModelConfig, rows: number, seq: number): number {
-  return countWith((ops) => allocActs(ops, config, rows, seq, true));
+  return countWith((ops) => allocActs(ops, config, rows, seq, { layersOnly: true }));
 }

@@ -8,6 +8,8 @@ import type { Ops } from '../../kernels/ops';
 import type { ModelConfig } from './config';
 import { kvDim } from './config';
 import type { ValueHead } from './forward';
+import { headLogits } from './forward';
+import type { Tensor } from '../../kernels/ops';
 import type { Acts, ParamSet } from './tensors';
 
 export function backward(
@@ -18,6 +20,7 @@ export function backward(
   a: Acts,
   vh: ValueHead | null = null,
   scale = 1,
+  logitBias: Tensor | null = null,
 ): void {
   const { B, T } = a;
   const N = B * T,
@@ -28,10 +31,27 @@ export function backward(
     NKV = c.kvHeads,
     hs = C / NH,
     KV = kvDim(c);
-  ops.zero(a.dlogits);
-  ops.logprobBackward(a.dlogits, a.dlogp, a.logits, a.targets, a.lseOut, N, V, scale);
-  ops.matmul(a.dln, a.dlogits, p.lmHead, N, V, C, 'nn'); // dlnf = dlogits · W (V, C)
-  ops.matmul(g.lmHead, a.dlogits, a.lnf, V, N, C, 'tn', { accumulate: true }); // dW += dlogitsᵀ · lnf
+  const h = a.head;
+  if (!h) {
+    ops.zero(a.dlogits);
+    ops.logprobBackward(a.dlogits, a.dlogp, a.logits, a.targets, a.lseOut, N, V, scale);
+    ops.matmul(a.dln, a.dlogits, p.lmHead, N, V, C, 'nn'); // dlnf = dlogits · W (V, C)
+    ops.matmul(g.lmHead, a.dlogits, a.lnf, V, N, C, 'tn', { accumulate: true }); // dW += dlogitsᵀ · lnf
+  } else {
+    // The head in chunks: each chunk's logits again (the forward kept only the last chunk's), then its gradients.
+    for (let n0 = 0; n0 < N; n0 += a.headRows) {
+      const n = Math.min(a.headRows, N - n0);
+      headLogits(ops, c, p, a, logitBias, n0, n);
+      ops.copy(h.targets, a.targets, { srcOffset: n0, dstOffset: 0, count: n });
+      ops.copy(h.dlogp, a.dlogp, { srcOffset: n0, dstOffset: 0, count: n });
+      ops.copy(h.lse, a.lseOut, { srcOffset: n0, dstOffset: 0, count: n });
+      ops.zero(a.dlogits);
+      ops.logprobBackward(a.dlogits, h.dlogp, a.logits, h.targets, h.lse, n, V, scale);
+      ops.matmul(h.dln, a.dlogits, p.lmHead, n, V, C, 'nn');
+      ops.copy(a.dln, h.dln, { srcOffset: 0, dstOffset: n0 * C, count: n * C });
+      ops.matmul(g.lmHead, a.dlogits, h.lnf, V, n, C, 'tn', { accumulate: true });
+    }
+  }
   if (vh) {
     ops.matmul(a.dln, a.dvalues, vh.w, N, 1, C, 'nn', { accumulate: true }); // dlnf += dvalues · w (1, C)
     ops.matmul(vh.gw, a.dvalues, a.lnf, 1, N, C, 'tn', { accumulate: true }); // dw += dvaluesᵀ · lnf

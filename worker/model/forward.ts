@@ -36,9 +36,23 @@ export function forward(
     C = c.dModel,
     V = c.vocab;
   forwardLayers(ops, c, p, a);
-  lmHead(ops, c, p, a, N);
-  if (logitBias) ops.accumulate(a.logits, logitBias, N * V);
-  ops.logprobForward(a.logp, a.entropy, a.lseOut, a.logits, a.targets, N, V, scale);
+  ops.rmsnormForward(a.lnf, a.rstdf, a.xL, p.lnf, N, C, c.normEps);
+  const h = a.head;
+  for (let n0 = 0; n0 < N; n0 += a.headRows) {
+    const n = Math.min(a.headRows, N - n0);
+    headLogits(ops, c, p, a, logitBias, n0, n);
+    if (!h) ops.logprobForward(a.logp, a.entropy, a.lseOut, a.logits, a.targets, N, V, scale);
+    else {
+      ops.copy(h.targets, a.targets, { srcOffset: n0, dstOffset: 0, count: n });
+      ops.logprobForward(h.logp, h.entropy, h.lse, a.logits, h.targets, n, V, scale);
+      for (const [dst, src] of [
+        [a.logp, h.logp],
+        [a.entropy, h.entropy],
+        [a.lseOut, h.lse],
+      ] as const)
+        ops.copy(dst, src, { srcOffset: 0, dstOffset: n0, count: n });
+    }
+  }
   if (vh) ops.matmul(a.values, a.lnf, vh.w, N, C, 1, 'nt'); // (N, C) · (1, C)ᵀ
 }
 
@@ -99,7 +113,36 @@ export function attentionOutputAndMlp(
   ops.matmul(xNext, x.h, w.wd, N, F, C, 'nt', { accumulate: true }); // xNext = x1 + h · wdᵀ, (N, F) · (C, F)ᵀ
 }
 
-/** Final RMSNorm and the LM head: logits (N, V). */
+/**
+ * The logits of positions n0 … n0 + n − 1 into `a.logits` (n, V), from the normed hidden states:
+ * all of them at once when `a.head` is null, else that chunk's (copied into the head's buffer), with
+ * its rows of `logitBias` added (staged through `a.dlogits`, free until the backward writes it).
+ */
+export function headLogits(
+  ops: Ops,
+  c: ModelConfig,
+  p: ParamSet,
+  a: Acts,
+  logitBias: Tensor | null,
+  n0: number,
+  n: number,
+): void {
+  const C = c.dModel,
+    V = c.vocab;
+  if (!a.head) {
+    ops.matmul(a.logits, a.lnf, p.lmHead, n, C, V, 'nt'); // (N, C) · (V, C)ᵀ
+    if (logitBias) ops.accumulate(a.logits, logitBias, n * V);
+    return;
+  }
+  ops.copy(a.head.lnf, a.lnf, { srcOffset: n0 * C, dstOffset: 0, count: n * C });
+  ops.matmul(a.logits, a.head.lnf, p.lmHead, n, C, V, 'nt');
+  if (logitBias) {
+    ops.copy(a.dlogits, logitBias, { srcOffset: n0 * V, dstOffset: 0, count: n * V });
+    ops.accumulate(a.logits, a.dlogits, n * V);
+  }
+}
+
+/** Final RMSNorm and the LM head of every position at once: logits (N, V) (a decoding step's acts hold them all). */
 export function lmHead(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, N: number): void {
   ops.rmsnormForward(a.lnf, a.rstdf, a.xL, p.lnf, N, c.dModel, c.normEps);
   ops.matmul(a.logits, a.lnf, p.lmHead, N, c.dModel, c.vocab, 'nt'); // (N, C) · (V, C)ᵀ

@@ -124,7 +124,7 @@ describe('GQA ≡ multi-head attention with repeated kv heads (repeat_kv on k_pr
     model.setWeights(w);
     const { logp } = await model.score(batch);
     model.zeroGrad();
-    model.backward(seed);
+    await model.backward(seed);
     return { logp, grads: await model.getGradients() };
   }
 

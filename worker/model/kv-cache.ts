@@ -38,7 +38,7 @@ export class Decoder {
       throw new Error(`Decoder: cache length ${L} exceeds the model's maxSeq ${model.config.maxSeq}`);
     this.ops = model.ops;
     this.cache = allocCache(this.ops, model.config, B, L);
-    this.acts = allocActs(this.ops, model.config, B, 1);
+    this.acts = allocActs(this.ops, model.config, B, 1, { wholeHead: true }); // a step samples from every row's logits
   }
 
   /**
@@ -55,7 +55,7 @@ export class Decoder {
     });
     const c = this.model.config;
     const batch = rowPerSequence(prompts, T);
-    const acts = allocActs(this.ops, c, B, T, true);
+    const acts = allocActs(this.ops, c, B, T, { layersOnly: true });
     try {
       this.ops.upload(acts.ids, Int32Array.from(batch.inputIds));
       this.ops.upload(acts.segments, Int32Array.from(batch.segmentIds));

@@ -86,7 +86,7 @@ describe.each([
     model.setWeights(weights);
     await model.score(BATCH);
     model.zeroGrad();
-    model.backward(SEED);
+    await model.backward(SEED);
     const grads = await model.getGradients();
     const h = 2e-3;
     for (const s of paramSpecs(config)) {
@@ -183,7 +183,7 @@ describe.each([
       model.setWeights(w);
       const scored = await model.score(batch);
       model.zeroGrad();
-      model.backward(seed);
+      await model.backward(seed);
       results.push({ scored, grads: await model.getGradients() });
     }
     const [cpu, got] = results;
@@ -218,7 +218,7 @@ describe('value head (PPO critic)', () => {
     expect(values).not.toBeNull();
     expect(values![0]).toBe(0); // aligned like logp: a chain start has no state before it
     model.zeroGrad();
-    model.backward(SEED, VALUE_SEED);
+    await model.backward(SEED, VALUE_SEED);
     const gHead = (await model.getValueHeadGradient())!;
     const gNorm = (await model.getGradients()).get('model.norm.weight')!;
     const h = 2e-3;
@@ -261,7 +261,7 @@ describe('value head (PPO critic)', () => {
       m.setValueHead(head);
       const { values } = await m.score(BATCH);
       m.zeroGrad();
-      m.backward(SEED, VALUE_SEED);
+      await m.backward(SEED, VALUE_SEED);
       out.push({ values: values!, g: (await m.getValueHeadGradient())! });
     }
     expectClose(out[1].values, out[0].values, { atol: 1e-5, rtol: 1e-4, label: 'values' });

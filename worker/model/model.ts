@@ -13,7 +13,7 @@ import { adamwStep } from './adamw';
 import { backward } from './backward';
 import type { ModelConfig } from './config';
 import { validateModelConfig } from './config';
-import { forward } from './forward';
+import { forward, headLogits } from './forward';
 import type { PackedInput } from './packing';
 import { alignToIds, seedToPositions, targetsFor } from './packing';
 import { initialWeights, numel, paramSpecs } from './params';
@@ -90,6 +90,8 @@ export class Model {
   private readonly slots: AdamWSlot[];
   /** The logit bias tensor of the last batch that had one (score's `logitBias`). */
   private bias: { t: Tensor; length: number } | null = null;
+  /** The bias the last forward added (a chunked LM head adds it again in the backward), or null. */
+  private forwardBias: Tensor | null = null;
   /** AdamW step count of the last update (0: none yet). */
   private t = 0;
 
@@ -288,12 +290,22 @@ export class Model {
   async logitsAt(batch: PackedInput, at: readonly number[]): Promise<Float32Array[]> {
     const acts = this.runForward(batch);
     const V = this.config.vocab;
-    const logits = await this.ops.read(acts.logits);
-    return at.map((i) => {
-      if (!Number.isInteger(i) || i < 0 || i >= batch.rows * batch.width)
-        throw new Error(`logitsAt: index ${i} outside 0..${batch.rows * batch.width - 1}`);
-      return logits.slice(i * V, (i + 1) * V);
-    });
+    const N = batch.rows * batch.width;
+    for (const i of at)
+      if (!Number.isInteger(i) || i < 0 || i >= N) throw new Error(`logitsAt: index ${i} outside 0..${N - 1}`);
+    const whole = acts.head ? null : await this.ops.read(acts.logits);
+    const out: Float32Array[] = [];
+    for (const i of at) {
+      if (whole) {
+        out.push(whole.slice(i * V, (i + 1) * V));
+        continue;
+      }
+      // A chunked head leaves the last chunk's logits: the chunk of position i runs again.
+      const n0 = Math.floor(i / acts.headRows) * acts.headRows;
+      headLogits(this.ops, this.config, this.params, acts, null, n0, Math.min(acts.headRows, N - n0));
+      out.push((await this.ops.read(acts.logits)).slice((i - n0) * V, (i - n0 + 1) * V));
+    }
+    return out;
   }
 
   /**
@@ -337,6 +349,7 @@ export class Model {
       bias = this.bias.t;
     }
     forward(this.ops, this.config, this.params, acts, this.vh, bias, scale);
+    this.forwardBias = bias;
     this.forwarded = null; // score() records what it scored; a bare forward leaves nothing to differentiate
     return acts;
   }
@@ -344,9 +357,11 @@ export class Model {
   /**
    * Accumulates ∂loss/∂θ for the last scored batch, at the temperature it was scored at, given
    * ∂loss/∂logp (and, with a value head, ∂loss/∂value) aligned with its ids. A batch scored in
-   * several passes runs each pass's forward again, then its backward.
+   * several passes runs each pass's forward again, then its backward; the work a pass recorded is
+   * submitted before the next pass uploads its inputs (a GPU's uploads do not wait for recorded work).
+   * Awaited before `step`.
    */
-  backward(dlogp: ArrayLike<number>, dvalues: ArrayLike<number> | null = null): void {
+  async backward(dlogp: ArrayLike<number>, dvalues: ArrayLike<number> | null = null): Promise<void> {
     const { grads } = this.trainedParts('backward');
     if (!this.forwarded || !this.acts) throw new Error('backward() before score(): score a batch first');
     const { batch, scale, bias } = this.forwarded;
@@ -356,7 +371,8 @@ export class Model {
     if (this.vh && dvalues && dvalues.length !== dlogp.length)
       throw new Error(`backward: dvalues has ${dvalues.length} entries, expected ${dlogp.length}`);
     const passes = this.forwarded.passes > 1 ? this.passesOf(batch) : null;
-    for (const pass of passes ?? [null]) {
+    for (const [k, pass] of (passes ?? [null]).entries()) {
+      if (k > 0) await this.ops.flush();
       const input = pass ? pass.input : batch;
       const acts = pass ? this.runForward(input, pass.bias(bias), scale) : this.acts;
       const slice = (x: ArrayLike<number>) => {
@@ -374,7 +390,7 @@ export class Model {
             : new Float32Array(input.rows * input.width),
         );
       const vh = this.vh ? { w: this.vh.w, gw: this.vh.gw! } : null;
-      backward(this.ops, this.config, this.params, grads, acts, vh, scale);
+      backward(this.ops, this.config, this.params, grads, acts, vh, scale, this.forwardBias);
     }
   }
 

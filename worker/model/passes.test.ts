@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
 import { mulberry32 } from '../../kernels/common/random';
+import { testGpuOps } from '../../kernels/common/node-test-gpu';
 import { expectClose } from '../../kernels/testing/expect-close';
 import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
 import type { ModelConfig } from './config';
@@ -45,7 +46,7 @@ async function trainedOnce(rowsPerPass: number | undefined, ops = createCpuOps()
   model.setValueHead(Float32Array.from({ length: CONFIG.dModel }, (_, i) => Math.cos(i) / 4));
   const scored = await model.score(BATCH, BIAS, { temperature: 0.7 });
   model.zeroGrad();
-  model.backward(SEED, VALUE_SEED);
+  await model.backward(SEED, VALUE_SEED);
   const grads = await model.getGradients();
   return { scored, grads, valueGrad: (await model.getValueHeadGradient())! };
 }
@@ -96,10 +97,57 @@ describe('frozen: weights only', () => {
     trained.setWeights(w);
     expect((await frozen.score(BATCH)).logp).toEqual((await trained.score(BATCH)).logp);
     expect(frozen.frozen).toBe(true);
-    expect(() => frozen.backward(SEED)).toThrow(/^backward: this model is frozen \(weights only/);
+    await expect(frozen.backward(SEED)).rejects.toThrow(/^backward: this model is frozen \(weights only/);
     await expect(
       frozen.step({ step: 1, lr: 1, beta1: 0.9, beta2: 0.9, eps: 1e-8, weightDecay: 0, maxGradNorm: 1 }),
     ).rejects.toThrow(/^step: this model is frozen/);
     await expect(frozen.getOptimizerState()).rejects.toThrow(/frozen/);
+  });
+});
+
+const gpu = await testGpuOps();
+
+describe('the LM head in chunks: no (positions × vocabulary) buffer past 64 MiB', () => {
+  // Vocabulary 32000: 524 positions' logits fit 64 MiB, so a batch of 600 runs the head in two chunks.
+  const BIG: ModelConfig = { ...CONFIG, heads: 2, kvHeads: 1, vocab: 32000, maxSeq: 300 }; // hs 4: WebGPU reads heads as vec4
+  const rows = [0, 1].map((r) => Array.from({ length: 300 }, (_, t) => (r * 7919 + t * 104729) % 32000));
+  const batch = rowPerSequence(rows, 300);
+  const seed = Float32Array.from({ length: 600 }, (_, i) => Math.sin(i) / 10);
+  const bias = Float32Array.from({ length: 600 * 32000 }, (_, i) => (i % 7 === 3 ? -1e9 : 0));
+
+  it('a chunked head gives the log-probs and entropies of an unchunked one (bit for bit on the CPU and wasm), and its gradients to summation order', async () => {
+    for (const ops of [createCpuOps(), await nodeWasmOps(1), ...(gpu ? [gpu] : [])]) {
+      const run = async (idsPerPass?: number) => {
+        const model = new Model(ops, BIG, { valueHead: true, ...(idsPerPass ? { idsPerPass } : {}) });
+        model.setWeights(initialWeights(BIG, 2));
+        const scored = await model.score(batch, bias, { temperature: 0.9 });
+        model.zeroGrad();
+        await model.backward(seed, seed);
+        return { scored, grads: await model.getGradients() };
+      };
+      const chunked = await run(); // 600 positions: two chunks of the head
+      const unchunked = await run(300); // two passes of 300: one chunk each
+      if (ops.backend === 'webgpu') {
+        // WebGPU picks its matmul kernel by shape, so a chunk's sums may run in another order: close, not equal.
+        for (const k of ['logp', 'entropy', 'values'] as const)
+          expectClose(chunked.scored[k]!, unchunked.scored[k]!, { atol: 1e-5, rtol: 1e-5, label: `webgpu: ${k}` });
+      } else {
+        expect(chunked.scored.logp).toEqual(unchunked.scored.logp);
+        expect(chunked.scored.entropy).toEqual(unchunked.scored.entropy);
+        expect(chunked.scored.values).toEqual(unchunked.scored.values);
+      }
+      for (const [name, g] of unchunked.grads)
+        expectClose(chunked.grads.get(name)!, g, { atol: 1e-6, rtol: 1e-4, label: `${ops.backend}: ${name}` });
+    }
+  });
+
+  it('logitsAt reads any position of a chunked head', async () => {
+    const model = new Model(createCpuOps(), BIG);
+    model.setWeights(initialWeights(BIG, 2));
+    const [early, late] = await model.logitsAt(batch, [5, 590]);
+    const [early1] = await model.logitsAt(rowPerSequence([rows[0]], 300), [5]);
+    const [late1] = await model.logitsAt(rowPerSequence([rows[1]], 300), [290]);
+    expect(early).toEqual(early1);
+    expect(late).toEqual(late1);
   });
 });

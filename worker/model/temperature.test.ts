@@ -137,11 +137,11 @@ describe.each([
     };
     await model.score(BATCH);
     model.zeroGrad();
-    model.backward(SEED);
+    await model.backward(SEED);
     const untempered = await model.getGradients();
     await model.score(BATCH, undefined, { temperature: T });
     model.zeroGrad();
-    model.backward(SEED);
+    await model.backward(SEED);
     const grads = await model.getGradients();
     const h = 2e-3;
     for (const s of paramSpecs(C)) {

@@ -80,10 +80,35 @@ export interface LayerActs {
   h: Tensor; // (N, F) silu(gate) · up
 }
 
+/**
+ * The LM head's buffers when it runs in chunks of `headRows` positions: the chunk's normed hidden
+ * states, targets, outputs and gradients, copied from and to the whole batch's.
+ */
+export interface HeadChunk {
+  lnf: Tensor; // (headRows, C)
+  targets: Tensor; // (headRows) i32
+  logp: Tensor; // (headRows)
+  entropy: Tensor; // (headRows)
+  lse: Tensor; // (headRows)
+  dlogp: Tensor; // (headRows)
+  dln: Tensor; // (headRows, C)
+}
+
+/** The logits (and their gradient) a training pass holds at once: a batch of more positions runs the LM head in chunks. */
+export const HEAD_CHUNK_BYTES = 64 * 2 ** 20;
+
+/** Positions of a chunk of the LM head: all N when their (N, V) logits fit HEAD_CHUNK_BYTES. */
+export function headRowsOf(N: number, V: number): number {
+  return Math.max(1, Math.min(N, Math.floor(HEAD_CHUNK_BYTES / (4 * V))));
+}
+
 /** Activations and backward scratch for a [B, T] batch (N = B·T). */
 export interface Acts {
   B: number;
   T: number;
+  /** Positions the LM head runs at once: `logits` and `dlogits` hold (headRows, V); `head` is null when it is all N. */
+  headRows: number;
+  head: HeadChunk | null;
   ids: Tensor; // (N) i32 input ids
   positions: Tensor; // (N) i32
   segments: Tensor; // (N) i32, 0 = padding
@@ -92,7 +117,7 @@ export interface Acts {
   xL: Tensor; // (N, C) residual after the last layer
   lnf: Tensor; // (N, C)
   rstdf: Tensor; // (N)
-  logits: Tensor; // (N, V)
+  logits: Tensor; // (headRows, V)
   logp: Tensor; // (N) log p(target | prefix) per position
   values: Tensor; // (N) value head output per position (PPO critic; unused without a value head)
   entropy: Tensor; // (N)
@@ -103,7 +128,7 @@ export interface Acts {
   // backward scratch
   dlogp: Tensor; // (N) seed per position
   dvalues: Tensor; // (N) value-head seed per position
-  dlogits: Tensor; // (N, V)
+  dlogits: Tensor; // (headRows, V)
   dres: Tensor; // (N, C) gradient of the residual stream
   dln: Tensor; // (N, C)
   datt: Tensor; // (N, C)
@@ -120,9 +145,17 @@ export interface Acts {
 /**
  * The activations of a (B, T) batch. `layersOnly`: for a forward through the layers alone
  * (`forwardLayers`, a sampler's prefill): the head's outputs (logits, log-probs) and every
- * backward buffer are one-element placeholders, so no (B·T, V) buffer is allocated.
+ * backward buffer are one-element placeholders, so no (B·T, V) buffer is allocated. `wholeHead`:
+ * the logits of every position at once (a decoding step reads them all), whatever their size.
  */
-export function allocActs(ops: Ops, c: ModelConfig, B: number, T: number, layersOnly = false): Acts {
+export function allocActs(
+  ops: Ops,
+  c: ModelConfig,
+  B: number,
+  T: number,
+  o: { layersOnly?: boolean; wholeHead?: boolean } = {},
+): Acts {
+  const layersOnly = o.layersOnly ?? false;
   const N = B * T,
     C = c.dModel,
     F = c.ffn,
@@ -152,9 +185,25 @@ export function allocActs(ops: Ops, c: ModelConfig, B: number, T: number, layers
       h: f(`${p}h`, N * F),
     });
   }
+  const headRows = o.wholeHead || layersOnly ? N : headRowsOf(N, V);
+  const H = headRows;
+  const head: HeadChunk | null =
+    headRows === N
+      ? null
+      : {
+          lnf: f('head.lnf', H * C),
+          targets: ops.alloc('act:head.targets', H, 'i32'),
+          logp: f('head.logp', H),
+          entropy: f('head.entropy', H),
+          lse: f('head.lse', H),
+          dlogp: f('head.dlogp', H),
+          dln: f('head.dln', H * C),
+        };
   return {
     B,
     T,
+    headRows,
+    head,
     ids: i('ids'),
     positions: i('positions'),
     segments: i('segments'),
@@ -163,7 +212,7 @@ export function allocActs(ops: Ops, c: ModelConfig, B: number, T: number, layers
     xL: f('xL', N * C),
     lnf: f('lnf', N * C),
     rstdf: f('rstdf', N),
-    logits: f('logits', N * V),
+    logits: f('logits', headRows * V),
     logp: f('logp', N),
     values: f('values', N),
     entropy: f('entropy', N),
@@ -172,7 +221,7 @@ export function allocActs(ops: Ops, c: ModelConfig, B: number, T: number, layers
     kPre: f('kPre', N * KV),
     dlogp: f('dlogp', N),
     dvalues: f('dvalues', N),
-    dlogits: f('dlogits', N * V),
+    dlogits: f('dlogits', headRows * V),
     dres: f('dres', N * C),
     dln: f('dln', N * C),
     datt: f('datt', N * C),
@@ -190,6 +239,7 @@ export function allocActs(ops: Ops, c: ModelConfig, B: number, T: number, layers
 export function freeActs(ops: Ops, a: Acts): void {
   for (const [key, t] of Object.entries(a)) {
     if (key === 'layers') for (const la of t as LayerActs[]) for (const x of Object.values(la)) ops.free(x);
+    else if (key === 'head') for (const x of Object.values((t as HeadChunk | null) ?? {})) ops.free(x);
     else if (typeof t === 'object') ops.free(t as Tensor);
   }
 }

@@ -44,7 +44,7 @@ async function everyKernel(threads: number, fillerBytes: number) {
   ]);
   const { logp } = await model.score(batch);
   model.zeroGrad();
-  model.backward(Float32Array.from(logp, (_, i) => Math.sin(i + 1)));
+  await model.backward(Float32Array.from(logp, (_, i) => Math.sin(i + 1)));
   const grads = await model.getGradients();
   await model.step({ step: 1, lr: 1e-2, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.1, maxGradNorm: 1 });
   const after = await model.getWeights();

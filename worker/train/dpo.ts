@@ -214,7 +214,7 @@ export class DpoRun {
       }
     }
     this.model.zeroGrad();
-    this.model.backward(dlogp);
+    await this.model.backward(dlogp);
     const gradNorm = await this.model.step(stepOptions(c, this.step));
     const t1 = performance.now();
     return {

@@ -477,7 +477,7 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
         );
       } else obj = grpoObjective(input, options);
       ctx.model.zeroGrad();
-      ctx.model.backward(obj.dlogp, 'dvalues' in obj ? obj.dvalues : null);
+      await ctx.model.backward(obj.dlogp, 'dvalues' in obj ? obj.dvalues : null);
       // AdamW counts optimizer steps, not batches: batch k's updates are (k−1)·steps + 1 … k·steps.
       gradNorm = await ctx.model.step(
         stepOptions(c, (ctx.step - 1) * steps + updates.length + 1, rlLrAt(ctx.step, c.lr, c.steps, c.lrSchedule)),

@@ -99,7 +99,7 @@ export async function sftUpdate(
   const { logp } = await model.score(batch);
   const { loss, dlogp } = sftLoss(logp, batch.lossMask);
   model.zeroGrad();
-  model.backward(dlogp);
+  await model.backward(dlogp);
   const lr = lrAt(step, { lr: c.lr, warmup: c.warmup, total: c.steps, minLr: c.minLr });
   const gradNorm = await model.step(stepOptions(c, step, lr));
   const ms = performance.now() - t0;
