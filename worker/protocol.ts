@@ -118,7 +118,10 @@ export interface WorkbenchApi {
    * training memory for a `rows` × trained-width batch (default 1 row). A folder the loader would
    * refuse gives `ok: false` with every problem, each naming its file and field.
    */
-  inspectModel(files: ModelFolderFile[], options?: { name?: string; rows?: number; step?: PlanStep }): Promise<InspectModelResult>;
+  inspectModel(
+    files: ModelFolderFile[],
+    options?: { name?: string; rows?: number; step?: PlanStep },
+  ): Promise<InspectModelResult>;
   /**
    * Loads the folder whole (every check first, then the tensors converted to F32) and keeps it in
    * this worker's memory as a checkpoint under an id (a hash of its weights, config and tokenizer,
