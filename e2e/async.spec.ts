@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { exportedMetrics, fillFields, openPreset } from './helpers';
 
 test('Experiments: grpo-arith with a staleness bound of 1 samples a batch ahead, and says so in the charts and the Batch view', async ({
@@ -55,14 +55,22 @@ test('Experiments: grpo-arith with a staleness bound of 1 samples a batch ahead,
   await expect(page.getByRole('combobox', { name: 'Layer' }).getByRole('option', { name: 'Staleness' })).toHaveCount(0);
 });
 
+/** A small grpo-arith run that samples one batch ahead. */
+const SMALL_AHEAD = { Steps: 3, 'Prompts per step': 4, 'Group size': 4, 'Evaluate every': 0, 'Staleness bound': 1 };
+
+/** The sampler workers (worker/sampler-worker.ts) the page starts from now on, by URL, as they start. */
+function watchSamplerWorkers(page: Page): () => string[] {
+  const urls: string[] = [];
+  page.on('worker', (w) => urls.push(w.url()));
+  return () => urls.filter((u) => /sampler-worker/.test(u));
+}
+
 test('Experiments: with "Sample ahead in workers", a Web Worker per slot draws the batches ahead, with the numbers the trainer draws on wasm', async ({
   page,
 }) => {
-  const workers: string[] = [];
-  page.on('worker', (w) => workers.push(w.url()));
-  const fields = { Steps: 3, 'Prompts per step': 4, 'Group size': 4, 'Evaluate every': 0, 'Staleness bound': 1 };
+  const samplerWorkers = watchSamplerWorkers(page);
   const run = async (samplerWorker: boolean) => {
-    await fillFields(page, fields);
+    await fillFields(page, SMALL_AHEAD);
     await page.getByRole('checkbox', { name: /^Sample ahead in workers/ }).setChecked(samplerWorker);
     await page.getByText('Config as JSON').click();
     await expect(page.getByTestId('config-json')).toContainText(`"samplerWorker": ${samplerWorker}`);
@@ -75,9 +83,9 @@ test('Experiments: with "Sample ahead in workers", a Web Worker per slot draws t
   await openPreset(page, 'grpo-arith');
   const inWorkers = await run(true);
   // One sampler worker per slot (s + 1 = 2), beside the trainer's worker.
-  expect(workers.filter((u) => /sampler-worker/.test(u))).toHaveLength(2);
+  expect(samplerWorkers()).toHaveLength(2);
   const inTrainer = await run(false);
-  expect(workers.filter((u) => /sampler-worker/.test(u))).toHaveLength(2);
+  expect(samplerWorkers()).toHaveLength(2);
   expect(inWorkers).toEqual(inTrainer);
   expect(inWorkers.map((m) => Object.fromEntries(m)['async/staleness_max'])).toEqual([0, 1, 1]);
 });
@@ -85,14 +93,12 @@ test('Experiments: with "Sample ahead in workers", a Web Worker per slot draws t
 test('Experiments: the trainer on WebGPU, the batches sampled ahead in wasm sampler workers (the CPU samples while the GPU trains)', async ({
   page,
 }) => {
-  const workers: string[] = [];
-  page.on('worker', (w) => workers.push(w.url()));
-  const fields = { Steps: 3, 'Prompts per step': 4, 'Group size': 4, 'Evaluate every': 0, 'Staleness bound': 1 };
-  await openPreset(page, 'grpo-arith', fields, 'webgpu');
+  const samplerWorkers = watchSamplerWorkers(page);
+  await openPreset(page, 'grpo-arith', SMALL_AHEAD, 'webgpu');
   await page.getByRole('checkbox', { name: /^Sample ahead in workers/ }).check();
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 170_000 });
-  expect(workers.filter((u) => /sampler-worker/.test(u))).toHaveLength(2);
+  expect(samplerWorkers()).toHaveLength(2);
   const { steps } = await exportedMetrics(page);
   expect(steps.map((s) => s.metrics['async/staleness_max'])).toEqual([0, 1, 1]);
 });

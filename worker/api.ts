@@ -27,7 +27,6 @@ import type {
   DatasetLoadResult,
   DatasetRewardOptions,
   ModelFolderFile,
-  PlanStep,
   RunBackendChoice,
   RunOptions,
   SelfTestResult,
@@ -118,7 +117,7 @@ export function createWorkbench(
     ): Promise<DatasetLoadResult> {
       return loadDatasetFor(file, choice, models, loadBase);
     },
-    async inspectModel(files: ModelFolderFile[], options?: { name?: string; rows?: number; step?: PlanStep }) {
+    async inspectModel(files: ModelFolderFile[], options?: { name?: string; rows?: number; plan?: RunOptions }) {
       return models.inspect(files, options);
     },
     async useModel(files: ModelFolderFile[], options?: { name?: string }) {

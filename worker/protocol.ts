@@ -15,7 +15,6 @@ import type {
   EnvironmentPreview,
   InspectModelResult,
   ModelFolderFile,
-  PlanStep,
   PickedModel,
   UseModelResult,
 } from './contract/models';
@@ -120,7 +119,7 @@ export interface WorkbenchApi {
    */
   inspectModel(
     files: ModelFolderFile[],
-    options?: { name?: string; rows?: number; step?: PlanStep },
+    options?: { name?: string; rows?: number; plan?: RunOptions },
   ): Promise<InspectModelResult>;
   /**
    * Loads the folder whole (every check first, then the tensors converted to F32) and keeps it in

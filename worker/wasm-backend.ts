@@ -8,7 +8,7 @@ import type { WasmOps } from '../kernels/backends/wasm';
 import { createThreadedWasmOps, createWasmOps } from '../kernels/backends/wasm';
 import type { ThreadPort } from '../kernels/wasm/threads';
 
-export async function fetchBytes(url: URL): Promise<ArrayBuffer> {
+async function fetchBytes(url: URL): Promise<ArrayBuffer> {
   const res = await fetch(url);
   if (!res.ok) throw new Error(`GET ${url.pathname}: HTTP ${res.status}`);
   return res.arrayBuffer();

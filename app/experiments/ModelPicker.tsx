@@ -8,13 +8,7 @@
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import type {
-  BaseModelRunOptions,
-  InspectModelResult,
-  ModelFolderProblem,
-  PlanStep,
-  RunOptions,
-} from '../../worker/protocol';
+import type { BaseModelRunOptions, InspectModelResult, ModelFolderProblem, RunOptions } from '../../worker/protocol';
 import { keys } from '../queries/keys';
 import { inspectModelFolder, loadModelFolder, pickedModelQuery, type PickedFolder } from '../queries/models';
 import { MiB, filesOfDrop, filesOfInput, memoryText, planText } from './model-files';
@@ -26,21 +20,6 @@ type Outcome = { ok: boolean; message: string; problems?: ModelFolderProblem[] }
 function batchRows(o: RunOptions): number {
   if ('pairs' in o) return 2 * o.pairs;
   return 'prompts' in o && 'group' in o ? Math.ceil((o.prompts * o.group) / 2) : 1;
-}
-
-/** The GRPO/PPO batch of the options, whose memory plan the inspection shows; null for DPO (no plan yet). */
-function planStep(o: RunOptions): PlanStep | null {
-  if (!('prompts' in o && 'group' in o && 'maxNew' in o)) return null;
-  const staleness = 'staleness' in o ? (o.staleness ?? 0) : 0;
-  const samplerWorker = 'samplerWorker' in o && o.samplerWorker === true;
-  return {
-    prompts: o.prompts,
-    group: o.group,
-    maxNew: o.maxNew,
-    ...('idsPerPass' in o && o.idsPerPass !== undefined ? { idsPerPass: o.idsPerPass } : {}),
-    reference: 'beta' in o && typeof o.beta === 'number' && o.beta > 0,
-    samplerModels: staleness > 0 && !samplerWorker ? staleness + 1 : 0,
-  };
 }
 
 /** The options without `base` and without a dataset (checked against the tokenizer of the model it was loaded for). */
@@ -77,7 +56,7 @@ export function ModelPicker({ options, onChange }: { options: RunOptions; onChan
     setBusy(`Reading the headers of ${folder.name ?? `${folder.files.length} files`}…`);
     setOutcome(null);
     try {
-      const result = await inspectModelFolder(folder, batchRows(options), planStep(options));
+      const result = await inspectModelFolder(folder, batchRows(options), options);
       setPicked({ folder, result });
       if (!result.ok) setOutcome(refusal('Not usable, nothing was loaded', result));
     } catch (e) {

@@ -1,6 +1,6 @@
 /** A person's own model (worker/hf/models.ts does the reading): inspect a folder, use it, and whether the worker still holds it. */
 import { queryOptions } from '@tanstack/react-query';
-import type { InspectModelResult, PlanStep, UseModelResult } from '../../worker/protocol';
+import type { InspectModelResult, RunOptions, UseModelResult } from '../../worker/protocol';
 import { workbench } from '../worker-client';
 import { keys } from './keys';
 
@@ -14,17 +14,9 @@ export interface PickedFolder {
 /** Hands the Files themselves to the worker (cloned as references, not read here): inspecting reads only their headers. */
 const filesOf = (folder: PickedFolder) => folder.files.map((f) => ({ name: f.name, bytes: f }));
 
-/** `step`: the run options' GRPO/PPO batch, whose memory plan on wasm the summary then carries. */
-export const inspectModelFolder = (
-  folder: PickedFolder,
-  rows: number,
-  step: PlanStep | null,
-): Promise<InspectModelResult> =>
-  workbench.inspectModel(filesOf(folder), {
-    ...(folder.name ? { name: folder.name } : {}),
-    rows,
-    ...(step ? { step } : {}),
-  });
+/** `plan`: the run options whose step's memory plan on wasm the summary then carries (GRPO/PPO options). */
+export const inspectModelFolder = (folder: PickedFolder, rows: number, plan: RunOptions): Promise<InspectModelResult> =>
+  workbench.inspectModel(filesOf(folder), { ...(folder.name ? { name: folder.name } : {}), rows, plan });
 
 export const loadModelFolder = (folder: PickedFolder): Promise<UseModelResult> =>
   workbench.useModel(filesOf(folder), folder.name ? { name: folder.name } : {});

@@ -3,10 +3,11 @@
  * (worker/train/scheduler.ts), with the fractions of wall time the trainer waited for its batch
  * (verl trainer/idle_ratio) and no batch was being collected (rollouter/idle_ratio), on the wasm
  * backend, in one run; grpo-arith also at s = 1 and 2 with the batches ahead sampled on worker
- * threads (`--sampler thread`: cli/thread-sampler.ts, a one-thread wasm backend each). grpo-code grades in the CLI's in-process sandbox (the companion's runner
- * and fleet, cli/code-grader.ts), as `train --preset grpo-code` does, one batch a step (its
- * dynamic sampling off: 1 to 10 batches a step would hide the overlap in their spread). Each cell runs 1 + runs + s
- * steps of a fresh run from the preset's base: step 1 fills the pipeline and is not timed, the
+ * threads (`--sampler thread`: cli/thread-sampler.ts, a one-thread wasm backend each). grpo-code
+ * grades in the CLI's in-process sandbox (the companion's runner and fleet, cli/code-grader.ts), as
+ * `train --preset grpo-code` does, one batch a step (its dynamic sampling off: 1 to 10 batches a
+ * step would hide the overlap in their spread). Each cell runs 1 + runs + s steps of a fresh run
+ * from the preset's base: step 1 fills the pipeline and is not timed, the
  * last s drain it (nothing is launched past the run's end) and are not timed either, so the
  * figures are the steady state over `runs` steps. Timings on this shared machine drift by up to
  * 2× between minutes, so each preset first runs untimed (the JIT, the caches), then its cells run

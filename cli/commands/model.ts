@@ -4,7 +4,7 @@
  * (worker/hf/folder.ts `inspectHfFolder`, which reads config.json and the safetensors headers
  * only): architecture, parameter count, dtypes, the model config, the f32 training memory for a
  * rows × seq batch (default: the SFT batch, 32 × 40) and the memory plan of a GRPO step on wasm
- * (hf/memory.ts `grpoMemoryPlan`; default 8 prompts × 4, 64 prompt ids, 32 new, the default
+ * (hf/memory.ts `wasmStepPlan`; default 8 prompts × 4, 64 prompt ids, 32 new, the default
  * idsPerPass), with whether it fits the wasm memory and, if not, the idsPerPass that would. A
  * folder the loader would refuse ends with exit code 1 and every problem, each naming its file and field.
  */
@@ -15,7 +15,7 @@ import type { HfFolderInspection } from '../../worker/hf/folder';
 import { hfDirReader } from '../../worker/hf/node-hf-dir';
 import { SFT_ARITH } from '../../worker/train/sft';
 import type { MemoryPlan } from '../../worker/hf/memory';
-import { WASM_MEMORY_BYTES, defaultIdsPerPass, grpoMemoryPlan, memoryPlanProblem } from '../../worker/hf/memory';
+import { gib, wasmStepPlan } from '../../worker/hf/memory';
 import { UsageError, parseFlags } from '../args';
 
 const USAGE =
@@ -76,16 +76,13 @@ export async function modelCommand(argv: string[]): Promise<number> {
     );
     return 1;
   }
-  const idsPerPass = (f['ids-per-pass'] as number | undefined) ?? defaultIdsPerPass(info.config);
-  const plan = grpoMemoryPlan(info.config, {
-    rows: step.prompts * step.group,
-    promptIds: step.promptIds,
-    maxNew: step.maxNew,
-    idsPerPass,
-    reference: false,
-    samplerModels: 0,
-  });
-  const problem = memoryPlanProblem(info.config, plan, WASM_MEMORY_BYTES, 'the wasm memory');
+  const idsPerPass = f['ids-per-pass'] as number | undefined;
+  const planned = wasmStepPlan(
+    info.config,
+    { ...step, beta: 0, ...(idsPerPass ? { idsPerPass } : {}) },
+    step.promptIds,
+  );
+  const { limit: _limit, passIds: _passIds, problem, ...plan } = planned;
   const grpo = { ...step, ...plan, fitsWasm: problem === null, ...(problem ? { problem } : {}) };
   if (f.json) {
     const { hfConfig: _hf, ...rest } = info;
@@ -94,17 +91,15 @@ export async function modelCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-const GiB = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
-
 /** The GRPO step's plan, a line per part, and whether it fits the wasm memory. */
 function planText(
-  g: { prompts: number; group: number; promptIds: number; maxNew: number } & MemoryPlan,
+  g: { prompts: number; group: number; promptIds: number; maxNew: number } & Omit<MemoryPlan, 'passIds'>,
   problem: string | null,
 ): string {
   return [
-    `  grpo step   ${GiB(g.total)} on wasm for ${g.prompts} prompts × ${g.group}, ${g.promptIds} prompt ids, ${g.maxNew} new, ` +
+    `  grpo step   ${gib(g.total)} on wasm for ${g.prompts} prompts × ${g.group}, ${g.promptIds} prompt ids, ${g.maxNew} new, ` +
       `idsPerPass ${g.idsPerPass}: ${problem === null ? 'fits the wasm memory (4 GiB)' : 'does not fit the wasm memory (4 GiB)'}`,
-    ...g.parts.map((p) => `              ${p.part}: ${GiB(p.bytes)}`),
+    ...g.parts.map((p) => `              ${p.part}: ${gib(p.bytes)}`),
     ...(problem ? [`              ${problem}`] : []),
   ]
     .map((l) => `${l}\n`)

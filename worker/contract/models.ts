@@ -65,9 +65,9 @@ export interface ModelSummary {
     counts: string;
   };
   /**
-   * The memory plan of one step of the run options' GRPO/PPO batch on wasm (worker/hf/memory.ts
-   * `grpoMemoryPlan`), prompts counted at their longest (the trained width less the new ids):
-   * each part, the total, the wasm memory, and why it does not fit (null when it does).
+   * The memory plan of one step of the run options `inspectModel` was given (GRPO/PPO) on wasm
+   * (worker/hf/memory.ts `wasmStepPlan`), prompts counted at their longest (the trained width less
+   * the new ids): each part, the total, the wasm memory, and why it does not fit (null when it does).
    */
   plan?: MemoryPlanSummary;
 }
@@ -76,19 +76,11 @@ export interface ModelSummary {
 export interface MemoryPlanSummary {
   parts: { part: string; bytes: number }[];
   total: number;
+  /** The idsPerPass one training pass's activations are counted for, and the ids such a pass holds. */
   idsPerPass: number;
+  passIds: number;
   limit: number;
   problem: string | null;
-}
-
-/** The batch a memory plan is for (a GRPO/PPO step of the run options). */
-export interface PlanStep {
-  prompts: number;
-  group: number;
-  maxNew: number;
-  idsPerPass?: number;
-  reference: boolean;
-  samplerModels: number;
 }
 
 export type InspectModelResult =

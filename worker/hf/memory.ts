@@ -120,9 +120,13 @@ export interface MemoryPlanPart {
 export interface MemoryPlan {
   parts: MemoryPlanPart[];
   total: number;
-  /** The idsPerPass the plan counts one pass's activations for. */
+  /** The idsPerPass the plan counts one pass's activations for, and the ids such a pass holds. */
   idsPerPass: number;
+  passIds: number;
 }
+
+/** Bytes as GiB, two decimals: how plans are written. */
+export const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
 
 /**
  * The memory a GRPO/PPO step allocates on one backend, by part (f32, 4 bytes a value): the trained
@@ -163,23 +167,59 @@ export function grpoMemoryPlan(
       bytes: kv + decode + prefill,
     },
   ];
-  return { parts, total: parts.reduce((t, p) => t + p.bytes, 0), idsPerPass: o.idsPerPass };
+  return { parts, total: parts.reduce((t, p) => t + p.bytes, 0), idsPerPass: o.idsPerPass, passIds };
+}
+
+/** The fields of a GRPO/PPO config, or of its run options (the same names), that a step's plan reads. */
+export interface PlannedStep {
+  prompts: number;
+  group: number;
+  maxNew: number;
+  /** KL β: a reference policy when > 0. */
+  beta: number;
+  staleness?: number;
+  samplerWorker?: boolean;
+  idsPerPass?: number;
+}
+
+/**
+ * The plan of one step of `step` on wasm, its longest prompt `promptIds` ids: a reference with
+ * β > 0, s + 1 sampler models with a staleness bound s sampled in the trainer's thread, the default
+ * idsPerPass when the step names none; and why it does not fit the wasm memory (null when it does).
+ */
+export function wasmStepPlan(
+  config: ModelConfig,
+  step: PlannedStep,
+  promptIds: number,
+): MemoryPlan & { limit: number; problem: string | null } {
+  const staleness = step.staleness ?? 0;
+  const plan = grpoMemoryPlan(config, {
+    rows: step.prompts * step.group,
+    promptIds,
+    maxNew: step.maxNew,
+    idsPerPass: step.idsPerPass ?? defaultIdsPerPass(config),
+    reference: step.beta > 0,
+    samplerModels: staleness > 0 && !step.samplerWorker ? staleness + 1 : 0,
+  });
+  return {
+    ...plan,
+    limit: WASM_MEMORY_BYTES,
+    problem: memoryPlanProblem(config, plan, WASM_MEMORY_BYTES, 'the wasm memory'),
+  };
 }
 
 /** The plan against a memory of `limit` bytes: null when it fits, else why not, with what would fit. */
 export function memoryPlanProblem(config: ModelConfig, plan: MemoryPlan, limit: number, where: string): string | null {
   if (plan.total <= limit) return null;
-  const GiB = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
-  const pass = plan.parts.find((p) => p.part.startsWith('activations'))!;
-  const rest = plan.total - pass.bytes;
+  const rest = plan.total - passActivationBytes(config, plan.passIds);
   const fits = idsFitting(config, limit - rest);
   const advice =
     fits >= 1
       ? `idsPerPass ${fits} or fewer would fit (each pass's forward is then run again for its backward)`
       : 'no idsPerPass fits: the model and its sampling alone exceed it (fewer prompts × group, a shorter maxNew)';
   return (
-    `the run needs ${GiB(plan.total)}, more than ${where}'s ${GiB(limit)}: ` +
-    `${plan.parts.map((p) => `${p.part} ${GiB(p.bytes)}`).join(', ')}. ${advice}`
+    `the run needs ${gib(plan.total)}, more than ${where}'s ${gib(limit)}: ` +
+    `${plan.parts.map((p) => `${p.part} ${gib(p.bytes)}`).join(', ')}. ${advice}`
   );
 }
 

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { HF_MAX_SEQ, importCheckpoint, isHfTokenizer } from '../model/checkpoint';
 import { parameterCount } from '../model/params';
 import type { ModelFolderFile } from '../contract/models';
+import type { RunOptions } from '../contract/options';
+import { findPreset } from '../presets/table';
 import { defaultIdsPerPass, grpoMemoryPlan, trainingMemoryEstimate } from './memory';
 import { PickedModels } from './models';
 import { FIXTURE_CONFIG, fixtureFolder } from './node-fixture';
@@ -66,8 +68,16 @@ describe('inspecting a picked folder', () => {
   it('with a GRPO step: the plan of that step on wasm, prompts at their longest (the trained width less maxNew)', async () => {
     const models = new PickedModels();
     const step = { prompts: 4, group: 2, maxNew: 16, reference: true, samplerModels: 0 };
+    // The run options of that step: a GRPO preset's, with a KL β (a reference policy).
+    const options = {
+      ...findPreset('grpo-arith')!.defaults,
+      prompts: 4,
+      group: 2,
+      maxNew: 16,
+      beta: 0.01,
+    } as RunOptions;
     const config = { ...FIXTURE_CONFIG, kvHeads: 2, maxSeq: 4096 };
-    const r = await models.inspect(asFiles(fx.files), { rows: 4, step });
+    const r = await models.inspect(asFiles(fx.files), { rows: 4, plan: options });
     if (!r.ok) throw new Error(r.message);
     const plan = grpoMemoryPlan(config, {
       ...step,
@@ -78,7 +88,7 @@ describe('inspecting a picked folder', () => {
     expect(r.summary.plan).toEqual({ ...plan, limit: 2 ** 32, problem: null });
     expect(r.summary.plan!.parts.map((p) => p.part)).toContain('reference policy (weights only)');
     const over = await models.inspect(asFiles(fx.files), {
-      step: { ...step, prompts: 64, group: 64, idsPerPass: 1e6 },
+      plan: { ...options, prompts: 64, group: 64, idsPerPass: 1e6 } as RunOptions,
     });
     if (!over.ok) throw new Error(over.message);
     expect(over.summary.plan!.problem).toMatch(/^the run needs [\d.]+ GiB, more than the wasm memory's 4\.00 GiB: /);

@@ -22,20 +22,14 @@ import type {
   ModelFolderProblem,
   MemoryPlanSummary,
   ModelSummary,
-  PlanStep,
   PickedModel,
   UseModelResult,
 } from '../contract/models';
 import type { HfFiles } from './files';
 import type { HfFolderInspection } from './folder';
 import { inspectHfFolder, loadHfFolder } from './folder';
-import {
-  WASM_MEMORY_BYTES,
-  defaultIdsPerPass,
-  grpoMemoryPlan,
-  memoryPlanProblem,
-  trainingMemoryEstimate,
-} from './memory';
+import { trainingMemoryEstimate, wasmStepPlan } from './memory';
+import type { RunOptions } from '../contract/options';
 
 /** The folder's files as the loader reads them: a Map when every file is bytes, else a reader that slices each File by range. */
 export function folderFiles(files: readonly ModelFolderFile[]): HfFiles {
@@ -121,7 +115,7 @@ export class PickedModels {
   /** What the folder holds and what training it costs (`rows` × its trained width, default 1 row); only headers are read. */
   async inspect(
     files: readonly ModelFolderFile[],
-    options: { name?: string; rows?: number; step?: PlanStep } = {},
+    options: { name?: string; rows?: number; plan?: RunOptions } = {},
   ): Promise<InspectModelResult> {
     try {
       const info = await inspectHfFolder(folderFiles(files));
@@ -129,10 +123,8 @@ export class PickedModels {
       const width = Math.min(info.config.maxSeq, HF_MAX_SEQ);
       const training = trainingMemoryEstimate(info.config, options.rows ?? 1, width);
       const summary = modelSummary(options.name || DEFAULT_NAME, { ...info, training });
-      return {
-        ok: true,
-        summary: options.step ? { ...summary, plan: planSummary(info.config, options.step, width) } : summary,
-      };
+      const plan = options.plan && planSummary(info.config, options.plan, width);
+      return { ok: true, summary: plan ? { ...summary, plan } : summary };
     } catch (e) {
       return refused(e);
     }
@@ -184,16 +176,11 @@ export class PickedModels {
   }
 }
 
-/** The plan of one step of `step` on wasm, prompts at their longest: the trained width less the new ids. */
-function planSummary(config: ModelConfig, step: PlanStep, width: number): MemoryPlanSummary {
-  const plan = grpoMemoryPlan(config, {
-    rows: step.prompts * step.group,
-    promptIds: Math.max(1, width - step.maxNew),
-    maxNew: step.maxNew,
-    idsPerPass: step.idsPerPass ?? defaultIdsPerPass(config),
-    reference: step.reference,
-    samplerModels: step.samplerModels,
-  });
-  const problem = memoryPlanProblem(config, plan, WASM_MEMORY_BYTES, 'the wasm memory');
-  return { parts: plan.parts, total: plan.total, idsPerPass: plan.idsPerPass, limit: WASM_MEMORY_BYTES, problem };
+/**
+ * The plan of one step of GRPO/PPO run options on wasm (memory.ts `wasmStepPlan`), prompts at their
+ * longest: the trained width less the new ids; none for other options (DPO has no plan yet).
+ */
+function planSummary(config: ModelConfig, o: RunOptions, width: number): MemoryPlanSummary | null {
+  if (!('prompts' in o && 'group' in o && 'maxNew' in o && 'beta' in o)) return null;
+  return wasmStepPlan(config, o, Math.max(1, width - o.maxNew));
 }

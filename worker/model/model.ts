@@ -70,12 +70,59 @@ export interface OptimizerState {
   v: Map<string, Float32Array>;
 }
 
+/** Gradients, AdamW moments and the clipping scratch of a trained model, and the slots `step` updates (adamw.ts). */
+interface Trained {
+  grads: ParamSet;
+  m: ParamSet;
+  v: ParamSet;
+  scratch: AdamWScratch;
+  /** Every parameter in spec order, then the value head. */
+  slots: AdamWSlot[];
+  /** The value head's gradient and moments, when the model has one. */
+  valueHead: { g: Tensor; m: Tensor; v: Tensor } | null;
+}
+
+function allocTrained(ops: Ops, config: ModelConfig, params: ParamSet, vh: { w: Tensor } | null): Trained {
+  const [grads, m, v] = [
+    allocParamSet(ops, config, 'grad'),
+    allocParamSet(ops, config, 'adam_m'),
+    allocParamSet(ops, config, 'adam_v'),
+  ];
+  const slots: AdamWSlot[] = paramSpecs(config).map((s) => ({
+    param: params.byName.get(s.name)!,
+    grad: grads.byName.get(s.name)!,
+    m: m.byName.get(s.name)!,
+    v: v.byName.get(s.name)!,
+    decay: s.decay,
+  }));
+  const C = config.dModel;
+  const valueHead = vh
+    ? {
+        g: ops.alloc(`grad:${VALUE_HEAD}`, C),
+        m: ops.alloc(`adam_m:${VALUE_HEAD}`, C),
+        v: ops.alloc(`adam_v:${VALUE_HEAD}`, C),
+      }
+    : null;
+  if (vh && valueHead) slots.push({ param: vh.w, grad: valueHead.g, m: valueHead.m, v: valueHead.v, decay: false });
+  const scratch = { normSq: ops.alloc('grad_norm_sq', 1), clip: ops.alloc('clip_scale', 1) };
+  return { grads, m, v, scratch, slots, valueHead };
+}
+
+/**
+ * A pass of a batch (model.ts passes): its first row and row count, its input (padded with empty
+ * rows to the pass size), and `take`, the pass's rows of a per-position table (`stride` values a position).
+ */
+interface Pass {
+  first: number;
+  rows: number;
+  input: PackedInput;
+  take(x: ArrayLike<number> | undefined, stride?: number): Float32Array | undefined;
+}
+
 export class Model {
   readonly params: ParamSet;
-  /** Gradients, AdamW moments and the clipping scratch: null for a frozen model. */
-  readonly grads: ParamSet | null;
-  private readonly m: ParamSet | null;
-  private readonly v: ParamSet | null;
+  /** What training adds to the weights: null for a frozen model. */
+  private readonly trained: Trained | null;
   private acts: Acts | null = null;
   /**
    * The last batch scored, its inverse temperature 1/T and logit bias: `backward` differentiates
@@ -83,11 +130,8 @@ export class Model {
    */
   private forwarded: { batch: PackedInput; scale: number; bias?: Float32Array; passes: number } | null = null;
   private readonly idsPerPass: number | null;
-  private readonly scratch: AdamWScratch | null;
-  /** The value head, its gradient and AdamW moments (null when frozen), when enabled. */
-  private readonly vh: { w: Tensor; gw: Tensor | null; m: Tensor | null; v: Tensor | null } | null;
-  /** What `step` updates: every parameter in spec order, then the value head. */
-  private readonly slots: AdamWSlot[];
+  /** The value head's weights (1, C), when enabled. */
+  private readonly vh: { w: Tensor } | null;
   /** The logit bias tensor of the last batch that had one (score's `logitBias`). */
   private bias: { t: Tensor; length: number } | null = null;
   /** The bias the last forward added (a chunked LM head adds it again in the backward), or null. */
@@ -107,44 +151,21 @@ export class Model {
       throw new Error(`Model: idsPerPass = ${idsPerPass}; expected an integer ≥ 1 (absent: the whole batch)`);
     this.idsPerPass = idsPerPass ?? null;
     this.params = allocParamSet(ops, config, 'param');
-    const trained = !options.frozen;
-    this.grads = trained ? allocParamSet(ops, config, 'grad') : null;
-    this.m = trained ? allocParamSet(ops, config, 'adam_m') : null;
-    this.v = trained ? allocParamSet(ops, config, 'adam_v') : null;
-    this.scratch = trained ? { normSq: ops.alloc('grad_norm_sq', 1), clip: ops.alloc('clip_scale', 1) } : null;
     const C = config.dModel;
-    this.vh = options.valueHead
-      ? {
-          w: ops.alloc('param:value_head.weight', C),
-          gw: trained ? ops.alloc('grad:value_head.weight', C) : null,
-          m: trained ? ops.alloc('adam_m:value_head.weight', C) : null,
-          v: trained ? ops.alloc('adam_v:value_head.weight', C) : null,
-        }
-      : null;
-    const { grads, m, v, vh } = this;
-    this.slots =
-      grads && m && v
-        ? paramSpecs(config).map((s) => ({
-            param: this.params.byName.get(s.name)!,
-            grad: grads.byName.get(s.name)!,
-            m: m.byName.get(s.name)!,
-            v: v.byName.get(s.name)!,
-            decay: s.decay,
-          }))
-        : [];
-    if (vh?.gw && vh.m && vh.v) this.slots.push({ param: vh.w, grad: vh.gw, m: vh.m, v: vh.v, decay: false });
+    this.vh = options.valueHead ? { w: ops.alloc('param:value_head.weight', C) } : null;
+    this.trained = options.frozen ? null : allocTrained(ops, config, this.params, this.vh);
   }
 
   /** Whether the model holds weights only (`frozen`): no gradients, no optimizer state. */
   get frozen(): boolean {
-    return this.grads === null;
+    return this.trained === null;
   }
 
-  private trainedParts(what: string) {
-    const { grads, m, v, scratch } = this;
-    if (!grads || !m || !v || !scratch)
+  /** The gradients and optimizer state, or an error naming `what` needed them of a frozen model. */
+  private trainedParts(what: string): Trained {
+    if (!this.trained)
       throw new Error(`${what}: this model is frozen (weights only: no gradients, no optimizer state)`);
-    return { grads, m, v, scratch };
+    return this.trained;
   }
 
   /** The value head's weights (1, C), or null without a value head. */
@@ -164,8 +185,7 @@ export class Model {
   /** The value head's gradient, or null without a value head. */
   async getValueHeadGradient(): Promise<Float32Array | null> {
     if (!this.vh) return null;
-    this.trainedParts('getValueHeadGradient');
-    return this.ops.read(this.vh.gw!);
+    return this.ops.read(this.trainedParts('getValueHeadGradient').valueHead!.g);
   }
 
   /** Seeded init (params.ts `initialWeights`): N(0, 0.02) for matrices, 0.02/√(2L) for o_proj and down_proj, ones for norms. */
@@ -228,7 +248,7 @@ export class Model {
       values: this.vh ? new Float32Array(rows * width) : null,
     };
     for (const pass of passes) {
-      const acts = this.runForward(pass.input, pass.bias(logitBias), scale);
+      const acts = this.runForward(pass.input, pass.take(logitBias, this.config.vocab), scale);
       const n = pass.rows * width;
       const seg = pass.input.segmentIds;
       const at = pass.first * width;
@@ -245,43 +265,37 @@ export class Model {
    * The passes a batch is run in: the whole batch, or ⌊idsPerPass / width⌋ rows at a time, the
    * last pass padded with empty rows to the same size (one activation allocation serves every pass).
    */
-  private passesOf(batch: PackedInput): {
-    first: number;
-    rows: number;
-    input: PackedInput;
-    bias: (b?: Float32Array) => Float32Array | undefined;
-  }[] {
+  private passesOf(batch: PackedInput): Pass[] {
     const { rows, width } = batch;
     if (this.idsPerPass === null || rows * width <= this.idsPerPass)
-      return [{ first: 0, rows, input: batch, bias: (b) => b }];
+      return [
+        {
+          first: 0,
+          rows,
+          input: batch,
+          take: (x) => (x === undefined || x instanceof Float32Array ? x : Float32Array.from(x)),
+        },
+      ];
     const per = Math.max(1, Math.floor(this.idsPerPass / width));
-    const V = this.config.vocab;
-    const out = [];
+    const out: Pass[] = [];
     for (let first = 0; first < rows; first += per) {
       const n = Math.min(per, rows - first);
-      const [lo, hi] = [first * width, (first + n) * width];
-      const pad = <T extends Int32Array | Float32Array>(
-        make: (k: number) => T,
-        src: ArrayLike<number>,
-        stride: number,
-      ) => {
-        const t = make(per * width * stride);
-        for (let i = lo * stride; i < hi * stride; i++) t[i - lo * stride] = src[i];
+      // Rows first … first + n − 1 of a per-position table (`stride` values a position) into `t`, zeros after them.
+      const rowsInto = <T extends Int32Array | Float32Array>(t: T, x: ArrayLike<number>, stride: number): T => {
+        for (let i = 0; i < n * width * stride; i++) t[i] = x[first * width * stride + i];
         return t;
       };
-      const ints = (k: number) => new Int32Array(k);
-      out.push({
-        first,
-        rows: n,
-        input: {
-          rows: per,
-          width,
-          inputIds: pad(ints, batch.inputIds, 1),
-          segmentIds: pad(ints, batch.segmentIds, 1),
-          positions: pad(ints, batch.positions, 1),
-        },
-        bias: (b?: Float32Array) => (b ? pad((k) => new Float32Array(k), b, V) : undefined),
-      });
+      const take = (x: ArrayLike<number> | undefined, stride = 1) =>
+        x && rowsInto(new Float32Array(per * width * stride), x, stride);
+      const ids = (x: ArrayLike<number>) => rowsInto(new Int32Array(per * width), x, 1);
+      const input = {
+        rows: per,
+        width,
+        inputIds: ids(batch.inputIds),
+        segmentIds: ids(batch.segmentIds),
+        positions: ids(batch.positions),
+      };
+      out.push({ first, rows: n, input, take });
     }
     return out;
   }
@@ -362,7 +376,7 @@ export class Model {
    * Awaited before `step`.
    */
   async backward(dlogp: ArrayLike<number>, dvalues: ArrayLike<number> | null = null): Promise<void> {
-    const { grads } = this.trainedParts('backward');
+    const { grads, valueHead } = this.trainedParts('backward');
     if (!this.forwarded || !this.acts) throw new Error('backward() before score(): score a batch first');
     const { batch, scale, bias } = this.forwarded;
     if (dlogp.length !== batch.rows * batch.width)
@@ -370,40 +384,30 @@ export class Model {
     if (dvalues && !this.vh) throw new Error('backward: dvalues given but the model has no value head');
     if (this.vh && dvalues && dvalues.length !== dlogp.length)
       throw new Error(`backward: dvalues has ${dvalues.length} entries, expected ${dlogp.length}`);
+    const vh = this.vh && valueHead ? { w: this.vh.w, gw: valueHead.g } : null;
     const passes = this.forwarded.passes > 1 ? this.passesOf(batch) : null;
     for (const [k, pass] of (passes ?? [null]).entries()) {
       if (k > 0) await this.ops.flush();
       const input = pass ? pass.input : batch;
-      const acts = pass ? this.runForward(input, pass.bias(bias), scale) : this.acts;
-      const slice = (x: ArrayLike<number>) => {
-        if (!pass) return x;
-        const out = new Float32Array(input.rows * input.width);
-        for (let i = 0; i < pass.rows * input.width; i++) out[i] = x[pass.first * input.width + i];
-        return out;
-      };
-      this.ops.upload(acts.dlogp, seedToPositions(slice(dlogp), input.segmentIds, input.rows, input.width));
-      if (this.vh)
-        this.ops.upload(
-          acts.dvalues,
-          dvalues
-            ? seedToPositions(slice(dvalues), input.segmentIds, input.rows, input.width)
-            : new Float32Array(input.rows * input.width),
-        );
-      const vh = this.vh ? { w: this.vh.w, gw: this.vh.gw! } : null;
+      const acts = pass ? this.runForward(input, pass.take(bias, this.config.vocab), scale) : this.acts;
+      const seed = (x: ArrayLike<number>) =>
+        seedToPositions(pass ? pass.take(x)! : x, input.segmentIds, input.rows, input.width);
+      this.ops.upload(acts.dlogp, seed(dlogp));
+      if (vh) this.ops.upload(acts.dvalues, dvalues ? seed(dvalues) : new Float32Array(input.rows * input.width));
       backward(this.ops, this.config, this.params, grads, acts, vh, scale, this.forwardBias);
     }
   }
 
   zeroGrad(): void {
-    const { grads } = this.trainedParts('zeroGrad');
+    const { grads, valueHead } = this.trainedParts('zeroGrad');
     for (const t of grads.byName.values()) this.ops.zero(t);
-    if (this.vh) this.ops.zero(this.vh.gw!);
+    if (valueHead) this.ops.zero(valueHead.g);
   }
 
   /** Clips to `maxGradNorm` and applies AdamW to every parameter (adamw.ts); returns the pre-clip norm. */
   async step(o: StepOptions): Promise<number> {
-    const { scratch } = this.trainedParts('step');
-    const norm = adamwStep(this.ops, this.slots, scratch, o);
+    const { slots, scratch } = this.trainedParts('step');
+    const norm = adamwStep(this.ops, slots, scratch, o);
     this.t = o.step;
     return norm;
   }
@@ -445,10 +449,10 @@ export class Model {
   }
 
   private moments(): Map<string, { m: Tensor; v: Tensor }> {
-    const { m, v } = this.trainedParts('the optimizer state');
+    const { m, v, valueHead } = this.trainedParts('the optimizer state');
     const out = new Map<string, { m: Tensor; v: Tensor }>();
     for (const name of m.byName.keys()) out.set(name, { m: m.byName.get(name)!, v: v.byName.get(name)! });
-    if (this.vh) out.set('value_head.weight', { m: this.vh.m!, v: this.vh.v! });
+    if (valueHead) out.set(VALUE_HEAD, { m: valueHead.m, v: valueHead.v });
     return out;
   }
 

@@ -52,7 +52,7 @@ import { overlongPenalty } from '../rewards/overlong';
 import type { RunTask, TaskSource } from './task-source';
 import { taskSourceOf } from './task-source';
 import { RolloutScheduler, samplerSlots } from './scheduler';
-import { WASM_MEMORY_BYTES, defaultIdsPerPass, grpoMemoryPlan, memoryPlanProblem } from '../hf/memory';
+import { defaultIdsPerPass, wasmStepPlan } from '../hf/memory';
 import type { SampledSession, Sampler } from '../rollout/prompt-source';
 
 /** A single-turn batch as collected: its tasks (those trained on), sessions and dynamic sampling's figures. */
@@ -668,8 +668,6 @@ export function singleTurnRollout(
 export abstract class ArithRun<C extends GrpoConfig> {
   readonly model: Model;
   protected readonly reference: Model | null;
-  /** Ids a training pass holds (config.idsPerPass or the default the memory budget gives). */
-  private readonly idsPerPass: number;
   protected readonly source: TaskSource;
   protected readonly rollout: SampledRollout<RunTask>;
   /** Launches the batches (ahead of the trainer under a staleness bound: scheduler.ts) and hands each over complete. */
@@ -685,8 +683,10 @@ export abstract class ArithRun<C extends GrpoConfig> {
     private readonly o: { valueHead: boolean; pack: PackOptions },
     services: KindServices = {},
   ) {
-    this.idsPerPass = config.idsPerPass ?? defaultIdsPerPass(base.config);
-    this.model = new Model(ops, base.config, { valueHead: o.valueHead, idsPerPass: this.idsPerPass });
+    this.model = new Model(ops, base.config, {
+      valueHead: o.valueHead,
+      idsPerPass: config.idsPerPass ?? defaultIdsPerPass(base.config),
+    });
     this.model.setWeights(base.weights);
     this.reference = config.beta > 0 ? new Model(ops, base.config, { frozen: true }) : null;
     this.reference?.setWeights(base.weights);
@@ -742,23 +742,14 @@ export abstract class ArithRun<C extends GrpoConfig> {
   }
 
   /**
-   * Refuses a batch whose step would not fit the wasm memory (hf/memory.ts `grpoMemoryPlan`), before
+   * Refuses a batch whose step would not fit the wasm memory (hf/memory.ts `wasmStepPlan`), before
    * sampling it, with the plan's parts and the idsPerPass that would fit. Other backends are not
    * planned: a GPU's memory is the device's.
    */
   private checkMemory(tasks: readonly RunTask[]): void {
     if (this.model.ops.backend !== 'wasm' || tasks.length === 0) return;
-    const c = this.config;
-    const staleness = c.staleness ?? 0;
-    const plan = grpoMemoryPlan(this.base.config, {
-      rows: c.prompts * c.group,
-      promptIds: Math.max(...tasks.map((t) => this.source.promptIds(t).length)),
-      maxNew: c.maxNew,
-      idsPerPass: this.idsPerPass,
-      reference: this.reference !== null,
-      samplerModels: staleness > 0 && !c.samplerWorker ? staleness + 1 : 0,
-    });
-    const problem = memoryPlanProblem(this.base.config, plan, WASM_MEMORY_BYTES, 'the wasm memory');
+    const promptIds = Math.max(...tasks.map((t) => this.source.promptIds(t).length));
+    const { problem } = wasmStepPlan(this.base.config, this.config, promptIds);
     if (problem) throw new Error(problem);
   }
 
