@@ -3,6 +3,8 @@
  * position, uploaded by the caller); ACCUMULATES into the gradients `g` (zeroed by the caller once
  * per step, so several backward passes can add up). Scratch gradients are zeroed here before the
  * accumulating kernels that write them. `scale` is the forward's inverse temperature (forward.ts).
+ * Under LoRA the base is frozen (`g.base` null): its weight-gradient matmuls are skipped and only
+ * the adapters' gradients (`g.adapters`, lora.ts) and the value head's accumulate.
  */
 import type { Ops } from '../../kernels/ops';
 import type { ModelConfig } from './config';
@@ -10,13 +12,21 @@ import { kvDim } from './config';
 import type { ValueHead } from './forward';
 import { headLogits } from './forward';
 import type { Tensor } from '../../kernels/ops';
-import type { Acts, ParamSet } from './tensors';
+import type { Acts, LayerActs, LayerParams, ParamSet } from './tensors';
+import type { AdapterSet, Projection } from './lora';
+import { adapterBackward } from './lora';
+
+/** The gradients a backward accumulates: the base's (null when frozen under LoRA) and the adapters' (null without LoRA). */
+export interface Gradients {
+  base: ParamSet | null;
+  adapters: AdapterSet | null;
+}
 
 export function backward(
   ops: Ops,
   c: ModelConfig,
   p: ParamSet,
-  g: ParamSet,
+  grads: Gradients,
   a: Acts,
   vh: ValueHead | null = null,
   scale = 1,
@@ -31,12 +41,13 @@ export function backward(
     NKV = c.kvHeads,
     hs = C / NH,
     KV = kvDim(c);
+  const g = grads.base;
   const h = a.head;
   if (!h) {
     ops.zero(a.dlogits);
     ops.logprobBackward(a.dlogits, a.dlogp, a.logits, a.targets, a.lseOut, N, V, scale);
     ops.matmul(a.dln, a.dlogits, p.lmHead, N, V, C, 'nn'); // dlnf = dlogits · W (V, C)
-    ops.matmul(g.lmHead, a.dlogits, a.lnf, V, N, C, 'tn', { accumulate: true }); // dW += dlogitsᵀ · lnf
+    if (g) ops.matmul(g.lmHead, a.dlogits, a.lnf, V, N, C, 'tn', { accumulate: true }); // dW += dlogitsᵀ · lnf
   } else {
     // The head in chunks: each chunk's logits again (the forward kept only the last chunk's), then its gradients.
     for (let n0 = 0; n0 < N; n0 += a.headRows) {
@@ -49,7 +60,7 @@ export function backward(
       ops.logprobBackward(a.dlogits, h.dlogp, a.logits, h.targets, h.lse, n, V, scale);
       ops.matmul(h.dln, a.dlogits, p.lmHead, n, V, C, 'nn');
       ops.copy(a.dln, h.dln, { srcOffset: 0, dstOffset: n0 * C, count: n * C });
-      ops.matmul(g.lmHead, a.dlogits, h.lnf, V, n, C, 'tn', { accumulate: true });
+      if (g) ops.matmul(g.lmHead, a.dlogits, h.lnf, V, n, C, 'tn', { accumulate: true });
     }
   }
   if (vh) {
@@ -57,25 +68,35 @@ export function backward(
     ops.matmul(vh.gw, a.dvalues, a.lnf, 1, N, C, 'tn', { accumulate: true }); // dw += dvaluesᵀ · lnf
   }
   ops.zero(a.dres);
-  ops.rmsnormBackward(a.dres, g.lnf, a.dln, a.xL, p.lnf, a.rstdf, N, C);
+  ops.rmsnormBackward(a.dres, g ? g.lnf : a.normSink, a.dln, a.xL, p.lnf, a.rstdf, N, C);
   for (let l = c.layers - 1; l >= 0; l--) {
     const w = p.layers[l];
-    const gw = g.layers[l];
+    const gw = g?.layers[l];
     const x = a.layers[l];
+    const gad = grads.adapters?.layers[l];
+    // dy of projection k, its input, and dx to add to (the LoRA branch, when the layer has one for k).
+    const adapt = (k: Projection, inp: Tensor, dy: Tensor, dx: Tensor, inDim: number, outDim: number) =>
+      adaptBackward(ops, w, gad, k, x, a, inp, dy, dx, N, inDim, outDim);
     // xNext = x1 + down(h): dres flows to x1 unchanged and into the MLP branch.
     ops.matmul(a.dh, a.dres, w.wd, N, C, F, 'nn'); // dh = dres · Wd (C, F)
-    ops.matmul(gw.wd, a.dres, x.h, C, N, F, 'tn', { accumulate: true }); // dWd += dresᵀ · h
+    adapt('wd', x.h, a.dres, a.dh, F, C);
+    if (gw) ops.matmul(gw.wd, a.dres, x.h, C, N, F, 'tn', { accumulate: true }); // dWd += dresᵀ · h
     ops.zero(a.dgate);
     ops.zero(a.dup);
     ops.swigluBackward(a.dgate, a.dup, a.dh, x.gate, x.up, N * F);
     ops.matmul(a.dln, a.dgate, w.wg, N, F, C, 'nn'); // dln2 = dgate · Wg + dup · Wu
     ops.matmul(a.dln, a.dup, w.wu, N, F, C, 'nn', { accumulate: true });
-    ops.matmul(gw.wg, a.dgate, x.ln2, F, N, C, 'tn', { accumulate: true });
-    ops.matmul(gw.wu, a.dup, x.ln2, F, N, C, 'tn', { accumulate: true });
-    ops.rmsnormBackward(a.dres, gw.ln2, a.dln, x.x1, w.ln2, x.rstd2, N, C);
+    adapt('wg', x.ln2, a.dgate, a.dln, C, F);
+    adapt('wu', x.ln2, a.dup, a.dln, C, F);
+    if (gw) {
+      ops.matmul(gw.wg, a.dgate, x.ln2, F, N, C, 'tn', { accumulate: true });
+      ops.matmul(gw.wu, a.dup, x.ln2, F, N, C, 'tn', { accumulate: true });
+    }
+    ops.rmsnormBackward(a.dres, gw ? gw.ln2 : a.normSink, a.dln, x.x1, w.ln2, x.rstd2, N, C);
     // x1 = x + o_proj(att): dres flows to x unchanged and into the attention branch.
     ops.matmul(a.datt, a.dres, w.wo, N, C, C, 'nn');
-    ops.matmul(gw.wo, a.dres, x.att, C, N, C, 'tn', { accumulate: true });
+    adapt('wo', x.att, a.dres, a.datt, C, C);
+    if (gw) ops.matmul(gw.wo, a.dres, x.att, C, N, C, 'tn', { accumulate: true });
     ops.zero(a.dq);
     ops.zero(a.dk);
     ops.zero(a.dv);
@@ -87,10 +108,38 @@ export function backward(
     ops.matmul(a.dln, a.dqPre, w.wq, N, C, C, 'nn'); // dln1 = dqPre · Wq + dkPre · Wk + dv · Wv
     ops.matmul(a.dln, a.dkPre, w.wk, N, KV, C, 'nn', { accumulate: true }); // (N, KV) · (KV, C)
     ops.matmul(a.dln, a.dv, w.wv, N, KV, C, 'nn', { accumulate: true });
-    ops.matmul(gw.wq, a.dqPre, x.ln1, C, N, C, 'tn', { accumulate: true });
-    ops.matmul(gw.wk, a.dkPre, x.ln1, KV, N, C, 'tn', { accumulate: true }); // dWk (KV, C) += dkPreᵀ · ln1
-    ops.matmul(gw.wv, a.dv, x.ln1, KV, N, C, 'tn', { accumulate: true });
-    ops.rmsnormBackward(a.dres, gw.ln1, a.dln, x.x, w.ln1, x.rstd1, N, C);
+    adapt('wq', x.ln1, a.dqPre, a.dln, C, C);
+    adapt('wk', x.ln1, a.dkPre, a.dln, C, KV);
+    adapt('wv', x.ln1, a.dv, a.dln, C, KV);
+    if (gw) {
+      ops.matmul(gw.wq, a.dqPre, x.ln1, C, N, C, 'tn', { accumulate: true });
+      ops.matmul(gw.wk, a.dkPre, x.ln1, KV, N, C, 'tn', { accumulate: true }); // dWk (KV, C) += dkPreᵀ · ln1
+      ops.matmul(gw.wv, a.dv, x.ln1, KV, N, C, 'tn', { accumulate: true });
+    }
+    ops.rmsnormBackward(a.dres, gw ? gw.ln1 : a.normSink, a.dln, x.x, w.ln1, x.rstd1, N, C);
   }
-  ops.embeddingBackward(g.wte, a.dres, a.ids, N, C, V);
+  if (g) ops.embeddingBackward(g.wte, a.dres, a.ids, N, C, V);
+}
+
+/** The LoRA branch's backward of projection `k` (lora.ts adapterBackward), when the layer has an adapter for it. */
+function adaptBackward(
+  ops: Ops,
+  w: LayerParams,
+  gad: AdapterSet['layers'][number] | undefined,
+  k: Projection,
+  x: LayerActs,
+  a: Acts,
+  inp: Tensor,
+  dy: Tensor,
+  dx: Tensor,
+  N: number,
+  inDim: number,
+  outDim: number,
+): void {
+  const ad = w.adapters?.[k];
+  if (!ad) return;
+  const g = gad?.[k];
+  const u = x.u?.[k];
+  if (!g || !u || !a.lora) throw new Error(`backward: LoRA on ${k} without its gradients or activation buffers`);
+  adapterBackward(ops, ad, g, inp, u, dy, dx, a.lora.t, a.lora.du, N, inDim, outDim);
 }

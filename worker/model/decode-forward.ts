@@ -27,7 +27,7 @@ export function decodeForward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, ca
       ops.copy(cache.v[l], x.v, { dstOffset: at, srcOffset: b * KV, count: KV });
     }
     ops.attentionDecode(x.att, x.q, cache.k[l], cache.v[l], cache.attendLengths, B, L, NH, NKV, hs);
-    attentionOutputAndMlp(ops, c, p.layers[l], x, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, B);
+    attentionOutputAndMlp(ops, c, p.layers[l], x, a, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, B);
   }
   lmHead(ops, c, p, a, B);
 }

@@ -9,6 +9,8 @@ import type { Ops, Tensor } from '../../kernels/ops';
 import type { ModelConfig } from './config';
 import { kvDim } from './config';
 import type { Acts, LayerActs, LayerParams, ParamSet } from './tensors';
+import type { Projection } from './lora';
+import { adapterForward } from './lora';
 
 /** The PPO value head: one linear map (1, C) of the final normed hidden state, and its gradient. */
 export interface ValueHead {
@@ -69,8 +71,32 @@ export function forwardLayers(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts): v
     const x = a.layers[l];
     attentionInputs(ops, c, p.layers[l], x, a, N);
     ops.attentionForward(x.att, x.lse, x.q, x.k, x.v, a.segments, B, T, NH, NKV, hs);
-    attentionOutputAndMlp(ops, c, p.layers[l], x, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, N);
+    attentionOutputAndMlp(ops, c, p.layers[l], x, a, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, N);
   }
+}
+
+/**
+ * y (N, out) += the LoRA branch of projection `k` of input `inp` (N, in), when the layer's
+ * parameters carry an adapter for it (lora.ts); its u is kept in the layer's activations.
+ */
+export function adapt(
+  ops: Ops,
+  w: LayerParams,
+  k: Projection,
+  x: LayerActs,
+  a: Acts,
+  inp: Tensor,
+  y: Tensor,
+  N: number,
+  inDim: number,
+  outDim: number,
+): void {
+  const ad = w.adapters?.[k];
+  if (!ad) return;
+  const u = x.u?.[k];
+  if (!u || !a.lora)
+    throw new Error(`forward: LoRA on ${k} but the activations have no adapter buffers (allocActs lora)`);
+  adapterForward(ops, ad, inp, y, u, a.lora.t, N, inDim, outDim);
 }
 
 /** ln1 → q, k, v projections → RoPE on q (NH heads) and k (NKV heads) (at `a.positions`). */
@@ -84,6 +110,9 @@ export function attentionInputs(ops: Ops, c: ModelConfig, w: LayerParams, x: Lay
   ops.matmul(a.qPre, x.ln1, w.wq, N, C, C, 'nt'); // (N, C) · (C, C)ᵀ
   ops.matmul(a.kPre, x.ln1, w.wk, N, C, KV, 'nt'); // (N, C) · (KV, C)ᵀ
   ops.matmul(x.v, x.ln1, w.wv, N, C, KV, 'nt');
+  adapt(ops, w, 'wq', x, a, x.ln1, a.qPre, N, C, C);
+  adapt(ops, w, 'wk', x, a, x.ln1, a.kPre, N, C, KV);
+  adapt(ops, w, 'wv', x, a, x.ln1, x.v, N, C, KV);
   ops.ropeForward(x.q, a.qPre, a.positions, N, NH, hs, c.ropeTheta);
   ops.ropeForward(x.k, a.kPre, a.positions, N, NKV, hs, c.ropeTheta);
 }
@@ -98,6 +127,7 @@ export function attentionOutputAndMlp(
   c: ModelConfig,
   w: LayerParams,
   x: LayerActs,
+  a: Acts,
   xNext: LayerActs['x'],
   N: number,
 ): void {
@@ -105,12 +135,16 @@ export function attentionOutputAndMlp(
     F = c.ffn;
   ops.copy(x.x1, x.x);
   ops.matmul(x.x1, x.att, w.wo, N, C, C, 'nt', { accumulate: true }); // x1 = x + att · woᵀ
+  adapt(ops, w, 'wo', x, a, x.att, x.x1, N, C, C);
   ops.rmsnormForward(x.ln2, x.rstd2, x.x1, w.ln2, N, C, c.normEps);
   ops.matmul(x.gate, x.ln2, w.wg, N, C, F, 'nt'); // (N, C) · (F, C)ᵀ
   ops.matmul(x.up, x.ln2, w.wu, N, C, F, 'nt');
+  adapt(ops, w, 'wg', x, a, x.ln2, x.gate, N, C, F);
+  adapt(ops, w, 'wu', x, a, x.ln2, x.up, N, C, F);
   ops.swigluForward(x.h, x.gate, x.up, N * F);
   ops.copy(xNext, x.x1);
   ops.matmul(xNext, x.h, w.wd, N, F, C, 'nt', { accumulate: true }); // xNext = x1 + h · wdᵀ, (N, F) · (C, F)ᵀ
+  adapt(ops, w, 'wd', x, a, x.h, xNext, N, F, C);
 }
 
 /**

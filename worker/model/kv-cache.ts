@@ -38,7 +38,7 @@ export class Decoder {
       throw new Error(`Decoder: cache length ${L} exceeds the model's maxSeq ${model.config.maxSeq}`);
     this.ops = model.ops;
     this.cache = allocCache(this.ops, model.config, B, L);
-    this.acts = allocActs(this.ops, model.config, B, 1, { wholeHead: true }); // a step samples from every row's logits
+    this.acts = allocActs(this.ops, model.config, B, 1, { wholeHead: true, lora: model.actsLora }); // a step samples from every row's logits
   }
 
   /**
@@ -55,12 +55,12 @@ export class Decoder {
     });
     const c = this.model.config;
     const batch = rowPerSequence(prompts, T);
-    const acts = allocActs(this.ops, c, B, T, { layersOnly: true });
+    const acts = allocActs(this.ops, c, B, T, { layersOnly: true, lora: this.model.actsLora });
     try {
       this.ops.upload(acts.ids, Int32Array.from(batch.inputIds));
       this.ops.upload(acts.segments, Int32Array.from(batch.segmentIds));
       this.ops.upload(acts.positions, Int32Array.from(batch.positions));
-      forwardLayers(this.ops, c, this.model.params, acts);
+      forwardLayers(this.ops, c, this.model.forwardParams(), acts);
       const KV = kvDim(c);
       prompts.forEach((p, b) => {
         for (let l = 0; l < c.layers; l++) {
@@ -72,7 +72,7 @@ export class Decoder {
         const last = { dstOffset: b * c.dModel, srcOffset: (b * T + p.length - 1) * c.dModel, count: c.dModel };
         this.ops.copy(this.acts.xL, acts.xL, last);
       });
-      lmHead(this.ops, c, this.model.params, this.acts, B);
+      lmHead(this.ops, c, this.model.forwardParams(), this.acts, B);
       return await this.ops.read(this.acts.logits);
     } finally {
       freeActs(this.ops, acts); // after the read: a GPU's recorded copies still use its buffers until then
@@ -93,7 +93,7 @@ export class Decoder {
       this.cache.attendLengths,
       this.cache.lengths.map((x) => x + 1),
     );
-    decodeForward(this.ops, this.model.config, this.model.params, this.acts, this.cache);
+    decodeForward(this.ops, this.model.config, this.model.forwardParams(), this.acts, this.cache);
     for (let b = 0; b < B; b++) this.cache.lengths[b]++;
     return this.ops.read(this.acts.logits);
   }

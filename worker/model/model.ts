@@ -10,6 +10,7 @@
 import type { Ops, Tensor } from '../../kernels/ops';
 import type { AdamWScratch, AdamWSlot, StepOptions } from './adamw';
 import { adamwStep } from './adamw';
+import type { Gradients } from './backward';
 import { backward } from './backward';
 import type { ModelConfig } from './config';
 import { validateModelConfig } from './config';
@@ -19,6 +20,17 @@ import { alignToIds, seedToPositions, targetsFor } from './packing';
 import { initialWeights, numel, paramSpecs } from './params';
 import type { Acts, ParamSet } from './tensors';
 import { allocActs, allocParamSet, freeActs } from './tensors';
+import type { AdapterSet, LoraConfig } from './lora';
+import {
+  LORA_TARGETS,
+  allocAdapterSet,
+  initialAdapters,
+  loraScale,
+  loraSpecs,
+  loraTargets,
+  mergeAdapters,
+  validateLoraConfig,
+} from './lora';
 
 /** The value head's tensor name (dew ValueHead; TRL's value-head models call it `v_head`). */
 export const VALUE_HEAD = 'value_head.weight';
@@ -39,6 +51,11 @@ export interface ModelOptions {
    * Absent: the whole batch in one pass (no forward is repeated).
    */
   idsPerPass?: number;
+  /**
+   * LoRA (lora.ts): the base weights frozen, adapters on the targeted projections trained (AdamW
+   * state for them alone, and the value head's). Adapters start as PEFT's (`initAdapters`, seed 0).
+   */
+  lora?: LoraConfig;
 }
 
 export interface ScoreOptions {
@@ -48,6 +65,12 @@ export interface ScoreOptions {
    * and > 0; default 1 (untempered). A greedy sampler (temperature 0) is scored at 1.
    */
   temperature?: number;
+  /**
+   * Apply the LoRA adapters (default true). False scores the base alone: under LoRA the reference
+   * policy is the frozen base, so no second model is held (PEFT's `disable_adapter`). Such a score
+   * cannot be differentiated.
+   */
+  adapters?: boolean;
 }
 
 export interface Scored {
@@ -72,29 +95,44 @@ export interface OptimizerState {
 
 /** Gradients, AdamW moments and the clipping scratch of a trained model, and the slots `step` updates (adamw.ts). */
 interface Trained {
-  grads: ParamSet;
-  m: ParamSet;
-  v: ParamSet;
+  /** The base's gradients (full fine-tuning) or the adapters' (LoRA). */
+  grads: Gradients;
+  /** AdamW's m and v of every trained tensor by name (the value head's too). */
+  moments: Map<string, { m: Tensor; v: Tensor }>;
   scratch: AdamWScratch;
-  /** Every parameter in spec order, then the value head. */
+  /** Every trained tensor in spec order (the base's, or the adapters'), then the value head. */
   slots: AdamWSlot[];
   /** The value head's gradient and moments, when the model has one. */
   valueHead: { g: Tensor; m: Tensor; v: Tensor } | null;
 }
 
-function allocTrained(ops: Ops, config: ModelConfig, params: ParamSet, vh: { w: Tensor } | null): Trained {
-  const [grads, m, v] = [
-    allocParamSet(ops, config, 'grad'),
-    allocParamSet(ops, config, 'adam_m'),
-    allocParamSet(ops, config, 'adam_v'),
-  ];
-  const slots: AdamWSlot[] = paramSpecs(config).map((s) => ({
-    param: params.byName.get(s.name)!,
-    grad: grads.byName.get(s.name)!,
-    m: m.byName.get(s.name)!,
-    v: v.byName.get(s.name)!,
+/** What training holds: for the base's every parameter, or under LoRA for the adapters' alone (AdamW decays them, as HF's Trainer does). */
+function allocTrained(
+  ops: Ops,
+  config: ModelConfig,
+  params: ParamSet,
+  adapters: { set: AdapterSet; config: LoraConfig } | null,
+  vh: { w: Tensor } | null,
+): Trained {
+  const sets = (['grad', 'adam_m', 'adam_v'] as const).map((prefix) =>
+    adapters ? allocAdapterSet(ops, config, adapters.config, prefix, 0) : allocParamSet(ops, config, prefix),
+  );
+  const [g, m, v] = sets.map((x) => x.byName);
+  const grads: Gradients = adapters
+    ? { base: null, adapters: sets[0] as AdapterSet }
+    : { base: sets[0] as ParamSet, adapters: null };
+  const specs = adapters
+    ? loraSpecs(config, adapters.config).map((s) => ({ name: s.name, decay: true }))
+    : paramSpecs(config);
+  const trainedParams = adapters ? adapters.set.byName : params.byName;
+  const slots: AdamWSlot[] = specs.map((s) => ({
+    param: trainedParams.get(s.name)!,
+    grad: g.get(s.name)!,
+    m: m.get(s.name)!,
+    v: v.get(s.name)!,
     decay: s.decay,
   }));
+  const moments = new Map(specs.map((s) => [s.name, { m: m.get(s.name)!, v: v.get(s.name)! }]));
   const C = config.dModel;
   const valueHead = vh
     ? {
@@ -103,9 +141,12 @@ function allocTrained(ops: Ops, config: ModelConfig, params: ParamSet, vh: { w: 
         v: ops.alloc(`adam_v:${VALUE_HEAD}`, C),
       }
     : null;
-  if (vh && valueHead) slots.push({ param: vh.w, grad: valueHead.g, m: valueHead.m, v: valueHead.v, decay: false });
+  if (vh && valueHead) {
+    slots.push({ param: vh.w, grad: valueHead.g, m: valueHead.m, v: valueHead.v, decay: false });
+    moments.set(VALUE_HEAD, { m: valueHead.m, v: valueHead.v });
+  }
   const scratch = { normSq: ops.alloc('grad_norm_sq', 1), clip: ops.alloc('clip_scale', 1) };
-  return { grads, m, v, scratch, slots, valueHead };
+  return { grads, moments, scratch, slots, valueHead };
 }
 
 /**
@@ -120,7 +161,10 @@ interface Pass {
 }
 
 export class Model {
+  /** The base weights (frozen under LoRA). */
   readonly params: ParamSet;
+  /** Under LoRA: the adapters, their config, and the base's layers with the adapters attached (what the forward runs). */
+  private readonly lora: { config: LoraConfig; set: AdapterSet; adapted: ParamSet } | null;
   /** What training adds to the weights: null for a frozen model. */
   private readonly trained: Trained | null;
   private acts: Acts | null = null;
@@ -128,7 +172,13 @@ export class Model {
    * The last batch scored, its inverse temperature 1/T and logit bias: `backward` differentiates
    * that forward (in place, or each pass's again when the batch took several).
    */
-  private forwarded: { batch: PackedInput; scale: number; bias?: Float32Array; passes: number } | null = null;
+  private forwarded: {
+    batch: PackedInput;
+    scale: number;
+    bias?: Float32Array;
+    passes: number;
+    adapters: boolean;
+  } | null = null;
   private readonly idsPerPass: number | null;
   /** The value head's weights (1, C), when enabled. */
   private readonly vh: { w: Tensor } | null;
@@ -151,9 +201,41 @@ export class Model {
       throw new Error(`Model: idsPerPass = ${idsPerPass}; expected an integer ≥ 1 (absent: the whole batch)`);
     this.idsPerPass = idsPerPass ?? null;
     this.params = allocParamSet(ops, config, 'param');
+    if (options.lora) {
+      const problems = validateLoraConfig(options.lora);
+      if (problems.length) throw new Error(`Model: ${problems.join('; ')}`);
+      const set = allocAdapterSet(ops, config, options.lora, 'param', loraScale(options.lora));
+      const layers = this.params.layers.map((w, l) => ({ ...w, adapters: set.layers[l] }));
+      this.lora = { config: options.lora, set, adapted: { ...this.params, layers } };
+      this.initAdapters(0);
+    } else this.lora = null;
     const C = config.dModel;
     this.vh = options.valueHead ? { w: ops.alloc('param:value_head.weight', C) } : null;
-    this.trained = options.frozen ? null : allocTrained(ops, config, this.params, this.vh);
+    this.trained = options.frozen ? null : allocTrained(ops, config, this.params, this.lora, this.vh);
+  }
+
+  /** The LoRA config, or null for a model without adapters. */
+  get loraConfig(): LoraConfig | null {
+    return this.lora?.config ?? null;
+  }
+
+  /** The activations' LoRA buffers for a model with adapters (allocActs `lora`). */
+  get actsLora(): { rank: number; targets: (typeof LORA_TARGETS)[keyof typeof LORA_TARGETS][] } | undefined {
+    return this.lora
+      ? { rank: this.lora.config.rank, targets: loraTargets(this.lora.config).map((t) => LORA_TARGETS[t]) }
+      : undefined;
+  }
+
+  /** The weights a forward runs: the base with its adapters attached under LoRA (unless `adapters` is false). */
+  forwardParams(adapters = true): ParamSet {
+    return adapters && this.lora ? this.lora.adapted : this.params;
+  }
+
+  /** PEFT's initialisation of the adapters (lora.ts initialAdapters), seeded. */
+  initAdapters(seed: number): void {
+    if (!this.lora) throw new Error('initAdapters: this model has no LoRA adapters (construct it with { lora })');
+    for (const [name, data] of initialAdapters(this.config, this.lora.config, seed))
+      this.ops.upload(this.lora.set.byName.get(name)!, data);
   }
 
   /** Whether the model holds weights only (`frozen`): no gradients, no optimizer state. */
@@ -210,20 +292,69 @@ export class Model {
     }
     const head = weights.get(VALUE_HEAD);
     if (head && this.vh) this.setValueHead(head);
+    const adapterNames = [...weights.keys()].filter((n) => /\.lora_[AB]\.weight$/.test(n));
+    if (!this.lora) {
+      if (adapterNames.length)
+        throw new Error(
+          `setWeights: the weights hold LoRA adapters ('${adapterNames[0]}', …) but this model has none: ` +
+            'construct it with { lora } or merge them first (lora.ts mergeAdapters)',
+        );
+      return;
+    }
+    // Under LoRA the map may hold the base alone (the adapters keep their initialisation) or the base and every adapter.
+    if (!adapterNames.length) return;
+    for (const sp of loraSpecs(this.config, this.lora.config)) {
+      const w = weights.get(sp.name);
+      const n = sp.shape[0] * sp.shape[1];
+      if (!w || w.length !== n)
+        throw new Error(
+          `setWeights: LoRA adapter '${sp.name}' ${w ? `has ${w.length} values` : 'missing'}, expected shape [${sp.shape}]`,
+        );
+      this.ops.upload(this.lora.set.byName.get(sp.name)!, w);
+    }
+    for (const n of adapterNames)
+      if (!this.lora.set.byName.has(n))
+        throw new Error(
+          `setWeights: unknown LoRA adapter '${n}' (this model's targets: ${loraTargets(this.lora.config).join(', ')})`,
+        );
   }
 
-  /** Every parameter by Hugging Face name, and `value_head.weight` when the model has a value head. */
+  /**
+   * Every parameter by Hugging Face name, `value_head.weight` when the model has a value head, and
+   * under LoRA every adapter (lora.ts names) beside the base: what a checkpoint holds.
+   */
   async getWeights(): Promise<Map<string, Float32Array>> {
     const out = new Map<string, Float32Array>();
     for (const [name, t] of this.params.byName) out.set(name, await this.ops.read(t));
     if (this.vh) out.set(VALUE_HEAD, await this.ops.read(this.vh.w));
+    for (const [name, t] of this.lora?.set.byName ?? []) out.set(name, await this.ops.read(t));
     return out;
   }
 
+  /** The adapters alone by name (PEFT's adapter_model.safetensors, less its prefix); empty without LoRA. */
+  async getAdapters(): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    for (const [name, t] of this.lora?.set.byName ?? []) out.set(name, await this.ops.read(t));
+    return out;
+  }
+
+  /**
+   * The weights of a plain model computing what this one does: under LoRA the adapters merged into
+   * the base (W + s·B·A, PEFT's merge_and_unload); otherwise `getWeights()`. What a sampler model
+   * without adapters and the merged export take.
+   */
+  async getMergedWeights(): Promise<Map<string, Float32Array>> {
+    const all = await this.getWeights();
+    if (!this.lora) return all;
+    const base = new Map([...all].filter(([n]) => !this.lora!.set.byName.has(n)));
+    return mergeAdapters(this.config, this.lora.config, base, await this.getAdapters());
+  }
+
+  /** The trained tensors' gradients by name: every parameter's, or under LoRA the adapters'. */
   async getGradients(): Promise<Map<string, Float32Array>> {
     const { grads } = this.trainedParts('getGradients');
     const out = new Map<string, Float32Array>();
-    for (const [name, t] of grads.byName) out.set(name, await this.ops.read(t));
+    for (const [name, t] of (grads.base ?? grads.adapters!).byName) out.set(name, await this.ops.read(t));
     return out;
   }
 
@@ -234,7 +365,7 @@ export class Model {
    * too. A batch of more ids than `idsPerPass` is scored pass by pass.
    */
   async score(batch: PackedInput, logitBias?: Float32Array, options: ScoreOptions = {}): Promise<Scored> {
-    const { temperature = 1 } = options;
+    const { temperature = 1, adapters = true } = options;
     if (typeof temperature !== 'number' || !Number.isFinite(temperature) || temperature <= 0)
       throw new Error(
         `score: temperature = ${temperature}; expected a finite number > 0 (1 = untempered; score a greedy sampler at 1)`,
@@ -248,7 +379,7 @@ export class Model {
       values: this.vh ? new Float32Array(rows * width) : null,
     };
     for (const pass of passes) {
-      const acts = this.runForward(pass.input, pass.take(logitBias, this.config.vocab), scale);
+      const acts = this.runForward(pass.input, pass.take(logitBias, this.config.vocab), scale, adapters);
       const n = pass.rows * width;
       const seg = pass.input.segmentIds;
       const at = pass.first * width;
@@ -257,7 +388,7 @@ export class Model {
       if (out.values)
         out.values.set(alignToIds(await this.ops.read(acts.values), seg, pass.input.rows, width).subarray(0, n), at);
     }
-    this.forwarded = { batch, scale, ...(logitBias ? { bias: logitBias } : {}), passes: passes.length };
+    this.forwarded = { batch, scale, ...(logitBias ? { bias: logitBias } : {}), passes: passes.length, adapters };
     return out;
   }
 
@@ -316,7 +447,7 @@ export class Model {
       }
       // A chunked head leaves the last chunk's logits: the chunk of position i runs again.
       const n0 = Math.floor(i / acts.headRows) * acts.headRows;
-      headLogits(this.ops, this.config, this.params, acts, null, n0, Math.min(acts.headRows, N - n0));
+      headLogits(this.ops, this.config, this.forwardParams(), acts, null, n0, Math.min(acts.headRows, N - n0));
       out.push((await this.ops.read(acts.logits)).slice((i - n0) * V, (i - n0 + 1) * V));
     }
     return out;
@@ -326,7 +457,7 @@ export class Model {
    * Forward on a packed batch (one pass), leaving every activation in place; the log-probs at
    * inverse temperature `scale` (1/T, default 1; the logits stay untempered).
    */
-  private runForward(batch: PackedInput, logitBias?: Float32Array, scale = 1): Acts {
+  private runForward(batch: PackedInput, logitBias?: Float32Array, scale = 1, adapters = true): Acts {
     const { rows, width } = batch;
     for (const [name, a] of [
       ['inputIds', batch.inputIds],
@@ -362,7 +493,7 @@ export class Model {
       this.ops.upload(this.bias.t, logitBias);
       bias = this.bias.t;
     }
-    forward(this.ops, this.config, this.params, acts, this.vh, bias, scale);
+    forward(this.ops, this.config, this.forwardParams(adapters), acts, this.vh, bias, scale);
     this.forwardBias = bias;
     this.forwarded = null; // score() records what it scored; a bare forward leaves nothing to differentiate
     return acts;
@@ -379,6 +510,10 @@ export class Model {
     const { grads, valueHead } = this.trainedParts('backward');
     if (!this.forwarded || !this.acts) throw new Error('backward() before score(): score a batch first');
     const { batch, scale, bias } = this.forwarded;
+    if (!this.forwarded.adapters)
+      throw new Error(
+        'backward: the last batch was scored without the adapters (score { adapters: false }); score it with them',
+      );
     if (dlogp.length !== batch.rows * batch.width)
       throw new Error(`backward: dlogp has ${dlogp.length} entries, expected ${batch.rows * batch.width}`);
     if (dvalues && !this.vh) throw new Error('backward: dvalues given but the model has no value head');
@@ -394,13 +529,13 @@ export class Model {
         seedToPositions(pass ? pass.take(x)! : x, input.segmentIds, input.rows, input.width);
       this.ops.upload(acts.dlogp, seed(dlogp));
       if (vh) this.ops.upload(acts.dvalues, dvalues ? seed(dvalues) : new Float32Array(input.rows * input.width));
-      backward(this.ops, this.config, this.params, grads, acts, vh, scale, this.forwardBias);
+      backward(this.ops, this.config, this.forwardParams(), grads, acts, vh, scale, this.forwardBias);
     }
   }
 
   zeroGrad(): void {
     const { grads, valueHead } = this.trainedParts('zeroGrad');
-    for (const t of grads.byName.values()) this.ops.zero(t);
+    for (const t of (grads.base ?? grads.adapters!).byName.values()) this.ops.zero(t);
     if (valueHead) this.ops.zero(valueHead.g);
   }
 
@@ -449,17 +584,13 @@ export class Model {
   }
 
   private moments(): Map<string, { m: Tensor; v: Tensor }> {
-    const { m, v, valueHead } = this.trainedParts('the optimizer state');
-    const out = new Map<string, { m: Tensor; v: Tensor }>();
-    for (const name of m.byName.keys()) out.set(name, { m: m.byName.get(name)!, v: v.byName.get(name)! });
-    if (valueHead) out.set(VALUE_HEAD, { m: valueHead.m, v: valueHead.v });
-    return out;
+    return this.trainedParts('the optimizer state').moments;
   }
 
   private actsFor(B: number, T: number): Acts {
     if (this.acts && this.acts.B === B && this.acts.T === T) return this.acts;
     if (this.acts) freeActs(this.ops, this.acts);
-    this.acts = allocActs(this.ops, this.config, B, T);
+    this.acts = allocActs(this.ops, this.config, B, T, { lora: this.actsLora });
     return this.acts;
   }
 }

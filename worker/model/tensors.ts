@@ -9,6 +9,7 @@ import type { Ops, Tensor } from '../../kernels/ops';
 import type { ModelConfig } from './config';
 import { kvDim } from './config';
 import { paramSpecs, numel } from './params';
+import type { LayerAdapters, Projection } from './lora';
 
 export interface LayerParams {
   ln1: Tensor; // (C)   input_layernorm
@@ -20,6 +21,8 @@ export interface LayerParams {
   wg: Tensor; // (F, C) gate_proj
   wu: Tensor; // (F, C) up_proj
   wd: Tensor; // (C, F) down_proj
+  /** LoRA adapters of this layer's targeted projections (lora.ts), when the forward applies them. */
+  adapters?: LayerAdapters;
 }
 
 export interface ParamSet {
@@ -78,6 +81,8 @@ export interface LayerActs {
   gate: Tensor; // (N, F)
   up: Tensor; // (N, F)
   h: Tensor; // (N, F) silu(gate) · up
+  /** Per LoRA-targeted projection, u = s·x·Aᵀ (N, r) (lora.ts); absent without adapters. */
+  u?: Partial<Record<Projection, Tensor>>;
 }
 
 /**
@@ -140,6 +145,10 @@ export interface Acts {
   dgate: Tensor; // (N, F)
   dup: Tensor; // (N, F)
   dh: Tensor; // (N, F)
+  /** LoRA scratch, (N, r) each: the forward's x·Aᵀ and the backward's s·dy·B; null without adapters. */
+  lora: { t: Tensor; du: Tensor } | null;
+  /** Where a frozen base's norm-weight gradients go (C, never read): the backward computes them with the input's. */
+  normSink: Tensor;
 }
 
 /**
@@ -153,7 +162,7 @@ export function allocActs(
   c: ModelConfig,
   B: number,
   T: number,
-  o: { layersOnly?: boolean; wholeHead?: boolean } = {},
+  o: { layersOnly?: boolean; wholeHead?: boolean; lora?: { rank: number; targets: readonly Projection[] } } = {},
 ): Acts {
   const layersOnly = o.layersOnly ?? false;
   const N = B * T,
@@ -183,6 +192,7 @@ export function allocActs(
       gate: f(`${p}gate`, N * F),
       up: f(`${p}up`, N * F),
       h: f(`${p}h`, N * F),
+      ...(o.lora ? { u: Object.fromEntries(o.lora.targets.map((t) => [t, f(`${p}u.${t}`, N * o.lora!.rank)])) } : {}),
     });
   }
   const headRows = o.wholeHead || layersOnly ? N : headRowsOf(N, V);
@@ -233,13 +243,18 @@ export function allocActs(
     dgate: f('dgate', N * F),
     dup: f('dup', N * F),
     dh: f('dh', N * F),
+    lora: o.lora ? { t: f('lora.t', N * o.lora.rank), du: f('dlora', N * o.lora.rank) } : null,
+    normSink: f('dnormSink', C),
   };
 }
 
 export function freeActs(ops: Ops, a: Acts): void {
   for (const [key, t] of Object.entries(a)) {
-    if (key === 'layers') for (const la of t as LayerActs[]) for (const x of Object.values(la)) ops.free(x);
-    else if (key === 'head') for (const x of Object.values((t as HeadChunk | null) ?? {})) ops.free(x);
+    if (key === 'layers')
+      for (const { u, ...la } of t as LayerActs[])
+        for (const x of [...Object.values(la), ...Object.values(u ?? {})]) ops.free(x);
+    else if (key === 'head' || key === 'lora')
+      for (const x of Object.values((t as object | null) ?? {})) ops.free(x as Tensor);
     else if (typeof t === 'object') ops.free(t as Tensor);
   }
 }

@@ -1,0 +1,288 @@
+/**
+ * LoRA (lora.ts) on the model: the adapted forward against the merged weights W + s·B·A on a plain
+ * model, the adapters' gradients against the chain rule through the full model's weight gradient
+ * (dB = s·G·Aᵀ, dA = s·Bᵀ·G) and against finite differences, the base frozen through a step, the
+ * base alone (the reference policy), decoding, micro-batches and the weights' round trip.
+ */
+import { describe, expect, it } from 'vitest';
+import { createCpuOps } from '../../kernels/backends/cpu';
+import { mulberry32 } from '../../kernels/common/random';
+import { testGpuOps } from '../../kernels/common/node-test-gpu';
+import type { Ops } from '../../kernels/ops';
+import { expectClose } from '../../kernels/testing/expect-close';
+import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
+import type { ModelConfig } from './config';
+import { modelPreset } from './config';
+import { Decoder } from './kv-cache';
+import type { LoraConfig } from './lora';
+import { initialAdapters, loraScale, loraSpecs, mergeAdapters, targetWeightName, validateLoraConfig } from './lora';
+import { Model } from './model';
+import type { PackedInput } from './packing';
+import { rowPerSequence } from './packing';
+import { initialWeights } from './params';
+
+/** Grouped-query (2 heads over 1 kv head, hs 4: WebGPU's attention needs hs a multiple of 4), untied. */
+const CONFIG: ModelConfig = { ...modelPreset('tiny', 9), layers: 2, kvHeads: 1, tiedEmbeddings: false };
+const ALL: LoraConfig = { rank: 3, alpha: 5, dropout: 0, targetModules: ['all-linear'] };
+const BATCH: PackedInput = rowPerSequence(
+  [
+    [1, 4, 2, 6, 3, 8],
+    [2, 5, 5],
+    [6, 1, 3, 0, 7, 7],
+    [3, 3],
+  ],
+  6,
+);
+const rand = mulberry32(5);
+const SEED = Float32Array.from({ length: 24 }, () => rand() - 0.5);
+const BASE = initialWeights(CONFIG, 1);
+
+/** Adapters of PEFT's init, with B random too (B = 0 would make the adapted model the base and dA zero). */
+function adapters(lora: LoraConfig, seed: number): Map<string, Float32Array> {
+  const r = mulberry32(seed);
+  const out = initialAdapters(CONFIG, lora, seed);
+  for (const [name, t] of out) if (name.includes('lora_B')) for (let i = 0; i < t.length; i++) t[i] = 0.3 * (r() - 0.5);
+  return out;
+}
+
+async function lossOf(model: Model): Promise<number> {
+  const { logp } = await model.score(BATCH);
+  return logp.reduce((s, x, i) => s + SEED[i] * x, 0);
+}
+
+const wasm = await nodeWasmOps(1);
+const gpu = await testGpuOps();
+const backends: [string, () => Ops][] = [
+  ['cpu', createCpuOps],
+  ['wasm', () => wasm],
+];
+if (gpu) backends.push(['webgpu', () => gpu]);
+
+describe('LoRA config', () => {
+  it('names each bad field and the allowed values', () => {
+    expect(validateLoraConfig(ALL)).toEqual([]);
+    const p = validateLoraConfig({ rank: 0, alpha: -1, dropout: 0.1, targetModules: ['q_proj', 'qkv'] });
+    expect(p.join('\n')).toMatch(/lora\.rank = 0; expected an integer ≥ 1/);
+    expect(p.join('\n')).toMatch(/lora\.alpha = -1/);
+    expect(p.join('\n')).toMatch(/lora\.dropout = 0\.1; only 0/);
+    expect(p.join('\n')).toMatch(
+      /'qkv'; expected some of q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj/,
+    );
+    expect(() => new Model(createCpuOps(), CONFIG, { lora: { ...ALL, targetModules: [] } })).toThrow(
+      /lora\.targetModules is empty/,
+    );
+  });
+
+  it('names adapters as PEFT does, A (r, in) and B (out, r)', () => {
+    const specs = loraSpecs(CONFIG, { ...ALL, targetModules: ['v_proj', 'down_proj'] });
+    expect(specs.map((s) => `${s.name} [${s.shape}]`)).toEqual([
+      'model.layers.0.self_attn.v_proj.lora_A.weight [3,8]',
+      'model.layers.0.self_attn.v_proj.lora_B.weight [4,3]',
+      'model.layers.0.mlp.down_proj.lora_A.weight [3,12]',
+      'model.layers.0.mlp.down_proj.lora_B.weight [8,3]',
+      'model.layers.1.self_attn.v_proj.lora_A.weight [3,8]',
+      'model.layers.1.self_attn.v_proj.lora_B.weight [4,3]',
+      'model.layers.1.mlp.down_proj.lora_A.weight [3,12]',
+      'model.layers.1.mlp.down_proj.lora_B.weight [8,3]',
+    ]);
+  });
+});
+
+describe.each(backends)('LoRA on the model (%s)', (_name, makeOps) => {
+  it('starts as the base (B = 0), and the adapted log-probs equal a plain model on the merged weights', async () => {
+    const ops = makeOps();
+    const lora = new Model(ops, CONFIG, { lora: ALL });
+    lora.setWeights(BASE);
+    const plain = new Model(ops, CONFIG, { frozen: true });
+    plain.setWeights(BASE);
+    expectClose((await lora.score(BATCH)).logp, (await plain.score(BATCH)).logp, {
+      label: 'B = 0: the base',
+      atol: 1e-6,
+      rtol: 0,
+    });
+
+    const ad = adapters(ALL, 7);
+    lora.setWeights(new Map([...BASE, ...ad]));
+    const merged = mergeAdapters(CONFIG, ALL, BASE, ad);
+    plain.setWeights(merged);
+    const adapted = await lora.score(BATCH);
+    const want = await plain.score(BATCH);
+    expectClose(adapted.logp, want.logp, { label: 'adapted vs merged', atol: 1e-4, rtol: 0 });
+    // The adapters change the model: the check is not the base against itself.
+    plain.setWeights(BASE);
+    const base = await plain.score(BATCH);
+    expect(Math.max(...adapted.logp.map((x, i) => Math.abs(x - base.logp[i])))).toBeGreaterThan(1e-2);
+    // The base alone (the reference policy under LoRA) is the plain base model's.
+    expectClose((await lora.score(BATCH, undefined, { adapters: false })).logp, base.logp, {
+      label: 'adapters off: the base',
+      atol: 1e-6,
+      rtol: 0,
+    });
+    await expect(lora.backward(SEED)).rejects.toThrow(/scored without the adapters/);
+  });
+
+  it("gradients: the chain rule through the full model's weight gradient, dB = s·G·Aᵀ and dA = s·Bᵀ·G", async () => {
+    const ops = makeOps();
+    const lora = new Model(ops, CONFIG, { lora: ALL });
+    const ad = adapters(ALL, 9);
+    lora.setWeights(new Map([...BASE, ...ad]));
+    await lora.score(BATCH);
+    lora.zeroGrad();
+    await lora.backward(SEED);
+    const g = await lora.getGradients();
+    expect([...g.keys()]).toEqual(loraSpecs(CONFIG, ALL).map((s) => s.name));
+
+    const full = new Model(ops, CONFIG);
+    full.setWeights(mergeAdapters(CONFIG, ALL, BASE, ad));
+    await full.score(BATCH);
+    full.zeroGrad();
+    await full.backward(SEED);
+    const G = await full.getGradients();
+    const s = loraScale(ALL),
+      r = ALL.rank;
+    for (const sp of loraSpecs(CONFIG, ALL)) {
+      if (sp.part !== 'a') continue;
+      const Gw = G.get(targetWeightName(sp.layer, sp.target))!;
+      const A = ad.get(sp.name)!,
+        B = ad.get(sp.name.replace('lora_A', 'lora_B'))!;
+      const inDim = sp.shape[1],
+        outDim = B.length / r;
+      const dA = new Float64Array(r * inDim),
+        dB = new Float64Array(outDim * r);
+      for (let i = 0; i < outDim; i++)
+        for (let j = 0; j < inDim; j++)
+          for (let k = 0; k < r; k++) {
+            dA[k * inDim + j] += s * B[i * r + k] * Gw[i * inDim + j];
+            dB[i * r + k] += s * Gw[i * inDim + j] * A[k * inDim + j];
+          }
+      const scaleOf = (x: ArrayLike<number>) => Math.max(1e-3, ...Array.from(x, Math.abs));
+      expectClose(g.get(sp.name)!, dA, { label: sp.name, atol: 2e-3 * scaleOf(dA), rtol: 0 });
+      expectClose(g.get(sp.name.replace('lora_A', 'lora_B'))!, dB, {
+        label: `${sp.name} (B)`,
+        atol: 2e-3 * scaleOf(dB),
+        rtol: 0,
+      });
+    }
+  });
+
+  it('a step moves the adapters and leaves every base weight as it was; the optimizer state holds the adapters alone', async () => {
+    const ops = makeOps();
+    const lora = new Model(ops, CONFIG, { lora: { ...ALL, targetModules: ['q_proj', 'v_proj'] } });
+    lora.setWeights(BASE);
+    lora.initAdapters(3);
+    const before = await lora.getWeights();
+    await lora.score(BATCH);
+    lora.zeroGrad();
+    await lora.backward(SEED);
+    await lora.step({ lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1, step: 1 });
+    const after = await lora.getWeights();
+    for (const [name, w] of BASE) expect(after.get(name), name).toEqual(w);
+    const changed = [...after.keys()].filter(
+      (n) => n.includes('lora_') && after.get(n)!.some((x, i) => x !== before.get(n)![i]),
+    );
+    expect(changed.length).toBe(8); // A and B of q_proj and v_proj in 2 layers
+    const st = await lora.getOptimizerState();
+    expect([...st.m.keys()].every((n) => n.includes('.lora_'))).toBe(true);
+    expect(st.m.size).toBe(8);
+  });
+
+  it('samples with the KV cache as the merged model does', async () => {
+    const ops = makeOps();
+    const lora = new Model(ops, CONFIG, { lora: ALL, frozen: true });
+    const ad = adapters(ALL, 4);
+    lora.setWeights(new Map([...BASE, ...ad]));
+    const plain = new Model(ops, CONFIG, { frozen: true });
+    plain.setWeights(mergeAdapters(CONFIG, ALL, BASE, ad));
+    const run = async (m: Model) => {
+      const d = new Decoder(m, 2, 8);
+      const out = [await d.prefill([[1, 2, 3], [4]])];
+      out.push(await d.step([5, 6]), await d.step([7, 1]));
+      d.free();
+      return out;
+    };
+    const [a, b] = [await run(lora), await run(plain)];
+    for (let k = 0; k < a.length; k++) expectClose(a[k], b[k], { label: `decoding step ${k}`, atol: 1e-4, rtol: 0 });
+  });
+});
+
+describe('LoRA gradients by finite differences (cpu)', () => {
+  it('every adapter tensor of a 2-layer model, LoRA on every projection', async () => {
+    const ops = createCpuOps();
+    const lora = new Model(ops, CONFIG, { lora: ALL });
+    const ad = adapters(ALL, 12);
+    // A wider spread than the init (std 0.3), so that every gradient stands well above float32 noise.
+    const base = new Map([...BASE].map(([n, w]) => [n, n.includes('norm') ? w : w.map((x) => 15 * x)]));
+    const weights = new Map([...base, ...ad]);
+    lora.setWeights(weights);
+    await lora.score(BATCH);
+    lora.zeroGrad();
+    await lora.backward(SEED);
+    const grads = await lora.getGradients();
+    const h = 1e-2;
+    for (const [name, w] of ad) {
+      const fd = new Float64Array(w.length);
+      for (let i = 0; i < w.length; i++) {
+        const x = w[i];
+        w[i] = x + h;
+        lora.setWeights(weights);
+        const lp = await lossOf(lora);
+        w[i] = x - h;
+        lora.setWeights(weights);
+        const lm = await lossOf(lora);
+        w[i] = x;
+        fd[i] = (lp - lm) / (2 * h);
+      }
+      lora.setWeights(weights);
+      const g = grads.get(name)!;
+      let num = 0,
+        den = 0;
+      for (let i = 0; i < g.length; i++) {
+        num += (g[i] - fd[i]) ** 2;
+        den += fd[i] ** 2;
+      }
+      expect(den, `${name}: the finite-difference gradient is zero; the check would be vacuous`).toBeGreaterThan(1e-10);
+      expect(Math.sqrt(num / den), `${name}: relative error`).toBeLessThan(1e-2);
+    }
+  });
+});
+
+describe('LoRA weights', () => {
+  it('getWeights holds base and adapters; a new LoRA model loads them, a plain one refuses them', async () => {
+    const ops = createCpuOps();
+    const a = new Model(ops, CONFIG, { lora: ALL });
+    a.setWeights(new Map([...BASE, ...adapters(ALL, 2)]));
+    const w = await a.getWeights();
+    expect(w.size).toBe(BASE.size + loraSpecs(CONFIG, ALL).length);
+    const b = new Model(ops, CONFIG, { lora: ALL });
+    b.setWeights(w);
+    expect((await b.score(BATCH)).logp).toEqual((await a.score(BATCH)).logp);
+    expect(() => new Model(ops, CONFIG).setWeights(w)).toThrow(/hold LoRA adapters .* this model has none/);
+    const missing = new Map(w);
+    missing.delete('model.layers.1.mlp.up_proj.lora_B.weight');
+    expect(() => b.setWeights(missing)).toThrow(/'model\.layers\.1\.mlp\.up_proj\.lora_B\.weight' missing/);
+    const merged = await a.getMergedWeights();
+    expect([...merged.keys()].some((n) => n.includes('lora_'))).toBe(false);
+    const plain = new Model(ops, CONFIG, { frozen: true });
+    plain.setWeights(merged);
+    expectClose((await plain.score(BATCH)).logp, (await a.score(BATCH)).logp, {
+      label: 'merged weights',
+      atol: 1e-5,
+      rtol: 0,
+    });
+  });
+
+  it('a batch in passes gives the gradients of one pass', async () => {
+    const ops = createCpuOps();
+    const grads = async (idsPerPass?: number) => {
+      const m = new Model(ops, CONFIG, { lora: ALL, ...(idsPerPass ? { idsPerPass } : {}) });
+      m.setWeights(new Map([...BASE, ...adapters(ALL, 6)]));
+      await m.score(BATCH);
+      m.zeroGrad();
+      await m.backward(SEED);
+      return m.getGradients();
+    };
+    const one = await grads(),
+      three = await grads(7);
+    for (const [name, g] of one) expectClose(three.get(name)!, g, { label: name, atol: 1e-6, rtol: 1e-5 });
+  });
+});

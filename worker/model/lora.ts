@@ -1,0 +1,251 @@
+/**
+ * LoRA (Hu et al. 2021, as PEFT defines it): a targeted linear map y = x·Wᵀ becomes
+ * y = x·Wᵀ + s · (x·Aᵀ)·Bᵀ with A (r, in), B (out, r) and s = alpha / r; the base W is frozen and
+ * only A and B are trained. Targets are named as PEFT's `target_modules` names them (q_proj … down_proj).
+ * Initialisation as PEFT's default: A ~ kaiming_uniform(a = √5) = U(−1/√in, 1/√in), B = 0, so the
+ * adapted model starts equal to the base. Adapters are stored under the targeted weight's name with
+ * `lora_A`/`lora_B` in place of the last part (`model.layers.0.self_attn.q_proj.lora_A.weight`):
+ * PEFT's `adapter_model.safetensors` names, less its `base_model.model.` prefix.
+ *
+ * The scaling is applied as a matmul by the (r, r) matrix s·I (N·r² work beside the N·r·(in + out)
+ * of the adapter's two matmuls), so no new kernel is needed.
+ */
+import type { Ops, Tensor } from '../../kernels/ops';
+import { mulberry32 } from '../../kernels/common/random';
+import type { ModelConfig } from './config';
+import { kvDim } from './config';
+
+/** The projections LoRA can target: the model's key for each and PEFT's module name. */
+export const LORA_TARGETS = {
+  q_proj: 'wq',
+  k_proj: 'wk',
+  v_proj: 'wv',
+  o_proj: 'wo',
+  gate_proj: 'wg',
+  up_proj: 'wu',
+  down_proj: 'wd',
+} as const;
+export type LoraTarget = keyof typeof LORA_TARGETS;
+export type Projection = (typeof LORA_TARGETS)[LoraTarget];
+
+export interface LoraConfig {
+  /** r: the adapters' rank, an integer ≥ 1 (PEFT `r`). */
+  rank: number;
+  /** The scaling's numerator: s = alpha / rank (PEFT `lora_alpha`). */
+  alpha: number;
+  /**
+   * Dropout on an adapter's input during training (PEFT `lora_dropout`). Only 0 is supported: the
+   * kernels have no seeded elementwise mask yet, and a run asking for more is refused.
+   */
+  dropout: number;
+  /** PEFT `target_modules`: names from LORA_TARGETS, or 'all-linear' for every one of them. */
+  targetModules: readonly string[];
+}
+
+/** The problems of a LoRA config, each naming its field and the allowed values; empty when valid. */
+export function validateLoraConfig(o: LoraConfig): string[] {
+  const out: string[] = [];
+  if (!Number.isInteger(o.rank) || o.rank < 1) out.push(`lora.rank = ${o.rank}; expected an integer ≥ 1`);
+  if (typeof o.alpha !== 'number' || !Number.isFinite(o.alpha) || o.alpha <= 0)
+    out.push(`lora.alpha = ${o.alpha}; expected a finite number > 0 (the scaling is alpha / rank)`);
+  if (o.dropout !== 0)
+    out.push(`lora.dropout = ${o.dropout}; only 0 is supported (adapter dropout is not implemented in the kernels)`);
+  const names = Object.keys(LORA_TARGETS);
+  if (!Array.isArray(o.targetModules) || o.targetModules.length === 0)
+    out.push(`lora.targetModules is empty; expected some of ${names.join(', ')} or 'all-linear'`);
+  else
+    for (const t of o.targetModules)
+      if (t !== 'all-linear' && !names.includes(t))
+        out.push(`lora.targetModules has '${t}'; expected some of ${names.join(', ')} or 'all-linear'`);
+  return out;
+}
+
+/** The targeted projections in the model's order (q, k, v, o, gate, up, down), duplicates dropped. */
+export function loraTargets(o: Pick<LoraConfig, 'targetModules'>): LoraTarget[] {
+  const all = Object.keys(LORA_TARGETS) as LoraTarget[];
+  return o.targetModules.includes('all-linear') ? all : all.filter((t) => o.targetModules.includes(t));
+}
+
+/** s = alpha / rank, the factor of the adapters' product. */
+export const loraScale = (o: Pick<LoraConfig, 'rank' | 'alpha'>): number => o.alpha / o.rank;
+
+/** (in, out) of a projection: y (N, out) = x (N, in) · Wᵀ with W (out, in). */
+export function projectionShape(c: ModelConfig, t: LoraTarget): { inDim: number; outDim: number } {
+  const C = c.dModel,
+    F = c.ffn,
+    KV = kvDim(c);
+  switch (t) {
+    case 'q_proj':
+    case 'o_proj':
+      return { inDim: C, outDim: C };
+    case 'k_proj':
+    case 'v_proj':
+      return { inDim: C, outDim: KV };
+    case 'gate_proj':
+    case 'up_proj':
+      return { inDim: C, outDim: F };
+    case 'down_proj':
+      return { inDim: F, outDim: C };
+  }
+}
+
+/** The HF name of a layer's targeted weight (`model.layers.3.mlp.up_proj.weight`). */
+export function targetWeightName(l: number, t: LoraTarget): string {
+  const block = t === 'gate_proj' || t === 'up_proj' || t === 'down_proj' ? 'mlp' : 'self_attn';
+  return `model.layers.${l}.${block}.${t}.weight`;
+}
+
+export interface LoraSpec {
+  name: string;
+  /** (r, in) for A, (out, r) for B. */
+  shape: [number, number];
+  layer: number;
+  target: LoraTarget;
+  part: 'a' | 'b';
+}
+
+/** Every adapter tensor, layer by layer, target by target, A before B. */
+export function loraSpecs(c: ModelConfig, o: LoraConfig): LoraSpec[] {
+  const out: LoraSpec[] = [];
+  for (let l = 0; l < c.layers; l++)
+    for (const t of loraTargets(o)) {
+      const { inDim, outDim } = projectionShape(c, t);
+      const stem = targetWeightName(l, t).replace(/\.weight$/, '');
+      out.push({ name: `${stem}.lora_A.weight`, shape: [o.rank, inDim], layer: l, target: t, part: 'a' });
+      out.push({ name: `${stem}.lora_B.weight`, shape: [outDim, o.rank], layer: l, target: t, part: 'b' });
+    }
+  return out;
+}
+
+/** PEFT's initialisation, seeded: A ~ U(−1/√in, 1/√in) (kaiming_uniform with a = √5), B = 0. */
+export function initialAdapters(c: ModelConfig, o: LoraConfig, seed: number): Map<string, Float32Array> {
+  const rand = mulberry32(seed);
+  const out = new Map<string, Float32Array>();
+  for (const s of loraSpecs(c, o)) {
+    const data = new Float32Array(s.shape[0] * s.shape[1]);
+    if (s.part === 'a') {
+      const bound = 1 / Math.sqrt(s.shape[1]);
+      for (let i = 0; i < data.length; i++) data[i] = (2 * rand() - 1) * bound;
+    }
+    out.set(s.name, data);
+  }
+  return out;
+}
+
+/** One adapter's tensors: A (r, in), B (out, r), and the shared (r, r) matrix s·I. */
+export interface Adapter {
+  a: Tensor;
+  b: Tensor;
+  scale: Tensor;
+  rank: number;
+}
+export type LayerAdapters = Partial<Record<Projection, Adapter>>;
+
+export interface AdapterSet {
+  rank: number;
+  layers: LayerAdapters[];
+  /** Every A and B by name (loraSpecs order); the scale matrix is not among them. */
+  byName: Map<string, Tensor>;
+  scale: Tensor;
+}
+
+/** One tensor per adapter spec (zeros); `scale` (r, r) = s·I for parameters, unused zeros for gradients and moments. */
+export function allocAdapterSet(ops: Ops, c: ModelConfig, o: LoraConfig, prefix: string, s: number): AdapterSet {
+  const scale = ops.alloc(`${prefix}:lora_scale`, o.rank * o.rank);
+  const diag = new Float32Array(o.rank * o.rank);
+  for (let i = 0; i < o.rank; i++) diag[i * o.rank + i] = s;
+  ops.upload(scale, diag);
+  const byName = new Map<string, Tensor>();
+  const layers: LayerAdapters[] = Array.from({ length: c.layers }, () => ({}));
+  const specs = loraSpecs(c, o);
+  for (const sp of specs) byName.set(sp.name, ops.alloc(`${prefix}:${sp.name}`, sp.shape[0] * sp.shape[1]));
+  for (const sp of specs)
+    if (sp.part === 'a')
+      layers[sp.layer][LORA_TARGETS[sp.target]] = {
+        a: byName.get(sp.name)!,
+        b: byName.get(sp.name.replace('lora_A', 'lora_B'))!,
+        scale,
+        rank: o.rank,
+      };
+  return { rank: o.rank, layers, byName, scale };
+}
+
+/** y (N, out) += s · (x·Aᵀ)·Bᵀ, keeping u = s·x·Aᵀ (N, r) for the backward; `t` is (N, r) scratch. */
+export function adapterForward(
+  ops: Ops,
+  ad: Adapter,
+  x: Tensor,
+  y: Tensor,
+  u: Tensor,
+  t: Tensor,
+  N: number,
+  inDim: number,
+  outDim: number,
+): void {
+  const r = ad.rank;
+  ops.matmul(t, x, ad.a, N, inDim, r, 'nt'); // (N, in) · (r, in)ᵀ
+  ops.matmul(u, t, ad.scale, N, r, r, 'nn'); // · s·I
+  ops.matmul(y, u, ad.b, N, r, outDim, 'nt', { accumulate: true }); // (N, r) · (out, r)ᵀ
+}
+
+/**
+ * The adapter's backward from dy (N, out): dB += dyᵀ·u, du = s·(dy·B), dA += duᵀ·x, and dx += du·A
+ * when dx is given. `t` and `du` are (N, r) scratch.
+ */
+export function adapterBackward(
+  ops: Ops,
+  ad: Adapter,
+  g: Pick<Adapter, 'a' | 'b'>,
+  x: Tensor,
+  u: Tensor,
+  dy: Tensor,
+  dx: Tensor | null,
+  t: Tensor,
+  du: Tensor,
+  N: number,
+  inDim: number,
+  outDim: number,
+): void {
+  const r = ad.rank;
+  ops.matmul(g.b, dy, u, outDim, N, r, 'tn', { accumulate: true }); // (N, out)ᵀ · (N, r)
+  ops.matmul(t, dy, ad.b, N, outDim, r, 'nn'); // (N, out) · (out, r)
+  ops.matmul(du, t, ad.scale, N, r, r, 'nn'); // · s·I (symmetric)
+  ops.matmul(g.a, du, x, r, N, inDim, 'tn', { accumulate: true }); // (N, r)ᵀ · (N, in)
+  if (dx) ops.matmul(dx, du, ad.a, N, r, inDim, 'nn', { accumulate: true }); // (N, r) · (r, in)
+}
+
+/**
+ * The base weights with the adapters merged in, W' = W + s·B·A (PEFT's `merge_and_unload`), in
+ * float64 sums; every other tensor as it is. Names the first missing or misshapen adapter.
+ */
+export function mergeAdapters(
+  c: ModelConfig,
+  o: LoraConfig,
+  base: ReadonlyMap<string, Float32Array>,
+  adapters: ReadonlyMap<string, Float32Array>,
+): Map<string, Float32Array> {
+  const out = new Map(base);
+  const s = loraScale(o),
+    r = o.rank;
+  for (const sp of loraSpecs(c, o)) {
+    if (sp.part !== 'a') continue;
+    const bName = sp.name.replace('lora_A', 'lora_B');
+    const A = adapters.get(sp.name),
+      B = adapters.get(bName);
+    const { inDim, outDim } = projectionShape(c, sp.target);
+    if (!A || A.length !== r * inDim) throw new Error(`mergeAdapters: '${sp.name}' missing or not [${r}, ${inDim}]`);
+    if (!B || B.length !== outDim * r) throw new Error(`mergeAdapters: '${bName}' missing or not [${outDim}, ${r}]`);
+    const wName = targetWeightName(sp.layer, sp.target);
+    const W = base.get(wName);
+    if (!W) throw new Error(`mergeAdapters: base weight '${wName}' missing`);
+    const merged = new Float32Array(W.length);
+    for (let i = 0; i < outDim; i++)
+      for (let j = 0; j < inDim; j++) {
+        let acc = 0;
+        for (let k = 0; k < r; k++) acc += B[i * r + k] * A[k * inDim + j];
+        merged[i * inDim + j] = W[i * inDim + j] + s * acc;
+      }
+    out.set(wName, merged);
+  }
+  return out;
+}
