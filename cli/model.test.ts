@@ -115,4 +115,22 @@ describe('dewpoint model inspect: the memory plan of a GRPO step on wasm', () =>
       /^the run needs [\d.]+ GiB, more than the wasm memory's 4\.00 GiB: .* idsPerPass \d+ or fewer would fit/,
     );
   });
+  it('with --lora-rank: the frozen base (no reference copy) and the adapters with their optimizer state', async () => {
+    const dir = folder({ tiedEmbeddings: true });
+    const args = ['--prompts', '2', '--group', '2', '--new', '8', '--prompt-ids', '8'];
+    const full = capture();
+    expect(await main(['model', 'inspect', dir, ...args, '--json'])).toBe(0);
+    const fullPlan = JSON.parse(full.out.join('')).grpo;
+    vi.restoreAllMocks();
+    const lora = capture();
+    expect(await main(['model', 'inspect', dir, ...args, '--lora-rank', '2', '--json'])).toBe(0);
+    const plan = JSON.parse(lora.out.join('')).grpo;
+    expect(plan.loraRank).toBe(2);
+    const part = (p: { parts: { part: string; bytes: number }[] }, start: string) =>
+      p.parts.find((x) => x.part.startsWith(start))?.bytes;
+    // The base once (weights only) instead of four times; the adapters are far smaller than it.
+    expect(part(plan, 'base model (frozen')).toBe(part(fullPlan, 'trained model')! / 4);
+    expect(part(plan, 'LoRA adapters (rank 2)')).toBeLessThan(part(plan, 'base model (frozen')!);
+    expect(plan.total).toBeLessThan(fullPlan.total);
+  });
 });

@@ -1,11 +1,11 @@
 /**
  * `dewpoint model inspect DIR [--rows R] [--seq T] [--prompts P --group G --prompt-ids N --new M
- * --ids-per-pass K] [--json]`: what a Hugging Face model folder holds before loading it
+ * --ids-per-pass K --lora-rank R] [--json]`: what a Hugging Face model folder holds before loading it
  * (worker/hf/folder.ts `inspectHfFolder`, which reads config.json and the safetensors headers
  * only): architecture, parameter count, dtypes, the model config, the f32 training memory for a
  * rows × seq batch (default: the SFT batch, 32 × 40) and the memory plan of a GRPO step on wasm
  * (hf/memory.ts `wasmStepPlan`; default 8 prompts × 4, 64 prompt ids, 32 new, the default
- * idsPerPass), with whether it fits the wasm memory and, if not, the idsPerPass that would. A
+ * idsPerPass; with --lora-rank, LoRA on every projection), with whether it fits the wasm memory and, if not, the idsPerPass that would. A
  * folder the loader would refuse ends with exit code 1 and every problem, each naming its file and field.
  */
 import { HfFolderError } from '../../worker/model/hf-errors';
@@ -19,7 +19,7 @@ import { gib, wasmStepPlan } from '../../worker/hf/memory';
 import { UsageError, parseFlags } from '../args';
 
 const USAGE =
-  'dewpoint model inspect DIR [--rows R] [--seq T] [--prompts P] [--group G] [--prompt-ids N] [--new M] [--ids-per-pass K] [--json]';
+  'dewpoint model inspect DIR [--rows R] [--seq T] [--prompts P] [--group G] [--prompt-ids N] [--new M] [--ids-per-pass K] [--lora-rank R] [--json]';
 
 export async function modelCommand(argv: string[]): Promise<number> {
   const [sub, dir, ...rest] = argv;
@@ -37,6 +37,7 @@ export async function modelCommand(argv: string[]): Promise<number> {
     'prompt-ids': 'number',
     new: 'number',
     'ids-per-pass': 'number',
+    'lora-rank': 'number',
     json: 'boolean',
   });
   const rows = (f.rows as number | undefined) ?? SFT_ARITH.rows;
@@ -55,6 +56,7 @@ export async function modelCommand(argv: string[]): Promise<number> {
     ['prompt-ids', step.promptIds],
     ['new', step.maxNew],
     ['ids-per-pass', (f['ids-per-pass'] as number | undefined) ?? 1],
+    ['lora-rank', (f['lora-rank'] as number | undefined) ?? 1],
   ] as const) {
     if (!Number.isInteger(v) || v < 1)
       throw new UsageError(`dewpoint model inspect: --${name} must be a positive integer, got ${v}`);
@@ -77,13 +79,25 @@ export async function modelCommand(argv: string[]): Promise<number> {
     return 1;
   }
   const idsPerPass = f['ids-per-pass'] as number | undefined;
+  const loraRank = f['lora-rank'] as number | undefined;
   const planned = wasmStepPlan(
     info.config,
-    { ...step, beta: 0, ...(idsPerPass ? { idsPerPass } : {}) },
+    {
+      ...step,
+      beta: 0,
+      ...(idsPerPass ? { idsPerPass } : {}),
+      ...(loraRank ? { lora: { rank: loraRank, targetModules: ['all-linear'] } } : {}),
+    },
     step.promptIds,
   );
-  const { limit: _limit, passIds: _passIds, problem, ...plan } = planned;
-  const grpo = { ...step, ...plan, fitsWasm: problem === null, ...(problem ? { problem } : {}) };
+  const { limit: _limit, passIds: _passIds, lora: _lora, problem, ...plan } = planned;
+  const grpo = {
+    ...step,
+    ...(loraRank ? { loraRank } : {}),
+    ...plan,
+    fitsWasm: problem === null,
+    ...(problem ? { problem } : {}),
+  };
   if (f.json) {
     const { hfConfig: _hf, ...rest } = info;
     process.stdout.write(`${JSON.stringify({ ok: true, dir, ...rest, grpo })}\n`);
@@ -93,12 +107,16 @@ export async function modelCommand(argv: string[]): Promise<number> {
 
 /** The GRPO step's plan, a line per part, and whether it fits the wasm memory. */
 function planText(
-  g: { prompts: number; group: number; promptIds: number; maxNew: number } & Omit<MemoryPlan, 'passIds'>,
+  g: { prompts: number; group: number; promptIds: number; maxNew: number; loraRank?: number } & Omit<
+    MemoryPlan,
+    'passIds' | 'lora'
+  >,
   problem: string | null,
 ): string {
   return [
     `  grpo step   ${gib(g.total)} on wasm for ${g.prompts} prompts × ${g.group}, ${g.promptIds} prompt ids, ${g.maxNew} new, ` +
-      `idsPerPass ${g.idsPerPass}: ${problem === null ? 'fits the wasm memory (4 GiB)' : 'does not fit the wasm memory (4 GiB)'}`,
+      `idsPerPass ${g.idsPerPass}${g.loraRank ? `, LoRA rank ${g.loraRank} on every projection` : ''}: ` +
+      (problem === null ? 'fits the wasm memory (4 GiB)' : 'does not fit the wasm memory (4 GiB)'),
     ...g.parts.map((p) => `              ${p.part}: ${gib(p.bytes)}`),
     ...(problem ? [`              ${problem}`] : []),
   ]

@@ -101,6 +101,15 @@ export type RejectionName =
   | 'seq_max_k2'
   | 'seq_max_k3';
 
+/** The projections LoRA adapts, as the form offers them (PEFT target_modules; all-linear: all seven). */
+export const LORA_TARGET_CHOICES = [
+  'all-linear',
+  'q_proj,v_proj',
+  'q_proj,k_proj,v_proj,o_proj',
+  'gate_proj,up_proj,down_proj',
+] as const;
+export type LoraTargetsChoice = (typeof LORA_TARGET_CHOICES)[number];
+
 /**
  * Options of a GRPO run from the shipped base checkpoint; worker/presets/schema.ts holds each
  * field's range and meaning (the form shows them).
@@ -167,6 +176,10 @@ export interface GrpoRunOptions {
   samplerWorker?: boolean;
   /** Ids one training pass holds activations for (micro-batches, verl ppo_max_token_len_per_gpu); absent: a 1 GiB budget's. */
   idsPerPass?: number;
+  /** LoRA: the adapters' rank (PEFT r); absent: full fine-tuning. With `loraAlpha` (absent: the rank) and `loraTargets` (absent: all-linear). */
+  loraRank?: number;
+  loraAlpha?: number;
+  loraTargets?: LoraTargetsChoice;
   /** Train on log-probs renormalised over the sampler's top-k/top-p support; absent: off (the full softmax). */
   renormalize?: boolean;
   /** A person's prompt dataset instead of the arithmetic generator (worker/data/dataset.ts); absent: arithmetic. */
@@ -391,6 +404,10 @@ export interface DpoRunOptions {
   eps: number;
   weightDecay: number;
   maxGradNorm: number;
+  /** LoRA, as GRPO's (GrpoRunOptions `loraRank`); absent: full fine-tuning. */
+  loraRank?: number;
+  loraAlpha?: number;
+  loraTargets?: LoraTargetsChoice;
   /** A person's prompt dataset (rewards math, exact or regex) instead of the arithmetic generator; absent: arithmetic. */
   dataset?: DatasetRunOptions;
   /** A person's own model (`useModel`) instead of the shipped arithmetic base: the policy, the reference and the pairs' sampler. */

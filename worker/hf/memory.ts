@@ -17,6 +17,8 @@ import type { ModelConfig } from '../model/config';
 import { kvDim } from '../model/config';
 import { parameterCount } from '../model/params';
 import { allocActs } from '../model/tensors';
+import type { LoraConfig } from '../model/lora';
+import { LORA_TARGETS, loraSpecs, loraTargets } from '../model/lora';
 
 export interface TrainingMemoryEstimate {
   /** The batch the activations are counted for. */
@@ -57,9 +59,10 @@ export function trainingMemoryEstimate(config: ModelConfig, rows: number, seq: n
   };
 }
 
-/** Values (f32 or i32, 4 bytes each) that allocActs allocates for a [rows, seq] batch. */
-function countActivationValues(config: ModelConfig, rows: number, seq: number): number {
-  return countWith((ops) => allocActs(ops, config, rows, seq));
+/** Values (f32 or i32, 4 bytes each) that allocActs allocates for a [rows, seq] batch (with a LoRA model's adapter buffers). */
+function countActivationValues(config: ModelConfig, rows: number, seq: number, lora?: PlannedLora): number {
+  const adapters = lora && { rank: lora.rank, targets: loraTargets(lora).map((t) => LORA_TARGETS[t]) };
+  return countWith((ops) => allocActs(ops, config, rows, seq, adapters ? { lora: adapters } : {}));
 }
 
 /** Values `allocate` asks a counting Ops for (it may only call alloc). */
@@ -84,21 +87,21 @@ function countWith(allocate: (ops: Ops) => void): number {
  * Bytes of a training pass's activations over `ids` packed ids (allocActs of one row of that width:
  * the buffers grow with the ids, but the LM head's logits stop at its chunk, tensors.ts `headRowsOf`).
  */
-export function passActivationBytes(config: ModelConfig, ids: number): number {
-  return 4 * countActivationValues(config, 1, ids);
+export function passActivationBytes(config: ModelConfig, ids: number, lora?: PlannedLora): number {
+  return 4 * countActivationValues(config, 1, ids, lora);
 }
 
 /** What a training pass's activations may take by default: a batch of more ids is trained in passes (idsPerPass). */
 export const ACTIVATION_BUDGET_BYTES = 2 ** 30;
 
 /** The most ids (≥ 1) whose pass activations fit `bytes`: 0 when not even one does. */
-function idsFitting(config: ModelConfig, bytes: number): number {
-  if (passActivationBytes(config, 1) > bytes) return 0;
+function idsFitting(config: ModelConfig, bytes: number, lora?: PlannedLora): number {
+  if (passActivationBytes(config, 1, lora) > bytes) return 0;
   let [lo, hi] = [1, 2];
-  while (hi < 2 ** 30 && passActivationBytes(config, hi) <= bytes) [lo, hi] = [hi, hi * 2];
+  while (hi < 2 ** 30 && passActivationBytes(config, hi, lora) <= bytes) [lo, hi] = [hi, hi * 2];
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
-    if (passActivationBytes(config, mid) <= bytes) lo = mid;
+    if (passActivationBytes(config, mid, lora) <= bytes) lo = mid;
     else hi = mid;
   }
   return lo;
@@ -123,7 +126,12 @@ export interface MemoryPlan {
   /** The idsPerPass the plan counts one pass's activations for, and the ids such a pass holds. */
   idsPerPass: number;
   passIds: number;
+  /** The LoRA the plan counts (adapters trained, no reference copy), absent for full fine-tuning. */
+  lora?: PlannedLora;
 }
+
+/** What a plan reads of a LoRA config: the rank and the targets. */
+export type PlannedLora = Pick<LoraConfig, 'rank' | 'targetModules'>;
 
 /** Bytes as GiB, two decimals: how plans are written. */
 export const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
@@ -145,9 +153,15 @@ export function grpoMemoryPlan(
     idsPerPass: number;
     reference: boolean;
     samplerModels: number;
+    /** LoRA: the base frozen, adapters trained (weights, gradients, moments), the reference the base itself. */
+    lora?: PlannedLora;
   },
 ): MemoryPlan {
   const weights = 4 * parameterCount(config);
+  const lora = o.lora;
+  const adapters = lora
+    ? 4 * loraSpecs(config, { ...lora, alpha: 1, dropout: 0 }).reduce((n, s) => n + s.shape[0] * s.shape[1], 0)
+    : 0;
   const length = o.promptIds + o.maxNew;
   // Two chains a packed row of twice the longest: rows·length ids at most, in ⌈rows / 2⌉ rows.
   const batchIds = Math.ceil(o.rows / 2) * 2 * length;
@@ -156,18 +170,31 @@ export function grpoMemoryPlan(
   const decode = 4 * countActivationValues(config, o.rows, 1);
   const prefill = 4 * countLayerValues(config, o.rows, o.promptIds);
   const parts: MemoryPlanPart[] = [
-    { part: 'trained model: weights, gradients, AdamW m and v', bytes: 4 * weights },
-    ...(o.reference ? [{ part: 'reference policy (weights only)', bytes: weights }] : []),
+    ...(lora
+      ? [
+          { part: 'base model (frozen, also the reference)', bytes: weights },
+          { part: `LoRA adapters (rank ${lora.rank}): weights, gradients, AdamW m and v`, bytes: 4 * adapters },
+        ]
+      : [
+          { part: 'trained model: weights, gradients, AdamW m and v', bytes: 4 * weights },
+          ...(o.reference ? [{ part: 'reference policy (weights only)', bytes: weights }] : []),
+        ]),
     ...(o.samplerModels
       ? [{ part: `${o.samplerModels} sampler model(s) (weights only)`, bytes: o.samplerModels * weights }]
       : []),
-    { part: `activations of one training pass (${passIds} ids)`, bytes: passActivationBytes(config, passIds) },
+    { part: `activations of one training pass (${passIds} ids)`, bytes: passActivationBytes(config, passIds, lora) },
     {
       part: `sampling: KV cache of ${o.rows} × ${length} ids, the prefill and a decoding step`,
       bytes: kv + decode + prefill,
     },
   ];
-  return { parts, total: parts.reduce((t, p) => t + p.bytes, 0), idsPerPass: o.idsPerPass, passIds };
+  return {
+    parts,
+    total: parts.reduce((t, p) => t + p.bytes, 0),
+    idsPerPass: o.idsPerPass,
+    passIds,
+    ...(lora ? { lora } : {}),
+  };
 }
 
 /** The fields of a GRPO/PPO config, or of its run options (the same names), that a step's plan reads. */
@@ -180,6 +207,8 @@ export interface PlannedStep {
   staleness?: number;
   samplerWorker?: boolean;
   idsPerPass?: number;
+  /** LoRA adapters trained on the frozen base (a config's `lora`; run options map theirs with lora.ts `loraFromOptions`). */
+  lora?: PlannedLora;
 }
 
 /**
@@ -200,6 +229,7 @@ export function wasmStepPlan(
     idsPerPass: step.idsPerPass ?? defaultIdsPerPass(config),
     reference: step.beta > 0,
     samplerModels: staleness > 0 && !step.samplerWorker ? staleness + 1 : 0,
+    ...(step.lora ? { lora: step.lora } : {}),
   });
   return {
     ...plan,
@@ -211,8 +241,8 @@ export function wasmStepPlan(
 /** The plan against a memory of `limit` bytes: null when it fits, else why not, with what would fit. */
 export function memoryPlanProblem(config: ModelConfig, plan: MemoryPlan, limit: number, where: string): string | null {
   if (plan.total <= limit) return null;
-  const rest = plan.total - passActivationBytes(config, plan.passIds);
-  const fits = idsFitting(config, limit - rest);
+  const rest = plan.total - passActivationBytes(config, plan.passIds, plan.lora);
+  const fits = idsFitting(config, limit - rest, plan.lora);
   const advice =
     fits >= 1
       ? `idsPerPass ${fits} or fewer would fit (each pass's forward is then run again for its backward)`

@@ -29,6 +29,7 @@ import type { HfFiles } from './files';
 import type { HfFolderInspection } from './folder';
 import { inspectHfFolder, loadHfFolder } from './folder';
 import { trainingMemoryEstimate, wasmStepPlan } from './memory';
+import { loraFromOptions } from '../model/lora';
 import type { RunOptions } from '../contract/options';
 
 /** The folder's files as the loader reads them: a Map when every file is bytes, else a reader that slices each File by range. */
@@ -182,5 +183,6 @@ export class PickedModels {
  */
 function planSummary(config: ModelConfig, o: RunOptions, width: number): MemoryPlanSummary | null {
   if (!('prompts' in o && 'group' in o && 'maxNew' in o && 'beta' in o)) return null;
-  return wasmStepPlan(config, o, Math.max(1, width - o.maxNew));
+  const lora = 'loraRank' in o ? loraFromOptions(o) : undefined;
+  return wasmStepPlan(config, { ...o, ...(lora ? { lora } : {}) }, Math.max(1, width - o.maxNew));
 }

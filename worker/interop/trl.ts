@@ -193,6 +193,22 @@ function common(o: RlRunOptions | DpoRunOptions, b: Builder, k: number, stepsKey
       : undefined,
   );
   b.set('maxGradNorm', o.maxGradNorm, 'max_grad_norm', o.maxGradNorm);
+  if (o.loraRank !== undefined) {
+    // PEFT's LoraConfig is the trainer's peft_config argument, not a field of the config: named in words.
+    const alpha = o.loraAlpha ?? o.loraRank;
+    const targets = o.loraTargets ?? 'all-linear';
+    const modules =
+      targets === 'all-linear'
+        ? "'all-linear'"
+        : `[${targets
+            .split(',')
+            .map((t) => `'${t}'`)
+            .join(', ')}]`;
+    const peft = `pass peft_config=LoraConfig(r=${o.loraRank}, lora_alpha=${alpha}, target_modules=${modules}, lora_dropout=0.0) to the trainer`;
+    b.log.none('loraRank', o.loraRank, peft);
+    b.log.none('loraAlpha', alpha, peft);
+    b.log.none('loraTargets', targets, peft);
+  }
   const every = o.checkpointEvery > 0 ? o.checkpointEvery : o.steps;
   b.set('checkpointEvery', o.checkpointEvery, 'save_strategy', 'steps');
   b.set(

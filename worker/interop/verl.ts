@@ -75,7 +75,7 @@ export const VERL_KL_TYPE: Record<GrpoRunOptions['kl']['estimator'], string> = {
 /** A dual-clip bound above e^20 ≈ 4.85e8, the largest ratio verl's ±20 log-ratio clamp allows: no dual clip. */
 export const NO_DUAL_CLIP = 1e9;
 
-type HydraValue = string | number | boolean | null | number[] | Record<string, number>;
+type HydraValue = string | number | boolean | null | (number | string)[] | Record<string, number>;
 
 /**
  * A Hydra override value. Strings that are not plain names are quoted so Hydra reads them as
@@ -393,6 +393,18 @@ function translate(o: RlRunOptions): VerlExport {
 
   corrections(o, log, set);
   if (o.staleness) asyncTraining(o, o.staleness, log, set);
+  if (o.loraRank !== undefined) {
+    // verl's LoRA (PEFT underneath); with a rank its reference is the actor with the adapters off, as here.
+    const targets = o.loraTargets ?? 'all-linear';
+    set('loraRank', o.loraRank, 'actor_rollout_ref.model.lora_rank', o.loraRank);
+    set('loraAlpha', o.loraAlpha ?? o.loraRank, 'actor_rollout_ref.model.lora_alpha', o.loraAlpha ?? o.loraRank);
+    set(
+      'loraTargets',
+      targets,
+      'actor_rollout_ref.model.target_modules',
+      targets === 'all-linear' ? targets : targets.split(','),
+    );
+  }
   // Evaluation and checkpoints; both also fire on verl's last step.
   set('evalEvery', o.evalEvery, 'trainer.test_freq', o.evalEvery > 0 ? o.evalEvery : -1);
   set(

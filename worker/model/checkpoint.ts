@@ -14,12 +14,23 @@ import { fromHfConfig, toHfConfig } from './hf-config';
 import type { Model } from './model';
 import { VALUE_HEAD } from './model';
 import { paramSpecs } from './params';
+import type { LoraConfig } from './lora';
+import { loraSpecs, loraTargets, validateLoraConfig } from './lora';
 import { decodeSafetensors, encodeSafetensors } from './safetensors';
 
 export const CHECKPOINT_FILES = ['model.safetensors', 'config.json', 'tokenizer.json', 'dewpoint.json'] as const;
 export type CheckpointFile = (typeof CHECKPOINT_FILES)[number];
-/** The four files, and a Hugging Face tokenizer's tokenizer_config.json when the checkpoint has one (a person's own model). */
-export type CheckpointFiles = Record<CheckpointFile, Uint8Array> & { 'tokenizer_config.json'?: Uint8Array };
+/**
+ * Files a checkpoint may have besides the four: a Hugging Face tokenizer's tokenizer_config.json
+ * (a person's own model), and a LoRA run's adapters as PEFT writes them.
+ */
+export const OPTIONAL_CHECKPOINT_FILES = [
+  'tokenizer_config.json',
+  'adapter_config.json',
+  'adapter_model.safetensors',
+] as const;
+export type CheckpointFiles = Record<CheckpointFile, Uint8Array> &
+  Partial<Record<(typeof OPTIONAL_CHECKPOINT_FILES)[number], Uint8Array>>;
 
 /** The tokenizer of a checkpoint: the character tokenizer of the shipped bases, or a Hugging Face one. */
 export type CheckpointTokenizer = CharTokenizer | HfTokenizer;
@@ -46,14 +57,98 @@ export interface LoadedCheckpoint {
   tokenizer: CheckpointTokenizer;
   /** Contents of dewpoint.json. */
   info: Record<string, unknown>;
+  /** A LoRA run's adapters (adapter_model.safetensors, names without PEFT's prefix) and their config; `weights` are then merged. */
+  adapters?: { lora: LoraConfig; weights: Map<string, Float32Array> };
 }
 
+/**
+ * A model's checkpoint. Under LoRA, model.safetensors holds the adapters merged into the base (a
+ * plain model any Llama loader reads) and adapter_config.json + adapter_model.safetensors hold the
+ * adapters as PEFT saves them (`PeftModel.from_pretrained(base, folder)`).
+ */
 export async function exportCheckpoint(
   model: Model,
   tok: CheckpointTokenizer,
   info: Record<string, unknown>,
 ): Promise<CheckpointFiles> {
-  return checkpointFiles(model.config, await model.getWeights(), tok, info);
+  const files = checkpointFiles(model.config, await model.getMergedWeights(), tok, info);
+  const lora = model.loraConfig;
+  return lora ? { ...files, ...peftAdapterFiles(model.config, lora, await model.getAdapters()) } : files;
+}
+
+/** PEFT's prefix of every adapter tensor name in adapter_model.safetensors (the PeftModel's `base_model.model`). */
+const PEFT_PREFIX = 'base_model.model.';
+
+/** PEFT's adapter_config.json and adapter_model.safetensors (F32) of a model's adapters. */
+export function peftAdapterFiles(
+  config: ModelConfig,
+  lora: LoraConfig,
+  adapters: ReadonlyMap<string, Float32Array>,
+): Pick<Required<CheckpointFiles>, 'adapter_config.json' | 'adapter_model.safetensors'> {
+  const tensors = loraSpecs(config, lora).map((s) => {
+    const data = adapters.get(s.name);
+    if (!data) throw new Error(`peftAdapterFiles: adapter '${s.name}' missing`);
+    return { name: PEFT_PREFIX + s.name, shape: s.shape, data };
+  });
+  const adapterConfig = {
+    peft_type: 'LORA',
+    task_type: 'CAUSAL_LM',
+    base_model_name_or_path: null,
+    r: lora.rank,
+    lora_alpha: lora.alpha,
+    lora_dropout: lora.dropout,
+    target_modules: lora.targetModules.includes('all-linear') ? 'all-linear' : loraTargets(lora),
+    bias: 'none',
+    fan_in_fan_out: false,
+    inference_mode: true,
+    init_lora_weights: true,
+    use_rslora: false,
+    use_dora: false,
+    modules_to_save: null,
+    layers_to_transform: null,
+    layers_pattern: null,
+    rank_pattern: {},
+    alpha_pattern: {},
+  };
+  return {
+    'adapter_config.json': new TextEncoder().encode(`${JSON.stringify(adapterConfig, null, 2)}\n`),
+    'adapter_model.safetensors': encodeSafetensors(tensors, { format: 'pt' }),
+  };
+}
+
+/** A checkpoint's PEFT adapters and their config, or null without adapter files; problems name the file and the field. */
+export function readPeftAdapters(
+  files: CheckpointFiles,
+  config: ModelConfig,
+): { lora: LoraConfig; weights: Map<string, Float32Array> } | null {
+  const bytes = files['adapter_model.safetensors'];
+  if (!files['adapter_config.json'] && !bytes) return null;
+  if (!files['adapter_config.json'] || !bytes)
+    throw new Error('a LoRA checkpoint needs both adapter_config.json and adapter_model.safetensors');
+  const j = checkpointJson(files, 'adapter_config.json');
+  if (j.peft_type !== 'LORA')
+    throw new Error(`adapter_config.json: peft_type = ${JSON.stringify(j.peft_type)}; expected "LORA"`);
+  const targets = j.target_modules;
+  const lora: LoraConfig = {
+    rank: j.r as number,
+    alpha: j.lora_alpha as number,
+    dropout: (j.lora_dropout as number | undefined) ?? 0,
+    targetModules: typeof targets === 'string' ? [targets] : (targets as string[]),
+  };
+  const problems = validateLoraConfig(lora);
+  if (problems.length) throw new Error(`adapter_config.json: ${problems.join('; ')}`);
+  const { tensors } = decodeSafetensors(bytes, 'adapter_model.safetensors');
+  const weights = new Map<string, Float32Array>();
+  for (const s of loraSpecs(config, lora)) {
+    const t = tensors.get(PEFT_PREFIX + s.name);
+    if (!t) throw new Error(`adapter_model.safetensors: missing tensor '${PEFT_PREFIX + s.name}' (shape [${s.shape}])`);
+    if (t.shape.join(',') !== s.shape.join(','))
+      throw new Error(
+        `adapter_model.safetensors: '${PEFT_PREFIX + s.name}' has shape [${t.shape}], expected [${s.shape}]`,
+      );
+    weights.set(s.name, t.data);
+  }
+  return { lora, weights };
 }
 
 /** The checkpoint files of a config and its weights (a Model's, or a folder's as loaded), without a Model. */
@@ -77,7 +172,10 @@ export function checkpointFiles(
   };
 }
 
-const checkpointJson = (files: CheckpointFiles, name: CheckpointFile | 'tokenizer_config.json') => {
+const checkpointJson = (
+  files: CheckpointFiles,
+  name: CheckpointFile | 'tokenizer_config.json' | 'adapter_config.json',
+) => {
   try {
     return JSON.parse(new TextDecoder().decode(files[name])) as Record<string, unknown>;
   } catch (e) {
@@ -128,7 +226,14 @@ export function importCheckpoint(files: CheckpointFiles): LoadedCheckpoint {
       );
     weights.set(VALUE_HEAD, head.data);
   }
-  return { config, weights, tokenizer, info: checkpointJson(files, 'dewpoint.json') };
+  const adapters = readPeftAdapters(files, config);
+  return {
+    config,
+    weights,
+    tokenizer,
+    info: checkpointJson(files, 'dewpoint.json'),
+    ...(adapters ? { adapters } : {}),
+  };
 }
 
 /** Longest sequence a person's model is trained on here, whatever its max_position_embeddings. */

@@ -33,6 +33,8 @@ export class Decoder {
     private readonly model: Model,
     readonly B: number,
     readonly L: number,
+    /** Under LoRA, decode with the adapters (default) or the base alone (Model.score's `adapters`). */
+    private readonly adapters = true,
   ) {
     if (L > model.config.maxSeq)
       throw new Error(`Decoder: cache length ${L} exceeds the model's maxSeq ${model.config.maxSeq}`);
@@ -60,7 +62,7 @@ export class Decoder {
       this.ops.upload(acts.ids, Int32Array.from(batch.inputIds));
       this.ops.upload(acts.segments, Int32Array.from(batch.segmentIds));
       this.ops.upload(acts.positions, Int32Array.from(batch.positions));
-      forwardLayers(this.ops, c, this.model.forwardParams(), acts);
+      forwardLayers(this.ops, c, this.model.forwardParams(this.adapters), acts);
       const KV = kvDim(c);
       prompts.forEach((p, b) => {
         for (let l = 0; l < c.layers; l++) {
@@ -72,7 +74,7 @@ export class Decoder {
         const last = { dstOffset: b * c.dModel, srcOffset: (b * T + p.length - 1) * c.dModel, count: c.dModel };
         this.ops.copy(this.acts.xL, acts.xL, last);
       });
-      lmHead(this.ops, c, this.model.forwardParams(), this.acts, B);
+      lmHead(this.ops, c, this.model.forwardParams(this.adapters), this.acts, B);
       return await this.ops.read(this.acts.logits);
     } finally {
       freeActs(this.ops, acts); // after the read: a GPU's recorded copies still use its buffers until then
@@ -93,7 +95,7 @@ export class Decoder {
       this.cache.attendLengths,
       this.cache.lengths.map((x) => x + 1),
     );
-    decodeForward(this.ops, this.model.config, this.model.forwardParams(), this.acts, this.cache);
+    decodeForward(this.ops, this.model.config, this.model.forwardParams(this.adapters), this.acts, this.cache);
     for (let b = 0; b < B; b++) this.cache.lengths[b]++;
     return this.ops.read(this.acts.logits);
   }

@@ -14,6 +14,7 @@ import type { Ops, Tensor } from '../../kernels/ops';
 import { mulberry32 } from '../../kernels/common/random';
 import type { ModelConfig } from './config';
 import { kvDim } from './config';
+import type { GrpoRunOptions } from '../contract/options';
 
 /** The projections LoRA can target: the model's key for each and PEFT's module name. */
 export const LORA_TARGETS = {
@@ -58,6 +59,15 @@ export function validateLoraConfig(o: LoraConfig): string[] {
       if (t !== 'all-linear' && !names.includes(t))
         out.push(`lora.targetModules has '${t}'; expected some of ${names.join(', ')} or 'all-linear'`);
   return out;
+}
+
+/** Run options' LoRA fields (GrpoRunOptions `loraRank`, …) as a config: absent rank, none; alpha defaults to the rank, targets to all-linear. */
+export function loraFromOptions(
+  o: Pick<GrpoRunOptions, 'loraRank' | 'loraAlpha' | 'loraTargets'>,
+): LoraConfig | undefined {
+  if (o.loraRank === undefined) return undefined;
+  const targets = o.loraTargets ?? 'all-linear';
+  return { rank: o.loraRank, alpha: o.loraAlpha ?? o.loraRank, dropout: 0, targetModules: targets.split(',') };
 }
 
 /** The targeted projections in the model's order (q, k, v, o, gate, up, down), duplicates dropped. */

@@ -278,10 +278,16 @@ export class Model {
   /**
    * Loads weights by Hugging Face name; every parameter must be present with its exact size. A
    * model with a value head loads `value_head.weight` when the map has it (a PPO run's checkpoint)
-   * and keeps its zero init otherwise (a base checkpoint).
+   * and keeps its zero init otherwise (a base checkpoint). Under LoRA the map may hold the base
+   * alone (the adapters keep theirs), the base and every adapter, or every adapter alone (the base
+   * stays); a model without LoRA refuses adapters.
    */
   setWeights(weights: ReadonlyMap<string, Float32Array>): void {
-    for (const s of paramSpecs(this.config)) {
+    const adapterNames = [...weights.keys()].filter((n) => /\.lora_[AB]\.weight$/.test(n));
+    // Under LoRA, adapters without any base tensor (a LoRA checkpoint's adapter_model.safetensors) leave the base as it is.
+    const adaptersOnly =
+      this.lora !== null && adapterNames.length > 0 && ![...this.params.byName.keys()].some((n) => weights.has(n));
+    for (const s of adaptersOnly ? [] : paramSpecs(this.config)) {
       const w = weights.get(s.name);
       if (!w) throw new Error(`setWeights: missing tensor '${s.name}' (shape [${s.shape}])`);
       if (w.length !== numel(s.shape))
@@ -292,7 +298,6 @@ export class Model {
     }
     const head = weights.get(VALUE_HEAD);
     if (head && this.vh) this.setValueHead(head);
-    const adapterNames = [...weights.keys()].filter((n) => /\.lora_[AB]\.weight$/.test(n));
     if (!this.lora) {
       if (adapterNames.length)
         throw new Error(
@@ -432,8 +437,8 @@ export class Model {
   }
 
   /** Forward on a packed batch; returns the logits (V) at each flat index in `at` (row · width + t). */
-  async logitsAt(batch: PackedInput, at: readonly number[]): Promise<Float32Array[]> {
-    const acts = this.runForward(batch);
+  async logitsAt(batch: PackedInput, at: readonly number[], adapters = true): Promise<Float32Array[]> {
+    const acts = this.runForward(batch, undefined, 1, adapters);
     const V = this.config.vocab;
     const N = batch.rows * batch.width;
     for (const i of at)
@@ -447,7 +452,7 @@ export class Model {
       }
       // A chunked head leaves the last chunk's logits: the chunk of position i runs again.
       const n0 = Math.floor(i / acts.headRows) * acts.headRows;
-      headLogits(this.ops, this.config, this.forwardParams(), acts, null, n0, Math.min(acts.headRows, N - n0));
+      headLogits(this.ops, this.config, this.forwardParams(adapters), acts, null, n0, Math.min(acts.headRows, N - n0));
       out.push((await this.ops.read(acts.logits)).slice((i - n0) * V, (i - n0 + 1) * V));
     }
     return out;

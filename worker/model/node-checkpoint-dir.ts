@@ -2,9 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CheckpointFiles } from './checkpoint';
-import { CHECKPOINT_FILES } from './checkpoint';
-
-const TOKENIZER_CONFIG = 'tokenizer_config.json';
+import { CHECKPOINT_FILES, OPTIONAL_CHECKPOINT_FILES } from './checkpoint';
 
 export function readCheckpointDir(dir: string): CheckpointFiles {
   const missing = CHECKPOINT_FILES.filter((f) => !existsSync(join(dir, f)));
@@ -15,15 +13,15 @@ export function readCheckpointDir(dir: string): CheckpointFiles {
   const files = Object.fromEntries(
     CHECKPOINT_FILES.map((f) => [f, new Uint8Array(readFileSync(join(dir, f)))]),
   ) as CheckpointFiles;
-  if (existsSync(join(dir, TOKENIZER_CONFIG)))
-    files[TOKENIZER_CONFIG] = new Uint8Array(readFileSync(join(dir, TOKENIZER_CONFIG)));
+  for (const f of OPTIONAL_CHECKPOINT_FILES)
+    if (existsSync(join(dir, f))) files[f] = new Uint8Array(readFileSync(join(dir, f)));
   return files;
 }
 
 export function writeCheckpointDir(dir: string, files: CheckpointFiles): void {
   mkdirSync(dir, { recursive: true });
   for (const f of CHECKPOINT_FILES) writeFileSync(join(dir, f), files[f]);
-  if (files[TOKENIZER_CONFIG]) writeFileSync(join(dir, TOKENIZER_CONFIG), files[TOKENIZER_CONFIG]);
+  for (const f of OPTIONAL_CHECKPOINT_FILES) if (files[f]) writeFileSync(join(dir, f), files[f]);
 }
 
 /** The shipped base checkpoint's folder, relative to the repository root (where the CLI and the tests run). */

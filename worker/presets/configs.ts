@@ -18,9 +18,12 @@ import type {
   PpoRunOptions,
   SftRunOptions,
 } from '../contract/options';
+import { LORA_TARGET_CHOICES } from '../contract/options';
 import { FLOW_DISCS, FLOW_RING, PRETRAIN_DEFAULTS, type FlowGrpoConfig, type PretrainOptions } from '../flow/index';
 import type { PolicyLossSpec } from '../rl/index';
 import type { DpoConfig } from '../train/dpo';
+import type { LoraConfig } from '../model/lora';
+import { loraFromOptions } from '../model/lora';
 import type { GrpoConfig } from '../train/grpo';
 import type { GrpoEpisodeConfig } from '../train/grpo-episodes';
 import type { PpoConfig } from '../train/ppo';
@@ -95,6 +98,9 @@ export function grpoConfigOf(o: GrpoRunOptions, base: GrpoConfig): GrpoConfig {
   delete config.staleness;
   delete config.samplerWorker;
   delete config.idsPerPass;
+  delete config.lora;
+  const lora = loraFromOptions(o);
+  if (lora) config.lora = lora;
   if (o.staleness) config.staleness = o.staleness;
   if (o.samplerWorker) config.samplerWorker = true;
   if (o.idsPerPass !== undefined) config.idsPerPass = o.idsPerPass;
@@ -120,6 +126,7 @@ function stabiliserOptionsOf(c: GrpoConfig): Partial<GrpoRunOptions> {
     ...(c.staleness ? { staleness: c.staleness } : {}),
     ...(c.samplerWorker ? { samplerWorker: true } : {}),
     ...(c.idsPerPass !== undefined ? { idsPerPass: c.idsPerPass } : {}),
+    ...loraOptionsOf(c.lora),
     ...(c.dynamicSampling
       ? { filterGroups: c.dynamicSampling.metric, maxGenBatches: c.dynamicSampling.maxGenBatches }
       : {}),
@@ -353,11 +360,23 @@ export function flowOptionsOf(
   };
 }
 
+/** A config's LoRA as the run options write it (absent without LoRA). */
+function loraOptionsOf(lora: LoraConfig | undefined): Pick<GrpoRunOptions, 'loraRank' | 'loraAlpha' | 'loraTargets'> {
+  if (!lora) return {};
+  const targets = lora.targetModules.join(',');
+  const choice = LORA_TARGET_CHOICES.find((c) => c === targets);
+  if (!choice)
+    throw new Error(`a LoRA config's targets '${targets}' are none of the form's (${LORA_TARGET_CHOICES.join('; ')})`);
+  return { loraRank: lora.rank, loraAlpha: lora.alpha, loraTargets: choice };
+}
+
 export function dpoConfigOf(o: DpoRunOptions, base: DpoConfig): DpoConfig {
-  const { dataset: _dataset, ...rest } = base;
+  const { dataset: _dataset, lora: _lora, ...rest } = base;
+  const lora = loraFromOptions(o);
   return {
     ...rest,
     ...(o.dataset ? { dataset: o.dataset } : {}),
+    ...(lora ? { lora } : {}),
     seed: o.seed,
     steps: o.steps,
     pairs: o.pairs,
@@ -401,6 +420,7 @@ export function dpoOptionsOf(c: DpoConfig, run: Bookkeeping): DpoRunOptions {
     eps: c.eps,
     weightDecay: c.weightDecay,
     maxGradNorm: c.maxGradNorm,
+    ...loraOptionsOf(c.lora),
     ...(c.dataset ? { dataset: c.dataset } : {}),
     evalEvery: c.evalEvery,
     ...run,

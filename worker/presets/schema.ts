@@ -24,7 +24,7 @@ import type {
   RunOptions,
   SftRunOptions,
 } from '../contract/options';
-import { EPISODE_PRESETS } from '../contract/options';
+import { EPISODE_PRESETS, LORA_TARGET_CHOICES } from '../contract/options';
 import { splitDataset } from '../data/dataset';
 import { compileRewardPattern, parseCases } from '../rewards/dataset-reward';
 
@@ -122,6 +122,33 @@ const optimizer = {
     section: 'Optimizer',
     description: 'Global gradient-norm clip (a large value: none).',
   }),
+};
+
+/** LoRA instead of full fine-tuning (worker/model/lora.ts), shared by GRPO, PPO and DPO. */
+const lora = {
+  loraRank: int(1, 256, {
+    title: 'LoRA rank',
+    section: 'Optimizer',
+    description:
+      'Train LoRA adapters of this rank (PEFT r) on the frozen base instead of every weight: AdamW state for the ' +
+      'adapters alone, and the base itself is the reference (scored with the adapters off). Empty: full fine-tuning.',
+  }).optional(),
+  loraAlpha: num('(0, 4096]', {
+    title: 'LoRA alpha',
+    section: 'Optimizer',
+    description:
+      "The adapters' scaling is alpha / rank (PEFT lora_alpha). Read only with a rank. Empty: the rank (scaling 1).",
+  }).optional(),
+  loraTargets: z
+    .enum(LORA_TARGET_CHOICES)
+    .optional()
+    .meta({
+      title: 'LoRA targets',
+      section: 'Optimizer',
+      description:
+        'The projections adapted, by their Hugging Face names (PEFT target_modules; all-linear: q, k, v, o, gate, ' +
+        'up and down). Read only with a rank. Empty: all-linear. Adapter dropout is not offered (only 0).',
+    }),
 };
 
 // Sampling shared by GRPO and DPO; the base model has 64 positions and prompts take ~7.
@@ -697,6 +724,7 @@ const grpoRest = {
       'version k − 1 − s at the oldest (prime-rl orchestrator.max_off_policy_steps; verl ' +
       'async_training.staleness_threshold with one sync per step). Empty or 0: synchronous.',
   }).optional(),
+  ...lora,
   idsPerPass: int(1, 1_000_000, {
     title: 'Ids per pass (micro-batch)',
     section: 'Objective',
@@ -1199,6 +1227,7 @@ export const dpoSchema = z
     temperature,
     maxNew,
     ...optimizer,
+    ...lora,
     dataset,
     base,
     evalEvery: run.evalEvery,

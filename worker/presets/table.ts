@@ -151,8 +151,10 @@ const needsBase = (name: string, base: LoadedCheckpoint | null): LoadedCheckpoin
   if (!base) throw new Error(`${name}: no base checkpoint given`);
   return base;
 };
-const klReference = (o: { beta: number }) =>
-  o.beta > 0 ? `KL β = ${o.beta} holds the run to the starting model` : null;
+const klReference = (o: { beta: number; loraRank?: number }) =>
+  o.beta > 0
+    ? `KL β = ${o.beta} holds the run to the starting model${o.loraRank !== undefined ? ' (the base with its LoRA adapters off)' : ''}`
+    : null;
 
 /** Multi-turn GRPO on one of the environments (worker/episodes), journaled turn by turn. */
 function episodeGrpo(

@@ -29,6 +29,8 @@ export interface GenerateOptions extends SamplingOptions {
   recordSupport?: boolean;
   /** Use the KV cache. Default true. */
   useCache?: boolean;
+  /** Under LoRA, sample from the adapted model (default) or from the base alone (DPO's frozen sampler). */
+  adapters?: boolean;
   /** Called after each sampled position with the rows finished so far (EOS or budget) and the row count. */
   onProgress?: (finished: number, rows: number) => void;
 }
@@ -82,9 +84,9 @@ export async function generate(
   }));
   const seqs = prompts.map((p) => Array.from(p));
   const stops = new Set([o.eos, ...(o.stop ?? [])]);
-  const decoder = o.useCache === false ? null : new Decoder(model, B, L);
+  const decoder = o.useCache === false ? null : new Decoder(model, B, L, o.adapters ?? true);
   try {
-    let logits = decoder ? await decoder.prefill(prompts) : await fullLogits(model, seqs);
+    let logits = decoder ? await decoder.prefill(prompts) : await fullLogits(model, seqs, o.adapters ?? true);
     for (let step = 0; step < o.maxNew; step++) {
       const next = new Int32Array(B).fill(o.eos);
       for (let r = 0; r < B; r++) {
@@ -106,7 +108,7 @@ export async function generate(
         B,
       );
       if (out.every((row) => row.done)) break;
-      logits = decoder ? await decoder.step(next) : await fullLogits(model, seqs);
+      logits = decoder ? await decoder.step(next) : await fullLogits(model, seqs, o.adapters ?? true);
     }
   } finally {
     decoder?.free();
@@ -122,12 +124,13 @@ export async function generate(
 }
 
 /** Next-token logits (B, V) of every row by re-scoring its whole sequence (no cache). */
-async function fullLogits(model: Model, seqs: number[][]): Promise<Float32Array> {
+async function fullLogits(model: Model, seqs: number[][], adapters: boolean): Promise<Float32Array> {
   const batch = rowPerSequence(seqs);
   const { rows, width } = batch;
   const rowsLogits = await model.logitsAt(
     batch,
     seqs.map((s, r) => r * width + s.length - 1),
+    adapters,
   );
   const V = model.config.vocab;
   const out = new Float32Array(rows * V);

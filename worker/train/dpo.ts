@@ -12,7 +12,9 @@ import type { ArithOptions } from '../data/arith';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { stopsOf } from '../model/checkpoint';
 import { rowPerSequence } from '../model/packing';
-import { Model } from '../model/model';
+import type { Model } from '../model/model';
+import type { LoraConfig } from '../model/lora';
+import { policyModel, referenceModel } from './policy';
 import { mathReward } from '../rewards/math-reward';
 import type { DatasetRunOptions } from '../contract/options';
 import type { PhaseReport } from '../contract/records';
@@ -50,6 +52,8 @@ export interface DpoConfig extends OptimizerConfig {
   task: ArithOptions;
   /** A person's prompt dataset and its reward (math, exact or regex) instead of the arithmetic generator; absent: arithmetic. */
   dataset?: DatasetRunOptions;
+  /** LoRA adapters trained on the frozen base (model/lora.ts); absent: full fine-tuning. */
+  lora?: LoraConfig;
 }
 
 export const DPO_ARITH: DpoConfig = {
@@ -107,10 +111,8 @@ export class DpoRun {
     readonly config: DpoConfig,
     readonly base: LoadedCheckpoint,
   ) {
-    this.model = new Model(ops, base.config);
-    this.model.setWeights(base.weights);
-    this.reference = new Model(ops, base.config, { frozen: true });
-    this.reference.setWeights(base.weights);
+    this.model = policyModel(ops, base, config);
+    this.reference = referenceModel(ops, base, this.model);
     this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq);
     const reward = config.dataset ? syncDatasetReward(config.dataset.reward) : null;
     this.score = (completion, task) =>
@@ -139,6 +141,7 @@ export class DpoRun {
           ...stopsOf(tok),
           seed: c.seed * 7919 + ++this.sampled,
           temperature: c.temperature,
+          adapters: false,
         },
       );
       prompts += tasks.length;
@@ -185,7 +188,7 @@ export class DpoRun {
       }),
     );
     this.onProgress?.('reference log-probs');
-    const refLogp = (await this.reference.score(batch)).logp;
+    const refLogp = (await this.reference.score(batch, undefined, { adapters: false })).logp;
     this.onProgress?.('training');
     const { logp } = await this.model.score(batch);
     const dpo = dpoLoss({

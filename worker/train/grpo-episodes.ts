@@ -16,7 +16,8 @@ import { ENVIRONMENTS, resolveKind, type EnvironmentName, type KindServices } fr
 import type { CollectedEpisode } from '../episodes/rollout';
 import { collectEpisodes, type EpisodeSampler } from '../episodes/rollout';
 import { charTokenizer, type LoadedCheckpoint } from '../model/checkpoint';
-import { Model } from '../model/model';
+import type { Model } from '../model/model';
+import { policyModel, referenceModel } from './policy';
 import type { PhaseReport } from '../contract/records';
 import { pack } from '../rl/pack';
 import type { PackedBatch } from '../rl/pack-types';
@@ -224,13 +225,11 @@ export class GrpoEpisodeRun {
     services: KindServices = {},
   ) {
     this.kind = configuredKind(config, services);
-    this.model = new Model(ops, base.config, {
+    this.model = policyModel(ops, base, config, {
       valueHead: config.critic !== undefined,
       idsPerPass: config.idsPerPass ?? defaultIdsPerPass(base.config),
     });
-    this.model.setWeights(base.weights);
-    this.reference = config.beta > 0 ? new Model(ops, base.config, { frozen: true }) : null;
-    this.reference?.setWeights(base.weights);
+    this.reference = config.beta > 0 ? referenceModel(ops, base, this.model) : null;
     this.stream = this.kind.trainTasks(config.seed);
     this.heldOutTasks = this.kind.heldOut(config.evalN);
     this.scheduler = new RolloutScheduler(this.model, {

@@ -53,6 +53,8 @@ import type { RunTask, TaskSource } from './task-source';
 import { taskSourceOf } from './task-source';
 import { RolloutScheduler, samplerSlots } from './scheduler';
 import { defaultIdsPerPass, wasmStepPlan } from '../hf/memory';
+import type { LoraConfig } from '../model/lora';
+import { policyModel, referenceModel } from './policy';
 import type { SampledSession, Sampler } from '../rollout/prompt-source';
 
 /** A single-turn batch as collected: its tasks (those trained on), sessions and dynamic sampling's figures. */
@@ -135,6 +137,8 @@ export interface GrpoConfig extends OptimizerConfig {
    * for its backward. Absent: hf/memory.ts `defaultIdsPerPass` (a 1 GiB budget: the whole batch of a small model).
    */
   idsPerPass?: number;
+  /** LoRA adapters trained on the frozen base, which is then the reference too (model/lora.ts, policy.ts); absent: full fine-tuning. */
+  lora?: LoraConfig;
 }
 
 export const GRPO_ARITH: GrpoConfig = {
@@ -351,9 +355,9 @@ export interface TrainedBatch {
   updates: GrpoUpdate[];
   last: GrpoObjectiveOutput | PpoObjectiveOutput | null;
   gradNorm: number;
-  /** performance.now() after the old log-probs, after the reference, after training; the first update's forward (ms). */
+  /** performance.now() after the reference (or at the start without one), after the old log-probs, after training; the first update's forward (ms). */
+  tRef: number;
   tOld: number;
-  tScore: number;
   tTrain: number;
   tFirstForward: number;
   /** Whether the reference scored the batch (β > 0). */
@@ -384,6 +388,18 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
   const biasOf = (rows: readonly number[]) =>
     support ? supportBias(support, packed.segmentIds, packed.width, V, rows) : undefined;
   const allRows = Array.from({ length: packed.rows }, (_, r) => r);
+  // The reference first: under LoRA it is the policy with its adapters off, and the first update's
+  // forward (below) must be the last one the model ran before its backward.
+  if (ctx.reference) ctx.onProgress?.('reference log-probs');
+  const refLogp = ctx.reference
+    ? (
+        await ctx.reference.score(packed, biasOf(allRows), {
+          temperature: c.temperature > 0 ? c.temperature : 1,
+          adapters: false,
+        })
+      ).logp
+    : undefined;
+  const tRef = performance.now();
   // Old log-probs. One update per batch: the sampler's raw log-probs (ratio ≡ 1 up to float32,
   // calibration.md), unless some call trails the weights (a batch sampled ahead: `lagging`), when
   // they are the update's own forward, detached: decoupled PPO's proximal policy is the weights
@@ -424,11 +440,6 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
     oldLogp = rescored;
   }
   const tOld = performance.now();
-  if (ctx.reference) ctx.onProgress?.('reference log-probs');
-  const refLogp = ctx.reference
-    ? (await ctx.reference.score(packed, biasOf(allRows), { temperature: c.temperature > 0 ? c.temperature : 1 })).logp
-    : undefined;
-  const tScore = performance.now();
   const options: GrpoObjectiveOptions = {
     policyLoss: c.policyLoss,
     aggregation: c.aggregation,
@@ -504,8 +515,8 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
     updates,
     last,
     gradNorm,
+    tRef,
     tOld,
-    tScore,
     tTrain: performance.now(),
     tFirstForward,
     referenced: ctx.reference !== null,
@@ -515,9 +526,9 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
 
 /**
  * A batch's figures: pack's, the last update's objective metrics, rewards, lengths over every
- * call of every session, and verl's timing phases: sampling; rescoring the old log-probs before
- * the first update (only with several updates per batch: with one, they are the sampler's); the
- * frozen reference (β > 0); the updates, their forwards included.
+ * call of every session, and verl's timing phases: sampling; the frozen reference (β > 0);
+ * rescoring the old log-probs before the first update (only with several updates per batch: with
+ * one, they are the sampler's); the updates, their forwards included.
  */
 export function batchMetrics(
   c: Omit<GrpoConfig, 'task'>,
@@ -546,9 +557,9 @@ export function batchMetrics(
     'opt/grad_norm': t.gradNorm,
     'opt/steps_per_batch': steps,
     'perf/sample_ms': tSample - t0,
-    ...(t.oldLogp ? { 'perf/old_logprob_ms': t.tOld - tSample } : {}),
-    ...(t.referenced ? { 'perf/ref_ms': t.tScore - t.tOld } : {}),
-    'perf/train_ms': t.tTrain - t.tScore + t.tFirstForward,
+    ...(t.referenced ? { 'perf/ref_ms': t.tRef - tSample } : {}),
+    ...(t.oldLogp ? { 'perf/old_logprob_ms': t.tOld - t.tRef } : {}),
+    'perf/train_ms': t.tTrain - t.tOld + t.tFirstForward,
     'perf/step_ms': t.tTrain - t0,
     'perf/tokens_per_s': (t.packed.realTokens + sampledTokens) / ((t.tTrain - t0) / 1000),
   };
@@ -683,13 +694,11 @@ export abstract class ArithRun<C extends GrpoConfig> {
     private readonly o: { valueHead: boolean; pack: PackOptions },
     services: KindServices = {},
   ) {
-    this.model = new Model(ops, base.config, {
+    this.model = policyModel(ops, base, config, {
       valueHead: o.valueHead,
       idsPerPass: config.idsPerPass ?? defaultIdsPerPass(base.config),
     });
-    this.model.setWeights(base.weights);
-    this.reference = config.beta > 0 ? new Model(ops, base.config, { frozen: true }) : null;
-    this.reference?.setWeights(base.weights);
+    this.reference = config.beta > 0 ? referenceModel(ops, base, this.model) : null;
     this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq, services.codeGrader ?? null);
     this.rollout = this.rolloutOn(this.model, 0);
     this.scheduler = new RolloutScheduler(this.model, {

@@ -14,6 +14,8 @@
  * ops in the same thread: what overlaps is the waiting (an environment's or a grader's answers),
  * not the arithmetic. With `samplerWorker`, each slot is a worker of its own (a Web Worker, a
  * worker thread) holding the published weights, and the sampling's arithmetic overlaps too.
+ * Under LoRA the published weights are the adapters merged into the base (Model.getMergedWeights):
+ * a sampler is a plain model.
  */
 import type { ModelConfig } from '../model/config';
 import { Model } from '../model/model';
@@ -105,7 +107,7 @@ export class RolloutScheduler<B> {
     if (this.isClosed) throw new Error(`RolloutScheduler.take(${batch}): the scheduler is closed`);
     const version = batch - 1;
     const last = Math.min(this.o.total, batch + this.o.staleness);
-    const weights = this.o.staleness > 0 && this.launched < last ? await this.trainer.getWeights() : null;
+    const weights = this.o.staleness > 0 && this.launched < last ? await this.trainer.getMergedWeights() : null;
     while (this.launched < last) {
       const k = ++this.launched;
       const streamAt = this.o.streamPosition();

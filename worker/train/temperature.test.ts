@@ -78,8 +78,8 @@ describe(`GRPO at temperature ${T}: the trainer scores the sampler's policy`, ()
         .filter((_, i) => mask[i])
         .sort(byValue),
     ).toEqual(sampled);
-    // The frozen reference scores at the same temperature (same weights at the first step).
-    expect(refScore.mock.calls.map(([, , options]) => options)).toEqual([{ temperature: T }]);
+    // The frozen reference scores at the same temperature (same weights at the first step), without adapters (none here).
+    expect(refScore.mock.calls.map(([, , options]) => options)).toEqual([{ temperature: T, adapters: false }]);
     expect(maxGap(((await refScore.mock.results[0].value) as Scored).logp, raw, mask)).toBeLessThan(TOL);
     expect(Math.abs(s.metrics['rl/kl'])).toBeLessThan(TOL);
 

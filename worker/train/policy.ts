@@ -1,0 +1,36 @@
+/**
+ * The model a run trains and the reference it is held to, from a base checkpoint: full fine-tuning
+ * (every weight trained, the reference a frozen copy of the base) or LoRA (`lora`: adapters trained
+ * on the frozen base, which is then itself the reference: the policy scored with its adapters off,
+ * as TRL does with a PEFT model's `disable_adapter` and verl with `ref_in_actor`, so no second
+ * copy of the weights is held).
+ */
+import type { Ops } from '../../kernels/ops';
+import type { LoadedCheckpoint } from '../model/checkpoint';
+import type { LoraConfig } from '../model/lora';
+import type { ModelOptions } from '../model/model';
+import { Model } from '../model/model';
+
+/** The trained model: the base's weights, and under LoRA fresh adapters (PEFT's init, from the run's seed). */
+export function policyModel(
+  ops: Ops,
+  base: LoadedCheckpoint,
+  config: { seed: number; lora?: LoraConfig },
+  options: Omit<ModelOptions, 'lora' | 'frozen'> = {},
+): Model {
+  const model = new Model(ops, base.config, { ...options, ...(config.lora ? { lora: config.lora } : {}) });
+  if (config.lora) model.initAdapters(config.seed);
+  model.setWeights(base.weights);
+  return model;
+}
+
+/**
+ * The frozen base a run is held to, always scored (and sampled) with `{ adapters: false }`: a
+ * frozen copy of the base, or under LoRA the policy itself.
+ */
+export function referenceModel(ops: Ops, base: LoadedCheckpoint, policy: Model): Model {
+  if (policy.loraConfig) return policy;
+  const ref = new Model(ops, base.config, { frozen: true });
+  ref.setWeights(base.weights);
+  return ref;
+}
