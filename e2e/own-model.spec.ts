@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { writeTinyLlama } from './hf-folder';
-import { openPreset } from './helpers';
+import { exportedMetrics, fillFields, openPreset } from './helpers';
 
 // A person's own model in the app: a random Llama with grouped-query attention and the
 // 32000-piece tokenizer, written as a Hugging Face folder by e2e/hf-folder.ts (the same bytes as
@@ -121,5 +121,44 @@ test(
     await picker.getByRole('button', { name: 'Use the shipped base' }).click();
     await expect(picker.getByTestId('model-now')).toContainText('The shipped arithmetic base');
     await expect(picker.getByTestId('model-gone')).toHaveCount(0);
+  },
+);
+
+test(
+  'Base model with LoRA: the plan of the model in use follows the options (the frozen base and the adapters), ' +
+    'and GRPO trains the adapters on it',
+  async ({ page }) => {
+    await openPreset(page, 'grpo-arith', {
+      Steps: 2,
+      'Prompts per step': 2,
+      'Group size': 2,
+      'Max new tokens': 8,
+      'Evaluate every': 0,
+      'Checkpoint every': 1,
+    });
+    await page.getByTestId('section-Advantage').getByRole('button', { expanded: false }).click();
+    await page.getByTestId('field-truncation').selectOption('score');
+    const picker = page.getByRole('group', { name: 'Base model (optional)' });
+    await picker.getByLabel('Model folder').setInputFiles(dir);
+    await picker.getByTestId('model-summary').getByRole('button', { name: 'Use this model' }).click();
+    const plan = picker.getByTestId('model-plan-now');
+    await expect(plan).toContainText(/^Memory of a step of these options: \d+\.\d\d GiB on wasm, of its 4\.00 GiB: /);
+    await expect(plan).toContainText('trained model: weights, gradients, AdamW m and v');
+
+    await fillFields(page, { 'LoRA rank': 4, 'LoRA alpha': 8 });
+    await page.getByTestId('field-loraTargets').selectOption('q_proj,v_proj');
+    await expect(plan).toContainText(
+      /base model \(frozen, also the reference\) 0\.\d\d GiB \+ LoRA adapters \(rank 4\)/,
+    );
+    await expect(plan).not.toContainText('trained model');
+    await page.getByText('Config as JSON').click();
+    await expect(page.getByTestId('config-json')).toContainText('"loraRank": 4');
+    await expect(page.getByTestId('config-json')).toContainText('"loraTargets": "q_proj,v_proj"');
+
+    await page.getByTestId('run-start').click();
+    await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 150_000 });
+    const { steps } = await exportedMetrics(page);
+    expect(steps.map((s) => s.step)).toEqual([1, 2]);
+    expect(steps.every((s) => Number.isFinite(s.metrics['opt/grad_norm']))).toBe(true);
   },
 );

@@ -126,6 +126,9 @@ export function createWorkbench(
     async pickedModel(id: string) {
       return models.model(id);
     },
+    async modelPlan(id: string, options: RunOptions) {
+      return models.plan(id, options);
+    },
     async startRun(options, onEvent) {
       requireOps('startRun()');
       return runs.start(options, onEvent);

@@ -14,6 +14,7 @@ import type {
   EnvironmentLoadResult,
   EnvironmentPreview,
   InspectModelResult,
+  MemoryPlanSummary,
   ModelFolderFile,
   PickedModel,
   UseModelResult,
@@ -131,6 +132,12 @@ export interface WorkbenchApi {
   useModel(files: ModelFolderFile[], options?: { name?: string }): Promise<UseModelResult>;
   /** The picked model `id` when this worker holds it, else null (a reload drops picked models). */
   pickedModel(id: string): Promise<PickedModel | null>;
+  /**
+   * The memory plan on wasm of a step of `options` (GRPO/PPO, full fine-tuning or LoRA) on the
+   * picked model `id`, as `inspectModel` gives it; null when the worker does not hold the model or
+   * the options have no plan (DPO).
+   */
+  modelPlan(id: string, options: RunOptions): Promise<MemoryPlanSummary | null>;
   /**
    * Starts a run of a preset and returns its id at once; progress arrives through `onEvent` (a
    * comlink proxy). One run at a time: starting another stops the current one.

@@ -10,7 +10,13 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { BaseModelRunOptions, InspectModelResult, ModelFolderProblem, RunOptions } from '../../worker/protocol';
 import { keys } from '../queries/keys';
-import { inspectModelFolder, loadModelFolder, pickedModelQuery, type PickedFolder } from '../queries/models';
+import {
+  inspectModelFolder,
+  loadModelFolder,
+  modelPlanQuery,
+  pickedModelQuery,
+  type PickedFolder,
+} from '../queries/models';
 import { MiB, filesOfDrop, filesOfInput, memoryText, planText } from './model-files';
 
 type Picked = { folder: PickedFolder; result: InspectModelResult };
@@ -50,6 +56,8 @@ export function ModelPicker({ options, onChange }: { options: RunOptions; onChan
   const [over, setOver] = useState(false);
   const base = 'base' in options ? options.base : undefined;
   const held = useQuery({ ...pickedModelQuery(base?.id ?? ''), enabled: base !== undefined });
+  // The model in use: the plan follows the options as they change (LoRA, idsPerPass, the batch).
+  const livePlan = useQuery({ ...modelPlanQuery(base?.id ?? '', options), enabled: base !== undefined });
 
   const inspect = async (folder: PickedFolder) => {
     if (!folder.files.length) return;
@@ -113,6 +121,11 @@ export function ModelPicker({ options, onChange }: { options: RunOptions; onChan
           : 'The shipped arithmetic base (public/checkpoints/arith-base). A Hugging Face Llama or Mistral folder ' +
             '(config.json, model.safetensors or its shards, tokenizer.json) replaces it.'}
       </p>
+      {base && livePlan.data && (
+        <p data-testid="model-plan-now" role={livePlan.data.problem ? 'alert' : undefined}>
+          Memory of a step of these options: {planText(livePlan.data)}
+        </p>
+      )}
       {base && held.isSuccess && held.data === null && (
         <p role="alert" className="bad" data-testid="model-gone">
           This tab&apos;s worker no longer holds {base.name} (a reload drops a picked model): pick its folder again and

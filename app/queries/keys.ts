@@ -8,6 +8,8 @@ export const keys = {
   runs: () => ['runs'] as const,
   /** A model picked in this tab (useModel), while the worker holds it. */
   pickedModel: (id: string) => ['picked-model', id] as const,
+  /** The memory plan of a step of these options on a picked model (the options are the key, as optionProblems'). */
+  modelPlan: (id: string, options: unknown) => ['picked-model', id, 'plan', options] as const,
   storage: () => ['storage'] as const,
   /** Changes with the run's last step, so a live run's history refreshes as it goes. */
   runHistory: (runId: string, lastStep: number) => ['runs', runId, 'history', lastStep] as const,

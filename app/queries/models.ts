@@ -21,6 +21,10 @@ export const inspectModelFolder = (folder: PickedFolder, rows: number, plan: Run
 export const loadModelFolder = (folder: PickedFolder): Promise<UseModelResult> =>
   workbench.useModel(filesOf(folder), folder.name ? { name: folder.name } : {});
 
+/** The memory plan on wasm of a step of `options` on the picked model `id` (null: not held, or no plan for these options). */
+export const modelPlanQuery = (id: string, options: RunOptions) =>
+  queryOptions({ queryKey: keys.modelPlan(id, options), queryFn: () => workbench.modelPlan(id, options) });
+
 /** The picked model `id` when this tab's worker holds it, else null (after a reload). */
 export const pickedModelQuery = (id: string) =>
   queryOptions({ queryKey: keys.pickedModel(id), queryFn: () => workbench.pickedModel(id) });

@@ -1,7 +1,8 @@
 /**
  * `bench grpo --model 30m-shape|smollm-135m-shape|DIR`: a GRPO step of a model of real size, the
  * measurement issue 25's targets are read against. 8 prompts × 4 samples of the arithmetic task,
- * 32 new ids (64 for the SmolLM shape, as the PyTorch figures), one optimizer step (full fine-tuning), on wasm × this machine's threads and on
+ * 32 new ids (64 for the SmolLM shape, as the PyTorch figures), one optimizer step, full fine-tuning and LoRA (rank 16, alpha 32,
+ * every projection: BENCH_LORA), on wasm × this machine's threads and on
  * WebGPU where a hardware adapter answers (a software one, SwiftShader, is left out: it measures
  * the CPU again, slowly). A shape is random weights of that shape (params.ts `initialWeights`)
  * written as a Hugging Face folder with the Llama 2 tokenizer (32000 pieces, node-fixture.ts) and
@@ -27,6 +28,7 @@ import { writeHfFolder } from '../../worker/hf/write';
 import { median } from '../../worker/selftest';
 import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
 import type { GrpoConfig } from '../../worker/train/grpo';
+import type { LoraConfig } from '../../worker/model/lora';
 import { cliBackend, describeBackend } from '../backend';
 import type { BenchArgs } from './args';
 
@@ -121,8 +123,13 @@ async function baseOf(model: string): Promise<{ base: LoadedCheckpoint; source: 
   return { base, source: `${model} (random weights, seed 1)`, maxNew };
 }
 
+/** The LoRA the bench measures beside full fine-tuning (verl's examples' shape: all-linear, alpha = 2·rank). */
+export const BENCH_LORA: LoraConfig = { rank: 16, alpha: 32, dropout: 0, targetModules: ['all-linear'] };
+
 export interface ModelRow {
   backend: string;
+  /** 'full' fine-tuning, or 'LoRA r16' (BENCH_LORA). */
+  training: string;
   stepS: number;
   sampleS: number;
   trainS: number;
@@ -146,14 +153,16 @@ async function measure(
   base: LoadedCheckpoint,
   maxNew: number,
   steps: number,
+  matmulGflops32: number,
+  lora: LoraConfig | null,
 ): Promise<ModelRow> {
-  process.stderr.write(`grpo --model ${label}: the matmuls of a decoding step at 32 rows\n`);
-  const matmulGflops32 = await decodeMatmulGflops(ops, base.config, 32, 5);
-  const run = new GrpoRun(ops, { ...GRPO_ARITH, ...STEP, maxNew, steps: steps + 1 }, base);
+  const training = lora ? `LoRA r${lora.rank}` : 'full';
+  const row = `${label}, ${training}`;
+  const run = new GrpoRun(ops, { ...GRPO_ARITH, ...STEP, maxNew, steps: steps + 1, ...(lora ? { lora } : {}) }, base);
   const m: { metrics: Record<string, number>; ids: number; sampled: number }[] = [];
   try {
     for (let s = 0; s <= steps; s++) {
-      process.stderr.write(`grpo --model ${label}: step ${s + 1}/${steps + 1}\r`);
+      process.stderr.write(`grpo --model ${row}: step ${s + 1}/${steps + 1}\r`);
       const step = await run.next();
       const sampled = step.generated.reduce((n, g) => n + g.sampledIds.length, 0);
       const ids = sampled + step.generated.reduce((n, g) => n + g.promptIds.length, 0);
@@ -178,7 +187,8 @@ async function measure(
   const sampleGflops = (2 * N * sampledIds) / sampleS / 1e9;
   const stats = (ops as Partial<{ memoryStats(): { peakBytes: number } }>).memoryStats?.();
   return {
-    backend: label,
+    backend: row,
+    training,
     stepS: med((x) => x.metrics['perf/step_ms']) / 1000,
     sampleS,
     trainS,
@@ -198,14 +208,20 @@ export async function benchGrpoModel(args: BenchArgs & { model: string }) {
   const steps = args.runs ?? 2;
   const { base, source, maxNew } = await baseOf(args.model);
   const rows: ModelRow[] = [];
+  // Both trainings on a backend, beside the matmuls of a decoding step at 32 rows alone.
+  const both = async (label: string, ops: Ops) => {
+    process.stderr.write(`grpo --model ${label}: the matmuls of a decoding step at 32 rows\n`);
+    const matmul = await decodeMatmulGflops(ops, base.config, 32, 5);
+    for (const lora of [null, BENCH_LORA]) rows.push(await measure(label, ops, base, maxNew, steps, matmul, lora));
+  };
   const wasm = await cliBackend('wasm');
-  rows.push(await measure(`wasm × ${wasm.info.threads} threads`, wasm.ops, base, maxNew, steps));
+  await both(`wasm × ${wasm.info.threads} threads`, wasm.ops);
   let webgpu = 'no WebGPU adapter';
   const gpu = await cliBackend('webgpu').catch(() => null);
   if (gpu) {
     webgpu = describeBackend(gpu.info);
     if (gpu.info.adapter?.isFallbackAdapter || /swiftshader/i.test(webgpu)) webgpu += ' (software: not measured)';
-    else rows.push(await measure('webgpu', gpu.ops, base, maxNew, steps));
+    else await both('webgpu', gpu.ops);
   }
   const c = base.config;
   const json = {

@@ -158,6 +158,14 @@ export class PickedModels {
     }
   }
 
+  /** The memory plan of a step of `options` on model `id` (planSummary), or null when not held or without a plan. */
+  plan(id: string, options: RunOptions): MemoryPlanSummary | null {
+    const files = this.files(id);
+    if (!files) return null;
+    const { config } = checkpointTokenizer(files);
+    return planSummary(config, options, config.maxSeq);
+  }
+
   /** The model `id` when held here, else null. */
   model(id: string): PickedModel | null {
     return this.held.get(id)?.model ?? null;
