@@ -160,5 +160,19 @@ test(
     const { steps } = await exportedMetrics(page);
     expect(steps.map((s) => s.step)).toEqual([1, 2]);
     expect(steps.every((s) => Number.isFinite(s.metrics['opt/grad_norm']))).toBe(true);
+    // The checkpoint: the merged model beside PEFT's adapter files, stored in IndexedDB and offered for download.
+    await page.getByRole('button', { name: 'Prepare download' }).click();
+    const files = page.getByRole('list', { name: 'Checkpoint files' });
+    for (const name of ['model.safetensors', 'config.json', 'adapter_config.json', 'adapter_model.safetensors'])
+      await expect(files.getByRole('link', { name, exact: true })).toBeVisible();
+    const download = page.waitForEvent('download');
+    await files.getByRole('link', { name: 'adapter_config.json', exact: true }).click();
+    const adapterConfig = JSON.parse(readFileSync(await (await download).path(), 'utf8'));
+    expect(adapterConfig).toMatchObject({
+      peft_type: 'LORA',
+      r: 4,
+      lora_alpha: 8,
+      target_modules: ['q_proj', 'v_proj'],
+    });
   },
 );

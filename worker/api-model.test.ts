@@ -288,4 +288,41 @@ describe("a run on a person's own model through the worker API (wasm)", () => {
     expect(await after.continueRun(id, third.onEvent)).toMatchObject({ ok: true });
     expect(await third.ended).toBe('finished');
   }, 300_000);
+
+  it('a LoRA run continues from its adapters on the base picked again, not from its merged checkpoint', async () => {
+    const store = new MemoryRunStore();
+    const api = connect(store);
+    await api.init('wasm');
+    const used = await api.useModel(FILES, { name: 'tiny-llama' });
+    if (!used.ok) throw new Error(used.message);
+    const base = { kind: 'hf' as const, id: used.model.id, name: used.model.name, parameters: used.model.parameters };
+    const options: GrpoRunOptions = {
+      ...GRPO,
+      steps: 3,
+      prompts: 1,
+      group: 2,
+      maxNew: 4,
+      truncation: 'score',
+      beta: 0,
+      evalEvery: 0,
+      checkpointEvery: 1,
+      loraRank: 2,
+      base,
+    };
+    const first = untilEnded((e) => e.step === 1 && void api.stopRun(e.runId));
+    const id = await api.startRun(options, first.onEvent);
+    expect(await first.ended).toBe('stopped');
+    const after = connect(store);
+    await after.init('wasm');
+    const second = untilEnded();
+    expect(await after.continueRun(id, second.onEvent)).toMatchObject({ ok: true });
+    expect(await second.ended).toBe('failed');
+    expect((await after.listRuns()).find((r) => r.runId === id)?.message).toMatch(
+      /LoRA trains adapters on the base, which the run's checkpoint at step \d no longer holds .*pick the model folder again/,
+    );
+    await after.useModel(FILES, { name: 'tiny-llama' });
+    const third = untilEnded();
+    expect(await after.continueRun(id, third.onEvent)).toMatchObject({ ok: true });
+    expect(await third.ended).toBe('finished');
+  }, 300_000);
 });

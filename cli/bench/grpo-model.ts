@@ -142,7 +142,7 @@ export interface ModelRow {
   /** The matmuls of a decoding step alone at 32 rows (decodeMatmulGflops), and sampling's fraction of it. */
   matmulGflops32: number;
   sampleOfMatmul: number;
-  /** The wasm heap's most live bytes (null on WebGPU). */
+  /** The wasm heap's most live bytes (null on WebGPU); each wasm row runs on a fresh instance of its own. */
   peakHeapBytes: number | null;
   rewards: number[];
 }
@@ -208,20 +208,27 @@ export async function benchGrpoModel(args: BenchArgs & { model: string }) {
   const steps = args.runs ?? 2;
   const { base, source, maxNew } = await baseOf(args.model);
   const rows: ModelRow[] = [];
-  // Both trainings on a backend, beside the matmuls of a decoding step at 32 rows alone.
-  const both = async (label: string, ops: Ops) => {
+  // Both trainings on a backend, beside the matmuls of a decoding step at 32 rows alone. On wasm
+  // each training runs on a fresh instance: its heap peak is its own (a Model is never freed).
+  const both = async (label: string, backend: () => Promise<{ ops: Ops }>) => {
     process.stderr.write(`grpo --model ${label}: the matmuls of a decoding step at 32 rows\n`);
-    const matmul = await decodeMatmulGflops(ops, base.config, 32, 5);
-    for (const lora of [null, BENCH_LORA]) rows.push(await measure(label, ops, base, maxNew, steps, matmul, lora));
+    const first = await backend();
+    const matmul = await decodeMatmulGflops(first.ops, base.config, 32, 5);
+    for (const lora of [null, BENCH_LORA]) {
+      const { ops } = lora ? await backend() : first;
+      rows.push(await measure(label, ops, base, maxNew, steps, matmul, lora));
+      (ops as Partial<{ close(): void }>).close?.();
+    }
   };
   const wasm = await cliBackend('wasm');
-  await both(`wasm × ${wasm.info.threads} threads`, wasm.ops);
+  (wasm.ops as Partial<{ close(): void }>).close?.();
+  await both(`wasm × ${wasm.info.threads} threads`, () => cliBackend('wasm'));
   let webgpu = 'no WebGPU adapter';
   const gpu = await cliBackend('webgpu').catch(() => null);
   if (gpu) {
     webgpu = describeBackend(gpu.info);
     if (gpu.info.adapter?.isFallbackAdapter || /swiftshader/i.test(webgpu)) webgpu += ' (software: not measured)';
-    else await both('webgpu', gpu.ops);
+    else await both('webgpu', async () => gpu);
   }
   const c = base.config;
   const json = {

@@ -404,6 +404,8 @@ export interface DpoRunOptions {
   eps: number;
   weightDecay: number;
   maxGradNorm: number;
+  /** Ids one training pass holds activations for, as GRPO's; absent: a 1 GiB budget's. */
+  idsPerPass?: number;
   /** LoRA, as GRPO's (GrpoRunOptions `loraRank`); absent: full fine-tuning. */
   loraRank?: number;
   loraAlpha?: number;

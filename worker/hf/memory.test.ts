@@ -8,9 +8,10 @@ import {
   WASM_MEMORY_BYTES,
   passActivationBytes,
   defaultIdsPerPass,
-  grpoMemoryPlan,
+  stepMemoryPlan,
   memoryPlanProblem,
   trainingMemoryEstimate,
+  wasmDpoPlan,
 } from './memory';
 
 const SMOLLM_SHAPE: ModelConfig = {
@@ -37,18 +38,66 @@ describe('the memory plan of a GRPO step', () => {
   });
 
   it('the SmolLM-135M shape fits the wasm memory in passes of the default size, not in one pass of the whole batch', () => {
-    const passes = grpoMemoryPlan(SMOLLM_SHAPE, { ...STEP, idsPerPass: defaultIdsPerPass(SMOLLM_SHAPE) });
+    const passes = stepMemoryPlan(SMOLLM_SHAPE, { ...STEP, idsPerPass: defaultIdsPerPass(SMOLLM_SHAPE) });
     expect(memoryPlanProblem(SMOLLM_SHAPE, passes, WASM_MEMORY_BYTES, 'the wasm memory')).toBeNull();
     expect(passes.parts.find((p) => p.part.startsWith('activations'))!.bytes).toBeLessThanOrEqual(2 ** 30);
     // The trained model alone: 16 bytes a parameter (weights, gradients, AdamW m and v).
     expect(passes.parts[0].bytes).toBe(16 * 134_515_008);
-    const whole = grpoMemoryPlan(SMOLLM_SHAPE, { ...STEP, idsPerPass: 1_000_000 });
+    const whole = stepMemoryPlan(SMOLLM_SHAPE, { ...STEP, idsPerPass: 1_000_000 });
     expect(whole.total).toBeGreaterThan(WASM_MEMORY_BYTES);
     const problem = memoryPlanProblem(SMOLLM_SHAPE, whole, WASM_MEMORY_BYTES, 'the wasm memory')!;
     expect(problem).toMatch(/^the run needs 4\.\d\d GiB, more than the wasm memory's 4\.00 GiB: trained model: /);
     const fits = Number(/idsPerPass (\d+) or fewer would fit/.exec(problem)![1]);
-    expect(grpoMemoryPlan(SMOLLM_SHAPE, { ...STEP, idsPerPass: fits }).total).toBeLessThanOrEqual(WASM_MEMORY_BYTES);
-    expect(grpoMemoryPlan(SMOLLM_SHAPE, { ...STEP, idsPerPass: fits + 1 }).total).toBeGreaterThan(WASM_MEMORY_BYTES);
+    expect(stepMemoryPlan(SMOLLM_SHAPE, { ...STEP, idsPerPass: fits }).total).toBeLessThanOrEqual(WASM_MEMORY_BYTES);
+    expect(stepMemoryPlan(SMOLLM_SHAPE, { ...STEP, idsPerPass: fits + 1 }).total).toBeGreaterThan(WASM_MEMORY_BYTES);
+  });
+
+  it("a reference of its own holds a pass's activations too: the advice counts both models' passes", () => {
+    const ref = stepMemoryPlan(SMOLLM_SHAPE, { ...STEP, reference: true, idsPerPass: 1_000_000 });
+    const pass = passActivationBytes(SMOLLM_SHAPE, ref.passIds);
+    expect(ref.parts.find((p) => p.part === 'reference policy: weights and one pass')!.bytes).toBe(
+      4 * 134_515_008 + pass,
+    );
+    const problem = memoryPlanProblem(SMOLLM_SHAPE, ref, WASM_MEMORY_BYTES, 'the wasm memory')!;
+    const fits = Number(/idsPerPass (\d+) or fewer would fit/.exec(problem)![1]);
+    const at = (idsPerPass: number) => stepMemoryPlan(SMOLLM_SHAPE, { ...STEP, reference: true, idsPerPass }).total;
+    expect(at(fits)).toBeLessThanOrEqual(WASM_MEMORY_BYTES);
+    expect(at(fits + 1)).toBeGreaterThan(WASM_MEMORY_BYTES);
+  });
+
+  it('under LoRA: the base once (it is the reference too) and the adapters with their optimizer state', () => {
+    const lora = { rank: 16, targetModules: ['all-linear'] };
+    const plan = stepMemoryPlan(SMOLLM_SHAPE, { ...STEP, reference: true, idsPerPass: 2048, lora });
+    expect(plan.parts.map((p) => p.part).slice(0, 2)).toEqual([
+      'base model (frozen, also the reference)',
+      'LoRA adapters (rank 16): weights, gradients, AdamW m and v',
+    ]);
+    expect(plan.parts[0].bytes).toBe(4 * 134_515_008);
+    // r · (in + out) values per projection (q, k, v, o, gate, up, down; r = 16), 16 bytes each: weights, gradients, m, v.
+    const perLayer = 16 * (576 + 576 + (576 + 192) * 2 + 576 + 576 + (576 + 1536) * 3);
+    expect(plan.parts[1].bytes).toBe(16 * 30 * perLayer);
+    expect(plan.total).toBeLessThan(stepMemoryPlan(SMOLLM_SHAPE, { ...STEP, reference: true, idsPerPass: 2048 }).total);
+  });
+
+  it('DPO: a row per completion of a pair, the reference a model of its own; refused past the memory with the idsPerPass that fits', () => {
+    const step = { pairs: 8, samplesPerPrompt: 4, maxNew: 64 };
+    const plan = wasmDpoPlan(SMOLLM_SHAPE, step, 32);
+    expect(plan.parts.map((p) => p.part)).toContain('reference policy: weights and one pass');
+    expect(plan.parts.at(-1)!.part).toBe('sampling: KV cache of 32 × 96 ids, the prefill and a decoding step');
+    expect(plan.passIds).toBe(Math.min(16 * 96, defaultIdsPerPass(SMOLLM_SHAPE)));
+    // The policy's and the reference's passes do not fit beside the rest by default: the advice's idsPerPass does.
+    expect(plan.problem).toMatch(
+      /^the run needs [\d.]+ GiB, more than the wasm memory's 4\.00 GiB: .* idsPerPass \d+ or fewer would fit/,
+    );
+    const fits = Number(/idsPerPass (\d+) or fewer would fit/.exec(plan.problem!)![1]);
+    expect(wasmDpoPlan(SMOLLM_SHAPE, { ...step, idsPerPass: fits }, 32).problem).toBeNull();
+    expect(wasmDpoPlan(SMOLLM_SHAPE, { ...step, idsPerPass: fits + 1 }, 32).problem).not.toBeNull();
+    const lora = wasmDpoPlan(
+      SMOLLM_SHAPE,
+      { pairs: 8, samplesPerPrompt: 4, maxNew: 64, lora: { rank: 8, targetModules: ['q_proj'] } },
+      32,
+    );
+    expect(lora.parts.some((p) => p.part.startsWith('reference'))).toBe(false);
   });
 
   it('a small model trains its whole batch in one pass by default: nothing changes for the shipped presets', () => {

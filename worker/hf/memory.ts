@@ -18,7 +18,7 @@ import { kvDim } from '../model/config';
 import { parameterCount } from '../model/params';
 import { allocActs } from '../model/tensors';
 import type { LoraConfig } from '../model/lora';
-import { LORA_TARGETS, loraSpecs, loraTargets } from '../model/lora';
+import { loraActs, loraSpecs } from '../model/lora';
 
 export interface TrainingMemoryEstimate {
   /** The batch the activations are counted for. */
@@ -61,8 +61,7 @@ export function trainingMemoryEstimate(config: ModelConfig, rows: number, seq: n
 
 /** Values (f32 or i32, 4 bytes each) that allocActs allocates for a [rows, seq] batch (with a LoRA model's adapter buffers). */
 function countActivationValues(config: ModelConfig, rows: number, seq: number, lora?: PlannedLora): number {
-  const adapters = lora && { rank: lora.rank, targets: loraTargets(lora).map((t) => LORA_TARGETS[t]) };
-  return countWith((ops) => allocActs(ops, config, rows, seq, adapters ? { lora: adapters } : {}));
+  return countWith((ops) => allocActs(ops, config, rows, seq, lora ? { lora: loraActs(lora) } : {}));
 }
 
 /** Values `allocate` asks a counting Ops for (it may only call alloc). */
@@ -126,6 +125,10 @@ export interface MemoryPlan {
   /** The idsPerPass the plan counts one pass's activations for, and the ids such a pass holds. */
   idsPerPass: number;
   passIds: number;
+  /** The ids of one packed row: a pass holds one at least. */
+  rowIds: number;
+  /** Models holding one pass's activations: the trained one, and a reference of its own. */
+  passModels: number;
   /** The LoRA the plan counts (adapters trained, no reference copy), absent for full fine-tuning. */
   lora?: PlannedLora;
 }
@@ -137,17 +140,20 @@ export type PlannedLora = Pick<LoraConfig, 'rank' | 'targetModules'>;
 export const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
 
 /**
- * The memory a GRPO/PPO step allocates on one backend, by part (f32, 4 bytes a value): the trained
+ * The memory a GRPO/PPO/DPO step allocates on one backend, by part (f32, 4 bytes a value): the trained
  * model (weights, gradients, AdamW m and v), a frozen reference and the sampler models (weights
  * only), one training pass's activations (at most `idsPerPass` ids, at most the batch's), and
  * sampling: the KV cache of `rows` sequences of `promptIds + maxNew` ids, one decoding step's
  * activations and the prefill's (layers only). Not counted: staging buffers, allocator alignment.
  */
-export function grpoMemoryPlan(
+export function stepMemoryPlan(
   config: ModelConfig,
   o: {
     /** Sequences sampled at once (prompts × group) and the longest prompt, in ids. */
     rows: number;
+    /** Ids of the training batch and of one of its rows; absent: GRPO's packing, two chains a row of twice the longest. */
+    trainIds?: number;
+    rowIds?: number;
     promptIds: number;
     maxNew: number;
     idsPerPass: number;
@@ -159,13 +165,13 @@ export function grpoMemoryPlan(
 ): MemoryPlan {
   const weights = 4 * parameterCount(config);
   const lora = o.lora;
-  const adapters = lora
-    ? 4 * loraSpecs(config, { ...lora, alpha: 1, dropout: 0 }).reduce((n, s) => n + s.shape[0] * s.shape[1], 0)
-    : 0;
+  const adapters = lora ? 4 * loraSpecs(config, lora).reduce((n, s) => n + s.shape[0] * s.shape[1], 0) : 0;
   const length = o.promptIds + o.maxNew;
   // Two chains a packed row of twice the longest: rows·length ids at most, in ⌈rows / 2⌉ rows.
-  const batchIds = Math.ceil(o.rows / 2) * 2 * length;
-  const passIds = Math.min(batchIds, Math.max(o.idsPerPass, 2 * length));
+  const batchIds = o.trainIds ?? Math.ceil(o.rows / 2) * 2 * length;
+  // A pass holds one row at least (model.ts passes).
+  const rowIds = o.rowIds ?? 2 * length;
+  const passIds = Math.min(batchIds, Math.max(o.idsPerPass, rowIds));
   const kv = 2 * o.rows * length * kvDim(config) * config.layers * 4;
   const decode = 4 * countActivationValues(config, o.rows, 1);
   const prefill = 4 * countLayerValues(config, o.rows, o.promptIds);
@@ -177,7 +183,15 @@ export function grpoMemoryPlan(
         ]
       : [
           { part: 'trained model: weights, gradients, AdamW m and v', bytes: 4 * weights },
-          ...(o.reference ? [{ part: 'reference policy (weights only)', bytes: weights }] : []),
+          // The reference is a model of its own: its weights, and the activations of its passes.
+          ...(o.reference
+            ? [
+                {
+                  part: 'reference policy: weights and one pass',
+                  bytes: weights + passActivationBytes(config, passIds),
+                },
+              ]
+            : []),
         ]),
     ...(o.samplerModels
       ? [{ part: `${o.samplerModels} sampler model(s) (weights only)`, bytes: o.samplerModels * weights }]
@@ -193,6 +207,8 @@ export function grpoMemoryPlan(
     total: parts.reduce((t, p) => t + p.bytes, 0),
     idsPerPass: o.idsPerPass,
     passIds,
+    rowIds,
+    passModels: o.reference && !lora ? 2 : 1,
     ...(lora ? { lora } : {}),
   };
 }
@@ -222,7 +238,7 @@ export function wasmStepPlan(
   promptIds: number,
 ): MemoryPlan & { limit: number; problem: string | null } {
   const staleness = step.staleness ?? 0;
-  const plan = grpoMemoryPlan(config, {
+  const plan = stepMemoryPlan(config, {
     rows: step.prompts * step.group,
     promptIds,
     maxNew: step.maxNew,
@@ -231,6 +247,11 @@ export function wasmStepPlan(
     samplerModels: staleness > 0 && !step.samplerWorker ? staleness + 1 : 0,
     ...(step.lora ? { lora: step.lora } : {}),
   });
+  return onWasm(config, plan);
+}
+
+/** A plan against the wasm memory: the limit, and why the plan does not fit it (null when it does). */
+function onWasm(config: ModelConfig, plan: MemoryPlan): MemoryPlan & { limit: number; problem: string | null } {
   return {
     ...plan,
     limit: WASM_MEMORY_BYTES,
@@ -238,15 +259,50 @@ export function wasmStepPlan(
   };
 }
 
+/** The fields of a DPO config, or of its run options (the same names), that a step's plan reads. */
+export interface PlannedDpoStep {
+  pairs: number;
+  samplesPerPrompt: number;
+  maxNew: number;
+  idsPerPass?: number;
+  lora?: PlannedLora;
+}
+
+/**
+ * The plan of one DPO step on wasm, its longest prompt `promptIds` ids: pairs × samplesPerPrompt
+ * sequences sampled at once (from the reference), a batch of a row per completion (2 · pairs rows),
+ * the reference a model of its own unless under LoRA.
+ */
+export function wasmDpoPlan(
+  config: ModelConfig,
+  step: PlannedDpoStep,
+  promptIds: number,
+): MemoryPlan & { limit: number; problem: string | null } {
+  const plan = stepMemoryPlan(config, {
+    rows: step.pairs * step.samplesPerPrompt,
+    trainIds: 2 * step.pairs * (promptIds + step.maxNew),
+    rowIds: promptIds + step.maxNew,
+    promptIds,
+    maxNew: step.maxNew,
+    idsPerPass: step.idsPerPass ?? defaultIdsPerPass(config),
+    reference: true,
+    samplerModels: 0,
+    ...(step.lora ? { lora: step.lora } : {}),
+  });
+  return onWasm(config, plan);
+}
+
 /** The plan against a memory of `limit` bytes: null when it fits, else why not, with what would fit. */
 export function memoryPlanProblem(config: ModelConfig, plan: MemoryPlan, limit: number, where: string): string | null {
   if (plan.total <= limit) return null;
-  const rest = plan.total - passActivationBytes(config, plan.passIds, plan.lora);
-  const fits = idsFitting(config, limit - rest, plan.lora);
+  const k = plan.passModels;
+  const rest = plan.total - k * passActivationBytes(config, plan.passIds, plan.lora);
+  const fits = idsFitting(config, (limit - rest) / k, plan.lora);
   const advice =
-    fits >= 1
+    fits >= plan.rowIds
       ? `idsPerPass ${fits} or fewer would fit (each pass's forward is then run again for its backward)`
-      : 'no idsPerPass fits: the model and its sampling alone exceed it (fewer prompts × group, a shorter maxNew)';
+      : `no idsPerPass fits: the model and its sampling, with passes of one row (${plan.rowIds} ids), exceed it ` +
+        '(fewer prompts × group or pairs, a shorter maxNew, LoRA)';
   return (
     `the run needs ${gib(plan.total)}, more than ${where}'s ${gib(limit)}: ` +
     `${plan.parts.map((p) => `${p.part} ${gib(p.bytes)}`).join(', ')}. ${advice}`

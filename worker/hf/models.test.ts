@@ -4,7 +4,7 @@ import { parameterCount } from '../model/params';
 import type { ModelFolderFile } from '../contract/models';
 import type { RunOptions } from '../contract/options';
 import { findPreset } from '../presets/table';
-import { defaultIdsPerPass, grpoMemoryPlan, trainingMemoryEstimate } from './memory';
+import { defaultIdsPerPass, stepMemoryPlan, trainingMemoryEstimate } from './memory';
 import { PickedModels } from './models';
 import { FIXTURE_CONFIG, fixtureFolder } from './node-fixture';
 
@@ -79,22 +79,29 @@ describe('inspecting a picked folder', () => {
     const config = { ...FIXTURE_CONFIG, kvHeads: 2, maxSeq: 4096 };
     const r = await models.inspect(asFiles(fx.files), { rows: 4, plan: options });
     if (!r.ok) throw new Error(r.message);
-    const plan = grpoMemoryPlan(config, {
+    const plan = stepMemoryPlan(config, {
       ...step,
       rows: 8,
       promptIds: HF_MAX_SEQ - 16,
       idsPerPass: defaultIdsPerPass(config),
     });
     expect(r.summary.plan).toEqual({ ...plan, limit: 2 ** 32, problem: null });
-    expect(r.summary.plan!.parts.map((p) => p.part)).toContain('reference policy (weights only)');
+    expect(r.summary.plan!.parts.map((p) => p.part)).toContain('reference policy: weights and one pass');
     const over = await models.inspect(asFiles(fx.files), {
       plan: { ...options, prompts: 64, group: 64, idsPerPass: 1e6 } as RunOptions,
     });
     if (!over.ok) throw new Error(over.message);
     expect(over.summary.plan!.problem).toMatch(/^the run needs [\d.]+ GiB, more than the wasm memory's 4\.00 GiB: /);
-    // Without a step (DPO), no plan.
+    // Without options, no plan; DPO's options have one of their own (the reference a model of its own).
     const none = await models.inspect(asFiles(fx.files), { rows: 4 });
     expect(none.ok && none.summary.plan).toBe(undefined);
+    const dpo = await models.inspect(asFiles(fx.files), {
+      plan: { preset: 'dpo-arith', pairs: 4, samplesPerPrompt: 4, maxNew: 16 } as RunOptions,
+    });
+    if (!dpo.ok) throw new Error(dpo.message);
+    expect(dpo.summary.plan!.parts.at(-1)!.part).toBe(
+      `sampling: KV cache of 16 × ${HF_MAX_SEQ} ids, the prefill and a decoding step`,
+    );
   });
 
   it('refuses a folder that is not a Llama, naming the file and field, and a file given twice', async () => {

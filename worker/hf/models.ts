@@ -28,7 +28,7 @@ import type {
 import type { HfFiles } from './files';
 import type { HfFolderInspection } from './folder';
 import { inspectHfFolder, loadHfFolder } from './folder';
-import { trainingMemoryEstimate, wasmStepPlan } from './memory';
+import { trainingMemoryEstimate, wasmDpoPlan, wasmStepPlan } from './memory';
 import { loraFromOptions } from '../model/lora';
 import type { RunOptions } from '../contract/options';
 
@@ -186,11 +186,13 @@ export class PickedModels {
 }
 
 /**
- * The plan of one step of GRPO/PPO run options on wasm (memory.ts `wasmStepPlan`), prompts at their
- * longest: the trained width less the new ids; none for other options (DPO has no plan yet).
+ * The plan of one step of GRPO/PPO run options (memory.ts `wasmStepPlan`) or DPO's (`wasmDpoPlan`) on
+ * wasm, LoRA included, prompts at their longest: the trained width less the new ids; none for other options.
  */
 function planSummary(config: ModelConfig, o: RunOptions, width: number): MemoryPlanSummary | null {
-  if (!('prompts' in o && 'group' in o && 'maxNew' in o && 'beta' in o)) return null;
   const lora = 'loraRank' in o ? loraFromOptions(o) : undefined;
-  return wasmStepPlan(config, { ...o, ...(lora ? { lora } : {}) }, Math.max(1, width - o.maxNew));
+  const loraPart = lora ? { lora } : {};
+  if ('pairs' in o) return wasmDpoPlan(config, { ...o, ...loraPart }, Math.max(1, width - o.maxNew));
+  if (!('prompts' in o && 'group' in o && 'maxNew' in o && 'beta' in o)) return null;
+  return wasmStepPlan(config, { ...o, ...loraPart }, Math.max(1, width - o.maxNew));
 }

@@ -236,8 +236,8 @@ export function importCheckpoint(files: CheckpointFiles): LoadedCheckpoint {
   };
 }
 
-/** Longest sequence a person's model is trained on here, whatever its max_position_embeddings. */
-export const HF_MAX_SEQ = 256;
+/** Longest sequence a person's model is trained on here, whatever its max_position_embeddings (prompt and completion together). */
+export const HF_MAX_SEQ = 1024;
 
 /**
  * A Hugging Face folder (worker/hf/folder.ts `loadHfFolder`) as a base checkpoint: its config with

@@ -76,6 +76,11 @@ export function loraTargets(o: Pick<LoraConfig, 'targetModules'>): LoraTarget[] 
   return o.targetModules.includes('all-linear') ? all : all.filter((t) => o.targetModules.includes(t));
 }
 
+/** What the activations hold for a model with these adapters (tensors.ts allocActs `lora`): u (N, r) per targeted projection. */
+export function loraActs(o: Pick<LoraConfig, 'rank' | 'targetModules'>): { rank: number; targets: Projection[] } {
+  return { rank: o.rank, targets: loraTargets(o).map((t) => LORA_TARGETS[t]) };
+}
+
 /** s = alpha / rank, the factor of the adapters' product. */
 export const loraScale = (o: Pick<LoraConfig, 'rank' | 'alpha'>): number => o.alpha / o.rank;
 
@@ -115,7 +120,7 @@ export interface LoraSpec {
 }
 
 /** Every adapter tensor, layer by layer, target by target, A before B. */
-export function loraSpecs(c: ModelConfig, o: LoraConfig): LoraSpec[] {
+export function loraSpecs(c: ModelConfig, o: Pick<LoraConfig, 'rank' | 'targetModules'>): LoraSpec[] {
   const out: LoraSpec[] = [];
   for (let l = 0; l < c.layers; l++)
     for (const t of loraTargets(o)) {

@@ -20,11 +20,11 @@ import { alignToIds, seedToPositions, targetsFor } from './packing';
 import { initialWeights, numel, paramSpecs } from './params';
 import type { Acts, ParamSet } from './tensors';
 import { allocActs, allocParamSet, freeActs } from './tensors';
-import type { AdapterSet, LoraConfig } from './lora';
+import type { AdapterSet, LoraConfig, Projection } from './lora';
 import {
-  LORA_TARGETS,
   allocAdapterSet,
   initialAdapters,
+  loraActs,
   loraScale,
   loraSpecs,
   loraTargets,
@@ -149,6 +149,9 @@ function allocTrained(
   return { grads, moments, scratch, slots, valueHead };
 }
 
+/** The gradient tensors by name: the base's, or under LoRA the adapters'. */
+const trainedGradients = (g: Gradients): Map<string, Tensor> => (g.base ?? g.adapters!).byName;
+
 /**
  * A pass of a batch (model.ts passes): its first row and row count, its input (padded with empty
  * rows to the pass size), and `take`, the pass's rows of a per-position table (`stride` values a position).
@@ -220,10 +223,8 @@ export class Model {
   }
 
   /** The activations' LoRA buffers for a model with adapters (allocActs `lora`). */
-  get actsLora(): { rank: number; targets: (typeof LORA_TARGETS)[keyof typeof LORA_TARGETS][] } | undefined {
-    return this.lora
-      ? { rank: this.lora.config.rank, targets: loraTargets(this.lora.config).map((t) => LORA_TARGETS[t]) }
-      : undefined;
+  get actsLora(): { rank: number; targets: Projection[] } | undefined {
+    return this.lora ? loraActs(this.lora.config) : undefined;
   }
 
   /** The weights a forward runs: the base with its adapters attached under LoRA (unless `adapters` is false). */
@@ -284,9 +285,18 @@ export class Model {
    */
   setWeights(weights: ReadonlyMap<string, Float32Array>): void {
     const adapterNames = [...weights.keys()].filter((n) => /\.lora_[AB]\.weight$/.test(n));
-    // Under LoRA, adapters without any base tensor (a LoRA checkpoint's adapter_model.safetensors) leave the base as it is.
-    const adaptersOnly =
-      this.lora !== null && adapterNames.length > 0 && ![...this.params.byName.keys()].some((n) => weights.has(n));
+    // Adapters this model cannot take are refused before anything is loaded.
+    if (adapterNames.length && !this.lora)
+      throw new Error(
+        `setWeights: the weights hold LoRA adapters ('${adapterNames[0]}', …) but this model has none: ` +
+          'construct it with { lora } or merge them first (lora.ts mergeAdapters)',
+      );
+    const unknown = adapterNames.find((n) => !this.lora!.set.byName.has(n));
+    if (unknown)
+      throw new Error(
+        `setWeights: unknown LoRA adapter '${unknown}' (this model's targets: ${loraTargets(this.lora!.config).join(', ')})`,
+      );
+    const adaptersOnly = adapterNames.length > 0 && ![...this.params.byName.keys()].some((n) => weights.has(n));
     for (const s of adaptersOnly ? [] : paramSpecs(this.config)) {
       const w = weights.get(s.name);
       if (!w) throw new Error(`setWeights: missing tensor '${s.name}' (shape [${s.shape}])`);
@@ -298,16 +308,7 @@ export class Model {
     }
     const head = weights.get(VALUE_HEAD);
     if (head && this.vh) this.setValueHead(head);
-    if (!this.lora) {
-      if (adapterNames.length)
-        throw new Error(
-          `setWeights: the weights hold LoRA adapters ('${adapterNames[0]}', …) but this model has none: ` +
-            'construct it with { lora } or merge them first (lora.ts mergeAdapters)',
-        );
-      return;
-    }
-    // Under LoRA the map may hold the base alone (the adapters keep their initialisation) or the base and every adapter.
-    if (!adapterNames.length) return;
+    if (!this.lora || !adapterNames.length) return;
     for (const sp of loraSpecs(this.config, this.lora.config)) {
       const w = weights.get(sp.name);
       const n = sp.shape[0] * sp.shape[1];
@@ -317,11 +318,6 @@ export class Model {
         );
       this.ops.upload(this.lora.set.byName.get(sp.name)!, w);
     }
-    for (const n of adapterNames)
-      if (!this.lora.set.byName.has(n))
-        throw new Error(
-          `setWeights: unknown LoRA adapter '${n}' (this model's targets: ${loraTargets(this.lora.config).join(', ')})`,
-        );
   }
 
   /**
@@ -329,10 +325,14 @@ export class Model {
    * under LoRA every adapter (lora.ts names) beside the base: what a checkpoint holds.
    */
   async getWeights(): Promise<Map<string, Float32Array>> {
+    return new Map([...(await this.readBase()), ...(await this.getAdapters())]);
+  }
+
+  /** Every base parameter and the value head's weights, by name. */
+  private async readBase(): Promise<Map<string, Float32Array>> {
     const out = new Map<string, Float32Array>();
     for (const [name, t] of this.params.byName) out.set(name, await this.ops.read(t));
     if (this.vh) out.set(VALUE_HEAD, await this.ops.read(this.vh.w));
-    for (const [name, t] of this.lora?.set.byName ?? []) out.set(name, await this.ops.read(t));
     return out;
   }
 
@@ -349,17 +349,15 @@ export class Model {
    * without adapters and the merged export take.
    */
   async getMergedWeights(): Promise<Map<string, Float32Array>> {
-    const all = await this.getWeights();
-    if (!this.lora) return all;
-    const base = new Map([...all].filter(([n]) => !this.lora!.set.byName.has(n)));
-    return mergeAdapters(this.config, this.lora.config, base, await this.getAdapters());
+    const base = await this.readBase();
+    return this.lora ? mergeAdapters(this.config, this.lora.config, base, await this.getAdapters()) : base;
   }
 
   /** The trained tensors' gradients by name: every parameter's, or under LoRA the adapters'. */
   async getGradients(): Promise<Map<string, Float32Array>> {
     const { grads } = this.trainedParts('getGradients');
     const out = new Map<string, Float32Array>();
-    for (const [name, t] of (grads.base ?? grads.adapters!).byName) out.set(name, await this.ops.read(t));
+    for (const [name, t] of trainedGradients(grads)) out.set(name, await this.ops.read(t));
     return out;
   }
 
@@ -540,7 +538,7 @@ export class Model {
 
   zeroGrad(): void {
     const { grads, valueHead } = this.trainedParts('zeroGrad');
-    for (const t of (grads.base ?? grads.adapters!).byName.values()) this.ops.zero(t);
+    for (const t of trainedGradients(grads).values()) this.ops.zero(t);
     if (valueHead) this.ops.zero(valueHead.g);
   }
 

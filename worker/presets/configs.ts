@@ -371,12 +371,13 @@ function loraOptionsOf(lora: LoraConfig | undefined): Pick<GrpoRunOptions, 'lora
 }
 
 export function dpoConfigOf(o: DpoRunOptions, base: DpoConfig): DpoConfig {
-  const { dataset: _dataset, lora: _lora, ...rest } = base;
+  const { dataset: _dataset, lora: _lora, idsPerPass: _ids, ...rest } = base;
   const lora = loraFromOptions(o);
   return {
     ...rest,
     ...(o.dataset ? { dataset: o.dataset } : {}),
     ...(lora ? { lora } : {}),
+    ...(o.idsPerPass !== undefined ? { idsPerPass: o.idsPerPass } : {}),
     seed: o.seed,
     steps: o.steps,
     pairs: o.pairs,
@@ -421,6 +422,7 @@ export function dpoOptionsOf(c: DpoConfig, run: Bookkeeping): DpoRunOptions {
     weightDecay: c.weightDecay,
     maxGradNorm: c.maxGradNorm,
     ...loraOptionsOf(c.lora),
+    ...(c.idsPerPass !== undefined ? { idsPerPass: c.idsPerPass } : {}),
     ...(c.dataset ? { dataset: c.dataset } : {}),
     evalEvery: c.evalEvery,
     ...run,

@@ -124,6 +124,16 @@ const optimizer = {
   }),
 };
 
+/** Micro-batches, shared by GRPO, PPO and DPO. */
+const idsPerPass = int(1, 1_000_000, {
+  title: 'Ids per pass (micro-batch)',
+  section: 'Objective',
+  description:
+    'Ids one forward/backward pass holds activations for (verl ppo_max_token_len_per_gpu): a batch of more ' +
+    "trains in passes, each pass's forward run again for its backward, the gradients summed; the activations " +
+    'then scale with this, not with the batch. Empty: what fits a 1 GiB budget (the whole batch of a small model).',
+}).optional();
+
 /** LoRA instead of full fine-tuning (worker/model/lora.ts), shared by GRPO, PPO and DPO. */
 const lora = {
   loraRank: int(1, 256, {
@@ -157,11 +167,25 @@ const temperature = num('(0, 10]', {
   section: 'Sampling',
   description: 'Sampling temperature of the behavior policy.',
 });
-const maxNew = int(1, 48, {
+/** The most new ids on the shipped base (64 positions; a prompt takes about 7); a person's model allows up to 1024. */
+const SHIPPED_MAX_NEW = 48;
+const maxNew = int(1, 1024, {
   title: 'Max new tokens',
   section: 'Sampling',
-  description: 'Completion length limit (the model has 64 positions; a prompt takes about 7).',
+  description:
+    `Completion length limit: at most ${SHIPPED_MAX_NEW} on the shipped base (64 positions; a prompt takes about 7); ` +
+    'up to 1024 on a model of your own, the prompt and the completion within its positions (trained here on up to 1024).',
 });
+
+/** maxNew past what the shipped base holds, without a model of one's own. */
+function maxNewRefine(o: { maxNew: number; base?: unknown }, ctx: z.RefinementCtx): void {
+  if (o.base === undefined && o.maxNew > SHIPPED_MAX_NEW)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['maxNew'],
+      message: `must be at most ${SHIPPED_MAX_NEW} on the shipped base (64 positions), got ${o.maxNew}; up to 1024 with a model of your own`,
+    });
+}
 
 // Policy-loss options shared by several losses: one definition, so the form shows one field.
 const clipLow = num('[0, 1]', {
@@ -725,14 +749,7 @@ const grpoRest = {
       'async_training.staleness_threshold with one sync per step). Empty or 0: synchronous.',
   }).optional(),
   ...lora,
-  idsPerPass: int(1, 1_000_000, {
-    title: 'Ids per pass (micro-batch)',
-    section: 'Objective',
-    description:
-      'Ids one forward/backward pass holds activations for (verl ppo_max_token_len_per_gpu): a batch of more ' +
-      "trains in passes, each pass's forward run again for its backward, the gradients summed; the activations " +
-      'then scale with this, not with the batch. Empty: what fits a 1 GiB budget (the whole batch of a small model).',
-  }).optional(),
+  idsPerPass,
   samplerWorker: z
     .boolean()
     .optional()
@@ -862,6 +879,7 @@ export const grpoSchema = z
   })
   .superRefine((o, ctx) => {
     grpoRefine(o, ctx);
+    maxNewRefine(o, ctx);
     datasetRefine(o, ctx, null);
     if (o.dataset && o.trainProblems !== undefined)
       ctx.addIssue({
@@ -1058,6 +1076,7 @@ export const ppoSchema = z
   })
   .superRefine((o, ctx) => {
     grpoRefine(o, ctx);
+    maxNewRefine(o, ctx);
     datasetRefine(o, ctx, null);
   });
 
@@ -1228,19 +1247,21 @@ export const dpoSchema = z
     maxNew,
     ...optimizer,
     ...lora,
+    idsPerPass,
     dataset,
     base,
     evalEvery: run.evalEvery,
     evalN: run.evalN,
     checkpointEvery: run.checkpointEvery,
   })
-  .superRefine((o, ctx) =>
+  .superRefine((o, ctx) => {
+    maxNewRefine(o, ctx);
     datasetRefine(
       o,
       ctx,
       `must be one of math, exact, regex for ${o.preset} (its pairs are chosen as they are sampled, without the companion), got 'code'`,
-    ),
-  );
+    );
+  });
 
 export const runOptionsSchema = z.discriminatedUnion('preset', [
   sftSchema,

@@ -104,8 +104,9 @@ export class Bases {
    * preset, or a person's own model (its `base`): this worker's copy, else (after a reload) the
    * run's own checkpoint, which carries the model and its tokenizer. The latter is the base only
    * while it is the step-0 checkpoint or the run has no reference policy (the preset's
-   * `reference`: KL β > 0, DPO's reference and pair sampler): a later checkpoint holds trained
-   * weights, and taking them as the reference would change the objective silently.
+   * `reference`: KL β > 0, DPO's reference and pair sampler) and no LoRA: a later checkpoint holds
+   * trained weights, and taking them as the reference (or as the base under the adapters) would
+   * change the run silently.
    */
   async checkpoint(o: RunOptions, runId: string): Promise<LoadedCheckpoint | null> {
     const spec = presetOf(o);
@@ -124,7 +125,9 @@ export class Bases {
     const own = held ? null : await this.store.latestCheckpoint(runId);
     if (!held && !own)
       throw new Error(`${notHeld(picked)}: pick the model folder again (Use this model), then start the run`);
-    const reference = referenceOf(o);
+    // A LoRA run's checkpoint holds the adapters merged into the base: the base itself is not in it either.
+    const reference =
+      referenceOf(o) ?? ('loraRank' in o && o.loraRank !== undefined ? 'LoRA trains adapters on the base' : null);
     if (own && own.step > 0 && reference) {
       throw new Error(
         `${notHeld(picked)}, and ${reference}, which the run's checkpoint at step ${own.step} no longer ` +

@@ -15,6 +15,7 @@ import { rowPerSequence } from '../model/packing';
 import type { Model } from '../model/model';
 import type { LoraConfig } from '../model/lora';
 import { policyModel, referenceModel } from './policy';
+import { defaultIdsPerPass, wasmDpoPlan } from '../hf/memory';
 import { mathReward } from '../rewards/math-reward';
 import type { DatasetRunOptions } from '../contract/options';
 import type { PhaseReport } from '../contract/records';
@@ -54,6 +55,8 @@ export interface DpoConfig extends OptimizerConfig {
   dataset?: DatasetRunOptions;
   /** LoRA adapters trained on the frozen base (model/lora.ts); absent: full fine-tuning. */
   lora?: LoraConfig;
+  /** Ids one training pass holds activations for (model.ts `idsPerPass`); absent: hf/memory.ts `defaultIdsPerPass`. */
+  idsPerPass?: number;
 }
 
 export const DPO_ARITH: DpoConfig = {
@@ -111,8 +114,9 @@ export class DpoRun {
     readonly config: DpoConfig,
     readonly base: LoadedCheckpoint,
   ) {
-    this.model = policyModel(ops, base, config);
-    this.reference = referenceModel(ops, base, this.model);
+    const idsPerPass = config.idsPerPass ?? defaultIdsPerPass(base.config);
+    this.model = policyModel(ops, base, config, { idsPerPass });
+    this.reference = referenceModel(ops, base, this.model, { idsPerPass });
     this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq);
     const reward = config.dataset ? syncDatasetReward(config.dataset.reward) : null;
     this.score = (completion, task) =>
@@ -132,6 +136,12 @@ export class DpoRun {
         );
       const tasks = this.source.stream.take(c.pairs);
       const ids = tasks.map((t) => this.source.promptIds(t));
+      // On wasm, a step that would not fit its memory is refused before sampling, naming each part (hf/memory.ts).
+      const plan =
+        this.model.ops.backend === 'wasm'
+          ? wasmDpoPlan(this.base.config, c, Math.max(...ids.map((p) => p.length)))
+          : null;
+      if (plan?.problem) throw new Error(plan.problem);
       this.onProgress?.('sampling', this.pending.length, n, 'pairs found');
       const gens = await generate(
         this.reference,

@@ -225,11 +225,9 @@ export class GrpoEpisodeRun {
     services: KindServices = {},
   ) {
     this.kind = configuredKind(config, services);
-    this.model = policyModel(ops, base, config, {
-      valueHead: config.critic !== undefined,
-      idsPerPass: config.idsPerPass ?? defaultIdsPerPass(base.config),
-    });
-    this.reference = config.beta > 0 ? referenceModel(ops, base, this.model) : null;
+    const idsPerPass = config.idsPerPass ?? defaultIdsPerPass(base.config);
+    this.model = policyModel(ops, base, config, { valueHead: config.critic !== undefined, idsPerPass });
+    this.reference = config.beta > 0 ? referenceModel(ops, base, this.model, { idsPerPass }) : null;
     this.stream = this.kind.trainTasks(config.seed);
     this.heldOutTasks = this.kind.heldOut(config.evalN);
     this.scheduler = new RolloutScheduler(this.model, {

@@ -355,7 +355,11 @@ export interface TrainedBatch {
   updates: GrpoUpdate[];
   last: GrpoObjectiveOutput | PpoObjectiveOutput | null;
   gradNorm: number;
-  /** performance.now() after the reference (or at the start without one), after the old log-probs, after training; the first update's forward (ms). */
+  /**
+   * performance.now() at the update's start, after the reference (the start without one), after
+   * the old log-probs, after training; the first update's forward (ms).
+   */
+  tStart: number;
   tRef: number;
   tOld: number;
   tTrain: number;
@@ -388,6 +392,7 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
   const biasOf = (rows: readonly number[]) =>
     support ? supportBias(support, packed.segmentIds, packed.width, V, rows) : undefined;
   const allRows = Array.from({ length: packed.rows }, (_, r) => r);
+  const tStart = performance.now();
   // The reference first: under LoRA it is the policy with its adapters off, and the first update's
   // forward (below) must be the last one the model ran before its backward.
   if (ctx.reference) ctx.onProgress?.('reference log-probs');
@@ -515,6 +520,7 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
     updates,
     last,
     gradNorm,
+    tStart,
     tRef,
     tOld,
     tTrain: performance.now(),
@@ -557,7 +563,7 @@ export function batchMetrics(
     'opt/grad_norm': t.gradNorm,
     'opt/steps_per_batch': steps,
     'perf/sample_ms': tSample - t0,
-    ...(t.referenced ? { 'perf/ref_ms': t.tRef - tSample } : {}),
+    ...(t.referenced ? { 'perf/ref_ms': t.tRef - t.tStart } : {}),
     ...(t.oldLogp ? { 'perf/old_logprob_ms': t.tOld - t.tRef } : {}),
     'perf/train_ms': t.tTrain - t.tOld + t.tFirstForward,
     'perf/step_ms': t.tTrain - t0,
@@ -694,11 +700,9 @@ export abstract class ArithRun<C extends GrpoConfig> {
     private readonly o: { valueHead: boolean; pack: PackOptions },
     services: KindServices = {},
   ) {
-    this.model = policyModel(ops, base, config, {
-      valueHead: o.valueHead,
-      idsPerPass: config.idsPerPass ?? defaultIdsPerPass(base.config),
-    });
-    this.reference = config.beta > 0 ? referenceModel(ops, base, this.model) : null;
+    const idsPerPass = config.idsPerPass ?? defaultIdsPerPass(base.config);
+    this.model = policyModel(ops, base, config, { valueHead: o.valueHead, idsPerPass });
+    this.reference = config.beta > 0 ? referenceModel(ops, base, this.model, { idsPerPass }) : null;
     this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq, services.codeGrader ?? null);
     this.rollout = this.rolloutOn(this.model, 0);
     this.scheduler = new RolloutScheduler(this.model, {

@@ -26,11 +26,16 @@ export function policyModel(
 
 /**
  * The frozen base a run is held to, always scored (and sampled) with `{ adapters: false }`: a
- * frozen copy of the base, or under LoRA the policy itself.
+ * frozen copy of the base scoring in the policy's passes (`idsPerPass`), or under LoRA the policy itself.
  */
-export function referenceModel(ops: Ops, base: LoadedCheckpoint, policy: Model): Model {
+export function referenceModel(
+  ops: Ops,
+  base: LoadedCheckpoint,
+  policy: Model,
+  options: Pick<ModelOptions, 'idsPerPass'> = {},
+): Model {
   if (policy.loraConfig) return policy;
-  const ref = new Model(ops, base.config, { frozen: true });
+  const ref = new Model(ops, base.config, { ...options, frozen: true });
   ref.setWeights(base.weights);
   return ref;
 }
