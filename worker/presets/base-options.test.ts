@@ -41,4 +41,17 @@ describe('the base run option (a picked model)', () => {
       "base must be a picked model {kind: 'hf', id, name, parameters} (useModel gives one), or absent for the shipped base, got 'tiny-llama'",
     ]);
   });
+
+  it('maxNew goes to 1024 on a picked model, and to 48 on the shipped base, past which it is refused by name', () => {
+    for (const name of ['grpo-arith', 'ppo-arith', 'dpo-arith'] as const) {
+      expect(checkRunOptions({ ...withBase({}, name), maxNew: 1024 }), name).toEqual([]);
+      expect(messages({ ...defaults(name), maxNew: 48 }), name).toEqual([]);
+      expect(messages({ ...defaults(name), maxNew: 49 }), name).toEqual([
+        'Max new tokens (maxNew) must be at most 48 on the shipped base (64 positions), got 49; up to 1024 with a model of your own',
+      ]);
+    }
+    expect(messages({ ...withBase({}), maxNew: 1025 })[0]).toMatch(
+      /^Max new tokens \(maxNew\) must be an integer in 1\.\.1024/,
+    );
+  });
 });
