@@ -249,47 +249,11 @@ describe("a run on a person's own model through the worker API (wasm)", () => {
     expect(dpo.checkpoint.files['tokenizer_config.json']).toBeDefined();
   }, 300_000);
 
-  it('a run whose reference is the starting model does not continue from a trained checkpoint without it', async () => {
-    const store = new MemoryRunStore();
-    const api = connect(store);
-    await api.init('wasm');
-    const used = await api.useModel(FILES, { name: 'tiny-llama' });
-    if (!used.ok) throw new Error(used.message);
-    const base = { kind: 'hf' as const, id: used.model.id, name: used.model.name, parameters: used.model.parameters };
-    const options: GrpoRunOptions = {
-      ...GRPO,
-      steps: 4,
-      prompts: 1,
-      group: 2,
-      maxNew: 4,
-      truncation: 'score',
-      beta: 0.1,
-      evalEvery: 0,
-      checkpointEvery: 1,
-      base,
-    };
-    const first = untilEnded((e) => e.step === 1 && void api.stopRun(e.runId));
-    const id = await api.startRun(options, first.onEvent);
-    expect(await first.ended).toBe('stopped');
-    const after = connect(store);
-    await after.init('wasm');
-    const second = untilEnded();
-    expect(await after.continueRun(id, second.onEvent)).toMatchObject({ ok: true });
-    expect(await second.ended).toBe('failed');
-    expect((await after.listRuns()).find((r) => r.runId === id)?.message).toMatch(
-      /KL β = 0\.1 holds the run to the starting model, which the run's checkpoint at step \d no longer holds .*pick the model folder again/,
-    );
-    // Picked again (the same folder, the same id), it continues.
-    expect(await after.useModel(FILES, { name: 'tiny-llama' })).toMatchObject({
-      ok: true,
-      model: { id: used.model.id },
-    });
-    const third = untilEnded();
-    expect(await after.continueRun(id, third.onEvent)).toMatchObject({ ok: true });
-    expect(await third.ended).toBe('finished');
-  }, 300_000);
-
-  it('a LoRA run continues from its adapters on the base picked again, not from its merged checkpoint', async () => {
+  /**
+   * A run on a picked model, stopped after step 1; in a new worker (the model not held) it fails to
+   * continue with `refusal`; picked again, it continues to the end.
+   */
+  async function continuesOnlyWithTheModel(o: Partial<GrpoRunOptions>, refusal: RegExp) {
     const store = new MemoryRunStore();
     const api = connect(store);
     await api.init('wasm');
@@ -303,10 +267,9 @@ describe("a run on a person's own model through the worker API (wasm)", () => {
       group: 2,
       maxNew: 4,
       truncation: 'score',
-      beta: 0,
       evalEvery: 0,
       checkpointEvery: 1,
-      loraRank: 2,
+      ...o,
       base,
     };
     const first = untilEnded((e) => e.step === 1 && void api.stopRun(e.runId));
@@ -317,12 +280,34 @@ describe("a run on a person's own model through the worker API (wasm)", () => {
     const second = untilEnded();
     expect(await after.continueRun(id, second.onEvent)).toMatchObject({ ok: true });
     expect(await second.ended).toBe('failed');
-    expect((await after.listRuns()).find((r) => r.runId === id)?.message).toMatch(
-      /LoRA trains adapters on the base, which the run's checkpoint at step \d no longer holds .*pick the model folder again/,
-    );
-    await after.useModel(FILES, { name: 'tiny-llama' });
+    expect((await after.listRuns()).find((r) => r.runId === id)?.message).toMatch(refusal);
+    // Picked again (the same folder, the same id), it continues.
+    expect(await after.useModel(FILES, { name: 'tiny-llama' })).toMatchObject({
+      ok: true,
+      model: { id: used.model.id },
+    });
     const third = untilEnded();
     expect(await after.continueRun(id, third.onEvent)).toMatchObject({ ok: true });
     expect(await third.ended).toBe('finished');
-  }, 300_000);
+  }
+
+  it(
+    'a run whose reference is the starting model does not continue from a trained checkpoint without it',
+    () =>
+      continuesOnlyWithTheModel(
+        { beta: 0.1 },
+        /KL β = 0\.1 holds the run to the starting model, which the run's checkpoint at step \d no longer holds .*pick the model folder again/,
+      ),
+    300_000,
+  );
+
+  it(
+    'a LoRA run continues from its adapters on the base picked again, not from its merged checkpoint',
+    () =>
+      continuesOnlyWithTheModel(
+        { beta: 0, loraRank: 2 },
+        /LoRA trains adapters on the base, which the run's checkpoint at step \d no longer holds .*pick the model folder again/,
+      ),
+    300_000,
+  );
 });

@@ -31,3 +31,32 @@ export function numericGrad(
   }
   return g;
 }
+
+/**
+ * `numericGrad` of an asynchronous `f` (a model's loss through `Ops`) over float32 weights `x`, a
+ * fixed step `h`: `f` must load `x` itself (a model's setWeights) before it scores.
+ */
+export async function numericGradAsync(x: Float32Array, f: () => Promise<number>, h: number): Promise<Float64Array> {
+  const g = new Float64Array(x.length);
+  for (let i = 0; i < x.length; i++) {
+    const x0 = x[i];
+    x[i] = x0 + h;
+    const up = await f();
+    x[i] = x0 - h;
+    const down = await f();
+    x[i] = x0;
+    g[i] = (up - down) / (2 * h);
+  }
+  return g;
+}
+
+/** ‖g − fd‖ / ‖fd‖, and ‖fd‖² (near 0 the check would be vacuous: the caller asserts it is not). */
+export function relativeError(g: ArrayLike<number>, fd: ArrayLike<number>): { error: number; fdNormSq: number } {
+  let num = 0,
+    den = 0;
+  for (let i = 0; i < g.length; i++) {
+    num += (g[i] - fd[i]) ** 2;
+    den += fd[i] ** 2;
+  }
+  return { error: Math.sqrt(num / den), fdNormSq: den };
+}

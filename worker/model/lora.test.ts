@@ -10,6 +10,7 @@ import { mulberry32 } from '../../kernels/common/random';
 import { testGpuOps } from '../../kernels/common/node-test-gpu';
 import type { Ops } from '../../kernels/ops';
 import { expectClose } from '../../kernels/testing/expect-close';
+import { numericGradAsync, relativeError } from '../../kernels/testing/finite-diff';
 import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
 import type { ModelConfig } from './config';
 import { modelPreset } from './config';
@@ -218,30 +219,21 @@ describe('LoRA gradients by finite differences (cpu)', () => {
     lora.zeroGrad();
     await lora.backward(SEED);
     const grads = await lora.getGradients();
-    const h = 1e-2;
     for (const [name, w] of ad) {
-      const fd = new Float64Array(w.length);
-      for (let i = 0; i < w.length; i++) {
-        const x = w[i];
-        w[i] = x + h;
-        lora.setWeights(weights);
-        const lp = await lossOf(lora);
-        w[i] = x - h;
-        lora.setWeights(weights);
-        const lm = await lossOf(lora);
-        w[i] = x;
-        fd[i] = (lp - lm) / (2 * h);
-      }
+      const fd = await numericGradAsync(
+        w,
+        async () => {
+          lora.setWeights(weights);
+          return lossOf(lora);
+        },
+        1e-2,
+      );
       lora.setWeights(weights);
-      const g = grads.get(name)!;
-      let num = 0,
-        den = 0;
-      for (let i = 0; i < g.length; i++) {
-        num += (g[i] - fd[i]) ** 2;
-        den += fd[i] ** 2;
-      }
-      expect(den, `${name}: the finite-difference gradient is zero; the check would be vacuous`).toBeGreaterThan(1e-10);
-      expect(Math.sqrt(num / den), `${name}: relative error`).toBeLessThan(1e-2);
+      const { error, fdNormSq } = relativeError(grads.get(name)!, fd);
+      expect(fdNormSq, `${name}: the finite-difference gradient is zero; the check would be vacuous`).toBeGreaterThan(
+        1e-10,
+      );
+      expect(error, `${name}: relative error`).toBeLessThan(1e-2);
     }
   });
 });

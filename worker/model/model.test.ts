@@ -5,6 +5,7 @@ import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
 import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
 import { compareClose, expectClose } from '../../kernels/testing/expect-close';
+import { numericGradAsync, relativeError } from '../../kernels/testing/finite-diff';
 import type { ModelConfig } from './config';
 import { modelPreset } from './config';
 import type { PackedInput } from './packing';
@@ -88,31 +89,21 @@ describe.each([
     model.zeroGrad();
     await model.backward(SEED);
     const grads = await model.getGradients();
-    const h = 2e-3;
     for (const s of paramSpecs(config)) {
-      const w = weights.get(s.name)!;
-      const fd = new Float64Array(w.length);
-      for (let i = 0; i < w.length; i++) {
-        const x = w[i];
-        w[i] = x + h;
-        model.setWeights(weights);
-        const lp = await lossOf(model, BATCH, SEED);
-        w[i] = x - h;
-        model.setWeights(weights);
-        const lm = await lossOf(model, BATCH, SEED);
-        w[i] = x;
-        fd[i] = (lp - lm) / (2 * h);
-      }
+      const fd = await numericGradAsync(
+        weights.get(s.name)!,
+        async () => {
+          model.setWeights(weights);
+          return lossOf(model, BATCH, SEED);
+        },
+        2e-3,
+      );
       model.setWeights(weights);
-      const g = grads.get(s.name)!;
-      let num = 0,
-        den = 0;
-      for (let i = 0; i < g.length; i++) {
-        num += (g[i] - fd[i]) ** 2;
-        den += fd[i] ** 2;
-      }
-      expect(den, `${s.name}: finite-difference gradient is zero, the check would be vacuous`).toBeGreaterThan(1e-8);
-      expect(Math.sqrt(num / den), `${s.name}: relative error of the analytic gradient`).toBeLessThan(1e-2);
+      const { error, fdNormSq } = relativeError(grads.get(s.name)!, fd);
+      expect(fdNormSq, `${s.name}: finite-difference gradient is zero, the check would be vacuous`).toBeGreaterThan(
+        1e-8,
+      );
+      expect(error, `${s.name}: relative error of the analytic gradient`).toBeLessThan(1e-2);
     }
   });
 });

@@ -4,6 +4,7 @@ import { testGpuOps } from '../../kernels/common/node-test-gpu';
 import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
 import { expectClose } from '../../kernels/testing/expect-close';
+import { numericGradAsync, relativeError } from '../../kernels/testing/finite-diff';
 import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
 import type { ModelConfig } from './config';
 import { modelPreset } from './config';
@@ -143,35 +144,27 @@ describe.each([
     model.zeroGrad();
     await model.backward(SEED);
     const grads = await model.getGradients();
-    const h = 2e-3;
     for (const s of paramSpecs(C)) {
-      const w = weights.get(s.name)!;
-      const fd = new Float64Array(w.length);
-      for (let i = 0; i < w.length; i++) {
-        const x = w[i];
-        w[i] = x + h;
-        model.setWeights(weights);
-        const lp = await lossAt(T);
-        w[i] = x - h;
-        model.setWeights(weights);
-        const lm = await lossAt(T);
-        w[i] = x;
-        fd[i] = (lp - lm) / (2 * h);
-      }
+      const fd = await numericGradAsync(
+        weights.get(s.name)!,
+        async () => {
+          model.setWeights(weights);
+          return lossAt(T);
+        },
+        2e-3,
+      );
       model.setWeights(weights);
-      const relErr = (g: Float32Array) => {
-        let num = 0,
-          den = 0;
-        for (let i = 0; i < g.length; i++) {
-          num += (g[i] - fd[i]) ** 2;
-          den += fd[i] ** 2;
-        }
-        expect(den, `${s.name}: finite-difference gradient is zero, the check would be vacuous`).toBeGreaterThan(1e-8);
-        return Math.sqrt(num / den);
-      };
-      expect(relErr(grads.get(s.name)!), `${s.name}: relative error of the gradient at T = ${T}`).toBeLessThan(1e-2);
+      const tempered = relativeError(grads.get(s.name)!, fd);
+      expect(
+        tempered.fdNormSq,
+        `${s.name}: finite-difference gradient is zero, the check would be vacuous`,
+      ).toBeGreaterThan(1e-8);
+      expect(tempered.error, `${s.name}: relative error of the gradient at T = ${T}`).toBeLessThan(1e-2);
       // The untempered gradient is not the tempered one: the check above can fail.
-      expect(relErr(untempered.get(s.name)!), `${s.name}: the T = 1 gradient vs T = ${T}`).toBeGreaterThan(5e-2);
+      expect(
+        relativeError(untempered.get(s.name)!, fd).error,
+        `${s.name}: the T = 1 gradient vs T = ${T}`,
+      ).toBeGreaterThan(5e-2);
     }
   });
 });
