@@ -12,6 +12,7 @@ import {
   memoryPlanProblem,
   trainingMemoryEstimate,
   wasmDpoPlan,
+  wasmStepPlan,
 } from './memory';
 
 const SMOLLM_SHAPE: ModelConfig = {
@@ -98,6 +99,16 @@ describe('the memory plan of a GRPO step', () => {
       32,
     );
     expect(lora.parts.some((p) => p.part.startsWith('reference'))).toBe(false);
+  });
+
+  it("a prefill holds one layer's activations at a time: 32 prompts of 224 ids fit beside the SmolLM shape's training", () => {
+    const plan = wasmStepPlan(SMOLLM_SHAPE, { prompts: 8, group: 4, maxNew: 32, beta: 0 }, 224);
+    expect(plan.problem).toBeNull();
+    const sampling = plan.parts.at(-1)!;
+    expect(sampling.part).toBe('sampling: KV cache of 32 × 256 ids, the prefill and a decoding step');
+    // KV cache 32 × 256 × 2 × 192 × 30 layers; the prefill's one layer is far below 30 layers' (7 GiB).
+    const kv = 2 * 32 * 256 * 192 * 30 * 4;
+    expect(sampling.bytes - kv).toBeLessThan(2 ** 30 / 2);
   });
 
   it('a small model trains its whole batch in one pass by default: nothing changes for the shipped presets', () => {

@@ -309,7 +309,7 @@ export function memoryPlanProblem(config: ModelConfig, plan: MemoryPlan, limit: 
   );
 }
 
-/** Values of the layer stack alone for a [rows, seq] forward (allocActs `layersOnly`, a prefill). */
+/** Values of the layer stack alone for a [rows, seq] forward (allocActs `layersOnly`, `sharedLayers`: a prefill holds one layer at a time). */
 function countLayerValues(config: ModelConfig, rows: number, seq: number): number {
-  return countWith((ops) => allocActs(ops, config, rows, seq, { layersOnly: true }));
+  return countWith((ops) => allocActs(ops, config, rows, seq, { layersOnly: true, sharedLayers: true }));
 }

@@ -58,8 +58,18 @@ export function forward(
   if (vh) ops.matmul(a.values, a.lnf, vh.w, N, C, 1, 'nt'); // (N, C) · (1, C)ᵀ
 }
 
-/** The embedding and every layer: the final hidden state in `a.xL` (N, C), each layer's k/v in place. */
-export function forwardLayers(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts): void {
+/**
+ * The embedding and every layer: the final hidden state in `a.xL` (N, C), each layer's k/v in
+ * place. `afterAttention(l)` runs once layer l's k and v are computed, before the next layer
+ * (a prefill over shared layer activations copies them into its cache there).
+ */
+export function forwardLayers(
+  ops: Ops,
+  c: ModelConfig,
+  p: ParamSet,
+  a: Acts,
+  afterAttention?: (l: number, x: LayerActs) => void,
+): void {
   const { B, T } = a;
   const N = B * T,
     C = c.dModel,
@@ -71,6 +81,7 @@ export function forwardLayers(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts): v
     const x = a.layers[l];
     attentionInputs(ops, c, p.layers[l], x, a, N);
     ops.attentionForward(x.att, x.lse, x.q, x.k, x.v, a.segments, B, T, NH, NKV, hs);
+    afterAttention?.(l, x);
     attentionOutputAndMlp(ops, c, p.layers[l], x, a, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, N);
   }
 }

@@ -57,19 +57,21 @@ export class Decoder {
     });
     const c = this.model.config;
     const batch = rowPerSequence(prompts, T);
-    const acts = allocActs(this.ops, c, B, T, { layersOnly: true, lora: this.model.actsLora });
+    // One layer's activations serve all: each layer's k and v go to the cache as soon as they exist.
+    const acts = allocActs(this.ops, c, B, T, { layersOnly: true, sharedLayers: true, lora: this.model.actsLora });
     try {
       this.ops.upload(acts.ids, Int32Array.from(batch.inputIds));
       this.ops.upload(acts.segments, Int32Array.from(batch.segmentIds));
       this.ops.upload(acts.positions, Int32Array.from(batch.positions));
-      forwardLayers(this.ops, c, this.model.forwardParams(this.adapters), acts);
       const KV = kvDim(c);
-      prompts.forEach((p, b) => {
-        for (let l = 0; l < c.layers; l++) {
+      forwardLayers(this.ops, c, this.model.forwardParams(this.adapters), acts, (l, x) =>
+        prompts.forEach((p, b) => {
           const span = { dstOffset: b * L * KV, srcOffset: b * T * KV, count: p.length * KV };
-          this.ops.copy(this.cache.k[l], acts.layers[l].k, span);
-          this.ops.copy(this.cache.v[l], acts.layers[l].v, span);
-        }
+          this.ops.copy(this.cache.k[l], x.k, span);
+          this.ops.copy(this.cache.v[l], x.v, span);
+        }),
+      );
+      prompts.forEach((p, b) => {
         this.cache.lengths[b] = p.length;
         const last = { dstOffset: b * c.dModel, srcOffset: (b * T + p.length - 1) * c.dModel, count: c.dModel };
         this.ops.copy(this.acts.xL, acts.xL, last);

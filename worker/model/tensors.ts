@@ -162,7 +162,13 @@ export function allocActs(
   c: ModelConfig,
   B: number,
   T: number,
-  o: { layersOnly?: boolean; wholeHead?: boolean; lora?: { rank: number; targets: readonly Projection[] } } = {},
+  o: {
+    layersOnly?: boolean;
+    wholeHead?: boolean;
+    /** One layer's activations serve every layer (a prefill keeps only each layer's k and v, in the cache). */
+    sharedLayers?: boolean;
+    lora?: { rank: number; targets: readonly Projection[] };
+  } = {},
 ): Acts {
   const layersOnly = o.layersOnly ?? false;
   const N = B * T,
@@ -175,8 +181,8 @@ export function allocActs(
     layersOnly && HEAD_AND_BACKWARD.test(name) ? ops.alloc(`act:${name} (unused)`, 1) : ops.alloc(`act:${name}`, n);
   const i = (name: string) => ops.alloc(`act:${name}`, N, 'i32');
   const layers: LayerActs[] = [];
-  for (let l = 0; l < c.layers; l++) {
-    const p = `l${l}.`;
+  for (let l = 0; l < (o.sharedLayers ? 1 : c.layers); l++) {
+    const p = o.sharedLayers ? 'layer.' : `l${l}.`;
     layers.push({
       x: f(`${p}x`, N * C),
       ln1: f(`${p}ln1`, N * C),
@@ -195,6 +201,7 @@ export function allocActs(
       ...(o.lora ? { u: Object.fromEntries(o.lora.targets.map((t) => [t, f(`${p}u.${t}`, N * o.lora!.rank)])) } : {}),
     });
   }
+  while (layers.length < c.layers) layers.push(layers[0]);
   const headRows = o.wholeHead || layersOnly ? N : headRowsOf(N, V);
   const H = headRows;
   const head: HeadChunk | null =
@@ -251,7 +258,7 @@ export function allocActs(
 export function freeActs(ops: Ops, a: Acts): void {
   for (const [key, t] of Object.entries(a)) {
     if (key === 'layers')
-      for (const { u, ...la } of t as LayerActs[])
+      for (const { u, ...la } of new Set(t as LayerActs[]))
         for (const x of [...Object.values(la), ...Object.values(u ?? {})]) ops.free(x);
     else if (key === 'head' || key === 'lora')
       for (const x of Object.values((t as object | null) ?? {})) ops.free(x as Tensor);
