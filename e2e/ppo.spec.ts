@@ -36,7 +36,8 @@ test('ppo-arith runs in Chrome: critic curves on the dashboard, per-token values
     .first()
     .click();
   const values = page.getByTestId('session-panel').getByTestId('token-value');
-  expect(await values.count()).toBeGreaterThan(0);
+  // The panel fills in when the session's records arrive: wait for them (a bare count() raced them, CI of 8152a15).
+  await expect(values.first()).toBeVisible();
   const sampled = page.getByTestId('session-panel').locator('[data-kind="sampled"]');
   await expect(sampled.first().getByTestId('token-value')).toHaveText(/^-?\d\.\d{4}$/);
 
