@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { writeTinyLlama } from './hf-folder';
 import { exportedMetrics, fillFields, openPreset } from './helpers';
 
@@ -25,21 +25,29 @@ const JSONL = ['e', 'a', 't', 'o', 'i', 'n']
   .join('\n');
 const PARAMETERS = parameters.toLocaleString('en-US');
 
+/**
+ * grpo-arith for a random model: 2 steps of 2 × 2 completions of 8 ids, truncation 'score' (it
+ * never writes EOS), checkpoints every `checkpointEvery` steps; returns the Base model box.
+ */
+async function openSmallGrpo(page: Page, checkpointEvery: number): Promise<Locator> {
+  await openPreset(page, 'grpo-arith', {
+    Steps: 2,
+    'Prompts per step': 2,
+    'Group size': 2,
+    'Max new tokens': 8,
+    'Evaluate every': 0,
+    'Checkpoint every': checkpointEvery,
+  });
+  await page.getByTestId('section-Advantage').getByRole('button', { expanded: false }).click();
+  await page.getByTestId('field-truncation').selectOption('score');
+  return page.getByRole('group', { name: 'Base model (optional)' });
+}
+
 test(
   'Base model: a bad folder is refused naming config.json and architectures; a Llama folder is ' +
     'inspected, used, and GRPO trains on it with a dataset',
   async ({ page }) => {
-    await openPreset(page, 'grpo-arith', {
-      Steps: 2,
-      'Prompts per step': 2,
-      'Group size': 2,
-      'Max new tokens': 8,
-      'Evaluate every': 0,
-      'Checkpoint every': 0,
-    });
-    await page.getByTestId('section-Advantage').getByRole('button', { expanded: false }).click();
-    await page.getByTestId('field-truncation').selectOption('score');
-    const picker = page.getByRole('group', { name: 'Base model (optional)' });
+    const picker = await openSmallGrpo(page, 0);
     await expect(picker.getByTestId('model-now')).toContainText('The shipped arithmetic base');
     await expect(picker.getByTestId('model-drop')).toContainText(
       'From the keyboard, the Model folder button above picks it',
@@ -128,17 +136,7 @@ test(
   'Base model with LoRA: the plan of the model in use follows the options (the frozen base and the adapters), ' +
     'and GRPO trains the adapters on it',
   async ({ page }) => {
-    await openPreset(page, 'grpo-arith', {
-      Steps: 2,
-      'Prompts per step': 2,
-      'Group size': 2,
-      'Max new tokens': 8,
-      'Evaluate every': 0,
-      'Checkpoint every': 1,
-    });
-    await page.getByTestId('section-Advantage').getByRole('button', { expanded: false }).click();
-    await page.getByTestId('field-truncation').selectOption('score');
-    const picker = page.getByRole('group', { name: 'Base model (optional)' });
+    const picker = await openSmallGrpo(page, 1);
     await picker.getByLabel('Model folder').setInputFiles(dir);
     await picker.getByTestId('model-summary').getByRole('button', { name: 'Use this model' }).click();
     const plan = picker.getByTestId('model-plan-now');

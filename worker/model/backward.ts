@@ -10,7 +10,7 @@ import type { Ops } from '../../kernels/ops';
 import type { ModelConfig } from './config';
 import { kvDim } from './config';
 import type { ValueHead } from './forward';
-import { headLogits } from './forward';
+import { adapterAt, headLogits } from './forward';
 import type { Tensor } from '../../kernels/ops';
 import type { Acts, LayerActs, LayerParams, ParamSet } from './tensors';
 import type { AdapterSet, Projection } from './lora';
@@ -136,10 +136,9 @@ function adaptBackward(
   inDim: number,
   outDim: number,
 ): void {
-  const ad = w.adapters?.[k];
-  if (!ad) return;
+  const at = adapterAt(w, k, x, a, 'backward');
+  if (!at) return;
   const g = gad?.[k];
-  const u = x.u?.[k];
-  if (!g || !u || !a.lora) throw new Error(`backward: LoRA on ${k} without its gradients or activation buffers`);
-  adapterBackward(ops, ad, g, inp, u, dy, dx, a.lora.t, a.lora.du, N, inDim, outDim);
+  if (!g) throw new Error(`backward: LoRA on ${k} without its gradients`);
+  adapterBackward(ops, at.ad, g, inp, at.u, dy, dx, at.scratch.t, at.scratch.du, N, inDim, outDim);
 }

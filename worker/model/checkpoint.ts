@@ -76,6 +76,17 @@ export async function exportCheckpoint(
   return lora ? { ...files, ...peftAdapterFiles(model.config, lora, await model.getAdapters()) } : files;
 }
 
+/**
+ * The weights a run continues from (Model.setWeights on a model built from the run's base): a
+ * checkpoint's every weight, or under LoRA its adapters and value head alone, since its
+ * model.safetensors is the merged model, not the base the adapters sit on.
+ */
+export function continuedWeights(ck: LoadedCheckpoint): Map<string, Float32Array> {
+  if (!ck.adapters) return ck.weights;
+  const head = ck.weights.get(VALUE_HEAD);
+  return new Map([...ck.adapters.weights, ...(head ? [[VALUE_HEAD, head] as const] : [])]);
+}
+
 /** PEFT's prefix of every adapter tensor name in adapter_model.safetensors (the PeftModel's `base_model.model`). */
 const PEFT_PREFIX = 'base_model.model.';
 

@@ -102,12 +102,21 @@ export function adapt(
   inDim: number,
   outDim: number,
 ): void {
+  const at = adapterAt(w, k, x, a, 'forward');
+  if (at) adapterForward(ops, at.ad, inp, y, at.u, at.scratch.t, N, inDim, outDim);
+}
+
+/**
+ * Projection k's adapter in this layer, its u and the LoRA scratch; null when the layer has none
+ * for k, an error naming `where` when the activations lack the adapter's buffers.
+ */
+export function adapterAt(w: LayerParams, k: Projection, x: LayerActs, a: Acts, where: string) {
   const ad = w.adapters?.[k];
-  if (!ad) return;
+  if (!ad) return null;
   const u = x.u?.[k];
   if (!u || !a.lora)
-    throw new Error(`forward: LoRA on ${k} but the activations have no adapter buffers (allocActs lora)`);
-  adapterForward(ops, ad, inp, y, u, a.lora.t, N, inDim, outDim);
+    throw new Error(`${where}: LoRA on ${k} but the activations have no adapter buffers (allocActs lora)`);
+  return { ad, u, scratch: a.lora };
 }
 
 /** ln1 → q, k, v projections → RoPE on q (NH heads) and k (NKV heads) (at `a.positions`). */

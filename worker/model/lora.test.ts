@@ -16,7 +16,7 @@ import type { ModelConfig } from './config';
 import { modelPreset } from './config';
 import { Decoder } from './kv-cache';
 import type { LoraConfig } from './lora';
-import { initialAdapters, loraScale, loraSpecs, mergeAdapters, targetWeightName, validateLoraConfig } from './lora';
+import { initialAdapters, loraScale, loraSpecs, mergeAdapters, validateLoraConfig } from './lora';
 import { Model } from './model';
 import type { PackedInput } from './packing';
 import { rowPerSequence } from './packing';
@@ -143,7 +143,7 @@ describe.each(backends)('LoRA on the model (%s)', (_name, makeOps) => {
       r = ALL.rank;
     for (const sp of loraSpecs(CONFIG, ALL)) {
       if (sp.part !== 'a') continue;
-      const Gw = G.get(targetWeightName(sp.layer, sp.target))!;
+      const Gw = G.get(sp.weight)!;
       const A = ad.get(sp.name)!,
         B = ad.get(sp.name.replace('lora_A', 'lora_B'))!;
       const inDim = sp.shape[1],

@@ -13,7 +13,7 @@
 import type { Ops, Tensor } from '../../kernels/ops';
 import { mulberry32 } from '../../kernels/common/random';
 import type { ModelConfig } from './config';
-import { kvDim } from './config';
+import { paramSpecs } from './params';
 import type { GrpoRunOptions } from '../contract/options';
 
 /** The projections LoRA can target: the model's key for each and PEFT's module name. */
@@ -84,32 +84,6 @@ export function loraActs(o: Pick<LoraConfig, 'rank' | 'targetModules'>): { rank:
 /** s = alpha / rank, the factor of the adapters' product. */
 export const loraScale = (o: Pick<LoraConfig, 'rank' | 'alpha'>): number => o.alpha / o.rank;
 
-/** (in, out) of a projection: y (N, out) = x (N, in) · Wᵀ with W (out, in). */
-export function projectionShape(c: ModelConfig, t: LoraTarget): { inDim: number; outDim: number } {
-  const C = c.dModel,
-    F = c.ffn,
-    KV = kvDim(c);
-  switch (t) {
-    case 'q_proj':
-    case 'o_proj':
-      return { inDim: C, outDim: C };
-    case 'k_proj':
-    case 'v_proj':
-      return { inDim: C, outDim: KV };
-    case 'gate_proj':
-    case 'up_proj':
-      return { inDim: C, outDim: F };
-    case 'down_proj':
-      return { inDim: F, outDim: C };
-  }
-}
-
-/** The HF name of a layer's targeted weight (`model.layers.3.mlp.up_proj.weight`). */
-export function targetWeightName(l: number, t: LoraTarget): string {
-  const block = t === 'gate_proj' || t === 'up_proj' || t === 'down_proj' ? 'mlp' : 'self_attn';
-  return `model.layers.${l}.${block}.${t}.weight`;
-}
-
 export interface LoraSpec {
   name: string;
   /** (r, in) for A, (out, r) for B. */
@@ -117,17 +91,25 @@ export interface LoraSpec {
   layer: number;
   target: LoraTarget;
   part: 'a' | 'b';
+  /** The targeted base weight's name (`model.layers.3.mlp.up_proj.weight`), (out, in). */
+  weight: string;
 }
 
-/** Every adapter tensor, layer by layer, target by target, A before B. */
+/**
+ * Every adapter tensor, layer by layer, target by target, A before B: named and shaped after the
+ * targeted weight's spec (params.ts paramSpecs).
+ */
 export function loraSpecs(c: ModelConfig, o: Pick<LoraConfig, 'rank' | 'targetModules'>): LoraSpec[] {
+  const weights = paramSpecs(c);
   const out: LoraSpec[] = [];
   for (let l = 0; l < c.layers; l++)
     for (const t of loraTargets(o)) {
-      const { inDim, outDim } = projectionShape(c, t);
-      const stem = targetWeightName(l, t).replace(/\.weight$/, '');
-      out.push({ name: `${stem}.lora_A.weight`, shape: [o.rank, inDim], layer: l, target: t, part: 'a' });
-      out.push({ name: `${stem}.lora_B.weight`, shape: [outDim, o.rank], layer: l, target: t, part: 'b' });
+      const w = weights.find((s) => s.name.startsWith(`model.layers.${l}.`) && s.name.endsWith(`.${t}.weight`))!;
+      const [outDim, inDim] = w.shape;
+      const stem = w.name.replace(/\.weight$/, '');
+      const spec = { layer: l, target: t, weight: w.name };
+      out.push({ ...spec, name: `${stem}.lora_A.weight`, shape: [o.rank, inDim], part: 'a' });
+      out.push({ ...spec, name: `${stem}.lora_B.weight`, shape: [outDim, o.rank], part: 'b' });
     }
   return out;
 }
@@ -240,19 +222,20 @@ export function mergeAdapters(
   adapters: ReadonlyMap<string, Float32Array>,
 ): Map<string, Float32Array> {
   const out = new Map(base);
-  const s = loraScale(o),
-    r = o.rank;
-  for (const sp of loraSpecs(c, o)) {
-    if (sp.part !== 'a') continue;
-    const bName = sp.name.replace('lora_A', 'lora_B');
-    const A = adapters.get(sp.name),
-      B = adapters.get(bName);
-    const { inDim, outDim } = projectionShape(c, sp.target);
-    if (!A || A.length !== r * inDim) throw new Error(`mergeAdapters: '${sp.name}' missing or not [${r}, ${inDim}]`);
-    if (!B || B.length !== outDim * r) throw new Error(`mergeAdapters: '${bName}' missing or not [${outDim}, ${r}]`);
-    const wName = targetWeightName(sp.layer, sp.target);
-    const W = base.get(wName);
-    if (!W) throw new Error(`mergeAdapters: base weight '${wName}' missing`);
+  const s = loraScale(o);
+  const specs = loraSpecs(c, o);
+  for (let p = 0; p < specs.length; p += 2) {
+    const [sa, sb] = [specs[p], specs[p + 1]]; // A (r, in), then B (out, r)
+    const [r, inDim] = sa.shape;
+    const outDim = sb.shape[0];
+    const [A, B] = [sa, sb].map((sp) => {
+      const t = adapters.get(sp.name);
+      if (!t || t.length !== sp.shape[0] * sp.shape[1])
+        throw new Error(`mergeAdapters: '${sp.name}' missing or not [${sp.shape}]`);
+      return t;
+    });
+    const W = base.get(sa.weight);
+    if (!W) throw new Error(`mergeAdapters: base weight '${sa.weight}' missing`);
     const merged = new Float32Array(W.length);
     for (let i = 0; i < outDim; i++)
       for (let j = 0; j < inDim; j++) {
@@ -260,7 +243,7 @@ export function mergeAdapters(
         for (let k = 0; k < r; k++) acc += B[i * r + k] * A[k * inDim + j];
         merged[i * inDim + j] = W[i * inDim + j] + s * acc;
       }
-    out.set(wName, merged);
+    out.set(sa.weight, merged);
   }
   return out;
 }

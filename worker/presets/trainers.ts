@@ -20,9 +20,8 @@ import {
 } from '../flow/index';
 import type { FlowCheckpointFiles, FlowGrpoConfig, PretrainOptions } from '../flow/index';
 import type { CheckpointFiles, CheckpointTokenizer, LoadedCheckpoint } from '../model/checkpoint';
-import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
+import { continuedWeights, exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
-import { VALUE_HEAD } from '../model/model';
 import type { BatchRecord, FlowCloud, GroupRecord, PhaseReport } from '../contract/records';
 import type { Session } from '../rl/types';
 import { DpoRun, type DpoConfig } from '../train/dpo';
@@ -102,15 +101,11 @@ function modelCheckpoints(model: Model, tok: CheckpointTokenizer, run: Resumable
       // With AdamW's state and the trainer's position, the checkpoint is one a run can continue from.
       resume: { optimizer: await model.getOptimizerState(), position: run.position() },
     }),
-    resume: ({ files, resume }) => {
-      const ck = importCheckpoint(modelCheckpointFiles(files, 'the checkpoint'));
-      // A LoRA checkpoint's model.safetensors is merged: the run continues from its base and the adapters.
-      const head = ck.weights.get(VALUE_HEAD);
-      const weights = ck.adapters
-        ? new Map([...ck.adapters.weights, ...(head ? [[VALUE_HEAD, head] as const] : [])])
-        : ck.weights;
-      run.resumeAt({ ...resume, weights });
-    },
+    resume: ({ files, resume }) =>
+      run.resumeAt({
+        ...resume,
+        weights: continuedWeights(importCheckpoint(modelCheckpointFiles(files, 'the checkpoint'))),
+      }),
   };
 }
 
