@@ -2,8 +2,12 @@
 // The `dewpoint` command: runs cli/main.ts through tsx, with WGSL `?raw` imports served from disk.
 // Errors print as one line (the stack too with DEWPOINT_DEBUG=1) and exit with status 1.
 import { register } from 'node:module';
+import { setFlagsFromString } from 'node:v8';
 import { register as registerTsx } from 'tsx/esm/api';
 
+// Relaxed SIMD (the wasm kernels' fused multiply-adds, on by default in Chrome since 114) is behind
+// a flag in Node 20: turned on before any module compiles, so the CLI runs the browser's kernels.
+setFlagsFromString('--experimental-wasm-relaxed-simd');
 registerTsx();
 register('../cli/wgsl-loader.mjs', import.meta.url);
 try {

@@ -24,6 +24,8 @@ test('System view: auto picks wasm over the software adapter, the self-test pass
   await expect(page.getByTestId('backend-threads')).toHaveText(
     cores > 1 ? ` on ${Math.min(8, cores)} threads` : /on 1 thread/,
   );
+  // Chromium has relaxed SIMD (since 114): the worker runs the kernels' fused multiply-add build.
+  await expect(page.getByTestId('backend-simd')).toHaveText(', relaxed SIMD (fused multiply-add)');
 
   await page.getByRole('button', { name: 'Run kernel self-test' }).click();
   await expect(page.getByTestId('selftest-result')).toHaveText(/^passed: 12 matmul cases on wasm/, { timeout: 60_000 });

@@ -7,6 +7,7 @@
 import type { AdamWHyper } from './adamw/adamw.ref';
 import type { BackendName } from './backends/info';
 import type { CopyRange } from './common/dispatcher';
+import type { DropoutOptions } from './dropout/dropout.ref';
 import type { MatmulLayout, MatmulVariant } from './matmul/layout';
 
 /** The backends' names, declared in backends/info.ts. */
@@ -147,6 +148,11 @@ export interface Ops {
   residualForward(out: Tensor, a: Tensor, b: Tensor, n: number): void;
   /** dst (n) += src. */
   accumulate(dst: Tensor, src: Tensor, n: number): void;
+  /**
+   * out (n) (+)= x with a seeded dropout mask: each element kept (scaled by 1/(1 − p)) or zeroed by
+   * a hash of (seed, offset + i), the same on every backend (kernels/dropout/dropout.ref.ts).
+   */
+  dropout(out: Tensor, x: Tensor, n: number, o: DropoutOptions): void;
   /**
    * Per row of logits l (N, V), at inverse temperature `scale` s = 1/T (finite, > 0; default 1):
    * logp = log_softmax(s·l)[target] for targets (N) i32 (0 where target < 0), the entropy of

@@ -1,11 +1,13 @@
 /**
  * The wasm backend in a browser worker (the trainer's, worker/main.ts, and each sampler worker's,
  * worker/sampler-worker.ts): on `threads` threads over a shared memory when the page is
- * cross-origin isolated (the dev server and `npm start` send COOP/COEP), else single-threaded. Its
- * binaries are bundled by Vite from kernels/wasm/build.
+ * cross-origin isolated (the dev server and `npm start` send COOP/COEP), else single-threaded; the
+ * relaxed-SIMD build where the browser has it (kernels/wasm/simd.ts). Its binaries are bundled by
+ * Vite from kernels/wasm/build (each URL written out whole, so that Vite sees it).
  */
 import type { WasmOps } from '../kernels/backends/wasm';
 import { createThreadedWasmOps, createWasmOps } from '../kernels/backends/wasm';
+import { relaxedSimdAvailable } from '../kernels/wasm/simd';
 import type { ThreadPort } from '../kernels/wasm/threads';
 
 async function fetchBytes(url: URL): Promise<ArrayBuffer> {
@@ -15,6 +17,7 @@ async function fetchBytes(url: URL): Promise<ArrayBuffer> {
 }
 
 export async function browserWasmOps(threads: number): Promise<WasmOps> {
+  const relaxed = relaxedSimdAvailable();
   if (self.crossOriginIsolated && threads > 1) {
     const spawn = (): ThreadPort => {
       const w = new Worker(new URL('../kernels/wasm/thread.mjs', import.meta.url), {
@@ -29,10 +32,20 @@ export async function browserWasmOps(threads: number): Promise<WasmOps> {
       };
     };
     return createThreadedWasmOps(
-      await fetchBytes(new URL('../kernels/wasm/build/ops-mt.wasm', import.meta.url)),
+      await fetchBytes(
+        relaxed
+          ? new URL('../kernels/wasm/build/ops-mt-relaxed.wasm', import.meta.url)
+          : new URL('../kernels/wasm/build/ops-mt.wasm', import.meta.url),
+      ),
       threads,
       spawn,
     );
   }
-  return createWasmOps(await fetchBytes(new URL('../kernels/wasm/build/ops.wasm', import.meta.url)));
+  return createWasmOps(
+    await fetchBytes(
+      relaxed
+        ? new URL('../kernels/wasm/build/ops-relaxed.wasm', import.meta.url)
+        : new URL('../kernels/wasm/build/ops.wasm', import.meta.url),
+    ),
+  );
 }

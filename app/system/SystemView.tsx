@@ -199,6 +199,14 @@ export function SystemView() {
                   : 'threads'}
               </span>
             )}
+            {backend.data.simd && (
+              <span data-testid="backend-simd">
+                ,{' '}
+                {backend.data.simd === 'relaxed'
+                  ? 'relaxed SIMD (fused multiply-add)'
+                  : 'plain SIMD (this browser has no relaxed SIMD)'}
+              </span>
+            )}
           </p>
           <p data-testid="backend-reason">Why: {backend.data.reason}.</p>
           {backend.data.probe && <ProbeTable probe={backend.data.probe} />}

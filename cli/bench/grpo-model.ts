@@ -16,6 +16,7 @@
  */
 import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
+import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
 import { checkpointFromHf } from '../../worker/model/checkpoint';
 import type { LoadedCheckpoint } from '../../worker/model/checkpoint';
 import type { ModelConfig } from '../../worker/model/config';
@@ -222,7 +223,15 @@ export async function benchGrpoModel(args: BenchArgs & { model: string }) {
   };
   const wasm = await cliBackend('wasm');
   (wasm.ops as Partial<{ close(): void }>).close?.();
-  await both(`wasm × ${wasm.info.threads} threads`, () => cliBackend('wasm'));
+  const relaxed = wasm.info.simd === 'relaxed';
+  await both(`wasm × ${wasm.info.threads} threads${relaxed ? ', relaxed SIMD' : ''}`, () => cliBackend('wasm'));
+  // What the fused multiply-adds are worth: the same decoding matmuls on the plain build.
+  let plainMatmulGflops32: number | null = null;
+  if (relaxed) {
+    const plain = await nodeWasmOps(wasm.info.threads, 'plain');
+    plainMatmulGflops32 = await decodeMatmulGflops(plain, base.config, 32, 5);
+    plain.close();
+  }
   let webgpu = 'no WebGPU adapter';
   const gpu = await cliBackend('webgpu').catch(() => null);
   if (gpu) {
@@ -240,6 +249,7 @@ export async function benchGrpoModel(args: BenchArgs & { model: string }) {
     steps: steps + 1,
     statistic: `median of steps 2..${steps + 1}`,
     webgpu,
+    plainMatmulGflops32,
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
     rows,
   };
@@ -247,7 +257,10 @@ export async function benchGrpoModel(args: BenchArgs & { model: string }) {
   const MiB = (b: number | null) => (b === null ? '—' : `${(b / 2 ** 20).toFixed(0)} MiB`);
   const table = [
     `grpo step of ${source}: ${c.layers} layers, d ${c.dModel}, ${c.heads} heads / ${c.kvHeads} kv, ffn ${c.ffn}, ` +
-      `vocab ${c.vocab}; ${json.batch}; ${json.statistic}; webgpu: ${webgpu}; peak RSS ${MiB(json.peakRssBytes)}`,
+      `vocab ${c.vocab}; ${json.batch}; ${json.statistic}; webgpu: ${webgpu}; peak RSS ${MiB(json.peakRssBytes)}` +
+      (plainMatmulGflops32 === null
+        ? ''
+        : `; decode matmuls at 32 rows on plain SIMD: ${f(plainMatmulGflops32, 1)} GFLOPS`),
     '| backend | s/step | sample s | train s | first step s | ids/step (sampled) | sample GFLOPS | train GFLOPS | ' +
       'decode matmuls at 32 rows, GFLOPS | sampling / matmuls | wasm heap peak |',
     '|---|---|---|---|---|---|---|---|---|---|---|',

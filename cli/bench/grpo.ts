@@ -54,9 +54,14 @@ export async function benchGrpo(args: BenchArgs) {
   const steps = args.runs ?? 3;
   const rows: Row[] = [];
   const wasm = await cliBackend('wasm');
-  const backends: [string, () => Promise<Ops | null>][] = [
-    [`wasm × ${wasm.info.threads} threads`, async () => wasm.ops],
-    ...(wasm.info.threads > 1 ? [['wasm × 1 thread', () => nodeWasmOps(1)] as [string, () => Promise<Ops>]] : []),
+  const threads = wasm.info.threads;
+  const simd = wasm.info.simd === 'relaxed' ? ', relaxed SIMD' : '';
+  type Maker = [string, () => Promise<Ops | null>];
+  const backends: Maker[] = [
+    [`wasm × ${threads} threads${simd}`, async () => wasm.ops],
+    // The same threads on the plain build: what the fused multiply-adds are worth.
+    ...(simd ? [[`wasm × ${threads} threads, plain SIMD`, () => nodeWasmOps(threads, 'plain')] as Maker] : []),
+    ...(threads > 1 ? [[`wasm × 1 thread${simd}`, () => nodeWasmOps(1)] as Maker] : []),
     [
       'webgpu',
       async () =>

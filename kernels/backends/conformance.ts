@@ -8,6 +8,7 @@
  */
 import { randomArray } from '../common/random';
 import type { AdamWHyper, Ops, Tensor } from '../ops';
+import { compareClose } from '../testing/expect-close';
 
 export interface ConformanceCase {
   name: string;
@@ -16,6 +17,22 @@ export interface ConformanceCase {
   /** Float32 against float64 references: the tolerance grows with the reduction length. */
   atol: number;
   rtol: number;
+}
+
+/**
+ * Runs `c` on `ops` and on `reference`; one message per tensor that differs beyond the case's
+ * tolerance (`exact`: any difference at all), none when `ops` conforms.
+ */
+export async function caseMismatches(c: ConformanceCase, ops: Ops, reference: Ops, exact = false): Promise<string[]> {
+  const want = c.run(reference);
+  const got = c.run(ops);
+  const out: string[] = [];
+  for (const [name, t] of Object.entries(want)) {
+    const tol = exact ? { atol: 0, rtol: 0 } : { atol: c.atol, rtol: c.rtol };
+    const r = compareClose(await ops.read(got[name]), await reference.read(t), { ...tol, label: `${c.name}: ${name}` });
+    if (!r.ok) out.push(r.message);
+  }
+  return out;
 }
 
 function f32(ops: Ops, label: string, n: number, seed: number, lo = -1, hi = 1): Tensor {
@@ -304,6 +321,24 @@ export function conformanceCases(): ConformanceCase[] {
         ops.residualForward(sum, gate, up, n);
         ops.accumulate(up, gate, n);
         return { out, dgate, dup, sum, up };
+      },
+    });
+  }
+  for (const [n, seed, offset] of [
+    [1, 0, 0],
+    [1003, 0xfffffff0, 0xfffffe00],
+  ]) {
+    cases.push({
+      name: `dropout ${n}`,
+      atol: 0,
+      rtol: 0,
+      run: (ops) => {
+        const x = f32(ops, 'x', n, 33);
+        const out = ops.alloc('out', n);
+        ops.dropout(out, x, n, { p: 0.3, seed, offset });
+        const acc = f32(ops, 'acc', n, 34);
+        ops.dropout(acc, x, n, { p: 0.3, seed, offset, accumulate: true });
+        return { out, acc };
       },
     });
   }

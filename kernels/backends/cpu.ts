@@ -13,6 +13,7 @@ import { logprobBackwardRef, logprobForwardRef } from '../logprob/logprob.ref';
 import { matmulRef } from '../matmul/matmul.ref';
 import type { DType, Ops, Tensor } from '../ops';
 import { accumulateRef, residualForwardRef } from '../residual/residual.ref';
+import { dropoutRef } from '../dropout/dropout.ref';
 import { rmsnormBackwardRef, rmsnormForwardRef } from '../rmsnorm/rmsnorm.ref';
 import { ropeBackwardRef, ropeForwardRef } from '../rope/rope.ref';
 import { swigluBackwardRef, swigluForwardRef } from '../swiglu/swiglu.ref';
@@ -105,6 +106,7 @@ export function createCpuOps(): Ops {
     swigluBackward: (dgate, dup, dout, gate, up, n) => swigluBackwardRef(d(dgate), d(dup), d(dout), d(gate), d(up), n),
     residualForward: (out, a, b, n) => residualForwardRef(d(out), d(a), d(b), n),
     accumulate: (dst, src, n) => accumulateRef(d(dst), d(src), n),
+    dropout: (out, x, n, o) => dropoutRef(d(out), d(x), n, o),
     logprobForward: (logp, entropy, lse, logits, targets, N, V, scale = 1) =>
       logprobForwardRef(d(logp), d(entropy), d(lse), d(logits), ints(targets), N, V, scale),
     logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V, scale = 1) =>

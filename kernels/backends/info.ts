@@ -12,6 +12,12 @@ export type BackendName = 'cpu' | 'webgpu' | 'wasm';
 export type BackendPreference = 'auto' | 'webgpu' | 'wasm' | 'cpu';
 export const BACKEND_PREFERENCES: readonly BackendPreference[] = ['auto', 'webgpu', 'wasm', 'cpu'];
 
+/**
+ * Which build of the wasm kernels runs: `relaxed` (relaxed SIMD's fused multiply-add, where the
+ * engine has it: Chrome ≥ 114) or `plain` (SIMD multiply then add). kernels/wasm/simd.ts chooses.
+ */
+export type WasmSimd = 'relaxed' | 'plain';
+
 /** What the UI and `dewpoint info` show about the adapter. */
 export interface AdapterSummary {
   vendor: string;
@@ -44,4 +50,6 @@ export interface BackendInfo {
   probe: BackendProbe | null;
   /** Threads the kernels run on (wasm; 1 elsewhere). */
   threads: number;
+  /** The wasm kernels' SIMD build (wasm only; null elsewhere). */
+  simd: WasmSimd | null;
 }

@@ -86,6 +86,7 @@ export async function selectBackend(
     fallbackReason: null,
     probe: null,
     threads: 1,
+    simd: null,
     ...extra,
   });
   if (preference === 'cpu') {
@@ -95,7 +96,11 @@ export async function selectBackend(
   if (preference === 'wasm') {
     const wasm = await loadWasm(sources);
     return wasm.ok
-      ? { ok: true, ops: wasm.ops, info: info('wasm', 'the wasm backend was requested', { threads: wasm.ops.threads }) }
+      ? {
+          ok: true,
+          ops: wasm.ops,
+          info: info('wasm', 'the wasm backend was requested', { threads: wasm.ops.threads, simd: wasm.ops.simd }),
+        }
       : wasm;
   }
   const acquired = await acquireGpu(sources.gpu);
@@ -113,7 +118,7 @@ export async function selectBackend(
       return {
         ok: true,
         ops: wasm.ops,
-        info: info('wasm', `no WebGPU: ${acquired.reason}`, { threads: wasm.ops.threads }),
+        info: info('wasm', `no WebGPU: ${acquired.reason}`, { threads: wasm.ops.threads, simd: wasm.ops.simd }),
       };
     const reason = `no WebGPU (${acquired.reason}) and ${wasm.reason}`;
     return { ok: true, ops: createCpuOps(), info: info('cpu', reason, { fallbackReason: reason }) };
@@ -133,7 +138,7 @@ export async function selectBackend(
       info: info(
         'wasm',
         `the WebGPU adapter is a software one (${adapter.vendor}/${adapter.architecture}): wasm SIMD on the same CPU is faster`,
-        { adapter, threads: wasm.ops.threads },
+        { adapter, threads: wasm.ops.threads, simd: wasm.ops.simd },
       ),
     };
   }
@@ -145,7 +150,11 @@ export async function selectBackend(
   const reason = `probe: webgpu ${msPerRep.webgpu.toFixed(2)} ms, wasm ${msPerRep.wasm.toFixed(2)} ms per repetition`;
   if (winner === 'wasm') {
     acquired.ctx.device.destroy();
-    return { ok: true, ops: wasm.ops, info: info('wasm', reason, { adapter, probe, threads: wasm.ops.threads }) };
+    return {
+      ok: true,
+      ops: wasm.ops,
+      info: info('wasm', reason, { adapter, probe, threads: wasm.ops.threads, simd: wasm.ops.simd }),
+    };
   }
   wasm.ops.close();
   return { ok: true, ops: gpuOps, info: info('webgpu', reason, { adapter, probe }) };

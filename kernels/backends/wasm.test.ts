@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeWasmBinary, nodeWasmOps } from '../wasm/node-wasm';
-import { compareClose } from '../testing/expect-close';
-import { bigCases, conformanceCases } from './conformance';
+import { relaxedSimdAvailable } from '../wasm/simd';
+import { bigCases, caseMismatches, conformanceCases } from './conformance';
 import { createCpuOps } from './cpu';
 import { createWasmOps } from './wasm';
 
@@ -10,20 +10,15 @@ const binary = await nodeWasmBinary();
 describe('wasm backend ≡ CPU references, op by op', () => {
   const cpu = createCpuOps();
   const wasm = createWasmOps(binary);
-  for (const c of conformanceCases()) {
-    it(c.name, async () => {
-      const want = c.run(cpu);
-      const got = c.run(wasm);
-      for (const [name, t] of Object.entries(want)) {
-        const r = compareClose(await wasm.read(got[name]), await cpu.read(t), {
-          atol: c.atol,
-          rtol: c.rtol,
-          label: `${c.name}: ${name}`,
-        });
-        expect(r.ok, r.message).toBe(true);
-      }
-    });
-  }
+  for (const c of conformanceCases()) it(c.name, async () => expect(await caseMismatches(c, wasm, cpu)).toEqual([]));
+});
+
+describe('wasm SIMD builds', () => {
+  it('runs the plain build here unless the engine has relaxed SIMD (kernels/wasm/simd.ts; wasm-relaxed.test.ts runs the other)', async () => {
+    expect(createWasmOps(binary).simd).toBe('plain');
+    const ops = await nodeWasmOps(1);
+    expect(ops.simd).toBe(relaxedSimdAvailable() ? 'relaxed' : 'plain');
+  });
 });
 
 describe('wasm backend memory', () => {
@@ -55,23 +50,8 @@ describe('multi-threaded wasm backend (worker_threads over a shared memory)', ()
     try {
       expect(mt.threads).toBe(3);
       const cpu = createCpuOps();
-      for (const c of conformanceCases()) {
-        const want = c.run(cpu);
-        const got = c.run(mt);
-        for (const [name, t] of Object.entries(want)) {
-          const r = compareClose(await mt.read(got[name]), await cpu.read(t), {
-            atol: c.atol,
-            rtol: c.rtol,
-            label: `${c.name}: ${name}`,
-          });
-          expect(r.ok, r.message).toBe(true);
-        }
-      }
-      for (const c of bigCases()) {
-        const [a, b] = [c.run(one), c.run(mt)];
-        for (const name of Object.keys(a))
-          expect(Array.from(await mt.read(b[name])), `${c.name}: ${name}`).toEqual(Array.from(await one.read(a[name])));
-      }
+      for (const c of conformanceCases()) expect(await caseMismatches(c, mt, cpu)).toEqual([]);
+      for (const c of bigCases()) expect(await caseMismatches(c, mt, one, true)).toEqual([]);
     } finally {
       mt.close();
     }

@@ -14,7 +14,9 @@ import { checkOut, clipScaleRef } from '../gradnorm/gradnorm.ref';
 import { checkLogprobScale, checkLogprobShapes, targetOf } from '../logprob/logprob.ref';
 import { checkMatmulShapes } from '../matmul/matmul.ref';
 import type { DType, Ops, Tensor } from '../ops';
+import type { WasmSimd } from './info';
 import { checkElementwise } from '../residual/residual.ref';
+import { dropoutScalars } from '../dropout/dropout.ref';
 import { checkRmsnormEps, checkRmsnormShapes } from '../rmsnorm/rmsnorm.ref';
 import { checkRopeShapes } from '../rope/rope.ref';
 import { WasmHeap } from '../wasm/heap';
@@ -40,6 +42,7 @@ const WA = (): WasmApi => {
 /** The kernels' exports (kernels/wasm/assembly/index.ts). Pointers are byte offsets. */
 interface Kernels {
   heapBase(): number;
+  fusedMultiplyAdd(): number;
   matmulRows(
     out: number,
     a: number,
@@ -123,6 +126,16 @@ interface Kernels {
   swigluForward(out: number, gate: number, up: number, n: number): void;
   swigluBackward(dgate: number, dup: number, dout: number, gate: number, up: number, n: number): void;
   add(out: number, a: number, b: number, n: number): void;
+  dropout(
+    out: number,
+    x: number,
+    n: number,
+    key: number,
+    threshold: number,
+    offset: number,
+    scale: number,
+    acc: number,
+  ): void;
   embeddingForward(out: number, ids: number, wte: number, N: number, C: number): void;
   embeddingBackward(dwte: number, dout: number, ids: number, N: number, C: number, V: number, acc: number): void;
   logprobForward(
@@ -176,6 +189,8 @@ export interface WasmOps extends Ops {
   readonly backend: 'wasm';
   /** Threads the kernels run on (1: single-threaded). */
   readonly threads: number;
+  /** The build the binary is (it says so itself): fused multiply-adds (`relaxed`) or not. */
+  readonly simd: WasmSimd;
   /** Stops the helper threads (multi-threaded only); the ops must not be used after. */
   close(): void;
   /** Bytes held by live tensors now, and the most ever held. */
@@ -304,6 +319,7 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
   return {
     backend: 'wasm',
     threads,
+    simd: k.fusedMultiplyAdd() ? 'relaxed' : 'plain',
     close: () => pool?.close(),
     memoryStats: () => ({ liveBytes: heap.liveBytes, peakBytes: heap.peakBytes }),
     alloc(label, length, dtype: DType = 'f32') {
@@ -480,6 +496,12 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
     accumulate(dst, src, n) {
       checkElementwise('accumulate', n, { dst, src });
       k.add(p(dst), p(dst), p(src), n);
+    },
+    dropout(out, x, n, o) {
+      checkElementwise('dropout', n, { out, x });
+      if (out === x) throw new Error('dropout: out and x must be different tensors');
+      const { key, threshold, scale } = dropoutScalars('dropout', o);
+      k.dropout(p(out), p(x), n, key, threshold, o.offset, scale, o.accumulate ? 1 : 0);
     },
     logprobForward(logp, entropy, lse, logits, targets, N, V, scale = 1) {
       checkLogprobShapes(

@@ -16,6 +16,7 @@ import { logprobBackward, logprobForward } from '../logprob/logprob';
 import { matmul } from '../matmul/matmul';
 import type { DType, Ops, Tensor } from '../ops';
 import { accumulate, residualForward } from '../residual/residual';
+import { dropout } from '../dropout/dropout';
 import { rmsnormBackward, rmsnormForward } from '../rmsnorm/rmsnorm';
 import { ropeBackward, ropeForward } from '../rope/rope';
 import { swigluBackward, swigluForward } from '../swiglu/swiglu';
@@ -90,6 +91,7 @@ export function createWebGpuOps(ctx: GpuContext): WebGpuOps {
     swigluBackward: (dgate, dup, dout, gate, up, n) => swigluBackward(rt, g(dgate), g(dup), g(dout), g(gate), g(up), n),
     residualForward: (out, a, b, n) => residualForward(rt, g(out), g(a), g(b), n),
     accumulate: (dst, src, n) => accumulate(rt, g(dst), g(src), n),
+    dropout: (out, x, n, o) => dropout(rt, g(out), g(x), n, o),
     logprobForward: (logp, entropy, lse, logits, targets, N, V, scale = 1) =>
       logprobForward(rt, g(logp), g(entropy), g(lse), g(logits), g(targets), N, V, scale),
     logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V, scale = 1) =>

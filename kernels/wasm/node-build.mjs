@@ -1,6 +1,8 @@
 // Compiles the wasm backend's kernels (kernels/wasm/assembly/*.ts, AssemblyScript) with the
 // `asc` that `npm ci` installs: kernels/wasm/build/ops.wasm (its own memory, one thread) and
-// ops-mt.wasm (an imported shared memory, for workers over SharedArrayBuffer). Skips the compile
+// ops-mt.wasm (an imported shared memory, for workers over SharedArrayBuffer), each also built with
+// relaxed SIMD (ops-relaxed.wasm, ops-mt-relaxed.wasm: fused multiply-adds, for engines that have
+// it; kernels/wasm/simd.ts chooses). Skips the compile
 // when both outputs are newer than every source and this file (its flags); `force` rebuilds.
 // Node only. Callers: node-wasm.ts before it reads a binary (the CLI, the tests), the command line
 // scripts/build-wasm.mjs (`npm ci`, `npm test`), and vite.config.ts (`npm run build`, the dev server).
@@ -11,9 +13,13 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const src = join(here, 'assembly');
 const out = join(here, 'build');
+const THREADS = ['--enable', 'threads', '--sharedMemory'];
+const RELAXED = ['--enable', 'relaxed-simd'];
 const TARGETS = [
   { file: 'ops.wasm', flags: [] },
-  { file: 'ops-mt.wasm', flags: ['--enable', 'threads', '--sharedMemory'] },
+  { file: 'ops-mt.wasm', flags: THREADS },
+  { file: 'ops-relaxed.wasm', flags: RELAXED },
+  { file: 'ops-mt-relaxed.wasm', flags: [...THREADS, ...RELAXED] },
 ];
 // 64 KiB pages: 4 GiB at most, memory32's limit (the shared build must declare a maximum).
 const COMMON = [

@@ -1,13 +1,20 @@
-/** The wasm backend in Node (CLI, tests): its binaries from kernels/wasm/build (built when missing or stale), and helper threads from worker_threads. */
+/**
+ * The wasm backend in Node (CLI, tests): its binaries from kernels/wasm/build (built when missing
+ * or stale), and helper threads from worker_threads.
+ */
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { WasmSimd } from '../backends/info';
 import type { WasmOps } from '../backends/wasm';
 import { createThreadedWasmOps, createWasmOps } from '../backends/wasm';
+import { defaultWasmSimd } from './simd';
 import type { ThreadPort } from './threads';
 
-export async function nodeWasmBinary(file: 'ops.wasm' | 'ops-mt.wasm' = 'ops.wasm'): Promise<Uint8Array> {
+export type WasmBinaryFile = 'ops.wasm' | 'ops-mt.wasm' | 'ops-relaxed.wasm' | 'ops-mt-relaxed.wasm';
+
+export async function nodeWasmBinary(file: WasmBinaryFile = 'ops.wasm'): Promise<Uint8Array> {
   const { buildWasm } = await import('./node-build.mjs');
   await buildWasm({ quiet: true });
   return readFile(fileURLToPath(new URL(`./build/${file}`, import.meta.url)));
@@ -26,8 +33,15 @@ export function nodeThread(): ThreadPort {
   };
 }
 
-/** The wasm backend on every core (`threads`, default the machine's parallelism), or single-threaded on one. */
-export async function nodeWasmOps(threads = availableParallelism()): Promise<WasmOps> {
-  if (threads < 2) return createWasmOps(await nodeWasmBinary());
-  return createThreadedWasmOps(await nodeWasmBinary('ops-mt.wasm'), threads, nodeThread);
+/**
+ * The wasm backend on every core (`threads`, default the machine's parallelism), or single-threaded
+ * on one; the `simd` build (default: relaxed where this engine has it, kernels/wasm/simd.ts).
+ */
+export async function nodeWasmOps(
+  threads = availableParallelism(),
+  simd: WasmSimd = defaultWasmSimd(),
+): Promise<WasmOps> {
+  const relaxed = simd === 'relaxed' ? '-relaxed' : '';
+  if (threads < 2) return createWasmOps(await nodeWasmBinary(`ops${relaxed}.wasm`));
+  return createThreadedWasmOps(await nodeWasmBinary(`ops-mt${relaxed}.wasm`), threads, nodeThread);
 }

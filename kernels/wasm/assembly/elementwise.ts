@@ -190,3 +190,22 @@ export function sumSquares(g: usize, n: i32): f64 {
   }
   return s;
 }
+
+// Seeded dropout (kernels/dropout/dropout.ref.ts): out[i] (+)= keep(offset + i) ? x[i]·scale : 0,
+// keep(j) = mix32(key ^ j) >= threshold (unsigned); key, threshold and scale come from the host.
+@inline function mix32(v: u32): u32 {
+  let h = v;
+  h ^= h >>> 16;
+  h *= 0x7feb352d;
+  h ^= h >>> 15;
+  h *= 0x846ca68b;
+  h ^= h >>> 16;
+  return h;
+}
+
+export function dropout(out: usize, x: usize, n: i32, key: u32, threshold: u32, offset: u32, scale: f32, acc: bool): void {
+  for (let i = 0; i < n; i++) {
+    const v: f32 = mix32(key ^ (offset + <u32>i)) >= threshold ? f32at(x, i) * scale : 0;
+    setf32(out, i, acc ? f32at(out, i) + v : v);
+  }
+}

@@ -1,10 +1,15 @@
 export { matmulRows, transpose } from './matmul';
 export { attentionBackward, attentionDecode, attentionForward } from './attention';
 export {
-  adamw, add, embeddingBackward, embeddingForward, logprobBackward, logprobForward, rmsnormBackward, rmsnormForward, rope, sumSquares, swigluBackward, swigluForward,
+  adamw, add, dropout, embeddingBackward, embeddingForward, logprobBackward, logprobForward, rmsnormBackward, rmsnormForward, rope, sumSquares, swigluBackward, swigluForward,
 } from './elementwise';
 
 /** First byte after the module's static data: the JS allocator hands out memory from here. */
 export function heapBase(): usize {
   return __heap_base;
+}
+
+/** 1 in the builds with relaxed SIMD (their multiply-adds are fused, vec.ts `madd`), 0 in the plain ones. */
+export function fusedMultiplyAdd(): bool {
+  return ASC_FEATURE_RELAXED_SIMD;
 }

@@ -1,7 +1,8 @@
 // out(M, N) (+)= op(A) · op(B) in f32 with SIMD (f32x4): a 4 × 8 register tile per inner loop.
 // Layouts as kernels/matmul/layout.ts: nn A(M,K)·B(K,N); nt A(M,K)·B(N,K)ᵀ; tn A(K,M)ᵀ·B(K,N).
 // nt transposes B into `scratch` (K·N floats) first, so every layout reads B as (K, N) rows.
-// Rows [m0, m1) only: threads split M.
+// Rows [m0, m1) only: threads split M. Multiply-adds are vec.ts `madd` (fused in the relaxed builds).
+import { madd } from './vec';
 
 @inline function tile4x8(out: usize, a: usize, sam: usize, sak: usize, b: usize, N: usize, K: i32, acc: bool): void {
   let c00 = f32x4.splat(0), c01 = f32x4.splat(0);
@@ -20,10 +21,10 @@
     const a1 = f32x4.splat(load<f32>(pa + r1));
     const a2 = f32x4.splat(load<f32>(pa + r2));
     const a3 = f32x4.splat(load<f32>(pa + r3));
-    c00 = f32x4.add(c00, f32x4.mul(a0, b0)); c01 = f32x4.add(c01, f32x4.mul(a0, b1));
-    c10 = f32x4.add(c10, f32x4.mul(a1, b0)); c11 = f32x4.add(c11, f32x4.mul(a1, b1));
-    c20 = f32x4.add(c20, f32x4.mul(a2, b0)); c21 = f32x4.add(c21, f32x4.mul(a2, b1));
-    c30 = f32x4.add(c30, f32x4.mul(a3, b0)); c31 = f32x4.add(c31, f32x4.mul(a3, b1));
+    c00 = madd(a0, b0, c00); c01 = madd(a0, b1, c01);
+    c10 = madd(a1, b0, c10); c11 = madd(a1, b1, c11);
+    c20 = madd(a2, b0, c20); c21 = madd(a2, b1, c21);
+    c30 = madd(a3, b0, c30); c31 = madd(a3, b1, c31);
     pa += astep;
     pb += bstep;
   }
@@ -45,7 +46,7 @@
   let pa = a;
   let pb = b;
   for (let k = 0; k < K; k++) {
-    c = f32x4.add(c, f32x4.mul(f32x4.splat(load<f32>(pa)), v128.load(pb)));
+    c = madd(f32x4.splat(load<f32>(pa)), v128.load(pb), c);
     pa += sak << 2;
     pb += N << 2;
   }

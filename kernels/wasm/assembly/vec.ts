@@ -1,11 +1,21 @@
 // Vector helpers over f32 arrays at byte offsets: f32x4 over the first n & ~3 elements, scalar tail.
 
+/**
+ * a·b + c, lane by lane: one fused multiply-add (relaxed SIMD's f32x4.relaxed_madd, rounded once
+ * where the hardware fuses) in the binaries built with relaxed-simd, a multiply then an add
+ * (rounded twice) in the plain ones. The branch is resolved when compiling.
+ */
+@inline export function madd(a: v128, b: v128, c: v128): v128 {
+  if (ASC_FEATURE_RELAXED_SIMD) return f32x4.relaxed_madd(a, b, c);
+  return f32x4.add(f32x4.mul(a, b), c);
+}
+
 /** Σ a[i]·b[i], i < n. */
 @inline export function dot(a: usize, b: usize, n: i32): f32 {
   let acc = f32x4.splat(0);
   const n4 = n & ~3;
   let i = 0;
-  for (; i < n4; i += 4) acc = f32x4.add(acc, f32x4.mul(v128.load(a + (<usize>i << 2)), v128.load(b + (<usize>i << 2))));
+  for (; i < n4; i += 4) acc = madd(v128.load(a + (<usize>i << 2)), v128.load(b + (<usize>i << 2)), acc);
   let s = f32x4.extract_lane(acc, 0) + f32x4.extract_lane(acc, 1) + f32x4.extract_lane(acc, 2) + f32x4.extract_lane(acc, 3);
   for (; i < n; i++) s += load<f32>(a + (<usize>i << 2)) * load<f32>(b + (<usize>i << 2));
   return s;
@@ -18,7 +28,7 @@
   let i = 0;
   for (; i < n4; i += 4) {
     const p = y + (<usize>i << 2);
-    v128.store(p, f32x4.add(v128.load(p), f32x4.mul(va, v128.load(x + (<usize>i << 2)))));
+    v128.store(p, madd(va, v128.load(x + (<usize>i << 2)), v128.load(p)));
   }
   for (; i < n; i++) {
     const p = y + (<usize>i << 2);
