@@ -134,7 +134,7 @@ test(
 
 test(
   'Base model with LoRA: the plan of the model in use follows the options (the frozen base and the adapters), ' +
-    'and GRPO trains the adapters on it',
+    'and GRPO trains the adapters on it with adapter dropout',
   async ({ page }) => {
     const picker = await openSmallGrpo(page, 1);
     await picker.getByLabel('Model folder').setInputFiles(dir);
@@ -143,7 +143,7 @@ test(
     await expect(plan).toContainText(/^Memory of a step of these options: \d+\.\d\d GiB on wasm, of its 4\.00 GiB: /);
     await expect(plan).toContainText('trained model: weights, gradients, AdamW m and v');
 
-    await fillFields(page, { 'LoRA rank': 4, 'LoRA alpha': 8 });
+    await fillFields(page, { 'LoRA rank': 4, 'LoRA alpha': 8, 'LoRA dropout': 0.1 });
     await page.getByTestId('field-loraTargets').selectOption('q_proj,v_proj');
     await expect(plan).toContainText(
       /base model \(frozen, also the reference\) 0\.\d\d GiB \+ LoRA adapters \(rank 4\)/,
@@ -152,6 +152,7 @@ test(
     await page.getByText('Config as JSON').click();
     await expect(page.getByTestId('config-json')).toContainText('"loraRank": 4');
     await expect(page.getByTestId('config-json')).toContainText('"loraTargets": "q_proj,v_proj"');
+    await expect(page.getByTestId('config-json')).toContainText('"loraDropout": 0.1');
 
     await page.getByTestId('run-start').click();
     await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 150_000 });
@@ -170,6 +171,7 @@ test(
       peft_type: 'LORA',
       r: 4,
       lora_alpha: 8,
+      lora_dropout: 0.1,
       target_modules: ['q_proj', 'v_proj'],
     });
   },

@@ -176,10 +176,14 @@ export interface GrpoRunOptions {
   samplerWorker?: boolean;
   /** Ids one training pass holds activations for (micro-batches, verl ppo_max_token_len_per_gpu); absent: a 1 GiB budget's. */
   idsPerPass?: number;
-  /** LoRA: the adapters' rank (PEFT r); absent: full fine-tuning. With `loraAlpha` (absent: the rank) and `loraTargets` (absent: all-linear). */
+  /**
+   * LoRA: the adapters' rank (PEFT r); absent: full fine-tuning. With `loraAlpha` (absent: the
+   * rank), `loraTargets` (absent: all-linear) and `loraDropout` (PEFT lora_dropout; absent: 0).
+   */
   loraRank?: number;
   loraAlpha?: number;
   loraTargets?: LoraTargetsChoice;
+  loraDropout?: number;
   /** Train on log-probs renormalised over the sampler's top-k/top-p support; absent: off (the full softmax). */
   renormalize?: boolean;
   /** A person's prompt dataset instead of the arithmetic generator (worker/data/dataset.ts); absent: arithmetic. */
@@ -410,6 +414,7 @@ export interface DpoRunOptions {
   loraRank?: number;
   loraAlpha?: number;
   loraTargets?: LoraTargetsChoice;
+  loraDropout?: number;
   /** A person's prompt dataset (rewards math, exact or regex) instead of the arithmetic generator; absent: arithmetic. */
   dataset?: DatasetRunOptions;
   /** A person's own model (`useModel`) instead of the shipped arithmetic base: the policy, the reference and the pairs' sampler. */

@@ -78,6 +78,15 @@ describe('the memory plan of a GRPO step', () => {
     const perLayer = 16 * (576 + 576 + (576 + 192) * 2 + 576 + 576 + (576 + 1536) * 3);
     expect(plan.parts[1].bytes).toBe(16 * 30 * perLayer);
     expect(plan.total).toBeLessThan(stepMemoryPlan(SMOLLM_SHAPE, { ...STEP, reference: true, idsPerPass: 2048 }).total);
+    // Adapter dropout: a pass also holds an adapter's dropped-out input, (ids, max(C, F)).
+    const dropped = stepMemoryPlan(SMOLLM_SHAPE, {
+      ...STEP,
+      reference: true,
+      idsPerPass: 2048,
+      lora: { ...lora, dropout: 0.1 },
+    });
+    const pass = (p: typeof plan) => p.parts.find((x) => x.part.startsWith('activations of one training pass'))!.bytes;
+    expect(pass(dropped) - pass(plan)).toBe(4 * plan.passIds * 1536);
   });
 
   it('DPO: a row per completion of a pair, the reference a model of its own; refused past the memory with the idsPerPass that fits', () => {

@@ -134,7 +134,7 @@ export interface MemoryPlan {
 }
 
 /** What a plan reads of a LoRA config: the rank and the targets. */
-export type PlannedLora = Pick<LoraConfig, 'rank' | 'targetModules'>;
+export type PlannedLora = Pick<LoraConfig, 'rank' | 'targetModules'> & { dropout?: number };
 
 /** Bytes as GiB, two decimals: how plans are written. */
 export const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;

@@ -421,6 +421,17 @@ describe('trlConfig: options', () => {
     expect(ppo({ valueCoefficient: 0.1, valueClip: 0.5 }).kwargs).toMatchObject({ vf_coef: 0.1, cliprange_value: 0.5 });
   });
 
+  it("LoRA is PEFT's LoraConfig passed to the trainer, named in words with its dropout", () => {
+    const e = grpo({ loraRank: 8, loraAlpha: 16, loraDropout: 0.05 });
+    const peft = unmapped(e, 'loraRank')[0];
+    expect(peft.kind).toBe('none');
+    expect(JSON.stringify(peft)).toContain(
+      "LoraConfig(r=8, lora_alpha=16, target_modules='all-linear', lora_dropout=0.05)",
+    );
+    expect(kinds(unmapped(e, 'loraDropout'))).toEqual(['loraDropout:none']);
+    expect(JSON.stringify(unmapped(grpo({ loraRank: 2 }), 'loraRank'))).toContain('lora_dropout=0)');
+  });
+
   it('DPO loss types and label smoothing', () => {
     const robust = dpo({ loss: { type: 'robust', labelSmoothing: 0.1 }, nllWeight: 0.5 });
     expect(robust.kwargs).toMatchObject({ loss_type: ['robust', 'sft'], loss_weights: [1, 0.5], label_smoothing: 0.1 });

@@ -204,10 +204,11 @@ function common(o: RlRunOptions | DpoRunOptions, b: Builder, k: number, stepsKey
             .split(',')
             .map((t) => `'${t}'`)
             .join(', ')}]`;
-    const peft = `pass peft_config=LoraConfig(r=${o.loraRank}, lora_alpha=${alpha}, target_modules=${modules}, lora_dropout=0.0) to the trainer`;
+    const peft = `pass peft_config=LoraConfig(r=${o.loraRank}, lora_alpha=${alpha}, target_modules=${modules}, lora_dropout=${o.loraDropout ?? 0}) to the trainer`;
     b.log.none('loraRank', o.loraRank, peft);
     b.log.none('loraAlpha', alpha, peft);
     b.log.none('loraTargets', targets, peft);
+    if (o.loraDropout) b.log.none('loraDropout', o.loraDropout, peft);
   }
   const every = o.checkpointEvery > 0 ? o.checkpointEvery : o.steps;
   b.set('checkpointEvery', o.checkpointEvery, 'save_strategy', 'steps');

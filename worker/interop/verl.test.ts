@@ -533,6 +533,20 @@ describe('verlCommand: options', () => {
     expect(kinds(unmapped(grpo({ trainProblems: 8 }), 'trainProblems'))).toEqual(['trainProblems:none']);
   });
 
+  it("LoRA onto actor_rollout_ref.model's lora keys; adapter dropout, which verl's LoraConfig lacks, is listed", () => {
+    const model = 'actor_rollout_ref.model';
+    const e = grpo({ loraRank: 8, loraTargets: 'q_proj,v_proj', loraDropout: 0.1 });
+    expect([`${model}.lora_rank`, `${model}.lora_alpha`, `${model}.target_modules`].map((k) => at(e, k))).toEqual([
+      '8',
+      '8',
+      hydraValue(['q_proj', 'v_proj']),
+    ]);
+    expect(kinds(unmapped(e, 'loraDropout'))).toEqual(['loraDropout:none']);
+    expect(at(grpo({ loraRank: 4, loraAlpha: 16 }), `${model}.lora_alpha`)).toBe('16');
+    expect(unmapped(grpo({ loraRank: 4 }), 'loraDropout')).toEqual([]);
+    expect(at(grpo({}), `${model}.lora_rank`)).toBeUndefined();
+  });
+
   it('PPO: GAE γ, λ and the value clip; shiftMean off is listed', () => {
     const e = ppo({ gamma: 0.99, lam: 0.9, valueClip: 0.5, shiftMean: false });
     expect(

@@ -404,6 +404,12 @@ function translate(o: RlRunOptions): VerlExport {
       'actor_rollout_ref.model.target_modules',
       targets === 'all-linear' ? targets : targets.split(','),
     );
+    if (o.loraDropout)
+      log.none(
+        'loraDropout',
+        o.loraDropout,
+        "verl's LoraConfig sets no lora_dropout (PEFT's default 0): its run has no adapter dropout",
+      );
   }
   // Evaluation and checkpoints; both also fire on verl's last step.
   set('evalEvery', o.evalEvery, 'trainer.test_freq', o.evalEvery > 0 ? o.evalEvery : -1);

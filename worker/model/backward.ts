@@ -10,7 +10,7 @@ import type { Ops } from '../../kernels/ops';
 import type { ModelConfig } from './config';
 import { kvDim } from './config';
 import type { ValueHead } from './forward';
-import { adapterAt, headLogits } from './forward';
+import { adapterAt, adapterDropout, dropAdapterInput, headLogits } from './forward';
 import type { Tensor } from '../../kernels/ops';
 import type { Acts, LayerActs, LayerParams, ParamSet } from './tensors';
 import type { AdapterSet, Projection } from './lora';
@@ -140,5 +140,15 @@ function adaptBackward(
   if (!at) return;
   const g = gad?.[k];
   if (!g) throw new Error(`backward: LoRA on ${k} without its gradients`);
-  adapterBackward(ops, at.ad, g, inp, at.u, dy, dx, at.scratch.t, at.scratch.du, N, inDim, outDim);
+  const { t, du, xd, dropout } = at.scratch;
+  const dropped = dropAdapterInput(ops, at, inp, N, inDim);
+  if (!dropped || !xd || !dropout) {
+    adapterBackward(ops, at.ad, g, inp, at.u, dy, dx, t, du, N, inDim, outDim);
+    return;
+  }
+  // Under dropout the branch read m ⊙ x / (1 − p): dA from that input, and its input gradient
+  // (du·A) through the same mask, into xd once dA has read it.
+  adapterBackward(ops, at.ad, g, dropped, at.u, dy, null, t, du, N, inDim, outDim);
+  ops.matmul(xd, du, at.ad.a, N, at.ad.rank, inDim, 'nn'); // (N, r) · (r, in)
+  ops.dropout(dx, xd, N * inDim, { ...adapterDropout(dropout, at.ad.salt, inDim), accumulate: true });
 }

@@ -10,7 +10,7 @@ import type { ModelConfig } from './config';
 import { kvDim } from './config';
 import type { Acts, LayerActs, LayerParams, ParamSet } from './tensors';
 import type { Projection } from './lora';
-import { adapterForward } from './lora';
+import { adapterForward, adapterMaskSeed } from './lora';
 
 /** The PPO value head: one linear map (1, C) of the final normed hidden state, and its gradient. */
 export interface ValueHead {
@@ -103,7 +103,42 @@ export function adapt(
   outDim: number,
 ): void {
   const at = adapterAt(w, k, x, a, 'forward');
-  if (at) adapterForward(ops, at.ad, inp, y, at.u, at.scratch.t, N, inDim, outDim);
+  if (at)
+    adapterForward(
+      ops,
+      at.ad,
+      dropAdapterInput(ops, at, inp, N, inDim) ?? inp,
+      y,
+      at.u,
+      at.scratch.t,
+      N,
+      inDim,
+      outDim,
+    );
+}
+
+/**
+ * The adapter's input with this forward's dropout mask applied (lora.ts LoraConfig `dropout`),
+ * in the LoRA scratch `xd`; null when the forward drew no dropout. The backward calls it again
+ * and gets the same values.
+ */
+export function dropAdapterInput(
+  ops: Ops,
+  at: NonNullable<ReturnType<typeof adapterAt>>,
+  inp: Tensor,
+  N: number,
+  inDim: number,
+): Tensor | null {
+  const d = at.scratch.dropout;
+  if (!d) return null;
+  if (!at.scratch.xd) throw new Error('LoRA dropout without its scratch (allocActs lora.dropout)');
+  ops.dropout(at.scratch.xd, inp, N * inDim, adapterDropout(d, at.ad.salt, inDim));
+  return at.scratch.xd;
+}
+
+/** One adapter's mask in a forward that drew `d`: its own seed, its first element's index. */
+export function adapterDropout(d: { p: number; seed: number; offset: number }, salt: number, inDim: number) {
+  return { p: d.p, seed: adapterMaskSeed(d.seed, salt), offset: (d.offset * inDim) >>> 0 };
 }
 
 /**

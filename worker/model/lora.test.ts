@@ -16,7 +16,20 @@ import type { ModelConfig } from './config';
 import { modelPreset } from './config';
 import { Decoder } from './kv-cache';
 import type { LoraConfig } from './lora';
-import { initialAdapters, loraScale, loraSpecs, mergeAdapters, validateLoraConfig } from './lora';
+import {
+  adapterMaskSeed,
+  allocAdapterSet,
+  initialAdapters,
+  loraActs,
+  loraScale,
+  loraSpecs,
+  mergeAdapters,
+  validateLoraConfig,
+} from './lora';
+import { adapt } from './forward';
+import { allocActs } from './tensors';
+import type { LayerParams } from './tensors';
+import { dropoutRef } from '../../kernels/dropout/dropout.ref';
 import { Model } from './model';
 import type { PackedInput } from './packing';
 import { rowPerSequence } from './packing';
@@ -46,8 +59,8 @@ function adapters(lora: LoraConfig, seed: number): Map<string, Float32Array> {
   return out;
 }
 
-async function lossOf(model: Model): Promise<number> {
-  const { logp } = await model.score(BATCH);
+async function lossOf(model: Model, dropoutSeed?: number): Promise<number> {
+  const { logp } = await model.score(BATCH, undefined, dropoutSeed === undefined ? {} : { dropoutSeed });
   return logp.reduce((s, x, i) => s + SEED[i] * x, 0);
 }
 
@@ -62,10 +75,11 @@ if (gpu) backends.push(['webgpu', () => gpu]);
 describe('LoRA config', () => {
   it('names each bad field and the allowed values', () => {
     expect(validateLoraConfig(ALL)).toEqual([]);
-    const p = validateLoraConfig({ rank: 0, alpha: -1, dropout: 0.1, targetModules: ['q_proj', 'qkv'] });
+    const p = validateLoraConfig({ rank: 0, alpha: -1, dropout: 1, targetModules: ['q_proj', 'qkv'] });
     expect(p.join('\n')).toMatch(/lora\.rank = 0; expected an integer ≥ 1/);
     expect(p.join('\n')).toMatch(/lora\.alpha = -1/);
-    expect(p.join('\n')).toMatch(/lora\.dropout = 0\.1; only 0/);
+    expect(p.join('\n')).toMatch(/lora\.dropout = 1; expected a number in \[0, 1\) \(PEFT lora_dropout\)/);
+    expect(validateLoraConfig({ ...ALL, dropout: 0.1 })).toEqual([]);
     expect(p.join('\n')).toMatch(
       /'qkv'; expected some of q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj/,
     );
@@ -276,5 +290,117 @@ describe('LoRA weights', () => {
     const one = await grads(),
       three = await grads(7);
     for (const [name, g] of one) expectClose(three.get(name)!, g, { label: name, atol: 1e-6, rtol: 1e-5 });
+  });
+});
+
+describe('LoRA adapter dropout', () => {
+  const DROP: LoraConfig = { ...ALL, dropout: 0.3 };
+
+  it("the branch reads m ⊙ x / (1 − p), m the kernel's mask for its layer and projection (hand-computed)", async () => {
+    const ops = createCpuOps();
+    const [N, C, F, r, s] = [5, CONFIG.dModel, CONFIG.ffn, DROP.rank, loraScale(DROP)];
+    const set = allocAdapterSet(ops, CONFIG, DROP, 't', s);
+    const ad = adapters(DROP, 3);
+    for (const [name, t] of set.byName) ops.upload(t, ad.get(name)!);
+    const salts = set.layers.flatMap((l) => Object.values(l).map((a) => a.salt));
+    expect(new Set(salts).size, 'every adapter draws a mask of its own').toBe(salts.length);
+    const acts = allocActs(ops, CONFIG, 1, N, { lora: loraActs(DROP) });
+    acts.lora!.dropout = { p: 0.3, seed: 77, offset: 11 };
+    const r2 = mulberry32(4);
+    const x = Float32Array.from({ length: N * F }, () => r2() - 0.5);
+    const y0 = Float32Array.from({ length: N * C }, () => r2() - 0.5);
+    const [inp, y] = [ops.alloc('inp', N * F), ops.alloc('y', N * C)];
+    ops.upload(inp, x);
+    ops.upload(y, y0);
+    const ad1 = set.layers[1].wd!;
+    adapt(ops, { adapters: set.layers[1] } as LayerParams, 'wd', acts.layers[1], acts, inp, y, N, F, C);
+
+    // By hand: the mask as dropoutRef draws it for this adapter (its seed, offset · in), then y0 + s·(x̃·Aᵀ)·Bᵀ.
+    const xd = new Float32Array(N * F);
+    dropoutRef(xd, x, N * F, { p: 0.3, seed: adapterMaskSeed(77, ad1.salt), offset: 11 * F });
+    const dropped = xd.filter((v, i) => v === 0 && x[i] !== 0).length;
+    expect(dropped / (N * F)).toBeGreaterThan(0.15);
+    expect(dropped / (N * F)).toBeLessThan(0.45);
+    const A = ad.get('model.layers.1.mlp.down_proj.lora_A.weight')!,
+      B = ad.get('model.layers.1.mlp.down_proj.lora_B.weight')!;
+    const want = Float64Array.from(y0);
+    for (let n = 0; n < N; n++)
+      for (let k = 0; k < r; k++) {
+        let u = 0;
+        for (let j = 0; j < F; j++) u += xd[n * F + j] * A[k * F + j];
+        for (let o = 0; o < C; o++) want[n * C + o] += s * u * B[o * r + k];
+      }
+    expectClose(await ops.read(y), want, { label: 'dropped-out branch', atol: 1e-5, rtol: 0 });
+  });
+
+  it('gradients by finite differences of every adapter tensor, the masks drawn again by the backward (cpu)', async () => {
+    const ops = createCpuOps();
+    const lora = new Model(ops, CONFIG, { lora: DROP });
+    const ad = adapters(DROP, 12);
+    const base = new Map([...BASE].map(([n, w]) => [n, n.includes('norm') ? w : w.map((x) => 15 * x)]));
+    const weights = new Map([...base, ...ad]);
+    lora.setWeights(weights);
+    await lora.score(BATCH, undefined, { dropoutSeed: 5 });
+    lora.zeroGrad();
+    await lora.backward(SEED);
+    const grads = await lora.getGradients();
+    for (const [name, w] of ad) {
+      const fd = await numericGradAsync(
+        w,
+        async () => {
+          lora.setWeights(weights);
+          return lossOf(lora, 5);
+        },
+        1e-2,
+      );
+      lora.setWeights(weights);
+      const { error, fdNormSq } = relativeError(grads.get(name)!, fd);
+      expect(fdNormSq, `${name}: zero finite-difference gradient`).toBeGreaterThan(1e-10);
+      expect(error, `${name}: relative error`).toBeLessThan(1e-2);
+    }
+  });
+
+  it('a batch in passes draws the masks of one pass: log-probs bit for bit, gradients to summation order (cpu)', async () => {
+    const ops = createCpuOps();
+    const run = async (idsPerPass?: number) => {
+      const m = new Model(ops, CONFIG, { lora: DROP, ...(idsPerPass ? { idsPerPass } : {}) });
+      m.setWeights(new Map([...BASE, ...adapters(DROP, 6)]));
+      const { logp } = await m.score(BATCH, undefined, { dropoutSeed: 9 });
+      m.zeroGrad();
+      await m.backward(SEED);
+      return { logp, grads: await m.getGradients() };
+    };
+    const one = await run(),
+      three = await run(7);
+    expect(Array.from(three.logp)).toEqual(Array.from(one.logp));
+    for (const [name, g] of one.grads) expectClose(three.grads.get(name)!, g, { label: name, atol: 1e-6, rtol: 1e-5 });
+  });
+
+  describe.each(backends)('(%s)', (_name, makeOps) => {
+    it("a seed draws its masks again, another seed others, none scores without dropout; the CPU's numbers", async () => {
+      const ops = makeOps();
+      const weights = new Map([...BASE, ...adapters(DROP, 8)]);
+      const [m, plain] = [new Model(ops, CONFIG, { lora: DROP }), new Model(ops, CONFIG, { lora: ALL })];
+      m.setWeights(weights);
+      plain.setWeights(weights);
+      const a = (await m.score(BATCH, undefined, { dropoutSeed: 1 })).logp;
+      expect(Array.from((await m.score(BATCH, undefined, { dropoutSeed: 1 })).logp)).toEqual(Array.from(a));
+      const b = (await m.score(BATCH, undefined, { dropoutSeed: 2 })).logp;
+      expect(Math.max(...a.map((x, i) => Math.abs(x - b[i])))).toBeGreaterThan(1e-3);
+      expect(Array.from((await m.score(BATCH)).logp)).toEqual(Array.from((await plain.score(BATCH)).logp));
+      await expect(m.score(BATCH, undefined, { dropoutSeed: -1 })).rejects.toThrow(/dropoutSeed = -1/);
+
+      const cpu = new Model(createCpuOps(), CONFIG, { lora: DROP });
+      cpu.setWeights(weights);
+      const gradsOf = async (model: Model) => {
+        const { logp } = await model.score(BATCH, undefined, { dropoutSeed: 3 });
+        model.zeroGrad();
+        await model.backward(SEED);
+        return { logp, grads: await model.getGradients() };
+      };
+      const [got, want] = [await gradsOf(m), await gradsOf(cpu)];
+      expectClose(got.logp, want.logp, { label: 'log-probs under dropout', atol: 1e-4, rtol: 0 });
+      for (const [name, g] of want.grads) expectClose(got.grads.get(name)!, g, { label: name, atol: 1e-4, rtol: 1e-3 });
+    });
   });
 });

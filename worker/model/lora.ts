@@ -12,6 +12,7 @@
  */
 import type { Ops, Tensor } from '../../kernels/ops';
 import { mulberry32 } from '../../kernels/common/random';
+import { mix32 } from '../../kernels/dropout/dropout.ref';
 import type { ModelConfig } from './config';
 import { paramSpecs } from './params';
 import type { GrpoRunOptions } from '../contract/options';
@@ -35,8 +36,10 @@ export interface LoraConfig {
   /** The scaling's numerator: s = alpha / rank (PEFT `lora_alpha`). */
   alpha: number;
   /**
-   * Dropout on an adapter's input during training (PEFT `lora_dropout`). Only 0 is supported: the
-   * kernels have no seeded elementwise mask yet, and a run asking for more is refused.
+   * Dropout on an adapter's input during training (PEFT `lora_dropout`), 0 ≤ p < 1: in a forward
+   * scored with a `dropoutSeed` (an update's own), each adapted projection's branch reads
+   * dropout(x) = x ⊙ m / (1 − p), a mask of its own per layer and projection (kernels/dropout);
+   * the base's path and every other forward (scoring, sampling) see x itself.
    */
   dropout: number;
   /** PEFT `target_modules`: names from LORA_TARGETS, or 'all-linear' for every one of them. */
@@ -49,8 +52,8 @@ export function validateLoraConfig(o: LoraConfig): string[] {
   if (!Number.isInteger(o.rank) || o.rank < 1) out.push(`lora.rank = ${o.rank}; expected an integer ≥ 1`);
   if (typeof o.alpha !== 'number' || !Number.isFinite(o.alpha) || o.alpha <= 0)
     out.push(`lora.alpha = ${o.alpha}; expected a finite number > 0 (the scaling is alpha / rank)`);
-  if (o.dropout !== 0)
-    out.push(`lora.dropout = ${o.dropout}; only 0 is supported (adapter dropout is not implemented in the kernels)`);
+  if (typeof o.dropout !== 'number' || !(o.dropout >= 0 && o.dropout < 1))
+    out.push(`lora.dropout = ${o.dropout}; expected a number in [0, 1) (PEFT lora_dropout)`);
   const names = Object.keys(LORA_TARGETS);
   if (!Array.isArray(o.targetModules) || o.targetModules.length === 0)
     out.push(`lora.targetModules is empty; expected some of ${names.join(', ')} or 'all-linear'`);
@@ -63,11 +66,16 @@ export function validateLoraConfig(o: LoraConfig): string[] {
 
 /** Run options' LoRA fields (GrpoRunOptions `loraRank`, …) as a config: absent rank, none; alpha defaults to the rank, targets to all-linear. */
 export function loraFromOptions(
-  o: Pick<GrpoRunOptions, 'loraRank' | 'loraAlpha' | 'loraTargets'>,
+  o: Pick<GrpoRunOptions, 'loraRank' | 'loraAlpha' | 'loraTargets' | 'loraDropout'>,
 ): LoraConfig | undefined {
   if (o.loraRank === undefined) return undefined;
   const targets = o.loraTargets ?? 'all-linear';
-  return { rank: o.loraRank, alpha: o.loraAlpha ?? o.loraRank, dropout: 0, targetModules: targets.split(',') };
+  return {
+    rank: o.loraRank,
+    alpha: o.loraAlpha ?? o.loraRank,
+    dropout: o.loraDropout ?? 0,
+    targetModules: targets.split(','),
+  };
 }
 
 /** The targeted projections in the model's order (q, k, v, o, gate, up, down), duplicates dropped. */
@@ -76,10 +84,28 @@ export function loraTargets(o: Pick<LoraConfig, 'targetModules'>): LoraTarget[] 
   return o.targetModules.includes('all-linear') ? all : all.filter((t) => o.targetModules.includes(t));
 }
 
-/** What the activations hold for a model with these adapters (tensors.ts allocActs `lora`): u (N, r) per targeted projection. */
-export function loraActs(o: Pick<LoraConfig, 'rank' | 'targetModules'>): { rank: number; targets: Projection[] } {
-  return { rank: o.rank, targets: loraTargets(o).map((t) => LORA_TARGETS[t]) };
+/**
+ * What a training forward's activations hold for a model with these adapters (tensors.ts allocActs
+ * `lora`): u (N, r) per targeted projection, and room for the dropped-out inputs under dropout.
+ */
+export function loraActs(o: Pick<LoraConfig, 'rank' | 'targetModules'> & { dropout?: number }): {
+  rank: number;
+  targets: Projection[];
+  dropout: boolean;
+} {
+  return { rank: o.rank, targets: loraTargets(o).map((t) => LORA_TARGETS[t]), dropout: (o.dropout ?? 0) > 0 };
 }
+
+/**
+ * The dropout mask seed of an update's forward: a hash of the run's seed, the step and the update's
+ * index within it, so that the same config and seed draw the same masks.
+ */
+export function dropoutSeedOf(runSeed: number, step: number, update: number): number {
+  return mix32((mix32(runSeed >>> 0) ^ mix32((step * 4096 + update) >>> 0)) >>> 0);
+}
+
+/** The mask seed of one adapter (its `salt`: layer and projection) in a forward drawn from `seed`. */
+export const adapterMaskSeed = (seed: number, salt: number): number => mix32((seed ^ mix32(salt)) >>> 0);
 
 /** s = alpha / rank, the factor of the adapters' product. */
 export const loraScale = (o: Pick<LoraConfig, 'rank' | 'alpha'>): number => o.alpha / o.rank;
@@ -135,6 +161,8 @@ export interface Adapter {
   b: Tensor;
   scale: Tensor;
   rank: number;
+  /** Distinct per layer and projection: keys its dropout mask (adapterMaskSeed). */
+  salt: number;
 }
 export type LayerAdapters = Partial<Record<Projection, Adapter>>;
 
@@ -163,6 +191,7 @@ export function allocAdapterSet(ops: Ops, c: ModelConfig, o: LoraConfig, prefix:
         b: byName.get(sp.name.replace('lora_A', 'lora_B'))!,
         scale,
         rank: o.rank,
+        salt: sp.layer * 8 + Object.keys(LORA_TARGETS).indexOf(sp.target),
       };
   return { rank: o.rank, layers, byName, scale };
 }

@@ -71,6 +71,12 @@ export interface ScoreOptions {
    * cannot be differentiated.
    */
   adapters?: boolean;
+  /**
+   * Score in training mode: LoRA's adapter dropout (LoraConfig `dropout` > 0) with masks drawn
+   * from this seed (an unsigned 32-bit integer; lora.ts dropoutSeedOf), which `backward` draws
+   * again. Absent: no dropout (scoring, old log-probs). No effect without adapter dropout.
+   */
+  dropoutSeed?: number;
 }
 
 export interface Scored {
@@ -181,6 +187,8 @@ export class Model {
     bias?: Float32Array;
     passes: number;
     adapters: boolean;
+    /** The dropout masks' seed (ScoreOptions `dropoutSeed`), null for none. */
+    dropoutSeed: number | null;
   } | null = null;
   private readonly idsPerPass: number | null;
   /** The value head's weights (1, C), when enabled. */
@@ -222,9 +230,9 @@ export class Model {
     return this.lora?.config ?? null;
   }
 
-  /** The activations' LoRA buffers for a model with adapters (allocActs `lora`). */
-  get actsLora(): { rank: number; targets: Projection[] } | undefined {
-    return this.lora ? loraActs(this.lora.config) : undefined;
+  /** The LoRA buffers of activations that sample (allocActs `lora`; no dropout there), for a model with adapters. */
+  get actsLora(): { rank: number; targets: Projection[]; dropout: boolean } | undefined {
+    return this.lora ? { ...loraActs(this.lora.config), dropout: false } : undefined;
   }
 
   /** The weights a forward runs: the base with its adapters attached under LoRA (unless `adapters` is false). */
@@ -369,6 +377,10 @@ export class Model {
    */
   async score(batch: PackedInput, logitBias?: Float32Array, options: ScoreOptions = {}): Promise<Scored> {
     const { temperature = 1, adapters = true } = options;
+    const p = adapters ? (this.lora?.config.dropout ?? 0) : 0;
+    const dropoutSeed = p > 0 && options.dropoutSeed !== undefined ? options.dropoutSeed : null;
+    if (dropoutSeed !== null && !(Number.isInteger(dropoutSeed) && dropoutSeed >= 0 && dropoutSeed <= 0xffffffff))
+      throw new Error(`score: dropoutSeed = ${dropoutSeed}; expected an unsigned 32-bit integer`);
     if (typeof temperature !== 'number' || !Number.isFinite(temperature) || temperature <= 0)
       throw new Error(
         `score: temperature = ${temperature}; expected a finite number > 0 (1 = untempered; score a greedy sampler at 1)`,
@@ -382,7 +394,13 @@ export class Model {
       values: this.vh ? new Float32Array(rows * width) : null,
     };
     for (const pass of passes) {
-      const acts = this.runForward(pass.input, pass.take(logitBias, this.config.vocab), scale, adapters);
+      const acts = this.runForward(
+        pass.input,
+        pass.take(logitBias, this.config.vocab),
+        scale,
+        adapters,
+        this.dropoutAt(dropoutSeed, pass.first * width),
+      );
       const n = pass.rows * width;
       const seg = pass.input.segmentIds;
       const at = pass.first * width;
@@ -391,8 +409,20 @@ export class Model {
       if (out.values)
         out.values.set(alignToIds(await this.ops.read(acts.values), seg, pass.input.rows, width).subarray(0, n), at);
     }
-    this.forwarded = { batch, scale, ...(logitBias ? { bias: logitBias } : {}), passes: passes.length, adapters };
+    this.forwarded = {
+      batch,
+      scale,
+      ...(logitBias ? { bias: logitBias } : {}),
+      passes: passes.length,
+      adapters,
+      dropoutSeed,
+    };
     return out;
+  }
+
+  /** A forward's dropout from `seed` (null: none) for a pass whose first position is `offset` in the batch. */
+  private dropoutAt(seed: number | null, offset: number): NonNullable<Acts['lora']>['dropout'] {
+    return seed === null ? null : { p: this.lora!.config.dropout, seed, offset };
   }
 
   /**
@@ -460,7 +490,13 @@ export class Model {
    * Forward on a packed batch (one pass), leaving every activation in place; the log-probs at
    * inverse temperature `scale` (1/T, default 1; the logits stay untempered).
    */
-  private runForward(batch: PackedInput, logitBias?: Float32Array, scale = 1, adapters = true): Acts {
+  private runForward(
+    batch: PackedInput,
+    logitBias?: Float32Array,
+    scale = 1,
+    adapters = true,
+    dropout: NonNullable<Acts['lora']>['dropout'] = null,
+  ): Acts {
     const { rows, width } = batch;
     for (const [name, a] of [
       ['inputIds', batch.inputIds],
@@ -496,6 +532,7 @@ export class Model {
       this.ops.upload(this.bias.t, logitBias);
       bias = this.bias.t;
     }
+    if (acts.lora) acts.lora.dropout = dropout;
     forward(this.ops, this.config, this.forwardParams(adapters), acts, this.vh, bias, scale);
     this.forwardBias = bias;
     this.forwarded = null; // score() records what it scored; a bare forward leaves nothing to differentiate
@@ -512,7 +549,7 @@ export class Model {
   async backward(dlogp: ArrayLike<number>, dvalues: ArrayLike<number> | null = null): Promise<void> {
     const { grads, valueHead } = this.trainedParts('backward');
     if (!this.forwarded || !this.acts) throw new Error('backward() before score(): score a batch first');
-    const { batch, scale, bias } = this.forwarded;
+    const { batch, scale, bias, dropoutSeed } = this.forwarded;
     if (!this.forwarded.adapters)
       throw new Error(
         'backward: the last batch was scored without the adapters (score { adapters: false }); score it with them',
@@ -527,7 +564,15 @@ export class Model {
     for (const [k, pass] of (passes ?? [null]).entries()) {
       if (k > 0) await this.ops.flush();
       const input = pass ? pass.input : batch;
-      const acts = pass ? this.runForward(input, pass.take(bias, this.config.vocab), scale) : this.acts;
+      const acts = pass
+        ? this.runForward(
+            input,
+            pass.take(bias, this.config.vocab),
+            scale,
+            true,
+            this.dropoutAt(dropoutSeed, pass.first * input.width),
+          )
+        : this.acts;
       const seed = (x: ArrayLike<number>) =>
         seedToPositions(pass ? pass.take(x)! : x, input.segmentIds, input.rows, input.width);
       this.ops.upload(acts.dlogp, seed(dlogp));
@@ -593,7 +638,7 @@ export class Model {
   private actsFor(B: number, T: number): Acts {
     if (this.acts && this.acts.B === B && this.acts.T === T) return this.acts;
     if (this.acts) freeActs(this.ops, this.acts);
-    this.acts = allocActs(this.ops, this.config, B, T, { lora: this.actsLora });
+    this.acts = allocActs(this.ops, this.config, B, T, this.lora ? { lora: loraActs(this.lora.config) } : {});
     return this.acts;
   }
 }

@@ -146,7 +146,18 @@ export interface Acts {
   dup: Tensor; // (N, F)
   dh: Tensor; // (N, F)
   /** LoRA scratch, (N, r) each: the forward's x·Aᵀ and the backward's s·dy·B; null without adapters. */
-  lora: { t: Tensor; du: Tensor } | null;
+  lora: {
+    t: Tensor;
+    du: Tensor;
+    /** (N, max(C, F)): an adapter's dropped-out input (forward, backward) and its input gradient; null without dropout. */
+    xd: Tensor | null;
+    /**
+     * The dropout the last forward drew (lora.ts LoraConfig `dropout`): probability, the forward's
+     * seed, and its first position's index in the batch (a pass's masks continue the whole batch's);
+     * the backward draws the same masks. Null: none (every forward but an update's).
+     */
+    dropout: { p: number; seed: number; offset: number } | null;
+  } | null;
   /** Where a frozen base's norm-weight gradients go (C, never read): the backward computes them with the input's. */
   normSink: Tensor;
 }
@@ -167,7 +178,8 @@ export function allocActs(
     wholeHead?: boolean;
     /** One layer's activations serve every layer (a prefill keeps only each layer's k and v, in the cache). */
     sharedLayers?: boolean;
-    lora?: { rank: number; targets: readonly Projection[] };
+    /** Adapters' buffers; `dropout`: room for their dropped-out inputs too. */
+    lora?: { rank: number; targets: readonly Projection[]; dropout?: boolean };
   } = {},
 ): Acts {
   const layersOnly = o.layersOnly ?? false;
@@ -250,19 +262,28 @@ export function allocActs(
     dgate: f('dgate', N * F),
     dup: f('dup', N * F),
     dh: f('dh', N * F),
-    lora: o.lora ? { t: f('lora.t', N * o.lora.rank), du: f('dlora', N * o.lora.rank) } : null,
+    lora: o.lora
+      ? {
+          t: f('lora.t', N * o.lora.rank),
+          du: f('dlora', N * o.lora.rank),
+          xd: o.lora.dropout ? f('lora.xd', N * Math.max(C, F)) : null,
+          dropout: null,
+        }
+      : null,
     normSink: f('dnormSink', C),
   };
 }
 
 export function freeActs(ops: Ops, a: Acts): void {
   for (const [key, t] of Object.entries(a)) {
-    if (key === 'layers')
+    if (key === 'layers') {
       for (const { u, ...la } of new Set(t as LayerActs[]))
         for (const x of [...Object.values(la), ...Object.values(u ?? {})]) ops.free(x);
-    else if (key === 'head' || key === 'lora')
+    } else if (key === 'head') {
       for (const x of Object.values((t as object | null) ?? {})) ops.free(x as Tensor);
-    else if (typeof t === 'object') ops.free(t as Tensor);
+    } else if (key === 'lora') {
+      for (const x of a.lora ? [a.lora.t, a.lora.du, a.lora.xd] : []) if (x) ops.free(x);
+    } else if (typeof t === 'object') ops.free(t as Tensor);
   }
 }
 

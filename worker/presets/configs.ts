@@ -361,13 +361,20 @@ export function flowOptionsOf(
 }
 
 /** A config's LoRA as the run options write it (absent without LoRA). */
-function loraOptionsOf(lora: LoraConfig | undefined): Pick<GrpoRunOptions, 'loraRank' | 'loraAlpha' | 'loraTargets'> {
+function loraOptionsOf(
+  lora: LoraConfig | undefined,
+): Pick<GrpoRunOptions, 'loraRank' | 'loraAlpha' | 'loraTargets' | 'loraDropout'> {
   if (!lora) return {};
   const targets = lora.targetModules.join(',');
   const choice = LORA_TARGET_CHOICES.find((c) => c === targets);
   if (!choice)
     throw new Error(`a LoRA config's targets '${targets}' are none of the form's (${LORA_TARGET_CHOICES.join('; ')})`);
-  return { loraRank: lora.rank, loraAlpha: lora.alpha, loraTargets: choice };
+  return {
+    loraRank: lora.rank,
+    loraAlpha: lora.alpha,
+    loraTargets: choice,
+    ...(lora.dropout > 0 ? { loraDropout: lora.dropout } : {}),
+  };
 }
 
 export function dpoConfigOf(o: DpoRunOptions, base: DpoConfig): DpoConfig {

@@ -157,8 +157,15 @@ const lora = {
       section: 'Optimizer',
       description:
         'The projections adapted, by their Hugging Face names (PEFT target_modules; all-linear: q, k, v, o, gate, ' +
-        'up and down). Read only with a rank. Empty: all-linear. Adapter dropout is not offered (only 0).',
+        'up and down). Read only with a rank. Empty: all-linear.',
     }),
+  loraDropout: num('[0, 1)', {
+    title: 'LoRA dropout',
+    section: 'Optimizer',
+    description:
+      "Dropout on each adapter's input in the updates' forwards (PEFT lora_dropout), a seeded mask per layer and " +
+      'projection; scoring, old log-probs and sampling run without it. Read only with a rank. Empty: 0.',
+  }).optional(),
 };
 
 // Sampling shared by GRPO and DPO; the base model has 64 positions and prompts take ~7.

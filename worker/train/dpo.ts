@@ -14,6 +14,7 @@ import { stopsOf } from '../model/checkpoint';
 import { rowPerSequence } from '../model/packing';
 import type { Model } from '../model/model';
 import type { LoraConfig } from '../model/lora';
+import { dropoutSeedOf } from '../model/lora';
 import { policyModel, referenceModel } from './policy';
 import { defaultIdsPerPass, wasmDpoPlan } from '../hf/memory';
 import { mathReward } from '../rewards/math-reward';
@@ -200,7 +201,7 @@ export class DpoRun {
     this.onProgress?.('reference log-probs');
     const refLogp = (await this.reference.score(batch, undefined, { adapters: false })).logp;
     this.onProgress?.('training');
-    const { logp } = await this.model.score(batch);
+    const { logp } = await this.model.score(batch, undefined, { dropoutSeed: dropoutSeedOf(c.seed, this.step, 0) });
     const dpo = dpoLoss({
       pairs: pairs.length,
       width,

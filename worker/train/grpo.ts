@@ -54,6 +54,7 @@ import { taskSourceOf } from './task-source';
 import { RolloutScheduler, samplerSlots } from './scheduler';
 import { defaultIdsPerPass, wasmStepPlan } from '../hf/memory';
 import type { LoraConfig } from '../model/lora';
+import { dropoutSeedOf } from '../model/lora';
 import { policyModel, referenceModel } from './policy';
 import type { SampledSession, Sampler } from '../rollout/prompt-source';
 
@@ -413,6 +414,8 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
   // (verl `old_log_prob`), done in epoch 0's mini-batches last to first, so that the activations
   // left in place are the first update's own forward.
   const lagging = packed.versions.some((v) => v >= 0 && v < ctx.step - 1);
+  // LoRA's adapter dropout: each update's forward draws its masks (dropoutSeedOf), no other forward does.
+  const dropout = (ctx.model.loraConfig?.dropout ?? 0) > 0;
   let oldLogp = packed.oldLogProbs ?? undefined;
   let rescored: Float64Array | null = null;
   let firstScored: Scored | null = null;
@@ -427,10 +430,12 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
     const t = performance.now();
     firstScored = await ctx.model.score(packed, biasOf(allRows), {
       temperature: c.temperature > 0 ? c.temperature : 1,
+      dropoutSeed: dropoutSeedOf(c.seed, ctx.step, 0),
     });
     tFirstForward = performance.now() - t;
     // The sampler's raw log-probs are over the whole vocabulary: renormalised, old is this forward's own, detached (ratio ≡ 1).
-    if (support) oldLogp = Float64Array.from(firstScored.logp);
+    // So under adapter dropout (TRL's one-iteration old_per_token_logps = per_token_logps.detach()): the ratio is not the mask's noise.
+    if (support || dropout) oldLogp = Float64Array.from(firstScored.logp);
     // The Batch view's mismatch (old − behavior) is then the lag's.
     if (lagging) rescored = oldLogp = Float64Array.from(firstScored.logp);
   } else {
@@ -443,6 +448,8 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
       putRows(rescored, firstScored.logp, plan[0][b], packed.width);
     }
     oldLogp = rescored;
+    // Old log-probs are scored without dropout; the first update's forward must draw its masks.
+    if (dropout) firstScored = null;
   }
   const tOld = performance.now();
   const options: GrpoObjectiveOptions = {
@@ -468,7 +475,10 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
       const scored =
         e === 0 && b === 0 && firstScored
           ? firstScored
-          : await ctx.model.score(mb, biasOf(plan[e][b]), { temperature: c.temperature > 0 ? c.temperature : 1 });
+          : await ctx.model.score(mb, biasOf(plan[e][b]), {
+              temperature: c.temperature > 0 ? c.temperature : 1,
+              dropoutSeed: dropoutSeedOf(c.seed, ctx.step, updates.length),
+            });
       const input = {
         rows: mb.rows,
         width: mb.width,

@@ -94,6 +94,37 @@ describe('a GRPO run with LoRA', () => {
   });
 });
 
+describe('a GRPO run with LoRA dropout', () => {
+  it('draws its masks in the update alone (ratio ≡ 1 in a one-update step), seeded, kept by a checkpoint', async () => {
+    const o: GrpoRunOptions = { ...GRPO, loraDropout: 0.2 };
+    const config = grpoConfigOf(o, GRPO_ARITH);
+    expect(config.lora!.dropout).toBe(0.2);
+    const context = { ops: wasm, base, services: {}, journal: null };
+    const a = trainerOf(o, context);
+    const steps = [await a.next(), await a.next()];
+    for (const st of steps) {
+      // Old log-probs are the update's own forward, detached (TRL's one-iteration GRPO): no clipping by mask noise.
+      expect(st.metrics['rl/ppo_kl']).toBe(0);
+      expect(st.metrics['rl/pg_clipfrac']).toBe(0);
+    }
+    const ck = await a.checkpoints!.write({ note: 'test' });
+    const files = ck.files as ReturnType<typeof readCheckpointDir>;
+    const adapterConfig = JSON.parse(new TextDecoder().decode(files['adapter_config.json']));
+    expect(adapterConfig.lora_dropout).toBe(0.2);
+    const third = await a.next();
+    const b = trainerOf(o, context);
+    b.checkpoints!.resume(ck);
+    expect(exact((await b.next()).metrics)).toEqual(exact(third.metrics));
+    // Step 1 samples the same batch without dropout (sampling never draws masks), but its update's
+    // adapter gradients read the dropped-out inputs.
+    const c = trainerOf(GRPO, context);
+    const plain = await c.next();
+    for (const k of ['reward/mean', 'response/mean_length', 'batch/trainable_tokens'])
+      expect(plain.metrics[k], k).toBe(steps[0].metrics[k]);
+    expect(plain.metrics['opt/grad_norm']).not.toBe(steps[0].metrics['opt/grad_norm']);
+  });
+});
+
 describe('a DPO run with LoRA', () => {
   it('samples pairs from the base, trains the adapters, leaves the base as it was', async () => {
     const o: DpoRunOptions = {
