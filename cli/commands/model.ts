@@ -90,7 +90,7 @@ export async function modelCommand(argv: string[]): Promise<number> {
     },
     step.promptIds,
   );
-  const { limit: _limit, passIds: _passIds, passModels: _models, lora: _lora, problem, ...plan } = planned;
+  const { limit: _limit, passIds: _passIds, passLayouts: _layouts, lora: _lora, problem, ...plan } = planned;
   const grpo = {
     ...step,
     ...(loraRank ? { loraRank } : {}),
@@ -109,7 +109,7 @@ export async function modelCommand(argv: string[]): Promise<number> {
 function planText(
   g: { prompts: number; group: number; promptIds: number; maxNew: number; loraRank?: number } & Omit<
     MemoryPlan,
-    'passIds' | 'passModels' | 'lora'
+    'passIds' | 'passLayouts' | 'lora'
   >,
   problem: string | null,
 ): string {

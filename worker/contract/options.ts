@@ -184,6 +184,8 @@ export interface GrpoRunOptions {
   loraAlpha?: number;
   loraTargets?: LoraTargetsChoice;
   loraDropout?: number;
+  /** Per-layer activation recomputation; absent: on for models of 100M parameters or more. */
+  recomputeLayers?: boolean;
   /** Train on log-probs renormalised over the sampler's top-k/top-p support; absent: off (the full softmax). */
   renormalize?: boolean;
   /** A person's prompt dataset instead of the arithmetic generator (worker/data/dataset.ts); absent: arithmetic. */
@@ -415,6 +417,8 @@ export interface DpoRunOptions {
   loraAlpha?: number;
   loraTargets?: LoraTargetsChoice;
   loraDropout?: number;
+  /** Per-layer activation recomputation, as GRPO's. */
+  recomputeLayers?: boolean;
   /** A person's prompt dataset (rewards math, exact or regex) instead of the arithmetic generator; absent: arithmetic. */
   dataset?: DatasetRunOptions;
   /** A person's own model (`useModel`) instead of the shipped arithmetic base: the policy, the reference and the pairs' sampler. */

@@ -10,6 +10,7 @@ import {
   defaultIdsPerPass,
   stepMemoryPlan,
   memoryPlanProblem,
+  recomputesLayers,
   trainingMemoryEstimate,
   wasmDpoPlan,
   wasmStepPlan,
@@ -53,9 +54,10 @@ describe('the memory plan of a GRPO step', () => {
     expect(stepMemoryPlan(SMOLLM_SHAPE, { ...STEP, idsPerPass: fits + 1 }).total).toBeGreaterThan(WASM_MEMORY_BYTES);
   });
 
-  it("a reference of its own holds a pass's activations too: the advice counts both models' passes", () => {
+  it("a reference of its own holds a pass's activations too (one layer's: it is frozen): the advice counts both models' passes", () => {
     const ref = stepMemoryPlan(SMOLLM_SHAPE, { ...STEP, reference: true, idsPerPass: 1_000_000 });
-    const pass = passActivationBytes(SMOLLM_SHAPE, ref.passIds);
+    const pass = passActivationBytes(SMOLLM_SHAPE, ref.passIds, { frozen: true });
+    expect(pass).toBeLessThan(passActivationBytes(SMOLLM_SHAPE, ref.passIds) / 5);
     expect(ref.parts.find((p) => p.part === 'reference policy: weights and one pass')!.bytes).toBe(
       4 * 134_515_008 + pass,
     );
@@ -89,19 +91,36 @@ describe('the memory plan of a GRPO step', () => {
     expect(pass(dropped) - pass(plan)).toBe(4 * plan.passIds * 1536);
   });
 
+  it('per-layer recomputation: on by default from 100M parameters; a pass of the 1 GiB default holds many times the ids', () => {
+    expect(recomputesLayers(SMOLLM_SHAPE)).toBe(true);
+    expect(recomputesLayers(SMOLLM_SHAPE, false)).toBe(false);
+    const shipped = importCheckpoint(readCheckpointDir('public/checkpoints/arith-base')).config;
+    expect(recomputesLayers(shipped)).toBe(false);
+    expect(recomputesLayers(shipped, true)).toBe(true);
+    const [kept, recomputed] = [defaultIdsPerPass(SMOLLM_SHAPE), defaultIdsPerPass(SMOLLM_SHAPE, { recompute: true })];
+    expect(recomputed).toBeGreaterThan(5 * kept);
+    expect(passActivationBytes(SMOLLM_SHAPE, recomputed, { recompute: true })).toBeLessThanOrEqual(2 ** 30);
+  });
+
   it('DPO: a row per completion of a pair, the reference a model of its own; refused past the memory with the idsPerPass that fits', () => {
     const step = { pairs: 8, samplesPerPrompt: 4, maxNew: 64 };
+    // At this size the layers are recomputed by default: the whole batch in one pass fits.
     const plan = wasmDpoPlan(SMOLLM_SHAPE, step, 32);
     expect(plan.parts.map((p) => p.part)).toContain('reference policy: weights and one pass');
+    expect(plan.parts.map((p) => p.part)).toContain('activations of one training pass (1536 ids, layers recomputed)');
     expect(plan.parts.at(-1)!.part).toBe('sampling: KV cache of 32 × 96 ids, the prefill and a decoding step');
-    expect(plan.passIds).toBe(Math.min(16 * 96, defaultIdsPerPass(SMOLLM_SHAPE)));
-    // The policy's and the reference's passes do not fit beside the rest by default: the advice's idsPerPass does.
-    expect(plan.problem).toMatch(
+    expect(plan.passIds).toBe(16 * 96);
+    expect(plan.problem).toBeNull();
+    // Keeping every layer's activations, the policy's and the reference's passes do not fit beside the
+    // rest: the advice's idsPerPass does.
+    const kept = { ...step, recomputeLayers: false, idsPerPass: 1536 };
+    const problem = wasmDpoPlan(SMOLLM_SHAPE, kept, 32).problem;
+    expect(problem).toMatch(
       /^the run needs [\d.]+ GiB, more than the wasm memory's 4\.00 GiB: .* idsPerPass \d+ or fewer would fit/,
     );
-    const fits = Number(/idsPerPass (\d+) or fewer would fit/.exec(plan.problem!)![1]);
-    expect(wasmDpoPlan(SMOLLM_SHAPE, { ...step, idsPerPass: fits }, 32).problem).toBeNull();
-    expect(wasmDpoPlan(SMOLLM_SHAPE, { ...step, idsPerPass: fits + 1 }, 32).problem).not.toBeNull();
+    const fits = Number(/idsPerPass (\d+) or fewer would fit/.exec(problem!)![1]);
+    expect(wasmDpoPlan(SMOLLM_SHAPE, { ...kept, idsPerPass: fits }, 32).problem).toBeNull();
+    expect(wasmDpoPlan(SMOLLM_SHAPE, { ...kept, idsPerPass: fits + 1 }, 32).problem).not.toBeNull();
     const lora = wasmDpoPlan(
       SMOLLM_SHAPE,
       { pairs: 8, samplesPerPrompt: 4, maxNew: 64, lora: { rank: 8, targetModules: ['q_proj'] } },

@@ -59,9 +59,46 @@ export function trainingMemoryEstimate(config: ModelConfig, rows: number, seq: n
   };
 }
 
-/** Values (f32 or i32, 4 bytes each) that allocActs allocates for a [rows, seq] batch (with a LoRA model's adapter buffers). */
-function countActivationValues(config: ModelConfig, rows: number, seq: number, lora?: PlannedLora): number {
-  return countWith((ops) => allocActs(ops, config, rows, seq, lora ? { lora: loraActs(lora) } : {}));
+/**
+ * How a model holds one pass's activations: with its adapters' buffers (`lora`), each layer's input
+ * alone under per-layer recomputation (`recompute`), or one layer's for a frozen model that never
+ * differentiates (`frozen`). model.ts Model actsFor allocates by the same rules.
+ */
+export interface PassLayout {
+  lora?: PlannedLora;
+  recompute?: boolean;
+  frozen?: boolean;
+}
+
+/** Values (f32 or i32, 4 bytes each) that allocActs allocates for a [rows, seq] batch of a model of this layout. */
+function countActivationValues(config: ModelConfig, rows: number, seq: number, layout: PassLayout = {}): number {
+  return countWith((ops) =>
+    allocActs(ops, config, rows, seq, {
+      ...(layout.lora ? { lora: loraActs(layout.lora) } : {}),
+      ...(layout.frozen ? { sharedLayers: true } : { recompute: layout.recompute ?? false }),
+    }),
+  );
+}
+
+/**
+ * Models of at least this many parameters recompute their layers by default (SmolLM-135M class):
+ * their batches would train in passes anyway, each pass's forward run twice, so recomputation costs
+ * no more forwards and holds a tenth of the activations. Below it (the shipped presets, a 31M model)
+ * a batch fits one pass and recomputation would add a forward.
+ */
+export const RECOMPUTE_ABOVE_PARAMETERS = 100_000_000;
+
+/** Whether a run recomputes layers: its `recomputeLayers` option, else by the model's size. */
+export function recomputesLayers(config: ModelConfig, option?: boolean): boolean {
+  return option ?? parameterCount(config) >= RECOMPUTE_ABOVE_PARAMETERS;
+}
+
+/** The trained model's pass layout for a run's `lora` and `recomputeLayers` (the trainers and the plans alike). */
+export function trainedPassLayout(
+  config: ModelConfig,
+  run: { lora?: PlannedLora; recomputeLayers?: boolean },
+): PassLayout & { recompute: boolean } {
+  return { ...(run.lora ? { lora: run.lora } : {}), recompute: recomputesLayers(config, run.recomputeLayers) };
 }
 
 /** Values `allocate` asks a counting Ops for (it may only call alloc). */
@@ -86,29 +123,33 @@ function countWith(allocate: (ops: Ops) => void): number {
  * Bytes of a training pass's activations over `ids` packed ids (allocActs of one row of that width:
  * the buffers grow with the ids, but the LM head's logits stop at its chunk, tensors.ts `headRowsOf`).
  */
-export function passActivationBytes(config: ModelConfig, ids: number, lora?: PlannedLora): number {
-  return 4 * countActivationValues(config, 1, ids, lora);
+export function passActivationBytes(config: ModelConfig, ids: number, layout: PassLayout = {}): number {
+  return 4 * countActivationValues(config, 1, ids, layout);
 }
 
 /** What a training pass's activations may take by default: a batch of more ids is trained in passes (idsPerPass). */
 export const ACTIVATION_BUDGET_BYTES = 2 ** 30;
 
-/** The most ids (≥ 1) whose pass activations fit `bytes`: 0 when not even one does. */
-function idsFitting(config: ModelConfig, bytes: number, lora?: PlannedLora): number {
-  if (passActivationBytes(config, 1, lora) > bytes) return 0;
+/** The most ids (≥ 1) whose passes of these layouts fit `bytes` together: 0 when not even one does. */
+function idsFitting(config: ModelConfig, bytes: number, layouts: readonly PassLayout[]): number {
+  const need = (ids: number) => layouts.reduce((n, l) => n + passActivationBytes(config, ids, l), 0);
+  if (need(1) > bytes) return 0;
   let [lo, hi] = [1, 2];
-  while (hi < 2 ** 30 && passActivationBytes(config, hi, lora) <= bytes) [lo, hi] = [hi, hi * 2];
+  while (hi < 2 ** 30 && need(hi) <= bytes) [lo, hi] = [hi, hi * 2];
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
-    if (passActivationBytes(config, mid, lora) <= bytes) lo = mid;
+    if (need(mid) <= bytes) lo = mid;
     else hi = mid;
   }
   return lo;
 }
 
-/** The default `idsPerPass`: the ids whose activations fit ACTIVATION_BUDGET_BYTES (the whole batch of a small model). */
-export function defaultIdsPerPass(config: ModelConfig): number {
-  return Math.max(1, idsFitting(config, ACTIVATION_BUDGET_BYTES));
+/**
+ * The default `idsPerPass`: the ids whose activations fit ACTIVATION_BUDGET_BYTES in the trained
+ * model's layout (the whole batch of a small model; about ten times more under recomputation).
+ */
+export function defaultIdsPerPass(config: ModelConfig, layout: PassLayout = {}): number {
+  return Math.max(1, idsFitting(config, ACTIVATION_BUDGET_BYTES, [layout]));
 }
 
 /** The wasm backend's memory: 4 GiB, memory32's limit (kernels/backends/wasm.ts). */
@@ -127,8 +168,8 @@ export interface MemoryPlan {
   passIds: number;
   /** The ids of one packed row: a pass holds one at least. */
   rowIds: number;
-  /** Models holding one pass's activations: the trained one, and a reference of its own. */
-  passModels: number;
+  /** The models holding one pass's activations, by layout: the trained one, and a reference of its own. */
+  passLayouts: PassLayout[];
   /** The LoRA the plan counts (adapters trained, no reference copy), absent for full fine-tuning. */
   lora?: PlannedLora;
 }
@@ -161,6 +202,8 @@ export function stepMemoryPlan(
     samplerModels: number;
     /** LoRA: the base frozen, adapters trained (weights, gradients, moments), the reference the base itself. */
     lora?: PlannedLora;
+    /** Per-layer recomputation in the trained model (model.ts `recomputeLayers`). */
+    recompute?: boolean;
   },
 ): MemoryPlan {
   const weights = 4 * parameterCount(config);
@@ -175,6 +218,8 @@ export function stepMemoryPlan(
   const kv = 2 * o.rows * length * kvDim(config) * config.layers * 4;
   const decode = 4 * countActivationValues(config, o.rows, 1);
   const prefill = 4 * countLayerValues(config, o.rows, o.promptIds);
+  const trainedPass: PassLayout = { ...(lora ? { lora } : {}), recompute: o.recompute ?? false };
+  const referencePass: PassLayout = { frozen: true };
   const parts: MemoryPlanPart[] = [
     ...(lora
       ? [
@@ -188,7 +233,7 @@ export function stepMemoryPlan(
             ? [
                 {
                   part: 'reference policy: weights and one pass',
-                  bytes: weights + passActivationBytes(config, passIds),
+                  bytes: weights + passActivationBytes(config, passIds, referencePass),
                 },
               ]
             : []),
@@ -196,7 +241,10 @@ export function stepMemoryPlan(
     ...(o.samplerModels
       ? [{ part: `${o.samplerModels} sampler model(s) (weights only)`, bytes: o.samplerModels * weights }]
       : []),
-    { part: `activations of one training pass (${passIds} ids)`, bytes: passActivationBytes(config, passIds, lora) },
+    {
+      part: `activations of one training pass (${passIds} ids${o.recompute ? ', layers recomputed' : ''})`,
+      bytes: passActivationBytes(config, passIds, trainedPass),
+    },
     {
       part: `sampling: KV cache of ${o.rows} × ${length} ids, the prefill and a decoding step`,
       bytes: kv + decode + prefill,
@@ -208,7 +256,7 @@ export function stepMemoryPlan(
     idsPerPass: o.idsPerPass,
     passIds,
     rowIds,
-    passModels: o.reference && !lora ? 2 : 1,
+    passLayouts: o.reference && !lora ? [trainedPass, referencePass] : [trainedPass],
     ...(lora ? { lora } : {}),
   };
 }
@@ -225,6 +273,8 @@ export interface PlannedStep {
   idsPerPass?: number;
   /** LoRA adapters trained on the frozen base (a config's `lora`; run options map theirs with lora.ts `loraFromOptions`). */
   lora?: PlannedLora;
+  /** Per-layer recomputation; absent: by the model's size (recomputesLayers). */
+  recomputeLayers?: boolean;
 }
 
 /**
@@ -238,12 +288,14 @@ export function wasmStepPlan(
   promptIds: number,
 ): MemoryPlan & { limit: number; problem: string | null } {
   const staleness = step.staleness ?? 0;
+  const layout = trainedPassLayout(config, step);
   const plan = stepMemoryPlan(config, {
     rows: step.prompts * step.group,
     promptIds,
     maxNew: step.maxNew,
-    idsPerPass: step.idsPerPass ?? defaultIdsPerPass(config),
+    idsPerPass: step.idsPerPass ?? defaultIdsPerPass(config, layout),
     reference: step.beta > 0,
+    recompute: layout.recompute,
     samplerModels: staleness > 0 && !step.samplerWorker ? staleness + 1 : 0,
     ...(step.lora ? { lora: step.lora } : {}),
   });
@@ -266,6 +318,7 @@ export interface PlannedDpoStep {
   maxNew: number;
   idsPerPass?: number;
   lora?: PlannedLora;
+  recomputeLayers?: boolean;
 }
 
 /**
@@ -278,14 +331,16 @@ export function wasmDpoPlan(
   step: PlannedDpoStep,
   promptIds: number,
 ): MemoryPlan & { limit: number; problem: string | null } {
+  const layout = trainedPassLayout(config, step);
   const plan = stepMemoryPlan(config, {
     rows: step.pairs * step.samplesPerPrompt,
     trainIds: 2 * step.pairs * (promptIds + step.maxNew),
     rowIds: promptIds + step.maxNew,
     promptIds,
     maxNew: step.maxNew,
-    idsPerPass: step.idsPerPass ?? defaultIdsPerPass(config),
+    idsPerPass: step.idsPerPass ?? defaultIdsPerPass(config, layout),
     reference: true,
+    recompute: layout.recompute,
     samplerModels: 0,
     ...(step.lora ? { lora: step.lora } : {}),
   });
@@ -295,9 +350,8 @@ export function wasmDpoPlan(
 /** The plan against a memory of `limit` bytes: null when it fits, else why not, with what would fit. */
 export function memoryPlanProblem(config: ModelConfig, plan: MemoryPlan, limit: number, where: string): string | null {
   if (plan.total <= limit) return null;
-  const k = plan.passModels;
-  const rest = plan.total - k * passActivationBytes(config, plan.passIds, plan.lora);
-  const fits = idsFitting(config, (limit - rest) / k, plan.lora);
+  const rest = plan.total - plan.passLayouts.reduce((n, l) => n + passActivationBytes(config, plan.passIds, l), 0);
+  const fits = idsFitting(config, limit - rest, plan.passLayouts);
   const advice =
     fits >= plan.rowIds
       ? `idsPerPass ${fits} or fewer would fit (each pass's forward is then run again for its backward)`

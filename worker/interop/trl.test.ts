@@ -432,6 +432,12 @@ describe('trlConfig: options', () => {
     expect(JSON.stringify(unmapped(grpo({ loraRank: 2 }), 'loraRank'))).toContain('lora_dropout=0)');
   });
 
+  it('per-layer recomputation is gradient_checkpointing, set only when the run sets it', () => {
+    expect(grpo({ recomputeLayers: true }).kwargs.gradient_checkpointing).toBe(true);
+    expect(dpo({ recomputeLayers: false }).kwargs.gradient_checkpointing).toBe(false);
+    expect('gradient_checkpointing' in grpo({}).kwargs).toBe(false);
+  });
+
   it('DPO loss types and label smoothing', () => {
     const robust = dpo({ loss: { type: 'robust', labelSmoothing: 0.1 }, nllWeight: 0.5 });
     expect(robust.kwargs).toMatchObject({ loss_type: ['robust', 'sft'], loss_weights: [1, 0.5], label_smoothing: 0.1 });

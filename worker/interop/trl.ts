@@ -210,6 +210,8 @@ function common(o: RlRunOptions | DpoRunOptions, b: Builder, k: number, stepsKey
     b.log.none('loraTargets', targets, peft);
     if (o.loraDropout) b.log.none('loraDropout', o.loraDropout, peft);
   }
+  if (o.recomputeLayers !== undefined)
+    b.set('recomputeLayers', o.recomputeLayers, 'gradient_checkpointing', o.recomputeLayers);
   const every = o.checkpointEvery > 0 ? o.checkpointEvery : o.steps;
   b.set('checkpointEvery', o.checkpointEvery, 'save_strategy', 'steps');
   b.set(

@@ -545,6 +545,8 @@ describe('verlCommand: options', () => {
     expect(at(grpo({ loraRank: 4, loraAlpha: 16 }), `${model}.lora_alpha`)).toBe('16');
     expect(unmapped(grpo({ loraRank: 4 }), 'loraDropout')).toEqual([]);
     expect(at(grpo({}), `${model}.lora_rank`)).toBeUndefined();
+    expect(at(grpo({ recomputeLayers: true }), `${model}.enable_gradient_checkpointing`)).toBe('true');
+    expect(at(grpo({}), `${model}.enable_gradient_checkpointing`)).toBeUndefined();
   });
 
   it('PPO: GAE γ, λ and the value clip; shiftMean off is listed', () => {

@@ -411,6 +411,13 @@ function translate(o: RlRunOptions): VerlExport {
         "verl's LoraConfig sets no lora_dropout (PEFT's default 0): its run has no adapter dropout",
       );
   }
+  if (o.recomputeLayers !== undefined)
+    set(
+      'recomputeLayers',
+      o.recomputeLayers,
+      'actor_rollout_ref.model.enable_gradient_checkpointing',
+      o.recomputeLayers,
+    );
   // Evaluation and checkpoints; both also fire on verl's last step.
   set('evalEvery', o.evalEvery, 'trainer.test_freq', o.evalEvery > 0 ? o.evalEvery : -1);
   set(

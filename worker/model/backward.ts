@@ -10,7 +10,7 @@ import type { Ops } from '../../kernels/ops';
 import type { ModelConfig } from './config';
 import { kvDim } from './config';
 import type { ValueHead } from './forward';
-import { adapterAt, adapterDropout, dropAdapterInput, headLogits } from './forward';
+import { adapterAt, adapterDropout, dropAdapterInput, forwardLayer, headLogits } from './forward';
 import type { Tensor } from '../../kernels/ops';
 import type { Acts, LayerActs, LayerParams, ParamSet } from './tensors';
 import type { AdapterSet, Projection } from './lora';
@@ -73,6 +73,9 @@ export function backward(
     const w = p.layers[l];
     const gw = g?.layers[l];
     const x = a.layers[l];
+    // Per-layer recomputation: the layer's forward again from its kept input (the next layer's
+    // input is written again with the values it holds; dropout draws the same masks).
+    if (a.recompute) forwardLayer(ops, c, w, x, a, l + 1 < c.layers ? a.layers[l + 1].x : a.xL);
     const gad = grads.adapters?.layers[l];
     // dy of projection k, its input, and dx to add to (the LoRA branch, when the layer has one for k).
     const adapt = (k: Projection, inp: Tensor, dy: Tensor, dx: Tensor, inDim: number, outDim: number) =>

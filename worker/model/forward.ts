@@ -70,20 +70,29 @@ export function forwardLayers(
   a: Acts,
   afterAttention?: (l: number, x: LayerActs) => void,
 ): void {
-  const { B, T } = a;
-  const N = B * T,
-    C = c.dModel,
-    NH = c.heads,
-    NKV = c.kvHeads,
-    hs = C / NH;
-  ops.embeddingForward(a.layers.length ? a.layers[0].x : a.xL, a.ids, p.wte, N, C, c.vocab);
-  for (let l = 0; l < c.layers; l++) {
-    const x = a.layers[l];
-    attentionInputs(ops, c, p.layers[l], x, a, N);
-    ops.attentionForward(x.att, x.lse, x.q, x.k, x.v, a.segments, B, T, NH, NKV, hs);
-    afterAttention?.(l, x);
-    attentionOutputAndMlp(ops, c, p.layers[l], x, a, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, N);
-  }
+  ops.embeddingForward(a.layers.length ? a.layers[0].x : a.xL, a.ids, p.wte, a.B * a.T, c.dModel, c.vocab);
+  for (let l = 0; l < c.layers; l++)
+    forwardLayer(ops, c, p.layers[l], a.layers[l], a, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, () =>
+      afterAttention?.(l, a.layers[l]),
+    );
+}
+
+/** One layer from its input `x.x` into `xNext`; `afterAttention` runs once its k and v exist. */
+export function forwardLayer(
+  ops: Ops,
+  c: ModelConfig,
+  w: LayerParams,
+  x: LayerActs,
+  a: Acts,
+  xNext: Tensor,
+  afterAttention?: () => void,
+): void {
+  const N = a.B * a.T,
+    hs = c.dModel / c.heads;
+  attentionInputs(ops, c, w, x, a, N);
+  ops.attentionForward(x.att, x.lse, x.q, x.k, x.v, a.segments, a.B, a.T, c.heads, c.kvHeads, hs);
+  afterAttention?.();
+  attentionOutputAndMlp(ops, c, w, x, a, xNext, N);
 }
 
 /**

@@ -40,9 +40,18 @@ export interface ModelOptions {
   valueHead?: boolean;
   /**
    * Weights only (a reference policy, a sampler): no gradients and no AdamW moments are
-   * allocated, a quarter of a trained model's memory; `backward` and `step` refuse. Default false.
+   * allocated, a quarter of a trained model's memory, and a forward holds one layer's activations
+   * at a time; `backward` and `step` refuse. Default false.
    */
   frozen?: boolean;
+  /**
+   * Per-layer activation recomputation (gradient checkpointing at layer boundaries): a forward
+   * keeps each layer's input alone and one layer's other activations, and `backward` runs each
+   * layer's forward again just before that layer's backward (one more forward of the layers, about
+   * a third more training work, for activations of about one layer instead of all). Numbers are the
+   * same as without, bit for bit. Default false.
+   */
+  recomputeLayers?: boolean;
   /**
    * Ids (rows × width) one forward or backward pass holds activations for (micro-batches, verl's
    * `ppo_max_token_len_per_gpu`): a batch of more is scored in passes of ⌊idsPerPass / width⌋ rows
@@ -191,6 +200,7 @@ export class Model {
     dropoutSeed: number | null;
   } | null = null;
   private readonly idsPerPass: number | null;
+  private readonly recomputeLayers: boolean;
   /** The value head's weights (1, C), when enabled. */
   private readonly vh: { w: Tensor } | null;
   /** The logit bias tensor of the last batch that had one (score's `logitBias`). */
@@ -211,6 +221,7 @@ export class Model {
     if (idsPerPass !== undefined && (!Number.isInteger(idsPerPass) || idsPerPass < 1))
       throw new Error(`Model: idsPerPass = ${idsPerPass}; expected an integer ≥ 1 (absent: the whole batch)`);
     this.idsPerPass = idsPerPass ?? null;
+    this.recomputeLayers = options.recomputeLayers ?? false;
     this.params = allocParamSet(ops, config, 'param');
     if (options.lora) {
       const problems = validateLoraConfig(options.lora);
@@ -638,7 +649,11 @@ export class Model {
   private actsFor(B: number, T: number): Acts {
     if (this.acts && this.acts.B === B && this.acts.T === T) return this.acts;
     if (this.acts) freeActs(this.ops, this.acts);
-    this.acts = allocActs(this.ops, this.config, B, T, this.lora ? { lora: loraActs(this.lora.config) } : {});
+    this.acts = allocActs(this.ops, this.config, B, T, {
+      ...(this.lora ? { lora: loraActs(this.lora.config) } : {}),
+      // A frozen model never differentiates: one layer's activations serve all (as a prefill's).
+      ...(this.trained ? { recompute: this.recomputeLayers } : { sharedLayers: true }),
+    });
     return this.acts;
   }
 }

@@ -114,6 +114,11 @@ export interface Acts {
   /** Positions the LM head runs at once: `logits` and `dlogits` hold (headRows, V); `head` is null when it is all N. */
   headRows: number;
   head: HeadChunk | null;
+  /**
+   * Per-layer recomputation (allocActs `recompute`): every layer keeps its input `x` alone and
+   * shares the rest, so the backward runs each layer's forward again before its own backward.
+   */
+  recompute: boolean;
   ids: Tensor; // (N) i32 input ids
   positions: Tensor; // (N) i32
   segments: Tensor; // (N) i32, 0 = padding
@@ -176,8 +181,10 @@ export function allocActs(
   o: {
     layersOnly?: boolean;
     wholeHead?: boolean;
-    /** One layer's activations serve every layer (a prefill keeps only each layer's k and v, in the cache). */
+    /** One layer's activations serve every layer (a prefill keeps only each layer's k and v, in the cache; a frozen model's scoring). */
     sharedLayers?: boolean;
+    /** Each layer keeps its input alone, one layer's other activations serve all: the backward recomputes them (Acts `recompute`). */
+    recompute?: boolean;
     /** Adapters' buffers; `dropout`: room for their dropped-out inputs too. */
     lora?: { rank: number; targets: readonly Projection[]; dropout?: boolean };
   } = {},
@@ -192,9 +199,10 @@ export function allocActs(
   const f = (name: string, n: number) =>
     layersOnly && HEAD_AND_BACKWARD.test(name) ? ops.alloc(`act:${name} (unused)`, 1) : ops.alloc(`act:${name}`, n);
   const i = (name: string) => ops.alloc(`act:${name}`, N, 'i32');
+  if (o.sharedLayers && o.recompute) throw new Error('allocActs: sharedLayers and recompute exclude each other');
   const layers: LayerActs[] = [];
-  for (let l = 0; l < (o.sharedLayers ? 1 : c.layers); l++) {
-    const p = o.sharedLayers ? 'layer.' : `l${l}.`;
+  for (let l = 0; l < (o.sharedLayers || o.recompute ? 1 : c.layers); l++) {
+    const p = o.sharedLayers || o.recompute ? 'layer.' : `l${l}.`;
     layers.push({
       x: f(`${p}x`, N * C),
       ln1: f(`${p}ln1`, N * C),
@@ -213,6 +221,7 @@ export function allocActs(
       ...(o.lora ? { u: Object.fromEntries(o.lora.targets.map((t) => [t, f(`${p}u.${t}`, N * o.lora!.rank)])) } : {}),
     });
   }
+  if (o.recompute) for (let l = 1; l < c.layers; l++) layers.push({ ...layers[0], x: f(`l${l}.x`, N * C) });
   while (layers.length < c.layers) layers.push(layers[0]);
   const headRows = o.wholeHead || layersOnly ? N : headRowsOf(N, V);
   const H = headRows;
@@ -233,6 +242,7 @@ export function allocActs(
     T,
     headRows,
     head,
+    recompute: o.recompute ?? false,
     ids: i('ids'),
     positions: i('positions'),
     segments: i('segments'),
@@ -277,8 +287,13 @@ export function allocActs(
 export function freeActs(ops: Ops, a: Acts): void {
   for (const [key, t] of Object.entries(a)) {
     if (key === 'layers') {
-      for (const { u, ...la } of new Set(t as LayerActs[]))
-        for (const x of [...Object.values(la), ...Object.values(u ?? {})]) ops.free(x);
+      // Layers may share tensors (sharedLayers, recompute): each is freed once.
+      const tensors = new Set<Tensor>();
+      for (const { u, ...la } of t as LayerActs[])
+        for (const x of [...Object.values(la), ...Object.values(u ?? {})]) tensors.add(x);
+      for (const x of tensors) ops.free(x);
+    } else if (key === 'recompute') {
+      continue;
     } else if (key === 'head') {
       for (const x of Object.values((t as object | null) ?? {})) ops.free(x as Tensor);
     } else if (key === 'lora') {

@@ -98,12 +98,14 @@ export function grpoConfigOf(o: GrpoRunOptions, base: GrpoConfig): GrpoConfig {
   delete config.staleness;
   delete config.samplerWorker;
   delete config.idsPerPass;
+  delete config.recomputeLayers;
   delete config.lora;
   const lora = loraFromOptions(o);
   if (lora) config.lora = lora;
   if (o.staleness) config.staleness = o.staleness;
   if (o.samplerWorker) config.samplerWorker = true;
   if (o.idsPerPass !== undefined) config.idsPerPass = o.idsPerPass;
+  if (o.recomputeLayers !== undefined) config.recomputeLayers = o.recomputeLayers;
   if (o.filterGroups) config.dynamicSampling = { metric: o.filterGroups, maxGenBatches: o.maxGenBatches ?? 10 };
   if (o.evalSamples) config.evalSamples = o.evalSamples;
   if (o.lrSchedule !== undefined || o.lrWarmup !== undefined)
@@ -126,6 +128,7 @@ function stabiliserOptionsOf(c: GrpoConfig): Partial<GrpoRunOptions> {
     ...(c.staleness ? { staleness: c.staleness } : {}),
     ...(c.samplerWorker ? { samplerWorker: true } : {}),
     ...(c.idsPerPass !== undefined ? { idsPerPass: c.idsPerPass } : {}),
+    ...(c.recomputeLayers !== undefined ? { recomputeLayers: c.recomputeLayers } : {}),
     ...loraOptionsOf(c.lora),
     ...(c.dynamicSampling
       ? { filterGroups: c.dynamicSampling.metric, maxGenBatches: c.dynamicSampling.maxGenBatches }
@@ -378,13 +381,14 @@ function loraOptionsOf(
 }
 
 export function dpoConfigOf(o: DpoRunOptions, base: DpoConfig): DpoConfig {
-  const { dataset: _dataset, lora: _lora, idsPerPass: _ids, ...rest } = base;
+  const { dataset: _dataset, lora: _lora, idsPerPass: _ids, recomputeLayers: _recompute, ...rest } = base;
   const lora = loraFromOptions(o);
   return {
     ...rest,
     ...(o.dataset ? { dataset: o.dataset } : {}),
     ...(lora ? { lora } : {}),
     ...(o.idsPerPass !== undefined ? { idsPerPass: o.idsPerPass } : {}),
+    ...(o.recomputeLayers !== undefined ? { recomputeLayers: o.recomputeLayers } : {}),
     seed: o.seed,
     steps: o.steps,
     pairs: o.pairs,
@@ -430,6 +434,7 @@ export function dpoOptionsOf(c: DpoConfig, run: Bookkeeping): DpoRunOptions {
     maxGradNorm: c.maxGradNorm,
     ...loraOptionsOf(c.lora),
     ...(c.idsPerPass !== undefined ? { idsPerPass: c.idsPerPass } : {}),
+    ...(c.recomputeLayers !== undefined ? { recomputeLayers: c.recomputeLayers } : {}),
     ...(c.dataset ? { dataset: c.dataset } : {}),
     evalEvery: c.evalEvery,
     ...run,

@@ -134,6 +134,19 @@ const idsPerPass = int(1, 1_000_000, {
     'then scale with this, not with the batch. Empty: what fits a 1 GiB budget (the whole batch of a small model).',
 }).optional();
 
+/** Per-layer activation recomputation, shared by GRPO, PPO and DPO. */
+const recomputeLayers = z
+  .boolean()
+  .optional()
+  .meta({
+    title: 'Recompute layers',
+    section: 'Objective',
+    description:
+      "Keep each layer's input alone and run the layer's forward again just before its backward (gradient " +
+      'checkpointing): about one layer of activations instead of all, for one more forward; the same numbers. ' +
+      'Empty: on for models of 100M parameters or more.',
+  });
+
 /** LoRA instead of full fine-tuning (worker/model/lora.ts), shared by GRPO, PPO and DPO. */
 const lora = {
   loraRank: int(1, 256, {
@@ -757,6 +770,7 @@ const grpoRest = {
   }).optional(),
   ...lora,
   idsPerPass,
+  recomputeLayers,
   samplerWorker: z
     .boolean()
     .optional()
@@ -1255,6 +1269,7 @@ export const dpoSchema = z
     ...optimizer,
     ...lora,
     idsPerPass,
+    recomputeLayers,
     dataset,
     base,
     evalEvery: run.evalEvery,

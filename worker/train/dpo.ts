@@ -15,8 +15,8 @@ import { rowPerSequence } from '../model/packing';
 import type { Model } from '../model/model';
 import type { LoraConfig } from '../model/lora';
 import { dropoutSeedOf } from '../model/lora';
-import { policyModel, referenceModel } from './policy';
-import { defaultIdsPerPass, wasmDpoPlan } from '../hf/memory';
+import { runModels } from './policy';
+import { wasmDpoPlan } from '../hf/memory';
 import { mathReward } from '../rewards/math-reward';
 import type { DatasetRunOptions } from '../contract/options';
 import type { PhaseReport } from '../contract/records';
@@ -56,6 +56,8 @@ export interface DpoConfig extends OptimizerConfig {
   dataset?: DatasetRunOptions;
   /** LoRA adapters trained on the frozen base (model/lora.ts); absent: full fine-tuning. */
   lora?: LoraConfig;
+  /** Per-layer activation recomputation, as GRPO's (GrpoConfig `recomputeLayers`). */
+  recomputeLayers?: boolean;
   /** Ids one training pass holds activations for (model.ts `idsPerPass`); absent: hf/memory.ts `defaultIdsPerPass`. */
   idsPerPass?: number;
 }
@@ -115,9 +117,9 @@ export class DpoRun {
     readonly config: DpoConfig,
     readonly base: LoadedCheckpoint,
   ) {
-    const idsPerPass = config.idsPerPass ?? defaultIdsPerPass(base.config);
-    this.model = policyModel(ops, base, config, { idsPerPass });
-    this.reference = referenceModel(ops, base, this.model, { idsPerPass });
+    const models = runModels(ops, base, config, { reference: true });
+    this.model = models.model;
+    this.reference = models.reference!;
     this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq);
     const reward = config.dataset ? syncDatasetReward(config.dataset.reward) : null;
     this.score = (completion, task) =>

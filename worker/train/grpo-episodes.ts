@@ -17,7 +17,7 @@ import type { CollectedEpisode } from '../episodes/rollout';
 import { collectEpisodes, type EpisodeSampler } from '../episodes/rollout';
 import { charTokenizer, type LoadedCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
-import { policyModel, referenceModel } from './policy';
+import { runModels } from './policy';
 import type { PhaseReport } from '../contract/records';
 import { pack } from '../rl/pack';
 import type { PackedBatch } from '../rl/pack-types';
@@ -32,7 +32,6 @@ import { fillBatch } from './dynamic-sampling';
 import type { CriticConfig } from './ppo';
 import { criticUpdate } from './ppo';
 import { RolloutScheduler, samplerSlots } from './scheduler';
-import { defaultIdsPerPass } from '../hf/memory';
 
 /** A step's episodes as collected (dynamic sampling: the kept groups), with their sessions, tasks and filter figures. */
 interface EpisodeBatch {
@@ -225,9 +224,10 @@ export class GrpoEpisodeRun {
     services: KindServices = {},
   ) {
     this.kind = configuredKind(config, services);
-    const idsPerPass = config.idsPerPass ?? defaultIdsPerPass(base.config);
-    this.model = policyModel(ops, base, config, { valueHead: config.critic !== undefined, idsPerPass });
-    this.reference = config.beta > 0 ? referenceModel(ops, base, this.model, { idsPerPass }) : null;
+    ({ model: this.model, reference: this.reference } = runModels(ops, base, config, {
+      valueHead: config.critic !== undefined,
+      reference: config.beta > 0,
+    }));
     this.stream = this.kind.trainTasks(config.seed);
     this.heldOutTasks = this.kind.heldOut(config.evalN);
     this.scheduler = new RolloutScheduler(this.model, {

@@ -52,10 +52,10 @@ import { overlongPenalty } from '../rewards/overlong';
 import type { RunTask, TaskSource } from './task-source';
 import { taskSourceOf } from './task-source';
 import { RolloutScheduler, samplerSlots } from './scheduler';
-import { defaultIdsPerPass, wasmStepPlan } from '../hf/memory';
+import { wasmStepPlan } from '../hf/memory';
 import type { LoraConfig } from '../model/lora';
 import { dropoutSeedOf } from '../model/lora';
-import { policyModel, referenceModel } from './policy';
+import { runModels } from './policy';
 import type { SampledSession, Sampler } from '../rollout/prompt-source';
 
 /** A single-turn batch as collected: its tasks (those trained on), sessions and dynamic sampling's figures. */
@@ -140,6 +140,11 @@ export interface GrpoConfig extends OptimizerConfig {
   idsPerPass?: number;
   /** LoRA adapters trained on the frozen base, which is then the reference too (model/lora.ts, policy.ts); absent: full fine-tuning. */
   lora?: LoraConfig;
+  /**
+   * Per-layer activation recomputation (model.ts `recomputeLayers`): each layer's forward runs again
+   * before its backward. Absent: on for models of 100M parameters or more (hf/memory.ts recomputesLayers).
+   */
+  recomputeLayers?: boolean;
 }
 
 export const GRPO_ARITH: GrpoConfig = {
@@ -710,9 +715,10 @@ export abstract class ArithRun<C extends GrpoConfig> {
     private readonly o: { valueHead: boolean; pack: PackOptions },
     services: KindServices = {},
   ) {
-    const idsPerPass = config.idsPerPass ?? defaultIdsPerPass(base.config);
-    this.model = policyModel(ops, base, config, { valueHead: o.valueHead, idsPerPass });
-    this.reference = config.beta > 0 ? referenceModel(ops, base, this.model, { idsPerPass }) : null;
+    ({ model: this.model, reference: this.reference } = runModels(ops, base, config, {
+      valueHead: o.valueHead,
+      reference: config.beta > 0,
+    }));
     this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq, services.codeGrader ?? null);
     this.rollout = this.rolloutOn(this.model, 0);
     this.scheduler = new RolloutScheduler(this.model, {

@@ -6,6 +6,7 @@
  * copy of the weights is held).
  */
 import type { Ops } from '../../kernels/ops';
+import { defaultIdsPerPass, trainedPassLayout } from '../hf/memory';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import type { LoraConfig } from '../model/lora';
 import type { ModelOptions } from '../model/model';
@@ -38,4 +39,34 @@ export function referenceModel(
   const ref = new Model(ops, base.config, { ...options, frozen: true });
   ref.setWeights(base.weights);
   return ref;
+}
+
+/** What a run's config says of its models: seed, LoRA, passes and recomputation. */
+export interface RunModelConfig {
+  seed: number;
+  lora?: LoraConfig;
+  idsPerPass?: number;
+  recomputeLayers?: boolean;
+}
+
+/**
+ * A run's trained model and, with `reference`, the base it is held to: passes of the config's
+ * `idsPerPass` (absent: hf/memory.ts defaultIdsPerPass of the trained model's layout) and per-layer
+ * recomputation as the config asks (absent: by the model's size, hf/memory.ts recomputesLayers), the
+ * same rules the memory plan counts by.
+ */
+export function runModels(
+  ops: Ops,
+  base: LoadedCheckpoint,
+  config: RunModelConfig,
+  o: { valueHead?: boolean; reference: boolean },
+): { model: Model; reference: Model | null } {
+  const layout = trainedPassLayout(base.config, config);
+  const idsPerPass = config.idsPerPass ?? defaultIdsPerPass(base.config, layout);
+  const model = policyModel(ops, base, config, {
+    idsPerPass,
+    recomputeLayers: layout.recompute,
+    ...(o.valueHead ? { valueHead: true } : {}),
+  });
+  return { model, reference: o.reference ? referenceModel(ops, base, model, { idsPerPass }) : null };
 }
