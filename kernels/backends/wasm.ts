@@ -55,7 +55,7 @@ interface Kernels {
     m0: number,
     m1: number,
   ): void;
-  transpose(dst: number, src: number, rows: number, cols: number): void;
+  matmulNtRows(out: number, a: number, b: number, K: number, N: number, acc: number, m0: number, m1: number): void;
   attentionForward(
     out: number,
     lse: number,
@@ -229,7 +229,7 @@ function compile(api: WasmApi, binary: ArrayBuffer | ArrayBufferView | object): 
 }
 
 /** The kernels helper threads run, by index. */
-const PARALLEL = ['matmulRows', 'attentionForward', 'attentionBackward', 'attentionDecode'] as const;
+const PARALLEL = ['matmulRows', 'matmulNtRows', 'attentionForward', 'attentionBackward', 'attentionDecode'] as const;
 const fnIndex = (name: (typeof PARALLEL)[number]) => PARALLEL.indexOf(name);
 /** Multiply-adds below which a matmul stays on one thread (waking a helper costs microseconds). */
 const PARALLEL_MIN_MACS = 1 << 18;
@@ -285,12 +285,12 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
     for (let t = 0; t < N; t++) targetOf(tv, t, V);
   };
   const view = (t: Tensor): Float32Array | Int32Array => (t.dtype === 'i32' ? ints(t) : d(t));
-  // Scratch for one op at a time (nt's transposed B, softmax rows, f64 accumulators): grown as needed, kept.
+  // Scratch for one op at a time (softmax rows, f64 accumulators): grown as needed, kept.
   let scratch = { ptr: -1, bytes: 0 };
   const scratchOf = (bytes: number): number => {
     if (bytes > scratch.bytes) {
       if (scratch.ptr >= 0) heap.release(scratch.ptr);
-      scratch = { ptr: heap.alloc(bytes), bytes };
+      scratch = { ptr: heap.alloc(bytes).ptr, bytes };
     }
     return scratch.ptr;
   };
@@ -325,10 +325,11 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
     alloc(label, length, dtype: DType = 'f32') {
       if (!Number.isInteger(length) || length < 0)
         throw new Error(`alloc '${label}': length must be a non-negative integer, got ${length}`);
-      const ptr = heap.alloc(length * 4);
+      const { ptr, dirty } = heap.alloc(length * 4);
       const t: WasmTensor = { backend: 'wasm', dtype, label, length, ptr };
       live.add(t);
-      view(t).fill(0);
+      // Every tensor starts zeroed; memory never handed out before already is.
+      if (dirty > 0) view(t).fill(0, 0, Math.ceil(dirty / 4));
       return t;
     },
     upload(t, data) {
@@ -363,16 +364,12 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
         if (!acc) d(out).fill(0, 0, M * N);
         return;
       }
-      let bp = p(b);
-      if (layout === 'nt') {
-        const t = scratchOf(K * N * 4);
-        k.transpose(t, p(b), N, K);
-        bp = t;
-      }
-      const transA = layout === 'tn' ? 1 : 0;
       const ranges = M * K * N >= PARALLEL_MIN_MACS && M >= 8 ? split(M, threads, 4) : [[0, M] as [number, number]];
       const [po, pa] = [p(out), p(a)];
-      parallel('matmulRows', ranges, ([m0, m1]) => [po, pa, bp, M, K, N, transA, acc, m0, m1]);
+      const pb = p(b);
+      // A·Bᵀ as dot products of rows (both contiguous along K); the others on (K, N) rows of B.
+      if (layout === 'nt') parallel('matmulNtRows', ranges, ([m0, m1]) => [po, pa, pb, K, N, acc, m0, m1]);
+      else parallel('matmulRows', ranges, ([m0, m1]) => [po, pa, pb, M, K, N, layout === 'tn' ? 1 : 0, acc, m0, m1]);
     },
     embeddingForward(out, ids, wte, N, C, V) {
       checkEmbeddingShapes('embeddingForward', { rows: out.length, ids: ids.length, table: wte.length }, N, C, V);

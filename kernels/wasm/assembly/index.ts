@@ -1,4 +1,4 @@
-export { matmulRows, transpose } from './matmul';
+export { matmulNtRows, matmulRows } from './matmul';
 export { attentionBackward, attentionDecode, attentionForward } from './attention';
 export {
   adamw, add, dropout, embeddingBackward, embeddingForward, logprobBackward, logprobForward, rmsnormBackward, rmsnormForward, rope, sumSquares, swigluBackward, swigluForward,

@@ -1,8 +1,8 @@
-// out(M, N) (+)= op(A) · op(B) in f32 with SIMD (f32x4): a 4 × 8 register tile per inner loop.
-// Layouts as kernels/matmul/layout.ts: nn A(M,K)·B(K,N); nt A(M,K)·B(N,K)ᵀ; tn A(K,M)ᵀ·B(K,N).
-// nt transposes B into `scratch` (K·N floats) first, so every layout reads B as (K, N) rows.
+// out(M, N) (+)= op(A) · op(B) in f32 with SIMD (f32x4). Layouts as kernels/matmul/layout.ts:
+// nn A(M,K)·B(K,N) and tn A(K,M)ᵀ·B(K,N) read B as (K, N) rows in a 4 × 8 register tile
+// (matmulRows); nt A(M,K)·B(N,K)ᵀ takes dot products of rows of A and B (matmulNtRows).
 // Rows [m0, m1) only: threads split M. Multiply-adds are vec.ts `madd` (fused in the relaxed builds).
-import { madd } from './vec';
+import { dot, madd } from './vec';
 
 @inline function tile4x8(out: usize, a: usize, sam: usize, sak: usize, b: usize, N: usize, K: i32, acc: bool): void {
   let c00 = f32x4.splat(0), c01 = f32x4.splat(0);
@@ -66,16 +66,9 @@ import { madd } from './vec';
   store<f32>(out, acc ? load<f32>(out) + s : s);
 }
 
-/** B (N, K) → scratch (K, N). */
-export function transpose(dst: usize, src: usize, rows: i32, cols: i32): void {
-  for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < cols; c++) store<f32>(dst + ((<usize>c * rows + r) << 2), load<f32>(src + ((<usize>r * cols + c) << 2)));
-  }
-}
-
 const ROW_BLOCK = 64;
 
-/** Rows m0..m1 of out; layout 0 nn, 1 nt (b already transposed to (K, N)), 2 tn. */
+/** Rows m0..m1 of out: nn, or tn with `transA`. */
 export function matmulRows(out: usize, a: usize, b: usize, M: i32, K: i32, N: i32, transA: bool, acc: bool, m0: i32, m1: i32): void {
   const sam: usize = transA ? 1 : <usize>K;
   const sak: usize = transA ? <usize>M : 1;
@@ -97,4 +90,71 @@ export function matmulRows(out: usize, a: usize, b: usize, M: i32, K: i32, N: i3
       for (let n = n4; n < N; n++) cell(out + ((<usize>m * N + n) << 2), a + ((<usize>m * sam) << 2), sak, b + (<usize>n << 2), <usize>N, K, acc);
     }
   }
+}
+
+/**
+ * Rows m0..m1 of out (M, N) (+)= A (M, K) · B (N, K)ᵀ as dot products of rows, reading B as it is:
+ * a transposed copy of B (K·N, every call) cost as much as the product for a decoding step's few
+ * rows, and this runs faster than the (K, N) tile at every size measured (8 to 1024 rows).
+ * A 4 × 2 tile of rows of A and B per inner loop; every element is summed as vec.ts `dot` sums it
+ * (four lanes over k, then the lanes in order, then the scalar tail), so the result does not
+ * depend on how the rows are split between threads.
+ */
+export function matmulNtRows(out: usize, a: usize, b: usize, K: i32, N: i32, acc: bool, m0: i32, m1: i32): void {
+  const row = <usize>K << 2;
+  const k4 = K & ~3;
+  const m4 = m0 + ((m1 - m0) & ~3);
+  // Blocks of B's rows stay in cache while every row of A passes over them (B may be the LM head's, megabytes).
+  for (let nb = 0; nb < N; nb += NT_BLOCK) {
+    const ne = min(nb + NT_BLOCK, N);
+    const ne2 = nb + ((ne - nb) & ~1);
+    for (let m = m0; m < m4; m += 4) {
+      const a0 = a + <usize>m * row, a1 = a0 + row, a2 = a1 + row, a3 = a2 + row;
+      const o0 = out + (<usize>m * N << 2), o1 = o0 + (<usize>N << 2), o2 = o1 + (<usize>N << 2), o3 = o2 + (<usize>N << 2);
+      for (let n = nb; n < ne2; n += 2) {
+        const b0 = b + <usize>n * row, b1 = b0 + row;
+        let c00 = f32x4.splat(0), c01 = f32x4.splat(0);
+        let c10 = f32x4.splat(0), c11 = f32x4.splat(0);
+        let c20 = f32x4.splat(0), c21 = f32x4.splat(0);
+        let c30 = f32x4.splat(0), c31 = f32x4.splat(0);
+        for (let k = 0; k < k4; k += 4) {
+          const o = <usize>k << 2;
+          const v0 = v128.load(b0 + o), v1 = v128.load(b1 + o);
+          const u0 = v128.load(a0 + o), u1 = v128.load(a1 + o), u2 = v128.load(a2 + o), u3 = v128.load(a3 + o);
+          c00 = madd(u0, v0, c00); c01 = madd(u0, v1, c01);
+          c10 = madd(u1, v0, c10); c11 = madd(u1, v1, c11);
+          c20 = madd(u2, v0, c20); c21 = madd(u2, v1, c21);
+          c30 = madd(u3, v0, c30); c31 = madd(u3, v1, c31);
+        }
+        const on = <usize>n << 2;
+        put(o0 + on, finish(c00, a0, b0, k4, K), acc); put(o0 + on + 4, finish(c01, a0, b1, k4, K), acc);
+        put(o1 + on, finish(c10, a1, b0, k4, K), acc); put(o1 + on + 4, finish(c11, a1, b1, k4, K), acc);
+        put(o2 + on, finish(c20, a2, b0, k4, K), acc); put(o2 + on + 4, finish(c21, a2, b1, k4, K), acc);
+        put(o3 + on, finish(c30, a3, b0, k4, K), acc); put(o3 + on + 4, finish(c31, a3, b1, k4, K), acc);
+      }
+      for (let n = ne2; n < ne; n++) {
+        const bn = b + <usize>n * row, on = <usize>n << 2;
+        put(o0 + on, dot(a0, bn, K), acc); put(o1 + on, dot(a1, bn, K), acc);
+        put(o2 + on, dot(a2, bn, K), acc); put(o3 + on, dot(a3, bn, K), acc);
+      }
+    }
+    for (let m = m4; m < m1; m++) {
+      const am = a + <usize>m * row;
+      for (let n = nb; n < ne; n++) put(out + ((<usize>m * N + n) << 2), dot(am, b + <usize>n * row, K), acc);
+    }
+  }
+}
+
+/** Rows of B a block of matmulNtRows holds: 32 rows of K floats (48 KiB at K = 384) stay in L2. */
+const NT_BLOCK = 32;
+
+/** The lanes of a dot product's accumulator in order, then its scalar tail k4..K: vec.ts `dot`'s order. */
+@inline function finish(c: v128, a: usize, b: usize, k4: i32, K: i32): f32 {
+  let s = f32x4.extract_lane(c, 0) + f32x4.extract_lane(c, 1) + f32x4.extract_lane(c, 2) + f32x4.extract_lane(c, 3);
+  for (let k = k4; k < K; k++) s += load<f32>(a + (<usize>k << 2)) * load<f32>(b + (<usize>k << 2));
+  return s;
+}
+
+@inline function put(p: usize, s: f32, acc: bool): void {
+  store<f32>(p, acc ? load<f32>(p) + s : s);
 }
