@@ -30,6 +30,7 @@ describe('wasm backend memory', () => {
       Array.from({ length: 1000 }, (_, i) => i),
     );
     const b = ops.alloc('b', 10);
+    ops.upload(b, new Array(10).fill(7)); // a reused block holds them until alloc zeroes it
     ops.free(b);
     const c = ops.alloc('c', 10);
     expect((c as unknown as { ptr: number }).ptr).toBe((b as unknown as { ptr: number }).ptr);

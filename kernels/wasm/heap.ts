@@ -17,6 +17,8 @@ export class WasmHeap {
   /** Free blocks [start, start + size), ascending and never adjacent. */
   private free: { start: number; size: number }[] = [];
   private top: number;
+  /** Bytes from here up were never handed out: zero, as memory.grow gives them. */
+  private clean: number;
   private readonly sizes = new Map<number, number>();
   /** Bytes in live blocks, and the most ever live (for the bench's memory figures). */
   liveBytes = 0;
@@ -28,9 +30,14 @@ export class WasmHeap {
     private readonly maxBytes: number,
   ) {
     this.top = roundUp(base, ALIGN);
+    this.clean = this.top;
   }
 
-  alloc(bytes: number): number {
+  /**
+   * A block of at least `bytes`: its offset, and how many of its first bytes may hold an earlier
+   * block's values (the rest was never handed out and is zero); the caller zeroes those.
+   */
+  alloc(bytes: number): { ptr: number; dirty: number } {
     const size = Math.max(ALIGN, roundUp(bytes, ALIGN));
     let ptr = -1;
     const i = this.free.findIndex((b) => b.size >= size);
@@ -53,7 +60,9 @@ export class WasmHeap {
     this.sizes.set(ptr, size);
     this.liveBytes += size;
     this.peakBytes = Math.max(this.peakBytes, this.liveBytes);
-    return ptr;
+    const dirty = Math.max(0, Math.min(ptr + size, this.clean) - ptr);
+    this.clean = Math.max(this.clean, ptr + size);
+    return { ptr, dirty };
   }
 
   release(ptr: number): void {
