@@ -100,6 +100,18 @@ function logSoftmax(l: Float64Array, m: number, T: number): Float64Array {
   return s;
 }
 
+/** 0 … V − 1, one array per V shared by every call (a support is never written to). */
+const ALL_IDS = new Map<number, Int32Array>();
+function allIds(V: number): Int32Array {
+  let ids = ALL_IDS.get(V);
+  if (!ids) {
+    ids = new Int32Array(V);
+    for (let i = 0; i < V; i++) ids[i] = i;
+    ALL_IDS.set(V, ids);
+  }
+  return ids;
+}
+
 /** Copies `logits` to float64; refuses NaN and +∞ with their index and an all-masked vector. */
 function checkedLogits(logits: ArrayLike<number>): { l: Float64Array; max: number; argmax: number } {
   const V = logits.length;
@@ -150,7 +162,7 @@ export function samplingDistribution(logits: ArrayLike<number>, options: Samplin
     // every row at every position of a sampler's decoding.
     let n = 0;
     for (let i = 0; i < V; i++) if (rawLogProbs[i] > -Infinity) n++;
-    if (n === V) return { support: Int32Array.from({ length: V }, (_, i) => i), logProbs: rawLogProbs, rawLogProbs };
+    if (n === V) return { support: allIds(V), logProbs: rawLogProbs, rawLogProbs };
     const support = new Int32Array(n);
     const logProbs = new Float64Array(n);
     for (let i = 0, j = 0; i < V; i++)

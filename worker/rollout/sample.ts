@@ -24,6 +24,9 @@ export interface SampledToken {
 }
 
 /** One draw from `dist` with the next value of `rand` (uniform in [0, 1)). */
+/** exp of a support's log-probs, kept between calls (one draw at a time: no call is re-entered). */
+let probs = new Float64Array(0);
+
 export function sampleToken(dist: SamplingDistribution, rand: () => number): SampledToken {
   const u = rand();
   if (!(u >= 0 && u < 1)) throw new Error(`sampleToken: rand() returned ${u}; expected a number in [0, 1)`);
@@ -35,8 +38,9 @@ export function sampleToken(dist: SamplingDistribution, rand: () => number): Sam
     );
   }
   // Scale u by the actual total, so rounding in the renormalised probabilities biases no id.
+  if (probs.length < n) probs = new Float64Array(n);
   let total = 0;
-  for (let j = 0; j < n; j++) total += Math.exp(logProbs[j]);
+  for (let j = 0; j < n; j++) total += probs[j] = Math.exp(logProbs[j]);
   const target = u * total;
   const pick = (j: number): SampledToken => ({
     id: support[j],
@@ -46,7 +50,7 @@ export function sampleToken(dist: SamplingDistribution, rand: () => number): Sam
   let cumulative = 0;
   let last = -1;
   for (let j = 0; j < n; j++) {
-    const p = Math.exp(logProbs[j]);
+    const p = probs[j];
     if (p === 0) continue;
     last = j;
     cumulative += p;
