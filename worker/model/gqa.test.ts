@@ -7,11 +7,10 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
-import { testGpuOps } from '../../kernels/common/node-test-gpu';
+import { testBackends } from '../../kernels/common/node-test-gpu';
 import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
 import { compareClose } from '../../kernels/testing/expect-close';
-import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
 import type { ModelConfig } from './config';
 import { kvDim, modelPreset, validateModelConfig } from './config';
 import { Decoder } from './kv-cache';
@@ -102,13 +101,7 @@ describe('grouped-query attention config and parameters', () => {
   });
 });
 
-const wasm = await nodeWasmOps(1);
-const gpu = await testGpuOps();
-const backends: [string, () => Ops][] = [
-  ['cpu', createCpuOps],
-  ['wasm', () => wasm],
-];
-if (gpu) backends.push(['webgpu', () => gpu]);
+const { backends, gpu } = await testBackends();
 afterAll(() => gpu?.ctx.device.destroy());
 
 describe('GQA ≡ multi-head attention with repeated kv heads (repeat_kv on k_proj, v_proj)', () => {

@@ -7,11 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
 import { mulberry32 } from '../../kernels/common/random';
-import { testGpuOps } from '../../kernels/common/node-test-gpu';
-import type { Ops } from '../../kernels/ops';
+import { testBackends } from '../../kernels/common/node-test-gpu';
 import { expectClose } from '../../kernels/testing/expect-close';
 import { numericGradAsync, relativeError } from '../../kernels/testing/finite-diff';
-import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
 import type { ModelConfig } from './config';
 import { modelPreset } from './config';
 import { Decoder } from './kv-cache';
@@ -64,13 +62,7 @@ async function lossOf(model: Model, dropoutSeed?: number): Promise<number> {
   return logp.reduce((s, x, i) => s + SEED[i] * x, 0);
 }
 
-const wasm = await nodeWasmOps(1);
-const gpu = await testGpuOps();
-const backends: [string, () => Ops][] = [
-  ['cpu', createCpuOps],
-  ['wasm', () => wasm],
-];
-if (gpu) backends.push(['webgpu', () => gpu]);
+const { backends } = await testBackends();
 
 describe('LoRA config', () => {
   it('names each bad field and the allowed values', () => {
@@ -220,35 +212,42 @@ describe.each(backends)('LoRA on the model (%s)', (_name, makeOps) => {
   });
 });
 
+/**
+ * Every adapter tensor's gradient against central finite differences of the loss (cpu), the forward
+ * scored with `dropoutSeed` (its masks drawn again by the backward and by every probe) when given.
+ */
+async function expectFiniteDifferences(lora: LoraConfig, dropoutSeed?: number): Promise<void> {
+  const model = new Model(createCpuOps(), CONFIG, { lora });
+  const ad = adapters(lora, 12);
+  // A wider spread than the init (std 0.3), so that every gradient stands well above float32 noise.
+  const base = new Map([...BASE].map(([n, w]) => [n, n.includes('norm') ? w : w.map((x) => 15 * x)]));
+  const weights = new Map([...base, ...ad]);
+  model.setWeights(weights);
+  await model.score(BATCH, undefined, dropoutSeed === undefined ? {} : { dropoutSeed });
+  model.zeroGrad();
+  await model.backward(SEED);
+  const grads = await model.getGradients();
+  for (const [name, w] of ad) {
+    const fd = await numericGradAsync(
+      w,
+      async () => {
+        model.setWeights(weights);
+        return lossOf(model, dropoutSeed);
+      },
+      1e-2,
+    );
+    model.setWeights(weights);
+    const { error, fdNormSq } = relativeError(grads.get(name)!, fd);
+    expect(fdNormSq, `${name}: the finite-difference gradient is zero; the check would be vacuous`).toBeGreaterThan(
+      1e-10,
+    );
+    expect(error, `${name}: relative error`).toBeLessThan(1e-2);
+  }
+}
+
 describe('LoRA gradients by finite differences (cpu)', () => {
   it('every adapter tensor of a 2-layer model, LoRA on every projection', async () => {
-    const ops = createCpuOps();
-    const lora = new Model(ops, CONFIG, { lora: ALL });
-    const ad = adapters(ALL, 12);
-    // A wider spread than the init (std 0.3), so that every gradient stands well above float32 noise.
-    const base = new Map([...BASE].map(([n, w]) => [n, n.includes('norm') ? w : w.map((x) => 15 * x)]));
-    const weights = new Map([...base, ...ad]);
-    lora.setWeights(weights);
-    await lora.score(BATCH);
-    lora.zeroGrad();
-    await lora.backward(SEED);
-    const grads = await lora.getGradients();
-    for (const [name, w] of ad) {
-      const fd = await numericGradAsync(
-        w,
-        async () => {
-          lora.setWeights(weights);
-          return lossOf(lora);
-        },
-        1e-2,
-      );
-      lora.setWeights(weights);
-      const { error, fdNormSq } = relativeError(grads.get(name)!, fd);
-      expect(fdNormSq, `${name}: the finite-difference gradient is zero; the check would be vacuous`).toBeGreaterThan(
-        1e-10,
-      );
-      expect(error, `${name}: relative error`).toBeLessThan(1e-2);
-    }
+    await expectFiniteDifferences(ALL);
   });
 });
 
@@ -334,30 +333,7 @@ describe('LoRA adapter dropout', () => {
   });
 
   it('gradients by finite differences of every adapter tensor, the masks drawn again by the backward (cpu)', async () => {
-    const ops = createCpuOps();
-    const lora = new Model(ops, CONFIG, { lora: DROP });
-    const ad = adapters(DROP, 12);
-    const base = new Map([...BASE].map(([n, w]) => [n, n.includes('norm') ? w : w.map((x) => 15 * x)]));
-    const weights = new Map([...base, ...ad]);
-    lora.setWeights(weights);
-    await lora.score(BATCH, undefined, { dropoutSeed: 5 });
-    lora.zeroGrad();
-    await lora.backward(SEED);
-    const grads = await lora.getGradients();
-    for (const [name, w] of ad) {
-      const fd = await numericGradAsync(
-        w,
-        async () => {
-          lora.setWeights(weights);
-          return lossOf(lora, 5);
-        },
-        1e-2,
-      );
-      lora.setWeights(weights);
-      const { error, fdNormSq } = relativeError(grads.get(name)!, fd);
-      expect(fdNormSq, `${name}: zero finite-difference gradient`).toBeGreaterThan(1e-10);
-      expect(error, `${name}: relative error`).toBeLessThan(1e-2);
-    }
+    await expectFiniteDifferences(DROP, 5);
   });
 
   it('a batch in passes draws the masks of one pass: log-probs bit for bit, gradients to summation order (cpu)', async () => {

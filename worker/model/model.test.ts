@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
-import { testGpuOps } from '../../kernels/common/node-test-gpu';
-import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
+import { testBackends } from '../../kernels/common/node-test-gpu';
 import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
 import { compareClose, expectClose } from '../../kernels/testing/expect-close';
@@ -67,7 +66,7 @@ async function lossOf(model: Model, batch: PackedInput, c: ArrayLike<number>): P
   return L;
 }
 
-const wasm = await nodeWasmOps(1);
+const { backends, wasm, gpu } = await testBackends();
 
 describe.each([
   ['cpu', createCpuOps],
@@ -122,13 +121,6 @@ async function logpOfChain(
   const { logp } = await model.score(batch);
   return logp.slice(row * batch.width + start, row * batch.width + start + len);
 }
-
-const gpu = await testGpuOps();
-const backends: [string, () => Ops][] = [
-  ['cpu', createCpuOps],
-  ['wasm', () => wasm],
-];
-if (gpu) backends.push(['webgpu', () => gpu]);
 
 describe.each(backends)('packing invariance on %s', (_name, makeOps) => {
   it('a chain gets the same log-probs alone, packed after others, and with chains permuted', async () => {

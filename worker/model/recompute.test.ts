@@ -7,9 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
 import { mulberry32 } from '../../kernels/common/random';
-import { testGpuOps } from '../../kernels/common/node-test-gpu';
+import { testBackends } from '../../kernels/common/node-test-gpu';
 import type { Ops } from '../../kernels/ops';
-import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
 import type { ModelConfig } from './config';
 import { modelPreset } from './config';
 import { initialAdapters } from './lora';
@@ -56,13 +55,7 @@ async function trained(ops: Ops, options: ModelOptions) {
   };
 }
 
-const wasm = await nodeWasmOps(1);
-const gpu = await testGpuOps();
-const backends: [string, () => Ops][] = [
-  ['cpu', createCpuOps],
-  ['wasm', () => wasm],
-];
-if (gpu) backends.push(['webgpu', () => gpu]);
+const { backends } = await testBackends();
 
 describe.each(backends)('recomputeLayers (%s)', (_name, makeOps) => {
   it('the log-probs, values and every gradient of the model that keeps all layers, bit for bit', async () => {

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
-import { testGpuOps } from '../../kernels/common/node-test-gpu';
+import { testBackends } from '../../kernels/common/node-test-gpu';
 import { mulberry32 } from '../../kernels/common/random';
-import type { Ops } from '../../kernels/ops';
 import { expectClose } from '../../kernels/testing/expect-close';
 import { numericGradAsync, relativeError } from '../../kernels/testing/finite-diff';
-import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
 import type { ModelConfig } from './config';
 import { modelPreset } from './config';
 import { Model } from './model';
@@ -56,13 +54,7 @@ function tempered(z: ArrayLike<number>, temperature: number): { logp: Float64Arr
   return { logp, entropy: -logp.reduce((h, lp) => h + Math.exp(lp) * lp, 0) };
 }
 
-const wasm = await nodeWasmOps(1);
-const gpu = await testGpuOps();
-const backends: [string, () => Ops][] = [
-  ['cpu', createCpuOps],
-  ['wasm', () => wasm],
-];
-if (gpu) backends.push(['webgpu', () => gpu]);
+const { backends, wasm } = await testBackends();
 
 describe.each(backends)('Model.score at a temperature (%s)', (_name, makeOps) => {
   it('scores log_softmax(l / T) and its entropy, from the untempered logits; T = 1 is the default', async () => {

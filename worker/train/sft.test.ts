@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createCpuOps } from '../../kernels/backends/cpu';
-import { testGpuOps } from '../../kernels/common/node-test-gpu';
-import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
+import { testBackends } from '../../kernels/common/node-test-gpu';
 import type { Ops } from '../../kernels/ops';
 import { expectClose } from '../../kernels/testing/expect-close';
 import { charTokenizer, exportCheckpoint, importCheckpoint } from '../model/checkpoint';
@@ -51,13 +50,7 @@ async function trajectory(ops: Ops): Promise<number[]> {
   return losses;
 }
 
-const gpu = await testGpuOps();
-const wasm = await nodeWasmOps(1);
-const backends: [string, () => Ops][] = [
-  ['cpu', createCpuOps],
-  ['wasm', () => wasm],
-];
-if (gpu) backends.push(['webgpu', () => gpu]);
+const { backends } = await testBackends();
 
 describe.each(backends)('golden 10-step SFT trajectory on %s', (name, makeOps) => {
   it('reproduces the recorded losses, and the loss falls', async () => {
