@@ -153,6 +153,8 @@ export interface Ops {
    * a hash of (seed, offset + i), the same on every backend (kernels/dropout/dropout.ref.ts).
    */
   dropout(out: Tensor, x: Tensor, n: number, o: DropoutOptions): void;
+  /** out (n) f32 = the bf16 values packed two to a word in `packed` (i32, ⌈n / 2⌉), exactly (kernels/bf16). */
+  widenBf16(out: Tensor, packed: Tensor, n: number): void;
   /**
    * Per row of logits l (N, V), at inverse temperature `scale` s = 1/T (finite, > 0; default 1):
    * logp = log_softmax(s·l)[target] for targets (N) i32 (0 where target < 0), the entropy of

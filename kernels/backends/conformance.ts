@@ -9,6 +9,7 @@
 import { randomArray } from '../common/random';
 import type { AdamWHyper, Ops, Tensor } from '../ops';
 import { compareClose } from '../testing/expect-close';
+import { packBf16 } from '../bf16/bf16.ref';
 
 export interface ConformanceCase {
   name: string;
@@ -339,6 +340,18 @@ export function conformanceCases(): ConformanceCase[] {
         const acc = f32(ops, 'acc', n, 34);
         ops.dropout(acc, x, n, { p: 0.3, seed, offset, accumulate: true });
         return { out, acc };
+      },
+    });
+  }
+  for (const n of [1, 8, 1003]) {
+    cases.push({
+      name: `widenBf16 ${n}`,
+      atol: 0,
+      rtol: 0,
+      run: (ops) => {
+        const out = ops.alloc('out', n);
+        ops.widenBf16(out, i32(ops, 'packed', packBf16(randomArray(n, 35, -4, 4))), n);
+        return { out };
       },
     });
   }

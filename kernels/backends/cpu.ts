@@ -14,6 +14,7 @@ import { matmulRef } from '../matmul/matmul.ref';
 import type { DType, Ops, Tensor } from '../ops';
 import { accumulateRef, residualForwardRef } from '../residual/residual.ref';
 import { dropoutRef } from '../dropout/dropout.ref';
+import { widenBf16Ref } from '../bf16/bf16.ref';
 import { rmsnormBackwardRef, rmsnormForwardRef } from '../rmsnorm/rmsnorm.ref';
 import { ropeBackwardRef, ropeForwardRef } from '../rope/rope.ref';
 import { swigluBackwardRef, swigluForwardRef } from '../swiglu/swiglu.ref';
@@ -107,6 +108,7 @@ export function createCpuOps(): Ops {
     residualForward: (out, a, b, n) => residualForwardRef(d(out), d(a), d(b), n),
     accumulate: (dst, src, n) => accumulateRef(d(dst), d(src), n),
     dropout: (out, x, n, o) => dropoutRef(d(out), d(x), n, o),
+    widenBf16: (out, packed, n) => widenBf16Ref(d(out), ints(packed), n),
     logprobForward: (logp, entropy, lse, logits, targets, N, V, scale = 1) =>
       logprobForwardRef(d(logp), d(entropy), d(lse), d(logits), ints(targets), N, V, scale),
     logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V, scale = 1) =>

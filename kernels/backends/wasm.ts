@@ -17,6 +17,7 @@ import type { DType, Ops, Tensor } from '../ops';
 import type { WasmSimd } from './info';
 import { checkElementwise } from '../residual/residual.ref';
 import { dropoutScalars } from '../dropout/dropout.ref';
+import { bf16Words } from '../bf16/bf16.ref';
 import { checkRmsnormEps, checkRmsnormShapes } from '../rmsnorm/rmsnorm.ref';
 import { checkRopeShapes } from '../rope/rope.ref';
 import { WasmHeap } from '../wasm/heap';
@@ -126,6 +127,7 @@ interface Kernels {
   swigluForward(out: number, gate: number, up: number, n: number): void;
   swigluBackward(dgate: number, dup: number, dout: number, gate: number, up: number, n: number): void;
   add(out: number, a: number, b: number, n: number): void;
+  widenBf16(out: number, packed: number, n: number): void;
   dropout(
     out: number,
     x: number,
@@ -493,6 +495,12 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
     accumulate(dst, src, n) {
       checkElementwise('accumulate', n, { dst, src });
       k.add(p(dst), p(dst), p(src), n);
+    },
+    widenBf16(out, packed, n) {
+      checkElementwise('widenBf16', n, { out });
+      if (packed.length < bf16Words(n))
+        throw new Error(`widenBf16: packed has ${packed.length} words, needs ⌈n / 2⌉ = ${bf16Words(n)}`);
+      k.widenBf16(p(out), i(packed), n);
     },
     dropout(out, x, n, o) {
       checkElementwise('dropout', n, { out, x });

@@ -17,6 +17,7 @@ import { matmul } from '../matmul/matmul';
 import type { DType, Ops, Tensor } from '../ops';
 import { accumulate, residualForward } from '../residual/residual';
 import { dropout } from '../dropout/dropout';
+import { widenBf16 } from '../bf16/bf16';
 import { rmsnormBackward, rmsnormForward } from '../rmsnorm/rmsnorm';
 import { ropeBackward, ropeForward } from '../rope/rope';
 import { swigluBackward, swigluForward } from '../swiglu/swiglu';
@@ -92,6 +93,10 @@ export function createWebGpuOps(ctx: GpuContext): WebGpuOps {
     residualForward: (out, a, b, n) => residualForward(rt, g(out), g(a), g(b), n),
     accumulate: (dst, src, n) => accumulate(rt, g(dst), g(src), n),
     dropout: (out, x, n, o) => dropout(rt, g(out), g(x), n, o),
+    widenBf16: (out, packed, n) => {
+      if (packed.dtype !== 'i32') throw new Error(`'${packed.label}' is ${packed.dtype}; this operand must be i32`);
+      widenBf16(rt, g(out), g(packed), n);
+    },
     logprobForward: (logp, entropy, lse, logits, targets, N, V, scale = 1) =>
       logprobForward(rt, g(logp), g(entropy), g(lse), g(logits), g(targets), N, V, scale),
     logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V, scale = 1) =>

@@ -209,3 +209,19 @@ export function dropout(out: usize, x: usize, n: i32, key: u32, threshold: u32, 
     setf32(out, i, acc ? f32at(out, i) + v : v);
   }
 }
+
+// bf16 widening (kernels/bf16/bf16.ref.ts): out[i] = the f32 of bf16 element i, two to a word,
+// element 2j the low half of word j. Eight at a time: the halves zero-extended in order, shifted up.
+export function widenBf16(out: usize, packed: usize, n: i32): void {
+  const n8 = n & ~7;
+  let i = 0;
+  for (; i < n8; i += 8) {
+    const v = v128.load(packed + (<usize>i << 1));
+    v128.store(out + (<usize>i << 2), i32x4.shl(i32x4.extend_low_i16x8_u(v), 16));
+    v128.store(out + (<usize>i << 2), i32x4.shl(i32x4.extend_high_i16x8_u(v), 16), 16);
+  }
+  for (; i < n; i++) {
+    const half = <u32>load<u16>(packed + (<usize>i << 1));
+    store<u32>(out + (<usize>i << 2), half << 16);
+  }
+}
