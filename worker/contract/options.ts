@@ -186,6 +186,8 @@ export interface GrpoRunOptions {
   loraDropout?: number;
   /** Per-layer activation recomputation; absent: on for models of 100M parameters or more. */
   recomputeLayers?: boolean;
+  /** The reference's (full fine-tuning) or the LoRA base's weights as bf16; absent: f32. */
+  frozenWeights?: 'f32' | 'bf16';
   /** Train on log-probs renormalised over the sampler's top-k/top-p support; absent: off (the full softmax). */
   renormalize?: boolean;
   /** A person's prompt dataset instead of the arithmetic generator (worker/data/dataset.ts); absent: arithmetic. */
@@ -419,6 +421,8 @@ export interface DpoRunOptions {
   loraDropout?: number;
   /** Per-layer activation recomputation, as GRPO's. */
   recomputeLayers?: boolean;
+  /** bf16 storage of the weights no step changes, as GRPO's. */
+  frozenWeights?: 'f32' | 'bf16';
   /** A person's prompt dataset (rewards math, exact or regex) instead of the arithmetic generator; absent: arithmetic. */
   dataset?: DatasetRunOptions;
   /** A person's own model (`useModel`) instead of the shipped arithmetic base: the policy, the reference and the pairs' sampler. */

@@ -15,7 +15,7 @@
 import type { Ops, Tensor } from '../../kernels/ops';
 import type { ModelConfig } from '../model/config';
 import { kvDim } from '../model/config';
-import { parameterCount } from '../model/params';
+import { parameterCount, weightBytes } from '../model/params';
 import { allocActs } from '../model/tensors';
 import type { LoraConfig } from '../model/lora';
 import { loraActs, loraSpecs } from '../model/lora';
@@ -204,9 +204,13 @@ export function stepMemoryPlan(
     lora?: PlannedLora;
     /** Per-layer recomputation in the trained model (model.ts `recomputeLayers`). */
     recompute?: boolean;
+    /** How the weights no step changes are held (the reference's, a LoRA base's): model.ts `storage`. */
+    frozenWeights?: 'f32' | 'bf16';
   },
 ): MemoryPlan {
   const weights = 4 * parameterCount(config);
+  const frozen = weightBytes(config, o.frozenWeights);
+  const bf16 = o.frozenWeights === 'bf16' ? ', bf16' : '';
   const lora = o.lora;
   const adapters = lora ? 4 * loraSpecs(config, lora).reduce((n, s) => n + s.shape[0] * s.shape[1], 0) : 0;
   const length = o.promptIds + o.maxNew;
@@ -223,7 +227,7 @@ export function stepMemoryPlan(
   const parts: MemoryPlanPart[] = [
     ...(lora
       ? [
-          { part: 'base model (frozen, also the reference)', bytes: weights },
+          { part: `base model (frozen, also the reference${bf16})`, bytes: frozen },
           { part: `LoRA adapters (rank ${lora.rank}): weights, gradients, AdamW m and v`, bytes: 4 * adapters },
         ]
       : [
@@ -232,8 +236,8 @@ export function stepMemoryPlan(
           ...(o.reference
             ? [
                 {
-                  part: 'reference policy: weights and one pass',
-                  bytes: weights + passActivationBytes(config, passIds, referencePass),
+                  part: `reference policy: weights${bf16} and one pass`,
+                  bytes: frozen + passActivationBytes(config, passIds, referencePass),
                 },
               ]
             : []),
@@ -275,6 +279,7 @@ export interface PlannedStep {
   lora?: PlannedLora;
   /** Per-layer recomputation; absent: by the model's size (recomputesLayers). */
   recomputeLayers?: boolean;
+  frozenWeights?: 'f32' | 'bf16';
 }
 
 /**
@@ -296,6 +301,7 @@ export function wasmStepPlan(
     idsPerPass: step.idsPerPass ?? defaultIdsPerPass(config, layout),
     reference: step.beta > 0,
     recompute: layout.recompute,
+    ...(step.frozenWeights ? { frozenWeights: step.frozenWeights } : {}),
     samplerModels: staleness > 0 && !step.samplerWorker ? staleness + 1 : 0,
     ...(step.lora ? { lora: step.lora } : {}),
   });
@@ -319,6 +325,7 @@ export interface PlannedDpoStep {
   idsPerPass?: number;
   lora?: PlannedLora;
   recomputeLayers?: boolean;
+  frozenWeights?: 'f32' | 'bf16';
 }
 
 /**
@@ -341,6 +348,7 @@ export function wasmDpoPlan(
     idsPerPass: step.idsPerPass ?? defaultIdsPerPass(config, layout),
     reference: true,
     recompute: layout.recompute,
+    ...(step.frozenWeights ? { frozenWeights: step.frozenWeights } : {}),
     samplerModels: 0,
     ...(step.lora ? { lora: step.lora } : {}),
   });

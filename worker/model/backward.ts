@@ -13,6 +13,7 @@ import type { ValueHead } from './forward';
 import { adapterAt, adapterDropout, dropAdapterInput, forwardLayer, headLogits } from './forward';
 import type { Tensor } from '../../kernels/ops';
 import type { Acts, LayerActs, LayerParams, ParamSet } from './tensors';
+import { layerParams } from './tensors';
 import type { AdapterSet, Projection } from './lora';
 import { adapterBackward } from './lora';
 
@@ -70,7 +71,7 @@ export function backward(
   ops.zero(a.dres);
   ops.rmsnormBackward(a.dres, g ? g.lnf : a.normSink, a.dln, a.xL, p.lnf, a.rstdf, N, C);
   for (let l = c.layers - 1; l >= 0; l--) {
-    const w = p.layers[l];
+    const w = layerParams(ops, p, l);
     const gw = g?.layers[l];
     const x = a.layers[l];
     // Per-layer recomputation: the layer's forward again from its kept input (the next layer's

@@ -8,6 +8,7 @@ import type { ModelConfig } from './config';
 import { kvDim } from './config';
 import { attentionInputs, attentionOutputAndMlp, lmHead } from './forward';
 import type { Acts, KvCache, ParamSet } from './tensors';
+import { layerParams } from './tensors';
 
 export function decodeForward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, cache: KvCache): void {
   const B = a.B * a.T; // one id per row
@@ -20,14 +21,15 @@ export function decodeForward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, ca
   ops.embeddingForward(a.layers.length ? a.layers[0].x : a.xL, a.ids, p.wte, B, C, c.vocab);
   for (let l = 0; l < c.layers; l++) {
     const x = a.layers[l];
-    attentionInputs(ops, c, p.layers[l], x, a, B); // positions = each row's length before the append
+    const w = layerParams(ops, p, l);
+    attentionInputs(ops, c, w, x, a, B); // positions = each row's length before the append
     for (let b = 0; b < B; b++) {
       const at = (b * L + cache.lengths[b]) * KV;
       ops.copy(cache.k[l], x.k, { dstOffset: at, srcOffset: b * KV, count: KV });
       ops.copy(cache.v[l], x.v, { dstOffset: at, srcOffset: b * KV, count: KV });
     }
     ops.attentionDecode(x.att, x.q, cache.k[l], cache.v[l], cache.attendLengths, B, L, NH, NKV, hs);
-    attentionOutputAndMlp(ops, c, p.layers[l], x, a, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, B);
+    attentionOutputAndMlp(ops, c, w, x, a, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, B);
   }
   lmHead(ops, c, p, a, B);
 }

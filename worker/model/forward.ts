@@ -9,6 +9,7 @@ import type { Ops, Tensor } from '../../kernels/ops';
 import type { ModelConfig } from './config';
 import { kvDim } from './config';
 import type { Acts, LayerActs, LayerParams, ParamSet } from './tensors';
+import { layerParams } from './tensors';
 import type { Projection } from './lora';
 import { adapterForward, adapterMaskSeed } from './lora';
 
@@ -72,7 +73,7 @@ export function forwardLayers(
 ): void {
   ops.embeddingForward(a.layers.length ? a.layers[0].x : a.xL, a.ids, p.wte, a.B * a.T, c.dModel, c.vocab);
   for (let l = 0; l < c.layers; l++)
-    forwardLayer(ops, c, p.layers[l], a.layers[l], a, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, () =>
+    forwardLayer(ops, c, layerParams(ops, p, l), a.layers[l], a, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, () =>
       afterAttention?.(l, a.layers[l]),
     );
 }

@@ -19,7 +19,8 @@ import type { PackedInput } from './packing';
 import { alignToIds, seedToPositions, targetsFor } from './packing';
 import { initialWeights, numel, paramSpecs } from './params';
 import type { Acts, ParamSet } from './tensors';
-import { allocActs, allocParamSet, freeActs } from './tensors';
+import { allocActs, allocParamSet, allocStoredParamSet, freeActs } from './tensors';
+import { packBf16 } from '../../kernels/bf16/bf16.ref';
 import type { AdapterSet, LoraConfig, Projection } from './lora';
 import {
   allocAdapterSet,
@@ -52,6 +53,13 @@ export interface ModelOptions {
    * same as without, bit for bit. Default false.
    */
   recomputeLayers?: boolean;
+  /**
+   * How the layers' matrices are held: `bf16` in half the memory (each value rounded to the nearest
+   * bf16 when set, as `.to(torch.bfloat16)`), widened to f32 layer by layer for each use (tensors.ts
+   * allocStoredParamSet); the embedding, LM head and norms stay f32. Only for weights no step
+   * changes: a frozen model, or the base under LoRA. Default `f32`.
+   */
+  storage?: 'f32' | 'bf16';
   /**
    * Ids (rows × width) one forward or backward pass holds activations for (micro-batches, verl's
    * `ppo_max_token_len_per_gpu`): a batch of more is scored in passes of ⌊idsPerPass / width⌋ rows
@@ -222,7 +230,10 @@ export class Model {
       throw new Error(`Model: idsPerPass = ${idsPerPass}; expected an integer ≥ 1 (absent: the whole batch)`);
     this.idsPerPass = idsPerPass ?? null;
     this.recomputeLayers = options.recomputeLayers ?? false;
-    this.params = allocParamSet(ops, config, 'param');
+    if (options.storage === 'bf16' && !options.frozen && !options.lora)
+      throw new Error("Model: storage 'bf16' holds weights no step changes: a frozen model's, or a LoRA base's");
+    this.params =
+      options.storage === 'bf16' ? allocStoredParamSet(ops, config, 'param') : allocParamSet(ops, config, 'param');
     if (options.lora) {
       const problems = validateLoraConfig(options.lora);
       if (problems.length) throw new Error(`Model: ${problems.join('; ')}`);
@@ -292,7 +303,26 @@ export class Model {
 
   /** Seeded init (params.ts `initialWeights`): N(0, 0.02) for matrices, 0.02/√(2L) for o_proj and down_proj, ones for norms. */
   initWeights(seed: number): void {
-    for (const [name, data] of initialWeights(this.config, seed)) this.ops.upload(this.params.byName.get(name)!, data);
+    for (const [name, data] of initialWeights(this.config, seed)) this.uploadParam(name, data);
+  }
+
+  /** One base tensor's values: as bf16 words where the model stores that tensor so (the widened layer is then stale). */
+  private uploadParam(name: string, data: Float32Array): void {
+    const t = this.params.byName.get(name)!;
+    this.ops.upload(t, t.dtype === 'i32' ? packBf16(data) : data);
+    if (this.params.stored) this.params.stored.widened = -1;
+  }
+
+  /** One base tensor's values, widened from bf16 words where the model stores it so (exactly). */
+  private async readParam(t: Tensor, n: number): Promise<Float32Array> {
+    if (t.dtype !== 'i32') return this.ops.read(t);
+    const wide = this.ops.alloc('param:read (widened)', n);
+    try {
+      this.ops.widenBf16(wide, t, n);
+      return await this.ops.read(wide);
+    } finally {
+      this.ops.free(wide);
+    }
   }
 
   /**
@@ -323,7 +353,7 @@ export class Model {
         throw new Error(
           `setWeights: '${s.name}' has ${w.length} values, expected ${numel(s.shape)} (shape [${s.shape}])`,
         );
-      this.ops.upload(this.params.byName.get(s.name)!, w);
+      this.uploadParam(s.name, w);
     }
     const head = weights.get(VALUE_HEAD);
     if (head && this.vh) this.setValueHead(head);
@@ -350,7 +380,8 @@ export class Model {
   /** Every base parameter and the value head's weights, by name. */
   private async readBase(): Promise<Map<string, Float32Array>> {
     const out = new Map<string, Float32Array>();
-    for (const [name, t] of this.params.byName) out.set(name, await this.ops.read(t));
+    for (const s of paramSpecs(this.config))
+      out.set(s.name, await this.readParam(this.params.byName.get(s.name)!, numel(s.shape)));
     if (this.vh) out.set(VALUE_HEAD, await this.ops.read(this.vh.w));
     return out;
   }

@@ -9,6 +9,7 @@ import type { Ops, Tensor } from '../../kernels/ops';
 import type { ModelConfig } from './config';
 import { kvDim } from './config';
 import { paramSpecs, numel } from './params';
+import { bf16Words } from '../../kernels/bf16/bf16.ref';
 import type { LayerAdapters, Projection } from './lora';
 
 export interface LayerParams {
@@ -32,7 +33,16 @@ export interface ParamSet {
   lmHead: Tensor; // (V, C) lm_head, or wte itself when tied
   /** Every tensor by its Hugging Face name, in spec order (lm_head absent when tied). */
   byName: Map<string, Tensor>;
+  /**
+   * Layer matrices stored as bf16 (allocStoredParamSet): each layer's seven, two values to an i32
+   * word; `layers[l]` then share one f32 set that `layerParams` widens layer l into before use.
+   */
+  stored?: { layers: Record<LayerMatrix, Tensor>[]; widened: number };
 }
+
+/** The projection matrices of a layer (the norms are vectors). */
+export type LayerMatrix = 'wq' | 'wk' | 'wv' | 'wo' | 'wg' | 'wu' | 'wd';
+const LAYER_MATRICES: readonly LayerMatrix[] = ['wq', 'wk', 'wv', 'wo', 'wg', 'wu', 'wd'];
 
 const LAYER_KEYS: [keyof LayerParams, string][] = [
   ['ln1', 'input_layernorm.weight'],
@@ -64,6 +74,63 @@ export function allocParamSet(ops: Ops, c: ModelConfig, prefix: string): ParamSe
     lmHead: c.tiedEmbeddings ? wte : byName.get('lm_head.weight')!,
     byName,
   };
+}
+
+/**
+ * The parameter set's tensors, with the layer matrices held as bf16 (kernels/bf16): half their
+ * memory, the embedding, LM head and norms in f32, and one f32 layer of matrices that `layerParams`
+ * widens each layer into before its kernels run. For frozen models (weights only: nothing writes
+ * the widened copy back); `byName`'s matrices are the i32 words.
+ */
+export function allocStoredParamSet(ops: Ops, c: ModelConfig, prefix: string): ParamSet & { stored: object } {
+  const specs = new Map(paramSpecs(c).map((s) => [s.name, numel(s.shape)]));
+  const byName = new Map<string, Tensor>();
+  const matrixOf = (suffix: string) => LAYER_KEYS.find(([, sfx]) => sfx === suffix)?.[0];
+  const isMatrix = (name: string) => {
+    const m = /^model\.layers\.\d+\.(.+)$/.exec(name);
+    return !!m && LAYER_MATRICES.includes(matrixOf(m[1]) as LayerMatrix);
+  };
+  for (const [name, n] of specs)
+    byName.set(
+      name,
+      isMatrix(name) ? ops.alloc(`${prefix}:${name} (bf16)`, bf16Words(n), 'i32') : ops.alloc(`${prefix}:${name}`, n),
+    );
+  const widened = {} as Record<LayerMatrix, Tensor>;
+  for (const k of LAYER_MATRICES) {
+    const suffix = LAYER_KEYS.find(([key]) => key === k)![1];
+    widened[k] = ops.alloc(`${prefix}:layer.${suffix} (widened)`, specs.get(`model.layers.0.${suffix}`)!);
+  }
+  const layers: LayerParams[] = [];
+  const stored: Record<LayerMatrix, Tensor>[] = [];
+  for (let l = 0; l < c.layers; l++) {
+    const at = (suffix: string) => byName.get(`model.layers.${l}.${suffix}`)!;
+    stored.push(
+      Object.fromEntries(LAYER_MATRICES.map((k) => [k, at(LAYER_KEYS.find(([key]) => key === k)![1])])) as Record<
+        LayerMatrix,
+        Tensor
+      >,
+    );
+    layers.push({ ...widened, ln1: at('input_layernorm.weight'), ln2: at('post_attention_layernorm.weight') });
+  }
+  const wte = byName.get('model.embed_tokens.weight')!;
+  return {
+    wte,
+    layers,
+    lnf: byName.get('model.norm.weight')!,
+    lmHead: c.tiedEmbeddings ? wte : byName.get('lm_head.weight')!,
+    byName,
+    stored: { layers: stored, widened: -1 },
+  };
+}
+
+/** Layer l's parameters for its kernels: with bf16 storage, its matrices widened into the shared f32 set first. */
+export function layerParams(ops: Ops, p: ParamSet, l: number): LayerParams {
+  const s = p.stored;
+  if (s && s.widened !== l) {
+    for (const k of LAYER_MATRICES) ops.widenBf16(p.layers[l][k], s.layers[l][k], p.layers[l][k].length);
+    s.widened = l;
+  }
+  return p.layers[l];
 }
 
 export interface LayerActs {

@@ -99,6 +99,7 @@ export function grpoConfigOf(o: GrpoRunOptions, base: GrpoConfig): GrpoConfig {
   delete config.samplerWorker;
   delete config.idsPerPass;
   delete config.recomputeLayers;
+  delete config.frozenWeights;
   delete config.lora;
   const lora = loraFromOptions(o);
   if (lora) config.lora = lora;
@@ -106,6 +107,7 @@ export function grpoConfigOf(o: GrpoRunOptions, base: GrpoConfig): GrpoConfig {
   if (o.samplerWorker) config.samplerWorker = true;
   if (o.idsPerPass !== undefined) config.idsPerPass = o.idsPerPass;
   if (o.recomputeLayers !== undefined) config.recomputeLayers = o.recomputeLayers;
+  if (o.frozenWeights !== undefined) config.frozenWeights = o.frozenWeights;
   if (o.filterGroups) config.dynamicSampling = { metric: o.filterGroups, maxGenBatches: o.maxGenBatches ?? 10 };
   if (o.evalSamples) config.evalSamples = o.evalSamples;
   if (o.lrSchedule !== undefined || o.lrWarmup !== undefined)
@@ -129,6 +131,7 @@ function stabiliserOptionsOf(c: GrpoConfig): Partial<GrpoRunOptions> {
     ...(c.samplerWorker ? { samplerWorker: true } : {}),
     ...(c.idsPerPass !== undefined ? { idsPerPass: c.idsPerPass } : {}),
     ...(c.recomputeLayers !== undefined ? { recomputeLayers: c.recomputeLayers } : {}),
+    ...(c.frozenWeights !== undefined ? { frozenWeights: c.frozenWeights } : {}),
     ...loraOptionsOf(c.lora),
     ...(c.dynamicSampling
       ? { filterGroups: c.dynamicSampling.metric, maxGenBatches: c.dynamicSampling.maxGenBatches }
@@ -381,7 +384,14 @@ function loraOptionsOf(
 }
 
 export function dpoConfigOf(o: DpoRunOptions, base: DpoConfig): DpoConfig {
-  const { dataset: _dataset, lora: _lora, idsPerPass: _ids, recomputeLayers: _recompute, ...rest } = base;
+  const {
+    dataset: _dataset,
+    lora: _lora,
+    idsPerPass: _ids,
+    recomputeLayers: _recompute,
+    frozenWeights: _frozen,
+    ...rest
+  } = base;
   const lora = loraFromOptions(o);
   return {
     ...rest,
@@ -389,6 +399,7 @@ export function dpoConfigOf(o: DpoRunOptions, base: DpoConfig): DpoConfig {
     ...(lora ? { lora } : {}),
     ...(o.idsPerPass !== undefined ? { idsPerPass: o.idsPerPass } : {}),
     ...(o.recomputeLayers !== undefined ? { recomputeLayers: o.recomputeLayers } : {}),
+    ...(o.frozenWeights !== undefined ? { frozenWeights: o.frozenWeights } : {}),
     seed: o.seed,
     steps: o.steps,
     pairs: o.pairs,
@@ -435,6 +446,7 @@ export function dpoOptionsOf(c: DpoConfig, run: Bookkeeping): DpoRunOptions {
     ...loraOptionsOf(c.lora),
     ...(c.idsPerPass !== undefined ? { idsPerPass: c.idsPerPass } : {}),
     ...(c.recomputeLayers !== undefined ? { recomputeLayers: c.recomputeLayers } : {}),
+    ...(c.frozenWeights !== undefined ? { frozenWeights: c.frozenWeights } : {}),
     ...(c.dataset ? { dataset: c.dataset } : {}),
     evalEvery: c.evalEvery,
     ...run,

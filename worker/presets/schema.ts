@@ -147,6 +147,19 @@ const recomputeLayers = z
       'Empty: on for models of 100M parameters or more.',
   });
 
+/** bf16 storage of the weights no step changes, shared by GRPO, PPO and DPO. */
+const frozenWeights = z
+  .enum(['f32', 'bf16'])
+  .optional()
+  .meta({
+    title: 'Frozen weights',
+    section: 'Objective',
+    description:
+      "How the weights no step changes are held: the reference policy's (full fine-tuning, KL β > 0) or, under " +
+      "LoRA, the base's. bf16: the layers' matrices in half the memory, rounded to bf16 (a LoRA run then trains " +
+      'on the rounded base) and widened layer by layer for each use. Empty: f32.',
+  });
+
 /** LoRA instead of full fine-tuning (worker/model/lora.ts), shared by GRPO, PPO and DPO. */
 const lora = {
   loraRank: int(1, 256, {
@@ -771,6 +784,7 @@ const grpoRest = {
   ...lora,
   idsPerPass,
   recomputeLayers,
+  frozenWeights,
   samplerWorker: z
     .boolean()
     .optional()
@@ -1270,6 +1284,7 @@ export const dpoSchema = z
     ...lora,
     idsPerPass,
     recomputeLayers,
+    frozenWeights,
     dataset,
     base,
     evalEvery: run.evalEvery,

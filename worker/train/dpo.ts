@@ -58,6 +58,8 @@ export interface DpoConfig extends OptimizerConfig {
   lora?: LoraConfig;
   /** Per-layer activation recomputation, as GRPO's (GrpoConfig `recomputeLayers`). */
   recomputeLayers?: boolean;
+  /** bf16 storage of the weights no step changes, as GRPO's (GrpoConfig `frozenWeights`). */
+  frozenWeights?: 'f32' | 'bf16';
   /** Ids one training pass holds activations for (model.ts `idsPerPass`); absent: hf/memory.ts `defaultIdsPerPass`. */
   idsPerPass?: number;
 }

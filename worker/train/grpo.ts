@@ -145,6 +145,11 @@ export interface GrpoConfig extends OptimizerConfig {
    * before its backward. Absent: on for models of 100M parameters or more (hf/memory.ts recomputesLayers).
    */
   recomputeLayers?: boolean;
+  /**
+   * The weights no step changes — the reference policy's under full fine-tuning, the base's under
+   * LoRA — held as bf16 (model.ts `storage`: half their memory, rounded to bf16). Absent: f32.
+   */
+  frozenWeights?: 'f32' | 'bf16';
 }
 
 export const GRPO_ARITH: GrpoConfig = {

@@ -33,7 +33,7 @@ export function referenceModel(
   ops: Ops,
   base: LoadedCheckpoint,
   policy: Model,
-  options: Pick<ModelOptions, 'idsPerPass'> = {},
+  options: Pick<ModelOptions, 'idsPerPass' | 'storage'> = {},
 ): Model {
   if (policy.loraConfig) return policy;
   const ref = new Model(ops, base.config, { ...options, frozen: true });
@@ -47,6 +47,8 @@ export interface RunModelConfig {
   lora?: LoraConfig;
   idsPerPass?: number;
   recomputeLayers?: boolean;
+  /** The weights no step changes (the reference's, a LoRA base's) as bf16 (model.ts `storage`); absent: f32. */
+  frozenWeights?: 'f32' | 'bf16';
 }
 
 /**
@@ -63,10 +65,12 @@ export function runModels(
 ): { model: Model; reference: Model | null } {
   const layout = trainedPassLayout(base.config, config);
   const idsPerPass = config.idsPerPass ?? defaultIdsPerPass(base.config, layout);
+  const storage = config.frozenWeights ?? 'f32';
   const model = policyModel(ops, base, config, {
     idsPerPass,
     recomputeLayers: layout.recompute,
     ...(o.valueHead ? { valueHead: true } : {}),
+    ...(config.lora ? { storage } : {}),
   });
-  return { model, reference: o.reference ? referenceModel(ops, base, model, { idsPerPass }) : null };
+  return { model, reference: o.reference ? referenceModel(ops, base, model, { idsPerPass, storage }) : null };
 }
