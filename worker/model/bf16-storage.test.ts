@@ -17,16 +17,13 @@ import { initialAdapters } from './lora';
 import type { LoraConfig } from './lora';
 import { Model } from './model';
 import { rowPerSequence } from './packing';
-import { initialWeights, weightBytes } from './params';
+import { initialWeights, isLayerMatrix, weightBytes } from './params';
 
 const CONFIG: ModelConfig = { ...modelPreset('tiny', 9), layers: 3, heads: 2, kvHeads: 1, tiedEmbeddings: false };
 const WEIGHTS = initialWeights(CONFIG, 6);
 /** The weights as the bf16 model holds them: layer matrices rounded, everything else as it is. */
 const ROUNDED = new Map(
-  [...WEIGHTS].map(([name, w]) => [
-    name,
-    /^model\.layers\.\d+\.(self_attn|mlp)\./.test(name) ? unpackBf16(packBf16(w), w.length) : w,
-  ]),
+  [...WEIGHTS].map(([name, w]) => [name, isLayerMatrix(name) ? unpackBf16(packBf16(w), w.length) : w]),
 );
 const BATCH = rowPerSequence(
   [

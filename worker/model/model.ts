@@ -19,7 +19,7 @@ import type { PackedInput } from './packing';
 import { alignToIds, seedToPositions, targetsFor } from './packing';
 import { initialWeights, numel, paramSpecs } from './params';
 import type { Acts, ParamSet } from './tensors';
-import { allocActs, allocParamSet, allocStoredParamSet, freeActs } from './tensors';
+import { allocActs, allocParamSet, freeActs } from './tensors';
 import { packBf16 } from '../../kernels/bf16/bf16.ref';
 import type { AdapterSet, LoraConfig, Projection } from './lora';
 import {
@@ -56,7 +56,7 @@ export interface ModelOptions {
   /**
    * How the layers' matrices are held: `bf16` in half the memory (each value rounded to the nearest
    * bf16 when set, as `.to(torch.bfloat16)`), widened to f32 layer by layer for each use (tensors.ts
-   * allocStoredParamSet); the embedding, LM head and norms stay f32. Only for weights no step
+   * allocParamSet); the embedding, LM head and norms stay f32. Only for weights no step
    * changes: a frozen model, or the base under LoRA. Default `f32`.
    */
   storage?: 'f32' | 'bf16';
@@ -232,8 +232,7 @@ export class Model {
     this.recomputeLayers = options.recomputeLayers ?? false;
     if (options.storage === 'bf16' && !options.frozen && !options.lora)
       throw new Error("Model: storage 'bf16' holds weights no step changes: a frozen model's, or a LoRA base's");
-    this.params =
-      options.storage === 'bf16' ? allocStoredParamSet(ops, config, 'param') : allocParamSet(ops, config, 'param');
+    this.params = allocParamSet(ops, config, 'param', options.storage);
     if (options.lora) {
       const problems = validateLoraConfig(options.lora);
       if (problems.length) throw new Error(`Model: ${problems.join('; ')}`);

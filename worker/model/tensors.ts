@@ -8,7 +8,7 @@
 import type { Ops, Tensor } from '../../kernels/ops';
 import type { ModelConfig } from './config';
 import { kvDim } from './config';
-import { paramSpecs, numel } from './params';
+import { isLayerMatrix, paramSpecs, numel } from './params';
 import { bf16Words } from '../../kernels/bf16/bf16.ref';
 import type { LayerAdapters, Projection } from './lora';
 
@@ -34,7 +34,7 @@ export interface ParamSet {
   /** Every tensor by its Hugging Face name, in spec order (lm_head absent when tied). */
   byName: Map<string, Tensor>;
   /**
-   * Layer matrices stored as bf16 (allocStoredParamSet): each layer's seven, two values to an i32
+   * Layer matrices stored as bf16 (allocParamSet `bf16`): each layer's seven, two values to an i32
    * word; `layers[l]` then share one f32 set that `layerParams` widens layer l into before use.
    */
   stored?: { layers: Record<LayerMatrix, Tensor>[]; widened: number };
@@ -56,14 +56,44 @@ const LAYER_KEYS: [keyof LayerParams, string][] = [
   ['wd', 'mlp.down_proj.weight'],
 ];
 
-/** Allocates one tensor per parameter spec (zeros), e.g. the parameters, gradients or moments. */
-export function allocParamSet(ops: Ops, c: ModelConfig, prefix: string): ParamSet {
+/**
+ * Allocates one tensor per parameter spec (zeros), e.g. the parameters, gradients or moments.
+ * `bf16` (model.ts `storage`): the layer matrices as bf16 (kernels/bf16), two values to an i32 word
+ * (`byName` holds the words), and one f32 layer of matrices that `layerParams` widens each layer
+ * into before its kernels run; the embedding, LM head and norms stay f32. For weights no step
+ * changes (nothing writes the widened copy back).
+ */
+export function allocParamSet(ops: Ops, c: ModelConfig, prefix: string, storage: 'f32' | 'bf16' = 'f32'): ParamSet {
+  const bf16 = storage === 'bf16';
   const byName = new Map<string, Tensor>();
-  for (const s of paramSpecs(c)) byName.set(s.name, ops.alloc(`${prefix}:${s.name}`, numel(s.shape)));
+  const sizes = new Map(paramSpecs(c).map((s) => [s.name, numel(s.shape)]));
+  for (const s of paramSpecs(c)) {
+    const n = sizes.get(s.name)!;
+    byName.set(
+      s.name,
+      bf16 && isLayerMatrix(s.name)
+        ? ops.alloc(`${prefix}:${s.name} (bf16)`, bf16Words(n), 'i32')
+        : ops.alloc(`${prefix}:${s.name}`, n),
+    );
+  }
+  // bf16: one f32 layer of matrices, shaped as layer 0's, that every layer is widened into.
+  const widened = bf16
+    ? (Object.fromEntries(
+        LAYER_KEYS.filter(([key]) => LAYER_MATRICES.includes(key as LayerMatrix)).map(([key, suffix]) => [
+          key,
+          ops.alloc(`${prefix}:layer.${suffix} (widened)`, sizes.get(`model.layers.0.${suffix}`)!),
+        ]),
+      ) as Record<LayerMatrix, Tensor>)
+    : null;
   const layers: LayerParams[] = [];
+  const stored: Record<LayerMatrix, Tensor>[] = [];
   for (let l = 0; l < c.layers; l++) {
     const lp = {} as LayerParams;
     for (const [key, suffix] of LAYER_KEYS) lp[key] = byName.get(`model.layers.${l}.${suffix}`)!;
+    if (widened) {
+      stored.push(Object.fromEntries(LAYER_MATRICES.map((k) => [k, lp[k]])) as Record<LayerMatrix, Tensor>);
+      Object.assign(lp, widened);
+    }
     layers.push(lp);
   }
   const wte = byName.get('model.embed_tokens.weight')!;
@@ -73,53 +103,7 @@ export function allocParamSet(ops: Ops, c: ModelConfig, prefix: string): ParamSe
     lnf: byName.get('model.norm.weight')!,
     lmHead: c.tiedEmbeddings ? wte : byName.get('lm_head.weight')!,
     byName,
-  };
-}
-
-/**
- * The parameter set's tensors, with the layer matrices held as bf16 (kernels/bf16): half their
- * memory, the embedding, LM head and norms in f32, and one f32 layer of matrices that `layerParams`
- * widens each layer into before its kernels run. For frozen models (weights only: nothing writes
- * the widened copy back); `byName`'s matrices are the i32 words.
- */
-export function allocStoredParamSet(ops: Ops, c: ModelConfig, prefix: string): ParamSet & { stored: object } {
-  const specs = new Map(paramSpecs(c).map((s) => [s.name, numel(s.shape)]));
-  const byName = new Map<string, Tensor>();
-  const matrixOf = (suffix: string) => LAYER_KEYS.find(([, sfx]) => sfx === suffix)?.[0];
-  const isMatrix = (name: string) => {
-    const m = /^model\.layers\.\d+\.(.+)$/.exec(name);
-    return !!m && LAYER_MATRICES.includes(matrixOf(m[1]) as LayerMatrix);
-  };
-  for (const [name, n] of specs)
-    byName.set(
-      name,
-      isMatrix(name) ? ops.alloc(`${prefix}:${name} (bf16)`, bf16Words(n), 'i32') : ops.alloc(`${prefix}:${name}`, n),
-    );
-  const widened = {} as Record<LayerMatrix, Tensor>;
-  for (const k of LAYER_MATRICES) {
-    const suffix = LAYER_KEYS.find(([key]) => key === k)![1];
-    widened[k] = ops.alloc(`${prefix}:layer.${suffix} (widened)`, specs.get(`model.layers.0.${suffix}`)!);
-  }
-  const layers: LayerParams[] = [];
-  const stored: Record<LayerMatrix, Tensor>[] = [];
-  for (let l = 0; l < c.layers; l++) {
-    const at = (suffix: string) => byName.get(`model.layers.${l}.${suffix}`)!;
-    stored.push(
-      Object.fromEntries(LAYER_MATRICES.map((k) => [k, at(LAYER_KEYS.find(([key]) => key === k)![1])])) as Record<
-        LayerMatrix,
-        Tensor
-      >,
-    );
-    layers.push({ ...widened, ln1: at('input_layernorm.weight'), ln2: at('post_attention_layernorm.weight') });
-  }
-  const wte = byName.get('model.embed_tokens.weight')!;
-  return {
-    wte,
-    layers,
-    lnf: byName.get('model.norm.weight')!,
-    lmHead: c.tiedEmbeddings ? wte : byName.get('lm_head.weight')!,
-    byName,
-    stored: { layers: stored, widened: -1 },
+    ...(widened ? { stored: { layers: stored, widened: -1 } } : {}),
   };
 }
 

@@ -11,7 +11,7 @@ import type { GrpoRunOptions } from '../contract/options';
 import { wasmStepPlan } from '../hf/memory';
 import { importCheckpoint } from '../model/checkpoint';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir } from '../model/node-checkpoint-dir';
-import { weightBytes } from '../model/params';
+import { isLayerMatrix, weightBytes } from '../model/params';
 import { grpoConfigOf } from '../presets/configs';
 import { findPreset } from '../presets/table';
 import { GRPO_ARITH, GrpoRun } from './grpo';
@@ -47,7 +47,7 @@ describe('frozenWeights bf16', () => {
     const w = await run.model.getWeights();
     let rounded = 0;
     for (const [name, t] of base.weights) {
-      const want = /^model\.layers\.\d+\.(self_attn|mlp)\./.test(name) ? unpackBf16(packBf16(t), t.length) : t;
+      const want = isLayerMatrix(name) ? unpackBf16(packBf16(t), t.length) : t;
       expect(Array.from(w.get(name)!), name).toEqual(Array.from(want));
       if (want.some((x, i) => x !== t[i])) rounded++;
     }
