@@ -89,6 +89,8 @@ export async function selectBackend(
     simd: null,
     ...extra,
   });
+  // What the info says of a wasm backend: its threads and its SIMD build.
+  const ofWasm = (ops: WasmOps) => ({ threads: ops.threads, simd: ops.simd });
   if (preference === 'cpu') {
     const reason = 'the CPU backend was requested';
     return { ok: true, ops: createCpuOps(), info: info('cpu', reason, { fallbackReason: reason }) };
@@ -99,7 +101,7 @@ export async function selectBackend(
       ? {
           ok: true,
           ops: wasm.ops,
-          info: info('wasm', 'the wasm backend was requested', { threads: wasm.ops.threads, simd: wasm.ops.simd }),
+          info: info('wasm', 'the wasm backend was requested', ofWasm(wasm.ops)),
         }
       : wasm;
   }
@@ -118,7 +120,7 @@ export async function selectBackend(
       return {
         ok: true,
         ops: wasm.ops,
-        info: info('wasm', `no WebGPU: ${acquired.reason}`, { threads: wasm.ops.threads, simd: wasm.ops.simd }),
+        info: info('wasm', `no WebGPU: ${acquired.reason}`, ofWasm(wasm.ops)),
       };
     const reason = `no WebGPU (${acquired.reason}) and ${wasm.reason}`;
     return { ok: true, ops: createCpuOps(), info: info('cpu', reason, { fallbackReason: reason }) };
@@ -138,7 +140,7 @@ export async function selectBackend(
       info: info(
         'wasm',
         `the WebGPU adapter is a software one (${adapter.vendor}/${adapter.architecture}): wasm SIMD on the same CPU is faster`,
-        { adapter, threads: wasm.ops.threads, simd: wasm.ops.simd },
+        { adapter, ...ofWasm(wasm.ops) },
       ),
     };
   }
@@ -153,7 +155,7 @@ export async function selectBackend(
     return {
       ok: true,
       ops: wasm.ops,
-      info: info('wasm', reason, { adapter, probe, threads: wasm.ops.threads, simd: wasm.ops.simd }),
+      info: info('wasm', reason, { adapter, probe, ...ofWasm(wasm.ops) }),
     };
   }
   wasm.ops.close();

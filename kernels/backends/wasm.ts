@@ -17,7 +17,7 @@ import type { DType, Ops, Tensor } from '../ops';
 import type { WasmSimd } from './info';
 import { checkElementwise } from '../residual/residual.ref';
 import { dropoutScalars } from '../dropout/dropout.ref';
-import { bf16Words } from '../bf16/bf16.ref';
+import { checkBf16Shapes } from '../bf16/bf16.ref';
 import { checkRmsnormEps, checkRmsnormShapes } from '../rmsnorm/rmsnorm.ref';
 import { checkRopeShapes } from '../rope/rope.ref';
 import { WasmHeap } from '../wasm/heap';
@@ -497,9 +497,7 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
       k.add(p(dst), p(dst), p(src), n);
     },
     widenBf16(out, packed, n) {
-      checkElementwise('widenBf16', n, { out });
-      if (packed.length < bf16Words(n))
-        throw new Error(`widenBf16: packed has ${packed.length} words, needs ⌈n / 2⌉ = ${bf16Words(n)}`);
+      checkBf16Shapes(n, out, packed);
       k.widenBf16(p(out), i(packed), n);
     },
     dropout(out, x, n, o) {

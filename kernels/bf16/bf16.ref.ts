@@ -26,24 +26,23 @@ export function packBf16(values: ArrayLike<number>): Int32Array {
   return out;
 }
 
-/** The f32 value of bf16 element i of packed words. */
-function bf16At(packed: ArrayLike<number>, i: number): number {
-  const half = (packed[i >> 1] >>> ((i & 1) * 16)) & 0xffff;
-  return new Float32Array(Uint32Array.of(half << 16).buffer)[0];
-}
-
 /** n values back from packed bf16 words (exact). */
 export function unpackBf16(packed: ArrayLike<number>, n: number): Float32Array {
   const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) out[i] = bf16At(packed, i);
+  widenBf16Ref(out, packed, n);
   return out;
+}
+
+/** Throws with the sizes when `out` holds fewer than n values or `packed` fewer than ⌈n / 2⌉ words. */
+export function checkBf16Shapes(n: number, out: { length: number }, packed: { length: number }): void {
+  checkElementwise('widenBf16', n, { out });
+  if (packed.length < bf16Words(n))
+    throw new Error(`widenBf16: packed has ${packed.length} words, needs ⌈n / 2⌉ = ${bf16Words(n)}`);
 }
 
 /** out (n) = the f32 values of the bf16 elements of `packed` (⌈n / 2⌉ words). */
 export function widenBf16Ref(out: Float32Array | Float64Array, packed: ArrayLike<number>, n: number): void {
-  checkElementwise('widenBf16', n, { out });
-  if (packed.length < bf16Words(n))
-    throw new Error(`widenBf16: packed has ${packed.length} words, needs ⌈n / 2⌉ = ${bf16Words(n)}`);
+  checkBf16Shapes(n, out, packed);
   const bits = new Uint32Array(1);
   const f = new Float32Array(bits.buffer);
   for (let i = 0; i < n; i++) {

@@ -2,16 +2,13 @@
 import type { Dispatcher } from '../common/dispatcher';
 import { checkDisjoint, gridFor } from '../common/launch';
 import type { GpuTensor } from '../common/tensor';
-import { checkElementwise } from '../residual/residual.ref';
-import { bf16Words } from './bf16.ref';
+import { bf16Words, checkBf16Shapes } from './bf16.ref';
 import src from './widen_bf16.wgsl?raw';
 
 const WG = 256;
 
 export function widenBf16(rt: Dispatcher, out: GpuTensor, packed: GpuTensor, n: number): void {
-  checkElementwise('widenBf16', n, { out });
-  if (packed.length < bf16Words(n))
-    throw new Error(`widenBf16: packed has ${packed.length} words, needs ⌈n / 2⌉ = ${bf16Words(n)}`);
+  checkBf16Shapes(n, out, packed);
   checkDisjoint('widenBf16', { out }, { packed });
   if (n === 0) return;
   rt.dispatch(

@@ -114,6 +114,10 @@ export type LoraTargetsChoice = (typeof LORA_TARGET_CHOICES)[number];
  * Options of a GRPO run from the shipped base checkpoint; worker/presets/schema.ts holds each
  * field's range and meaning (the form shows them).
  */
+/** How a model's weights are held (model.ts `storage`): f32, or the layer matrices as bf16. */
+export const WEIGHT_STORAGES = ['f32', 'bf16'] as const;
+export type WeightStorage = (typeof WEIGHT_STORAGES)[number];
+
 export interface GrpoRunOptions {
   preset: 'grpo-arith';
   /** Optimizer steps (sampled batches). */
@@ -187,7 +191,7 @@ export interface GrpoRunOptions {
   /** Per-layer activation recomputation; absent: on for models of 100M parameters or more. */
   recomputeLayers?: boolean;
   /** The reference's (full fine-tuning) or the LoRA base's weights as bf16; absent: f32. */
-  frozenWeights?: 'f32' | 'bf16';
+  frozenWeights?: WeightStorage;
   /** Train on log-probs renormalised over the sampler's top-k/top-p support; absent: off (the full softmax). */
   renormalize?: boolean;
   /** A person's prompt dataset instead of the arithmetic generator (worker/data/dataset.ts); absent: arithmetic. */
@@ -422,7 +426,7 @@ export interface DpoRunOptions {
   /** Per-layer activation recomputation, as GRPO's. */
   recomputeLayers?: boolean;
   /** bf16 storage of the weights no step changes, as GRPO's. */
-  frozenWeights?: 'f32' | 'bf16';
+  frozenWeights?: WeightStorage;
   /** A person's prompt dataset (rewards math, exact or regex) instead of the arithmetic generator; absent: arithmetic. */
   dataset?: DatasetRunOptions;
   /** A person's own model (`useModel`) instead of the shipped arithmetic base: the policy, the reference and the pairs' sampler. */

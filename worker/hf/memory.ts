@@ -12,11 +12,12 @@
  * policy, the PPO value head, scalar and staging buffers, the bytes of the files while loading,
  * and allocator overhead or alignment. It is a floor, not a promise.
  */
+import type { WeightStorage } from '../contract/options';
 import type { Ops, Tensor } from '../../kernels/ops';
 import type { ModelConfig } from '../model/config';
 import { kvDim } from '../model/config';
-import { parameterCount, weightBytes } from '../model/params';
-import { allocActs } from '../model/tensors';
+import { parameterCount } from '../model/params';
+import { allocActs, allocParamSet } from '../model/tensors';
 import type { LoraConfig } from '../model/lora';
 import { loraActs, loraSpecs } from '../model/lora';
 
@@ -101,14 +102,22 @@ export function trainedPassLayout(
   return { ...(run.lora ? { lora: run.lora } : {}), recompute: recomputesLayers(config, run.recomputeLayers) };
 }
 
+/**
+ * Bytes a model's weights take as stored (model.ts `storage`), as tensors.ts allocParamSet
+ * allocates them: 4 a value in f32; in bf16 the layer matrices' words, beside one layer widened.
+ */
+export function weightBytes(config: ModelConfig, storage: WeightStorage = 'f32'): number {
+  return 4 * countWith((ops) => allocParamSet(ops, config, 'plan', storage));
+}
+
 /** Values `allocate` asks a counting Ops for (it may only call alloc). */
 function countWith(allocate: (ops: Ops) => void): number {
   let values = 0;
-  // allocActs only calls `alloc`; any other use of this stand-in is a bug here, so it throws.
+  // allocActs and allocParamSet only call `alloc`; any other use of this stand-in is a bug here, so it throws.
   const counting = new Proxy({} as Ops, {
     get(_target, key) {
       if (key !== 'alloc')
-        throw new Error(`trainingMemoryEstimate: allocActs called ops.${String(key)}; only alloc is counted`);
+        throw new Error(`memory plan: a counted allocation called ops.${String(key)}; only alloc is counted`);
       return (_label: string, length: number) => {
         values += length;
         return { length } as unknown as Tensor;
@@ -205,7 +214,7 @@ export function stepMemoryPlan(
     /** Per-layer recomputation in the trained model (model.ts `recomputeLayers`). */
     recompute?: boolean;
     /** How the weights no step changes are held (the reference's, a LoRA base's): model.ts `storage`. */
-    frozenWeights?: 'f32' | 'bf16';
+    frozenWeights?: WeightStorage;
   },
 ): MemoryPlan {
   const weights = 4 * parameterCount(config);
@@ -279,7 +288,7 @@ export interface PlannedStep {
   lora?: PlannedLora;
   /** Per-layer recomputation; absent: by the model's size (recomputesLayers). */
   recomputeLayers?: boolean;
-  frozenWeights?: 'f32' | 'bf16';
+  frozenWeights?: WeightStorage;
 }
 
 /**
@@ -325,7 +334,7 @@ export interface PlannedDpoStep {
   idsPerPass?: number;
   lora?: PlannedLora;
   recomputeLayers?: boolean;
-  frozenWeights?: 'f32' | 'bf16';
+  frozenWeights?: WeightStorage;
 }
 
 /**

@@ -204,7 +204,8 @@ function common(o: RlRunOptions | DpoRunOptions, b: Builder, k: number, stepsKey
             .split(',')
             .map((t) => `'${t}'`)
             .join(', ')}]`;
-    const peft = `pass peft_config=LoraConfig(r=${o.loraRank}, lora_alpha=${alpha}, target_modules=${modules}, lora_dropout=${o.loraDropout ?? 0}) to the trainer`;
+    const config = `r=${o.loraRank}, lora_alpha=${alpha}, target_modules=${modules}, lora_dropout=${o.loraDropout ?? 0}`;
+    const peft = `pass peft_config=LoraConfig(${config}) to the trainer`;
     b.log.none('loraRank', o.loraRank, peft);
     b.log.none('loraAlpha', alpha, peft);
     b.log.none('loraTargets', targets, peft);

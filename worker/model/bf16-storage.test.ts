@@ -17,7 +17,8 @@ import { initialAdapters } from './lora';
 import type { LoraConfig } from './lora';
 import { Model } from './model';
 import { rowPerSequence } from './packing';
-import { initialWeights, isLayerMatrix, weightBytes } from './params';
+import { initialWeights, isLayerMatrix } from './params';
+import { weightBytes } from '../hf/memory';
 
 const CONFIG: ModelConfig = { ...modelPreset('tiny', 9), layers: 3, heads: 2, kvHeads: 1, tiedEmbeddings: false };
 const WEIGHTS = initialWeights(CONFIG, 6);
@@ -96,7 +97,7 @@ describe('bf16 storage: memory and refusals', () => {
       KV = (C / CONFIG.heads) * CONFIG.kvHeads;
     const layer = 2 * C * C + 2 * C * KV + 3 * C * F; // the seven matrices' values
     expect(bytes('f32') - bytes('bf16')).toBe(4 * layer * CONFIG.layers - 2 * layer * CONFIG.layers - 4 * layer);
-    // The memory plan's count (params.ts weightBytes) is what the model allocates.
+    // The memory plan's count (hf/memory.ts weightBytes) is what the model allocates.
     expect([bytes('f32'), bytes('bf16')]).toEqual([weightBytes(CONFIG), weightBytes(CONFIG, 'bf16')]);
   });
 

@@ -7,6 +7,7 @@
  * read and restored, for checkpoints and exact continuation. Not a trainer: schedules and losses
  * live with the caller.
  */
+import type { WeightStorage } from '../contract/options';
 import type { Ops, Tensor } from '../../kernels/ops';
 import type { AdamWScratch, AdamWSlot, StepOptions } from './adamw';
 import { adamwStep } from './adamw';
@@ -59,7 +60,7 @@ export interface ModelOptions {
    * allocParamSet); the embedding, LM head and norms stay f32. Only for weights no step
    * changes: a frozen model, or the base under LoRA. Default `f32`.
    */
-  storage?: 'f32' | 'bf16';
+  storage?: WeightStorage;
   /**
    * Ids (rows × width) one forward or backward pass holds activations for (micro-batches, verl's
    * `ppo_max_token_len_per_gpu`): a batch of more is scored in passes of ⌊idsPerPass / width⌋ rows

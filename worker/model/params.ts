@@ -48,26 +48,8 @@ export function parameterCount(c: ModelConfig): number {
   return paramSpecs(c).reduce((n, s) => n + numel(s.shape), 0);
 }
 
-/**
- * Bytes a model's weights take as stored (model.ts `storage`): 4 a value in f32; in bf16 the layer
- * matrices take 2 a value (⌈n / 2⌉ words), plus one layer's matrices widened to f32.
- */
 /** Whether a parameter is one of a layer's projection matrices (what bf16 storage holds as bf16). */
 export const isLayerMatrix = (name: string): boolean => /^model\.layers\.\d+\.(self_attn|mlp)\./.test(name);
-
-export function weightBytes(c: ModelConfig, storage: 'f32' | 'bf16' = 'f32'): number {
-  if (storage === 'f32') return 4 * parameterCount(c);
-  let bytes = 0;
-  let layer = 0;
-  for (const s of paramSpecs(c)) {
-    const n = numel(s.shape);
-    if (isLayerMatrix(s.name)) {
-      bytes += 4 * Math.ceil(n / 2);
-      if (s.name.startsWith('model.layers.0.')) layer += 4 * n;
-    } else bytes += 4 * n;
-  }
-  return bytes + layer;
-}
 
 /**
  * Seeded initial weights by Hugging Face name (GPT-2/Llama style): N(0, 0.02) for matrices,

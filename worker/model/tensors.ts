@@ -5,6 +5,7 @@
  * it). Specs are data; allocation goes through `Ops`, one buffer per tensor (WebGPU forbids
  * binding one buffer read-only and writable in the same dispatch, so activations cannot share one).
  */
+import type { WeightStorage } from '../contract/options';
 import type { Ops, Tensor } from '../../kernels/ops';
 import type { ModelConfig } from './config';
 import { kvDim } from './config';
@@ -63,7 +64,7 @@ const LAYER_KEYS: [keyof LayerParams, string][] = [
  * into before its kernels run; the embedding, LM head and norms stay f32. For weights no step
  * changes (nothing writes the widened copy back).
  */
-export function allocParamSet(ops: Ops, c: ModelConfig, prefix: string, storage: 'f32' | 'bf16' = 'f32'): ParamSet {
+export function allocParamSet(ops: Ops, c: ModelConfig, prefix: string, storage: WeightStorage = 'f32'): ParamSet {
   const bf16 = storage === 'bf16';
   const byName = new Map<string, Tensor>();
   const sizes = new Map(paramSpecs(c).map((s) => [s.name, numel(s.shape)]));

@@ -24,7 +24,7 @@ import type {
   RunOptions,
   SftRunOptions,
 } from '../contract/options';
-import { EPISODE_PRESETS, LORA_TARGET_CHOICES } from '../contract/options';
+import { EPISODE_PRESETS, LORA_TARGET_CHOICES, WEIGHT_STORAGES } from '../contract/options';
 import { splitDataset } from '../data/dataset';
 import { compileRewardPattern, parseCases } from '../rewards/dataset-reward';
 
@@ -149,7 +149,7 @@ const recomputeLayers = z
 
 /** bf16 storage of the weights no step changes, shared by GRPO, PPO and DPO. */
 const frozenWeights = z
-  .enum(['f32', 'bf16'])
+  .enum(WEIGHT_STORAGES)
   .optional()
   .meta({
     title: 'Frozen weights',

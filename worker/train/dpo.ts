@@ -18,7 +18,7 @@ import { dropoutSeedOf } from '../model/lora';
 import { runModels } from './policy';
 import { wasmDpoPlan } from '../hf/memory';
 import { mathReward } from '../rewards/math-reward';
-import type { DatasetRunOptions } from '../contract/options';
+import type { DatasetRunOptions, WeightStorage } from '../contract/options';
 import type { PhaseReport } from '../contract/records';
 import { syncDatasetReward } from '../rewards/dataset-reward';
 import type { DpoLossType } from '../rl/index';
@@ -59,7 +59,7 @@ export interface DpoConfig extends OptimizerConfig {
   /** Per-layer activation recomputation, as GRPO's (GrpoConfig `recomputeLayers`). */
   recomputeLayers?: boolean;
   /** bf16 storage of the weights no step changes, as GRPO's (GrpoConfig `frozenWeights`). */
-  frozenWeights?: 'f32' | 'bf16';
+  frozenWeights?: WeightStorage;
   /** Ids one training pass holds activations for (model.ts `idsPerPass`); absent: hf/memory.ts `defaultIdsPerPass`. */
   idsPerPass?: number;
 }

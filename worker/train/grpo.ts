@@ -32,7 +32,7 @@ import type {
 } from '../rl/index';
 import { grpoObjective, ppoObjective, sessionMeanWeights } from '../rl/index';
 import type { PpoObjectiveOutput } from '../rl/index';
-import type { DatasetRunOptions } from '../contract/options';
+import type { DatasetRunOptions, WeightStorage } from '../contract/options';
 import type { PhaseReport } from '../contract/records';
 import type { KindServices } from '../episodes/kinds';
 import type { Generated } from '../rollout/generate';
@@ -149,7 +149,7 @@ export interface GrpoConfig extends OptimizerConfig {
    * The weights no step changes — the reference policy's under full fine-tuning, the base's under
    * LoRA — held as bf16 (model.ts `storage`: half their memory, rounded to bf16). Absent: f32.
    */
-  frozenWeights?: 'f32' | 'bf16';
+  frozenWeights?: WeightStorage;
 }
 
 export const GRPO_ARITH: GrpoConfig = {

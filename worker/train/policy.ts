@@ -5,6 +5,7 @@
  * as TRL does with a PEFT model's `disable_adapter` and verl with `ref_in_actor`, so no second
  * copy of the weights is held).
  */
+import type { WeightStorage } from '../contract/options';
 import type { Ops } from '../../kernels/ops';
 import { defaultIdsPerPass, trainedPassLayout } from '../hf/memory';
 import type { LoadedCheckpoint } from '../model/checkpoint';
@@ -48,7 +49,7 @@ export interface RunModelConfig {
   idsPerPass?: number;
   recomputeLayers?: boolean;
   /** The weights no step changes (the reference's, a LoRA base's) as bf16 (model.ts `storage`); absent: f32. */
-  frozenWeights?: 'f32' | 'bf16';
+  frozenWeights?: WeightStorage;
 }
 
 /**

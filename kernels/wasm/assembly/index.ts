@@ -1,7 +1,8 @@
 export { matmulNtRows, matmulRows } from './matmul';
 export { attentionBackward, attentionDecode, attentionForward } from './attention';
 export {
-  adamw, add, dropout, embeddingBackward, widenBf16, embeddingForward, logprobBackward, logprobForward, rmsnormBackward, rmsnormForward, rope, sumSquares, swigluBackward, swigluForward,
+  adamw, add, dropout, embeddingBackward, embeddingForward, logprobBackward, logprobForward, rmsnormBackward,
+  rmsnormForward, rope, sumSquares, swigluBackward, swigluForward, widenBf16,
 } from './elementwise';
 
 /** First byte after the module's static data: the JS allocator hands out memory from here. */

@@ -2,7 +2,7 @@
 // nn A(M,K)·B(K,N) and tn A(K,M)ᵀ·B(K,N) read B as (K, N) rows in a 4 × 8 register tile
 // (matmulRows); nt A(M,K)·B(N,K)ᵀ takes dot products of rows of A and B (matmulNtRows).
 // Rows [m0, m1) only: threads split M. Multiply-adds are vec.ts `madd` (fused in the relaxed builds).
-import { dot, madd } from './vec';
+import { dot, dotFinish, madd } from './vec';
 
 @inline function tile4x8(out: usize, a: usize, sam: usize, sak: usize, b: usize, N: usize, K: i32, acc: bool): void {
   let c00 = f32x4.splat(0), c01 = f32x4.splat(0);
@@ -97,8 +97,8 @@ export function matmulRows(out: usize, a: usize, b: usize, M: i32, K: i32, N: i3
  * a transposed copy of B (K·N, every call) cost as much as the product for a decoding step's few
  * rows, and this runs faster than the (K, N) tile at every size measured (8 to 1024 rows).
  * A 4 × 2 tile of rows of A and B per inner loop; every element is summed as vec.ts `dot` sums it
- * (four lanes over k, then the lanes in order, then the scalar tail), so the result does not
- * depend on how the rows are split between threads.
+ * (four lanes over k, then `dotFinish`), so the result does not depend on how the rows are split
+ * between threads.
  */
 export function matmulNtRows(out: usize, a: usize, b: usize, K: i32, N: i32, acc: bool, m0: i32, m1: i32): void {
   const row = <usize>K << 2;
@@ -127,10 +127,10 @@ export function matmulNtRows(out: usize, a: usize, b: usize, K: i32, N: i32, acc
           c30 = madd(u3, v0, c30); c31 = madd(u3, v1, c31);
         }
         const on = <usize>n << 2;
-        put(o0 + on, finish(c00, a0, b0, k4, K), acc); put(o0 + on + 4, finish(c01, a0, b1, k4, K), acc);
-        put(o1 + on, finish(c10, a1, b0, k4, K), acc); put(o1 + on + 4, finish(c11, a1, b1, k4, K), acc);
-        put(o2 + on, finish(c20, a2, b0, k4, K), acc); put(o2 + on + 4, finish(c21, a2, b1, k4, K), acc);
-        put(o3 + on, finish(c30, a3, b0, k4, K), acc); put(o3 + on + 4, finish(c31, a3, b1, k4, K), acc);
+        put(o0 + on, dotFinish(c00, a0, b0, k4, K), acc); put(o0 + on + 4, dotFinish(c01, a0, b1, k4, K), acc);
+        put(o1 + on, dotFinish(c10, a1, b0, k4, K), acc); put(o1 + on + 4, dotFinish(c11, a1, b1, k4, K), acc);
+        put(o2 + on, dotFinish(c20, a2, b0, k4, K), acc); put(o2 + on + 4, dotFinish(c21, a2, b1, k4, K), acc);
+        put(o3 + on, dotFinish(c30, a3, b0, k4, K), acc); put(o3 + on + 4, dotFinish(c31, a3, b1, k4, K), acc);
       }
       for (let n = ne2; n < ne; n++) {
         const bn = b + <usize>n * row, on = <usize>n << 2;
@@ -147,13 +147,6 @@ export function matmulNtRows(out: usize, a: usize, b: usize, K: i32, N: i32, acc
 
 /** Rows of B a block of matmulNtRows holds: 32 rows of K floats (48 KiB at K = 384) stay in L2. */
 const NT_BLOCK = 32;
-
-/** The lanes of a dot product's accumulator in order, then its scalar tail k4..K: vec.ts `dot`'s order. */
-@inline function finish(c: v128, a: usize, b: usize, k4: i32, K: i32): f32 {
-  let s = f32x4.extract_lane(c, 0) + f32x4.extract_lane(c, 1) + f32x4.extract_lane(c, 2) + f32x4.extract_lane(c, 3);
-  for (let k = k4; k < K; k++) s += load<f32>(a + (<usize>k << 2)) * load<f32>(b + (<usize>k << 2));
-  return s;
-}
 
 @inline function put(p: usize, s: f32, acc: bool): void {
   store<f32>(p, acc ? load<f32>(p) + s : s);

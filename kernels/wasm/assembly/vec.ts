@@ -16,8 +16,13 @@
   const n4 = n & ~3;
   let i = 0;
   for (; i < n4; i += 4) acc = madd(v128.load(a + (<usize>i << 2)), v128.load(b + (<usize>i << 2)), acc);
+  return dotFinish(acc, a, b, n4, n);
+}
+
+/** A dot product from its four-lane accumulator over i < n4: the lanes in order, then the scalar tail n4..n. */
+@inline export function dotFinish(acc: v128, a: usize, b: usize, n4: i32, n: i32): f32 {
   let s = f32x4.extract_lane(acc, 0) + f32x4.extract_lane(acc, 1) + f32x4.extract_lane(acc, 2) + f32x4.extract_lane(acc, 3);
-  for (; i < n; i++) s += load<f32>(a + (<usize>i << 2)) * load<f32>(b + (<usize>i << 2));
+  for (let i = n4; i < n; i++) s += load<f32>(a + (<usize>i << 2)) * load<f32>(b + (<usize>i << 2));
   return s;
 }
 
