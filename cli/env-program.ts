@@ -17,11 +17,11 @@ import type { EnvProgramRunOptions } from '../worker/contract/options';
 import { argvOf, loadEnvironment } from '../worker/episodes/program';
 import { UsageError, type Flags } from './args';
 
-const read = (flag: string, file: string) => {
+const read = (command: string, flag: string, file: string) => {
   try {
     return readFileSync(file, 'utf8');
   } catch (e) {
-    throw new UsageError(`dewpoint train: cannot read --${flag} ${file}: ${(e as Error).message}`);
+    throw new UsageError(`${command}: cannot read --${flag} ${file}: ${(e as Error).message}`);
   }
 };
 
@@ -36,28 +36,29 @@ export function cliEnvironment(
   f: Flags,
   current: EnvProgramRunOptions | undefined,
   recorded: boolean,
+  command = 'dewpoint train',
 ): EnvProgramRunOptions | undefined {
   const heldOut = f['held-out'] as number | undefined;
   if (['env-program', 'env-argv', 'tasks'].every((k) => f[k] === undefined))
     return heldOut === undefined || !current ? current : { ...current, tasks: { ...current.tasks, heldOut } };
   const argv = f['env-argv'] !== undefined ? argvOf(String(f['env-argv'])) : undefined;
   if (argv && argv.length === 0)
-    throw new UsageError('dewpoint train: --env-argv is empty; give the command, e.g. "python3 -I env.py"');
+    throw new UsageError(`${command}: --env-argv is empty; give the command, e.g. "python3 -I env.py"`);
   const programFile = f['env-program'] as string | undefined;
   const tasksFile = f.tasks as string | undefined;
   // The files given are read over a run's record only; over the example, both are needed.
   const base = recorded ? current : undefined;
   if (!base && (programFile === undefined || tasksFile === undefined))
     throw new UsageError(
-      'dewpoint train: grpo-env needs --env-program FILE and --tasks FILE (a JSONL of {id, prompt, answer?, data?})',
+      `${command}: an environment program needs --env-program FILE and --tasks FILE (a JSONL of {id, prompt, answer?, data?})`,
     );
   const program =
     programFile !== undefined
-      ? { name: basename(programFile), text: read('env-program', programFile) }
+      ? { name: basename(programFile), text: read(command, 'env-program', programFile) }
       : { name: base!.program.name, text: base!.program.text };
   const tasks =
     tasksFile !== undefined
-      ? { name: basename(tasksFile), text: read('tasks', tasksFile) }
+      ? { name: basename(tasksFile), text: read(command, 'tasks', tasksFile) }
       : { name: base!.tasks.name, text: base!.tasks.records.map((r) => JSON.stringify(r)).join('\n') };
   const loaded = loadEnvironment({
     program,
@@ -65,7 +66,7 @@ export function cliEnvironment(
     argv: argv ?? (programFile === undefined ? base!.program.argv : undefined),
     heldOut: heldOut ?? (tasksFile === undefined ? base!.tasks.heldOut : undefined),
   });
-  if (!loaded.ok) throw new UsageError(`dewpoint train: ${loaded.message}`);
+  if (!loaded.ok) throw new UsageError(`${command}: ${loaded.message}`);
   const env = loaded.environment;
   // A recorded run's hash stays: the schema compares it with the text given and names both.
   return base ? { ...env, program: { ...env.program, sha256: base.program.sha256 } } : env;
@@ -86,17 +87,17 @@ export function fetchWithOrigin(origin: string): typeof fetch {
 }
 
 /** `--companion URL --token T`, or a companion of this process's own on 127.0.0.1 (closed with the run). */
-export async function cliCompanion(f: Flags): Promise<CliCompanion> {
+export async function cliCompanion(f: Flags, command = 'dewpoint train'): Promise<CliCompanion> {
   if (f.companion !== undefined) {
     if (f.token === undefined)
-      throw new UsageError('dewpoint train: --companion URL needs --token T (the token it printed)');
+      throw new UsageError(`${command}: --companion URL needs --token T (the token it printed)`);
     const client = new CompanionClient(String(f.companion), String(f.token));
     const status = await client.status();
     if (!status.connected)
-      throw new UsageError(`dewpoint train: --companion ${String(f.companion)} does not answer: ${status.error}`);
+      throw new UsageError(`${command}: --companion ${String(f.companion)} does not answer: ${status.error}`);
     return { client, where: `the companion at ${String(f.companion)}`, close: async () => {} };
   }
-  if (f.token !== undefined) throw new UsageError('dewpoint train: --token is for --companion URL');
+  if (f.token !== undefined) throw new UsageError(`${command}: --token is for --companion URL`);
   const token = randomBytes(24).toString('hex');
   const runner = new ProcessRunner();
   const containment = await runner.probe();

@@ -14,6 +14,7 @@ import { episodesCommand } from './commands/episodes';
 import { companionCommand } from './commands/companion';
 import { exportCommand } from './commands/export';
 import { modelCommand } from './commands/model';
+import { envCommand } from './commands/env';
 
 const USAGE = `usage: dewpoint <command>
 
@@ -31,6 +32,8 @@ commands:
         [--journal DIR] [--save DIR] [--backend ...] [--eval-every K] [--eval-n N] [--json]
                                GRPO or DPO from a checkpoint (default: the preset's base in public/checkpoints); metrics per step;
                                --journal DIR journals every turn of a multi-turn preset
+  env check --env-program FILE --tasks FILE [--env-argv CMD] [--step-seconds S] [--companion URL --token T] [--json]
+                               an environment program's first reset and one step (the base's greedy action), before a run
   episodes export --journal DIR [--run ID] [--out FILE]
                                a journaled run's episodes as JSONL (one line per episode)
   companion [--port 8787] [--workers N] [--queue N] [--origin URL[,URL]] [--max-body BYTES]
@@ -77,6 +80,8 @@ async function dispatch(argv: string[]): Promise<number> {
       return trainCommand(rest);
     case 'episodes':
       return episodesCommand(rest);
+    case 'env':
+      return envCommand(rest);
     case 'companion':
       return companionCommand(rest);
     case 'export':
@@ -90,7 +95,7 @@ async function dispatch(argv: string[]): Promise<number> {
       return command === undefined ? 1 : 0;
     default:
       process.stderr.write(
-        `dewpoint: unknown command '${command}'; allowed: info, bench, pretrain, eval, train, episodes, companion, export, model\n\n${USAGE}`,
+        `dewpoint: unknown command '${command}'; allowed: info, bench, pretrain, eval, train, env, episodes, companion, export, model\n\n${USAGE}`,
       );
       return 2;
   }

@@ -116,7 +116,8 @@ describe.skipIf(process.platform !== 'linux')(
       const reply = r.body as unknown as EnvStepReply;
       expect(reply, JSON.stringify(reply).slice(0, 500)).toMatchObject({ status: 'error', error: kind });
       expect(ENV_ERROR_KINDS).toContain(reply.error);
-      expect(reply.detail).toMatch(detail);
+      // The companion's words, then what the program wrote to stderr (a reply carries both, apart).
+      expect(`${reply.detail}\n${reply.stderr ?? ''}`).toMatch(detail);
       expect((performance.now() - t0) / 1000, 'the step took too long').toBeLessThan(20);
       // Every later request answers the same named error.
       expect((await post(`/v1/sessions/${id}/step`, STEP)).body).toMatchObject({ status: 'error', error: kind });
@@ -240,7 +241,7 @@ describe.skipIf(process.platform !== 'linux')(
       `),
       );
       const reply = await expectEnds(id, job, 'exited', /exit code 0/);
-      const pids = (reply.detail!.match(/children (\d+) (\d+)/) ?? []).slice(1).map(Number);
+      const pids = (reply.stderr!.match(/children (\d+) (\d+)/) ?? []).slice(1).map(Number);
       expect(pids).toHaveLength(2);
       for (const pid of pids) expect(await alive(pid), `child ${pid}`).toBe(false);
       await expectBystanderUnaffected();

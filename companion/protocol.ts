@@ -230,6 +230,11 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, root =
  * A program that never sends `state` is resumed by replaying the journaled actions from reset
  * instead, each answer checked against the journal.
  *
+ * stderr: every HTTP reply carries `stderr`, what the program wrote there since the previous reply
+ * (its last STDERR_REPLY_BYTES bytes), when it wrote anything; a failure's reply waits for the
+ * program's end, so a crash's traceback is in it. The failure's `detail` says why in the
+ * companion's words and does not repeat stderr.
+ *
  * Ids are the model's token ids; `tokenizer` maps them to text (a char tokenizer: `vocab[id]` is
  * the symbol of `id`, specials are names such as `<eos>`), so an environment needs no copy of the
  * vocabulary. `action.ids` exclude EOS and `action.text` is their decoding (specials skipped).
@@ -376,8 +381,8 @@ export type EnvErrorKind = (typeof ENV_ERROR_KINDS)[number];
  * read it yet agree with it.
  */
 export type EnvResetReply =
-  | { status: 'running'; context: number[]; detail?: string; state?: string }
-  | { status: 'error'; context: []; detail: string; error?: EnvErrorKind };
+  | { status: 'running'; context: number[]; detail?: string; state?: string; stderr?: string }
+  | { status: 'error'; context: []; detail: string; error?: EnvErrorKind; stderr?: string };
 /**
  * What POST /v1/sessions/:id/step answers: the worker's `EnvStep` (observation is `[]` when the
  * reply gave `context` or none), or an error as for reset.
@@ -392,7 +397,16 @@ export interface EnvStepReply {
   state?: string;
   /** With status error, its kind (always set by the companion). */
   error?: EnvErrorKind;
+  /** What the program wrote to stderr since the previous reply (its last STDERR_REPLY_BYTES bytes); absent when nothing. */
+  stderr?: string;
 }
 
 /** What POST /v1/sessions/:id/set_state answers: restored, or an error as for reset. */
-export type EnvSetStateReply = { status: 'running' } | { status: 'error'; detail: string; error?: EnvErrorKind };
+export type EnvSetStateReply =
+  { status: 'running'; stderr?: string } | { status: 'error'; detail: string; error?: EnvErrorKind; stderr?: string };
+
+/**
+ * How much of what a program wrote to stderr between two replies a reply carries (its end): the
+ * worker keeps an episode's stderr (the same bound, its end) in the journal for the Episodes view.
+ */
+export const STDERR_REPLY_BYTES = 4096;

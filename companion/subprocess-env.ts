@@ -14,7 +14,9 @@
  * `limits.messageBytes`. A failure answers the request waiting as `{ status: 'error', detail, error }`
  * (`error`: its kind by name, protocol.ts ENV_ERROR_KINDS)
  * (once the program is dead and its directory deleted) and every later one the same: an expected
- * outcome, not an exception. stderr's last bytes are kept for those details.
+ * outcome, not an exception. Every reply carries what the program wrote to stderr since the
+ * previous one (`stderr`, its last STDERR_REPLY_BYTES bytes), so a failure's traceback reaches the
+ * person beside the companion's words for it.
  *
  * Not a filesystem or network sandbox (ProcessRunner's limits, no more), not the HTTP routes
  * (server.ts, env-sessions.ts). Reference: dew `SubprocessEnvironment` (dew-objectives-rl.txt).
@@ -51,13 +53,16 @@ import type {
   EnvStepRequest,
   SandboxLimits,
 } from './protocol';
-import { envResetLineSchema, envSetStateLineSchema, envStepLineSchema, parseWith } from './protocol';
+import {
+  STDERR_REPLY_BYTES,
+  envResetLineSchema,
+  envSetStateLineSchema,
+  envStepLineSchema,
+  parseWith,
+} from './protocol';
 
-/** How much of stderr's end is kept for error details. */
-const STDERR_TAIL_BYTES = 8192;
-/** How much of a stray line or of stderr a detail quotes, characters. */
+/** How much of a stray line a detail quotes, characters. */
 const QUOTE_CHARS = 300;
-const STDERR_QUOTE_CHARS = 2000;
 /** After `close` is sent, how long the program may take to exit by itself before its group is killed. */
 const CLOSE_GRACE_MS = 200;
 /** After the program exits, how long its last output may take to arrive. */
@@ -86,9 +91,12 @@ export class SubprocessEnvironment {
   private endedBy: string | null = null;
   private endedKind: EnvErrorKind = 'closed';
   private pending: Pending | null = null;
+  /** The last request answered (for an exit between requests: "after answering reset"). */
+  private answered: Pending['op'] | null = null;
   private line: Buffer[] = [];
   private lineBytes = 0;
-  private stderrTail = Buffer.alloc(0);
+  /** What the program wrote to stderr since the last reply (its end, STDERR_REPLY_BYTES at most). */
+  private stderrNew = Buffer.alloc(0);
   private readonly exited: Promise<void>;
   private readonly streamsClosed: Promise<void>;
   private cleaning: Promise<void> | null = null;
@@ -107,8 +115,8 @@ export class SubprocessEnvironment {
     this.unwatch = watch({ pgid: pid, uid: jail.uid, dir });
     child.stdout.on('data', (chunk: Buffer) => this.onStdout(chunk));
     child.stderr.on('data', (chunk: Buffer) => {
-      const all = Buffer.concat([this.stderrTail, chunk]);
-      this.stderrTail = all.subarray(Math.max(0, all.length - STDERR_TAIL_BYTES));
+      const all = Buffer.concat([this.stderrNew, chunk]);
+      this.stderrNew = all.subarray(Math.max(0, all.length - STDERR_REPLY_BYTES));
     });
     for (const s of [child.stdout, child.stderr])
       s.on('error', (e) => this.fail('io', `reading the environment's output failed: ${e.message}`));
@@ -131,7 +139,7 @@ export class SubprocessEnvironment {
               : `killed by signal ${signal}${signal === 'SIGKILL' || signal === 'SIGXCPU' ? ` (not by the companion; RLIMIT_CPU sends it at limits.cpuSeconds = ${limits.cpuSeconds})` : ''}`;
           this.fail(
             'exited',
-            `the environment exited (${how}) ${this.pending ? `before answering ${this.pending.op}` : 'between requests'}`,
+            `the environment exited (${how}) ${this.pending ? `before answering ${this.pending.op}` : this.answered ? `after answering ${this.answered}` : 'before any request'}`,
           );
         });
       }),
@@ -188,7 +196,8 @@ export class SubprocessEnvironment {
 
   async reset(request: EnvResetRequest, signal?: AbortSignal): Promise<EnvResetReply> {
     const a = await this.request('reset', { op: 'reset', ...request }, envResetLineSchema, signal);
-    if (!a.ok) return { status: 'error', context: [], detail: a.detail, error: a.kind };
+    const stderr = this.takeStderr();
+    if (!a.ok) return { status: 'error', context: [], detail: a.detail, error: a.kind, ...stderr };
     const r = a.value as z.output<typeof envResetLineSchema>;
     if (r.status === 'error')
       return {
@@ -196,18 +205,21 @@ export class SubprocessEnvironment {
         context: [],
         detail: r.detail || 'the environment reported an error without a detail',
         error: 'environment',
+        ...stderr,
       };
     return {
       status: 'running',
       context: r.context!,
       ...(r.detail ? { detail: r.detail } : {}),
       ...(r.state !== undefined ? { state: r.state } : {}),
+      ...stderr,
     };
   }
 
   async step(request: EnvStepRequest, signal?: AbortSignal): Promise<EnvStepReply> {
     const a = await this.request('step', { op: 'step', ...request }, envStepLineSchema, signal);
-    if (!a.ok) return { observation: [], status: 'error', detail: a.detail, error: a.kind };
+    const stderr = this.takeStderr();
+    if (!a.ok) return { observation: [], status: 'error', detail: a.detail, error: a.kind, ...stderr };
     const r = a.value as z.output<typeof envStepLineSchema>;
     return {
       observation: r.observation ?? [],
@@ -217,21 +229,32 @@ export class SubprocessEnvironment {
       ...(r.detail !== undefined ? { detail: r.detail } : {}),
       ...(r.state !== undefined ? { state: r.state } : {}),
       ...(r.status === 'error' ? { error: 'environment' as const } : {}),
+      ...stderr,
     };
   }
 
   /** Restores a state the program sent in an earlier session's reply (after this session's reset). */
   async setState(request: EnvSetStateRequest, signal?: AbortSignal): Promise<EnvSetStateReply> {
     const a = await this.request('set_state', { op: 'set_state', ...request }, envSetStateLineSchema, signal);
-    if (!a.ok) return { status: 'error', detail: a.detail, error: a.kind };
+    const stderr = this.takeStderr();
+    if (!a.ok) return { status: 'error', detail: a.detail, error: a.kind, ...stderr };
     const r = a.value as z.output<typeof envSetStateLineSchema>;
     if (r.status === 'error')
       return {
         status: 'error',
         detail: r.detail || 'the environment reported an error without a detail',
         error: 'environment',
+        ...stderr,
       };
-    return { status: 'running' };
+    return { status: 'running', ...stderr };
+  }
+
+  /** What the program wrote to stderr since the last reply, for this reply (nothing when it wrote nothing). */
+  private takeStderr(): { stderr?: string } {
+    if (this.stderrNew.length === 0) return {};
+    const stderr = this.stderrNew.toString('utf8');
+    this.stderrNew = Buffer.alloc(0);
+    return { stderr };
   }
 
   /**
@@ -336,14 +359,14 @@ export class SubprocessEnvironment {
         `an invalid reply to ${p.op} on the environment's stdout (${parsed.problems.join('; ')}): ${quote(text)}`,
       );
     this.pending = null;
+    this.answered = p.op;
     p.done({ ok: true, value: parsed.value });
   }
 
   /** Ends the session with `why` (the first reason wins): kills the group, answers the request waiting, cleans up. */
   private fail(kind: EnvErrorKind, why: string): void {
     if (this.endedBy !== null) return;
-    const tail = this.stderrTail.toString('utf8').trimEnd();
-    const detail = tail ? `${why}; its stderr ended with ${quote(tail, STDERR_QUOTE_CHARS)}` : why;
+    const detail = why;
     this.endedBy = detail;
     this.endedKind = kind;
     killGroup(this.pid);

@@ -36,7 +36,11 @@ test(
       await picker.getByTestId('environment-preview-button').click();
       const preview = picker.getByTestId('environment-preview');
       await expect(preview).toContainText(/Task calc\/67\/61\/55 \(67\+61\+55=\): the model starts from 10 ids/);
-      await expect(preview.locator('pre')).toHaveText('<bos>67+61+55=');
+      await expect(preview.getByTestId('environment-preview-context')).toHaveText('<bos>67+61+55=');
+      // And one step: the base's greedy first action, answered by the program.
+      await expect(preview.getByTestId('environment-preview-step')).toContainText(
+        /the program answered (running|done)/,
+      );
 
       // A bad task file: refused, naming its line and field; the run keeps the example.
       await picker.getByTestId('environment-tasks-file').setInputFiles({

@@ -86,6 +86,16 @@ export function EpisodePanel({
             </dd>
             <dt>Time</dt>
             <dd>{fixed(d.ms, 1)} ms sampling and environment</dd>
+            {d.stderr && (
+              <>
+                <dt>Program stderr</dt>
+                <dd>
+                  <pre className="stderr" data-testid="episode-stderr" tabIndex={0} aria-label="The program's stderr">
+                    {d.stderr}
+                  </pre>
+                </dd>
+              </>
+            )}
           </dl>
           <ReplayPanel runId={runId} step={step} index={index} />
           <h3>Turns</h3>

@@ -36,6 +36,7 @@ export function EnvironmentPicker({
   const [busy, setBusy] = useState<'load' | 'preview' | null>(null);
   const env = 'environment' in options ? options.environment : undefined;
   const stepSeconds = 'stepSeconds' in options ? options.stepSeconds : 10;
+  const maxNew = 'maxNew' in options ? options.maxNew : undefined;
 
   const set = (environment: EnvProgramRunOptions | undefined) => {
     setPreview(null);
@@ -65,7 +66,7 @@ export function EnvironmentPicker({
     if (!env) return;
     setBusy('preview');
     try {
-      setPreview(await workbench.previewEnvironment(env, stepSeconds));
+      setPreview(await workbench.previewEnvironment(env, stepSeconds, maxNew));
     } catch (e) {
       setPreview({ ok: false, message: (e as Error).message });
     } finally {
@@ -138,7 +139,7 @@ export function EnvironmentPicker({
         disabled={!env || busy !== null}
         data-testid="environment-preview-button"
       >
-        {busy === 'preview' ? 'Starting it…' : 'Preview the first reset'}
+        {busy === 'preview' ? 'Starting it…' : 'Preview the first reset and step'}
       </button>{' '}
       {example && env?.program.sha256 !== example.program.sha256 && (
         <button
@@ -166,12 +167,25 @@ export function EnvironmentPicker({
               Task {preview.task.id} ({preview.task.prompt}): the model starts from {preview.context.length} ids, in{' '}
               {Math.round(preview.ms)} ms:
             </p>
-            <pre>{preview.text}</pre>
+            <pre data-testid="environment-preview-context">{preview.text}</pre>
+            <p data-testid="environment-preview-step">
+              The base&apos;s greedy first action <code>{preview.action}</code>:{' '}
+              {preview.reply.status === 'not sent'
+                ? `not sent (${preview.reply.detail})`
+                : `the program answered ${preview.reply.status}${preview.reply.text ? `, appending ${JSON.stringify(preview.reply.text)}` : ''}${preview.reply.detail ? ` (${preview.reply.detail})` : ''}${preview.reply.reward !== null ? `, reward ${preview.reply.reward}` : ''}`}
+            </p>
+            {preview.stderr && (
+              <>
+                <p>Its stderr:</p>
+                <pre className="stderr">{preview.stderr}</pre>
+              </>
+            )}
           </div>
         ) : (
-          <p role="alert" className="bad" data-testid="environment-preview">
-            The first reset failed: {preview.message}
-          </p>
+          <div role="alert" className="bad" data-testid="environment-preview">
+            <p>The preview failed; a run would stop with the same words:</p>
+            <pre className="stderr">{preview.message}</pre>
+          </div>
         ))}
     </fieldset>
   );

@@ -29,8 +29,8 @@ export function RunHealth({ runId, lastStep }: { runId: string; lastStep: number
       ) : flags.length === 0 ? (
         <p data-testid="run-health-none">
           No flags over {lastStep} {lastStep === 1 ? 'step' : 'steps'}: within-group reward spread, groups with a
-          signal, entropy, length, truncation, diversity, gradient norm and sampler/trainer mismatch are within their
-          thresholds.
+          signal, entropy, length, truncation, diversity, gradient norm, sampler/trainer mismatch and environment
+          failures are within their thresholds.
         </p>
       ) : (
         <ul>

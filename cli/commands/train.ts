@@ -42,7 +42,8 @@ import { withPresetDefaults } from '../../worker/presets/config-import';
 import { labelAndPath } from '../../worker/presets/fields';
 import { PRESETS, checkRunOptions, episodeRunConfigOf, presetOf, trainerOf } from '../../worker/presets/table';
 import type { TrainerContext } from '../../worker/presets/trainers';
-import { healthFields, runHealth, type StepMetrics } from '../../worker/runs/health';
+import { healthFields, runHealth, withCommonestFailure, type StepMetrics } from '../../worker/runs/health';
+import { commonestFailure } from '../../worker/episodes/infrastructure';
 import { passMetrics } from '../../worker/train/evaluate';
 import { FileJournal } from '../node-journal';
 import type { JournalRunFile } from './episodes';
@@ -402,7 +403,9 @@ export async function trainCommand(argv: string[]): Promise<number> {
       const { metrics } = next;
       if (saver) saver.add(s, next);
       history.push({ step: s, metrics });
-      for (const flag of runHealth(history)) {
+      // The infrastructure flag names this step's commonest failure (it fires at the step that failed).
+      const failed = (next.sessions ?? []).filter((x) => x.status === 'failed');
+      for (const flag of withCommonestFailure(runHealth(history), commonestFailure(failed))) {
         if (raised.has(flag.id)) continue;
         raised.add(flag.id);
         process.stderr.write(`train ${name}: health: ${flag.id} from step ${flag.step}: ${flag.reason}\n`);

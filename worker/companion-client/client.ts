@@ -129,8 +129,8 @@ export interface SessionStepRequest {
 export type SessionErrorKind =
   'environment' | 'deadline' | 'exited' | 'bad-reply' | 'message-limit' | 'cancelled' | 'closed' | 'io';
 export type SessionResetReply =
-  | { status: 'running'; context: number[]; detail?: string; state?: string }
-  | { status: 'error'; context: []; detail: string; error?: SessionErrorKind };
+  | { status: 'running'; context: number[]; detail?: string; state?: string; stderr?: string }
+  | { status: 'error'; context: []; detail: string; error?: SessionErrorKind; stderr?: string };
 export interface SessionStepReply {
   observation: number[];
   context?: number[];
@@ -141,12 +141,15 @@ export interface SessionStepReply {
   state?: string;
   /** With status 'error': what failed (the program's own error reply is `environment`). */
   error?: SessionErrorKind;
+  /** What the program wrote to stderr since the previous reply (its end). */
+  stderr?: string;
 }
 export interface SessionSetStateRequest {
   state: string;
 }
 export type SessionSetStateReply =
-  { status: 'running' } | { status: 'error'; detail: string; error?: SessionErrorKind };
+  | { status: 'running'; stderr?: string }
+  | { status: 'error'; detail: string; error?: SessionErrorKind; stderr?: string };
 
 export class CompanionClient {
   readonly url: string;

@@ -22,6 +22,8 @@ export const ERROR_NAMES = [
   'InvalidModelFolder',
   /** An environment's host (the companion) stopped answering mid-run (worker/episodes/environment.ts). */
   'EnvironmentUnavailable',
+  /** An environment that failed too many of a batch's episodes (worker/episodes/infrastructure.ts): the run stops, saying why. */
+  'EnvironmentBroken',
 ] as const;
 export type ErrorName = (typeof ERROR_NAMES)[number];
 

@@ -131,10 +131,26 @@ export type EnvironmentLoadResult =
   { ok: true; environment: EnvProgramRunOptions } | { ok: false; problem: FileProblem; message: string };
 
 /**
- * `previewEnvironment`: the first task's reset, run in a companion session before a run starts:
- * the first model context as ids and as text, or why it could not be had (no companion, the
- * program failed, its answer was refused), in words.
+ * `previewEnvironment`: the first task's reset and one step, run in a companion session before a run
+ * starts (the app's Preview, `dewpoint env check`): the first model context as ids and as text, the
+ * base's greedy first action, and the program's reply to it (its status, the ids it appended, its
+ * detail), with what it wrote to stderr; or why it failed, in the words a run would use (no
+ * companion, the program's failure and the end of its stderr).
  */
 export type EnvironmentPreview =
-  | { ok: true; task: { id: string; prompt: string }; context: number[]; text: string; ms: number }
-  | { ok: false; message: string };
+  | {
+      ok: true;
+      task: { id: string; prompt: string };
+      context: number[];
+      text: string;
+      /** The base's greedy first action, as the program received it (EOS excluded). */
+      action: string;
+      /**
+       * The program's reply to it: its status (`not sent`: the action ran out of ids before EOS, so no
+       * step was sent), the text it appended (or the new context), its detail, and the episode's reward.
+       */
+      reply: { status: 'running' | 'done' | 'not sent'; text: string; detail: string; reward: number | null };
+      stderr: string;
+      ms: number;
+    }
+  | { ok: false; message: string; stderr?: string };

@@ -275,6 +275,8 @@ export interface EpisodeGrpoRunOptions extends Omit<
   preset: EpisodePreset;
   /** Turns (model actions) an episode may take before it is truncated (`max_turns`). */
   maxTurns: number;
+  /** The share of a batch's episodes that may fail for the infrastructure before the run stops as failed; absent: 0.5. */
+  envErrorLimit?: number;
 }
 
 /** One task of an environment program's task file (a JSONL line): what `reset` sends the program. */
@@ -350,6 +352,7 @@ export interface PpoRunOptions extends Omit<
 export interface PpoEpisodeRunOptions extends Omit<PpoRunOptions, 'preset' | 'renormalize' | 'dataset' | 'base'> {
   preset: 'ppo-calc';
   maxTurns: number;
+  envErrorLimit?: number;
 }
 
 /** Options of a PPO run on a person's environment program (ppo-env): ppo-calc's, the wall per request and the program. */

@@ -42,6 +42,8 @@ export interface RunSummary {
   /** Step of the latest checkpoint the run can continue from (weights, AdamW state, trainer position); absent when none. */
   checkpointStep?: number;
   message?: string;
+  /** A failed run's failing episode, when the journal holds it (an environment that broke: the Episodes view opens it). */
+  failedEpisode?: FailedEpisode;
   /** Running or paused in another tab of this origin (its run lock is held there): it cannot be continued here. */
   elsewhere?: boolean;
   /** The run's name: the one a person gave it, else (filled in by listRuns) the preset and the id's time part, `grpo-arith · m3x9k2`. */
@@ -67,8 +69,21 @@ export interface RunSummary {
  */
 export type RunStatus = 'running' | 'paused' | 'finished' | 'stopped' | 'failed' | 'interrupted' | 'imported';
 
+/** The episode a run failed on (its step's journal holds it). */
+export interface FailedEpisode {
+  step: number;
+  index: number;
+}
+
 export type RunEvent =
-  | { type: 'status'; runId: string; status: RunStatus; message?: string; errorName?: string }
+  | {
+      type: 'status';
+      runId: string;
+      status: RunStatus;
+      message?: string;
+      errorName?: string;
+      failedEpisode?: FailedEpisode;
+    }
   /** `t`: when the step was committed, ms since the epoch, as the store keeps it (`RunHistory`'s `t`). */
   | { type: 'step'; runId: string; step: number; totalSteps: number; metrics: Record<string, number>; t?: number }
   | { type: 'checkpoint'; runId: string; step: number; bytes: number }
@@ -386,6 +401,8 @@ export interface EpisodeSummary {
   resumedBy?: 'state' | 'replay';
   /** Milliseconds of sampling and environment steps, over its turns. */
   ms: number;
+  /** What the environment's program wrote to stderr over the episode (its last 4096 characters); absent when nothing. */
+  stderr?: string;
 }
 
 /** One turn of an episode, as the Replay view's timeline shows it. */
@@ -467,10 +484,20 @@ export interface HealthOptions {
   gradSpike: number;
   /** mismatch: the sampler/trainer KL (k1, per token) above this. */
   mismatchKl: number;
+  /** infrastructure: at least this share of a step's episodes ended as environment or sandbox failures. */
+  envErrorFrac: number;
 }
 
 export type HealthFlagId =
-  'echo-trap' | 'low-signal' | 'entropy' | 'length' | 'truncation' | 'diversity' | 'grad-spike' | 'mismatch';
+  | 'echo-trap'
+  | 'low-signal'
+  | 'entropy'
+  | 'length'
+  | 'truncation'
+  | 'diversity'
+  | 'grad-spike'
+  | 'mismatch'
+  | 'infrastructure';
 
 export interface HealthFlag {
   id: HealthFlagId;

@@ -35,7 +35,7 @@ import type { CapacityWait, CompanionClient, SessionRequest } from '../companion
 import { COMPANION_DEFAULT_WALL_SECONDS, DEFAULT_CAPACITY_WAIT } from '../companion-client/client';
 import type { CharTokenizer } from '../data/tokenizer';
 import type { EnvAction, EnvStep, EnvTask, Environment, EnvironmentFactory, EnvironmentKind } from './environment';
-import { EnvironmentUnavailable } from './environment';
+import { EnvironmentUnavailable, appendStderr } from './environment';
 
 export interface CompanionEnvOptions {
   client: CompanionClient;
@@ -69,6 +69,8 @@ export class CompanionEnvironment implements Environment {
   private state: string | undefined = undefined;
   /** Aborted at close: a request still waiting (the rollout gave up on it) ends its session on the companion. */
   private readonly abort = new AbortController();
+  /** What the program wrote to stderr, from the replies since the last `takeStderr` (its end). */
+  private stderr = '';
 
   constructor(
     readonly task: EnvTask,
@@ -114,6 +116,7 @@ export class CompanionEnvironment implements Environment {
     } catch (e) {
       throw await this.failure(e);
     }
+    this.keepStderr(r);
     if (this.closedUnder(r))
       throw this.unavailable(`is stopping: it closed the session under this episode (${r.detail})`);
     if (r.status === 'error')
@@ -136,6 +139,7 @@ export class CompanionEnvironment implements Environment {
     } catch (e) {
       throw await this.failure(e);
     }
+    this.keepStderr(r);
     if (this.closedUnder(r))
       throw this.unavailable(
         `is stopping: it closed the session under this episode (${r.status === 'error' ? r.detail : ''})`,
@@ -154,10 +158,11 @@ export class CompanionEnvironment implements Environment {
         { action: { ids: Array.from(action.ids), text: action.text, terminated: action.terminated } },
         this.abort.signal,
       );
+      this.keepStderr(r);
       if (this.closedUnder(r))
         throw this.unavailable(`is stopping: it closed the session under this episode (${r.detail})`);
       if (r.state !== undefined) this.state = r.state;
-      const { state: _state, ...step } = r;
+      const { state: _state, stderr: _stderr, ...step } = r;
       // A failed step names its kind first (deadline, exited, bad-reply, ...), as the companion does.
       return step.status === 'error' && step.error ? { ...step, detail: `${step.error}: ${step.detail ?? ''}` } : step;
     } catch (e) {
@@ -171,6 +176,16 @@ export class CompanionEnvironment implements Environment {
         detail: `the companion did not run the step: ${failure.message}`,
       };
     }
+  }
+
+  private keepStderr(r: { stderr?: string }): void {
+    this.stderr = appendStderr(this.stderr, r.stderr);
+  }
+
+  takeStderr(): string | undefined {
+    const s = this.stderr;
+    this.stderr = '';
+    return s || undefined;
   }
 
   async close(): Promise<void> {

@@ -68,6 +68,21 @@ export interface Environment {
   setState?(state: string): MaybePromise<void>;
   /** Releases resources; called once when the episode ends, fails or is cancelled. */
   close?(): MaybePromise<void>;
+  /**
+   * An environment that is a program (a companion session): what it wrote to stderr since the last
+   * call (its end), taken once; undefined when it wrote nothing. The rollout keeps it with the turn.
+   */
+  takeStderr?(): string | undefined;
+}
+
+/** How much of an episode's stderr the rollout keeps (its end), characters: about the companion's 4 KiB a reply. */
+export const EPISODE_STDERR_CHARS = 4096;
+
+/** `kept` followed by `more`, cut to its last EPISODE_STDERR_CHARS characters. */
+export function appendStderr(kept: string, more: string | undefined): string {
+  if (!more) return kept;
+  const all = kept + more;
+  return all.length <= EPISODE_STDERR_CHARS ? all : all.slice(all.length - EPISODE_STDERR_CHARS);
 }
 
 /**

@@ -61,6 +61,8 @@ export interface StartRecord extends RecordKey {
   state?: string;
   /** Set when the first context already used up a budget (no room for an action): how the episode ended. */
   ended?: { status: 'truncated'; termination: TerminationReason; detail: string };
+  /** What the environment's program wrote to stderr during reset (environment.ts `takeStderr`). */
+  stderr?: string;
   ms: number;
 }
 
@@ -88,6 +90,8 @@ export interface TurnRecord extends RecordKey {
     reward?: number;
     /** A code reward's test cases (the `code` environment). */
     cases?: CaseResult[];
+    /** What the environment's program wrote to stderr during this step (environment.ts `takeStderr`). */
+    stderr?: string;
   };
   /** The environment's snapshot after this step (recoverable environments). */
   state?: string;

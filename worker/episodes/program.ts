@@ -22,9 +22,14 @@ import { datasetStream, defaultHeldOut, problemMessage, splitDataset } from '../
 import { jsonlRows, utf8Text } from '../data/jsonl';
 import { sha256Hex } from '../data/sha256';
 import { toolTokenizer } from '../data/tokenizer';
+import { createCpuOps } from '../../kernels/backends/cpu';
+import type { LoadedCheckpoint } from '../model/checkpoint';
+import { Model } from '../model/model';
 import { CompanionEnvironment, companionDeadlineMs, type CompanionEnvOptions } from './companion-env';
 import type { EnvTask, EnvironmentKind } from './environment';
 import { taskStream } from './environment';
+import { stderrLines } from './infrastructure';
+import { collectEpisodes } from './rollout';
 
 /** The program, its tasks, and the companion's wall per request (`stepSeconds`): what a grpo-env config carries. */
 export interface EnvProgramConfig extends EnvProgramRunOptions {
@@ -180,7 +185,7 @@ export const NO_COMPANION =
 export function programKind(c: EnvProgramConfig, companion: CompanionClient | null): EnvironmentKind {
   const records = c.tasks.records;
   const split = splitTasks(records, c.tasks.heldOut);
-  const taskOf = (i: number): EnvTask => ({ ...records[i], data: records[i].data });
+  const taskOf = (i: number) => taskAt(c, i);
   const tok = toolTokenizer();
   const options = companion ? { client: companion, program: programRequest(c), tok } : null;
   return {
@@ -188,7 +193,7 @@ export function programKind(c: EnvProgramConfig, companion: CompanionClient | nu
     title: `${c.program.name} on ${c.tasks.name}`,
     trainTasks: (seed) => {
       const stream = datasetStream(records, split.train, seed);
-      return taskStream(() => taskOf(stream.next().record));
+      return taskStream(() => taskAt(c, stream.next().record));
     },
     heldOut: (n) => split.heldOut.slice(0, n).map(taskOf),
     create: (task) =>
@@ -234,34 +239,77 @@ export function loadEnvironmentBytes(
 }
 
 /**
- * The first task's reset in a session of `companion` (then closed): what the model will see first,
- * before a run starts. The program's failure, a context the model cannot take, or no companion
- * is a message, not a throw.
+ * The policy a preview's first action comes from: `base` (the run's base checkpoint) frozen on the
+ * CPU reference kernels, greedy: the same action every time, and no backend of the run's needed.
+ */
+export function previewPolicy(base: LoadedCheckpoint): Model {
+  const model = new Model(createCpuOps(), base.config, { frozen: true });
+  model.setWeights(base.weights);
+  return model;
+}
+
+/**
+ * The first task's reset and one step in a session of `companion` (then closed), through the same
+ * rollout a run uses (so a failure reads in the same words): the first context, `policy`'s greedy
+ * first action of at most `maxNew` ids, and the program's reply, with its stderr. The program's
+ * failure, a context the model cannot take, or no companion is a message, not a throw.
  */
 export async function previewEnvironment(
   companion: CompanionClient | null,
   c: EnvProgramConfig,
+  policy: Model,
+  maxNew: number,
 ): Promise<EnvironmentPreview> {
   if (!companion) return { ok: false, message: NO_COMPANION };
-  const task = { ...c.tasks.records[0] };
   const tok = toolTokenizer();
-  const env = new CompanionEnvironment(task, { client: companion, program: programRequest(c), tok });
+  // One task, one episode, one turn: the round after the first is cancelled, so the reply's own status stays.
+  let rounds = 0;
+  const kind = { ...programKind(c, companion), maxTurns: 2, maxActionTokens: maxNew };
   const t0 = performance.now();
-  try {
-    const ids = Array.from(await env.reset());
-    const bad = ids.find((i) => !Number.isInteger(i) || i < 0 || i >= tok.size);
-    if (bad !== undefined)
-      return { ok: false, message: `the first context holds id ${bad}, outside the vocabulary (0..${tok.size - 1})` };
+  const [e] = await collectEpisodes(policy, [taskAt(c, 0)], 1, {
+    kind,
+    tok,
+    maxContext: policy.config.maxSeq,
+    sampling: { temperature: 0 },
+    seed: 0,
+    policyVersion: 0,
+    onProgress: (round) => (rounds = round),
+    shouldCancel: () => rounds >= 1,
+  });
+  const stderr = e.stderr ?? '';
+  const ep = e.episode;
+  const turn = ep.transitions[0];
+  if (ep.status === 'error' || !ep.initial || !turn)
     return {
-      ok: true,
-      task: { id: task.id, prompt: task.prompt },
-      context: ids,
-      text: tok.decode(ids, { specials: true }),
-      ms: performance.now() - t0,
+      ok: false,
+      message: (ep.detail || `the episode ended ${ep.status} before its first step`) + stderrLines(stderr),
+      ...(stderr ? { stderr } : {}),
     };
-  } catch (e) {
-    return { ok: false, message: (e as Error).message };
-  } finally {
-    await env.close();
-  }
+  const context = Array.from(ep.initial.context);
+  const tokens = Array.from(turn.action.tokens);
+  const sampled = turn.action.terminated ? tokens.slice(0, -1) : tokens;
+  const after = turn.action.context.length + tokens.length;
+  const obs = turn.observation;
+  const next = Array.from(obs.context);
+  const appended = next.length >= after ? next.slice(after) : next;
+  return {
+    ok: true,
+    task: { id: e.task.id, prompt: e.task.prompt },
+    context,
+    text: tok.decode(context, { specials: true }),
+    action: tok.decode(sampled),
+    reply: {
+      status: !turn.action.terminated ? 'not sent' : obs.status === 'running' ? 'running' : 'done',
+      text: tok.decode(appended, { specials: true }),
+      detail: obs.detail ?? '',
+      reward: ep.reward,
+    },
+    stderr,
+    ms: performance.now() - t0,
+  };
+}
+
+/** Task `i` of the file, as an episode gets it. */
+function taskAt(c: EnvProgramConfig, i: number): EnvTask {
+  return { ...c.tasks.records[i], data: c.tasks.records[i].data };
 }

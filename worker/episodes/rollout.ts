@@ -32,7 +32,7 @@ import type { SamplingOptions } from '../rollout/distribution';
 import type { GenerateOptions, Generated } from '../rollout/generate';
 import { generate, rowSeed } from '../rollout/generate';
 import type { EnvStep, EnvTask, Environment, EnvironmentKind } from './environment';
-import { EnvironmentUnavailable } from './environment';
+import { EnvironmentUnavailable, appendStderr } from './environment';
 import type { Cohort, EpisodeJournal, JournalRecord, StartRecord, TurnRecord } from './journal';
 import { byEpisodeTurn, checksumOk, cohortSignature, describeRecord, withChecksum } from './journal';
 import type { TraceRecord } from './traces';
@@ -101,6 +101,8 @@ export interface CollectedEpisode {
   transcript: string;
   /** Sampling + environment milliseconds over its turns. */
   ms: number;
+  /** What its environment's program wrote to stderr over the episode (its last EPISODE_STDERR_CHARS); absent when nothing. */
+  stderr?: string;
 }
 
 /** Seed of episode `episode`'s sampler at turn `turn` (1-based) of a cohort seeded `seed`. */
@@ -157,6 +159,8 @@ interface Slot {
   corrupt: boolean;
   ms: number;
   texts: string[];
+  /** What the environment's program wrote to stderr so far (its end). */
+  stderr: string;
 }
 
 const ended = (s: Slot) => s.status !== 'running';
@@ -232,6 +236,7 @@ export async function collectEpisodes(
       corrupt: false,
       ms: 0,
       texts: [],
+      stderr: '',
     })),
   );
   const jr = o.journal;
@@ -285,6 +290,7 @@ export async function collectEpisodes(
           return false;
         } finally {
           slot.ms += performance.now() - t0;
+          slot.stderr = appendStderr(slot.stderr, slot.env?.takeStderr?.());
         }
       }),
     );
@@ -308,6 +314,7 @@ export async function collectEpisodes(
             initial: slot.initial!,
             ...stateOf(slot.env),
             ...ending,
+            ...(slot.stderr ? { stderr: slot.stderr } : {}),
             ms: slot.ms,
           }),
         );
@@ -370,15 +377,16 @@ export async function collectEpisodes(
             }
             o.onEnvSteps?.(++answered, envSteps);
           }
-          return { answer, failure, envMs: performance.now() - t1 };
+          return { answer, failure, envMs: performance.now() - t1, stderr: slot.env!.takeStderr?.() };
         }),
       );
       for (let i = 0; i < live.length; i++) {
         const slot = live[i];
         const g = draws[i];
         const { text } = actions[i];
-        const { answer, failure, envMs } = answers[i];
+        const { answer, failure, envMs, stderr } = answers[i];
         slot.ms += sampleMs / live.length + envMs;
+        slot.stderr = appendStderr(slot.stderr, stderr);
         const observation = observationOf(g, answer, failure, kind.maxActionTokens);
         const record = applyTurn(
           slot,
@@ -412,6 +420,7 @@ export async function collectEpisodes(
               ...key(slot, slot.transitions.length),
               kind: 'turn',
               ...record,
+              observation: { ...record.observation, ...(stderr ? { stderr } : {}) },
               ...stateOf(slot.env),
             }),
           );
@@ -594,6 +603,7 @@ async function restoreSlot(
   if (start?.kind === 'start' && start === usable[0]) {
     slot.initial = [...start.initial];
     slot.context = [...start.initial];
+    slot.stderr = appendStderr(slot.stderr, start.stderr);
     if (start.ended) end(slot, start.ended.status, start.ended.termination, start.ended.detail);
   }
   const resolved = resolveTraces(turns.map((t) => t.trace));
@@ -636,6 +646,7 @@ async function restoreSlot(
       o.tok.decode(r.action.terminated ? sampled.subarray(0, sampled.length - 1) : sampled) + o.tok.decode(obs.ids),
     );
     slot.ms += r.sampleMs + r.envMs;
+    slot.stderr = appendStderr(slot.stderr, obs.stderr);
     slot.context = next;
     if (obs.reward !== undefined) slot.envReward = obs.reward;
     if (obs.status !== 'running')
@@ -757,6 +768,7 @@ export async function readJournal(
       corrupt: false,
       ms: start?.ms ?? 0,
       texts: [],
+      stderr: '',
     };
     await restoreSlot(slot, recs, { kind, tok }, 0, false);
     slots.push(slot);
@@ -796,6 +808,7 @@ function finish(slots: Slot[], kind: EnvironmentKind, samples: number): Collecte
       groupAborted: aborted.has(s.group),
       transcript,
       ms: s.ms,
+      ...(s.stderr ? { stderr: s.stderr } : {}),
     };
   });
 }

@@ -59,6 +59,7 @@ function summary(
     ...(ep.detail ? { detail: ep.detail } : {}),
     resumedTurns: 0,
     ms: e.ms,
+    ...(e.stderr ? { stderr: e.stderr } : {}),
   };
 }
 
@@ -270,6 +271,7 @@ export async function episodesJsonl(
           group_aborted: s.groupAborted,
           corrupt: s.corrupt,
           detail: s.detail ?? '',
+          stderr: e.stderr ?? '',
           policy_version: s.policyVersion,
           initial_ids: Array.from(e.episode.initial?.context ?? []),
           turns: e.episode.transitions.map((t, k) => ({

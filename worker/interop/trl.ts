@@ -244,6 +244,12 @@ function sampling(o: RlRunOptions, b: Builder, lengthKey: 'max_completion_length
       );
     else b.log.asDefault('maxTurns', 1, 'one action per episode: a single-turn completion');
   }
+  if ('envErrorLimit' in o && o.envErrorLimit !== undefined)
+    b.log.none(
+      'envErrorLimit',
+      o.envErrorLimit,
+      'TRL has no share of failed episodes that stops a run: an exception in a reward function or tool fails the step',
+    );
   if ('renormalize' in o && o.renormalize !== undefined) {
     if (o.renormalize)
       b.log.none(

@@ -272,6 +272,12 @@ function translate(o: RlRunOptions): VerlExport {
     set('maxNew', o.maxNew, 'data.max_response_length', o.maxNew);
     if ('maxTurns' in o) log.asDefault('maxTurns', turns, "one action per episode: verl's single-turn rollout");
   }
+  if ('envErrorLimit' in o && o.envErrorLimit !== undefined)
+    log.none(
+      'envErrorLimit',
+      o.envErrorLimit,
+      "verl has no share of failed episodes that stops a run: a tool or agent loop's exception fails the step",
+    );
   if ('trainProblems' in o && o.trainProblems !== undefined) {
     set(
       'trainProblems',

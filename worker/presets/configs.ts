@@ -194,21 +194,26 @@ export function episodeGrpoConfigOf(
   o: Omit<EpisodeGrpoRunOptions, 'preset'>,
   base: GrpoEpisodeConfig,
 ): GrpoEpisodeConfig {
-  const { maxTurns, ...shared } = o;
+  const { maxTurns, envErrorLimit, ...shared } = o;
   const { task: _task, ...grpo } = grpoConfigOf({ ...shared, preset: 'grpo-arith' }, { ...base, task: {} });
-  return { ...grpo, environment: base.environment, maxTurns };
+  return {
+    ...grpo,
+    environment: base.environment,
+    maxTurns,
+    ...(envErrorLimit !== undefined ? { envErrorLimit } : {}),
+  };
 }
 
 /** An episode config's options but the preset's name (the built-in environments' and a program's presets share them). */
 function episodeOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): Omit<EpisodeGrpoRunOptions, 'preset'> {
-  const { environment: _environment, program: _program, maxTurns, ...grpo } = c;
+  const { environment: _environment, program: _program, maxTurns, envErrorLimit, ...grpo } = c;
   const {
     preset: _preset,
     trainProblems: _none,
     dataset: _dataset,
     ...shared
   } = grpoOptionsOf({ ...grpo, task: {} }, run);
-  return { ...shared, maxTurns };
+  return { ...shared, maxTurns, ...(envErrorLimit !== undefined ? { envErrorLimit } : {}) };
 }
 
 export function episodeGrpoOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): EpisodeGrpoRunOptions {
@@ -275,7 +280,7 @@ export function ppoEpisodeConfigOf(
   o: Omit<PpoEpisodeRunOptions, 'preset'>,
   base: GrpoEpisodeConfig,
 ): GrpoEpisodeConfig {
-  const { maxTurns, gamma, lam, shiftMean, valueCoefficient, valueClip, ...shared } = o;
+  const { maxTurns, envErrorLimit, gamma, lam, shiftMean, valueCoefficient, valueClip, ...shared } = o;
   const { task: _task, ...grpo } = grpoConfigOf(
     {
       ...shared,
@@ -289,13 +294,14 @@ export function ppoEpisodeConfigOf(
     ...grpo,
     environment: base.environment,
     maxTurns,
+    ...(envErrorLimit !== undefined ? { envErrorLimit } : {}),
     critic: { gamma, lam, shiftMean, valueCoefficient, valueClip },
   };
 }
 
 /** A PPO episode config's options but the preset's name (ppo-calc's and ppo-env's). */
 function ppoEpisodeSharedOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): Omit<PpoEpisodeRunOptions, 'preset'> {
-  const { environment, program: _program, maxTurns, critic, ...grpo } = c;
+  const { environment, program: _program, maxTurns, envErrorLimit, critic, ...grpo } = c;
   if (!critic) throw new Error(`ppoEpisodeOptionsOf: the ${environment} config has no critic`);
   const {
     preset: _preset,
@@ -306,7 +312,7 @@ function ppoEpisodeSharedOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): Omit
     dataset: _dataset,
     ...shared
   } = grpoOptionsOf({ ...grpo, task: {} }, run);
-  return { ...shared, maxTurns, ...critic };
+  return { ...shared, maxTurns, ...(envErrorLimit !== undefined ? { envErrorLimit } : {}), ...critic };
 }
 
 export function ppoEpisodeOptionsOf(c: GrpoEpisodeConfig, run: Bookkeeping): PpoEpisodeRunOptions {

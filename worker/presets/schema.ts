@@ -924,6 +924,20 @@ export const grpoSchema = z
       });
   });
 
+/**
+ * The share of a batch's episodes (or of a wave of a held-out evaluation) that may end as
+ * infrastructure failures before the run stops as failed, naming the first failure
+ * (worker/episodes/infrastructure.ts). Optional: runs stored before it have none and take the default.
+ */
+const envErrorLimit = num('(0, 1]', {
+  title: 'Environment failure limit',
+  section: 'Sampling',
+  description:
+    "The share of a batch's episodes that may end as environment or sandbox failures (the program exited, missed " +
+    'its deadline, wrote a line that is not a JSON reply, answered with an error) before the run stops as failed, ' +
+    'with the first failure and its stderr in the message. 1: only when every episode failed. Empty: 0.5.',
+}).optional();
+
 /** GRPO on multi-turn episodes (worker/train/grpo-episodes.ts): no training-set option; the turn limit and the action length. */
 export const episodeGrpoSchema = z
   .strictObject({
@@ -945,6 +959,7 @@ export const episodeGrpoSchema = z
       description:
         'Ids per model action, EOS included; an action that reaches it without EOS truncates its episode (max_response_length).',
     }),
+    envErrorLimit,
     ...grpoRest,
   })
   .superRefine(grpoRefine);
@@ -1126,6 +1141,7 @@ export const ppoEpisodeSchema = z
     preset: z.literal('ppo-calc'),
     maxTurns: episodeGrpoSchema.shape.maxTurns,
     maxNew: episodeGrpoSchema.shape.maxNew,
+    envErrorLimit,
   })
   .superRefine(grpoRefine);
 

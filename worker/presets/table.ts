@@ -198,6 +198,9 @@ function episodeGrpo(
 const ENV_TASK =
   "a person's environment program (JSON lines over stdin/stdout, run in companion sessions) on its task file";
 
+/** The base the environment-program presets start from (its tool tokenizer and calc(…) / \boxed{} actions); a preview's first action is its. */
+export const ENV_PROGRAM_BASE = 'calc-base' satisfies BaseName;
+
 /**
  * A preset on a person's environment program (worker/episodes/program.ts), from calc-base: its
  * program rides in the options (`environment`), each episode runs in a companion session.
@@ -211,7 +214,7 @@ function programPreset<N extends 'grpo-env' | 'ppo-env'>(
     name,
     ...spec,
     cli: { evalN: spec.defaults.evalN, checkpointEvery: 0 } as Partial<OptionsOf<N>>,
-    base: 'calc-base',
+    base: ENV_PROGRAM_BASE,
     views: ['Groups', 'Batch', 'Episodes'],
     dataset: null,
     companion: true,

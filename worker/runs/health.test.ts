@@ -3,7 +3,7 @@ import type { RunOptions } from '../contract/options';
 import { findPreset } from '../presets/table';
 import { MemoryRunStore } from '../store/run-store';
 import { Bases } from './bases';
-import { HEALTH_DEFAULTS, healthFields, runHealth, type StepMetrics } from './health';
+import { HEALTH_DEFAULTS, healthFields, runHealth, withCommonestFailure, type StepMetrics } from './health';
 import { RunReads } from './reads';
 
 /** A healthy run: every metric steady around its start, a little noise. */
@@ -108,7 +108,22 @@ describe('run health', () => {
     const fields = healthFields(steady(20, (s) => (s > 8 ? { 'response/truncated_frac': 0.6 } : {})));
     expect(fields['health/truncation']).toBe(1);
     expect(fields['health/echo-trap']).toBe(0);
-    expect(Object.keys(fields)).toHaveLength(8);
+    expect(Object.keys(fields)).toHaveLength(9);
+  });
+
+  it("infrastructure: a step's share of failed episodes at or above its floor, with the commonest failure when given", () => {
+    const steps = steady(6, (s) => ({ 'episodes/error_frac': s === 4 ? 0.25 : s === 5 ? 0.05 : 0 }));
+    const f = runHealth(steps).find((x) => x.id === 'infrastructure')!;
+    expect(f).toMatchObject({ step: 4, active: false, metric: 'episodes/error_frac' });
+    expect(f.reason).toBe(
+      "25% of step 4's episodes ended as environment or sandbox failures (episodes/error_frac, at or above 10%): " +
+        'the program or the companion failed, not the model, and those groups did not train.',
+    );
+    const named = withCommonestFailure(runHealth(steps), { detail: 'deadline: no answer', count: 16 });
+    expect(named.find((x) => x.id === 'infrastructure')!.reason).toMatch(/The commonest \(16×\): deadline: no answer$/);
+    expect(runHealth(steady(6, () => ({ 'episodes/error_frac': 0.05 }))).map((x) => x.id)).not.toContain(
+      'infrastructure',
+    );
   });
 });
 

@@ -21,7 +21,11 @@
  *   collapse;
  * - `grad-spike`: the gradient norm (`opt/grad_norm`) jumps above a multiple of its running
  *   median;
- * - `mismatch`: the sampler/trainer KL (`mismatch/kl`) exceeds a bound.
+ * - `mismatch`: the sampler/trainer KL (`mismatch/kl`) exceeds a bound;
+ * - `infrastructure`: a step's episodes ended as environment or sandbox failures
+ *   (`episodes/error_frac`): the program or the companion failed, not the model; those groups do not
+ *   train. Its sentence names the commonest failure when the caller has the step's episodes
+ *   (`withCommonestFailure`); past the run's `envErrorLimit` the run stops instead.
  *
  * Smoothing: a flag reads the mean of the last `window` steps that report its metric, against
  * the mean of the first `window` such steps (its start). Steps that trained nothing (no trained
@@ -42,6 +46,7 @@ export const HEALTH_DEFAULTS: HealthOptions = {
   diversityDrop: 0.3,
   gradSpike: 5,
   mismatchKl: 0.01,
+  envErrorFrac: 0.1,
 };
 
 /** Every flag, in the order `runHealth` reports them. */
@@ -54,6 +59,7 @@ export const HEALTH_FLAG_IDS: readonly HealthFlagId[] = [
   'diversity',
   'grad-spike',
   'mismatch',
+  'infrastructure',
 ];
 
 /** One step's metrics as the store keeps them. */
@@ -244,7 +250,35 @@ export function runHealth(
           'corrections (TIS, IcePop, rejection) act on it.'
         : "the trainer's log-probs no longer match the sampler's."),
   );
+
+  // infrastructure: episodes the environment (or the companion) failed, any step.
+  const failed = series(ordered, 'episodes/error_frac');
+  add(
+    'infrastructure',
+    'episodes/error_frac',
+    held(failed, 1, (now) => now >= o.envErrorFrac, false),
+    (step) =>
+      `${pct(failed.find((x) => x.step === step)!.v)} of step ${step}'s episodes ended as environment or sandbox ` +
+      `failures (episodes/error_frac, at or above ${pct(o.envErrorFrac)}): the program or the companion failed, not ` +
+      'the model, and those groups did not train.',
+  );
   return flags;
+}
+
+/**
+ * `flags` with the infrastructure flag's sentence naming the commonest failure of its step
+ * (episodes/infrastructure.ts `commonestFailure` over that step's failed episodes), when there is one.
+ */
+export function withCommonestFailure(
+  flags: readonly HealthFlag[],
+  commonest: { detail: string; count: number } | null,
+): HealthFlag[] {
+  if (!commonest) return [...flags];
+  return flags.map((f) =>
+    f.id === 'infrastructure'
+      ? { ...f, reason: `${f.reason} The commonest (${commonest.count}×): ${commonest.detail}` }
+      : f,
+  );
 }
 
 /** Which flags hold at each step, as the CLI's `--json` prints them (`health/<id>`: 1 or 0). */

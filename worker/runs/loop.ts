@@ -9,7 +9,8 @@
  */
 import type { Ops } from '../../kernels/ops';
 import type { RunOptions } from '../contract/options';
-import type { PhaseReport, RunEvent, RunStatus } from '../contract/records';
+import type { FailedEpisode, PhaseReport, RunEvent, RunStatus } from '../contract/records';
+import { EnvironmentBroken } from '../episodes/infrastructure';
 import type { RunBackendChoice } from '../contract/system';
 import { presetOf } from '../presets/table';
 import type { RunCheckpointFiles, Trainer } from '../presets/trainers';
@@ -67,10 +68,17 @@ export async function runLoop(
 ): Promise<void> {
   const { store } = services;
   const runId = run.id;
-  const setStatus = async (status: RunStatus, message?: string, errorName?: string) => {
-    emit({ type: 'status', runId, status, ...(message ? { message } : {}), ...(errorName ? { errorName } : {}) });
+  const setStatus = async (status: RunStatus, message?: string, errorName?: string, failedEpisode?: FailedEpisode) => {
+    emit({
+      type: 'status',
+      runId,
+      status,
+      ...(message ? { message } : {}),
+      ...(errorName ? { errorName } : {}),
+      ...(failedEpisode ? { failedEpisode } : {}),
+    });
     await store
-      .setStatus(runId, status, message)
+      .setStatus(runId, status, message, failedEpisode)
       .catch((e: Error) => console.error(`run ${runId}: could not store status ${status}: ${e.message}`));
   };
   const phase =
@@ -236,7 +244,13 @@ export async function runLoop(
   } catch (e) {
     run.status = 'failed';
     const err = e as Error;
-    await setStatus('failed', err.message, err.name);
+    // An environment that broke names the episode it broke on, when the journal holds it.
+    await setStatus(
+      'failed',
+      err.message,
+      err.name,
+      e instanceof EnvironmentBroken ? (e.episode ?? undefined) : undefined,
+    );
   } finally {
     // Batches sampled ahead of a run that ended, stopped or failed are let go.
     opened?.close?.();

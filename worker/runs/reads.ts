@@ -27,7 +27,8 @@ import { episodeRunConfigOf, flowRunConfigOf } from '../presets/table';
 import type { RunStore } from '../store/run-store';
 import { configuredKind } from '../train/grpo-episodes';
 import type { Bases } from './bases';
-import { runHealth } from './health';
+import { runHealth, withCommonestFailure } from './health';
+import { commonestFailure } from '../episodes/infrastructure';
 
 /** One stored run as the views read it. */
 export interface RunReader {
@@ -142,8 +143,18 @@ export class RunReads {
         return flow ? rewardGrid(flow.reward, FLOW_VIEW_BOX, size) : null;
       },
       neverContinues: () => null,
-      health: async (options) =>
-        runHealth(await store.stepMetrics(runId), options, o && episodeRunConfigOf(o) ? 'Episodes' : 'Groups'),
+      health: async (options) => {
+        const flags = runHealth(
+          await store.stepMetrics(runId),
+          options,
+          o && episodeRunConfigOf(o) ? 'Episodes' : 'Groups',
+        );
+        // The infrastructure flag names the commonest failure of its step, from that step's stored sessions.
+        const infra = flags.find((f) => f.id === 'infrastructure');
+        if (!infra) return flags;
+        const sessions = (await store.sessionsAt(runId, infra.step)) ?? [];
+        return withCommonestFailure(flags, commonestFailure(sessions.filter((s) => s.status === 'failed')));
+      },
     };
   }
 

@@ -13,7 +13,7 @@
 import type { DBSchema, IDBPDatabase } from 'idb';
 import { openDB } from 'idb';
 import type { RunCheckpointFiles } from '../presets/trainers';
-import type { BatchRecord, FlowCloud, GroupRecord, RunStatus } from '../contract/records';
+import type { BatchRecord, FailedEpisode, FlowCloud, GroupRecord, RunStatus } from '../contract/records';
 import type { BackendName, RunBackendChoice } from '../contract/system';
 import type { JournalSchema } from './idb-journal';
 import { IdbJournal, runRange } from './idb-journal';
@@ -130,11 +130,11 @@ export class IdbRunStore implements RunStore {
     await write(Promise.all(writes), tx.done);
   }
 
-  async setStatus(runId: string, status: RunStatus, message?: string) {
+  async setStatus(runId: string, status: RunStatus, message?: string, failedEpisode?: FailedEpisode) {
     const tx = this.db.transaction('runs', 'readwrite', { durability: 'strict' });
     const run = await tx.store.get(runId);
     if (!run) throw new Error(`run store: no run '${runId}'`);
-    await write(tx.store.put({ ...run, status, message }), tx.done);
+    await write(tx.store.put({ ...run, status, message, failedEpisode }), tx.done);
   }
 
   async updateMeta(runId: string, meta: RunMeta) {

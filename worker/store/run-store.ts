@@ -5,7 +5,15 @@
  * worker alone owns it) and memory (this file) in Node and when IndexedDB is unavailable.
  */
 import type { RunOptions } from '../contract/options';
-import type { BatchRecord, FlowCloud, GroupRecord, RunStatus, RunSummary, SessionRecord } from '../contract/records';
+import type {
+  BatchRecord,
+  FailedEpisode,
+  FlowCloud,
+  GroupRecord,
+  RunStatus,
+  RunSummary,
+  SessionRecord,
+} from '../contract/records';
 import type { BackendName, RunBackendChoice } from '../contract/system';
 import type { RunCheckpointFiles } from '../presets/trainers';
 import type { Session } from '../rl/types';
@@ -96,7 +104,8 @@ export interface RunStore {
   putRun(run: RunRecord): Promise<void>;
   /** Writes one step atomically and advances the run record (`committedRun`). */
   commitStep(runId: string, commit: StepCommit): Promise<void>;
-  setStatus(runId: string, status: RunStatus, message?: string): Promise<void>;
+  /** Sets the run's status and message, and the episode it failed on (cleared when absent). */
+  setStatus(runId: string, status: RunStatus, message?: string, failedEpisode?: FailedEpisode): Promise<void>;
   /** Sets the run's name and notes (an empty name: back to the default); the caller checks them (RunManager.updateMeta). */
   updateMeta(runId: string, meta: RunMeta): Promise<void>;
   /** Sets the backend that trains the run now, and why it was chosen. */
@@ -179,8 +188,8 @@ export class MemoryRunStore implements RunStore {
     this.runs.set(runId, committedRun(run, commit, t));
   }
 
-  async setStatus(runId: string, status: RunStatus, message?: string) {
-    Object.assign(this.require(runId), { status, message });
+  async setStatus(runId: string, status: RunStatus, message?: string, failedEpisode?: FailedEpisode) {
+    Object.assign(this.require(runId), { status, message, failedEpisode });
   }
 
   async updateMeta(runId: string, meta: RunMeta) {
@@ -309,7 +318,8 @@ export class DeferredRunStore implements RunStore {
   };
   putRun = (run: RunRecord) => this.call('putRun', run);
   commitStep = (runId: string, c: StepCommit) => this.call('commitStep', runId, c);
-  setStatus = (runId: string, status: RunStatus, message?: string) => this.call('setStatus', runId, status, message);
+  setStatus = (runId: string, status: RunStatus, message?: string, failedEpisode?: FailedEpisode) =>
+    this.call('setStatus', runId, status, message, failedEpisode);
   updateMeta = (runId: string, meta: RunMeta) => this.call('updateMeta', runId, meta);
   setBackend = (runId: string, backend: BackendName, choice?: RunBackendChoice) =>
     this.call('setBackend', runId, backend, choice);

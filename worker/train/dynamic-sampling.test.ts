@@ -47,13 +47,35 @@ describe('fillBatch', () => {
     const r = await fillBatch(3, { metric: 'success', maxGenBatches: 5 }, async (k) => (drawn.push(k), batches[k]));
     expect(drawn).toEqual([0, 1]);
     expect(r.sessions.map((s) => s.task)).toEqual(['a', 'a', 'd', 'd', 'e', 'e']);
-    expect(r.metrics).toEqual({ 'filter/gen_batches': 2, 'filter/kept_groups': 3, 'filter/short': 0 });
+    // Before the filter: five groups drawn (a's second group skipped), half the rewards 1, b and c alike.
+    expect(r.metrics).toEqual({
+      'filter/gen_batches': 2,
+      'filter/groups_drawn': 5,
+      'filter/kept_groups': 3,
+      'filter/lost_groups': 0,
+      'filter/short': 0,
+      'filter/reward_mean_before': 0.5,
+      'filter/frac_zero_std_before': 0.4,
+    });
+  });
+
+  it('a group lost to the infrastructure is not replaced by another batch', async () => {
+    // b lost an episode to an environment error: with a and b, P = 2 is reached, so no second batch is drawn.
+    const failing = [[...group('a', [1, 0]), ...group('b', [0, null]), ...group('c', [1, 1])], batches[1]];
+    const drawn: number[] = [];
+    const r = await fillBatch(2, { metric: 'success', maxGenBatches: 5 }, async (k) => (drawn.push(k), failing[k]));
+    expect(drawn).toEqual([0]);
+    expect(r.sessions.map((s) => s.task)).toEqual(['a', 'a', 'b', 'b']);
+    expect(r.metrics).toMatchObject({ 'filter/kept_groups': 1, 'filter/lost_groups': 1, 'filter/short': 0 });
+    // The lost member has no reward: the mean before the filter is over the five that have one.
+    expect(r.metrics['filter/reward_mean_before']).toBeCloseTo(3 / 5, 12);
   });
 
   it('at maxGenBatches short of P: the kept groups, then the first rejected ones', async () => {
     const r = await fillBatch(3, { metric: 'success', maxGenBatches: 1 }, async (k) => batches[k]);
     expect(r.sessions.map((s) => s.task)).toEqual(['a', 'a', 'b', 'b', 'c', 'c']);
-    expect(r.metrics).toEqual({ 'filter/gen_batches': 1, 'filter/kept_groups': 1, 'filter/short': 1 });
+    expect(r.metrics).toMatchObject({ 'filter/gen_batches': 1, 'filter/kept_groups': 1, 'filter/short': 1 });
+    expect(r.metrics['filter/frac_zero_std_before']).toBeCloseTo(2 / 3, 12);
     await expect(fillBatch(3, { metric: 'success', maxGenBatches: 0 }, async () => [])).rejects.toThrow(
       /maxGenBatches = 0/,
     );

@@ -12,12 +12,18 @@
  * whose members all fail through, as long as their penalties differ.
  *
  * Where Dewpoint differs from verl, on purpose:
- * - a group with a member that has no reward (an environment error aborted it) is dropped: it
- *   carries no loss mass in Dewpoint's update (verl's rollouts never fail that way);
+ * - a group with a member that has no reward (an environment error aborted it) is lost: it carries
+ *   no loss mass in Dewpoint's update (verl's rollouts never fail that way), and it is not replaced:
+ *   a lost group counts toward the P groups as if kept, so a failing environment does not make
+ *   the step draw batch after batch of failures (the batch trains on fewer groups, `filter/lost_groups`);
  * - at `maxGenBatches` batches with fewer than P groups kept, verl raises ("Generated too many");
  *   Dewpoint trains on the kept groups and fills the batch with the first rejected ones, which
  *   carry no advantage (masked when `maskZeroAdvantage`), and reports `filter/short` = 1;
  * - a task drawn again by a later batch of the step keeps only its first group.
+ *
+ * What the filter saw is logged beside what it kept (DAPO logs both): `filter/groups_drawn`,
+ * `filter/reward_mean_before` (every drawn member with a reward) and `filter/frac_zero_std_before`
+ * (drawn groups whose members all scored alike), while `reward/*` describe the batch trained on.
  */
 import type { Session } from '../rl/types';
 
@@ -68,26 +74,41 @@ export async function fillBatch<S extends Session>(
     throw new Error(`fillBatch: maxGenBatches = ${o.maxGenBatches}; expected an integer ≥ 1`);
   const kept: S[][] = [];
   const rejected: S[][] = [];
+  const lost: S[][] = [];
   // A task drawn again within the step keeps its first group only: two groups of one (task, group) would pack as one.
   const seen = new Set<string>();
   let batches = 0;
-  while (kept.length < prompts && batches < o.maxGenBatches) {
+  while (kept.length + lost.length < prompts && batches < o.maxGenBatches) {
     for (const g of groupsOf(await draw(batches))) {
       const key = `${g[0].task}\u0000${g[0].group}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      (groupVaries(g, o.metric) ? kept : rejected).push(g);
+      if (g.some((s) => s.reward === null)) lost.push(g);
+      else (groupVaries(g, o.metric) ? kept : rejected).push(g);
     }
     batches++;
   }
-  const short = kept.length < prompts;
-  const groups = short ? [...kept, ...rejected.slice(0, prompts - kept.length)] : kept.slice(0, prompts);
+  const short = kept.length + lost.length < prompts;
+  const room = Math.max(0, prompts - kept.length);
+  const groups = [
+    ...kept.slice(0, prompts),
+    ...lost.slice(0, room),
+    ...rejected.slice(0, Math.max(0, room - lost.length)),
+  ];
+  const drawn = [...kept, ...rejected, ...lost];
+  const scored = drawn.flat().filter((s) => s.reward !== null);
+  const scoredGroups = [...kept, ...rejected];
+  const alike = scoredGroups.filter((g) => g.every((s) => s.reward === g[0].reward)).length;
   return {
     sessions: groups.flat(),
     metrics: {
       'filter/gen_batches': batches,
+      'filter/groups_drawn': drawn.length,
       'filter/kept_groups': kept.length,
+      'filter/lost_groups': lost.length,
       'filter/short': short ? 1 : 0,
+      'filter/reward_mean_before': scored.length ? scored.reduce((a, s) => a + s.reward!, 0) / scored.length : 0,
+      'filter/frac_zero_std_before': scoredGroups.length ? alike / scoredGroups.length : 0,
     },
   };
 }

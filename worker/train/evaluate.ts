@@ -11,7 +11,7 @@ import { encodeExample } from '../data/arith';
 import { exactMatch } from '../data/answer';
 import type { CharTokenizer, TextTokenizer } from '../data/tokenizer';
 import type { EnvTask, EnvironmentKind } from '../episodes/environment';
-import { collectEpisodes } from '../episodes/rollout';
+import { collectEpisodes, type CollectedEpisode } from '../episodes/rollout';
 import type { Model } from '../model/model';
 import type { SamplingOptions } from '../rollout/distribution';
 import { generate } from '../rollout/generate';
@@ -234,6 +234,8 @@ export async function evaluateEpisodes(
   tasks: readonly EnvTask[],
   batch = 64,
   sampled?: SampledEval,
+  /** Called with each collection's episodes as they come (a run's infrastructure check: it throws to stop). */
+  check?: (episodes: readonly CollectedEpisode[]) => void,
 ): Promise<EvalResult> {
   let correct = 0;
   let length = 0;
@@ -249,6 +251,7 @@ export async function evaluateEpisodes(
       seed: 0,
       policyVersion: 0,
     });
+    check?.(episodes);
     for (const e of episodes) {
       const ok = e.episode.reward === 1;
       if (ok) correct++;
@@ -277,6 +280,7 @@ export async function evaluateEpisodes(
         seed: (EVAL_SEED + i) >>> 0,
         policyVersion: 0,
       });
+      check?.(episodes);
       ok.push(...episodes.map((e) => e.episode.reward === 1));
       errors += episodes.filter((e) => e.episode.status === 'error').length;
     }

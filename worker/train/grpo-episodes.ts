@@ -13,6 +13,7 @@ import type { EpisodeJournal } from '../episodes/journal';
 import { programKind, type EnvProgramConfig } from '../episodes/program';
 import { EXAMPLE_ENVIRONMENT } from '../episodes/program-example';
 import { ENVIRONMENTS, resolveKind, type EnvironmentName, type KindServices } from '../episodes/kinds';
+import { ENV_ERROR_LIMIT_DEFAULT, checkInfrastructure } from '../episodes/infrastructure';
 import type { CollectedEpisode } from '../episodes/rollout';
 import { collectEpisodes, type EpisodeSampler } from '../episodes/rollout';
 import { charTokenizer, type LoadedCheckpoint } from '../model/checkpoint';
@@ -49,6 +50,11 @@ export interface GrpoEpisodeConfig extends Omit<GrpoConfig, 'task'> {
   program?: EnvProgramConfig;
   /** Turn limit of an episode (the environment's by default). */
   maxTurns: number;
+  /**
+   * The share of a batch's episodes (or of an evaluation's wave) that may end as infrastructure
+   * failures before the run stops with EnvironmentBroken (episodes/infrastructure.ts); absent: ENV_ERROR_LIMIT_DEFAULT.
+   */
+  envErrorLimit?: number;
   /**
    * Train with a critic instead of an outcome estimator (ppo-calc): a value head, GAE per episode
    * over its action ids (the environment's ids are off the mask and skipped), the clipped value loss.
@@ -196,6 +202,8 @@ export function episodeMetrics(episodes: readonly CollectedEpisode[]): Record<st
     const t = e.episode.termination;
     if (t) m[`episodes/termination/${t}`] = (m[`episodes/termination/${t}`] ?? 0) + 1;
   }
+  // The share the infrastructure failed (run health's `infrastructure` flag reads it).
+  m['episodes/error_frac'] = n ? m['episodes/error'] / n : 0;
   m['episodes/turns_mean'] = n ? episodes.reduce((a, e) => a + e.episode.transitions.length, 0) / n : 0;
   m['episodes/resumed_turns'] = episodes.reduce((a, e) => a + e.resumed.filter(Boolean).length, 0);
   m['episodes/corrupt'] = episodes.filter((e) => e.corrupt).length;
@@ -287,6 +295,13 @@ export class GrpoEpisodeRun {
           ? { onEnvSteps: (answered, steps) => progress('grading', answered, steps, this.kind.gradedUnit) }
           : {}),
       });
+      // An environment that fails (most of) a batch stops the run, saying why, before another batch is drawn.
+      checkInfrastructure(
+        collected,
+        this.envErrorLimit,
+        k === 0 ? `step ${batch}` : `step ${batch} (batch ${k + 1} of its dynamic sampling)`,
+        this.journal ? batch : null,
+      );
       // The overlong budget is the whole episode's, as the verl export writes data.max_response_length.
       const sessions = punishOverlong(collected.map(trainingSession), c.overlong, c.maxNew * c.maxTurns);
       sessions.forEach((s, i) => episodeOf.set(s, collected[i]));
@@ -371,7 +386,12 @@ export class GrpoEpisodeRun {
     return this.heldOutTasks.length;
   }
 
+  private get envErrorLimit(): number {
+    return this.config.envErrorLimit ?? ENV_ERROR_LIMIT_DEFAULT;
+  }
+
   evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
+    const where = `the held-out evaluation ${this.step === 0 ? 'before step 1' : `after step ${this.step}`}`;
     return evaluateEpisodes(
       this.model,
       charTokenizer(this.base.tokenizer, 'an episode run'),
@@ -379,6 +399,7 @@ export class GrpoEpisodeRun {
       this.heldOutTasks.slice(0, n),
       64,
       sampledEvalOf(this.config),
+      (episodes) => checkInfrastructure(episodes, this.envErrorLimit, where, null),
     );
   }
 

@@ -133,6 +133,7 @@ export const VARIANTS: Record<string, RunOptions> = {
   }),
   'ppo-arith compat trl': ppo({ policyLoss: { name: 'ppo', compat: 'trl', clipLow: 0.1, clipHigh: 0.1 } }),
   'grpo-calc single turn': { ...defaultsOf('grpo-calc'), maxTurns: 1 } as RunOptions,
+  'grpo-calc env error limit': { ...defaultsOf('grpo-calc'), envErrorLimit: 0.25 } as RunOptions,
   'grpo-code two turns': { ...defaultsOf('grpo-code'), maxTurns: 2 } as RunOptions,
   'dpo robust': {
     ...defaultsOf('dpo-arith'),
