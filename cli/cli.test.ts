@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createCpuOps } from '../kernels/backends/cpu';
 import { exportCheckpoint, importCheckpoint } from '../worker/model/checkpoint';
 import { SFT_ARITH, SftRun } from '../worker/train/sft';
-import { UsageError, parseFlags } from './args';
+import { UsageError, bool, num, parseFlags } from './args';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir, writeCheckpointDir } from '../worker/model/node-checkpoint-dir';
 import { cliRunOptions } from './commands/train';
 import { findPreset } from '../worker/presets/table';
@@ -16,11 +16,14 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('dewpoint CLI', () => {
   it('parseFlags names the unknown flag and the allowed ones, and checks numbers', () => {
-    expect(parseFlags('x', ['--n', '5', '--json'], { n: 'number', json: 'boolean' })).toEqual({ n: 5, json: true });
-    expect(() => parseFlags('x', ['--m', '1'], { n: 'number' })).toThrow(
-      new UsageError("dewpoint x: unknown argument '--m'; allowed: --n"),
+    const n = num('N', 'a count');
+    expect(parseFlags('x', ['--n', '5', '--json'], { n, json: bool('as JSON') })).toEqual({ n: 5, json: true });
+    expect(() => parseFlags('x', ['--m', '1'], { n })).toThrow(
+      new UsageError("dewpoint x: unknown argument '--m'; allowed: --n (dewpoint x --help says what each does)"),
     );
-    expect(() => parseFlags('x', ['--n', 'five'], { n: 'number' })).toThrow(/--n must be a number, got 'five'/);
+    expect(() => parseFlags('x', ['--n', 'five'], { n })).toThrow(/--n must be a number, got 'five'/);
+    // A name the table lacks is unknown even where an object has it (toString, constructor).
+    expect(() => parseFlags('x', ['--toString', '1'], { n })).toThrow(/unknown argument '--toString'/);
   });
 
   it('eval reads a checkpoint folder and reports held-out accuracy and mean length as JSON', async () => {

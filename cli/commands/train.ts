@@ -1,9 +1,6 @@
 /**
- * `dewpoint train --preset grpo-arith|grpo-calc|grpo-guess|grpo-code|ppo-arith|ppo-calc|dpo-arith|flowgrpo-2d
- * | --config FILE [--steps N] [--lr X] [--max-grad-norm X] [--prompts P] [--train-problems N] [--staleness S
- * [--sampler model|thread]] [--dataset FILE
- * --reward KIND [--reward-pattern RE] [--held-out N]] [--checkpoint DIR] [--journal DIR] [--save DIR]
- * [--json]`:
+ * `dewpoint train --preset NAME | --config FILE [flags]` (the flags and presets: `dewpoint train
+ * --help`, from ./train-flags.ts and worker/presets/table.ts):
  * the GRPO or DPO loop (worker/train/grpo.ts, grpo-episodes.ts, dpo.ts) in Node, printing one line of metrics per step (JSON lines
  * with --json) and held-out accuracy every `--eval-every` steps (and before the first step). The
  * multi-turn presets start from their environment's base (public/checkpoints/calc-base,
@@ -48,6 +45,7 @@ import { FileJournal } from '../node-journal';
 import type { JournalRunFile } from './episodes';
 import { RUN_FILE } from './episodes';
 import { UsageError, parseFlags } from '../args';
+import { TRAIN } from './train-flags';
 import { cliBackend, describeBackend } from '../backend';
 import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 import { loadCheckpointDir } from '../../worker/hf/node-hf-dir';
@@ -242,34 +240,7 @@ export function cliRunOptions(
 }
 
 export async function trainCommand(argv: string[]): Promise<number> {
-  const f = parseFlags('train', argv, {
-    preset: 'string',
-    config: 'string',
-    steps: 'number',
-    checkpoint: 'string',
-    backend: 'string',
-    json: 'boolean',
-    'eval-every': 'number',
-    'eval-n': 'number',
-    seed: 'number',
-    lr: 'number',
-    'max-grad-norm': 'number',
-    prompts: 'number',
-    'train-problems': 'number',
-    staleness: 'number',
-    sampler: 'string',
-    journal: 'string',
-    save: 'string',
-    dataset: 'string',
-    reward: 'string',
-    'reward-pattern': 'string',
-    'held-out': 'number',
-    'env-program': 'string',
-    'env-argv': 'string',
-    tasks: 'string',
-    companion: 'string',
-    token: 'string',
-  });
+  const f = parseFlags(TRAIN.name, argv, TRAIN.flags);
   // The dataset presets all start from the arithmetic base: read it once, for the dataset's checks and the run.
   // --checkpoint: a Dewpoint checkpoint or a Hugging Face Llama/Mistral folder, read (and checked) before anything runs.
   let given: LoadedCheckpoint | null = null;
