@@ -8,7 +8,7 @@ import { SFT_ARITH, SftRun } from '../worker/train/sft';
 import { UsageError, bool, num, parseFlags } from './args';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir, writeCheckpointDir } from '../worker/model/node-checkpoint-dir';
 import { cliRunOptions } from './commands/train';
-import { findPreset } from '../worker/presets/table';
+import { PRESETS, findPreset } from '../worker/presets/table';
 import { main } from './main';
 import { capture } from './testing/capture';
 
@@ -154,6 +154,14 @@ describe('dewpoint CLI', () => {
     expect(existsSync(dir)).toBe(false);
   });
 
+  it("train evaluates on as many held-out tasks as the app by default (the preset's defaults), and no checkpoints", () => {
+    for (const p of PRESETS.filter((p) => p.cli !== null)) {
+      const options = cliRunOptions({ preset: p.name });
+      expect([p.name, options.evalN, options.checkpointEvery]).toEqual([p.name, p.defaults.evalN, 0]);
+    }
+    expect(cliRunOptions({ preset: 'grpo-arith', 'eval-n': 7 }).evalN).toBe(7);
+  });
+
   it('refuses bad usage with exit code 2 and a message naming the allowed values', async () => {
     const { err } = capture();
     expect(await main(['eval', '--checkpoint', '/x', '--task', 'gsm8k'])).toBe(2);
@@ -190,11 +198,11 @@ describe('dewpoint CLI', () => {
     expect(() => cliRunOptions({ config: file })).toThrow(
       /preset must be one of grpo-arith, grpo-calc, grpo-guess, grpo-code, grpo-env, ppo-arith, ppo-calc, ppo-env, dpo-arith, flowgrpo-2d, got 'sft-arith'/,
     );
-    // Without --config: the preset's options, with the trainer's held-out n.
+    // Without --config: the preset's options, with its held-out n as the app's form has it.
     expect(cliRunOptions({ preset: 'dpo-arith', prompts: 8 })).toMatchObject({
       preset: 'dpo-arith',
       pairs: 8,
-      evalN: 200,
+      evalN: 100,
     });
     // --staleness sets the bound of every GRPO and PPO preset; DPO has none, and says so.
     expect(cliRunOptions({ preset: 'grpo-code', staleness: 2 })).toMatchObject({ preset: 'grpo-code', staleness: 2 });
