@@ -53,6 +53,7 @@ import { localCodeGrader } from '../code-grader';
 import { cliCompanion, cliEnvironment } from '../env-program';
 import { threadSampler } from '../thread-sampler';
 import { RunFolderWriter } from '../run-folder';
+import { StepProgress, outputsLine } from '../progress';
 
 /** The presets `train` offers (SFT is `dewpoint pretrain`), by name. */
 const TRAIN_PRESETS = new Map(PRESETS.filter((p) => p.cli !== null).map((p) => [p.name as string, p]));
@@ -274,7 +275,10 @@ export async function trainCommand(argv: string[]): Promise<number> {
       ? null
       : (given ?? (baseName === 'arith-base' && arithBase ? arithBase : importCheckpoint(readCheckpointDir(dir))));
   const { ops, info } = await cliBackend(f.backend);
-  const print = (x: Record<string, unknown>) =>
+  // Progress on stderr (cli/progress.ts): cleared before each line of metrics, so a terminal's step line never runs into one.
+  const progress = new StepProgress(`train ${name}`, options.steps);
+  const print = (x: Record<string, unknown>) => {
+    progress.clear();
     process.stdout.write(
       `${
         f.json
@@ -284,6 +288,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
               .join(' ')
       }\n`,
     );
+  };
   // --save keeps each step's records (groups, batch, sessions) as the app's store keeps them (worker/presets/records.ts), for `dewpoint export`.
   if (f.save !== undefined && preset.export.verl !== null && preset.export.trl !== null)
     throw new UsageError(
@@ -340,6 +345,14 @@ export async function trainCommand(argv: string[]): Promise<number> {
   process.stderr.write(
     `train ${name}: ${describeBackend(info)}, from ${loaded ? dir : 'a policy pretrained in the run'}, ${steps} steps\n`,
   );
+  process.stderr.write(
+    outputsLine(`train ${name}`, {
+      runId: journal?.runId,
+      journal: f.journal as string | undefined,
+      save: saver?.dir,
+      json: f.json === true,
+    }),
+  );
   let evaluated = evalN;
   const evaluate = async (step: number) => {
     const ev = await run.evaluate();
@@ -356,6 +369,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
   try {
     await trainLoop();
   } finally {
+    progress.end();
     run.close?.();
     await local?.close();
     await companion?.close();
@@ -368,6 +382,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
     // Run health (worker/runs/health.ts) over the steps so far: health/* in --json, each flag on stderr when it first fires.
     const history: StepMetrics[] = [];
     const raised = new Set<string>();
+    progress.begin();
     for (let s = 1; s <= steps; s++) {
       const next = await run.next();
       const { metrics } = next;
@@ -376,7 +391,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
       for (const flag of runHealth(history)) {
         if (raised.has(flag.id)) continue;
         raised.add(flag.id);
-        process.stderr.write(`train ${name}: health: ${flag.id} from step ${flag.step}: ${flag.reason}\n`);
+        progress.note(`train ${name}: health: ${flag.id} from step ${flag.step}: ${flag.reason}\n`);
       }
       const keys = [
         'reward/inside_frac',
@@ -418,8 +433,10 @@ export async function trainCommand(argv: string[]): Promise<number> {
           ? { ...metrics, ...healthFields(history) }
           : Object.fromEntries(keys.filter((k) => k in metrics).map((k) => [k, metrics[k]]))),
       });
+      progress.step(s);
       if (evalEvery > 0 && (s % evalEvery === 0 || s === steps)) last = await evaluate(s);
     }
+    progress.end();
     if (evalEvery > 0)
       process.stderr.write(
         `train ${name}: held-out accuracy ${(first * 100).toFixed(1)}% -> ${(last * 100).toFixed(1)}% (${evaluated} tasks)\n`,
