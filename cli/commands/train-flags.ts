@@ -69,7 +69,7 @@ export const TRAIN: CommandSpec = {
   },
   sections: () => [
     {
-      heading: 'presets (--preset NAME, or the "preset" of --config)',
+      heading: 'presets (dewpoint train --preset NAME, or the "preset" of its --config)',
       lines: PRESETS.filter((p) => p.cli !== null).map(
         (p) => `${p.name.padEnd(13)} ${p.title}${p.base ? ` (base: ${p.base})` : ''}`,
       ),
@@ -77,7 +77,7 @@ export const TRAIN: CommandSpec = {
     ...(PRESETS.some((p) => p.cli === null)
       ? [
           {
-            heading: 'in the app only',
+            heading: 'presets in the app only',
             lines: PRESETS.filter((p) => p.cli === null).map(
               (p) =>
                 `${p.name.padEnd(13)} ${p.title}${p.family === 'sft' ? ' (SFT from the command line: dewpoint pretrain)' : ''}`,
