@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createCpuOps } from '../kernels/backends/cpu';
 import { exportCheckpoint, importCheckpoint } from '../worker/model/checkpoint';
 import { SFT_ARITH, SftRun } from '../worker/train/sft';
-import { UsageError, parseFlags } from './args';
+import { UsageError, bool, num, parseFlags } from './args';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir, writeCheckpointDir } from '../worker/model/node-checkpoint-dir';
 import { cliRunOptions } from './commands/train';
-import { findPreset } from '../worker/presets/table';
+import { PRESETS, findPreset } from '../worker/presets/table';
 import { main } from './main';
 import { capture } from './testing/capture';
 
@@ -16,11 +16,14 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('dewpoint CLI', () => {
   it('parseFlags names the unknown flag and the allowed ones, and checks numbers', () => {
-    expect(parseFlags('x', ['--n', '5', '--json'], { n: 'number', json: 'boolean' })).toEqual({ n: 5, json: true });
-    expect(() => parseFlags('x', ['--m', '1'], { n: 'number' })).toThrow(
-      new UsageError("dewpoint x: unknown argument '--m'; allowed: --n"),
+    const n = num('N', 'a count');
+    expect(parseFlags('x', ['--n', '5', '--json'], { n, json: bool('as JSON') })).toEqual({ n: 5, json: true });
+    expect(() => parseFlags('x', ['--m', '1'], { n })).toThrow(
+      new UsageError("dewpoint x: unknown argument '--m'; allowed: --n (dewpoint x --help says what each does)"),
     );
-    expect(() => parseFlags('x', ['--n', 'five'], { n: 'number' })).toThrow(/--n must be a number, got 'five'/);
+    expect(() => parseFlags('x', ['--n', 'five'], { n })).toThrow(/--n must be a number, got 'five'/);
+    // A name the table lacks is unknown even where an object has it (toString, constructor).
+    expect(() => parseFlags('x', ['--toString', '1'], { n })).toThrow(/unknown argument '--toString'/);
   });
 
   it('eval reads a checkpoint folder and reports held-out accuracy and mean length as JSON', async () => {
@@ -151,12 +154,20 @@ describe('dewpoint CLI', () => {
     expect(existsSync(dir)).toBe(false);
   });
 
+  it("train evaluates on as many held-out tasks as the app by default (the preset's defaults), and no checkpoints", () => {
+    for (const p of PRESETS.filter((p) => p.cli !== null)) {
+      const options = cliRunOptions({ preset: p.name });
+      expect([p.name, options.evalN, options.checkpointEvery]).toEqual([p.name, p.defaults.evalN, 0]);
+    }
+    expect(cliRunOptions({ preset: 'grpo-arith', 'eval-n': 7 }).evalN).toBe(7);
+  });
+
   it('refuses bad usage with exit code 2 and a message naming the allowed values', async () => {
     const { err } = capture();
     expect(await main(['eval', '--checkpoint', '/x', '--task', 'gsm8k'])).toBe(2);
     expect(err.join('')).toMatch(/--task must be 'arith', got 'gsm8k'/);
     expect(await main(['frobnicate'])).toBe(2);
-    expect(err.join('')).toMatch(/unknown command 'frobnicate'; allowed: info, bench, pretrain, eval, train, episodes/);
+    expect(err.join('')).toMatch(/unknown command 'frobnicate'; allowed: info, bench, pretrain, eval, train, env, episodes/);
   });
 
   it("train --config takes the Experiments view's JSON, lets flags override it, and names every invalid field", () => {
@@ -187,11 +198,11 @@ describe('dewpoint CLI', () => {
     expect(() => cliRunOptions({ config: file })).toThrow(
       /preset must be one of grpo-arith, grpo-calc, grpo-guess, grpo-code, grpo-env, ppo-arith, ppo-calc, ppo-env, dpo-arith, flowgrpo-2d, got 'sft-arith'/,
     );
-    // Without --config: the preset's options, with the trainer's held-out n.
+    // Without --config: the preset's options, with its held-out n as the app's form has it.
     expect(cliRunOptions({ preset: 'dpo-arith', prompts: 8 })).toMatchObject({
       preset: 'dpo-arith',
       pairs: 8,
-      evalN: 200,
+      evalN: 100,
     });
     // --staleness sets the bound of every GRPO and PPO preset; DPO has none, and says so.
     expect(cliRunOptions({ preset: 'grpo-code', staleness: 2 })).toMatchObject({ preset: 'grpo-code', staleness: 2 });

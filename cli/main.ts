@@ -1,52 +1,53 @@
 /**
  * `dewpoint <command>`: the Node entry point (run as `npx dewpoint`, or `npm run bench -- <name>`).
- * Returns the process exit code; usage errors name the command and the allowed values.
+ * Returns the process exit code; usage errors name the command and the allowed values. The help
+ * (`--help`, `-h`, after any command too) is written from the commands' flag tables (cli/help.ts).
  */
 import { nodeGpu, configureVulkanIcd } from '../kernels/common/node-gpu';
 import { selectBackend } from '../kernels/backends/select';
 import { nodeWasmOps } from '../kernels/wasm/node-wasm';
-import { UsageError } from './args';
-import { BENCHES, runBench } from './bench/index';
-import { evalCommand } from './commands/eval';
-import { pretrain } from './commands/pretrain';
+import { readFileSync } from 'node:fs';
+import { HELP_FLAGS, UsageError, asksForHelp, parseFlags, type CommandSpec } from './args';
+import { BENCH, runBench } from './bench/index';
+import { EVAL, evalCommand } from './commands/eval';
+import { PRETRAIN, pretrain } from './commands/pretrain';
 import { trainCommand } from './commands/train';
-import { episodesCommand } from './commands/episodes';
-import { companionCommand } from './commands/companion';
-import { exportCommand } from './commands/export';
-import { modelCommand } from './commands/model';
-import { envCommand } from './commands/env';
+import { TRAIN } from './commands/train-flags';
+import { EPISODES_EXPORT, episodesCommand } from './commands/episodes';
+import { ENV_CHECK, envCommand } from './commands/env';
+import { COMPANION, companionCommand } from './commands/companion';
+import { EXPORT, exportCommand } from './commands/export';
+import { MODEL_INSPECT, modelCommand } from './commands/model';
+import { commandHelp, mainHelp } from './help';
 
-const USAGE = `usage: dewpoint <command>
+/** `dewpoint info`: no flags. */
+const INFO: CommandSpec = {
+  name: 'info',
+  args: '',
+  summary: 'backend info (adapter, limits, features, the Vulkan driver chosen) as JSON',
+  flags: {},
+};
 
-commands:
-  info                         backend info (adapter, limits, features) as JSON
-  bench <name> [--json]        benchmarks; names: ${Object.keys(BENCHES).join(', ')}
-    --runs N                   timed runs per measurement (median), default depends on the bench
-  pretrain [--task arith|calc|guess] [--backend auto|webgpu|wasm|cpu] [--out DIR] [--steps N] [--target ACC] [--min-lr X] [--max-grad-norm X] [--from DIR --out DIR] [--warmup N] [--json]
-                               SFT on arithmetic; writes the base checkpoint when held-out accuracy >= ACC
-  eval --checkpoint DIR [--task arith] [--n 500] [--backend ...] [--json]
-                               held-out exact-match accuracy (greedy) and mean completion length
-  train --preset grpo-arith|grpo-calc|grpo-guess|grpo-code|ppo-arith|ppo-calc|dpo-arith|flowgrpo-2d | --config FILE
-        [--steps N] [--lr X] [--seed S] [--prompts P] [--train-problems N] [--max-grad-norm X]
-        [--staleness S [--sampler model|thread]] [--dataset FILE --reward math|exact|regex|code] [--checkpoint DIR]
-        [--journal DIR] [--save DIR] [--backend ...] [--eval-every K] [--eval-n N] [--json]
-                               GRPO or DPO from a checkpoint (default: the preset's base in public/checkpoints); metrics per step;
-                               --journal DIR journals every turn of a multi-turn preset
-  env check --env-program FILE --tasks FILE [--env-argv CMD] [--step-seconds S] [--companion URL --token T] [--json]
-                               an environment program's first reset and one step (the base's greedy action), before a run
-  episodes export --journal DIR [--run ID] [--out FILE]
-                               a journaled run's episodes as JSONL (one line per episode)
-  companion [--port 8787] [--workers N] [--queue N] [--origin URL[,URL]] [--max-body BYTES]
-                               the local sandbox server: runs programs for the app, on 127.0.0.1, behind a printed token
-  export RUN --to verl|trl [--out DIR]
-                               a run folder (train --save RUN) as the files verl or TRL start from: rollouts and prompts as parquet
-                               and the launch command (verl); GRPO and DPO datasets as JSONL and the config's keyword arguments (TRL)
-  export --config FILE --to verl|trl [--out FILE] [--json]
-                               run options ("Config as JSON") as a verl launch command or TRL config, and the options with no equivalent
-  model inspect DIR [--rows R] [--seq T] [--json]
-                               a Hugging Face Llama/Mistral folder before loading it (config.json and safetensors headers only):
-                               parameter count, dtypes, config, f32 training memory for a rows × seq batch (default: the SFT batch)
-`;
+/** Every command, in the order the help lists them: its table (flags, help) and what runs it. */
+const COMMANDS: readonly { spec: CommandSpec; run: (argv: string[]) => number | Promise<number> }[] = [
+  { spec: INFO, run: info },
+  { spec: BENCH, run: runBench },
+  { spec: PRETRAIN, run: pretrain },
+  { spec: EVAL, run: evalCommand },
+  { spec: TRAIN, run: trainCommand },
+  { spec: ENV_CHECK, run: envCommand },
+  { spec: EPISODES_EXPORT, run: episodesCommand },
+  { spec: COMPANION, run: companionCommand },
+  { spec: EXPORT, run: exportCommand },
+  { spec: MODEL_INSPECT, run: modelCommand },
+];
+/** The word after `dewpoint` that names a command (`episodes` for `episodes export`). */
+const word = (c: CommandSpec) => c.name.split(' ')[0];
+
+/** The package's version (package.json, the one source). */
+export function version(): string {
+  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
 
 export async function main(argv: string[]): Promise<number> {
   try {
@@ -62,41 +63,34 @@ export async function main(argv: string[]): Promise<number> {
 
 async function dispatch(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  switch (command) {
-    case 'info': {
-      const icd = configureVulkanIcd();
-      const selected = await selectBackend({ gpu: await nodeGpu(), wasm: () => nodeWasmOps() }, 'auto');
-      if (!selected.ok) throw new Error(selected.reason);
-      console.log(JSON.stringify({ ...selected.info, vulkanIcd: icd }, null, 2));
-      return 0;
-    }
-    case 'bench':
-      return runBench(rest);
-    case 'pretrain':
-      return pretrain(rest);
-    case 'eval':
-      return evalCommand(rest);
-    case 'train':
-      return trainCommand(rest);
-    case 'episodes':
-      return episodesCommand(rest);
-    case 'env':
-      return envCommand(rest);
-    case 'companion':
-      return companionCommand(rest);
-    case 'export':
-      return exportCommand(rest);
-    case 'model':
-      return modelCommand(rest);
-    case undefined:
-    case '-h':
-    case '--help':
-      process.stdout.write(USAGE);
-      return command === undefined ? 1 : 0;
-    default:
-      process.stderr.write(
-        `dewpoint: unknown command '${command}'; allowed: info, bench, pretrain, eval, train, env, episodes, companion, export, model\n\n${USAGE}`,
-      );
-      return 2;
+  const specs = COMMANDS.map((c) => c.spec);
+  if (command === undefined || HELP_FLAGS.includes(command)) {
+    process.stdout.write(mainHelp(specs));
+    return command === undefined ? 1 : 0;
   }
+  if (command === '--version') {
+    process.stdout.write(`dewpoint ${version()}\n`);
+    return 0;
+  }
+  const found = COMMANDS.find((c) => word(c.spec) === command);
+  if (!found) {
+    process.stderr.write(
+      `dewpoint: unknown command '${command}'; allowed: ${specs.map(word).join(', ')}\n\n${mainHelp(specs)}`,
+    );
+    return 2;
+  }
+  if (asksForHelp(rest, found.spec.flags)) {
+    process.stdout.write(commandHelp(found.spec));
+    return 0;
+  }
+  return found.run(rest);
+}
+
+async function info(argv: string[]): Promise<number> {
+  parseFlags(INFO.name, argv, INFO.flags);
+  const icd = configureVulkanIcd();
+  const selected = await selectBackend({ gpu: await nodeGpu(), wasm: () => nodeWasmOps() }, 'auto');
+  if (!selected.ok) throw new Error(selected.reason);
+  console.log(JSON.stringify({ ...selected.info, vulkanIcd: icd }, null, 2));
+  return 0;
 }

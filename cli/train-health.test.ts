@@ -23,7 +23,7 @@ it('train --json prints health/* on every step line; a flag that fires is writte
     .map((l) => JSON.parse(l) as Record<string, number>);
   expect(lines).toHaveLength(6);
   for (const l of lines) {
-    expect(Object.keys(l).filter((k) => k.startsWith('health/'))).toHaveLength(8);
+    expect(Object.keys(l).filter((k) => k.startsWith('health/'))).toHaveLength(9);
     expect(l['reward/group_std_mean']).toBeGreaterThanOrEqual(0);
     expect(l['response/distinct_frac']).toBeGreaterThan(0);
   }

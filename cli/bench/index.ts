@@ -3,6 +3,7 @@
  * JSON object with `--json`. Ratios are always between variants measured in the same run: timings
  * on a software adapter drift up to 2× between runs.
  */
+import { UsageError, bool, num, parseFlags, str, type CommandSpec } from '../args';
 import type { BenchArgs } from './args';
 import { benchAsync } from './async';
 import { benchGrpo } from './grpo';
@@ -25,41 +26,37 @@ export const BENCHES: Record<string, (args: BenchArgs) => Promise<{ table: strin
   sandbox: benchSandbox,
 };
 
-const MODEL_FLAG: Record<string, string> = { train: ', --model gpt-ref', grpo: ', --model SHAPE|DIR' };
+export const BENCH: CommandSpec = {
+  name: 'bench',
+  args: '<name>',
+  summary: `benchmarks, printed as a table (names: ${Object.keys(BENCHES).join(', ')})`,
+  flags: {
+    json: bool('print one JSON object instead of the table'),
+    runs: num('N', 'timed runs per measurement (their median), 1..100; default depends on the bench'),
+    model: str(
+      'SHAPE|DIR',
+      `train: gpt-ref (the peer bench's GPT shape); grpo: ${Object.keys(MODEL_SHAPES).join(', ')} or a model folder`,
+    ),
+  },
+};
 
 export async function runBench(argv: string[]): Promise<number> {
-  const [name, ...flags] = argv;
-  const args: BenchArgs = { json: false, runs: null, model: null };
-  for (let i = 0; i < flags.length; i++) {
-    const f = flags[i];
-    if (f === '--json') args.json = true;
-    else if (f === '--runs') {
-      const n = Number(flags[++i]);
-      if (!Number.isInteger(n) || n < 1 || n > 100) {
-        process.stderr.write(`dewpoint bench: --runs must be an integer in 1..100, got '${flags[i]}'\n`);
-        return 2;
-      }
-      args.runs = n;
-    } else if (f === '--model' && name === 'train') {
-      const m = flags[++i];
-      if (m !== 'gpt-ref') {
-        process.stderr.write(`dewpoint bench train: --model must be gpt-ref, got '${m ?? ''}'\n`);
-        return 2;
-      }
-      args.model = m;
-    } else if (f === '--model' && name === 'grpo') {
-      const m = flags[++i];
-      if (m === undefined || m.startsWith('--')) {
-        process.stderr.write(
-          `dewpoint bench grpo: --model needs ${Object.keys(MODEL_SHAPES).join(', ')} or a folder\n`,
-        );
-        return 2;
-      }
-      args.model = m;
-    } else {
-      process.stderr.write(`dewpoint bench: unknown flag '${f}'; allowed: --json, --runs N${MODEL_FLAG[name] ?? ''}\n`);
-      return 2;
-    }
+  const [name, ...rest] = argv;
+  const f = parseFlags(BENCH.name, rest, BENCH.flags);
+  const args: BenchArgs = { json: f.json === true, runs: null, model: null };
+  if (f.runs !== undefined) {
+    const n = f.runs as number;
+    if (!Number.isInteger(n) || n < 1 || n > 100)
+      throw new UsageError(`dewpoint bench: --runs must be an integer in 1..100, got '${n}'`);
+    args.runs = n;
+  }
+  if (f.model !== undefined) {
+    const m = String(f.model);
+    if (name !== 'train' && name !== 'grpo')
+      throw new UsageError(`dewpoint bench: --model is for the train and grpo benches, not ${name ?? 'none'}`);
+    if (name === 'train' && m !== 'gpt-ref')
+      throw new UsageError(`dewpoint bench train: --model must be gpt-ref, got '${m}'`);
+    args.model = m;
   }
   const bench = name ? BENCHES[name] : undefined;
   if (!bench) {

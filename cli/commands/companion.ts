@@ -14,7 +14,7 @@ import type { Containment } from '../../companion/containment';
 import { ProcessRunner } from '../../companion/process-runner';
 import type { Runner } from '../../companion/server';
 import { COMPANION_VERSION, startCompanion } from '../../companion/server';
-import { UsageError, parseFlags } from '../args';
+import { UsageError, num, parseFlags, str, type CommandSpec } from '../args';
 
 const DEFAULT_PORT = 8787;
 const DEFAULT_ORIGIN = 'http://localhost:5173';
@@ -59,18 +59,30 @@ async function runnerOf(
   };
 }
 
+export const COMPANION: CommandSpec = {
+  name: 'companion',
+  args: '',
+  summary:
+    'the local sandbox server: runs code rewards and environment programs for the app, on 127.0.0.1 only, ' +
+    'behind a token printed at start',
+  flags: {
+    port: num('P', `the port; default ${DEFAULT_PORT} (0: any free one)`),
+    runner: str(
+      'process|container',
+      'how programs run: contained processes, or a fresh container each; default process',
+    ),
+    workers: num('N', 'programs run at once; default the CPUs'),
+    queue: num('N', 'programs waiting at most; default 4 × workers'),
+    origin: str('URL[,URL]', `the app origins allowed to call it; default ${DEFAULT_ORIGIN}`),
+    'max-body': num('BYTES', 'largest request body; default 8 MiB'),
+    image: str('IMAGE', `with --runner container: the image; default ${DEFAULT_IMAGE}`),
+    runtime: str('docker|podman|PATH', 'with --runner container: the container runtime; default docker'),
+    'runtime-args': str('"ARGS"', 'with --runner container: extra arguments to the runtime'),
+  },
+};
+
 export async function companionCommand(argv: string[]): Promise<number> {
-  const f = parseFlags('companion', argv, {
-    port: 'number',
-    workers: 'number',
-    queue: 'number',
-    origin: 'string',
-    'max-body': 'number',
-    runner: 'string',
-    image: 'string',
-    runtime: 'string',
-    'runtime-args': 'string',
-  });
+  const f = parseFlags(COMPANION.name, argv, COMPANION.flags);
   const port = (f.port as number | undefined) ?? DEFAULT_PORT;
   const workers = (f.workers as number | undefined) ?? availableParallelism();
   const queueLimit = (f.queue as number | undefined) ?? 4 * workers;

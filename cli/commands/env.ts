@@ -12,10 +12,28 @@ import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 import { previewEnvironment, previewPolicy } from '../../worker/episodes/program';
 import { ENV_PROGRAM_BASE } from '../../worker/presets/table';
 import { GRPO_ENV } from '../../worker/train/grpo-episodes';
-import { UsageError, parseFlags } from '../args';
+import { UsageError, bool, num, parseFlags, str, type CommandSpec } from '../args';
 import { cliCompanion, cliEnvironment } from '../env-program';
 
 const COMMAND = 'dewpoint env check';
+
+export const ENV_CHECK: CommandSpec = {
+  name: 'env check',
+  args: '--env-program FILE --tasks FILE',
+  summary:
+    "an environment program's first reset and one step (the base's greedy first action), before a run: the first " +
+    'context, the reply and its stderr, or the failure in the words a run would stop with (exit 1)',
+  flags: {
+    'env-program': str('FILE', 'the environment program (.py, .js, .mjs or .sh; or any file with --env-argv)'),
+    'env-argv': str('CMD', 'the command that starts it (default by its extension, e.g. "python3 -I env.py")'),
+    tasks: str('FILE', 'its tasks, a JSONL of {id, prompt, answer?, data?}; the first is checked'),
+    'step-seconds': num('S', "the program's deadline for the reset and the step, as a run's stepSeconds (default 10)"),
+    'max-new': num('N', "ids of the base's first action at most, EOS included (default grpo-env's maxNew)"),
+    companion: str('URL', 'a running companion to open the session in (default: one of this process)'),
+    token: str('T', "the running companion's token"),
+    json: bool('print the preview as one JSON object on stdout'),
+  },
+};
 
 export async function envCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -23,16 +41,7 @@ export async function envCommand(argv: string[]): Promise<number> {
     throw new UsageError(
       `dewpoint env: the command is 'env check --env-program FILE --tasks FILE' (run the program's first reset and step), got '${sub ?? ''}'`,
     );
-  const f = parseFlags('env check', rest, {
-    'env-program': 'string',
-    'env-argv': 'string',
-    tasks: 'string',
-    'step-seconds': 'number',
-    'max-new': 'number',
-    companion: 'string',
-    token: 'string',
-    json: 'boolean',
-  });
+  const f = parseFlags(ENV_CHECK.name, rest, ENV_CHECK.flags);
   const stepSeconds = (f['step-seconds'] as number | undefined) ?? GRPO_ENV.program!.stepSeconds;
   if (!Number.isInteger(stepSeconds) || stepSeconds < 1 || stepSeconds > 600)
     throw new UsageError(`${COMMAND}: --step-seconds must be an integer in 1..600, got ${stepSeconds}`);

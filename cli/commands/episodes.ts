@@ -14,7 +14,7 @@ import { episodesJsonl } from '../../worker/episodes/views';
 import type { EpisodeGrpoRunOptions, PpoEpisodeRunOptions } from '../../worker/protocol';
 import { episodeRunConfigOf } from '../../worker/presets/table';
 import { configuredKind } from '../../worker/train/grpo-episodes';
-import { UsageError, parseFlags } from '../args';
+import { UsageError, parseFlags, str, type CommandSpec } from '../args';
 import { FileJournal } from '../node-journal';
 
 /** What `train --journal` writes beside a run's journal files. */
@@ -27,13 +27,24 @@ export interface JournalRunFile {
 
 export const RUN_FILE = 'run.json';
 
+export const EPISODES_EXPORT: CommandSpec = {
+  name: 'episodes export',
+  args: '--journal DIR',
+  summary: "a journaled run's episodes (dewpoint train --journal DIR) as JSONL, one line per episode",
+  flags: {
+    journal: str('DIR', 'the folder given to dewpoint train --journal (required)'),
+    run: str('ID', 'the run to export (the id train printed); needed when the journal holds several'),
+    out: str('FILE', 'write the lines there instead of stdout'),
+  },
+};
+
 export async function episodesCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== 'export')
     throw new UsageError(
       `dewpoint episodes: the subcommand must be 'export', got ${sub === undefined ? 'none' : `'${sub}'`}`,
     );
-  const f = parseFlags('episodes export', rest, { journal: 'string', run: 'string', out: 'string' });
+  const f = parseFlags(EPISODES_EXPORT.name, rest, EPISODES_EXPORT.flags);
   if (f.journal === undefined)
     throw new UsageError(
       'dewpoint episodes export: --journal DIR is required (the folder given to dewpoint train --journal)',

@@ -8,18 +8,25 @@ import { heldOut } from '../../worker/data/arith';
 import { importCheckpoint } from '../../worker/model/checkpoint';
 import { Model } from '../../worker/model/model';
 import { evaluateArith } from '../../worker/train/evaluate';
-import { UsageError, parseFlags } from '../args';
+import { UsageError, bool, num, parseFlags, str, type CommandSpec } from '../args';
 import { cliBackend, describeBackend } from '../backend';
 import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 
+export const EVAL: CommandSpec = {
+  name: 'eval',
+  args: '--checkpoint DIR',
+  summary: 'held-out exact-match accuracy (greedy) and mean completion length of a checkpoint folder',
+  flags: {
+    checkpoint: str('DIR', 'the checkpoint folder (required)'),
+    task: str('arith', 'the task; arith only'),
+    n: num('N', 'held-out tasks; default 500'),
+    backend: str('auto|webgpu|wasm|cpu', 'where the kernels run; default auto'),
+    json: bool('print the report as JSON'),
+  },
+};
+
 export async function evalCommand(argv: string[]): Promise<number> {
-  const f = parseFlags('eval', argv, {
-    checkpoint: 'string',
-    task: 'string',
-    n: 'number',
-    backend: 'string',
-    json: 'boolean',
-  });
+  const f = parseFlags(EVAL.name, argv, EVAL.flags);
   if (!f.checkpoint) throw new UsageError('dewpoint eval: --checkpoint DIR is required');
   const task = f.task ?? 'arith';
   if (task !== 'arith') throw new UsageError(`dewpoint eval: --task must be 'arith', got '${String(task)}'`);

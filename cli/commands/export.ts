@@ -21,8 +21,23 @@ import { configText, exportFiles } from '../../worker/interop/files';
 import { EXPORT_TARGETS, exportRun, type ExportTarget } from '../../worker/interop/index';
 import { withPresetDefaults } from '../../worker/presets/config-import';
 import { checkRunOptions } from '../../worker/presets/table';
-import { UsageError, parseFlags } from '../args';
+import { UsageError, bool, parseFlags, str, type CommandSpec } from '../args';
 import { readRunFolder } from '../run-folder';
+
+export const EXPORT: CommandSpec = {
+  name: 'export',
+  args: 'RUN | --config FILE',
+  summary:
+    'a run folder (dewpoint train --save RUN) as the files verl or TRL start from (rollouts and prompts as parquet ' +
+    "and the launch command; GRPO and DPO datasets as JSONL and the config's keyword arguments), or run options " +
+    '(--config) as a verl launch command or TRL config, with the options that have no equivalent',
+  flags: {
+    to: str('verl|trl', 'the target (required)'),
+    out: str('DIR|FILE', 'where the files go (default RUN/verl or RUN/trl); with --config, a file for what it prints'),
+    config: str('FILE', 'run options ("Config as JSON", or a part of them) instead of a run folder'),
+    json: bool('with --config: print the whole export (mapped and unmapped options) as JSON'),
+  },
+};
 
 /** The run options in `file` (a partial config completed from its preset's defaults), checked by the schema; a usage error names what is wrong. */
 export function readRunOptions(file: string): RunOptions {
@@ -50,12 +65,7 @@ export function readRunOptions(file: string): RunOptions {
 
 export function exportCommand(argv: string[]): number {
   const run = argv[0] !== undefined && !argv[0].startsWith('--') ? argv[0] : undefined;
-  const f = parseFlags('export', run === undefined ? argv : argv.slice(1), {
-    config: 'string',
-    to: 'string',
-    out: 'string',
-    json: 'boolean',
-  });
+  const f = parseFlags(EXPORT.name, run === undefined ? argv : argv.slice(1), EXPORT.flags);
   if (!EXPORT_TARGETS.includes(f.to as ExportTarget))
     throw new UsageError(
       `dewpoint export: --to must be one of ${EXPORT_TARGETS.join(', ')}, got ${f.to === undefined ? 'nothing' : `'${String(f.to)}'`}`,

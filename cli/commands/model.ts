@@ -16,10 +16,28 @@ import { hfDirReader } from '../../worker/hf/node-hf-dir';
 import { SFT_ARITH } from '../../worker/train/sft';
 import type { MemoryPlan } from '../../worker/hf/memory';
 import { gib, wasmStepPlan } from '../../worker/hf/memory';
-import { UsageError, parseFlags } from '../args';
+import { UsageError, bool, num, parseFlags, type CommandSpec } from '../args';
 
-const USAGE =
-  'dewpoint model inspect DIR [--rows R] [--seq T] [--prompts P] [--group G] [--prompt-ids N] [--new M] [--ids-per-pass K] [--lora-rank R] [--json]';
+export const MODEL_INSPECT: CommandSpec = {
+  name: 'model inspect',
+  args: 'DIR',
+  summary:
+    'a Hugging Face Llama/Mistral folder before loading it (config.json and the safetensors headers only): ' +
+    'parameter count, dtypes, config, f32 training memory for a rows × seq batch and the memory plan of a GRPO ' +
+    'step on wasm',
+  flags: {
+    rows: num('R', 'batch rows of the training-memory figure; default the SFT batch'),
+    seq: num('T', 'sequence length of the training-memory figure; default the SFT batch'),
+    prompts: num('P', 'GRPO step plan: prompts; default 8'),
+    group: num('G', 'GRPO step plan: samples per prompt; default 4'),
+    'prompt-ids': num('N', 'GRPO step plan: prompt ids; default 64'),
+    new: num('M', 'GRPO step plan: new ids per sample; default 32'),
+    'ids-per-pass': num('K', "GRPO step plan: ids per forward pass; default the trainer's"),
+    'lora-rank': num('R', 'GRPO step plan: LoRA of this rank on every projection'),
+    json: bool('print the report as JSON'),
+  },
+};
+const USAGE = 'dewpoint model inspect DIR [flags] (dewpoint model --help lists them)';
 
 export async function modelCommand(argv: string[]): Promise<number> {
   const [sub, dir, ...rest] = argv;
@@ -29,17 +47,7 @@ export async function modelCommand(argv: string[]): Promise<number> {
     );
   if (dir === undefined || dir.startsWith('--'))
     throw new UsageError(`dewpoint model inspect: the model folder DIR is required; usage: ${USAGE}`);
-  const f = parseFlags('model inspect', rest, {
-    rows: 'number',
-    seq: 'number',
-    prompts: 'number',
-    group: 'number',
-    'prompt-ids': 'number',
-    new: 'number',
-    'ids-per-pass': 'number',
-    'lora-rank': 'number',
-    json: 'boolean',
-  });
+  const f = parseFlags(MODEL_INSPECT.name, rest, MODEL_INSPECT.flags);
   const rows = (f.rows as number | undefined) ?? SFT_ARITH.rows;
   const seq = (f.seq as number | undefined) ?? SFT_ARITH.width;
   const step = {

@@ -28,7 +28,7 @@ import { localCodeGrader } from '../code-grader';
 import type { Model } from '../../worker/model/model';
 import type { CharTokenizer } from '../../worker/data/tokenizer';
 import { checkRunOptions } from '../../worker/presets/table';
-import { UsageError, parseFlags } from '../args';
+import { UsageError, bool, num, parseFlags, str, type CommandSpec } from '../args';
 import { cliBackend, describeBackend } from '../backend';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir, writeCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 
@@ -71,23 +71,35 @@ interface PretrainRun {
   evaluate(): Promise<EvalResult>;
 }
 
+export const PRETRAIN: CommandSpec = {
+  name: 'pretrain',
+  args: '',
+  summary:
+    'SFT of the small model on a task; writes its base checkpoint at the first held-out evaluation whose accuracy ' +
+    'reaches --target (deliberately early, so RL has room to improve), or continues SFT from a checkpoint (--from)',
+  flags: {
+    task: str(Object.keys(TASK_DEFAULTS).join('|'), 'what to learn; default arith'),
+    out: str('DIR', "where the checkpoint goes; default the task's base in public/checkpoints"),
+    steps: num('N', 'most steps'),
+    target: num('ACC', "stop at the first evaluation with held-out accuracy >= ACC; default the task's"),
+    seed: num('S', 'random seed'),
+    'eval-from': num('N', "evaluate from step N on; default the task's (0 with --from)"),
+    'eval-every': num('K', "evaluate every K steps; default the task's"),
+    'eval-n': num('N', "held-out tasks per evaluation; default the task's"),
+    'min-lr': num('X', 'the floor of the cosine decay; default the lr (constant lr)'),
+    'max-grad-norm': num('X', 'global gradient-norm clip; default none (1e9)'),
+    warmup: num('N', 'warmup steps'),
+    from: str(
+      'DIR',
+      'continue SFT from this checkpoint (fresh AdamW), every step, writing the last to --out (required)',
+    ),
+    backend: str('auto|webgpu|wasm|cpu', 'where the kernels run; default auto'),
+    json: bool('print each step and evaluation as one JSON line'),
+  },
+};
+
 export async function pretrain(argv: string[]): Promise<number> {
-  const f = parseFlags('pretrain', argv, {
-    task: 'string',
-    'eval-from': 'number',
-    backend: 'string',
-    out: 'string',
-    steps: 'number',
-    target: 'number',
-    seed: 'number',
-    'eval-every': 'number',
-    'eval-n': 'number',
-    'min-lr': 'number',
-    'max-grad-norm': 'number',
-    from: 'string',
-    warmup: 'number',
-    json: 'boolean',
-  });
+  const f = parseFlags(PRETRAIN.name, argv, PRETRAIN.flags);
   const from = f.from as string | undefined;
   if (from !== undefined && f.out === undefined)
     throw new UsageError('dewpoint pretrain: --from needs --out (a continued run never overwrites the shipped base)');

@@ -1,9 +1,6 @@
 /**
- * `dewpoint train --preset grpo-arith|grpo-calc|grpo-guess|grpo-code|ppo-arith|ppo-calc|dpo-arith|flowgrpo-2d
- * | --config FILE [--steps N] [--lr X] [--max-grad-norm X] [--prompts P] [--train-problems N] [--staleness S
- * [--sampler model|thread]] [--dataset FILE
- * --reward KIND [--reward-pattern RE] [--held-out N]] [--checkpoint DIR] [--journal DIR] [--save DIR]
- * [--json]`:
+ * `dewpoint train --preset NAME | --config FILE [flags]` (the flags and presets: `dewpoint train
+ * --help`, from ./train-flags.ts and worker/presets/table.ts):
  * the GRPO or DPO loop (worker/train/grpo.ts, grpo-episodes.ts, dpo.ts) in Node, printing one line of metrics per step (JSON lines
  * with --json) and held-out accuracy every `--eval-every` steps (and before the first step). The
  * multi-turn presets start from their environment's base (public/checkpoints/calc-base,
@@ -49,6 +46,7 @@ import { FileJournal } from '../node-journal';
 import type { JournalRunFile } from './episodes';
 import { RUN_FILE } from './episodes';
 import { UsageError, parseFlags } from '../args';
+import { TRAIN } from './train-flags';
 import { cliBackend, describeBackend } from '../backend';
 import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 import { loadCheckpointDir } from '../../worker/hf/node-hf-dir';
@@ -56,6 +54,7 @@ import { localCodeGrader } from '../code-grader';
 import { cliCompanion, cliEnvironment } from '../env-program';
 import { threadSampler } from '../thread-sampler';
 import { RunFolderWriter } from '../run-folder';
+import { StepProgress, outputsLine } from '../progress';
 
 /** The presets `train` offers (SFT is `dewpoint pretrain`), by name. */
 const TRAIN_PRESETS = new Map(PRESETS.filter((p) => p.cli !== null).map((p) => [p.name as string, p]));
@@ -243,34 +242,7 @@ export function cliRunOptions(
 }
 
 export async function trainCommand(argv: string[]): Promise<number> {
-  const f = parseFlags('train', argv, {
-    preset: 'string',
-    config: 'string',
-    steps: 'number',
-    checkpoint: 'string',
-    backend: 'string',
-    json: 'boolean',
-    'eval-every': 'number',
-    'eval-n': 'number',
-    seed: 'number',
-    lr: 'number',
-    'max-grad-norm': 'number',
-    prompts: 'number',
-    'train-problems': 'number',
-    staleness: 'number',
-    sampler: 'string',
-    journal: 'string',
-    save: 'string',
-    dataset: 'string',
-    reward: 'string',
-    'reward-pattern': 'string',
-    'held-out': 'number',
-    'env-program': 'string',
-    'env-argv': 'string',
-    tasks: 'string',
-    companion: 'string',
-    token: 'string',
-  });
+  const f = parseFlags(TRAIN.name, argv, TRAIN.flags);
   // The dataset presets all start from the arithmetic base: read it once, for the dataset's checks and the run.
   // --checkpoint: a Dewpoint checkpoint or a Hugging Face Llama/Mistral folder, read (and checked) before anything runs.
   let given: LoadedCheckpoint | null = null;
@@ -304,7 +276,10 @@ export async function trainCommand(argv: string[]): Promise<number> {
       ? null
       : (given ?? (baseName === 'arith-base' && arithBase ? arithBase : importCheckpoint(readCheckpointDir(dir))));
   const { ops, info } = await cliBackend(f.backend);
-  const print = (x: Record<string, unknown>) =>
+  // Progress on stderr (cli/progress.ts): cleared before each line of metrics, so a terminal's step line never runs into one.
+  const progress = new StepProgress(`train ${name}`, options.steps);
+  const print = (x: Record<string, unknown>) => {
+    progress.clear();
     process.stdout.write(
       `${
         f.json
@@ -314,6 +289,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
               .join(' ')
       }\n`,
     );
+  };
   // --save keeps each step's records (groups, batch, sessions) as the app's store keeps them (worker/presets/records.ts), for `dewpoint export`.
   if (f.save !== undefined && preset.export.verl !== null && preset.export.trl !== null)
     throw new UsageError(
@@ -370,6 +346,14 @@ export async function trainCommand(argv: string[]): Promise<number> {
   process.stderr.write(
     `train ${name}: ${describeBackend(info)}, from ${loaded ? dir : 'a policy pretrained in the run'}, ${steps} steps\n`,
   );
+  process.stderr.write(
+    outputsLine(`train ${name}`, {
+      runId: journal?.runId,
+      journal: f.journal as string | undefined,
+      save: saver?.dir,
+      json: f.json === true,
+    }),
+  );
   let evaluated = evalN;
   const evaluate = async (step: number) => {
     const ev = await run.evaluate();
@@ -386,6 +370,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
   try {
     await trainLoop();
   } finally {
+    progress.end();
     run.close?.();
     await local?.close();
     await companion?.close();
@@ -398,6 +383,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
     // Run health (worker/runs/health.ts) over the steps so far: health/* in --json, each flag on stderr when it first fires.
     const history: StepMetrics[] = [];
     const raised = new Set<string>();
+    progress.begin();
     for (let s = 1; s <= steps; s++) {
       const next = await run.next();
       const { metrics } = next;
@@ -408,7 +394,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
       for (const flag of withCommonestFailure(runHealth(history), commonestFailure(failed))) {
         if (raised.has(flag.id)) continue;
         raised.add(flag.id);
-        process.stderr.write(`train ${name}: health: ${flag.id} from step ${flag.step}: ${flag.reason}\n`);
+        progress.note(`train ${name}: health: ${flag.id} from step ${flag.step}: ${flag.reason}\n`);
       }
       const keys = [
         'reward/inside_frac',
@@ -450,8 +436,10 @@ export async function trainCommand(argv: string[]): Promise<number> {
           ? { ...metrics, ...healthFields(history) }
           : Object.fromEntries(keys.filter((k) => k in metrics).map((k) => [k, metrics[k]]))),
       });
+      progress.step(s);
       if (evalEvery > 0 && (s % evalEvery === 0 || s === steps)) last = await evaluate(s);
     }
+    progress.end();
     if (evalEvery > 0)
       process.stderr.write(
         `train ${name}: held-out accuracy ${(first * 100).toFixed(1)}% -> ${(last * 100).toFixed(1)}% (${evaluated} tasks)\n`,
