@@ -240,3 +240,81 @@ test(
     }
   },
 );
+
+/** An environment program that starts, then fails every step with its own error, saying why on stderr. */
+const FAILING_ENV = `
+import json, sys
+for line in sys.stdin:
+    req = json.loads(line)
+    if req["op"] == "close":
+        break
+    if req["op"] == "reset":
+        spec = req["tokenizer"]
+        ids = {s: i for i, s in enumerate(spec["vocab"])}
+        context = [spec["specials"]["bos"]] + [ids[c] for c in req["task"]["prompt"]]
+        print(json.dumps({"context": context}), flush=True)
+    else:
+        print("Traceback: the step handler is not written yet", file=sys.stderr, flush=True)
+        print(json.dumps({"status": "error", "detail": "step is not implemented"}), flush=True)
+`;
+
+test(
+  'grpo-env: a broken program is caught by the preview, and a run of it fails at once on the dashboard naming the ' +
+    'cause and its stderr, with a link to the failing episode, whose stderr the Episodes view shows',
+  async ({ page }) => {
+    test.setTimeout(240_000);
+    await page.goto('/#/system');
+    const { child, link } = await startCompanion(new URL(page.url()).origin);
+    try {
+      await page.goto(link);
+      await expect(page.getByTestId('companion-status')).toHaveText('Connected');
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Experiments' }).click();
+      await loadConfig(page, {
+        preset: 'grpo-env',
+        steps: 2,
+        prompts: 2,
+        group: 2,
+        evalEvery: 0,
+        environment: {
+          program: {
+            name: 'failing_env.py',
+            text: FAILING_ENV,
+            sha256: createHash('sha256').update(FAILING_ENV).digest('hex'),
+            argv: ['python3', '-I', 'failing_env.py'],
+          },
+          tasks: {
+            name: 'mine.jsonl',
+            records: TASKS.split('\n').map((l) => ({ data: {}, answer: '', ...JSON.parse(l) })),
+            heldOut: 3,
+          },
+        },
+      });
+      // The preview runs the reset and one step, and fails with the words a run would use.
+      const picker = page.getByTestId('environment-picker');
+      await picker.getByTestId('environment-preview-button').click();
+      const preview = picker.getByTestId('environment-preview');
+      await expect(preview).toHaveAttribute('role', 'alert');
+      await expect(preview).toContainText('environment: step is not implemented');
+      await expect(preview).toContainText('Traceback: the step handler is not written yet');
+
+      await page.getByTestId('run-start').click();
+      await expect(page.getByTestId('run-status')).toHaveText('failed', { timeout: 120_000 });
+      const alert = page.getByRole('alert').filter({ hasText: /^EnvironmentBroken: / });
+      await expect(alert).toContainText(
+        /the environment failed on \d+ of 4 episodes of step 1|all 4 episodes of step 1/,
+      );
+      await expect(alert).toContainText('environment: step is not implemented');
+      await expect(alert).toContainText("the program's stderr:\n  Traceback: the step handler is not written yet");
+      // No step was stored: the run failed on its first batch, and can continue once the program is fixed.
+      await expect(page.getByRole('button', { name: /^Continue run \S+ from step 0$/ }).first()).toBeVisible();
+
+      await page.getByRole('link', { name: /^Open the failing episode \(step 1, episode \d+\)$/ }).click();
+      const panel = page.getByTestId('episode-panel');
+      await expect(panel).toBeVisible();
+      await expect(panel).toContainText('step is not implemented');
+      await expect(panel.getByTestId('episode-stderr')).toHaveText('Traceback: the step handler is not written yet\n');
+    } finally {
+      child.kill('SIGTERM');
+    }
+  },
+);
