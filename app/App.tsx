@@ -4,16 +4,24 @@
  * after its route (`#/episodes?run=…&step=…`): the router matches the part before `?`.
  */
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState, type ComponentType } from 'react';
 import { companionQuery } from './queries/companion';
-import { ExperimentsView } from './experiments/ExperimentsView';
-import { BatchView } from './groups-batch/BatchView';
-import { GroupsView } from './groups-batch/GroupsView';
-import { SystemView } from './system/SystemView';
-import { CompareView } from './compare/CompareView';
-import { EpisodesView } from './episodes/EpisodesView';
-import { FlowView } from './flow/FlowView';
 import { useRunStore } from './state/run-store';
+
+/**
+ * A view loaded on first visit (its own chunk: the build keeps every chunk under 500 kB, and a
+ * page opened on System does not load the charts).
+ */
+const lazyView = <K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) =>
+  lazy(() => load().then((m) => ({ default: m[name] })));
+
+const ExperimentsView = lazyView(() => import('./experiments/ExperimentsView'), 'ExperimentsView');
+const GroupsView = lazyView(() => import('./groups-batch/GroupsView'), 'GroupsView');
+const BatchView = lazyView(() => import('./groups-batch/BatchView'), 'BatchView');
+const EpisodesView = lazyView(() => import('./episodes/EpisodesView'), 'EpisodesView');
+const FlowView = lazyView(() => import('./flow/FlowView'), 'FlowView');
+const CompareView = lazyView(() => import('./compare/CompareView'), 'CompareView');
+const SystemView = lazyView(() => import('./system/SystemView'), 'SystemView');
 
 interface ViewDef {
   id: string;
@@ -91,7 +99,7 @@ export function App() {
         </nav>
       </header>
       <main id="main" tabIndex={-1} className={view.wide ? 'wide' : undefined}>
-        {view.render()}
+        <Suspense fallback={<p role="status">Loading the {view.title} view…</p>}>{view.render()}</Suspense>
       </main>
     </div>
   );

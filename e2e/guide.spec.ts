@@ -14,6 +14,8 @@ test('a first visit shows where to start with the measured times; Choose picks t
   const steps = guide.getByRole('listitem');
   await expect(steps.first()).toContainText('grpo-arith');
   await expect(steps.first()).toContainText('150 steps × 0.17 s ≈ 26 s');
+  // The form shows the preset the guide suggests first.
+  await expect(page.getByTestId('preset-grpo-arith')).toHaveAttribute('aria-pressed', 'true');
   await expect(guide).toContainText('about 15 s for 200 steps');
   await expect(guide).toContainText('2-core machine');
   // A preset without a figure gets no time: dpo-arith is not named with one.

@@ -16,6 +16,10 @@ test('All metrics: a selection from an earlier run keeps only the keys of the ru
   );
   expect(sftRun).not.toBe('');
   const select = page.getByRole('listbox', { name: /Metrics to plot/ });
+  // The list's label sits above it, not beside its last line.
+  const label = page.getByText('Metrics to plot (Ctrl/Shift to choose several)');
+  const [labelBox, selectBox] = [await label.boundingBox(), await select.boundingBox()];
+  expect(labelBox!.y + labelBox!.height).toBeLessThanOrEqual(selectBox!.y);
   await select.selectOption(['loss/sft']);
   await expect(page.getByRole('img', { name: 'Metrics by step: loss/sft' })).toBeVisible();
 

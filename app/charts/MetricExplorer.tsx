@@ -4,7 +4,7 @@
  * time split, ...), grouped by their prefix. The latest values are listed as text too. A choice
  * keeps only the keys this run has (explorer-selection.ts), so switching runs never plots nothing.
  */
-import { useMemo, useState } from 'react';
+import { useId, useMemo, useState } from 'react';
 import type { StepPoint } from '../state/run-store';
 import { Chart } from './Chart';
 import { shownSelection } from './explorer-selection';
@@ -15,6 +15,7 @@ const DEFAULTS = ['rl/entropy', 'mismatch/kl', 'rl/pg_clipfrac', 'reward/frac_re
 export function MetricExplorer({ steps }: { steps: StepPoint[] }) {
   const keys = useMemo(() => Object.keys(steps.at(-1)?.metrics ?? {}).sort(), [steps]);
   const [chosen, setChosen] = useState<string[] | null>(null);
+  const selectId = useId();
   const selected = useMemo(() => shownSelection(chosen, keys, DEFAULTS), [chosen, keys]);
   const series = useMemo(
     () =>
@@ -29,22 +30,24 @@ export function MetricExplorer({ steps }: { steps: StepPoint[] }) {
   return (
     <details open>
       <summary>All metrics ({keys.length})</summary>
-      <label>
-        Metrics to plot (Ctrl/Shift to choose several){' '}
-        <select
-          multiple
-          size={8}
-          value={selected}
-          onChange={(e) => setChosen([...e.target.selectedOptions].map((o) => o.value))}
-          data-testid="metric-select"
-        >
-          {keys.map((k) => (
-            <option key={k} value={k}>
-              {k} = {significant(last[k])}
-            </option>
-          ))}
-        </select>
+      {/* Above its list (a label wrapping a tall list sits on the list's last line), tied to it by id. */}
+      <label htmlFor={selectId} className="metric-select-label">
+        Metrics to plot (Ctrl/Shift to choose several)
       </label>
+      <select
+        id={selectId}
+        multiple
+        size={8}
+        value={selected}
+        onChange={(e) => setChosen([...e.target.selectedOptions].map((o) => o.value))}
+        data-testid="metric-select"
+      >
+        {keys.map((k) => (
+          <option key={k} value={k}>
+            {k} = {significant(last[k])}
+          </option>
+        ))}
+      </select>
       <Chart label={`Metrics by step: ${selected.join(', ')}`} series={series} height={200} />
     </details>
   );

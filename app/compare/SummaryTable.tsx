@@ -3,10 +3,9 @@
  * (summary.ts says how "best" is chosen). Column headers are buttons; the sorted one carries aria-sort.
  */
 import { type ReactNode, useMemo, useState } from 'react';
-import { significant } from '../shared/format';
 import type { Line } from './lines';
 import { metricTitle } from './PanelControls';
-import { sortSummary, summaryColumns, summaryRows } from './summary';
+import { cellText, sortSummary, summaryColumns, summaryRows } from './summary';
 
 interface Sort {
   key: string;
@@ -61,9 +60,10 @@ export function SummaryTable({ lines, metrics }: { lines: readonly Line[]; metri
       <table className="compare-summary" data-testid="compare-summary">
         <caption>
           Final and best value of each panel&apos;s metric per run
-          {grouped ? ' or seed group (the mean over its seeds, their range in brackets)' : ''}. Best is the max (↑) for
-          rewards, accuracy and pass rates, the min (↓) for losses, times and failures; a metric with no better
-          direction shows its min and max. Click a header to sort.
+          {grouped ? ' or seed group (the mean over its seeds, their range in brackets)' : ''}, to 3 significant digits.
+          Best is the max (↑) for rewards, accuracy and pass rates, the min (↓) for the supervised losses (loss/sft,
+          loss/dpo), times and failures; a metric with no better direction (an RL loss such as loss/policy, KL, lengths)
+          shows its min and max. Click a header to sort.
         </caption>
         <thead>
           <tr>
@@ -97,17 +97,11 @@ export function SummaryTable({ lines, metrics }: { lines: readonly Line[]; metri
                 {r.runs > 1 && <small> ({r.runs} runs)</small>}
               </th>
               {columns.map((c) => {
-                const v = r.cells[c.id];
-                const range = r.spread[c.id];
+                const { value, range } = cellText(r, c.id);
                 return (
                   <td key={c.id} data-column={c.id}>
-                    {v === undefined ? '–' : significant(v)}
-                    {range && (
-                      <small>
-                        {' '}
-                        ({significant(range[0])}–{significant(range[1])})
-                      </small>
-                    )}
+                    {value}
+                    {range && <small> ({range})</small>}
                   </td>
                 );
               })}

@@ -46,6 +46,20 @@ describe('defaultRunName', () => {
   });
 });
 
+describe('a run on an environment program', () => {
+  const sha256 = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
+  const environment = {
+    program: { name: 'calc_env.py', text: 'import sys\n', sha256, argv: ['python3', '-I', '-S', 'calc_env.py'] },
+    tasks: { name: 'tasks.jsonl', records: [{ id: 't1', prompt: '1+2', answer: '3', data: {} }], heldOut: 1 },
+  };
+  it('is named by the program file and a short hash, not its command, full hash, text or tasks', () => {
+    const name = defaultRunName(opts({ preset: 'grpo-env', environment, seed: 2 }), preset);
+    expect(name).toBe('grpo-env · calc_env.py@9f86d081 · seed 2');
+    expect(name).not.toContain(sha256);
+    expect(name).not.toContain('python3');
+  });
+});
+
 describe('runDisplayName', () => {
   const run = { runId: 'grpo-m3x9k2-1', options: opts({ lr: 3e-3 }), status: 'finished' as const };
   it('replaces the worker’s fill-in name, keeps a name a person gave and an imported run’s', () => {

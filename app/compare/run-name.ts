@@ -3,6 +3,8 @@
  * changed from the preset's defaults (`grpo-arith · lr 3e-3 · seed 2`), in the form's order with
  * the bookkeeping fields (evaluation and checkpoint cadence) last, a few at most. A run a person
  * named keeps that name; an imported run keeps its stored one. Names of one view are made unique.
+ * A person's environment program (grpo-env, ppo-env) is one part, its file name and a short hash
+ * (`calc_env.py@1a2b3c4d`): its command, full SHA-256, text and tasks are in the Configs table.
  * Pure: the preset's defaults and fields come from the worker's preset table (PresetInfo).
  */
 import type { PresetInfo, RunOptions, RunSummary } from '../../worker/protocol';
@@ -33,6 +35,14 @@ export function shortValue(json: string): string {
   return typeof v === 'string' ? v : json;
 }
 
+/** Hex digits of a program's SHA-256 a name shows: enough to tell apart the versions of one file, as git's short hashes do. */
+export const SHORT_HASH = 8;
+
+/** An environment program as a name shows it: its file name and its hash's first digits. */
+export function programLabel(program: { name: string; sha256: string }): string {
+  return `${program.name}@${program.sha256.slice(0, SHORT_HASH)}`;
+}
+
 export interface DifferingOption {
   path: string;
   /** `lr 3e-3` */
@@ -51,10 +61,15 @@ export function differingOptions(
     const i = order.indexOf(p);
     return (BOOKKEEPING.has(p) ? order.length + 1 : 0) + (i < 0 ? order.length : i);
   };
-  return Object.keys(flat)
+  const parts = Object.keys(flat)
     .filter((p) => p !== 'preset' && flat[p] !== base[p])
     .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
     .map((path) => ({ path, text: `${shortKey(path)} ${shortValue(flat[path])}` }));
+  // The environment's many leaves (argv, sha256, the program's text, the tasks) make one part.
+  const env = 'environment' in options ? options.environment : undefined;
+  const outside = parts.filter((d) => !d.path.startsWith('environment.'));
+  if (!env || outside.length === parts.length) return parts;
+  return [{ path: 'environment', text: programLabel(env.program) }, ...outside];
 }
 
 /** The preset's name and the options that differ from its defaults, `max` at most. */

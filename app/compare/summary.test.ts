@@ -2,37 +2,55 @@ import { describe, expect, it } from 'vitest';
 import type { RunOptions } from '../../worker/protocol';
 import type { CompareRun } from './compare';
 import type { Line } from './lines';
-import { metricDirection, sortSummary, statsOf, summaryColumns, summaryRows } from './summary';
+import { cellText, metricDirection, sortSummary, statsOf, summaryColumns, summaryRows } from './summary';
 
 describe('metricDirection', () => {
-  it('maximises rewards and accuracy, minimises losses, times and failures, and assumes nothing else', () => {
+  it('maximises rewards, accuracy and pass rates, minimises supervised losses, times and failures', () => {
     expect(
-      ['reward/mean', 'eval/accuracy', 'eval/reward_mean', 'critic/vf_explained_var'].map(metricDirection),
-    ).toEqual(['max', 'max', 'max', 'max']);
-    expect(
-      ['loss/policy', 'loss/total', 'perf/step_ms', 'response/truncated_frac', 'reward/frac_reward_zero_std'].map(
+      ['reward/mean', 'eval/accuracy', 'eval/reward_mean', 'eval/pass@4', 'critic/vf_explained_var'].map(
         metricDirection,
       ),
-    ).toEqual(['min', 'min', 'min', 'min', 'min']);
-    expect(['reward/std', 'mismatch/kl', 'response/mean_length', 'opt/grad_norm'].map(metricDirection)).toEqual([
-      null,
-      null,
-      null,
-      null,
-    ]);
+    ).toEqual(['max', 'max', 'max', 'max', 'max']);
+    expect(
+      [
+        'loss/sft',
+        'loss/dpo',
+        'perf/step_ms',
+        'response/truncated_frac',
+        'episodes/termination_share/max_turns',
+        'episodes/termination_share/env_error',
+      ].map(metricDirection),
+    ).toEqual(['min', 'min', 'min', 'min', 'min', 'min']);
+    expect(metricDirection('episodes/termination_share/env_done')).toBe('max');
+  });
+  it('gives no direction to the RL losses, spreads, KL, lengths, norms and metrics it does not list', () => {
+    const none = [
+      'loss/policy',
+      'loss/total',
+      'loss/kl',
+      'loss/value',
+      'critic/vf_loss',
+      'reward/std',
+      'reward/frac_reward_zero_std',
+      'mismatch/kl',
+      'response/mean_length',
+      'opt/grad_norm',
+      'reward/mean_before_filter',
+    ];
+    expect(none.map(metricDirection)).toEqual(none.map(() => null));
   });
 });
 
 describe('summaryColumns', () => {
   it('gives final and best by direction, or min and max when there is none', () => {
-    expect(summaryColumns(['reward/mean', 'loss/sft', 'opt/grad_norm']).map((c) => `${c.metric} ${c.label}`)).toEqual([
+    expect(summaryColumns(['reward/mean', 'loss/sft', 'loss/policy']).map((c) => `${c.metric} ${c.label}`)).toEqual([
       'reward/mean final',
       'reward/mean best (max ↑)',
       'loss/sft final',
       'loss/sft best (min ↓)',
-      'opt/grad_norm final',
-      'opt/grad_norm min',
-      'opt/grad_norm max',
+      'loss/policy final',
+      'loss/policy min',
+      'loss/policy max',
     ]);
   });
 });
@@ -59,6 +77,15 @@ describe('summaryRows and sortSummary', () => {
     expect(group.cells).toEqual({ 'reward/mean:final': 0.75, 'reward/mean:max': 0.75 });
     expect(group.spread['reward/mean:final']).toEqual([0.5, 1]);
     expect(group.runs).toBe(2);
+  });
+  it('writes a cell at 3 significant digits and a range with "to" and minus signs, no exponent above 1e-4', () => {
+    const loss = (runId: string, v: number): CompareRun => ({
+      ...run(runId, []),
+      steps: [{ step: 1, metrics: { 'loss/policy': v } }],
+    });
+    const [group] = summaryRows([line('g', loss('g1', -0.001986), loss('g2', -6.212e-4))], ['loss/policy']);
+    expect(cellText(group, 'loss/policy:final')).toEqual({ value: '−0.0013', range: '−0.00199 to −0.000621' });
+    expect(cellText(group, 'reward/mean:final')).toEqual({ value: '–', range: null });
   });
   it('sorts by a column either way with missing values last, and by name', () => {
     const rows = summaryRows(

@@ -1,29 +1,51 @@
 /**
  * The Compare view's summary table: per line (a run, or a seed group) and per chosen metric, the
- * final value and the best one, sortable by any column. "Best" needs a direction, inferred from
- * the metric's name: higher is better for rewards, accuracy and pass rates, lower for losses,
- * times and failure counts; for any other metric (KL, entropy, lengths, norms) no direction is
- * assumed and both the min and the max are shown. A group's cell is the mean over its seeds of each
- * seed's value, with the seeds' range beside it. Pure.
+ * final value and the best one, sortable by any column. "Best" needs a direction, which only the
+ * metrics in METRIC_DIRECTIONS have: higher is better for rewards, accuracy and pass rates, lower
+ * for the supervised losses, times and failures. Any other metric (the RL losses, KL, entropy,
+ * lengths, norms, a metric added later) gets no best: its min and max are shown. A group's cell is
+ * the mean over its seeds of each seed's value, with the seeds' range beside it. Pure.
  */
+import { rangeText, readable } from '../shared/format';
 import type { Line } from './lines';
 import { runRows } from './lines';
 
 export type Direction = 'max' | 'min' | null;
 
-/** Lower is better: losses, times, and episodes or samples that failed, were cut off or aborted. */
-const LOWER =
-  /(^|\/)loss(\/|$)|_loss$|_ms$|zero_std|truncated|aborted|corrupt|error|cancelled|timeout|max_turns|max_(prompt|response)_length/;
-/** Spreads say nothing about better or worse (a reward's std is not a reward). */
-const NEUTRAL = /std|var$/;
-/** Higher is better: rewards, accuracy, pass rates, throughput, episodes the environment ended. */
-const HIGHER = /reward|accuracy|pass|inside_frac|explained_var|tokens_per_s|completed|env_done/;
+/**
+ * The metrics with a better direction, by exact key or pattern; the first that matches decides.
+ * Deliberately short: a metric is listed only when more (or less) of it is better whatever the
+ * run. Not listed, so no best: `loss/policy`, `loss/total`, `loss/kl`, `loss/value`, `critic/vf_loss`
+ * (a surrogate objective's value: its advantages are centred, it rises and falls as the batch does,
+ * and a lower one is not a better policy), KL and mismatch figures, entropy, lengths, norms, the
+ * zero-std share (it rises both when a run fails everything and when it solves everything).
+ */
+export const METRIC_DIRECTIONS: readonly { match: string | RegExp; direction: 'max' | 'min' }[] = [
+  { match: 'reward/mean', direction: 'max' },
+  { match: 'reward/inside_frac', direction: 'max' },
+  { match: 'eval/accuracy', direction: 'max' },
+  { match: 'eval/reward_mean', direction: 'max' },
+  { match: 'eval/inside_frac', direction: 'max' },
+  { match: /^eval\/pass@/, direction: 'max' },
+  { match: 'critic/vf_explained_var', direction: 'max' },
+  { match: 'perf/tokens_per_s', direction: 'max' },
+  { match: 'episodes/termination_share/env_done', direction: 'max' },
+  // A supervised loss is the fit to fixed targets (SFT's tokens, DPO's preferred answers): lower fits better.
+  { match: 'loss/sft', direction: 'min' },
+  { match: 'loss/dpo', direction: 'min' },
+  { match: /^perf\/\w+_ms$/, direction: 'min' },
+  { match: 'response/truncated_frac', direction: 'min' },
+  { match: 'eval/errors', direction: 'min' },
+  { match: 'episodes/corrupt', direction: 'min' },
+  { match: 'episodes/aborted_groups', direction: 'min' },
+  // Every other ending (worker/rl/types.ts TerminationReason) cut the episode short: a budget or a failure.
+  { match: /^episodes\/termination_share\//, direction: 'min' },
+];
 
-/** Which way a metric improves, by its name; null when the name does not say. */
+/** Which way a metric improves (METRIC_DIRECTIONS); null when it has no better direction. */
 export function metricDirection(key: string): Direction {
-  if (LOWER.test(key)) return 'min';
-  if (HIGHER.test(key) && !(NEUTRAL.test(key) && !key.endsWith('explained_var'))) return 'max';
-  return null;
+  const rule = METRIC_DIRECTIONS.find((r) => (typeof r.match === 'string' ? r.match === key : r.match.test(key)));
+  return rule?.direction ?? null;
 }
 
 export type StatKey = 'final' | 'max' | 'min';
@@ -87,6 +109,13 @@ export function summaryRows(lines: readonly Line[], metrics: readonly string[]):
     }
     return { id: line.id, name: line.name, runs: line.members.length, cells, spread };
   });
+}
+
+/** A cell as the table writes it: the value ('–' when the line has none) and a group's range over its seeds, or null. */
+export function cellText(row: SummaryRow, columnId: string): { value: string; range: string | null } {
+  const v = row.cells[columnId];
+  const range = row.spread[columnId];
+  return { value: v === undefined ? '–' : readable(v), range: range ? rangeText(range[0], range[1]) : null };
 }
 
 /** Rows sorted by `key` (`name` or a column id); rows without a value last, whichever the direction. */

@@ -1,8 +1,8 @@
 /**
- * Replay (`#/episodes`): the journaled multi-turn episodes of any step of a grpo-calc or
- * grpo-guess run. The run is picked as in Groups and Batch (shared, default the live run), the
- * steps with journaled episodes browsed, the step's episodes listed and filtered by outcome and
- * more (EpisodeList); an opened episode shows beside the list (two columns on a wide screen,
+ * Replay (`#/episodes`): the journaled multi-turn episodes of any step of a run whose preset
+ * journals them (episode-presets.ts: the presets whose views include Episodes). The run is picked
+ * as in Groups and Batch (shared, default the live run), the steps with journaled episodes
+ * browsed, the step's episodes listed and filtered by outcome and more (EpisodeList); an opened episode shows beside the list (two columns on a wide screen,
  * stacked under the list's own scroll box on a narrow one) with its turn timeline, its prompt
  * chain and a Replay against a fresh environment (EpisodePanel); closing it gives focus back to
  * its row's Open button. `#/episodes?run=ID&step=N&episode=K` opens an episode and follows
@@ -17,6 +17,8 @@ import { RunStepHeading, ViewTitle } from '../shared/ViewedRun';
 import { ImportNotice } from '../shared/ImportNotice';
 import { importedOf } from '../shared/runs-table';
 import { episodesAtQuery, exportEpisodes } from '../queries/episodes';
+import { presetsQuery } from '../queries/experiments';
+import { episodePresetsText } from './episode-presets';
 import { downloadText } from '../state/download';
 
 function StepControls({
@@ -83,6 +85,7 @@ function ExportEpisodes({ runId }: { runId: string }) {
 export function EpisodesView() {
   const { shown, runId, steps, step, episode, setStep, setEpisode } = useEpisodeSelection();
   const episodes = useQuery({ ...episodesAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null });
+  const presets = useQuery(presetsQuery());
   const list = useRef<HTMLDivElement>(null);
   const closeEpisode = (index: number) => {
     const row = list.current?.querySelector<HTMLElement>(`[data-episode="${index}"]`);
@@ -96,7 +99,9 @@ export function EpisodesView() {
     return (
       <section aria-labelledby="episodes-title" data-testid="episodes-view">
         {title}
-        <p>No run yet: start a grpo-calc, grpo-guess or grpo-code run in Experiments, or pick a stored run.</p>
+        <p data-testid="episodes-no-run">
+          No run yet: start a {episodePresetsText(presets.data, 'or')} run in Experiments, or pick a stored run.
+        </p>
       </section>
     );
   }
@@ -115,8 +120,8 @@ export function EpisodesView() {
         </p>
       ) : available.length === 0 ? (
         <p data-testid="episodes-empty">
-          This run has no multi-turn episodes: only grpo-calc, grpo-guess and grpo-code runs journal episodes (or no
-          step has finished yet).
+          This run has no multi-turn episodes: only {episodePresetsText(presets.data, 'and')} runs journal episodes (or
+          no step has finished yet).
         </p>
       ) : (
         <>

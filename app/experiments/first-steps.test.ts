@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PresetInfo, PresetSpeed } from '../../worker/protocol';
-import { firstSteps, secondsText, timeText } from './first-steps';
+import { firstSteps, secondsText, startingPreset, timeText } from './first-steps';
 
 // The table's figures (worker/presets/speed.test.ts checks each is quoted from the README).
 const SPEEDS: Record<string, PresetSpeed> = {
@@ -49,5 +49,22 @@ describe('firstSteps', () => {
       ['grpo-arith', 'a'],
       ['ppo-arith', 'c'],
     ]);
+  });
+});
+
+describe('startingPreset', () => {
+  // The table's order: sft-arith first, the guide's first suggestion second.
+  const presets = [
+    info('sft-arith'),
+    info('grpo-arith', { rank: 1, why: 'a' }),
+    info('ppo-arith', { rank: 3, why: 'c' }),
+  ];
+  it("shows on a first visit the guide's first suggestion, not the table's first preset", () => {
+    expect(startingPreset(presets, undefined)?.name).toBe('grpo-arith');
+  });
+  it('shows the preset shown last, and the first preset when none has a first step', () => {
+    expect(startingPreset(presets, 'ppo-arith')?.name).toBe('ppo-arith');
+    expect(startingPreset(presets, 'gone')?.name).toBe('grpo-arith');
+    expect(startingPreset([info('sft-arith'), info('dpo-arith')], undefined)?.name).toBe('sft-arith');
   });
 });

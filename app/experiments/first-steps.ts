@@ -15,6 +15,14 @@ export function firstSteps(presets: readonly PresetInfo[]): { p: PresetInfo; why
     .map(({ p, why }) => ({ p, why }));
 }
 
+/**
+ * The preset a first visit's form shows: the one shown last when there is one, else the guide's
+ * first suggestion (so the form and the guide agree), else the table's first.
+ */
+export function startingPreset(presets: readonly PresetInfo[], last: string | undefined): PresetInfo | undefined {
+  return presets.find((p) => p.name === last) ?? firstSteps(presets)[0]?.p ?? presets[0];
+}
+
 /** Seconds in words: "26 s" under 90 s, "1.6 min" above. A range takes the unit of its upper end. */
 export function secondsText(lo: number, hi: number): string {
   if (hi < 90) {

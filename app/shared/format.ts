@@ -23,3 +23,28 @@ export function significant(v: number, digits = 4): string {
   const decimals = Math.max(0, digits - 1 - Math.floor(Math.log10(a)));
   return String(Number(fixed(v, Math.min(decimals, 20))));
 }
+
+/** The minus sign (U+2212): unlike a hyphen it is not read as a dash, and it lines up with the plus. */
+export const MINUS = '\u2212';
+
+/**
+ * A number for a table a person reads: `digits` significant digits (never fewer integer digits:
+ * 12346, not 1.23e4) in plain decimals from 1e-4 up to 1e6 (−0.000621, not -6.212e-4), an exponent
+ * outside (−6.21e−5), trailing zeros dropped, a true minus sign, never a negative zero; '–' when
+ * not finite.
+ */
+export function readable(v: number, digits = 3): string {
+  if (!Number.isFinite(v)) return '–';
+  const a = Math.abs(v);
+  if (a === 0) return '0';
+  const s =
+    a < 1e-4 || a >= 1e6
+      ? Number(v.toPrecision(digits)).toExponential().replace('e+', 'e')
+      : String(Number(fixed(v, Math.min(20, Math.max(0, digits - 1 - Math.floor(Math.log10(a)))))));
+  return s.replaceAll('-', MINUS);
+}
+
+/** A range as words, both ends at the same precision: `−0.00199 to −0.000621` (a dash would collide with the signs). */
+export function rangeText(lo: number, hi: number, digits = 3): string {
+  return `${readable(lo, digits)} to ${readable(hi, digits)}`;
+}

@@ -6,6 +6,7 @@
  */
 import { create } from 'zustand';
 import type { PresetInfo, RunOptions } from '../../worker/protocol';
+import { startingPreset } from '../experiments/first-steps';
 
 const STORAGE_KEY = 'dewpoint.form.v1';
 
@@ -44,7 +45,7 @@ interface FormState {
   choosePreset: (preset: PresetInfo) => void;
   /** A preset's defaults, forgetting the edits kept for it. */
   resetPreset: (preset: PresetInfo) => void;
-  /** On first load: the preset shown last (with its kept options), else the first preset. */
+  /** On first load: the preset shown last (with its kept options), else the one the first-visit guide suggests first. */
   initFrom: (presets: PresetInfo[]) => void;
 }
 
@@ -71,7 +72,7 @@ export const useFormStore = create<FormState>((set, get) => ({
   initFrom: (presets) => {
     if (get().options || presets.length === 0) return;
     const saved = readSaved();
-    const preset = presets.find((p) => p.name === saved.last) ?? presets[0];
+    const preset = startingPreset(presets, saved.last)!;
     set({ options: saved.byPreset[preset.name] ?? preset.defaults });
   },
 }));

@@ -115,9 +115,10 @@ export function CompanionPanel() {
   return (
     <section aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Companion</h2>
-      <p>
-        The companion runs programs for code rewards on this machine: start it with <code>npx dewpoint companion</code>{' '}
-        and open the link it prints, or paste its address and token here.
+      <p data-testid="companion-purpose">
+        The companion runs programs on this machine, each in a sandbox: the test cases that grade code rewards, and
+        environment programs (yours, one session per episode). Start it with <code>npx dewpoint companion</code> and
+        open the link it prints, or paste its address and token here.
       </p>
       <form onSubmit={submit} aria-label="Connect to the companion" className="companion-form">
         <label htmlFor={`${id}-url`}>Address (or the printed link)</label>

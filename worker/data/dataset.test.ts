@@ -252,7 +252,7 @@ describe('parseDataset: the first bad line is named with the file, line, field a
     [
       'a line that is an array',
       [1, 2],
-      'train.jsonl line 2: is an array (expected one JSON object a record, with a prompt and a ground truth)',
+      'train.jsonl line 2: is an array (expected one JSON object per record, with a prompt and a ground truth)',
     ],
   ];
   for (const [name, row, message] of cases) {
@@ -272,7 +272,7 @@ describe('parseDataset: the first bad line is named with the file, line, field a
 
   it('a line that is not JSON (line numbers count blank lines)', async () => {
     expect(bad(await parseDataset('train.jsonl', jsonl(good, '', '{"prompt": "1+1=", '), {}))).toMatch(
-      /^train\.jsonl line 3: not JSON \(.+\) \(expected one JSON object a line\)$/,
+      /^train\.jsonl line 3: not JSON \(.+\) \(expected one JSON object per line\)$/,
     );
   });
 
@@ -324,7 +324,7 @@ describe('parseDataset: the first bad line is named with the file, line, field a
       'e.csv: has another extension (expected a .jsonl or .parquet file)',
     );
     expect(bad(await parseDataset('e.jsonl', new Uint8Array([0x7b, 0xff, 0xfe])))).toBe(
-      'e.jsonl: is not UTF-8 (expected UTF-8 text, one JSON object a line)',
+      'e.jsonl: is not UTF-8 (expected UTF-8 text, one JSON object per line)',
     );
   });
 

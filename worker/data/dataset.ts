@@ -1,5 +1,5 @@
 /**
- * A person's prompt dataset: a `.jsonl` file (one JSON object a line, blank lines allowed) or a
+ * A person's prompt dataset: a `.jsonl` file (one JSON object per line, blank lines allowed) or a
  * `.parquet` file (one row a record, read with hyparquet: uncompressed or snappy), one record per
  * prompt, read into `DatasetRecord`s for the run options (worker/contract/options.ts `DatasetRunOptions`).
  *
@@ -164,7 +164,7 @@ function truthOf(r: Record<string, unknown>): { field: string; text: string } {
 /** A record of one row; throws `Bad`. */
 function recordOf(raw: unknown, o: ParseDatasetOptions): DatasetRecord {
   if (!isObject(raw))
-    throw new Bad(null, 'one JSON object a record, with a prompt and a ground truth', `is ${what(raw)}`);
+    throw new Bad(null, 'one JSON object per record, with a prompt and a ground truth', `is ${what(raw)}`);
   const prompt = promptOf(raw.prompt);
   if (o.tokenizer) {
     let ids: Int32Array;
@@ -257,7 +257,7 @@ async function rowsOf(
     return { ok: true, rows: objects.map((raw, i) => ({ at: i + 1, raw })) };
   }
   const text = utf8Text(bytes);
-  if (text === null) return whole('UTF-8 text, one JSON object a line', 'is not UTF-8');
+  if (text === null) return whole('UTF-8 text, one JSON object per line', 'is not UTF-8');
   // A line that is not JSON is reported in line order with the records' own problems: the first bad line wins.
   return { ok: true, rows: jsonlRows(text) };
 }
@@ -302,7 +302,7 @@ export async function parseDataset(
         line: row.at,
         unit,
         field: null,
-        expected: 'one JSON object a line',
+        expected: 'one JSON object per line',
         got: `not JSON (${row.notJson})`,
       });
     try {

@@ -53,6 +53,12 @@ describe('parseEnvTasks', () => {
     expect(r.problem.got).toMatch(got);
   });
 
+  it('says what a line should be in words: one JSON object per line', () => {
+    const [notJson, notObject] = [lines('{"id": 1, "prompt": '), lines([1, 2])].map((t) => parseEnvTasks('t.jsonl', t));
+    expect(notJson.ok || notJson.problem.expected).toBe('one JSON object per line, a task');
+    expect(notObject.ok || notObject.problem.expected).toBe('one JSON object per line: {id, prompt, answer?, data?}');
+  });
+
   it('refuses a file without a task', () => {
     const r = parseEnvTasks('t.jsonl', '\n\n');
     expect(r.ok || r.problem).toMatchObject({ line: null, got: 'has none' });

@@ -75,10 +75,10 @@ export function parseEnvTasks(
   const records: EnvTaskRecord[] = [];
   const seen = new Map<string, number>();
   for (const row of jsonlRows(text)) {
-    if ('notJson' in row) return bad(row.at, null, 'one JSON object a task', `is not JSON (${row.notJson})`);
+    if ('notJson' in row) return bad(row.at, null, 'one JSON object per line, a task', `is not JSON (${row.notJson})`);
     const r = row.raw;
     if (!isObject(r))
-      return bad(row.at, null, 'one JSON object a task: {id, prompt, answer?, data?}', `is ${shown(r)}`);
+      return bad(row.at, null, 'one JSON object per line: {id, prompt, answer?, data?}', `is ${shown(r)}`);
     const extra = Object.keys(r).find((k) => !TASK_FIELDS.includes(k));
     if (extra !== undefined)
       return bad(row.at, extra, `only the fields ${TASK_FIELDS.join(', ')} (put anything else in data)`, 'is not one');

@@ -3,7 +3,7 @@
  * verl/trainer/ppo/ray_trainer.py `_log_rollout_data` → `_dump_generations` →
  * `_write_generations`, the same in verl/trainer/ppo/v1/trainer_base.py): with
  * `trainer.rollout_data_dir` set, after each step's update one file `{global_steps}.jsonl`, one
- * JSON object a line, per sample of the batch:
+ * JSON object per line, a line per sample of the batch:
  *
  *   input   the decoded prompt (`tokenizer.batch_decode(batch.batch["prompts"], skip_special_tokens=True)`)
  *   output  the decoded response
