@@ -53,14 +53,31 @@ function Facts({
 }) {
   const lastEval = useRunStore((s) => s.evals.at(-1));
   const fmt = (key: string, digits = 4) => (last && key in last.metrics ? fixed(last.metrics[key], digits) : '–');
+  // Dynamic sampling ran: the batch's figures are after its filter, and what it drew is shown beside them.
+  const filtered = last !== undefined && 'filter/reward_mean_before' in last.metrics;
   return (
     <dl className="facts">
       {isRl && (
         <>
-          <dt>Mean reward</dt>
-          <dd data-testid="metric-reward-mean">{fmt('reward/mean', 3)}</dd>
-          <dt>Zero-std groups</dt>
-          <dd>{fmt('reward/frac_reward_zero_std', 2)}</dd>
+          <dt>Mean reward{filtered ? ' (after the filter)' : ''}</dt>
+          <dd data-testid="metric-reward-mean">
+            {fmt('reward/mean', 3)}
+            {filtered && ` (${fmt('filter/reward_mean_before', 3)} before)`}
+          </dd>
+          <dt>Zero-std groups{filtered ? ' (after the filter)' : ''}</dt>
+          <dd data-testid="metric-zero-std">
+            {fmt('reward/frac_reward_zero_std', 2)}
+            {filtered && ` (${fmt('filter/frac_zero_std_before', 2)} before)`}
+          </dd>
+          {filtered && (
+            <>
+              <dt>Batches drawn</dt>
+              <dd data-testid="metric-gen-batches">
+                {fmt('filter/gen_batches', 0)} ({fmt('filter/kept_groups', 0)} groups kept of{' '}
+                {fmt('filter/groups_drawn', 0)})
+              </dd>
+            </>
+          )}
           <dt>Clip fraction</dt>
           <dd>{fmt('rl/pg_clipfrac', 3)}</dd>
           <dt>Step time</dt>

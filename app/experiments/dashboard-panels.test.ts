@@ -275,3 +275,37 @@ describe('the accuracy panel with a sampled evaluation', () => {
     );
   });
 });
+
+describe('dynamic sampling on the dashboard', () => {
+  it('says the reward and zero-std figures are after the filter and draws what it drew before it, and its batches', () => {
+    const filter = (n: number) =>
+      step(n, {
+        ...grpo(n, 0.5).metrics,
+        'reward/frac_reward_zero_std': 0,
+        'filter/reward_mean_before': 0.1,
+        'filter/frac_zero_std_before': 0.75,
+        'filter/gen_batches': 3,
+        'filter/groups_drawn': 24,
+        'filter/kept_groups': 8,
+        'filter/lost_groups': 0,
+      });
+    const byId = Object.fromEntries(dashboardPanels([filter(1), filter(2)], []).map((p) => [p.id, p]));
+    expect(byId.reward.title).toBe('Mean reward (after the filter)');
+    expect(byId.reward.series.map((s) => s.name)).toContain('before the filter');
+    expect(byId.reward.label).toMatch(/before dynamic sampling's filter 0\.1/);
+    expect(byId['zero-std'].series.map((s) => s.name)).toEqual([
+      'reward/frac_reward_zero_std',
+      'filter/frac_zero_std_before',
+    ]);
+    expect(byId.filter.series.map((s) => s.name)).toEqual([
+      'filter/gen_batches',
+      'filter/groups_drawn',
+      'filter/kept_groups',
+      'filter/lost_groups',
+    ]);
+    // Without dynamic sampling: the plain titles, no filter panel.
+    const plain = Object.fromEntries(dashboardPanels([grpo(1, 0.5)], []).map((p) => [p.id, p]));
+    expect(plain.reward.title).toBe('Mean reward');
+    expect(plain.filter).toBeUndefined();
+  });
+});

@@ -85,13 +85,18 @@ export function dashboardPanels(steps: StepPoint[], evals: EvalPoint[]): Panel[]
         { name: 'mean − std', points: curve(steps, 'reward/std', (sd, m) => m['reward/mean'] - sd), dashed: true },
       );
     }
+    // Dynamic sampling: reward/mean is over the groups kept; the mean over every group drawn beside it.
+    const filtered = keys.includes('filter/reward_mean_before');
+    if (filtered)
+      series.push({ name: 'before the filter', points: curve(steps, 'filter/reward_mean_before'), dashed: true });
     const std = keys.includes('reward/std') ? ` (std ${fmt(last['reward/std'])})` : '';
+    const before = filtered ? `; before dynamic sampling's filter ${fmt(last['filter/reward_mean_before'])}` : '';
     panels.push({
       id: 'reward',
-      title: 'Mean reward',
+      title: filtered ? 'Mean reward (after the filter)' : 'Mean reward',
       yName: 'reward',
       series,
-      label: `Mean reward by step; latest ${fmt(last['reward/mean'])}${std}, ${REWARD_WINDOW}-step average ${fmt(smooth.at(-1)?.[1])}`,
+      label: `Mean reward by step; latest ${fmt(last['reward/mean'])}${std}, ${REWARD_WINDOW}-step average ${fmt(smooth.at(-1)?.[1])}${before}`,
     });
   }
 
@@ -170,7 +175,22 @@ export function dashboardPanels(steps: StepPoint[], evals: EvalPoint[]): Panel[]
       'rollouter/idle_ratio',
     ]),
   );
-  panels.push(keyPanel(steps, 'zero-std', 'Zero-std group fraction', 'fraction', ['reward/frac_reward_zero_std']));
+  panels.push(
+    keys.includes('filter/frac_zero_std_before')
+      ? keyPanel(steps, 'zero-std', 'Zero-std group fraction (trained, and drawn before the filter)', 'fraction', [
+          'reward/frac_reward_zero_std',
+          'filter/frac_zero_std_before',
+        ])
+      : keyPanel(steps, 'zero-std', 'Zero-std group fraction', 'fraction', ['reward/frac_reward_zero_std']),
+  );
+  panels.push(
+    keyPanel(steps, 'filter', "Dynamic sampling's batches and groups", 'count', [
+      'filter/gen_batches',
+      'filter/groups_drawn',
+      'filter/kept_groups',
+      'filter/lost_groups',
+    ]),
+  );
   panels.push(
     keyPanel(steps, 'dpo', 'DPO implicit rewards', 'reward', ['rewards/chosen', 'rewards/rejected', 'rewards/margins']),
   );
