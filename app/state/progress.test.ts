@@ -19,6 +19,9 @@ describe('phaseText', () => {
     expect(phaseText({ step: 0, phase: 'evaluating', done: 0, total: 100, unit: 'problems', at: 0 })).toBe(
       'evaluating on 100 held-out problems (greedy)',
     );
+    expect(phaseText({ step: 3, phase: 'evaluating', done: 37, total: 100, unit: 'completions', at: 0 })).toBe(
+      'evaluating on held-out problems: 37 / 100 completions finished',
+    );
   });
 
   it('says the companion is grading, not that no episode finished sampling (grpo-code)', () => {

@@ -35,7 +35,11 @@ export function phaseText(p: PhasePoint): string {
     case 'reference log-probs':
       return 'reference log-probs (frozen starting weights, for the KL term)';
     case 'evaluating':
-      return counted ? `evaluating on ${p.total} held-out ${p.unit ?? 'problems'} (greedy)` : 'evaluating';
+      if (!counted) return 'evaluating';
+      // Counted as they finish (greedy, then k samples a problem with pass@k): a long evaluation moves.
+      return p.unit === 'completions'
+        ? `evaluating on held-out problems: ${p.done} / ${p.total} completions finished`
+        : `evaluating on ${p.total} held-out ${p.unit ?? 'problems'} (greedy)`;
     case 'storing':
       return 'storing the step (IndexedDB)';
     case 'checkpointing':

@@ -23,7 +23,7 @@ import { pack } from '../rl/pack';
 import type { PackedBatch } from '../rl/pack-types';
 import { sessionOf } from '../rl/session-of';
 import { trainable, type Session } from '../rl/types';
-import type { EvalResult } from './evaluate';
+import type { EvalProgress, EvalResult } from './evaluate';
 import { evaluateEpisodes } from './evaluate';
 import type { GrpoConfig, GrpoStep, GrpoUpdate } from './grpo';
 import { GRPO_ARITH, batchMetrics, packForUpdate, punishOverlong, sampledEvalOf, updateOnBatch } from './grpo';
@@ -371,7 +371,7 @@ export class GrpoEpisodeRun {
     return this.heldOutTasks.length;
   }
 
-  evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
+  evaluate(n = this.heldOutTasks.length, progress?: EvalProgress): Promise<EvalResult> {
     return evaluateEpisodes(
       this.model,
       charTokenizer(this.base.tokenizer, 'an episode run'),
@@ -379,6 +379,7 @@ export class GrpoEpisodeRun {
       this.heldOutTasks.slice(0, n),
       64,
       sampledEvalOf(this.config),
+      progress,
     );
   }
 
