@@ -35,3 +35,13 @@ test('a paused run counts no paused time in its elapsed time or its time per ste
   await page.getByRole('button', { name: 'Stop' }).click();
   await expect(page.getByTestId('run-status')).toHaveText('stopped', { timeout: 60_000 });
 });
+
+test('the progress line counts the evaluation before training as its completions finish', async ({ page }) => {
+  await openPreset(page, 'grpo-arith', { Steps: 2 });
+  await page.getByTestId('run-start').click();
+  // A count above 0 while it runs: before, the evaluation said only "evaluating on 100 held-out problems" until it ended.
+  await expect(page.getByTestId('run-phase')).toContainText(
+    /Before training: evaluating on held-out problems: [1-9]\d* \/ \d+ completions finished/,
+  );
+  await expect(page.getByTestId('run-status')).toHaveText('finished', { timeout: 120_000 });
+});
