@@ -2,7 +2,7 @@
  * The page stays responsive while a run streams events (issue 27, bug 8): a grpo-arith run on wasm
  * sends several events a step (phases, the step, evaluations) at a few steps a second, with the
  * Experiments view's dashboard charts on screen and the metric explorer's few metrics chosen, at
- * 1400×900. Chromium's long-task entries (main-thread tasks over 50 ms) during the run must each stay
+ * 1400×900, then with Groups open for a while (issue 40). Chromium's long-task entries (main-thread tasks over 50 ms) during the run must each stay
  * within 200 ms, the Stop click must be answered (input to the next paint, its Event Timing entry)
  * within the same 200 ms, INP's "good" bound, and the run must stop within a few steps. Before the
  * fix every step redrew every chart in one task: tasks of up to 0.5 s here, 1.3 s in the report.
@@ -53,6 +53,12 @@ test('Experiments: a streaming GRPO run never blocks the page, and Stop answers 
   // The dashboard's charts on screen (two columns at this width, three rows and more in view).
   await page.getByTestId('chart-reward').evaluate((el) => el.scrollIntoView({ block: 'start' }));
   await page.waitForTimeout(15_000);
+  // Groups open while the run trains (issue 40): it follows the latest stored step, redrawing every group each step.
+  const nav = page.getByRole('navigation', { name: 'Views' });
+  await nav.getByRole('link', { name: 'Groups' }).click();
+  await expect(page.getByRole('checkbox', { name: 'Follow the latest step' })).toBeChecked();
+  await page.waitForTimeout(8_000);
+  await nav.getByRole('link', { name: 'Experiments' }).click();
   await expect(page.getByTestId('run-status')).toHaveText('running');
 
   const clicked = Date.now();

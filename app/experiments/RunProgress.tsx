@@ -26,7 +26,7 @@ function useNow(ticking: boolean): number {
 }
 
 export function RunProgress({ headline }: { headline: string }) {
-  const { runId, status, totalSteps, steps, phase, startedAt, stepEnds, requested } = useRunStore();
+  const { runId, status, totalSteps, steps, phase, startedAt, stepEnds, pauses, requested } = useRunStore();
   const live = status === 'running';
   const ongoing = live || status === 'paused';
   const now = useNow(ongoing);
@@ -36,7 +36,7 @@ export function RunProgress({ headline }: { headline: string }) {
   const t = !ongoing
     ? storedTiming(stored?.activeMs, stored?.lastStep ?? step)
     : startedAt !== null
-      ? timing(startedAt, stepEnds, now, step, totalSteps)
+      ? timing(startedAt, stepEnds, now, step, totalSteps, pauses)
       : null;
   const pending =
     requested === 'pause'

@@ -3,9 +3,10 @@
  * reward field with the target outlined (FlowPlot), and how it moves over training: a step
  * select and slider, "Play" through the steps (one every 300 ms) and a faint trail of the
  * previous five steps. The run is picked as in Groups and Batch (shared, default the live run);
- * until a step is picked the view follows the run's latest step. Other runs keep no clouds.
+ * until a step is picked (or played) the view follows the run's latest step. Other runs keep no clouds.
  */
-import { StepSelect } from '../shared/StepSelect';
+import { FollowLatest, StepSelect } from '../shared/StepSelect';
+import { useFollowedStep, useGrowingList, useStepData } from '../shared/use-follow-step';
 import { useQueries, useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import type { FlowCloud } from '../../worker/protocol';
@@ -34,25 +35,23 @@ export function FlowView() {
     shown.live && liveOptions ? liveOptions.preset : shown.runs.find((r) => r.runId === runId)?.options.preset;
   const offersFlow = usePreset(preset)?.views.includes('Flow') ?? false;
   const isFlow = Boolean(runId) && offersFlow;
-  const steps = useQuery({ ...flowStepsQuery(runId ?? '', shown.latestStep), enabled: isFlow });
+  const steps = useGrowingList({ ...flowStepsQuery(runId ?? '', shown.latestStep), enabled: isFlow });
   const available = steps.data ?? [];
-  const [chosen, setChosen] = useState<{ runId: string; step: number } | null>(null);
+  const followed = useFollowedStep(runId, available);
   const [playing, setPlaying] = useState(false);
   const [showTrail, setShowTrail] = useState(true);
-  // A pick holds while its run is on screen; without one the view follows the latest step.
-  const step = chosen && chosen.runId === runId ? chosen.step : (available.at(-1) ?? null);
-  const index = step === null ? -1 : available.indexOf(step);
   const setStep = (s: number | undefined) => {
-    if (runId && s !== undefined) setChosen({ runId, step: s });
+    if (s !== undefined) followed.pin(s);
   };
 
   const field = useQuery({ ...flowFieldQuery(runId ?? '', FIELD_SIZE), enabled: isFlow });
-  // While the next step loads (playing), the previous cloud of the same run stays on screen.
-  const cloud = useQuery({
-    ...flowAtQuery(runId ?? '', step ?? 0),
-    enabled: isFlow && step !== null,
-    placeholderData: (prev, prevQuery) => (prevQuery?.queryKey[1] === runId ? prev : undefined),
-  });
+  // While the next step loads (a live run's, or Play's next frame), the previous cloud of the same run stays on screen.
+  const cloud = useStepData(
+    { ...flowAtQuery(runId ?? '', followed.step ?? 0), enabled: isFlow && followed.step !== null },
+    followed.following,
+  );
+  const step = cloud?.step ?? followed.step;
+  const index = step === null ? -1 : available.indexOf(step);
   const trail = useQueries({
     queries: (showTrail ? trailSteps(available, step, TRAIL) : []).map((s) => ({
       ...flowAtQuery(runId ?? '', s),
@@ -66,10 +65,10 @@ export function FlowView() {
     if (!playing || !runId) return;
     const t = setTimeout(() => {
       if (index < 0 || index >= available.length - 1) setPlaying(false);
-      else setChosen({ runId, step: available[index + 1] });
+      else followed.pin(available[index + 1]);
     }, FRAME_MS);
     return () => clearTimeout(t);
-  }, [playing, runId, index, available]);
+  }, [playing, runId, index, available, followed]);
   const play = () => {
     if (playing) return setPlaying(false);
     if (index >= available.length - 1) setStep(available[0]); // from the end, play from the start
@@ -85,7 +84,7 @@ export function FlowView() {
       </section>
     );
   }
-  const shownCloud = cloud.data ?? null;
+  const shownCloud = cloud?.data ?? null;
   return (
     <section aria-labelledby="flow-title" data-testid="flow-view">
       {title}
@@ -112,15 +111,13 @@ export function FlowView() {
                 onChange={(e) => setStep(available[Number(e.target.value)])}
               />
             </label>
-            <button type="button" onClick={() => setStep(available.at(-1))} disabled={index === available.length - 1}>
-              Latest
-            </button>
+            <FollowLatest following={followed.following} onChange={(f) => (f ? followed.follow() : setStep(step!))} />
             <label>
               <input type="checkbox" checked={showTrail} onChange={(e) => setShowTrail(e.target.checked)} /> Trail of
               the previous {TRAIL} steps
             </label>
           </div>
-          {cloud.data === null && <p>Step {step} has no stored sample cloud.</p>}
+          {cloud?.data === null && <p>Step {step} has no stored sample cloud.</p>}
           {field.data === null && <p>The worker has no reward field for this run.</p>}
           {shownCloud && field.data && (
             <FlowPlot cloud={shownCloud} field={field.data} trail={showTrail ? trail : []} />

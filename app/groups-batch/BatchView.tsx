@@ -5,8 +5,10 @@
  * a cell on click (or Enter), with its inspector (SessionPanel: Close or Escape gives focus back
  * to the grid); packing efficiency and rows needed above.
  * The run is picked as in Groups (shared, default the live run); the heading names run and step.
+ * The view follows a live run's latest stored step until a step is picked or a session opened.
  */
-import { StepSelect } from '../shared/StepSelect';
+import { FollowLatest, StepSelect } from '../shared/StepSelect';
+import { useFollowedStep, useGrowingList, useStepData } from '../shared/use-follow-step';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { BatchLayer, GroupSample } from '../../worker/protocol';
@@ -26,27 +28,28 @@ const CELL_H = 14;
 export function BatchView() {
   const shown = useShownRun();
   const { runId } = shown;
-  const steps = useQuery({ ...groupStepsQuery(runId ?? '', shown.latestStep), enabled: Boolean(runId) });
-  const [chosen, setChosen] = useState<{ runId: string; step: number } | null>(null);
-  const step = chosen && chosen.runId === runId ? chosen.step : null;
+  const steps = useGrowingList({ ...groupStepsQuery(runId ?? '', shown.latestStep), enabled: Boolean(runId) });
+  const followed = useFollowedStep(runId, steps.data ?? []);
   const [picked, setLayer] = useState<BatchLayer>('segments');
   const [cursor, setCursor] = useState<number | null>(null);
   const [session, setSession] = useState<number | null>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
-  // Each run opens at its latest stored step; a pick holds while it is the run on screen.
-  useEffect(() => {
-    if (runId && chosen?.runId !== runId && steps.data?.length) setChosen({ runId, step: steps.data.at(-1)! });
-  }, [runId, steps.data, chosen]);
+  // While the followed step loads, the newest batch read stays on screen: `step` is the step shown.
+  const batch = useStepData(
+    { ...batchAtQuery(runId ?? '', followed.step ?? 0), enabled: Boolean(runId) && followed.step !== null },
+    followed.following,
+  );
+  const step = batch?.step ?? followed.step;
+  // The cell under the cursor stays as a live run moves on (the next batch is as wide); an open session holds its step.
   useEffect(() => {
     setSession(null);
     setCursor(null);
-  }, [runId, step]);
-  const batch = useQuery({ ...batchAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null });
+  }, [runId]);
   const groups = useQuery({
     ...groupsAtQuery(runId ?? '', step ?? 0),
     enabled: Boolean(runId) && step !== null && session !== null,
   });
-  const b = batch.data ?? null;
+  const b = batch?.data ?? null;
   const run = shown.runs.find((r) => r.runId === runId);
   const imported = run ? importedOf(run) : null;
   // A critic layer picked on a PPO batch falls back to the advantage on a batch without one.
@@ -64,7 +67,7 @@ export function BatchView() {
       ctx.fillStyle = colorOf(scale, values[i]);
       ctx.fillRect((i % b.width) * CELL_W, Math.floor(i / b.width) * CELL_H, CELL_W - 1, CELL_H - 1);
     }
-    if (cursor !== null) {
+    if (cursor !== null && cursor < b.rows * b.width) {
       ctx.strokeStyle = '#000';
       ctx.lineWidth = 2;
       ctx.strokeRect(
@@ -92,7 +95,12 @@ export function BatchView() {
       row = Math.floor((e.clientY - r.top) / CELL_H);
     return row >= 0 && row < b.rows && col >= 0 && col < b.width ? row * b.width + col : null;
   };
-  const open = (i: number | null) => setSession(i !== null && b && b.sessionIds[i] ? b.sessionIds[i] : null);
+  const open = (i: number | null) => {
+    const id = i !== null && b && b.sessionIds[i] ? b.sessionIds[i] : null;
+    // An open session holds its step: the view stops following a live run.
+    if (id !== null && followed.following && step !== null) followed.pin(step);
+    setSession(id);
+  };
   const onKey = (e: React.KeyboardEvent) => {
     if (!b) return;
     const at = cursor ?? 0;
@@ -103,6 +111,8 @@ export function BatchView() {
       if (next >= 0 && next < b.rows * b.width) setCursor(next);
     } else if (e.key === 'Enter') open(at);
   };
+  // A live run's next batch may be smaller than the cell the cursor was on.
+  const cell = b && cursor !== null && cursor < b.rows * b.width ? cursor : null;
   const sample: GroupSample | null =
     session !== null && groups.data ? (groups.data.flatMap((g) => g.samples)[session - 1] ?? null) : null;
 
@@ -115,7 +125,11 @@ export function BatchView() {
         <p>This run keeps no packed batches (only GRPO runs have them), or no step has finished yet.</p>
       ) : (
         <div className="controls">
-          <StepSelect steps={steps.data} value={step} onChange={(s) => setChosen({ runId, step: s })} />
+          <StepSelect steps={steps.data} value={step} onChange={followed.pin} />
+          <FollowLatest
+            following={followed.following}
+            onChange={(f) => (f ? followed.follow() : followed.pin(step!))}
+          />
           <label>
             Layer{' '}
             <select value={layer} onChange={(e) => setLayer(e.target.value as BatchLayer)}>
@@ -128,7 +142,7 @@ export function BatchView() {
           </label>
         </div>
       )}
-      {step !== null && batch.data === null && <p>{noBatchText(step, imported)}</p>}
+      {step !== null && batch?.data === null && <p>{noBatchText(step, imported)}</p>}
       {b && scale && (
         <>
           <p data-testid="batch-summary">
@@ -149,13 +163,13 @@ export function BatchView() {
             tabIndex={0}
             role="img"
             aria-label={`Packed batch of step ${step}, layer ${LAYER_INFO[layer].title}. Arrow keys move over cells, Enter opens the session.`}
-            title={cursor !== null ? describeCell(b, cursor) : undefined}
+            title={cell !== null ? describeCell(b, cell) : undefined}
             onMouseMove={(e) => setCursor(cellAt(e))}
             onClick={(e) => open(cellAt(e))}
             onKeyDown={onKey}
           />
           <p aria-live="polite" data-testid="batch-cell">
-            {cursor !== null ? describeCell(b, cursor) : 'Hover over a cell, or focus the grid and use the arrow keys.'}
+            {cell !== null ? describeCell(b, cell) : 'Hover over a cell, or focus the grid and use the arrow keys.'}
           </p>
           {session !== null && step !== null && (
             <div data-testid="batch-session" className="session">

@@ -4,12 +4,13 @@
  * reward, components, advantage, status and length (GroupTable). A DPO run's steps show their
  * preference pairs instead: margin, ranked correctly, per-pair loss, chosen and rejected with
  * their implicit rewards (PairTable). The run is picked (shared with Batch, default the live
- * run), steps browsed, groups or pairs sorted; each completion opens the session inspector
+ * run), steps browsed (a live run's latest stored step is followed until one is picked or a completion
+ * inspected), groups or pairs sorted; each completion opens the session inspector
  * (SessionPanel) below its group, closed by its Close button or Escape. A run with journaled multi-turn episodes links to the step's
  * episodes in the Replay view.
  */
-import { StepSelect } from '../shared/StepSelect';
-import { useQuery } from '@tanstack/react-query';
+import { FollowLatest, StepSelect } from '../shared/StepSelect';
+import { useFollowedStep, useGrowingList, useStepData } from '../shared/use-follow-step';
 import { Fragment, useEffect, useMemo, useRef, useState } from 'react';
 import type { GroupRecord } from '../../worker/protocol';
 import { GroupTable } from './GroupTable';
@@ -54,37 +55,41 @@ interface Inspected {
 export function GroupsView() {
   const shown = useShownRun();
   const { runId } = shown;
-  const steps = useQuery({ ...groupStepsQuery(runId ?? '', shown.latestStep), enabled: Boolean(runId) });
-  const [chosen, setChosen] = useState<{ runId: string; step: number } | null>(null);
+  const steps = useGrowingList({ ...groupStepsQuery(runId ?? '', shown.latestStep), enabled: Boolean(runId) });
+  const available = useMemo(() => steps.data ?? [], [steps.data]);
+  const followed = useFollowedStep(runId, available);
   const [sort, setSort] = useState('order');
   const [inspected, setInspected] = useState<Inspected | null>(null);
   // The Inspect button that opened the inspector: focus goes back to it when the inspector closes.
   const opener = useRef<HTMLElement | null>(null);
-  const available = useMemo(() => steps.data ?? [], [steps.data]);
-  // Each run opens at its latest stored step; a pick holds while it is the run on screen.
-  useEffect(() => {
-    if (runId && chosen?.runId !== runId && available.length) setChosen({ runId, step: available.at(-1)! });
-  }, [runId, available, chosen]);
   // A link to a run's step (`#/groups?run=…&step=…`, e.g. from run health) opens that run at that step.
+  const { pin } = followed;
   useEffect(() => {
     const open = () => {
       if (!window.location.hash.startsWith('#/groups?')) return;
       const { run, step: linked } = parseEpisodeLink(window.location.hash);
       if (run === null || linked === null) return;
       useViewedRun.getState().view(run === useRunStore.getState().runId ? null : run);
-      setChosen({ runId: run, step: linked });
+      pin(linked, run);
     };
     open();
     window.addEventListener('hashchange', open);
     return () => window.removeEventListener('hashchange', open);
+    // Once: the listener reads the hash when it changes; `pin` only sets state.
   }, []);
-  const step = chosen && chosen.runId === runId ? chosen.step : null;
-  const setStep = (s: number) => {
-    if (runId) setChosen({ runId, step: s });
-  };
+  // While the followed step loads, the newest one read stays on screen: `step` is the step shown.
+  const shownGroups = useStepData(
+    { ...groupsAtQuery(runId ?? '', followed.step ?? 0), enabled: Boolean(runId) && followed.step !== null },
+    followed.following,
+  );
+  const step = shownGroups?.step ?? followed.step;
+  const setStep = (s: number) => pin(s);
+  const groups = { data: shownGroups?.data };
   useEffect(() => setInspected(null), [runId, step]);
-  const groups = useQuery({ ...groupsAtQuery(runId ?? '', step ?? 0), enabled: Boolean(runId) && step !== null });
-  const episodeSteps = useQuery({ ...episodeStepsQuery(runId ?? '', shown.latestStep), enabled: Boolean(runId) });
+  const episodeSteps = useGrowingList({
+    ...episodeStepsQuery(runId ?? '', shown.latestStep),
+    enabled: Boolean(runId),
+  });
   const pairs = groups.data?.[0]?.kind === 'dpo-pair';
   const sorts = pairs ? PAIR_SORTS : GROUP_SORTS;
   const order = sorts[sort] ?? inOrder;
@@ -140,9 +145,7 @@ export function GroupsView() {
             >
               Next step
             </button>
-            <button type="button" onClick={() => setStep(available.at(-1)!)}>
-              Latest
-            </button>
+            <FollowLatest following={followed.following} onChange={(f) => (f ? followed.follow() : setStep(step!))} />
             <label>
               Sort {noun} by{' '}
               <select value={sorts[sort] ? sort : 'order'} onChange={(e) => setSort(e.target.value)}>
@@ -175,6 +178,8 @@ export function GroupsView() {
             const open = inspected?.group === g.group ? inspected.sample : null;
             const onInspect = (sample: number | null, by: HTMLElement) => {
               opener.current = by;
+              // An open inspector holds its step: the view stops following a live run.
+              if (sample !== null && followed.following && step !== null) setStep(step);
               setInspected(sample === null ? null : { group: g.group, sample });
             };
             return (

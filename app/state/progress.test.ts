@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { duration, phaseText, storedTiming, timing } from './progress';
+import { duration, pausedWithin, phaseText, storedTiming, timing } from './progress';
 
 describe('phaseText', () => {
   it('says what the step is doing, with its count', () => {
@@ -19,6 +19,9 @@ describe('phaseText', () => {
     expect(phaseText({ step: 0, phase: 'evaluating', done: 0, total: 100, unit: 'problems', at: 0 })).toBe(
       'evaluating on 100 held-out problems (greedy)',
     );
+    expect(phaseText({ step: 3, phase: 'evaluating', done: 37, total: 100, unit: 'completions', at: 0 })).toBe(
+      'evaluating on held-out problems: 37 / 100 completions finished',
+    );
   });
 
   it('says the companion is grading, not that no episode finished sampling (grpo-code)', () => {
@@ -34,10 +37,11 @@ describe('timing', () => {
     expect(timing(1000, [], 4000, 0, 10)).toEqual({ elapsedMs: 3000, msPerStep: null, etaMs: null });
   });
   it('takes the first step from the start, then only the intervals between step ends', () => {
+    // A second into step 2: 4 s left of it, then 9 steps of 5 s.
     expect(timing(0, [{ step: 1, at: 5000 }], 6000, 1, 11)).toEqual({
       elapsedMs: 6000,
       msPerStep: 5000,
-      etaMs: 50_000,
+      etaMs: 49_000,
     });
     // A slow first step (loading, step-0 evaluation) no longer counts once two steps ended.
     expect(
@@ -57,6 +61,49 @@ describe('timing', () => {
   it('averages the latest ten steps only', () => {
     const ends = Array.from({ length: 30 }, (_, i) => ({ step: i + 1, at: i < 19 ? i * 100 : 1800 + (i - 18) * 1000 }));
     expect(timing(0, ends, 14_000, 30, 40).msPerStep).toBe(1000);
+  });
+});
+
+describe('timing with the clock and pauses (issue 40)', () => {
+  const ends = [
+    { step: 1, at: 1000 },
+    { step: 2, at: 2000 },
+    { step: 3, at: 3000 },
+  ];
+  it('counts the ETA down while a step is under way, instead of holding it until the step ends', () => {
+    expect(timing(0, ends, 3000, 3, 10).etaMs).toBe(7000);
+    expect(timing(0, ends, 3400, 3, 10).etaMs).toBe(6600);
+    expect(timing(0, ends, 3900, 3, 10).etaMs).toBe(6100);
+  });
+  it('lets a step that outlasts the pace slow the pace of the steps after it', () => {
+    // Step 4 has run 5 s against a pace of 1 s: the 6 steps after it at (1 + 1 + 5) / 3 s.
+    expect(timing(0, ends, 8000, 3, 10).etaMs).toBeCloseTo(6 * (7000 / 3));
+    expect(timing(0, ends, 9000, 3, 10).etaMs).toBeGreaterThan(timing(0, ends, 8000, 3, 10).etaMs!);
+  });
+  it('counts no paused time in the elapsed time, the time per step or the ETA', () => {
+    // Paused for 60 s between steps 2 and 3: steps take 1 s all the same.
+    const paused = [
+      { step: 1, at: 1000 },
+      { step: 2, at: 2000 },
+      { step: 3, at: 63_000 },
+    ];
+    const pauses = [{ from: 2100, until: 62_100 }];
+    expect(timing(0, paused, 63_000, 3, 10, pauses)).toEqual({ elapsedMs: 3000, msPerStep: 1000, etaMs: 7000 });
+    // Still paused: the clock runs on, the elapsed time and the ETA do not.
+    const open = [{ from: 3000, until: null }];
+    expect(timing(0, ends, 50_000, 3, 10, open)).toEqual(timing(0, ends, 3000, 3, 10));
+  });
+  it('sums the paused time within an interval', () => {
+    expect(
+      pausedWithin(
+        [
+          { from: 10, until: 20 },
+          { from: 30, until: null },
+        ],
+        15,
+        40,
+      ),
+    ).toBe(15);
   });
 });
 

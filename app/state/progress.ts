@@ -4,7 +4,7 @@
  * the wall time of the latest steps (evaluations and storing included, since they are part of
  * what is left). Not a scheduler and not a measurement of the trainer (that is `perf/*`).
  */
-import type { PhasePoint } from './run-store';
+import type { Pause, PhasePoint } from './run-store';
 
 /** Steps whose wall time the ETA averages. */
 const ETA_WINDOW = 10;
@@ -35,7 +35,11 @@ export function phaseText(p: PhasePoint): string {
     case 'reference log-probs':
       return 'reference log-probs (frozen starting weights, for the KL term)';
     case 'evaluating':
-      return counted ? `evaluating on ${p.total} held-out ${p.unit ?? 'problems'} (greedy)` : 'evaluating';
+      if (!counted) return 'evaluating';
+      // Counted as they finish (greedy, then k samples a problem with pass@k): a long evaluation moves.
+      return p.unit === 'completions'
+        ? `evaluating on held-out problems: ${p.done} / ${p.total} completions finished`
+        : `evaluating on ${p.total} held-out ${p.unit ?? 'problems'} (greedy)`;
     case 'storing':
       return 'storing the step (IndexedDB)';
     case 'checkpointing':
@@ -75,10 +79,24 @@ export function storedTiming(activeMs: number | undefined, lastStep: number): Ti
   return { elapsedMs: activeMs, msPerStep: lastStep > 0 ? activeMs / lastStep : null, etaMs: null };
 }
 
+/** The paused time within [from, to] (a pause still on counts until `to`). */
+export function pausedWithin(pauses: readonly Pause[], from: number, to: number): number {
+  let ms = 0;
+  for (const p of pauses) ms += Math.max(0, Math.min(p.until ?? to, to) - Math.max(p.from, from));
+  return ms;
+}
+
 /**
  * `stepEnds`: when each step since `startedAt` ended. The first step's time counts from
  * `startedAt`; it includes loading the base and the step-0 evaluation, so once two steps have
- * ended the pace comes from the intervals between step ends only.
+ * ended the pace comes from the intervals between step ends only. Paused time (`pauses`) counts
+ * nowhere: not in the elapsed time, not in a step's time, not in the ETA (issue 40: a run paused
+ * for a minute read 1.3 s a step where its steps took 0.45 s).
+ *
+ * The ETA moves with the clock: the step under way has already taken `now` − its start, so the
+ * time left for it is the pace less that; a step that outlasts the pace counts in the pace of the
+ * steps after it. Before, the ETA changed only when a step ended and stood still through a slow
+ * step or evaluation (issue 40: "about 28 s left" for minutes).
  */
 export function timing(
   startedAt: number,
@@ -86,12 +104,19 @@ export function timing(
   now: number,
   lastStep: number,
   totalSteps: number,
+  pauses: readonly Pause[] = [],
 ): Timing {
-  const elapsedMs = now - startedAt;
+  const active = (from: number, to: number) => to - from - pausedWithin(pauses, from, to);
+  const elapsedMs = active(startedAt, now);
   if (stepEnds.length === 0) return { elapsedMs, msPerStep: null, etaMs: null };
   const times = (stepEnds.length >= 2 ? stepEnds.map((e) => e.at) : [startedAt, stepEnds[0].at]).slice(
     -(ETA_WINDOW + 1),
   );
-  const msPerStep = (times.at(-1)! - times[0]) / (times.length - 1);
-  return { elapsedMs, msPerStep, etaMs: Math.max(0, totalSteps - lastStep) * msPerStep };
+  const k = times.length - 1;
+  const msPerStep = active(times[0], times.at(-1)!) / k;
+  const left = Math.max(0, totalSteps - lastStep);
+  if (left === 0) return { elapsedMs, msPerStep, etaMs: 0 };
+  const current = active(times.at(-1)!, now);
+  const pace = current > msPerStep ? (msPerStep * k + current) / (k + 1) : msPerStep;
+  return { elapsedMs, msPerStep, etaMs: Math.max(0, msPerStep - current) + (left - 1) * pace };
 }

@@ -37,6 +37,12 @@ export interface PhasePoint {
   at: number;
 }
 
+/** A pause of the live run: from when the worker reported it paused until it ran again (null: still paused). */
+export interface Pause {
+  from: number;
+  until: number | null;
+}
+
 interface RunState {
   runId: string | null;
   /** The run's exact options (its preset says which curves and labels apply before any step). */
@@ -52,6 +58,8 @@ interface RunState {
   /** When the run started (or was continued) in this tab, and when each step since then ended (ms). */
   startedAt: number | null;
   stepEnds: { step: number; at: number }[];
+  /** When the run was paused since `startedAt` (ms): the live timing counts none of it (progress.ts `timing`). */
+  pauses: Pause[];
   /** A pause or stop the person asked for that the worker has not reached yet (it acts between steps). */
   requested: 'pause' | 'stop' | null;
   begin: (runId: string, options: RunOptions) => void;
@@ -84,8 +92,16 @@ const noRun = (): RunData => ({
   phase: null,
   startedAt: null,
   stepEnds: [],
+  pauses: [],
   requested: null,
 });
+
+/** A pause opens when the worker reports the run paused and closes at the next status (running, stopped, …). */
+export function pausesAfter(pauses: Pause[], status: RunStatus, now: number): Pause[] {
+  const open = pauses.at(-1)?.until === null;
+  if (status === 'paused') return open ? pauses : [...pauses, { from: now, until: null }];
+  return open ? [...pauses.slice(0, -1), { ...pauses.at(-1)!, until: now }] : pauses;
+}
 
 /** A run that becomes the current one is what Groups and Batch show next (not an earlier pick). */
 const followCurrent = () => useViewedRun.getState().view(null);
@@ -106,6 +122,7 @@ export const useRunStore = create<RunState>((set, get) => ({
       phase: null,
       startedAt: Date.now(),
       stepEnds: [],
+      pauses: [],
       requested: null,
     });
   },
@@ -123,6 +140,7 @@ export const useRunStore = create<RunState>((set, get) => ({
       phase: null,
       startedAt: live ? Date.now() : null,
       stepEnds: [],
+      pauses: [],
       requested: null,
     });
   },
@@ -134,6 +152,7 @@ export const useRunStore = create<RunState>((set, get) => ({
       const reached = e.status !== 'running' || requested === null;
       set({
         status: e.status,
+        pauses: pausesAfter(get().pauses, e.status, Date.now()),
         message: e.message ? `${e.errorName ? `${e.errorName}: ` : ''}${e.message}` : null,
         ...(reached ? { requested: null } : {}),
         ...(e.status === 'running' ? {} : { phase: null }),

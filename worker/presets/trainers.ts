@@ -25,7 +25,7 @@ import type { Model } from '../model/model';
 import type { BatchRecord, FlowCloud, GroupRecord, PhaseReport } from '../contract/records';
 import type { Session } from '../rl/types';
 import { DpoRun, type DpoConfig } from '../train/dpo';
-import type { EvalResult } from '../train/evaluate';
+import type { EvalProgress, EvalResult } from '../train/evaluate';
 import type { GrpoRun } from '../train/grpo';
 import type { GrpoEpisodeRun } from '../train/grpo-episodes';
 import type { PpoRun } from '../train/ppo';
@@ -64,7 +64,8 @@ export interface Trainer {
   next(): Promise<TrainerStep>;
   /** Where the step under way is, for trainers that report it (GRPO); others report the whole step as `step`. */
   onProgress?: (report: PhaseReport | null) => void;
-  evaluate(): Promise<EvalResult>;
+  /** Scores the held-out items, counting completions as they finish on `progress`. */
+  evaluate(progress?: EvalProgress): Promise<EvalResult>;
   /**
    * How many held-out items `evaluate` scores, where the trainer knows it differs from the
    * options' evalN (an environment with fewer held-out tasks than asked: grpo-code has 62); absent: evalN.
@@ -138,7 +139,7 @@ export function grpoTrainer(
         sessions: s.sessions,
       };
     },
-    evaluate: () => grpo.evaluate(),
+    evaluate: (progress) => grpo.evaluate(undefined, progress),
     ...('heldOutCount' in grpo ? { evalCount: grpo.heldOutCount } : {}),
     onProgress: (report) => (grpo.onProgress = report),
     checkpoints: modelCheckpoints(grpo.model, tok, grpo),
@@ -159,7 +160,7 @@ export function dpoTrainer(ops: Ops, config: DpoConfig, base: LoadedCheckpoint):
         sessions: pairSessions(s, base.tokenizer, config),
       };
     },
-    evaluate: () => dpo.evaluate(),
+    evaluate: (progress) => dpo.evaluate(undefined, progress),
     onProgress: (report) => (dpo.onProgress = report),
     checkpoints: modelCheckpoints(dpo.model, base.tokenizer, dpo),
   };
@@ -171,7 +172,7 @@ export function sftTrainer(ops: Ops, config: SftConfig): Trainer {
   return {
     config: sft.config,
     next: async () => ({ metrics: { ...(await sft.next()) } }),
-    evaluate: () => sft.evaluate(),
+    evaluate: (progress) => sft.evaluate(undefined, progress),
     checkpoints: modelCheckpoints(sft.model, sft.tok, sft),
   };
 }

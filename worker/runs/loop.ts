@@ -140,7 +140,7 @@ export async function runLoop(
       phase(0)('evaluating', 0, evalN, 'problems');
       const t0 = performance.now();
       trainer.onProgress?.(phase(0));
-      const ev = await trainer.evaluate();
+      const ev = await trainer.evaluate((done, total) => phase(0)('evaluating', done, total, 'completions'));
       trainer.onProgress?.(null);
       // Step 0 has no step event: its sampled evaluation's pass rates travel with the evaluation.
       const metrics = passMetrics(ev);
@@ -188,7 +188,7 @@ export async function runLoop(
       let evaluation;
       if (o.evalEvery > 0 && (step % o.evalEvery === 0 || step === o.steps)) {
         report('evaluating', 0, evalN, 'problems');
-        const ev = await trainer.evaluate();
+        const ev = await trainer.evaluate((done, total) => report('evaluating', done, total, 'completions'));
         evaluation = { step, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n };
         metrics = { ...metrics, ...passMetrics(ev) };
         emit({

@@ -24,7 +24,7 @@ import { syncDatasetReward } from '../rewards/dataset-reward';
 import type { DpoLossType } from '../rl/index';
 import { dpoLoss } from '../rl/index';
 import { generate } from '../rollout/generate';
-import type { EvalResult } from './evaluate';
+import type { EvalProgress, EvalResult } from './evaluate';
 import type { OptimizerConfig } from './optimizer';
 import { stepOptions } from './optimizer';
 import type { PendingPair, ResumePoint, TrainerPosition } from './resume';
@@ -258,8 +258,8 @@ export class DpoRun {
     };
   }
 
-  evaluate(n = this.source.heldOut.length): Promise<EvalResult> {
-    return this.source.evaluate(this.model, this.source.heldOut.slice(0, n));
+  evaluate(n = this.source.heldOut.length, progress?: EvalProgress): Promise<EvalResult> {
+    return this.source.evaluate(this.model, this.source.heldOut.slice(0, n), undefined, progress);
   }
 
   /**

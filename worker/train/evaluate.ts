@@ -37,6 +37,29 @@ export interface EvalResult {
  * top-k, top-p), from a fixed seed so every evaluation of a run draws alike. A small model's
  * greedy answer can stay put while the distribution it samples from learns: pass@1 shows that.
  */
+/**
+ * Called as an evaluation's completions finish: `done` of `total` (the greedy pass's, then the
+ * sampled pass's k per task). An evaluation of a hundred problems may take a minute: without it the
+ * dashboard showed no count until it ended (issue 40, item 2).
+ */
+export type EvalProgress = (done: number, total: number) => void;
+
+/** Counts completions across an evaluation's batches and passes for an `EvalProgress`. */
+function counter(progress: EvalProgress | undefined, total: number) {
+  let done = 0;
+  progress?.(0, total);
+  return {
+    /** Options for `generate`: each finished row of this batch counts. */
+    rows: (): { onProgress?: (finished: number) => void } =>
+      progress ? { onProgress: (finished: number) => progress(done + finished, total) } : {},
+    /** A batch of `n` is done. */
+    add: (n: number) => {
+      done += n;
+      progress?.(done, total);
+    },
+  };
+}
+
 export interface SampledEval {
   k: number;
   sampling: SamplingOptions;
@@ -87,6 +110,7 @@ async function sampleK(
   maxNew: number,
   stops: { eos: number; stop?: readonly number[] },
   batch: number,
+  count: ReturnType<typeof counter>,
 ) {
   const rows = prompts.flatMap((p) => Array.from({ length: s.k }, () => p));
   const out = [];
@@ -99,8 +123,10 @@ async function sampleK(
         ...stops,
         seed: EVAL_SEED,
         rowSeeds: seeds,
+        ...count.rows(),
       })),
     );
+    count.add(seeds.length);
   }
   return out;
 }
@@ -116,8 +142,10 @@ export async function evaluateArith(
   maxNew = 16,
   batch = 64,
   sampled?: SampledEval,
+  progress?: EvalProgress,
 ): Promise<EvalResult> {
   const prompts = tasks.map((t) => encodeExample(tok, t).promptIds);
+  const count = counter(progress, prompts.length * (1 + (sampled?.k ?? 0)));
   const completions: Int32Array[] = [];
   for (let i = 0; i < prompts.length; i += batch) {
     // Temperature 0 is greedy: the support is the arg-max, whatever the seed.
@@ -126,8 +154,10 @@ export async function evaluateArith(
       ...stopsOf(tok),
       seed: 0,
       temperature: 0,
+      ...count.rows(),
     });
     completions.push(...gens.map((g) => g.sampledIds));
+    count.add(gens.length);
   }
   let correct = 0;
   let length = 0;
@@ -142,7 +172,7 @@ export async function evaluateArith(
   });
   let rates: PassRates | undefined;
   if (sampled) {
-    const gens = await sampleK(model, prompts, sampled, maxNew, stopsOf(tok), batch);
+    const gens = await sampleK(model, prompts, sampled, maxNew, stopsOf(tok), batch, count);
     rates = passRates(
       byTask(
         gens.map((g, r) => exactMatch(tok.decode(g.sampledIds), tasks[Math.floor(r / sampled.k)])),
@@ -177,13 +207,22 @@ export async function evaluateTasks<T extends { prompt: string; answer: string }
   maxNew: number,
   batch = 64,
   sampled?: SampledEval,
+  progress?: EvalProgress,
 ): Promise<EvalResult> {
+  const count = counter(progress, tasks.length * (1 + (sampled?.k ?? 0)));
   let correct = 0;
   let length = 0;
   const samples: EvalResult['samples'] = [];
   for (let i = 0; i < tasks.length; i += batch) {
     const part = tasks.slice(i, i + batch);
-    const gens = await generate(model, part.map(promptIds), { maxNew, ...stopsOf(tok), seed: 0, temperature: 0 });
+    const gens = await generate(model, part.map(promptIds), {
+      maxNew,
+      ...stopsOf(tok),
+      seed: 0,
+      temperature: 0,
+      ...count.rows(),
+    });
+    count.add(gens.length);
     const texts = gens.map((g) =>
       tok.decode(g.finishReason === 'stop' ? g.sampledIds.subarray(0, g.sampledIds.length - 1) : g.sampledIds),
     );
@@ -198,7 +237,7 @@ export async function evaluateTasks<T extends { prompt: string; answer: string }
   }
   let rates: PassRates | undefined;
   if (sampled) {
-    const gens = await sampleK(model, tasks.map(promptIds), sampled, maxNew, stopsOf(tok), batch);
+    const gens = await sampleK(model, tasks.map(promptIds), sampled, maxNew, stopsOf(tok), batch, count);
     const scores = await Promise.all(
       gens.map((g, r) => {
         const ids = g.finishReason === 'stop' ? g.sampledIds.subarray(0, g.sampledIds.length - 1) : g.sampledIds;
@@ -234,9 +273,16 @@ export async function evaluateEpisodes(
   tasks: readonly EnvTask[],
   batch = 64,
   sampled?: SampledEval,
+  progress?: EvalProgress,
   /** Called with each collection's episodes as they come (a run's infrastructure check: it throws to stop). */
   check?: (episodes: readonly CollectedEpisode[]) => void,
 ): Promise<EvalResult> {
+  const count = counter(progress, tasks.length * (1 + (sampled?.k ?? 0)));
+  // The rollout counts episodes ended (of this collection) after each round of turns.
+  const ended = () => {
+    const rows = count.rows().onProgress;
+    return rows ? { onProgress: (_round: number, finished: number) => rows(finished) } : {};
+  };
   let correct = 0;
   let length = 0;
   let errors = 0;
@@ -250,8 +296,10 @@ export async function evaluateEpisodes(
       sampling: { temperature: 0 },
       seed: 0,
       policyVersion: 0,
+      ...ended(),
     });
     check?.(episodes);
+    count.add(episodes.length);
     for (const e of episodes) {
       const ok = e.episode.reward === 1;
       if (ok) correct++;
@@ -279,8 +327,10 @@ export async function evaluateEpisodes(
         sampling: sampled.sampling,
         seed: (EVAL_SEED + i) >>> 0,
         policyVersion: 0,
+        ...ended(),
       });
       check?.(episodes);
+      count.add(episodes.length);
       ok.push(...episodes.map((e) => e.episode.reward === 1));
       errors += episodes.filter((e) => e.episode.status === 'error').length;
     }

@@ -24,7 +24,7 @@ import { pack } from '../rl/pack';
 import type { PackedBatch } from '../rl/pack-types';
 import { sessionOf } from '../rl/session-of';
 import { trainable, type Session } from '../rl/types';
-import type { EvalResult } from './evaluate';
+import type { EvalProgress, EvalResult } from './evaluate';
 import { evaluateEpisodes } from './evaluate';
 import type { GrpoConfig, GrpoStep, GrpoUpdate } from './grpo';
 import { GRPO_ARITH, batchMetrics, packForUpdate, punishOverlong, sampledEvalOf, updateOnBatch } from './grpo';
@@ -390,7 +390,7 @@ export class GrpoEpisodeRun {
     return this.config.envErrorLimit ?? ENV_ERROR_LIMIT_DEFAULT;
   }
 
-  evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
+  evaluate(n = this.heldOutTasks.length, progress?: EvalProgress): Promise<EvalResult> {
     const where = `the held-out evaluation ${this.step === 0 ? 'before step 1' : `after step ${this.step}`}`;
     return evaluateEpisodes(
       this.model,
@@ -399,6 +399,7 @@ export class GrpoEpisodeRun {
       this.heldOutTasks.slice(0, n),
       64,
       sampledEvalOf(this.config),
+      progress,
       (episodes) => checkInfrastructure(episodes, this.envErrorLimit, where, null),
     );
   }

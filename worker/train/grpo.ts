@@ -38,7 +38,7 @@ import type { KindServices } from '../episodes/kinds';
 import type { Generated } from '../rollout/generate';
 import { PromptSource } from '../rollout/prompt-source';
 import { SampledRollout } from '../rollout/sampled-rollout';
-import type { EvalResult, SampledEval } from './evaluate';
+import type { EvalProgress, EvalResult, SampledEval } from './evaluate';
 import type { OptimizerConfig } from './optimizer';
 import { stepOptions } from './optimizer';
 import type { ResumePoint, TrainerPosition } from './resume';
@@ -814,8 +814,8 @@ export abstract class ArithRun<C extends GrpoConfig> {
     this.scheduler.close();
   }
 
-  evaluate(n = this.source.heldOut.length): Promise<EvalResult> {
-    return this.source.evaluate(this.model, this.source.heldOut.slice(0, n), sampledEvalOf(this.config));
+  evaluate(n = this.source.heldOut.length, progress?: EvalProgress): Promise<EvalResult> {
+    return this.source.evaluate(this.model, this.source.heldOut.slice(0, n), sampledEvalOf(this.config), progress);
   }
 
   /**

@@ -18,7 +18,7 @@ import { resolveKind, type EnvironmentName, type KindServices } from '../episode
 import type { ModelConfig } from '../model/config';
 import { modelPreset } from '../model/config';
 import { Model } from '../model/model';
-import type { EvalResult } from './evaluate';
+import type { EvalProgress, EvalResult } from './evaluate';
 import { evaluateEpisodes } from './evaluate';
 import type { ResumePoint, TrainerPosition } from './resume';
 import type { SftConfig, SftStepMetrics } from './sft';
@@ -190,8 +190,8 @@ export class SftEpisodeRun {
   }
 
   /** Held-out accuracy: greedy episodes, the fraction with reward 1. */
-  evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
-    return evaluateEpisodes(this.model, this.tok, this.kind, this.heldOutTasks.slice(0, n));
+  evaluate(n = this.heldOutTasks.length, progress?: EvalProgress): Promise<EvalResult> {
+    return evaluateEpisodes(this.model, this.tok, this.kind, this.heldOutTasks.slice(0, n), 64, undefined, progress);
   }
 
   /** Where this run stands between steps, for an exact continuation (worker/train/resume.ts). */

@@ -13,7 +13,7 @@ import { arithTokenizer } from '../data/tokenizer';
 import type { ModelConfig, ModelPresetName } from '../model/config';
 import { modelPreset } from '../model/config';
 import { Model } from '../model/model';
-import type { EvalResult } from './evaluate';
+import type { EvalProgress, EvalResult } from './evaluate';
 import { evaluateArith } from './evaluate';
 import { lrAt } from './schedule';
 import { packExamples } from './sft-batch';
@@ -154,8 +154,8 @@ export class SftRun {
   }
 
   /** Held-out exact-match accuracy with greedy decoding. */
-  evaluate(n = this.heldOutTasks.length): Promise<EvalResult> {
-    return evaluateArith(this.model, this.tok, this.heldOutTasks.slice(0, n));
+  evaluate(n = this.heldOutTasks.length, progress?: EvalProgress): Promise<EvalResult> {
+    return evaluateArith(this.model, this.tok, this.heldOutTasks.slice(0, n), 16, 64, undefined, progress);
   }
 
   /** Where this run stands between steps, for an exact continuation (worker/train/resume.ts). */

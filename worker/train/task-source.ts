@@ -23,7 +23,7 @@ import type { CodeGrader } from '../rewards/code-grader';
 import { datasetPromptReward } from '../rewards/dataset-reward';
 import { taskMathReward } from '../rewards/task-math-reward';
 import type { PromptReward } from '../rollout/prompt-source';
-import type { EvalResult, SampledEval } from './evaluate';
+import type { EvalProgress, EvalResult, SampledEval } from './evaluate';
 import { evaluateArith, evaluateTasks } from './evaluate';
 
 /** A single-turn task: an arithmetic problem or a dataset record. Both have an id, a prompt and an answer (the ground truth). */
@@ -38,7 +38,7 @@ export interface TaskSource<T extends RunTask = RunTask> {
   promptIds(task: T): Int32Array;
   reward: PromptReward<T>;
   /** Greedy accuracy on `tasks` under the reward (and pass@1 / pass@k with `sampled`). */
-  evaluate(model: Model, tasks: readonly T[], sampled?: SampledEval): Promise<EvalResult>;
+  evaluate(model: Model, tasks: readonly T[], sampled?: SampledEval, progress?: EvalProgress): Promise<EvalResult>;
 }
 
 /** What picks the source: the config's dataset, else its arithmetic task options. */
@@ -57,7 +57,7 @@ export function arithTaskSource(c: TaskSourceConfig, tok: TextTokenizer): TaskSo
     heldOut: heldOut(c.evalN, c.task),
     promptIds: (task) => encodeExample(tok, task).promptIds,
     reward: taskMathReward,
-    evaluate: (model, tasks, sampled) => evaluateArith(model, tok, tasks, 16, 64, sampled),
+    evaluate: (model, tasks, sampled, progress) => evaluateArith(model, tok, tasks, 16, 64, sampled, progress),
   };
 }
 
@@ -125,7 +125,8 @@ export function datasetTaskSource(
     heldOut: split.heldOut.slice(0, c.evalN).map((i) => datasetTask(d.records, i)),
     promptIds,
     reward,
-    evaluate: (model, tasks, sampled) => evaluateTasks(model, tok, tasks, promptIds, reward, c.maxNew, 64, sampled),
+    evaluate: (model, tasks, sampled, progress) =>
+      evaluateTasks(model, tok, tasks, promptIds, reward, c.maxNew, 64, sampled, progress),
   };
 }
 
