@@ -60,11 +60,11 @@ test('Compare: panels per metric with seeds grouped as mean and band, wall-clock
     /one line per run: .*\(2 points\), .*\(2 points\), .*\(2 points\)$/,
   );
 
-  // Wall-clock seconds since each run started: every step has its commit time.
-  await page.getByRole('radio', { name: /^Wall-clock/ }).check();
+  // Seconds each run computed (pauses and stops left out): every step has its time.
+  await page.getByRole('radio', { name: /^Time running/ }).check();
   await expect(reward).toHaveAttribute(
     'aria-label',
-    /by wall-clock seconds, one line per run: .*\(2 points\).*\(2 points\).*\(2 points\)$/,
+    /by seconds running, one line per run: .*\(2 points\).*\(2 points\).*\(2 points\)$/,
   );
 
   // A panel can be removed.

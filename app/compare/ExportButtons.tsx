@@ -17,8 +17,8 @@ export function ExportButtons({ runs }: { runs: readonly CompareRun[] }) {
         Export compared metrics (JSON)
       </button>
       <small>
-        One row per run, step and metric: run name, run id, step, commit time (ISO 8601 and seconds since the start),
-        value.
+        One row per run, step and metric: run name, run id, step, commit time (ISO 8601) and seconds the run had
+        computed by then (pauses and stops left out), value.
       </small>
     </div>
   );

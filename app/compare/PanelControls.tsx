@@ -37,8 +37,8 @@ export function PanelControls({ keys, shown, setShown, x, setX, grouped, setGrou
           <input type="radio" name="compare-x" checked={x === 'step'} onChange={() => setX('step')} /> Step
         </label>
         <label>
-          <input type="radio" name="compare-x" checked={x === 'wall'} onChange={() => setX('wall')} /> Wall-clock
-          (seconds since the run started)
+          <input type="radio" name="compare-x" checked={x === 'wall'} onChange={() => setX('wall')} /> Time running
+          (seconds the run computed, pauses and stops left out)
         </label>
       </fieldset>
       <label>

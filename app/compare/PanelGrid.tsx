@@ -45,7 +45,7 @@ function Panel({
       </figcaption>
       <Chart
         label={
-          `${title} by ${x === 'step' ? 'step' : 'wall-clock seconds'}, one line per ${banded ? 'run or seed group (mean, band min–max)' : 'run'}: ` +
+          `${title} by ${x === 'step' ? 'step' : 'seconds running'}, one line per ${banded ? 'run or seed group (mean, band min–max)' : 'run'}: ` +
           parts.join(', ')
         }
         series={series}

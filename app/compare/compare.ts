@@ -22,14 +22,27 @@ export interface CompareRun {
   runId: string;
   /** The name the view shows (run-name.ts), unique among the compared runs. */
   name: string;
-  /** ms since the epoch: wall-clock x is the seconds since then. */
+  /** ms since the epoch: the time axis of a step stored without its compute time is the seconds since then. */
   createdAt: number;
   options: RunOptions | ImportedRunOptions;
   /** Imported from another framework's files (status `imported`): no seed to group by, no training times. */
   imported: boolean;
-  /** Per step its metrics and, where stored, when it was committed (`t`, ms since the epoch). */
-  steps: { step: number; metrics: Record<string, number>; t?: number }[];
+  /**
+   * Per step its metrics and, where stored, when it was committed (`t`, ms since the epoch) and the
+   * run's compute time up to it (`activeMs`: pauses, stops and the gap before a Continue left out).
+   */
+  steps: { step: number; metrics: Record<string, number>; t?: number; activeMs?: number }[];
   evaluations: { step: number; accuracy: number; meanLength?: number; n?: number }[];
+}
+
+/**
+ * A step's x on the time axis, in seconds: the run's compute time up to it, or, for a step stored
+ * before that was kept, the seconds from the run's start to its commit (which counts pauses); null
+ * without a stored time.
+ */
+export function runSeconds(run: Pick<CompareRun, 'createdAt'>, s: { t?: number; activeMs?: number }): number | null {
+  if (s.activeMs !== undefined) return s.activeMs / 1000;
+  return s.t === undefined ? null : (s.t - run.createdAt) / 1000;
 }
 
 /** `{ policyLoss: { name: 'ppo' } }` → `{ 'policyLoss.name': 'ppo' }`; leaves as JSON text. */

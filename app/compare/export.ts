@@ -7,7 +7,7 @@
  * metrics are written, not the view's derived termination shares. Pure: the view downloads them.
  */
 import type { ImportedRunOptions, RunOptions } from '../../worker/protocol';
-import type { CompareRun } from './compare';
+import { runSeconds, type CompareRun } from './compare';
 
 export const CSV_HEADER = ['run_name', 'run_id', 'step', 'time', 'wall_s', 'metric', 'value'];
 
@@ -17,12 +17,16 @@ export function csvField(v: string): string {
 }
 
 const iso = (t: number | undefined) => (t === undefined ? '' : new Date(t).toISOString());
-const wall = (run: CompareRun, t: number | undefined) => (t === undefined ? '' : String((t - run.createdAt) / 1000));
+/** The step's seconds on the time axis (`runSeconds`: the run's compute time up to it), '' without a stored time. */
+const wall = (run: CompareRun, s: { t?: number; activeMs?: number } | undefined) => {
+  const seconds = s ? runSeconds(run, s) : null;
+  return seconds === null ? '' : String(seconds);
+};
 
 export function compareCsv(runs: readonly CompareRun[]): string {
   const lines = [CSV_HEADER.join(',')];
   for (const run of runs) {
-    const tOf = new Map(run.steps.map((s) => [s.step, s.t]));
+    const at = new Map(run.steps.map((s) => [s.step, s]));
     const rows: [number, string, number | undefined][] = [
       ...run.steps.flatMap((s) =>
         Object.keys(s.metrics)
@@ -37,14 +41,14 @@ export function compareCsv(runs: readonly CompareRun[]): string {
     ].sort((a, b) => a[0] - b[0]);
     for (const [step, metric, value] of rows) {
       if (value === undefined) continue;
-      const t = tOf.get(step);
+      const s = at.get(step);
       lines.push(
         [
           csvField(run.name),
           csvField(run.runId),
           String(step),
-          iso(t),
-          wall(run, t),
+          iso(s?.t),
+          wall(run, s),
           csvField(metric),
           String(value),
         ].join(','),
@@ -80,7 +84,7 @@ export function compareJson(runs: readonly CompareRun[]): CompareMetricsFile {
       steps: r.steps.map((s) => ({
         step: s.step,
         time: s.t === undefined ? null : new Date(s.t).toISOString(),
-        wallS: s.t === undefined ? null : (s.t - r.createdAt) / 1000,
+        wallS: runSeconds(r, s),
         metrics: s.metrics,
       })),
       evals: r.evaluations,

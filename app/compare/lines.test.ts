@@ -59,4 +59,18 @@ describe('linesOf', () => {
     expect(lineSeries(linesOf([untimed], false, () => '')[0], 'reward/mean', 'wall').points).toEqual([]);
     expect(runsWithoutTimes(linesOf([s1, untimed], false, () => ''))).toEqual(['old']);
   });
+  it("puts a step stored with the run's compute time there: a stop and a Continue between steps 1 and 2 take no room", () => {
+    // Step 2 was committed a minute after step 1 (the run was stopped, then continued), but computed 2 s.
+    const stopped: CompareRun = {
+      ...run('stopped', {}, [0, 0.5]),
+      steps: [
+        { step: 1, metrics: { 'reward/mean': 0 }, t: T0 + 2000, activeMs: 2000 },
+        { step: 2, metrics: { 'reward/mean': 0.5 }, t: T0 + 62_000, activeMs: 4000 },
+      ],
+    };
+    expect(lineSeries(linesOf([stopped], false, () => '')[0], 'reward/mean', 'wall').points).toEqual([
+      [2, 0],
+      [4, 0.5],
+    ]);
+  });
 });

@@ -1,11 +1,11 @@
 /**
  * What a Compare panel draws: one line per run, or, grouped, one line per set of runs that differ
  * only in their seed: the mean over the seeds at each step, with the min–max range as a band (as
- * Weights & Biases groups runs). x is the step, or the wall-clock seconds since the run started
- * (each step's commit time; a group's x is its members' mean at that step). Pure.
+ * Weights & Biases groups runs). x is the step, or the seconds the run spent computing up to it
+ * (compare.ts `runSeconds`: pauses and stops left out; a group's x is its members' mean at that step). Pure.
  */
 import type { Series } from '../charts/Chart';
-import { ACCURACY, flattenConfig, valueAt, type CompareRun } from './compare';
+import { ACCURACY, flattenConfig, runSeconds, valueAt, type CompareRun } from './compare';
 
 export type XAxisKind = 'step' | 'wall';
 
@@ -19,21 +19,24 @@ export interface Line {
 /** One step's value of a metric for a run, with its wall-clock x when the step's time is stored. */
 export interface Row {
   step: number;
-  /** Seconds since the run's start, or null when the step has no stored time. */
+  /** The run's seconds computing up to the step (`runSeconds`), or null when the step has no stored time. */
   wall: number | null;
   value: number;
 }
 
 /** A run's values of `metric` in step order (held-out accuracy from its evaluations). */
 export function runRows(run: CompareRun, metric: string): Row[] {
-  const wall = (t: number | undefined) => (t === undefined ? null : (t - run.createdAt) / 1000);
   if (metric === ACCURACY) {
-    const tOf = new Map(run.steps.map((s) => [s.step, s.t]));
-    return run.evaluations.map((e) => ({ step: e.step, wall: wall(tOf.get(e.step)), value: e.accuracy }));
+    const at = new Map(run.steps.map((s) => [s.step, s]));
+    return run.evaluations.map((e) => ({
+      step: e.step,
+      wall: runSeconds(run, at.get(e.step) ?? {}),
+      value: e.accuracy,
+    }));
   }
   return run.steps.flatMap((s) => {
     const value = valueAt(s.metrics, metric);
-    return value === undefined ? [] : [{ step: s.step, wall: wall(s.t), value }];
+    return value === undefined ? [] : [{ step: s.step, wall: runSeconds(run, s), value }];
   });
 }
 

@@ -216,7 +216,11 @@ export interface GroupSample {
  * for an imported run, whose steps were committed at the import), and its evaluations.
  */
 export interface RunHistory {
-  steps: { step: number; metrics: Record<string, number>; t?: number }[];
+  /**
+   * `t`: when the step was committed (ms since the epoch); `activeMs`: the run's compute time up to
+   * and including it (pauses, stops and gaps between a stop and a Continue left out), when stored.
+   */
+  steps: { step: number; metrics: Record<string, number>; t?: number; activeMs?: number }[];
   evaluations: { step: number; accuracy: number; meanLength: number; n: number }[];
 }
 

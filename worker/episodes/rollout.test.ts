@@ -191,7 +191,7 @@ describe('collectEpisodes: terminations', () => {
 });
 
 describe('collectEpisodes: progress', () => {
-  it("tells each round's environment steps: 0 of n before the first, then one report per step answered", async () => {
+  it("tells each round's environment steps: 0 of n before the first, then one report per step answered, and each episode as it ends", async () => {
     const ex = new Map<string, number>();
     const kind = countingKind((turn) => (turn < 2 ? obs([13]) : obs([], 'done', 1)), ex);
     const told: [string, number, number][] = [];
@@ -204,11 +204,15 @@ describe('collectEpisodes: progress', () => {
         onProgress: (round, finished) => told.push(['round', round, finished]),
       }),
     );
-    const round = (r: number, finished: number): [string, number, number][] => [
-      ...[0, 1, 2, 3, 4].map((k): [string, number, number] => ['env', k, 4]),
-      ['round', r, finished],
-    ];
-    expect(told).toEqual([...round(1, 0), ...round(2, 4)]);
+    // Round 1 ends no episode; in round 2 each step that ends one is told as it answers, then the round.
+    const env = (k: number): [string, number, number] => ['env', k, 4];
+    expect(told).toEqual([
+      ...[0, 1, 2, 3, 4].map(env),
+      ['round', 1, 0],
+      env(0),
+      ...[1, 2, 3, 4].flatMap((k): [string, number, number][] => [env(k), ['round', 2, k]]),
+      ['round', 2, 4],
+    ]);
   });
 
   it('an action that ran out of ids takes no environment step, so none is told', async () => {

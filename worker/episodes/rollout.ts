@@ -70,7 +70,11 @@ export interface EpisodeRolloutOptions {
   episodeOffset?: number;
   /** Who executes the turns (stored with each record; default 'local'): a run loop's id, so a view can tell restored turns. */
   writer?: string;
-  /** Told after each round: turns taken so far, episodes finished, episodes. */
+  /**
+   * Told after each round (turns taken so far, episodes finished, episodes), and within a round as
+   * each episode's environment ends it (a companion's sessions answer one by one), so a count of
+   * finished episodes moves as they finish, not once per round.
+   */
   onProgress?: (round: number, finished: number, episodes: number) => void;
   /**
    * Told before a round's environment steps and after each one: steps answered so far, steps of
@@ -270,6 +274,10 @@ export async function collectEpisodes(
       if (records) await restoreSlot(slot, records, o, deadline, true);
     }
 
+    // Episodes ended within a round so far (a reset that failed, a step that ended one), for onProgress as they come.
+    let endedAtRoundStart = slots.filter(ended).length;
+    let endedInRound = 0;
+    const endedOne = (round: number) => o.onProgress?.(round, endedAtRoundStart + ++endedInRound, slots.length);
     // Fresh episodes: reset (all at once: a companion's sessions start in parallel), then commit their starts together.
     const starts: JournalRecord[] = [];
     const fresh = slots.filter((s) => s.initial === null && !ended(s));
@@ -287,6 +295,7 @@ export async function collectEpisodes(
         } catch (e) {
           if (e instanceof EnvironmentUnavailable) throw e;
           end(slot, 'error', 'env_error', `environment '${kind.name}' failed to start: ${(e as Error).message}`);
+          endedOne(0);
           return false;
         } finally {
           slot.ms += performance.now() - t0;
@@ -350,6 +359,8 @@ export async function collectEpisodes(
         throw new Error(`collectEpisodes: the sampler returned ${draws.length} actions for ${live.length} contexts`);
       const sampleMs = performance.now() - t0;
       const records: JournalRecord[] = [];
+      endedAtRoundStart = slots.filter(ended).length;
+      endedInRound = 0;
       const envSteps = draws.filter((g) => g.finishReason === 'stop').length;
       let answered = 0;
       if (envSteps > 0) o.onEnvSteps?.(0, envSteps);
@@ -376,6 +387,7 @@ export async function collectEpisodes(
               failure = `environment '${kind.name}' step ${slot.transitions.length + 1} failed: ${(e as Error).message}`;
             }
             o.onEnvSteps?.(++answered, envSteps);
+            if (failure || answer?.status !== 'running') endedOne(round);
           }
           return { answer, failure, envMs: performance.now() - t1, stderr: slot.env!.takeStderr?.() };
         }),

@@ -188,9 +188,12 @@ export async function runHistory(store: RunStore, runId: string): Promise<RunHis
     store.listRuns(),
   ]);
   const imported = importedOptions(runs.find((r) => r.runId === runId)) !== null;
-  const at = new Map(imported ? [] : times.map((s) => [s.step, s.t]));
+  const at = new Map(imported ? [] : times.map((s) => [s.step, s]));
   return {
-    steps: steps.map((s) => (at.has(s.step) ? { ...s, t: at.get(s.step)! } : s)),
+    steps: steps.map((s) => {
+      const time = at.get(s.step);
+      return time ? { ...s, t: time.t, ...(time.activeMs !== undefined ? { activeMs: time.activeMs } : {}) } : s;
+    }),
     evaluations,
   };
 }

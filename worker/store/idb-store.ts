@@ -37,6 +37,8 @@ interface Schema extends DBSchema, JournalSchema {
       flow?: FlowCloud;
       /** When the step was committed (ms since the epoch); absent in steps stored before it was kept. */
       t?: number;
+      /** The run's compute time up to this step (ms); absent on steps stored before it was kept. */
+      activeMs?: number;
     };
     indexes: { byRun: string };
   };
@@ -113,12 +115,15 @@ export class IdbRunStore implements RunStore {
     const run = await tx.objectStore('runs').get(runId);
     if (!run) throw new Error(`run store: no run '${runId}'`);
     const t = Date.now();
+    const committed = committedRun(run, c, t);
     const writes: Promise<unknown>[] = [
       tx.objectStore('steps').put({
         runId,
         step: c.step,
         metrics: c.metrics,
         t,
+        // The run's compute time up to this step: Compare's time axis, without pauses and stops.
+        activeMs: committed.activeMs,
         ...(c.evaluation ? { evaluation: c.evaluation } : {}),
         ...(c.flow ? { flow: c.flow } : {}),
       }),
@@ -126,7 +131,7 @@ export class IdbRunStore implements RunStore {
     if (c.groups) writes.push(tx.objectStore('groups').put({ runId, step: c.step, groups: c.groups }));
     if (c.batch) writes.push(tx.objectStore('batches').put({ runId, step: c.step, batch: c.batch }));
     if (c.sessions) writes.push(tx.objectStore('sessions').put({ runId, step: c.step, ...encodeSessions(c.sessions) }));
-    writes.push(tx.objectStore('runs').put(committedRun(run, c, t))); // the commit record, last
+    writes.push(tx.objectStore('runs').put(committed)); // the commit record, last
     await write(Promise.all(writes), tx.done);
   }
 
@@ -226,7 +231,11 @@ export class IdbRunStore implements RunStore {
   async stepTimes(runId: string) {
     return (await this.db.getAllFromIndex('steps', 'byRun', runId))
       .sort((a, b) => a.step - b.step)
-      .flatMap((s) => (s.step > 0 && s.t !== undefined ? [{ step: s.step, t: s.t }] : []));
+      .flatMap((s) =>
+        s.step > 0 && s.t !== undefined
+          ? [{ step: s.step, t: s.t, ...(s.activeMs !== undefined ? { activeMs: s.activeMs } : {}) }]
+          : [],
+      );
   }
 
   async stepTime(runId: string, step: number) {

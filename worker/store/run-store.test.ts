@@ -96,6 +96,20 @@ describe.each(stores)('run store: %s', (_name, open) => {
     expect(await store.stepTime(runId, 2)).toBeUndefined();
   });
 
+  it("keeps each step's run compute time: a stop between two steps adds nothing to it", async () => {
+    const store = await open();
+    const runId = `active-${++n}`;
+    await store.putRun({ runId, options: OPTIONS, createdAt: 1000 + n, status: 'running', lastStep: 0 });
+    await store.commitStep(runId, { step: 1, metrics: { x: 1 }, ms: 1500 });
+    // Whatever time passes here (a stop, a Continue), only the steps' own ms count.
+    await new Promise((r) => setTimeout(r, 20));
+    await store.commitStep(runId, { step: 2, metrics: { x: 2 }, ms: 500 });
+    expect((await store.stepTimes(runId)).map((s) => [s.step, s.activeMs])).toEqual([
+      [1, 1500],
+      [2, 2000],
+    ]);
+  });
+
   it('refuses a step for an unknown run and writes nothing', async () => {
     const store = await open();
     await expect(store.commitStep('nope', { step: 1, metrics: { x: 1 }, groups: GROUPS })).rejects.toThrow(

@@ -123,7 +123,8 @@ export interface RunStore {
   /** Each trained step's metrics, and step 0's when it has any (`hasStepMetrics`). */
   stepMetrics(runId: string): Promise<{ step: number; metrics: Record<string, number> }[]>;
   /** When each step (> 0) was committed, ms since the epoch; steps stored before this was kept have none. */
-  stepTimes(runId: string): Promise<{ step: number; t: number }[]>;
+  /** When each step was committed, and the run's compute time up to it (`activeMs`, when stored: steps since it was kept). */
+  stepTimes(runId: string): Promise<{ step: number; t: number; activeMs?: number }[]>;
   /** When one step was committed, as `stepTimes` has it (the loop reads it back for the live 'step' event); undefined when not kept. */
   stepTime(runId: string, step: number): Promise<number | undefined>;
   evaluations(runId: string): Promise<EvalRecord[]>;
@@ -167,7 +168,10 @@ export class MemoryRunStore implements RunStore {
   readonly kind = 'memory' as const;
   readonly journal = new MemoryJournal();
   private readonly runs = new Map<string, RunRecord>();
-  private readonly steps = new Map<string, (Omit<StepCommit, 'sessions'> & { sessions?: SessionsRow; t?: number })[]>();
+  private readonly steps = new Map<
+    string,
+    (Omit<StepCommit, 'sessions'> & { sessions?: SessionsRow; t?: number; activeMs?: number })[]
+  >();
   private readonly checkpoints = new Map<string, { step: number; files: RunCheckpointFiles; resume?: ResumeRecord }>();
 
   async putRun(run: RunRecord) {
@@ -180,12 +184,19 @@ export class MemoryRunStore implements RunStore {
     const { sessions, ...rest } = commit;
     const steps = this.steps.get(runId)!.filter((s) => s.step !== commit.step);
     const t = Date.now();
-    steps.push({ ...rest, t, ...(sessions ? { sessions: encodeSessions(sessions) } : {}) });
+    const committed = committedRun(run, commit, t);
+    // The step keeps the run's compute time up to it: Compare's time axis, without pauses and stops.
+    steps.push({
+      ...rest,
+      t,
+      activeMs: committed.activeMs,
+      ...(sessions ? { sessions: encodeSessions(sessions) } : {}),
+    });
     this.steps.set(
       runId,
       steps.sort((a, b) => a.step - b.step),
     );
-    this.runs.set(runId, committedRun(run, commit, t));
+    this.runs.set(runId, committed);
   }
 
   async setStatus(runId: string, status: RunStatus, message?: string, failedEpisode?: FailedEpisode) {
@@ -239,7 +250,9 @@ export class MemoryRunStore implements RunStore {
 
   async stepTimes(runId: string) {
     return (this.steps.get(runId) ?? []).flatMap((s) =>
-      s.step > 0 && s.t !== undefined ? [{ step: s.step, t: s.t }] : [],
+      s.step > 0 && s.t !== undefined
+        ? [{ step: s.step, t: s.t, ...(s.activeMs !== undefined ? { activeMs: s.activeMs } : {}) }]
+        : [],
     );
   }
 
