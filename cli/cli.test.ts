@@ -167,7 +167,9 @@ describe('dewpoint CLI', () => {
     expect(await main(['eval', '--checkpoint', '/x', '--task', 'gsm8k'])).toBe(2);
     expect(err.join('')).toMatch(/--task must be 'arith', got 'gsm8k'/);
     expect(await main(['frobnicate'])).toBe(2);
-    expect(err.join('')).toMatch(/unknown command 'frobnicate'; allowed: info, bench, pretrain, eval, train, env, episodes/);
+    expect(err.join('')).toMatch(
+      /unknown command 'frobnicate'; allowed: info, bench, pretrain, eval, train, env, episodes/,
+    );
   });
 
   it("train --config takes the Experiments view's JSON, lets flags override it, and names every invalid field", () => {

@@ -121,6 +121,11 @@ try {
     throw new Error(`the run ended '${finalStatus}': ${await page.getByRole('alert').allTextContents()}`);
   console.log(`[demo] run finished in ${runS.toFixed(0)} s`);
   const dashboard = page.getByTestId('run-dashboard');
+  // A chart draws once it has been on screen (app/charts/Chart.tsx): bring each into view before the shot.
+  for (const chart of await dashboard.locator('[data-testid^="chart-"]').all()) {
+    await chart.scrollIntoViewIfNeeded();
+    await page.waitForTimeout(200);
+  }
   await dashboard.evaluate((el) => el.scrollIntoView({ block: 'start' }));
   await dashboard.screenshot({ path: join(out, '03-experiments-dashboard.png') });
   screenshots.push('03-experiments-dashboard.png');
