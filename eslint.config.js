@@ -1,4 +1,4 @@
-// ESLint: TypeScript rules plus the module boundaries of DESIGN.md (the per-folder tsconfigs
+// ESLint: TypeScript rules plus the module boundaries of docs/ARCHITECTURE.md "The layers" (the per-folder tsconfigs
 // make the same boundaries a type error) and the no-Math.random rule for worker/ and kernels/.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';

@@ -2,7 +2,7 @@
  * Extract the program from a completion for a code reward: the last fenced block tagged
  * `language`, else the last untagged fenced block, else `null`.
  *
- * Reference: rl-spec.md "Rewards" (`codeBlock(text, language = 'python')`) and dew
+ * Reference: docs/rl-core.md "Rewards" (`codeBlock(text, language = 'python')`) and dew
  * `code_block(completion, language='python')`. Not a Markdown renderer: it only finds fences.
  * Pure TypeScript, no DOM or Node APIs. Never throws. It lives in the companion, which grades
  * code completions (POST /v1/reward/code); the worker sends it the completion as is.

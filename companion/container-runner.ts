@@ -26,7 +26,7 @@
  *
  * Not a defence against the engine or the image themselves, and no measure of CPU time used
  * (`cpuSeconds` is null). Reference: dew's ContainerRunner and ContainerRunner.command
- * (dew-objectives-rl.txt); rl-spec.md "Sandboxes (companion)".
+ * (dew ContainerRunner); docs/rl-core.md "Sandboxes".
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -3,7 +3,7 @@
  * promise of the outcome, or a refusal when the queue is full); `run` queues a batch all or none
  * and keeps its order; an aborted signal cancels a waiting job (it never starts) or a running one
  * (the runner kills it); `close` cancels everything and waits until every program is dead and its
- * directory deleted. Reference: dew SandboxFleet (rl-spec.md "Sandboxes (companion)").
+ * directory deleted. Reference: dew SandboxFleet (docs/rl-core.md "Sandboxes").
  */
 import { RunCancelled } from './process-runner';
 import type { Outcome, Program, SandboxLimits } from './protocol';

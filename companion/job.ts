@@ -5,7 +5,7 @@
  * both report the same verdicts in the same words.
  *
  * Not how a program is started or killed: each runner owns that.
- * Reference: rl-spec.md "Sandboxes (companion)"; dew's Verdict and SandboxLimits.
+ * Reference: docs/rl-core.md "Sandboxes"; dew's Verdict and SandboxLimits.
  */
 import { availableParallelism } from 'node:os';
 import type { Readable } from 'node:stream';

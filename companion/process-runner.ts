@@ -23,8 +23,8 @@
  *   directory; RLIMIT_NPROC where it bounds this run alone. What it cannot contain it reports.
  * - If the companion dies mid-run, its reaper (reaper.ts) kills the group and its strays.
  *
- * Not a mount, pid or cgroup sandbox: ContainerRunner's job (rl-spec, "Sandboxes").
- * Reference: the ported library's ProcessRunner and SandboxLimits (dew-objectives-rl.txt).
+ * Not a mount, pid or cgroup sandbox: ContainerRunner's job (docs/rl-core.md "Sandboxes").
+ * Reference: dew's ProcessRunner and SandboxLimits (docs/rl-core.md "Sandboxes").
  */
 import { spawn } from 'node:child_process';
 import { existsSync, constants as fsConstants, readFileSync, readdirSync } from 'node:fs';

@@ -3,8 +3,8 @@
  * them. The companion validates every request body with these; the worker may `import type` the
  * inferred types (it talks to the companion over HTTP, never by import).
  *
- * Contract: ../shared/rl-spec.md "Sandboxes (companion)"; the ported library's `Program`,
- * `SandboxLimits`, `Verdict` and `Outcome` (../shared/reference/dew-objectives-rl.txt). Deviations:
+ * Contract: docs/rl-core.md "Sandboxes"; the ported library's (dew's) `Program`,
+ * `SandboxLimits`, `Verdict` and `Outcome`. Deviations:
  * `Program.command` is `argv` and optional (each runner knows how it runs `main.py`), and
  * `Outcome` adds `signal`, `cpuSeconds`, `detail` and `truncated`.
  *
@@ -200,7 +200,7 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, root =
 /*
  * Environment sessions: SubprocessEnvironment (companion/subprocess-env.ts) and its HTTP routes
  * (`/v1/sessions`, companion/server.ts). Contract: dew `SubprocessEnvironment`, `Environment`,
- * `Observation` (../shared/reference/dew-objectives-rl.txt) and the worker's Environment interface
+ * `Observation` (docs/rl-core.md "Data model") and the worker's Environment interface
  * (worker/episodes/environment.ts), whose shapes these are.
  *
  * The environment is a program in any language that reads one JSON request per line on stdin and

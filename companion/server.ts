@@ -95,7 +95,7 @@ export function sessionsOf(o: CompanionOptions): EnvSessions {
   });
 }
 
-/** A program to run: the program's fields and optional limits (defaults from rl-spec). */
+/** A program to run: the program's fields and optional limits (defaults: docs/rl-core.md "Sandboxes"). */
 const runRequestSchema = z.strictObject({ ...programSchema.shape, limits: sandboxLimitsSchema.optional() });
 /** Programs per batch at most. */
 export const MAX_BATCH = 256;

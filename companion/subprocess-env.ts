@@ -19,7 +19,7 @@
  * person beside the companion's words for it.
  *
  * Not a filesystem or network sandbox (ProcessRunner's limits, no more), not the HTTP routes
- * (server.ts, env-sessions.ts). Reference: dew `SubprocessEnvironment` (dew-objectives-rl.txt).
+ * (server.ts, env-sessions.ts). Reference: dew `SubprocessEnvironment` (docs/rl-core.md "Sandboxes").
  * Deviation: dew's worker gets SIGKILL when its parent dies (PR_SET_PDEATHSIG); here the
  * companion's reaper (reaper.ts) kills the program's whole group, and what left it, when the
  * companion dies, however it dies.

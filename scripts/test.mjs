@@ -2,9 +2,9 @@
 // `npm test`: the whole suite. Finds a browser (CHROME_PATH, /usr/bin/chromium, google-chrome;
 // on Debian/Ubuntu as root it installs Debian's chromium with apt when none is found), makes sure
 // the Vulkan loader and the SwiftShader ICD are there for Dawn in Node on machines without a GPU,
-// then runs: typecheck, lint, format, imports (no cycles, worker/ layered), unit + GPU tests
-// (Vitest, Node), the app build, end-to-end tests (Playwright, Chromium with WebGPU). Every step
-// runs; the exit code is non-zero if any failed.
+// then runs: typecheck, lint, format, imports (no cycles, worker/ layered), docs (every citation
+// in the repository), unit + GPU tests (Vitest, Node), the app build, end-to-end tests
+// (Playwright, Chromium with WebGPU). Every step runs; the exit code is non-zero if any failed.
 //   node scripts/test.mjs [--only unit|e2e|static]
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { clearTimeout, setTimeout } from 'node:timers';
@@ -91,6 +91,7 @@ const steps = [
   { group: 'static', name: 'lint', cmd: ['npx', 'eslint', '.'] },
   { group: 'static', name: 'format (Prettier)', cmd: ['npx', 'prettier', '--check', '.'] },
   { group: 'static', name: 'imports (cycles, layers)', cmd: ['node', 'scripts/check-imports.mjs'] },
+  { group: 'static', name: 'docs (citations, paths)', cmd: ['node', 'scripts/check-docs.mjs'] },
   {
     group: 'unit',
     name: 'unit + GPU tests (Vitest, Node)',

@@ -110,7 +110,7 @@ export function dashboardPanels(steps: StepPoint[], evals: EvalPoint[]): Panel[]
     const sampled = pass.map(
       (k) => `${k.slice(5)} at the training temperature ${fmt(last[k] ?? curve(steps, k).at(-1)?.[1])}`,
     );
-    // Evaluations move by a few points between evaluations (calibration.md): the charts' smoothing shows the trend.
+    // Evaluations move by a few points between evaluations (docs/calibration.md "Evaluation noise"): the charts' smoothing shows the trend.
     panels.push({
       id: 'accuracy',
       title: 'Held-out accuracy',

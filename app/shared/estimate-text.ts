@@ -2,7 +2,7 @@
  * The words the Groups view puts beside a group: its reward statistics as the advantage estimator
  * used them (`GroupRecord.estimate`, computed by the RL core) and the formula with the numbers
  * filled in; and a DPO pair's margin and loss. Text only, no math of its own: every number comes
- * from the stored record. References: rl-formulas.md §3.1–3.3 (GRPO, RLOO, REINFORCE++) and §8.2 (DPO).
+ * from the stored record. References: docs/rl-formulas.md §3.1–3.3 (GRPO, RLOO, REINFORCE++) and §8.2 (DPO).
  */
 import type { GroupRecord } from '../../worker/protocol';
 import { fixed, significant } from './format';

@@ -1,6 +1,6 @@
 /**
  * `bench train --model gpt-ref`: training throughput of the peer bench's GPT shape
- * (../shared/peer-bench: 2 layers, d 128, 4 heads, an MLP of ≈ the FLOPs of a 512 GELU MLP — here
+ * (docs/design.md "The peer benchmark": 2 layers, d 128, 4 heads, an MLP of ≈ the FLOPs of a 512 GELU MLP — here
  * SwiGLU with ffn 344 —, vocab 64, seq 64, batch 16 = 1,024 tokens per step), on each backend of
  * this machine in one run, so it can be put beside TensorFlow.js on the same CPU. The data is the
  * peer's synthetic learnable task x_t = (a + s·t) mod 64; the loss is the mean next-token NLL over

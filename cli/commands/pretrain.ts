@@ -1,16 +1,16 @@
 /**
  * `dewpoint pretrain` (`npm run pretrain`): trains the default small model on arithmetic with SFT
- * and writes the base checkpoint for the RL demos. Defaults are calibration.md's base recipe:
+ * and writes the base checkpoint for the RL demos. Defaults are the base recipe of docs/calibration.md "The SFT base":
  * constant lr 1e-3 after warmup (`--min-lr`), no gradient clipping (`--max-grad-norm 1e9`). It
  * stops deliberately early: at the first evaluation whose held-out accuracy reaches `--target`
  * (default 0.22 on 300 tasks, evaluated every 10 steps from step 450), so the RL presets have room
- * to improve (calibration.md: the 20–40% window is only ~40 steps wide, so it evaluates often).
+ * to improve (docs/calibration.md: the 20–40% window is only ~40 steps wide, so it evaluates often).
  * A base made with the cosine decay and clipping of SFT_ARITH (the earlier shipped base) gained
  * 5 points under GRPO where this one gains 10–14 (README).
  *
  * `--from DIR` continues SFT from a checkpoint's weights (fresh AdamW) instead: it runs every step,
  * evaluates every `--eval-every` steps from the start, and writes the last step to `--out`
- * (required, so the shipped base is never overwritten): calibration.md's "continued SFT" baseline.
+ * (required, so the shipped base is never overwritten): the "continued SFT" baseline of docs/calibration.md.
  *
  * `--task calc|guess` makes the base of a multi-turn environment instead (default `--task arith`,
  * the above): SFT on demonstration episodes (worker/train/sft-episodes.ts, SFT_CALC / SFT_GUESS)
@@ -35,7 +35,7 @@ import { BASE_CHECKPOINT_DIR, readCheckpointDir, writeCheckpointDir } from '../.
 type PretrainTask = 'arith' | 'calc' | 'guess' | 'code';
 
 /**
- * Per task: the SFT config and the early stop. arith: calibration.md's base (see above). calc and
+ * Per task: the SFT config and the early stop. arith: the base of docs/calibration.md (see above). calc and
  * guess, measured with this command on a 2-CPU machine (seed 1, constant lr 1e-3):
  * - calc: held-out accuracy is ~0 until step ~290, then 8% (295), 17% (305), 33.5% (320), 78%
  *   (350): a window as narrow as arithmetic's, so it evaluates every 5 steps from step 200
@@ -115,13 +115,13 @@ export async function pretrain(argv: string[]): Promise<number> {
     seed: (f.seed as number | undefined) ?? d.sft.seed,
     evalEvery: (f['eval-every'] as number | undefined) ?? d.evalEvery,
     evalN: (f['eval-n'] as number | undefined) ?? d.evalN,
-    // calibration.md's base: constant lr and no clipping.
+    // docs/calibration.md "The SFT base": constant lr and no clipping.
     minLr: (f['min-lr'] as number | undefined) ?? d.sft.lr,
     maxGradNorm: (f['max-grad-norm'] as number | undefined) ?? 1e9,
     warmup: (f.warmup as number | undefined) ?? d.sft.warmup,
   };
   const target = (f.target as number | undefined) ?? d.target;
-  // Greedy evaluation costs several training steps; before this step accuracy is ~0 (calibration.md, and measured for calc and guess).
+  // Greedy evaluation costs several training steps; before this step accuracy is ~0 (docs/calibration.md, and measured for calc and guess).
   const evalFrom = (f['eval-from'] as number | undefined) ?? (from ? 0 : d.evalFrom);
   checkPretrainFlags(config, { target, evalFrom });
   const { ops, info } = await cliBackend(f.backend);

@@ -1,6 +1,6 @@
 /**
  * Records compute dispatches into one command encoder and submits them in one go (one encoder and
- * one submit per phase, per conventions.md). Each dispatch's uniform parameters take a slot of a
+ * one submit per phase, docs/design.md "Conventions"). Each dispatch's uniform parameters take a slot of a
  * uniform buffer (aligned to minUniformBufferOffsetAlignment); the slots are written with one
  * `writeBuffer` per chunk just before the submit and reused after it (queue order makes that safe).
  */

@@ -24,7 +24,7 @@ import { exactMatch } from './answer';
 const key = (t: { op: ArithOp; a: number; b: number }) => `${t.op}/${t.a}/${t.b}`;
 
 describe('tasks', () => {
-  it('bare prompt and completion match calibration.md', () => {
+  it('bare prompt and completion match docs/calibration.md', () => {
     const [t] = trainStream(1).take(1);
     expect(t.prompt).toBe(`${t.a}+${t.b}=`);
     expect(t.op).toBe('add');

@@ -1,6 +1,6 @@
 /**
  * Arithmetic tasks with verifiable answers: addition, subtraction and multiplication of numbers
- * of up to 4 digits, as bare prompts (`47+35=`, calibration.md) or short word problems
+ * of up to 4 digits, as bare prompts (`47+35=`, docs/calibration.md "Task") or short word problems
  * (`what is 47 plus 35?`). The completion to learn is `\boxed{<answer>}`; the tokenizer-level
  * helper `encodeExample` appends EOS.
  *
@@ -28,8 +28,8 @@ export interface Difficulty {
 }
 
 /**
- * Numbered levels. 1 = 2-digit addition (calibration.md's headline task); 3 = calibration's
- * mix (add, sub, 2-digit × 1-digit multiplication).
+ * Numbered levels. 1 = 2-digit addition (the headline task of docs/calibration.md "Task"); 3 = the
+ * calibration's mix (add, sub, 2-digit × 1-digit multiplication).
  */
 export const DIFFICULTY_LEVELS: Readonly<Record<number, Difficulty>> = Object.freeze({
   1: { digits: 2, ops: ['add'] },

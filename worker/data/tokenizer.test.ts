@@ -32,7 +32,7 @@ describe('arith vocabulary', () => {
     expect(Array.from(tok.encode('0379'))).toEqual([3, 6, 10, 12]);
   });
 
-  it('bare is the 25-symbol prefix of calibration.md, with the same ids', () => {
+  it('bare is the 25-symbol prefix of docs/calibration.md, with the same ids', () => {
     const bare = arithTokenizer('bare');
     const words = arithTokenizer('words');
     expect(bare.size).toBe(BARE_VOCAB_SIZE);

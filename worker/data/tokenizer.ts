@@ -8,7 +8,7 @@
  * (tokenizer.json); `tokenizerFromDescription` rebuilds and validates it.
  *
  * The arithmetic vocabulary (`ARITH_VOCAB`, 50 entries) is ordered so that its first 25 entries
- * are exactly the 25-symbol vocabulary of calibration.md (specials, digits, `+ - * =`, the
+ * are exactly the 25-symbol vocabulary of docs/calibration.md "Task" (specials, digits, `+ - * =`, the
  * characters of `\boxed{}`): a `bare` tokenizer is a prefix of the `words` one and ids agree.
  */
 
@@ -38,7 +38,7 @@ export const ARITH_VOCAB: readonly string[] = Object.freeze([
   ...'acfghijklmnpqrstuvwyz',
 ]);
 
-/** Size of the `bare` vocabulary (calibration.md's 25 symbols): the first 25 entries of `ARITH_VOCAB`. */
+/** Size of the `bare` vocabulary (the 25 symbols of docs/calibration.md "Task"): the first 25 entries of `ARITH_VOCAB`. */
 export const BARE_VOCAB_SIZE = 25;
 
 /**
@@ -178,7 +178,7 @@ export function tokenizerFromDescription(desc: TokenizerDescription): CharTokeni
 /**
  * The arithmetic tokenizer. `format` (default `'words'`): `'words'` is the full 50-entry
  * `ARITH_VOCAB` (covers both prompt formats); `'bare'` is its 25-entry prefix, enough for
- * `47+35=` prompts only (calibration.md).
+ * `47+35=` prompts only (docs/calibration.md "Task").
  */
 export function arithTokenizer(format: 'words' | 'bare' = 'words'): CharTokenizer {
   const vocab = format === 'bare' ? ARITH_VOCAB.slice(0, BARE_VOCAB_SIZE) : ARITH_VOCAB;

@@ -29,7 +29,7 @@
  * Deadline: the rollout's default step deadline (5 s) sits below the companion's wall (30 s by
  * default), so `inCompanion` gives its kind `stepTimeoutMs` from the program's limits
  * (`companionDeadlineMs`): the companion's own wall ends a slow step first and says why.
- * Reference: dew `SubprocessEnvironment` (rl-spec.md "Sandboxes (companion)").
+ * Reference: dew `SubprocessEnvironment` (docs/rl-core.md "Sandboxes").
  */
 import type { CapacityWait, CompanionClient, SessionRequest } from '../companion-client/client';
 import { COMPANION_DEFAULT_WALL_SECONDS, DEFAULT_CAPACITY_WAIT } from '../companion-client/client';

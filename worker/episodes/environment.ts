@@ -5,7 +5,7 @@
  *
  * Not the rollout (rollout.ts owns turns, budgets, timeouts and the journal) and not a tokenizer:
  * an environment speaks ids, and the tool environments decode them with `toolTokenizer()`.
- * Reference: dew `Environment`, `RecoverableEnvironment`, `Observation` (rl-spec.md "Data
+ * Reference: dew `Environment`, `RecoverableEnvironment`, `Observation` (docs/rl-core.md "Data
  * model", "Journal and traces"). Deviation: dew's observation always carries the exact next
  * context; here an environment returns the ids it appends after the action (the common case, and
  * what keeps a turn's stored delta small), or `context` when it rewrites the context (compaction).

@@ -13,7 +13,7 @@
  * cohort under the same key is an error, not something to continue.
  *
  * Homes: memory (this file), IndexedDB (worker/store/idb-journal.ts), a directory of JSONL files in
- * Node (cli/node-journal.ts). Reference: dew `EpisodeJournal` (rl-spec.md "Journal and traces").
+ * Node (cli/node-journal.ts). Reference: dew `EpisodeJournal` (docs/rl-core.md "Journal and traces").
  */
 import type { CaseResult, EpisodeStatus, SamplingSettings, TerminationReason } from '../rl/types';
 import type { EnvTask } from './environment';

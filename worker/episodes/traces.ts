@@ -21,7 +21,7 @@
  * checksums), not a tokenizer, and not a compressor of arbitrary sequences: a prompt that does not
  * extend its parent is stored whole, as a new root, not diffed.
  *
- * Reference: rl-spec.md "Journal and traces" (delta-chain traces).
+ * Reference: docs/rl-core.md "Journal and traces" (delta-chain traces).
  */
 
 /** Why a call that was offered a parent did not extend it (and became a new chain root). */
@@ -69,7 +69,7 @@ export type ResolvedTrace =
       missing?: string;
     };
 
-/** How a call relates to the parent it is offered (the rules of rl-spec.md "Journal and traces"). */
+/** How a call relates to the parent it is offered (the rules of docs/rl-core.md "Journal and traces"). */
 export type CallRelation =
   /** The prompt is parent prompt + parent completion + at least one id: store `prompt[deltaStart:]`. */
   | { kind: 'extends'; deltaStart: number }

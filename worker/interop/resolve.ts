@@ -1,7 +1,7 @@
 /**
  * The policy-loss, advantage and KL settings a run actually trains with: each option left unset
  * filled in with the default its module gives under its `compat` (worker/rl/losses/*.ts,
- * worker/rl/advantages/*.ts, worker/rl/kl.ts; rl-formulas.md §11). The translators compare these
+ * worker/rl/advantages/*.ts, worker/rl/kl.ts; docs/rl-formulas.md §11). The translators compare these
  * with what verl and TRL can express. `Infinity` stands for "none" (no dual clip, no clamp).
  * Not validation (schema.ts) and not the trainers' configs (configs.ts).
  */

@@ -17,7 +17,7 @@
  * ppo_trainer.py (cliprange, vf_coef, cliprange_value, gamma, lam, num_mini_batches,
  * num_ppo_epochs, total_episodes; KL as a reward penalty kl_coef/kl_estimator; top-k/top-p
  * fixed off; one optimizer step per mini-batch with gradient_accumulation_steps 1). Semantics:
- * rl-formulas.md. GRPO's RLOO has no GRPOConfig equivalent (TRL's RLOOConfig trains a
+ * docs/rl-formulas.md. GRPO's RLOO has no GRPOConfig equivalent (TRL's RLOOConfig trains a
  * sequence-level ratio with KL in the reward), so it is listed, not mapped to RLOOConfig.
  */
 import type {

@@ -18,7 +18,7 @@
  * on the last step; `train_max_samples`; the train dataloader drops an incomplete batch),
  * verl/workers/config/rollout.py (`multi_turn.max_assistant_turns`), and
  * verl/workers/engine/fsdp/transformer_impl.py (the actor scores at the rollout temperature).
- * Semantics: rl-formulas.md.
+ * Semantics: docs/rl-formulas.md.
  */
 import type {
   EnvRunOptions,

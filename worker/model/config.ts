@@ -1,6 +1,6 @@
 /**
  * Model configuration of the Llama-style decoder (RMSNorm, RoPE, SwiGLU, no biases, optional tied
- * embeddings) and the size presets. Sizes follow shared/calibration.md: a ~100k-parameter model
+ * embeddings) and the size presets. Sizes follow docs/calibration.md "Model sizes": a ~100k-parameter model
  * learns 2-digit addition on a CPU adapter in minutes.
  */
 
@@ -32,7 +32,7 @@ export interface ModelConfig {
 
 export type ModelPresetName = 'tiny' | 'small' | 'medium';
 
-/** `tiny`: tests and gradient checks. `small`: the default (calibration.md d64/2L). `medium`: a bigger run. */
+/** `tiny`: tests and gradient checks. `small`: the default (d64/2L, docs/calibration.md "Model sizes"). `medium`: a bigger run. */
 export function modelPreset(name: ModelPresetName, vocab: number): ModelConfig {
   const base = { vocab, tiedEmbeddings: true, ropeTheta: 10000, normEps: 1e-5 };
   switch (name) {

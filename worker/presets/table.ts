@@ -273,7 +273,7 @@ const sftArith: PresetSpec<'sft-arith'> = {
   description:
     'Supervised fine-tuning of the small Llama-style model (2 layers, d 64, 102k parameters) on prompts ' +
     'like 47+35= with completions \\boxed{82}. Loss falls within the first steps; held-out exact-match ' +
-    'accuracy climbs after ~500 steps (calibration.md).',
+    'accuracy climbs after ~500 steps (docs/calibration.md).',
   family: 'sft',
   schema: sftSchema,
   defaults: sftOptionsOf(SFT_ARITH, { evalN: 100, checkpointEvery: 100 }),
@@ -305,7 +305,7 @@ const grpoArith: PresetSpec<'grpo-arith'> = {
   description:
     'GRPO on 2-digit addition from public/checkpoints/arith-base: 16 prompts × 8 samples per step, ' +
     'MathReward (exact \\boxed{} answer), group-normalised advantages, PPO clip 0.2, token-mean, lr ' +
-    '1e-4, β = 0. Reward and held-out accuracy rise over ~150 steps (calibration.md).',
+    '1e-4, β = 0. Reward and held-out accuracy rise over ~150 steps (docs/calibration.md).',
   family: 'grpo',
   schema: grpoSchema,
   defaults: grpoOptionsOf(GRPO_ARITH, { evalN: 100, checkpointEvery: 50 }),
@@ -420,7 +420,7 @@ const dpoArith: PresetSpec<'dpo-arith'> = {
   description:
     "DPO on pairs from the base model's own samples (8 per prompt at T = 1; chosen = a correct " +
     'completion, rejected = an incorrect one), the frozen base as reference, β = 0.1, plus an NLL term ' +
-    'on the chosen completion (weight 1, TRL rpo_alpha): plain DPO collapses accuracy here (calibration.md).',
+    'on the chosen completion (weight 1, TRL rpo_alpha): plain DPO collapses accuracy here (docs/calibration.md).',
   family: 'dpo',
   schema: dpoSchema,
   defaults: dpoOptionsOf(DPO_ARITH, { evalN: 100, checkpointEvery: 50 }),

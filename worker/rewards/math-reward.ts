@@ -2,7 +2,7 @@
  * The math reward: 1 when a completion's final answer equals the reference exactly, else 0,
  * with per-component scores (`boxed`, `parsed`, `correct`) that are stored on the session.
  *
- * Reference: rl-spec.md "Rewards" and dew `MathReward(require_boxed=True)`: the answer is the
+ * Reference: docs/rl-core.md "Rewards" and dew `MathReward(require_boxed=True)`: the answer is the
  * last `\boxed{...}` (nested braces allowed); without one, and only with `requireBoxed = false`,
  * the last number. Integers, decimals, `a/b` and `\frac{a}{b}` compare exactly as rationals
  * (`rational.ts`, BigInt, never floating point). A reference that is not a number compares as

@@ -4,7 +4,7 @@
  * agree, `0.1 + 0.2`-style rounding never matters, and 50-digit integers compare digit for digit.
  *
  * Not an expression evaluator: `1+1`, `2^3`, `\sqrt{4}`, units, `$…$` and percent signs are not
- * numbers here. Reference: rl-spec.md "Rewards" (`MathReward`: integers, decimals, `a/b` and
+ * numbers here. Reference: docs/rl-core.md "Rewards" (`MathReward`: integers, decimals, `a/b` and
  * `\frac{a}{b}` compare exactly as rationals, arbitrary precision, not floating point).
  *
  * Grammar (the whole trimmed text must match; whitespace is allowed around every token):

@@ -7,7 +7,7 @@
  * (`verl/trainer/ppo/core_algos.py`, current meaning of `seq-mean-token-sum-norm` since b8d91ef8,
  * `token-sum` since #7197, single micro-batch, `dp_size = 1`; the earlier meaning behind
  * `compat: 'verl-legacy'`), TRL `GRPOTrainer._compute_loss` (`grpo`, `dr_grpo`; `bnpo`/`dapo` are
- * token-mean here), dew `session-mean`; rl-formulas.md §4, §11.3.
+ * token-mean here), dew `session-mean`; docs/rl-formulas.md §4, §11.3.
  *
  * A sequence is a packed chain (a run of equal non-zero `segmentIds` in a row); without
  * `segmentIds` a whole row is one sequence (verl's layout). An empty mask gives loss 0 and zero
@@ -81,7 +81,7 @@ export interface Aggregated {
   weights: Float64Array;
 }
 
-/** w_t = ∂L/∂l_t for the chosen mode (rl-formulas.md §4 table). */
+/** w_t = ∂L/∂l_t for the chosen mode (docs/rl-formulas.md §4 table). */
 export function aggregationWeights(input: AggregationInput, options: AggregationOptions = {}): Float64Array {
   const { rows, width, mask, sessionWeights } = input;
   const mode = options.mode ?? 'token-mean';

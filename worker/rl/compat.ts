@@ -1,6 +1,6 @@
 /**
  * `Compat`: which framework's behaviour an option left unset reproduces where verl, TRL and rLLM
- * disagree (rl-formulas.md §11). Every module with a `compat` option imports it from here; each
+ * disagree (docs/rl-formulas.md §11). Every module with a `compat` option imports it from here; each
  * option's JSDoc says what each value selects and which one is the default (verl, except where a
  * module says otherwise). A type only, not a preset table.
  */

@@ -2,7 +2,7 @@
  * DPO loss on preference pairs (arXiv:2305.18290 eq. 7) and its TRL variants `ipo`, `hinge`,
  * `robust`, with the per-token gradient that seeds the model's backward pass.
  *
- * Reference: TRL `dpo_trainer.py` (`_compute_loss`, f2cd577 / ≥ 0.29), rl-formulas.md §8.2.
+ * Reference: TRL `dpo_trainer.py` (`_compute_loss`, f2cd577 / ≥ 0.29), docs/rl-formulas.md §8.2.
  * Sequence log-probs are **sums** over completion tokens, `s = Σ_t m_t·logp_t`; the reference is
  * frozen (its log-probs are constants); `L` is the mean over pairs. Not a policy-gradient objective
  * (no rollouts, advantages or corrections), and no reference-free or f-divergence variants.

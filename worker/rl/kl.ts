@@ -5,7 +5,7 @@
  * Not the aggregation (see `aggregate.ts`; `grpoObjective` gives the KL term its own) and
  * not the off-policy metrics. References: verl `kl_penalty` / `kl_penalty_forward`
  * (`verl/trainer/ppo/core_algos.py`, `k3+` straight-through since #6058), TRL `GRPOTrainer`'s
- * per-token k3 (unclamped); rl-formulas.md §6 and §11.11.
+ * per-token k3 (unclamped); docs/rl-formulas.md §6 and §11.11.
  */
 import { checkFinite, checkTable } from './table';
 import type { Compat } from './compat';
@@ -63,7 +63,7 @@ export function klEstimatorOf(name: string): KlEstimator {
   return resolved as KlEstimator;
 }
 
-/** Value and ∂/∂logp of a base (non-`+`) estimator at one token (rl-formulas.md §6 table). */
+/** Value and ∂/∂logp of a base (non-`+`) estimator at one token (docs/rl-formulas.md §6 table). */
 export function klAt(
   estimator: 'k1' | 'abs' | 'k2' | 'k3',
   logp: number,

@@ -2,7 +2,7 @@
  * The two layout steps of `pack`: strict call merging into chains, and first-fit-decreasing
  * placement of chains into rows.
  *
- * Not the array filling (pack.ts). Reference: dew `pack` (rl-spec.md "Packing"; rl-formulas.md
+ * Not the array filling (pack.ts). Reference: dew `pack` (docs/rl-core.md "Packing"; docs/rl-formulas.md
  * §9.2): a call whose `promptIds` begin with the previous call's `promptIds + sampledIds` extends
  * that chain, any other call starts a new one; chains are sorted by decreasing length, stably,
  * and each goes at the current end of the first row with room, else a new row opens.

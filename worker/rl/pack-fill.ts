@@ -3,7 +3,7 @@
  *
  * Not the layout decision (pack-chains.ts) nor the advantages (pack.ts): this only copies ids,
  * log-probs, versions and the per-session figures to the positions the placement chose, and
- * derives the session-mean weights. Reference: dew `pack` (rl-spec.md "Packing").
+ * derives the session-mean weights. Reference: dew `pack` (docs/rl-core.md "Packing").
  */
 import { sessionMeanWeights } from './aggregate';
 import type { ChainPlacement } from './pack-types';

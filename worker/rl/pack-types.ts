@@ -5,7 +5,7 @@
  * Every array is `[rows, width]`, row-major, aligned with `inputIds`: entry t describes id t.
  * Ids, segments, positions, versions, call and session indices are `Int32Array`s; everything
  * real-valued (masks included, so they feed the objectives as they are) is a `Float64Array`.
- * Reference: dew `pack` and `RESPONSE_MASK_KEY`/`OLD_LOG_PROBS_KEY` (rl-spec.md "Packing").
+ * Reference: dew `pack` and `RESPONSE_MASK_KEY`/`OLD_LOG_PROBS_KEY` (docs/rl-core.md "Packing").
  */
 import type { AdvantageOptions, OutcomeEstimator } from './advantages/index';
 import type { Chain } from './pack-chains';

@@ -5,7 +5,7 @@
  *
  * Not a scorer (the model scores packed rows, each id given its own chain's prefix) and not GAE
  * (run `gae` on the packed arrays with `tokenRewards`, `sessionIds` and `callIndex`). Reference:
- * dew `pack` (rl-spec.md "Packing", "Advantages"; rl-formulas.md §9.2). Bad sessions throw (see
+ * dew `pack` (docs/rl-core.md "Packing", "Advantages"; docs/rl-formulas.md §9.2). Bad sessions throw (see
  * validate.ts); a batch that does not fit is an expected outcome, `{ ok: false, reason, rowsNeeded }`.
  */
 import { OUTCOME_ESTIMATORS, outcomeAdvantages, type OutcomeEstimator } from './advantages/index';

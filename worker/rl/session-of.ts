@@ -2,7 +2,7 @@
  * `sessionOf`: read a multi-turn episode as an engine-style Session, one Call per action.
  *
  * Not a credit-assignment rule: the episode's single reward stays on the session, and pack shares
- * the group advantage across all its actions. Reference: dew `session_of` (rl-spec.md "Data
+ * the group advantage across all its actions. Reference: dew `session_of` (docs/rl-core.md "Data
  * model"): an action's context is the prompt, its tokens the sampled ids with their behavior
  * likelihoods, `stop` when it ended on EOS and `length` otherwise; an environment-reported error
  * is an infrastructure failure.

@@ -5,7 +5,7 @@
  * Plain data only: checks live in `validate.ts`, the episode → session reading in `session-of.ts`,
  * the batch layout in `pack.ts`. Reference: `dew.objectives.rl` (`Call`, `Session`, `Status`,
  * `Task`, `EpisodeId`, `Action`, `Observation`, `Transition`, `Episode`) as summarised in
- * rl-spec.md "Data model"; termination reasons from the later framework named there.
+ * docs/rl-core.md "Data model"; termination reasons from the later framework named there.
  */
 import type { CaseResult, SessionCritic } from '../contract/records';
 

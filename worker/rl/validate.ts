@@ -5,7 +5,7 @@
  *
  * Not a vocabulary check (upper bounds on ids belong to the model-aware caller, as in dew's
  * `Action`) and not a reward check beyond "finite when trainable". Reference: the invariants dew's
- * `Call`/`Session`/`Action` dataclasses state (rl-spec.md "Data model").
+ * `Call`/`Session`/`Action` dataclasses state (docs/rl-core.md "Data model").
  */
 import {
   AGENT_OUTCOMES,

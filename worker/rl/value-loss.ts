@@ -2,7 +2,7 @@
  * Clipped value loss for PPO's critic, with the per-token gradient ∂L/∂v that seeds the value
  * head's backward pass.
  *
- * Reference: verl `compute_value_loss` (`core_algos.py`), rl-formulas.md §8.1:
+ * Reference: verl `compute_value_loss` (`core_algos.py`), docs/rl-formulas.md §8.1:
  * `v̂ = max(min(v, old + c), old − c)`, `l = max((v − R)², (v̂ − R)²)`, `L = 0.5 · agg(l, m)`.
  * The gradient follows torch exactly, kinks included: `torch.max`/`torch.min` split the gradient
  * ½/½ on ties (`clip_by_value` is built from them), so `v` exactly on a clip bound gets half of

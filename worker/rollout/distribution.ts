@@ -2,7 +2,7 @@
  * The sampling distribution of one next-token position, from its logits: the kept support, the
  * behavior log-probs over it (after temperature, top-k and top-p, renormalised) and the raw
  * log-probs of the unfiltered distribution at the sampling temperature over the whole vocabulary
- * (rl-spec.md "Data model": a Call's `behaviorLogProbs`, `rawLogProbs` and `support`).
+ * (docs/rl-core.md "Data model": a Call's `behaviorLogProbs`, `rawLogProbs` and `support`).
  *
  * Not the draw (see `sample.ts`) and not the GPU: the sampler on the device only produces logits;
  * everything here is plain float64 arithmetic on the CPU, so it is the spec the GPU path is tested

@@ -3,7 +3,7 @@
  * returns one promise per sample; each draws one completion of the task's prompt under the
  * current weights and scores its decoded text with the reward.
  *
- * Reference: dew `PromptSource` and `SessionSource` (rl-spec.md "Rollouts and sources"). The
+ * Reference: dew `PromptSource` and `SessionSource` (docs/rl-core.md "Rollouts and sources"). The
  * reward scores the completion with EOS excluded; a draw that ends on its token budget is
  * `truncated` and still scored; a reward that reports a `failure` (a grader that cannot grade)
  * makes the session `failed`, unscored. Deviations: no scorer threads (a reward may return a promise);

@@ -1,7 +1,7 @@
 /**
  * SampledRollout: draw G completions per prompt and pack them as one-call sessions.
  *
- * Reference: dew `SampledRollout` (rl-spec.md "Rollouts and sources"). EOS is a valid action in
+ * Reference: dew `SampledRollout` (docs/rl-core.md "Rollouts and sources"). EOS is a valid action in
  * the response mask but excluded from the reward's text (the PromptSource's rule); a completion
  * that ran out of the token budget is `truncated`, scored, and `truncation` decides whether it
  * trains (default `'score'`, dew's SampledRollout; worker/rl `pack` alone defaults to `'mask'`).

@@ -3,7 +3,7 @@
  * preference pairs from the base model's own samples (G completions per prompt at temperature 1;
  * chosen = the first correct one, rejected = the first incorrect one under MathReward or the
  * dataset's reward; prompts without both give no pair), the frozen base as reference, the RL core's
- * `dpoLoss`, plus an optional NLL term on the chosen completion (TRL `rpo_alpha`): calibration.md
+ * `dpoLoss`, plus an optional NLL term on the chosen completion (TRL `rpo_alpha`): docs/calibration.md "DPO"
  * found plain DPO collapses greedy accuracy here and DPO + NLL (weight 1) gains ~15 points.
  * One optimizer step per `next()`.
  */
@@ -35,7 +35,7 @@ import { taskSourceOf } from './task-source';
 export interface DpoConfig extends OptimizerConfig {
   seed: number;
   steps: number;
-  /** Pairs per optimizer step (calibration.md: 16). */
+  /** Pairs per optimizer step (docs/calibration.md "DPO": 16). */
   pairs: number;
   /** Completions sampled per prompt to find a correct and an incorrect one (8), at `temperature`. */
   samplesPerPrompt: number;

@@ -65,12 +65,12 @@ interface SampledBatch {
   filterMetrics: Record<string, number>;
 }
 
-/** AdamW in GRPO_ARITH: lr 1e-4 constant, (0.9, 0.99), wd 0 (calibration.md). */
+/** AdamW in GRPO_ARITH: lr 1e-4 constant, (0.9, 0.99), wd 0 (docs/calibration.md "GRPO"). */
 export interface GrpoConfig extends OptimizerConfig {
   /** Seed of the task stream and of the samplers. */
   seed: number;
   steps: number;
-  /** Prompts per step (P) and completions per prompt (G): calibration.md P = 16, G = 8. */
+  /** Prompts per step (P) and completions per prompt (G): docs/calibration.md "GRPO": P = 16, G = 8. */
   prompts: number;
   group: number;
   /** Sampling (behavior policy): temperature 1, no top-k/top-p by default. */
@@ -85,7 +85,7 @@ export interface GrpoConfig extends OptimizerConfig {
   beta: number;
   /** KL estimator and its clamps (used when beta > 0). */
   kl: KlOptions;
-  /** Mask sessions of all-equal groups (calibration.md skipped them). */
+  /** Mask sessions of all-equal groups (docs/calibration.md "GRPO" leaves them out). */
   maskZeroAdvantage: boolean;
   /** Outcome advantage estimator and its options (compat, scale, ...). */
   estimator: OutcomeEstimator;
@@ -97,7 +97,7 @@ export interface GrpoConfig extends OptimizerConfig {
   rejection?: RejectionThresholds;
   /**
    * Optimizer steps per sampled batch: `epochs` passes over it, each split into `miniBatches`
-   * (1, 1 = one step, ratio ≡ 1, calibration.md). With more than one step, old log-probs are the
+   * (1, 1 = one step, ratio ≡ 1, docs/calibration.md "GRPO"). With more than one step, old log-probs are the
    * trainer's rescoring of the batch before the first update.
    */
   epochs: number;
@@ -417,7 +417,7 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
     : undefined;
   const tRef = performance.now();
   // Old log-probs. One update per batch: the sampler's raw log-probs (ratio ≡ 1 up to float32,
-  // calibration.md), unless some call trails the weights (a batch sampled ahead: `lagging`), when
+  // docs/calibration.md "GRPO"), unless some call trails the weights (a batch sampled ahead: `lagging`), when
   // they are the update's own forward, detached: decoupled PPO's proximal policy is the weights
   // the batch trains on, and the behavior corrections weigh π_old / μ with the real lag (verl
   // recomputes old_log_prob). More: the trainer's rescoring under the weights before the first update

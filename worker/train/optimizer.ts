@@ -1,6 +1,6 @@
 /**
  * The optimizer settings every trainer shares (AdamW with global-norm clipping), and the mapping
- * to the model's step options. Defaults live in each preset (calibration.md gives them).
+ * to the model's step options. Defaults live in each preset (docs/calibration.md gives their reasons).
  */
 import type { StepOptions } from '../model/adamw';
 

@@ -1,7 +1,7 @@
 /**
  * The SFT loss: token-mean negative log-likelihood over the completion ids,
  * L = −Σ_t m_t·logp_t / Σ_t m_t, and its seed for the model's backward pass,
- * ∂L/∂logp_t = −m_t / Σ m (calibration.md: "token-mean NLL on completion tokens").
+ * ∂L/∂logp_t = −m_t / Σ m (docs/calibration.md "The SFT base": token-mean NLL over completion tokens).
  */
 export function sftLoss(
   logp: ArrayLike<number>,

@@ -31,12 +31,12 @@ export interface SftConfig extends OptimizerConfig {
   seed: number;
   /** Optimizer steps. */
   steps: number;
-  /** Examples per step (calibration.md: 64). */
+  /** Examples per step (docs/calibration.md "The SFT base": 64). */
   examples: number;
   /** Packed batch shape: rows × width ids. */
   rows: number;
   width: number;
-  /** Warmup steps (calibration.md: 50 to a peak lr of 1e-3) and floor of the cosine (lr / 10). */
+  /** Warmup steps (docs/calibration.md "The SFT base": 50 to a peak lr of 1e-3) and floor of the cosine (lr / 10). */
   warmup: number;
   minLr: number;
   /** Evaluate held-out accuracy every N steps (0: never) on `evalN` tasks. */

@@ -1,7 +1,7 @@
 /**
  * Masked GAE with masked whitening, for PPO with a critic.
  *
- * Reference: verl `compute_gae_advantage_return` (rl-formulas.md §3.4), backwards from a zero
+ * Reference: verl `compute_gae_advantage_return` (docs/rl-formulas.md §3.4), backwards from a zero
  * tail bootstrap; tokens off the mask (observations, prompts, padding) are skipped, carrying the
  * next trainable token's value and running advantage. Advantages are `masked_whiten`ed over every
  * trainable token of the batch (unbiased, +1e-8; `shiftMean: false` adds the mean back, verl

@@ -2,7 +2,7 @@
  * Shared pieces of the outcome (per-sequence) advantage estimators: group indexing by key, the
  * zero-std count and the result type.
  *
- * Not an estimator. Reference: rl-formulas.md §3 (group statistics) and TRL
+ * Not an estimator. Reference: docs/rl-formulas.md §3 (group statistics) and TRL
  * `GRPOTrainer._generate_and_score_completions` (`frac_reward_zero_std`).
  */
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { grpoAdvantages } from './grpo';
 
 // Group a: [1, 2, 4] (mean 7/3, unbiased std √(7/3), population std √(14/9)); b: singleton [3];
-// c: all-equal [5, 5]. Expected values computed by hand from rl-formulas.md §3.1.
+// c: all-equal [5, 5]. Expected values computed by hand from docs/rl-formulas.md §3.1.
 const scores = [1, 2, 4, 3, 5, 5];
 const groups = ['a', 'a', 'a', 'b', 'c', 'c'];
 

@@ -2,7 +2,7 @@
  * GRPO group normalisation: `a_i = (r_i − μ_g) / (σ_g + ε)`, or `r_i − μ_g` without std scaling.
  *
  * An outcome estimator: one scalar per sequence, broadcast over its tokens by the caller. Not a
- * loss. References (rl-formulas.md §3.1): verl `compute_grpo_outcome_advantage` (default), TRL
+ * loss. References (docs/rl-formulas.md §3.1): verl `compute_grpo_outcome_advantage` (default), TRL
  * `GRPOTrainer` `scale_rewards`, rLLM `calculate_grpo_advantages_per_group`. Flow-GRPO's
  * `PerPromptStatTracker` (dew FlowRollout) is `{ stdType: 'population', epsilon: 1e-4, singleton:
  * 'zero' }`. Groups whose scores are all equal (≥ 2 members) get exactly 0, where torch would

@@ -1,7 +1,7 @@
 /**
  * Advantage estimators: the outcome (per-sequence) ones, GRPO, RLOO and REINFORCE++-baseline, one
  * dispatcher over them for pack, and masked GAE for PPO. Each module cites its verl/TRL/rLLM
- * reference; rl-formulas.md §3 has the formulas and §11 the disagreements `compat` selects.
+ * reference; docs/rl-formulas.md §3 has the formulas and §11 the disagreements `compat` selects.
  */
 import type { Compat } from '../compat';
 import { outcome, type AdvantageDetails, type OutcomeAdvantages } from './groups';

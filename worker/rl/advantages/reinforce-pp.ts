@@ -2,7 +2,7 @@
  * REINFORCE++-baseline: subtract the group mean, then normalise across the whole batch.
  *
  * An outcome estimator: one scalar per sequence (constant over its tokens). The two references
- * differ (rl-formulas.md §3.3, §11.2):
+ * differ (docs/rl-formulas.md §3.3, §11.2):
  * - verl `compute_reinforce_plus_plus_baseline_outcome_advantage` (default): `c_i = r_i − μ_g`
  *   (μ = 0 for a singleton), tiled over the tokens and `masked_whiten`ed over all trainable tokens
  *   of the batch, so the statistics are token-weighted (a sequence counts `lengths[i]` times),

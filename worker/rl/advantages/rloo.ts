@@ -2,7 +2,7 @@
  * RLOO (leave-one-out baseline): `a_i = r_i − mean_{j≠i} r_j = n/(n−1)·(r_i − μ)` for n > 1.
  *
  * An outcome estimator: one scalar per sequence. Not TRL's KL-in-reward penalty (that belongs to
- * the reward, before this). References (rl-formulas.md §3.2): verl `compute_rloo_outcome_advantage`
+ * the reward, before this). References (docs/rl-formulas.md §3.2): verl `compute_rloo_outcome_advantage`
  * (the loop form, the `rloo` estimator; a singleton keeps its raw score, as in rLLM), verl
  * `compute_rloo_vectorized_outcome_advantage` and TRL `RLOOTrainer` (a singleton gets 0), TRL
  * `normalize_advantages` (batch whitening, unbiased std, + 1e-4).

@@ -9,7 +9,7 @@
  *
  * Not a normaliser of anything else: the epsilons (1e-8 in the mean's denominator and under the
  * square root) are verl's, and the refusals of an empty or one-token mask are verl's `ValueError`s
- * (rl-formulas.md §2). Callers that want dew's "zero mass for none" check the count first.
+ * (docs/rl-formulas.md §2). Callers that want dew's "zero mass for none" check the count first.
  */
 
 /** verl's epsilon in `masked_mean` (`Σ m x / (Σ m + 1e-8)`) and in `masked_whiten` (`rsqrt(var + 1e-8)`). */

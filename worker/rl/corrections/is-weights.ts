@@ -3,7 +3,7 @@
  * level, with optional batch normalisation and verl's IS metrics including the ESS.
  *
  * Reference: verl `rollout_corr_helper.py` (`compute_rollout_correction_weights`,
- * `compute_is_metrics`), rl-formulas.md §7.1. Input is verl's `log_ratio` = training-side log-prob
+ * `compute_is_metrics`), docs/rl-formulas.md §7.1. Input is verl's `log_ratio` = training-side log-prob
  * minus rollout (behavior) log-prob. The weights are **constants** (verl detaches them): a policy
  * loss multiplies its per-token loss by them and its gradient by the same numbers; no gradient
  * flows through them. Not a loss, and not the rejection masks (rejection.ts).

@@ -5,7 +5,7 @@
  * References: verl `compute_offpolicy_metrics` (`rollout_corr_helper.py`; every mean is
  * `masked_mean` with +1e-8 and row averages include sequences with no mask tokens) and rLLM
  * `offpolicy_metrics` (`rllm/trainer/algorithms/loss.py`, PR #767; exact means over active
- * tokens, empty sequences skipped), rl-formulas.md §7.4. Metrics only, no gradient.
+ * tokens, empty sequences skipped), docs/rl-formulas.md §7.4. Metrics only, no gradient.
  *
  * Deviations: everything is float64 (rLLM computes in float32); with no mask tokens both return
  * `{}` (verl asserts). `ratio/*` is rLLM's; in verl mode it is added with verl's `masked_mean`.

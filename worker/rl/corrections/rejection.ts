@@ -3,7 +3,7 @@
  * between the training side and the behavior policy is out of bounds.
  *
  * Reference: verl `rollout_corr_helper.py` (`compute_rollout_rejection_mask`,
- * `compute_rs_metrics`), rl-formulas.md §7.2. With `lr = clamp(logRatio, ±20)` (training minus
+ * `compute_rs_metrics`), docs/rl-formulas.md §7.2. With `lr = clamp(logRatio, ±20)` (training minus
  * behavior): **k1 = −lr** (log π_rollout − log π_train: verl's sign, so a k1 band `[lo, hi]` keeps
  * ρ = π_train/π_rollout ∈ [1/hi, 1/lo]), k2 = ½lr², k3 = e^lr − 1 − lr. k1 options keep
  * `log lo ≤ stat ≤ log hi` (a single number u means `[1/u, u]`); k2/k3 options keep `stat ≤ hi`.

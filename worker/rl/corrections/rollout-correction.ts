@@ -6,7 +6,7 @@
  * Reference: verl `compute_rollout_correction_and_rejection_mask` (decoupled: old vs rollout, once
  * per batch) and `compute_policy_loss_bypass_mode` (bypass: no old log-probs, the behavior
  * log-probs stand in as old, and the corrections compare the **detached** current policy with
- * behavior), rl-formulas.md §7 and §9.1. The weights and the mask are constants: no gradient flows
+ * behavior), docs/rl-formulas.md §7 and §9.1. The weights and the mask are constants: no gradient flows
  * through them (verl computes them under `no_grad` / `.detach()`). Not a loss, and it does not
  * decide where the mask is applied (verl applies a decoupled RS mask before advantages too).
  */

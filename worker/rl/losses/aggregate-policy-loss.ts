@@ -6,7 +6,7 @@
  *   ∂L/∂logp = result.backward(w ⊙ c) + Σ_aux coefficient · v ⊙ g_aux
  *
  * `grpoObjective` (objectives/grpo.ts) adds β × a KL term aggregated on its own (kl.ts, then
- * `aggregate`), sums the `dlogp`s and namespaces the metrics. Not the corrections themselves. Reference: rl-formulas.md §9.1
+ * `aggregate`), sums the `dlogp`s and namespaces the metrics. Not the corrections themselves. Reference: docs/rl-formulas.md §9.1
  * (grad_t = w_agg,t · w_t · g_pg,t + β · w_kl,t · g_kl,t), verl `compute_policy_loss_*` with
  * `rollout_is_weights`.
  */

@@ -8,7 +8,7 @@
  * The loss value contains logp itself, so it is not a surrogate value. Not the aggregation (TRL
  * aggregates cispo like `dapo`, i.e. token-mean here). References: verl
  * `compute_policy_loss_cispo`, rLLM `cispo`, TRL `GRPOTrainer` `loss_type="cispo"`;
- * rl-formulas.md §5.3, §11.7.
+ * docs/rl-formulas.md §5.3, §11.7.
  */
 import { checkContext, clampedRatio, clip, exactMean, LOG_RATIO_CLAMP, verlMean } from './math';
 import type { Compat } from '../compat';

@@ -11,7 +11,7 @@
  *   l = −A·tr·logp·valid,  g = −A·tr·valid
  *
  * Not the aggregation (verl's recipe uses seq-mean-token-sum-norm). References: verl
- * `compute_policy_loss_dppo_tv` / `_dppo_kl`, rLLM `dppo_tv` / `dppo_kl`; rl-formulas.md §5.5, §11.8.
+ * `compute_policy_loss_dppo_tv` / `_dppo_kl`, rLLM `dppo_tv` / `dppo_kl`; docs/rl-formulas.md §5.5, §11.8.
  */
 import { checkContext, clampedRatio, exactMean, LOG_RATIO_CLAMP, verlMean } from './math';
 import type { Compat } from '../compat';

@@ -6,7 +6,7 @@
  * l = −logp, g = −1); the objective adds `coefficient · Σ v_t l_t` with v the aggregation weights
  * over that mask, so its gradient on an observation token is −coefficient·v_t. Behavior
  * corrections multiply the PPO term only. Not the aggregation. Reference: rLLM `echo`
- * (arXiv:2605.24517: `ppo_clip + env_loss_coef · aggregate(−logp, obs_mask)`); rl-formulas.md §5.7.
+ * (arXiv:2605.24517: `ppo_clip + env_loss_coef · aggregate(−logp, obs_mask)`); docs/rl-formulas.md §5.7.
  */
 import { checkFinite, checkTable } from '../table';
 import { ppoLoss, type PpoOptions } from './ppo';

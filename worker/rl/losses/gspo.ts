@@ -14,7 +14,7 @@
  * which `backward(w)` computes (`local: false`; `dlogp` holds the diagonal ∂l_t/∂logp_t only).
  *
  * References: verl `compute_policy_loss_gspo`, rLLM `gspo` (same math), TRL `GRPOTrainer`
- * (`importance_sampling_level`); rl-formulas.md §5.2. Not the aggregation.
+ * (`importance_sampling_level`); docs/rl-formulas.md §5.2. Not the aggregation.
  */
 import { checkContext, clip, dclip, dmax, verlMean } from './math';
 import type { Compat } from '../compat';

@@ -6,7 +6,7 @@
  *
  * With an infinite band (α = 0, β = ∞) this is REINFORCE times the IS weight d. Not verl's
  * IcePop, which is a behavior-correction weight on another loss (see the corrections), and not
- * the aggregation. Reference: rLLM `icepop` (arXiv:2510.18855); rl-formulas.md §5.6, §11.10.
+ * the aggregation. Reference: rLLM `icepop` (arXiv:2510.18855); docs/rl-formulas.md §5.6, §11.10.
  */
 import { activeStats, checkContext, exactMean } from './math';
 import { localResult, type PolicyLossContext, type PolicyLossResult } from './types';

@@ -2,7 +2,7 @@
  * Small pieces the policy losses share: input checks, the clamped ratio, torch's tie rules for
  * `maximum`/`minimum`/`clamp` gradients, and the two metric means (verl `masked_mean` with its
  * 1e-8, from corrections/sequences.ts; rLLM's exact mean over active tokens). Not a loss.
- * Reference: rl-formulas.md §2.
+ * Reference: docs/rl-formulas.md §2.
  */
 import { maskCount, SAFETY_BOUND, verlMaskedMeanOf } from '../corrections/sequences';
 import { checkFinite, checkTable, sequenceSpans, type SegmentSpan } from '../table';

@@ -7,7 +7,7 @@
  * Gradients follow torch exactly, kinks included (ties split ½/½, clamp passes at its bounds).
  * Not the aggregation and not the behavior corrections (the objective multiplies them in). The
  * reference is verl `compute_policy_loss_vanilla`; TRL `GRPOTrainer._compute_loss` (no dual clip,
- * no ±20 clamp, optional `delta`); rLLM `ppo_clip` (no dual clip). rl-formulas.md §5.1.
+ * no ±20 clamp, optional `delta`); rLLM `ppo_clip` (no dual clip). docs/rl-formulas.md §5.1.
  */
 import { checkContext, clampedRatio, clip, dclip, dmax, dmin, exactMean, LOG_RATIO_CLAMP, verlMean } from './math';
 import type { Compat } from '../compat';

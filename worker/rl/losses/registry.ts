@@ -2,9 +2,9 @@
  * The policy-loss registry: every named loss, looked up by name with its own typed options.
  * Adding a loss is one file exporting `(ctx, options?) => PolicyLossResult` plus one line here.
  *
- * Names follow the reference library and rLLM's registry (rl-spec.md "Objectives and losses"):
+ * Names follow the reference library and rLLM's registry (docs/rl-core.md "Objectives and losses"):
  * `ppo` is verl `vanilla`, `reinforce` is verl `gpg`. Not the objective: see
- * `aggregatePolicyLoss` for how a result is aggregated, and objectives/grpo.ts (rl-formulas.md
+ * `aggregatePolicyLoss` for how a result is aggregated, and objectives/grpo.ts (docs/rl-formulas.md
  * §9.1) for the GRPO composition that picks a loss by name.
  */
 import { cispoLoss } from './cispo';

@@ -8,7 +8,7 @@
  *                   with r′ = ∂r/∂logp = r·1[|log_r| ≤ 20]; inside the clamp g = −wA + b(r − 1) + f·r·log_r
  *
  * Not the aggregation (both KL terms share the policy term's). Reference: rLLM `reinforce_kl`
- * (PR #767 loss registry); rl-formulas.md §5.7.
+ * (PR #767 loss registry); docs/rl-formulas.md §5.7.
  */
 import { activeStats, checkContext, clampedRatio, exactMean, LOG_RATIO_CLAMP } from './math';
 import { localResult, type PolicyLossContext, type PolicyLossResult } from './types';

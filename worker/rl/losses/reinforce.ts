@@ -2,7 +2,7 @@
  * `reinforce`: the plain policy gradient, l = −A·logp and g = −A. Any importance weight is a
  * behavior correction the objective multiplies in (verl's bypass `loss_type="reinforce"`:
  * −A·logp·w). Not the aggregation. References: verl `compute_policy_loss_gpg` (`gpg`) and
- * `compute_policy_loss_reinforce`, rLLM `reinforce`; rl-formulas.md §5.4.
+ * `compute_policy_loss_reinforce`, rLLM `reinforce`; docs/rl-formulas.md §5.4.
  */
 import { checkContext, verlMean } from './math';
 import { localResult, type PolicyLossContext, type PolicyLossResult } from './types';

@@ -3,7 +3,7 @@
  * result it returns. Types only, plus the one constructor for results whose gradient is local.
  *
  * A loss returns per-token `l_t` and `g_t = ∂l_t/∂logp_t` with the reference's stop-gradients
- * (rl-formulas.md §2, §5): it never aggregates. The objective picks the aggregation weights
+ * (docs/rl-formulas.md §2, §5): it never aggregates. The objective picks the aggregation weights
  * `w_t` (aggregate.ts), multiplies in any behavior-correction weights `c_t` (detached), and calls
  * `backward(w ⊙ c)` for `∂(Σ_t w_t c_t l_t)/∂logp`; `aggregatePolicyLoss` does exactly that.
  */

@@ -1,6 +1,6 @@
 /**
  * `grpoObjective`: the reference library's GRPO composition (dew `GRPOObjective`, arXiv:2402.03300
- * eq. 4; rl-formulas.md §9.1): a registered policy loss times the behavior-correction weights,
+ * eq. 4; docs/rl-formulas.md §9.1): a registered policy loss times the behavior-correction weights,
  * aggregated over the corrected mask, plus β × a KL to a frozen reference aggregated on its own:
  *
  *   mask' = responseMask · keep(rejection);   c = IS weights (1 without them)

@@ -1,6 +1,6 @@
 /**
  * `ppoObjective`: train a policy and a critic together on one token mass (dew `PPOObjective`,
- * rl-formulas.md §8.1, §9.2): the GRPO composition's policy terms (grpo.ts, same options) plus
+ * docs/rl-formulas.md §8.1, §9.2): the GRPO composition's policy terms (grpo.ts, same options) plus
  * `valueCoefficient` × verl's clipped value loss over the same mask and aggregation:
  *
  *   L = L_grpo + c_v · 0.5 · agg(max((v − R)², (clip(v, v_old ± ε_v) − R)²), mask')

@@ -1,5 +1,5 @@
 /**
- * What every RL objective reads and returns (conventions.md "RL objectives as pure functions"):
+ * What every RL objective reads and returns (docs/design.md "Conventions"):
  * plain `[rows, width]` row-major tables of a packed batch in, the loss, the per-token gradient
  * seed `dlogp` for the model's backward pass and `group/name` metrics out. Types only.
  *
