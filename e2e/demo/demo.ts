@@ -122,7 +122,7 @@ try {
   console.log(`[demo] run finished in ${runS.toFixed(0)} s`);
   const dashboard = page.getByTestId('run-dashboard');
   // A chart draws once it has been on screen (app/charts/Chart.tsx): bring each into view before the shot.
-  for (const chart of await dashboard.locator('[data-testid^="chart-"]').all()) {
+  for (const chart of await dashboard.getByRole('img').all()) {
     await chart.scrollIntoViewIfNeeded();
     await page.waitForTimeout(200);
   }
