@@ -203,10 +203,10 @@ export async function runLoop(
       }
       report('storing');
       // One transaction per step; a full store pauses the run until the person frees space and resumes.
-      let stored = false;
-      while (!stored) {
+      let t: number | undefined;
+      while (t === undefined) {
         try {
-          await store.commitStep(runId, {
+          t = await store.commitStep(runId, {
             step,
             metrics,
             ms: performance.now() - t0,
@@ -216,7 +216,6 @@ export async function runLoop(
             ...(flow ? { flow } : {}),
             ...(evaluation ? { evaluation } : {}),
           });
-          stored = true;
         } catch (e) {
           if (!(e instanceof StorageFullError)) throw e;
           run.status = 'paused';
@@ -226,7 +225,7 @@ export async function runLoop(
       }
       // Stopped while waiting for space: this step was never committed, so it is neither reported
       // nor checkpointed, and the trainer has moved past the last committed step (no checkpoint of it now).
-      if (!stored) {
+      if (t === undefined) {
         await setStatus(
           'stopped',
           `stopped after step ${committed} (step ${step} could not be stored)${checkpointed !== null ? `; continue from the checkpoint at step ${checkpointed}` : ''}`,
@@ -234,9 +233,8 @@ export async function runLoop(
         return;
       }
       committed = step;
-      // The commit time as stored (read back, not a second clock), so the live dashboard's steps carry what a reload reads.
-      const t = await store.stepTime(runId, step);
-      emit({ type: 'step', runId, step, totalSteps: o.steps, metrics, ...(t !== undefined ? { t } : {}) });
+      // The commit time as stored (commitStep's answer, not a second clock), so the live dashboard's steps carry what a reload reads.
+      emit({ type: 'step', runId, step, totalSteps: o.steps, metrics, t });
       if ((o.checkpointEvery > 0 && step % o.checkpointEvery === 0) || step === o.steps) await checkpoint(step);
     }
     run.status = 'finished';
