@@ -42,6 +42,12 @@ export interface LoopServices {
   backendChoice(): RunBackendChoice | null;
   /** The run's trainer; `writer` names this loop in the episode journal. */
   trainer(o: RunOptions, runId: string, writer: string): Promise<Trainer>;
+  /**
+   * False: the loop writes no checkpoint, not even the base's or the last step's (the CLI's
+   * `dewpoint train`, whose runs are never continued and whose presets set checkpointEvery 0).
+   * Absent: it checkpoints as the options say, for a run that can continue.
+   */
+  checkpoints?: boolean;
 }
 
 /**
@@ -116,7 +122,7 @@ export async function runLoop(
     let committed = from?.step ?? 0;
     let checkpointed = from?.step ?? null;
     const checkpoint = async (step: number) => {
-      if (!trainer.checkpoints) return;
+      if (!trainer.checkpoints || services.checkpoints === false) return;
       phase(step)('checkpointing');
       // The files of the trainer's kind (a language model's folder, the flow policy's) and, beside
       // them, AdamW's state and the trainer's position: a checkpoint a run can continue from.
@@ -190,7 +196,9 @@ export async function runLoop(
         report('evaluating', 0, evalN, 'problems');
         const ev = await trainer.evaluate((done, total) => report('evaluating', done, total, 'completions'));
         evaluation = { step, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n };
-        metrics = { ...metrics, ...passMetrics(ev) };
+        // The evaluation's own metrics (pass rates, errors) are stored with the step, and told with the evaluation.
+        const evalMetrics = passMetrics(ev);
+        metrics = { ...metrics, ...evalMetrics };
         emit({
           type: 'eval',
           runId,
@@ -199,6 +207,7 @@ export async function runLoop(
           meanLength: ev.meanLength,
           n: ev.n,
           samples: ev.samples,
+          ...(Object.keys(evalMetrics).length ? { metrics: evalMetrics } : {}),
         });
       }
       report('storing');
