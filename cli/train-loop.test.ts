@@ -3,10 +3,14 @@
  * the app's run manager does, and prints from its events. The test wraps `runLoop` and marks each
  * step event it emits: every printed step line carries the mark, one line per step event, and
  * each evaluation line is an eval event's. A CLI that stepped its trainer itself would print no
- * mark. A run that fails (a failed status) ends the command with its error's name and message.
+ * mark. The step's records reach the health flags through the loop's store (the infrastructure
+ * flag names the step's commonest failure), and a run that fails (a failed status) ends the
+ * command with its error's name and message.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunEvent } from '../worker/protocol';
+import type { Session } from '../worker/rl/types';
+import type { TrainerStep } from '../worker/presets/trainers';
 import type { LoopServices } from '../worker/runs/loop';
 import { main } from './main';
 import { capture } from './testing/capture';
@@ -16,6 +20,8 @@ const wrap = vi.hoisted(() => ({
   services: null as LoopServices | null,
   /** When set, the run fails at once with this status instead of running. */
   fail: null as { errorName: string; message: string } | null,
+  /** When set, the trainer's steps are this one (through runLoop still). */
+  step: null as TrainerStep | null,
 }));
 
 vi.mock('../worker/runs/loop', async (importOriginal) => {
@@ -27,7 +33,14 @@ vi.mock('../worker/runs/loop', async (importOriginal) => {
       wrap.events.push(marked);
       emit(marked);
     };
-    if (!wrap.fail) return loop.runLoop(services, run, o, tell, from, writer);
+    const step = wrap.step;
+    // The CLI's own trainer, its steps replaced (its other methods kept: close, evaluate).
+    const trainer: LoopServices['trainer'] = async (...a) => {
+      const t = await services.trainer(...a);
+      if (step) t.next = async () => step;
+      return t;
+    };
+    if (!wrap.fail) return loop.runLoop({ ...services, trainer }, run, o, tell, from, writer);
     tell({ type: 'status', runId: run.id, status: 'failed', ...wrap.fail });
   };
   return { ...loop, runLoop: vi.fn(runLoop) };
@@ -38,6 +51,7 @@ afterEach(() => {
   wrap.events = [];
   wrap.services = null;
   wrap.fail = null;
+  wrap.step = null;
 });
 
 const ARGV = ['train', '--preset', 'grpo-arith', '--steps', '2', '--prompts', '2', '--backend', 'cpu'];
@@ -93,6 +107,23 @@ describe('dewpoint train drives runLoop and prints from its events', () => {
       // The detail families stay in --json.
       expect(line).not.toMatch(/ (batch|sessions|mismatch)\//);
     }
+  }, 120_000);
+
+  it("names the step's commonest failure in the infrastructure flag, from the step's sessions", async () => {
+    const { err } = capture();
+    const failed = (task: string, detail: string) => ({ task, status: 'failed', detail }) as unknown as Session;
+    wrap.step = {
+      metrics: { 'reward/mean': 0, 'episodes/error_frac': 0.75 },
+      sessions: [
+        failed('calc/1', 'the environment exited on task calc/1'),
+        failed('calc/2', 'the environment exited on task calc/2'),
+        failed('calc/3', 'a reply that is not JSON'),
+      ],
+    };
+    expect(await main([...ARGV, '--eval-every', '0']), err.join('')).toBe(0);
+    const flags = err.join('').match(/^train grpo-arith: health: infrastructure from step 1: .*$/gm);
+    expect(flags).toHaveLength(1); // on the step it first fires, not again
+    expect(flags![0]).toMatch(/75% of step 1's episodes .* The commonest \(2×\): the environment exited on a task$/);
   }, 120_000);
 
   it("a failed run ends the command with the failure's error name and message", async () => {
