@@ -395,7 +395,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
  * are `latest` until the next commit, read by the step's event (the run folder, the infrastructure
  * flag), so a run of thousands of steps does not hold every rollout in memory.
  */
-export class CliRunStore extends MemoryRunStore {
+class CliRunStore extends MemoryRunStore {
   /** The last step committed, with its records. */
   latest: StepCommit | null = null;
 
@@ -435,7 +435,7 @@ const PLAIN_FAMILIES = new Set([
 ]);
 
 /** Whether a plain-text step line shows the metric `key` (`PLAIN_FAMILIES`). */
-export function plainKey(key: string): boolean {
+function plainKey(key: string): boolean {
   const parts = key.split('/');
   return parts.length === 2 && PLAIN_FAMILIES.has(parts[0]);
 }
