@@ -107,8 +107,18 @@ describe('the live run store feeds the export', () => {
       [0, pass],
       [1, { 'reward/mean': 0.5 }],
     ]);
-    // An evaluation without metrics adds no step point.
+    // An evaluation without metrics adds no step point, nor does a later step's with them (its step event carries them).
     s.receive({ type: 'eval', runId: 'calc-live-1', step: 1, accuracy: 0.3, meanLength: 36, n: 100, samples: [] });
+    s.receive({
+      type: 'eval',
+      runId: 'calc-live-1',
+      step: 2,
+      accuracy: 0.3,
+      meanLength: 36,
+      n: 100,
+      samples: [],
+      metrics: pass,
+    });
     expect(useRunStore.getState().steps).toHaveLength(2);
   });
 

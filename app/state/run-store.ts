@@ -173,7 +173,8 @@ export const useRunStore = create<RunState>((set, get) => ({
           { step: e.step, accuracy: e.accuracy, meanLength: e.meanLength, n: e.n, samples: e.samples },
         ],
         // Step 0's metrics (pass rates) come with its evaluation: the step point a reopened run reads from the store.
-        ...(e.metrics && !s.steps.some((p) => p.step === e.step)
+        // A later step's come with its step event too (after this one), so they make no point of their own.
+        ...(e.metrics && e.step === 0 && !s.steps.some((p) => p.step === e.step)
           ? { steps: [{ step: e.step, metrics: e.metrics }, ...s.steps].sort((a, b) => a.step - b.step) }
           : {}),
       }));

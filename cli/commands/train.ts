@@ -1,8 +1,10 @@
 /**
  * `dewpoint train --preset NAME | --config FILE [flags]` (the flags and presets: `dewpoint train
  * --help`, from ./train-flags.ts and worker/presets/table.ts):
- * the GRPO or DPO loop (worker/train/grpo.ts, grpo-episodes.ts, dpo.ts) in Node, printing one line of metrics per step (JSON lines
- * with --json) and held-out accuracy every `--eval-every` steps (and before the first step). The
+ * the preset's trainer (worker/presets/table.ts) driven in Node by the app's run loop
+ * (worker/runs/loop.ts, over an in-memory store, without checkpoints), printing from its events
+ * one line of metrics per step (JSON lines with --json) and held-out accuracy every
+ * `--eval-every` steps (and before the first step). The
  * multi-turn presets start from their environment's base (public/checkpoints/calc-base,
  * guess-base) and, with `--journal DIR`, journal every turn there (cli/node-journal.ts) under the
  * run id printed at the start, for `dewpoint episodes export`. `--save DIR` keeps each step's
@@ -34,6 +36,7 @@ import type {
   GrpoRunOptions,
   PpoEpisodeRunOptions,
   PpoRunOptions,
+  RunEvent,
 } from '../../worker/protocol';
 import { withPresetDefaults } from '../../worker/presets/config-import';
 import { labelAndPath } from '../../worker/presets/fields';
@@ -41,7 +44,8 @@ import { PRESETS, checkRunOptions, episodeRunConfigOf, presetOf, trainerOf } fro
 import type { TrainerContext } from '../../worker/presets/trainers';
 import { healthFields, runHealth, withCommonestFailure, type StepMetrics } from '../../worker/runs/health';
 import { commonestFailure } from '../../worker/episodes/infrastructure';
-import { passMetrics } from '../../worker/train/evaluate';
+import { runLoop, type ActiveRun, type LoopServices } from '../../worker/runs/loop';
+import { MemoryRunStore, type StepCommit } from '../../worker/store/run-store';
 import { FileJournal } from '../node-journal';
 import type { JournalRunFile } from './episodes';
 import { RUN_FILE } from './episodes';
@@ -315,11 +319,13 @@ export async function trainCommand(argv: string[]): Promise<number> {
         `train on, ${split.heldOut.length} held out), reward ${dataset.reward.kind}${dataset.reward.kind === 'regex' ? ` /${dataset.reward.pattern}/` : ''}\n`,
     );
   }
+  // The run's id (the journal's, the loop's) and this process as the journal's writer.
+  const runId = `cli-${name}-${Date.now().toString(36)}`;
+  const writer = `${runId}/cli`;
   let journal: TrainerContext['journal'] = null;
   if (f.journal !== undefined) {
-    const runId = `cli-${name}-${Date.now().toString(36)}`;
     const files = new FileJournal(f.journal as string);
-    journal = { journal: files, runId, writer: `${runId}/cli` };
+    journal = { journal: files, runId, writer };
     const file: JournalRunFile = { runId, options: options as JournalRunFile['options'], checkpoint: dir };
     mkdirSync(files.runDir(runId), { recursive: true });
     writeFileSync(join(files.runDir(runId), RUN_FILE), JSON.stringify(file, null, 2));
@@ -327,7 +333,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
   }
   if ('samplerWorker' in options && options.samplerWorker)
     process.stderr.write(`train ${name}: sampling ahead on worker threads (one-thread wasm each)\n`);
-  // The preset's trainer, as the app's run loop drives it (a Flow-GRPO policy is pretrained on the first step).
+  // The preset's trainer, built here so that a problem building it ends the command as before any step (a Flow-GRPO policy is pretrained on the first step).
   const run = trainerOf(options, {
     ops,
     base: loaded,
@@ -354,99 +360,169 @@ export async function trainCommand(argv: string[]): Promise<number> {
       json: f.json === true,
     }),
   );
-  let evaluated = evalN;
-  const evaluate = async (step: number) => {
-    const ev = await run.evaluate();
-    evaluated = ev.n;
-    print({
-      step,
-      'eval/accuracy': ev.accuracy,
-      'eval/mean_length': ev.meanLength,
-      'eval/n': ev.n,
-      ...passMetrics(ev),
-    });
-    return ev.accuracy;
+  // The run as the app's run manager drives it (worker/runs/loop.ts): this prints from its events.
+  const store = new CliRunStore();
+  const active: ActiveRun = { id: runId, status: 'running', wake: null, done: null, ended: false };
+  const events = cliEvents({ name, progress, print, json: f.json === true, evalN, store, saver });
+  const services: LoopServices = {
+    store,
+    ops: () => ops,
+    backendChoice: () => null,
+    trainer: async () => run,
+    checkpoints: false,
   };
   try {
-    await trainLoop();
+    await runLoop(services, active, options, events.receive, null, writer);
   } finally {
     progress.end();
-    run.close?.();
     await local?.close();
     await companion?.close();
   }
+  // A run that failed ends the command as its error did (bin/dewpoint.mjs prints `dewpoint: Name: message`, exit 1).
+  const failed = events.failure();
+  if (failed) throw failed;
+  if (evalEvery > 0) process.stderr.write(`train ${name}: ${events.accuracyLine()}\n`);
+  if (local)
+    process.stderr.write(
+      `train ${name}: ${local.grader.misses} completions graded, ${local.grader.hits} repeats answered from the cache\n`,
+    );
   return 0;
+}
 
-  async function trainLoop(): Promise<void> {
-    const first = evalEvery > 0 ? await evaluate(0) : NaN;
-    let last = first;
-    // Run health (worker/runs/health.ts) over the steps so far: health/* in --json, each flag on stderr when it first fires.
-    const history: StepMetrics[] = [];
-    const raised = new Set<string>();
-    progress.begin();
-    for (let s = 1; s <= steps; s++) {
-      const next = await run.next();
-      const { metrics } = next;
-      if (saver) saver.add(s, next);
-      history.push({ step: s, metrics });
-      // The infrastructure flag names this step's commonest failure (it fires at the step that failed).
-      const failed = (next.sessions ?? []).filter((x) => x.status === 'failed');
-      for (const flag of withCommonestFailure(runHealth(history), commonestFailure(failed))) {
-        if (raised.has(flag.id)) continue;
-        raised.add(flag.id);
-        progress.note(`train ${name}: health: ${flag.id} from step ${flag.step}: ${flag.reason}\n`);
-      }
-      const keys = [
-        'reward/inside_frac',
-        'eval/inside_frac',
-        'rl/pg_clipfrac',
-        'rl/approx_kl',
-        'episodes/turns_mean',
-        'episodes/completed',
-        'episodes/truncated',
-        'episodes/error',
-        'loss/dpo',
-        'loss/nll_chosen',
-        'rewards/margins',
-        'rewards/accuracies',
-        'reward/mean',
-        'reward/std',
-        'reward/frac_reward_zero_std',
-        'loss/total',
-        'rl/pg_clipfrac',
-        'rl/ppo_kl',
-        'rl/entropy',
-        'mismatch/kl',
-        'opt/grad_norm',
-        'response/mean_length',
-        'loss/value',
-        'critic/vf_explained_var',
-        'critic/vf_clipfrac',
-        'critic/values/mean',
-        'critic/returns/mean',
-        'perf/sample_ms',
-        'perf/old_logprob_ms',
-        'perf/ref_ms',
-        'perf/train_ms',
-        'perf/tokens_per_s',
-      ];
-      print({
-        step: s,
-        ...(f.json
-          ? { ...metrics, ...healthFields(history) }
-          : Object.fromEntries(keys.filter((k) => k in metrics).map((k) => [k, metrics[k]]))),
-      });
-      progress.step(s);
-      if (evalEvery > 0 && (s % evalEvery === 0 || s === steps)) last = await evaluate(s);
-    }
-    progress.end();
-    if (evalEvery > 0)
-      process.stderr.write(
-        `train ${name}: held-out accuracy ${(first * 100).toFixed(1)}% -> ${(last * 100).toFixed(1)}% (${evaluated} tasks)\n`,
-      );
-    if (local)
-      process.stderr.write(
-        `train ${name}: ${local.grader.misses} completions graded, ${local.grader.hits} repeats answered from the cache\n`,
-      );
+/**
+ * The CLI run's store: in memory (worker/store/run-store.ts), keeping what the loop commits of a
+ * step (metrics, evaluation, time) but not its records (groups, batch, sessions, flow cloud): those
+ * are `latest` until the next commit, read by the step's event (the run folder, the infrastructure
+ * flag), so a run of thousands of steps does not hold every rollout in memory.
+ */
+class CliRunStore extends MemoryRunStore {
+  /** The last step committed, with its records. */
+  latest: StepCommit | null = null;
+
+  override async commitStep(runId: string, commit: StepCommit): Promise<number> {
+    const { step, ms, metrics, evaluation } = commit;
+    const t = await super.commitStep(runId, {
+      step,
+      metrics,
+      ...(ms !== undefined ? { ms } : {}),
+      ...(evaluation ? { evaluation } : {}),
+    });
+    this.latest = commit;
+    return t;
   }
 }
+
+/**
+ * The metric families a plain-text step line shows (`--json` has every metric): the reward, the
+ * losses, the policy update, the critic, the episodes, the gradient, the responses, the timings,
+ * and a step's own held-out figures (the flow policy's `eval/inside_frac`); of each only its own
+ * keys (`critic/vf_loss`, not the nested `critic/values/mean`). The detail families (batch/,
+ * sessions/, filter/, mismatch/, logps/, dpo/, async/) stay in `--json`; the health flags on
+ * stderr say when one of them matters (`mismatch` reads mismatch/kl). Families, not keys: a
+ * trainer's new metric in one of them prints without a change here, and no key list goes stale.
+ */
+const PLAIN_FAMILIES = new Set([
+  'reward',
+  'rewards',
+  'loss',
+  'rl',
+  'critic',
+  'episodes',
+  'opt',
+  'response',
+  'perf',
+  'eval',
+]);
+
+/** Whether a plain-text step line shows the metric `key` (`PLAIN_FAMILIES`). */
+function plainKey(key: string): boolean {
+  const parts = key.split('/');
+  return parts.length === 2 && PLAIN_FAMILIES.has(parts[0]);
+}
+
+/**
+ * What `dewpoint train` prints of a run, from the loop's events: each evaluation's line (eval/*
+ * and its pass rates), each step's metrics (every one with their health/* fields in `--json`, the
+ * `PLAIN_FAMILIES` otherwise) and the progress line, each health flag on stderr when it first
+ * fires, and each step's records to the run folder (`--save`). The loop tells a step's evaluation
+ * before the step (it stores them together): its line prints after the step's, as the step ran first.
+ */
+function cliEvents(c: {
+  name: string;
+  progress: StepProgress;
+  print: (x: Record<string, unknown>) => void;
+  json: boolean;
+  evalN: number;
+  store: CliRunStore;
+  saver: RunFolderWriter | null;
+}) {
+  // Run health (worker/runs/health.ts) over the steps so far: health/* in --json, each flag on stderr when it first fires.
+  const history: StepMetrics[] = [];
+  const raised = new Set<string>();
+  let first = NaN;
+  let last = NaN;
+  let evaluated = c.evalN;
+  let pending: EvalEvent | null = null;
+  let failed: StatusEvent | null = null;
+  const printEval = (e: EvalEvent) => {
+    evaluated = e.n;
+    if (e.step === 0) first = e.accuracy;
+    last = e.accuracy;
+    c.print({
+      step: e.step,
+      'eval/accuracy': e.accuracy,
+      'eval/mean_length': e.meanLength,
+      'eval/n': e.n,
+      ...e.metrics,
+    });
+  };
+  const stepped = (e: StepEvent) => {
+    // The step's own metrics: the loop stores its evaluation's (pass rates) with it; they print on the evaluation's line.
+    const own = pending?.metrics;
+    const metrics = own ? Object.fromEntries(Object.entries(e.metrics).filter(([k]) => !(k in own))) : e.metrics;
+    const records = c.store.latest?.step === e.step ? c.store.latest : null;
+    if (c.saver && records) c.saver.add(e.step, records);
+    history.push({ step: e.step, metrics });
+    // The infrastructure flag names this step's commonest failure (it fires at the step that failed).
+    const failures = (records?.sessions ?? []).filter((x) => x.status === 'failed');
+    for (const flag of withCommonestFailure(runHealth(history), commonestFailure(failures))) {
+      if (raised.has(flag.id)) continue;
+      raised.add(flag.id);
+      c.progress.note(`train ${c.name}: health: ${flag.id} from step ${flag.step}: ${flag.reason}\n`);
+    }
+    c.print({
+      step: e.step,
+      ...(c.json
+        ? { ...metrics, ...healthFields(history) }
+        : Object.fromEntries(Object.entries(metrics).filter(([k]) => plainKey(k)))),
+    });
+    c.progress.step(e.step);
+    if (pending) printEval(pending);
+    pending = null;
+  };
+  return {
+    receive: (e: RunEvent) => {
+      if (e.type === 'status') {
+        // The steps start after the evaluation before training (step 0): the ETA leaves it out.
+        if (e.status === 'running') c.progress.begin();
+        if (e.status === 'failed') failed = e;
+      } else if (e.type === 'eval') {
+        if (e.step > 0) pending = e;
+        else {
+          printEval(e);
+          c.progress.begin();
+        }
+      } else if (e.type === 'step') stepped(e);
+    },
+    /** The error a failed run ended with, by its name and message; null unless it failed. */
+    failure: (): Error | null =>
+      failed && Object.assign(new Error(failed.message ?? 'the run failed'), { name: failed.errorName ?? 'Error' }),
+    /** The held-out accuracy before training and after the last evaluation. */
+    accuracyLine: () =>
+      `held-out accuracy ${(first * 100).toFixed(1)}% -> ${(last * 100).toFixed(1)}% (${evaluated} tasks)`,
+  };
+}
+
+type EvalEvent = Extract<RunEvent, { type: 'eval' }>;
+type StepEvent = Extract<RunEvent, { type: 'step' }>;
+type StatusEvent = Extract<RunEvent, { type: 'status' }>;

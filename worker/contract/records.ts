@@ -97,7 +97,11 @@ export type RunEvent =
       meanLength: number;
       n: number;
       samples: { prompt: string; completion: string; answer: string; correct: boolean }[];
-      /** Step 0 only (it has no step event): the step's metrics, a sampled evaluation's `eval/pass@*`. */
+      /**
+       * The evaluation's own metrics, when it has any: a sampled evaluation's `eval/pass@*`, an
+       * environment's `eval/errors`. Step 0 has no step event, so they are its step's metrics; at a
+       * later step the step event's metrics include them too.
+       */
       metrics?: Record<string, number>;
     };
 

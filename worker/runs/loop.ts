@@ -42,6 +42,12 @@ export interface LoopServices {
   backendChoice(): RunBackendChoice | null;
   /** The run's trainer; `writer` names this loop in the episode journal. */
   trainer(o: RunOptions, runId: string, writer: string): Promise<Trainer>;
+  /**
+   * False: the loop writes no checkpoint, not even the base's or the last step's (the CLI's
+   * `dewpoint train`, whose runs are never continued and whose presets set checkpointEvery 0).
+   * Absent: it checkpoints as the options say, for a run that can continue.
+   */
+  checkpoints?: boolean;
 }
 
 /**
@@ -116,7 +122,7 @@ export async function runLoop(
     let committed = from?.step ?? 0;
     let checkpointed = from?.step ?? null;
     const checkpoint = async (step: number) => {
-      if (!trainer.checkpoints) return;
+      if (!trainer.checkpoints || services.checkpoints === false) return;
       phase(step)('checkpointing');
       // The files of the trainer's kind (a language model's folder, the flow policy's) and, beside
       // them, AdamW's state and the trainer's position: a checkpoint a run can continue from.
@@ -190,7 +196,9 @@ export async function runLoop(
         report('evaluating', 0, evalN, 'problems');
         const ev = await trainer.evaluate((done, total) => report('evaluating', done, total, 'completions'));
         evaluation = { step, accuracy: ev.accuracy, meanLength: ev.meanLength, n: ev.n };
-        metrics = { ...metrics, ...passMetrics(ev) };
+        // The evaluation's own metrics (pass rates, errors) are stored with the step, and told with the evaluation.
+        const evalMetrics = passMetrics(ev);
+        metrics = { ...metrics, ...evalMetrics };
         emit({
           type: 'eval',
           runId,
@@ -199,14 +207,15 @@ export async function runLoop(
           meanLength: ev.meanLength,
           n: ev.n,
           samples: ev.samples,
+          ...(Object.keys(evalMetrics).length ? { metrics: evalMetrics } : {}),
         });
       }
       report('storing');
       // One transaction per step; a full store pauses the run until the person frees space and resumes.
-      let stored = false;
-      while (!stored) {
+      let t: number | undefined;
+      while (t === undefined) {
         try {
-          await store.commitStep(runId, {
+          t = await store.commitStep(runId, {
             step,
             metrics,
             ms: performance.now() - t0,
@@ -216,7 +225,6 @@ export async function runLoop(
             ...(flow ? { flow } : {}),
             ...(evaluation ? { evaluation } : {}),
           });
-          stored = true;
         } catch (e) {
           if (!(e instanceof StorageFullError)) throw e;
           run.status = 'paused';
@@ -226,7 +234,7 @@ export async function runLoop(
       }
       // Stopped while waiting for space: this step was never committed, so it is neither reported
       // nor checkpointed, and the trainer has moved past the last committed step (no checkpoint of it now).
-      if (!stored) {
+      if (t === undefined) {
         await setStatus(
           'stopped',
           `stopped after step ${committed} (step ${step} could not be stored)${checkpointed !== null ? `; continue from the checkpoint at step ${checkpointed}` : ''}`,
@@ -234,9 +242,8 @@ export async function runLoop(
         return;
       }
       committed = step;
-      // The commit time as stored (read back, not a second clock), so the live dashboard's steps carry what a reload reads.
-      const t = await store.stepTime(runId, step);
-      emit({ type: 'step', runId, step, totalSteps: o.steps, metrics, ...(t !== undefined ? { t } : {}) });
+      // The commit time as stored (commitStep's answer, not a second clock), so the live dashboard's steps carry what a reload reads.
+      emit({ type: 'step', runId, step, totalSteps: o.steps, metrics, t });
       if ((o.checkpointEvery > 0 && step % o.checkpointEvery === 0) || step === o.steps) await checkpoint(step);
     }
     run.status = 'finished';

@@ -409,7 +409,7 @@ describe('continuing a stored run (CPU, fake-indexeddb)', () => {
   it('a full store pauses the run with its message; stopped then, the uncommitted step is neither reported nor checkpointed', async () => {
     /** Fake: a memory store whose commit of step 2 fails as a full IndexedDB quota does. */
     class FullAtStep2Store extends MemoryRunStore {
-      override async commitStep(runId: string, commit: StepCommit): Promise<void> {
+      override async commitStep(runId: string, commit: StepCommit): Promise<number> {
         if (commit.step === 2) throw new StorageFullError('storage is full: step 2 was not stored; the run is paused');
         return super.commitStep(runId, commit);
       }

@@ -133,6 +133,7 @@ export class IdbRunStore implements RunStore {
     if (c.sessions) writes.push(tx.objectStore('sessions').put({ runId, step: c.step, ...encodeSessions(c.sessions) }));
     writes.push(tx.objectStore('runs').put(committed)); // the commit record, last
     await write(Promise.all(writes), tx.done);
+    return t;
   }
 
   async setStatus(runId: string, status: RunStatus, message?: string, failedEpisode?: FailedEpisode) {
@@ -236,10 +237,6 @@ export class IdbRunStore implements RunStore {
           ? [{ step: s.step, t: s.t, ...(s.activeMs !== undefined ? { activeMs: s.activeMs } : {}) }]
           : [],
       );
-  }
-
-  async stepTime(runId: string, step: number) {
-    return (await this.db.get('steps', [runId, step]))?.t;
   }
 
   async evaluations(runId: string) {

@@ -102,8 +102,12 @@ export interface RunStore {
   /** The episode journal of multi-turn runs, in the same home (deleteRun removes a run's records; truncateAfter keeps them). */
   readonly journal: EpisodeJournal;
   putRun(run: RunRecord): Promise<void>;
-  /** Writes one step atomically and advances the run record (`committedRun`). */
-  commitStep(runId: string, commit: StepCommit): Promise<void>;
+  /**
+   * Writes one step atomically and advances the run record (`committedRun`). Answers the commit's
+   * time as stored (ms since the epoch, what `stepTimes` reads): the loop's live 'step' event carries
+   * it, so the dashboard's steps hold what a reload reads, without reading it back.
+   */
+  commitStep(runId: string, commit: StepCommit): Promise<number>;
   /** Sets the run's status and message, and the episode it failed on (cleared when absent). */
   setStatus(runId: string, status: RunStatus, message?: string, failedEpisode?: FailedEpisode): Promise<void>;
   /** Sets the run's name and notes (an empty name: back to the default); the caller checks them (RunManager.updateMeta). */
@@ -122,11 +126,11 @@ export interface RunStore {
   listRuns(): Promise<RunRecord[]>;
   /** Each trained step's metrics, and step 0's when it has any (`hasStepMetrics`). */
   stepMetrics(runId: string): Promise<{ step: number; metrics: Record<string, number> }[]>;
-  /** When each step (> 0) was committed, ms since the epoch; steps stored before this was kept have none. */
-  /** When each step was committed, and the run's compute time up to it (`activeMs`, when stored: steps since it was kept). */
+  /**
+   * When each step (> 0) was committed, ms since the epoch (steps stored before this was kept have
+   * none), and the run's compute time up to it (`activeMs`, when stored: steps since it was kept).
+   */
   stepTimes(runId: string): Promise<{ step: number; t: number; activeMs?: number }[]>;
-  /** When one step was committed, as `stepTimes` has it (the loop reads it back for the live 'step' event); undefined when not kept. */
-  stepTime(runId: string, step: number): Promise<number | undefined>;
   evaluations(runId: string): Promise<EvalRecord[]>;
   groupSteps(runId: string): Promise<number[]>;
   groupsAt(runId: string, step: number): Promise<GroupRecord[] | null>;
@@ -197,6 +201,7 @@ export class MemoryRunStore implements RunStore {
       steps.sort((a, b) => a.step - b.step),
     );
     this.runs.set(runId, committed);
+    return t;
   }
 
   async setStatus(runId: string, status: RunStatus, message?: string, failedEpisode?: FailedEpisode) {
@@ -254,10 +259,6 @@ export class MemoryRunStore implements RunStore {
         ? [{ step: s.step, t: s.t, ...(s.activeMs !== undefined ? { activeMs: s.activeMs } : {}) }]
         : [],
     );
-  }
-
-  async stepTime(runId: string, step: number) {
-    return (this.steps.get(runId) ?? []).find((s) => s.step === step)?.t;
   }
 
   async evaluations(runId: string) {
@@ -343,7 +344,6 @@ export class DeferredRunStore implements RunStore {
   listRuns = () => this.call('listRuns');
   stepMetrics = (runId: string) => this.call('stepMetrics', runId);
   stepTimes = (runId: string) => this.call('stepTimes', runId);
-  stepTime = (runId: string, step: number) => this.call('stepTime', runId, step);
   evaluations = (runId: string) => this.call('evaluations', runId);
   groupSteps = (runId: string) => this.call('groupSteps', runId);
   groupsAt = (runId: string, step: number) => this.call('groupsAt', runId, step);
