@@ -22,7 +22,8 @@ import { buildGraph, checkGraph } from './imports-graph.mjs';
  * - model: the model on Ops, its checkpoints and optimizer step; hf: Hugging Face model folders;
  * - rollout: sampling; companion-client: the companion over HTTP (code grading);
  * - episodes: multi-turn environments; train: the trainers; flow: the flow policy;
- * - presets: run presets and their options; store: IndexedDB; interop: other frameworks' files;
+ * - store: IndexedDB and the in-memory store (types of the contract, the RL core, the journal and
+ *   checkpoints only); presets: run presets and their options; interop: other frameworks' files;
  * - runs: the run lifecycle, loop, bases and reads; protocol.ts: the API as the app sees it (the
  *   contract re-exported; no worker module imports it, lint says so); worker/: the API (api.ts,
  *   main.ts, selftest.ts).
@@ -39,8 +40,8 @@ const LAYERS = [
   'worker/episodes',
   'worker/train',
   'worker/flow',
-  'worker/presets',
   'worker/store',
+  'worker/presets',
   'worker/interop',
   'worker/runs',
   'worker/protocol.ts',

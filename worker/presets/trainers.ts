@@ -24,6 +24,7 @@ import { continuedWeights, exportCheckpoint, importCheckpoint } from '../model/c
 import type { Model } from '../model/model';
 import type { BatchRecord, FlowCloud, GroupRecord, PhaseReport } from '../contract/records';
 import type { Session } from '../rl/types';
+import type { RunCheckpointFiles } from '../store/run-store';
 import { DpoRun, type DpoConfig } from '../train/dpo';
 import type { EvalProgress, EvalResult } from '../train/evaluate';
 import type { GrpoRun } from '../train/grpo';
@@ -41,12 +42,6 @@ export interface TrainerStep {
   sessions?: readonly Session[];
   flow?: FlowCloud;
 }
-
-/**
- * A run's checkpoint files: a language model's Hugging Face-style folder (model/checkpoint.ts),
- * or the flow policy's weights (flow/checkpoint.ts). What the store keeps and a person downloads.
- */
-export type RunCheckpointFiles = CheckpointFiles | FlowCheckpointFiles;
 
 /**
  * A checkpoint as a trainer writes it and continues from it: its files and, beside them, AdamW's

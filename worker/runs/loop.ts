@@ -13,7 +13,8 @@ import type { FailedEpisode, PhaseReport, RunEvent, RunStatus } from '../contrac
 import { EnvironmentBroken } from '../episodes/infrastructure';
 import type { RunBackendChoice } from '../contract/system';
 import { presetOf } from '../presets/table';
-import type { RunCheckpointFiles, Trainer } from '../presets/trainers';
+import type { Trainer } from '../presets/trainers';
+import type { RunCheckpointFiles } from '../store/run-store';
 import type { ResumeRecord, RunStore } from '../store/run-store';
 import { StorageFullError } from '../store/run-store';
 import { passMetrics } from '../train/evaluate';

@@ -12,12 +12,19 @@
  */
 import type { DBSchema, IDBPDatabase } from 'idb';
 import { openDB } from 'idb';
-import type { RunCheckpointFiles } from '../presets/trainers';
 import type { BatchRecord, FailedEpisode, FlowCloud, GroupRecord, RunStatus } from '../contract/records';
 import type { BackendName, RunBackendChoice } from '../contract/system';
 import type { JournalSchema } from './idb-journal';
 import { IdbJournal, runRange } from './idb-journal';
-import type { EvalRecord, ResumeRecord, RunMeta, RunRecord, RunStore, StepCommit } from './run-store';
+import type {
+  EvalRecord,
+  ResumeRecord,
+  RunCheckpointFiles,
+  RunMeta,
+  RunRecord,
+  RunStore,
+  StepCommit,
+} from './run-store';
 import { StorageFullError, approxBytes, committedRun, hasStepMetrics, withMeta } from './run-store';
 import type { SessionsRow } from './sessions-codec';
 import { decodeSessions, encodeSessions } from './sessions-codec';

@@ -15,7 +15,8 @@ import type {
   SessionRecord,
 } from '../contract/records';
 import type { BackendName, RunBackendChoice } from '../contract/system';
-import type { RunCheckpointFiles } from '../presets/trainers';
+import type { CheckpointFiles } from '../model/checkpoint';
+import type { FlowCheckpointFiles } from '../flow/index';
 import type { Session } from '../rl/types';
 import type { ResumeRecord } from '../train/resume';
 import type { EpisodeJournal } from '../episodes/journal';
@@ -29,6 +30,12 @@ import { decodeSessions, encodeSessions } from './sessions-codec';
  * type; the worker API answers for it before any trainer path reads them (api.ts `imported`).
  */
 export type RunRecord = Omit<RunSummary, 'options'> & { options: RunOptions };
+
+/**
+ * A run's checkpoint files: a language model's Hugging Face-style folder (model/checkpoint.ts),
+ * or the flow policy's weights (flow/checkpoint.ts). What the store keeps and a person downloads.
+ */
+export type RunCheckpointFiles = CheckpointFiles | FlowCheckpointFiles;
 
 export interface EvalRecord {
   step: number;
