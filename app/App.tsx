@@ -6,7 +6,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useState, type ComponentType } from 'react';
 import { companionQuery } from './queries/companion';
-import { useRunStore } from './state/run-store';
+import { useRunStore } from './state/live-run';
 
 /**
  * A view loaded on first visit (its own chunk: the build keeps every chunk under 500 kB, and a

@@ -5,7 +5,7 @@
  * keeps only the keys this run has (explorer-selection.ts), so switching runs never plots nothing.
  */
 import { useId, useMemo, useState } from 'react';
-import type { StepPoint } from '../state/run-store';
+import type { StepPoint } from '../state/live-run';
 import { Chart } from './Chart';
 import { shownSelection } from './explorer-selection';
 import { significant } from '../shared/format';

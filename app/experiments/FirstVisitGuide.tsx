@@ -7,7 +7,7 @@
 import { useState } from 'react';
 import type { PresetInfo } from '../../worker/protocol';
 import { useFormStore } from '../state/form-store';
-import { useRunStore } from '../state/run-store';
+import { useRunStore } from '../state/live-run';
 import { firstSteps, timeText } from './first-steps';
 import { usePageStore } from './page-store';
 

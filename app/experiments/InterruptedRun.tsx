@@ -8,7 +8,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useShallow } from 'zustand/react/shallow';
 import { runsQuery } from '../queries/experiments';
 import { runLabel } from '../shared/runs-table';
-import { useRunStore } from '../state/run-store';
+import { useRunStore } from '../state/live-run';
 import { continueLabel, isContinuable } from './continuable';
 import { useContinueRun } from './continue-run';
 

@@ -10,7 +10,7 @@ import type { PresetInfo, RunOptions } from '../../worker/protocol';
 import { optionProblemsQuery, startRun } from '../queries/experiments';
 import { backendInfoQuery } from '../queries/system';
 import { useFormStore } from '../state/form-store';
-import { useRunStore } from '../state/run-store';
+import { useRunStore } from '../state/live-run';
 import { CompanionNotice } from './CompanionNotice';
 import { ConfigImport } from './ConfigImport';
 import { DatasetPicker } from './DatasetPicker';

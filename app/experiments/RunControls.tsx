@@ -9,7 +9,7 @@ import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { latestCheckpoint, pauseRun, resumeRun, runsQuery, stopRun } from '../queries/experiments';
 import { metricsCsv, metricsFile } from '../state/metrics-file';
-import { useRunStore } from '../state/run-store';
+import { useRunStore } from '../state/live-run';
 import { downloadText } from '../state/download';
 import { usePreset } from '../shared/use-preset';
 

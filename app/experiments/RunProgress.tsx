@@ -8,7 +8,7 @@ import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { runsQuery } from '../queries/experiments';
 import { duration, phaseText, storedTiming, timing } from '../state/progress';
-import { useRunStore } from '../state/run-store';
+import { useRunStore } from '../state/live-run';
 
 function useNow(ticking: boolean): number {
   const [now, setNow] = useState(() => Date.now());

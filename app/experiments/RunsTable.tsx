@@ -13,7 +13,7 @@ import { downloadZip } from '../state/download';
 import { createUpdateQueue, taskTimer } from '../shared/update-queue';
 import { keys } from '../queries/keys';
 import { useCompareStore } from '../state/compare-store';
-import { useRunStore } from '../state/run-store';
+import { useRunStore } from '../state/live-run';
 import type { RowActions } from './RunRow';
 import { RunRow } from './RunRow';
 import { useContinueRun } from './continue-run';

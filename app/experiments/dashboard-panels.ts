@@ -5,7 +5,7 @@
  * React and no echarts; RunDashboard renders the panels with the Chart component.
  */
 import type { Series } from '../charts/Chart';
-import type { EvalPoint, StepPoint } from '../state/run-store';
+import type { EvalPoint, StepPoint } from '../state/live-run';
 
 export interface Panel {
   id: string;

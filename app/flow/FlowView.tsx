@@ -14,7 +14,7 @@ import { FlowPlot } from './FlowPlot';
 import { trailSteps } from './flow-plot';
 import { RunStepHeading, ViewTitle, useShownRun } from '../shared/ViewedRun';
 import { flowAtQuery, flowFieldQuery, flowStepsQuery } from '../queries/flow';
-import { useRunStore } from '../state/run-store';
+import { useRunStore } from '../state/live-run';
 import { usePreset } from '../shared/use-preset';
 
 /** One frame of "Play" (ms). */

@@ -21,7 +21,7 @@ import { ImportNotice } from '../shared/ImportNotice';
 import { importedOf } from '../shared/runs-table';
 import { noSessionsText } from './import-display';
 import { formatEpisodeLink, parseEpisodeLink } from '../shared/episodes';
-import { useRunStore } from '../state/run-store';
+import { useRunStore } from '../state/live-run';
 import { useViewedRun } from '../state/viewed-run';
 import { episodeStepsQuery } from '../queries/episodes';
 import { groupStepsQuery, groupsAtQuery } from '../queries/groups';

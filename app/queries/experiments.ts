@@ -2,7 +2,7 @@
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 import { proxy } from 'comlink';
 import type { RunEvent, RunOptions, RunSummary } from '../../worker/protocol';
-import { useRunStore } from '../state/run-store';
+import { useRunStore } from '../state/live-run';
 import { workbench } from '../worker-client';
 import { keys } from './keys';
 

@@ -8,7 +8,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { RunSummary } from '../../worker/protocol';
 import { runsQuery } from '../queries/experiments';
 import { runLabel } from './runs-table';
-import { useRunStore } from '../state/run-store';
+import { useRunStore } from '../state/live-run';
 import { useViewedRun } from '../state/viewed-run';
 
 export interface ShownRun {

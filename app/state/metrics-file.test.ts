@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunOptions } from '../../worker/protocol';
 import { metricsCsv, metricsFile } from './metrics-file';
-import { useRunStore, type StepPoint } from './run-store';
+import { useRunStore, type StepPoint } from './live-run';
 
 // Commit times as the store keeps them (ms since the epoch); step 1 has none (stored before times were kept).
 const T2 = Date.UTC(2025, 0, 2, 3, 4, 5, 678);

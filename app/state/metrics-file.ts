@@ -9,7 +9,7 @@
  * `name` and each step's `t`. Not here: the Compare view's multi-run files (compare/export.ts).
  */
 import type { ImportedRunOptions, RunOptions } from '../../worker/protocol';
-import type { EvalPoint, StepPoint } from './run-store';
+import type { EvalPoint, StepPoint } from './live-run';
 
 export interface MetricsFile {
   kind: 'dewpoint-metrics';

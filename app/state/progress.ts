@@ -1,10 +1,10 @@
 /**
  * What the dashboard says about the step under way and the run's remaining time, as pure functions
- * of the live run's events (run-store.ts): the phase in words, the elapsed time, and an ETA from
+ * of the live run's events (live-run.ts): the phase in words, the elapsed time, and an ETA from
  * the wall time of the latest steps (evaluations and storing included, since they are part of
  * what is left). Not a scheduler and not a measurement of the trainer (that is `perf/*`).
  */
-import type { Pause, PhasePoint } from './run-store';
+import type { Pause, PhasePoint } from './live-run';
 
 /** Steps whose wall time the ETA averages. */
 const ETA_WINDOW = 10;

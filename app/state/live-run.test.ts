@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pausesAfter, useRunStore } from './run-store';
+import { pausesAfter, useRunStore } from './live-run';
 
 describe('pausesAfter: the live run’s paused intervals, from its status events', () => {
   it('opens a pause when the run is paused and closes it when it runs (or ends) again', () => {
