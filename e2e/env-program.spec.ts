@@ -5,6 +5,7 @@
  * episodes are the program's (its observations, no infrastructure errors), and one replays
  * identically through a fresh session.
  */
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,16 +15,34 @@ import { fillFields, loadConfig, startCompanion } from './helpers';
 
 const TASKS = readFileSync('examples/calc-tasks.jsonl', 'utf8').trim().split('\n').slice(0, 30).join('\n');
 
+/** Starts a real companion for the page's origin and connects the page to it through the link it printed. */
+async function connectCompanion(page: Page): Promise<{ child: ChildProcess; link: string }> {
+  await page.goto('/#/system');
+  const companion = await startCompanion(new URL(page.url()).origin);
+  await page.goto(companion.link);
+  await expect(page.getByTestId('companion-status')).toHaveText('Connected');
+  return companion;
+}
+
+/** A run's `environment` option: the Python program `name` of `text`, on TASKS with 3 held out. */
+function environmentOf(name: string, text: string) {
+  return {
+    program: { name, text, sha256: createHash('sha256').update(text).digest('hex'), argv: ['python3', '-I', name] },
+    tasks: {
+      name: 'mine.jsonl',
+      records: TASKS.split('\n').map((l) => ({ data: {}, answer: '', ...JSON.parse(l) })),
+      heldOut: 3,
+    },
+  };
+}
+
 test(
   "grpo-env: the example program's first reset is previewed in the companion, a bad task file is refused naming " +
     'its line, a task file of one’s own is loaded, and a run trains on the program’s episodes, one replaying identically',
   async ({ page }) => {
     test.setTimeout(300_000);
-    await page.goto('/#/system');
-    const { child, link } = await startCompanion(new URL(page.url()).origin);
+    const { child } = await connectCompanion(page);
     try {
-      await page.goto(link);
-      await expect(page.getByTestId('companion-status')).toHaveText('Connected');
       await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Experiments' }).click();
       await page.getByTestId('preset-grpo-env').click();
       await expect(page.getByTestId('companion-notice')).toContainText('environment programs run there');
@@ -119,7 +138,6 @@ for line in sys.stdin:
  */
 async function startLoggingRun(page: Page, dir: string): Promise<string> {
   await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Experiments' }).click();
-  const text = loggingEnv(dir);
   await loadConfig(page, {
     preset: 'grpo-env',
     steps: 1,
@@ -127,19 +145,7 @@ async function startLoggingRun(page: Page, dir: string): Promise<string> {
     group: 2,
     evalEvery: 0,
     filterGroups: null,
-    environment: {
-      program: {
-        name: 'logging_env.py',
-        text,
-        sha256: createHash('sha256').update(text).digest('hex'),
-        argv: ['python3', '-I', 'logging_env.py'],
-      },
-      tasks: {
-        name: 'mine.jsonl',
-        records: TASKS.split('\n').map((l) => ({ data: {}, answer: '', ...JSON.parse(l) })),
-        heldOut: 3,
-      },
-    },
+    environment: environmentOf('logging_env.py', loggingEnv(dir)),
   });
   await page.getByTestId('run-start').click();
   const runId = (await page.getByRole('heading', { name: /^Run / }).textContent())!.replace('Run ', '');
@@ -156,11 +162,8 @@ test(
     chmodSync(dir, 0o777); // the program's sessions run as uids of their own
     let page = await context.newPage();
     page.on('dialog', (d) => void d.accept());
-    await page.goto('/#/system');
-    const { child, link } = await startCompanion(new URL(page.url()).origin);
+    const { child, link } = await connectCompanion(page);
     try {
-      await page.goto(link);
-      await expect(page.getByTestId('companion-status')).toHaveText('Connected');
       const runId = await startLoggingRun(page, dir);
       // Turn 2 is being stepped: every episode's turn 1 is committed. Close the tab now.
       await page.close({ runBeforeUnload: false });
@@ -263,11 +266,8 @@ test(
     'cause and its stderr, with a link to the failing episode, whose stderr the Episodes view shows',
   async ({ page }) => {
     test.setTimeout(240_000);
-    await page.goto('/#/system');
-    const { child, link } = await startCompanion(new URL(page.url()).origin);
+    const { child } = await connectCompanion(page);
     try {
-      await page.goto(link);
-      await expect(page.getByTestId('companion-status')).toHaveText('Connected');
       await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Experiments' }).click();
       await loadConfig(page, {
         preset: 'grpo-env',
@@ -275,19 +275,7 @@ test(
         prompts: 2,
         group: 2,
         evalEvery: 0,
-        environment: {
-          program: {
-            name: 'failing_env.py',
-            text: FAILING_ENV,
-            sha256: createHash('sha256').update(FAILING_ENV).digest('hex'),
-            argv: ['python3', '-I', 'failing_env.py'],
-          },
-          tasks: {
-            name: 'mine.jsonl',
-            records: TASKS.split('\n').map((l) => ({ data: {}, answer: '', ...JSON.parse(l) })),
-            heldOut: 3,
-          },
-        },
+        environment: environmentOf('failing_env.py', FAILING_ENV),
       });
       // The preview runs the reset and one step, and fails with the words a run would use.
       const picker = page.getByTestId('environment-picker');
