@@ -306,3 +306,41 @@ test(
     }
   },
 );
+
+/** examples/broken/'s five programs, and the words each failure is named by on the dashboard. */
+const BROKEN: [string, RegExp][] = [
+  ['not_json.py', /bad-reply: a stray line on the environment's stdout in reply to reset, not JSON/],
+  ['silent.py', /deadline: the environment did not answer reset within the 10 s deadline/],
+  ['flood.py', /message-limit: a line on the environment's stdout passed the 1048576-byte message limit/],
+  ['exit_after_reset.py', /exited: the environment exited \(exit code 3\)[^]*giving up after reset/],
+  ['always_error.py', /environment: this environment always fails[^]*step refused on purpose/],
+];
+
+test(
+  "grpo-env: each of examples/broken/'s five programs fails its run at once (the evaluation before step 1), the " +
+    'dashboard naming the failure and the program’s words',
+  async ({ page }) => {
+    test.setTimeout(300_000);
+    const { child } = await connectCompanion(page);
+    try {
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Experiments' }).click();
+      for (const [name, cause] of BROKEN) {
+        await loadConfig(page, {
+          preset: 'grpo-env',
+          steps: 1,
+          prompts: 2,
+          group: 2,
+          evalN: 8,
+          environment: environmentOf(name, readFileSync(join('examples/broken', name), 'utf8')),
+        });
+        await page.getByTestId('run-start').click();
+        await expect(page.getByTestId('run-status')).toHaveText('failed', { timeout: 60_000 });
+        const alert = page.getByRole('alert').filter({ hasText: /^EnvironmentBroken: / });
+        await expect(alert).toContainText(/the environment failed on (all \d+|\d+ of \d+) episodes of the held-out/);
+        await expect(alert).toContainText(cause);
+      }
+    } finally {
+      child.kill('SIGTERM');
+    }
+  },
+);

@@ -64,8 +64,10 @@ export async function fillFields(page: Page, fields: Record<string, string | num
  */
 export async function loadConfig(page: Page, config: Record<string, unknown>): Promise<void> {
   await showRunForm(page);
-  await page.getByText('Import config JSON').click();
-  await page.getByRole('textbox', { name: 'Config JSON to load into the form' }).fill(JSON.stringify(config));
+  const box = page.getByRole('textbox', { name: 'Config JSON to load into the form' });
+  // The import is a disclosure: open it unless an earlier load left it open.
+  if (!(await box.isVisible())) await page.getByText('Import config JSON').click();
+  await box.fill(JSON.stringify(config));
   await page.getByRole('button', { name: 'Load into the form' }).click();
   await expect(page.getByTestId(`preset-${String(config.preset)}`)).toHaveAttribute('aria-pressed', 'true');
   for (const [key, value] of Object.entries(config))
