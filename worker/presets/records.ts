@@ -15,14 +15,14 @@ import { outcomeAdvantageDetails } from '../rl/advantages/index';
 import { trains, type Session } from '../rl/types';
 import type { DpoConfig, DpoStep, Pair } from '../train/dpo';
 import type { GrpoConfig, GrpoStep } from '../train/grpo';
-import type { GrpoEpisodeStep } from '../train/grpo-episodes';
+import type { EpisodeStep } from '../train/grpo-episodes';
 
 /** What of a GRPO run's config the groups need: the estimator and what pack feeds it. */
 export type GroupsConfig = Pick<GrpoConfig, 'estimator' | 'advantage' | 'truncation'>;
 
 /** A sample's completion as the Groups view shows it: one call's text (single-turn) or the episode's turns. */
 function completionOf(
-  s: GrpoStep | GrpoEpisodeStep,
+  s: GrpoStep | EpisodeStep,
   i: number,
   tok: TextTokenizer,
 ): Pick<GroupSample, 'completion' | 'length' | 'truncated' | 'turns' | 'episode'> {
@@ -55,7 +55,7 @@ function completionOf(
   };
 }
 
-export function groupRecords(s: GrpoStep | GrpoEpisodeStep, tok: TextTokenizer, config: GroupsConfig): GroupRecord[] {
+export function groupRecords(s: GrpoStep | EpisodeStep, tok: TextTokenizer, config: GroupsConfig): GroupRecord[] {
   const byGroup = new Map<string, GroupRecord>();
   // Step `step` trains on version step − 1: a sample served under an older one trails it (sampled ahead).
   const lagging = s.sessions.some((x) => x.calls.some((c) => c.version < s.step - 1));

@@ -27,7 +27,7 @@ import type { Session } from '../rl/types';
 import { DpoRun, type DpoConfig } from '../train/dpo';
 import type { EvalProgress, EvalResult } from '../train/evaluate';
 import type { GrpoRun } from '../train/grpo';
-import type { GrpoEpisodeRun } from '../train/grpo-episodes';
+import type { EpisodeRun } from '../train/grpo-episodes';
 import type { PpoRun } from '../train/ppo';
 import type { Resumable, ResumeRecord } from '../train/resume';
 import { SftRun, type SftConfig } from '../train/sft';
@@ -123,8 +123,8 @@ export interface TrainerContext {
 }
 
 /** A GRPO or PPO run (single-turn or on episodes): each step stored with its groups, packed batch and sessions. */
-export function grpoTrainer(
-  grpo: GrpoRun | GrpoEpisodeRun | PpoRun,
+export function grpoFamilyTrainer(
+  grpo: GrpoRun | EpisodeRun | PpoRun,
   config: GroupsConfig,
   tok: CheckpointTokenizer,
 ): Trainer {

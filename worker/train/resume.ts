@@ -50,11 +50,18 @@ export interface Resumable {
   resumeAt(from: ResumePoint): void;
 }
 
+/** A run's seeded task stream as resuming reads it: every run's (arithmetic, a dataset's, an environment's) has these. */
+export interface TrainStreamPosition {
+  /** Tasks drawn so far. */
+  readonly position: number;
+  take(n: number): unknown;
+}
+
 /**
  * Loads weights and AdamW state into `model` and draws `tasksDrawn` tasks from a fresh `stream`
  * (drawing is cheap and gives exactly the stream's state then); the trainer sets its own counters.
  */
-export function restore(model: Model, stream: { readonly position: number; next(): unknown }, from: ResumePoint): void {
+export function restore(model: Model, stream: TrainStreamPosition, from: ResumePoint): void {
   const { step, tasksDrawn } = from.position;
   if (!Number.isInteger(step) || step < 0)
     throw new Error(`resumeAt: position.step = ${step}; expected a non-negative integer`);
@@ -64,5 +71,5 @@ export function restore(model: Model, stream: { readonly position: number; next(
     throw new Error(`resumeAt: position.tasksDrawn = ${tasksDrawn}; expected a non-negative integer`);
   model.setWeights(from.weights);
   model.setOptimizerState(from.optimizer);
-  while (stream.position < tasksDrawn) stream.next();
+  while (stream.position < tasksDrawn) stream.take(1);
 }
