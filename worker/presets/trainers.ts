@@ -31,7 +31,7 @@ import type { EpisodeRun } from '../train/grpo-episodes';
 import type { PpoRun } from '../train/ppo';
 import type { Resumable, ResumeRecord } from '../train/resume';
 import { SftRun, type SftConfig } from '../train/sft';
-import { batchRecord, groupRecords, pairRecords, pairSessions, type GroupsConfig } from './records';
+import { batchRecord, groupRecords, pairRecords, pairSessions } from './records';
 
 /** One step as the loop stores it. */
 export interface TrainerStep {
@@ -125,7 +125,7 @@ export interface TrainerContext {
 /** A GRPO or PPO run (single-turn or on episodes): each step stored with its groups, packed batch and sessions. */
 export function grpoFamilyTrainer(
   grpo: GrpoRun | EpisodeRun | PpoRun,
-  config: GroupsConfig,
+  config: object,
   tok: CheckpointTokenizer,
 ): Trainer {
   return {
@@ -134,7 +134,7 @@ export function grpoFamilyTrainer(
       const s = await grpo.next();
       return {
         metrics: s.metrics,
-        groups: groupRecords(s, tok, config),
+        groups: groupRecords(s, tok),
         batch: batchRecord(s, tok),
         sessions: s.sessions,
       };

@@ -68,7 +68,7 @@ describe('PpoRun', () => {
       expect(session.critic!.returns).toEqual(at.map((i) => s.returns[i]));
       expect(session.critic!.advantages).toEqual(at.map((i) => p.advantages[i]));
     }
-    const groups = groupRecords(s, run.tokenizer, SMALL);
+    const groups = groupRecords(s, run.tokenizer);
     const first = groups[0].samples[0];
     expect(groups[0].estimate).toBeUndefined();
     expect(first.critic!.return).toBe(s.sessions[0].critic!.returns[0]);
