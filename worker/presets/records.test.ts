@@ -14,6 +14,7 @@ import { GRPO_ARITH, GrpoRun, type GrpoConfig, type GrpoStep } from '../train/gr
 
 /** What of a GRPO run's config its packing of the groups reads: the estimator and what pack feeds it. */
 type GroupsConfig = Pick<GrpoConfig, 'estimator' | 'advantage' | 'truncation'>;
+import { taskMathReward } from '../rewards/task-math-reward';
 import { batchRecord, groupRecords, pairRecords, pairSessions } from './records';
 
 const base = importCheckpoint(readCheckpointDir(BASE_CHECKPOINT_DIR));
@@ -235,6 +236,13 @@ describe('a DPO step as groups and sessions (shipped base, CPU)', () => {
     const s = await run.next(); // the policy has moved: implicit rewards are not all 0
     const groups = pairRecords(s, tok, DPO_ARITH);
     expect(groups).toHaveLength(3);
+    // The step carries the rewards its pairs were chosen by: what the view once scored again itself.
+    s.pairs.forEach((p, i) =>
+      expect(s.rewards[i]).toEqual({
+        chosen: taskMathReward(tok.decode(p.chosen), p.task),
+        rejected: taskMathReward(tok.decode(p.rejected), p.task),
+      }),
+    );
     groups.forEach((g, i) => {
       expect(g).toMatchObject({
         kind: 'dpo-pair',
@@ -269,7 +277,7 @@ describe('a DPO step as groups and sessions (shipped base, CPU)', () => {
     );
     expect(groups.reduce((a, g) => a + g.pair!.loss, 0) / 3).toBeCloseTo(s.metrics['loss/dpo'], 12);
 
-    const sessions = pairSessions(s, tok);
+    const sessions = pairSessions(s);
     expect(() => validateSessions(sessions)).not.toThrow();
     expect(sessions.map((x) => [x.group, x.sample, x.reward])).toEqual(
       groups.flatMap((g) => [
@@ -291,11 +299,29 @@ describe('a DPO step as groups and sessions (shipped base, CPU)', () => {
     }
   });
 
+  it('pairs a checkpoint kept before pairs carried their rewards are scored when trained, as they were chosen', async () => {
+    const config = { ...DPO_ARITH, pairs: 2, evalN: 1 };
+    const run = new DpoRun(createCpuOps(), config, base);
+    const s = await run.next();
+    const old = new DpoRun(createCpuOps(), config, base);
+    old.resumeAt({
+      weights: await run.model.getWeights(),
+      optimizer: await run.model.getOptimizerState(),
+      position: {
+        ...run.position(),
+        dpo: { sampled: run.position().dpo!.sampled, pending: s.pairs.map(({ rewards: _rewards, ...p }) => p) },
+      },
+    });
+    const again = await old.next();
+    expect(again.pairs.map((p) => p.task.id)).toEqual(s.pairs.map((p) => p.task.id));
+    expect(again.rewards).toEqual(s.rewards);
+  });
+
   it('pairs a checkpoint kept without their sampler calls still show as groups but give no sessions', async () => {
     const run = new DpoRun(createCpuOps(), { ...DPO_ARITH, pairs: 2, evalN: 1 }, base);
     const s = await run.next();
     const bare = { ...s, pairs: s.pairs.map(({ calls: _calls, ...p }) => p) };
     expect(pairRecords(bare, tok, DPO_ARITH)).toHaveLength(2);
-    expect(pairSessions(bare, tok)).toEqual([]);
+    expect(pairSessions(bare)).toEqual([]);
   });
 });

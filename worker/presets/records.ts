@@ -9,8 +9,6 @@
  */
 import type { TextTokenizer } from '../data/tokenizer';
 import type { BatchRecord, GroupRecord, GroupSample, SessionCritic } from '../contract/records';
-import { syncDatasetReward } from '../rewards/dataset-reward';
-import { taskMathReward } from '../rewards/task-math-reward';
 import type { PackedAdvantageDetails } from '../rl/pack-types';
 import type { Session } from '../rl/types';
 import type { DpoConfig, DpoStep, Pair } from '../train/dpo';
@@ -181,41 +179,23 @@ const onMask = (a: ArrayLike<number>, mask: ArrayLike<number>) => Float32Array.f
 /** The group key of a step's i-th pair (a problem may come twice in one step). */
 const pairGroup = (p: Pair, i: number) => `pair ${i + 1}: ${p.task.id}`;
 
-type PairReward = (
-  completion: string,
-  task: { readonly answer: string },
-) => { score: number; components: Record<string, number>; detail: string };
-
-/** The reward pairs were chosen by: MathReward, or the dataset's. */
-function pairReward(c: Pick<DpoConfig, 'dataset'>): PairReward {
-  if (!c.dataset) return taskMathReward;
-  const reward = syncDatasetReward(c.dataset.reward);
-  return (completion, task) => reward(completion, task.answer);
-}
-
-/** The reward of a pair's completion, as the pair was chosen by (decode skips EOS). */
-function scored(p: Pair, ids: Int32Array, tok: TextTokenizer, reward: PairReward) {
-  const text = tok.decode(ids);
-  return { text, ...reward(text, p.task) };
-}
-
 /**
  * A DPO step's pairs as the Groups view shows them: chosen (sample 0) and rejected (1), with their
  * implicit rewards, the margin (chosen − rejected; ranked correctly when > 0, TRL
- * `rewards/accuracies`) and the loss variant's value for the pair (`dpoLoss` `pairLosses`).
+ * `rewards/accuracies`), the loss variant's value for the pair (`dpoLoss` `pairLosses`) and the
+ * reward each completion was chosen by, as the step carries it.
  */
 export function pairRecords(
   s: DpoStep,
   tok: TextTokenizer,
-  config: Pick<DpoConfig, 'lossType' | 'beta' | 'dataset'>,
+  config: Pick<DpoConfig, 'lossType' | 'beta'>,
 ): GroupRecord[] {
-  const reward = pairReward(config);
   return s.pairs.map((p, i) => {
     const samples = ([p.chosen, p.rejected] as const).map((ids, k) => {
-      const r = scored(p, ids, tok, reward);
+      const r = k === 0 ? s.rewards[i].chosen : s.rewards[i].rejected;
       return {
         sample: k,
-        completion: r.text,
+        completion: tok.decode(ids),
         reward: r.score,
         components: r.components,
         advantage: s.implicitRewards[2 * i + k],
@@ -249,16 +229,16 @@ export function pairRecords(
 }
 
 /**
- * A DPO step's pairs as sessions (scored by the config's reward, as `pairRecords`): per pair the
- * chosen (sample 0) and the rejected (sample 1) completion, each one call of the frozen base's sampler (version 0) with its log-probs. Pairs a
- * checkpoint kept without their calls give none.
+ * A DPO step's pairs as sessions, with the rewards the step carries (those they were chosen by):
+ * per pair the chosen (sample 0) and the rejected (sample 1) completion, each one call of the
+ * frozen base's sampler (version 0) with its log-probs. Pairs a checkpoint kept without their
+ * calls give none.
  */
-export function pairSessions(s: DpoStep, tok: TextTokenizer, config: Pick<DpoConfig, 'dataset'> = {}): Session[] {
-  const reward = pairReward(config);
+export function pairSessions(s: DpoStep): Session[] {
   return s.pairs.flatMap((p, i) => {
     if (!p.calls) return [];
     return ([p.calls.chosen, p.calls.rejected] as const).map((g, k) => {
-      const r = scored(p, g.sampledIds, tok, reward);
+      const r = k === 0 ? s.rewards[i].chosen : s.rewards[i].rejected;
       return {
         task: p.task.id,
         group: pairGroup(p, i),

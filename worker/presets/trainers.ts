@@ -157,7 +157,7 @@ export function dpoTrainer(ops: Ops, config: DpoConfig, base: LoadedCheckpoint):
       return {
         metrics: s.metrics,
         groups: pairRecords(s, base.tokenizer, config),
-        sessions: pairSessions(s, base.tokenizer, config),
+        sessions: pairSessions(s),
       };
     },
     evaluate: (progress) => dpo.evaluate(undefined, progress),

@@ -21,6 +21,18 @@ export interface PendingPair {
    * log-probs), stored with the step's sessions. Absent in pairs a checkpoint kept before they were.
    */
   calls?: { chosen: Generated; rejected: Generated };
+  /**
+   * The reward each completion was chosen by (MathReward or the dataset's), as scored when the
+   * pair was found: the Groups view shows it. Absent in pairs a checkpoint kept before they were.
+   */
+  rewards?: { chosen: PairReward; rejected: PairReward };
+}
+
+/** A DPO completion's reward: its score (1 correct, 0 not), components and detail line. */
+export interface PairReward {
+  score: number;
+  components: Record<string, number>;
+  detail: string;
 }
 
 export interface TrainerPosition {
