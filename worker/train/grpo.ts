@@ -229,11 +229,11 @@ export function singleTurnRollout(
 }
 
 /**
- * A single-turn run from a base checkpoint, whatever its update: the model (with a value head for
- * a critic), the frozen reference (β > 0), the task source (arithmetic, or a person's dataset:
- * task-source.ts) with its stream, held-out tasks and reward, the rollout, one sampled and packed
- * batch per `sample()`, evaluation and the resume position. GrpoRun and PpoRun (ppo.ts) differ
- * only in how they pack and update. `services.codeGrader` grades a dataset's `code` reward.
+ * A single-turn run from a base checkpoint, whatever its update: the task source (arithmetic, or a
+ * person's dataset: task-source.ts) with its stream, held-out tasks and reward, the rollout, one
+ * sampled, packed and trained batch per `next()`, and evaluation; the models, scheduler, update
+ * and resume position are the run base's (grpo-family.ts). GrpoRun and PpoRun (ppo.ts) differ
+ * only in how they pack and whether a critic trains. `services.codeGrader` grades a dataset's `code` reward.
  */
 export abstract class SingleTurnRun<C extends GrpoConfig> extends GrpoFamilyRun<C, SampledBatch> {
   protected readonly source: TaskSource;
