@@ -4,7 +4,7 @@ import { importCheckpoint } from '../worker/model/checkpoint';
 import { readCheckpointDir } from '../worker/model/node-checkpoint-dir';
 import type { GrpoConfig } from '../worker/train/grpo';
 import { GRPO_ARITH, GrpoRun } from '../worker/train/grpo';
-import { GRPO_CALC, GrpoEpisodeRun } from '../worker/train/grpo-episodes';
+import { GRPO_CALC, EpisodeRun } from '../worker/train/grpo-episodes';
 import type { ModelConfig } from '../worker/model/config';
 import type { PortSampler } from '../worker/rollout/remote-sampler';
 import { threadSampler } from './thread-sampler';
@@ -50,7 +50,7 @@ describe('threadSampler: the batches sampled ahead drawn on worker threads', () 
     const episodes = async (samplerWorker: boolean) => {
       let started = 0;
       const remoteSampler = (c: ModelConfig) => (started++, threadSampler(c));
-      const run = new GrpoEpisodeRun(await nodeWasmOps(1), { ...config, samplerWorker }, base, null, { remoteSampler });
+      const run = new EpisodeRun(await nodeWasmOps(1), { ...config, samplerWorker }, base, null, { remoteSampler });
       const out = [];
       for (let i = 0; i < 2; i++) {
         const s = await run.next();

@@ -39,7 +39,7 @@ describe('flatPanels', () => {
       expect(flat['mismatch-kl'], JSON.stringify(change)).toBeUndefined();
       expect(flat.ess, JSON.stringify(change)).toBeUndefined();
     }
-    // The trainer scores logits / T as the sampler draws them (worker/train/grpo.ts updateOnBatch).
+    // The trainer scores logits / T as the sampler draws them (worker/train/update.ts updateOnBatch).
     expect(flatPanels({ ...grpo, temperature: 0.8 }, 'grpo')['mismatch-kl']).toBeDefined();
   });
 

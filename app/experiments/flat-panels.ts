@@ -3,7 +3,7 @@
  * dashboard collapses them to that sentence with a button to draw them anyway. Pure, from the
  * options alone (never from the curves: a curve flat by chance is still drawn).
  *
- * Why they are flat (worker/train/grpo.ts `updateOnBatch`): with one update per batch (1 epoch ×
+ * Why they are flat (worker/train/update.ts `updateOnBatch`): with one update per batch (1 epoch ×
  * 1 mini-batch) the ratio's denominator is the sampler's own log-probs (the critic's scoring of the
  * same weights for PPO), so the ratio is 1 up to float rounding: nothing is clipped and the policy's
  * KL to the sampling policy (`rl/ppo_kl`) is ~1e-8. Without top-k or top-p the sampler draws from

@@ -20,7 +20,7 @@ import { importCheckpoint } from '../../worker/model/checkpoint';
 import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 import { median } from '../../worker/selftest';
 import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
-import { GRPO_CODE, GrpoEpisodeRun } from '../../worker/train/grpo-episodes';
+import { GRPO_CODE, EpisodeRun } from '../../worker/train/grpo-episodes';
 import { cliBackend, describeBackend } from '../backend';
 import { localCodeGrader, type LocalGrader } from '../code-grader';
 import { threadSampler } from '../thread-sampler';
@@ -153,7 +153,7 @@ export async function benchAsync(args: BenchArgs) {
         graders.push(local);
         // One batch a step: dynamic sampling draws 1 to 10 batches a step, a spread that would hide the overlap.
         const config = { ...GRPO_CODE, steps, staleness: s, evalEvery: 0, dynamicSampling: undefined };
-        return new GrpoEpisodeRun(ops, config, codeBase, null, { codeGrader: local.grader });
+        return new EpisodeRun(ops, config, codeBase, null, { codeGrader: local.grader });
       })),
     );
   } finally {

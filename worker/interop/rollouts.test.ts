@@ -53,7 +53,7 @@ let rows: RolloutRow[];
 beforeAll(async () => {
   base = await tinySftBase();
   step = await new GrpoRun(createCpuOps(), CONFIG, base).next();
-  groups = groupRecords(step, base.tokenizer, CONFIG);
+  groups = groupRecords(step, base.tokenizer);
   sessions = decodeSessions(encodeSessions(step.sessions));
   rows = rolloutRows({ step: 1, groups, sessions, batch: batchRecord(step, base.tokenizer) }, 'lighteval/MATH');
 });

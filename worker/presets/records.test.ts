@@ -4,13 +4,18 @@ import { importCheckpoint } from '../model/checkpoint';
 import { Model } from '../model/model';
 import { rowPerSequence } from '../model/packing';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir } from '../model/node-checkpoint-dir';
+import { outcomeAdvantageDetails } from '../rl/advantages/index';
 import { pack } from '../rl/pack';
-import type { Session } from '../rl/types';
+import { trains, type Session } from '../rl/types';
 import { validateSessions } from '../rl/validate';
 import type { ArithTask } from '../data/arith';
 import { DPO_ARITH, DpoRun } from '../train/dpo';
-import { GRPO_ARITH, GrpoRun, type GrpoStep } from '../train/grpo';
-import { batchRecord, groupRecords, pairRecords, pairSessions, type GroupsConfig } from './records';
+import { GRPO_ARITH, GrpoRun, type GrpoConfig, type GrpoStep } from '../train/grpo';
+
+/** What of a GRPO run's config its packing of the groups reads: the estimator and what pack feeds it. */
+type GroupsConfig = Pick<GrpoConfig, 'estimator' | 'advantage' | 'truncation'>;
+import { taskMathReward } from '../rewards/task-math-reward';
+import { batchRecord, groupRecords, pairRecords, pairSessions } from './records';
 
 const base = importCheckpoint(readCheckpointDir(BASE_CHECKPOINT_DIR));
 const tok = base.tokenizer;
@@ -72,7 +77,7 @@ const VERL_GRPO: GroupsConfig = { estimator: 'grpo', advantage: {}, truncation: 
 
 describe('a GRPO step as groups: the baseline and the std the estimator used', () => {
   it('rewards [0, 1, 0, 0] under verl: baseline 0.25, the unbiased std 0.5 (not the population 0.433), advantage 1.5', () => {
-    const [g] = groupRecords(grpoStep([[0, 1, 0, 0]], VERL_GRPO), tok, VERL_GRPO);
+    const [g] = groupRecords(grpoStep([[0, 1, 0, 0]], VERL_GRPO), tok);
     expect(g.estimate).toMatchObject({
       estimator: 'grpo',
       members: 4,
@@ -100,11 +105,11 @@ describe('a GRPO step as groups: the baseline and the std the estimator used', (
 
   it('follows the run’s options: rLLM’s population std, TRL’s ε, scale none, RLOO’s leave-one-out baselines', () => {
     const rllm: GroupsConfig = { ...VERL_GRPO, advantage: { compat: 'rllm' } };
-    const [r] = groupRecords(grpoStep([[0, 1, 0, 0]], rllm), tok, rllm);
+    const [r] = groupRecords(grpoStep([[0, 1, 0, 0]], rllm), tok);
     expect(r.estimate!.std).toBeCloseTo(Math.sqrt(0.75 / 4), 12);
     expect(r.samples[1].advantage).toBeCloseTo(0.75 / Math.sqrt(0.75 / 4), 5);
     const trl: GroupsConfig = { ...VERL_GRPO, advantage: { compat: 'trl', scale: 'none' } };
-    const [t] = groupRecords(grpoStep([[0, 1, 0, 0]], trl), tok, trl);
+    const [t] = groupRecords(grpoStep([[0, 1, 0, 0]], trl), tok);
     expect(t.estimate).toMatchObject({
       std: null,
       divisor: null,
@@ -112,7 +117,7 @@ describe('a GRPO step as groups: the baseline and the std the estimator used', (
     });
     expect(t.samples[1].advantage).toBeCloseTo(0.75, 12);
     const rloo: GroupsConfig = { ...VERL_GRPO, estimator: 'rloo' };
-    const [l] = groupRecords(grpoStep([[0, 1, 0, 0]], rloo), tok, rloo);
+    const [l] = groupRecords(grpoStep([[0, 1, 0, 0]], rloo), tok);
     expect(l.estimate).toMatchObject({ estimator: 'rloo', baseline: null, std: null });
     expect(l.samples.map((x) => x.baseline)).toEqual([1 / 3, 0, 1 / 3, 1 / 3]);
     expect(l.samples[1].advantage).toBe(1);
@@ -142,9 +147,9 @@ describe('a GRPO step as groups: the baseline and the std the estimator used', (
     expect(staleness).toBeDefined();
     for (let i = 0; i < version.length; i++) expect(staleness![i]).toBe(version[i] >= 0 ? 2 : -1);
     // The groups say it per sample too: served by version 0, two behind; a synchronous step says nothing.
-    const [g] = groupRecords({ ...step, step: 3 }, tok, VERL_GRPO);
+    const [g] = groupRecords({ ...step, step: 3 }, tok);
     expect(g.samples.map((x) => x.served)).toEqual(g.samples.map(() => ({ version: 0, staleness: 2 })));
-    expect(groupRecords({ ...step, step: 1 }, tok, VERL_GRPO)[0].samples.every((x) => !('served' in x))).toBe(true);
+    expect(groupRecords({ ...step, step: 1 }, tok)[0].samples.every((x) => !('served' in x))).toBe(true);
   });
 
   it('groups as pack does: a truncated completion under truncation "mask" is no member; an all-equal group is zero', () => {
@@ -158,7 +163,6 @@ describe('a GRPO step as groups: the baseline and the std the estimator used', (
         [[0, 3]],
       ),
       tok,
-      VERL_GRPO,
     );
     expect(a.estimate).toMatchObject({ members: 3, baseline: 1 / 3 });
     expect(a.estimate!.std).toBeCloseTo(Math.sqrt((2 * (1 / 3) ** 2 + (2 / 3) ** 2) / 2), 12);
@@ -167,10 +171,54 @@ describe('a GRPO step as groups: the baseline and the std the estimator used', (
     expect(b.estimate).toMatchObject({ members: 2, zero: true, std: 0 });
   });
 
+  it('the estimate is pack’s working: what the view computed itself before (outcomeAdvantageDetails on the trained sessions)', () => {
+    const configs: GroupsConfig[] = [
+      VERL_GRPO,
+      { ...VERL_GRPO, advantage: { compat: 'trl', scale: 'batch' } },
+      { ...VERL_GRPO, estimator: 'rloo' },
+      { ...VERL_GRPO, estimator: 'reinforce++-baseline', truncation: 'score' },
+      { ...VERL_GRPO, estimator: 'reinforce++-baseline', advantage: { compat: 'rllm' } },
+    ];
+    const rewards = [[0, 1, 0, 1], [1, 1, 1], [0.5, 0, 1, 0.25], [1]];
+    for (const config of configs) {
+      const step = grpoStep(rewards, config, [
+        [0, 3],
+        [2, 1],
+      ]);
+      // The view's own computation before pack returned its working (records.ts `explain`, issue 36).
+      const idx = step.sessions.map((_, i) => i).filter((i) => trains(step.sessions[i].status, config.truncation));
+      const d = outcomeAdvantageDetails(
+        config.estimator,
+        idx.map((i) => step.sessions[i].reward ?? 0),
+        idx.map((i) => JSON.stringify([step.sessions[i].task, step.sessions[i].group])),
+        idx.map((i) => step.sessions[i].calls.reduce((n, c) => n + c.sampledIds.length, 0)),
+        config.advantage,
+      );
+      const groups = groupRecords(step, tok);
+      expect(groups.map((g) => g.estimate)).toEqual(
+        d.groups.map((gd) => ({
+          estimator: config.estimator,
+          settings: d.settings,
+          members: gd.members.length,
+          baseline: gd.baseline,
+          std: gd.std,
+          divisor: gd.divisor,
+          zero: gd.zero,
+          batch: d.batch,
+        })),
+      );
+      const baselines = new Map(idx.map((i, k) => [i, d.baselines[k]]));
+      step.sessions.forEach((x, i) => {
+        const sample = groups.find((g) => g.group === x.group)!.samples.find((y) => y.sample === x.sample)!;
+        expect(sample.baseline).toBe(baselines.get(i));
+      });
+    }
+  });
+
   it('a real GrpoRun step: every trained sample’s advantage is (reward − baseline) / (σ + ε) from its group’s estimate', async () => {
     const config = { ...GRPO_ARITH, prompts: 2, group: 4, evalN: 1 };
     const run = new GrpoRun(createCpuOps(), config, base);
-    const groups = groupRecords(await run.next(), tok, config);
+    const groups = groupRecords(await run.next(), tok);
     expect(groups).toHaveLength(2);
     for (const g of groups) {
       expect(g.estimate!.settings.stdType).toBe('unbiased');
@@ -188,6 +236,13 @@ describe('a DPO step as groups and sessions (shipped base, CPU)', () => {
     const s = await run.next(); // the policy has moved: implicit rewards are not all 0
     const groups = pairRecords(s, tok, DPO_ARITH);
     expect(groups).toHaveLength(3);
+    // The step carries the rewards its pairs were chosen by: what the view once scored again itself.
+    s.pairs.forEach((p, i) =>
+      expect(s.rewards[i]).toEqual({
+        chosen: taskMathReward(tok.decode(p.chosen), p.task),
+        rejected: taskMathReward(tok.decode(p.rejected), p.task),
+      }),
+    );
     groups.forEach((g, i) => {
       expect(g).toMatchObject({
         kind: 'dpo-pair',
@@ -222,7 +277,7 @@ describe('a DPO step as groups and sessions (shipped base, CPU)', () => {
     );
     expect(groups.reduce((a, g) => a + g.pair!.loss, 0) / 3).toBeCloseTo(s.metrics['loss/dpo'], 12);
 
-    const sessions = pairSessions(s, tok);
+    const sessions = pairSessions(s);
     expect(() => validateSessions(sessions)).not.toThrow();
     expect(sessions.map((x) => [x.group, x.sample, x.reward])).toEqual(
       groups.flatMap((g) => [
@@ -244,11 +299,29 @@ describe('a DPO step as groups and sessions (shipped base, CPU)', () => {
     }
   });
 
+  it('pairs a checkpoint kept before pairs carried their rewards are scored when trained, as they were chosen', async () => {
+    const config = { ...DPO_ARITH, pairs: 2, evalN: 1 };
+    const run = new DpoRun(createCpuOps(), config, base);
+    const s = await run.next();
+    const old = new DpoRun(createCpuOps(), config, base);
+    old.resumeAt({
+      weights: await run.model.getWeights(),
+      optimizer: await run.model.getOptimizerState(),
+      position: {
+        ...run.position(),
+        dpo: { sampled: run.position().dpo!.sampled, pending: s.pairs.map(({ rewards: _rewards, ...p }) => p) },
+      },
+    });
+    const again = await old.next();
+    expect(again.pairs.map((p) => p.task.id)).toEqual(s.pairs.map((p) => p.task.id));
+    expect(again.rewards).toEqual(s.rewards);
+  });
+
   it('pairs a checkpoint kept without their sampler calls still show as groups but give no sessions', async () => {
     const run = new DpoRun(createCpuOps(), { ...DPO_ARITH, pairs: 2, evalN: 1 }, base);
     const s = await run.next();
     const bare = { ...s, pairs: s.pairs.map(({ calls: _calls, ...p }) => p) };
     expect(pairRecords(bare, tok, DPO_ARITH)).toHaveLength(2);
-    expect(pairSessions(bare, tok)).toEqual([]);
+    expect(pairSessions(bare)).toEqual([]);
   });
 });

@@ -2,27 +2,22 @@
  * The advantage groups of one GRPO step as the Groups view shows them: per (task, group) the
  * prompt, the ground truth and every completion with its reward, components, advantage, status
  * and length, and the estimator's working (its resolved settings, the baseline and the std it
- * divided by, from the RL core's `outcomeAdvantageDetails` on the same inputs as pack); and the
+ * divided by, as pack computed them: `PackedBatch.advantageDetails`); and the
  * packed batch's layers for the Batch view. Pure data from the step's sessions, packed batch, old
  * log-probs and dlogp. A DPO step's pairs as groups of two, with margin and per-pair loss, and as
  * sessions (`pairRecords`, `pairSessions`).
  */
 import type { TextTokenizer } from '../data/tokenizer';
 import type { BatchRecord, GroupRecord, GroupSample, SessionCritic } from '../contract/records';
-import { syncDatasetReward } from '../rewards/dataset-reward';
-import { taskMathReward } from '../rewards/task-math-reward';
-import { outcomeAdvantageDetails } from '../rl/advantages/index';
-import { trains, type Session } from '../rl/types';
+import type { PackedAdvantageDetails } from '../rl/pack-types';
+import type { Session } from '../rl/types';
 import type { DpoConfig, DpoStep, Pair } from '../train/dpo';
-import type { GrpoConfig, GrpoStep } from '../train/grpo';
-import type { GrpoEpisodeStep } from '../train/grpo-episodes';
-
-/** What of a GRPO run's config the groups need: the estimator and what pack feeds it. */
-export type GroupsConfig = Pick<GrpoConfig, 'estimator' | 'advantage' | 'truncation'>;
+import type { GrpoStep } from '../train/grpo';
+import type { EpisodeStep } from '../train/grpo-episodes';
 
 /** A sample's completion as the Groups view shows it: one call's text (single-turn) or the episode's turns. */
 function completionOf(
-  s: GrpoStep | GrpoEpisodeStep,
+  s: GrpoStep | EpisodeStep,
   i: number,
   tok: TextTokenizer,
 ): Pick<GroupSample, 'completion' | 'length' | 'truncated' | 'turns' | 'episode'> {
@@ -55,7 +50,7 @@ function completionOf(
   };
 }
 
-export function groupRecords(s: GrpoStep | GrpoEpisodeStep, tok: TextTokenizer, config: GroupsConfig): GroupRecord[] {
+export function groupRecords(s: GrpoStep | EpisodeStep, tok: TextTokenizer): GroupRecord[] {
   const byGroup = new Map<string, GroupRecord>();
   // Step `step` trains on version step − 1: a sample served under an older one trails it (sampled ahead).
   const lagging = s.sessions.some((x) => x.calls.some((c) => c.version < s.step - 1));
@@ -95,7 +90,7 @@ export function groupRecords(s: GrpoStep | GrpoEpisodeStep, tok: TextTokenizer, 
     g.zeroStd = r.every((x) => x === r[0]);
   }
   // Under a critic (PPO) no outcome estimator ran: there is no group estimate to explain.
-  if (!s.sessions.some((x) => x.critic)) explain(s.sessions, byGroup, config);
+  if (s.packed.advantageDetails) explain(s.sessions, byGroup, s.packed.advantageDetails);
   return [...byGroup.values()];
 }
 
@@ -111,21 +106,15 @@ function criticSummary(c: SessionCritic): NonNullable<GroupSample['critic']> {
 }
 
 /**
- * Fills each group's `estimate` and its trained samples' `baseline`: the estimator run as pack
- * runs it (worker/rl/pack.ts `sessionAdvantages`: the trained sessions, keyed by (task, group),
- * with their sampled-id counts), so the view shows the σ the advantages were divided by.
+ * Fills each group's `estimate` and its trained samples' `baseline` from the estimator's working
+ * as pack ran it (worker/rl/pack.ts `advantageDetails`: the trained sessions, keyed by (task,
+ * group), with their sampled-id counts), so the view shows the σ the advantages were divided by.
  */
-function explain(sessions: readonly Session[], byGroup: Map<string, GroupRecord>, config: GroupsConfig): void {
-  const idx = sessions.map((_, i) => i).filter((i) => trains(sessions[i].status, config.truncation));
-  const scores = idx.map((i) => sessions[i].reward ?? 0);
-  const keys = idx.map((i) => JSON.stringify([sessions[i].task, sessions[i].group]));
-  const lengths = idx.map((i) => sessions[i].calls.reduce((n, c) => n + c.sampledIds.length, 0));
-  const d = outcomeAdvantageDetails(config.estimator, scores, keys, lengths, config.advantage);
+function explain(sessions: readonly Session[], byGroup: Map<string, GroupRecord>, d: PackedAdvantageDetails): void {
   for (const gd of d.groups) {
-    const first = sessions[idx[gd.members[0]]];
-    const g = byGroup.get(first.group)!;
+    const g = byGroup.get(sessions[gd.members[0]].group)!;
     g.estimate = {
-      estimator: config.estimator,
+      estimator: d.estimator,
       settings: d.settings,
       members: gd.members.length,
       baseline: gd.baseline,
@@ -134,10 +123,9 @@ function explain(sessions: readonly Session[], byGroup: Map<string, GroupRecord>
       zero: gd.zero,
       batch: d.batch,
     };
-    for (const k of gd.members) {
-      const session = sessions[idx[k]];
-      const sample = g.samples.find((x) => x.sample === session.sample);
-      if (sample) sample.baseline = d.baselines[k];
+    for (const i of gd.members) {
+      const sample = g.samples.find((x) => x.sample === sessions[i].sample);
+      if (sample) sample.baseline = d.baselines[i];
     }
   }
 }
@@ -191,41 +179,23 @@ const onMask = (a: ArrayLike<number>, mask: ArrayLike<number>) => Float32Array.f
 /** The group key of a step's i-th pair (a problem may come twice in one step). */
 const pairGroup = (p: Pair, i: number) => `pair ${i + 1}: ${p.task.id}`;
 
-type PairReward = (
-  completion: string,
-  task: { readonly answer: string },
-) => { score: number; components: Record<string, number>; detail: string };
-
-/** The reward pairs were chosen by: MathReward, or the dataset's. */
-function pairReward(c: Pick<DpoConfig, 'dataset'>): PairReward {
-  if (!c.dataset) return taskMathReward;
-  const reward = syncDatasetReward(c.dataset.reward);
-  return (completion, task) => reward(completion, task.answer);
-}
-
-/** The reward of a pair's completion, as the pair was chosen by (decode skips EOS). */
-function scored(p: Pair, ids: Int32Array, tok: TextTokenizer, reward: PairReward) {
-  const text = tok.decode(ids);
-  return { text, ...reward(text, p.task) };
-}
-
 /**
  * A DPO step's pairs as the Groups view shows them: chosen (sample 0) and rejected (1), with their
  * implicit rewards, the margin (chosen − rejected; ranked correctly when > 0, TRL
- * `rewards/accuracies`) and the loss variant's value for the pair (`dpoLoss` `pairLosses`).
+ * `rewards/accuracies`), the loss variant's value for the pair (`dpoLoss` `pairLosses`) and the
+ * reward each completion was chosen by, as the step carries it.
  */
 export function pairRecords(
   s: DpoStep,
   tok: TextTokenizer,
-  config: Pick<DpoConfig, 'lossType' | 'beta' | 'dataset'>,
+  config: Pick<DpoConfig, 'lossType' | 'beta'>,
 ): GroupRecord[] {
-  const reward = pairReward(config);
   return s.pairs.map((p, i) => {
     const samples = ([p.chosen, p.rejected] as const).map((ids, k) => {
-      const r = scored(p, ids, tok, reward);
+      const r = k === 0 ? s.rewards[i].chosen : s.rewards[i].rejected;
       return {
         sample: k,
-        completion: r.text,
+        completion: tok.decode(ids),
         reward: r.score,
         components: r.components,
         advantage: s.implicitRewards[2 * i + k],
@@ -259,16 +229,16 @@ export function pairRecords(
 }
 
 /**
- * A DPO step's pairs as sessions (scored by the config's reward, as `pairRecords`): per pair the
- * chosen (sample 0) and the rejected (sample 1) completion, each one call of the frozen base's sampler (version 0) with its log-probs. Pairs a
- * checkpoint kept without their calls give none.
+ * A DPO step's pairs as sessions, with the rewards the step carries (those they were chosen by):
+ * per pair the chosen (sample 0) and the rejected (sample 1) completion, each one call of the
+ * frozen base's sampler (version 0) with its log-probs. Pairs a checkpoint kept without their
+ * calls give none.
  */
-export function pairSessions(s: DpoStep, tok: TextTokenizer, config: Pick<DpoConfig, 'dataset'> = {}): Session[] {
-  const reward = pairReward(config);
+export function pairSessions(s: DpoStep): Session[] {
   return s.pairs.flatMap((p, i) => {
     if (!p.calls) return [];
     return ([p.calls.chosen, p.calls.rejected] as const).map((g, k) => {
-      const r = scored(p, g.sampledIds, tok, reward);
+      const r = k === 0 ? s.rewards[i].chosen : s.rewards[i].rejected;
       return {
         task: p.task.id,
         group: pairGroup(p, i),

@@ -875,7 +875,7 @@ function grpoRefine(
       `must be at most {policyLoss.ratioClampMax} = ${p.ratioClampMax}, got ${p.ratioClampMin}`,
     );
   }
-  // The budget the buffer sits in (worker/train/grpo.ts punishOverlong): one action's ids, or an episode's.
+  // The budget the buffer sits in (worker/train/grpo-family.ts punishOverlong): one action's ids, or an episode's.
   const budget = o.maxNew * (o.maxTurns ?? 1);
   if (o.overlongBuffer !== undefined && o.overlongBuffer > budget)
     problem(

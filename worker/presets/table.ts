@@ -30,7 +30,7 @@ import {
   GRPO_CODE,
   GRPO_ENV,
   GRPO_GUESS,
-  GrpoEpisodeRun,
+  EpisodeRun,
   PPO_CALC,
   PPO_ENV,
   type GrpoEpisodeConfig,
@@ -70,7 +70,7 @@ import {
   runOptionsSchema,
   sftSchema,
 } from './schema';
-import { dpoTrainer, flowTrainer, grpoTrainer, sftTrainer, type Trainer, type TrainerContext } from './trainers';
+import { dpoTrainer, flowTrainer, grpoFamilyTrainer, sftTrainer, type Trainer, type TrainerContext } from './trainers';
 
 /** The shipped base checkpoints (public/checkpoints/NAME): arithmetic, and one per environment. */
 export type BaseName = 'arith-base' | 'calc-base' | 'guess-base' | 'code-base';
@@ -160,6 +160,14 @@ const needsBase = (name: string, base: LoadedCheckpoint | null): LoadedCheckpoin
   if (!base) throw new Error(`${name}: no base checkpoint given`);
   return base;
 };
+/** The trainer of a multi-turn preset: an episode run of `episodes(o)` from the base, journaled where the context says. */
+const episodeTrainer =
+  <O>(name: PresetName, episodes: (o: O) => GrpoEpisodeConfig) =>
+  (o: O, c: TrainerContext): Trainer => {
+    const base = needsBase(name, c.base);
+    const config = episodes(o);
+    return grpoFamilyTrainer(new EpisodeRun(c.ops, config, base, c.journal, c.services), config, base.tokenizer);
+  };
 const klReference = (o: { beta: number; loraRank?: number }) =>
   o.beta > 0
     ? `KL β = ${o.beta} holds the run to the starting model${o.loraRank !== undefined ? ' (the base with its LoRA adapters off)' : ''}`
@@ -195,11 +203,7 @@ function episodeGrpo(
     config: episodes,
     episodes,
     reference: klReference,
-    trainer: (o, c) => {
-      const base = needsBase(name, c.base);
-      const config = episodes(o);
-      return grpoTrainer(new GrpoEpisodeRun(c.ops, config, base, c.journal, c.services), config, base.tokenizer);
-    },
+    trainer: episodeTrainer(name, episodes),
     export: { task: spec.task, reward: spec.reward, verl: null, trl: null },
   };
 }
@@ -233,11 +237,7 @@ function programPreset<N extends 'grpo-env' | 'ppo-env'>(
     episodes,
     // Both presets' options have β (the generic N hides it from the type checker).
     reference: klReference as PresetSpec<N>['reference'],
-    trainer: (o, c) => {
-      const base = needsBase(name, c.base);
-      const config = episodes(o);
-      return grpoTrainer(new GrpoEpisodeRun(c.ops, config, base, c.journal, c.services), config, base.tokenizer);
-    },
+    trainer: episodeTrainer(name, episodes),
     export: { task: ENV_TASK, reward: 'environment', verl: null, trl: null },
   };
 }
@@ -326,7 +326,7 @@ const grpoArith: PresetSpec<'grpo-arith'> = {
   trainer: (o, c) => {
     const base = needsBase('grpo-arith', c.base);
     const config = grpoConfigOf(o, GRPO_ARITH);
-    return grpoTrainer(new GrpoRun(c.ops, config, base, c.services), config, base.tokenizer);
+    return grpoFamilyTrainer(new GrpoRun(c.ops, config, base, c.services), config, base.tokenizer);
   },
   export: { task: ARITH_TASK, reward: 'math', verl: null, trl: null },
 };
@@ -361,7 +361,7 @@ const ppoArith: PresetSpec<'ppo-arith'> = {
   trainer: (o, c) => {
     const base = needsBase('ppo-arith', c.base);
     const config = ppoConfigOf(o, PPO_ARITH);
-    return grpoTrainer(new PpoRun(c.ops, config, base, c.services), config, base.tokenizer);
+    return grpoFamilyTrainer(new PpoRun(c.ops, config, base, c.services), config, base.tokenizer);
   },
   export: { task: ARITH_TASK, reward: 'math', verl: null, trl: null },
 };
@@ -390,11 +390,7 @@ const ppoCalc: PresetSpec<'ppo-calc'> = {
   config: ppoCalcEpisodes,
   episodes: ppoCalcEpisodes,
   reference: klReference,
-  trainer: (o, c) => {
-    const base = needsBase('ppo-calc', c.base);
-    const config = ppoCalcEpisodes(o);
-    return grpoTrainer(new GrpoEpisodeRun(c.ops, config, base, c.journal, c.services), config, base.tokenizer);
-  },
+  trainer: episodeTrainer('ppo-calc', ppoCalcEpisodes),
   export: { task: CALC_TASK, reward: 'environment', verl: null, trl: null },
 };
 

@@ -28,11 +28,11 @@ import type { RunCheckpointFiles } from '../store/run-store';
 import { DpoRun, type DpoConfig } from '../train/dpo';
 import type { EvalProgress, EvalResult } from '../train/evaluate';
 import type { GrpoRun } from '../train/grpo';
-import type { GrpoEpisodeRun } from '../train/grpo-episodes';
+import type { EpisodeRun } from '../train/grpo-episodes';
 import type { PpoRun } from '../train/ppo';
 import type { Resumable, ResumeRecord } from '../train/resume';
 import { SftRun, type SftConfig } from '../train/sft';
-import { batchRecord, groupRecords, pairRecords, pairSessions, type GroupsConfig } from './records';
+import { batchRecord, groupRecords, pairRecords, pairSessions } from './records';
 
 /** One step as the loop stores it. */
 export interface TrainerStep {
@@ -118,9 +118,9 @@ export interface TrainerContext {
 }
 
 /** A GRPO or PPO run (single-turn or on episodes): each step stored with its groups, packed batch and sessions. */
-export function grpoTrainer(
-  grpo: GrpoRun | GrpoEpisodeRun | PpoRun,
-  config: GroupsConfig,
+export function grpoFamilyTrainer(
+  grpo: GrpoRun | EpisodeRun | PpoRun,
+  config: object,
   tok: CheckpointTokenizer,
 ): Trainer {
   return {
@@ -129,7 +129,7 @@ export function grpoTrainer(
       const s = await grpo.next();
       return {
         metrics: s.metrics,
-        groups: groupRecords(s, tok, config),
+        groups: groupRecords(s, tok),
         batch: batchRecord(s, tok),
         sessions: s.sessions,
       };
@@ -152,7 +152,7 @@ export function dpoTrainer(ops: Ops, config: DpoConfig, base: LoadedCheckpoint):
       return {
         metrics: s.metrics,
         groups: pairRecords(s, base.tokenizer, config),
-        sessions: pairSessions(s, base.tokenizer, config),
+        sessions: pairSessions(s),
       };
     },
     evaluate: (progress) => dpo.evaluate(undefined, progress),

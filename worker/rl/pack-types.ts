@@ -7,7 +7,7 @@
  * real-valued (masks included, so they feed the objectives as they are) is a `Float64Array`.
  * Reference: dew `pack` and `RESPONSE_MASK_KEY`/`OLD_LOG_PROBS_KEY` (docs/rl-core.md "Packing").
  */
-import type { AdvantageOptions, OutcomeEstimator } from './advantages/index';
+import type { AdvantageDetails, AdvantageOptions, GroupDetail, OutcomeEstimator } from './advantages/index';
 import type { Chain } from './pack-chains';
 import type { Status, TerminationReason, Truncation } from './types';
 
@@ -94,6 +94,8 @@ export interface PackedBatch {
   chains: ChainPlacement[];
   /** Per input session: its advantage (0 when it carries no loss mass). */
   sessionAdvantages: Float64Array;
+  /** How the outcome estimator reached those advantages, for views; null under estimator `'none'` or `{ given }`. */
+  advantageDetails: PackedAdvantageDetails | null;
   /** Rows the chains fill (≤ rows). */
   rowsNeeded: number;
   /** Real (non-padding) ids. */
@@ -103,6 +105,22 @@ export interface PackedBatch {
   counts: SessionCounts;
   /** `batch/*`, `sessions/*`, `reward/*` figures for logging, e.g. `reward/frac_reward_zero_std`. */
   metrics: Record<string, number>;
+}
+
+/**
+ * The outcome estimator's working as pack ran it (`outcomeAdvantageDetails` on the trained
+ * sessions, keyed by `(task, group)`, with their sampled-id counts): its resolved settings, per
+ * group the baseline and the σ it divided by, any batch normalisation. Indices are the input
+ * sessions', so a view needs nothing else to line them up.
+ */
+export interface PackedAdvantageDetails {
+  estimator: OutcomeEstimator;
+  settings: AdvantageDetails['settings'];
+  /** Per group in grouping order; `members` are input session indices (trained sessions only). */
+  groups: GroupDetail[];
+  /** Per input session, the baseline subtracted from its score; 0 for a session in no group (not trained). */
+  baselines: Float64Array;
+  batch: AdvantageDetails['batch'];
 }
 
 /** An expected outcome, not an error: the batch does not fit. */

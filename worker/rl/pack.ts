@@ -8,14 +8,23 @@
  * dew `pack` (docs/rl-core.md "Packing", "Advantages"; docs/rl-formulas.md §9.2). Bad sessions throw (see
  * validate.ts); a batch that does not fit is an expected outcome, `{ ok: false, reason, rowsNeeded }`.
  */
-import { OUTCOME_ESTIMATORS, outcomeAdvantages, type OutcomeEstimator } from './advantages/index';
+import { OUTCOME_ESTIMATORS, outcomeAdvantageDetails, outcomeAdvantages } from './advantages/index';
+import { outcome } from './advantages/groups';
 import { chainsOf, placeChains } from './pack-chains';
 import { fillArrays } from './pack-fill';
-import type { ChainPlacement, PackOptions, PackResult, SessionCounts } from './pack-types';
+import type { ChainPlacement, PackedAdvantageDetails, PackOptions, PackResult, SessionCounts } from './pack-types';
 import { STATUSES, trains, type Session } from './types';
 import { describeSession, validateSessions } from './validate';
 
-export type { ChainPlacement, PackedBatch, PackOptions, PackRefusal, PackResult, SessionCounts } from './pack-types';
+export type {
+  ChainPlacement,
+  PackedAdvantageDetails,
+  PackedBatch,
+  PackOptions,
+  PackRefusal,
+  PackResult,
+  SessionCounts,
+} from './pack-types';
 
 /** Packs `sessions` into rows of `width` ids. See `PackOptions` for each option and its default. */
 export function pack(sessions: readonly Session[], width: number, options: PackOptions = {}): PackResult {
@@ -32,7 +41,7 @@ export function pack(sessions: readonly Session[], width: number, options: PackO
   validateSessions(sessions);
 
   const trained = sessions.map((s) => trains(s.status, truncation));
-  const { advantage, fracRewardZeroStd, zeroStdGroups, groups } = sessionAdvantages(
+  const { advantage, fracRewardZeroStd, zeroStdGroups, groups, details } = sessionAdvantages(
     sessions,
     trained,
     estimator,
@@ -105,6 +114,7 @@ export function pack(sessions: readonly Session[], width: number, options: PackO
     ...arrays,
     chains: placements,
     sessionAdvantages: sessionAdvantage,
+    advantageDetails: details,
     rowsNeeded: placed.rowsNeeded,
     efficiency,
     counts,
@@ -112,7 +122,10 @@ export function pack(sessions: readonly Session[], width: number, options: PackO
   };
 }
 
-/** Per input session, its advantage among the trained members of its `(task, group)`; 0 for the others. */
+/**
+ * Per input session, its advantage among the trained members of its `(task, group)`; 0 for the
+ * others. With an outcome estimator, also its working (`details`, indices the input sessions').
+ */
 function sessionAdvantages(
   sessions: readonly Session[],
   trained: readonly boolean[],
@@ -140,6 +153,7 @@ function sessionAdvantages(
       fracRewardZeroStd: stats.fracRewardZeroStd,
       zeroStdGroups: stats.zeroStdGroups,
       groups: stats.groups,
+      details: null,
     };
   }
   if (estimator !== 'none' && !OUTCOME_ESTIMATORS.includes(estimator)) {
@@ -148,11 +162,30 @@ function sessionAdvantages(
     );
   }
   const lengths = idx.map((i) => sessions[i].calls.reduce((n, c) => n + c.sampledIds.length, 0));
-  const est: OutcomeEstimator = estimator === 'none' ? 'grpo' : estimator;
-  const out = outcomeAdvantages(est, scores, keys, lengths, estimator === 'none' ? {} : options.advantage);
-  if (estimator !== 'none') idx.forEach((i, k) => (advantage[i] = out.advantages[k]));
-  return { advantage, fracRewardZeroStd: out.fracRewardZeroStd, zeroStdGroups: out.zeroStdGroups, groups: out.groups };
+  if (estimator === 'none') {
+    const out = outcomeAdvantages('grpo', scores, keys, lengths, {}); // only its zero-std counts are used
+    return { ...counted(out), advantage, details: null };
+  }
+  const d = outcomeAdvantageDetails(estimator, scores, keys, lengths, options.advantage);
+  idx.forEach((i, k) => (advantage[i] = d.advantages[k]));
+  const baselines = new Float64Array(sessions.length);
+  idx.forEach((i, k) => (baselines[i] = d.baselines[k]));
+  const details: PackedAdvantageDetails = {
+    estimator,
+    settings: d.settings,
+    groups: d.groups.map((g) => ({ ...g, members: g.members.map((k) => idx[k]) })),
+    baselines,
+    batch: d.batch,
+  };
+  return { ...counted(outcome(d.advantages, d.grouping)), advantage, details };
 }
+
+/** An estimator's group counts, as pack's metrics report them. */
+const counted = (o: { fracRewardZeroStd: number; zeroStdGroups: number; groups: number }) => ({
+  fracRewardZeroStd: o.fracRewardZeroStd,
+  zeroStdGroups: o.zeroStdGroups,
+  groups: o.groups,
+});
 
 function countSessions(sessions: readonly Session[], carries: readonly boolean[]): SessionCounts {
   const byStatus = Object.fromEntries(STATUSES.map((s) => [s, 0])) as SessionCounts['byStatus'];

@@ -8,8 +8,8 @@ import type { CodeGrader } from '../rewards/code-grader';
 import { tinySftBase } from './testing/tiny-base';
 import type { GrpoConfig, GrpoStep } from './grpo';
 import { GRPO_ARITH, GrpoRun } from './grpo';
-import type { GrpoEpisodeStep } from './grpo-episodes';
-import { GRPO_CALC, GRPO_CODE, GrpoEpisodeRun } from './grpo-episodes';
+import type { EpisodeStep } from './grpo-episodes';
+import { GRPO_CALC, GRPO_CODE, EpisodeRun } from './grpo-episodes';
 
 // The tiny base never answers right, so a reward that splits groups (the completion's length
 // parity) stands in for MathReward, as in grpo.test.ts: the updates then move the weights.
@@ -62,10 +62,10 @@ async function digestOf(config: GrpoConfig): Promise<string> {
 async function episodeDigestOf(staleness?: number): Promise<string> {
   const base = importCheckpoint(readCheckpointDir('public/checkpoints/calc-base'));
   const config = { ...GRPO_CALC, steps: 2, prompts: 2, group: 4, evalN: 4, dynamicSampling: undefined, staleness };
-  const run = new GrpoEpisodeRun(createCpuOps(), config, base);
+  const run = new EpisodeRun(createCpuOps(), config, base);
   const steps: unknown[] = [];
   for (let i = 0; i < 2; i++) {
-    const s: GrpoEpisodeStep = await run.next();
+    const s: EpisodeStep = await run.next();
     steps.push({
       // episodes/error_frac (episodes/error ÷ episodes/count) came after the digest was recorded: a new key, not a new number.
       metrics: Object.entries(s.metrics).filter(([k]) => !/^perf\//.test(k) && k !== 'episodes/error_frac'),
@@ -183,7 +183,7 @@ describe('asynchronous rollouts: grading overlaps training', () => {
       return { reward: r.completion.length % 2, program: r.completion, cases: [] };
     };
     const config = { ...GRPO_CODE, steps: 3, prompts: 2, group: 2, dynamicSampling: undefined, staleness: 1 };
-    const run = new GrpoEpisodeRun(createCpuOps(), config, base, null, { codeGrader: grader });
+    const run = new EpisodeRun(createCpuOps(), config, base, null, { codeGrader: grader });
     run.onProgress = (phase) => {
       if (phase === 'training') events.push(`training with ${pending} programs being graded`);
     };
@@ -202,7 +202,7 @@ describe('asynchronous rollouts: a sampler model samples as the trainer would', 
     const base = importCheckpoint(readCheckpointDir('public/checkpoints/calc-base'));
     const first = async (staleness: number) => {
       const config = { ...GRPO_CALC, steps: 2, prompts: 2, group: 4, evalN: 4, dynamicSampling: undefined, staleness };
-      const s = await new GrpoEpisodeRun(createCpuOps(), config, base).next();
+      const s = await new EpisodeRun(createCpuOps(), config, base).next();
       return s.sessions.map((x) => x.calls.map((c) => Array.from(c.sampledIds)));
     };
     expect(await first(1)).toEqual(await first(0));
@@ -213,7 +213,7 @@ describe('asynchronous rollouts: a closed run lets go of the batches it sampled 
   it('once closed, the run takes no more batches (those in flight see shouldCancel and stop at their next round)', async () => {
     const base = importCheckpoint(readCheckpointDir('public/checkpoints/calc-base'));
     const config = { ...GRPO_CALC, steps: 3, prompts: 2, group: 2, evalN: 4, dynamicSampling: undefined, staleness: 1 };
-    const run = new GrpoEpisodeRun(createCpuOps(), config, base);
+    const run = new EpisodeRun(createCpuOps(), config, base);
     // Step 1 launches batches 1 and 2; batch 2 is abandoned by the close.
     await run.next();
     run.close();

@@ -62,7 +62,7 @@ describe('GRPO on a prompt dataset from the shipped base (CPU)', () => {
     for (const s of steps) {
       expect(s.sessions).toHaveLength(12);
       expect(Number.isFinite(s.metrics['loss/total'])).toBe(true);
-      const groups = groupRecords(s, base.tokenizer, config);
+      const groups = groupRecords(s, base.tokenizer);
       expect(groups).toHaveLength(3);
       for (const g of groups) {
         expect(truth.get(g.prompt)).toBe(g.answer); // the file's prompt and its ground truth

@@ -17,7 +17,7 @@ import type { LoraConfig } from '../model/lora';
 import { dropoutSeedOf } from '../model/lora';
 import { runModels } from './policy';
 import { wasmDpoPlan } from '../hf/memory';
-import { mathReward } from '../rewards/math-reward';
+import { taskMathReward } from '../rewards/task-math-reward';
 import type { DatasetRunOptions, WeightStorage } from '../contract/options';
 import type { PhaseReport } from '../contract/records';
 import { syncDatasetReward } from '../rewards/dataset-reward';
@@ -27,7 +27,7 @@ import { generate } from '../rollout/generate';
 import type { EvalProgress, EvalResult } from './evaluate';
 import type { OptimizerConfig } from './optimizer';
 import { stepOptions } from './optimizer';
-import type { PendingPair, ResumePoint, TrainerPosition } from './resume';
+import type { PairReward, PendingPair, ResumePoint, TrainerPosition } from './resume';
 import { restore } from './resume';
 import type { RunTask, TaskSource } from './task-source';
 import { taskSourceOf } from './task-source';
@@ -100,14 +100,16 @@ export interface DpoStep {
   implicitRewards: Float64Array;
   /** Per pair, the DPO loss variant's value for that pair before the update (`loss/dpo` is their mean; the NLL term is not in it). */
   pairLosses: Float64Array;
+  /** Per pair, the reward its chosen and its rejected completion were chosen by (MathReward or the dataset's). */
+  rewards: { chosen: PairReward; rejected: PairReward }[];
 }
 
 export class DpoRun {
   readonly model: Model;
   private readonly reference: Model;
   private readonly source: TaskSource;
-  /** 1 for a correct completion, 0 for an incorrect one: MathReward, or the dataset's reward. */
-  private readonly score: (completion: string, task: RunTask) => number;
+  /** Score 1 for a correct completion, 0 for an incorrect one: MathReward, or the dataset's reward. */
+  private readonly reward: (completion: string, task: RunTask) => PairReward;
   private readonly pending: Pair[] = [];
   private sampled = 0;
   step = 0;
@@ -123,9 +125,11 @@ export class DpoRun {
     this.model = models.model;
     this.reference = models.reference!;
     this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq);
-    const reward = config.dataset ? syncDatasetReward(config.dataset.reward) : null;
-    this.score = (completion, task) =>
-      (reward ? reward(completion, task.answer) : mathReward(completion, task.answer)).score;
+    const dataset = config.dataset ? syncDatasetReward(config.dataset.reward) : null;
+    this.reward = (completion, task) => {
+      const r = dataset ? dataset(completion, task.answer) : taskMathReward(completion, task);
+      return { score: r.score, components: r.components, detail: r.detail };
+    };
   }
 
   /** Samples prompts with the frozen base until `n` pairs are waiting; returns prompts sampled and the ids generated. */
@@ -162,18 +166,21 @@ export class DpoRun {
       prompts += tasks.length;
       sampledTokens += gens.reduce((k, g) => k + g.sampledIds.length, 0);
       tasks.forEach((task, i) => {
+        // Each completion scored once: the pair keeps the rewards it was chosen by.
         const mine = gens
           .slice(i * c.samplesPerPrompt, (i + 1) * c.samplesPerPrompt)
-          .filter((g) => g.finishReason === 'stop');
-        const correct = mine.find((g) => this.score(tok.decode(g.sampledIds), task) === 1);
-        const wrong = mine.find((g) => this.score(tok.decode(g.sampledIds), task) === 0);
+          .filter((g) => g.finishReason === 'stop')
+          .map((g) => ({ g, r: this.reward(tok.decode(g.sampledIds), task) }));
+        const correct = mine.find((x) => x.r.score === 1);
+        const wrong = mine.find((x) => x.r.score === 0);
         if (correct && wrong)
           this.pending.push({
             task,
             prompt: ids[i],
-            chosen: correct.sampledIds,
-            rejected: wrong.sampledIds,
-            calls: { chosen: correct, rejected: wrong },
+            chosen: correct.g.sampledIds,
+            rejected: wrong.g.sampledIds,
+            calls: { chosen: correct.g, rejected: wrong.g },
+            rewards: { chosen: correct.r, rejected: wrong.r },
           });
       });
     }
@@ -235,8 +242,18 @@ export class DpoRun {
     await this.model.backward(dlogp);
     const gradNorm = await this.model.step(stepOptions(c, this.step));
     const t1 = performance.now();
+    const tok = this.base.tokenizer;
+    // A pair a checkpoint kept before pairs carried their rewards is scored here, as it was chosen.
+    const rewards = pairs.map(
+      (p) =>
+        p.rewards ?? {
+          chosen: this.reward(tok.decode(p.chosen), p.task),
+          rejected: this.reward(tok.decode(p.rejected), p.task),
+        },
+    );
     return {
       pairs,
+      rewards,
       implicitRewards: dpo.implicitRewards,
       pairLosses: dpo.pairLosses,
       metrics: {

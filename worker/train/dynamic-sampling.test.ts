@@ -9,7 +9,7 @@ import { importCheckpoint } from '../model/checkpoint';
 import { readCheckpointDir } from '../model/node-checkpoint-dir';
 import type { Session } from '../rl/types';
 import { fillBatch, groupVaries } from './dynamic-sampling';
-import { GRPO_CALC, GrpoEpisodeRun } from './grpo-episodes';
+import { GRPO_CALC, EpisodeRun } from './grpo-episodes';
 
 /** A group of `task` whose members have these rewards (null: an aborted member); `scores` the rewards before shaping. */
 function group(task: string, rewards: (number | null)[], scores?: number[]): Session[] {
@@ -95,7 +95,7 @@ describe('dynamic sampling in a calc run (CPU, the shipped calc base)', () => {
 
   it('trains on groups that vary, numbers each batch apart in the journal, and resumes the step from it', async () => {
     const journal = new MemoryJournal();
-    const run = new GrpoEpisodeRun(createCpuOps(), config, base, { journal, runId: 'r', writer: 'first' });
+    const run = new EpisodeRun(createCpuOps(), config, base, { journal, runId: 'r', writer: 'first' });
     const s = await run.next();
     const batches = s.metrics['filter/gen_batches'];
     // This seed's first batch holds fewer than two groups with a success (a precondition of what follows).
@@ -117,7 +117,7 @@ describe('dynamic sampling in a calc run (CPU, the shipped calc base)', () => {
     // The step's episodes are the trained sessions' own, from any of its batches.
     expect(s.episodes.map((e) => [e.task.id, e.episode.reward])).toEqual(s.sessions.map((x) => [x.task, x.reward]));
     // A fresh run of the same step over the journal restores every turn and trains on the same groups.
-    const again = await new GrpoEpisodeRun(createCpuOps(), config, base, {
+    const again = await new EpisodeRun(createCpuOps(), config, base, {
       journal,
       runId: 'r',
       writer: 'second',

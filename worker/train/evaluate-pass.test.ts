@@ -10,7 +10,7 @@ import type { EnvironmentKind } from '../episodes/environment';
 import { charTokenizer, importCheckpoint } from '../model/checkpoint';
 import { Model } from '../model/model';
 import { evaluateEpisodes, passMetrics, passRates } from './evaluate';
-import { GRPO_CALC, GrpoEpisodeRun } from './grpo-episodes';
+import { GRPO_CALC, EpisodeRun } from './grpo-episodes';
 
 describe('passRates', () => {
   it('pass@1 is the mean of c / k, pass@k the fraction of tasks with a success', () => {
@@ -65,7 +65,7 @@ describe('a sampled evaluation of calc episodes (CPU, the shipped calc base)', (
   const base = importCheckpoint(readCheckpointDir('public/checkpoints/calc-base'));
   // grpo-calc samples at 0.3 and evaluates 4 samples per task by default; these tests set both.
   const run = (o: { evalSamples: number; temperature?: number }) =>
-    new GrpoEpisodeRun(createCpuOps(), { ...GRPO_CALC, evalN: 12, temperature: 1, ...o }, base);
+    new EpisodeRun(createCpuOps(), { ...GRPO_CALC, evalN: 12, temperature: 1, ...o }, base);
 
   it('at temperature 0 every sample is the greedy episode: pass@1 = pass@k = the greedy accuracy', async () => {
     const ev = await run({ evalSamples: 3, temperature: 0 }).evaluate();

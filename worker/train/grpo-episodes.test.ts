@@ -8,10 +8,10 @@ import { modelPreset } from '../model/config';
 import { Model } from '../model/model';
 import type { ResumePoint } from './resume';
 import type { GrpoEpisodeConfig } from './grpo-episodes';
-import { GRPO_CALC, GRPO_CODE, GrpoEpisodeRun } from './grpo-episodes';
+import { GRPO_CALC, GRPO_CODE, EpisodeRun } from './grpo-episodes';
 import type { PhaseReport } from '../contract/records';
 import { readCheckpointDir } from '../model/node-checkpoint-dir';
-import { grpoTrainer } from '../presets/trainers';
+import { grpoFamilyTrainer } from '../presets/trainers';
 import type { CodeGrader } from '../rewards/code-grader';
 
 /** A randomly initialised tiny model over the tool vocabulary, with room for calc episodes. */
@@ -26,9 +26,9 @@ const CONFIG: GrpoEpisodeConfig = { ...GRPO_CALC, prompts: 2, group: 3, lr: 1e-2
 const exact = (m: Record<string, number>) =>
   Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/') && k !== 'episodes/resumed_turns'));
 
-describe('GrpoEpisodeRun (CPU, tiny model)', () => {
+describe('EpisodeRun (CPU, tiny model)', () => {
   it('collects P×G episodes, trains on their actions only, and counts them in episodes/*', async () => {
-    const run = new GrpoEpisodeRun(createCpuOps(), CONFIG, await tinyToolBase());
+    const run = new EpisodeRun(createCpuOps(), CONFIG, await tinyToolBase());
     const s = await run.next();
     expect(s.episodes).toHaveLength(6);
     expect(s.sessions.map((x) => x.group)).toEqual(s.episodes.map((e) => e.task.id));
@@ -49,7 +49,7 @@ describe('GrpoEpisodeRun (CPU, tiny model)', () => {
     async () => {
       const base = await tinyToolBase();
       const ops = createCpuOps();
-      const reference = new GrpoEpisodeRun(ops, CONFIG, base, {
+      const reference = new EpisodeRun(ops, CONFIG, base, {
         journal: new MemoryJournal(),
         runId: 'r',
         writer: 'ref',
@@ -57,7 +57,7 @@ describe('GrpoEpisodeRun (CPU, tiny model)', () => {
       const ref = [await reference.next(), await reference.next()];
 
       const journal = new MemoryJournal();
-      const first = new GrpoEpisodeRun(ops, CONFIG, base, { journal, runId: 'r', writer: 'first' });
+      const first = new EpisodeRun(ops, CONFIG, base, { journal, runId: 'r', writer: 'first' });
       await first.next();
       const point: ResumePoint = {
         position: structuredClone(first.position()),
@@ -76,7 +76,7 @@ describe('GrpoEpisodeRun (CPU, tiny model)', () => {
       const committed = (await journal.load('r', 2)).filter((r) => r.turn > 0);
       expect(committed.length).toBeGreaterThan(0);
 
-      const second = new GrpoEpisodeRun(ops, CONFIG, base, { journal, runId: 'r', writer: 'second' });
+      const second = new EpisodeRun(ops, CONFIG, base, { journal, runId: 'r', writer: 'second' });
       second.resumeAt(point);
       const s2 = await second.next();
       expect(s2.step).toBe(2);
@@ -91,7 +91,7 @@ describe('GrpoEpisodeRun (CPU, tiny model)', () => {
   );
 });
 
-describe('GrpoEpisodeRun on code (CPU, the shipped code-base, a grader standing in for the companion)', () => {
+describe('EpisodeRun on code (CPU, the shipped code-base, a grader standing in for the companion)', () => {
   it(
     "reports the companion's grading as `grading k / n programs` after sampling, and says it evaluates " +
       'the 62 held-out tasks it has when evalN asks for 100',
@@ -104,7 +104,7 @@ describe('GrpoEpisodeRun on code (CPU, the shipped code-base, a grader standing 
       };
       // One batch a step: a grader that passes everything leaves no group varying for dynamic sampling.
       const config = { ...GRPO_CODE, prompts: 2, group: 2, evalN: 100, dynamicSampling: undefined };
-      const run = new GrpoEpisodeRun(createCpuOps(), config, base, null, {
+      const run = new EpisodeRun(createCpuOps(), config, base, null, {
         codeGrader: grader,
       });
       const phases: Parameters<PhaseReport>[] = [];
@@ -120,7 +120,7 @@ describe('GrpoEpisodeRun on code (CPU, the shipped code-base, a grader standing 
       expect(at(grading.at(-1)!)).toBeLessThan(phases.findIndex(([p, done]) => p === 'sampling' && done === 4));
 
       expect(run.heldOutCount).toBe(62);
-      expect(grpoTrainer(run, run.config, base.tokenizer).evalCount).toBe(62);
+      expect(grpoFamilyTrainer(run, run.config, base.tokenizer).evalCount).toBe(62);
       graded.length = 0;
       expect((await run.evaluate()).n).toBe(62);
     },

@@ -1,9 +1,11 @@
 /**
- * A GRPO run on multi-turn episodes of an environment (`calc`, `guess`): per step, P tasks × G
- * episodes collected under the current weights (worker/episodes/rollout.ts, journaled when a
- * journal is given), each episode read as a Session (`sessionOf`, one call per action: the
- * environment's ids are context, masked from the loss), packed and trained by the same update as
- * single-turn GRPO (`updateOnBatch`). The episode's single reward is shared by its actions (no
+ * The episode run of the GRPO family, on multi-turn episodes of an environment (`calc`, `guess`,
+ * `code`, a person's program): per step, P tasks × G episodes collected under the current weights
+ * (worker/episodes/rollout.ts, journaled when a journal is given), each episode read as a Session
+ * (`sessionOf`, one call per action: the environment's ids are context, masked from the loss),
+ * packed and trained by the same update as the single-turn run (update.ts `updateOnBatch`, or
+ * critic.ts under the config's critic: ppo-calc, ppo-env) on the run base (grpo-family.ts). The
+ * episode's single reward is shared by its actions (no
  * per-turn credit, dew `EpisodeRollout.project`); a group with a failed, cancelled or corrupt
  * episode is left out of the update entirely. Not the UI loop (worker/runs) nor the CLI.
  */
@@ -18,7 +20,6 @@ import type { CollectedEpisode } from '../episodes/rollout';
 import { collectEpisodes, type EpisodeSampler } from '../episodes/rollout';
 import { charTokenizer, type LoadedCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
-import { runModels } from './policy';
 import type { PhaseReport } from '../contract/records';
 import { pack } from '../rl/pack';
 import type { PackedBatch } from '../rl/pack-types';
@@ -26,13 +27,12 @@ import { sessionOf } from '../rl/session-of';
 import { trainable, type Session } from '../rl/types';
 import type { EvalProgress, EvalResult } from './evaluate';
 import { evaluateEpisodes } from './evaluate';
-import type { GrpoConfig, GrpoStep, GrpoUpdate } from './grpo';
-import { GRPO_ARITH, batchMetrics, packForUpdate, punishOverlong, sampledEvalOf, updateOnBatch } from './grpo';
-import type { ResumePoint, TrainerPosition } from './resume';
+import type { GrpoConfig } from './grpo';
+import { GRPO_ARITH } from './grpo';
+import { GrpoFamilyRun, punishOverlong, sampledEvalOf, type TrainedStep } from './grpo-family';
 import { fillBatch } from './dynamic-sampling';
-import type { CriticConfig } from './ppo';
-import { criticUpdate } from './ppo';
-import { RolloutScheduler, samplerSlots } from './scheduler';
+import type { CriticConfig } from './critic';
+import { packForUpdate } from './update';
 
 /** A step's episodes as collected (dynamic sampling: the kept groups), with their sessions, tasks and filter figures. */
 interface EpisodeBatch {
@@ -162,21 +162,11 @@ export function configuredKind(
   return { ...kind, maxTurns: c.maxTurns, maxActionTokens: c.maxNew };
 }
 
-export interface GrpoEpisodeStep {
+/** One step of an episode run: the trained step (grpo-family.ts) with its tasks and episodes. */
+export interface EpisodeStep extends TrainedStep {
   step: number;
-  metrics: Record<string, number>;
   tasks: EnvTask[];
   episodes: CollectedEpisode[];
-  /** The sessions as packed: a group-aborted episode's session is `cancelled`. */
-  sessions: Session[];
-  packed: PackedBatch;
-  dlogp: Float64Array;
-  corrections?: GrpoStep['corrections'];
-  oldLogp: Float64Array | null;
-  updates: GrpoUpdate[];
-  /** With a critic: per packed id, the value at rollout and the return target. */
-  values?: Float64Array;
-  returns?: Float64Array;
 }
 
 /** The session an episode trains as: `sessionOf`, or cancelled when its group was aborted. */
@@ -211,44 +201,28 @@ export function episodeMetrics(episodes: readonly CollectedEpisode[]): Record<st
   return m;
 }
 
-export class GrpoEpisodeRun {
-  readonly model: Model;
-  private readonly reference: Model | null;
+/**
+ * An episode run of the GRPO family: GRPO (or another outcome estimator) on the advantages pack
+ * gives, or PPO with the config's critic (ppo-calc, ppo-env). The run base (grpo-family.ts) holds
+ * the model, the scheduler, the update and the resume position.
+ */
+export class EpisodeRun extends GrpoFamilyRun<GrpoEpisodeConfig, EpisodeBatch> {
   readonly kind: EnvironmentKind;
-  private readonly stream: ReturnType<EnvironmentKind['trainTasks']>;
+  protected readonly stream: ReturnType<EnvironmentKind['trainTasks']>;
   private readonly heldOutTasks: EnvTask[];
-  step = 0;
-  /** Tells where the step under way is: sampling n / N episodes, then (a graded environment) grading k / n steps. */
-  onProgress: PhaseReport | null = null;
-  /** Launches the batches (ahead of the trainer under a staleness bound: scheduler.ts) and hands each over complete. */
-  private readonly scheduler: RolloutScheduler<EpisodeBatch>;
 
   /** `journal`: commit every turn there, under run `runId`, as `writer` (recovery reads it back). */
   constructor(
     ops: Ops,
-    readonly config: GrpoEpisodeConfig,
-    readonly base: LoadedCheckpoint,
+    config: GrpoEpisodeConfig,
+    base: LoadedCheckpoint,
     private readonly journal: { journal: EpisodeJournal; runId: string; writer: string } | null = null,
     services: KindServices = {},
   ) {
+    super(ops, config, base, config.critic ?? null, services);
     this.kind = configuredKind(config, services);
-    ({ model: this.model, reference: this.reference } = runModels(ops, base, config, {
-      valueHead: config.critic !== undefined,
-      reference: config.beta > 0,
-    }));
     this.stream = this.kind.trainTasks(config.seed);
     this.heldOutTasks = this.kind.heldOut(config.evalN);
-    this.scheduler = new RolloutScheduler(this.model, {
-      staleness: config.staleness ?? 0,
-      total: config.steps,
-      streamPosition: () => this.stream.position,
-      launch: (batch, version, policy) => this.collect(batch, version, policy),
-      remote: samplerSlots(config, services, base.config),
-    });
-  }
-
-  get tokenizer() {
-    return this.base.tokenizer;
   }
 
   /** The cohort seed of batch `step`: every action's sampler derives from it (rollout.ts `turnSeed`). */
@@ -257,7 +231,7 @@ export class GrpoEpisodeRun {
   }
 
   /** Batch `batch`'s episodes, drawn by `policy` under `version` (more batches with dynamic sampling), journaled as that step's. */
-  private async collect(batch: number, version: number, policy: Model | EpisodeSampler): Promise<EpisodeBatch> {
+  protected async collect(batch: number, version: number, policy: Model | EpisodeSampler): Promise<EpisodeBatch> {
     const c = this.config;
     const total = c.prompts * c.group;
     const seed = this.samplerSeed(batch);
@@ -318,67 +292,20 @@ export class GrpoEpisodeRun {
     };
   }
 
-  async next(): Promise<GrpoEpisodeStep> {
+  async next(): Promise<EpisodeStep> {
     const c = this.config;
-    this.step++;
-    const t0 = performance.now();
-    const { sessions, episodes, tasks, filterMetrics } = await this.scheduler.take(this.step);
-    const filled = filterMetrics ? { metrics: filterMetrics } : null;
+    const {
+      batch: { sessions, episodes, tasks, filterMetrics },
+      t0,
+    } = await this.nextBatch();
     const tSample = performance.now();
-    const ctx = { model: this.model, reference: this.reference, step: this.step, onProgress: this.onProgress };
-    if (c.critic) {
-      const u = await criticUpdate(
-        { ...ctx, config: { ...c, ...c.critic } },
-        packEpisodes(sessions, { ...c, estimator: 'none', maskZeroAdvantage: false }),
-        sessions,
-      );
-      const metrics = {
-        ...batchMetrics(c, sessions, u.trained, t0, tSample, this.step),
-        ...u.metrics,
-        ...episodeMetrics(episodes),
-        ...filled?.metrics,
-        ...this.scheduler.metrics(sessions, this.step - 1),
-      };
-      return {
-        step: this.step,
-        metrics,
-        tasks,
-        episodes,
-        sessions: u.sessions,
-        packed: u.packed,
-        dlogp: u.trained.dlogp,
-        corrections: u.trained.corrections,
-        oldLogp: u.trained.oldLogp,
-        updates: u.trained.updates,
-        values: u.values,
-        returns: u.returns,
-      };
-    }
-    const packed = packEpisodes(sessions, c);
-    const trained = await updateOnBatch({ ...ctx, config: c }, packed);
-    const metrics = {
-      ...batchMetrics(c, sessions, trained, t0, tSample, this.step),
+    // Under a critic every session trains (no outcome estimator, no zero-advantage masking): GAE gives the advantages.
+    const packed = packEpisodes(sessions, this.critic ? { ...c, estimator: 'none', maskZeroAdvantage: false } : c);
+    const trained = await this.train(sessions, packed, t0, tSample, {
       ...episodeMetrics(episodes),
-      ...filled?.metrics,
-      ...this.scheduler.metrics(sessions, this.step - 1),
-    };
-    return {
-      step: this.step,
-      metrics,
-      tasks,
-      episodes,
-      sessions,
-      packed,
-      dlogp: trained.dlogp,
-      corrections: trained.corrections,
-      oldLogp: trained.oldLogp,
-      updates: trained.updates,
-    };
-  }
-
-  /** Lets go of the batches sampled ahead: their episodes are cancelled at their next round. */
-  close(): void {
-    this.scheduler.close();
+      ...filterMetrics,
+    });
+    return { step: this.step, tasks, episodes, ...trained };
   }
 
   /** How many held-out tasks `evaluate()` scores: the config's evalN, or all the environment has when it has fewer (code: 62). */
@@ -402,24 +329,6 @@ export class GrpoEpisodeRun {
       progress,
       (episodes) => checkInfrastructure(episodes, this.envErrorLimit, where, null),
     );
-  }
-
-  position(): TrainerPosition {
-    // Batches sampled ahead are not part of it: a continued run samples them again under its weights.
-    return { step: this.step, tasksDrawn: this.scheduler.streamPositionBefore(this.stream.position) };
-  }
-
-  resumeAt(from: ResumePoint): void {
-    const { step, tasksDrawn } = from.position;
-    if (this.stream.position !== 0)
-      throw new Error(
-        `resumeAt: this run has already drawn ${this.stream.position} tasks; resume a freshly constructed run`,
-      );
-    this.model.setWeights(from.weights);
-    this.model.setOptimizerState(from.optimizer);
-    this.stream.skip(tasksDrawn);
-    this.step = step;
-    this.scheduler.resumeAt(step);
   }
 }
 

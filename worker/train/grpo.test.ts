@@ -7,7 +7,8 @@ import { Model } from '../model/model';
 import { grpoObjective } from '../rl/index';
 import type * as MathRewardModule from '../rewards/math-reward';
 import type { GrpoConfig, GrpoStep } from './grpo';
-import { GRPO_ARITH, GrpoRun, updateOnBatch } from './grpo';
+import { GRPO_ARITH, GrpoRun } from './grpo';
+import { updateOnBatch } from './update';
 import { pack } from '../rl/pack';
 import { expectClose } from '../../kernels/testing/expect-close';
 

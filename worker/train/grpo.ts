@@ -1,27 +1,24 @@
 /**
- * A GRPO run on arithmetic (or a person's prompt dataset, task-source.ts), one sampled batch per
- * call of `next()`: a SampledRollout draws P prompts × G completions under the current weights
- * (KV cache) as one-call Sessions scored with MathReward (or the dataset's reward), pack, rescore
- * with the trainer, evaluate the GRPO objective of the RL core, backward, clip, AdamW; `epochs` × `miniBatches` such optimizer steps per batch (verl
- * `ppo_epochs`, `ppo_mini_batch_size`), one by default. With beta > 0 a frozen copy of the
- * starting weights is the reference. Not the UI loop (worker/runs) nor the CLI: both drive this.
+ * The single-turn run of the GRPO family: per step a SampledRollout draws P prompts × G
+ * completions under the current weights (KV cache) as one-call Sessions, from arithmetic or a
+ * person's prompt dataset (task-source.ts), scored by MathReward or the dataset's reward; pack;
+ * then the shared update (update.ts: the RL core's objective, backward, clip, AdamW; `epochs` ×
+ * `miniBatches` optimizer steps per batch, verl `ppo_epochs`, `ppo_mini_batch_size`, one by
+ * default). GrpoRun takes pack's outcome advantages, PpoRun (ppo.ts) a critic's. With beta > 0 a
+ * frozen copy of the starting weights is the reference. The model, scheduler, resume position and
+ * update dispatch are the run base's (grpo-family.ts). Not the UI loop (worker/runs) nor the CLI:
+ * both drive this.
  */
-import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
 import type { ArithOptions } from '../data/arith';
 import type { TextTokenizer } from '../data/tokenizer';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { stopsOf } from '../model/checkpoint';
-import { Model } from '../model/model';
-import { supportBias } from '../model/packing';
-import type { Scored } from '../model/model';
-import type { PackedInput } from '../model/packing';
-import type { PackedBatch, PackOptions, PackResult } from '../rl/pack-types';
+import type { Model } from '../model/model';
+import type { PackedBatch, PackOptions } from '../rl/pack-types';
 import type {
   AdvantageOptions,
   AggregationOptions,
-  GrpoObjectiveOptions,
-  GrpoObjectiveOutput,
   IsWeightsOptions,
   KlOptions,
   OutcomeEstimator,
@@ -30,33 +27,25 @@ import type {
   Session,
   Truncation,
 } from '../rl/index';
-import { grpoObjective, ppoObjective, sessionMeanWeights } from '../rl/index';
-import type { PpoObjectiveOutput } from '../rl/index';
 import type { DatasetRunOptions, WeightStorage } from '../contract/options';
-import type { PhaseReport } from '../contract/records';
 import type { KindServices } from '../episodes/kinds';
 import type { Generated } from '../rollout/generate';
 import { PromptSource } from '../rollout/prompt-source';
 import { SampledRollout } from '../rollout/sampled-rollout';
-import type { EvalProgress, EvalResult, SampledEval } from './evaluate';
-import type { OptimizerConfig } from './optimizer';
-import { stepOptions } from './optimizer';
-import type { ResumePoint, TrainerPosition } from './resume';
-import { restore } from './resume';
+import type { EvalProgress, EvalResult } from './evaluate';
+import type { CriticConfig } from './critic';
 import type { DynamicSampling } from './dynamic-sampling';
 import { fillBatch } from './dynamic-sampling';
+import { GrpoFamilyRun, punishOverlong, sampledEvalOf } from './grpo-family';
 import type { RlSchedule } from './schedule';
-import { rlLrAt } from './schedule';
 import type { OverlongOptions } from '../rewards/overlong';
-import { overlongPenalty } from '../rewards/overlong';
 import type { RunTask, TaskSource } from './task-source';
 import { taskSourceOf } from './task-source';
-import { RolloutScheduler, samplerSlots } from './scheduler';
 import { wasmStepPlan } from '../hf/memory';
 import type { LoraConfig } from '../model/lora';
-import { dropoutSeedOf } from '../model/lora';
-import { runModels } from './policy';
 import type { SampledSession, Sampler } from '../rollout/prompt-source';
+import type { GrpoUpdate, TrainedBatch, UpdateConfig } from './update';
+import { packForUpdate } from './update';
 
 /** A single-turn batch as collected: its tasks (those trained on), sessions and dynamic sampling's figures. */
 interface SampledBatch {
@@ -66,7 +55,7 @@ interface SampledBatch {
 }
 
 /** AdamW in GRPO_ARITH: lr 1e-4 constant, (0.9, 0.99), wd 0 (docs/calibration.md "GRPO"). */
-export interface GrpoConfig extends OptimizerConfig {
+export interface GrpoConfig extends UpdateConfig {
   /** Seed of the task stream and of the samplers. */
   seed: number;
   steps: number;
@@ -182,19 +171,6 @@ export const GRPO_ARITH: GrpoConfig = {
   task: { difficulty: 1, format: 'bare' },
 };
 
-/** One optimizer step of a batch: the packed rows it trained on and what it measured. */
-export interface GrpoUpdate {
-  /** 0-based pass over the batch, and mini-batch within the pass. */
-  epoch: number;
-  miniBatch: number;
-  /** The packed rows it scored and trained on, in that order: filled rows ascending, then padding rows. */
-  rows: number[];
-  /** Trainable tokens its objective aggregated over (responseMask × the rejection keep). */
-  tokens: number;
-  /** Its objective's metrics and `opt/grad_norm`. */
-  metrics: Record<string, number>;
-}
-
 export interface GrpoStep {
   step: number;
   /** The batch's figures, the last optimizer step's objective metrics and `opt/grad_norm`, `opt/steps_per_batch`. */
@@ -218,452 +194,9 @@ export interface GrpoStep {
   oldLogp: Float64Array | null;
   /** The batch's optimizer steps, in order. */
   updates: GrpoUpdate[];
-}
-
-/** epochs × miniBatches, each checked to be an integer ≥ 1. */
-function stepsPerBatch(c: Pick<GrpoConfig, 'epochs' | 'miniBatches'>): number {
-  for (const k of ['epochs', 'miniBatches'] as const) {
-    if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`GrpoConfig.${k} = ${c[k]}: expected an integer ≥ 1`);
-  }
-  return c.epochs * c.miniBatches;
-}
-
-/**
- * The rows each optimizer step trains on: per epoch, a partition of the batch's `rows` packed rows
- * into `miniBatches` groups of rows / miniBatches (pack pads `rows` to a multiple). The filled rows
- * (pack fills 0 … rowsNeeded−1) are shuffled once per epoch (verl shuffles its mini-batches per
- * epoch) and dealt round-robin, so mini-batches differ by at most one filled row; padding rows make
- * up the size. One mini-batch: every row, in order. A session's chains never leave their rows, and
- * the advantages come from pack over whole groups, so a mini-batch needs no whole groups.
- */
-function miniBatchRows(
-  rows: number,
-  rowsNeeded: number,
-  epochs: number,
-  miniBatches: number,
-  rand: () => number,
-): number[][][] {
-  const size = rows / miniBatches;
-  if (!Number.isInteger(size) || rowsNeeded > rows)
-    throw new Error(`miniBatchRows: ${rows} rows (${rowsNeeded} filled) do not split into ${miniBatches} mini-batches`);
-  const all = Array.from({ length: rows }, (_, r) => r);
-  if (miniBatches === 1) return Array.from({ length: epochs }, () => [all]);
-  return Array.from({ length: epochs }, () => {
-    const filled = all.slice(0, rowsNeeded);
-    for (let i = filled.length - 1; i > 0; i--) {
-      const j = Math.floor(rand() * (i + 1));
-      [filled[i], filled[j]] = [filled[j], filled[i]];
-    }
-    const groups: number[][] = Array.from({ length: miniBatches }, () => []);
-    filled.forEach((r, i) => groups[i % miniBatches].push(r));
-    const padding = all.slice(rowsNeeded);
-    return groups.map((g) => [...g.sort((a, b) => a - b), ...padding.splice(0, size - g.length)]);
-  });
-}
-
-type Table = Float32Array | Float64Array | Int32Array;
-
-/** Rows `rows` of a `[*, width]` table, stacked in that order. */
-function takeRows<T extends Table>(a: T, rows: readonly number[], width: number): T {
-  const out = new (a.constructor as new (n: number) => T)(rows.length * width);
-  rows.forEach((r, i) => out.set(a.subarray(r * width, (r + 1) * width), i * width));
-  return out;
-}
-
-/** Writes a mini-batch's `[rows.length, width]` table back at its rows of `dst`. */
-function putRows(dst: Float64Array, src: ArrayLike<number>, rows: readonly number[], width: number): void {
-  rows.forEach((r, i) => {
-    for (let t = 0; t < width; t++) dst[r * width + t] = src[i * width + t];
-  });
-}
-
-/**
- * Packs a batch for `updateOnBatch`: only the sessions that carry loss mass (include 'carried': a
- * zero-advantage group masked by maskZeroAdvantage costs no rows), in as many rows as needed
- * rounded up to a multiple of `miniBatches` (at least one each), so every mini-batch has the same
- * shape. `packWith` is pack with the caller's sessions, width and options, plus these.
- */
-export function packForUpdate(
-  packWith: (options: Pick<PackOptions, 'include' | 'rows'>) => PackResult,
-  miniBatches: number,
-): PackResult {
-  const roundUp = (rows: number) => Math.max(1, Math.ceil(rows / miniBatches)) * miniBatches;
-  const packed = packWith({ include: 'carried' });
-  return packed.ok && packed.rows !== roundUp(packed.rows)
-    ? packWith({ include: 'carried', rows: roundUp(packed.rows) })
-    : packed;
-}
-
-/** One mini-batch of a packed batch, as the model and the objective read it. */
-interface MiniBatch extends PackedInput {
-  segmentIds: Int32Array;
-  advantages: Float64Array;
-  responseMask: Float64Array;
-  behaviorLogp: Float64Array;
-  sessionWeights: Float64Array;
-  sessionIds: Int32Array;
-  /** The same rows of any other `[rows, width]` table of the batch. */
-  take<T extends Table>(a: T): T;
-}
-
-/** Rows `rows` of `p`; the batch itself (no copies) when they are every row in order. */
-function miniBatchOf(p: PackedBatch, rows: readonly number[]): MiniBatch {
-  const whole = rows.length === p.rows && rows.every((r, i) => r === i);
-  const take = <T extends Table>(a: T): T => (whole ? a : takeRows(a, rows, p.width));
-  const responseMask = take(p.responseMask);
-  const sessionIds = take(p.sessionIds);
-  return {
-    rows: rows.length,
-    width: p.width,
-    inputIds: take(p.inputIds),
-    segmentIds: take(p.segmentIds),
-    positions: take(p.positions),
-    advantages: take(p.advantages),
-    responseMask,
-    behaviorLogp: take(p.behaviorLogProbs),
-    sessionIds,
-    // session-mean over this mini-batch's sessions (the same weights unless a session spans rows).
-    sessionWeights: whole ? p.sessionWeights : sessionMeanWeights(sessionIds, responseMask),
-    take,
-  };
-}
-
-/**
- * PPO's critic side of an update (worker/train/ppo.ts): the batch as scored once before its
- * first update (old log-probs and old values, verl `old_log_prob` and `values`), and the GAE
- * return targets. The packed batch's advantages are then GAE's; the objective is `ppoObjective`.
- */
-export interface CriticUpdate {
-  oldLogp: Float64Array;
-  oldValues: Float64Array;
-  returns: Float64Array;
-  valueCoefficient: number;
-  valueClip: number;
-}
-
-/** What one batch's update needs: the trainer's model, its frozen reference, the config and the batch's number. */
-export interface UpdateContext {
-  model: Model;
-  reference: Model | null;
-  config: Omit<GrpoConfig, 'task'>;
-  /** 1-based batch number (AdamW counts (step − 1) · steps + k). */
-  step: number;
-  onProgress: PhaseReport | null;
-  /** PPO: train the value head too, on these targets (the model needs its value head). */
-  critic?: CriticUpdate;
-}
-
-/** A packed batch after its epochs × miniBatches optimizer steps, with the phases' end times. */
-export interface TrainedBatch {
-  dlogp: Float64Array;
-  /**
-   * With behavior-policy corrections on (importance or rejection): per packed id, the IS weight
-   * and the rejection keep flag the last epoch's objective applied; else null.
-   */
-  corrections: { weights: Float64Array; keep: Float64Array } | null;
-  /** The trainer's rescoring before the first update (several updates per batch), else null. */
-  oldLogp: Float64Array | null;
-  updates: GrpoUpdate[];
-  last: GrpoObjectiveOutput | PpoObjectiveOutput | null;
-  gradNorm: number;
-  /**
-   * performance.now() at the update's start, after the reference (the start without one), after
-   * the old log-probs, after training; the first update's forward (ms).
-   */
-  tStart: number;
-  tRef: number;
-  tOld: number;
-  tTrain: number;
-  tFirstForward: number;
-  /** Whether the reference scored the batch (β > 0). */
-  referenced: boolean;
-  packed: PackedBatch;
-}
-
-/**
- * The GRPO update of one packed batch, whatever collected it (single-turn prompts or multi-turn
- * episodes): old log-probs, the reference's, then epochs × miniBatches optimizer steps of the RL
- * core's GRPO objective.
- */
-export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Promise<TrainedBatch> {
-  const c = ctx.config;
-  const steps = stepsPerBatch(c);
-  const plan = miniBatchRows(
-    packed.rows,
-    packed.rowsNeeded,
-    c.epochs,
-    c.miniBatches,
-    mulberry32((c.seed * 100_003 + ctx.step) ^ 0x6a09e667),
-  );
-  // Renormalised over the sampler's support: every scoring of these rows adds the support's logit bias.
-  const support = c.renormalize ? packed.support : null;
-  if (c.renormalize && !support)
-    throw new Error("updateOnBatch: renormalize needs the sampler's support on every call (sample with recordSupport)");
-  const V = ctx.model.config.vocab;
-  const biasOf = (rows: readonly number[]) =>
-    support ? supportBias(support, packed.segmentIds, packed.width, V, rows) : undefined;
-  const allRows = Array.from({ length: packed.rows }, (_, r) => r);
-  const tStart = performance.now();
-  // The reference first: under LoRA it is the policy with its adapters off, and the first update's
-  // forward (below) must be the last one the model ran before its backward.
-  if (ctx.reference) ctx.onProgress?.('reference log-probs');
-  const refLogp = ctx.reference
-    ? (
-        await ctx.reference.score(packed, biasOf(allRows), {
-          temperature: c.temperature > 0 ? c.temperature : 1,
-          adapters: false,
-        })
-      ).logp
-    : undefined;
-  const tRef = performance.now();
-  // Old log-probs. One update per batch: the sampler's raw log-probs (ratio ≡ 1 up to float32,
-  // docs/calibration.md "GRPO"), unless some call trails the weights (a batch sampled ahead: `lagging`), when
-  // they are the update's own forward, detached: decoupled PPO's proximal policy is the weights
-  // the batch trains on, and the behavior corrections weigh π_old / μ with the real lag (verl
-  // recomputes old_log_prob). More: the trainer's rescoring under the weights before the first update
-  // (verl `old_log_prob`), done in epoch 0's mini-batches last to first, so that the activations
-  // left in place are the first update's own forward.
-  const lagging = packed.versions.some((v) => v >= 0 && v < ctx.step - 1);
-  // LoRA's adapter dropout: each update's forward draws its masks (dropoutSeedOf), no other forward does.
-  const dropout = (ctx.model.loraConfig?.dropout ?? 0) > 0;
-  let oldLogp = packed.oldLogProbs ?? undefined;
-  let rescored: Float64Array | null = null;
-  let firstScored: Scored | null = null;
-  // One update: this forward is the update's own (its log-probs are the ratio's numerator), so it counts as training.
-  let tFirstForward = 0;
-  if (ctx.critic) {
-    // PPO scored the batch before GAE: those are the old log-probs (and values); no second pass.
-    oldLogp = ctx.critic.oldLogp;
-    rescored = ctx.critic.oldLogp;
-  } else if (steps === 1) {
-    ctx.onProgress?.('training', 0, steps, 'updates');
-    const t = performance.now();
-    firstScored = await ctx.model.score(packed, biasOf(allRows), {
-      temperature: c.temperature > 0 ? c.temperature : 1,
-      dropoutSeed: dropoutSeedOf(c.seed, ctx.step, 0),
-    });
-    tFirstForward = performance.now() - t;
-    // The sampler's raw log-probs are over the whole vocabulary: renormalised, old is this forward's own, detached (ratio ≡ 1).
-    // So under adapter dropout (TRL's one-iteration old_per_token_logps = per_token_logps.detach()): the ratio is not the mask's noise.
-    if (support || dropout) oldLogp = Float64Array.from(firstScored.logp);
-    // The Batch view's mismatch (old − behavior) is then the lag's.
-    if (lagging) rescored = oldLogp = Float64Array.from(firstScored.logp);
-  } else {
-    ctx.onProgress?.('old log-probs');
-    rescored = new Float64Array(packed.rows * packed.width);
-    for (let b = c.miniBatches - 1; b >= 0; b--) {
-      firstScored = await ctx.model.score(miniBatchOf(packed, plan[0][b]), biasOf(plan[0][b]), {
-        temperature: c.temperature > 0 ? c.temperature : 1,
-      });
-      putRows(rescored, firstScored.logp, plan[0][b], packed.width);
-    }
-    oldLogp = rescored;
-    // Old log-probs are scored without dropout; the first update's forward must draw its masks.
-    if (dropout) firstScored = null;
-  }
-  const tOld = performance.now();
-  const options: GrpoObjectiveOptions = {
-    policyLoss: c.policyLoss,
-    aggregation: c.aggregation,
-    beta: c.beta,
-    kl: c.kl,
-    importance: c.importance,
-    rejection: c.rejection,
-  };
-  const dlogp = new Float64Array(packed.rows * packed.width);
-  const corrections =
-    c.importance || c.rejection
-      ? { weights: new Float64Array(packed.rows * packed.width), keep: new Float64Array(packed.rows * packed.width) }
-      : null;
-  const updates: GrpoUpdate[] = [];
-  let last: GrpoObjectiveOutput | null = null;
-  let gradNorm = 0;
-  for (let e = 0; e < c.epochs; e++) {
-    for (let b = 0; b < c.miniBatches; b++) {
-      ctx.onProgress?.('training', updates.length, steps, 'updates');
-      const mb = miniBatchOf(packed, plan[e][b]);
-      const scored =
-        e === 0 && b === 0 && firstScored
-          ? firstScored
-          : await ctx.model.score(mb, biasOf(plan[e][b]), {
-              temperature: c.temperature > 0 ? c.temperature : 1,
-              dropoutSeed: dropoutSeedOf(c.seed, ctx.step, updates.length),
-            });
-      const input = {
-        rows: mb.rows,
-        width: mb.width,
-        logp: scored.logp,
-        oldLogp: oldLogp && mb.take(oldLogp),
-        behaviorLogp: mb.behaviorLogp,
-        refLogp: refLogp && mb.take(refLogp),
-        advantages: mb.advantages,
-        responseMask: mb.responseMask,
-        segmentIds: mb.segmentIds,
-        sessionWeights: mb.sessionWeights,
-        sessionIds: mb.sessionIds,
-        entropy: scored.entropy,
-      };
-      const critic = ctx.critic;
-      let obj: GrpoObjectiveOutput | PpoObjectiveOutput;
-      if (critic) {
-        if (!scored.values) throw new Error('updateOnBatch: a critic update needs a model with a value head');
-        obj = ppoObjective(
-          { ...input, values: scored.values, oldValues: mb.take(critic.oldValues), returns: mb.take(critic.returns) },
-          { ...options, valueCoefficient: critic.valueCoefficient, valueClip: critic.valueClip },
-        );
-      } else obj = grpoObjective(input, options);
-      ctx.model.zeroGrad();
-      await ctx.model.backward(obj.dlogp, 'dvalues' in obj ? obj.dvalues : null);
-      // AdamW counts optimizer steps, not batches: batch k's updates are (k−1)·steps + 1 … k·steps.
-      gradNorm = await ctx.model.step(
-        stepOptions(c, (ctx.step - 1) * steps + updates.length + 1, rlLrAt(ctx.step, c.lr, c.steps, c.lrSchedule)),
-      );
-      putRows(dlogp, obj.dlogp, plan[e][b], packed.width);
-      if (corrections) {
-        putRows(corrections.weights, obj.correctionWeights, plan[e][b], packed.width);
-        putRows(corrections.keep, obj.keep, plan[e][b], packed.width);
-      }
-      updates.push({
-        epoch: e,
-        miniBatch: b,
-        rows: plan[e][b],
-        tokens: obj.mask.reduce((n, m) => n + m, 0),
-        metrics: { ...obj.metrics, 'opt/grad_norm': gradNorm },
-      });
-      last = obj;
-    }
-  }
-  return {
-    dlogp,
-    corrections,
-    oldLogp: rescored,
-    updates,
-    last,
-    gradNorm,
-    tStart,
-    tRef,
-    tOld,
-    tTrain: performance.now(),
-    tFirstForward,
-    referenced: ctx.reference !== null,
-    packed,
-  };
-}
-
-/**
- * A batch's figures: pack's, the last update's objective metrics, rewards, lengths over every
- * call of every session, and verl's timing phases: sampling; the frozen reference (β > 0);
- * rescoring the old log-probs before the first update (only with several updates per batch: with
- * one, they are the sampler's); the updates, their forwards included.
- */
-export function batchMetrics(
-  c: Omit<GrpoConfig, 'task'>,
-  sessions: readonly Session[],
-  t: TrainedBatch,
-  t0: number,
-  tSample: number,
-  /** The batch's number (1-based): its scheduled learning rate. */
-  step: number,
-): Record<string, number> {
-  const steps = stepsPerBatch(c);
-  const rewards = sessions.map((s) => s.reward ?? 0);
-  const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
-  const std = Math.sqrt(rewards.reduce((a, b) => a + (b - mean) ** 2, 0) / rewards.length);
-  const sampledTokens = sessions.reduce((n, s) => n + s.calls.reduce((m, call) => m + call.sampledIds.length, 0), 0);
-  return {
-    ...t.packed.metrics,
-    ...t.last?.metrics,
-    'reward/mean': mean,
-    'reward/std': std,
-    ...groupSpread(sessions),
-    'response/mean_length': sampledTokens / sessions.length,
-    'response/truncated_frac': sessions.filter((s) => s.status === 'truncated').length / sessions.length,
-    ...(c.overlong ? overlongMetrics(sessions) : {}),
-    'opt/lr': rlLrAt(step, c.lr, c.steps, c.lrSchedule),
-    'opt/grad_norm': t.gradNorm,
-    'opt/steps_per_batch': steps,
-    'perf/sample_ms': tSample - t0,
-    ...(t.referenced ? { 'perf/ref_ms': t.tRef - t.tStart } : {}),
-    ...(t.oldLogp ? { 'perf/old_logprob_ms': t.tOld - t.tRef } : {}),
-    'perf/train_ms': t.tTrain - t.tOld + t.tFirstForward,
-    'perf/step_ms': t.tTrain - t0,
-    'perf/tokens_per_s': (t.packed.realTokens + sampledTokens) / ((t.tTrain - t0) / 1000),
-  };
-}
-
-/**
- * A session's response length as verl counts it for the overlong buffer (`valid_response_length`):
- * every id after its first prompt, EOS included: a single turn's sampled ids; an episode's actions
- * and the environment's observations between them (its last call's context and ids, less the first prompt).
- */
-export function responseLength(s: Session): number {
-  const first = s.calls[0];
-  const last = s.calls.at(-1);
-  return first && last ? last.promptIds.length + last.sampledIds.length - first.promptIds.length : 0;
-}
-
-/**
- * The sessions with DAPO's soft overlong penalty (rewards/overlong.ts) added to the reward of each
- * one that has a reward, truncated or not, as verl's DAPO reward manager does; the penalty and the
- * score before it are kept in `components` (`overlong`, `score`). `maxLength` is the response
- * budget: maxNew for one turn, maxNew × maxTurns for an episode (what the verl export writes as
- * `data.max_response_length`). Absent options: the sessions unchanged.
- */
-export function punishOverlong<S extends Session>(
-  sessions: S[],
-  o: OverlongOptions | undefined,
-  maxLength: number,
-): S[] {
-  if (!o) return sessions;
-  return sessions.map((s) => {
-    if (s.reward === null) return s;
-    const penalty = overlongPenalty(responseLength(s), maxLength, o);
-    return { ...s, reward: s.reward + penalty, components: { ...s.components, score: s.reward, overlong: penalty } };
-  });
-}
-
-/** `reward/overlong_penalty` (mean over the punished sessions) and `reward/overlong_frac` (those with a penalty < 0). */
-function overlongMetrics(sessions: readonly Session[]): Record<string, number> {
-  const penalties = sessions.flatMap((s) => (s.components?.overlong === undefined ? [] : [s.components.overlong]));
-  const n = penalties.length || 1;
-  return {
-    'reward/overlong_penalty': penalties.reduce((a, b) => a + b, 0) / n,
-    'reward/overlong_frac': penalties.filter((p) => p < 0).length / n,
-  };
-}
-
-/**
- * How much the members of each advantage group (sessions of one task and group) differ, averaged
- * over groups: `reward/group_std_mean` the population std of their rewards, `response/distinct_frac`
- * distinct completions (every call's sampled ids) per member. Run health reads both (runs/health.ts).
- */
-export function groupSpread(sessions: readonly Session[]): Record<string, number> {
-  const groups = new Map<string, Session[]>();
-  for (const s of sessions) {
-    const key = `${s.task}\u0000${s.group}`;
-    const g = groups.get(key);
-    if (g) g.push(s);
-    else groups.set(key, [s]);
-  }
-  let std = 0;
-  let distinct = 0;
-  for (const g of groups.values()) {
-    const r = g.map((s) => s.reward ?? 0);
-    const m = r.reduce((a, b) => a + b, 0) / r.length;
-    std += Math.sqrt(r.reduce((a, b) => a + (b - m) ** 2, 0) / r.length);
-    distinct += new Set(g.map((s) => s.calls.map((c) => Array.from(c.sampledIds).join(',')).join('|'))).size / g.length;
-  }
-  const n = groups.size || 1;
-  return { 'reward/group_std_mean': std / n, 'response/distinct_frac': distinct / n };
-}
-
-/** The sampled evaluation a config asks for (`evalSamples` > 0): k samples at its training sampler's settings. */
-export function sampledEvalOf(
-  c: Pick<GrpoConfig, 'evalSamples' | 'temperature' | 'topK' | 'topP'>,
-): SampledEval | undefined {
-  return c.evalSamples
-    ? { k: c.evalSamples, sampling: { temperature: c.temperature, topK: c.topK, topP: c.topP } }
-    : undefined;
+  /** Under a critic (PpoRun, ppo.ts), per packed id: the value at rollout and the return target. */
+  values?: Float64Array;
+  returns?: Float64Array;
 }
 
 /**
@@ -696,47 +229,28 @@ export function singleTurnRollout(
 }
 
 /**
- * A single-turn run from a base checkpoint, whatever its update: the model (with a value head for
- * a critic), the frozen reference (β > 0), the task source (arithmetic, or a person's dataset:
- * task-source.ts) with its stream, held-out tasks and reward, the rollout, one sampled and packed
- * batch per `sample()`, evaluation and the resume position. GrpoRun and PpoRun (ppo.ts) differ
- * only in how they pack and update. `services.codeGrader` grades a dataset's `code` reward.
+ * A single-turn run from a base checkpoint, whatever its update: the task source (arithmetic, or a
+ * person's dataset: task-source.ts) with its stream, held-out tasks and reward, the rollout, one
+ * sampled, packed and trained batch per `next()`, and evaluation; the models, scheduler, update
+ * and resume position are the run base's (grpo-family.ts). GrpoRun and PpoRun (ppo.ts) differ
+ * only in how they pack and whether a critic trains. `services.codeGrader` grades a dataset's `code` reward.
  */
-export abstract class ArithRun<C extends GrpoConfig> {
-  readonly model: Model;
-  protected readonly reference: Model | null;
+export abstract class SingleTurnRun<C extends GrpoConfig> extends GrpoFamilyRun<C, SampledBatch> {
   protected readonly source: TaskSource;
+  protected readonly stream: TaskSource['stream'];
   protected readonly rollout: SampledRollout<RunTask>;
-  /** Launches the batches (ahead of the trainer under a staleness bound: scheduler.ts) and hands each over complete. */
-  protected readonly scheduler: RolloutScheduler<SampledBatch>;
-  step = 0;
-  /** Told where the step under way is (sampling n of N sequences, old log-probs, reference, training). */
-  onProgress: PhaseReport | null = null;
 
   constructor(
     ops: Ops,
-    readonly config: C,
-    readonly base: LoadedCheckpoint,
-    private readonly o: { valueHead: boolean; pack: PackOptions },
+    config: C,
+    base: LoadedCheckpoint,
+    private readonly o: { critic: CriticConfig | null; pack: PackOptions },
     services: KindServices = {},
   ) {
-    ({ model: this.model, reference: this.reference } = runModels(ops, base, config, {
-      valueHead: o.valueHead,
-      reference: config.beta > 0,
-    }));
+    super(ops, config, base, o.critic, services);
     this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq, services.codeGrader ?? null);
+    this.stream = this.source.stream;
     this.rollout = this.rolloutOn(this.model, 0);
-    this.scheduler = new RolloutScheduler(this.model, {
-      staleness: config.staleness ?? 0,
-      total: config.steps,
-      streamPosition: () => this.source.stream.position,
-      launch: (batch, version, policy) => this.collect(batch, version, policy),
-      remote: samplerSlots(config, services, base.config),
-    });
-  }
-
-  get tokenizer() {
-    return this.base.tokenizer;
   }
 
   /** The rollout of batches drawn on `model`: the run's own on its model, a batch's own on a sampler's (seeded by the batch). */
@@ -757,7 +271,7 @@ export abstract class ArithRun<C extends GrpoConfig> {
   }
 
   /** Batch `batch`'s sessions, drawn on `model` under `version` (more batches with dynamic sampling). */
-  private async collect(batch: number, version: number, model: Model | Sampler): Promise<SampledBatch> {
+  protected async collect(batch: number, version: number, model: Model | Sampler): Promise<SampledBatch> {
     const c = this.config;
     const rollout = model === this.model ? this.rollout : this.rolloutOn(model, batch);
     const drawn: RunTask[] = [];
@@ -787,13 +301,16 @@ export abstract class ArithRun<C extends GrpoConfig> {
     if (problem) throw new Error(problem);
   }
 
-  /** The next batch: P tasks × G completions (sampled under the current weights, or up to s versions before), packed for the update (`packForUpdate`). */
-  protected async sample() {
+  /**
+   * The next step: P tasks × G completions (sampled under the current weights, or up to s versions
+   * before), packed for the update (`packForUpdate`) and trained on.
+   */
+  async next(): Promise<GrpoStep> {
     const c = this.config;
-    stepsPerBatch(c);
-    this.step++;
-    const t0 = performance.now();
-    const { tasks, sessions, filterMetrics } = await this.scheduler.take(this.step);
+    const {
+      batch: { tasks, sessions, filterMetrics },
+      t0,
+    } = await this.nextBatch();
     const generated: Generated[] = sessions.map(({ calls: [g] }) => ({
       promptIds: g.promptIds,
       sampledIds: g.sampledIds,
@@ -806,43 +323,24 @@ export abstract class ArithRun<C extends GrpoConfig> {
     // Two chains always fit a row of twice the longest chain.
     const packed = packForUpdate((options) => this.rollout.pack(sessions, 2 * longest, options), c.miniBatches);
     if (!packed.ok) throw new Error(`batch does not pack: ${packed.message}`);
-    return { tasks, sessions, generated, packed, t0, tSample, filterMetrics };
-  }
-
-  /** Lets go of the batches sampled ahead (a run that ended, stopped or failed). */
-  close(): void {
-    this.scheduler.close();
+    const trained = await this.train(sessions, packed, t0, tSample, filterMetrics);
+    return { step: this.step, tasks, generated, ...trained };
   }
 
   evaluate(n = this.source.heldOut.length, progress?: EvalProgress): Promise<EvalResult> {
     return this.source.evaluate(this.model, this.source.heldOut.slice(0, n), sampledEvalOf(this.config), progress);
   }
-
-  /**
-   * Where this run stands between steps, for an exact continuation (worker/train/resume.ts): the
-   * sampling seeds derive from the step, the frozen reference from the base.
-   */
-  position(): TrainerPosition {
-    // Batches sampled ahead are not part of it: a continued run samples them again under its weights.
-    return { step: this.step, tasksDrawn: this.scheduler.streamPositionBefore(this.source.stream.position) };
-  }
-
-  /** Continues a freshly constructed run from a stored position, weights (a value head's too) and AdamW state. */
-  resumeAt(from: ResumePoint): void {
-    restore(this.model, this.source.stream, from);
-    this.step = from.position.step;
-    this.scheduler.resumeAt(this.step);
-  }
 }
 
-export class GrpoRun extends ArithRun<GrpoConfig> {
+/** GRPO (or another outcome estimator) on single-turn prompts: pack gives the advantages. */
+export class GrpoRun extends SingleTurnRun<GrpoConfig> {
   constructor(ops: Ops, config: GrpoConfig, base: LoadedCheckpoint, services: KindServices = {}) {
     super(
       ops,
       config,
       base,
       {
-        valueHead: false,
+        critic: null,
         pack: {
           estimator: config.estimator,
           advantage: config.advantage,
@@ -852,31 +350,5 @@ export class GrpoRun extends ArithRun<GrpoConfig> {
       },
       services,
     );
-  }
-
-  async next(): Promise<GrpoStep> {
-    const c = this.config;
-    const { tasks, sessions, generated, packed, t0, tSample, filterMetrics } = await this.sample();
-    const trained = await updateOnBatch(
-      { model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress },
-      packed,
-    );
-    const metrics = {
-      ...batchMetrics(c, sessions, trained, t0, tSample, this.step),
-      ...filterMetrics,
-      ...this.scheduler.metrics(sessions, this.step - 1),
-    };
-    return {
-      step: this.step,
-      metrics,
-      tasks,
-      sessions,
-      generated,
-      packed,
-      dlogp: trained.dlogp,
-      corrections: trained.corrections,
-      oldLogp: trained.oldLogp,
-      updates: trained.updates,
-    };
   }
 }

@@ -5,13 +5,13 @@ import { readCheckpointDir } from '../model/node-checkpoint-dir';
 import { ppoEpisodeOptionsOf } from '../presets/configs';
 import { episodeRunConfigOf } from '../presets/table';
 import { gae } from '../rl/index';
-import { GrpoEpisodeRun, PPO_CALC } from './grpo-episodes';
+import { EpisodeRun, PPO_CALC } from './grpo-episodes';
 
 const base = importCheckpoint(readCheckpointDir('public/checkpoints/calc-base'));
 
 describe('ppo-calc: PPO with a critic on multi-turn episodes', () => {
   it("gives every action id of an episode a value, a return and a GAE advantage, and none to the environment's ids", async () => {
-    const run = new GrpoEpisodeRun(createCpuOps(), { ...PPO_CALC, prompts: 2, group: 2 }, base);
+    const run = new EpisodeRun(createCpuOps(), { ...PPO_CALC, prompts: 2, group: 2 }, base);
     const s = await run.next();
     const p = s.packed;
     expect(s.values).toBeDefined();

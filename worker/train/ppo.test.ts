@@ -6,7 +6,8 @@ import { BASE_CHECKPOINT_DIR, readCheckpointDir } from '../model/node-checkpoint
 import { gae } from '../rl/index';
 import { batchRecord, groupRecords } from '../presets/records';
 import { decodeSessions, encodeSessions } from '../store/sessions-codec';
-import { PPO_ARITH, PpoRun, criticMetrics } from './ppo';
+import { criticMetrics } from './critic';
+import { PPO_ARITH, PpoRun } from './ppo';
 
 const base = importCheckpoint(readCheckpointDir(BASE_CHECKPOINT_DIR));
 // A small batch: 4 prompts × 2 completions, 2 epochs × 2 mini-batches as the preset.
@@ -67,7 +68,7 @@ describe('PpoRun', () => {
       expect(session.critic!.returns).toEqual(at.map((i) => s.returns[i]));
       expect(session.critic!.advantages).toEqual(at.map((i) => p.advantages[i]));
     }
-    const groups = groupRecords(s, run.tokenizer, SMALL);
+    const groups = groupRecords(s, run.tokenizer);
     const first = groups[0].samples[0];
     expect(groups[0].estimate).toBeUndefined();
     expect(first.critic!.return).toBe(s.sessions[0].critic!.returns[0]);

@@ -14,6 +14,9 @@
  * 5. `epochs` × `miniBatches` optimizer steps of `ppoObjective`: the clipped policy loss plus
  *    c_v · the clipped value loss, one backward pass into both heads, one AdamW.
  *
+ * Steps 3–5 are critic.ts `criticUpdate`, the one critic step (the episode run takes it too);
+ * the rest is the single-turn run (grpo.ts `SingleTurnRun`).
+ *
  * Reference: dew `PPOObjective`, `PPORollout` (λ 0.95, γ 1, value_coefficient 0.5, value_clip
  * 0.2); verl ppo_trainer (critic as a separate model and optimizer: here one, as dew).
  * Not the UI loop (worker/runs) nor the CLI.
@@ -21,26 +24,12 @@
 import type { Ops } from '../../kernels/ops';
 import type { KindServices } from '../episodes/kinds';
 import type { LoadedCheckpoint } from '../model/checkpoint';
-import { supportBias } from '../model/packing';
-import { gae } from '../rl/index';
-import type { SessionCritic } from '../contract/records';
-import type { PackedBatch } from '../rl/pack-types';
-import type { Session } from '../rl/types';
-import type { GrpoConfig, GrpoStep, UpdateContext } from './grpo';
-import { ArithRun, GRPO_ARITH, batchMetrics, updateOnBatch } from './grpo';
+import type { CriticConfig } from './critic';
+import type { GrpoConfig, GrpoStep } from './grpo';
+import { GRPO_ARITH, SingleTurnRun } from './grpo';
 
 /** GRPO's options (its estimator unused: GAE gives the advantages) plus the critic's. */
-export interface PpoConfig extends GrpoConfig {
-  /** GAE discount γ and λ. */
-  gamma: number;
-  lam: number;
-  /** Whitening of the GAE advantages: re-centred (verl) or only scaled (`shift_mean=False`). */
-  shiftMean: boolean;
-  /** Weight of the value loss in the one loss (dew value_coefficient). */
-  valueCoefficient: number;
-  /** Clip range of the value predictions around the rollout's (dew value_clip; verl cliprange_value 0.5). */
-  valueClip: number;
-}
+export interface PpoConfig extends GrpoConfig, CriticConfig {}
 
 /**
  * ppo-arith: GRPO_ARITH's task, sampling, optimizer and policy loss, so the two compare on the
@@ -67,176 +56,30 @@ export interface PpoStep extends GrpoStep {
   returns: Float64Array;
 }
 
-/** Critic metrics of a batch over its action tokens: what verl logs as critic/* and returns/*, and explained variance. */
-export function criticMetrics(
-  mask: ArrayLike<number>,
-  values: ArrayLike<number>,
-  returns: ArrayLike<number>,
-  advantages: ArrayLike<number>,
-): Record<string, number> {
-  const idx: number[] = [];
-  for (let i = 0; i < mask.length; i++) if (mask[i] === 1) idx.push(i);
-  const n = idx.length;
-  if (n === 0) return {};
-  const mean = (f: (i: number) => number) => idx.reduce((s, i) => s + f(i), 0) / n;
-  const variance = (f: (i: number) => number) => {
-    const m = mean(f);
-    return mean((i) => (f(i) - m) ** 2);
-  };
-  const varReturns = variance((i) => returns[i]);
-  const varResidual = variance((i) => returns[i] - values[i]);
-  const range = (f: (i: number) => number) =>
-    idx.reduce(([lo, hi], i) => [Math.min(lo, f(i)), Math.max(hi, f(i))], [Infinity, -Infinity]);
-  const [advMin, advMax] = range((i) => advantages[i]);
-  const [retMin, retMax] = range((i) => returns[i]);
-  const [valMin, valMax] = range((i) => values[i]);
-  return {
-    // verl critic/vf_explained_var: 1 − Var(R − V)/Var(R) (population variances, eps 1e-5 as verl).
-    'critic/vf_explained_var': 1 - varResidual / (varReturns + 1e-5),
-    'critic/values/mean': mean((i) => values[i]),
-    'critic/values/min': valMin,
-    'critic/values/max': valMax,
-    'critic/returns/mean': mean((i) => returns[i]),
-    'critic/returns/min': retMin,
-    'critic/returns/max': retMax,
-    'critic/advantages/mean': mean((i) => advantages[i]),
-    'critic/advantages/std': Math.sqrt(variance((i) => advantages[i])),
-    'critic/advantages/min': advMin,
-    'critic/advantages/max': advMax,
-  };
-}
-
-export class PpoRun extends ArithRun<PpoConfig> {
+export class PpoRun extends SingleTurnRun<PpoConfig> {
   // No outcome estimator: GAE over the critic's values gives the advantages after packing.
   constructor(ops: Ops, config: PpoConfig, base: LoadedCheckpoint, services: KindServices = {}) {
     super(
       ops,
       config,
       base,
-      { valueHead: true, pack: { estimator: 'none', truncation: config.truncation, maskZeroAdvantage: false } },
+      {
+        critic: {
+          gamma: config.gamma,
+          lam: config.lam,
+          shiftMean: config.shiftMean,
+          valueCoefficient: config.valueCoefficient,
+          valueClip: config.valueClip,
+        },
+        pack: { estimator: 'none', truncation: config.truncation, maskZeroAdvantage: false },
+      },
       services,
     );
   }
 
-  async next(): Promise<PpoStep> {
-    const c = this.config;
-    const { tasks, sessions, generated, packed: first, t0, tSample, filterMetrics } = await this.sample();
-    const u = await criticUpdate(
-      { model: this.model, reference: this.reference, config: c, step: this.step, onProgress: this.onProgress },
-      first,
-      sessions,
-    );
-    const metrics = {
-      ...batchMetrics(c, sessions, u.trained, t0, tSample, this.step),
-      ...u.metrics,
-      ...filterMetrics,
-      ...this.scheduler.metrics(sessions, this.step - 1),
-    };
-    return {
-      step: this.step,
-      metrics,
-      tasks,
-      sessions: u.sessions,
-      generated,
-      packed: u.packed,
-      dlogp: u.trained.dlogp,
-      corrections: u.trained.corrections,
-      oldLogp: u.trained.oldLogp,
-      updates: u.trained.updates,
-      values: u.values,
-      returns: u.returns,
-    };
+  override async next(): Promise<PpoStep> {
+    const s = await super.next();
+    if (!s.values || !s.returns) throw new Error('PpoRun: the critic step gave no values or returns');
+    return { ...s, values: s.values, returns: s.returns };
   }
-}
-
-/** The critic's options, shared by ppo-arith and the episode presets that train with a critic. */
-export type CriticConfig = Pick<PpoConfig, 'gamma' | 'lam' | 'shiftMean' | 'valueCoefficient' | 'valueClip'>;
-
-/**
- * PPO's update of a batch packed without an outcome estimator (`first`, advantages all 0): one
- * scoring pass under the current weights (old log-probs and values; renormalised over the
- * support when asked), masked GAE per session over its action tokens (an episode's observation
- * ids are off the mask and skipped), then updateOnBatch's critic path. Returns the packed batch
- * with GAE's advantages, the critic's figures per id and per session, and the critic metrics.
- */
-export async function criticUpdate(
-  ctx: Omit<UpdateContext, 'critic' | 'config'> & { config: Omit<GrpoConfig, 'task'> & CriticConfig },
-  first: PackedBatch,
-  sessions: readonly Session[],
-) {
-  const c = ctx.config;
-  ctx.onProgress?.('old log-probs');
-  const rows = Array.from({ length: first.rows }, (_, r) => r);
-  const scored = await ctx.model.score(
-    first,
-    c.renormalize && first.support
-      ? supportBias(first.support, first.segmentIds, first.width, ctx.model.config.vocab, rows)
-      : undefined,
-    { temperature: c.temperature > 0 ? c.temperature : 1 },
-  );
-  if (!scored.values) throw new Error('criticUpdate: the model has no value head');
-  const values = Float64Array.from(scored.values);
-  const g = gae(
-    {
-      rewards: first.tokenRewards,
-      values,
-      mask: first.responseMask,
-      rows: first.rows,
-      width: first.width,
-      sessionIds: first.sessionIds,
-      callIndex: first.callIndex,
-    },
-    { gamma: c.gamma, lam: c.lam, whiten: true, shiftMean: c.shiftMean },
-  );
-  const packed: PackedBatch = { ...first, advantages: g.advantages };
-  const critic = {
-    oldLogp: Float64Array.from(scored.logp),
-    oldValues: values,
-    returns: g.returns,
-    valueCoefficient: c.valueCoefficient,
-    valueClip: c.valueClip,
-  };
-  const trained = await updateOnBatch({ ...ctx, critic }, packed);
-  const raw = g.returns.map((r, i) => (first.responseMask[i] === 1 ? r - values[i] : 0));
-  const metrics = {
-    ...criticMetrics(first.responseMask, values, g.returns, g.advantages),
-    'critic/raw_advantages/mean': mean(raw, first.responseMask),
-  };
-  const withCritic = sessions.map((s, k): Session => ({
-    ...s,
-    critic: sessionCritic(first, k, values, g.returns, g.advantages),
-  }));
-  return { trained, packed, values, returns: g.returns, sessions: withCritic, metrics };
-}
-
-/**
- * Session k's critic figures per sampled id, calls in order: its packed positions on the response
- * mask, sorted by call and then by where they lie (a call's ids are contiguous in its chain).
- */
-export function sessionCritic(
-  p: Pick<PackedBatch, 'sessionIds' | 'responseMask' | 'callIndex'>,
-  k: number,
-  values: ArrayLike<number>,
-  returns: ArrayLike<number>,
-  advantages: ArrayLike<number>,
-): SessionCritic {
-  const at: number[] = [];
-  for (let i = 0; i < p.sessionIds.length; i++) if (p.sessionIds[i] === k + 1 && p.responseMask[i] === 1) at.push(i);
-  at.sort((a, b) => p.callIndex[a] - p.callIndex[b] || a - b);
-  return {
-    values: at.map((i) => values[i]),
-    returns: at.map((i) => returns[i]),
-    advantages: at.map((i) => advantages[i]),
-  };
-}
-
-function mean(x: ArrayLike<number>, mask: ArrayLike<number>): number {
-  let s = 0;
-  let n = 0;
-  for (let i = 0; i < x.length; i++) {
-    if (mask[i] !== 1) continue;
-    s += x[i];
-    n++;
-  }
-  return n ? s / n : 0;
 }

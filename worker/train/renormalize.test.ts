@@ -4,7 +4,8 @@ import { importCheckpoint } from '../model/checkpoint';
 import { Model } from '../model/model';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir } from '../model/node-checkpoint-dir';
 import { OUTSIDE_SUPPORT, supportBias } from '../model/packing';
-import { GRPO_ARITH, GrpoRun, updateOnBatch } from './grpo';
+import { GRPO_ARITH, GrpoRun } from './grpo';
+import { updateOnBatch } from './update';
 
 const base = importCheckpoint(readCheckpointDir(BASE_CHECKPOINT_DIR));
 // Top-k 3 at T = 1: the behavior log-probs are renormalised over 3 ids, the raw ones over all 25.

@@ -21,6 +21,18 @@ export interface PendingPair {
    * log-probs), stored with the step's sessions. Absent in pairs a checkpoint kept before they were.
    */
   calls?: { chosen: Generated; rejected: Generated };
+  /**
+   * The reward each completion was chosen by (MathReward or the dataset's), as scored when the
+   * pair was found: the Groups view shows it. Absent in pairs a checkpoint kept before they were.
+   */
+  rewards?: { chosen: PairReward; rejected: PairReward };
+}
+
+/** A DPO completion's reward: its score (1 correct, 0 not), components and detail line. */
+export interface PairReward {
+  score: number;
+  components: Record<string, number>;
+  detail: string;
 }
 
 export interface TrainerPosition {
@@ -50,11 +62,18 @@ export interface Resumable {
   resumeAt(from: ResumePoint): void;
 }
 
+/** A run's seeded task stream as resuming reads it: every run's (arithmetic, a dataset's, an environment's) has these. */
+export interface TrainStreamPosition {
+  /** Tasks drawn so far. */
+  readonly position: number;
+  take(n: number): unknown;
+}
+
 /**
  * Loads weights and AdamW state into `model` and draws `tasksDrawn` tasks from a fresh `stream`
  * (drawing is cheap and gives exactly the stream's state then); the trainer sets its own counters.
  */
-export function restore(model: Model, stream: { readonly position: number; next(): unknown }, from: ResumePoint): void {
+export function restore(model: Model, stream: TrainStreamPosition, from: ResumePoint): void {
   const { step, tasksDrawn } = from.position;
   if (!Number.isInteger(step) || step < 0)
     throw new Error(`resumeAt: position.step = ${step}; expected a non-negative integer`);
@@ -64,5 +83,5 @@ export function restore(model: Model, stream: { readonly position: number; next(
     throw new Error(`resumeAt: position.tasksDrawn = ${tasksDrawn}; expected a non-negative integer`);
   model.setWeights(from.weights);
   model.setOptimizerState(from.optimizer);
-  while (stream.position < tasksDrawn) stream.next();
+  while (stream.position < tasksDrawn) stream.take(1);
 }

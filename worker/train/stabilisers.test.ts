@@ -9,7 +9,8 @@ import { tinySftBase } from './testing/tiny-base';
 import { overlongPenalty } from '../rewards/overlong';
 import type { Session } from '../rl/types';
 import { checkRunOptions, findPreset } from '../presets/table';
-import { GRPO_ARITH, GrpoRun, punishOverlong, responseLength } from './grpo';
+import { GRPO_ARITH, GrpoRun } from './grpo';
+import { punishOverlong, responseLength } from './grpo-family';
 import { rlLrAt } from './schedule';
 
 describe('rlLrAt: verl get_{constant,cosine}_schedule_with_warmup under LambdaLR, one step per batch', () => {
