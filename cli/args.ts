@@ -11,7 +11,7 @@ export interface Flag {
   /** One sentence: what it does, its default. */
   help: string;
 }
-export type FlagSpec = Record<string, Flag>;
+type FlagSpec = Record<string, Flag>;
 export type Flags = Record<string, string | number | boolean | undefined>;
 
 /** A command as `--help` shows it and `parseFlags` checks it. */

@@ -73,7 +73,7 @@ export function cliEnvironment(
 }
 
 /** The companion a grpo-env run's sessions open in, and how to let it go. */
-export interface CliCompanion {
+interface CliCompanion {
   client: CompanionClient;
   where: string;
   close(): Promise<void>;

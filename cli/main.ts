@@ -45,7 +45,7 @@ const COMMANDS: readonly { spec: CommandSpec; run: (argv: string[]) => number | 
 const word = (c: CommandSpec) => c.name.split(' ')[0];
 
 /** The package's version (package.json, the one source). */
-export function version(): string {
+function version(): string {
   return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 

@@ -50,12 +50,12 @@ function reviver(_key: string, v: unknown): unknown {
 }
 
 /** A record as its line (with the newline). */
-export const recordLine = (r: JournalRecord) => `${JSON.stringify(r, replacer)}\n`;
+const recordLine = (r: JournalRecord) => `${JSON.stringify(r, replacer)}\n`;
 
 const keyOf = (r: Pick<JournalRecord, 'episode' | 'turn'>) => `${r.episode}/${r.turn}`;
 
 /** What a journal file holds: its committed records, and what follows them uncommitted. */
-export interface ParsedJournalFile {
+interface ParsedJournalFile {
   records: JournalRecord[];
   /** Bytes of the committed part: up to and including the last commit line. */
   committedBytes: number;
@@ -67,7 +67,7 @@ export interface ParsedJournalFile {
  * Parses a journal file's bytes. Throws on damage before the last commit line (an unparsable line,
  * or a commit line whose count does not match the lines before it); `where` names the file.
  */
-export function parseJournalFile(bytes: Uint8Array, where: string): ParsedJournalFile {
+function parseJournalFile(bytes: Uint8Array, where: string): ParsedJournalFile {
   const decoder = new TextDecoder();
   const records: JournalRecord[] = [];
   let pending: (JournalRecord | null)[] = []; // null: a line that did not parse

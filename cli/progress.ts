@@ -7,7 +7,7 @@
  */
 
 /** The part of a stream the progress writes to (process.stderr, or a test's). */
-export interface ProgressStream {
+interface ProgressStream {
   isTTY?: boolean;
   write(text: string): boolean;
 }

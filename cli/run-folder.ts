@@ -15,8 +15,8 @@ import { decodeSessions, encodeSessions } from '../worker/store/sessions-codec';
 import type { Session } from '../worker/rl/types';
 import { UsageError } from './args';
 
-export const RUN_OPTIONS_FILE = 'run.json';
-export const STEPS_FILE = 'steps.jsonl';
+const RUN_OPTIONS_FILE = 'run.json';
+const STEPS_FILE = 'steps.jsonl';
 
 export class RunFolderWriter {
   private readonly dataSource: string;

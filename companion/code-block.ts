@@ -22,7 +22,7 @@
  */
 
 /** One closed fenced block. */
-export interface FencedBlock {
+interface FencedBlock {
   /** First word of the info string, lowercased; `''` for an untagged block. */
   tag: string;
   /** The lines between the fences, joined by `\n`, without a final newline. */

@@ -78,7 +78,7 @@ export interface ContainerRunnerOptions {
   onStart?: (job: { pid: number; dir: string; name: string }) => void;
 }
 
-export const DEFAULT_PYTHON = ['python', '-I', '-S'] as const;
+const DEFAULT_PYTHON = ['python', '-I', '-S'] as const;
 const MiB = 1024 ** 2;
 /**
  * RLIMIT_NOFILE and RLIMIT_NPROC (soft = hard), given explicitly so that no engine's default

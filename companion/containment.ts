@@ -37,7 +37,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 
 /** Processes and threads one program may have at once, where that can be bounded for one run. */
-export const MAX_PROCESSES = 64;
+const MAX_PROCESSES = 64;
 /**
  * The uids (= gids) programs run as when the companion is root. Above systemd's container ranges
  * (which end at 1879048191), below 2^31 and its foreign range; no account has them. Each runner
@@ -45,7 +45,7 @@ export const MAX_PROCESSES = 64;
  */
 export const UID_RANGE = { first: 2_000_000_000, count: 2 ** 20 } as const;
 /** Where a dropped program can still write besides its job directory (leftovers are deleted). */
-export const WORLD_WRITABLE = ['/tmp', '/var/tmp', '/dev/shm'];
+const WORLD_WRITABLE = ['/tmp', '/var/tmp', '/dev/shm'];
 const PROBE_TIMEOUT_MS = 5000;
 
 /** What the runner contains on this machine, as the probe found it (health reports it). */
@@ -68,7 +68,7 @@ export interface Containment {
 }
 
 /** The executables the probe uses, as absolute paths, or null where missing. */
-export interface Tools {
+interface Tools {
   prlimit: string | null;
   unshare: string | null;
   setpriv: string | null;
@@ -374,7 +374,7 @@ export async function handOver(dir: string, uid: number): Promise<void> {
 }
 
 /** Delete what `uid` owns at the top level of the world-writable directories (its processes are dead). */
-export async function removeLitter(uid: number): Promise<void> {
+async function removeLitter(uid: number): Promise<void> {
   for (const dir of WORLD_WRITABLE) {
     let names: string[];
     try {

@@ -18,7 +18,7 @@ export class SessionsFull extends Error {
   override name = 'SessionsFull';
 }
 
-export interface EnvSessionsOptions {
+interface EnvSessionsOptions {
   /** Starts the programs (its launcher, PATH and job-directory root). */
   launcher: ProcessRunner;
   /** Sessions open at once at most (starting ones included). */

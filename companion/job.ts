@@ -43,7 +43,7 @@ export function judge(
 }
 
 /** A program's stdout and stderr, collected under one budget for both together. */
-export interface Output {
+interface Output {
   /** Whether the budget was passed (the rest was dropped and `onExceeded` called once). */
   readonly truncated: boolean;
   /** The first error of either stream, if any. */
@@ -107,7 +107,7 @@ export function collectOutput(stdout: Readable, stderr: Readable, budget: number
 }
 
 /** Decode a whole stream once; a cut stream first loses a partial UTF-8 character at its end. */
-export function decode(chunks: Buffer[], truncated: boolean): string {
+function decode(chunks: Buffer[], truncated: boolean): string {
   const all = Buffer.concat(chunks);
   return (truncated ? all.subarray(0, completeUtf8Length(all)) : all).toString('utf8');
 }

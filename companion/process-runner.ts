@@ -358,7 +358,7 @@ export function isCode(e: unknown, ...codes: string[]): boolean {
 }
 
 /** SIGKILL to a process (pid > 0) or a process group (pid < 0); gone already is fine. */
-export function killQuietly(pid: number): void {
+function killQuietly(pid: number): void {
   try {
     process.kill(pid, 'SIGKILL');
   } catch (e) {
@@ -490,7 +490,7 @@ async function restoreModes(dir: string): Promise<void> {
  * prlimit can lower but not raise a hard limit (without CAP_SYS_RESOURCE); if it fails it exits 1
  * like a program would. Refuse such a run up front from our own limits, which the child inherits.
  */
-export async function checkHardLimits(limits: SandboxLimits): Promise<void> {
+async function checkHardLimits(limits: SandboxLimits): Promise<void> {
   const table = await readFile('/proc/self/limits', 'utf8');
   const hard = (label: string): number => {
     const line = table.split('\n').find((l) => l.startsWith(label));

@@ -77,7 +77,7 @@ export const programSchema = z.strictObject({
 export type Program = z.infer<typeof programSchema>;
 
 /** The accepted range of each limit, inclusive (wallSeconds excludes its 0). */
-export const LIMIT_RANGES = {
+const LIMIT_RANGES = {
   wallSeconds: { min: 0, max: 3600, integer: false },
   cpuSeconds: { min: 1, max: 3600, integer: true },
   memoryBytes: { min: 16 * MiB, max: 64 * 1024 * MiB, integer: true },
@@ -111,8 +111,8 @@ export type SandboxLimits = z.output<typeof sandboxLimitsSchema>;
 /** What a request may send: every field optional, unknown fields refused. */
 export type SandboxLimitsInput = z.input<typeof sandboxLimitsSchema>;
 
-export const VERDICTS = ['COMPLETED', 'FAILED', 'TIMEOUT', 'CRASHED', 'OUTPUT_LIMIT'] as const;
-export const verdictSchema = z.enum(VERDICTS);
+const VERDICTS = ['COMPLETED', 'FAILED', 'TIMEOUT', 'CRASHED', 'OUTPUT_LIMIT'] as const;
+const verdictSchema = z.enum(VERDICTS);
 /**
  * How a program ended. COMPLETED: exit status 0. FAILED: nonzero exit status (an uncaught
  * exception or MemoryError included). TIMEOUT: past the wall deadline or the CPU-time limit, and
@@ -159,7 +159,6 @@ export const codeRewardRequestSchema = z.strictObject({
   allOrNothing: z.boolean().optional(),
   limits: sandboxLimitsSchema.optional(),
 });
-export type CodeRewardRequest = z.input<typeof codeRewardRequestSchema>;
 
 /** How one case went: the verdict (null when there was no program to run), whether it passed, and what the program wrote. */
 export interface CodeCaseResult {
@@ -178,7 +177,7 @@ export interface CodeRewardResult {
   cases: CodeCaseResult[];
 }
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; problems: string[] };
+type Parsed<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 
 /**
  * Validate `input` against `schema`: the value with defaults applied, or one problem per bad
@@ -269,14 +268,14 @@ export interface EnvSessionOpened {
 }
 
 /** A char tokenizer's description (worker/data/tokenizer.ts `TokenizerDescription`): `vocab[id]` is the symbol of `id`. */
-export const envTokenizerSchema = z.strictObject({
+const envTokenizerSchema = z.strictObject({
   type: z.literal('char'),
   vocab: z.array(z.string()).min(3, 'must hold at least the three specials'),
   specials: z.strictObject({ pad: z.int().min(0), bos: z.int().min(0), eos: z.int().min(0) }),
 });
 
 /** The task of the episode (worker/episodes/environment.ts `EnvTask`). */
-export const envTaskSchema = z.strictObject({
+const envTaskSchema = z.strictObject({
   id: z.string(),
   prompt: z.string(),
   answer: z.string(),
@@ -288,7 +287,7 @@ export const envResetRequestSchema = z.strictObject({ task: envTaskSchema, token
 export type EnvResetRequest = z.infer<typeof envResetRequestSchema>;
 
 /** One model action (worker `EnvAction`): sampled ids without EOS, their text, whether it ended on EOS. */
-export const envActionSchema = z.strictObject({ ids: idsSchema, text: z.string(), terminated: z.boolean() });
+const envActionSchema = z.strictObject({ ids: idsSchema, text: z.string(), terminated: z.boolean() });
 /** POST /v1/sessions/:id/step, and the `step` line without its `op`. */
 export const envStepRequestSchema = z.strictObject({ action: envActionSchema });
 export type EnvStepRequest = z.infer<typeof envStepRequestSchema>;
@@ -304,7 +303,7 @@ export type EnvRequestLine =
   | ({ op: 'set_state' } & EnvSetStateRequest)
   | { op: 'close' };
 
-export const ENV_STATUSES = ['running', 'done', 'error'] as const;
+const ENV_STATUSES = ['running', 'done', 'error'] as const;
 
 /** The environment's reply to `reset` on its stdout. */
 export const envResetLineSchema = z

@@ -26,7 +26,7 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 
 /** A running program to kill if the companion dies. */
-export interface Watched {
+interface Watched {
   /** Its process group and session id (the program's pid: it was started detached). */
   pgid: number;
   /** The uid it runs as when that is its own for this run (every process of it is the job's), else null. */
@@ -148,9 +148,4 @@ export function watch(w: Watched): () => void {
     if (!listed.delete(id)) return;
     send({ op: '-', id });
   };
-}
-
-/** The reaper's pid, if one runs (for tests). */
-export function reaperPid(): number | null {
-  return reaper?.pid ?? null;
 }

@@ -56,7 +56,7 @@ export type { Runner } from './fleet';
 
 export const COMPANION_VERSION = '0.1.0';
 
-export interface CompanionOptions {
+interface CompanionOptions {
   runner: Runner;
   /** The random token every request must carry as `Authorization: Bearer <token>`. */
   token: string;
@@ -87,7 +87,7 @@ export interface SessionOptions {
 export const DEFAULT_SESSIONS = { max: 64, idleSeconds: 300 } as const;
 
 /** The session table `o` asks for (the server's, shared by the apps made for one server). */
-export function sessionsOf(o: CompanionOptions): EnvSessions {
+function sessionsOf(o: CompanionOptions): EnvSessions {
   return new EnvSessions({
     launcher: o.sessions?.launcher ?? new ProcessRunner(),
     max: o.sessions?.max ?? DEFAULT_SESSIONS.max,
@@ -98,7 +98,7 @@ export function sessionsOf(o: CompanionOptions): EnvSessions {
 /** A program to run: the program's fields and optional limits (defaults: docs/rl-core.md "Sandboxes"). */
 const runRequestSchema = z.strictObject({ ...programSchema.shape, limits: sandboxLimitsSchema.optional() });
 /** Programs per batch at most. */
-export const MAX_BATCH = 256;
+const MAX_BATCH = 256;
 const batchRequestSchema = z.strictObject({
   programs: z
     .array(runRequestSchema)

@@ -69,7 +69,7 @@ const CLOSE_GRACE_MS = 200;
 const PIPE_GRACE_MS = 500;
 
 /** `s` as JSON, cut to `max` characters (`…` and the length when cut). */
-export function quote(s: string, max = QUOTE_CHARS): string {
+function quote(s: string, max = QUOTE_CHARS): string {
   return s.length <= max ? JSON.stringify(s) : `${JSON.stringify(s.slice(0, max))}… (${s.length} characters)`;
 }
 

@@ -29,7 +29,7 @@ export interface Tensor {
  */
 export type { AdamWHyper, AdamWHyper as AdamWParams };
 
-export interface MatmulOptions {
+interface MatmulOptions {
   /** Add to `out` instead of overwriting it (gradient accumulation). Default false. */
   accumulate?: boolean;
   /** Kernel choice on WebGPU; ignored on the CPU. Default 'auto'. */

@@ -24,7 +24,7 @@ export interface Series {
   band?: [number, number, number][];
 }
 
-export interface ChartView {
+interface ChartView {
   /** TensorBoard's smoothing weight w in [0, 0.99]; 0 draws the raw values only. */
   smoothing: number;
   /** Ask for a log y axis (refused, with the reason, when a value is ≤ 0). */
@@ -54,7 +54,7 @@ export function emaSmooth(points: [number, number][], weight: number): [number, 
   });
 }
 
-export interface LinearAxis {
+interface LinearAxis {
   min: number;
   max: number;
   interval: number;
@@ -158,7 +158,7 @@ function smoothBand(band: [number, number, number][], w: number): [number, numbe
   return rows.map(([x], i) => [x, lo[i][1], hi[i][1]]);
 }
 
-export interface BuiltChart {
+interface BuiltChart {
   /** The parts of the option that follow the data: axes and series (grid, legend, zoom are set once in Chart.tsx). */
   option: EChartsCoreOption;
   /** Whether the y axis is logarithmic (asked for and possible). */

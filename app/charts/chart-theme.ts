@@ -105,7 +105,7 @@ const BELOW_LEGEND = 8;
 /** The legend's font, for measuring its text as echarts draws it. */
 export const LEGEND_FONT = `${LEGEND.font}px sans-serif`;
 
-export interface LegendLayout {
+interface LegendLayout {
   /** Rows the legend wraps into at this width. */
   rows: number;
   /** The legend's height (px), padding included. */

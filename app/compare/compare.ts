@@ -12,7 +12,7 @@ import type { ImportedRunOptions, PresetFamily, PresetView, RunOptions } from '.
 export const ACCURACY = 'eval/accuracy';
 
 /** Episode counts by termination reason, as the episode trainer logs them (worker/train/grpo-episodes.ts `episodeMetrics`). */
-export const TERMINATION = 'episodes/termination/';
+const TERMINATION = 'episodes/termination/';
 /** Derived here: the share of a step's episodes that ended for that reason (count / `episodes/count`; 0 when not logged). */
 export const TERMINATION_SHARE = 'episodes/termination_share/';
 const EPISODES = 'episodes/count';
@@ -60,7 +60,7 @@ export function flattenConfig(
   return out;
 }
 
-export interface ConfigRow {
+interface ConfigRow {
   path: string;
   /** Per run, in order: the value, or null when that run has no such field. */
   values: (string | null)[];
@@ -99,7 +99,7 @@ export function metricKeys(runs: readonly Pick<CompareRun, 'steps' | 'evaluation
 }
 
 /** What picks a run's default panels: its preset's family and views (PresetInfo), never its name. */
-export interface PanelTraits {
+interface PanelTraits {
   family: PresetFamily;
   views: readonly PresetView[];
 }
@@ -114,7 +114,7 @@ const DEFAULTS: Record<PresetFamily | 'episodes', string[]> = {
   flow: ['reward/mean', 'eval/reward_mean', 'reward/inside_frac'],
 };
 /** Panels shown at first at most. */
-export const MAX_DEFAULT_PANELS = 6;
+const MAX_DEFAULT_PANELS = 6;
 
 /**
  * The panels shown before a person picks: the runs' families' defaults (TERMINATION_SHARE stands

@@ -9,7 +9,7 @@
 import type { ImportedRunOptions, RunOptions } from '../../worker/protocol';
 import { runSeconds, type CompareRun } from './compare';
 
-export const CSV_HEADER = ['run_name', 'run_id', 'step', 'time', 'wall_s', 'metric', 'value'];
+const CSV_HEADER = ['run_name', 'run_id', 'step', 'time', 'wall_s', 'metric', 'value'];
 
 /** A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
 export function csvField(v: string): string {
@@ -58,7 +58,7 @@ export function compareCsv(runs: readonly CompareRun[]): string {
   return lines.join('\n') + '\n';
 }
 
-export interface CompareMetricsFile {
+interface CompareMetricsFile {
   kind: 'dewpoint-compare-metrics';
   version: 1;
   runs: {

@@ -17,7 +17,7 @@ export interface Line {
 }
 
 /** One step's value of a metric for a run, with its wall-clock x when the step's time is stored. */
-export interface Row {
+interface Row {
   step: number;
   /** The run's seconds computing up to the step (`runSeconds`), or null when the step has no stored time. */
   wall: number | null;
@@ -76,7 +76,7 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
  * Per step that any member reported `metric` at: the members' values there (and their wall x
  * where stored), in step order. Members that did not reach a step are not in its values.
  */
-export function stepValues(
+function stepValues(
   members: readonly CompareRun[],
   metric: string,
 ): { step: number; values: number[]; walls: number[] }[] {

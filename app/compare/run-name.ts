@@ -15,7 +15,7 @@ import { flattenConfig } from './compare';
 export const idTag = (runId: string) => runId.split('-')[1] ?? runId;
 
 /** Options a name lists at most; the rest are counted (`+2 more`). */
-export const NAME_PARTS = 4;
+const NAME_PARTS = 4;
 
 /** Fields that change when a run is evaluated or checkpointed, not what it trains: named last. */
 const BOOKKEEPING = new Set(['evalEvery', 'evalN', 'checkpointEvery']);
@@ -23,27 +23,27 @@ const BOOKKEEPING = new Set(['evalEvery', 'evalN', 'checkpointEvery']);
 const SELECTORS = new Set(['name', 'type', 'kind', 'mode', 'estimator']);
 
 /** The short key of a dotted path: its last part, or its parent's for a variant's selector. */
-export function shortKey(path: string): string {
+function shortKey(path: string): string {
   const parts = path.split('.');
   return parts.length > 1 && SELECTORS.has(parts.at(-1)!) ? parts.at(-2)! : parts.at(-1)!;
 }
 
 /** A JSON leaf as a name shows it: small numbers in exponent form (`3e-3`), strings unquoted. */
-export function shortValue(json: string): string {
+function shortValue(json: string): string {
   const v: unknown = JSON.parse(json);
   if (typeof v === 'number') return v !== 0 && Math.abs(v) < 1e-2 ? v.toExponential() : String(v);
   return typeof v === 'string' ? v : json;
 }
 
 /** Hex digits of a program's SHA-256 a name shows: enough to tell apart the versions of one file, as git's short hashes do. */
-export const SHORT_HASH = 8;
+const SHORT_HASH = 8;
 
 /** An environment program as a name shows it: its file name and its hash's first digits. */
-export function programLabel(program: { name: string; sha256: string }): string {
+function programLabel(program: { name: string; sha256: string }): string {
   return `${program.name}@${program.sha256.slice(0, SHORT_HASH)}`;
 }
 
-export interface DifferingOption {
+interface DifferingOption {
   path: string;
   /** `lr 3e-3` */
   text: string;

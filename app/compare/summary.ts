@@ -10,7 +10,7 @@ import { rangeText, readable } from '../shared/format';
 import type { Line } from './lines';
 import { runRows } from './lines';
 
-export type Direction = 'max' | 'min' | null;
+type Direction = 'max' | 'min' | null;
 
 /**
  * The metrics with a better direction, by exact key or pattern; the first that matches decides.
@@ -20,7 +20,7 @@ export type Direction = 'max' | 'min' | null;
  * and a lower one is not a better policy), KL and mismatch figures, entropy, lengths, norms, the
  * zero-std share (it rises both when a run fails everything and when it solves everything).
  */
-export const METRIC_DIRECTIONS: readonly { match: string | RegExp; direction: 'max' | 'min' }[] = [
+const METRIC_DIRECTIONS: readonly { match: string | RegExp; direction: 'max' | 'min' }[] = [
   { match: 'reward/mean', direction: 'max' },
   { match: 'reward/inside_frac', direction: 'max' },
   { match: 'eval/accuracy', direction: 'max' },
@@ -48,9 +48,9 @@ export function metricDirection(key: string): Direction {
   return rule?.direction ?? null;
 }
 
-export type StatKey = 'final' | 'max' | 'min';
+type StatKey = 'final' | 'max' | 'min';
 
-export interface Column {
+interface Column {
   id: string;
   metric: string;
   stat: StatKey;
@@ -80,7 +80,7 @@ export function statsOf(values: readonly number[]): Record<StatKey, number> | nu
   return { final: finite.at(-1)!, max: Math.max(...finite), min: Math.min(...finite) };
 }
 
-export interface SummaryRow {
+interface SummaryRow {
   id: string;
   name: string;
   /** Runs in the line (a group: its seeds). */

@@ -18,7 +18,7 @@
 import type { EpisodeSummary } from '../../worker/protocol';
 
 export const OUTCOMES = ['success', 'failure', 'truncated', 'error', 'unfinished'] as const;
-export type EpisodeOutcome = (typeof OUTCOMES)[number];
+type EpisodeOutcome = (typeof OUTCOMES)[number];
 export type OutcomeFilter = EpisodeOutcome | 'all';
 
 /** What each outcome covers, for the filter's description. */

@@ -11,7 +11,7 @@ import { runHealthQuery } from '../queries/experiments';
 import { formatEpisodeLink } from '../shared/episodes';
 
 /** Where a flag's step is shown: the Episodes view for a multi-turn run, else the Groups view. */
-export function healthLink(runId: string, flag: Pick<HealthFlag, 'step' | 'view'>): string {
+function healthLink(runId: string, flag: Pick<HealthFlag, 'step' | 'view'>): string {
   return flag.view === 'Episodes'
     ? formatEpisodeLink({ run: runId, step: flag.step })
     : `#/groups?run=${encodeURIComponent(runId)}&step=${flag.step}`;

@@ -25,7 +25,7 @@ export function movingAverage(points: [number, number][], window: number): [numb
 }
 
 /** `[step, value]` of every step that reported `key`. */
-export function curve(
+function curve(
   steps: StepPoint[],
   key: string,
   f: (v: number, m: Record<string, number>) => number = (v) => v,

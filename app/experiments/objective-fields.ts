@@ -34,7 +34,7 @@ function setAt<T>(options: T, path: string, value: Value): T {
 }
 
 /** Whether a field applies to these options (each of its conditions holds). */
-export function isActive(field: FieldSpec, options: unknown): boolean {
+function isActive(field: FieldSpec, options: unknown): boolean {
   return (field.when ?? []).every((c) => c.values.includes(valueAt(options, c.path) as string));
 }
 

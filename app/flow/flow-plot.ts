@@ -9,7 +9,7 @@ import type { FlowCloud, FlowField } from '../../worker/protocol';
 import { signed } from '../shared/estimate-text';
 import { fixed } from '../shared/format';
 
-export interface CloudSummary {
+interface CloudSummary {
   step: number;
   /** Points in the cloud, groups and samples per group. */
   n: number;
@@ -121,7 +121,7 @@ const GROUP_COLORS = [
 ];
 export const TRAIL_NAME = 'previous steps';
 export const OUTLINE_NAME = 'target outline';
-export const FIELD_NAME = 'reward field';
+const FIELD_NAME = 'reward field';
 
 type Point = [x: number, y: number, index: number];
 
@@ -155,7 +155,7 @@ export function pointText(c: FlowCloud, i: number): string {
   return `group ${g + 1}, sample ${i - g * c.group + 1}: (${fixed(c.points[2 * i], 2)}, ${fixed(c.points[2 * i + 1], 2)}), reward ${fixed(c.rewards[i], 3)}, advantage ${signed(c.advantages[i])}`;
 }
 
-export interface FlowPlotInput {
+interface FlowPlotInput {
   cloud: FlowCloud;
   field: FlowField;
   /** Earlier steps' clouds, oldest first; drawn fainter the older they are. */

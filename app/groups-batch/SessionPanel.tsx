@@ -21,7 +21,7 @@ import { closesOnEscape } from './escape-close';
 import { CallTable, callCritic } from './SessionCalls';
 
 /** Which session of the step: its index in the step (the Batch view's session id − 1), or its group and sample. */
-export type SessionRef = { index: number } | { group: string; sample: number };
+type SessionRef = { index: number } | { group: string; sample: number };
 
 /** DPO sessions: sample 0 is the pair's chosen completion, 1 its rejected one. */
 const ROLE = ['chosen', 'rejected'];

@@ -5,7 +5,7 @@
  */
 import type { BatchLayer } from '../../worker/protocol';
 
-export type Scale =
+type Scale =
   | { kind: 'categorical' }
   | { kind: 'binary' }
   | { kind: 'diverging'; max: number }
@@ -81,7 +81,7 @@ export function scaleFor(layer: BatchLayer, values: Float32Array): Scale {
 }
 
 /** The diverging scale's ends (Tailwind red-700, blue-700) and its centre. */
-export const DIVERGING = { positive: [185, 28, 28], negative: [29, 78, 216], zero: '#ffffff' } as const;
+const DIVERGING = { positive: [185, 28, 28], negative: [29, 78, 216], zero: '#ffffff' } as const;
 
 const hex = (rgb: readonly number[]) => `#${rgb.map((c) => c.toString(16).padStart(2, '0')).join('')}`;
 

@@ -48,7 +48,7 @@ export function useShownRun(): ShownRun {
 }
 
 /** A labelled select of the stored runs; picking the live run goes back to following it. */
-export function RunPicker({ shown }: { shown: ShownRun }) {
+function RunPicker({ shown }: { shown: ShownRun }) {
   const view = useViewedRun((s) => s.view);
   const listed = shown.runs.some((r) => r.runId === shown.liveRunId) || shown.liveRunId === null;
   const options: Pick<RunSummary, 'runId' | 'name'>[] = listed

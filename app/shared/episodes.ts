@@ -111,7 +111,7 @@ export const countText = (shown: number, total: number) => `${shown} of ${total}
 // ---- the log-prob heatmap ------------------------------------------------------------------------
 
 /** Log-probs at or below this are the darkest colour (p = e⁻⁴ ≈ 0.018). */
-export const HEAT_FLOOR = -4;
+const HEAT_FLOOR = -4;
 const HEAT_END = [185, 28, 28]; // Tailwind red-700, the Batch view's positive end
 
 /**
@@ -134,7 +134,7 @@ export const heatLegend = (floor = HEAT_FLOOR) =>
   `white = log-prob 0 (certain), dark red = ${fixed(floor, 1)} or lower (p ≤ ${fixed(Math.exp(floor), 3)})`;
 
 /** A log-prob to 4 decimals ('-Infinity' kept as such; never '-0.0000'). */
-export const logp4 = (v: number) => (v === -Infinity ? '−∞' : fixed(v, 4));
+const logp4 = (v: number) => (v === -Infinity ? '−∞' : fixed(v, 4));
 
 /** The tooltip and accessible name of one action token. */
 export const tokenLabel = (text: string, raw: number | undefined, behavior: number) =>
@@ -168,7 +168,7 @@ export const trainedText = (trained: boolean, imported: boolean) =>
 // ---- decoding --------------------------------------------------------------------------------------
 
 /** A special's vocabulary entry is its name in angle brackets (`<eos>`), not a one-character symbol. */
-export const isSpecial = (sym: string) => sym.length > 2 && sym.startsWith('<') && sym.endsWith('>');
+const isSpecial = (sym: string) => sym.length > 2 && sym.startsWith('<') && sym.endsWith('>');
 
 /** An id as shown: its symbol, whitespace made visible, or `<id N?>` when outside the vocabulary. */
 export function decodeId(vocab: readonly string[], id: number): { text: string; special: boolean; unknown: boolean } {

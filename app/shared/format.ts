@@ -25,7 +25,7 @@ export function significant(v: number, digits = 4): string {
 }
 
 /** The minus sign (U+2212): unlike a hyphen it is not read as a dash, and it lines up with the plus. */
-export const MINUS = '\u2212';
+const MINUS = '\u2212';
 
 /**
  * A number for a table a person reads: `digits` significant digits (never fewer integer digits:

@@ -71,7 +71,7 @@ export function sortRuns(runs: readonly RunSummary[], key: SortKey, dir: 'ascend
   });
 }
 
-export interface RunFilter {
+interface RunFilter {
   /** Words that must all appear in the run's name, id, preset, status, hyperparameters or notes. */
   text: string;
   status: RunStatus | 'all';

@@ -7,7 +7,7 @@
  * Not a frame scheduler and not tied to echarts: Chart.tsx passes its `setOption` calls as jobs.
  */
 
-export interface UpdateQueueOptions {
+interface UpdateQueueOptions {
   /** Least time between the starts of two jobs of one key (ms): a chart redraws at most 1000 / minGapMs times a second. */
   minGapMs: number;
   /** A task runs due jobs until this much time has passed, then yields (ms). */
@@ -17,7 +17,7 @@ export interface UpdateQueueOptions {
   later: (fn: () => void, ms: number) => () => void;
 }
 
-export interface UpdateQueue<K> {
+interface UpdateQueue<K> {
   /** Runs `job` once `key` is due, replacing a job of `key` that is still waiting. */
   push: (key: K, job: () => void) => void;
   /** Drops the waiting job of `key` and its pacing (what it redraws is gone). */

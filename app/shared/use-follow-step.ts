@@ -14,7 +14,7 @@ type PlaceholderFn<T, TKey extends QueryKey> = Extract<
   (...args: never[]) => unknown
 >;
 
-export interface FollowedStep {
+interface FollowedStep {
   /** The step the view asks for: the pinned one, else the latest of `available`. */
   step: number | null;
   /** No step of this run is pinned: the view moves on with the run. */

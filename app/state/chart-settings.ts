@@ -7,12 +7,12 @@ import { create } from 'zustand';
 import { persist } from 'zustand/middleware';
 
 /** TensorBoard's default smoothing weight. */
-export const DEFAULT_SMOOTHING = 0.6;
+const DEFAULT_SMOOTHING = 0.6;
 /** The largest weight (TensorBoard's slider stops at 0.99: at 1 the curve never moves). */
 export const MAX_SMOOTHING = 0.99;
 
 /** A weight in [0, 0.99] on the slider's 0.01 grid; the default for anything that is not a number. */
-export function clampSmoothing(w: unknown): number {
+function clampSmoothing(w: unknown): number {
   if (typeof w !== 'number' || !Number.isFinite(w)) return DEFAULT_SMOOTHING;
   return Math.round(Math.min(Math.max(w, 0), MAX_SMOOTHING) * 100) / 100;
 }

@@ -31,7 +31,7 @@ export interface MetricsFile {
   evals: Omit<EvalPoint, 'samples'>[];
 }
 
-export interface RunMetrics {
+interface RunMetrics {
   runId: string;
   /** From the runs listing (RunSummary.name); null when it has not got the run yet. */
   name: string | null;

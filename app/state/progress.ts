@@ -60,7 +60,7 @@ export function duration(ms: number): string {
   return `${r} s`;
 }
 
-export interface Timing {
+interface Timing {
   /** Since the run started (or was continued) in this tab. */
   elapsedMs: number;
   /** Mean wall time of the latest steps (up to 10), null before one ended. */

@@ -17,7 +17,7 @@ import type { PackedInput } from '../../worker/model/packing';
 import { median } from '../../worker/selftest';
 import { cliBackend } from '../backend';
 
-export const GPT_REF: ModelConfig = {
+const GPT_REF: ModelConfig = {
   layers: 2,
   dModel: 128,
   heads: 4,

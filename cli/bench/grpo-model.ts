@@ -67,7 +67,7 @@ const STEP: Partial<GrpoConfig> = {
 };
 
 /** Parameters a token passes through as a matmul operand: q, k, v, o, gate, up, down per layer, and the LM head. */
-export function matmulParams(c: ModelConfig): number {
+function matmulParams(c: ModelConfig): number {
   const C = c.dModel;
   return c.layers * (2 * C * C + 2 * C * kvDim(c) + 3 * C * c.ffn) + c.vocab * C;
 }
@@ -125,7 +125,7 @@ async function baseOf(model: string): Promise<{ base: LoadedCheckpoint; source: 
 }
 
 /** The LoRA the bench measures beside full fine-tuning (verl's examples' shape: all-linear, alpha = 2·rank). */
-export const BENCH_LORA: LoraConfig = { rank: 16, alpha: 32, dropout: 0, targetModules: ['all-linear'] };
+const BENCH_LORA: LoraConfig = { rank: 16, alpha: 32, dropout: 0, targetModules: ['all-linear'] };
 
 export interface ModelRow {
   backend: string;

@@ -15,7 +15,7 @@ import { benchSandbox } from './sandbox';
 import { benchTraces } from './traces';
 import { benchTrain } from './train';
 
-export const BENCHES: Record<string, (args: BenchArgs) => Promise<{ table: string; json: unknown }>> = {
+const BENCHES: Record<string, (args: BenchArgs) => Promise<{ table: string; json: unknown }>> = {
   grpo: benchGrpo,
   async: benchAsync,
   matmul: benchMatmul,

@@ -65,7 +65,7 @@ const SHAPES: Shape[] = [
 const BATCH_MS = 150;
 const MAX_BATCH = 64;
 
-export interface MatmulRow extends Shape {
+interface MatmulRow extends Shape {
   naive: number | null;
   tiled: number | null;
   register: number | null;

@@ -40,7 +40,7 @@ export const EXPORT: CommandSpec = {
 };
 
 /** The run options in `file` (a partial config completed from its preset's defaults), checked by the schema; a usage error names what is wrong. */
-export function readRunOptions(file: string): RunOptions {
+function readRunOptions(file: string): RunOptions {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

@@ -134,7 +134,7 @@ function planText(
 
 const MiB = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
 
-export function inspectText(dir: string, info: HfFolderInspection): string {
+function inspectText(dir: string, info: HfFolderInspection): string {
   const c = info.config;
   const t = info.training;
   const lines = [

@@ -64,7 +64,7 @@ import { StepProgress, outputsLine } from '../progress';
 const TRAIN_PRESETS = new Map(PRESETS.filter((p) => p.cli !== null).map((p) => [p.name as string, p]));
 
 /** The presets that take `--dataset` (single-turn, from the arithmetic base). */
-export const DATASET_PRESETS = PRESETS.filter((p) => p.dataset !== null).map((p) => p.name);
+const DATASET_PRESETS = PRESETS.filter((p) => p.dataset !== null).map((p) => p.name);
 const REWARD_KINDS = ['math', 'exact', 'regex', 'code'] as const;
 
 /** The dataset's options named by their flags in a problem (the rest by label and path). */

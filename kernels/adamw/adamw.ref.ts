@@ -14,7 +14,7 @@
  */
 
 /** Output arrays: f32 in the backends, f64 in checks that need exact arithmetic. */
-export type RefOut = Float32Array | Float64Array;
+type RefOut = Float32Array | Float64Array;
 
 export interface AdamWHyper {
   /** Learning rate, ≥ 0. */
@@ -32,7 +32,7 @@ export interface AdamWHyper {
 }
 
 /** The per-step scalars, in float64, shared by the reference and the GPU wrapper's uniforms. */
-export interface AdamWScalars {
+interface AdamWScalars {
   decay: number; // 1 − lr·wd
   oneMinusBeta1: number;
   oneMinusBeta2: number;
@@ -91,7 +91,7 @@ function scaleFromArray(a: ArrayLike<number>): number {
 }
 
 /** Throws naming the field and its allowed range. */
-export function checkAdamWHyper(hp: AdamWHyper): void {
+function checkAdamWHyper(hp: AdamWHyper): void {
   const bad = (name: string, range: string, value: number) =>
     new Error(`adamw: ${name} must be ${range}, got ${value}`);
   if (!(Number.isFinite(hp.lr) && hp.lr >= 0)) throw bad('lr', 'a finite number ≥ 0', hp.lr);

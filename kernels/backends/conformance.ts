@@ -11,7 +11,7 @@ import type { AdamWHyper, Ops, Tensor } from '../ops';
 import { compareClose } from '../testing/expect-close';
 import { packBf16 } from '../bf16/bf16.ref';
 
-export interface ConformanceCase {
+interface ConformanceCase {
   name: string;
   /** Runs the op on `ops`; returns the tensors to compare, by name. */
   run(ops: Ops): Record<string, Tensor>;

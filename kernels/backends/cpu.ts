@@ -19,13 +19,13 @@ import { rmsnormBackwardRef, rmsnormForwardRef } from '../rmsnorm/rmsnorm.ref';
 import { ropeBackwardRef, ropeForwardRef } from '../rope/rope.ref';
 import { swigluBackwardRef, swigluForwardRef } from '../swiglu/swiglu.ref';
 
-export interface CpuTensor extends Tensor {
+interface CpuTensor extends Tensor {
   readonly backend: 'cpu';
   readonly data: Float32Array | Int32Array;
 }
 
 /** The f32 data of a cpu tensor (refuses i32 tensors where values are expected). */
-export function cpuData(t: Tensor): Float32Array {
+function cpuData(t: Tensor): Float32Array {
   if (t.backend !== 'cpu') throw new Error(`cpu backend got a '${t.backend}' tensor '${t.label}'`);
   if (t.dtype !== 'f32') throw new Error(`'${t.label}' is ${t.dtype}; this operand must be f32`);
   return (t as CpuTensor).data as Float32Array;

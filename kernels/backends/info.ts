@@ -32,7 +32,7 @@ export interface AdapterSummary {
 }
 
 /** The probe's timings: milliseconds per repetition of its workload, by backend. */
-export interface BackendProbe {
+interface BackendProbe {
   workload: string;
   msPerRep: Partial<Record<BackendName, number>>;
 }

@@ -18,15 +18,15 @@ export { BACKEND_PREFERENCES } from './info';
 export type { BackendInfo, BackendPreference } from './info';
 
 /** What selection may use: the WebGPU entry point, and a maker of the wasm backend (the host decides its threads). */
-export interface BackendSources {
+interface BackendSources {
   gpu?: GPU;
   wasm?: () => Promise<WasmOps>;
 }
 
-export type SelectResult = { ok: true; ops: Ops; info: BackendInfo } | { ok: false; reason: string };
+type SelectResult = { ok: true; ops: Ops; info: BackendInfo } | { ok: false; reason: string };
 
 /** A software adapter: Chrome's and Dawn's SwiftShader, or any adapter flagged as a fallback. */
-export function isSoftwareAdapter(a: AdapterSummary): boolean {
+function isSoftwareAdapter(a: AdapterSummary): boolean {
   return a.isFallbackAdapter || /swiftshader/i.test(`${a.architecture} ${a.description} ${a.device}`);
 }
 
@@ -45,7 +45,7 @@ const now = (): number => (globalThis as unknown as { performance: { now(): numb
 const PROBE = { M: 1024, K: 64, N: 176, reps: 3 };
 
 /** Milliseconds per repetition of a forward/backward-shaped trio of matmuls (nt, nn, tn), after one warm-up. */
-export async function probeOps(ops: Ops): Promise<number> {
+async function probeOps(ops: Ops): Promise<number> {
   const { M, K, N, reps } = PROBE;
   const x = ops.alloc('probe.x', M * K);
   const w = ops.alloc('probe.w', N * K);

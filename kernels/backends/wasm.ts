@@ -181,7 +181,7 @@ interface Kernels {
 /** 4 GiB, memory32's limit: the maximum the binaries declare (kernels/wasm/node-build.mjs). */
 const MAX_PAGES = 65536;
 
-export interface WasmTensor extends Tensor {
+interface WasmTensor extends Tensor {
   readonly backend: 'wasm';
   /** Byte offset of element 0 in the memory. */
   readonly ptr: number;

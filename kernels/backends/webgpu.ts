@@ -22,11 +22,11 @@ import { rmsnormBackward, rmsnormForward } from '../rmsnorm/rmsnorm';
 import { ropeBackward, ropeForward } from '../rope/rope';
 import { swigluBackward, swigluForward } from '../swiglu/swiglu';
 
-export interface WebGpuTensor extends Tensor, GpuTensor {
+interface WebGpuTensor extends Tensor, GpuTensor {
   readonly backend: 'webgpu';
 }
 
-export function gpuTensor(t: Tensor): WebGpuTensor {
+function gpuTensor(t: Tensor): WebGpuTensor {
   if (t.backend !== 'webgpu') throw new Error(`webgpu backend got a '${t.backend}' tensor '${t.label}'`);
   return t as WebGpuTensor;
 }

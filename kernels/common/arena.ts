@@ -8,13 +8,13 @@ import { assertAlive } from './context';
 import type { GpuTensor } from './tensor';
 import { STORAGE_USAGE, bindingBytes, roundUp } from './tensor';
 
-export interface ArenaSpec {
+interface ArenaSpec {
   name: string;
   /** Element count (f32). */
   length: number;
 }
 
-export interface ArenaPlan {
+interface ArenaPlan {
   /** Byte offset of each spec, in spec order. */
   offsets: number[];
   /** Total bytes of the arena buffer. */

@@ -21,7 +21,7 @@ export interface GpuContext {
   onError: ((error: GpuError) => void) | null;
 }
 
-export type AcquireResult = { ok: true; ctx: GpuContext } | { ok: false; reason: string };
+type AcquireResult = { ok: true; ctx: GpuContext } | { ok: false; reason: string };
 
 /** Limits raised to the adapter's maxima: big buffers and workgroups matter for training. */
 const RAISED_LIMITS = [
@@ -101,7 +101,7 @@ export async function acquireGpu(
 }
 
 /** Installs the error listener and the loss handler on a device. */
-export function wrapDevice(device: GPUDevice, adapter: AdapterSummary): GpuContext {
+function wrapDevice(device: GPUDevice, adapter: AdapterSummary): GpuContext {
   let resolveLost!: (e: GpuError) => void;
   const lostPromise = new Promise<GpuError>((resolve) => (resolveLost = resolve));
   const ctx: GpuContext = { device, adapter, lost: null, lostPromise, errors: [], onError: null };

@@ -3,8 +3,7 @@
  * `name`; every name here is also listed in ERROR_NAMES (`worker/contract/errors.ts`), which a test checks.
  */
 
-export type GpuErrorName =
-  'GpuUnavailable' | 'GpuDeviceLost' | 'GpuValidationError' | 'GpuOutOfMemory' | 'ShaderCompileError';
+type GpuErrorName = 'GpuUnavailable' | 'GpuDeviceLost' | 'GpuValidationError' | 'GpuOutOfMemory' | 'ShaderCompileError';
 
 export const GPU_ERROR_NAMES: readonly GpuErrorName[] = [
   'GpuUnavailable',

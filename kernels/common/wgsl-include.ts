@@ -36,12 +36,12 @@ export const WGSL_LIBRARY: Readonly<Record<string, string>> = {
 };
 
 /** Where one line of a resolved shader came from (`line` is 1-based). */
-export interface SourceLine {
+interface SourceLine {
   file: string;
   line: number;
 }
 
-export interface ResolvedShader {
+interface ResolvedShader {
   /** WGSL with every include spliced in. */
   code: string;
   /** `lines[i]`: the origin of line i + 1 of `code`. The shader itself is `<label>.wgsl`. */

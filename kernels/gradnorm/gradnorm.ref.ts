@@ -8,10 +8,10 @@
  */
 
 /** Output arrays: f32 in the backends, f64 in checks that need exact arithmetic. */
-export type RefOut = Float32Array | Float64Array;
+type RefOut = Float32Array | Float64Array;
 
 /** One flat tensor (a typed array) or a list of tensors. */
-export type GradList = Float32Array | Float64Array | readonly ArrayLike<number>[];
+type GradList = Float32Array | Float64Array | readonly ArrayLike<number>[];
 
 /** PyTorch's clip_grad_norm_ epsilon: clip_coef = max_norm / (total_norm + 1e-6). */
 export const CLIP_EPS = 1e-6;

@@ -26,7 +26,7 @@ const ITEMS_PER_INVOCATION = 64;
 const MAX_GROUPS = 1024;
 
 /** Stage-1 invocations, hence `partials` slots, for a tensor of n elements (a multiple of 64). */
-export function gradNormSlots(n: number): number {
+function gradNormSlots(n: number): number {
   return WG * strideGroups(n, WG, ITEMS_PER_INVOCATION, MAX_GROUPS);
 }
 

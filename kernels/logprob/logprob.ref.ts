@@ -15,7 +15,7 @@
  */
 
 /** Output arrays: f32 in the backends, f64 for gradient checks. */
-export type RefOut = Float32Array | Float64Array;
+type RefOut = Float32Array | Float64Array;
 
 /** The optional entropy seed of the backward: dentropy (N) and the forward's entropy (N). */
 export interface EntropyGrad<T> {

@@ -8,7 +8,7 @@ const ALIGN = 64;
 const PAGE = 65536;
 
 /** The part of WebAssembly.Memory the heap uses. */
-export interface GrowableMemory {
+interface GrowableMemory {
   readonly buffer: ArrayBufferLike;
   grow(pages: number): number;
 }

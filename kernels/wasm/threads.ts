@@ -11,7 +11,7 @@
 const SLOT = 64; // ints per slot: 16 of control, then 24 f64 arguments
 const ARGS = 8;
 /** How long the caller waits for a helper's part before calling the helper lost (no kernel part comes near it). */
-export const HELPER_PART_LIMIT_MS = 300_000;
+const HELPER_PART_LIMIT_MS = 300_000;
 
 /** A started helper thread, as the host's Worker API exposes it. */
 export interface ThreadPort {
@@ -26,7 +26,7 @@ export interface ThreadPort {
 }
 
 /** One part of a kernel: the export's index in `names` and its arguments. */
-export interface Part {
+interface Part {
   fn: number;
   args: number[];
 }

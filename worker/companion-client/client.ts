@@ -99,7 +99,7 @@ export function companionUrlProblem(url: string): string | null {
  * `EnvResetReply`, `EnvStepReply`); restated because the worker's project cannot compile the
  * companion's (zod, Node types). cli/companion-env.test.ts checks that both agree.
  */
-export interface SessionLimits {
+interface SessionLimits {
   wallSeconds?: number;
   cpuSeconds?: number;
   memoryBytes?: number;
@@ -126,7 +126,7 @@ export interface SessionStepRequest {
  * The kind of an environment session's failure, as the companion names it (companion/protocol.ts
  * `ENV_ERROR_KINDS`, restated: the worker cannot import the companion).
  */
-export type SessionErrorKind =
+type SessionErrorKind =
   'environment' | 'deadline' | 'exited' | 'bad-reply' | 'message-limit' | 'cancelled' | 'closed' | 'io';
 export type SessionResetReply =
   | { status: 'running'; context: number[]; detail?: string; state?: string; stderr?: string }

@@ -40,7 +40,7 @@ export const DIFFICULTY_LEVELS: Readonly<Record<number, Difficulty>> = Object.fr
   6: { digits: 4, ops: ['add', 'sub', 'mul'] },
 });
 
-export type PromptFormat = 'bare' | 'words';
+type PromptFormat = 'bare' | 'words';
 
 export interface ArithOptions {
   /** Default 1 (2-digit addition): a level of `DIFFICULTY_LEVELS` or an explicit `Difficulty`. */
@@ -72,9 +72,9 @@ export interface ArithTask {
 }
 
 /** Held out iff hash(op, a, b) mod HELD_OUT_MODULUS === 0 (about 10% of every problem space). */
-export const HELD_OUT_MODULUS = 10;
+const HELD_OUT_MODULUS = 10;
 /** Spaces up to this many problems are enumerated for `heldOut` (exact sizes, every problem reachable). */
-export const ENUMERATE_LIMIT = 4_000_000;
+const ENUMERATE_LIMIT = 4_000_000;
 /** Fixed seed of the held-out order: never a parameter, so every run evaluates on the same tasks. */
 const HELD_OUT_ORDER_SEED = 0x0de3_9017;
 

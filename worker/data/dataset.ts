@@ -36,9 +36,9 @@ import { parseCases } from '../rewards/dataset-reward';
 import { fmix32 } from './arith';
 import type { TextTokenizer } from './tokenizer';
 
-export type DatasetFormat = 'jsonl' | 'parquet';
+type DatasetFormat = 'jsonl' | 'parquet';
 
-export interface ParseDatasetOptions {
+interface ParseDatasetOptions {
   /** Every prompt must encode with it (a character tokenizer throws naming the character). */
   tokenizer?: TextTokenizer;
   /** The most ids BOS + prompt may take (the model's positions less the completion's). */
@@ -212,7 +212,7 @@ function recordOf(raw: unknown, o: ParseDatasetOptions): DatasetRecord {
 }
 
 /** The vocabulary in a problem: its characters (specials left out), or its size when large. */
-export function vocabularyText(tok: TextTokenizer): string {
+function vocabularyText(tok: TextTokenizer): string {
   const symbols = tok.vocab.filter((_, id) => !tok.isSpecial(id));
   return symbols.length <= 100 ? JSON.stringify(symbols.join('')) : `${tok.size} symbols`;
 }
@@ -223,7 +223,7 @@ export function defaultHeldOut(records: number): number {
 }
 
 /** The format a file name says (`.jsonl`, `.parquet`), or null. */
-export function formatOf(name: string): DatasetFormat | null {
+function formatOf(name: string): DatasetFormat | null {
   return /\.jsonl$/i.test(name) ? 'jsonl' : /\.parquet$/i.test(name) ? 'parquet' : null;
 }
 
@@ -376,7 +376,7 @@ export function datasetTask(records: readonly DatasetRecord[], i: number): Datas
 }
 
 /** A seeded, endless stream of a dataset's training tasks: passes over them, each in a fresh order. */
-export interface DatasetStream {
+interface DatasetStream {
   next(): DatasetTask;
   take(n: number): DatasetTask[];
   /** Tasks drawn so far (from creation). */

@@ -13,9 +13,9 @@
  */
 
 /** The names special ids decode to when `decode(ids, { specials: true })`. */
-export const PAD_TOKEN = '<pad>';
-export const BOS_TOKEN = '<bos>';
-export const EOS_TOKEN = '<eos>';
+const PAD_TOKEN = '<pad>';
+const BOS_TOKEN = '<bos>';
+const EOS_TOKEN = '<eos>';
 
 /** Fixed special ids of the arithmetic vocabulary. */
 export const PAD_ID = 0;
@@ -46,14 +46,14 @@ export const BARE_VOCAB_SIZE = 25;
  * symbols (so ids of digits, `+ - * =` and `\\boxed{}` agree with the arithmetic base) plus the
  * characters of `calc(...)` calls and of the environments' answers: `c a l ( ) < > ?`.
  */
-export const TOOL_VOCAB: readonly string[] = Object.freeze([...ARITH_VOCAB.slice(0, BARE_VOCAB_SIZE), ...'cal()<>?']);
+const TOOL_VOCAB: readonly string[] = Object.freeze([...ARITH_VOCAB.slice(0, BARE_VOCAB_SIZE), ...'cal()<>?']);
 
 /**
  * The vocabulary of the `code` environment (worker/episodes/code.ts): specials, digits and
  * `+ - * =` as in arithmetic (ids 0–16), then the prompts' ` , :`, the programs' `( )`, the code
  * fence's backtick and newline, and the 26 lowercase letters.
  */
-export const CODE_VOCAB: readonly string[] = Object.freeze([
+const CODE_VOCAB: readonly string[] = Object.freeze([
   ...ARITH_VOCAB.slice(0, 17),
   ...' ,:',
   ...'()`\n',

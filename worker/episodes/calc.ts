@@ -26,26 +26,26 @@ import type { EnvAction, EnvStep, EnvTask, Environment, EnvironmentKind } from '
 import { readTurnState, taskStream, writeTurnState } from './environment';
 
 /** The payload of a calc task (`EnvTask.data`). */
-export type CalcTaskData = {
+type CalcTaskData = {
   a: number;
   b: number;
   c: number;
 };
 
 /** Operands are drawn from LO..HI (two-digit integers). */
-export const CALC_LO = 10;
-export const CALC_HI = 99;
+const CALC_LO = 10;
+const CALC_HI = 99;
 /** Held out iff hash(a, b, c) mod CALC_HELD_OUT_MODULUS === 0 (about 10% of the 729,000 problems). */
-export const CALC_HELD_OUT_MODULUS = 10;
+const CALC_HELD_OUT_MODULUS = 10;
 /** Calculator operands longer than this are refused (`=?`): results stay exact integers. */
-export const CALC_MAX_OPERAND_DIGITS = 6;
+const CALC_MAX_OPERAND_DIGITS = 6;
 /** Fixed seed of the held-out order: never a parameter, so every run evaluates on the same tasks. */
 const HELD_OUT_ORDER_SEED = 0x0ca1_c017;
 
 const tok = toolTokenizer();
 
 /** The fixed hash the split is defined by (a tag keeps it apart from arith's). Changing it changes every split: don't. */
-export function calcHash(a: number, b: number, c: number): number {
+function calcHash(a: number, b: number, c: number): number {
   return fmix32(fmix32(fmix32(fmix32(0xca1c) ^ a) ^ b) ^ c);
 }
 
@@ -68,7 +68,7 @@ export function calcTask(a: number, b: number, c: number): EnvTask {
 }
 
 /** The operands of a calc task; throws naming the field when the payload is not one. */
-export function calcData(task: EnvTask): CalcTaskData {
+function calcData(task: EnvTask): CalcTaskData {
   const { a, b, c } = task.data as Partial<CalcTaskData>;
   for (const [name, v] of [
     ['a', a],
@@ -82,7 +82,7 @@ export function calcData(task: EnvTask): CalcTaskData {
 }
 
 /** A seeded task stream: `take(n)` draws n, `skip(n)` draws and discards n, `position` counts both. */
-export interface TaskStream {
+interface TaskStream {
   take(n: number): EnvTask[];
   readonly position: number;
   skip(n: number): void;
@@ -147,7 +147,7 @@ export function evaluateCalc(expr: string): CalcAnswer {
 
 const BOXED = /^\\boxed\{(.*)\}$/;
 
-export class CalcEnvironment implements Environment {
+class CalcEnvironment implements Environment {
   private readonly answer: string;
   private turns = 0;
   private results: number[] = [];
@@ -208,12 +208,12 @@ export class CalcEnvironment implements Environment {
  * Reward of an episode the environment did not score (truncated): 1 when the last `\boxed{}` of
  * `transcript` (the episode's decoded text; with or without special names) is exactly the answer.
  */
-export function verifyCalc(task: EnvTask, transcript: string): number {
+function verifyCalc(task: EnvTask, transcript: string): number {
   return extractBoxed(transcript) === task.answer ? 1 : 0;
 }
 
 /** The expert: add the first two numbers, then the third, then box the sum. */
-export function demonstrateCalc(task: EnvTask): string[] {
+function demonstrateCalc(task: EnvTask): string[] {
   const { a, b, c } = calcData(task);
   return [`calc(${a}+${b})`, `calc(${a + b}+${c})`, `\\boxed{${a + b + c}}`];
 }

@@ -30,14 +30,14 @@ import { taskStream } from './environment';
 export type CodeStep = { op: 'add' | 'sub' | 'mul'; n: number } | { op: 'sq' };
 
 /** The payload of a code task (`EnvTask.data`): its steps and its cases (the grader's ground truth). */
-export type CodeTaskData = {
+type CodeTaskData = {
   steps: CodeStep[];
   cases: { stdin: string; stdout: string }[];
 };
 
 /** The inputs every task is graded on. */
 export const CODE_INPUTS: readonly number[] = [-3, 2, 11];
-export const CODE_HELD_OUT_MODULUS = 10;
+const CODE_HELD_OUT_MODULUS = 10;
 /** Why a code episode failed when no grader is connected: what the person must do. */
 export const NO_COMPANION =
   'code rewards run in the companion: start one with `npx dewpoint companion` and open the link it prints (or paste it in System)';
@@ -55,7 +55,7 @@ export const CODE_STEPS: readonly CodeStep[] = Object.freeze([
 const stepText = (s: CodeStep) => (s.op === 'sq' ? 'sq' : `${s.op} ${s.n}`);
 
 /** The prompt: the steps joined by `, `, then `:` (`add 3, mul 5:`). */
-export function codePrompt(steps: readonly CodeStep[]): string {
+function codePrompt(steps: readonly CodeStep[]): string {
   return `${steps.map(stepText).join(', ')}:`;
 }
 
@@ -121,7 +121,7 @@ export function codeTask(steps: readonly CodeStep[]): EnvTask {
 }
 
 /** The test cases of a code task; throws when its payload is not one. */
-export function codeCases(task: EnvTask): CodeTaskData['cases'] {
+function codeCases(task: EnvTask): CodeTaskData['cases'] {
   const cases = (task.data as Partial<CodeTaskData>).cases;
   if (!Array.isArray(cases) || cases.length === 0)
     throw new Error(

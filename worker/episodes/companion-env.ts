@@ -203,7 +203,7 @@ export class CompanionEnvironment implements Environment {
 }
 
 /** Environments of a task, each in its own companion session. */
-export function companionEnvironments(o: CompanionEnvOptions): EnvironmentFactory {
+function companionEnvironments(o: CompanionEnvOptions): EnvironmentFactory {
   return (task) => new CompanionEnvironment(task, o);
 }
 

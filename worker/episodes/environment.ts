@@ -24,10 +24,10 @@ export class EnvironmentUnavailable extends Error {
 }
 
 /** A value or a promise of it: built-in environments answer at once, others (a companion process) later. */
-export type MaybePromise<T> = T | Promise<T>;
+type MaybePromise<T> = T | Promise<T>;
 
 /** How an environment says the episode goes on: `running`, it ended (`done`), or it failed (`error`: an infrastructure failure, never a reward 0). */
-export type EnvStatus = 'running' | 'done' | 'error';
+type EnvStatus = 'running' | 'done' | 'error';
 
 /** An environment's answer to one action. */
 export interface EnvStep {
@@ -138,7 +138,7 @@ export type EnvironmentFactory = (task: EnvTask) => Environment;
  * `transcript`: each turn's action text (EOS excluded) followed by its observation text, turns
  * joined by a newline (`calc(47+35)=82\ncalc(82+19)=101\n\\boxed{101}`).
  */
-export type Verifier = (task: EnvTask, transcript: string) => number;
+type Verifier = (task: EnvTask, transcript: string) => number;
 
 /**
  * An environment kind as the presets name it (`calc`, `guess`): how to draw its tasks, make its

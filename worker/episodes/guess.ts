@@ -21,7 +21,7 @@ import type { EnvAction, EnvStep, EnvTask, Environment, EnvironmentKind } from '
 import { readTurnState, taskStream, writeTurnState } from './environment';
 
 /** The payload of a guess task (`EnvTask.data`). */
-export type GuessTaskData = {
+type GuessTaskData = {
   secret: number;
 };
 
@@ -39,7 +39,7 @@ export function guessTask(secret: number): EnvTask {
 }
 
 /** The secret of a guess task; throws when the payload is not one. */
-export function guessSecret(task: EnvTask): number {
+function guessSecret(task: EnvTask): number {
   const s = (task.data as Partial<GuessTaskData>).secret;
   if (typeof s !== 'number' || !Number.isInteger(s))
     throw new Error(`guess task ${task.id}: data.secret = ${JSON.stringify(s)}; expected an integer`);
@@ -62,7 +62,7 @@ export function guessHeldOut(n: number): EnvTask[] {
   return Array.from({ length: Math.min(n, GUESS_MAX) }, (_, i) => guessTask(i + 1));
 }
 
-export class GuessEnvironment implements Environment {
+class GuessEnvironment implements Environment {
   private readonly secret: number;
   private turns = 0;
   private guesses: number[] = [];
@@ -119,13 +119,13 @@ const SPECIAL_NAMES = /<(?:bos|eos|pad)>/g;
  * newlines; special names and trailing whitespace ignored) ends with an action that
  * is the secret; an episode whose last action was answered (`<`, `>`, `?`) ends on feedback and gets 0.
  */
-export function verifyGuess(task: EnvTask, transcript: string): number {
+function verifyGuess(task: EnvTask, transcript: string): number {
   const m = /(\d+)$/.exec(transcript.replace(SPECIAL_NAMES, '').trimEnd());
   return m !== null && Number(m[1]) === guessSecret(task) ? 1 : 0;
 }
 
 /** The expert: binary search, guessing mid = floor((lo + hi) / 2) of the interval left, until the secret. */
-export function demonstrateGuess(task: EnvTask): string[] {
+function demonstrateGuess(task: EnvTask): string[] {
   const secret = guessSecret(task);
   const out: string[] = [];
   let lo = 1;

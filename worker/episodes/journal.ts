@@ -102,7 +102,7 @@ export interface TurnRecord extends RecordKey {
 export type JournalRecord = StartRecord | TurnRecord;
 
 /** FNV-1a 32 of a string's UTF-16 code units. */
-export function fnv1a(text: string): number {
+function fnv1a(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);

@@ -106,7 +106,7 @@ export function parseEnvTasks(
   return { ok: true, records };
 }
 
-export interface EnvironmentFiles {
+interface EnvironmentFiles {
   program: { name: string; text: string };
   tasks: { name: string; text: string };
   /** The command that starts it (default by the program's extension, `defaultArgv`). */
@@ -165,7 +165,7 @@ export function splitTasks(records: readonly EnvTaskRecord[], heldOut: number): 
 }
 
 /** The session request that runs `c`'s program: its one file, its command, its wall per request. */
-export function programRequest(c: EnvProgramConfig): CompanionEnvOptions['program'] {
+function programRequest(c: EnvProgramConfig): CompanionEnvOptions['program'] {
   return { files: { [c.program.name]: c.program.text }, argv: c.program.argv, limits: { wallSeconds: c.stepSeconds } };
 }
 

@@ -110,7 +110,7 @@ export interface CollectedEpisode {
 }
 
 /** Seed of episode `episode`'s sampler at turn `turn` (1-based) of a cohort seeded `seed`. */
-export function turnSeed(seed: number, episode: number, turn: number): number {
+function turnSeed(seed: number, episode: number, turn: number): number {
   return rowSeed(rowSeed(seed, episode), turn);
 }
 

@@ -70,7 +70,7 @@ export type ResolvedTrace =
     };
 
 /** How a call relates to the parent it is offered (the rules of docs/rl-core.md "Journal and traces"). */
-export type CallRelation =
+type CallRelation =
   /** The prompt is parent prompt + parent completion + at least one id: store `prompt[deltaStart:]`. */
   | { kind: 'extends'; deltaStart: number }
   /** Same prompt and same completion as the parent: an identical resend. */
@@ -111,7 +111,7 @@ function sameIds(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
  * first i with p[i] ≠ expected[i], or min(p.length, expected.length) when one is a prefix of the
  * other). When Pc is empty, p = Pp = expected: c = Pc is a replay, any other c is `empty_delta`.
  */
-export function classifyCall(
+function classifyCall(
   promptIds: ArrayLike<number>,
   completionIds: ArrayLike<number>,
   parent: TraceParent,
@@ -310,7 +310,7 @@ export function resolveTraces(records: readonly TraceRecord[]): Map<string, Reso
 }
 
 /** What a set of traces costs to store, against storing every prompt in full. */
-export interface TraceStats {
+interface TraceStats {
   /** Sum over records of promptDeltaIds.length + completionIds.length. */
   storedTokens: number;
   /** The stated encoding: 4 bytes per stored id plus the UTF-8 JSON of the other fields (traceId, parentTraceId, reset, replayOf). */

@@ -13,7 +13,7 @@ import { flowParamSpecs, validateFlowModelConfig } from './config';
 import { decodeSafetensors, encodeSafetensors } from '../model/safetensors';
 
 export const FLOW_CHECKPOINT_FILES = ['model.safetensors', 'config.json', 'dewpoint.json'] as const;
-export type FlowCheckpointFile = (typeof FLOW_CHECKPOINT_FILES)[number];
+type FlowCheckpointFile = (typeof FLOW_CHECKPOINT_FILES)[number];
 export type FlowCheckpointFiles = Record<FlowCheckpointFile, Uint8Array> & { 'reference.safetensors'?: Uint8Array };
 
 /** What config.json names the model, so a flow checkpoint is told from a language model's. */

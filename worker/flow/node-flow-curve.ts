@@ -26,7 +26,7 @@ const KEYS = [
   'rl/frac_reward_zero_std',
 ];
 
-export interface CurveRow {
+interface CurveRow {
   step: number;
   /** Means over the window's batches. */
   means: Record<string, number>;
@@ -36,7 +36,7 @@ export interface CurveRow {
   seconds: number;
 }
 
-export async function flowCurve(
+async function flowCurve(
   ops: Ops,
   o: { steps: number; every: number; config?: Partial<FlowGrpoConfig>; pretrain?: Partial<PretrainOptions> },
   print = console.log,

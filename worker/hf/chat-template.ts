@@ -10,12 +10,12 @@
  */
 import { Template } from '@huggingface/jinja';
 
-export interface ChatMessage {
+interface ChatMessage {
   role: string;
   content: string;
 }
 
-export interface ChatTemplateOptions {
+interface ChatTemplateOptions {
   /** End with the opening of an assistant turn (transformers' `add_generation_prompt`). Default false. */
   addGenerationPrompt?: boolean;
   /** The text of BOS (`<s>`) as the template sees it. Default ''. */

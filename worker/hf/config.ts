@@ -11,10 +11,10 @@ import { fromHfConfig } from '../model/hf-config';
 import type { HfProblem } from '../model/hf-errors';
 import { HfFolderError } from '../model/hf-errors';
 
-export const HF_ARCHITECTURES = { LlamaForCausalLM: 'llama', MistralForCausalLM: 'mistral' } as const;
+const HF_ARCHITECTURES = { LlamaForCausalLM: 'llama', MistralForCausalLM: 'mistral' } as const;
 export type HfArchitecture = keyof typeof HF_ARCHITECTURES;
 
-export interface MappedHfConfig {
+interface MappedHfConfig {
   config: ModelConfig;
   architecture: HfArchitecture;
   /** What was assumed for an absent field (stated, so the app can show it). */

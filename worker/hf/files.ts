@@ -8,7 +8,7 @@
  */
 import { HfFolderError } from '../model/hf-errors';
 
-export interface ByteRange {
+interface ByteRange {
   /** First byte, inclusive. */
   start: number;
   /** Last byte, exclusive. */

@@ -33,7 +33,7 @@ import { trainingMemoryEstimate } from './memory';
 import type { WeightHeaders } from './weights';
 import { readWeightHeaders } from './weights';
 
-export interface HfWeightFile {
+interface HfWeightFile {
   file: string;
   /** Bytes of the file (header and data). */
   bytes: number;
@@ -59,13 +59,13 @@ export interface HfFolderInspection {
   training: TrainingMemoryEstimate;
 }
 
-export interface HfFolderOptions {
+interface HfFolderOptions {
   /** The training batch the memory estimate counts: rows × seq ids. Default 1 × max_position_embeddings. */
   rows?: number;
   seq?: number;
 }
 
-export interface LoadedHfFolder {
+interface LoadedHfFolder {
   config: ModelConfig;
   /** Every paramSpecs(config) tensor by Hugging Face name, as F32. */
   weights: Map<string, Float32Array>;

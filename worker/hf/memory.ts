@@ -36,7 +36,7 @@ export interface TrainingMemoryEstimate {
   counts: string;
 }
 
-export const TRAINING_MEMORY_COUNTS =
+const TRAINING_MEMORY_COUNTS =
   'f32 weights + gradients + AdamW m and v (4 × 4 bytes per parameter) + the activations and backward scratch of one rows × seq training batch (worker/model/tensors.ts allocActs, logits and their gradient included); not the sampling KV cache, a reference policy, staging buffers or allocator overhead';
 
 export function trainingMemoryEstimate(config: ModelConfig, rows: number, seq: number): TrainingMemoryEstimate {
@@ -65,7 +65,7 @@ export function trainingMemoryEstimate(config: ModelConfig, rows: number, seq: n
  * alone under per-layer recomputation (`recompute`), or one layer's for a frozen model that never
  * differentiates (`frozen`). model.ts Model actsFor allocates by the same rules.
  */
-export interface PassLayout {
+interface PassLayout {
   lora?: PlannedLora;
   recompute?: boolean;
   frozen?: boolean;
@@ -87,7 +87,7 @@ function countActivationValues(config: ModelConfig, rows: number, seq: number, l
  * no more forwards and holds a tenth of the activations. Below it (the shipped presets, a 31M model)
  * a batch fits one pass and recomputation would add a forward.
  */
-export const RECOMPUTE_ABOVE_PARAMETERS = 100_000_000;
+const RECOMPUTE_ABOVE_PARAMETERS = 100_000_000;
 
 /** Whether a run recomputes layers: its `recomputeLayers` option, else by the model's size. */
 export function recomputesLayers(config: ModelConfig, option?: boolean): boolean {
@@ -137,7 +137,7 @@ export function passActivationBytes(config: ModelConfig, ids: number, layout: Pa
 }
 
 /** What a training pass's activations may take by default: a batch of more ids is trained in passes (idsPerPass). */
-export const ACTIVATION_BUDGET_BYTES = 2 ** 30;
+const ACTIVATION_BUDGET_BYTES = 2 ** 30;
 
 /** The most ids (≥ 1) whose passes of these layouts fit `bytes` together: 0 when not even one does. */
 function idsFitting(config: ModelConfig, bytes: number, layouts: readonly PassLayout[]): number {
@@ -164,7 +164,7 @@ export function defaultIdsPerPass(config: ModelConfig, layout: PassLayout = {}):
 /** The wasm backend's memory: 4 GiB, memory32's limit (kernels/backends/wasm.ts). */
 export const WASM_MEMORY_BYTES = 2 ** 32;
 
-export interface MemoryPlanPart {
+interface MemoryPlanPart {
   part: string;
   bytes: number;
 }
@@ -184,7 +184,7 @@ export interface MemoryPlan {
 }
 
 /** What a plan reads of a LoRA config: the rank and the targets. */
-export type PlannedLora = Pick<LoraConfig, 'rank' | 'targetModules'> & { dropout?: number };
+type PlannedLora = Pick<LoraConfig, 'rank' | 'targetModules'> & { dropout?: number };
 
 /** Bytes as GiB, two decimals: how plans are written. */
 export const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
@@ -275,7 +275,7 @@ export function stepMemoryPlan(
 }
 
 /** The fields of a GRPO/PPO config, or of its run options (the same names), that a step's plan reads. */
-export interface PlannedStep {
+interface PlannedStep {
   prompts: number;
   group: number;
   maxNew: number;
@@ -327,7 +327,7 @@ function onWasm(config: ModelConfig, plan: MemoryPlan): MemoryPlan & { limit: nu
 }
 
 /** The fields of a DPO config, or of its run options (the same names), that a step's plan reads. */
-export interface PlannedDpoStep {
+interface PlannedDpoStep {
   pairs: number;
   samplesPerPrompt: number;
   maxNew: number;

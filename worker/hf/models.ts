@@ -33,7 +33,7 @@ import { loraFromOptions } from '../model/lora';
 import type { RunOptions } from '../contract/options';
 
 /** The folder's files as the loader reads them: a Map when every file is bytes, else a reader that slices each File by range. */
-export function folderFiles(files: readonly ModelFolderFile[]): HfFiles {
+function folderFiles(files: readonly ModelFolderFile[]): HfFiles {
   const problems: ModelFolderProblem[] = [];
   const byName = new Map<string, Uint8Array | FileBlob>();
   for (const [i, f] of files.entries()) {
@@ -62,7 +62,7 @@ export function folderFiles(files: readonly ModelFolderFile[]): HfFiles {
 /** The folder's name when the app gives none. */
 const DEFAULT_NAME = 'model folder';
 
-export function modelSummary(name: string, info: HfFolderInspection): ModelSummary {
+function modelSummary(name: string, info: HfFolderInspection): ModelSummary {
   const c = info.config;
   return {
     name,

@@ -35,14 +35,14 @@ export const FIXTURE_CONFIG: ModelConfig = {
 };
 
 /** Seeded weights in (−0.5, 0.5) for every paramSpecs tensor. */
-export function randomWeights(config: ModelConfig, seed = 1): Map<string, Float32Array> {
+function randomWeights(config: ModelConfig, seed = 1): Map<string, Float32Array> {
   const rand = mulberry32(seed);
   return new Map(
     paramSpecs(config).map((s) => [s.name, Float32Array.from({ length: numel(s.shape) }, () => rand() - 0.5)]),
   );
 }
 
-export interface Fixture {
+interface Fixture {
   config: ModelConfig;
   weights: Map<string, Float32Array>;
   files: Map<string, Uint8Array>;

@@ -15,7 +15,7 @@ import { readJsonFile } from './files';
 export const SINGLE_WEIGHTS = 'model.safetensors';
 export const WEIGHTS_INDEX = 'model.safetensors.index.json';
 
-export interface LocatedTensor {
+interface LocatedTensor {
   file: string;
   entry: TensorEntry;
 }

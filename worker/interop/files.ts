@@ -142,9 +142,9 @@ export function verlPromptsParquet(
 const jsonl = (lines: readonly unknown[]) =>
   new TextEncoder().encode(lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length ? '\n' : ''));
 
-export const trlGrpoJsonl = (prompts: readonly PromptRow[]) =>
+const trlGrpoJsonl = (prompts: readonly PromptRow[]) =>
   jsonl(prompts.map((p) => ({ prompt: p.prompt, solution: p.answer })));
-export const trlDpoJsonl = (pairs: readonly PairRow[]) =>
+const trlDpoJsonl = (pairs: readonly PairRow[]) =>
   jsonl(pairs.map((p) => ({ prompt: p.prompt, chosen: p.chosen, rejected: p.rejected })));
 
 /**

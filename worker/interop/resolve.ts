@@ -8,7 +8,7 @@
 import type { AdvantageRunOptions, CompatName, PolicyLossRunOptions } from '../contract/options';
 
 /** ppo.ts: ε_low 0.2, ε_high = ε_low, dual clip 3 (verl) or none, log-ratio clamp 20 (verl, rllm) or none (trl), δ none. */
-export interface PpoSettings {
+interface PpoSettings {
   name: 'ppo';
   compat: CompatName;
   clipLow: number;
@@ -18,7 +18,7 @@ export interface PpoSettings {
   delta: number;
 }
 /** gspo.ts: the log of the sequence ratio capped at 10 (verl, rllm) or not (trl). */
-export interface GspoSettings {
+interface GspoSettings {
   name: 'gspo';
   compat: CompatName;
   clipLow: number;
@@ -26,7 +26,7 @@ export interface GspoSettings {
   logRatioCap: number;
 }
 /** cispo.ts: two-sided clip (verl, rllm) or TRL's absolute cap (default 5). */
-export interface CispoSettings {
+interface CispoSettings {
   name: 'cispo';
   compat: CompatName;
   clipLow: number;
@@ -34,7 +34,7 @@ export interface CispoSettings {
   cap: number;
 }
 /** dppo.ts: δ_low 0.2, δ_high = δ_low, truncation C 3 (verl) or none (rllm). */
-export interface DppoSettings {
+interface DppoSettings {
   name: 'dppo_tv' | 'dppo_kl';
   compat: 'verl' | 'rllm';
   deltaLow: number;
@@ -42,13 +42,13 @@ export interface DppoSettings {
   truncation: number;
 }
 /** icepop.ts: keep α ≤ d ≤ β, defaults 0.5 and 5. */
-export interface IcepopSettings {
+interface IcepopSettings {
   name: 'icepop';
   alpha: number;
   beta: number;
 }
 
-export type LossSettings =
+type LossSettings =
   | PpoSettings
   | GspoSettings
   | CispoSettings
@@ -109,7 +109,7 @@ export function lossSettings(p: PolicyLossRunOptions): LossSettings {
 }
 
 /** grpo.ts PRESETS, rloo.ts and reinforce-pp.ts defaults. */
-export type AdvantageSettings =
+type AdvantageSettings =
   | {
       estimator: 'grpo';
       compat: CompatName;

@@ -40,7 +40,7 @@ export interface RolloutRow {
   param_version_end: number;
 }
 
-export interface StepRollouts {
+interface StepRollouts {
   step: number;
   groups: readonly GroupRecord[];
   sessions: readonly SessionRecord[];

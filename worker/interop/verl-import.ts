@@ -33,11 +33,11 @@ import type { RunRecord, RunStore } from '../store/run-store';
 import { MAX_BATCH_IDS, stepRecords, type VerlRow } from './verl-records';
 
 /** Where the format was read. */
-export const VERL_FORMAT =
+const VERL_FORMAT =
   'verl-project/verl @ 1dda039: verl/trainer/ppo/ray_trainer.py _log_rollout_data / _dump_generations (rollout_data_dir/{step}.jsonl)';
 
 /** The columns verl always writes. */
-export const REQUIRED_COLUMNS = ['input', 'output', 'score', 'step'] as const;
+const REQUIRED_COLUMNS = ['input', 'output', 'score', 'step'] as const;
 
 /**
  * The optional columns: what each enables, and what each view cannot draw without it. verl writes
@@ -59,7 +59,7 @@ export const REQUIRED_COLUMNS = ['input', 'output', 'score', 'step'] as const;
  * | token_level_scores | a check: its sum must equal `score` |
  * | param_version_start| the policy version that served the sample (verl's fully async trainer; Dewpoint's export), else step − 1 |
  */
-export const VERL_COLUMNS: Record<string, { enables: string; missing: Omit<ImportMissing, 'field'>[] }> = {
+const VERL_COLUMNS: Record<string, { enables: string; missing: Omit<ImportMissing, 'field'>[] }> = {
   gts: {
     enables: 'the ground truth beside each group',
     missing: [

@@ -19,7 +19,7 @@ import { loraSpecs, loraTargets, validateLoraConfig } from './lora';
 import { decodeSafetensors, encodeSafetensors } from './safetensors';
 
 export const CHECKPOINT_FILES = ['model.safetensors', 'config.json', 'tokenizer.json', 'dewpoint.json'] as const;
-export type CheckpointFile = (typeof CHECKPOINT_FILES)[number];
+type CheckpointFile = (typeof CHECKPOINT_FILES)[number];
 /**
  * Files a checkpoint may have besides the four: a Hugging Face tokenizer's tokenizer_config.json
  * (a person's own model), and a LoRA run's adapters as PEFT writes them.
@@ -91,7 +91,7 @@ export function continuedWeights(ck: LoadedCheckpoint): Map<string, Float32Array
 const PEFT_PREFIX = 'base_model.model.';
 
 /** PEFT's adapter_config.json and adapter_model.safetensors (F32) of a model's adapters. */
-export function peftAdapterFiles(
+function peftAdapterFiles(
   config: ModelConfig,
   lora: LoraConfig,
   adapters: ReadonlyMap<string, Float32Array>,

@@ -6,7 +6,7 @@
 import type { ModelConfig } from './config';
 import { validateModelConfig } from './config';
 
-export interface SpecialIds {
+interface SpecialIds {
   bos: number;
   eos: number;
   pad: number;
@@ -41,7 +41,7 @@ export function toHfConfig(c: ModelConfig, specials: SpecialIds): Record<string,
   };
 }
 
-export type FromHfResult = { ok: true; config: ModelConfig } | { ok: false; problems: string[] };
+type FromHfResult = { ok: true; config: ModelConfig } | { ok: false; problems: string[] };
 
 export function fromHfConfig(json: Record<string, unknown>): FromHfResult {
   const problems: string[] = [];

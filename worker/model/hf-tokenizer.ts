@@ -40,7 +40,7 @@ export interface HfTokenizer extends TextTokenizer {
   readonly sources: Readonly<HfTokenizerSources>;
 }
 
-export interface HfTokenizerSources {
+interface HfTokenizerSources {
   /** tokenizer.json, parsed. */
   tokenizerJson: Record<string, unknown>;
   /** tokenizer_config.json, parsed, when the folder has one. */

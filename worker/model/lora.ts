@@ -18,7 +18,7 @@ import { paramSpecs } from './params';
 import type { GrpoRunOptions } from '../contract/options';
 
 /** The projections LoRA can target: the model's key for each and PEFT's module name. */
-export const LORA_TARGETS = {
+const LORA_TARGETS = {
   q_proj: 'wq',
   k_proj: 'wk',
   v_proj: 'wv',
@@ -27,7 +27,7 @@ export const LORA_TARGETS = {
   up_proj: 'wu',
   down_proj: 'wd',
 } as const;
-export type LoraTarget = keyof typeof LORA_TARGETS;
+type LoraTarget = keyof typeof LORA_TARGETS;
 export type Projection = (typeof LORA_TARGETS)[LoraTarget];
 
 export interface LoraConfig {
@@ -110,7 +110,7 @@ export const adapterMaskSeed = (seed: number, salt: number): number => mix32((se
 /** s = alpha / rank, the factor of the adapters' product. */
 export const loraScale = (o: Pick<LoraConfig, 'rank' | 'alpha'>): number => o.alpha / o.rank;
 
-export interface LoraSpec {
+interface LoraSpec {
   name: string;
   /** (r, in) for A, (out, r) for B. */
   shape: [number, number];

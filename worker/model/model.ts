@@ -76,7 +76,7 @@ export interface ModelOptions {
   lora?: LoraConfig;
 }
 
-export interface ScoreOptions {
+interface ScoreOptions {
   /**
    * Score log_softmax(logits / temperature) and its entropy, the distribution the sampler draws
    * from at this temperature (distribution.ts; verl's actor `logits.div_(temperature)`). Finite

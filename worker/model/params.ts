@@ -8,7 +8,7 @@ import { mulberry32 } from '../../kernels/common/random';
 import type { ModelConfig } from './config';
 import { kvDim } from './config';
 
-export interface ParamSpec {
+interface ParamSpec {
   name: string;
   shape: number[];
   /** AdamW weight decay applies (matrices yes; norms no). */

@@ -18,7 +18,7 @@ export interface NamedTensor {
 }
 
 /** The dtypes this module reads and writes. */
-export const SAFETENSORS_DTYPES = ['F32', 'F16', 'BF16'] as const;
+const SAFETENSORS_DTYPES = ['F32', 'F16', 'BF16'] as const;
 export type SafetensorsDtype = (typeof SAFETENSORS_DTYPES)[number];
 const BYTES: Record<SafetensorsDtype, number> = { F32: 4, F16: 2, BF16: 2 };
 
@@ -37,7 +37,7 @@ export class SafetensorsError extends Error {
   }
 }
 
-export interface EncodeOptions {
+interface EncodeOptions {
   /** Dtype of every tensor in the file. Default F32 (exact); F16/BF16 round to nearest even. */
   dtype?: SafetensorsDtype;
 }
@@ -248,7 +248,7 @@ export function decodeTensor(bytes: Uint8Array, header: SafetensorsHeader, entry
   return entry.dtype === 'F32' ? fromLittleEndian(raw) : fromHalf(raw, entry.dtype);
 }
 
-export interface DecodedSafetensors {
+interface DecodedSafetensors {
   tensors: Map<string, NamedTensor>;
   metadata: Record<string, string>;
   /** Dtype of each tensor as stored. */
@@ -341,7 +341,7 @@ export function f16BitsToF32Bits(h: number): number {
 }
 
 /** binary32 bits → binary16 bits, round to nearest, ties to even; overflow gives ±Inf, NaN stays NaN. */
-export function f32BitsToF16Bits(u: number): number {
+function f32BitsToF16Bits(u: number): number {
   const sign = (u >>> 16) & 0x8000;
   const e = (u >>> 23) & 0xff;
   const m = u & 0x7fffff;
@@ -368,7 +368,7 @@ export function f32BitsToF16Bits(u: number): number {
 }
 
 /** binary32 bits → bfloat16 bits (the upper half), round to nearest, ties to even; NaN stays NaN. */
-export function f32BitsToBf16Bits(u: number): number {
+function f32BitsToBf16Bits(u: number): number {
   if ((u & 0x7f800000) === 0x7f800000 && (u & 0x7fffff) !== 0) return ((u >>> 16) | 0x40) & 0xffff;
   return Math.floor((u + 0x7fff + ((u >>> 16) & 1)) / 0x10000) & 0xffff;
 }

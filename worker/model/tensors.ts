@@ -42,7 +42,7 @@ export interface ParamSet {
 }
 
 /** The projection matrices of a layer (the norms are vectors). */
-export type LayerMatrix = 'wq' | 'wk' | 'wv' | 'wo' | 'wg' | 'wu' | 'wd';
+type LayerMatrix = 'wq' | 'wk' | 'wv' | 'wo' | 'wg' | 'wu' | 'wd';
 const LAYER_MATRICES: readonly LayerMatrix[] = ['wq', 'wk', 'wv', 'wo', 'wg', 'wu', 'wd'];
 
 const LAYER_KEYS: [keyof LayerParams, string][] = [
@@ -141,7 +141,7 @@ export interface LayerActs {
  * The LM head's buffers when it runs in chunks of `headRows` positions: the chunk's normed hidden
  * states, targets, outputs and gradients, copied from and to the whole batch's.
  */
-export interface HeadChunk {
+interface HeadChunk {
   lnf: Tensor; // (headRows, C)
   targets: Tensor; // (headRows) i32
   logp: Tensor; // (headRows)
@@ -152,10 +152,10 @@ export interface HeadChunk {
 }
 
 /** The logits (and their gradient) a training pass holds at once: a batch of more positions runs the LM head in chunks. */
-export const HEAD_CHUNK_BYTES = 64 * 2 ** 20;
+const HEAD_CHUNK_BYTES = 64 * 2 ** 20;
 
 /** Positions of a chunk of the LM head: all N when their (N, V) logits fit HEAD_CHUNK_BYTES. */
-export function headRowsOf(N: number, V: number): number {
+function headRowsOf(N: number, V: number): number {
   return Math.max(1, Math.min(N, Math.floor(HEAD_CHUNK_BYTES / (4 * V))));
 }
 

@@ -33,7 +33,7 @@ import { compileRewardPattern, parseCases } from '../rewards/dataset-reward';
  * option appears; `common` puts the field in the form's always-open first section (the options a
  * person changes on most runs), before the sections.
  */
-export interface FieldMeta {
+interface FieldMeta {
   title: string;
   section: FieldSection;
   description: string;
@@ -45,7 +45,7 @@ export interface FieldMeta {
  * A number in an interval written as problems state it: `'(0, 0.1]'`, `'[0, 1)'`. Finite only
  * (zod refuses NaN and ±Infinity), so an option meaning "no bound" is left out instead.
  */
-export function num(interval: string, meta: FieldMeta) {
+function num(interval: string, meta: FieldMeta) {
   const m = /^([[(])\s*(-?[\d.e+-]+),\s*(-?[\d.e+-]+)\s*([\])])$/.exec(interval);
   if (!m) throw new Error(`num: interval '${interval}' is not like '(0, 1]'`);
   const [lo, hi] = [Number(m[2]), Number(m[3])];
@@ -56,7 +56,7 @@ export function num(interval: string, meta: FieldMeta) {
 }
 
 /** An integer in `lo..hi` (both included). */
-export function int(lo: number, hi: number, meta: FieldMeta) {
+function int(lo: number, hi: number, meta: FieldMeta) {
   return z
     .int()
     .min(lo)

@@ -76,7 +76,7 @@ import { dpoTrainer, flowTrainer, grpoFamilyTrainer, sftTrainer, type Trainer, t
 export type BaseName = 'arith-base' | 'calc-base' | 'guess-base' | 'code-base';
 
 /** The options of preset `N`. */
-export type OptionsOf<N extends PresetName> = RunOptions extends infer O
+type OptionsOf<N extends PresetName> = RunOptions extends infer O
   ? O extends { preset: infer P }
     ? N extends P
       ? O
@@ -85,7 +85,7 @@ export type OptionsOf<N extends PresetName> = RunOptions extends infer O
   : never;
 
 /** How a preset maps onto verl and TRL (worker/interop): null where the target takes it, else why not. */
-export interface PresetExport {
+interface PresetExport {
   /** The task in the words an export's unmapped list uses (neither target's config names a task); null: not an RL task. */
   task: string | null;
   /**
@@ -97,7 +97,7 @@ export interface PresetExport {
   trl: string | null;
 }
 
-export interface PresetSpec<N extends PresetName = PresetName> {
+interface PresetSpec<N extends PresetName = PresetName> {
   name: N;
   title: string;
   description: string;
@@ -551,7 +551,7 @@ export function presetOf<O extends RunOptions>(o: O): PresetSpec<O['preset']> {
 }
 
 /** The options of the GRPO-family, PPO-family, ... presets. */
-export interface FamilyOptions {
+interface FamilyOptions {
   sft: OptionsOf<'sft-arith'>;
   grpo: OptionsOf<'grpo-arith' | 'grpo-calc' | 'grpo-guess' | 'grpo-code' | 'grpo-env'>;
   ppo: OptionsOf<'ppo-arith' | 'ppo-calc' | 'ppo-env'>;
@@ -563,9 +563,6 @@ export interface FamilyOptions {
 export function isFamily<F extends PresetFamily>(o: RunOptions, family: F): o is FamilyOptions[F] & RunOptions {
   return presetOf(o).family === family;
 }
-
-/** The multi-turn presets' options (they journal episodes). */
-export type EpisodeOptions = OptionsOf<'grpo-calc' | 'grpo-guess' | 'grpo-code' | 'grpo-env' | 'ppo-calc' | 'ppo-env'>;
 
 /** The episode config of a multi-turn run, or null for a single-turn one. */
 export function episodeRunConfigOf(o: RunOptions): GrpoEpisodeConfig | null {

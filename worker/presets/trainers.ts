@@ -18,7 +18,7 @@ import {
   pretrainBase,
   validateFlowGrpoConfig,
 } from '../flow/index';
-import type { FlowCheckpointFiles, FlowGrpoConfig, PretrainOptions } from '../flow/index';
+import type { FlowGrpoConfig, PretrainOptions } from '../flow/index';
 import type { CheckpointFiles, CheckpointTokenizer, LoadedCheckpoint } from '../model/checkpoint';
 import { continuedWeights, exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
@@ -47,7 +47,7 @@ export interface TrainerStep {
  * A checkpoint as a trainer writes it and continues from it: its files and, beside them, AdamW's
  * state and the trainer's position.
  */
-export interface TrainerCheckpoint {
+interface TrainerCheckpoint {
   files: RunCheckpointFiles;
   resume: ResumeRecord;
 }
@@ -73,7 +73,7 @@ export interface Trainer {
 }
 
 /** A trainer's own checkpoints, so that the loop writes and continues from them whatever their kind. */
-export interface TrainerCheckpoints {
+interface TrainerCheckpoints {
   /**
    * The run's checkpoint where it stands (after its last step; `info` is the provenance its
    * dewpoint.json records): a trainer built from the same options continues from it exactly.

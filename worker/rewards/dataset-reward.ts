@@ -23,7 +23,7 @@ import type { CodeCase, CodeGrader, CodeRewardResult } from './code-grader';
 import { GraderUnavailable } from './code-grader';
 import { mathReward } from './math-reward';
 
-export interface DatasetRewardResult {
+interface DatasetRewardResult {
   /** The reward: 0 or 1, or for `code` the fraction of cases passed. */
   score: number;
   components: Record<string, number>;
@@ -169,7 +169,7 @@ export function syncDatasetReward(
 }
 
 /** What a PromptSource reward returns, with an infrastructure failure when the grader could not grade. */
-export interface DatasetPromptResult extends DatasetRewardResult {
+interface DatasetPromptResult extends DatasetRewardResult {
   failure?: InfrastructureFailure;
 }
 

@@ -10,7 +10,7 @@ import type { ChainPlacement } from './pack-types';
 import type { Session } from './types';
 import { describeSession } from './validate';
 
-export interface FillInput {
+interface FillInput {
   sessions: readonly Session[];
   chains: readonly ChainPlacement[];
   rows: number;

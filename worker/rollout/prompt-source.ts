@@ -24,7 +24,7 @@ import type { GenerateOptions, Generated } from './generate';
 import { generate } from './generate';
 
 /** What a reward says about one completion. */
-export interface PromptRewardResult {
+interface PromptRewardResult {
   /** The reward; must be finite. */
   score: number;
   /** Named sub-scores, stored on the session. */
@@ -47,7 +47,7 @@ export type PromptReward<T> = (completion: string, task: T) => PromptRewardResul
 export type Sampler = (prompts: readonly ArrayLike<number>[], options: GenerateOptions) => Promise<Generated[]>;
 
 /** The one call of a sampled session: generate's arrays (the support when recorded), and the version that drew them. */
-export interface SampledCall extends Omit<Generated, 'support'> {
+interface SampledCall extends Omit<Generated, 'support'> {
   version: number;
   /** Per sampled id, the ids the top-k/top-p filter kept (`recordSupport`). */
   support?: Int32Array[];

@@ -26,7 +26,7 @@ export interface RemoteSampler {
 }
 
 /** One end of a message channel (a Worker, a worker thread's parentPort, a Web Worker's self). */
-export interface SamplerPort {
+interface SamplerPort {
   postMessage(message: unknown): void;
   onMessage(listener: (message: unknown) => void): void;
 }

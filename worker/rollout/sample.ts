@@ -14,7 +14,7 @@
 import { mulberry32 } from '../../kernels/common/random';
 import type { SamplingDistribution } from './distribution';
 
-export interface SampledToken {
+interface SampledToken {
   /** The drawn vocabulary id (always one of `dist.support`). */
   id: number;
   /** Its log-prob under the sampling distribution (after temperature/top-k/top-p, renormalised). */
@@ -62,7 +62,7 @@ export function sampleToken(dist: SamplingDistribution, rand: () => number): Sam
 }
 
 /** A sampler's checkpoint: plain JSON, enough to resume its stream exactly. */
-export interface SamplerState {
+interface SamplerState {
   algorithm: 'mulberry32';
   /** The seed the stream started from, an integer in [0, 2³²). */
   seed: number;

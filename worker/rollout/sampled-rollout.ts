@@ -12,7 +12,7 @@ import { pack } from '../rl/pack';
 import type { PackOptions, PackResult } from '../rl/pack-types';
 import type { PromptSource, SampledSession } from './prompt-source';
 
-export interface SampledRolloutOptions {
+interface SampledRolloutOptions {
   /** Completions per prompt (G). Default 4 (dew). */
   groups?: number;
   /** Passed to `pack`; `estimator` defaults to `'grpo'` and `truncation` to `'score'`. */

@@ -50,7 +50,7 @@ export const HEALTH_DEFAULTS: HealthOptions = {
 };
 
 /** Every flag, in the order `runHealth` reports them. */
-export const HEALTH_FLAG_IDS: readonly HealthFlagId[] = [
+const HEALTH_FLAG_IDS: readonly HealthFlagId[] = [
   'echo-trap',
   'low-signal',
   'entropy',

@@ -56,7 +56,7 @@ export interface LoopServices {
  * (their count stays), so a checkpoint does not carry a copy of the person's file; the run's
  * stored options keep them.
  */
-export function checkpointConfig(config: object): object {
+function checkpointConfig(config: object): object {
   const d = (config as { dataset?: { records: unknown[] } }).dataset;
   return d ? { ...config, dataset: { ...d, records: d.records.length } } : config;
 }

@@ -31,7 +31,7 @@ import { runHealth, withCommonestFailure } from './health';
 import { commonestFailure } from '../episodes/infrastructure';
 
 /** One stored run as the views read it. */
-export interface RunReader {
+interface RunReader {
   /** The text of each id (specials by name), or null when the run has no tokens (Flow-GRPO) or is unknown. */
   tokenTexts(ids: Int32Array): Promise<string[] | null>;
   /** Steps with episodes to list, ascending. */

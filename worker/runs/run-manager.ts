@@ -29,7 +29,7 @@ import type { RunLocks } from './run-locks';
 import { memoryRunLocks } from './run-locks';
 
 /** What a run manager is built from. */
-export interface RunManagerDeps {
+interface RunManagerDeps {
   /** The active backend (throws NotInitialized before `init`). */
   getOps: () => Ops;
   /** The files of a shipped base checkpoint (public/checkpoints/NAME), fetched by the page's origin in the browser. */
@@ -61,7 +61,7 @@ function metaProblems(meta: RunMeta): string[] {
 }
 
 /** A run's name until a person gives it one: the preset and the time part of its id. */
-export function defaultName(r: { runId: string; options: RunOptions }): string {
+function defaultName(r: { runId: string; options: RunOptions }): string {
   return `${r.options.preset} · ${r.runId.split('-')[1] ?? r.runId}`;
 }
 

@@ -15,7 +15,7 @@ import type { EpisodeJournal, JournalRecord } from '../episodes/journal';
 import { JournalConflict, describeRecord } from '../episodes/journal';
 import { StorageFullError } from './run-store';
 
-export type JournalKey = [runId: string, step: number, episode: number, turn: number];
+type JournalKey = [runId: string, step: number, episode: number, turn: number];
 
 /** The journal's part of the database schema (idb-store.ts's `Schema` includes it). */
 export interface JournalSchema extends DBSchema {

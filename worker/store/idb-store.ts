@@ -29,7 +29,7 @@ import { StorageFullError, approxBytes, committedRun, hasStepMetrics, withMeta }
 import type { SessionsRow } from './sessions-codec';
 import { decodeSessions, encodeSessions } from './sessions-codec';
 
-export const DB_NAME = 'dewpoint';
+const DB_NAME = 'dewpoint';
 export const DB_VERSION = 3;
 
 interface Schema extends DBSchema, JournalSchema {
@@ -103,7 +103,7 @@ export async function write<T>(p: Promise<T>, done: Promise<void>): Promise<T> {
   }
 }
 
-export class IdbRunStore implements RunStore {
+class IdbRunStore implements RunStore {
   readonly kind = 'indexeddb' as const;
   /** The episode journal, in the same database. */
   readonly journal: IdbJournal;

@@ -72,7 +72,7 @@ export interface RunMeta {
 }
 
 /** What deleting a run removed: its committed steps and the approximate bytes of every record. */
-export interface DeletedRun {
+interface DeletedRun {
   steps: number;
   bytes: number;
 }

@@ -129,7 +129,7 @@ export async function criticUpdate(
  * Session k's critic figures per sampled id, calls in order: its packed positions on the response
  * mask, sorted by call and then by where they lie (a call's ids are contiguous in its chain).
  */
-export function sessionCritic(
+function sessionCritic(
   p: Pick<PackedBatch, 'sessionIds' | 'responseMask' | 'callIndex'>,
   k: number,
   values: ArrayLike<number>,

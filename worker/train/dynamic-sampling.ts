@@ -42,7 +42,7 @@ function metricOf(s: Session, metric: DynamicSampling['metric']): number | null 
 }
 
 /** A step's sessions grouped by advantage group (task, group), in the order the groups first appear. */
-export function groupsOf<S extends Session>(sessions: readonly S[]): S[][] {
+function groupsOf<S extends Session>(sessions: readonly S[]): S[][] {
   const groups = new Map<string, S[]>();
   for (const s of sessions) {
     const key = `${s.task}\u0000${s.group}`;

@@ -70,7 +70,7 @@ export interface SampledEval {
  * `mean@k` of the validation metrics), pass@k = the fraction of tasks with c ≥ 1 (the unbiased
  * estimator 1 − C(n − c, k) / C(n, k) of Chen et al. 2021 at n = k; verl's `best@k` bootstraps it).
  */
-export interface PassRates {
+interface PassRates {
   k: number;
   passAt1: number;
   passAtK: number;

@@ -170,7 +170,7 @@ export interface EpisodeStep extends TrainedStep {
 }
 
 /** The session an episode trains as: `sessionOf`, or cancelled when its group was aborted. */
-export function trainingSession(e: CollectedEpisode): Session {
+function trainingSession(e: CollectedEpisode): Session {
   const s = sessionOf(e.episode, e.group, e.task.id);
   if (!e.groupAborted || !trainable(s.status)) return s;
   return {
@@ -183,7 +183,7 @@ export function trainingSession(e: CollectedEpisode): Session {
 }
 
 /** `episodes/*` metrics of a step: counts by status and termination, turns, resumed turns, aborted groups. */
-export function episodeMetrics(episodes: readonly CollectedEpisode[]): Record<string, number> {
+function episodeMetrics(episodes: readonly CollectedEpisode[]): Record<string, number> {
   const n = episodes.length;
   const m: Record<string, number> = { 'episodes/count': n };
   for (const status of ['completed', 'truncated', 'error', 'cancelled'] as const)

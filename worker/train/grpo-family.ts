@@ -30,7 +30,7 @@ import type { GrpoUpdate, TrainedBatch, UpdateConfig } from './update';
 import { batchMetrics, stepsPerBatch, updateOnBatch } from './update';
 
 /** What of a run's config the base reads (GrpoConfig and GrpoEpisodeConfig document each field). */
-export interface RunBaseConfig extends UpdateConfig, RunModelConfig {
+interface RunBaseConfig extends UpdateConfig, RunModelConfig {
   topK: number;
   topP: number;
   evalSamples?: number;

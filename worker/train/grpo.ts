@@ -204,7 +204,7 @@ export interface GrpoStep {
  * source's reward (MathReward on arithmetic). Batch `step` (version step − 1) samples with
  * generate seed c.seed · 100_003 + step, so a GRPO and a PPO run of one seed draw the same first batch.
  */
-export function singleTurnRollout(
+function singleTurnRollout(
   model: Model | Sampler,
   c: GrpoConfig,
   tok: TextTokenizer,

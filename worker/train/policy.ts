@@ -14,7 +14,7 @@ import type { ModelOptions } from '../model/model';
 import { Model } from '../model/model';
 
 /** The trained model: the base's weights, and under LoRA fresh adapters (PEFT's init, from the run's seed). */
-export function policyModel(
+function policyModel(
   ops: Ops,
   base: LoadedCheckpoint,
   config: { seed: number; lora?: LoraConfig },
@@ -30,7 +30,7 @@ export function policyModel(
  * The frozen base a run is held to, always scored (and sampled) with `{ adapters: false }`: a
  * frozen copy of the base scoring in the policy's passes (`idsPerPass`), or under LoRA the policy itself.
  */
-export function referenceModel(
+function referenceModel(
   ops: Ops,
   base: LoadedCheckpoint,
   policy: Model,

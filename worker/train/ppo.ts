@@ -50,7 +50,7 @@ export const PPO_ARITH: PpoConfig = {
 };
 
 /** A GRPO step's record, its advantages GAE's (whitened), plus the critic's figures. */
-export interface PpoStep extends GrpoStep {
+interface PpoStep extends GrpoStep {
   /** Per packed id: the critic's value at rollout, the return target and the un-whitened advantage (returns − values). */
   values: Float64Array;
   returns: Float64Array;

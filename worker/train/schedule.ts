@@ -2,7 +2,7 @@
  * Learning-rate schedule: linear warmup from 0 to `lr` over `warmup` steps, then cosine decay to
  * `minLr` at `total` steps (and `minLr` after). Steps are 1-based, as AdamW's bias correction.
  */
-export interface Schedule {
+interface Schedule {
   lr: number;
   warmup: number;
   total: number;

@@ -30,7 +30,7 @@ interface InFlight<B> {
   done: Promise<B>;
 }
 
-export interface SchedulerOptions<B> {
+interface SchedulerOptions<B> {
   /** The capacity s: how many versions a call may trail the weights it trains on. An integer ≥ 0. */
   staleness: number;
   /** Batches of the run in all: none is launched past it. */
@@ -199,7 +199,7 @@ export function samplerSlots(
 }
 
 /** Staleness of every model call of `sessions` trained on `trainedVersion`: mean, min, max and the distinct versions. */
-export function stalenessMetrics(sessions: readonly Session[], trainedVersion: number): Record<string, number> {
+function stalenessMetrics(sessions: readonly Session[], trainedVersion: number): Record<string, number> {
   const lags = sessions.flatMap((s) => s.calls.map((c) => trainedVersion - c.version));
   if (lags.length === 0) return {};
   return {

@@ -7,7 +7,7 @@
 import { placeChains } from '../rl/pack-chains';
 import type { PackedInput } from '../model/packing';
 
-export interface Example {
+interface Example {
   promptIds: ArrayLike<number>;
   completionIds: ArrayLike<number>;
 }
@@ -19,7 +19,7 @@ export interface SftBatch extends PackedInput {
   efficiency: number;
 }
 
-export type SftPackResult = { ok: true; batch: SftBatch } | { ok: false; reason: string; rowsNeeded: number };
+type SftPackResult = { ok: true; batch: SftBatch } | { ok: false; reason: string; rowsNeeded: number };
 
 export function packExamples(examples: readonly Example[], rows: number, width: number): SftPackResult {
   return packChainsInto(

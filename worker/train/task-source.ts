@@ -42,7 +42,7 @@ export interface TaskSource<T extends RunTask = RunTask> {
 }
 
 /** What picks the source: the config's dataset, else its arithmetic task options. */
-export interface TaskSourceConfig {
+interface TaskSourceConfig {
   seed: number;
   evalN: number;
   maxNew: number;
@@ -51,7 +51,7 @@ export interface TaskSourceConfig {
 }
 
 /** The arithmetic generator and MathReward, exactly as the trainers had them. */
-export function arithTaskSource(c: TaskSourceConfig, tok: TextTokenizer): TaskSource<ArithTask> {
+function arithTaskSource(c: TaskSourceConfig, tok: TextTokenizer): TaskSource<ArithTask> {
   return {
     stream: trainStream(c.seed, c.task),
     heldOut: heldOut(c.evalN, c.task),
@@ -78,7 +78,7 @@ function chatTemplateOf(tok: TextTokenizer): Template | null {
  * (with the generation prompt, as verl's and TRL's trainers render a conversational prompt; BOS
  * left to encodePromptCompletion, which adds it), else the prompt text.
  */
-export function promptText(r: DatasetRecord, tok: TextTokenizer, template: Template | null): string {
+function promptText(r: DatasetRecord, tok: TextTokenizer, template: Template | null): string {
   if (!r.messages || !template || !isHfTokenizer(tok)) return r.prompt;
   return applyChatTemplate(template, r.messages, {
     addGenerationPrompt: true,

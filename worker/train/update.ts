@@ -178,7 +178,7 @@ function miniBatchOf(p: PackedBatch, rows: readonly number[]): MiniBatch {
  * first update (old log-probs and old values, verl `old_log_prob` and `values`), and the GAE
  * return targets. The packed batch's advantages are then GAE's; the objective is `ppoObjective`.
  */
-export interface CriticUpdate {
+interface CriticUpdate {
   oldLogp: Float64Array;
   oldValues: Float64Array;
   returns: Float64Array;
@@ -451,7 +451,7 @@ function overlongMetrics(sessions: readonly Session[]): Record<string, number> {
  * over groups: `reward/group_std_mean` the population std of their rewards, `response/distinct_frac`
  * distinct completions (every call's sampled ids) per member. Run health reads both (runs/health.ts).
  */
-export function groupSpread(sessions: readonly Session[]): Record<string, number> {
+function groupSpread(sessions: readonly Session[]): Record<string, number> {
   const groups = new Map<string, Session[]>();
   for (const s of sessions) {
     const key = `${s.task}\u0000${s.group}`;

@@ -22,7 +22,7 @@ export interface OutcomeAdvantages {
 }
 
 /** Sequences grouped by key, groups in order of first appearance, members in input order. */
-export interface Grouping {
+interface Grouping {
   /** Per group, the indices of its members. */
   members: number[][];
   /** Per group, whether all its scores are exactly equal. */

@@ -11,7 +11,7 @@ import type { PolicyLossContext } from './types';
 /** verl / rLLM bound on |logp − old| before `exp` (the same 20 as verl's rollout-correction `SAFETY_BOUND`). */
 export const LOG_RATIO_CLAMP = SAFETY_BOUND;
 
-export interface Checked {
+interface Checked {
   n: number;
   logp: ArrayLike<number>;
   /** sg(logp): `ctx.logpDetached ?? ctx.logp`. */
