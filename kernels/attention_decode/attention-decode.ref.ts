@@ -53,13 +53,15 @@ export function attentionDecodeRef(
         for (let d = 0; d < hs; d++) dot += q[o + d] * kCache[slot(b, s, h) + d];
         scores.push(dot * scale);
       }
+      // attention.ref.ts softmaxRow's arithmetic, in its order (weights exp(x − max)/sum, then Σ p·v):
+      // the decoded token's output is the full forward's row bit for bit (docs/rl-formulas.md "Mismatch").
       const max = Math.max(...scores);
-      const w = scores.map((x) => Math.exp(x - max));
-      const sum = w.reduce((a, x) => a + x, 0);
+      const sum = scores.reduce((a, x) => a + Math.exp(x - max), 0);
+      const p = scores.map((x) => Math.exp(x - max) / sum);
       for (let d = 0; d < hs; d++) {
         let acc = 0;
-        for (let s = 0; s < n; s++) acc += w[s] * vCache[slot(b, s, h) + d];
-        out[o + d] = acc / sum;
+        for (let s = 0; s < n; s++) acc += p[s] * vCache[slot(b, s, h) + d];
+        out[o + d] = acc;
       }
     }
   }

@@ -102,6 +102,21 @@ export class Decoder {
     return this.ops.read(this.acts.logits);
   }
 
+  /**
+   * log_softmax(scale · logits)[ids[b]] of each row's last logits (those `prefill` or `step`
+   * returned) by the backend's `logprobForward`, the kernel `Model.score` runs on the same logits
+   * row: the sampler's log-prob of a drawn id is then the trainer's, bit for bit, where the logits
+   * are (docs/rl-formulas.md "Mismatch"). `scale` = 1 / temperature, as score computes it.
+   */
+  async logProbs(ids: ArrayLike<number>, scale: number): Promise<Float32Array> {
+    const { B } = this;
+    if (ids.length !== B) throw new Error(`logProbs: ${ids.length} ids for ${B} rows`);
+    const a = this.acts;
+    this.ops.upload(a.targets, Int32Array.from(ids));
+    this.ops.logprobForward(a.logp, a.entropy, a.lseOut, a.logits, a.targets, B, this.model.config.vocab, scale);
+    return (await this.ops.read(a.logp)).subarray(0, B);
+  }
+
   free(): void {
     freeActs(this.ops, this.acts);
     for (const t of [...this.cache.k, ...this.cache.v, this.cache.attendLengths]) this.ops.free(t);

@@ -74,6 +74,11 @@ export interface ModelOptions {
    * state for them alone, and the value head's). Adapters start as PEFT's (`initAdapters`, seed 0).
    */
   lora?: LoraConfig;
+  /**
+   * Positions the LM head runs at once in a forward (its (headRows, V) logits); default: as many as
+   * fit 64 MiB (tensors.ts headRowsOf). The log-probs are the same bit for bit whatever the chunk.
+   */
+  headRows?: number;
 }
 
 interface ScoreOptions {
@@ -210,6 +215,7 @@ export class Model {
   } | null = null;
   private readonly idsPerPass: number | null;
   private readonly recomputeLayers: boolean;
+  private readonly headRows: number | undefined;
   /** The value head's weights (1, C), when enabled. */
   private readonly vh: { w: Tensor } | null;
   /** The logit bias tensor of the last batch that had one (score's `logitBias`). */
@@ -231,6 +237,9 @@ export class Model {
       throw new Error(`Model: idsPerPass = ${idsPerPass}; expected an integer ≥ 1 (absent: the whole batch)`);
     this.idsPerPass = idsPerPass ?? null;
     this.recomputeLayers = options.recomputeLayers ?? false;
+    if (options.headRows !== undefined && !(Number.isInteger(options.headRows) && options.headRows >= 1))
+      throw new Error(`Model: headRows = ${options.headRows}; expected an integer ≥ 1 (absent: by memory)`);
+    this.headRows = options.headRows;
     if (options.storage === 'bf16' && !options.frozen && !options.lora)
       throw new Error("Model: storage 'bf16' holds weights no step changes: a frozen model's, or a LoRA base's");
     this.params = allocParamSet(ops, config, 'param', options.storage);
@@ -682,6 +691,7 @@ export class Model {
     if (this.acts) freeActs(this.ops, this.acts);
     this.acts = allocActs(this.ops, this.config, B, T, {
       ...(this.lora ? { lora: loraActs(this.lora.config) } : {}),
+      ...(this.headRows !== undefined ? { headRows: this.headRows } : {}),
       // A frozen model never differentiates: one layer's activations serve all (as a prefill's).
       ...(this.trained ? { recompute: this.recomputeLayers } : { sharedLayers: true }),
     });

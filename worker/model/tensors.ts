@@ -233,6 +233,8 @@ export function allocActs(
   o: {
     layersOnly?: boolean;
     wholeHead?: boolean;
+    /** Positions a chunk of the LM head holds (default `headRowsOf(N, V)`, by HEAD_CHUNK_BYTES); clamped to 1 … N. */
+    headRows?: number;
     /** One layer's activations serve every layer (a prefill keeps only each layer's k and v, in the cache; a frozen model's scoring). */
     sharedLayers?: boolean;
     /** Each layer keeps its input alone, one layer's other activations serve all: the backward recomputes them (Acts `recompute`). */
@@ -275,7 +277,7 @@ export function allocActs(
   }
   if (o.recompute) for (let l = 1; l < c.layers; l++) layers.push({ ...layers[0], x: f(`l${l}.x`, N * C) });
   while (layers.length < c.layers) layers.push(layers[0]);
-  const headRows = o.wholeHead || layersOnly ? N : headRowsOf(N, V);
+  const headRows = o.wholeHead || layersOnly ? N : Math.max(1, Math.min(N, o.headRows ?? headRowsOf(N, V)));
   const H = headRows;
   const head: HeadChunk | null =
     headRows === N

@@ -66,6 +66,12 @@ export interface SamplingDistribution {
    * indexed by id, full vocabulary (−∞ for masked ids). At T = 0 (greedy), log_softmax(l).
    */
   rawLogProbs: Float64Array;
+  /**
+   * Whether top-k or top-p filtered (a top-k below the finite ids, a top-p below 1) or the
+   * temperature is 0: the behaviour log-probs are then renormalised (or 0), not the raw ones.
+   * False: `logProbs` are `rawLogProbs` over the support, bit for bit.
+   */
+  filtered: boolean;
 }
 
 /** Problems with `options`, one message per bad field naming it and its allowed range; empty when valid. */
@@ -150,7 +156,7 @@ export function samplingDistribution(logits: ArrayLike<number>, options: Samplin
   const { l, max: m, argmax } = checkedLogits(logits);
   const V = l.length;
   const rawLogProbs = logSoftmax(l, m, T === 0 ? 1 : T);
-  if (T === 0) return { support: Int32Array.of(argmax), logProbs: Float64Array.of(0), rawLogProbs };
+  if (T === 0) return { support: Int32Array.of(argmax), logProbs: Float64Array.of(0), rawLogProbs, filtered: true };
 
   let finiteCount = 0;
   for (let i = 0; i < V; i++) if (l[i] > -Infinity) finiteCount++;
@@ -162,7 +168,7 @@ export function samplingDistribution(logits: ArrayLike<number>, options: Samplin
     // every row at every position of a sampler's decoding.
     let n = 0;
     for (let i = 0; i < V; i++) if (rawLogProbs[i] > -Infinity) n++;
-    if (n === V) return { support: allIds(V), logProbs: rawLogProbs, rawLogProbs };
+    if (n === V) return { support: allIds(V), logProbs: rawLogProbs, rawLogProbs, filtered: false };
     const support = new Int32Array(n);
     const logProbs = new Float64Array(n);
     for (let i = 0, j = 0; i < V; i++)
@@ -170,7 +176,7 @@ export function samplingDistribution(logits: ArrayLike<number>, options: Samplin
         support[j] = i;
         logProbs[j++] = rawLogProbs[i];
       }
-    return { support, logProbs, rawLogProbs };
+    return { support, logProbs, rawLogProbs, filtered: false };
   }
   const finite: number[] = [];
   for (let i = 0; i < V; i++) if (l[i] > -Infinity) finite.push(i);
@@ -201,7 +207,7 @@ export function samplingDistribution(logits: ArrayLike<number>, options: Samplin
   for (const v of sKept) z += Math.exp(v);
   const logZ = Math.log(z);
   const logProbs = Float64Array.from(sKept, (v) => v - logZ);
-  return { support, logProbs, rawLogProbs };
+  return { support, logProbs, rawLogProbs, filtered: true };
 }
 
 /**

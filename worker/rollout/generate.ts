@@ -84,11 +84,14 @@ export async function generate(
   }));
   const seqs = prompts.map((p) => Array.from(p));
   const stops = new Set([o.eos, ...(o.stop ?? [])]);
+  // Model.score's inverse temperature, computed as it computes it (a greedy sampler is scored at 1).
+  const scale = 1 / (o.temperature !== undefined && o.temperature > 0 ? o.temperature : 1);
   const decoder = o.useCache === false ? null : new Decoder(model, B, L, o.adapters ?? true);
   try {
     let logits = decoder ? await decoder.prefill(prompts) : await fullLogits(model, seqs, o.adapters ?? true);
     for (let step = 0; step < o.maxNew; step++) {
       const next = new Int32Array(B).fill(o.eos);
+      const drawn: { r: number; filtered: boolean }[] = [];
       for (let r = 0; r < B; r++) {
         const row = out[r];
         if (row.done) continue;
@@ -96,12 +99,19 @@ export async function generate(
         const tok = samplers[r].sample(dist);
         row.ids.push(tok.id);
         row.behavior.push(tok.behaviorLogProb);
-        row.raw.push(tok.rawLogProb);
+        drawn.push({ r, filtered: dist.filtered });
         if (o.recordSupport) row.support.push(dist.support);
         seqs[r].push(tok.id);
         next[r] = tok.id;
         if (stops.has(tok.id)) row.done = row.stop = true;
         else if (row.ids.length >= o.maxNew) row.done = true;
+      }
+      // The drawn ids' raw log-probs by the kernel the trainer scores with (Model.score), on the
+      // same logits; unfiltered, the behaviour log-prob is the raw one, so it is that value too.
+      const raw = decoder ? await decoder.logProbs(next, scale) : await kernelLogProbs(model, logits, next, scale);
+      for (const { r, filtered } of drawn) {
+        out[r].raw.push(raw[r]);
+        if (!filtered) out[r].behavior[out[r].behavior.length - 1] = raw[r];
       }
       o.onProgress?.(
         out.reduce((n, row) => n + (row.done ? 1 : 0), 0),
@@ -121,6 +131,33 @@ export async function generate(
     finishReason: row.stop ? 'stop' : 'length',
     ...(o.recordSupport ? { support: row.support } : {}),
   }));
+}
+
+/** log_softmax(scale · logits)[ids[b]] of each row of `logits` (B, V) by the backend's kernel (Decoder.logProbs, without a cache). */
+async function kernelLogProbs(
+  model: Model,
+  logits: Float32Array,
+  ids: Int32Array,
+  scale: number,
+): Promise<Float32Array> {
+  const { ops } = model;
+  const B = ids.length,
+    V = model.config.vocab;
+  const t = {
+    logits: ops.alloc('sample:logits', B * V),
+    targets: ops.alloc('sample:targets', B, 'i32'),
+    logp: ops.alloc('sample:logp', B),
+    entropy: ops.alloc('sample:entropy', B),
+    lse: ops.alloc('sample:lse', B),
+  };
+  try {
+    ops.upload(t.logits, logits);
+    ops.upload(t.targets, ids);
+    ops.logprobForward(t.logp, t.entropy, t.lse, t.logits, t.targets, B, V, scale);
+    return await ops.read(t.logp);
+  } finally {
+    for (const x of Object.values(t)) ops.free(x);
+  }
 }
 
 /** Next-token logits (B, V) of every row by re-scoring its whole sequence (no cache). */

@@ -27,7 +27,7 @@ interface SampledToken {
 /** exp of a support's log-probs, kept between calls (one draw at a time: no call is re-entered). */
 let probs = new Float64Array(0);
 
-export function sampleToken(dist: SamplingDistribution, rand: () => number): SampledToken {
+export function sampleToken(dist: Omit<SamplingDistribution, 'filtered'>, rand: () => number): SampledToken {
   const u = rand();
   if (!(u >= 0 && u < 1)) throw new Error(`sampleToken: rand() returned ${u}; expected a number in [0, 1)`);
   const { support, logProbs, rawLogProbs } = dist;
@@ -116,7 +116,7 @@ export class Sampler {
   }
 
   /** One id from `dist` (one draw). */
-  sample(dist: SamplingDistribution): SampledToken {
+  sample(dist: Omit<SamplingDistribution, 'filtered'>): SampledToken {
     return sampleToken(dist, () => this.next());
   }
 

@@ -4,7 +4,7 @@
 // non-zero segment. Grouped-query attention: query head h reads kv head h / (NH / NKV), as
 // transformers' repeat_kv; NKV = NH is multi-head attention, with the same arithmetic as before
 // GQA. `scores` is scratch for T f32 (softmax weights of one query).
-import { axpy, dot, f32at, i32at, scale, setf32, zero } from './vec';
+import { axpy, dot, f32at, i32at, setf32, zero } from './vec';
 
 /** Byte offset of element 0 of head h at (b, t) in a (B, T, heads, hs) tensor. */
 @inline function headAt(b: i32, t: i32, h: i32, T: i32, heads: i32, hs: i32): usize {
@@ -111,13 +111,20 @@ export function attentionDecode(out: usize, q: usize, kc: usize, vc: usize, leng
         setf32(scores, s, x);
         if (x > max) max = x;
       }
+      // The arithmetic of `weights` and attentionForward, in the same order: the weights rounded to
+      // f32, normalised by the f32 reciprocal of their f64 sum, then Σ p·v. A decoded row is then a
+      // row of the full forward bit for bit (docs/rl-formulas.md "Mismatch").
       let sum: f64 = 0;
       for (let s = 0; s < n; s++) {
         const e = Math.exp(<f64>(f32at(scores, s) - max));
         sum += e;
-        axpy(o, <f32>e, vc + headAt(b, s, j, L, NKV, hs), hs);
+        setf32(scores, s, <f32>e);
       }
-      scale(o, <f32>(1 / sum), hs);
+      const inv = <f32>(1 / sum);
+      for (let s = 0; s < n; s++) {
+        const p = f32at(scores, s) * inv;
+        if (p != 0) axpy(o, p, vc + headAt(b, s, j, L, NKV, hs), hs);
+      }
     }
   }
 }
