@@ -141,6 +141,12 @@ export interface Ops {
     NKV: number,
     hs: number,
   ): void;
+  /**
+   * Appends one vector per row to a KV cache: cache[b, slots[b], :] = rows[b, :] for cache (B, L, KV),
+   * rows (B, KV) and slots (B) i32, in one call (decoding's new k or v, written at each row's length).
+   * A slot outside 0..L−1 throws where the backend can check it (cpu, wasm); WebGPU skips that row.
+   */
+  kvScatter(cache: Tensor, rows: Tensor, slots: Tensor, B: number, L: number, KV: number): void;
   /** out (n) = silu(gate) · up. */
   swigluForward(out: Tensor, gate: Tensor, up: Tensor, n: number): void;
   swigluBackward(dgate: Tensor, dup: Tensor, dout: Tensor, gate: Tensor, up: Tensor, n: number): void;

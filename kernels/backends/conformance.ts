@@ -305,6 +305,27 @@ export function conformanceCases(): ConformanceCase[] {
     rtol: 1e-4,
     run: (ops) => decode(ops, 4, 7, 4, 2, 6),
   });
+  for (const [B, L, KV] of [
+    [1, 1, 1],
+    [5, 9, 7],
+    [64, 40, 128],
+  ]) {
+    cases.push({
+      name: `kvScatter ${B}x${L}x${KV}`,
+      atol: 0,
+      rtol: 0,
+      run: (ops) => {
+        const cache = f32(ops, 'cache', B * L * KV, 43);
+        const slots = i32(
+          ops,
+          'slots',
+          Array.from({ length: B }, (_, b) => (b * 7) % L),
+        );
+        ops.kvScatter(cache, f32(ops, 'rows', B * KV, 44), slots, B, L, KV);
+        return { cache };
+      },
+    });
+  }
   for (const n of [1, 7, 1003]) {
     cases.push({
       name: `elementwise ${n}`,

@@ -7,6 +7,7 @@ import { adamwRef } from '../adamw/adamw.ref';
 import { checkCopyRange } from '../common/dispatcher';
 import { attentionBackwardRef, attentionForwardRef } from '../attention/attention.ref';
 import { attentionDecodeRef } from '../attention_decode/attention-decode.ref';
+import { kvScatterRef } from '../kv_scatter/kv-scatter.ref';
 import { embeddingBackwardRef, embeddingForwardRef } from '../embedding/embedding.ref';
 import { clipScaleRef, gradNormSquaredRef } from '../gradnorm/gradnorm.ref';
 import { logprobBackwardRef, logprobForwardRef } from '../logprob/logprob.ref';
@@ -103,6 +104,7 @@ export function createCpuOps(): Ops {
       ),
     attentionDecode: (out, q, k, v, lengths, B, L, NH, NKV, hs) =>
       attentionDecodeRef(d(out), d(q), d(k), d(v), ints(lengths), B, L, NH, NKV, hs),
+    kvScatter: (cache, rows, slots, B, L, KV) => kvScatterRef(d(cache), d(rows), ints(slots), B, L, KV),
     swigluForward: (out, gate, up, n) => swigluForwardRef(d(out), d(gate), d(up), n),
     swigluBackward: (dgate, dup, dout, gate, up, n) => swigluBackwardRef(d(dgate), d(dup), d(dout), d(gate), d(up), n),
     residualForward: (out, a, b, n) => residualForwardRef(d(out), d(a), d(b), n),

@@ -10,6 +10,7 @@ import { adamwScalars, checkAdamWSizes } from '../adamw/adamw.ref';
 import { checkAttentionShapes } from '../attention/attention.ref';
 import { checkAttentionDecodeShapes, checkDecodeLengths } from '../attention_decode/attention-decode.ref';
 import { checkEmbeddingShapes, checkId } from '../embedding/embedding.ref';
+import { checkKvScatterShapes, checkKvSlots } from '../kv_scatter/kv-scatter.ref';
 import { checkOut, clipScaleRef } from '../gradnorm/gradnorm.ref';
 import { checkLogprobScale, checkLogprobShapes, targetOf } from '../logprob/logprob.ref';
 import { checkMatmulShapes } from '../matmul/matmul.ref';
@@ -101,6 +102,7 @@ interface Kernels {
     hs: number,
     scores: number,
   ): void;
+  kvScatter(cache: number, rows: number, slots: number, B: number, L: number, KV: number): void;
   rmsnormForward(out: number, rstd: number, inp: number, w: number, N: number, C: number, eps: number): void;
   rmsnormBackward(
     dinp: number,
@@ -479,6 +481,12 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
         hs,
         scores + j * L * 4,
       ]);
+    },
+    kvScatter(cache, rows, slots, B, L, KV) {
+      // B row copies of KV floats: too little work to pay for waking a helper thread.
+      checkKvScatterShapes('kvScatter', { cache, rows, slots }, B, L, KV);
+      checkKvSlots(ints(slots), B, L);
+      k.kvScatter(p(cache), p(rows), i(slots), B, L, KV);
     },
     swigluForward(out, gate, up, n) {
       checkElementwise('swigluForward', n, { out, gate, up });

@@ -11,6 +11,7 @@ import { Dispatcher } from '../common/dispatcher';
 import type { GpuTensor } from '../common/tensor';
 import { createTensor, uploadTensor } from '../common/tensor';
 import { embeddingBackward, embeddingForward } from '../embedding/embedding';
+import { kvScatter } from '../kv_scatter/kv-scatter';
 import { clipScale, gradNormPartialsLength, gradNormSquared } from '../gradnorm/gradnorm';
 import { logprobBackward, logprobForward } from '../logprob/logprob';
 import { matmul } from '../matmul/matmul';
@@ -88,6 +89,10 @@ export function createWebGpuOps(ctx: GpuContext): WebGpuOps {
       attentionBackward(rt, g(dq), g(dk), g(dv), g(dout), g(q), g(k), g(v), g(out), g(lse), g(seg), B, T, NH, NKV, hs),
     attentionDecode: (out, q, k, v, lengths, B, L, NH, NKV, hs) =>
       attentionDecode(rt, g(out), g(q), g(k), g(v), g(lengths), B, L, NH, NKV, hs),
+    kvScatter: (cache, rows, slots, B, L, KV) => {
+      if (slots.dtype !== 'i32') throw new Error(`'${slots.label}' is ${slots.dtype}; this operand must be i32`);
+      kvScatter(rt, g(cache), g(rows), g(slots), B, L, KV);
+    },
     swigluForward: (out, gate, up, n) => swigluForward(rt, g(out), g(gate), g(up), n),
     swigluBackward: (dgate, dup, dout, gate, up, n) => swigluBackward(rt, g(dgate), g(dup), g(dout), g(gate), g(up), n),
     residualForward: (out, a, b, n) => residualForward(rt, g(out), g(a), g(b), n),

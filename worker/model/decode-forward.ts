@@ -1,7 +1,8 @@
 /**
  * One decoding step with a KV cache: B rows, one new id each. The kernel list of forward.ts,
- * except that each layer appends the new k/v (after RoPE) to its row of the cache and attends over
- * the cache instead of over a packed row. Writes the next-token logits (B, V) into `a.logits`.
+ * except that each layer appends the new k/v (after RoPE) to its row of the cache (kvScatter, at
+ * slot a.positions[b], the row's length before the step) and attends over the cache instead of
+ * over a packed row. Writes the next-token logits (B, V) into `a.logits`.
  */
 import type { Ops } from '../../kernels/ops';
 import type { ModelConfig } from './config';
@@ -23,11 +24,9 @@ export function decodeForward(ops: Ops, c: ModelConfig, p: ParamSet, a: Acts, ca
     const x = a.layers[l];
     const w = layerParams(ops, p, l);
     attentionInputs(ops, c, w, x, a, B); // positions = each row's length before the append
-    for (let b = 0; b < B; b++) {
-      const at = (b * L + cache.lengths[b]) * KV;
-      ops.copy(cache.k[l], x.k, { dstOffset: at, srcOffset: b * KV, count: KV });
-      ops.copy(cache.v[l], x.v, { dstOffset: at, srcOffset: b * KV, count: KV });
-    }
+    // Row b's new k/v go to its slot positions[b] (= its length): one call each, not B copies.
+    ops.kvScatter(cache.k[l], x.k, a.positions, B, L, KV);
+    ops.kvScatter(cache.v[l], x.v, a.positions, B, L, KV);
     ops.attentionDecode(x.att, x.q, cache.k[l], cache.v[l], cache.attendLengths, B, L, NH, NKV, hs);
     attentionOutputAndMlp(ops, c, w, x, a, l + 1 < c.layers ? a.layers[l + 1].x : a.xL, B);
   }

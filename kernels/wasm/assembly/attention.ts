@@ -1,5 +1,6 @@
 // Segment-aware causal attention over packed rows (kernels/attention/attention.ref.ts), and the
-// KV-cache decode step (attention_decode.ref.ts). q, out (B, T, NH, hs); k, v (B, T, NKV, hs);
+// KV-cache decode step (attention_decode.ref.ts) with the append to the cache before it
+// (kv-scatter.ref.ts). q, out (B, T, NH, hs); k, v (B, T, NKV, hs);
 // lse (B, NH, T); segmentIds (B, T) i32. Query t of row b attends to the keys s ≤ t of its own
 // non-zero segment. Grouped-query attention: query head h reads kv head h / (NH / NKV), as
 // transformers' repeat_kv; NKV = NH is multi-head attention, with the same arithmetic as before
@@ -126,5 +127,19 @@ export function attentionDecode(out: usize, q: usize, kc: usize, vc: usize, leng
         if (p != 0) axpy(o, p, vc + headAt(b, s, j, L, NKV, hs), hs);
       }
     }
+  }
+}
+
+/**
+ * cache (B, L, KV): row b of rows (B, KV) copied to slot slots[b] of cache row b (kv-scatter.ref.ts).
+ * The caller has checked the slots; one outside 0..L−1 is skipped here too, as the GPU kernel does,
+ * so that no slot can write outside its row.
+ */
+export function kvScatter(cache: usize, rows: usize, slots: usize, B: i32, L: i32, KV: i32): void {
+  const bytes = <usize>KV << 2;
+  for (let b = 0; b < B; b++) {
+    const s = i32at(slots, b);
+    if (s < 0 || s >= L) continue;
+    memory.copy(cache + <usize>(b * L + s) * bytes, rows + <usize>b * bytes, bytes);
   }
 }

@@ -1,5 +1,5 @@
 export { matmulNtRows, matmulRows } from './matmul';
-export { attentionBackward, attentionDecode, attentionForward } from './attention';
+export { attentionBackward, attentionDecode, attentionForward, kvScatter } from './attention';
 export {
   adamw, add, dropout, embeddingBackward, embeddingForward, logprobBackward, logprobForward, rmsnormBackward,
   rmsnormForward, rope, sumSquares, swigluBackward, swigluForward, widenBf16,
