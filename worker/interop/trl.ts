@@ -213,6 +213,18 @@ function common(o: RlRunOptions | DpoRunOptions, b: Builder, k: number, stepsKey
   }
   if (o.recomputeLayers !== undefined)
     b.set('recomputeLayers', o.recomputeLayers, 'gradient_checkpointing', o.recomputeLayers);
+  if (o.idsPerPass !== undefined)
+    b.log.none(
+      'idsPerPass',
+      o.idsPerPass,
+      "a memory setting of this machine: TRL's micro-batches are per_device_train_batch_size samples, not ids",
+    );
+  if (o.frozenWeights !== undefined)
+    b.log.none(
+      'frozenWeights',
+      o.frozenWeights,
+      "a memory setting of this machine: TRL loads its reference in model_init_kwargs' dtype",
+    );
   const every = o.checkpointEvery > 0 ? o.checkpointEvery : o.steps;
   b.set('checkpointEvery', o.checkpointEvery, 'save_strategy', 'steps');
   b.set(
@@ -289,6 +301,8 @@ function sampling(o: RlRunOptions, b: Builder, lengthKey: 'max_completion_length
       "TRL's GRPOTrainer and PPOTrainer generate and train in turn (vLLM colocated or served, weights synced every " +
         'step): no rollout runs ahead of the weights, the staleness is always 0',
     );
+  if (o.samplerWorker)
+    b.log.none('samplerWorker', true, 'with no batch sampled ahead (above) there is nothing to sample in a worker');
   if (o.overlongBuffer !== undefined) {
     const why =
       "DAPO's soft overlong punishment is a reward function in TRL, not a config option: add " +

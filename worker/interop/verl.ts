@@ -399,6 +399,13 @@ function translate(o: RlRunOptions): VerlExport {
 
   corrections(o, log, set);
   if (o.staleness) asyncTraining(o, o.staleness, log, set);
+  if (o.samplerWorker)
+    log.none(
+      'samplerWorker',
+      true,
+      "where Dewpoint's batches sampled ahead draw (a worker per slot) has no option in verl: its fully async " +
+        'trainer always samples on rollouter workers of their own',
+    );
   if (o.loraRank !== undefined) {
     // verl's LoRA (PEFT underneath); with a rank its reference is the actor with the adapters off, as here.
     const targets = o.loraTargets ?? 'all-linear';
@@ -417,6 +424,19 @@ function translate(o: RlRunOptions): VerlExport {
         "verl's LoraConfig sets no lora_dropout (PEFT's default 0): its run has no adapter dropout",
       );
   }
+  if (o.idsPerPass !== undefined)
+    log.none(
+      'idsPerPass',
+      o.idsPerPass,
+      "a memory setting of this machine: verl's nearest is use_dynamic_bsz with ppo_max_token_len_per_gpu (a " +
+        "micro-batch's token budget), to be sized for the cluster's GPUs",
+    );
+  if (o.frozenWeights !== undefined)
+    log.none(
+      'frozenWeights',
+      o.frozenWeights,
+      "a memory setting of this machine: verl holds its reference in its FSDP config's param dtype",
+    );
   if (o.recomputeLayers !== undefined)
     set(
       'recomputeLayers',
