@@ -36,8 +36,9 @@ test('Experiments: a streaming GRPO run never blocks the page, and Stop answers 
     }).observe({ type: 'event', durationThreshold: 16, buffered: true } as PerformanceObserverInit);
   });
   // The preset's defaults (16 prompts × 8 samples, an evaluation every 10 steps): steps of a fraction
-  // of a second on wasm, each with several phase events.
-  await openPreset(page, 'grpo-arith', { Steps: 150 });
+  // of a second on wasm, each with several phase events. More steps than the test waits through
+  // (Stop ends the run): 150 steps could finish in the 23 s it watches on an idle machine.
+  await openPreset(page, 'grpo-arith', { Steps: 1000 });
   await page.getByTestId('run-start').click();
   // Only the run's tasks and the Stop click count, not loading the page or the Start click.
   await page.evaluate(() => {
