@@ -139,7 +139,13 @@ export class SubprocessEnvironment {
               : `killed by signal ${signal}${signal === 'SIGKILL' || signal === 'SIGXCPU' ? ` (not by the companion; RLIMIT_CPU sends it at limits.cpuSeconds = ${limits.cpuSeconds})` : ''}`;
           this.fail(
             'exited',
-            `the environment exited (${how}) ${this.pending ? `before answering ${this.pending.op}` : this.answered ? `after answering ${this.answered}` : 'before any request'}`,
+            `the environment exited (${how}) ${
+              this.pending
+                ? `before answering ${this.pending.op}`
+                : this.answered
+                  ? `after answering ${this.answered}`
+                  : 'before any request'
+            }`,
           );
         });
       }),

@@ -17,7 +17,6 @@ import { CompanionConnection } from './companion-client/connection';
 import { NotInitializedError } from './contract/errors';
 import type { CheckpointFiles } from './model/checkpoint';
 import { importCheckpoint } from './model/checkpoint';
-import { GRPO_ENV } from './train/grpo-episodes';
 import type { ModelConfig } from './model/config';
 import type { RemoteSampler } from './rollout/remote-sampler';
 import { PickedModels } from './hf/models';
@@ -37,7 +36,7 @@ import type {
 import { completeRunOptions } from './presets/config-import';
 import { ENV_PROGRAM_BASE, PRESET_INFOS, checkRunOptions, type BaseName } from './presets/table';
 import { loadDatasetFor } from './runs/dataset-load';
-import { loadEnvironmentBytes, previewEnvironment, previewPolicy } from './episodes/program';
+import { loadEnvironmentBytes, previewEnvironment } from './episodes/program';
 import { RunReads, runHistory, stepDistributions } from './runs/reads';
 import { RunManager } from './runs/run-manager';
 import type { RunLocks } from './runs/run-locks';
@@ -110,15 +109,9 @@ export function createWorkbench(
     async loadEnvironment(files, choice) {
       return loadEnvironmentBytes(files, choice);
     },
-    async previewEnvironment(environment, stepSeconds, maxNew = GRPO_ENV.maxNew) {
-      // The first action is the greedy one of the base the environment-program presets start from.
+    async previewEnvironment(environment, stepSeconds, maxNew) {
       const base = importCheckpoint(await loadBase(ENV_PROGRAM_BASE));
-      return previewEnvironment(
-        companion.services().companion,
-        { ...environment, stepSeconds },
-        previewPolicy(base),
-        maxNew,
-      );
+      return previewEnvironment(companion.services().companion, { ...environment, stepSeconds }, base, maxNew);
     },
     async loadDataset(
       file: { name: string; bytes: Uint8Array },

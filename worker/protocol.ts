@@ -103,15 +103,15 @@ export interface WorkbenchApi {
     choice?: { argv?: string[]; heldOut?: number },
   ): Promise<EnvironmentLoadResult>;
   /**
-   * The first task's reset and one step (the base's greedy first action of at most `maxNew` ids,
-   * default grpo-env's), run by the connected companion with `stepSeconds` as its wall: the first
+   * The first task's reset and one step (the base's greedy first action of at most `maxNew` ids, the
+   * run's action length), run by the connected companion with `stepSeconds` as its wall: the first
    * model context a run of `environment` would sample from and the program's reply, or its failure
    * in a run's words, before starting one.
    */
   previewEnvironment(
     environment: EnvProgramRunOptions,
     stepSeconds: number,
-    maxNew?: number,
+    maxNew: number,
   ): Promise<EnvironmentPreview>;
   loadDataset(
     file: { name: string; bytes: Uint8Array },

@@ -36,7 +36,6 @@ export function EnvironmentPicker({
   const [busy, setBusy] = useState<'load' | 'preview' | null>(null);
   const env = 'environment' in options ? options.environment : undefined;
   const stepSeconds = 'stepSeconds' in options ? options.stepSeconds : 10;
-  const maxNew = 'maxNew' in options ? options.maxNew : undefined;
 
   const set = (environment: EnvProgramRunOptions | undefined) => {
     setPreview(null);
@@ -63,10 +62,11 @@ export function EnvironmentPicker({
     }
   };
   const runPreview = async () => {
-    if (!env) return;
+    // An environment program's options always carry the action length the preview's step uses.
+    if (!env || !('maxNew' in options)) return;
     setBusy('preview');
     try {
-      setPreview(await workbench.previewEnvironment(env, stepSeconds, maxNew));
+      setPreview(await workbench.previewEnvironment(env, stepSeconds, options.maxNew));
     } catch (e) {
       setPreview({ ok: false, message: (e as Error).message });
     } finally {
@@ -169,10 +169,7 @@ export function EnvironmentPicker({
             </p>
             <pre data-testid="environment-preview-context">{preview.text}</pre>
             <p data-testid="environment-preview-step">
-              The base&apos;s greedy first action <code>{preview.action}</code>:{' '}
-              {preview.reply.status === 'not sent'
-                ? `not sent (${preview.reply.detail})`
-                : `the program answered ${preview.reply.status}${preview.reply.text ? `, appending ${JSON.stringify(preview.reply.text)}` : ''}${preview.reply.detail ? ` (${preview.reply.detail})` : ''}${preview.reply.reward !== null ? `, reward ${preview.reply.reward}` : ''}`}
+              The base&apos;s greedy first action <code>{preview.action}</code>: {preview.reply.said}
             </p>
             {preview.stderr && (
               <>

@@ -9,7 +9,7 @@
  */
 import { importCheckpoint } from '../../worker/model/checkpoint';
 import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
-import { previewEnvironment, previewPolicy } from '../../worker/episodes/program';
+import { previewEnvironment } from '../../worker/episodes/program';
 import { ENV_PROGRAM_BASE } from '../../worker/presets/table';
 import { GRPO_ENV } from '../../worker/train/grpo-episodes';
 import { UsageError, bool, num, parseFlags, str, type CommandSpec } from '../args';
@@ -55,22 +55,17 @@ export async function envCommand(argv: string[]): Promise<number> {
     process.stderr.write(
       `env check: ${env.program.name} (${env.program.argv.join(' ')}) on ${env.tasks.name}, in ${companion.where}\n`,
     );
-    const p = await previewEnvironment(companion.client, { ...env, stepSeconds }, previewPolicy(base), maxNew);
+    const p = await previewEnvironment(companion.client, { ...env, stepSeconds }, base, maxNew);
     if (f.json) process.stdout.write(`${JSON.stringify(p)}\n`);
     if (!p.ok) {
       process.stderr.write(`env check: the program failed; a run would stop with the same words:\n${p.message}\n`);
       return 1;
     }
     if (!f.json) {
-      const r = p.reply;
       process.stdout.write(
         `task ${p.task.id} (${p.task.prompt})\n` +
           `reset: the model starts from ${p.context.length} ids: ${p.text}\n` +
-          `step: the base's greedy first action ${JSON.stringify(p.action)}: ` +
-          (r.status === 'not sent'
-            ? `not sent (${r.detail})\n`
-            : `the program answered ${r.status}${r.text ? `, appending ${JSON.stringify(r.text)}` : ''}` +
-              `${r.detail ? ` (${r.detail})` : ''}${r.reward !== null ? `, reward ${r.reward}` : ''}\n`) +
+          `step: the base's greedy first action ${JSON.stringify(p.action)}: ${p.reply.said}\n` +
           (p.stderr ? `stderr:\n${p.stderr.replace(/^/gm, '  ')}\n` : '') +
           `ok in ${Math.round(p.ms)} ms\n`,
       );

@@ -149,7 +149,14 @@ export type EnvironmentPreview =
        * The program's reply to it: its status (`not sent`: the action ran out of ids before EOS, so no
        * step was sent), the text it appended (or the new context), its detail, and the episode's reward.
        */
-      reply: { status: 'running' | 'done' | 'not sent'; text: string; detail: string; reward: number | null };
+      reply: {
+        status: 'running' | 'done' | 'not sent';
+        text: string;
+        detail: string;
+        reward: number | null;
+        /** All of it in one sentence ("the program answered running, appending \"=82\" (…)"), as the app and the CLI show it. */
+        said: string;
+      };
       stderr: string;
       ms: number;
     }

@@ -76,14 +76,7 @@ export interface FailedEpisode {
 }
 
 export type RunEvent =
-  | {
-      type: 'status';
-      runId: string;
-      status: RunStatus;
-      message?: string;
-      errorName?: string;
-      failedEpisode?: FailedEpisode;
-    }
+  | { type: 'status'; runId: string; status: RunStatus; message?: string; errorName?: string }
   /** `t`: when the step was committed, ms since the epoch, as the store keeps it (`RunHistory`'s `t`). */
   | { type: 'step'; runId: string; step: number; totalSteps: number; metrics: Record<string, number>; t?: number }
   | { type: 'checkpoint'; runId: string; step: number; bytes: number }

@@ -185,7 +185,6 @@ export const NO_COMPANION =
 export function programKind(c: EnvProgramConfig, companion: CompanionClient | null): EnvironmentKind {
   const records = c.tasks.records;
   const split = splitTasks(records, c.tasks.heldOut);
-  const taskOf = (i: number) => taskAt(c, i);
   const tok = toolTokenizer();
   const options = companion ? { client: companion, program: programRequest(c), tok } : null;
   return {
@@ -195,7 +194,7 @@ export function programKind(c: EnvProgramConfig, companion: CompanionClient | nu
       const stream = datasetStream(records, split.train, seed);
       return taskStream(() => taskAt(c, stream.next().record));
     },
-    heldOut: (n) => split.heldOut.slice(0, n).map(taskOf),
+    heldOut: (n) => split.heldOut.slice(0, n).map((i) => taskAt(c, i)),
     create: (task) =>
       options
         ? new CompanionEnvironment(task, options)
@@ -239,28 +238,22 @@ export function loadEnvironmentBytes(
 }
 
 /**
- * The policy a preview's first action comes from: `base` (the run's base checkpoint) frozen on the
- * CPU reference kernels, greedy: the same action every time, and no backend of the run's needed.
- */
-export function previewPolicy(base: LoadedCheckpoint): Model {
-  const model = new Model(createCpuOps(), base.config, { frozen: true });
-  model.setWeights(base.weights);
-  return model;
-}
-
-/**
  * The first task's reset and one step in a session of `companion` (then closed), through the same
- * rollout a run uses (so a failure reads in the same words): the first context, `policy`'s greedy
- * first action of at most `maxNew` ids, and the program's reply, with its stderr. The program's
- * failure, a context the model cannot take, or no companion is a message, not a throw.
+ * rollout a run uses (so a failure reads in the same words): the first context, the greedy first
+ * action of at most `maxNew` ids of `base` (the presets' base checkpoint, frozen on the CPU
+ * reference kernels: the same action every time, no backend of the run's needed), and the
+ * program's reply, with its stderr. The program's failure, a context the model cannot take, or no
+ * companion is a message, not a throw.
  */
 export async function previewEnvironment(
   companion: CompanionClient | null,
   c: EnvProgramConfig,
-  policy: Model,
+  base: LoadedCheckpoint,
   maxNew: number,
 ): Promise<EnvironmentPreview> {
   if (!companion) return { ok: false, message: NO_COMPANION };
+  const policy = new Model(createCpuOps(), base.config, { frozen: true });
+  policy.setWeights(base.weights);
   const tok = toolTokenizer();
   // One task, one episode, one turn: the round after the first is cancelled, so the reply's own status stays.
   let rounds = 0;
@@ -291,7 +284,14 @@ export async function previewEnvironment(
   const after = turn.action.context.length + tokens.length;
   const obs = turn.observation;
   const next = Array.from(obs.context);
-  const appended = next.length >= after ? next.slice(after) : next;
+  const text = tok.decode(next.length >= after ? next.slice(after) : next, { specials: true });
+  const detail = obs.detail ?? '';
+  // The reply in words, as the app and `env check` show it.
+  const said = !turn.action.terminated
+    ? `not sent (${detail})`
+    : `the program answered ${obs.status === 'running' ? 'running' : 'done'}` +
+      `${text ? `, appending ${JSON.stringify(text)}` : ''}${detail ? ` (${detail})` : ''}` +
+      `${ep.reward !== null ? `, reward ${ep.reward}` : ''}`;
   return {
     ok: true,
     task: { id: e.task.id, prompt: e.task.prompt },
@@ -300,9 +300,10 @@ export async function previewEnvironment(
     action: tok.decode(sampled),
     reply: {
       status: !turn.action.terminated ? 'not sent' : obs.status === 'running' ? 'running' : 'done',
-      text: tok.decode(appended, { specials: true }),
-      detail: obs.detail ?? '',
+      text,
+      detail,
       reward: ep.reward,
+      said,
     },
     stderr,
     ms: performance.now() - t0,

@@ -76,14 +76,8 @@ export async function runLoop(
   const { store } = services;
   const runId = run.id;
   const setStatus = async (status: RunStatus, message?: string, errorName?: string, failedEpisode?: FailedEpisode) => {
-    emit({
-      type: 'status',
-      runId,
-      status,
-      ...(message ? { message } : {}),
-      ...(errorName ? { errorName } : {}),
-      ...(failedEpisode ? { failedEpisode } : {}),
-    });
+    // The failing episode is the stored run's (the dashboard reads it from the listing), not the event's.
+    emit({ type: 'status', runId, status, ...(message ? { message } : {}), ...(errorName ? { errorName } : {}) });
     await store
       .setStatus(runId, status, message, failedEpisode)
       .catch((e: Error) => console.error(`run ${runId}: could not store status ${status}: ${e.message}`));
