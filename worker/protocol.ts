@@ -51,7 +51,6 @@ import type {
 import type { CompanionStatus, SelfTestResult } from './contract/system';
 
 export { ERROR_NAMES, type ErrorName } from './contract/errors';
-export { EPISODE_PRESETS, FIELD_SECTIONS } from './contract/options';
 export type * from './contract/models';
 export type * from './contract/options';
 export type * from './contract/records';

@@ -4,6 +4,7 @@ import { DPO_ARITH } from '../train/dpo';
 import { GRPO_ARITH } from '../train/grpo';
 import { PPO_ARITH } from '../train/ppo';
 import { dpoConfigOf, dpoOptionsOf, grpoConfigOf, grpoOptionsOf, ppoConfigOf, ppoOptionsOf } from './configs';
+import { parseDataset } from '../data/dataset';
 import { checkRunOptions, optionFields, PRESETS } from './table';
 
 const defaults = <T extends RunOptions>(name: RunOptions['preset']) =>
@@ -115,6 +116,19 @@ describe('the dataset run option', () => {
     expect(messages(withDataset({ records: good, reward: { kind: 'code' } }, defaults('dpo-arith')))).toEqual([
       "dataset.reward.kind must be one of math, exact, regex for dpo-arith (its pairs are chosen as they are sampled, without the companion), got 'code'",
     ]);
+  });
+
+  it('takes a chat-list dataset as parseDataset reads it (each record keeps its turns)', async () => {
+    const lines = ['1+1=', '2+2=', '3+3='].map((q, i) =>
+      JSON.stringify({ prompt: [{ role: 'user', content: q }], answer: String(2 * (i + 1)) }),
+    );
+    const loaded = await parseDataset('chat.jsonl', new TextEncoder().encode(lines.join('\n')), {
+      reward: { kind: 'math' },
+      heldOut: 1,
+    });
+    if (!loaded.ok) throw new Error(loaded.message);
+    expect(loaded.dataset.records[0].messages).toEqual([{ role: 'user', content: '1+1=' }]);
+    expect(checkRunOptions({ ...GRPO, dataset: loaded.dataset })).toEqual([]);
   });
 
   it('trainProblems (the arithmetic training set) does not go with a dataset', () => {
