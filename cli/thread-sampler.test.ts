@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { nodeWasmOps } from '../kernels/wasm/node-wasm';
 import { importCheckpoint } from '../worker/model/checkpoint';
 import { readCheckpointDir } from '../worker/model/node-checkpoint-dir';
-import type { GrpoConfig } from '../worker/train/grpo';
+import type { GrpoRunOptions } from '../worker/contract/options';
 import { GRPO_ARITH, GrpoRun } from '../worker/train/grpo';
 import { GRPO_CALC, EpisodeRun } from '../worker/train/grpo-episodes';
 import type { ModelConfig } from '../worker/model/config';
 import type { PortSampler } from '../worker/rollout/remote-sampler';
 import { threadSampler } from './thread-sampler';
 
-const CONFIG: GrpoConfig = { ...GRPO_ARITH, steps: 3, prompts: 4, group: 4, evalN: 4, staleness: 1 };
+const CONFIG: GrpoRunOptions = { ...GRPO_ARITH, steps: 3, prompts: 4, group: 4, evalN: 4, staleness: 1 };
 
 async function steps(threads: PortSampler[] | null) {
   const base = importCheckpoint(readCheckpointDir('public/checkpoints/arith-base'));
@@ -46,11 +46,19 @@ describe('threadSampler: the batches sampled ahead drawn on worker threads', () 
 
   it('draws multi-turn episodes too: grpo-calc at staleness 1 gives, bit for bit, its in-thread numbers (2 steps)', async () => {
     const base = importCheckpoint(readCheckpointDir('public/checkpoints/calc-base'));
-    const config = { ...GRPO_CALC, steps: 2, prompts: 2, group: 4, evalN: 4, dynamicSampling: undefined, staleness: 1 };
+    const config = { ...GRPO_CALC, steps: 2, prompts: 2, group: 4, evalN: 4, filterGroups: undefined, staleness: 1 };
     const episodes = async (samplerWorker: boolean) => {
       let started = 0;
       const remoteSampler = (c: ModelConfig) => (started++, threadSampler(c));
-      const run = new EpisodeRun(await nodeWasmOps(1), { ...config, samplerWorker }, base, null, { remoteSampler });
+      const run = new EpisodeRun(
+        await nodeWasmOps(1),
+        { environment: 'calc', options: { ...config, samplerWorker } },
+        base,
+        null,
+        {
+          remoteSampler,
+        },
+      );
       const out = [];
       for (let i = 0; i < 2; i++) {
         const s = await run.next();

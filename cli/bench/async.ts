@@ -152,8 +152,8 @@ export async function benchAsync(args: BenchArgs) {
         const local = localCodeGrader();
         graders.push(local);
         // One batch a step: dynamic sampling draws 1 to 10 batches a step, a spread that would hide the overlap.
-        const config = { ...GRPO_CODE, steps, staleness: s, evalEvery: 0, dynamicSampling: undefined };
-        return new EpisodeRun(ops, config, codeBase, null, { codeGrader: local.grader });
+        const { filterGroups: _filter, ...options } = { ...GRPO_CODE, steps, staleness: s, evalEvery: 0 };
+        return new EpisodeRun(ops, { environment: 'code', options }, codeBase, null, { codeGrader: local.grader });
       })),
     );
   } finally {

@@ -28,7 +28,7 @@ import { llamaTokenizerFiles } from '../../worker/hf/node-fixture';
 import { writeHfFolder } from '../../worker/hf/write';
 import { median } from '../../worker/selftest';
 import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
-import type { GrpoConfig } from '../../worker/train/grpo';
+import type { GrpoRunOptions } from '../../worker/contract/options';
 import type { LoraConfig } from '../../worker/model/lora';
 import { cliBackend, describeBackend } from '../backend';
 import type { BenchArgs } from './args';
@@ -58,7 +58,7 @@ export const MODEL_SHAPES: Record<string, { config: ModelConfig; maxNew: number 
  * group ties and every response is truncated: `maskZeroAdvantage` off and truncation `score` train
  * on them anyway (a zero loss through the same arithmetic), as the PyTorch step did.
  */
-const STEP: Partial<GrpoConfig> = {
+const STEP: Partial<GrpoRunOptions> = {
   prompts: 8,
   group: 4,
   evalEvery: 0,

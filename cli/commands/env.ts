@@ -42,7 +42,7 @@ export async function envCommand(argv: string[]): Promise<number> {
       `dewpoint env: the command is 'env check --env-program FILE --tasks FILE' (run the program's first reset and step), got '${sub ?? ''}'`,
     );
   const f = parseFlags(ENV_CHECK.name, rest, ENV_CHECK.flags);
-  const stepSeconds = (f['step-seconds'] as number | undefined) ?? GRPO_ENV.program!.stepSeconds;
+  const stepSeconds = (f['step-seconds'] as number | undefined) ?? GRPO_ENV.stepSeconds;
   if (!Number.isInteger(stepSeconds) || stepSeconds < 1 || stepSeconds > 600)
     throw new UsageError(`${COMMAND}: --step-seconds must be an integer in 1..600, got ${stepSeconds}`);
   const maxNew = (f['max-new'] as number | undefined) ?? GRPO_ENV.maxNew;

@@ -13,7 +13,7 @@ import { readCheckpointDir } from '../../worker/model/node-checkpoint-dir';
 import { episodesJsonl } from '../../worker/episodes/views';
 import type { EpisodeGrpoRunOptions, PpoEpisodeRunOptions } from '../../worker/protocol';
 import { episodeRunConfigOf } from '../../worker/presets/table';
-import { configuredKind } from '../../worker/train/grpo-episodes';
+import { configuredKind, episodePacking } from '../../worker/train/grpo-episodes';
 import { UsageError, parseFlags, str, type CommandSpec } from '../args';
 import { FileJournal } from '../node-journal';
 
@@ -85,7 +85,13 @@ export async function episodesCommand(argv: string[]): Promise<number> {
   const text = await episodesJsonl(
     runId,
     await Promise.all(steps.map(async (step) => ({ step, records: await journal.load(runId, step) }))),
-    { kind, tok, group: config.group, truncation: config.truncation, maskZeroAdvantage: config.maskZeroAdvantage },
+    {
+      kind,
+      tok,
+      group: config.options.group,
+      truncation: config.options.truncation,
+      maskZeroAdvantage: episodePacking(config.options).maskZeroAdvantage,
+    },
   );
   for (const w of journal.warnings) process.stderr.write(`episodes export: ${w}\n`);
   const lines = text ? text.split('\n').length - 1 : 0;

@@ -52,3 +52,4 @@ export {
   type FlowGrpoUpdate,
   type FlowSamples,
 } from './run';
+export { flowConfigOf, flowOptionsOf } from './options';

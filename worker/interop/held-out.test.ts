@@ -4,7 +4,7 @@ import type { RunOptions } from '../contract/options';
 import type { GroupRecord } from '../contract/records';
 import { heldOut, isHeldOut, trainStream } from '../data/arith';
 import { ENVIRONMENTS } from '../episodes/kinds';
-import { GRPO_ARITH } from '../train/grpo';
+import { ARITH_TASK } from '../train/task-source';
 import { exportFiles, type StepExport } from './files';
 import { defaultsOf } from './testing/variants';
 
@@ -58,14 +58,14 @@ async function exported(options: RunOptions, steps: StepExport[] = []) {
 describe('the export of a built-in task holds its held-out tasks (val.parquet, grpo-eval.jsonl)', () => {
   it('grpo-arith: the first evalN held-out problems, none of them a training prompt, as launch.sh and config.py say', async () => {
     const options = { ...defaultsOf('grpo-arith'), evalN: 40, evalEvery: 5 } as RunOptions;
-    const sampled = trainStream(1, GRPO_ARITH.task).take(64);
+    const sampled = trainStream(1, ARITH_TASK).take(64);
     const e = await exported(options, [stepOf(sampled)]);
     expect(e.verlNames).toEqual(['rollouts.parquet', 'train.parquet', 'val.parquet', 'launch.sh']);
     expect(e.trlNames).toEqual(['grpo.jsonl', 'grpo-eval.jsonl', 'dpo.jsonl', 'config.py']);
-    const expected = heldOut(40, GRPO_ARITH.task).map((t) => ({ prompt: t.prompt, answer: t.answer }));
+    const expected = heldOut(40, ARITH_TASK).map((t) => ({ prompt: t.prompt, answer: t.answer }));
     expect(e.valPairs).toEqual(expected);
     expect(e.evalPairs).toEqual(expected);
-    for (const t of heldOut(40, GRPO_ARITH.task)) expect(isHeldOut(t.op, t.a, t.b)).toBe(true);
+    for (const t of heldOut(40, ARITH_TASK)) expect(isHeldOut(t.op, t.a, t.b)).toBe(true);
     const trainPrompts = new Set(e.train.map((r) => r.prompt[0].content));
     expect(trainPrompts.size).toBeGreaterThan(0);
     expect(e.valPairs.filter((p) => trainPrompts.has(p.prompt))).toEqual([]);
@@ -87,7 +87,7 @@ describe('the export of a built-in task holds its held-out tasks (val.parquet, g
   });
 
   it('ppo-arith and dpo-arith (TRL) evaluate on the same held-out problems', async () => {
-    const expected = heldOut(100, GRPO_ARITH.task).map((t) => ({ prompt: t.prompt, answer: t.answer }));
+    const expected = heldOut(100, ARITH_TASK).map((t) => ({ prompt: t.prompt, answer: t.answer }));
     expect((await exported(defaultsOf('ppo-arith'))).valPairs).toEqual(expected);
     const dpo = exportFiles(defaultsOf('dpo-arith'), [], 'trl');
     if (!dpo.ok) throw new Error(dpo.reason);

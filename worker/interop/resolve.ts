@@ -3,7 +3,7 @@
  * filled in with the default its module gives under its `compat` (worker/rl/losses/*.ts,
  * worker/rl/advantages/*.ts, worker/rl/kl.ts; docs/rl-formulas.md §11). The translators compare these
  * with what verl and TRL can express. `Infinity` stands for "none" (no dual clip, no clamp).
- * Not validation (schema.ts) and not the trainers' configs (configs.ts).
+ * Not validation (contract/run-options/), which leaves these options unset.
  */
 import type { AdvantageRunOptions, CompatName, PolicyLossRunOptions } from '../contract/options';
 

@@ -14,7 +14,7 @@ import { batchRecord, groupRecords } from '../presets/records';
 import { defaultsOf } from './testing/variants';
 import { MemoryRunStore } from '../store/run-store';
 import { decodeSessions, encodeSessions } from '../store/sessions-codec';
-import { GRPO_ARITH, GrpoRun, type GrpoConfig, type GrpoStep } from '../train/grpo';
+import { GRPO_ARITH, GrpoRun, type GrpoStep } from '../train/grpo';
 import { exportFiles, exportStoredRun, rolloutsParquet, verlPromptsParquet } from './files';
 import { importVerlRun } from './verl-import';
 import { distinctPrompts, preferencePairs, rolloutRows, type RolloutRow } from './rollouts';
@@ -34,7 +34,7 @@ vi.mock('../rewards/math-reward', async (importOriginal) => {
   };
 });
 
-const CONFIG: GrpoConfig = {
+const CONFIG: GrpoRunOptions = {
   ...GRPO_ARITH,
   prompts: 4,
   group: 4,

@@ -6,8 +6,9 @@
  * evaluates on, for the export's val.parquet / grpo-eval.jsonl.
  */
 import type { RunOptions } from '../contract/options';
-import { heldOut, type ArithOptions } from '../data/arith';
-import { episodeRunConfigOf, presetOf } from '../presets/table';
+import { heldOut } from '../data/arith';
+import { episodeRunConfigOf, isFamily, presetOf } from '../presets/table';
+import { ARITH_TASK } from '../train/task-source';
 import { configuredKind } from '../train/grpo-episodes';
 import type { PromptRow } from './rollouts';
 import { optionLeaves, type MappingLog } from './types';
@@ -90,8 +91,7 @@ export function heldOutPrompts(o: RunOptions): PromptRow[] {
   if ('dataset' in o && o.dataset) return [];
   const rows = (tasks: readonly PromptRow[]) => tasks.map((t) => ({ prompt: t.prompt, answer: t.answer }));
   const episodes = episodeRunConfigOf(o);
-  if (episodes) return rows(configuredKind(episodes).heldOut(episodes.evalN));
-  // The single-turn trainers' configs (GrpoConfig, PpoConfig, DpoConfig) carry the arithmetic task options.
-  const config = presetOf(o).config(o) as { task?: ArithOptions; evalN?: number };
-  return config.task && config.evalN ? rows(heldOut(config.evalN, config.task)) : [];
+  if (episodes) return rows(configuredKind(episodes).heldOut(episodes.options.evalN));
+  // The single-turn presets (SFT, GRPO, PPO, DPO) train on the arithmetic generator; Flow-GRPO on no prompts.
+  return isFamily(o, 'flow') ? [] : rows(heldOut(o.evalN, ARITH_TASK));
 }

@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DatasetRunOptions, DpoRunOptions, GrpoRunOptions, PpoRunOptions, RunOptions } from '../contract/options';
-import { DPO_ARITH } from '../train/dpo';
-import { GRPO_ARITH } from '../train/grpo';
-import { PPO_ARITH } from '../train/ppo';
-import { dpoConfigOf, dpoOptionsOf, grpoConfigOf, grpoOptionsOf, ppoConfigOf, ppoOptionsOf } from './configs';
+import type { DatasetRunOptions, GrpoRunOptions, RunOptions } from '../contract/options';
 import { parseDataset } from '../data/dataset';
 import { checkRunOptions, optionFields, PRESETS } from './table';
 
@@ -136,21 +132,5 @@ describe('the dataset run option', () => {
       'Training problems (trainProblems) applies to the arithmetic generator only; with dataset every ' +
         'training record is visited in passes: leave it empty, got 4',
     ]);
-  });
-
-  it('maps onto the trainer configs and back, so a stored run continues with its dataset', () => {
-    const g = withDataset({}) as GrpoRunOptions;
-    expect(grpoConfigOf(g, GRPO_ARITH).dataset).toEqual(DATASET);
-    expect(grpoOptionsOf(grpoConfigOf(g, GRPO_ARITH), { evalN: g.evalN, checkpointEvery: g.checkpointEvery })).toEqual(
-      g,
-    );
-    expect(grpoConfigOf(GRPO, { ...GRPO_ARITH, dataset: DATASET })).not.toHaveProperty('dataset');
-    const p = withDataset({}, defaults('ppo-arith')) as PpoRunOptions;
-    expect(ppoOptionsOf(ppoConfigOf(p, PPO_ARITH), { evalN: p.evalN, checkpointEvery: p.checkpointEvery })).toEqual(p);
-    const d = withDataset({}, defaults('dpo-arith')) as DpoRunOptions;
-    expect(dpoOptionsOf(dpoConfigOf(d, DPO_ARITH), { evalN: d.evalN, checkpointEvery: d.checkpointEvery })).toEqual(d);
-    expect(dpoConfigOf(defaults<DpoRunOptions>('dpo-arith'), { ...DPO_ARITH, dataset: DATASET })).not.toHaveProperty(
-      'dataset',
-    );
   });
 });

@@ -10,10 +10,11 @@ import { trains, type Session } from '../rl/types';
 import { validateSessions } from '../rl/validate';
 import type { ArithTask } from '../data/arith';
 import { DPO_ARITH, DpoRun } from '../train/dpo';
-import { GRPO_ARITH, GrpoRun, type GrpoConfig, type GrpoStep } from '../train/grpo';
+import { GRPO_ARITH, GrpoRun, type GrpoStep } from '../train/grpo';
+import type { AdvantageOptions, OutcomeEstimator, Truncation } from '../rl/index';
 
 /** What of a GRPO run's config its packing of the groups reads: the estimator and what pack feeds it. */
-type GroupsConfig = Pick<GrpoConfig, 'estimator' | 'advantage' | 'truncation'>;
+type GroupsConfig = { estimator: OutcomeEstimator; advantage: AdvantageOptions; truncation: Truncation };
 import { taskMathReward } from '../rewards/task-math-reward';
 import { batchRecord, groupRecords, pairRecords, pairSessions } from './records';
 

@@ -11,7 +11,8 @@ import type { TextTokenizer } from '../data/tokenizer';
 import type { BatchRecord, GroupRecord, GroupSample, SessionCritic } from '../contract/records';
 import type { PackedAdvantageDetails } from '../rl/pack-types';
 import type { Session } from '../rl/types';
-import type { DpoConfig, DpoStep, Pair } from '../train/dpo';
+import type { DpoRunOptions } from '../contract/options';
+import type { DpoStep, Pair } from '../train/dpo';
 import type { GrpoStep } from '../train/grpo';
 import type { EpisodeStep } from '../train/grpo-episodes';
 
@@ -188,7 +189,7 @@ const pairGroup = (p: Pair, i: number) => `pair ${i + 1}: ${p.task.id}`;
 export function pairRecords(
   s: DpoStep,
   tok: TextTokenizer,
-  config: Pick<DpoConfig, 'lossType' | 'beta'>,
+  config: Pick<DpoRunOptions, 'loss' | 'beta'>,
 ): GroupRecord[] {
   return s.pairs.map((p, i) => {
     const samples = ([p.chosen, p.rejected] as const).map((ids, k) => {
@@ -211,7 +212,7 @@ export function pairRecords(
       margin: chosen - rejected,
       rankedCorrectly: chosen > rejected,
       loss: s.pairLosses[i],
-      lossType: config.lossType,
+      lossType: config.loss.type,
       beta: config.beta,
     };
     return {

@@ -1,16 +1,16 @@
 /**
  * The one table of presets. Each entry says everything the rest of Dewpoint needs of a preset:
  * its name, title and description (the Experiments view), its options' schema and defaults (the
- * form and the CLI, through schema.ts and configs.ts), the base checkpoint it starts from, the
+ * form and the CLI, through the contract's schemas; the defaults are the trainer's), the base checkpoint it starts from, the
  * views it offers, whether it takes a person's dataset and model, its trainer, and how it maps to
  * verl and TRL. The run manager, the loop, the CLI, the exports and the app read these entries;
  * nothing outside this file compares preset names.
  *
  * Adding a preset: one entry here (its schema and config mapping reused or added beside it in
- * schema.ts / configs.ts, its name in the contract's options type), plus its trainer.
+ * worker/contract/run-options/, its name a literal there), plus its trainer; docs/ARCHITECTURE.md says where.
  */
 import type { z } from 'zod';
-import { FLOW_GRPO_2D, PRETRAIN_DEFAULTS, type FlowGrpoConfig } from '../flow/index';
+import { FLOW_GRPO_2D, PRETRAIN_DEFAULTS, flowConfigOf, flowOptionsOf, type FlowGrpoConfig } from '../flow/index';
 import type { CheckpointTokenizer, LoadedCheckpoint } from '../model/checkpoint';
 import type {
   DatasetRewardOptions,
@@ -33,30 +33,11 @@ import {
   EpisodeRun,
   PPO_CALC,
   PPO_ENV,
-  type GrpoEpisodeConfig,
+  type EpisodeSetup,
 } from '../train/grpo-episodes';
+import type { EnvironmentName } from '../episodes/kinds';
 import { PPO_ARITH, PpoRun } from '../train/ppo';
-import { SFT_ARITH, sftTokenizer } from '../train/sft';
-import {
-  dpoConfigOf,
-  dpoOptionsOf,
-  episodeGrpoConfigOf,
-  episodeGrpoOptionsOf,
-  envConfigOf,
-  envOptionsOf,
-  flowConfigOf,
-  flowOptionsOf,
-  grpoConfigOf,
-  grpoOptionsOf,
-  ppoConfigOf,
-  ppoEpisodeConfigOf,
-  ppoEpisodeOptionsOf,
-  ppoEnvConfigOf,
-  ppoEnvOptionsOf,
-  ppoOptionsOf,
-  sftConfigOf,
-  sftOptionsOf,
-} from './configs';
+import { SFT_ARITH, sftConfigOf, sftOptionsOf, sftTokenizer } from '../train/sft';
 import { fieldsOfSchema, problemsOf, labelAndPath, type FieldNamer } from './fields';
 import {
   dpoSchema,
@@ -104,7 +85,7 @@ interface PresetSpec<N extends PresetName = PresetName> {
   family: PresetFamily;
   /** The zod schema of its options (schema.ts): validation and the form's fields. */
   schema: z.ZodType;
-  /** The options the form starts from: the trainer config's, with the form's bookkeeping. */
+  /** The options the form starts from, declared beside the trainer (GRPO_ARITH, GRPO_CALC, ...): the trainer reads them as they are. */
   defaults: OptionsOf<N>;
   /**
    * What the CLI's `train --preset` changes of `defaults` (no checkpoints: it keeps no store); null:
@@ -126,12 +107,10 @@ interface PresetSpec<N extends PresetName = PresetName> {
   firstStep?: { rank: number; why: string };
   /** The option that sets how many prompts (pairs, groups) a step samples: the CLI's `--prompts`. */
   promptsOption: 'prompts' | 'pairs' | 'groups' | null;
-  /** The trainer config its options stand for (a checkpoint's dewpoint.json records it). */
-  config(o: OptionsOf<N>): object;
   /** A preset without a base checkpoint that still has tokens (SFT): its own vocabulary. */
   tokenizer?: (o: OptionsOf<N>) => CheckpointTokenizer;
-  /** Multi-turn presets: the episode config, which reading its journal needs; absent otherwise. */
-  episodes?: (o: OptionsOf<N>) => GrpoEpisodeConfig;
+  /** Multi-turn presets: the environment its episodes run (`program`: the options' own), which reading its journal needs too; absent otherwise. */
+  episodes?: EnvironmentName | 'program';
   /** Flow-GRPO: its config, for the reward field; absent otherwise. */
   flow?: (o: OptionsOf<N>) => FlowGrpoConfig;
   /**
@@ -160,13 +139,13 @@ const needsBase = (name: string, base: LoadedCheckpoint | null): LoadedCheckpoin
   if (!base) throw new Error(`${name}: no base checkpoint given`);
   return base;
 };
-/** The trainer of a multi-turn preset: an episode run of `episodes(o)` from the base, journaled where the context says. */
+/** The trainer of a multi-turn preset: an episode run of its options in `environment` from the base, journaled where the context says. */
 const episodeTrainer =
-  <O>(name: PresetName, episodes: (o: O) => GrpoEpisodeConfig) =>
-  (o: O, c: TrainerContext): Trainer => {
+  (name: PresetName, environment: EpisodeSetup['environment']) =>
+  (o: EpisodeSetup['options'], c: TrainerContext): Trainer => {
     const base = needsBase(name, c.base);
-    const config = episodes(o);
-    return grpoFamilyTrainer(new EpisodeRun(c.ops, config, base, c.journal, c.services), config, base.tokenizer);
+    const run = new EpisodeRun(c.ops, { environment, options: o }, base, c.journal, c.services);
+    return grpoFamilyTrainer(run, o, base.tokenizer);
   };
 const klReference = (o: { beta: number; loraRank?: number }) =>
   o.beta > 0
@@ -175,24 +154,22 @@ const klReference = (o: { beta: number; loraRank?: number }) =>
 
 /** Multi-turn GRPO on one of the environments (worker/episodes), journaled turn by turn. */
 function episodeGrpo(
-  name: 'grpo-calc' | 'grpo-guess' | 'grpo-code',
-  config: GrpoEpisodeConfig,
+  defaults: OptionsOf<'grpo-calc' | 'grpo-guess' | 'grpo-code'>,
+  environment: EnvironmentName,
   base: BaseName,
   spec: Pick<PresetSpec, 'title' | 'description' | 'companion' | 'speed'> & {
-    /** Held-out tasks the form evaluates on. */
-    evalN: number;
     task: string;
     reward: PresetExport['reward'];
   },
-): PresetSpec<typeof name> {
-  const episodes = (o: OptionsOf<typeof name>) => episodeGrpoConfigOf(o, config);
+): PresetSpec<typeof defaults.preset> {
+  const name = defaults.preset;
   return {
     name,
     title: spec.title,
     description: spec.description,
     family: 'grpo',
     schema: episodeGrpoSchema,
-    defaults: episodeGrpoOptionsOf(config, { evalN: spec.evalN, checkpointEvery: 10 }),
+    defaults,
     cli: CLI_CHANGES,
     base,
     views: ['Groups', 'Batch', 'Episodes'],
@@ -200,10 +177,9 @@ function episodeGrpo(
     companion: spec.companion,
     ...(spec.speed ? { speed: spec.speed } : {}),
     promptsOption: 'prompts',
-    config: episodes,
-    episodes,
+    episodes: environment,
     reference: klReference,
-    trainer: episodeTrainer(name, episodes),
+    trainer: episodeTrainer(name, environment),
     export: { task: spec.task, reward: spec.reward, verl: null, trl: null },
   };
 }
@@ -221,7 +197,6 @@ export const ENV_PROGRAM_BASE = 'calc-base' satisfies BaseName;
 function programPreset<N extends 'grpo-env' | 'ppo-env'>(
   name: N,
   spec: Pick<PresetSpec<N>, 'title' | 'description' | 'family' | 'schema' | 'defaults' | 'speed'>,
-  episodes: (o: OptionsOf<N>) => GrpoEpisodeConfig,
 ): PresetSpec<N> {
   return {
     name,
@@ -233,39 +208,34 @@ function programPreset<N extends 'grpo-env' | 'ppo-env'>(
     companion: true,
     environment: true,
     promptsOption: 'prompts',
-    config: episodes,
-    episodes,
-    // Both presets' options have β (the generic N hides it from the type checker).
+    episodes: 'program',
+    // Both presets' options have β and are episode options (the generic N hides it from the type checker).
     reference: klReference as PresetSpec<N>['reference'],
-    trainer: episodeTrainer(name, episodes),
+    trainer: episodeTrainer(name, 'program') as PresetSpec<N>['trainer'],
     export: { task: ENV_TASK, reward: 'environment', verl: null, trl: null },
   };
 }
 
-const grpoEnv = programPreset(
-  'grpo-env',
-  {
-    title: 'GRPO on your own environment program (needs the companion)',
-    description:
-      'Multi-turn GRPO from public/checkpoints/calc-base on an environment you write: a program in any ' +
-      'language that reads one JSON request per line and answers one JSON line (reset → the first ' +
-      'context; step → the ids to append, running or done, and a reward), with a JSONL file of tasks ' +
-      '({id, prompt, answer?, data?}). Each episode runs the program in its own companion session ' +
-      '(sandboxed, killed at the end); a program that fails, hangs past the step deadline or prints a ' +
-      'stray line ends its episode as an infrastructure error, masked, never a reward 0. Journaled turn ' +
-      'by turn like grpo-calc; the run records the program’s SHA-256 and refuses a changed one. The ' +
-      'example (examples/calc_env.py) is the calculator environment in Python; measured (README): greedy ' +
-      '35% to 67–72% and pass@1 at T = 0.3 17% to 29–32% in 150 steps on 3 seeds. README: "Write your own environment".',
-    family: 'grpo',
-    schema: envSchema,
-    defaults: envOptionsOf(GRPO_ENV, { evalN: 100, checkpointEvery: 10 }),
-    speed: {
-      perStep: [7, 16],
-      source: 'README "Write your own environment": "a step … took 7–16 s (10th–90th percentile …)"',
-    },
+const grpoEnv = programPreset('grpo-env', {
+  title: 'GRPO on your own environment program (needs the companion)',
+  description:
+    'Multi-turn GRPO from public/checkpoints/calc-base on an environment you write: a program in any ' +
+    'language that reads one JSON request per line and answers one JSON line (reset → the first ' +
+    'context; step → the ids to append, running or done, and a reward), with a JSONL file of tasks ' +
+    '({id, prompt, answer?, data?}). Each episode runs the program in its own companion session ' +
+    '(sandboxed, killed at the end); a program that fails, hangs past the step deadline or prints a ' +
+    'stray line ends its episode as an infrastructure error, masked, never a reward 0. Journaled turn ' +
+    'by turn like grpo-calc; the run records the program’s SHA-256 and refuses a changed one. The ' +
+    'example (examples/calc_env.py) is the calculator environment in Python; measured (README): greedy ' +
+    '35% to 67–72% and pass@1 at T = 0.3 17% to 29–32% in 150 steps on 3 seeds. README: "Write your own environment".',
+  family: 'grpo',
+  schema: envSchema,
+  defaults: GRPO_ENV,
+  speed: {
+    perStep: [7, 16],
+    source: 'README "Write your own environment": "a step … took 7–16 s (10th–90th percentile …)"',
   },
-  (o) => envConfigOf(o, GRPO_ENV),
-);
+});
 
 const sftArith: PresetSpec<'sft-arith'> = {
   name: 'sft-arith',
@@ -283,7 +253,6 @@ const sftArith: PresetSpec<'sft-arith'> = {
   dataset: null,
   companion: false,
   promptsOption: null,
-  config: (o) => sftConfigOf(o, SFT_ARITH),
   tokenizer: (o) => sftTokenizer(sftConfigOf(o, SFT_ARITH)),
   reference: () => null,
   trainer: (o, c) => sftTrainer(c.ops, sftConfigOf(o, SFT_ARITH)),
@@ -308,7 +277,7 @@ const grpoArith: PresetSpec<'grpo-arith'> = {
     '1e-4, β = 0. Reward and held-out accuracy rise over ~150 steps (docs/calibration.md).',
   family: 'grpo',
   schema: grpoSchema,
-  defaults: grpoOptionsOf(GRPO_ARITH, { evalN: 100, checkpointEvery: 50 }),
+  defaults: GRPO_ARITH,
   cli: CLI_CHANGES,
   base: 'arith-base',
   views: ['Groups', 'Batch'],
@@ -321,12 +290,10 @@ const grpoArith: PresetSpec<'grpo-arith'> = {
   },
   firstStep: { rank: 1, why: 'GRPO from the shipped base: reward and held-out accuracy rise' },
   promptsOption: 'prompts',
-  config: (o) => grpoConfigOf(o, GRPO_ARITH),
   reference: klReference,
   trainer: (o, c) => {
     const base = needsBase('grpo-arith', c.base);
-    const config = grpoConfigOf(o, GRPO_ARITH);
-    return grpoFamilyTrainer(new GrpoRun(c.ops, config, base, c.services), config, base.tokenizer);
+    return grpoFamilyTrainer(new GrpoRun(c.ops, o, base, c.services), o, base.tokenizer);
   },
   export: { task: ARITH_TASK, reward: 'math', verl: null, trl: null },
 };
@@ -344,7 +311,7 @@ const ppoArith: PresetSpec<'ppo-arith'> = {
     'and returns. Measured: +13.6 to +19.2 points held-out over 150 steps (3 seeds; GRPO +12.2 to +16.0, README).',
   family: 'ppo',
   schema: ppoSchema,
-  defaults: ppoOptionsOf(PPO_ARITH, { evalN: 100, checkpointEvery: 50 }),
+  defaults: PPO_ARITH,
   cli: CLI_CHANGES,
   base: 'arith-base',
   views: ['Groups', 'Batch'],
@@ -356,17 +323,14 @@ const ppoArith: PresetSpec<'ppo-arith'> = {
   },
   firstStep: { rank: 3, why: 'the same task with a critic: value loss, explained variance' },
   promptsOption: 'prompts',
-  config: (o) => ppoConfigOf(o, PPO_ARITH),
   reference: klReference,
   trainer: (o, c) => {
     const base = needsBase('ppo-arith', c.base);
-    const config = ppoConfigOf(o, PPO_ARITH);
-    return grpoFamilyTrainer(new PpoRun(c.ops, config, base, c.services), config, base.tokenizer);
+    return grpoFamilyTrainer(new PpoRun(c.ops, o, base, c.services), o, base.tokenizer);
   },
   export: { task: ARITH_TASK, reward: 'math', verl: null, trl: null },
 };
 
-const ppoCalcEpisodes = (o: OptionsOf<'ppo-calc'>) => ppoEpisodeConfigOf(o, PPO_CALC);
 const ppoCalc: PresetSpec<'ppo-calc'> = {
   name: 'ppo-calc',
   title: 'PPO with a critic on the calculator episodes (multi-turn)',
@@ -379,7 +343,7 @@ const ppoCalc: PresetSpec<'ppo-calc'> = {
     '(README): greedy 29% to 59–72% and pass@1 at T = 0.3 16% to 29–39% in 150 steps on 3 seeds.',
   family: 'ppo',
   schema: ppoEpisodeSchema,
-  defaults: ppoEpisodeOptionsOf(PPO_CALC, { evalN: 100, checkpointEvery: 10 }),
+  defaults: PPO_CALC,
   cli: CLI_CHANGES,
   base: 'calc-base',
   views: ['Groups', 'Batch', 'Episodes'],
@@ -387,28 +351,23 @@ const ppoCalc: PresetSpec<'ppo-calc'> = {
   companion: false,
   speed: { perStep: [0.8, 1.4], source: 'README "ppo-calc": "A step takes ~1 s (0.8–1.4 s measured"' },
   promptsOption: 'prompts',
-  config: ppoCalcEpisodes,
-  episodes: ppoCalcEpisodes,
+  episodes: 'calc',
   reference: klReference,
-  trainer: episodeTrainer('ppo-calc', ppoCalcEpisodes),
+  trainer: episodeTrainer('ppo-calc', 'calc'),
   export: { task: CALC_TASK, reward: 'environment', verl: null, trl: null },
 };
 
-const ppoEnv = programPreset(
-  'ppo-env',
-  {
-    title: 'PPO with a critic on your own environment program (needs the companion)',
-    description:
-      "grpo-env's environment program and tasks (the example: examples/calc_env.py) trained with " +
-      "ppo-calc's critic: a value head on every action id, GAE over each episode's action ids, clipped " +
-      'value loss, 2 epochs × 2 mini-batches. The program runs in the companion, one sandboxed session per ' +
-      'episode, as for grpo-env. README: "Write your own environment".',
-    family: 'ppo',
-    schema: ppoEnvSchema,
-    defaults: ppoEnvOptionsOf(PPO_ENV, { evalN: 100, checkpointEvery: 10 }),
-  },
-  (o) => ppoEnvConfigOf(o, PPO_ENV),
-);
+const ppoEnv = programPreset('ppo-env', {
+  title: 'PPO with a critic on your own environment program (needs the companion)',
+  description:
+    "grpo-env's environment program and tasks (the example: examples/calc_env.py) trained with " +
+    "ppo-calc's critic: a value head on every action id, GAE over each episode's action ids, clipped " +
+    'value loss, 2 epochs × 2 mini-batches. The program runs in the companion, one sandboxed session per ' +
+    'episode, as for grpo-env. README: "Write your own environment".',
+  family: 'ppo',
+  schema: ppoEnvSchema,
+  defaults: PPO_ENV,
+});
 
 const dpoArith: PresetSpec<'dpo-arith'> = {
   name: 'dpo-arith',
@@ -419,16 +378,15 @@ const dpoArith: PresetSpec<'dpo-arith'> = {
     'on the chosen completion (weight 1, TRL rpo_alpha): plain DPO collapses accuracy here (docs/calibration.md).',
   family: 'dpo',
   schema: dpoSchema,
-  defaults: dpoOptionsOf(DPO_ARITH, { evalN: 100, checkpointEvery: 50 }),
+  defaults: DPO_ARITH,
   cli: CLI_CHANGES,
   base: 'arith-base',
   views: ['Groups'],
   dataset: ['math', 'exact', 'regex'],
   companion: false,
   promptsOption: 'pairs',
-  config: (o) => dpoConfigOf(o, DPO_ARITH),
   reference: () => 'DPO samples its pairs from the starting model and scores them against it',
-  trainer: (o, c) => dpoTrainer(c.ops, dpoConfigOf(o, DPO_ARITH), needsBase('dpo-arith', c.base)),
+  trainer: (o, c) => dpoTrainer(c.ops, o, needsBase('dpo-arith', c.base)),
   export: {
     task: ARITH_TASK,
     reward: 'math',
@@ -468,7 +426,6 @@ const flowGrpo2d: PresetSpec<'flowgrpo-2d'> = {
   },
   firstStep: { rank: 2, why: '2-D points learn to land inside a ring (the Flow view)' },
   promptsOption: 'groups',
-  config: flowConfig,
   flow: flowConfig,
   reference: () => null,
   trainer: (o, c) => {
@@ -482,7 +439,7 @@ const flowGrpo2d: PresetSpec<'flowgrpo-2d'> = {
 export const PRESETS: readonly PresetSpec[] = [
   sftArith,
   grpoArith,
-  episodeGrpo('grpo-calc', GRPO_CALC, 'calc-base', {
+  episodeGrpo(GRPO_CALC, 'calc', 'calc-base', {
     title: 'GRPO with a calculator tool (multi-turn)',
     description:
       'Multi-turn GRPO from public/checkpoints/calc-base on a+b+c problems: the model calls calc(47+35), ' +
@@ -492,26 +449,24 @@ export const PRESETS: readonly PresetSpec[] = [
       'then open any episode in Episodes and replay it. Samples at T = 0.3 (at T = 1 this base solves ~1% of ' +
       'its episodes and collapsed) with dynamic sampling: batches until 8 groups vary. Measured (README): ' +
       'greedy 29% to 52–58% and pass@1 at T = 0.3 16% to 22–26% in 150 steps on 3 seeds.',
-    evalN: 100,
     companion: false,
     speed: { perStep: [0.47, 0.65], source: 'README "Multi-turn episodes": "took 0.47–0.65 s (grpo-calc)"' },
     task: CALC_TASK,
     reward: 'environment',
   }),
-  episodeGrpo('grpo-guess', GRPO_GUESS, 'guess-base', {
+  episodeGrpo(GRPO_GUESS, 'guess', 'guess-base', {
     title: 'GRPO on guess-a-number (multi-turn feedback)',
     description:
       'Multi-turn GRPO from public/checkpoints/guess-base: find a secret in 1..63 from higher (>) and ' +
       'lower (<) answers in at most 7 guesses. 8 secrets × 8 episodes per step, reward 1 when found. ' +
       'Journaled like grpo-calc; samples at T = 0.3 with dynamic sampling. Measured (README): greedy 57% to ' +
       '75–76% and pass@1 at T = 0.3 57% to 69–73% in 150 steps on 3 seeds.',
-    evalN: 63,
     companion: false,
     speed: { perStep: [0.7, 1.2], source: 'README "Multi-turn episodes": "0.7–1.2 s (grpo-guess)"' },
     task: 'guess a secret in 1..63 from higher/lower answers, up to maxTurns guesses, reward 1 when found',
     reward: 'environment',
   }),
-  episodeGrpo('grpo-code', GRPO_CODE, 'code-base', {
+  episodeGrpo(GRPO_CODE, 'code', 'code-base', {
     title: 'GRPO with code rewards (needs the companion)',
     description:
       'GRPO from public/checkpoints/code-base on one-turn tasks such as "add 3, mul 5:": the model writes ' +
@@ -522,7 +477,6 @@ export const PRESETS: readonly PresetSpec[] = [
       'paste it in System); without one every episode fails as an infrastructure failure (masked, never ' +
       'reward 0). Samples at T = 0.3 with dynamic sampling, as grpo-calc. Measured: greedy 53.2% on the 62 held-out ' +
       'tasks rises to 59.7–67.7% in 150 steps on 3 seeds, never below the start (README).',
-    evalN: 100,
     companion: true,
     speed: { perStep: [3, 4], source: 'README "Code rewards": "A step takes 3–4 s here, most of it grading"' },
     task: 'write a Python program for tasks like "add 3, mul 5:", graded in the companion sandbox on three stdin/stdout cases (reward: the fraction passed)',
@@ -564,10 +518,10 @@ export function isFamily<F extends PresetFamily>(o: RunOptions, family: F): o is
   return presetOf(o).family === family;
 }
 
-/** The episode config of a multi-turn run, or null for a single-turn one. */
-export function episodeRunConfigOf(o: RunOptions): GrpoEpisodeConfig | null {
-  const episodes = presetOf(o).episodes as ((o: RunOptions) => GrpoEpisodeConfig) | undefined;
-  return episodes ? episodes(o) : null;
+/** The episode setup of a multi-turn run (its environment and options), or null for a single-turn one. */
+export function episodeRunConfigOf(o: RunOptions): EpisodeSetup | null {
+  const environment = presetOf(o).episodes;
+  return environment ? { environment, options: o as EpisodeSetup['options'] } : null;
 }
 
 /** A Flow-GRPO run's config (its reward field), or null for another run. */

@@ -25,7 +25,8 @@ import type { Model } from '../model/model';
 import type { BatchRecord, FlowCloud, GroupRecord, PhaseReport } from '../contract/records';
 import type { Session } from '../rl/types';
 import type { RunCheckpointFiles } from '../store/run-store';
-import { DpoRun, type DpoConfig } from '../train/dpo';
+import type { DpoRunOptions } from '../contract/options';
+import { DpoRun } from '../train/dpo';
 import type { EvalProgress, EvalResult } from '../train/evaluate';
 import type { GrpoRun } from '../train/grpo';
 import type { EpisodeRun } from '../train/grpo-episodes';
@@ -143,7 +144,7 @@ export function grpoFamilyTrainer(
 }
 
 /** A DPO run: each step stored with its pairs as groups and their completions as sessions. */
-export function dpoTrainer(ops: Ops, config: DpoConfig, base: LoadedCheckpoint): Trainer {
+export function dpoTrainer(ops: Ops, config: DpoRunOptions, base: LoadedCheckpoint): Trainer {
   const dpo = new DpoRun(ops, config, base);
   return {
     config,

@@ -25,7 +25,7 @@ import type {
 } from '../contract/records';
 import { episodeRunConfigOf, flowRunConfigOf } from '../presets/table';
 import type { RunStore } from '../store/run-store';
-import { configuredKind } from '../train/grpo-episodes';
+import { configuredKind, episodePacking } from '../train/grpo-episodes';
 import type { Bases } from './bases';
 import { runHealth, withCommonestFailure } from './health';
 import { commonestFailure } from '../episodes/infrastructure';
@@ -169,9 +169,9 @@ export class RunReads {
     return {
       kind: configuredKind(config, this.services()),
       tok: charTokenizer(tok!, `${o.preset} episodes`),
-      group: config.group,
-      truncation: config.truncation,
-      maskZeroAdvantage: config.maskZeroAdvantage,
+      group: config.options.group,
+      truncation: config.options.truncation,
+      maskZeroAdvantage: episodePacking(config.options).maskZeroAdvantage,
     };
   }
 }

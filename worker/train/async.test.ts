@@ -6,7 +6,8 @@ import { importCheckpoint } from '../model/checkpoint';
 import { readCheckpointDir } from '../model/node-checkpoint-dir';
 import type { CodeGrader } from '../rewards/code-grader';
 import { tinySftBase } from './testing/tiny-base';
-import type { GrpoConfig, GrpoStep } from './grpo';
+import type { GrpoRunOptions } from '../contract/options';
+import type { GrpoStep } from './grpo';
 import { GRPO_ARITH, GrpoRun } from './grpo';
 import type { EpisodeStep } from './grpo-episodes';
 import { GRPO_CALC, GRPO_CODE, EpisodeRun } from './grpo-episodes';
@@ -24,7 +25,7 @@ vi.mock('../rewards/math-reward', async (importOriginal) => {
   };
 });
 
-const CONFIG: GrpoConfig = {
+const CONFIG: GrpoRunOptions = {
   ...GRPO_ARITH,
   steps: 4,
   prompts: 3,
@@ -45,14 +46,14 @@ function stepDigest(s: GrpoStep): unknown {
   };
 }
 
-async function runSteps(config: GrpoConfig, steps: number) {
+async function runSteps(config: GrpoRunOptions, steps: number) {
   const run = new GrpoRun(createCpuOps(), config, await tinySftBase());
   const out: GrpoStep[] = [];
   for (let i = 0; i < steps; i++) out.push(await run.next());
   return { run, steps: out };
 }
 
-async function digestOf(config: GrpoConfig): Promise<string> {
+async function digestOf(config: GrpoRunOptions): Promise<string> {
   const { run, steps } = await runSteps(config, 3);
   const weights = [...(await run.model.getWeights())].map(([name, w]) => [name, [...w]]);
   return sha256Hex(JSON.stringify({ steps: steps.map(stepDigest), weights }));
@@ -61,8 +62,8 @@ async function digestOf(config: GrpoConfig): Promise<string> {
 /** grpo-calc on the shipped calc-base, 2 tasks × 4 episodes, one batch a step: steps' metrics, actions and the weights. */
 async function episodeDigestOf(staleness?: number): Promise<string> {
   const base = importCheckpoint(readCheckpointDir('public/checkpoints/calc-base'));
-  const config = { ...GRPO_CALC, steps: 2, prompts: 2, group: 4, evalN: 4, dynamicSampling: undefined, staleness };
-  const run = new EpisodeRun(createCpuOps(), config, base);
+  const config = { ...GRPO_CALC, steps: 2, prompts: 2, group: 4, evalN: 4, filterGroups: undefined, staleness };
+  const run = new EpisodeRun(createCpuOps(), { environment: 'calc', options: config }, base);
   const steps: unknown[] = [];
   for (let i = 0; i < 2; i++) {
     const s: EpisodeStep = await run.next();
@@ -185,8 +186,10 @@ describe('asynchronous rollouts: grading overlaps training', () => {
       pending--;
       return { reward: r.completion.length % 2, program: r.completion, cases: [] };
     };
-    const config = { ...GRPO_CODE, steps: 3, prompts: 2, group: 2, dynamicSampling: undefined, staleness: 1 };
-    const run = new EpisodeRun(createCpuOps(), config, base, null, { codeGrader: grader });
+    const config = { ...GRPO_CODE, steps: 3, prompts: 2, group: 2, filterGroups: undefined, staleness: 1 };
+    const run = new EpisodeRun(createCpuOps(), { environment: 'code', options: config }, base, null, {
+      codeGrader: grader,
+    });
     run.onProgress = (phase) => {
       if (phase === 'training') events.push(`training with ${pending} programs being graded`);
     };
@@ -204,8 +207,8 @@ describe('asynchronous rollouts: a sampler model samples as the trainer would', 
   it("s = 1's first batch is s = 0's, action for action: the published weights are the trainer's", async () => {
     const base = importCheckpoint(readCheckpointDir('public/checkpoints/calc-base'));
     const first = async (staleness: number) => {
-      const config = { ...GRPO_CALC, steps: 2, prompts: 2, group: 4, evalN: 4, dynamicSampling: undefined, staleness };
-      const s = await new EpisodeRun(createCpuOps(), config, base).next();
+      const config = { ...GRPO_CALC, steps: 2, prompts: 2, group: 4, evalN: 4, filterGroups: undefined, staleness };
+      const s = await new EpisodeRun(createCpuOps(), { environment: 'calc', options: config }, base).next();
       return s.sessions.map((x) => x.calls.map((c) => Array.from(c.sampledIds)));
     };
     expect(await first(1)).toEqual(await first(0));
@@ -215,8 +218,8 @@ describe('asynchronous rollouts: a sampler model samples as the trainer would', 
 describe('asynchronous rollouts: a closed run lets go of the batches it sampled ahead', () => {
   it('once closed, the run takes no more batches (those in flight see shouldCancel and stop at their next round)', async () => {
     const base = importCheckpoint(readCheckpointDir('public/checkpoints/calc-base'));
-    const config = { ...GRPO_CALC, steps: 3, prompts: 2, group: 2, evalN: 4, dynamicSampling: undefined, staleness: 1 };
-    const run = new EpisodeRun(createCpuOps(), config, base);
+    const config = { ...GRPO_CALC, steps: 3, prompts: 2, group: 2, evalN: 4, filterGroups: undefined, staleness: 1 };
+    const run = new EpisodeRun(createCpuOps(), { environment: 'calc', options: config }, base);
     // Step 1 launches batches 1 and 2; batch 2 is abandoned by the close.
     await run.next();
     run.close();

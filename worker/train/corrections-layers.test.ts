@@ -15,7 +15,7 @@ describe('the corrections the objective applied, per packed id', () => {
       prompts: 4,
       group: 2,
       topK: 3,
-      importance: { level: 'token' as const, threshold: 1.5 },
+      importance: { kind: 'tis' as const, level: 'token' as const, cap: 1.5, batchNormalize: false },
       rejection: { token_k1: 1.2 },
     };
     const s = await new GrpoRun(createCpuOps(), config, base).next();

@@ -8,23 +8,25 @@
  */
 import { supportBias } from '../model/packing';
 import { gae } from '../rl/index';
+import type { GrpoFamilyOptions, PpoRunOptions } from '../contract/options';
 import type { SessionCritic } from '../contract/records';
 import type { PackedBatch } from '../rl/pack-types';
 import type { Session } from '../rl/types';
 import type { UpdateConfig, UpdateContext } from './update';
 import { updateOnBatch } from './update';
 
-/** The critic's options, shared by ppo-arith (PpoConfig) and the episode presets that train with a critic. */
-export interface CriticConfig {
-  /** GAE discount γ and λ. */
-  gamma: number;
-  lam: number;
-  /** Whitening of the GAE advantages: re-centred (verl) or only scaled (`shift_mean=False`). */
-  shiftMean: boolean;
-  /** Weight of the value loss in the one loss (dew value_coefficient). */
-  valueCoefficient: number;
-  /** Clip range of the value predictions around the rollout's (dew value_clip; verl cliprange_value 0.5). */
-  valueClip: number;
+/**
+ * The critic's options (PPO's shapes: ppo-arith, ppo-calc, ppo-env): GAE's γ and λ, whitening
+ * re-centred (verl) or only scaled (`shift_mean=False`), the value loss's weight (dew
+ * value_coefficient) and clip range (dew value_clip; verl cliprange_value 0.5).
+ */
+export type CriticConfig = Pick<PpoRunOptions, 'gamma' | 'lam' | 'shiftMean' | 'valueCoefficient' | 'valueClip'>;
+
+/** A run's critic: its options' when they are PPO's (they have GAE's γ), else null (an outcome estimator's run). */
+export function criticOf(o: GrpoFamilyOptions): CriticConfig | null {
+  if (!('gamma' in o)) return null;
+  const { gamma, lam, shiftMean, valueCoefficient, valueClip } = o;
+  return { gamma, lam, shiftMean, valueCoefficient, valueClip };
 }
 
 /** Critic metrics of a batch over its action tokens: what verl logs as critic/* and returns/*, and explained variance. */
@@ -65,8 +67,6 @@ export function criticMetrics(
     'critic/advantages/max': advMax,
   };
 }
-
-/** The critic's options, shared by ppo-arith and the episode presets that train with a critic. */
 
 /**
  * PPO's update of a batch packed without an outcome estimator (`first`, advantages all 0): one

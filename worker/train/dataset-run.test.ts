@@ -4,10 +4,9 @@ import { createCpuOps } from '../../kernels/backends/cpu';
 import { parseDataset, splitDataset } from '../data/dataset';
 import { importCheckpoint } from '../model/checkpoint';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir } from '../model/node-checkpoint-dir';
-import type { DatasetRewardOptions, DatasetRunOptions } from '../contract/options';
+import type { DatasetRewardOptions, DatasetRunOptions, GrpoRunOptions } from '../contract/options';
 import type { CodeGrader } from '../rewards/code-grader';
 import { GraderUnavailable } from '../rewards/code-grader';
-import { grpoConfigOf, grpoOptionsOf, dpoConfigOf, dpoOptionsOf, ppoConfigOf, ppoOptionsOf } from '../presets/configs';
 import { groupRecords, pairRecords } from '../presets/records';
 import { DPO_ARITH, DpoRun } from './dpo';
 import { GRPO_ARITH, GrpoRun } from './grpo';
@@ -33,18 +32,15 @@ async function load(reward: DatasetRewardOptions = { kind: 'math' }, heldOut = 4
   return r.dataset;
 }
 
-const grpoConfig = (dataset: DatasetRunOptions) =>
-  grpoConfigOf(
-    {
-      ...grpoOptionsOf(GRPO_ARITH, { evalN: 4, checkpointEvery: 0 }),
-      prompts: 3,
-      group: 4,
-      steps: 2,
-      evalN: 4,
-      dataset,
-    },
-    GRPO_ARITH,
-  );
+const grpoConfig = (dataset: DatasetRunOptions): GrpoRunOptions => ({
+  ...GRPO_ARITH,
+  checkpointEvery: 0,
+  prompts: 3,
+  group: 4,
+  steps: 2,
+  evalN: 4,
+  dataset,
+});
 /** Without timings: what two computations of one step must agree on exactly. */
 const exact = (m: object) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/')));
 
@@ -182,17 +178,16 @@ describe('GRPO on a prompt dataset from the shipped base (CPU)', () => {
 describe('PPO and DPO share the dataset source (CPU, one step each)', () => {
   it('PPO: its tasks come from the file', async () => {
     const dataset = await load();
-    const config = ppoConfigOf(
-      {
-        ...ppoOptionsOf(PPO_ARITH, { evalN: 2, checkpointEvery: 0 }),
-        prompts: 2,
-        group: 2,
-        epochs: 1,
-        miniBatches: 1,
-        dataset,
-      },
-      PPO_ARITH,
-    );
+    const config = {
+      ...PPO_ARITH,
+      evalN: 2,
+      checkpointEvery: 0,
+      prompts: 2,
+      group: 2,
+      epochs: 1,
+      miniBatches: 1,
+      dataset,
+    };
     const s = await new PpoRun(createCpuOps(), config, base).next();
     const truth = new Map(lines.map((l) => [l.prompt, l.ground_truth]));
     for (const t of s.tasks) expect(truth.get(t.prompt)).toBe(t.answer);
@@ -200,10 +195,7 @@ describe('PPO and DPO share the dataset source (CPU, one step each)', () => {
 
   it("DPO: pairs of the file's prompts, chosen right and rejected wrong under its ground truth", async () => {
     const dataset = await load();
-    const config = dpoConfigOf(
-      { ...dpoOptionsOf(DPO_ARITH, { evalN: 2, checkpointEvery: 0 }), pairs: 2, dataset },
-      DPO_ARITH,
-    );
+    const config = { ...DPO_ARITH, evalN: 2, checkpointEvery: 0, pairs: 2, dataset };
     const run = new DpoRun(createCpuOps(), config, base);
     const s = await run.next();
     const truth = new Map(lines.map((l) => [l.prompt, l.ground_truth]));

@@ -8,82 +8,57 @@
  * One optimizer step per `next()`.
  */
 import type { Ops } from '../../kernels/ops';
-import type { ArithOptions } from '../data/arith';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { stopsOf } from '../model/checkpoint';
 import { rowPerSequence } from '../model/packing';
 import type { Model } from '../model/model';
-import type { LoraConfig } from '../model/lora';
-import { dropoutSeedOf } from '../model/lora';
+import { dropoutSeedOf, loraFromOptions } from '../model/lora';
 import { runModels } from './policy';
 import { wasmDpoPlan } from '../hf/memory';
 import { taskMathReward } from '../rewards/task-math-reward';
-import type { DatasetRunOptions, WeightStorage } from '../contract/options';
+import type { DpoRunOptions } from '../contract/options';
 import type { PhaseReport } from '../contract/records';
 import { syncDatasetReward } from '../rewards/dataset-reward';
-import type { DpoLossType } from '../rl/index';
 import { dpoLoss } from '../rl/index';
 import { generate } from '../rollout/generate';
 import type { EvalProgress, EvalResult } from './evaluate';
-import type { OptimizerConfig } from './optimizer';
 import { stepOptions } from './optimizer';
 import type { PairReward, PendingPair, ResumePoint, TrainerPosition } from './resume';
 import { restore } from './resume';
 import type { RunTask, TaskSource } from './task-source';
-import { taskSourceOf } from './task-source';
+import { ARITH_TASK, taskSourceOf } from './task-source';
 
-export interface DpoConfig extends OptimizerConfig {
-  seed: number;
-  steps: number;
-  /** Pairs per optimizer step (docs/calibration.md "DPO": 16). */
-  pairs: number;
-  /** Completions sampled per prompt to find a correct and an incorrect one (8), at `temperature`. */
-  samplesPerPrompt: number;
-  temperature: number;
-  maxNew: number;
-  /** DPO β (TRL default 0.1; τ for IPO). */
-  beta: number;
-  /** The RL core's `dpoLoss` variant (sigmoid = DPO eq. 7) and its label smoothing (sigmoid, robust; 0 otherwise). */
-  lossType: DpoLossType;
-  labelSmoothing: number;
-  /** Weight of the NLL term on chosen completions (TRL `rpo_alpha`); 0 = plain DPO. */
-  nllWeight: number;
-  evalEvery: number;
-  evalN: number;
-  /** The arithmetic generator's options (unused with a dataset). */
-  task: ArithOptions;
-  /** A person's prompt dataset and its reward (math, exact or regex) instead of the arithmetic generator; absent: arithmetic. */
-  dataset?: DatasetRunOptions;
-  /** LoRA adapters trained on the frozen base (model/lora.ts); absent: full fine-tuning. */
-  lora?: LoraConfig;
-  /** Per-layer activation recomputation, as GRPO's (GrpoConfig `recomputeLayers`). */
-  recomputeLayers?: boolean;
-  /** bf16 storage of the weights no step changes, as GRPO's (GrpoConfig `frozenWeights`). */
-  frozenWeights?: WeightStorage;
-  /** Ids one training pass holds activations for (model.ts `idsPerPass`); absent: hf/memory.ts `defaultIdsPerPass`. */
-  idsPerPass?: number;
-}
-
-export const DPO_ARITH: DpoConfig = {
-  seed: 1,
+/**
+ * dpo-arith's options (the form's defaults): 16 pairs per step from 8 samples per prompt at T = 1,
+ * β = 0.1 sigmoid DPO plus the NLL term on chosen completions (weight 1, TRL rpo_alpha: plain DPO
+ * collapses accuracy here, docs/calibration.md "DPO"), AdamW lr 1e-4, (0.9, 0.99), wd 0.
+ */
+export const DPO_ARITH: DpoRunOptions = {
+  preset: 'dpo-arith',
   steps: 150,
+  lr: 1e-4,
+  seed: 1,
   pairs: 16,
+  beta: 0.1,
+  loss: { type: 'sigmoid', labelSmoothing: 0 },
+  nllWeight: 1.0,
   samplesPerPrompt: 8,
   temperature: 1,
   maxNew: 16,
-  beta: 0.1,
-  lossType: 'sigmoid',
-  labelSmoothing: 0,
-  nllWeight: 1.0,
-  lr: 1e-4,
   beta1: 0.9,
   beta2: 0.99,
   eps: 1e-8,
   weightDecay: 0,
   maxGradNorm: 1.0,
   evalEvery: 10,
-  evalN: 200,
-  task: { difficulty: 1, format: 'bare' },
+  evalN: 100,
+  checkpointEvery: 50,
+};
+
+/** A run's LoRA as the memory plan takes it: `{ lora }`, or nothing without a rank. */
+const loraOf = (c: DpoRunOptions) => {
+  const lora = loraFromOptions(c);
+  return lora ? { lora } : {};
 };
 
 /** A preference pair (chosen = a correct completion of the base, rejected = an incorrect one for the same prompt). */
@@ -118,13 +93,13 @@ export class DpoRun {
 
   constructor(
     ops: Ops,
-    readonly config: DpoConfig,
+    readonly config: DpoRunOptions,
     readonly base: LoadedCheckpoint,
   ) {
     const models = runModels(ops, base, config, { reference: true });
     this.model = models.model;
     this.reference = models.reference!;
-    this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq);
+    this.source = taskSourceOf(config, ARITH_TASK, base.tokenizer, base.config.maxSeq);
     const dataset = config.dataset ? syncDatasetReward(config.dataset.reward) : null;
     this.reward = (completion, task) => {
       const r = dataset ? dataset(completion, task.answer) : taskMathReward(completion, task);
@@ -148,7 +123,7 @@ export class DpoRun {
       // On wasm, a step that would not fit its memory is refused before sampling, naming each part (hf/memory.ts).
       const plan =
         this.model.ops.backend === 'wasm'
-          ? wasmDpoPlan(this.base.config, c, Math.max(...ids.map((p) => p.length)))
+          ? wasmDpoPlan(this.base.config, { ...c, ...loraOf(c) }, Math.max(...ids.map((p) => p.length)))
           : null;
       if (plan?.problem) throw new Error(plan.problem);
       this.onProgress?.('sampling', this.pending.length, n, 'pairs found');
@@ -220,8 +195,8 @@ export class DpoRun {
       refLogp,
       mask,
       beta: c.beta,
-      lossType: c.lossType,
-      labelSmoothing: c.labelSmoothing,
+      lossType: c.loss.type,
+      labelSmoothing: 'labelSmoothing' in c.loss ? (c.loss.labelSmoothing ?? 0) : 0,
     });
     const dlogp = dpo.dlogp;
     let nll = 0;

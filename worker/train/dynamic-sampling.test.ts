@@ -90,12 +90,17 @@ describe('dynamic sampling in a calc run (CPU, the shipped calc base)', () => {
     group: 8,
     // At T = 1 the base solves ~1% of samples (pass@8 9%): groups with a success are rare; at 0.5, pass@8 is ~45%.
     temperature: 0.5,
-    dynamicSampling: { metric: 'success' as const, maxGenBatches: 8 },
+    filterGroups: 'success' as const,
+    maxGenBatches: 8,
   };
 
   it('trains on groups that vary, numbers each batch apart in the journal, and resumes the step from it', async () => {
     const journal = new MemoryJournal();
-    const run = new EpisodeRun(createCpuOps(), config, base, { journal, runId: 'r', writer: 'first' });
+    const run = new EpisodeRun(createCpuOps(), { environment: 'calc', options: config }, base, {
+      journal,
+      runId: 'r',
+      writer: 'first',
+    });
     const s = await run.next();
     const batches = s.metrics['filter/gen_batches'];
     // This seed's first batch holds fewer than two groups with a success (a precondition of what follows).
@@ -117,7 +122,7 @@ describe('dynamic sampling in a calc run (CPU, the shipped calc base)', () => {
     // The step's episodes are the trained sessions' own, from any of its batches.
     expect(s.episodes.map((e) => [e.task.id, e.episode.reward])).toEqual(s.sessions.map((x) => [x.task, x.reward]));
     // A fresh run of the same step over the journal restores every turn and trains on the same groups.
-    const again = await new EpisodeRun(createCpuOps(), config, base, {
+    const again = await new EpisodeRun(createCpuOps(), { environment: 'calc', options: config }, base, {
       journal,
       runId: 'r',
       writer: 'second',

@@ -34,6 +34,14 @@ export interface DynamicSampling {
   maxGenBatches: number;
 }
 
+/** The dynamic sampling a run's options ask for (`filterGroups`, `maxGenBatches`, absent: 10); null: off. */
+export function dynamicSamplingOf(o: {
+  filterGroups?: DynamicSampling['metric'];
+  maxGenBatches?: number;
+}): DynamicSampling | null {
+  return o.filterGroups ? { metric: o.filterGroups, maxGenBatches: o.maxGenBatches ?? 10 } : null;
+}
+
 /** A member's value of the metric: success before shaping (`components.score` when shaped), or the trained reward. */
 function metricOf(s: Session, metric: DynamicSampling['metric']): number | null {
   if (s.reward === null) return null;

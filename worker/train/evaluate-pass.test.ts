@@ -65,7 +65,11 @@ describe('a sampled evaluation of calc episodes (CPU, the shipped calc base)', (
   const base = importCheckpoint(readCheckpointDir('public/checkpoints/calc-base'));
   // grpo-calc samples at 0.3 and evaluates 4 samples per task by default; these tests set both.
   const run = (o: { evalSamples: number; temperature?: number }) =>
-    new EpisodeRun(createCpuOps(), { ...GRPO_CALC, evalN: 12, temperature: 1, ...o }, base);
+    new EpisodeRun(
+      createCpuOps(),
+      { environment: 'calc', options: { ...GRPO_CALC, evalN: 12, temperature: 1, ...o } },
+      base,
+    );
 
   it('at temperature 0 every sample is the greedy episode: pass@1 = pass@k = the greedy accuracy', async () => {
     const ev = await run({ evalSamples: 3, temperature: 0 }).evaluate();

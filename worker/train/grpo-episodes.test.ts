@@ -7,7 +7,7 @@ import { exportCheckpoint, importCheckpoint } from '../model/checkpoint';
 import { modelPreset } from '../model/config';
 import { Model } from '../model/model';
 import type { ResumePoint } from './resume';
-import type { GrpoEpisodeConfig } from './grpo-episodes';
+import type { EpisodeGrpoRunOptions } from '../contract/options';
 import { GRPO_CALC, GRPO_CODE, EpisodeRun } from './grpo-episodes';
 import type { PhaseReport } from '../contract/records';
 import { readCheckpointDir } from '../model/node-checkpoint-dir';
@@ -22,13 +22,20 @@ async function tinyToolBase() {
   return importCheckpoint(await exportCheckpoint(model, tok, { note: 'test base' }));
 }
 
-const CONFIG: GrpoEpisodeConfig = { ...GRPO_CALC, prompts: 2, group: 3, lr: 1e-2, maskZeroAdvantage: false, evalN: 4 };
+const CONFIG: EpisodeGrpoRunOptions = {
+  ...GRPO_CALC,
+  prompts: 2,
+  group: 3,
+  lr: 1e-2,
+  maskZeroAdvantage: false,
+  evalN: 4,
+};
 const exact = (m: Record<string, number>) =>
   Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/') && k !== 'episodes/resumed_turns'));
 
 describe('EpisodeRun (CPU, tiny model)', () => {
   it('collects P×G episodes, trains on their actions only, and counts them in episodes/*', async () => {
-    const run = new EpisodeRun(createCpuOps(), CONFIG, await tinyToolBase());
+    const run = new EpisodeRun(createCpuOps(), { environment: 'calc', options: CONFIG }, await tinyToolBase());
     const s = await run.next();
     expect(s.episodes).toHaveLength(6);
     expect(s.sessions.map((x) => x.group)).toEqual(s.episodes.map((e) => e.task.id));
@@ -49,7 +56,7 @@ describe('EpisodeRun (CPU, tiny model)', () => {
     async () => {
       const base = await tinyToolBase();
       const ops = createCpuOps();
-      const reference = new EpisodeRun(ops, CONFIG, base, {
+      const reference = new EpisodeRun(ops, { environment: 'calc', options: CONFIG }, base, {
         journal: new MemoryJournal(),
         runId: 'r',
         writer: 'ref',
@@ -57,7 +64,11 @@ describe('EpisodeRun (CPU, tiny model)', () => {
       const ref = [await reference.next(), await reference.next()];
 
       const journal = new MemoryJournal();
-      const first = new EpisodeRun(ops, CONFIG, base, { journal, runId: 'r', writer: 'first' });
+      const first = new EpisodeRun(ops, { environment: 'calc', options: CONFIG }, base, {
+        journal,
+        runId: 'r',
+        writer: 'first',
+      });
       await first.next();
       const point: ResumePoint = {
         position: structuredClone(first.position()),
@@ -76,7 +87,11 @@ describe('EpisodeRun (CPU, tiny model)', () => {
       const committed = (await journal.load('r', 2)).filter((r) => r.turn > 0);
       expect(committed.length).toBeGreaterThan(0);
 
-      const second = new EpisodeRun(ops, CONFIG, base, { journal, runId: 'r', writer: 'second' });
+      const second = new EpisodeRun(ops, { environment: 'calc', options: CONFIG }, base, {
+        journal,
+        runId: 'r',
+        writer: 'second',
+      });
       second.resumeAt(point);
       const s2 = await second.next();
       expect(s2.step).toBe(2);
@@ -103,8 +118,8 @@ describe('EpisodeRun on code (CPU, the shipped code-base, a grader standing in f
         return { reward: 1, program: 'print(2)', cases: [] };
       };
       // One batch a step: a grader that passes everything leaves no group varying for dynamic sampling.
-      const config = { ...GRPO_CODE, prompts: 2, group: 2, evalN: 100, dynamicSampling: undefined };
-      const run = new EpisodeRun(createCpuOps(), config, base, null, {
+      const config = { ...GRPO_CODE, prompts: 2, group: 2, evalN: 100, filterGroups: undefined };
+      const run = new EpisodeRun(createCpuOps(), { environment: 'code', options: config }, base, null, {
         codeGrader: grader,
       });
       const phases: Parameters<PhaseReport>[] = [];

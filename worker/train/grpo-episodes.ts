@@ -12,7 +12,7 @@
 import type { Ops } from '../../kernels/ops';
 import type { EnvTask, EnvironmentKind } from '../episodes/environment';
 import type { EpisodeJournal } from '../episodes/journal';
-import { programKind, type EnvProgramConfig } from '../episodes/program';
+import { programKind } from '../episodes/program';
 import { EXAMPLE_ENVIRONMENT } from '../episodes/program-example';
 import { ENVIRONMENTS, resolveKind, type EnvironmentName, type KindServices } from '../episodes/kinds';
 import { ENV_ERROR_LIMIT_DEFAULT, checkInfrastructure } from '../episodes/infrastructure';
@@ -20,18 +20,24 @@ import type { CollectedEpisode } from '../episodes/rollout';
 import { collectEpisodes, type EpisodeSampler } from '../episodes/rollout';
 import { charTokenizer, type LoadedCheckpoint } from '../model/checkpoint';
 import type { Model } from '../model/model';
+import type {
+  EnvRunOptions,
+  EpisodeGrpoRunOptions,
+  EpisodeRunOptions,
+  PpoEnvRunOptions,
+  PpoEpisodeRunOptions,
+} from '../contract/options';
 import type { PhaseReport } from '../contract/records';
 import { pack } from '../rl/pack';
-import type { PackedBatch } from '../rl/pack-types';
+import type { PackedBatch, PackOptions } from '../rl/pack-types';
 import { sessionOf } from '../rl/session-of';
 import { trainable, type Session } from '../rl/types';
 import type { EvalProgress, EvalResult } from './evaluate';
 import { evaluateEpisodes } from './evaluate';
-import type { GrpoConfig } from './grpo';
 import { GRPO_ARITH } from './grpo';
 import { GrpoFamilyRun, punishOverlong, sampledEvalOf, type TrainedStep } from './grpo-family';
-import { fillBatch } from './dynamic-sampling';
-import type { CriticConfig } from './critic';
+import { dynamicSamplingOf, fillBatch } from './dynamic-sampling';
+import { criticOf } from './critic';
 import { packForUpdate } from './update';
 
 /** A step's episodes as collected (dynamic sampling: the kept groups), with their sessions, tasks and filter figures. */
@@ -42,31 +48,12 @@ interface EpisodeBatch {
   filterMetrics?: Record<string, number>;
 }
 
-/** GRPO's options, an environment instead of an arithmetic task, `maxNew` per action. */
-export interface GrpoEpisodeConfig extends Omit<GrpoConfig, 'task'> {
-  /** A built-in environment, or `program`: a person's program (`program` below) in companion sessions. */
-  environment: EnvironmentName | 'program';
-  /** With environment `program`: the program, its tasks and its wall per request. */
-  program?: EnvProgramConfig;
-  /** Turn limit of an episode (the environment's by default). */
-  maxTurns: number;
-  /**
-   * The share of a batch's episodes (or of an evaluation's wave) that may end as infrastructure
-   * failures before the run stops with EnvironmentBroken (episodes/infrastructure.ts); absent: ENV_ERROR_LIMIT_DEFAULT.
-   */
-  envErrorLimit?: number;
-  /**
-   * Train with a critic instead of an outcome estimator (ppo-calc): a value head, GAE per episode
-   * over its action ids (the environment's ids are off the mask and skipped), the clipped value loss.
-   */
-  critic?: CriticConfig;
-}
-
 /**
- * grpo-calc: GRPO_ARITH's optimizer and objective; 8 tasks × 8 episodes, up to 4 turns of 14 ids.
- * Truncated episodes are scored (dew's default, verl's behaviour), not masked as in grpo-arith:
- * running out of turns or of an action's ids is the agent's failure, and the verifier scores it 0.
- * Masked, a base that often truncates leaves its groups with only their successes, all positive.
+ * grpo-calc's options (the form's defaults): GRPO_ARITH's optimizer and objective; 8 tasks × 8
+ * episodes, up to 4 turns of 14 ids. Truncated episodes are scored (dew's default, verl's
+ * behaviour), not masked as in grpo-arith: running out of turns or of an action's ids is the
+ * agent's failure, and the verifier scores it 0. Masked, a base that often truncates leaves its
+ * groups with only their successes, all positive.
  *
  * Sampled at temperature 1 the base solves ~1% of its episodes (pass@1 1.25%, pass@8 9% on 100
  * held-out tasks, greedy 29%): 0–2 of 8 groups carry a signal, AdamW's normalised steps on that
@@ -75,28 +62,36 @@ export interface GrpoEpisodeConfig extends Omit<GrpoConfig, 'task'> {
  * only on groups that vary: 150 steps × 3 seeds raise greedy 29% to 52–58% and pass@1 at T = 0.3
  * by 6–10 points. pass@1 and pass@4 at T are evaluated beside the greedy pass.
  */
-export const GRPO_CALC: GrpoEpisodeConfig = (() => {
-  const { task: _task, ...grpo } = GRPO_ARITH;
+export const GRPO_CALC: EpisodeGrpoRunOptions = (() => {
+  const {
+    preset: _preset,
+    trainProblems: _problems,
+    dataset: _dataset,
+    base: _base,
+    renormalize: _r,
+    ...grpo
+  } = GRPO_ARITH;
   return {
     ...grpo,
+    preset: 'grpo-calc',
     truncation: 'score',
     prompts: 8,
     group: 8,
     temperature: 0.3,
-    dynamicSampling: { metric: 'success', maxGenBatches: 10 },
+    filterGroups: 'success',
+    maxGenBatches: 10,
     evalSamples: 4,
     maxNew: ENVIRONMENTS.calc.maxActionTokens,
-    environment: 'calc',
     maxTurns: ENVIRONMENTS.calc.maxTurns,
-    evalN: 200,
+    checkpointEvery: 10,
   };
 })();
 
-/** grpo-guess: the same, 8 secrets × 8 episodes of up to 7 guesses. */
-export const GRPO_GUESS: GrpoEpisodeConfig = {
+/** grpo-guess: the same, 8 secrets × 8 episodes of up to 7 guesses, evaluated on all 63 secrets. */
+export const GRPO_GUESS: EpisodeGrpoRunOptions = {
   ...GRPO_CALC,
+  preset: 'grpo-guess',
   maxNew: ENVIRONMENTS.guess.maxActionTokens,
-  environment: 'guess',
   maxTurns: ENVIRONMENTS.guess.maxTurns,
   evalN: 63,
 };
@@ -108,15 +103,9 @@ export const GRPO_GUESS: GrpoEpisodeConfig = {
  * where at T = 1 with one batch a step two seeds dipped to 45% and 35% (README). No sampled
  * evaluation, which would grade 4 programs per held-out task in the companion.
  */
-export const GRPO_CODE: GrpoEpisodeConfig = (() => {
+export const GRPO_CODE: EpisodeGrpoRunOptions = (() => {
   const { evalSamples: _samples, ...calc } = GRPO_CALC;
-  return {
-    ...calc,
-    maxNew: ENVIRONMENTS.code.maxActionTokens,
-    environment: 'code',
-    maxTurns: 1,
-    evalN: 100,
-  };
+  return { ...calc, preset: 'grpo-code', maxNew: ENVIRONMENTS.code.maxActionTokens, maxTurns: 1 };
 })();
 
 /**
@@ -125,41 +114,67 @@ export const GRPO_CODE: GrpoEpisodeConfig = (() => {
  * starts from the example program (examples/calc_env.py on examples/calc-tasks.jsonl) with 10 s
  * per reset or step; a person's files replace it (`loadEnvironment`).
  */
-export const GRPO_ENV: GrpoEpisodeConfig = {
+export const GRPO_ENV: EnvRunOptions = {
   ...GRPO_CALC,
-  environment: 'program',
-  program: { ...EXAMPLE_ENVIRONMENT, stepSeconds: 10 },
-  evalN: 100,
+  preset: 'grpo-env',
+  stepSeconds: 10,
+  environment: EXAMPLE_ENVIRONMENT,
 };
 
 /** ppo-calc: grpo-calc's episodes, sampling and policy loss, with ppo-arith's critic and 2 epochs × 2 mini-batches. */
-export const PPO_CALC: GrpoEpisodeConfig = {
-  ...GRPO_CALC,
-  maskZeroAdvantage: false,
-  epochs: 2,
-  miniBatches: 2,
-  critic: { gamma: 1, lam: 0.95, shiftMean: true, valueCoefficient: 0.5, valueClip: 0.2 },
-};
+export const PPO_CALC: PpoEpisodeRunOptions = (() => {
+  const { advantage: _advantage, maskZeroAdvantage: _mask, ...calc } = GRPO_CALC;
+  return {
+    ...calc,
+    preset: 'ppo-calc',
+    epochs: 2,
+    miniBatches: 2,
+    gamma: 1,
+    lam: 0.95,
+    shiftMean: true,
+    valueCoefficient: 0.5,
+    valueClip: 0.2,
+  };
+})();
 
 /** ppo-env: ppo-calc's critic and updates on a person's program, starting from grpo-env's example. */
-export const PPO_ENV: GrpoEpisodeConfig = {
+export const PPO_ENV: PpoEnvRunOptions = {
   ...PPO_CALC,
-  environment: 'program',
-  program: GRPO_ENV.program,
-  evalN: 100,
+  preset: 'ppo-env',
+  stepSeconds: 10,
+  environment: EXAMPLE_ENVIRONMENT,
 };
 
-/** The environment kind a config runs: the registry's, with the config's turn limit and action length. */
+/**
+ * An episode run's setup: its options and the environment they run, the preset's (a built-in
+ * one) or `program`, the options' own program (grpo-env, ppo-env).
+ */
+export interface EpisodeSetup {
+  environment: EnvironmentName | 'program';
+  options: EpisodeRunOptions;
+}
+
+/** How an episode run packs (and its journal's readers read) a batch: the options' estimator, or none under a critic. */
+export function episodePacking(
+  o: EpisodeRunOptions,
+): Pick<PackOptions, 'estimator' | 'advantage' | 'truncation'> & { maskZeroAdvantage: boolean } {
+  if (!('advantage' in o)) return { estimator: 'none', truncation: o.truncation, maskZeroAdvantage: false };
+  const { estimator, ...advantage } = o.advantage;
+  return { estimator, advantage, truncation: o.truncation, maskZeroAdvantage: o.maskZeroAdvantage };
+}
+
+/** The environment kind a setup runs: the registry's (or its program's), with the options' turn limit and action length. */
 export function configuredKind(
-  c: Pick<GrpoEpisodeConfig, 'environment' | 'program' | 'maxTurns' | 'maxNew'>,
+  { environment, options: o }: EpisodeSetup,
   services: KindServices = {},
 ): EnvironmentKind {
   let kind: EnvironmentKind;
-  if (c.environment === 'program') {
-    if (!c.program) throw new Error("environment 'program' needs the config's program (its file, tasks and wall)");
-    kind = programKind(c.program, services.companion ?? null);
-  } else kind = resolveKind(c.environment, services);
-  return { ...kind, maxTurns: c.maxTurns, maxActionTokens: c.maxNew };
+  if (environment === 'program') {
+    if (!('stepSeconds' in o) || !o.environment)
+      throw new Error("environment 'program' needs the options' program (its file, tasks and wall)");
+    kind = programKind({ ...o.environment, stepSeconds: o.stepSeconds }, services.companion ?? null);
+  } else kind = resolveKind(environment, services);
+  return { ...kind, maxTurns: o.maxTurns, maxActionTokens: o.maxNew };
 }
 
 /** One step of an episode run: the trained step (grpo-family.ts) with its tasks and episodes. */
@@ -206,7 +221,7 @@ function episodeMetrics(episodes: readonly CollectedEpisode[]): Record<string, n
  * gives, or PPO with the config's critic (ppo-calc, ppo-env). The run base (grpo-family.ts) holds
  * the model, the scheduler, the update and the resume position.
  */
-export class EpisodeRun extends GrpoFamilyRun<GrpoEpisodeConfig, EpisodeBatch> {
+export class EpisodeRun extends GrpoFamilyRun<EpisodeRunOptions, EpisodeBatch> {
   readonly kind: EnvironmentKind;
   protected readonly stream: ReturnType<EnvironmentKind['trainTasks']>;
   private readonly heldOutTasks: EnvTask[];
@@ -214,13 +229,14 @@ export class EpisodeRun extends GrpoFamilyRun<GrpoEpisodeConfig, EpisodeBatch> {
   /** `journal`: commit every turn there, under run `runId`, as `writer` (recovery reads it back). */
   constructor(
     ops: Ops,
-    config: GrpoEpisodeConfig,
+    setup: EpisodeSetup,
     base: LoadedCheckpoint,
     private readonly journal: { journal: EpisodeJournal; runId: string; writer: string } | null = null,
     services: KindServices = {},
   ) {
-    super(ops, config, base, config.critic ?? null, services);
-    this.kind = configuredKind(config, services);
+    const config = setup.options;
+    super(ops, config, base, criticOf(config), services);
+    this.kind = configuredKind(setup, services);
     this.stream = this.kind.trainTasks(config.seed);
     this.heldOutTasks = this.kind.heldOut(config.evalN);
   }
@@ -277,11 +293,12 @@ export class EpisodeRun extends GrpoFamilyRun<GrpoEpisodeConfig, EpisodeBatch> {
         this.journal ? batch : null,
       );
       // The overlong budget is the whole episode's, as the verl export writes data.max_response_length.
-      const sessions = punishOverlong(collected.map(trainingSession), c.overlong, c.maxNew * c.maxTurns);
+      const sessions = punishOverlong(collected.map(trainingSession), c, c.maxNew * c.maxTurns);
       sessions.forEach((s, i) => episodeOf.set(s, collected[i]));
       return sessions;
     };
-    const filled = c.dynamicSampling ? await fillBatch(c.prompts, c.dynamicSampling, draw) : null;
+    const dynamic = dynamicSamplingOf(c);
+    const filled = dynamic ? await fillBatch(c.prompts, dynamic, draw) : null;
     const sessions = filled ? filled.sessions : await draw(0);
     const kept = new Set(sessions.map((s) => s.task));
     return {
@@ -300,7 +317,7 @@ export class EpisodeRun extends GrpoFamilyRun<GrpoEpisodeConfig, EpisodeBatch> {
     } = await this.nextBatch();
     const tSample = performance.now();
     // Under a critic every session trains (no outcome estimator, no zero-advantage masking): GAE gives the advantages.
-    const packed = packEpisodes(sessions, this.critic ? { ...c, estimator: 'none', maskZeroAdvantage: false } : c);
+    const packed = packEpisodes(sessions, episodePacking(c), c.miniBatches);
     const trained = await this.train(sessions, packed, t0, tSample, {
       ...episodeMetrics(episodes),
       ...filterMetrics,
@@ -335,21 +352,14 @@ export class EpisodeRun extends GrpoFamilyRun<GrpoEpisodeConfig, EpisodeBatch> {
 /** Packs a step's sessions for the update (packForUpdate) into rows of twice the longest chain (two chains always fit). */
 function packEpisodes(
   sessions: readonly Session[],
-  c: Pick<GrpoEpisodeConfig, 'advantage' | 'truncation' | 'maskZeroAdvantage' | 'miniBatches'> & {
-    estimator: GrpoEpisodeConfig['estimator'] | 'none';
-  },
+  options: ReturnType<typeof episodePacking>,
+  miniBatches: number,
 ): PackedBatch {
   const longest = Math.max(
     1,
     ...sessions.flatMap((s) => s.calls.map((call) => call.promptIds.length + call.sampledIds.length)),
   );
-  const options = {
-    estimator: c.estimator,
-    advantage: c.advantage,
-    truncation: c.truncation,
-    maskZeroAdvantage: c.maskZeroAdvantage,
-  };
-  const packed = packForUpdate((o) => pack(sessions, 2 * longest, { ...options, ...o }), c.miniBatches);
+  const packed = packForUpdate((o) => pack(sessions, 2 * longest, { ...options, ...o }), miniBatches);
   if (!packed.ok) throw new Error(`GRPO episode batch does not pack: ${packed.message}`);
   return packed;
 }

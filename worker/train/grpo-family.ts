@@ -9,6 +9,7 @@
  * collects a batch (`collect`) and packs it; not the UI loop (worker/runs) nor the CLI.
  */
 import type { Ops } from '../../kernels/ops';
+import type { GrpoFamilyOptions } from '../contract/options';
 import type { PhaseReport } from '../contract/records';
 import type { KindServices } from '../episodes/kinds';
 import type { LoadedCheckpoint } from '../model/checkpoint';
@@ -29,14 +30,10 @@ import { RolloutScheduler, samplerSlots } from './scheduler';
 import type { GrpoUpdate, TrainedBatch, UpdateConfig } from './update';
 import { batchMetrics, stepsPerBatch, updateOnBatch } from './update';
 
-/** What of a run's config the base reads (GrpoConfig and GrpoEpisodeConfig document each field). */
-interface RunBaseConfig extends UpdateConfig, RunModelConfig {
-  topK: number;
-  topP: number;
-  evalSamples?: number;
-  staleness?: number;
-  samplerWorker?: boolean;
-}
+/** What of a run's options the base reads (worker/contract/run-options/grpo.ts documents each field). */
+type RunBaseConfig = UpdateConfig &
+  RunModelConfig &
+  Pick<GrpoFamilyOptions, 'topK' | 'topP' | 'evalSamples' | 'staleness' | 'samplerWorker'>;
 
 /** One batch after its update: the figures, the sessions as trained (with their critic's figures), the packed batch and what the update left. */
 export interface TrainedStep {
@@ -183,10 +180,11 @@ export function responseLength(s: Session): number {
  */
 export function punishOverlong<S extends Session>(
   sessions: S[],
-  o: OverlongOptions | undefined,
+  options: Pick<GrpoFamilyOptions, 'overlongBuffer' | 'overlongPenalty'>,
   maxLength: number,
 ): S[] {
-  if (!o) return sessions;
+  if (options.overlongBuffer === undefined) return sessions;
+  const o: OverlongOptions = { buffer: options.overlongBuffer, penaltyFactor: options.overlongPenalty ?? 1 };
   return sessions.map((s) => {
     if (s.reward === null) return s;
     const penalty = overlongPenalty(responseLength(s), maxLength, o);

@@ -6,7 +6,8 @@ import { mulberry32 } from '../../kernels/common/random';
 import { Model } from '../model/model';
 import { grpoObjective } from '../rl/index';
 import type * as MathRewardModule from '../rewards/math-reward';
-import type { GrpoConfig, GrpoStep } from './grpo';
+import type { GrpoRunOptions } from '../contract/options';
+import type { GrpoStep } from './grpo';
 import { GRPO_ARITH, GrpoRun } from './grpo';
 import { updateOnBatch } from './update';
 import { pack } from '../rl/pack';
@@ -34,7 +35,7 @@ vi.mock('../rewards/math-reward', async (importOriginal) => {
   };
 });
 
-const CONFIG: GrpoConfig = {
+const CONFIG: GrpoRunOptions = {
   ...GRPO_ARITH,
   prompts: 3,
   group: 4,
@@ -71,9 +72,9 @@ describe('GrpoRun (CPU, tiny model)', () => {
     expect(a.metrics['loss/total']).toBe(b.metrics['loss/total']);
   });
 
-  it('task.trainProblems: every step draws its prompts from the same training set', async () => {
+  it('trainProblems: every step draws its prompts from the same training set', async () => {
     const base = await tinySftBase();
-    const run = new GrpoRun(createCpuOps(), { ...CONFIG, task: { ...CONFIG.task, trainProblems: 3 } }, base);
+    const run = new GrpoRun(createCpuOps(), { ...CONFIG, trainProblems: 3 }, base);
     const ids = [await run.next(), await run.next()].map((s) => s.tasks.map((t) => t.id).sort());
     expect(ids[0]).toHaveLength(3);
     expect(new Set(ids[0]).size).toBe(3);
@@ -87,9 +88,9 @@ describe('GrpoRun (CPU, tiny model)', () => {
   });
 });
 
-describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity reward)', () => {
+describe('GrpoRun honours every GrpoRunOptions field (CPU, tiny model, length-parity reward)', () => {
   // Truncated completions train too ('score'), so every session carries loss mass.
-  const TRAIN: GrpoConfig = { ...CONFIG, truncation: 'score' };
+  const TRAIN: GrpoRunOptions = { ...CONFIG, truncation: 'score' };
   let base: LoadedCheckpoint;
   beforeAll(async () => {
     base = await tinySftBase();
@@ -98,7 +99,7 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
   afterAll(() => {
     testReward.on = false;
   });
-  const first = (config: GrpoConfig) => new GrpoRun(createCpuOps(), config, base).next();
+  const first = (config: GrpoRunOptions) => new GrpoRun(createCpuOps(), config, base).next();
   const rowsMass = (s: GrpoStep, rows: readonly number[]) =>
     rows.reduce(
       (n, r) =>
@@ -112,7 +113,7 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
   }
 
   it('leaving masked zero-advantage sessions out of the rows trains exactly as packing them would', async () => {
-    const config: GrpoConfig = { ...TRAIN, maskZeroAdvantage: true, prompts: 6 };
+    const config: GrpoRunOptions = { ...TRAIN, maskZeroAdvantage: true, prompts: 6 };
     const s = await first(config);
     expect(s.metrics['sessions/not_packed']).toBeGreaterThan(0); // some all-equal groups this seed
     expect(s.metrics['sessions/not_packed']).toBeLessThan(s.sessions.length);
@@ -133,7 +134,7 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
   });
 
   it('one update is AdamW on the gradient of the objective it reports: a finite difference along a random direction agrees', async () => {
-    const config: GrpoConfig = { ...TRAIN, maxGradNorm: 1e9, lr: 1e-3 };
+    const config: GrpoRunOptions = { ...TRAIN, maxGradNorm: 1e9, lr: 1e-3 };
     const run = new GrpoRun(createCpuOps(), config, base);
     const s = await run.next();
     expect(s.metrics['reward/frac_reward_zero_std']).toBeLessThan(1);
@@ -262,9 +263,12 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
       // Old is the full softmax at the temperature, behavior the nucleus renormalised: π_old / μ is the kept mass, ≤ 1.
       const T = { ...TRAIN, temperature: 0.7, topP: 0.9 };
       const none = await first(T);
-      const tis = await first({ ...T, importance: { threshold: 0.98 } });
-      const band = await first({ ...T, importance: { threshold: [0.92, 1.05] } });
-      const rejected = await first({ ...T, rejection: { token_k1: [0.92, 1.05] } });
+      const tis = await first({ ...T, importance: { kind: 'tis', level: 'token', cap: 0.98, batchNormalize: false } });
+      const band = await first({
+        ...T,
+        importance: { kind: 'band', level: 'token', low: 0.92, high: 1.05, batchNormalize: false },
+      });
+      const rejected = await first({ ...T, rejection: { token_k1: 1.05 } });
       for (const s of [tis, band, rejected])
         expect(s.generated.map((g) => [...g.sampledIds])).toEqual(none.generated.map((g) => [...g.sampledIds]));
       expect(Math.abs(none.metrics['mismatch/kl'])).toBeGreaterThan(1e-4);
@@ -275,7 +279,11 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
       // No filter: behavior = raw = old at the temperature (the trainer scores logits / T), every weight is 1.
       for (const temperature of [1, 0.7]) {
         const plain = await first({ ...TRAIN, temperature });
-        const capped = await first({ ...TRAIN, temperature, importance: { threshold: 1.5 } });
+        const capped = await first({
+          ...TRAIN,
+          temperature,
+          importance: { kind: 'tis', level: 'token', cap: 1.5, batchNormalize: false },
+        });
         expect(Math.abs(plain.metrics['mismatch/kl'])).toBeLessThan(1e-6);
         expect(capped.metrics['loss/policy']).toBeCloseTo(plain.metrics['loss/policy'], 5);
       }
@@ -284,8 +292,8 @@ describe('GrpoRun honours every GrpoConfig field (CPU, tiny model, length-parity
 
   it('estimator, advantage and truncation reach pack: RLOO gives other advantages than GRPO on the same batch', async () => {
     const grpo = await first(TRAIN);
-    const rloo = await first({ ...TRAIN, estimator: 'rloo' });
-    const drGrpo = await first({ ...TRAIN, advantage: { scale: 'none' } });
+    const rloo = await first({ ...TRAIN, advantage: { estimator: 'rloo', normalize: false } });
+    const drGrpo = await first({ ...TRAIN, advantage: { estimator: 'grpo', scale: 'none' } });
     const masked = await first({ ...TRAIN, truncation: 'mask' });
     expect(rloo.sessions.map((s) => s.reward)).toEqual(grpo.sessions.map((s) => s.reward));
     // RLOO by hand: a_i = r_i − mean of the other members of its group.

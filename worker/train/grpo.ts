@@ -10,42 +10,31 @@
  * both drive this.
  */
 import type { Ops } from '../../kernels/ops';
-import type { ArithOptions } from '../data/arith';
 import type { TextTokenizer } from '../data/tokenizer';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { stopsOf } from '../model/checkpoint';
 import type { Model } from '../model/model';
 import type { PackedBatch, PackOptions } from '../rl/pack-types';
-import type {
-  AdvantageOptions,
-  AggregationOptions,
-  IsWeightsOptions,
-  KlOptions,
-  OutcomeEstimator,
-  PolicyLossSpec,
-  RejectionThresholds,
-  Session,
-  Truncation,
-} from '../rl/index';
-import type { DatasetRunOptions, WeightStorage } from '../contract/options';
+import type { Session } from '../rl/index';
+import type { GrpoRunOptions, PpoRunOptions } from '../contract/options';
 import type { KindServices } from '../episodes/kinds';
 import type { Generated } from '../rollout/generate';
 import { PromptSource } from '../rollout/prompt-source';
 import { SampledRollout } from '../rollout/sampled-rollout';
 import type { EvalProgress, EvalResult } from './evaluate';
 import type { CriticConfig } from './critic';
-import type { DynamicSampling } from './dynamic-sampling';
-import { fillBatch } from './dynamic-sampling';
+import { dynamicSamplingOf, fillBatch } from './dynamic-sampling';
 import { GrpoFamilyRun, punishOverlong, sampledEvalOf } from './grpo-family';
-import type { RlSchedule } from './schedule';
-import type { OverlongOptions } from '../rewards/overlong';
 import type { RunTask, TaskSource } from './task-source';
-import { taskSourceOf } from './task-source';
+import { ARITH_TASK, taskSourceOf } from './task-source';
 import { wasmStepPlan } from '../hf/memory';
-import type { LoraConfig } from '../model/lora';
+import { loraFromOptions } from '../model/lora';
 import type { SampledSession, Sampler } from '../rollout/prompt-source';
-import type { GrpoUpdate, TrainedBatch, UpdateConfig } from './update';
+import type { GrpoUpdate, TrainedBatch } from './update';
 import { packForUpdate } from './update';
+
+/** What the single-turn run reads: grpo-arith's or ppo-arith's validated options. */
+export type SingleTurnOptions = GrpoRunOptions | PpoRunOptions;
 
 /** A single-turn batch as collected: its tasks (those trained on), sessions and dynamic sampling's figures. */
 interface SampledBatch {
@@ -54,121 +43,42 @@ interface SampledBatch {
   filterMetrics: Record<string, number>;
 }
 
-/** AdamW in GRPO_ARITH: lr 1e-4 constant, (0.9, 0.99), wd 0 (docs/calibration.md "GRPO"). */
-export interface GrpoConfig extends UpdateConfig {
-  /** Seed of the task stream and of the samplers. */
-  seed: number;
-  steps: number;
-  /** Prompts per step (P) and completions per prompt (G): docs/calibration.md "GRPO": P = 16, G = 8. */
-  prompts: number;
-  group: number;
-  /** Sampling (behavior policy): temperature 1, no top-k/top-p by default. */
-  temperature: number;
-  topK: number;
-  topP: number;
-  maxNew: number;
-  /** Policy loss by registry name (default ppo, clip 0.2) and its aggregation (token-mean). */
-  policyLoss: PolicyLossSpec;
-  aggregation: AggregationOptions;
-  /** KL strength to the frozen starting weights (0: no reference model). */
-  beta: number;
-  /** KL estimator and its clamps (used when beta > 0). */
-  kl: KlOptions;
-  /** Mask sessions of all-equal groups (docs/calibration.md "GRPO" leaves them out). */
-  maskZeroAdvantage: boolean;
-  /** Outcome advantage estimator and its options (compat, scale, ...). */
-  estimator: OutcomeEstimator;
-  advantage: AdvantageOptions;
-  /** Truncated completions: 'mask' (no loss mass) or 'score' (train on their reward). */
-  truncation: Truncation;
-  /** Behavior-policy corrections: IS weights (TIS cap or IcePop band) and rejection masks; none by default. */
-  importance?: IsWeightsOptions;
-  rejection?: RejectionThresholds;
-  /**
-   * Optimizer steps per sampled batch: `epochs` passes over it, each split into `miniBatches`
-   * (1, 1 = one step, ratio ≡ 1, docs/calibration.md "GRPO"). With more than one step, old log-probs are the
-   * trainer's rescoring of the batch before the first update.
-   */
-  epochs: number;
-  miniBatches: number;
-  /**
-   * Renormalise the trainer's log-probs over each sampled id's top-k/top-p support, as the
-   * sampler did (dew; the sampler records the support). Off by default: the full softmax.
-   */
-  renormalize?: boolean;
-  evalEvery: number;
-  evalN: number;
-  /** Samples per held-out task at the training sampler's settings for pass@1 and pass@k (`SampledEval`); absent or 0: greedy only. */
-  evalSamples?: number;
-  /** The arithmetic generator's options (unused with a dataset). */
-  task: ArithOptions;
-  /** A person's prompt dataset and its reward instead of the arithmetic generator (task-source.ts); absent: arithmetic. */
-  dataset?: DatasetRunOptions;
-  /** Learning-rate warmup and schedule per sampled batch, as verl steps it (schedule.ts `rlLrAt`); absent: constant. */
-  lrSchedule?: RlSchedule;
-  /** DAPO's soft overlong punishment, added to every trainable session's reward (`punishOverlong`); absent: off. */
-  overlong?: OverlongOptions;
-  /** DAPO's dynamic sampling (dynamic-sampling.ts `fillBatch`): batches until P groups vary; absent: one batch. */
-  dynamicSampling?: DynamicSampling;
-  /**
-   * Asynchronous rollouts (scheduler.ts): batch k trains on version k − 1 and may have been
-   * sampled under version k − 1 − s at the oldest, while the trainer updated. Absent or 0: synchronous.
-   */
-  staleness?: number;
-  /**
-   * With a staleness bound: the batches sampled ahead draw elsewhere (a Web Worker or a worker
-   * thread per slot: `services.remoteSampler`), not on sampler models in the trainer's thread. The
-   * same numbers on the same backend; absent: here.
-   */
-  samplerWorker?: boolean;
-  /**
-   * Ids one training pass holds activations for (model.ts `idsPerPass`, verl
-   * `ppo_max_token_len_per_gpu`): a batch of more trains in passes, each pass's forward run again
-   * for its backward. Absent: hf/memory.ts `defaultIdsPerPass` (a 1 GiB budget: the whole batch of a small model).
-   */
-  idsPerPass?: number;
-  /** LoRA adapters trained on the frozen base, which is then the reference too (model/lora.ts, policy.ts); absent: full fine-tuning. */
-  lora?: LoraConfig;
-  /**
-   * Per-layer activation recomputation (model.ts `recomputeLayers`): each layer's forward runs again
-   * before its backward. Absent: on for models of 100M parameters or more (hf/memory.ts recomputesLayers).
-   */
-  recomputeLayers?: boolean;
-  /**
-   * The weights no step changes — the reference policy's under full fine-tuning, the base's under
-   * LoRA — held as bf16 (model.ts `storage`: half their memory, rounded to bf16). Absent: f32.
-   */
-  frozenWeights?: WeightStorage;
-}
-
-export const GRPO_ARITH: GrpoConfig = {
-  seed: 1,
+/**
+ * grpo-arith's options (the form's defaults): P = 16 prompts × G = 8 completions at temperature 1,
+ * the PPO clip 0.2 with token-mean, group-normalised advantages with zero-advantage groups masked,
+ * truncated completions masked, β = 0, AdamW lr 1e-4 constant, (0.9, 0.99), wd 0, one update per
+ * batch (docs/calibration.md "GRPO").
+ */
+export const GRPO_ARITH: GrpoRunOptions = {
+  preset: 'grpo-arith',
   steps: 150,
+  lr: 1e-4,
+  seed: 1,
   prompts: 16,
   group: 8,
   temperature: 1,
   topK: 0,
   topP: 1,
   maxNew: 16,
-  lr: 1e-4,
+  policyLoss: { name: 'ppo' },
+  aggregation: { mode: 'token-mean' },
+  advantage: { estimator: 'grpo' },
+  maskZeroAdvantage: true,
+  truncation: 'mask',
+  beta: 0,
+  kl: { estimator: 'k3' },
+  importance: { kind: 'off' },
+  rejection: {},
   beta1: 0.9,
   beta2: 0.99,
   eps: 1e-8,
   weightDecay: 0,
   maxGradNorm: 1.0,
-  policyLoss: { name: 'ppo' },
-  aggregation: { mode: 'token-mean' },
-  beta: 0,
-  kl: { estimator: 'k3' },
-  maskZeroAdvantage: true,
-  estimator: 'grpo',
-  advantage: {},
-  truncation: 'mask',
   epochs: 1,
   miniBatches: 1,
   evalEvery: 10,
-  evalN: 200,
-  task: { difficulty: 1, format: 'bare' },
+  evalN: 100,
+  checkpointEvery: 50,
 };
 
 export interface GrpoStep {
@@ -206,7 +116,7 @@ export interface GrpoStep {
  */
 function singleTurnRollout(
   model: Model | Sampler,
-  c: GrpoConfig,
+  c: SingleTurnOptions,
   tok: TextTokenizer,
   source: TaskSource,
   onProgress: (finished: number, rows: number) => void,
@@ -235,7 +145,7 @@ function singleTurnRollout(
  * and resume position are the run base's (grpo-family.ts). GrpoRun and PpoRun (ppo.ts) differ
  * only in how they pack and whether a critic trains. `services.codeGrader` grades a dataset's `code` reward.
  */
-export abstract class SingleTurnRun<C extends GrpoConfig> extends GrpoFamilyRun<C, SampledBatch> {
+export abstract class SingleTurnRun<C extends SingleTurnOptions> extends GrpoFamilyRun<C, SampledBatch> {
   protected readonly source: TaskSource;
   protected readonly stream: TaskSource['stream'];
   protected readonly rollout: SampledRollout<RunTask>;
@@ -248,7 +158,7 @@ export abstract class SingleTurnRun<C extends GrpoConfig> extends GrpoFamilyRun<
     services: KindServices = {},
   ) {
     super(ops, config, base, o.critic, services);
-    this.source = taskSourceOf(config, base.tokenizer, base.config.maxSeq, services.codeGrader ?? null);
+    this.source = taskSourceOf(config, ARITH_TASK, base.tokenizer, base.config.maxSeq, services.codeGrader ?? null);
     this.stream = this.source.stream;
     this.rollout = this.rolloutOn(this.model, 0);
   }
@@ -280,9 +190,10 @@ export abstract class SingleTurnRun<C extends GrpoConfig> extends GrpoFamilyRun<
       this.checkMemory(tasks);
       drawn.push(...tasks);
       if (batch === this.step) this.onProgress?.('sampling', 0, c.prompts * c.group, 'sequences');
-      return punishOverlong(await rollout.collect(tasks, version), c.overlong, c.maxNew);
+      return punishOverlong(await rollout.collect(tasks, version), c, c.maxNew);
     };
-    const filled = c.dynamicSampling ? await fillBatch(c.prompts, c.dynamicSampling, draw) : null;
+    const dynamic = dynamicSamplingOf(c);
+    const filled = dynamic ? await fillBatch(c.prompts, dynamic, draw) : null;
     const sessions = filled ? filled.sessions : await draw();
     // The tasks of the batch trained on, in the order drawn (dynamic sampling draws more).
     const trained = new Set(sessions.map((s) => s.task));
@@ -297,7 +208,8 @@ export abstract class SingleTurnRun<C extends GrpoConfig> extends GrpoFamilyRun<
   private checkMemory(tasks: readonly RunTask[]): void {
     if (this.model.ops.backend !== 'wasm' || tasks.length === 0) return;
     const promptIds = Math.max(...tasks.map((t) => this.source.promptIds(t).length));
-    const { problem } = wasmStepPlan(this.base.config, this.config, promptIds);
+    const lora = loraFromOptions(this.config);
+    const { problem } = wasmStepPlan(this.base.config, { ...this.config, ...(lora ? { lora } : {}) }, promptIds);
     if (problem) throw new Error(problem);
   }
 
@@ -333,8 +245,9 @@ export abstract class SingleTurnRun<C extends GrpoConfig> extends GrpoFamilyRun<
 }
 
 /** GRPO (or another outcome estimator) on single-turn prompts: pack gives the advantages. */
-export class GrpoRun extends SingleTurnRun<GrpoConfig> {
-  constructor(ops: Ops, config: GrpoConfig, base: LoadedCheckpoint, services: KindServices = {}) {
+export class GrpoRun extends SingleTurnRun<GrpoRunOptions> {
+  constructor(ops: Ops, config: GrpoRunOptions, base: LoadedCheckpoint, services: KindServices = {}) {
+    const { estimator, ...advantage } = config.advantage;
     super(
       ops,
       config,
@@ -342,8 +255,8 @@ export class GrpoRun extends SingleTurnRun<GrpoConfig> {
       {
         critic: null,
         pack: {
-          estimator: config.estimator,
-          advantage: config.advantage,
+          estimator,
+          advantage,
           truncation: config.truncation,
           maskZeroAdvantage: config.maskZeroAdvantage,
         },

@@ -7,16 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
 import type { DpoRunOptions, GrpoRunOptions } from '../contract/options';
 import { importCheckpoint, readPeftAdapters } from '../model/checkpoint';
-import { loraSpecs } from '../model/lora';
+import { loraFromOptions, loraSpecs } from '../model/lora';
 import { Model } from '../model/model';
 import { rowPerSequence } from '../model/packing';
 import { BASE_CHECKPOINT_DIR, readCheckpointDir } from '../model/node-checkpoint-dir';
 import { decodeSafetensors } from '../model/safetensors';
-import { dpoConfigOf, grpoConfigOf } from '../presets/configs';
 import { findPreset, trainerOf } from '../presets/table';
 import { expectClose } from '../../kernels/testing/expect-close';
-import { DPO_ARITH, DpoRun } from './dpo';
-import { GRPO_ARITH, GrpoRun } from './grpo';
+import { DpoRun } from './dpo';
+import { GrpoRun } from './grpo';
 
 const wasm = await nodeWasmOps(1);
 const base = importCheckpoint(readCheckpointDir(BASE_CHECKPOINT_DIR));
@@ -38,7 +37,7 @@ const GRPO: GrpoRunOptions = {
 
 describe('a GRPO run with LoRA', () => {
   it('trains the adapters alone, held to the base by KL (0 before the first update, > 0 after)', async () => {
-    const run = new GrpoRun(wasm, grpoConfigOf(GRPO, GRPO_ARITH), base);
+    const run = new GrpoRun(wasm, GRPO, base);
     const first = await run.next();
     expect(Math.abs(first.metrics['rl/kl'])).toBeLessThan(1e-6); // B = 0: the adapted model is the base
     // Later steps' KL is the adapted policy's to the base (a step whose groups all tie masks every session: 0).
@@ -46,7 +45,7 @@ describe('a GRPO run with LoRA', () => {
     expect(Math.max(...later)).toBeGreaterThan(1e-4);
     const w = await run.model.getWeights();
     for (const [name, t] of base.weights) expect(w.get(name), name).toEqual(t);
-    const specs = loraSpecs(base.config, grpoConfigOf(GRPO, GRPO_ARITH).lora!);
+    const specs = loraSpecs(base.config, loraFromOptions(GRPO)!);
     expect([...(await run.model.getGradients()).keys()]).toEqual(specs.map((s) => s.name));
     const b = await run.model.getAdapters();
     expect(specs.filter((s) => s.part === 'b').some((s) => b.get(s.name)!.some((x) => x !== 0))).toBe(true);
@@ -97,8 +96,7 @@ describe('a GRPO run with LoRA', () => {
 describe('a GRPO run with LoRA dropout', () => {
   it('draws its masks in the update alone (ratio ≡ 1 in a one-update step), seeded, kept by a checkpoint', async () => {
     const o: GrpoRunOptions = { ...GRPO, loraDropout: 0.2 };
-    const config = grpoConfigOf(o, GRPO_ARITH);
-    expect(config.lora!.dropout).toBe(0.2);
+    expect(loraFromOptions(o)!.dropout).toBe(0.2);
     const context = { ops: wasm, base, services: {}, journal: null };
     const a = trainerOf(o, context);
     const steps = [await a.next(), await a.next()];
@@ -135,9 +133,8 @@ describe('a DPO run with LoRA', () => {
       evalEvery: 0,
       loraRank: 2,
     };
-    const config = dpoConfigOf(o, DPO_ARITH);
-    expect(config.lora).toEqual({ rank: 2, alpha: 2, dropout: 0, targetModules: ['all-linear'] });
-    const run = new DpoRun(wasm, config, base);
+    expect(loraFromOptions(o)).toEqual({ rank: 2, alpha: 2, dropout: 0, targetModules: ['all-linear'] });
+    const run = new DpoRun(wasm, o, base);
     const s = await run.next();
     expect(Number.isFinite(s.metrics['loss/dpo'])).toBe(true);
     const w = await run.model.getWeights();

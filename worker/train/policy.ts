@@ -5,11 +5,12 @@
  * as TRL does with a PEFT model's `disable_adapter` and verl with `ref_in_actor`, so no second
  * copy of the weights is held).
  */
-import type { WeightStorage } from '../contract/options';
+import type { GrpoRunOptions } from '../contract/options';
 import type { Ops } from '../../kernels/ops';
 import { defaultIdsPerPass, trainedPassLayout } from '../hf/memory';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import type { LoraConfig } from '../model/lora';
+import { loraFromOptions } from '../model/lora';
 import type { ModelOptions } from '../model/model';
 import { Model } from '../model/model';
 
@@ -42,15 +43,11 @@ function referenceModel(
   return ref;
 }
 
-/** What a run's config says of its models: seed, LoRA, passes and recomputation. */
-export interface RunModelConfig {
-  seed: number;
-  lora?: LoraConfig;
-  idsPerPass?: number;
-  recomputeLayers?: boolean;
-  /** The weights no step changes (the reference's, a LoRA base's) as bf16 (model.ts `storage`); absent: f32. */
-  frozenWeights?: WeightStorage;
-}
+/** What a run's options say of its models: seed, LoRA (the options' `lora*` fields), passes and recomputation. */
+export type RunModelConfig = Pick<
+  GrpoRunOptions,
+  'seed' | 'loraRank' | 'loraAlpha' | 'loraTargets' | 'loraDropout' | 'idsPerPass' | 'recomputeLayers' | 'frozenWeights'
+>;
 
 /**
  * A run's trained model and, with `reference`, the base it is held to: passes of the config's
@@ -64,14 +61,20 @@ export function runModels(
   config: RunModelConfig,
   o: { valueHead?: boolean; reference: boolean },
 ): { model: Model; reference: Model | null } {
-  const layout = trainedPassLayout(base.config, config);
+  const lora = loraFromOptions(config);
+  const layout = trainedPassLayout(base.config, { ...config, ...(lora ? { lora } : {}) });
   const idsPerPass = config.idsPerPass ?? defaultIdsPerPass(base.config, layout);
   const storage = config.frozenWeights ?? 'f32';
-  const model = policyModel(ops, base, config, {
-    idsPerPass,
-    recomputeLayers: layout.recompute,
-    ...(o.valueHead ? { valueHead: true } : {}),
-    ...(config.lora ? { storage } : {}),
-  });
+  const model = policyModel(
+    ops,
+    base,
+    { seed: config.seed, ...(lora ? { lora } : {}) },
+    {
+      idsPerPass,
+      recomputeLayers: layout.recompute,
+      ...(o.valueHead ? { valueHead: true } : {}),
+      ...(lora ? { storage } : {}),
+    },
+  );
   return { model, reference: o.reference ? referenceModel(ops, base, model, { idsPerPass, storage }) : null };
 }

@@ -24,30 +24,32 @@
 import type { Ops } from '../../kernels/ops';
 import type { KindServices } from '../episodes/kinds';
 import type { LoadedCheckpoint } from '../model/checkpoint';
-import type { CriticConfig } from './critic';
-import type { GrpoConfig, GrpoStep } from './grpo';
+import type { PpoRunOptions } from '../contract/options';
+import { criticOf } from './critic';
+import type { GrpoStep } from './grpo';
 import { GRPO_ARITH, SingleTurnRun } from './grpo';
 
-/** GRPO's options (its estimator unused: GAE gives the advantages) plus the critic's. */
-export interface PpoConfig extends GrpoConfig, CriticConfig {}
-
 /**
- * ppo-arith: GRPO_ARITH's task, sampling, optimizer and policy loss, so the two compare on the
- * same sample budget (16 prompts × 8 completions); dew PPORollout's γ 1, λ 0.95, c_v 0.5, value
- * clip 0.2; 2 epochs × 2 mini-batches (the old log-probs and values are a separate pass then).
+ * ppo-arith's options (the form's defaults): GRPO_ARITH's task, sampling, optimizer and policy loss,
+ * so the two compare on the same sample budget (16 prompts × 8 completions), truncated completions
+ * scored; dew PPORollout's γ 1, λ 0.95, c_v 0.5, value clip 0.2; 2 epochs × 2 mini-batches (the old
+ * log-probs and values are a separate pass then).
  */
-export const PPO_ARITH: PpoConfig = {
-  ...GRPO_ARITH,
-  maskZeroAdvantage: false,
-  truncation: 'score',
-  epochs: 2,
-  miniBatches: 2,
-  gamma: 1,
-  lam: 0.95,
-  shiftMean: true,
-  valueCoefficient: 0.5,
-  valueClip: 0.2,
-};
+export const PPO_ARITH: PpoRunOptions = (() => {
+  const { advantage: _advantage, maskZeroAdvantage: _mask, ...grpo } = GRPO_ARITH;
+  return {
+    ...grpo,
+    preset: 'ppo-arith',
+    truncation: 'score',
+    epochs: 2,
+    miniBatches: 2,
+    gamma: 1,
+    lam: 0.95,
+    shiftMean: true,
+    valueCoefficient: 0.5,
+    valueClip: 0.2,
+  };
+})();
 
 /** A GRPO step's record, its advantages GAE's (whitened), plus the critic's figures. */
 interface PpoStep extends GrpoStep {
@@ -56,21 +58,15 @@ interface PpoStep extends GrpoStep {
   returns: Float64Array;
 }
 
-export class PpoRun extends SingleTurnRun<PpoConfig> {
+export class PpoRun extends SingleTurnRun<PpoRunOptions> {
   // No outcome estimator: GAE over the critic's values gives the advantages after packing.
-  constructor(ops: Ops, config: PpoConfig, base: LoadedCheckpoint, services: KindServices = {}) {
+  constructor(ops: Ops, config: PpoRunOptions, base: LoadedCheckpoint, services: KindServices = {}) {
     super(
       ops,
       config,
       base,
       {
-        critic: {
-          gamma: config.gamma,
-          lam: config.lam,
-          shiftMean: config.shiftMean,
-          valueCoefficient: config.valueCoefficient,
-          valueClip: config.valueClip,
-        },
+        critic: criticOf(config),
         pack: { estimator: 'none', truncation: config.truncation, maskZeroAdvantage: false },
       },
       services,

@@ -47,3 +47,13 @@ export function rlLrAt(batch: number, lr: number, total: number, s: RlSchedule |
   const r = s.minLrRatio;
   return lr * Math.max(0, Math.cos(Math.PI * p) * ((1 - r) / 2) + (1 + r) / 2);
 }
+
+/** The schedule a run's options ask for (`lrSchedule`, `lrWarmup`, `minLrRatio`); undefined: constant lr. */
+export function rlScheduleOf(o: {
+  lrSchedule?: RlSchedule['style'];
+  lrWarmup?: number;
+  minLrRatio?: number;
+}): RlSchedule | undefined {
+  if (o.lrSchedule === undefined && o.lrWarmup === undefined) return undefined;
+  return { style: o.lrSchedule ?? 'constant', warmup: o.lrWarmup ?? 0, minLrRatio: o.minLrRatio ?? 0 };
+}

@@ -15,6 +15,7 @@ import { modelPreset } from '../model/config';
 import { Model } from '../model/model';
 import type { EvalProgress, EvalResult } from './evaluate';
 import { evaluateArith } from './evaluate';
+import type { SftRunOptions } from '../contract/options';
 import { lrAt } from './schedule';
 import { packExamples } from './sft-batch';
 import type { SftBatch } from './sft-batch';
@@ -168,4 +169,13 @@ export class SftRun {
     restore(this.model, this.stream, from);
     this.step = from.position.step;
   }
+}
+
+/** sft-arith's options onto `base` (SFT_ARITH: the model, batch shape and schedule are the config's alone), and its defaults as options. */
+export function sftConfigOf(o: SftRunOptions, base: SftConfig): SftConfig {
+  return { ...base, steps: o.steps, lr: o.lr, seed: o.seed, evalEvery: o.evalEvery, evalN: o.evalN };
+}
+
+export function sftOptionsOf(c: SftConfig, run: { evalN: number; checkpointEvery: number }): SftRunOptions {
+  return { preset: 'sft-arith', steps: c.steps, lr: c.lr, seed: c.seed, evalEvery: c.evalEvery, ...run };
 }

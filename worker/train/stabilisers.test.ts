@@ -75,14 +75,14 @@ describe('punishOverlong on sessions', () => {
     expect(responseLength(episode)).toBe(14);
     const [a, b, failed] = punishOverlong(
       [one, episode, session([[7, 16]], null)],
-      { buffer: 4, penaltyFactor: 1 },
+      { overlongBuffer: 4, overlongPenalty: 1 },
       16,
     );
     expect(a.reward).toBeCloseTo(0.5, 12);
     expect(a.components).toEqual({ score: 1, overlong: -0.5 });
     expect(b.reward).toBeCloseTo(0.5, 12);
     expect(failed.reward).toBeNull();
-    expect(punishOverlong([one], undefined, 16)[0]).toBe(one);
+    expect(punishOverlong([one], {}, 16)[0]).toBe(one);
   });
 });
 
@@ -99,11 +99,7 @@ describe('the stabilisers through a GRPO run (CPU, tiny model)', () => {
 
   it('a warmup trains the first batch at lr 0 (the weights do not move) and the second at lr / warmup', async () => {
     const base = await tinySftBase(2);
-    const run = new GrpoRun(
-      createCpuOps(),
-      { ...CONFIG, steps: 4, lrSchedule: { style: 'constant', warmup: 2, minLrRatio: 0 } },
-      base,
-    );
+    const run = new GrpoRun(createCpuOps(), { ...CONFIG, steps: 4, lrSchedule: 'constant', lrWarmup: 2 }, base);
     const name = 'model.layers.0.mlp.down_proj.weight';
     const s1 = await run.next();
     expect(s1.metrics['opt/lr']).toBe(0);
@@ -115,11 +111,7 @@ describe('the stabilisers through a GRPO run (CPU, tiny model)', () => {
   it('the overlong penalty lands in the rewards the advantages come from, and in the metrics', async () => {
     const base = await tinySftBase(2);
     // Budget 8, buffer 8: every completion of L ids loses L / 8 · 0.5.
-    const s = await new GrpoRun(
-      createCpuOps(),
-      { ...CONFIG, overlong: { buffer: 8, penaltyFactor: 0.5 } },
-      base,
-    ).next();
+    const s = await new GrpoRun(createCpuOps(), { ...CONFIG, overlongBuffer: 8, overlongPenalty: 0.5 }, base).next();
     for (const x of s.sessions) {
       const L = x.calls[0].sampledIds.length;
       expect(x.components?.overlong).toBeCloseTo((-L / 8) * 0.5, 12);

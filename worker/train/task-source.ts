@@ -41,20 +41,24 @@ export interface TaskSource<T extends RunTask = RunTask> {
   evaluate(model: Model, tasks: readonly T[], sampled?: SampledEval, progress?: EvalProgress): Promise<EvalResult>;
 }
 
-/** What picks the source: the config's dataset, else its arithmetic task options. */
+/** The arithmetic generator's options of the single-turn presets (unused with a dataset): 2-digit addition, bare prompts. */
+export const ARITH_TASK: ArithOptions = { difficulty: 1, format: 'bare' };
+
+/** What of a run's options picks the source: its dataset, else the arithmetic generator (its training set of `trainProblems`). */
 interface TaskSourceConfig {
   seed: number;
   evalN: number;
   maxNew: number;
-  task: ArithOptions;
+  trainProblems?: number;
   dataset?: DatasetRunOptions;
 }
 
 /** The arithmetic generator and MathReward, exactly as the trainers had them. */
-function arithTaskSource(c: TaskSourceConfig, tok: TextTokenizer): TaskSource<ArithTask> {
+function arithTaskSource(c: TaskSourceConfig, task: ArithOptions, tok: TextTokenizer): TaskSource<ArithTask> {
+  const options = c.trainProblems === undefined ? task : { ...task, trainProblems: c.trainProblems };
   return {
-    stream: trainStream(c.seed, c.task),
-    heldOut: heldOut(c.evalN, c.task),
+    stream: trainStream(c.seed, options),
+    heldOut: heldOut(c.evalN, options),
     promptIds: (task) => encodeExample(tok, task).promptIds,
     reward: taskMathReward,
     evaluate: (model, tasks, sampled, progress) => evaluateArith(model, tok, tasks, 16, 64, sampled, progress),
@@ -133,6 +137,8 @@ export function datasetTaskSource(
 /** The config's source: its dataset when it has one, else arithmetic. */
 export function taskSourceOf(
   c: TaskSourceConfig,
+  /** The arithmetic generator's options (the preset's), used without a dataset. */
+  task: ArithOptions,
   tok: TextTokenizer,
   maxSeq: number,
   grader: CodeGrader | null = null,
@@ -140,5 +146,5 @@ export function taskSourceOf(
   // Each source only ever sees its own tasks: the union type is the trainers' view of either.
   return (c.dataset
     ? datasetTaskSource(c.dataset, c, tok, maxSeq, grader)
-    : arithTaskSource(c, tok)) as unknown as TaskSource;
+    : arithTaskSource(c, task, tok)) as unknown as TaskSource;
 }

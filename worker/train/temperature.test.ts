@@ -5,7 +5,7 @@ import type { LoadedCheckpoint } from '../model/checkpoint';
 import type { Scored } from '../model/model';
 import { Model } from '../model/model';
 import { offPolicyMetrics } from '../rl/corrections/off-policy-metrics';
-import type { GrpoConfig } from './grpo';
+import type { GrpoRunOptions } from '../contract/options';
 import { GRPO_ARITH, GrpoRun } from './grpo';
 import { PPO_ARITH, PpoRun } from './ppo';
 
@@ -18,7 +18,7 @@ const T = 0.7;
 const TOL = 1e-4;
 
 /** One update per batch; truncated completions train too, so every session carries loss mass. */
-const CONFIG: GrpoConfig = {
+const CONFIG: GrpoRunOptions = {
   ...GRPO_ARITH,
   prompts: 3,
   group: 4,

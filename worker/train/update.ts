@@ -12,44 +12,69 @@ import { supportBias } from '../model/packing';
 import type { PackedInput } from '../model/packing';
 import type { PackedBatch, PackOptions, PackResult } from '../rl/pack-types';
 import type {
-  AggregationOptions,
   GrpoObjectiveOptions,
   GrpoObjectiveOutput,
   IsWeightsOptions,
-  KlOptions,
   PolicyLossSpec,
   PpoObjectiveOutput,
-  RejectionThresholds,
   Session,
 } from '../rl/index';
 import { grpoObjective, ppoObjective, sessionMeanWeights } from '../rl/index';
 import type { PhaseReport } from '../contract/records';
-import type { OverlongOptions } from '../rewards/overlong';
+import type { GrpoFamilyOptions, ImportanceRunOptions } from '../contract/options';
 import { dropoutSeedOf } from '../model/lora';
-import type { OptimizerConfig } from './optimizer';
 import { stepOptions } from './optimizer';
-import type { RlSchedule } from './schedule';
-import { rlLrAt } from './schedule';
+import { rlLrAt, rlScheduleOf } from './schedule';
 
 /**
- * What of a run's config the update and its figures read: the fields of these names in GrpoConfig
- * (grpo.ts), which documents each; GrpoConfig extends this, so the two cannot drift apart.
+ * What of a run's options the update and its figures read: the GRPO-family options of these names
+ * (worker/contract/run-options/grpo.ts documents each), as the run was validated. `renormalize` is
+ * the single-turn shapes' only (the episode rollout records no support).
  */
-export interface UpdateConfig extends OptimizerConfig {
-  seed: number;
-  steps: number;
-  temperature: number;
-  policyLoss: PolicyLossSpec;
-  aggregation: AggregationOptions;
-  beta: number;
-  kl: KlOptions;
-  importance?: IsWeightsOptions;
-  rejection?: RejectionThresholds;
-  epochs: number;
-  miniBatches: number;
-  renormalize?: boolean;
-  lrSchedule?: RlSchedule;
-  overlong?: OverlongOptions;
+export type UpdateConfig = Pick<
+  GrpoFamilyOptions,
+  | 'seed'
+  | 'steps'
+  | 'lr'
+  | 'beta1'
+  | 'beta2'
+  | 'eps'
+  | 'weightDecay'
+  | 'maxGradNorm'
+  | 'temperature'
+  | 'policyLoss'
+  | 'aggregation'
+  | 'beta'
+  | 'kl'
+  | 'importance'
+  | 'rejection'
+  | 'epochs'
+  | 'miniBatches'
+  | 'lrSchedule'
+  | 'lrWarmup'
+  | 'minLrRatio'
+  | 'overlongBuffer'
+> & { renormalize?: boolean };
+
+/** The IS weights the options ask for, as the RL core takes them (corrections/is-weights.ts); undefined when off. */
+function isWeightsOf(imp: ImportanceRunOptions): IsWeightsOptions | undefined {
+  if (imp.kind === 'off') return undefined;
+  const threshold = imp.kind === 'tis' ? imp.cap : ([imp.low, imp.high] as [number, number]);
+  return { level: imp.level, threshold, batchNormalize: imp.batchNormalize };
+}
+
+/** The RL core's objective options of a run's: the loss by name with its options, the IS weights, rejection only when set. */
+function objectiveOptionsOf(c: UpdateConfig): GrpoObjectiveOptions {
+  const { name, ...lossOptions } = c.policyLoss;
+  const importance = isWeightsOf(c.importance);
+  return {
+    policyLoss: (Object.keys(lossOptions).length ? { name, options: lossOptions } : { name }) as PolicyLossSpec,
+    aggregation: c.aggregation,
+    beta: c.beta,
+    kl: c.kl,
+    ...(importance ? { importance } : {}),
+    ...(Object.keys(c.rejection).length ? { rejection: c.rejection } : {}),
+  };
 }
 
 /** One optimizer step of a batch: the packed rows it trained on and what it measured. */
@@ -307,17 +332,10 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
     if (dropout) firstScored = null;
   }
   const tOld = performance.now();
-  const options: GrpoObjectiveOptions = {
-    policyLoss: c.policyLoss,
-    aggregation: c.aggregation,
-    beta: c.beta,
-    kl: c.kl,
-    importance: c.importance,
-    rejection: c.rejection,
-  };
+  const options = objectiveOptionsOf(c);
   const dlogp = new Float64Array(packed.rows * packed.width);
   const corrections =
-    c.importance || c.rejection
+    options.importance || options.rejection
       ? { weights: new Float64Array(packed.rows * packed.width), keep: new Float64Array(packed.rows * packed.width) }
       : null;
   const updates: GrpoUpdate[] = [];
@@ -361,7 +379,7 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
       await ctx.model.backward(obj.dlogp, 'dvalues' in obj ? obj.dvalues : null);
       // AdamW counts optimizer steps, not batches: batch k's updates are (k−1)·steps + 1 … k·steps.
       gradNorm = await ctx.model.step(
-        stepOptions(c, (ctx.step - 1) * steps + updates.length + 1, rlLrAt(ctx.step, c.lr, c.steps, c.lrSchedule)),
+        stepOptions(c, (ctx.step - 1) * steps + updates.length + 1, rlLrAt(ctx.step, c.lr, c.steps, rlScheduleOf(c))),
       );
       putRows(dlogp, obj.dlogp, plan[e][b], packed.width);
       if (corrections) {
@@ -423,8 +441,8 @@ export function batchMetrics(
     ...groupSpread(sessions),
     'response/mean_length': sampledTokens / sessions.length,
     'response/truncated_frac': sessions.filter((s) => s.status === 'truncated').length / sessions.length,
-    ...(c.overlong ? overlongMetrics(sessions) : {}),
-    'opt/lr': rlLrAt(step, c.lr, c.steps, c.lrSchedule),
+    ...(c.overlongBuffer !== undefined ? overlongMetrics(sessions) : {}),
+    'opt/lr': rlLrAt(step, c.lr, c.steps, rlScheduleOf(c)),
     'opt/grad_norm': t.gradNorm,
     'opt/steps_per_batch': steps,
     'perf/sample_ms': tSample - t0,

@@ -804,3 +804,8 @@ export type PpoRunOptions = z.output<typeof ppoSchema>;
 export type PpoEpisodeRunOptions = z.output<typeof ppoEpisodeSchema>;
 /** PPO on a person's environment program (ppo-env). */
 export type PpoEnvRunOptions = z.output<typeof ppoEnvSchema>;
+/** Any GRPO-family preset's options: the fields all six shapes share are the trainers' common ground. */
+export type GrpoFamilyOptions =
+  GrpoRunOptions | EpisodeGrpoRunOptions | EnvRunOptions | PpoRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions;
+/** The options of a preset that runs episodes (a built-in environment or a person's program, GRPO or PPO). */
+export type EpisodeRunOptions = EpisodeGrpoRunOptions | EnvRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions;
