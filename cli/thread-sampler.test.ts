@@ -1,3 +1,4 @@
+import { serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { nodeWasmOps } from '../kernels/wasm/node-wasm';
 import { importCheckpoint } from '../worker/model/checkpoint';
@@ -6,8 +7,8 @@ import type { GrpoRunOptions } from '../worker/contract/options';
 import { GRPO_ARITH, GrpoRun } from '../worker/train/grpo';
 import { GRPO_CALC, EpisodeRun } from '../worker/train/grpo-episodes';
 import type { ModelConfig } from '../worker/model/config';
-import type { PortSampler } from '../worker/rollout/remote-sampler';
-import { threadSampler } from './thread-sampler';
+import type { PortSampler, RemoteSampler } from '../worker/rollout/remote-sampler';
+import { threadEndpoint, threadSampler } from './thread-sampler';
 
 const CONFIG: GrpoRunOptions = { ...GRPO_ARITH, steps: 3, prompts: 4, group: 4, evalN: 4, staleness: 1 };
 
@@ -78,12 +79,52 @@ describe('threadSampler: the batches sampled ahead drawn on worker threads', () 
     expect(new Set(onThreads.out[1].calls.flatMap((session) => session.map((c) => c[0])))).toEqual(new Set([0]));
   });
 
-  it('names the thread in a failure: weights of another shape are refused there', async () => {
+  it('copies no weights per batch: a batch posts its prompts and options, and each version is written once into its slot', async () => {
+    const base = importCheckpoint(readCheckpointDir('public/checkpoints/arith-base'));
+    const posted: { slot: number; type: string; bytes: number }[] = [];
+    const written: [slot: number, version: number][] = [];
+    const slots: PortSampler[] = [];
+    const remoteSampler = (config: ModelConfig): RemoteSampler => {
+      const slot = slots.length;
+      const end = threadEndpoint();
+      const postMessage = (m: unknown) => {
+        posted.push({ slot, type: (m as { type: string }).type, bytes: serialize(m).byteLength });
+        end.postMessage(m);
+      };
+      const t = threadSampler(config, { ...end, postMessage });
+      slots.push(t);
+      return {
+        publish: (version, w) => (written.push([slot, version]), t.publish(version, w)),
+        close: () => t.close(),
+      };
+    };
+    const run = new GrpoRun(await nodeWasmOps(1), { ...CONFIG, steps: 4, samplerWorker: true }, base, {
+      remoteSampler,
+    });
+    for (let i = 0; i < 4; i++) await run.next();
+    run.close();
+    // Batches 1 and 2 draw version 0 on slots of their own; batch 3 version 1 on batch 1's slot, batch 4 version 2 on batch 2's.
+    expect(written).toEqual([
+      [0, 0],
+      [1, 0],
+      [0, 1],
+      [1, 2],
+    ]);
+    // One init a slot (posted as each thread says it listens, in either order).
+    expect(posted.filter((p) => p.type === 'init').map((p) => p.slot)).toHaveLength(2);
+    expect(new Set(posted.filter((p) => p.type === 'init').map((p) => p.slot))).toEqual(new Set([0, 1]));
+    expect(new Set(posted.map((p) => p.type))).toEqual(new Set(['init', 'generate']));
+    // Every message of the run together is under a tenth of one copy of the weights (409 kB here).
+    const weightBytes = [...base.weights.values()].reduce((n, w) => n + w.byteLength, 0);
+    expect(posted.reduce((n, p) => n + p.bytes, 0)).toBeLessThan(weightBytes / 10);
+  });
+
+  it('names the thread in a failure: weights of another shape are refused before they are written there', async () => {
     const base = importCheckpoint(readCheckpointDir('public/checkpoints/arith-base'));
     const t = threadSampler(base.config);
     try {
-      await expect(t.publish(new Map([['model.embed_tokens.weight', new Float32Array(3)]]))).rejects.toThrow(
-        /^the sampler thread: Error: setWeights: /,
+      await expect(t.publish(0, new Map([['model.embed_tokens.weight', new Float32Array(3)]]))).rejects.toThrow(
+        /^the sampler thread: writeWeights: 'model.embed_tokens.weight' has 3 values, expected \d+$/,
       );
     } finally {
       t.close();

@@ -40,6 +40,7 @@ function makeWasm(): Promise<WasmOps> {
 /**
  * A sampler slot (the `samplerWorker` option) as a Web Worker of its own (worker/sampler-worker.ts)
  * on wasm: one thread beside a trainer on wasm (which has the cores), up to 4 beside one on WebGPU.
+ * Its memory is shared with this worker, which writes the weights there (rollout/shared-weights.ts).
  */
 function samplerWorker(config: ModelConfig, trainerBackend: string): RemoteSampler {
   const w = new Worker(new URL('./sampler-worker.ts', import.meta.url), { type: 'module', name: 'dewpoint-sampler' });

@@ -16,9 +16,18 @@ async function fetchBytes(url: URL): Promise<ArrayBuffer> {
   return res.arrayBuffer();
 }
 
-export async function browserWasmOps(threads: number): Promise<WasmOps> {
+/**
+ * `shared`: over a shared memory even on one thread (a sampler worker's, whose weights the trainer
+ * writes in place: worker/rollout/shared-weights.ts); refused on a page that is not cross-origin isolated.
+ */
+export async function browserWasmOps(threads: number, { shared = false }: { shared?: boolean } = {}): Promise<WasmOps> {
   const relaxed = relaxedSimdAvailable();
-  if (self.crossOriginIsolated && threads > 1) {
+  if (shared && !self.crossOriginIsolated)
+    throw new Error(
+      'a shared wasm memory needs SharedArrayBuffer, which this page lacks: it is not cross-origin isolated ' +
+        '(serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp, as npm start does)',
+    );
+  if (self.crossOriginIsolated && (threads > 1 || shared)) {
     const spawn = (): ThreadPort => {
       const w = new Worker(new URL('../kernels/wasm/thread.mjs', import.meta.url), {
         type: 'module',

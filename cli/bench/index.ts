@@ -11,6 +11,7 @@ import { MODEL_SHAPES } from './grpo-model';
 import { benchMatmul } from './matmul';
 import { benchPack } from './pack';
 import { benchRollout } from './rollout';
+import { benchSampler } from './sampler';
 import { benchSandbox } from './sandbox';
 import { benchTraces } from './traces';
 import { benchTrain } from './train';
@@ -24,6 +25,7 @@ const BENCHES: Record<string, (args: BenchArgs) => Promise<{ table: string; json
   pack: benchPack,
   traces: benchTraces,
   sandbox: benchSandbox,
+  sampler: benchSampler,
 };
 
 export const BENCH: CommandSpec = {
@@ -35,7 +37,8 @@ export const BENCH: CommandSpec = {
     runs: num('N', 'timed runs per measurement (their median), 1..100; default depends on the bench'),
     model: str(
       'SHAPE|DIR',
-      `train: gpt-ref (the peer bench's GPT shape); grpo: ${Object.keys(MODEL_SHAPES).join(', ')} or a model folder`,
+      `train: gpt-ref (the peer bench's GPT shape); grpo: ${Object.keys(MODEL_SHAPES).join(', ')} or a model folder; ` +
+        `sampler: ${Object.keys(MODEL_SHAPES).join(', ')}`,
     ),
   },
 };
@@ -52,10 +55,14 @@ export async function runBench(argv: string[]): Promise<number> {
   }
   if (f.model !== undefined) {
     const m = String(f.model);
-    if (name !== 'train' && name !== 'grpo')
-      throw new UsageError(`dewpoint bench: --model is for the train and grpo benches, not ${name ?? 'none'}`);
+    if (name !== 'train' && name !== 'grpo' && name !== 'sampler')
+      throw new UsageError(`dewpoint bench: --model is for the train, grpo and sampler benches, not ${name ?? 'none'}`);
     if (name === 'train' && m !== 'gpt-ref')
       throw new UsageError(`dewpoint bench train: --model must be gpt-ref, got '${m}'`);
+    if (name === 'sampler' && !MODEL_SHAPES[m])
+      throw new UsageError(
+        `dewpoint bench sampler: --model must be one of ${Object.keys(MODEL_SHAPES).join(', ')}, got '${m}'`,
+      );
     args.model = m;
   }
   const bench = name ? BENCHES[name] : undefined;

@@ -26,7 +26,7 @@ import type { ThreadPort } from '../wasm/threads';
 import { WasmThreadPool } from '../wasm/threads';
 
 /** The parts of the WebAssembly JS API this backend uses (kernels/ is built without DOM or Node types). */
-interface WasmMemory {
+export interface WasmMemory {
   readonly buffer: ArrayBufferLike;
   grow(pages: number): number;
 }
@@ -199,6 +199,13 @@ export interface WasmOps extends Ops {
   close(): void;
   /** Bytes held by live tensors now, and the most ever held. */
   memoryStats(): { liveBytes: number; peakBytes: number };
+  /**
+   * The linear memory the tensors live in, and a live tensor's byte offset in it. Over a shared
+   * memory (createThreadedWasmOps) another thread may read or write a tensor in place: a sampler
+   * worker's weights, which the trainer writes (worker/rollout/shared-weights.ts).
+   */
+  readonly memory: WasmMemory;
+  byteOffset(t: Tensor): number;
 }
 
 /** The single-threaded backend over ops.wasm (`binary`: its bytes or a compiled module). */
@@ -210,21 +217,22 @@ export function createWasmOps(binary: ArrayBuffer | ArrayBufferView | object): W
 }
 
 /**
- * The multi-threaded backend over ops-mt.wasm: a shared memory (SharedArrayBuffer: the page must
- * be cross-origin isolated) and `threads − 1` helper threads from `spawn`. Matmuls split by rows
- * and attention by batch rows once they are big enough to pay for the wake-up.
+ * The backend over ops-mt.wasm: a shared memory (SharedArrayBuffer: the page must be cross-origin
+ * isolated) and `threads − 1` helper threads from `spawn`, none for one thread (the memory shared
+ * with another agent alone: a sampler worker's). Matmuls split by rows and attention by batch rows
+ * once they are big enough to pay for the wake-up. The numbers are those of ops.wasm, bit for bit.
  */
 export async function createThreadedWasmOps(
   binaryMt: ArrayBuffer | ArrayBufferView | object,
   threads: number,
   spawn: () => ThreadPort,
 ): Promise<WasmOps> {
-  if (!Number.isInteger(threads) || threads < 2)
-    throw new Error(`createThreadedWasmOps: threads must be an integer ≥ 2, got ${threads}`);
+  if (!Number.isInteger(threads) || threads < 1)
+    throw new Error(`createThreadedWasmOps: threads must be an integer ≥ 1, got ${threads}`);
   const api = WA();
   const module = compile(api, binaryMt);
   const memory = new api.Memory({ initial: 16, maximum: MAX_PAGES, shared: true });
-  const pool = await WasmThreadPool.start(module, memory, threads - 1, PARALLEL, spawn);
+  const pool = threads > 1 ? await WasmThreadPool.start(module, memory, threads - 1, PARALLEL, spawn) : null;
   return wasmOpsOver(api, module, memory, pool);
 }
 
@@ -326,6 +334,8 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
     simd: k.fusedMultiplyAdd() ? 'relaxed' : 'plain',
     close: () => pool?.close(),
     memoryStats: () => ({ liveBytes: heap.liveBytes, peakBytes: heap.peakBytes }),
+    memory,
+    byteOffset: (t) => tensor(t).ptr,
     alloc(label, length, dtype: DType = 'f32') {
       if (!Number.isInteger(length) || length < 0)
         throw new Error(`alloc '${label}': length must be a non-negative integer, got ${length}`);

@@ -36,12 +36,15 @@ export function nodeThread(): ThreadPort {
 /**
  * The wasm backend on every core (`threads`, default the machine's parallelism), or single-threaded
  * on one; the `simd` build (default: relaxed where this engine has it, kernels/wasm/simd.ts).
+ * `shared`: over a shared memory even on one thread (a sampler thread's, whose weights the trainer
+ * writes in place: worker/rollout/shared-weights.ts); more threads always share theirs.
  */
 export async function nodeWasmOps(
   threads = availableParallelism(),
   simd: WasmSimd = defaultWasmSimd(),
+  { shared = false }: { shared?: boolean } = {},
 ): Promise<WasmOps> {
   const relaxed = simd === 'relaxed' ? '-relaxed' : '';
-  if (threads < 2) return createWasmOps(await nodeWasmBinary(`ops${relaxed}.wasm`));
+  if (threads < 2 && !shared) return createWasmOps(await nodeWasmBinary(`ops${relaxed}.wasm`));
   return createThreadedWasmOps(await nodeWasmBinary(`ops-mt${relaxed}.wasm`), threads, nodeThread);
 }

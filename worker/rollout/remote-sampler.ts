@@ -4,24 +4,33 @@
  * `generate` would on a model holding them. Two places run one: a Web Worker beside the trainer's
  * worker in the browser (worker/sampler-worker.ts) and a worker thread in Node
  * (cli/thread-sampler.ts). Both speak the messages below over a port: `PortSampler` is the
- * trainer's end, `serveSampler` the sampler's.
+ * trainer's end, `serveSampler` the sampler's. The weights travel in no message: the sampler's
+ * model keeps them in a shared wasm memory that the trainer writes a version into in place
+ * (shared-weights.ts), so a batch costs its prompts and options, never a copy of the weights.
  *
- * Messages, each answered `{ id }` (with `generated` for a draw) or `{ id, error }`, in order:
- * `{ id, type: 'init', config, threads }` first (a Model of the run's shape on its own backend),
- * `{ id, type: 'weights', weights: [name, Float32Array][] }` and `{ id, type: 'generate', prompts:
- * number[][], options }` (GenerateOptions without its callback). The sampler's end sends `{ id: 0 }`
- * once it listens.
+ * Messages, each answered `{ id }` (with `weights` for 'init', `generated` for a draw) or
+ * `{ id, error }`, in order: `{ id, type: 'init', config, threads }` first (a frozen Model of the
+ * run's shape on its own backend over a shared memory; the answer's `weights` says where its
+ * tensors are), then `{ id, type: 'generate', version, prompts: number[][], options }`
+ * (GenerateOptions without its callback), drawn only if the shared tensors hold `version` before
+ * and after the draw. The sampler's end sends `{ id: 0 }` once it listens.
  */
-import type { Ops } from '../../kernels/ops';
+import type { WasmOps } from '../../kernels/backends/wasm';
 import type { ModelConfig } from '../model/config';
 import { Model } from '../model/model';
 import type { Generated, GenerateOptions } from './generate';
 import { generate } from './generate';
 import type { Sampler } from './prompt-source';
+import type { SharedWeights } from './shared-weights';
+import { NO_VERSION, WRITING, heldVersion, shareWeights, writeWeights } from './shared-weights';
 
 export interface RemoteSampler {
-  publish(weights: ReadonlyMap<string, Float32Array>): Promise<void>;
-  sampler: Sampler;
+  /**
+   * Writes version `version`'s weights where the sampler reads them, once it has started, and
+   * gives the sampler that draws under them: a draw refuses (rejects) once another version was
+   * written over them.
+   */
+  publish(version: number, weights: ReadonlyMap<string, Float32Array>): Promise<Sampler>;
   close(): void;
 }
 
@@ -40,7 +49,7 @@ export interface SamplerEndpoint extends SamplerPort {
   keepAlive?(on: boolean): void;
 }
 
-type Answer = { id: number; generated?: Generated[]; error?: string };
+type Answer = { id: number; weights?: SharedWeights; generated?: Generated[]; error?: string };
 type Pending = { resolve: (m: Answer) => void; reject: (e: Error) => void };
 
 /** The scheduler's end of a sampler elsewhere; `where` names it in errors ("the sampler thread", "the sampler worker"). */
@@ -49,6 +58,8 @@ export class PortSampler implements RemoteSampler {
   private nextId = 1;
   private failure: Error | null = null;
   private readonly ready: Promise<void>;
+  /** Where the sampler's weights are, once its 'init' is answered. */
+  private readonly shared: Promise<SharedWeights>;
 
   constructor(
     private readonly port: SamplerEndpoint,
@@ -75,7 +86,8 @@ export class PortSampler implements RemoteSampler {
     });
     port.keepAlive?.(false);
     // The first request: any later one waits behind it in the sampler's queue.
-    this.call({ type: 'init', config, threads }).catch(() => {}); // a failed init fails every later request too
+    this.shared = this.call({ type: 'init', config, threads }).then((a) => a.weights!);
+    this.shared.catch(() => {}); // a failed init fails every publish and later request too
   }
 
   private async call(message: object): Promise<Answer> {
@@ -88,20 +100,27 @@ export class PortSampler implements RemoteSampler {
     return answer;
   }
 
-  async publish(weights: ReadonlyMap<string, Float32Array>): Promise<void> {
-    await this.call({ type: 'weights', weights: [...weights] });
+  async publish(version: number, weights: ReadonlyMap<string, Float32Array>): Promise<Sampler> {
+    const shared = await this.shared;
+    try {
+      writeWeights(shared, version, weights);
+    } catch (e) {
+      throw new Error(`${this.where}: ${(e as Error).message}`);
+    }
+    return (prompts, options) => this.draw(version, prompts, options);
   }
 
-  sampler = async (prompts: readonly ArrayLike<number>[], options: GenerateOptions): Promise<Generated[]> => {
+  private async draw(version: number, prompts: readonly ArrayLike<number>[], options: GenerateOptions) {
     // The progress callback stays here: the sampler's rows report nothing back.
     const { onProgress: _progress, ...rest } = options;
     const { generated } = await this.call({
       type: 'generate',
+      version,
       prompts: prompts.map((p) => Array.from(p)),
       options: rest,
     });
     return generated!;
-  };
+  }
 
   close(): void {
     this.port.terminate();
@@ -110,16 +129,16 @@ export class PortSampler implements RemoteSampler {
 
 type Request =
   | { id: number; type: 'init'; config: ModelConfig; threads: number }
-  | { id: number; type: 'weights'; weights: [string, Float32Array][] }
-  | { id: number; type: 'generate'; prompts: number[][]; options: GenerateOptions };
+  | { id: number; type: 'generate'; version: number; prompts: number[][]; options: GenerateOptions };
 
 /**
- * The sampler's end: a Model of the run's shape on the backend `opsFor(threads)` makes, holding the
- * weights last published, drawing with `generate` on request. One request at a time, in order: a
- * draw never sees weights published after it was asked. Listens at once, then says so (`{ id: 0 }`).
+ * The sampler's end: a frozen Model of the run's shape on the backend `opsFor(threads)` makes (over
+ * a shared memory), whose weights the trainer writes (shared-weights.ts), drawing with `generate`
+ * on request. One request at a time, in order. Listens at once, then says so (`{ id: 0 }`).
  */
-export function serveSampler(port: SamplerPort, opsFor: (threads: number) => Promise<Ops>): void {
+export function serveSampler(port: SamplerPort, opsFor: (threads: number) => Promise<WasmOps>): void {
   let model: Model | null = null;
+  let shared: SharedWeights | null = null;
   let initFailed: string | null = null;
   let queue = Promise.resolve();
   port.onMessage((message) => {
@@ -128,19 +147,21 @@ export function serveSampler(port: SamplerPort, opsFor: (threads: number) => Pro
       try {
         if (m.type === 'init') {
           try {
-            model = new Model(await opsFor(m.threads), m.config, { frozen: true });
+            const ops = await opsFor(m.threads);
+            model = new Model(ops, m.config, { frozen: true });
+            shared = shareWeights(model, ops);
           } catch (e) {
             initFailed = `its model could not start: ${(e as Error).name}: ${(e as Error).message}`;
-            throw e;
+            throw new Error(initFailed);
           }
-          port.postMessage({ id: m.id });
-        } else if (!model) {
+          port.postMessage({ id: m.id, weights: shared });
+        } else if (!model || !shared) {
           throw new Error(initFailed ?? `a '${m.type}' request before 'init'`);
-        } else if (m.type === 'weights') {
-          model.setWeights(new Map(m.weights));
-          port.postMessage({ id: m.id });
         } else {
-          port.postMessage({ id: m.id, generated: await generate(model, m.prompts, m.options) });
+          expectVersion(shared, m.version, 'before the draw');
+          const generated = await generate(model, m.prompts, m.options);
+          expectVersion(shared, m.version, 'after the draw');
+          port.postMessage({ id: m.id, generated });
         }
       } catch (e) {
         port.postMessage({ id: m.id, error: `${(e as Error).name}: ${(e as Error).message}` });
@@ -148,4 +169,15 @@ export function serveSampler(port: SamplerPort, opsFor: (threads: number) => Pro
     });
   });
   port.postMessage({ id: 0 });
+}
+
+/** A draw under `version` refuses weights that are not that version whole: another written over it, or being written. */
+function expectVersion(shared: SharedWeights, version: number, when: string): void {
+  const held = heldVersion(shared);
+  if (held === version) return;
+  const what =
+    held === WRITING ? 'a version was being written' : held === NO_VERSION ? 'none was written' : `version ${held} was`;
+  throw new Error(
+    `a draw under weights version ${version}, ${when}: ${what} (a slot's weights are rewritten only after the batch drawn from them)`,
+  );
 }

@@ -13,7 +13,11 @@
  * here a batch is not launched before its bound allows). The sampler models run on the trainer's
  * ops in the same thread: what overlaps is the waiting (an environment's or a grader's answers),
  * not the arithmetic. With `samplerWorker`, each slot is a worker of its own (a Web Worker, a
- * worker thread) holding the published weights, and the sampling's arithmetic overlaps too.
+ * worker thread) holding the published weights, and the sampling's arithmetic overlaps too. A
+ * worker's weights are in shared memory that the trainer writes each version into
+ * (rollout/shared-weights.ts), and the s + 1 slots are the ring of live versions: version k − 1,
+ * published at take(k), goes to the slot of batch k + s, whose previous batch, k − 1, was taken
+ * (the first version, drawn by batches 1 … s + 1, to every slot).
  * Under LoRA the published weights are the adapters merged into the base (Model.getMergedWeights):
  * a sampler is a plain model.
  */
@@ -160,11 +164,9 @@ export class RolloutScheduler<B> {
     if (this.o.remote) {
       const remote = (this.remotes[slot] ??= this.o.remote());
       // Launched now, so batches take their tasks in launch order; each draw waits for the weights.
-      const published = remote.publish(weights);
-      return this.o.launch(k, version, async (prompts, options) => {
-        await published;
-        return remote.sampler(prompts, options);
-      });
+      // The slot's batch before this one was taken, so nothing draws from the weights written over.
+      const published = remote.publish(version, weights);
+      return this.o.launch(k, version, async (prompts, options) => (await published)(prompts, options));
     }
     this.samplers[slot] ??= new Model(this.trainer.ops, this.trainer.config, { frozen: true });
     this.samplers[slot].setWeights(weights);
