@@ -463,7 +463,8 @@ const grpoRest = {
       section: 'Sampling',
       description:
         'With a staleness bound: each batch sampled ahead draws in a worker of its own on wasm (a Web Worker in ' +
-        'the browser, a worker thread in the CLI), holding the weights published to it, so sampling runs on other ' +
+        'the browser, a worker thread in the CLI), reading the weights the trainer writes into its shared memory (no copy ' +
+        'per batch; the browser needs the page cross-origin isolated, as the threaded wasm backend does), so sampling runs on other ' +
         'cores (or the CPU while WebGPU trains). The same numbers on the same backend. Empty: in the trainer.',
     }),
   evalEvery: run.evalEvery,
