@@ -1,106 +1,45 @@
 /**
- * The policy-loss, advantage and KL settings a run actually trains with: each option left unset
- * filled in with the default its module gives under its `compat` (worker/rl/losses/*.ts,
- * worker/rl/advantages/*.ts, worker/rl/kl.ts; docs/rl-formulas.md §11). The translators compare these
+ * The policy-loss and advantage settings a run actually trains with: each option left unset filled
+ * in with the default its module gives under its `compat`, by that module's own `*Settings`
+ * (worker/rl/losses/*.ts, worker/rl/advantages/*.ts; docs/rl-formulas.md §11). The translators compare these
  * with what verl and TRL can express. `Infinity` stands for "none" (no dual clip, no clamp).
  * Not validation (contract/run-options/), which leaves these options unset.
  */
-import type { AdvantageRunOptions, CompatName, PolicyLossRunOptions } from '../contract/options';
+import type { AdvantageRunOptions, PolicyLossRunOptions } from '../contract/options';
+import {
+  cispoSettings,
+  dppoSettings,
+  grpoSettings,
+  gspoSettings,
+  icepopSettings,
+  ppoSettings,
+  reinforcePlusPlusSettings,
+  rlooSettings,
+} from '../rl/index';
 
-/** ppo.ts: ε_low 0.2, ε_high = ε_low, dual clip 3 (verl) or none, log-ratio clamp 20 (verl, rllm) or none (trl), δ none. */
-interface PpoSettings {
-  name: 'ppo';
-  compat: CompatName;
-  clipLow: number;
-  clipHigh: number;
-  dualClip: number;
-  logRatioClamp: number;
-  delta: number;
-}
-/** gspo.ts: the log of the sequence ratio capped at 10 (verl, rllm) or not (trl). */
-interface GspoSettings {
-  name: 'gspo';
-  compat: CompatName;
-  clipLow: number;
-  clipHigh: number;
-  logRatioCap: number;
-}
-/** cispo.ts: two-sided clip (verl, rllm) or TRL's absolute cap (default 5). */
-interface CispoSettings {
-  name: 'cispo';
-  compat: CompatName;
-  clipLow: number;
-  clipHigh: number;
-  cap: number;
-}
-/** dppo.ts: δ_low 0.2, δ_high = δ_low, truncation C 3 (verl) or none (rllm). */
-interface DppoSettings {
-  name: 'dppo_tv' | 'dppo_kl';
-  compat: 'verl' | 'rllm';
-  deltaLow: number;
-  deltaHigh: number;
-  truncation: number;
-}
-/** icepop.ts: keep α ≤ d ≤ β, defaults 0.5 and 5. */
-interface IcepopSettings {
-  name: 'icepop';
-  alpha: number;
-  beta: number;
-}
-
+/** Each loss's options resolved by its own module (the defaults live there once), tagged with its name. */
 type LossSettings =
-  | PpoSettings
-  | GspoSettings
-  | CispoSettings
-  | DppoSettings
-  | IcepopSettings
+  | ({ name: 'ppo' } & ReturnType<typeof ppoSettings>)
+  | ({ name: 'gspo' } & ReturnType<typeof gspoSettings>)
+  | ({ name: 'cispo' } & ReturnType<typeof cispoSettings>)
+  | ({ name: 'dppo_tv' | 'dppo_kl' } & ReturnType<typeof dppoSettings>)
+  | ({ name: 'icepop' } & ReturnType<typeof icepopSettings>)
   | { name: 'reinforce' }
   | Extract<PolicyLossRunOptions, { name: 'reinforce_kl' }>;
 
 export function lossSettings(p: PolicyLossRunOptions): LossSettings {
   switch (p.name) {
-    case 'ppo': {
-      const compat = p.compat ?? 'verl';
-      const clipLow = p.clipLow ?? 0.2;
-      return {
-        name: 'ppo',
-        compat,
-        clipLow,
-        clipHigh: p.clipHigh ?? clipLow,
-        dualClip: p.dualClip ?? (compat === 'verl' ? 3 : Infinity),
-        logRatioClamp: p.logRatioClamp ?? (compat === 'trl' ? Infinity : 20),
-        delta: p.delta ?? Infinity,
-      };
-    }
-    case 'gspo': {
-      const compat = p.compat ?? 'verl';
-      const clipLow = p.clipLow ?? 0.2;
-      return {
-        name: 'gspo',
-        compat,
-        clipLow,
-        clipHigh: p.clipHigh ?? clipLow,
-        logRatioCap: p.logRatioCap ?? (compat === 'trl' ? Infinity : 10),
-      };
-    }
-    case 'cispo': {
-      const clipLow = p.clipLow ?? 0.2;
-      return { name: 'cispo', compat: p.compat ?? 'verl', clipLow, clipHigh: p.clipHigh ?? clipLow, cap: p.cap ?? 5 };
-    }
+    case 'ppo':
+      return { name: 'ppo', ...ppoSettings(p) };
+    case 'gspo':
+      return { name: 'gspo', ...gspoSettings(p) };
+    case 'cispo':
+      return { name: 'cispo', ...cispoSettings(p) };
     case 'dppo_tv':
-    case 'dppo_kl': {
-      const compat = p.compat ?? 'verl';
-      const deltaLow = p.deltaLow ?? 0.2;
-      return {
-        name: p.name,
-        compat,
-        deltaLow,
-        deltaHigh: p.deltaHigh ?? deltaLow,
-        truncation: p.truncation ?? (compat === 'rllm' ? Infinity : 3),
-      };
-    }
+    case 'dppo_kl':
+      return { name: p.name, ...dppoSettings(p) };
     case 'icepop':
-      return { name: 'icepop', alpha: p.alpha ?? 0.5, beta: p.beta ?? 5 };
+      return { name: 'icepop', ...icepopSettings(p) };
     case 'reinforce':
       return { name: 'reinforce' };
     case 'reinforce_kl':
@@ -108,50 +47,20 @@ export function lossSettings(p: PolicyLossRunOptions): LossSettings {
   }
 }
 
-/** grpo.ts PRESETS, rloo.ts and reinforce-pp.ts defaults. */
+/** Each estimator's options resolved by its own module, tagged with its name. */
 type AdvantageSettings =
-  | {
-      estimator: 'grpo';
-      compat: CompatName;
-      scale: 'group' | 'batch' | 'none';
-      stdType: 'unbiased' | 'population';
-      epsilon: number;
-      singleton: 'raw' | 'zero';
-    }
-  | { estimator: 'rloo'; compat: CompatName; singleton: 'raw' | 'zero'; normalize: boolean }
-  | { estimator: 'reinforce++-baseline'; compat: 'verl' | 'rllm'; shiftMean: boolean };
-
-const GRPO_DEFAULTS = {
-  verl: { stdType: 'unbiased', epsilon: 1e-6, singleton: 'raw' },
-  trl: { stdType: 'unbiased', epsilon: 1e-4, singleton: 'zero' },
-  rllm: { stdType: 'population', epsilon: 1e-6, singleton: 'raw' },
-} as const;
+  | ({ estimator: 'grpo' } & ReturnType<typeof grpoSettings>)
+  | ({ estimator: 'rloo' } & ReturnType<typeof rlooSettings>)
+  | ({ estimator: 'reinforce++-baseline' } & ReturnType<typeof reinforcePlusPlusSettings>);
 
 export function advantageSettings(a: AdvantageRunOptions): AdvantageSettings {
   switch (a.estimator) {
-    case 'grpo': {
-      const compat = a.compat ?? 'verl';
-      const d = GRPO_DEFAULTS[compat];
-      return {
-        estimator: 'grpo',
-        compat,
-        scale: a.scale ?? 'group',
-        stdType: a.stdType ?? d.stdType,
-        epsilon: a.epsilon ?? d.epsilon,
-        singleton: a.singleton ?? d.singleton,
-      };
-    }
-    case 'rloo': {
-      const compat = a.compat ?? 'verl';
-      return {
-        estimator: 'rloo',
-        compat,
-        singleton: a.singleton ?? (compat === 'trl' ? 'zero' : 'raw'),
-        normalize: a.normalize,
-      };
-    }
+    case 'grpo':
+      return { estimator: 'grpo', ...grpoSettings(a) };
+    case 'rloo':
+      return { estimator: 'rloo', ...rlooSettings(a) };
     case 'reinforce++-baseline':
-      return { estimator: 'reinforce++-baseline', compat: a.compat ?? 'verl', shiftMean: a.shiftMean ?? true };
+      return { estimator: 'reinforce++-baseline', ...reinforcePlusPlusSettings(a) };
   }
 }
 

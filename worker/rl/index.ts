@@ -48,9 +48,12 @@ export {
   broadcastAdvantages,
   gae,
   grpoAdvantages,
+  grpoSettings,
   outcomeAdvantages,
   reinforcePlusPlusBaseline,
+  reinforcePlusPlusSettings,
   rlooAdvantages,
+  rlooSettings,
   verlMaskedMean,
   verlWhitenStats,
   whitenWith,
@@ -109,12 +112,12 @@ export {
   type PolicyLossSpec,
 } from './losses/registry';
 export { aggregatePolicyLoss, type AggregatedPolicyLoss } from './losses/aggregate-policy-loss';
-export { ppoLoss, type PpoOptions } from './losses/ppo';
-export { gspoLoss, type GspoOptions, type GspoResult } from './losses/gspo';
-export { cispoLoss, type CispoOptions } from './losses/cispo';
+export { ppoLoss, ppoSettings, type PpoOptions } from './losses/ppo';
+export { gspoLoss, gspoSettings, type GspoOptions, type GspoResult } from './losses/gspo';
+export { cispoLoss, cispoSettings, type CispoOptions } from './losses/cispo';
 export { reinforceLoss, type ReinforceOptions } from './losses/reinforce';
-export { dppoTvLoss, dppoKlLoss, type DppoOptions, type DppoResult } from './losses/dppo';
-export { icepopLoss, type IcepopOptions } from './losses/icepop';
+export { dppoTvLoss, dppoKlLoss, dppoSettings, type DppoOptions, type DppoResult } from './losses/dppo';
+export { icepopLoss, icepopSettings, type IcepopOptions } from './losses/icepop';
 export { reinforceKlLoss, type ReinforceKlOptions } from './losses/reinforce-kl';
 export { echoLoss, type EchoOptions } from './losses/echo';
 

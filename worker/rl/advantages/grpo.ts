@@ -58,19 +58,27 @@ export function grpoAdvantages(
   return outcome(d.advantages, d.grouping);
 }
 
+/** The options with every default filled in under their `compat` (what the estimator computes with; the exports compare these). */
+export function grpoSettings(options: GrpoOptions = {}) {
+  const compat = options.compat ?? 'verl';
+  const preset = PRESETS[compat];
+  if (!preset) throw new Error(`grpo: compat = ${JSON.stringify(compat)}: expected "verl", "trl" or "rllm"`);
+  return {
+    compat,
+    scale: options.scale ?? 'group',
+    stdType: options.stdType ?? preset.stdType,
+    epsilon: options.epsilon ?? preset.epsilon,
+    singleton: options.singleton ?? preset.singleton,
+  };
+}
+
 /** `grpoAdvantages` with its working: the resolved options and, per group, μ and the σ it divided by. */
 export function grpoDetails(
   scores: ArrayLike<number>,
   groups: ArrayLike<string | number>,
   options: GrpoOptions = {},
 ): AdvantageDetails {
-  const compat = options.compat ?? 'verl';
-  const preset = PRESETS[compat];
-  if (!preset) throw new Error(`grpo: compat = ${JSON.stringify(compat)}: expected "verl", "trl" or "rllm"`);
-  const scale = options.scale ?? 'group';
-  const stdType = options.stdType ?? preset.stdType;
-  const epsilon = options.epsilon ?? preset.epsilon;
-  const singleton = options.singleton ?? preset.singleton;
+  const { compat, scale, stdType, epsilon, singleton } = grpoSettings(options);
   if (!(epsilon >= 0) || !Number.isFinite(epsilon))
     throw new Error(`grpo: epsilon = ${epsilon}: expected a finite number ≥ 0`);
   if (!['group', 'batch', 'none'].includes(scale))

@@ -10,9 +10,14 @@ import { reinforcePlusPlusDetails, type ReinforcePlusPlusOptions } from './reinf
 import { rlooDetails, type RlooOptions } from './rloo';
 
 export type { AdvantageDetails, GroupDetail, OutcomeAdvantages } from './groups';
-export { grpoAdvantages, grpoDetails, type GrpoOptions } from './grpo';
-export { rlooAdvantages, rlooDetails, type RlooOptions } from './rloo';
-export { reinforcePlusPlusBaseline, reinforcePlusPlusDetails, type ReinforcePlusPlusOptions } from './reinforce-pp';
+export { grpoAdvantages, grpoDetails, grpoSettings, type GrpoOptions } from './grpo';
+export { rlooAdvantages, rlooDetails, rlooSettings, type RlooOptions } from './rloo';
+export {
+  reinforcePlusPlusBaseline,
+  reinforcePlusPlusDetails,
+  reinforcePlusPlusSettings,
+  type ReinforcePlusPlusOptions,
+} from './reinforce-pp';
 export { gae, type GaeInput, type GaeOptions, type GaeResult } from './gae';
 export { verlMaskedMean, verlWhitenStats, whitenWith, VERL_EPS, type WhitenStats } from './whiten';
 

@@ -37,6 +37,11 @@ export interface ReinforcePlusPlusOptions {
   shiftMean?: boolean;
 }
 
+/** The options with every default filled in under their `compat` (what the estimator computes with; the exports compare these). */
+export function reinforcePlusPlusSettings(options: ReinforcePlusPlusOptions = {}) {
+  return { compat: options.compat ?? 'verl', shiftMean: options.shiftMean ?? true };
+}
+
 /**
  * REINFORCE++-baseline advantages. `lengths[i]` is the number of trainable tokens of sequence i
  * (required by the verl form, ignored by rLLM's).
@@ -58,12 +63,11 @@ export function reinforcePlusPlusDetails(
   lengths?: ArrayLike<number>,
   options: ReinforcePlusPlusOptions = {},
 ): AdvantageDetails {
-  const compat = options.compat ?? 'verl';
+  const { compat, shiftMean } = reinforcePlusPlusSettings(options);
   if (compat === 'trl')
     throw new Error('reinforce++-baseline: TRL has no REINFORCE++-baseline estimator; use compat "verl" or "rllm"');
   if (compat !== 'verl' && compat !== 'rllm')
     throw new Error(`reinforce++-baseline: compat = ${JSON.stringify(compat)}: expected "verl" or "rllm"`);
-  const shiftMean = options.shiftMean ?? true;
   if (typeof shiftMean !== 'boolean')
     throw new Error(`reinforce++-baseline: shiftMean = ${JSON.stringify(shiftMean)}: expected true or false`);
   if (!shiftMean && compat === 'rllm')

@@ -28,6 +28,16 @@ export interface RlooOptions {
   normalize?: boolean;
 }
 
+/** The options with every default filled in under their `compat` (what the estimator computes with; the exports compare these). */
+export function rlooSettings(options: RlooOptions = {}) {
+  const compat = options.compat ?? 'verl';
+  return {
+    compat,
+    singleton: options.singleton ?? (compat === 'trl' ? 'zero' : 'raw'),
+    normalize: options.normalize ?? false,
+  };
+}
+
 /** RLOO advantages of `scores`, grouped by `groups`. */
 export function rlooAdvantages(
   scores: ArrayLike<number>,
@@ -44,11 +54,9 @@ export function rlooDetails(
   groups: ArrayLike<string | number>,
   options: RlooOptions = {},
 ): AdvantageDetails {
-  const compat = options.compat ?? 'verl';
+  const { compat, singleton, normalize } = rlooSettings(options);
   if (!['verl', 'trl', 'rllm'].includes(compat))
     throw new Error(`rloo: compat = ${JSON.stringify(compat)}: expected "verl", "trl" or "rllm"`);
-  const singleton = options.singleton ?? (compat === 'trl' ? 'zero' : 'raw');
-  const normalize = options.normalize ?? false;
   const g = groupScores(scores, groups);
   const adv = new Float64Array(scores.length);
   const baselines = new Float64Array(scores.length);

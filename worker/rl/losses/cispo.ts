@@ -25,12 +25,19 @@ export interface CispoOptions {
   compat?: Compat;
 }
 
+/** The options with every default filled in (what the loss computes with; the exports compare these). */
+export function cispoSettings(o: CispoOptions = {}) {
+  const clipLow = o.clipLow ?? 0.2;
+  return { compat: o.compat ?? 'verl', clipLow, clipHigh: o.clipHigh ?? clipLow, cap: o.cap ?? 5.0 };
+}
+
 export function cispoLoss(ctx: PolicyLossContext, options: CispoOptions = {}): PolicyLossResult {
   const c = checkContext(ctx, 'cispo', { old: true });
-  const trl = options.compat === 'trl';
-  const lo = 1 - (options.clipLow ?? 0.2);
-  const hi = 1 + (options.clipHigh ?? options.clipLow ?? 0.2);
-  const cap = options.cap ?? 5.0;
+  const s = cispoSettings(options);
+  const trl = s.compat === 'trl';
+  const lo = 1 - s.clipLow;
+  const hi = 1 + s.clipHigh;
+  const cap = s.cap;
   const loss = new Float64Array(c.n);
   const dlogp = new Float64Array(c.n);
   const clipped = new Float64Array(c.n);

@@ -62,12 +62,22 @@ export interface DppoResult extends PolicyLossResult {
   truncatedRatio: Float64Array;
 }
 
+/** The options with every default filled in under their `compat` (what the loss computes with; the exports compare these). */
+export function dppoSettings(o: DppoOptions = {}) {
+  const compat = o.compat ?? 'verl';
+  const deltaLow = o.deltaLow ?? 0.2;
+  return {
+    compat,
+    deltaLow,
+    deltaHigh: o.deltaHigh ?? deltaLow,
+    truncation: o.truncation ?? (compat === 'rllm' ? Infinity : 3.0),
+  };
+}
+
 function dppo(name: string, valid: Valid, ctx: PolicyLossContext, options: DppoOptions): DppoResult {
   const c = checkContext(ctx, name, { old: true });
-  const rllm = options.compat === 'rllm';
-  const dLow = options.deltaLow ?? 0.2;
-  const dHigh = options.deltaHigh ?? dLow;
-  const C = options.truncation ?? (rllm ? Infinity : 3.0);
+  const { compat, deltaLow: dLow, deltaHigh: dHigh, truncation: C } = dppoSettings(options);
+  const rllm = compat === 'rllm';
   if (!(C > 0)) throw new Error(`${name}: truncation = ${C}: expected > 0 (Infinity for none)`);
   const loss = new Float64Array(c.n);
   const dlogp = new Float64Array(c.n);

@@ -43,12 +43,23 @@ export interface GspoResult extends PolicyLossResult {
   sequenceRatio: Float64Array;
 }
 
+/** The options with every default filled in under their `compat` (what the loss computes with; the exports compare these). */
+export function gspoSettings(o: GspoOptions = {}) {
+  const compat = o.compat ?? 'verl';
+  const clipLow = o.clipLow ?? 0.2;
+  return {
+    compat,
+    clipLow,
+    clipHigh: o.clipHigh ?? clipLow,
+    logRatioCap: o.logRatioCap ?? (compat === 'trl' ? Infinity : 10),
+  };
+}
+
 export function gspoLoss(ctx: PolicyLossContext, options: GspoOptions = {}): GspoResult {
   const c = checkContext(ctx, 'gspo', { old: true });
-  const compat = options.compat ?? 'verl';
-  const lo = 1 - (options.clipLow ?? 0.2);
-  const hi = 1 + (options.clipHigh ?? options.clipLow ?? 0.2);
-  const cap = options.logRatioCap ?? (compat === 'trl' ? Infinity : 10);
+  const { compat, clipLow, clipHigh, logRatioCap: cap } = gspoSettings(options);
+  const lo = 1 - clipLow;
+  const hi = 1 + clipHigh;
   const loss = new Float64Array(c.n);
   const dlogp = new Float64Array(c.n);
   const dlds = new Float64Array(c.n); // ∂l_t/∂s (trl)

@@ -18,10 +18,14 @@ export interface IcepopOptions {
   beta?: number;
 }
 
+/** The options with every default filled in (what the loss computes with; the exports compare these). */
+export function icepopSettings(o: IcepopOptions = {}) {
+  return { alpha: o.alpha ?? 0.5, beta: o.beta ?? 5.0 };
+}
+
 export function icepopLoss(ctx: PolicyLossContext, options: IcepopOptions = {}): PolicyLossResult {
   const c = checkContext(ctx, 'icepop', { behavior: true });
-  const alpha = options.alpha ?? 0.5;
-  const beta = options.beta ?? 5.0;
+  const { alpha, beta } = icepopSettings(options);
   const loss = new Float64Array(c.n);
   const dlogp = new Float64Array(c.n);
   const dropped = new Float64Array(c.n);

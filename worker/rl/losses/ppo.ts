@@ -28,14 +28,23 @@ export interface PpoOptions {
   compat?: Compat;
 }
 
+/** The options with every default filled in under their `compat` (what the loss computes with; the exports compare these). */
+export function ppoSettings(o: PpoOptions = {}) {
+  const compat = o.compat ?? 'verl';
+  const clipLow = o.clipLow ?? 0.2;
+  return {
+    compat,
+    clipLow,
+    clipHigh: o.clipHigh ?? clipLow,
+    dualClip: o.dualClip ?? (compat === 'verl' ? 3.0 : Infinity),
+    logRatioClamp: o.logRatioClamp ?? (compat === 'trl' ? Infinity : LOG_RATIO_CLAMP),
+    delta: o.delta ?? Infinity,
+  };
+}
+
 export function ppoLoss(ctx: PolicyLossContext, options: PpoOptions = {}): PolicyLossResult {
   const c = checkContext(ctx, 'ppo', { old: true });
-  const compat = options.compat ?? 'verl';
-  const eLow = options.clipLow ?? 0.2;
-  const eHigh = options.clipHigh ?? eLow;
-  const dual = options.dualClip ?? (compat === 'verl' ? 3.0 : Infinity);
-  const limit = options.logRatioClamp ?? (compat === 'trl' ? Infinity : LOG_RATIO_CLAMP);
-  const delta = options.delta ?? Infinity;
+  const { compat, clipLow: eLow, clipHigh: eHigh, dualClip: dual, logRatioClamp: limit, delta } = ppoSettings(options);
   if (!(dual > 1)) throw new Error(`ppo: dualClip = ${dual}: expected > 1 (verl asserts clip_ratio_c > 1)`);
   const lo = 1 - eLow;
   const hi = 1 + eHigh;
