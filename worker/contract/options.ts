@@ -12,7 +12,6 @@ import type { FlowRunOptions } from './run-options/flow';
 import type {
   EnvRunOptions,
   EpisodeGrpoRunOptions,
-  EpisodePreset,
   GrpoRunOptions,
   PpoEnvRunOptions,
   PpoEpisodeRunOptions,
@@ -20,7 +19,6 @@ import type {
 } from './run-options/grpo';
 import type { SftRunOptions } from './run-options/sft';
 
-export { EPISODE_PRESETS } from './run-options/grpo';
 export { FIELD_SECTIONS, LORA_TARGET_CHOICES, WEIGHT_STORAGES } from './run-options/fields';
 export type * from './run-options/fields';
 export type * from './run-options/grpo';
@@ -39,8 +37,8 @@ export type RunOptions =
   | DpoRunOptions
   | FlowRunOptions;
 
-/** A preset's name (worker/presets/table.ts holds each preset's entry). */
-export type PresetName = RunOptions['preset'];
+/** A preset's name (worker/presets/table.ts holds each preset's entry and lists the names). */
+export type PresetName = string;
 
 /** The objective a preset trains with: the views and exports read this, never the preset's name. */
 export type PresetFamily = 'sft' | 'grpo' | 'ppo' | 'dpo' | 'flow';
@@ -78,18 +76,8 @@ export type PresetSpeed =
   | { perStep: [number, number]; source: string }
   | { run: { steps: number; seconds: number; what: string }; source: string };
 
-export type PresetInfo = PresetTraits &
-  (
-    | { name: 'sft-arith'; defaults: SftRunOptions }
-    | { name: 'grpo-arith'; defaults: GrpoRunOptions }
-    | { name: EpisodePreset; defaults: EpisodeGrpoRunOptions }
-    | { name: 'grpo-env'; defaults: EnvRunOptions }
-    | { name: 'ppo-arith'; defaults: PpoRunOptions }
-    | { name: 'ppo-calc'; defaults: PpoEpisodeRunOptions }
-    | { name: 'ppo-env'; defaults: PpoEnvRunOptions }
-    | { name: 'dpo-arith'; defaults: DpoRunOptions }
-    | { name: 'flowgrpo-2d'; defaults: FlowRunOptions }
-  );
+/** A preset as the app sees it: its traits, name and default options (the shape its family's schema gives). */
+export type PresetInfo = PresetTraits & { name: PresetName; defaults: RunOptions };
 
 /** A problem with run options: the dotted path of the field and a message naming it and its allowed range or values. */
 export interface OptionProblem {

@@ -7,9 +7,8 @@ import {
   POLICY_LOSS_NAMES,
   REJECTION_OPTIONS,
 } from '../rl/index';
-import { checkRunOptions, findPreset, optionFields, PRESETS } from './table';
+import { checkRunOptions, findPreset, optionFields, PRESETS, runOptionsSchema } from './table';
 import { isActive, valueAt } from './fields';
-import { runOptionsSchema } from './schema';
 
 const defaults = (name: RunOptions['preset']) =>
   structuredClone(PRESETS.find((p) => p.name === name)!.defaults) as RunOptions;

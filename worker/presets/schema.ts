@@ -5,7 +5,7 @@
  * cases) and environment program (its hash, its task split). The form's fields (fields.ts) and a
  * form's problems come from these. Not the defaults (table.ts).
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { dpoSchema as dpoOptions } from '../contract/run-options/dpo';
 import { dataset as datasetField } from '../contract/run-options/fields';
 import { flowSchema } from '../contract/run-options/flow';
@@ -136,15 +136,3 @@ export const dpoSchema = dpoOptions.superRefine((o, ctx) =>
   ),
 );
 export { episodeGrpoSchema, flowSchema, ppoEpisodeSchema, sftSchema };
-
-export const runOptionsSchema = z.discriminatedUnion('preset', [
-  sftSchema,
-  grpoSchema,
-  episodeGrpoSchema,
-  envSchema,
-  ppoSchema,
-  ppoEpisodeSchema,
-  ppoEnvSchema,
-  dpoSchema,
-  flowSchema,
-]);

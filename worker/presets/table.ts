@@ -9,7 +9,7 @@
  * Adding a preset: one entry here (its schema and config mapping reused or added beside it in
  * worker/contract/run-options/, its name a literal there), plus its trainer; docs/ARCHITECTURE.md says where.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import { FLOW_GRPO_2D, PRETRAIN_DEFAULTS, flowConfigOf, flowOptionsOf, type FlowGrpoConfig } from '../flow/index';
 import type { CheckpointTokenizer, LoadedCheckpoint } from '../model/checkpoint';
 import type {
@@ -22,6 +22,15 @@ import type {
   PresetSpeed,
   PresetView,
   RunOptions,
+  DpoRunOptions,
+  EnvRunOptions,
+  EpisodeGrpoRunOptions,
+  FlowRunOptions,
+  GrpoRunOptions,
+  PpoEnvRunOptions,
+  PpoEpisodeRunOptions,
+  PpoRunOptions,
+  SftRunOptions,
 } from '../contract/options';
 import { DPO_ARITH } from '../train/dpo';
 import { GRPO_ARITH, GrpoRun } from '../train/grpo';
@@ -48,22 +57,12 @@ import {
   ppoEnvSchema,
   ppoEpisodeSchema,
   ppoSchema,
-  runOptionsSchema,
   sftSchema,
 } from './schema';
 import { dpoTrainer, flowTrainer, grpoFamilyTrainer, sftTrainer, type Trainer, type TrainerContext } from './trainers';
 
 /** The shipped base checkpoints (public/checkpoints/NAME): arithmetic, and one per environment. */
 export type BaseName = 'arith-base' | 'calc-base' | 'guess-base' | 'code-base';
-
-/** The options of preset `N`. */
-type OptionsOf<N extends PresetName> = RunOptions extends infer O
-  ? O extends { preset: infer P }
-    ? N extends P
-      ? O
-      : never
-    : never
-  : never;
 
 /** How a preset maps onto verl and TRL (worker/interop): null where the target takes it, else why not. */
 interface PresetExport {
@@ -78,20 +77,20 @@ interface PresetExport {
   trl: string | null;
 }
 
-interface PresetSpec<N extends PresetName = PresetName> {
-  name: N;
+interface PresetSpec<O extends RunOptions = RunOptions> {
+  name: PresetName;
   title: string;
   description: string;
   family: PresetFamily;
-  /** The zod schema of its options (schema.ts): validation and the form's fields. */
-  schema: z.ZodType;
+  /** The zod schema of its options' shape (schema.ts, the contract's), which the table pins to `name`: validation and the form's fields. */
+  schema: z.ZodObject;
   /** The options the form starts from, declared beside the trainer (GRPO_ARITH, GRPO_CALC, ...): the trainer reads them as they are. */
-  defaults: OptionsOf<N>;
+  defaults: O;
   /**
    * What the CLI's `train --preset` changes of `defaults` (no checkpoints: it keeps no store); null:
    * `train` does not offer it. Never the held-out n: the CLI and the app evaluate on the same tasks.
    */
-  cli: Partial<OptionsOf<N>> | null;
+  cli: Partial<O> | null;
   /** The shipped checkpoint it starts from; null: it starts from nothing (SFT) or pretrains its own policy (Flow-GRPO). */
   base: BaseName | null;
   /** The views that show its steps, besides the dashboard. */
@@ -108,18 +107,18 @@ interface PresetSpec<N extends PresetName = PresetName> {
   /** The option that sets how many prompts (pairs, groups) a step samples: the CLI's `--prompts`. */
   promptsOption: 'prompts' | 'pairs' | 'groups' | null;
   /** A preset without a base checkpoint that still has tokens (SFT): its own vocabulary. */
-  tokenizer?: (o: OptionsOf<N>) => CheckpointTokenizer;
+  tokenizer?: (o: O) => CheckpointTokenizer;
   /** Multi-turn presets: the environment its episodes run (`program`: the options' own), which reading its journal needs too; absent otherwise. */
   episodes?: EnvironmentName | 'program';
   /** Flow-GRPO: its config, for the reward field; absent otherwise. */
-  flow?: (o: OptionsOf<N>) => FlowGrpoConfig;
+  flow?: (o: O) => FlowGrpoConfig;
   /**
    * Why the run holds on to its starting weights (a reference policy), in words; null when it
    * does not. A run on a person's model continues from a checkpoint only where this is null.
    */
-  reference(o: OptionsOf<N>): string | null;
+  reference(o: O): string | null;
   /** Its trainer, from the options and the context (whose `base` is null exactly when `base` above is). */
-  trainer(o: OptionsOf<N>, context: TrainerContext): Trainer;
+  trainer(o: O, context: TrainerContext): Trainer;
   export: PresetExport;
 }
 
@@ -154,14 +153,14 @@ const klReference = (o: { beta: number; loraRank?: number }) =>
 
 /** Multi-turn GRPO on one of the environments (worker/episodes), journaled turn by turn. */
 function episodeGrpo(
-  defaults: OptionsOf<'grpo-calc' | 'grpo-guess' | 'grpo-code'>,
+  defaults: EpisodeGrpoRunOptions,
   environment: EnvironmentName,
   base: BaseName,
   spec: Pick<PresetSpec, 'title' | 'description' | 'companion' | 'speed'> & {
     task: string;
     reward: PresetExport['reward'];
   },
-): PresetSpec<typeof defaults.preset> {
+): PresetSpec<EpisodeGrpoRunOptions> {
   const name = defaults.preset;
   return {
     name,
@@ -194,14 +193,14 @@ export const ENV_PROGRAM_BASE = 'calc-base' satisfies BaseName;
  * A preset on a person's environment program (worker/episodes/program.ts), from calc-base: its
  * program rides in the options (`environment`), each episode runs in a companion session.
  */
-function programPreset<N extends 'grpo-env' | 'ppo-env'>(
-  name: N,
-  spec: Pick<PresetSpec<N>, 'title' | 'description' | 'family' | 'schema' | 'defaults' | 'speed'>,
-): PresetSpec<N> {
+function programPreset<O extends EnvRunOptions | PpoEnvRunOptions>(
+  name: PresetName,
+  spec: Pick<PresetSpec<O>, 'title' | 'description' | 'family' | 'schema' | 'defaults' | 'speed'>,
+): PresetSpec<O> {
   return {
     name,
     ...spec,
-    cli: CLI_CHANGES as Partial<OptionsOf<N>>,
+    cli: CLI_CHANGES as Partial<O>,
     base: ENV_PROGRAM_BASE,
     views: ['Groups', 'Batch', 'Episodes'],
     dataset: null,
@@ -209,9 +208,8 @@ function programPreset<N extends 'grpo-env' | 'ppo-env'>(
     environment: true,
     promptsOption: 'prompts',
     episodes: 'program',
-    // Both presets' options have β and are episode options (the generic N hides it from the type checker).
-    reference: klReference as PresetSpec<N>['reference'],
-    trainer: episodeTrainer(name, 'program') as PresetSpec<N>['trainer'],
+    reference: klReference,
+    trainer: episodeTrainer(name, 'program'),
     export: { task: ENV_TASK, reward: 'environment', verl: null, trl: null },
   };
 }
@@ -237,7 +235,7 @@ const grpoEnv = programPreset('grpo-env', {
   },
 });
 
-const sftArith: PresetSpec<'sft-arith'> = {
+const sftArith: PresetSpec<SftRunOptions> = {
   name: 'sft-arith',
   title: 'SFT: 2-digit addition',
   description:
@@ -268,7 +266,7 @@ const sftArith: PresetSpec<'sft-arith'> = {
   },
 };
 
-const grpoArith: PresetSpec<'grpo-arith'> = {
+const grpoArith: PresetSpec<GrpoRunOptions> = {
   name: 'grpo-arith',
   title: 'GRPO from the base checkpoint',
   description:
@@ -298,7 +296,7 @@ const grpoArith: PresetSpec<'grpo-arith'> = {
   export: { task: ARITH_TASK, reward: 'math', verl: null, trl: null },
 };
 
-const ppoArith: PresetSpec<'ppo-arith'> = {
+const ppoArith: PresetSpec<PpoRunOptions> = {
   name: 'ppo-arith',
   title: 'PPO with a critic (value head, GAE)',
   description:
@@ -331,7 +329,7 @@ const ppoArith: PresetSpec<'ppo-arith'> = {
   export: { task: ARITH_TASK, reward: 'math', verl: null, trl: null },
 };
 
-const ppoCalc: PresetSpec<'ppo-calc'> = {
+const ppoCalc: PresetSpec<PpoEpisodeRunOptions> = {
   name: 'ppo-calc',
   title: 'PPO with a critic on the calculator episodes (multi-turn)',
   description:
@@ -369,7 +367,7 @@ const ppoEnv = programPreset('ppo-env', {
   defaults: PPO_ENV,
 });
 
-const dpoArith: PresetSpec<'dpo-arith'> = {
+const dpoArith: PresetSpec<DpoRunOptions> = {
   name: 'dpo-arith',
   title: 'DPO from the base checkpoint',
   description:
@@ -395,11 +393,11 @@ const dpoArith: PresetSpec<'dpo-arith'> = {
   },
 };
 
-const flowConfig = (o: OptionsOf<'flowgrpo-2d'>) => flowConfigOf(o, FLOW_GRPO_2D).config;
+const flowConfig = (o: FlowRunOptions) => flowConfigOf(o, FLOW_GRPO_2D).config;
 const flowNotLm = (target: string) =>
   `flowgrpo-2d trains a 2-D rectified-flow policy (an MLP velocity field over points, Flow-GRPO on SDE ` +
   `samples): ${target} train language models, so there is no equivalent run to export`;
-const flowGrpo2d: PresetSpec<'flowgrpo-2d'> = {
+const flowGrpo2d: PresetSpec<FlowRunOptions> = {
   name: 'flowgrpo-2d',
   title: 'Flow-GRPO: land 2-D points inside a shape',
   description:
@@ -498,19 +496,19 @@ export function findPreset(name: string): PresetSpec | undefined {
 }
 
 /** The entry of a run's preset (its options were validated, so it has one). */
-export function presetOf<O extends RunOptions>(o: O): PresetSpec<O['preset']> {
+export function presetOf<O extends RunOptions>(o: O): PresetSpec<O> {
   const p = BY_NAME.get(o.preset);
   if (!p) throw new Error(`no preset '${o.preset}': expected one of ${[...BY_NAME.keys()].join(', ')}`);
-  return p as unknown as PresetSpec<O['preset']>;
+  return p as unknown as PresetSpec<O>;
 }
 
 /** The options of the GRPO-family, PPO-family, ... presets. */
 interface FamilyOptions {
-  sft: OptionsOf<'sft-arith'>;
-  grpo: OptionsOf<'grpo-arith' | 'grpo-calc' | 'grpo-guess' | 'grpo-code' | 'grpo-env'>;
-  ppo: OptionsOf<'ppo-arith' | 'ppo-calc' | 'ppo-env'>;
-  dpo: OptionsOf<'dpo-arith'>;
-  flow: OptionsOf<'flowgrpo-2d'>;
+  sft: SftRunOptions;
+  grpo: GrpoRunOptions | EpisodeGrpoRunOptions | EnvRunOptions;
+  ppo: PpoRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions;
+  dpo: DpoRunOptions;
+  flow: FlowRunOptions;
 }
 
 /** Whether a run's preset is of `family` (narrowing its options). */
@@ -545,6 +543,12 @@ export function ownTokenizerOf(o: RunOptions): CheckpointTokenizer | null {
 export function trainerOf(o: RunOptions, context: TrainerContext): Trainer {
   return (presetOf(o).trainer as (o: RunOptions, c: TrainerContext) => Trainer)(o, context);
 }
+
+/** Every preset's options: its shape's schema pinned to its name, one union by the name. */
+export const runOptionsSchema = z.discriminatedUnion(
+  'preset',
+  PRESETS.map((p) => p.schema.safeExtend({ preset: z.literal(p.name) })) as unknown as [z.ZodObject, ...z.ZodObject[]],
+);
 
 const FIELDS = new Map<string, FieldSpec[]>(PRESETS.map((p) => [p.name, fieldsOfSchema(p.schema)]));
 

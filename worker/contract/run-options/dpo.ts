@@ -15,11 +15,12 @@ import {
   recomputeLayers,
   run,
   temperature,
+  presetName,
 } from './fields';
 
 export const dpoSchema = z
   .strictObject({
-    preset: z.literal('dpo-arith'),
+    preset: presetName,
     steps: run.steps,
     lr,
     pairs: int(1, 256, {

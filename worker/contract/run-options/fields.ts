@@ -63,6 +63,13 @@ export function int(lo: number, hi: number, meta: FieldMeta) {
 
 export const COMPAT = ['verl', 'trl', 'rllm'] as const;
 
+/**
+ * A run's preset by name. A schema here is an options shape several presets may share; the preset
+ * table (worker/presets/table.ts) pins each preset's schema to its name, so a new preset of an
+ * existing shape is one table entry and the names are listed there alone.
+ */
+export const presetName = z.string();
+
 // Run: the options every preset has.
 export const run = {
   steps: int(1, 5000, {

@@ -1,11 +1,11 @@
 /** Flow-GRPO's run options (worker/flow) as a zod schema, and their type. */
 import { z } from 'zod';
-import { int, lr, num, run } from './fields';
+import { int, lr, num, presetName, run } from './fields';
 
 /** Flow-GRPO on 2-D points (worker/flow): the policy is pretrained at the start of the run, so there is no base checkpoint. */
 export const flowSchema = z
   .strictObject({
-    preset: z.literal('flowgrpo-2d'),
+    preset: presetName,
     steps: run.steps,
     lr,
     groups: int(1, 64, {

@@ -22,10 +22,8 @@ import {
   frozenWeights,
   run,
   temperature,
+  presetName,
 } from './fields';
-
-/** The presets that run episodes of a built-in environment (worker/episodes). */
-export const EPISODE_PRESETS = ['grpo-calc', 'grpo-guess', 'grpo-code'] as const;
 
 // Policy-loss options shared by several losses: one definition, so the form shows one field.
 const clipLow = num('[0, 1]', {
@@ -562,7 +560,7 @@ function grpoRefine(
 
 export const grpoSchema = z
   .strictObject({
-    preset: z.literal('grpo-arith'),
+    preset: presetName,
     // The common fields first, in the order the form shows them.
     steps: run.steps,
     lr,
@@ -611,7 +609,7 @@ const envErrorLimit = num('(0, 1]', {
 /** GRPO on multi-turn episodes (worker/train/grpo-episodes.ts): no training-set option; the turn limit and the action length. */
 export const episodeGrpoSchema = z
   .strictObject({
-    preset: z.literal([...EPISODE_PRESETS]),
+    preset: presetName,
     steps: run.steps,
     lr,
     prompts,
@@ -688,7 +686,7 @@ export const environment = z
 export const envSchema = z
   .strictObject({
     ...episodeGrpoSchema.shape,
-    preset: z.literal('grpo-env'),
+    preset: presetName,
     stepSeconds: int(1, 600, {
       title: 'Step deadline (s)',
       section: 'Sampling',
@@ -704,7 +702,7 @@ export const envSchema = z
 const { advantage: _advantage, maskZeroAdvantage: _mask, ...ppoRest } = grpoRest;
 export const ppoSchema = z
   .strictObject({
-    preset: z.literal('ppo-arith'),
+    preset: presetName,
     renormalize,
     steps: run.steps,
     lr,
@@ -757,7 +755,7 @@ const { renormalize: _renormalize, dataset: _dataset, base: _base, ...ppoEpisode
 export const ppoEpisodeSchema = z
   .strictObject({
     ...ppoEpisodeRest,
-    preset: z.literal('ppo-calc'),
+    preset: presetName,
     maxTurns: episodeGrpoSchema.shape.maxTurns,
     maxNew: episodeGrpoSchema.shape.maxNew,
     envErrorLimit,
@@ -768,7 +766,7 @@ export const ppoEpisodeSchema = z
 export const ppoEnvSchema = z
   .strictObject({
     ...ppoEpisodeSchema.shape,
-    preset: z.literal('ppo-env'),
+    preset: presetName,
     stepSeconds: envSchema.shape.stepSeconds,
     environment,
   })
@@ -787,7 +785,6 @@ export type KlEstimatorName = z.output<typeof kl>['estimator'];
 export type ImportanceRunOptions = z.output<typeof importance>;
 /** The rejection masks (worker/rl/corrections): k1 options take u, k2/k3 an upper bound; absent: off. */
 export type RejectionName = keyof z.output<typeof rejection>;
-export type EpisodePreset = (typeof EPISODE_PRESETS)[number];
 /** One task of an environment program's task file (a JSONL line): what `reset` sends the program. */
 export type EnvTaskRecord = z.output<typeof taskRecord>;
 /** A person's environment program and its tasks, carried in the run options (`loadEnvironment` makes it from two files). */

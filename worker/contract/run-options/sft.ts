@@ -1,11 +1,11 @@
 /** SFT's run options (worker/train/sft.ts) as a zod schema, and their type. */
 import { z } from 'zod';
-import { lr, run } from './fields';
+import { lr, presetName, run } from './fields';
 
 /** Supervised training from scratch (sft-arith). */
 
 export const sftSchema = z.strictObject({
-  preset: z.literal('sft-arith'),
+  preset: presetName,
   steps: run.steps,
   lr,
   seed: run.seed,
