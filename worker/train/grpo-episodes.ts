@@ -35,6 +35,7 @@ import { trainable, type Session } from '../rl/types';
 import type { EvalProgress, EvalResult } from './evaluate';
 import { evaluateEpisodes } from './evaluate';
 import { GRPO_ARITH } from './grpo';
+import { PPO_ARITH } from './ppo';
 import { GrpoFamilyRun, punishOverlong, sampledEvalOf, type TrainedStep } from './grpo-family';
 import { dynamicSamplingOf, fillBatch } from './dynamic-sampling';
 import { criticOf } from './critic';
@@ -127,13 +128,9 @@ export const PPO_CALC: PpoEpisodeRunOptions = (() => {
   return {
     ...calc,
     preset: 'ppo-calc',
-    epochs: 2,
-    miniBatches: 2,
-    gamma: 1,
-    lam: 0.95,
-    shiftMean: true,
-    valueCoefficient: 0.5,
-    valueClip: 0.2,
+    epochs: PPO_ARITH.epochs,
+    miniBatches: PPO_ARITH.miniBatches,
+    ...criticOf(PPO_ARITH)!,
   };
 })();
 
