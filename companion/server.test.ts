@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProcessRunner } from './process-runner';
 import type { Outcome, Program, SandboxLimits } from './protocol';
 import type { Runner, RunningCompanion } from './server';
-import { sameSecret, startCompanion } from './server';
+import { IDLE_SOCKET_MS, sameSecret, startCompanion } from './server';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const ORIGIN = 'http://localhost:5173';
@@ -373,6 +373,11 @@ describe('companion HTTP server (real server, real processes)', () => {
     );
     expect(bad.status).toBe(400);
     expect(String(bad.body.error)).toMatch(/groundTruth\[0\]\.stdin/);
+  });
+
+  it('keeps an idle connection two minutes, so a client busy with a long step finds it open', async () => {
+    const r = await send(companion.port, 'GET', '/v1/health', good);
+    expect(r.headers['keep-alive']).toBe(`timeout=${IDLE_SOCKET_MS / 1000}`);
   });
 
   it('names the routes on a 404', async () => {

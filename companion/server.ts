@@ -363,6 +363,13 @@ export async function startCompanion(o: CompanionOptions, port: number): Promise
         },
       });
     });
+    // A client in this process (the CLI's own companion) cannot read its socket while a training step
+    // holds the event loop; with Node's 5 s default, a step over 5 s let this server close the idle
+    // socket just as the next request went out on it (ECONNRESET, "no companion answers").
+    Object.assign(server, { keepAliveTimeout: IDLE_SOCKET_MS });
     server.once('error', reject);
   });
 }
+
+/** How long the companion keeps an idle keep-alive connection (Node's default is 5 s). */
+export const IDLE_SOCKET_MS = 120_000;
