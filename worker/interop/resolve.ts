@@ -9,6 +9,7 @@ import type { AdvantageRunOptions, PolicyLossRunOptions } from '../contract/opti
 import {
   cispoSettings,
   dppoSettings,
+  geoMeanSettings,
   grpoSettings,
   gspoSettings,
   icepopSettings,
@@ -24,6 +25,7 @@ type LossSettings =
   | ({ name: 'cispo' } & ReturnType<typeof cispoSettings>)
   | ({ name: 'dppo_tv' | 'dppo_kl' } & ReturnType<typeof dppoSettings>)
   | ({ name: 'icepop' } & ReturnType<typeof icepopSettings>)
+  | ({ name: 'geo_mean' } & ReturnType<typeof geoMeanSettings>)
   | { name: 'reinforce' }
   | Extract<PolicyLossRunOptions, { name: 'reinforce_kl' }>;
 
@@ -44,6 +46,8 @@ export function lossSettings(p: PolicyLossRunOptions): LossSettings {
       return { name: 'reinforce' };
     case 'reinforce_kl':
       return p;
+    case 'geo_mean':
+      return { name: 'geo_mean', ...geoMeanSettings(p) };
   }
 }
 

@@ -347,6 +347,23 @@ describe('verlCommand: options', () => {
     expect(kinds(unmapped(cispoTrl, 'policyLoss.name'))).toEqual(['policyLoss.name:none']);
   });
 
+  it('geo_mean: loss_mode geo_mean with the log-ratio clips; verl fixes its aggregation and weighs IS per sequence', () => {
+    const g = grpo({ policyLoss: { name: 'geo_mean', clipLow: 0.4 }, aggregation: { mode: 'seq-mean-token-mean' } });
+    expect(
+      ['policy_loss.loss_mode', 'clip_ratio_low', 'clip_ratio_high'].map((k) => at(g, `actor_rollout_ref.actor.${k}`)),
+    ).toEqual(['geo_mean', '0.4', '0.4']);
+    expect(unmapped(g, 'aggregation.mode')).toEqual([]);
+    const t = grpo({
+      policyLoss: { name: 'geo_mean' },
+      importance: { kind: 'tis', level: 'token', cap: 2, batchNormalize: false },
+    });
+    expect(kinds([...unmapped(t, 'aggregation.mode'), ...unmapped(t, 'importance.kind')])).toEqual([
+      'aggregation.mode:none',
+      'importance.kind:none',
+    ]);
+    expect(unmapped(t, 'importance.kind')[0].reason).toMatch(/geometric mean of its IS weights/);
+  });
+
   it('icepop is bypass-mode REINFORCE with an IcePop band; reinforce_kl has no equivalent', () => {
     const e = grpo({ policyLoss: { name: 'icepop' } });
     for (const s of [

@@ -726,6 +726,22 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: str
     case 'reinforce_kl':
       noneAll(log, 'policyLoss', p, 'verl has no reinforce_kl (rLLM: REINFORCE with KL terms to the sampler)');
       return;
+    case 'geo_mean':
+      set('policyLoss.name', 'geo_mean', `${ACTOR}.policy_loss.loss_mode`, 'geo_mean');
+      clips(s.clipLow, s.clipHigh);
+      if (o.aggregation.mode !== 'seq-mean-token-mean')
+        log.none(
+          'aggregation.mode',
+          o.aggregation.mode,
+          "verl's geo_mean always takes the mean over sequences of −Ā·s (seq-mean-token-mean); loss_agg_mode still applies to the KL term",
+        );
+      if (o.importance.kind !== 'off')
+        log.none(
+          'importance.kind',
+          o.importance.kind,
+          "verl's geo_mean weighs a sequence by the geometric mean of its IS weights; Dewpoint weighs each token by its own",
+        );
+      return;
   }
 }
 

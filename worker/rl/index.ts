@@ -95,6 +95,7 @@ export {
 
 // Policy losses.
 export {
+  coupledResult,
   localResult,
   type AuxiliaryTerm,
   type PolicyLossContext,
@@ -120,6 +121,7 @@ export { dppoTvLoss, dppoKlLoss, dppoSettings, type DppoOptions, type DppoResult
 export { icepopLoss, icepopSettings, type IcepopOptions } from './losses/icepop';
 export { reinforceKlLoss, type ReinforceKlOptions } from './losses/reinforce-kl';
 export { echoLoss, type EchoOptions } from './losses/echo';
+export { geoMeanLoss, geoMeanSettings, type GeoMeanOptions } from './losses/geo-mean';
 
 // Behavior corrections and off-policy metrics.
 export {

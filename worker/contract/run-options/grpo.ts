@@ -126,6 +126,20 @@ const policyLoss = z
       }).optional(),
     }),
     z.strictObject({
+      name: z.literal('geo_mean'),
+      clipLow: num('[0, 10]', {
+        title: 'Log-ratio clip ε low',
+        section: 'Objective',
+        description:
+          'GMPO clips logp − old below at −ε_low before the geometric mean (verl clip_ratio_low; the paper uses 0.4). Empty: 0.2.',
+      }).optional(),
+      clipHigh: num('[0, 10]', {
+        title: 'Log-ratio clip ε high',
+        section: 'Objective',
+        description: 'GMPO clips logp − old above at ε_high (verl clip_ratio_high). Empty: ε low.',
+      }).optional(),
+    }),
+    z.strictObject({
       name: z.literal('reinforce_kl'),
       bwdKlCoef: num('[0, 10]', {
         title: 'Backward KL coef',

@@ -49,6 +49,11 @@ export const VARIANTS: Record<string, RunOptions> = {
   }),
   'icepop alpha 0': grpo({ policyLoss: { name: 'icepop', alpha: 0 } }),
   reinforce_kl: grpo({ policyLoss: { name: 'reinforce_kl', klApprox: true, bwdKlCoef: 0.1, ratioClampMax: 5 } }),
+  geo_mean: grpo({ policyLoss: { name: 'geo_mean', clipLow: 0.4 }, aggregation: { mode: 'seq-mean-token-mean' } }),
+  'geo_mean token-mean tis': grpo({
+    policyLoss: { name: 'geo_mean' },
+    importance: { kind: 'tis', level: 'token', cap: 2, batchNormalize: false },
+  }),
   'token-sum': grpo({ aggregation: { mode: 'token-sum' } }),
   'seq-mean-token-sum': grpo({ aggregation: { mode: 'seq-mean-token-sum' } }),
   'seq-mean-token-sum-norm K': grpo({

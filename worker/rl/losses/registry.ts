@@ -10,6 +10,7 @@
 import { cispoLoss } from './cispo';
 import { dppoKlLoss, dppoTvLoss } from './dppo';
 import { echoLoss } from './echo';
+import { geoMeanLoss } from './geo-mean';
 import { gspoLoss } from './gspo';
 import { icepopLoss } from './icepop';
 import { ppoLoss } from './ppo';
@@ -27,6 +28,7 @@ export const POLICY_LOSSES = {
   icepop: icepopLoss,
   reinforce_kl: reinforceKlLoss,
   echo: echoLoss,
+  geo_mean: geoMeanLoss,
 } as const satisfies Record<string, PolicyLossFn<never>>;
 
 export type PolicyLossName = keyof typeof POLICY_LOSSES;
