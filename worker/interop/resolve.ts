@@ -8,6 +8,7 @@
 import type { AdvantageRunOptions, PolicyLossRunOptions } from '../contract/options';
 import {
   cispoSettings,
+  clipCovSettings,
   dppoSettings,
   geoMeanSettings,
   grpoSettings,
@@ -26,6 +27,7 @@ type LossSettings =
   | ({ name: 'dppo_tv' | 'dppo_kl' } & ReturnType<typeof dppoSettings>)
   | ({ name: 'icepop' } & ReturnType<typeof icepopSettings>)
   | ({ name: 'geo_mean' } & ReturnType<typeof geoMeanSettings>)
+  | ({ name: 'clip_cov' } & ReturnType<typeof clipCovSettings>)
   | { name: 'reinforce' }
   | Extract<PolicyLossRunOptions, { name: 'reinforce_kl' }>;
 
@@ -48,6 +50,8 @@ export function lossSettings(p: PolicyLossRunOptions): LossSettings {
       return p;
     case 'geo_mean':
       return { name: 'geo_mean', ...geoMeanSettings(p) };
+    case 'clip_cov':
+      return { name: 'clip_cov', ...clipCovSettings(p) };
   }
 }
 

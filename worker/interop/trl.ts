@@ -510,6 +510,7 @@ function grpoLoss(o: RlRunOptions, b: Builder): boolean {
     icepop: "TRL has no IcePop loss (vllm_importance_sampling_mode='token_mask' is an IS weight, see importance)",
     reinforce_kl: 'TRL has no reinforce_kl (rLLM)',
     geo_mean: 'TRL has no GMPO loss (the geometric mean of the token ratios); verl has geo_mean',
+    clip_cov: 'TRL has no Clip-Cov loss (dropping high-covariance tokens); verl has clip_cov',
   };
   b.noneAll('policyLoss', p, why[s.name]);
   return false;

@@ -364,6 +364,21 @@ describe('verlCommand: options', () => {
     expect(unmapped(t, 'importance.kind')[0].reason).toMatch(/geometric mean of its IS weights/);
   });
 
+  it('clip_cov: loss_mode clip_cov with its ratio and covariance bounds, defaults written out', () => {
+    const keys = ['loss_mode', 'clip_cov_ratio', 'clip_cov_lb', 'clip_cov_ub'].map(
+      (k) => `actor_rollout_ref.actor.policy_loss.${k}`,
+    );
+    const c = grpo({ policyLoss: { name: 'clip_cov', ratio: 0.01, lb: 0.5, ub: 4 } });
+    expect(keys.map((k) => at(c, k))).toEqual(['clip_cov', '0.01', '0.5', '4']);
+    expect(keys.map((k) => at(grpo({ policyLoss: { name: 'clip_cov' } }), k))).toEqual([
+      'clip_cov',
+      '0.0002',
+      '1',
+      '5',
+    ]);
+    expect(at(c, 'actor_rollout_ref.actor.clip_ratio_low')).toBe('0.2');
+  });
+
   it('icepop is bypass-mode REINFORCE with an IcePop band; reinforce_kl has no equivalent', () => {
     const e = grpo({ policyLoss: { name: 'icepop' } });
     for (const s of [

@@ -742,6 +742,15 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: str
           "verl's geo_mean weighs a sequence by the geometric mean of its IS weights; Dewpoint weighs each token by its own",
         );
       return;
+    case 'clip_cov': {
+      set('policyLoss.name', 'clip_cov', `${ACTOR}.policy_loss.loss_mode`, 'clip_cov');
+      clips(s.clipLow, s.clipHigh);
+      const unset = (key: string, v: number) => (isSet(p, key) ? undefined : `unset: ${v}, as verl`);
+      set('policyLoss.ratio', s.ratio, `${ACTOR}.policy_loss.clip_cov_ratio`, s.ratio, unset('ratio', 2e-4));
+      set('policyLoss.lb', s.lb, `${ACTOR}.policy_loss.clip_cov_lb`, s.lb, unset('lb', 1));
+      set('policyLoss.ub', s.ub, `${ACTOR}.policy_loss.clip_cov_ub`, s.ub, unset('ub', 5));
+      return;
+    }
   }
 }
 

@@ -122,6 +122,7 @@ export { icepopLoss, icepopSettings, type IcepopOptions } from './losses/icepop'
 export { reinforceKlLoss, type ReinforceKlOptions } from './losses/reinforce-kl';
 export { echoLoss, type EchoOptions } from './losses/echo';
 export { geoMeanLoss, geoMeanSettings, type GeoMeanOptions } from './losses/geo-mean';
+export { clipCovLoss, clipCovSettings, tokenCovariance, type ClipCovOptions } from './losses/clip-cov';
 
 // Behavior corrections and off-policy metrics.
 export {

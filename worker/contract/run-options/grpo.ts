@@ -140,6 +140,28 @@ const policyLoss = z
       }).optional(),
     }),
     z.strictObject({
+      name: z.literal('clip_cov'),
+      clipLow,
+      clipHigh,
+      ratio: num('(0, 1]', {
+        title: 'Clip-Cov share',
+        section: 'Objective',
+        description:
+          'Share of the tokens whose gradient is dropped, at least one, drawn among the high-covariance ones (verl clip_cov_ratio). Empty: 2e-4.',
+      }).optional(),
+      lb: num('[-1000, 1000]', {
+        title: 'Clip-Cov lower bound',
+        section: 'Objective',
+        description:
+          'A candidate’s covariance (A − mean A)(logp − mean logp) exceeds this (verl clip_cov_lb). Empty: 1.',
+      }).optional(),
+      ub: num('[-1000, 1000]', {
+        title: 'Clip-Cov upper bound',
+        section: 'Objective',
+        description: 'A candidate’s covariance is below this (verl clip_cov_ub). Empty: 5.',
+      }).optional(),
+    }),
+    z.strictObject({
       name: z.literal('reinforce_kl'),
       bwdKlCoef: num('[0, 10]', {
         title: 'Backward KL coef',
@@ -544,6 +566,9 @@ function grpoRefine(
     );
   }
   const p = o.policyLoss;
+  if (p.name === 'clip_cov' && (p.lb ?? 1) >= (p.ub ?? 5)) {
+    problem(['policyLoss', 'lb'], `must be below {policyLoss.ub} = ${p.ub ?? 5}, got ${p.lb ?? 1}`);
+  }
   if (p.name === 'icepop' && (p.alpha ?? 0.5) > (p.beta ?? 5)) {
     problem(['policyLoss', 'alpha'], `must be at most {policyLoss.beta} = ${p.beta ?? 5}, got ${p.alpha ?? 0.5}`);
   }

@@ -54,6 +54,8 @@ export const VARIANTS: Record<string, RunOptions> = {
     policyLoss: { name: 'geo_mean' },
     importance: { kind: 'tis', level: 'token', cap: 2, batchNormalize: false },
   }),
+  clip_cov: grpo({ policyLoss: { name: 'clip_cov', clipHigh: 0.28, ratio: 0.01, lb: 0.5, ub: 4 } }),
+  'clip_cov defaults': grpo({ policyLoss: { name: 'clip_cov' } }),
   'token-sum': grpo({ aggregation: { mode: 'token-sum' } }),
   'seq-mean-token-sum': grpo({ aggregation: { mode: 'seq-mean-token-sum' } }),
   'seq-mean-token-sum-norm K': grpo({

@@ -8,6 +8,7 @@
  * §9.1) for the GRPO composition that picks a loss by name.
  */
 import { cispoLoss } from './cispo';
+import { clipCovLoss } from './clip-cov';
 import { dppoKlLoss, dppoTvLoss } from './dppo';
 import { echoLoss } from './echo';
 import { geoMeanLoss } from './geo-mean';
@@ -29,6 +30,7 @@ export const POLICY_LOSSES = {
   reinforce_kl: reinforceKlLoss,
   echo: echoLoss,
   geo_mean: geoMeanLoss,
+  clip_cov: clipCovLoss,
 } as const satisfies Record<string, PolicyLossFn<never>>;
 
 export type PolicyLossName = keyof typeof POLICY_LOSSES;
