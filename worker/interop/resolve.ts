@@ -14,6 +14,7 @@ import {
   grpoSettings,
   gspoSettings,
   icepopSettings,
+  klCovSettings,
   ppoSettings,
   reinforcePlusPlusSettings,
   rlooSettings,
@@ -28,6 +29,7 @@ type LossSettings =
   | ({ name: 'icepop' } & ReturnType<typeof icepopSettings>)
   | ({ name: 'geo_mean' } & ReturnType<typeof geoMeanSettings>)
   | ({ name: 'clip_cov' } & ReturnType<typeof clipCovSettings>)
+  | ({ name: 'kl_cov' } & ReturnType<typeof klCovSettings>)
   | { name: 'reinforce' }
   | Extract<PolicyLossRunOptions, { name: 'reinforce_kl' }>;
 
@@ -52,6 +54,8 @@ export function lossSettings(p: PolicyLossRunOptions): LossSettings {
       return { name: 'geo_mean', ...geoMeanSettings(p) };
     case 'clip_cov':
       return { name: 'clip_cov', ...clipCovSettings(p) };
+    case 'kl_cov':
+      return { name: 'kl_cov', ...klCovSettings(p) };
   }
 }
 

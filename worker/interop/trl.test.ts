@@ -293,7 +293,7 @@ describe('trlConfig: options', () => {
     expect(
       kinds(grpo({ policyLoss: { name: 'cispo' } }).unmapped.filter((u) => u.path.startsWith('policyLoss'))),
     ).toEqual(['policyLoss.name:none']);
-    for (const name of ['reinforce', 'dppo_tv', 'icepop', 'geo_mean', 'clip_cov'] as const)
+    for (const name of ['reinforce', 'dppo_tv', 'icepop', 'geo_mean', 'clip_cov', 'kl_cov'] as const)
       expect(kinds(unmapped(grpo({ policyLoss: { name } }), 'policyLoss.name'))).toEqual(['policyLoss.name:none']);
   });
 

@@ -511,6 +511,7 @@ function grpoLoss(o: RlRunOptions, b: Builder): boolean {
     reinforce_kl: 'TRL has no reinforce_kl (rLLM)',
     geo_mean: 'TRL has no GMPO loss (the geometric mean of the token ratios); verl has geo_mean',
     clip_cov: 'TRL has no Clip-Cov loss (dropping high-covariance tokens); verl has clip_cov',
+    kl_cov: 'TRL has no KL-Cov loss (a KL penalty on high-covariance tokens); verl has kl_cov',
   };
   b.noneAll('policyLoss', p, why[s.name]);
   return false;

@@ -379,6 +379,16 @@ describe('verlCommand: options', () => {
     expect(at(c, 'actor_rollout_ref.actor.clip_ratio_low')).toBe('0.2');
   });
 
+  it('kl_cov: loss_mode kl_cov with its ratio and coefficient, defaults written out', () => {
+    const keys = ['loss_mode', 'kl_cov_ratio', 'ppo_kl_coef'].map((k) => `actor_rollout_ref.actor.policy_loss.${k}`);
+    expect(keys.map((k) => at(grpo({ policyLoss: { name: 'kl_cov', ratio: 0.01, coef: 1 } }), k))).toEqual([
+      'kl_cov',
+      '0.01',
+      '1',
+    ]);
+    expect(keys.map((k) => at(grpo({ policyLoss: { name: 'kl_cov' } }), k))).toEqual(['kl_cov', '0.0002', '0.1']);
+  });
+
   it('icepop is bypass-mode REINFORCE with an IcePop band; reinforce_kl has no equivalent', () => {
     const e = grpo({ policyLoss: { name: 'icepop' } });
     for (const s of [

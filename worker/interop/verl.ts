@@ -751,6 +751,23 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: str
       set('policyLoss.ub', s.ub, `${ACTOR}.policy_loss.clip_cov_ub`, s.ub, unset('ub', 5));
       return;
     }
+    case 'kl_cov':
+      set('policyLoss.name', 'kl_cov', `${ACTOR}.policy_loss.loss_mode`, 'kl_cov');
+      set(
+        'policyLoss.ratio',
+        s.ratio,
+        `${ACTOR}.policy_loss.kl_cov_ratio`,
+        s.ratio,
+        isSet(p, 'ratio') ? undefined : 'unset: 2e-4, as verl',
+      );
+      set(
+        'policyLoss.coef',
+        s.coef,
+        `${ACTOR}.policy_loss.ppo_kl_coef`,
+        s.coef,
+        isSet(p, 'coef') ? undefined : 'unset: 0.1, as verl',
+      );
+      return;
   }
 }
 

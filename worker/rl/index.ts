@@ -123,6 +123,7 @@ export { reinforceKlLoss, type ReinforceKlOptions } from './losses/reinforce-kl'
 export { echoLoss, type EchoOptions } from './losses/echo';
 export { geoMeanLoss, geoMeanSettings, type GeoMeanOptions } from './losses/geo-mean';
 export { clipCovLoss, clipCovSettings, tokenCovariance, type ClipCovOptions } from './losses/clip-cov';
+export { klCovLoss, klCovSettings, type KlCovOptions } from './losses/kl-cov';
 
 // Behavior corrections and off-policy metrics.
 export {

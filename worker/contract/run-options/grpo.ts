@@ -162,6 +162,20 @@ const policyLoss = z
       }).optional(),
     }),
     z.strictObject({
+      name: z.literal('kl_cov'),
+      ratio: num('(0, 1]', {
+        title: 'KL-Cov share',
+        section: 'Objective',
+        description:
+          'Share of the tokens, at least one, of largest covariance (A − mean A)(logp − mean logp) that get the KL penalty (verl kl_cov_ratio). Empty: 2e-4.',
+      }).optional(),
+      coef: num('[0, 100]', {
+        title: 'KL-Cov coefficient',
+        section: 'Objective',
+        description: 'Weight of |logp − old| on those tokens (verl ppo_kl_coef). Empty: 0.1.',
+      }).optional(),
+    }),
+    z.strictObject({
       name: z.literal('reinforce_kl'),
       bwdKlCoef: num('[0, 10]', {
         title: 'Backward KL coef',

@@ -56,6 +56,8 @@ export const VARIANTS: Record<string, RunOptions> = {
   }),
   clip_cov: grpo({ policyLoss: { name: 'clip_cov', clipHigh: 0.28, ratio: 0.01, lb: 0.5, ub: 4 } }),
   'clip_cov defaults': grpo({ policyLoss: { name: 'clip_cov' } }),
+  kl_cov: grpo({ policyLoss: { name: 'kl_cov', ratio: 0.01, coef: 1 } }),
+  'kl_cov defaults': grpo({ policyLoss: { name: 'kl_cov' } }),
   'token-sum': grpo({ aggregation: { mode: 'token-sum' } }),
   'seq-mean-token-sum': grpo({ aggregation: { mode: 'seq-mean-token-sum' } }),
   'seq-mean-token-sum-norm K': grpo({

@@ -14,6 +14,7 @@ import { echoLoss } from './echo';
 import { geoMeanLoss } from './geo-mean';
 import { gspoLoss } from './gspo';
 import { icepopLoss } from './icepop';
+import { klCovLoss } from './kl-cov';
 import { ppoLoss } from './ppo';
 import { reinforceLoss } from './reinforce';
 import { reinforceKlLoss } from './reinforce-kl';
@@ -31,6 +32,7 @@ export const POLICY_LOSSES = {
   echo: echoLoss,
   geo_mean: geoMeanLoss,
   clip_cov: clipCovLoss,
+  kl_cov: klCovLoss,
 } as const satisfies Record<string, PolicyLossFn<never>>;
 
 export type PolicyLossName = keyof typeof POLICY_LOSSES;
