@@ -18,6 +18,7 @@ import {
   ppoSettings,
   reinforcePlusPlusSettings,
   rlooSettings,
+  sapoSettings,
 } from '../rl/index';
 
 /** Each loss's options resolved by its own module (the defaults live there once), tagged with its name. */
@@ -30,6 +31,7 @@ type LossSettings =
   | ({ name: 'geo_mean' } & ReturnType<typeof geoMeanSettings>)
   | ({ name: 'clip_cov' } & ReturnType<typeof clipCovSettings>)
   | ({ name: 'kl_cov' } & ReturnType<typeof klCovSettings>)
+  | ({ name: 'sapo' } & ReturnType<typeof sapoSettings>)
   | { name: 'reinforce' }
   | Extract<PolicyLossRunOptions, { name: 'reinforce_kl' }>;
 
@@ -56,6 +58,8 @@ export function lossSettings(p: PolicyLossRunOptions): LossSettings {
       return { name: 'clip_cov', ...clipCovSettings(p) };
     case 'kl_cov':
       return { name: 'kl_cov', ...klCovSettings(p) };
+    case 'sapo':
+      return { name: 'sapo', ...sapoSettings(p) };
   }
 }
 

@@ -297,6 +297,18 @@ describe('trlConfig: options', () => {
       expect(kinds(unmapped(grpo({ policyLoss: { name } }), 'policyLoss.name'))).toEqual(['policyLoss.name:none']);
   });
 
+  it('sapo is loss_type sapo with its temperatures; it aggregates like grpo and TRL does not clamp', () => {
+    const s = grpo({ policyLoss: { name: 'sapo', tauNeg: 2, compat: 'trl' }, aggregation: { mode: 'grpo' } });
+    expect([s.kwargs.loss_type, s.kwargs.sapo_temperature_pos, s.kwargs.sapo_temperature_neg]).toEqual(['sapo', 1, 2]);
+    expect(kinds(unmapped(s, 'aggregation.mode'))).toEqual(['aggregation.mode:default']);
+    const v = grpo({ policyLoss: { name: 'sapo' } });
+    expect(kinds([...unmapped(v, 'policyLoss.compat'), ...unmapped(v, 'aggregation.mode')])).toEqual([
+      'policyLoss.compat:none',
+      'aggregation.mode:none',
+    ]);
+    expect(unmapped(v, 'aggregation.mode')[0].reason).toMatch(/always aggregates like grpo/);
+  });
+
   it('aggregation modes onto loss_type; the ones GRPOConfig lacks are listed', () => {
     const lt = (a: GrpoRunOptions['aggregation']) => grpo({ aggregation: a }).kwargs.loss_type;
     expect(

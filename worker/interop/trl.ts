@@ -371,8 +371,8 @@ function grpo(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): void {
       o.trainProblems,
       'no config key: pass train_dataset=dataset.select(range(N)) (TRL passes over it in epochs)',
     );
-  const cispoTrl = grpoLoss(o, b);
-  grpoAggregation(o, b, cispoTrl);
+  const fixed = grpoLoss(o, b);
+  grpoAggregation(o, b, fixed);
   grpoAdvantage(o, b);
   kl(o, b, true);
   importance(o, b);
@@ -405,8 +405,18 @@ function grpo(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): void {
     );
 }
 
-/** Returns whether TRL's own cispo loss_type was chosen (it fixes the aggregation). */
-function grpoLoss(o: RlRunOptions, b: Builder): boolean {
+/**
+ * A TRL `loss_type` that is a loss of its own (cispo, sapo) also fixes the aggregation: the mode
+ * it aggregates like, and how TRL's docs name that.
+ */
+interface FixedAggregation {
+  lossType: string;
+  mode: GrpoRunOptions['aggregation']['mode'];
+  like: string;
+}
+
+/** Maps the policy loss; returns the aggregation its TRL loss_type fixes, or null where loss_type names the aggregation. */
+function grpoLoss(o: RlRunOptions, b: Builder): FixedAggregation | null {
   const p = o.policyLoss;
   const s = lossSettings(p);
   const compat = (what: string) => {
@@ -460,7 +470,7 @@ function grpoLoss(o: RlRunOptions, b: Builder): boolean {
       );
     else if (isSet(p, 'logRatioClamp')) b.log.asDefault('policyLoss.logRatioClamp', 'none', 'no clamp, as TRL');
     compat(`resolved: dual clip ${bound(s.dualClip)}, log-ratio clamp ${bound(s.logRatioClamp)}`);
-    return false;
+    return null;
   }
   if (s.name === 'gspo') {
     b.set(
@@ -479,7 +489,7 @@ function grpoLoss(o: RlRunOptions, b: Builder): boolean {
         !isSet(p, 'logRatioCap'),
       );
     compat(`resolved: log-ratio cap ${bound(s.logRatioCap)}`);
-    return false;
+    return null;
   }
   if (s.name === 'cispo' && s.compat === 'trl') {
     b.set(
@@ -500,7 +510,28 @@ function grpoLoss(o: RlRunOptions, b: Builder): boolean {
     for (const key of ['clipLow', 'clipHigh'] as const)
       if (isSet(q, key)) b.log.asDefault(`policyLoss.${key}`, q[key], 'unused under compat trl (TRL caps above only)');
     if (isSet(p, 'cap')) compat("trl: TRL's upper cap");
-    return true;
+    return { lossType: 'cispo', mode: 'token-mean', like: 'dapo (token-mean)' };
+  }
+  if (s.name === 'sapo') {
+    b.set('policyLoss.name', 'sapo', 'loss_type', 'sapo', "TRL's sapo: −A·σ(τ(r − 1))·4/τ, aggregated like grpo");
+    b.set(
+      'policyLoss.tauPos',
+      s.tauPos,
+      'sapo_temperature_pos',
+      s.tauPos,
+      isSet(p, 'tauPos') ? undefined : 'unset: 1, as TRL',
+    );
+    b.set(
+      'policyLoss.tauNeg',
+      s.tauNeg,
+      'sapo_temperature_neg',
+      s.tauNeg,
+      isSet(p, 'tauNeg') ? undefined : 'unset: 1.05, as TRL',
+    );
+    if (s.compat === 'verl')
+      b.log.none('policyLoss.compat', 'verl', 'TRL does not clamp logp − old before exp', !isSet(p, 'compat'));
+    else compat('trl: no clamp, as TRL');
+    return { lossType: 'sapo', mode: 'grpo', like: 'grpo (each row’s token mean, averaged over the rows)' };
   }
   const why: Record<string, string> = {
     cispo: "verl/rLLM's cispo clips both sides around 1; TRL's caps above only (use compat trl)",
@@ -514,15 +545,15 @@ function grpoLoss(o: RlRunOptions, b: Builder): boolean {
     kl_cov: 'TRL has no KL-Cov loss (a KL penalty on high-covariance tokens); verl has kl_cov',
   };
   b.noneAll('policyLoss', p, why[s.name]);
-  return false;
+  return null;
 }
 
-function grpoAggregation(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder, cispoTrl: boolean): void {
+function grpoAggregation(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder, fixed: FixedAggregation | null): void {
   const a = o.aggregation;
-  if (cispoTrl) {
-    if (a.mode === 'token-mean')
-      b.log.asDefault('aggregation.mode', 'token-mean', "TRL's cispo aggregates like dapo (token-mean)");
-    else b.log.none('aggregation.mode', a.mode, "TRL's cispo always aggregates like dapo (token-mean)");
+  if (fixed) {
+    if (a.mode === fixed.mode)
+      b.log.asDefault('aggregation.mode', a.mode, `TRL's ${fixed.lossType} aggregates like ${fixed.like}`);
+    else b.log.none('aggregation.mode', a.mode, `TRL's ${fixed.lossType} always aggregates like ${fixed.like}`);
     return;
   }
   switch (a.mode) {

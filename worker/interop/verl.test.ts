@@ -389,6 +389,21 @@ describe('verlCommand: options', () => {
     expect(keys.map((k) => at(grpo({ policyLoss: { name: 'kl_cov' } }), k))).toEqual(['kl_cov', '0.0002', '0.1']);
   });
 
+  it('sapo: loss_mode sapo with tau_pos/tau_neg; verl clamps and fixes seq-mean-token-mean', () => {
+    const g = grpo({ policyLoss: { name: 'sapo', tauPos: 0.9 }, aggregation: { mode: 'seq-mean-token-mean' } });
+    expect(['policy_loss.loss_mode', 'tau_pos', 'tau_neg'].map((k) => at(g, `actor_rollout_ref.actor.${k}`))).toEqual([
+      'sapo',
+      '0.9',
+      '1.05',
+    ]);
+    expect(g.unmapped.filter((u) => u.path.startsWith('policyLoss') || u.path === 'aggregation.mode')).toEqual([]);
+    const t = grpo({ policyLoss: { name: 'sapo', compat: 'trl' } });
+    expect(kinds([...unmapped(t, 'policyLoss.compat'), ...unmapped(t, 'aggregation.mode')])).toEqual([
+      'policyLoss.compat:none',
+      'aggregation.mode:none',
+    ]);
+  });
+
   it('icepop is bypass-mode REINFORCE with an IcePop band; reinforce_kl has no equivalent', () => {
     const e = grpo({ policyLoss: { name: 'icepop' } });
     for (const s of [

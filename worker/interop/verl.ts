@@ -768,6 +768,31 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: str
         isSet(p, 'coef') ? undefined : 'unset: 0.1, as verl',
       );
       return;
+    case 'sapo':
+      set('policyLoss.name', 'sapo', `${ACTOR}.policy_loss.loss_mode`, 'sapo');
+      set(
+        'policyLoss.tauPos',
+        s.tauPos,
+        `${ACTOR}.tau_pos`,
+        s.tauPos,
+        isSet(p, 'tauPos') ? undefined : 'unset: 1, as verl',
+      );
+      set(
+        'policyLoss.tauNeg',
+        s.tauNeg,
+        `${ACTOR}.tau_neg`,
+        s.tauNeg,
+        isSet(p, 'tauNeg') ? undefined : 'unset: 1.05, as verl',
+      );
+      if (s.compat === 'trl')
+        log.none('policyLoss.compat', 'trl', 'verl always clamps logp − old to ±20 (not configurable)');
+      if (o.aggregation.mode !== 'seq-mean-token-mean')
+        log.none(
+          'aggregation.mode',
+          o.aggregation.mode,
+          "verl's sapo always aggregates its policy term seq-mean-token-mean (loss_agg_mode still applies to the KL term)",
+        );
+      return;
   }
 }
 

@@ -124,6 +124,7 @@ export { echoLoss, type EchoOptions } from './losses/echo';
 export { geoMeanLoss, geoMeanSettings, type GeoMeanOptions } from './losses/geo-mean';
 export { clipCovLoss, clipCovSettings, tokenCovariance, type ClipCovOptions } from './losses/clip-cov';
 export { klCovLoss, klCovSettings, type KlCovOptions } from './losses/kl-cov';
+export { sapoLoss, sapoSettings, type SapoOptions } from './losses/sapo';
 
 // Behavior corrections and off-policy metrics.
 export {

@@ -176,6 +176,24 @@ const policyLoss = z
       }).optional(),
     }),
     z.strictObject({
+      name: z.literal('sapo'),
+      tauPos: num('(0, 100]', {
+        title: 'SAPO τ positive',
+        section: 'Objective',
+        description: 'Temperature of the soft gate where A > 0 (verl tau_pos, TRL sapo_temperature_pos). Empty: 1.',
+      }).optional(),
+      tauNeg: num('(0, 100]', {
+        title: 'SAPO τ negative',
+        section: 'Objective',
+        description: 'Temperature where A ≤ 0 (verl tau_neg, TRL sapo_temperature_neg). Empty: 1.05.',
+      }).optional(),
+      compat: z.enum(['verl', 'trl']).optional().meta({
+        title: 'Loss compat',
+        section: 'Objective',
+        description: 'verl clamps logp − old to ±20 before exp, trl does not. Empty: verl.',
+      }),
+    }),
+    z.strictObject({
       name: z.literal('reinforce_kl'),
       bwdKlCoef: num('[0, 10]', {
         title: 'Backward KL coef',

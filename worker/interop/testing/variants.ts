@@ -58,6 +58,8 @@ export const VARIANTS: Record<string, RunOptions> = {
   'clip_cov defaults': grpo({ policyLoss: { name: 'clip_cov' } }),
   kl_cov: grpo({ policyLoss: { name: 'kl_cov', ratio: 0.01, coef: 1 } }),
   'kl_cov defaults': grpo({ policyLoss: { name: 'kl_cov' } }),
+  sapo: grpo({ policyLoss: { name: 'sapo', tauPos: 0.9 }, aggregation: { mode: 'seq-mean-token-mean' } }),
+  'sapo trl grpo': grpo({ policyLoss: { name: 'sapo', tauNeg: 2, compat: 'trl' }, aggregation: { mode: 'grpo' } }),
   'token-sum': grpo({ aggregation: { mode: 'token-sum' } }),
   'seq-mean-token-sum': grpo({ aggregation: { mode: 'seq-mean-token-sum' } }),
   'seq-mean-token-sum-norm K': grpo({

@@ -18,6 +18,7 @@ import { klCovLoss } from './kl-cov';
 import { ppoLoss } from './ppo';
 import { reinforceLoss } from './reinforce';
 import { reinforceKlLoss } from './reinforce-kl';
+import { sapoLoss } from './sapo';
 import type { PolicyLossContext, PolicyLossFn, PolicyLossResult } from './types';
 
 export const POLICY_LOSSES = {
@@ -33,6 +34,7 @@ export const POLICY_LOSSES = {
   geo_mean: geoMeanLoss,
   clip_cov: clipCovLoss,
   kl_cov: klCovLoss,
+  sapo: sapoLoss,
 } as const satisfies Record<string, PolicyLossFn<never>>;
 
 export type PolicyLossName = keyof typeof POLICY_LOSSES;
