@@ -60,6 +60,7 @@ const VERL_KEYS = new Set([
   'actor_rollout_ref.actor.policy_loss.clip_cov_ub',
   'actor_rollout_ref.actor.policy_loss.kl_cov_ratio',
   'actor_rollout_ref.actor.policy_loss.ppo_kl_coef',
+  'actor_rollout_ref.actor.policy_loss.dro_beta',
   'actor_rollout_ref.actor.clip_ratio_low',
   'actor_rollout_ref.actor.clip_ratio_high',
   'actor_rollout_ref.actor.clip_ratio_c',

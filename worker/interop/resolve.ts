@@ -10,6 +10,7 @@ import {
   cispoSettings,
   clipCovSettings,
   dppoSettings,
+  droSettings,
   geoMeanSettings,
   grpoSettings,
   gspoSettings,
@@ -32,6 +33,7 @@ type LossSettings =
   | ({ name: 'clip_cov' } & ReturnType<typeof clipCovSettings>)
   | ({ name: 'kl_cov' } & ReturnType<typeof klCovSettings>)
   | ({ name: 'sapo' } & ReturnType<typeof sapoSettings>)
+  | ({ name: 'dro' } & ReturnType<typeof droSettings>)
   | { name: 'reinforce' }
   | Extract<PolicyLossRunOptions, { name: 'reinforce_kl' }>;
 
@@ -60,6 +62,8 @@ export function lossSettings(p: PolicyLossRunOptions): LossSettings {
       return { name: 'kl_cov', ...klCovSettings(p) };
     case 'sapo':
       return { name: 'sapo', ...sapoSettings(p) };
+    case 'dro':
+      return { name: 'dro', ...droSettings(p) };
   }
 }
 

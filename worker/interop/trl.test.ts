@@ -295,6 +295,9 @@ describe('trlConfig: options', () => {
     ).toEqual(['policyLoss.name:none']);
     for (const name of ['reinforce', 'dppo_tv', 'icepop', 'geo_mean', 'clip_cov', 'kl_cov'] as const)
       expect(kinds(unmapped(grpo({ policyLoss: { name } }), 'policyLoss.name'))).toEqual(['policyLoss.name:none']);
+    expect(kinds(unmapped(grpo({ policyLoss: { name: 'dro', beta: 0.1 } }), 'policyLoss.name'))).toEqual([
+      'policyLoss.name:none',
+    ]);
   });
 
   it('sapo is loss_type sapo with its temperatures; it aggregates like grpo and TRL does not clamp', () => {

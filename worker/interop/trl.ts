@@ -543,6 +543,7 @@ function grpoLoss(o: RlRunOptions, b: Builder): FixedAggregation | null {
     geo_mean: 'TRL has no GMPO loss (the geometric mean of the token ratios); verl has geo_mean',
     clip_cov: 'TRL has no Clip-Cov loss (dropping high-covariance tokens); verl has clip_cov',
     kl_cov: 'TRL has no KL-Cov loss (a KL penalty on high-covariance tokens); verl has kl_cov',
+    dro: 'TRL has no DRO loss (REINFORCE with a quadratic log-ratio penalty); verl has dro',
   };
   b.noneAll('policyLoss', p, why[s.name]);
   return null;

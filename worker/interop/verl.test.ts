@@ -404,6 +404,14 @@ describe('verlCommand: options', () => {
     ]);
   });
 
+  it('dro: loss_mode dro with dro_beta', () => {
+    const d = grpo({ policyLoss: { name: 'dro', beta: 0.05 } });
+    expect(['loss_mode', 'dro_beta'].map((k) => at(d, `actor_rollout_ref.actor.policy_loss.${k}`))).toEqual([
+      'dro',
+      '0.05',
+    ]);
+  });
+
   it('icepop is bypass-mode REINFORCE with an IcePop band; reinforce_kl has no equivalent', () => {
     const e = grpo({ policyLoss: { name: 'icepop' } });
     for (const s of [

@@ -793,6 +793,10 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: str
           "verl's sapo always aggregates its policy term seq-mean-token-mean (loss_agg_mode still applies to the KL term)",
         );
       return;
+    case 'dro':
+      set('policyLoss.name', 'dro', `${ACTOR}.policy_loss.loss_mode`, 'dro');
+      set('policyLoss.beta', s.beta, `${ACTOR}.policy_loss.dro_beta`, s.beta);
+      return;
   }
 }
 

@@ -125,6 +125,7 @@ export { geoMeanLoss, geoMeanSettings, type GeoMeanOptions } from './losses/geo-
 export { clipCovLoss, clipCovSettings, tokenCovariance, type ClipCovOptions } from './losses/clip-cov';
 export { klCovLoss, klCovSettings, type KlCovOptions } from './losses/kl-cov';
 export { sapoLoss, sapoSettings, type SapoOptions } from './losses/sapo';
+export { droLoss, droSettings, type DroOptions } from './losses/dro';
 
 // Behavior corrections and off-policy metrics.
 export {

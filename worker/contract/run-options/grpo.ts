@@ -194,6 +194,16 @@ const policyLoss = z
       }),
     }),
     z.strictObject({
+      name: z.literal('dro'),
+      beta: num('(0, 100]', {
+        title: 'DRO β',
+        section: 'Objective',
+        description:
+          'Weight of ½(logp − old)² in the DRO token loss (verl policy_loss.dro_beta, which has no default; 0.05 is the value of verl’s own DRO test).',
+        initial: 0.05,
+      }),
+    }),
+    z.strictObject({
       name: z.literal('reinforce_kl'),
       bwdKlCoef: num('[0, 10]', {
         title: 'Backward KL coef',

@@ -60,6 +60,7 @@ export const VARIANTS: Record<string, RunOptions> = {
   'kl_cov defaults': grpo({ policyLoss: { name: 'kl_cov' } }),
   sapo: grpo({ policyLoss: { name: 'sapo', tauPos: 0.9 }, aggregation: { mode: 'seq-mean-token-mean' } }),
   'sapo trl grpo': grpo({ policyLoss: { name: 'sapo', tauNeg: 2, compat: 'trl' }, aggregation: { mode: 'grpo' } }),
+  dro: grpo({ policyLoss: { name: 'dro', beta: 0.05 } }),
   'token-sum': grpo({ aggregation: { mode: 'token-sum' } }),
   'seq-mean-token-sum': grpo({ aggregation: { mode: 'seq-mean-token-sum' } }),
   'seq-mean-token-sum-norm K': grpo({

@@ -17,7 +17,7 @@ describe('policy-loss registry', () => {
     expect([...POLICY_LOSS_NAMES].sort()).toEqual(
       [
         ...['cispo', 'dppo_kl', 'dppo_tv', 'echo', 'gspo', 'icepop', 'ppo', 'reinforce', 'reinforce_kl'],
-        ...['geo_mean', 'clip_cov', 'kl_cov', 'sapo'],
+        ...['geo_mean', 'clip_cov', 'kl_cov', 'sapo', 'dro'],
       ].sort(),
     );
     expect(isPolicyLossName('ppo')).toBe(true);
@@ -37,15 +37,16 @@ describe('policy-loss registry', () => {
     expect(() => policyLoss('vanilla' as never, table())).toThrow(/'vanilla' is unknown; expected one of ppo, gspo/);
   });
 
-  // Options that move a kink off the table's point: geo_mean's default log-ratio bound 0.2 is t5's logp − old.
-  const AWAY_FROM_KINKS: Partial<Record<PolicyLossName, object>> = { geo_mean: { clipHigh: 0.3 } };
+  // Options a loss needs (dro's β has no default), or that move a kink off the table's point
+  // (geo_mean's default log-ratio bound 0.2 is t5's logp − old).
+  const OPTIONS: Partial<Record<PolicyLossName, object>> = { geo_mean: { clipHigh: 0.3 }, dro: { beta: 0.5 } };
   // every registered loss: backward(w) = ∂(Σ w l)/∂logp with stop-gradients held at the base point
   for (const name of POLICY_LOSS_NAMES) {
     it(`${name}: backward(w) against central differences`, () => {
       const fn = POLICY_LOSSES[name] as (ctx: PolicyLossContext, o?: object) => PolicyLossResult;
-      const [a, n] = gradients((ctx) => fn(ctx, AWAY_FROM_KINKS[name]), table());
+      const [a, n] = gradients((ctx) => fn(ctx, OPTIONS[name]), table());
       expect(maxDiff(a, n)).toBeLessThan(1e-7);
-      const out = POLICY_LOSSES[name](table());
+      const out = fn(table(), OPTIONS[name]);
       expect(out.loss.length).toBe(6);
       expect(out.loss[2]).toBe(0); // masked out
     });

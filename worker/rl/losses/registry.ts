@@ -10,6 +10,7 @@
 import { cispoLoss } from './cispo';
 import { clipCovLoss } from './clip-cov';
 import { dppoKlLoss, dppoTvLoss } from './dppo';
+import { droLoss } from './dro';
 import { echoLoss } from './echo';
 import { geoMeanLoss } from './geo-mean';
 import { gspoLoss } from './gspo';
@@ -35,6 +36,7 @@ export const POLICY_LOSSES = {
   clip_cov: clipCovLoss,
   kl_cov: klCovLoss,
   sapo: sapoLoss,
+  dro: droLoss,
 } as const satisfies Record<string, PolicyLossFn<never>>;
 
 export type PolicyLossName = keyof typeof POLICY_LOSSES;
