@@ -20,6 +20,7 @@ import {
   reinforcePlusPlusSettings,
   rlooSettings,
   sapoSettings,
+  vespoSettings,
 } from '../rl/index';
 
 /** Each loss's options resolved by its own module (the defaults live there once), tagged with its name. */
@@ -34,6 +35,7 @@ type LossSettings =
   | ({ name: 'kl_cov' } & ReturnType<typeof klCovSettings>)
   | ({ name: 'sapo' } & ReturnType<typeof sapoSettings>)
   | ({ name: 'dro' } & ReturnType<typeof droSettings>)
+  | ({ name: 'vespo' } & ReturnType<typeof vespoSettings>)
   | { name: 'reinforce' }
   | Extract<PolicyLossRunOptions, { name: 'reinforce_kl' }>;
 
@@ -64,6 +66,8 @@ export function lossSettings(p: PolicyLossRunOptions): LossSettings {
       return { name: 'sapo', ...sapoSettings(p) };
     case 'dro':
       return { name: 'dro', ...droSettings(p) };
+    case 'vespo':
+      return { name: 'vespo', ...vespoSettings(p) };
   }
 }
 

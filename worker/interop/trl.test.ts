@@ -312,6 +312,21 @@ describe('trlConfig: options', () => {
     expect(unmapped(v, 'aggregation.mode')[0].reason).toMatch(/always aggregates like grpo/);
   });
 
+  it('vespo is loss_type vespo with its four parameters; it aggregates like dapo and folds IS weights into w', () => {
+    const v = grpo({ policyLoss: { name: 'vespo', kPos: 1, lambdaNeg: 4 } });
+    expect(
+      ['loss_type', 'vespo_k_pos', 'vespo_lambda_pos', 'vespo_k_neg', 'vespo_lambda_neg'].map((k) => v.kwargs[k]),
+    ).toEqual(['vespo', 1, 3, 3, 4]);
+    expect(kinds(unmapped(v, 'aggregation.mode'))).toEqual(['aggregation.mode:default']);
+    const t = grpo({
+      policyLoss: { name: 'vespo' },
+      importance: { kind: 'tis', level: 'token', cap: 2, batchNormalize: false },
+      aggregation: { mode: 'seq-mean-token-mean' },
+    });
+    expect(kinds(unmapped(t, 'aggregation.mode'))).toEqual(['aggregation.mode:none']);
+    expect(unmapped(t, 'importance.kind')[0].reason).toMatch(/folds the sampler's token ratios/);
+  });
+
   it('aggregation modes onto loss_type; the ones GRPOConfig lacks are listed', () => {
     const lt = (a: GrpoRunOptions['aggregation']) => grpo({ aggregation: a }).kwargs.loss_type;
     expect(

@@ -533,6 +533,24 @@ function grpoLoss(o: RlRunOptions, b: Builder): FixedAggregation | null {
     else compat('trl: no clamp, as TRL');
     return { lossType: 'sapo', mode: 'grpo', like: 'grpo (each row’s token mean, averaged over the rows)' };
   }
+  if (s.name === 'vespo') {
+    b.set('policyLoss.name', 'vespo', 'loss_type', 'vespo', "TRL's vespo: −sg(φ(w))·A·logp, aggregated like dapo");
+    const keys = [
+      ['kPos', 'vespo_k_pos', 2],
+      ['lambdaPos', 'vespo_lambda_pos', 3],
+      ['kNeg', 'vespo_k_neg', 3],
+      ['lambdaNeg', 'vespo_lambda_neg', 2],
+    ] as const;
+    for (const [key, to, d] of keys)
+      b.set(`policyLoss.${key}`, s[key], to, s[key], isSet(p, key) ? undefined : `unset: ${d}, as TRL`);
+    if (o.importance.kind !== 'off')
+      b.log.none(
+        'importance.kind',
+        o.importance.kind,
+        "TRL's vespo folds the sampler's token ratios into the sequence ratio w instead of weighing the loss; Dewpoint weighs per token",
+      );
+    return { lossType: 'vespo', mode: 'token-mean', like: 'dapo (token-mean)' };
+  }
   const why: Record<string, string> = {
     cispo: "verl/rLLM's cispo clips both sides around 1; TRL's caps above only (use compat trl)",
     reinforce: 'GRPOConfig has no plain REINFORCE loss (−A·logp without a ratio)',

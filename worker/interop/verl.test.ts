@@ -412,6 +412,15 @@ describe('verlCommand: options', () => {
     ]);
   });
 
+  it('vespo has no verl equivalent', () => {
+    const v = grpo({ policyLoss: { name: 'vespo', kPos: 1 } });
+    expect(kinds(v.unmapped.filter((u) => u.path.startsWith('policyLoss')))).toEqual([
+      'policyLoss.name:none',
+      'policyLoss.kPos:none',
+    ]);
+    expect(at(v, 'actor_rollout_ref.actor.policy_loss.loss_mode')).toBeUndefined();
+  });
+
   it('icepop is bypass-mode REINFORCE with an IcePop band; reinforce_kl has no equivalent', () => {
     const e = grpo({ policyLoss: { name: 'icepop' } });
     for (const s of [

@@ -797,6 +797,14 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: str
       set('policyLoss.name', 'dro', `${ACTOR}.policy_loss.loss_mode`, 'dro');
       set('policyLoss.beta', s.beta, `${ACTOR}.policy_loss.dro_beta`, s.beta);
       return;
+    case 'vespo':
+      noneAll(
+        log,
+        'policyLoss',
+        p,
+        "verl has no VESPO loss (TRL's loss_type vespo: a Gamma weight of the sequence ratio)",
+      );
+      return;
   }
 }
 

@@ -96,7 +96,7 @@ describe('run options schema', () => {
       "KL estimator (kl.estimator) must be one of k1, abs, k2, k3, k1+, abs+, k2+, k3+, got 'k4'",
     ]);
     expect(messages({ ...GRPO, policyLoss: { name: 'echo' } })).toEqual([
-      "Policy loss (policyLoss.name) must be one of ppo, gspo, cispo, reinforce, dppo_tv, dppo_kl, icepop, geo_mean, clip_cov, kl_cov, sapo, dro, reinforce_kl, got 'echo'",
+      "Policy loss (policyLoss.name) must be one of ppo, gspo, cispo, reinforce, dppo_tv, dppo_kl, icepop, geo_mean, clip_cov, kl_cov, sapo, dro, vespo, reinforce_kl, got 'echo'",
     ]);
     // A variant narrows a shared option: TRL has no REINFORCE++-baseline.
     expect(messages({ ...GRPO, advantage: { estimator: 'reinforce++-baseline', compat: 'trl' } })).toEqual([

@@ -126,6 +126,7 @@ export { clipCovLoss, clipCovSettings, tokenCovariance, type ClipCovOptions } fr
 export { klCovLoss, klCovSettings, type KlCovOptions } from './losses/kl-cov';
 export { sapoLoss, sapoSettings, type SapoOptions } from './losses/sapo';
 export { droLoss, droSettings, type DroOptions } from './losses/dro';
+export { gammaWeight, vespoLoss, vespoSettings, type VespoOptions } from './losses/vespo';
 
 // Behavior corrections and off-policy metrics.
 export {

@@ -204,6 +204,29 @@ const policyLoss = z
       }),
     }),
     z.strictObject({
+      name: z.literal('vespo'),
+      kPos: num('[0, 100]', {
+        title: 'VESPO k (A ≥ 0)',
+        section: 'Objective',
+        description: 'Power of the sequence ratio w below 1 where A ≥ 0 (TRL vespo_k_pos). Empty: 2.',
+      }).optional(),
+      lambdaPos: num('[0, 100]', {
+        title: 'VESPO λ (A ≥ 0)',
+        section: 'Objective',
+        description: 'Decay of the weight above w = 1 where A ≥ 0 (TRL vespo_lambda_pos). Empty: 3.',
+      }).optional(),
+      kNeg: num('[0, 100]', {
+        title: 'VESPO k (A < 0)',
+        section: 'Objective',
+        description: 'Power below w = 1 where A < 0 (TRL vespo_k_neg). Empty: 3.',
+      }).optional(),
+      lambdaNeg: num('[0, 100]', {
+        title: 'VESPO λ (A < 0)',
+        section: 'Objective',
+        description: 'Decay above w = 1 where A < 0 (TRL vespo_lambda_neg). Empty: 2.',
+      }).optional(),
+    }),
+    z.strictObject({
       name: z.literal('reinforce_kl'),
       bwdKlCoef: num('[0, 10]', {
         title: 'Backward KL coef',

@@ -61,6 +61,12 @@ export const VARIANTS: Record<string, RunOptions> = {
   sapo: grpo({ policyLoss: { name: 'sapo', tauPos: 0.9 }, aggregation: { mode: 'seq-mean-token-mean' } }),
   'sapo trl grpo': grpo({ policyLoss: { name: 'sapo', tauNeg: 2, compat: 'trl' }, aggregation: { mode: 'grpo' } }),
   dro: grpo({ policyLoss: { name: 'dro', beta: 0.05 } }),
+  vespo: grpo({ policyLoss: { name: 'vespo', kPos: 1, lambdaNeg: 4 } }),
+  'vespo tis seq-mean': grpo({
+    policyLoss: { name: 'vespo' },
+    importance: { kind: 'tis', level: 'token', cap: 2, batchNormalize: false },
+    aggregation: { mode: 'seq-mean-token-mean' },
+  }),
   'token-sum': grpo({ aggregation: { mode: 'token-sum' } }),
   'seq-mean-token-sum': grpo({ aggregation: { mode: 'seq-mean-token-sum' } }),
   'seq-mean-token-sum-norm K': grpo({

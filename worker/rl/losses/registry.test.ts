@@ -17,7 +17,7 @@ describe('policy-loss registry', () => {
     expect([...POLICY_LOSS_NAMES].sort()).toEqual(
       [
         ...['cispo', 'dppo_kl', 'dppo_tv', 'echo', 'gspo', 'icepop', 'ppo', 'reinforce', 'reinforce_kl'],
-        ...['geo_mean', 'clip_cov', 'kl_cov', 'sapo', 'dro'],
+        ...['geo_mean', 'clip_cov', 'kl_cov', 'sapo', 'dro', 'vespo'],
       ].sort(),
     );
     expect(isPolicyLossName('ppo')).toBe(true);

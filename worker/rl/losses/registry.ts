@@ -20,6 +20,7 @@ import { ppoLoss } from './ppo';
 import { reinforceLoss } from './reinforce';
 import { reinforceKlLoss } from './reinforce-kl';
 import { sapoLoss } from './sapo';
+import { vespoLoss } from './vespo';
 import type { PolicyLossContext, PolicyLossFn, PolicyLossResult } from './types';
 
 export const POLICY_LOSSES = {
@@ -37,6 +38,7 @@ export const POLICY_LOSSES = {
   kl_cov: klCovLoss,
   sapo: sapoLoss,
   dro: droLoss,
+  vespo: vespoLoss,
 } as const satisfies Record<string, PolicyLossFn<never>>;
 
 export type PolicyLossName = keyof typeof POLICY_LOSSES;
