@@ -327,6 +327,14 @@ describe('trlConfig: options', () => {
     expect(unmapped(t, 'importance.kind')[0].reason).toMatch(/folds the sampler's token ratios/);
   });
 
+  it("luspo is gspo's sequence ratio with seq-mean-token-sum; without gspo that mode has no loss_type", () => {
+    const l = grpo({ policyLoss: { name: 'gspo', compat: 'trl' }, aggregation: { mode: 'seq-mean-token-sum' } });
+    expect([l.kwargs.loss_type, l.kwargs.importance_sampling_level]).toEqual(['luspo', 'sequence']);
+    const p = grpo({ aggregation: { mode: 'seq-mean-token-sum' } });
+    expect(p.kwargs.loss_type).toBeUndefined();
+    expect(kinds(unmapped(p, 'aggregation.mode'))).toEqual(['aggregation.mode:none']);
+  });
+
   it('aggregation modes onto loss_type; the ones GRPOConfig lacks are listed', () => {
     const lt = (a: GrpoRunOptions['aggregation']) => grpo({ aggregation: a }).kwargs.loss_type;
     expect(

@@ -588,6 +588,17 @@ function grpoAggregation(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder, 
     case 'grpo':
       b.set('aggregation.mode', a.mode, 'loss_type', 'grpo');
       return;
+    case 'seq-mean-token-sum':
+      // TRL's luspo is no loss of its own: GSPO's sequence-level surrogate, each sequence's loss times its length.
+      if (o.policyLoss.name !== 'gspo') break;
+      b.set(
+        'aggregation.mode',
+        a.mode,
+        'loss_type',
+        'luspo',
+        "LUSPO: with gspo's sequence ratio, each sequence's loss times its length, averaged over the rows (TRL also counts empty rows)",
+      );
+      return;
     case 'seq-mean-token-mean':
     case 'session-mean':
       b.set(
@@ -622,9 +633,12 @@ function grpoAggregation(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder, 
         );
       return;
     }
-    default:
-      b.noneAll('aggregation', a, `GRPOConfig has no loss_type for ${a.mode} (grpo, bnpo, dr_grpo, dapo only)`);
   }
+  b.noneAll(
+    'aggregation',
+    a,
+    `GRPOConfig has no loss_type for ${a.mode} (grpo, bnpo, dr_grpo, dapo; luspo is seq-mean-token-sum with gspo)`,
+  );
 }
 
 function grpoAdvantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): void {

@@ -67,6 +67,7 @@ export const VARIANTS: Record<string, RunOptions> = {
     importance: { kind: 'tis', level: 'token', cap: 2, batchNormalize: false },
     aggregation: { mode: 'seq-mean-token-mean' },
   }),
+  luspo: grpo({ policyLoss: { name: 'gspo', compat: 'trl' }, aggregation: { mode: 'seq-mean-token-sum' } }),
   'token-sum': grpo({ aggregation: { mode: 'token-sum' } }),
   'seq-mean-token-sum': grpo({ aggregation: { mode: 'seq-mean-token-sum' } }),
   'seq-mean-token-sum-norm K': grpo({
