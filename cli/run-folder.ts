@@ -2,9 +2,10 @@
  * A run folder the CLI writes (`dewpoint train --save DIR`) and `dewpoint export DIR` reads:
  * `run.json` (the run options, as the Experiments view's "Config as JSON") and `steps.jsonl`,
  * one line per step with its advantage groups and rollout rows (worker/interop/rollouts.ts), the
- * same records the app's store keeps and exports from.
+ * same records the app's store keeps and exports from; and `model/`, the checkpoint the run ended
+ * with (worker/model/checkpoint.ts `exportCheckpoint`: a Hugging Face folder), for the bundle.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BatchRecord, GroupRecord, RunOptions, SessionRecord } from '../worker/protocol';
 import type { StepExport } from '../worker/interop/files';
@@ -13,10 +14,12 @@ import { rolloutRows } from '../worker/interop/rollouts';
 import { checkRunOptions } from '../worker/presets/table';
 import { decodeSessions, encodeSessions } from '../worker/store/sessions-codec';
 import type { Session } from '../worker/rl/types';
+import type { CheckpointFiles } from '../worker/model/checkpoint';
 import { UsageError } from './args';
 
 const RUN_OPTIONS_FILE = 'run.json';
 const STEPS_FILE = 'steps.jsonl';
+const MODEL_DIR = 'model';
 
 export class RunFolderWriter {
   private readonly dataSource: string;
@@ -42,6 +45,22 @@ export class RunFolderWriter {
     };
     appendFileSync(join(this.dir, STEPS_FILE), `${JSON.stringify(line)}\n`);
   }
+
+  /** The checkpoint the run ended with, as `model/` (replacing one an earlier run left). */
+  model(files: CheckpointFiles): void {
+    const dir = join(this.dir, MODEL_DIR);
+    mkdirSync(dir, { recursive: true });
+    for (const [name, bytes] of Object.entries(files)) if (bytes) writeFileSync(join(dir, name), bytes);
+  }
+}
+
+/** The run folder's `model/` files, or null when it has none. */
+export function readRunModel(dir: string): CheckpointFiles | null {
+  const path = join(dir, MODEL_DIR);
+  if (!existsSync(path)) return null;
+  const files: Record<string, Uint8Array> = {};
+  for (const name of readdirSync(path)) files[name] = new Uint8Array(readFileSync(join(path, name)));
+  return files as CheckpointFiles;
 }
 
 /** Reads a run folder; a usage error names the file and what is wrong. */

@@ -8,7 +8,7 @@
  * multi-turn presets start from their environment's base (public/checkpoints/calc-base,
  * guess-base) and, with `--journal DIR`, journal every turn there (cli/node-journal.ts) under the
  * run id printed at the start, for `dewpoint episodes export`. `--save DIR` keeps each step's
- * groups and rollouts there (cli/run-folder.ts), for `dewpoint export DIR --to verl|trl`.
+ * groups and rollouts there and the weights it ends with (cli/run-folder.ts), for `dewpoint export DIR --to verl|trl|skyrl`.
  * `--config` takes the run options as the Experiments view shows them ("Config as JSON"), or a
  * part of them: the options a config leaves out are its preset's defaults (merged as the view's
  * import merges them, worker/presets/config-import.ts), the same schema (worker/presets/schema.ts)
@@ -41,7 +41,7 @@ import type {
 import { withPresetDefaults } from '../../worker/presets/config-import';
 import { labelAndPath } from '../../worker/presets/fields';
 import { PRESETS, checkRunOptions, episodeRunConfigOf, presetOf, trainerOf } from '../../worker/presets/table';
-import type { TrainerContext } from '../../worker/presets/trainers';
+import { modelCheckpointFiles, type TrainerContext } from '../../worker/presets/trainers';
 import { healthFields, runHealth, withCommonestFailure, type StepMetrics } from '../../worker/runs/health';
 import { commonestFailure } from '../../worker/episodes/infrastructure';
 import { runLoop, type ActiveRun, type LoopServices } from '../../worker/runs/loop';
@@ -381,6 +381,11 @@ export async function trainCommand(argv: string[]): Promise<number> {
   // A run that failed ends the command as its error did (bin/dewpoint.mjs prints `dewpoint: Name: message`, exit 1).
   const failed = events.failure();
   if (failed) throw failed;
+  // The weights the run ended with, beside its steps: what `dewpoint export RUN --to verl|skyrl` bundles.
+  if (saver && run.checkpoints) {
+    const ck = await run.checkpoints.write({ run: runId, preset: name, steps, from: loaded ? dir : null });
+    saver.model(modelCheckpointFiles(ck.files, `${name}'s checkpoint`));
+  }
   if (evalEvery > 0) process.stderr.write(`train ${name}: ${events.accuracyLine()}\n`);
   if (local)
     process.stderr.write(
