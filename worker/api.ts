@@ -37,7 +37,7 @@ import { completeRunOptions } from './presets/config-import';
 import { ENV_PROGRAM_BASE, PRESET_INFOS, checkRunOptions, type BaseName } from './presets/table';
 import { loadDatasetFor } from './runs/dataset-load';
 import { loadEnvironmentBytes, previewEnvironment } from './episodes/program';
-import { RunReads, runHistory, stepDistributions } from './runs/reads';
+import { RunReads, runHistory, stepDistributions, storedRunAudit } from './runs/reads';
 import { RunManager } from './runs/run-manager';
 import type { RunLocks } from './runs/run-locks';
 import { memoryRunLocks } from './runs/run-locks';
@@ -207,6 +207,9 @@ export function createWorkbench(
     },
     async runHealth(runId, options = {}) {
       return (await reads.of(runId)).health(options);
+    },
+    async rewardAudit(runId) {
+      return storedRunAudit(store, runId);
     },
     async exportEpisodes(runId: string) {
       return (await reads.of(runId)).exportEpisodes();

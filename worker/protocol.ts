@@ -41,6 +41,7 @@ import type {
   HealthFlag,
   HealthOptions,
   ReplayResult,
+  RewardAudit,
   RunEvent,
   RunHistory,
   RunSummary,
@@ -185,6 +186,12 @@ export interface WorkbenchApi {
    * Thresholds left out take their defaults. An unknown run has none.
    */
   runHealth(runId: string, options?: Partial<HealthOptions>): Promise<HealthFlag[]>;
+  /**
+   * The reward-hacking audit (worker/runs/audit.ts) of a stored run, read over every step it keeps:
+   * length against reward, reward-component dominance, group collapse and KL acceleration, each
+   * found, clear or not applicable with its figures. An audit of the whole run, not an early warning.
+   */
+  rewardAudit(runId: string): Promise<RewardAudit>;
   /** Steps of a run whose advantage groups are stored. */
   groupSteps(runId: string): Promise<number[]>;
   /** The advantage groups of one step, or null when that step is not kept. */

@@ -34,6 +34,10 @@ export const runHealthQuery = (runId: string, lastStep: number) =>
     placeholderData: keepPreviousData,
   });
 
+/** The reward-hacking audit of a run's stored steps (worker/runs/audit.ts), read when a person asks at `atStep`. */
+export const rewardAuditQuery = (runId: string, atStep: number) =>
+  queryOptions({ queryKey: keys.rewardAudit(runId, atStep), queryFn: () => workbench.rewardAudit(runId) });
+
 export const presetsQuery = () =>
   queryOptions({ queryKey: keys.presets(), queryFn: () => workbench.presets(), staleTime: Infinity });
 

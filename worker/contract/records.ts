@@ -513,3 +513,28 @@ export interface HealthFlag {
   /** Where to look at that step. */
   view: 'Groups' | 'Episodes';
 }
+
+/** The reward-hacking audit's checks (worker/runs/audit.ts). */
+export type AuditCheckId = 'length-reward' | 'component-dominance' | 'group-collapse' | 'kl-acceleration';
+
+/**
+ * One check of the reward-hacking audit, read over the whole stored run (not as it trains):
+ * `found` when the run shows the pattern, `clear` when it was checked and does not, and
+ * `not-applicable` when the run lacks what the check reads (the sentence says what).
+ */
+export interface AuditFinding {
+  id: AuditCheckId;
+  verdict: 'found' | 'clear' | 'not-applicable';
+  /** One or two sentences: what was read, its figures and, when found, what it means. */
+  reason: string;
+  /** The figures the verdict rests on, by name (e.g. `r`, `length_start`, `share_overlong`). */
+  figures: Record<string, number>;
+  /** Where to look (the Groups view at this step), when found. */
+  step?: number;
+}
+
+/** The reward-hacking audit of a stored run: how many steps it read, and one finding per check. */
+export interface RewardAudit {
+  steps: number;
+  findings: AuditFinding[];
+}

@@ -303,6 +303,18 @@ function sampling(o: RlRunOptions, b: Builder, lengthKey: 'max_completion_length
     );
   if (o.samplerWorker)
     b.log.none('samplerWorker', true, 'with no batch sampled ahead (above) there is nothing to sample in a worker');
+  if (o.samplerBf16)
+    b.log.none(
+      'samplerBf16',
+      true,
+      "the mismatch lab's injected gap has no option: TRL's vLLM holds the weights it was synced",
+    );
+  if (o.samplerTemperature !== undefined)
+    b.log.none(
+      'samplerTemperature',
+      o.samplerTemperature,
+      "the mismatch lab's injected gap has no option: TRL samples and scores at GRPOConfig temperature",
+    );
   if (o.overlongBuffer !== undefined) {
     const why =
       "DAPO's soft overlong punishment is a reward function in TRL, not a config option: add " +

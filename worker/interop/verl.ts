@@ -406,6 +406,19 @@ function translate(o: RlRunOptions): VerlExport {
       "where Dewpoint's batches sampled ahead draw (a worker per slot) has no option in verl: its fully async " +
         'trainer always samples on rollouter workers of their own',
     );
+  if (o.samplerBf16)
+    log.none(
+      'samplerBf16',
+      true,
+      "the mismatch lab's injected gap has no option: verl's rollout engine holds its own weights " +
+        '(actor_rollout_ref.rollout.dtype, bf16 by default) whatever the trainer computes in',
+    );
+  if (o.samplerTemperature !== undefined)
+    log.none(
+      'samplerTemperature',
+      o.samplerTemperature,
+      "the mismatch lab's injected gap has no option: verl samples and scores at actor_rollout_ref.rollout.temperature",
+    );
   if (o.loraRank !== undefined) {
     // verl's LoRA (PEFT underneath); with a rank its reference is the actor with the adapters off, as here.
     const targets = o.loraTargets ?? 'all-linear';

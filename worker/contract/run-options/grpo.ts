@@ -566,6 +566,24 @@ const grpoRest = {
         'per batch; the browser needs the page cross-origin isolated, as the threaded wasm backend does), so sampling runs on other ' +
         'cores (or the CPU while WebGPU trains). The same numbers on the same backend. Empty: in the trainer.',
     }),
+  samplerBf16: z
+    .boolean()
+    .optional()
+    .meta({
+      title: 'Sampler weights in bf16',
+      section: 'Mismatch lab',
+      description:
+        'Injects a known mismatch: the sampler holds the layer matrices rounded to bf16 (nearest, ties to even, as a ' +
+        'bf16 inference engine loads them) while the trainer scores in f32, so behaviour and training policies differ ' +
+        "by the rounding alone. In the trainer's thread. Empty: the sampler has the trainer's weights.",
+    }),
+  samplerTemperature: num('(0, 10]', {
+    title: 'Sampler temperature (uncorrected)',
+    section: 'Mismatch lab',
+    description:
+      "Injects a known mismatch: the sampler draws at this temperature while the trainer scores at the run's " +
+      "temperature and is not told (the behaviour log-probs are the sampler's). Empty: the run's temperature.",
+  }).optional(),
   evalEvery: run.evalEvery,
   evalN: run.evalN,
   evalSamples: int(0, 64, {
@@ -616,6 +634,7 @@ function grpoRefine(
     overlongBuffer?: number;
     staleness?: number;
     samplerWorker?: boolean;
+    samplerBf16?: boolean;
   },
   ctx: z.RefinementCtx,
 ): void {
@@ -660,6 +679,8 @@ function grpoRefine(
   }
   if (o.samplerWorker && !o.staleness)
     problem(['samplerWorker'], 'samples the batches ahead of the trainer: give {staleness} ≥ 1, or leave it off');
+  if (o.samplerWorker && o.samplerBf16)
+    problem(['samplerBf16'], "holds the sampler's weights in the trainer's thread: leave {samplerWorker} off with it");
 }
 
 export const grpoSchema = z

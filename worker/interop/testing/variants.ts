@@ -156,6 +156,8 @@ export const VARIANTS: Record<string, RunOptions> = {
   // Options no other variant sets, so the index test makes each one mapped or listed (index.test.ts checks that every option is set somewhere).
   stabilisers: grpo({ lrSchedule: 'cosine', lrWarmup: 2, minLrRatio: 0.1, overlongBuffer: 4, overlongPenalty: 0.5 }),
   'sampler workers': grpo({ staleness: 1, samplerWorker: true }),
+  'mismatch lab: bf16 sampler': grpo({ samplerBf16: true }),
+  'mismatch lab: sampler temperature': grpo({ samplerTemperature: 1.5 }),
   lora: grpo({ loraRank: 8, loraAlpha: 16, loraTargets: 'q_proj,v_proj', loraDropout: 0.05 }),
   'passes and storage': grpo({ beta: 0.01, idsPerPass: 256, recomputeLayers: true, frozenWeights: 'bf16' }),
   'grpo-code two turns': { ...defaultsOf('grpo-code'), maxTurns: 2 } as RunOptions,
