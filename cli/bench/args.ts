@@ -4,4 +4,6 @@ export interface BenchArgs {
   runs: number | null;
   /** `train --model gpt-ref`: the peer bench's GPT shape instead of the presets. */
   model: string | null;
+  /** `gpu --quick`: sizes small enough for a software adapter. */
+  quick: boolean;
 }

@@ -58,7 +58,7 @@ export const MODEL_SHAPES: Record<string, { config: ModelConfig; maxNew: number 
  * group ties and every response is truncated: `maskZeroAdvantage` off and truncation `score` train
  * on them anyway (a zero loss through the same arithmetic), as the PyTorch step did.
  */
-const STEP: Partial<GrpoRunOptions> = {
+export const STEP: Partial<GrpoRunOptions> = {
   prompts: 8,
   group: 4,
   evalEvery: 0,
@@ -67,7 +67,7 @@ const STEP: Partial<GrpoRunOptions> = {
 };
 
 /** Parameters a token passes through as a matmul operand: q, k, v, o, gate, up, down per layer, and the LM head. */
-function matmulParams(c: ModelConfig): number {
+export function matmulParams(c: ModelConfig): number {
   const C = c.dModel;
   return c.layers * (2 * C * C + 2 * C * kvDim(c) + 3 * C * c.ffn) + c.vocab * C;
 }
@@ -114,14 +114,21 @@ async function decodeMatmulGflops(ops: Ops, c: ModelConfig, rows = 32, reps = 3)
   }
 }
 
+/** Random weights of `config` (seed 1) as a Hugging Face folder with the Llama 2 tokenizer, loaded as a person's folder is. */
+export async function randomBase(config: ModelConfig, name: string): Promise<LoadedCheckpoint> {
+  const tok = llamaTokenizerFiles();
+  const files = writeHfFolder(config, initialWeights(config, 1), tok.tokenizerBytes, tok.configBytes);
+  return checkpointFromHf(await loadHfFolder(files), name);
+}
+
 async function baseOf(model: string): Promise<{ base: LoadedCheckpoint; source: string; maxNew: number }> {
   const named = MODEL_SHAPES[model];
   if (!named) return { base: await loadCheckpointDir(model), source: model, maxNew: 32 };
-  const { config, maxNew } = named;
-  const tok = llamaTokenizerFiles();
-  const files = writeHfFolder(config, initialWeights(config, 1), tok.tokenizerBytes, tok.configBytes);
-  const base = checkpointFromHf(await loadHfFolder(files), model);
-  return { base, source: `${model} (random weights, seed 1)`, maxNew };
+  return {
+    base: await randomBase(named.config, model),
+    source: `${model} (random weights, seed 1)`,
+    maxNew: named.maxNew,
+  };
 }
 
 /** The LoRA the bench measures beside full fine-tuning (verl's examples' shape: all-linear, alpha = 2·rank). */

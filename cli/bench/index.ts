@@ -6,6 +6,7 @@
 import { UsageError, bool, num, parseFlags, str, type CommandSpec } from '../args';
 import type { BenchArgs } from './args';
 import { benchAsync } from './async';
+import { benchGpu } from './gpu';
 import { benchGrpo } from './grpo';
 import { MODEL_SHAPES } from './grpo-model';
 import { benchMatmul } from './matmul';
@@ -18,6 +19,7 @@ import { benchTrain } from './train';
 
 const BENCHES: Record<string, (args: BenchArgs) => Promise<{ table: string; json: unknown }>> = {
   grpo: benchGrpo,
+  gpu: benchGpu,
   async: benchAsync,
   matmul: benchMatmul,
   train: benchTrain,
@@ -34,6 +36,7 @@ export const BENCH: CommandSpec = {
   summary: `benchmarks, printed as a table (names: ${Object.keys(BENCHES).join(', ')})`,
   flags: {
     json: bool('print one JSON object instead of the table'),
+    quick: bool('gpu: small sizes, so that a software adapter finishes in minutes'),
     runs: num('N', 'timed runs per measurement (their median), 1..100; default depends on the bench'),
     model: str(
       'SHAPE|DIR',
@@ -46,7 +49,9 @@ export const BENCH: CommandSpec = {
 export async function runBench(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   const f = parseFlags(BENCH.name, rest, BENCH.flags);
-  const args: BenchArgs = { json: f.json === true, runs: null, model: null };
+  const args: BenchArgs = { json: f.json === true, runs: null, model: null, quick: f.quick === true };
+  if (args.quick && name !== 'gpu')
+    throw new UsageError(`dewpoint bench: --quick is for the gpu bench, not ${name ?? 'none'}`);
   if (f.runs !== undefined) {
     const n = f.runs as number;
     if (!Number.isInteger(n) || n < 1 || n > 100)
