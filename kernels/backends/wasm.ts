@@ -21,6 +21,8 @@ import { dropoutScalars } from '../dropout/dropout.ref';
 import { checkBf16Shapes } from '../bf16/bf16.ref';
 import { checkRmsnormEps, checkRmsnormShapes } from '../rmsnorm/rmsnorm.ref';
 import { checkRopeShapes } from '../rope/rope.ref';
+import { mulberry32 } from '../common/random';
+import { checkSampleArgs, sampleLogitProblem, sampleRef } from '../sample/sample.ref';
 import { WasmHeap } from '../wasm/heap';
 import type { ThreadPort } from '../wasm/threads';
 import { WasmThreadPool } from '../wasm/threads';
@@ -178,6 +180,22 @@ interface Kernels {
     eps: number,
   ): void;
   sumSquares(g: number, n: number): number;
+  sampleRows(
+    ids: number,
+    logp: number,
+    flags: number,
+    logits: number,
+    uniforms: number,
+    N: number,
+    V: number,
+    T: number,
+    topK: number,
+    topP: number,
+    work: number,
+  ): void;
+  sampleWorkBytes(V: number): number;
+  fdlibmExp(x: number): number;
+  fdlibmLog(x: number): number;
 }
 
 /** 4 GiB, memory32's limit: the maximum the binaries declare (kernels/wasm/node-build.mjs). */
@@ -195,6 +213,11 @@ export interface WasmOps extends Ops {
   readonly threads: number;
   /** The build the binary is (it says so itself): fused multiply-adds (`relaxed`) or not. */
   readonly simd: WasmSimd;
+  /**
+   * Null when `sample` runs the wasm kernel; otherwise why it runs the reference on the logits in
+   * place (the kernels' exp or log differ from this engine's Math.exp/Math.log: sampleSelfCheck).
+   */
+  readonly sampleFallback: string | null;
   /** Stops the helper threads (multi-threaded only); the ops must not be used after. */
   close(): void;
   /** Bytes held by live tensors now, and the most ever held. */
@@ -241,10 +264,60 @@ function compile(api: WasmApi, binary: ArrayBuffer | ArrayBufferView | object): 
 }
 
 /** The kernels helper threads run, by index. */
-const PARALLEL = ['matmulRows', 'matmulNtRows', 'attentionForward', 'attentionBackward', 'attentionDecode'] as const;
+const PARALLEL = [
+  'matmulRows',
+  'matmulNtRows',
+  'attentionForward',
+  'attentionBackward',
+  'attentionDecode',
+  'sampleRows',
+] as const;
 const fnIndex = (name: (typeof PARALLEL)[number]) => PARALLEL.indexOf(name);
 /** Multiply-adds below which a matmul stays on one thread (waking a helper costs microseconds). */
 const PARALLEL_MIN_MACS = 1 << 18;
+
+/** Logits (rows × vocabulary) below which sampling stays on one thread (a row of 32000 takes ~0.2 ms). */
+const PARALLEL_MIN_SAMPLE_LOGITS = 1 << 15;
+
+/**
+ * Why the sampling kernel cannot stand in for the reference here, or null: its exp and log
+ * (kernels/wasm/assembly/fdlibm.ts, V8's fdlibm) against this engine's Math.exp and Math.log on
+ * the ranges sampling feeds them (scaled logits ≤ 0, sums ≥ 1) and on seeded values and edge
+ * cases elsewhere, bit for bit. An engine whose Math differs (another libm) gets the reference.
+ */
+export function sampleSelfCheck(k: Pick<Kernels, 'fdlibmExp' | 'fdlibmLog'>): string | null {
+  const rand = mulberry32(0x5eed);
+  const xs = [
+    0,
+    -0,
+    1,
+    -1,
+    0.5,
+    -0.5,
+    2 ** -30,
+    -(2 ** -30),
+    709.78,
+    709.79,
+    -745.1,
+    -745.2,
+    -708.5,
+    Infinity,
+    -Infinity,
+  ];
+  for (let i = 0; i < 512; i++) xs.push(-60 * rand(), -750 * rand(), 1420 * rand() - 710, (rand() - 0.5) * 2 ** -20);
+  for (const x of xs) {
+    const [got, want] = [k.fdlibmExp(x), Math.exp(x)];
+    if (!Object.is(got, want)) return `the kernels' exp(${x}) = ${got}, this engine's Math.exp gives ${want}`;
+  }
+  const ys = [1, 2, 0.5, 2 ** -1074, 2 ** -1022, Number.MAX_VALUE, 1 + 2 ** -52, 1 - 2 ** -53, Infinity, 0];
+  for (let i = 0; i < 512; i++)
+    ys.push(1 + 32000 * rand(), Math.exp(1400 * rand() - 700), 1 + (rand() - 0.5) * 2 ** -18);
+  for (const y of ys) {
+    const [got, want] = [k.fdlibmLog(y), Math.log(y)];
+    if (!Object.is(got, want)) return `the kernels' log(${y}) = ${got}, this engine's Math.log gives ${want}`;
+  }
+  return null;
+}
 
 /** [start, end) ranges splitting 0..n into at most `parts` pieces, each a multiple of `align` but the last. */
 function split(n: number, parts: number, align: number): [number, number][] {
@@ -327,11 +400,13 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
     );
   };
   const threads = pool?.size ?? 1;
+  const sampleFallback = sampleSelfCheck(k);
 
   return {
     backend: 'wasm',
     threads,
     simd: k.fusedMultiplyAdd() ? 'relaxed' : 'plain',
+    sampleFallback,
     close: () => pool?.close(),
     memoryStats: () => ({ liveBytes: heap.liveBytes, peakBytes: heap.peakBytes }),
     memory,
@@ -551,6 +626,41 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
       checkLogprobScale('logprobBackward', scale);
       checkTargets(targets, N, V);
       k.logprobBackward(p(dlogits), p(dlogp), p(logits), i(targets), p(lse), N, V, scale);
+    },
+    async sample(logits, uniforms, N, V, options) {
+      checkSampleArgs('sample', logits.length, uniforms, N, V, options);
+      if (sampleFallback) return sampleRef(d(logits), uniforms, N, V, options);
+      if (N === 0) return { ids: new Int32Array(0), logProbs: new Float64Array(0), filtered: new Uint8Array(0) };
+      const { temperature = 1, topK = 0, topP = 1 } = options;
+      // Rows are independent: each part draws rows [r0, r1) with scratch of its own.
+      const ranges = split(N, N * V >= PARALLEL_MIN_SAMPLE_LOGITS ? threads : 1, 1);
+      const work = Math.ceil(k.sampleWorkBytes(V) / 64) * 64;
+      const io = Math.ceil((N * 24) / 64) * 64;
+      const base = scratchOf(io + ranges.length * work);
+      const [pu, plp, pid, pfl, pl] = [base, base + N * 8, base + N * 16, base + N * 20, p(logits)];
+      new Float64Array(memory.buffer, pu, N).set(uniforms);
+      parallel('sampleRows', ranges, ([r0, r1], j) => [
+        pid + r0 * 4,
+        plp + r0 * 8,
+        pfl + r0 * 4,
+        pl + r0 * V * 4,
+        pu + r0 * 8,
+        r1 - r0,
+        V,
+        temperature,
+        Math.min(topK, V),
+        topP,
+        base + io + j * work,
+      ]);
+      const buf = memory.buffer;
+      const ids = new Int32Array(buf, pid, N).slice();
+      const flags = new Int32Array(buf, pfl, N);
+      for (let r = 0; r < N; r++)
+        if (flags[r] >= 2) {
+          const i = flags[r] === 3 ? ids[r] : -1;
+          throw new Error(sampleLogitProblem('sample', r, i, i < 0 ? 0 : d(logits)[r * V + i], V));
+        }
+      return { ids, logProbs: new Float64Array(buf, plp, N).slice(), filtered: Uint8Array.from(flags) };
     },
     adamw(param, grad, m, v, n, hp, gradScale) {
       checkAdamWSizes('adamw', { param: param.length, grad: grad.length, m: m.length, v: v.length }, n);
