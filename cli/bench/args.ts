@@ -4,4 +4,6 @@ export interface BenchArgs {
   runs: number | null;
   /** `train --model gpt-ref`: the peer bench's GPT shape instead of the presets. */
   model: string | null;
+  /** `grpo`: the wasm thread counts to measure, in order ('auto': this machine's cores, as `--backend wasm` gets); null: auto, then 1. */
+  threads: (number | 'auto')[] | null;
 }

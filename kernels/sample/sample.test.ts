@@ -10,7 +10,7 @@ import type { SampleOutput } from './sample.ref';
 import { sampleRef } from './sample.ref';
 
 const wasm1 = await nodeWasmOps(1);
-const wasm3 = await nodeWasmOps(3);
+const wasm3 = await nodeWasmOps(3, undefined, { partMinWork: 1 }); // rows split across threads at every size
 const gpu = await testGpuOps();
 afterAll(() => {
   wasm3.close();
