@@ -196,6 +196,7 @@ interface Kernels {
   ): void;
   sampleWorkBytes(V: number): number;
   fdlibmExp(x: number): number;
+  fdlibmExpInPlace(p: number, n: number): void;
   fdlibmLog(x: number): number;
 }
 
@@ -304,7 +305,11 @@ const SAMPLE_WORK_PER_LOGIT = 128;
  * the ranges sampling feeds them (scaled logits ≤ 0, sums ≥ 1) and on seeded values and edge
  * cases elsewhere, bit for bit. An engine whose Math differs (another libm) gets the reference.
  */
-export function sampleSelfCheck(k: Pick<Kernels, 'fdlibmExp' | 'fdlibmLog'>): string | null {
+export function sampleSelfCheck(
+  k: Pick<Kernels, 'fdlibmExp' | 'fdlibmLog'>,
+  /** The kernels' two-lane exp (fdlibmExp2) over an array: the path the sampling kernel takes most. */
+  expPairs: (xs: Float64Array) => Float64Array,
+): string | null {
   const rand = mulberry32(0x5eed);
   const xs = [
     0,
@@ -324,9 +329,13 @@ export function sampleSelfCheck(k: Pick<Kernels, 'fdlibmExp' | 'fdlibmLog'>): st
     -Infinity,
   ];
   for (let i = 0; i < 512; i++) xs.push(-60 * rand(), -750 * rand(), 1420 * rand() - 710, (rand() - 0.5) * 2 ** -20);
-  for (const x of xs) {
+  for (let i = 0; i < 256; i++) xs.push(-2 * rand(), -0.5 * rand(), -(2 ** (-40 * rand())));
+  const pairs = expPairs(Float64Array.from(xs));
+  for (const [i, x] of xs.entries()) {
     const [got, want] = [k.fdlibmExp(x), Math.exp(x)];
     if (!Object.is(got, want)) return `the kernels' exp(${x}) = ${got}, this engine's Math.exp gives ${want}`;
+    if (!Object.is(pairs[i], want))
+      return `the kernels' two-lane exp(${x}) = ${pairs[i]}, this engine's Math.exp gives ${want}`;
   }
   const ys = [1, 2, 0.5, 2 ** -1074, 2 ** -1022, Number.MAX_VALUE, 1 + 2 ** -52, 1 - 2 ** -53, Infinity, 0];
   for (let i = 0; i < 512; i++)
@@ -456,7 +465,12 @@ function wasmOpsOver(
         (tuner.max > tuner.base
           ? '; the threshold doubles while such splits measure no speedup (busy cores wake helpers late) and comes back when they do'
           : ' (pinned)');
-  const sampleFallback = sampleSelfCheck(k);
+  const sampleFallback = sampleSelfCheck(k, (xs) => {
+    const at = scratchOf(xs.length * 8);
+    new Float64Array(memory.buffer, at, xs.length).set(xs);
+    k.fdlibmExpInPlace(at, xs.length);
+    return new Float64Array(memory.buffer, at, xs.length).slice();
+  });
 
   return {
     backend: 'wasm',

@@ -178,19 +178,16 @@ describe('the wasm kernels exp and log (V8 fdlibm) against this engine', () => {
       new BigInt64Array(b.buffer)[0]++;
       return b[0];
     };
-    const fakeKernels = {
-      fdlibmExp: (x: number) => (x < -700 ? nextUp(Math.exp(x)) : Math.exp(x)),
-      fdlibmLog: Math.log,
-    };
-    expect(sampleSelfCheck(fakeKernels)).toMatch(
+    const exact = (xs: Float64Array) => xs.map(Math.exp);
+    const fakeExp = { fdlibmExp: (x: number) => (x < -700 ? nextUp(Math.exp(x)) : Math.exp(x)), fdlibmLog: Math.log };
+    expect(sampleSelfCheck(fakeExp, exact)).toMatch(
       /^the kernels' exp\(-7\d\d\.\d+\) = .*, this engine's Math\.exp gives /,
     );
-    expect(
-      sampleSelfCheck({
-        fdlibmExp: Math.exp,
-        fdlibmLog: (y: number) => (y > 1e100 ? nextUp(Math.log(y)) : Math.log(y)),
-      }),
-    ).toMatch(/^the kernels' log\(/);
-    expect(sampleSelfCheck({ fdlibmExp: Math.exp, fdlibmLog: Math.log })).toBeNull();
+    const fakeLog = { fdlibmExp: Math.exp, fdlibmLog: (y: number) => (y > 1e100 ? nextUp(Math.log(y)) : Math.log(y)) };
+    expect(sampleSelfCheck(fakeLog, exact)).toMatch(/^the kernels' log\(/);
+    const fakePairs = (xs: Float64Array) => xs.map((x) => (x > -0.5 && x < -0.25 ? nextUp(Math.exp(x)) : Math.exp(x)));
+    const right = { fdlibmExp: Math.exp, fdlibmLog: Math.log };
+    expect(sampleSelfCheck(right, fakePairs)).toMatch(/^the kernels' two-lane exp\(-0\.[234]/);
+    expect(sampleSelfCheck(right, exact)).toBeNull();
   });
 });

@@ -146,3 +146,49 @@ export function fdlibmLog(x: f64): f64 {
   if (k == 0) return f - s * (f - r);
   return dk * LN2_HI - ((s * (f - r) - dk * LN2_LO) - f);
 }
+
+/**
+ * fdlibmExp of both lanes of `x` (f64x2), bit for bit: lanes in (−707, 0] take every branch of
+ * fdlibmExp at once (|x| < 2⁻²⁸: 1 + x; |x| ≤ ln2/2: k = 0; ≤ 1.5·ln2: k = −1; beyond: k from
+ * x/ln2), the same IEEE operations lane by lane, selected per lane; a pair with a lane elsewhere
+ * (NaN, ±∞, overflow, subnormal results, positive x) goes through fdlibmExp one lane at a time.
+ */
+export function fdlibmExp2(x: v128): v128 {
+  const inRange = v128.and(f64x2.gt(x, f64x2.splat(-707)), f64x2.le(x, f64x2.splat(0)));
+  if (!i64x2.all_true(inRange)) return f64x2(fdlibmExp(f64x2.extract_lane(x, 0)), fdlibmExp(f64x2.extract_lane(x, 1)));
+  const hx = v128.and(i64x2.shr_u(x, 32), i64x2.splat(0x7fffffff));
+  const big = i64x2.ge_s(hx, i64x2.splat(0x3ff0a2b2));
+  const mid = v128.andnot(i64x2.gt_s(hx, i64x2.splat(0x3fd62e42)), big);
+  const tiny = i64x2.lt_s(hx, i64x2.splat(0x3e300000));
+  // k as a double: big lanes trunc(x/ln2 − 0.5) (x < 0), mid lanes −1, the others 0 (hi = x, lo = 0).
+  const kBig = f64x2.trunc(f64x2.add(f64x2.mul(f64x2.splat(INV_LN2), x), f64x2.splat(-0.5)));
+  const t = v128.bitselect(kBig, v128.and(mid, f64x2.splat(-1.0)), big);
+  const hi = f64x2.sub(x, f64x2.mul(t, f64x2.splat(LN2_HI)));
+  const lo = f64x2.mul(t, f64x2.splat(LN2_LO));
+  const r = f64x2.sub(hi, lo);
+  const rr = f64x2.mul(r, r);
+  let poly = f64x2.add(f64x2.splat(P4), f64x2.mul(rr, f64x2.splat(P5)));
+  poly = f64x2.add(f64x2.splat(P3), f64x2.mul(rr, poly));
+  poly = f64x2.add(f64x2.splat(P2), f64x2.mul(rr, poly));
+  poly = f64x2.add(f64x2.splat(P1), f64x2.mul(rr, poly));
+  const c = f64x2.sub(r, f64x2.mul(rr, poly));
+  const one = f64x2.splat(1.0);
+  const two = f64x2.splat(2.0);
+  const rc = f64x2.mul(r, c);
+  // k ≠ 0: (1 − ((lo − r·c/(2 − c)) − hi)) · 2^k, with k ≥ −1020 here (x > −707): 2^k is normal.
+  const yk = f64x2.sub(one, f64x2.sub(f64x2.sub(lo, f64x2.div(rc, f64x2.sub(two, c))), hi));
+  const k = i64x2.extend_low_i32x4_s(i32x4.trunc_sat_f64x2_s_zero(t));
+  const twopk = i64x2.shl(i64x2.add(k, i64x2.splat(1023)), 52);
+  const resK = f64x2.mul(yk, twopk);
+  // k = 0: 1 − (r·c/(c − 2) − r); |x| < 2⁻²⁸: 1 + x.
+  const res0 = f64x2.sub(one, f64x2.sub(f64x2.div(rc, f64x2.sub(c, two)), r));
+  const kZero = v128.not(v128.or(big, mid));
+  return v128.bitselect(f64x2.add(one, x), v128.bitselect(res0, resK, kZero), tiny);
+}
+
+/** exp of p[0..n) in place by pairs (fdlibmExp2), the last alone: the self-check's and the tests' view of the vector path. */
+export function fdlibmExpInPlace(p: usize, n: i32): void {
+  let i = 0;
+  for (; i + 1 < n; i += 2) v128.store(p + (<usize>i << 3), fdlibmExp2(v128.load(p + (<usize>i << 3))));
+  if (i < n) store<f64>(p + (<usize>i << 3), fdlibmExp(load<f64>(p + (<usize>i << 3))));
+}

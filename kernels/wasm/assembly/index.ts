@@ -5,7 +5,7 @@ export {
   rmsnormForward, rope, sumSquares, swigluBackward, swigluForward, widenBf16,
 } from './elementwise';
 export { sampleRows, sampleWorkBytes } from './sample';
-export { fdlibmExp, fdlibmLog } from './fdlibm';
+export { fdlibmExp, fdlibmExpInPlace, fdlibmLog } from './fdlibm';
 
 /** First byte after the module's static data: the JS allocator hands out memory from here. */
 export function heapBase(): usize {

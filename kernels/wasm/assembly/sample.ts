@@ -14,7 +14,7 @@
 //   nucleus, then renormalised and drawn over in ascending id order as above.
 // Outputs per row: ids (i32), logp (f64), flags (i32: 0 unfiltered, 1 filtered, 2/3 as above).
 // `work`: scratch of sampleWorkBytes(V) bytes for this call's rows (one per thread).
-import { fdlibmExp, fdlibmLog } from './fdlibm';
+import { fdlibmExp, fdlibmExp2, fdlibmLog } from './fdlibm';
 
 /** Bytes of scratch one thread's rows need: p (f64) and two (key, id) pairs (u32, i32) per id, and a histogram. */
 export function sampleWorkBytes(V: i32): i32 {
@@ -97,12 +97,32 @@ function radixSort(keys: usize, ids: usize, keys2: usize, ids2: usize, n: i32, h
   return load<i32>(sorted + (<usize>j << 2));
 }
 
-/** The unfiltered row (distribution.ref.ts's fast path, then sampleToken): the id drawn; its log-prob in `lpOut`. */
+/** Logits i, i + 1 as f64x2 (exactly). */
+@inline function logitPair(row: usize, i: i32): v128 {
+  return f64x2.promote_low_f32x4(v128.load64_zero(row + (<usize>i << 2)));
+}
+
+/**
+ * The unfiltered row (distribution.ref.ts's fast path, then sampleToken): the id drawn; its log-prob
+ * in `lpOut`. Two ids at a time through fdlibmExp2, their terms added to the sum one by one, in id
+ * order, as the reference adds them.
+ */
 function drawUnfiltered(row: usize, V: i32, m: f64, T: f64, u: f64, p: usize, lpOut: usize): i32 {
+  const mv = f64x2.splat(m);
+  const tv = f64x2.splat(T);
+  const V2 = V & ~1;
   let z: f64 = 0;
-  for (let i = 0; i < V; i++) z += fdlibmExp((logitAt(row, i) - m) / T);
+  for (let i = 0; i < V2; i += 2) {
+    const e = fdlibmExp2(f64x2.div(f64x2.sub(logitPair(row, i), mv), tv));
+    z += f64x2.extract_lane(e, 0);
+    z += f64x2.extract_lane(e, 1);
+  }
+  if (V2 < V) z += fdlibmExp((logitAt(row, V2) - m) / T);
   const logZ = fdlibmLog(z);
-  for (let i = 0; i < V; i++) store<f64>(p + (<usize>i << 3), fdlibmExp((logitAt(row, i) - m) / T - logZ));
+  const lz = f64x2.splat(logZ);
+  for (let i = 0; i < V2; i += 2)
+    v128.store(p + (<usize>i << 3), fdlibmExp2(f64x2.sub(f64x2.div(f64x2.sub(logitPair(row, i), mv), tv), lz)));
+  if (V2 < V) store<f64>(p + (<usize>V2 << 3), fdlibmExp((logitAt(row, V2) - m) / T - logZ));
   const id = drawIndex(p, V, u);
   store<f64>(lpOut, (logitAt(row, id) - m) / T - logZ);
   return id;
