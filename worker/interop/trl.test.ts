@@ -282,6 +282,14 @@ describe('trlConfig: options', () => {
     expect(unmapped(grpo({}), 'staleness')).toEqual([]);
   });
 
+  it("the off-policy sequence mask is GRPOConfig's off_policy_mask_threshold; PPOConfig has none", () => {
+    const e = grpo({ offPolicyMask: 0.5 });
+    expect(e.kwargs.off_policy_mask_threshold).toBe(0.5);
+    expect(e.python).toContain('off_policy_mask_threshold=0.5,');
+    expect(grpo({}).kwargs.off_policy_mask_threshold).toBeUndefined();
+    expect(kinds(unmapped(ppo({ offPolicyMask: 0.5 }), 'offPolicyMask'))).toEqual(['offPolicyMask:none']);
+  });
+
   it('GSPO is importance_sampling_level sequence; TRL cispo uses epsilon_high as its cap', () => {
     const g = grpo({ policyLoss: { name: 'gspo', compat: 'trl' }, aggregation: { mode: 'grpo' } });
     expect([g.kwargs.importance_sampling_level, g.kwargs.loss_type]).toEqual(['sequence', 'grpo']);

@@ -75,6 +75,7 @@ const FLOATS = new Set([
   'kl_coef',
   'vllm_importance_sampling_clip_max',
   'vllm_importance_sampling_clip_min',
+  'off_policy_mask_threshold',
   'loss_weights',
 ]);
 
@@ -388,6 +389,14 @@ function grpo(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): void {
   grpoAdvantage(o, b);
   kl(o, b, true);
   importance(o, b);
+  if (o.offPolicyMask !== undefined)
+    b.set(
+      'offPolicyMask',
+      o.offPolicyMask,
+      'off_policy_mask_threshold',
+      o.offPolicyMask,
+      "TRL's drift is against vLLM's sampling log-probs with use_vllm, else the old ones; Dewpoint's against its sampler's",
+    );
   for (const [name, value] of Object.entries(o.rejection))
     if (value !== undefined)
       b.log.none(
@@ -891,6 +900,12 @@ function ppo(o: PpoRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions, b: Buil
   else b.noneAll('importance', o.importance, "TRL's PPO has no trainer/sampler IS weights");
   for (const [name, value] of Object.entries(o.rejection))
     if (value !== undefined) b.log.none(`rejection.${name}`, value, "TRL's PPO has no rejection masks");
+  if (o.offPolicyMask !== undefined)
+    b.log.none(
+      'offPolicyMask',
+      o.offPolicyMask,
+      "off_policy_mask_threshold is GRPOConfig's; TRL's PPO has no such mask",
+    );
   if (o.evalEvery > 0)
     b.log.none(
       'evalEvery',

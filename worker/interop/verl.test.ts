@@ -568,6 +568,13 @@ describe('verlCommand: options', () => {
     expect(rs.command).toContain(`'algorithm.rollout_correction.rollout_rs="token_k1,seq_mean_k3"'`);
   });
 
+  it("TRL's off-policy sequence mask has no verl equivalent: listed, nothing written", () => {
+    const e = grpo({ offPolicyMask: 0.5 });
+    expect(kinds(unmapped(e, 'offPolicyMask'))).toEqual(['offPolicyMask:none']);
+    expect(unmapped(e, 'offPolicyMask')[0].reason).toMatch(/no off-policy sequence mask/);
+    expect(e.overrides).toEqual(grpo({}).overrides);
+  });
+
   it('mini-batches in prompts; a split verl cannot make is listed; run bookkeeping', () => {
     const four = grpo({ miniBatches: 4, epochs: 2 });
     expect([

@@ -999,6 +999,13 @@ function critic(o: PpoRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions, log:
 
 function corrections(o: RlRunOptions, log: MappingLog, set: SetFn): void {
   const imp = o.importance;
+  if (o.offPolicyMask !== undefined)
+    log.none(
+      'offPolicyMask',
+      o.offPolicyMask,
+      "verl has no off-policy sequence mask (TRL's OPSM); its rollout_rs masks ignore the advantage's sign and compare " +
+        'with the proximal policy, not the current one',
+    );
   if (o.policyLoss.name === 'icepop') {
     if (imp.kind !== 'off')
       noneAll(

@@ -148,6 +148,11 @@ export {
 } from './corrections/rejection';
 export { offPolicyMetrics, type OffPolicyMetricsInput } from './corrections/off-policy-metrics';
 export {
+  offPolicySequenceMask,
+  type OffPolicySequenceMask,
+  type OffPolicySequenceMaskInput,
+} from './corrections/off-policy-sequence-mask';
+export {
   rolloutCorrection,
   type BypassLossType,
   type RolloutCorrectionInput,

@@ -48,6 +48,7 @@ export type UpdateConfig = Pick<
   | 'kl'
   | 'importance'
   | 'rejection'
+  | 'offPolicyMask'
   | 'epochs'
   | 'miniBatches'
   | 'lrSchedule'
@@ -76,6 +77,7 @@ function objectiveOptionsOf(c: UpdateConfig): GrpoObjectiveOptions {
     kl: c.kl,
     ...(importance ? { importance } : {}),
     ...(Object.keys(c.rejection).length ? { rejection: c.rejection } : {}),
+    ...(c.offPolicyMask !== undefined ? { offPolicyMask: c.offPolicyMask } : {}),
   };
 }
 

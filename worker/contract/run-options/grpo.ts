@@ -481,6 +481,14 @@ const grpoRest = {
   kl,
   importance,
   rejection,
+  offPolicyMask: num('[0, 100]', {
+    title: 'Off-policy sequence mask δ',
+    section: 'Corrections',
+    description:
+      "TRL's OPSM (off_policy_mask_threshold, DeepSeek-V3.2): a sequence with a negative advantage whose mean " +
+      'log π_sampler − log π_current exceeds δ gives no policy loss (it stays in the denominators). TRL suggests 0.5. ' +
+      'Empty: off.',
+  }).optional(),
   ...optimizer,
   epochs: int(1, 16, { title: 'Epochs', section: 'Optimizer', description: 'Passes over each sampled batch.' }),
   miniBatches: int(1, 64, {

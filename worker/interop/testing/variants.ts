@@ -118,6 +118,8 @@ export const VARIANTS: Record<string, RunOptions> = {
   'band low 0': grpo({ importance: { kind: 'band', level: 'token', low: 0, high: 2, batchNormalize: false } }),
   'band low = high': grpo({ importance: { kind: 'band', level: 'token', low: 2, high: 2, batchNormalize: false } }),
   rejection: grpo({ rejection: { seq_mean_k3: 0.01, token_k1: 2 } }),
+  'off-policy sequence mask': grpo({ offPolicyMask: 0.5 }),
+  'ppo off-policy sequence mask': ppo({ offPolicyMask: 0.5 }),
   'sampling and run': grpo({
     temperature: 0.7,
     topK: 5,

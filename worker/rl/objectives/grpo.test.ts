@@ -325,3 +325,25 @@ describe('grpoObjective: refusals', () => {
     );
   });
 });
+
+describe('grpoObjective: the off-policy sequence mask (TRL off_policy_mask_threshold)', () => {
+  it('zeroes the masked tokens’ policy loss and gradient, keeps them in the denominator and in the KL term', () => {
+    const out = grpoObjective(objectiveTable(), { beta: 0.1, offPolicyMask: 0.3 });
+    const kept = MASKED.filter((i) => i !== 3); // chain {3,4} drifts 0.35 > 0.3 and token 3 has A < 0
+    const kl = sum((i) => k3(D_REF[i])) / 5;
+    expect(out.metrics['loss/policy']).toBeCloseTo(sum((i) => PPO_L[i], kept) / 5, 14);
+    expect(out.loss).toBeCloseTo(sum((i) => PPO_L[i], kept) / 5 + 0.1 * kl, 14);
+    expect(out.dlogp[3]).toBeCloseTo((0.1 * dk3(D_REF[3])) / 5, 15);
+    expect(out.dlogp[4]).toBeCloseTo(PPO_G[4] / 5 + (0.1 * dk3(D_REF[4])) / 5, 14);
+    expect(Array.from(out.mask)).toEqual([1, 1, 0, 1, 1, 1]);
+    expect(Array.from(out.correctionWeights)).toEqual([1, 1, 0, 0, 1, 1]);
+    expect(out.metrics['rl/opsm_masked_fraction']).toBe(1 / 5);
+  });
+
+  it('a δ no chain exceeds changes nothing', () => {
+    const base = grpoObjective(objectiveTable(), { beta: 0.1 });
+    const out = grpoObjective(objectiveTable(), { beta: 0.1, offPolicyMask: 0.4 });
+    expect(out.loss).toBe(base.loss);
+    expect(Array.from(out.dlogp)).toEqual(Array.from(base.dlogp));
+  });
+});
