@@ -290,6 +290,15 @@ describe('trlConfig: options', () => {
     expect(kinds(unmapped(ppo({ offPolicyMask: 0.5 }), 'offPolicyMask'))).toEqual(['offPolicyMask:none']);
   });
 
+  it("the high-entropy token mask is GRPOConfig's top_entropy_quantile; PPOConfig has none", () => {
+    const e = grpo({ topEntropyQuantile: 0.2 });
+    expect(e.kwargs.top_entropy_quantile).toBe(0.2);
+    expect(grpo({}).kwargs.top_entropy_quantile).toBeUndefined();
+    expect(kinds(unmapped(ppo({ topEntropyQuantile: 0.2 }), 'topEntropyQuantile'))).toEqual([
+      'topEntropyQuantile:none',
+    ]);
+  });
+
   it('GSPO is importance_sampling_level sequence; TRL cispo uses epsilon_high as its cap', () => {
     const g = grpo({ policyLoss: { name: 'gspo', compat: 'trl' }, aggregation: { mode: 'grpo' } });
     expect([g.kwargs.importance_sampling_level, g.kwargs.loss_type]).toEqual(['sequence', 'grpo']);

@@ -76,6 +76,7 @@ const FLOATS = new Set([
   'vllm_importance_sampling_clip_max',
   'vllm_importance_sampling_clip_min',
   'off_policy_mask_threshold',
+  'top_entropy_quantile',
   'loss_weights',
 ]);
 
@@ -389,6 +390,14 @@ function grpo(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): void {
   grpoAdvantage(o, b);
   kl(o, b, true);
   importance(o, b);
+  if (o.topEntropyQuantile !== undefined)
+    b.set(
+      'topEntropyQuantile',
+      o.topEntropyQuantile,
+      'top_entropy_quantile',
+      o.topEntropyQuantile,
+      "TRL's quantile is over the micro-batch gathered across processes; Dewpoint's over the update's mini-batch",
+    );
   if (o.offPolicyMask !== undefined)
     b.set(
       'offPolicyMask',
@@ -905,6 +914,12 @@ function ppo(o: PpoRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions, b: Buil
       'offPolicyMask',
       o.offPolicyMask,
       "off_policy_mask_threshold is GRPOConfig's; TRL's PPO has no such mask",
+    );
+  if (o.topEntropyQuantile !== undefined)
+    b.log.none(
+      'topEntropyQuantile',
+      o.topEntropyQuantile,
+      "top_entropy_quantile is GRPOConfig's; TRL's PPO has no such mask",
     );
   if (o.evalEvery > 0)
     b.log.none(

@@ -575,6 +575,12 @@ describe('verlCommand: options', () => {
     expect(e.overrides).toEqual(grpo({}).overrides);
   });
 
+  it("TRL's high-entropy token mask has no verl equivalent: listed, nothing written", () => {
+    const e = grpo({ topEntropyQuantile: 0.2 });
+    expect(kinds(unmapped(e, 'topEntropyQuantile'))).toEqual(['topEntropyQuantile:none']);
+    expect(e.overrides).toEqual(grpo({}).overrides);
+  });
+
   it('mini-batches in prompts; a split verl cannot make is listed; run bookkeeping', () => {
     const four = grpo({ miniBatches: 4, epochs: 2 });
     expect([

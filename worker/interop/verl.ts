@@ -1006,6 +1006,13 @@ function corrections(o: RlRunOptions, log: MappingLog, set: SetFn): void {
       "verl has no off-policy sequence mask (TRL's OPSM); its rollout_rs masks ignore the advantage's sign and compare " +
         'with the proximal policy, not the current one',
     );
+  if (o.topEntropyQuantile !== undefined)
+    log.none(
+      'topEntropyQuantile',
+      o.topEntropyQuantile,
+      "verl has no high-entropy token mask (TRL's top_entropy_quantile); its actor computes the entropy for the " +
+        'entropy_coeff bonus and metrics only',
+    );
   if (o.policyLoss.name === 'icepop') {
     if (imp.kind !== 'off')
       noneAll(

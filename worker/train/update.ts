@@ -49,6 +49,7 @@ export type UpdateConfig = Pick<
   | 'importance'
   | 'rejection'
   | 'offPolicyMask'
+  | 'topEntropyQuantile'
   | 'epochs'
   | 'miniBatches'
   | 'lrSchedule'
@@ -78,6 +79,7 @@ function objectiveOptionsOf(c: UpdateConfig): GrpoObjectiveOptions {
     ...(importance ? { importance } : {}),
     ...(Object.keys(c.rejection).length ? { rejection: c.rejection } : {}),
     ...(c.offPolicyMask !== undefined ? { offPolicyMask: c.offPolicyMask } : {}),
+    ...(c.topEntropyQuantile !== undefined ? { topEntropyQuantile: c.topEntropyQuantile } : {}),
   };
 }
 

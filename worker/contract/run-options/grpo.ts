@@ -463,6 +463,14 @@ const grpoRest = {
   policyLoss,
   aggregation,
   advantage,
+  topEntropyQuantile: num('[0, 1]', {
+    title: 'Top-entropy share ρ',
+    section: 'Objective',
+    description:
+      "Train only on the top ρ of each update's tokens by policy entropy (TRL top_entropy_quantile, Wang et al. 2025 " +
+      "'high-entropy minority tokens', who use 0.2); the others keep no policy loss but stay in the denominators. " +
+      'Empty: every token.',
+  }).optional(),
   maskZeroAdvantage: z.boolean().meta({
     title: 'Mask zero-advantage groups',
     section: 'Advantage',

@@ -120,6 +120,8 @@ export const VARIANTS: Record<string, RunOptions> = {
   rejection: grpo({ rejection: { seq_mean_k3: 0.01, token_k1: 2 } }),
   'off-policy sequence mask': grpo({ offPolicyMask: 0.5 }),
   'ppo off-policy sequence mask': ppo({ offPolicyMask: 0.5 }),
+  'top entropy 0.2': grpo({ topEntropyQuantile: 0.2 }),
+  'ppo top entropy': ppo({ topEntropyQuantile: 0.2, offPolicyMask: 1 }),
   'sampling and run': grpo({
     temperature: 0.7,
     topK: 5,

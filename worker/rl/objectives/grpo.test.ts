@@ -347,3 +347,23 @@ describe('grpoObjective: the off-policy sequence mask (TRL off_policy_mask_thres
     expect(Array.from(out.dlogp)).toEqual(Array.from(base.dlogp));
   });
 });
+
+describe('grpoObjective: the high-entropy token mask (TRL top_entropy_quantile)', () => {
+  const entropy = [0.5, 2.0, 9, 1.0, 3.0, 0.1]; // [0, 2] is off the mask: its 9 does not count
+  it('keeps the policy loss of the top-ρ tokens by entropy only; the denominator and the KL term keep every token', () => {
+    const out = grpoObjective({ ...objectiveTable(), entropy }, { beta: 0.1, topEntropyQuantile: 0.5 });
+    const kept = [1, 3, 4]; // τ = 1 (the median of 0.1, 0.5, 1, 2, 3)
+    expect(out.metrics['loss/policy']).toBeCloseTo(sum((i) => PPO_L[i], kept) / 5, 14);
+    expect(out.loss).toBeCloseTo(sum((i) => PPO_L[i], kept) / 5 + (0.1 * sum((i) => k3(D_REF[i]))) / 5, 14);
+    expect(out.dlogp[0]).toBeCloseTo((0.1 * dk3(D_REF[0])) / 5, 15);
+    expect(out.dlogp[1]).toBeCloseTo(PPO_G[1] / 5 + (0.1 * dk3(D_REF[1])) / 5, 14);
+    expect(out.metrics['rl/entropy_mask_threshold']).toBe(1);
+    expect(out.metrics['rl/entropy_mask_kept_fraction']).toBe(3 / 5);
+  });
+
+  it('needs the entropy', () => {
+    expect(() => grpoObjective(objectiveTable(), { topEntropyQuantile: 0.2 })).toThrow(
+      /topEntropyQuantile = 0.2 needs entropy/,
+    );
+  });
+});
