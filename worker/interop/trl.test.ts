@@ -282,6 +282,13 @@ describe('trlConfig: options', () => {
     expect(unmapped(grpo({}), 'staleness')).toEqual([]);
   });
 
+  it("verl's gpg and grpo_passk estimators have no GRPOConfig equivalent: listed by name", () => {
+    expect(unmapped(grpo({ advantage: { estimator: 'gpg' } }), 'advantage.estimator')[0].reason).toMatch(/no GPG/);
+    expect(unmapped(grpo({ advantage: { estimator: 'grpo-passk' } }), 'advantage.estimator')[0].reason).toMatch(
+      /no pass@k/,
+    );
+  });
+
   it("the off-policy sequence mask is GRPOConfig's off_policy_mask_threshold; PPOConfig has none", () => {
     const e = grpo({ offPolicyMask: 0.5 });
     expect(e.kwargs.off_policy_mask_threshold).toBe(0.5);

@@ -680,7 +680,11 @@ function grpoAdvantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): v
       a,
       s.estimator === 'rloo'
         ? "GRPOConfig has no RLOO estimator (TRL's RLOOTrainer uses a sequence-level ratio and puts the KL in the reward)"
-        : 'TRL has no REINFORCE++-baseline estimator',
+        : s.estimator === 'gpg'
+          ? "TRL has no GPG advantage (verl's gpg: α·(r − group mean), α = batch / non-zero rewards)"
+          : s.estimator === 'grpo-passk'
+            ? "TRL has no pass@k advantage (verl's grpo_passk: only each group's best sample learns)"
+            : 'TRL has no REINFORCE++-baseline estimator',
     );
   } else {
     b.log.asDefault('advantage.estimator', 'grpo', "GRPOConfig's group-relative advantage");
@@ -709,7 +713,7 @@ function grpoAdvantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): v
           !isSet(a, 'singleton'),
         );
     }
-    if (a.compat !== undefined)
+    if ('compat' in a && a.compat !== undefined)
       b.log.resolved(
         'advantage.compat',
         a.compat,

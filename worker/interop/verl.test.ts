@@ -501,6 +501,13 @@ describe('verlCommand: options', () => {
     ]);
   });
 
+  it('gpg and grpo_passk by their adv_estimator names; pass@k carries norm_adv_by_std_in_grpo', () => {
+    expect(at(grpo({ advantage: { estimator: 'gpg' } }), 'algorithm.adv_estimator')).toBe('gpg');
+    const k = grpo({ advantage: { estimator: 'grpo-passk', scale: 'none' } });
+    expect(at(k, 'algorithm.adv_estimator')).toBe('grpo_passk');
+    expect(at(k, 'algorithm.norm_adv_by_std_in_grpo')).toBe('false');
+  });
+
   it("compat trl's GRPO defaults (ε 1e-4, singleton 0) are listed as unset values verl cannot take", () => {
     const e = grpo({ advantage: { estimator: 'grpo', compat: 'trl' } });
     expect(e.unmapped.filter((u) => u.path.startsWith('advantage'))).toMatchObject([

@@ -955,6 +955,17 @@ function advantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, log: MappingLog, s
       set('advantage.singleton', s.singleton, adv, s.singleton === 'raw' ? 'rloo' : 'rloo_vectorized');
     if (s.normalize) log.none('advantage.normalize', true, "verl's rloo does not whiten over the batch");
     else log.asDefault('advantage.normalize', false, "no whitening, as verl's rloo");
+  } else if (s.estimator === 'gpg') {
+    set('advantage.estimator', 'gpg', adv, 'gpg', 'α·(r − group mean), α = batch size / non-zero scores');
+  } else if (s.estimator === 'grpo-passk') {
+    set('advantage.estimator', 'grpo-passk', adv, 'grpo_passk');
+    set(
+      'advantage.scale',
+      s.scale,
+      'algorithm.norm_adv_by_std_in_grpo',
+      s.scale === 'group',
+      isSet(a, 'scale') ? 'grpo_passk reads it from the algorithm config' : 'unset: group',
+    );
   } else {
     set('advantage.estimator', s.estimator, adv, 'reinforce_plus_plus_baseline');
     fixedAs(
@@ -967,7 +978,7 @@ function advantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, log: MappingLog, s
     if (s.compat === 'rllm')
       log.none('advantage.compat', 'rllm', "rLLM's sequence-level std is not verl's token-weighted whitening");
   }
-  if (a.compat !== undefined && !(s.estimator === 'reinforce++-baseline' && s.compat === 'rllm'))
+  if ('compat' in a && a.compat !== undefined && !(s.estimator === 'reinforce++-baseline' && s.compat === 'rllm'))
     log.resolved(
       'advantage.compat',
       a.compat,

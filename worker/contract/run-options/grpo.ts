@@ -352,6 +352,17 @@ const advantage = z
           'verl (token-weighted whitening, default) or rllm (sequence-level std); TRL has no such estimator.',
       }),
     }),
+    // verl compute_gpg_outcome_advantage: α·(r − group mean), α = batch size / non-zero rewards; no options.
+    z.strictObject({ estimator: z.literal('gpg') }),
+    z.strictObject({
+      estimator: z.literal('grpo-passk'),
+      scale: z.enum(['group', 'none']).optional().meta({
+        title: 'Std scaling',
+        section: 'Advantage',
+        description:
+          "Divide the best sample's margin over the runner-up by the group's std + 1e-6 (verl norm_adv_by_std_in_grpo), or not. Empty: group.",
+      }),
+    }),
   ])
   .meta({
     title: 'Advantage estimator',

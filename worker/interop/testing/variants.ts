@@ -99,6 +99,9 @@ export const VARIANTS: Record<string, RunOptions> = {
   'reinforce++-baseline': grpo({ advantage: { estimator: 'reinforce++-baseline' } }),
   'reinforce++-baseline scale only': grpo({ advantage: { estimator: 'reinforce++-baseline', shiftMean: false } }),
   'reinforce++-baseline rllm': grpo({ advantage: { estimator: 'reinforce++-baseline', compat: 'rllm' } }),
+  gpg: grpo({ advantage: { estimator: 'gpg' }, policyLoss: { name: 'reinforce' } }),
+  'grpo-passk': grpo({ advantage: { estimator: 'grpo-passk' } }),
+  'grpo-passk unscaled': grpo({ advantage: { estimator: 'grpo-passk', scale: 'none' } }),
   ...Object.fromEntries(
     (['k1', 'abs', 'k2', 'k3', 'k1+', 'abs+', 'k2+', 'k3+'] as const).map((e) => [
       `kl ${e}`,
