@@ -5,6 +5,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { parquetReadObjects } from 'hyparquet';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createCpuOps } from '../kernels/backends/cpu';
@@ -57,6 +58,20 @@ async function responseLogProbs(ck: LoadedCheckpoint, seqs: readonly { prompt: n
   );
 }
 
+/** `sql` over the parquet file through DuckDB's reader (C++, independent of the hyparquet that wrote it). */
+async function duck(file: string, sql: (from: string) => string) {
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  try {
+    return (await c.runAndReadAll(sql(`read_parquet('${file}')`))).getRowObjectsJson();
+  } finally {
+    c.closeSync();
+  }
+}
+
+/** The bundle's parity.json (reward.py over the run's rollouts, run by the export). */
+const parity = (dir: string) => JSON.parse(readFileSync(join(dir, 'parity.json'), 'utf8')) as Record<string, unknown>;
+
 const bits = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 describe('the bundle’s weights load back into Dewpoint', () => {
@@ -98,6 +113,50 @@ describe('the bundle’s weights load back into Dewpoint', () => {
     // The sampler's f32 log-probs (generate.ts, incremental decoding) and score's full forward agree bit for bit on cpu.
     third.forEach((r, i) =>
       expect(bits(Float32Array.from(r.rollout_log_probs)).equals(bits(sampled[i])), `step 3 rollout ${i}`).toBe(true),
+    );
+  });
+});
+
+describe('grpo-calc (tool episodes) bundled', () => {
+  it('reward.py gives the environment’s reward on every episode; the prompts carry agent_name and both key sets; README states the tool format', async () => {
+    const run = await train('grpo-calc', 1, ['--prompts', '2']);
+    const { err } = capture();
+    expect(await main(['export', run, '--to', 'verl']), err.join('')).toBe(1); // the calc base: head_dim 16, char tokenizer
+    const out = join(run, 'verl');
+    const rows = await readParquet(join(out, 'rollouts.parquet'));
+    // 2 tasks x the preset's 8 episodes, each scored by the environment (none failed).
+    expect(rows).toHaveLength(16);
+    expect(rows.every((r) => r.score === 0 || r.score === 1)).toBe(true);
+    expect(rows.some((r) => (r.output as string).includes(' ⏎ '))).toBe(true); // several turns
+    expect(parity(out)).toMatchObject({ ran: true, reward: 'calc', rows: 16, equal: 16, differ: [] });
+    expect(err.join('')).toContain("reward.py gives Dewpoint's score on 16 of 16 rollouts");
+    const lines = readFileSync(join(out, 'parity.jsonl'), 'utf8').trim().split('\n');
+    expect(lines.map((l) => JSON.parse(l).finish_reason)).toEqual(rows.map((r) => r.finish_reason));
+
+    const prompts = await duck(
+      join(out, 'train.parquet'),
+      (f) =>
+        `SELECT agent_name, env_class, data_source, prompt[1].content AS content, reward_model.ground_truth AS gt, ` +
+        `reward_spec.method AS method, reward_spec.ground_truth AS spec_gt FROM ${f}`,
+    );
+    expect(prompts).toHaveLength(2);
+    for (const p of prompts) {
+      expect(p).toMatchObject({ agent_name: 'tool_agent', method: 'rule' });
+      expect(p.spec_gt).toBe(p.gt);
+      expect(p.content).toMatch(/^\d+\+\d+\+\d+=$/);
+      expect(String(Number(p.gt))).toBe(p.gt);
+    }
+    expect(new Set(prompts.map((p) => p.content))).toEqual(new Set(rows.map((r) => r.input)));
+    const readme = readFileSync(join(out, 'README.md'), 'utf8');
+    expect(readme).toContain('`agent_name` = `tool_agent`');
+    expect(readme).toMatch(/Tool format: .*`calc\(X\+Y\)`.*`=R`.*`\\boxed\{N\}`/);
+
+    // SkyRL: the same data and reward, no launch command.
+    const { err: err2 } = capture();
+    expect(await main(['export', run, '--to', 'skyrl']), err2.join('')).toBe(1);
+    expect(parity(join(run, 'skyrl'))).toMatchObject({ rows: 16, equal: 16 });
+    expect(readFileSync(join(run, 'skyrl', 'train.parquet')).equals(readFileSync(join(out, 'train.parquet')))).toBe(
+      true,
     );
   });
 });

@@ -98,7 +98,10 @@ export function bundleFiles(
   const scored = rows.filter((r) => r.score !== null);
   if (twin.ok) {
     files.push(text('reward.py', rewardPy(twin.reward), 'text/x-python'));
-    const parity = scored.map((r) => JSON.stringify({ solution_str: r.output, ground_truth: r.gts, score: r.score }));
+    // finish_reason: how the last action ended, which calc's twin reads (an episode's box ended by EOS was the environment's to score).
+    const parity = scored.map((r) =>
+      JSON.stringify({ solution_str: r.output, ground_truth: r.gts, score: r.score, finish_reason: r.finish_reason }),
+    );
     files.push(text('parity.jsonl', parity.map((l) => `${l}\n`).join(''), 'application/jsonl'));
   }
 
@@ -197,6 +200,10 @@ function readme(
       "- Tool format: the episodes' actions are `calc(X+Y)`-style calls answered by `=R` observations, ended by `\\boxed{N}`;",
       "  verl's tool agent loop needs a tool (`actor_rollout_ref.rollout.multi_turn.tool_config_path`) speaking that format, which",
       '  this export does not write.',
+      '- reward.py reads an episode as Dewpoint records it: turns (an action and its observation) joined by ` ⏎ `. A last action',
+      '  ended by EOS that is exactly `\\boxed{N}` was scored by the environment (N is the answer: 1); any other episode by the last',
+      '  box of its text. A response cut at its length limit is the second kind: compute_score reads `extra_info["finish_reason"]`',
+      '  ("length"; "stop" when absent).',
     );
   if (launch.ok) {
     lines.push('', '## Options', '', `Mapped to verl (${launch.mapped.length}):`, '');
