@@ -2,7 +2,7 @@
  * The bundle (`dewpoint export RUN --to verl|skyrl`) end to end, from real short runs: its weights
  * load back into Dewpoint and score as the run's own model did.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -88,6 +88,18 @@ describe('the bundle’s weights load back into Dewpoint', () => {
     expect(bundled.config).toEqual(saved.config);
 
     const rows = await readParquet(join(run, 'verl', 'rollouts.parquet'));
+    // The prompts through DuckDB: verl's keys and SkyRL's, one row per distinct prompt sampled.
+    const prompts = await duck(
+      join(run, 'verl', 'train.parquet'),
+      (f) =>
+        `SELECT data_source, prompt[1].content AS content, reward_model.ground_truth AS gt, env_class, ` +
+        `reward_spec.ground_truth AS spec_gt FROM ${f}`,
+    );
+    expect(prompts.map((p) => [p.data_source, p.content, p.gt, p.env_class, p.spec_gt]).sort()).toEqual(
+      [...new Set(rows.map((r) => JSON.stringify(['lighteval/MATH', r.input, r.gts, 'dewpoint_reward', r.gts])))]
+        .map((j) => JSON.parse(j))
+        .sort(),
+    );
     const seqs = rows.map((r) => ({ prompt: r.prompt_ids, response: r.response_ids }));
     const fromBundle = await responseLogProbs(bundled, seqs);
     const fromSaved = await responseLogProbs(saved, seqs);
@@ -156,6 +168,63 @@ describe('grpo-calc (tool episodes) bundled', () => {
     expect(await main(['export', run, '--to', 'skyrl']), err2.join('')).toBe(1);
     expect(parity(join(run, 'skyrl'))).toMatchObject({ rows: 16, equal: 16 });
     expect(readFileSync(join(run, 'skyrl', 'train.parquet')).equals(readFileSync(join(out, 'train.parquet')))).toBe(
+      true,
+    );
+  });
+});
+
+describe('dpo-arith bundled', () => {
+  it('verl refuses the launch by name; the weights, prompts and pairs go out, and reward.py scores both sides of every pair', async () => {
+    const run = await train('dpo-arith', 1, ['--prompts', '3']);
+    const { err } = capture();
+    expect(await main(['export', run, '--to', 'verl']), err.join('')).toBe(1);
+    expect(err.join('')).toMatch(
+      /preflight refused \(launch\): dpo-arith is DPO: verl\.trainer\.main_ppo trains PPO-family/,
+    );
+    const out = join(run, 'verl');
+    expect(existsSync(join(out, 'launch.sh'))).toBe(false);
+    const pairs = await duck(
+      join(out, 'pairs.parquet'),
+      (f) => `SELECT prompt, chosen, rejected, ground_truth, chosen_score, rejected_score, step, source FROM ${f}`,
+    );
+    expect(pairs).toHaveLength(3);
+    for (const p of pairs) expect(p).toMatchObject({ step: 1, source: 'dpo-pair' });
+    // parity.jsonl: every pair's chosen and rejected completion, with the reward the pair was built by.
+    const parityRows = readFileSync(join(out, 'parity.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { solution_str: string; ground_truth: string; score: number });
+    const sides = pairs.flatMap((p) => [
+      [p.chosen, p.ground_truth, p.chosen_score],
+      [p.rejected, p.ground_truth, p.rejected_score],
+    ]);
+    expect(parityRows.map((r) => [r.solution_str, r.ground_truth, r.score]).sort()).toEqual(sides.sort());
+    expect(parity(out)).toMatchObject({ ran: true, reward: 'math', rows: 6, equal: 6, differ: [] });
+    const prompts = await duck(
+      join(out, 'train.parquet'),
+      (f) =>
+        `SELECT prompt[1].content AS content, reward_model.ground_truth AS gt, reward_spec.ground_truth AS spec_gt, env_class FROM ${f}`,
+    );
+    expect(prompts.map((p) => [p.content, p.gt, p.spec_gt]).sort()).toEqual(
+      pairs.map((p) => [p.prompt, p.ground_truth, p.ground_truth]).sort(),
+    );
+    const readme = readFileSync(join(out, 'README.md'), 'utf8');
+    expect(readme).toContain("verl's PPO launcher (`verl.trainer.main_ppo`) has no DPO trainer");
+    expect(readme).toContain("`pairs.parquet`: the run's 3 preference pairs");
+    // The weights the DPO step ended with: RUN/model's, bit for bit, not the base's.
+    const bundled = await loadCheckpointDir(join(out, 'model'));
+    const saved = await loadCheckpointDir(join(run, 'model'));
+    const base = await loadCheckpointDir(BASE_CHECKPOINT_DIR);
+    const rows = await readParquet(join(out, 'rollouts.parquet'));
+    const seqs = rows.map((r) => ({ prompt: r.prompt_ids, response: r.response_ids }));
+    const [b, s, z] = await Promise.all([bundled, saved, base].map((ck) => responseLogProbs(ck, seqs)));
+    b.forEach((lp, i) => expect(bits(lp).equals(bits(s[i])), `pair side ${i}`).toBe(true));
+    expect(b.some((lp, i) => !bits(lp).equals(bits(z[i])))).toBe(true);
+    // SkyRL: the same data and reward; its launch is a note, not a refusal.
+    const { err: err2 } = capture();
+    expect(await main(['export', run, '--to', 'skyrl']), err2.join('')).toBe(1); // head_dim 16, char tokenizer
+    expect(err2.join('')).not.toContain('preflight refused (launch)');
+    expect(readFileSync(join(run, 'skyrl', 'pairs.parquet')).equals(readFileSync(join(out, 'pairs.parquet')))).toBe(
       true,
     );
   });

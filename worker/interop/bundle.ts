@@ -23,6 +23,7 @@ import { presetOf } from '../presets/table';
 import {
   configText,
   exportPrompts,
+  pairsParquet,
   rolloutsParquet,
   verlDataSource,
   verlPromptsParquet,
@@ -31,6 +32,7 @@ import {
 import { exportRun, formatUnmapped } from './index';
 import { preflight, type ModelJson, type PreflightResult } from './preflight';
 import { rewardPy, twinRewardOf } from './reward-twin';
+import { preferencePairs } from './rollouts';
 
 export const BUNDLE_TARGETS = ['verl', 'skyrl'] as const;
 export type BundleTarget = (typeof BUNDLE_TARGETS)[number];
@@ -94,6 +96,10 @@ export function bundleFiles(
       bytes: verlPromptsParquet(heldOut, source.dataSource, source.ability, 'test', agent),
     });
 
+  // A DPO run's preference data: verl's PPO launcher has no DPO trainer, so the pairs travel as data.
+  const pairs = presetOf(options).family === 'dpo' ? preferencePairs(steps) : null;
+  if (pairs) files.push({ name: 'pairs.parquet', mime: PARQUET, bytes: pairsParquet(pairs) });
+
   const twin = twinRewardOf(options);
   const scored = rows.filter((r) => r.score !== null);
   if (twin.ok) {
@@ -148,6 +154,7 @@ export function bundleFiles(
         rollouts: rows.length,
         parity: twin.ok ? scored.length : null,
         agent,
+        pairs: pairs?.length ?? null,
       }),
       'text/markdown',
     ),
@@ -159,7 +166,14 @@ function readme(
   options: RunOptions,
   to: BundleTarget,
   checks: readonly PreflightResult[],
-  n: { prompts: number; heldOut: number; rollouts: number; parity: number | null; agent: string | undefined },
+  n: {
+    prompts: number;
+    heldOut: number;
+    rollouts: number;
+    parity: number | null;
+    agent: string | undefined;
+    pairs: number | null;
+  },
 ): string {
   const launch = exportRun(options, 'verl');
   const lines = [
@@ -178,6 +192,12 @@ function readme(
     "  examples/data_preprocess/gsm8k.py) and SkyRL's (`env_class`, `reward_spec{method, ground_truth}`; NovaSky-AI/SkyRL's dataset",
     `  preparation guide)${n.agent ? `, and \`agent_name\` = \`${n.agent}\` (verl's agent loop for tool calls)` : ''}.`,
     `- \`rollouts.parquet\`: the run's ${n.rollouts} rollouts with ids, log-probs and advantages.`,
+    ...(n.pairs === null
+      ? []
+      : [
+          `- \`pairs.parquet\`: the run's ${n.pairs} preference pairs, TRL's \`prompt\`, \`chosen\`, \`rejected\` (plain text) with`,
+          '  `ground_truth`, `chosen_score`, `rejected_score`, `step`; reward.py scores both sides as the run did (parity.jsonl).',
+        ]),
     n.parity === null
       ? "- No `reward.py`: the run's reward has no standard-library twin (see preflight, reward-twin)."
       : "- `reward.py`: the run's reward in standard-library Python. verl: `custom_reward_function.path=reward.py`, `name=compute_score`\n" +
@@ -195,6 +215,13 @@ function readme(
     "- Optimizer state: AdamW's moments stay here; the cluster's optimizer starts fresh from `model/`.",
     "- Prompt format: Dewpoint trained on the raw prompt text; verl and SkyRL render `prompt` with the tokenizer's chat template.",
   ];
+  if (n.pairs !== null)
+    lines.push(
+      "- The DPO objective: verl's PPO launcher (`verl.trainer.main_ppo`) has no DPO trainer (preflight: launch), so there is",
+      '  no launch.sh. What verl takes of this run: `model/` as the actor a GRPO or PPO run starts from',
+      "  (`actor_rollout_ref.model.path`), the prompts and reward.py. The pairs serve a DPO trainer elsewhere: TRL's DPOTrainer",
+      '  reads `pairs.parquet` as it is, and `dewpoint export RUN --to trl` writes its DPOConfig.',
+    );
   if (presetOf(options).episodes)
     lines.push(
       "- Tool format: the episodes' actions are `calc(X+Y)`-style calls answered by `=R` observations, ended by `\\boxed{N}`;",

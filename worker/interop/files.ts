@@ -157,6 +157,25 @@ export function verlPromptsParquet(
   ]);
 }
 
+/**
+ * Preference pairs as parquet: TRL's standard preference columns (`prompt`, `chosen`, `rejected`,
+ * plain text, explicit prompt: huggingface/trl @ 0087e4f docs/source/dataset_formats.md, "Preference"), then the ground truth,
+ * each side's reward, the step and where the pair came from (a DPO step's pair, or a GRPO group's
+ * best and worst).
+ */
+export function pairsParquet(pairs: readonly PairRow[]): Uint8Array {
+  return parquet([
+    { name: 'prompt', data: pairs.map((p) => p.prompt), schema: [str('prompt')] },
+    { name: 'chosen', data: pairs.map((p) => p.chosen), schema: [str('chosen')] },
+    { name: 'rejected', data: pairs.map((p) => p.rejected), schema: [str('rejected')] },
+    { name: 'ground_truth', data: pairs.map((p) => p.answer), schema: [str('ground_truth')] },
+    { name: 'chosen_score', data: pairs.map((p) => p.chosenReward), schema: [scalar('chosen_score', 'DOUBLE')] },
+    { name: 'rejected_score', data: pairs.map((p) => p.rejectedReward), schema: [scalar('rejected_score', 'DOUBLE')] },
+    { name: 'step', data: pairs.map((p) => p.step), schema: [scalar('step', 'INT32')] },
+    { name: 'source', data: pairs.map((p) => p.source), schema: [str('source')] },
+  ]);
+}
+
 const jsonl = (lines: readonly unknown[]) =>
   new TextEncoder().encode(lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length ? '\n' : ''));
 
