@@ -215,6 +215,13 @@ function readme(
     "- Optimizer state: AdamW's moments stay here; the cluster's optimizer starts fresh from `model/`.",
     "- Prompt format: Dewpoint trained on the raw prompt text; verl and SkyRL render `prompt` with the tokenizer's chat template.",
   ];
+  if ('loraRank' in options && options.loraRank !== undefined)
+    lines.push(
+      "- LoRA adapters as such: launch.sh starts verl's LoRA (`lora_rank`, `lora_alpha`, `target_modules`) on `model/`, the",
+      '  merged weights, with fresh adapters (B = 0: the same model at the start). To continue these adapters instead, set',
+      "  MODEL_PATH to the run's base and `actor_rollout_ref.model.lora_adapter_path=$HERE/model` (verl reads adapter_config.json",
+      '  and adapter_model.safetensors there; volcengine/verl docs/advance/ppo_lora.rst).',
+    );
   if (n.pairs !== null)
     lines.push(
       "- The DPO objective: verl's PPO launcher (`verl.trainer.main_ppo`) has no DPO trainer (preflight: launch), so there is",
