@@ -7,8 +7,11 @@
  * - `train.parquet`, `val.parquet`: the prompts with verl's keys and SkyRL's (files.ts
  *   `verlPromptsParquet`), `agent_name` for a multi-turn preset; `rollouts.parquet`: every rollout.
  * - `reward.py`: the run's reward as standard-library Python (reward-twin.ts), verl's
- *   `custom_reward_function`; `parity.jsonl`: each rollout's text, truth and Dewpoint's score, which
- *   `python3 reward.py check parity.jsonl` compares.
+ *   `custom_reward_function` (`path`, and `name` whose default is `compute_score`: volcengine/verl @
+ *   b178a3c verl/trainer/config/ppo_trainer.yaml, loaded by verl/trainer/ppo/reward.py
+ *   `get_custom_reward_fn`); `parity.jsonl`: each rollout's text, truth, Dewpoint's score and
+ *   finish reason, which `python3 reward.py check parity.jsonl` compares.
+ * - `pairs.parquet` (a DPO run): the preference pairs, TRL's columns (files.ts `pairsParquet`).
  * - `launch.sh` (verl): main_ppo with the run's options (verl.ts), the model, data and reward set.
  * - `preflight.json` and `README.md`: the checks (preflight.ts), every option mapped or not, and
  *   what does not carry over.
@@ -37,7 +40,7 @@ import { preferencePairs } from './rollouts';
 export const BUNDLE_TARGETS = ['verl', 'skyrl'] as const;
 export type BundleTarget = (typeof BUNDLE_TARGETS)[number];
 
-/** verl's agent loop for tool calls (verl/experimental/agent_loop/tool_agent_loop.py, registered as `tool_agent`). */
+/** verl's agent loop for tool calls (volcengine/verl @ b178a3c verl/experimental/agent_loop/tool_agent_loop.py, `@register("tool_agent")`). */
 export const VERL_TOOL_AGENT = 'tool_agent';
 
 export interface Bundle {
@@ -189,8 +192,9 @@ function readme(
     "  PEFT's `adapter_config.json` (`r`, `lora_alpha`, `target_modules`) and `adapter_model.safetensors` beside the merged model.",
     `- \`train.parquet\` (${n.prompts} prompts) and ${n.heldOut ? `\`val.parquet\` (${n.heldOut} held-out tasks)` : 'no val.parquet (nothing is held out)'}:`,
     "  verl's keys (`data_source`, `prompt`, `ability`, `reward_model{style, ground_truth}`, `extra_info`; volcengine/verl",
-    "  examples/data_preprocess/gsm8k.py) and SkyRL's (`env_class`, `reward_spec{method, ground_truth}`; NovaSky-AI/SkyRL's dataset",
-    `  preparation guide)${n.agent ? `, and \`agent_name\` = \`${n.agent}\` (verl's agent loop for tool calls)` : ''}.`,
+    "  @ b178a3c examples/data_preprocess/gsm8k.py) and SkyRL's (`env_class`, `reward_spec{method, ground_truth}`;",
+    `  NovaSky-AI/SkyRL @ a956457 docs/content/docs/datasets/dataset-preparation.mdx)${n.agent ? ',' : '.'}`,
+    ...(n.agent ? [`  and \`agent_name\` = \`${n.agent}\` (verl's agent loop for tool calls).`] : []),
     `- \`rollouts.parquet\`: the run's ${n.rollouts} rollouts with ids, log-probs and advantages.`,
     ...(n.pairs === null
       ? []
@@ -237,7 +241,7 @@ function readme(
       '- reward.py reads an episode as Dewpoint records it: turns (an action and its observation) joined by ` ⏎ `. A last action',
       '  ended by EOS that is exactly `\\boxed{N}` was scored by the environment (N is the answer: 1); any other episode by the last',
       '  box of its text. A response cut at its length limit is the second kind: compute_score reads `extra_info["finish_reason"]`',
-      '  ("length"; "stop" when absent).',
+      '  ("length"; "stop" when absent: verl\'s naive reward manager passes the row\'s extra_info and num_turns, no finish reason).',
     );
   if (launch.ok) {
     lines.push('', '## Options', '', `Mapped to verl (${launch.mapped.length}):`, '');

@@ -115,10 +115,14 @@ export function rolloutsParquet(rows: readonly RolloutRow[]): Uint8Array {
 export const SKYRL_ENV_CLASS = 'dewpoint_reward';
 
 /**
- * verl's RLHFDataset layout (examples/data_preprocess/gsm8k.py's rows: `data_source`, `prompt`,
- * `ability`, `reward_model`, `extra_info`) and SkyRL's beside it (its dataset preparation guide:
- * `env_class`, `reward_spec: {method, ground_truth}`), so one file serves both; `agentName` adds
- * verl's `agent_name` column, which picks the agent loop of a multi-turn (tool) rollout.
+ * verl's RLHFDataset layout (volcengine/verl @ b178a3c examples/data_preprocess/gsm8k.py
+ * `process_fn`'s rows: `data_source`, `prompt` as a chat list, `ability`, `reward_model: {style:
+ * rule, ground_truth}`, `extra_info: {split, index}`) and SkyRL's beside it (NovaSky-AI/SkyRL @
+ * a956457 docs/content/docs/datasets/dataset-preparation.mdx, "Format Requirements": the same
+ * `data_source`, `prompt`, `extra_info`, plus `env_class` and `reward_spec: {method: rule,
+ * ground_truth}`), so one file serves both; `agentName` adds verl's `agent_name` column, which
+ * picks the agent loop of a multi-turn (tool) rollout (verl/experimental/agent_loop/agent_loop.py
+ * reads it from the batch, `@register("tool_agent")` in tool_agent_loop.py names the tool loop).
  */
 export function verlPromptsParquet(
   prompts: readonly PromptRow[],

@@ -2,7 +2,9 @@
 
 A bundle (`dewpoint export RUN --to verl|skyrl`) ships this file as reward.py with the run's reward
 set in REWARD below. verl calls `compute_score(data_source, solution_str, ground_truth, extra_info)`
-from `custom_reward_function.path` (verl/trainer/ppo/reward.py `get_custom_reward_fn`); the score is
+from `custom_reward_function.path` (volcengine/verl @ b178a3c verl/trainer/ppo/reward.py
+`get_custom_reward_fn`; the signature of its own `default_compute_score(data_source, solution_str,
+ground_truth, extra_info=None, ...)` in verl/utils/reward_score/__init__.py); the score is
 the one Dewpoint gave, bit for bit, because each function here is a line-by-line twin of its
 TypeScript original:
 
