@@ -67,6 +67,8 @@ export function bundleFiles(
   steps: readonly StepExport[],
   model: CheckpointFiles | null,
   to: BundleTarget,
+  /** Checks the caller adds (the app's `model-step`, when model/ is an older checkpoint than the last step). */
+  notes: readonly PreflightResult[] = [],
 ): Bundle {
   const modelJson: ModelJson | null = model
     ? {
@@ -75,7 +77,7 @@ export function bundleFiles(
         tokenizerConfig: jsonOf(model['tokenizer_config.json']),
       }
     : null;
-  const checks = preflight(options, modelJson, to);
+  const checks = [...preflight(options, modelJson, to), ...notes];
   const refused = checks.filter((c) => c.status === 'refused');
   const files: ExportFile[] = [];
   if (model)
@@ -206,7 +208,8 @@ function readme(
       ? "- No `reward.py`: the run's reward has no standard-library twin (see preflight, reward-twin)."
       : "- `reward.py`: the run's reward in standard-library Python. verl: `custom_reward_function.path=reward.py`, `name=compute_score`\n" +
         `  (its signature: \`compute_score(data_source, solution_str, ground_truth, extra_info)\`). \`parity.jsonl\` holds ${n.parity}\n` +
-        "  rollouts with Dewpoint's score: `python3 reward.py check parity.jsonl` compares them (the export ran it: parity.json).",
+        "  rollouts with Dewpoint's score: `python3 reward.py check parity.jsonl` compares them (`dewpoint export` runs it:\n" +
+        "  parity.json; the app's download has no Python to run it with).",
     to === 'verl'
       ? launch.ok
         ? '- `launch.sh`: verl main_ppo with the options below; MODEL_PATH, TRAIN_FILES and VAL_FILES default to this folder.'

@@ -17,15 +17,12 @@
  * (slower), which the detail says. Not run on a cluster here.
  */
 import type { RunOptions } from '../contract/options';
+import type { BundleCheck } from '../contract/records';
 import { exportRun } from './index';
 import { twinRewardOf } from './reward-twin';
 
-export interface PreflightResult {
-  /** The rule's name, as README and the CLI print it (`head-dim-multiple-of-32`). */
-  rule: string;
-  status: 'pass' | 'refused' | 'note';
-  detail: string;
-}
+/** One check (the API's type: contract/records.ts). */
+export type PreflightResult = BundleCheck;
 
 /** The JSON files of the bundle's model folder that the rules read (absent: the run saved no model). */
 export interface ModelJson {
@@ -42,6 +39,7 @@ export const PREFLIGHT_RULES = [
   'reward-twin',
   'launch',
   'optimizer-state',
+  'model-step',
 ] as const;
 
 /** head_dim of a Hugging Face config: its own field, else hidden_size / num_attention_heads (as transformers derives it). */
