@@ -555,3 +555,26 @@ export interface RewardAudit {
   steps: number;
   findings: AuditFinding[];
 }
+
+/** What the mismatch lab's table shows of one run (worker/presets/mismatch-lab.ts). */
+export interface LabRow {
+  correction: string;
+  title: string;
+  /** Mean `reward/mean` over the last `window` steps. */
+  reward: number;
+  /** Held-out greedy accuracy after the last step. */
+  accuracy: number;
+  /** Mean over the steps of `mismatch/kl` and `mismatch/ess`. */
+  kl: number;
+  ess: number;
+  /** Mean over the steps of the share the correction masked or capped; null without one. */
+  share: number | null;
+  shareWhat: 'masked' | 'capped' | null;
+}
+
+/** The mismatch lab's runs for an injection (worker/presets/mismatch-lab.ts): the on-policy reference first, then one per correction. */
+export interface MismatchLabPlan {
+  /** What was injected, in words. */
+  title: string;
+  runs: { correction: string; title: string; name: string; options: RunOptions }[];
+}

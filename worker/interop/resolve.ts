@@ -8,13 +8,19 @@
 import type { AdvantageRunOptions, PolicyLossRunOptions } from '../contract/options';
 import {
   cispoSettings,
+  clipCovSettings,
   dppoSettings,
+  droSettings,
+  geoMeanSettings,
   grpoSettings,
   gspoSettings,
   icepopSettings,
+  klCovSettings,
   ppoSettings,
   reinforcePlusPlusSettings,
   rlooSettings,
+  sapoSettings,
+  vespoSettings,
 } from '../rl/index';
 
 /** Each loss's options resolved by its own module (the defaults live there once), tagged with its name. */
@@ -24,6 +30,12 @@ type LossSettings =
   | ({ name: 'cispo' } & ReturnType<typeof cispoSettings>)
   | ({ name: 'dppo_tv' | 'dppo_kl' } & ReturnType<typeof dppoSettings>)
   | ({ name: 'icepop' } & ReturnType<typeof icepopSettings>)
+  | ({ name: 'geo_mean' } & ReturnType<typeof geoMeanSettings>)
+  | ({ name: 'clip_cov' } & ReturnType<typeof clipCovSettings>)
+  | ({ name: 'kl_cov' } & ReturnType<typeof klCovSettings>)
+  | ({ name: 'sapo' } & ReturnType<typeof sapoSettings>)
+  | ({ name: 'dro' } & ReturnType<typeof droSettings>)
+  | ({ name: 'vespo' } & ReturnType<typeof vespoSettings>)
   | { name: 'reinforce' }
   | Extract<PolicyLossRunOptions, { name: 'reinforce_kl' }>;
 
@@ -44,6 +56,18 @@ export function lossSettings(p: PolicyLossRunOptions): LossSettings {
       return { name: 'reinforce' };
     case 'reinforce_kl':
       return p;
+    case 'geo_mean':
+      return { name: 'geo_mean', ...geoMeanSettings(p) };
+    case 'clip_cov':
+      return { name: 'clip_cov', ...clipCovSettings(p) };
+    case 'kl_cov':
+      return { name: 'kl_cov', ...klCovSettings(p) };
+    case 'sapo':
+      return { name: 'sapo', ...sapoSettings(p) };
+    case 'dro':
+      return { name: 'dro', ...droSettings(p) };
+    case 'vespo':
+      return { name: 'vespo', ...vespoSettings(p) };
   }
 }
 

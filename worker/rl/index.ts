@@ -95,6 +95,7 @@ export {
 
 // Policy losses.
 export {
+  coupledResult,
   localResult,
   type AuxiliaryTerm,
   type PolicyLossContext,
@@ -120,6 +121,12 @@ export { dppoTvLoss, dppoKlLoss, dppoSettings, type DppoOptions, type DppoResult
 export { icepopLoss, icepopSettings, type IcepopOptions } from './losses/icepop';
 export { reinforceKlLoss, type ReinforceKlOptions } from './losses/reinforce-kl';
 export { echoLoss, type EchoOptions } from './losses/echo';
+export { geoMeanLoss, geoMeanSettings, type GeoMeanOptions } from './losses/geo-mean';
+export { clipCovLoss, clipCovSettings, tokenCovariance, type ClipCovOptions } from './losses/clip-cov';
+export { klCovLoss, klCovSettings, type KlCovOptions } from './losses/kl-cov';
+export { sapoLoss, sapoSettings, type SapoOptions } from './losses/sapo';
+export { droLoss, droSettings, type DroOptions } from './losses/dro';
+export { gammaWeight, vespoLoss, vespoSettings, type VespoOptions } from './losses/vespo';
 
 // Behavior corrections and off-policy metrics.
 export {

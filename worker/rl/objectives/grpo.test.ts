@@ -169,15 +169,19 @@ describe('grpoObjective: dlogp against central finite differences', () => {
   };
   const sessionWeights = [0.5, 0.5, 0, 1 / 3, 1 / 3, 1 / 3];
 
+  // Options a loss needs (dro's β has no default), or that move a kink off the table's point
+  // (geo_mean's default log-ratio bound 0.2 is t5's logp − old).
+  const OPTIONS: Partial<Record<string, object>> = { geo_mean: { clipHigh: 0.3 }, dro: { beta: 0.5 } };
+  const spec = (name: string) => ({ name, options: OPTIONS[name] }) as PolicyLossSpec;
   it.each(POLICY_LOSS_NAMES)('%s, decoupled, TIS, β = 0.1 k3', (name) => {
-    frozen(objectiveTable(), { policyLoss: { name } as PolicyLossSpec, beta: 0.1, importance: { threshold: 1.5 } });
+    frozen(objectiveTable(), { policyLoss: spec(name), beta: 0.1, importance: { threshold: 1.5 } });
   });
   it.each(POLICY_LOSS_NAMES.filter((n) => n !== 'echo'))(
     '%s, bypass, band, session-mean, k2 under seq-mean-token-mean',
     (name) => {
       const input = { ...objectiveTable(), oldLogp: undefined, sessionWeights };
       frozen(input, {
-        policyLoss: { name } as PolicyLossSpec,
+        policyLoss: spec(name),
         aggregation: { mode: 'session-mean' },
         beta: 0.3,
         kl: { estimator: 'k2' },
