@@ -636,6 +636,9 @@ describe('verlCommand: options', () => {
       hydraValue(['q_proj', 'v_proj']),
     ]);
     expect(kinds(unmapped(e, 'loraDropout'))).toEqual(['loraDropout:none']);
+    // verl's LoRA guide requires vLLM to load the base as safetensors (its default load_format is dummy).
+    expect(at(e, 'actor_rollout_ref.rollout.load_format')).toBe('safetensors');
+    expect(at(grpo({}), 'actor_rollout_ref.rollout.load_format')).toBeUndefined();
     expect(at(grpo({ loraRank: 4, loraAlpha: 16 }), `${model}.lora_alpha`)).toBe('16');
     expect(unmapped(grpo({ loraRank: 4 }), 'loraDropout')).toEqual([]);
     expect(at(grpo({}), `${model}.lora_rank`)).toBeUndefined();

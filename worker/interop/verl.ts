@@ -421,6 +421,9 @@ function translate(o: RlRunOptions): VerlExport {
     );
   if (o.loraRank !== undefined) {
     // verl's LoRA (PEFT underneath); with a rank its reference is the actor with the adapters off, as here.
+    // Its guide (volcengine/verl @ b178a3c docs/advance/ppo_lora.rst, "Required configurations") also
+    // requires rollout.load_format=safetensors, so that vLLM loads the base model (the default is dummy).
+    fixed('actor_rollout_ref.rollout.load_format', 'safetensors');
     const targets = o.loraTargets ?? 'all-linear';
     set('loraRank', o.loraRank, 'actor_rollout_ref.model.lora_rank', o.loraRank);
     set('loraAlpha', o.loraAlpha ?? o.loraRank, 'actor_rollout_ref.model.lora_alpha', o.loraAlpha ?? o.loraRank);
