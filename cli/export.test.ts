@@ -90,7 +90,7 @@ describe('dewpoint export', () => {
     expect(await main(['export', '--config', bad, '--to', 'trl'])).toBe(2);
     const message = err.join('');
     expect(message).toContain('dewpoint export: a run folder (dewpoint train --save DIR) or --config FILE');
-    expect(message).toContain("dewpoint export: --to must be one of verl, trl, got 'openrlhf'");
+    expect(message).toContain("dewpoint export: --to must be one of verl, trl, skyrl, got 'openrlhf'");
     expect(message).toMatch(
       /invalid run options in .*run\.json:\n {2}Temperature \(temperature\) must be a number in \(0, 10\], got 0/,
     );
@@ -118,12 +118,64 @@ describe('dewpoint export', () => {
       ]),
     ).toBe(0);
     expect(err.join('')).toContain(`saving each step's groups and rollouts to ${run}`);
-    expect(readdirSync(run).sort()).toEqual(['run.json', 'steps.jsonl']);
+    expect(readdirSync(run).sort()).toEqual(['model', 'run.json', 'steps.jsonl']);
     out.length = 0;
-    expect(await main(['export', run, '--to', 'verl'])).toBe(0);
-    const verlFiles = ['launch.sh', 'rollouts.parquet', 'train.parquet', 'val.parquet'];
+    // The bundle is written, and the preflight refuses the shipped base for vLLM (exit 1), naming each rule.
+    expect(await main(['export', run, '--to', 'verl'])).toBe(1);
+    const verlFiles = [
+      'README.md',
+      'launch.sh',
+      'model',
+      'parity.json',
+      'parity.jsonl',
+      'preflight.json',
+      'reward.py',
+      'rollouts.parquet',
+      'train.parquet',
+      'val.parquet',
+    ];
     expect(readdirSync(join(run, 'verl')).sort()).toEqual(verlFiles);
-    expect(out.join('').trim().split('\n').sort()).toEqual(verlFiles.map((f) => join(run, 'verl', f)));
+    const modelFiles = ['config.json', 'dewpoint.json', 'model.safetensors', 'tokenizer.json'];
+    expect(readdirSync(join(run, 'verl', 'model')).sort()).toEqual(modelFiles);
+    expect(out.join('').trim().split('\n').sort()).toEqual(
+      [...verlFiles.filter((f) => f !== 'model'), ...modelFiles.map((f) => `model/${f}`)]
+        .map((f) => join(run, 'verl', f))
+        .sort(),
+    );
+    expect(err.join('')).toMatch(/preflight refused \(head-dim-multiple-of-32\): head_dim = 16 \(config\.json\)/);
+    expect(err.join('')).toMatch(
+      /preflight refused \(hf-tokenizer\): tokenizer\.json is Dewpoint's character tokenizer/,
+    );
+    // reward.py, run by python3 over the run's own rollouts, gives Dewpoint's score on every one.
+    expect(JSON.parse(readFileSync(join(run, 'verl', 'parity.json'), 'utf8'))).toMatchObject({
+      ran: true,
+      reward: 'math',
+      rows: 32,
+      equal: 32,
+      differ: [],
+    });
+    expect(err.join('')).toContain("reward.py gives Dewpoint's score on 32 of 32 rollouts");
+    // The weights are the run's last ones: the bundle's model/ is the run folder's, byte for byte, and not the base.
+    for (const f of modelFiles.filter((f) => f !== 'dewpoint.json'))
+      expect(readFileSync(join(run, 'verl', 'model', f)).equals(readFileSync(join(run, 'model', f))), f).toBe(true);
+    expect(
+      readFileSync(join(run, 'model', 'model.safetensors')).equals(
+        readFileSync(join('public', 'checkpoints', 'arith-base', 'model.safetensors')),
+      ),
+    ).toBe(false);
+    const launchSh = readFileSync(join(run, 'verl', 'launch.sh'), 'utf8');
+    expect(launchSh).toContain(
+      '    custom_reward_function.path=$HERE/reward.py \\\n    custom_reward_function.name=compute_score\n',
+    );
+    expect(launchSh).toContain('if [ -z "${MODEL_PATH:-}" ]; then');
+    // Both key sets, read back with hyparquet (DuckDB's reader checks the layout in worker/interop/rollouts.test.ts).
+    const train = await parquetReadObjects({
+      file: new Uint8Array(readFileSync(join(run, 'verl', 'train.parquet'))).buffer,
+    });
+    expect(Object.keys(train[0]).sort()).toEqual(
+      ['ability', 'data_source', 'env_class', 'extra_info', 'prompt', 'reward_model', 'reward_spec'].sort(),
+    );
+    expect(train[0].reward_spec).toEqual({ method: 'rule', ground_truth: train[0].reward_model.ground_truth });
     // 2 steps x 2 prompts x the preset's 8 samples, each with its ids and log-probs.
     const rows = await parquetReadObjects({
       file: new Uint8Array(readFileSync(join(run, 'verl', 'rollouts.parquet'))).buffer,
@@ -131,14 +183,14 @@ describe('dewpoint export', () => {
     expect(rows).toHaveLength(32);
     expect(new Set(rows.map((r) => r.step))).toEqual(new Set([1, 2]));
     for (const r of rows) expect((r.response_ids as number[]).length).toBe((r.rollout_log_probs as number[]).length);
-    expect(err.join('')).toContain('export grpo-arith to verl: 2 steps, 32 rollouts, 4 files');
+    expect(err.join('')).toContain(`export grpo-arith to verl: 12 files in ${join(run, 'verl')}`);
     // The held-out tasks the launch's data.val_files names: the trainer's evalN (the CLI's, as train used it).
     const val = await parquetReadObjects({
       file: new Uint8Array(readFileSync(join(run, 'verl', 'val.parquet'))).buffer,
     });
     const launch = readFileSync(join(run, 'verl', 'launch.sh'), 'utf8');
     expect(launch).toContain(`    data.val_max_samples=${val.length} `);
-    expect(launch).toContain(`VAL_FILES=val.parquet (${val.length} held-out tasks)`);
+    expect(launch).toContain('VAL_FILES="${VAL_FILES:-$HERE/val.parquet}"');
     const sampled = new Set(rows.map((r) => r.input));
     expect(val.length).toBeGreaterThan(0);
     expect(val.filter((r) => sampled.has(r.prompt[0].content))).toEqual([]);

@@ -38,7 +38,19 @@ describe('dewpoint --help, <command> --help, --version', () => {
   it('the top-level help names every command and every preset of the table, SFT too', async () => {
     const { code, out } = await run('--help');
     expect(code).toBe(0);
-    for (const c of ['info', 'bench', 'pretrain', 'eval', 'train', 'episodes', 'companion', 'export', 'model'])
+    for (const c of [
+      'info',
+      'bench',
+      'pretrain',
+      'eval',
+      'train',
+      'episodes',
+      'companion',
+      'export',
+      'audit',
+      'lab',
+      'model',
+    ])
       expect(out).toMatch(new RegExp(`^ {2}${c}\\b`, 'm'));
     for (const p of PRESETS)
       expect(out).toMatch(new RegExp(`^ {2}${p.name} +${p.title.replace(/[()]/g, '\\$&')}`, 'm'));
@@ -59,7 +71,16 @@ describe('dewpoint --help, <command> --help, --version', () => {
   });
 
   it('every command takes --help and -h and lists the flags it parses', async () => {
-    for (const command of [['bench'], ['pretrain'], ['eval'], ['episodes', 'export'], ['companion'], ['export']]) {
+    for (const command of [
+      ['bench'],
+      ['pretrain'],
+      ['eval'],
+      ['episodes', 'export'],
+      ['companion'],
+      ['export'],
+      ['audit'],
+      ['lab', 'mismatch'],
+    ]) {
       for (const flag of ['--help', '-h']) {
         const { code, out, err } = await run(...command, flag);
         expect([command, code, err]).toEqual([command, 0, '']);

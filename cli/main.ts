@@ -17,6 +17,8 @@ import { EPISODES_EXPORT, episodesCommand } from './commands/episodes';
 import { ENV_CHECK, envCommand } from './commands/env';
 import { COMPANION, companionCommand } from './commands/companion';
 import { EXPORT, exportCommand } from './commands/export';
+import { AUDIT, auditCommand } from './commands/audit';
+import { LAB_MISMATCH, labCommand } from './commands/lab';
 import { MODEL_INSPECT, modelCommand } from './commands/model';
 import { commandHelp, mainHelp } from './help';
 
@@ -39,6 +41,8 @@ const COMMANDS: readonly { spec: CommandSpec; run: (argv: string[]) => number | 
   { spec: EPISODES_EXPORT, run: episodesCommand },
   { spec: COMPANION, run: companionCommand },
   { spec: EXPORT, run: exportCommand },
+  { spec: AUDIT, run: auditCommand },
+  { spec: LAB_MISMATCH, run: labCommand },
   { spec: MODEL_INSPECT, run: modelCommand },
 ];
 /** The word after `dewpoint` that names a command (`episodes` for `episodes export`). */

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
@@ -74,7 +74,13 @@ describe('train --checkpoint HF_FOLDER --dataset FILE', () => {
     // Some group split: a gradient flowed into the model.
     expect(steps.some((s) => s['opt/grad_norm'] > 0 && s['reward/std'] > 0)).toBe(true);
     out.length = 0;
-    expect(await main(['export', run, '--to', 'verl'])).toBe(0);
+    // The bundle is written; the fixture's small model is refused for vLLM, naming the rule.
+    expect(await main(['export', run, '--to', 'verl'])).toBe(1);
+    expect(err.join('')).toContain('preflight refused (head-dim-multiple-of-32): head_dim = 16 (config.json)');
+    expect(err.join('')).toContain('preflight refused (chat-template): tokenizer_config.json has no chat_template');
+    expect(err.join('')).toContain("reward.py gives Dewpoint's score on 48 of 48 rollouts");
+    // A Hugging Face base's bundle carries its tokenizer as a Hugging Face folder does.
+    expect(readdirSync(join(run, 'verl', 'model'))).toEqual(expect.arrayContaining(['tokenizer_config.json']));
     const rows = await parquetReadObjects({
       file: new Uint8Array(readFileSync(join(run, 'verl', 'rollouts.parquet'))).buffer,
     });

@@ -4,7 +4,7 @@ import { expect, test, type Page } from '@playwright/test';
 // field of theirs has a problem, every option checked by the worker as it is edited, each problem
 // named by its field's label and path and one click away from its field. No run is started here.
 
-const SECTIONS = ['Objective', 'Advantage', 'KL', 'Corrections', 'Sampling', 'Optimizer', 'Run'];
+const SECTIONS = ['Objective', 'Advantage', 'KL', 'Corrections', 'Mismatch lab', 'Sampling', 'Optimizer', 'Run'];
 
 /** The disclosure button of a collapsible section: its name, then its count of problems if any. */
 const toggle = (page: Page, section: string) =>

@@ -2,13 +2,14 @@
  * Run health on the dashboard: the flags the worker reads off the run's per-step metrics
  * (worker/runs/health.ts) — a collapse's precursors — each with the step where it began, the
  * sentence naming its metric, and a link to that step in the Groups or Episodes view. Refreshed
- * as steps are stored.
+ * as steps are stored. Below them, the reward-hacking audit, read on demand (RewardAudit.tsx).
  */
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
 import type { HealthFlag } from '../../worker/protocol';
 import { runHealthQuery } from '../queries/experiments';
 import { formatEpisodeLink } from '../shared/episodes';
+import { RewardAudit } from './RewardAudit';
 
 /** Where a flag's step is shown: the Episodes view for a multi-turn run, else the Groups view. */
 function healthLink(runId: string, flag: Pick<HealthFlag, 'step' | 'view'>): string {
@@ -44,6 +45,7 @@ export function RunHealth({ runId, lastStep }: { runId: string; lastStep: number
           ))}
         </ul>
       )}
+      <RewardAudit runId={runId} lastStep={lastStep} />
     </section>
   );
 }

@@ -12,17 +12,26 @@
  * equivalent for, printed (and written to `--out FILE`); `--json` prints the whole export (mapped
  * and unmapped options) as JSON instead.
  *
+ * `dewpoint export RUN --to verl|skyrl` writes the bundle (worker/interop/bundle.ts): the weights the
+ * run ended with (`model/`), the prompts with verl's and SkyRL's keys, the rollouts, `reward.py` (the
+ * reward's standard-library twin) with its parity against the run's scores (run here with python3
+ * when there is one: `parity.json`), verl's launch.sh, preflight.json and README.md. A preflight
+ * rule that refuses (a head_dim vLLM rejects, a tokenizer it cannot read) ends with exit code 1
+ * and the rules named, the bundle written.
+ *
  * Presets the target cannot take (SFT, Flow-GRPO; DPO on verl) end with exit code 1 and the reason.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { BUNDLE_TARGETS, bundleFiles, type BundleTarget } from '../../worker/interop/bundle';
 import type { RunOptions } from '../../worker/protocol';
 import { configText, exportFiles } from '../../worker/interop/files';
 import { EXPORT_TARGETS, exportRun, type ExportTarget } from '../../worker/interop/index';
 import { withPresetDefaults } from '../../worker/presets/config-import';
 import { checkRunOptions } from '../../worker/presets/table';
 import { UsageError, bool, parseFlags, str, type CommandSpec } from '../args';
-import { readRunFolder } from '../run-folder';
+import { readRunFolder, readRunModel } from '../run-folder';
 
 export const EXPORT: CommandSpec = {
   name: 'export',
@@ -32,7 +41,10 @@ export const EXPORT: CommandSpec = {
     "and the launch command; GRPO and DPO datasets as JSONL and the config's keyword arguments), or run options " +
     '(--config) as a verl launch command or TRL config, with the options that have no equivalent',
   flags: {
-    to: str('verl|trl', 'the target (required)'),
+    to: str(
+      'verl|trl|skyrl',
+      'the target (required); a run folder to verl or skyrl is the whole bundle, weights included',
+    ),
     out: str('DIR|FILE', 'where the files go (default RUN/verl or RUN/trl); with --config, a file for what it prints'),
     config: str('FILE', 'run options ("Config as JSON", or a part of them) instead of a run folder'),
     json: bool('with --config: print the whole export (mapped and unmapped options) as JSON'),
@@ -66,15 +78,19 @@ function readRunOptions(file: string): RunOptions {
 export function exportCommand(argv: string[]): number {
   const run = argv[0] !== undefined && !argv[0].startsWith('--') ? argv[0] : undefined;
   const f = parseFlags(EXPORT.name, run === undefined ? argv : argv.slice(1), EXPORT.flags);
-  if (!EXPORT_TARGETS.includes(f.to as ExportTarget))
+  const targets = [...new Set([...EXPORT_TARGETS, ...BUNDLE_TARGETS])];
+  if (!targets.includes(f.to as never))
     throw new UsageError(
-      `dewpoint export: --to must be one of ${EXPORT_TARGETS.join(', ')}, got ${f.to === undefined ? 'nothing' : `'${String(f.to)}'`}`,
+      `dewpoint export: --to must be one of ${targets.join(', ')}, got ${f.to === undefined ? 'nothing' : `'${String(f.to)}'`}`,
     );
   if (run !== undefined) {
     if (f.config !== undefined || f.json)
       throw new UsageError('dewpoint export: give a run folder or --config FILE (with --json), not both');
-    return exportFolder(run, f.to as ExportTarget, (f.out as string | undefined) ?? join(run, String(f.to)));
+    const out = (f.out as string | undefined) ?? join(run, String(f.to));
+    return f.to === 'trl' ? exportFolder(run, 'trl', out) : exportBundle(run, f.to as BundleTarget, out);
   }
+  if (f.to === 'skyrl')
+    throw new UsageError('dewpoint export: --to skyrl takes a run folder (dewpoint train --save DIR), not --config');
   if (f.config === undefined)
     throw new UsageError(
       'dewpoint export: a run folder (dewpoint train --save DIR) or --config FILE (the run options, as the Experiments view\'s "Config as JSON") is required',
@@ -113,4 +129,38 @@ function exportFolder(run: string, to: ExportTarget, out: string): number {
     `export ${options.preset} to ${to}: ${steps.length} steps, ${rows} rollouts, ${e.files.length} files in ${out}\n`,
   );
   return 0;
+}
+
+/** `python3 reward.py check parity.jsonl` in the bundle: its JSON report, or why it could not run. */
+function parityCheck(out: string): Record<string, unknown> {
+  const python = ['/usr/bin/python3', 'python3'].find((p) => p === 'python3' || existsSync(p))!;
+  const p = spawnSync(python, ['reward.py', 'check', 'parity.jsonl'], { cwd: out, encoding: 'utf8' });
+  if (p.error || (p.status !== 0 && p.status !== 1))
+    return { ran: false, why: p.error?.message ?? `${python} exited ${p.status}: ${p.stderr.trim()}` };
+  return { ran: true, python, ...(JSON.parse(p.stdout) as Record<string, unknown>) };
+}
+
+function exportBundle(run: string, to: BundleTarget, out: string): number {
+  const { options, steps } = readRunFolder(run, 'export');
+  const b = bundleFiles(options, steps, readRunModel(run), to);
+  for (const file of b.files) {
+    mkdirSync(dirname(join(out, file.name)), { recursive: true });
+    writeFileSync(join(out, file.name), file.bytes);
+    process.stdout.write(`${join(out, file.name)}\n`);
+  }
+  let parityFailed = false;
+  if (b.files.some((f) => f.name === 'reward.py')) {
+    const report = parityCheck(out);
+    writeFileSync(join(out, 'parity.json'), `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`${join(out, 'parity.json')}\n`);
+    parityFailed = report.ran === true && report.equal !== report.rows;
+    process.stderr.write(
+      report.ran
+        ? `export ${options.preset} to ${to}: reward.py gives Dewpoint's score on ${String(report.equal)} of ${String(report.rows)} rollouts\n`
+        : `export ${options.preset} to ${to}: reward.py's parity not checked (${String(report.why)})\n`,
+    );
+  }
+  process.stderr.write(`export ${options.preset} to ${to}: ${b.files.length} files in ${out}\n`);
+  for (const c of b.refused) process.stderr.write(`dewpoint export: preflight refused (${c.rule}): ${c.detail}\n`);
+  return b.refused.length || parityFailed ? 1 : 0;
 }

@@ -50,7 +50,10 @@ export const TRAIN: CommandSpec = {
     backend: str('auto|webgpu|wasm|cpu', 'where the kernels run; default auto'),
     json: bool('print each step (and each evaluation) as one JSON line: every metric, with health/* flags'),
     journal: str('DIR', `journal every turn there under the run id printed at start (${EPISODE_PRESETS})`),
-    save: str('DIR', "keep each step's groups and rollouts there, for dewpoint export DIR --to verl|trl"),
+    save: str(
+      'DIR',
+      "keep each step's groups and rollouts there, and the weights it ends with (model/), for dewpoint export DIR --to verl|trl|skyrl",
+    ),
     dataset: str('FILE', `train on a prompt file (.jsonl or .parquet) instead of the generator (${DATASET_PRESETS})`),
     reward: str('math|exact|regex|code', 'with --dataset: how a completion is scored'),
     'reward-pattern': str('RE', 'with --reward regex: the answer pattern (one capture group, or the whole match)'),

@@ -8,7 +8,7 @@
  * multi-turn presets start from their environment's base (public/checkpoints/calc-base,
  * guess-base) and, with `--journal DIR`, journal every turn there (cli/node-journal.ts) under the
  * run id printed at the start, for `dewpoint episodes export`. `--save DIR` keeps each step's
- * groups and rollouts there (cli/run-folder.ts), for `dewpoint export DIR --to verl|trl`.
+ * groups and rollouts there and the weights it ends with (cli/run-folder.ts), for `dewpoint export DIR --to verl|trl|skyrl`.
  * `--config` takes the run options as the Experiments view shows them ("Config as JSON"), or a
  * part of them: the options a config leaves out are its preset's defaults (merged as the view's
  * import merges them, worker/presets/config-import.ts), the same schema (worker/presets/schema.ts)
@@ -18,7 +18,8 @@
  * instead of the arithmetic generator: read here, checked against the base's vocabulary, and
  * carried in the run options' `dataset`; `code` grades in this process as grpo-code does.
  * Run health (worker/runs/health.ts) is read over the steps so far: `health/<flag>` (1 or 0) on
- * every `--json` line, and each flag on stderr, with its reason, when it first fires.
+ * every `--json` line, and each flag on stderr, with its reason, when it first fires. When the run
+ * ends, the reward-hacking audit (worker/runs/audit.ts) over its steps goes to stderr.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -41,7 +42,8 @@ import type {
 import { withPresetDefaults } from '../../worker/presets/config-import';
 import { labelAndPath } from '../../worker/presets/fields';
 import { PRESETS, checkRunOptions, episodeRunConfigOf, presetOf, trainerOf } from '../../worker/presets/table';
-import type { TrainerContext } from '../../worker/presets/trainers';
+import { modelCheckpointFiles, type TrainerContext } from '../../worker/presets/trainers';
+import { auditLines, auditStep, rewardAudit, type AuditStep } from '../../worker/runs/audit';
 import { healthFields, runHealth, withCommonestFailure, type StepMetrics } from '../../worker/runs/health';
 import { commonestFailure } from '../../worker/episodes/infrastructure';
 import { runLoop, type ActiveRun, type LoopServices } from '../../worker/runs/loop';
@@ -381,7 +383,13 @@ export async function trainCommand(argv: string[]): Promise<number> {
   // A run that failed ends the command as its error did (bin/dewpoint.mjs prints `dewpoint: Name: message`, exit 1).
   const failed = events.failure();
   if (failed) throw failed;
+  // The weights the run ended with, beside its steps: what `dewpoint export RUN --to verl|skyrl` bundles.
+  if (saver && run.checkpoints) {
+    const ck = await run.checkpoints.write({ run: runId, preset: name, steps, from: loaded ? dir : null });
+    saver.model(modelCheckpointFiles(ck.files, `${name}'s checkpoint`));
+  }
   if (evalEvery > 0) process.stderr.write(`train ${name}: ${events.accuracyLine()}\n`);
+  for (const line of events.auditLines()) process.stderr.write(`train ${name}: ${line}\n`);
   if (local)
     process.stderr.write(
       `train ${name}: ${local.grader.misses} completions graded, ${local.grader.hits} repeats answered from the cache\n`,
@@ -458,6 +466,8 @@ function cliEvents(c: {
 }) {
   // Run health (worker/runs/health.ts) over the steps so far: health/* in --json, each flag on stderr when it first fires.
   const history: StepMetrics[] = [];
+  // The reward-hacking audit (worker/runs/audit.ts): each step's metrics and within-group sums, printed when the run ends.
+  const audits: AuditStep[] = [];
   const raised = new Set<string>();
   let first = NaN;
   let last = NaN;
@@ -481,8 +491,9 @@ function cliEvents(c: {
     const own = pending?.metrics;
     const metrics = own ? Object.fromEntries(Object.entries(e.metrics).filter(([k]) => !(k in own))) : e.metrics;
     const records = c.store.latest?.step === e.step ? c.store.latest : null;
-    if (c.saver && records) c.saver.add(e.step, records);
+    if (c.saver && records) c.saver.add(e.step, records, metrics);
     history.push({ step: e.step, metrics });
+    audits.push(auditStep(e.step, metrics, records?.groups ?? null));
     // The infrastructure flag names this step's commonest failure (it fires at the step that failed).
     const failures = (records?.sessions ?? []).filter((x) => x.status === 'failed');
     for (const flag of withCommonestFailure(runHealth(history), commonestFailure(failures))) {
@@ -514,6 +525,8 @@ function cliEvents(c: {
         }
       } else if (e.type === 'step') stepped(e);
     },
+    /** The reward-hacking audit's lines over the steps run (runs/audit.ts). */
+    auditLines: () => auditLines(rewardAudit(audits), audits.length),
     /** The error a failed run ended with, by its name and message; null unless it failed. */
     failure: (): Error | null =>
       failed && Object.assign(new Error(failed.message ?? 'the run failed'), { name: failed.errorName ?? 'Error' }),

@@ -111,12 +111,25 @@ export function rolloutsParquet(rows: readonly RolloutRow[]): Uint8Array {
   ]);
 }
 
-/** verl's RLHFDataset layout (examples/data_preprocess/gsm8k.py's rows). */
+/** The environment SkyRL scores a bundle's rows with: one the cluster user registers over reward.py (the bundle's README). */
+export const SKYRL_ENV_CLASS = 'dewpoint_reward';
+
+/**
+ * verl's RLHFDataset layout (volcengine/verl @ b178a3c examples/data_preprocess/gsm8k.py
+ * `process_fn`'s rows: `data_source`, `prompt` as a chat list, `ability`, `reward_model: {style:
+ * rule, ground_truth}`, `extra_info: {split, index}`) and SkyRL's beside it (NovaSky-AI/SkyRL @
+ * a956457 docs/content/docs/datasets/dataset-preparation.mdx, "Format Requirements": the same
+ * `data_source`, `prompt`, `extra_info`, plus `env_class` and `reward_spec: {method: rule,
+ * ground_truth}`), so one file serves both; `agentName` adds verl's `agent_name` column, which
+ * picks the agent loop of a multi-turn (tool) rollout (verl/experimental/agent_loop/agent_loop.py
+ * reads it from the batch, `@register("tool_agent")` in tool_agent_loop.py names the tool loop).
+ */
 export function verlPromptsParquet(
   prompts: readonly PromptRow[],
   dataSource: string,
   ability: string,
   split: 'train' | 'test' = 'train',
+  agentName?: string,
 ): Uint8Array {
   return parquet([
     { name: 'data_source', data: prompts.map(() => dataSource), schema: [str('data_source')] },
@@ -136,6 +149,34 @@ export function verlPromptsParquet(
       data: prompts.map((_, i) => ({ split, index: i })),
       schema: struct('extra_info', [str('split'), scalar('index', 'INT32')]),
     },
+    { name: 'env_class', data: prompts.map(() => SKYRL_ENV_CLASS), schema: [str('env_class')] },
+    {
+      name: 'reward_spec',
+      data: prompts.map((p) => ({ method: 'rule', ground_truth: p.answer })),
+      schema: struct('reward_spec', [str('method'), str('ground_truth')]),
+    },
+    ...(agentName === undefined
+      ? []
+      : [{ name: 'agent_name', data: prompts.map(() => agentName), schema: [str('agent_name')] }]),
+  ]);
+}
+
+/**
+ * Preference pairs as parquet: TRL's standard preference columns (`prompt`, `chosen`, `rejected`,
+ * plain text, explicit prompt: huggingface/trl @ 0087e4f docs/source/dataset_formats.md, "Preference"), then the ground truth,
+ * each side's reward, the step and where the pair came from (a DPO step's pair, or a GRPO group's
+ * best and worst).
+ */
+export function pairsParquet(pairs: readonly PairRow[]): Uint8Array {
+  return parquet([
+    { name: 'prompt', data: pairs.map((p) => p.prompt), schema: [str('prompt')] },
+    { name: 'chosen', data: pairs.map((p) => p.chosen), schema: [str('chosen')] },
+    { name: 'rejected', data: pairs.map((p) => p.rejected), schema: [str('rejected')] },
+    { name: 'ground_truth', data: pairs.map((p) => p.answer), schema: [str('ground_truth')] },
+    { name: 'chosen_score', data: pairs.map((p) => p.chosenReward), schema: [scalar('chosen_score', 'DOUBLE')] },
+    { name: 'rejected_score', data: pairs.map((p) => p.rejectedReward), schema: [scalar('rejected_score', 'DOUBLE')] },
+    { name: 'step', data: pairs.map((p) => p.step), schema: [scalar('step', 'INT32')] },
+    { name: 'source', data: pairs.map((p) => p.source), schema: [str('source')] },
   ]);
 }
 
@@ -210,6 +251,25 @@ export interface StepExport {
   rows: readonly RolloutRow[];
 }
 
+/**
+ * The prompts an export's train and val files hold. A dataset run: its file's training split and
+ * held-out split. Otherwise the prompts the run sampled, and the held-out tasks it evaluates on
+ * (verl's launch always names val files).
+ */
+export function exportPrompts(
+  options: RunOptions,
+  steps: readonly Pick<StepExport, 'groups'>[],
+): { prompts: PromptRow[]; heldOut: PromptRow[] } {
+  const dataset = 'dataset' in options ? options.dataset : undefined;
+  const split = dataset ? splitDataset(dataset.records, dataset.heldOut) : null;
+  const asPrompts = (ids: readonly number[]) =>
+    ids.map((i) => ({ prompt: dataset!.records[i].prompt, answer: dataset!.records[i].answer }));
+  const prompts = split
+    ? asPrompts(split.train)
+    : distinctPrompts(steps.flatMap((s) => s.groups.map((g) => ({ input: g.prompt, gts: g.answer }))));
+  return { prompts, heldOut: split ? asPrompts(split.heldOut) : heldOutPrompts(options) };
+}
+
 /** Every file of an export of the run's options and stored steps; the config half fails as exportRun does (SFT, Flow-GRPO; DPO on verl). */
 export function exportFiles(
   options: RunOptions,
@@ -219,16 +279,7 @@ export function exportFiles(
   const config = exportRun(options, to);
   if (!config.ok) return config;
   const rows = steps.flatMap((s) => s.rows);
-  // A dataset run: its file's training split and held-out split. Otherwise the prompts the run
-  // sampled, and the held-out tasks it evaluates on (verl's launch always names val files).
-  const dataset = 'dataset' in options ? options.dataset : undefined;
-  const split = dataset ? splitDataset(dataset.records, dataset.heldOut) : null;
-  const asPrompts = (ids: readonly number[]) =>
-    ids.map((i) => ({ prompt: dataset!.records[i].prompt, answer: dataset!.records[i].answer }));
-  const prompts = split
-    ? asPrompts(split.train)
-    : distinctPrompts(steps.flatMap((s) => s.groups.map((g) => ({ input: g.prompt, gts: g.answer }))));
-  const heldOut = split ? asPrompts(split.heldOut) : heldOutPrompts(options);
+  const { prompts, heldOut } = exportPrompts(options, steps);
   const text = (name: string, body: string, mime = 'text/plain'): ExportFile => ({
     name,
     mime,

@@ -8,13 +8,20 @@
 import type { AdvantageRunOptions, PolicyLossRunOptions } from '../contract/options';
 import {
   cispoSettings,
+  clipCovSettings,
   dppoSettings,
+  droSettings,
+  geoMeanSettings,
+  grpoPasskSettings,
   grpoSettings,
   gspoSettings,
   icepopSettings,
+  klCovSettings,
   ppoSettings,
   reinforcePlusPlusSettings,
   rlooSettings,
+  sapoSettings,
+  vespoSettings,
 } from '../rl/index';
 
 /** Each loss's options resolved by its own module (the defaults live there once), tagged with its name. */
@@ -24,6 +31,12 @@ type LossSettings =
   | ({ name: 'cispo' } & ReturnType<typeof cispoSettings>)
   | ({ name: 'dppo_tv' | 'dppo_kl' } & ReturnType<typeof dppoSettings>)
   | ({ name: 'icepop' } & ReturnType<typeof icepopSettings>)
+  | ({ name: 'geo_mean' } & ReturnType<typeof geoMeanSettings>)
+  | ({ name: 'clip_cov' } & ReturnType<typeof clipCovSettings>)
+  | ({ name: 'kl_cov' } & ReturnType<typeof klCovSettings>)
+  | ({ name: 'sapo' } & ReturnType<typeof sapoSettings>)
+  | ({ name: 'dro' } & ReturnType<typeof droSettings>)
+  | ({ name: 'vespo' } & ReturnType<typeof vespoSettings>)
   | { name: 'reinforce' }
   | Extract<PolicyLossRunOptions, { name: 'reinforce_kl' }>;
 
@@ -44,6 +57,18 @@ export function lossSettings(p: PolicyLossRunOptions): LossSettings {
       return { name: 'reinforce' };
     case 'reinforce_kl':
       return p;
+    case 'geo_mean':
+      return { name: 'geo_mean', ...geoMeanSettings(p) };
+    case 'clip_cov':
+      return { name: 'clip_cov', ...clipCovSettings(p) };
+    case 'kl_cov':
+      return { name: 'kl_cov', ...klCovSettings(p) };
+    case 'sapo':
+      return { name: 'sapo', ...sapoSettings(p) };
+    case 'dro':
+      return { name: 'dro', ...droSettings(p) };
+    case 'vespo':
+      return { name: 'vespo', ...vespoSettings(p) };
   }
 }
 
@@ -51,7 +76,9 @@ export function lossSettings(p: PolicyLossRunOptions): LossSettings {
 type AdvantageSettings =
   | ({ estimator: 'grpo' } & ReturnType<typeof grpoSettings>)
   | ({ estimator: 'rloo' } & ReturnType<typeof rlooSettings>)
-  | ({ estimator: 'reinforce++-baseline' } & ReturnType<typeof reinforcePlusPlusSettings>);
+  | ({ estimator: 'reinforce++-baseline' } & ReturnType<typeof reinforcePlusPlusSettings>)
+  | { estimator: 'gpg' }
+  | ({ estimator: 'grpo-passk' } & ReturnType<typeof grpoPasskSettings>);
 
 export function advantageSettings(a: AdvantageRunOptions): AdvantageSettings {
   switch (a.estimator) {
@@ -61,6 +88,10 @@ export function advantageSettings(a: AdvantageRunOptions): AdvantageSettings {
       return { estimator: 'rloo', ...rlooSettings(a) };
     case 'reinforce++-baseline':
       return { estimator: 'reinforce++-baseline', ...reinforcePlusPlusSettings(a) };
+    case 'gpg':
+      return { estimator: 'gpg' };
+    case 'grpo-passk':
+      return { estimator: 'grpo-passk', ...grpoPasskSettings(a) };
   }
 }
 

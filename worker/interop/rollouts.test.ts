@@ -118,6 +118,8 @@ describe('parquet files', () => {
       ability: 'math',
       reward_model: { style: 'rule', ground_truth: prompts[1].answer },
       extra_info: { split: 'train', index: 1 },
+      env_class: 'dewpoint_reward',
+      reward_spec: { method: 'rule', ground_truth: prompts[1].answer },
     });
   });
 });

@@ -282,6 +282,30 @@ describe('trlConfig: options', () => {
     expect(unmapped(grpo({}), 'staleness')).toEqual([]);
   });
 
+  it("verl's gpg and grpo_passk estimators have no GRPOConfig equivalent: listed by name", () => {
+    expect(unmapped(grpo({ advantage: { estimator: 'gpg' } }), 'advantage.estimator')[0].reason).toMatch(/no GPG/);
+    expect(unmapped(grpo({ advantage: { estimator: 'grpo-passk' } }), 'advantage.estimator')[0].reason).toMatch(
+      /no pass@k/,
+    );
+  });
+
+  it("the off-policy sequence mask is GRPOConfig's off_policy_mask_threshold; PPOConfig has none", () => {
+    const e = grpo({ offPolicyMask: 0.5 });
+    expect(e.kwargs.off_policy_mask_threshold).toBe(0.5);
+    expect(e.python).toContain('off_policy_mask_threshold=0.5,');
+    expect(grpo({}).kwargs.off_policy_mask_threshold).toBeUndefined();
+    expect(kinds(unmapped(ppo({ offPolicyMask: 0.5 }), 'offPolicyMask'))).toEqual(['offPolicyMask:none']);
+  });
+
+  it("the high-entropy token mask is GRPOConfig's top_entropy_quantile; PPOConfig has none", () => {
+    const e = grpo({ topEntropyQuantile: 0.2 });
+    expect(e.kwargs.top_entropy_quantile).toBe(0.2);
+    expect(grpo({}).kwargs.top_entropy_quantile).toBeUndefined();
+    expect(kinds(unmapped(ppo({ topEntropyQuantile: 0.2 }), 'topEntropyQuantile'))).toEqual([
+      'topEntropyQuantile:none',
+    ]);
+  });
+
   it('GSPO is importance_sampling_level sequence; TRL cispo uses epsilon_high as its cap', () => {
     const g = grpo({ policyLoss: { name: 'gspo', compat: 'trl' }, aggregation: { mode: 'grpo' } });
     expect([g.kwargs.importance_sampling_level, g.kwargs.loss_type]).toEqual(['sequence', 'grpo']);
@@ -293,8 +317,46 @@ describe('trlConfig: options', () => {
     expect(
       kinds(grpo({ policyLoss: { name: 'cispo' } }).unmapped.filter((u) => u.path.startsWith('policyLoss'))),
     ).toEqual(['policyLoss.name:none']);
-    for (const name of ['reinforce', 'dppo_tv', 'icepop'] as const)
+    for (const name of ['reinforce', 'dppo_tv', 'icepop', 'geo_mean', 'clip_cov', 'kl_cov'] as const)
       expect(kinds(unmapped(grpo({ policyLoss: { name } }), 'policyLoss.name'))).toEqual(['policyLoss.name:none']);
+    expect(kinds(unmapped(grpo({ policyLoss: { name: 'dro', beta: 0.1 } }), 'policyLoss.name'))).toEqual([
+      'policyLoss.name:none',
+    ]);
+  });
+
+  it('sapo is loss_type sapo with its temperatures; it aggregates like grpo and TRL does not clamp', () => {
+    const s = grpo({ policyLoss: { name: 'sapo', tauNeg: 2, compat: 'trl' }, aggregation: { mode: 'grpo' } });
+    expect([s.kwargs.loss_type, s.kwargs.sapo_temperature_pos, s.kwargs.sapo_temperature_neg]).toEqual(['sapo', 1, 2]);
+    expect(kinds(unmapped(s, 'aggregation.mode'))).toEqual(['aggregation.mode:default']);
+    const v = grpo({ policyLoss: { name: 'sapo' } });
+    expect(kinds([...unmapped(v, 'policyLoss.compat'), ...unmapped(v, 'aggregation.mode')])).toEqual([
+      'policyLoss.compat:none',
+      'aggregation.mode:none',
+    ]);
+    expect(unmapped(v, 'aggregation.mode')[0].reason).toMatch(/always aggregates like grpo/);
+  });
+
+  it('vespo is loss_type vespo with its four parameters; it aggregates like dapo and folds IS weights into w', () => {
+    const v = grpo({ policyLoss: { name: 'vespo', kPos: 1, lambdaNeg: 4 } });
+    expect(
+      ['loss_type', 'vespo_k_pos', 'vespo_lambda_pos', 'vespo_k_neg', 'vespo_lambda_neg'].map((k) => v.kwargs[k]),
+    ).toEqual(['vespo', 1, 3, 3, 4]);
+    expect(kinds(unmapped(v, 'aggregation.mode'))).toEqual(['aggregation.mode:default']);
+    const t = grpo({
+      policyLoss: { name: 'vespo' },
+      importance: { kind: 'tis', level: 'token', cap: 2, batchNormalize: false },
+      aggregation: { mode: 'seq-mean-token-mean' },
+    });
+    expect(kinds(unmapped(t, 'aggregation.mode'))).toEqual(['aggregation.mode:none']);
+    expect(unmapped(t, 'importance.kind')[0].reason).toMatch(/folds the sampler's token ratios/);
+  });
+
+  it("luspo is gspo's sequence ratio with seq-mean-token-sum; without gspo that mode has no loss_type", () => {
+    const l = grpo({ policyLoss: { name: 'gspo', compat: 'trl' }, aggregation: { mode: 'seq-mean-token-sum' } });
+    expect([l.kwargs.loss_type, l.kwargs.importance_sampling_level]).toEqual(['luspo', 'sequence']);
+    const p = grpo({ aggregation: { mode: 'seq-mean-token-sum' } });
+    expect(p.kwargs.loss_type).toBeUndefined();
+    expect(kinds(unmapped(p, 'aggregation.mode'))).toEqual(['aggregation.mode:none']);
   });
 
   it('aggregation modes onto loss_type; the ones GRPOConfig lacks are listed', () => {

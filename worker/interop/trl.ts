@@ -75,6 +75,8 @@ const FLOATS = new Set([
   'kl_coef',
   'vllm_importance_sampling_clip_max',
   'vllm_importance_sampling_clip_min',
+  'off_policy_mask_threshold',
+  'top_entropy_quantile',
   'loss_weights',
 ]);
 
@@ -303,6 +305,18 @@ function sampling(o: RlRunOptions, b: Builder, lengthKey: 'max_completion_length
     );
   if (o.samplerWorker)
     b.log.none('samplerWorker', true, 'with no batch sampled ahead (above) there is nothing to sample in a worker');
+  if (o.samplerBf16)
+    b.log.none(
+      'samplerBf16',
+      true,
+      "the mismatch lab's injected gap has no option: TRL's vLLM holds the weights it was synced",
+    );
+  if (o.samplerTemperature !== undefined)
+    b.log.none(
+      'samplerTemperature',
+      o.samplerTemperature,
+      "the mismatch lab's injected gap has no option: TRL samples and scores at GRPOConfig temperature",
+    );
   if (o.overlongBuffer !== undefined) {
     const why =
       "DAPO's soft overlong punishment is a reward function in TRL, not a config option: add " +
@@ -371,11 +385,27 @@ function grpo(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): void {
       o.trainProblems,
       'no config key: pass train_dataset=dataset.select(range(N)) (TRL passes over it in epochs)',
     );
-  const cispoTrl = grpoLoss(o, b);
-  grpoAggregation(o, b, cispoTrl);
+  const fixed = grpoLoss(o, b);
+  grpoAggregation(o, b, fixed);
   grpoAdvantage(o, b);
   kl(o, b, true);
   importance(o, b);
+  if (o.topEntropyQuantile !== undefined)
+    b.set(
+      'topEntropyQuantile',
+      o.topEntropyQuantile,
+      'top_entropy_quantile',
+      o.topEntropyQuantile,
+      "TRL's quantile is over the micro-batch gathered across processes; Dewpoint's over the update's mini-batch",
+    );
+  if (o.offPolicyMask !== undefined)
+    b.set(
+      'offPolicyMask',
+      o.offPolicyMask,
+      'off_policy_mask_threshold',
+      o.offPolicyMask,
+      "TRL's drift is against vLLM's sampling log-probs with use_vllm, else the old ones; Dewpoint's against its sampler's",
+    );
   for (const [name, value] of Object.entries(o.rejection))
     if (value !== undefined)
       b.log.none(
@@ -405,8 +435,18 @@ function grpo(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): void {
     );
 }
 
-/** Returns whether TRL's own cispo loss_type was chosen (it fixes the aggregation). */
-function grpoLoss(o: RlRunOptions, b: Builder): boolean {
+/**
+ * A TRL `loss_type` that is a loss of its own (cispo, sapo) also fixes the aggregation: the mode
+ * it aggregates like, and how TRL's docs name that.
+ */
+interface FixedAggregation {
+  lossType: string;
+  mode: GrpoRunOptions['aggregation']['mode'];
+  like: string;
+}
+
+/** Maps the policy loss; returns the aggregation its TRL loss_type fixes, or null where loss_type names the aggregation. */
+function grpoLoss(o: RlRunOptions, b: Builder): FixedAggregation | null {
   const p = o.policyLoss;
   const s = lossSettings(p);
   const compat = (what: string) => {
@@ -460,7 +500,7 @@ function grpoLoss(o: RlRunOptions, b: Builder): boolean {
       );
     else if (isSet(p, 'logRatioClamp')) b.log.asDefault('policyLoss.logRatioClamp', 'none', 'no clamp, as TRL');
     compat(`resolved: dual clip ${bound(s.dualClip)}, log-ratio clamp ${bound(s.logRatioClamp)}`);
-    return false;
+    return null;
   }
   if (s.name === 'gspo') {
     b.set(
@@ -479,7 +519,7 @@ function grpoLoss(o: RlRunOptions, b: Builder): boolean {
         !isSet(p, 'logRatioCap'),
       );
     compat(`resolved: log-ratio cap ${bound(s.logRatioCap)}`);
-    return false;
+    return null;
   }
   if (s.name === 'cispo' && s.compat === 'trl') {
     b.set(
@@ -500,7 +540,46 @@ function grpoLoss(o: RlRunOptions, b: Builder): boolean {
     for (const key of ['clipLow', 'clipHigh'] as const)
       if (isSet(q, key)) b.log.asDefault(`policyLoss.${key}`, q[key], 'unused under compat trl (TRL caps above only)');
     if (isSet(p, 'cap')) compat("trl: TRL's upper cap");
-    return true;
+    return { lossType: 'cispo', mode: 'token-mean', like: 'dapo (token-mean)' };
+  }
+  if (s.name === 'sapo') {
+    b.set('policyLoss.name', 'sapo', 'loss_type', 'sapo', "TRL's sapo: −A·σ(τ(r − 1))·4/τ, aggregated like grpo");
+    b.set(
+      'policyLoss.tauPos',
+      s.tauPos,
+      'sapo_temperature_pos',
+      s.tauPos,
+      isSet(p, 'tauPos') ? undefined : 'unset: 1, as TRL',
+    );
+    b.set(
+      'policyLoss.tauNeg',
+      s.tauNeg,
+      'sapo_temperature_neg',
+      s.tauNeg,
+      isSet(p, 'tauNeg') ? undefined : 'unset: 1.05, as TRL',
+    );
+    if (s.compat === 'verl')
+      b.log.none('policyLoss.compat', 'verl', 'TRL does not clamp logp − old before exp', !isSet(p, 'compat'));
+    else compat('trl: no clamp, as TRL');
+    return { lossType: 'sapo', mode: 'grpo', like: 'grpo (each row’s token mean, averaged over the rows)' };
+  }
+  if (s.name === 'vespo') {
+    b.set('policyLoss.name', 'vespo', 'loss_type', 'vespo', "TRL's vespo: −sg(φ(w))·A·logp, aggregated like dapo");
+    const keys = [
+      ['kPos', 'vespo_k_pos', 2],
+      ['lambdaPos', 'vespo_lambda_pos', 3],
+      ['kNeg', 'vespo_k_neg', 3],
+      ['lambdaNeg', 'vespo_lambda_neg', 2],
+    ] as const;
+    for (const [key, to, d] of keys)
+      b.set(`policyLoss.${key}`, s[key], to, s[key], isSet(p, key) ? undefined : `unset: ${d}, as TRL`);
+    if (o.importance.kind !== 'off')
+      b.log.none(
+        'importance.kind',
+        o.importance.kind,
+        "TRL's vespo folds the sampler's token ratios into the sequence ratio w instead of weighing the loss; Dewpoint weighs per token",
+      );
+    return { lossType: 'vespo', mode: 'token-mean', like: 'dapo (token-mean)' };
   }
   const why: Record<string, string> = {
     cispo: "verl/rLLM's cispo clips both sides around 1; TRL's caps above only (use compat trl)",
@@ -509,17 +588,21 @@ function grpoLoss(o: RlRunOptions, b: Builder): boolean {
     dppo_kl: 'TRL has no DPPO loss',
     icepop: "TRL has no IcePop loss (vllm_importance_sampling_mode='token_mask' is an IS weight, see importance)",
     reinforce_kl: 'TRL has no reinforce_kl (rLLM)',
+    geo_mean: 'TRL has no GMPO loss (the geometric mean of the token ratios); verl has geo_mean',
+    clip_cov: 'TRL has no Clip-Cov loss (dropping high-covariance tokens); verl has clip_cov',
+    kl_cov: 'TRL has no KL-Cov loss (a KL penalty on high-covariance tokens); verl has kl_cov',
+    dro: 'TRL has no DRO loss (REINFORCE with a quadratic log-ratio penalty); verl has dro',
   };
   b.noneAll('policyLoss', p, why[s.name]);
-  return false;
+  return null;
 }
 
-function grpoAggregation(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder, cispoTrl: boolean): void {
+function grpoAggregation(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder, fixed: FixedAggregation | null): void {
   const a = o.aggregation;
-  if (cispoTrl) {
-    if (a.mode === 'token-mean')
-      b.log.asDefault('aggregation.mode', 'token-mean', "TRL's cispo aggregates like dapo (token-mean)");
-    else b.log.none('aggregation.mode', a.mode, "TRL's cispo always aggregates like dapo (token-mean)");
+  if (fixed) {
+    if (a.mode === fixed.mode)
+      b.log.asDefault('aggregation.mode', a.mode, `TRL's ${fixed.lossType} aggregates like ${fixed.like}`);
+    else b.log.none('aggregation.mode', a.mode, `TRL's ${fixed.lossType} always aggregates like ${fixed.like}`);
     return;
   }
   switch (a.mode) {
@@ -534,6 +617,17 @@ function grpoAggregation(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder, 
       return;
     case 'grpo':
       b.set('aggregation.mode', a.mode, 'loss_type', 'grpo');
+      return;
+    case 'seq-mean-token-sum':
+      // TRL's luspo is no loss of its own: GSPO's sequence-level surrogate, each sequence's loss times its length.
+      if (o.policyLoss.name !== 'gspo') break;
+      b.set(
+        'aggregation.mode',
+        a.mode,
+        'loss_type',
+        'luspo',
+        "LUSPO: with gspo's sequence ratio, each sequence's loss times its length, averaged over the rows (TRL also counts empty rows)",
+      );
       return;
     case 'seq-mean-token-mean':
     case 'session-mean':
@@ -569,9 +663,12 @@ function grpoAggregation(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder, 
         );
       return;
     }
-    default:
-      b.noneAll('aggregation', a, `GRPOConfig has no loss_type for ${a.mode} (grpo, bnpo, dr_grpo, dapo only)`);
   }
+  b.noneAll(
+    'aggregation',
+    a,
+    `GRPOConfig has no loss_type for ${a.mode} (grpo, bnpo, dr_grpo, dapo; luspo is seq-mean-token-sum with gspo)`,
+  );
 }
 
 function grpoAdvantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): void {
@@ -583,7 +680,11 @@ function grpoAdvantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): v
       a,
       s.estimator === 'rloo'
         ? "GRPOConfig has no RLOO estimator (TRL's RLOOTrainer uses a sequence-level ratio and puts the KL in the reward)"
-        : 'TRL has no REINFORCE++-baseline estimator',
+        : s.estimator === 'gpg'
+          ? "TRL has no GPG advantage (verl's gpg: α·(r − group mean), α = batch / non-zero rewards)"
+          : s.estimator === 'grpo-passk'
+            ? "TRL has no pass@k advantage (verl's grpo_passk: only each group's best sample learns)"
+            : 'TRL has no REINFORCE++-baseline estimator',
     );
   } else {
     b.log.asDefault('advantage.estimator', 'grpo', "GRPOConfig's group-relative advantage");
@@ -612,7 +713,7 @@ function grpoAdvantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): v
           !isSet(a, 'singleton'),
         );
     }
-    if (a.compat !== undefined)
+    if ('compat' in a && a.compat !== undefined)
       b.log.resolved(
         'advantage.compat',
         a.compat,
@@ -812,6 +913,18 @@ function ppo(o: PpoRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions, b: Buil
   else b.noneAll('importance', o.importance, "TRL's PPO has no trainer/sampler IS weights");
   for (const [name, value] of Object.entries(o.rejection))
     if (value !== undefined) b.log.none(`rejection.${name}`, value, "TRL's PPO has no rejection masks");
+  if (o.offPolicyMask !== undefined)
+    b.log.none(
+      'offPolicyMask',
+      o.offPolicyMask,
+      "off_policy_mask_threshold is GRPOConfig's; TRL's PPO has no such mask",
+    );
+  if (o.topEntropyQuantile !== undefined)
+    b.log.none(
+      'topEntropyQuantile',
+      o.topEntropyQuantile,
+      "top_entropy_quantile is GRPOConfig's; TRL's PPO has no such mask",
+    );
   if (o.evalEvery > 0)
     b.log.none(
       'evalEvery',

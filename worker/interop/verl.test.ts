@@ -347,6 +347,80 @@ describe('verlCommand: options', () => {
     expect(kinds(unmapped(cispoTrl, 'policyLoss.name'))).toEqual(['policyLoss.name:none']);
   });
 
+  it('geo_mean: loss_mode geo_mean with the log-ratio clips; verl fixes its aggregation and weighs IS per sequence', () => {
+    const g = grpo({ policyLoss: { name: 'geo_mean', clipLow: 0.4 }, aggregation: { mode: 'seq-mean-token-mean' } });
+    expect(
+      ['policy_loss.loss_mode', 'clip_ratio_low', 'clip_ratio_high'].map((k) => at(g, `actor_rollout_ref.actor.${k}`)),
+    ).toEqual(['geo_mean', '0.4', '0.4']);
+    expect(unmapped(g, 'aggregation.mode')).toEqual([]);
+    const t = grpo({
+      policyLoss: { name: 'geo_mean' },
+      importance: { kind: 'tis', level: 'token', cap: 2, batchNormalize: false },
+    });
+    expect(kinds([...unmapped(t, 'aggregation.mode'), ...unmapped(t, 'importance.kind')])).toEqual([
+      'aggregation.mode:none',
+      'importance.kind:none',
+    ]);
+    expect(unmapped(t, 'importance.kind')[0].reason).toMatch(/geometric mean of its IS weights/);
+  });
+
+  it('clip_cov: loss_mode clip_cov with its ratio and covariance bounds, defaults written out', () => {
+    const keys = ['loss_mode', 'clip_cov_ratio', 'clip_cov_lb', 'clip_cov_ub'].map(
+      (k) => `actor_rollout_ref.actor.policy_loss.${k}`,
+    );
+    const c = grpo({ policyLoss: { name: 'clip_cov', ratio: 0.01, lb: 0.5, ub: 4 } });
+    expect(keys.map((k) => at(c, k))).toEqual(['clip_cov', '0.01', '0.5', '4']);
+    expect(keys.map((k) => at(grpo({ policyLoss: { name: 'clip_cov' } }), k))).toEqual([
+      'clip_cov',
+      '0.0002',
+      '1',
+      '5',
+    ]);
+    expect(at(c, 'actor_rollout_ref.actor.clip_ratio_low')).toBe('0.2');
+  });
+
+  it('kl_cov: loss_mode kl_cov with its ratio and coefficient, defaults written out', () => {
+    const keys = ['loss_mode', 'kl_cov_ratio', 'ppo_kl_coef'].map((k) => `actor_rollout_ref.actor.policy_loss.${k}`);
+    expect(keys.map((k) => at(grpo({ policyLoss: { name: 'kl_cov', ratio: 0.01, coef: 1 } }), k))).toEqual([
+      'kl_cov',
+      '0.01',
+      '1',
+    ]);
+    expect(keys.map((k) => at(grpo({ policyLoss: { name: 'kl_cov' } }), k))).toEqual(['kl_cov', '0.0002', '0.1']);
+  });
+
+  it('sapo: loss_mode sapo with tau_pos/tau_neg; verl clamps and fixes seq-mean-token-mean', () => {
+    const g = grpo({ policyLoss: { name: 'sapo', tauPos: 0.9 }, aggregation: { mode: 'seq-mean-token-mean' } });
+    expect(['policy_loss.loss_mode', 'tau_pos', 'tau_neg'].map((k) => at(g, `actor_rollout_ref.actor.${k}`))).toEqual([
+      'sapo',
+      '0.9',
+      '1.05',
+    ]);
+    expect(g.unmapped.filter((u) => u.path.startsWith('policyLoss') || u.path === 'aggregation.mode')).toEqual([]);
+    const t = grpo({ policyLoss: { name: 'sapo', compat: 'trl' } });
+    expect(kinds([...unmapped(t, 'policyLoss.compat'), ...unmapped(t, 'aggregation.mode')])).toEqual([
+      'policyLoss.compat:none',
+      'aggregation.mode:none',
+    ]);
+  });
+
+  it('dro: loss_mode dro with dro_beta', () => {
+    const d = grpo({ policyLoss: { name: 'dro', beta: 0.05 } });
+    expect(['loss_mode', 'dro_beta'].map((k) => at(d, `actor_rollout_ref.actor.policy_loss.${k}`))).toEqual([
+      'dro',
+      '0.05',
+    ]);
+  });
+
+  it('vespo has no verl equivalent', () => {
+    const v = grpo({ policyLoss: { name: 'vespo', kPos: 1 } });
+    expect(kinds(v.unmapped.filter((u) => u.path.startsWith('policyLoss')))).toEqual([
+      'policyLoss.name:none',
+      'policyLoss.kPos:none',
+    ]);
+    expect(at(v, 'actor_rollout_ref.actor.policy_loss.loss_mode')).toBeUndefined();
+  });
+
   it('icepop is bypass-mode REINFORCE with an IcePop band; reinforce_kl has no equivalent', () => {
     const e = grpo({ policyLoss: { name: 'icepop' } });
     for (const s of [
@@ -427,6 +501,13 @@ describe('verlCommand: options', () => {
     ]);
   });
 
+  it('gpg and grpo_passk by their adv_estimator names; pass@k carries norm_adv_by_std_in_grpo', () => {
+    expect(at(grpo({ advantage: { estimator: 'gpg' } }), 'algorithm.adv_estimator')).toBe('gpg');
+    const k = grpo({ advantage: { estimator: 'grpo-passk', scale: 'none' } });
+    expect(at(k, 'algorithm.adv_estimator')).toBe('grpo_passk');
+    expect(at(k, 'algorithm.norm_adv_by_std_in_grpo')).toBe('false');
+  });
+
   it("compat trl's GRPO defaults (ε 1e-4, singleton 0) are listed as unset values verl cannot take", () => {
     const e = grpo({ advantage: { estimator: 'grpo', compat: 'trl' } });
     expect(e.unmapped.filter((u) => u.path.startsWith('advantage'))).toMatchObject([
@@ -494,6 +575,19 @@ describe('verlCommand: options', () => {
     expect(rs.command).toContain(`'algorithm.rollout_correction.rollout_rs="token_k1,seq_mean_k3"'`);
   });
 
+  it("TRL's off-policy sequence mask has no verl equivalent: listed, nothing written", () => {
+    const e = grpo({ offPolicyMask: 0.5 });
+    expect(kinds(unmapped(e, 'offPolicyMask'))).toEqual(['offPolicyMask:none']);
+    expect(unmapped(e, 'offPolicyMask')[0].reason).toMatch(/no off-policy sequence mask/);
+    expect(e.overrides).toEqual(grpo({}).overrides);
+  });
+
+  it("TRL's high-entropy token mask has no verl equivalent: listed, nothing written", () => {
+    const e = grpo({ topEntropyQuantile: 0.2 });
+    expect(kinds(unmapped(e, 'topEntropyQuantile'))).toEqual(['topEntropyQuantile:none']);
+    expect(e.overrides).toEqual(grpo({}).overrides);
+  });
+
   it('mini-batches in prompts; a split verl cannot make is listed; run bookkeeping', () => {
     const four = grpo({ miniBatches: 4, epochs: 2 });
     expect([
@@ -542,6 +636,9 @@ describe('verlCommand: options', () => {
       hydraValue(['q_proj', 'v_proj']),
     ]);
     expect(kinds(unmapped(e, 'loraDropout'))).toEqual(['loraDropout:none']);
+    // verl's LoRA guide requires vLLM to load the base as safetensors (its default load_format is dummy).
+    expect(at(e, 'actor_rollout_ref.rollout.load_format')).toBe('safetensors');
+    expect(at(grpo({}), 'actor_rollout_ref.rollout.load_format')).toBeUndefined();
     expect(at(grpo({ loraRank: 4, loraAlpha: 16 }), `${model}.lora_alpha`)).toBe('16');
     expect(unmapped(grpo({ loraRank: 4 }), 'loraDropout')).toEqual([]);
     expect(at(grpo({}), `${model}.lora_rank`)).toBeUndefined();

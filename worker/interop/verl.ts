@@ -406,8 +406,24 @@ function translate(o: RlRunOptions): VerlExport {
       "where Dewpoint's batches sampled ahead draw (a worker per slot) has no option in verl: its fully async " +
         'trainer always samples on rollouter workers of their own',
     );
+  if (o.samplerBf16)
+    log.none(
+      'samplerBf16',
+      true,
+      "the mismatch lab's injected gap has no option: verl's rollout engine holds its own weights " +
+        '(actor_rollout_ref.rollout.dtype, bf16 by default) whatever the trainer computes in',
+    );
+  if (o.samplerTemperature !== undefined)
+    log.none(
+      'samplerTemperature',
+      o.samplerTemperature,
+      "the mismatch lab's injected gap has no option: verl samples and scores at actor_rollout_ref.rollout.temperature",
+    );
   if (o.loraRank !== undefined) {
     // verl's LoRA (PEFT underneath); with a rank its reference is the actor with the adapters off, as here.
+    // Its guide (volcengine/verl @ b178a3c docs/advance/ppo_lora.rst, "Required configurations") also
+    // requires rollout.load_format=safetensors, so that vLLM loads the base model (the default is dummy).
+    fixed('actor_rollout_ref.rollout.load_format', 'safetensors');
     const targets = o.loraTargets ?? 'all-linear';
     set('loraRank', o.loraRank, 'actor_rollout_ref.model.lora_rank', o.loraRank);
     set('loraAlpha', o.loraAlpha ?? o.loraRank, 'actor_rollout_ref.model.lora_alpha', o.loraAlpha ?? o.loraRank);
@@ -726,6 +742,85 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: str
     case 'reinforce_kl':
       noneAll(log, 'policyLoss', p, 'verl has no reinforce_kl (rLLM: REINFORCE with KL terms to the sampler)');
       return;
+    case 'geo_mean':
+      set('policyLoss.name', 'geo_mean', `${ACTOR}.policy_loss.loss_mode`, 'geo_mean');
+      clips(s.clipLow, s.clipHigh);
+      if (o.aggregation.mode !== 'seq-mean-token-mean')
+        log.none(
+          'aggregation.mode',
+          o.aggregation.mode,
+          "verl's geo_mean always takes the mean over sequences of −Ā·s (seq-mean-token-mean); loss_agg_mode still applies to the KL term",
+        );
+      if (o.importance.kind !== 'off')
+        log.none(
+          'importance.kind',
+          o.importance.kind,
+          "verl's geo_mean weighs a sequence by the geometric mean of its IS weights; Dewpoint weighs each token by its own",
+        );
+      return;
+    case 'clip_cov': {
+      set('policyLoss.name', 'clip_cov', `${ACTOR}.policy_loss.loss_mode`, 'clip_cov');
+      clips(s.clipLow, s.clipHigh);
+      const unset = (key: string, v: number) => (isSet(p, key) ? undefined : `unset: ${v}, as verl`);
+      set('policyLoss.ratio', s.ratio, `${ACTOR}.policy_loss.clip_cov_ratio`, s.ratio, unset('ratio', 2e-4));
+      set('policyLoss.lb', s.lb, `${ACTOR}.policy_loss.clip_cov_lb`, s.lb, unset('lb', 1));
+      set('policyLoss.ub', s.ub, `${ACTOR}.policy_loss.clip_cov_ub`, s.ub, unset('ub', 5));
+      return;
+    }
+    case 'kl_cov':
+      set('policyLoss.name', 'kl_cov', `${ACTOR}.policy_loss.loss_mode`, 'kl_cov');
+      set(
+        'policyLoss.ratio',
+        s.ratio,
+        `${ACTOR}.policy_loss.kl_cov_ratio`,
+        s.ratio,
+        isSet(p, 'ratio') ? undefined : 'unset: 2e-4, as verl',
+      );
+      set(
+        'policyLoss.coef',
+        s.coef,
+        `${ACTOR}.policy_loss.ppo_kl_coef`,
+        s.coef,
+        isSet(p, 'coef') ? undefined : 'unset: 0.1, as verl',
+      );
+      return;
+    case 'sapo':
+      set('policyLoss.name', 'sapo', `${ACTOR}.policy_loss.loss_mode`, 'sapo');
+      set(
+        'policyLoss.tauPos',
+        s.tauPos,
+        `${ACTOR}.tau_pos`,
+        s.tauPos,
+        isSet(p, 'tauPos') ? undefined : 'unset: 1, as verl',
+      );
+      set(
+        'policyLoss.tauNeg',
+        s.tauNeg,
+        `${ACTOR}.tau_neg`,
+        s.tauNeg,
+        isSet(p, 'tauNeg') ? undefined : 'unset: 1.05, as verl',
+      );
+      if (s.compat === 'trl')
+        log.none('policyLoss.compat', 'trl', 'verl always clamps logp − old to ±20 (not configurable)');
+      if (o.aggregation.mode !== 'seq-mean-token-mean')
+        log.none(
+          'aggregation.mode',
+          o.aggregation.mode,
+          "verl's sapo always aggregates its policy term seq-mean-token-mean (loss_agg_mode still applies to the KL term)",
+        );
+      return;
+    case 'dro':
+      set('policyLoss.name', 'dro', `${ACTOR}.policy_loss.loss_mode`, 'dro');
+      set('policyLoss.beta', s.beta, `${ACTOR}.policy_loss.dro_beta`, s.beta);
+      return;
+    case 'vespo':
+      noneAll(
+        log,
+        'policyLoss',
+        p,
+        "verl has no VESPO loss (TRL's loss_type vespo: a Gamma weight of the sequence ratio)",
+      );
+      return;
   }
 }
 
@@ -863,6 +958,17 @@ function advantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, log: MappingLog, s
       set('advantage.singleton', s.singleton, adv, s.singleton === 'raw' ? 'rloo' : 'rloo_vectorized');
     if (s.normalize) log.none('advantage.normalize', true, "verl's rloo does not whiten over the batch");
     else log.asDefault('advantage.normalize', false, "no whitening, as verl's rloo");
+  } else if (s.estimator === 'gpg') {
+    set('advantage.estimator', 'gpg', adv, 'gpg', 'α·(r − group mean), α = batch size / non-zero scores');
+  } else if (s.estimator === 'grpo-passk') {
+    set('advantage.estimator', 'grpo-passk', adv, 'grpo_passk');
+    set(
+      'advantage.scale',
+      s.scale,
+      'algorithm.norm_adv_by_std_in_grpo',
+      s.scale === 'group',
+      isSet(a, 'scale') ? 'grpo_passk reads it from the algorithm config' : 'unset: group',
+    );
   } else {
     set('advantage.estimator', s.estimator, adv, 'reinforce_plus_plus_baseline');
     fixedAs(
@@ -875,7 +981,7 @@ function advantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, log: MappingLog, s
     if (s.compat === 'rllm')
       log.none('advantage.compat', 'rllm', "rLLM's sequence-level std is not verl's token-weighted whitening");
   }
-  if (a.compat !== undefined && !(s.estimator === 'reinforce++-baseline' && s.compat === 'rllm'))
+  if ('compat' in a && a.compat !== undefined && !(s.estimator === 'reinforce++-baseline' && s.compat === 'rllm'))
     log.resolved(
       'advantage.compat',
       a.compat,
@@ -907,6 +1013,20 @@ function critic(o: PpoRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions, log:
 
 function corrections(o: RlRunOptions, log: MappingLog, set: SetFn): void {
   const imp = o.importance;
+  if (o.offPolicyMask !== undefined)
+    log.none(
+      'offPolicyMask',
+      o.offPolicyMask,
+      "verl has no off-policy sequence mask (TRL's OPSM); its rollout_rs masks ignore the advantage's sign and compare " +
+        'with the proximal policy, not the current one',
+    );
+  if (o.topEntropyQuantile !== undefined)
+    log.none(
+      'topEntropyQuantile',
+      o.topEntropyQuantile,
+      "verl has no high-entropy token mask (TRL's top_entropy_quantile); its actor computes the entropy for the " +
+        'entropy_coeff bonus and metrics only',
+    );
   if (o.policyLoss.name === 'icepop') {
     if (imp.kind !== 'off')
       noneAll(

@@ -96,7 +96,7 @@ describe('run options schema', () => {
       "KL estimator (kl.estimator) must be one of k1, abs, k2, k3, k1+, abs+, k2+, k3+, got 'k4'",
     ]);
     expect(messages({ ...GRPO, policyLoss: { name: 'echo' } })).toEqual([
-      "Policy loss (policyLoss.name) must be one of ppo, gspo, cispo, reinforce, dppo_tv, dppo_kl, icepop, reinforce_kl, got 'echo'",
+      "Policy loss (policyLoss.name) must be one of ppo, gspo, cispo, reinforce, dppo_tv, dppo_kl, icepop, geo_mean, clip_cov, kl_cov, sapo, dro, vespo, reinforce_kl, got 'echo'",
     ]);
     // A variant narrows a shared option: TRL has no REINFORCE++-baseline.
     expect(messages({ ...GRPO, advantage: { estimator: 'reinforce++-baseline', compat: 'trl' } })).toEqual([
@@ -138,6 +138,12 @@ describe('run options schema', () => {
       messages({ ...GRPO, policyLoss: { name: 'reinforce_kl', klApprox: false, ratioClampMin: 2, ratioClampMax: 1 } }),
     ).toEqual([
       'Ratio clamp min (policyLoss.ratioClampMin) must be at most Ratio clamp max (policyLoss.ratioClampMax) = 1, got 2',
+    ]);
+    expect(messages({ ...GRPO, policyLoss: { name: 'dro' } })).toEqual([
+      'DRO β (policyLoss.beta) must be a number in (0, 100], got nothing',
+    ]);
+    expect(messages({ ...GRPO, policyLoss: { name: 'clip_cov', lb: 6 } })).toEqual([
+      'Clip-Cov lower bound (policyLoss.lb) must be below Clip-Cov upper bound (policyLoss.ub) = 5, got 6',
     ]);
   });
 

@@ -47,7 +47,10 @@ export {
   VERL_EPS,
   broadcastAdvantages,
   gae,
+  gpgAdvantages,
   grpoAdvantages,
+  grpoPasskAdvantages,
+  grpoPasskSettings,
   grpoSettings,
   outcomeAdvantages,
   reinforcePlusPlusBaseline,
@@ -62,6 +65,7 @@ export {
   type GaeOptions,
   type GaeResult,
   type GrpoOptions,
+  type GrpoPasskOptions,
   type OutcomeAdvantages,
   type OutcomeEstimator,
   type ReinforcePlusPlusOptions,
@@ -95,6 +99,7 @@ export {
 
 // Policy losses.
 export {
+  coupledResult,
   localResult,
   type AuxiliaryTerm,
   type PolicyLossContext,
@@ -120,6 +125,12 @@ export { dppoTvLoss, dppoKlLoss, dppoSettings, type DppoOptions, type DppoResult
 export { icepopLoss, icepopSettings, type IcepopOptions } from './losses/icepop';
 export { reinforceKlLoss, type ReinforceKlOptions } from './losses/reinforce-kl';
 export { echoLoss, type EchoOptions } from './losses/echo';
+export { geoMeanLoss, geoMeanSettings, type GeoMeanOptions } from './losses/geo-mean';
+export { clipCovLoss, clipCovSettings, tokenCovariance, type ClipCovOptions } from './losses/clip-cov';
+export { klCovLoss, klCovSettings, type KlCovOptions } from './losses/kl-cov';
+export { sapoLoss, sapoSettings, type SapoOptions } from './losses/sapo';
+export { droLoss, droSettings, type DroOptions } from './losses/dro';
+export { gammaWeight, vespoLoss, vespoSettings, type VespoOptions } from './losses/vespo';
 
 // Behavior corrections and off-policy metrics.
 export {
@@ -140,6 +151,11 @@ export {
   type RejectionResult,
 } from './corrections/rejection';
 export { offPolicyMetrics, type OffPolicyMetricsInput } from './corrections/off-policy-metrics';
+export {
+  offPolicySequenceMask,
+  type OffPolicySequenceMask,
+  type OffPolicySequenceMaskInput,
+} from './corrections/off-policy-sequence-mask';
 export {
   rolloutCorrection,
   type BypassLossType,

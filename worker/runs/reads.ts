@@ -20,6 +20,7 @@ import type {
   HealthFlag,
   HealthOptions,
   ReplayResult,
+  RewardAudit,
   RunHistory,
   StepDistribution,
 } from '../contract/records';
@@ -27,6 +28,7 @@ import { episodeRunConfigOf, flowRunConfigOf } from '../presets/table';
 import type { RunStore } from '../store/run-store';
 import { configuredKind, episodePacking } from '../train/grpo-episodes';
 import type { Bases } from './bases';
+import { auditStep, rewardAudit, type AuditStep } from './audit';
 import { runHealth, withCommonestFailure } from './health';
 import { commonestFailure } from '../episodes/infrastructure';
 
@@ -216,4 +218,14 @@ export async function stepDistributions(store: RunStore, runId: string): Promise
     });
   }
   return out;
+}
+
+/** The reward-hacking audit (runs/audit.ts) of a stored run: its metrics and kept advantage groups, step by step. */
+export async function storedRunAudit(store: RunStore, runId: string): Promise<RewardAudit> {
+  const [metrics, kept] = await Promise.all([store.stepMetrics(runId), store.groupSteps(runId)]);
+  const withGroups = new Set(kept);
+  const steps: AuditStep[] = [];
+  for (const s of metrics)
+    steps.push(auditStep(s.step, s.metrics, withGroups.has(s.step) ? await store.groupsAt(runId, s.step) : null));
+  return { steps: steps.filter((s) => s.step > 0).length, findings: rewardAudit(steps) };
 }

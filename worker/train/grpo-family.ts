@@ -33,7 +33,10 @@ import { batchMetrics, stepsPerBatch, updateOnBatch } from './update';
 /** What of a run's options the base reads (worker/contract/run-options/grpo.ts documents each field). */
 type RunBaseConfig = UpdateConfig &
   RunModelConfig &
-  Pick<GrpoFamilyOptions, 'topK' | 'topP' | 'evalSamples' | 'staleness' | 'samplerWorker'>;
+  Pick<
+    GrpoFamilyOptions,
+    'topK' | 'topP' | 'evalSamples' | 'staleness' | 'samplerWorker' | 'samplerBf16' | 'samplerTemperature'
+  >;
 
 /** One batch after its update: the figures, the sessions as trained (with their critic's figures), the packed batch and what the update left. */
 export interface TrainedStep {
@@ -80,6 +83,8 @@ export abstract class GrpoFamilyRun<C extends RunBaseConfig, B> {
       streamPosition: () => this.stream.position,
       launch: (batch, version, policy) => this.collect(batch, version, policy),
       remote: samplerSlots(config, services, base.config),
+      ...(config.samplerBf16 ? { samplerBf16: true } : {}),
+      ...(config.samplerTemperature !== undefined ? { samplerTemperature: config.samplerTemperature } : {}),
     });
   }
 

@@ -20,10 +20,18 @@
  * (the first version, drawn by batches 1 … s + 1, to every slot).
  * Under LoRA the published weights are the adapters merged into the base (Model.getMergedWeights):
  * a sampler is a plain model.
+ *
+ * The mismatch lab (`samplerBf16`, `samplerTemperature`: run options that inject a known gap
+ * between the behaviour and the training policies) acts here, on the sampler alone: a bf16
+ * sampler is a sampler model that holds the published weights' layer matrices as bf16 (at s = 0
+ * too, where the trainer's model would otherwise sample), and a sampler temperature draws every
+ * batch at that temperature, its behaviour log-probs the sampler's, while the trainer scores at
+ * the run's.
  */
 import type { ModelConfig } from '../model/config';
 import { Model } from '../model/model';
 import type { KindServices } from '../episodes/kinds';
+import { generate } from '../rollout/generate';
 import type { Sampler } from '../rollout/prompt-source';
 import type { RemoteSampler } from '../rollout/remote-sampler';
 import type { Session } from '../rl/types';
@@ -45,6 +53,10 @@ interface SchedulerOptions<B> {
   remote?: (() => RemoteSampler) | undefined;
   /** Where the run's task stream stands: recorded before each launch, so a position can leave the batches in flight out. */
   streamPosition: () => number;
+  /** The mismatch lab: sampler models hold the layer matrices as bf16 (`samplerBf16`). */
+  samplerBf16?: boolean;
+  /** The mismatch lab: the temperature every batch is drawn at, whatever the run's (`samplerTemperature`). */
+  samplerTemperature?: number;
 }
 
 export class RolloutScheduler<B> {
@@ -111,7 +123,9 @@ export class RolloutScheduler<B> {
     if (this.isClosed) throw new Error(`RolloutScheduler.take(${batch}): the scheduler is closed`);
     const version = batch - 1;
     const last = Math.min(this.o.total, batch + this.o.staleness);
-    const weights = this.o.staleness > 0 && this.launched < last ? await this.trainer.getMergedWeights() : null;
+    // A bf16 sampler samples on weights of its own even at s = 0.
+    const own = this.o.staleness > 0 || this.o.samplerBf16 === true;
+    const weights = own && this.launched < last ? await this.trainer.getMergedWeights() : null;
     while (this.launched < last) {
       const k = ++this.launched;
       const streamAt = this.o.streamPosition();
@@ -159,18 +173,35 @@ export class RolloutScheduler<B> {
    * model without weights (s = 0).
    */
   private launchOn(k: number, version: number, weights: ReadonlyMap<string, Float32Array> | null): Promise<B> {
-    if (!weights) return this.o.launch(k, version, this.trainer);
+    const T = this.o.samplerTemperature;
+    if (T !== undefined) {
+      const policy = this.policyOf(k, version, weights);
+      const sampler: Sampler = (prompts, options) =>
+        policy instanceof Model
+          ? generate(policy, prompts, { ...options, temperature: T })
+          : policy(prompts, { ...options, temperature: T });
+      return this.o.launch(k, version, sampler);
+    }
+    return this.o.launch(k, version, this.policyOf(k, version, weights));
+  }
+
+  /** What draws batch `k`: the trainer's model (no weights published), a sampler model of its slot, or a remote sampler. */
+  private policyOf(k: number, version: number, weights: ReadonlyMap<string, Float32Array> | null): Model | Sampler {
+    if (!weights) return this.trainer;
     const slot = k % (this.o.staleness + 1);
     if (this.o.remote) {
       const remote = (this.remotes[slot] ??= this.o.remote());
       // Launched now, so batches take their tasks in launch order; each draw waits for the weights.
       // The slot's batch before this one was taken, so nothing draws from the weights written over.
       const published = remote.publish(version, weights);
-      return this.o.launch(k, version, async (prompts, options) => (await published)(prompts, options));
+      return async (prompts, options) => (await published)(prompts, options);
     }
-    this.samplers[slot] ??= new Model(this.trainer.ops, this.trainer.config, { frozen: true });
+    this.samplers[slot] ??= new Model(this.trainer.ops, this.trainer.config, {
+      frozen: true,
+      ...(this.o.samplerBf16 ? { storage: 'bf16' as const } : {}),
+    });
     this.samplers[slot].setWeights(weights);
-    return this.o.launch(k, version, this.samplers[slot]);
+    return this.samplers[slot];
   }
 
   private started(): void {

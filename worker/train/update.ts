@@ -48,12 +48,16 @@ export type UpdateConfig = Pick<
   | 'kl'
   | 'importance'
   | 'rejection'
+  | 'offPolicyMask'
+  | 'topEntropyQuantile'
   | 'epochs'
   | 'miniBatches'
   | 'lrSchedule'
   | 'lrWarmup'
   | 'minLrRatio'
   | 'overlongBuffer'
+  | 'samplerBf16'
+  | 'samplerTemperature'
 > & { renormalize?: boolean };
 
 /** The IS weights the options ask for, as the RL core takes them (corrections/is-weights.ts); undefined when off. */
@@ -74,6 +78,8 @@ function objectiveOptionsOf(c: UpdateConfig): GrpoObjectiveOptions {
     kl: c.kl,
     ...(importance ? { importance } : {}),
     ...(Object.keys(c.rejection).length ? { rejection: c.rejection } : {}),
+    ...(c.offPolicyMask !== undefined ? { offPolicyMask: c.offPolicyMask } : {}),
+    ...(c.topEntropyQuantile !== undefined ? { topEntropyQuantile: c.topEntropyQuantile } : {}),
   };
 }
 
@@ -293,7 +299,10 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
   // recomputes old_log_prob). More: the trainer's rescoring under the weights before the first update
   // (verl `old_log_prob`), done in epoch 0's mini-batches last to first, so that the activations
   // left in place are the first update's own forward.
-  const lagging = packed.versions.some((v) => v >= 0 && v < ctx.step - 1);
+  // The mismatch lab's sampler (bf16 weights, its own temperature) is not the trainer's policy either: as for a lag,
+  // old is the update's own forward and the corrections weigh π_old / μ with the injected gap.
+  const injected = c.samplerBf16 === true || c.samplerTemperature !== undefined;
+  const lagging = injected || packed.versions.some((v) => v >= 0 && v < ctx.step - 1);
   // LoRA's adapter dropout: each update's forward draws its masks (dropoutSeedOf), no other forward does.
   const dropout = (ctx.model.loraConfig?.dropout ?? 0) > 0;
   let oldLogp = packed.oldLogProbs ?? undefined;

@@ -8,7 +8,16 @@
 import { z } from 'zod';
 
 /** The form's sections, in the order it shows them. */
-export const FIELD_SECTIONS = ['Objective', 'Advantage', 'KL', 'Corrections', 'Sampling', 'Optimizer', 'Run'] as const;
+export const FIELD_SECTIONS = [
+  'Objective',
+  'Advantage',
+  'KL',
+  'Corrections',
+  'Mismatch lab',
+  'Sampling',
+  'Optimizer',
+  'Run',
+] as const;
 
 export type FieldSection = (typeof FIELD_SECTIONS)[number];
 

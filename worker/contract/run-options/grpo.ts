@@ -126,6 +126,107 @@ const policyLoss = z
       }).optional(),
     }),
     z.strictObject({
+      name: z.literal('geo_mean'),
+      clipLow: num('[0, 10]', {
+        title: 'Log-ratio clip ε low',
+        section: 'Objective',
+        description:
+          'GMPO clips logp − old below at −ε_low before the geometric mean (verl clip_ratio_low; the paper uses 0.4). Empty: 0.2.',
+      }).optional(),
+      clipHigh: num('[0, 10]', {
+        title: 'Log-ratio clip ε high',
+        section: 'Objective',
+        description: 'GMPO clips logp − old above at ε_high (verl clip_ratio_high). Empty: ε low.',
+      }).optional(),
+    }),
+    z.strictObject({
+      name: z.literal('clip_cov'),
+      clipLow,
+      clipHigh,
+      ratio: num('(0, 1]', {
+        title: 'Clip-Cov share',
+        section: 'Objective',
+        description:
+          'Share of the tokens whose gradient is dropped, at least one, drawn among the high-covariance ones (verl clip_cov_ratio). Empty: 2e-4.',
+      }).optional(),
+      lb: num('[-1000, 1000]', {
+        title: 'Clip-Cov lower bound',
+        section: 'Objective',
+        description:
+          'A candidate’s covariance (A − mean A)(logp − mean logp) exceeds this (verl clip_cov_lb). Empty: 1.',
+      }).optional(),
+      ub: num('[-1000, 1000]', {
+        title: 'Clip-Cov upper bound',
+        section: 'Objective',
+        description: 'A candidate’s covariance is below this (verl clip_cov_ub). Empty: 5.',
+      }).optional(),
+    }),
+    z.strictObject({
+      name: z.literal('kl_cov'),
+      ratio: num('(0, 1]', {
+        title: 'KL-Cov share',
+        section: 'Objective',
+        description:
+          'Share of the tokens, at least one, of largest covariance (A − mean A)(logp − mean logp) that get the KL penalty (verl kl_cov_ratio). Empty: 2e-4.',
+      }).optional(),
+      coef: num('[0, 100]', {
+        title: 'KL-Cov coefficient',
+        section: 'Objective',
+        description: 'Weight of |logp − old| on those tokens (verl ppo_kl_coef). Empty: 0.1.',
+      }).optional(),
+    }),
+    z.strictObject({
+      name: z.literal('sapo'),
+      tauPos: num('(0, 100]', {
+        title: 'SAPO τ positive',
+        section: 'Objective',
+        description: 'Temperature of the soft gate where A > 0 (verl tau_pos, TRL sapo_temperature_pos). Empty: 1.',
+      }).optional(),
+      tauNeg: num('(0, 100]', {
+        title: 'SAPO τ negative',
+        section: 'Objective',
+        description: 'Temperature where A ≤ 0 (verl tau_neg, TRL sapo_temperature_neg). Empty: 1.05.',
+      }).optional(),
+      compat: z.enum(['verl', 'trl']).optional().meta({
+        title: 'Loss compat',
+        section: 'Objective',
+        description: 'verl clamps logp − old to ±20 before exp, trl does not. Empty: verl.',
+      }),
+    }),
+    z.strictObject({
+      name: z.literal('dro'),
+      beta: num('(0, 100]', {
+        title: 'DRO β',
+        section: 'Objective',
+        description:
+          'Weight of ½(logp − old)² in the DRO token loss (verl policy_loss.dro_beta, which has no default; 0.05 is the value of verl’s own DRO test).',
+        initial: 0.05,
+      }),
+    }),
+    z.strictObject({
+      name: z.literal('vespo'),
+      kPos: num('[0, 100]', {
+        title: 'VESPO k (A ≥ 0)',
+        section: 'Objective',
+        description: 'Power of the sequence ratio w below 1 where A ≥ 0 (TRL vespo_k_pos). Empty: 2.',
+      }).optional(),
+      lambdaPos: num('[0, 100]', {
+        title: 'VESPO λ (A ≥ 0)',
+        section: 'Objective',
+        description: 'Decay of the weight above w = 1 where A ≥ 0 (TRL vespo_lambda_pos). Empty: 3.',
+      }).optional(),
+      kNeg: num('[0, 100]', {
+        title: 'VESPO k (A < 0)',
+        section: 'Objective',
+        description: 'Power below w = 1 where A < 0 (TRL vespo_k_neg). Empty: 3.',
+      }).optional(),
+      lambdaNeg: num('[0, 100]', {
+        title: 'VESPO λ (A < 0)',
+        section: 'Objective',
+        description: 'Decay above w = 1 where A < 0 (TRL vespo_lambda_neg). Empty: 2.',
+      }).optional(),
+    }),
+    z.strictObject({
       name: z.literal('reinforce_kl'),
       bwdKlCoef: num('[0, 10]', {
         title: 'Backward KL coef',
@@ -251,6 +352,17 @@ const advantage = z
           'verl (token-weighted whitening, default) or rllm (sequence-level std); TRL has no such estimator.',
       }),
     }),
+    // verl compute_gpg_outcome_advantage: α·(r − group mean), α = batch size / non-zero rewards; no options.
+    z.strictObject({ estimator: z.literal('gpg') }),
+    z.strictObject({
+      estimator: z.literal('grpo-passk'),
+      scale: z.enum(['group', 'none']).optional().meta({
+        title: 'Std scaling',
+        section: 'Advantage',
+        description:
+          "Divide the best sample's margin over the runner-up by the group's std + 1e-6 (verl norm_adv_by_std_in_grpo), or not. Empty: group.",
+      }),
+    }),
   ])
   .meta({
     title: 'Advantage estimator',
@@ -362,6 +474,14 @@ const grpoRest = {
   policyLoss,
   aggregation,
   advantage,
+  topEntropyQuantile: num('[0, 1]', {
+    title: 'Top-entropy share ρ',
+    section: 'Objective',
+    description:
+      "Train only on the top ρ of each update's tokens by policy entropy (TRL top_entropy_quantile, Wang et al. 2025 " +
+      "'high-entropy minority tokens', who use 0.2); the others keep no policy loss but stay in the denominators. " +
+      'Empty: every token.',
+  }).optional(),
   maskZeroAdvantage: z.boolean().meta({
     title: 'Mask zero-advantage groups',
     section: 'Advantage',
@@ -380,6 +500,14 @@ const grpoRest = {
   kl,
   importance,
   rejection,
+  offPolicyMask: num('[0, 100]', {
+    title: 'Off-policy sequence mask δ',
+    section: 'Corrections',
+    description:
+      "TRL's OPSM (off_policy_mask_threshold, DeepSeek-V3.2): a sequence with a negative advantage whose mean " +
+      'log π_sampler − log π_current exceeds δ gives no policy loss (it stays in the denominators). TRL suggests 0.5. ' +
+      'Empty: off.',
+  }).optional(),
   ...optimizer,
   epochs: int(1, 16, { title: 'Epochs', section: 'Optimizer', description: 'Passes over each sampled batch.' }),
   miniBatches: int(1, 64, {
@@ -465,6 +593,24 @@ const grpoRest = {
         'per batch; the browser needs the page cross-origin isolated, as the threaded wasm backend does), so sampling runs on other ' +
         'cores (or the CPU while WebGPU trains). The same numbers on the same backend. Empty: in the trainer.',
     }),
+  samplerBf16: z
+    .boolean()
+    .optional()
+    .meta({
+      title: 'Sampler weights in bf16',
+      section: 'Mismatch lab',
+      description:
+        'Injects a known mismatch: the sampler holds the layer matrices rounded to bf16 (nearest, ties to even, as a ' +
+        'bf16 inference engine loads them) while the trainer scores in f32, so behaviour and training policies differ ' +
+        "by the rounding alone. In the trainer's thread. Empty: the sampler has the trainer's weights.",
+    }),
+  samplerTemperature: num('(0, 10]', {
+    title: 'Sampler temperature (uncorrected)',
+    section: 'Mismatch lab',
+    description:
+      "Injects a known mismatch: the sampler draws at this temperature while the trainer scores at the run's " +
+      "temperature and is not told (the behaviour log-probs are the sampler's). Empty: the run's temperature.",
+  }).optional(),
   evalEvery: run.evalEvery,
   evalN: run.evalN,
   evalSamples: int(0, 64, {
@@ -515,6 +661,7 @@ function grpoRefine(
     overlongBuffer?: number;
     staleness?: number;
     samplerWorker?: boolean;
+    samplerBf16?: boolean;
   },
   ctx: z.RefinementCtx,
 ): void {
@@ -530,6 +677,9 @@ function grpoRefine(
     );
   }
   const p = o.policyLoss;
+  if (p.name === 'clip_cov' && (p.lb ?? 1) >= (p.ub ?? 5)) {
+    problem(['policyLoss', 'lb'], `must be below {policyLoss.ub} = ${p.ub ?? 5}, got ${p.lb ?? 1}`);
+  }
   if (p.name === 'icepop' && (p.alpha ?? 0.5) > (p.beta ?? 5)) {
     problem(['policyLoss', 'alpha'], `must be at most {policyLoss.beta} = ${p.beta ?? 5}, got ${p.alpha ?? 0.5}`);
   }
@@ -556,6 +706,8 @@ function grpoRefine(
   }
   if (o.samplerWorker && !o.staleness)
     problem(['samplerWorker'], 'samples the batches ahead of the trainer: give {staleness} ≥ 1, or leave it off');
+  if (o.samplerWorker && o.samplerBf16)
+    problem(['samplerBf16'], "holds the sampler's weights in the trainer's thread: leave {samplerWorker} off with it");
 }
 
 export const grpoSchema = z

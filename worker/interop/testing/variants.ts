@@ -49,6 +49,25 @@ export const VARIANTS: Record<string, RunOptions> = {
   }),
   'icepop alpha 0': grpo({ policyLoss: { name: 'icepop', alpha: 0 } }),
   reinforce_kl: grpo({ policyLoss: { name: 'reinforce_kl', klApprox: true, bwdKlCoef: 0.1, ratioClampMax: 5 } }),
+  geo_mean: grpo({ policyLoss: { name: 'geo_mean', clipLow: 0.4 }, aggregation: { mode: 'seq-mean-token-mean' } }),
+  'geo_mean token-mean tis': grpo({
+    policyLoss: { name: 'geo_mean' },
+    importance: { kind: 'tis', level: 'token', cap: 2, batchNormalize: false },
+  }),
+  clip_cov: grpo({ policyLoss: { name: 'clip_cov', clipHigh: 0.28, ratio: 0.01, lb: 0.5, ub: 4 } }),
+  'clip_cov defaults': grpo({ policyLoss: { name: 'clip_cov' } }),
+  kl_cov: grpo({ policyLoss: { name: 'kl_cov', ratio: 0.01, coef: 1 } }),
+  'kl_cov defaults': grpo({ policyLoss: { name: 'kl_cov' } }),
+  sapo: grpo({ policyLoss: { name: 'sapo', tauPos: 0.9 }, aggregation: { mode: 'seq-mean-token-mean' } }),
+  'sapo trl grpo': grpo({ policyLoss: { name: 'sapo', tauNeg: 2, compat: 'trl' }, aggregation: { mode: 'grpo' } }),
+  dro: grpo({ policyLoss: { name: 'dro', beta: 0.05 } }),
+  vespo: grpo({ policyLoss: { name: 'vespo', kPos: 1, lambdaNeg: 4 } }),
+  'vespo tis seq-mean': grpo({
+    policyLoss: { name: 'vespo' },
+    importance: { kind: 'tis', level: 'token', cap: 2, batchNormalize: false },
+    aggregation: { mode: 'seq-mean-token-mean' },
+  }),
+  luspo: grpo({ policyLoss: { name: 'gspo', compat: 'trl' }, aggregation: { mode: 'seq-mean-token-sum' } }),
   'token-sum': grpo({ aggregation: { mode: 'token-sum' } }),
   'seq-mean-token-sum': grpo({ aggregation: { mode: 'seq-mean-token-sum' } }),
   'seq-mean-token-sum-norm K': grpo({
@@ -80,6 +99,9 @@ export const VARIANTS: Record<string, RunOptions> = {
   'reinforce++-baseline': grpo({ advantage: { estimator: 'reinforce++-baseline' } }),
   'reinforce++-baseline scale only': grpo({ advantage: { estimator: 'reinforce++-baseline', shiftMean: false } }),
   'reinforce++-baseline rllm': grpo({ advantage: { estimator: 'reinforce++-baseline', compat: 'rllm' } }),
+  gpg: grpo({ advantage: { estimator: 'gpg' }, policyLoss: { name: 'reinforce' } }),
+  'grpo-passk': grpo({ advantage: { estimator: 'grpo-passk' } }),
+  'grpo-passk unscaled': grpo({ advantage: { estimator: 'grpo-passk', scale: 'none' } }),
   ...Object.fromEntries(
     (['k1', 'abs', 'k2', 'k3', 'k1+', 'abs+', 'k2+', 'k3+'] as const).map((e) => [
       `kl ${e}`,
@@ -99,6 +121,10 @@ export const VARIANTS: Record<string, RunOptions> = {
   'band low 0': grpo({ importance: { kind: 'band', level: 'token', low: 0, high: 2, batchNormalize: false } }),
   'band low = high': grpo({ importance: { kind: 'band', level: 'token', low: 2, high: 2, batchNormalize: false } }),
   rejection: grpo({ rejection: { seq_mean_k3: 0.01, token_k1: 2 } }),
+  'off-policy sequence mask': grpo({ offPolicyMask: 0.5 }),
+  'ppo off-policy sequence mask': ppo({ offPolicyMask: 0.5 }),
+  'top entropy 0.2': grpo({ topEntropyQuantile: 0.2 }),
+  'ppo top entropy': ppo({ topEntropyQuantile: 0.2, offPolicyMask: 1 }),
   'sampling and run': grpo({
     temperature: 0.7,
     topK: 5,
@@ -137,6 +163,8 @@ export const VARIANTS: Record<string, RunOptions> = {
   // Options no other variant sets, so the index test makes each one mapped or listed (index.test.ts checks that every option is set somewhere).
   stabilisers: grpo({ lrSchedule: 'cosine', lrWarmup: 2, minLrRatio: 0.1, overlongBuffer: 4, overlongPenalty: 0.5 }),
   'sampler workers': grpo({ staleness: 1, samplerWorker: true }),
+  'mismatch lab: bf16 sampler': grpo({ samplerBf16: true }),
+  'mismatch lab: sampler temperature': grpo({ samplerTemperature: 1.5 }),
   lora: grpo({ loraRank: 8, loraAlpha: 16, loraTargets: 'q_proj,v_proj', loraDropout: 0.05 }),
   'passes and storage': grpo({ beta: 0.01, idsPerPass: 256, recomputeLayers: true, frozenWeights: 'bf16' }),
   'grpo-code two turns': { ...defaultsOf('grpo-code'), maxTurns: 2 } as RunOptions,

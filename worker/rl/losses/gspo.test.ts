@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregationWeights } from '../aggregate';
+import { aggregationWeights, weightedSum } from '../aggregate';
 import { gradients, maxDiff, table, WEIGHTS } from '../testing/loss-table';
 import { gspoLoss } from './gspo';
 import type { PolicyLossContext } from './types';
@@ -105,6 +105,16 @@ describe('gspo: gradients', () => {
         (2 * h);
       expect(out.dlogp[t]).toBeCloseTo(num, 7);
     }
+  });
+  it("trl with seq-mean-token-sum is TRL's luspo: the mean over sequences of n_i·l_i, and its gradient", () => {
+    const ctx = { ...table(), advantages: [1, 1, 0, -0.5, -0.5, 2] };
+    const out = gspoLoss(ctx, { compat: 'trl' });
+    const w = aggregationWeights(ctx, { mode: 'seq-mean-token-sum' });
+    // s = e^.25 (clipped to 1.2, A > 0), e^−.15 (A < 0: −A·s = .5·e^−.15 > .5·.8), e^.2 (clipped to 1.2)
+    const l = [-1.2, 0.5 * Math.exp(-0.15), -2 * 1.2];
+    expect(weightedSum(w, out.loss)).toBeCloseTo((2 * l[0] + 2 * l[1] + 1 * l[2]) / 3, 12);
+    const [a, n] = gradients((c) => gspoLoss(c, { compat: 'trl' }), ctx, w, false);
+    expect(maxDiff(a, n)).toBeLessThan(1e-7);
   });
   it('trl = verl without the cap when advantages and weights are uniform per chain (TRL grpo weights)', () => {
     const ctx = { ...table(), advantages: [1, 1, 0, -0.5, -0.5, 2] };

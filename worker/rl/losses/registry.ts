@@ -8,13 +8,19 @@
  * §9.1) for the GRPO composition that picks a loss by name.
  */
 import { cispoLoss } from './cispo';
+import { clipCovLoss } from './clip-cov';
 import { dppoKlLoss, dppoTvLoss } from './dppo';
+import { droLoss } from './dro';
 import { echoLoss } from './echo';
+import { geoMeanLoss } from './geo-mean';
 import { gspoLoss } from './gspo';
 import { icepopLoss } from './icepop';
+import { klCovLoss } from './kl-cov';
 import { ppoLoss } from './ppo';
 import { reinforceLoss } from './reinforce';
 import { reinforceKlLoss } from './reinforce-kl';
+import { sapoLoss } from './sapo';
+import { vespoLoss } from './vespo';
 import type { PolicyLossContext, PolicyLossFn, PolicyLossResult } from './types';
 
 export const POLICY_LOSSES = {
@@ -27,6 +33,12 @@ export const POLICY_LOSSES = {
   icepop: icepopLoss,
   reinforce_kl: reinforceKlLoss,
   echo: echoLoss,
+  geo_mean: geoMeanLoss,
+  clip_cov: clipCovLoss,
+  kl_cov: klCovLoss,
+  sapo: sapoLoss,
+  dro: droLoss,
+  vespo: vespoLoss,
 } as const satisfies Record<string, PolicyLossFn<never>>;
 
 export type PolicyLossName = keyof typeof POLICY_LOSSES;

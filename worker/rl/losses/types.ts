@@ -1,6 +1,6 @@
 /**
  * The contract every policy loss in the registry follows: the per-token context it reads and the
- * result it returns. Types only, plus the one constructor for results whose gradient is local.
+ * result it returns. Types only, plus the two constructors of results: a local gradient, and one a sequence's tokens share.
  *
  * A loss returns per-token `l_t` and `g_t = ∂l_t/∂logp_t` with the reference's stop-gradients
  * (docs/rl-formulas.md §2, §5): it never aggregates. The objective picks the aggregation weights
@@ -85,5 +85,38 @@ export function localResult(
     },
     metrics,
     auxiliary,
+  };
+}
+
+/**
+ * A result whose tokens share a sequence factor s_k (geo_mean's ratio, TRL's sequence ratio):
+ * l_u depends on logp_t only through s_k for u, t in sequence k, so with a_u = ∂l_u/∂s_k and
+ * b_t = ∂s_k/∂logp_t, `backward(w)_t = b_t · Σ_{u∈k} w_u a_u` and `dlogp_t = a_t b_t` (the diagonal).
+ * `seqOf[t]` is t's sequence index (−1 off the mask), `count` the number of sequences.
+ */
+export function coupledResult(
+  loss: Float64Array,
+  seqOf: Int32Array,
+  count: number,
+  a: Float64Array,
+  b: Float64Array,
+  metrics: Record<string, number>,
+): PolicyLossResult {
+  const dlogp = new Float64Array(loss.length);
+  for (let t = 0; t < loss.length; t++) if (seqOf[t] >= 0) dlogp[t] = a[t] * b[t];
+  return {
+    loss,
+    dlogp,
+    local: false,
+    backward(weights) {
+      const shared = new Float64Array(count);
+      for (let u = 0; u < loss.length; u++)
+        if (seqOf[u] >= 0 && weights[u] !== 0) shared[seqOf[u]] += weights[u] * a[u];
+      const g = new Float64Array(loss.length);
+      for (let t = 0; t < loss.length; t++) if (seqOf[t] >= 0) g[t] = shared[seqOf[t]] * b[t];
+      return g;
+    },
+    metrics,
+    auxiliary: [],
   };
 }
