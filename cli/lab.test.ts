@@ -70,7 +70,7 @@ describe('dewpoint lab mismatch', () => {
     const e1 = await lab('--inject', 'noise:2');
     expect(e1.code).toBe(2);
     expect(e1.err).toContain(
-      `--inject "noise:2" names no injection ('noise'); expected one of bf16, stale:K (K in 1..8)`,
+      `--inject: injection "noise:2" names no injection ('noise'); expected one of bf16, stale:K (K in 1..8)`,
     );
     const e2 = await lab('--inject', 'bf16', '--corrections', 'none,clip');
     expect(e2.code).toBe(2);

@@ -21,12 +21,14 @@ import type { ModelConfig } from './model/config';
 import type { RemoteSampler } from './rollout/remote-sampler';
 import { PickedModels } from './hf/models';
 import { exportStoredRun } from './interop/files';
+import { exportStoredBundle } from './interop/stored-bundle';
 import { importVerlRun } from './interop/verl-import';
 import type {
   BackendInfo,
   BackendPreference,
   DatasetLoadResult,
   DatasetRewardOptions,
+  GrpoRunOptions,
   ModelFolderFile,
   RunBackendChoice,
   RunOptions,
@@ -34,7 +36,8 @@ import type {
   WorkbenchApi,
 } from './protocol';
 import { completeRunOptions } from './presets/config-import';
-import { ENV_PROGRAM_BASE, PRESET_INFOS, checkRunOptions, type BaseName } from './presets/table';
+import { ENV_PROGRAM_BASE, PRESET_INFOS, checkRunOptions, findPreset, type BaseName } from './presets/table';
+import { labCells, labCorrectionOf, labHeader, labPlan, labRow } from './presets/mismatch-lab';
 import { loadDatasetFor } from './runs/dataset-load';
 import { loadEnvironmentBytes, previewEnvironment } from './episodes/program';
 import { RunReads, runHistory, stepDistributions, storedRunAudit } from './runs/reads';
@@ -172,6 +175,9 @@ export function createWorkbench(
     async exportRunFiles(runId: string, to: 'verl' | 'trl') {
       return exportStoredRun(store, runId, to);
     },
+    async exportRunBundle(runId: string, to: 'verl' | 'skyrl') {
+      return exportStoredBundle(store, runId, to);
+    },
     async groupSteps(runId: string) {
       return store.groupSteps(runId);
     },
@@ -210,6 +216,28 @@ export function createWorkbench(
     },
     async rewardAudit(runId) {
       return storedRunAudit(store, runId);
+    },
+    async mismatchLabPlan({ inject, corrections, steps, seed }) {
+      const base = findPreset('grpo-arith')!.defaults as GrpoRunOptions;
+      const planned = labPlan({ ...base, steps, seed, evalEvery: steps }, inject, corrections);
+      // Steps and seed as a person typed them: the first problem, naming the field, before any run starts.
+      const problem = planned.ok ? checkRunOptions(planned.plan.runs[0].options)[0] : undefined;
+      return problem ? { ok: false as const, message: problem.message } : planned;
+    },
+    async mismatchLabRows(runs) {
+      const rows = await Promise.all(
+        runs.map(async ({ runId, correction }) => {
+          const c = labCorrectionOf(correction);
+          if (!c) throw new Error(`mismatchLabRows: no correction '${correction}'`);
+          const h = await runHistory(store, runId);
+          return labRow(
+            c,
+            h.steps.map((s) => s.metrics),
+            h.evaluations.at(-1)?.accuracy ?? NaN,
+          );
+        }),
+      );
+      return { rows, header: labHeader(), cells: rows.map(labCells) };
     },
     async exportEpisodes(runId: string) {
       return (await reads.of(runId)).exportEpisodes();

@@ -35,11 +35,14 @@ import type {
   EpisodeDetail,
   EpisodeSummary,
   ExportFile,
+  RunBundle,
   FlowCloud,
   FlowField,
   GroupRecord,
   HealthFlag,
   HealthOptions,
+  LabRow,
+  MismatchLabPlan,
   ReplayResult,
   RewardAudit,
   RunEvent,
@@ -192,6 +195,25 @@ export interface WorkbenchApi {
    * found, clear or not applicable with its figures. An audit of the whole run, not an early warning.
    */
   rewardAudit(runId: string): Promise<RewardAudit>;
+  /**
+   * The mismatch lab's runs (worker/presets/mismatch-lab.ts) for an injection (`bf16`, `stale:K`,
+   * `temperature:T`): grpo-arith with `steps` and `seed`, evaluated at the end, on-policy first and
+   * then once per correction named (all when absent); or why not, naming the allowed forms. The app
+   * starts them one after another as ordinary runs.
+   */
+  mismatchLabPlan(request: {
+    inject: string;
+    corrections?: string[];
+    steps: number;
+    seed: number;
+  }): Promise<{ ok: true; plan: MismatchLabPlan } | { ok: false; message: string }>;
+  /**
+   * The lab's table over stored runs: each run's row (its correction named) from its stored metrics
+   * and last evaluation, with the header and cells as the CLI prints them.
+   */
+  mismatchLabRows(
+    runs: { runId: string; correction: string }[],
+  ): Promise<{ rows: LabRow[]; header: string[]; cells: string[][] }>;
   /** Steps of a run whose advantage groups are stored. */
   groupSteps(runId: string): Promise<number[]>;
   /** The advantage groups of one step, or null when that step is not kept. */
@@ -237,4 +259,11 @@ export interface WorkbenchApi {
     runId: string,
     to: 'verl' | 'trl',
   ): Promise<{ ok: true; files: ExportFile[] } | { ok: false; reason: string }>;
+  /**
+   * A stored run as the bundle `dewpoint export RUN --to verl|skyrl` writes (worker/interop/stored-bundle.ts):
+   * its latest checkpoint as model/, prompts, rollouts, reward.py with parity.jsonl, launch.sh (verl),
+   * preflight.json and README.md, with the preflight's checks; `ok: false` with the reason for an
+   * unknown run, an imported one, or a flow policy's.
+   */
+  exportRunBundle(runId: string, to: 'verl' | 'skyrl'): Promise<RunBundle | { ok: false; reason: string }>;
 }

@@ -4,7 +4,9 @@
  * the runs' family), over steps or wall-clock seconds, with runs that differ only in their seed
  * drawn as a mean line and a min–max band (or one line each); a sortable table of final and best
  * values; the metrics as CSV or JSON; reward and length histograms over steps; and the configs
- * side by side. Reads each run's history from the worker; the logic is in the .ts files beside it.
+ * side by side; and the mismatch lab (MismatchLab.tsx), which runs one injected gap under every
+ * correction and picks its runs here. Reads each run's history from the worker; the logic is in
+ * the .ts files beside it.
  */
 import { keepPreviousData, useQueries, useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
@@ -17,6 +19,7 @@ import { ConfigTable } from './ConfigTable';
 import { Distributions } from './Distributions';
 import { ExportButtons } from './ExportButtons';
 import { linesOf, runsWithoutTimes, type XAxisKind } from './lines';
+import { MismatchLab } from './MismatchLab';
 import { PanelControls } from './PanelControls';
 import { PanelGrid } from './PanelGrid';
 import { idTag, runDisplayName, seedGroupName, uniqueNames } from './run-name';
@@ -91,6 +94,7 @@ export function CompareView() {
   return (
     <section aria-labelledby="compare-title">
       <h1 id="compare-title">Compare runs</h1>
+      <MismatchLab />
       {!runs.data?.length ? (
         <p>No stored runs yet: start runs in Experiments, then pick two or more here.</p>
       ) : (

@@ -54,7 +54,8 @@ export const optionProblemsQuery = (options: RunOptions | null) =>
 /** A config JSON read onto its preset's defaults and checked by the worker (the form's "Import config JSON"). */
 export const completeConfig = (config: unknown) => workbench.completeRunOptions(config);
 
-export async function startRun(options: RunOptions): Promise<void> {
+/** Starts a run and makes it the live one; resolves to its id. */
+export async function startRun(options: RunOptions): Promise<string> {
   const { receive, begin } = useRunStore.getState();
   // Events can arrive before startRun resolves: buffer them until the id is known.
   const early: RunEvent[] = [];
@@ -66,6 +67,7 @@ export async function startRun(options: RunOptions): Promise<void> {
   begin(runId, options);
   started = true;
   for (const e of early) receive(e);
+  return runId;
 }
 
 /**
@@ -118,6 +120,7 @@ export async function updateRun(runId: string, meta: { name?: string; notes?: st
 
 export const deleteRun = (runId: string) => workbench.deleteRun(runId);
 export const exportRunFiles = (runId: string, to: 'verl' | 'trl') => workbench.exportRunFiles(runId, to);
+export const exportRunBundle = (runId: string, to: 'verl' | 'skyrl') => workbench.exportRunBundle(runId, to);
 
 /** A stored run's per-step metrics and evaluations (the Compare view reads several). */
 export const runHistoryQuery = (runId: string, lastStep: number) =>

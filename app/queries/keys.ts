@@ -19,6 +19,8 @@ export const keys = {
   runHealth: (runId: string, lastStep: number) => ['runs', runId, 'health', lastStep] as const,
   /** The reward-hacking audit, as asked for at a step (it reads the whole run, on demand). */
   rewardAudit: (runId: string, atStep: number) => ['runs', runId, 'audit', atStep] as const,
+  /** The mismatch lab's runs for an injection, steps and seed. */
+  mismatchLabPlan: (inject: string, steps: number, seed: number) => ['mismatch-lab-plan', inject, steps, seed] as const,
   /** Changes with the latest step, so the list refreshes as the run goes. */
   groupSteps: (runId: string, latestStep: number) => ['runs', runId, 'group-steps', latestStep] as const,
   groupsAt: (runId: string, step: number) => ['runs', runId, 'groups', step] as const,

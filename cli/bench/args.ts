@@ -6,4 +6,6 @@ export interface BenchArgs {
   model: string | null;
   /** `gpu --quick`: sizes small enough for a software adapter. */
   quick: boolean;
+  /** `grpo`: the wasm thread counts to measure, in order ('auto': this machine's cores, as `--backend wasm` gets); null: auto, then 1. */
+  threads: (number | 'auto')[] | null;
 }

@@ -43,13 +43,30 @@ export const BENCH: CommandSpec = {
       `train: gpt-ref (the peer bench's GPT shape); grpo: ${Object.keys(MODEL_SHAPES).join(', ')} or a model folder; ` +
         `sampler: ${Object.keys(MODEL_SHAPES).join(', ')}`,
     ),
+    threads: str(
+      'LIST',
+      "grpo: the wasm thread counts to measure in one run, comma-separated counts 1..64 or auto (this machine's cores); " +
+        'default auto,1',
+    ),
   },
 };
+
+/** `--threads 1,2,auto` → [1, 2, 'auto']; refuses anything else, naming the entry. */
+function threadList(value: string): (number | 'auto')[] {
+  return value.split(',').map((x) => {
+    const t = x.trim();
+    if (t === 'auto') return 'auto';
+    const n = Number(t);
+    if (!Number.isInteger(n) || n < 1 || n > 64)
+      throw new UsageError(`dewpoint bench: --threads entries must be integers in 1..64 or auto, got '${t}'`);
+    return n;
+  });
+}
 
 export async function runBench(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   const f = parseFlags(BENCH.name, rest, BENCH.flags);
-  const args: BenchArgs = { json: f.json === true, runs: null, model: null, quick: f.quick === true };
+  const args: BenchArgs = { json: f.json === true, runs: null, model: null, quick: f.quick === true, threads: null };
   if (args.quick && name !== 'gpu')
     throw new UsageError(`dewpoint bench: --quick is for the gpu bench, not ${name ?? 'none'}`);
   if (f.runs !== undefined) {
@@ -69,6 +86,11 @@ export async function runBench(argv: string[]): Promise<number> {
         `dewpoint bench sampler: --model must be one of ${Object.keys(MODEL_SHAPES).join(', ')}, got '${m}'`,
       );
     args.model = m;
+  }
+  if (f.threads !== undefined) {
+    if (name !== 'grpo' || args.model !== null)
+      throw new UsageError(`dewpoint bench: --threads is for the grpo bench (without --model), not ${name ?? 'none'}`);
+    args.threads = threadList(String(f.threads));
   }
   const bench = name ? BENCHES[name] : undefined;
   if (!bench) {

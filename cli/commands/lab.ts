@@ -12,15 +12,15 @@ import type { GrpoRunOptions } from '../../worker/protocol';
 import {
   INJECTION_FORMS,
   LAB_CORRECTIONS,
-  ON_POLICY,
+  labCorrectionOf,
   labCorrections,
+  labPlan,
   labRow,
-  labRunOptions,
   labTable,
   parseInjection,
   type LabRow,
 } from '../../worker/presets/mismatch-lab';
-import { checkRunOptions, findPreset, trainerOf } from '../../worker/presets/table';
+import { findPreset, trainerOf } from '../../worker/presets/table';
 import { UsageError, bool, num, parseFlags, str, type CommandSpec } from '../args';
 import { cliBackend, describeBackend } from '../backend';
 
@@ -49,10 +49,6 @@ export async function labCommand(argv: string[]): Promise<number> {
   const f = parseFlags(LAB_MISMATCH.name, rest, LAB_MISMATCH.flags);
   if (f.inject === undefined)
     throw new UsageError(`dewpoint lab mismatch: --inject is required: ${INJECTION_FORMS.join(', ')}`);
-  const injection = parseInjection(f.inject as string);
-  if (!injection.ok) throw new UsageError(`dewpoint lab mismatch: ${injection.message}`);
-  const picked = labCorrections(f.corrections === undefined ? undefined : (f.corrections as string).split(','));
-  if (!picked.ok) throw new UsageError(`dewpoint lab mismatch: ${picked.message}`);
   const base: GrpoRunOptions = {
     ...(findPreset('grpo-arith')!.defaults as GrpoRunOptions),
     steps: (f.steps as number | undefined) ?? 30,
@@ -60,40 +56,41 @@ export async function labCommand(argv: string[]): Promise<number> {
     evalEvery: 0,
     evalN: (f['eval-n'] as number | undefined) ?? 200,
   };
+  const names = f.corrections === undefined ? undefined : (f.corrections as string).split(',');
+  // Each flag's problem under its own name, then the plan.
+  const injection = parseInjection(f.inject as string);
+  if (!injection.ok) throw new UsageError(`dewpoint lab mismatch: --inject: ${injection.message}`);
+  const corrections = labCorrections(names);
+  if (!corrections.ok) throw new UsageError(`dewpoint lab mismatch: --corrections: ${corrections.message}`);
+  const p = labPlan(base, f.inject as string, names);
+  if (!p.ok) throw new Error(p.message);
+  const { plan } = p;
   const checkpoint = importCheckpoint(readCheckpointDir('public/checkpoints/arith-base'));
   const { ops, info } = await cliBackend(f.backend);
-  const inj = injection.injection;
   process.stderr.write(
-    `lab mismatch: ${inj.title}, grpo-arith seed ${base.seed}, ${base.steps} steps per run, ${picked.corrections.length} ` +
+    `lab mismatch: ${plan.title}, grpo-arith seed ${base.seed}, ${base.steps} steps per run, ${plan.runs.length - 1} ` +
       `corrections and the on-policy reference, ${describeBackend(info)}\n`,
   );
   const rows: LabRow[] = [];
-  // First the on-policy reference, then the injected gap under each correction.
-  const runs = [ON_POLICY, ...picked.corrections.map((correction) => ({ injection: inj, correction }))];
-  for (const { injection: injected, correction } of runs) {
-    const options = labRunOptions(base, injected, correction);
-    const problems = checkRunOptions(options);
-    if (problems.length)
-      throw new Error(`lab mismatch: ${correction.name}: ${problems.map((p) => p.message).join('; ')}`);
-    const run = trainerOf(options, { ops, base: checkpoint, services: {}, journal: null });
+  for (const r of plan.runs) {
+    const run = trainerOf(r.options, { ops, base: checkpoint, services: {}, journal: null });
     const steps: Record<string, number>[] = [];
     try {
-      for (let i = 0; i < options.steps; i++) steps.push((await run.next()).metrics);
-      const accuracy = (await run.evaluate()).accuracy;
-      rows.push(labRow(correction, steps, accuracy));
+      for (let i = 0; i < r.options.steps; i++) steps.push((await run.next()).metrics);
+      rows.push(labRow(labCorrectionOf(r.correction)!, steps, (await run.evaluate()).accuracy));
     } finally {
       run.close?.();
     }
-    const r = rows.at(-1)!;
+    const row = rows.at(-1)!;
     process.stderr.write(
-      `lab mismatch: ${correction.name}: reward ${r.reward.toFixed(3)}, held-out ${r.accuracy.toFixed(3)}, ` +
-        `mismatch/kl ${r.kl.toPrecision(3)}, ESS ${r.ess.toPrecision(4)}\n`,
+      `lab mismatch: ${r.correction}: reward ${row.reward.toFixed(3)}, held-out ${row.accuracy.toFixed(3)}, ` +
+        `mismatch/kl ${row.kl.toPrecision(3)}, ESS ${row.ess.toPrecision(4)}\n`,
     );
   }
   process.stdout.write(
     f.json
-      ? `${JSON.stringify({ injection: inj.text, seed: base.seed, steps: base.steps, rows }, null, 2)}\n`
-      : `${inj.title}, grpo-arith, seed ${base.seed}, ${base.steps} steps:\n\n${labTable(rows)}\n`,
+      ? `${JSON.stringify({ injection: f.inject, seed: base.seed, steps: base.steps, rows }, null, 2)}\n`
+      : `${plan.title}, grpo-arith, seed ${base.seed}, ${base.steps} steps:\n\n${labTable(rows)}\n`,
   );
   return 0;
 }

@@ -17,6 +17,23 @@ export interface ExportFile {
   bytes: Uint8Array;
 }
 
+/** One check of a bundle's preflight (worker/interop/preflight.ts): what would fail when it arrives on verl or SkyRL. */
+export interface BundleCheck {
+  /** The rule's name, as README and the CLI print it (`head-dim-multiple-of-32`). */
+  rule: string;
+  status: 'pass' | 'refused' | 'note';
+  detail: string;
+}
+
+/** A stored run bundled for verl or SkyRL (worker/interop/stored-bundle.ts): its files, the preflight, the checkpoint's step. */
+export interface RunBundle {
+  ok: true;
+  files: ExportFile[];
+  preflight: BundleCheck[];
+  /** The step of the checkpoint in model/ (null: the run has none, and model/ is missing). */
+  checkpointStep: number | null;
+}
+
 /** A checkpoint's files (safetensors weights, HF config.json, tokenizer.json, dewpoint.json). */
 export interface CheckpointDownload {
   runId: string;
@@ -254,7 +271,7 @@ export interface GroupRecord {
    * `outcomeAdvantageDetails`); absent for pairs and for groups stored before it was kept.
    */
   estimate?: {
-    estimator: 'grpo' | 'rloo' | 'reinforce++-baseline';
+    estimator: 'grpo' | 'rloo' | 'reinforce++-baseline' | 'gpg' | 'grpo-passk';
     /** The options the estimator read, compat's defaults filled in (grpo: compat, scale, stdType, epsilon, singleton). */
     settings: Record<string, string | number | boolean>;
     /** Samples the estimator grouped (the trained ones: truncated completions are left out under truncation 'mask'). */
@@ -537,4 +554,27 @@ export interface AuditFinding {
 export interface RewardAudit {
   steps: number;
   findings: AuditFinding[];
+}
+
+/** What the mismatch lab's table shows of one run (worker/presets/mismatch-lab.ts). */
+export interface LabRow {
+  correction: string;
+  title: string;
+  /** Mean `reward/mean` over the last `window` steps. */
+  reward: number;
+  /** Held-out greedy accuracy after the last step. */
+  accuracy: number;
+  /** Mean over the steps of `mismatch/kl` and `mismatch/ess`. */
+  kl: number;
+  ess: number;
+  /** Mean over the steps of the share the correction masked or capped; null without one. */
+  share: number | null;
+  shareWhat: 'masked' | 'capped' | null;
+}
+
+/** The mismatch lab's runs for an injection (worker/presets/mismatch-lab.ts): the on-policy reference first, then one per correction. */
+export interface MismatchLabPlan {
+  /** What was injected, in words. */
+  title: string;
+  runs: { correction: string; title: string; name: string; options: RunOptions }[];
 }

@@ -7,8 +7,11 @@
  * - `train.parquet`, `val.parquet`: the prompts with verl's keys and SkyRL's (files.ts
  *   `verlPromptsParquet`), `agent_name` for a multi-turn preset; `rollouts.parquet`: every rollout.
  * - `reward.py`: the run's reward as standard-library Python (reward-twin.ts), verl's
- *   `custom_reward_function`; `parity.jsonl`: each rollout's text, truth and Dewpoint's score, which
- *   `python3 reward.py check parity.jsonl` compares.
+ *   `custom_reward_function` (`path`, and `name` whose default is `compute_score`: volcengine/verl @
+ *   b178a3c verl/trainer/config/ppo_trainer.yaml, loaded by verl/trainer/ppo/reward.py
+ *   `get_custom_reward_fn`); `parity.jsonl`: each rollout's text, truth, Dewpoint's score and
+ *   finish reason, which `python3 reward.py check parity.jsonl` compares.
+ * - `pairs.parquet` (a DPO run): the preference pairs, TRL's columns (files.ts `pairsParquet`).
  * - `launch.sh` (verl): main_ppo with the run's options (verl.ts), the model, data and reward set.
  * - `preflight.json` and `README.md`: the checks (preflight.ts), every option mapped or not, and
  *   what does not carry over.
@@ -23,6 +26,7 @@ import { presetOf } from '../presets/table';
 import {
   configText,
   exportPrompts,
+  pairsParquet,
   rolloutsParquet,
   verlDataSource,
   verlPromptsParquet,
@@ -31,11 +35,12 @@ import {
 import { exportRun, formatUnmapped } from './index';
 import { preflight, type ModelJson, type PreflightResult } from './preflight';
 import { rewardPy, twinRewardOf } from './reward-twin';
+import { preferencePairs } from './rollouts';
 
 export const BUNDLE_TARGETS = ['verl', 'skyrl'] as const;
 export type BundleTarget = (typeof BUNDLE_TARGETS)[number];
 
-/** verl's agent loop for tool calls (verl/experimental/agent_loop/tool_agent_loop.py, registered as `tool_agent`). */
+/** verl's agent loop for tool calls (volcengine/verl @ b178a3c verl/experimental/agent_loop/tool_agent_loop.py, `@register("tool_agent")`). */
 export const VERL_TOOL_AGENT = 'tool_agent';
 
 export interface Bundle {
@@ -62,6 +67,8 @@ export function bundleFiles(
   steps: readonly StepExport[],
   model: CheckpointFiles | null,
   to: BundleTarget,
+  /** Checks the caller adds (the app's `model-step`, when model/ is an older checkpoint than the last step). */
+  notes: readonly PreflightResult[] = [],
 ): Bundle {
   const modelJson: ModelJson | null = model
     ? {
@@ -70,7 +77,7 @@ export function bundleFiles(
         tokenizerConfig: jsonOf(model['tokenizer_config.json']),
       }
     : null;
-  const checks = preflight(options, modelJson, to);
+  const checks = [...preflight(options, modelJson, to), ...notes];
   const refused = checks.filter((c) => c.status === 'refused');
   const files: ExportFile[] = [];
   if (model)
@@ -94,11 +101,18 @@ export function bundleFiles(
       bytes: verlPromptsParquet(heldOut, source.dataSource, source.ability, 'test', agent),
     });
 
+  // A DPO run's preference data: verl's PPO launcher has no DPO trainer, so the pairs travel as data.
+  const pairs = presetOf(options).family === 'dpo' ? preferencePairs(steps) : null;
+  if (pairs) files.push({ name: 'pairs.parquet', mime: PARQUET, bytes: pairsParquet(pairs) });
+
   const twin = twinRewardOf(options);
   const scored = rows.filter((r) => r.score !== null);
   if (twin.ok) {
     files.push(text('reward.py', rewardPy(twin.reward), 'text/x-python'));
-    const parity = scored.map((r) => JSON.stringify({ solution_str: r.output, ground_truth: r.gts, score: r.score }));
+    // finish_reason: how the last action ended, which calc's twin reads (an episode's box ended by EOS was the environment's to score).
+    const parity = scored.map((r) =>
+      JSON.stringify({ solution_str: r.output, ground_truth: r.gts, score: r.score, finish_reason: r.finish_reason }),
+    );
     files.push(text('parity.jsonl', parity.map((l) => `${l}\n`).join(''), 'application/jsonl'));
   }
 
@@ -145,6 +159,7 @@ export function bundleFiles(
         rollouts: rows.length,
         parity: twin.ok ? scored.length : null,
         agent,
+        pairs: pairs?.length ?? null,
       }),
       'text/markdown',
     ),
@@ -156,7 +171,14 @@ function readme(
   options: RunOptions,
   to: BundleTarget,
   checks: readonly PreflightResult[],
-  n: { prompts: number; heldOut: number; rollouts: number; parity: number | null; agent: string | undefined },
+  n: {
+    prompts: number;
+    heldOut: number;
+    rollouts: number;
+    parity: number | null;
+    agent: string | undefined;
+    pairs: number | null;
+  },
 ): string {
   const launch = exportRun(options, 'verl');
   const lines = [
@@ -172,14 +194,22 @@ function readme(
     "  PEFT's `adapter_config.json` (`r`, `lora_alpha`, `target_modules`) and `adapter_model.safetensors` beside the merged model.",
     `- \`train.parquet\` (${n.prompts} prompts) and ${n.heldOut ? `\`val.parquet\` (${n.heldOut} held-out tasks)` : 'no val.parquet (nothing is held out)'}:`,
     "  verl's keys (`data_source`, `prompt`, `ability`, `reward_model{style, ground_truth}`, `extra_info`; volcengine/verl",
-    "  examples/data_preprocess/gsm8k.py) and SkyRL's (`env_class`, `reward_spec{method, ground_truth}`; NovaSky-AI/SkyRL's dataset",
-    `  preparation guide)${n.agent ? `, and \`agent_name\` = \`${n.agent}\` (verl's agent loop for tool calls)` : ''}.`,
+    "  @ b178a3c examples/data_preprocess/gsm8k.py) and SkyRL's (`env_class`, `reward_spec{method, ground_truth}`;",
+    `  NovaSky-AI/SkyRL @ a956457 docs/content/docs/datasets/dataset-preparation.mdx)${n.agent ? ',' : '.'}`,
+    ...(n.agent ? [`  and \`agent_name\` = \`${n.agent}\` (verl's agent loop for tool calls).`] : []),
     `- \`rollouts.parquet\`: the run's ${n.rollouts} rollouts with ids, log-probs and advantages.`,
+    ...(n.pairs === null
+      ? []
+      : [
+          `- \`pairs.parquet\`: the run's ${n.pairs} preference pairs, TRL's \`prompt\`, \`chosen\`, \`rejected\` (plain text) with`,
+          '  `ground_truth`, `chosen_score`, `rejected_score`, `step`; reward.py scores both sides as the run did (parity.jsonl).',
+        ]),
     n.parity === null
       ? "- No `reward.py`: the run's reward has no standard-library twin (see preflight, reward-twin)."
       : "- `reward.py`: the run's reward in standard-library Python. verl: `custom_reward_function.path=reward.py`, `name=compute_score`\n" +
         `  (its signature: \`compute_score(data_source, solution_str, ground_truth, extra_info)\`). \`parity.jsonl\` holds ${n.parity}\n` +
-        "  rollouts with Dewpoint's score: `python3 reward.py check parity.jsonl` compares them (the export ran it: parity.json).",
+        "  rollouts with Dewpoint's score: `python3 reward.py check parity.jsonl` compares them (`dewpoint export` runs it:\n" +
+        "  parity.json; the app's download has no Python to run it with).",
     to === 'verl'
       ? launch.ok
         ? '- `launch.sh`: verl main_ppo with the options below; MODEL_PATH, TRAIN_FILES and VAL_FILES default to this folder.'
@@ -192,11 +222,29 @@ function readme(
     "- Optimizer state: AdamW's moments stay here; the cluster's optimizer starts fresh from `model/`.",
     "- Prompt format: Dewpoint trained on the raw prompt text; verl and SkyRL render `prompt` with the tokenizer's chat template.",
   ];
+  if ('loraRank' in options && options.loraRank !== undefined)
+    lines.push(
+      "- LoRA adapters as such: launch.sh starts verl's LoRA (`lora_rank`, `lora_alpha`, `target_modules`) on `model/`, the",
+      '  merged weights, with fresh adapters (B = 0: the same model at the start). To continue these adapters instead, set',
+      "  MODEL_PATH to the run's base and `actor_rollout_ref.model.lora_adapter_path=$HERE/model` (verl reads adapter_config.json",
+      '  and adapter_model.safetensors there; volcengine/verl docs/advance/ppo_lora.rst).',
+    );
+  if (n.pairs !== null)
+    lines.push(
+      "- The DPO objective: verl's PPO launcher (`verl.trainer.main_ppo`) has no DPO trainer (preflight: launch), so there is",
+      '  no launch.sh. What verl takes of this run: `model/` as the actor a GRPO or PPO run starts from',
+      "  (`actor_rollout_ref.model.path`), the prompts and reward.py. The pairs serve a DPO trainer elsewhere: TRL's DPOTrainer",
+      '  reads `pairs.parquet` as it is, and `dewpoint export RUN --to trl` writes its DPOConfig.',
+    );
   if (presetOf(options).episodes)
     lines.push(
       "- Tool format: the episodes' actions are `calc(X+Y)`-style calls answered by `=R` observations, ended by `\\boxed{N}`;",
       "  verl's tool agent loop needs a tool (`actor_rollout_ref.rollout.multi_turn.tool_config_path`) speaking that format, which",
       '  this export does not write.',
+      '- reward.py reads an episode as Dewpoint records it: turns (an action and its observation) joined by ` ⏎ `. A last action',
+      '  ended by EOS that is exactly `\\boxed{N}` was scored by the environment (N is the answer: 1); any other episode by the last',
+      '  box of its text. A response cut at its length limit is the second kind: compute_score reads `extra_info["finish_reason"]`',
+      '  ("length"; "stop" when absent: verl\'s naive reward manager passes the row\'s extra_info and num_turns, no finish reason).',
     );
   if (launch.ok) {
     lines.push('', '## Options', '', `Mapped to verl (${launch.mapped.length}):`, '');

@@ -18,8 +18,13 @@ describe('preflight', () => {
     expect(rule(preflight(defaults('grpo-arith'), hfModel(8), 'verl'), 'head-dim-multiple-of-32')).toEqual({
       rule: 'head-dim-multiple-of-32',
       status: 'refused',
-      detail: expect.stringMatching(/^head_dim = 24 \(config\.json\); vLLM's and FlashAttention's/),
+      detail: expect.stringMatching(
+        /^head_dim = 24 \(config\.json\); vLLM's and FlashAttention's.*refuses.*FLEX_ATTENTION/,
+      ),
     });
+    expect(rule(preflight(defaults('grpo-arith'), hfModel(3), 'verl'), 'head-dim-multiple-of-32')?.detail).toMatch(
+      /^head_dim = 64 .* and this is one$/,
+    );
     const ok = preflight(defaults('grpo-arith'), hfModel(3), 'verl');
     expect(ok.filter((c) => c.status === 'refused')).toEqual([]);
     expect(rule(ok, 'optimizer-state')?.status).toBe('note');

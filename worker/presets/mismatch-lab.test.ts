@@ -26,7 +26,7 @@ describe('the mismatch lab', () => {
     ])
       expect(parseInjection(text)).toEqual({
         ok: false,
-        message: `--inject "${text}" ${why}; expected one of bf16, stale:K (K in 1..8), temperature:T (T in (0, 10])`,
+        message: `injection "${text}" ${why}; expected one of bf16, stale:K (K in 1..8), temperature:T (T in (0, 10])`,
       });
   });
 
@@ -60,9 +60,7 @@ describe('the mismatch lab', () => {
     });
     const bad = labCorrections(['tis', 'ppo']);
     expect(bad.ok).toBe(false);
-    expect(!bad.ok && bad.message).toMatch(
-      /^--corrections: no correction 'ppo'; allowed: none, tis, icepop, token-mask,/,
-    );
+    expect(!bad.ok && bad.message).toMatch(/^no correction 'ppo'; allowed: none, tis, icepop, token-mask,/);
   });
 
   it("a row is the last window's mean reward, the steps' mean kl, ESS and share, and the final accuracy", () => {

@@ -22,6 +22,9 @@
  * mismatch`) runs them.
  */
 import type { GrpoRunOptions } from '../contract/options';
+import type { LabRow, MismatchLabPlan } from '../contract/records';
+
+export type { LabRow };
 
 /** One correction of the lab: its name (the CLI's), what it is, and the options it sets. */
 export interface LabCorrection {
@@ -116,7 +119,7 @@ export const INJECTION_FORMS = ['bf16', 'stale:K (K in 1..8)', 'temperature:T (T
 export function parseInjection(text: string): { ok: true; injection: LabInjection } | { ok: false; message: string } {
   const bad = (why: string) => ({
     ok: false as const,
-    message: `--inject ${JSON.stringify(text)} ${why}; expected one of ${INJECTION_FORMS.join(', ')}`,
+    message: `injection ${JSON.stringify(text)} ${why}; expected one of ${INJECTION_FORMS.join(', ')}`,
   });
   const [kind, value, ...rest] = text.split(':');
   if (rest.length) return bad('has more than one ":"');
@@ -151,7 +154,7 @@ export function labCorrections(
   if (unknown.length)
     return {
       ok: false,
-      message: `--corrections: no correction ${unknown.map((n) => `'${n}'`).join(', ')}; allowed: ${LAB_CORRECTIONS.map((c) => c.name).join(', ')}`,
+      message: `no correction ${unknown.map((n) => `'${n}'`).join(', ')}; allowed: ${LAB_CORRECTIONS.map((c) => c.name).join(', ')}`,
     };
   return { ok: true, corrections: LAB_CORRECTIONS.filter((c) => names.includes(c.name)) };
 }
@@ -176,20 +179,33 @@ export function labRunOptions(
   return { ...base, ...injection.patch, ...correction.patch };
 }
 
-/** What the lab's table shows of one run. */
-export interface LabRow {
-  correction: string;
-  title: string;
-  /** Mean `reward/mean` over the last `window` steps. */
-  reward: number;
-  /** Held-out greedy accuracy after the last step. */
-  accuracy: number;
-  /** Mean over the steps of `mismatch/kl` and `mismatch/ess`. */
-  kl: number;
-  ess: number;
-  /** Mean over the steps of the share the correction masked or capped; null without one. */
-  share: number | null;
-  shareWhat: 'masked' | 'capped' | null;
+/**
+ * The lab's runs: the on-policy reference, then `injection` under each correction named (all when
+ * absent), each `base` with the same seed, named for the runs table; or why not.
+ */
+export function labPlan(
+  base: GrpoRunOptions,
+  injection: string,
+  corrections?: readonly string[],
+): { ok: true; plan: MismatchLabPlan } | { ok: false; message: string } {
+  const inj = parseInjection(injection);
+  if (!inj.ok) return inj;
+  const picked = labCorrections(corrections);
+  if (!picked.ok) return picked;
+  const runs = [ON_POLICY, ...picked.corrections.map((correction) => ({ injection: inj.injection, correction }))].map(
+    ({ injection: i, correction: c }) => ({
+      correction: c.name,
+      title: c.title,
+      name: c === ON_POLICY.correction ? `lab ${injection}: on-policy reference` : `lab ${injection}: ${c.name}`,
+      options: labRunOptions(base, i, c),
+    }),
+  );
+  return { ok: true, plan: { title: inj.injection.title, runs } };
+}
+
+/** The correction a lab row is named for (the on-policy reference's included). */
+export function labCorrectionOf(name: string): LabCorrection | undefined {
+  return name === ON_POLICY.correction.name ? ON_POLICY.correction : LAB_CORRECTIONS.find((c) => c.name === name);
 }
 
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
@@ -217,15 +233,34 @@ export function labRow(
 
 const g = (x: number, digits = 3) => (Number.isFinite(x) ? String(+x.toPrecision(digits)) : '–');
 
+/** The table's header over a reward window of `window` steps. */
+export const labHeader = (window = 5): string[] => [
+  'correction',
+  `reward (last ${window} steps)`,
+  'held-out accuracy',
+  'mismatch/kl',
+  'ESS',
+  'masked or capped',
+];
+
+/** A row's cells as the table shows them (the CLI's Markdown and the app's table). */
+export function labCells(r: LabRow): string[] {
+  return [
+    r.title,
+    g(r.reward),
+    g(r.accuracy),
+    g(r.kl),
+    g(r.ess, 4),
+    r.share === null ? '–' : `${g(100 * r.share, 2)}% ${r.shareWhat}`,
+  ];
+}
+
 /** The rows as a Markdown table (the README's). */
 export function labTable(rows: readonly LabRow[], window = 5): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [
-    `| correction | reward (last ${window} steps) | held-out accuracy | mismatch/kl | ESS | masked or capped |`,
-    '|---|---|---|---|---|---|',
-    ...rows.map(
-      (r) =>
-        `| ${r.title} | ${g(r.reward)} | ${g(r.accuracy)} | ${g(r.kl)} | ${g(r.ess, 4)} | ` +
-        `${r.share === null ? '–' : `${g(100 * r.share, 2)}% ${r.shareWhat}`} |`,
-    ),
+    line(labHeader(window)),
+    line(labHeader(window).map(() => '---')).replaceAll(' ', ''),
+    ...rows.map((r) => line(labCells(r))),
   ].join('\n');
 }

@@ -1,32 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { GroupRecord, GroupSample } from '../contract/records';
 import { findPreset } from '../presets/table';
 import { MemoryRunStore } from '../store/run-store';
 import { AUDIT_CHECKS, auditLines, auditStep, rewardAudit, type AuditStep } from './audit';
 import { storedRunAudit } from './reads';
+import { groupOf, groupSample } from './testing/groups';
 
 /** A sample of a group: its reward, length and components. */
-const sample = (reward: number, length: number, components: Record<string, number> = {}, i = 0): GroupSample => ({
-  sample: i,
-  completion: '',
-  reward,
-  components,
-  advantage: 0,
-  status: 'completed',
-  length,
-  truncated: false,
-});
-
-const group = (samples: GroupSample[], kind?: GroupRecord['kind']): GroupRecord => ({
-  ...(kind ? { kind } : {}),
-  group: 'g',
-  prompt: 'p',
-  answer: 'a',
-  rewardMean: 0,
-  rewardStd: 0,
-  zeroStd: false,
-  samples,
-});
+const sample = groupSample;
+const group = groupOf;
 
 const finding = (steps: AuditStep[], id: string) => rewardAudit(steps).find((f) => f.id === id)!;
 

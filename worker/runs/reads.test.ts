@@ -1,34 +1,17 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import type { RunOptions } from '../contract/options';
-import type { GroupRecord, GroupSample, ImportedRunOptions } from '../contract/records';
+import type { ImportedRunOptions } from '../contract/records';
 import { findPreset } from '../presets/table';
 import { openIdbStore } from '../store/idb-store';
 import type { RunRecord, RunStore } from '../store/run-store';
 import { MemoryRunStore } from '../store/run-store';
 import { runHistory, stepDistributions } from './reads';
+import { groupOf, groupSample } from './testing/groups';
 
 const OPTIONS = { ...findPreset('grpo-arith')!.defaults, steps: 2 } as RunOptions;
-const sample = (reward: number, length: number): GroupSample => ({
-  sample: 0,
-  completion: '',
-  reward,
-  components: {},
-  advantage: 0,
-  status: 'completed',
-  length,
-  truncated: false,
-});
-const group = (samples: GroupSample[], kind?: GroupRecord['kind']): GroupRecord => ({
-  ...(kind ? { kind } : {}),
-  group: 'g',
-  prompt: '1+2=',
-  answer: '3',
-  rewardMean: 0,
-  rewardStd: 0,
-  zeroStd: false,
-  samples,
-});
+const sample = groupSample;
+const group = groupOf;
 
 let n = 0;
 describe.each([
