@@ -105,3 +105,27 @@ describe('estimate text: GPG and pass@k', () => {
     expect(estimateFormula({ ...passk, zero: true }, 4)).toBe('all rewards equal: advantage 0 (no learning signal)');
   });
 });
+
+describe('estimate text: GDPO', () => {
+  const base = group.estimate!;
+  it('GDPO names its components and weights, the per-component step and the batch whitening', () => {
+    const gdpo = {
+      ...base,
+      estimator: 'gdpo' as const,
+      settings: { compat: 'verl', scale: 'group', weights: 'boxed 1, correct 2' },
+      baseline: null,
+      std: null,
+      divisor: null,
+      batch: { mean: 0.5, std: 1.25, divisor: 1.25 },
+    };
+    expect(estimateSettings(gdpo)).toBe('GDPO · compat verl · scale group · weights boxed 1, correct 2');
+    expect(estimateFormula(gdpo, 4)).toBe(
+      'c = Σ w_k·A_k over the components (boxed 1, correct 2), A_k = (r_k − μ_k) / (σ_k + 1e-6) within the group; ' +
+        'then over the whole batch a = (c − m) / d with m = 0.500, std 1.250, d = 1.25',
+    );
+    expect(estimateFormula({ ...gdpo, zero: true }, 4)).toMatch(/^every weighted component equal in the group: c = 0;/);
+    expect(groupStats({ ...group, estimate: gdpo })).toContain(
+      'each reward component centred in the group (boxed 1, correct 2)',
+    );
+  });
+});

@@ -2,7 +2,7 @@
  * The words the Groups view puts beside a group: its reward statistics as the advantage estimator
  * used them (`GroupRecord.estimate`, computed by the RL core) and the formula with the numbers
  * filled in; and a DPO pair's margin and loss. Text only, no math of its own: every number comes
- * from the stored record. References: docs/rl-formulas.md §3.1–3.3, §3.5, §3.6 (GRPO, RLOO, REINFORCE++, GPG, pass@k) and §8.2 (DPO).
+ * from the stored record. References: docs/rl-formulas.md §3.1–3.3, §3.5–3.7 (GRPO, RLOO, REINFORCE++, GPG, pass@k, GDPO) and §8.2 (DPO).
  */
 import type { GroupRecord } from '../../worker/protocol';
 import { fixed, significant } from './format';
@@ -15,6 +15,7 @@ const ESTIMATORS: Record<Estimate['estimator'], string> = {
   'reinforce++-baseline': 'REINFORCE++-baseline',
   gpg: 'GPG',
   'grpo-passk': 'GRPO pass@k',
+  gdpo: 'GDPO',
 };
 
 const f3 = (v: number) => fixed(v, 3);
@@ -30,11 +31,20 @@ export function groupStats(g: GroupRecord): string {
   const mean = `mean reward ${f3(g.rewardMean)}`;
   // Stored before the estimator's working was kept: only the description is there.
   if (!e) return `${mean} · std ${f3(g.rewardStd)} (population; the estimator's std was not recorded)`;
-  const baseline = e.baseline === null ? 'baseline per completion (leave-one-out)' : `baseline ${f3(e.baseline)}`;
+  const baseline =
+    e.estimator === 'gdpo'
+      ? `each reward component centred in the group (${e.settings.weights})`
+      : e.baseline === null
+        ? 'baseline per completion (leave-one-out)'
+        : `baseline ${f3(e.baseline)}`;
   const std =
-    e.std === null
-      ? 'no std scaling'
-      : `std ${f3(e.std)}${e.estimator === 'grpo' ? ` (${e.settings.stdType}, ${e.settings.scale === 'batch' ? 'batch' : 'group'})` : ''}`;
+    e.estimator === 'gdpo'
+      ? e.settings.scale === 'none'
+        ? 'no std scaling'
+        : "each scaled by its group's std"
+      : e.std === null
+        ? 'no std scaling'
+        : `std ${f3(e.std)}${e.estimator === 'grpo' ? ` (${e.settings.stdType}, ${e.settings.scale === 'batch' ? 'batch' : 'group'})` : ''}`;
   const members = e.members < g.samples.length ? ` · ${e.members} of ${g.samples.length} trained` : '';
   return `${mean} · ${baseline} · ${std}${members}`;
 }
@@ -90,6 +100,14 @@ export function estimateFormula(e: Estimate, members: number): string {
       return members > 1 ? 'all rewards equal: advantage 0 (no learning signal)' : 'a single member: advantage 0';
     const scaled = e.std === null ? 'no std scaling' : `σ = ${f3(e.std)} (unbiased std of the group), ε = ${eps}`;
     return `the best sample gets a = (r_max − r_2nd)${e.std === null ? '' : ' / (σ + ε)'}, every other 0; ${scaled}`;
+  }
+  if (e.estimator === 'gdpo') {
+    const eps = e.settings.compat === 'trl' ? '1e-4' : '1e-6';
+    const per = e.settings.scale === 'none' ? 'A_k = r_k − μ_k' : `A_k = (r_k − μ_k) / (σ_k + ${eps})`;
+    const own = e.zero
+      ? 'every weighted component equal in the group: c = 0'
+      : `c = Σ w_k·A_k over the components (${e.settings.weights}), ${per} within the group`;
+    return own + (e.batch ? batchStep(e, 'c') : '; no trainable token in the batch: a = 0');
   }
   const own = e.zero
     ? 'c = 0 (all rewards equal, or a single member)'

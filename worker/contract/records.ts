@@ -204,7 +204,7 @@ export interface GroupSample {
   components: Record<string, number>;
   /** The session's advantage (0 when it carries no loss mass, e.g. masked or zero-std); a DPO pair's completion: its implicit reward. */
   advantage: number;
-  /** The baseline the estimator subtracted from this sample's reward (RLOO: the mean of the others; absent when not trained or not kept). */
+  /** The baseline the estimator subtracted from this sample's reward (RLOO: the mean of the others; absent when not trained or not kept, and under GDPO, which centres each component). */
   baseline?: number;
   status: string;
   /** Sampled ids, EOS included (an episode: over all its actions); NaN: not recorded (an import without token ids). */
@@ -271,7 +271,7 @@ export interface GroupRecord {
    * `outcomeAdvantageDetails`); absent for pairs and for groups stored before it was kept.
    */
   estimate?: {
-    estimator: 'grpo' | 'rloo' | 'reinforce++-baseline' | 'gpg' | 'grpo-passk';
+    estimator: 'grpo' | 'rloo' | 'reinforce++-baseline' | 'gpg' | 'grpo-passk' | 'gdpo';
     /** The options the estimator read, compat's defaults filled in (grpo: compat, scale, stdType, epsilon, singleton). */
     settings: Record<string, string | number | boolean>;
     /** Samples the estimator grouped (the trained ones: truncated completions are left out under truncation 'mask'). */

@@ -11,6 +11,7 @@ import {
   clipCovSettings,
   dppoSettings,
   droSettings,
+  gdpoSettings,
   geoMeanSettings,
   grpoPasskSettings,
   grpoSettings,
@@ -78,7 +79,8 @@ type AdvantageSettings =
   | ({ estimator: 'rloo' } & ReturnType<typeof rlooSettings>)
   | ({ estimator: 'reinforce++-baseline' } & ReturnType<typeof reinforcePlusPlusSettings>)
   | { estimator: 'gpg' }
-  | ({ estimator: 'grpo-passk' } & ReturnType<typeof grpoPasskSettings>);
+  | ({ estimator: 'grpo-passk' } & ReturnType<typeof grpoPasskSettings>)
+  | ({ estimator: 'gdpo' } & ReturnType<typeof gdpoSettings>);
 
 export function advantageSettings(a: AdvantageRunOptions): AdvantageSettings {
   switch (a.estimator) {
@@ -92,6 +94,8 @@ export function advantageSettings(a: AdvantageRunOptions): AdvantageSettings {
       return { estimator: 'gpg' };
     case 'grpo-passk':
       return { estimator: 'grpo-passk', ...grpoPasskSettings(a) };
+    case 'gdpo':
+      return { estimator: 'gdpo', ...gdpoSettings(a) };
   }
 }
 

@@ -289,6 +289,18 @@ describe('trlConfig: options', () => {
     );
   });
 
+  it("gdpo is GRPOConfig's multi_objective_aggregation normalize_then_sum with reward_weights; verl's ε and whitening listed", () => {
+    const e = grpo({ advantage: { estimator: 'gdpo', weights: { correct: 2, boxed: 1 } } });
+    expect(e.kwargs.multi_objective_aggregation).toBe('normalize_then_sum');
+    expect(e.kwargs.reward_weights).toEqual([1, 2]);
+    expect(e.mapped.find((m) => m.path === 'advantage.weights.boxed')?.note).toMatch(/order boxed, correct/);
+    expect(
+      unmapped(grpo({ advantage: { estimator: 'gdpo', weights: { correct: 1 } } }), 'advantage.compat')[0].reason,
+    ).toMatch(/not TRL's normalize_then_sum/);
+    const t = grpo({ advantage: { estimator: 'gdpo', compat: 'trl', weights: { correct: 1 } } });
+    expect(t.unmapped.filter((u) => u.path.startsWith('advantage') && u.kind !== 'default')).toEqual([]);
+  });
+
   it("the off-policy sequence mask is GRPOConfig's off_policy_mask_threshold; PPOConfig has none", () => {
     const e = grpo({ offPolicyMask: 0.5 });
     expect(e.kwargs.off_policy_mask_threshold).toBe(0.5);

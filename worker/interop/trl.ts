@@ -674,7 +674,30 @@ function grpoAggregation(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder, 
 function grpoAdvantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): void {
   const a = o.advantage;
   const s = advantageSettings(a);
-  if (s.estimator !== 'grpo') {
+  if (s.estimator === 'gdpo') {
+    // TRL f2cd577 GRPOTrainer: multi_objective_aggregation="normalize_then_sum", one reward function per component.
+    b.set('advantage.estimator', 'gdpo', 'multi_objective_aggregation', 'normalize_then_sum');
+    const names = s.weights.map(([k]) => k);
+    for (const [k, w] of s.weights)
+      b.set(
+        `advantage.weights.${k}`,
+        w,
+        'reward_weights',
+        s.weights.map(([, x]) => x),
+        `one reward function per component, reward_funcs in the order ${names.join(', ')}`,
+      );
+    if (s.scale === 'none')
+      b.log.none('advantage.scale', 'none', 'normalize_then_sum always divides each component by its std + 1e-4');
+    else if (isSet(a, 'scale')) b.log.asDefault('advantage.scale', 'group', 'normalize_then_sum divides by the std');
+    if (s.compat === 'verl')
+      b.log.none(
+        'advantage.compat',
+        'verl',
+        "verl's gdpo (ε 1e-6, a singleton r/(1+ε), whitening weighted by tokens) is not TRL's normalize_then_sum",
+        !isSet(a, 'compat'),
+      );
+    else b.log.asDefault('advantage.compat', 'trl', "TRL's normalize_then_sum");
+  } else if (s.estimator !== 'grpo') {
     b.noneAll(
       'advantage',
       a,

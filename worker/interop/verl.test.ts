@@ -508,6 +508,17 @@ describe('verlCommand: options', () => {
     expect(at(k, 'algorithm.norm_adv_by_std_in_grpo')).toBe('false');
   });
 
+  it("gdpo: adv_estimator gdpo, its keys and weights added with '+' (AlgoConfig fields outside the YAML); shaping's listed", () => {
+    const o = grpo({ advantage: { estimator: 'gdpo', weights: { correct: 2, boxed: 1 } } });
+    expect(at(o, 'algorithm.adv_estimator')).toBe('gdpo');
+    expect(at(o, 'algorithm.norm_adv_by_std_in_grpo')).toBe('true');
+    expect(at(o, '+algorithm.gdpo_reward_keys')).toBe('[boxed,correct]');
+    expect(at(o, '+algorithm.gdpo_reward_weights')).toBe('[1,2]');
+    const shaped = grpo({ advantage: { estimator: 'gdpo', weights: { correct: 1, overlong: 1 } }, overlongBuffer: 4 });
+    expect(shaped.overrides).toContain('+algorithm.gdpo_reward_keys=[correct]');
+    expect(shaped.unmapped.find((u) => u.path === 'advantage.weights.overlong')?.reason).toMatch(/DAPO reward manager/);
+  });
+
   it("compat trl's GRPO defaults (ε 1e-4, singleton 0) are listed as unset values verl cannot take", () => {
     const e = grpo({ advantage: { estimator: 'grpo', compat: 'trl' } });
     expect(e.unmapped.filter((u) => u.path.startsWith('advantage'))).toMatchObject([

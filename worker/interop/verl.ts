@@ -21,6 +21,7 @@
  * Semantics: docs/rl-formulas.md.
  */
 import type {
+  AdvantageRunOptions,
   EnvRunOptions,
   EpisodeGrpoRunOptions,
   GrpoRunOptions,
@@ -29,6 +30,7 @@ import type {
   PpoRunOptions,
   RunOptions,
 } from '../contract/options';
+import { SHAPING_COMPONENTS } from '../contract/run-options/grpo';
 import { REJECTION_OPTIONS } from '../rl/index';
 import { advantageSettings, isSet, lossSettings } from './resolve';
 import { isFamily, presetOf } from '../presets/table';
@@ -969,6 +971,8 @@ function advantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, log: MappingLog, s
       s.scale === 'group',
       isSet(a, 'scale') ? 'grpo_passk reads it from the algorithm config' : 'unset: group',
     );
+  } else if (s.estimator === 'gdpo') {
+    gdpo(a, s, log, set);
   } else {
     set('advantage.estimator', s.estimator, adv, 'reinforce_plus_plus_baseline');
     fixedAs(
@@ -995,6 +999,58 @@ function advantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, log: MappingLog, s
         'option masks them (algorithm.filter_groups resamples instead)',
     );
   else log.asDefault('maskZeroAdvantage', false, 'all-equal groups stay in the loss with advantage 0, as verl');
+}
+
+/**
+ * GDPO: verl's `gdpo` estimator (verl-project/verl 1dda039 `compute_gdpo_outcome_advantage`) reads
+ * `algorithm.gdpo_reward_keys` / `gdpo_reward_weights` with `config.get`; they are AlgoConfig fields
+ * but not in the generated trainer YAML, so Hydra needs them added (`+algorithm.…`, as verl's
+ * examples/gdpo_trainer does). Each key is read from compute_score's returned dict. DAPO shaping's
+ * score and penalty are added by verl's DAPO reward manager after compute_score, not returned by it.
+ */
+function gdpo(
+  a: AdvantageRunOptions,
+  s: { compat: string; scale: 'group' | 'none'; weights: [string, number][] },
+  log: MappingLog,
+  set: SetFn,
+): void {
+  set('advantage.estimator', 'gdpo', 'algorithm.adv_estimator', 'gdpo');
+  set(
+    'advantage.scale',
+    s.scale,
+    'algorithm.norm_adv_by_std_in_grpo',
+    s.scale === 'group',
+    isSet(a, 'scale') ? 'each component normalised as verl grpo' : 'unset: group',
+  );
+  if (s.compat === 'trl')
+    log.none('advantage.compat', 'trl', "TRL's normalize_then_sum (ε 1e-4, whitening per sequence) is not verl's gdpo");
+  else if (isSet(a, 'compat')) log.asDefault('advantage.compat', 'verl', "verl's gdpo");
+  const shaped = (k: string) => (SHAPING_COMPONENTS as readonly string[]).includes(k);
+  const kept = s.weights.filter(([k]) => !shaped(k));
+  for (const [k, w] of s.weights) {
+    if (shaped(k)) {
+      log.none(
+        `advantage.weights.${k}`,
+        w,
+        "verl's DAPO reward manager adds the overlong penalty after compute_score; gdpo_reward_keys name compute_score's dict keys",
+      );
+      continue;
+    }
+    const note = 'read from the dict compute_score returns ({score, ' + kept.map(([n]) => n).join(', ') + '})';
+    set(
+      `advantage.weights.${k}`,
+      w,
+      '+algorithm.gdpo_reward_keys',
+      kept.map(([n]) => n),
+      note,
+    );
+    set(
+      `advantage.weights.${k}`,
+      w,
+      '+algorithm.gdpo_reward_weights',
+      kept.map(([, x]) => x),
+    );
+  }
 }
 
 function critic(o: PpoRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions, log: MappingLog, set: SetFn): void {

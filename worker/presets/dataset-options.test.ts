@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { DatasetRunOptions, GrpoRunOptions, RunOptions } from '../contract/options';
 import { parseDataset } from '../data/dataset';
+import { REWARD_COMPONENTS } from '../contract/run-options/grpo';
+import { codeRewardOf, syncDatasetReward } from '../rewards/dataset-reward';
 import { checkRunOptions, optionFields, PRESETS } from './table';
 
 const defaults = <T extends RunOptions>(name: RunOptions['preset']) =>
@@ -132,5 +134,41 @@ describe('the dataset run option', () => {
       'Training problems (trainProblems) applies to the arithmetic generator only; with dataset every ' +
         'training record is visited in passes: leave it empty, got 4',
     ]);
+  });
+});
+
+describe("GDPO's component weights", () => {
+  const gdpo = (weights: Record<string, number>, o: object = GRPO) => ({
+    ...o,
+    advantage: { estimator: 'gdpo', weights: { correct: 1, ...weights } },
+  });
+  it("take the components the run's reward writes; others are refused naming what it writes", () => {
+    expect(checkRunOptions(gdpo({ boxed: 1, parsed: 0.5 }))).toEqual([]);
+    expect(messages(withDataset({ reward: { kind: 'regex', pattern: '(\\d+)' } }, gdpo({ boxed: 1 })))).toEqual([
+      "GDPO weight: boxed (advantage.weights.boxed) weighs a component this run's reward does not write (it writes matched, correct), got 1",
+    ]);
+    expect(
+      checkRunOptions(withDataset({ reward: { kind: 'regex', pattern: '(\\d+)' } }, gdpo({ matched: 1 }))),
+    ).toEqual([]);
+    expect(messages(gdpo({ overlong: 1 }))).toEqual([
+      "GDPO weight: overlong (advantage.weights.overlong) weighs a component this run's reward does not write (it writes boxed, parsed, correct), got 1",
+    ]);
+    expect(checkRunOptions({ ...gdpo({ overlong: 1, score: 1 }), overlongBuffer: 4 })).toEqual([]);
+  });
+
+  it("the contract's component table is what each reward writes", () => {
+    for (const kind of ['math', 'exact', 'regex'] as const) {
+      const reward = syncDatasetReward(kind === 'regex' ? { kind, pattern: '(\\d+)' } : { kind });
+      expect(Object.keys(reward('\\boxed{2}', '2').components).sort(), kind).toEqual(
+        [...REWARD_COMPONENTS[kind]].sort(),
+      );
+    }
+    const code = codeRewardOf({ reward: 1, program: 'print(1)', cases: [] }).components;
+    expect(Object.keys(code).sort()).toEqual([...REWARD_COMPONENTS.code].sort());
+  });
+
+  it('the episode presets offer no GDPO (an environment writes no components it could weigh)', () => {
+    expect(optionFields('grpo-calc').find((f) => f.path === 'advantage.estimator')?.values).not.toContain('gdpo');
+    expect(optionFields('grpo-arith').find((f) => f.path === 'advantage.estimator')?.values).toContain('gdpo');
   });
 });

@@ -127,7 +127,8 @@ function explain(sessions: readonly Session[], byGroup: Map<string, GroupRecord>
     };
     for (const i of gd.members) {
       const sample = g.samples.find((x) => x.sample === sessions[i].sample);
-      if (sample) sample.baseline = d.baselines[i];
+      // GDPO subtracts a mean per component, not one baseline from the reward: none to show.
+      if (sample && d.estimator !== 'gdpo') sample.baseline = d.baselines[i];
     }
   }
 }

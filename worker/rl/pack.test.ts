@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gae, grpoAdvantages, reinforcePlusPlusBaseline, rlooAdvantages } from './advantages/index';
+import { gae, gdpoAdvantages, grpoAdvantages, reinforcePlusPlusBaseline, rlooAdvantages } from './advantages/index';
 import { pack, type PackedBatch, type PackResult } from './pack';
 import type { Call, Session } from './types';
 
@@ -157,6 +157,24 @@ describe('pack: options', () => {
     const given = ok(pack(sessions, 8, { estimator: { given: [0.5, -2, 9, 9] } }));
     expect(given.advantages[0]).toBe(0.5);
     expect(given.advantages[8]).toBe(-2);
+  });
+
+  it("gdpo reads the trained sessions' components (not the reward) and whitens over their sampled ids", () => {
+    const parts = [
+      { boxed: 1, correct: 1 },
+      { boxed: 1, correct: 0 },
+      { boxed: 0, correct: 0 },
+    ];
+    const withParts = sessions.map((s, i) => (i < 3 ? { ...s, components: parts[i] } : s));
+    const weights = { correct: 2, boxed: 1 };
+    const g = ok(pack(withParts, 8, { estimator: 'gdpo', advantage: { weights } }));
+    // Trained: sessions 0 and 1 (2 is truncated and masked, 3 failed), 3 sampled ids each.
+    const ref = gdpoAdvantages({ boxed: [1, 1], correct: [1, 0] }, [0, 0], [3, 3], { weights }).advantages;
+    expect(Array.from(g.sessionAdvantages.slice(0, 2))).toEqual(Array.from(ref));
+    expect(g.advantageDetails?.estimator).toBe('gdpo');
+    expect(() => pack(withParts, 8, { estimator: 'gdpo', advantage: { weights: { parsed: 1 } } })).toThrow(
+      /component "parsed".*\["boxed","correct"\]/,
+    );
   });
 
   it('zero-std groups: counted, and masked only with maskZeroAdvantage', () => {

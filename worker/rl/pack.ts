@@ -166,7 +166,14 @@ function sessionAdvantages(
     const out = outcomeAdvantages('grpo', scores, keys, lengths, {}); // only its zero-std counts are used
     return { ...counted(out), advantage, details: null };
   }
-  const d = outcomeAdvantageDetails(estimator, scores, keys, lengths, options.advantage);
+  const d = outcomeAdvantageDetails(
+    estimator,
+    scores,
+    keys,
+    lengths,
+    options.advantage,
+    estimator === 'gdpo' ? rewardParts(sessions, idx, options.advantage?.weights ?? {}) : undefined,
+  );
   idx.forEach((i, k) => (advantage[i] = d.advantages[k]));
   const baselines = new Float64Array(sessions.length);
   idx.forEach((i, k) => (baselines[i] = d.baselines[k]));
@@ -178,6 +185,26 @@ function sessionAdvantages(
     batch: d.batch,
   };
   return { ...counted(outcome(d.advantages, d.grouping)), advantage, details };
+}
+
+/** GDPO's input: per weighted component, its value in each trained session (`Session.components`); a session without one throws. */
+function rewardParts(sessions: readonly Session[], idx: readonly number[], weights: Readonly<Record<string, unknown>>) {
+  const names = Object.keys(weights).filter((k) => weights[k] !== undefined);
+  return Object.fromEntries(
+    names.map((name) => [
+      name,
+      idx.map((i) => {
+        const v = sessions[i].components?.[name];
+        if (v === undefined || !Number.isFinite(v))
+          throw new Error(
+            `pack: gdpo weighs the reward component "${name}", but ${describeSession(sessions[i], i)} has ${
+              v === undefined ? `only ${JSON.stringify(Object.keys(sessions[i].components ?? {}))}` : `${name} = ${v}`
+            }: expected a finite value in every trained session`,
+          );
+        return v;
+      }),
+    ]),
+  );
 }
 
 /** An estimator's group counts, as pack's metrics report them. */

@@ -74,6 +74,7 @@ export const GRPO_CALC: EpisodeGrpoRunOptions = (() => {
   } = GRPO_ARITH;
   return {
     ...grpo,
+    advantage: { estimator: 'grpo' },
     preset: 'grpo-calc',
     truncation: 'score',
     prompts: 8,

@@ -304,71 +304,153 @@ const singleton = z.enum(['raw', 'zero']).optional().meta({
   description: 'A one-member group keeps its raw score or gets 0. Empty: per compat (verl/rllm raw, trl zero).',
 });
 
-const advantage = z
-  .discriminatedUnion('estimator', [
-    z.strictObject({
-      estimator: z.literal('grpo'),
-      scale: z.enum(['group', 'batch', 'none']).optional().meta({
-        title: 'Std scaling',
-        section: 'Advantage',
-        description: "Divide by the group's std, the batch's std, or nothing (Dr. GRPO). Empty: group.",
-      }),
-      stdType: z.enum(['unbiased', 'population']).optional().meta({
-        title: 'Std type',
-        section: 'Advantage',
-        description: 'ddof 1 or 0. Empty: per compat (verl/trl unbiased, rllm population).',
-      }),
-      epsilon: num('[0, 1]', {
-        title: 'Std ε',
-        section: 'Advantage',
-        description: 'Added to the std. Empty: per compat (verl/rllm 1e-6, trl 1e-4).',
-      }).optional(),
-      singleton,
-      compat: advCompat,
-    }),
-    z.strictObject({
-      estimator: z.literal('rloo'),
-      singleton,
-      normalize: z.boolean().meta({
-        title: 'Whiten over batch',
-        section: 'Advantage',
-        description: 'Whiten the advantages over the batch afterwards (TRL normalize_advantages).',
-        initial: false,
-      }),
-      compat: advCompat,
-    }),
-    z.strictObject({
-      estimator: z.literal('reinforce++-baseline'),
-      shiftMean: z.boolean().optional().meta({
-        title: 'Whiten: shift mean',
-        section: 'Advantage',
-        description:
-          "verl masked_whiten's shift_mean: re-centre the whitened advantages (default), or scale only and add the batch mean back. Empty: shift.",
-      }),
-      compat: z.enum(['verl', 'rllm']).optional().meta({
-        title: 'Advantage compat',
-        section: 'Advantage',
-        description:
-          'verl (token-weighted whitening, default) or rllm (sequence-level std); TRL has no such estimator.',
-      }),
-    }),
-    // verl compute_gpg_outcome_advantage: α·(r − group mean), α = batch size / non-zero rewards; no options.
-    z.strictObject({ estimator: z.literal('gpg') }),
-    z.strictObject({
-      estimator: z.literal('grpo-passk'),
-      scale: z.enum(['group', 'none']).optional().meta({
-        title: 'Std scaling',
-        section: 'Advantage',
-        description:
-          "Divide the best sample's margin over the runner-up by the group's std + 1e-6 (verl norm_adv_by_std_in_grpo), or not. Empty: group.",
-      }),
-    }),
-  ])
-  .meta({
-    title: 'Advantage estimator',
+/**
+ * The reward components GDPO can weigh: the closed set Dewpoint's rewards write into
+ * `Session.components` (worker/rewards/math-reward.ts, dataset-reward.ts; DAPO's overlong shaping in
+ * worker/train/grpo-family.ts). One number field each, so the schema-driven form needs no list input;
+ * `gdpoRefine` refuses a component the run's reward does not produce.
+ */
+export const GDPO_COMPONENTS = [
+  'correct',
+  'boxed',
+  'parsed',
+  'matched',
+  'program',
+  'passed',
+  'score',
+  'overlong',
+] as const;
+/** The components each dataset reward kind produces (a run without a dataset is MathReward's). */
+export const REWARD_COMPONENTS: Record<
+  'math' | 'exact' | 'regex' | 'code',
+  readonly (typeof GDPO_COMPONENTS)[number][]
+> = {
+  math: ['boxed', 'parsed', 'correct'],
+  exact: ['correct'],
+  regex: ['matched', 'correct'],
+  code: ['program', 'passed', 'correct'],
+};
+/** What DAPO's overlong shaping adds (overlongBuffer set): the reward before it, and the penalty. */
+export const SHAPING_COMPONENTS = ['score', 'overlong'] as const;
+
+const GDPO_HELP: Record<(typeof GDPO_COMPONENTS)[number], string> = {
+  correct: 'the answer is right, 0 or 1 (every dataset reward)',
+  boxed: 'a \\boxed{} answer was found (math)',
+  parsed: 'the boxed answer parsed as a number (math)',
+  matched: "the reward's pattern matched (regex)",
+  program: 'a code block was found (code)',
+  passed: 'the share of test cases passed (code)',
+  score: "the reward before DAPO's overlong penalty (with an overlong buffer)",
+  overlong: "DAPO's overlong penalty, ≤ 0 (with an overlong buffer)",
+};
+const gdpoWeight = (c: (typeof GDPO_COMPONENTS)[number]) =>
+  num('[0, 10]', {
+    title: `GDPO weight: ${c}`,
     section: 'Advantage',
-    description: 'Outcome advantage from the group of completions of each prompt.',
-  });
+    description: `Weight of the component ${c}: ${GDPO_HELP[c]}. Empty: not read.`,
+  }).optional();
+
+const outcomeEstimators = [
+  z.strictObject({
+    estimator: z.literal('grpo'),
+    scale: z.enum(['group', 'batch', 'none']).optional().meta({
+      title: 'Std scaling',
+      section: 'Advantage',
+      description: "Divide by the group's std, the batch's std, or nothing (Dr. GRPO). Empty: group.",
+    }),
+    stdType: z.enum(['unbiased', 'population']).optional().meta({
+      title: 'Std type',
+      section: 'Advantage',
+      description: 'ddof 1 or 0. Empty: per compat (verl/trl unbiased, rllm population).',
+    }),
+    epsilon: num('[0, 1]', {
+      title: 'Std ε',
+      section: 'Advantage',
+      description: 'Added to the std. Empty: per compat (verl/rllm 1e-6, trl 1e-4).',
+    }).optional(),
+    singleton,
+    compat: advCompat,
+  }),
+  z.strictObject({
+    estimator: z.literal('rloo'),
+    singleton,
+    normalize: z.boolean().meta({
+      title: 'Whiten over batch',
+      section: 'Advantage',
+      description: 'Whiten the advantages over the batch afterwards (TRL normalize_advantages).',
+      initial: false,
+    }),
+    compat: advCompat,
+  }),
+  z.strictObject({
+    estimator: z.literal('reinforce++-baseline'),
+    shiftMean: z.boolean().optional().meta({
+      title: 'Whiten: shift mean',
+      section: 'Advantage',
+      description:
+        "verl masked_whiten's shift_mean: re-centre the whitened advantages (default), or scale only and add the batch mean back. Empty: shift.",
+    }),
+    compat: z.enum(['verl', 'rllm']).optional().meta({
+      title: 'Advantage compat',
+      section: 'Advantage',
+      description: 'verl (token-weighted whitening, default) or rllm (sequence-level std); TRL has no such estimator.',
+    }),
+  }),
+  // verl compute_gpg_outcome_advantage: α·(r − group mean), α = batch size / non-zero rewards; no options.
+  z.strictObject({ estimator: z.literal('gpg') }),
+  z.strictObject({
+    estimator: z.literal('grpo-passk'),
+    scale: z.enum(['group', 'none']).optional().meta({
+      title: 'Std scaling',
+      section: 'Advantage',
+      description:
+        "Divide the best sample's margin over the runner-up by the group's std + 1e-6 (verl norm_adv_by_std_in_grpo), or not. Empty: group.",
+    }),
+  }),
+] as const;
+
+// verl compute_gdpo_outcome_advantage / TRL normalize_then_sum: each component normalised in its group, weighed, whitened.
+const gdpoEstimator = z.strictObject({
+  estimator: z.literal('gdpo'),
+  scale: z.enum(['group', 'none']).optional().meta({
+    title: 'Std scaling',
+    section: 'Advantage',
+    description:
+      "Divide each component's centred value by its group's std + ε (verl norm_adv_by_std_in_grpo), or not. Empty: group.",
+  }),
+  compat: z.enum(['verl', 'trl']).optional().meta({
+    title: 'Advantage compat',
+    section: 'Advantage',
+    description:
+      'verl (ε 1e-6, whitening weighted by tokens, default) or trl (normalize_then_sum: ε 1e-4, whitening over sequences).',
+  }),
+  weights: z.strictObject({
+    // Every dataset reward writes correct, so it is the one always weighed (0 leaves it out of the sum).
+    correct: num('[0, 10]', {
+      title: 'GDPO weight: correct',
+      section: 'Advantage',
+      description: `Weight of the component correct: ${GDPO_HELP.correct}; 0 leaves it out of the sum.`,
+      initial: 1,
+    }),
+    boxed: gdpoWeight('boxed'),
+    parsed: gdpoWeight('parsed'),
+    matched: gdpoWeight('matched'),
+    program: gdpoWeight('program'),
+    passed: gdpoWeight('passed'),
+    score: gdpoWeight('score'),
+    overlong: gdpoWeight('overlong'),
+  }),
+});
+
+const estimatorMeta = {
+  title: 'Advantage estimator',
+  section: 'Advantage',
+  description: 'Outcome advantage from the group of completions of each prompt.',
+} as const;
+/** Single-turn GRPO's estimators: the outcome ones and GDPO, which weighs the reward's components. */
+const advantage = z.discriminatedUnion('estimator', [...outcomeEstimators, gdpoEstimator]).meta(estimatorMeta);
+/** The episode presets' estimators: no GDPO (an environment's reward writes no components GDPO could weigh). */
+const episodeAdvantage = z.discriminatedUnion('estimator', [...outcomeEstimators]).meta(estimatorMeta);
 
 const kl = z.strictObject({
   estimator: z.enum(['k1', 'abs', 'k2', 'k3', 'k1+', 'abs+', 'k2+', 'k3+']).meta({
@@ -648,6 +730,26 @@ const group = int(2, 64, {
   common: true,
 });
 
+/**
+ * GDPO's check: it weighs only components the run's reward writes (`produced`: the dataset
+ * reward's, plus DAPO shaping's with an overlong buffer); a pack of sessions without one would throw.
+ */
+function gdpoRefine(
+  o: { advantage: z.infer<typeof advantage>; overlongBuffer?: number },
+  produced: readonly string[],
+  ctx: z.RefinementCtx,
+): void {
+  if (o.advantage.estimator !== 'gdpo') return;
+  const all = [...produced, ...(o.overlongBuffer !== undefined ? SHAPING_COMPONENTS : [])];
+  for (const [k, w] of Object.entries(o.advantage.weights))
+    if (w !== undefined && !all.includes(k))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['advantage', 'weights', k],
+        message: `weighs a component this run's reward does not write (it writes ${all.join(', ')}), got ${w}`,
+      });
+}
+
 /** The checks across fields of any GRPO preset. */
 function grpoRefine(
   o: {
@@ -735,6 +837,7 @@ export const grpoSchema = z
   })
   .superRefine((o, ctx) => {
     grpoRefine(o, ctx);
+    gdpoRefine(o, REWARD_COMPONENTS[o.dataset?.reward.kind ?? 'math'], ctx);
     maxNewRefine(o, ctx);
     if (o.dataset && o.trainProblems !== undefined)
       ctx.addIssue({
@@ -781,6 +884,7 @@ export const episodeGrpoSchema = z
     }),
     envErrorLimit,
     ...grpoRest,
+    advantage: episodeAdvantage,
   })
   .superRefine(grpoRefine);
 

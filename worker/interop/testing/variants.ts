@@ -102,6 +102,11 @@ export const VARIANTS: Record<string, RunOptions> = {
   gpg: grpo({ advantage: { estimator: 'gpg' }, policyLoss: { name: 'reinforce' } }),
   'grpo-passk': grpo({ advantage: { estimator: 'grpo-passk' } }),
   'grpo-passk unscaled': grpo({ advantage: { estimator: 'grpo-passk', scale: 'none' } }),
+  gdpo: grpo({ advantage: { estimator: 'gdpo', weights: { boxed: 1, correct: 2 } } }),
+  'gdpo trl unscaled, shaped': grpo({
+    advantage: { estimator: 'gdpo', compat: 'trl', scale: 'none', weights: { correct: 1, score: 1, overlong: 0.5 } },
+    overlongBuffer: 4,
+  }),
   ...Object.fromEntries(
     (['k1', 'abs', 'k2', 'k3', 'k1+', 'abs+', 'k2+', 'k3+'] as const).map((e) => [
       `kl ${e}`,

@@ -1,11 +1,12 @@
 /**
- * Advantage estimators: the outcome (per-sequence) ones, GRPO, RLOO, REINFORCE++-baseline, GPG and
- * GRPO's pass@k, one
+ * Advantage estimators: the outcome (per-sequence) ones, GRPO, RLOO, REINFORCE++-baseline, GPG,
+ * GRPO's pass@k and GDPO (on the reward's components), one
  * dispatcher over them for pack, and masked GAE for PPO. Each module cites its verl/TRL/rLLM
  * reference; docs/rl-formulas.md §3 has the formulas and §11 the disagreements `compat` selects.
  */
 import type { Compat } from '../compat';
 import { outcome, type AdvantageDetails, type OutcomeAdvantages } from './groups';
+import { gdpoDetails, type GdpoOptions } from './gdpo';
 import { gpgDetails } from './gpg';
 import { grpoDetails, type GrpoOptions } from './grpo';
 import { grpoPasskDetails } from './grpo-passk';
@@ -22,32 +23,44 @@ export {
   type ReinforcePlusPlusOptions,
 } from './reinforce-pp';
 export { gpgAdvantages, gpgDetails } from './gpg';
+export { gdpoAdvantages, gdpoDetails, gdpoSettings, type GdpoOptions } from './gdpo';
 export { grpoPasskAdvantages, grpoPasskDetails, grpoPasskSettings, type GrpoPasskOptions } from './grpo-passk';
 export { gae, type GaeInput, type GaeOptions, type GaeResult } from './gae';
 export { verlMaskedMean, verlWhitenStats, whitenWith, VERL_EPS, type WhitenStats } from './whiten';
 
 /** The outcome estimators pack can run. */
-export type OutcomeEstimator = 'grpo' | 'rloo' | 'reinforce++-baseline' | 'gpg' | 'grpo-passk';
+export type OutcomeEstimator = 'grpo' | 'rloo' | 'reinforce++-baseline' | 'gpg' | 'grpo-passk' | 'gdpo';
 export const OUTCOME_ESTIMATORS: readonly OutcomeEstimator[] = [
   'grpo',
   'rloo',
   'reinforce++-baseline',
   'gpg',
   'grpo-passk',
+  'gdpo',
 ];
 
 /** Every outcome estimator's options in one object; each reads its own fields (and `compat`). */
-export type AdvantageOptions = GrpoOptions & RlooOptions & ReinforcePlusPlusOptions & { compat?: Compat };
+export type AdvantageOptions = GrpoOptions &
+  RlooOptions &
+  ReinforcePlusPlusOptions &
+  Pick<GdpoOptions, 'weights'> & { compat?: Compat };
 
-/** Runs `estimator` on per-sequence `scores`; `lengths` (trainable tokens per sequence) feeds verl's REINFORCE++-baseline. */
+/** Per reward component, one value per sequence (`Session.components`): what GDPO reads instead of the scores. */
+export type RewardParts = Readonly<Record<string, ArrayLike<number>>>;
+
+/**
+ * Runs `estimator` on per-sequence `scores`; `lengths` (trainable tokens per sequence) feeds verl's
+ * REINFORCE++-baseline and GDPO's whitening; `parts` (the reward's components) feeds GDPO.
+ */
 export function outcomeAdvantages(
   estimator: OutcomeEstimator,
   scores: ArrayLike<number>,
   groups: ArrayLike<string | number>,
   lengths: ArrayLike<number>,
   options: AdvantageOptions = {},
+  parts?: RewardParts,
 ): OutcomeAdvantages {
-  const d = outcomeAdvantageDetails(estimator, scores, groups, lengths, options);
+  const d = outcomeAdvantageDetails(estimator, scores, groups, lengths, options, parts);
   return outcome(d.advantages, d.grouping);
 }
 
@@ -58,6 +71,7 @@ export function outcomeAdvantageDetails(
   groups: ArrayLike<string | number>,
   lengths: ArrayLike<number>,
   options: AdvantageOptions = {},
+  parts?: RewardParts,
 ): AdvantageDetails {
   switch (estimator) {
     case 'grpo':
@@ -71,6 +85,15 @@ export function outcomeAdvantageDetails(
     case 'grpo-passk':
       // pass@k reads only `scale` ('group' or 'none'; the run option allows no other).
       return grpoPasskDetails(scores, groups, { scale: options.scale === 'none' ? 'none' : 'group' });
+    case 'gdpo':
+      if (!parts)
+        throw new Error("estimator 'gdpo' reads the reward's components: pass parts, one array per component");
+      // GDPO reads `scale` ('group' or 'none'; the run option allows no other), `weights` and `compat`.
+      return gdpoDetails(parts, groups, lengths, {
+        compat: options.compat,
+        scale: options.scale === 'none' ? 'none' : 'group',
+        weights: options.weights,
+      });
     default:
       throw new Error(`estimator = ${JSON.stringify(estimator)}: expected one of ${OUTCOME_ESTIMATORS.join(', ')}`);
   }
