@@ -8,6 +8,7 @@ import type { AdamWHyper } from './adamw/adamw.ref';
 import type { BackendName } from './backends/info';
 import type { CopyRange } from './common/dispatcher';
 import type { DropoutOptions } from './dropout/dropout.ref';
+import type { EntropyGrad } from './logprob/logprob.ref';
 import type { MatmulLayout, MatmulVariant } from './matmul/layout';
 import type { SamplingOptions } from './sample/distribution.ref';
 import type { SampleOutput } from './sample/sample.ref';
@@ -16,7 +17,7 @@ import type { SampleOutput } from './sample/sample.ref';
 export type { BackendName };
 
 /** `sample`'s settings and result, declared with its reference (kernels/sample/). */
-export type { SampleOutput, SamplingOptions };
+export type { EntropyGrad, SampleOutput, SamplingOptions };
 
 export type DType = 'f32' | 'i32';
 
@@ -181,7 +182,12 @@ export interface Ops {
     V: number,
     scale?: number,
   ): void;
-  /** dlogits(N, V) += s · dlogp_t · (onehot(target_t) − softmax(s·l)_t); `scale` s and `lse` as in the forward. */
+  /**
+   * dlogits(N, V) += s · (dlogp_t · (onehot(target_t) − p_t) − dentropy_t · p_t ⊙ (log p_t + H_t)), p_t =
+   * softmax(s·l)_t; `scale` s and `lse` as in the forward. The entropy term only with `entropyGrad`: the
+   * per-token seed dentropy (N) = ∂loss/∂H_t and the forward's entropy H (N); a row without a target
+   * still takes it (kernels/logprob/logprob.ref.ts `logprobBackwardRef`).
+   */
   logprobBackward(
     dlogits: Tensor,
     dlogp: Tensor,
@@ -191,6 +197,7 @@ export interface Ops {
     N: number,
     V: number,
     scale?: number,
+    entropyGrad?: EntropyGrad<Tensor>,
   ): void;
   /**
    * One id per row of logits (N, V) under `options` (temperature, top-k, top-p), drawn with

@@ -156,7 +156,8 @@ export function gqaCases(): ConformanceCase[] {
 }
 /**
  * The fused log-softmax forward then backward, untempered (the default scale, then an explicit 1)
- * and at the sampler's temperature 0.7 (scale 1/0.7); shapes every backend supports, WebGPU included.
+ * and at the sampler's temperature 0.7 (scale 1/0.7), seeded by dlogp alone and by dlogp and dentropy;
+ * shapes every backend supports, WebGPU included.
  */
 export function logprobCases(): ConformanceCase[] {
   const cases: ConformanceCase[] = [];
@@ -181,7 +182,14 @@ export function logprobCases(): ConformanceCase[] {
           ops.logprobForward(logp, entropy, lse, logits, targets, N, V, scale);
           const dlogits = f32(ops, 'dlogits', N * V, 35);
           ops.logprobBackward(dlogits, f32(ops, 'dlogp', N, 36), logits, targets, lse, N, V, scale);
-          return { logp, entropy, lse, dlogits };
+          // Seeded by the entropy too (an entropy bonus): every row takes it, those without a target included.
+          const dlogitsH = f32(ops, 'dlogitsH', N * V, 35);
+          const dentropy = f32(ops, 'dentropy', N, 37);
+          ops.logprobBackward(dlogitsH, f32(ops, 'dlogp', N, 36), logits, targets, lse, N, V, scale, {
+            dentropy,
+            entropy,
+          });
+          return { logp, entropy, lse, dlogits, dlogitsH };
         },
       });
     }

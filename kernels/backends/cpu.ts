@@ -114,8 +114,18 @@ export function createCpuOps(): Ops {
     widenBf16: (out, packed, n) => widenBf16Ref(d(out), ints(packed), n),
     logprobForward: (logp, entropy, lse, logits, targets, N, V, scale = 1) =>
       logprobForwardRef(d(logp), d(entropy), d(lse), d(logits), ints(targets), N, V, scale),
-    logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V, scale = 1) =>
-      logprobBackwardRef(d(dlogits), d(dlogp), d(logits), ints(targets), d(lse), N, V, scale),
+    logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V, scale = 1, entropyGrad) =>
+      logprobBackwardRef(
+        d(dlogits),
+        d(dlogp),
+        d(logits),
+        ints(targets),
+        d(lse),
+        N,
+        V,
+        scale,
+        entropyGrad && { dentropy: d(entropyGrad.dentropy), entropy: d(entropyGrad.entropy) },
+      ),
     sample: async (logits, uniforms, N, V, options) => sampleRef(d(logits), uniforms, N, V, options),
     adamw: (param, grad, m, v, n, hp, gradScale) =>
       adamwRef(d(param), d(grad), d(m), d(v), n, hp, gradScale ? d(gradScale) : 1),

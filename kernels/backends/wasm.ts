@@ -164,6 +164,9 @@ interface Kernels {
     N: number,
     V: number,
     scale: number,
+    dentropy: number,
+    entropy: number,
+    withEntropy: number,
   ): void;
   adamw(
     param: number,
@@ -683,22 +686,35 @@ function wasmOpsOver(
       checkTargets(targets, N, V);
       k.logprobForward(p(logp), p(entropy), p(lse), p(logits), i(targets), N, V, scale);
     },
-    logprobBackward(dlogits, dlogp, logits, targets, lse, N, V, scale = 1) {
-      checkLogprobShapes(
-        'logprobBackward',
-        {
-          dlogits: dlogits.length,
-          dlogp: dlogp.length,
-          logits: logits.length,
-          targets: targets.length,
-          lse: lse.length,
-        },
-        N,
-        V,
-      );
+    logprobBackward(dlogits, dlogp, logits, targets, lse, N, V, scale = 1, entropyGrad) {
+      const sizes: Record<string, number> = {
+        dlogits: dlogits.length,
+        dlogp: dlogp.length,
+        logits: logits.length,
+        targets: targets.length,
+        lse: lse.length,
+      };
+      if (entropyGrad)
+        Object.assign(sizes, { dentropy: entropyGrad.dentropy.length, entropy: entropyGrad.entropy.length });
+      checkLogprobShapes('logprobBackward', sizes, N, V);
       checkLogprobScale('logprobBackward', scale);
       checkTargets(targets, N, V);
-      k.logprobBackward(p(dlogits), p(dlogp), p(logits), i(targets), p(lse), N, V, scale);
+      // Without the entropy seed its two pointers are never read: dlogp stands in for them.
+      const dentropy = entropyGrad ? p(entropyGrad.dentropy) : p(dlogp);
+      const entropy = entropyGrad ? p(entropyGrad.entropy) : p(dlogp);
+      k.logprobBackward(
+        p(dlogits),
+        p(dlogp),
+        p(logits),
+        i(targets),
+        p(lse),
+        N,
+        V,
+        scale,
+        dentropy,
+        entropy,
+        entropyGrad ? 1 : 0,
+      );
     },
     async sample(logits, uniforms, N, V, options) {
       checkSampleArgs('sample', logits.length, uniforms, N, V, options);

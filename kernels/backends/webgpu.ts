@@ -105,8 +105,19 @@ export function createWebGpuOps(ctx: GpuContext): WebGpuOps {
     },
     logprobForward: (logp, entropy, lse, logits, targets, N, V, scale = 1) =>
       logprobForward(rt, g(logp), g(entropy), g(lse), g(logits), g(targets), N, V, scale),
-    logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V, scale = 1) =>
-      logprobBackward(rt, g(dlogits), g(dlogp), g(logits), g(targets), g(lse), N, V, scale),
+    logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V, scale = 1, entropyGrad) =>
+      logprobBackward(
+        rt,
+        g(dlogits),
+        g(dlogp),
+        g(logits),
+        g(targets),
+        g(lse),
+        N,
+        V,
+        scale,
+        entropyGrad && { dentropy: g(entropyGrad.dentropy), entropy: g(entropyGrad.entropy) },
+      ),
     sample: (logits, uniforms, N, V, options) => sample(rt, g(logits), uniforms, N, V, options),
     adamw: (param, grad, m, v, n, hp, gradScale) =>
       adamw(rt, g(param), g(grad), g(m), g(v), n, hp, gradScale ? g(gradScale) : 1),

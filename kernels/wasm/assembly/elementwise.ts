@@ -151,17 +151,35 @@ export function logprobForward(logp: usize, entropy: usize, lse: usize, logits: 
   }
 }
 
-/** dlogits += scale · dlogp · (onehot(target) − softmax(scale·l)), with the forward's lse of scale·l. */
-export function logprobBackward(dlogits: usize, dlogp: usize, logits: usize, targets: usize, lse: usize, N: i32, V: i32, scale: f64): void {
+/**
+ * dlogits += scale · (dlogp · (onehot(target) − p) − dentropy · p · (log p + H)), p = softmax(scale·l), with
+ * the forward's lse of scale·l (logprob.ref.ts logprobBackwardRef). The entropy term only when
+ * withEntropy ≠ 0 (dentropy, entropy: N f32); without it a row with no target is skipped, as before.
+ */
+export function logprobBackward(
+  dlogits: usize, dlogp: usize, logits: usize, targets: usize, lse: usize, N: i32, V: i32, scale: f64,
+  dentropy: usize, entropy: usize, withEntropy: i32,
+): void {
   for (let t = 0; t < N; t++) {
     const row = t * V;
     const target = i32at(targets, t);
-    if (target < 0) continue;
-    const seed = scale * <f64>f32at(dlogp, t);
+    if (target < 0 && withEntropy == 0) continue;
+    const seed = target < 0 ? 0 : scale * <f64>f32at(dlogp, t);
     const l = <f64>f32at(lse, t);
+    if (withEntropy == 0) {
+      for (let v = 0; v < V; v++) {
+        const p = Math.exp(scale * <f64>f32at(logits, row + v) - l);
+        setf32(dlogits, row + v, <f32>(<f64>f32at(dlogits, row + v) + seed * ((v == target ? 1 : 0) - p)));
+      }
+      continue;
+    }
+    const dent = scale * <f64>f32at(dentropy, t);
+    const h = <f64>f32at(entropy, t);
     for (let v = 0; v < V; v++) {
-      const p = Math.exp(scale * <f64>f32at(logits, row + v) - l);
-      setf32(dlogits, row + v, <f32>(<f64>f32at(dlogits, row + v) + seed * ((v == target ? 1 : 0) - p)));
+      const lp = scale * <f64>f32at(logits, row + v) - l;
+      const p = Math.exp(lp);
+      const g = seed * ((v == target ? 1 : 0) - p) - dent * p * (lp + h);
+      setf32(dlogits, row + v, <f32>(<f64>f32at(dlogits, row + v) + g));
     }
   }
 }
