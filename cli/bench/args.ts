@@ -4,4 +4,6 @@ export interface BenchArgs {
   runs: number | null;
   /** `train --model gpt-ref`: the peer bench's GPT shape instead of the presets. */
   model: string | null;
+  /** `grpo --model … --lora`: the LoRA training alone (rank 16, bf16 base), not full fine-tuning beside it. */
+  lora: boolean;
 }

@@ -40,13 +40,21 @@ export const BENCH: CommandSpec = {
       `train: gpt-ref (the peer bench's GPT shape); grpo: ${Object.keys(MODEL_SHAPES).join(', ')} or a model folder; ` +
         `sampler: ${Object.keys(MODEL_SHAPES).join(', ')}`,
     ),
+    lora: bool(
+      'grpo --model: the LoRA training alone (rank 16, alpha 32, every projection, bf16 base), not full fine-tuning',
+    ),
   },
 };
 
 export async function runBench(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   const f = parseFlags(BENCH.name, rest, BENCH.flags);
-  const args: BenchArgs = { json: f.json === true, runs: null, model: null };
+  const args: BenchArgs = { json: f.json === true, runs: null, model: null, lora: f.lora === true };
+  if (args.lora && (name !== 'grpo' || f.model === undefined))
+    throw new UsageError(
+      `dewpoint bench: --lora is for the grpo bench with --model SHAPE|DIR (got bench ${name ?? 'none'}` +
+        `${f.model === undefined ? ', no --model' : ''})`,
+    );
   if (f.runs !== undefined) {
     const n = f.runs as number;
     if (!Number.isInteger(n) || n < 1 || n > 100)

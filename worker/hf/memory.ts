@@ -18,7 +18,7 @@ import type { ModelConfig } from '../model/config';
 import { kvDim } from '../model/config';
 import { parameterCount } from '../model/params';
 import { allocActs, allocParamSet } from '../model/tensors';
-import type { LoraConfig } from '../model/lora';
+import type { LoraConfig, Projection } from '../model/lora';
 import { loraActs, loraSpecs } from '../model/lora';
 
 export interface TrainingMemoryEstimate {
@@ -225,12 +225,15 @@ export function stepMemoryPlan(
   const length = o.promptIds + o.maxNew;
   // Two chains a packed row of twice the longest: rows·length ids at most, in ⌈rows / 2⌉ rows.
   const batchIds = o.trainIds ?? Math.ceil(o.rows / 2) * 2 * length;
-  // A pass holds one row at least (model.ts passes).
+  // A batch of more ids than idsPerPass runs in passes of ⌊idsPerPass / row⌋ rows, one at least (model.ts passesOf).
   const rowIds = o.rowIds ?? 2 * length;
-  const passIds = Math.min(batchIds, Math.max(o.idsPerPass, rowIds));
+  const passIds =
+    batchIds <= o.idsPerPass ? batchIds : Math.min(batchIds, Math.max(1, Math.floor(o.idsPerPass / rowIds)) * rowIds);
   const kv = 2 * o.rows * length * kvDim(config) * config.layers * 4;
-  const decode = 4 * countActivationValues(config, o.rows, 1);
-  const prefill = 4 * countLayerValues(config, o.rows, o.promptIds);
+  // A sampler's buffers carry the adapters' u (no dropout), as kv-cache.ts Decoder allocates them.
+  const sampled = lora ? { lora: { ...loraActs(lora), dropout: false } } : {};
+  const decode = 4 * countWith((ops) => allocActs(ops, config, o.rows, 1, { wholeHead: true, ...sampled }));
+  const prefill = 4 * countLayerValues(config, o.rows, o.promptIds, sampled);
   const trainedPass: PassLayout = { ...(lora ? { lora } : {}), recompute: o.recompute ?? false };
   const referencePass: PassLayout = { frozen: true };
   const parts: MemoryPlanPart[] = [
@@ -368,10 +371,12 @@ export function wasmDpoPlan(
 export function memoryPlanProblem(config: ModelConfig, plan: MemoryPlan, limit: number, where: string): string | null {
   if (plan.total <= limit) return null;
   const rest = plan.total - plan.passLayouts.reduce((n, l) => n + passActivationBytes(config, plan.passIds, l), 0);
-  const fits = idsFitting(config, limit - rest, plan.passLayouts);
+  // A pass holds whole rows (model.ts passesOf): k rows fit, and every idsPerPass below k + 1 rows gives passes of k.
+  const rows = Math.floor(idsFitting(config, limit - rest, plan.passLayouts) / plan.rowIds);
   const advice =
-    fits >= plan.rowIds
-      ? `idsPerPass ${fits} or fewer would fit (each pass's forward is then run again for its backward)`
+    rows >= 1
+      ? `idsPerPass ${(rows + 1) * plan.rowIds - 1} or fewer would fit (passes of ${rows} row${rows === 1 ? '' : 's'} of ` +
+        `${plan.rowIds} ids; each pass's forward is then run again for its backward)`
       : `no idsPerPass fits: the model and its sampling, with passes of one row (${plan.rowIds} ids), exceed it ` +
         '(fewer prompts × group or pairs, a shorter maxNew, LoRA)';
   return (
@@ -381,6 +386,11 @@ export function memoryPlanProblem(config: ModelConfig, plan: MemoryPlan, limit: 
 }
 
 /** Values of the layer stack alone for a [rows, seq] forward (allocActs `layersOnly`, `sharedLayers`: a prefill holds one layer at a time). */
-function countLayerValues(config: ModelConfig, rows: number, seq: number): number {
-  return countWith((ops) => allocActs(ops, config, rows, seq, { layersOnly: true, sharedLayers: true }));
+function countLayerValues(
+  config: ModelConfig,
+  rows: number,
+  seq: number,
+  o: { lora?: { rank: number; targets: readonly Projection[]; dropout: boolean } } = {},
+): number {
+  return countWith((ops) => allocActs(ops, config, rows, seq, { layersOnly: true, sharedLayers: true, ...o }));
 }
