@@ -73,12 +73,15 @@ interface PassLayout {
 
 /** Values (f32 or i32, 4 bytes each) that allocActs allocates for a [rows, seq] batch of a model of this layout. */
 function countActivationValues(config: ModelConfig, rows: number, seq: number, layout: PassLayout = {}): number {
-  return countWith((ops) =>
-    allocActs(ops, config, rows, seq, {
-      ...(layout.lora ? { lora: loraActs(layout.lora) } : {}),
-      ...(layout.frozen ? { sharedLayers: true } : { recompute: layout.recompute ?? false }),
-    }),
-  );
+  return countWith((ops) => allocPass(ops, config, rows, seq, layout));
+}
+
+/** A pass's activations in this layout, as model.ts Model actsFor allocates them. */
+function allocPass(ops: Ops, config: ModelConfig, rows: number, seq: number, layout: PassLayout): void {
+  allocActs(ops, config, rows, seq, {
+    ...(layout.lora ? { lora: loraActs(layout.lora) } : {}),
+    ...(layout.frozen ? { sharedLayers: true } : { recompute: layout.recompute ?? false }),
+  });
 }
 
 /**
@@ -110,16 +113,17 @@ export function weightBytes(config: ModelConfig, storage: WeightStorage = 'f32')
   return 4 * countWith((ops) => allocParamSet(ops, config, 'plan', storage));
 }
 
-/** Values `allocate` asks a counting Ops for (it may only call alloc). */
-function countWith(allocate: (ops: Ops) => void): number {
+/** Values `allocate` asks a counting Ops for (it may only call alloc); `seen` is told each allocation. */
+function countWith(allocate: (ops: Ops) => void, seen?: (label: string, length: number) => void): number {
   let values = 0;
   // allocActs and allocParamSet only call `alloc`; any other use of this stand-in is a bug here, so it throws.
   const counting = new Proxy({} as Ops, {
     get(_target, key) {
       if (key !== 'alloc')
         throw new Error(`memory plan: a counted allocation called ops.${String(key)}; only alloc is counted`);
-      return (_label: string, length: number) => {
+      return (label: string, length: number) => {
         values += length;
+        seen?.(label, length);
         return { length } as unknown as Tensor;
       };
     },
@@ -181,6 +185,11 @@ export interface MemoryPlan {
   passLayouts: PassLayout[];
   /** The LoRA the plan counts (adapters trained, no reference copy), absent for full fine-tuning. */
   lora?: PlannedLora;
+  /**
+   * The largest single tensor of the step (its allocation label, and bytes): on WebGPU each tensor is
+   * a GPU buffer of its own, which the adapter bounds by maxStorageBufferBindingSize (kernels/common/tensor.ts).
+   */
+  largestBuffer: { label: string; bytes: number };
 }
 
 /** What a plan reads of a LoRA config: the rank and the targets. */
@@ -266,9 +275,27 @@ export function stepMemoryPlan(
       bytes: kv + decode + prefill,
     },
   ];
+  // The same allocations as the parts', each tensor at once: the largest of them.
+  const largestBuffer = { label: '', bytes: 0 };
+  const allocations: ((ops: Ops) => void)[] = [
+    (ops) => allocParamSet(ops, config, lora ? 'base' : 'trained', lora ? o.frozenWeights : 'f32'),
+    ...(o.reference && !lora ? [(ops: Ops) => allocParamSet(ops, config, 'reference', o.frozenWeights)] : []),
+    ...(lora
+      ? [(ops: Ops) => loraSpecs(config, lora).forEach((x) => ops.alloc(`adapter:${x.name}`, x.shape[0] * x.shape[1]))]
+      : []),
+    (ops) => allocPass(ops, config, 1, passIds, trainedPass),
+    (ops) => allocActs(ops, config, o.rows, 1, { wholeHead: true, ...sampled }),
+    (ops) => allocActs(ops, config, o.rows, o.promptIds, { layersOnly: true, sharedLayers: true, ...sampled }),
+    (ops) => ops.alloc('kv:k (a layer)', o.rows * length * kvDim(config)),
+  ];
+  for (const allocate of allocations)
+    countWith(allocate, (label, n) => {
+      if (4 * n > largestBuffer.bytes) Object.assign(largestBuffer, { label, bytes: 4 * n });
+    });
   return {
     parts,
     total: parts.reduce((t, p) => t + p.bytes, 0),
+    largestBuffer,
     idsPerPass: o.idsPerPass,
     passIds,
     rowIds,

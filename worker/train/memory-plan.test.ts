@@ -5,7 +5,8 @@
  * longest prompt drawn. The second step samples while the first step's training activations are
  * still allocated, so the heap's peak holds every part the plan adds up. Each part is a seventh
  * or more of the total here, so a part the plan dropped (or counted twice) would miss by more
- * than the 10% allowed.
+ * than the 10% allowed. The plan's largest tensor (a GPU buffer of its own on WebGPU) is the largest
+ * the step allocated.
  */
 import { describe, expect, it } from 'vitest';
 import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
@@ -41,8 +42,15 @@ const OPTIONS: GrpoRunOptions = {
 };
 
 describe('the memory plan against the wasm heap', () => {
-  it("predicts a LoRA step's heap peak within 1%, and misses by over 10% without any one of its parts", async () => {
+  it("predicts a LoRA step's heap peak within 1% (over 10% off without any one part) and its largest tensor", async () => {
     const ops = await nodeWasmOps(1);
+    // The largest tensor the step allocates, as the plan's largestBuffer names it (a WebGPU buffer each).
+    const alloc = ops.alloc.bind(ops);
+    const largest = { label: '', bytes: 0 };
+    ops.alloc = (label, length, dtype) => {
+      if (4 * length > largest.bytes) Object.assign(largest, { label, bytes: 4 * length });
+      return alloc(label, length, dtype);
+    };
     const run = new GrpoRun(ops, OPTIONS, base);
     let promptIds = 0;
     try {
@@ -61,5 +69,6 @@ describe('the memory plan against the wasm heap', () => {
     // Within 1% (what is left is the allocator's 64-byte alignment of small tensors), the 10% asked well inside.
     expect(off(plan.total), `plan ${plan.total} B, heap peak ${peak} B`).toBeLessThan(0.01);
     for (const p of plan.parts) expect(off(plan.total - p.bytes), `without '${p.part}'`).toBeGreaterThan(0.1);
+    expect(plan.largestBuffer).toEqual(largest);
   });
 });
