@@ -4,4 +4,8 @@ export interface BenchArgs {
   runs: number | null;
   /** `train --model gpt-ref`: the peer bench's GPT shape instead of the presets. */
   model: string | null;
+  /** `gpu --quick`: sizes small enough for a software adapter. */
+  quick: boolean;
+  /** `grpo`: the wasm thread counts to measure, in order ('auto': this machine's cores, as `--backend wasm` gets); null: auto, then 1. */
+  threads: (number | 'auto')[] | null;
 }

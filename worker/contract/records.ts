@@ -271,7 +271,7 @@ export interface GroupRecord {
    * `outcomeAdvantageDetails`); absent for pairs and for groups stored before it was kept.
    */
   estimate?: {
-    estimator: 'grpo' | 'rloo' | 'reinforce++-baseline';
+    estimator: 'grpo' | 'rloo' | 'reinforce++-baseline' | 'gpg' | 'grpo-passk';
     /** The options the estimator read, compat's defaults filled in (grpo: compat, scale, stdType, epsilon, singleton). */
     settings: Record<string, string | number | boolean>;
     /** Samples the estimator grouped (the trained ones: truncated completions are left out under truncation 'mask'). */

@@ -182,6 +182,8 @@ const TRL_KEYS = {
     'vllm_importance_sampling_mode',
     'vllm_importance_sampling_clip_max',
     'vllm_importance_sampling_clip_min',
+    'off_policy_mask_threshold',
+    'top_entropy_quantile',
   ]),
   DPOConfig: new Set([...TRAINING_ARGS, 'beta', 'loss_type', 'loss_weights', 'label_smoothing']),
   PPOConfig: new Set([

@@ -501,6 +501,13 @@ describe('verlCommand: options', () => {
     ]);
   });
 
+  it('gpg and grpo_passk by their adv_estimator names; pass@k carries norm_adv_by_std_in_grpo', () => {
+    expect(at(grpo({ advantage: { estimator: 'gpg' } }), 'algorithm.adv_estimator')).toBe('gpg');
+    const k = grpo({ advantage: { estimator: 'grpo-passk', scale: 'none' } });
+    expect(at(k, 'algorithm.adv_estimator')).toBe('grpo_passk');
+    expect(at(k, 'algorithm.norm_adv_by_std_in_grpo')).toBe('false');
+  });
+
   it("compat trl's GRPO defaults (ε 1e-4, singleton 0) are listed as unset values verl cannot take", () => {
     const e = grpo({ advantage: { estimator: 'grpo', compat: 'trl' } });
     expect(e.unmapped.filter((u) => u.path.startsWith('advantage'))).toMatchObject([
@@ -566,6 +573,19 @@ describe('verlCommand: options', () => {
     expect(at(rs, 'algorithm.rollout_correction.rollout_rs')).toBe('"token_k1,seq_mean_k3"');
     expect(at(rs, 'algorithm.rollout_correction.rollout_rs_threshold')).toBe('"2,0.01"');
     expect(rs.command).toContain(`'algorithm.rollout_correction.rollout_rs="token_k1,seq_mean_k3"'`);
+  });
+
+  it("TRL's off-policy sequence mask has no verl equivalent: listed, nothing written", () => {
+    const e = grpo({ offPolicyMask: 0.5 });
+    expect(kinds(unmapped(e, 'offPolicyMask'))).toEqual(['offPolicyMask:none']);
+    expect(unmapped(e, 'offPolicyMask')[0].reason).toMatch(/no off-policy sequence mask/);
+    expect(e.overrides).toEqual(grpo({}).overrides);
+  });
+
+  it("TRL's high-entropy token mask has no verl equivalent: listed, nothing written", () => {
+    const e = grpo({ topEntropyQuantile: 0.2 });
+    expect(kinds(unmapped(e, 'topEntropyQuantile'))).toEqual(['topEntropyQuantile:none']);
+    expect(e.overrides).toEqual(grpo({}).overrides);
   });
 
   it('mini-batches in prompts; a split verl cannot make is listed; run bookkeeping', () => {

@@ -13,7 +13,7 @@ import type { CharTokenizer, TextTokenizer } from '../data/tokenizer';
 import { TURN_SEPARATOR, type EnvTask, type EnvironmentKind } from '../episodes/environment';
 import { collectEpisodes, type CollectedEpisode } from '../episodes/rollout';
 import type { Model } from '../model/model';
-import type { SamplingOptions } from '../rollout/distribution';
+import type { SamplingOptions } from '../../kernels/sample/distribution.ref';
 import { generate } from '../rollout/generate';
 
 export interface EvalResult {
