@@ -323,6 +323,19 @@ function translate(o: RlRunOptions): SkyrlExport {
       o.samplerTemperature,
       "the mismatch lab's injected gap has no option: SkyRL samples and scores at one temperature",
     );
+  if (o.offPolicyMask !== undefined)
+    log.none(
+      'offPolicyMask',
+      o.offPolicyMask,
+      "SkyRL has no off-policy sequence mask (TRL's OPSM): its off_policy_correction masks (geo_mask, outlier tokens) " +
+        "ignore the advantage's sign",
+    );
+  if (o.topEntropyQuantile !== undefined)
+    log.none(
+      'topEntropyQuantile',
+      o.topEntropyQuantile,
+      "SkyRL has no high-entropy token mask (TRL's top_entropy_quantile)",
+    );
   if (o.loraRank !== undefined) {
     const targets = o.loraTargets ?? 'all-linear';
     const lora = 'trainer.policy.model.lora';
@@ -795,7 +808,7 @@ function advantage(o: GrpoRunOptions, log: MappingLog, set: SetFn, fixed: (key: 
     if (s.normalize)
       set('advantage.normalize', true, `${ALG}.advantage_batch_normalize`, true, "the training batch's mean and std");
     else log.asDefault('advantage.normalize', false, "no whitening, as SkyRL's default");
-  } else {
+  } else if (s.estimator === 'reinforce++-baseline') {
     // SkyRL's reinforce++ whitens discounted returns over the batch with no group baseline: not the baseline variant.
     fixed(adv, 'grpo');
     noneAll(
@@ -804,8 +817,11 @@ function advantage(o: GrpoRunOptions, log: MappingLog, set: SetFn, fixed: (key: 
       a,
       "SkyRL's reinforce++ has no group baseline (it whitens the returns over the batch): the launch writes grpo instead",
     );
+  } else {
+    fixed(adv, 'grpo');
+    noneAll(log, 'advantage', a, `SkyRL has no ${s.estimator} estimator (verl's): the launch writes grpo instead`);
   }
-  if (a.compat !== undefined && s.estimator !== 'reinforce++-baseline')
+  if ('compat' in a && a.compat !== undefined && s.estimator !== 'reinforce++-baseline')
     log.resolved(
       'advantage.compat',
       a.compat,
