@@ -22,5 +22,6 @@ export async function cliBackend(choice: unknown): Promise<{ ops: Ops; info: Bac
 export function describeBackend(info: BackendInfo): string {
   if (info.backend === 'webgpu') return `webgpu (${info.adapter?.vendor}/${info.adapter?.architecture})`;
   const simd = info.simd ? `, ${info.simd} SIMD` : '';
-  return `${info.backend}${info.threads > 1 ? ` × ${info.threads} threads` : ''}${simd} (${info.reason})`;
+  const split = info.split && info.threads > 1 ? `; ${info.split}` : '';
+  return `${info.backend}${info.threads > 1 ? ` × ${info.threads} threads` : ''}${simd} (${info.reason}${split})`;
 }

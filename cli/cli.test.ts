@@ -170,6 +170,10 @@ describe('dewpoint CLI', () => {
     expect(err.join('')).toMatch(
       /unknown command 'frobnicate'; allowed: info, bench, pretrain, eval, train, env, episodes/,
     );
+    expect(await main(['bench', 'grpo', '--threads', '1,0,auto'])).toBe(2);
+    expect(err.join('')).toMatch(/--threads entries must be integers in 1\.\.64 or auto, got '0'/);
+    expect(await main(['bench', 'pack', '--threads', '2'])).toBe(2);
+    expect(err.join('')).toMatch(/--threads is for the grpo bench \(without --model\), not pack/);
   });
 
   it("train --config takes the Experiments view's JSON, lets flags override it, and names every invalid field", () => {

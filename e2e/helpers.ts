@@ -5,6 +5,7 @@
  * The form itself sits in the "New run" disclosure, which Start collapses: it is opened first too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { crc32 } from 'node:zlib';
 import { expect, type Page } from '@playwright/test';
 
 /**
@@ -104,4 +105,26 @@ export function startCompanion(origin: string): Promise<{ child: ChildProcess; l
       reject(new Error(`the companion exited (${code}) before it printed its link: ${out}`)),
     );
   });
+}
+
+/** The files of a stored (method 0) .zip, read by its central directory (PKWARE APPNOTE.TXT 4.3.12, 4.3.16). */
+export function unzipStored(zip: Buffer): Map<string, Buffer> {
+  const end = zip.length - 22;
+  expect(zip.readUInt32LE(end)).toBe(0x06054b50);
+  const files = new Map<string, Buffer>();
+  let at = zip.readUInt32LE(end + 16);
+  for (let i = 0; i < zip.readUInt16LE(end + 10); i++) {
+    expect(zip.readUInt32LE(at)).toBe(0x02014b50);
+    expect(zip.readUInt16LE(at + 10)).toBe(0); // STORE
+    const size = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const local = zip.readUInt32LE(at + 42);
+    const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const bytes = zip.subarray(start, start + size);
+    expect(crc32(bytes) >>> 0).toBe(zip.readUInt32LE(at + 16));
+    files.set(name, bytes);
+    at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+  }
+  return files;
 }

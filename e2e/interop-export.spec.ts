@@ -1,30 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { crc32 } from 'node:zlib';
 import { expect, test } from '@playwright/test';
 import { parquetReadObjects } from 'hyparquet';
-import { openPreset } from './helpers';
-
-/** The files of a stored (method 0) .zip, read by its central directory (PKWARE APPNOTE.TXT 4.3.12, 4.3.16). */
-function unzipStored(zip: Buffer): Map<string, Buffer> {
-  const end = zip.length - 22;
-  expect(zip.readUInt32LE(end)).toBe(0x06054b50);
-  const files = new Map<string, Buffer>();
-  let at = zip.readUInt32LE(end + 16);
-  for (let i = 0; i < zip.readUInt16LE(end + 10); i++) {
-    expect(zip.readUInt32LE(at)).toBe(0x02014b50);
-    expect(zip.readUInt16LE(at + 10)).toBe(0); // STORE
-    const size = zip.readUInt32LE(at + 20);
-    const nameLength = zip.readUInt16LE(at + 28);
-    const local = zip.readUInt32LE(at + 42);
-    const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
-    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-    const bytes = zip.subarray(start, start + size);
-    expect(crc32(bytes) >>> 0).toBe(zip.readUInt32LE(at + 16));
-    files.set(name, bytes);
-    at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
-  }
-  return files;
-}
+import { openPreset, unzipStored } from './helpers';
 
 // A short grpo-arith run, then the runs table's Export for verl and Export for TRL: each is one
 // .zip download (a browser would stop a second download to ask), and what is in it is what the

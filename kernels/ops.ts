@@ -9,9 +9,14 @@ import type { BackendName } from './backends/info';
 import type { CopyRange } from './common/dispatcher';
 import type { DropoutOptions } from './dropout/dropout.ref';
 import type { MatmulLayout, MatmulVariant } from './matmul/layout';
+import type { SamplingOptions } from './sample/distribution.ref';
+import type { SampleOutput } from './sample/sample.ref';
 
 /** The backends' names, declared in backends/info.ts. */
 export type { BackendName };
+
+/** `sample`'s settings and result, declared with its reference (kernels/sample/). */
+export type { SampleOutput, SamplingOptions };
 
 export type DType = 'f32' | 'i32';
 
@@ -187,6 +192,20 @@ export interface Ops {
     V: number,
     scale?: number,
   ): void;
+  /**
+   * One id per row of logits (N, V) under `options` (temperature, top-k, top-p), drawn with
+   * uniforms[r] in [0, 1) (NaN skips row r: id −1, log-prob NaN): the ids, their behaviour
+   * log-probs (float64) and whether each row's distribution was filtered, bit for bit those of
+   * `sampleRef` (kernels/sample/sample.ref.ts) on every backend. The logits stay where they are;
+   * only N entries come back. Rejects a bad argument, or a row with a NaN or +∞ logit or none finite.
+   */
+  sample(
+    logits: Tensor,
+    uniforms: ArrayLike<number>,
+    N: number,
+    V: number,
+    options: SamplingOptions,
+  ): Promise<SampleOutput>;
   /** One AdamW step on param (n) with grad · gradScale[0] (gradScale (1), e.g. from clipScale). */
   adamw(param: Tensor, grad: Tensor, m: Tensor, v: Tensor, n: number, hp: AdamWHyper, gradScale: Tensor | null): void;
   /** out (1) = Σ over every tensor of Σ g². */

@@ -21,6 +21,7 @@ import type { ModelConfig } from './model/config';
 import type { RemoteSampler } from './rollout/remote-sampler';
 import { PickedModels } from './hf/models';
 import { exportStoredRun } from './interop/files';
+import { exportStoredBundle } from './interop/stored-bundle';
 import { importVerlRun } from './interop/verl-import';
 import type {
   BackendInfo,
@@ -173,6 +174,9 @@ export function createWorkbench(
     },
     async exportRunFiles(runId: string, to: 'verl' | 'trl') {
       return exportStoredRun(store, runId, to);
+    },
+    async exportRunBundle(runId: string, to: 'verl' | 'skyrl') {
+      return exportStoredBundle(store, runId, to);
     },
     async groupSteps(runId: string) {
       return store.groupSteps(runId);

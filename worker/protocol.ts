@@ -35,6 +35,7 @@ import type {
   EpisodeDetail,
   EpisodeSummary,
   ExportFile,
+  RunBundle,
   FlowCloud,
   FlowField,
   GroupRecord,
@@ -258,4 +259,11 @@ export interface WorkbenchApi {
     runId: string,
     to: 'verl' | 'trl',
   ): Promise<{ ok: true; files: ExportFile[] } | { ok: false; reason: string }>;
+  /**
+   * A stored run as the bundle `dewpoint export RUN --to verl|skyrl` writes (worker/interop/stored-bundle.ts):
+   * its latest checkpoint as model/, prompts, rollouts, reward.py with parity.jsonl, launch.sh (verl),
+   * preflight.json and README.md, with the preflight's checks; `ok: false` with the reason for an
+   * unknown run, an imported one, or a flow policy's.
+   */
+  exportRunBundle(runId: string, to: 'verl' | 'skyrl'): Promise<RunBundle | { ok: false; reason: string }>;
 }

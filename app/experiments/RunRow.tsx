@@ -2,7 +2,7 @@
  * One stored run in the runs table: its row (name, preset, key hyperparameters, status, steps,
  * latest mean reward and held-out accuracy, backend, start, duration, actions) and, opened with
  * Details, its exact config with "Run again with this config", its name and notes, Export for
- * verl or TRL (its files download as one .zip), and Delete
+ * verl or TRL (its files download as one .zip), Bundle for verl or SkyRL (BundleExport), and Delete
  * behind a confirmation that says what it removes and, once done, how much it freed.
  */
 import { useState } from 'react';
@@ -14,6 +14,7 @@ import { useFormStore } from '../state/form-store';
 import { deleteScope, importedOf, keyParams, runLabel, trainedOptions } from '../shared/runs-table';
 import { continueLabel, isContinuable } from './continuable';
 import { usePageStore } from './page-store';
+import { BundleExport, type BundleOutcome, type BundleTarget } from './BundleExport';
 
 export interface RowActions {
   open: (r: RunSummary) => void;
@@ -23,6 +24,8 @@ export interface RowActions {
   remove: (r: RunSummary) => Promise<string>;
   /** Downloads the run's files for verl or TRL (worker/interop/files.ts) as one .zip; resolves to what was saved or why not. */
   exportTo: (r: RunSummary, to: 'verl' | 'trl') => Promise<string>;
+  /** Downloads the run's bundle for verl or SkyRL (worker/interop/stored-bundle.ts) as one .zip, with its preflight. */
+  bundle: (r: RunSummary, to: BundleTarget) => Promise<BundleOutcome>;
   /** Tells the person what happened (a polite live region above the table). */
   announce: (text: string) => void;
 }
@@ -162,6 +165,7 @@ export function RunRow({ r, current, live, columns, actions }: Props) {
                     </button>
                   ))}
                 </p>
+                <BundleExport r={r} title={title} busy={busy} bundle={actions.bundle} announce={actions.announce} />
                 <p>
                   <button
                     type="button"

@@ -8,7 +8,15 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import type { RunStatus, RunSummary } from '../../worker/protocol';
-import { deleteRun, exportRunFiles, openStoredRun, runsQuery, storageQuery, updateRun } from '../queries/experiments';
+import {
+  deleteRun,
+  exportRunBundle,
+  exportRunFiles,
+  openStoredRun,
+  runsQuery,
+  storageQuery,
+  updateRun,
+} from '../queries/experiments';
 import { downloadZip } from '../state/download';
 import { createUpdateQueue, taskTimer } from '../shared/update-queue';
 import { keys } from '../queries/keys';
@@ -98,6 +106,21 @@ export function RunsTable() {
       const name = `dewpoint-${r.runId}-${to}.zip`;
       const size = downloadZip(name, e.files);
       return `Exported ${runLabel(r)} for ${to}: ${name} (${kb(size)}) with ${e.files.map((f) => `${f.name} (${kb(f.bytes.byteLength)})`).join(', ')}.`;
+    },
+    bundle: async (r, to) => {
+      const b = await exportRunBundle(r.runId, to);
+      const target = to === 'verl' ? 'verl' : 'SkyRL';
+      if (!b.ok) return { said: `Cannot bundle ${runLabel(r)} for ${target}: ${b.reason}`, preflight: [] };
+      const name = `dewpoint-${r.runId}-${to}-bundle.zip`;
+      const size = downloadZip(name, b.files);
+      const refused = b.preflight.filter((c) => c.status === 'refused').map((c) => c.rule);
+      return {
+        said:
+          `Bundled ${runLabel(r)} for ${target}: ${name} (${kb(size)}), ${b.files.length} files, ` +
+          `${b.checkpointStep === null ? 'no checkpoint (no model/)' : `model/ from the checkpoint of step ${b.checkpointStep}`}; ` +
+          `preflight ${refused.length ? `refused: ${refused.join(', ')}` : 'passed'} (listed below the buttons).`,
+        preflight: b.preflight,
+      };
     },
     announce: setSaid,
   };

@@ -120,6 +120,7 @@ export async function updateRun(runId: string, meta: { name?: string; notes?: st
 
 export const deleteRun = (runId: string) => workbench.deleteRun(runId);
 export const exportRunFiles = (runId: string, to: 'verl' | 'trl') => workbench.exportRunFiles(runId, to);
+export const exportRunBundle = (runId: string, to: 'verl' | 'skyrl') => workbench.exportRunBundle(runId, to);
 
 /** A stored run's per-step metrics and evaluations (the Compare view reads several). */
 export const runHistoryQuery = (runId: string, lastStep: number) =>

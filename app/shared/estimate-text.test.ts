@@ -84,3 +84,24 @@ describe('estimate text', () => {
     expect(signed(1.5)).toBe('+1.500');
   });
 });
+
+describe('estimate text: GPG and pass@k', () => {
+  const base = group.estimate!;
+  it("GPG shows α and the group mean; pass@k the best sample's margin over σ + ε", () => {
+    const gpg = { ...base, estimator: 'gpg' as const, settings: { alpha: 4 }, std: null, divisor: null };
+    expect(estimateSettings(gpg)).toBe('GPG · alpha 4');
+    expect(estimateFormula(gpg, 4)).toBe(
+      "a = α·(r − μ), μ = 0.250 (group mean), α = 4 (the batch's samples / those with a non-zero reward)",
+    );
+    const passk = {
+      ...base,
+      estimator: 'grpo-passk' as const,
+      settings: { scale: 'group', epsilon: 1e-6 },
+      baseline: null,
+    };
+    expect(estimateFormula(passk, 4)).toBe(
+      'the best sample gets a = (r_max − r_2nd) / (σ + ε), every other 0; σ = 0.500 (unbiased std of the group), ε = 1e-6',
+    );
+    expect(estimateFormula({ ...passk, zero: true }, 4)).toBe('all rewards equal: advantage 0 (no learning signal)');
+  });
+});

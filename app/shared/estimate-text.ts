@@ -2,7 +2,7 @@
  * The words the Groups view puts beside a group: its reward statistics as the advantage estimator
  * used them (`GroupRecord.estimate`, computed by the RL core) and the formula with the numbers
  * filled in; and a DPO pair's margin and loss. Text only, no math of its own: every number comes
- * from the stored record. References: docs/rl-formulas.md §3.1–3.3 (GRPO, RLOO, REINFORCE++) and §8.2 (DPO).
+ * from the stored record. References: docs/rl-formulas.md §3.1–3.3, §3.5, §3.6 (GRPO, RLOO, REINFORCE++, GPG, pass@k) and §8.2 (DPO).
  */
 import type { GroupRecord } from '../../worker/protocol';
 import { fixed, significant } from './format';
@@ -13,6 +13,8 @@ const ESTIMATORS: Record<Estimate['estimator'], string> = {
   grpo: 'GRPO',
   rloo: 'RLOO',
   'reinforce++-baseline': 'REINFORCE++-baseline',
+  gpg: 'GPG',
+  'grpo-passk': 'GRPO pass@k',
 };
 
 const f3 = (v: number) => fixed(v, 3);
@@ -76,6 +78,18 @@ export function estimateFormula(e: Estimate, members: number): string {
           ? 'all rewards equal: a = 0'
           : 'a = r − b, b = the mean reward of the other members (Baseline column)';
     return own + batchStep(e, 'a');
+  }
+  if (e.estimator === 'gpg') {
+    const alpha = significant(Number(e.settings.alpha));
+    if (e.zero) return 'all rewards equal: advantage 0 (no learning signal)';
+    const mu = members === 1 ? 'μ = 0 (a single member)' : `μ = ${f3(e.baseline ?? 0)} (group mean)`;
+    return `a = α·(r − μ), ${mu}, α = ${alpha} (the batch's samples / those with a non-zero reward)`;
+  }
+  if (e.estimator === 'grpo-passk') {
+    if (e.zero)
+      return members > 1 ? 'all rewards equal: advantage 0 (no learning signal)' : 'a single member: advantage 0';
+    const scaled = e.std === null ? 'no std scaling' : `σ = ${f3(e.std)} (unbiased std of the group), ε = ${eps}`;
+    return `the best sample gets a = (r_max − r_2nd)${e.std === null ? '' : ' / (σ + ε)'}, every other 0; ${scaled}`;
   }
   const own = e.zero
     ? 'c = 0 (all rewards equal, or a single member)'

@@ -199,6 +199,9 @@ export function SystemView() {
                   : 'threads'}
               </span>
             )}
+            {backend.data.split && backend.data.threads > 1 && (
+              <span data-testid="backend-split"> ({backend.data.split})</span>
+            )}
             {backend.data.simd && (
               <span data-testid="backend-simd">
                 ,{' '}

@@ -6,4 +6,8 @@ export interface BenchArgs {
   model: string | null;
   /** `grpo --model … --lora`: the LoRA training alone (rank 16, bf16 base), not full fine-tuning beside it. */
   lora: boolean;
+  /** `gpu --quick`: sizes small enough for a software adapter. */
+  quick: boolean;
+  /** `grpo`: the wasm thread counts to measure, in order ('auto': this machine's cores, as `--backend wasm` gets); null: auto, then 1. */
+  threads: (number | 'auto')[] | null;
 }

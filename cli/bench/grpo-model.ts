@@ -13,11 +13,14 @@
  * peak beside what the memory plan (hf/memory.ts `wasmStepPlan`) predicted for the step, and effective GFLOPS: 2·N·sampled ids for sampling (the prefill's time counted against
  * it) and 6·N·ids for training (forward and backward of every id), N the matmul parameters
  * (the layers' projections and the LM head; attention's score products left out); beside them the
- * GFLOPS of a decoding step's matmuls alone at 32 rows, which sampling is read against.
+ * GFLOPS of a decoding step's matmuls alone at 32 rows, which sampling is read against; and the
+ * draw alone at 32 rows of the vocabulary: `Ops.sample` on wasm against its reference in JavaScript
+ * (kernels/sample/sample.ref.ts, the draw before the op) on the same logits.
  */
 import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
 import { nodeWasmOps } from '../../kernels/wasm/node-wasm';
+import { sampleRef } from '../../kernels/sample/sample.ref';
 import { checkpointFromHf } from '../../worker/model/checkpoint';
 import type { LoadedCheckpoint } from '../../worker/model/checkpoint';
 import type { ModelConfig } from '../../worker/model/config';
@@ -68,7 +71,7 @@ export const MODEL_SHAPES: Record<string, { config: ModelConfig; maxNew: number 
  * group ties and every response is truncated: `maskZeroAdvantage` off and truncation `score` train
  * on them anyway (a zero loss through the same arithmetic), as the PyTorch step did.
  */
-const STEP: Partial<GrpoRunOptions> = {
+export const STEP: Partial<GrpoRunOptions> = {
   prompts: 8,
   group: 4,
   evalEvery: 0,
@@ -77,7 +80,7 @@ const STEP: Partial<GrpoRunOptions> = {
 };
 
 /** Parameters a token passes through as a matmul operand: q, k, v, o, gate, up, down per layer, and the LM head. */
-function matmulParams(c: ModelConfig): number {
+export function matmulParams(c: ModelConfig): number {
   const C = c.dModel;
   return c.layers * (2 * C * C + 2 * C * kvDim(c) + 3 * C * c.ffn) + c.vocab * C;
 }
@@ -124,14 +127,59 @@ async function decodeMatmulGflops(ops: Ops, c: ModelConfig, rows = 32, reps = 3)
   }
 }
 
+/** Random weights of `config` (seed 1) as a Hugging Face folder with the Llama 2 tokenizer, loaded as a person's folder is. */
+export async function randomBase(config: ModelConfig, name: string): Promise<LoadedCheckpoint> {
+  const tok = llamaTokenizerFiles();
+  const files = writeHfFolder(config, initialWeights(config, 1), tok.tokenizerBytes, tok.configBytes);
+  return checkpointFromHf(await loadHfFolder(files), name);
+}
+
+/**
+ * Milliseconds of one draw of `rows` ids from logits (rows, V) (temperature 1, nothing filtered, as
+ * the step samples): `Ops.sample` on `ops`, and its reference on the logits read back (what
+ * sampling ran before the op); medians of `reps`. Seeded logits in [−10, 10).
+ */
+async function sampleOpMs(
+  ops: Ops,
+  V: number,
+  rows = 32,
+  reps = 5,
+): Promise<{ kernelMs: number; referenceMs: number }> {
+  const rand = mulberry32(3);
+  const logits = ops.alloc('probe:logits', rows * V);
+  try {
+    ops.upload(
+      logits,
+      Float32Array.from({ length: rows * V }, () => 20 * rand() - 10),
+    );
+    const u = () => Float64Array.from({ length: rows }, rand);
+    const time = async (f: () => Promise<unknown>) => {
+      await f();
+      const times: number[] = [];
+      for (let r = 0; r < reps; r++) {
+        const t = performance.now();
+        await f();
+        times.push(performance.now() - t);
+      }
+      return median(times);
+    };
+    return {
+      kernelMs: await time(() => ops.sample(logits, u(), rows, V, {})),
+      referenceMs: await time(async () => sampleRef(await ops.read(logits), u(), rows, V, {})),
+    };
+  } finally {
+    ops.free(logits);
+  }
+}
+
 async function baseOf(model: string): Promise<{ base: LoadedCheckpoint; source: string; maxNew: number }> {
   const named = MODEL_SHAPES[model];
   if (!named) return { base: await loadCheckpointDir(model), source: model, maxNew: 32 };
-  const { config, maxNew } = named;
-  const tok = llamaTokenizerFiles();
-  const files = writeHfFolder(config, initialWeights(config, 1), tok.tokenizerBytes, tok.configBytes);
-  const base = checkpointFromHf(await loadHfFolder(files), model);
-  return { base, source: `${model} (random weights, seed 1)`, maxNew };
+  return {
+    base: await randomBase(named.config, model),
+    source: `${model} (random weights, seed 1)`,
+    maxNew: named.maxNew,
+  };
 }
 
 /**
@@ -264,6 +312,13 @@ export async function benchGrpoModel(args: BenchArgs & { model: string }) {
     }
   };
   const wasm = await cliBackend('wasm');
+  process.stderr.write(`grpo --model: the draw alone at 32 rows\n`);
+  const sampleOp = {
+    rows: 32,
+    vocab: base.config.vocab,
+    threads: wasm.info.threads,
+    ...(await sampleOpMs(wasm.ops, base.config.vocab)),
+  };
   (wasm.ops as Partial<{ close(): void }>).close?.();
   const relaxed = wasm.info.simd === 'relaxed';
   await trainingsOn(`wasm × ${wasm.info.threads} threads${relaxed ? ', relaxed SIMD' : ''}`, () => cliBackend('wasm'));
@@ -292,6 +347,7 @@ export async function benchGrpoModel(args: BenchArgs & { model: string }) {
     statistic: `median of steps 2..${steps + 1}`,
     webgpu,
     plainMatmulGflops32,
+    sampleOp,
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
     rows,
   };
@@ -302,7 +358,9 @@ export async function benchGrpoModel(args: BenchArgs & { model: string }) {
       `vocab ${c.vocab}; ${json.batch}; ${json.statistic}; webgpu: ${webgpu}; peak RSS ${MiB(json.peakRssBytes)}` +
       (plainMatmulGflops32 === null
         ? ''
-        : `; decode matmuls at 32 rows on plain SIMD: ${f(plainMatmulGflops32, 1)} GFLOPS`),
+        : `; decode matmuls at 32 rows on plain SIMD: ${f(plainMatmulGflops32, 1)} GFLOPS`) +
+      `; the draw of 32 ids from ${sampleOp.vocab} logits on wasm × ${sampleOp.threads}: ${f(sampleOp.kernelMs, 1)} ms ` +
+      `(its JavaScript reference: ${f(sampleOp.referenceMs, 1)} ms)`,
     '| backend | s/step | sample s | train s | first step s | ids/step (sampled) | sample GFLOPS | train GFLOPS | ' +
       'decode matmuls at 32 rows, GFLOPS | sampling / matmuls | wasm heap peak | planned | peak / plan | wasm memory |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',

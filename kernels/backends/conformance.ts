@@ -4,7 +4,8 @@
  * tensors to compare. Shapes are odd on purpose (tails of every SIMD and tile width) and include
  * the model's own. Used by the wasm backend's tests (kernels/backends/wasm.test.ts); the
  * grouped-query attention cases (`gqaCases`, shapes every backend supports) also run on WebGPU
- * (kernels/backends/webgpu.test.ts).
+ * (kernels/backends/webgpu.test.ts), as do the cases of the kernels with a subgroup form
+ * (`subgroupCases`), with subgroups on and off.
  */
 import { randomArray } from '../common/random';
 import type { AdamWHyper, Ops, Tensor } from '../ops';
@@ -184,6 +185,55 @@ export function logprobCases(): ConformanceCase[] {
         },
       });
     }
+  }
+  return cases;
+}
+
+/**
+ * The ops whose WebGPU kernels have a subgroup form (kernels/common/subgroup_lib.wgsl): RMSNorm on
+ * the model's widths, and the log-prob on rows wide enough (V ≥ 8192) for the one-workgroup-per-row
+ * kernels. Run on WebGPU with the dispatcher's `subgroups` on and off (webgpu.test.ts): both sum in
+ * f32 in different orders, so the tolerance is the f32 reductions' own (a few ulps · log2 of the
+ * row), as for the other cases.
+ */
+export function subgroupCases(): ConformanceCase[] {
+  const cases: ConformanceCase[] = [];
+  for (const [N, C] of [
+    [1, 1],
+    [7, 13],
+    [97, 64],
+    [5, 576],
+    [3, 1000],
+  ]) {
+    cases.push({
+      name: `rmsnorm ${N}x${C}`,
+      atol: 1e-5,
+      rtol: 1e-4,
+      run: (ops) => {
+        const inp = f32(ops, 'inp', N * C, 8, -2, 2);
+        const out = ops.alloc('out', N * C);
+        const rstd = ops.alloc('rstd', N);
+        ops.rmsnormForward(out, rstd, inp, f32(ops, 'w', C, 9), N, C, 1e-5);
+        return { out, rstd };
+      },
+    });
+  }
+  for (const [N, V] of [
+    [3, 8192],
+    [2, 9001],
+  ]) {
+    cases.push({
+      name: `logprob forward ${N}x${V}`,
+      atol: 2e-5,
+      rtol: 1e-4,
+      run: (ops) => {
+        const logits = f32(ops, 'logits', N * V, 45, -8, 8);
+        const targets = i32(ops, 'targets', [...ids(N - 1, V, 46), -1]);
+        const [logp, entropy, lse] = [ops.alloc('logp', N), ops.alloc('entropy', N), ops.alloc('lse', N)];
+        ops.logprobForward(logp, entropy, lse, logits, targets, N, V, 1 / 0.7);
+        return { logp, entropy, lse };
+      },
+    });
   }
   return cases;
 }

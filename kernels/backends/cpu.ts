@@ -17,6 +17,7 @@ import { accumulateRef, residualForwardRef } from '../residual/residual.ref';
 import { dropoutRef } from '../dropout/dropout.ref';
 import { widenBf16Ref } from '../bf16/bf16.ref';
 import { rmsnormBackwardRef, rmsnormForwardRef } from '../rmsnorm/rmsnorm.ref';
+import { sampleRef } from '../sample/sample.ref';
 import { ropeBackwardRef, ropeForwardRef } from '../rope/rope.ref';
 import { swigluBackwardRef, swigluForwardRef } from '../swiglu/swiglu.ref';
 
@@ -115,6 +116,7 @@ export function createCpuOps(): Ops {
       logprobForwardRef(d(logp), d(entropy), d(lse), d(logits), ints(targets), N, V, scale),
     logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V, scale = 1) =>
       logprobBackwardRef(d(dlogits), d(dlogp), d(logits), ints(targets), d(lse), N, V, scale),
+    sample: async (logits, uniforms, N, V, options) => sampleRef(d(logits), uniforms, N, V, options),
     adamw: (param, grad, m, v, n, hp, gradScale) =>
       adamwRef(d(param), d(grad), d(m), d(v), n, hp, gradScale ? d(gradScale) : 1),
     gradNormSquared: (out, grads) => gradNormSquaredRef(d(out), grads.map(d)),

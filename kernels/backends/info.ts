@@ -52,4 +52,9 @@ export interface BackendInfo {
   threads: number;
   /** The wasm kernels' SIMD build (wasm only; null elsewhere). */
   simd: WasmSimd | null;
+  /**
+   * How the wasm backend splits an op across its threads and why (wasm only; null elsewhere): by the
+   * op's size, each thread's part at least a minimum of work, smaller ops on the calling thread.
+   */
+  split: string | null;
 }

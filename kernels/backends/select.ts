@@ -87,10 +87,11 @@ export async function selectBackend(
     probe: null,
     threads: 1,
     simd: null,
+    split: null,
     ...extra,
   });
-  // What the info says of a wasm backend: its threads and its SIMD build.
-  const ofWasm = (ops: WasmOps) => ({ threads: ops.threads, simd: ops.simd });
+  // What the info says of a wasm backend: its threads, its SIMD build and how it splits ops.
+  const ofWasm = (ops: WasmOps) => ({ threads: ops.threads, simd: ops.simd, split: ops.splitPolicy });
   if (preference === 'cpu') {
     const reason = 'the CPU backend was requested';
     return { ok: true, ops: createCpuOps(), info: info('cpu', reason, { fallbackReason: reason }) };

@@ -45,14 +45,41 @@ describe('wasm backend memory', () => {
 });
 
 describe('multi-threaded wasm backend (worker_threads over a shared memory)', () => {
-  it('passes the conformance cases and is bit-identical to one thread on shapes big enough to split', async () => {
-    const mt = await nodeWasmOps(3);
+  it('passes the conformance cases and is bit-identical to one thread, every op that can split split', async () => {
+    const mt = await nodeWasmOps(3, undefined, { partMinWork: 1 });
     const one = createWasmOps(binary);
     try {
       expect(mt.threads).toBe(3);
       const cpu = createCpuOps();
       for (const c of conformanceCases()) expect(await caseMismatches(c, mt, cpu)).toEqual([]);
       for (const c of bigCases()) expect(await caseMismatches(c, mt, one, true)).toEqual([]);
+      expect(mt.splitStats().split).toBeGreaterThan(0);
+    } finally {
+      mt.close();
+    }
+  });
+
+  it('splits an op only when each thread gets 2²¹ multiply-adds of it, and says so', async () => {
+    const mt = await nodeWasmOps(3);
+    try {
+      expect(mt.splitPolicy).toMatch(
+        /splits across up to 3 threads when each gets ≥ 2\.1M multiply-adds of it, .*the threshold doubles/,
+      );
+      /** How many of `ops` matmuls (M, K, N) split. */
+      const splits = (M: number, K: number, N: number): number => {
+        const [a, b, out] = [mt.alloc('a', M * K), mt.alloc('b', N * K), mt.alloc('out', M * N)];
+        const before = mt.splitStats();
+        mt.matmul(out, a, b, M, K, N, 'nt');
+        const after = mt.splitStats();
+        [a, b, out].forEach((t) => mt.free(t));
+        expect(after.ops - before.ops).toBe(1);
+        return after.split - before.split;
+      };
+      // A 100k model's decoding matmuls (128 rows) stay whole; a training pass's (1500 rows) split.
+      expect([splits(128, 64, 64), splits(128, 64, 176), splits(1500, 64, 176)]).toEqual([0, 0, 1]);
+      expect(splits(2 * 64, 128, 256)).toBe(1); // 4.2M: exactly two threads' worth
+      expect(splits(2 * 64, 128, 255)).toBe(0);
+      expect((await nodeWasmOps(1)).splitPolicy).toMatch(/^one thread/);
     } finally {
       mt.close();
     }

@@ -21,9 +21,12 @@ import { dropoutScalars } from '../dropout/dropout.ref';
 import { checkBf16Shapes } from '../bf16/bf16.ref';
 import { checkRmsnormEps, checkRmsnormShapes } from '../rmsnorm/rmsnorm.ref';
 import { checkRopeShapes } from '../rope/rope.ref';
+import { mulberry32 } from '../common/random';
+import { checkSampleArgs, sampleLogitProblem, sampleRef } from '../sample/sample.ref';
 import { WasmHeap } from '../wasm/heap';
 import type { ThreadPort } from '../wasm/threads';
 import { WasmThreadPool } from '../wasm/threads';
+import { SplitTuner } from '../wasm/split-tuner';
 
 /** The parts of the WebAssembly JS API this backend uses (kernels/ is built without DOM or Node types). */
 export interface WasmMemory {
@@ -178,6 +181,23 @@ interface Kernels {
     eps: number,
   ): void;
   sumSquares(g: number, n: number): number;
+  sampleRows(
+    ids: number,
+    logp: number,
+    flags: number,
+    logits: number,
+    uniforms: number,
+    N: number,
+    V: number,
+    T: number,
+    topK: number,
+    topP: number,
+    work: number,
+  ): void;
+  sampleWorkBytes(V: number): number;
+  fdlibmExp(x: number): number;
+  fdlibmExpInPlace(p: number, n: number): void;
+  fdlibmLog(x: number): number;
 }
 
 /** 4 GiB, memory32's limit: the maximum the binaries declare (kernels/wasm/node-build.mjs). */
@@ -195,6 +215,15 @@ export interface WasmOps extends Ops {
   readonly threads: number;
   /** The build the binary is (it says so itself): fused multiply-adds (`relaxed`) or not. */
   readonly simd: WasmSimd;
+  /**
+   * Null when `sample` runs the wasm kernel; otherwise why it runs the reference on the logits in
+   * place (the kernels' exp or log differ from this engine's Math.exp/Math.log: sampleSelfCheck).
+   */
+  readonly sampleFallback: string | null;
+  /** How ops are split across the threads, and why (shown with the backend: BackendInfo.split). */
+  readonly splitPolicy: string;
+  /** Ops that could split (matmul, attention, sampling) run so far, how many did, and the threshold now (SplitTuner). */
+  splitStats(): { ops: number; split: number; minWork: number };
   /** Stops the helper threads (multi-threaded only); the ops must not be used after. */
   close(): void;
   /** Bytes held by live tensors now, and the most ever held. */
@@ -213,27 +242,33 @@ export function createWasmOps(binary: ArrayBuffer | ArrayBufferView | object): W
   const api = WA();
   const module = compile(api, binary);
   const memory = new api.Memory({ initial: 16, maximum: MAX_PAGES });
-  return wasmOpsOver(api, module, memory, null);
+  return wasmOpsOver(api, module, memory, null, new SplitTuner(PART_MIN_WORK));
 }
 
 /**
  * The backend over ops-mt.wasm: a shared memory (SharedArrayBuffer: the page must be cross-origin
  * isolated) and `threads − 1` helper threads from `spawn`, none for one thread (the memory shared
- * with another agent alone: a sampler worker's). Matmuls split by rows and attention by batch rows
- * once they are big enough to pay for the wake-up. The numbers are those of ops.wasm, bit for bit.
+ * with another agent alone: a sampler worker's). Matmuls split by rows, attention and sampling by
+ * batch rows, into as many parts as have PART_MIN_WORK multiply-adds each, a threshold SplitTuner
+ * raises while splits do not pay (`splitPolicy`); `partMinWork` pins it instead (tests pass 1 to
+ * split every op that can be). The numbers are those of ops.wasm, bit for bit, whatever the split.
  */
 export async function createThreadedWasmOps(
   binaryMt: ArrayBuffer | ArrayBufferView | object,
   threads: number,
   spawn: () => ThreadPort,
+  { partMinWork }: { partMinWork?: number } = {},
 ): Promise<WasmOps> {
   if (!Number.isInteger(threads) || threads < 1)
     throw new Error(`createThreadedWasmOps: threads must be an integer ≥ 1, got ${threads}`);
   const api = WA();
   const module = compile(api, binaryMt);
   const memory = new api.Memory({ initial: 16, maximum: MAX_PAGES, shared: true });
+  if (partMinWork !== undefined && !(partMinWork >= 1))
+    throw new Error(`createThreadedWasmOps: partMinWork must be ≥ 1 (multiply-adds), got ${partMinWork}`);
   const pool = threads > 1 ? await WasmThreadPool.start(module, memory, threads - 1, PARALLEL, spawn) : null;
-  return wasmOpsOver(api, module, memory, pool);
+  const tuner = partMinWork === undefined ? new SplitTuner(PART_MIN_WORK) : new SplitTuner(partMinWork, partMinWork);
+  return wasmOpsOver(api, module, memory, pool, tuner);
 }
 
 function compile(api: WasmApi, binary: ArrayBuffer | ArrayBufferView | object): object {
@@ -241,10 +276,82 @@ function compile(api: WasmApi, binary: ArrayBuffer | ArrayBufferView | object): 
 }
 
 /** The kernels helper threads run, by index. */
-const PARALLEL = ['matmulRows', 'matmulNtRows', 'attentionForward', 'attentionBackward', 'attentionDecode'] as const;
+const PARALLEL = [
+  'matmulRows',
+  'matmulNtRows',
+  'attentionForward',
+  'attentionBackward',
+  'attentionDecode',
+  'sampleRows',
+] as const;
 const fnIndex = (name: (typeof PARALLEL)[number]) => PARALLEL.indexOf(name);
-/** Multiply-adds below which a matmul stays on one thread (waking a helper costs microseconds). */
-const PARALLEL_MIN_MACS = 1 << 18;
+/**
+ * Multiply-adds each thread's part of an op needs before the op is split, on free cores: an op of w
+ * runs in min(threads, ⌊w / PART_MIN_WORK⌋) parts, so one below 2·PART_MIN_WORK stays on the calling
+ * thread. Handing a part to a helper costs about 10 µs when a core is free (Atomics.notify, the
+ * helper's wake-up, the caller's wait); 2²¹ multiply-adds are 100–200 µs of work, which pays for it.
+ * On busy cores a helper wakes a scheduler slice later (ms) and the caller's wait costs another:
+ * SplitTuner raises the threshold while the splits near it measure no speedup. One threshold of
+ * the whole op's size (2¹⁸, before) split a 100k model's decoding matmuls (0.5–1.5M multiply-adds)
+ * in two, and on this project's shared 2-core machine two threads lost to one.
+ */
+const PART_MIN_WORK = 1 << 21;
+/** Multiply-adds one logit of Ops.sample is worth (two fdlibm exps and two divisions, ~100 cycles). */
+const SAMPLE_WORK_PER_LOGIT = 128;
+
+/**
+ * Why the sampling kernel cannot stand in for the reference here, or null: its exp and log
+ * (kernels/wasm/assembly/fdlibm.ts, V8's fdlibm) against this engine's Math.exp and Math.log on
+ * the ranges sampling feeds them (scaled logits ≤ 0, sums ≥ 1) and on seeded values and edge
+ * cases elsewhere, bit for bit. An engine whose Math differs (another libm) gets the reference.
+ */
+export function sampleSelfCheck(
+  k: Pick<Kernels, 'fdlibmExp' | 'fdlibmLog'>,
+  /** The kernels' two-lane exp (fdlibmExp2) over an array: the path the sampling kernel takes most. */
+  expPairs: (xs: Float64Array) => Float64Array,
+): string | null {
+  const rand = mulberry32(0x5eed);
+  const xs = [
+    0,
+    -0,
+    1,
+    -1,
+    0.5,
+    -0.5,
+    2 ** -30,
+    -(2 ** -30),
+    709.78,
+    709.79,
+    -745.1,
+    -745.2,
+    -708.5,
+    Infinity,
+    -Infinity,
+  ];
+  for (let i = 0; i < 512; i++) xs.push(-60 * rand(), -750 * rand(), 1420 * rand() - 710, (rand() - 0.5) * 2 ** -20);
+  for (let i = 0; i < 256; i++) xs.push(-2 * rand(), -0.5 * rand(), -(2 ** (-40 * rand())));
+  const pairs = expPairs(Float64Array.from(xs));
+  for (const [i, x] of xs.entries()) {
+    const [got, want] = [k.fdlibmExp(x), Math.exp(x)];
+    if (!Object.is(got, want)) return `the kernels' exp(${x}) = ${got}, this engine's Math.exp gives ${want}`;
+    if (!Object.is(pairs[i], want))
+      return `the kernels' two-lane exp(${x}) = ${pairs[i]}, this engine's Math.exp gives ${want}`;
+  }
+  const ys = [1, 2, 0.5, 2 ** -1074, 2 ** -1022, Number.MAX_VALUE, 1 + 2 ** -52, 1 - 2 ** -53, Infinity, 0];
+  for (let i = 0; i < 512; i++)
+    ys.push(1 + 32000 * rand(), Math.exp(1400 * rand() - 700), 1 + (rand() - 0.5) * 2 ** -18);
+  for (const y of ys) {
+    const [got, want] = [k.fdlibmLog(y), Math.log(y)];
+    if (!Object.is(got, want)) return `the kernels' log(${y}) = ${got}, this engine's Math.log gives ${want}`;
+  }
+  return null;
+}
+
+/** performance.now (kernels/ is typed without DOM or Node). */
+const now = (): number => (globalThis as unknown as { performance: { now(): number } }).performance.now();
+
+/** `n` in millions (2.1M), or as is below a million. */
+const mega = (n: number): string => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : `${n}`);
 
 /** [start, end) ranges splitting 0..n into at most `parts` pieces, each a multiple of `align` but the last. */
 function split(n: number, parts: number, align: number): [number, number][] {
@@ -254,7 +361,13 @@ function split(n: number, parts: number, align: number): [number, number][] {
   return out;
 }
 
-function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: WasmThreadPool | null): WasmOps {
+function wasmOpsOver(
+  api: WasmApi,
+  module: object,
+  memory: WasmMemory,
+  pool: WasmThreadPool | null,
+  tuner: SplitTuner,
+): WasmOps {
   const abort = () => {
     throw new Error('wasm kernel aborted');
   };
@@ -307,9 +420,18 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
     return scratch.ptr;
   };
 
+  const threads = pool?.size ?? 1;
+  /** The work of the op `partsFor` was last asked about: the op `parallel` runs next (each op calls both, in turn). */
+  let opWork = 0;
+  /** Parts for an op of `work` multiply-adds over `units` splittable rows (SplitTuner). */
+  const partsFor = (work: number, units: number): number => {
+    opWork = work;
+    return tuner.parts(work, units, threads);
+  };
+  const splitStats = { ops: 0, split: 0 };
   /**
    * Runs kernel `fn` once per range of `split`, across the threads or all on this one; `perPart`
-   * gives part j's arguments.
+   * gives part j's arguments. A split op's timing goes to the tuner.
    */
   const parallel = (
     fn: (typeof PARALLEL)[number],
@@ -317,21 +439,46 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
     perPart: (range: [number, number], j: number) => number[],
   ) => {
     const here = (args: number[]) => (k[fn] as (...a: number[]) => void)(...args);
+    splitStats.ops++;
     if (!pool || ranges.length < 2) {
       ranges.forEach((r, j) => here(perPart(r, j)));
       return;
     }
+    splitStats.split++;
+    let hereMs = 0;
+    const t0 = now();
     pool.run(
       ranges.map((r, j) => ({ fn: fnIndex(fn), args: perPart(r, j) })),
-      (part) => here(part.args),
+      (part) => {
+        const t = now();
+        here(part.args);
+        hereMs = now() - t;
+      },
     );
+    tuner.record(ranges.length, opWork / ranges.length, hereMs, now() - t0);
   };
-  const threads = pool?.size ?? 1;
+  const splitPolicy =
+    threads === 1
+      ? 'one thread: every op runs on the calling thread'
+      : `an op splits across up to ${threads} threads when each gets ≥ ${mega(tuner.base)} multiply-adds of it, ` +
+        'smaller ones run on the calling thread (handing a part to a helper costs ~10 µs on a free core)' +
+        (tuner.max > tuner.base
+          ? '; the threshold doubles while such splits measure no speedup (busy cores wake helpers late) and comes back when they do'
+          : ' (pinned)');
+  const sampleFallback = sampleSelfCheck(k, (xs) => {
+    const at = scratchOf(xs.length * 8);
+    new Float64Array(memory.buffer, at, xs.length).set(xs);
+    k.fdlibmExpInPlace(at, xs.length);
+    return new Float64Array(memory.buffer, at, xs.length).slice();
+  });
 
   return {
     backend: 'wasm',
     threads,
     simd: k.fusedMultiplyAdd() ? 'relaxed' : 'plain',
+    sampleFallback,
+    splitPolicy,
+    splitStats: () => ({ ...splitStats, minWork: tuner.minWork }),
     close: () => pool?.close(),
     memoryStats: () => ({ liveBytes: heap.liveBytes, peakBytes: heap.peakBytes }),
     memory,
@@ -378,7 +525,7 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
         if (!acc) d(out).fill(0, 0, M * N);
         return;
       }
-      const ranges = M * K * N >= PARALLEL_MIN_MACS && M >= 8 ? split(M, threads, 4) : [[0, M] as [number, number]];
+      const ranges = split(M, partsFor(M * K * N, Math.ceil(M / 4)), 4);
       const [po, pa] = [p(out), p(a)];
       const pb = p(b);
       // A·Bᵀ as dot products of rows (both contiguous along K); the others on (K, N) rows of B.
@@ -420,7 +567,8 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
     attentionForward(out, lse, q, kk, v, seg, B, T, NH, NKV, hs) {
       checkAttentionShapes('attentionForward', { out, lse, q, k: kk, v, segmentIds: seg }, B, T, NH, NKV, hs);
       // Batch rows are independent: each part takes rows [b0, b1) through offset pointers, and its own scratch.
-      const ranges = split(B, B * T * T * NH * hs >= PARALLEL_MIN_MACS ? threads : 1, 1);
+      // Work: q·k and p·v over the causal half of T × T, per head.
+      const ranges = split(B, partsFor(B * T * T * NH * hs, B), 1);
       const scores = scratchOf(ranges.length * T * 4);
       const [po, pl, pq, pk, pv, ps] = [p(out), p(lse), p(q), p(kk), p(v), i(seg)];
       const [row, kvRow] = [T * NH * hs * 4, T * NKV * hs * 4];
@@ -449,7 +597,7 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
         NKV,
         hs,
       );
-      const ranges = split(B, B * T * T * NH * hs >= PARALLEL_MIN_MACS ? threads : 1, 1);
+      const ranges = split(B, partsFor(2 * B * T * T * NH * hs, B), 1); // twice the forward's products
       const scores = scratchOf(ranges.length * T * 8);
       const [pdq, pdk, pdv, pdo, pq, pk, pv, ps] = [p(dq), p(dk), p(dv), p(dout), p(q), p(kk), p(v), i(seg)];
       const [row, kvRow] = [T * NH * hs * 4, T * NKV * hs * 4];
@@ -474,7 +622,7 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
     attentionDecode(out, q, kc, vc, lengths, B, L, NH, NKV, hs) {
       checkAttentionDecodeShapes('attentionDecode', { out, q, kCache: kc, vCache: vc, lengths }, B, L, NH, NKV, hs);
       checkDecodeLengths(ints(lengths), B, L);
-      const ranges = split(B, B * L * NH * hs >= PARALLEL_MIN_MACS ? threads : 1, 1);
+      const ranges = split(B, partsFor(2 * B * L * NH * hs, B), 1);
       const scores = scratchOf(ranges.length * L * 4);
       const [po, pq, pk, pv, pl] = [p(out), p(q), p(kc), p(vc), i(lengths)];
       const [head, kvHead] = [NH * hs * 4, NKV * hs * 4];
@@ -551,6 +699,41 @@ function wasmOpsOver(api: WasmApi, module: object, memory: WasmMemory, pool: Was
       checkLogprobScale('logprobBackward', scale);
       checkTargets(targets, N, V);
       k.logprobBackward(p(dlogits), p(dlogp), p(logits), i(targets), p(lse), N, V, scale);
+    },
+    async sample(logits, uniforms, N, V, options) {
+      checkSampleArgs('sample', logits.length, uniforms, N, V, options);
+      if (sampleFallback) return sampleRef(d(logits), uniforms, N, V, options);
+      if (N === 0) return { ids: new Int32Array(0), logProbs: new Float64Array(0), filtered: new Uint8Array(0) };
+      const { temperature = 1, topK = 0, topP = 1 } = options;
+      // Rows are independent: each part draws rows [r0, r1) with scratch of its own.
+      const ranges = split(N, partsFor(N * V * SAMPLE_WORK_PER_LOGIT, N), 1);
+      const work = Math.ceil(k.sampleWorkBytes(V) / 64) * 64;
+      const io = Math.ceil((N * 24) / 64) * 64;
+      const base = scratchOf(io + ranges.length * work);
+      const [pu, plp, pid, pfl, pl] = [base, base + N * 8, base + N * 16, base + N * 20, p(logits)];
+      new Float64Array(memory.buffer, pu, N).set(uniforms);
+      parallel('sampleRows', ranges, ([r0, r1], j) => [
+        pid + r0 * 4,
+        plp + r0 * 8,
+        pfl + r0 * 4,
+        pl + r0 * V * 4,
+        pu + r0 * 8,
+        r1 - r0,
+        V,
+        temperature,
+        Math.min(topK, V),
+        topP,
+        base + io + j * work,
+      ]);
+      const buf = memory.buffer;
+      const ids = new Int32Array(buf, pid, N).slice();
+      const flags = new Int32Array(buf, pfl, N);
+      for (let r = 0; r < N; r++)
+        if (flags[r] >= 2) {
+          const i = flags[r] === 3 ? ids[r] : -1;
+          throw new Error(sampleLogitProblem('sample', r, i, i < 0 ? 0 : d(logits)[r * V + i], V));
+        }
+      return { ids, logProbs: new Float64Array(buf, plp, N).slice(), filtered: Uint8Array.from(flags) };
     },
     adamw(param, grad, m, v, n, hp, gradScale) {
       checkAdamWSizes('adamw', { param: param.length, grad: grad.length, m: m.length, v: v.length }, n);

@@ -21,6 +21,7 @@ import { dropout } from '../dropout/dropout';
 import { widenBf16 } from '../bf16/bf16';
 import { rmsnormBackward, rmsnormForward } from '../rmsnorm/rmsnorm';
 import { ropeBackward, ropeForward } from '../rope/rope';
+import { sample } from '../sample/sample';
 import { swigluBackward, swigluForward } from '../swiglu/swiglu';
 
 interface WebGpuTensor extends Tensor, GpuTensor {
@@ -106,6 +107,7 @@ export function createWebGpuOps(ctx: GpuContext): WebGpuOps {
       logprobForward(rt, g(logp), g(entropy), g(lse), g(logits), g(targets), N, V, scale),
     logprobBackward: (dlogits, dlogp, logits, targets, lse, N, V, scale = 1) =>
       logprobBackward(rt, g(dlogits), g(dlogp), g(logits), g(targets), g(lse), N, V, scale),
+    sample: (logits, uniforms, N, V, options) => sample(rt, g(logits), uniforms, N, V, options),
     adamw: (param, grad, m, v, n, hp, gradScale) =>
       adamw(rt, g(param), g(grad), g(m), g(v), n, hp, gradScale ? g(gradScale) : 1),
     gradNormSquared(out, grads) {

@@ -123,6 +123,14 @@ function wrapDevice(device: GPUDevice, adapter: AdapterSummary): GpuContext {
   return ctx;
 }
 
+/**
+ * True on a software adapter (SwiftShader: a CPU Vulkan with 4-wide subgroups, where workgroup
+ * barriers are costly and a few long-running invocations beat many short ones).
+ */
+export function isSoftwareSummary(a: AdapterSummary): boolean {
+  return a.isFallbackAdapter || a.architecture === 'swiftshader';
+}
+
 /** Throws the named error if the device is gone: call before encoding work. */
 export function assertAlive(ctx: GpuContext): void {
   if (ctx.lost) throw ctx.lost;

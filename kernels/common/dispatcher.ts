@@ -5,7 +5,7 @@
  * `writeBuffer` per chunk just before the submit and reused after it (queue order makes that safe).
  */
 import type { GpuContext } from './context';
-import { assertAlive } from './context';
+import { assertAlive, isSoftwareSummary } from './context';
 import type { PipelineSpec } from './pipelines';
 import { PipelineCache } from './pipelines';
 import type { GpuProfiler } from './profiler';
@@ -63,9 +63,31 @@ export class Dispatcher {
   /** When set, every compute pass is timed (benchmarks only). */
   profiler: GpuProfiler | null = null;
 
+  private useSubgroups: boolean;
+
   constructor(readonly ctx: GpuContext) {
     this.pipelines = new PipelineCache(ctx);
+    // Off by default on a software adapter: there (SwiftShader, 2 cores) the barrier-free kernels
+    // measured faster (rmsnorm 3-9×, the wide log-prob about the same as its tree).
+    this.useSubgroups = ctx.adapter.features.includes('subgroups') && !isSoftwareSummary(ctx.adapter);
     this.slotBytes = Math.max(MAX_PARAM_BYTES, ctx.adapter.limits.minUniformBufferOffsetAlignment ?? 256);
+  }
+
+  /**
+   * Whether the kernels pick their subgroup variants (subgroupAdd / subgroupMax reductions): true
+   * where the device has the `subgroups` feature and is not a software adapter. Tests and benches
+   * set it to run either variant on one device; it cannot be turned on without the feature.
+   */
+  get subgroups(): boolean {
+    return this.useSubgroups;
+  }
+
+  set subgroups(on: boolean) {
+    if (on && !this.ctx.adapter.features.includes('subgroups'))
+      throw new Error(
+        `subgroups: the device lacks the 'subgroups' feature (it has ${this.ctx.adapter.features.join(', ')})`,
+      );
+    this.useSubgroups = on;
   }
 
   /**

@@ -4,6 +4,7 @@
  * (`strideGroups`), the binding check every dispatch needs (`checkDisjoint`) and the
  * software-adapter test that some tunings key on (`isSoftwareAdapter`). Not a kernel.
  */
+import { isSoftwareSummary } from './context';
 import type { Dispatcher } from './dispatcher';
 import type { GpuTensor } from './tensor';
 import { bindingBytes } from './tensor';
@@ -80,11 +81,7 @@ export function checkDisjoint(
   });
 }
 
-/**
- * True on a software adapter (SwiftShader: a CPU Vulkan with 4-wide subgroups, where workgroup
- * barriers are costly and a few long-running invocations beat many short ones).
- */
+/** True on a software adapter (`isSoftwareSummary` in context.ts). */
 export function isSoftwareAdapter(rt: Dispatcher): boolean {
-  const a = rt.ctx.adapter;
-  return a.isFallbackAdapter || a.architecture === 'swiftshader';
+  return isSoftwareSummary(rt.ctx.adapter);
 }

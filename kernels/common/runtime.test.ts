@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareClose } from '../testing/expect-close';
 import { Arena, planArena } from './arena';
-import { acquireGpu } from './context';
+import { acquireGpu, isSoftwareSummary } from './context';
 import { Dispatcher } from './dispatcher';
 import { nodeGpu } from './node-gpu';
 import { createTensor, uploadTensor } from './tensor';
@@ -82,6 +82,21 @@ describe.runIf(ctx)('GPU runtime', () => {
       name: 'ShaderCompileError',
       message: expect.stringMatching(/shader 'broken_kernel'[\s\S]*broken_kernel\.wgsl:3:\d+ error: .*undefined_thing/),
     });
+  });
+
+  it('uses subgroup kernels where the device has subgroups and is hardware; refuses them without the feature', () => {
+    const rt = new Dispatcher(ctx!);
+    const has = ctx!.adapter.features.includes('subgroups');
+    expect(rt.subgroups).toBe(has && !isSoftwareSummary(ctx!.adapter));
+    rt.subgroups = false;
+    expect(rt.subgroups).toBe(false);
+    if (has) {
+      rt.subgroups = true;
+      expect(rt.subgroups).toBe(true);
+    }
+    const bare = new Dispatcher({ ...ctx!, adapter: { ...ctx!.adapter, features: [] } });
+    expect(bare.subgroups).toBe(false);
+    expect(() => (bare.subgroups = true)).toThrow(/lacks the 'subgroups' feature/);
   });
 
   it('collects uncaptured validation errors through the always-on listener', async () => {

@@ -24,11 +24,13 @@ import matmulLib from '../matmul/matmul_lib.wgsl?raw';
 import ropeLib from '../rope/rope_lib.wgsl?raw';
 import { GpuError } from './errors';
 import gridLib from './grid_lib.wgsl?raw';
+import subgroupLib from './subgroup_lib.wgsl?raw';
 
 /** The helper files a shader may include, by path relative to kernels/. */
 export const WGSL_LIBRARY: Readonly<Record<string, string>> = {
   'attention/attention_lib.wgsl': attentionLib,
   'common/grid_lib.wgsl': gridLib,
+  'common/subgroup_lib.wgsl': subgroupLib,
   'logprob/logprob_backward_lib.wgsl': logprobBackwardLib,
   'logprob/logprob_lib.wgsl': logprobLib,
   'matmul/matmul_lib.wgsl': matmulLib,

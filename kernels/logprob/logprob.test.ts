@@ -4,13 +4,14 @@ import { testGpuOps } from '../common/node-test-gpu';
 import { expectClose } from '../testing/expect-close';
 import { testTensors } from '../testing/gpu-tensors';
 import type { LogprobVariant } from './logprob';
-import { chooseLogprobVariant, logprobBackward, logprobForward } from './logprob';
+import { chooseLogprobVariant, logprobBackward, logprobForward, logprobForwardKernel } from './logprob';
 import { logprobBackwardRef, logprobForwardRef } from './logprob.ref';
 
 const gpu = await testGpuOps();
 
-// f32 sums over V (strided per invocation, then a tree) against float64: relative errors of a
-// few ulps times log2(V); the logp/lse outputs are as large as the logits' spread, hence rtol.
+// f32 sums over V (strided per invocation, then a tree, or subgroup sums and an ordered sum of
+// the subgroups' results) against float64: relative errors of a few ulps times log2(V), whatever
+// the order; the logp/lse outputs are as large as the logits' spread, hence rtol.
 const FWD_TOL = { atol: 2e-5, rtol: 2e-6 };
 // Backward: p_v = exp(z − lse) with WGSL's exp (≤ 3 + 2|x| ulp), times seeds of order 1.
 const BWD_TOL = { atol: 2e-6, rtol: 2e-5 };
@@ -113,7 +114,18 @@ describe.runIf(gpu)('logprob on WebGPU vs logprobForwardRef / logprobBackwardRef
     expect(chooseLogprobVariant(50257)).toBe('wide');
   });
 
-  for (const variant of ['row', 'wide'] as const) {
+  it('auto takes the subgroup kernel for wide rows where the device has subgroups, and only there', () => {
+    expect(logprobForwardKernel(50257, 'auto', true)).toBe('subgroup');
+    expect(logprobForwardKernel(50257, 'auto', false)).toBe('wide');
+    expect(logprobForwardKernel(50, 'auto', true)).toBe('row');
+    expect(logprobForwardKernel(50257, 'wide', true)).toBe('wide');
+    expect(logprobForwardKernel(50, 'subgroup', false)).toBe('subgroup');
+  });
+
+  // The subgroup kernel needs the feature (SwiftShader has it, though auto does not use it there).
+  const subgroups = gpu?.ctx.adapter.features.includes('subgroups') ?? false;
+  const variants: LogprobVariant[] = subgroups ? ['row', 'wide', 'subgroup'] : ['row', 'wide'];
+  for (const variant of variants) {
     it(`forward (${variant}) on odd shapes`, async () => {
       for (const [N, V] of [
         [1, 1],

@@ -4,7 +4,9 @@
  * and `logprobBackward` (accumulates into dlogits, seeded by a per-token dlogp and optionally
  * dentropy), one dispatch each. Two kernels per direction: `row` (one invocation per row, no
  * barriers) for small vocabularies and `wide` (one workgroup per row, tree reduction) for real
- * ones; `auto` picks by V. Same contracts as the references in logprob.ref.ts, except that a
+ * ones; `auto` picks by V. The forward's `wide` kernel has a subgroup form (`subgroup`: the row's
+ * max and sums by subgroupMax / subgroupAdd, no shared-memory tree) that `auto` and `wide` take
+ * where the dispatcher's device has the `subgroups` feature (`rt.subgroups`). Same contracts as the references in logprob.ref.ts, except that a
  * target ≥ V yields logp = NaN instead of an exception.
  * Precision: the backward takes p_v = exp(scale·l − lse) with lse stored as f32, so p carries a
  * relative error of about |lse|·2⁻²⁴ (≈ 6e-4 for scaled logits near ±1e4, < 1e-5 below 100).
@@ -16,10 +18,11 @@ import type { EntropyGrad } from './logprob.ref';
 import { checkLogprobScale, checkLogprobShapes } from './logprob.ref';
 import forwardSrc from './logprob_forward.wgsl?raw';
 import forwardWideSrc from './logprob_forward_wide.wgsl?raw';
+import forwardSubgroupSrc from './logprob_forward_subgroup.wgsl?raw';
 import backwardSrc from './logprob_backward.wgsl?raw';
 import backwardWideSrc from './logprob_backward_wide.wgsl?raw';
 
-export type LogprobVariant = 'auto' | 'row' | 'wide';
+export type LogprobVariant = 'auto' | 'row' | 'wide' | 'subgroup';
 
 const WG = 64;
 const QUIET_NAN_BITS = 0x7fc00000;
@@ -32,6 +35,20 @@ const WIDE_FROM_V = 8192;
 
 export function chooseLogprobVariant(V: number): 'row' | 'wide' {
   return V >= WIDE_FROM_V ? 'wide' : 'row';
+}
+
+/**
+ * The forward's kernel: `auto` takes `row` or `wide` by V, and for wide rows the subgroup kernel
+ * where the device has subgroups; an explicit variant is taken as it is (`wide` is the tree).
+ */
+export function logprobForwardKernel(
+  V: number,
+  variant: LogprobVariant,
+  subgroups: boolean,
+): 'row' | 'wide' | 'subgroup' {
+  if (variant !== 'auto') return variant;
+  const v = chooseLogprobVariant(V);
+  return v === 'wide' && subgroups ? 'subgroup' : v;
 }
 
 /** The params uniform: N, V, then (forward) the NaN bits, then the scale as f32; 16 bytes. */
@@ -51,6 +68,12 @@ function params(N: number, V: number, scale: number, nanBits: number | null): Ar
 function groupsFor(rt: Dispatcher, N: number, variant: 'row' | 'wide'): [number, number] {
   return gridFor(rt, variant === 'wide' ? N : Math.ceil(N / WG));
 }
+
+const FORWARD = {
+  row: { label: 'logprob_forward', code: forwardSrc },
+  wide: { label: 'logprob_forward_wide', code: forwardWideSrc },
+  subgroup: { label: 'logprob_forward_subgroup', code: forwardSubgroupSrc },
+} as const;
 
 export function logprobForward(
   rt: Dispatcher,
@@ -72,16 +95,12 @@ export function logprobForward(
   );
   checkLogprobScale('logprobForward', scale);
   if (N === 0) return;
-  const v = variant === 'auto' ? chooseLogprobVariant(V) : variant;
-  const spec =
-    v === 'wide'
-      ? { label: 'logprob_forward_wide', code: forwardWideSrc }
-      : { label: 'logprob_forward', code: forwardSrc };
+  const kernel = logprobForwardKernel(V, variant, rt.subgroups);
   rt.dispatch(
-    { ...spec, constants: { WG } },
+    { ...FORWARD[kernel], constants: { WG } },
     params(N, V, scale, QUIET_NAN_BITS),
     [logits, targets, logp, entropy, lse],
-    groupsFor(rt, N, v),
+    groupsFor(rt, N, kernel === 'row' ? 'row' : 'wide'),
   );
 }
 
@@ -109,7 +128,8 @@ export function logprobBackward(
   checkLogprobShapes('logprobBackward', sizes, N, V);
   checkLogprobScale('logprobBackward', scale);
   if (N === 0) return;
-  const v = variant === 'auto' ? chooseLogprobVariant(V) : variant;
+  // The backward reduces nothing: `subgroup` means the wide kernel.
+  const v = variant === 'auto' ? chooseLogprobVariant(V) : variant === 'subgroup' ? 'wide' : variant;
   const spec =
     v === 'wide'
       ? { label: 'logprob_backward_wide', code: backwardWideSrc }

@@ -3,7 +3,8 @@ import { randomArray } from '../common/random';
 import { testGpuOps } from '../common/node-test-gpu';
 import { expectClose } from '../testing/expect-close';
 import { testTensors } from '../testing/gpu-tensors';
-import { rmsnormBackward, rmsnormForward } from './rmsnorm';
+import type { RmsnormVariant } from './rmsnorm';
+import { rmsnormBackward, rmsnormForward, rmsnormForwardKernel } from './rmsnorm';
 import { rmsnormBackwardRef, rmsnormForwardRef } from './rmsnorm.ref';
 
 const gpu = await testGpuOps();
@@ -38,12 +39,16 @@ function randomCase(N: number, C: number, accumulate: boolean, rowScale: (n: num
   };
 }
 
-describe.runIf(gpu)('rmsnorm kernels on WebGPU vs the reference', () => {
+// The forward's two kernels: one invocation per row, and one workgroup per row reduced with
+// subgroupAdd (where the device has `subgroups`: SwiftShader does). Both sum the C squares in f32,
+// in different orders, so both meet the same row tolerance.
+const subgroups = gpu?.ctx.adapter.features.includes('subgroups') ?? false;
+const VARIANTS: RmsnormVariant[] = subgroups ? ['row', 'subgroup'] : ['row'];
+if (gpu && !subgroups) console.warn('[gpu] no subgroups feature: the subgroup rmsnorm is not tested');
+
+describe.runIf(gpu).each(VARIANTS)('rmsnorm kernels on WebGPU vs the reference (%s forward)', (variant) => {
   const { tensor, destroyAll } = testTensors(gpu);
-  afterAll(() => {
-    destroyAll();
-    gpu?.ctx.device.destroy();
-  });
+  afterAll(() => destroyAll());
 
   /** Runs forward and backward on the GPU and returns both sides' results. */
   async function run({ N, C, inp, weight, dout, dinp0, dweight0 }: Case) {
@@ -53,7 +58,7 @@ describe.runIf(gpu)('rmsnorm kernels on WebGPU vs the reference', () => {
     ];
     const [tinp, tweight] = [tensor('inp', inp), tensor('weight', weight)];
     const [dinp, dweight] = [tensor('dinp', dinp0), tensor('dweight', dweight0)];
-    rmsnormForward(gpu!.rt, out, rstd, tinp, tweight, N, C, EPS);
+    rmsnormForward(gpu!.rt, out, rstd, tinp, tweight, N, C, EPS, variant);
     rmsnormBackward(gpu!.rt, dinp, dweight, tensor('dout', dout), tinp, tweight, rstd, N, C);
     const want = {
       out: new Float32Array(N * C),
@@ -118,4 +123,18 @@ describe.runIf(gpu)('rmsnorm kernels on WebGPU vs the reference', () => {
     expect(() => rmsnormBackward(gpu!.rt, a, b, a, a, b, b, 3, 2)).toThrow(/rstd has 2 elements, needs N = 3/);
     expect(gpu!.rt.dispatchCount).toBe(count);
   });
+});
+
+describe('rmsnormForwardKernel', () => {
+  it('auto takes the subgroup kernel where the dispatcher uses subgroups, an explicit variant as it is', () => {
+    expect(rmsnormForwardKernel('auto', true)).toBe('subgroup');
+    expect(rmsnormForwardKernel('auto', false)).toBe('row');
+    expect(rmsnormForwardKernel('row', true)).toBe('row');
+    expect(rmsnormForwardKernel('subgroup', false)).toBe('subgroup');
+  });
+});
+
+describe.runIf(gpu)('the GPU device', () => {
+  afterAll(() => gpu?.ctx.device.destroy());
+  it('saw no uncaptured error', () => expect(gpu!.ctx.errors.map((e) => e.message)).toEqual([]));
 });

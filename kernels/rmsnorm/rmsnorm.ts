@@ -1,6 +1,9 @@
 /**
  * WebGPU wrappers for Llama RMSNorm: `rmsnormForward` (out, and rstd saved for the backward) and
  * `rmsnormBackward` (dinp += …, dweight += …, one dispatch). Same contract as rmsnorm.ref.ts.
+ * The forward has two kernels: `row` (one invocation per row) and `subgroup` (one workgroup per
+ * row, the sum of squares reduced with subgroupAdd), which `auto` picks where the dispatcher's
+ * device has the `subgroups` feature (`rt.subgroups`).
  */
 import type { Dispatcher } from '../common/dispatcher';
 import { checkDisjoint, gridFor } from '../common/launch';
@@ -8,8 +11,17 @@ import type { GpuTensor } from '../common/tensor';
 import { checkRmsnormEps, checkRmsnormShapes } from './rmsnorm.ref';
 import backwardSrc from './rmsnorm_backward.wgsl?raw';
 import forwardSrc from './rmsnorm_forward.wgsl?raw';
+import forwardSubgroupSrc from './rmsnorm_forward_subgroup.wgsl?raw';
 
 const WG = 64; // invocations per workgroup: rows (forward); columns, then rows (backward)
+
+export type RmsnormVariant = 'auto' | 'row' | 'subgroup';
+
+/** The forward's kernel: `auto` takes the subgroup one where the device has subgroups. */
+export function rmsnormForwardKernel(variant: RmsnormVariant, subgroups: boolean): 'row' | 'subgroup' {
+  if (variant !== 'auto') return variant;
+  return subgroups ? 'subgroup' : 'row';
+}
 
 function params(N: number, C: number, eps = 0): ArrayBuffer {
   const buf = new ArrayBuffer(16);
@@ -28,16 +40,20 @@ export function rmsnormForward(
   N: number,
   C: number,
   eps: number,
+  variant: RmsnormVariant = 'auto',
 ): void {
   checkRmsnormShapes('rmsnormForward', { out, inp }, { rstd }, { weight }, N, C);
   checkRmsnormEps(eps);
   checkDisjoint('rmsnormForward', { out, rstd }, { inp, weight });
   if (N === 0) return;
+  const subgroup = rmsnormForwardKernel(variant, rt.subgroups) === 'subgroup';
   rt.dispatch(
-    { label: 'rmsnorm_forward', code: forwardSrc, constants: { WG } },
+    subgroup
+      ? { label: 'rmsnorm_forward_subgroup', code: forwardSubgroupSrc, constants: { WG } }
+      : { label: 'rmsnorm_forward', code: forwardSrc, constants: { WG } },
     params(N, C, eps),
     [inp, weight, out, rstd],
-    gridFor(rt, Math.ceil(N / WG)),
+    gridFor(rt, subgroup ? N : Math.ceil(N / WG)),
   );
 }
 

@@ -38,13 +38,16 @@ export function nodeThread(): ThreadPort {
  * on one; the `simd` build (default: relaxed where this engine has it, kernels/wasm/simd.ts).
  * `shared`: over a shared memory even on one thread (a sampler thread's, whose weights the trainer
  * writes in place: worker/rollout/shared-weights.ts); more threads always share theirs.
+ * `partMinWork`: pins createThreadedWasmOps's split threshold (tests pass 1 to split every op that can be).
  */
 export async function nodeWasmOps(
   threads = availableParallelism(),
   simd: WasmSimd = defaultWasmSimd(),
-  { shared = false }: { shared?: boolean } = {},
+  { shared = false, partMinWork }: { shared?: boolean; partMinWork?: number } = {},
 ): Promise<WasmOps> {
   const relaxed = simd === 'relaxed' ? '-relaxed' : '';
   if (threads < 2 && !shared) return createWasmOps(await nodeWasmBinary(`ops${relaxed}.wasm`));
-  return createThreadedWasmOps(await nodeWasmBinary(`ops-mt${relaxed}.wasm`), threads, nodeThread);
+  return createThreadedWasmOps(await nodeWasmBinary(`ops-mt${relaxed}.wasm`), threads, nodeThread, {
+    ...(partMinWork !== undefined ? { partMinWork } : {}),
+  });
 }

@@ -17,6 +17,23 @@ export interface ExportFile {
   bytes: Uint8Array;
 }
 
+/** One check of a bundle's preflight (worker/interop/preflight.ts): what would fail when it arrives on verl or SkyRL. */
+export interface BundleCheck {
+  /** The rule's name, as README and the CLI print it (`head-dim-multiple-of-32`). */
+  rule: string;
+  status: 'pass' | 'refused' | 'note';
+  detail: string;
+}
+
+/** A stored run bundled for verl or SkyRL (worker/interop/stored-bundle.ts): its files, the preflight, the checkpoint's step. */
+export interface RunBundle {
+  ok: true;
+  files: ExportFile[];
+  preflight: BundleCheck[];
+  /** The step of the checkpoint in model/ (null: the run has none, and model/ is missing). */
+  checkpointStep: number | null;
+}
+
 /** A checkpoint's files (safetensors weights, HF config.json, tokenizer.json, dewpoint.json). */
 export interface CheckpointDownload {
   runId: string;
@@ -254,7 +271,7 @@ export interface GroupRecord {
    * `outcomeAdvantageDetails`); absent for pairs and for groups stored before it was kept.
    */
   estimate?: {
-    estimator: 'grpo' | 'rloo' | 'reinforce++-baseline';
+    estimator: 'grpo' | 'rloo' | 'reinforce++-baseline' | 'gpg' | 'grpo-passk';
     /** The options the estimator read, compat's defaults filled in (grpo: compat, scale, stdType, epsilon, singleton). */
     settings: Record<string, string | number | boolean>;
     /** Samples the estimator grouped (the trained ones: truncated completions are left out under truncation 'mask'). */

@@ -212,6 +212,20 @@ function verifyCalc(task: EnvTask, transcript: string): number {
   return extractBoxed(transcript) === task.answer ? 1 : 0;
 }
 
+/**
+ * The reward a calc episode got, read back from its turns (each an action's text and its
+ * observation's, as the transcript holds them) and how its last action ended: an action ended by
+ * EOS that is a box (`BOXED`, anchored: `\boxed{1}}` boxes `1}`) was scored by `step`; any other
+ * episode (out of turns) by `verifyCalc`, the last `\boxed{}` of the transcript. A box is the only
+ * action `step` ends an episode on, and it has no observation, so the last turn is that action.
+ * What a bundle's reward.py (worker/interop/reward_twin.py `calc_reward`) reproduces.
+ */
+export function calcTranscriptReward(turns: readonly string[], answer: string, lastFinish: 'stop' | 'length'): number {
+  const boxed = lastFinish === 'stop' ? BOXED.exec(turns.at(-1) ?? '') : null;
+  if (boxed) return boxed[1] === answer ? 1 : 0;
+  return verifyCalc({ id: 'transcript', prompt: '', answer, data: {} }, turns.join('\n'));
+}
+
 /** The expert: add the first two numbers, then the third, then box the sum. */
 function demonstrateCalc(task: EnvTask): string[] {
   const { a, b, c } = calcData(task);

@@ -75,6 +75,13 @@ export interface Environment {
   takeStderr?(): string | undefined;
 }
 
+/**
+ * What replaces the transcript's newlines in a group record's completion (one line per episode).
+ * The tool vocabulary (calc, guess) has neither a newline nor `⏎`, so their completions split back
+ * into turns on it; a code episode's programs have newlines of their own.
+ */
+export const TURN_SEPARATOR = ' ⏎ ';
+
 /** How much of an episode's stderr the rollout keeps (its end), characters: about the companion's 4 KiB a reply. */
 export const EPISODE_STDERR_CHARS = 4096;
 

@@ -28,7 +28,7 @@
 import type { CharTokenizer } from '../data/tokenizer';
 import type { Model } from '../model/model';
 import type { Episode, EpisodeStatus, SamplingSettings, TerminationReason, Transition } from '../rl/types';
-import type { SamplingOptions } from '../rollout/distribution';
+import type { SamplingOptions } from '../../kernels/sample/distribution.ref';
 import type { GenerateOptions, Generated } from '../rollout/generate';
 import { generate, rowSeed } from '../rollout/generate';
 import type { EnvStep, EnvTask, Environment, EnvironmentKind } from './environment';

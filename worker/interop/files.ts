@@ -111,14 +111,18 @@ export function rolloutsParquet(rows: readonly RolloutRow[]): Uint8Array {
   ]);
 }
 
-/** The environment SkyRL scores a bundle's rows with: one the cluster user registers over reward.py (the bundle's README). */
+/** The environment SkyRL scores a bundle's rows with: the bundle's skyrl_env.py registers it over reward.py (skyrl.ts). */
 export const SKYRL_ENV_CLASS = 'dewpoint_reward';
 
 /**
- * verl's RLHFDataset layout (examples/data_preprocess/gsm8k.py's rows: `data_source`, `prompt`,
- * `ability`, `reward_model`, `extra_info`) and SkyRL's beside it (its dataset preparation guide:
- * `env_class`, `reward_spec: {method, ground_truth}`), so one file serves both; `agentName` adds
- * verl's `agent_name` column, which picks the agent loop of a multi-turn (tool) rollout.
+ * verl's RLHFDataset layout (volcengine/verl @ b178a3c examples/data_preprocess/gsm8k.py
+ * `process_fn`'s rows: `data_source`, `prompt` as a chat list, `ability`, `reward_model: {style:
+ * rule, ground_truth}`, `extra_info: {split, index}`) and SkyRL's beside it (NovaSky-AI/SkyRL @
+ * a956457 docs/content/docs/datasets/dataset-preparation.mdx, "Format Requirements": the same
+ * `data_source`, `prompt`, `extra_info`, plus `env_class` and `reward_spec: {method: rule,
+ * ground_truth}`), so one file serves both; `agentName` adds verl's `agent_name` column, which
+ * picks the agent loop of a multi-turn (tool) rollout (verl/experimental/agent_loop/agent_loop.py
+ * reads it from the batch, `@register("tool_agent")` in tool_agent_loop.py names the tool loop).
  */
 export function verlPromptsParquet(
   prompts: readonly PromptRow[],
@@ -154,6 +158,25 @@ export function verlPromptsParquet(
     ...(agentName === undefined
       ? []
       : [{ name: 'agent_name', data: prompts.map(() => agentName), schema: [str('agent_name')] }]),
+  ]);
+}
+
+/**
+ * Preference pairs as parquet: TRL's standard preference columns (`prompt`, `chosen`, `rejected`,
+ * plain text, explicit prompt: huggingface/trl @ 0087e4f docs/source/dataset_formats.md, "Preference"), then the ground truth,
+ * each side's reward, the step and where the pair came from (a DPO step's pair, or a GRPO group's
+ * best and worst).
+ */
+export function pairsParquet(pairs: readonly PairRow[]): Uint8Array {
+  return parquet([
+    { name: 'prompt', data: pairs.map((p) => p.prompt), schema: [str('prompt')] },
+    { name: 'chosen', data: pairs.map((p) => p.chosen), schema: [str('chosen')] },
+    { name: 'rejected', data: pairs.map((p) => p.rejected), schema: [str('rejected')] },
+    { name: 'ground_truth', data: pairs.map((p) => p.answer), schema: [str('ground_truth')] },
+    { name: 'chosen_score', data: pairs.map((p) => p.chosenReward), schema: [scalar('chosen_score', 'DOUBLE')] },
+    { name: 'rejected_score', data: pairs.map((p) => p.rejectedReward), schema: [scalar('rejected_score', 'DOUBLE')] },
+    { name: 'step', data: pairs.map((p) => p.step), schema: [scalar('step', 'INT32')] },
+    { name: 'source', data: pairs.map((p) => p.source), schema: [str('source')] },
   ]);
 }
 

@@ -37,6 +37,8 @@ const VERL_KEYS = new Set([
   'async_training.partial_rollout',
   'async_training.use_rollout_log_probs',
   'actor_rollout_ref.rollout.name',
+  // Under LoRA (volcengine/verl @ b178a3c docs/advance/ppo_lora.rst; rollout.load_format in its _generated_ppo_trainer.yaml).
+  'actor_rollout_ref.rollout.load_format',
   'actor_rollout_ref.rollout.seed',
   'actor_rollout_ref.rollout.n',
   'actor_rollout_ref.rollout.temperature',
@@ -180,6 +182,8 @@ const TRL_KEYS = {
     'vllm_importance_sampling_mode',
     'vllm_importance_sampling_clip_max',
     'vllm_importance_sampling_clip_min',
+    'off_policy_mask_threshold',
+    'top_entropy_quantile',
   ]),
   DPOConfig: new Set([...TRAINING_ARGS, 'beta', 'loss_type', 'loss_weights', 'label_smoothing']),
   PPOConfig: new Set([

@@ -1,21 +1,36 @@
 /**
  * What would fail when a bundle (bundle.ts) arrives on a verl or SkyRL cluster, checked before it
- * leaves: each rule by name, passed, refused with the reason, or a note. A refusal is not a
- * guess: it is a check the cluster's own software makes on loading (vLLM's attention backends
- * take head sizes in multiples of 32 only, 32 to 256: vllm/attention/backends/flash_attn.py
- * `get_supported_head_sizes`; FlashAttention's kernels are built for those sizes), or a file the
- * bundle cannot carry. Pure: the checkpoint's JSON files in, results out.
+ * leaves: each rule by name, passed, refused with the reason, or a note. A refusal is a check
+ * the cluster's own software makes on loading, or a file the bundle cannot carry. Pure: the
+ * checkpoint's JSON files in, results out.
+ *
+ * head-dim-multiple-of-32, its sources: vLLM's FlashAttention backend, its default on the CUDA GPUs
+ * verl runs on, listed 32, 64, 96, 128, 160, 192, 224 and 256 (vllm-project/vllm @ 0084b78
+ * vllm/v1/attention/backends/flash_attn.py `get_supported_head_sizes`, whose error names
+ * FLEX_ATTENTION as the backend that takes every size). Later vLLM declares any multiple of 8 up
+ * to 256 (@ 5704f34, `supports_head_size`), but a FlashAttention build compiled without uneven
+ * head dims (FLASHATTENTION_DISABLE_UNEVEN_K, which vllm-project/vllm pull request 8910 found in
+ * vLLM's own build) stops at run time with "This flash attention build does not support headdim
+ * not being a multiple of 32" (reported on vLLM's main branch in modelscope/ms-swift issue 6617).
+ * verl b178a3c pins vllm>=0.8.5,<=0.12.0 (setup.py). So head_dim 24 is refused: it fails on
+ * arrival with the default backend, unless the cluster sets VLLM_ATTENTION_BACKEND=FLEX_ATTENTION
+ * (slower), which the detail says. Not run on a cluster here.
+ *
+ * What SkyRL refuses besides (NovaSky-AI/SkyRL @ a9564572eb8e91076be43c1bd5e4615e3de17265):
+ * skyrl-env, an env_class that nothing registered: `skyrl_gym.make` raises for an id outside its
+ * registry (skyrl-gym/skyrl_gym/envs/registration.py), and the bundle's rows name `dewpoint_reward`,
+ * which skyrl_env.py registers only where reward.py exists; train-rows, a train file with fewer rows
+ * than train_batch_size, which `BasePPOExp.get_train_dataset` asserts against
+ * (skyrl/train/entrypoints/main_base.py). verl's own launch is refused by its rules alone.
  */
 import type { RunOptions } from '../contract/options';
+import type { BundleCheck } from '../contract/records';
 import { exportRun } from './index';
+import { skyrlCommand, SKYRL_ENV } from './skyrl';
 import { twinRewardOf } from './reward-twin';
 
-export interface PreflightResult {
-  /** The rule's name, as README and the CLI print it (`head-dim-multiple-of-32`). */
-  rule: string;
-  status: 'pass' | 'refused' | 'note';
-  detail: string;
-}
+/** One check (the API's type: contract/records.ts). */
+export type PreflightResult = BundleCheck;
 
 /** The JSON files of the bundle's model folder that the rules read (absent: the run saved no model). */
 export interface ModelJson {
@@ -31,7 +46,10 @@ export const PREFLIGHT_RULES = [
   'chat-template',
   'reward-twin',
   'launch',
+  'skyrl-env',
+  'train-rows',
   'optimizer-state',
+  'model-step',
 ] as const;
 
 /** head_dim of a Hugging Face config: its own field, else hidden_size / num_attention_heads (as transformers derives it). */
@@ -41,7 +59,13 @@ export function headDimOf(config: Record<string, unknown>): number {
   return (config.hidden_size as number) / (config.num_attention_heads as number);
 }
 
-export function preflight(options: RunOptions, model: ModelJson | null, to: 'verl' | 'skyrl'): PreflightResult[] {
+export function preflight(
+  options: RunOptions,
+  model: ModelJson | null,
+  to: 'verl' | 'skyrl',
+  /** The rows of the bundle's train.parquet, which SkyRL checks against its train_batch_size (absent: not checked). */
+  trainRows?: number,
+): PreflightResult[] {
   const out: PreflightResult[] = [];
   const put = (rule: (typeof PREFLIGHT_RULES)[number], status: PreflightResult['status'], detail: string) =>
     out.push({ rule, status, detail });
@@ -55,11 +79,14 @@ export function preflight(options: RunOptions, model: ModelJson | null, to: 'ver
   } else {
     put('model-saved', 'pass', 'model/ holds the weights the run ended with, as a Hugging Face folder');
     const h = headDimOf(model.config);
+    const fits = h % 32 === 0 && h >= 32 && h <= 256;
     put(
       'head-dim-multiple-of-32',
-      h % 32 === 0 && h >= 32 && h <= 256 ? 'pass' : 'refused',
+      fits ? 'pass' : 'refused',
       `head_dim = ${h} (config.json); vLLM's and FlashAttention's attention kernels take 32, 64, 96, 128, 160, 192, 224 or 256, ` +
-        'so the rollout engine refuses this model on load',
+        (fits
+          ? 'and this is one'
+          : 'so the rollout engine refuses this model on load (VLLM_ATTENTION_BACKEND=FLEX_ATTENTION takes any size, slower)'),
     );
     const char = model.tokenizer.type === 'char';
     put(
@@ -90,12 +117,31 @@ export function preflight(options: RunOptions, model: ModelJson | null, to: 'ver
   if (to === 'verl') {
     const e = exportRun(options, 'verl');
     put('launch', e.ok ? 'pass' : 'refused', e.ok ? 'launch.sh: verl main_ppo with the run’s options' : e.reason);
-  } else
+  } else {
+    const e = skyrlCommand(options);
     put(
       'launch',
-      'note',
-      "this export writes no SkyRL launch command (its options are not mapped yet): the data, weights and reward serve SkyRL's own",
+      e.ok ? 'pass' : 'refused',
+      e.ok ? 'launch.sh: SkyRL main_base (skyrl_main.py) with the run’s options' : e.reason,
     );
+    put(
+      'skyrl-env',
+      twin.ok ? 'pass' : 'refused',
+      twin.ok
+        ? `skyrl_env.py registers env_class ${SKYRL_ENV} (the parquet rows' env_class), scoring with reward.py`
+        : `the parquet rows name env_class ${SKYRL_ENV}, which skyrl_env.py would register over reward.py; without reward.py ` +
+            "nothing registers it and skyrl_gym.make refuses the id: register an environment of that name that scores the run's task",
+    );
+    if (e.ok && trainRows !== undefined) {
+      const P = 'prompts' in options ? options.prompts : 0;
+      put(
+        'train-rows',
+        trainRows >= P ? 'pass' : 'refused',
+        `train.parquet has ${trainRows} prompts; SkyRL asserts at least trainer.train_batch_size (${P}) rows before it starts` +
+          (trainRows >= P ? '' : ': add prompts to TRAIN_FILES or lower train_batch_size'),
+      );
+    }
+  }
   put(
     'optimizer-state',
     'note',

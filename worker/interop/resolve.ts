@@ -12,6 +12,7 @@ import {
   dppoSettings,
   droSettings,
   geoMeanSettings,
+  grpoPasskSettings,
   grpoSettings,
   gspoSettings,
   icepopSettings,
@@ -75,7 +76,9 @@ export function lossSettings(p: PolicyLossRunOptions): LossSettings {
 type AdvantageSettings =
   | ({ estimator: 'grpo' } & ReturnType<typeof grpoSettings>)
   | ({ estimator: 'rloo' } & ReturnType<typeof rlooSettings>)
-  | ({ estimator: 'reinforce++-baseline' } & ReturnType<typeof reinforcePlusPlusSettings>);
+  | ({ estimator: 'reinforce++-baseline' } & ReturnType<typeof reinforcePlusPlusSettings>)
+  | { estimator: 'gpg' }
+  | ({ estimator: 'grpo-passk' } & ReturnType<typeof grpoPasskSettings>);
 
 export function advantageSettings(a: AdvantageRunOptions): AdvantageSettings {
   switch (a.estimator) {
@@ -85,6 +88,10 @@ export function advantageSettings(a: AdvantageRunOptions): AdvantageSettings {
       return { estimator: 'rloo', ...rlooSettings(a) };
     case 'reinforce++-baseline':
       return { estimator: 'reinforce++-baseline', ...reinforcePlusPlusSettings(a) };
+    case 'gpg':
+      return { estimator: 'gpg' };
+    case 'grpo-passk':
+      return { estimator: 'grpo-passk', ...grpoPasskSettings(a) };
   }
 }
 

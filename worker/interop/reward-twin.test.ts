@@ -4,15 +4,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../kernels/common/random';
+import { toolTokenizer } from '../data/tokenizer';
+import { CALC, calcTask } from '../episodes/calc';
+import { TURN_SEPARATOR } from '../episodes/environment';
 import { PRESETS } from '../presets/table';
 import type { RunOptions } from '../contract/options';
 import { dewpointScore, pythonPattern, rewardPy, twinRewardOf, type TwinReward } from './reward-twin';
 
 /** reward.py (`/usr/bin/python3`, standard library only) on each case, against Dewpoint's score: the check's JSON report. */
-function pythonCheck(reward: TwinReward, cases: readonly [string, string][]) {
+function pythonCheck(reward: TwinReward, cases: readonly (readonly [string, string, ('stop' | 'length')?])[]) {
   const dir = mkdtempSync(join(tmpdir(), 'dewpoint-reward-'));
   writeFileSync(join(dir, 'reward.py'), rewardPy(reward));
-  const rows = cases.map(([c, t]) => ({ solution_str: c, ground_truth: t, score: dewpointScore(reward, c, t) }));
+  const rows = cases.map(([c, t, f]) => ({
+    solution_str: c,
+    ground_truth: t,
+    score: dewpointScore(reward, c, t, f),
+    ...(f ? { finish_reason: f } : {}),
+  }));
   writeFileSync(join(dir, 'rows.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n'));
   const p = spawnSync('/usr/bin/python3', [join(dir, 'reward.py'), 'check', join(dir, 'rows.jsonl')], {
     encoding: 'utf8',
@@ -138,24 +146,87 @@ describe('reward.py: the standard-library Python twins give Dewpoint’s scores'
     }
   });
 
-  it('calc: the last \\boxed{} of the episode’s text is exactly the answer', () => {
+  it('calc: the environment’s own reward of 1500 seeded episodes, its step’s anchored box and its verify', async () => {
+    // Episodes as worker/episodes/rollout.ts plays them: each action's text, with the observation
+    // the real environment answers when the action ended with EOS; an action cut at the length limit
+    // ends the episode (truncated), as does the last turn; reward: step's, else verify's.
+    const tok = toolTokenizer();
     const pieces = [
       'calc(47+35)',
-      ' =82 ⏎ ',
+      'calc(82+19)',
       '\\boxed{101}',
-      '\\boxed{82}',
+      '\\boxed{101}}',
+      '\\boxed{1}}',
       '\\boxed{',
       '101',
       '}',
-      ' 101',
       '{',
-      '=?',
       '?',
     ];
-    const cases = pairs(fuzz(4, 1000, pieces), ['101', '82']);
+    const rand = mulberry32(5);
+    const pick = () => pieces[Math.floor(rand() * pieces.length)];
+    const cases: [string, string, 'stop' | 'length'][] = [];
+    const rewards: number[] = [];
+    for (let n = 0; n < 1500; n++) {
+      const task = n % 3 ? calcTask(47, 35, 19) : calcTask(10, 10, 10); // answers 101, 30
+      const env = CALC.create(task);
+      env.reset();
+      const turns: string[] = [];
+      let reward: number | null = null;
+      let finish: 'stop' | 'length' = 'stop';
+      for (let t = 0; t < CALC.maxTurns && reward === null; t++) {
+        const text = rand() < 0.5 ? pick() : pick() + pick();
+        if (rand() < 0.15) {
+          finish = 'length';
+          turns.push(text);
+          break;
+        }
+        finish = 'stop';
+        const step = await env.step({ ids: tok.encode(text), text, terminated: true });
+        turns.push(text + tok.decode(step.observation));
+        if (step.status === 'done') reward = step.reward!;
+      }
+      reward ??= CALC.verify(task, turns.join('\n'));
+      cases.push([turns.join(TURN_SEPARATOR), task.answer, finish]);
+      rewards.push(reward);
+    }
+    expect(cases.map(([c, t, f]) => dewpointScore({ kind: 'calc' }, c, t, f))).toEqual(rewards);
     const r = pythonCheck({ kind: 'calc' }, cases);
     expect(r).toMatchObject({ rows: cases.length, equal: cases.length, status: 0 });
-    expect(r.ones).toBeGreaterThan(20);
+    expect(r.ones).toBeGreaterThan(100);
+    // The edge: `\\boxed{31}}` ended by EOS is the environment's to score (it boxes `31}`: 0); cut at
+    // the length limit, verify's (the last box of the text is `31`: 1). reward.py gives both.
+    const task = calcTask(10, 10, 11);
+    const edge = '\\boxed{31}}';
+    expect(task.answer).toBe('31');
+    const env = CALC.create(task);
+    env.reset();
+    expect(await env.step({ ids: tok.encode(edge), text: edge, terminated: true })).toMatchObject({
+      status: 'done',
+      reward: 0,
+    });
+    expect(CALC.verify(task, edge)).toBe(1);
+    expect([
+      dewpointScore({ kind: 'calc' }, edge, '31', 'stop'),
+      dewpointScore({ kind: 'calc' }, edge, '31', 'length'),
+    ]).toEqual([0, 1]);
+    expect(
+      pythonCheck({ kind: 'calc' }, [
+        [edge, '31', 'stop'],
+        [edge, '31', 'length'],
+      ]),
+    ).toMatchObject({ rows: 2, equal: 2, ones: 1 });
+    // verl's call: compute_score reads the finish reason from extra_info, "stop" without one.
+    const dir = mkdtempSync(join(tmpdir(), 'dewpoint-reward-'));
+    writeFileSync(join(dir, 'reward.py'), rewardPy({ kind: 'calc' }));
+    const call = (extra: string) => `reward.compute_score("calc", ${JSON.stringify(edge)}, "31", ${extra})`;
+    const p = spawnSync(
+      '/usr/bin/python3',
+      ['-c', `import reward; print(${call('{"finish_reason": "length"}')}, ${call('None')}, ${call('{}')})`],
+      { cwd: dir, encoding: 'utf8' },
+    );
+    expect(p.stderr).toBe('');
+    expect(p.stdout).toBe('1.0 0.0 0.0\n');
   });
 
   it('the check reports a difference and exits 1 (a wrong Dewpoint score is caught)', () => {

@@ -10,7 +10,8 @@
  * with the construct named, so a bundle never carries a reward that scores differently there.
  */
 import type { RunOptions } from '../contract/options';
-import { extractBoxed } from '../data/answer';
+import { calcTranscriptReward } from '../episodes/calc';
+import { TURN_SEPARATOR } from '../episodes/environment';
 import { presetOf } from '../presets/table';
 import { compileRewardPattern, exactReward, regexReward } from '../rewards/dataset-reward';
 import { mathReward } from '../rewards/math-reward';
@@ -155,11 +156,20 @@ export function rewardPy(reward: TwinReward): string {
   return source.replace(REWARD_LINE, `REWARD = json.loads(${JSON.stringify(JSON.stringify(value))})\n`);
 }
 
-/** Dewpoint's own score of `completion` against `truth` under the twin's reward (what reward.py must give). */
-export function dewpointScore(reward: TwinReward, completion: string, truth: string): number {
+/**
+ * Dewpoint's own score of `completion` against `truth` under the twin's reward (what reward.py must
+ * give). calc reads an episode's record (turns joined by TURN_SEPARATOR) and how its last action
+ * ended (a rollout row's `finish_reason`), as the environment scored it (calc.ts `calcTranscriptReward`).
+ */
+export function dewpointScore(
+  reward: TwinReward,
+  completion: string,
+  truth: string,
+  finishReason: 'stop' | 'length' = 'stop',
+): number {
   if (reward.kind === 'math') return mathReward(completion, truth).score;
   if (reward.kind === 'exact') return exactReward(completion, truth).score;
-  if (reward.kind === 'calc') return extractBoxed(completion) === truth ? 1 : 0;
+  if (reward.kind === 'calc') return calcTranscriptReward(completion.split(TURN_SEPARATOR), truth, finishReason);
   const p = compileRewardPattern(reward.jsPattern);
   if (!p.ok) throw new Error(`dewpointScore: the pattern ${reward.jsPattern} ${p.reason}`);
   return regexReward(completion, truth, p.pattern).score;

@@ -2,7 +2,9 @@
 
 A bundle (`dewpoint export RUN --to verl|skyrl`) ships this file as reward.py with the run's reward
 set in REWARD below. verl calls `compute_score(data_source, solution_str, ground_truth, extra_info)`
-from `custom_reward_function.path` (verl/trainer/ppo/reward.py `get_custom_reward_fn`); the score is
+from `custom_reward_function.path` (volcengine/verl @ b178a3c verl/trainer/ppo/reward.py
+`get_custom_reward_fn`; the signature of its own `default_compute_score(data_source, solution_str,
+ground_truth, extra_info=None, ...)` in verl/utils/reward_score/__init__.py); the score is
 the one Dewpoint gave, bit for bit, because each function here is a line-by-line twin of its
 TypeScript original:
 
@@ -12,14 +14,16 @@ TypeScript original:
 - "regex": the last match of the person's pattern, its one group or the whole match, trimmed, equals
   the trimmed ground truth. The pattern is the JavaScript one translated by the exporter
   (worker/interop/reward-twin.ts `pythonPattern`), which refuses what it cannot translate exactly.
-- "calc": the calculator environment's reward read from the episode's text (worker/episodes/calc.ts
-  `verifyCalc`): the content of the last box is exactly the answer.
+- "calc": the calculator environment's reward read back from the episode's record (worker/episodes/calc.ts
+  `calcTranscriptReward`): a last action ended by EOS that is a box, as the environment's step scored
+  it (the anchored box `^\\boxed\\{(.*)\\}$`); any other episode, the last box of the transcript
+  (`verifyCalc`). Exactly the answer, either way.
 
 JavaScript and Python differ where it matters here, so the twins never use Python's defaults:
 whitespace is JavaScript's (`\\s` and String.prototype.trim), `\\d` and `\\w` are ASCII, and `$` is
 the end of the text (Python's `$` also matches before a final newline).
 
-`python3 reward.py check FILE.jsonl` scores each line's {solution_str, ground_truth} and compares it
+`python3 reward.py check FILE.jsonl` scores each line's {solution_str, ground_truth, finish_reason} and compares it
 with the line's `score` (Dewpoint's): it prints a JSON report and exits 1 on any difference.
 """
 
@@ -187,11 +191,27 @@ def extract_boxed(text):
     return None
 
 
-def calc_reward(transcript, answer):
-    return 1 if extract_boxed(transcript) == answer else 0
+# What joins an episode's turns in its record (worker/episodes/environment.ts TURN_SEPARATOR), and the
+# calculator's box action (worker/episodes/calc.ts BOXED, /^\\boxed\{(.*)\}$/: JavaScript's `.` stops
+# at its four line terminators, and `$` is the end of the text).
+TURN_SEPARATOR = " \u23ce "
+CALC_BOXED = re.compile("\\\\boxed\\{([^\n\r\u2028\u2029]*)\\}\\Z")
 
 
-def score(solution_str, ground_truth, reward=None):
+def calc_reward(transcript, answer, finish_reason="stop"):
+    """calc.ts calcTranscriptReward: a last action ended by EOS that is a box was scored by the
+    environment's step (the anchored box: `\\boxed{1}}` boxes `1}`); any other episode (out of turns,
+    or its last action cut at the length limit) by verifyCalc, the last box of the whole transcript."""
+    turns = transcript.split(TURN_SEPARATOR)
+    if finish_reason == "stop":
+        m = CALC_BOXED.match(turns[-1])
+        if m is not None:
+            return 1 if m.group(1) == answer else 0
+    return 1 if extract_boxed("\n".join(turns)) == answer else 0
+
+
+def score(solution_str, ground_truth, reward=None, finish_reason="stop"):
+    """The run's score; `finish_reason` ("stop" or "length": how the response's last action ended) is read by calc only."""
     r = REWARD if reward is None else reward
     kind = r["kind"]
     if kind == "math":
@@ -201,13 +221,16 @@ def score(solution_str, ground_truth, reward=None):
     if kind == "regex":
         return regex_reward(solution_str, ground_truth, r["pattern"], r["groups"])
     if kind == "calc":
-        return calc_reward(solution_str, ground_truth)
+        return calc_reward(solution_str, ground_truth, finish_reason)
     raise ValueError("REWARD['kind'] = %r; expected one of math, exact, regex, calc" % (kind,))
 
 
 def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
-    """verl's custom_reward_function signature (the data source does not change the reward: REWARD does)."""
-    return float(score(solution_str, ground_truth))
+    """verl's custom_reward_function signature (the data source does not change the reward: REWARD does).
+    calc reads `extra_info["finish_reason"]` where the caller sets it ("length": the response was cut at
+    its limit); without it the response is taken as ended by the model ("stop")."""
+    finish = extra_info.get("finish_reason", "stop") if isinstance(extra_info, dict) else "stop"
+    return float(score(solution_str, ground_truth, finish_reason=finish))
 
 
 def check(path):
@@ -219,7 +242,7 @@ def check(path):
             if not line.strip():
                 continue
             row = json.loads(line)
-            got = score(row["solution_str"], row["ground_truth"])
+            got = score(row["solution_str"], row["ground_truth"], finish_reason=row.get("finish_reason", "stop"))
             rows += 1
             if got == row["score"]:
                 equal += 1
@@ -230,7 +253,7 @@ def check(path):
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] != "check":
-        sys.stderr.write("usage: python3 reward.py check FILE.jsonl (lines of {solution_str, ground_truth, score})\n")
+        sys.stderr.write("usage: python3 reward.py check FILE.jsonl (lines of {solution_str, ground_truth, score, finish_reason?})\n")
         sys.exit(2)
     report = check(sys.argv[2])
     sys.stdout.write(json.dumps(report) + "\n")

@@ -157,6 +157,10 @@ export interface PairRow {
   prompt: string;
   chosen: string;
   rejected: string;
+  /** The task's ground truth, and the rewards the chosen and rejected completions got (what the pair was built by). */
+  answer: string;
+  chosenReward: number;
+  rejectedReward: number;
   step: number;
   source: 'dpo-pair' | 'group-best-worst';
 }
@@ -173,6 +177,9 @@ export function preferencePairs(steps: readonly { step: number; groups: readonly
             prompt: g.prompt,
             chosen: chosen.completion,
             rejected: rejected.completion,
+            answer: g.answer,
+            chosenReward: chosen.reward,
+            rejectedReward: rejected.reward,
             step,
             source: 'dpo-pair',
           });
@@ -190,6 +197,9 @@ export function preferencePairs(steps: readonly { step: number; groups: readonly
           prompt: g.prompt,
           chosen: best.completion,
           rejected: worst.completion,
+          answer: g.answer,
+          chosenReward: best.reward,
+          rejectedReward: worst.reward,
           step,
           source: 'group-best-worst',
         });

@@ -282,6 +282,30 @@ describe('trlConfig: options', () => {
     expect(unmapped(grpo({}), 'staleness')).toEqual([]);
   });
 
+  it("verl's gpg and grpo_passk estimators have no GRPOConfig equivalent: listed by name", () => {
+    expect(unmapped(grpo({ advantage: { estimator: 'gpg' } }), 'advantage.estimator')[0].reason).toMatch(/no GPG/);
+    expect(unmapped(grpo({ advantage: { estimator: 'grpo-passk' } }), 'advantage.estimator')[0].reason).toMatch(
+      /no pass@k/,
+    );
+  });
+
+  it("the off-policy sequence mask is GRPOConfig's off_policy_mask_threshold; PPOConfig has none", () => {
+    const e = grpo({ offPolicyMask: 0.5 });
+    expect(e.kwargs.off_policy_mask_threshold).toBe(0.5);
+    expect(e.python).toContain('off_policy_mask_threshold=0.5,');
+    expect(grpo({}).kwargs.off_policy_mask_threshold).toBeUndefined();
+    expect(kinds(unmapped(ppo({ offPolicyMask: 0.5 }), 'offPolicyMask'))).toEqual(['offPolicyMask:none']);
+  });
+
+  it("the high-entropy token mask is GRPOConfig's top_entropy_quantile; PPOConfig has none", () => {
+    const e = grpo({ topEntropyQuantile: 0.2 });
+    expect(e.kwargs.top_entropy_quantile).toBe(0.2);
+    expect(grpo({}).kwargs.top_entropy_quantile).toBeUndefined();
+    expect(kinds(unmapped(ppo({ topEntropyQuantile: 0.2 }), 'topEntropyQuantile'))).toEqual([
+      'topEntropyQuantile:none',
+    ]);
+  });
+
   it('GSPO is importance_sampling_level sequence; TRL cispo uses epsilon_high as its cap', () => {
     const g = grpo({ policyLoss: { name: 'gspo', compat: 'trl' }, aggregation: { mode: 'grpo' } });
     expect([g.kwargs.importance_sampling_level, g.kwargs.loss_type]).toEqual(['sequence', 'grpo']);

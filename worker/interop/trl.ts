@@ -75,6 +75,8 @@ const FLOATS = new Set([
   'kl_coef',
   'vllm_importance_sampling_clip_max',
   'vllm_importance_sampling_clip_min',
+  'off_policy_mask_threshold',
+  'top_entropy_quantile',
   'loss_weights',
 ]);
 
@@ -388,6 +390,22 @@ function grpo(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): void {
   grpoAdvantage(o, b);
   kl(o, b, true);
   importance(o, b);
+  if (o.topEntropyQuantile !== undefined)
+    b.set(
+      'topEntropyQuantile',
+      o.topEntropyQuantile,
+      'top_entropy_quantile',
+      o.topEntropyQuantile,
+      "TRL's quantile is over the micro-batch gathered across processes; Dewpoint's over the update's mini-batch",
+    );
+  if (o.offPolicyMask !== undefined)
+    b.set(
+      'offPolicyMask',
+      o.offPolicyMask,
+      'off_policy_mask_threshold',
+      o.offPolicyMask,
+      "TRL's drift is against vLLM's sampling log-probs with use_vllm, else the old ones; Dewpoint's against its sampler's",
+    );
   for (const [name, value] of Object.entries(o.rejection))
     if (value !== undefined)
       b.log.none(
@@ -662,7 +680,11 @@ function grpoAdvantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): v
       a,
       s.estimator === 'rloo'
         ? "GRPOConfig has no RLOO estimator (TRL's RLOOTrainer uses a sequence-level ratio and puts the KL in the reward)"
-        : 'TRL has no REINFORCE++-baseline estimator',
+        : s.estimator === 'gpg'
+          ? "TRL has no GPG advantage (verl's gpg: α·(r − group mean), α = batch / non-zero rewards)"
+          : s.estimator === 'grpo-passk'
+            ? "TRL has no pass@k advantage (verl's grpo_passk: only each group's best sample learns)"
+            : 'TRL has no REINFORCE++-baseline estimator',
     );
   } else {
     b.log.asDefault('advantage.estimator', 'grpo', "GRPOConfig's group-relative advantage");
@@ -691,7 +713,7 @@ function grpoAdvantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): v
           !isSet(a, 'singleton'),
         );
     }
-    if (a.compat !== undefined)
+    if ('compat' in a && a.compat !== undefined)
       b.log.resolved(
         'advantage.compat',
         a.compat,
@@ -891,6 +913,18 @@ function ppo(o: PpoRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions, b: Buil
   else b.noneAll('importance', o.importance, "TRL's PPO has no trainer/sampler IS weights");
   for (const [name, value] of Object.entries(o.rejection))
     if (value !== undefined) b.log.none(`rejection.${name}`, value, "TRL's PPO has no rejection masks");
+  if (o.offPolicyMask !== undefined)
+    b.log.none(
+      'offPolicyMask',
+      o.offPolicyMask,
+      "off_policy_mask_threshold is GRPOConfig's; TRL's PPO has no such mask",
+    );
+  if (o.topEntropyQuantile !== undefined)
+    b.log.none(
+      'topEntropyQuantile',
+      o.topEntropyQuantile,
+      "top_entropy_quantile is GRPOConfig's; TRL's PPO has no such mask",
+    );
   if (o.evalEvery > 0)
     b.log.none(
       'evalEvery',

@@ -501,6 +501,13 @@ describe('verlCommand: options', () => {
     ]);
   });
 
+  it('gpg and grpo_passk by their adv_estimator names; pass@k carries norm_adv_by_std_in_grpo', () => {
+    expect(at(grpo({ advantage: { estimator: 'gpg' } }), 'algorithm.adv_estimator')).toBe('gpg');
+    const k = grpo({ advantage: { estimator: 'grpo-passk', scale: 'none' } });
+    expect(at(k, 'algorithm.adv_estimator')).toBe('grpo_passk');
+    expect(at(k, 'algorithm.norm_adv_by_std_in_grpo')).toBe('false');
+  });
+
   it("compat trl's GRPO defaults (ε 1e-4, singleton 0) are listed as unset values verl cannot take", () => {
     const e = grpo({ advantage: { estimator: 'grpo', compat: 'trl' } });
     expect(e.unmapped.filter((u) => u.path.startsWith('advantage'))).toMatchObject([
@@ -568,6 +575,19 @@ describe('verlCommand: options', () => {
     expect(rs.command).toContain(`'algorithm.rollout_correction.rollout_rs="token_k1,seq_mean_k3"'`);
   });
 
+  it("TRL's off-policy sequence mask has no verl equivalent: listed, nothing written", () => {
+    const e = grpo({ offPolicyMask: 0.5 });
+    expect(kinds(unmapped(e, 'offPolicyMask'))).toEqual(['offPolicyMask:none']);
+    expect(unmapped(e, 'offPolicyMask')[0].reason).toMatch(/no off-policy sequence mask/);
+    expect(e.overrides).toEqual(grpo({}).overrides);
+  });
+
+  it("TRL's high-entropy token mask has no verl equivalent: listed, nothing written", () => {
+    const e = grpo({ topEntropyQuantile: 0.2 });
+    expect(kinds(unmapped(e, 'topEntropyQuantile'))).toEqual(['topEntropyQuantile:none']);
+    expect(e.overrides).toEqual(grpo({}).overrides);
+  });
+
   it('mini-batches in prompts; a split verl cannot make is listed; run bookkeeping', () => {
     const four = grpo({ miniBatches: 4, epochs: 2 });
     expect([
@@ -616,6 +636,9 @@ describe('verlCommand: options', () => {
       hydraValue(['q_proj', 'v_proj']),
     ]);
     expect(kinds(unmapped(e, 'loraDropout'))).toEqual(['loraDropout:none']);
+    // verl's LoRA guide requires vLLM to load the base as safetensors (its default load_format is dummy).
+    expect(at(e, 'actor_rollout_ref.rollout.load_format')).toBe('safetensors');
+    expect(at(grpo({}), 'actor_rollout_ref.rollout.load_format')).toBeUndefined();
     expect(at(grpo({ loraRank: 4, loraAlpha: 16 }), `${model}.lora_alpha`)).toBe('16');
     expect(unmapped(grpo({ loraRank: 4 }), 'loraDropout')).toEqual([]);
     expect(at(grpo({}), `${model}.lora_rank`)).toBeUndefined();

@@ -421,6 +421,9 @@ function translate(o: RlRunOptions): VerlExport {
     );
   if (o.loraRank !== undefined) {
     // verl's LoRA (PEFT underneath); with a rank its reference is the actor with the adapters off, as here.
+    // Its guide (volcengine/verl @ b178a3c docs/advance/ppo_lora.rst, "Required configurations") also
+    // requires rollout.load_format=safetensors, so that vLLM loads the base model (the default is dummy).
+    fixed('actor_rollout_ref.rollout.load_format', 'safetensors');
     const targets = o.loraTargets ?? 'all-linear';
     set('loraRank', o.loraRank, 'actor_rollout_ref.model.lora_rank', o.loraRank);
     set('loraAlpha', o.loraAlpha ?? o.loraRank, 'actor_rollout_ref.model.lora_alpha', o.loraAlpha ?? o.loraRank);
@@ -955,6 +958,17 @@ function advantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, log: MappingLog, s
       set('advantage.singleton', s.singleton, adv, s.singleton === 'raw' ? 'rloo' : 'rloo_vectorized');
     if (s.normalize) log.none('advantage.normalize', true, "verl's rloo does not whiten over the batch");
     else log.asDefault('advantage.normalize', false, "no whitening, as verl's rloo");
+  } else if (s.estimator === 'gpg') {
+    set('advantage.estimator', 'gpg', adv, 'gpg', 'α·(r − group mean), α = batch size / non-zero scores');
+  } else if (s.estimator === 'grpo-passk') {
+    set('advantage.estimator', 'grpo-passk', adv, 'grpo_passk');
+    set(
+      'advantage.scale',
+      s.scale,
+      'algorithm.norm_adv_by_std_in_grpo',
+      s.scale === 'group',
+      isSet(a, 'scale') ? 'grpo_passk reads it from the algorithm config' : 'unset: group',
+    );
   } else {
     set('advantage.estimator', s.estimator, adv, 'reinforce_plus_plus_baseline');
     fixedAs(
@@ -967,7 +981,7 @@ function advantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, log: MappingLog, s
     if (s.compat === 'rllm')
       log.none('advantage.compat', 'rllm', "rLLM's sequence-level std is not verl's token-weighted whitening");
   }
-  if (a.compat !== undefined && !(s.estimator === 'reinforce++-baseline' && s.compat === 'rllm'))
+  if ('compat' in a && a.compat !== undefined && !(s.estimator === 'reinforce++-baseline' && s.compat === 'rllm'))
     log.resolved(
       'advantage.compat',
       a.compat,
@@ -999,6 +1013,20 @@ function critic(o: PpoRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions, log:
 
 function corrections(o: RlRunOptions, log: MappingLog, set: SetFn): void {
   const imp = o.importance;
+  if (o.offPolicyMask !== undefined)
+    log.none(
+      'offPolicyMask',
+      o.offPolicyMask,
+      "verl has no off-policy sequence mask (TRL's OPSM); its rollout_rs masks ignore the advantage's sign and compare " +
+        'with the proximal policy, not the current one',
+    );
+  if (o.topEntropyQuantile !== undefined)
+    log.none(
+      'topEntropyQuantile',
+      o.topEntropyQuantile,
+      "verl has no high-entropy token mask (TRL's top_entropy_quantile); its actor computes the entropy for the " +
+        'entropy_coeff bonus and metrics only',
+    );
   if (o.policyLoss.name === 'icepop') {
     if (imp.kind !== 'off')
       noneAll(

@@ -2,9 +2,12 @@
  * The KV cache of one batch of B sequences, and the `Decoder` that fills it: `prefill` runs the
  * ordinary forward over the prompts (one per row) and copies each row's k/v into the cache;
  * `step` appends one id per row through decode-forward.ts. Both return the next-token logits of
- * every row (B, V). Rows are independent; a row's cache never exceeds `L` positions.
+ * every row (B, V); `load` and `advance` do the same work and leave the logits on the backend,
+ * where `sample` draws from them (Ops.sample) and `logProbs` scores ids on them, so a sampling
+ * step reads back B entries instead of B·V. Rows are independent; a row's cache never exceeds `L`
+ * positions.
  */
-import type { Ops, Tensor } from '../../kernels/ops';
+import type { Ops, SampleOutput, SamplingOptions, Tensor } from '../../kernels/ops';
 import type { ModelConfig } from './config';
 import { kvDim } from './config';
 import { decodeForward } from './decode-forward';
@@ -48,6 +51,12 @@ export class Decoder {
    * the logits after each row's last id: the LM head runs on those B positions only.
    */
   async prefill(prompts: readonly ArrayLike<number>[]): Promise<Float32Array> {
+    await this.load(prompts);
+    return this.logits();
+  }
+
+  /** `prefill` without reading the logits back: they stay on the backend for `sample` and `logProbs`. */
+  async load(prompts: readonly ArrayLike<number>[]): Promise<void> {
     const { B, L } = this;
     if (prompts.length !== B) throw new Error(`prefill: ${prompts.length} prompts for ${B} rows`);
     const T = Math.max(...prompts.map((p) => p.length));
@@ -77,14 +86,33 @@ export class Decoder {
         this.ops.copy(this.acts.xL, acts.xL, last);
       });
       lmHead(this.ops, c, this.model.forwardParams(this.adapters), this.acts, B);
-      return await this.ops.read(this.acts.logits);
+      await this.ops.sync();
     } finally {
-      freeActs(this.ops, acts); // after the read: a GPU's recorded copies still use its buffers until then
+      freeActs(this.ops, acts); // after the sync: a GPU's recorded copies still use its buffers until then
     }
   }
 
   /** Appends ids (B) at each row's current length and returns the next-token logits (B, V). */
   async step(ids: ArrayLike<number>): Promise<Float32Array> {
+    this.advance(ids);
+    return this.logits();
+  }
+
+  /** The last logits (B, V), those `load`/`prefill` or `advance`/`step` left. */
+  logits(): Promise<Float32Array> {
+    return this.ops.read(this.acts.logits);
+  }
+
+  /**
+   * One id per row from the last logits under `options`, with uniforms[b] in [0, 1) (NaN: row b is
+   * finished and draws nothing): Ops.sample, the logits left where they are.
+   */
+  sample(uniforms: ArrayLike<number>, options: SamplingOptions): Promise<SampleOutput> {
+    return this.ops.sample(this.acts.logits, uniforms, this.B, this.model.config.vocab, options);
+  }
+
+  /** `step` without reading the logits back (records the decoding step; `sample`/`logProbs`/`logits` see its logits). */
+  advance(ids: ArrayLike<number>): void {
     const { B, L } = this;
     if (ids.length !== B) throw new Error(`step: ${ids.length} ids for ${B} rows`);
     for (let b = 0; b < B; b++) {
@@ -99,12 +127,11 @@ export class Decoder {
     );
     decodeForward(this.ops, this.model.config, this.model.forwardParams(this.adapters), this.acts, this.cache);
     for (let b = 0; b < B; b++) this.cache.lengths[b]++;
-    return this.ops.read(this.acts.logits);
   }
 
   /**
-   * log_softmax(scale · logits)[ids[b]] of each row's last logits (those `prefill` or `step`
-   * returned) by the backend's `logprobForward`, the kernel `Model.score` runs on the same logits
+   * log_softmax(scale · logits)[ids[b]] of each row's last logits (those `load`/`prefill` or
+   * `advance`/`step` left) by the backend's `logprobForward`, the kernel `Model.score` runs on the same logits
    * row: the sampler's log-prob of a drawn id is then the trainer's, bit for bit, where the logits
    * are (docs/rl-formulas.md "Mismatch"). `scale` = 1 / temperature, as score computes it.
    */

@@ -84,7 +84,7 @@ export interface ModelOptions {
 interface ScoreOptions {
   /**
    * Score log_softmax(logits / temperature) and its entropy, the distribution the sampler draws
-   * from at this temperature (distribution.ts; verl's actor `logits.div_(temperature)`). Finite
+   * from at this temperature (kernels/sample/distribution.ref.ts; verl's actor `logits.div_(temperature)`). Finite
    * and > 0; default 1 (untempered). A greedy sampler (temperature 0) is scored at 1.
    */
   temperature?: number;

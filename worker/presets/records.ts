@@ -15,6 +15,7 @@ import type { DpoRunOptions } from '../contract/options';
 import type { DpoStep, Pair } from '../train/dpo';
 import type { GrpoStep } from '../train/grpo';
 import type { EpisodeStep } from '../train/grpo-episodes';
+import { TURN_SEPARATOR } from '../episodes/environment';
 
 /** A sample's completion as the Groups view shows it: one call's text (single-turn) or the episode's turns. */
 function completionOf(
@@ -36,7 +37,7 @@ function completionOf(
     });
     const length = e.episode.transitions.reduce((n, t) => n + t.action.tokens.length, 0);
     return {
-      completion: e.transcript.replace(/\n/g, ' ⏎ '),
+      completion: e.transcript.replace(/\n/g, TURN_SEPARATOR),
       length,
       truncated: e.episode.status === 'truncated',
       turns,

@@ -47,7 +47,10 @@ export {
   VERL_EPS,
   broadcastAdvantages,
   gae,
+  gpgAdvantages,
   grpoAdvantages,
+  grpoPasskAdvantages,
+  grpoPasskSettings,
   grpoSettings,
   outcomeAdvantages,
   reinforcePlusPlusBaseline,
@@ -62,6 +65,7 @@ export {
   type GaeOptions,
   type GaeResult,
   type GrpoOptions,
+  type GrpoPasskOptions,
   type OutcomeAdvantages,
   type OutcomeEstimator,
   type ReinforcePlusPlusOptions,
@@ -147,6 +151,11 @@ export {
   type RejectionResult,
 } from './corrections/rejection';
 export { offPolicyMetrics, type OffPolicyMetricsInput } from './corrections/off-policy-metrics';
+export {
+  offPolicySequenceMask,
+  type OffPolicySequenceMask,
+  type OffPolicySequenceMaskInput,
+} from './corrections/off-policy-sequence-mask';
 export {
   rolloutCorrection,
   type BypassLossType,

@@ -5,13 +5,15 @@
  * (seed, row), so a completion does not depend on which other rows share its batch. Records per
  * sampled id the behavior log-prob (after temperature/top-k/top-p), the raw log-prob (the
  * unfiltered distribution at the sampling temperature, log_softmax(l / T); log_softmax(l) when
- * greedy) and optionally the support.
+ * greedy) and optionally the support. The draw is the backend's `Ops.sample` on logits that stay
+ * on the backend (kernels/sample/), so a step reads back B ids and log-probs, not B·V logits.
  */
 import type { Model } from '../model/model';
 import { rowPerSequence } from '../model/packing';
 import { Decoder } from '../model/kv-cache';
-import type { SamplingOptions } from './distribution';
-import { samplingDistribution } from './distribution';
+import type { Ops, SampleOutput, Tensor } from '../../kernels/ops';
+import type { SamplingOptions } from '../../kernels/sample/distribution.ref';
+import { samplingDistribution } from '../../kernels/sample/distribution.ref';
 import { createSampler } from './sample';
 
 export interface GenerateOptions extends SamplingOptions {
@@ -84,44 +86,58 @@ export async function generate(
   }));
   const seqs = prompts.map((p) => Array.from(p));
   const stops = new Set([o.eos, ...(o.stop ?? [])]);
+  const sampling: SamplingOptions = { temperature: o.temperature, topK: o.topK, topP: o.topP };
   // Model.score's inverse temperature, computed as it computes it (a greedy sampler is scored at 1).
   const scale = 1 / (o.temperature !== undefined && o.temperature > 0 ? o.temperature : 1);
   const decoder = o.useCache === false ? null : new Decoder(model, B, L, o.adapters ?? true);
+  const rescored = decoder ? null : new RescoredLogits(model.ops, B, V);
   try {
-    let logits = decoder ? await decoder.prefill(prompts) : await fullLogits(model, seqs, o.adapters ?? true);
+    if (decoder) await decoder.load(prompts);
+    else rescored!.set(await fullLogits(model, seqs, o.adapters ?? true));
     for (let step = 0; step < o.maxNew; step++) {
       const next = new Int32Array(B).fill(o.eos);
-      const drawn: { r: number; filtered: boolean }[] = [];
+      // One uniform per unfinished row, from its own stream; NaN: the row draws nothing.
+      const uniforms = new Float64Array(B).fill(NaN);
+      out.forEach((row, r) => {
+        if (!row.done) uniforms[r] = samplers[r].next();
+      });
+      const drawn: SampleOutput = decoder
+        ? await decoder.sample(uniforms, sampling)
+        : await rescored!.sample(uniforms, sampling);
+      // The support of each draw, from the logits read back (only where it is recorded).
+      const logits = o.recordSupport ? (decoder ? await decoder.logits() : rescored!.host) : null;
+      const rows: number[] = [];
       for (let r = 0; r < B; r++) {
         const row = out[r];
         if (row.done) continue;
-        const dist = samplingDistribution(logits.subarray(r * V, (r + 1) * V), o);
-        const tok = samplers[r].sample(dist);
-        row.ids.push(tok.id);
-        row.behavior.push(tok.behaviorLogProb);
-        drawn.push({ r, filtered: dist.filtered });
-        if (o.recordSupport) row.support.push(dist.support);
-        seqs[r].push(tok.id);
-        next[r] = tok.id;
-        if (stops.has(tok.id)) row.done = row.stop = true;
+        const id = drawn.ids[r];
+        row.ids.push(id);
+        row.behavior.push(drawn.logProbs[r]);
+        rows.push(r);
+        if (logits) row.support.push(samplingDistribution(logits.subarray(r * V, (r + 1) * V), sampling).support);
+        seqs[r].push(id);
+        next[r] = id;
+        if (stops.has(id)) row.done = row.stop = true;
         else if (row.ids.length >= o.maxNew) row.done = true;
       }
       // The drawn ids' raw log-probs by the kernel the trainer scores with (Model.score), on the
       // same logits; unfiltered, the behaviour log-prob is the raw one, so it is that value too.
-      const raw = decoder ? await decoder.logProbs(next, scale) : await kernelLogProbs(model, logits, next, scale);
-      for (const { r, filtered } of drawn) {
+      const raw = decoder ? await decoder.logProbs(next, scale) : await rescored!.logProbs(next, scale);
+      for (const r of rows) {
         out[r].raw.push(raw[r]);
-        if (!filtered) out[r].behavior[out[r].behavior.length - 1] = raw[r];
+        if (!drawn.filtered[r]) out[r].behavior[out[r].behavior.length - 1] = raw[r];
       }
       o.onProgress?.(
         out.reduce((n, row) => n + (row.done ? 1 : 0), 0),
         B,
       );
       if (out.every((row) => row.done)) break;
-      logits = decoder ? await decoder.step(next) : await fullLogits(model, seqs, o.adapters ?? true);
+      if (decoder) decoder.advance(next);
+      else rescored!.set(await fullLogits(model, seqs, o.adapters ?? true));
     }
   } finally {
     decoder?.free();
+    rescored?.free();
   }
   return out.map((row, r) => ({
     promptIds: Int32Array.from(prompts[r]),
@@ -133,30 +149,48 @@ export async function generate(
   }));
 }
 
-/** log_softmax(scale · logits)[ids[b]] of each row of `logits` (B, V) by the backend's kernel (Decoder.logProbs, without a cache). */
-async function kernelLogProbs(
-  model: Model,
-  logits: Float32Array,
-  ids: Int32Array,
-  scale: number,
-): Promise<Float32Array> {
-  const { ops } = model;
-  const B = ids.length,
-    V = model.config.vocab;
-  const t = {
-    logits: ops.alloc('sample:logits', B * V),
-    targets: ops.alloc('sample:targets', B, 'i32'),
-    logp: ops.alloc('sample:logp', B),
-    entropy: ops.alloc('sample:entropy', B),
-    lse: ops.alloc('sample:lse', B),
-  };
-  try {
-    ops.upload(t.logits, logits);
-    ops.upload(t.targets, ids);
-    ops.logprobForward(t.logp, t.entropy, t.lse, t.logits, t.targets, B, V, scale);
-    return await ops.read(t.logp);
-  } finally {
-    for (const x of Object.values(t)) ops.free(x);
+/**
+ * Without a cache: each step's logits (B, V), computed on the host by re-scoring every sequence,
+ * uploaded once to the backend, where the draw (Ops.sample) and the raw log-probs
+ * (logprobForward, as Decoder.logProbs) read them.
+ */
+class RescoredLogits {
+  private readonly t: Record<'logits' | 'targets' | 'logp' | 'entropy' | 'lse', Tensor>;
+  host: Float32Array = new Float32Array(0);
+
+  constructor(
+    private readonly ops: Ops,
+    private readonly B: number,
+    private readonly V: number,
+  ) {
+    this.t = {
+      logits: ops.alloc('sample:logits', B * V),
+      targets: ops.alloc('sample:targets', B, 'i32'),
+      logp: ops.alloc('sample:logp', B),
+      entropy: ops.alloc('sample:entropy', B),
+      lse: ops.alloc('sample:lse', B),
+    };
+  }
+
+  set(logits: Float32Array): void {
+    this.host = logits;
+    this.ops.upload(this.t.logits, logits);
+  }
+
+  sample(uniforms: Float64Array, options: SamplingOptions): Promise<SampleOutput> {
+    return this.ops.sample(this.t.logits, uniforms, this.B, this.V, options);
+  }
+
+  /** log_softmax(scale · logits)[ids[b]] of each row by the backend's kernel. */
+  async logProbs(ids: Int32Array, scale: number): Promise<Float32Array> {
+    const { t } = this;
+    this.ops.upload(t.targets, ids);
+    this.ops.logprobForward(t.logp, t.entropy, t.lse, t.logits, t.targets, this.B, this.V, scale);
+    return this.ops.read(t.logp);
+  }
+
+  free(): void {
+    for (const x of Object.values(this.t)) this.ops.free(x);
   }
 }
 

@@ -97,7 +97,7 @@ const COMPOSITIONS: [string, ModelOptions, (chains: number[][]) => PackedInput &
 ];
 
 const wasm1 = await nodeWasmOps(1);
-const wasm2 = await nodeWasmOps(2);
+const wasm2 = await nodeWasmOps(2, undefined, { partMinWork: 1 }); // splits every op that can be split
 afterAll(() => wasm2.close());
 
 const BACKENDS: [string, () => Ops][] = [

@@ -19,7 +19,7 @@
 import type { Model } from '../model/model';
 import type { CaseResult } from '../contract/records';
 import type { InfrastructureFailure, Session } from '../rl/types';
-import type { SamplingOptions } from './distribution';
+import type { SamplingOptions } from '../../kernels/sample/distribution.ref';
 import type { GenerateOptions, Generated } from './generate';
 import { generate } from './generate';
 

@@ -1,10 +1,6 @@
 /**
- * Drawing one id from a `SamplingDistribution`, and the seeded generator that supplies the draws.
- *
- * `sampleToken` is inverse-CDF sampling over the support in its fixed (ascending id) order, the
- * way `torch.multinomial` walks a probability row: one uniform u in [0, 1) picks the first id whose
- * cumulative probability exceeds u · (total mass). It always consumes exactly one draw, greedy
- * included, so the position in the stream never depends on the settings or on the logits.
+ * The seeded generator that supplies a rollout's draws: one uniform per sampled id, handed to
+ * `Ops.sample` (or to `sampleToken`, kernels/sample/sample.ref.ts, for one distribution).
  *
  * `Sampler` wraps the project's `mulberry32` (kernels/common/random.ts) with a checkpointable
  * state `{ algorithm, seed, draws }`: mulberry32's internal word after n draws is
@@ -12,54 +8,9 @@
  * Not the rollout loop (which decides how seeds map to prompts and samples) and not the logits.
  */
 import { mulberry32 } from '../../kernels/common/random';
-import type { SamplingDistribution } from './distribution';
-
-interface SampledToken {
-  /** The drawn vocabulary id (always one of `dist.support`). */
-  id: number;
-  /** Its log-prob under the sampling distribution (after temperature/top-k/top-p, renormalised). */
-  behaviorLogProb: number;
-  /** Its log-prob under the unfiltered model at the temperature, log_softmax(l / T) (`dist.rawLogProbs[id]`). */
-  rawLogProb: number;
-}
-
-/** One draw from `dist` with the next value of `rand` (uniform in [0, 1)). */
-/** exp of a support's log-probs, kept between calls (one draw at a time: no call is re-entered). */
-let probs = new Float64Array(0);
-
-export function sampleToken(dist: Omit<SamplingDistribution, 'filtered'>, rand: () => number): SampledToken {
-  const u = rand();
-  if (!(u >= 0 && u < 1)) throw new Error(`sampleToken: rand() returned ${u}; expected a number in [0, 1)`);
-  const { support, logProbs, rawLogProbs } = dist;
-  const n = support.length;
-  if (n === 0 || logProbs.length !== n) {
-    throw new Error(
-      `sampleToken: support has ${n} ids and logProbs ${logProbs.length} entries; expected the same number, at least 1`,
-    );
-  }
-  // Scale u by the actual total, so rounding in the renormalised probabilities biases no id.
-  if (probs.length < n) probs = new Float64Array(n);
-  let total = 0;
-  for (let j = 0; j < n; j++) total += probs[j] = Math.exp(logProbs[j]);
-  const target = u * total;
-  const pick = (j: number): SampledToken => ({
-    id: support[j],
-    behaviorLogProb: logProbs[j],
-    rawLogProb: rawLogProbs[support[j]],
-  });
-  let cumulative = 0;
-  let last = -1;
-  for (let j = 0; j < n; j++) {
-    const p = probs[j];
-    if (p === 0) continue;
-    last = j;
-    cumulative += p;
-    if (target < cumulative) return pick(j);
-  }
-  // Only reached when u · total rounds up to the total: the last id with positive probability.
-  if (last < 0) throw new Error(`sampleToken: every support id has probability 0; expected at least one positive`);
-  return pick(last);
-}
+import type { SamplingDistribution } from '../../kernels/sample/distribution.ref';
+import type { SampledToken } from '../../kernels/sample/sample.ref';
+import { sampleToken } from '../../kernels/sample/sample.ref';
 
 /** A sampler's checkpoint: plain JSON, enough to resume its stream exactly. */
 interface SamplerState {

@@ -10,10 +10,10 @@ import type { ArithTask } from '../data/arith';
 import { encodeExample } from '../data/arith';
 import { exactMatch } from '../data/answer';
 import type { CharTokenizer, TextTokenizer } from '../data/tokenizer';
-import type { EnvTask, EnvironmentKind } from '../episodes/environment';
+import { TURN_SEPARATOR, type EnvTask, type EnvironmentKind } from '../episodes/environment';
 import { collectEpisodes, type CollectedEpisode } from '../episodes/rollout';
 import type { Model } from '../model/model';
-import type { SamplingOptions } from '../rollout/distribution';
+import type { SamplingOptions } from '../../kernels/sample/distribution.ref';
 import { generate } from '../rollout/generate';
 
 export interface EvalResult {
@@ -308,7 +308,7 @@ export async function evaluateEpisodes(
       if (samples.length < 8)
         samples.push({
           prompt: e.task.prompt,
-          completion: e.transcript.replace(/\n/g, ' ⏎ '),
+          completion: e.transcript.replace(/\n/g, TURN_SEPARATOR),
           answer: e.task.answer,
           correct: ok,
         });

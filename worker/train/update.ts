@@ -48,6 +48,8 @@ export type UpdateConfig = Pick<
   | 'kl'
   | 'importance'
   | 'rejection'
+  | 'offPolicyMask'
+  | 'topEntropyQuantile'
   | 'epochs'
   | 'miniBatches'
   | 'lrSchedule'
@@ -76,6 +78,8 @@ function objectiveOptionsOf(c: UpdateConfig): GrpoObjectiveOptions {
     kl: c.kl,
     ...(importance ? { importance } : {}),
     ...(Object.keys(c.rejection).length ? { rejection: c.rejection } : {}),
+    ...(c.offPolicyMask !== undefined ? { offPolicyMask: c.offPolicyMask } : {}),
+    ...(c.topEntropyQuantile !== undefined ? { topEntropyQuantile: c.topEntropyQuantile } : {}),
   };
 }
 

@@ -4,6 +4,8 @@ export {
   adamw, add, dropout, embeddingBackward, embeddingForward, logprobBackward, logprobForward, rmsnormBackward,
   rmsnormForward, rope, sumSquares, swigluBackward, swigluForward, widenBf16,
 } from './elementwise';
+export { sampleRows, sampleWorkBytes } from './sample';
+export { fdlibmExp, fdlibmExpInPlace, fdlibmLog } from './fdlibm';
 
 /** First byte after the module's static data: the JS allocator hands out memory from here. */
 export function heapBase(): usize {

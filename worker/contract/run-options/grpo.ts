@@ -352,6 +352,17 @@ const advantage = z
           'verl (token-weighted whitening, default) or rllm (sequence-level std); TRL has no such estimator.',
       }),
     }),
+    // verl compute_gpg_outcome_advantage: α·(r − group mean), α = batch size / non-zero rewards; no options.
+    z.strictObject({ estimator: z.literal('gpg') }),
+    z.strictObject({
+      estimator: z.literal('grpo-passk'),
+      scale: z.enum(['group', 'none']).optional().meta({
+        title: 'Std scaling',
+        section: 'Advantage',
+        description:
+          "Divide the best sample's margin over the runner-up by the group's std + 1e-6 (verl norm_adv_by_std_in_grpo), or not. Empty: group.",
+      }),
+    }),
   ])
   .meta({
     title: 'Advantage estimator',
@@ -463,6 +474,14 @@ const grpoRest = {
   policyLoss,
   aggregation,
   advantage,
+  topEntropyQuantile: num('[0, 1]', {
+    title: 'Top-entropy share ρ',
+    section: 'Objective',
+    description:
+      "Train only on the top ρ of each update's tokens by policy entropy (TRL top_entropy_quantile, Wang et al. 2025 " +
+      "'high-entropy minority tokens', who use 0.2); the others keep no policy loss but stay in the denominators. " +
+      'Empty: every token.',
+  }).optional(),
   maskZeroAdvantage: z.boolean().meta({
     title: 'Mask zero-advantage groups',
     section: 'Advantage',
@@ -481,6 +500,14 @@ const grpoRest = {
   kl,
   importance,
   rejection,
+  offPolicyMask: num('[0, 100]', {
+    title: 'Off-policy sequence mask δ',
+    section: 'Corrections',
+    description:
+      "TRL's OPSM (off_policy_mask_threshold, DeepSeek-V3.2): a sequence with a negative advantage whose mean " +
+      'log π_sampler − log π_current exceeds δ gives no policy loss (it stays in the denominators). TRL suggests 0.5. ' +
+      'Empty: off.',
+  }).optional(),
   ...optimizer,
   epochs: int(1, 16, { title: 'Epochs', section: 'Optimizer', description: 'Passes over each sampled batch.' }),
   miniBatches: int(1, 64, {

@@ -99,6 +99,9 @@ export const VARIANTS: Record<string, RunOptions> = {
   'reinforce++-baseline': grpo({ advantage: { estimator: 'reinforce++-baseline' } }),
   'reinforce++-baseline scale only': grpo({ advantage: { estimator: 'reinforce++-baseline', shiftMean: false } }),
   'reinforce++-baseline rllm': grpo({ advantage: { estimator: 'reinforce++-baseline', compat: 'rllm' } }),
+  gpg: grpo({ advantage: { estimator: 'gpg' }, policyLoss: { name: 'reinforce' } }),
+  'grpo-passk': grpo({ advantage: { estimator: 'grpo-passk' } }),
+  'grpo-passk unscaled': grpo({ advantage: { estimator: 'grpo-passk', scale: 'none' } }),
   ...Object.fromEntries(
     (['k1', 'abs', 'k2', 'k3', 'k1+', 'abs+', 'k2+', 'k3+'] as const).map((e) => [
       `kl ${e}`,
@@ -118,6 +121,10 @@ export const VARIANTS: Record<string, RunOptions> = {
   'band low 0': grpo({ importance: { kind: 'band', level: 'token', low: 0, high: 2, batchNormalize: false } }),
   'band low = high': grpo({ importance: { kind: 'band', level: 'token', low: 2, high: 2, batchNormalize: false } }),
   rejection: grpo({ rejection: { seq_mean_k3: 0.01, token_k1: 2 } }),
+  'off-policy sequence mask': grpo({ offPolicyMask: 0.5 }),
+  'ppo off-policy sequence mask': ppo({ offPolicyMask: 0.5 }),
+  'top entropy 0.2': grpo({ topEntropyQuantile: 0.2 }),
+  'ppo top entropy': ppo({ topEntropyQuantile: 0.2, offPolicyMask: 1 }),
   'sampling and run': grpo({
     temperature: 0.7,
     topK: 5,

@@ -1,11 +1,14 @@
 /**
- * Advantage estimators: the outcome (per-sequence) ones, GRPO, RLOO and REINFORCE++-baseline, one
+ * Advantage estimators: the outcome (per-sequence) ones, GRPO, RLOO, REINFORCE++-baseline, GPG and
+ * GRPO's pass@k, one
  * dispatcher over them for pack, and masked GAE for PPO. Each module cites its verl/TRL/rLLM
  * reference; docs/rl-formulas.md §3 has the formulas and §11 the disagreements `compat` selects.
  */
 import type { Compat } from '../compat';
 import { outcome, type AdvantageDetails, type OutcomeAdvantages } from './groups';
+import { gpgDetails } from './gpg';
 import { grpoDetails, type GrpoOptions } from './grpo';
+import { grpoPasskDetails } from './grpo-passk';
 import { reinforcePlusPlusDetails, type ReinforcePlusPlusOptions } from './reinforce-pp';
 import { rlooDetails, type RlooOptions } from './rloo';
 
@@ -18,12 +21,20 @@ export {
   reinforcePlusPlusSettings,
   type ReinforcePlusPlusOptions,
 } from './reinforce-pp';
+export { gpgAdvantages, gpgDetails } from './gpg';
+export { grpoPasskAdvantages, grpoPasskDetails, grpoPasskSettings, type GrpoPasskOptions } from './grpo-passk';
 export { gae, type GaeInput, type GaeOptions, type GaeResult } from './gae';
 export { verlMaskedMean, verlWhitenStats, whitenWith, VERL_EPS, type WhitenStats } from './whiten';
 
 /** The outcome estimators pack can run. */
-export type OutcomeEstimator = 'grpo' | 'rloo' | 'reinforce++-baseline';
-export const OUTCOME_ESTIMATORS: readonly OutcomeEstimator[] = ['grpo', 'rloo', 'reinforce++-baseline'];
+export type OutcomeEstimator = 'grpo' | 'rloo' | 'reinforce++-baseline' | 'gpg' | 'grpo-passk';
+export const OUTCOME_ESTIMATORS: readonly OutcomeEstimator[] = [
+  'grpo',
+  'rloo',
+  'reinforce++-baseline',
+  'gpg',
+  'grpo-passk',
+];
 
 /** Every outcome estimator's options in one object; each reads its own fields (and `compat`). */
 export type AdvantageOptions = GrpoOptions & RlooOptions & ReinforcePlusPlusOptions & { compat?: Compat };
@@ -55,6 +66,11 @@ export function outcomeAdvantageDetails(
       return rlooDetails(scores, groups, options);
     case 'reinforce++-baseline':
       return reinforcePlusPlusDetails(scores, groups, lengths, options);
+    case 'gpg':
+      return gpgDetails(scores, groups);
+    case 'grpo-passk':
+      // pass@k reads only `scale` ('group' or 'none'; the run option allows no other).
+      return grpoPasskDetails(scores, groups, { scale: options.scale === 'none' ? 'none' : 'group' });
     default:
       throw new Error(`estimator = ${JSON.stringify(estimator)}: expected one of ${OUTCOME_ESTIMATORS.join(', ')}`);
   }

@@ -325,3 +325,45 @@ describe('grpoObjective: refusals', () => {
     );
   });
 });
+
+describe('grpoObjective: the off-policy sequence mask (TRL off_policy_mask_threshold)', () => {
+  it('zeroes the masked tokens’ policy loss and gradient, keeps them in the denominator and in the KL term', () => {
+    const out = grpoObjective(objectiveTable(), { beta: 0.1, offPolicyMask: 0.3 });
+    const kept = MASKED.filter((i) => i !== 3); // chain {3,4} drifts 0.35 > 0.3 and token 3 has A < 0
+    const kl = sum((i) => k3(D_REF[i])) / 5;
+    expect(out.metrics['loss/policy']).toBeCloseTo(sum((i) => PPO_L[i], kept) / 5, 14);
+    expect(out.loss).toBeCloseTo(sum((i) => PPO_L[i], kept) / 5 + 0.1 * kl, 14);
+    expect(out.dlogp[3]).toBeCloseTo((0.1 * dk3(D_REF[3])) / 5, 15);
+    expect(out.dlogp[4]).toBeCloseTo(PPO_G[4] / 5 + (0.1 * dk3(D_REF[4])) / 5, 14);
+    expect(Array.from(out.mask)).toEqual([1, 1, 0, 1, 1, 1]);
+    expect(Array.from(out.correctionWeights)).toEqual([1, 1, 0, 0, 1, 1]);
+    expect(out.metrics['rl/opsm_masked_fraction']).toBe(1 / 5);
+  });
+
+  it('a δ no chain exceeds changes nothing', () => {
+    const base = grpoObjective(objectiveTable(), { beta: 0.1 });
+    const out = grpoObjective(objectiveTable(), { beta: 0.1, offPolicyMask: 0.4 });
+    expect(out.loss).toBe(base.loss);
+    expect(Array.from(out.dlogp)).toEqual(Array.from(base.dlogp));
+  });
+});
+
+describe('grpoObjective: the high-entropy token mask (TRL top_entropy_quantile)', () => {
+  const entropy = [0.5, 2.0, 9, 1.0, 3.0, 0.1]; // [0, 2] is off the mask: its 9 does not count
+  it('keeps the policy loss of the top-ρ tokens by entropy only; the denominator and the KL term keep every token', () => {
+    const out = grpoObjective({ ...objectiveTable(), entropy }, { beta: 0.1, topEntropyQuantile: 0.5 });
+    const kept = [1, 3, 4]; // τ = 1 (the median of 0.1, 0.5, 1, 2, 3)
+    expect(out.metrics['loss/policy']).toBeCloseTo(sum((i) => PPO_L[i], kept) / 5, 14);
+    expect(out.loss).toBeCloseTo(sum((i) => PPO_L[i], kept) / 5 + (0.1 * sum((i) => k3(D_REF[i]))) / 5, 14);
+    expect(out.dlogp[0]).toBeCloseTo((0.1 * dk3(D_REF[0])) / 5, 15);
+    expect(out.dlogp[1]).toBeCloseTo(PPO_G[1] / 5 + (0.1 * dk3(D_REF[1])) / 5, 14);
+    expect(out.metrics['rl/entropy_mask_threshold']).toBe(1);
+    expect(out.metrics['rl/entropy_mask_kept_fraction']).toBe(3 / 5);
+  });
+
+  it('needs the entropy', () => {
+    expect(() => grpoObjective(objectiveTable(), { topEntropyQuantile: 0.2 })).toThrow(
+      /topEntropyQuantile = 0.2 needs entropy/,
+    );
+  });
+});

@@ -3,7 +3,7 @@
  * eq. 4; docs/rl-formulas.md §9.1): a registered policy loss times the behavior-correction weights,
  * aggregated over the corrected mask, plus β × a KL to a frozen reference aggregated on its own:
  *
- *   mask' = responseMask · keep(rejection);   c = IS weights (1 without them)
+ *   mask' = responseMask · keep(rejection);   c = IS weights (1 without them) · keep(OPSM) · keep(top entropy), each when set
  *   L     = agg(l_pg·c, mask', aggregation) + β · agg(kl(logp, ref), mask', klAggregation)
  *   ∂L/∂logp_t = backward_pg(w ⊙ c)_t + β · w_kl,t · ∂kl_t/∂logp_t
  *
@@ -22,6 +22,8 @@ import { aggregate, sessionMeanWeights, type AggregationInput, type AggregationO
 import type { Compat } from '../compat';
 import type { IsWeightsOptions } from '../corrections/is-weights';
 import type { RejectionThresholds } from '../corrections/rejection';
+import { offPolicySequenceMask } from '../corrections/off-policy-sequence-mask';
+import { highEntropyMask } from '../entropy-mask';
 import { rolloutCorrection, type BypassLossType } from '../corrections/rollout-correction';
 import { klPenalty, type KlOptions } from '../kl';
 import { aggregatePolicyLoss } from '../losses/aggregate-policy-loss';
@@ -48,6 +50,16 @@ export interface GrpoObjectiveOptions {
   bypassLossType?: BypassLossType;
   /** Convention of the `mismatch/*` off-policy metrics. Default `'verl'` (`compute_offpolicy_metrics`); `'rllm'`: exact means, current vs behavior. */
   mismatchCompat?: Exclude<Compat, 'trl'>;
+  /**
+   * TRL's off-policy sequence mask δ (`off_policy_mask_threshold`, corrections/off-policy-sequence-mask.ts): a negative-advantage
+   * sequence whose mean `sampler − sg(logp)` exceeds δ loses its policy loss (the denominators keep it). Default none (TRL, verl has none).
+   */
+  offPolicyMask?: number;
+  /**
+   * TRL's `top_entropy_quantile` ρ (entropy-mask.ts): only the top-ρ share of the trainable tokens by `entropy` keep their
+   * policy loss (a weight: the denominators and the KL term keep them). Needs `input.entropy`. Default none (1 in TRL: every token).
+   */
+  topEntropyQuantile?: number;
 }
 
 export interface GrpoObjectiveOutput extends ObjectiveOutput {
@@ -57,7 +69,7 @@ export interface GrpoObjectiveOutput extends ObjectiveOutput {
    * The per-token IS weights c the policy term was multiplied by (constants, after the TIS cap or
    * the IcePop band, and after batch normalisation), `[rows, width]`: 0 off the response mask, 1 on
    * it where none apply (no `importance`, or bypass `'ppo_clip'`, which only logs them); bypass
-   * `'dew'` gives the band's 0/1. Never applied to the KL term.
+   * `'dew'` gives the band's 0/1; times the off-policy sequence mask's and the high-entropy mask's keep when set. Never applied to the KL term.
    */
   correctionWeights: Float64Array;
   /** Per token the rejection options' keep flag (1 kept, 0 rejected; all 1 without `rejection`), `[rows, width]`: mask = responseMask × keep. */
@@ -146,6 +158,34 @@ export function grpoObjective(input: ObjectiveInput, options: GrpoObjectiveOptio
     correctionWeights = correction.weights;
     keep = correction.keep;
     Object.assign(metrics, correction.metrics);
+  }
+  if (options.offPolicyMask !== undefined) {
+    // TRL multiplies the per-token policy loss by the mask before its aggregation: a weight, not a change of mass.
+    const opsm = offPolicySequenceMask({
+      rows,
+      width,
+      responseMask,
+      segmentIds: input.segmentIds,
+      logp: detached,
+      samplingLogp: behaviorLogp ?? oldLogp ?? detached,
+      advantages: input.advantages,
+      threshold: options.offPolicyMask,
+    });
+    const weights = correctionWeights ?? Float64Array.from(responseMask);
+    for (let i = 0; i < weights.length; i++) weights[i] *= opsm.keep[i];
+    correctionWeights = weights;
+    Object.assign(metrics, opsm.metrics);
+  }
+  if (options.topEntropyQuantile !== undefined) {
+    if (!input.entropy)
+      throw new Error(
+        `grpoObjective: topEntropyQuantile = ${options.topEntropyQuantile} needs entropy, the policy's per-token entropy ([rows, width])`,
+      );
+    const high = highEntropyMask({ rows, width, entropy: input.entropy, mask, quantile: options.topEntropyQuantile });
+    const weights = correctionWeights ?? Float64Array.from(responseMask);
+    for (let i = 0; i < weights.length; i++) weights[i] *= high.keep[i];
+    correctionWeights = weights;
+    Object.assign(metrics, high.metrics);
   }
   const mass = objectiveMass(input, mask, options);
 

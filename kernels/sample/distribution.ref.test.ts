@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../../kernels/common/random';
-import { samplingDistribution, samplingOptionProblems, type SamplingOptions } from './distribution';
+import { mulberry32 } from '../common/random';
+import { samplingDistribution, samplingOptionProblems, type SamplingOptions } from './distribution.ref';
 
 /** Logits whose softmax is exactly the given probabilities (up to one shared constant). */
 const logitsOf = (probs: number[]) => probs.map(Math.log);

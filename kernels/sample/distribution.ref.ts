@@ -4,9 +4,10 @@
  * log-probs of the unfiltered distribution at the sampling temperature over the whole vocabulary
  * (docs/rl-core.md "Data model": a Call's `behaviorLogProbs`, `rawLogProbs` and `support`).
  *
- * Not the draw (see `sample.ts`) and not the GPU: the sampler on the device only produces logits;
- * everything here is plain float64 arithmetic on the CPU, so it is the spec the GPU path is tested
- * against. Reference: Hugging Face transformers `TemperatureLogitsWarper`, `TopKLogitsWarper`,
+ * Not the draw (`sampleToken` in sample.ref.ts) and not a kernel: plain float64 arithmetic, the
+ * spec `Ops.sample` is held to bit for bit on every backend (the wasm kernel
+ * kernels/wasm/assembly/sample.ts repeats it with a port of the `Math.exp`/`Math.log` JavaScript
+ * engines run). Reference: Hugging Face transformers `TemperatureLogitsWarper`, `TopKLogitsWarper`,
  * `TopPLogitsWarper` applied in that order (`generation/logits_process.py`, as `generate` builds
  * them), with vLLM's convention that temperature 0 means greedy.
  *
