@@ -10,12 +10,15 @@
  * loaded through the folder loader, as a person's folder is; DIR is a person's folder.
  *
  * Per backend: the median s/step of steps 2.. and its split (sampling, training), the wasm heap's
- * peak beside what the memory plan (hf/memory.ts `wasmStepPlan`) predicted for the step, and effective GFLOPS: 2·N·sampled ids for sampling (the prefill's time counted against
- * it) and 6·N·ids for training (forward and backward of every id), N the matmul parameters
- * (the layers' projections and the LM head; attention's score products left out); beside them the
+ * peak beside what the memory plan (hf/memory.ts `wasmStepPlan`) predicted for the step, and
+ * effective GFLOPS: 2·N·sampled ids for sampling (the prefill's time counted against it) and
+ * 6·N·ids for training (forward and backward of every id), N the matmul parameters (the layers'
+ * projections and the LM head; attention's score products left out); beside them the
  * GFLOPS of a decoding step's matmuls alone at 32 rows, which sampling is read against; and the
  * draw alone at 32 rows of the vocabulary: `Ops.sample` on wasm against its reference in JavaScript
- * (kernels/sample/sample.ref.ts, the draw before the op) on the same logits.
+ * (kernels/sample/sample.ref.ts, the draw before the op) on the same logits. After the rows,
+ * PyTorch's same step on the same CPU with wasm's thread count (torch-peer.ts, when
+ * `/usr/bin/python3` imports torch) and each row's time over it: both sides of the ratio from one run.
  */
 import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
@@ -37,6 +40,7 @@ import { loraFromOptions } from '../../worker/model/lora';
 import { wasmStepPlan } from '../../worker/hf/memory';
 import type { WasmOps } from '../../kernels/backends/wasm';
 import { cliBackend, describeBackend } from '../backend';
+import { torchPeer } from './torch-peer';
 import type { BenchArgs } from './args';
 
 const shape = (c: Omit<ModelConfig, 'ropeTheta' | 'normEps' | 'tiedEmbeddings' | 'maxSeq'>): ModelConfig => ({
@@ -198,8 +202,9 @@ export interface ModelRow {
   sampleS: number;
   trainS: number;
   firstStepS: number;
-  /** Prompt + sampled ids of a step, and sampled ids alone (medians). */
+  /** Prompt + sampled ids of a step, and sampled ids alone (medians); the longest prompt's ids. */
   ids: number;
+  promptIds: number;
   sampledIds: number;
   sampleGflops: number;
   trainGflops: number;
@@ -279,6 +284,7 @@ async function measure(
     trainS,
     firstStepS: m[0].metrics['perf/step_ms'] / 1000,
     ids,
+    promptIds: Math.max(...m.map((x) => x.promptIds)),
     sampledIds,
     sampleGflops,
     trainGflops: (6 * N * ids) / trainS / 1e9,
@@ -337,6 +343,24 @@ export async function benchGrpoModel(args: BenchArgs & { model: string }) {
     else await trainingsOn('webgpu', async () => gpu);
   }
   const c = base.config;
+  // PyTorch's same step on the same CPU, now, with wasm's threads (torch-peer.ts), and our rows over it.
+  process.stderr.write('grpo --model: PyTorch, the same step (torch_step.py)\n');
+  const peer = torchPeer(c, {
+    prompts: STEP.prompts!,
+    group: STEP.group!,
+    promptLen: rows[0].promptIds,
+    newTokens: maxNew,
+    threads: wasm.info.threads,
+    steps,
+  });
+  const overPeer = peer.ran
+    ? rows.map((r) => ({
+        backend: r.backend,
+        sample: r.sampleS / peer.sampleS,
+        train: r.trainS / peer.trainS,
+        step: r.stepS / peer.stepS,
+      }))
+    : null;
   const json = {
     bench: 'grpo --model',
     model: source,
@@ -350,6 +374,8 @@ export async function benchGrpoModel(args: BenchArgs & { model: string }) {
     sampleOp,
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
     rows,
+    peer,
+    overPeer,
   };
   const f = (x: number, d = 2) => x.toFixed(d);
   const MiB = (b: number | null) => (b === null ? '—' : `${(b / 2 ** 20).toFixed(0)} MiB`);
@@ -371,6 +397,13 @@ export async function benchGrpoModel(args: BenchArgs & { model: string }) {
         `${MiB(r.peakHeapBytes)} | ${MiB(r.plannedBytes)} | ${r.peakOverPlan === null ? '—' : f(r.peakOverPlan, 3)} | ` +
         `${MiB(r.memoryBytes)} |`,
     ),
+    peer.ran
+      ? `\nPyTorch (${peer.impl}, ${peer.threads} threads, the same step, run after these rows): sample ${f(peer.sampleS)} s, ` +
+        `train ${f(peer.trainS)} s, step ${f(peer.stepS)} s; ours over PyTorch: ` +
+        overPeer!
+          .map((o) => `${o.backend}: sample ${f(o.sample)}×, train ${f(o.train)}×, step ${f(o.step)}×`)
+          .join('; ')
+      : `\nPyTorch not run: ${peer.why}`,
   ].join('\n');
   return { table: `${table}\n`, json };
 }
