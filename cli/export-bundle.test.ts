@@ -2,7 +2,8 @@
  * The bundle (`dewpoint export RUN --to verl|skyrl`) end to end, from real short runs: its weights
  * load back into Dewpoint and score as the run's own model did.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -76,6 +77,77 @@ async function duck(file: string, sql: (from: string) => string) {
 /** The bundle's parity.json (reward.py over the run's rollouts, run by the export). */
 const parity = (dir: string) => JSON.parse(readFileSync(join(dir, 'parity.json'), 'utf8')) as Record<string, unknown>;
 
+/**
+ * A FAKE of SkyRL's skyrl_gym API, not SkyRL: the few names skyrl_env.py imports, shaped as
+ * NovaSky-AI/SkyRL @ a956457 skyrl-gym/skyrl_gym/envs (`register(id, entry_point)` into a registry,
+ * `make(id, **kwargs)` calling the entry point with them, BaseTextEnv, BaseTextEnvStepOutput as a
+ * TypedDict). It lets the bundle's environment run here, where SkyRL is not installed.
+ */
+const FAKE_SKYRL_GYM: Record<string, string> = {
+  'skyrl_gym/__init__.py': '',
+  'skyrl_gym/envs/__init__.py': [
+    'registry = {}',
+    'def register(id, entry_point=None, kwargs=None):',
+    '    registry[id] = (entry_point, dict(kwargs or {}))',
+    'def make(id, **kwargs):',
+    '    entry_point, spec_kwargs = registry[id]',
+    '    if isinstance(entry_point, str):',
+    '        import importlib',
+    '        module, attr = entry_point.split(":")',
+    '        entry_point = getattr(importlib.import_module(module), attr)',
+    '    return entry_point(**{**spec_kwargs, **kwargs})',
+    '',
+  ].join('\n'),
+  'skyrl_gym/envs/base_text_env.py': [
+    'from typing import Any, Dict, List, Optional, TypedDict',
+    'class BaseTextEnvStepOutput(TypedDict):',
+    '    observations: List[Dict[str, str]]',
+    '    reward: float',
+    '    done: bool',
+    '    metadata: Dict[str, Any]',
+    'class BaseTextEnv:',
+    '    def __init__(self):',
+    '        self.turns = 0',
+    '        self.max_turns = 1',
+    '',
+  ].join('\n'),
+};
+
+/**
+ * The bundle's skyrl_env.py under the fake skyrl_gym: registered, made as SkyRL's generator makes an
+ * env (`make(env_class, env_config=..., extras=row)`), stepped once with each `actions[i]`; its outputs.
+ */
+function skyrlEnvSteps(bundle: string, extras: readonly Record<string, unknown>[], actions: readonly string[]) {
+  const fake = mkdtempSync(join(tmpdir(), 'fake-skyrl-gym-'));
+  for (const [name, text] of Object.entries(FAKE_SKYRL_GYM)) {
+    mkdirSync(join(fake, name, '..'), { recursive: true });
+    writeFileSync(join(fake, name), text);
+  }
+  const script = [
+    'import json, sys',
+    'import skyrl_env',
+    'from skyrl_gym.envs import make',
+    'skyrl_env.register_env()',
+    'cases = json.load(sys.stdin)',
+    'out = []',
+    'for extras, action in cases:',
+    '    try:',
+    '        env = make("dewpoint_reward", env_config={}, extras=extras)',
+    '        out.append(dict(env.step(action)))',
+    '    except ValueError as e:',
+    '        out.append({"error": str(e)})',
+    'print(json.dumps(out))',
+  ].join('\n');
+  const p = spawnSync('python3', ['-c', script], {
+    cwd: fake,
+    input: JSON.stringify(extras.map((e, i) => [e, actions[i]])),
+    env: { ...process.env, PYTHONPATH: `${fake}:${bundle}` },
+    encoding: 'utf8',
+  });
+  expect(p.status, p.stderr).toBe(0);
+  return JSON.parse(p.stdout) as { reward?: number; done?: boolean; observations?: unknown[]; error?: string }[];
+}
+
 const bits = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 describe('the bundle’s weights load back into Dewpoint', () => {
@@ -111,6 +183,50 @@ describe('the bundle’s weights load back into Dewpoint', () => {
     fromBundle.forEach((lp, i) => expect(bits(lp).equals(bits(fromSaved[i])), `rollout ${i}`).toBe(true));
     // Not the base: training moved every sequence's log-probs.
     expect(fromBundle.every((lp, i) => !bits(lp).equals(bits(fromBase[i])))).toBe(true);
+
+    // SkyRL: launch.sh starts skyrl_main, and skyrl_env.py's one step gives each rollout the run's own score.
+    const { err: err3 } = capture();
+    expect(await main(['export', run, '--to', 'skyrl']), err3.join('')).toBe(1); // head_dim 16, as above
+    const sky = join(run, 'skyrl');
+    const launch = readFileSync(join(sky, 'launch.sh'), 'utf8');
+    expect(spawnSync('bash', ['-n', join(sky, 'launch.sh')]).status).toBe(0);
+    expect(launch).toContain('export PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}"');
+    expect(launch).toContain('-m skyrl_main \\\n    "data.train_data=[\'$TRAIN_FILES\']"');
+    // launch.sh run with a stand-in for SkyRL's Python (several words, as `uv run … python` is) that prints what it got.
+    const stand = join(mkdtempSync(join(tmpdir(), 'skyrl-python-')), 'argv.sh');
+    writeFileSync(stand, 'printf "%s\\n" "$PYTHONPATH" "$@"\n');
+    const ran = spawnSync('bash', [join(sky, 'launch.sh'), 'trainer.placement.policy_num_gpus_per_node=2'], {
+      env: { ...process.env, MODEL_PATH: '/models/m', SKYRL_PYTHON: `bash ${stand}`, PYTHONPATH: '/x' },
+      encoding: 'utf8',
+    });
+    expect(ran.status, ran.stderr).toBe(0);
+    const argv = ran.stdout.trimEnd().split('\n');
+    expect(argv.slice(0, 5)).toEqual([
+      `${sky}:/x`,
+      '-m',
+      'skyrl_main',
+      `data.train_data=['${sky}/train.parquet']`,
+      `data.val_data=['${sky}/val.parquet']`,
+    ]);
+    expect(argv).toContain('trainer.policy.model.path=/models/m');
+    expect(argv).toContain('trainer.train_batch_size=2');
+    expect(argv.at(-1)).toBe('trainer.placement.policy_num_gpus_per_node=2');
+    const rowsOf = (e: Row) => ({
+      data_source: 'lighteval/MATH',
+      reward_spec: { method: 'rule', ground_truth: e.gts },
+      extra_info: { split: 'train', index: 0 },
+    });
+    const stepped = skyrlEnvSteps(
+      sky,
+      rows.map(rowsOf),
+      rows.map((r) => r.output as string),
+    );
+    expect(stepped.map((s) => s.reward)).toEqual(rows.map((r) => r.score));
+    expect(new Set(rows.map((r) => r.score)).size, 'the run scored both ways').toBe(2);
+    for (const s of stepped) expect(s).toMatchObject({ done: true, observations: [] });
+    expect(skyrlEnvSteps(sky, [{ data_source: 'x' }], ['\\boxed{1}'])[0].error).toMatch(
+      /^env_class dewpoint_reward: the row needs reward_spec with ground_truth/,
+    );
 
     // The longer run's first two steps are this run's; its third was sampled by this run's final weights.
     const { err: err2 } = capture();
@@ -167,9 +283,12 @@ describe('grpo-calc (tool episodes) bundled', () => {
     expect(readme).toContain('`agent_name` = `tool_agent`');
     expect(readme).toMatch(/Tool format: .*`calc\(X\+Y\)`.*`=R`.*`\\boxed\{N\}`/);
 
-    // SkyRL: the same data and reward, no launch command.
+    // SkyRL: the same data and reward, a launch of one turn (skyrl_env.py's step ends the episode).
     const { err: err2 } = capture();
     expect(await main(['export', run, '--to', 'skyrl']), err2.join('')).toBe(1);
+    expect(readFileSync(join(run, 'skyrl', 'README.md'), 'utf8')).toMatch(
+      /- maxTurns = \d+ \[no equivalent\]: skyrl_env\.py's step/,
+    );
     expect(parity(join(run, 'skyrl'))).toMatchObject({ rows: 16, equal: 16 });
     expect(readFileSync(join(run, 'skyrl', 'train.parquet')).equals(readFileSync(join(out, 'train.parquet')))).toBe(
       true,
@@ -224,10 +343,11 @@ describe('dpo-arith bundled', () => {
     const [b, s, z] = await Promise.all([bundled, saved, base].map((ck) => responseLogProbs(ck, seqs)));
     b.forEach((lp, i) => expect(bits(lp).equals(bits(s[i])), `pair side ${i}`).toBe(true));
     expect(b.some((lp, i) => !bits(lp).equals(bits(z[i])))).toBe(true);
-    // SkyRL: the same data and reward; its launch is a note, not a refusal.
+    // SkyRL: the same data and reward; no DPO trainer, so the launch is refused by name.
     const { err: err2 } = capture();
-    expect(await main(['export', run, '--to', 'skyrl']), err2.join('')).toBe(1); // head_dim 16, char tokenizer
-    expect(err2.join('')).not.toContain('preflight refused (launch)');
+    expect(await main(['export', run, '--to', 'skyrl']), err2.join('')).toBe(1);
+    expect(err2.join('')).toMatch(/preflight refused \(launch\): dpo-arith is DPO: SkyRL has no DPO trainer/);
+    expect(existsSync(join(run, 'skyrl', 'launch.sh'))).toBe(false);
     expect(readFileSync(join(run, 'skyrl', 'pairs.parquet')).equals(readFileSync(join(out, 'pairs.parquet')))).toBe(
       true,
     );

@@ -29,7 +29,8 @@ const NAMES: Record<BundleTarget, string> = { verl: 'verl', skyrl: 'SkyRL' };
 
 const TITLE =
   'One .zip: the latest checkpoint as a Hugging Face folder (model/), the prompts with verl’s and SkyRL’s keys, ' +
-  'the rollouts, reward.py (the reward in plain Python) with parity.jsonl, launch.sh (verl), preflight.json and README.md';
+  'the rollouts, reward.py (the reward in plain Python) with parity.jsonl, launch.sh (verl; for SkyRL with skyrl_env.py and ' +
+  'skyrl_main.py), preflight.json and README.md';
 
 export function BundleExport({ r, title, busy, bundle, announce }: Props) {
   const [shown, setShown] = useState<{ to: BundleTarget; preflight: readonly BundleCheck[] } | null>(null);

@@ -17,7 +17,8 @@ import {
   pickedModelQuery,
   type PickedFolder,
 } from '../queries/models';
-import { MiB, filesOfDrop, filesOfInput, memoryText, planText } from './model-files';
+import { MemoryPlanLine } from './MemoryPlanLine';
+import { MiB, filesOfDrop, filesOfInput, memoryText } from './model-files';
 
 type Picked = { folder: PickedFolder; result: InspectModelResult };
 type Outcome = { ok: boolean; message: string; problems?: ModelFolderProblem[] };
@@ -121,11 +122,7 @@ export function ModelPicker({ options, onChange }: { options: RunOptions; onChan
           : 'The shipped arithmetic base (public/checkpoints/arith-base). A Hugging Face Llama or Mistral folder ' +
             '(config.json, model.safetensors or its shards, tokenizer.json) replaces it.'}
       </p>
-      {base && livePlan.data && (
-        <p data-testid="model-plan-now" role={livePlan.data.problem ? 'alert' : undefined}>
-          Memory of a step of these options: {planText(livePlan.data)}
-        </p>
-      )}
+      {base && livePlan.data && <MemoryPlanLine plan={livePlan.data} testId="model-plan-now" />}
       {base && held.isSuccess && held.data === null && (
         <p role="alert" className="bad" data-testid="model-gone">
           This tab&apos;s worker no longer holds {base.name} (a reload drops a picked model): pick its folder again and
@@ -177,11 +174,7 @@ export function ModelPicker({ options, onChange }: { options: RunOptions; onChan
           </p>
           <p>Training memory: {memoryText(summary.training)}.</p>
           <p className="chart-note">Counts {summary.training.counts}.</p>
-          {summary.plan && (
-            <p data-testid="model-plan" role={summary.plan.problem ? 'alert' : undefined}>
-              Memory of a step of these options: {planText(summary.plan)}
-            </p>
-          )}
+          {summary.plan && <MemoryPlanLine plan={summary.plan} testId="model-plan" />}
           {[...summary.notes, ...summary.ignoredTensors.map((t) => `ignored as transformers does: ${t}`)].map((n) => (
             <p key={n} className="chart-note">
               {n}

@@ -54,6 +54,29 @@ export function planText(p: MemoryPlanSummary): string {
   return `${GiB(p.total)} on wasm, of its ${GiB(p.limit)}: ${parts}; ${p.problem === null ? 'fits' : `does not fit: ${p.problem}`}.`;
 }
 
+/** WebGPU's default maxStorageBufferBindingSize (128 MiB): the bound of an adapter that reports none. */
+const WEBGPU_DEFAULT_MAX_BINDING = 2 ** 27;
+
+/**
+ * The plan where the backend is WebGPU: the same tensors are GPU buffers, each of its own, so the
+ * wasm heap's 4 GiB does not bound them (the GPU's memory does, which WebGPU does not report) and the
+ * trainer does not refuse by it; each buffer must fit the adapter's maxStorageBufferBindingSize. Its
+ * words, and whether the largest buffer fits.
+ */
+export function webgpuPlanText(p: MemoryPlanSummary, maxBinding: number | undefined): { text: string; fits: boolean } {
+  const limit = maxBinding ?? WEBGPU_DEFAULT_MAX_BINDING;
+  const fits = p.largestBuffer.bytes <= limit;
+  const parts = p.parts.map((x) => `${x.part} ${GiB(x.bytes)}`).join(' + ');
+  return {
+    fits,
+    text:
+      `${GiB(p.total)} of GPU buffers on WebGPU, not the wasm heap (its ${GiB(p.limit)} does not bound them, the GPU's ` +
+      `memory does): ${parts}; the largest buffer, ${p.largestBuffer.label}, is ${MiB(p.largestBuffer.bytes)}, ` +
+      `${fits ? 'within' : 'more than'} this adapter's ${MiB(limit)} a buffer (maxStorageBufferBindingSize)` +
+      `${fits ? '' : ': the run cannot allocate it here'}.`,
+  };
+}
+
 /** "about 80.2 MiB in f32 for a 8 × 256 batch (rows × ids): weights … + gradients … + AdamW m and v … + activations …". */
 export function memoryText(t: ModelSummary['training']): string {
   return `about ${MiB(t.total)} in f32 for a ${t.rows} × ${t.seq} batch (rows × ids): weights ${MiB(t.weights)} + gradients ${MiB(t.grads)} + AdamW m and v ${MiB(t.adamMoments)} + activations ${MiB(t.activations)}`;

@@ -1,20 +1,24 @@
 /**
- * `bench grpo --model 30m-shape|smollm-135m-shape|DIR`: a GRPO step of a model of real size, the
- * measurement issue 25's targets are read against. 8 prompts × 4 samples of the arithmetic task,
- * 32 new ids (64 for the SmolLM shape, as the PyTorch figures), one optimizer step, full fine-tuning and LoRA (rank 16, alpha 32,
- * every projection: BENCH_LORA), on wasm × this machine's threads and on
+ * `bench grpo --model 30m-shape|smollm-135m-shape|smollm-360m-shape|DIR [--lora]`: a GRPO step of a
+ * model of real size, the measurement issue 25's targets are read against. 8 prompts × 4 samples of
+ * the arithmetic task, 32 new ids (64 for the SmolLM shapes, as the PyTorch figures), one optimizer
+ * step, full fine-tuning and LoRA (rank 16, alpha 32, every projection, the base held in bf16:
+ * BENCH_LORA), or LoRA alone with `--lora`, on wasm × this machine's threads and on
  * WebGPU where a hardware adapter answers (a software one, SwiftShader, is left out: it measures
  * the CPU again, slowly). A shape is random weights of that shape (params.ts `initialWeights`)
  * written as a Hugging Face folder with the Llama 2 tokenizer (32000 pieces, node-fixture.ts) and
  * loaded through the folder loader, as a person's folder is; DIR is a person's folder.
  *
  * Per backend: the median s/step of steps 2.. and its split (sampling, training), the wasm heap's
- * peak, and effective GFLOPS: 2·N·sampled ids for sampling (the prefill's time counted against
- * it) and 6·N·ids for training (forward and backward of every id), N the matmul parameters
- * (the layers' projections and the LM head; attention's score products left out); beside them the
+ * peak beside what the memory plan (hf/memory.ts `wasmStepPlan`) predicted for the step, and
+ * effective GFLOPS: 2·N·sampled ids for sampling (the prefill's time counted against it) and
+ * 6·N·ids for training (forward and backward of every id), N the matmul parameters (the layers'
+ * projections and the LM head; attention's score products left out); beside them the
  * GFLOPS of a decoding step's matmuls alone at 32 rows, which sampling is read against; and the
  * draw alone at 32 rows of the vocabulary: `Ops.sample` on wasm against its reference in JavaScript
- * (kernels/sample/sample.ref.ts, the draw before the op) on the same logits.
+ * (kernels/sample/sample.ref.ts, the draw before the op) on the same logits. After the rows,
+ * PyTorch's same step on the same CPU with wasm's thread count (torch-peer.ts, when
+ * `/usr/bin/python3` imports torch) and each row's time over it: both sides of the ratio from one run.
  */
 import { mulberry32 } from '../../kernels/common/random';
 import type { Ops } from '../../kernels/ops';
@@ -32,8 +36,11 @@ import { writeHfFolder } from '../../worker/hf/write';
 import { median } from '../../worker/selftest';
 import { GRPO_ARITH, GrpoRun } from '../../worker/train/grpo';
 import type { GrpoRunOptions } from '../../worker/contract/options';
-import type { LoraConfig } from '../../worker/model/lora';
+import { loraFromOptions } from '../../worker/model/lora';
+import { wasmStepPlan } from '../../worker/hf/memory';
+import type { WasmOps } from '../../kernels/backends/wasm';
 import { cliBackend, describeBackend } from '../backend';
+import { torchPeer } from './torch-peer';
 import type { BenchArgs } from './args';
 
 const shape = (c: Omit<ModelConfig, 'ropeTheta' | 'normEps' | 'tiedEmbeddings' | 'maxSeq'>): ModelConfig => ({
@@ -44,7 +51,10 @@ const shape = (c: Omit<ModelConfig, 'ropeTheta' | 'normEps' | 'tiedEmbeddings' |
   normEps: 1e-5,
 });
 
-/** The shapes of issue 25's PyTorch figures, with their new ids: a 31M Llama (32) and SmolLM-135M's (64; 125M parameters tied). */
+/**
+ * The shapes of issue 25's PyTorch figures, with their new ids: a 31M Llama (32) and SmolLM-135M's
+ * (64; 125M parameters tied); and SmolLM-360M's (64; 362M parameters tied), issue 38's model in a tab.
+ */
 export const MODEL_SHAPES: Record<string, { config: ModelConfig; maxNew: number }> = {
   '30m-shape': {
     config: shape({ layers: 12, dModel: 384, heads: 6, kvHeads: 2, ffn: 1024, vocab: 32000 }),
@@ -52,6 +62,10 @@ export const MODEL_SHAPES: Record<string, { config: ModelConfig; maxNew: number 
   },
   'smollm-135m-shape': {
     config: shape({ layers: 30, dModel: 576, heads: 9, kvHeads: 3, ffn: 1536, vocab: 49152 }),
+    maxNew: 64,
+  },
+  'smollm-360m-shape': {
+    config: shape({ layers: 32, dModel: 960, heads: 15, kvHeads: 5, ffn: 2560, vocab: 49152 }),
     maxNew: 64,
   },
 };
@@ -172,19 +186,25 @@ async function baseOf(model: string): Promise<{ base: LoadedCheckpoint; source: 
   };
 }
 
-/** The LoRA the bench measures beside full fine-tuning (verl's examples' shape: all-linear, alpha = 2·rank). */
-const BENCH_LORA: LoraConfig = { rank: 16, alpha: 32, dropout: 0, targetModules: ['all-linear'] };
+/**
+ * The LoRA the bench measures (verl's examples' shape: all-linear, alpha = 2·rank), as run options:
+ * the adapters trained on a base held in bf16 (`frozenWeights`), what a model of 360M needs to fit
+ * the wasm memory (issue 38). Per-layer recomputation, the LM head's chunks and `idsPerPass` are the
+ * run's defaults (recomputation on from 100M parameters; passes of what fits 1 GiB of activations).
+ */
+const BENCH_LORA = { loraRank: 16, loraAlpha: 32, loraTargets: 'all-linear', frozenWeights: 'bf16' } as const;
 
 export interface ModelRow {
   backend: string;
-  /** 'full' fine-tuning, or 'LoRA r16' (BENCH_LORA). */
+  /** 'full' fine-tuning, or 'LoRA r16, bf16 base' (BENCH_LORA). */
   training: string;
   stepS: number;
   sampleS: number;
   trainS: number;
   firstStepS: number;
-  /** Prompt + sampled ids of a step, and sampled ids alone (medians). */
+  /** Prompt + sampled ids of a step, and sampled ids alone (medians); the longest prompt's ids. */
   ids: number;
+  promptIds: number;
   sampledIds: number;
   sampleGflops: number;
   trainGflops: number;
@@ -193,6 +213,15 @@ export interface ModelRow {
   sampleOfMatmul: number;
   /** The wasm heap's most live bytes (null on WebGPU); each wasm row runs on a fresh instance of its own. */
   peakHeapBytes: number | null;
+  /** The wasm memory's size at the end: the live peak, the allocator's gaps and alignment (null on WebGPU). */
+  memoryBytes: number | null;
+  /**
+   * What hf/memory.ts `wasmStepPlan` predicts for the step (its longest prompt), by part, the number the
+   * trainer refuses a batch by, and the measured peak over it (null on WebGPU, which the plan does not hold).
+   */
+  plannedBytes: number | null;
+  planParts: { part: string; bytes: number }[] | null;
+  peakOverPlan: number | null;
   rewards: number[];
 }
 
@@ -203,12 +232,13 @@ async function measure(
   maxNew: number,
   steps: number,
   matmulGflops32: number,
-  lora: LoraConfig | null,
+  lora: boolean,
 ): Promise<ModelRow> {
-  const training = lora ? `LoRA r${lora.rank}` : 'full';
+  const training = lora ? `LoRA r${BENCH_LORA.loraRank}, bf16 base` : 'full';
   const row = `${label}, ${training}`;
-  const run = new GrpoRun(ops, { ...GRPO_ARITH, ...STEP, maxNew, steps: steps + 1, ...(lora ? { lora } : {}) }, base);
-  const m: { metrics: Record<string, number>; ids: number; sampled: number }[] = [];
+  const options: GrpoRunOptions = { ...GRPO_ARITH, ...STEP, maxNew, steps: steps + 1, ...(lora ? BENCH_LORA : {}) };
+  const run = new GrpoRun(ops, options, base);
+  const m: { metrics: Record<string, number>; ids: number; sampled: number; promptIds: number }[] = [];
   try {
     for (let s = 0; s <= steps; s++) {
       process.stderr.write(`grpo --model ${row}: step ${s + 1}/${steps + 1}\r`);
@@ -219,7 +249,8 @@ async function measure(
         throw new Error(
           `bench grpo --model: step ${s + 1} trained on nothing (no packed rows): the split would be wrong`,
         );
-      m.push({ metrics: step.metrics, ids, sampled });
+      const promptIds = Math.max(...step.generated.map((g) => g.promptIds.length));
+      m.push({ metrics: step.metrics, ids, sampled, promptIds });
     }
   } finally {
     run.close();
@@ -234,7 +265,17 @@ async function measure(
   const sampledIds = med((x) => x.sampled);
   // Sampling's throughput counts the sampled ids (the prefill's time counts against it).
   const sampleGflops = (2 * N * sampledIds) / sampleS / 1e9;
-  const stats = (ops as Partial<{ memoryStats(): { peakBytes: number } }>).memoryStats?.();
+  const wasm = ops.backend === 'wasm' ? (ops as WasmOps) : null;
+  const stats = wasm?.memoryStats() ?? null;
+  // The plan the trainer checked each batch against, at the longest prompt of any step measured.
+  const loraConfig = loraFromOptions(options);
+  const plan = wasm
+    ? wasmStepPlan(
+        base.config,
+        { ...options, ...(loraConfig ? { lora: loraConfig } : {}) },
+        Math.max(...m.map((x) => x.promptIds)),
+      )
+    : null;
   return {
     backend: row,
     training,
@@ -243,27 +284,34 @@ async function measure(
     trainS,
     firstStepS: m[0].metrics['perf/step_ms'] / 1000,
     ids,
+    promptIds: Math.max(...m.map((x) => x.promptIds)),
     sampledIds,
     sampleGflops,
     trainGflops: (6 * N * ids) / trainS / 1e9,
     matmulGflops32,
     sampleOfMatmul: sampleGflops / matmulGflops32,
     peakHeapBytes: stats ? stats.peakBytes : null,
+    memoryBytes: wasm ? wasm.memory.buffer.byteLength : null,
+    plannedBytes: plan ? plan.total : null,
+    planParts: plan ? plan.parts : null,
+    peakOverPlan: plan && stats ? stats.peakBytes / plan.total : null,
     rewards: m.map((x) => x.metrics['reward/mean']),
   };
 }
 
 export async function benchGrpoModel(args: BenchArgs & { model: string }) {
   const steps = args.runs ?? 2;
+  const trainings = args.lora ? [true] : [false, true];
   const { base, source, maxNew } = await baseOf(args.model);
   const rows: ModelRow[] = [];
-  // Both trainings on a backend, beside the matmuls of a decoding step at 32 rows alone. On wasm
+  // The trainings on a backend, beside the matmuls of a decoding step at 32 rows alone. On wasm
   // each training runs on a fresh instance: its heap peak is its own (a Model is never freed).
-  const both = async (label: string, backend: () => Promise<{ ops: Ops }>) => {
+  const trainingsOn = async (label: string, backend: () => Promise<{ ops: Ops }>) => {
     process.stderr.write(`grpo --model ${label}: the matmuls of a decoding step at 32 rows\n`);
     const first = await backend();
     const matmul = await decodeMatmulGflops(first.ops, base.config, 32, 5);
-    for (const lora of [null, BENCH_LORA]) {
+    for (const [k, lora] of trainings.entries()) {
+      if (k === 0 && lora) (first.ops as Partial<{ close(): void }>).close?.();
       const { ops } = lora ? await backend() : first;
       rows.push(await measure(label, ops, base, maxNew, steps, matmul, lora));
       (ops as Partial<{ close(): void }>).close?.();
@@ -279,7 +327,7 @@ export async function benchGrpoModel(args: BenchArgs & { model: string }) {
   };
   (wasm.ops as Partial<{ close(): void }>).close?.();
   const relaxed = wasm.info.simd === 'relaxed';
-  await both(`wasm × ${wasm.info.threads} threads${relaxed ? ', relaxed SIMD' : ''}`, () => cliBackend('wasm'));
+  await trainingsOn(`wasm × ${wasm.info.threads} threads${relaxed ? ', relaxed SIMD' : ''}`, () => cliBackend('wasm'));
   // What the fused multiply-adds are worth: the same decoding matmuls on the plain build.
   let plainMatmulGflops32: number | null = null;
   if (relaxed) {
@@ -292,9 +340,27 @@ export async function benchGrpoModel(args: BenchArgs & { model: string }) {
   if (gpu) {
     webgpu = describeBackend(gpu.info);
     if (gpu.info.adapter?.isFallbackAdapter || /swiftshader/i.test(webgpu)) webgpu += ' (software: not measured)';
-    else await both('webgpu', async () => gpu);
+    else await trainingsOn('webgpu', async () => gpu);
   }
   const c = base.config;
+  // PyTorch's same step on the same CPU, now, with wasm's threads (torch-peer.ts), and our rows over it.
+  process.stderr.write('grpo --model: PyTorch, the same step (torch_step.py)\n');
+  const peer = torchPeer(c, {
+    prompts: STEP.prompts!,
+    group: STEP.group!,
+    promptLen: rows[0].promptIds,
+    newTokens: maxNew,
+    threads: wasm.info.threads,
+    steps,
+  });
+  const overPeer = peer.ran
+    ? rows.map((r) => ({
+        backend: r.backend,
+        sample: r.sampleS / peer.sampleS,
+        train: r.trainS / peer.trainS,
+        step: r.stepS / peer.stepS,
+      }))
+    : null;
   const json = {
     bench: 'grpo --model',
     model: source,
@@ -308,6 +374,8 @@ export async function benchGrpoModel(args: BenchArgs & { model: string }) {
     sampleOp,
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
     rows,
+    peer,
+    overPeer,
   };
   const f = (x: number, d = 2) => x.toFixed(d);
   const MiB = (b: number | null) => (b === null ? '—' : `${(b / 2 ** 20).toFixed(0)} MiB`);
@@ -320,14 +388,22 @@ export async function benchGrpoModel(args: BenchArgs & { model: string }) {
       `; the draw of 32 ids from ${sampleOp.vocab} logits on wasm × ${sampleOp.threads}: ${f(sampleOp.kernelMs, 1)} ms ` +
       `(its JavaScript reference: ${f(sampleOp.referenceMs, 1)} ms)`,
     '| backend | s/step | sample s | train s | first step s | ids/step (sampled) | sample GFLOPS | train GFLOPS | ' +
-      'decode matmuls at 32 rows, GFLOPS | sampling / matmuls | wasm heap peak |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+      'decode matmuls at 32 rows, GFLOPS | sampling / matmuls | wasm heap peak | planned | peak / plan | wasm memory |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
         `| ${r.backend} | ${f(r.stepS)} | ${f(r.sampleS)} | ${f(r.trainS)} | ${f(r.firstStepS)} | ${r.ids} (${r.sampledIds}) | ` +
         `${f(r.sampleGflops, 1)} | ${f(r.trainGflops, 1)} | ${f(r.matmulGflops32, 1)} | ${f(r.sampleOfMatmul * 100, 0)}% | ` +
-        `${MiB(r.peakHeapBytes)} |`,
+        `${MiB(r.peakHeapBytes)} | ${MiB(r.plannedBytes)} | ${r.peakOverPlan === null ? '—' : f(r.peakOverPlan, 3)} | ` +
+        `${MiB(r.memoryBytes)} |`,
     ),
+    peer.ran
+      ? `\nPyTorch (${peer.impl}, ${peer.threads} threads, the same step, run after these rows): sample ${f(peer.sampleS)} s, ` +
+        `train ${f(peer.trainS)} s, step ${f(peer.stepS)} s; ours over PyTorch: ` +
+        overPeer!
+          .map((o) => `${o.backend}: sample ${f(o.sample)}×, train ${f(o.train)}×, step ${f(o.step)}×`)
+          .join('; ')
+      : `\nPyTorch not run: ${peer.why}`,
   ].join('\n');
   return { table: `${table}\n`, json };
 }

@@ -43,6 +43,9 @@ export const BENCH: CommandSpec = {
       `train: gpt-ref (the peer bench's GPT shape); grpo: ${Object.keys(MODEL_SHAPES).join(', ')} or a model folder; ` +
         `sampler: ${Object.keys(MODEL_SHAPES).join(', ')}`,
     ),
+    lora: bool(
+      'grpo --model: the LoRA training alone (rank 16, alpha 32, every projection, bf16 base), not full fine-tuning',
+    ),
     threads: str(
       'LIST',
       "grpo: the wasm thread counts to measure in one run, comma-separated counts 1..64 or auto (this machine's cores); " +
@@ -66,9 +69,21 @@ function threadList(value: string): (number | 'auto')[] {
 export async function runBench(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   const f = parseFlags(BENCH.name, rest, BENCH.flags);
-  const args: BenchArgs = { json: f.json === true, runs: null, model: null, quick: f.quick === true, threads: null };
+  const args: BenchArgs = {
+    json: f.json === true,
+    runs: null,
+    model: null,
+    lora: f.lora === true,
+    quick: f.quick === true,
+    threads: null,
+  };
   if (args.quick && name !== 'gpu')
     throw new UsageError(`dewpoint bench: --quick is for the gpu bench, not ${name ?? 'none'}`);
+  if (args.lora && (name !== 'grpo' || f.model === undefined))
+    throw new UsageError(
+      `dewpoint bench: --lora is for the grpo bench with --model SHAPE|DIR (got bench ${name ?? 'none'}` +
+        `${f.model === undefined ? ', no --model' : ''})`,
+    );
   if (f.runs !== undefined) {
     const n = f.runs as number;
     if (!Number.isInteger(n) || n < 1 || n > 100)

@@ -15,11 +15,12 @@
  * `dewpoint export RUN --to verl|skyrl` writes the bundle (worker/interop/bundle.ts): the weights the
  * run ended with (`model/`), the prompts with verl's and SkyRL's keys, the rollouts, `reward.py` (the
  * reward's standard-library twin) with its parity against the run's scores (run here with python3
- * when there is one: `parity.json`), verl's launch.sh, preflight.json and README.md. A preflight
+ * when there is one: `parity.json`), launch.sh (verl's main_ppo; for SkyRL its entrypoint, with the
+ * environment skyrl_env.py and skyrl_main.py: worker/interop/skyrl.ts), preflight.json and README.md. A preflight
  * rule that refuses (a head_dim vLLM rejects, a tokenizer it cannot read) ends with exit code 1
  * and the rules named, the bundle written.
  *
- * Presets the target cannot take (SFT, Flow-GRPO; DPO on verl) end with exit code 1 and the reason.
+ * Presets the target cannot take (SFT, Flow-GRPO; DPO on verl and SkyRL) end with exit code 1 and the reason.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -81,6 +81,11 @@ export interface MemoryPlanSummary {
   passIds: number;
   limit: number;
   problem: string | null;
+  /**
+   * The step's largest single tensor, its allocation label and bytes: on WebGPU every tensor is a GPU
+   * buffer of its own (not in the wasm heap), which the adapter bounds by maxStorageBufferBindingSize.
+   */
+  largestBuffer: { label: string; bytes: number };
 }
 
 export type InspectModelResult =

@@ -139,6 +139,24 @@ describe('the memory plan of a GRPO step', () => {
     expect(sampling.bytes - kv).toBeLessThan(2 ** 30 / 2);
   });
 
+  it("SmolLM-360M's shape: LoRA on a bf16 base fits the wasm memory, full fine-tuning cannot; on WebGPU its largest buffer is the embedding", () => {
+    const SMOLLM_360M: ModelConfig = { ...SMOLLM_SHAPE, layers: 32, dModel: 960, heads: 15, kvHeads: 5, ffn: 2560 };
+    const step = { prompts: 8, group: 4, maxNew: 64, beta: 0 };
+    // The trained model alone is 16 bytes a parameter: 5.39 GiB.
+    expect(wasmStepPlan(SMOLLM_360M, step, 32).problem).toMatch(/^the run needs 6\.\d\d GiB, .* no idsPerPass fits/);
+    const lora = { rank: 16, targetModules: ['all-linear'] };
+    const plan = wasmStepPlan(SMOLLM_360M, { ...step, lora, frozenWeights: 'bf16' }, 32);
+    expect(plan.problem).toBeNull();
+    // 32 layers of 2·C² + 2·C·KV + 3·C·F matrix values as bf16 (2 bytes), one layer of them widened to
+    // f32, the embedding (V, C) and the 65 norms (C) in f32.
+    const layer = 2 * 960 * 960 + 2 * 960 * 320 + 3 * 960 * 2560;
+    const base = 2 * 32 * layer + 4 * layer + 4 * 49152 * 960 + 4 * 65 * 960;
+    expect(plan.parts[0]).toEqual({ part: 'base model (frozen, also the reference, bf16)', bytes: base });
+    // Each tensor a buffer of its own on WebGPU: the embedding, 180 MiB, past WebGPU's default 128 MiB a buffer.
+    expect(plan.largestBuffer).toEqual({ label: 'base:model.embed_tokens.weight', bytes: 4 * 49152 * 960 });
+    expect(plan.largestBuffer.bytes).toBeGreaterThan(2 ** 27);
+  });
+
   it('a small model trains its whole batch in one pass by default: nothing changes for the shipped presets', () => {
     const base = importCheckpoint(readCheckpointDir('public/checkpoints/arith-base'));
     const ids = GRPO_ARITH.prompts * GRPO_ARITH.group * base.config.maxSeq;

@@ -18,7 +18,7 @@ import type { ModelConfig } from '../model/config';
 import { kvDim } from '../model/config';
 import { parameterCount } from '../model/params';
 import { allocActs, allocParamSet } from '../model/tensors';
-import type { LoraConfig } from '../model/lora';
+import type { LoraConfig, Projection } from '../model/lora';
 import { loraActs, loraSpecs } from '../model/lora';
 
 export interface TrainingMemoryEstimate {
@@ -73,12 +73,15 @@ interface PassLayout {
 
 /** Values (f32 or i32, 4 bytes each) that allocActs allocates for a [rows, seq] batch of a model of this layout. */
 function countActivationValues(config: ModelConfig, rows: number, seq: number, layout: PassLayout = {}): number {
-  return countWith((ops) =>
-    allocActs(ops, config, rows, seq, {
-      ...(layout.lora ? { lora: loraActs(layout.lora) } : {}),
-      ...(layout.frozen ? { sharedLayers: true } : { recompute: layout.recompute ?? false }),
-    }),
-  );
+  return countWith((ops) => allocPass(ops, config, rows, seq, layout));
+}
+
+/** A pass's activations in this layout, as model.ts Model actsFor allocates them. */
+function allocPass(ops: Ops, config: ModelConfig, rows: number, seq: number, layout: PassLayout): void {
+  allocActs(ops, config, rows, seq, {
+    ...(layout.lora ? { lora: loraActs(layout.lora) } : {}),
+    ...(layout.frozen ? { sharedLayers: true } : { recompute: layout.recompute ?? false }),
+  });
 }
 
 /**
@@ -110,16 +113,17 @@ export function weightBytes(config: ModelConfig, storage: WeightStorage = 'f32')
   return 4 * countWith((ops) => allocParamSet(ops, config, 'plan', storage));
 }
 
-/** Values `allocate` asks a counting Ops for (it may only call alloc). */
-function countWith(allocate: (ops: Ops) => void): number {
+/** Values `allocate` asks a counting Ops for (it may only call alloc); `seen` is told each allocation. */
+function countWith(allocate: (ops: Ops) => void, seen?: (label: string, length: number) => void): number {
   let values = 0;
   // allocActs and allocParamSet only call `alloc`; any other use of this stand-in is a bug here, so it throws.
   const counting = new Proxy({} as Ops, {
     get(_target, key) {
       if (key !== 'alloc')
         throw new Error(`memory plan: a counted allocation called ops.${String(key)}; only alloc is counted`);
-      return (_label: string, length: number) => {
+      return (label: string, length: number) => {
         values += length;
+        seen?.(label, length);
         return { length } as unknown as Tensor;
       };
     },
@@ -181,6 +185,11 @@ export interface MemoryPlan {
   passLayouts: PassLayout[];
   /** The LoRA the plan counts (adapters trained, no reference copy), absent for full fine-tuning. */
   lora?: PlannedLora;
+  /**
+   * The largest single tensor of the step (its allocation label, and bytes): on WebGPU each tensor is
+   * a GPU buffer of its own, which the adapter bounds by maxStorageBufferBindingSize (kernels/common/tensor.ts).
+   */
+  largestBuffer: { label: string; bytes: number };
 }
 
 /** What a plan reads of a LoRA config: the rank and the targets. */
@@ -225,12 +234,15 @@ export function stepMemoryPlan(
   const length = o.promptIds + o.maxNew;
   // Two chains a packed row of twice the longest: rows·length ids at most, in ⌈rows / 2⌉ rows.
   const batchIds = o.trainIds ?? Math.ceil(o.rows / 2) * 2 * length;
-  // A pass holds one row at least (model.ts passes).
+  // A batch of more ids than idsPerPass runs in passes of ⌊idsPerPass / row⌋ rows, one at least (model.ts passesOf).
   const rowIds = o.rowIds ?? 2 * length;
-  const passIds = Math.min(batchIds, Math.max(o.idsPerPass, rowIds));
+  const passIds =
+    batchIds <= o.idsPerPass ? batchIds : Math.min(batchIds, Math.max(1, Math.floor(o.idsPerPass / rowIds)) * rowIds);
   const kv = 2 * o.rows * length * kvDim(config) * config.layers * 4;
-  const decode = 4 * countActivationValues(config, o.rows, 1);
-  const prefill = 4 * countLayerValues(config, o.rows, o.promptIds);
+  // A sampler's buffers carry the adapters' u (no dropout), as kv-cache.ts Decoder allocates them.
+  const sampled = lora ? { lora: { ...loraActs(lora), dropout: false } } : {};
+  const decode = 4 * countWith((ops) => allocActs(ops, config, o.rows, 1, { wholeHead: true, ...sampled }));
+  const prefill = 4 * countLayerValues(config, o.rows, o.promptIds, sampled);
   const trainedPass: PassLayout = { ...(lora ? { lora } : {}), recompute: o.recompute ?? false };
   const referencePass: PassLayout = { frozen: true };
   const parts: MemoryPlanPart[] = [
@@ -263,9 +275,27 @@ export function stepMemoryPlan(
       bytes: kv + decode + prefill,
     },
   ];
+  // The same allocations as the parts', each tensor at once: the largest of them.
+  const largestBuffer = { label: '', bytes: 0 };
+  const allocations: ((ops: Ops) => void)[] = [
+    (ops) => allocParamSet(ops, config, lora ? 'base' : 'trained', lora ? o.frozenWeights : 'f32'),
+    ...(o.reference && !lora ? [(ops: Ops) => allocParamSet(ops, config, 'reference', o.frozenWeights)] : []),
+    ...(lora
+      ? [(ops: Ops) => loraSpecs(config, lora).forEach((x) => ops.alloc(`adapter:${x.name}`, x.shape[0] * x.shape[1]))]
+      : []),
+    (ops) => allocPass(ops, config, 1, passIds, trainedPass),
+    (ops) => allocActs(ops, config, o.rows, 1, { wholeHead: true, ...sampled }),
+    (ops) => allocActs(ops, config, o.rows, o.promptIds, { layersOnly: true, sharedLayers: true, ...sampled }),
+    (ops) => ops.alloc('kv:k (a layer)', o.rows * length * kvDim(config)),
+  ];
+  for (const allocate of allocations)
+    countWith(allocate, (label, n) => {
+      if (4 * n > largestBuffer.bytes) Object.assign(largestBuffer, { label, bytes: 4 * n });
+    });
   return {
     parts,
     total: parts.reduce((t, p) => t + p.bytes, 0),
+    largestBuffer,
     idsPerPass: o.idsPerPass,
     passIds,
     rowIds,
@@ -368,10 +398,12 @@ export function wasmDpoPlan(
 export function memoryPlanProblem(config: ModelConfig, plan: MemoryPlan, limit: number, where: string): string | null {
   if (plan.total <= limit) return null;
   const rest = plan.total - plan.passLayouts.reduce((n, l) => n + passActivationBytes(config, plan.passIds, l), 0);
-  const fits = idsFitting(config, limit - rest, plan.passLayouts);
+  // A pass holds whole rows (model.ts passesOf): k rows fit, and every idsPerPass below k + 1 rows gives passes of k.
+  const rows = Math.floor(idsFitting(config, limit - rest, plan.passLayouts) / plan.rowIds);
   const advice =
-    fits >= plan.rowIds
-      ? `idsPerPass ${fits} or fewer would fit (each pass's forward is then run again for its backward)`
+    rows >= 1
+      ? `idsPerPass ${(rows + 1) * plan.rowIds - 1} or fewer would fit (passes of ${rows} row${rows === 1 ? '' : 's'} of ` +
+        `${plan.rowIds} ids; each pass's forward is then run again for its backward)`
       : `no idsPerPass fits: the model and its sampling, with passes of one row (${plan.rowIds} ids), exceed it ` +
         '(fewer prompts × group or pairs, a shorter maxNew, LoRA)';
   return (
@@ -381,6 +413,11 @@ export function memoryPlanProblem(config: ModelConfig, plan: MemoryPlan, limit: 
 }
 
 /** Values of the layer stack alone for a [rows, seq] forward (allocActs `layersOnly`, `sharedLayers`: a prefill holds one layer at a time). */
-function countLayerValues(config: ModelConfig, rows: number, seq: number): number {
-  return countWith((ops) => allocActs(ops, config, rows, seq, { layersOnly: true, sharedLayers: true }));
+function countLayerValues(
+  config: ModelConfig,
+  rows: number,
+  seq: number,
+  o: { lora?: { rank: number; targets: readonly Projection[]; dropout: boolean } } = {},
+): number {
+  return countWith((ops) => allocActs(ops, config, rows, seq, { layersOnly: true, sharedLayers: true, ...o }));
 }

@@ -13,6 +13,9 @@
  *   finish reason, which `python3 reward.py check parity.jsonl` compares.
  * - `pairs.parquet` (a DPO run): the preference pairs, TRL's columns (files.ts `pairsParquet`).
  * - `launch.sh` (verl): main_ppo with the run's options (verl.ts), the model, data and reward set.
+ * - `launch.sh` (SkyRL): the bundle's `skyrl_main.py` (SkyRL's main_base with the environment
+ *   registered in its Ray task) with the run's options as SkyRL's overrides (skyrl.ts), and
+ *   `skyrl_env.py`, the `dewpoint_reward` environment whose step scores with reward.py.
  * - `preflight.json` and `README.md`: the checks (preflight.ts), every option mapped or not, and
  *   what does not carry over.
  *
@@ -36,6 +39,9 @@ import { exportRun, formatUnmapped } from './index';
 import { preflight, type ModelJson, type PreflightResult } from './preflight';
 import { rewardPy, twinRewardOf } from './reward-twin';
 import { preferencePairs } from './rollouts';
+import { skyrlCommand, SKYRL_COMMIT, type SkyrlExport } from './skyrl';
+import skyrlEnvSource from './skyrl_env.py?raw';
+import skyrlMainSource from './skyrl_main.py?raw';
 
 export const BUNDLE_TARGETS = ['verl', 'skyrl'] as const;
 export type BundleTarget = (typeof BUNDLE_TARGETS)[number];
@@ -77,7 +83,8 @@ export function bundleFiles(
         tokenizerConfig: jsonOf(model['tokenizer_config.json']),
       }
     : null;
-  const checks = [...preflight(options, modelJson, to), ...notes];
+  const { prompts, heldOut } = exportPrompts(options, steps);
+  const checks = [...preflight(options, modelJson, to, prompts.length), ...notes];
   const refused = checks.filter((c) => c.status === 'refused');
   const files: ExportFile[] = [];
   if (model)
@@ -86,7 +93,6 @@ export function bundleFiles(
 
   const source = verlDataSource(options);
   const agent = presetOf(options).episodes ? VERL_TOOL_AGENT : undefined;
-  const { prompts, heldOut } = exportPrompts(options, steps);
   const rows = steps.flatMap((s) => s.rows);
   files.push({ name: 'rollouts.parquet', mime: PARQUET, bytes: rolloutsParquet(rows) });
   files.push({
@@ -116,38 +122,43 @@ export function bundleFiles(
     files.push(text('parity.jsonl', parity.map((l) => `${l}\n`).join(''), 'application/jsonl'));
   }
 
+  const modelRefused = refused.some((c) => ['model-saved', 'head-dim-multiple-of-32', 'hf-tokenizer'].includes(c.rule));
+  const guard = modelRefused
+    ? [
+        '# preflight refused model/ (preflight.json): it does not load there. Set MODEL_PATH to a model that does.',
+        'if [ -z "${MODEL_PATH:-}" ]; then',
+        `  echo "launch.sh: preflight refused model/: ${refused.map((c) => c.rule).join(', ')} (preflight.json); set MODEL_PATH" >&2`,
+        '  exit 1',
+        'fi',
+      ]
+    : [];
+  const header = [
+    'HERE="$(cd "$(dirname "$0")" && pwd)"',
+    ...guard,
+    'MODEL_PATH="${MODEL_PATH:-$HERE/model}"',
+    'TRAIN_FILES="${TRAIN_FILES:-$HERE/train.parquet}"',
+    `VAL_FILES="\${VAL_FILES:-$HERE/${heldOut.length ? 'val' : 'train'}.parquet}"`,
+    '',
+  ];
   const launch = to === 'verl' ? exportRun(options, 'verl') : null;
   if (launch?.ok) {
-    const modelRefused = refused.some((c) =>
-      ['model-saved', 'head-dim-multiple-of-32', 'hf-tokenizer'].includes(c.rule),
-    );
-    const guard = modelRefused
-      ? [
-          '# preflight refused model/ (preflight.json): it does not load there. Set MODEL_PATH to a model that does.',
-          'if [ -z "${MODEL_PATH:-}" ]; then',
-          `  echo "launch.sh: preflight refused model/: ${refused.map((c) => c.rule).join(', ')} (preflight.json); set MODEL_PATH" >&2`,
-          '  exit 1',
-          'fi',
-        ]
-      : [];
-    const header = [
-      'HERE="$(cd "$(dirname "$0")" && pwd)"',
-      ...guard,
-      'MODEL_PATH="${MODEL_PATH:-$HERE/model}"',
-      'TRAIN_FILES="${TRAIN_FILES:-$HERE/train.parquet}"',
-      `VAL_FILES="\${VAL_FILES:-$HERE/${heldOut.length ? 'val' : 'train'}.parquet}"`,
-      '',
-    ].join('\n');
     const command = twin.ok
       ? `${launch.command} \\\n    custom_reward_function.path=$HERE/reward.py \\\n    custom_reward_function.name=compute_score`
       : launch.command;
     files.push(
       text(
         'launch.sh',
-        configText(options, { ...launch, command }).replace('\n\npython3', `\n\n${header}\npython3`),
+        configText(options, { ...launch, command }).replace('\n\npython3', `\n\n${header.join('\n')}\npython3`),
         'text/x-shellscript',
       ),
     );
+  }
+  const skyrl = to === 'skyrl' ? skyrlCommand(options) : null;
+  // The environment scores with reward.py: without it there is nothing for SkyRL to run (preflight skyrl-env).
+  if (skyrl?.ok && twin.ok) {
+    files.push(text('skyrl_env.py', skyrlEnvSource, 'text/x-python'));
+    files.push(text('skyrl_main.py', skyrlMainSource, 'text/x-python'));
+    files.push(text('launch.sh', skyrlLaunch(options, skyrl, header), 'text/x-shellscript'));
   }
   files.push(text('preflight.json', `${JSON.stringify(checks, null, 2)}\n`, 'application/json'));
   files.push(
@@ -160,6 +171,7 @@ export function bundleFiles(
         parity: twin.ok ? scored.length : null,
         agent,
         pairs: pairs?.length ?? null,
+        skyrlLaunch: skyrl?.ok === true && twin.ok,
       }),
       'text/markdown',
     ),
@@ -178,9 +190,12 @@ function readme(
     parity: number | null;
     agent: string | undefined;
     pairs: number | null;
+    skyrlLaunch: boolean;
   },
 ): string {
   const launch = exportRun(options, 'verl');
+  const skyrl = skyrlCommand(options);
+  const modelKey = to === 'verl' ? "verl's `actor_rollout_ref.model.path`" : "SkyRL's `trainer.policy.model.path`";
   const lines = [
     `# ${options.preset}: a Dewpoint run bundled for ${to === 'verl' ? 'verl' : 'SkyRL'}`,
     '',
@@ -190,7 +205,7 @@ function readme(
     '',
     '## Files',
     '',
-    "- `model/`: the weights the run ended with, a Hugging Face folder (verl's `actor_rollout_ref.model.path`); under LoRA also",
+    `- \`model/\`: the weights the run ended with, a Hugging Face folder (${modelKey}); under LoRA also`,
     "  PEFT's `adapter_config.json` (`r`, `lora_alpha`, `target_modules`) and `adapter_model.safetensors` beside the merged model.",
     `- \`train.parquet\` (${n.prompts} prompts) and ${n.heldOut ? `\`val.parquet\` (${n.heldOut} held-out tasks)` : 'no val.parquet (nothing is held out)'}:`,
     "  verl's keys (`data_source`, `prompt`, `ability`, `reward_model{style, ground_truth}`, `extra_info`; volcengine/verl",
@@ -214,22 +229,41 @@ function readme(
       ? launch.ok
         ? '- `launch.sh`: verl main_ppo with the options below; MODEL_PATH, TRAIN_FILES and VAL_FILES default to this folder.'
         : `- No \`launch.sh\`: ${launch.reason}`
-      : '- No launch command: SkyRL options are not mapped by this export. SkyRL picks the environment by `env_class`\n' +
-        '  (`dewpoint_reward`): register one whose step returns `reward.score(action, reward_spec["ground_truth"])`.',
+      : n.skyrlLaunch
+        ? "- `skyrl_env.py`: the `dewpoint_reward` environment (skyrl_gym BaseTextEnv): one step, scored by reward.py's\n" +
+          "  `compute_score` against the row's `reward_spec.ground_truth`, then done; `register_env()` registers it.\n" +
+          "- `skyrl_main.py`: SkyRL's main_base with `register_env()` called in its Ray task (SkyRL's pattern for a custom env).\n" +
+          '- `launch.sh`: `skyrl_main` with the options below; MODEL_PATH, TRAIN_FILES and VAL_FILES default to this folder,\n' +
+          "  which it puts on PYTHONPATH (Ray's workers must see it: a shared filesystem). Run it with SkyRL's Python, e.g.\n" +
+          '  `SKYRL_PYTHON="uv run --isolated --extra fsdp python"` from a SkyRL checkout (NovaSky-AI/SkyRL @ a956457), and set\n' +
+          '  the GPU counts (`trainer.placement.*`, `generator.inference_engine.num_engines`) for the cluster (default 1).'
+        : `- No \`launch.sh\`: ${skyrl.ok ? 'the environment needs reward.py (preflight: skyrl-env)' : skyrl.reason}`,
     '',
     '## What does not carry over',
     '',
     "- Optimizer state: AdamW's moments stay here; the cluster's optimizer starts fresh from `model/`.",
     "- Prompt format: Dewpoint trained on the raw prompt text; verl and SkyRL render `prompt` with the tokenizer's chat template.",
   ];
-  if ('loraRank' in options && options.loraRank !== undefined)
+  const lora = 'loraRank' in options && options.loraRank !== undefined;
+  if (lora && to === 'skyrl')
+    lines.push(
+      "- LoRA adapters as such: launch.sh starts SkyRL's LoRA (`trainer.policy.model.lora.rank`, `alpha`, `target_modules`,",
+      "  `dropout`) on `model/`, the merged weights, with fresh adapters; Dewpoint's adapter files are not loaded by it.",
+    );
+  if (lora && to === 'verl')
     lines.push(
       "- LoRA adapters as such: launch.sh starts verl's LoRA (`lora_rank`, `lora_alpha`, `target_modules`) on `model/`, the",
       '  merged weights, with fresh adapters (B = 0: the same model at the start). To continue these adapters instead, set',
       "  MODEL_PATH to the run's base and `actor_rollout_ref.model.lora_adapter_path=$HERE/model` (verl reads adapter_config.json",
       '  and adapter_model.safetensors there; volcengine/verl docs/advance/ppo_lora.rst).',
     );
-  if (n.pairs !== null)
+  if (n.pairs !== null && to === 'skyrl')
+    lines.push(
+      '- The DPO objective: SkyRL has no DPO trainer (preflight: launch), so there is no launch.sh. What SkyRL takes of this',
+      '  run: `model/` as the policy a GRPO or PPO run starts from, the prompts and reward.py. The pairs serve a DPO trainer',
+      "  elsewhere: TRL's DPOTrainer reads `pairs.parquet` as it is, and `dewpoint export RUN --to trl` writes its DPOConfig.",
+    );
+  if (n.pairs !== null && to === 'verl')
     lines.push(
       "- The DPO objective: verl's PPO launcher (`verl.trainer.main_ppo`) has no DPO trainer (preflight: launch), so there is",
       '  no launch.sh. What verl takes of this run: `model/` as the actor a GRPO or PPO run starts from',
@@ -245,19 +279,45 @@ function readme(
       '  ended by EOS that is exactly `\\boxed{N}` was scored by the environment (N is the answer: 1); any other episode by the last',
       '  box of its text. A response cut at its length limit is the second kind: compute_score reads `extra_info["finish_reason"]`',
       '  ("length"; "stop" when absent: verl\'s naive reward manager passes the row\'s extra_info and num_turns, no finish reason).',
+      ...(to === 'skyrl'
+        ? [
+            "- SkyRL's episodes: skyrl_env.py's step scores the whole response and ends the episode (no `=R` observation, one turn),",
+            '  taking it as ended by the model ("stop"): SkyRL hands a step the text, not how it ended.',
+          ]
+        : []),
     );
-  if (launch.ok) {
-    lines.push('', '## Options', '', `Mapped to verl (${launch.mapped.length}):`, '');
-    for (const m of launch.mapped)
+  const options_ = to === 'verl' ? launch : skyrl;
+  if (options_.ok) {
+    const name = to === 'verl' ? 'verl' : 'SkyRL';
+    lines.push('', '## Options', '', `Mapped to ${name} (${options_.mapped.length}):`, '');
+    for (const m of options_.mapped)
       lines.push(
         `- \`${m.path}\` = ${JSON.stringify(m.value)} → \`${m.key}=${JSON.stringify(m.to)}\`${m.note ? ` (${m.note})` : ''}`,
       );
     lines.push(
       '',
-      `Not mapped (${launch.unmapped.length}):`,
+      `Not mapped (${options_.unmapped.length}):`,
       '',
-      ...formatUnmapped(launch.unmapped).map((l) => `- ${l}`),
+      ...formatUnmapped(options_.unmapped).map((l) => `- ${l}`),
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The SkyRL launch.sh: the bundle's paths, the folder on PYTHONPATH (skyrl_env.py for the Ray task), the command, the options left out. */
+function skyrlLaunch(options: RunOptions, e: SkyrlExport, header: readonly string[]): string {
+  return [
+    '#!/usr/bin/env bash',
+    `# Dewpoint ${options.preset} as a SkyRL launch (keys of NovaSky-AI/SkyRL @ ${SKYRL_COMMIT.slice(0, 7)}). SKYRL_PYTHON: the`,
+    '# Python with SkyRL installed (default python3). Extra overrides (GPU counts, trainer.ckpt_path) go after it: "$@".',
+    'set -euo pipefail',
+    '',
+    ...header,
+    'export PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}"',
+    `${e.command} \\\n    "$@"`,
+    '',
+    `# Not mapped (${e.unmapped.length}):`,
+    ...formatUnmapped(e.unmapped).map((l) => `#   ${l}`),
+    '',
+  ].join('\n');
 }

@@ -111,7 +111,7 @@ export function rolloutsParquet(rows: readonly RolloutRow[]): Uint8Array {
   ]);
 }
 
-/** The environment SkyRL scores a bundle's rows with: one the cluster user registers over reward.py (the bundle's README). */
+/** The environment SkyRL scores a bundle's rows with: the bundle's skyrl_env.py registers it over reward.py (skyrl.ts). */
 export const SKYRL_ENV_CLASS = 'dewpoint_reward';
 
 /**

@@ -41,4 +41,29 @@ describe('preflight', () => {
     });
     expect(rule(preflight(defaults('grpo-code'), hfModel(3), 'skyrl'), 'reward-twin')?.status).toBe('refused');
   });
+
+  it('SkyRL: the launch passes for GRPO and is refused for DPO by name; an unregistered env class and too few rows are refused', () => {
+    const ok = preflight(defaults('grpo-arith'), hfModel(3), 'skyrl', 16);
+    expect(rule(ok, 'launch')?.status).toBe('pass');
+    expect(rule(ok, 'skyrl-env')?.status).toBe('pass');
+    expect(rule(ok, 'train-rows')?.status).toBe('pass');
+    expect(ok.filter((c) => c.status === 'refused')).toEqual([]);
+    expect(rule(preflight(defaults('dpo-arith'), hfModel(3), 'skyrl'), 'launch')).toMatchObject({
+      status: 'refused',
+      detail: expect.stringMatching(/^dpo-arith is DPO: SkyRL has no DPO trainer/),
+    });
+    // grpo-code's reward runs programs: no reward.py, so nothing registers dewpoint_reward.
+    expect(rule(preflight(defaults('grpo-code'), hfModel(3), 'skyrl'), 'skyrl-env')).toMatchObject({
+      status: 'refused',
+      detail: expect.stringContaining('skyrl_gym.make refuses the id'),
+    });
+    expect(rule(preflight(defaults('grpo-arith'), hfModel(3), 'skyrl', 15), 'train-rows')).toEqual({
+      rule: 'train-rows',
+      status: 'refused',
+      detail:
+        'train.parquet has 15 prompts; SkyRL asserts at least trainer.train_batch_size (16) rows before it starts: ' +
+        'add prompts to TRAIN_FILES or lower train_batch_size',
+    });
+    expect(rule(preflight(defaults('grpo-arith'), hfModel(3), 'verl', 15), 'train-rows')).toBeUndefined();
+  });
 });

@@ -15,10 +15,18 @@
  * verl b178a3c pins vllm>=0.8.5,<=0.12.0 (setup.py). So head_dim 24 is refused: it fails on
  * arrival with the default backend, unless the cluster sets VLLM_ATTENTION_BACKEND=FLEX_ATTENTION
  * (slower), which the detail says. Not run on a cluster here.
+ *
+ * What SkyRL refuses besides (NovaSky-AI/SkyRL @ a9564572eb8e91076be43c1bd5e4615e3de17265):
+ * skyrl-env, an env_class that nothing registered: `skyrl_gym.make` raises for an id outside its
+ * registry (skyrl-gym/skyrl_gym/envs/registration.py), and the bundle's rows name `dewpoint_reward`,
+ * which skyrl_env.py registers only where reward.py exists; train-rows, a train file with fewer rows
+ * than train_batch_size, which `BasePPOExp.get_train_dataset` asserts against
+ * (skyrl/train/entrypoints/main_base.py). verl's own launch is refused by its rules alone.
  */
 import type { RunOptions } from '../contract/options';
 import type { BundleCheck } from '../contract/records';
 import { exportRun } from './index';
+import { skyrlCommand, SKYRL_ENV } from './skyrl';
 import { twinRewardOf } from './reward-twin';
 
 /** One check (the API's type: contract/records.ts). */
@@ -38,6 +46,8 @@ export const PREFLIGHT_RULES = [
   'chat-template',
   'reward-twin',
   'launch',
+  'skyrl-env',
+  'train-rows',
   'optimizer-state',
   'model-step',
 ] as const;
@@ -49,7 +59,13 @@ export function headDimOf(config: Record<string, unknown>): number {
   return (config.hidden_size as number) / (config.num_attention_heads as number);
 }
 
-export function preflight(options: RunOptions, model: ModelJson | null, to: 'verl' | 'skyrl'): PreflightResult[] {
+export function preflight(
+  options: RunOptions,
+  model: ModelJson | null,
+  to: 'verl' | 'skyrl',
+  /** The rows of the bundle's train.parquet, which SkyRL checks against its train_batch_size (absent: not checked). */
+  trainRows?: number,
+): PreflightResult[] {
   const out: PreflightResult[] = [];
   const put = (rule: (typeof PREFLIGHT_RULES)[number], status: PreflightResult['status'], detail: string) =>
     out.push({ rule, status, detail });
@@ -101,12 +117,31 @@ export function preflight(options: RunOptions, model: ModelJson | null, to: 'ver
   if (to === 'verl') {
     const e = exportRun(options, 'verl');
     put('launch', e.ok ? 'pass' : 'refused', e.ok ? 'launch.sh: verl main_ppo with the run’s options' : e.reason);
-  } else
+  } else {
+    const e = skyrlCommand(options);
     put(
       'launch',
-      'note',
-      "this export writes no SkyRL launch command (its options are not mapped yet): the data, weights and reward serve SkyRL's own",
+      e.ok ? 'pass' : 'refused',
+      e.ok ? 'launch.sh: SkyRL main_base (skyrl_main.py) with the run’s options' : e.reason,
     );
+    put(
+      'skyrl-env',
+      twin.ok ? 'pass' : 'refused',
+      twin.ok
+        ? `skyrl_env.py registers env_class ${SKYRL_ENV} (the parquet rows' env_class), scoring with reward.py`
+        : `the parquet rows name env_class ${SKYRL_ENV}, which skyrl_env.py would register over reward.py; without reward.py ` +
+            "nothing registers it and skyrl_gym.make refuses the id: register an environment of that name that scores the run's task",
+    );
+    if (e.ok && trainRows !== undefined) {
+      const P = 'prompts' in options ? options.prompts : 0;
+      put(
+        'train-rows',
+        trainRows >= P ? 'pass' : 'refused',
+        `train.parquet has ${trainRows} prompts; SkyRL asserts at least trainer.train_batch_size (${P}) rows before it starts` +
+          (trainRows >= P ? '' : ': add prompts to TRAIN_FILES or lower train_batch_size'),
+      );
+    }
+  }
   put(
     'optimizer-state',
     'note',

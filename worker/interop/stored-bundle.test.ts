@@ -71,7 +71,13 @@ describe('exportStoredBundle', () => {
       status: 'note',
       detail: "model/ is the run's latest checkpoint, of step 1; its rollouts go on to step 2",
     });
-    expect(two.files.some((f) => f.name === 'launch.sh')).toBe(false); // SkyRL: no launch command
+    // SkyRL: its launch, the entrypoint that registers the environment, and the environment over reward.py.
+    expect(two.files.map((f) => f.name)).toEqual(
+      expect.arrayContaining(['launch.sh', 'skyrl_main.py', 'skyrl_env.py']),
+    );
+    const launch = new TextDecoder().decode(two.files.find((f) => f.name === 'launch.sh')!.bytes);
+    expect(launch).toContain('${SKYRL_PYTHON:-python3} -m skyrl_main');
+    expect(two.preflight.find((c) => c.rule === 'skyrl-env')?.status).toBe('pass');
 
     expect(await exportStoredBundle(store, 'nope', 'verl')).toEqual({ ok: false, reason: "no stored run 'nope'" });
     const imported = { preset: 'verl-import' } as never;

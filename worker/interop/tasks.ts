@@ -17,14 +17,18 @@ import { optionLeaves, type MappingLog } from './types';
  * A grpo-env run's program, tasks and wall, listed as unmapped: `target` has no option for an
  * environment that is a program run in companion sessions (its text and task list shown by size).
  */
-export function environmentUnmapped(o: RunOptions, log: MappingLog, target: 'verl' | 'trl'): void {
+export function environmentUnmapped(o: RunOptions, log: MappingLog, target: 'verl' | 'trl' | 'skyrl'): void {
   if (!('environment' in o) || !o.environment) return;
-  const why =
-    target === 'verl'
-      ? 'the environment is a program Dewpoint runs in companion sessions over JSON lines: in verl it would be ' +
-        'wrapped as an agent loop or interaction (actor_rollout_ref.rollout.multi_turn), its tasks as data.train_files rows'
-      : 'the environment is a program Dewpoint runs in companion sessions over JSON lines: in TRL it would be ' +
-        'wrapped as tools passed to GRPOTrainer, its tasks as train_dataset rows';
+  const program = 'the environment is a program Dewpoint runs in companion sessions over JSON lines: ';
+  const why = {
+    verl:
+      program +
+      'in verl it would be wrapped as an agent loop or interaction (actor_rollout_ref.rollout.multi_turn), its tasks as data.train_files rows',
+    trl: program + 'in TRL it would be wrapped as tools passed to GRPOTrainer, its tasks as train_dataset rows',
+    skyrl:
+      program +
+      'in SkyRL it would be a skyrl_gym BaseTextEnv whose step answers each action (registered by env_class), its tasks as data.train_data rows',
+  }[target];
   for (const { path, value } of optionLeaves(o.environment, 'environment')) {
     const shown =
       typeof value === 'string' && value.length > 80
@@ -43,8 +47,8 @@ export function environmentUnmapped(o: RunOptions, log: MappingLog, target: 'ver
   );
 }
 
-/** Why `target` cannot take a run of this preset (SFT, Flow-GRPO; DPO on verl), or null when it can. */
-export function unsupported(o: RunOptions, target: 'verl' | 'trl'): string | null {
+/** Why `target` cannot take a run of this preset (SFT, Flow-GRPO; DPO on verl and SkyRL), or null when it can. */
+export function unsupported(o: RunOptions, target: 'verl' | 'trl' | 'skyrl'): string | null {
   return presetOf(o).export[target];
 }
 

@@ -75,6 +75,8 @@ interface PresetExport {
   reward: 'math' | 'code' | 'environment';
   verl: string | null;
   trl: string | null;
+  /** SkyRL's main_base (worker/interop/skyrl.ts): null where it takes it, else why not. */
+  skyrl: string | null;
 }
 
 interface PresetSpec<O extends RunOptions = RunOptions> {
@@ -179,7 +181,7 @@ function episodeGrpo(
     episodes: environment,
     reference: klReference,
     trainer: episodeTrainer(name, environment),
-    export: { task: spec.task, reward: spec.reward, verl: null, trl: null },
+    export: { task: spec.task, reward: spec.reward, verl: null, trl: null, skyrl: null },
   };
 }
 
@@ -210,7 +212,7 @@ function programPreset<O extends EnvRunOptions | PpoEnvRunOptions>(
     episodes: 'program',
     reference: klReference,
     trainer: episodeTrainer(name, 'program'),
-    export: { task: ENV_TASK, reward: 'environment', verl: null, trl: null },
+    export: { task: ENV_TASK, reward: 'environment', verl: null, trl: null, skyrl: null },
   };
 }
 
@@ -263,6 +265,9 @@ const sftArith: PresetSpec<SftRunOptions> = {
     trl:
       'sft-arith is supervised fine-tuning, not RL: use TRL SFTTrainer/SFTConfig on the addition pairs; ' +
       'this export targets the RL configs (GRPOConfig, DPOConfig, PPOConfig) only',
+    skyrl:
+      "sft-arith is supervised fine-tuning, not RL: SkyRL's main_base trains RL (SkyRL's SFT trainer, " +
+      'skyrl/train/config/sft_config.py, is another entrypoint, which this export does not target)',
   },
 };
 
@@ -293,7 +298,7 @@ const grpoArith: PresetSpec<GrpoRunOptions> = {
     const base = needsBase('grpo-arith', c.base);
     return grpoFamilyTrainer(new GrpoRun(c.ops, o, base, c.services), o, base.tokenizer);
   },
-  export: { task: ARITH_TASK, reward: 'math', verl: null, trl: null },
+  export: { task: ARITH_TASK, reward: 'math', verl: null, trl: null, skyrl: null },
 };
 
 const ppoArith: PresetSpec<PpoRunOptions> = {
@@ -326,7 +331,7 @@ const ppoArith: PresetSpec<PpoRunOptions> = {
     const base = needsBase('ppo-arith', c.base);
     return grpoFamilyTrainer(new PpoRun(c.ops, o, base, c.services), o, base.tokenizer);
   },
-  export: { task: ARITH_TASK, reward: 'math', verl: null, trl: null },
+  export: { task: ARITH_TASK, reward: 'math', verl: null, trl: null, skyrl: null },
 };
 
 const ppoCalc: PresetSpec<PpoEpisodeRunOptions> = {
@@ -352,7 +357,7 @@ const ppoCalc: PresetSpec<PpoEpisodeRunOptions> = {
   episodes: 'calc',
   reference: klReference,
   trainer: episodeTrainer('ppo-calc', 'calc'),
-  export: { task: CALC_TASK, reward: 'environment', verl: null, trl: null },
+  export: { task: CALC_TASK, reward: 'environment', verl: null, trl: null, skyrl: null },
 };
 
 const ppoEnv = programPreset('ppo-env', {
@@ -390,6 +395,9 @@ const dpoArith: PresetSpec<DpoRunOptions> = {
     reward: 'math',
     verl: 'dpo-arith is DPO: verl.trainer.main_ppo trains PPO-family objectives only; export it to TRL (DPOConfig) instead',
     trl: null,
+    // NovaSky-AI/SkyRL @ a956457: no DPO loss (PolicyLossType) nor DPO trainer anywhere in skyrl/.
+    skyrl:
+      'dpo-arith is DPO: SkyRL has no DPO trainer (its main_base trains PPO-family objectives); export it to TRL (DPOConfig) instead',
   },
 };
 
@@ -430,7 +438,13 @@ const flowGrpo2d: PresetSpec<FlowRunOptions> = {
     const { config, pretrain } = flowConfigOf(o, FLOW_GRPO_2D);
     return flowTrainer(c.ops, config, pretrain);
   },
-  export: { task: null, reward: 'math', verl: flowNotLm("verl's main_ppo"), trl: flowNotLm("TRL's trainers") },
+  export: {
+    task: null,
+    reward: 'math',
+    verl: flowNotLm("verl's main_ppo"),
+    trl: flowNotLm("TRL's trainers"),
+    skyrl: flowNotLm("SkyRL's main_base"),
+  },
 };
 
 /** Every preset, in the order the Experiments view offers them. */
