@@ -441,9 +441,6 @@ function optimizer(o: RlRunOptions, log: MappingLog, set: SetFn, ppo: boolean): 
 }
 
 /** Lists every option set under `prefix` as having no equivalent. */
-function noneAll(log: MappingLog, prefix: string, obj: object, reason: string): void {
-  for (const [k, v] of Object.entries(obj)) if (v !== undefined) log.none(`${prefix}.${k}`, v, reason);
-}
 
 function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn): void {
   const p = o.policyLoss;
@@ -542,8 +539,7 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn): void {
       return;
     case 'cispo':
       if (s.compat === 'trl') {
-        noneAll(
-          log,
+        log.noneAll(
           'policyLoss',
           p,
           "TRL's cispo (an upper cap on the ratio only) is not SkyRL's cispo, which clips both sides around 1",
@@ -574,7 +570,7 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn): void {
     case 'dppo_tv':
     case 'dppo_kl': {
       if (s.name === 'dppo_kl' && s.compat === 'rllm') {
-        noneAll(log, 'policyLoss', p, "rLLM's dppo_kl (clamped binary KL, one δ) is not SkyRL's binary_kl");
+        log.noneAll('policyLoss', p, "rLLM's dppo_kl (clamped binary KL, one δ) is not SkyRL's binary_kl");
         return;
       }
       set('policyLoss.name', s.name, type, 'dppo');
@@ -616,15 +612,14 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn): void {
       );
       return;
     case 'reinforce_kl':
-      noneAll(
-        log,
+      log.noneAll(
         'policyLoss',
         p,
         'SkyRL has no reinforce_kl (rLLM: REINFORCE with KL terms to the sampler); its default regular PPO runs instead',
       );
       return;
     case 'geo_mean':
-      noneAll(log, 'policyLoss', p, 'SkyRL has no geo_mean (GMPO) loss; its default regular PPO runs instead');
+      log.noneAll('policyLoss', p, 'SkyRL has no geo_mean (GMPO) loss; its default regular PPO runs instead');
       return;
     case 'clip_cov': {
       set('policyLoss.name', 'clip_cov', type, 'clip_cov');
@@ -673,10 +668,10 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn): void {
       else compat('resolved: the ±20 clamp, as SkyRL');
       return;
     case 'dro':
-      noneAll(log, 'policyLoss', p, 'SkyRL has no DRO loss; its default regular PPO runs instead');
+      log.noneAll('policyLoss', p, 'SkyRL has no DRO loss; its default regular PPO runs instead');
       return;
     case 'vespo':
-      noneAll(log, 'policyLoss', p, "SkyRL has no VESPO loss (TRL's vespo); its default regular PPO runs instead");
+      log.noneAll('policyLoss', p, "SkyRL has no VESPO loss (TRL's vespo); its default regular PPO runs instead");
       return;
   }
 }
@@ -811,15 +806,14 @@ function advantage(o: GrpoRunOptions, log: MappingLog, set: SetFn, fixed: (key: 
   } else if (s.estimator === 'reinforce++-baseline') {
     // SkyRL's reinforce++ whitens discounted returns over the batch with no group baseline: not the baseline variant.
     fixed(adv, 'grpo');
-    noneAll(
-      log,
+    log.noneAll(
       'advantage',
       a,
       "SkyRL's reinforce++ has no group baseline (it whitens the returns over the batch): the launch writes grpo instead",
     );
   } else {
     fixed(adv, 'grpo');
-    noneAll(log, 'advantage', a, `SkyRL has no ${s.estimator} estimator (verl's): the launch writes grpo instead`);
+    log.noneAll('advantage', a, `SkyRL has no ${s.estimator} estimator (verl's): the launch writes grpo instead`);
   }
   if ('compat' in a && a.compat !== undefined && s.estimator !== 'reinforce++-baseline')
     log.resolved(
@@ -873,8 +867,7 @@ function corrections(o: RlRunOptions, log: MappingLog, set: SetFn): void {
       'tokens above leave the loss mask',
     );
   } else
-    noneAll(
-      log,
+    log.noneAll(
       'importance',
       imp,
       "SkyRL masks whole sequences by a product band (sequence_mask_metric) but has no weight inside it: Dewpoint's sequence band is not exported",

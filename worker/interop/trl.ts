@@ -126,7 +126,7 @@ class Builder {
   }
 
   noneAll(prefix: string, obj: object, reason: string): void {
-    for (const [k, v] of Object.entries(obj)) if (v !== undefined) this.log.none(`${prefix}.${k}`, v, reason);
+    this.log.noneAll(prefix, obj, reason);
   }
 
   result(className: TrlClassName): TrlExport {

@@ -60,6 +60,11 @@ export class MappingLog {
     this.push(path, value, 'default', reason, unset);
   }
 
+  /** Every set leaf of `obj` (nested objects too: a GDPO estimator's weights) under `prefix`, as having no equivalent. */
+  noneAll(prefix: string, obj: object, reason: string): void {
+    for (const { path, value } of optionLeaves(obj, prefix)) if (value !== undefined) this.none(path, value, reason);
+  }
+
   resolved(path: string, value: unknown, reason: string): void {
     this.push(path, value, 'resolved', reason, false);
   }

@@ -560,9 +560,6 @@ const ACTOR = 'actor_rollout_ref.actor';
 const CORR = 'algorithm.rollout_correction';
 
 /** Lists every option set under `prefix` as having no equivalent. */
-function noneAll(log: MappingLog, prefix: string, obj: object, reason: string): void {
-  for (const [k, v] of Object.entries(obj)) if (v !== undefined) log.none(`${prefix}.${k}`, v, reason);
-}
 
 function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: string, to: HydraValue) => void): void {
   const p = o.policyLoss;
@@ -661,8 +658,7 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: str
       return;
     case 'cispo':
       if (s.compat === 'trl') {
-        noneAll(
-          log,
+        log.noneAll(
           'policyLoss',
           p,
           "TRL's cispo (an upper cap on the ratio only, no clamp) is not verl's cispo, which clips both sides around 1",
@@ -687,7 +683,7 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: str
     case 'dppo_tv':
     case 'dppo_kl': {
       if (s.name === 'dppo_kl' && s.compat === 'rllm') {
-        noneAll(log, 'policyLoss', p, "rLLM's dppo_kl (clamped binary KL, one δ) is not verl's dppo_kl");
+        log.noneAll('policyLoss', p, "rLLM's dppo_kl (clamped binary KL, one δ) is not verl's dppo_kl");
         return;
       }
       set('policyLoss.name', s.name, `${ACTOR}.policy_loss.loss_mode`, s.name);
@@ -706,8 +702,7 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: str
     case 'icepop': {
       // rLLM's icepop loss −A·d·logp·1[α ≤ d ≤ β] is verl's bypass-mode REINFORCE with an IcePop IS band.
       if (!(s.alpha > 0)) {
-        noneAll(
-          log,
+        log.noneAll(
           'policyLoss',
           p,
           'verl needs a positive lower IcePop bound (rollout_is_threshold "lo_hi" with lo > 0)',
@@ -742,7 +737,7 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: str
       return;
     }
     case 'reinforce_kl':
-      noneAll(log, 'policyLoss', p, 'verl has no reinforce_kl (rLLM: REINFORCE with KL terms to the sampler)');
+      log.noneAll('policyLoss', p, 'verl has no reinforce_kl (rLLM: REINFORCE with KL terms to the sampler)');
       return;
     case 'geo_mean':
       set('policyLoss.name', 'geo_mean', `${ACTOR}.policy_loss.loss_mode`, 'geo_mean');
@@ -816,8 +811,7 @@ function policyLoss(o: RlRunOptions, log: MappingLog, set: SetFn, put: (key: str
       set('policyLoss.beta', s.beta, `${ACTOR}.policy_loss.dro_beta`, s.beta);
       return;
     case 'vespo':
-      noneAll(
-        log,
+      log.noneAll(
         'policyLoss',
         p,
         "verl has no VESPO loss (TRL's loss_type vespo: a Gamma weight of the sequence ratio)",
@@ -1085,8 +1079,7 @@ function corrections(o: RlRunOptions, log: MappingLog, set: SetFn): void {
     );
   if (o.policyLoss.name === 'icepop') {
     if (imp.kind !== 'off')
-      noneAll(
-        log,
+      log.noneAll(
         'importance',
         imp,
         "icepop already uses verl's rollout_is for its band; a second IS weight cannot be expressed",
