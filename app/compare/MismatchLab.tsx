@@ -69,7 +69,8 @@ export function MismatchLab() {
       result = await runLab(planned, {
         start: startRun,
         name: async (runId, name) => {
-          await workbench.updateRun(runId, { name });
+          const r = await workbench.updateRun(runId, { name });
+          if (!r.ok) throw new Error(`naming ${name}: ${r.reason}`);
         },
         ended,
         stopRequested: () => stop.current,

@@ -30,7 +30,7 @@ function fakeSteps(statuses: RunStatus[], stopAfter = Infinity): { steps: LabSte
 }
 
 describe('the mismatch lab in the app', () => {
-  it('starts each run after the one before ended, names it, and returns the finished runs with their corrections', async () => {
+  it('starts each run after the one before ended, names it once it has ended, and returns the finished runs with their corrections', async () => {
     const { steps, log } = fakeSteps(['finished', 'finished', 'finished']);
     expect(await runLab(plan, steps)).toEqual({
       status: 'done',
@@ -42,14 +42,14 @@ describe('the mismatch lab in the app', () => {
     });
     expect(log).toEqual([
       'run 0 r1',
-      'name r1 lab temperature:1.5: on-policy',
       'ended r1',
+      'name r1 lab temperature:1.5: on-policy',
       'run 1 r2',
-      'name r2 lab temperature:1.5: none',
       'ended r2',
+      'name r2 lab temperature:1.5: none',
       'run 2 r3',
-      'name r3 lab temperature:1.5: tis',
       'ended r3',
+      'name r3 lab temperature:1.5: tis',
     ]);
   });
 
