@@ -52,7 +52,6 @@ describe.each(['wasm', 'cpu'] as const)('grpo-arith on %s, 3 steps', (backend) =
 });
 
 it('grpo-arith on wasm scored in passes of a few rows (idsPerPass) reads mismatch/kl = 0 on every step', async () => {
-  // Only the log-probs are pass-invariant: the gradients of a batch in passes are summed in another
-  // order (worker/model/passes.test.ts), so the later steps' metrics move in the last bits.
+  // The whole run is pass-invariant too, gradients included (worker/train/pass-invariance.test.ts).
   expectOnPolicy(await run('wasm', { miniBatches: 2, idsPerPass: 3 * 64 }));
 });

@@ -116,7 +116,6 @@ interface Kernels {
     rstd: number,
     N: number,
     C: number,
-    dwAcc: number,
   ): void;
   rope(
     out: number,
@@ -144,7 +143,7 @@ interface Kernels {
     acc: number,
   ): void;
   embeddingForward(out: number, ids: number, wte: number, N: number, C: number): void;
-  embeddingBackward(dwte: number, dout: number, ids: number, N: number, C: number, V: number, acc: number): void;
+  embeddingBackward(dwte: number, dout: number, ids: number, N: number, C: number, V: number): void;
   logprobForward(
     logp: number,
     entropy: number,
@@ -548,7 +547,7 @@ function wasmOpsOver(
       });
       const idv = ints(ids);
       for (let n = 0; n < N; n++) checkId('embeddingBackward', idv, n, V);
-      k.embeddingBackward(p(dwte), p(dout), i(ids), N, C, V, scratchOf(V * C * 8));
+      k.embeddingBackward(p(dwte), p(dout), i(ids), N, C, V);
     },
     rmsnormForward(out, rstd, inp, w, N, C, eps) {
       checkRmsnormShapes('rmsnormForward', { out, inp }, { rstd }, { weight: w }, N, C);
@@ -557,7 +556,7 @@ function wasmOpsOver(
     },
     rmsnormBackward(dinp, dw, dout, inp, w, rstd, N, C) {
       checkRmsnormShapes('rmsnormBackward', { dinp, dout, inp }, { rstd }, { dweight: dw, weight: w }, N, C);
-      k.rmsnormBackward(p(dinp), p(dw), p(dout), p(inp), p(w), p(rstd), N, C, scratchOf(C * 8));
+      k.rmsnormBackward(p(dinp), p(dw), p(dout), p(inp), p(w), p(rstd), N, C);
     },
     ropeForward(out, inp, pos, N, NH, hs, theta) {
       checkRopeShapes('ropeForward', out.length, inp.length, pos.length, N, NH, hs, theta);

@@ -70,10 +70,10 @@ export function embeddingBackwardRef(
     rows: 'dout',
     table: 'dwte',
   });
-  const acc = new Float64Array(V * C);
+  // On from the table's value, id by id in order, rounded as the table holds it (float32 on the CPU
+  // backend): ids split over calls (a batch's passes) sum bit for bit as in one call.
   for (let n = 0; n < N; n++) {
     const id = checkId('embeddingBackward', ids, n, V);
-    for (let c = 0; c < C; c++) acc[id * C + c] += dout[n * C + c];
+    for (let c = 0; c < C; c++) dwte[id * C + c] += dout[n * C + c];
   }
-  for (let i = 0; i < V * C; i++) dwte[i] += acc[i];
 }

@@ -2,7 +2,8 @@
  * CPU reference for matmul: plain loops from the formula, the specification the WGSL kernels are
  * tested against. out(M, N) (+)= op(A) · op(B), with op given by `layout`:
  *   nn: A (M, K), B (K, N)     nt: A (M, K), B (N, K)     tn: A (K, M), B (K, N)
- * Accumulates in float64 per output, then stores float32.
+ * Sums in float64 per output, then stores float32; accumulating (+=), the sum goes on from the
+ * output's value in float32, k in order.
  */
 import type { MatmulLayout } from './layout';
 
@@ -21,13 +22,25 @@ export function matmulRef(
   const transB = layout === 'nt';
   for (let m = 0; m < M; m++) {
     for (let n = 0; n < N; n++) {
+      if (accumulate) {
+        // On from out's value in float32, k in order: a sum over k split into several calls (a
+        // weight gradient over passes, an LM head in chunks) is bit for bit the sum in one call.
+        let acc = out[m * N + n];
+        for (let k = 0; k < K; k++) {
+          const av = transA ? a[k * M + m] : a[m * K + k];
+          const bv = transB ? b[n * K + k] : b[k * N + n];
+          acc = Math.fround(acc + av * bv);
+        }
+        out[m * N + n] = acc;
+        continue;
+      }
       let acc = 0;
       for (let k = 0; k < K; k++) {
         const av = transA ? a[k * M + m] : a[m * K + k];
         const bv = transB ? b[n * K + k] : b[k * N + n];
         acc += av * bv;
       }
-      out[m * N + n] = accumulate ? out[m * N + n] + acc : acc;
+      out[m * N + n] = acc;
     }
   }
 }

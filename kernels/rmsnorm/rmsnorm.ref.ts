@@ -75,7 +75,6 @@ export function rmsnormBackwardRef(
   C: number,
 ): void {
   checkRmsnormShapes('rmsnormBackward', { dinp, dout, inp }, { rstd }, { dweight, weight }, N, C);
-  const dw = new Float64Array(C);
   for (let n = 0; n < N; n++) {
     const r = rstd[n];
     let dot = 0;
@@ -83,8 +82,8 @@ export function rmsnormBackwardRef(
     for (let c = 0; c < C; c++) {
       const i = n * C + c;
       dinp[i] += r * weight[c] * dout[i] - (inp[i] * r * r * r * dot) / C;
-      dw[c] += dout[i] * inp[i] * r;
+      // dweight goes on from its value row by row, rounded as it holds it: rows split over calls sum alike.
+      dweight[c] += dout[i] * inp[i] * r;
     }
   }
-  for (let c = 0; c < C; c++) dweight[c] += dw[c];
 }

@@ -207,7 +207,7 @@ describe('inspectHfFolder', () => {
     const P = 4_196_672;
     expect(training).toMatchObject({ rows, seq, parameters: P, weights: 4 * P, grads: 4 * P, adamMoments: 8 * P });
     // worker/model/tensors.ts allocActs, by hand: per layer 8 (N, C) + 2 (N) + (N, NH) + 3 (N, F); then
-    // 4 i32 (N), 2 (N, C) + (N) + (N, V) + 4 (N), 2 (N, C) forward scratch, 2 (N) + (N, V) + 8 (N, C) + 3 (N, F) backward,
+    // 4 i32 (N), 2 (N, C) + (N) + (N, V) + 4 (N), 2 (N, C) forward scratch, 3 (N) + (N, V) + 8 (N, C) + 3 (N, F) backward,
     // and (C) where a frozen base's norm gradients go.
     const N = rows * seq,
       C = 64,
@@ -223,7 +223,7 @@ describe('inspectHfFolder', () => {
       N * V +
       4 * N +
       2 * N * C +
-      2 * N +
+      3 * N +
       N * V +
       8 * N * C +
       3 * N * F +

@@ -252,7 +252,10 @@ export function stepMemoryPlan(
           { part: `LoRA adapters (rank ${lora.rank}): weights, gradients, AdamW m and v`, bytes: 4 * adapters },
         ]
       : [
-          { part: 'trained model: weights, gradients, AdamW m and v', bytes: 4 * weights },
+          {
+            part: `trained model: weights, gradients, AdamW m and v${config.tiedEmbeddings ? ", the embedding lookup's own gradient (tied)" : ''}`,
+            bytes: 4 * weights + (config.tiedEmbeddings ? 4 * config.vocab * config.dModel : 0),
+          },
           // The reference is a model of its own: its weights, and the activations of its passes.
           ...(o.reference
             ? [

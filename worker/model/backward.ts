@@ -23,6 +23,12 @@ import { adapterBackward } from './lora';
 export interface Gradients {
   base: ParamSet | null;
   adapters: AdapterSet | null;
+  /**
+   * Tied embeddings trained: the lookup's gradient (V, C) apart from the LM head's, both summed
+   * token by token in order over a step's passes, added together only before the optimizer step
+   * (model.ts `step`); in one tensor, a batch in passes would interleave the two sums.
+   */
+  lookup?: Tensor;
 }
 
 export function backward(
@@ -131,7 +137,7 @@ export function backward(
     }
     ops.rmsnormBackward(a.dres, gw ? gw.ln1 : a.normSink, a.dln, x.x, w.ln1, x.rstd1, N, C);
   }
-  if (g) ops.embeddingBackward(g.wte, a.dres, a.ids, N, C, V);
+  if (g) ops.embeddingBackward(grads.lookup ?? g.wte, a.dres, a.ids, N, C, V);
 }
 
 /** The LoRA branch's backward of projection `k` (lora.ts adapterBackward), when the layer has an adapter for it. */

@@ -18,7 +18,7 @@ import { validateModelConfig } from './config';
 import { forward, headLogits } from './forward';
 import type { PackedInput } from './packing';
 import { alignToIds, seedToPositions, targetsFor } from './packing';
-import { initialWeights, numel, paramSpecs } from './params';
+import { EMBED_TOKENS, initialWeights, numel, paramSpecs } from './params';
 import type { Acts, ParamSet } from './tensors';
 import { allocActs, allocParamSet, freeActs } from './tensors';
 import { packBf16 } from '../../kernels/bf16/bf16.ref';
@@ -149,7 +149,11 @@ function allocTrained(
   const [g, m, v] = sets.map((x) => x.byName);
   const grads: Gradients = adapters
     ? { base: null, adapters: sets[0] as AdapterSet }
-    : { base: sets[0] as ParamSet, adapters: null };
+    : {
+        base: sets[0] as ParamSet,
+        adapters: null,
+        ...(config.tiedEmbeddings ? { lookup: ops.alloc('grad:embed_lookup', config.vocab * config.dModel) } : {}),
+      };
   const specs = adapters
     ? loraSpecs(config, adapters.config).map((s) => ({ name: s.name, decay: true }))
     : paramSpecs(config);
@@ -417,6 +421,11 @@ export class Model {
     const { grads } = this.trainedParts('getGradients');
     const out = new Map<string, Float32Array>();
     for (const [name, t] of trainedGradients(grads)) out.set(name, await this.ops.read(t));
+    if (grads.lookup) {
+      const wte = out.get(EMBED_TOKENS)!;
+      const lookup = await this.ops.read(grads.lookup);
+      for (let i = 0; i < wte.length; i++) wte[i] += lookup[i];
+    }
     return out;
   }
 
@@ -653,12 +662,18 @@ export class Model {
   zeroGrad(): void {
     const { grads, valueHead } = this.trainedParts('zeroGrad');
     for (const t of trainedGradients(grads).values()) this.ops.zero(t);
+    if (grads.lookup) this.ops.zero(grads.lookup);
     if (valueHead) this.ops.zero(valueHead.g);
   }
 
   /** Clips to `maxGradNorm` and applies AdamW to every parameter (adamw.ts); returns the pre-clip norm. */
   async step(o: StepOptions): Promise<number> {
-    const { slots, scratch } = this.trainedParts('step');
+    const { slots, scratch, grads } = this.trainedParts('step');
+    if (grads.lookup) {
+      // Tied embeddings: the lookup's gradient joins the LM head's once every pass has summed both.
+      this.ops.accumulate(grads.base!.wte, grads.lookup, grads.lookup.length);
+      this.ops.zero(grads.lookup);
+    }
     const norm = adamwStep(this.ops, slots, scratch, o);
     this.t = o.step;
     return norm;

@@ -15,12 +15,15 @@ interface ParamSpec {
   decay: boolean;
 }
 
+/** The token embedding's name (HF Llama's), the LM head too when tied. */
+export const EMBED_TOKENS = 'model.embed_tokens.weight';
+
 export function paramSpecs(c: ModelConfig): ParamSpec[] {
   const C = c.dModel,
     F = c.ffn,
     V = c.vocab,
     KV = kvDim(c);
-  const specs: ParamSpec[] = [{ name: 'model.embed_tokens.weight', shape: [V, C], decay: true }];
+  const specs: ParamSpec[] = [{ name: EMBED_TOKENS, shape: [V, C], decay: true }];
   for (let l = 0; l < c.layers; l++) {
     const p = `model.layers.${l}`;
     specs.push(

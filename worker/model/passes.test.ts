@@ -53,15 +53,16 @@ async function trainedOnce(rowsPerPass: number | undefined, ops = createCpuOps()
 
 describe('idsPerPass: a batch in passes of a few rows', () => {
   for (const per of [1, 2, 3])
-    it(`${per} row(s) a pass: the log-probs, entropies and values of one pass bit for bit; its gradients up to the order of the sums`, async () => {
+    it(`${per} row(s) a pass: the log-probs, entropies, values and gradients of one pass bit for bit`, async () => {
       const whole = await trainedOnce(undefined);
       const passes = await trainedOnce(per);
       expect(passes.scored.logp).toEqual(whole.scored.logp);
       expect(passes.scored.entropy).toEqual(whole.scored.entropy);
       expect(passes.scored.values).toEqual(whole.scored.values);
-      for (const [name, g] of whole.grads)
-        expectClose(passes.grads.get(name)!, g, { atol: 1e-6, rtol: 1e-5, label: `${per} a pass: ${name}` });
-      expectClose(passes.valueGrad, whole.valueGrad, { atol: 1e-6, rtol: 1e-5, label: 'value head' });
+      // Every weight gradient is summed token by token in order, going on from the last pass's sum
+      // (tied embeddings: the lookup's apart from the LM head's until the step).
+      for (const [name, g] of whole.grads) expect(passes.grads.get(name), `${per} a pass: ${name}`).toEqual(g);
+      expect(passes.valueGrad).toEqual(whole.valueGrad);
     });
 
   it('on wasm too, and the activations then scale with the pass, not the batch', async () => {
@@ -71,8 +72,8 @@ describe('idsPerPass: a batch in passes of a few rows', () => {
     const ops2 = await nodeWasmOps(1);
     const passes = await trainedOnce(1, ops2);
     expect(passes.scored.logp).toEqual(whole.scored.logp);
-    for (const [name, g] of whole.grads)
-      expectClose(passes.grads.get(name)!, g, { atol: 1e-6, rtol: 1e-5, label: `wasm: ${name}` });
+    for (const [name, g] of whole.grads) expect(passes.grads.get(name), `wasm: ${name}`).toEqual(g);
+    expect(passes.valueGrad).toEqual(whole.valueGrad);
     expect(ops2.memoryStats().peakBytes).toBeLessThan(peakWhole);
   });
 
@@ -115,7 +116,7 @@ describe('the LM head in chunks: no (positions × vocabulary) buffer past 64 MiB
   const seed = Float32Array.from({ length: 600 }, (_, i) => Math.sin(i) / 10);
   const bias = Float32Array.from({ length: 600 * 32000 }, (_, i) => (i % 7 === 3 ? -1e9 : 0));
 
-  it('a chunked head: the log-probs of an unchunked one (bit for bit on CPU and wasm), gradients to summation order', async () => {
+  it('a chunked head: the log-probs and gradients of an unchunked one (bit for bit on CPU and wasm)', async () => {
     for (const ops of [createCpuOps(), await nodeWasmOps(1), ...(gpu ? [gpu] : [])]) {
       const run = async (idsPerPass?: number) => {
         const model = new Model(ops, BIG, { valueHead: true, ...(idsPerPass ? { idsPerPass } : {}) });
@@ -137,7 +138,9 @@ describe('the LM head in chunks: no (positions × vocabulary) buffer past 64 MiB
         expect(chunked.scored.values).toEqual(unchunked.scored.values);
       }
       for (const [name, g] of unchunked.grads)
-        expectClose(chunked.grads.get(name)!, g, { atol: 1e-6, rtol: 1e-4, label: `${ops.backend}: ${name}` });
+        if (ops.backend === 'webgpu')
+          expectClose(chunked.grads.get(name)!, g, { atol: 1e-6, rtol: 1e-4, label: `${ops.backend}: ${name}` });
+        else expect(chunked.grads.get(name), `${ops.backend}: ${name}`).toEqual(g);
     }
   });
 

@@ -9,7 +9,7 @@ import type { WeightStorage } from '../contract/options';
 import type { Ops, Tensor } from '../../kernels/ops';
 import type { ModelConfig } from './config';
 import { kvDim } from './config';
-import { isLayerMatrix, paramSpecs, numel } from './params';
+import { EMBED_TOKENS, isLayerMatrix, paramSpecs, numel } from './params';
 import { bf16Words } from '../../kernels/bf16/bf16.ref';
 import type { LayerAdapters, Projection } from './lora';
 
@@ -97,7 +97,7 @@ export function allocParamSet(ops: Ops, c: ModelConfig, prefix: string, storage:
     }
     layers.push(lp);
   }
-  const wte = byName.get('model.embed_tokens.weight')!;
+  const wte = byName.get(EMBED_TOKENS)!;
   return {
     wte,
     layers,

@@ -17,9 +17,8 @@ export function rmsnormForward(out: usize, rstd: usize, inp: usize, w: usize, N:
   }
 }
 
-/** dinp += ...; dw += Σ_n dout·inp·rstd (dwAcc: scratch for C f64). */
-export function rmsnormBackward(dinp: usize, dw: usize, dout: usize, inp: usize, w: usize, rstd: usize, N: i32, C: i32, dwAcc: usize): void {
-  memory.fill(dwAcc, 0, <usize>C << 3);
+/** dinp += ...; dw += Σ_n dout·inp·rstd, in f32 row by row. */
+export function rmsnormBackward(dinp: usize, dw: usize, dout: usize, inp: usize, w: usize, rstd: usize, N: i32, C: i32): void {
   for (let n = 0; n < N; n++) {
     const row = n * C;
     const r = f32at(rstd, n);
@@ -31,11 +30,10 @@ export function rmsnormBackward(dinp: usize, dw: usize, dout: usize, inp: usize,
       const x = f32at(inp, i);
       const g = f32at(dout, i);
       setf32(dinp, i, f32at(dinp, i) + r * f32at(w, c) * g - x * k);
-      const p = dwAcc + (<usize>c << 3);
-      store<f64>(p, load<f64>(p) + <f64>(g * x * r));
+      // dw goes on from its value row by row in f32: rows split over calls (passes) sum alike.
+      setf32(dw, c, f32at(dw, c) + g * x * r);
     }
   }
-  for (let c = 0; c < C; c++) setf32(dw, c, <f32>(<f64>f32at(dw, c) + load<f64>(dwAcc + (<usize>c << 3))));
 }
 
 /** cos/sin of position·theta^(−2i/hs) per (n, i): the same angle for every head. */
@@ -114,17 +112,13 @@ export function embeddingForward(out: usize, ids: usize, wte: usize, N: i32, C: 
   for (let n = 0; n < N; n++) memory.copy(out + ((<usize>n * C) << 2), wte + ((<usize>i32at(ids, n) * C) << 2), <usize>C << 2);
 }
 
-/** dwte += scatter of dout by ids, summed in f64 first (acc: scratch for V·C f64). */
-export function embeddingBackward(dwte: usize, dout: usize, ids: usize, N: i32, C: i32, V: i32, acc: usize): void {
-  memory.fill(acc, 0, (<usize>V * C) << 3);
+/** dwte += scatter of dout by ids. */
+export function embeddingBackward(dwte: usize, dout: usize, ids: usize, N: i32, C: i32, V: i32): void {
+  // In f32, id by id in order, on from the table's value: ids split over calls (passes) sum alike.
   for (let n = 0; n < N; n++) {
     const row = i32at(ids, n) * C;
-    for (let c = 0; c < C; c++) {
-      const p = acc + (<usize>(row + c) << 3);
-      store<f64>(p, load<f64>(p) + <f64>f32at(dout, n * C + c));
-    }
+    for (let c = 0; c < C; c++) setf32(dwte, row + c, f32at(dwte, row + c) + f32at(dout, n * C + c));
   }
-  for (let i = 0; i < V * C; i++) setf32(dwte, i, <f32>(<f64>f32at(dwte, i) + load<f64>(acc + (<usize>i << 3))));
 }
 
 /**

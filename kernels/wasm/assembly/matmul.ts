@@ -2,16 +2,26 @@
 // nn A(M,K)·B(K,N) and tn A(K,M)ᵀ·B(K,N) read B as (K, N) rows in a 4 × 8 register tile
 // (matmulRows); nt A(M,K)·B(N,K)ᵀ takes dot products of rows of A and B (matmulNtRows).
 // Rows [m0, m1) only: threads split M. Multiply-adds are vec.ts `madd` (fused in the relaxed builds).
+// Accumulating (nn, tn), each element's sum starts from its value in `out` and goes on over k in
+// order, so a sum over k split into several calls (a batch's weight gradient over passes, an LM
+// head in chunks) is bit for bit the sum in one call.
 import { dot, dotFinish, madd } from './vec';
 
 @inline function tile4x8(out: usize, a: usize, sam: usize, sak: usize, b: usize, N: usize, K: i32, acc: bool): void {
+  const bstep = N << 2;
+  const o1 = out + bstep, o2 = o1 + bstep, o3 = o2 + bstep;
   let c00 = f32x4.splat(0), c01 = f32x4.splat(0);
   let c10 = f32x4.splat(0), c11 = f32x4.splat(0);
   let c20 = f32x4.splat(0), c21 = f32x4.splat(0);
   let c30 = f32x4.splat(0), c31 = f32x4.splat(0);
+  if (acc) {
+    c00 = v128.load(out); c01 = v128.load(out, 16);
+    c10 = v128.load(o1); c11 = v128.load(o1, 16);
+    c20 = v128.load(o2); c21 = v128.load(o2, 16);
+    c30 = v128.load(o3); c31 = v128.load(o3, 16);
+  }
   let pa = a;
   let pb = b;
-  const bstep = N << 2;
   const astep = sak << 2;
   const r1 = sam << 2, r2 = sam << 3, r3 = r1 + r2;
   for (let k = 0; k < K; k++) {
@@ -28,13 +38,6 @@ import { dot, dotFinish, madd } from './vec';
     pa += astep;
     pb += bstep;
   }
-  const o1 = out + bstep, o2 = o1 + bstep, o3 = o2 + bstep;
-  if (acc) {
-    c00 = f32x4.add(c00, v128.load(out)); c01 = f32x4.add(c01, v128.load(out, 16));
-    c10 = f32x4.add(c10, v128.load(o1)); c11 = f32x4.add(c11, v128.load(o1, 16));
-    c20 = f32x4.add(c20, v128.load(o2)); c21 = f32x4.add(c21, v128.load(o2, 16));
-    c30 = f32x4.add(c30, v128.load(o3)); c31 = f32x4.add(c31, v128.load(o3, 16));
-  }
   v128.store(out, c00); v128.store(out, c01, 16);
   v128.store(o1, c10); v128.store(o1, c11, 16);
   v128.store(o2, c20); v128.store(o2, c21, 16);
@@ -42,7 +45,7 @@ import { dot, dotFinish, madd } from './vec';
 }
 
 @inline function tile1x4(out: usize, a: usize, sak: usize, b: usize, N: usize, K: i32, acc: bool): void {
-  let c = f32x4.splat(0);
+  let c = acc ? v128.load(out) : f32x4.splat(0);
   let pa = a;
   let pb = b;
   for (let k = 0; k < K; k++) {
@@ -50,12 +53,11 @@ import { dot, dotFinish, madd } from './vec';
     pa += sak << 2;
     pb += N << 2;
   }
-  if (acc) c = f32x4.add(c, v128.load(out));
   v128.store(out, c);
 }
 
 @inline function cell(out: usize, a: usize, sak: usize, b: usize, N: usize, K: i32, acc: bool): void {
-  let s: f32 = 0;
+  let s: f32 = acc ? load<f32>(out) : 0;
   let pa = a;
   let pb = b;
   for (let k = 0; k < K; k++) {
@@ -63,7 +65,7 @@ import { dot, dotFinish, madd } from './vec';
     pa += sak << 2;
     pb += N << 2;
   }
-  store<f32>(out, acc ? load<f32>(out) + s : s);
+  store<f32>(out, s);
 }
 
 const ROW_BLOCK = 64;
