@@ -31,13 +31,13 @@ describe('dewpoint export', () => {
     expect(text).toContain('    actor_rollout_ref.actor.clip_ratio_high=0.28 \\\n');
     expect(text).toContain(`    'algorithm.rollout_correction.rollout_rs="token_k1,seq_mean_k3"' \\\n`);
     expect(text).toMatch(
-      /\n# Not mapped \(3\):\n# {3}preset = grpo-arith \[no equivalent\]: .*\n# {3}maskZeroAdvantage = true \[no equivalent\]: .*\n# {3}truncation = mask \[no equivalent\]: .*\n$/,
+      /\n# Not mapped \(4\):\n# {3}preset = grpo-arith \[no equivalent\]: .*\n# {3}maskZeroAdvantage = true \[no equivalent\]: .*\n# {3}truncation = mask \[no equivalent\]: .*\n# {3}entropyBonus.kind = off \[target default\]: .*\n$/,
     );
     // Every line is a comment or part of the one command (continued with a backslash).
     const body = text.split('\n').filter((l) => l && !l.startsWith('#'));
     expect(body.slice(0, -1).every((l) => l.endsWith(' \\'))).toBe(true);
     expect(readFileSync(script, 'utf8')).toBe(text);
-    expect(err.join('')).toMatch(/export grpo-arith to verl: wrote .*run_verl\.sh \(3 options not mapped\)/);
+    expect(err.join('')).toMatch(/export grpo-arith to verl: wrote .*run_verl\.sh \(4 options not mapped\)/);
   });
 
   it('--config takes a partial config as train --config does: the rest from the preset’s defaults', async () => {

@@ -162,6 +162,23 @@ test('grpo-arith: choosing a loss, an IS kind or an estimator shows its own opti
   await page.getByTestId('field-advantage.estimator').selectOption('reinforce++-baseline');
   await expect(page.getByTestId('field-advantage.compat').locator('option')).toHaveText(['default', 'verl', 'rllm']);
   await expect(page.getByTestId('field-advantage.scale')).toHaveCount(0);
+
+  // The entropy bonus: off by default; static with verl's aggregation; adaptive with TRL's defaults and its check.
+  await expect(page.getByTestId('field-entropyBonus.kind')).toHaveValue('off');
+  await expect(page.getByTestId('field-entropyBonus.coef')).toHaveCount(0);
+  await page.getByTestId('field-entropyBonus.kind').selectOption('static');
+  await expect(page.getByTestId('field-entropyBonus.aggregation')).toHaveValue('loss');
+  await page.getByTestId('field-entropyBonus.kind').selectOption('adaptive');
+  await expect(page.getByTestId('field-entropyBonus.aggregation')).toHaveCount(0);
+  await expect(page.getByTestId('field-entropyBonus.target')).toHaveValue('0.2');
+  await expect(page.getByTestId('field-entropyBonus.delta')).toHaveValue('0.005');
+  await page.getByTestId('field-entropyBonus.min').fill('0.5');
+  await page.getByTestId('field-entropyBonus.max').fill('0.1');
+  await expect(page.getByTestId('problem-entropyBonus.min')).toHaveText(
+    'Entropy coefficient min (entropyBonus.min) must be at most Entropy coefficient max (entropyBonus.max) = 0.1, got 0.5',
+  );
+  await expect(page.getByTestId('run-start')).toBeDisabled();
+  await expect(json).toContainText('"kind": "adaptive"');
 });
 
 test('dpo-arith: pairs per step is a common field; the loss variant decides whether label smoothing applies', async ({

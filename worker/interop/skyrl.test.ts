@@ -58,6 +58,8 @@ const SKYRL_KEYS = new Set([
   'trainer.algorithm.sapo.tau_neg',
   'trainer.algorithm.sapo.tau_pos',
   'trainer.algorithm.use_kl_loss',
+  'trainer.algorithm.use_entropy_loss',
+  'trainer.algorithm.entropy_loss_coef',
   'trainer.algorithm.value_clip',
   'trainer.algorithm.zero_variance_filter',
   'trainer.ckpt_interval',

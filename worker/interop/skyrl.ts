@@ -298,6 +298,7 @@ function translate(o: RlRunOptions): SkyrlExport {
   }
 
   corrections(o, log, set);
+  entropyBonus(o, log, set);
   if (o.staleness)
     log.none(
       'staleness',
@@ -851,6 +852,37 @@ function critic(o: PpoRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions, log:
     "SkyRL trains the critic as a separate model with its own optimizer: no weight between the two losses (Dewpoint's value head shares the one loss)",
   );
   set('valueClip', o.valueClip, `${ALG}.value_clip`, o.valueClip);
+}
+
+/**
+ * The entropy bonus: SkyRL subtracts entropy_loss_coef × masked_mean(entropy, loss_mask) per
+ * micro-batch (skyrl_train workers/worker.py), a token mean; no adaptive coefficient.
+ */
+function entropyBonus(o: RlRunOptions, log: MappingLog, set: SetFn): void {
+  const e = o.entropyBonus;
+  if (e.kind === 'off')
+    return log.asDefault('entropyBonus.kind', 'off', 'no entropy bonus (SkyRL use_entropy_loss false)');
+  if (e.kind === 'adaptive')
+    return log.noneAll(
+      'entropyBonus',
+      e,
+      "SkyRL has only a static algorithm.entropy_loss_coef: no adaptive coefficient (TRL's use_adaptive_entropy)",
+    );
+  if (e.aggregation === 'loss' && o.aggregation.mode !== 'token-mean')
+    return log.noneAll(
+      'entropyBonus',
+      e,
+      `SkyRL's entropy term is a token mean, not the policy's aggregation (${o.aggregation.mode} here)`,
+    );
+  set('entropyBonus.kind', 'static', 'trainer.algorithm.use_entropy_loss', true);
+  set(
+    'entropyBonus.coef',
+    e.coef,
+    'trainer.algorithm.entropy_loss_coef',
+    e.coef,
+    "subtracted times masked_mean(entropy, loss_mask) per micro-batch (Dewpoint's per update: one micro-batch)",
+  );
+  log.resolved('entropyBonus.aggregation', e.aggregation, "SkyRL's token mean over the loss mask");
 }
 
 function corrections(o: RlRunOptions, log: MappingLog, set: SetFn): void {

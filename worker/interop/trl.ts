@@ -78,6 +78,11 @@ const FLOATS = new Set([
   'off_policy_mask_threshold',
   'top_entropy_quantile',
   'loss_weights',
+  'entropy_coef',
+  'entropy_coef_min',
+  'entropy_coef_max',
+  'entropy_coef_delta',
+  'entropy_target',
 ]);
 
 export function pythonValue(v: unknown, float = false): string {
@@ -387,6 +392,7 @@ function grpo(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): void {
     );
   const fixed = grpoLoss(o, b);
   grpoAggregation(o, b, fixed);
+  entropyBonus(o, b);
   grpoAdvantage(o, b);
   kl(o, b, true);
   importance(o, b);
@@ -595,6 +601,35 @@ function grpoLoss(o: RlRunOptions, b: Builder): FixedAggregation | null {
   };
   b.noneAll('policyLoss', p, why[s.name]);
   return null;
+}
+
+/**
+ * The entropy bonus: TRL subtracts entropy_coef × the mean per-token entropy over the optimizer
+ * step's tokens (× the high-entropy mask), whatever the loss type (grpo_trainer.py _compute_loss),
+ * Dewpoint's 'token-mean'; adaptive: use_adaptive_entropy with its bounds, step and target.
+ */
+function entropyBonus(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): void {
+  const e = o.entropyBonus;
+  if (e.kind === 'off') return b.log.asDefault('entropyBonus.kind', 'off', 'no entropy bonus (TRL entropy_coef 0)');
+  if (e.kind === 'static') {
+    if (e.aggregation === 'loss' && (o.aggregation.mode !== 'token-mean' || o.topEntropyQuantile !== undefined))
+      return b.noneAll(
+        'entropyBonus',
+        e,
+        "TRL's entropy term is a token mean over the step's tokens (with the high-entropy mask), not the policy's " +
+          `aggregation (${o.aggregation.mode}${o.topEntropyQuantile !== undefined ? ', over every token' : ''} here)`,
+      );
+    b.log.resolved('entropyBonus.kind', 'static', 'a static coefficient: entropy_coef without use_adaptive_entropy');
+    b.set('entropyBonus.coef', e.coef, 'entropy_coef', e.coef, "times the step's mean token entropy");
+    b.log.resolved('entropyBonus.aggregation', e.aggregation, "TRL's token mean over the step's tokens");
+    return;
+  }
+  b.set('entropyBonus.kind', 'adaptive', 'use_adaptive_entropy', true);
+  b.set('entropyBonus.coef', e.coef, 'entropy_coef', e.coef, 'the starting coefficient');
+  b.set('entropyBonus.min', e.min, 'entropy_coef_min', e.min);
+  b.set('entropyBonus.max', e.max, 'entropy_coef_max', e.max);
+  b.set('entropyBonus.delta', e.delta, 'entropy_coef_delta', e.delta);
+  b.set('entropyBonus.target', e.target, 'entropy_target', e.target);
 }
 
 function grpoAggregation(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder, fixed: FixedAggregation | null): void {
@@ -935,6 +970,8 @@ function ppo(o: PpoRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions, b: Buil
   );
   b.set('valueClip', o.valueClip, 'cliprange_value', o.valueClip);
   kl(o, b, false);
+  if (o.entropyBonus.kind === 'off') b.log.asDefault('entropyBonus.kind', 'off', "TRL's PPO has no entropy bonus");
+  else b.noneAll('entropyBonus', o.entropyBonus, "TRL's PPO has no entropy bonus (entropy_coef is GRPOConfig's)");
   if (o.importance.kind === 'off') b.log.asDefault('importance.kind', 'off', "TRL's PPO applies no IS weights");
   else b.noneAll('importance', o.importance, "TRL's PPO has no trainer/sampler IS weights");
   for (const [name, value] of Object.entries(o.rejection))

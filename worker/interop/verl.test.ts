@@ -187,7 +187,12 @@ describe("verlCommand: each preset's defaults", () => {
   it('grpo-arith: GRPO, vanilla PPO loss with dual clip 3, token-mean, no KL, no corrections', () => {
     const e = verl(defaultsOf('grpo-arith'));
     expect(e.overrides).toEqual(GRPO_ARITH);
-    expect(kinds(e.unmapped)).toEqual(['preset:none', 'maskZeroAdvantage:none', 'truncation:none']);
+    expect(kinds(e.unmapped)).toEqual([
+      'preset:none',
+      'maskZeroAdvantage:none',
+      'truncation:none',
+      'entropyBonus.kind:default',
+    ]);
     expect(e.launch).toEqual([
       ...LAUNCH,
       'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=128',
@@ -202,7 +207,13 @@ describe("verlCommand: each preset's defaults", () => {
     expect(e.overrides).toEqual(calcDefaults(GRPO_CALC));
     // Dynamic sampling is an option of verl's DAPO recipe: its trainer runs the command.
     expect(e.command.split(' \\\n    ')[0]).toBe('python3 -m recipe.dapo.main_dapo');
-    expect(kinds(e.unmapped)).toEqual(['preset:none', 'maxNew:none', 'maskZeroAdvantage:none', 'truncation:default']);
+    expect(kinds(e.unmapped)).toEqual([
+      'preset:none',
+      'maxNew:none',
+      'maskZeroAdvantage:none',
+      'truncation:default',
+      'entropyBonus.kind:default',
+    ]);
     expect(unmapped(e, 'preset')[0].reason).toMatch(/multi_turn: tool_config_path/);
   });
 
@@ -231,6 +242,7 @@ describe("verlCommand: each preset's defaults", () => {
       'maxTurns:default',
       'maskZeroAdvantage:none',
       'truncation:default',
+      'entropyBonus.kind:default',
     ]);
     expect(unmapped(e, 'preset')[0].reason).toMatch(/sandbox/);
   });
@@ -243,6 +255,7 @@ describe("verlCommand: each preset's defaults", () => {
       'shiftMean:default',
       'valueCoefficient:none',
       'truncation:default',
+      'entropyBonus.kind:default',
     ]);
   });
 
@@ -270,6 +283,7 @@ describe("verlCommand: each preset's defaults", () => {
       'shiftMean:default',
       'valueCoefficient:none',
       'truncation:default',
+      'entropyBonus.kind:default',
     ]);
   });
 
@@ -651,6 +665,7 @@ describe('verlCommand: options', () => {
       'renormalize:none',
       'maskZeroAdvantage:default',
       'truncation:default',
+      'entropyBonus.kind:default',
     ]);
     expect(kinds(unmapped(grpo({ trainProblems: 8 }), 'trainProblems'))).toEqual(['trainProblems:none']);
   });

@@ -400,6 +400,7 @@ function translate(o: RlRunOptions): VerlExport {
   }
 
   corrections(o, log, set);
+  entropyBonus(o, log, set);
   if (o.staleness) asyncTraining(o, o.staleness, log, set);
   if (o.samplerWorker)
     log.none(
@@ -1102,6 +1103,41 @@ function critic(o: PpoRunOptions | PpoEpisodeRunOptions | PpoEnvRunOptions, log:
       "weight between the two losses (Dewpoint's value head shares the trunk and the one loss)",
   );
   set('valueClip', o.valueClip, 'critic.cliprange_value', o.valueClip);
+}
+
+/**
+ * The entropy bonus: verl's actor subtracts entropy_coeff × agg_loss(entropy, response_mask,
+ * loss_agg_mode) (dp_actor.py update_policy), Dewpoint's 'loss' aggregation; a token mean is the
+ * same only under token-mean. No adaptive coefficient.
+ */
+function entropyBonus(o: RlRunOptions, log: MappingLog, set: SetFn): void {
+  const e = o.entropyBonus;
+  if (e.kind === 'off') return log.asDefault('entropyBonus.kind', 'off', 'no entropy bonus (verl entropy_coeff 0)');
+  if (e.kind === 'adaptive')
+    return log.noneAll(
+      'entropyBonus',
+      e,
+      "verl has only a static actor.entropy_coeff: no adaptive coefficient (TRL's use_adaptive_entropy)",
+    );
+  if (e.aggregation === 'token-mean' && o.aggregation.mode !== 'token-mean')
+    return log.noneAll(
+      'entropyBonus',
+      e,
+      `verl aggregates the entropy with the policy's loss_agg_mode (${o.aggregation.mode} here), not a token mean`,
+    );
+  log.resolved('entropyBonus.kind', 'static', 'a static coefficient: verl entropy_coeff');
+  set(
+    'entropyBonus.coef',
+    e.coef,
+    'actor_rollout_ref.actor.entropy_coeff',
+    e.coef,
+    "subtracted times agg_loss(entropy, response_mask, loss_agg_mode), Dewpoint's 'loss' aggregation",
+  );
+  log.resolved(
+    'entropyBonus.aggregation',
+    e.aggregation,
+    e.aggregation === 'loss' ? "verl's agg_loss with loss_agg_mode" : 'a token mean, as verl under token-mean',
+  );
 }
 
 function corrections(o: RlRunOptions, log: MappingLog, set: SetFn): void {

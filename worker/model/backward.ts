@@ -4,7 +4,9 @@
  * per step, so several backward passes can add up). Scratch gradients are zeroed here before the
  * accumulating kernels that write them. `scale` is the forward's inverse temperature (forward.ts).
  * Under LoRA the base is frozen (`g.base` null): its weight-gradient matmuls are skipped and only
- * the adapters' gradients (`g.adapters`, lora.ts) and the value head's accumulate.
+ * the adapters' gradients (`g.adapters`, lora.ts) and the value head's accumulate. `withEntropy`:
+ * `a.dentropy` (∂loss/∂H per position, uploaded by the caller) seeds the entropy's gradient too,
+ * through the forward's `a.entropy`.
  */
 import type { Ops } from '../../kernels/ops';
 import type { ModelConfig } from './config';
@@ -32,6 +34,7 @@ export function backward(
   vh: ValueHead | null = null,
   scale = 1,
   logitBias: Tensor | null = null,
+  withEntropy = false,
 ): void {
   const { B, T } = a;
   const N = B * T,
@@ -46,7 +49,8 @@ export function backward(
   const h = a.head;
   if (!h) {
     ops.zero(a.dlogits);
-    ops.logprobBackward(a.dlogits, a.dlogp, a.logits, a.targets, a.lseOut, N, V, scale);
+    const entropyGrad = withEntropy ? { dentropy: a.dentropy, entropy: a.entropy } : undefined;
+    ops.logprobBackward(a.dlogits, a.dlogp, a.logits, a.targets, a.lseOut, N, V, scale, entropyGrad);
     ops.matmul(a.dln, a.dlogits, p.lmHead, N, V, C, 'nn'); // dlnf = dlogits · W (V, C)
     if (g) ops.matmul(g.lmHead, a.dlogits, a.lnf, V, N, C, 'tn', { accumulate: true }); // dW += dlogitsᵀ · lnf
   } else {
@@ -57,8 +61,13 @@ export function backward(
       ops.copy(h.targets, a.targets, { srcOffset: n0, dstOffset: 0, count: n });
       ops.copy(h.dlogp, a.dlogp, { srcOffset: n0, dstOffset: 0, count: n });
       ops.copy(h.lse, a.lseOut, { srcOffset: n0, dstOffset: 0, count: n });
+      if (withEntropy) {
+        ops.copy(h.dentropy, a.dentropy, { srcOffset: n0, dstOffset: 0, count: n });
+        ops.copy(h.entropy, a.entropy, { srcOffset: n0, dstOffset: 0, count: n });
+      }
       ops.zero(a.dlogits);
-      ops.logprobBackward(a.dlogits, h.dlogp, a.logits, h.targets, h.lse, n, V, scale);
+      const entropyGrad = withEntropy ? { dentropy: h.dentropy, entropy: h.entropy } : undefined;
+      ops.logprobBackward(a.dlogits, h.dlogp, a.logits, h.targets, h.lse, n, V, scale, entropyGrad);
       ops.matmul(h.dln, a.dlogits, p.lmHead, n, V, C, 'nn');
       ops.copy(a.dln, h.dln, { srcOffset: 0, dstOffset: n0 * C, count: n * C });
       if (g) ops.matmul(g.lmHead, a.dlogits, h.lnf, V, n, C, 'tn', { accumulate: true });

@@ -610,12 +610,17 @@ export class Model {
 
   /**
    * Accumulates ∂loss/∂θ for the last scored batch, at the temperature it was scored at, given
-   * ∂loss/∂logp (and, with a value head, ∂loss/∂value) aligned with its ids. A batch scored in
+   * ∂loss/∂logp (and, with a value head, ∂loss/∂value; with an entropy bonus, ∂loss/∂entropy)
+   * aligned with its ids. A batch scored in
    * several passes runs each pass's forward again, then its backward; the work a pass recorded is
    * submitted before the next pass uploads its inputs (a GPU's uploads do not wait for recorded work).
    * Awaited before `step`.
    */
-  async backward(dlogp: ArrayLike<number>, dvalues: ArrayLike<number> | null = null): Promise<void> {
+  async backward(
+    dlogp: ArrayLike<number>,
+    dvalues: ArrayLike<number> | null = null,
+    dentropy: ArrayLike<number> | null = null,
+  ): Promise<void> {
     const { grads, valueHead } = this.trainedParts('backward');
     if (!this.forwarded || !this.acts) throw new Error('backward() before score(): score a batch first');
     const { batch, scale, bias, dropoutSeed } = this.forwarded;
@@ -628,6 +633,8 @@ export class Model {
     if (dvalues && !this.vh) throw new Error('backward: dvalues given but the model has no value head');
     if (this.vh && dvalues && dvalues.length !== dlogp.length)
       throw new Error(`backward: dvalues has ${dvalues.length} entries, expected ${dlogp.length}`);
+    if (dentropy && dentropy.length !== dlogp.length)
+      throw new Error(`backward: dentropy has ${dentropy.length} entries, expected ${dlogp.length}`);
     const vh = this.vh && valueHead ? { w: this.vh.w, gw: valueHead.g } : null;
     const passes = this.forwarded.passes > 1 ? this.passesOf(batch) : null;
     for (const [k, pass] of (passes ?? [null]).entries()) {
@@ -646,7 +653,18 @@ export class Model {
         seedToPositions(pass ? pass.take(x)! : x, input.segmentIds, input.rows, input.width);
       this.ops.upload(acts.dlogp, seed(dlogp));
       if (vh) this.ops.upload(acts.dvalues, dvalues ? seed(dvalues) : new Float32Array(input.rows * input.width));
-      backward(this.ops, this.config, this.forwardParams(), grads, acts, vh, scale, this.forwardBias);
+      if (dentropy) this.ops.upload(acts.dentropy, seed(dentropy));
+      backward(
+        this.ops,
+        this.config,
+        this.forwardParams(),
+        grads,
+        acts,
+        vh,
+        scale,
+        this.forwardBias,
+        dentropy !== null,
+      );
     }
   }
 

@@ -148,6 +148,7 @@ interface HeadChunk {
   entropy: Tensor; // (headRows)
   lse: Tensor; // (headRows)
   dlogp: Tensor; // (headRows)
+  dentropy: Tensor; // (headRows)
   dln: Tensor; // (headRows, C)
 }
 
@@ -189,6 +190,7 @@ export interface Acts {
   kPre: Tensor; // (N, KV)
   // backward scratch
   dlogp: Tensor; // (N) seed per position
+  dentropy: Tensor; // (N) entropy seed per position (∂loss/∂H: an entropy bonus)
   dvalues: Tensor; // (N) value-head seed per position
   dlogits: Tensor; // (headRows, V)
   dres: Tensor; // (N, C) gradient of the residual stream
@@ -289,6 +291,7 @@ export function allocActs(
           entropy: f('head.entropy', H),
           lse: f('head.lse', H),
           dlogp: f('head.dlogp', H),
+          dentropy: f('head.dentropy', H),
           dln: f('head.dln', H * C),
         };
   return {
@@ -313,6 +316,7 @@ export function allocActs(
     qPre: f('qPre', N * C),
     kPre: f('kPre', N * KV),
     dlogp: f('dlogp', N),
+    dentropy: f('dentropy', N),
     dvalues: f('dvalues', N),
     dlogits: f('dlogits', headRows * V),
     dres: f('dres', N * C),

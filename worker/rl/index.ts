@@ -173,6 +173,22 @@ export {
 } from './corrections/rollout-correction';
 export type { SequenceLayout } from './corrections/sequences';
 
+// The entropy bonus and its adaptive coefficient.
+export {
+  entropyBonus,
+  ENTROPY_AGGREGATIONS,
+  type EntropyAggregation,
+  type EntropyBonus,
+  type EntropyBonusOptions,
+} from './entropy-bonus';
+export {
+  appliedEntropyCoef,
+  initialEntropyState,
+  nextEntropyState,
+  type AdaptiveEntropyOptions,
+  type EntropyControllerState,
+} from './adaptive-entropy';
+
 // Objectives.
 export type { ObjectiveInput, ObjectiveOutput } from './objectives/types';
 export { grpoObjective, type GrpoObjectiveOptions, type GrpoObjectiveOutput } from './objectives/grpo';

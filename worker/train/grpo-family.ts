@@ -17,6 +17,7 @@ import type { Model } from '../model/model';
 import type { OverlongOptions } from '../rewards/overlong';
 import { overlongPenalty } from '../rewards/overlong';
 import type { PackedBatch } from '../rl/pack-types';
+import type { EntropyControllerState } from '../rl/index';
 import type { Session } from '../rl/types';
 import type { Sampler } from '../rollout/prompt-source';
 import type { CriticConfig } from './critic';
@@ -67,6 +68,8 @@ export abstract class GrpoFamilyRun<C extends RunBaseConfig, B> {
   /** The run's seeded task stream: where it stands is part of the run's position. */
   protected abstract readonly stream: TrainStreamPosition;
   step = 0;
+  /** The adaptive entropy coefficient's controller after the last step (null: none yet, or no adaptive bonus): part of the position. */
+  private entropyController: EntropyControllerState | null = null;
   /** Told where the step under way is (sampling, old log-probs, reference, training; an environment's grading). */
   onProgress: PhaseReport | null = null;
   /** The estimator is OTB: the update scores the batch first for its per-token advantages (otb.ts). */
@@ -123,7 +126,13 @@ export abstract class GrpoFamilyRun<C extends RunBaseConfig, B> {
     own: Record<string, number>,
   ): Promise<TrainedStep> {
     const c = this.config;
-    const ctx = { model: this.model, reference: this.reference, step: this.step, onProgress: this.onProgress };
+    const ctx = {
+      model: this.model,
+      reference: this.reference,
+      step: this.step,
+      onProgress: this.onProgress,
+      entropy: this.entropyController,
+    };
     const figures = (trained: TrainedBatch, critic: Record<string, number> = {}) => ({
       ...batchMetrics(c, sessions, trained, t0, tSample, this.step),
       ...critic,
@@ -138,6 +147,7 @@ export abstract class GrpoFamilyRun<C extends RunBaseConfig, B> {
     });
     if (this.critic) {
       const u = await criticUpdate({ ...ctx, config: { ...c, ...this.critic } }, packed, sessions);
+      this.entropyController = u.trained.entropy;
       return {
         metrics: figures(u.trained, u.metrics),
         sessions: u.sessions,
@@ -149,9 +159,11 @@ export abstract class GrpoFamilyRun<C extends RunBaseConfig, B> {
     }
     if (this.otb) {
       const u = await otbUpdate({ ...ctx, config: c }, packed, sessions, this.otb);
+      this.entropyController = u.trained.entropy;
       return { metrics: figures(u.trained, u.metrics), sessions, packed: u.packed, ...done(u.trained) };
     }
     const trained = await updateOnBatch({ ...ctx, config: c }, packed);
+    this.entropyController = trained.entropy;
     return { metrics: figures(trained), sessions, packed, ...done(trained) };
   }
 
@@ -166,13 +178,18 @@ export abstract class GrpoFamilyRun<C extends RunBaseConfig, B> {
    */
   position(): TrainerPosition {
     // Batches sampled ahead are not part of it: a continued run samples them again under its weights.
-    return { step: this.step, tasksDrawn: this.scheduler.streamPositionBefore(this.stream.position) };
+    return {
+      step: this.step,
+      tasksDrawn: this.scheduler.streamPositionBefore(this.stream.position),
+      ...(this.entropyController ? { entropy: { ...this.entropyController } } : {}),
+    };
   }
 
   /** Continues a freshly constructed run from a stored position, weights (a value head's too) and AdamW state. */
   resumeAt(from: ResumePoint): void {
     restore(this.model, this.stream, from);
     this.step = from.position.step;
+    this.entropyController = from.position.entropy ? { ...from.position.entropy } : null;
     this.scheduler.resumeAt(this.step);
   }
 }

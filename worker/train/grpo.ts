@@ -69,6 +69,7 @@ export const GRPO_ARITH: GrpoRunOptions = {
   beta: 0,
   kl: { estimator: 'k3' },
   importance: { kind: 'off' },
+  entropyBonus: { kind: 'off' },
   rejection: {},
   beta1: 0.9,
   beta2: 0.99,

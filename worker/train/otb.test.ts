@@ -120,6 +120,15 @@ describe('GrpoRun with the OTB estimator (CPU, tiny model)', () => {
     expect(s.packed.advantageDetails?.settings).toMatchObject({ isWeights: true, rejection: true });
   });
 
+  it("keeps the adaptive entropy bonus's controller from step to step, as the other updates do", async () => {
+    const base = await tinySftBase();
+    const entropyBonus = { kind: 'adaptive', coef: 0.01, min: 0, max: 0.5, delta: 0.005, target: 5 } as const;
+    const run = new GrpoRun(createCpuOps(), { ...CONFIG, entropyBonus }, base);
+    const s = await run.next();
+    expect(run.position().entropy?.coef).toBe(s.metrics['rl/entropy_coef_next']);
+    expect(s.metrics['rl/entropy_coef_next']).not.toBe(0.01);
+  });
+
   it('masks all-equal groups with maskZeroAdvantage, and OTB runs on the groups left', async () => {
     const base = await tinySftBase();
     const s = await new GrpoRun(

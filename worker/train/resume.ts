@@ -9,6 +9,7 @@
 import type { RunTask } from './task-source';
 import type { Model, OptimizerState } from '../model/model';
 import type { Generated } from '../rollout/generate';
+import type { EntropyControllerState } from '../rl/adaptive-entropy';
 
 /** A DPO preference pair found by sampling but not yet trained on. */
 export interface PendingPair {
@@ -40,6 +41,11 @@ export interface TrainerPosition {
   step: number;
   /** Tasks drawn so far from the seeded train stream (worker/data/arith.ts `trainStream`, or a dataset's `datasetStream`). */
   tasksDrawn: number;
+  /**
+   * The adaptive entropy coefficient's controller (worker/rl/adaptive-entropy.ts) after the last
+   * step; absent without an adaptive bonus, and before its first step.
+   */
+  entropy?: EntropyControllerState;
   /** DPO only: sampling rounds so far (each round's seed counts up) and pairs waiting for a step. */
   dpo?: { sampled: number; pending: PendingPair[] };
 }

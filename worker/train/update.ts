@@ -19,7 +19,15 @@ import type {
   PpoObjectiveOutput,
   Session,
 } from '../rl/index';
-import { grpoObjective, ppoObjective, sessionMeanWeights } from '../rl/index';
+import {
+  appliedEntropyCoef,
+  grpoObjective,
+  initialEntropyState,
+  nextEntropyState,
+  ppoObjective,
+  sessionMeanWeights,
+} from '../rl/index';
+import type { EntropyBonusOptions, EntropyControllerState } from '../rl/index';
 import type { PhaseReport } from '../contract/records';
 import type { GrpoFamilyOptions, ImportanceRunOptions } from '../contract/options';
 import { dropoutSeedOf } from '../model/lora';
@@ -47,6 +55,7 @@ export type UpdateConfig = Pick<
   | 'beta'
   | 'kl'
   | 'importance'
+  | 'entropyBonus'
   | 'rejection'
   | 'offPolicyMask'
   | 'topEntropyQuantile'
@@ -81,6 +90,17 @@ export function objectiveOptionsOf(c: UpdateConfig): GrpoObjectiveOptions {
     ...(c.offPolicyMask !== undefined ? { offPolicyMask: c.offPolicyMask } : {}),
     ...(c.topEntropyQuantile !== undefined ? { topEntropyQuantile: c.topEntropyQuantile } : {}),
   };
+}
+
+/**
+ * The entropy bonus an optimizer step applies: a static one as configured; the adaptive one at
+ * its controller's coefficient (TRL's token mean); none when off (and in runs stored before it).
+ */
+function entropyBonusOf(c: UpdateConfig, controller: EntropyControllerState | null): EntropyBonusOptions | undefined {
+  const bonus = c.entropyBonus;
+  if (bonus?.kind === 'static') return { coef: bonus.coef, aggregation: bonus.aggregation };
+  if (bonus?.kind === 'adaptive') return { coef: appliedEntropyCoef(controller!, bonus), aggregation: 'token-mean' };
+  return undefined;
 }
 
 /** One optimizer step of a batch: the packed rows it trained on and what it measured. */
@@ -229,6 +249,8 @@ export interface UpdateContext {
   critic?: CriticUpdate;
   /** The batch's log-probs as scored before the update for its advantages (OTB: otb.ts): the old ones, no second pass. */
   oldLogp?: Float64Array;
+  /** The adaptive entropy coefficient's controller before this batch (null: its first, or no adaptive bonus). */
+  entropy?: EntropyControllerState | null;
 }
 
 /** A packed batch after its epochs × miniBatches optimizer steps, with the phases' end times. */
@@ -256,6 +278,8 @@ export interface TrainedBatch {
   /** Whether the reference scored the batch (β > 0). */
   referenced: boolean;
   packed: PackedBatch;
+  /** The adaptive entropy coefficient's controller after the batch's updates; null without an adaptive bonus. */
+  entropy: EntropyControllerState | null;
 }
 
 /**
@@ -345,6 +369,8 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
   }
   const tOld = performance.now();
   const options = objectiveOptionsOf(c);
+  const bonus = c.entropyBonus;
+  let controller = bonus?.kind === 'adaptive' ? (ctx.entropy ?? initialEntropyState(bonus)) : null;
   const dlogp = new Float64Array(packed.rows * packed.width);
   const corrections =
     options.importance || options.rejection
@@ -379,16 +405,20 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
         entropy: scored.entropy,
       };
       const critic = ctx.critic;
+      const entropyBonus = entropyBonusOf(c, controller);
+      const objective = entropyBonus ? { ...options, entropyBonus } : options;
       let obj: GrpoObjectiveOutput | PpoObjectiveOutput;
       if (critic) {
         if (!scored.values) throw new Error('updateOnBatch: a critic update needs a model with a value head');
         obj = ppoObjective(
           { ...input, values: scored.values, oldValues: mb.take(critic.oldValues), returns: mb.take(critic.returns) },
-          { ...options, valueCoefficient: critic.valueCoefficient, valueClip: critic.valueClip },
+          { ...objective, valueCoefficient: critic.valueCoefficient, valueClip: critic.valueClip },
         );
-      } else obj = grpoObjective(input, options);
+      } else obj = grpoObjective(input, objective);
       ctx.model.zeroGrad();
-      await ctx.model.backward(obj.dlogp, 'dvalues' in obj ? obj.dvalues : null);
+      // A coefficient of 0 (the adaptive bonus before its entropy reaches the target) seeds nothing.
+      const dentropy = obj.entropy && entropyBonus?.coef !== 0 ? obj.entropy.dentropy : null;
+      await ctx.model.backward(obj.dlogp, 'dvalues' in obj ? obj.dvalues : null, dentropy);
       // AdamW counts optimizer steps, not batches: batch k's updates are (k−1)·steps + 1 … k·steps.
       gradNorm = await ctx.model.step(
         stepOptions(c, (ctx.step - 1) * steps + updates.length + 1, rlLrAt(ctx.step, c.lr, c.steps, rlScheduleOf(c))),
@@ -398,12 +428,18 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
         putRows(corrections.weights, obj.correctionWeights, plan[e][b], packed.width);
         putRows(corrections.keep, obj.keep, plan[e][b], packed.width);
       }
+      const metrics: Record<string, number> = { ...obj.metrics, 'opt/grad_norm': gradNorm };
+      if (controller && bonus?.kind === 'adaptive') {
+        // TRL: after the optimizer step, the step's token-mean entropy moves the coefficient for the next.
+        controller = nextEntropyState(controller, obj.entropy!.tokenMean, bonus);
+        metrics['rl/entropy_coef_next'] = controller.coef;
+      }
       updates.push({
         epoch: e,
         miniBatch: b,
         rows: plan[e][b],
         tokens: obj.mask.reduce((n, m) => n + m, 0),
-        metrics: { ...obj.metrics, 'opt/grad_norm': gradNorm },
+        metrics,
       });
       last = obj;
     }
@@ -422,6 +458,7 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
     tFirstForward,
     referenced: ctx.reference !== null,
     packed,
+    entropy: controller,
   };
 }
 
@@ -448,6 +485,7 @@ export function batchMetrics(
   return {
     ...t.packed.metrics,
     ...t.last?.metrics,
+    ...(t.entropy ? { 'rl/entropy_coef_next': t.entropy.coef } : {}),
     'reward/mean': mean,
     'reward/std': std,
     ...groupSpread(sessions),

@@ -565,6 +565,62 @@ const rejection = z.strictObject({
   seq_max_k3: kHi('Reject seq-max k3', 'largest token k3 of a sequence'),
 });
 
+/**
+ * The entropy bonus (worker/rl/entropy-bonus.ts): off, a static coefficient aggregated as verl or as
+ * TRL does, or TRL's adaptive coefficient (worker/rl/adaptive-entropy.ts). Runs stored before it have
+ * none: off.
+ */
+const entropyCoef = (initial: number, description: string) =>
+  num('[-1, 1]', { title: 'Entropy coefficient c', section: 'Objective', description, initial });
+const adaptiveBound = (title: string, initial: number, description: string) =>
+  num('[0, 1]', { title, section: 'Objective', description, initial });
+const entropyBonus = z
+  .discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('off') }),
+    z.strictObject({
+      kind: z.literal('static'),
+      coef: entropyCoef(0.001, 'loss −= c · E, E the policy entropy (verl actor.entropy_coeff; TRL entropy_coef).'),
+      aggregation: z.enum(['loss', 'token-mean']).meta({
+        title: 'Entropy aggregation',
+        section: 'Objective',
+        description:
+          "E aggregated as the policy loss is (verl's agg_loss with loss_agg_mode), or the mean over the update's " +
+          'tokens whatever the loss (TRL, SkyRL).',
+        initial: 'loss',
+      }),
+    }),
+    z.strictObject({
+      kind: z.literal('adaptive'),
+      coef: entropyCoef(
+        0,
+        "The coefficient the controller starts from (TRL entropy_coef); it applies only once the last update's " +
+          'entropy is at or below the target.',
+      ),
+      min: adaptiveBound('Entropy coefficient min', 0, 'The lowest the coefficient goes (TRL entropy_coef_min).'),
+      max: adaptiveBound('Entropy coefficient max', 1, 'The highest the coefficient goes (TRL entropy_coef_max).'),
+      delta: adaptiveBound(
+        'Entropy coefficient step δ',
+        0.005,
+        'Per update, the coefficient rises by δ while the entropy is at or below the target and falls by δ above it ' +
+          '(TRL entropy_coef_delta).',
+      ),
+      target: num('[0, 20]', {
+        title: 'Entropy target',
+        section: 'Objective',
+        description: "The update's mean token entropy (nats) the controller holds (TRL entropy_target).",
+        initial: 0.2,
+      }),
+    }),
+  ])
+  .default({ kind: 'off' })
+  .meta({
+    title: 'Entropy bonus',
+    section: 'Objective',
+    description:
+      "Reward the policy's entropy: off, a static coefficient, or TRL's adaptive one (Skywork-OR1), the mean over " +
+      "the update's tokens. Empty: off.",
+  });
+
 /** GRPO's options after the common ones, shared by the single-turn and the episode presets. */
 const grpoRest = {
   temperature,
@@ -577,6 +633,7 @@ const grpoRest = {
   policyLoss,
   aggregation,
   advantage,
+  entropyBonus,
   topEntropyQuantile: num('[0, 1]', {
     title: 'Top-entropy share ρ',
     section: 'Objective',
@@ -779,6 +836,7 @@ function grpoRefine(
     miniBatches: number;
     policyLoss: z.infer<typeof policyLoss>;
     importance: z.infer<typeof importance>;
+    entropyBonus: z.infer<typeof entropyBonus>;
     maxNew: number;
     maxTurns?: number;
     overlongBuffer?: number;
@@ -827,6 +885,11 @@ function grpoRefine(
   if (o.importance.kind === 'band' && o.importance.low > o.importance.high) {
     problem(['importance', 'low'], `must be at most {importance.high} = ${o.importance.high}, got ${o.importance.low}`);
   }
+  if (o.entropyBonus.kind === 'adaptive' && o.entropyBonus.min > o.entropyBonus.max)
+    problem(
+      ['entropyBonus', 'min'],
+      `must be at most {entropyBonus.max} = ${o.entropyBonus.max}, got ${o.entropyBonus.min}`,
+    );
   if (o.samplerWorker && !o.staleness)
     problem(['samplerWorker'], 'samples the batches ahead of the trainer: give {staleness} ≥ 1, or leave it off');
   if (o.samplerWorker && o.samplerBf16)

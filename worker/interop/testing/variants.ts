@@ -141,6 +141,15 @@ export const VARIANTS: Record<string, RunOptions> = {
   'ppo off-policy sequence mask': ppo({ offPolicyMask: 0.5 }),
   'top entropy 0.2': grpo({ topEntropyQuantile: 0.2 }),
   'ppo top entropy': ppo({ topEntropyQuantile: 0.2, offPolicyMask: 1 }),
+  'entropy bonus static': grpo({ entropyBonus: { kind: 'static', coef: 0.001, aggregation: 'loss' } }),
+  'entropy bonus token mean under seq-mean': grpo({
+    entropyBonus: { kind: 'static', coef: 0.01, aggregation: 'token-mean' },
+    aggregation: { mode: 'seq-mean-token-mean' },
+  }),
+  'entropy bonus adaptive': grpo({
+    entropyBonus: { kind: 'adaptive', coef: 0, min: 0, max: 0.5, delta: 0.005, target: 0.2 },
+  }),
+  'ppo entropy bonus': ppo({ entropyBonus: { kind: 'static', coef: 0.001, aggregation: 'token-mean' } }),
   'sampling and run': grpo({
     temperature: 0.7,
     topK: 5,

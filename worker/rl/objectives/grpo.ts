@@ -4,8 +4,8 @@
  * aggregated over the corrected mask, plus β × a KL to a frozen reference aggregated on its own:
  *
  *   mask' = responseMask · keep(rejection);   c = IS weights (1 without them) · keep(OPSM) · keep(top entropy), each when set
- *   L     = agg(l_pg·c, mask', aggregation) + β · agg(kl(logp, ref), mask', klAggregation)
- *   ∂L/∂logp_t = backward_pg(w ⊙ c)_t + β · w_kl,t · ∂kl_t/∂logp_t
+ *   L     = agg(l_pg·c, mask', aggregation) + β · agg(kl(logp, ref), mask', klAggregation) − c_H · E(entropy)
+ *   ∂L/∂logp_t = backward_pg(w ⊙ c)_t + β · w_kl,t · ∂kl_t/∂logp_t;   ∂L/∂H_t = −c_H · w_H,t (`dentropy`)
  *
  * Decoupled mode (oldLogp given) compares old with behavior; bypass mode (no oldLogp) uses the
  * behavior log-probs as old and compares sg(logp) with behavior (verl `bypass_mode`). With the
@@ -14,7 +14,10 @@
  * the uncorrected mask in bypass mode and dew's (this) applies mask' to both terms. Not the
  * advantages (pack, gae) and not the critic (ppo.ts).
  *
- * Metrics: `loss/policy`, `loss/kl`, `loss/total` (and `loss/echo`); the loss's own under `rl/`
+ * The entropy bonus (entropy-bonus.ts, only with `entropyBonus`) is the one term on the entropy
+ * rather than the log-probs: its seed `dentropy` goes to the model's backward beside `dlogp`.
+ *
+ * Metrics: `loss/policy`, `loss/kl`, `loss/total` (and `loss/echo`, `loss/entropy` with the bonus); the loss's own under `rl/`
  * (`rl/pg_clipfrac`, `rl/pg_clipfrac_lower`, `rl/ppo_kl`, ...); `rl/kl` whenever refLogp is given;
  * `rl/entropy` with `entropy`; rolloutCorrection's `mismatch/*` whenever behaviorLogp is given.
  */
@@ -24,6 +27,7 @@ import type { IsWeightsOptions } from '../corrections/is-weights';
 import type { RejectionThresholds } from '../corrections/rejection';
 import { offPolicySequenceMask } from '../corrections/off-policy-sequence-mask';
 import { highEntropyMask } from '../entropy-mask';
+import { entropyBonus, type EntropyBonusOptions } from '../entropy-bonus';
 import { rolloutCorrection, type BypassLossType } from '../corrections/rollout-correction';
 import { klPenalty, type KlOptions } from '../kl';
 import { aggregatePolicyLoss } from '../losses/aggregate-policy-loss';
@@ -60,6 +64,11 @@ export interface GrpoObjectiveOptions {
    * policy loss (a weight: the denominators and the KL term keep them). Needs `input.entropy`. Default none (1 in TRL: every token).
    */
   topEntropyQuantile?: number;
+  /**
+   * The entropy bonus c_H and how it aggregates the entropy (entropy-bonus.ts): verl `entropy_coeff` ('loss'),
+   * TRL `entropy_coef` ('token-mean'). Needs `input.entropy`. Default none (0 in verl and TRL).
+   */
+  entropyBonus?: EntropyBonusOptions;
 }
 
 export interface GrpoObjectiveOutput extends ObjectiveOutput {
@@ -74,6 +83,8 @@ export interface GrpoObjectiveOutput extends ObjectiveOutput {
   correctionWeights: Float64Array;
   /** Per token the rejection options' keep flag (1 kept, 0 rejected; all 1 without `rejection`), `[rows, width]`: mask = responseMask × keep. */
   keep: Float64Array;
+  /** With `entropyBonus`: ∂loss/∂H per token, `[rows, width]`, the backward's entropy seed; and H's token mean over the tokens the bonus acts on (NaN: none). */
+  entropy?: { dentropy: Float64Array; tokenMean: number };
 }
 
 /** The aggregation layout of an objective over `mask`, with session-mean weights recomputed from `sessionIds` when given. */
@@ -176,12 +187,14 @@ export function grpoObjective(input: ObjectiveInput, options: GrpoObjectiveOptio
     correctionWeights = weights;
     Object.assign(metrics, opsm.metrics);
   }
+  let highEntropyKeep: Float64Array | undefined;
   if (options.topEntropyQuantile !== undefined) {
     if (!input.entropy)
       throw new Error(
         `grpoObjective: topEntropyQuantile = ${options.topEntropyQuantile} needs entropy, the policy's per-token entropy ([rows, width])`,
       );
     const high = highEntropyMask({ rows, width, entropy: input.entropy, mask, quantile: options.topEntropyQuantile });
+    highEntropyKeep = high.keep;
     const weights = correctionWeights ?? Float64Array.from(responseMask);
     for (let i = 0; i < weights.length; i++) weights[i] *= high.keep[i];
     correctionWeights = weights;
@@ -222,9 +235,27 @@ export function grpoObjective(input: ObjectiveInput, options: GrpoObjectiveOptio
     checkFinite('entropy', input.entropy, width, mask);
     metrics['rl/entropy'] = aggregate(input.entropy, mass, options.aggregation).loss; // verl `actor/entropy`: agg_loss over the mask
   }
-  const loss = pg.loss + klLoss;
+  let bonus: ReturnType<typeof entropyBonus> | undefined;
+  if (options.entropyBonus) {
+    if (!input.entropy)
+      throw new Error(
+        `grpoObjective: entropyBonus (coef ${options.entropyBonus.coef}) needs entropy, the policy's per-token entropy ([rows, width])`,
+      );
+    bonus = entropyBonus(input.entropy, mass, options.aggregation, options.entropyBonus, highEntropyKeep);
+    metrics['loss/entropy'] = bonus.loss;
+    metrics['rl/entropy_coef'] = options.entropyBonus.coef;
+  }
+  const loss = pg.loss + klLoss + (bonus?.loss ?? 0);
   metrics['loss/policy'] = pg.policyLoss;
   metrics['loss/kl'] = klLoss;
   metrics['loss/total'] = loss;
-  return { loss, dlogp, metrics, mask, correctionWeights: correctionWeights ?? Float64Array.from(responseMask), keep };
+  return {
+    loss,
+    dlogp,
+    metrics,
+    mask,
+    correctionWeights: correctionWeights ?? Float64Array.from(responseMask),
+    keep,
+    ...(bonus ? { entropy: { dentropy: bonus.dentropy, tokenMean: bonus.tokenMean } } : {}),
+  };
 }

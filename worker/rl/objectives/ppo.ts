@@ -75,5 +75,6 @@ export function ppoObjective(input: PpoObjectiveInput, options: PpoObjectiveOpti
     mask: policy.mask,
     correctionWeights: policy.correctionWeights,
     keep: policy.keep,
+    ...(policy.entropy ? { entropy: policy.entropy } : {}),
   };
 }

@@ -30,7 +30,7 @@ export interface ObjectiveInput extends TableLayout {
   sessionIds?: ArrayLike<number>;
   /** 1 on environment-observation tokens: the `echo` loss's cross-entropy mass. */
   observationMask?: ArrayLike<number>;
-  /** Per-token policy entropy: the `rl/entropy` metric and the `topEntropyQuantile` mask (no entropy bonus: verl's `entropy_coeff` defaults to 0). */
+  /** Per-token policy entropy: the `rl/entropy` metric, the `topEntropyQuantile` mask and the `entropyBonus` term. */
   entropy?: ArrayLike<number>;
   /** The value every stop-gradient sg(logp) reads; default `logp`. Set only by finite-difference checks. */
   logpDetached?: ArrayLike<number>;
