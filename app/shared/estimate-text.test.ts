@@ -129,3 +129,32 @@ describe('estimate text: GDPO', () => {
     );
   });
 });
+
+describe('OTB', () => {
+  const otb = {
+    ...group.estimate!,
+    estimator: 'otb' as const,
+    settings: { handleZeroTail: true, align: 'position', epsilon: 1e-8, isWeights: false, rejection: false },
+    baseline: null,
+    std: null,
+    divisor: null,
+  };
+  it('says the baseline is per token (the Baseline column its mean) and gives the formula, zero tail and IS included', () => {
+    expect(groupStats({ ...group, estimate: otb })).toBe(
+      'mean reward 0.250 · baseline per token (Baseline column: its mean over the completion) · no std scaling',
+    );
+    expect(estimateSettings(otb)).toBe(
+      'OTB · handleZeroTail true · align position · epsilon 1e-8 · isWeights false · rejection false',
+    );
+    expect(estimateFormula(otb, 4)).toBe(
+      "per token a_t = G_t − B_t, B_t = Σ G_t·W_t / (Σ W_t + 1e-8) over the group's members at response position t, " +
+        'W_t = Σ_{j ≤ t} (1 − 2π_j + Σπ²_j), G_t the reward-to-go; a completion longer than all others has B = 0 past them; ' +
+        'Advantage column: the mean a_t',
+    );
+    const tir = { ...otb, estimator: 'otb-tir' as const, settings: { ...otb.settings, isWeights: true } };
+    expect(estimateFormula(tir, 4)).toContain(
+      'at action token t (observations skipped), W_t = Σ_{j ≤ t} (1 − 2π_j + Σπ²_j) · ρ̄_t²',
+    );
+    expect(estimateFormula(otb, 1)).toBe('a single member: no baseline, each token keeps its reward-to-go (a = G)');
+  });
+});

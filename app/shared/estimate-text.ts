@@ -2,7 +2,7 @@
  * The words the Groups view puts beside a group: its reward statistics as the advantage estimator
  * used them (`GroupRecord.estimate`, computed by the RL core) and the formula with the numbers
  * filled in; and a DPO pair's margin and loss. Text only, no math of its own: every number comes
- * from the stored record. References: docs/rl-formulas.md §3.1–3.3, §3.5–3.7 (GRPO, RLOO, REINFORCE++, GPG, pass@k, GDPO) and §8.2 (DPO).
+ * from the stored record. References: docs/rl-formulas.md §3.1–3.3, §3.5–3.8 (GRPO, RLOO, REINFORCE++, GPG, pass@k, GDPO, OTB) and §8.2 (DPO).
  */
 import type { GroupRecord } from '../../worker/protocol';
 import { fixed, significant } from './format';
@@ -16,6 +16,8 @@ const ESTIMATORS: Record<Estimate['estimator'], string> = {
   gpg: 'GPG',
   'grpo-passk': 'GRPO pass@k',
   gdpo: 'GDPO',
+  otb: 'OTB',
+  'otb-tir': 'OTB (TIR)',
 };
 
 const f3 = (v: number) => fixed(v, 3);
@@ -31,12 +33,15 @@ export function groupStats(g: GroupRecord): string {
   const mean = `mean reward ${f3(g.rewardMean)}`;
   // Stored before the estimator's working was kept: only the description is there.
   if (!e) return `${mean} · std ${f3(g.rewardStd)} (population; the estimator's std was not recorded)`;
+  const otb = e.estimator === 'otb' || e.estimator === 'otb-tir';
   const baseline =
     e.estimator === 'gdpo'
       ? `each reward component centred in the group (${e.settings.weights})`
-      : e.baseline === null
-        ? 'baseline per completion (leave-one-out)'
-        : `baseline ${f3(e.baseline)}`;
+      : otb
+        ? 'baseline per token (Baseline column: its mean over the completion)'
+        : e.baseline === null
+          ? 'baseline per completion (leave-one-out)'
+          : `baseline ${f3(e.baseline)}`;
   const std =
     e.estimator === 'gdpo'
       ? e.settings.scale === 'none'
@@ -100,6 +105,16 @@ export function estimateFormula(e: Estimate, members: number): string {
       return members > 1 ? 'all rewards equal: advantage 0 (no learning signal)' : 'a single member: advantage 0';
     const scaled = e.std === null ? 'no std scaling' : `σ = ${f3(e.std)} (unbiased std of the group), ε = ${eps}`;
     return `the best sample gets a = (r_max − r_2nd)${e.std === null ? '' : ' / (σ + ε)'}, every other 0; ${scaled}`;
+  }
+  if (e.estimator === 'otb' || e.estimator === 'otb-tir') {
+    if (members === 1) return 'a single member: no baseline, each token keeps its reward-to-go (a = G)';
+    const at = e.estimator === 'otb' ? 'response position t' : 'action token t (observations skipped)';
+    const tail = e.settings.handleZeroTail ? '; a completion longer than all others has B = 0 past them' : '';
+    const rho = e.settings.isWeights ? ' · ρ̄_t²' : '';
+    return (
+      `per token a_t = G_t − B_t, B_t = Σ G_t·W_t / (Σ W_t + ${eps}) over the group's members at ${at}, ` +
+      `W_t = Σ_{j ≤ t} (1 − 2π_j + Σπ²_j)${rho}, G_t the reward-to-go${tail}; Advantage column: the mean a_t`
+    );
   }
   if (e.estimator === 'gdpo') {
     const eps = e.settings.compat === 'trl' ? '1e-4' : '1e-6';

@@ -202,9 +202,9 @@ export interface GroupSample {
   completion: string;
   reward: number;
   components: Record<string, number>;
-  /** The session's advantage (0 when it carries no loss mass, e.g. masked or zero-std); a DPO pair's completion: its implicit reward. */
+  /** The session's advantage (0 when it carries no loss mass, e.g. masked or zero-std; OTB: the mean of its per-token ones); a DPO pair's completion: its implicit reward. */
   advantage: number;
-  /** The baseline the estimator subtracted from this sample's reward (RLOO: the mean of the others; absent when not trained or not kept, and under GDPO, which centres each component). */
+  /** The baseline the estimator subtracted from this sample's reward (RLOO: the mean of the others; OTB: the mean of its per-token ones; absent when not trained or not kept, and under GDPO, which centres each component). */
   baseline?: number;
   status: string;
   /** Sampled ids, EOS included (an episode: over all its actions); NaN: not recorded (an import without token ids). */
@@ -271,12 +271,12 @@ export interface GroupRecord {
    * `outcomeAdvantageDetails`); absent for pairs and for groups stored before it was kept.
    */
   estimate?: {
-    estimator: 'grpo' | 'rloo' | 'reinforce++-baseline' | 'gpg' | 'grpo-passk' | 'gdpo';
+    estimator: 'grpo' | 'rloo' | 'reinforce++-baseline' | 'gpg' | 'grpo-passk' | 'gdpo' | 'otb' | 'otb-tir';
     /** The options the estimator read, compat's defaults filled in (grpo: compat, scale, stdType, epsilon, singleton). */
     settings: Record<string, string | number | boolean>;
     /** Samples the estimator grouped (the trained ones: truncated completions are left out under truncation 'mask'). */
     members: number;
-    /** μ subtracted, when the same for every member (GRPO, REINFORCE++: the group mean); null when per sample (RLOO: `GroupSample.baseline`). */
+    /** μ subtracted, when the same for every member (GRPO, REINFORCE++: the group mean); null when per sample (RLOO: `GroupSample.baseline`) or per token (OTB: the sample's mean B_t). */
     baseline: number | null;
     /** σ the centred reward was divided by, before ε (GRPO: the group's, or the batch's under scale 'batch'); null when none. */
     std: number | null;

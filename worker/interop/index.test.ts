@@ -74,6 +74,8 @@ const VERL_KEYS = new Set([
   'actor_rollout_ref.actor.use_kl_loss',
   'actor_rollout_ref.actor.kl_loss_coef',
   'actor_rollout_ref.actor.kl_loss_type',
+  // OTB's Σπ² from the actor's log-prob pass (verl/workers/config/actor.py `calculate_sum_pi_squared`).
+  'actor_rollout_ref.actor.calculate_sum_pi_squared',
   'critic.model.path',
   'critic.ppo_micro_batch_size_per_gpu',
   'critic.optim.lr',

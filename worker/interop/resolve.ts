@@ -18,6 +18,7 @@ import {
   gspoSettings,
   icepopSettings,
   klCovSettings,
+  otbSettings,
   ppoSettings,
   reinforcePlusPlusSettings,
   rlooSettings,
@@ -80,7 +81,9 @@ type AdvantageSettings =
   | ({ estimator: 'reinforce++-baseline' } & ReturnType<typeof reinforcePlusPlusSettings>)
   | { estimator: 'gpg' }
   | ({ estimator: 'grpo-passk' } & ReturnType<typeof grpoPasskSettings>)
-  | ({ estimator: 'gdpo' } & ReturnType<typeof gdpoSettings>);
+  | ({ estimator: 'gdpo' } & ReturnType<typeof gdpoSettings>)
+  | ({ estimator: 'otb' } & ReturnType<typeof otbSettings>)
+  | ({ estimator: 'otb-tir' } & ReturnType<typeof otbSettings>);
 
 export function advantageSettings(a: AdvantageRunOptions): AdvantageSettings {
   switch (a.estimator) {
@@ -96,6 +99,10 @@ export function advantageSettings(a: AdvantageRunOptions): AdvantageSettings {
       return { estimator: 'grpo-passk', ...grpoPasskSettings(a) };
     case 'gdpo':
       return { estimator: 'gdpo', ...gdpoSettings(a) };
+    case 'otb':
+      return { estimator: 'otb', ...otbSettings({ handleZeroTail: a.handleZeroTail, align: 'position' }) };
+    case 'otb-tir':
+      return { estimator: 'otb-tir', ...otbSettings({ handleZeroTail: a.handleZeroTail, align: 'token' }) };
   }
 }
 

@@ -205,6 +205,14 @@ describe('SkyRL launch', () => {
     expect(valueOf(sum, 'trainer.algorithm.loss_reduction')).toBeUndefined();
     const eps = exported({ ...base, eps: 1e-6 } as RunOptions);
     expect(eps.unmapped.find((u) => u.path === 'eps')).toMatchObject({ kind: 'none', value: 1e-6 });
+    // OTB: SkyRL computes no Σπ², so it has no per-token baseline; the launch runs grpo.
+    const otb = exported({ ...base, advantage: { estimator: 'otb' }, maskZeroAdvantage: false } as RunOptions);
+    expect(otb.unmapped.find((u) => u.path === 'advantage.estimator')).toMatchObject({
+      kind: 'none',
+      value: 'otb',
+      reason: expect.stringMatching(/no per-token baseline.*optimal_token_baseline.*Σπ²/),
+    });
+    expect(valueOf(otb, 'trainer.algorithm.advantage_estimator')).toBe('grpo');
   });
 
   it('refuses DPO by name (SkyRL has no DPO trainer), SFT and Flow-GRPO', () => {

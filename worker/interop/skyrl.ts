@@ -812,6 +812,14 @@ function advantage(o: GrpoRunOptions, log: MappingLog, set: SetFn, fixed: (key: 
       a,
       "SkyRL's reinforce++ has no group baseline (it whitens the returns over the batch): the launch writes grpo instead",
     );
+  } else if (s.estimator === 'otb' || s.estimator === 'otb-tir') {
+    fixed(adv, 'grpo');
+    log.noneAll(
+      'advantage',
+      a,
+      "SkyRL has no per-token baseline (verl's optimal_token_baseline needs Σπ² from the policy's log-prob pass, " +
+        'which SkyRL does not compute; its estimators are gae, grpo, rloo, reinforce++, maxrl): the launch writes grpo instead',
+    );
   } else {
     fixed(adv, 'grpo');
     log.noneAll('advantage', a, `SkyRL has no ${s.estimator} estimator (verl's): the launch writes grpo instead`);

@@ -290,6 +290,9 @@ describe('trlConfig: options', () => {
     expect(unmapped(grpo({ advantage: { estimator: 'grpo-passk' } }), 'advantage.estimator')[0].reason).toMatch(
       /no pass@k/,
     );
+    const otb = grpo({ advantage: { estimator: 'otb', handleZeroTail: false }, maskZeroAdvantage: false });
+    expect(unmapped(otb, 'advantage.estimator')[0].reason).toMatch(/no per-token baseline.*optimal_token_baseline/);
+    expect(unmapped(otb, 'advantage.handleZeroTail')[0]).toMatchObject({ kind: 'none', value: false });
   });
 
   it("gdpo is GRPOConfig's multi_objective_aggregation normalize_then_sum with reward_weights; verl's ε and whitening listed", () => {

@@ -742,7 +742,10 @@ function grpoAdvantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, b: Builder): v
           ? "TRL has no GPG advantage (verl's gpg: α·(r − group mean), α = batch / non-zero rewards)"
           : s.estimator === 'grpo-passk'
             ? "TRL has no pass@k advantage (verl's grpo_passk: only each group's best sample learns)"
-            : 'TRL has no REINFORCE++-baseline estimator',
+            : s.estimator === 'otb' || s.estimator === 'otb-tir'
+              ? "TRL has no per-token baseline (verl's optimal_token_baseline: the group's reward-to-go weighted by the " +
+                "path variance 1 − 2π + Σπ², from Σπ² that TRL's log-prob pass does not compute); GRPOConfig's advantage is one per completion"
+              : 'TRL has no REINFORCE++-baseline estimator',
     );
   } else {
     b.log.asDefault('advantage.estimator', 'grpo', "GRPOConfig's group-relative advantage");

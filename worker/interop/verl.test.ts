@@ -522,6 +522,23 @@ describe('verlCommand: options', () => {
     expect(at(k, 'algorithm.norm_adv_by_std_in_grpo')).toBe('false');
   });
 
+  it('otb: optimal_token_baseline (tir_ on episodes) with the actor writing Σπ²; handle_zero_tail off is listed', () => {
+    const o = grpo({ advantage: { estimator: 'otb' }, maskZeroAdvantage: false });
+    expect(at(o, 'algorithm.adv_estimator')).toBe('optimal_token_baseline');
+    expect(at(o, 'actor_rollout_ref.actor.calculate_sum_pi_squared')).toBe('true');
+    expect(o.unmapped.filter((u) => u.path.startsWith('advantage'))).toEqual([]);
+    const off = grpo({ advantage: { estimator: 'otb', handleZeroTail: false }, maskZeroAdvantage: false });
+    expect(unmapped(off, 'advantage.handleZeroTail')[0]).toMatchObject({ kind: 'none', value: false });
+    expect(unmapped(off, 'advantage.handleZeroTail')[0].reason).toMatch(/never passes handle_zero_tail/);
+    const tir = verl({
+      ...defaultsOf('grpo-calc'),
+      advantage: { estimator: 'otb-tir', handleZeroTail: true },
+      maskZeroAdvantage: false,
+    } as RunOptions);
+    expect(at(tir, 'algorithm.adv_estimator')).toBe('tir_optimal_token_baseline');
+    expect(unmapped(tir, 'advantage.handleZeroTail')[0]).toMatchObject({ kind: 'default', value: true });
+  });
+
   it("gdpo: adv_estimator gdpo, its keys and weights added with '+' (AlgoConfig fields outside the YAML); shaping's listed", () => {
     const o = grpo({ advantage: { estimator: 'gdpo', weights: { correct: 2, boxed: 1 } } });
     expect(at(o, 'algorithm.adv_estimator')).toBe('gdpo');

@@ -968,6 +968,8 @@ function advantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, log: MappingLog, s
     );
   } else if (s.estimator === 'gdpo') {
     gdpo(a, s, log, set);
+  } else if (s.estimator === 'otb' || s.estimator === 'otb-tir') {
+    otb(a, s, log, set);
   } else {
     set('advantage.estimator', s.estimator, adv, 'reinforce_plus_plus_baseline');
     fixedAs(
@@ -986,14 +988,55 @@ function advantage(o: GrpoRunOptions | EpisodeGrpoRunOptions, log: MappingLog, s
       a.compat,
       'fills the estimator options left unset; each is exported or listed here',
     );
+  const otbRun = s.estimator === 'otb' || s.estimator === 'otb-tir';
   if (o.maskZeroAdvantage)
     log.none(
       'maskZeroAdvantage',
       true,
-      "verl keeps all-equal groups in the loss (advantage 0, their tokens in token-mean's count); no " +
-        'option masks them (algorithm.filter_groups resamples instead)',
+      `verl keeps all-equal groups in the loss (${otbRun ? "OTB's advantages near 0, a lone longest tail at its reward" : 'advantage 0'}, ` +
+        "their tokens in token-mean's count); no option masks them (algorithm.filter_groups resamples instead)",
     );
-  else log.asDefault('maskZeroAdvantage', false, 'all-equal groups stay in the loss with advantage 0, as verl');
+  else
+    log.asDefault(
+      'maskZeroAdvantage',
+      false,
+      otbRun
+        ? 'all-equal groups stay in the loss, as verl'
+        : 'all-equal groups stay in the loss with advantage 0, as verl',
+    );
+}
+
+/**
+ * OTB: verl's `optimal_token_baseline` (single turn, members aligned by response position) and
+ * `tir_optimal_token_baseline` (aligned by the response's masked tokens: episodes), verl-project/verl
+ * 1dda039 `compute_optimal_token_baseline_advantage` and its multi-turn twin. Both read `sum_pi_squared`,
+ * which the actor's log-prob pass writes only with `actor_rollout_ref.actor.calculate_sum_pi_squared`
+ * (verl/workers/config/actor.py; the trainer asserts it), and `rollout_is_weights` when rollout IS is
+ * on, as Dewpoint's. verl's trainer passes no `handle_zero_tail`: its default, on, is fixed.
+ */
+function otb(
+  a: AdvantageRunOptions,
+  s: { estimator: 'otb' | 'otb-tir'; handleZeroTail: boolean },
+  log: MappingLog,
+  set: SetFn,
+): void {
+  const name = s.estimator === 'otb' ? 'optimal_token_baseline' : 'tir_optimal_token_baseline';
+  set('advantage.estimator', s.estimator, 'algorithm.adv_estimator', name);
+  set(
+    'advantage.estimator',
+    s.estimator,
+    'actor_rollout_ref.actor.calculate_sum_pi_squared',
+    true,
+    "Σπ² per token from the actor's log-prob pass, which OTB's path variance reads",
+  );
+  if (!s.handleZeroTail)
+    log.none(
+      'advantage.handleZeroTail',
+      false,
+      "verl's trainer never passes handle_zero_tail to OTB: a lone longest response always gets baseline 0 past the others",
+    );
+  else if (isSet(a, 'handleZeroTail'))
+    log.asDefault('advantage.handleZeroTail', true, "verl's OTB default (handle_zero_tail=True)");
 }
 
 /**

@@ -25,6 +25,7 @@ export interface ValueHead {
  * the sampler's top-k/top-p support (packing.ts `supportBias`). `scale` = 1/T scores the tempered
  * logits, log_softmax(scale·(logits + bias)), as the sampler draws them (verl's actor divides the
  * logits by the temperature); `a.logits` stays untempered. The backward must use the same scale.
+ * `lse2` (N) also gets logsumexp(2s·(logits + bias)), written first (Σπ² = exp(lse2 − 2·lse): Model.score).
  */
 export function forward(
   ops: Ops,
@@ -34,6 +35,7 @@ export function forward(
   vh: Pick<ValueHead, 'w'> | null = null,
   logitBias: Tensor | null = null,
   scale = 1,
+  lse2: Tensor | null = null,
 ): void {
   const N = a.B * a.T,
     C = c.dModel,
@@ -41,19 +43,19 @@ export function forward(
   forwardLayers(ops, c, p, a);
   ops.rmsnormForward(a.lnf, a.rstdf, a.xL, p.lnf, N, C, c.normEps);
   const h = a.head;
+  const o = h ?? { logp: a.logp, entropy: a.entropy, lse: a.lseOut, targets: a.targets }; // a chunk's, copied out
   for (let n0 = 0; n0 < N; n0 += a.headRows) {
     const n = Math.min(a.headRows, N - n0);
+    const at = { srcOffset: 0, dstOffset: n0, count: n };
     headLogits(ops, c, p, a, logitBias, n0, n);
-    if (!h) ops.logprobForward(a.logp, a.entropy, a.lseOut, a.logits, a.targets, N, V, scale);
-    else {
-      ops.copy(h.targets, a.targets, { srcOffset: n0, dstOffset: 0, count: n });
-      ops.logprobForward(h.logp, h.entropy, h.lse, a.logits, h.targets, n, V, scale);
-      for (const [dst, src] of [
-        [a.logp, h.logp],
-        [a.entropy, h.entropy],
-        [a.lseOut, h.lse],
-      ] as const)
-        ops.copy(dst, src, { srcOffset: 0, dstOffset: n0, count: n });
+    if (h) ops.copy(h.targets, a.targets, { srcOffset: n0, dstOffset: 0, count: n });
+    if (lse2) ops.logprobForward(o.logp, o.entropy, o.lse, a.logits, o.targets, n, V, 2 * scale);
+    if (lse2) ops.copy(lse2, o.lse, at);
+    ops.logprobForward(o.logp, o.entropy, o.lse, a.logits, o.targets, n, V, scale);
+    if (h) {
+      ops.copy(a.logp, h.logp, at);
+      ops.copy(a.entropy, h.entropy, at);
+      ops.copy(a.lseOut, h.lse, at);
     }
   }
   if (vh) ops.matmul(a.values, a.lnf, vh.w, N, C, 1, 'nt'); // (N, C) · (1, C)ᵀ

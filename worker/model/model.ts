@@ -17,7 +17,7 @@ import type { ModelConfig } from './config';
 import { validateModelConfig } from './config';
 import { forward, headLogits } from './forward';
 import type { PackedInput } from './packing';
-import { alignToIds, seedToPositions, targetsFor } from './packing';
+import { alignToIds, seedToPositions, sumPiSquaredOf, targetsFor } from './packing';
 import { EMBED_TOKENS, initialWeights, numel, paramSpecs } from './params';
 import type { Acts, ParamSet } from './tensors';
 import { allocActs, allocParamSet, freeActs } from './tensors';
@@ -100,6 +100,14 @@ interface ScoreOptions {
    * again. Absent: no dropout (scoring, old log-probs). No effect without adapter dropout.
    */
   dropoutSeed?: number;
+  /**
+   * Also return Σ_v π_v² per position (`Scored.sumPiSquared`), π = softmax of the scored logits
+   * (tempered and biased as the log-probs): exp(logsumexp(2s·l) − 2·logsumexp(s·l)), both from the
+   * log-prob kernel (at 2s and s), combined in float64 on the host (verl
+   * `calculate_sum_pi_squared_from_logits`; OTB's path variance, rl/advantages/otb.ts). One more pass
+   * of the kernel over the logits. Default false.
+   */
+  sumPiSquared?: boolean;
 }
 
 export interface Scored {
@@ -109,6 +117,8 @@ export interface Scored {
   entropy: Float32Array;
   /** Value-head estimate at the state before id_t, aligned like logp (value head only). */
   values: Float32Array | null;
+  /** Σ_v π_v² of the distribution that predicted id_t, aligned like logp (0 where logp is); only when asked (ScoreOptions `sumPiSquared`). */
+  sumPiSquared?: Float64Array;
 }
 
 /**
@@ -452,6 +462,7 @@ export class Model {
       logp: new Float32Array(rows * width),
       entropy: new Float32Array(rows * width),
       values: this.vh ? new Float32Array(rows * width) : null,
+      ...(options.sumPiSquared ? { sumPiSquared: new Float64Array(rows * width) } : {}),
     };
     for (const pass of passes) {
       const acts = this.runForward(
@@ -460,14 +471,19 @@ export class Model {
         scale,
         adapters,
         this.dropoutAt(dropoutSeed, pass.first * width),
+        options.sumPiSquared === true,
       );
       const n = pass.rows * width;
       const seg = pass.input.segmentIds;
       const at = pass.first * width;
-      out.logp.set(alignToIds(await this.ops.read(acts.logp), seg, pass.input.rows, width).subarray(0, n), at);
-      out.entropy.set(alignToIds(await this.ops.read(acts.entropy), seg, pass.input.rows, width).subarray(0, n), at);
-      if (out.values)
-        out.values.set(alignToIds(await this.ops.read(acts.values), seg, pass.input.rows, width).subarray(0, n), at);
+      const aligned = async (t: Tensor) =>
+        alignToIds(await this.ops.read(t), seg, pass.input.rows, width).subarray(0, n);
+      out.logp.set(await aligned(acts.logp), at);
+      out.entropy.set(await aligned(acts.entropy), at);
+      if (out.values) out.values.set(await aligned(acts.values), at);
+      // The forward left logsumexp(2s·l) in acts.dlogp (runForward's `lse2`).
+      if (out.sumPiSquared)
+        out.sumPiSquared.set(sumPiSquaredOf(await aligned(acts.lseOut), await aligned(acts.dlogp), seg, width), at);
     }
     this.forwarded = {
       batch,
@@ -556,6 +572,7 @@ export class Model {
     scale = 1,
     adapters = true,
     dropout: NonNullable<Acts['lora']>['dropout'] = null,
+    lse2 = false,
   ): Acts {
     const { rows, width } = batch;
     for (const [name, a] of [
@@ -593,7 +610,8 @@ export class Model {
       bias = this.bias.t;
     }
     if (acts.lora) acts.lora.dropout = dropout;
-    forward(this.ops, this.config, this.forwardParams(adapters), acts, this.vh, bias, scale);
+    // logsumexp(2s·l) goes to the backward's seed buffer, free until `backward` uploads its seed.
+    forward(this.ops, this.config, this.forwardParams(adapters), acts, this.vh, bias, scale, lse2 ? acts.dlogp : null);
     this.forwardBias = bias;
     this.forwarded = null; // score() records what it scored; a bare forward leaves nothing to differentiate
     return acts;

@@ -48,6 +48,23 @@ export function alignToIds(
   return out;
 }
 
+/**
+ * Σ_v π_v² per entry aligned with ids, from the two logsumexps the log-prob kernel gives aligned the
+ * same way: exp(lse2 − 2·lse) in float64, lse = logsumexp(s·l) and lse2 = logsumexp(2s·l) (verl
+ * `calculate_sum_pi_squared_from_logits`); 0 where no position predicts the id (a chain's start, padding).
+ */
+export function sumPiSquaredOf(
+  lse: ArrayLike<number>,
+  lse2: ArrayLike<number>,
+  segments: ArrayLike<number>,
+  width: number,
+): Float64Array {
+  const out = new Float64Array(lse.length);
+  for (let i = 0; i < lse.length; i++)
+    if (i % width > 0 && segments[i] !== 0 && segments[i - 1] === segments[i]) out[i] = Math.exp(lse2[i] - 2 * lse[i]);
+  return out;
+}
+
 /** The logit bias outside a support: far enough below any logit that its probability is exactly 0 in float32. */
 export const OUTSIDE_SUPPORT = -1e9;
 

@@ -6,6 +6,7 @@ import {
   OUTCOME_ESTIMATORS,
   POLICY_LOSS_NAMES,
   REJECTION_OPTIONS,
+  TOKEN_ESTIMATORS,
 } from '../rl/index';
 import { checkRunOptions, findPreset, optionFields, PRESETS, runOptionsSchema } from './table';
 import { isActive, valueAt } from './fields';
@@ -147,6 +148,17 @@ describe('run options schema', () => {
     ]);
   });
 
+  it('takes OTB by position on single turns and by action token on episodes, not the other way', () => {
+    expect(messages({ ...GRPO, advantage: { estimator: 'otb', handleZeroTail: false } })).toEqual([]);
+    expect(messages({ ...defaults('grpo-calc'), advantage: { estimator: 'otb-tir' } })).toEqual([]);
+    expect(messages({ ...defaults('grpo-calc'), advantage: { estimator: 'otb' } })).toEqual([
+      "Advantage estimator (advantage.estimator) must be one of grpo, rloo, reinforce++-baseline, gpg, grpo-passk, otb-tir, got 'otb'",
+    ]);
+    expect(messages({ ...GRPO, advantage: { estimator: 'otb-tir' } })).toEqual([
+      "Advantage estimator (advantage.estimator) must be one of grpo, rloo, reinforce++-baseline, gpg, grpo-passk, gdpo, otb, got 'otb-tir'",
+    ]);
+  });
+
   it('offers every option value the RL core has (echo excepted: no observation tokens here)', () => {
     const values = (path: string) =>
       [
@@ -159,7 +171,12 @@ describe('run options schema', () => {
     expect([...values('policyLoss.name'), 'echo'].sort()).toEqual([...POLICY_LOSS_NAMES].sort());
     expect(values('aggregation.mode')).toEqual([...AGGREGATION_MODES].sort());
     expect(values('kl.estimator')).toEqual([...KL_ESTIMATORS].sort());
-    expect(values('advantage.estimator')).toEqual([...OUTCOME_ESTIMATORS].sort());
+    // grpo-arith: every outcome estimator and OTB by position; the episodes (grpo-calc) OTB by action token.
+    expect(values('advantage.estimator')).toEqual([...OUTCOME_ESTIMATORS, 'otb'].sort());
+    const episodes = optionFields('grpo-calc').find((f) => f.path === 'advantage.estimator')!.values!;
+    expect([...new Set([...values('advantage.estimator'), ...episodes])].sort()).toEqual(
+      [...OUTCOME_ESTIMATORS, ...TOKEN_ESTIMATORS].sort(),
+    );
     const rejection = optionFields('grpo-arith')
       .filter((f) => f.path.startsWith('rejection.'))
       .map((f) => f.path.slice('rejection.'.length));

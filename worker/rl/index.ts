@@ -44,6 +44,7 @@ export type { ChainPlacement, PackedBatch, PackOptions, PackRefusal, PackResult,
 // Advantage estimators.
 export {
   OUTCOME_ESTIMATORS,
+  TOKEN_ESTIMATORS,
   VERL_EPS,
   broadcastAdvantages,
   gae,
@@ -55,6 +56,9 @@ export {
   grpoPasskSettings,
   grpoSettings,
   outcomeAdvantages,
+  otbAdvantages,
+  otbPacked,
+  otbSettings,
   reinforcePlusPlusBaseline,
   reinforcePlusPlusSettings,
   rlooAdvantages,
@@ -71,8 +75,10 @@ export {
   type GrpoPasskOptions,
   type OutcomeAdvantages,
   type OutcomeEstimator,
+  type OtbOptions,
   type ReinforcePlusPlusOptions,
   type RlooOptions,
+  type TokenEstimator,
   type WhitenStats,
 } from './advantages/index';
 

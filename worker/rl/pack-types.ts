@@ -7,7 +7,13 @@
  * real-valued (masks included, so they feed the objectives as they are) is a `Float64Array`.
  * Reference: dew `pack` and `RESPONSE_MASK_KEY`/`OLD_LOG_PROBS_KEY` (docs/rl-core.md "Packing").
  */
-import type { AdvantageDetails, AdvantageOptions, GroupDetail, OutcomeEstimator } from './advantages/index';
+import type {
+  AdvantageDetails,
+  AdvantageOptions,
+  GroupDetail,
+  OutcomeEstimator,
+  TokenEstimator,
+} from './advantages/index';
 import type { Chain } from './pack-chains';
 import type { Status, TerminationReason, Truncation } from './types';
 
@@ -26,8 +32,10 @@ export interface PackOptions {
   /** `'mask'`: truncated sessions carry no loss mass; `'score'`: they train on their reward. Default `'mask'` (dew `pack`; dew SampledRollout passes `'score'`). */
   truncation?: Truncation;
   /**
-   * Mask the sessions whose advantage is exactly 0 (all-equal groups under GRPO/RLOO). Default
-   * `false` (verl, TRL, rLLM keep them in the token mass); Flow-GRPO and dew FlowRollout mask them.
+   * Mask the sessions whose advantage is exactly 0 (all-equal groups under GRPO/RLOO); under
+   * estimator `'none'`, the sessions of the groups of two or more whose rewards are all equal (an
+   * estimator that runs after packing, OTB, gives them no exact 0). Default `false` (verl, TRL,
+   * rLLM keep them in the token mass); Flow-GRPO and dew FlowRollout mask them.
    */
   maskZeroAdvantage?: boolean;
   /**
@@ -78,7 +86,7 @@ export interface PackedBatch {
   callIndex: Int32Array;
   /** 1 + the session's index in the input, over all its chain tokens; 0 = padding. */
   sessionIds: Int32Array;
-  /** The session's advantage repeated over its chain tokens (0 for sessions without loss mass). Losses multiply by `responseMask`. */
+  /** The session's advantage repeated over its chain tokens (0 for sessions without loss mass); under GAE or OTB, per id. Losses multiply by `responseMask`. */
   advantages: Float64Array;
   /**
    * Session-mean weights: `1/n_s` on each of session s's `n_s` trainable tokens, 0 elsewhere, so
@@ -94,7 +102,7 @@ export interface PackedBatch {
   chains: ChainPlacement[];
   /** Per input session: its advantage (0 when it carries no loss mass). */
   sessionAdvantages: Float64Array;
-  /** How the outcome estimator reached those advantages, for views; null under estimator `'none'` or `{ given }`. */
+  /** How the estimator reached those advantages, for views; null under estimator `'none'` (until OTB fills it) or `{ given }`. */
   advantageDetails: PackedAdvantageDetails | null;
   /** Rows the chains fill (≤ rows). */
   rowsNeeded: number;
@@ -114,7 +122,8 @@ export interface PackedBatch {
  * sessions', so a view needs nothing else to line them up.
  */
 export interface PackedAdvantageDetails {
-  estimator: OutcomeEstimator;
+  /** OTB's (a per-token estimator) are written after scoring (worker/train/otb.ts), each group's `baseline` null and each session's its mean B_t. */
+  estimator: OutcomeEstimator | TokenEstimator;
   settings: AdvantageDetails['settings'];
   /** Per group in grouping order; `members` are input session indices (trained sessions only). */
   groups: GroupDetail[];

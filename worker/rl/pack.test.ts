@@ -189,6 +189,21 @@ describe('pack: options', () => {
     expect(masked.metrics['sessions/not_packed']).toBe(0);
   });
 
+  it("estimator 'none' (OTB's advantages come later): maskZeroAdvantage masks all-equal groups of two or more, not a lone member", () => {
+    const mixed = [
+      { ...sessions[0], reward: 1 },
+      { ...sessions[1], reward: 1 },
+      { ...sessions[0], group: 'y', reward: 1 },
+      { ...sessions[1], group: 'y', reward: 0 },
+      { ...sessions[1], group: 'z', reward: 1 },
+    ];
+    const p = ok(pack(mixed, 8, { estimator: 'none', maskZeroAdvantage: true, include: 'carried' }));
+    expect(new Set(p.chains.map((c) => c.session))).toEqual(new Set([2, 3, 4]));
+    expect(p.counts.trained).toBe(3);
+    expect(Array.from(p.advantages).every((a) => a === 0)).toBe(true);
+    expect(ok(pack(mixed, 8, { estimator: 'none' })).counts.trained).toBe(5);
+  });
+
   it('include "carried" leaves out the sessions masked for a zero advantage, counted, and packs the same trained ids', () => {
     // Group x (sessions 0, 1) all-equal, group y (2, 3) varied: only y's sessions carry mass.
     const mixed = [

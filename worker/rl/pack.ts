@@ -9,7 +9,7 @@
  * validate.ts); a batch that does not fit is an expected outcome, `{ ok: false, reason, rowsNeeded }`.
  */
 import { OUTCOME_ESTIMATORS, outcomeAdvantageDetails, outcomeAdvantages } from './advantages/index';
-import { outcome } from './advantages/groups';
+import { groupScores, outcome } from './advantages/groups';
 import { chainsOf, placeChains } from './pack-chains';
 import { fillArrays } from './pack-fill';
 import type { ChainPlacement, PackedAdvantageDetails, PackOptions, PackResult, SessionCounts } from './pack-types';
@@ -36,18 +36,19 @@ export function pack(sessions: readonly Session[], width: number, options: PackO
     throw new Error(`pack: truncation = ${JSON.stringify(truncation)}: expected "mask" or "score"`);
   if (include !== 'trained' && include !== 'all' && include !== 'carried')
     throw new Error(`pack: include = ${JSON.stringify(include)}: expected "trained", "all" or "carried"`);
-  if (maskZeroAdvantage && estimator === 'none')
-    throw new Error('pack: maskZeroAdvantage with estimator "none" would mask every session');
   validateSessions(sessions);
 
   const trained = sessions.map((s) => trains(s.status, truncation));
-  const { advantage, fracRewardZeroStd, zeroStdGroups, groups, details } = sessionAdvantages(
+  const { advantage, fracRewardZeroStd, zeroStdGroups, groups, details, allEqual } = sessionAdvantages(
     sessions,
     trained,
     estimator,
     options,
   );
-  const carries = trained.map((t, i) => t && !(maskZeroAdvantage && advantage[i] === 0));
+  // Under 'none' no advantage is known yet: the groups of several members whose rewards are all equal are masked.
+  const carries = trained.map(
+    (t, i) => t && !(maskZeroAdvantage && (estimator === 'none' ? allEqual[i] : advantage[i] === 0)),
+  );
 
   const placedSession = (i: number) => (include === 'all' ? true : include === 'carried' ? carries[i] : trained[i]);
   const chains = sessions.flatMap((s, i) => (placedSession(i) ? chainsOf(s, i) : []));
@@ -133,6 +134,7 @@ function sessionAdvantages(
   options: PackOptions,
 ) {
   const advantage = new Float64Array(sessions.length);
+  const allEqual: boolean[] = sessions.map(() => false);
   const idx = sessions.map((_, i) => i).filter((i) => trained[i]);
   const scores = idx.map((i) => sessions[i].reward as number);
   const keys = idx.map((i) => JSON.stringify([sessions[i].task, sessions[i].group]));
@@ -154,6 +156,7 @@ function sessionAdvantages(
       zeroStdGroups: stats.zeroStdGroups,
       groups: stats.groups,
       details: null,
+      allEqual,
     };
   }
   if (estimator !== 'none' && !OUTCOME_ESTIMATORS.includes(estimator)) {
@@ -164,7 +167,11 @@ function sessionAdvantages(
   const lengths = idx.map((i) => sessions[i].calls.reduce((n, c) => n + c.sampledIds.length, 0));
   if (estimator === 'none') {
     const out = outcomeAdvantages('grpo', scores, keys, lengths, {}); // only its zero-std counts are used
-    return { ...counted(out), advantage, details: null };
+    const g = groupScores(scores, keys);
+    g.members.forEach((m, k) => {
+      if (m.length > 1 && g.zeroStd[k]) for (const j of m) allEqual[idx[j]] = true;
+    });
+    return { ...counted(out), advantage, details: null, allEqual };
   }
   const d = outcomeAdvantageDetails(
     estimator,
@@ -184,7 +191,7 @@ function sessionAdvantages(
     baselines,
     batch: d.batch,
   };
-  return { ...counted(outcome(d.advantages, d.grouping)), advantage, details };
+  return { ...counted(outcome(d.advantages, d.grouping)), advantage, details, allEqual };
 }
 
 /** GDPO's input: per weighted component, its value in each trained session (`Session.components`); a session without one throws. */

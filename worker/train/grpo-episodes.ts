@@ -39,6 +39,7 @@ import { PPO_ARITH } from './ppo';
 import { GrpoFamilyRun, punishOverlong, sampledEvalOf, type TrainedStep } from './grpo-family';
 import { dynamicSamplingOf, fillBatch } from './dynamic-sampling';
 import { criticOf } from './critic';
+import { estimatorPacking } from './otb';
 import { packForUpdate } from './update';
 
 /** A step's episodes as collected (dynamic sampling: the kept groups), with their sessions, tasks and filter figures. */
@@ -152,13 +153,12 @@ export interface EpisodeSetup {
   options: EpisodeRunOptions;
 }
 
-/** How an episode run packs (and its journal's readers read) a batch: the options' estimator, or none under a critic. */
+/** How an episode run packs (and its journal's readers read) a batch: the options' estimator, or none under a critic or OTB. */
 export function episodePacking(
   o: EpisodeRunOptions,
 ): Pick<PackOptions, 'estimator' | 'advantage' | 'truncation'> & { maskZeroAdvantage: boolean } {
   if (!('advantage' in o)) return { estimator: 'none', truncation: o.truncation, maskZeroAdvantage: false };
-  const { estimator, ...advantage } = o.advantage;
-  return { estimator, advantage, truncation: o.truncation, maskZeroAdvantage: o.maskZeroAdvantage };
+  return { ...estimatorPacking(o.advantage), truncation: o.truncation, maskZeroAdvantage: o.maskZeroAdvantage };
 }
 
 /** The environment kind a setup runs: the registry's (or its program's), with the options' turn limit and action length. */

@@ -1,15 +1,15 @@
 /**
  * The base of every GRPO-family run, whatever it samples: the single-turn run (grpo.ts, prompts of
  * arithmetic or a person's dataset) and the episode run (grpo-episodes.ts, a multi-turn
- * environment), each trained with an outcome estimator (GRPO, RLOO, REINFORCE++) or with a critic
- * (PPO). It holds what they share: the model (a value head under a critic) and its frozen
+ * environment), each trained with an outcome estimator (GRPO, RLOO, REINFORCE++), OTB's per-token
+ * baselines (otb.ts) or a critic (PPO). It holds what they share: the model (a value head under a critic) and its frozen
  * reference (β > 0), the rollout scheduler that launches each batch (scheduler.ts), one step's
  * update and figures (update.ts, or critic.ts under a critic), the resume position and its
  * checks (resume.ts `restore`), and letting go of batches sampled ahead. A run says how it
  * collects a batch (`collect`) and packs it; not the UI loop (worker/runs) nor the CLI.
  */
 import type { Ops } from '../../kernels/ops';
-import type { GrpoFamilyOptions } from '../contract/options';
+import type { AdvantageRunOptions, GrpoFamilyOptions } from '../contract/options';
 import type { PhaseReport } from '../contract/records';
 import type { KindServices } from '../episodes/kinds';
 import type { LoadedCheckpoint } from '../model/checkpoint';
@@ -23,6 +23,8 @@ import type { Sampler } from '../rollout/prompt-source';
 import type { CriticConfig } from './critic';
 import { criticUpdate } from './critic';
 import type { SampledEval } from './evaluate';
+import type { OtbConfig } from './otb';
+import { otbOf, otbUpdate } from './otb';
 import type { RunModelConfig } from './policy';
 import { runModels } from './policy';
 import type { ResumePoint, TrainerPosition, TrainStreamPosition } from './resume';
@@ -37,14 +39,17 @@ type RunBaseConfig = UpdateConfig &
   Pick<
     GrpoFamilyOptions,
     'topK' | 'topP' | 'evalSamples' | 'staleness' | 'samplerWorker' | 'samplerBf16' | 'samplerTemperature'
-  >;
+  > & {
+    /** GRPO's shapes' estimator (PPO's have none): OTB scores the batch before its update (otb.ts). */
+    advantage?: AdvantageRunOptions;
+  };
 
 /** One batch after its update: the figures, the sessions as trained (with their critic's figures), the packed batch and what the update left. */
 export interface TrainedStep {
   /** batchMetrics, the critic's (under a critic), the run's own, dynamic sampling's and the scheduler's. */
   metrics: Record<string, number>;
   sessions: Session[];
-  /** As trained: under a critic its advantages are GAE's. */
+  /** As trained: under a critic its advantages are GAE's, under OTB its per-token ones. */
   packed: PackedBatch;
   dlogp: Float64Array;
   corrections: TrainedBatch['corrections'];
@@ -67,6 +72,8 @@ export abstract class GrpoFamilyRun<C extends RunBaseConfig, B> {
   private entropyController: EntropyControllerState | null = null;
   /** Told where the step under way is (sampling, old log-probs, reference, training; an environment's grading). */
   onProgress: PhaseReport | null = null;
+  /** The estimator is OTB: the update scores the batch first for its per-token advantages (otb.ts). */
+  protected readonly otb: OtbConfig | null;
 
   /** `critic`: train with it (a value head, GAE) instead of the advantages pack gave; null: pack's. */
   constructor(
@@ -76,6 +83,7 @@ export abstract class GrpoFamilyRun<C extends RunBaseConfig, B> {
     protected readonly critic: CriticConfig | null,
     services: KindServices,
   ) {
+    this.otb = otbOf(config);
     ({ model: this.model, reference: this.reference } = runModels(ops, base, config, {
       valueHead: critic !== null,
       reference: config.beta > 0,
@@ -108,7 +116,7 @@ export abstract class GrpoFamilyRun<C extends RunBaseConfig, B> {
 
   /**
    * The step's update of `packed` (packed from `sessions`): updateOnBatch on pack's advantages, or
-   * the critic's step; then the figures, `own` (the run's and dynamic sampling's) after the update's.
+   * the critic's step, or OTB's; then the figures, `own` (the run's and dynamic sampling's) after the update's.
    */
   protected async train(
     sessions: Session[],
@@ -148,6 +156,11 @@ export abstract class GrpoFamilyRun<C extends RunBaseConfig, B> {
         values: u.values,
         returns: u.returns,
       };
+    }
+    if (this.otb) {
+      const u = await otbUpdate({ ...ctx, config: c }, packed, sessions, this.otb);
+      this.entropyController = u.trained.entropy;
+      return { metrics: figures(u.trained, u.metrics), sessions, packed: u.packed, ...done(u.trained) };
     }
     const trained = await updateOnBatch({ ...ctx, config: c }, packed);
     this.entropyController = trained.entropy;

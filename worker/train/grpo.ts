@@ -32,6 +32,7 @@ import { loraFromOptions } from '../model/lora';
 import type { SampledSession, Sampler } from '../rollout/prompt-source';
 import type { GrpoUpdate, TrainedBatch } from './update';
 import { packForUpdate } from './update';
+import { estimatorPacking } from './otb';
 
 /** What the single-turn run reads: grpo-arith's or ppo-arith's validated options. */
 export type SingleTurnOptions = GrpoRunOptions | PpoRunOptions;
@@ -245,10 +246,9 @@ export abstract class SingleTurnRun<C extends SingleTurnOptions> extends GrpoFam
   }
 }
 
-/** GRPO (or another outcome estimator) on single-turn prompts: pack gives the advantages. */
+/** GRPO (or another outcome estimator) on single-turn prompts: pack gives the advantages; OTB's come after scoring (otb.ts). */
 export class GrpoRun extends SingleTurnRun<GrpoRunOptions> {
   constructor(ops: Ops, config: GrpoRunOptions, base: LoadedCheckpoint, services: KindServices = {}) {
-    const { estimator, ...advantage } = config.advantage;
     super(
       ops,
       config,
@@ -256,8 +256,7 @@ export class GrpoRun extends SingleTurnRun<GrpoRunOptions> {
       {
         critic: null,
         pack: {
-          estimator,
-          advantage,
+          ...estimatorPacking(config.advantage),
           truncation: config.truncation,
           maskZeroAdvantage: config.maskZeroAdvantage,
         },

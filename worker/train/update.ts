@@ -77,7 +77,7 @@ function isWeightsOf(imp: ImportanceRunOptions): IsWeightsOptions | undefined {
 }
 
 /** The RL core's objective options of a run's: the loss by name with its options, the IS weights, rejection only when set. */
-function objectiveOptionsOf(c: UpdateConfig): GrpoObjectiveOptions {
+export function objectiveOptionsOf(c: UpdateConfig): GrpoObjectiveOptions {
   const { name, ...lossOptions } = c.policyLoss;
   const importance = isWeightsOf(c.importance);
   return {
@@ -247,6 +247,8 @@ export interface UpdateContext {
   onProgress: PhaseReport | null;
   /** PPO: train the value head too, on these targets (the model needs its value head). */
   critic?: CriticUpdate;
+  /** The batch's log-probs as scored before the update for its advantages (OTB: otb.ts): the old ones, no second pass. */
+  oldLogp?: Float64Array;
   /** The adaptive entropy coefficient's controller before this batch (null: its first, or no adaptive bonus). */
   entropy?: EntropyControllerState | null;
 }
@@ -334,10 +336,11 @@ export async function updateOnBatch(ctx: UpdateContext, packed: PackedBatch): Pr
   let firstScored: Scored | null = null;
   // One update: this forward is the update's own (its log-probs are the ratio's numerator), so it counts as training.
   let tFirstForward = 0;
-  if (ctx.critic) {
-    // PPO scored the batch before GAE: those are the old log-probs (and values); no second pass.
-    oldLogp = ctx.critic.oldLogp;
-    rescored = ctx.critic.oldLogp;
+  const scoredBefore = ctx.critic?.oldLogp ?? ctx.oldLogp;
+  if (scoredBefore) {
+    // PPO scored the batch before GAE (OTB before its baselines): those are the old log-probs; no second pass.
+    oldLogp = scoredBefore;
+    rescored = scoredBefore;
   } else if (steps === 1) {
     ctx.onProgress?.('training', 0, steps, 'updates');
     const t = performance.now();

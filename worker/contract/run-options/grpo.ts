@@ -442,15 +442,36 @@ const gdpoEstimator = z.strictObject({
   }),
 });
 
+// verl compute_optimal_token_baseline_advantage (and its TIR twin): a baseline per token, the group's
+// reward-to-go weighted by each member's path variance 1 − 2π + Σπ² (worker/rl/advantages/otb.ts).
+const handleZeroTail = z.boolean().optional().meta({
+  title: 'OTB: zero the lone tail',
+  section: 'Advantage',
+  description:
+    'A completion longer than every other in its group gets no baseline past the second-longest length (verl handle_zero_tail). Empty: on.',
+});
+/** Single turn: members line up by response position (verl optimal_token_baseline). */
+const otbEstimator = z.strictObject({ estimator: z.literal('otb'), handleZeroTail });
+/** Episodes: by action-token index, the observations between actions skipped (verl tir_optimal_token_baseline). */
+const otbTirEstimator = z.strictObject({ estimator: z.literal('otb-tir'), handleZeroTail });
+
 const estimatorMeta = {
   title: 'Advantage estimator',
   section: 'Advantage',
-  description: 'Outcome advantage from the group of completions of each prompt.',
+  description:
+    'Advantage from the group of completions of each prompt: one per completion (outcome estimators), or one per ' +
+    'token (OTB: otb on single turns by response position, otb-tir on episodes by action token).',
 } as const;
-/** Single-turn GRPO's estimators: the outcome ones and GDPO, which weighs the reward's components. */
-const advantage = z.discriminatedUnion('estimator', [...outcomeEstimators, gdpoEstimator]).meta(estimatorMeta);
-/** The episode presets' estimators: no GDPO (an environment's reward writes no components GDPO could weigh). */
-const episodeAdvantage = z.discriminatedUnion('estimator', [...outcomeEstimators]).meta(estimatorMeta);
+/** Single-turn GRPO's estimators: the outcome ones, GDPO, which weighs the reward's components, and OTB. */
+const advantage = z
+  .discriminatedUnion('estimator', [...outcomeEstimators, gdpoEstimator, otbEstimator])
+  .meta(estimatorMeta);
+/**
+ * The episode presets' estimators: no GDPO (an environment's reward writes no components GDPO could
+ * weigh); OTB aligned by action token only (otb-tir): aligned by position, an episode's observation
+ * ids between its actions would count as response positions, which its packed sessions do not keep.
+ */
+const episodeAdvantage = z.discriminatedUnion('estimator', [...outcomeEstimators, otbTirEstimator]).meta(estimatorMeta);
 
 const kl = z.strictObject({
   estimator: z.enum(['k1', 'abs', 'k2', 'k3', 'k1+', 'abs+', 'k2+', 'k3+']).meta({
@@ -1097,8 +1118,8 @@ export type CompatName = (typeof COMPAT)[number];
 export type PolicyLossRunOptions = z.output<typeof policyLoss>;
 /** Loss aggregation (worker/rl/aggregate.ts). */
 export type AggregationRunOptions = z.output<typeof aggregation>;
-/** The outcome advantage estimator and its options (worker/rl/advantages); unset options follow `compat`. */
-export type AdvantageRunOptions = z.output<typeof advantage>;
+/** The advantage estimator and its options (worker/rl/advantages), single-turn or episodes'; unset options follow `compat`. */
+export type AdvantageRunOptions = z.output<typeof advantage> | z.output<typeof episodeAdvantage>;
 export type KlEstimatorName = z.output<typeof kl>['estimator'];
 /** Behavior-policy IS weights (worker/rl/corrections/is-weights.ts): none, a TIS cap, or an IcePop band. */
 export type ImportanceRunOptions = z.output<typeof importance>;

@@ -107,6 +107,17 @@ export const VARIANTS: Record<string, RunOptions> = {
     advantage: { estimator: 'gdpo', compat: 'trl', scale: 'none', weights: { correct: 1, score: 1, overlong: 0.5 } },
     overlongBuffer: 4,
   }),
+  otb: grpo({ advantage: { estimator: 'otb' } }),
+  'otb no zero tail, tis': grpo({
+    advantage: { estimator: 'otb', handleZeroTail: false },
+    maskZeroAdvantage: false,
+    importance: { kind: 'tis', level: 'token', cap: 2, batchNormalize: false },
+  }),
+  'grpo-calc otb-tir': {
+    ...defaultsOf('grpo-calc'),
+    advantage: { estimator: 'otb-tir', handleZeroTail: true },
+    maskZeroAdvantage: false,
+  } as RunOptions,
   ...Object.fromEntries(
     (['k1', 'abs', 'k2', 'k3', 'k1+', 'abs+', 'k2+', 'k3+'] as const).map((e) => [
       `kl ${e}`,

@@ -1,7 +1,8 @@
 /**
  * Advantage estimators: the outcome (per-sequence) ones, GRPO, RLOO, REINFORCE++-baseline, GPG,
  * GRPO's pass@k and GDPO (on the reward's components), one
- * dispatcher over them for pack, and masked GAE for PPO. Each module cites its verl/TRL/rLLM
+ * dispatcher over them for pack; masked GAE for PPO; and the per-token OTB (otb.ts), which needs the
+ * trainer's scoring. Each module cites its verl/TRL/rLLM
  * reference; docs/rl-formulas.md §3 has the formulas and §11 the disagreements `compat` selects.
  */
 import type { Compat } from '../compat';
@@ -26,6 +27,8 @@ export { gpgAdvantages, gpgDetails } from './gpg';
 export { gdpoAdvantages, gdpoDetails, gdpoSettings, type GdpoOptions } from './gdpo';
 export { grpoPasskAdvantages, grpoPasskDetails, grpoPasskSettings, type GrpoPasskOptions } from './grpo-passk';
 export { gae, type GaeInput, type GaeOptions, type GaeResult } from './gae';
+export { otbAdvantages, otbSettings, OTB_EPSILON, type OtbInput, type OtbOptions, type OtbResult } from './otb';
+export { otbPacked, type OtbPackedInput, type OtbPackedResult } from './otb-packed';
 export { verlMaskedMean, verlWhitenStats, whitenWith, VERL_EPS, type WhitenStats } from './whiten';
 
 /** The outcome estimators pack can run. */
@@ -38,6 +41,14 @@ export const OUTCOME_ESTIMATORS: readonly OutcomeEstimator[] = [
   'grpo-passk',
   'gdpo',
 ];
+
+/**
+ * The per-token estimators: OTB aligned by response position (verl optimal_token_baseline) or by
+ * action token (tir_optimal_token_baseline). They read the trainer's old log-probs and Σπ², so they
+ * run after scoring (worker/train/otb.ts), not in pack.
+ */
+export type TokenEstimator = 'otb' | 'otb-tir';
+export const TOKEN_ESTIMATORS: readonly TokenEstimator[] = ['otb', 'otb-tir'];
 
 /** Every outcome estimator's options in one object; each reads its own fields (and `compat`). */
 export type AdvantageOptions = GrpoOptions &
