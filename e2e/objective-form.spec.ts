@@ -162,6 +162,10 @@ test('grpo-arith: choosing a loss, an IS kind or an estimator shows its own opti
   await page.getByTestId('field-advantage.estimator').selectOption('reinforce++-baseline');
   await expect(page.getByTestId('field-advantage.compat').locator('option')).toHaveText(['default', 'verl', 'rllm']);
   await expect(page.getByTestId('field-advantage.scale')).toHaveCount(0);
+  // verl's optimal-token baseline: its one option, the zero tail.
+  await page.getByTestId('field-advantage.estimator').selectOption('otb');
+  await expect(page.getByTestId('field-advantage.handleZeroTail')).toBeVisible();
+  await expect(page.getByTestId('field-advantage.compat')).toHaveCount(0);
 
   // The entropy bonus: off by default; static with verl's aggregation; adaptive with TRL's defaults and its check.
   await expect(page.getByTestId('field-entropyBonus.kind')).toHaveValue('off');
