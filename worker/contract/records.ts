@@ -202,9 +202,16 @@ export interface GroupSample {
   completion: string;
   reward: number;
   components: Record<string, number>;
-  /** The session's advantage (0 when it carries no loss mass, e.g. masked or zero-std; OTB: the mean of its per-token ones); a DPO pair's completion: its implicit reward. */
+  /**
+   * The session's advantage (0 when it carries no loss mass, e.g. masked or zero-std; OTB: the mean
+   * of its per-token ones); a DPO pair's completion: its implicit reward.
+   */
   advantage: number;
-  /** The baseline the estimator subtracted from this sample's reward (RLOO: the mean of the others; OTB: the mean of its per-token ones; absent when not trained or not kept, and under GDPO, which centres each component). */
+  /**
+   * The baseline the estimator subtracted from this sample's reward (RLOO: the mean of the others;
+   * OTB: the mean of its per-token ones; absent when not trained or not kept, and under GDPO, which
+   * centres each component).
+   */
   baseline?: number;
   status: string;
   /** Sampled ids, EOS included (an episode: over all its actions); NaN: not recorded (an import without token ids). */
@@ -276,7 +283,10 @@ export interface GroupRecord {
     settings: Record<string, string | number | boolean>;
     /** Samples the estimator grouped (the trained ones: truncated completions are left out under truncation 'mask'). */
     members: number;
-    /** μ subtracted, when the same for every member (GRPO, REINFORCE++: the group mean); null when per sample (RLOO: `GroupSample.baseline`) or per token (OTB: the sample's mean B_t). */
+    /**
+     * μ subtracted, when the same for every member (GRPO, REINFORCE++: the group mean); null when per
+     * sample (RLOO: `GroupSample.baseline`) or per token (OTB: the sample's mean B_t).
+     */
     baseline: number | null;
     /** σ the centred reward was divided by, before ε (GRPO: the group's, or the batch's under scale 'batch'); null when none. */
     std: number | null;

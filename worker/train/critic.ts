@@ -6,14 +6,13 @@
  *
  * Reference: dew `PPOObjective`, `PPORollout`; verl `compute_gae_advantage_return`, `masked_whiten`.
  */
-import { supportBias } from '../model/packing';
 import { gae } from '../rl/index';
 import type { GrpoFamilyOptions, PpoRunOptions } from '../contract/options';
 import type { SessionCritic } from '../contract/records';
 import type { PackedBatch } from '../rl/pack-types';
 import type { Session } from '../rl/types';
 import type { UpdateConfig, UpdateContext } from './update';
-import { updateOnBatch } from './update';
+import { scoreBeforeUpdate, updateOnBatch } from './update';
 
 /**
  * The critic's options (PPO's shapes: ppo-arith, ppo-calc, ppo-env): GAE's γ and λ, whitening
@@ -81,15 +80,7 @@ export async function criticUpdate(
   sessions: readonly Session[],
 ) {
   const c = ctx.config;
-  ctx.onProgress?.('old log-probs');
-  const rows = Array.from({ length: first.rows }, (_, r) => r);
-  const scored = await ctx.model.score(
-    first,
-    c.renormalize && first.support
-      ? supportBias(first.support, first.segmentIds, first.width, ctx.model.config.vocab, rows)
-      : undefined,
-    { temperature: c.temperature > 0 ? c.temperature : 1 },
-  );
+  const scored = await scoreBeforeUpdate(ctx, first);
   if (!scored.values) throw new Error('criticUpdate: the model has no value head');
   const values = Float64Array.from(scored.values);
   const g = gae(

@@ -12,13 +12,12 @@
  * `compute_optimal_token_baseline_advantage`; docs/rl-formulas.md §3.8.
  */
 import type { AdvantageRunOptions } from '../contract/options';
-import { supportBias } from '../model/packing';
 import type { PackedAdvantageDetails, PackedBatch, PackOptions } from '../rl/pack-types';
 import { otbPacked } from '../rl/advantages/otb-packed';
 import { rolloutCorrection } from '../rl/corrections/rollout-correction';
 import type { Session } from '../rl/types';
 import type { UpdateContext } from './update';
-import { objectiveOptionsOf, updateOnBatch } from './update';
+import { objectiveOptionsOf, scoreBeforeUpdate, updateOnBatch } from './update';
 
 /** A run's OTB: which variant (how members line up) and verl's handle_zero_tail. */
 export interface OtbConfig {
@@ -49,15 +48,7 @@ export function estimatorPacking(a: AdvantageRunOptions): Pick<PackOptions, 'est
  */
 export async function otbUpdate(ctx: UpdateContext, first: PackedBatch, sessions: readonly Session[], otb: OtbConfig) {
   const c = ctx.config;
-  ctx.onProgress?.('old log-probs');
-  const rows = Array.from({ length: first.rows }, (_, r) => r);
-  const scored = await ctx.model.score(
-    first,
-    c.renormalize && first.support
-      ? supportBias(first.support, first.segmentIds, first.width, ctx.model.config.vocab, rows)
-      : undefined,
-    { temperature: c.temperature > 0 ? c.temperature : 1, sumPiSquared: true },
-  );
+  const scored = await scoreBeforeUpdate(ctx, first, true);
   const oldLogp = Float64Array.from(scored.logp);
   const { importance, rejection } = objectiveOptionsOf(c);
   const correction =

@@ -103,6 +103,29 @@ function entropyBonusOf(c: UpdateConfig, controller: EntropyControllerState | nu
   return undefined;
 }
 
+/**
+ * One scoring of a whole packed batch before its update, reported as 'old log-probs': at the run's
+ * temperature, renormalised over the sampler's support when asked; Σπ² too for OTB. The critic's
+ * and OTB's advantages come from it (critic.ts, otb.ts).
+ */
+export async function scoreBeforeUpdate(
+  ctx: Pick<UpdateContext, 'model' | 'onProgress'> & { config: Pick<UpdateConfig, 'temperature' | 'renormalize'> },
+  packed: PackedBatch,
+  sumPiSquared = false,
+): Promise<Scored> {
+  const c = ctx.config;
+  ctx.onProgress?.('old log-probs');
+  const rows = Array.from({ length: packed.rows }, (_, r) => r);
+  const bias =
+    c.renormalize && packed.support
+      ? supportBias(packed.support, packed.segmentIds, packed.width, ctx.model.config.vocab, rows)
+      : undefined;
+  return ctx.model.score(packed, bias, {
+    temperature: c.temperature > 0 ? c.temperature : 1,
+    ...(sumPiSquared ? { sumPiSquared: true } : {}),
+  });
+}
+
 /** One optimizer step of a batch: the packed rows it trained on and what it measured. */
 export interface GrpoUpdate {
   /** 0-based pass over the batch, and mini-batch within the pass. */

@@ -83,7 +83,10 @@ export interface GrpoObjectiveOutput extends ObjectiveOutput {
   correctionWeights: Float64Array;
   /** Per token the rejection options' keep flag (1 kept, 0 rejected; all 1 without `rejection`), `[rows, width]`: mask = responseMask × keep. */
   keep: Float64Array;
-  /** With `entropyBonus`: ∂loss/∂H per token, `[rows, width]`, the backward's entropy seed; and H's token mean over the tokens the bonus acts on (NaN: none). */
+  /**
+   * With `entropyBonus`: ∂loss/∂H per token, `[rows, width]`, the backward's entropy seed; and H's
+   * token mean over the tokens the bonus acts on (NaN: none).
+   */
   entropy?: { dentropy: Float64Array; tokenMean: number };
 }
 
