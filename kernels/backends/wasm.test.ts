@@ -13,6 +13,65 @@ describe('wasm backend ≡ CPU references, op by op', () => {
   for (const c of conformanceCases()) it(c.name, async () => expect(await caseMismatches(c, wasm, cpu)).toEqual([]));
 });
 
+describe('wasm matmul over K in blocks', () => {
+  // nn and tn go over K in blocks of 256 (tn packing A's rows per block): a sum split into calls at
+  // k that are not block edges must still be the one call's sum bit for bit (passes, head chunks).
+  for (const layout of ['nn', 'tn'] as const) {
+    for (const first of [false, true])
+      it(`${layout}${first ? ' +=' : ''}: K = 600 in one call and in calls of 100, 300 and 200 (then +=) give the same bits, 1 and 3 threads`, async () => {
+        const [M, K, N] = [70, 600, 21];
+        const a = Float32Array.from({ length: M * K }, (_, i) => Math.sin(i * 1.7));
+        const b = Float32Array.from({ length: K * N }, (_, i) => Math.cos(i * 0.3));
+        // The rows k0..k1 of the K dimension of A (nn: columns of A (M, K); tn: rows of A (K, M)) and of B.
+        const aPart = (k0: number, k1: number) =>
+          layout === 'tn'
+            ? a.slice(k0 * M, k1 * M)
+            : Float32Array.from(
+                { length: M * (k1 - k0) },
+                (_, i) => a[Math.floor(i / (k1 - k0)) * K + k0 + (i % (k1 - k0))],
+              );
+        const sums: Float32Array[] = [];
+        for (const threads of [1, 3]) {
+          const ops = await nodeWasmOps(threads, undefined, { partMinWork: 1 });
+          try {
+            for (const cuts of [
+              [0, K],
+              [0, 100, 400, K],
+            ]) {
+              const out = ops.alloc('out', M * N);
+              ops.upload(
+                out,
+                Float32Array.from({ length: M * N }, (_, i) => i / 100),
+              );
+              for (let j = 0; j + 1 < cuts.length; j++) {
+                const [k0, k1] = [cuts[j], cuts[j + 1]];
+                const [ta, tb] = [ops.alloc('a', M * (k1 - k0)), ops.alloc('b', (k1 - k0) * N)];
+                ops.upload(ta, aPart(k0, k1));
+                ops.upload(tb, b.slice(k0 * N, k1 * N));
+                ops.matmul(out, ta, tb, M, k1 - k0, N, layout, { accumulate: j > 0 || first });
+              }
+              sums.push(await ops.read(out));
+            }
+          } finally {
+            ops.close();
+          }
+        }
+        const cpu = createCpuOps();
+        const [ca, cb, cout] = [cpu.alloc('a', M * K), cpu.alloc('b', K * N), cpu.alloc('out', M * N)];
+        cpu.upload(ca, a);
+        cpu.upload(cb, b);
+        cpu.upload(
+          cout,
+          Float32Array.from({ length: M * N }, (_, i) => i / 100),
+        );
+        cpu.matmul(cout, ca, cb, M, K, N, layout, { accumulate: first });
+        const ref = await cpu.read(cout);
+        for (const s of sums.slice(1)) expect(Array.from(s)).toEqual(Array.from(sums[0]));
+        for (let i = 0; i < M * N; i++) expect(Math.abs(sums[0][i] - ref[i])).toBeLessThan(1e-3);
+      });
+  }
+});
+
 describe('wasm SIMD builds', () => {
   it('runs the plain build here unless the engine has relaxed SIMD (kernels/wasm/simd.ts; wasm-relaxed.test.ts runs the other)', async () => {
     expect(createWasmOps(binary).simd).toBe('plain');

@@ -55,12 +55,23 @@ interface Kernels {
     M: number,
     K: number,
     N: number,
-    transA: number,
     acc: number,
     m0: number,
     m1: number,
   ): void;
   matmulNtRows(out: number, a: number, b: number, K: number, N: number, acc: number, m0: number, m1: number): void;
+  matmulTnRows(
+    out: number,
+    a: number,
+    b: number,
+    M: number,
+    K: number,
+    N: number,
+    acc: number,
+    m0: number,
+    m1: number,
+    pack: number,
+  ): void;
   attentionForward(
     out: number,
     lse: number,
@@ -183,6 +194,7 @@ interface Kernels {
     eps: number,
   ): void;
   sumSquares(g: number, n: number): number;
+  fillZero(p: number, bytes: number): void;
   sampleRows(
     ids: number,
     logp: number,
@@ -281,10 +293,14 @@ function compile(api: WasmApi, binary: ArrayBuffer | ArrayBufferView | object): 
 const PARALLEL = [
   'matmulRows',
   'matmulNtRows',
+  'matmulTnRows',
   'attentionForward',
   'attentionBackward',
   'attentionDecode',
   'sampleRows',
+  'adamw',
+  'logprobForward',
+  'logprobBackward',
 ] as const;
 const fnIndex = (name: (typeof PARALLEL)[number]) => PARALLEL.indexOf(name);
 /**
@@ -298,8 +314,14 @@ const fnIndex = (name: (typeof PARALLEL)[number]) => PARALLEL.indexOf(name);
  * in two, and on this project's shared 2-core machine two threads lost to one.
  */
 const PART_MIN_WORK = 1 << 21;
+/** A part's scratch for matmulTnRows' packed panel of A: K_BLOCK (256) k steps × ROW_BLOCK (64) rows of f32. */
+const TN_PACK_BYTES = 256 * 64 * 4;
 /** Multiply-adds one logit of Ops.sample is worth (two fdlibm exps and two divisions, ~100 cycles). */
 const SAMPLE_WORK_PER_LOGIT = 128;
+/** Multiply-adds one logit of logprobForward or logprobBackward is worth (one or two exps in f64). */
+const LOGPROB_WORK_PER_LOGIT = 64;
+/** Multiply-adds one element of AdamW is worth (f64 square root and two divisions, two to a vector). */
+const ADAMW_WORK_PER_ELEMENT = 8;
 
 /**
  * Why the sampling kernel cannot stand in for the reference here, or null: its exp and log
@@ -512,7 +534,9 @@ function wasmOpsOver(
       heap.release(w.ptr);
     },
     zero(t) {
-      view(t).fill(0);
+      // A memset in the kernels: Float32Array.fill over the shared memory took 2 s a step at 135M.
+      const w = tensor(t, t.dtype === 'i32' ? 'i32' : 'f32');
+      k.fillZero(w.ptr, w.length * 4);
     },
     copy(dst, src, range) {
       const r = checkCopyRange(src, dst, range);
@@ -532,7 +556,12 @@ function wasmOpsOver(
       const pb = p(b);
       // A·Bᵀ as dot products of rows (both contiguous along K); the others on (K, N) rows of B.
       if (layout === 'nt') parallel('matmulNtRows', ranges, ([m0, m1]) => [po, pa, pb, K, N, acc, m0, m1]);
-      else parallel('matmulRows', ranges, ([m0, m1]) => [po, pa, pb, M, K, N, layout === 'tn' ? 1 : 0, acc, m0, m1]);
+      else if (layout === 'nn') parallel('matmulRows', ranges, ([m0, m1]) => [po, pa, pb, M, K, N, acc, m0, m1]);
+      else {
+        // Each part packs its panels of A into scratch of its own (matmulTnRows).
+        const pack = scratchOf(ranges.length * TN_PACK_BYTES);
+        parallel('matmulTnRows', ranges, ([m0, m1], j) => [po, pa, pb, M, K, N, acc, m0, m1, pack + j * TN_PACK_BYTES]);
+      }
     },
     embeddingForward(out, ids, wte, N, C, V) {
       checkEmbeddingShapes('embeddingForward', { rows: out.length, ids: ids.length, table: wte.length }, N, C, V);
@@ -683,7 +712,19 @@ function wasmOpsOver(
       );
       checkLogprobScale('logprobForward', scale);
       checkTargets(targets, N, V);
-      k.logprobForward(p(logp), p(entropy), p(lse), p(logits), i(targets), N, V, scale);
+      // Rows are independent: each part takes rows [r0, r1) through offset pointers.
+      const ranges = split(N, partsFor(N * V * LOGPROB_WORK_PER_LOGIT, N), 1);
+      const [pl, pe, ps, pz, pt] = [p(logp), p(entropy), p(lse), p(logits), i(targets)];
+      parallel('logprobForward', ranges, ([r0, r1]) => [
+        pl + r0 * 4,
+        pe + r0 * 4,
+        ps + r0 * 4,
+        pz + r0 * V * 4,
+        pt + r0 * 4,
+        r1 - r0,
+        V,
+        scale,
+      ]);
     },
     logprobBackward(dlogits, dlogp, logits, targets, lse, N, V, scale = 1, entropyGrad) {
       const sizes: Record<string, number> = {
@@ -701,19 +742,22 @@ function wasmOpsOver(
       // Without the entropy seed its two pointers are never read: dlogp stands in for them.
       const dentropy = entropyGrad ? p(entropyGrad.dentropy) : p(dlogp);
       const entropy = entropyGrad ? p(entropyGrad.entropy) : p(dlogp);
-      k.logprobBackward(
-        p(dlogits),
-        p(dlogp),
-        p(logits),
-        i(targets),
-        p(lse),
-        N,
+      const ranges = split(N, partsFor(N * V * LOGPROB_WORK_PER_LOGIT, N), 1);
+      const [pd, pg, pz, pt, ps] = [p(dlogits), p(dlogp), p(logits), i(targets), p(lse)];
+      const withEntropy = entropyGrad ? 1 : 0;
+      parallel('logprobBackward', ranges, ([r0, r1]) => [
+        pd + r0 * V * 4,
+        pg + r0 * 4,
+        pz + r0 * V * 4,
+        pt + r0 * 4,
+        ps + r0 * 4,
+        r1 - r0,
         V,
         scale,
-        dentropy,
-        entropy,
-        entropyGrad ? 1 : 0,
-      );
+        dentropy + r0 * 4,
+        entropy + r0 * 4,
+        withEntropy,
+      ]);
     },
     async sample(logits, uniforms, N, V, options) {
       checkSampleArgs('sample', logits.length, uniforms, N, V, options);
@@ -755,12 +799,15 @@ function wasmOpsOver(
       const s = adamwScalars(hp);
       // The clip scale is used as is, non-finite included (as the reference and the GPU do).
       const scale = gradScale ? d(gradScale)[0] : 1;
-      k.adamw(
-        p(param),
-        p(grad),
-        p(m),
-        p(v),
-        n,
+      // Elements are independent: each part takes [j0, j1) through offset pointers.
+      const ranges = split(n, partsFor(n * ADAMW_WORK_PER_ELEMENT, Math.ceil(n / 4)), 4);
+      const [pp, pg, pm, pv] = [p(param), p(grad), p(m), p(v)];
+      parallel('adamw', ranges, ([j0, j1]) => [
+        pp + j0 * 4,
+        pg + j0 * 4,
+        pm + j0 * 4,
+        pv + j0 * 4,
+        j1 - j0,
         scale,
         s.decay,
         s.oneMinusBeta1,
@@ -769,7 +816,7 @@ function wasmOpsOver(
         s.stepSize,
         s.bc2Sqrt,
         hp.eps,
-      );
+      ]);
     },
     gradNormSquared(out, grads) {
       checkOut('gradNormSquared', 'out', out.length);

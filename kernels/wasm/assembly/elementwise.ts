@@ -178,9 +178,29 @@ export function logprobBackward(
   }
 }
 
-/** One AdamW step (adamw.ref.ts, PyTorch order), scalars precomputed by the caller. */
+/**
+ * One AdamW step (adamw.ref.ts, PyTorch order), scalars precomputed by the caller: in f64, two
+ * elements per f64x2 (IEEE sqrt and division, no fused multiply-add: each lane the scalar's bits).
+ * Elements are independent: threads take ranges of them.
+ */
 export function adamw(param: usize, grad: usize, m: usize, v: usize, n: i32, scaleG: f64, decay: f64, omb1: f64, beta2: f64, omb2: f64, stepSize: f64, bc2Sqrt: f64, eps: f64): void {
-  for (let i = 0; i < n; i++) {
+  const n2 = n & ~1;
+  const sg = f64x2.splat(scaleG), dc = f64x2.splat(decay), o1 = f64x2.splat(omb1), b2 = f64x2.splat(beta2);
+  const o2 = f64x2.splat(omb2), ss = f64x2.splat(stepSize), bc = f64x2.splat(bc2Sqrt), ep = f64x2.splat(eps);
+  let i = 0;
+  for (; i < n2; i += 2) {
+    const o = <usize>i << 2;
+    const g = f64x2.mul(f64x2.promote_low_f32x4(v128.load64_zero(grad + o)), sg);
+    const p = f64x2.mul(f64x2.promote_low_f32x4(v128.load64_zero(param + o)), dc);
+    const m0 = f64x2.promote_low_f32x4(v128.load64_zero(m + o));
+    const mi = f64x2.add(m0, f64x2.mul(o1, f64x2.sub(g, m0)));
+    const vi = f64x2.add(f64x2.mul(b2, f64x2.promote_low_f32x4(v128.load64_zero(v + o))), f64x2.mul(f64x2.mul(o2, g), g));
+    const denom = f64x2.add(f64x2.div(f64x2.sqrt(vi), bc), ep);
+    v128.store64_lane(param + o, f32x4.demote_f64x2_zero(f64x2.sub(p, f64x2.mul(ss, f64x2.div(mi, denom)))), 0);
+    v128.store64_lane(m + o, f32x4.demote_f64x2_zero(mi), 0);
+    v128.store64_lane(v + o, f32x4.demote_f64x2_zero(vi), 0);
+  }
+  for (; i < n; i++) {
     const g = <f64>f32at(grad, i) * scaleG;
     const p = <f64>f32at(param, i) * decay;
     const m0 = <f64>f32at(m, i);
@@ -191,6 +211,11 @@ export function adamw(param: usize, grad: usize, m: usize, v: usize, n: i32, sca
     setf32(m, i, <f32>mi);
     setf32(v, i, <f32>vi);
   }
+}
+
+/** n bytes from p set to 0 (memory.fill: a memset, where a typed array's fill over the shared memory went element by element). */
+export function fillZero(p: usize, n: usize): void {
+  memory.fill(p, 0, n);
 }
 
 /** Σ g² over n elements, in f64. */

@@ -1,7 +1,7 @@
-export { matmulNtRows, matmulRows } from './matmul';
+export { matmulNtRows, matmulRows, matmulTnRows } from './matmul';
 export { attentionBackward, attentionDecode, attentionForward, kvScatter } from './attention';
 export {
-  adamw, add, dropout, embeddingBackward, embeddingForward, logprobBackward, logprobForward, rmsnormBackward,
+  adamw, add, dropout, fillZero, embeddingBackward, embeddingForward, logprobBackward, logprobForward, rmsnormBackward,
   rmsnormForward, rope, sumSquares, swigluBackward, swigluForward, widenBf16,
 } from './elementwise';
 export { sampleRows, sampleWorkBytes } from './sample';

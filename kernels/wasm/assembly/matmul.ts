@@ -1,7 +1,8 @@
 // out(M, N) (+)= op(A) · op(B) in f32 with SIMD (f32x4). Layouts as kernels/matmul/layout.ts:
-// nn A(M,K)·B(K,N) and tn A(K,M)ᵀ·B(K,N) read B as (K, N) rows in a 4 × 8 register tile
-// (matmulRows); nt A(M,K)·B(N,K)ᵀ takes dot products of rows of A and B (matmulNtRows).
-// Rows [m0, m1) only: threads split M. Multiply-adds are vec.ts `madd` (fused in the relaxed builds).
+// nn A(M,K)·B(K,N) (matmulRows) and tn A(K,M)ᵀ·B(K,N) (matmulTnRows, A packed per block) read B as
+// (K, N) rows in a 4 × 8 register tile, K in blocks; nt A(M,K)·B(N,K)ᵀ takes dot products of rows
+// of A and B (matmulNtRows). Rows [m0, m1) only: threads split M. Multiply-adds are vec.ts `madd`
+// (fused in the relaxed builds).
 // Accumulating (nn, tn), each element's sum starts from its value in `out` and goes on over k in
 // order, so a sum over k split into several calls (a batch's weight gradient over passes, an LM
 // head in chunks) is bit for bit the sum in one call.
@@ -69,27 +70,39 @@ import { dot, dotFinish, madd } from './vec';
 }
 
 const ROW_BLOCK = 64;
+/** k steps a block of matmulRows and matmulTnRows holds: an 8-column strip of B (256 lines) and a 64-row panel of A (64 KiB) stay in cache. */
+const K_BLOCK = 256;
 
-/** Rows m0..m1 of out: nn, or tn with `transA`. */
-export function matmulRows(out: usize, a: usize, b: usize, M: i32, K: i32, N: i32, transA: bool, acc: bool, m0: i32, m1: i32): void {
-  const sam: usize = transA ? 1 : <usize>K;
-  const sak: usize = transA ? <usize>M : 1;
+/**
+ * Rows m0..m1 of out (M, N) (+)= A (M, K) · B (K, N). K goes in blocks of K_BLOCK so that an
+ * 8-column strip of B (K_BLOCK lines) stays in L1 while the 4 × 8 tiles of a block of 64 rows pass
+ * over it; over the whole of K (an LM head's backward, K the vocabulary) it came from memory for
+ * every tile. Sums stored between blocks in f32, as the registers hold them: the same bits.
+ */
+export function matmulRows(out: usize, a: usize, b: usize, M: i32, K: i32, N: i32, acc: bool, m0: i32, m1: i32): void {
+  const sam: usize = <usize>K;
   const n8 = N & ~7;
   const n4 = N & ~3;
   for (let mb = m0; mb < m1; mb += ROW_BLOCK) {
     const me = min(mb + ROW_BLOCK, m1);
     const me4 = mb + ((me - mb) & ~3);
-    for (let n = 0; n < n8; n += 8) {
-      for (let m = mb; m < me4; m += 4) {
-        tile4x8(out + ((<usize>m * N + n) << 2), a + ((<usize>m * sam) << 2), sam, sak, b + (<usize>n << 2), <usize>N, K, acc);
+    for (let kb = 0; kb < K; kb += K_BLOCK) {
+      const kn = min(K_BLOCK, K - kb);
+      const accb = acc || kb > 0;
+      const ak = a + (<usize>kb << 2);
+      const bk = b + ((<usize>kb * N) << 2);
+      for (let n = 0; n < n8; n += 8) {
+        for (let m = mb; m < me4; m += 4) {
+          tile4x8(out + ((<usize>m * N + n) << 2), ak + ((<usize>m * sam) << 2), sam, 1, bk + (<usize>n << 2), <usize>N, kn, accb);
+        }
       }
-    }
-    for (let m = me4; m < me; m++) {
-      for (let n = 0; n < n8; n += 4) tile1x4(out + ((<usize>m * N + n) << 2), a + ((<usize>m * sam) << 2), sak, b + (<usize>n << 2), <usize>N, K, acc);
-    }
-    for (let m = mb; m < me; m++) {
-      for (let n = n8; n < n4; n += 4) tile1x4(out + ((<usize>m * N + n) << 2), a + ((<usize>m * sam) << 2), sak, b + (<usize>n << 2), <usize>N, K, acc);
-      for (let n = n4; n < N; n++) cell(out + ((<usize>m * N + n) << 2), a + ((<usize>m * sam) << 2), sak, b + (<usize>n << 2), <usize>N, K, acc);
+      for (let m = me4; m < me; m++) {
+        for (let n = 0; n < n8; n += 4) tile1x4(out + ((<usize>m * N + n) << 2), ak + ((<usize>m * sam) << 2), 1, bk + (<usize>n << 2), <usize>N, kn, accb);
+      }
+      for (let m = mb; m < me; m++) {
+        for (let n = n8; n < n4; n += 4) tile1x4(out + ((<usize>m * N + n) << 2), ak + ((<usize>m * sam) << 2), 1, bk + (<usize>n << 2), <usize>N, kn, accb);
+        for (let n = n4; n < N; n++) cell(out + ((<usize>m * N + n) << 2), ak + ((<usize>m * sam) << 2), 1, bk + (<usize>n << 2), <usize>N, kn, accb);
+      }
     }
   }
 }
@@ -152,4 +165,52 @@ const NT_BLOCK = 32;
 
 @inline function put(p: usize, s: f32, acc: bool): void {
   store<f32>(p, acc ? load<f32>(p) + s : s);
+}
+
+
+/**
+ * Rows m0..m1 of out (M, N) (+)= A (K, M)ᵀ · B (K, N), a weight gradient's shape (K the tokens, in
+ * the thousands). matmulRows read A's 4 rows of a tile with a stride of M floats per k, a new cache
+ * line (and page, M ≥ 1024) every step, over all of K; here K goes in blocks of K_BLOCK, and each
+ * block's panel of 64 rows of A is first copied to `pack` (K_BLOCK · ROW_BLOCK floats, the
+ * part's own) tile by tile, 4 rows contiguous per k, so the 4 × 8 tiles read it in order. Each
+ * element's sum still starts from `out` (acc) or 0 and goes on over k in order, stored between
+ * blocks in f32 as the registers hold it: bit for bit matmulRows'.
+ */
+export function matmulTnRows(out: usize, a: usize, b: usize, M: i32, K: i32, N: i32, acc: bool, m0: i32, m1: i32, pack: usize): void {
+  const n8 = N & ~7;
+  const n4 = N & ~3;
+  const sak = <usize>M;
+  for (let mb = m0; mb < m1; mb += ROW_BLOCK) {
+    const me = min(mb + ROW_BLOCK, m1);
+    const me4 = mb + ((me - mb) & ~3);
+    for (let kb = 0; kb < K; kb += K_BLOCK) {
+      const kn = min(K_BLOCK, K - kb);
+      const accb = acc || kb > 0;
+      const ak = a + ((<usize>kb * sak) << 2);
+      const bk = b + ((<usize>kb * N) << 2);
+      // The panel: tile t's k-th 4 values at pack + (t·kn + k)·16.
+      for (let m = mb; m < me4; m += 4) {
+        let src = ak + (<usize>m << 2);
+        let dst = pack + ((<usize>((m - mb) >> 2) * kn) << 4);
+        for (let k = 0; k < kn; k++) {
+          v128.store(dst, v128.load(src));
+          src += sak << 2;
+          dst += 16;
+        }
+      }
+      for (let n = 0; n < n8; n += 8) {
+        for (let m = mb; m < me4; m += 4) {
+          tile4x8(out + ((<usize>m * N + n) << 2), pack + ((<usize>((m - mb) >> 2) * kn) << 4), 1, 4, bk + (<usize>n << 2), <usize>N, kn, accb);
+        }
+      }
+      for (let m = me4; m < me; m++) {
+        for (let n = 0; n < n8; n += 4) tile1x4(out + ((<usize>m * N + n) << 2), ak + (<usize>m << 2), sak, bk + (<usize>n << 2), <usize>N, kn, accb);
+      }
+      for (let m = mb; m < me; m++) {
+        for (let n = n8; n < n4; n += 4) tile1x4(out + ((<usize>m * N + n) << 2), ak + (<usize>m << 2), sak, bk + (<usize>n << 2), <usize>N, kn, accb);
+        for (let n = n4; n < N; n++) cell(out + ((<usize>m * N + n) << 2), ak + (<usize>m << 2), sak, bk + (<usize>n << 2), <usize>N, kn, accb);
+      }
+    }
+  }
 }
