@@ -398,7 +398,8 @@ export async function benchGrpoModel(args: BenchArgs & { model: string }) {
         `${MiB(r.memoryBytes)} |`,
     ),
     peer.ran
-      ? `\nPyTorch (${peer.impl}, ${peer.threads} threads, the same step, run after these rows): sample ${f(peer.sampleS)} s, ` +
+      ? `\nPyTorch (${peer.impl}, ${peer.threads} threads, BLAS ${peer.blas.join(', ') || 'built in'}, the same step, ` +
+        `run after these rows): sample ${f(peer.sampleS)} s, ` +
         `train ${f(peer.trainS)} s, step ${f(peer.stepS)} s; ours over PyTorch: ` +
         overPeer!
           .map((o) => `${o.backend}: sample ${f(o.sample)}×, train ${f(o.train)}×, step ${f(o.step)}×`)

@@ -17,6 +17,8 @@ export type TorchPeer =
       ran: true;
       impl: string;
       threads: number;
+      /** The BLAS shared objects torch had mapped (real paths). */
+      blas: string[];
       sampleS: number;
       trainS: number;
       stepS: number;
@@ -40,10 +42,15 @@ export function torchPeer(c: ModelConfig, s: PeerStep, timeoutMs = 3_600_000): T
     return {
       ran: false,
       why:
-        `PyTorch is not importable by ${PYTHON} (${probe.error?.message ?? probe.stderr.trim().split('\n').at(-1)}): ` +
+        `PyTorch is not importable by ${PYTHON} (${probe.error?.message ?? lastLines(probe.stderr, 1)}): ` +
         'on Debian, apt install python3-torch libopenblas0-pthread',
     };
   const script = fileURLToPath(new URL('./torch_step.py', import.meta.url));
+  const blas = spawnSync(PYTHON, [script, '--blas'], { encoding: 'utf8' });
+  if (blas.error || blas.status !== 0)
+    return { ran: false, why: `torch_step.py --blas failed: ${blas.error?.message ?? lastLines(blas.stderr, 3)}` };
+  const why = referenceBlasWhy((JSON.parse(blas.stdout.trim().split('\n').at(-1)!) as { blas: string[] }).blas);
+  if (why) return { ran: false, why };
   const args = [
     ['--layers', c.layers],
     ['--hidden', c.dModel],
@@ -62,11 +69,12 @@ export function torchPeer(c: ModelConfig, s: PeerStep, timeoutMs = 3_600_000): T
   if (run.error || run.status !== 0)
     return {
       ran: false,
-      why: `torch_step.py failed: ${run.error?.message ?? run.stderr.trim().split('\n').slice(-3).join(' ')}`,
+      why: `torch_step.py failed: ${run.error?.message ?? lastLines(run.stderr, 3)}`,
     };
   const out = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as {
     impl: string;
     threads: number;
+    blas: string[];
     sample_s: number;
     train_s: number;
     step_s: number;
@@ -76,9 +84,27 @@ export function torchPeer(c: ModelConfig, s: PeerStep, timeoutMs = 3_600_000): T
     ran: true,
     impl: out.impl,
     threads: out.threads,
+    blas: out.blas,
     sampleS: out.sample_s,
     trainS: out.train_s,
     stepS: out.step_s,
     peakRssMb: out.peak_rss_mb,
   };
+}
+
+const lastLines = (text: string, n: number) => text.trim().split('\n').slice(-n).join(' ');
+
+/**
+ * Why a peer that multiplies with the reference BLAS (Debian's libblas3, a plain triple loop,
+ * ~10× slower than OpenBLAS on this CPU) gives no ratio worth printing, or null. Debian's torch
+ * links libblas.so.3 and takes whichever alternative is installed; the reference one lives in
+ * `.../blas/`, OpenBLAS in `.../openblas-pthread/`.
+ */
+export function referenceBlasWhy(blas: string[]): string | null {
+  const reference = blas.filter((path) => /\/blas\/libblas\.so/.test(path));
+  if (reference.length === 0 || reference.length < blas.length) return null;
+  return (
+    `PyTorch multiplies with the reference BLAS (${reference.join(', ')}), ~10x slower than OpenBLAS, ` +
+    'so its times would flatter Dewpoint: on Debian, apt install libopenblas0-pthread'
+  );
 }

@@ -7,7 +7,7 @@ with a KV cache, then forward+backward+clip+AdamW over the P*G sequences. Prints
 sample_s, train_s, step_s (medians over --steps after a warm-up), peak RSS.
 Usage: /usr/bin/python3 torch_step.py [--layers 30 --hidden 576 --heads 9 --kv-heads 3 --ffn 1536 --vocab 49152]
 """
-import argparse, json, resource, statistics, time
+import argparse, json, os, re, resource, statistics, time
 import torch
 import torch.nn.functional as F
 
@@ -24,8 +24,23 @@ ap.add_argument('--prompt-len', type=int, default=64)
 ap.add_argument('--new-tokens', type=int, default=64)
 ap.add_argument('--steps', type=int, default=3)
 ap.add_argument('--threads', type=int, default=2)
+ap.add_argument('--blas', action='store_true', help='print the BLAS library torch multiplies with, and exit')
 a = ap.parse_args()
 torch.set_num_threads(a.threads)
+
+
+def blas_library():
+    """The BLAS shared object this process has mapped after a float matmul (Debian's torch links
+    libblas.so.3, whose alternative may be the reference BLAS, ~10x slower than OpenBLAS)."""
+    torch.ones(64, 64) @ torch.ones(64, 64)
+    with open('/proc/self/maps') as maps:
+        paths = {line.split()[-1] for line in maps if len(line.split()) >= 6}
+    return sorted(os.path.realpath(q) for q in paths if re.search(r'/lib(open|flexi|mkl_rt|)blas[^/]*\.so', q))
+
+
+if a.blas:
+    print(json.dumps({'blas': blas_library()}))
+    raise SystemExit(0)
 torch.manual_seed(0)
 C, H, KV, FF, V, L = a.hidden, a.heads, a.kv_heads, a.ffn, a.vocab, a.layers
 hs = C // H
@@ -136,7 +151,7 @@ for step in range(a.steps + 1):
     if step > 0:
         S.append(t1 - t0)
         Tr.append(t2 - t1)
-print(json.dumps({'impl': f'torch {torch.__version__}', 'threads': a.threads, 'params': nparams,
+print(json.dumps({'impl': f'torch {torch.__version__}', 'threads': a.threads, 'params': nparams, 'blas': blas_library(),
                   'shape': dict(layers=L, hidden=C, heads=H, kv_heads=KV, ffn=FF, vocab=V),
                   'batch': dict(sequences=a.prompts * a.group, prompt_len=a.prompt_len, new_tokens=a.new_tokens),
                   'sample_s': statistics.median(S), 'train_s': statistics.median(Tr),
