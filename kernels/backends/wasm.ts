@@ -59,7 +59,18 @@ interface Kernels {
     m0: number,
     m1: number,
   ): void;
-  matmulNtRows(out: number, a: number, b: number, K: number, N: number, acc: number, m0: number, m1: number): void;
+  matmulNtRows(
+    out: number,
+    a: number,
+    b: number,
+    K: number,
+    N: number,
+    acc: number,
+    m0: number,
+    m1: number,
+    n0: number,
+    n1: number,
+  ): void;
   matmulTnRows(
     out: number,
     a: number,
@@ -316,6 +327,13 @@ const fnIndex = (name: (typeof PARALLEL)[number]) => PARALLEL.indexOf(name);
  * in two, and on this project's shared 2-core machine two threads lost to one.
  */
 const PART_MIN_WORK = 1 << 21;
+/**
+ * Below this many rows an A·Bᵀ splits N's columns, in multiples of NT_COLUMN_ALIGN (matmulNtRows'
+ * block of B's rows), not M's rows: split by rows, every thread read all of B, so a decoding step
+ * (32 rows against megabytes of weights per matrix) streamed the model's weights once per thread.
+ */
+const NT_SPLIT_ROWS_FROM = 128;
+const NT_COLUMN_ALIGN = 32;
 /** A part's scratch for matmulTnRows' packed panel of A: K_BLOCK (256) k steps × ROW_BLOCK (64) rows of f32. */
 const TN_PACK_BYTES = 256 * 64 * 4;
 /** Multiply-adds one logit of Ops.sample is worth (two fdlibm exps and two divisions, ~100 cycles). */
@@ -555,11 +573,17 @@ function wasmOpsOver(
         if (!acc) d(out).fill(0, 0, M * N);
         return;
       }
-      const ranges = split(M, partsFor(M * K * N, Math.ceil(M / 4)), 4);
       const [po, pa] = [p(out), p(a)];
       const pb = p(b);
       // A·Bᵀ as dot products of rows (both contiguous along K); the others on (K, N) rows of B.
-      if (layout === 'nt') parallel('matmulNtRows', ranges, ([m0, m1]) => [po, pa, pb, K, N, acc, m0, m1]);
+      if (layout === 'nt' && M < NT_SPLIT_ROWS_FROM) {
+        // A decoding step's few rows: parts take N's columns, each streaming its share of B once.
+        const cols = split(N, partsFor(M * K * N, Math.ceil(N / NT_COLUMN_ALIGN)), NT_COLUMN_ALIGN);
+        parallel('matmulNtRows', cols, ([n0, n1]) => [po, pa, pb, K, N, acc, 0, M, n0, n1]);
+        return;
+      }
+      const ranges = split(M, partsFor(M * K * N, Math.ceil(M / 4)), 4);
+      if (layout === 'nt') parallel('matmulNtRows', ranges, ([m0, m1]) => [po, pa, pb, K, N, acc, m0, m1, 0, N]);
       else if (layout === 'nn') parallel('matmulRows', ranges, ([m0, m1]) => [po, pa, pb, M, K, N, acc, m0, m1]);
       else {
         // Each part packs its panels of A into scratch of its own (matmulTnRows).

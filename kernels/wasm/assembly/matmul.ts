@@ -1,7 +1,8 @@
 // out(M, N) (+)= op(A) · op(B) in f32 with SIMD (f32x4). Layouts as kernels/matmul/layout.ts:
 // nn A(M,K)·B(K,N) (matmulRows) and tn A(K,M)ᵀ·B(K,N) (matmulTnRows, A packed per block) read B as
 // (K, N) rows in a 4 × 8 register tile, K in blocks; nt A(M,K)·B(N,K)ᵀ takes dot products of rows
-// of A and B (matmulNtRows). Rows [m0, m1) only: threads split M. Multiply-adds are vec.ts `madd`
+// of A and B (matmulNtRows). Rows [m0, m1) only: threads split M (nt: or N's columns [n0, n1), for
+// a decoding step's few rows, so each thread streams half the weights). Multiply-adds are vec.ts `madd`
 // (fused in the relaxed builds).
 // Accumulating (nn, tn), each element's sum starts from its value in `out` and goes on over k in
 // order, so a sum over k split into several calls (a batch's weight gradient over passes, an LM
@@ -112,16 +113,16 @@ export function matmulRows(out: usize, a: usize, b: usize, M: i32, K: i32, N: i3
  * a transposed copy of B (K·N, every call) cost as much as the product for a decoding step's few
  * rows, and this runs faster than the (K, N) tile at every size measured (8 to 1024 rows).
  * A 4 × 2 tile of rows of A and B per inner loop; every element is summed as vec.ts `dot` sums it
- * (four lanes over k, then `dotFinish`), so the result does not depend on how the rows are split
- * between threads.
+ * (four lanes over k, then `dotFinish`), so the result does not depend on how the rows, or the
+ * columns [n0, n1), are split between threads.
  */
-export function matmulNtRows(out: usize, a: usize, b: usize, K: i32, N: i32, acc: bool, m0: i32, m1: i32): void {
+export function matmulNtRows(out: usize, a: usize, b: usize, K: i32, N: i32, acc: bool, m0: i32, m1: i32, n0: i32, n1: i32): void {
   const row = <usize>K << 2;
   const k4 = K & ~3;
   const m4 = m0 + ((m1 - m0) & ~3);
   // Blocks of B's rows stay in cache while every row of A passes over them (B may be the LM head's, megabytes).
-  for (let nb = 0; nb < N; nb += NT_BLOCK) {
-    const ne = min(nb + NT_BLOCK, N);
+  for (let nb = n0; nb < n1; nb += NT_BLOCK) {
+    const ne = min(nb + NT_BLOCK, n1);
     const ne2 = nb + ((ne - nb) & ~1);
     for (let m = m0; m < m4; m += 4) {
       const a0 = a + <usize>m * row, a1 = a0 + row, a2 = a1 + row, a3 = a2 + row;
