@@ -334,8 +334,12 @@ const PART_MIN_WORK = 1 << 21;
  */
 const NT_SPLIT_ROWS_FROM = 128;
 const NT_COLUMN_ALIGN = 32;
-/** A part's scratch for matmulTnRows' packed panel of A: K_BLOCK (256) k steps × ROW_BLOCK (64) rows of f32. */
-const TN_PACK_BYTES = 256 * 64 * 4;
+/**
+ * A part's scratch for matmulTnRows' packed panel of A: min(K, K_BLOCK = 256) k steps × its rows,
+ * at most ROW_BLOCK (64), rounded up to 4, of f32. Sized to the op, so a small model's heap holds
+ * no more than its panel (the memory plan counts tensors, not this).
+ */
+const tnPackBytes = (K: number, partRows: number) => Math.min(K, 256) * Math.min(64, Math.ceil(partRows / 4) * 4) * 4;
 /** Multiply-adds one logit of Ops.sample is worth (two fdlibm exps and two divisions, ~100 cycles). */
 const SAMPLE_WORK_PER_LOGIT = 128;
 /** Multiply-adds one logit of logprobForward or logprobBackward is worth (one or two exps in f64). */
@@ -587,8 +591,9 @@ function wasmOpsOver(
       else if (layout === 'nn') parallel('matmulRows', ranges, ([m0, m1]) => [po, pa, pb, M, K, N, acc, m0, m1]);
       else {
         // Each part packs its panels of A into scratch of its own (matmulTnRows).
-        const pack = scratchOf(ranges.length * TN_PACK_BYTES);
-        parallel('matmulTnRows', ranges, ([m0, m1], j) => [po, pa, pb, M, K, N, acc, m0, m1, pack + j * TN_PACK_BYTES]);
+        const bytes = tnPackBytes(K, ranges[0][1] - ranges[0][0]);
+        const pack = scratchOf(ranges.length * bytes);
+        parallel('matmulTnRows', ranges, ([m0, m1], j) => [po, pa, pb, M, K, N, acc, m0, m1, pack + j * bytes]);
       }
     },
     embeddingForward(out, ids, wte, N, C, V) {
