@@ -359,7 +359,14 @@ export async function startCompanion(o: CompanionOptions, port: number): Promise
         url: `http://127.0.0.1:${info.port}`,
         close: async () => {
           await Promise.all([fleet.close(), sessions.close()]);
-          await new Promise<void>((done, fail) => server.close((err) => (err ? fail(err) : done())));
+          await new Promise<void>((done, fail) => {
+            server.close((err) => (err ? fail(err) : done()));
+            // close() waits for every open connection: an idle keep-alive one would hold it for
+            // IDLE_SOCKET_MS, and a cancelled program's response gets a second to flush.
+            const http = server as unknown as { closeIdleConnections(): void; closeAllConnections(): void };
+            http.closeIdleConnections();
+            setTimeout(() => http.closeAllConnections(), 1000).unref();
+          });
         },
       });
     });
