@@ -83,6 +83,8 @@ interface Kernels {
     m1: number,
     pack: number,
   ): void;
+  matmulNtColumnAlign(): number;
+  matmulTnPackBytes(K: number, rows: number): number;
   attentionForward(
     out: number,
     lse: number,
@@ -328,18 +330,11 @@ const fnIndex = (name: (typeof PARALLEL)[number]) => PARALLEL.indexOf(name);
  */
 const PART_MIN_WORK = 1 << 21;
 /**
- * Below this many rows an A·Bᵀ splits N's columns, in multiples of NT_COLUMN_ALIGN (matmulNtRows'
- * block of B's rows), not M's rows: split by rows, every thread read all of B, so a decoding step
+ * Below this many rows an A·Bᵀ splits N's columns (in multiples of the kernel's block of B's rows,
+ * matmulNtColumnAlign), not M's rows: split by rows, every thread read all of B, so a decoding step
  * (32 rows against megabytes of weights per matrix) streamed the model's weights once per thread.
  */
 const NT_SPLIT_ROWS_FROM = 128;
-const NT_COLUMN_ALIGN = 32;
-/**
- * A part's scratch for matmulTnRows' packed panel of A: min(K, K_BLOCK = 256) k steps × its rows,
- * at most ROW_BLOCK (64), rounded up to 4, of f32. Sized to the op, so a small model's heap holds
- * no more than its panel (the memory plan counts tensors, not this).
- */
-const tnPackBytes = (K: number, partRows: number) => Math.min(K, 256) * Math.min(64, Math.ceil(partRows / 4) * 4) * 4;
 /** Multiply-adds one logit of Ops.sample is worth (two fdlibm exps and two divisions, ~100 cycles). */
 const SAMPLE_WORK_PER_LOGIT = 128;
 /** Multiply-adds one logit of logprobForward or logprobBackward is worth (one or two exps in f64). */
@@ -478,6 +473,9 @@ function wasmOpsOver(
     opWork = work;
     return tuner.parts(work, units, threads);
   };
+  /** Ranges of n independent elements (multiples of 4) for an op of `workPerElement` multiply-adds an element. */
+  const elementRanges = (n: number, workPerElement: number) =>
+    split(n, partsFor(n * workPerElement, Math.ceil(n / 4)), 4);
   const splitStats = { ops: 0, split: 0 };
   /**
    * Runs kernel `fn` once per range of `split`, across the threads or all on this one; `perPart`
@@ -582,7 +580,8 @@ function wasmOpsOver(
       // A·Bᵀ as dot products of rows (both contiguous along K); the others on (K, N) rows of B.
       if (layout === 'nt' && M < NT_SPLIT_ROWS_FROM) {
         // A decoding step's few rows: parts take N's columns, each streaming its share of B once.
-        const cols = split(N, partsFor(M * K * N, Math.ceil(N / NT_COLUMN_ALIGN)), NT_COLUMN_ALIGN);
+        const align = k.matmulNtColumnAlign();
+        const cols = split(N, partsFor(M * K * N, Math.ceil(N / align)), align);
         parallel('matmulNtRows', cols, ([n0, n1]) => [po, pa, pb, K, N, acc, 0, M, n0, n1]);
         return;
       }
@@ -590,8 +589,9 @@ function wasmOpsOver(
       if (layout === 'nt') parallel('matmulNtRows', ranges, ([m0, m1]) => [po, pa, pb, K, N, acc, m0, m1, 0, N]);
       else if (layout === 'nn') parallel('matmulRows', ranges, ([m0, m1]) => [po, pa, pb, M, K, N, acc, m0, m1]);
       else {
-        // Each part packs its panels of A into scratch of its own (matmulTnRows).
-        const bytes = tnPackBytes(K, ranges[0][1] - ranges[0][0]);
+        // Each part packs its panels of A into scratch of its own, sized to the op (the memory plan
+        // counts tensors, not this).
+        const bytes = k.matmulTnPackBytes(K, ranges[0][1] - ranges[0][0]);
         const pack = scratchOf(ranges.length * bytes);
         parallel('matmulTnRows', ranges, ([m0, m1], j) => [po, pa, pb, M, K, N, acc, m0, m1, pack + j * bytes]);
       }
@@ -713,13 +713,13 @@ function wasmOpsOver(
     swigluForward(out, gate, up, n) {
       checkElementwise('swigluForward', n, { out, gate, up });
       // Elements are independent: each part takes [j0, j1) through offset pointers.
-      const ranges = split(n, partsFor(n * SWIGLU_WORK_PER_ELEMENT, Math.ceil(n / 4)), 4);
+      const ranges = elementRanges(n, SWIGLU_WORK_PER_ELEMENT);
       const [po, pg, pu] = [p(out), p(gate), p(up)];
       parallel('swigluForward', ranges, ([j0, j1]) => [po + j0 * 4, pg + j0 * 4, pu + j0 * 4, j1 - j0]);
     },
     swigluBackward(dgate, dup, dout, gate, up, n) {
       checkElementwise('swigluBackward', n, { dgate, dup, dout, gate, up });
-      const ranges = split(n, partsFor(2 * n * SWIGLU_WORK_PER_ELEMENT, Math.ceil(n / 4)), 4);
+      const ranges = elementRanges(n, 2 * SWIGLU_WORK_PER_ELEMENT);
       const [pdg, pdu, pdo, pg, pu] = [p(dgate), p(dup), p(dout), p(gate), p(up)];
       parallel('swigluBackward', ranges, ([j0, j1]) => [pdg, pdu, pdo, pg, pu].map((q) => q + j0 * 4).concat(j1 - j0));
     },
@@ -838,7 +838,7 @@ function wasmOpsOver(
       // The clip scale is used as is, non-finite included (as the reference and the GPU do).
       const scale = gradScale ? d(gradScale)[0] : 1;
       // Elements are independent: each part takes [j0, j1) through offset pointers.
-      const ranges = split(n, partsFor(n * ADAMW_WORK_PER_ELEMENT, Math.ceil(n / 4)), 4);
+      const ranges = elementRanges(n, ADAMW_WORK_PER_ELEMENT);
       const [pp, pg, pm, pv] = [p(param), p(grad), p(m), p(v)];
       parallel('adamw', ranges, ([j0, j1]) => [
         pp + j0 * 4,

@@ -1,4 +1,4 @@
-export { matmulNtRows, matmulRows, matmulTnRows } from './matmul';
+export { matmulNtColumnAlign, matmulNtRows, matmulRows, matmulTnPackBytes, matmulTnRows } from './matmul';
 export { attentionBackward, attentionDecode, attentionForward, kvScatter } from './attention';
 export {
   adamw, add, dropout, fillZero, embeddingBackward, embeddingForward, logprobBackward, logprobForward, rmsnormBackward,

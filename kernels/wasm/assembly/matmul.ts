@@ -168,6 +168,15 @@ const NT_BLOCK = 32;
   store<f32>(p, acc ? load<f32>(p) + s : s);
 }
 
+/** Columns of out a part of a column-split matmulNtRows starts on a multiple of: its block of B's rows. */
+export function matmulNtColumnAlign(): i32 {
+  return NT_BLOCK;
+}
+
+/** Bytes of matmulTnRows' `pack` for a part of `rows` rows over K: min(K, K_BLOCK) k steps × min(ROW_BLOCK, rows rounded up to 4) floats. */
+export function matmulTnPackBytes(K: i32, rows: i32): i32 {
+  return min(K, K_BLOCK) * min(ROW_BLOCK, (rows + 3) & ~3) * 4;
+}
 
 /**
  * Rows m0..m1 of out (M, N) (+)= A (K, M)ᵀ · B (K, N), a weight gradient's shape (K the tokens, in
